@@ -1,0 +1,22 @@
+// Package signing signs and verifies requests the way the PSD2 interface
+// requires (SERVICE.md section 5): draft-cavage HTTP signatures with
+// rsa-sha256, the keyId built from a TPP's eIDAS certificate, and the Digest
+// header.
+//
+// # Sections
+//
+// Credentials: [LoadPEM] and [LoadPKCS12] read an eIDAS certificate (QSealC)
+// with its chain and RSA key into [Credentials]; any crypto.Signer works, so
+// a key in an HSM or KMS can sign.
+//
+// Key id: [KeyID] renders "SN=<serial>,CA=<issuer DN>" with the issuer in
+// RFC 2253 order as OpenSSL prints it.
+//
+// Signing: a [Signer] sets the Signature header over date, digest,
+// x-request-id, psu-id, psu-corporate-id and tpp-redirect-uri (those
+// present), or over any list given with [WithHeaders]. A value with non-ASCII
+// characters is sent as one RFC 2047 encoded word.
+//
+// Verifying: [Verify], [ParseSignature] and [VerifyDigest] check what a peer
+// sent; the emulator and the client's response verification use them.
+package signing
