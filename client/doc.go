@@ -1,0 +1,24 @@
+// Package client is the root of the SDK: a [Client] holds the TPP's eIDAS
+// credentials and the bank's base URL and carries every request of the
+// typed services (payments, accounts, basket, sca, sandbox) through one
+// pipeline.
+//
+// # Sections
+//
+// The pipeline: per call, [RequestOption]s set the PSU and session headers;
+// the JSON body is encoded once and X-Request-ID fixed once; each attempt
+// gets a fresh Date, the Digest, x-accept-fix, and the Signature and
+// TPP-Signature-Certificate headers (SERVICE.md section 5).
+//
+// Retries: GET and DELETE are retried on transport errors, 429, 502, 503 and
+// 504 with capped, jittered backoff. A POST is sent again only when it
+// certainly never left the machine; otherwise the caller gets an
+// [OutcomeUnknownError] (errors.Is(err, [ErrOutcomeUnknown])) and reconciles.
+//
+// Errors: every non-2xx answer is an [*Error] with the status, the request
+// id, the tppMessages and the _links; sentinels such as [ErrSCARequired] and
+// [ErrConsentUnknown] match with errors.Is.
+//
+// Links: relative hrefs of the bank's _links are resolved under the base
+// URL's path, and a signed request never goes to another host.
+package client

@@ -1,0 +1,46 @@
+package client
+
+import (
+	"slices"
+	"strings"
+)
+
+// Link is one entry of a response's _links map (SERVICE.md 2.1): an href and
+// the HTTP verbs allowed on it now.
+type Link struct {
+	Href  string   `json:"href"`
+	Verbs []string `json:"verbs,omitempty"`
+}
+
+// Allows reports whether the link lists method among its verbs. A link
+// without verbs allows nothing.
+func (l Link) Allows(method string) bool {
+	return slices.ContainsFunc(l.Verbs, func(v string) bool { return strings.EqualFold(v, method) })
+}
+
+// Links is the _links map of a bank answer.
+type Links map[string]Link
+
+// Well-known link names used by the platform.
+const (
+	LinkSelf               = "self"
+	LinkStatus             = "status"
+	LinkScaRedirect        = "scaRedirect"
+	LinkStartAuthorisation = "startAuthorisation"
+	LinkNext               = "next"
+	LinkBalances           = "balances"
+	LinkTransactions       = "transactions"
+)
+
+// Get returns the named link and whether it is present with an href.
+func (l Links) Get(name string) (Link, bool) {
+	v, ok := l[name]
+	return v, ok && v.Href != ""
+}
+
+// Href returns the named link's href, or "" when absent.
+func (l Links) Href(name string) string { return l[name].Href }
+
+// ScaRedirect returns the absolute URL of the bank's authorisation page to
+// send the PSU to, or "" when the answer carries none (SERVICE.md 5.8).
+func (l Links) ScaRedirect() string { return l.Href(LinkScaRedirect) }

@@ -1,0 +1,155 @@
+package client
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// AcceptFix is an early-adoption switch sent in the x-accept-fix header
+// (SERVICE.md section 9).
+type AcceptFix string
+
+// The x-accept-fix switches of SERVICE.md section 9. The client always sends
+// AcceptAmountAsString.
+const (
+	AcceptAmountAsString         AcceptFix = "amount-as-string"
+	AcceptCardAccountSwitch      AcceptFix = "cardaccount-switch-originalamount-and-transactionamount"
+	AcceptLongerNames            AcceptFix = "longer-names"
+	AcceptGroupBatchTransactions AcceptFix = "groupBatchTransactions"
+	AcceptCashAccountTypeISO     AcceptFix = "cash-account-type-iso"
+)
+
+// Option configures a [Client] in [New]. Options validate their arguments;
+// an invalid one makes New fail.
+type Option func(*config) error
+
+type config struct {
+	httpClient *http.Client
+	qwac       *tls.Certificate
+	rootCAs    *x509.CertPool
+	logger     *slog.Logger
+	retry      RetryPolicy
+	clock      func() time.Time
+	acceptFix  []AcceptFix
+	keyID      string
+	userAgent  string
+}
+
+// WithHTTPClient sends requests through hc instead of a client the SDK
+// builds. Its Transport should enforce TLS 1.2 or higher; the SDK does not
+// change it. Use it for proxies and for tests (for example the emulator's
+// Client()).
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) error {
+		if hc == nil {
+			return errors.New("client: WithHTTPClient(nil)")
+		}
+		c.httpClient = hc
+		return nil
+	}
+}
+
+// WithQWAC presents cert (the TPP's eIDAS QWAC) as the TLS client
+// certificate for mutual TLS. It applies to the transport the SDK builds;
+// with WithHTTPClient, configure the certificate on that client yourself.
+func WithQWAC(cert tls.Certificate) Option {
+	return func(c *config) error {
+		if len(cert.Certificate) == 0 || cert.PrivateKey == nil {
+			return errors.New("client: WithQWAC needs a certificate and its key")
+		}
+		c.qwac = &cert
+		return nil
+	}
+}
+
+// WithRootCAs trusts pool for the bank's TLS certificate instead of the
+// system roots.
+func WithRootCAs(pool *x509.CertPool) Option {
+	return func(c *config) error {
+		if pool == nil {
+			return errors.New("client: WithRootCAs(nil)")
+		}
+		c.rootCAs = pool
+		return nil
+	}
+}
+
+// WithLogger logs each request and response (method, path, status, request
+// id, duration) to l. Logging is off by default. PSU identifiers, IP
+// addresses, signatures, certificates and bodies are always redacted.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return errors.New("client: WithLogger(nil)")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithRetryPolicy replaces the default [RetryPolicy]. Whatever the policy, a
+// POST is never sent again once it may have reached the bank.
+func WithRetryPolicy(p RetryPolicy) Option {
+	return func(c *config) error {
+		if err := p.validate(); err != nil {
+			return err
+		}
+		c.retry = p
+		return nil
+	}
+}
+
+// WithClock sets the time source for the Date header and certificate
+// checks (tests use it to move time).
+func WithClock(now func() time.Time) Option {
+	return func(c *config) error {
+		if now == nil {
+			return errors.New("client: WithClock(nil)")
+		}
+		c.clock = now
+		return nil
+	}
+}
+
+// WithAcceptFix adds x-accept-fix switches sent on every request, after
+// amount-as-string, which is always sent.
+func WithAcceptFix(fixes ...AcceptFix) Option {
+	return func(c *config) error {
+		for _, f := range fixes {
+			if f == "" || strings.ContainsAny(string(f), ", \r\n") {
+				return fmt.Errorf("client: invalid x-accept-fix value %q", f)
+			}
+			c.acceptFix = append(c.acceptFix, f)
+		}
+		return nil
+	}
+}
+
+// WithKeyID overrides the keyId written in the Signature header (by default
+// signing.KeyID of the certificate).
+func WithKeyID(keyID string) Option {
+	return func(c *config) error {
+		if keyID == "" || strings.ContainsAny(keyID, "\"\r\n") {
+			return errors.New("client: invalid keyId")
+		}
+		c.keyID = keyID
+		return nil
+	}
+}
+
+// WithUserAgent sets the User-Agent header of the TPP's requests.
+func WithUserAgent(ua string) Option {
+	return func(c *config) error {
+		if strings.ContainsAny(ua, "\r\n") {
+			return errors.New("client: invalid User-Agent")
+		}
+		c.userAgent = ua
+		return nil
+	}
+}

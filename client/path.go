@@ -1,0 +1,99 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// ErrForeignHost is returned when a link would send a signed request to a
+// host other than the base URL's.
+var ErrForeignHost = errors.New("client: link points to a host other than the bank's base URL")
+
+// PathSegment escapes s as one RFC 3986 path segment. Unlike
+// url.PathEscape it keeps the sub-delimiters, so platform ids such as
+// "enc!!abc=" stay as the bank wrote them (STYLE.md "Paths").
+func PathSegment(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isPChar(c) {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+// JoinPath builds a path such as "/v1/payments/<product>/<id>/status" from
+// a prefix and segments, escaping each segment with [PathSegment].
+func JoinPath(prefix string, segments ...string) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(prefix, "/"))
+	for _, s := range segments {
+		b.WriteByte('/')
+		b.WriteString(PathSegment(s))
+	}
+	return b.String()
+}
+
+func isPChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	switch c {
+	case '-', '.', '_', '~', // unreserved
+		'!', '$', '&', '\'', '(', ')', '*', '+', ',', ';', '=', // sub-delims
+		':', '@':
+		return true
+	}
+	return false
+}
+
+// resolve turns an operation path or a link href into the absolute URL to
+// call. Relative hrefs ("/v1/...") are placed under the base URL's path
+// ("/api"), as the platform's links omit it (PLATFORM.md). An absolute href
+// must be on the base URL's scheme and host.
+func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
+	if ref == "" {
+		return nil, errors.New("client: empty path")
+	}
+	if strings.ContainsAny(ref, " \r\n\t#") {
+		return nil, fmt.Errorf("client: invalid path %q", ref)
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return nil, fmt.Errorf("client: invalid path %q", ref)
+	}
+	var u *url.URL
+	if r.IsAbs() || r.Host != "" {
+		if !strings.EqualFold(r.Scheme, c.base.Scheme) || !strings.EqualFold(r.Host, c.base.Host) {
+			return nil, ErrForeignHost
+		}
+		u = r
+	} else {
+		p := r.EscapedPath()
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		if c.basePath != "" && !strings.HasPrefix(p, c.basePath+"/") {
+			p = c.basePath + p
+		}
+		u, err = url.Parse(c.base.Scheme + "://" + c.base.Host + p)
+		if err != nil {
+			return nil, fmt.Errorf("client: invalid path %q", ref)
+		}
+		u.RawQuery = r.RawQuery
+	}
+	if len(query) > 0 {
+		q := u.Query()
+		for k, vs := range query {
+			q[k] = vs
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u, nil
+}

@@ -1,0 +1,245 @@
+package client
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/uuid"
+)
+
+// RequestOption sets per-call headers and settings: the PSU, the TPP
+// session, the redirect URI, the request id. Options are applied in order
+// before the request is signed; an invalid value fails the call before
+// anything is sent.
+type RequestOption func(*callConfig) error
+
+type callConfig struct {
+	header    http.Header
+	requestID string
+	acceptFix []AcceptFix
+}
+
+// PSU holds the PSU-* headers of SERVICE.md 4.1. ID is the PSU-ID (a UUID
+// the bank gave after SCA); IPAddress is set when the PSU is actively
+// present (SERVICE.md 5.14) and must be left empty when the TPP acts
+// without the PSU. Empty fields are not sent.
+type PSU struct {
+	ID             string
+	CorporateID    string
+	IPAddress      string
+	IPPort         string
+	UserAgent      string
+	Accept         string
+	AcceptCharset  string
+	AcceptEncoding string
+	AcceptLanguage string
+	GeoLocation    string
+	HTTPMethod     string
+	DeviceID       string
+}
+
+// WithPSU sets the PSU-* headers of p. PSU-ID and PSU-Device-ID must be
+// UUIDs (SERVICE.md 4.1).
+func WithPSU(p PSU) RequestOption {
+	return func(c *callConfig) error {
+		if p.ID != "" {
+			if err := checkUUID("PSU-ID", p.ID); err != nil {
+				return err
+			}
+		}
+		if p.DeviceID != "" {
+			if err := checkUUID("PSU-Device-ID", p.DeviceID); err != nil {
+				return err
+			}
+		}
+		if p.HTTPMethod != "" {
+			switch p.HTTPMethod {
+			case "GET", "POST", "PUT", "PATCH", "DELETE":
+			default:
+				return fmt.Errorf("client: PSU-HTTP-Method %q is not GET, POST, PUT, PATCH or DELETE", p.HTTPMethod)
+			}
+		}
+		for _, h := range []struct{ name, value string }{
+			{"PSU-ID", p.ID}, {"PSU-Corporate-ID", p.CorporateID}, {"PSU-IP-Address", p.IPAddress},
+			{"PSU-IP-Port", p.IPPort}, {"PSU-User-Agent", p.UserAgent}, {"PSU-Accept", p.Accept},
+			{"PSU-Accept-Charset", p.AcceptCharset}, {"PSU-Accept-Encoding", p.AcceptEncoding},
+			{"PSU-Accept-Language", p.AcceptLanguage}, {"PSU-Geo-Location", p.GeoLocation},
+			{"PSU-HTTP-Method", p.HTTPMethod}, {"PSU-Device-ID", p.DeviceID},
+		} {
+			if err := c.set(h.name, h.value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// WithTPPSessionID sets TPP-Session-ID, which ties calls to the PSU's SCA
+// session (SERVICE.md section 3).
+func WithTPPSessionID(id string) RequestOption {
+	return func(c *callConfig) error { return c.setRequired("TPP-Session-ID", id) }
+}
+
+// WithRedirectURI sets TPP-Redirect-URI, where the bank sends the PSU back
+// after SCA. It must be an absolute https URL (http only on loopback).
+func WithRedirectURI(uri string) RequestOption {
+	return func(c *callConfig) error {
+		u, err := url.Parse(uri)
+		if err != nil || !u.IsAbs() || u.Host == "" {
+			return fmt.Errorf("client: TPP-Redirect-URI must be an absolute URL")
+		}
+		if u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) {
+			return fmt.Errorf("client: TPP-Redirect-URI must use https")
+		}
+		return c.setRequired("TPP-Redirect-URI", uri)
+	}
+}
+
+// WithRedirectPreferred sets TPP-Redirect-Preferred; false asks for the
+// bank's app-based (biometric) flow where available (SERVICE.md 5.12).
+func WithRedirectPreferred(preferred bool) RequestOption {
+	return func(c *callConfig) error {
+		return c.set("TPP-Redirect-Preferred", fmt.Sprint(preferred))
+	}
+}
+
+// WithRequestID fixes the X-Request-ID (a UUID) instead of letting the
+// client choose one. Use it to record the id before sending, so that a
+// payment whose outcome is unknown can be reconciled.
+func WithRequestID(id string) RequestOption {
+	return func(c *callConfig) error {
+		if err := checkUUID("X-Request-ID", id); err != nil {
+			return err
+		}
+		c.requestID = id
+		return nil
+	}
+}
+
+// WithPSUIdentity sets X-PSU-IDENTITY, the PSU's national identity number,
+// to preselect the PSU at SCA (SERVICE.md 5.11). It is never logged.
+func WithPSUIdentity(nationalID string) RequestOption {
+	return func(c *callConfig) error { return c.setRequired("X-PSU-IDENTITY", nationalID) }
+}
+
+// WithAuthMethodPreferred sets X-PSU-AuthMethod-Preferred (SERVICE.md 5.11),
+// for example "ENGANGSKODEAPP_BIOMETRI" or "HA2".
+func WithAuthMethodPreferred(method string) RequestOption {
+	return func(c *callConfig) error { return c.setRequired("X-PSU-AuthMethod-Preferred", method) }
+}
+
+// WithPSUContext sets PSU-Context, PRIVATE or CORPORATE (SERVICE.md 4.2).
+func WithPSUContext(context string) RequestOption {
+	return func(c *callConfig) error {
+		if context != "PRIVATE" && context != "CORPORATE" {
+			return fmt.Errorf("client: PSU-Context must be PRIVATE or CORPORATE")
+		}
+		return c.set("PSU-Context", context)
+	}
+}
+
+// WithBrandLoggingInformation sets TPP-Brand-Logging-Information, the TPP
+// brand shown to the PSU.
+func WithBrandLoggingInformation(brand string) RequestOption {
+	return func(c *callConfig) error { return c.setRequired("TPP-Brand-Logging-Information", brand) }
+}
+
+// WithCallAcceptFix adds x-accept-fix switches for this call only.
+func WithCallAcceptFix(fixes ...AcceptFix) RequestOption {
+	return func(c *callConfig) error {
+		for _, f := range fixes {
+			if f == "" || strings.ContainsAny(string(f), ", \r\n") {
+				return fmt.Errorf("client: invalid x-accept-fix value %q", f)
+			}
+		}
+		c.acceptFix = append(c.acceptFix, fixes...)
+		return nil
+	}
+}
+
+// reservedHeaders are set by the pipeline itself and cannot be set with
+// WithHeader.
+var reservedHeaders = map[string]bool{
+	"Date": true, "Digest": true, "Signature": true, "Tpp-Signature-Certificate": true,
+	"X-Request-Id": true, "Content-Type": true, "Content-Length": true, "Host": true,
+	"X-Accept-Fix": true, "Authorization": true,
+}
+
+// WithHeader sets any other request header. Headers the pipeline owns
+// (Date, Digest, Signature, TPP-Signature-Certificate, X-Request-ID,
+// Content-Type, x-accept-fix, Host) are refused.
+func WithHeader(name, value string) RequestOption {
+	return func(c *callConfig) error {
+		if reservedHeaders[http.CanonicalHeaderKey(name)] {
+			return fmt.Errorf("client: header %s is set by the client", name)
+		}
+		return c.setRequired(name, value)
+	}
+}
+
+// Combine returns one RequestOption applying opts in order.
+func Combine(opts ...RequestOption) RequestOption {
+	return func(c *callConfig) error {
+		for _, o := range opts {
+			if o == nil {
+				continue
+			}
+			if err := o(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Headers returns the headers opts would set on a request, for code that
+// needs to know what a call carries (for example whether PSU-IP-Address is
+// present, which decides whether a call counts against the
+// without-PSU budget).
+func Headers(opts ...RequestOption) (http.Header, error) {
+	c, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.header, nil
+}
+
+func applyOptions(opts []RequestOption) (*callConfig, error) {
+	c := &callConfig{header: http.Header{}}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *callConfig) setRequired(name, value string) error {
+	if value == "" {
+		return fmt.Errorf("client: %s must not be empty", name)
+	}
+	return c.set(name, value)
+}
+
+func (c *callConfig) set(name, value string) error {
+	if value == "" {
+		return nil
+	}
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return fmt.Errorf("client: %s contains a line break", name)
+	}
+	c.header.Set(name, value)
+	return nil
+}
+
+func checkUUID(name, v string) error {
+	if _, err := uuid.Parse(v); err != nil || len(v) != 36 {
+		return fmt.Errorf("client: %s must be a UUID", name)
+	}
+	return nil
+}
