@@ -1,0 +1,165 @@
+package emulator
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// maxBody bounds the request bodies the emulator reads.
+const maxBody = 1 << 20
+
+// call is one verified API request, handed to a handler with s.mu held.
+type call struct {
+	s         *Server
+	r         *http.Request
+	body      []byte
+	tpp       *tpp
+	now       time.Time
+	requestID string
+
+	// the answer, written after s.mu is released
+	status int
+	out    []byte
+	hdr    http.Header
+}
+
+// handler serves one verified request; see the comment at the top of
+// server.go.
+type handler func(c *call) error
+
+// handle registers h for pattern (a ServeMux pattern such as
+// "GET /v1/accounts/{id}", without the /api prefix) behind the common
+// request checks of SERVICE.md 5 (see verify).
+func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		path, method = method, ""
+	}
+	full := apiPrefix + path
+	if method != "" {
+		full = method + " " + full
+	}
+	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
+		s.setCommonHeaders(w, r)
+		c, aerr := s.verify(w, r)
+		if aerr != nil {
+			writeError(w, aerr)
+			return
+		}
+		s.mu.Lock()
+		s.runScheduledBatchLocked(c.now)
+		err := h(c)
+		s.mu.Unlock()
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) {
+				s.log.Error("emulator handler failed", "path", r.URL.Path, "err", err.Error())
+				ae = errInternal()
+			}
+			for k, v := range c.hdr {
+				w.Header()[k] = v
+			}
+			writeError(w, ae)
+			return
+		}
+		for k, v := range c.hdr {
+			w.Header()[k] = v
+		}
+		if c.status == 0 {
+			c.status = http.StatusOK
+		}
+		if c.out != nil {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		}
+		w.WriteHeader(c.status)
+		_, _ = w.Write(c.out)
+	})
+}
+
+// reply sets the answer: status and v as JSON. It returns nil so handlers
+// can end with `return c.reply(...)`.
+func (c *call) reply(status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode answer: %w", err)
+	}
+	c.status, c.out = status, buf.Bytes()
+	return nil
+}
+
+// replyEmpty sets an answer without a body (204, 202).
+func (c *call) replyEmpty(status int) error {
+	c.status, c.out = status, nil
+	return nil
+}
+
+// respHeader returns the answer's extra headers.
+func (c *call) respHeader() http.Header {
+	if c.hdr == nil {
+		c.hdr = http.Header{}
+	}
+	return c.hdr
+}
+
+// header returns the request header name.
+func (c *call) header(name string) string { return c.r.Header.Get(name) }
+
+// query returns the query parameter name.
+func (c *call) query(name string) string { return c.r.URL.Query().Get(name) }
+
+// pathValue returns the unescaped path wildcard name (ids with "!" or
+// "%21" both arrive as "!").
+func (c *call) pathValue(name string) string { return c.r.PathValue(name) }
+
+// require answers 400 HTTP_HEADER_REQUIRED for the first absent header.
+func (c *call) require(names ...string) error {
+	for _, n := range names {
+		if strings.TrimSpace(c.r.Header.Get(n)) == "" {
+			return errHeaderRequired(n)
+		}
+	}
+	return nil
+}
+
+// requireAcceptFix checks that x-accept-fix is present and lists value
+// (SERVICE.md 4.1 to 4.3, 9.2).
+func (c *call) requireAcceptFix(value string) error {
+	v := c.header("x-accept-fix")
+	if strings.TrimSpace(v) == "" {
+		return errHeaderRequired("x-accept-fix")
+	}
+	for _, f := range strings.Split(v, ",") {
+		if strings.EqualFold(strings.TrimSpace(f), value) {
+			return nil
+		}
+	}
+	return newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "The header x-accept-fix must carry %s.", value).at("x-accept-fix")
+}
+
+// psuPresent reports whether the PSU is actively present: PSU-IP-Address
+// is sent (SERVICE.md 5.14).
+func (c *call) psuPresent() bool { return strings.TrimSpace(c.header("PSU-IP-Address")) != "" }
+
+// decode decodes the JSON body into v. Unknown fields are allowed; a type
+// mismatch gives 400 FORMAT_ERROR naming the field.
+func (c *call) decode(v any) error {
+	if len(c.body) == 0 {
+		return errFormat("", "A JSON body is required.")
+	}
+	if err := json.Unmarshal(c.body, v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return errFormat(te.Field, "%s has the wrong type (expected %s).", trimForText(te.Field), te.Type.String())
+		}
+		return errFormat("", "The body is not valid JSON for this operation.")
+	}
+	return nil
+}

@@ -1,0 +1,69 @@
+package emulator
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// tppMessage is one entry of an error body's tppMessages (SERVICE.md 7).
+type tppMessage struct {
+	Category string `json:"category"`
+	Code     string `json:"code"`
+	Path     string `json:"path,omitempty"`
+	Text     string `json:"text,omitempty"`
+}
+
+// apiError is an error answer: an HTTP status and a tppMessages body, and
+// optionally _links (the scaRedirect of a 401). Handlers return it; the
+// request wrapper writes it.
+type apiError struct {
+	status int
+	msg    tppMessage
+	links  map[string]link
+}
+
+func (e *apiError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.status, e.msg.Code, e.msg.Text)
+}
+
+// at returns a copy of e whose tppMessage names the offending field or header.
+func (e *apiError) at(path string) *apiError {
+	c := *e
+	c.msg.Path = path
+	return &c
+}
+
+// newError returns an error answer with status, code and text. The text
+// must never contain secrets or personal data (PSU-ID, signatures, ...).
+func newError(status int, code, format string, args ...any) *apiError {
+	text := fmt.Sprintf(format, args...)
+	if len(text) > 512 {
+		text = text[:512]
+	}
+	return &apiError{status: status, msg: tppMessage{Category: "ERROR", Code: code, Text: text}}
+}
+
+// Shorthands for the common answers (status per PLATFORM.md's table).
+
+func errFormat(path, format string, args ...any) *apiError {
+	return newError(http.StatusBadRequest, "FORMAT_ERROR", format, args...).at(path)
+}
+
+func errHeaderRequired(header string) *apiError {
+	return newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "The header %s is required.", header).at(header)
+}
+
+func errNotFound(format string, args ...any) *apiError {
+	return newError(http.StatusNotFound, "RESOURCE_UNKNOWN", format, args...)
+}
+
+func errInternal() *apiError {
+	return newError(http.StatusInternalServerError, "SYSTEM_ERROR", "Internal error in the emulator.")
+}
+
+// errSCARequired is the 401 that sends the PSU to the authorisation page.
+func errSCARequired(code, text, href string) *apiError {
+	e := newError(http.StatusUnauthorized, code, "%s", text)
+	e.links = map[string]link{"scaRedirect": getLink(href)}
+	return e
+}

@@ -1,0 +1,5 @@
+package emulator
+
+import "net/http"
+
+func (s *Server) registerSandboxRoutes(mux *http.ServeMux) {}

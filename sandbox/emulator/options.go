@@ -1,0 +1,68 @@
+package emulator
+
+import (
+	"crypto"
+	"crypto/x509"
+	"log/slog"
+	"time"
+)
+
+// An Option configures a [Server] in [NewServer].
+type Option func(*Server)
+
+// WithClock makes the server read the time from now instead of time.Now:
+// the Date window, SCA and consent validity, the 24-hour access budget, the
+// 90-day history limit and the batch schedule all follow it. Tests use it to
+// move time forward without sleeping. A nil now is ignored.
+func WithClock(now func() time.Time) Option {
+	return func(s *Server) {
+		if now != nil {
+			s.now = now
+		}
+	}
+}
+
+// WithTrustedCertificates registers TPP signing certificates as trusted
+// (registered with the bank). A request signed with a certificate that is
+// neither registered here, with [Server.Trust], nor issued by [Server.NewTPP]
+// gets 401 CERTIFICATE_INVALID. Nil certificates are ignored.
+func WithTrustedCertificates(certs ...*x509.Certificate) Option {
+	return func(s *Server) {
+		for _, c := range certs {
+			if c != nil {
+				s.trustLocked(c, c.Subject.CommonName)
+			}
+		}
+	}
+}
+
+// WithKnownIssues switches the reproduction of the known issues of
+// SERVICE.md on or off (default on): pending transactions ignore dateFrom,
+// dateTo and limit with bookingStatus both or pending (section 8), and the
+// details and status of a domestic credit transfer cannot be read before it
+// has been approved (section 4.2).
+func WithKnownIssues(on bool) Option {
+	return func(s *Server) { s.knownIssues = on }
+}
+
+// WithLogger makes the server log one line per request (method, path,
+// status; never headers or bodies) to l. By default nothing is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Server) {
+		if l != nil {
+			s.log = l
+		}
+	}
+}
+
+// WithTPPKey makes [Server.NewTPP] certify key instead of generating a new
+// RSA 2048 key for the server. Generating RSA keys is slow, above all under
+// the race detector, so a test suite that starts many servers can generate
+// one key and share it. The key must be an RSA key; other keys are ignored.
+func WithTPPKey(key crypto.Signer) Option {
+	return func(s *Server) {
+		if isRSA(key) {
+			s.tppKey = key
+		}
+	}
+}

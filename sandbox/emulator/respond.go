@@ -1,0 +1,48 @@
+package emulator
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+)
+
+// link is a _links entry (SERVICE.md 2.1).
+type link struct {
+	Href  string   `json:"href"`
+	Verbs []string `json:"verbs"`
+}
+
+type links map[string]link
+
+func getLink(href string) link { return link{Href: href, Verbs: []string{"GET"}} }
+
+func postLink(href string) link { return link{Href: href, Verbs: []string{"POST"}} }
+
+// writeJSON writes v as the JSON body with status. HTML escaping is off so
+// that hrefs keep '&' as the platform writes them.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		status = http.StatusInternalServerError
+		buf.Reset()
+		buf.WriteString(`{"tppMessages":[{"category":"ERROR","code":"SYSTEM_ERROR","text":"Internal error in the emulator."}]}`)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// writeError writes an error answer with its tppMessages and _links.
+func writeError(w http.ResponseWriter, e *apiError) {
+	body := struct {
+		TPPMessages []tppMessage `json:"tppMessages"`
+		Links       links        `json:"_links,omitempty"`
+	}{TPPMessages: []tppMessage{e.msg}, Links: e.links}
+	writeJSON(w, e.status, body)
+}

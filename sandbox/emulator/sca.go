@@ -1,0 +1,345 @@
+package emulator
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// scaPagePath is the sandbox authorisation site (PLATFORM.md: /tap-sandbox/
+// in the sandbox, /tap/ in production).
+const scaPagePath = "/tap-sandbox/9999/"
+
+// scaKind says what an authorisation is for.
+type scaKind string
+
+const (
+	scaConsent scaKind = "consent" // AIS: grants the consent
+	scaUser    scaKind = "user"    // GET /v1/user: identifies the PSU for a PISP
+	scaPayment scaKind = "payment" // a payment (payments.go)
+	scaBasket  scaKind = "basket"  // a signing basket (baskets.go)
+)
+
+// Errors of [Server.Authorize], [Server.AuthorizeCorporate] and
+// [Server.Reject].
+var (
+	// ErrAuthorisationUnknown means the scaRedirect is not a pending
+	// authorisation of this server (unknown, or already completed).
+	ErrAuthorisationUnknown = errors.New("emulator: unknown or completed authorisation")
+	// ErrSCAFailed means the PSU's SCA failed (unknown customer number,
+	// an agreement that is not the customer's, or the operation refused
+	// it); the returned callback URL carries system, status, code and
+	// message.
+	ErrSCAFailed = errors.New("emulator: SCA failed")
+)
+
+// scaFlow is a pending authorisation.
+type scaFlow struct {
+	state        string
+	tpp          string
+	kind         scaKind
+	redirectURI  string
+	tppSessionID string
+	context      string
+	created      time.Time
+	onDone       func(scaResult) error
+}
+
+// scaResult is the outcome of an authorisation, handed to the callback of
+// startSCA with s.mu held.
+type scaResult struct {
+	OK           bool
+	Code         string // failure: the code of the redirect (SCA_INVALID, ...)
+	Message      string
+	Customer     *customer // success: who authenticated
+	PSUID        string
+	CorporateID  string // agreement id in CORPORATE context
+	Context      string // PRIVATE or CORPORATE
+	TPPSessionID string
+	Now          time.Time
+}
+
+// scaInput is what the PSU enters on the authorisation page.
+type scaInput struct {
+	customerNumber string
+	agreementID    string
+	cancel         bool
+}
+
+// startSCA registers an authorisation of kind for the calling TPP and
+// returns the absolute scaRedirect href. It needs TPP-Redirect-URI (an
+// absolute http or https URL) and TPP-Session-ID on the request. onDone,
+// if not nil, runs once when the PSU completes or cancels the page. Needs
+// s.mu held.
+func (c *call) startSCA(kind scaKind, onDone func(scaResult) error) (string, error) {
+	if err := c.require("TPP-Redirect-URI", "TPP-Session-ID"); err != nil {
+		return "", err
+	}
+	ru, err := url.Parse(c.header("TPP-Redirect-URI"))
+	if err != nil || !ru.IsAbs() || (ru.Scheme != "https" && ru.Scheme != "http") || ru.Host == "" {
+		return "", errFormat("TPP-Redirect-URI", "TPP-Redirect-URI must be an absolute https URL.")
+	}
+	sid := c.header("TPP-Session-ID")
+	if len(sid) > 200 {
+		return "", errFormat("TPP-Session-ID", "TPP-Session-ID is too long.")
+	}
+	ctxName := contextPrivate
+	if c.header("PSU-Corporate-ID") != "" || strings.EqualFold(c.header("PSU-Context"), contextCorporate) {
+		ctxName = contextCorporate
+	} else if cu := c.s.customerForPSU(c.tpp.id, c.header("PSU-ID")); cu != nil && cu.corporate() {
+		ctxName = contextCorporate
+	}
+	f := &scaFlow{
+		state:        uuid.NewString(),
+		tpp:          c.tpp.id,
+		kind:         kind,
+		redirectURI:  ru.String(),
+		tppSessionID: sid,
+		context:      ctxName,
+		created:      c.now,
+		onDone:       onDone,
+	}
+	c.s.flows[f.state] = f
+
+	scheme := "https"
+	if c.r.TLS == nil {
+		scheme = "http"
+	}
+	q := "route_secesb_id=1&flow=psd2&state=" + f.state + "&context=" + ctxName
+	return scheme + "://" + c.r.Host + scaPagePath + "?" + q, nil
+}
+
+// finishSCA completes the authorisation state with what the PSU entered.
+// The page and Authorize/Reject both end here. It returns the callback
+// URL, and ErrSCAFailed (wrapped) when the SCA failed for a reason other
+// than the PSU cancelling.
+func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.flows[state]
+	if f == nil {
+		return nil, ErrAuthorisationUnknown
+	}
+	delete(s.flows, state)
+	now := s.now()
+
+	fail := func(status int, code, msg string) (*url.URL, error) {
+		if f.onDone != nil {
+			_ = f.onDone(scaResult{Code: code, Message: msg, TPPSessionID: f.tppSessionID, Now: now})
+		}
+		u, err := callbackURL(f.redirectURI, [][2]string{
+			{"system", "sca-frontend"}, {"status", strconv.Itoa(status)}, {"code", code}, {"message", msg},
+		})
+		if err != nil {
+			return nil, err
+		}
+		if in.cancel {
+			return u, nil
+		}
+		return u, fmt.Errorf("%w: %s", ErrSCAFailed, code)
+	}
+
+	if in.cancel {
+		return fail(http.StatusUnauthorized, "SCA_INVALID", "The authentication was cancelled by the user")
+	}
+	cust := s.customerByNumber(strings.TrimSpace(in.customerNumber))
+	if cust == nil {
+		return fail(http.StatusUnauthorized, "PSU_CREDENTIALS_INVALID", "Unknown customer number")
+	}
+	res := scaResult{OK: true, Customer: cust, PSUID: s.psuID(f.tpp, cust.number), Context: contextPrivate,
+		TPPSessionID: f.tppSessionID, Now: now}
+	if cust.corporate() {
+		res.Context = contextCorporate
+		ag := in.agreementID
+		if ag == "" && len(cust.agreements) > 0 {
+			ag = cust.agreements[0]
+		}
+		if s.agreementOf(cust, ag) == nil {
+			return fail(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "The agreement is not available to this customer")
+		}
+		res.CorporateID = ag
+	}
+	if f.onDone != nil {
+		if err := f.onDone(res); err != nil {
+			status, code, msg := http.StatusBadRequest, "SCA_INVALID", "The operation was refused"
+			var ae *apiError
+			if errors.As(err, &ae) {
+				status, code, msg = ae.status, ae.msg.Code, ae.msg.Text
+			}
+			f.onDone = nil
+			return fail(status, code, msg)
+		}
+	}
+
+	// The SCA completed: this TPP-Session-ID becomes the PSU's session (the
+	// old one is invalid now, SERVICE.md 3), and an AIS SCA grants consent.
+	k := sessionKey{f.tpp, res.PSUID}
+	s.psus[k] = cust.number
+	st := s.sessions[k]
+	if st == nil {
+		st = &psuState{customer: cust.number, consents: map[string]time.Time{}}
+		s.sessions[k] = st
+	}
+	st.tppSessionID, st.scaAt = f.tppSessionID, now
+	if f.kind == scaConsent {
+		st.consents[res.CorporateID] = now
+		st.revoked = false
+	}
+
+	params := [][2]string{{"psu-id", res.PSUID}, {"tpp-session-id", f.tppSessionID}, {"context", res.Context}}
+	if res.CorporateID != "" {
+		params = append(params, [2]string{"psu-corporate-id", res.CorporateID})
+	}
+	return callbackURL(f.redirectURI, params)
+}
+
+// callbackURL appends params to the TPP's redirect URI, keeping its own
+// query (e.g. state) first. Values are percent-encoded with %20 for spaces,
+// as the platform does.
+func callbackURL(redirectURI string, params [][2]string) (*url.URL, error) {
+	u, err := url.Parse(redirectURI)
+	if err != nil {
+		return nil, fmt.Errorf("emulator: bad redirect URI: %w", err)
+	}
+	var b strings.Builder
+	b.WriteString(u.RawQuery)
+	for _, p := range params {
+		if b.Len() > 0 {
+			b.WriteByte('&')
+		}
+		b.WriteString(url.QueryEscape(p[0]))
+		b.WriteByte('=')
+		b.WriteString(strings.ReplaceAll(url.QueryEscape(p[1]), "+", "%20"))
+	}
+	u.RawQuery = b.String()
+	return u, nil
+}
+
+// stateOf extracts the authorisation state from a scaRedirect href.
+func stateOf(scaRedirect string) (string, error) {
+	u, err := url.Parse(scaRedirect)
+	if err != nil || !strings.HasSuffix(u.Path, scaPagePath) {
+		return "", ErrAuthorisationUnknown
+	}
+	st := u.Query().Get("state")
+	if st == "" {
+		return "", ErrAuthorisationUnknown
+	}
+	return st, nil
+}
+
+// Authorize completes the authorisation page of scaRedirect as the PSU
+// with customerNumber would (SERVICE.md 5.13: the sandbox asks only for
+// the customer number) and returns the callback URL the browser is sent
+// to: TPP-Redirect-URI with its own query kept, then psu-id,
+// tpp-session-id, context and, for a corporate customer, psu-corporate-id
+// (the customer's first agreement). For an unknown customer number it
+// returns the failure callback URL and an error wrapping [ErrSCAFailed].
+// It goes through the same code as a POST of the page's form.
+func (s *Server) Authorize(ctx context.Context, scaRedirect, customerNumber string) (*url.URL, error) {
+	return s.AuthorizeCorporate(ctx, scaRedirect, customerNumber, "")
+}
+
+// AuthorizeCorporate is [Server.Authorize] for a corporate customer
+// choosing the agreement agreementID (the id GET /v1/agreements lists;
+// empty means the first one).
+func (s *Server) AuthorizeCorporate(ctx context.Context, scaRedirect, customerNumber, agreementID string) (*url.URL, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	st, err := stateOf(scaRedirect)
+	if err != nil {
+		return nil, err
+	}
+	return s.finishSCA(st, scaInput{customerNumber: customerNumber, agreementID: agreementID})
+}
+
+// Reject cancels the authorisation of scaRedirect as a PSU pressing
+// "cancel" would and returns the failure callback URL: TPP-Redirect-URI
+// with system, status, code (SCA_INVALID) and message (SERVICE.md 6).
+func (s *Server) Reject(ctx context.Context, scaRedirect string) (*url.URL, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	st, err := stateOf(scaRedirect)
+	if err != nil {
+		return nil, err
+	}
+	return s.finishSCA(st, scaInput{cancel: true})
+}
+
+// serveSCAPage is the sandbox authorisation site: GET shows a form asking
+// for the customer number (and an agreement for a corporate customer);
+// POST completes the authorisation and redirects (302) to the TPP.
+func (s *Server) serveSCAPage(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		state := r.URL.Query().Get("state")
+		s.mu.Lock()
+		f := s.flows[state]
+		s.mu.Unlock()
+		if f == nil {
+			pageError(w, http.StatusBadRequest, "This authorisation is unknown or already completed.")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_ = scaPage.Execute(w, map[string]string{"State": state, "Context": f.context, "Action": scaPagePath})
+	case http.MethodPost:
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil {
+			pageError(w, http.StatusBadRequest, "The form cannot be read.")
+			return
+		}
+		in := scaInput{
+			customerNumber: r.PostForm.Get("customerNumber"),
+			agreementID:    r.PostForm.Get("agreement"),
+			cancel:         r.PostForm.Get("action") == "cancel",
+		}
+		u, err := s.finishSCA(r.PostForm.Get("state"), in)
+		if u == nil {
+			_ = err
+			pageError(w, http.StatusBadRequest, "This authorisation is unknown or already completed.")
+			return
+		}
+		http.Redirect(w, r, u.String(), http.StatusFound)
+	default:
+		w.Header().Set("Allow", "GET, POST")
+		pageError(w, http.StatusMethodNotAllowed, "Method not allowed.")
+	}
+}
+
+func pageError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_ = errorPage.Execute(w, msg)
+}
+
+var scaPage = template.Must(template.New("sca").Parse(`<!doctype html>
+<html lang="no"><head><meta charset="utf-8"><title>Testbank sandbox – innlogging</title></head>
+<body>
+<h1>Testbank sandbox</h1>
+<p>Sandbox: enter the customer number (mocked national identity number) to authenticate.</p>
+<form method="post" action="{{.Action}}">
+<input type="hidden" name="state" value="{{.State}}">
+<label>customerNumber <input name="customerNumber" autocomplete="off" required></label><br>
+<label>agreement (corporate customers; empty: the first) <input name="agreement" autocomplete="off"></label><br>
+<p>Context: {{.Context}}</p>
+<button name="action" value="approve">Approve</button>
+<button name="action" value="cancel" formnovalidate>Cancel</button>
+</form>
+</body></html>
+`))
+
+var errorPage = template.Must(template.New("err").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>Testbank sandbox</title></head><body><p>{{.}}</p></body></html>
+`))

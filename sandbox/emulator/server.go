@@ -1,0 +1,285 @@
+package emulator
+
+// How to add endpoints to the emulator (for payments.go, baskets.go, batch.go
+// and faults.go). Everything below lives in this package.
+//
+// Routes. Register in registerPaymentRoutes / registerBasketRoutes with
+//
+//	s.handle(mux, "POST /v1/payments/{product}", s.createPayment)
+//
+// The pattern is a Go 1.22 ServeMux pattern WITHOUT the /api prefix (handle
+// adds it). r.PathValue("product") gives the unescaped segment, so ids in
+// the enc!!... form work whether the client sent "!" or "%21". handle runs
+// the common checks of every signed request first (X-Request-ID, the TPP
+// certificate and its registration, Signature with keyId and header list,
+// Date window, Digest, JSON body and its characters) and answers 400/401
+// itself when they fail. The handler only runs for a verified request.
+//
+// Handlers. A handler is func(c *call) error. It runs WITH s.mu HELD (one
+// mutex guards all mutable state of the Server; never lock it in a handler
+// and never block in one). It answers with
+//
+//	return c.reply(http.StatusCreated, body)      // JSON body, any status
+//	return c.replyEmpty(http.StatusNoContent)
+//	return errFormat("creditorName", "creditorName is longer than 70 characters.")
+//	return newError(http.StatusBadRequest, "KID_INVALID", "...").at("remittanceInformationStructured.reference")
+//
+// Returning an *apiError writes {"tppMessages":[...]} with its status; any
+// other error is a 500 SYSTEM_ERROR. The response is written after s.mu is
+// released. c.respHeader() sets response headers (e.g. Location).
+//
+// The verified call. c.body is the raw body (already checked: JSON,
+// application/json, only BMP characters); c.decode(&v) decodes it (unknown
+// fields allowed; a type error gives 400 FORMAT_ERROR naming the field).
+// c.tpp is the TPP (c.tpp.id is a stable id of its certificate, c.tpp.name
+// its name); c.now is the emulator clock for this request; c.requestID the
+// X-Request-ID; c.header(name) a request header; c.query(name) a query value;
+// c.psuPresent() reports PSU-IP-Address present (SERVICE.md 5.14).
+//
+// Required headers. if err := c.require("x-accept-fix", "TPP-Redirect-URI",
+// "TPP-Session-ID", "PSU-ID", "PSU-IP-Address"); err != nil { return err }
+// gives 400 HTTP_HEADER_REQUIRED naming the first missing header;
+// c.requireAcceptFix("amount-as-string") checks x-accept-fix carries a value.
+//
+// SCA. href, err := c.startSCA(scaPayment, func(res scaResult) error {...})
+// registers an authorisation for this TPP (needs TPP-Redirect-URI and
+// TPP-Session-ID on the request; checks them) and returns the absolute
+// scaRedirect href for _links. When the PSU completes the page (or a test
+// calls Authorize), the callback runs with s.mu held and res.OK true, with
+// res.Customer (the customer who authenticated), res.PSUID, res.CorporateID,
+// res.Context and res.Now: set the payments to ACTC/PDNG there. Returning a
+// non-nil error from the callback on success turns the redirect into a
+// failure (code = the *apiError's code, e.g. a PSU who does not own the
+// debtor account). When the PSU cancels (Reject) the callback runs with
+// res.OK false (res.Code, res.Message): keep RCVD or set RJCT. Each
+// authorisation completes at most once.
+//
+// Accounts (s.mu held). s.accountByBBAN(bban), s.accountByIBAN(iban),
+// s.accountByID(id) return *account or nil; s.cardByID(id) *cardAccount;
+// s.cardByReference(identification) finds a card account by the reference
+// NDCT debtorAccount.other.identification carries (its relatedAccount).
+// a.owner is the customer id; s.customerByID(id), s.customerByNumber(n).
+// a.available() is the available balance (booked + pending, a
+// decimal.Decimal in a.currency); s.book(a, tx) adds a booked transaction
+// and moves the balance (tx.amount negative for a debit): use it in the
+// batch for ACSC.
+//
+// PSU sessions (s.mu held). s.customerForPSU(c.tpp.id, psuID) is the
+// customer behind a PSU-ID for this TPP (nil when no SCA produced it);
+// s.psuID(c.tpp.id, customerNumber) is the PSU-ID the redirect carries.
+// c.aisSession(fresh bool) checks the PSU-ID / PSU-Corporate-ID /
+// TPP-Session-ID session as an AIS call does (401 with scaRedirect, 403
+// CONSENT_UNKNOWN, 400 for a corporate user without PSU-Corporate-ID) and
+// returns the *session (sess.customer, sess.corporateID).
+//
+// Hooks the framework calls (B owns their files): registerPaymentRoutes,
+// registerBasketRoutes (at NewServer); runScheduledBatchLocked(now) (before
+// every signed request, with s.mu held, for the 5-times-a-day batch);
+// takeFault(r) before routing every /api request (r.URL.Path still has the
+// /api prefix; apiPath(r) strips it) and, when it returns a fault,
+// serveFault(w, r, f, next) instead of next.ServeHTTP(w, r). State of B's
+// files lives in s.pay (paymentState), s.baskets (basketState) and s.faults
+// (faultState), zero values at start, guarded by s.mu.
+
+import (
+	"crypto"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+)
+
+// apiPrefix is the base path of the API on the platform's hosts
+// (https://psd2.<bank>.no/api/v1/...).
+const apiPrefix = "/api"
+
+// Server is an in-process bank sandbox serving the interface of SERVICE.md
+// over HTTPS on the loopback interface. Start one with [NewServer] and stop
+// it with [Server.Close]. All methods are safe for concurrent use.
+type Server struct {
+	// URL is the base URL of the API, "https://127.0.0.1:PORT/api", to
+	// pass to the SDK's client. Hrefs in _links are relative to it.
+	URL string
+
+	ts      *httptest.Server
+	handler http.Handler
+	ca      *authority
+
+	now         func() time.Time
+	knownIssues bool
+	log         *slog.Logger
+
+	keyOnce sync.Once
+	tppKey  crypto.Signer
+	keyErr  error
+
+	// mu guards everything below, and the state of the payment, basket and
+	// fault files.
+	mu       sync.Mutex
+	tpps     map[string]*tpp
+	data     *store
+	flows    map[string]*scaFlow
+	sessions map[sessionKey]*psuState
+	psus     map[psuKey]string // (TPP, PSU-ID) -> customer number
+	budgets  map[budgetKey][]time.Time
+	pay      paymentState
+	baskets  basketState
+	faults   faultState
+}
+
+// NewServer starts an emulator on 127.0.0.1 with a fresh certificate
+// authority and the default sandbox data (SERVICE.md 1.5). It panics only
+// if the loopback listener cannot be created, like httptest.NewServer.
+func NewServer(opts ...Option) *Server {
+	s := newServer(opts...)
+	s.ts = httptest.NewUnstartedServer(s.handler)
+	s.ts.TLS = &tls.Config{
+		MinVersion:   tls.VersionTLS12,
+		Certificates: []tls.Certificate{s.ca.tls},
+	}
+	s.ts.StartTLS()
+	s.URL = s.ts.URL + apiPrefix
+	return s
+}
+
+// newServer builds a server without a listener (for Handler-only use and
+// tests).
+func newServer(opts ...Option) *Server {
+	s := &Server{
+		now:         time.Now,
+		knownIssues: true,
+		log:         slog.New(slog.DiscardHandler),
+		tpps:        map[string]*tpp{},
+		flows:       map[string]*scaFlow{},
+		sessions:    map[sessionKey]*psuState{},
+		psus:        map[psuKey]string{},
+		budgets:     map[budgetKey][]time.Time{},
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	ca, err := newAuthority(s.now())
+	if err != nil {
+		panic(fmt.Sprintf("emulator: cannot create the certificate authority: %v", err))
+	}
+	s.ca = ca
+	s.data = newDefaultStore(s.now())
+	s.handler = s.routes()
+	return s
+}
+
+// Close shuts the server down and blocks until all requests have finished.
+// Hanging requests of injected faults are released.
+func (s *Server) Close() {
+	if s.ts != nil {
+		s.ts.CloseClientConnections()
+		s.ts.Close()
+	}
+}
+
+// Client returns an HTTP client that trusts the server's certificate and
+// speaks TLS 1.2 or higher. It does not sign requests: use the SDK's client
+// (or the signing package) with credentials from [Server.NewTPP].
+func (s *Server) Client() *http.Client {
+	pool := x509.NewCertPool()
+	pool.AddCert(s.ca.cert)
+	return &http.Client{
+		Transport: &http.Transport{
+			TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+			ForceAttemptHTTP2:   true,
+			MaxIdleConnsPerHost: 64,
+		},
+		// Never follow redirects: the SCA page's 302 goes to the TPP.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// Handler returns the emulator as an http.Handler, to mount in a server of
+// your own. It expects the API under /api (as on the platform's hosts) and
+// serves the SCA page under /tap-sandbox/. The scaRedirect links it writes
+// point at the host of the request.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// routes builds the handler tree: the API mux behind the fault hook, and
+// the authorisation page.
+func (s *Server) routes() http.Handler {
+	api := http.NewServeMux()
+	s.registerAccountRoutes(api)
+	s.registerSandboxRoutes(api)
+	s.registerPaymentRoutes(api)
+	s.registerBasketRoutes(api)
+	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.setCommonHeaders(w, r)
+		writeError(w, newError(http.StatusNotFound, "NOT_FOUND", "No such endpoint: %s %s.", r.Method, trimForText(apiPath(r))))
+	})
+
+	root := http.NewServeMux()
+	root.Handle(apiPrefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f := s.takeFault(r); f != nil {
+			s.serveFault(w, r, f, api)
+			return
+		}
+		api.ServeHTTP(w, r)
+	}))
+	root.HandleFunc(scaPagePath, s.serveSCAPage)
+	return s.logged(root)
+}
+
+// apiPath returns the request path without the /api prefix ("/v1/...").
+func apiPath(r *http.Request) string {
+	return strings.TrimPrefix(r.URL.Path, apiPrefix)
+}
+
+// trimForText shortens user input quoted in an error text.
+func trimForText(s string) string {
+	if len(s) > 100 {
+		return s[:100] + "..."
+	}
+	return s
+}
+
+// setCommonHeaders writes the headers every answer carries: Date from the
+// emulator clock (clients learn the server's clock from it) and the
+// request's X-Request-ID.
+func (s *Server) setCommonHeaders(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Date", s.now().UTC().Format(http.TimeFormat))
+	if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 100 {
+		h.Set("X-Request-ID", id)
+	}
+}
+
+// statusRecorder remembers the status for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the connection (faults hijack it).
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// logged logs method, path and status of each request, never headers,
+// query values or bodies (they carry PSU data).
+func (s *Server) logged(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		if rec.status == 0 {
+			rec.status = http.StatusOK
+		}
+		s.log.LogAttrs(r.Context(), slog.LevelInfo, "emulator request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status))
+	})
+}

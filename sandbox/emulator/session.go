@@ -1,0 +1,199 @@
+package emulator
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Session rules (SERVICE.md 3 and 8, PLATFORM.md "Session model").
+const (
+	scaValidity     = time.Hour           // SCA within one TPP-Session-ID
+	consentValidity = 90 * 24 * time.Hour // a consent, then 401 + scaRedirect
+	historyLimit    = 90 * 24 * time.Hour // history without a fresh SCA or without the PSU
+	budgetWindow    = 24 * time.Hour      // rolling window of the access budget
+	budgetCalls     = 4                   // calls per account and endpoint without the PSU
+)
+
+// psuNamespace makes PSU-IDs: a name-based UUID of the TPP certificate and
+// the customer number, so it is stable per TPP and customer (SERVICE.md 5.9).
+var psuNamespace = uuid.MustParse("6f0d2b5e-8a52-4c39-9a53-3f1f4b1b7c10")
+
+// psuKey identifies a PSU to one TPP.
+type psuKey struct{ tpp, psuID string }
+
+// sessionKey identifies the session state of a PSU at one TPP.
+type sessionKey = psuKey
+
+// budgetKey counts calls without the PSU per TPP, resource and operation.
+type budgetKey struct{ tpp, resource, op string }
+
+// psuState is what the bank keeps for a PSU at one TPP.
+type psuState struct {
+	customer     string               // customer number
+	tppSessionID string               // the session id of the last completed SCA
+	scaAt        time.Time            // when that SCA completed
+	consents     map[string]time.Time // AIS consent per corporate id ("" private)
+	revoked      bool
+}
+
+// session is a verified PSU session handed to handlers.
+type session struct {
+	customer    *customer
+	psuID       string
+	corporateID string // agreement id in CORPORATE context
+	scaAt       time.Time
+	// fresh: the SCA of this session is less than an hour old.
+	fresh bool
+}
+
+// psuID returns the PSU-ID the SCA redirect gives tppID for a customer.
+func (s *Server) psuID(tppID, customerNumber string) string {
+	return uuid.NewSHA1(psuNamespace, []byte(tppID+"/"+customerNumber)).String()
+}
+
+// customerForPSU returns the customer behind psuID for tppID, or nil when
+// no SCA of this TPP produced that PSU-ID. Needs s.mu held.
+func (s *Server) customerForPSU(tppID, psuID string) *customer {
+	n, ok := s.psus[psuKey{tppID, psuID}]
+	if !ok {
+		return nil
+	}
+	return s.customerByNumber(n)
+}
+
+// sessionMode says what a call needs from the PSU session.
+type sessionMode int
+
+const (
+	needConsent      sessionMode = iota // an AIS consent; PSU-Corporate-ID for corporate users
+	needFreshConsent                    // as needConsent, and SCA within the hour (listing accounts)
+	needPSU                             // a consent, any corporate id (GET /v1/agreements)
+	needFreshSCA                        // SCA within the hour, no consent (GET /v1/user)
+)
+
+// aisSession checks the PSU session of an AIS call; fresh asks for an SCA
+// less than one hour old (listing accounts and card accounts).
+func (c *call) aisSession(fresh bool) (*session, error) {
+	if fresh {
+		return c.session(needFreshConsent)
+	}
+	return c.session(needConsent)
+}
+
+// session checks the headers that identify the PSU session (PSU-ID,
+// PSU-Corporate-ID, TPP-Session-ID) against the bank's state. Answers:
+// 400 HTTP_HEADER_REQUIRED without TPP-Redirect-URI or TPP-Session-ID (SCA
+// may start), 400 FORMAT_ERROR for a PSU-ID that is not a UUID, 400
+// HTTP_HEADER_REQUIRED for a corporate user without PSU-Corporate-ID, 401
+// CORPORATE_ID_INVALID for an agreement that is not the user's, 403
+// CONSENT_UNKNOWN after revocation, and 401 with a scaRedirect when a
+// (new) SCA is needed: no PSU-ID, unknown PSU-ID, no consent, consent
+// older than 90 days, a TPP-Session-ID other than that of the last SCA, an
+// SCA older than one hour where freshness is needed.
+func (c *call) session(mode sessionMode) (*session, error) {
+	if err := c.require("TPP-Redirect-URI", "TPP-Session-ID"); err != nil {
+		return nil, err
+	}
+	kind := scaConsent
+	if mode == needFreshSCA {
+		kind = scaUser
+	}
+	redirect := func(code, text string) error {
+		href, err := c.startSCA(kind, nil)
+		if err != nil {
+			return err
+		}
+		return errSCARequired(code, text, href)
+	}
+	psuID := c.header("PSU-ID")
+	if psuID == "" {
+		return nil, redirect("CONSENT_INVALID", "No valid session for this PSU. Send the PSU to the scaRedirect link.")
+	}
+	if _, err := uuid.Parse(psuID); err != nil || len(psuID) != 36 {
+		return nil, errFormat("PSU-ID", "PSU-ID must be a UUID.")
+	}
+	cust := c.s.customerForPSU(c.tpp.id, psuID)
+	if cust == nil {
+		return nil, redirect("CONSENT_INVALID", "No valid session for this PSU. Send the PSU to the scaRedirect link.")
+	}
+	corp := c.header("PSU-Corporate-ID")
+	if mode != needPSU {
+		switch {
+		case cust.corporate() && corp == "":
+			return nil, newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "A corporate user must send PSU-Corporate-ID.").at("PSU-Corporate-ID")
+		case cust.corporate() && c.s.agreementOf(cust, corp) == nil,
+			!cust.corporate() && corp != "":
+			return nil, newError(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "PSU-Corporate-ID is not an agreement of this PSU.").at("PSU-Corporate-ID")
+		}
+	}
+	st := c.s.sessions[sessionKey{c.tpp.id, psuID}]
+	if st == nil {
+		return nil, redirect("CONSENT_INVALID", "No valid session for this PSU. Send the PSU to the scaRedirect link.")
+	}
+	if st.revoked && mode != needFreshSCA {
+		return nil, newError(http.StatusForbidden, "CONSENT_UNKNOWN", "The consent for this PSU and TPP does not exist or has been revoked.")
+	}
+	sess := &session{customer: cust, psuID: psuID, corporateID: corp, scaAt: st.scaAt,
+		fresh: c.now.Sub(st.scaAt) <= scaValidity}
+	switch mode {
+	case needConsent, needFreshConsent:
+		at, ok := st.consents[corp]
+		if !ok {
+			return nil, redirect("CONSENT_INVALID", "No consent for this PSU. Send the PSU to the scaRedirect link.")
+		}
+		if c.now.Sub(at) > consentValidity {
+			return nil, redirect("CONSENT_EXPIRED", "The consent has expired (90 days). Send the PSU to the scaRedirect link.")
+		}
+	case needPSU:
+		if len(st.consents) == 0 {
+			return nil, redirect("CONSENT_INVALID", "No consent for this PSU. Send the PSU to the scaRedirect link.")
+		}
+	}
+	if st.tppSessionID != c.header("TPP-Session-ID") {
+		return nil, redirect("CONSENT_INVALID", "TPP-Session-ID is not the session of the last SCA. Send the PSU to the scaRedirect link.")
+	}
+	if (mode == needFreshConsent || mode == needFreshSCA) && !sess.fresh {
+		return nil, redirect("SCA_EXPIRED", "The SCA of this session is older than one hour. Send the PSU to the scaRedirect link.")
+	}
+	return sess, nil
+}
+
+// budget counts a balances or transactions call without the PSU present:
+// at most 4 per account, operation and TPP in a rolling 24 hours
+// (SERVICE.md 8), else 429 ACCESS_EXCEEDED. Calls with the PSU are free.
+func (c *call) budget(resource, op string) error {
+	if c.psuPresent() {
+		return nil
+	}
+	k := budgetKey{c.tpp.id, resource, op}
+	calls := c.s.budgets[k][:0]
+	for _, t := range c.s.budgets[k] {
+		if c.now.Sub(t) < budgetWindow {
+			calls = append(calls, t)
+		}
+	}
+	if len(calls) >= budgetCalls {
+		c.s.budgets[k] = calls
+		return newError(http.StatusTooManyRequests, "ACCESS_EXCEEDED",
+			"The access limit of 4 calls per 24 hours without the PSU present is exceeded for this account.")
+	}
+	c.s.budgets[k] = append(calls, c.now)
+	return nil
+}
+
+// RevokeConsent revokes every consent the customer gave (as a PSU does
+// directly with the bank, SERVICE.md 1.8): later AIS calls of any TPP for
+// that customer get 403 CONSENT_UNKNOWN until the PSU goes through SCA
+// again. An unknown customer number is ignored.
+func (s *Server) RevokeConsent(customerNumber string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.sessions {
+		if st.customer == customerNumber {
+			st.revoked = true
+			st.consents = map[string]time.Time{}
+		}
+	}
+}
