@@ -1,0 +1,513 @@
+package emulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// checkToday is the bank date the unit tests of the body checks run on.
+var checkToday = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+
+func TestValidNorwegianBBAN(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"86011117947", true},  // the BBAN of the standard NO IBAN example
+		{"91026527436", true},  // testdata/platform/payment-ndct-details.json
+		{"95312776066", true},  // same file, debtor
+		{"12345678903", true},  // weighted sum 195, remainder 8, check 3
+		{"86011117948", false}, // wrong check digit
+		{"00008000000", false}, // remainder 1: no valid check digit exists
+		{"00008000001", false},
+		{"8601111794", false},   // 10 digits
+		{"860111179470", false}, // 12 digits
+		{"8601.11.17947", false},
+		{"8601 11 17947", false},
+		{"", false},
+		{"A6011117947", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, validNorwegianBBAN(tt.in), tt.in)
+	}
+}
+
+func TestValidIBAN(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"NO9386011117947", true},
+		{"DE89370400440532013000", true},
+		{"GB29NWBK60161331926819", true},
+		{"FR1420041010050500013M02606", true},
+		{"SE4550000000058398257466", true},
+		{"NO9386011117948", false},        // mod-97 fails
+		{"NO8386011117947", false},        // check digits changed
+		{"DE8937040044053201300", false},  // one digit short for DE
+		{"DE890370400440532013000", false}, // one digit long for DE
+		{"NO93 8601 1117 947", false},     // paper format
+		{"no9386011117947", false},        // lower case
+		{"XX9386011117947", false},        // no such IBAN country
+		{"NO", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, validIBAN(tt.in), tt.in)
+	}
+	// A Norwegian IBAN whose mod-97 holds but whose BBAN check digit does
+	// not: 00008000000 has no valid MOD-11 digit.
+	assert.False(t, validIBAN(withIBANCheck("NO", "00008000000")))
+}
+
+// withIBANCheck computes the IBAN check digits for country and bban.
+func withIBANCheck(country, bban string) string {
+	for d := 2; d <= 98; d++ {
+		s := country + string(rune('0'+d/10)) + string(rune('0'+d%10)) + bban
+		rem := 0
+		for _, c := range s[4:] + s[:4] {
+			if c >= 'A' {
+				rem = (rem*100 + int(c-'A') + 10) % 97
+			} else {
+				rem = (rem*10 + int(c-'0')) % 97
+			}
+		}
+		if rem == 1 {
+			return s
+		}
+	}
+	return ""
+}
+
+func TestValidKID(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{"1234567897", true},  // Luhn
+		{"00000018", true},    // Luhn 8
+		{"00000019", true},    // MOD-11 9
+		{"00000017", false},   // neither
+		{"1230", true},        // Luhn 0
+		{"1236", true},        // MOD-11 6
+		{"1235", false},       // neither
+		{"1009-", true},       // MOD-11 check value 10 written '-'
+		{"1012-", true},       // MOD-11 10
+		{"1234-", false},      // '-' but MOD-11 gives another value
+		{"10", false},         // Luhn of "1" is 8
+		{"18", true},          // shortest: 2 digits
+		{"1", false},          // too short
+		{"12345678901234567890123456", false}, // 26 digits
+		{"1234567890123456789012" + "1", true}, // 23 digits, Luhn 1
+		{"12a0", false},
+		{"-", false},
+		{"", false},
+		{"1-23", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, validKID(tt.in), tt.in)
+	}
+}
+
+func TestIsCountry(t *testing.T) {
+	t.Parallel()
+	codes := strings.Fields(countryCodes)
+	assert.Len(t, codes, 249)
+	seen := map[string]bool{}
+	for _, c := range codes {
+		assert.False(t, seen[c], "duplicate %s", c)
+		seen[c] = true
+		assert.True(t, isCountry(c), c)
+	}
+	for _, c := range []string{"XX", "no", "NOR", "N", "", "UK", "EU", "XK", "A D"} {
+		assert.False(t, isCountry(c), c)
+	}
+	for c := range ibanLengths {
+		if c != "XK" { // Kosovo has an IBAN but no ISO 3166-1 code
+			assert.True(t, isCountry(c), "IBAN country %s", c)
+		}
+	}
+}
+
+func TestValidBIC(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bool{
+		"DNBANOKK": true, "DNBANOKKXXX": true, "SPRONO22": true, "NDEANOKK": true,
+		"DNBANOK": false, "dnbanokk": false, "DNBAXXKK": false, "DNB4NOKK": false, "": false,
+	} {
+		assert.Equal(t, want, validBIC(in), in)
+	}
+}
+
+// problem is what a rejection is compared on.
+type problem struct {
+	Status int
+	Code   string
+	Path   string
+}
+
+func problemOf(e *apiError) *problem {
+	if e == nil {
+		return nil
+	}
+	return &problem{Status: e.status, Code: e.msg.Code, Path: e.msg.Path}
+}
+
+// body is a JSON object that a test case edits.
+type body map[string]any
+
+// bytes encodes b; a map of JSON values always encodes.
+func (b body) bytes() []byte {
+	out, _ := json.Marshal(b)
+	return out
+}
+
+// validNDCT returns a valid domestic payment between two valid BBANs.
+func validNDCT() body {
+	return body{
+		"instructedAmount":                  map[string]any{"amount": "1250.00", "currency": "NOK"},
+		"creditorName":                      "Ola Eksempel",
+		"creditorAccount":                   map[string]any{"bban": "91026527436", "currency": "NOK"},
+		"creditorAddress":                   map[string]any{"country": "NO"},
+		"debtorAccount":                     map[string]any{"bban": "95312776066", "currency": "NOK"},
+		"remittanceInformationUnstructured": "Hyttetur påske",
+	}
+}
+
+func validSEPA() body {
+	return body{
+		"endToEndIdentification": "E2E-1",
+		"instructedAmount":       map[string]any{"amount": "100.00", "currency": "EUR"},
+		"creditorName":           "Max Mustermann",
+		"creditorAccount":        map[string]any{"iban": "DE89370400440532013000", "currency": "EUR"},
+		"debtorAccount":          map[string]any{"iban": "NO9386011117947", "currency": "EUR"},
+	}
+}
+
+func validPeriodic() body {
+	b := validNDCT()
+	b["startDate"] = "2026-12-01"
+	b["frequency"] = "Monthly"
+	return b
+}
+
+func validBulk() body {
+	entry := validNDCT()
+	delete(entry, "debtorAccount")
+	return body{
+		"batchBookingPreferred": true,
+		"debtorAccount":         map[string]any{"bban": "95312776066", "currency": "NOK"},
+		"payments":              []any{entry, entry},
+	}
+}
+
+func set(path string, v any) func(body) {
+	return func(b body) { setPath(b, path, v) }
+}
+
+func del(path string) func(body) {
+	return func(b body) { setPath(b, path, deleted{}) }
+}
+
+type deleted struct{}
+
+// setPath sets a dotted path in b, creating objects on the way.
+func setPath(b map[string]any, path string, v any) {
+	head, rest, nested := strings.Cut(path, ".")
+	if !nested {
+		if _, ok := v.(deleted); ok {
+			delete(b, head)
+		} else {
+			b[head] = v
+		}
+		return
+	}
+	m, ok := b[head].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		b[head] = m
+	}
+	setPath(m, rest, v)
+}
+
+// bodyCase is one payment body and the answer it must get. Shared by the
+// unit test of the checks and the socket test of the endpoint.
+type bodyCase struct {
+	name    string
+	service string
+	product string
+	base    func() body
+	edit    []func(body)
+	raw     string // when set, sent instead of base+edit
+	want    *problem
+}
+
+func (c bodyCase) body() []byte {
+	if c.raw != "" {
+		return []byte(c.raw)
+	}
+	b := c.base()
+	for _, e := range c.edit {
+		e(b)
+	}
+	return b.bytes()
+}
+
+func bad(path string) *problem {
+	return &problem{Status: http.StatusBadRequest, Code: "FORMAT_ERROR", Path: path}
+}
+
+func badCode(code, path string) *problem {
+	return &problem{Status: http.StatusBadRequest, Code: code, Path: path}
+}
+
+func ndct(name string, want *problem, edit ...func(body)) bodyCase {
+	return bodyCase{name: name, service: servicePayments, product: productNDCT, base: validNDCT, edit: edit, want: want}
+}
+
+func sepa(name string, want *problem, edit ...func(body)) bodyCase {
+	return bodyCase{name: name, service: servicePayments, product: productSEPA, base: validSEPA, edit: edit, want: want}
+}
+
+var (
+	long71  = strings.Repeat("a", 71)
+	long36  = strings.Repeat("r", 36)
+	long141 = strings.Repeat("x", 141)
+	ref     = func(r map[string]any) []any { return []any{r} }
+)
+
+// bodyCases are every rule of SERVICE.md 2.3 to 2.5 and 8 with a valid
+// counterpart where the rule has a boundary.
+var bodyCases = []bodyCase{
+	// Valid bodies.
+	ndct("ndct valid", nil),
+	ndct("ndct card debtor", nil, set("debtorAccount", map[string]any{
+		"currency": "NOK", "other": map[string]any{"identification": "card-1", "schemeNameProprietary": "creditCardAccount"}})),
+	ndct("ndct 70 char name", nil, set("creditorName", strings.Repeat("å", 70))),
+	ndct("ndct 140 char remittance", nil, set("remittanceInformationUnstructured", strings.Repeat("ø", 140))),
+	ndct("ndct KID luhn", nil, del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "1234567897", "referenceType": "KID"}))),
+	ndct("ndct KID mod11 dash", nil, del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "1009-", "referenceType": "KID"}))),
+	ndct("ndct deprecated single KID", nil,
+		set("remittanceInformationStructured", map[string]any{"reference": "00000019", "referenceType": "KID"})),
+	ndct("ndct non-KID reference", nil, del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "Invoice 12", "referenceType": "SCOR", "referenceIssuer": "ISO"}))),
+	ndct("ndct JPY no fraction", nil, set("instructedAmount", map[string]any{"amount": "5", "currency": "JPY"})),
+	ndct("ndct KWD three digits", nil, set("instructedAmount", map[string]any{"amount": "1.250", "currency": "KWD"})),
+	ndct("ndct currency account with agent", nil, set("creditorAccount.currency", "USD"), set("creditorAgent", "DNBANOKK")),
+	ndct("ndct execution today", nil, set("requestedExecutionDate", "2026-11-23")),
+	ndct("ndct execution future", nil, set("requestedExecutionDate", "2027-01-04")),
+	ndct("ndct purpose code", nil, set("purposeCode", "SALA")),
+	ndct("ndct full address", nil, set("creditorAddress", map[string]any{
+		"street": strings.Repeat("s", 70), "buildingNumber": "1", "postalCode": "0150", "city": "Oslo", "country": "NO"})),
+	ndct("ndct unknown field ignored", nil, set("somethingElse", 1)),
+	sepa("sepa valid", nil),
+	sepa("sepa without address", nil),
+	{name: "cross-border iban", service: servicePayments, product: productCBCT, base: func() body {
+		b := validSEPA()
+		b["creditorAddress"] = map[string]any{"country": "DE"}
+		b["debtorAccount"] = map[string]any{"bban": "86011117947", "currency": "NOK"}
+		return b
+	}},
+	{name: "cross-border bban", service: servicePayments, product: productCBCT, base: func() body {
+		b := validNDCT()
+		b["creditorAccount"] = map[string]any{"bban": "123456789012345678", "currency": "USD"}
+		b["creditorAddress"] = map[string]any{"country": "US"}
+		return b
+	}},
+	{name: "instant valid", service: servicePayments, product: productInstant, base: validNDCT},
+	{name: "periodic valid", service: servicePeriodic, product: productNDCT, base: validPeriodic},
+	{name: "periodic monthly variable", service: servicePeriodic, product: productNDCT, base: validPeriodic,
+		edit: []func(body){set("frequency", "MonthlyVariable"), set("monthsOfExecution", []string{"1", "6", "12"}), set("dayOfExecution", "31")}},
+	{name: "bulk valid", service: serviceBulk, product: productNDCT, base: validBulk},
+
+	// Whole body.
+	{name: "not json", service: servicePayments, product: productNDCT, raw: `amount=1`, want: bad("")},
+	{name: "xml", service: servicePayments, product: productNDCT, raw: `<Document><CstmrCdtTrfInitn/></Document>`, want: bad("")},
+	{name: "array", service: servicePayments, product: productNDCT, raw: `[1,2]`, want: bad("")},
+	{name: "truncated", service: servicePayments, product: productNDCT, raw: `{"creditorName":"x"`, want: bad("")},
+	{name: "trailing data", service: servicePayments, product: productNDCT, raw: `{} {}`, want: bad("")},
+	{name: "invalid utf-8", service: servicePayments, product: productNDCT, raw: "{\"creditorName\":\"\xff\"}", want: bad("")},
+	{name: "empty", service: servicePayments, product: productNDCT, raw: " ", want: bad("")},
+	ndct("name is a number", bad("creditorName"), set("creditorName", 12)),
+	ndct("amount object is a string", bad("instructedAmount"), set("instructedAmount", "1250.00 NOK")),
+
+	// Characters outside the BMP.
+	ndct("emoji in remittance", bad("remittanceInformationUnstructured"), set("remittanceInformationUnstructured", "Pizza 🍕")),
+	{name: "escaped emoji in name", service: servicePayments, product: productNDCT,
+		raw: strings.Replace(string(validNDCT().bytes()), `"Ola Eksempel"`, `"Ola \ud83d\ude00"`, 1),
+		want: bad("creditorName")},
+
+	// instructedAmount.
+	ndct("amount missing", bad("instructedAmount"), del("instructedAmount")),
+	ndct("amount as number", bad("instructedAmount.amount"), set("instructedAmount.amount", json.Number("1250.00"))),
+	ndct("amount null", bad("instructedAmount.amount"), set("instructedAmount.amount", nil)),
+	ndct("amount one fraction digit", bad("instructedAmount.amount"), set("instructedAmount.amount", "12.5")),
+	ndct("amount no fraction digits", bad("instructedAmount.amount"), set("instructedAmount.amount", "150")),
+	ndct("amount three fraction digits", bad("instructedAmount.amount"), set("instructedAmount.amount", "1.000")),
+	ndct("amount zero", bad("instructedAmount.amount"), set("instructedAmount.amount", "0.00")),
+	ndct("amount negative", bad("instructedAmount.amount"), set("instructedAmount.amount", "-1.00")),
+	ndct("amount exponent", bad("instructedAmount.amount"), set("instructedAmount.amount", "1e3")),
+	ndct("amount comma", bad("instructedAmount.amount"), set("instructedAmount.amount", "1250,00")),
+	ndct("amount too precise", bad("instructedAmount.amount"), set("instructedAmount.amount", strings.Repeat("9", 17)+".00")),
+	ndct("JPY with fraction", bad("instructedAmount.amount"), set("instructedAmount", map[string]any{"amount": "5.00", "currency": "JPY"})),
+	ndct("currency missing", bad("instructedAmount.currency"), del("instructedAmount.currency")),
+	ndct("currency unknown", bad("instructedAmount.currency"), set("instructedAmount.currency", "XYZ")),
+	ndct("currency lower case", bad("instructedAmount.currency"), set("instructedAmount.currency", "nok")),
+	{name: "instant in EUR", service: servicePayments, product: productInstant, base: validNDCT,
+		edit: []func(body){set("instructedAmount.currency", "EUR")}, want: bad("instructedAmount.currency")},
+
+	// creditorName.
+	ndct("creditorName missing", bad("creditorName"), del("creditorName")),
+	ndct("creditorName empty", bad("creditorName"), set("creditorName", "")),
+	ndct("creditorName 71", bad("creditorName"), set("creditorName", long71)),
+
+	// creditorAccount.
+	ndct("creditorAccount missing", bad("creditorAccount"), del("creditorAccount")),
+	ndct("creditor bban missing", bad("creditorAccount.bban"), del("creditorAccount.bban")),
+	ndct("creditor bban check digit", bad("creditorAccount.bban"), set("creditorAccount.bban", "91026527437")),
+	ndct("creditor bban remainder 1", bad("creditorAccount.bban"), set("creditorAccount.bban", "00008000000")),
+	ndct("creditor bban 10 digits", bad("creditorAccount.bban"), set("creditorAccount.bban", "9102652743")),
+	ndct("creditor bban 31", bad("creditorAccount.bban"), set("creditorAccount.bban", strings.Repeat("1", 31))),
+	ndct("creditor bban dotted", bad("creditorAccount.bban"), set("creditorAccount.bban", "9102.65.27436")),
+	ndct("creditor currency missing", bad("creditorAccount.currency"), del("creditorAccount.currency")),
+	ndct("creditor currency unknown", bad("creditorAccount.currency"), set("creditorAccount.currency", "KRN")),
+	ndct("currency account without agent", bad("creditorAgent"), set("creditorAccount.currency", "USD")),
+	ndct("creditorAgent not a BIC", bad("creditorAgent"), set("creditorAgent", "DNB")),
+
+	// creditorAddress.
+	ndct("creditorAddress missing", bad("creditorAddress"), del("creditorAddress")),
+	ndct("country missing", bad("creditorAddress.country"), del("creditorAddress.country")),
+	ndct("country unknown", bad("creditorAddress.country"), set("creditorAddress.country", "XX")),
+	ndct("country alpha-3", bad("creditorAddress.country"), set("creditorAddress.country", "NOR")),
+	ndct("country lower case", bad("creditorAddress.country"), set("creditorAddress.country", "no")),
+	ndct("street 71", bad("creditorAddress.street"), set("creditorAddress.street", long71)),
+
+	// debtorAccount.
+	ndct("debtorAccount missing", bad("debtorAccount"), del("debtorAccount")),
+	ndct("debtor bban and other", bad("debtorAccount"),
+		set("debtorAccount.other", map[string]any{"identification": "card-1", "schemeNameProprietary": "creditCardAccount"})),
+	ndct("debtor neither bban nor other", bad("debtorAccount"), del("debtorAccount.bban")),
+	ndct("debtor iban instead of bban", bad("debtorAccount"), del("debtorAccount.bban"), set("debtorAccount.iban", "NO9386011117947")),
+	ndct("debtor bban check digit", bad("debtorAccount.bban"), set("debtorAccount.bban", "95312776067")),
+	ndct("debtor card without identification", bad("debtorAccount.other.identification"), del("debtorAccount.bban"),
+		set("debtorAccount.other", map[string]any{"schemeNameProprietary": "creditCardAccount"})),
+	ndct("debtor card wrong scheme", bad("debtorAccount.other.schemeNameProprietary"), del("debtorAccount.bban"),
+		set("debtorAccount.other", map[string]any{"identification": "card-1", "schemeNameProprietary": "BBAN"})),
+	ndct("debtor currency missing", bad("debtorAccount.currency"), del("debtorAccount.currency")),
+
+	// Other fields.
+	ndct("ultimateDebtor 71", bad("ultimateDebtor"), set("ultimateDebtor", long71)),
+	ndct("purposeCode unknown", bad("purposeCode"), set("purposeCode", "GIFT")),
+	ndct("execution date past", badCode("EXECUTION_DATE_INVALID", "requestedExecutionDate"), set("requestedExecutionDate", "2026-11-22")),
+	ndct("execution date format", bad("requestedExecutionDate"), set("requestedExecutionDate", "23.11.2026")),
+
+	// Remittance.
+	ndct("unstructured empty", bad("remittanceInformationUnstructured"), set("remittanceInformationUnstructured", "")),
+	ndct("unstructured 141", bad("remittanceInformationUnstructured"), set("remittanceInformationUnstructured", long141)),
+	ndct("structured and unstructured", bad("remittanceInformationStructuredArray"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "1234567897", "referenceType": "KID"}))),
+	ndct("structured array empty", bad("remittanceInformationStructuredArray"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", []any{})),
+	ndct("reference missing", bad("remittanceInformationStructuredArray[0].reference"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"referenceType": "SCOR"}))),
+	ndct("reference 36", bad("remittanceInformationStructuredArray[0].reference"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": long36}))),
+	ndct("referenceType empty", bad("remittanceInformationStructuredArray[0].referenceType"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "x", "referenceType": ""}))),
+	ndct("referenceIssuer 36", bad("remittanceInformationStructuredArray[0].referenceIssuer"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "x", "referenceIssuer": long36}))),
+	ndct("KID check digit", badCode("KID_INVALID", "remittanceInformationStructuredArray[0].reference"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "1234567890", "referenceType": "KID"}))),
+	ndct("KID letters", badCode("KID_INVALID", "remittanceInformationStructuredArray[0].reference"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "12AB0", "referenceType": "KID"}))),
+	ndct("KID one digit", badCode("KID_INVALID", "remittanceInformationStructuredArray[0].reference"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "0", "referenceType": "KID"}))),
+	ndct("KID 26 digits", badCode("KID_INVALID", "remittanceInformationStructuredArray[0].reference"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": strings.Repeat("1", 25) + "8", "referenceType": "KID"}))),
+	ndct("KID empty", badCode("KID_MISSING", "remittanceInformationStructuredArray[0].reference"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "", "referenceType": "KID"}))),
+	ndct("KID in deprecated single", badCode("KID_INVALID", "remittanceInformationStructured.reference"),
+		set("remittanceInformationStructured", map[string]any{"reference": "00000017", "referenceType": "KID"})),
+
+	// SEPA.
+	sepa("sepa iban missing", bad("creditorAccount.iban"), del("creditorAccount.iban")),
+	sepa("sepa iban check", bad("creditorAccount.iban"), set("creditorAccount.iban", "DE89370400440532013001")),
+	sepa("sepa iban 35", bad("creditorAccount.iban"), set("creditorAccount.iban", "DE89"+strings.Repeat("1", 31))),
+	sepa("sepa debtor iban", bad("debtorAccount.iban"), set("debtorAccount.iban", "NO9386011117948")),
+	sepa("sepa endToEnd 36", bad("endToEndIdentification"), set("endToEndIdentification", long36)),
+	sepa("sepa country", bad("creditorAddress.country"), set("creditorAddress", map[string]any{"country": "DEU"})),
+
+	// Periodic and bulk.
+	{name: "periodic without startDate", service: servicePeriodic, product: productNDCT, base: validPeriodic,
+		edit: []func(body){del("startDate")}, want: bad("startDate")},
+	{name: "periodic startDate past", service: servicePeriodic, product: productNDCT, base: validPeriodic,
+		edit: []func(body){set("startDate", "2026-01-01")}, want: badCode("EXECUTION_DATE_INVALID", "startDate")},
+	{name: "periodic endDate before start", service: servicePeriodic, product: productNDCT, base: validPeriodic,
+		edit: []func(body){set("endDate", "2026-11-30")}, want: bad("endDate")},
+	{name: "periodic frequency", service: servicePeriodic, product: productNDCT, base: validPeriodic,
+		edit: []func(body){set("frequency", "Hourly")}, want: bad("frequency")},
+	{name: "periodic duplicate months", service: servicePeriodic, product: productNDCT, base: validPeriodic,
+		edit: []func(body){set("frequency", "MonthlyVariable"), set("monthsOfExecution", []string{"1", "6", "1"})}, want: bad("monthsOfExecution[2]")},
+	{name: "periodic day 32", service: servicePeriodic, product: productNDCT, base: validPeriodic,
+		edit: []func(body){set("dayOfExecution", "32")}, want: bad("dayOfExecution")},
+	{name: "bulk without payments", service: serviceBulk, product: productNDCT, base: validBulk,
+		edit: []func(body){set("payments", []any{})}, want: bad("payments")},
+	{name: "bulk bad entry", service: serviceBulk, product: productNDCT, base: validBulk,
+		edit: []func(body){set("payments", []any{validNDCT(), map[string]any{"creditorName": "x"}})}, want: bad("payments[1].instructedAmount")},
+	{name: "bulk without debtor", service: serviceBulk, product: productNDCT, base: validBulk,
+		edit: []func(body){del("debtorAccount")}, want: bad("debtorAccount")},
+}
+
+func TestCheckPaymentBody(t *testing.T) {
+	t.Parallel()
+	for _, tc := range bodyCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b, e := checkPaymentBody(tc.service, tc.product, tc.body(), checkToday)
+			assert.Equal(t, tc.want, problemOf(e))
+			if tc.want == nil {
+				assert.NotNil(t, b)
+			}
+			if e != nil {
+				assert.NotEmpty(t, e.msg.Text)
+				assert.LessOrEqual(t, len(e.msg.Text), 512)
+			}
+		})
+	}
+}
+
+func FuzzCheckPaymentBody(f *testing.F) {
+	for _, tc := range bodyCases {
+		f.Add(tc.service, tc.product, tc.body())
+	}
+	f.Fuzz(func(t *testing.T, service, product string, data []byte) {
+		b, e := checkPaymentBody(service, product, data, checkToday)
+		if e == nil {
+			require.NotNil(t, b)
+			return
+		}
+		require.GreaterOrEqual(t, e.status, 400)
+		require.Less(t, e.status, 500)
+	})
+}
+
+func BenchmarkCheckPaymentBody(b *testing.B) {
+	data := validNDCT().bytes()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, e := checkPaymentBody(servicePayments, productNDCT, data, checkToday); e != nil {
+			b.Fatal(e)
+		}
+	}
+}
