@@ -50,13 +50,13 @@ func TestValidIBAN(t *testing.T) {
 		{"GB29NWBK60161331926819", true},
 		{"FR1420041010050500013M02606", true},
 		{"SE4550000000058398257466", true},
-		{"NO9386011117948", false},        // mod-97 fails
-		{"NO8386011117947", false},        // check digits changed
-		{"DE8937040044053201300", false},  // one digit short for DE
+		{"NO9386011117948", false},         // mod-97 fails
+		{"NO8386011117947", false},         // check digits changed
+		{"DE8937040044053201300", false},   // one digit short for DE
 		{"DE890370400440532013000", false}, // one digit long for DE
-		{"NO93 8601 1117 947", false},     // paper format
-		{"no9386011117947", false},        // lower case
-		{"XX9386011117947", false},        // no such IBAN country
+		{"NO93 8601 1117 947", false},      // paper format
+		{"no9386011117947", false},         // lower case
+		{"XX9386011117947", false},         // no such IBAN country
 		{"NO", false},
 		{"", false},
 	}
@@ -93,20 +93,20 @@ func TestValidKID(t *testing.T) {
 		in   string
 		want bool
 	}{
-		{"1234567897", true},  // Luhn
-		{"00000018", true},    // Luhn 8
-		{"00000019", true},    // MOD-11 9
-		{"00000017", false},   // neither
-		{"1230", true},        // Luhn 0
-		{"1236", true},        // MOD-11 6
-		{"1235", false},       // neither
-		{"1009-", true},       // MOD-11 check value 10 written '-'
-		{"1012-", true},       // MOD-11 10
-		{"1234-", false},      // '-' but MOD-11 gives another value
-		{"10", false},         // Luhn of "1" is 8
-		{"18", true},          // shortest: 2 digits
-		{"1", false},          // too short
-		{"12345678901234567890123456", false}, // 26 digits
+		{"1234567897", true},                   // Luhn
+		{"00000018", true},                     // Luhn 8
+		{"00000019", true},                     // MOD-11 9
+		{"00000017", false},                    // neither
+		{"1230", true},                         // Luhn 0
+		{"1236", true},                         // MOD-11 6
+		{"1235", false},                        // neither
+		{"1009-", true},                        // MOD-11 check value 10 written '-'
+		{"1012-", true},                        // MOD-11 10
+		{"1234-", false},                       // '-' but MOD-11 gives another value
+		{"10", false},                          // Luhn of "1" is 8
+		{"18", true},                           // shortest: 2 digits
+		{"1", false},                           // too short
+		{"12345678901234567890123456", false},  // 26 digits
 		{"1234567890123456789012" + "1", true}, // 23 digits, Luhn 1
 		{"12a0", false},
 		{"-", false},
@@ -345,7 +345,7 @@ var bodyCases = []bodyCase{
 	// Characters outside the BMP.
 	ndct("emoji in remittance", bad("remittanceInformationUnstructured"), set("remittanceInformationUnstructured", "Pizza 🍕")),
 	{name: "escaped emoji in name", service: servicePayments, product: productNDCT,
-		raw: strings.Replace(string(validNDCT().bytes()), `"Ola Eksempel"`, `"Ola \ud83d\ude00"`, 1),
+		raw:  strings.Replace(string(validNDCT().bytes()), `"Ola Eksempel"`, `"Ola \ud83d\ude00"`, 1),
 		want: bad("creditorName")},
 
 	// instructedAmount.
