@@ -30,11 +30,13 @@ const maxClockSkew = 60 * time.Second
 //     CERTIFICATE_INVALID) and valid now (401 CERTIFICATE_EXPIRED);
 //  3. Signature present (400 HTTP_HEADER_REQUIRED), parseable, plain or
 //     RFC 2047 encoded, algorithm rsa-sha256, keyId equal to the
-//     certificate's, headers listing date, x-request-id, digest (with a
-//     body) and psu-id, psu-corporate-id, tpp-redirect-uri when sent (400
+//     certificate's (400 FORMAT_ERROR), then (after the presence checks of
+//     4) headers listing date, x-request-id, digest (with a body) and
+//     psu-id, psu-corporate-id, tpp-redirect-uri when sent (400
 //     FORMAT_ERROR);
-//  4. Date present and within 60 s of the emulator clock (400);
-//  5. Digest present with a body and matching it, SHA-256 or SHA-512 (400);
+//  4. Date present (and Digest with a body) (400 HTTP_HEADER_REQUIRED);
+//     Date within 60 s of the emulator clock, Digest matching the body,
+//     SHA-256 or SHA-512 (400 FORMAT_ERROR);
 //  6. the signature verifies with the certificate's key (400 FORMAT_ERROR);
 //  7. a body is application/json, valid UTF-8 JSON, with no character
 //     outside the Basic Multilingual Plane (400 FORMAT_ERROR).
@@ -72,13 +74,15 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 	if params.KeyID != signing.KeyID(t.cert) {
 		return nil, errFormat("Signature", "The keyId does not match the TPP-Signature-Certificate (expected SN=<serial>,CA=<issuer DN per RFC 2253>).")
 	}
-	if aerr := checkSignedHeaders(r, params.Headers, len(body) > 0); aerr != nil {
-		return nil, aerr
-	}
-
 	date := r.Header.Get("Date")
 	if date == "" {
 		return nil, errHeaderRequired("Date")
+	}
+	if len(body) > 0 && strings.TrimSpace(r.Header.Get("Digest")) == "" {
+		return nil, errHeaderRequired("Digest")
+	}
+	if aerr := checkSignedHeaders(r, params.Headers, len(body) > 0); aerr != nil {
+		return nil, aerr
 	}
 	dt, err := http.ParseTime(date)
 	if err != nil {
@@ -89,11 +93,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 	}
 
 	if len(body) > 0 {
-		dg := r.Header.Get("Digest")
-		if strings.TrimSpace(dg) == "" {
-			return nil, errHeaderRequired("Digest")
-		}
-		if err := signing.VerifyDigest(dg, body); err != nil {
+		if err := signing.VerifyDigest(r.Header.Get("Digest"), body); err != nil {
 			return nil, errFormat("Digest", "The Digest does not match the body (SHA-256 or SHA-512 of the exact bytes sent).")
 		}
 	}

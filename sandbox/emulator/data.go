@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
 
@@ -346,3 +347,5 @@ func ibanOf(bban string) string {
 	check := 98 - rem
 	return "NO" + strconv.Itoa(check/10) + strconv.Itoa(check%10) + bban
 }
+
+func newUUID() string { return uuid.NewString() }

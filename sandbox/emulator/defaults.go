@@ -99,7 +99,6 @@ func (b *builder) tx(a *account, daysAgo int, booked bool, amount, text, code st
 		t.creditorAccount, t.creditorName = counter, counterName
 	} else {
 		t.debtorAccount, t.debtorName = counter, counterName
-		t.creditorAccount = own
 	}
 	a.transactions = append(a.transactions, t)
 }

@@ -1,5 +1,608 @@
 package emulator
 
-import "net/http"
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
-func (s *Server) registerSandboxRoutes(mux *http.ServeMux) {}
+	"github.com/shopspring/decimal"
+
+	"github.com/tppkit/psd2/money"
+)
+
+// Mock-data operations of the sandbox (SERVICE.md 1.4, 2.8, 4.4, 4.5;
+// PLATFORM.md "Paths"). They need the shared headers only (a signed
+// request), no PSU session.
+
+func (s *Server) registerSandboxRoutes(mux *http.ServeMux) {
+	s.handle(mux, "POST /v1/sandbox/initialize", s.initialize)
+	s.handle(mux, "GET /v1/sandbox/customers", s.listCustomers)
+	s.handle(mux, "GET /v1/sandbox/customers/{id}", s.getCustomer)
+	s.handle(mux, "POST /v1/sandbox/customers", s.createCustomer)
+	s.handle(mux, "DELETE /v1/sandbox/customers/{id}", s.deleteCustomer)
+	s.handle(mux, "POST /v1/sandbox/accounts", s.createAccount)
+	s.handle(mux, "POST /v1/sandbox/card-accounts", s.createCard)
+	s.handle(mux, "POST /v1/sandbox/accounts/{id}/transactions", s.createTransactions)
+	s.handle(mux, "POST /v1/sandbox/card-accounts/{id}/transactions", s.createCardTransactions)
+	s.handle(mux, "POST /v1/sandbox/agreements", s.createAgreement)
+}
+
+type customerJSON struct {
+	CustomerID     string          `json:"customerId"`
+	CustomerNumber string          `json:"customerNumber"`
+	CustomerType   string          `json:"customerType"`
+	CustomerName   string          `json:"customerName"`
+	Agreements     []agreementJSON `json:"agreements"`
+	Accounts       []string        `json:"accounts"`
+	CardAccounts   []string        `json:"cardAccounts"`
+	Links          links           `json:"_links"`
+}
+
+type agreementJSON struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	Engagements []string `json:"engagements"`
+	Links       links    `json:"_links"`
+}
+
+func (ag *agreement) json() agreementJSON {
+	p := "/v1/sandbox/agreements/" + ag.id
+	return agreementJSON{
+		ID: ag.id, Name: ag.name, Engagements: slices.Clone(ag.accounts),
+		Links: links{
+			"self":        {Href: p, Verbs: []string{"GET", "DELETE"}},
+			"engagements": {Href: p + "/engagements", Verbs: []string{"GET", "POST"}},
+		},
+	}
+}
+
+func (s *Server) customerJSON(c *customer, withAccounts, withAgreements bool) customerJSON {
+	j := customerJSON{
+		CustomerID: c.id, CustomerNumber: c.number, CustomerType: c.typ, CustomerName: c.name,
+		Agreements: []agreementJSON{}, Accounts: []string{}, CardAccounts: []string{},
+		Links: links{"self": {Href: "/v1/sandbox/customers/" + c.id, Verbs: []string{"GET", "DELETE"}}},
+	}
+	if withAccounts {
+		j.Accounts = append(j.Accounts, c.accounts...)
+		j.CardAccounts = append(j.CardAccounts, c.cards...)
+	}
+	if withAgreements {
+		for _, id := range c.agreements {
+			if ag := s.data.agreements[id]; ag != nil {
+				j.Agreements = append(j.Agreements, ag.json())
+			}
+		}
+	}
+	return j
+}
+
+func (s *Server) customersJSON(withAccounts, withAgreements bool) []customerJSON {
+	out := []customerJSON{}
+	for _, c := range s.data.customers {
+		out = append(out, s.customerJSON(c, withAccounts, withAgreements))
+	}
+	return out
+}
+
+// initialize resets the sandbox to the default customers and removes all
+// other mock data (SERVICE.md 1.5). Path assumed: POST
+// /v1/sandbox/initialize. It answers 200 with the customers as GET
+// /v1/sandbox/customers?withAccounts=true&withAgreements=true would.
+func (s *Server) initialize(c *call) error {
+	s.data = newDefaultStore(c.now)
+	return c.reply(http.StatusOK, s.customersJSON(true, true))
+}
+
+func (s *Server) listCustomers(c *call) error {
+	wa, err := boolQuery(c, "withAccounts")
+	if err != nil {
+		return err
+	}
+	wg, err := boolQuery(c, "withAgreements")
+	if err != nil {
+		return err
+	}
+	return c.reply(http.StatusOK, s.customersJSON(wa, wg))
+}
+
+func (s *Server) getCustomer(c *call) error {
+	cu := s.customerByID(c.pathValue("id"))
+	if cu == nil {
+		return errNotFound("The customer is unknown.").at("customerId")
+	}
+	return c.reply(http.StatusOK, s.customerJSON(cu, true, true))
+}
+
+// createCustomer: body {"customerNumber","customerType","customerName"}
+// (shape assumed); 201 with the customer.
+func (s *Server) createCustomer(c *call) error {
+	var in struct {
+		CustomerNumber string `json:"customerNumber"`
+		CustomerType   string `json:"customerType"`
+		CustomerName   string `json:"customerName"`
+	}
+	if err := c.decode(&in); err != nil {
+		return err
+	}
+	if !allDigitsN(in.CustomerNumber, 9, 11) {
+		return errFormat("customerNumber", "customerNumber must be 11 digits (national identity number) or 9 digits (organisation number).")
+	}
+	if in.CustomerType == "" {
+		in.CustomerType = contextPrivate
+	}
+	if in.CustomerType != contextPrivate && in.CustomerType != contextCorporate {
+		return errFormat("customerType", "customerType must be PRIVATE or CORPORATE.")
+	}
+	if err := textField(in.CustomerName, "customerName", 1, 70); err != nil {
+		return err
+	}
+	if s.customerByNumber(in.CustomerNumber) != nil {
+		return newError(http.StatusConflict, "CONFLICT", "A customer with this customerNumber exists.").at("customerNumber")
+	}
+	cu := &customer{id: encID("", 48), number: in.CustomerNumber, typ: in.CustomerType, name: in.CustomerName}
+	s.data.customers = append(s.data.customers, cu)
+	return c.reply(http.StatusCreated, s.customerJSON(cu, true, true))
+}
+
+// deleteCustomer removes a customer with its accounts, card accounts and
+// agreements: 204.
+func (s *Server) deleteCustomer(c *call) error {
+	id := c.pathValue("id")
+	i := slices.IndexFunc(s.data.customers, func(cu *customer) bool { return cu.id == id })
+	if i < 0 {
+		return errNotFound("The customer is unknown.").at("customerId")
+	}
+	cu := s.data.customers[i]
+	for _, a := range cu.accounts {
+		delete(s.data.accounts, a)
+	}
+	for _, k := range cu.cards {
+		delete(s.data.cards, k)
+	}
+	for _, ag := range cu.agreements {
+		delete(s.data.agreements, ag)
+	}
+	s.data.customers = slices.Delete(s.data.customers, i, i+1)
+	return c.replyEmpty(http.StatusNoContent)
+}
+
+// owner finds the customer a mock object belongs to, by customerId or
+// customerNumber.
+func (s *Server) owner(id, number string) (*customer, error) {
+	var cu *customer
+	switch {
+	case id != "":
+		cu = s.customerByID(id)
+	case number != "":
+		cu = s.customerByNumber(number)
+	default:
+		return nil, newError(http.StatusBadRequest, "FORMAT_ERROR", "customerId or customerNumber is required.").at("customerId")
+	}
+	if cu == nil {
+		return nil, errNotFound("The customer is unknown.").at("customerId")
+	}
+	return cu, nil
+}
+
+// flexAmount is an amount as mock data sends it: a string or a number.
+type flexAmount json.RawMessage
+
+func (f *flexAmount) UnmarshalJSON(b []byte) error {
+	*f = append((*f)[:0], b...)
+	return nil
+}
+
+// parse returns the value, checked against the currency's minor units.
+func (f flexAmount) parse(cur, path string) (decimal.Decimal, error) {
+	raw := strings.TrimSpace(string(f))
+	if raw == "" || raw == "null" {
+		return decimal.Zero, nil
+	}
+	if strings.HasPrefix(raw, `"`) {
+		if err := json.Unmarshal([]byte(raw), &raw); err != nil {
+			return decimal.Decimal{}, errFormat(path, "%s is not an amount.", path)
+		}
+	}
+	a, err := money.Parse(raw, cur)
+	if err != nil {
+		return decimal.Decimal{}, errFormat(path, "%s is not a valid amount in %s.", path, trimForText(cur))
+	}
+	return a.Value, nil
+}
+
+// createAccount: body {"customerId" or "customerNumber", "bban"
+// (optional, generated), "currency" (NOK), "name", "product",
+// "cashAccountType", "balance"} (shape assumed); 201 with the account as
+// the AIS shows it.
+func (s *Server) createAccount(c *call) error {
+	var in struct {
+		CustomerID      string     `json:"customerId"`
+		CustomerNumber  string     `json:"customerNumber"`
+		BBAN            string     `json:"bban"`
+		Currency        string     `json:"currency"`
+		Name            string     `json:"name"`
+		Product         string     `json:"product"`
+		CashAccountType string     `json:"cashAccountType"`
+		Balance         flexAmount `json:"balance"`
+		CreditLine      flexAmount `json:"creditLine"`
+	}
+	if err := c.decode(&in); err != nil {
+		return err
+	}
+	cu, err := s.owner(in.CustomerID, in.CustomerNumber)
+	if err != nil {
+		return err
+	}
+	if in.Currency == "" {
+		in.Currency = "NOK"
+	}
+	if !money.IsCurrency(in.Currency) {
+		return errFormat("currency", "currency must be an ISO 4217 code.")
+	}
+	if in.Name == "" {
+		in.Name = "Konto"
+	}
+	if err := textField(in.Name, "name", 1, 70); err != nil {
+		return err
+	}
+	bal, err := in.Balance.parse(in.Currency, "balance")
+	if err != nil {
+		return err
+	}
+	credit, err := in.CreditLine.parse(in.Currency, "creditLine")
+	if err != nil {
+		return err
+	}
+	if in.BBAN == "" {
+		for in.BBAN == "" || s.accountByBBAN(in.BBAN) != nil {
+			in.BBAN = makeBBAN("9" + randomDigits(9))
+		}
+	} else if !validBBAN(in.BBAN) {
+		return errFormat("bban", "bban must be 11 digits with a valid MOD11 check digit.")
+	} else if s.accountByBBAN(in.BBAN) != nil {
+		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")
+	}
+	a := &account{
+		id: encID("", 32), owner: cu.id, bban: in.BBAN, iban: ibanOf(in.BBAN), currency: in.Currency,
+		name: in.Name, product: orDefault(in.Product, "BRUKSKONTO"), cashAccountType: orDefault(in.CashAccountType, "CACC"),
+		bic: "TSTBNO22", booked: bal, creditLine: credit,
+	}
+	s.data.accounts[a.id] = a
+	cu.accounts = append(cu.accounts, a.id)
+	return c.reply(http.StatusCreated, a.json(true))
+}
+
+// createCard: body {"customerId" or "customerNumber", "maskedPan"
+// (optional), "name", "product", "currency", "creditLimit", "balance"
+// (interimBooked, negative for debt)} (shape assumed); 201.
+func (s *Server) createCard(c *call) error {
+	var in struct {
+		CustomerID     string     `json:"customerId"`
+		CustomerNumber string     `json:"customerNumber"`
+		MaskedPan      string     `json:"maskedPan"`
+		Name           string     `json:"name"`
+		Product        string     `json:"product"`
+		Currency       string     `json:"currency"`
+		CreditLimit    flexAmount `json:"creditLimit"`
+		Balance        flexAmount `json:"balance"`
+	}
+	if err := c.decode(&in); err != nil {
+		return err
+	}
+	cu, err := s.owner(in.CustomerID, in.CustomerNumber)
+	if err != nil {
+		return err
+	}
+	if in.Currency == "" {
+		in.Currency = "NOK"
+	}
+	if !money.IsCurrency(in.Currency) {
+		return errFormat("currency", "currency must be an ISO 4217 code.")
+	}
+	if in.MaskedPan == "" {
+		in.MaskedPan = "552216******" + randomDigits(4)
+	}
+	if err := textField(in.MaskedPan, "maskedPan", 1, 35); err != nil {
+		return err
+	}
+	if in.Name == "" {
+		in.Name = "Kredittkort"
+	}
+	if err := textField(in.Name, "name", 1, 70); err != nil {
+		return err
+	}
+	limit, err := in.CreditLimit.parse(in.Currency, "creditLimit")
+	if err != nil {
+		return err
+	}
+	bal, err := in.Balance.parse(in.Currency, "balance")
+	if err != nil {
+		return err
+	}
+	k := &cardAccount{id: encID("", 32), owner: cu.id, maskedPan: in.MaskedPan, currency: in.Currency,
+		name: in.Name, product: orDefault(in.Product, "Kredittkort"), creditLimit: limit, booked: bal}
+	if accts := s.accountsOf(cu); len(accts) > 0 {
+		k.relatedBBAN = accts[0].bban
+	}
+	s.data.cards[k.id] = k
+	cu.cards = append(cu.cards, k.id)
+	return c.reply(http.StatusCreated, k.json())
+}
+
+// mockTransaction is one element of the JSON array of POST
+// /v1/sandbox/accounts/{id}/transactions (shape assumed: the AIS
+// transaction fields plus bookingStatus).
+type mockTransaction struct {
+	BookingStatus     string      `json:"bookingStatus"` // booked (default) or pending
+	BookingDate       string      `json:"bookingDate"`
+	ValueDate         string      `json:"valueDate"`
+	TransactionAmount *mockAmount `json:"transactionAmount"`
+	CreditorName      string      `json:"creditorName"`
+	CreditorAccount   *accountRef `json:"creditorAccount"`
+	DebtorName        string      `json:"debtorName"`
+	DebtorAccount     *accountRef `json:"debtorAccount"`
+	Remittance        string      `json:"remittanceInformationUnstructured"`
+	Code              string      `json:"proprietaryBankTransactionCode"`
+}
+
+type mockAmount struct {
+	Amount   flexAmount `json:"amount"`
+	Currency string     `json:"currency"`
+}
+
+// createTransactions adds mock transactions to an account. A transaction
+// whose debtorAccount is another account is refused (SERVICE.md 4.5).
+// Booked ones move the balance. 201 with the created transactions.
+func (s *Server) createTransactions(c *call) error {
+	a := s.accountByID(c.pathValue("id"))
+	if a == nil {
+		return errNotFound("The account is unknown.").at("mockAccountId")
+	}
+	var in []mockTransaction
+	if err := c.decode(&in); err != nil {
+		return err
+	}
+	if len(in) == 0 {
+		return errFormat("", "The body must be a non-empty JSON array of transactions.")
+	}
+	made := make([]transaction, 0, len(in))
+	for i, m := range in {
+		p := "[" + strconv.Itoa(i) + "]."
+		t, err := s.mockTransaction(a, m, p, c.now)
+		if err != nil {
+			return err
+		}
+		made = append(made, t)
+	}
+	out := make([]transactionJSON, 0, len(made))
+	for _, t := range made {
+		if t.booked {
+			out = append(out, s.book(a, t).json())
+		} else {
+			tp := t
+			a.transactions = append(a.transactions, &tp)
+			out = append(out, tp.json())
+		}
+	}
+	return c.reply(http.StatusCreated, out)
+}
+
+func (s *Server) mockTransaction(a *account, m mockTransaction, p string, now time.Time) (transaction, error) {
+	t := transaction{booked: m.BookingStatus != "pending", currency: a.currency,
+		creditorName: m.CreditorName, debtorName: m.DebtorName, remittance: m.Remittance, code: m.Code}
+	if m.BookingStatus != "" && m.BookingStatus != "booked" && m.BookingStatus != "pending" {
+		return t, errFormat(p+"bookingStatus", "bookingStatus must be booked or pending.")
+	}
+	if m.TransactionAmount == nil {
+		return t, errFormat(p+"transactionAmount", "transactionAmount is required.")
+	}
+	if m.TransactionAmount.Currency != "" && m.TransactionAmount.Currency != a.currency {
+		return t, errFormat(p+"transactionAmount.currency", "The currency must be the account's (%s).", a.currency)
+	}
+	v, err := m.TransactionAmount.Amount.parse(a.currency, p+"transactionAmount.amount")
+	if err != nil {
+		return t, err
+	}
+	if v.IsZero() {
+		return t, errFormat(p+"transactionAmount.amount", "The amount must not be zero.")
+	}
+	t.amount = v
+	t.bookingDate = today(now)
+	if m.BookingDate != "" {
+		if t.bookingDate, err = time.Parse(time.DateOnly, m.BookingDate); err != nil {
+			return t, errFormat(p+"bookingDate", "bookingDate must be a date YYYY-MM-DD.")
+		}
+	}
+	if m.ValueDate != "" {
+		if t.valueDate, err = time.Parse(time.DateOnly, m.ValueDate); err != nil {
+			return t, errFormat(p+"valueDate", "valueDate must be a date YYYY-MM-DD.")
+		}
+	}
+	if err := textField(m.Remittance, p+"remittanceInformationUnstructured", 0, 140); err != nil {
+		return t, err
+	}
+	if err := textField(m.CreditorName, p+"creditorName", 0, 70); err != nil {
+		return t, err
+	}
+	if err := textField(m.DebtorName, p+"debtorName", 0, 70); err != nil {
+		return t, err
+	}
+	own := &accountRef{BBAN: a.bban, IBAN: a.iban}
+	if d := m.DebtorAccount; d != nil {
+		if (d.BBAN != "" && d.BBAN != a.bban) || (d.IBAN != "" && d.IBAN != a.iban) || (d.BBAN == "" && d.IBAN == "") {
+			return t, errFormat(p+"debtorAccount", "A mock transaction cannot have another account as debtor.")
+		}
+	}
+	t.debtorAccount, t.creditorAccount = own, m.CreditorAccount
+	if v.IsPositive() {
+		// Money in: the platform shows the payer, not this account.
+		t.debtorAccount, t.creditorAccount = nil, nil
+	}
+	return t, nil
+}
+
+// createCardTransactions adds mock card transactions: a JSON array of
+// {"bookingStatus","transactionDate","bookingDate","transactionAmount",
+// "originalAmount","invoiced","transactionDetails"} (shape assumed); 201.
+func (s *Server) createCardTransactions(c *call) error {
+	k := s.cardByID(c.pathValue("id"))
+	if k == nil {
+		return errNotFound("The card account is unknown.").at("mockAccountId")
+	}
+	var in []struct {
+		BookingStatus      string      `json:"bookingStatus"`
+		TransactionDate    string      `json:"transactionDate"`
+		BookingDate        string      `json:"bookingDate"`
+		TransactionAmount  *mockAmount `json:"transactionAmount"`
+		OriginalAmount     *mockAmount `json:"originalAmount"`
+		Invoiced           bool        `json:"invoiced"`
+		TransactionDetails string      `json:"transactionDetails"`
+	}
+	if err := c.decode(&in); err != nil {
+		return err
+	}
+	if len(in) == 0 {
+		return errFormat("", "The body must be a non-empty JSON array of card transactions.")
+	}
+	made := make([]*cardTransaction, 0, len(in))
+	for i, m := range in {
+		p := "[" + strconv.Itoa(i) + "]."
+		if m.BookingStatus != "" && m.BookingStatus != "booked" && m.BookingStatus != "pending" {
+			return errFormat(p+"bookingStatus", "bookingStatus must be booked or pending.")
+		}
+		if m.TransactionAmount == nil {
+			return errFormat(p+"transactionAmount", "transactionAmount is required.")
+		}
+		v, err := m.TransactionAmount.Amount.parse(k.currency, p+"transactionAmount.amount")
+		if err != nil {
+			return err
+		}
+		t := &cardTransaction{id: s.data.nextTxID()[4:], booked: m.BookingStatus != "pending", amount: v,
+			currency: k.currency, originalAmount: v, originalCur: k.currency, invoiced: m.Invoiced,
+			details: m.TransactionDetails, transactionDate: today(c.now)}
+		if m.OriginalAmount != nil && m.OriginalAmount.Currency != "" {
+			if !money.IsCurrency(m.OriginalAmount.Currency) {
+				return errFormat(p+"originalAmount.currency", "currency must be an ISO 4217 code.")
+			}
+			ov, err := m.OriginalAmount.Amount.parse(m.OriginalAmount.Currency, p+"originalAmount.amount")
+			if err != nil {
+				return err
+			}
+			t.originalAmount, t.originalCur = ov, m.OriginalAmount.Currency
+		}
+		if m.TransactionDate != "" {
+			if t.transactionDate, err = time.Parse(time.DateOnly, m.TransactionDate); err != nil {
+				return errFormat(p+"transactionDate", "transactionDate must be a date YYYY-MM-DD.")
+			}
+		}
+		if t.booked {
+			t.bookingDate = t.transactionDate
+			if m.BookingDate != "" {
+				if t.bookingDate, err = time.Parse(time.DateOnly, m.BookingDate); err != nil {
+					return errFormat(p+"bookingDate", "bookingDate must be a date YYYY-MM-DD.")
+				}
+			}
+		}
+		if err := textField(m.TransactionDetails, p+"transactionDetails", 0, 140); err != nil {
+			return err
+		}
+		made = append(made, t)
+	}
+	out := make([]cardTransactionJSON, 0, len(made))
+	for _, t := range made {
+		k.transactions = append(k.transactions, t)
+		if t.booked {
+			k.booked = k.booked.Add(t.amount)
+		}
+		out = append(out, t.json())
+	}
+	return c.reply(http.StatusCreated, out)
+}
+
+// createAgreement: body {"owner","name","engagements":[{"customer",
+// "account":{"iban"},"roles":["VIEW","REGISTER"]}]} (PLATFORM.md); owner
+// and customer are a customerId or customerNumber. 201 with the agreement;
+// its id is a UUID usable as PSU-Corporate-ID.
+func (s *Server) createAgreement(c *call) error {
+	var in struct {
+		Owner       string `json:"owner"`
+		Name        string `json:"name"`
+		Engagements []struct {
+			Customer string     `json:"customer"`
+			Account  accountRef `json:"account"`
+			Roles    []string   `json:"roles"`
+		} `json:"engagements"`
+	}
+	if err := c.decode(&in); err != nil {
+		return err
+	}
+	owner := s.customerByID(in.Owner)
+	if owner == nil {
+		owner = s.customerByNumber(in.Owner)
+	}
+	if owner == nil {
+		return errNotFound("The owner is unknown.").at("owner")
+	}
+	if err := textField(in.Name, "name", 1, 70); err != nil {
+		return err
+	}
+	ag := &agreement{id: newUUID(), name: in.Name, owner: owner.id}
+	for i, e := range in.Engagements {
+		p := "engagements[" + strconv.Itoa(i) + "]"
+		var a *account
+		switch {
+		case e.Account.IBAN != "":
+			a = s.accountByIBAN(e.Account.IBAN)
+		case e.Account.BBAN != "":
+			a = s.accountByBBAN(e.Account.BBAN)
+		}
+		if a == nil {
+			return errNotFound("The account of %s is unknown.", p).at(p + ".account")
+		}
+		if cu := s.customerByID(a.owner); e.Customer != "" && cu != nil && e.Customer != cu.id && e.Customer != cu.number {
+			return errFormat(p+".customer", "The account does not belong to this customer.")
+		}
+		if !slices.Contains(ag.accounts, a.id) {
+			ag.accounts = append(ag.accounts, a.id)
+		}
+		for _, r := range e.Roles {
+			if !slices.Contains(ag.roles, r) {
+				ag.roles = append(ag.roles, r)
+			}
+		}
+	}
+	s.data.agreements[ag.id] = ag
+	owner.agreements = append(owner.agreements, ag.id)
+	return c.reply(http.StatusCreated, ag.json())
+}
+
+// textField checks a text's length in characters.
+func textField(v, path string, minLen, maxLen int) error {
+	n := len([]rune(v))
+	if n < minLen || n > maxLen {
+		return errFormat(path, "%s must be %d to %d characters.", path, minLen, maxLen)
+	}
+	return nil
+}
+
+func allDigitsN(s string, lengths ...int) bool {
+	if !slices.Contains(lengths, len(s)) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
