@@ -31,7 +31,7 @@ const maxClockSkew = 60 * time.Second
 //  3. Signature present (400 HTTP_HEADER_REQUIRED), parseable, plain or
 //     RFC 2047 encoded, algorithm rsa-sha256, keyId equal to the
 //     certificate's (400 FORMAT_ERROR), then (after the presence checks of
-//     4) headers listing date, x-request-id, digest (with a body) and
+//  4. headers listing date, x-request-id, digest (with a body) and
 //     psu-id, psu-corporate-id, tpp-redirect-uri when sent (400
 //     FORMAT_ERROR);
 //  4. Date present (and Digest with a body) (400 HTTP_HEADER_REQUIRED);
