@@ -30,15 +30,15 @@ const maxClockSkew = 60 * time.Second
 //     CERTIFICATE_INVALID) and valid now (401 CERTIFICATE_EXPIRED);
 //  3. Signature present (400 HTTP_HEADER_REQUIRED), parseable, plain or
 //     RFC 2047 encoded, algorithm rsa-sha256, keyId equal to the
-//     certificate's (400 FORMAT_ERROR), then (after the presence checks of
-//  4. headers listing date, x-request-id, digest (with a body) and
+//     certificate's (400 FORMAT_ERROR);
+//  4. Date present, and Digest with a body (400 HTTP_HEADER_REQUIRED);
+//  5. the signed headers list date, x-request-id, digest (with a body) and
 //     psu-id, psu-corporate-id, tpp-redirect-uri when sent (400
 //     FORMAT_ERROR);
-//  4. Date present (and Digest with a body) (400 HTTP_HEADER_REQUIRED);
-//     Date within 60 s of the emulator clock, Digest matching the body,
-//     SHA-256 or SHA-512 (400 FORMAT_ERROR);
-//  6. the signature verifies with the certificate's key (400 FORMAT_ERROR);
-//  7. a body is application/json, valid UTF-8 JSON, with no character
+//  6. Date within 60 s of the emulator clock, Digest matching the body
+//     with SHA-256 or SHA-512 (400 FORMAT_ERROR);
+//  7. the signature verifies with the certificate's key (400 FORMAT_ERROR);
+//  8. a body is application/json, valid UTF-8 JSON, with no character
 //     outside the Basic Multilingual Plane (400 FORMAT_ERROR).
 func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiError) {
 	now := s.now()
