@@ -1,0 +1,237 @@
+package sca
+
+import (
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// MaxCallbackLength bounds the callback URL [ParseCallback] accepts (8 KiB).
+const MaxCallbackLength = 8 << 10
+
+// maxParamLen bounds a single id parameter of the callback.
+const maxParamLen = 256
+
+// Errors of [ParseCallback]. A failed SCA reported by the bank is a
+// [*CallbackError] instead; all of them are refusals of the callback and
+// no Session is made.
+var (
+	// ErrMalformedCallback: the URL cannot be parsed, a parameter is
+	// missing, repeated or invalid (psu-id not a UUID, unknown context...).
+	ErrMalformedCallback = errors.New("sca: malformed SCA callback")
+	// ErrCallbackTooLong: the URL is longer than MaxCallbackLength.
+	ErrCallbackTooLong = errors.New("sca: SCA callback too long")
+	// ErrStateMismatch: the state parameter is missing or is not the one of
+	// the pending SCA (a forged or crossed-over callback).
+	ErrStateMismatch = errors.New("sca: SCA callback state does not match")
+	// ErrSessionMismatch: tpp-session-id is not the TPP-Session-ID the SCA
+	// was started with.
+	ErrSessionMismatch = errors.New("sca: SCA callback tpp-session-id does not match")
+	// ErrReplayed: the pending SCA was already completed by an earlier
+	// callback (a pending SCA is single-use).
+	ErrReplayed = errors.New("sca: SCA callback replayed")
+	// ErrPendingExpired: the callback came after the pending SCA expired.
+	ErrPendingExpired = errors.New("sca: pending SCA expired")
+	// ErrNoPending: no pending SCA (nil, or no record for the callback's
+	// state in the store).
+	ErrNoPending = errors.New("sca: no pending SCA for this callback")
+	// ErrSCAFailed matches every *CallbackError with errors.Is.
+	ErrSCAFailed = errors.New("sca: SCA failed or was cancelled")
+)
+
+// CallbackError is the bank's failure redirect after SCA (SERVICE.md 6):
+// the PSU cancelled, or authentication failed. It carries the parameters of
+// the redirect; Message is URL-decoded. It matches ErrSCAFailed.
+//
+// After a failed SCA the PSU's earlier session, if any, stays valid
+// (SERVICE.md 3).
+type CallbackError struct {
+	// System is the internal system that produced the error, if given.
+	System string
+	// Status is the HTTP status the bank reports (for example 401).
+	Status int
+	// Code is the error code, e.g. SCA_INVALID.
+	Code string
+	// Message is the detail text, URL-decoded. It is text from the bank:
+	// escape it before showing it in HTML.
+	Message string
+	// TPPSessionID is the TPP-Session-ID of the pending SCA.
+	TPPSessionID string
+}
+
+// Error returns one short line with the status and code (the message stays
+// in the field).
+func (e *CallbackError) Error() string {
+	s := "sca: SCA failed"
+	if e.Status != 0 {
+		s += ": " + strconv.Itoa(e.Status)
+	}
+	if e.Code != "" {
+		s += " " + e.Code
+	}
+	return s
+}
+
+// Is matches ErrSCAFailed.
+func (e *CallbackError) Is(target error) bool { return target == ErrSCAFailed }
+
+// Callback parameter names (SERVICE.md 6) and the TPP's own state.
+const (
+	paramState          = "state"
+	paramPSUID          = "psu-id"
+	paramPSUCorporateID = "psu-corporate-id"
+	paramTPPSessionID   = "tpp-session-id"
+	paramContext        = "context"
+	paramSystem         = "system"
+	paramStatus         = "status"
+	paramCode           = "code"
+	paramMessage        = "message"
+)
+
+// ParseCallback turns the browser's return to TPP-Redirect-URI into a
+// Session, using the wall clock. See [Flow.ParseCallback], which uses the
+// Flow's clock.
+func ParseCallback(pending *Pending, callbackURL string) (*Session, error) {
+	return parseCallback(pending, callbackURL, time.Now())
+}
+
+// CallbackState returns the state parameter of a callback URL (absolute,
+// or a request URI such as r.URL.RequestURI()), to find the pending SCA it
+// belongs to. It does not validate anything else.
+func CallbackState(callbackURL string) (string, error) {
+	q, err := callbackQuery(callbackURL)
+	if err != nil {
+		return "", err
+	}
+	st, err := single(q, paramState)
+	if err != nil {
+		return "", err
+	}
+	if st == "" {
+		return "", ErrStateMismatch
+	}
+	return st, nil
+}
+
+func callbackQuery(callbackURL string) (url.Values, error) {
+	if len(callbackURL) > MaxCallbackLength {
+		return nil, ErrCallbackTooLong
+	}
+	u, err := url.Parse(callbackURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w: not a URL", ErrMalformedCallback)
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("%w: query cannot be parsed", ErrMalformedCallback)
+	}
+	return q, nil
+}
+
+// single returns the one value of name, "" when absent, and an error when
+// the parameter is repeated (parameter pollution) or unsafe.
+func single(q url.Values, name string) (string, error) {
+	vs := q[name]
+	switch {
+	case len(vs) == 0:
+		return "", nil
+	case len(vs) > 1:
+		return "", fmt.Errorf("%w: parameter %s repeated", ErrMalformedCallback, name)
+	}
+	if !headerSafe(vs[0]) {
+		return "", fmt.Errorf("%w: parameter %s has control characters", ErrMalformedCallback, name)
+	}
+	return vs[0], nil
+}
+
+func parseCallback(p *Pending, callbackURL string, now time.Time) (*Session, error) {
+	if p == nil {
+		return nil, ErrNoPending
+	}
+	if p.Consumed {
+		return nil, ErrReplayed
+	}
+	q, err := callbackQuery(callbackURL)
+	if err != nil {
+		return nil, err
+	}
+	state, err := single(q, paramState)
+	if err != nil {
+		return nil, err
+	}
+	if state == "" || p.State == "" || subtle.ConstantTimeCompare([]byte(state), []byte(p.State)) != 1 {
+		return nil, ErrStateMismatch
+	}
+	// From here on the callback belongs to this pending SCA: it is used up
+	// whatever the outcome.
+	p.Consumed = true
+	if !p.ExpiresAt.IsZero() && now.After(p.ExpiresAt) {
+		return nil, ErrPendingExpired
+	}
+
+	get := func(name string) string {
+		v, e := single(q, name)
+		if e != nil && err == nil {
+			err = e
+		}
+		return v
+	}
+	system, status, code, message := get(paramSystem), get(paramStatus), get(paramCode), get(paramMessage)
+	psuID, corpID, sid, ctxName := get(paramPSUID), get(paramPSUCorporateID), get(paramTPPSessionID), get(paramContext)
+	if err != nil {
+		return nil, err
+	}
+
+	if code != "" || status != "" || system != "" {
+		if psuID != "" {
+			return nil, fmt.Errorf("%w: both success and failure parameters", ErrMalformedCallback)
+		}
+		ce := &CallbackError{System: system, Code: code, Message: message, TPPSessionID: p.TPPSessionID}
+		if status != "" {
+			n, convErr := strconv.Atoi(status)
+			if convErr != nil || n < 100 || n > 999 {
+				return nil, fmt.Errorf("%w: parameter status is not an HTTP status", ErrMalformedCallback)
+			}
+			ce.Status = n
+		}
+		if len(code) > maxParamLen || len(system) > maxParamLen {
+			return nil, fmt.Errorf("%w: failure parameter too long", ErrMalformedCallback)
+		}
+		return nil, ce
+	}
+
+	switch {
+	case psuID == "":
+		return nil, fmt.Errorf("%w: parameter psu-id missing", ErrMalformedCallback)
+	case !isUUID(psuID):
+		return nil, fmt.Errorf("%w: parameter psu-id is not a UUID", ErrMalformedCallback)
+	case sid == "":
+		return nil, fmt.Errorf("%w: parameter tpp-session-id missing", ErrMalformedCallback)
+	case subtle.ConstantTimeCompare([]byte(sid), []byte(p.TPPSessionID)) != 1:
+		return nil, ErrSessionMismatch
+	}
+	c := PSUContext(strings.ToUpper(ctxName))
+	if !c.Valid() {
+		return nil, fmt.Errorf("%w: parameter context is not PRIVATE or CORPORATE", ErrMalformedCallback)
+	}
+	if corpID != "" {
+		if c != Corporate {
+			return nil, fmt.Errorf("%w: psu-corporate-id outside CORPORATE context", ErrMalformedCallback)
+		}
+		if !isUUID(corpID) {
+			return nil, fmt.Errorf("%w: parameter psu-corporate-id is not a UUID", ErrMalformedCallback)
+		}
+	}
+	return &Session{
+		Key:            p.Key,
+		PSUID:          psuID,
+		PSUCorporateID: corpID,
+		TPPSessionID:   p.TPPSessionID,
+		Context:        c,
+		SCAAt:          now,
+	}, nil
+}

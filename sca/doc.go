@@ -1,0 +1,51 @@
+// Package sca drives Strong Customer Authentication by redirect and keeps
+// the PSU sessions it produces (SERVICE.md sections 3, 5.8 to 5.14 and 6;
+// PLATFORM.md "Session model").
+//
+// There is no consent id on this platform. After SCA the bank sends the
+// PSU's browser back to TPP-Redirect-URI with psu-id, tpp-session-id,
+// context and, for a corporate user, psu-corporate-id; later calls send
+// them as PSU-ID, TPP-Session-ID and PSU-Corporate-ID. A [Session] holds
+// them with the time of the SCA.
+//
+// # Sections
+//
+// Finding the link: any answer may ask for SCA — a 401 on an account call,
+// a 201 payment or basket, a bank-offered consent. [Find] takes any of them
+// (a *client.Error, an answer struct with _links, raw JSON) and returns the
+// typed [Redirect].
+//
+// Starting and completing: a [Flow] (one per TPP-Redirect-URI) starts an
+// SCA with [Flow.Start], which returns a [Pending] (the TPP-Session-ID and
+// an unguessable state, appended to TPP-Redirect-URI) and the request
+// options for the call. [Flow.ParseCallback] turns the browser's return
+// into a Session, or into a [*CallbackError] when the PSU cancelled or SCA
+// failed; forged, replayed, expired or malformed callbacks give typed
+// errors ([ErrStateMismatch], [ErrReplayed], [ErrPendingExpired],
+// [ErrMalformedCallback], ...).
+//
+// Session rules: an SCA holds for one hour within its TPP-Session-ID
+// ([Session.SCAValid]); a new TPP-Session-ID replaces the old session only
+// when its SCA completes; an aborted SCA keeps the old one. [Manager]
+// applies these rules over a [Store]: [Manager.Prepare] and
+// [Manager.Begin] prepare calls, [Call.Redirect] saves the pending SCA when
+// the bank asks for one, [Manager.Complete] and [Manager.Handler] (an
+// http.Handler to mount at the redirect URI) finish it.
+//
+// Storage: [Store] is three methods over bytes (Get, Put, Delete), so one
+// store can also hold other SDK state such as the accounts package's
+// without-PSU call budget. [MemoryStore] and [FileStore] (atomic replace,
+// mode 0600, crash safe) are provided; [SaveSession] and [LoadSession] are
+// the typed helpers.
+//
+// Corporate users: [Agreements] lists the agreements (GET /v1/agreements)
+// and [Session.WithCorporate] / [Manager.UseAgreement] set PSU-Corporate-ID.
+// A PISP starts SCA and learns the corporate id with [User] (GET /v1/user).
+//
+// Streamlining: [WithPSUIdentity] (X-PSU-IDENTITY), [WithAuthMethod]
+// (X-PSU-AuthMethod-Preferred, see [AuthMethod]) and
+// [WithRedirectPreferred] (TPP-Redirect-Preferred) adjust [Flow.Start].
+//
+// Privacy: PSU-ID, PSU-Corporate-ID, national identity numbers and the
+// state never appear in error strings, and the package logs nothing.
+package sca

@@ -1,0 +1,300 @@
+package sca
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/tppkit/psd2/client"
+)
+
+// DefaultPendingTTL is how long a started SCA waits for its callback.
+const DefaultPendingTTL = 15 * time.Minute
+
+// stateBytes is the entropy of a state value: 256 bits from crypto/rand.
+const stateBytes = 32
+
+// Flow starts SCAs for one TPP-Redirect-URI and completes them from the
+// callbacks. A Flow holds no per-PSU state and is safe for concurrent use.
+type Flow struct {
+	redirect *url.URL
+	ttl      time.Duration
+	now      func() time.Time
+}
+
+// FlowOption configures a [Flow] in [NewFlow].
+type FlowOption func(*Flow) error
+
+// WithPendingTTL sets how long a started SCA waits for its callback
+// (default 15 minutes; between 1 minute and 1 hour).
+func WithPendingTTL(d time.Duration) FlowOption {
+	return func(f *Flow) error {
+		if d < time.Minute || d > time.Hour {
+			return fmt.Errorf("sca: pending TTL %v is not between 1m and 1h", d)
+		}
+		f.ttl = d
+		return nil
+	}
+}
+
+// WithClock sets the Flow's time source (tests move time with it). It
+// stamps Pending.CreatedAt and Session.SCAAt and decides expiry.
+func WithClock(now func() time.Time) FlowOption {
+	return func(f *Flow) error {
+		if now == nil {
+			return errors.New("sca: WithClock(nil)")
+		}
+		f.now = now
+		return nil
+	}
+}
+
+// NewFlow returns a Flow whose SCAs send the PSU back to redirectURI, the
+// TPP's callback address (where [Manager.Handler] or the TPP's own handler
+// is mounted). It must be an absolute https URL (http only on loopback
+// hosts), without a fragment and without its own state parameter: the Flow
+// appends state to it.
+func NewFlow(redirectURI string, opts ...FlowOption) (*Flow, error) {
+	u, err := url.Parse(redirectURI)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.User != nil || u.Opaque != "" {
+		return nil, errors.New("sca: redirect URI must be an absolute URL")
+	}
+	switch {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && loopback(u.Hostname()):
+	default:
+		return nil, errors.New("sca: redirect URI must use https (http only on loopback)")
+	}
+	if u.Fragment != "" || strings.HasSuffix(redirectURI, "#") {
+		return nil, errors.New("sca: redirect URI must not have a fragment")
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return nil, errors.New("sca: redirect URI has an invalid query")
+	}
+	for _, name := range []string{paramState, paramPSUID, paramPSUCorporateID, paramTPPSessionID, paramContext,
+		paramSystem, paramStatus, paramCode, paramMessage} {
+		if q.Has(name) {
+			return nil, fmt.Errorf("sca: redirect URI must not carry the callback parameter %q", name)
+		}
+	}
+	if len(redirectURI) > MaxCallbackLength/2 {
+		return nil, errors.New("sca: redirect URI too long")
+	}
+	f := &Flow{redirect: u, ttl: DefaultPendingTTL, now: time.Now}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(f); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// RedirectURI returns the TPP-Redirect-URI the Flow was made with (without
+// state).
+func (f *Flow) RedirectURI() string { return f.redirect.String() }
+
+// Pending is an SCA the TPP started and whose callback it waits for. Keep
+// it (in a [Store], see [SavePending], or in the PSU's server-side web
+// session) until the callback arrives; it is plain JSON data. State is a
+// secret shared only with the PSU's browser; never put it in logs.
+type Pending struct {
+	// Key is the TPP-chosen key the resulting Session is stored under.
+	Key string `json:"key"`
+	// State is the unguessable value (256 bits from crypto/rand, base64url)
+	// appended to TPP-Redirect-URI; the callback must bring it back.
+	State string `json:"state"`
+	// TPPSessionID is the TPP-Session-ID the SCA runs in; the callback's
+	// tpp-session-id must equal it.
+	TPPSessionID string `json:"tppSessionId"`
+	// RedirectURI is the TPP-Redirect-URI sent to the bank, with state.
+	RedirectURI string `json:"redirectUri"`
+	// CreatedAt is when the SCA was started.
+	CreatedAt time.Time `json:"createdAt"`
+	// ExpiresAt is when the Pending stops accepting a callback.
+	ExpiresAt time.Time `json:"expiresAt"`
+	// Consumed is set by ParseCallback once a callback with the right state
+	// was handled: a Pending is single-use.
+	Consumed bool `json:"consumed,omitempty"`
+}
+
+// StartOption adjusts one [Flow.Start].
+type StartOption func(*startConfig) error
+
+type startConfig struct {
+	session      *Session
+	keepSession  bool
+	identity     string
+	authMethod   AuthMethod
+	preferredSet bool
+	preferred    bool
+	context      PSUContext
+}
+
+// Renew starts the SCA inside s's TPP-Session-ID, sending its PSU-ID and
+// PSU-Corporate-ID: for an SCA older than an hour, or a new consent after
+// choosing another agreement with [Session.WithCorporate].
+func Renew(s *Session) StartOption {
+	return func(c *startConfig) error {
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		c.session, c.keepSession = s, true
+		return nil
+	}
+}
+
+// Switch starts the SCA under a new TPP-Session-ID for the PSU of s,
+// sending its PSU-ID and PSU-Corporate-ID. The old session stays valid
+// until the new SCA completes, and stays valid if it is aborted
+// (SERVICE.md 3).
+func Switch(s *Session) StartOption {
+	return func(c *startConfig) error {
+		if err := s.Validate(); err != nil {
+			return err
+		}
+		c.session, c.keepSession = s, false
+		return nil
+	}
+}
+
+// WithPSUIdentity sends X-PSU-IDENTITY, the PSU's national identity
+// number, to preselect the PSU at SCA (SERVICE.md 5.11). The number is
+// personal data: it is sent once and never stored in the Pending.
+func WithPSUIdentity(nationalID string) StartOption {
+	return func(c *startConfig) error {
+		if nationalID == "" || len(nationalID) > 64 || !headerSafe(nationalID) {
+			return errors.New("sca: invalid X-PSU-IDENTITY")
+		}
+		c.identity = nationalID
+		return nil
+	}
+}
+
+// WithAuthMethod sends X-PSU-AuthMethod-Preferred: the bank jumps to that
+// SCA method when the PSU has it (SERVICE.md 5.11).
+func WithAuthMethod(m AuthMethod) StartOption {
+	return func(c *startConfig) error {
+		if err := m.validate(); err != nil {
+			return err
+		}
+		c.authMethod = m
+		return nil
+	}
+}
+
+// WithRedirectPreferred sends TPP-Redirect-Preferred; false asks for the
+// bank's mobile app biometric flow where available (SERVICE.md 5.12).
+func WithRedirectPreferred(preferred bool) StartOption {
+	return func(c *startConfig) error {
+		c.preferredSet, c.preferred = true, preferred
+		return nil
+	}
+}
+
+// WithContext sends PSU-Context (required for single-SCA payment
+// initiation, SERVICE.md 4.2).
+func WithContext(ctx PSUContext) StartOption {
+	return func(c *startConfig) error {
+		if !ctx.Valid() {
+			return errors.New("sca: context must be PRIVATE or CORPORATE")
+		}
+		c.context = ctx
+		return nil
+	}
+}
+
+// Start begins an SCA for the PSU whose session will be stored under key.
+// It returns the Pending to keep and the request option to send on the call
+// that will answer with a scaRedirect (a bank-offered consent, an account
+// call, a payment, GET /v1/user): TPP-Session-ID (a new UUID unless
+// [Renew]), TPP-Redirect-URI with the state appended, and the options'
+// headers. Then find the link with [Find] and send the PSU there.
+func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestOption, error) {
+	if key == "" || len(key) > maxKeyLen {
+		return nil, nil, fmt.Errorf("sca: session key must have 1 to %d bytes", maxKeyLen)
+	}
+	var cfg startConfig
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&cfg); err != nil {
+			return nil, nil, err
+		}
+	}
+	state, err := newState()
+	if err != nil {
+		return nil, nil, err
+	}
+	sid := uuid.NewString()
+	if cfg.keepSession {
+		sid = cfg.session.TPPSessionID
+	}
+	ru := *f.redirect
+	if ru.RawQuery != "" {
+		ru.RawQuery += "&"
+	}
+	ru.RawQuery += paramState + "=" + state
+	now := f.now()
+	p := &Pending{
+		Key:          key,
+		State:        state,
+		TPPSessionID: sid,
+		RedirectURI:  ru.String(),
+		CreatedAt:    now,
+		ExpiresAt:    now.Add(f.ttl),
+	}
+	ro := []client.RequestOption{client.WithTPPSessionID(sid), client.WithRedirectURI(p.RedirectURI)}
+	if s := cfg.session; s != nil {
+		ro = append(ro, client.WithPSU(client.PSU{ID: s.PSUID, CorporateID: s.PSUCorporateID}))
+	}
+	if cfg.identity != "" {
+		ro = append(ro, client.WithPSUIdentity(cfg.identity))
+	}
+	if cfg.authMethod != "" {
+		ro = append(ro, client.WithAuthMethodPreferred(string(cfg.authMethod)))
+	}
+	if cfg.preferredSet {
+		ro = append(ro, client.WithRedirectPreferred(cfg.preferred))
+	}
+	if cfg.context != "" {
+		ro = append(ro, client.WithPSUContext(string(cfg.context)))
+	}
+	return p, client.Combine(ro...), nil
+}
+
+// ParseCallback turns the browser's return to TPP-Redirect-URI into a
+// Session, using the Flow's clock. callbackURL is the full URL or the
+// request URI (r.URL.RequestURI()).
+//
+// A success callback (psu-id, tpp-session-id, context, psu-corporate-id)
+// gives a Session with SCAAt = now. A failure callback (system, status,
+// code, message) gives a [*CallbackError]. A callback whose state is not
+// the Pending's gives ErrStateMismatch and leaves the Pending untouched;
+// any other callback with the right state marks the Pending consumed, so a
+// second one gives ErrReplayed. Other refusals: ErrCallbackTooLong,
+// ErrMalformedCallback, ErrSessionMismatch, ErrPendingExpired,
+// ErrNoPending. It never panics.
+//
+// ParseCallback updates p; do not call it concurrently for one Pending
+// ([Manager.Complete] takes the Pending from the store atomically).
+func (f *Flow) ParseCallback(p *Pending, callbackURL string) (*Session, error) {
+	return parseCallback(p, callbackURL, f.now())
+}
+
+func newState() (string, error) {
+	var b [stateBytes]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("sca: reading random state: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}

@@ -1,0 +1,195 @@
+package sca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// Manager keeps PSU sessions and pending SCAs in one [Store] and applies
+// the session rules of SERVICE.md 3:
+//
+//   - an SCA holds for one hour within its TPP-Session-ID;
+//   - starting an SCA under a new TPP-Session-ID ([Manager.Begin]) leaves
+//     the PSU's current session stored and in use;
+//   - only a successful callback ([Manager.Complete]) replaces it, which is
+//     when the bank invalidates the old TPP-Session-ID;
+//   - a failed or aborted SCA leaves the old session in place.
+//
+// A Manager is safe for concurrent use.
+type Manager struct {
+	flow  *Flow
+	store Store
+}
+
+// NewManager returns a Manager starting SCAs with flow and keeping
+// sessions and pending SCAs in store.
+func NewManager(flow *Flow, store Store) (*Manager, error) {
+	if flow == nil || store == nil {
+		return nil, errors.New("sca: NewManager needs a flow and a store")
+	}
+	return &Manager{flow: flow, store: store}, nil
+}
+
+// Flow returns the Manager's Flow.
+func (m *Manager) Flow() *Flow { return m.flow }
+
+// Store returns the Manager's Store.
+func (m *Manager) Store() Store { return m.store }
+
+// Session returns the PSU's current session stored under key, or an error
+// matching ErrNotFound.
+func (m *Manager) Session(ctx context.Context, key string) (*Session, error) {
+	return LoadSession(ctx, m.store, key)
+}
+
+// Call is one bank call prepared by [Manager.Prepare] or [Manager.Begin]:
+// the request options to send and the SCA to start if the bank answers
+// with a scaRedirect.
+type Call struct {
+	// Options identify the PSU session and carry TPP-Redirect-URI with a
+	// fresh state. Send them on the call (add client.WithPSU with the PSU's
+	// IP address when the PSU is present, if not passed to Prepare).
+	Options client.RequestOption
+	// Session is the session the call runs in, nil when the PSU has none
+	// yet.
+	Session *Session
+	// Pending is the SCA the call starts if the bank asks for one.
+	Pending *Pending
+
+	m *Manager
+}
+
+// Prepare returns the options for a call in the PSU's current session
+// stored under key: PSU-ID, PSU-Corporate-ID, TPP-Session-ID and
+// TPP-Redirect-URI (the bank needs it on every call, SERVICE.md 5.8). When
+// the PSU has no session yet, it prepares a first SCA under a new
+// TPP-Session-ID. present carries the PSU's request data (IP address...)
+// when the PSU is actively present, nil otherwise (SERVICE.md 5.14).
+//
+// After the call, pass its answer or error to [Call.Redirect]: when the
+// bank asks for SCA (the hour passed, the consent expired), the pending SCA
+// is saved and the PSU is to be sent to the returned link.
+func (m *Manager) Prepare(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Call, error) {
+	sess, err := m.Session(ctx, key)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		sess = nil
+	case err != nil:
+		return nil, err
+	}
+	if sess != nil {
+		opts = append([]StartOption{Renew(sess)}, opts...)
+	}
+	return m.start(key, sess, present, opts)
+}
+
+// Begin prepares a call that starts an SCA under a new TPP-Session-ID for
+// the PSU stored under key (for example a bank-offered consent, or GET
+// /v1/user for a PISP). The PSU's current session, if any, stays stored and
+// valid until the new SCA completes (SERVICE.md 3); its PSU-ID and
+// PSU-Corporate-ID are sent on the call.
+func (m *Manager) Begin(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Call, error) {
+	sess, err := m.Session(ctx, key)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		sess = nil
+	case err != nil:
+		return nil, err
+	}
+	if sess != nil {
+		opts = append([]StartOption{Switch(sess)}, opts...)
+	}
+	return m.start(key, sess, present, opts)
+}
+
+func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []StartOption) (*Call, error) {
+	p, ro, err := m.flow.Start(key, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if present != nil {
+		psu := *present
+		psu.ID, psu.CorporateID = "", ""
+		if sess != nil {
+			psu.ID, psu.CorporateID = sess.PSUID, sess.PSUCorporateID
+		}
+		ro = client.Combine(ro, client.WithPSU(psu))
+	}
+	return &Call{Options: ro, Session: sess, Pending: p, m: m}, nil
+}
+
+// Redirect looks for a scaRedirect in the call's answer or error (see
+// [Find]). When there is one, it saves the call's pending SCA so that the
+// callback can complete it, and returns the link to send the PSU to. It
+// reports false, with nothing saved, when the answer needs no SCA.
+func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error) {
+	r, ok := Find(answer)
+	if !ok {
+		return Redirect{}, false, nil
+	}
+	if err := SavePending(ctx, c.m.store, c.Pending); err != nil {
+		return Redirect{}, false, err
+	}
+	return r, true, nil
+}
+
+// Complete handles the browser's return to TPP-Redirect-URI: it takes the
+// pending SCA named by the callback's state from the store (once: a second
+// callback gives ErrNoPending), parses the callback and, on success, stores
+// the new Session under the pending SCA's key, replacing the PSU's old
+// session (SERVICE.md 3). On failure ([*CallbackError] for a failed or
+// cancelled SCA) the old session is kept.
+func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, error) {
+	state, err := CallbackState(callbackURL)
+	if err != nil {
+		return nil, err
+	}
+	p, err := TakePending(ctx, m.store, state)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := m.flow.ParseCallback(p, callbackURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := SaveSession(ctx, m.store, p.Key, sess); err != nil {
+		return nil, fmt.Errorf("sca: storing session: %w", err)
+	}
+	return sess, nil
+}
+
+// SCAValid reports whether the PSU under key has a session whose SCA still
+// holds at now (see [Session.SCAValid]).
+func (m *Manager) SCAValid(ctx context.Context, key string, now time.Time) (bool, error) {
+	s, err := m.Session(ctx, key)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return s.SCAValid(now), nil
+}
+
+// UseAgreement sets PSU-Corporate-ID of the session under key to
+// agreementID (one of [Agreements]) and stores it (SERVICE.md 5.10). The
+// next call may answer with a scaRedirect: a consent for that agreement,
+// handled like any other through [Call.Redirect].
+func (m *Manager) UseAgreement(ctx context.Context, key, agreementID string) (*Session, error) {
+	s, err := m.Session(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.WithCorporate(agreementID)
+	if err != nil {
+		return nil, err
+	}
+	if err := SaveSession(ctx, m.store, key, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,185 @@
+package sca
+
+import (
+	"encoding/json"
+	"errors"
+	"net"
+	"net/url"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// Redirect is the bank's scaRedirect link: the authorisation page to send
+// the PSU's browser to (SERVICE.md 5.8).
+type Redirect struct {
+	// URL is the absolute https URL of the authorisation page.
+	URL *url.URL
+	// Verbs are the HTTP verbs the bank listed for the link (usually GET).
+	Verbs []string
+}
+
+// String returns the URL to redirect the PSU to, or "" for the zero Redirect.
+func (r Redirect) String() string {
+	if r.URL == nil {
+		return ""
+	}
+	return r.URL.String()
+}
+
+// linker is satisfied by client.Links, *client.Error and any answer type
+// that exposes its scaRedirect href.
+type linker interface{ ScaRedirect() string }
+
+// maxFindBody bounds the raw JSON Find parses.
+const maxFindBody = 1 << 20
+
+// Find looks for the scaRedirect link in any answer of the bank and reports
+// whether there is one. v may be:
+//
+//   - an error: a *client.Error (401 without a valid session) or any error
+//     wrapping one, or any error in the chain with a ScaRedirect() string
+//     method;
+//   - client.Links, a client.Link, or any value with a ScaRedirect() string
+//     method;
+//   - a struct or pointer to struct with a Links field of type client.Links
+//     or a field tagged json:"_links" (payment, basket and consent answers);
+//   - a raw JSON body ([]byte, json.RawMessage or string) with
+//     _links.scaRedirect.href.
+//
+// Only an absolute https URL (http on loopback hosts, for the emulator)
+// counts: an href that is relative, has user info, or another scheme is
+// ignored, so the PSU is never sent somewhere unexpected.
+func Find(v any) (Redirect, bool) {
+	switch x := v.(type) {
+	case nil:
+		return Redirect{}, false
+	case client.Links:
+		return fromLink(x[client.LinkScaRedirect])
+	case *client.Links:
+		if x == nil {
+			return Redirect{}, false
+		}
+		return fromLink((*x)[client.LinkScaRedirect])
+	case client.Link:
+		return fromLink(x)
+	case *client.Link:
+		if x == nil {
+			return Redirect{}, false
+		}
+		return fromLink(*x)
+	case *client.Error:
+		if x == nil {
+			return Redirect{}, false
+		}
+		return fromLink(x.Links[client.LinkScaRedirect])
+	case error:
+		var ce *client.Error
+		if errors.As(x, &ce) && ce != nil {
+			if r, ok := fromLink(ce.Links[client.LinkScaRedirect]); ok {
+				return r, true
+			}
+		}
+		var l linker
+		if errors.As(x, &l) && !isNilPointer(l) {
+			return fromHref(l.ScaRedirect(), nil)
+		}
+		return Redirect{}, false
+	case json.RawMessage:
+		return fromJSON(x)
+	case []byte:
+		return fromJSON(x)
+	case string:
+		return fromJSON([]byte(x))
+	case linker:
+		if isNilPointer(x) {
+			return Redirect{}, false
+		}
+		return fromHref(x.ScaRedirect(), nil)
+	}
+	return fromStruct(reflect.ValueOf(v))
+}
+
+// fromStruct finds a client.Links field in a struct (or pointer to one).
+func fromStruct(rv reflect.Value) (Redirect, bool) {
+	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
+		if rv.IsNil() {
+			return Redirect{}, false
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return Redirect{}, false
+	}
+	linksType := reflect.TypeOf(client.Links(nil))
+	rt := rv.Type()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		if !f.IsExported() || f.Type != linksType {
+			continue
+		}
+		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Name == "Links" || tag == "_links" {
+			links, _ := rv.Field(i).Interface().(client.Links)
+			if r, ok := fromLink(links[client.LinkScaRedirect]); ok {
+				return r, true
+			}
+		}
+	}
+	return Redirect{}, false
+}
+
+func fromJSON(b []byte) (Redirect, bool) {
+	if len(b) == 0 || len(b) > maxFindBody {
+		return Redirect{}, false
+	}
+	var body struct {
+		Links client.Links `json:"_links"`
+	}
+	if json.Unmarshal(b, &body) != nil {
+		return Redirect{}, false
+	}
+	return fromLink(body.Links[client.LinkScaRedirect])
+}
+
+func fromLink(l client.Link) (Redirect, bool) { return fromHref(l.Href, l.Verbs) }
+
+// fromHref validates href as a page the PSU's browser may be sent to.
+func fromHref(href string, verbs []string) (Redirect, bool) {
+	if href == "" || len(href) > MaxCallbackLength || strings.ContainsAny(href, " \t\r\n\x00") {
+		return Redirect{}, false
+	}
+	u, err := url.Parse(href)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.User != nil || u.Opaque != "" {
+		return Redirect{}, false
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "https":
+	case "http":
+		if !loopback(u.Hostname()) {
+			return Redirect{}, false
+		}
+	default:
+		return Redirect{}, false
+	}
+	return Redirect{URL: u, Verbs: slices.Clone(verbs)}, true
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Slice:
+		return rv.IsNil()
+	}
+	return false
+}
