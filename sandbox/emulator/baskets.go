@@ -1,9 +1,225 @@
 package emulator
 
-import "net/http"
+import (
+	"net/http"
+	"strconv"
+)
 
-// basketState is the signing baskets' part of the Server state (guarded by
-// s.mu). Stub; the baskets helper replaces this file.
-type basketState struct{}
+// Signing baskets (SERVICE.md 2.7, 4.1, 7, 8; PLATFORM.md "Paths"):
+//
+//	POST   /v1/signing-baskets                     {paymentIds}: 201 basketId, RCVD, _links
+//	GET    /v1/signing-baskets/{id}                {payments, transactionStatus, _links}
+//	GET    /v1/signing-baskets/{id}/status         {transactionStatus}
+//	DELETE /v1/signing-baskets/{id}                204 while no payment of it is authorised
+//	POST   /v1/signing-baskets/{id}/authorisations 201 scaStatus started + scaRedirect
+//
+// Rules the emulator applies (where SERVICE.md is silent, its choice):
+//   - 1 to 10 distinct ids of payments this TPP created, each in RCVD and
+//     in no other basket. More than 10 or none: 400 FORMAT_ERROR; an
+//     unknown id (or another TPP's): 400 RESOURCE_UNKNOWN; a bulk or
+//     periodic payment: 400 REFERENCE_MIX_INVALID; a payment not in RCVD or
+//     already in a basket: 409 STATUS_INVALID.
+//   - One SCA approves every payment of the basket still in RCVD (as the
+//     payment SCA does: ACTC or PDNG). A basket is not atomic.
+//   - The basket's status is the worst case of its payments, in this
+//     order from worst to best: RJCT (a payment is RJCT or CANC), RCVD (no
+//     payment authorised), PATC (some authorised, some still RCVD), ACTC
+//     (all authorised, whatever the batch did since).
+//   - DELETE removes the basket while its status is RCVD (the payments stay
+//     RCVD and may join another basket); otherwise 405 CANCELLATION_INVALID.
+//   - A basket belongs to the TPP that created it; others get 404.
 
-func (s *Server) registerBasketRoutes(mux *http.ServeMux) {}
+// maxBasketPayments is the limit of SERVICE.md 8.
+const maxBasketPayments = 10
+
+// basketState is the signing baskets' part of the Server state (guarded
+// by s.mu).
+type basketState struct {
+	byID map[string]*basket
+}
+
+type basket struct {
+	id       string
+	tpp      string
+	payments []*payment
+}
+
+func (b *basket) href() string { return "/v1/signing-baskets/" + b.id }
+
+// status is the worst case of the basket's payments.
+func (b *basket) status() string {
+	rcvd := 0
+	for _, p := range b.payments {
+		switch p.Status {
+		case statusRJCT, statusCANC:
+			return statusRJCT
+		case statusRCVD:
+			rcvd++
+		}
+	}
+	switch {
+	case rcvd == len(b.payments):
+		return statusRCVD
+	case rcvd > 0:
+		return "PATC"
+	}
+	return statusACTC
+}
+
+func (b *basket) links() links {
+	self := getLink(b.href())
+	l := links{"self": self, "status": getLink(b.href() + "/status")}
+	st := b.status()
+	if st == statusRCVD {
+		self.Verbs = []string{http.MethodGet, http.MethodDelete}
+		l["self"] = self
+	}
+	if st == statusRCVD || st == "PATC" {
+		l["startAuthorisation"] = postLink(b.href() + "/authorisations")
+	}
+	return l
+}
+
+func (s *Server) registerBasketRoutes(mux *http.ServeMux) {
+	s.handle(mux, "POST /v1/signing-baskets", (*call).createBasket)
+	s.handle(mux, "GET /v1/signing-baskets/{id}", (*call).getBasket)
+	s.handle(mux, "GET /v1/signing-baskets/{id}/status", (*call).basketStatus)
+	s.handle(mux, "DELETE /v1/signing-baskets/{id}", (*call).deleteBasket)
+	s.handle(mux, "POST /v1/signing-baskets/{id}/authorisations", (*call).startBasketAuthorisation)
+}
+
+// createBasket serves POST /v1/signing-baskets.
+func (c *call) createBasket() error {
+	if err := c.requireAcceptFix("amount-as-string"); err != nil {
+		return err
+	}
+	if err := c.require("TPP-Session-ID", "TPP-Redirect-URI", "PSU-ID", "PSU-IP-Address"); err != nil {
+		return err
+	}
+	if err := c.optionalPSU(); err != nil {
+		return err
+	}
+	var req struct {
+		PaymentIDs *[]string `json:"paymentIds"`
+	}
+	if err := c.decode(&req); err != nil {
+		return err
+	}
+	if req.PaymentIDs == nil || len(*req.PaymentIDs) == 0 {
+		return errFormat("paymentIds", "paymentIds must list at least one payment.")
+	}
+	ids := *req.PaymentIDs
+	if len(ids) > maxBasketPayments {
+		return errFormat("paymentIds", "A signing basket holds at most %d payments.", maxBasketPayments)
+	}
+	b := &basket{id: encID("", 32), tpp: c.tpp.id}
+	seen := map[string]bool{}
+	for i, id := range ids {
+		path := "paymentIds[" + strconv.Itoa(i) + "]"
+		if seen[id] {
+			return errFormat(path, "The payment %q is listed twice.", trimForText(id))
+		}
+		seen[id] = true
+		p := c.s.pay.byID[id]
+		switch {
+		case p == nil || p.tpp != c.tpp.id:
+			return newError(http.StatusBadRequest, "RESOURCE_UNKNOWN", "No payment %q for this TPP.", trimForText(id)).at(path)
+		case p.Service != servicePayments:
+			return newError(http.StatusBadRequest, "REFERENCE_MIX_INVALID", "Bulk and periodic payments cannot be added to a signing basket.").at(path)
+		case p.Status != statusRCVD:
+			return newError(http.StatusConflict, "STATUS_INVALID", "The payment is in status %s; only payments in RCVD can be added.", p.Status).at(path)
+		case p.BasketID != "":
+			return newError(http.StatusConflict, "STATUS_INVALID", "The payment is already in a signing basket.").at(path)
+		}
+		b.payments = append(b.payments, p)
+	}
+	href, err := c.startSCA(scaBasket, c.s.paymentApproval(b.payments))
+	if err != nil {
+		return err
+	}
+	if c.s.baskets.byID == nil {
+		c.s.baskets.byID = map[string]*basket{}
+	}
+	c.s.baskets.byID[b.id] = b
+	for _, p := range b.payments {
+		p.BasketID = b.id
+	}
+	l := b.links()
+	l["scaRedirect"] = getLink(href)
+	c.respHeader().Set("Location", b.href())
+	return c.reply(http.StatusCreated, struct {
+		BasketID          string `json:"basketId"`
+		TransactionStatus string `json:"transactionStatus"`
+		Links             links  `json:"_links"`
+	}{BasketID: b.id, TransactionStatus: b.status(), Links: l})
+}
+
+// lookupBasket finds the basket of the path for the calling TPP.
+func (c *call) lookupBasket() (*basket, error) {
+	id := c.pathValue("id")
+	b := c.s.baskets.byID[id]
+	if b == nil || b.tpp != c.tpp.id {
+		return nil, errNotFound("No signing basket %q for this TPP.", trimForText(id))
+	}
+	return b, nil
+}
+
+// getBasket serves GET /v1/signing-baskets/{id}.
+func (c *call) getBasket() error {
+	b, err := c.lookupBasket()
+	if err != nil {
+		return err
+	}
+	ids := make([]string, len(b.payments))
+	for i, p := range b.payments {
+		ids[i] = p.ID
+	}
+	return c.reply(http.StatusOK, struct {
+		Payments          []string `json:"payments"`
+		TransactionStatus string   `json:"transactionStatus"`
+		Links             links    `json:"_links"`
+	}{Payments: ids, TransactionStatus: b.status(), Links: b.links()})
+}
+
+// basketStatus serves GET /v1/signing-baskets/{id}/status.
+func (c *call) basketStatus() error {
+	b, err := c.lookupBasket()
+	if err != nil {
+		return err
+	}
+	return c.reply(http.StatusOK, struct {
+		TransactionStatus string `json:"transactionStatus"`
+	}{TransactionStatus: b.status()})
+}
+
+// deleteBasket serves DELETE /v1/signing-baskets/{id}.
+func (c *call) deleteBasket() error {
+	b, err := c.lookupBasket()
+	if err != nil {
+		return err
+	}
+	if st := b.status(); st != statusRCVD {
+		return newError(http.StatusMethodNotAllowed, "CANCELLATION_INVALID", "The signing basket cannot be deleted in status %s.", st)
+	}
+	delete(c.s.baskets.byID, b.id)
+	for _, p := range b.payments {
+		p.BasketID = ""
+	}
+	return c.replyEmpty(http.StatusNoContent)
+}
+
+// startBasketAuthorisation serves POST /v1/signing-baskets/{id}/authorisations.
+func (c *call) startBasketAuthorisation() error {
+	b, err := c.lookupBasket()
+	if err != nil {
+		return err
+	}
+	if st := b.status(); st != statusRCVD && st != "PATC" {
+		return newError(http.StatusConflict, "STATUS_INVALID", "The signing basket cannot be authorised in status %s.", st)
+	}
+	href, err := c.startSCA(scaBasket, c.s.paymentApproval(b.payments))
+	if err != nil {
+		return err
+	}
+	return c.reply(http.StatusCreated, scaStarted(href))
+}

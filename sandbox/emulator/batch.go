@@ -1,11 +1,255 @@
 package emulator
 
-import "time"
+import (
+	"time"
 
-// RunBatch runs the sandbox's simulated payment batch process once (stub;
-// the payments helper replaces this file).
-func (s *Server) RunBatch() {}
+	"github.com/shopspring/decimal"
+
+	"github.com/tppkit/psd2/money"
+)
+
+// The simulated payment batch process (SERVICE.md 9.6: for all payments
+// except periodic ones, 5 times a day). Payment status transitions:
+//
+//	RCVD --SCA--> ACTC                 (PDNG when requestedExecutionDate is after today)
+//	RCVD --SCA, debtor not the PSU's--> RJCT
+//	RCVD --DELETE--> CANC
+//	ACTC, PDNG (due) --batch--> ACSC   funds suffice: the debtor is debited with a booked transaction
+//	                        --> ACCP   fundsAvailable=false; retried by every later batch
+//	                        --> RJCT   debtor or creditor account unknown (see creditorUnknown)
+//	ACCP (funds unavailable) --batch--> ACSC / stays ACCP
+//
+// Funds are the debtor account's available balance (booked plus pending)
+// plus its credit line, or the unused credit of a card account. Only the
+// instructed amount is debited; fees are shown but not charged. An amount
+// in another currency than the account's is converted with the fixed
+// sandbox rates of sandboxRates. A creditor account of the sandbox is
+// credited with a booked transaction too.
+
+// batchHours are the local hours of the scheduled batch runs, on the
+// clock's own time zone (the Location of the times [WithClock] returns).
+var batchHours = [...]int{6, 9, 12, 15, 18}
+
+// RunBatch runs the sandbox's payment batch process once, now: payments in
+// ACTC, due payments in PDNG and payments waiting for funds (ACCP with
+// fundsAvailable false) are settled (ACSC), wait for funds (ACCP with
+// fundsAvailable false) or are rejected (RJCT). Periodic payments are not
+// processed (SERVICE.md 9.6). The server also runs the batch by itself when
+// its clock passes 06:00, 09:00, 12:00, 15:00 or 18:00 (checked on each
+// request).
+func (s *Server) RunBatch() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runBatchLocked(s.now())
+}
 
 // runScheduledBatchLocked runs the batch when one of its daily slots has
-// passed on the clock. Called with s.mu held before every signed request.
-func (s *Server) runScheduledBatchLocked(now time.Time) {}
+// passed on the clock since the last look. Called with s.mu held before
+// every signed request; the first call only starts the schedule.
+func (s *Server) runScheduledBatchLocked(now time.Time) {
+	last := s.pay.lastBatch
+	if last.IsZero() || now.Before(last) {
+		s.pay.lastBatch = now
+		return
+	}
+	if now.Before(nextBatch(last)) {
+		return
+	}
+	s.pay.lastBatch = now
+	s.runBatchLocked(now)
+}
+
+// nextBatch returns the first batch slot after t, in t's time zone.
+func nextBatch(t time.Time) time.Time {
+	y, m, d := t.Date()
+	for day := 0; ; day++ {
+		for _, h := range batchHours {
+			slot := time.Date(y, m, d+day, h, 0, 0, 0, t.Location())
+			if slot.After(t) {
+				return slot
+			}
+		}
+	}
+}
+
+// runBatchLocked processes the payments in creation order. Needs s.mu.
+func (s *Server) runBatchLocked(now time.Time) {
+	date := now.Format(time.DateOnly)
+	for _, p := range s.pay.list {
+		if p.Service == servicePeriodic {
+			continue
+		}
+		switch p.Status {
+		case statusACTC:
+		case statusPDNG:
+			if p.RequestedExecutionDate > date {
+				continue
+			}
+		case statusACCP:
+			if p.FundsAvailable == nil || *p.FundsAvailable {
+				continue
+			}
+		default:
+			continue
+		}
+		s.settle(p, now)
+	}
+}
+
+// settle runs one payment through the batch.
+func (s *Server) settle(p *payment, now time.Time) {
+	ref := p.body.DebtorAccount
+	var (
+		acct *account
+		card *cardAccount
+	)
+	if ref != nil && ref.Other != nil {
+		card = s.cardByReference(deref(ref.Other.Identification))
+	} else {
+		acct = s.debtorAccount(ref)
+	}
+	if acct == nil && card == nil {
+		p.Status, p.FundsAvailable = statusRJCT, nil
+		return
+	}
+	cs := credits(p.body)
+	for _, e := range cs {
+		if s.creditorUnknown(e.CreditorAccount) {
+			p.Status, p.FundsAvailable = statusRJCT, nil
+			return
+		}
+	}
+
+	var cur string
+	var funds decimal.Decimal
+	if acct != nil {
+		cur, funds = acct.currency, acct.available().Add(acct.creditLine)
+	} else {
+		cur, funds = card.currency, card.creditLimit.Add(card.booked)
+		for _, t := range card.transactions {
+			if !t.booked {
+				funds = funds.Add(t.amount)
+			}
+		}
+	}
+	if convert(p.Amount, cur).GreaterThan(funds) {
+		no := false
+		p.Status, p.FundsAvailable = statusACCP, &no
+		return
+	}
+
+	day := today(now)
+	debtorName := ""
+	if acct != nil {
+		if cu := s.customerByID(acct.owner); cu != nil {
+			debtorName = cu.name
+		}
+	}
+	for _, e := range cs {
+		a, _ := amountOf(e.InstructedAmount)
+		debit := convert(a, cur)
+		text := remittanceText(e)
+		if acct != nil {
+			s.book(acct, transaction{
+				bookingDate: day, amount: debit.Neg(), creditorName: deref(e.CreditorName),
+				creditorAccount: plainRef(e.CreditorAccount), debtorAccount: &accountRef{BBAN: acct.bban, IBAN: acct.iban},
+				remittance: text, code: "R_203",
+			})
+		} else {
+			card.transactions = append(card.transactions, &cardTransaction{
+				id: s.data.nextTxID()[4:], booked: true, bookingDate: day, transactionDate: day,
+				amount: debit.Neg(), currency: card.currency, originalAmount: a.Value.Neg(), originalCur: a.Currency,
+				details: deref(e.CreditorName),
+			})
+			card.booked = card.booked.Sub(debit)
+		}
+		if to := s.debtorAccount(e.CreditorAccount); to != nil {
+			from := plainRef(ref)
+			if acct != nil {
+				from = &accountRef{BBAN: acct.bban, IBAN: acct.iban}
+			}
+			s.book(to, transaction{
+				bookingDate: day, amount: convert(a, to.currency), debtorName: debtorName,
+				debtorAccount: from, creditorAccount: &accountRef{BBAN: to.bban, IBAN: to.iban},
+				remittance: text, code: "R_230",
+			})
+		}
+	}
+	p.Status, p.FundsAvailable = statusACSC, nil
+}
+
+// creditorUnknown is the emulator's rejection rule: a creditor account in
+// this bank (its Norwegian BBAN, or the BBAN inside a NO IBAN, starts with
+// the 4-digit bank code of a sandbox account) that is not a sandbox
+// account does not exist, and the payment is rejected. Accounts of other
+// banks are assumed to exist.
+func (s *Server) creditorUnknown(ref *paymentAccount) bool {
+	if ref == nil {
+		return true
+	}
+	if s.debtorAccount(ref) != nil {
+		return false
+	}
+	bban := deref(ref.BBAN)
+	if ref.BBAN == nil && len(deref(ref.IBAN)) == 15 && deref(ref.IBAN)[:2] == "NO" {
+		bban = deref(ref.IBAN)[4:]
+	}
+	if len(bban) != 11 {
+		return false
+	}
+	for _, a := range s.data.accounts {
+		if len(a.bban) == 11 && a.bban[:4] == bban[:4] {
+			return true
+		}
+	}
+	return false
+}
+
+// plainRef converts a request's account reference for a transaction.
+func plainRef(a *paymentAccount) *accountRef {
+	if a == nil {
+		return nil
+	}
+	return &accountRef{BBAN: deref(a.BBAN), IBAN: deref(a.IBAN)}
+}
+
+// remittanceText is the text a booked transaction shows.
+func remittanceText(b *paymentBody) string {
+	switch {
+	case b.RemittanceInformationUnstructured != nil:
+		return *b.RemittanceInformationUnstructured
+	case b.RemittanceInformationStructuredArray != nil && len(*b.RemittanceInformationStructuredArray) > 0:
+		return deref((*b.RemittanceInformationStructuredArray)[0].Reference)
+	case b.RemittanceInformationStructured != nil:
+		return deref(b.RemittanceInformationStructured.Reference)
+	}
+	return ""
+}
+
+// sandboxRates are fixed NOK prices of one unit of a currency, for
+// payments in another currency than the debtor's account. Currencies not
+// listed count as 1 NOK.
+var sandboxRates = map[string]decimal.Decimal{
+	"NOK": decimal.NewFromInt(1),
+	"EUR": decimal.RequireFromString("11.50"),
+	"USD": decimal.RequireFromString("10.50"),
+	"GBP": decimal.RequireFromString("13.40"),
+	"SEK": decimal.RequireFromString("0.98"),
+	"DKK": decimal.RequireFromString("1.54"),
+	"CHF": decimal.RequireFromString("12.10"),
+}
+
+// convert returns a's value in currency to, rounded to to's minor units.
+func convert(a money.Amount, to string) decimal.Decimal {
+	if a.Currency == to {
+		return a.Value
+	}
+	rate := func(c string) decimal.Decimal {
+		if r, ok := sandboxRates[c]; ok {
+			return r
+		}
+		return decimal.NewFromInt(1)
+	}
+	units, _ := money.MinorUnits(to)
+	return a.Value.Mul(rate(a.Currency)).Div(rate(to)).Round(int32(units))
+}

@@ -1,43 +1,171 @@
 package emulator
 
 import (
+	"io"
+	"math"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
 // FaultKind selects what an injected [Fault] does.
 type FaultKind int
 
-// Fault kinds (stub; the faults helper replaces this file).
+// Fault kinds.
 const (
+	// FaultStatus answers Fault.Status (503 when zero) with a tppMessages
+	// body (SYSTEM_ERROR) without processing the request.
 	FaultStatus FaultKind = iota + 1
+	// FaultRateLimit answers 429 ACCESS_EXCEEDED with a Retry-After header
+	// of Fault.RetryAfter in whole seconds (at least 1), without processing
+	// the request.
 	FaultRateLimit
+	// FaultHang holds the request until the client gives up (its context
+	// ends or it closes the connection) or, when Fault.Delay is set, for
+	// Delay; after Delay the request is processed normally (latency).
 	FaultHang
+	// FaultDropAfterBody reads the request, processes it normally (so a
+	// payment IS created), then closes the connection without answering:
+	// the client cannot know the outcome.
 	FaultDropAfterBody
+	// FaultDropBeforeProcessing reads the request body and closes the
+	// connection without processing it: nothing is created.
 	FaultDropBeforeProcessing
 )
 
-// Fault makes the next Count requests matching Method and PathPrefix fail.
+// Fault makes the next Count requests matching Method and PathPrefix fail
+// in the way Kind says. See [Server.InjectFault].
 type Fault struct {
-	Kind       FaultKind
-	Method     string
+	// Kind is what happens to a matching request.
+	Kind FaultKind
+	// Method matches the request method; "" matches any.
+	Method string
+	// PathPrefix matches the start of the request path after /api, such
+	// as "/v1/payments/" ("" matches any path). A leading "/api" is
+	// ignored.
 	PathPrefix string
-	Count      int
-	Status     int
+	// Count is the number of requests to fail; 0 means 1.
+	Count int
+	// Status is the HTTP status of FaultStatus (default 503).
+	Status int
+	// RetryAfter is the Retry-After of FaultRateLimit (default 1 s).
 	RetryAfter time.Duration
-	Delay      time.Duration
+	// Delay bounds a FaultHang (0: until the client gives up).
+	Delay time.Duration
 }
 
 // faultState is the faults' part of the Server state (guarded by s.mu).
-type faultState struct{}
+type faultState struct {
+	armed []*Fault // remaining counts, in injection order
+}
 
-// InjectFault arms f for the next f.Count matching requests.
-func (s *Server) InjectFault(f Fault) {}
+// InjectFault arms f for the next f.Count requests matching its Method and
+// PathPrefix. Faults apply in the order they were injected, one per
+// request; faulted requests skip the request checks (they never reach the
+// bank's application). A fault with an unknown Kind is ignored.
+func (s *Server) InjectFault(f Fault) {
+	if f.Kind < FaultStatus || f.Kind > FaultDropBeforeProcessing {
+		return
+	}
+	if f.Count <= 0 {
+		f.Count = 1
+	}
+	if strings.HasPrefix(f.PathPrefix, apiPrefix+"/") {
+		f.PathPrefix = strings.TrimPrefix(f.PathPrefix, apiPrefix)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults.armed = append(s.faults.armed, &f)
+}
 
 // takeFault returns the fault to apply to r, if any, and consumes it.
-func (s *Server) takeFault(r *http.Request) *Fault { return nil }
+func (s *Server) takeFault(r *http.Request) *Fault {
+	path := apiPath(r)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, f := range s.faults.armed {
+		if f.Method != "" && !strings.EqualFold(f.Method, r.Method) {
+			continue
+		}
+		if !strings.HasPrefix(path, f.PathPrefix) {
+			continue
+		}
+		out := *f
+		f.Count--
+		if f.Count <= 0 {
+			s.faults.armed = append(s.faults.armed[:i:i], s.faults.armed[i+1:]...)
+		}
+		return &out
+	}
+	return nil
+}
 
 // serveFault answers r according to f; next serves the request normally.
 func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, f *Fault, next http.Handler) {
-	next.ServeHTTP(w, r)
+	switch f.Kind {
+	case FaultStatus:
+		drain(r)
+		s.setCommonHeaders(w, r)
+		status := f.Status
+		if status < 100 || status > 999 {
+			status = http.StatusServiceUnavailable
+		}
+		writeError(w, newError(status, "SYSTEM_ERROR", "Injected fault: the service is unavailable."))
+	case FaultRateLimit:
+		drain(r)
+		s.setCommonHeaders(w, r)
+		secs := int(math.Ceil(f.RetryAfter.Seconds()))
+		if secs < 1 {
+			secs = 1
+		}
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		writeError(w, newError(http.StatusTooManyRequests, "ACCESS_EXCEEDED", "Too many requests; retry after %d seconds.", secs))
+	case FaultHang:
+		var timeout <-chan time.Time
+		if f.Delay > 0 {
+			t := time.NewTimer(f.Delay)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-r.Context().Done():
+			return
+		case <-timeout:
+			next.ServeHTTP(w, r)
+		}
+	case FaultDropAfterBody:
+		next.ServeHTTP(discardWriter{h: http.Header{}}, r)
+		drop(w)
+	case FaultDropBeforeProcessing:
+		drain(r)
+		drop(w)
+	default:
+		next.ServeHTTP(w, r)
+	}
 }
+
+// drain reads the request body (bounded), as a server does before it
+// answers.
+func drain(r *http.Request) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, maxBody))
+}
+
+// drop closes the client connection without an answer. Where the
+// connection cannot be taken over (HTTP/2 in a user's own server), the
+// handler aborts, which resets the stream.
+func drop(w http.ResponseWriter) {
+	conn, _, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}
+
+// discardWriter swallows the answer of a request whose connection is
+// dropped afterwards.
+type discardWriter struct{ h http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.h }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}
