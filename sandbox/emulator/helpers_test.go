@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -233,4 +234,53 @@ func (c *tppClient) accountIDs(opts ...reqOpt) []string {
 		ids = append(ids, a.ResourceID)
 	}
 	return ids
+}
+
+// tpp returns the emulator's record of the client's TPP.
+func (c *tppClient) tpp(t testing.TB) *tpp {
+	t.Helper()
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	tp := c.s.tpps[fingerprint(c.creds.Certificate)]
+	require.NotNil(t, tp)
+	return tp
+}
+
+// keys returns the sorted keys of m.
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// txPage is a transactions answer.
+type txPage struct {
+	Transactions struct {
+		Booked  []transactionJSON `json:"booked"`
+		Pending []transactionJSON `json:"pending"`
+		Links   map[string]link   `json:"_links"`
+	} `json:"transactions"`
+}
+
+func decodeTxPage(t testing.TB, r *response) txPage {
+	t.Helper()
+	var p txPage
+	require.NoError(t, json.Unmarshal(r.body, &p), string(r.body))
+	return p
+}
+
+// bookedDates returns the booking dates of a transactions answer.
+func bookedDates(t testing.TB, r *response) []string {
+	t.Helper()
+	p := decodeTxPage(t, r)
+	out := make([]string, 0, len(p.Transactions.Booked))
+	for _, b := range p.Transactions.Booked {
+		out = append(out, b.BookingDate)
+	}
+	return out
 }
