@@ -417,4 +417,3 @@ type nopWriter struct{}
 func (nopWriter) Header() http.Header         { return http.Header{} }
 func (nopWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (nopWriter) WriteHeader(int)             {}
-
