@@ -1,0 +1,212 @@
+package emulator
+
+import (
+	"encoding/json"
+	"math/big"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func listCustomers(t *testing.T, c *tppClient) []customerJSON {
+	t.Helper()
+	r := c.get("/v1/sandbox/customers?withAccounts=true&withAgreements=true")
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var out []customerJSON
+	require.NoError(t, json.Unmarshal(r.body, &out))
+	return out
+}
+
+func TestDefaultSandboxData(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Seeder")
+	type summary struct {
+		Number, Type        string
+		Accounts, Cards, Ag int
+	}
+	var got []summary
+	for _, cu := range listCustomers(t, c) {
+		got = append(got, summary{cu.CustomerNumber, cu.CustomerType, len(cu.Accounts), len(cu.CardAccounts), len(cu.Agreements)})
+		assert.True(t, strings.HasPrefix(cu.CustomerID, "enc!!"))
+		assert.Len(t, cu.CustomerID, 5+64, "48-byte ids without padding")
+	}
+	assert.Equal(t, []summary{
+		{CustomerKari, "PRIVATE", 2, 1, 0},
+		{CustomerOla, "PRIVATE", 2, 1, 0},
+		{CustomerFjordlys, "CORPORATE", 2, 0, 2},
+		{CustomerTestfirma, "CORPORATE", 2, 0, 1},
+	}, got)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range s.data.accounts {
+		assert.True(t, validBBAN(a.bban), a.bban)
+		assert.True(t, ibanMod97(a.iban), a.iban)
+		assert.Len(t, a.iban, 15)
+		assert.True(t, strings.HasSuffix(a.id, "="), "32-byte ids end in =")
+	}
+	for _, ag := range s.data.agreements {
+		_, err := uuid.Parse(ag.id)
+		assert.NoError(t, err, "agreement ids are UUIDs (PSU-Corporate-ID)")
+	}
+	kari := s.customerByNumber(CustomerKari)
+	first := s.accountByID(kari.accounts[0])
+	booked, pending := 0, 0
+	oldest := today(s.now())
+	for _, tx := range first.transactions {
+		if tx.booked {
+			booked++
+			if tx.bookingDate.Before(oldest) {
+				oldest = tx.bookingDate
+			}
+		} else {
+			pending++
+		}
+	}
+	assert.GreaterOrEqual(t, booked, 25)
+	assert.Equal(t, 3, pending)
+	assert.Greater(t, today(s.now()).Sub(oldest), 100*24*time.Hour)
+	assert.Equal(t, "100.00", s.accountByID(kari.accounts[1]).booked.StringFixed(2))
+}
+
+// ibanMod97 checks an IBAN's check digits independently of ibanOf.
+func ibanMod97(iban string) bool {
+	r := iban[4:] + iban[:4]
+	var digits strings.Builder
+	for _, ch := range r {
+		if ch >= 'A' && ch <= 'Z' {
+			digits.WriteString(big.NewInt(int64(ch - 'A' + 10)).String())
+		} else {
+			digits.WriteRune(ch)
+		}
+	}
+	n, ok := new(big.Int).SetString(digits.String(), 10)
+	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
+}
+
+func TestMockDataLifecycle(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Seeder")
+
+	r := c.do(http.MethodPost, "/v1/sandbox/customers", []byte(`{"customerNumber":"15867512345","customerType":"PRIVATE","customerName":"Nina Testdatter"}`))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+	var cu customerJSON
+	require.NoError(t, json.Unmarshal(r.body, &cu))
+	assert.Equal(t, "15867512345", cu.CustomerNumber)
+	dup := c.do(http.MethodPost, "/v1/sandbox/customers", []byte(`{"customerNumber":"15867512345","customerName":"X"}`))
+	assert.Equal(t, http.StatusConflict, dup.status)
+
+	r = c.do(http.MethodPost, "/v1/sandbox/accounts", []byte(`{"customerNumber":"15867512345","name":"Nina sin konto","balance":"2500.50"}`))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+	var acc accountJSON
+	require.NoError(t, json.Unmarshal(r.body, &acc))
+	assert.True(t, validBBAN(acc.BBAN))
+	assert.Equal(t, "2500.50", acc.Balances[0].BalanceAmount.Text())
+
+	r = c.do(http.MethodPost, "/v1/sandbox/card-accounts", []byte(`{"customerId":"`+cu.CustomerID+`","name":"Nina kort","creditLimit":10000}`))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+	var card cardJSON
+	require.NoError(t, json.Unmarshal(r.body, &card))
+
+	txs := `[{"bookingDate":"` + today(s.now()).AddDate(0, 0, -1).Format(time.DateOnly) + `","transactionAmount":{"amount":"-100.00","currency":"NOK"},"creditorName":"Butikk","creditorAccount":{"bban":"12345678903"},"remittanceInformationUnstructured":"Kjøp"},
+	         {"bookingStatus":"pending","transactionAmount":{"amount":-20,"currency":"NOK"},"debtorAccount":{"bban":"` + acc.BBAN + `"}}]`
+	r = c.do(http.MethodPost, "/v1/sandbox/accounts/"+acc.ResourceID+"/transactions", []byte(txs))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+	var made []transactionJSON
+	require.NoError(t, json.Unmarshal(r.body, &made))
+	require.Len(t, made, 2)
+	assert.NotEmpty(t, made[0].TransactionID)
+	assert.Empty(t, made[1].TransactionID)
+
+	// Another account as debtor: 400 (SERVICE.md 4.5), nothing added.
+	bad := `[{"transactionAmount":{"amount":"-1.00","currency":"NOK"}},{"transactionAmount":{"amount":"-5.00","currency":"NOK"},"debtorAccount":{"bban":"95312776066"}}]`
+	r = c.do(http.MethodPost, "/v1/sandbox/accounts/"+acc.ResourceID+"/transactions", []byte(bad))
+	require.Equal(t, http.StatusBadRequest, r.status)
+	_, at := r.problem(t)
+	assert.Equal(t, "[1].debtorAccount", at)
+	for body, want := range map[string]int{
+		`{"not":"an array"}`: 400,
+		`[]`:                 400,
+		`[{"transactionAmount":{"amount":"1.001","currency":"NOK"}}]`:         400,
+		`[{"transactionAmount":{"amount":"1.00","currency":"EUR"}}]`:          400,
+		`[{"bookingDate":"yesterday","transactionAmount":{"amount":"1.00"}}]`: 400,
+	} {
+		assert.Equal(t, want, c.do(http.MethodPost, "/v1/sandbox/accounts/"+acc.ResourceID+"/transactions", []byte(body)).status, body)
+	}
+	assert.Equal(t, http.StatusNotFound, c.do(http.MethodPost, "/v1/sandbox/accounts/enc!!nope=/transactions", []byte(txs)).status)
+
+	r = c.do(http.MethodPost, "/v1/sandbox/card-accounts/"+strings.ReplaceAll(card.ResourceID, "!", "%21")+"/transactions",
+		[]byte(`[{"transactionAmount":{"amount":"-45.00","currency":"NOK"},"originalAmount":{"amount":"-4.00","currency":"EUR"},"transactionDetails":"KAFFE"}]`))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+
+	// The new customer can log in and read the mock data.
+	sid := uuid.NewString()
+	psu := psuHeaders(c.login("15867512345", sid), sid)
+	ids := c.accountIDs(psu...)
+	require.Equal(t, []string{acc.ResourceID}, ids)
+	r = c.get("/v1/accounts/"+ids[0]+"/transactions?bookingStatus=both", psu...)
+	require.Equal(t, http.StatusOK, r.status)
+	p := decodeTxPage(t, r)
+	assert.Len(t, p.Transactions.Booked, 1)
+	assert.Len(t, p.Transactions.Pending, 1)
+	r = c.get("/v1/accounts/"+ids[0]+"/balances", psu...)
+	assert.Contains(t, string(r.body), `"amount": "2400.50"`, "booked mock transactions move the balance")
+
+	// Agreements for a corporate customer.
+	r = c.do(http.MethodPost, "/v1/sandbox/customers", []byte(`{"customerNumber":"912345688","customerType":"CORPORATE","customerName":"Nytt Firma AS"}`))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+	r = c.do(http.MethodPost, "/v1/sandbox/accounts", []byte(`{"customerNumber":"912345688","name":"Drift"}`))
+	require.Equal(t, http.StatusCreated, r.status)
+	var corpAcc accountJSON
+	require.NoError(t, json.Unmarshal(r.body, &corpAcc))
+	r = c.do(http.MethodPost, "/v1/sandbox/agreements", []byte(`{"owner":"912345688","name":"Nytt Firma AS","engagements":[{"customer":"912345688","account":{"iban":"`+corpAcc.IBAN+`"},"roles":["VIEW","REGISTER"]}]}`))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+	var ag agreementJSON
+	require.NoError(t, json.Unmarshal(r.body, &ag))
+	assert.Equal(t, []string{corpAcc.ResourceID}, ag.Engagements)
+	r = c.do(http.MethodPost, "/v1/sandbox/agreements", []byte(`{"owner":"912345688","name":"X","engagements":[{"account":{"iban":"NO0000000000000"}}]}`))
+	assert.Equal(t, http.StatusNotFound, r.status)
+
+	// Delete, then initialise: only the defaults remain.
+	r = c.do(http.MethodDelete, "/v1/sandbox/customers/"+cu.CustomerID, nil)
+	require.Equal(t, http.StatusNoContent, r.status)
+	assert.Equal(t, http.StatusNotFound, c.do(http.MethodDelete, "/v1/sandbox/customers/"+cu.CustomerID, nil).status)
+	assert.Len(t, listCustomers(t, c), 5)
+	before := listCustomers(t, c)[0]
+	r = c.do(http.MethodPost, "/v1/sandbox/initialize", nil)
+	require.Equal(t, http.StatusOK, r.status)
+	after := listCustomers(t, c)
+	assert.Len(t, after, 4)
+	assert.Equal(t, before, after[0], "default ids survive initialisation")
+}
+
+func TestCustomersQueryFlags(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Seeder")
+	r := c.get("/v1/sandbox/customers")
+	require.Equal(t, http.StatusOK, r.status)
+	var out []customerJSON
+	require.NoError(t, json.Unmarshal(r.body, &out))
+	require.Len(t, out, 4)
+	assert.Empty(t, out[0].Accounts)
+	assert.Empty(t, out[2].Agreements)
+	assert.Equal(t, http.StatusBadRequest, c.get("/v1/sandbox/customers?withAccounts=yes").status)
+	r = c.get("/v1/sandbox/customers/" + out[0].CustomerID)
+	require.Equal(t, http.StatusOK, r.status)
+	for body, want := range map[string]int{
+		`{"customerNumber":"123","customerName":"X"}`:                                400,
+		`{"customerNumber":"15867512399","customerType":"OTHER","customerName":"X"}`: 400,
+		`{"customerNumber":"15867512399","customerName":""}`:                         400,
+		`{"customerNumber":15867512399}`:                                             400,
+	} {
+		assert.Equal(t, want, c.do(http.MethodPost, "/v1/sandbox/customers", []byte(body)).status, body)
+	}
+}
