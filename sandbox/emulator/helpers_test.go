@@ -284,3 +284,5 @@ func bookedDates(t testing.TB, r *response) []string {
 	}
 	return out
 }
+
+func encodeCert(der []byte) string { return base64.StdEncoding.EncodeToString(der) }

@@ -1,0 +1,66 @@
+package emulator
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/signing"
+)
+
+// FuzzRequest sends correctly signed requests with one header or the body
+// replaced by fuzz input straight to the handler. The endpoint answers 400
+// even for a fully valid request (no TPP-Session-ID), so every answer must
+// be a 4xx, and nothing may panic.
+func FuzzRequest(f *testing.F) {
+	key, err := testKey()
+	require.NoError(f, err)
+	s := newServer(WithTPPKey(key))
+	creds, err := s.NewTPP("Fuzz TPP")
+	require.NoError(f, err)
+	signer, err := signing.NewSigner(creds.Key, signing.KeyID(creds.Certificate))
+	require.NoError(f, err)
+	h := s.Handler()
+
+	f.Add(uint8(0), `keyId="x",algorithm="rsa-sha256",headers="date",signature="AAAA"`, []byte(`{}`))
+	f.Add(uint8(0), `=?utf-8?B?a2V5SWQ9IngiLGFsZ29yaXRobT0icnNhLXNoYTI1NiI=?=`, []byte(nil))
+	f.Add(uint8(0), `=?iso-8859-1?Q?keyId=3D=22=F8=22?=`, []byte(nil))
+	f.Add(uint8(1), "Mon, 02 Jan 2006 15:04:05 GMT", []byte(nil))
+	f.Add(uint8(2), "SHA-256=", []byte(`{"a":1}`))
+	f.Add(uint8(2), "SHA-512=abc, SHA-256=def", []byte(`{"a":1}`))
+	f.Add(uint8(3), "not-a-uuid", []byte(nil))
+	f.Add(uint8(4), "MIIB", []byte(nil))
+	f.Add(uint8(5), "application/xml", []byte(`<a/>`))
+	f.Add(uint8(6), "", []byte(`{"remittance":"😀"}`))
+	f.Add(uint8(6), "", []byte(`{"x":"\ud83d\ude00"}`))
+	f.Add(uint8(6), "", []byte("\xff\xfe"))
+	f.Add(uint8(7), "", []byte(`{"a":[1,2,{"b":null}]}`))
+
+	headers := []string{"Signature", "Date", "Digest", "X-Request-ID", "TPP-Signature-Certificate", "Content-Type"}
+	f.Fuzz(func(t *testing.T, field uint8, value string, body []byte) {
+		req := httptest.NewRequest(http.MethodPost, "https://127.0.0.1/api/v1/bank-offered-consents", bytes.NewReader(body))
+		req.Header.Set("X-Request-ID", uuid.NewString())
+		req.Header.Set("Date", s.now().UTC().Format(http.TimeFormat))
+		req.Header.Set("TPP-Redirect-URI", "https://tpp.example/cb")
+		req.Header.Set("TPP-Signature-Certificate", encodeCert(creds.Certificate.Raw))
+		if len(body) > 0 {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Digest", signing.Digest(body))
+		}
+		if err := signer.Sign(req); err != nil {
+			t.Fatal(err)
+		}
+		if int(field) < len(headers) {
+			req.Header.Set(headers[field], value)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code < 400 || rec.Code >= 500 {
+			t.Fatalf("status %d for field %d value %q body %q: %s", rec.Code, field, value, body, rec.Body.String())
+		}
+	})
+}
