@@ -1,0 +1,92 @@
+package accounts
+
+import (
+	"context"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+)
+
+// BalanceType is a balance's balanceType (PLATFORM.md "JSON shapes"). A
+// value not among the constants (the sandbox sends "authorised" in account
+// lists) is kept as sent.
+type BalanceType string
+
+// Balance types of the platform.
+const (
+	BalanceClosingBooked    BalanceType = "closingBooked"
+	BalanceExpected         BalanceType = "expected"
+	BalanceOpeningBooked    BalanceType = "openingBooked"
+	BalanceInterimAvailable BalanceType = "interimAvailable"
+	// BalanceInterimBooked is also sent for card accounts since release
+	// 1.23.7 (SERVICE.md 9).
+	BalanceInterimBooked    BalanceType = "interimBooked"
+	BalanceForwardAvailable BalanceType = "forwardAvailable"
+	BalanceNonInvoiced      BalanceType = "nonInvoiced"
+)
+
+// Known reports whether t is one of the balance types above.
+func (t BalanceType) Known() bool {
+	switch t {
+	case BalanceClosingBooked, BalanceExpected, BalanceOpeningBooked, BalanceInterimAvailable,
+		BalanceInterimBooked, BalanceForwardAvailable, BalanceNonInvoiced:
+		return true
+	}
+	return false
+}
+
+// Balance is one balance of an account or card account.
+type Balance struct {
+	BalanceAmount money.Amount `json:"balanceAmount"`
+	BalanceType   BalanceType  `json:"balanceType"`
+	// CreditLimitIncluded is nil when the bank does not say.
+	CreditLimitIncluded *bool  `json:"creditLimitIncluded,omitempty"`
+	ReferenceDate       Date   `json:"referenceDate,omitzero"`
+	LastChangeDateTime  string `json:"lastChangeDateTime,omitempty"`
+}
+
+// BalanceReport is the answer of [Service.Balances] and
+// [Service.CardBalances]: the account (or card account) reference and its
+// balances.
+type BalanceReport struct {
+	// Account is set for an account's balances (bban, iban, currency).
+	Account *AccountReference `json:"account,omitempty"`
+	// CardAccount is set for a card account's balances (maskedPan).
+	CardAccount *AccountReference `json:"cardAccount,omitempty"`
+	Balances    []Balance         `json:"balances"`
+	Links       client.Links      `json:"_links,omitempty"`
+}
+
+// Find returns the first balance of type t and whether there is one.
+func (r *BalanceReport) Find(t BalanceType) (Balance, bool) {
+	if r == nil {
+		return Balance{}, false
+	}
+	for _, b := range r.Balances {
+		if b.BalanceType == t {
+			return b, true
+		}
+	}
+	return Balance{}, false
+}
+
+// Balances returns an account's balances (GET /v1/accounts/{id}/balances).
+//
+// Without the PSU present (no PSU-IP-Address in ro) the call counts
+// against the account's budget of 4 balances calls per 24 hours
+// (SERVICE.md 8) and is refused with a [*BudgetExhaustedError] before it
+// is sent when the budget is spent.
+func (s *Service) Balances(ctx context.Context, accountID string, ro ...client.RequestOption) (*BalanceReport, error) {
+	const op = "accounts.Balances"
+	if accountID == "" {
+		return nil, errEmptyID(op)
+	}
+	var out BalanceReport
+	err := s.counted(ctx, op, EndpointBalances, accountID, ro, func() error {
+		return s.get(ctx, op, client.JoinPath("/v1/accounts", accountID, "balances"), nil, &out, ro)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}

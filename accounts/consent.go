@@ -1,0 +1,52 @@
+package accounts
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// Consent is the answer of the bank-offered consent request: only the
+// link to the bank's authorisation page. There is no consent id on this
+// platform; after SCA the PSU-ID and TPP-Session-ID identify the session,
+// which is the consent (PLATFORM.md "Session model").
+type Consent struct {
+	// Links holds scaRedirect.
+	Links client.Links `json:"_links"`
+}
+
+// ScaRedirect returns the absolute URL of the bank's authorisation page to
+// send the PSU to (SERVICE.md 5.8).
+func (c *Consent) ScaRedirect() string {
+	if c == nil {
+		return ""
+	}
+	return c.Links.ScaRedirect()
+}
+
+// StartConsent asks the bank for a bank-offered consent (POST
+// /v1/bank-offered-consents, no body; SERVICE.md 1.8). Send the PSU to
+// the answer's [Consent.ScaRedirect]; the PSU chooses the accounts there,
+// and the bank redirects to TPP-Redirect-URI with psu-id and
+// tpp-session-id (the sca package parses that callback). Pass
+// [client.WithRedirectURI] and [client.WithTPPSessionID] in ro.
+//
+// The deprecated POST /v1/consents is not offered (SERVICE.md 9.3). The
+// request is not repeated automatically: each one starts a new SCA.
+func (s *Service) StartConsent(ctx context.Context, ro ...client.RequestOption) (*Consent, error) {
+	const op = "accounts.StartConsent"
+	if s == nil || s.c == nil {
+		return nil, errNoClient
+	}
+	var out Consent
+	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: http.MethodPost, Path: "/v1/bank-offered-consents"}, &out, ro...)
+	if err != nil {
+		return nil, err
+	}
+	if out.ScaRedirect() == "" {
+		return nil, fmt.Errorf("%s: %w", op, ErrNoSCARedirect)
+	}
+	return &out, nil
+}

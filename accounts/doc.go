@@ -1,0 +1,61 @@
+// Package accounts is the account information service for AISPs: the
+// bank-offered consent, accounts, card accounts, balances, transactions
+// (one page at a time or through a lazy iterator) and corporate
+// agreements, with a client-side budget for calls made without the PSU
+// present.
+//
+// A [Service] describes each call and sends it through a [client.Client];
+// PSU and session headers are per-call [client.RequestOption]s.
+//
+//	svc := accounts.New(c)
+//	consent, err := svc.StartConsent(ctx, client.WithRedirectURI(cb), client.WithTPPSessionID(sid))
+//	// send the PSU to consent.ScaRedirect(); the callback brings psu-id
+//	accs, err := svc.List(ctx, nil, client.WithTPPSessionID(sid), client.WithRedirectURI(cb),
+//		client.WithPSU(client.PSU{ID: psuID, IPAddress: ip}))
+//
+// # Sections
+//
+// Consent and session: the platform has no consent id. [Service.StartConsent]
+// (POST /v1/bank-offered-consents) returns the link to the bank's
+// authorisation page; after SCA the redirect brings psu-id and
+// tpp-session-id, and every later call sends PSU-ID and TPP-Session-ID
+// (PLATFORM.md "Session model"). Accounts and card accounts can be listed
+// only within the hour after SCA; the consent lasts 90 days. The sca
+// package parses the callback and keeps sessions.
+//
+// Accounts and card accounts: [Service.List], [Service.Get],
+// [Service.Balances], [Service.CardAccounts], [Service.CardAccount],
+// [Service.CardBalances]; corporate agreements with [Service.Agreements]
+// (whose answer shape is an assumption, decoded in one place). Types:
+// [Account] with its [CashAccountType], [CardAccount], [Balance] with its
+// [BalanceType], [Agreement]; amounts are [money.Amount].
+//
+// Transactions: [Service.Transactions] returns one [TransactionsPage]
+// (booked and pending [Transaction]s and the next link);
+// [Service.TransactionsPage] reads a stored next link;
+// [Service.TransactionsIter] is an iter.Seq2 that follows next links
+// lazily, only to the bank's host, holding one page at a time. The same
+// exists for card accounts ([Service.CardTransactions],
+// [Service.CardTransactionsPage], [Service.CardTransactionsIter],
+// [CardTransaction]). Known issue (SERVICE.md 8): with bookingStatus both
+// or pending, the production platform returns all pending entries on every
+// page, unfiltered by dateFrom, dateTo and limit; see [TransactionQuery].
+//
+// Errors: the bank's answers are [*client.Error]s matched with errors.Is:
+// [client.ErrSCARequired] (401 with a scaRedirect: send the PSU there),
+// [client.ErrConsentExpired], [client.ErrConsentUnknown] (403, the PSU
+// revoked the consent), [client.ErrAccessExceeded] (429). This package adds
+// [ErrCardAccountsNotSupported] (404 on the card account list) and
+// [ErrBudgetExhausted].
+//
+// Without the PSU present: a call without PSU-IP-Address acts without the
+// PSU (SERVICE.md 5.14); balances and transactions are then limited to 4
+// calls per account and endpoint in 24 hours (SERVICE.md 8). The
+// Service's [Budget] counts such calls and refuses the fifth with a
+// [*BudgetExhaustedError] before it reaches the bank;
+// [Service.Remaining] reports what is left. Counts live in a
+// [BudgetStore]: in memory by default, or the caller's store
+// ([WithBudgetStore], [BudgetStoreFromKV] for a key-value store such as
+// the sca package's FileStore) so that they survive restarts and are
+// shared between instances.
+package accounts

@@ -1,0 +1,122 @@
+package accounts
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// Errors of this package. The bank's own answers are [*client.Error]s;
+// besides the sentinels below, match them with the client's:
+//
+//   - [client.ErrSCARequired]: 401 with a scaRedirect link (no session, or
+//     the session is no longer valid). Send the PSU to the link, which
+//     [client.SCARedirect] returns.
+//   - [client.ErrConsentExpired]: 401 CONSENT_EXPIRED or a 401 with a
+//     scaRedirect link: the 90-day consent or the session ended.
+//   - [client.ErrConsentUnknown]: 403 CONSENT_UNKNOWN, the PSU revoked the
+//     consent with the bank (SERVICE.md 1.8).
+//   - [client.ErrAccessExceeded]: 429 ACCESS_EXCEEDED, the without-PSU
+//     budget of SERVICE.md 8 is spent at the bank. [ErrBudgetExhausted]
+//     matches it too.
+//   - [client.ErrNotFound]: 404.
+var (
+	// ErrCardAccountsNotSupported: the bank answered 404 to GET
+	// /v1/card-accounts, which means it offers no card accounts at all
+	// (a PSU without cards gets 200 with an empty list). The error is a
+	// [*CardAccountsNotSupportedError].
+	ErrCardAccountsNotSupported = errors.New("accounts: the bank does not offer card accounts")
+
+	// ErrBudgetExhausted: the SDK refused, before sending it, a balances
+	// or transactions call without the PSU present, because the account
+	// has had 4 such calls in the last 24 hours (SERVICE.md 8). The error
+	// is a [*BudgetExhaustedError]; it also matches
+	// [client.ErrAccessExceeded], so one check covers the SDK's refusal
+	// and the bank's 429.
+	ErrBudgetExhausted = errors.New("accounts: budget of calls without the PSU present is spent")
+
+	// ErrInvalidQuery: a [TransactionQuery] or another argument is not
+	// acceptable; nothing was sent.
+	ErrInvalidQuery = errors.New("accounts: invalid query")
+
+	// ErrUnexpectedLink: a link to follow (a stored next link, or the next
+	// link of a page) is not a transactions link of the expected account
+	// on the bank's base URL; nothing was sent. A link to another host is
+	// refused with [client.ErrForeignHost], which the error also matches.
+	ErrUnexpectedLink = errors.New("accounts: link is not a transactions link of this account")
+
+	// ErrNoSCARedirect: the bank answered the bank-offered consent request
+	// without a scaRedirect link.
+	ErrNoSCARedirect = errors.New("accounts: consent answer has no scaRedirect link")
+
+	errNoClient = errors.New("accounts: Service has no client")
+)
+
+// CardAccountsNotSupportedError is returned by [Service.CardAccounts] when
+// the bank answers 404: it has no card account support. It matches
+// [ErrCardAccountsNotSupported] with errors.Is and unwraps to the bank's
+// [*client.Error].
+type CardAccountsNotSupportedError struct {
+	// Err is the bank's 404 answer.
+	Err *client.Error
+}
+
+// Error returns one short line.
+func (e *CardAccountsNotSupportedError) Error() string {
+	return ErrCardAccountsNotSupported.Error() + " (" + e.Err.Error() + ")"
+}
+
+// Unwrap returns the bank's answer.
+func (e *CardAccountsNotSupportedError) Unwrap() error { return e.Err }
+
+// Is matches [ErrCardAccountsNotSupported].
+func (e *CardAccountsNotSupportedError) Is(target error) bool {
+	return target == ErrCardAccountsNotSupported
+}
+
+// BudgetExhaustedError is returned, before anything is sent, for a call
+// without the PSU present that would exceed the account's budget
+// (SERVICE.md 8). It matches [ErrBudgetExhausted] and
+// [client.ErrAccessExceeded].
+type BudgetExhaustedError struct {
+	// Operation names the SDK call, e.g. "accounts.Balances".
+	Operation string
+	// Endpoint is the counted endpoint.
+	Endpoint Endpoint
+	// Limit is the number of calls allowed in Window.
+	Limit int
+	// Window is the rolling window, 24 hours.
+	Window time.Duration
+	// RetryAt is when the oldest counted call leaves the window, so that
+	// one call is allowed again.
+	RetryAt time.Time
+}
+
+// Error returns one short line. It names no account or PSU.
+func (e *BudgetExhaustedError) Error() string {
+	return fmt.Sprintf("%s: %d %s calls without the PSU present in %s already made; next allowed at %s",
+		e.Operation, e.Limit, e.Endpoint, e.Window, e.RetryAt.UTC().Format(time.RFC3339))
+}
+
+// Is matches [ErrBudgetExhausted] and [client.ErrAccessExceeded].
+func (e *BudgetExhaustedError) Is(target error) bool {
+	return target == ErrBudgetExhausted || target == client.ErrAccessExceeded
+}
+
+// linkError is an [ErrUnexpectedLink] that may also wrap
+// [client.ErrForeignHost].
+type linkError struct {
+	op     string
+	reason string
+	cause  error
+}
+
+func (e *linkError) Error() string {
+	return e.op + ": " + ErrUnexpectedLink.Error() + ": " + e.reason
+}
+
+func (e *linkError) Is(target error) bool { return target == ErrUnexpectedLink }
+
+func (e *linkError) Unwrap() error { return e.cause }
