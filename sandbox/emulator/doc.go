@@ -1,5 +1,174 @@
-// Package emulator is an in-process bank sandbox for tests: an HTTPS server
-// on the loopback interface that speaks the interface of SERVICE.md with the
-// paths and shapes of the platform, and checks every request as the bank
-// does.
+// Package emulator is an in-process bank sandbox for tests, in the spirit
+// of net/http/httptest: an HTTPS server on the loopback interface that
+// speaks the interface of SERVICE.md with the paths and JSON shapes of the
+// shared Norwegian PSD2 platform (PLATFORM.md), checks every request the
+// way the bank does, and runs the whole SCA, consent, account, payment and
+// signing-basket life cycle in memory.
+//
+// It imports only the signing and money packages: it checks the wire, not
+// the SDK.
+//
+// # Starting a server
+//
+//	s := emulator.NewServer()
+//	defer s.Close()
+//	creds, _ := s.NewTPP("My TPP") // RSA key + certificate, registered as trusted
+//	c, _ := client.New(s.URL, creds, client.WithHTTPClient(s.Client()))
+//
+// [Server.URL] is the API base, "https://127.0.0.1:PORT/api"; the hrefs in
+// _links are relative to it ("/v1/..." without /api), except scaRedirect,
+// which is absolute and points at the emulator's authorisation page.
+// [Server.Client] trusts the emulator's certificate authority
+// ([Server.CACertificate]) and speaks TLS 1.2 or higher. [Server.Handler]
+// mounts the emulator in a server of your own (API under /api, SCA page
+// under /tap-sandbox/). A TPP certificate must be registered: issued by
+// [Server.NewTPP], passed to [WithTrustedCertificates] or [Server.Trust];
+// any other gets 401 CERTIFICATE_INVALID. The command
+// github.com/tppkit/psd2/cmd/psd2-emulator runs a server standalone.
+//
+// # Request checks
+//
+// Every API request passes the checks of SERVICE.md 5 before it reaches an
+// endpoint, in this order (all answers carry tppMessages naming the
+// problem in code and path):
+//
+//   - X-Request-ID present (400 HTTP_HEADER_REQUIRED) and a UUID (400 FORMAT_ERROR);
+//   - TPP-Signature-Certificate present (400 HTTP_HEADER_REQUIRED), base64
+//     DER (400 FORMAT_ERROR), registered (401 CERTIFICATE_INVALID), valid on
+//     the emulator clock (401 CERTIFICATE_EXPIRED);
+//   - Signature present (400 HTTP_HEADER_REQUIRED), parseable, plain or as
+//     an RFC 2047 encoded word, algorithm rsa-sha256, keyId equal to
+//     signing.KeyID of the certificate (400 FORMAT_ERROR);
+//   - Date present, and Digest with a body (400 HTTP_HEADER_REQUIRED);
+//   - the signed header list covers date, x-request-id, digest (with a
+//     body) and psu-id, psu-corporate-id, tpp-redirect-uri when sent (400
+//     FORMAT_ERROR);
+//   - Date within 60 seconds of the emulator clock; Digest (SHA-256 or
+//     SHA-512) matching the body; the signature verifying (400 FORMAT_ERROR);
+//   - a body must be application/json (XML: 400), valid UTF-8 JSON, and
+//     free of characters outside the Basic Multilingual Plane such as
+//     emoji, raw or \u-escaped (400 FORMAT_ERROR: the bank's downstream
+//     systems cannot take them, SERVICE.md 1.6).
+//
+// Every answer carries a Date header from the emulator clock (clients learn
+// the server's clock from it) and echoes X-Request-ID.
+//
+// # SCA and sessions
+//
+// A request that needs SCA answers with _links.scaRedirect, an absolute
+// URL of the form https://127.0.0.1:PORT/tap-sandbox/9999/?route_secesb_id=1&flow=psd2&state=<uuid>&context=PRIVATE.
+// The page is an HTML form asking for the customerNumber (and, for a
+// corporate customer, the agreement); its POST redirects (302) to
+// TPP-Redirect-URI with psu-id (a UUID stable per TPP certificate and
+// customer), tpp-session-id, context and, in CORPORATE context,
+// psu-corporate-id (the agreement id), keeping the TPP's own query (state)
+// first. Cancelling or failing redirects with system, status, code and
+// message (SERVICE.md 6). In tests, [Server.Authorize],
+// [Server.AuthorizeCorporate] and [Server.Reject] do the same in-process,
+// through the same code as the form.
+//
+// Session rules (SERVICE.md 3, 5.8 to 5.14, 8; PLATFORM.md session model):
+//
+//   - AIS calls and GET /v1/user need TPP-Redirect-URI and TPP-Session-ID
+//     (400 HTTP_HEADER_REQUIRED without them: SCA may start on any of
+//     them); PSU-ID must be a UUID (400 FORMAT_ERROR).
+//   - Without PSU-ID, with an unknown PSU-ID, without consent, or with a
+//     TPP-Session-ID other than that of the PSU's last completed SCA: 401
+//     CONSENT_INVALID with a scaRedirect (the new SCA is bound to the
+//     request's TPP-Session-ID).
+//   - A new TPP-Session-ID replaces the old one only when its SCA
+//     completes; an aborted SCA leaves the old session valid.
+//   - Listing accounts and card accounts needs an SCA less than one hour
+//     old (else 401 SCA_EXPIRED with a scaRedirect); balances and
+//     transactions go on for the consent's 90 days, after which 401
+//     CONSENT_EXPIRED with a scaRedirect. Full history only within the
+//     hour with the PSU present; otherwise transactions older than 90 days
+//     are left out (not refused).
+//   - Without PSU-IP-Address (PSU not present) balances and transactions
+//     allow 4 calls per account, endpoint and TPP in a rolling 24 hours,
+//     then 429 ACCESS_EXCEEDED.
+//   - A corporate customer's calls need PSU-Corporate-ID (400
+//     HTTP_HEADER_REQUIRED); an agreement that is not the customer's, or a
+//     PSU-Corporate-ID from a private customer, gets 401
+//     CORPORATE_ID_INVALID. Consent is per agreement: choosing another
+//     agreement starts a new consent flow. GET /v1/agreements needs no
+//     PSU-Corporate-ID.
+//   - [Server.RevokeConsent] revokes a customer's consents as the PSU would
+//     at the bank: later AIS calls get 403 CONSENT_UNKNOWN until a new SCA.
+//
+// # Accounts
+//
+// POST /v1/bank-offered-consents (and the deprecated POST /v1/consents)
+// answer 201 with only _links.scaRedirect. GET /v1/accounts
+// (?withBalance=true adds closingBooked and expected balances),
+// /v1/accounts/{id}, /balances and /transactions (bookingStatus booked,
+// pending, both or all; dateFrom, dateTo, limit up to 499, offset; the next
+// page in transactions._links.next), GET /v1/card-accounts and their one,
+// balances and transactions endpoints, and GET /v1/agreements answer in the
+// shapes of the platform's recordings (testdata/platform). Booked entries
+// are newest first. Ids have the platform's enc!!<base64url> form; paths
+// accept "!" and its escaped form "%21".
+//
+// Known issues (on by default, [WithKnownIssues](false) turns them off):
+// with bookingStatus both or pending, all pending transactions come with
+// the first page whatever dateFrom, dateTo and limit say (SERVICE.md 8;
+// card accounts are unaffected); and the payment part reproduces the
+// unreadable NDCT details and status before approval (SERVICE.md 4.2).
+//
+// # Sandbox data
+//
+// A new server, and POST /v1/sandbox/initialize, hold the default
+// customers and nothing else: [CustomerKari] and [CustomerOla] (private, 2
+// accounts and a card account each) and [CustomerFjordlys] and
+// [CustomerTestfirma] (corporate, 2 accounts each, with agreements). The
+// first account of CustomerKari has 30 booked transactions over 120 days
+// and 3 pending ones; her second account holds only 100.00 NOK, for
+// insufficient-funds tests. BBANs have valid MOD-11 check digits and IBANs
+// valid mod-97 check digits; default ids are the same in every server.
+// Transaction dates are relative to the clock at initialisation.
+//
+// The mock-data operations: GET /v1/sandbox/customers (withAccounts,
+// withAgreements), GET, POST and DELETE /v1/sandbox/customers/{id}, POST
+// /v1/sandbox/accounts, /v1/sandbox/card-accounts, their
+// /{id}/transactions (a JSON array; a transaction with another account as
+// debtor is 400) and /v1/sandbox/agreements.
+//
+// # Payments, baskets, batch and faults
+//
+// Payments (POST /v1/payments/{product} and the periodic and bulk forms),
+// their status, details, cancellation and authorisations, signing baskets,
+// the batch process ([Server.RunBatch], and 5 times a day on the clock),
+// [Server.Payments] and fault injection ([Server.InjectFault]) are
+// described on those names.
+//
+// # Assumptions
+//
+// Where SERVICE.md and PLATFORM.md are silent the emulator assumes, in one
+// place each:
+//
+//   - POST /v1/sandbox/initialize is the reset path; it answers 200 with
+//     the customers (as GET /v1/sandbox/customers?withAccounts=true&withAgreements=true).
+//   - Bodies of POST /v1/sandbox/customers ({customerNumber, customerType,
+//     customerName}), /v1/sandbox/accounts ({customerId or customerNumber,
+//     bban, currency, name, product, cashAccountType, balance,
+//     creditLine}), /v1/sandbox/card-accounts ({customerId or
+//     customerNumber, maskedPan, name, product, currency, creditLimit,
+//     balance}) and the mock transactions (the AIS transaction fields plus
+//     bookingStatus booked or pending); amounts may be strings or numbers.
+//     The answers are the AIS shapes.
+//   - GET /v1/user answers 401 with a scaRedirect without a session whose
+//     SCA is less than one hour old, else 200 {"psuId", "psuCorporateId",
+//     "context"}. Its SCA identifies the PSU but grants no AIS consent.
+//   - GET /v1/agreements answers {"agreements":[{"id","name"}]}; agreement
+//     ids are UUIDs usable as PSU-Corporate-ID.
+//   - GET /v1/accounts/{id} wraps the account as {"account": {...}}.
+//   - Error codes where the spec names none: signature, Date and Digest
+//     problems are 400 FORMAT_ERROR; missing headers 400
+//     HTTP_HEADER_REQUIRED; a missing bookingStatus 400
+//     QUERY_PARAMETER_REQUIRED; the 401 for a missing session carries
+//     CONSENT_INVALID (clients should detect it by the scaRedirect link).
+//   - An unknown customer number on the SCA page fails the SCA (redirect
+//     with code PSU_CREDENTIALS_INVALID) instead of asking again.
+//   - The 90-day history limit leaves older transactions out instead of
+//     refusing the call.
 package emulator
