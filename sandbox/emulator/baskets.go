@@ -133,7 +133,7 @@ func (c *call) createBasket() error {
 		}
 		b.payments = append(b.payments, p)
 	}
-	href, err := c.startSCA(scaBasket, c.s.paymentApproval(b.payments))
+	href, err := c.startSCA(scaBasket, c.s.basketApproval(b))
 	if err != nil {
 		return err
 	}
@@ -152,6 +152,19 @@ func (c *call) createBasket() error {
 		TransactionStatus string `json:"transactionStatus"`
 		Links             links  `json:"_links"`
 	}{BasketID: b.id, TransactionStatus: b.status(), Links: l})
+}
+
+// basketApproval is the SCA callback of a basket: it approves the
+// payments (see paymentApproval) while the basket exists; the SCA of a
+// deleted basket fails with STATUS_INVALID.
+func (s *Server) basketApproval(b *basket) func(scaResult) error {
+	approve := s.paymentApproval(b.payments)
+	return func(res scaResult) error {
+		if res.OK && s.baskets.byID[b.id] != b {
+			return newError(http.StatusConflict, "STATUS_INVALID", "The signing basket was deleted.")
+		}
+		return approve(res)
+	}
 }
 
 // lookupBasket finds the basket of the path for the calling TPP.
@@ -217,7 +230,7 @@ func (c *call) startBasketAuthorisation() error {
 	if st := b.status(); st != statusRCVD && st != "PATC" {
 		return newError(http.StatusConflict, "STATUS_INVALID", "The signing basket cannot be authorised in status %s.", st)
 	}
-	href, err := c.startSCA(scaBasket, c.s.paymentApproval(b.payments))
+	href, err := c.startSCA(scaBasket, c.s.basketApproval(b))
 	if err != nil {
 		return err
 	}
