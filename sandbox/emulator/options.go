@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/x509"
 	"log/slog"
+	"net"
 	"time"
 )
 
@@ -63,6 +64,17 @@ func WithTPPKey(key crypto.Signer) Option {
 	return func(s *Server) {
 		if isRSA(key) {
 			s.tppKey = key
+		}
+	}
+}
+
+// WithListener makes [NewServer] serve on l instead of a new listener on a
+// random loopback port; the standalone command uses it for a fixed
+// address. The server closes l on [Server.Close].
+func WithListener(l net.Listener) Option {
+	return func(s *Server) {
+		if l != nil {
+			s.listener = l
 		}
 	}
 }

@@ -87,6 +87,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -114,6 +115,8 @@ type Server struct {
 	knownIssues bool
 	log         *slog.Logger
 
+	listener net.Listener
+
 	keyOnce sync.Once
 	tppKey  crypto.Signer
 	keyErr  error
@@ -138,6 +141,10 @@ type Server struct {
 func NewServer(opts ...Option) *Server {
 	s := newServer(opts...)
 	s.ts = httptest.NewUnstartedServer(s.handler)
+	if s.listener != nil {
+		_ = s.ts.Listener.Close()
+		s.ts.Listener = s.listener
+	}
 	s.ts.TLS = &tls.Config{
 		MinVersion:   tls.VersionTLS12,
 		Certificates: []tls.Certificate{s.ca.tls},
