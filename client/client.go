@@ -2,7 +2,6 @@ package client
 
 import (
 	"crypto/tls"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -18,30 +17,29 @@ import (
 // Client holds the TPP's credentials and the bank's base URL and carries
 // every request of the typed services (payments, accounts, basket, sca,
 // sandbox) through one pipeline: options, JSON body, X-Request-ID, Date,
-// Digest, x-accept-fix, signature, retries that are safe for payments, and
-// typed errors. A Client is safe for concurrent use.
+// Digest, x-accept-fix, signature, retries that are safe for payments,
+// response verification and typed errors. A Client is safe for concurrent
+// use.
 type Client struct {
 	base     *url.URL
 	basePath string // base path without trailing slash, e.g. "/api"
 	cfg      config
 	hc       *http.Client
-	state    atomic.Pointer[credState]
-	offset   atomic.Int64 // learned server clock offset in nanoseconds
-}
 
-// credState is what the client signs with; it is swapped atomically by
-// SetCredentials so that requests in flight finish with the old one.
-type credState struct {
-	creds   *signing.Credentials
-	signer  *signing.Signer
-	certB64 string
+	state    atomic.Pointer[credState] // set by SetCredentials
+	srcState atomic.Pointer[credState] // last answer of the credentials source
+	qwac     atomic.Pointer[qwacState]
+	offset   atomic.Int64 // learned server clock offset in nanoseconds
+
+	warnedNoBankCert atomic.Bool
 }
 
 // New returns a Client for the bank at baseURL (for example
 // "https://psd2.bank.example/api") signing with creds.
 //
 // baseURL must be https; http is accepted only for loopback hosts (the
-// emulator, tests).
+// emulator, tests). creds may be nil only when [WithCredentialsSource]
+// supplies the credentials.
 func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Host == "" || !u.IsAbs() {
@@ -51,17 +49,18 @@ func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, e
 	case "https":
 	case "http":
 		if !isLoopback(u.Hostname()) {
-			return nil, fmt.Errorf("client: base URL must use https (http only on loopback)")
+			return nil, errors.New("client: base URL must use https (http only on loopback)")
 		}
 	default:
-		return nil, fmt.Errorf("client: base URL must use https")
+		return nil, errors.New("client: base URL must use https")
 	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return nil, fmt.Errorf("client: base URL must not carry query, fragment or user info")
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
+		return nil, errors.New("client: base URL must not carry query, fragment or user info")
 	}
 	c := &Client{base: u, basePath: strings.TrimRight(u.EscapedPath(), "/")}
 	c.cfg.retry = DefaultRetryPolicy
 	c.cfg.clock = time.Now
+	c.cfg.expiryWarning = DefaultExpiryWarning
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -70,23 +69,45 @@ func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, e
 			return nil, err
 		}
 	}
-	if err := c.SetCredentials(creds); err != nil {
+	if err := c.cfg.validate(); err != nil {
 		return nil, err
 	}
-	c.hc = c.cfg.httpClient
-	if c.hc == nil {
-		c.hc = &http.Client{Transport: c.transport()}
+	if creds != nil || c.cfg.credSource == nil {
+		if err := c.SetCredentials(creds); err != nil {
+			return nil, err
+		}
+	}
+	if c.cfg.qwac != nil {
+		if err := c.SetQWAC(*c.cfg.qwac); err != nil && !errors.Is(err, errForeignTransport) {
+			return nil, err
+		}
+	}
+	if c.cfg.httpClient != nil {
+		// A shallow copy, so that the caller's client keeps its own
+		// redirect policy while ours refuses to follow redirects.
+		hc := *c.cfg.httpClient
+		hc.CheckRedirect = refuseRedirect
+		c.hc = &hc
+	} else {
+		c.hc = &http.Client{Transport: c.transport(), CheckRedirect: refuseRedirect}
 	}
 	return c, nil
 }
 
+// refuseRedirect stops net/http from following redirects: a signed request
+// carries PSU identifiers and a signature and must go only where the
+// caller sent it (DESIGN.md section 2). A 3xx answer becomes a *Error.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
 // transport builds the SDK's own transport: TLS 1.2 or higher, the QWAC
-// client certificate when given, no proxies from the environment unless the
-// caller brings an http.Client.
+// client certificate read per handshake (so [Client.SetQWAC] takes effect
+// on new connections), no proxies from the environment unless the caller
+// brings an http.Client.
 func (c *Client) transport() *http.Transport {
-	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: c.cfg.rootCAs}
-	if c.cfg.qwac != nil {
-		tlsCfg.Certificates = []tls.Certificate{*c.cfg.qwac}
+	tlsCfg := &tls.Config{
+		MinVersion:           tls.VersionTLS12,
+		RootCAs:              c.cfg.rootCAs,
+		GetClientCertificate: c.clientCertificate,
 	}
 	return &http.Transport{
 		TLSClientConfig:       tlsCfg,
@@ -100,28 +121,6 @@ func (c *Client) transport() *http.Transport {
 	}
 }
 
-// SetCredentials replaces the signing credentials at runtime. Requests in
-// flight finish with the credentials they started with; later requests use
-// the new ones.
-func (c *Client) SetCredentials(creds *signing.Credentials) error {
-	if creds == nil || creds.Certificate == nil || creds.Key == nil {
-		return errors.New("client: credentials need a certificate and a key")
-	}
-	keyID := c.cfg.keyID
-	if keyID == "" {
-		keyID = signing.KeyID(creds.Certificate)
-	}
-	s, err := signing.NewSigner(creds.Key, keyID)
-	if err != nil {
-		return err
-	}
-	c.state.Store(&credState{creds: creds, signer: s, certB64: base64.StdEncoding.EncodeToString(creds.Certificate.Raw)})
-	return nil
-}
-
-// Credentials returns the credentials the client signs with now.
-func (c *Client) Credentials() *signing.Credentials { return c.state.Load().creds }
-
 // BaseURL returns the bank's base URL the client was made with.
 func (c *Client) BaseURL() string { return c.base.String() }
 
@@ -131,7 +130,7 @@ func (c *Client) now() time.Time {
 }
 
 func isLoopback(host string) bool {
-	if host == "localhost" {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
 	ip := net.ParseIP(host)

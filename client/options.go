@@ -39,6 +39,19 @@ type config struct {
 	acceptFix  []AcceptFix
 	keyID      string
 	userAgent  string
+
+	credSource    CredentialsSource
+	expiryWarning time.Duration
+	verifyMode    VerifyMode
+	bankCerts     []bankCert
+}
+
+// validate checks the options together, after all were applied.
+func (c *config) validate() error {
+	if c.verifyMode == VerifyRequired && len(c.bankCerts) == 0 {
+		return errors.New("client: VerifyRequired needs WithBankCertificates")
+	}
+	return nil
 }
 
 // WithHTTPClient sends requests through hc instead of a client the SDK
@@ -58,6 +71,7 @@ func WithHTTPClient(hc *http.Client) Option {
 // WithQWAC presents cert (the TPP's eIDAS QWAC) as the TLS client
 // certificate for mutual TLS. It applies to the transport the SDK builds;
 // with WithHTTPClient, configure the certificate on that client yourself.
+// [Client.SetQWAC] replaces it at runtime.
 func WithQWAC(cert tls.Certificate) Option {
 	return func(c *config) error {
 		if len(cert.Certificate) == 0 || cert.PrivateKey == nil {
@@ -80,9 +94,12 @@ func WithRootCAs(pool *x509.CertPool) Option {
 	}
 }
 
-// WithLogger logs each request and response (method, path, status, request
-// id, duration) to l. Logging is off by default. PSU identifiers, IP
-// addresses, signatures, certificates and bodies are always redacted.
+// WithLogger logs each attempt (method, path, status, request id,
+// duration, attempt number; the request headers at Debug level) and
+// certificate expiry warnings to l. Logging is off by default. PSU-ID,
+// PSU-Corporate-ID, X-PSU-IDENTITY, PSU-IP-Address, PSU-IP-Port,
+// PSU-Device-ID, PSU-Geo-Location, Signature and TPP-Signature-Certificate
+// are always redacted, and bodies are never logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		if l == nil {
@@ -150,6 +167,36 @@ func WithUserAgent(ua string) Option {
 			return errors.New("client: invalid User-Agent")
 		}
 		c.userAgent = ua
+		return nil
+	}
+}
+
+// WithCredentialsSource makes the client ask src for the signing
+// credentials before every attempt instead of using those given to [New]
+// (which may then be nil) or to [Client.SetCredentials]. Use it to rotate
+// credentials from a secret store without a restart.
+func WithCredentialsSource(src CredentialsSource) Option {
+	return func(c *config) error {
+		if src == nil {
+			return errors.New("client: WithCredentialsSource(nil)")
+		}
+		c.credSource = src
+		return nil
+	}
+}
+
+// WithExpiryWarning sets how long before the signing certificate or the
+// QWAC expires the client starts warning through its logger, once per
+// certificate (default [DefaultExpiryWarning], 30 days). 0 turns the
+// warning off. Signing with an expired or not-yet-valid certificate is
+// always refused, with an error matching signing.ErrCertExpired or
+// signing.ErrCertNotYetValid.
+func WithExpiryWarning(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return errors.New("client: WithExpiryWarning needs a duration >= 0")
+		}
+		c.expiryWarning = d
 		return nil
 	}
 }

@@ -1,0 +1,167 @@
+package client
+
+import (
+	"context"
+	"crypto/rsa"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+
+	"github.com/tppkit/psd2/signing"
+)
+
+// VerifyMode says what the client does with the bank's response signatures
+// (SERVICE.md 5.7).
+type VerifyMode int
+
+const (
+	// VerifyIfPresent checks a response that carries a Signature header and
+	// accepts an unsigned one. It is the default. When no bank certificate
+	// is configured ([WithBankCertificates]), a signed response cannot be
+	// checked: it is accepted and a warning is logged once.
+	VerifyIfPresent VerifyMode = iota
+	// VerifyRequired rejects any response without a valid signature. It
+	// needs [WithBankCertificates].
+	VerifyRequired
+	// VerifyOff ignores response signatures.
+	VerifyOff
+)
+
+// String returns the mode's name.
+func (m VerifyMode) String() string {
+	switch m {
+	case VerifyIfPresent:
+		return "VerifyIfPresent"
+	case VerifyRequired:
+		return "VerifyRequired"
+	case VerifyOff:
+		return "VerifyOff"
+	}
+	return fmt.Sprintf("VerifyMode(%d)", int(m))
+}
+
+// bankCert is one certificate the bank may sign responses with.
+type bankCert struct {
+	keyID string
+	pub   *rsa.PublicKey
+}
+
+// WithResponseVerification sets how response signatures are checked
+// (default [VerifyIfPresent]).
+func WithResponseVerification(mode VerifyMode) Option {
+	return func(c *config) error {
+		if mode < VerifyIfPresent || mode > VerifyOff {
+			return fmt.Errorf("client: invalid %v", mode)
+		}
+		c.verifyMode = mode
+		return nil
+	}
+}
+
+// WithBankCertificates sets the certificates the bank signs responses with.
+// Give several while the bank rotates its certificate: the keyId of a
+// response's Signature selects the certificate, and when none matches each
+// is tried. The certificates must hold RSA keys.
+func WithBankCertificates(certs ...*x509.Certificate) Option {
+	return func(c *config) error {
+		if len(certs) == 0 {
+			return errors.New("client: WithBankCertificates needs at least one certificate")
+		}
+		for _, cert := range certs {
+			if cert == nil {
+				return errors.New("client: WithBankCertificates(nil)")
+			}
+			pub, ok := cert.PublicKey.(*rsa.PublicKey)
+			if !ok {
+				return errors.New("client: bank certificate key is not RSA")
+			}
+			c.bankCerts = append(c.bankCerts, bankCert{keyID: signing.KeyID(cert), pub: pub})
+		}
+		return nil
+	}
+}
+
+// ResponseSignatureError is returned when the bank's response signature or
+// Digest does not verify, or when [VerifyRequired] meets an unsigned
+// response. The body was not decoded. It matches [ErrResponseSignature];
+// Err is the cause (for example signing.ErrDigestMismatch or
+// signing.ErrBadSignature).
+type ResponseSignatureError struct {
+	Operation  string
+	StatusCode int
+	RequestID  string
+	Err        error
+}
+
+func (e *ResponseSignatureError) Error() string {
+	return fmt.Sprintf("%s: response signature invalid (status %d, X-Request-ID %s): %v", e.Operation, e.StatusCode, e.RequestID, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *ResponseSignatureError) Unwrap() error { return e.Err }
+
+// Is matches ErrResponseSignature.
+func (e *ResponseSignatureError) Is(target error) bool { return target == ErrResponseSignature }
+
+var (
+	errDigestNotSigned  = errors.New("the response has a body but its Signature does not cover the Digest")
+	errRequestIDChanged = errors.New("the signed X-Request-ID is not the request's")
+	errNoBankCertMatch  = errors.New("no bank certificate verifies the signature")
+)
+
+// verifyResponse checks a response's Signature and Digest per the
+// client's [VerifyMode]. It reuses signing's parser and verifier: the
+// signature covers the headers it lists; a body must be covered by a
+// signed Digest that matches it; a signed X-Request-ID must be the
+// request's, so that a signed answer to another request is refused.
+func (c *Client) verifyResponse(h http.Header, body []byte, requestID string) error {
+	mode := c.cfg.verifyMode
+	if mode == VerifyOff {
+		return nil
+	}
+	value := h.Get("Signature")
+	if value == "" {
+		if mode == VerifyRequired {
+			return signing.ErrNoSignature
+		}
+		return nil
+	}
+	if len(c.cfg.bankCerts) == 0 {
+		if l := c.cfg.logger; l != nil && c.warnedNoBankCert.CompareAndSwap(false, true) {
+			l.LogAttrs(context.Background(), slog.LevelWarn,
+				"psd2: the bank signs its responses but no bank certificate is configured (WithBankCertificates); signatures are not checked")
+		}
+		return nil
+	}
+	p, err := signing.ParseSignature(value)
+	if err != nil {
+		return err
+	}
+	if digest := h.Get("Digest"); len(body) > 0 || digest != "" {
+		if !slices.Contains(p.Headers, "digest") {
+			return errDigestNotSigned
+		}
+		if err := signing.VerifyDigest(digest, body); err != nil {
+			return err
+		}
+	}
+	if slices.Contains(p.Headers, "x-request-id") && h.Get("X-Request-ID") != requestID {
+		return errRequestIDChanged
+	}
+	req := &http.Request{Header: h}
+	err = errNoBankCertMatch
+	for _, selected := range []bool{true, false} {
+		for _, bc := range c.cfg.bankCerts {
+			if (bc.keyID == p.KeyID) != selected {
+				continue
+			}
+			if err = p.Verify(req, bc.pub); err == nil {
+				return nil
+			}
+		}
+	}
+	return err
+}
