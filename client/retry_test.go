@@ -224,14 +224,16 @@ func TestPOSTToClosedPort(t *testing.T) {
 func TestCancelStopsWaiting(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(503) })
-	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{MaxRetries: 5, MinBackoff: time.Hour, MaxBackoff: time.Hour, MaxRetryAfter: time.Hour}))
+	var logs logBuffer
+	c := newTestClient(t, b.URL, WithLogger(debugLogger(&logs)), WithRetryPolicy(RetryPolicy{MaxRetries: 5, MinBackoff: time.Hour, MaxBackoff: time.Hour, MaxRetryAfter: time.Hour}))
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
 	go func() {
 		_, err := c.Do(ctx, Operation{Method: "GET", Path: "/v1/accounts"}, nil)
 		errc <- err
 	}()
-	require.Eventually(t, func() bool { return b.count.Load() == 1 }, 5*time.Second, time.Millisecond)
+	// The retry is logged just before the client starts waiting.
+	require.Eventually(t, func() bool { return logs.count(`"retry":true`) == 1 }, 5*time.Second, time.Millisecond)
 	cancel()
 	err := <-errc
 	require.ErrorIs(t, err, context.Canceled)

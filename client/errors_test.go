@@ -1,0 +1,161 @@
+package client
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const platformData = "../../shared/testdata/platform"
+
+func readPlatform(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(platformData, name))
+	if err != nil {
+		// The repository may be checked out elsewhere; the shared data sits
+		// next to it in this workspace.
+		b, err = os.ReadFile(filepath.Join("/work/shared/testdata/platform", name))
+	}
+	require.NoError(t, err)
+	return b
+}
+
+func TestErrorDecoding(t *testing.T) {
+	t.Parallel()
+	sentinels := []error{ErrSCARequired, ErrConsentExpired, ErrConsentInvalid, ErrConsentUnknown, ErrAccessExceeded, ErrKIDInvalid, ErrNotFound, ErrCertificate}
+	scaHref := "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=ec5ae9e2-a56e-45ca-a0fa-ad1dc481e998&context=PRIVATE"
+	tests := []struct {
+		file    string
+		status  int
+		want    Error
+		matches []error
+		line    string
+	}{
+		{
+			file: "error-400-format-error.json", status: 400,
+			want: Error{Messages: []TPPMessage{{Category: "ERROR", Code: CodeFormatError, Path: "creditorAccount.bban", Text: "creditorAccount.bban must be 11 digits with a valid MOD11 check digit."}}},
+			line: "op: 400 Bad Request: FORMAT_ERROR at creditorAccount.bban: creditorAccount.bban must be 11 digits with a valid MOD11 check digit.",
+		},
+		{
+			file: "error-400-kid-invalid.json", status: 400,
+			want:    Error{Messages: []TPPMessage{{Category: "ERROR", Code: CodeKIDInvalid, Path: "remittanceInformationStructured.reference", Text: "The KID does not have a valid check digit."}}},
+			matches: []error{ErrKIDInvalid},
+			line:    "op: 400 Bad Request: KID_INVALID at remittanceInformationStructured.reference: The KID does not have a valid check digit.",
+		},
+		{
+			file: "error-401-sca-redirect.json", status: 401,
+			want: Error{
+				Messages: []TPPMessage{{Category: "ERROR", Code: CodeConsentInvalid, Text: "No valid session for this PSU. Send the PSU to the scaRedirect link."}},
+				Links:    Links{LinkScaRedirect: {Href: scaHref, Verbs: []string{"GET"}}},
+			},
+			matches: []error{ErrSCARequired, ErrConsentExpired, ErrConsentInvalid},
+			line:    "op: 401 Unauthorized: CONSENT_INVALID: No valid session for this PSU. Send the PSU to the scaRedirect link.",
+		},
+		{
+			file: "error-403-consent-unknown.json", status: 403,
+			want:    Error{Messages: []TPPMessage{{Category: "ERROR", Code: CodeConsentUnknown, Text: "The consent for this PSU and TPP does not exist or has been revoked."}}},
+			matches: []error{ErrConsentUnknown},
+			line:    "op: 403 Forbidden: CONSENT_UNKNOWN: The consent for this PSU and TPP does not exist or has been revoked.",
+		},
+		{
+			file: "error-429-access-exceeded.json", status: 429,
+			want:    Error{Messages: []TPPMessage{{Category: "ERROR", Code: CodeAccessExceeded, Text: "The access limit of 4 calls per 24 hours without the PSU present is exceeded for this account."}}},
+			matches: []error{ErrAccessExceeded},
+			line:    "op: 429 Too Many Requests: ACCESS_EXCEEDED: The access limit of 4 calls per 24 hours without the PSU present is exceeded for this account.",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			t.Parallel()
+			body := readPlatform(t, tt.file)
+			const id = "0e0c5a43-0b5f-4e0f-8a55-5a3a0c1b2d3e"
+			b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tt.status)
+				w.Write(body)
+			})
+			c := newTestClient(t, b.URL+"/api", WithRetryPolicy(RetryPolicy{}))
+			_, err := c.Do(t.Context(), Operation{Name: "op", Method: "GET", Path: "/v1/accounts"}, nil, WithRequestID(id))
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			want := tt.want
+			want.Operation, want.StatusCode, want.RequestID, want.Header = "op", tt.status, id, e.Header
+			assert.Equal(t, &want, e)
+			assert.Equal(t, tt.line, err.Error())
+			for _, s := range sentinels {
+				assert.Equal(t, contains(tt.matches, s), errors.Is(err, s), "%v", s)
+			}
+			href, ok := SCARedirect(err)
+			assert.Equal(t, tt.want.Links.ScaRedirect(), href)
+			assert.Equal(t, href != "", ok)
+		})
+	}
+}
+
+func contains(list []error, e error) bool {
+	for _, x := range list {
+		if x == e {
+			return true
+		}
+	}
+	return false
+}
+
+func TestErrorOddBodies(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		line   string
+		nf     bool
+	}{
+		{"html", 502, "<html>bad gateway</html>", "op: 502 Bad Gateway", false},
+		{"empty 404", 404, "", "op: 404 Not Found", true},
+		{"wrong types", 400, `{"tppMessages":"x","_links":[1]}`, "op: 400 Bad Request", false},
+	}
+	for _, tt := range tests {
+		e := newError("op", tt.status, "id", nil, []byte(tt.body))
+		assert.Equal(t, tt.line, e.Error(), tt.name)
+		assert.Equal(t, tt.nf, e.Is(ErrNotFound), tt.name)
+		assert.Empty(t, e.Messages, tt.name)
+	}
+}
+
+func TestOutcomeUnknownError(t *testing.T) {
+	t.Parallel()
+	inner := &Error{Operation: "op", StatusCode: 503}
+	e := &OutcomeUnknownError{Operation: "op", RequestID: "rid", StatusCode: 503, Err: inner}
+	assert.True(t, e.Is(ErrOutcomeUnknown))
+	assert.Equal(t, "op: outcome unknown, not sent again (X-Request-ID rid): op: 503 Service Unavailable", e.Error())
+	var got *Error
+	require.ErrorAs(t, e, &got)
+	assert.Same(t, inner, got)
+}
+
+func FuzzErrorBody(f *testing.F) {
+	for _, name := range []string{"error-400-format-error.json", "error-400-kid-invalid.json", "error-401-sca-redirect.json", "error-403-consent-unknown.json", "error-429-access-exceeded.json"} {
+		f.Add(401, readPlatform(f, name))
+	}
+	f.Add(500, []byte(`{"tppMessages":[{"text":"`+string(make([]byte, 300))+`"}]}`))
+	f.Add(0, []byte(`null`))
+	f.Fuzz(func(t *testing.T, status int, body []byte) {
+		e := newError("op", status, "id", nil, body)
+		if e.Error() == "" {
+			t.Fatal("empty error line")
+		}
+		for _, s := range []error{ErrSCARequired, ErrConsentExpired, ErrConsentInvalid, ErrConsentUnknown, ErrAccessExceeded, ErrKIDInvalid, ErrNotFound, ErrCertificate} {
+			_ = e.Is(s)
+		}
+		if h := e.ScaRedirect(); h != "" {
+			if _, ok := SCARedirect(e); !ok {
+				t.Fatal("SCARedirect disagrees with ScaRedirect")
+			}
+		}
+	})
+}
