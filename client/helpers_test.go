@@ -49,7 +49,12 @@ var serial atomic.Int64
 // newCert makes a self-signed certificate for key i valid in [from, until).
 func newCert(t testing.TB, i int, from, until time.Time) *x509.Certificate {
 	t.Helper()
-	key := testKey(i)
+	return certFor(t, testKey(i), from, until)
+}
+
+// certFor makes a self-signed certificate for key valid in [from, until).
+func certFor(t testing.TB, key *rsa.PrivateKey, from, until time.Time) *x509.Certificate {
+	t.Helper()
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1000 + serial.Add(1)),
 		Subject:      pkix.Name{CommonName: "TPP test", Organization: []string{"Test TPP AS"}},

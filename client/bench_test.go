@@ -1,0 +1,188 @@
+package client
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/tppkit/psd2/signing"
+)
+
+// The benchmarks compare a signed POST through the client with a bare
+// net/http baseline doing the same work by hand (issue 2, Measure): same
+// 2048-bit key, same body, same headers, same server.
+
+var (
+	benchOnce  sync.Once
+	benchKey   *rsa.PrivateKey
+	benchCreds *signing.Credentials
+	benchSrv   *httptest.Server
+)
+
+type benchPayment struct {
+	InstructedAmount struct {
+		Currency string `json:"currency"`
+		Amount   string `json:"amount"`
+	} `json:"instructedAmount"`
+	DebtorAccount   struct{ BBAN string } `json:"debtorAccount"`
+	CreditorAccount struct{ BBAN string } `json:"creditorAccount"`
+	CreditorName    string                `json:"creditorName"`
+	Remittance      string                `json:"remittanceInformationUnstructured"`
+}
+
+type benchAnswer struct {
+	PaymentID         string `json:"paymentId"`
+	TransactionStatus string `json:"transactionStatus"`
+	Links             Links  `json:"_links"`
+}
+
+func benchSetup(b *testing.B) {
+	benchOnce.Do(func() {
+		k, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			panic(err)
+		}
+		benchKey = k
+		benchSrv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(201)
+			io.WriteString(w, `{"paymentId":"enc!!abc","transactionStatus":"RCVD","_links":{"self":{"href":"/v1/payments/norwegian-domestic-credit-transfers/enc!!abc","verbs":["GET"]}}}`)
+		}))
+	})
+	if benchCreds == nil {
+		cert := certFor(b, benchKey, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
+		benchCreds = &signing.Credentials{Certificate: cert, Key: benchKey}
+	}
+}
+
+func benchBody() *benchPayment {
+	p := &benchPayment{CreditorName: "Kari Nordmann", Remittance: "Faktura 2026-11"}
+	p.InstructedAmount.Currency, p.InstructedAmount.Amount = "NOK", "1250.00"
+	p.DebtorAccount.BBAN, p.CreditorAccount.BBAN = "12345678903", "98765432106"
+	return p
+}
+
+func BenchmarkSignedPOST(b *testing.B) {
+	benchSetup(b)
+	c, err := New(benchSrv.URL+"/api", benchCreds)
+	if err != nil {
+		b.Fatal(err)
+	}
+	body := benchBody()
+	op := Operation{Name: "payments.Create", Method: http.MethodPost, Path: "/v1/payments/norwegian-domestic-credit-transfers", Body: body}
+	opt := WithTPPSessionID("session-1")
+	ctx := b.Context()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		var out benchAnswer
+		if _, err := c.Do(ctx, op, &out, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkBaselinePOST(b *testing.B) {
+	benchSetup(b)
+	hc := &http.Client{Transport: (&Client{}).transport()}
+	certB64 := base64.StdEncoding.EncodeToString(benchCreds.Certificate.Raw)
+	keyID := signing.KeyID(benchCreds.Certificate)
+	url := benchSrv.URL + "/api/v1/payments/norwegian-domestic-credit-transfers"
+	body := benchBody()
+	ctx := b.Context()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		raw, err := json.Marshal(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum := sha256.Sum256(raw)
+		digest := "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
+		date := time.Now().UTC().Format(http.TimeFormat)
+		id := uuid.NewString()
+		ss := "date: " + date + "\ndigest: " + digest + "\nx-request-id: " + id
+		h := sha256.Sum256([]byte(ss))
+		sig, err := rsa.SignPKCS1v15(rand.Reader, benchKey, crypto.SHA256, h[:])
+		if err != nil {
+			b.Fatal(err)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(raw))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("TPP-Session-ID", "session-1")
+		req.Header.Set("X-Request-ID", id)
+		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Digest", digest)
+		req.Header.Set("X-Accept-Fix", "amount-as-string")
+		req.Header.Set("Date", date)
+		req.Header.Set("TPP-Signature-Certificate", certB64)
+		req.Header.Set("Signature", `keyId="`+keyID+`",algorithm="rsa-sha256",headers="date digest x-request-id",signature="`+base64.StdEncoding.EncodeToString(sig)+`"`)
+		resp, err := hc.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rb, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 201 {
+			b.Fatal(resp.StatusCode, err)
+		}
+		var out benchAnswer
+		if err := json.Unmarshal(rb, &out); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkPipelineWithoutRSA measures the client's own work around the
+// RSA operation (body, ids, Date, Digest, signing string, headers) with a
+// signer whose key signs instantly.
+func BenchmarkPipelineWithoutRSA(b *testing.B) {
+	benchSetup(b)
+	c, err := New("https://psd2.bank.example/api", &signing.Credentials{Certificate: benchCreds.Certificate, Key: fastKey{benchKey}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	op := Operation{Method: http.MethodPost, Path: "/v1/payments/norwegian-domestic-credit-transfers", Body: benchBody()}
+	b.ReportAllocs()
+	for b.Loop() {
+		p, err := c.prepare(&op, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req, err := http.NewRequest(op.Method, p.url, bytes.NewReader(p.body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header = p.header
+		if err := c.sign(req, &exchange{c: c, p: p}); err != nil {
+			b.Fatal(err)
+		}
+		if !strings.HasPrefix(req.Header.Get("Signature"), "keyId=") {
+			b.Fatal("not signed")
+		}
+	}
+}
+
+// fastKey is an RSA key whose Sign returns a fixed signature at once.
+type fastKey struct{ k *rsa.PrivateKey }
+
+func (f fastKey) Public() crypto.PublicKey { return &f.k.PublicKey }
+func (f fastKey) Sign(io.Reader, []byte, crypto.SignerOpts) ([]byte, error) {
+	return make([]byte, 256), nil
+}
