@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"bytes"
 	"io"
 	"math"
 	"net/http"
@@ -122,6 +123,10 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, f *Fault, ne
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
 		writeError(w, newError(http.StatusTooManyRequests, "ACCESS_EXCEEDED", "Too many requests; retry after %d seconds.", secs))
 	case FaultHang:
+		// Read the body first (keeping it for a delayed processing): only
+		// then does the server notice a client that goes away.
+		body, _ := io.ReadAll(io.LimitReader(r.Body, maxBody))
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		var timeout <-chan time.Time
 		if f.Delay > 0 {
 			t := time.NewTimer(f.Delay)
