@@ -5,29 +5,7 @@ import (
 	"strconv"
 )
 
-// Signing baskets (SERVICE.md 2.7, 4.1, 7, 8; PLATFORM.md "Paths"):
-//
-//	POST   /v1/signing-baskets                     {paymentIds}: 201 basketId, RCVD, _links
-//	GET    /v1/signing-baskets/{id}                {payments, transactionStatus, _links}
-//	GET    /v1/signing-baskets/{id}/status         {transactionStatus}
-//	DELETE /v1/signing-baskets/{id}                204 while no payment of it is authorised
-//	POST   /v1/signing-baskets/{id}/authorisations 201 scaStatus started + scaRedirect
-//
-// Rules the emulator applies (where SERVICE.md is silent, its choice):
-//   - 1 to 10 distinct ids of payments this TPP created, each in RCVD and
-//     in no other basket. More than 10 or none: 400 FORMAT_ERROR; an
-//     unknown id (or another TPP's): 400 RESOURCE_UNKNOWN; a bulk or
-//     periodic payment: 400 REFERENCE_MIX_INVALID; a payment not in RCVD or
-//     already in a basket: 409 STATUS_INVALID.
-//   - One SCA approves every payment of the basket still in RCVD (as the
-//     payment SCA does: ACTC or PDNG). A basket is not atomic.
-//   - The basket's status is the worst case of its payments, in this
-//     order from worst to best: RJCT (a payment is RJCT or CANC), RCVD (no
-//     payment authorised), PATC (some authorised, some still RCVD), ACTC
-//     (all authorised, whatever the batch did since).
-//   - DELETE removes the basket while its status is RCVD (the payments stay
-//     RCVD and may join another basket); otherwise 405 CANCELLATION_INVALID.
-//   - A basket belongs to the TPP that created it; others get 404.
+// Signing baskets: the endpoints and rules are documented on [Payment].
 
 // maxBasketPayments is the limit of SERVICE.md 8.
 const maxBasketPayments = 10

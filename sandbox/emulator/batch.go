@@ -8,35 +8,36 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// The simulated payment batch process (SERVICE.md 9.6: for all payments
-// except periodic ones, 5 times a day). Payment status transitions:
-//
-//	RCVD --SCA--> ACTC                 (PDNG when requestedExecutionDate is after today)
-//	RCVD --SCA, debtor not the PSU's--> RJCT
-//	RCVD --DELETE--> CANC
-//	ACTC, PDNG (due) --batch--> ACSC   funds suffice: the debtor is debited with a booked transaction
-//	                        --> ACCP   fundsAvailable=false; retried by every later batch
-//	                        --> RJCT   debtor or creditor account unknown (see creditorUnknown)
-//	ACCP (funds unavailable) --batch--> ACSC / stays ACCP
-//
-// Funds are the debtor account's available balance (booked plus pending)
-// plus its credit line, or the unused credit of a card account. Only the
-// instructed amount is debited; fees are shown but not charged. An amount
-// in another currency than the account's is converted with the fixed
-// sandbox rates of sandboxRates. A creditor account of the sandbox is
-// credited with a booked transaction too.
-
 // batchHours are the local hours of the scheduled batch runs, on the
 // clock's own time zone (the Location of the times [WithClock] returns).
 var batchHours = [...]int{6, 9, 12, 15, 18}
 
-// RunBatch runs the sandbox's payment batch process once, now: payments in
-// ACTC, due payments in PDNG and payments waiting for funds (ACCP with
-// fundsAvailable false) are settled (ACSC), wait for funds (ACCP with
-// fundsAvailable false) or are rejected (RJCT). Periodic payments are not
-// processed (SERVICE.md 9.6). The server also runs the batch by itself when
-// its clock passes 06:00, 09:00, 12:00, 15:00 or 18:00 (checked on each
-// request).
+// RunBatch runs the sandbox's simulated payment batch process once, now
+// (SERVICE.md 9.6). It takes payments in ACTC, payments in PDNG whose
+// requestedExecutionDate has come, and payments waiting for funds (ACCP
+// with fundsAvailable false), in creation order:
+//
+//	ACTC, due PDNG, waiting ACCP -> ACSC   funds suffice: the debtor account is debited
+//	                                       with a booked transaction (a sandbox creditor
+//	                                       account is credited)
+//	                             -> ACCP   fundsAvailable false; every later run retries
+//	                             -> RJCT   the debtor account no longer exists, or the
+//	                                       creditor account is unknown (below)
+//
+// Funds are the debtor account's available balance (booked plus pending)
+// plus its credit line, or the unused credit of a card account. Only the
+// instructed amount is debited; fees are shown but not charged. An amount
+// in another currency than the account's is converted at fixed sandbox
+// rates (EUR 11.50, USD 10.50, GBP 13.40, SEK 0.98, DKK 1.54, CHF 12.10
+// NOK; other currencies 1 NOK). A creditor account is unknown when it
+// carries the 4-digit bank code of a sandbox account (a Norwegian BBAN,
+// or the BBAN in a NO IBAN) but is no sandbox account; accounts of other
+// banks are assumed to exist. Periodic payments are never processed.
+//
+// The server also runs the batch by itself when its clock passes 06:00,
+// 09:00, 12:00, 15:00 or 18:00 in the clock's own time zone (the Location
+// of the times [WithClock] returns), checked before each signed request;
+// the first request starts the schedule.
 func (s *Server) RunBatch() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

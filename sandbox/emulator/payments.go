@@ -12,44 +12,6 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// Payment initiation (SERVICE.md 4.2, 4.3; PLATFORM.md "Paths"):
-//
-//	POST   /v1/{service}/{product}                    create: 201 RCVD + scaRedirect
-//	GET    /v1/{service}/{product}/{id}/status        status (fundsAvailable when false)
-//	GET    /v1/{service}/{product}/{id}               details: the request echoed + paymentId
-//	DELETE /v1/{service}/{product}/{id}               cancel: 204 in RCVD, else 405 CANCELLATION_INVALID
-//	POST   /v1/{service}/{product}/{id}/authorisations start SCA: 201 scaStatus started
-//
-// service is payments, periodic-payments or bulk-payments; product one of
-// the four of PLATFORM.md (anything else: 404 PRODUCT_UNKNOWN).
-//
-// Decisions where SERVICE.md says "not shown" (each in one place below):
-//   - PSU-ID: SERVICE.md 4.2 lists "all headers of 4.1" (PSU-ID required)
-//     for payments, but a PISP that has never sent the PSU through SCA has
-//     no PSU-ID. The emulator reads it safely: PSU-ID is required on
-//     signing baskets; on payment creation it is optional and, when sent,
-//     must be a UUID (and a corporate PSU must then send PSU-Corporate-ID).
-//   - A payment belongs to the TPP that created it. Another TPP gets 404
-//     RESOURCE_UNKNOWN, as for an id that does not exist.
-//   - Logical duplicates (same TPP, service, product, debtor, creditor,
-//     amount, remittance and execution date as a payment that is neither
-//     RJCT nor CANC) get 400 PAYMENT_FAILED unless the query has
-//     allowLogicalDuplicate=true.
-//   - Known issue of SERVICE.md 4.2 (with [WithKnownIssues] on, the
-//     default): the details and status of a single NDCT that has not been
-//     approved by SCA answer 404 RESOURCE_UNKNOWN.
-//   - Cancelling is possible only in RCVD (then CANC); any other status
-//     gives 405 CANCELLATION_INVALID (SERVICE.md 7: an error in PDNG).
-//   - Starting an authorisation is possible only in RCVD; else 409
-//     STATUS_INVALID.
-//   - SCA success: ACTC, or PDNG when requestedExecutionDate is after the
-//     bank date. The debtor account must be one the PSU may pay from (its
-//     own accounts and card accounts, or the accounts of the chosen
-//     corporate agreement); if not, the payment becomes RJCT and the SCA
-//     redirect reports 400 PAYMENT_FAILED. The PSU cancelling leaves the
-//     payment in RCVD, so the TPP can start a new authorisation.
-//   - Fees (transactionFees) per product, see paymentFee.
-
 // Transaction statuses used by the emulator (SERVICE.md 3).
 const (
 	statusRCVD = "RCVD"
@@ -68,6 +30,81 @@ const duplicateCode = "PAYMENT_FAILED"
 // Payment is a snapshot of a payment held by the emulator, as returned by
 // [Server.Payments]. Tests count them, look up the status a TPP should see
 // and check that a retried request created nothing.
+//
+// The emulator serves payment initiation (SERVICE.md 4.2, 4.3; PLATFORM.md
+// "Paths"), where service is payments, periodic-payments or bulk-payments
+// and product one of norwegian-domestic-credit-transfers,
+// sepa-credit-transfers, cross-border-credit-transfers and
+// instant-norwegian-domestic-credit-transfers-straks (anything else: 404
+// PRODUCT_UNKNOWN):
+//
+//	POST   /v1/{service}/{product}                     201 paymentId, RCVD, transactionFees, _links
+//	GET    /v1/{service}/{product}/{id}/status         paymentId, transactionStatus, fundsAvailable (when false), _links
+//	GET    /v1/{service}/{product}/{id}                the request echoed with paymentId and _links
+//	DELETE /v1/{service}/{product}/{id}                204 in RCVD (then CANC), else 405 CANCELLATION_INVALID
+//	POST   /v1/{service}/{product}/{id}/authorisations 201 scaStatus started + scaRedirect (RCVD only, else 409 STATUS_INVALID)
+//
+// Creating needs x-accept-fix with amount-as-string, TPP-Session-ID,
+// TPP-Redirect-URI, PSU-IP-Address and Digest (400 HTTP_HEADER_REQUIRED).
+// SERVICE.md 4.2 also lists PSU-ID ("all headers of 4.1"), but a PISP
+// that never sent the PSU through SCA has none: the emulator takes the safe
+// reading that PSU-ID is optional on payment creation (a UUID when sent,
+// and then a corporate PSU needs PSU-Corporate-ID) and required on signing
+// baskets. The body is checked field by field as SERVICE.md 2.3 to 2.5 and
+// 8 say, and the first problem answers 400 FORMAT_ERROR with the field's
+// path (for example creditorAccount.bban), 400 KID_INVALID or KID_MISSING
+// for a structured reference of type KID, or 400 EXECUTION_DATE_INVALID
+// for a past requestedExecutionDate. Amounts must be JSON strings with
+// exactly the currency's ISO 4217 minor units ("150.00" NOK, "5" JPY) and
+// greater than zero; a Norwegian BBAN is 11 digits with its MOD-11 check
+// digit, written without separators; an IBAN is in electronic form
+// (upper case, no spaces); instant payments are in NOK; unknown fields are
+// ignored. The 201 answer carries links self (GET, DELETE), status,
+// startAuthorisation and the absolute scaRedirect; fees are 3.00 NOK per
+// domestic payment, 2.00 EUR per SEPA payment, 50.00 NOK per cross-border
+// payment, once per payment of a bulk, and none for instant payments and
+// transfers between two accounts of one customer (transactionFeeIndicator
+// says which).
+//
+// A second payment with the same TPP, service, product, debtor, creditor,
+// amount, remittance and execution date as one that is neither RJCT nor
+// CANC is a logical duplicate: 400 PAYMENT_FAILED, unless the query has
+// allowLogicalDuplicate=true. A payment belongs to the TPP that created it;
+// another TPP gets 404 RESOURCE_UNKNOWN as for an unknown id. Ids work in
+// paths with "!" or "%21". The known issue of SERVICE.md 4.2 is reproduced
+// unless [WithKnownIssues](false): the details and status of a single
+// domestic credit transfer not yet approved by SCA answer 404
+// RESOURCE_UNKNOWN.
+//
+// After SCA the payment is ACTC, or PDNG when requestedExecutionDate is
+// after the bank date (PDNG: self loses DELETE, startAuthorisation
+// disappears). The debtor account must be one the PSU may pay from (own
+// accounts and card accounts, or the accounts of the chosen corporate
+// agreement); otherwise the payment becomes RJCT and the SCA redirect
+// reports 400 PAYMENT_FAILED. When the PSU cancels the SCA the payment
+// stays RCVD and a new authorisation can start. [Server.RunBatch] takes it
+// further.
+//
+// Signing baskets (SERVICE.md 2.7, 4.1, 8):
+//
+//	POST   /v1/signing-baskets                     {paymentIds}: 201 basketId, RCVD, _links (self, status, startAuthorisation, scaRedirect)
+//	GET    /v1/signing-baskets/{id}                payments, transactionStatus, _links
+//	GET    /v1/signing-baskets/{id}/status         transactionStatus
+//	DELETE /v1/signing-baskets/{id}                204 while the basket is RCVD, else 405 CANCELLATION_INVALID
+//	POST   /v1/signing-baskets/{id}/authorisations 201 scaStatus started + scaRedirect
+//
+// A basket holds 1 to 10 distinct ids of payments of the same TPP, each in
+// RCVD and in no other basket; it needs the headers of SERVICE.md 4.1
+// (x-accept-fix, TPP-Session-ID, TPP-Redirect-URI, PSU-ID, PSU-IP-Address).
+// None or more than 10: 400 FORMAT_ERROR; an unknown id or another TPP's:
+// 400 RESOURCE_UNKNOWN; a bulk or periodic payment: 400
+// REFERENCE_MIX_INVALID; a payment not in RCVD or already in a basket: 409
+// STATUS_INVALID. One SCA approves every payment of the basket still in
+// RCVD, as the payment's own SCA does; the SCA of a deleted basket
+// approves nothing. A basket is not atomic: its status is the worst case
+// of its payments, from worst to best RJCT (a payment is RJCT or CANC),
+// RCVD (none authorised), PATC (some authorised), ACTC (all authorised,
+// whatever the batch did since).
 type Payment struct {
 	// ID is the paymentId (enc!!<base64url of 48 bytes>).
 	ID string
