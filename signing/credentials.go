@@ -1,19 +1,24 @@
 package signing
 
 import (
+	"bytes"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"software.sslmate.com/src/go-pkcs12"
 )
 
 // Errors returned when loading or checking credentials. Match them with
-// errors.Is.
+// errors.Is; the returned errors add detail that never includes key
+// material.
 var (
 	ErrNoCertificate   = errors.New("signing: no certificate found")
 	ErrNoKey           = errors.New("signing: no private key found")
@@ -23,6 +28,9 @@ var (
 	ErrCertExpired     = errors.New("signing: certificate has expired")
 	ErrCertNotYetValid = errors.New("signing: certificate is not yet valid")
 	ErrMalformedInput  = errors.New("signing: malformed certificate or key data")
+	// ErrEncryptedKey means a PEM private key is encrypted; decrypt it first
+	// (openssl pkcs8 / openssl rsa) or use a PKCS#12 file.
+	ErrEncryptedKey = errors.New("signing: encrypted PEM private keys are not supported")
 )
 
 // Credentials are a TPP's eIDAS signing certificate (QSealC), its issuing
@@ -35,28 +43,23 @@ type Credentials struct {
 }
 
 // LoadPEM reads a certificate (followed by its chain, if any) and an RSA
-// private key in PEM form (PKCS#1 or PKCS#8). It checks that the key is RSA,
-// that it matches the certificate and that the certificate is valid now.
+// private key in PEM form (PKCS#1 "RSA PRIVATE KEY" or PKCS#8 "PRIVATE
+// KEY"). When keyPEM is empty the key is looked for in certPEM, so one file
+// holding both works. It checks that the key is RSA, that it matches the
+// certificate and that the certificate is valid now (see
+// [Credentials.Check]).
+//
+// Errors: [ErrNoCertificate] for empty input or PEM without a certificate,
+// [ErrMalformedInput] for data that is not PEM or does not parse,
+// [ErrNoKey], [ErrEncryptedKey], [ErrKeyNotRSA] (EC, Ed25519 and other
+// keys), [ErrKeyMismatch], [ErrCertExpired] and [ErrCertNotYetValid].
 func LoadPEM(certPEM, keyPEM []byte) (*Credentials, error) {
-	var certs []*x509.Certificate
-	rest := certPEM
-	for {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		if block.Type != "CERTIFICATE" {
-			continue
-		}
-		c, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrMalformedInput, err)
-		}
-		certs = append(certs, c)
+	certs, err := parseCertsPEM(certPEM)
+	if err != nil {
+		return nil, err
 	}
-	if len(certs) == 0 {
-		return nil, ErrNoCertificate
+	if len(bytes.TrimSpace(keyPEM)) == 0 {
+		keyPEM = certPEM
 	}
 	key, err := parseKeyPEM(keyPEM)
 	if err != nil {
@@ -69,54 +72,119 @@ func LoadPEM(certPEM, keyPEM []byte) (*Credentials, error) {
 	return creds, nil
 }
 
+func parseCertsPEM(data []byte) ([]*x509.Certificate, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%w: the certificate input is empty", ErrNoCertificate)
+	}
+	var certs []*x509.Certificate
+	blocks := 0
+	rest := data
+	for {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		blocks++
+		if block.Type != "CERTIFICATE" {
+			continue
+		}
+		c, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%w: certificate %d: %v", ErrMalformedInput, len(certs)+1, err)
+		}
+		certs = append(certs, c)
+	}
+	switch {
+	case blocks == 0:
+		return nil, fmt.Errorf("%w: the certificate input is not PEM", ErrMalformedInput)
+	case len(certs) == 0:
+		return nil, fmt.Errorf("%w: no CERTIFICATE block in the PEM input", ErrNoCertificate)
+	}
+	return certs, nil
+}
+
 func parseKeyPEM(keyPEM []byte) (crypto.Signer, error) {
+	if len(bytes.TrimSpace(keyPEM)) == 0 {
+		return nil, fmt.Errorf("%w: the key input is empty", ErrNoKey)
+	}
+	blocks := 0
 	rest := keyPEM
 	for {
 		var block *pem.Block
 		block, rest = pem.Decode(rest)
 		if block == nil {
-			return nil, ErrNoKey
+			if blocks == 0 {
+				return nil, fmt.Errorf("%w: the key input is not PEM", ErrMalformedInput)
+			}
+			return nil, fmt.Errorf("%w: no PRIVATE KEY block in the PEM input", ErrNoKey)
+		}
+		blocks++
+		if strings.HasSuffix(block.Type, "PRIVATE KEY") && strings.Contains(block.Headers["Proc-Type"], "ENCRYPTED") {
+			return nil, ErrEncryptedKey
 		}
 		switch block.Type {
 		case "RSA PRIVATE KEY":
 			k, err := x509.ParsePKCS1PrivateKey(block.Bytes)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrMalformedInput, err)
+				return nil, fmt.Errorf("%w: PKCS#1 private key does not parse", ErrMalformedInput)
 			}
 			return k, nil
 		case "PRIVATE KEY":
 			k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
 			if err != nil {
-				return nil, fmt.Errorf("%w: %v", ErrMalformedInput, err)
+				return nil, fmt.Errorf("%w: PKCS#8 private key does not parse", ErrMalformedInput)
 			}
-			s, ok := k.(crypto.Signer)
-			if !ok {
-				return nil, ErrKeyNotRSA
-			}
-			return s, nil
-		case "EC PRIVATE KEY", "ENCRYPTED PRIVATE KEY":
-			if block.Type == "EC PRIVATE KEY" {
-				return nil, ErrKeyNotRSA
-			}
-			return nil, fmt.Errorf("%w: encrypted PEM keys are not supported; decrypt it or use PKCS#12", ErrMalformedInput)
+			return rsaSigner(k)
+		case "EC PRIVATE KEY":
+			return nil, fmt.Errorf("%w: found an EC private key", ErrKeyNotRSA)
+		case "ENCRYPTED PRIVATE KEY":
+			return nil, ErrEncryptedKey
 		}
 	}
 }
 
+// rsaSigner returns k as a crypto.Signer if it is an RSA private key.
+func rsaSigner(k any) (crypto.Signer, error) {
+	switch k := k.(type) {
+	case *rsa.PrivateKey:
+		return k, nil
+	case *ecdsa.PrivateKey:
+		return nil, fmt.Errorf("%w: found an ECDSA private key", ErrKeyNotRSA)
+	case ed25519.PrivateKey, *ed25519.PrivateKey:
+		return nil, fmt.Errorf("%w: found an Ed25519 private key", ErrKeyNotRSA)
+	case nil:
+		return nil, ErrNoKey
+	default:
+		return nil, fmt.Errorf("%w: found a %T private key", ErrKeyNotRSA, k)
+	}
+}
+
 // LoadPKCS12 reads a PKCS#12 (.p12, .pfx) file holding the certificate, its
-// chain and the RSA private key, protected by password. Modern (AES) and
-// legacy (RC2, 3DES) encodings are read.
+// chain and the RSA private key, protected by password. Modern (PBES2 with
+// AES) and legacy (RC2, 3DES) encodings are read. The checks of [LoadPEM]
+// apply.
+//
+// Errors: [ErrWrongPassword], [ErrMalformedInput] for empty input or data
+// that is not PKCS#12, [ErrKeyNotRSA], [ErrKeyMismatch], [ErrCertExpired]
+// and [ErrCertNotYetValid].
 func LoadPKCS12(data []byte, password string) (*Credentials, error) {
-	key, cert, chain, err := pkcs12.DecodeChain(data, password)
+	if len(data) == 0 {
+		return nil, fmt.Errorf("%w: the PKCS#12 input is empty", ErrMalformedInput)
+	}
+	key, cert, chain, err := decodePKCS12(data, password)
 	if err != nil {
 		if errors.Is(err, pkcs12.ErrIncorrectPassword) {
 			return nil, ErrWrongPassword
 		}
-		return nil, fmt.Errorf("%w: %v", ErrMalformedInput, err)
+		return nil, fmt.Errorf("%w: not a PKCS#12 file with one key and certificate", ErrMalformedInput)
 	}
-	signer, ok := key.(crypto.Signer)
-	if !ok {
-		return nil, ErrKeyNotRSA
+	if cert == nil {
+		return nil, ErrNoCertificate
+	}
+	signer, err := rsaSigner(key)
+	if err != nil {
+		return nil, err
 	}
 	creds := &Credentials{Certificate: cert, Chain: chain, Key: signer}
 	if err := creds.Check(time.Now()); err != nil {
@@ -125,8 +193,20 @@ func LoadPKCS12(data []byte, password string) (*Credentials, error) {
 	return creds, nil
 }
 
+// decodePKCS12 calls pkcs12.DecodeChain and turns a panic inside it (on
+// hostile input) into an error.
+func decodePKCS12(data []byte, password string) (key any, cert *x509.Certificate, chain []*x509.Certificate, err error) {
+	defer func() {
+		if recover() != nil {
+			key, cert, chain, err = nil, nil, nil, errors.New("pkcs12: decoder failed")
+		}
+	}()
+	return pkcs12.DecodeChain(data, password)
+}
+
 // Check reports whether the credentials can sign at time now: an RSA key
-// that matches the certificate, and a certificate inside its validity window.
+// that matches the certificate, and a certificate inside its validity window
+// (NotBefore and NotAfter inclusive).
 func (c *Credentials) Check(now time.Time) error {
 	if c == nil || c.Certificate == nil {
 		return ErrNoCertificate
@@ -136,11 +216,11 @@ func (c *Credentials) Check(now time.Time) error {
 	}
 	pub, ok := c.Key.Public().(*rsa.PublicKey)
 	if !ok {
-		return ErrKeyNotRSA
+		return fmt.Errorf("%w: the private key is %T", ErrKeyNotRSA, c.Key.Public())
 	}
 	certPub, ok := c.Certificate.PublicKey.(*rsa.PublicKey)
 	if !ok {
-		return ErrKeyNotRSA
+		return fmt.Errorf("%w: the certificate holds a %T", ErrKeyNotRSA, c.Certificate.PublicKey)
 	}
 	if !pub.Equal(certPub) {
 		return ErrKeyMismatch
@@ -154,8 +234,20 @@ func (c *Credentials) Check(now time.Time) error {
 	return nil
 }
 
-// ValidFrom and ValidUntil bound the certificate's validity window.
-func (c *Credentials) ValidFrom() time.Time { return c.Certificate.NotBefore }
+// ValidFrom is the start of the certificate's validity window (the zero time
+// without a certificate).
+func (c *Credentials) ValidFrom() time.Time {
+	if c == nil || c.Certificate == nil {
+		return time.Time{}
+	}
+	return c.Certificate.NotBefore
+}
 
-// ValidUntil is the end of the certificate's validity window.
-func (c *Credentials) ValidUntil() time.Time { return c.Certificate.NotAfter }
+// ValidUntil is the end of the certificate's validity window (the zero time
+// without a certificate).
+func (c *Credentials) ValidUntil() time.Time {
+	if c == nil || c.Certificate == nil {
+		return time.Time{}
+	}
+	return c.Certificate.NotAfter
+}

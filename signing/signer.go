@@ -9,18 +9,35 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/textproto"
 	"strings"
 	"unicode/utf8"
 )
 
 // DefaultHeaders are the headers signed by default, in this order, each only
-// when the request carries it (SERVICE.md 5.5).
+// when the request carries it (SERVICE.md 5.5). Treat it as read-only.
 var DefaultHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
+
+// defaultCanon are the canonical MIME keys of DefaultHeaders, so that Sign
+// looks them up without canonicalising (and allocating) on every request.
+// defaultNames is a private copy of DefaultHeaders that a caller changing the
+// exported slice cannot alter.
+var (
+	defaultCanon = [...]string{"Date", "Digest", "X-Request-Id", "Psu-Id", "Psu-Corporate-Id", "Tpp-Redirect-Uri"}
+	defaultNames = [...]string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
+)
 
 // Algorithm is the only signature algorithm the interface accepts.
 const Algorithm = "rsa-sha256"
 
-// Errors returned by [Signer.Sign] and [Verify].
+// Pseudo-headers and special names in a headers list.
+const (
+	requestTarget = "(request-target)"
+	hostHeader    = "host"
+)
+
+// Errors returned by [Signer.Sign], [NewSigner] and [Verify]. Match them
+// with errors.Is.
 var (
 	ErrMissingHeader     = errors.New("signing: a header to be signed is missing")
 	ErrNoSignature       = errors.New("signing: no Signature header")
@@ -29,38 +46,56 @@ var (
 	ErrBadSignature      = errors.New("signing: signature does not verify")
 	ErrDigestMismatch    = errors.New("signing: Digest does not match the body")
 	ErrUnsupportedDigest = errors.New("signing: unsupported Digest algorithm")
+	// ErrInvalidHeader means a header to be signed has a value with a line
+	// break, which would forge extra lines of the signing string.
+	ErrInvalidHeader = errors.New("signing: a header to be signed has an invalid value")
+	// ErrInvalidOption means an option given to NewSigner is invalid (an
+	// empty or malformed header list, a keyId with quotes or line breaks).
+	ErrInvalidOption = errors.New("signing: invalid signer option")
 )
 
 // Signer signs HTTP requests as draft-cavage-http-signatures-12 describes,
-// with rsa-sha256 and the keyId of SERVICE.md 5.4. It is stateless after
-// [NewSigner] and safe for concurrent use.
+// with rsa-sha256 and the keyId of SERVICE.md 5.4. It holds no state that
+// changes after [NewSigner] and is safe for concurrent use.
 type Signer struct {
 	key          crypto.Signer
 	keyID        string
-	headers      []string // nil: DefaultHeaders, those present
+	headers      []string // lower-case names; nil: DefaultHeaders, those present
+	canon        []string // canonical MIME keys of headers
 	alwaysEncode bool
 }
 
 // Option configures a [Signer].
 type Option func(*Signer) error
 
-// WithHeaders makes the Signer sign exactly these headers, in this order
-// (lower-cased). Any header can be named, including the pseudo-header
-// "(request-target)" and "host". A listed header missing from a request is
-// an error.
+// WithHeaders makes the Signer sign exactly these headers, in this order.
+// Names are lower-cased; any header can be named, including the
+// pseudo-header "(request-target)" (the lower-case method, a space and the
+// request URI) and "host" (the request's Host). A listed header missing from
+// a request makes Sign fail with [ErrMissingHeader]. An empty list, a name
+// that is not an HTTP token, "signature" itself or a name given twice makes
+// NewSigner fail with [ErrInvalidOption].
 func WithHeaders(names ...string) Option {
 	return func(s *Signer) error {
 		if len(names) == 0 {
-			return fmt.Errorf("signing: WithHeaders needs at least one header")
+			return fmt.Errorf("%w: WithHeaders needs at least one header", ErrInvalidOption)
 		}
-		s.headers = make([]string, len(names))
+		headers := make([]string, len(names))
+		canon := make([]string, len(names))
 		for i, n := range names {
 			n = strings.ToLower(strings.TrimSpace(n))
-			if n == "" || strings.ContainsAny(n, " \"") {
-				return fmt.Errorf("signing: invalid header name %q", names[i])
+			if n != requestTarget && (!isToken(n) || n == "signature") {
+				return fmt.Errorf("%w: cannot sign header %q", ErrInvalidOption, names[i])
 			}
-			s.headers[i] = n
+			for _, prev := range headers[:i] {
+				if prev == n {
+					return fmt.Errorf("%w: header %q listed twice", ErrInvalidOption, n)
+				}
+			}
+			headers[i] = n
+			canon[i] = textproto.CanonicalMIMEHeaderKey(n)
 		}
+		s.headers, s.canon = headers, canon
 		return nil
 	}
 }
@@ -73,7 +108,10 @@ func WithEncodedWord() Option {
 }
 
 // NewSigner returns a Signer using key and keyID (usually [KeyID] of the
-// certificate). The key must be RSA.
+// certificate). The key must be RSA ([ErrKeyNotRSA]); it may live in an HSM
+// or a KMS. The keyId must be non-empty and free of double quotes and line
+// breaks ([ErrInvalidOption]); it may contain non-ASCII characters, which
+// make Sign send the value as an encoded word.
 func NewSigner(key crypto.Signer, keyID string, opts ...Option) (*Signer, error) {
 	if key == nil {
 		return nil, ErrNoKey
@@ -81,11 +119,14 @@ func NewSigner(key crypto.Signer, keyID string, opts ...Option) (*Signer, error)
 	if _, ok := key.Public().(*rsa.PublicKey); !ok {
 		return nil, ErrKeyNotRSA
 	}
-	if keyID == "" || strings.ContainsAny(keyID, "\"\r\n") {
-		return nil, fmt.Errorf("signing: invalid keyId")
+	if keyID == "" || strings.ContainsAny(keyID, "\"\r\n") || !utf8.ValidString(keyID) {
+		return nil, fmt.Errorf("%w: keyId is empty or has quotes, line breaks or invalid UTF-8", ErrInvalidOption)
 	}
 	s := &Signer{key: key, keyID: keyID}
 	for _, o := range opts {
+		if o == nil {
+			continue
+		}
 		if err := o(s); err != nil {
 			return nil, err
 		}
@@ -96,54 +137,82 @@ func NewSigner(key crypto.Signer, keyID string, opts ...Option) (*Signer, error)
 // KeyID returns the keyId the Signer writes.
 func (s *Signer) KeyID() string { return s.keyID }
 
+// Headers returns the header list given with [WithHeaders], or nil when the
+// Signer signs the [DefaultHeaders] present on each request.
+func (s *Signer) Headers() []string {
+	if s.headers == nil {
+		return nil
+	}
+	return append([]string(nil), s.headers...)
+}
+
 // Sign computes the signature over the request's headers and sets the
-// Signature header. Headers to be signed must already be on the request;
-// Sign changes nothing else.
+// Signature header. Headers to be signed (Date, Digest, X-Request-ID, ...)
+// must already be on the request; Sign changes nothing else, so it is called
+// again, after a fresh Date, for every attempt of a retried request.
 func (s *Signer) Sign(req *http.Request) error {
-	names, err := s.headerList(req)
+	if req == nil {
+		return fmt.Errorf("%w: nil request", ErrMissingHeader)
+	}
+	var nameBuf, canonBuf [len(defaultCanon)]string
+	names, canon := s.headers, s.canon
+	if names == nil {
+		names, canon = nameBuf[:0], canonBuf[:0]
+		for i, c := range defaultCanon {
+			if len(req.Header[c]) > 0 {
+				names = append(names, defaultNames[i])
+				canon = append(canon, c)
+			}
+		}
+	}
+	var stack [1024]byte
+	ss, err := appendSigningString(stack[:0], req, names, canon)
 	if err != nil {
 		return err
 	}
-	ss, err := SigningString(req, names)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256([]byte(ss))
+	sum := sha256.Sum256(ss)
 	sig, err := s.key.Sign(rand.Reader, sum[:], crypto.SHA256)
 	if err != nil {
-		return fmt.Errorf("signing: %w", err)
+		return fmt.Errorf("signing: the key could not sign: %w", err)
 	}
-	req.Header.Set("Signature", s.value(names, sig))
+	if len(sig) == 0 {
+		return errors.New("signing: the key returned an empty signature")
+	}
+	req.Header["Signature"] = []string{s.value(names, sig)}
 	return nil
 }
 
-func (s *Signer) headerList(req *http.Request) ([]string, error) {
-	if s.headers != nil {
-		return s.headers, nil
-	}
-	names := make([]string, 0, len(DefaultHeaders))
-	for _, n := range DefaultHeaders {
-		if len(req.Header.Values(n)) > 0 {
-			names = append(names, n)
-		}
-	}
-	return names, nil
-}
-
+// value builds the Signature header value in one allocation (two when it is
+// wrapped as an encoded word).
 func (s *Signer) value(names []string, sig []byte) string {
+	const (
+		p1 = `keyId="`
+		p2 = `",algorithm="` + Algorithm + `",headers="`
+		p3 = `",signature="`
+	)
+	n := len(p1) + len(s.keyID) + len(p2) + len(p3) + base64.StdEncoding.EncodedLen(len(sig)) + 1
+	for _, h := range names {
+		n += len(h) + 1
+	}
 	var b strings.Builder
-	b.Grow(len(s.keyID) + 64 + 16*len(names) + base64.StdEncoding.EncodedLen(len(sig)))
-	b.WriteString(`keyId="`)
+	b.Grow(n)
+	b.WriteString(p1)
 	b.WriteString(s.keyID)
-	b.WriteString(`",algorithm="` + Algorithm + `",headers="`)
-	for i, n := range names {
+	b.WriteString(p2)
+	for i, h := range names {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(n)
+		b.WriteString(h)
 	}
-	b.WriteString(`",signature="`)
-	b.WriteString(base64.StdEncoding.EncodeToString(sig))
+	b.WriteString(p3)
+	var enc [1024]byte
+	if l := base64.StdEncoding.EncodedLen(len(sig)); l <= len(enc) {
+		base64.StdEncoding.Encode(enc[:l], sig)
+		b.Write(enc[:l])
+	} else {
+		b.WriteString(base64.StdEncoding.EncodeToString(sig))
+	}
 	b.WriteByte('"')
 	v := b.String()
 	if s.alwaysEncode || !isASCII(v) {
@@ -161,62 +230,130 @@ func isASCII(s string) bool {
 	return true
 }
 
-// EncodeWord wraps v as one RFC 2047 encoded word in UTF-8 and base64:
-// "=?utf-8?B?<base64 of v>?=".
-func EncodeWord(v string) string {
-	return "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+// isToken reports whether s is an RFC 7230 token (a valid header name).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
-// SigningString builds the string to sign for the named headers: one
-// "name: value" line per header, joined by "\n" (SERVICE.md 5.5). Several
-// values of one header are joined by ", ". "(request-target)" is the
-// lower-case method, a space and the request URI; "host" falls back to the
-// request's Host.
-func SigningString(req *http.Request, names []string) (string, error) {
+// EncodeWord wraps v as one RFC 2047 encoded word in UTF-8 and base64:
+// "=?utf-8?B?<base64 of v>?=" (SERVICE.md 5.6).
+func EncodeWord(v string) string {
+	const pre, post = "=?utf-8?B?", "?="
 	var b strings.Builder
+	b.Grow(len(pre) + base64.StdEncoding.EncodedLen(len(v)) + len(post))
+	b.WriteString(pre)
+	enc := base64.NewEncoder(base64.StdEncoding, &b)
+	enc.Write([]byte(v))
+	enc.Close()
+	b.WriteString(post)
+	return b.String()
+}
+
+// SigningString builds the string to sign for the named headers
+// (lower-case): one "name: value" line per header, joined by "\n"
+// (SERVICE.md 5.5). Several values of one header are joined by ", "; leading
+// and trailing spaces of each value are dropped. "(request-target)" is the
+// lower-case method, a space and the request URI (path and query); "host" is
+// the request's Host. A missing header gives [ErrMissingHeader]; a value with
+// a line break gives [ErrInvalidHeader].
+func SigningString(req *http.Request, names []string) (string, error) {
+	if req == nil {
+		return "", fmt.Errorf("%w: nil request", ErrMissingHeader)
+	}
+	canon := make([]string, len(names))
+	for i, n := range names {
+		canon[i] = textproto.CanonicalMIMEHeaderKey(n)
+	}
+	b, err := appendSigningString(nil, req, names, canon)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// appendSigningString appends the signing string to dst. canon[i] is the
+// canonical MIME key of names[i].
+func appendSigningString(dst []byte, req *http.Request, names, canon []string) ([]byte, error) {
 	for i, n := range names {
 		if i > 0 {
-			b.WriteByte('\n')
+			dst = append(dst, '\n')
 		}
-		v, err := headerValue(req, n)
-		if err != nil {
-			return "", err
+		dst = append(dst, n...)
+		dst = append(dst, ": "...)
+		switch n {
+		case requestTarget:
+			if req.URL == nil {
+				return nil, fmt.Errorf("%w: (request-target) needs the request URL", ErrMissingHeader)
+			}
+			method := req.Method
+			if method == "" {
+				method = http.MethodGet
+			}
+			for j := 0; j < len(method); j++ {
+				c := method[j]
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				dst = append(dst, c)
+			}
+			dst = append(dst, ' ')
+			dst = append(dst, req.URL.RequestURI()...)
+			continue
+		case hostHeader:
+			h := req.Host
+			if h == "" && req.URL != nil {
+				h = req.URL.Host
+			}
+			if h == "" {
+				h = req.Header.Get("Host")
+			}
+			if h == "" {
+				return nil, fmt.Errorf("%w: host", ErrMissingHeader)
+			}
+			if !validValue(h) {
+				return nil, fmt.Errorf("%w: host", ErrInvalidHeader)
+			}
+			dst = append(dst, h...)
+			continue
 		}
-		b.WriteString(n)
-		b.WriteString(": ")
-		b.WriteString(v)
+		vs := req.Header[canon[i]]
+		if len(vs) == 0 {
+			vs = req.Header[n] // a non-canonical key set directly in the map
+		}
+		if len(vs) == 0 {
+			return nil, fmt.Errorf("%w: %s", ErrMissingHeader, n)
+		}
+		for j, v := range vs {
+			if !validValue(v) {
+				return nil, fmt.Errorf("%w: %s", ErrInvalidHeader, n)
+			}
+			if j > 0 {
+				dst = append(dst, ", "...)
+			}
+			dst = append(dst, strings.Trim(v, " \t")...)
+		}
 	}
-	return b.String(), nil
+	return dst, nil
 }
 
-func headerValue(req *http.Request, name string) (string, error) {
-	switch name {
-	case "(request-target)":
-		if req.URL == nil {
-			return "", fmt.Errorf("%w: (request-target)", ErrMissingHeader)
+// validValue reports whether v can be one line of the signing string.
+func validValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\n' || v[i] == '\r' {
+			return false
 		}
-		return strings.ToLower(req.Method) + " " + req.URL.RequestURI(), nil
-	case "host":
-		if h := req.Header.Get("Host"); h != "" {
-			return h, nil
-		}
-		if req.Host != "" {
-			return req.Host, nil
-		}
-		if req.URL != nil && req.URL.Host != "" {
-			return req.URL.Host, nil
-		}
-		return "", fmt.Errorf("%w: host", ErrMissingHeader)
 	}
-	vs := req.Header.Values(name)
-	if len(vs) == 0 {
-		return "", fmt.Errorf("%w: %s", ErrMissingHeader, name)
-	}
-	if len(vs) == 1 {
-		return strings.TrimSpace(vs[0]), nil
-	}
-	for i := range vs {
-		vs[i] = strings.TrimSpace(vs[i])
-	}
-	return strings.Join(vs, ", "), nil
+	return true
 }

@@ -10,12 +10,26 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"unicode/utf8"
+)
+
+// Errors for the malformed parts of a Signature value. Each one wraps
+// [ErrMalformed], so errors.Is(err, ErrMalformed) matches them all.
+var (
+	ErrMissingKeyID      = fmt.Errorf("%w: no keyId", ErrMalformed)
+	ErrMissingSignature  = fmt.Errorf("%w: no signature", ErrMalformed)
+	ErrSignatureEncoding = fmt.Errorf("%w: signature is not base64", ErrMalformed)
+	ErrEncodedWord       = fmt.Errorf("%w: bad RFC 2047 encoded word", ErrMalformed)
+	ErrUnterminated      = fmt.Errorf("%w: unterminated quoted value", ErrMalformed)
+	ErrDuplicateParam    = fmt.Errorf("%w: parameter given twice", ErrMalformed)
+	ErrSyntax            = fmt.Errorf("%w: expected comma-separated key=\"value\" parameters", ErrMalformed)
+	ErrBadHeaderList     = fmt.Errorf("%w: bad headers list", ErrMalformed)
 )
 
 // SignatureParams are the parts of a parsed Signature header value.
 type SignatureParams struct {
 	KeyID     string
-	Algorithm string
+	Algorithm string // "" when the value has no algorithm part
 	Headers   []string
 	Signature []byte
 }
@@ -24,78 +38,119 @@ type SignatureParams struct {
 const maxSignatureLen = 16 << 10
 
 // ParseSignature parses a Signature header value, plain or wrapped as an
-// RFC 2047 encoded word (=?utf-8?B?...?= or =?iso-8859-1?Q?...?=). An absent
-// headers part means "date", as draft-cavage says.
+// RFC 2047 encoded word (=?utf-8?B?...?=, also Q encoding and ISO-8859-1).
+// The value is comma-separated key="value" parameters; keyId and signature
+// are required, algorithm is optional, an absent headers part means "date"
+// (draft-cavage-http-signatures-12 section 2.1.6), and unknown parameters are
+// ignored. Parameter names are case-sensitive, as in the draft.
+//
+// Every error wraps [ErrMalformed] (or is [ErrNoSignature] for an empty
+// value); the more precise [ErrMissingKeyID], [ErrMissingSignature],
+// [ErrSignatureEncoding], [ErrEncodedWord], [ErrUnterminated],
+// [ErrDuplicateParam], [ErrSyntax] and [ErrBadHeaderList] say which part is
+// wrong. The algorithm is checked by [SignatureParams.Verify].
 func ParseSignature(value string) (*SignatureParams, error) {
+	value = strings.TrimSpace(value)
 	if value == "" {
 		return nil, ErrNoSignature
 	}
 	if len(value) > maxSignatureLen {
-		return nil, fmt.Errorf("%w: too long", ErrMalformed)
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrSyntax, maxSignatureLen)
 	}
-	v, err := decodeWord(strings.TrimSpace(value))
+	v, err := decodeWord(value)
 	if err != nil {
 		return nil, err
 	}
 	p := &SignatureParams{}
-	seen := map[string]bool{}
-	for len(v) > 0 {
+	var seenKeyID, seenAlg, seenHeaders, seenSig bool
+	seenOther := map[string]bool(nil)
+	for {
+		v = strings.TrimLeft(v, " \t")
 		eq := strings.IndexByte(v, '=')
-		if eq <= 0 {
-			return nil, fmt.Errorf("%w: expected key=\"value\"", ErrMalformed)
+		if eq < 0 {
+			return nil, ErrSyntax
 		}
-		key := strings.TrimSpace(v[:eq])
-		v = v[eq+1:]
+		key := strings.TrimRight(v[:eq], " \t")
+		if !isToken(key) {
+			return nil, ErrSyntax
+		}
+		v = strings.TrimLeft(v[eq+1:], " \t")
 		if len(v) == 0 || v[0] != '"' {
-			return nil, fmt.Errorf("%w: %s is not quoted", ErrMalformed, key)
+			return nil, fmt.Errorf("%w: %s is not quoted", ErrSyntax, key)
 		}
 		end := strings.IndexByte(v[1:], '"')
 		if end < 0 {
-			return nil, fmt.Errorf("%w: unterminated %s", ErrMalformed, key)
+			return nil, fmt.Errorf("%w: %s", ErrUnterminated, key)
 		}
 		val := v[1 : end+1]
-		v = strings.TrimLeft(v[end+2:], " ")
-		if len(v) > 0 {
-			if v[0] != ',' {
-				return nil, fmt.Errorf("%w: expected a comma after %s", ErrMalformed, key)
-			}
-			v = strings.TrimLeft(v[1:], " ")
-			if v == "" {
-				return nil, fmt.Errorf("%w: trailing comma", ErrMalformed)
-			}
-		}
-		if seen[key] {
-			return nil, fmt.Errorf("%w: duplicate %s", ErrMalformed, key)
-		}
-		seen[key] = true
+		v = strings.TrimLeft(v[end+2:], " \t")
+
+		dup := false
 		switch key {
 		case "keyId":
+			dup, seenKeyID = seenKeyID, true
 			p.KeyID = val
 		case "algorithm":
+			dup, seenAlg = seenAlg, true
 			p.Algorithm = val
 		case "headers":
-			p.Headers = strings.Fields(strings.ToLower(val))
-			if len(p.Headers) == 0 {
-				return nil, fmt.Errorf("%w: empty headers", ErrMalformed)
+			dup, seenHeaders = seenHeaders, true
+			if p.Headers, err = parseHeaderList(val); err != nil {
+				return nil, err
 			}
 		case "signature":
+			dup, seenSig = seenSig, true
 			sig, err := base64.StdEncoding.DecodeString(val)
 			if err != nil || len(sig) == 0 {
-				return nil, fmt.Errorf("%w: signature is not base64", ErrMalformed)
+				return nil, ErrSignatureEncoding
 			}
 			p.Signature = sig
+		default:
+			if seenOther == nil {
+				seenOther = map[string]bool{}
+			}
+			dup = seenOther[key]
+			seenOther[key] = true
+		}
+		if dup {
+			return nil, fmt.Errorf("%w: %s", ErrDuplicateParam, key)
+		}
+
+		if v == "" {
+			break
+		}
+		if v[0] != ',' {
+			return nil, fmt.Errorf("%w: expected a comma after %s", ErrSyntax, key)
+		}
+		v = v[1:]
+		if strings.TrimLeft(v, " \t") == "" {
+			return nil, fmt.Errorf("%w: trailing comma", ErrSyntax)
 		}
 	}
 	switch {
 	case p.KeyID == "":
-		return nil, fmt.Errorf("%w: no keyId", ErrMalformed)
-	case p.Signature == nil:
-		return nil, fmt.Errorf("%w: no signature", ErrMalformed)
+		return nil, ErrMissingKeyID
+	case !seenSig:
+		return nil, ErrMissingSignature
 	}
-	if p.Headers == nil {
+	if !seenHeaders {
 		p.Headers = []string{"date"}
 	}
 	return p, nil
+}
+
+// parseHeaderList splits a headers part into lower-case names.
+func parseHeaderList(val string) ([]string, error) {
+	hs := strings.Fields(strings.ToLower(val))
+	if len(hs) == 0 {
+		return nil, fmt.Errorf("%w: empty", ErrBadHeaderList)
+	}
+	for _, h := range hs {
+		if h != requestTarget && !isToken(h) {
+			return nil, fmt.Errorf("%w: %q is not a header name", ErrBadHeaderList, h)
+		}
+	}
+	return hs, nil
 }
 
 // decodeWord undoes the RFC 2047 wrapping of SERVICE.md 5.6 when present.
@@ -103,42 +158,44 @@ func decodeWord(v string) (string, error) {
 	if !strings.HasPrefix(v, "=?") {
 		return v, nil
 	}
-	if !strings.HasSuffix(v, "?=") || len(v) < 8 {
-		return "", fmt.Errorf("%w: bad encoded word", ErrMalformed)
+	if !strings.HasSuffix(v, "?=") || len(v) < len("=?a?B??=") {
+		return "", fmt.Errorf("%w: not terminated by ?=", ErrEncodedWord)
 	}
 	parts := strings.SplitN(v[2:len(v)-2], "?", 3)
 	if len(parts) != 3 {
-		return "", fmt.Errorf("%w: bad encoded word", ErrMalformed)
+		return "", fmt.Errorf("%w: expected =?charset?encoding?text?=", ErrEncodedWord)
 	}
 	charset := strings.ToLower(parts[0])
-	if charset != "utf-8" && charset != "iso-8859-1" {
-		return "", fmt.Errorf("%w: unsupported charset %q", ErrMalformed, parts[0])
+	if i := strings.IndexByte(charset, '*'); i >= 0 { // RFC 2231 language tag
+		charset = charset[:i]
 	}
 	var raw []byte
-	switch strings.ToUpper(parts[1]) {
-	case "B":
+	switch parts[1] {
+	case "B", "b":
 		b, err := base64.StdEncoding.DecodeString(parts[2])
 		if err != nil {
-			return "", fmt.Errorf("%w: encoded word is not base64", ErrMalformed)
+			return "", fmt.Errorf("%w: text is not base64", ErrEncodedWord)
 		}
 		raw = b
-	case "Q":
+	case "Q", "q":
 		b, err := decodeQ(parts[2])
 		if err != nil {
 			return "", err
 		}
 		raw = b
 	default:
-		return "", fmt.Errorf("%w: unsupported encoding %q", ErrMalformed, parts[1])
+		return "", fmt.Errorf("%w: unknown encoding (want B or Q)", ErrEncodedWord)
 	}
-	if charset == "iso-8859-1" {
-		r := make([]rune, len(raw))
-		for i, c := range raw {
-			r[i] = rune(c)
+	switch charset {
+	case "utf-8", "utf8", "us-ascii":
+		if !utf8.Valid(raw) {
+			return "", fmt.Errorf("%w: text is not valid UTF-8", ErrEncodedWord)
 		}
-		return string(r), nil
+		return string(raw), nil
+	case "iso-8859-1", "latin1":
+		return latin1(raw), nil
 	}
-	return string(raw), nil
+	return "", fmt.Errorf("%w: unsupported charset (want utf-8 or iso-8859-1)", ErrEncodedWord)
 }
 
 func decodeQ(s string) ([]byte, error) {
@@ -149,23 +206,14 @@ func decodeQ(s string) ([]byte, error) {
 			out = append(out, ' ')
 		case '=':
 			if i+2 >= len(s) {
-				return nil, fmt.Errorf("%w: bad Q encoding", ErrMalformed)
+				return nil, fmt.Errorf("%w: bad Q encoding", ErrEncodedWord)
 			}
-			var b byte
-			for _, h := range s[i+1 : i+3] {
-				b <<= 4
-				switch {
-				case h >= '0' && h <= '9':
-					b |= byte(h - '0')
-				case h >= 'A' && h <= 'F':
-					b |= byte(h-'A') + 10
-				case h >= 'a' && h <= 'f':
-					b |= byte(h-'a') + 10
-				default:
-					return nil, fmt.Errorf("%w: bad Q encoding", ErrMalformed)
-				}
+			hi, ok1 := unhex(s[i+1])
+			lo, ok2 := unhex(s[i+2])
+			if !ok1 || !ok2 {
+				return nil, fmt.Errorf("%w: bad Q encoding", ErrEncodedWord)
 			}
-			out = append(out, b)
+			out = append(out, hi<<4|lo)
 			i += 2
 		default:
 			out = append(out, c)
@@ -174,12 +222,36 @@ func decodeQ(s string) ([]byte, error) {
 	return out, nil
 }
 
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	}
+	return 0, false
+}
+
 // Verify checks the Signature header of req with the public key pub: it
-// parses the value, rebuilds the signing string from the listed headers and
-// verifies the rsa-sha256 signature. It does not check the Digest against
-// the body; use [VerifyDigest] for that.
+// parses the value ([ParseSignature]), rebuilds the signing string from the
+// listed headers and verifies the rsa-sha256 signature. It does not check
+// the Digest against the body; use [VerifyDigest] for that, and check that
+// the keyId names the certificate pub came from.
 func Verify(req *http.Request, pub crypto.PublicKey) error {
-	p, err := ParseSignature(req.Header.Get("Signature"))
+	if req == nil {
+		return ErrNoSignature
+	}
+	vs := req.Header.Values("Signature")
+	switch len(vs) {
+	case 0:
+		return ErrNoSignature
+	case 1:
+	default:
+		return fmt.Errorf("%w: more than one Signature header", ErrSyntax)
+	}
+	p, err := ParseSignature(vs[0])
 	if err != nil {
 		return err
 	}
@@ -187,56 +259,81 @@ func Verify(req *http.Request, pub crypto.PublicKey) error {
 }
 
 // VerifyHeader checks a Signature carried in h (for example an HTTP
-// response's headers), with no request target.
+// response's headers). A headers list naming (request-target) or host fails
+// with [ErrMissingHeader].
 func VerifyHeader(h http.Header, pub crypto.PublicKey) error {
 	return Verify(&http.Request{Header: h}, pub)
 }
 
-// Verify checks the parsed signature against req's headers with pub.
+// Verify checks the parsed signature against req's headers with pub, an
+// *rsa.PublicKey. An algorithm other than rsa-sha256 gives
+// [ErrBadAlgorithm]; a listed header absent from req gives
+// [ErrMissingHeader]; a signature that does not match gives
+// [ErrBadSignature].
 func (p *SignatureParams) Verify(req *http.Request, pub crypto.PublicKey) error {
+	if p == nil {
+		return ErrNoSignature
+	}
 	if p.Algorithm != "" && p.Algorithm != Algorithm {
-		return fmt.Errorf("%w: %q", ErrBadAlgorithm, p.Algorithm)
+		return ErrBadAlgorithm
 	}
 	rsaPub, ok := pub.(*rsa.PublicKey)
-	if !ok {
+	if !ok || rsaPub == nil || rsaPub.N == nil {
 		return ErrKeyNotRSA
 	}
-	ss, err := SigningString(req, p.Headers)
+	if req == nil {
+		return fmt.Errorf("%w: nil request", ErrMissingHeader)
+	}
+	canon := make([]string, len(p.Headers))
+	for i, n := range p.Headers {
+		canon[i] = http.CanonicalHeaderKey(n)
+	}
+	ss, err := appendSigningString(nil, req, p.Headers, canon)
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256([]byte(ss))
+	sum := sha256.Sum256(ss)
 	if err := rsa.VerifyPKCS1v15(rsaPub, crypto.SHA256, sum[:], p.Signature); err != nil {
 		return ErrBadSignature
 	}
 	return nil
 }
 
-// VerifyDigest checks a Digest header value (SHA-256 or SHA-512, RFC 3230)
-// against body. Several comma-separated digests must all match.
+// VerifyDigest checks a Digest header value (RFC 3230) against body.
+// SHA-256 and SHA-512 are checked, several comma-separated digests must all
+// match, and digests in other algorithms are ignored as long as one of the
+// two is present. Algorithm names are case-insensitive.
+//
+// Errors: [ErrDigestMismatch] for an empty value or a digest that does not
+// match, [ErrUnsupportedDigest] when no SHA-256 or SHA-512 digest is given.
 func VerifyDigest(header string, body []byte) error {
 	if strings.TrimSpace(header) == "" {
 		return fmt.Errorf("%w: no Digest", ErrDigestMismatch)
 	}
-	for _, d := range strings.Split(header, ",") {
+	checked := 0
+	for d := range strings.SplitSeq(header, ",") {
 		alg, val, ok := strings.Cut(strings.TrimSpace(d), "=")
 		if !ok {
-			return fmt.Errorf("%w: %q", ErrUnsupportedDigest, d)
+			return fmt.Errorf("%w: expected <algorithm>=<base64>", ErrUnsupportedDigest)
 		}
 		var want string
-		switch strings.ToUpper(alg) {
-		case "SHA-256":
+		switch {
+		case strings.EqualFold(alg, "SHA-256"):
 			sum := sha256.Sum256(body)
 			want = base64.StdEncoding.EncodeToString(sum[:])
-		case "SHA-512":
+		case strings.EqualFold(alg, "SHA-512"):
 			sum := sha512.Sum512(body)
 			want = base64.StdEncoding.EncodeToString(sum[:])
 		default:
-			return fmt.Errorf("%w: %q", ErrUnsupportedDigest, alg)
+			continue
 		}
-		if subtle.ConstantTimeCompare([]byte(want), []byte(val)) != 1 {
+		checked++
+		if subtle.ConstantTimeCompare([]byte(want), []byte(strings.TrimSpace(val))) != 1 {
 			return ErrDigestMismatch
 		}
+	}
+	if checked == 0 {
+		return fmt.Errorf("%w: want SHA-256 or SHA-512", ErrUnsupportedDigest)
 	}
 	return nil
 }
