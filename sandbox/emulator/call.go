@@ -1,7 +1,7 @@
 package emulator
 
 import (
-	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -55,43 +55,33 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 		s.runScheduledBatchLocked(c.now)
 		err := h(c)
 		s.mu.Unlock()
-		if err != nil {
+		for k, v := range c.hdr {
+			w.Header()[k] = v
+		}
+		switch {
+		case err != nil:
 			var ae *apiError
 			if !errors.As(err, &ae) {
 				s.log.Error("emulator handler failed", "path", r.URL.Path, "err", err.Error())
 				ae = errInternal()
 			}
-			for k, v := range c.hdr {
-				w.Header()[k] = v
-			}
 			writeError(w, ae)
-			return
+		case c.out == nil:
+			w.WriteHeader(cmp.Or(c.status, http.StatusOK))
+		default:
+			writeBody(w, cmp.Or(c.status, http.StatusOK), c.out)
 		}
-		for k, v := range c.hdr {
-			w.Header()[k] = v
-		}
-		if c.status == 0 {
-			c.status = http.StatusOK
-		}
-		if c.out != nil {
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		}
-		w.WriteHeader(c.status)
-		_, _ = w.Write(c.out)
 	})
 }
 
 // reply sets the answer: status and v as JSON. It returns nil so handlers
 // can end with `return c.reply(...)`.
 func (c *call) reply(status int, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := encodeJSON(v)
+	if err != nil {
 		return fmt.Errorf("encode answer: %w", err)
 	}
-	c.status, c.out = status, buf.Bytes()
+	c.status, c.out = status, b
 	return nil
 }
 

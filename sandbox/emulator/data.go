@@ -293,47 +293,17 @@ func randomDigits(n int) string {
 // "Check digits"), moving to the next number when no check digit exists.
 func makeBBAN(ten string) string {
 	n, _ := strconv.ParseUint(ten, 10, 64)
-	for {
-		s := strconv.FormatUint(n, 10)
+	for ; ; n++ {
+		s := strconv.FormatUint(n%1e10, 10)
 		for len(s) < 10 {
 			s = "0" + s
 		}
-		if d, ok := mod11(s); ok {
-			return s + string('0'+byte(d))
-		}
-		n++
-	}
-}
-
-// mod11 returns the MOD-11 check digit of ten digits, false when there is none.
-func mod11(ten string) (int, bool) {
-	weights := []int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
-	sum := 0
-	for i, w := range weights {
-		sum += int(ten[i]-'0') * w
-	}
-	r := sum % 11
-	switch r {
-	case 0:
-		return 0, true
-	case 1:
-		return 0, false
-	}
-	return 11 - r, true
-}
-
-// validBBAN reports whether s is 11 digits with a valid MOD-11 check digit.
-func validBBAN(s string) bool {
-	if len(s) != 11 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
+		for d := byte('0'); d <= '9'; d++ {
+			if validNorwegianBBAN(s + string(d)) {
+				return s + string(d)
+			}
 		}
 	}
-	d, ok := mod11(s[:10])
-	return ok && int(s[10]-'0') == d
 }
 
 // ibanOf returns the Norwegian IBAN of a BBAN (ISO 13616, mod-97).

@@ -260,7 +260,7 @@ func (s *Server) createAccount(c *call) error {
 		for in.BBAN == "" || s.accountByBBAN(in.BBAN) != nil {
 			in.BBAN = makeBBAN("9" + randomDigits(9))
 		}
-	} else if !validBBAN(in.BBAN) {
+	} else if !validNorwegianBBAN(in.BBAN) {
 		return errFormat("bban", "bban must be 11 digits with a valid MOD11 check digit.")
 	} else if s.accountByBBAN(in.BBAN) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")

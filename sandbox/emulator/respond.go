@@ -19,23 +19,36 @@ func getLink(href string) link { return link{Href: href, Verbs: []string{"GET"}}
 
 func postLink(href string) link { return link{Href: href, Verbs: []string{"POST"}} }
 
-// writeJSON writes v as the JSON body with status. HTML escaping is off so
-// that hrefs keep '&' as the platform writes them.
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// encodeJSON renders an answer body: indented, HTML escaping off so that
+// hrefs keep '&' as the platform writes them.
+func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
-		status = http.StatusInternalServerError
-		buf.Reset()
-		buf.WriteString(`{"tppMessages":[{"category":"ERROR","code":"SYSTEM_ERROR","text":"Internal error in the emulator."}]}`)
+		return nil, err
 	}
+	return buf.Bytes(), nil
+}
+
+// writeJSON writes v as the JSON body with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := encodeJSON(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"tppMessages":[{"category":"ERROR","code":"SYSTEM_ERROR","text":"Internal error in the emulator."}]}`)
+	}
+	writeBody(w, status, b)
+}
+
+// writeBody writes an encoded JSON body.
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(b)
 }
 
 // writeError writes an error answer with its tppMessages and _links.

@@ -117,6 +117,9 @@ type Server struct {
 
 	listener net.Listener
 
+	clientOnce sync.Once
+	client     *http.Client
+
 	keyOnce sync.Once
 	tppKey  crypto.Signer
 	keyErr  error
@@ -183,27 +186,35 @@ func newServer(opts ...Option) *Server {
 // Close shuts the server down and blocks until all requests have finished.
 // Hanging requests of injected faults are released.
 func (s *Server) Close() {
+	s.clientOnce.Do(func() {}) // no client made after Close
+	if s.client != nil {
+		s.client.CloseIdleConnections()
+	}
 	if s.ts != nil {
 		s.ts.CloseClientConnections()
 		s.ts.Close()
 	}
 }
 
-// Client returns an HTTP client that trusts the server's certificate and
-// speaks TLS 1.2 or higher. It does not sign requests: use the SDK's client
+// Client returns an HTTP client (the same one on every call) that trusts
+// the server's certificate and speaks TLS 1.2 or higher. It does not follow
+// redirects. It does not sign requests: use the SDK's client
 // (or the signing package) with credentials from [Server.NewTPP].
 func (s *Server) Client() *http.Client {
-	pool := x509.NewCertPool()
-	pool.AddCert(s.ca.cert)
-	return &http.Client{
-		Transport: &http.Transport{
-			TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
-			ForceAttemptHTTP2:   true,
-			MaxIdleConnsPerHost: 64,
-		},
-		// Never follow redirects: the SCA page's 302 goes to the TPP.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
-	}
+	s.clientOnce.Do(func() {
+		pool := x509.NewCertPool()
+		pool.AddCert(s.ca.cert)
+		s.client = &http.Client{
+			Transport: &http.Transport{
+				TLSClientConfig:     &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+				ForceAttemptHTTP2:   true,
+				MaxIdleConnsPerHost: 64,
+			},
+			// Never follow redirects: the SCA page's 302 goes to the TPP.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		}
+	})
+	return s.client
 }
 
 // Handler returns the emulator as an http.Handler, to mount in a server of
@@ -222,7 +233,12 @@ func (s *Server) routes() http.Handler {
 	s.registerBasketRoutes(api)
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.setCommonHeaders(w, r)
-		writeError(w, newError(http.StatusNotFound, "NOT_FOUND", "No such endpoint: %s %s.", r.Method, trimForText(apiPath(r))))
+		if allow := allowedMethods(api, r); len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			writeError(w, newError(http.StatusMethodNotAllowed, "SERVICE_INVALID", "The method %s is not allowed here.", trimForText(r.Method)))
+			return
+		}
+		writeError(w, newError(http.StatusNotFound, "NOT_FOUND", "No such endpoint: %s %s.", trimForText(r.Method), trimForText(apiPath(r))))
 	})
 
 	root := http.NewServeMux()
@@ -235,6 +251,19 @@ func (s *Server) routes() http.Handler {
 	}))
 	root.HandleFunc(scaPagePath, s.serveSCAPage)
 	return s.logged(root)
+}
+
+// allowedMethods lists the methods that have an endpoint at r's path.
+func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
+	var out []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+		r2 := r.Clone(r.Context())
+		r2.Method = m
+		if _, p := mux.Handler(r2); p != "" && p != "/" {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // apiPath returns the request path without the /api prefix ("/v1/...").

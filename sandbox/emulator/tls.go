@@ -48,16 +48,32 @@ type authority struct {
 	tls  tls.Certificate // leaf for 127.0.0.1, ::1 and localhost
 }
 
+// validity returns a certificate validity window around both the emulator
+// clock and the real clock (clients check certificates on the real one),
+// from a day before the earlier to years after the later.
+func validity(now time.Time, years int) (time.Time, time.Time) {
+	real := time.Now()
+	from, to := now, now
+	if real.Before(from) {
+		from = real
+	}
+	if real.After(to) {
+		to = real
+	}
+	return from.Add(-24 * time.Hour), to.AddDate(years, 0, 0)
+}
+
 func newAuthority(now time.Time) (*authority, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
 	}
+	from, to := validity(now, 10)
 	tmpl := &x509.Certificate{
 		SerialNumber:          randomSerial(),
 		Subject:               caName(),
-		NotBefore:             now.Add(-24 * time.Hour),
-		NotAfter:              now.Add(10 * 365 * 24 * time.Hour),
+		NotBefore:             from,
+		NotAfter:              to,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,
@@ -79,8 +95,8 @@ func newAuthority(now time.Time) (*authority, error) {
 	leaf := &x509.Certificate{
 		SerialNumber: randomSerial(),
 		Subject:      pkix.Name{CommonName: "psd2 emulator"},
-		NotBefore:    tmpl.NotBefore,
-		NotAfter:     now.Add(5 * 365 * 24 * time.Hour),
+		NotBefore:    from,
+		NotAfter:     to.AddDate(-5, 0, 0),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		DNSNames:     []string{"localhost"},
@@ -96,6 +112,7 @@ func newAuthority(now time.Time) (*authority, error) {
 
 // issue certifies pub as a TPP signing certificate for name.
 func (a *authority) issue(name string, pub crypto.PublicKey, now time.Time) (*x509.Certificate, error) {
+	notBefore, notAfter := validity(now, 2)
 	tmpl := &x509.Certificate{
 		SerialNumber: randomSerial(),
 		Subject: pkix.Name{
@@ -106,8 +123,8 @@ func (a *authority) issue(name string, pub crypto.PublicKey, now time.Time) (*x5
 				{Type: oidOrganizationIdentifier, Value: "PSDNO-FSA-" + strings.ToUpper(hex.EncodeToString(randomBytes(4)))},
 			},
 		},
-		NotBefore: now.Add(-time.Hour),
-		NotAfter:  now.Add(2 * 365 * 24 * time.Hour),
+		NotBefore: notBefore,
+		NotAfter:  notAfter,
 		KeyUsage:  x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, a.cert, pub, a.key)
