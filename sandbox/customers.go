@@ -1,0 +1,131 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// CustomerType is PRIVATE or CORPORATE (SERVICE.md 2.8).
+type CustomerType string
+
+// Customer types.
+const (
+	Private   CustomerType = "PRIVATE"
+	Corporate CustomerType = "CORPORATE"
+)
+
+// Customer is a sandbox customer (SERVICE.md 2.8). CustomerNumber is what
+// the PSU types at the sandbox SCA page (SERVICE.md 5.13).
+type Customer struct {
+	CustomerID     string       `json:"customerId"`
+	CustomerNumber string       `json:"customerNumber"`
+	CustomerType   CustomerType `json:"customerType"`
+	CustomerName   string       `json:"customerName"`
+	// Agreements are listed with CustomersQuery.WithAgreements.
+	Agreements []Agreement `json:"agreements"`
+	// Accounts and CardAccounts are mock account ids, listed with
+	// CustomersQuery.WithAccounts.
+	Accounts     []string `json:"accounts"`
+	CardAccounts []string `json:"cardAccounts"`
+	// Links has self (GET, DELETE).
+	Links client.Links `json:"_links"`
+}
+
+// Agreement is a sandbox agreement of a customer (SERVICE.md 2.8):
+// engagements are ids of engaged accounts; Links has self and engagements.
+type Agreement struct {
+	ID          string       `json:"id"`
+	Name        string       `json:"name"`
+	Engagements []string     `json:"engagements"`
+	Links       client.Links `json:"_links"`
+}
+
+// CustomersQuery selects what [Service.Customers] includes. false is
+// faster (SERVICE.md 4.4).
+type CustomersQuery struct {
+	WithAccounts   bool
+	WithAgreements bool
+}
+
+// Customers lists the sandbox customers with GET /v1/sandbox/customers
+// (SERVICE.md 4.4). A nil q lists them without accounts and agreements.
+func (s *Service) Customers(ctx context.Context, q *CustomersQuery, opts ...client.RequestOption) ([]Customer, error) {
+	var query url.Values
+	if q != nil {
+		query = url.Values{
+			"withAccounts":   {strconv.FormatBool(q.WithAccounts)},
+			"withAgreements": {strconv.FormatBool(q.WithAgreements)},
+		}
+	}
+	var out []Customer
+	op := client.Operation{Name: "sandbox.Customers", Method: http.MethodGet, Path: customersPath, Query: query}
+	if err := s.do(ctx, op, &out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// NewCustomer is the body of POST /v1/sandbox/customers. The field names
+// follow the platform's public seeding scripts (PLATFORM.md "EVRY").
+type NewCustomer struct {
+	// CustomerNumber is the mocked national identity number the PSU types
+	// at the sandbox SCA page: 11 digits for a private customer, an
+	// organisation number for a corporate one.
+	CustomerNumber string `json:"customerNumber"`
+	// Name is the customer's name.
+	Name string `json:"name"`
+	// Type is PRIVATE or CORPORATE.
+	Type CustomerType `json:"type"`
+}
+
+func (n *NewCustomer) validate() error {
+	switch {
+	case n == nil:
+		return errors.New("sandbox: nil customer")
+	case n.CustomerNumber == "" || !digits(n.CustomerNumber):
+		return errors.New("sandbox: customerNumber must be digits")
+	case n.Name == "":
+		return errors.New("sandbox: customer name must not be empty")
+	case n.Type != Private && n.Type != Corporate:
+		return errors.New("sandbox: customer type must be PRIVATE or CORPORATE")
+	}
+	return nil
+}
+
+// CreateCustomer creates a sandbox customer with POST
+// /v1/sandbox/customers and returns it as the sandbox answers.
+func (s *Service) CreateCustomer(ctx context.Context, n *NewCustomer, opts ...client.RequestOption) (*Customer, error) {
+	if err := n.validate(); err != nil {
+		return nil, err
+	}
+	var out Customer
+	op := client.Operation{Name: "sandbox.CreateCustomer", Method: http.MethodPost, Path: customersPath, Body: n}
+	if err := s.do(ctx, op, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteCustomer deletes the sandbox customer customerID with DELETE
+// /v1/sandbox/customers/{id}.
+func (s *Service) DeleteCustomer(ctx context.Context, customerID string, opts ...client.RequestOption) error {
+	if customerID == "" {
+		return errors.New("sandbox: empty customer id")
+	}
+	op := client.Operation{Name: "sandbox.DeleteCustomer", Method: http.MethodDelete, Path: client.JoinPath(customersPath, customerID)}
+	return s.do(ctx, op, nil, opts)
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return len(s) > 0 && len(s) <= 20
+}

@@ -1,0 +1,28 @@
+// Package sandbox calls the sandbox's mock-data operations under
+// /v1/sandbox (SERVICE.md 1.4, 1.5, 2.8, 4.4, 4.5; PLATFORM.md "Paths"):
+// reset the sandbox, list, create and delete customers, and create mock
+// accounts, card accounts, transactions and corporate agreements. These
+// operations exist only in the sandbox environment.
+//
+// # Sections
+//
+// Reset: [Service.Initialize] restores the default data — private
+// customers 13039319955 and 12085592767 (2 accounts and a card account
+// each) and corporate customers 18129215603 and 20079518612 (2 accounts
+// each, with agreements). Its path is an assumption kept in
+// [InitializePath].
+//
+// Customers: [Service.Customers] lists them ([CustomersQuery] includes
+// accounts and agreements); [Service.CreateCustomer] and
+// [Service.DeleteCustomer] add and remove one. The customerNumber is what
+// the PSU types at the sandbox SCA page.
+//
+// Mock data: [Service.CreateAccount], [Service.CreateCardAccount],
+// [Service.CreateTransactions], [Service.CreateCardTransactions] and
+// [Service.CreateAgreement] seed data for the account information calls.
+// Amounts in mock data are JSON numbers ([Amount]); the body shapes follow
+// the platform's public seeding scripts.
+//
+// Every call goes through the [client.Client] given to [New]: signed,
+// with X-Request-ID, and returning a *client.Error for a non-2xx answer.
+package sandbox

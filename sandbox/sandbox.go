@@ -1,0 +1,54 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// Paths of the mock-data operations (SERVICE.md 4.4, 4.5; PLATFORM.md
+// "Paths").
+const (
+	customersPath    = "/v1/sandbox/customers"
+	accountsPath     = "/v1/sandbox/accounts"
+	cardAccountsPath = "/v1/sandbox/card-accounts"
+	agreementsPath   = "/v1/sandbox/agreements"
+)
+
+// InitializePath is the path of the sandbox reset.
+//
+// ASSUMPTION: the platform does not publish it (SERVICE.md 4.5 "the
+// mock-data initialisation operation: not shown"; PLATFORM.md). POST
+// /v1/sandbox/initialize is assumed; this constant is the only place it is
+// written.
+const InitializePath = "/v1/sandbox/initialize"
+
+// Service calls the sandbox's mock-data operations under /v1/sandbox. They
+// exist only in the sandbox environment, not in production (SERVICE.md
+// 1.4), and need no PSU headers. A Service is safe for concurrent use.
+type Service struct {
+	c *client.Client
+}
+
+// New returns a Service sending its calls through c.
+func New(c *client.Client) *Service { return &Service{c: c} }
+
+func (s *Service) do(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
+	if s == nil || s.c == nil {
+		return errors.New("sandbox: Service needs a client")
+	}
+	_, err := s.c.Do(ctx, op, out, opts...)
+	return err
+}
+
+// Initialize resets the sandbox to its default data: two private customers
+// (2 accounts and a card account each) and two corporate customers (2
+// accounts each, with agreements). Customers, accounts and transactions
+// created by other mock-data calls are removed (SERVICE.md 1.5). The path
+// is an assumption, see [InitializePath].
+func (s *Service) Initialize(ctx context.Context, opts ...client.RequestOption) error {
+	op := client.Operation{Name: "sandbox.Initialize", Method: http.MethodPost, Path: InitializePath, Repeatable: true}
+	return s.do(ctx, op, nil, opts)
+}
