@@ -1,94 +1,23 @@
 package accounts
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"time"
+
+	"github.com/tppkit/psd2/internal/isodate"
 )
 
 // Date is a calendar date of a bank document (ISO 8601 YYYY-MM-DD,
 // SERVICE.md 1.7), without time zone. The zero Date means absent: pending
-// transactions often have no valueDate.
-type Date struct {
-	Year  int
-	Month time.Month
-	Day   int
-}
+// transactions often have no valueDate. It marshals as "YYYY-MM-DD" (null
+// when zero) and reads a date-time by keeping its date part.
+type Date = isodate.Date
 
 // ParseDate reads "YYYY-MM-DD". A date-time ("2025-03-12T10:00:00+01:00")
 // is accepted too; its date part is kept as written.
-func ParseDate(s string) (Date, error) {
-	if len(s) > 10 && s[10] == 'T' {
-		s = s[:10]
-	}
-	t, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		return Date{}, fmt.Errorf("accounts: invalid date %q", clip(s))
-	}
-	return DateOf(t), nil
-}
+func ParseDate(s string) (Date, error) { return isodate.Parse(s) }
 
 // DateOf returns the date of t in t's location.
-func DateOf(t time.Time) Date {
-	y, m, d := t.Date()
-	return Date{Year: y, Month: m, Day: d}
-}
-
-// IsZero reports whether d is absent.
-func (d Date) IsZero() bool { return d == Date{} }
-
-// String returns "YYYY-MM-DD", or "" for the zero Date.
-func (d Date) String() string {
-	if d.IsZero() {
-		return ""
-	}
-	return fmt.Sprintf("%04d-%02d-%02d", d.Year, int(d.Month), d.Day)
-}
-
-// Time returns midnight of d in loc (UTC when loc is nil).
-func (d Date) Time(loc *time.Location) time.Time {
-	if loc == nil {
-		loc = time.UTC
-	}
-	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, loc)
-}
-
-// Before reports whether d is before e.
-func (d Date) Before(e Date) bool {
-	return d.Time(nil).Before(e.Time(nil))
-}
-
-// MarshalJSON writes "YYYY-MM-DD", or null for the zero Date.
-func (d Date) MarshalJSON() ([]byte, error) {
-	if d.IsZero() {
-		return []byte("null"), nil
-	}
-	return json.Marshal(d.String())
-}
-
-// UnmarshalJSON reads "YYYY-MM-DD" (or a date-time, keeping its date);
-// null and "" leave the zero Date.
-func (d *Date) UnmarshalJSON(data []byte) error {
-	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		*d = Date{}
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("accounts: date is not a string")
-	}
-	if s == "" {
-		*d = Date{}
-		return nil
-	}
-	v, err := ParseDate(s)
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
+func DateOf(t time.Time) Date { return isodate.Of(t) }
 
 func clip(s string) string {
 	if len(s) > 40 {

@@ -84,6 +84,7 @@ var fastRetry = RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBack
 
 // recorded is one request as the test server saw it.
 type recorded struct {
+	URL       string // path and query as received
 	Header    http.Header
 	Body      []byte
 	VerifyErr error // nil when the signature and Digest verified
@@ -110,7 +111,7 @@ func newBank(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, n
 func (b *bank) serve(w http.ResponseWriter, r *http.Request) {
 	n := int(b.count.Add(1))
 	body, _ := io.ReadAll(r.Body)
-	rec := recorded{Header: r.Header.Clone(), Body: body, VerifyErr: verifyRequest(r, body)}
+	rec := recorded{URL: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, VerifyErr: verifyRequest(r, body)}
 	b.mu.Lock()
 	b.reqs = append(b.reqs, rec)
 	b.mu.Unlock()

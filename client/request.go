@@ -16,9 +16,11 @@ import (
 type RequestOption func(*callConfig) error
 
 type callConfig struct {
-	header    http.Header
-	requestID string
-	acceptFix []AcceptFix
+	header         http.Header
+	requestID      string
+	acceptFix      []AcceptFix
+	query          url.Values // added to the operation's query
+	skipValidation bool       // WithoutValidation
 }
 
 // PSU holds the PSU-* headers of SERVICE.md 4.1. ID is the PSU-ID (a UUID

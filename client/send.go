@@ -119,7 +119,17 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	if err != nil {
 		return nil, err
 	}
-	u, err := c.resolve(op.Path, op.Query)
+	query := op.Query
+	if len(call.query) > 0 {
+		query = url.Values{}
+		for k, v := range op.Query {
+			query[k] = append(query[k], v...)
+		}
+		for k, v := range call.query {
+			query[k] = append(query[k], v...)
+		}
+	}
+	u, err := c.resolve(op.Path, query)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,63 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrValidation matches every [*ValidationError] with errors.Is: a request
+// the SDK refused before sending because the bank would reject it.
+var ErrValidation = errors.New("client: invalid request")
+
+// ValidationError is one rule a request breaks, found before anything was
+// sent (lengths, currencies, check digits, mutually exclusive fields). The
+// services return it (several joined with errors.Join when a request breaks
+// more than one rule); reach it with errors.As.
+type ValidationError struct {
+	// Field is the JSON path of the offending field, for example
+	// "creditorAccount.bban" or "remittanceInformationStructuredArray[0].reference".
+	Field string
+	// Reason says what is wrong, in one short phrase.
+	Reason string
+}
+
+// Error returns "invalid <field>: <reason>".
+func (e *ValidationError) Error() string {
+	return fmt.Sprintf("invalid %s: %s", e.Field, e.Reason)
+}
+
+// Is matches [ErrValidation].
+func (e *ValidationError) Is(target error) bool { return target == ErrValidation }
+
+// WithoutValidation switches off the SDK's client-side validation of the
+// request for this call, for banks that accept more than SERVICE.md allows.
+// The request is still signed and checked by the bank.
+func WithoutValidation() RequestOption {
+	return func(c *callConfig) error {
+		c.skipValidation = true
+		return nil
+	}
+}
+
+// ValidationSkipped reports whether opts include [WithoutValidation]. Service
+// packages ask it before validating a request. Invalid options report false:
+// the call fails on them anyway.
+func ValidationSkipped(opts ...RequestOption) bool {
+	c, err := applyOptions(opts)
+	return err == nil && c.skipValidation
+}
+
+// WithQuery adds a query parameter to this call, after the operation's own
+// (for example allowLogicalDuplicate=true on a payment create).
+func WithQuery(name, value string) RequestOption {
+	return func(c *callConfig) error {
+		if name == "" {
+			return fmt.Errorf("client: empty query parameter name")
+		}
+		if c.query == nil {
+			c.query = make(map[string][]string)
+		}
+		c.query[name] = append(c.query[name], value)
+		return nil
+	}
+}
