@@ -12,23 +12,18 @@ import (
 	"github.com/tppkit/psd2/client"
 )
 
-// The mock-data bodies below follow the platform's public seeding scripts
-// (PLATFORM.md "EVRY"): amounts are JSON numbers there, not strings.
+// Mock-data bodies. SERVICE.md 4.5 says their payload shapes are "not
+// shown" and PLATFORM.md gives only the agreement body, so the shapes of
+// accounts, card accounts and transactions below are ASSUMPTIONS, written
+// down here and nowhere else; they are the shapes the sandbox/emulator
+// package accepts. Amounts in mock data are JSON numbers (PLATFORM.md "JSON
+// shapes": sandbox accounts carry numeric amounts).
 
 // Amount is an amount with its currency in mock data: {"amount": 100.5,
 // "currency": "NOK"}, the amount a JSON number.
 type Amount struct {
 	Amount   json.Number `json:"amount"`
-	Currency string      `json:"currency"`
-}
-
-// Balance is a balance of a mock account: balanceType (for example
-// EXPECTED) and balanceAmount.
-type Balance struct {
-	BalanceType        string `json:"balanceType"`
-	BalanceAmount      Amount `json:"balanceAmount"`
-	ReferenceDate      string `json:"referenceDate,omitempty"`
-	LastChangeDateTime string `json:"lastChangeDateTime,omitempty"`
+	Currency string      `json:"currency,omitempty"`
 }
 
 // AccountRef references an account by IBAN and/or BBAN.
@@ -37,48 +32,51 @@ type AccountRef struct {
 	BBAN string `json:"bban,omitempty"`
 }
 
-// NewAccount is the body of POST /v1/sandbox/accounts: a mock account of
-// the customer CustomerNumber.
+// NewAccount is the body of POST /v1/sandbox/accounts (shape assumed, see
+// above): a mock account of the customer given by CustomerID or
+// CustomerNumber. An empty BBAN lets the sandbox choose one; Balance is the
+// booked balance to start with and CreditLine the credit line, both JSON
+// numbers in Currency.
 type NewAccount struct {
-	CustomerNumber  string      `json:"customerNumber"`
-	AccountName     string      `json:"accountName"`
-	BBAN            string      `json:"bban"`
-	IBAN            string      `json:"iban,omitempty"`
+	CustomerID      string      `json:"customerId,omitempty"`
+	CustomerNumber  string      `json:"customerNumber,omitempty"`
+	BBAN            string      `json:"bban,omitempty"`
 	Currency        string      `json:"currency"`
+	Name            string      `json:"name,omitempty"`
 	Product         string      `json:"product,omitempty"`
 	CashAccountType string      `json:"cashAccountType,omitempty"`
+	Balance         json.Number `json:"balance,omitempty"`
 	CreditLine      json.Number `json:"creditLine,omitempty"`
-	Balances        []Balance   `json:"balances,omitempty"`
 }
 
-// Account is the sandbox's answer to POST /v1/sandbox/accounts. Fields the
-// sandbox does not send stay empty.
+// Account is the sandbox's answer to POST /v1/sandbox/accounts: the account
+// as the account information service shows it (PLATFORM.md "JSON shapes").
+// Fields the sandbox does not send stay empty.
 type Account struct {
 	ResourceID      string       `json:"resourceId"`
-	CustomerNumber  string       `json:"customerNumber,omitempty"`
-	AccountName     string       `json:"accountName,omitempty"`
-	Name            string       `json:"name,omitempty"`
 	BBAN            string       `json:"bban,omitempty"`
 	IBAN            string       `json:"iban,omitempty"`
 	Currency        string       `json:"currency,omitempty"`
+	Name            string       `json:"name,omitempty"`
 	Product         string       `json:"product,omitempty"`
 	CashAccountType string       `json:"cashAccountType,omitempty"`
-	CreditLine      json.Number  `json:"creditLine,omitempty"`
+	BIC             string       `json:"bic,omitempty"`
 	Links           client.Links `json:"_links,omitempty"`
 }
 
 // CreateAccount creates a mock account with POST /v1/sandbox/accounts.
 func (s *Service) CreateAccount(ctx context.Context, a *NewAccount, opts ...client.RequestOption) (*Account, error) {
-	if a == nil || a.CustomerNumber == "" || a.BBAN == "" || a.Currency == "" {
-		return nil, errors.New("sandbox: a new account needs customerNumber, bban and currency")
+	if a == nil || (a.CustomerID == "" && a.CustomerNumber == "") || a.Currency == "" {
+		return nil, errors.New("sandbox: a new account needs customerId or customerNumber, and currency")
+	}
+	if a.BBAN != "" && (len(a.BBAN) != 11 || !digits(a.BBAN)) {
+		return nil, errors.New("sandbox: bban must be 11 digits")
+	}
+	if err := checkNumber("balance", a.Balance, true); err != nil {
+		return nil, err
 	}
 	if err := checkNumber("creditLine", a.CreditLine, true); err != nil {
 		return nil, err
-	}
-	for i, b := range a.Balances {
-		if err := checkNumber(fmt.Sprintf("balances[%d].balanceAmount.amount", i), b.BalanceAmount.Amount, false); err != nil {
-			return nil, err
-		}
 	}
 	var out Account
 	op := client.Operation{Name: "sandbox.CreateAccount", Method: http.MethodPost, Path: accountsPath, Body: a}
@@ -88,41 +86,43 @@ func (s *Service) CreateAccount(ctx context.Context, a *NewAccount, opts ...clie
 	return &out, nil
 }
 
-// NewCardAccount is the body of POST /v1/sandbox/card-accounts.
+// NewCardAccount is the body of POST /v1/sandbox/card-accounts (shape
+// assumed, see above): a mock card account of the customer given by
+// CustomerID or CustomerNumber. An empty MaskedPan lets the sandbox choose
+// one; CreditLimit and Balance (negative for debt) are JSON numbers.
 type NewCardAccount struct {
-	CustomerNumber string    `json:"customerNumber"`
-	MaskedPan      string    `json:"maskedPan"`
-	Currency       string    `json:"currency"`
-	Name           string    `json:"name,omitempty"`
-	Product        string    `json:"product,omitempty"`
-	Status         string    `json:"status,omitempty"`
-	CreditLimit    *Amount   `json:"creditLimit,omitempty"`
-	Balances       []Balance `json:"balances,omitempty"`
-	AccountNumber  string    `json:"accountNumber,omitempty"`
-	Expiry         string    `json:"expiry,omitempty"`
+	CustomerID     string      `json:"customerId,omitempty"`
+	CustomerNumber string      `json:"customerNumber,omitempty"`
+	MaskedPan      string      `json:"maskedPan,omitempty"`
+	Currency       string      `json:"currency"`
+	Name           string      `json:"name,omitempty"`
+	Product        string      `json:"product,omitempty"`
+	CreditLimit    json.Number `json:"creditLimit,omitempty"`
+	Balance        json.Number `json:"balance,omitempty"`
 }
 
-// CardAccount is the sandbox's answer to POST /v1/sandbox/card-accounts.
+// CardAccount is the sandbox's answer to POST /v1/sandbox/card-accounts:
+// the card account as the account information service shows it.
 type CardAccount struct {
-	ResourceID     string       `json:"resourceId"`
-	CustomerNumber string       `json:"customerNumber,omitempty"`
-	MaskedPan      string       `json:"maskedPan,omitempty"`
-	Currency       string       `json:"currency,omitempty"`
-	Name           string       `json:"name,omitempty"`
-	Product        string       `json:"product,omitempty"`
-	Links          client.Links `json:"_links,omitempty"`
+	ResourceID string       `json:"resourceId"`
+	MaskedPan  string       `json:"maskedPan,omitempty"`
+	Currency   string       `json:"currency,omitempty"`
+	Name       string       `json:"name,omitempty"`
+	Product    string       `json:"product,omitempty"`
+	Links      client.Links `json:"_links,omitempty"`
 }
 
 // CreateCardAccount creates a mock card account with POST
 // /v1/sandbox/card-accounts.
 func (s *Service) CreateCardAccount(ctx context.Context, a *NewCardAccount, opts ...client.RequestOption) (*CardAccount, error) {
-	if a == nil || a.CustomerNumber == "" || a.MaskedPan == "" || a.Currency == "" {
-		return nil, errors.New("sandbox: a new card account needs customerNumber, maskedPan and currency")
+	if a == nil || (a.CustomerID == "" && a.CustomerNumber == "") || a.Currency == "" {
+		return nil, errors.New("sandbox: a new card account needs customerId or customerNumber, and currency")
 	}
-	if a.CreditLimit != nil {
-		if err := checkNumber("creditLimit.amount", a.CreditLimit.Amount, false); err != nil {
-			return nil, err
-		}
+	if err := checkNumber("creditLimit", a.CreditLimit, true); err != nil {
+		return nil, err
+	}
+	if err := checkNumber("balance", a.Balance, true); err != nil {
+		return nil, err
 	}
 	var out CardAccount
 	op := client.Operation{Name: "sandbox.CreateCardAccount", Method: http.MethodPost, Path: cardAccountsPath, Body: a}
@@ -132,40 +132,44 @@ func (s *Service) CreateCardAccount(ctx context.Context, a *NewCardAccount, opts
 	return &out, nil
 }
 
+// Booking statuses of mock transactions.
+const (
+	Booked  = "booked"
+	Pending = "pending"
+)
+
 // Transaction is one mock transaction for POST
-// /v1/sandbox/accounts/{id}/transactions. Amount is signed as seen from
-// the account (negative: a debit). Dates are YYYY-MM-DD.
+// /v1/sandbox/accounts/{id}/transactions (shape assumed, see above: the
+// account information transaction fields plus bookingStatus). Amount is
+// signed as seen from the account (negative: a debit). Dates are
+// YYYY-MM-DD; an empty BookingStatus means booked.
 type Transaction struct {
-	Amount                            json.Number `json:"amount"`
-	Currency                          string      `json:"currency"`
+	BookingStatus                     string      `json:"bookingStatus,omitempty"`
 	BookingDate                       string      `json:"bookingDate,omitempty"`
 	ValueDate                         string      `json:"valueDate,omitempty"`
-	RemittanceInformationUnstructured string      `json:"remittanceInformationUnstructured,omitempty"`
-	CreditorID                        string      `json:"creditorId,omitempty"`
+	TransactionAmount                 Amount      `json:"transactionAmount"`
 	CreditorName                      string      `json:"creditorName,omitempty"`
 	CreditorAccount                   *AccountRef `json:"creditorAccount,omitempty"`
-	UltimateCreditor                  string      `json:"ultimateCreditor,omitempty"`
 	DebtorName                        string      `json:"debtorName,omitempty"`
 	DebtorAccount                     *AccountRef `json:"debtorAccount,omitempty"`
-	UltimateDebtor                    string      `json:"ultimateDebtor,omitempty"`
-	PurposeCode                       string      `json:"purposeCode,omitempty"`
-	BankTransactionCode               string      `json:"bankTransactionCode,omitempty"`
+	RemittanceInformationUnstructured string      `json:"remittanceInformationUnstructured,omitempty"`
+	ProprietaryBankTransactionCode    string      `json:"proprietaryBankTransactionCode,omitempty"`
 }
 
 // CreateTransactions adds mock transactions to the mock account accountID
-// with POST /v1/sandbox/accounts/{id}/transactions (a JSON array). An
-// account that has another account as debtor yields an error from the
+// with POST /v1/sandbox/accounts/{id}/transactions (a JSON array). A
+// transaction with another account as debtor yields an error from the
 // sandbox (SERVICE.md 4.5).
 func (s *Service) CreateTransactions(ctx context.Context, accountID string, txs []Transaction, opts ...client.RequestOption) error {
 	if accountID == "" || len(txs) == 0 {
 		return errors.New("sandbox: CreateTransactions needs an account id and transactions")
 	}
 	for i, t := range txs {
-		if err := checkNumber(fmt.Sprintf("[%d].amount", i), t.Amount, false); err != nil {
+		if err := checkNumber(fmt.Sprintf("[%d].transactionAmount.amount", i), t.TransactionAmount.Amount, false); err != nil {
 			return err
 		}
-		if t.Currency == "" {
-			return fmt.Errorf("sandbox: [%d].currency is empty", i)
+		if err := checkStatus(i, t.BookingStatus); err != nil {
+			return err
 		}
 		if err := checkDates(i, t.BookingDate, t.ValueDate); err != nil {
 			return err
@@ -177,22 +181,16 @@ func (s *Service) CreateTransactions(ctx context.Context, accountID string, txs 
 }
 
 // CardTransaction is one mock card transaction for POST
-// /v1/sandbox/card-accounts/{id}/transactions. Dates are YYYY-MM-DD.
+// /v1/sandbox/card-accounts/{id}/transactions (shape assumed, see above).
+// Dates are YYYY-MM-DD; an empty BookingStatus means booked.
 type CardTransaction struct {
-	CardTransactionID              string  `json:"cardTransactionId,omitempty"`
-	TerminalID                     string  `json:"terminalId,omitempty"`
-	BookingDate                    string  `json:"bookingDate,omitempty"`
-	TransactionDate                string  `json:"transactionDate,omitempty"`
-	TransactionAmount              Amount  `json:"transactionAmount"`
-	OriginalAmount                 *Amount `json:"originalAmount,omitempty"`
-	MerchantCategoryCode           string  `json:"merchantCategoryCode,omitempty"`
-	MarkupFee                      *Amount `json:"markupFee,omitempty"`
-	MarkupFeePercentage            string  `json:"markupFeePercentage,omitempty"`
-	CardAcceptorID                 string  `json:"cardAcceptorId,omitempty"`
-	MaskedPan                      string  `json:"maskedPan,omitempty"`
-	TransactionDetails             string  `json:"transactionDetails,omitempty"`
-	Invoiced                       string  `json:"invoiced,omitempty"`
-	ProprietaryBankTransactionCode string  `json:"proprietaryBankTransactionCode,omitempty"`
+	BookingStatus      string  `json:"bookingStatus,omitempty"`
+	TransactionDate    string  `json:"transactionDate,omitempty"`
+	BookingDate        string  `json:"bookingDate,omitempty"`
+	TransactionAmount  Amount  `json:"transactionAmount"`
+	OriginalAmount     *Amount `json:"originalAmount,omitempty"`
+	Invoiced           bool    `json:"invoiced,omitempty"`
+	TransactionDetails string  `json:"transactionDetails,omitempty"`
 }
 
 // CreateCardTransactions adds mock transactions to the mock card account
@@ -203,6 +201,14 @@ func (s *Service) CreateCardTransactions(ctx context.Context, cardAccountID stri
 	}
 	for i, t := range txs {
 		if err := checkNumber(fmt.Sprintf("[%d].transactionAmount.amount", i), t.TransactionAmount.Amount, false); err != nil {
+			return err
+		}
+		if t.OriginalAmount != nil {
+			if err := checkNumber(fmt.Sprintf("[%d].originalAmount.amount", i), t.OriginalAmount.Amount, false); err != nil {
+				return err
+			}
+		}
+		if err := checkStatus(i, t.BookingStatus); err != nil {
 			return err
 		}
 		if err := checkDates(i, t.BookingDate, t.TransactionDate); err != nil {
@@ -229,13 +235,20 @@ func checkNumber(field string, n json.Number, optional bool) error {
 	return nil
 }
 
+func checkStatus(i int, st string) error {
+	if st != "" && st != Booked && st != Pending {
+		return fmt.Errorf("sandbox: [%d].bookingStatus must be booked or pending", i)
+	}
+	return nil
+}
+
 func checkDates(i int, dates ...string) error {
 	for _, d := range dates {
 		if d == "" {
 			continue
 		}
 		if _, err := time.Parse(time.DateOnly, d); err != nil {
-			return fmt.Errorf("sandbox: [%d] date %q is not YYYY-MM-DD", i, d)
+			return fmt.Errorf("sandbox: [%d] date is not YYYY-MM-DD", i)
 		}
 	}
 	return nil

@@ -70,28 +70,29 @@ func (s *Service) Customers(ctx context.Context, q *CustomersQuery, opts ...clie
 	return out, nil
 }
 
-// NewCustomer is the body of POST /v1/sandbox/customers. The field names
-// follow the platform's public seeding scripts (PLATFORM.md "EVRY").
+// NewCustomer is the body of POST /v1/sandbox/customers. SERVICE.md 4.5
+// does not show it; ASSUMPTION: it carries the writable fields of the
+// customer of SERVICE.md 2.8 under the same names.
 type NewCustomer struct {
 	// CustomerNumber is the mocked national identity number the PSU types
-	// at the sandbox SCA page: 11 digits for a private customer, an
+	// at the sandbox SCA page: 11 digits for a private customer, a 9-digit
 	// organisation number for a corporate one.
 	CustomerNumber string `json:"customerNumber"`
-	// Name is the customer's name.
-	Name string `json:"name"`
-	// Type is PRIVATE or CORPORATE.
-	Type CustomerType `json:"type"`
+	// CustomerType is PRIVATE or CORPORATE.
+	CustomerType CustomerType `json:"customerType"`
+	// CustomerName is the customer's name.
+	CustomerName string `json:"customerName"`
 }
 
 func (n *NewCustomer) validate() error {
 	switch {
 	case n == nil:
 		return errors.New("sandbox: nil customer")
-	case n.CustomerNumber == "" || !digits(n.CustomerNumber):
-		return errors.New("sandbox: customerNumber must be digits")
-	case n.Name == "":
-		return errors.New("sandbox: customer name must not be empty")
-	case n.Type != Private && n.Type != Corporate:
+	case !digits(n.CustomerNumber) || (len(n.CustomerNumber) != 11 && len(n.CustomerNumber) != 9):
+		return errors.New("sandbox: customerNumber must be 11 or 9 digits")
+	case n.CustomerName == "" || len(n.CustomerName) > 70:
+		return errors.New("sandbox: customerName must have 1 to 70 characters")
+	case n.CustomerType != Private && n.CustomerType != Corporate:
 		return errors.New("sandbox: customer type must be PRIVATE or CORPORATE")
 	}
 	return nil
@@ -128,4 +129,18 @@ func digits(s string) bool {
 		}
 	}
 	return len(s) > 0 && len(s) <= 20
+}
+
+// Customer returns the sandbox customer customerID, with its accounts and
+// agreements, with GET /v1/sandbox/customers/{id}.
+func (s *Service) Customer(ctx context.Context, customerID string, opts ...client.RequestOption) (*Customer, error) {
+	if customerID == "" {
+		return nil, errors.New("sandbox: empty customer id")
+	}
+	var out Customer
+	op := client.Operation{Name: "sandbox.Customer", Method: http.MethodGet, Path: client.JoinPath(customersPath, customerID)}
+	if err := s.do(ctx, op, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
 }

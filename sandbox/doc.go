@@ -20,8 +20,14 @@
 // Mock data: [Service.CreateAccount], [Service.CreateCardAccount],
 // [Service.CreateTransactions], [Service.CreateCardTransactions] and
 // [Service.CreateAgreement] seed data for the account information calls.
-// Amounts in mock data are JSON numbers ([Amount]); the body shapes follow
-// the platform's public seeding scripts.
+// Amounts in mock data are JSON numbers ([Amount]).
+//
+// Assumptions: the reset path ([InitializePath]), the body of a new
+// customer ([NewCustomer], the field names of SERVICE.md 2.8) and the
+// bodies of mock accounts, card accounts and transactions (the types in
+// accounts.go, the account information fields plus bookingStatus) are not
+// published; each is written down once, on its type, and matches the
+// sandbox/emulator package.
 //
 // Every call goes through the [client.Client] given to [New]: signed,
 // with X-Request-ID, and returning a *client.Error for a non-2xx answer.
