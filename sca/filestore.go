@@ -32,6 +32,11 @@ const (
 	maxValue = 16 << 20
 	// lockStripes is the number of per-key lock stripes.
 	lockStripes = 64
+	// dirPermMask: the store refuses an existing directory with any of
+	// these permission bits (group or other access). ASSUMPTION (safe
+	// choice): sessions hold PSU ids, so the directory must be private to
+	// the TPP's user; the store does not chmod a directory it did not make.
+	dirPermMask = 0o077
 )
 
 // FileStore is a Store keeping one file per key in a directory (mode 0700,
@@ -44,6 +49,10 @@ const (
 type FileStore struct {
 	dir   string
 	locks [lockStripes]sync.Mutex
+	// crashHook, when set (tests only), runs after the new value was
+	// written to the temporary file and before it is synced and renamed;
+	// an error from it stands for a crash at that point.
+	crashHook func(tmpName string) error
 }
 
 // NewFileStore opens (creating it with mode 0700 if needed) the directory
@@ -62,6 +71,9 @@ func NewFileStore(dir string) (*FileStore, error) {
 	}
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("sca: file store path is not a directory")
+	}
+	if fi.Mode().Perm()&dirPermMask != 0 {
+		return nil, errors.New("sca: file store directory is open to group or others (want mode 0700)")
 	}
 	s := &FileStore{dir: dir}
 	s.removeStale(time.Now())
@@ -162,6 +174,11 @@ func (s *FileStore) writeAtomic(name string, value []byte) (err error) {
 	}
 	if _, err = tmp.Write(value); err != nil {
 		return fmt.Errorf("sca: file store write: %w", err)
+	}
+	if s.crashHook != nil {
+		if err = s.crashHook(tmpName); err != nil {
+			return err
+		}
 	}
 	if err = tmp.Sync(); err != nil {
 		return fmt.Errorf("sca: file store sync: %w", err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -46,9 +47,24 @@ const (
 	pendingPrefix = "sca/pending/"
 )
 
+// ErrInvalidKey is returned for a store key that is empty, longer than
+// 1024 bytes, or looks like a path escaping the store: a ".." element, a
+// leading "/", a backslash or a control character. The check is in
+// checkKey, the one place all stores and helpers use. Keys are otherwise
+// free text such as "sca/session/user-42".
+var ErrInvalidKey = errors.New("sca: invalid store key")
+
 func checkKey(key string) error {
 	if key == "" || len(key) > maxKeyLen {
-		return fmt.Errorf("sca: store key must have 1 to %d bytes", maxKeyLen)
+		return fmt.Errorf("%w: must have 1 to %d bytes", ErrInvalidKey, maxKeyLen)
+	}
+	if strings.HasPrefix(key, "/") || strings.ContainsRune(key, '\\') || !headerSafe(key) {
+		return fmt.Errorf("%w: absolute, backslash or control character", ErrInvalidKey)
+	}
+	for _, el := range strings.Split(key, "/") {
+		if el == ".." {
+			return fmt.Errorf("%w: path traversal", ErrInvalidKey)
+		}
 	}
 	return nil
 }
@@ -164,6 +180,9 @@ func (s *MemoryStore) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	if err := checkKey(key); err != nil {
+		return nil, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v, ok := s.m[key]
@@ -195,6 +214,9 @@ func (s *MemoryStore) Delete(ctx context.Context, key string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if err := checkKey(key); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, key)
@@ -204,6 +226,9 @@ func (s *MemoryStore) Delete(ctx context.Context, key string) error {
 // Take removes key and returns its value, or ErrNotFound, atomically.
 func (s *MemoryStore) Take(ctx context.Context, key string) ([]byte, error) {
 	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := checkKey(key); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
