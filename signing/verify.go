@@ -42,7 +42,10 @@ const maxSignatureLen = 16 << 10
 // The value is comma-separated key="value" parameters; keyId and signature
 // are required, algorithm is optional, an absent headers part means "date"
 // (draft-cavage-http-signatures-12 section 2.1.6), and unknown parameters are
-// ignored. Parameter names are case-sensitive, as in the draft.
+// ignored. Parameter names are case-sensitive, as in the draft. SERVICE.md
+// 5.4 has the TPP send all four parts; a peer's value without algorithm or
+// headers is still read as the draft allows (so the draft's Appendix C
+// values verify), but an algorithm part that is present must not be empty.
 //
 // Every error wraps [ErrMalformed] (or is [ErrNoSignature] for an empty
 // value); the more precise [ErrMissingKeyID], [ErrMissingSignature],
@@ -92,6 +95,9 @@ func ParseSignature(value string) (*SignatureParams, error) {
 			p.KeyID = val
 		case "algorithm":
 			dup, seenAlg = seenAlg, true
+			if val == "" {
+				return nil, fmt.Errorf("%w: empty algorithm", ErrSyntax)
+			}
 			p.Algorithm = val
 		case "headers":
 			dup, seenHeaders = seenHeaders, true
