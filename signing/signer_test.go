@@ -107,7 +107,7 @@ func TestDraftCavageAppendixC(t *testing.T) {
 func TestDigest(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		body         string
+		body           string
 		sha256, sha512 string
 	}{
 		{"", "SHA-256=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=", "SHA-512=z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="},
