@@ -1,0 +1,100 @@
+package sca
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+)
+
+// paymentAnswer is a 201 payment or basket answer with _links.
+type paymentAnswer struct {
+	PaymentID         string       `json:"paymentId"`
+	TransactionStatus string       `json:"transactionStatus"`
+	Links             client.Links `json:"_links"`
+}
+
+// taggedAnswer names its links field differently.
+type taggedAnswer struct {
+	L client.Links `json:"_links"`
+}
+
+type noLinks struct{ Name string }
+
+func linksOf(t *testing.T, doc string) client.Links {
+	t.Helper()
+	var body struct {
+		Links client.Links `json:"_links"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(readTestdata(t, doc)), &body))
+	return body.Links
+}
+
+func TestFind(t *testing.T) {
+	t.Parallel()
+	errLinks := linksOf(t, "error-401-sca-redirect.json")
+	consentRaw := readTestdata(t, "bank-offered-consent-201.json")
+	var payment paymentAnswer
+	require.NoError(t, json.Unmarshal([]byte(readTestdata(t, "payment-ndct-create-201.json")), &payment))
+	apiErr := &client.Error{Operation: "accounts.List", StatusCode: 401, Links: errLinks}
+	var consent accounts.Consent
+	require.NoError(t, json.Unmarshal([]byte(consentRaw), &consent))
+
+	const errHref = "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=ec5ae9e2-a56e-45ca-a0fa-ad1dc481e998&context=PRIVATE"
+	const consentHref = "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=176def94-aaad-4d77-b15a-4c4f3d3622ec&context=PRIVATE"
+	link := func(href string) client.Links { return client.Links{client.LinkScaRedirect: {Href: href}} }
+
+	tests := []struct {
+		name string
+		v    any
+		want string // "" = not found
+	}{
+		{"401 client.Error", apiErr, errHref},
+		{"wrapped 401", fmt.Errorf("listing: %w", apiErr), errHref},
+		{"201 payment struct", payment, payment.Links.ScaRedirect()},
+		{"201 payment pointer", &payment, payment.Links.ScaRedirect()},
+		{"consent answer", &consent, consentHref},
+		{"consent raw JSON", []byte(consentRaw), consentHref},
+		{"consent json.RawMessage", json.RawMessage(consentRaw), consentHref},
+		{"consent string", consentRaw, consentHref},
+		{"links", errLinks, errHref},
+		{"links pointer", &errLinks, errHref},
+		{"link", errLinks[client.LinkScaRedirect], errHref},
+		{"tagged field", taggedAnswer{L: errLinks}, errHref},
+		{"loopback http (emulator)", link("http://127.0.0.1:8443/tap-sandbox/9999/?state=1"), "http://127.0.0.1:8443/tap-sandbox/9999/?state=1"},
+		{"nil", nil, ""},
+		{"nil client.Error", (*client.Error)(nil), ""},
+		{"nil consent", (*accounts.Consent)(nil), ""},
+		{"nil payment pointer", (*paymentAnswer)(nil), ""},
+		{"error without links", errors.New("boom"), ""},
+		{"401 without link", &client.Error{StatusCode: 401}, ""},
+		{"struct without links", noLinks{Name: "x"}, ""},
+		{"an int", 42, ""},
+		{"invalid JSON", []byte(`{"_links":`), ""},
+		{"relative href", link("/tap/9999/"), ""},
+		{"javascript href", link("javascript:alert(1)"), ""},
+		{"http on a public host", link("http://psd2.bank.example/tap/"), ""},
+		{"user info", link("https://evil@psd2.bank.example/tap/"), ""},
+		{"newline in href", link("https://psd2.bank.example/tap/\n"), ""},
+		{"no host", link("https:///tap/"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, ok := Find(tt.v)
+			if tt.want == "" {
+				assert.False(t, ok)
+				assert.Equal(t, "", r.String())
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, tt.want, r.String())
+			assert.True(t, r.URL.IsAbs())
+		})
+	}
+}
