@@ -1,0 +1,113 @@
+package basket
+
+import (
+	"encoding/json"
+
+	payments "github.com/tppkit/psd2/basket/internal/paymentsstub"
+	"github.com/tppkit/psd2/client"
+)
+
+// MaxPayments is the most payments one signing basket may hold
+// (SERVICE.md 2.7 and 8). [Service.Create] refuses more before sending.
+const MaxPayments = 10
+
+// Basket is a signing basket as the bank describes it (SERVICE.md 2.7): the
+// answer of [Service.Create] (201) and of [Service.Get] (200).
+//
+// A basket is not atomic: its TransactionStatus is the worst case of its
+// payments (RCVD, ACTC, PATC or RJCT, SERVICE.md 3). Read each payment's
+// own status with [Service.PaymentStatuses].
+type Basket struct {
+	// BasketID identifies the basket in later calls. The spec marks it
+	// optional in the answer; the platform sends it on create.
+	BasketID string `json:"basketId,omitempty"`
+	// TransactionStatus is the basket's status: RCVD, ACTC, PATC or RJCT.
+	TransactionStatus payments.TransactionStatus `json:"transactionStatus"`
+	// PaymentIDs are the ids of the basket's payments. The request field is
+	// paymentIds; the GET answer calls it payments (Berlin Group,
+	// PLATFORM.md); both decode here. On a create answer that lists none,
+	// [Service.Create] fills in the ids it sent.
+	PaymentIDs []string `json:"paymentIds,omitempty"`
+	// Links are self, status, startAuthorisation and, when SCA is needed,
+	// scaRedirect. Their verbs say what is allowed now (self loses DELETE
+	// once the basket is signed).
+	Links client.Links `json:"_links,omitempty"`
+	// Messages are the tppMessages of the answer (SERVICE.md 7).
+	Messages []client.TPPMessage `json:"tppMessages,omitempty"`
+	// PSUMessage is text for the PSU (at most 512 characters, SERVICE.md 8).
+	PSUMessage string `json:"psuMessage,omitempty"`
+}
+
+// UnmarshalJSON decodes a basket answer, taking the payment ids from
+// paymentIds or, when that is absent, from payments (the field name of the
+// GET answer, PLATFORM.md). Unknown fields are ignored.
+func (b *Basket) UnmarshalJSON(data []byte) error {
+	type plain Basket
+	var v struct {
+		plain
+		Payments []string `json:"payments"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*b = Basket(v.plain)
+	if b.PaymentIDs == nil {
+		b.PaymentIDs = v.Payments
+	}
+	return nil
+}
+
+// ScaRedirect returns the absolute URL of the bank's authorisation page
+// where the PSU approves every payment of the basket with one SCA, or ""
+// when the answer carries none; then start SCA with
+// [Service.StartAuthorisation] (SERVICE.md 5.8, PLATFORM.md "Paths").
+func (b *Basket) ScaRedirect() string {
+	if b == nil {
+		return ""
+	}
+	return b.Links.ScaRedirect()
+}
+
+// StatusResponse is the answer of GET /v1/signing-baskets/{id}/status
+// ([Service.Status]).
+type StatusResponse struct {
+	// TransactionStatus is the basket's status, the worst case of its
+	// payments: RCVD, ACTC, PATC or RJCT (SERVICE.md 2.7, 3).
+	TransactionStatus payments.TransactionStatus `json:"transactionStatus"`
+	// Links are the answer's _links, when the bank sends any.
+	Links client.Links `json:"_links,omitempty"`
+	// Messages are the tppMessages of the answer (SERVICE.md 7).
+	Messages []client.TPPMessage `json:"tppMessages,omitempty"`
+	// PSUMessage is text for the PSU, when present.
+	PSUMessage string `json:"psuMessage,omitempty"`
+}
+
+// Authorisation is the answer of POST
+// /v1/signing-baskets/{id}/authorisations ([Service.StartAuthorisation]):
+// the SCA status and the link to send the PSU to.
+type Authorisation struct {
+	// ScaStatus is the state of the SCA, "started" on a new one
+	// (PLATFORM.md "Status values").
+	ScaStatus string `json:"scaStatus"`
+	// AuthorisationID identifies the authorisation sub-resource when the
+	// bank sends one (Berlin Group; the platform's recordings have none).
+	AuthorisationID string `json:"authorisationId,omitempty"`
+	// Links hold scaRedirect.
+	Links client.Links `json:"_links,omitempty"`
+	// PSUMessage is text for the PSU, when present.
+	PSUMessage string `json:"psuMessage,omitempty"`
+}
+
+// ScaRedirect returns the absolute URL of the bank's authorisation page to
+// send the PSU to, or "" when the answer carries none.
+func (a *Authorisation) ScaRedirect() string {
+	if a == nil {
+		return ""
+	}
+	return a.Links.ScaRedirect()
+}
+
+// createRequest is the body of POST /v1/signing-baskets (SERVICE.md 4.1).
+type createRequest struct {
+	PaymentIDs []string `json:"paymentIds"`
+}

@@ -1,0 +1,162 @@
+package basket
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+
+	payments "github.com/tppkit/psd2/basket/internal/paymentsstub"
+	"github.com/tppkit/psd2/client"
+)
+
+// Service groups payments in signing baskets so that the PSU approves them
+// with one SCA (SERVICE.md 2.7, 4.1). Every call goes through the
+// [client.Client] it was made with; PSU and session headers are per-call
+// [client.RequestOption]s. A Service is safe for concurrent use.
+type Service struct {
+	c   *client.Client
+	pay *payments.Service
+}
+
+// New returns a Service that sends its calls through c.
+func New(c *client.Client) *Service {
+	s := &Service{c: c}
+	if c != nil {
+		s.pay = payments.New(c)
+	}
+	return s
+}
+
+// Create puts the payments paymentIDs in a new signing basket (POST
+// /v1/signing-baskets, body {"paymentIds":[...]}, SERVICE.md 4.1) and
+// returns the bank's answer: basketId, transactionStatus (RCVD) and links,
+// with scaRedirect when the PSU must approve; then send the PSU to
+// [Basket.ScaRedirect], or start SCA with [Service.StartAuthorisation].
+// One SCA approves every payment of the basket.
+//
+// The payments must have been created first (POST /v1/payments/{product})
+// by the same TPP, be single payments (bulk and periodic payments are
+// refused with 400 REFERENCE_MIX_INVALID, SERVICE.md 7) and still await
+// authorisation.
+//
+// Headers: SERVICE.md 4.1 requires TPP-Session-ID, TPP-Redirect-URI,
+// PSU-ID and PSU-IP-Address; give them in opts with
+// [client.WithTPPSessionID], [client.WithRedirectURI] and
+// [client.WithPSU] (ID and IPAddress; CorporateID for a corporate PSU).
+// The client always sends x-accept-fix: amount-as-string.
+//
+// Before sending, Create checks the ids with [ValidatePaymentIDs] (1 to
+// [MaxPayments], none empty, no duplicates) and that the required headers
+// are set; a failure is a [*client.ValidationError] (errors.Is
+// [client.ErrValidation]) and nothing is sent. [client.WithoutValidation]
+// skips these checks.
+//
+// The request is never sent twice: when its outcome is unknown the error
+// matches [client.ErrOutcomeUnknown]. A payment can be in one basket only,
+// so a basket created unseen holds the payments: read their status, or
+// try again and expect 409 for payments already in a basket.
+//
+// The answer's PaymentIDs are the ids the bank lists, or, when the create
+// answer lists none (the usual case), a copy of paymentIDs.
+func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...client.RequestOption) (*Basket, error) {
+	const op = "basket.Create"
+	if s == nil || s.c == nil {
+		return nil, errNoClient
+	}
+	if !client.ValidationSkipped(opts...) {
+		if err := ValidatePaymentIDs(paymentIDs); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		if err := checkCreateHeaders(opts); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	ids := paymentIDs
+	if ids == nil {
+		ids = []string{} // {"paymentIds":[]}, never null
+	}
+	var out Basket
+	_, err := s.c.Do(ctx, client.Operation{
+		Name:   op,
+		Method: http.MethodPost,
+		Path:   "/v1/signing-baskets",
+		Body:   createRequest{PaymentIDs: ids},
+		// Not repeatable: a second basket must never be created unseen.
+		Repeatable: false,
+	}, &out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if out.PaymentIDs == nil {
+		out.PaymentIDs = slices.Clone(ids)
+	}
+	return &out, nil
+}
+
+// Get reads the basket basketID (GET /v1/signing-baskets/{id}): its
+// payment ids, its status and its links.
+func (s *Service) Get(ctx context.Context, basketID string, opts ...client.RequestOption) (*Basket, error) {
+	const op = "basket.Get"
+	var out Basket
+	if err := s.do(ctx, op, http.MethodGet, basketID, nil, &out, opts); err != nil {
+		return nil, err
+	}
+	if out.BasketID == "" {
+		out.BasketID = basketID
+	}
+	return &out, nil
+}
+
+// Status reads the basket's status (GET /v1/signing-baskets/{id}/status):
+// the worst case of its payments, RCVD, ACTC, PATC or RJCT (SERVICE.md
+// 2.7). Read each payment's status with [Service.PaymentStatuses].
+func (s *Service) Status(ctx context.Context, basketID string, opts ...client.RequestOption) (*StatusResponse, error) {
+	const op = "basket.Status"
+	var out StatusResponse
+	if err := s.do(ctx, op, http.MethodGet, basketID, []string{"status"}, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// Delete deletes the basket (DELETE /v1/signing-baskets/{id}, 204). Its
+// payments are not cancelled: they return to being single payments that
+// may join another basket. The bank allows it only before the basket is
+// authorised (the self link lists DELETE); otherwise the answer is an
+// error such as 405 CANCELLATION_INVALID.
+func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.RequestOption) error {
+	const op = "basket.Delete"
+	return s.do(ctx, op, http.MethodDelete, basketID, nil, nil, opts)
+}
+
+// StartAuthorisation starts a new SCA for the basket (POST
+// /v1/signing-baskets/{id}/authorisations, 201) and returns the link to send
+// the PSU to ([Authorisation.ScaRedirect]). Use it when the create answer
+// had no scaRedirect or the PSU left the first SCA. Give the headers of
+// [Service.Create] in opts.
+//
+// Assumption (the spec is silent): the request is not repeated
+// automatically, as each one starts a new SCA; an unknown outcome matches
+// [client.ErrOutcomeUnknown] and the caller may simply call again.
+func (s *Service) StartAuthorisation(ctx context.Context, basketID string, opts ...client.RequestOption) (*Authorisation, error) {
+	const op = "basket.StartAuthorisation"
+	var out Authorisation
+	if err := s.do(ctx, op, http.MethodPost, basketID, []string{"authorisations"}, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// do sends one call on the basket basketID (and its sub-resource) and
+// decodes the answer into out.
+func (s *Service) do(ctx context.Context, op, method, basketID string, sub []string, out any, opts []client.RequestOption) error {
+	if s == nil || s.c == nil {
+		return errNoClient
+	}
+	if err := checkBasketID(basketID); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: basketPath(basketID, sub...)}, out, opts...)
+	return err
+}

@@ -1,0 +1,82 @@
+package basket
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	payments "github.com/tppkit/psd2/basket/internal/paymentsstub"
+	"github.com/tppkit/psd2/client"
+)
+
+// PaymentRef names one payment of a basket for [Service.PaymentStatuses]:
+// the payment product of its path and its id.
+type PaymentRef struct {
+	// Product is the payment product the payment was created with, e.g.
+	// [payments.ProductNorwegianDomestic].
+	Product payments.Product
+	// PaymentID is the paymentId of the creation answer.
+	PaymentID string
+}
+
+// Refs returns a PaymentRef of product for each id, for baskets whose
+// payments are all of one product.
+func Refs(product payments.Product, ids ...string) []PaymentRef {
+	refs := make([]PaymentRef, len(ids))
+	for i, id := range ids {
+		refs[i] = PaymentRef{Product: product, PaymentID: id}
+	}
+	return refs
+}
+
+// PaymentStatus is the outcome of reading one payment's status in
+// [Service.PaymentStatuses]: exactly one of Status and Err is set.
+type PaymentStatus struct {
+	// Ref is the payment asked for.
+	Ref PaymentRef
+	// Status is the payment's own status answer.
+	Status *payments.StatusResponse
+	// Err is why the status could not be read: the bank's [*client.Error]
+	// (for example 404 for a domestic transfer not yet approved, the known
+	// issue of SERVICE.md 4.2), a transport error, or the context's error
+	// for payments not asked for after it ended.
+	Err error
+}
+
+// PaymentStatuses reads the own status of each payment of refs, in order,
+// with the payment status endpoint (GET
+// /v1/payments/{product}/{id}/status). A basket is not atomic (SERVICE.md
+// 2.7): its status is only the worst case, so after the batch has run
+// each payment may have ended differently (ACSC, ACCP for lack of funds,
+// RJCT).
+//
+// The result has one entry per ref, in the order of refs. One payment's
+// failure does not stop the others: it is in that entry's Err. When ctx
+// ends, the payments not yet asked for get ctx's error and are not sent.
+// The returned error is non-nil only when refs are invalid (an empty
+// product or id: a [*client.ValidationError] with Field
+// "refs[i].product" or "refs[i].paymentId"); then nothing is sent.
+func (s *Service) PaymentStatuses(ctx context.Context, refs []PaymentRef, opts ...client.RequestOption) ([]PaymentStatus, error) {
+	const op = "basket.PaymentStatuses"
+	if s == nil || s.c == nil || s.pay == nil {
+		return nil, errNoClient
+	}
+	for i, r := range refs {
+		switch {
+		case r.Product == "":
+			return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "refs[" + strconv.Itoa(i) + "].product", Reason: "empty"})
+		case r.PaymentID == "":
+			return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "refs[" + strconv.Itoa(i) + "].paymentId", Reason: "empty"})
+		}
+	}
+	out := make([]PaymentStatus, len(refs))
+	for i, r := range refs {
+		out[i].Ref = r
+		if err := ctx.Err(); err != nil {
+			out[i].Err = fmt.Errorf("%s: %w", op, err)
+			continue
+		}
+		out[i].Status, out[i].Err = s.pay.Status(ctx, r.Product, r.PaymentID, opts...)
+	}
+	return out, nil
+}
