@@ -1,0 +1,74 @@
+package payments
+
+import (
+	"errors"
+
+	"github.com/tppkit/psd2/internal/checkdigit"
+)
+
+// Reasons a [CheckError] carries; match them with errors.Is.
+var (
+	// ErrLength: the value has the wrong number of characters.
+	ErrLength = checkdigit.ErrLength
+	// ErrCharacters: the value holds characters its format does not allow
+	// (spaces, separators, lower case, letters in a number).
+	ErrCharacters = checkdigit.ErrCharacters
+	// ErrCheckDigit: the check digits do not match.
+	ErrCheckDigit = checkdigit.ErrCheckDigit
+	// ErrCountry: the country code is not assigned, or has no IBAN.
+	ErrCountry = checkdigit.ErrCountry
+)
+
+// ErrInvalidIdentifier matches every [*CheckError] with errors.Is.
+var ErrInvalidIdentifier = errors.New("payments: invalid identifier")
+
+// CheckError says why an account number, KID or BIC was refused. It never
+// quotes the value (account numbers are personal data).
+type CheckError struct {
+	// Kind is "BBAN", "IBAN", "KID" or "BIC".
+	Kind string
+	// Err is ErrLength, ErrCharacters, ErrCheckDigit or ErrCountry.
+	Err error
+}
+
+// Error returns "payments: invalid <kind>: <reason>".
+func (e *CheckError) Error() string { return "payments: invalid " + e.Kind + ": " + e.Err.Error() }
+
+// Unwrap returns the reason.
+func (e *CheckError) Unwrap() error { return e.Err }
+
+// Is matches [ErrInvalidIdentifier].
+func (e *CheckError) Is(target error) bool { return target == ErrInvalidIdentifier }
+
+func checkErr(kind string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &CheckError{Kind: kind, Err: err}
+}
+
+// CheckBBAN checks a Norwegian account number (BBAN): 11 digits without
+// separators, the last the MOD-11 check digit of the first ten
+// (PLATFORM.md "Check digits"). "86011117947" passes.
+func CheckBBAN(s string) error { return checkErr("BBAN", checkdigit.NorwegianBBAN(s)) }
+
+// CheckIBAN checks an IBAN in electronic form (upper case, no spaces):
+// a country of the SWIFT IBAN registry with its length (NO 15, DE 22, GB
+// 22, ...) and ISO 13616 mod-97 check digits. It does not check the
+// national check digits inside; for Norway use [CheckBBAN] on s[4:] as
+// the validation of [SEPA] does.
+func CheckIBAN(s string) error { return checkErr("IBAN", checkdigit.IBAN(s)) }
+
+// CheckKID checks a Norwegian KID: 2 to 25 digits, the last a MOD-10
+// (Luhn) or MOD-11 check digit; a MOD-11 check value of 10 is written '-'
+// (PLATFORM.md "Check digits").
+func CheckKID(s string) error { return checkErr("KID", checkdigit.KID(s)) }
+
+// CheckBIC checks a BIC (ISO 9362): 8 or 11 upper-case characters; 4
+// letters (institution), an assigned ISO 3166-1 country code, 2 letters or
+// digits (location), optionally 3 letters or digits (branch).
+func CheckBIC(s string) error { return checkErr("BIC", checkdigit.BIC(s)) }
+
+// IsCountry reports whether s is an assigned ISO 3166-1 alpha-2 country
+// code (SERVICE.md 2.1 Country), upper case.
+func IsCountry(s string) bool { return checkdigit.IsCountry(s) }

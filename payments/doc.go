@@ -1,0 +1,109 @@
+// Package payments is the payment initiation service for PISPs: it creates
+// Norwegian domestic (NDCT) and SEPA credit transfers and payments of the
+// platform's other products, follows their status, reads their details,
+// cancels them and starts their Strong Customer Authentication (SCA).
+//
+//	svc := payments.New(c)
+//	init, err := svc.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+//		InstructedAmount: money.MustParse("1250.00", "NOK"),
+//		CreditorName:     "Ola Eksempel",
+//		CreditorAccount:  payments.AccountReference{BBAN: "86011117947", Currency: "NOK"},
+//		CreditorAddress:  &payments.Address{Country: "NO"},
+//		DebtorAccount:    payments.AccountReference{BBAN: "95312776066", Currency: "NOK"},
+//		RemittanceInformationUnstructured: "Hyttetur",
+//	}, client.WithTPPSessionID(sid), client.WithRedirectURI(cb),
+//		client.WithPSU(client.PSU{IPAddress: ip}))
+//	// send the PSU to init.ScaRedirect()
+//
+// # Sections
+//
+// Creating: [Service.CreateNorwegianDomestic] and [Service.CreateSEPA] send
+// the typed requests [NorwegianDomestic] (SERVICE.md 2.4) and [SEPA]
+// (SERVICE.md 2.5) with POST /v1/payments/{product}. The answer is an
+// [Initiation]: the paymentId, status RCVD, fees and the links self,
+// status, startAuthorisation and scaRedirect. Amounts are [money.Amount]s
+// written as strings (x-accept-fix amount-as-string, sent by the client).
+// The bank refuses a logical duplicate (same debtor, creditor, amount,
+// remittance and date as a live payment) unless the call carries
+// [AllowLogicalDuplicate].
+//
+// SCA: send the PSU to [Initiation.ScaRedirect]. When a create answer has
+// no scaRedirect, or the PSU cancelled, [Service.StartAuthorisation] (or
+// [Service.StartAuthorisationAt] with the startAuthorisation link) returns
+// an [Authorisation] with a new one. After SCA the bank redirects to
+// TPP-Redirect-URI (the sca package parses it) and the payment is ACTC, or
+// PDNG when its requested execution date lies ahead. Several payments can
+// be signed with one SCA in a signing basket (the basket package).
+//
+// Following status: [Service.Status] (or [Service.StatusAt] with the
+// status link; the links are resolved against the base URL and never sent
+// to another host) returns a [StatusResponse]. [TransactionStatus] says
+// whether the status is final ([TransactionStatus.IsFinal]: ACSC, ACCC,
+// RJCT, CANC) or may change. ACCP with fundsAvailable false
+// ([StatusResponse.FundsUnavailable]) means the bank cannot fund the
+// payment now; its batch tries again (SERVICE.md 2.6, 3). Known issue
+// (SERVICE.md 4.2): status and details of an NDCT cannot be read before
+// the PSU approved it; the bank answers 404. [Service.Get] returns the
+// [Details] (the request echoed, no status). [Service.Cancel] deletes a
+// payment while the self link allows DELETE (RCVD); after signing the bank
+// refuses with a *client.Error (405 CANCELLATION_INVALID on this platform).
+// Status and details are GETs, which the client retries on transport
+// errors and 429, 502, 503, 504.
+//
+// Validation: before anything is sent, the create calls run
+// [NorwegianDomestic.Validate] or [SEPA.Validate] (and Validate(now
+// time.Time) error of any body given to [Service.Create]) with the
+// Service's clock ([WithClock]). Each broken rule is a
+// [*client.ValidationError] naming the JSON path of the field; several
+// are joined with errors.Join, and the whole is wrapped with the operation
+// name, so errors.Is(err, client.ErrValidation) and errors.As work. The
+// rules are those of SERVICE.md 2.3 to 2.5 and 8: required fields, lengths
+// in characters, ISO 4217 currencies with their minor units, ISO 3166
+// countries ([IsCountry]), purpose codes ([PurposeCodes]), one kind of
+// remittance information, Norwegian account numbers with their MOD-11
+// check digit ([CheckBBAN]), IBANs with their registry length and mod-97
+// ([CheckIBAN]), KIDs in a structured reference of type KID, compared
+// case-insensitively ([CheckKID], [ReferenceTypeKID]), the BIC of
+// creditorAgent ([CheckBIC]), an execution date not before today in
+// Norway ([BankLocation]) and no characters outside the Basic Multilingual
+// Plane, which the bank's downstream systems cannot take (SERVICE.md 1.6).
+// [client.WithoutValidation] skips the checks for a bank that accepts
+// more; the bank still checks.
+//
+// Assumptions where the spec is silent, each kept in one place: an NDCT
+// bban of exactly 11 ASCII digits is a Norwegian account number and must
+// carry its MOD-11 digit (other notations are left to the bank); the
+// bank's "today" is the date in Europe/Oslo (a fixed UTC+1 without time
+// zone data); the deprecated single structured reference and the array
+// are not sent together; a Norwegian IBAN's BBAN is MOD-11 checked.
+//
+// Safety and reconciliation: a create is an operation that is not
+// repeatable. The client sends it again only when it certainly never left
+// the machine. When it may have reached the bank without a clear answer
+// (the connection dropped, the context deadline passed, or the bank
+// answered 5xx) the call returns a [*client.OutcomeUnknownError] (errors.Is
+// [client.ErrOutcomeUnknown]) carrying the X-Request-ID, and the payment
+// may or may not exist. Money is never doubled by the SDK; to reconcile:
+//
+//  1. Record the request id before sending: pass
+//     client.WithRequestID(uuid) and store it with your order.
+//  2. If the payment id is known (for example from your logs), read its
+//     status with [Service.Status].
+//  3. Otherwise retry deliberately with exactly the same content and
+//     WITHOUT [AllowLogicalDuplicate]: if the first attempt reached the
+//     bank, the bank refuses the second as a logical duplicate (a
+//     *client.Error, 400 PAYMENT_FAILED on this platform) and no second
+//     payment exists; if it did not, the retry creates the payment once.
+//
+// Other products: [Service.Create] sends a body of your own for
+// [ProductCrossBorder], [ProductInstantNorwegianDomestic] or any product
+// by name; [Service.CreatePeriodic] and [Service.CreateBulk] use
+// /v1/periodic-payments and /v1/bulk-payments. Their bodies are validated
+// when they have a Validate(now time.Time) error method. Status, details,
+// cancel and authorisation of single payments take the product;
+// periodic and bulk payments are followed by their links ([Service.StatusAt]).
+//
+// Check digits: [CheckBBAN], [CheckIBAN], [CheckKID] and [CheckBIC] are
+// usable on their own (for example on a form); their [*CheckError] never
+// quotes the value.
+package payments

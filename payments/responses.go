@@ -1,0 +1,132 @@
+package payments
+
+import (
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+)
+
+// Initiation is the bank's answer to a payment creation (SERVICE.md 2.6):
+// the paymentId, the status (RCVD), fees and the links to follow.
+type Initiation struct {
+	// PaymentID identifies the payment; keep it to read the status and to
+	// put the payment in a signing basket.
+	PaymentID string `json:"paymentId"`
+	// TransactionStatus is the status at creation, normally RCVD.
+	TransactionStatus TransactionStatus `json:"transactionStatus"`
+	// TransactionFees is the total fee, nil when the bank names none.
+	TransactionFees *money.Amount `json:"transactionFees,omitempty"`
+	// TransactionFeeIndicator is true when the payment incurs a fee, nil
+	// when the bank does not say.
+	TransactionFeeIndicator *bool `json:"transactionFeeIndicator,omitempty"`
+	// Messages are tppMessages on operational issues (SERVICE.md 7).
+	Messages []client.TPPMessage `json:"tppMessages,omitempty"`
+	// PSUMessage is text to show the PSU.
+	PSUMessage string `json:"psuMessage,omitempty"`
+	// Links are self, status, startAuthorisation and, when SCA is needed,
+	// scaRedirect (PLATFORM.md "Paths").
+	Links client.Links `json:"_links,omitempty"`
+	// Product is the product the payment was created with; the SDK fills
+	// it in, the bank does not send it.
+	Product Product `json:"-"`
+}
+
+// ScaRedirect returns the absolute URL of the bank's authorisation page to
+// send the PSU to, or "" when the answer has none; then start SCA with
+// [Service.StartAuthorisation] (PLATFORM.md "Paths").
+func (i *Initiation) ScaRedirect() string {
+	if i == nil {
+		return ""
+	}
+	return i.Links.ScaRedirect()
+}
+
+// StatusResponse is the answer of the payment status endpoint
+// (PLATFORM.md "Paths"): {paymentId, transactionStatus, fundsAvailable?,
+// _links}.
+type StatusResponse struct {
+	// PaymentID is the payment's id (the platform sends it).
+	PaymentID string `json:"paymentId,omitempty"`
+	// TransactionStatus is the current status.
+	TransactionStatus TransactionStatus `json:"transactionStatus"`
+	// FundsAvailable is false when the bank cannot fund the payment now
+	// (SERVICE.md 2.6, 3); nil when the bank does not say.
+	FundsAvailable *bool `json:"fundsAvailable,omitempty"`
+	// PSUMessage is text to show the PSU.
+	PSUMessage string `json:"psuMessage,omitempty"`
+	// Messages are tppMessages on operational issues.
+	Messages []client.TPPMessage `json:"tppMessages,omitempty"`
+	// Links say what is allowed now: after signing, self loses DELETE and
+	// startAuthorisation disappears.
+	Links client.Links `json:"_links,omitempty"`
+}
+
+// FundsUnavailable reports whether the bank says it cannot fund the
+// payment (fundsAvailable false; on this platform with status ACCP,
+// SERVICE.md 2.6, 3). The bank's batch tries again; the PSU may add money
+// or cancel.
+func (r *StatusResponse) FundsUnavailable() bool {
+	return r != nil && r.FundsAvailable != nil && !*r.FundsAvailable
+}
+
+// Details is the answer of the payment details endpoint: the request as
+// the bank holds it, with paymentId and links (PLATFORM.md "Paths"). It
+// holds the fields of every product; those the product lacks stay empty.
+type Details struct {
+	PaymentID                            string                `json:"paymentId"`
+	EndToEndIdentification               string                `json:"endToEndIdentification,omitempty"`
+	InstructedAmount                     money.Amount          `json:"instructedAmount"`
+	CreditorName                         string                `json:"creditorName,omitempty"`
+	CreditorAgent                        string                `json:"creditorAgent,omitempty"`
+	CreditorAccount                      AccountReference      `json:"creditorAccount"`
+	CreditorAddress                      *Address              `json:"creditorAddress,omitempty"`
+	DebtorAccount                        AccountReference      `json:"debtorAccount"`
+	UltimateDebtor                       string                `json:"ultimateDebtor,omitempty"`
+	RemittanceInformationUnstructured    string                `json:"remittanceInformationUnstructured,omitempty"`
+	RemittanceInformationStructured      *StructuredReference  `json:"remittanceInformationStructured,omitempty"`
+	RemittanceInformationStructuredArray []StructuredReference `json:"remittanceInformationStructuredArray,omitempty"`
+	PurposeCode                          string                `json:"purposeCode,omitempty"`
+	RequestedExecutionDate               Date                  `json:"requestedExecutionDate,omitzero"`
+	// TransactionStatus is usually absent: the platform does not send it
+	// with the details; read it with [Service.Status].
+	TransactionStatus TransactionStatus `json:"transactionStatus,omitempty"`
+	Links             client.Links      `json:"_links,omitempty"`
+}
+
+// Authorisation is the answer of a start-authorisation call (PLATFORM.md
+// "Paths"): scaStatus (started) and the scaRedirect link.
+type Authorisation struct {
+	// ScaStatus is one of received, psuIdentified, psuAuthenticated,
+	// scaMethodSelected, started, unconfirmed, finalised, failed,
+	// exempted (PLATFORM.md "Status values").
+	ScaStatus string       `json:"scaStatus"`
+	Links     client.Links `json:"_links,omitempty"`
+}
+
+// ScaRedirect returns the absolute URL of the bank's authorisation page,
+// or "".
+func (a *Authorisation) ScaRedirect() string {
+	if a == nil {
+		return ""
+	}
+	return a.Links.ScaRedirect()
+}
+
+// Cancellation is the answer of a cancellation (DELETE): 204 without a
+// body (the payment is cancelled), or 202 with a body whose status and
+// links say what happens next (for example a further authorisation).
+type Cancellation struct {
+	// StatusCode is 204 or 202.
+	StatusCode int `json:"-"`
+	// TransactionStatus is the status a 202 body names; "" for 204.
+	TransactionStatus TransactionStatus `json:"transactionStatus,omitempty"`
+	Links             client.Links      `json:"_links,omitempty"`
+}
+
+// ScaRedirect returns the scaRedirect of a 202 cancellation that needs
+// the PSU's authorisation, or "".
+func (c *Cancellation) ScaRedirect() string {
+	if c == nil {
+		return ""
+	}
+	return c.Links.ScaRedirect()
+}

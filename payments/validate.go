@@ -1,0 +1,356 @@
+package payments
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/checkdigit"
+	"github.com/tppkit/psd2/money"
+)
+
+// Limits of SERVICE.md 2.3 to 2.5 and 8, in characters (runes).
+const (
+	MaxNameLength         = 70  // creditorName, ultimateDebtor, street
+	MaxBBANLength         = 30  // bban
+	MaxIBANLength         = 34  // iban
+	MaxUnstructuredLength = 140 // remittanceInformationUnstructured
+	MaxReferenceLength    = 35  // reference, referenceType, referenceIssuer
+	MaxEndToEndIDLength   = 35  // endToEndIdentification
+)
+
+const (
+	// maxCardIdentification bounds other.identification; SERVICE.md
+	// publishes no limit (assumption: twice a bban, as the emulator).
+	maxCardIdentification = 2 * MaxBBANLength
+	// bankZoneName is the bank's time zone for "today" (assumption: the
+	// platform's banks are Norwegian).
+	bankZoneName         = "Europe/Oslo"
+	norwegianCurrency    = "NOK"
+	norwegianIBANCountry = "NO"
+	norwegianBBANLength  = 11
+)
+
+// PurposeCodes are the purposeCode values of SERVICE.md 2.4.
+var PurposeCodes = []string{"INVS", "SALA", "IDCP", "CASH", "CORT", "INTC", "PENS", "SSBE", "SUPP", "TAXS", "TREA", "VATX", "LOAN", "OTHR"}
+
+func isPurposeCode(s string) bool {
+	for _, c := range PurposeCodes {
+		if c == s {
+			return true
+		}
+	}
+	return false
+}
+
+// bankZone is the bank's time zone, loaded once. The requested execution
+// date is compared with "today" there. Assumption: the platform's banks
+// are Norwegian and count dates in Norwegian time. Without tzdata on the
+// machine, a fixed UTC+1 is used (an hour off in summer, only around
+// midnight; the bank checks again).
+var bankZone = sync.OnceValue(func() *time.Location {
+	if loc, err := time.LoadLocation(bankZoneName); err == nil {
+		return loc
+	}
+	return time.FixedZone("CET", 60*60)
+})
+
+// BankLocation returns the time zone the SDK counts the bank's dates in
+// (Europe/Oslo; a fixed UTC+1 when the machine has no time zone data).
+func BankLocation() *time.Location { return bankZone() }
+
+// BankToday returns the bank's date at now.
+func BankToday(now time.Time) Date { return DateOf(now.In(BankLocation())) }
+
+// checkedAsNorwegianBBAN is the rule that decides when a bban gets the
+// MOD-11 check (assumption, SERVICE.md 2.3a gives only "at most 30
+// characters"): an NDCT account is Norwegian, and a bban of exactly 11
+// ASCII digits is a Norwegian account number written in electronic form,
+// so it must carry a valid check digit. Other notations (with spaces or
+// dots) are left to the bank, which refuses them when it must.
+func checkedAsNorwegianBBAN(s string) bool {
+	return len(s) == norwegianBBANLength && checkdigit.AllDigits(s)
+}
+
+// problems collects the rules a request breaks.
+type problems struct{ errs []error }
+
+func (p *problems) add(field, reason string) {
+	p.errs = append(p.errs, &client.ValidationError{Field: field, Reason: reason})
+}
+
+func (p *problems) err() error { return errors.Join(p.errs...) }
+
+func join(prefix, field string) string {
+	if prefix == "" {
+		return field
+	}
+	return prefix + "." + field
+}
+
+// text checks an optional text field: at most max characters, valid
+// UTF-8, and no character outside the Basic Multilingual Plane (SERVICE.md
+// 1.6: the bank's downstream systems cannot take emoji).
+func (p *problems) text(field, s string, max int) {
+	if s == "" {
+		return
+	}
+	if !utf8.ValidString(s) {
+		p.add(field, "not valid UTF-8")
+		return
+	}
+	n := 0
+	for _, r := range s {
+		n++
+		if r > 0xFFFF {
+			p.add(field, "holds a character outside the Basic Multilingual Plane (e.g. an emoji) that the bank cannot process")
+			return
+		}
+	}
+	if max > 0 && n > max {
+		p.add(field, "longer than "+strconv.Itoa(max)+" characters")
+	}
+}
+
+// required checks a required text field.
+func (p *problems) required(field, s string, max int) {
+	if s == "" {
+		p.add(field, "required")
+		return
+	}
+	p.text(field, s, max)
+}
+
+// amount checks instructedAmount: present, an ISO 4217 currency, no more
+// fraction digits than its minor units, greater than zero.
+func (p *problems) amount(field string, a money.Amount) {
+	if a.IsZero() {
+		p.add(field, "required")
+		return
+	}
+	if !money.IsCurrency(a.Currency) {
+		p.add(field+".currency", "not an ISO 4217 currency code")
+		return
+	}
+	if err := a.Validate(); err != nil {
+		switch {
+		case errors.Is(err, money.ErrTooManyDigits):
+			units, _ := money.MinorUnits(a.Currency)
+			p.add(field+".amount", "more fraction digits than the "+strconv.Itoa(units)+" of "+a.Currency)
+		default:
+			p.add(field+".amount", "exceeds the precision of the interface (18 digits)")
+		}
+		return
+	}
+	if !a.Positive() {
+		p.add(field+".amount", "must be greater than zero")
+	}
+}
+
+func (p *problems) currency(field, c string) {
+	if c == "" {
+		p.add(field, "required")
+	} else if !money.IsCurrency(c) {
+		p.add(field, "not an ISO 4217 currency code")
+	}
+}
+
+// bban checks a bban: at most 30 characters and, when it is written as a
+// Norwegian account number, the MOD-11 check digit.
+func (p *problems) bban(field, s string) {
+	p.text(field, s, MaxBBANLength)
+	if checkedAsNorwegianBBAN(s) && checkdigit.NorwegianBBAN(s) != nil {
+		p.add(field, "not a valid Norwegian account number (MOD-11 check digit)")
+	}
+}
+
+// iban checks an iban: at most 34 characters, the country's length and
+// mod-97 check digits, and for Norway the BBAN's MOD-11 check digit.
+func (p *problems) iban(field, s string) {
+	if utf8.RuneCountInString(s) > MaxIBANLength {
+		p.add(field, "longer than "+strconv.Itoa(MaxIBANLength)+" characters")
+		return
+	}
+	if err := checkdigit.IBAN(s); err != nil {
+		p.add(field, "not a valid IBAN: "+err.Error())
+		return
+	}
+	if s[:2] == norwegianIBANCountry && checkdigit.NorwegianBBAN(s[4:]) != nil {
+		p.add(field, "not a valid Norwegian account number (MOD-11 check digit)")
+	}
+}
+
+func (p *problems) address(field string, a *Address, required bool) {
+	if a == nil {
+		if required {
+			p.add(field, "required")
+		}
+		return
+	}
+	p.text(field+".street", a.Street, MaxNameLength)
+	p.text(field+".buildingNumber", a.BuildingNumber, 0)
+	p.text(field+".postalCode", a.PostalCode, 0)
+	p.text(field+".city", a.City, 0)
+	switch {
+	case a.Country == "":
+		p.add(field+".country", "required")
+	case !checkdigit.IsCountry(a.Country):
+		p.add(field+".country", "not an ISO 3166-1 alpha-2 country code")
+	}
+}
+
+// reference checks one structured reference; a KID (referenceType KID,
+// any case) must carry valid check digits.
+func (p *problems) reference(field string, r StructuredReference) {
+	kid := strings.EqualFold(r.ReferenceType, ReferenceTypeKID)
+	p.required(field+".reference", r.Reference, MaxReferenceLength)
+	p.text(field+".referenceType", r.ReferenceType, MaxReferenceLength)
+	p.text(field+".referenceIssuer", r.ReferenceIssuer, MaxReferenceLength)
+	if kid && r.Reference != "" {
+		if err := checkdigit.KID(r.Reference); err != nil {
+			p.add(field+".reference", "not a valid KID: "+err.Error())
+		}
+	}
+}
+
+// executionDate refuses a requested execution date before the bank's
+// today.
+func (p *problems) executionDate(field string, d Date, now time.Time) {
+	if d.IsZero() {
+		return
+	}
+	if d.Before(BankToday(now)) {
+		p.add(field, "before today ("+BankToday(now).String()+" in Norway)")
+	}
+}
+
+// Validate checks p against SERVICE.md 2.3, 2.3a, 2.4 and 8 before it is
+// sent, with now as the time for the execution date. It returns nil, or
+// every broken rule as a [*client.ValidationError] (joined with
+// errors.Join; match with errors.Is(err, client.ErrValidation) and
+// errors.As). The rules: required fields; lengths in characters; ISO 4217
+// currencies with the currency's minor units and an amount above zero;
+// ISO 3166 country; purposeCode of SERVICE.md 2.4; unstructured text or
+// structured references, not both (and not the deprecated single
+// reference together with the array); debtorAccount with exactly one of
+// bban and a card reference; MOD-11 on Norwegian account numbers; KID
+// check digits; BIC format of creditorAgent, which is required for a
+// creditor account in another currency than NOK; requestedExecutionDate
+// not before today in Norway; no characters outside the Basic
+// Multilingual Plane in any text.
+func (p *NorwegianDomestic) Validate(now time.Time) error {
+	if p == nil {
+		return &client.ValidationError{Field: "body", Reason: "no payment given"}
+	}
+	var v problems
+	v.amount("instructedAmount", p.InstructedAmount)
+	v.required("creditorName", p.CreditorName, MaxNameLength)
+
+	switch {
+	case p.CreditorAgent != "":
+		if err := checkdigit.BIC(p.CreditorAgent); err != nil {
+			v.add("creditorAgent", "not a BIC: "+err.Error())
+		}
+	case p.CreditorAccount.Currency != "" && p.CreditorAccount.Currency != norwegianCurrency:
+		v.add("creditorAgent", "required when paying to a currency account (SERVICE.md 2.4)")
+	}
+
+	ca := p.CreditorAccount
+	if ca.BBAN == "" {
+		v.add("creditorAccount.bban", "required")
+	} else {
+		v.bban("creditorAccount.bban", ca.BBAN)
+	}
+	if ca.IBAN != "" {
+		v.iban("creditorAccount.iban", ca.IBAN)
+	}
+	if ca.Other != nil {
+		v.add("creditorAccount.other", "a card account can only be a debtor")
+	}
+	v.currency("creditorAccount.currency", ca.Currency)
+
+	v.address("creditorAddress", p.CreditorAddress, true)
+
+	da := p.DebtorAccount
+	switch {
+	case da.BBAN != "" && da.Other != nil, da.BBAN == "" && da.Other == nil:
+		v.add("debtorAccount", "must hold exactly one of bban and other")
+	case da.BBAN != "":
+		v.bban("debtorAccount.bban", da.BBAN)
+	default:
+		v.required("debtorAccount.other.identification", da.Other.Identification, maxCardIdentification)
+		switch da.Other.SchemeNameProprietary {
+		case SchemeCreditCardAccount:
+		case "":
+			v.add("debtorAccount.other.schemeNameProprietary", "required")
+		default:
+			v.add("debtorAccount.other.schemeNameProprietary", "must be "+SchemeCreditCardAccount)
+		}
+	}
+	if da.IBAN != "" {
+		v.iban("debtorAccount.iban", da.IBAN)
+	}
+	v.currency("debtorAccount.currency", da.Currency)
+
+	v.text("ultimateDebtor", p.UltimateDebtor, MaxNameLength)
+	v.text("remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
+	structured := p.RemittanceInformationStructured != nil || len(p.RemittanceInformationStructuredArray) > 0
+	if structured && p.RemittanceInformationUnstructured != "" {
+		v.add("remittanceInformationUnstructured", "only one of structured and unstructured remittance information may be set")
+	}
+	if p.RemittanceInformationStructured != nil && len(p.RemittanceInformationStructuredArray) > 0 {
+		v.add("remittanceInformationStructured", "set either the single structured reference or the array, not both")
+	}
+	if p.RemittanceInformationStructured != nil {
+		v.reference("remittanceInformationStructured", *p.RemittanceInformationStructured)
+	}
+	for i, r := range p.RemittanceInformationStructuredArray {
+		v.reference("remittanceInformationStructuredArray["+strconv.Itoa(i)+"]", r)
+	}
+	if p.PurposeCode != "" && !isPurposeCode(p.PurposeCode) {
+		v.add("purposeCode", "not one of the codes of SERVICE.md 2.4")
+	}
+	v.executionDate("requestedExecutionDate", p.RequestedExecutionDate, now)
+	return v.err()
+}
+
+// Validate checks p against SERVICE.md 2.3, 2.3a, 2.5 and 8 before it is
+// sent, as [NorwegianDomestic.Validate] does: required fields, lengths,
+// currencies and amount, IBANs of both accounts (registry length, mod-97,
+// and MOD-11 inside a Norwegian IBAN), the optional address,
+// requestedExecutionDate not before today in Norway, and no characters
+// outside the Basic Multilingual Plane.
+func (p *SEPA) Validate(now time.Time) error {
+	if p == nil {
+		return &client.ValidationError{Field: "body", Reason: "no payment given"}
+	}
+	var v problems
+	v.text("endToEndIdentification", p.EndToEndIdentification, MaxEndToEndIDLength)
+	v.amount("instructedAmount", p.InstructedAmount)
+	v.required("creditorName", p.CreditorName, MaxNameLength)
+	for _, a := range []struct {
+		field string
+		ref   AccountReference
+	}{{"creditorAccount", p.CreditorAccount}, {"debtorAccount", p.DebtorAccount}} {
+		if a.ref.IBAN == "" {
+			v.add(a.field+".iban", "required")
+		} else {
+			v.iban(a.field+".iban", a.ref.IBAN)
+		}
+		if a.ref.BBAN != "" {
+			v.bban(a.field+".bban", a.ref.BBAN)
+		}
+		if a.ref.Other != nil {
+			v.add(a.field+".other", "not allowed in a SEPA payment")
+		}
+		v.currency(a.field+".currency", a.ref.Currency)
+	}
+	v.address("creditorAddress", p.CreditorAddress, false)
+	v.text("remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
+	v.executionDate("requestedExecutionDate", p.RequestedExecutionDate, now)
+	return v.err()
+}
