@@ -1,0 +1,25 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRun(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	require.NoError(t, run(t.Context(), &out))
+	text := out.String()
+	assert.Contains(t, text, "SCA complete in CORPORATE context, PSU-Corporate-ID set: true")
+	assert.Contains(t, text, "2 agreements:")
+	assert.Contains(t, text, "the bank asks for SCA (true)")
+	// The first agreement covers both accounts, the second only the first.
+	before, after, ok := strings.Cut(text, "switching to")
+	require.True(t, ok)
+	assert.Contains(t, before, "2 accounts under the agreement:")
+	assert.Contains(t, after, "1 accounts under the agreement:")
+}
