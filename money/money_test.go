@@ -1,0 +1,253 @@
+package money
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMinorUnits pins the ISO 4217 minor units, including currencies where
+// CLDR's cash or display digits differ from ISO (IQD, RSD, IDR).
+func TestMinorUnits(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		code  string
+		units int
+	}{
+		{"NOK", 2}, {"SEK", 2}, {"DKK", 2}, {"EUR", 2}, {"USD", 2}, {"GBP", 2},
+		{"JPY", 0}, {"ISK", 0}, {"KRW", 0}, {"CLP", 0}, {"VND", 0}, {"UGX", 0}, {"PYG", 0},
+		{"KWD", 3}, {"BHD", 3}, {"JOD", 3}, {"OMR", 3}, {"TND", 3}, {"LYD", 3},
+		{"IQD", 3}, {"RSD", 2}, {"IDR", 2}, {"HUF", 2}, {"TWD", 2}, {"COP", 2},
+		{"CLF", 4}, {"UYW", 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			t.Parallel()
+			u, ok := MinorUnits(tt.code)
+			require.True(t, ok)
+			assert.Equal(t, tt.units, u)
+			assert.True(t, IsCurrency(tt.code))
+		})
+	}
+	for _, code := range []string{"", "nok", "Nok", "NOKK", "NO", "XXX", "XAU", "ABC", "N\u00d8K"} {
+		_, ok := MinorUnits(code)
+		assert.False(t, ok, code)
+		assert.False(t, IsCurrency(code), code)
+	}
+}
+
+func TestParse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		amount, cur string
+		text        string // Text() on success
+		err         error
+	}{
+		{amount: "150.00", cur: "NOK", text: "150.00"},
+		{amount: "150", cur: "NOK", text: "150.00"},
+		{amount: "150.5", cur: "NOK", text: "150.50"},
+		{amount: "0.01", cur: "NOK", text: "0.01"},
+		{amount: "5", cur: "JPY", text: "5"},
+		{amount: "1.25", cur: "KWD", text: "1.250"},
+		{amount: "1.250", cur: "KWD", text: "1.250"},
+		{amount: "0.0001", cur: "CLF", text: "0.0001"},
+		{amount: "12.345", cur: "IQD", text: "12.345"},
+		{amount: "99.99", cur: "RSD", text: "99.99"},
+		{amount: "15000.50", cur: "IDR", text: "15000.50"},
+		{amount: "1.5000", cur: "NOK", text: "1.50"},
+		{amount: "-3.5", cur: "NOK", text: "-3.50"},
+		{amount: "1234567890123456.78", cur: "NOK", text: "1234567890123456.78"},
+		{amount: "150.001", cur: "NOK", err: ErrTooManyDigits},
+		{amount: "5.5", cur: "JPY", err: ErrTooManyDigits},
+		{amount: "1.2505", cur: "KWD", err: ErrTooManyDigits},
+		{amount: "0.00001", cur: "CLF", err: ErrTooManyDigits},
+		{amount: "12.3456", cur: "IQD", err: ErrTooManyDigits},
+		{amount: "9.999", cur: "RSD", err: ErrTooManyDigits},
+		{amount: "1.001", cur: "IDR", err: ErrTooManyDigits},
+		{amount: "12345678901234567.89", cur: "NOK", err: ErrInvalidAmount},
+		{amount: "1", cur: "nok", err: ErrUnknownCurrency},
+		{amount: "1", cur: "XXX", err: ErrUnknownCurrency},
+		{amount: "1", cur: "", err: ErrUnknownCurrency},
+		{amount: "", cur: "NOK", err: ErrInvalidAmount},
+		{amount: " 1", cur: "NOK", err: ErrInvalidAmount},
+		{amount: "1e3", cur: "NOK", err: ErrInvalidAmount},
+		{amount: "1,50", cur: "NOK", err: ErrInvalidAmount},
+		{amount: "1_000", cur: "NOK", err: ErrInvalidAmount},
+		{amount: "abc", cur: "NOK", err: ErrInvalidAmount},
+		{amount: strings.Repeat("9", 65), cur: "NOK", err: ErrInvalidAmount},
+	}
+	for _, tt := range tests {
+		t.Run(tt.amount+" "+tt.cur, func(t *testing.T) {
+			t.Parallel()
+			a, err := Parse(tt.amount, tt.cur)
+			if tt.err != nil {
+				require.ErrorIs(t, err, tt.err)
+				assert.True(t, a.IsZero())
+				assert.Less(t, len(err.Error()), 160, "long input is truncated in errors")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.text, a.Text())
+			assert.Equal(t, tt.text+" "+tt.cur, a.String())
+			assert.True(t, a.Value.Equal(decimal.RequireFromString(tt.amount)), "never rounded")
+		})
+	}
+	assert.Panics(t, func() { MustParse("1.001", "NOK") })
+	assert.Equal(t, "1.00 NOK", MustParse("1", "NOK").String())
+}
+
+func TestNewAndHelpers(t *testing.T) {
+	t.Parallel()
+	a, err := New(decimal.RequireFromString("150.0"), "NOK")
+	require.NoError(t, err)
+	assert.True(t, a.Equal(MustParse("150.00", "NOK")))
+	assert.False(t, a.Equal(MustParse("150.00", "SEK")))
+	assert.True(t, a.Positive())
+	assert.False(t, MustParse("0", "NOK").Positive())
+	assert.False(t, a.IsZero())
+	assert.True(t, Amount{}.IsZero())
+	_, err = New(decimal.RequireFromString("0.333"), "EUR")
+	assert.ErrorIs(t, err, ErrTooManyDigits)
+	assert.ErrorIs(t, Amount{}.Validate(), ErrUnknownCurrency)
+	// A value with more digits than its currency (only from a decoded bank
+	// document) is printed in full, never rounded.
+	odd := Amount{Value: decimal.RequireFromString("1.005"), Currency: "NOK"}
+	assert.Equal(t, "1.005", odd.Text())
+	assert.Equal(t, "7 ZZZ", Amount{Value: decimal.NewFromInt(7), Currency: "ZZZ"}.String())
+}
+
+func TestMarshalJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a    Amount
+		want string
+	}{
+		{MustParse("150", "NOK"), `{"amount":"150.00","currency":"NOK"}`},
+		{MustParse("5", "JPY"), `{"amount":"5","currency":"JPY"}`},
+		{MustParse("1.25", "KWD"), `{"amount":"1.250","currency":"KWD"}`},
+		{MustParse("0.0001", "CLF"), `{"amount":"0.0001","currency":"CLF"}`},
+		{MustParse("7", "IQD"), `{"amount":"7.000","currency":"IQD"}`},
+		{MustParse("7", "RSD"), `{"amount":"7.00","currency":"RSD"}`},
+		{MustParse("7", "IDR"), `{"amount":"7.00","currency":"IDR"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			t.Parallel()
+			b, err := json.Marshal(tt.a)
+			require.NoError(t, err)
+			assert.JSONEq(t, tt.want, string(b))
+			assert.Equal(t, tt.want, string(b))
+			var back Amount
+			require.NoError(t, json.Unmarshal(b, &back))
+			assert.True(t, back.Equal(tt.a))
+		})
+	}
+	for _, bad := range []Amount{
+		{Value: decimal.RequireFromString("1.001"), Currency: "NOK"},
+		{Value: decimal.NewFromInt(1), Currency: "nok"},
+		{},
+	} {
+		_, err := json.Marshal(bad)
+		assert.Error(t, err, "an invalid amount never reaches the wire")
+	}
+}
+
+func TestUnmarshalJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in  string
+		value     string
+		cur       string
+		err       bool
+		validates bool
+	}{
+		{name: "string", in: `{"amount":"150.00","currency":"NOK"}`, value: "150", cur: "NOK", validates: true},
+		{name: "number", in: `{"amount":150.5,"currency":"NOK"}`, value: "150.5", cur: "NOK", validates: true},
+		{name: "integer JPY", in: `{"currency":"JPY","amount":5}`, value: "5", cur: "JPY", validates: true},
+		{name: "more digits than NOK kept", in: `{"amount":"1.005","currency":"NOK"}`, value: "1.005", cur: "NOK"},
+		{name: "long number kept exactly", in: `{"amount":12345678901234567890.123456789,"currency":"EUR"}`, value: "12345678901234567890.123456789", cur: "EUR"},
+		{name: "exponent number", in: `{"amount":1.5e2,"currency":"NOK"}`, value: "150", cur: "NOK", validates: true},
+		{name: "negative", in: `{"amount":"-0.10","currency":"NOK"}`, value: "-0.1", cur: "NOK", validates: true},
+		{name: "spaces in string", in: `{"amount":" 12.5 ","currency":"NOK"}`, value: "12.5", cur: "NOK", validates: true},
+		{name: "unknown currency kept", in: `{"amount":"1","currency":"XYZ"}`, value: "1", cur: "XYZ"},
+		{name: "no currency", in: `{"amount":"1"}`, value: "1"},
+		{name: "amount null", in: `{"amount":null,"currency":"NOK"}`, value: "0", cur: "NOK", validates: true},
+		{name: "null", in: `null`, value: "0"},
+		{name: "extra fields", in: `{"amount":"2","currency":"NOK","x":1}`, value: "2", cur: "NOK", validates: true},
+		{name: "not a number", in: `{"amount":"abc","currency":"NOK"}`, err: true},
+		{name: "bool", in: `{"amount":true,"currency":"NOK"}`, err: true},
+		{name: "object", in: `{"amount":{},"currency":"NOK"}`, err: true},
+		{name: "currency not a string", in: `{"amount":"1","currency":5}`, err: true},
+		{name: "array", in: `[1]`, err: true},
+		{name: "too long", in: `{"amount":"` + strings.Repeat("1", 80) + `","currency":"NOK"}`, err: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var a Amount
+			err := json.Unmarshal([]byte(tt.in), &a)
+			if tt.err {
+				require.Error(t, err)
+				assert.True(t, a.IsZero(), "nothing half-decoded")
+				return
+			}
+			require.NoError(t, err)
+			assert.True(t, a.Value.Equal(decimal.RequireFromString(tt.value)), a.Value.String())
+			assert.Equal(t, tt.cur, a.Currency)
+			assert.Equal(t, tt.validates, a.Validate() == nil)
+		})
+	}
+	var doc struct {
+		Amount Amount `json:"instructedAmount"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(`{"instructedAmount":{"currency":"NOK","amount":"1250.00"}}`), &doc))
+	assert.Equal(t, "1250.00 NOK", doc.Amount.String())
+}
+
+func FuzzAmountJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"amount":"150.00","currency":"NOK"}`,
+		`{"amount":5,"currency":"JPY"}`,
+		`{"amount":"1.005","currency":"NOK"}`,
+		`{"amount":1e400,"currency":"EUR"}`,
+		`{"amount":"-0.0001","currency":"CLF"}`,
+		`null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var a Amount
+		if err := json.Unmarshal(data, &a); err != nil {
+			return
+		}
+		out, err := json.Marshal(a)
+		if a.Validate() != nil {
+			require.Error(t, err)
+			return
+		}
+		require.NoError(t, err)
+		var back Amount
+		require.NoError(t, json.Unmarshal(out, &back))
+		require.True(t, back.Equal(a), "%s -> %s", data, out)
+	})
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add("150.00", "NOK")
+	f.Add("0.0001", "CLF")
+	f.Add("1e3", "JPY")
+	f.Fuzz(func(t *testing.T, amount, cur string) {
+		a, err := Parse(amount, cur)
+		if err != nil {
+			return
+		}
+		require.NoError(t, a.Validate())
+		back, err := Parse(a.Text(), cur)
+		require.NoError(t, err)
+		require.True(t, back.Equal(a))
+	})
+}
