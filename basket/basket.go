@@ -3,8 +3,8 @@ package basket
 import (
 	"encoding/json"
 
-	payments "github.com/tppkit/psd2/basket/internal/paymentsstub"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/payments"
 )
 
 // MaxPayments is the most payments one signing basket may hold

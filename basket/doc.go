@@ -50,14 +50,14 @@
 // allowed before the basket is authorised; its payments stay and may join
 // another basket.
 //
-// Retries: Create and StartAuthorisation are POSTs that are never sent
-// twice; when the outcome is unknown the error matches
-// [client.ErrOutcomeUnknown]. Get, Status and Delete are retried by the
+// Retries: Create is a POST that is never sent twice; when its outcome is
+// unknown the error matches [client.ErrOutcomeUnknown]. Get, Status,
+// Delete and StartAuthorisation (which moves no money) are retried by the
 // client on transient failures. Errors of the bank are [*client.Error]s
 // carrying the tppMessages code, e.g. [client.CodeReferenceMixInvalid].
 //
 // Assumptions where the spec is silent, each in one place: the required
 // headers are checked before sending (requiredCreateHeaders, from the
-// table of SERVICE.md 4.1); StartAuthorisation is not repeatable; a create
-// answer without payment ids is completed with the ids sent.
+// table of SERVICE.md 4.1); a create answer without payment ids is
+// completed with the ids sent.
 package basket

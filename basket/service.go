@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"slices"
 
-	payments "github.com/tppkit/psd2/basket/internal/paymentsstub"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/payments"
 )
 
 // Service groups payments in signing baskets so that the PSU approves them
@@ -136,27 +136,34 @@ func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.Re
 // had no scaRedirect or the PSU left the first SCA. Give the headers of
 // [Service.Create] in opts.
 //
-// Assumption (the spec is silent): the request is not repeated
-// automatically, as each one starts a new SCA; an unknown outcome matches
-// [client.ErrOutcomeUnknown] and the caller may simply call again.
+// Starting an authorisation moves no money (the PSU must still approve),
+// so, as payments.Service.StartAuthorisation, the request is repeatable:
+// the client may send it again after a transport failure or a 502, 503 or
+// 504 answer.
 func (s *Service) StartAuthorisation(ctx context.Context, basketID string, opts ...client.RequestOption) (*Authorisation, error) {
 	const op = "basket.StartAuthorisation"
 	var out Authorisation
-	if err := s.do(ctx, op, http.MethodPost, basketID, []string{"authorisations"}, &out, opts); err != nil {
+	if err := s.send(ctx, op, http.MethodPost, basketID, []string{"authorisations"}, true, &out, opts); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// do sends one call on the basket basketID (and its sub-resource) and
-// decodes the answer into out.
+// do sends one GET or DELETE on the basket basketID (and its
+// sub-resource) and decodes the answer into out.
 func (s *Service) do(ctx context.Context, op, method, basketID string, sub []string, out any, opts []client.RequestOption) error {
+	return s.send(ctx, op, method, basketID, sub, false, out, opts)
+}
+
+// send sends one call on the basket basketID (and its sub-resource);
+// repeatable marks a POST that is safe to send again.
+func (s *Service) send(ctx context.Context, op, method, basketID string, sub []string, repeatable bool, out any, opts []client.RequestOption) error {
 	if s == nil || s.c == nil {
 		return errNoClient
 	}
 	if err := checkBasketID(basketID); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: basketPath(basketID, sub...)}, out, opts...)
+	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: basketPath(basketID, sub...), Repeatable: repeatable}, out, opts...)
 	return err
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/basket"
-	payments "github.com/tppkit/psd2/basket/internal/paymentsstub"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/payments"
 )
 
 // The unit tests below use httpmock.ActivateNonDefault, which installs
@@ -200,25 +200,26 @@ func TestCreateNotRepeated(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	assert.Equal(t, 1, httpmock.GetTotalCallCount())
 
-	httpmock.Reset()
-	rec = recorder{}
-	httpmock.RegisterResponder(http.MethodPost, basketURL+"/"+docBasketID+"/authorisations",
-		rec.responder(http.StatusBadGateway, nil))
-	_, err = svc.StartAuthorisation(t.Context(), docBasketID, basketOpts()...)
-	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
-	assert.Equal(t, 1, httpmock.GetTotalCallCount())
 }
 
-// Reads are repeatable: a 503 is retried and the second answer used.
-func TestGetRetried(t *testing.T) {
+// Reads and starting an authorisation (which moves no money) are
+// repeatable: a 503 or 502 is retried and the second answer used.
+func TestRepeatableCallsRetried(t *testing.T) {
 	svc, _ := mockBank(t)
 	var rec recorder
-	ok := rec.responder(http.StatusOK, []byte(`{"transactionStatus":"PATC"}`))
-	busy := rec.responder(http.StatusServiceUnavailable, nil)
-	httpmock.RegisterResponder(http.MethodGet, basketURL+"/"+docBasketID+"/status", busy.Then(ok))
+	httpmock.RegisterResponder(http.MethodGet, basketURL+"/"+docBasketID+"/status",
+		rec.responder(http.StatusServiceUnavailable, nil).Then(rec.responder(http.StatusOK, []byte(`{"transactionStatus":"PATC"}`))))
 	got, err := svc.Status(t.Context(), docBasketID)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusPATC, got.TransactionStatus)
+	assert.Equal(t, 2, httpmock.GetTotalCallCount())
+
+	httpmock.ZeroCallCounters()
+	httpmock.RegisterResponder(http.MethodPost, basketURL+"/"+docBasketID+"/authorisations",
+		rec.responder(http.StatusBadGateway, nil).Then(rec.responder(http.StatusCreated, doc(t, "payment-start-authorisation-201.json"))))
+	auth, err := svc.StartAuthorisation(t.Context(), docBasketID, basketOpts()...)
+	require.NoError(t, err)
+	assert.NotEmpty(t, auth.ScaRedirect())
 	assert.Equal(t, 2, httpmock.GetTotalCallCount())
 }
 
@@ -440,4 +441,3 @@ func TestPaymentStatusesUnit(t *testing.T) {
 		assert.Empty(t, got)
 	})
 }
-

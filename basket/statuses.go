@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strconv"
 
-	payments "github.com/tppkit/psd2/basket/internal/paymentsstub"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/payments"
 )
 
 // PaymentRef names one payment of a basket for [Service.PaymentStatuses]:
