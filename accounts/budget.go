@@ -51,7 +51,10 @@ const (
 //
 // A call is recorded when it is sent, whatever the answer (a 429 or a
 // transport error after sending counts too); a call refused locally (an
-// invalid option, a foreign link, the spent budget) is not.
+// invalid option, a foreign link, the spent budget) is not. When the bank
+// itself answers 429 ACCESS_EXCEEDED, the budget is taken as spent from
+// that call on (see exhaust). The client may retry a call on transport
+// errors and 5xx answers; such retries are not counted again.
 //
 // The times are kept in a [BudgetStore]: in memory by default, or the
 // caller's store so that they survive restarts and are shared between
@@ -243,11 +246,40 @@ func (s *Service) counted(ctx context.Context, op string, e Endpoint, accountID 
 		return err
 	}
 	err = send()
-	if err != nil && !sent(err) {
+	switch {
+	case err == nil:
+	case !sent(err):
 		// Best effort: a failed release only makes the SDK stricter.
 		_ = s.budget.release(context.WithoutCancel(ctx), k, at)
+	case bankAccessExceeded(err):
+		// Best effort, as above.
+		_ = s.budget.exhaust(context.WithoutCancel(ctx), k, at)
 	}
 	return err
+}
+
+// bankAccessExceeded reports whether err is the bank's own 429
+// ACCESS_EXCEEDED (not the SDK's refusal).
+func bankAccessExceeded(err error) bool {
+	var ce *client.Error
+	return errors.As(err, &ce) && ce.Is(client.ErrAccessExceeded)
+}
+
+// exhaust marks the budget k as spent after the bank answered 429
+// ACCESS_EXCEEDED to a call made at t: the bank counted calls the SDK did
+// not see (another instance with its own store, calls made before the
+// store existed). ASSUMPTION (the safe option, SERVICE.md 8 gives no
+// reset time): the missing calls are taken to have been made at t, so the
+// SDK refuses further calls until the window has passed since t instead
+// of earning more 429s.
+func (b *Budget) exhaust(ctx context.Context, k BudgetKey, t time.Time) error {
+	return b.store.Update(ctx, k.String(), func(calls []time.Time) ([]time.Time, error) {
+		calls = b.prune(calls, b.now())
+		for len(calls) < b.limit {
+			calls = append(calls, t)
+		}
+		return calls, nil
+	})
 }
 
 // sent reports whether a call that failed with err may have reached the

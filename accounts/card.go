@@ -37,6 +37,20 @@ type CardAccount struct {
 	Links          client.Links    `json:"_links,omitempty"`
 }
 
+// cardAcceptFixes are the x-accept-fix switches every card account call
+// sends (SERVICE.md 9): card account names of up to 70 characters, and
+// TransactionAmount as the billed amount with OriginalAmount in the
+// merchant's currency. Both are the platform's default since autumn 2024;
+// ASSUMPTION (the safe option): asking for them explicitly keeps the
+// mapping documented on [CardAccount] and [CardTransaction] even on a bank
+// that still runs the old one. This is the one place to change them.
+var cardAcceptFixes = []client.AcceptFix{client.AcceptLongerNames, client.AcceptCardAccountSwitch}
+
+// cardOptions puts the card switches before the caller's options.
+func cardOptions(ro []client.RequestOption) []client.RequestOption {
+	return append([]client.RequestOption{client.WithCallAcceptFix(cardAcceptFixes...)}, ro...)
+}
+
 // RelatedAccountID returns RelatedAccount when the bank sent it as a JSON
 // string, else "".
 func (a *CardAccount) RelatedAccountID() string {
@@ -87,7 +101,7 @@ func (s *Service) CardAccounts(ctx context.Context, ro ...client.RequestOption) 
 	var out struct {
 		CardAccounts []CardAccount `json:"cardAccounts"`
 	}
-	err := s.get(ctx, "accounts.CardAccounts", "/v1/card-accounts", nil, &out, ro)
+	err := s.get(ctx, "accounts.CardAccounts", "/v1/card-accounts", nil, &out, cardOptions(ro))
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
 		return nil, &CardAccountsNotSupportedError{Err: ce}
@@ -109,7 +123,7 @@ func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...c
 		return nil, errEmptyID(op)
 	}
 	out := wrapped[CardAccount]{key: "cardAccount"}
-	if err := s.get(ctx, op, client.JoinPath("/v1/card-accounts", cardAccountID), nil, &out, ro); err != nil {
+	if err := s.get(ctx, op, client.JoinPath("/v1/card-accounts", cardAccountID), nil, &out, cardOptions(ro)); err != nil {
 		return nil, err
 	}
 	return &out.v, nil
@@ -127,7 +141,7 @@ func (s *Service) CardBalances(ctx context.Context, cardAccountID string, ro ...
 	}
 	var out BalanceReport
 	err := s.counted(ctx, op, EndpointCardBalances, cardAccountID, ro, func() error {
-		return s.get(ctx, op, client.JoinPath("/v1/card-accounts", cardAccountID, "balances"), nil, &out, ro)
+		return s.get(ctx, op, client.JoinPath("/v1/card-accounts", cardAccountID, "balances"), nil, &out, cardOptions(ro))
 	})
 	if err != nil {
 		return nil, err

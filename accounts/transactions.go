@@ -276,7 +276,7 @@ func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q 
 	}
 	var out CardTransactionsPage
 	err = s.counted(ctx, op, EndpointCardTransactions, cardAccountID, ro, func() error {
-		return s.get(ctx, op, client.JoinPath("/v1/card-accounts", cardAccountID, "transactions"), v, &out, ro)
+		return s.get(ctx, op, client.JoinPath("/v1/card-accounts", cardAccountID, "transactions"), v, &out, cardOptions(ro))
 	})
 	if err != nil {
 		return nil, err
@@ -295,7 +295,7 @@ func (s *Service) CardTransactionsPage(ctx context.Context, href string, ro ...c
 	}
 	var out CardTransactionsPage
 	err = s.counted(ctx, op, EndpointCardTransactions, id, ro, func() error {
-		return s.get(ctx, op, href, nil, &out, ro)
+		return s.get(ctx, op, href, nil, &out, cardOptions(ro))
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,272 @@
+package accounts_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"log/slog"
+	"math/big"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/signing"
+)
+
+// baseURL is the bank of the httpmock unit tests.
+const baseURL = "https://bank.example/api"
+
+// Ids of the platform documents in testdata.
+const (
+	accountID     = "enc!!4jy8kfx-uYaUUxyNR7El1v62oALaC-jW7CQjPy6eiLc="
+	cardAccountID = "enc!!2fl-u6ZSBrjtRsBvWmJhihLWwMQ2pIdzKcOMUBLTmVc="
+	psuID         = "0d9f3a4e-6b1c-4c55-9a57-2f0e8a6b1c11"
+	sessionID     = "5b2a8f0c-3d4e-4f61-8a7b-9c0d1e2f3a4b"
+	redirectURI   = "https://tpp.example/callback"
+	psuIP         = "192.0.2.10"
+)
+
+// testKey is one throwaway RSA key for every certificate of the tests
+// (RSA key generation is slow, above all under -race).
+var testKey = sync.OnceValues(func() (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, 2048) })
+
+var serial atomic.Int64
+
+// testCreds returns throwaway credentials: a self-signed certificate for
+// testKey, valid around now, with an organizationIdentifier.
+func testCreds(t testing.TB) *signing.Credentials {
+	t.Helper()
+	key, err := testKey()
+	require.NoError(t, err)
+	now := time.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1000 + serial.Add(1)),
+		Subject: pkix.Name{CommonName: "Accounts test TPP", Organization: []string{"Test TPP AS"},
+			ExtraNames: []pkix.AttributeTypeAndValue{{Type: []int{2, 5, 4, 97}, Value: "PSDNO-FSA-TEST1"}}},
+		NotBefore: now.Add(-time.Hour),
+		NotAfter:  now.Add(365 * 24 * time.Hour),
+		KeyUsage:  x509.KeyUsageDigitalSignature,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	return &signing.Credentials{Certificate: cert, Key: key}
+}
+
+// newMockService returns a Service on baseURL whose HTTP client is
+// activated with httpmock. httpmock.ActivateNonDefault installs the
+// package-wide DefaultTransport, so tests using it do not run in parallel.
+// Retries are off so that every answer is seen once.
+func newMockService(t *testing.T, opts ...accounts.Option) *accounts.Service {
+	t.Helper()
+	hc := &http.Client{}
+	httpmock.ActivateNonDefault(hc)
+	t.Cleanup(httpmock.DeactivateAndReset)
+	c, err := client.New(baseURL, testCreds(t), client.WithHTTPClient(hc), client.WithRetryPolicy(client.RetryPolicy{}))
+	require.NoError(t, err)
+	return accounts.New(c, opts...)
+}
+
+// testdata returns a file of testdata.
+func testdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return b
+}
+
+// respond registers a responder for method and url (a path under baseURL,
+// escaped as sent) answering status with the testdata file name (or no
+// body when name is ""), after check has looked at the request.
+func respond(t *testing.T, method, path string, status int, name string, check func(*http.Request)) {
+	t.Helper()
+	var body []byte
+	if name != "" {
+		body = testdata(t, name)
+	}
+	httpmock.RegisterResponder(method, baseURL+path, func(req *http.Request) (*http.Response, error) {
+		if check != nil {
+			check(req)
+		}
+		resp := httpmock.NewBytesResponse(status, body)
+		resp.Header.Set("Content-Type", "application/json")
+		return resp, nil
+	})
+}
+
+// calls returns how many requests reached the mock bank.
+func calls() int { return httpmock.GetTotalCallCount() }
+
+// psuPresent are the options of a call with the PSU present.
+func psuPresent() []client.RequestOption {
+	return []client.RequestOption{client.WithTPPSessionID(sessionID), client.WithRedirectURI(redirectURI),
+		client.WithPSU(client.PSU{ID: psuID, IPAddress: psuIP})}
+}
+
+// psuAbsent are the options of a call without the PSU present.
+func psuAbsent() []client.RequestOption {
+	return []client.RequestOption{client.WithTPPSessionID(sessionID), client.WithRedirectURI(redirectURI),
+		client.WithPSU(client.PSU{ID: psuID})}
+}
+
+// assertSigned checks the headers every request carries (SERVICE.md 4, 5).
+func assertSigned(t *testing.T, req *http.Request) {
+	t.Helper()
+	_, err := uuid.Parse(req.Header.Get("X-Request-ID"))
+	assert.NoError(t, err, "X-Request-ID is a UUID")
+	assert.NotEmpty(t, req.Header.Get("Date"))
+	assert.NotEmpty(t, req.Header.Get("TPP-Signature-Certificate"))
+	sig, err := signing.ParseSignature(req.Header.Get("Signature"))
+	if assert.NoError(t, err) {
+		assert.Equal(t, signing.Algorithm, sig.Algorithm)
+	}
+	assert.Contains(t, req.Header.Get("X-Accept-Fix"), "amount-as-string")
+}
+
+// assertPSUHeaders checks the session headers of psuPresent (ip true) or
+// psuAbsent.
+func assertPSUHeaders(t *testing.T, req *http.Request, ip bool) {
+	t.Helper()
+	assert.Equal(t, psuID, req.Header.Get("PSU-ID"))
+	assert.Equal(t, sessionID, req.Header.Get("TPP-Session-ID"))
+	assert.Equal(t, redirectURI, req.Header.Get("TPP-Redirect-URI"))
+	if ip {
+		assert.Equal(t, psuIP, req.Header.Get("PSU-IP-Address"))
+	} else {
+		assert.Empty(t, req.Header.Get("PSU-IP-Address"))
+	}
+	assert.Empty(t, req.Header.Get("PSU-Corporate-ID"))
+}
+
+// fakeClock is a settable clock shared by the emulator, the client and
+// the budget.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{t: time.Now().UTC().Truncate(time.Second)} }
+
+func (f *fakeClock) Now() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.t
+}
+
+func (f *fakeClock) Add(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.t = f.t.Add(d)
+}
+
+// requestLog counts the requests an emulator served, by path suffix, from
+// its one-line-per-request log.
+type requestLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *requestLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, string(p))
+	return len(p), nil
+}
+
+// count returns how many logged requests mention substr.
+func (l *requestLog) count(substr string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, line := range l.lines {
+		if strings.Contains(line, substr) {
+			n++
+		}
+	}
+	return n
+}
+
+// bank is an emulator with a TPP client and a Service on it.
+type bank struct {
+	s   *emulator.Server
+	c   *client.Client
+	svc *accounts.Service
+	log *requestLog
+}
+
+// startBank starts an emulator (with clk as its and the client's clock
+// when not nil) and a Service signing as a new TPP.
+func startBank(t *testing.T, clk *fakeClock, opts ...accounts.Option) *bank {
+	t.Helper()
+	key, err := testKey()
+	require.NoError(t, err)
+	log := &requestLog{}
+	eopts := []emulator.Option{emulator.WithTPPKey(key), emulator.WithLogger(slog.New(slog.NewTextHandler(log, nil)))}
+	copts := []client.Option{}
+	if clk != nil {
+		eopts = append(eopts, emulator.WithClock(clk.Now))
+		copts = append(copts, client.WithClock(clk.Now))
+	}
+	s := emulator.NewServer(eopts...)
+	t.Cleanup(s.Close)
+	creds, err := s.NewTPP("Accounts test AISP")
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, append(copts, client.WithHTTPClient(s.Client()))...)
+	require.NoError(t, err)
+	return &bank{s: s, c: c, svc: accounts.New(c, opts...), log: log}
+}
+
+// consent runs the bank-offered consent of customer: StartConsent with
+// the options of an sca.Flow, the PSU's SCA at the emulator, and the
+// callback parsed into a Session.
+func (b *bank) consent(ctx context.Context, t *testing.T, customer, agreementID string) *sca.Session {
+	t.Helper()
+	flow, err := sca.NewFlow(redirectURI)
+	require.NoError(t, err)
+	pending, opt, err := flow.Start("user-" + customer)
+	require.NoError(t, err)
+	consent, err := b.svc.StartConsent(ctx, opt)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(consent.ScaRedirect(), strings.TrimSuffix(b.s.URL, "/api")+"/tap-sandbox/"), "scaRedirect on the emulator's SCA page")
+	var cb interface{ String() string }
+	if agreementID == "" {
+		u, err := b.s.Authorize(ctx, consent.ScaRedirect(), customer)
+		require.NoError(t, err)
+		cb = u
+	} else {
+		u, err := b.s.AuthorizeCorporate(ctx, consent.ScaRedirect(), customer, agreementID)
+		require.NoError(t, err)
+		cb = u
+	}
+	sess, err := flow.ParseCallback(pending, cb.String())
+	require.NoError(t, err)
+	require.Equal(t, pending.TPPSessionID, sess.TPPSessionID)
+	return sess
+}
+
+// present returns the options of a call in sess with the PSU present.
+func present(sess *sca.Session) []client.RequestOption {
+	return []client.RequestOption{sess.RequestOptions(&client.PSU{IPAddress: psuIP}), client.WithRedirectURI(redirectURI)}
+}
+
+// absent returns the options of a call in sess without the PSU.
+func absent(sess *sca.Session) []client.RequestOption {
+	return []client.RequestOption{sess.RequestOptions(nil), client.WithRedirectURI(redirectURI)}
+}
