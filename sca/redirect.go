@@ -42,8 +42,8 @@ const maxFindBody = 1 << 20
 //   - an error: a *client.Error (401 without a valid session) or any error
 //     wrapping one, or any error in the chain with a ScaRedirect() string
 //     method;
-//   - client.Links, a client.Link, or any value with a ScaRedirect() string
-//     method;
+//   - a [Redirect] (as [User] returns), client.Links, a client.Link, or any
+//     value with a ScaRedirect() string method;
 //   - a struct or pointer to struct with a Links field of type client.Links
 //     or a field tagged json:"_links" (payment, basket and consent answers);
 //   - a raw JSON body ([]byte, json.RawMessage or string) with
@@ -56,6 +56,13 @@ func Find(v any) (Redirect, bool) {
 	switch x := v.(type) {
 	case nil:
 		return Redirect{}, false
+	case Redirect:
+		return fromRedirect(x)
+	case *Redirect:
+		if x == nil {
+			return Redirect{}, false
+		}
+		return fromRedirect(*x)
 	case client.Links:
 		return fromLink(x[client.LinkScaRedirect])
 	case *client.Links:
@@ -145,6 +152,14 @@ func fromJSON(b []byte) (Redirect, bool) {
 }
 
 func fromLink(l client.Link) (Redirect, bool) { return fromHref(l.Href, l.Verbs) }
+
+// fromRedirect re-checks a Redirect (for example the one [User] returns).
+func fromRedirect(r Redirect) (Redirect, bool) {
+	if r.URL == nil {
+		return Redirect{}, false
+	}
+	return fromHref(r.URL.String(), r.Verbs)
+}
 
 // fromHref validates href as a page the PSU's browser may be sent to.
 func fromHref(href string, verbs []string) (Redirect, bool) {
