@@ -1,0 +1,348 @@
+package basket_test
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/basket"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+)
+
+// Accounts of the emulator's default data (sandbox/emulator "Sandbox data").
+var (
+	kariBruk = "95312776066"             // Kari's current account, 15234.75 NOK
+	kariSpar = sandboxBBAN("9531762150") // Kari's savings account, 100.00 NOK
+	external = "91026527436"             // another bank's account: assumed to exist
+	unknown  = sandboxBBAN("9531000000") // the sandbox bank's code, no such account
+)
+
+// sandboxBBAN completes ten digits to the first valid Norwegian account
+// number from there on, as the emulator derives its accounts.
+func sandboxBBAN(ten string) string {
+	n, _ := strconv.ParseUint(ten, 10, 64)
+	for ; ; n++ {
+		s := fmt.Sprintf("%010d", n%1e10)
+		for d := '0'; d <= '9'; d++ {
+			if payments.CheckBBAN(s+string(d)) == nil {
+				return s + string(d)
+			}
+		}
+	}
+}
+
+// bank is one emulator with one TPP's client and services.
+type bank struct {
+	s   *emulator.Server
+	c   *client.Client
+	pay *payments.Service
+	bsk *basket.Service
+}
+
+func startBank(t *testing.T) *bank {
+	t.Helper()
+	s := emulator.NewServer(emulator.WithTPPKey(testKey()))
+	t.Cleanup(s.Close)
+	return newTPP(t, s, "Basket TPP")
+}
+
+// newTPP registers another TPP on s and returns its view of the bank.
+func newTPP(t *testing.T, s *emulator.Server, name string) *bank {
+	t.Helper()
+	creds, err := s.NewTPP(name)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()))
+	require.NoError(t, err)
+	return &bank{s: s, c: c, pay: payments.New(c), bsk: basket.New(c)}
+}
+
+// payOpts are the headers of a payment creation with the PSU present.
+func payOpts() []client.RequestOption {
+	return []client.RequestOption{
+		client.WithTPPSessionID("pis-session-1"),
+		client.WithRedirectURI("https://tpp.example/cb?state=pay"),
+		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}),
+	}
+}
+
+// ndct creates a domestic payment of amount NOK from debtor to creditor.
+func (b *bank) ndct(t *testing.T, debtor, creditor, amount string) *payments.Initiation {
+	t.Helper()
+	init, err := b.pay.CreateNorwegianDomestic(t.Context(), &payments.NorwegianDomestic{
+		InstructedAmount:                  money.MustParse(amount, "NOK"),
+		CreditorName:                      "Ola Eksempel",
+		CreditorAccount:                   payments.AccountReference{BBAN: creditor, Currency: "NOK"},
+		CreditorAddress:                   &payments.Address{Country: "NO"},
+		DebtorAccount:                     payments.AccountReference{BBAN: debtor, Currency: "NOK"},
+		RemittanceInformationUnstructured: "Basket test",
+	}, payOpts()...)
+	require.NoError(t, err)
+	require.Equal(t, payments.StatusRCVD, init.TransactionStatus)
+	return init
+}
+
+// ndcts creates n payments from Kari's current account to another bank,
+// with distinct amounts from base, and returns their ids.
+func (b *bank) ndcts(t *testing.T, n, base int) []string {
+	t.Helper()
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = b.ndct(t, kariBruk, external, fmt.Sprintf("%d.00", base+i)).PaymentID
+	}
+	return ids
+}
+
+// statuses reads every payment's own status and requires each to be read.
+func (b *bank) statuses(t *testing.T, ids []string) []payments.TransactionStatus {
+	t.Helper()
+	got, err := b.bsk.PaymentStatuses(t.Context(), basket.Refs(payments.ProductNorwegianDomestic, ids...))
+	require.NoError(t, err)
+	require.Len(t, got, len(ids))
+	out := make([]payments.TransactionStatus, len(got))
+	for i, g := range got {
+		require.NoError(t, g.Err, ids[i])
+		assert.Equal(t, ids[i], g.Ref.PaymentID)
+		assert.Equal(t, ids[i], g.Status.PaymentID)
+		out[i] = g.Status.TransactionStatus
+	}
+	return out
+}
+
+func (b *bank) basketStatus(t *testing.T, id string) payments.TransactionStatus {
+	t.Helper()
+	st, err := b.bsk.Status(t.Context(), id)
+	require.NoError(t, err)
+	return st.TransactionStatus
+}
+
+func repeat(st payments.TransactionStatus, n int) []payments.TransactionStatus {
+	out := make([]payments.TransactionStatus, n)
+	for i := range out {
+		out[i] = st
+	}
+	return out
+}
+
+// Three payments, one SCA: through the create answer's scaRedirect or a
+// new authorisation. Then the batch, each payment's own status and the
+// basket's worst case.
+func TestEmulatorBasketOfThreeOneSCA(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		sca  func(t *testing.T, b *bank, bk *basket.Basket) string
+	}{
+		{"scaRedirect of the create answer", func(t *testing.T, b *bank, bk *basket.Basket) string {
+			return bk.ScaRedirect()
+		}},
+		{"StartAuthorisation", func(t *testing.T, b *bank, bk *basket.Basket) string {
+			auth, err := b.bsk.StartAuthorisation(t.Context(), bk.BasketID, basketOpts()...)
+			require.NoError(t, err)
+			assert.Equal(t, "started", auth.ScaStatus)
+			return auth.ScaRedirect()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := startBank(t)
+			ids := b.ndcts(t, 3, 101)
+
+			bk, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+			require.NoError(t, err)
+			assert.NotEmpty(t, bk.BasketID)
+			assert.Equal(t, payments.StatusRCVD, bk.TransactionStatus)
+			assert.Equal(t, ids, bk.PaymentIDs)
+			assert.NotEmpty(t, bk.ScaRedirect())
+			for _, p := range b.s.Payments() {
+				assert.Equal(t, bk.BasketID, p.BasketID, "every payment is in the basket")
+			}
+
+			// Before SCA: the known issue of SERVICE.md 4.2 hides each
+			// domestic payment's status; the basket's status is readable.
+			before, err := b.bsk.PaymentStatuses(t.Context(), basket.Refs(payments.ProductNorwegianDomestic, ids...))
+			require.NoError(t, err)
+			for _, p := range before {
+				assert.ErrorIs(t, p.Err, client.ErrNotFound)
+				assert.Nil(t, p.Status)
+			}
+			assert.Equal(t, payments.StatusRCVD, b.basketStatus(t, bk.BasketID))
+
+			// One SCA approves all three.
+			cb, err := b.s.Authorize(t.Context(), tt.sca(t, b, bk), emulator.CustomerKari)
+			require.NoError(t, err)
+			assert.Equal(t, "basket", cb.Query().Get("state"))
+			assert.Equal(t, repeat(payments.StatusACTC, 3), b.statuses(t, ids))
+			assert.Equal(t, payments.StatusACTC, b.basketStatus(t, bk.BasketID))
+
+			// The batch executes each payment on its own.
+			b.s.RunBatch()
+			assert.Equal(t, repeat(payments.StatusACSC, 3), b.statuses(t, ids))
+			assert.Equal(t, payments.StatusACTC, b.basketStatus(t, bk.BasketID), "all authorised")
+
+			got, err := b.bsk.Get(t.Context(), bk.BasketID)
+			require.NoError(t, err)
+			assert.Equal(t, bk.BasketID, got.BasketID)
+			assert.Equal(t, ids, got.PaymentIDs, "decoded from the GET answer's payments field")
+			assert.Equal(t, payments.StatusACTC, got.TransactionStatus)
+			self, ok := got.Links.Get(client.LinkSelf)
+			require.True(t, ok)
+			assert.False(t, self.Allows(http.MethodDelete))
+
+			// A signed basket cannot be deleted.
+			err = b.bsk.Delete(t.Context(), bk.BasketID)
+			var e *client.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, http.StatusMethodNotAllowed, e.StatusCode)
+			assert.True(t, e.HasCode(client.CodeCancellationInvalid))
+		})
+	}
+}
+
+// A basket is not atomic: after the batch, each payment has its own
+// outcome and the basket shows the worst (SERVICE.md 2.7).
+func TestEmulatorBasketWorstCase(t *testing.T) {
+	t.Parallel()
+	b := startBank(t)
+	ids := []string{
+		b.ndct(t, kariBruk, external, "50.00").PaymentID,  // executed
+		b.ndct(t, kariBruk, unknown, "51.00").PaymentID,   // unknown creditor in this bank: rejected
+		b.ndct(t, kariSpar, external, "500.00").PaymentID, // 100.00 NOK on the account: waits for funds
+	}
+	bk, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+	require.NoError(t, err)
+	_, err = b.s.Authorize(t.Context(), bk.ScaRedirect(), emulator.CustomerKari)
+	require.NoError(t, err)
+	assert.Equal(t, repeat(payments.StatusACTC, 3), b.statuses(t, ids))
+
+	b.s.RunBatch()
+	got, err := b.bsk.PaymentStatuses(t.Context(), basket.Refs(payments.ProductNorwegianDomestic, ids...))
+	require.NoError(t, err)
+	want := []payments.TransactionStatus{payments.StatusACSC, payments.StatusRJCT, payments.StatusACCP}
+	for i, g := range got {
+		require.NoError(t, g.Err)
+		assert.Equal(t, want[i], g.Status.TransactionStatus, i)
+	}
+	assert.True(t, got[2].Status.FundsUnavailable())
+	assert.False(t, got[0].Status.FundsUnavailable())
+	assert.Equal(t, payments.StatusRJCT, b.basketStatus(t, bk.BasketID))
+}
+
+func TestEmulatorBasketDelete(t *testing.T) {
+	t.Parallel()
+	b := startBank(t)
+	ids := b.ndcts(t, 2, 201)
+	bk, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+	require.NoError(t, err)
+
+	require.NoError(t, b.bsk.Delete(t.Context(), bk.BasketID, basketOpts()...))
+	_, err = b.bsk.Get(t.Context(), bk.BasketID)
+	assert.ErrorIs(t, err, client.ErrNotFound)
+	_, err = b.bsk.Status(t.Context(), bk.BasketID)
+	assert.ErrorIs(t, err, client.ErrNotFound)
+	for _, p := range b.s.Payments() {
+		assert.Empty(t, p.BasketID, "the payments stay, outside any basket")
+		assert.Equal(t, "RCVD", p.Status)
+	}
+	// The deleted basket's SCA approves nothing.
+	_, err = b.s.Authorize(t.Context(), bk.ScaRedirect(), emulator.CustomerKari)
+	require.ErrorIs(t, err, emulator.ErrSCAFailed)
+	for _, p := range b.s.Payments() {
+		assert.Equal(t, "RCVD", p.Status)
+	}
+	// The payments may join a new basket.
+	again, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+	require.NoError(t, err)
+	assert.NotEqual(t, bk.BasketID, again.BasketID)
+}
+
+// The bank refuses what only it can know: payments of another TPP, not in
+// RCVD, already in a basket, bulk payments, unknown ids.
+func TestEmulatorBasketRefusedByBank(t *testing.T) {
+	t.Parallel()
+	b := startBank(t)
+	other := newTPP(t, b.s, "Other TPP")
+	mine := b.ndcts(t, 3, 301)
+	theirs := other.ndcts(t, 1, 401)
+
+	signed := b.ndct(t, kariBruk, external, "350.00")
+	_, err := b.s.Authorize(t.Context(), signed.ScaRedirect(), emulator.CustomerKari)
+	require.NoError(t, err)
+
+	inBasket := b.ndct(t, kariBruk, external, "351.00").PaymentID
+	_, err = b.bsk.Create(t.Context(), []string{inBasket}, basketOpts()...)
+	require.NoError(t, err)
+
+	entry := map[string]any{
+		"instructedAmount": map[string]any{"amount": "360.00", "currency": "NOK"},
+		"creditorName":     "Ola Eksempel",
+		"creditorAccount":  map[string]any{"bban": external, "currency": "NOK"},
+		"creditorAddress":  map[string]any{"country": "NO"},
+	}
+	bulk, err := b.pay.CreateBulk(t.Context(), payments.ProductNorwegianDomestic, map[string]any{
+		"batchBookingPreferred": true,
+		"debtorAccount":         map[string]any{"bban": kariBruk, "currency": "NOK"},
+		"payments":              []any{entry},
+	}, payOpts()...)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name   string
+		ids    []string
+		status int
+		code   string
+		path   string
+	}{
+		{"another TPP's payment", []string{mine[0], theirs[0]}, http.StatusBadRequest, client.CodeResourceUnknown, "paymentIds[1]"},
+		{"unknown payment", []string{"enc!!no-such-payment"}, http.StatusBadRequest, client.CodeResourceUnknown, "paymentIds[0]"},
+		{"payment not in RCVD", []string{mine[1], signed.PaymentID}, http.StatusConflict, "STATUS_INVALID", "paymentIds[1]"},
+		{"payment in another basket", []string{inBasket, mine[2]}, http.StatusConflict, "STATUS_INVALID", "paymentIds[0]"},
+		{"bulk payment", []string{mine[2], bulk.PaymentID}, http.StatusBadRequest, client.CodeReferenceMixInvalid, "paymentIds[1]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := b.bsk.Create(t.Context(), tt.ids, basketOpts()...)
+			var e *client.Error
+			require.ErrorAs(t, err, &e)
+			assert.Equal(t, "basket.Create", e.Operation)
+			assert.Equal(t, tt.status, e.StatusCode)
+			require.NotEmpty(t, e.Messages)
+			assert.Equal(t, tt.code, e.Messages[0].Code)
+			assert.Equal(t, tt.path, e.Messages[0].Path)
+		})
+	}
+	for _, id := range mine {
+		for _, p := range b.s.Payments() {
+			if p.ID == id {
+				assert.Empty(t, p.BasketID, "a refused basket holds nothing")
+			}
+		}
+	}
+
+	// The bank's limits agree with the SDK's: what the SDK refuses, the
+	// bank refuses too.
+	eleven := b.ndcts(t, 11, 501)
+	_, err = b.bsk.Create(t.Context(), eleven, basketOpts()...)
+	require.ErrorIs(t, err, client.ErrValidation)
+	_, err = b.bsk.Create(t.Context(), eleven, append(basketOpts(), client.WithoutValidation())...)
+	var e *client.Error
+	require.ErrorAs(t, err, &e)
+	assert.True(t, e.HasCode(client.CodeFormatError))
+	_, err = b.bsk.Create(t.Context(), eleven[:basket.MaxPayments], basketOpts()...)
+	require.NoError(t, err, "10 is allowed")
+
+	// Without PSU-ID the bank refuses the basket (SERVICE.md 4.1).
+	_, err = b.bsk.Create(t.Context(), []string{eleven[10]}, client.WithoutValidation(),
+		client.WithTPPSessionID("s"), client.WithRedirectURI("https://tpp.example/cb"),
+		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}))
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, http.StatusBadRequest, e.StatusCode)
+	assert.Equal(t, "PSU-ID", e.Messages[0].Path)
+}
