@@ -124,6 +124,9 @@ type Server struct {
 	tppKey  crypto.Signer
 	keyErr  error
 
+	signAnswers bool         // WithResponseSigning
+	resp        *respSigning // the answers' signing key, when signAnswers
+
 	// mu guards everything below, and the state of the payment, basket and
 	// fault files.
 	mu       sync.Mutex
@@ -178,6 +181,11 @@ func newServer(opts ...Option) *Server {
 		panic(fmt.Sprintf("emulator: cannot create the certificate authority: %v", err))
 	}
 	s.ca = ca
+	if s.signAnswers {
+		if s.resp, err = s.newRespSigning(); err != nil {
+			panic(fmt.Sprintf("emulator: cannot create the response signing key: %v", err))
+		}
+	}
 	s.data = newDefaultStore(s.now())
 	s.handler = s.routes()
 	return s
@@ -241,13 +249,17 @@ func (s *Server) routes() http.Handler {
 		writeError(w, newError(http.StatusNotFound, "NOT_FOUND", "No such endpoint: %s %s.", trimForText(r.Method), trimForText(apiPath(r))))
 	})
 
+	var answers http.Handler = api
+	if s.resp != nil {
+		answers = s.signedAnswers(api)
+	}
 	root := http.NewServeMux()
 	root.Handle(apiPrefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if f := s.takeFault(r); f != nil {
-			s.serveFault(w, r, f, api)
+			s.serveFault(w, r, f, answers)
 			return
 		}
-		api.ServeHTTP(w, r)
+		answers.ServeHTTP(w, r)
 	}))
 	root.HandleFunc(scaPagePath, s.serveSCAPage)
 	return s.logged(root)

@@ -1,0 +1,106 @@
+package emulator
+
+import (
+	"bytes"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"net/http"
+
+	"github.com/tppkit/psd2/signing"
+)
+
+// respSigning is the key and certificate the server signs its API answers
+// with when [WithResponseSigning] is given.
+type respSigning struct {
+	cert   *x509.Certificate
+	signer *signing.Signer
+}
+
+// WithResponseSigning makes the server sign its API answers as the ASPSP
+// may (SERVICE.md 5.7): each answer gets Date, Digest (SHA-256 of the body)
+// and X-Request-ID (the request's, when it sent one) and a Signature over
+// date, digest and x-request-id, made with an RSA key certified by the
+// emulator's CA. [Server.ResponseCertificate] returns that certificate, for
+// the SDK's client.WithBankCertificates. The answers an injected fault
+// makes up itself (status, rate limit) are not signed; a delayed request's
+// real answer is. Off by default.
+func WithResponseSigning() Option {
+	return func(s *Server) { s.signAnswers = true }
+}
+
+// ResponseCertificate returns the certificate the server signs its answers
+// with, or nil without [WithResponseSigning].
+func (s *Server) ResponseCertificate() *x509.Certificate {
+	if s.resp == nil {
+		return nil
+	}
+	return s.resp.cert
+}
+
+func (s *Server) newRespSigning() (*respSigning, error) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := s.ca.issue("Emulator Bank Response Signing", &key.PublicKey, s.now())
+	if err != nil {
+		return nil, err
+	}
+	signer, err := signing.NewSigner(key, signing.KeyID(cert))
+	if err != nil {
+		return nil, err
+	}
+	return &respSigning{cert: cert, signer: signer}, nil
+}
+
+// signedAnswers buffers each answer of next and sends it signed.
+func (s *Server) signedAnswers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		buf := &bufferedAnswer{header: http.Header{}}
+		next.ServeHTTP(buf, r)
+		h := w.Header()
+		for k, v := range buf.header {
+			h[k] = v
+		}
+		body := buf.body.Bytes()
+		if h.Get("Date") == "" {
+			h.Set("Date", s.now().UTC().Format(http.TimeFormat))
+		}
+		h.Set("Digest", signing.Digest(body))
+		if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 100 && h.Get("X-Request-ID") == "" {
+			h.Set("X-Request-ID", id)
+		}
+		if err := s.resp.signer.Sign(&http.Request{Header: h}); err != nil {
+			s.log.Error("emulator: cannot sign the answer", "error", err)
+		}
+		status := buf.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+	})
+}
+
+// bufferedAnswer is an http.ResponseWriter that keeps the answer.
+type bufferedAnswer struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedAnswer) Header() http.Header { return b.header }
+
+func (b *bufferedAnswer) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *bufferedAnswer) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	return b.body.Write(p)
+}
