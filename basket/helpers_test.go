@@ -71,10 +71,17 @@ func mockBank(t *testing.T) (*basket.Service, *httpmock.MockTransport) {
 	httpmock.ActivateNonDefault(hc)
 	t.Cleanup(func() { httpmock.DeactivateAndReset() })
 	mt := hc.Transport.(*httpmock.MockTransport)
+	return benchService(t, hc), mt
+}
+
+// benchService returns a basket Service on a client sending through hc,
+// with quick retries.
+func benchService(t testing.TB, hc *http.Client) *basket.Service {
+	t.Helper()
 	c, err := client.New(baseURL, testCreds(t), client.WithHTTPClient(hc),
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 2, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRetryAfter: time.Second}))
 	require.NoError(t, err)
-	return basket.New(c), mt
+	return basket.New(c)
 }
 
 // basketOpts are the headers SERVICE.md 4.1 requires on a basket.
