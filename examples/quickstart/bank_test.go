@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator"
+)
+
+// TestRunEmulatorMoneyMoved checks what the bank holds after a run: the
+// four payments the walk-through approved, each once (the deliberate
+// duplicate was refused), the domestic one executed by the batch.
+func TestRunEmulatorMoneyMoved(t *testing.T) {
+	t.Parallel()
+	var s *emulator.Server
+	var out bytes.Buffer
+	_, err := run(t.Context(), config{hooks: &hooks{emulator: func(e *emulator.Server) { s = e }}}, &out)
+	require.NoError(t, err, out.String())
+	require.NotNil(t, s)
+
+	ps := s.Payments()
+	require.Len(t, ps, 4, "NDCT, SEPA and two basket payments; no duplicate")
+	type row struct{ product, status, amount, basket string }
+	got := make([]row, len(ps))
+	for i, p := range ps {
+		inBasket := "no"
+		if p.BasketID != "" {
+			inBasket = "yes"
+		}
+		got[i] = row{p.Product, p.Status, p.Amount.String(), inBasket}
+		assert.NotEqual(t, p.DebtorAccount, p.CreditorAccount)
+	}
+	assert.Equal(t, []row{
+		{"norwegian-domestic-credit-transfers", "ACSC", "150.00 NOK", "no"},
+		{"sepa-credit-transfers", "ACTC", "25.00 EUR", "no"},
+		{"norwegian-domestic-credit-transfers", "ACTC", "40.00 NOK", "yes"},
+		{"norwegian-domestic-credit-transfers", "ACTC", "60.00 NOK", "yes"},
+	}, got)
+}
+
+// TestRunLiveModeAgainstEmulator runs the real-bank mode (credentials from
+// PEM files, SCA links printed for a person, callbacks caught on the
+// redirect URI) with the emulator standing in for the bank and a
+// goroutine standing in for the person.
+func TestRunLiveModeAgainstEmulator(t *testing.T) {
+	t.Parallel()
+	s := emulator.NewServer()
+	defer s.Close()
+	creds, err := s.NewTPP("Live mode TPP")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "qseal.pem"), filepath.Join(dir, "qseal.key")
+	keyDER, err := x509.MarshalPKCS8PrivateKey(creds.Key)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Certificate.Raw}), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600))
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	roots := x509.NewCertPool()
+	roots.AddCert(s.CACertificate())
+
+	person := &person{t: t, ctx: t.Context(), bank: s}
+	cfg := config{
+		baseURL:     s.URL,
+		certFile:    certFile,
+		keyFile:     keyFile,
+		redirectURI: "http://" + ln.Addr().String() + "/callback",
+		customer:    defaultCustomer,
+		scaTimeout:  time.Minute,
+		hooks:       &hooks{rootCAs: roots, listener: ln},
+	}
+	var out bytes.Buffer
+	res, err := run(t.Context(), cfg, io.MultiWriter(&out, person))
+	person.wg.Wait()
+	require.NoError(t, err, out.String())
+
+	assert.Empty(t, res.Failed)
+	assert.Equal(t, 1, res.Skipped, "the batch of a real bank is not run on demand")
+	assert.Equal(t, 5, person.approved, "consent, NDCT, SEPA, basket, corporate consent")
+	assert.Contains(t, out.String(), "open this link in a browser")
+	assert.Contains(t, out.String(), "1 skipped\n")
+	assert.Equal(t, len(s.Payments()), 4)
+}
+
+// person reads the quickstart's output like the person at the terminal:
+// for each printed SCA link it approves at the bank and lets the browser
+// follow the redirect to the callback listener.
+type person struct {
+	t        *testing.T
+	ctx      context.Context
+	bank     *emulator.Server
+	mu       sync.Mutex
+	customer string
+	approved int
+	wg       sync.WaitGroup
+}
+
+// Write reads the lines of one write (the quickstart writes whole lines).
+func (p *person) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if _, n, ok := strings.Cut(line, "log in as sandbox customer "); ok {
+			p.customer = strings.TrimSuffix(n, ":")
+		}
+		if strings.HasPrefix(line, "https://") && strings.Contains(line, "/tap-sandbox/") {
+			p.approved++
+			p.wg.Add(1)
+			go p.approve(line, p.customer)
+		}
+	}
+	return len(b), nil
+}
+
+func (p *person) approve(link, customer string) {
+	defer p.wg.Done()
+	callback, err := p.bank.Authorize(p.ctx, link, customer)
+	if !assert.NoError(p.t, err) {
+		return
+	}
+	req, err := http.NewRequestWithContext(p.ctx, http.MethodGet, callback.String(), nil)
+	if !assert.NoError(p.t, err) {
+		return
+	}
+	browser := &http.Client{Timeout: 30 * time.Second}
+	resp, err := browser.Do(req)
+	if !assert.NoError(p.t, err) {
+		return
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	assert.Equal(p.t, http.StatusOK, resp.StatusCode)
+	assert.Contains(p.t, string(body), "Go back to the terminal")
+}

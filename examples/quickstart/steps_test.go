@@ -1,0 +1,31 @@
+package main
+
+// wantSteps are the steps of a run against the emulator, in order.
+var wantSteps = []string{
+	"emulator",
+	"TPP certificate",
+	"sandbox reset",
+	"sandbox customers",
+	"AIS consent",
+	"SCA: AIS consent",
+	"accounts",
+	"balances",
+	"transactions",
+	"NDCT payment",
+	"SCA: NDCT payment",
+	"NDCT status",
+	"batch and final status",
+	"SEPA payment",
+	"SCA: SEPA payment",
+	"SEPA status",
+	"basket payments",
+	"signing basket",
+	"SCA: signing basket",
+	"basket status",
+	"corporate consent",
+	"SCA: corporate consent",
+	"corporate agreements",
+	"corporate accounts",
+	"validation error",
+	"bank error",
+}
