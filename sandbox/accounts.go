@@ -161,8 +161,11 @@ type Transaction struct {
 // transaction with another account as debtor yields an error from the
 // sandbox (SERVICE.md 4.5).
 func (s *Service) CreateTransactions(ctx context.Context, accountID string, txs []Transaction, opts ...client.RequestOption) error {
-	if accountID == "" || len(txs) == 0 {
-		return errors.New("sandbox: CreateTransactions needs an account id and transactions")
+	if err := checkID("account id", accountID); err != nil {
+		return err
+	}
+	if len(txs) == 0 {
+		return errors.New("sandbox: CreateTransactions needs transactions")
 	}
 	for i, t := range txs {
 		if err := checkNumber(fmt.Sprintf("[%d].transactionAmount.amount", i), t.TransactionAmount.Amount, false); err != nil {
@@ -196,8 +199,11 @@ type CardTransaction struct {
 // CreateCardTransactions adds mock transactions to the mock card account
 // cardAccountID with POST /v1/sandbox/card-accounts/{id}/transactions.
 func (s *Service) CreateCardTransactions(ctx context.Context, cardAccountID string, txs []CardTransaction, opts ...client.RequestOption) error {
-	if cardAccountID == "" || len(txs) == 0 {
-		return errors.New("sandbox: CreateCardTransactions needs a card account id and transactions")
+	if err := checkID("card account id", cardAccountID); err != nil {
+		return err
+	}
+	if len(txs) == 0 {
+		return errors.New("sandbox: CreateCardTransactions needs transactions")
 	}
 	for i, t := range txs {
 		if err := checkNumber(fmt.Sprintf("[%d].transactionAmount.amount", i), t.TransactionAmount.Amount, false); err != nil {

@@ -115,8 +115,8 @@ func (s *Service) CreateCustomer(ctx context.Context, n *NewCustomer, opts ...cl
 // DeleteCustomer deletes the sandbox customer customerID with DELETE
 // /v1/sandbox/customers/{id}.
 func (s *Service) DeleteCustomer(ctx context.Context, customerID string, opts ...client.RequestOption) error {
-	if customerID == "" {
-		return errors.New("sandbox: empty customer id")
+	if err := checkID("customer id", customerID); err != nil {
+		return err
 	}
 	op := client.Operation{Name: "sandbox.DeleteCustomer", Method: http.MethodDelete, Path: client.JoinPath(customersPath, customerID)}
 	return s.do(ctx, op, nil, opts)
@@ -134,8 +134,8 @@ func digits(s string) bool {
 // Customer returns the sandbox customer customerID, with its accounts and
 // agreements, with GET /v1/sandbox/customers/{id}.
 func (s *Service) Customer(ctx context.Context, customerID string, opts ...client.RequestOption) (*Customer, error) {
-	if customerID == "" {
-		return nil, errors.New("sandbox: empty customer id")
+	if err := checkID("customer id", customerID); err != nil {
+		return nil, err
 	}
 	var out Customer
 	op := client.Operation{Name: "sandbox.Customer", Method: http.MethodGet, Path: client.JoinPath(customersPath, customerID)}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/tppkit/psd2/client"
@@ -51,4 +52,16 @@ func (s *Service) do(ctx context.Context, op client.Operation, out any, opts []c
 func (s *Service) Initialize(ctx context.Context, opts ...client.RequestOption) error {
 	op := client.Operation{Name: "sandbox.Initialize", Method: http.MethodPost, Path: InitializePath, Repeatable: true}
 	return s.do(ctx, op, nil, opts)
+}
+
+// maxIDLen bounds a resource id put in a path.
+const maxIDLen = 256
+
+// checkID refuses an id that cannot be one path segment: empty, too long,
+// or "." and ".." (which client.JoinPath would keep, changing the path).
+func checkID(what, id string) error {
+	if id == "" || id == "." || id == ".." || len(id) > maxIDLen {
+		return fmt.Errorf("sandbox: invalid %s", what)
+	}
+	return nil
 }
