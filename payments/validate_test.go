@@ -1,0 +1,288 @@
+package payments_test
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/checkdigit"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+)
+
+// fields returns the Field of every *client.ValidationError in err.
+func fields(t *testing.T, err error) []string {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	require.ErrorIs(t, err, client.ErrValidation)
+	var out []string
+	var walk func(error)
+	walk = func(e error) {
+		var ve *client.ValidationError
+		switch x := e.(type) {
+		case interface{ Unwrap() []error }:
+			for _, c := range x.Unwrap() {
+				walk(c)
+			}
+		default:
+			if errors.As(e, &ve) {
+				out = append(out, ve.Field)
+			}
+		}
+	}
+	walk(err)
+	return out
+}
+
+// ibanFor returns the Norwegian IBAN of bban with correct mod-97 check
+// digits, whatever the BBAN's own check digit.
+func ibanFor(bban string) string {
+	check := 98 - checkdigit.Mod97(bban+"NO00")
+	return "NO" + strconv.Itoa(check/10) + strconv.Itoa(check%10) + bban
+}
+
+var (
+	emoji  = "Hytte \U0001F3D4"
+	runes  = func(n int) string { return strings.Repeat("ø", n) }
+	dec    = decimal.RequireFromString
+	kidRef = func(kid string) []payments.StructuredReference {
+		return []payments.StructuredReference{payments.KID(kid)}
+	}
+)
+
+func TestValidateNorwegianDomestic(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		edit func(p *payments.NorwegianDomestic)
+		want []string // fields refused; nil means valid
+	}{
+		{"valid", func(*payments.NorwegianDomestic) {}, nil},
+		{"valid: name of 70 characters (140 bytes)", func(p *payments.NorwegianDomestic) { p.CreditorName = runes(70) }, nil},
+		{"valid: remittance of 140 characters", func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = runes(140) }, nil},
+		{"valid: street of 70 characters", func(p *payments.NorwegianDomestic) { p.CreditorAddress.Street = runes(70) }, nil},
+		{"valid: ultimate debtor of 70", func(p *payments.NorwegianDomestic) { p.UltimateDebtor = runes(70) }, nil},
+		{"valid: KID in the array", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = kidRef("79927398713")
+		}, nil},
+		{"valid: KID type in lower case is checked and passes", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructured = &payments.StructuredReference{Reference: "23-", ReferenceType: "kid"}
+		}, nil},
+		{"valid: other reference types are not KID-checked", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "INV 42", ReferenceType: "SCOR", ReferenceIssuer: "ISO"}}
+		}, nil},
+		{"valid: card debtor", func(p *payments.NorwegianDomestic) {
+			p.DebtorAccount = payments.AccountReference{Other: &payments.OtherAccount{Identification: "5678", SchemeNameProprietary: payments.SchemeCreditCardAccount}, Currency: "NOK"}
+		}, nil},
+		{"valid: currency account with BIC", func(p *payments.NorwegianDomestic) {
+			p.CreditorAccount.Currency = "EUR"
+			p.CreditorAgent = "DNBANOKK"
+		}, nil},
+		{"valid: 11-character BIC", func(p *payments.NorwegianDomestic) { p.CreditorAgent = "DEUTDEFF500" }, nil},
+		{"valid: purpose code", func(p *payments.NorwegianDomestic) { p.PurposeCode = "SALA" }, nil},
+		{"valid: execution date today in Oslo", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 10} }, nil},
+		{"valid: no execution date", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = payments.Date{} }, nil},
+		{"valid: JPY without fraction", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("5", "JPY") }, nil},
+		{"valid (assumption): a bban not written as 11 digits is left to the bank", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601.11.17947" }, nil},
+
+		{"amount missing", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{} }, []string{"instructedAmount"}},
+		{"amount currency unknown", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "ABC"} }, []string{"instructedAmount.currency"}},
+		{"amount currency lower case", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "nok"} }, []string{"instructedAmount.currency"}},
+		{"amount with 3 digits in NOK (hand-built)", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("10.005"), Currency: "NOK"} }, []string{"instructedAmount.amount"}},
+		{"amount with a fraction in JPY", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("5.5"), Currency: "JPY"} }, []string{"instructedAmount.amount"}},
+		{"amount zero", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("0.00", "NOK") }, []string{"instructedAmount.amount"}},
+		{"amount negative", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("-1.00", "NOK") }, []string{"instructedAmount.amount"}},
+		{"amount beyond 18 digits", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("12345678901234567890"), Currency: "NOK"} }, []string{"instructedAmount.amount"}},
+		{"creditorName missing", func(p *payments.NorwegianDomestic) { p.CreditorName = "" }, []string{"creditorName"}},
+		{"creditorName of 71", func(p *payments.NorwegianDomestic) { p.CreditorName = runes(71) }, []string{"creditorName"}},
+		{"creditorName with emoji", func(p *payments.NorwegianDomestic) { p.CreditorName = emoji }, []string{"creditorName"}},
+		{"creditorName not UTF-8", func(p *payments.NorwegianDomestic) { p.CreditorName = "Ola\xff" }, []string{"creditorName"}},
+		{"creditorAgent not a BIC", func(p *payments.NorwegianDomestic) { p.CreditorAgent = "DNBANOK" }, []string{"creditorAgent"}},
+		{"creditorAgent with unknown country", func(p *payments.NorwegianDomestic) { p.CreditorAgent = "DNBAXXKK" }, []string{"creditorAgent"}},
+		{"creditorAgent missing for a currency account", func(p *payments.NorwegianDomestic) { p.CreditorAccount.Currency = "EUR" }, []string{"creditorAgent"}},
+		{"creditor bban missing", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "" }, []string{"creditorAccount.bban"}},
+		{"creditor bban MOD-11 wrong", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "91026527437" }, []string{"creditorAccount.bban"}},
+		{"creditor bban longer than 30", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = strings.Repeat("1", 31) }, []string{"creditorAccount.bban"}},
+		{"creditor iban wrong", func(p *payments.NorwegianDomestic) { p.CreditorAccount.IBAN = "NO9386011117948" }, []string{"creditorAccount.iban"}},
+		{"creditor card reference", func(p *payments.NorwegianDomestic) {
+			p.CreditorAccount.Other = &payments.OtherAccount{Identification: "1", SchemeNameProprietary: payments.SchemeCreditCardAccount}
+		}, []string{"creditorAccount.other"}},
+		{"creditor currency missing", func(p *payments.NorwegianDomestic) { p.CreditorAccount.Currency = "" }, []string{"creditorAccount.currency"}},
+		{"creditor currency unknown", func(p *payments.NorwegianDomestic) { p.CreditorAccount.Currency = "KRO" }, []string{"creditorAgent", "creditorAccount.currency"}},
+		{"address missing", func(p *payments.NorwegianDomestic) { p.CreditorAddress = nil }, []string{"creditorAddress"}},
+		{"address country missing", func(p *payments.NorwegianDomestic) { p.CreditorAddress.Country = "" }, []string{"creditorAddress.country"}},
+		{"address country unassigned", func(p *payments.NorwegianDomestic) { p.CreditorAddress.Country = "XX" }, []string{"creditorAddress.country"}},
+		{"address country lower case", func(p *payments.NorwegianDomestic) { p.CreditorAddress.Country = "no" }, []string{"creditorAddress.country"}},
+		{"address country alpha-3", func(p *payments.NorwegianDomestic) { p.CreditorAddress.Country = "NOR" }, []string{"creditorAddress.country"}},
+		{"street of 71", func(p *payments.NorwegianDomestic) { p.CreditorAddress.Street = runes(71) }, []string{"creditorAddress.street"}},
+		{"city with emoji", func(p *payments.NorwegianDomestic) { p.CreditorAddress.City = emoji }, []string{"creditorAddress.city"}},
+		{"debtor with bban and card", func(p *payments.NorwegianDomestic) {
+			p.DebtorAccount.Other = &payments.OtherAccount{Identification: "1", SchemeNameProprietary: payments.SchemeCreditCardAccount}
+		}, []string{"debtorAccount"}},
+		{"debtor with neither", func(p *payments.NorwegianDomestic) { p.DebtorAccount.BBAN = "" }, []string{"debtorAccount"}},
+		{"debtor bban MOD-11 wrong", func(p *payments.NorwegianDomestic) { p.DebtorAccount.BBAN = "95312776060" }, []string{"debtorAccount.bban"}},
+		{"debtor card without identification", func(p *payments.NorwegianDomestic) {
+			p.DebtorAccount = payments.AccountReference{Other: &payments.OtherAccount{SchemeNameProprietary: payments.SchemeCreditCardAccount}, Currency: "NOK"}
+		}, []string{"debtorAccount.other.identification"}},
+		{"debtor card with another scheme", func(p *payments.NorwegianDomestic) {
+			p.DebtorAccount = payments.AccountReference{Other: &payments.OtherAccount{Identification: "1", SchemeNameProprietary: "BBAN"}, Currency: "NOK"}
+		}, []string{"debtorAccount.other.schemeNameProprietary"}},
+		{"debtor card without scheme", func(p *payments.NorwegianDomestic) {
+			p.DebtorAccount = payments.AccountReference{Other: &payments.OtherAccount{Identification: "1"}, Currency: "NOK"}
+		}, []string{"debtorAccount.other.schemeNameProprietary"}},
+		{"debtor currency missing", func(p *payments.NorwegianDomestic) { p.DebtorAccount.Currency = "" }, []string{"debtorAccount.currency"}},
+		{"ultimateDebtor of 71", func(p *payments.NorwegianDomestic) { p.UltimateDebtor = runes(71) }, []string{"ultimateDebtor"}},
+		{"remittance of 141", func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = runes(141) }, []string{"remittanceInformationUnstructured"}},
+		{"remittance with emoji", func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = emoji }, []string{"remittanceInformationUnstructured"}},
+		{"unstructured and structured array", func(p *payments.NorwegianDomestic) { p.RemittanceInformationStructuredArray = kidRef("79927398713") }, []string{"remittanceInformationUnstructured"}},
+		{"unstructured and single structured", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationStructured = &payments.StructuredReference{Reference: "79927398713", ReferenceType: "KID"}
+		}, []string{"remittanceInformationUnstructured"}},
+		{"single structured and array", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructured = &payments.StructuredReference{Reference: "A"}
+			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "B"}}
+		}, []string{"remittanceInformationStructured"}},
+		{"reference missing", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{ReferenceType: "SCOR"}}
+		}, []string{"remittanceInformationStructuredArray[0].reference"}},
+		{"reference of 36", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "A"}, {Reference: runes(36)}}
+		}, []string{"remittanceInformationStructuredArray[1].reference"}},
+		{"referenceType of 36", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "A", ReferenceType: runes(36)}}
+		}, []string{"remittanceInformationStructuredArray[0].referenceType"}},
+		{"referenceIssuer of 36", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "A", ReferenceIssuer: runes(36)}}
+		}, []string{"remittanceInformationStructuredArray[0].referenceIssuer"}},
+		{"KID with a wrong check digit", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = kidRef("79927398714")
+		}, []string{"remittanceInformationStructuredArray[0].reference"}},
+		{"KID too short, single reference", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructured = &payments.StructuredReference{Reference: "7", ReferenceType: "Kid"}
+		}, []string{"remittanceInformationStructured.reference"}},
+		{"KID missing", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = kidRef("")
+		}, []string{"remittanceInformationStructuredArray[0].reference"}},
+		{"purpose code unknown", func(p *payments.NorwegianDomestic) { p.PurposeCode = "GIFT" }, []string{"purposeCode"}},
+		{"execution date yesterday", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 9} }, []string{"requestedExecutionDate"}},
+		{"several rules at once", func(p *payments.NorwegianDomestic) {
+			p.CreditorName = ""
+			p.PurposeCode = "GIFT"
+		}, []string{"creditorName", "purposeCode"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := validNDCT()
+			tc.edit(p)
+			err := p.Validate(testNow)
+			assert.Equal(t, tc.want, fields(t, err))
+			for _, acct := range []string{p.DebtorAccount.BBAN, p.CreditorAccount.BBAN} {
+				if err != nil && len(acct) > 3 {
+					assert.NotContains(t, err.Error(), acct, "no account number in errors")
+				}
+			}
+		})
+	}
+}
+
+func TestValidateSEPA(t *testing.T) {
+	t.Parallel()
+	badNO := ibanFor("86011117940") // mod-97 right, MOD-11 wrong
+	require.NoError(t, payments.CheckIBAN(badNO))
+	for _, tc := range []struct {
+		name string
+		edit func(p *payments.SEPA)
+		want []string
+	}{
+		{"valid", func(*payments.SEPA) {}, nil},
+		{"valid: no address", func(p *payments.SEPA) { p.CreditorAddress = nil }, nil},
+		{"valid: end-to-end id of 35", func(p *payments.SEPA) { p.EndToEndIdentification = runes(35) }, nil},
+		{"valid: Norwegian creditor", func(p *payments.SEPA) { p.CreditorAccount.IBAN = ibanFor("86011117947") }, nil},
+		{"valid: GB creditor", func(p *payments.SEPA) { p.CreditorAccount.IBAN = "GB29NWBK60161331926819" }, nil},
+
+		{"end-to-end id of 36", func(p *payments.SEPA) { p.EndToEndIdentification = runes(36) }, []string{"endToEndIdentification"}},
+		{"end-to-end id with emoji", func(p *payments.SEPA) { p.EndToEndIdentification = emoji }, []string{"endToEndIdentification"}},
+		{"amount missing", func(p *payments.SEPA) { p.InstructedAmount = money.Amount{} }, []string{"instructedAmount"}},
+		{"amount zero", func(p *payments.SEPA) { p.InstructedAmount = money.MustParse("0", "EUR") }, []string{"instructedAmount.amount"}},
+		{"creditorName missing", func(p *payments.SEPA) { p.CreditorName = "" }, []string{"creditorName"}},
+		{"creditor iban missing", func(p *payments.SEPA) { p.CreditorAccount.IBAN = "" }, []string{"creditorAccount.iban"}},
+		{"creditor iban mod-97 wrong", func(p *payments.SEPA) { p.CreditorAccount.IBAN = "DE89370400440532013001" }, []string{"creditorAccount.iban"}},
+		{"creditor iban country length wrong", func(p *payments.SEPA) { p.CreditorAccount.IBAN = "DE8937040044053201300" }, []string{"creditorAccount.iban"}},
+		{"creditor iban with spaces", func(p *payments.SEPA) { p.CreditorAccount.IBAN = "DE89 3704 0044 0532 0130 00" }, []string{"creditorAccount.iban"}},
+		{"creditor iban longer than 34", func(p *payments.SEPA) { p.CreditorAccount.IBAN = strings.Repeat("1", 35) }, []string{"creditorAccount.iban"}},
+		{"creditor Norwegian iban with bad MOD-11", func(p *payments.SEPA) { p.CreditorAccount.IBAN = badNO }, []string{"creditorAccount.iban"}},
+		{"creditor card", func(p *payments.SEPA) {
+			p.CreditorAccount.Other = &payments.OtherAccount{Identification: "1", SchemeNameProprietary: payments.SchemeCreditCardAccount}
+		}, []string{"creditorAccount.other"}},
+		{"creditor currency missing", func(p *payments.SEPA) { p.CreditorAccount.Currency = "" }, []string{"creditorAccount.currency"}},
+		{"debtor iban missing", func(p *payments.SEPA) { p.DebtorAccount.IBAN = "" }, []string{"debtorAccount.iban"}},
+		{"debtor currency unknown", func(p *payments.SEPA) { p.DebtorAccount.Currency = "EURO" }, []string{"debtorAccount.currency"}},
+		{"address without country", func(p *payments.SEPA) { p.CreditorAddress.Country = "" }, []string{"creditorAddress.country"}},
+		{"street of 71", func(p *payments.SEPA) { p.CreditorAddress.Street = runes(71) }, []string{"creditorAddress.street"}},
+		{"remittance of 141", func(p *payments.SEPA) { p.RemittanceInformationUnstructured = runes(141) }, []string{"remittanceInformationUnstructured"}},
+		{"execution date in the past", func(p *payments.SEPA) { p.RequestedExecutionDate = payments.Date{Year: 2024, Month: 12, Day: 31} }, []string{"requestedExecutionDate"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := validSEPA()
+			tc.edit(p)
+			assert.Equal(t, tc.want, fields(t, p.Validate(testNow)))
+		})
+	}
+}
+
+// The bank's today is the date in Oslo: late evening UTC is already the
+// next day there.
+func TestValidateExecutionDateInOslo(t *testing.T) {
+	t.Parallel()
+	p := validNDCT()
+	p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 9}
+	lateUTC := time.Date(2025, 3, 9, 23, 30, 0, 0, time.UTC) // 00:30 on the 10th in Oslo
+	assert.Equal(t, []string{"requestedExecutionDate"}, fields(t, p.Validate(lateUTC)))
+	earlyUTC := time.Date(2025, 3, 9, 22, 30, 0, 0, time.UTC) // 23:30 on the 9th in Oslo
+	assert.NoError(t, p.Validate(earlyUTC))
+	// Summer time: UTC+2.
+	p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 7, Day: 1}
+	assert.Error(t, p.Validate(time.Date(2025, 7, 1, 22, 30, 0, 0, time.UTC)))
+	assert.NoError(t, p.Validate(time.Date(2025, 7, 1, 21, 30, 0, 0, time.UTC)))
+	assert.Equal(t, payments.Date{Year: 2025, Month: 3, Day: 10}, payments.BankToday(lateUTC))
+}
+
+func TestValidateNil(t *testing.T) {
+	t.Parallel()
+	var n *payments.NorwegianDomestic
+	var s *payments.SEPA
+	assert.ErrorIs(t, n.Validate(testNow), client.ErrValidation)
+	assert.ErrorIs(t, s.Validate(testNow), client.ErrValidation)
+}
+
+// Every purpose code of SERVICE.md 2.4 passes.
+func TestValidatePurposeCodes(t *testing.T) {
+	t.Parallel()
+	require.Len(t, payments.PurposeCodes, 14)
+	for _, c := range payments.PurposeCodes {
+		p := validNDCT()
+		p.PurposeCode = c
+		assert.NoError(t, p.Validate(testNow), c)
+	}
+}
