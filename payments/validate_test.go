@@ -92,19 +92,31 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 		}, nil},
 		{"valid: 11-character BIC", func(p *payments.NorwegianDomestic) { p.CreditorAgent = "DEUTDEFF500" }, nil},
 		{"valid: purpose code", func(p *payments.NorwegianDomestic) { p.PurposeCode = "SALA" }, nil},
-		{"valid: execution date today in Oslo", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 10} }, nil},
+		{"valid: execution date today in Oslo", func(p *payments.NorwegianDomestic) {
+			p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 10}
+		}, nil},
 		{"valid: no execution date", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = payments.Date{} }, nil},
 		{"valid: JPY without fraction", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("5", "JPY") }, nil},
 		{"valid (assumption): a bban not written as 11 digits is left to the bank", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601.11.17947" }, nil},
 
 		{"amount missing", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{} }, []string{"instructedAmount"}},
-		{"amount currency unknown", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "ABC"} }, []string{"instructedAmount.currency"}},
-		{"amount currency lower case", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "nok"} }, []string{"instructedAmount.currency"}},
-		{"amount with 3 digits in NOK (hand-built)", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("10.005"), Currency: "NOK"} }, []string{"instructedAmount.amount"}},
-		{"amount with a fraction in JPY", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("5.5"), Currency: "JPY"} }, []string{"instructedAmount.amount"}},
+		{"amount currency unknown", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "ABC"}
+		}, []string{"instructedAmount.currency"}},
+		{"amount currency lower case", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "nok"}
+		}, []string{"instructedAmount.currency"}},
+		{"amount with 3 digits in NOK (hand-built)", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.Amount{Value: dec("10.005"), Currency: "NOK"}
+		}, []string{"instructedAmount.amount"}},
+		{"amount with a fraction in JPY", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.Amount{Value: dec("5.5"), Currency: "JPY"}
+		}, []string{"instructedAmount.amount"}},
 		{"amount zero", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("0.00", "NOK") }, []string{"instructedAmount.amount"}},
 		{"amount negative", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("-1.00", "NOK") }, []string{"instructedAmount.amount"}},
-		{"amount beyond 18 digits", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{Value: dec("12345678901234567890"), Currency: "NOK"} }, []string{"instructedAmount.amount"}},
+		{"amount beyond 18 digits", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.Amount{Value: dec("12345678901234567890"), Currency: "NOK"}
+		}, []string{"instructedAmount.amount"}},
 		{"creditorName missing", func(p *payments.NorwegianDomestic) { p.CreditorName = "" }, []string{"creditorName"}},
 		{"creditorName of 71", func(p *payments.NorwegianDomestic) { p.CreditorName = runes(71) }, []string{"creditorName"}},
 		{"creditorName with emoji", func(p *payments.NorwegianDomestic) { p.CreditorName = emoji }, []string{"creditorName"}},
@@ -184,7 +196,9 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 			p.RemittanceInformationStructuredArray = kidRef("")
 		}, []string{"remittanceInformationStructuredArray[0].reference"}},
 		{"purpose code unknown", func(p *payments.NorwegianDomestic) { p.PurposeCode = "GIFT" }, []string{"purposeCode"}},
-		{"execution date yesterday", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 9} }, []string{"requestedExecutionDate"}},
+		{"execution date yesterday", func(p *payments.NorwegianDomestic) {
+			p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 9}
+		}, []string{"requestedExecutionDate"}},
 		{"several rules at once", func(p *payments.NorwegianDomestic) {
 			p.CreditorName = ""
 			p.PurposeCode = "GIFT"
