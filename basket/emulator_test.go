@@ -346,3 +346,41 @@ func TestEmulatorBasketRefusedByBank(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, e.StatusCode)
 	assert.Equal(t, "PSU-ID", e.Messages[0].Path)
 }
+
+// A basket POST whose answer is lost is not sent again: the caller learns
+// the outcome is unknown, and the bank holds exactly one basket.
+func TestEmulatorCreateOutcomeUnknown(t *testing.T) {
+	t.Parallel()
+	b := startBank(t)
+	ids := b.ndcts(t, 2, 601)
+	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/signing-baskets"})
+
+	_, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	var ou *client.OutcomeUnknownError
+	require.ErrorAs(t, err, &ou)
+	assert.Equal(t, "basket.Create", ou.Operation)
+
+	var basketID string
+	for _, p := range b.s.Payments() {
+		require.NotEmpty(t, p.BasketID, "the bank created the basket once")
+		if basketID == "" {
+			basketID = p.BasketID
+		}
+		assert.Equal(t, basketID, p.BasketID, "one basket, not two")
+	}
+
+	// Reconciling: the same ids again are refused; cancelled payments
+	// leave the unseen basket rejected and can be created anew.
+	_, err = b.bsk.Create(t.Context(), ids, basketOpts()...)
+	var e *client.Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, http.StatusConflict, e.StatusCode)
+	for _, id := range ids {
+		_, err := b.pay.Cancel(t.Context(), payments.ProductNorwegianDomestic, id, payOpts()...)
+		require.NoError(t, err)
+	}
+	for _, p := range b.s.Payments() {
+		assert.Equal(t, "CANC", p.Status)
+	}
+}

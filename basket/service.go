@@ -53,9 +53,11 @@ func New(c *client.Client) *Service {
 // skips these checks.
 //
 // The request is never sent twice: when its outcome is unknown the error
-// matches [client.ErrOutcomeUnknown]. A payment can be in one basket only,
-// so a basket created unseen holds the payments: read their status, or
-// try again and expect 409 for payments already in a basket.
+// matches [client.ErrOutcomeUnknown]. A payment can be in one basket only:
+// if the first request arrived, a second Create with the same ids is
+// refused (409 STATUS_INVALID on the emulator) and the payments sit in a
+// basket whose id the TPP never learned; cancel them with
+// payments.Service.Cancel and create them again.
 //
 // The answer's PaymentIDs are the ids the bank lists, or, when the create
 // answer lists none (the usual case), a copy of paymentIDs.
