@@ -97,7 +97,8 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 }
 
 // Get reads the basket basketID (GET /v1/signing-baskets/{id}): its
-// payment ids, its status and its links.
+// payment ids, its status and its links. The GET answer does not repeat the
+// id; the returned BasketID is basketID then.
 func (s *Service) Get(ctx context.Context, basketID string, opts ...client.RequestOption) (*Basket, error) {
 	const op = "basket.Get"
 	var out Basket
@@ -123,8 +124,8 @@ func (s *Service) Status(ctx context.Context, basketID string, opts ...client.Re
 }
 
 // Delete deletes the basket (DELETE /v1/signing-baskets/{id}, 204). Its
-// payments are not cancelled: they return to being single payments that
-// may join another basket. The bank allows it only before the basket is
+// payments are not cancelled: they stay in RCVD and may join another
+// basket (so the emulator behaves; the spec is silent). The bank allows it only before the basket is
 // authorised (the self link lists DELETE); otherwise the answer is an
 // error such as 405 CANCELLATION_INVALID.
 func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.RequestOption) error {
