@@ -16,7 +16,8 @@ type CallbackFunc func(w http.ResponseWriter, r *http.Request, s *Session, err e
 // Handler returns the http.Handler to mount at the Flow's redirect URI. It
 // completes the SCA with [Manager.Complete] (finding the pending SCA by the
 // callback's state, checking it, storing the session under the TPP's key)
-// and then calls done, errors included. It accepts GET and HEAD only.
+// and then calls done, errors included. It completes on GET only: a HEAD
+// is answered 200 without touching the pending SCA, other methods 405.
 //
 // The handler sets Cache-Control: no-store and Referrer-Policy: no-referrer
 // before calling done, so the callback URL (which carries the PSU-ID) does
@@ -29,7 +30,14 @@ func (m *Manager) Handler(done CallbackFunc) http.Handler {
 		h := w.Header()
 		h.Set("Cache-Control", "no-store")
 		h.Set("Referrer-Policy", "no-referrer")
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		switch r.Method {
+		case http.MethodGet:
+		case http.MethodHead:
+			// A HEAD (link previewers, prefetching) must not use up the
+			// single-use pending SCA before the browser's GET arrives.
+			w.WriteHeader(http.StatusOK)
+			return
+		default:
 			h.Set("Allow", "GET, HEAD")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
