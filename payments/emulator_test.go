@@ -293,7 +293,9 @@ func TestEmulatorAgreesWithValidation(t *testing.T) {
 			p.RemittanceInformationStructuredArray = kidRef("79927398714")
 		}, client.CodeKIDInvalid, "remittanceInformationStructuredArray[0].reference"},
 		{"emoji", func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = emoji }, client.CodeFormatError, "remittanceInformationUnstructured"},
-		{"past date", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = payments.DateOf(time.Now().AddDate(0, 0, -3)) },
+		{"past date", func(p *payments.NorwegianDomestic) {
+			p.RequestedExecutionDate = payments.DateOf(time.Now().AddDate(0, 0, -3))
+		},
 			client.CodeExecutionDateInvalid, "requestedExecutionDate"},
 		{"unknown country", func(p *payments.NorwegianDomestic) { p.CreditorAddress.Country = "XX" }, client.CodeFormatError, "creditorAddress.country"},
 	} {
