@@ -35,8 +35,10 @@
 // Storage: [Store] is three methods over bytes (Get, Put, Delete), so one
 // store can also hold other SDK state such as the accounts package's
 // without-PSU call budget. [MemoryStore] and [FileStore] (atomic replace,
-// mode 0600, crash safe) are provided; [SaveSession] and [LoadSession] are
-// the typed helpers.
+// files 0600 in a 0700 directory, crash safe) are provided; [SaveSession]
+// and [LoadSession] are the typed helpers. Keys that look like paths
+// escaping the store ("..", a leading "/", backslashes, control
+// characters) are refused with [ErrInvalidKey].
 //
 // Corporate users: [Agreements] lists the agreements (GET /v1/agreements)
 // and [Session.WithCorporate] / [Manager.UseAgreement] set PSU-Corporate-ID.
@@ -48,4 +50,11 @@
 //
 // Privacy: PSU-ID, PSU-Corporate-ID, national identity numbers and the
 // state never appear in error strings, and the package logs nothing.
+//
+// Assumptions, where SERVICE.md and PLATFORM.md are silent, each kept in
+// one named place: the values of the two provider SCA methods
+// ([AuthMethodBankIDMobile], [AuthMethodBankID]); the answer of GET
+// /v1/agreements ([Agreement]) and of GET /v1/user ([User]); how long a
+// started SCA waits for its callback ([DefaultPendingTTL]); and that a
+// FileStore directory must be private to the TPP's user ([NewFileStore]).
 package sca

@@ -56,8 +56,9 @@ type FileStore struct {
 }
 
 // NewFileStore opens (creating it with mode 0700 if needed) the directory
-// dir as a FileStore. It removes temporary files older than an hour left by
-// writers that crashed.
+// dir as a FileStore. An existing directory that group or others may access
+// is refused (sessions hold PSU ids; safe-side assumption). It removes
+// temporary files older than an hour left by writers that crashed.
 func NewFileStore(dir string) (*FileStore, error) {
 	if dir == "" {
 		return nil, errors.New("sca: file store needs a directory")
