@@ -1,0 +1,184 @@
+// Command basket signs several payments with one SCA in a signing basket
+// (SERVICE.md 2.7, 4.1) and shows that a basket is not atomic: each
+// payment has its own status, read separately.
+//
+// It runs against the embedded bank sandbox (package sandbox/emulator),
+// where the sandbox customer 13039319955 approves in-process. Her savings
+// account holds only 100.00 NOK, so the first payment, 500.00 NOK from it,
+// waits for funds (ACCP) until the other two have filled it up.
+//
+//	go run ./examples/basket
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/basket"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+)
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "basket:", err)
+		os.Exit(1)
+	}
+}
+
+const redirectURI = "https://tpp.example/callback"
+
+// present is the PSU's request data; payment creation needs PSU-IP-Address
+// (SERVICE.md 4.1). 192.0.2.10 is a documentation address.
+var present = &client.PSU{IPAddress: "192.0.2.10"}
+
+func run(ctx context.Context, out io.Writer) error {
+	bank := emulator.NewServer()
+	defer bank.Close()
+	creds, err := bank.NewTPP("Basket example")
+	if err != nil {
+		return err
+	}
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
+	if err != nil {
+		return err
+	}
+	flow, err := sca.NewFlow(redirectURI)
+	if err != nil {
+		return err
+	}
+
+	// The PSU's accounts, read with an account information consent.
+	session, own, err := consent(ctx, bank, c, flow)
+	if err != nil {
+		return err
+	}
+	current, savings := own[0], own[1]
+	opts := client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+
+	// 1. Create the payments. Each answer carries its own scaRedirect; the
+	// TPP keeps the ids and lets the PSU sign them together instead.
+	pis := payments.New(c)
+	transfer := func(from, to accounts.Account, amount, message string) *payments.NorwegianDomestic {
+		return &payments.NorwegianDomestic{
+			InstructedAmount:                  money.MustParse(amount, "NOK"),
+			CreditorName:                      "Kari Nordmann",
+			CreditorAccount:                   payments.AccountReference{BBAN: to.BBAN, Currency: "NOK"},
+			CreditorAddress:                   &payments.Address{Country: "NO"},
+			DebtorAccount:                     payments.AccountReference{BBAN: from.BBAN, Currency: "NOK"},
+			RemittanceInformationUnstructured: message,
+		}
+	}
+	var ids []string
+	for _, p := range []*payments.NorwegianDomestic{
+		transfer(savings, current, "500.00", "Tilbake til brukskonto"),
+		transfer(current, savings, "200.00", "Sparing 1"),
+		transfer(current, savings, "300.00", "Sparing 2"),
+	} {
+		init, err := pis.CreateNorwegianDomestic(ctx, p, opts)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, init.PaymentID)
+		fmt.Fprintf(out, "payment %d: %s from %s, %s\n", len(ids), p.InstructedAmount, fromName(p, own), init.TransactionStatus)
+	}
+
+	// 2. One basket, one SCA (at most 10 payments; validated before
+	// sending).
+	pending, scaOpts, err := flow.Start("user-42", sca.Renew(session))
+	if err != nil {
+		return err
+	}
+	baskets := basket.New(c)
+	b, err := baskets.Create(ctx, ids, session.RequestOptions(present), scaOpts)
+	var bankErr *client.Error
+	if errors.As(err, &bankErr) && bankErr.HasCode(client.CodeReferenceMixInvalid) {
+		return errors.New("bulk and periodic payments cannot go in a basket")
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "basket of %d payments: %s\n", len(ids), b.TransactionStatus)
+	callback, err := bank.Authorize(ctx, b.ScaRedirect(), emulator.CustomerKari)
+	if err != nil {
+		return err
+	}
+	if session, err = flow.ParseCallback(pending, callback.String()); err != nil {
+		return err
+	}
+	opts = client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	st, err := baskets.Status(ctx, b.BasketID, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "after one SCA the basket is %s\n", st.TransactionStatus)
+
+	// 3. The batch runs the payments in order; the basket's status does not
+	// say how each fared, so read them one by one.
+	refs := basket.Refs(payments.ProductNorwegianDomestic, ids...)
+	for run := 1; run <= 2; run++ {
+		bank.RunBatch()
+		statuses, err := baskets.PaymentStatuses(ctx, refs, opts)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "after batch run %d:\n", run)
+		for i, s := range statuses {
+			if s.Err != nil {
+				return s.Err
+			}
+			note := ""
+			if s.Status.FundsUnavailable() {
+				note = " (waiting for funds; the next batch tries again)"
+			}
+			fmt.Fprintf(out, "  payment %d: %s%s\n", i+1, s.Status.TransactionStatus, note)
+		}
+	}
+	return nil
+}
+
+func fromName(p *payments.NorwegianDomestic, own []accounts.Account) string {
+	for _, a := range own {
+		if a.BBAN == p.DebtorAccount.BBAN {
+			return a.Name
+		}
+	}
+	return "?"
+}
+
+// consent has the PSU grant account access and returns the session and
+// the PSU's accounts.
+func consent(ctx context.Context, bank *emulator.Server, c *client.Client, flow *sca.Flow) (*sca.Session, []accounts.Account, error) {
+	ais := accounts.New(c)
+	pending, scaOpts, err := flow.Start("user-42")
+	if err != nil {
+		return nil, nil, err
+	}
+	consent, err := ais.StartConsent(ctx, scaOpts)
+	if err != nil {
+		return nil, nil, err
+	}
+	callback, err := bank.Authorize(ctx, consent.ScaRedirect(), emulator.CustomerKari)
+	if err != nil {
+		return nil, nil, err
+	}
+	session, err := flow.ParseCallback(pending, callback.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	list, err := ais.List(ctx, nil, session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(list) < 2 {
+		return nil, nil, fmt.Errorf("the PSU has %d accounts, want 2", len(list))
+	}
+	return session, list, nil
+}

@@ -1,0 +1,184 @@
+// Command ndct initiates a Norwegian domestic credit transfer (NDCT) as a
+// PISP: create the payment, send the PSU to SCA, read the status, and see
+// it executed by the bank's batch.
+//
+// It runs against the embedded bank sandbox (package sandbox/emulator):
+// the sandbox customer 13039319955 approves in-process, and the payment
+// moves 150.00 NOK from her current account to her savings account, whose
+// balance the example reads before and after.
+//
+//	go run ./examples/ndct
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+)
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "ndct:", err)
+		os.Exit(1)
+	}
+}
+
+const redirectURI = "https://tpp.example/callback"
+
+// present is the PSU's request data; payment creation needs PSU-IP-Address
+// (SERVICE.md 4.1). 192.0.2.10 is a documentation address.
+var present = &client.PSU{IPAddress: "192.0.2.10"}
+
+func run(ctx context.Context, out io.Writer) error {
+	bank := emulator.NewServer()
+	defer bank.Close()
+	creds, err := bank.NewTPP("NDCT example")
+	if err != nil {
+		return err
+	}
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
+	if err != nil {
+		return err
+	}
+	flow, err := sca.NewFlow(redirectURI)
+	if err != nil {
+		return err
+	}
+
+	// The PSU's accounts, read with an account information consent (a PISP
+	// without AIS asks the PSU for the debtor account instead).
+	session, own, err := consent(ctx, bank, c, flow)
+	if err != nil {
+		return err
+	}
+	from, to := own[0], own[1]
+	ais := accounts.New(c)
+	opts := client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	before, err := balance(ctx, ais, to, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s holds %s\n", to.Name, before)
+
+	// 1. Create the payment. It is validated before it is signed: amounts
+	// with the currency's minor units, MOD-11 account numbers, lengths.
+	pis := payments.New(c)
+	pending, scaOpts, err := flow.Start("user-42", sca.Renew(session))
+	if err != nil {
+		return err
+	}
+	init, err := pis.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+		InstructedAmount:                  money.MustParse("150.00", "NOK"),
+		CreditorName:                      "Kari Nordmann",
+		CreditorAccount:                   payments.AccountReference{BBAN: to.BBAN, Currency: "NOK"},
+		CreditorAddress:                   &payments.Address{Street: "Storgata", BuildingNumber: "12", PostalCode: "0155", City: "Oslo", Country: "NO"},
+		DebtorAccount:                     payments.AccountReference{BBAN: from.BBAN, Currency: "NOK"},
+		RemittanceInformationUnstructured: "Sparing november",
+	}, session.RequestOptions(present), scaOpts)
+	var invalid *client.ValidationError
+	switch {
+	case errors.As(err, &invalid):
+		return fmt.Errorf("fix %s: %s (nothing was sent)", invalid.Field, invalid.Reason)
+	case errors.Is(err, client.ErrOutcomeUnknown):
+		// Never send it again blindly: the bank may hold the payment.
+		return fmt.Errorf("outcome unknown, reconcile first: %w", err)
+	case err != nil:
+		return err
+	}
+	fee := "no fee (own accounts)"
+	if init.TransactionFees != nil {
+		fee = "fee " + init.TransactionFees.String()
+	}
+	fmt.Fprintf(out, "payment created: %s, %s\n", init.TransactionStatus, fee)
+
+	// Known issue (SERVICE.md 4.2): an NDCT's status cannot be read before
+	// the PSU approved it.
+	_, err = pis.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, opts)
+	fmt.Fprintf(out, "status before SCA: not readable yet (404: %t)\n", errors.Is(err, client.ErrNotFound))
+
+	// 2. SCA: the PSU approves at the bank and comes back.
+	callback, err := bank.Authorize(ctx, init.ScaRedirect(), emulator.CustomerKari)
+	if err != nil {
+		return err
+	}
+	if session, err = flow.ParseCallback(pending, callback.String()); err != nil {
+		return err
+	}
+	opts = client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+
+	// 3. Follow the status: ACTC after SCA; the batch executes it.
+	st, err := pis.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "status after SCA: %s (final: %t)\n", st.TransactionStatus, st.TransactionStatus.IsFinal())
+	bank.RunBatch()
+	st, err = pis.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "status after the batch: %s (final: %t, funds unavailable: %t)\n",
+		st.TransactionStatus, st.TransactionStatus.IsFinal(), st.FundsUnavailable())
+	if st.TransactionStatus != payments.StatusACSC {
+		return fmt.Errorf("payment not executed: %s", st.TransactionStatus)
+	}
+
+	after, err := balance(ctx, ais, to, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s holds %s\n", to.Name, after)
+	return nil
+}
+
+// consent has the PSU grant account access and returns the session and
+// the PSU's accounts.
+func consent(ctx context.Context, bank *emulator.Server, c *client.Client, flow *sca.Flow) (*sca.Session, []accounts.Account, error) {
+	ais := accounts.New(c)
+	pending, scaOpts, err := flow.Start("user-42")
+	if err != nil {
+		return nil, nil, err
+	}
+	consent, err := ais.StartConsent(ctx, scaOpts)
+	if err != nil {
+		return nil, nil, err
+	}
+	callback, err := bank.Authorize(ctx, consent.ScaRedirect(), emulator.CustomerKari)
+	if err != nil {
+		return nil, nil, err
+	}
+	session, err := flow.ParseCallback(pending, callback.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	list, err := ais.List(ctx, nil, session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(list) < 2 {
+		return nil, nil, fmt.Errorf("the PSU has %d accounts, want 2", len(list))
+	}
+	return session, list, nil
+}
+
+// balance returns the account's booked balance.
+func balance(ctx context.Context, ais *accounts.Service, a accounts.Account, opts client.RequestOption) (money.Amount, error) {
+	report, err := ais.Balances(ctx, a.ResourceID, opts)
+	if err != nil {
+		return money.Amount{}, err
+	}
+	b, ok := report.Find(accounts.BalanceClosingBooked)
+	if !ok {
+		return money.Amount{}, errors.New("no closingBooked balance")
+	}
+	return b.BalanceAmount, nil
+}

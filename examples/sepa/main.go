@@ -1,0 +1,190 @@
+// Command sepa initiates a SEPA credit transfer in euro from a Norwegian
+// account: create the payment with an end-to-end id, send the PSU to SCA,
+// follow the status, and find the debit, converted to NOK, on the account.
+//
+// It runs against the embedded bank sandbox (package sandbox/emulator),
+// where the sandbox customer 13039319955 approves in-process.
+//
+//	go run ./examples/sepa
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+)
+
+func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "sepa:", err)
+		os.Exit(1)
+	}
+}
+
+const redirectURI = "https://tpp.example/callback"
+
+// present is the PSU's request data; payment creation needs PSU-IP-Address
+// (SERVICE.md 4.1). 192.0.2.10 is a documentation address.
+var present = &client.PSU{IPAddress: "192.0.2.10"}
+
+// creditorIBAN is an account at a German bank (the IBAN of the ISO 13616
+// examples). The sandbox assumes accounts of other banks exist.
+const creditorIBAN = "DE89370400440532013000"
+
+func run(ctx context.Context, out io.Writer) error {
+	bank := emulator.NewServer()
+	defer bank.Close()
+	creds, err := bank.NewTPP("SEPA example")
+	if err != nil {
+		return err
+	}
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
+	if err != nil {
+		return err
+	}
+	flow, err := sca.NewFlow(redirectURI)
+	if err != nil {
+		return err
+	}
+
+	// The PSU's accounts, read with an account information consent (a PISP
+	// without AIS asks the PSU for the debtor account instead).
+	session, own, err := consent(ctx, bank, c, flow)
+	if err != nil {
+		return err
+	}
+	from := own[0]
+	ais := accounts.New(c)
+	opts := client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	before, err := balance(ctx, ais, from, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s holds %s\n", from.Name, before)
+
+	// 1. Create the payment: IBANs on both sides, the amount in euro.
+	pis := payments.New(c)
+	pending, scaOpts, err := flow.Start("user-42", sca.Renew(session))
+	if err != nil {
+		return err
+	}
+	init, err := pis.CreateSEPA(ctx, &payments.SEPA{
+		EndToEndIdentification:            "INV-2026-0042",
+		InstructedAmount:                  money.MustParse("25.00", "EUR"),
+		CreditorName:                      "Beispiel GmbH",
+		CreditorAccount:                   payments.AccountReference{IBAN: creditorIBAN, Currency: "EUR"},
+		CreditorAddress:                   &payments.Address{City: "Berlin", Country: "DE"},
+		DebtorAccount:                     payments.AccountReference{IBAN: from.IBAN, Currency: from.Currency},
+		RemittanceInformationUnstructured: "Invoice 2026-0042",
+	}, session.RequestOptions(present), scaOpts)
+	var invalid *client.ValidationError
+	switch {
+	case errors.As(err, &invalid):
+		return fmt.Errorf("fix %s: %s (nothing was sent)", invalid.Field, invalid.Reason)
+	case errors.Is(err, client.ErrOutcomeUnknown):
+		// Never send it again blindly: the bank may hold the payment.
+		return fmt.Errorf("outcome unknown, reconcile first: %w", err)
+	case err != nil:
+		return err
+	}
+	fee := "no fee"
+	if init.TransactionFees != nil {
+		fee = "fee " + init.TransactionFees.String()
+	}
+	fmt.Fprintf(out, "payment created: %s, %s\n", init.TransactionStatus, fee)
+
+	// 2. SCA: the PSU approves at the bank and comes back.
+	callback, err := bank.Authorize(ctx, init.ScaRedirect(), emulator.CustomerKari)
+	if err != nil {
+		return err
+	}
+	if session, err = flow.ParseCallback(pending, callback.String()); err != nil {
+		return err
+	}
+	opts = client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+
+	// 3. Follow the status with the link the bank gave.
+	st, err := pis.StatusAt(ctx, init.Links.Href(client.LinkStatus), opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "status after SCA: %s\n", st.TransactionStatus)
+	bank.RunBatch()
+	st, err = pis.Status(ctx, payments.ProductSEPA, init.PaymentID, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "status after the batch: %s (final: %t)\n", st.TransactionStatus, st.TransactionStatus.IsFinal())
+	if st.TransactionStatus != payments.StatusACSC {
+		return fmt.Errorf("payment not executed: %s", st.TransactionStatus)
+	}
+
+	// 4. The debit, in the account's currency.
+	after, err := balance(ctx, ais, from, opts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%s holds %s (%s less)\n", from.Name, after,
+		money.Amount{Value: before.Value.Sub(after.Value), Currency: after.Currency}.Text())
+	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBooked, Limit: 1}
+	for tx, err := range ais.TransactionsIter(ctx, from.ResourceID, q, opts) {
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "newest booked transaction: %s %s %s\n", tx.BookingDate, tx.TransactionAmount, tx.CreditorName)
+		break
+	}
+	return nil
+}
+
+// consent has the PSU grant account access and returns the session and
+// the PSU's accounts.
+func consent(ctx context.Context, bank *emulator.Server, c *client.Client, flow *sca.Flow) (*sca.Session, []accounts.Account, error) {
+	ais := accounts.New(c)
+	pending, scaOpts, err := flow.Start("user-42")
+	if err != nil {
+		return nil, nil, err
+	}
+	consent, err := ais.StartConsent(ctx, scaOpts)
+	if err != nil {
+		return nil, nil, err
+	}
+	callback, err := bank.Authorize(ctx, consent.ScaRedirect(), emulator.CustomerKari)
+	if err != nil {
+		return nil, nil, err
+	}
+	session, err := flow.ParseCallback(pending, callback.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	list, err := ais.List(ctx, nil, session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(list) < 2 {
+		return nil, nil, fmt.Errorf("the PSU has %d accounts, want 2", len(list))
+	}
+	return session, list, nil
+}
+
+// balance returns the account's booked balance.
+func balance(ctx context.Context, ais *accounts.Service, a accounts.Account, opts client.RequestOption) (money.Amount, error) {
+	report, err := ais.Balances(ctx, a.ResourceID, opts)
+	if err != nil {
+		return money.Amount{}, err
+	}
+	b, ok := report.Find(accounts.BalanceClosingBooked)
+	if !ok {
+		return money.Amount{}, errors.New("no closingBooked balance")
+	}
+	return b.BalanceAmount, nil
+}
