@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -298,3 +299,16 @@ func newState() (string, error) {
 	}
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
+
+// String describes the pending SCA without its state (a secret shared
+// with the PSU's browser) or redirect URI.
+// It has a value receiver so that a Pending value prints redacted too.
+func (p Pending) String() string {
+	return "sca.Pending{state=[redacted] expiresAt=" + p.ExpiresAt.UTC().Format(time.RFC3339) + "}"
+}
+
+// GoString is String, for %#v.
+func (p Pending) GoString() string { return p.String() }
+
+// LogValue makes log/slog print the pending SCA as String does.
+func (p Pending) LogValue() slog.Value { return slog.StringValue(p.String()) }

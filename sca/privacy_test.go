@@ -1,7 +1,9 @@
 package sca_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"testing"
@@ -131,4 +133,23 @@ func TestNoPersonalDataInErrors(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestSessionAndPendingPrintRedacted(t *testing.T) {
+	t.Parallel()
+	s := &sca.Session{Key: "k", PSUID: plantedPSU, PSUCorporateID: plantedCorp, TPPSessionID: plantedState, Context: sca.Corporate, SCAAt: time.Unix(1e9, 0)}
+	p := &sca.Pending{Key: "k", State: plantedState, TPPSessionID: plantedState, RedirectURI: "https://tpp.example/cb?state=" + plantedState}
+	var logged strings.Builder
+	log := slog.New(slog.NewJSONHandler(&logged, nil))
+	log.Info("session", "s", s, "p", p)
+	for _, form := range []string{fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s", s, s, s, s), fmt.Sprintf("%v %+v %#v", p, p, p), fmt.Sprintf("%v %+v %#v", *s, *p, []sca.Session{*s}), logged.String()} {
+		for _, secret := range planted {
+			assert.NotContains(t, form, secret)
+		}
+	}
+	assert.Contains(t, s.String(), "CORPORATE")
+	assert.Contains(t, logged.String(), "redacted")
+	b, err := json.Marshal(s)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), plantedPSU, "JSON is the storage form and keeps the ids")
 }

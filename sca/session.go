@@ -3,6 +3,7 @@ package sca
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -159,3 +160,26 @@ func headerSafe(s string) bool {
 	}
 	return true
 }
+
+// redacted stands in for personal data in String and LogValue.
+const redacted = "[redacted]"
+
+// String describes the session without its PSU-ID, PSU-Corporate-ID or
+// TPP-Session-ID, so that printing or logging a Session by mistake leaks
+// no personal data.
+//
+// It has a value receiver so that a Session value prints redacted too.
+func (s Session) String() string {
+	corp := ""
+	if s.PSUCorporateID != "" {
+		corp = " psuCorporateId=" + redacted
+	}
+	return "sca.Session{psuId=" + redacted + corp + " context=" + string(s.Context) +
+		" scaAt=" + s.SCAAt.UTC().Format(time.RFC3339) + "}"
+}
+
+// GoString is String, for %#v.
+func (s Session) GoString() string { return s.String() }
+
+// LogValue makes log/slog print the session as String does.
+func (s Session) LogValue() slog.Value { return slog.StringValue(s.String()) }
