@@ -1,0 +1,81 @@
+package payments_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+)
+
+// ExampleService_CreateNorwegianDomestic creates a domestic payment
+// against the emulator, lets the PSU approve it, runs the bank's batch and
+// follows the status by the payment's links.
+func ExampleService_CreateNorwegianDomestic() {
+	ctx := context.Background()
+	bank := emulator.NewServer()
+	defer bank.Close()
+	creds, err := bank.NewTPP("Example PISP")
+	if err != nil {
+		panic(err)
+	}
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
+	if err != nil {
+		panic(err)
+	}
+	svc := payments.New(c)
+	call := []client.RequestOption{
+		client.WithTPPSessionID(uuid.NewString()),
+		client.WithRedirectURI("https://tpp.example/callback"),
+		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}),
+	}
+
+	init, err := svc.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+		InstructedAmount:                     money.MustParse("1250.00", "NOK"),
+		CreditorName:                         "Ola Eksempel",
+		CreditorAccount:                      payments.AccountReference{BBAN: "86011117947", Currency: "NOK"},
+		CreditorAddress:                      &payments.Address{Country: "NO"},
+		DebtorAccount:                        payments.AccountReference{BBAN: "95312776066", Currency: "NOK"},
+		RemittanceInformationStructuredArray: []payments.StructuredReference{payments.KID("79927398713")},
+	}, call...)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("created:", init.TransactionStatus, "fee", init.TransactionFees)
+
+	// The PSU approves at init.ScaRedirect(); here the emulator does it.
+	if _, err := bank.Authorize(ctx, init.ScaRedirect(), emulator.CustomerKari); err != nil {
+		panic(err)
+	}
+	st, err := svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), call...)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("after SCA:", st.TransactionStatus, "final:", st.TransactionStatus.IsFinal())
+
+	bank.RunBatch()
+	st, err = svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), call...)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("after the batch:", st.TransactionStatus, "final:", st.TransactionStatus.IsFinal())
+	// Output:
+	// created: RCVD fee 3.00 NOK
+	// after SCA: ACTC final: false
+	// after the batch: ACSC final: true
+}
+
+// ExampleCheckBBAN checks Norwegian account numbers before they are sent.
+func ExampleCheckBBAN() {
+	fmt.Println(payments.CheckBBAN("86011117947"))
+	fmt.Println(payments.CheckBBAN("86011117940"))
+	fmt.Println(payments.CheckBBAN("8601 11 17947"))
+	// Output:
+	// <nil>
+	// payments: invalid BBAN: check digit mismatch
+	// payments: invalid BBAN: wrong length
+}
