@@ -63,6 +63,10 @@ type Signer struct {
 	headers      []string // lower-case names; nil: DefaultHeaders, those present
 	canon        []string // canonical MIME keys of headers
 	alwaysEncode bool
+	// encode: the value is sent as an encoded word. Names in the header
+	// list are tokens and the signature is base64, so only the keyId can
+	// bring non-ASCII characters; it is checked once here, not per request.
+	encode bool
 }
 
 // Option configures a [Signer].
@@ -131,6 +135,7 @@ func NewSigner(key crypto.Signer, keyID string, opts ...Option) (*Signer, error)
 			return nil, err
 		}
 	}
+	s.encode = s.alwaysEncode || !isASCII(keyID)
 	return s, nil
 }
 
@@ -215,7 +220,7 @@ func (s *Signer) value(names []string, sig []byte) string {
 	}
 	b.WriteByte('"')
 	v := b.String()
-	if s.alwaysEncode || !isASCII(v) {
+	if s.encode {
 		return EncodeWord(v)
 	}
 	return v
