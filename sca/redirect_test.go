@@ -98,3 +98,34 @@ func TestFind(t *testing.T) {
 		})
 	}
 }
+
+// FuzzFind: no body panics Find, and any link it returns is an absolute
+// https URL (http only on loopback) without user info.
+func FuzzFind(f *testing.F) {
+	for _, doc := range []string{"error-401-sca-redirect.json", "bank-offered-consent-201.json", "payment-ndct-create-201.json"} {
+		f.Add([]byte(readTestdata(f, doc)))
+	}
+	f.Add([]byte(`{"_links":{"scaRedirect":{"href":"http://127.0.0.1:1/x"}}}`))
+	f.Add([]byte(`{"_links":{"scaRedirect":{"href":"https://a@b/"}}}`))
+	f.Add([]byte(`{"_links":{"scaRedirect":"x"}}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, ok := Find(body)
+		if !ok {
+			assert.Nil(t, r.URL)
+			return
+		}
+		require.NotNil(t, r.URL)
+		assert.True(t, r.URL.IsAbs())
+		assert.NotEmpty(t, r.URL.Host)
+		assert.Nil(t, r.URL.User)
+		switch r.URL.Scheme {
+		case "https":
+		case "http":
+			assert.True(t, loopback(r.URL.Hostname()))
+		default:
+			t.Fatalf("scheme %q", r.URL.Scheme)
+		}
+		_, ok = Find(r)
+		assert.True(t, ok, "a found Redirect is accepted again")
+	})
+}
