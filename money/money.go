@@ -187,6 +187,11 @@ func (a Amount) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
+// maxExponent bounds the decimal exponent of a decoded amount: a short
+// text such as "1e40000000" would otherwise take gigabytes and minutes to
+// print (String, Text, MarshalJSON).
+const maxExponent = 64
+
 // UnmarshalJSON reads a money object as the bank sends it. The amount may be
 // a JSON string or number; its exact value is kept, whatever its number of
 // fraction digits. An unknown currency is kept as sent (faithful decoding);
@@ -214,7 +219,8 @@ func (a *Amount) UnmarshalJSON(data []byte) error {
 	var v decimal.Decimal
 	if text != "" {
 		var err error
-		if v, err = decimal.NewFromString(strings.TrimSpace(text)); err != nil || len(text) > 64 {
+		if v, err = decimal.NewFromString(strings.TrimSpace(text)); err != nil || len(text) > 64 ||
+			v.Exponent() > maxExponent || v.Exponent() < -maxExponent {
 			return fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(text))
 		}
 	}
