@@ -152,7 +152,8 @@ func TakePending(ctx context.Context, st Store, state string) (*Pending, error) 
 	} else if b, err = st.Get(ctx, key); err == nil {
 		err = st.Delete(ctx, key)
 	}
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrInvalidKey) {
+		// A state no SaveSession could have written is simply unknown.
 		return nil, ErrNoPending
 	}
 	if err != nil {

@@ -261,8 +261,10 @@ func TestTakePendingOnce(t *testing.T) {
 			wg.Wait()
 			assert.Equal(t, int32(1), wins.Load(), "a pending SCA is taken once")
 			assert.ErrorIs(t, SavePending(ctx, st, nil), ErrNoPending)
-			_, err := TakePending(ctx, st, "")
-			assert.ErrorIs(t, err, ErrNoPending)
+			for _, forged := range []string{"", "../../etc/passwd", "a\\b", strings.Repeat("s", 300)} {
+				_, err := TakePending(ctx, st, forged)
+				assert.ErrorIs(t, err, ErrNoPending, "%q", forged)
+			}
 		})
 	}
 }
