@@ -148,7 +148,7 @@ func (r *reporter) step(name string, fn func() (string, error)) error {
 		r.res.Passed++
 	}
 	r.res.Steps = append(r.res.Steps, stepResult{Name: name, OK: err == nil, Status: code, Detail: detail})
-	fmt.Fprintf(r.out, "%s %-3s %-70s %6s  %s\n", mark, status, request, roundDuration(took), detail)
+	fmt.Fprintf(r.out, "%s %-3s %-74s %6s  %s\n", mark, status, request, roundDuration(took), detail)
 	return r.failedAt
 }
 
