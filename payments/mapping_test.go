@@ -321,3 +321,15 @@ func TestValidationStopsTheRequest(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, httpmock.GetTotalCallCount())
 }
+
+// A payment given by value to Create is validated as one given by pointer.
+func TestCreateValidatesValues(t *testing.T) {
+	svc := newMockService(t)
+	p := *validSEPA()
+	p.CreditorAccount.IBAN = "DE89370400440532013001"
+	_, err := svc.Create(t.Context(), payments.ProductSEPA, p, psuPresent()...)
+	var ve *client.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "creditorAccount.iban", ve.Field)
+	assert.Equal(t, 0, httpmock.GetTotalCallCount())
+}

@@ -139,8 +139,13 @@ func (s *Service) create(ctx context.Context, op, prefix string, product Product
 	if err := checkProduct(product); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if body == nil {
+	switch b := body.(type) {
+	case nil:
 		return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "body", Reason: "no payment given"})
+	case NorwegianDomestic: // a value has no Validate method; check it all the same
+		body = &b
+	case SEPA:
+		body = &b
 	}
 	if v, ok := body.(validator); ok && !client.ValidationSkipped(opts...) {
 		if err := v.Validate(s.now()); err != nil {

@@ -95,34 +95,35 @@ func join(prefix, field string) string {
 // text checks an optional text field: at most max characters, valid
 // UTF-8, and no character outside the Basic Multilingual Plane (SERVICE.md
 // 1.6: the bank's downstream systems cannot take emoji).
-func (p *problems) text(field, s string, max int) {
+func (p *problems) text(prefix, name, s string, max int) {
 	if s == "" {
 		return
 	}
+	field := func() string { return join(prefix, name) }
 	if !utf8.ValidString(s) {
-		p.add(field, "not valid UTF-8")
+		p.add(field(), "not valid UTF-8")
 		return
 	}
 	n := 0
 	for _, r := range s {
 		n++
 		if r > 0xFFFF {
-			p.add(field, "holds a character outside the Basic Multilingual Plane (e.g. an emoji) that the bank cannot process")
+			p.add(field(), "holds a character outside the Basic Multilingual Plane (e.g. an emoji) that the bank cannot process")
 			return
 		}
 	}
 	if max > 0 && n > max {
-		p.add(field, "longer than "+strconv.Itoa(max)+" characters")
+		p.add(field(), "longer than "+strconv.Itoa(max)+" characters")
 	}
 }
 
 // required checks a required text field.
-func (p *problems) required(field, s string, max int) {
+func (p *problems) required(prefix, name, s string, max int) {
 	if s == "" {
-		p.add(field, "required")
+		p.add(join(prefix, name), "required")
 		return
 	}
-	p.text(field, s, max)
+	p.text(prefix, name, s, max)
 }
 
 // amount checks instructedAmount: present, an ISO 4217 currency, no more
@@ -151,36 +152,36 @@ func (p *problems) amount(field string, a money.Amount) {
 	}
 }
 
-func (p *problems) currency(field, c string) {
+func (p *problems) currency(prefix, name, c string) {
 	if c == "" {
-		p.add(field, "required")
+		p.add(join(prefix, name), "required")
 	} else if !money.IsCurrency(c) {
-		p.add(field, "not an ISO 4217 currency code")
+		p.add(join(prefix, name), "not an ISO 4217 currency code")
 	}
 }
 
 // bban checks a bban: at most 30 characters and, when it is written as a
 // Norwegian account number, the MOD-11 check digit.
-func (p *problems) bban(field, s string) {
-	p.text(field, s, MaxBBANLength)
+func (p *problems) bban(prefix, name, s string) {
+	p.text(prefix, name, s, MaxBBANLength)
 	if checkedAsNorwegianBBAN(s) && checkdigit.NorwegianBBAN(s) != nil {
-		p.add(field, "not a valid Norwegian account number (MOD-11 check digit)")
+		p.add(join(prefix, name), "not a valid Norwegian account number (MOD-11 check digit)")
 	}
 }
 
 // iban checks an iban: at most 34 characters, the country's length and
 // mod-97 check digits, and for Norway the BBAN's MOD-11 check digit.
-func (p *problems) iban(field, s string) {
+func (p *problems) iban(prefix, name, s string) {
 	if utf8.RuneCountInString(s) > MaxIBANLength {
-		p.add(field, "longer than "+strconv.Itoa(MaxIBANLength)+" characters")
+		p.add(join(prefix, name), "longer than "+strconv.Itoa(MaxIBANLength)+" characters")
 		return
 	}
 	if err := checkdigit.IBAN(s); err != nil {
-		p.add(field, "not a valid IBAN: "+err.Error())
+		p.add(join(prefix, name), "not a valid IBAN: "+err.Error())
 		return
 	}
 	if s[:2] == norwegianIBANCountry && checkdigit.NorwegianBBAN(s[4:]) != nil {
-		p.add(field, "not a valid Norwegian account number (MOD-11 check digit)")
+		p.add(join(prefix, name), "not a valid Norwegian account number (MOD-11 check digit)")
 	}
 }
 
@@ -191,10 +192,10 @@ func (p *problems) address(field string, a *Address, required bool) {
 		}
 		return
 	}
-	p.text(field+".street", a.Street, MaxNameLength)
-	p.text(field+".buildingNumber", a.BuildingNumber, 0)
-	p.text(field+".postalCode", a.PostalCode, 0)
-	p.text(field+".city", a.City, 0)
+	p.text(field, "street", a.Street, MaxNameLength)
+	p.text(field, "buildingNumber", a.BuildingNumber, 0)
+	p.text(field, "postalCode", a.PostalCode, 0)
+	p.text(field, "city", a.City, 0)
 	switch {
 	case a.Country == "":
 		p.add(field+".country", "required")
@@ -207,9 +208,9 @@ func (p *problems) address(field string, a *Address, required bool) {
 // any case) must carry valid check digits.
 func (p *problems) reference(field string, r StructuredReference) {
 	kid := strings.EqualFold(r.ReferenceType, ReferenceTypeKID)
-	p.required(field+".reference", r.Reference, MaxReferenceLength)
-	p.text(field+".referenceType", r.ReferenceType, MaxReferenceLength)
-	p.text(field+".referenceIssuer", r.ReferenceIssuer, MaxReferenceLength)
+	p.required(field, "reference", r.Reference, MaxReferenceLength)
+	p.text(field, "referenceType", r.ReferenceType, MaxReferenceLength)
+	p.text(field, "referenceIssuer", r.ReferenceIssuer, MaxReferenceLength)
 	if kid && r.Reference != "" {
 		if err := checkdigit.KID(r.Reference); err != nil {
 			p.add(field+".reference", "not a valid KID: "+err.Error())
@@ -248,7 +249,7 @@ func (p *NorwegianDomestic) Validate(now time.Time) error {
 	}
 	var v problems
 	v.amount("instructedAmount", p.InstructedAmount)
-	v.required("creditorName", p.CreditorName, MaxNameLength)
+	v.required("", "creditorName", p.CreditorName, MaxNameLength)
 
 	switch {
 	case p.CreditorAgent != "":
@@ -263,15 +264,15 @@ func (p *NorwegianDomestic) Validate(now time.Time) error {
 	if ca.BBAN == "" {
 		v.add("creditorAccount.bban", "required")
 	} else {
-		v.bban("creditorAccount.bban", ca.BBAN)
+		v.bban("creditorAccount", "bban", ca.BBAN)
 	}
 	if ca.IBAN != "" {
-		v.iban("creditorAccount.iban", ca.IBAN)
+		v.iban("creditorAccount", "iban", ca.IBAN)
 	}
 	if ca.Other != nil {
 		v.add("creditorAccount.other", "a card account can only be a debtor")
 	}
-	v.currency("creditorAccount.currency", ca.Currency)
+	v.currency("creditorAccount", "currency", ca.Currency)
 
 	v.address("creditorAddress", p.CreditorAddress, true)
 
@@ -280,9 +281,9 @@ func (p *NorwegianDomestic) Validate(now time.Time) error {
 	case da.BBAN != "" && da.Other != nil, da.BBAN == "" && da.Other == nil:
 		v.add("debtorAccount", "must hold exactly one of bban and other")
 	case da.BBAN != "":
-		v.bban("debtorAccount.bban", da.BBAN)
+		v.bban("debtorAccount", "bban", da.BBAN)
 	default:
-		v.required("debtorAccount.other.identification", da.Other.Identification, maxCardIdentification)
+		v.required("", "debtorAccount.other.identification", da.Other.Identification, maxCardIdentification)
 		switch da.Other.SchemeNameProprietary {
 		case SchemeCreditCardAccount:
 		case "":
@@ -292,12 +293,12 @@ func (p *NorwegianDomestic) Validate(now time.Time) error {
 		}
 	}
 	if da.IBAN != "" {
-		v.iban("debtorAccount.iban", da.IBAN)
+		v.iban("debtorAccount", "iban", da.IBAN)
 	}
-	v.currency("debtorAccount.currency", da.Currency)
+	v.currency("debtorAccount", "currency", da.Currency)
 
-	v.text("ultimateDebtor", p.UltimateDebtor, MaxNameLength)
-	v.text("remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
+	v.text("", "ultimateDebtor", p.UltimateDebtor, MaxNameLength)
+	v.text("", "remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
 	structured := p.RemittanceInformationStructured != nil || len(p.RemittanceInformationStructuredArray) > 0
 	if structured && p.RemittanceInformationUnstructured != "" {
 		v.add("remittanceInformationUnstructured", "only one of structured and unstructured remittance information may be set")
@@ -329,9 +330,9 @@ func (p *SEPA) Validate(now time.Time) error {
 		return &client.ValidationError{Field: "body", Reason: "no payment given"}
 	}
 	var v problems
-	v.text("endToEndIdentification", p.EndToEndIdentification, MaxEndToEndIDLength)
+	v.text("", "endToEndIdentification", p.EndToEndIdentification, MaxEndToEndIDLength)
 	v.amount("instructedAmount", p.InstructedAmount)
-	v.required("creditorName", p.CreditorName, MaxNameLength)
+	v.required("", "creditorName", p.CreditorName, MaxNameLength)
 	for _, a := range []struct {
 		field string
 		ref   AccountReference
@@ -339,18 +340,18 @@ func (p *SEPA) Validate(now time.Time) error {
 		if a.ref.IBAN == "" {
 			v.add(a.field+".iban", "required")
 		} else {
-			v.iban(a.field+".iban", a.ref.IBAN)
+			v.iban(a.field, "iban", a.ref.IBAN)
 		}
 		if a.ref.BBAN != "" {
-			v.bban(a.field+".bban", a.ref.BBAN)
+			v.bban(a.field, "bban", a.ref.BBAN)
 		}
 		if a.ref.Other != nil {
 			v.add(a.field+".other", "not allowed in a SEPA payment")
 		}
-		v.currency(a.field+".currency", a.ref.Currency)
+		v.currency(a.field, "currency", a.ref.Currency)
 	}
 	v.address("creditorAddress", p.CreditorAddress, false)
-	v.text("remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
+	v.text("", "remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
 	v.executionDate("requestedExecutionDate", p.RequestedExecutionDate, now)
 	return v.err()
 }
