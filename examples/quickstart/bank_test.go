@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
 
@@ -147,4 +148,31 @@ func (p *person) approve(link, customer string) {
 	body, _ := io.ReadAll(resp.Body)
 	assert.Equal(p.t, http.StatusOK, resp.StatusCode)
 	assert.Contains(p.t, string(body), "Go back to the terminal")
+}
+
+// TestRunFailingStep: when the bank fails a step, the run stops there,
+// prints the failure and returns an error naming the step. A payment POST
+// answered 503 may have reached the bank: the error says the outcome is
+// unknown, and the payment was not sent again.
+func TestRunFailingStep(t *testing.T) {
+	t.Parallel()
+	var s *emulator.Server
+	inject := func(e *emulator.Server) {
+		s = e
+		e.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	}
+	var out bytes.Buffer
+	res, err := run(t.Context(), config{hooks: &hooks{emulator: inject}}, &out)
+	require.Error(t, err)
+	assert.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	assert.Contains(t, err.Error(), `step "NDCT payment" failed`)
+	assert.Equal(t, "NDCT payment", res.Failed)
+	last := res.Steps[len(res.Steps)-1]
+	assert.Equal(t, "NDCT payment", last.Name)
+	assert.False(t, last.OK)
+	assert.Equal(t, http.StatusServiceUnavailable, last.Status)
+	assert.Contains(t, out.String(), "✗ 503 POST /v1/payments/norwegian-domestic-credit-transfers")
+	assert.Contains(t, out.String(), `failed at "NDCT payment"`)
+	assert.NotContains(t, out.String(), "SEPA", "no step runs after the failure")
+	assert.Empty(t, s.Payments(), "the faulted POST never reached the bank and was not resent")
 }
