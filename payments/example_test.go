@@ -2,7 +2,9 @@ package payments_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -78,4 +80,31 @@ func ExampleCheckBBAN() {
 	// <nil>
 	// payments: invalid BBAN: check digit mismatch
 	// payments: invalid BBAN: wrong length
+}
+
+// ExampleNorwegianDomestic_Validate shows the typed errors of a refused
+// payment: one *client.ValidationError per broken rule, naming the field.
+func ExampleNorwegianDomestic_Validate() {
+	p := &payments.NorwegianDomestic{
+		InstructedAmount: money.MustParse("100.00", "NOK"),
+		CreditorName:     "Ola Eksempel",
+		CreditorAccount:  payments.AccountReference{BBAN: "86011117940", Currency: "NOK"},
+		CreditorAddress:  &payments.Address{Country: "NO"},
+		DebtorAccount:    payments.AccountReference{BBAN: "95312776066", Currency: "NOK"},
+		RemittanceInformationStructuredArray: []payments.StructuredReference{
+			payments.KID("79927398714"),
+		},
+	}
+	err := p.Validate(time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC))
+	fmt.Println(errors.Is(err, client.ErrValidation))
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var ve *client.ValidationError
+		if errors.As(e, &ve) {
+			fmt.Println(ve.Field)
+		}
+	}
+	// Output:
+	// true
+	// creditorAccount.bban
+	// remittanceInformationStructuredArray[0].reference
 }
