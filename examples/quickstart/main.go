@@ -24,6 +24,9 @@
 //
 //	go run ./examples/quickstart -base-url https://psd2.bank.example/api \
 //	    -cert qseal.pem -key qseal.key -redirect-uri http://localhost:8765/callback
+//
+// -no-reset leaves the sandbox data as it is (the reset path,
+// POST /v1/sandbox/initialize, is an assumption of the SDK).
 package main
 
 import (
@@ -71,6 +74,7 @@ type config struct {
 	listen      string
 	customer    string
 	scaTimeout  time.Duration
+	noReset     bool
 
 	hooks *hooks // for tests; nil otherwise
 }
@@ -106,6 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.redirectURI, "redirect-uri", "", "TPP-Redirect-URI registered for the TPP; the quickstart listens there for the SCA callback")
 	fs.StringVar(&cfg.listen, "listen", "", "address for the callback listener (default: the redirect URI's host and port)")
 	fs.StringVar(&cfg.customer, "customer", defaultCustomer, "sandbox customer number of the private PSU")
+	fs.BoolVar(&cfg.noReset, "no-reset", false, "do not reset the sandbox first (its path, POST /v1/sandbox/initialize, is an assumption)")
 	fs.DurationVar(&cfg.scaTimeout, "sca-timeout", 5*time.Minute, "how long to wait for each SCA callback from a real bank")
 	if err := fs.Parse(args); err != nil {
 		return config{}, err

@@ -141,6 +141,7 @@ func TestParseFlags(t *testing.T) {
 		{name: "no key", args: []string{"-base-url", "https://bank.example/api", "-cert", "c.pem", "-redirect-uri", "http://localhost/cb"}, wantErr: "-cert and -key"},
 		{name: "cert without bank", args: []string{"-cert", "c.pem"}, wantErr: "need -base-url"},
 		{name: "extra", args: []string{"x"}, wantErr: "unexpected arguments"},
+		{name: "no reset", args: []string{"-no-reset"}, want: config{customer: defaultCustomer, scaTimeout: 5 * time.Minute, noReset: true}},
 		{name: "bad timeout", args: []string{"-base-url", "https://b/api", "-p12", "q", "-redirect-uri", "http://localhost/cb", "-sca-timeout", "0s"}, wantErr: "-sca-timeout"},
 	}
 	for _, tt := range tests {

@@ -20,6 +20,11 @@ const (
 	corporateKey = "corporate-psu"
 )
 
+// defaultCorporate is the sandbox's first default corporate customer
+// (PLATFORM.md "Session model"), used only when the sandbox listing names
+// no corporate customer.
+const defaultCorporate = "18129215603"
+
 // present is the PSU's request data while the PSU is actively using the
 // TPP (SERVICE.md 5.14). 192.0.2.10 is a documentation address (RFC 5737):
 // a TPP sends its user's real address.
@@ -33,6 +38,7 @@ type walk struct {
 	sessions *sca.Manager
 	ais      *accounts.Service
 
+	reset     bool               // reset the sandbox first
 	customer  string             // the private PSU's sandbox customer number
 	corporate string             // a corporate customer's number, from the sandbox listing
 	accounts  []accounts.Account // the private PSU's accounts
@@ -59,7 +65,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	}
 	defer b.close()
 
-	w := &walk{r: r, bank: b, c: c, ais: accounts.New(c), customer: cfg.customer}
+	w := &walk{r: r, bank: b, c: c, ais: accounts.New(c), customer: cfg.customer, reset: !cfg.noReset}
 	if w.customer == "" {
 		w.customer = defaultCustomer
 	}
@@ -92,6 +98,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 func (w *walk) sandbox(ctx context.Context) error {
 	sbx := sandbox.New(w.c)
 	if err := w.r.step("sandbox reset", func() (string, error) {
+		if !w.reset {
+			return "-no-reset: the sandbox keeps its data", errSkipped
+		}
 		if err := sbx.Initialize(ctx); err != nil {
 			return "", err
 		}
@@ -118,13 +127,18 @@ func (w *walk) sandbox(ctx context.Context) error {
 			}
 			found = found || cu.CustomerNumber == w.customer
 		}
-		switch {
-		case !found:
-			return "", fmt.Errorf("customer %s is not in the sandbox", maskCustomer(w.customer))
-		case w.corporate == "":
-			return "", errors.New("the sandbox has no corporate customer with accounts")
+		detail := fmt.Sprintf("%d customers: %d private, %d corporate", len(list), private, corporate)
+		// SERVICE.md 4.4 says the listing shows the customers created with
+		// POST /v1/sandbox/customers: a bank may leave its default
+		// customers out. Then the defaults of PLATFORM.md are used.
+		if !found {
+			detail += "; customer " + maskCustomer(w.customer) + " not listed, used as given"
 		}
-		return fmt.Sprintf("%d customers: %d private, %d corporate", len(list), private, corporate), nil
+		if w.corporate == "" {
+			w.corporate = defaultCorporate
+			detail += "; no corporate customer listed, using the default one"
+		}
+		return detail, nil
 	})
 }
 
