@@ -57,5 +57,13 @@
 // [BudgetStore]: in memory by default, or the caller's store
 // ([WithBudgetStore], [BudgetStoreFromKV] for a key-value store such as
 // the sca package's FileStore) so that they survive restarts and are
-// shared between instances.
+// shared between instances. When the bank itself answers 429
+// ACCESS_EXCEEDED (calls the store did not see), the budget is taken as
+// spent from then on.
+//
+// Switches (SERVICE.md 9): card account calls always send the x-accept-fix
+// switches longer-names and
+// cardaccount-switch-originalamount-and-transactionamount, so that card
+// account names of up to 70 characters and the amount mapping documented
+// on [CardTransaction] hold on every bank.
 package accounts

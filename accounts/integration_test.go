@@ -285,3 +285,36 @@ func TestEmulatorRevokedConsent(t *testing.T) {
 	_, err = b.svc.List(ctx, nil, present(sess2)...)
 	require.NoError(t, err)
 }
+
+func TestEmulatorBankAccessExceeded(t *testing.T) {
+	t.Parallel()
+	b := startBank(t, nil)
+	ctx := t.Context()
+	sess := b.consent(ctx, t, emulator.CustomerOla, "")
+	accs, err := b.svc.List(ctx, nil, present(sess)...)
+	require.NoError(t, err)
+	id := accs[0].ResourceID
+	for range 4 {
+		_, err := b.svc.Transactions(ctx, id, nil, absent(sess)...)
+		require.NoError(t, err)
+	}
+
+	// A second instance of the same TPP with a budget of its own (no
+	// shared store) does not know of those calls: the bank refuses.
+	c2, err := client.New(b.s.URL, b.c.Credentials(), client.WithHTTPClient(b.s.Client()), client.WithRetryPolicy(client.RetryPolicy{}))
+	require.NoError(t, err)
+	other := accounts.New(c2)
+	_, err = other.Transactions(ctx, id, nil, absent(sess)...)
+	require.ErrorIs(t, err, client.ErrAccessExceeded)
+	assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted)
+	var ce *client.Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, http.StatusTooManyRequests, ce.StatusCode)
+	assert.True(t, ce.HasCode(client.CodeAccessExceeded))
+	assert.Equal(t, 5, b.log.countAll("method=GET", id, "/transactions"))
+
+	// From then on the second instance refuses by itself.
+	_, err = other.Transactions(ctx, id, nil, absent(sess)...)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	assert.Equal(t, 5, b.log.countAll("method=GET", id, "/transactions"))
+}
