@@ -318,3 +318,27 @@ func TestEmulatorBankAccessExceeded(t *testing.T) {
 	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
 	assert.Equal(t, 5, b.log.countAll("method=GET", id, "/transactions"))
 }
+
+// TestEmulatorKnownIssuePendingOnce: with bookingStatus both the
+// emulator, like the platform (SERVICE.md 8), sends every pending entry
+// regardless of limit; the iterator yields each once.
+func TestEmulatorKnownIssuePendingOnce(t *testing.T) {
+	t.Parallel()
+	b := startBank(t, nil)
+	ctx := t.Context()
+	sess := b.consent(ctx, t, emulator.CustomerKari, "")
+	accs, err := b.svc.List(ctx, nil, present(sess)...)
+	require.NoError(t, err)
+	booked, pending := 0, map[string]int{}
+	for tr, err := range b.svc.TransactionsIter(ctx, accs[0].ResourceID, &accounts.TransactionQuery{Limit: 2}, present(sess)...) {
+		require.NoError(t, err)
+		switch tr.Status {
+		case accounts.BookingBooked:
+			booked++
+		case accounts.BookingPending:
+			pending[tr.RemittanceInformationUnstructured]++
+		}
+	}
+	assert.Equal(t, 30, booked)
+	assert.Equal(t, map[string]int{"Vipps*Kaffebaren Testby": 1, "DAGLIGVARE 1000 TESTBY": 1, "NETTHANDEL TESTBUTIKK": 1}, pending)
+}

@@ -278,3 +278,30 @@ func TestCardTransactionsIter(t *testing.T) {
 	assert.ErrorIs(t, errs[0], accounts.ErrUnexpectedLink)
 	assert.Equal(t, 2, calls())
 }
+
+func TestTransactionsIterWithoutThePSUStopsAtTheBudget(t *testing.T) {
+	svc := newMockService(t)
+	pages := map[string]iterPage{}
+	for i := range 6 {
+		key := fmt.Sprint(i)
+		if i == 0 {
+			key = ""
+		}
+		p := iterPage{booked: []string{fmt.Sprint("e", i)}, self: link(i)}
+		if i < 5 {
+			p.next = link(i + 1)
+		}
+		pages[key] = p
+	}
+	servePages(t, pages)
+	got, errs := collect(svc.TransactionsIter(t.Context(), acc1, nil, psuAbsent()...))
+	assert.Equal(t, []string{"booked:e0", "booked:e1", "booked:e2", "booked:e3"}, texts(got))
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], accounts.ErrBudgetExhausted)
+	assert.Equal(t, 4, calls(), "every page counts; the fifth is not sent")
+
+	// With the PSU present the whole history is read.
+	got, errs = collect(svc.TransactionsIter(t.Context(), acc1, nil, psuPresent()...))
+	assert.Empty(t, errs)
+	assert.Len(t, got, 6)
+}
