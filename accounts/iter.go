@@ -20,7 +20,8 @@ import (
 // links of the same account on the bank's base URL (a link to another
 // host gives [client.ErrForeignHost], another path [ErrUnexpectedLink]);
 // a next link already followed ends the loop quietly, as nothing new can
-// be read from it.
+// be read from it. A yielded *Transaction points into the current page:
+// keep a copy (*tr), not the pointer, so that earlier pages can be freed.
 //
 // Known issue (SERVICE.md 8): with BookingBoth (the default) or
 // BookingPending, the production platform sends all pending entries on
