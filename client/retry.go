@@ -1,9 +1,12 @@
 package client
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -88,6 +91,37 @@ func retryableStatus(code int) bool {
 	switch code {
 	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		return true
+	}
+	return false
+}
+
+// quotaExhausted reports whether a 429 is ACCESS_EXCEEDED: the daily
+// without-PSU budget of SERVICE.md 8 is spent, which no retry within the
+// call can change, and each retry could count against it. Only such a 429 is
+// left unretried; a plain rate limit is retried. The body is peeked (up to
+// 64 KiB) and restored for the caller.
+func quotaExhausted(resp *http.Response) bool {
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Body == nil {
+		return false
+	}
+	head, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	if err != nil {
+		return false
+	}
+	var doc struct {
+		TPPMessages []TPPMessage `json:"tppMessages"`
+	}
+	if json.Unmarshal(head, &doc) != nil {
+		return false
+	}
+	for _, m := range doc.TPPMessages {
+		if m.Code == CodeAccessExceeded {
+			return true
+		}
 	}
 	return false
 }
@@ -180,7 +214,7 @@ func (x *exchange) decide(ctx context.Context, resp *http.Response, err error, s
 			return false
 		}
 	case resp != nil && retryableStatus(resp.StatusCode):
-		if !repeatable {
+		if !repeatable || quotaExhausted(resp) {
 			return false
 		}
 		if ra, ok := retryAfter(resp.Header, server, x.c.now()); ok {

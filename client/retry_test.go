@@ -124,6 +124,26 @@ func TestRetryAfterBeyondCapNotRetried(t *testing.T) {
 	assert.EqualValues(t, 1, b.count.Load())
 }
 
+func TestAccessExceededNotRetried(t *testing.T) {
+	t.Parallel()
+	// A 429 ACCESS_EXCEEDED is the daily without-PSU budget (SERVICE.md 8):
+	// retrying cannot help and could spend more of it. The body reaches
+	// the caller intact after the client peeked at it.
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Retry-After", "0")
+		w.WriteHeader(429)
+		io.WriteString(w, `{"tppMessages":[{"category":"ERROR","code":"ACCESS_EXCEEDED","text":"4 calls in 24 hours"}]}`)
+	})
+	c := newTestClient(t, b.URL)
+	_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts/x/transactions"}, nil)
+	require.ErrorIs(t, err, ErrAccessExceeded)
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	require.Len(t, e.Messages, 1)
+	assert.Equal(t, "4 calls in 24 hours", e.Messages[0].Text)
+	assert.EqualValues(t, 1, b.count.Load())
+}
+
 func TestNonRepeatablePOSTNeverSentTwice(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
