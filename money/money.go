@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/bojanz/currency"
@@ -113,6 +114,9 @@ func (a Amount) Validate() error {
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownCurrency, truncate(a.Currency))
 	}
+	if !expInRange(a.Value) {
+		return fmt.Errorf("%w: %s %s is out of range", ErrInvalidAmount, textOf(a.Value), a.Currency)
+	}
 	if fractionDigits(a.Value) > units {
 		return fmt.Errorf("%w: %s %s has more than %d", ErrTooManyDigits, a.Value.String(), a.Currency, units)
 	}
@@ -120,6 +124,23 @@ func (a Amount) Validate() error {
 		return fmt.Errorf("%w: %s %s exceeds %d digits", ErrInvalidAmount, a.Value.String(), a.Currency, maxPrecision)
 	}
 	return nil
+}
+
+// expInRange reports whether v's exponent is within ±[maxExponent], so that
+// printing it takes a bounded time and memory. A value built in code as
+// decimal.New(1, 40000000) would otherwise make String take minutes.
+func expInRange(v decimal.Decimal) bool {
+	e := v.Exponent()
+	return e <= maxExponent && e >= -maxExponent
+}
+
+// textOf prints v in full, or as coefficient "e" exponent when its exponent
+// is out of range (see [expInRange]).
+func textOf(v decimal.Decimal) string {
+	if expInRange(v) {
+		return v.String()
+	}
+	return truncate(v.Coefficient().String()) + "e" + strconv.Itoa(int(v.Exponent()))
 }
 
 // fractionDigits is the number of significant fraction digits of v
@@ -144,8 +165,8 @@ func (a Amount) String() string {
 // written in full, never rounded.
 func (a Amount) Text() string {
 	units, ok := MinorUnits(a.Currency)
-	if !ok || fractionDigits(a.Value) > units {
-		return a.Value.String()
+	if !expInRange(a.Value) || !ok || fractionDigits(a.Value) > units {
+		return textOf(a.Value)
 	}
 	return a.Value.StringFixed(int32(units))
 }

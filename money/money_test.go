@@ -118,6 +118,18 @@ func TestNewAndHelpers(t *testing.T) {
 	odd := Amount{Value: decimal.RequireFromString("1.005"), Currency: "NOK"}
 	assert.Equal(t, "1.005", odd.Text())
 	assert.Equal(t, "7 ZZZ", Amount{Value: decimal.NewFromInt(7), Currency: "ZZZ"}.String())
+
+	// Values built in code with an absurd exponent are refused and printed
+	// at once, not expanded to millions of digits.
+	for _, v := range []decimal.Decimal{decimal.New(1, 40000000), decimal.New(1, -40000000)} {
+		huge := Amount{Value: v, Currency: "NOK"}
+		assert.ErrorIs(t, huge.Validate(), ErrInvalidAmount)
+		_, err := New(v, "NOK")
+		assert.ErrorIs(t, err, ErrInvalidAmount)
+		_, err = json.Marshal(huge)
+		assert.Error(t, err)
+		assert.Less(t, len(huge.String()), 64)
+	}
 }
 
 func TestMarshalJSON(t *testing.T) {
@@ -184,6 +196,8 @@ func TestUnmarshalJSON(t *testing.T) {
 		{name: "currency not a string", in: `{"amount":"1","currency":5}`, err: true},
 		{name: "array", in: `[1]`, err: true},
 		{name: "too long", in: `{"amount":"` + strings.Repeat("1", 80) + `","currency":"NOK"}`, err: true},
+		{name: "huge exponent", in: `{"amount":1e40000000,"currency":"NOK"}`, err: true},
+		{name: "tiny exponent", in: `{"amount":"1e-40000000","currency":"NOK"}`, err: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
