@@ -95,13 +95,14 @@ func retryableStatus(code int) bool {
 	return false
 }
 
-// quotaExhausted reports whether a 429 is ACCESS_EXCEEDED: the daily
-// without-PSU budget of SERVICE.md 8 is spent, which no retry within the
-// call can change, and each retry could count against it. Only such a 429 is
-// left unretried; a plain rate limit is retried. The body is peeked (up to
+// quotaExhausted reports whether a 429 is ACCESS_EXCEEDED without a
+// Retry-After: the daily without-PSU budget of SERVICE.md 8 is spent, which
+// no retry within the call can change, and each retry could count against
+// it. A 429 that says when to come back (Retry-After, honoured up to the
+// cap) is a passing rate limit and is retried. The body is peeked (up to
 // 64 KiB) and restored for the caller.
 func quotaExhausted(resp *http.Response) bool {
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Body == nil {
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Body == nil || resp.Header.Get("Retry-After") != "" {
 		return false
 	}
 	head, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

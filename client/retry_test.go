@@ -60,6 +60,11 @@ func TestRepeatableRetried(t *testing.T) {
 		{"GET 502", http.MethodGet, false, fail(502)},
 		{"GET 504", http.MethodGet, false, fail(504)},
 		{"GET 429 Retry-After seconds", http.MethodGet, false, fail(429, "Retry-After", "0")},
+		{"GET 429 ACCESS_EXCEEDED Retry-After", http.MethodGet, false, func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(429)
+			io.WriteString(w, `{"tppMessages":[{"category":"ERROR","code":"ACCESS_EXCEEDED"}]}`)
+		}},
 		{"GET 503 Retry-After date", http.MethodGet, false, fail(503, "Retry-After", time.Now().UTC().Add(-time.Minute).Format(http.TimeFormat))},
 		{"GET dropped connection", http.MethodGet, false, hangUp},
 		{"DELETE 503", http.MethodDelete, false, fail(503)},
@@ -126,11 +131,11 @@ func TestRetryAfterBeyondCapNotRetried(t *testing.T) {
 
 func TestAccessExceededNotRetried(t *testing.T) {
 	t.Parallel()
-	// A 429 ACCESS_EXCEEDED is the daily without-PSU budget (SERVICE.md 8):
-	// retrying cannot help and could spend more of it. The body reaches
-	// the caller intact after the client peeked at it.
+	// A 429 ACCESS_EXCEEDED without Retry-After is the daily without-PSU
+	// budget (SERVICE.md 8): retrying cannot help and could spend more of
+	// it. The body reaches the caller intact after the client peeked at it.
+	// (With Retry-After it is retried: TestRepeatableRetried.)
 	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		w.Header().Set("Retry-After", "0")
 		w.WriteHeader(429)
 		io.WriteString(w, `{"tppMessages":[{"category":"ERROR","code":"ACCESS_EXCEEDED","text":"4 calls in 24 hours"}]}`)
 	})
