@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
@@ -234,4 +235,42 @@ func TestEmulatorExpiry(t *testing.T) {
 	_, err := c.Do(t.Context(), listCustomers, nil)
 	require.ErrorIs(t, err, signing.ErrCertExpired)
 	assert.Zero(t, m.sent.Load(), "nothing signed or sent with an expired certificate")
+}
+
+// TestEmulatorCorruptedAnswers uses the emulator's own corrupting faults
+// (no man in the middle): a GET whose signed answer does not verify is
+// ErrResponseSignature with the cause, and its body is not decoded.
+func TestEmulatorCorruptedAnswers(t *testing.T) {
+	t.Parallel()
+	s := emulator.NewServer(emulator.WithResponseSigning())
+	t.Cleanup(s.Close)
+	creds, err := s.NewTPP("Corruption Test AS")
+	require.NoError(t, err)
+	c := emulatorClient(t, s, creds, &tamperer{}, WithBankCertificates(s.ResponseCertificate()), WithResponseVerification(VerifyRequired))
+
+	tests := []struct {
+		name  string
+		kind  emulator.FaultKind
+		cause error
+	}{
+		{"signature", emulator.FaultCorruptSignature, signing.ErrBadSignature},
+		{"digest", emulator.FaultCorruptDigest, signing.ErrDigestMismatch},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s.InjectFault(emulator.Fault{Kind: tt.kind, Method: http.MethodGet, PathPrefix: "/v1/sandbox/customers"})
+			var out json.RawMessage
+			_, err := c.Do(t.Context(), listCustomers, &out)
+			require.ErrorIs(t, err, ErrResponseSignature)
+			require.ErrorIs(t, err, tt.cause)
+			assert.NotErrorIs(t, err, ErrOutcomeUnknown)
+			assert.Nil(t, out, "the body of an answer that does not verify is not decoded")
+		})
+	}
+
+	// The faults are used up: the same call verifies and decodes.
+	var out json.RawMessage
+	_, err = c.Do(t.Context(), listCustomers, &out)
+	require.NoError(t, err)
+	assert.NotEmpty(t, out)
 }

@@ -141,6 +141,15 @@
 // [Server.Payments] and fault injection ([Server.InjectFault]) are
 // described on those names.
 //
+// # Signed answers
+//
+// With [WithResponseSigning] every API answer carries Date, Digest,
+// X-Request-ID and a Signature made with a key the emulator's CA certified
+// (SERVICE.md 5.7); [Server.ResponseCertificate] is the certificate to give
+// the SDK (client.WithBankCertificates). The faults [FaultCorruptSignature]
+// and [FaultCorruptDigest] process a request normally and then spoil its
+// answer's signature or body, for tests of response verification.
+//
 // # Assumptions
 //
 // Where SERVICE.md and PLATFORM.md are silent the emulator assumes, in one

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"math"
 	"net/http"
@@ -33,6 +34,18 @@ const (
 	// FaultDropBeforeProcessing reads the request body and closes the
 	// connection without processing it: nothing is created.
 	FaultDropBeforeProcessing
+	// FaultCorruptSignature processes the request normally and signs the
+	// answer (SERVICE.md 5.7), then alters one character of the
+	// signature, so that a verifying client must reject the answer. It
+	// needs [WithResponseSigning]; without it the answer is sent as it is.
+	FaultCorruptSignature
+	// FaultCorruptDigest processes the request normally, signs the answer,
+	// then alters one byte of the body, so that the body no longer matches
+	// the signed Digest. It needs [WithResponseSigning]; without it the
+	// answer is sent as it is.
+	FaultCorruptDigest
+
+	lastFault = FaultCorruptDigest
 )
 
 // Fault makes the next Count requests matching Method and PathPrefix fail
@@ -66,7 +79,7 @@ type faultState struct {
 // request; faulted requests skip the request checks (they never reach the
 // bank's application). A fault with an unknown Kind is ignored.
 func (s *Server) InjectFault(f Fault) {
-	if f.Kind < FaultStatus || f.Kind > FaultDropBeforeProcessing {
+	if f.Kind < FaultStatus || f.Kind > lastFault {
 		return
 	}
 	if f.Count <= 0 {
@@ -145,9 +158,21 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, f *Fault, ne
 	case FaultDropBeforeProcessing:
 		drain(r)
 		drop(w)
+	case FaultCorruptSignature, FaultCorruptDigest:
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), corruptKey{}, f.Kind)))
 	default:
 		next.ServeHTTP(w, r)
 	}
+}
+
+// corruptKey carries a FaultCorruptSignature or FaultCorruptDigest from the
+// fault hook to the answer signer.
+type corruptKey struct{}
+
+// corruption returns the corrupting fault armed for r, or 0.
+func corruption(r *http.Request) FaultKind {
+	k, _ := r.Context().Value(corruptKey{}).(FaultKind)
+	return k
 }
 
 // drain reads the request body (bounded), as a server does before it

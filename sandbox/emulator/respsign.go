@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/base64"
 	"net/http"
+	"strings"
 
 	"github.com/tppkit/psd2/signing"
 )
@@ -74,6 +76,12 @@ func (s *Server) signedAnswers(next http.Handler) http.Handler {
 		if err := s.resp.signer.Sign(&http.Request{Header: h}); err != nil {
 			s.log.Error("emulator: cannot sign the answer", "error", err)
 		}
+		switch corruption(r) {
+		case FaultCorruptSignature:
+			h.Set("Signature", corruptSignature(h.Get("Signature")))
+		case FaultCorruptDigest:
+			body = corruptBody(body)
+		}
 		status := buf.status
 		if status == 0 {
 			status = http.StatusOK
@@ -103,4 +111,38 @@ func (b *bufferedAnswer) Write(p []byte) (int, error) {
 		b.status = http.StatusOK
 	}
 	return b.body.Write(p)
+}
+
+// corruptSignature alters one base64 character of the signature part of a
+// Signature value, keeping it well-formed (an RFC 2047 encoded word stays
+// one), so that it no longer verifies.
+func corruptSignature(v string) string {
+	const word = "=?utf-8?b?"
+	if len(v) > len(word)+2 && strings.EqualFold(v[:len(word)], word) && strings.HasSuffix(v, "?=") {
+		if plain, err := base64.StdEncoding.DecodeString(v[len(word) : len(v)-2]); err == nil {
+			return signing.EncodeWord(corruptSignature(string(plain)))
+		}
+	}
+	const part = `signature="`
+	i := strings.Index(v, part)
+	if i < 0 || i+len(part) >= len(v) {
+		return v + "x"
+	}
+	i += len(part)
+	c := byte('A')
+	if v[i] == 'A' {
+		c = 'B'
+	}
+	return v[:i] + string(c) + v[i+1:]
+}
+
+// corruptBody returns a copy of body with one byte changed (an empty body
+// gets one), so that it no longer matches its Digest.
+func corruptBody(body []byte) []byte {
+	if len(body) == 0 {
+		return []byte(" ")
+	}
+	out := bytes.Clone(body)
+	out[len(out)/2] ^= 0x20
+	return out
 }
