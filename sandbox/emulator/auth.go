@@ -68,8 +68,9 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 	if err != nil {
 		return nil, errFormat("Signature", "The Signature header cannot be parsed: %s.", signingReason(err))
 	}
-	if params.Algorithm != "" && params.Algorithm != "rsa-sha256" {
-		return nil, errFormat("Signature", "The signature algorithm must be rsa-sha256.")
+	if params.Algorithm != signing.Algorithm {
+		// SERVICE.md 5.4: the value has four parts, algorithm among them.
+		return nil, errFormat("Signature", "The signature algorithm must be given as rsa-sha256.")
 	}
 	if params.KeyID != signing.KeyID(t.cert) {
 		return nil, errFormat("Signature", "The keyId does not match the TPP-Signature-Certificate (expected SN=<serial>,CA=<issuer DN per RFC 2253>).")

@@ -78,6 +78,11 @@ func TestRequestChecks(t *testing.T) {
 			require.NoError(t, err)
 			r.Header.Set("Signature", signing.EncodeWord(`keyId="`+p.KeyID+`",algorithm="hmac-sha256",headers="date x-request-id",signature="`+base64.StdEncoding.EncodeToString(p.Signature)+`"`))
 		})}, status: 400, code: "FORMAT_ERROR", at: "Signature"},
+		{name: "algorithm part missing", opts: []reqOpt{after(func(r *http.Request) {
+			p, err := signing.ParseSignature(r.Header.Get("Signature"))
+			require.NoError(t, err)
+			r.Header.Set("Signature", signing.EncodeWord(`keyId="`+p.KeyID+`",headers="`+strings.Join(p.Headers, " ")+`",signature="`+base64.StdEncoding.EncodeToString(p.Signature)+`"`))
+		})}, status: 400, code: "FORMAT_ERROR", at: "Signature"},
 		{name: "x-request-id not signed", opts: []reqOpt{headersOnly("date")},
 			status: 400, code: "FORMAT_ERROR", at: "Signature"},
 		{name: "digest not signed", method: "POST", path: "/v1/sandbox/customers", body: customer,
