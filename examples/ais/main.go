@@ -15,45 +15,35 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
 
+// main runs the example against the sandbox and prints each step.
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "ais:", err)
-		os.Exit(1)
-	}
+	demo.Main("ais", run)
 }
 
-// redirectURI is the TPP's callback address. Against the emulator nothing
-// listens there: Server.Authorize returns the callback URL instead.
-const redirectURI = "https://tpp.example/callback"
-
 func run(ctx context.Context, out io.Writer) error {
-	// The bank: an in-process sandbox, and a throwaway TPP certificate it
+	// The bank: an in-process sandbox, and a client for a throwaway TPP it
 	// trusts.
-	bank := emulator.NewServer()
+	bank, c, err := demo.Start("AIS example")
+	if err != nil {
+		return err
+	}
 	defer bank.Close()
-	creds, err := bank.NewTPP("AIS example")
-	if err != nil {
-		return err
-	}
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
-	if err != nil {
-		return err
-	}
 	ais := accounts.New(c)
 
 	// 1. Start SCA: the Flow gives a TPP-Session-ID and a redirect URI with
 	// an unguessable state; the bank-offered consent answers with the link
-	// to send the PSU to.
-	flow, err := sca.NewFlow(redirectURI)
+	// to send the PSU to. (Against the emulator nothing listens at the
+	// redirect URI: Server.Authorize returns the callback URL instead.)
+	flow, err := sca.NewFlow(demo.RedirectURI)
 	if err != nil {
 		return err
 	}

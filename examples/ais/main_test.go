@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/examples/internal/demo"
 )
 
 func TestRun(t *testing.T) {
 	t.Parallel()
-	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out))
-	text := out.String()
+	text := demo.Run(t, run)
 	assert.Contains(t, text, "SCA complete in PRIVATE context")
 	assert.Contains(t, text, "Brukskonto (")
 	assert.Contains(t, text, "Høyrentekonto (")

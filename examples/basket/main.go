@@ -15,48 +15,41 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
 
+// main runs the example against the sandbox and prints each step.
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "basket:", err)
-		os.Exit(1)
-	}
+	demo.Main("basket", run)
 }
-
-const redirectURI = "https://tpp.example/callback"
 
 // present is the PSU's request data; payment creation needs PSU-IP-Address
 // (SERVICE.md 4.1). 192.0.2.10 is a documentation address.
 var present = &client.PSU{IPAddress: "192.0.2.10"}
 
 func run(ctx context.Context, out io.Writer) error {
-	bank := emulator.NewServer()
+	// The bank: an in-process sandbox, and a client for a throwaway TPP it
+	// trusts.
+	bank, c, err := demo.Start("Basket example")
+	if err != nil {
+		return err
+	}
 	defer bank.Close()
-	creds, err := bank.NewTPP("Basket example")
-	if err != nil {
-		return err
-	}
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
-	if err != nil {
-		return err
-	}
-	flow, err := sca.NewFlow(redirectURI)
+	flow, err := sca.NewFlow(demo.RedirectURI)
 	if err != nil {
 		return err
 	}
 
 	// The PSU's accounts, read with an account information consent.
-	session, own, err := consent(ctx, bank, c, flow)
+	session, own, err := demo.Consent(ctx, bank, c, flow, present)
 	if err != nil {
 		return err
 	}
@@ -151,34 +144,4 @@ func fromName(p *payments.NorwegianDomestic, own []accounts.Account) string {
 		}
 	}
 	return "?"
-}
-
-// consent has the PSU grant account access and returns the session and
-// the PSU's accounts.
-func consent(ctx context.Context, bank *emulator.Server, c *client.Client, flow *sca.Flow) (*sca.Session, []accounts.Account, error) {
-	ais := accounts.New(c)
-	pending, scaOpts, err := flow.Start("user-42")
-	if err != nil {
-		return nil, nil, err
-	}
-	consent, err := ais.StartConsent(ctx, scaOpts)
-	if err != nil {
-		return nil, nil, err
-	}
-	callback, err := bank.Authorize(ctx, consent.ScaRedirect(), emulator.CustomerKari)
-	if err != nil {
-		return nil, nil, err
-	}
-	session, err := flow.ParseCallback(pending, callback.String())
-	if err != nil {
-		return nil, nil, err
-	}
-	list, err := ais.List(ctx, nil, session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(list) < 2 {
-		return nil, nil, fmt.Errorf("the PSU has %d accounts, want 2", len(list))
-	}
-	return session, list, nil
 }

@@ -1,17 +1,11 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
-)
+import "github.com/tppkit/psd2/examples/internal/demo"
 
 // Example_run is `go run ./examples/basket`: three payments, one SCA, and
 // a payment that waits for funds until a later batch run.
 func Example_run() {
-	if err := run(context.Background(), os.Stdout); err != nil {
-		fmt.Println("error:", err)
-	}
+	demo.Example(run)
 	// Output:
 	// payment 1: 500.00 NOK from Høyrentekonto, RCVD
 	// payment 2: 200.00 NOK from Brukskonto, RCVD

@@ -14,40 +14,33 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
 
+// main runs the example against the sandbox and prints each step.
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "corporate:", err)
-		os.Exit(1)
-	}
+	demo.Main("corporate", run)
 }
-
-const redirectURI = "https://tpp.example/callback"
 
 // present is the PSU's request data while the PSU is at the TPP's site
 // (192.0.2.10 is a documentation address).
 var present = &client.PSU{IPAddress: "192.0.2.10"}
 
 func run(ctx context.Context, out io.Writer) error {
-	bank := emulator.NewServer()
+	// The bank: an in-process sandbox, and a client for a throwaway TPP it
+	// trusts.
+	bank, c, err := demo.Start("Corporate example")
+	if err != nil {
+		return err
+	}
 	defer bank.Close()
-	creds, err := bank.NewTPP("Corporate example")
-	if err != nil {
-		return err
-	}
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
-	if err != nil {
-		return err
-	}
 	ais := accounts.New(c)
-	flow, err := sca.NewFlow(redirectURI)
+	flow, err := sca.NewFlow(demo.RedirectURI)
 	if err != nil {
 		return err
 	}

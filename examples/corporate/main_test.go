@@ -1,19 +1,18 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/examples/internal/demo"
 )
 
 func TestRun(t *testing.T) {
 	t.Parallel()
-	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out))
-	text := out.String()
+	text := demo.Run(t, run)
 	assert.Contains(t, text, "SCA complete in CORPORATE context, PSU-Corporate-ID set: true")
 	assert.Contains(t, text, "2 agreements:")
 	assert.Contains(t, text, "the bank asks for SCA (true)")

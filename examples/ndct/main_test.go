@@ -1,17 +1,11 @@
 package main
 
-import (
-	"context"
-	"fmt"
-	"os"
-)
+import "github.com/tppkit/psd2/examples/internal/demo"
 
 // Example_run is `go run ./examples/ndct`: 150.00 NOK from the current
 // account to the savings account, executed by the batch.
 func Example_run() {
-	if err := run(context.Background(), os.Stdout); err != nil {
-		fmt.Println("error:", err)
-	}
+	demo.Example(run)
 	// Output:
 	// Høyrentekonto holds 100.00 NOK
 	// payment created: RCVD, no fee (own accounts)

@@ -1,19 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/examples/internal/demo"
 )
 
 func TestRun(t *testing.T) {
 	t.Parallel()
-	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), &out))
-	text := out.String()
+	text := demo.Run(t, run)
 	assert.Contains(t, text, "payment created: RCVD, fee 2.00 EUR\n")
 	assert.Contains(t, text, "status after SCA: ACTC\n")
 	assert.Contains(t, text, "status after the batch: ACSC (final: true)\n")

@@ -32,7 +32,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
-	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
@@ -58,16 +58,11 @@ func main() {
 // run starts the bank and the TPP's web server on addr; then it either
 // serves until ctx ends (serve) or drives one PSU through the flow.
 func run(ctx context.Context, addr string, serve bool, out io.Writer) error {
-	bank := emulator.NewServer()
+	bank, c, err := demo.Start("Web app example")
+	if err != nil {
+		return err
+	}
 	defer bank.Close()
-	creds, err := bank.NewTPP("Web app example")
-	if err != nil {
-		return err
-	}
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
-	if err != nil {
-		return err
-	}
 
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net"
@@ -16,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
-	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
@@ -24,9 +23,9 @@ import (
 // TestRun drives the web app once, as `go run ./examples/webapp` does.
 func TestRun(t *testing.T) {
 	t.Parallel()
-	var out bytes.Buffer
-	require.NoError(t, run(t.Context(), "127.0.0.1:0", false, &out), out.String())
-	text := out.String()
+	text := demo.Run(t, func(ctx context.Context, out io.Writer) error {
+		return run(ctx, "127.0.0.1:0", false, out)
+	})
 	assert.Contains(t, text, "GET /            200  Example TPP Connect your bank")
 	assert.Contains(t, text, "GET /connect     303")
 	assert.Contains(t, text, "GET /accounts    200")
@@ -82,12 +81,9 @@ func readLine(r io.Reader) (string, error) {
 // the bank's SCA page.
 func testApp(t *testing.T) (*emulator.Server, *httptest.Server, *http.Client) {
 	t.Helper()
-	bank := emulator.NewServer()
+	bank, c, err := demo.Start("Web app test")
+	require.NoError(t, err)
 	t.Cleanup(bank.Close)
-	creds, err := bank.NewTPP("Web app test")
-	require.NoError(t, err)
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
-	require.NoError(t, err)
 	// The redirect URI needs the address before the handler exists.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
