@@ -11,16 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const platformData = "../../shared/testdata/platform"
-
+// readPlatform reads one of the platform's error documents, copied into
+// testdata from the project's shared platform fixtures.
 func readPlatform(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(platformData, name))
-	if err != nil {
-		// The repository may be checked out elsewhere; the shared data sits
-		// next to it in this workspace.
-		b, err = os.ReadFile(filepath.Join("/work/shared/testdata/platform", name))
-	}
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	require.NoError(t, err)
 	return b
 }
