@@ -11,6 +11,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 )
 
 // pageServer serves total booked transactions of account "acc", pageSize
@@ -53,7 +54,7 @@ func BenchmarkTransactionsIter(b *testing.B) {
 	for _, total := range []int{10_000, 100_000} {
 		b.Run("transactions="+strconv.Itoa(total), func(b *testing.B) {
 			srv := pageServer(b, total, pageSize)
-			c, err := client.New(srv.URL+"/api", testCreds(b), client.WithHTTPClient(srv.Client()))
+			c, err := client.New(srv.URL+"/api", testtpp.Credentials(b, "Accounts test TPP"), client.WithHTTPClient(srv.Client()))
 			if err != nil {
 				b.Fatal(err)
 			}

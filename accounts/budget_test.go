@@ -18,6 +18,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/sca"
 )
 
@@ -53,7 +54,7 @@ func newCountingBank(t *testing.T) *countingBank {
 // service returns a Service on the bank with a fresh client.
 func (b *countingBank) service(t *testing.T, opts ...accounts.Option) *accounts.Service {
 	t.Helper()
-	c, err := client.New(b.srv.URL+"/api", testCreds(t), client.WithHTTPClient(b.srv.Client()))
+	c, err := client.New(b.srv.URL+"/api", testtpp.Credentials(t, "Accounts test TPP"), client.WithHTTPClient(b.srv.Client()))
 	require.NoError(t, err)
 	return accounts.New(c, opts...)
 }
@@ -61,7 +62,7 @@ func (b *countingBank) service(t *testing.T, opts ...accounts.Option) *accounts.
 func TestBudgetSlidingWindow(t *testing.T) {
 	t.Parallel()
 	bank := newCountingBank(t)
-	clk := newFakeClock()
+	clk := testtpp.NewClock(time.Now().UTC().Truncate(time.Second))
 	t0 := clk.Now()
 	svc := bank.service(t, accounts.WithBudget(accounts.NewBudget(nil, accounts.WithClock(clk.Now))))
 	ctx := t.Context()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 )
 
 // FuzzTransactionsPageDecoding feeds bank documents to the page decoders
@@ -100,7 +101,7 @@ func FuzzNextLink(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	creds := testCreds(f)
+	creds := testtpp.Credentials(f, "Accounts test TPP")
 	f.Fuzz(func(t *testing.T, href string) {
 		ft := &fuzzTransport{next: href}
 		c, err := client.New(baseURL, creds, client.WithHTTPClient(&http.Client{Transport: ft}), client.WithRetryPolicy(client.RetryPolicy{}))

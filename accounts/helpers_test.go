@@ -2,20 +2,13 @@ package accounts_test
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"log/slog"
-	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jarcoal/httpmock"
@@ -24,13 +17,14 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
 )
 
 // baseURL is the bank of the httpmock unit tests.
-const baseURL = "https://bank.example/api"
+const baseURL = testtpp.BaseURL
 
 // Ids of the platform documents in testdata.
 const (
@@ -42,45 +36,13 @@ const (
 	psuIP         = "192.0.2.10"
 )
 
-// testKey is one throwaway RSA key for every certificate of the tests
-// (RSA key generation is slow, above all under -race).
-var testKey = sync.OnceValues(func() (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, 2048) })
-
-var serial atomic.Int64
-
-// testCreds returns throwaway credentials: a self-signed certificate for
-// testKey, valid around now, with an organizationIdentifier.
-func testCreds(t testing.TB) *signing.Credentials {
-	t.Helper()
-	key, err := testKey()
-	require.NoError(t, err)
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1000 + serial.Add(1)),
-		Subject: pkix.Name{CommonName: "Accounts test TPP", Organization: []string{"Test TPP AS"},
-			ExtraNames: []pkix.AttributeTypeAndValue{{Type: []int{2, 5, 4, 97}, Value: "PSDNO-FSA-TEST1"}}},
-		NotBefore: now.Add(-time.Hour),
-		NotAfter:  now.Add(365 * 24 * time.Hour),
-		KeyUsage:  x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return &signing.Credentials{Certificate: cert, Key: key}
-}
-
 // newMockService returns a Service on baseURL whose HTTP client is
 // activated with httpmock. httpmock.ActivateNonDefault installs the
 // package-wide DefaultTransport, so tests using it do not run in parallel.
 // Retries are off so that every answer is seen once.
 func newMockService(t *testing.T, opts ...accounts.Option) *accounts.Service {
 	t.Helper()
-	hc := &http.Client{}
-	httpmock.ActivateNonDefault(hc)
-	t.Cleanup(httpmock.DeactivateAndReset)
-	c, err := client.New(baseURL, testCreds(t), client.WithHTTPClient(hc), client.WithRetryPolicy(client.RetryPolicy{}))
-	require.NoError(t, err)
+	c := testtpp.MockClient(t, client.WithRetryPolicy(client.RetryPolicy{}))
 	return accounts.New(c, opts...)
 }
 
@@ -155,27 +117,6 @@ func assertPSUHeaders(t *testing.T, req *http.Request, ip bool) {
 	assert.Empty(t, req.Header.Get("PSU-Corporate-ID"))
 }
 
-// fakeClock is a settable clock shared by the emulator, the client and
-// the budget.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Now().UTC().Truncate(time.Second)} }
-
-func (f *fakeClock) Now() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.t
-}
-
-func (f *fakeClock) Add(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.t = f.t.Add(d)
-}
-
 // requestLog counts the requests an emulator served, by path suffix, from
 // its one-line-per-request log.
 type requestLog struct {
@@ -213,23 +154,17 @@ type bank struct {
 
 // startBank starts an emulator (with clk as its and the client's clock
 // when not nil) and a Service signing as a new TPP.
-func startBank(t *testing.T, clk *fakeClock, opts ...accounts.Option) *bank {
+func startBank(t *testing.T, clk *testtpp.Clock, opts ...accounts.Option) *bank {
 	t.Helper()
-	key, err := testKey()
-	require.NoError(t, err)
 	log := &requestLog{}
-	eopts := []emulator.Option{emulator.WithTPPKey(key), emulator.WithLogger(slog.New(slog.NewTextHandler(log, nil)))}
+	eopts := []emulator.Option{emulator.WithLogger(slog.New(slog.NewTextHandler(log, nil)))}
 	copts := []client.Option{}
 	if clk != nil {
 		eopts = append(eopts, emulator.WithClock(clk.Now))
 		copts = append(copts, client.WithClock(clk.Now))
 	}
-	s := emulator.NewServer(eopts...)
-	t.Cleanup(s.Close)
-	creds, err := s.NewTPP("Accounts test AISP")
-	require.NoError(t, err)
-	c, err := client.New(s.URL, creds, append(copts, client.WithHTTPClient(s.Client()))...)
-	require.NoError(t, err)
+	s := testtpp.Server(t, eopts...)
+	c := testtpp.NewClient(t, s, "Accounts test AISP", copts...)
 	return &bank{s: s, c: c, svc: accounts.New(c, opts...), log: log}
 }
 
@@ -269,4 +204,15 @@ func present(sess *sca.Session) []client.RequestOption {
 // absent returns the options of a call in sess without the PSU.
 func absent(sess *sca.Session) []client.RequestOption {
 	return []client.RequestOption{sess.RequestOptions(nil), client.WithRedirectURI(redirectURI)}
+}
+
+// firstAccount runs the consent of customer, lists the accounts in the
+// new session and returns the session and the first account's id.
+func (b *bank) firstAccount(ctx context.Context, t *testing.T, customer string) (*sca.Session, string) {
+	t.Helper()
+	sess := b.consent(ctx, t, customer, "")
+	accs, err := b.svc.List(ctx, nil, present(sess)...)
+	require.NoError(t, err)
+	require.NotEmpty(t, accs)
+	return sess, accs[0].ResourceID
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -110,10 +111,7 @@ func TestEmulatorTransactionsIterThreePages(t *testing.T) {
 	t.Parallel()
 	b := startBank(t, nil)
 	ctx := t.Context()
-	sess := b.consent(ctx, t, emulator.CustomerKari, "")
-	accs, err := b.svc.List(ctx, nil, present(sess)...)
-	require.NoError(t, err)
-	id := accs[0].ResourceID
+	sess, id := b.firstAccount(ctx, t, emulator.CustomerKari)
 
 	// Kari's account has 30 booked entries; 6 more make 36, three pages
 	// of 12.
@@ -150,10 +148,7 @@ func TestEmulatorBudgetRefusesTheFifthCall(t *testing.T) {
 	t.Parallel()
 	b := startBank(t, nil)
 	ctx := t.Context()
-	sess := b.consent(ctx, t, emulator.CustomerKari, "")
-	accs, err := b.svc.List(ctx, nil, present(sess)...)
-	require.NoError(t, err)
-	id := accs[0].ResourceID
+	sess, id := b.firstAccount(ctx, t, emulator.CustomerKari)
 
 	for i := range 4 {
 		_, err := b.svc.Balances(ctx, id, absent(sess)...)
@@ -162,7 +157,7 @@ func TestEmulatorBudgetRefusesTheFifthCall(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, 3-i, a.Remaining)
 	}
-	_, err = b.svc.Balances(ctx, id, absent(sess)...)
+	_, err := b.svc.Balances(ctx, id, absent(sess)...)
 	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
 	assert.ErrorIs(t, err, client.ErrAccessExceeded)
 	var be *accounts.BudgetExhaustedError
@@ -228,17 +223,14 @@ func names(accs []accounts.Account) []string {
 
 func TestEmulatorSessionExpiry(t *testing.T) {
 	t.Parallel()
-	clk := newFakeClock()
+	clk := testtpp.NewClock(time.Now().UTC().Truncate(time.Second))
 	b := startBank(t, clk)
 	ctx := t.Context()
-	sess := b.consent(ctx, t, emulator.CustomerOla, "")
-	accs, err := b.svc.List(ctx, nil, present(sess)...)
-	require.NoError(t, err)
-	id := accs[0].ResourceID
+	sess, id := b.firstAccount(ctx, t, emulator.CustomerOla)
 
 	// After the hour accounts can no longer be listed; balances go on.
 	clk.Add(time.Hour + time.Minute)
-	_, err = b.svc.List(ctx, nil, present(sess)...)
+	_, err := b.svc.List(ctx, nil, present(sess)...)
 	require.ErrorIs(t, err, client.ErrSCARequired)
 	link, ok := client.SCARedirect(err)
 	assert.True(t, ok)
@@ -265,13 +257,10 @@ func TestEmulatorRevokedConsent(t *testing.T) {
 	t.Parallel()
 	b := startBank(t, nil)
 	ctx := t.Context()
-	sess := b.consent(ctx, t, emulator.CustomerKari, "")
-	accs, err := b.svc.List(ctx, nil, present(sess)...)
-	require.NoError(t, err)
-	id := accs[0].ResourceID
+	sess, id := b.firstAccount(ctx, t, emulator.CustomerKari)
 
 	b.s.RevokeConsent(emulator.CustomerKari)
-	_, err = b.svc.List(ctx, nil, present(sess)...)
+	_, err := b.svc.List(ctx, nil, present(sess)...)
 	require.ErrorIs(t, err, client.ErrConsentUnknown)
 	assert.NotErrorIs(t, err, client.ErrSCARequired)
 	_, err = b.svc.Balances(ctx, id, absent(sess)...)
@@ -290,10 +279,7 @@ func TestEmulatorBankAccessExceeded(t *testing.T) {
 	t.Parallel()
 	b := startBank(t, nil)
 	ctx := t.Context()
-	sess := b.consent(ctx, t, emulator.CustomerOla, "")
-	accs, err := b.svc.List(ctx, nil, present(sess)...)
-	require.NoError(t, err)
-	id := accs[0].ResourceID
+	sess, id := b.firstAccount(ctx, t, emulator.CustomerOla)
 	for range 4 {
 		_, err := b.svc.Transactions(ctx, id, nil, absent(sess)...)
 		require.NoError(t, err)

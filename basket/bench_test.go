@@ -38,11 +38,8 @@ func BenchmarkDecodeBasket(b *testing.B) {
 // BenchmarkCreate measures one Create through the whole client pipeline
 // (options, body, Digest, RSA signature, decoding) against httpmock.
 func BenchmarkCreate(b *testing.B) {
-	hc := &http.Client{}
-	httpmock.ActivateNonDefault(hc)
-	b.Cleanup(httpmock.DeactivateAndReset)
+	svc := mockBank(b)
 	httpmock.RegisterResponder(http.MethodPost, basketURL, httpmock.NewBytesResponder(http.StatusCreated, doc(b, "signing-basket-create-201.json")))
-	svc := benchService(b, hc)
 	list := ids(basket.MaxPayments)
 	opts := basketOpts()
 	b.ReportAllocs()

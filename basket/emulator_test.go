@@ -11,6 +11,7 @@ import (
 
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -48,18 +49,14 @@ type bank struct {
 
 func startBank(t *testing.T) *bank {
 	t.Helper()
-	s := emulator.NewServer(emulator.WithTPPKey(testKey()))
-	t.Cleanup(s.Close)
+	s := testtpp.Server(t)
 	return newTPP(t, s, "Basket TPP")
 }
 
 // newTPP registers another TPP on s and returns its view of the bank.
 func newTPP(t *testing.T, s *emulator.Server, name string) *bank {
 	t.Helper()
-	creds, err := s.NewTPP(name)
-	require.NoError(t, err)
-	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()))
-	require.NoError(t, err)
+	c := testtpp.NewClient(t, s, name)
 	return &bank{s: s, c: c, pay: payments.New(c), bsk: basket.New(c)}
 }
 

@@ -65,7 +65,7 @@ func (r *recorder) only(t *testing.T) sent {
 const basketURL = baseURL + "/v1/signing-baskets"
 
 func TestCreateOnTheWire(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	var rec recorder
 	httpmock.RegisterResponder(http.MethodPost, basketURL, rec.responder(http.StatusCreated, doc(t, "signing-basket-create-201.json")))
 
@@ -105,7 +105,7 @@ func TestCreateOnTheWire(t *testing.T) {
 }
 
 func TestGetOnTheWire(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	var rec recorder
 	httpmock.RegisterResponder(http.MethodGet, basketURL+"/"+docBasketID, rec.responder(http.StatusOK, doc(t, "signing-basket-get.json")))
 
@@ -134,7 +134,7 @@ func TestGetOnTheWire(t *testing.T) {
 func TestStatusOnTheWire(t *testing.T) {
 	for _, st := range []payments.TransactionStatus{payments.StatusRCVD, payments.StatusACTC, payments.StatusPATC, payments.StatusRJCT} {
 		t.Run(string(st), func(t *testing.T) {
-			svc, _ := mockBank(t)
+			svc := mockBank(t)
 			var rec recorder
 			httpmock.RegisterResponder(http.MethodGet, basketURL+"/"+docBasketID+"/status",
 				rec.responder(http.StatusOK, []byte(`{"transactionStatus":"`+st+`"}`)))
@@ -147,7 +147,7 @@ func TestStatusOnTheWire(t *testing.T) {
 }
 
 func TestDeleteOnTheWire(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	var rec recorder
 	httpmock.RegisterResponder(http.MethodDelete, basketURL+"/"+docBasketID, rec.responder(http.StatusNoContent, nil))
 	require.NoError(t, svc.Delete(t.Context(), docBasketID, basketOpts()...))
@@ -157,7 +157,7 @@ func TestDeleteOnTheWire(t *testing.T) {
 }
 
 func TestStartAuthorisationOnTheWire(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	var rec recorder
 	httpmock.RegisterResponder(http.MethodPost, basketURL+"/"+docBasketID+"/authorisations",
 		rec.responder(http.StatusCreated, doc(t, "payment-start-authorisation-201.json")))
@@ -172,7 +172,7 @@ func TestStartAuthorisationOnTheWire(t *testing.T) {
 }
 
 func TestCreateReferenceMixInvalid(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	var rec recorder
 	httpmock.RegisterResponder(http.MethodPost, basketURL, rec.responder(http.StatusBadRequest, doc(t, "error-400-reference-mix-invalid.json")))
 
@@ -192,7 +192,7 @@ func TestCreateReferenceMixInvalid(t *testing.T) {
 // A 5xx answer to the create POST is an unknown outcome and the request is
 // not sent again: the basket may exist.
 func TestCreateNotRepeated(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	var rec recorder
 	httpmock.RegisterResponder(http.MethodPost, basketURL,
 		rec.responder(http.StatusServiceUnavailable, []byte(`{"tppMessages":[{"category":"ERROR","code":"SYSTEM_ERROR"}]}`)))
@@ -205,7 +205,7 @@ func TestCreateNotRepeated(t *testing.T) {
 // Reads and starting an authorisation (which moves no money) are
 // repeatable: a 503 or 502 is retried and the second answer used.
 func TestRepeatableCallsRetried(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	var rec recorder
 	httpmock.RegisterResponder(http.MethodGet, basketURL+"/"+docBasketID+"/status",
 		rec.responder(http.StatusServiceUnavailable, nil).Then(rec.responder(http.StatusOK, []byte(`{"transactionStatus":"PATC"}`))))
@@ -255,7 +255,7 @@ func TestCreateValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svc, _ := mockBank(t)
+			svc := mockBank(t)
 			httpmock.RegisterNoResponder(httpmock.NewStringResponder(http.StatusCreated, `{}`))
 
 			_, err := svc.Create(t.Context(), tt.ids, tt.opts...)
@@ -299,7 +299,7 @@ func TestCreateWithoutValidationSends(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			svc, _ := mockBank(t)
+			svc := mockBank(t)
 			var rec recorder
 			httpmock.RegisterResponder(http.MethodPost, basketURL, rec.responder(http.StatusBadRequest,
 				[]byte(`{"tppMessages":[{"category":"ERROR","code":"FORMAT_ERROR","path":"paymentIds"}]}`)))
@@ -314,7 +314,7 @@ func TestCreateWithoutValidationSends(t *testing.T) {
 }
 
 func TestBasketIDRefused(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	httpmock.RegisterNoResponder(httpmock.NewStringResponder(http.StatusOK, `{}`))
 	calls := map[string]func(id string) error{
 		"Get":    func(id string) error { _, err := svc.Get(t.Context(), id, client.WithoutValidation()); return err },
@@ -339,7 +339,7 @@ func TestBasketIDRefused(t *testing.T) {
 // An id with characters outside a path segment is escaped, so it cannot
 // reach another resource.
 func TestBasketIDEscaped(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	var rec recorder
 	httpmock.RegisterNoResponder(rec.responder(http.StatusOK, []byte(`{"transactionStatus":"RCVD"}`)))
 	_, err := svc.Status(t.Context(), "a/../b?c#d")
@@ -391,7 +391,7 @@ func TestDecodeBothFieldNames(t *testing.T) {
 }
 
 func TestPaymentStatusesUnit(t *testing.T) {
-	svc, _ := mockBank(t)
+	svc := mockBank(t)
 	statusURL := func(id string) string {
 		return baseURL + "/v1/payments/norwegian-domestic-credit-transfers/" + id + "/status"
 	}

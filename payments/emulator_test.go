@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -44,16 +45,10 @@ type bank struct {
 // that tests of retried reads stay quick.
 func newBank(t *testing.T, opts ...client.Option) *bank {
 	t.Helper()
-	key, err := testKey()
-	require.NoError(t, err)
-	s := emulator.NewServer(emulator.WithTPPKey(key))
-	t.Cleanup(s.Close)
-	creds, err := s.NewTPP("Payments test PISP")
-	require.NoError(t, err)
-	opts = append([]client.Option{client.WithHTTPClient(s.Client()),
+	s := testtpp.Server(t)
+	opts = append([]client.Option{
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, MaxRetryAfter: 2 * time.Second})}, opts...)
-	c, err := client.New(s.URL, creds, opts...)
-	require.NoError(t, err)
+	c := testtpp.NewClient(t, s, "Payments test PISP", opts...)
 	return &bank{s: s, c: c, svc: payments.New(c)}
 }
 

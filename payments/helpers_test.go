@@ -1,17 +1,10 @@
 package payments_test
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"io"
-	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,13 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
-	"github.com/tppkit/psd2/signing"
 )
 
 // baseURL is the bank of the httpmock unit tests.
-const baseURL = "https://bank.example/api"
+const baseURL = testtpp.BaseURL
 
 // Values of the platform documents in testdata and of the requests.
 const (
@@ -39,43 +32,13 @@ const (
 // testNow is the clock of the unit tests: 10 March 2025, noon in Oslo.
 var testNow = time.Date(2025, 3, 10, 11, 0, 0, 0, time.UTC)
 
-// testKey is one throwaway RSA key for every certificate of the tests.
-var testKey = sync.OnceValues(func() (*rsa.PrivateKey, error) { return rsa.GenerateKey(rand.Reader, 2048) })
-
-var serial atomic.Int64
-
-// testCreds returns throwaway credentials: a self-signed certificate for
-// testKey, valid around now.
-func testCreds(t testing.TB) *signing.Credentials {
-	t.Helper()
-	key, err := testKey()
-	require.NoError(t, err)
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(2000 + serial.Add(1)),
-		Subject:      pkix.Name{CommonName: "Payments test TPP", Organization: []string{"Test TPP AS"}},
-		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(365 * 24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return &signing.Credentials{Certificate: cert, Key: key}
-}
-
 // newMockService returns a Service on baseURL whose HTTP client is
 // activated with httpmock. httpmock.ActivateNonDefault installs the
 // package-wide DefaultTransport, so tests using it do not run in
 // parallel. Retries are off so that every answer is seen once.
 func newMockService(t *testing.T) *payments.Service {
 	t.Helper()
-	hc := &http.Client{}
-	httpmock.ActivateNonDefault(hc)
-	t.Cleanup(httpmock.DeactivateAndReset)
-	c, err := client.New(baseURL, testCreds(t), client.WithHTTPClient(hc), client.WithRetryPolicy(client.RetryPolicy{}))
-	require.NoError(t, err)
+	c := testtpp.MockClient(t, client.WithRetryPolicy(client.RetryPolicy{}))
 	return payments.New(c, payments.WithClock(func() time.Time { return testNow }))
 }
 

@@ -1,11 +1,8 @@
 package sandbox_test
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
 	"errors"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,18 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
-
-var tppKey = sync.OnceValue(func() *rsa.PrivateKey {
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		panic(err)
-	}
-	return k
-})
 
 var defaults = []string{emulator.CustomerKari, emulator.CustomerOla, emulator.CustomerFjordlys, emulator.CustomerTestfirma}
 
@@ -36,12 +26,8 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	bank := emulator.NewServer(emulator.WithTPPKey(tppKey()))
-	t.Cleanup(bank.Close)
-	creds, err := bank.NewTPP("Sandbox test TPP")
-	require.NoError(t, err)
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
-	require.NoError(t, err)
+	bank := testtpp.Server(t)
+	c := testtpp.NewClient(t, bank, "Sandbox test TPP")
 	return &env{bank: bank, c: c, sb: sandbox.New(c)}
 }
 

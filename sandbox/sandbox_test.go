@@ -1,55 +1,24 @@
 package sandbox
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
 	"io"
-	"math/big"
 	"net/http"
 	"os"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/signing"
 )
 
 const baseURL = "https://psd2.bank.example/api"
-
-// testKey is a throwaway key, generated once per test binary.
-var testKey = sync.OnceValue(func() *rsa.PrivateKey {
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		panic(err)
-	}
-	return k
-})
-
-func testCreds(t *testing.T) *signing.Credentials {
-	t.Helper()
-	key := testKey()
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(42),
-		Subject:      pkix.Name{CommonName: "Sandbox test TPP", Organization: []string{"Test TPP AS"}},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(24 * time.Hour),
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return &signing.Credentials{Certificate: cert, Key: key}
-}
 
 // seen is one request as the mock bank received it.
 type seen struct {
@@ -82,7 +51,7 @@ func mockBank(t *testing.T, status int, body string) (*Service, *httpmock.MockTr
 		resp.Header.Set("Content-Type", "application/json")
 		return resp, nil
 	})
-	c, err := client.New(baseURL, testCreds(t), client.WithHTTPClient(&http.Client{Transport: mt}))
+	c, err := client.New(baseURL, testtpp.Credentials(t, "Sandbox test TPP"), client.WithHTTPClient(&http.Client{Transport: mt}))
 	require.NoError(t, err)
 	return New(c), mt, &reqs
 }

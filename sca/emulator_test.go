@@ -1,14 +1,11 @@
 package sca_test
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,37 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
-
-// tppKey is generated once: RSA key generation is slow under -race.
-var tppKey = sync.OnceValue(func() *rsa.PrivateKey {
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		panic(err)
-	}
-	return k
-})
-
-// clock is a time source tests move forward, shared by the emulator, the
-// client and the Flow.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
 
 // outcome is what the TPP app's continuation received.
 type outcome struct {
@@ -63,7 +33,7 @@ type tpp struct {
 	acc      *accounts.Service
 	mgr      *sca.Manager
 	app      *httptest.Server
-	clock    *clock
+	clock    *testtpp.Clock
 	outcomes chan outcome
 }
 
@@ -72,13 +42,9 @@ var present = &client.PSU{IPAddress: "198.51.100.7", UserAgent: "Mozilla/5.0"}
 
 func newTPP(t *testing.T) *tpp {
 	t.Helper()
-	clk := &clock{now: time.Now().Truncate(time.Second)}
-	bank := emulator.NewServer(emulator.WithTPPKey(tppKey()), emulator.WithClock(clk.Now))
-	t.Cleanup(bank.Close)
-	creds, err := bank.NewTPP("SCA Test TPP")
-	require.NoError(t, err)
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()), client.WithClock(clk.Now))
-	require.NoError(t, err)
+	clk := testtpp.NewClock(time.Now().Truncate(time.Second))
+	bank := testtpp.Server(t, emulator.WithClock(clk.Now))
+	c := testtpp.NewClient(t, bank, "SCA Test TPP", client.WithClock(clk.Now))
 
 	e := &tpp{bank: bank, c: c, acc: accounts.New(c), clock: clk, outcomes: make(chan outcome, 4)}
 	mux := http.NewServeMux()
@@ -260,14 +226,14 @@ func TestSCAExpiresAfterAnHour(t *testing.T) {
 	ctx := t.Context()
 	s := e.login(t, "ola", emulator.CustomerOla)
 
-	e.clock.Advance(59 * time.Minute)
+	e.clock.Add(59 * time.Minute)
 	valid, err := e.mgr.SCAValid(ctx, "ola", e.clock.Now())
 	require.NoError(t, err)
 	assert.True(t, valid)
 	_, r := e.listAccounts(t, "ola")
 	assert.Nil(t, r, "59 minutes after SCA no new SCA")
 
-	e.clock.Advance(2 * time.Minute)
+	e.clock.Add(2 * time.Minute)
 	valid, err = e.mgr.SCAValid(ctx, "ola", e.clock.Now())
 	require.NoError(t, err)
 	assert.False(t, valid)

@@ -1,15 +1,9 @@
 package sca
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"math/big"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/signing"
+	"github.com/tppkit/psd2/internal/testtpp"
 )
 
 func TestSessionJSON(t *testing.T) {
@@ -75,25 +69,10 @@ func TestSessionCorporate(t *testing.T) {
 	assert.False(t, validSession().NeedsCorporateID())
 }
 
-var benchKey = sync.OnceValue(func() *rsa.PrivateKey {
-	k, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		panic(err)
-	}
-	return k
-})
-
 func mockClient(t testing.TB) (*client.Client, *httpmock.MockTransport) {
 	t.Helper()
-	key := benchKey()
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "sca test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
 	mt := httpmock.NewMockTransport()
-	c, err := client.New("https://psd2.bank.example/api", &signing.Credentials{Certificate: cert, Key: key},
+	c, err := client.New("https://psd2.bank.example/api", testtpp.Credentials(t, "sca test"),
 		client.WithHTTPClient(&http.Client{Transport: mt}))
 	require.NoError(t, err)
 	return c, mt
