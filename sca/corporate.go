@@ -6,49 +6,31 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 )
 
-// Paths of the two calls this package makes (SERVICE.md 4.5).
-const (
-	agreementsPath = "/v1/agreements"
-	userPath       = "/v1/user"
-)
+// userPath is the SCA start for PISPs (SERVICE.md 4.5).
+const userPath = "/v1/user"
 
 // Agreement is a corporate agreement the PSU may act under; its ID is the
-// value for PSU-Corporate-ID (SERVICE.md 5.10).
-//
-// ASSUMPTION (PLATFORM.md, testdata README): the platform does not publish
-// the answer of GET /v1/agreements. This package assumes
-// {"agreements":[{"id":"<uuid>","name":"..."}]} with id usable as
-// PSU-Corporate-ID. agreementsAnswer below is the only place that shape is
-// written down.
-type Agreement struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-// agreementsAnswer is the assumed body of GET /v1/agreements.
-type agreementsAnswer struct {
-	Agreements []Agreement `json:"agreements"`
-}
+// value for PSU-Corporate-ID (SERVICE.md 5.10). It is the accounts
+// package's type: the assumed answer shape of GET /v1/agreements is decoded
+// there, in one place.
+type Agreement = accounts.Agreement
 
 // Agreements lists the corporate agreements of the PSU of s with GET
-// /v1/agreements (SERVICE.md 5.10). Choose one and set it with
-// [Session.WithCorporate] or [Manager.UseAgreement]. opts are added to the
-// session's options; the bank needs TPP-Redirect-URI on every call (use
-// [Manager.Prepare], or client.WithRedirectURI).
+// /v1/agreements (SERVICE.md 5.10), through [accounts.Service.Agreements].
+// Choose one and set it with [Session.WithCorporate] or
+// [Manager.UseAgreement]. opts are added to the session's options; the bank
+// needs TPP-Redirect-URI on every call (use [Manager.Prepare], or
+// client.WithRedirectURI).
 func Agreements(ctx context.Context, c *client.Client, s *Session, opts ...client.RequestOption) ([]Agreement, error) {
 	if c == nil {
 		return nil, errors.New("sca: Agreements needs a client")
 	}
 	all := append([]client.RequestOption{s.RequestOptions(nil)}, opts...)
-	var out agreementsAnswer
-	_, err := c.Do(ctx, client.Operation{Name: "sca.Agreements", Method: http.MethodGet, Path: agreementsPath}, &out, all...)
-	if err != nil {
-		return nil, err
-	}
-	return out.Agreements, nil
+	return accounts.New(c).Agreements(ctx, all...)
 }
 
 // User starts the SCA flow of a PISP with GET /v1/user (SERVICE.md 5.10):
