@@ -84,28 +84,9 @@ type StatusResponse struct {
 
 // Authorisation is the answer of POST
 // /v1/signing-baskets/{id}/authorisations ([Service.StartAuthorisation]):
-// the SCA status and the link to send the PSU to.
-type Authorisation struct {
-	// ScaStatus is the state of the SCA, "started" on a new one
-	// (PLATFORM.md "Status values").
-	ScaStatus string `json:"scaStatus"`
-	// AuthorisationID identifies the authorisation sub-resource when the
-	// bank sends one (Berlin Group; the platform's recordings have none).
-	AuthorisationID string `json:"authorisationId,omitempty"`
-	// Links hold scaRedirect.
-	Links client.Links `json:"_links,omitempty"`
-	// PSUMessage is text for the PSU, when present.
-	PSUMessage string `json:"psuMessage,omitempty"`
-}
-
-// ScaRedirect returns the absolute URL of the bank's authorisation page to
-// send the PSU to, or "" when the answer carries none.
-func (a *Authorisation) ScaRedirect() string {
-	if a == nil {
-		return ""
-	}
-	return a.Links.ScaRedirect()
-}
+// the SCA status and the link to send the PSU to. It is the same document
+// as a payment's start-authorisation answer.
+type Authorisation = payments.Authorisation
 
 // createRequest is the body of POST /v1/signing-baskets (SERVICE.md 4.1).
 type createRequest struct {

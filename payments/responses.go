@@ -92,14 +92,21 @@ type Details struct {
 	Links             client.Links      `json:"_links,omitempty"`
 }
 
-// Authorisation is the answer of a start-authorisation call (PLATFORM.md
-// "Paths"): scaStatus (started) and the scaRedirect link.
+// Authorisation is the answer of a start-authorisation call on a payment
+// or a signing basket (PLATFORM.md "Paths"): scaStatus (started) and the
+// scaRedirect link.
 type Authorisation struct {
 	// ScaStatus is one of received, psuIdentified, psuAuthenticated,
 	// scaMethodSelected, started, unconfirmed, finalised, failed,
 	// exempted (PLATFORM.md "Status values").
-	ScaStatus string       `json:"scaStatus"`
-	Links     client.Links `json:"_links,omitempty"`
+	ScaStatus string `json:"scaStatus"`
+	// AuthorisationID identifies the authorisation sub-resource when the
+	// bank sends one (Berlin Group; the platform's recordings have none).
+	AuthorisationID string `json:"authorisationId,omitempty"`
+	// Links hold scaRedirect.
+	Links client.Links `json:"_links,omitempty"`
+	// PSUMessage is text for the PSU, when present.
+	PSUMessage string `json:"psuMessage,omitempty"`
 }
 
 // ScaRedirect returns the absolute URL of the bank's authorisation page,
