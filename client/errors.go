@@ -55,10 +55,6 @@ var (
 	ErrNotFound = errors.New("client: not found")
 	// ErrCertificate: 401 CERTIFICATE_INVALID or CERTIFICATE_EXPIRED.
 	ErrCertificate = errors.New("client: TPP certificate refused")
-	// ErrOutcomeUnknown: a request that is not safe to repeat (a payment
-	// POST) may or may not have reached the bank, and was not sent again.
-	// Reconcile before trying again; see [OutcomeUnknownError].
-	ErrOutcomeUnknown = errors.New("client: outcome unknown; the request was not sent again")
 	// ErrResponseSignature: the bank's response signature or Digest does
 	// not verify; the body was not decoded.
 	ErrResponseSignature = errors.New("client: response signature invalid")
@@ -183,33 +179,3 @@ func SCARedirect(err error) (string, bool) {
 	}
 	return "", false
 }
-
-// OutcomeUnknownError is returned when a request that must not be repeated
-// (a payment POST) failed after it may have reached the bank: the
-// connection dropped after the body was sent, the call timed out, or the
-// bank answered 5xx. The request was not sent again. It matches
-// ErrOutcomeUnknown.
-//
-// To reconcile: if the payment id is known, read its status; otherwise
-// list what the bank holds or retry deliberately with the same content and
-// let the bank's logical-duplicate check refuse a second payment (do not
-// set allowLogicalDuplicate on such a retry).
-type OutcomeUnknownError struct {
-	Operation string
-	// RequestID is the X-Request-ID of the request whose outcome is unknown.
-	RequestID string
-	// StatusCode is the HTTP status when the bank answered 5xx, else 0.
-	StatusCode int
-	// Err is the underlying transport error or *Error.
-	Err error
-}
-
-func (e *OutcomeUnknownError) Error() string {
-	return fmt.Sprintf("%s: outcome unknown, not sent again (X-Request-ID %s): %v", e.Operation, e.RequestID, e.Err)
-}
-
-// Unwrap returns the underlying error.
-func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
-
-// Is matches ErrOutcomeUnknown.
-func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }

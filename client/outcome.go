@@ -1,0 +1,76 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+)
+
+// What became of a request that failed without a usable answer. Every
+// failed call of the pipeline that got no answer from the bank matches
+// exactly one of these two sentinels, so budget accounting and
+// reconciliation never have to guess from an error's type.
+var (
+	// ErrOutcomeUnknown: a request that is not safe to repeat (a payment
+	// POST, a start of authorisation) may or may not have reached the
+	// bank, and was not sent again. Reconcile before trying again; see
+	// [OutcomeUnknownError].
+	ErrOutcomeUnknown = errors.New("client: outcome unknown; the request was not sent again")
+	// ErrNotSent: the request certainly never reached the bank (the
+	// connection was refused, the TLS handshake or the certificate check
+	// failed, or it was stopped before any byte of it was written). It is
+	// safe to send it again; see [NotSentError].
+	ErrNotSent = errors.New("client: request not sent")
+)
+
+// OutcomeUnknownError is returned when a request that must not be repeated
+// (a payment POST) failed after it may have reached the bank: the
+// connection dropped after the body was sent, the call timed out, or the
+// bank answered 5xx. The request was not sent again. It matches
+// ErrOutcomeUnknown.
+//
+// To reconcile: if the payment id is known, read its status; otherwise
+// list what the bank holds or retry deliberately with the same content and
+// let the bank's logical-duplicate check refuse a second payment (do not
+// set allowLogicalDuplicate on such a retry).
+type OutcomeUnknownError struct {
+	Operation string
+	// RequestID is the X-Request-ID of the request whose outcome is unknown.
+	RequestID string
+	// StatusCode is the HTTP status when the bank answered 5xx, else 0.
+	StatusCode int
+	// Err is the underlying transport error or *Error.
+	Err error
+}
+
+func (e *OutcomeUnknownError) Error() string {
+	return fmt.Sprintf("%s: outcome unknown, not sent again (X-Request-ID %s): %v", e.Operation, e.RequestID, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
+
+// Is matches ErrOutcomeUnknown.
+func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
+
+// NotSentError is returned when a call failed before any byte of its
+// request was written to the bank: nothing was created or counted there.
+// It matches ErrNotSent. The pipeline itself retries such a failure within
+// the retry policy, for POSTs too; this error means the retries were spent
+// or the caller's context ended.
+type NotSentError struct {
+	Operation string
+	// RequestID is the X-Request-ID the request would have carried.
+	RequestID string
+	// Err is the underlying error (dial, TLS handshake, certificate, context).
+	Err error
+}
+
+func (e *NotSentError) Error() string {
+	return fmt.Sprintf("%s: not sent: %v", e.Operation, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *NotSentError) Unwrap() error { return e.Err }
+
+// Is matches ErrNotSent.
+func (e *NotSentError) Is(target error) bool { return target == ErrNotSent }
