@@ -2,6 +2,7 @@ package payments
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/checkdigit"
+	"github.com/tppkit/psd2/internal/emoji"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -93,8 +95,10 @@ func join(prefix, field string) string {
 }
 
 // text checks an optional text field: at most max characters, valid
-// UTF-8, and no character outside the Basic Multilingual Plane (SERVICE.md
-// 1.6: the bank's downstream systems cannot take emoji).
+// UTF-8, and no character the bank's downstream systems cannot process
+// (docs/interface.md sections 1.6 and 7): an emoji or other
+// Extended_Pictographic character, or anything outside the Basic
+// Multilingual Plane ([emoji.Refused]).
 func (p *problems) text(prefix, name, s string, max int) {
 	if s == "" {
 		return
@@ -104,15 +108,12 @@ func (p *problems) text(prefix, name, s string, max int) {
 		p.add(field(), "not valid UTF-8")
 		return
 	}
-	n := 0
-	for _, r := range s {
-		n++
-		if r > 0xFFFF {
-			p.add(field(), "holds a character outside the Basic Multilingual Plane (e.g. an emoji) that the bank cannot process")
-			return
-		}
+	if i := emoji.Index(s); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		p.add(field(), fmt.Sprintf("holds %U, a character the bank cannot process (an emoji or pictograph, or outside the Basic Multilingual Plane)", r))
+		return
 	}
-	if max > 0 && n > max {
+	if n := utf8.RuneCountInString(s); max > 0 && n > max {
 		p.add(field(), "longer than "+strconv.Itoa(max)+" characters")
 	}
 }

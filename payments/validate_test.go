@@ -265,6 +265,65 @@ func TestValidateSEPA(t *testing.T) {
 	}
 }
 
+// Emoji in the Basic Multilingual Plane (Extended_Pictographic) are
+// refused in every free-text field, like those outside it
+// (docs/interface.md sections 1.6 and 7).
+func TestValidateRefusesPictographs(t *testing.T) {
+	t.Parallel()
+	for _, pict := range []string{"\u2705", "\u2615", "\u2764", "\u2764\uFE0F", "\u00A9", "\U0001F600", "\U00010348"} {
+		text := "Takk " + pict
+		ndct := map[string]func(p *payments.NorwegianDomestic){
+			"creditorName":                      func(p *payments.NorwegianDomestic) { p.CreditorName = text },
+			"ultimateDebtor":                    func(p *payments.NorwegianDomestic) { p.UltimateDebtor = text },
+			"remittanceInformationUnstructured": func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = text },
+			"creditorAddress.street":            func(p *payments.NorwegianDomestic) { p.CreditorAddress.Street = text },
+			"creditorAddress.buildingNumber":    func(p *payments.NorwegianDomestic) { p.CreditorAddress.BuildingNumber = text },
+			"creditorAddress.postalCode":        func(p *payments.NorwegianDomestic) { p.CreditorAddress.PostalCode = text },
+			"creditorAddress.city":              func(p *payments.NorwegianDomestic) { p.CreditorAddress.City = text },
+			"creditorAccount.bban":              func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = text },
+			"remittanceInformationStructuredArray[0].reference": func(p *payments.NorwegianDomestic) {
+				p.RemittanceInformationUnstructured = ""
+				p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: text}}
+			},
+			"remittanceInformationStructuredArray[0].referenceIssuer": func(p *payments.NorwegianDomestic) {
+				p.RemittanceInformationUnstructured = ""
+				p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "INV 1", ReferenceIssuer: text}}
+			},
+			"debtorAccount.other.identification": func(p *payments.NorwegianDomestic) {
+				p.DebtorAccount = payments.AccountReference{Other: &payments.OtherAccount{Identification: text, SchemeNameProprietary: payments.SchemeCreditCardAccount}, Currency: "NOK"}
+			},
+		}
+		for field, edit := range ndct {
+			t.Run("NDCT "+field+" "+pict, func(t *testing.T) {
+				t.Parallel()
+				p := validNDCT()
+				edit(p)
+				err := p.Validate(testNow)
+				assert.Equal(t, []string{field}, fields(t, err))
+				assert.ErrorContains(t, err, "cannot process")
+			})
+		}
+		sepa := map[string]func(p *payments.SEPA){
+			"endToEndIdentification":            func(p *payments.SEPA) { p.EndToEndIdentification = text },
+			"creditorName":                      func(p *payments.SEPA) { p.CreditorName = text },
+			"remittanceInformationUnstructured": func(p *payments.SEPA) { p.RemittanceInformationUnstructured = text },
+			"creditorAddress.city":              func(p *payments.SEPA) { p.CreditorAddress.City = text },
+		}
+		for field, edit := range sepa {
+			t.Run("SEPA "+field+" "+pict, func(t *testing.T) {
+				t.Parallel()
+				p := validSEPA()
+				edit(p)
+				assert.Equal(t, []string{field}, fields(t, p.Validate(testNow)))
+			})
+		}
+	}
+	// Norwegian letters, currency and other signs remain.
+	p := validNDCT()
+	p.CreditorName = "Ærlige Øystein Ås § 12 € 5 – «takk»"
+	assert.NoError(t, p.Validate(testNow))
+}
+
 // The bank's today is the date in Oslo: late evening UTC is already the
 // next day there.
 func TestValidateExecutionDateInOslo(t *testing.T) {

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/tppkit/psd2/internal/emoji"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -187,7 +190,7 @@ func (c paymentCheck) check(body []byte) (*paymentBody, *apiError) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, errFormat("", "The body holds data after the JSON object.")
 	}
-	if e := checkBMP(body); e != nil {
+	if e := checkCharacters(body); e != nil {
 		return nil, e
 	}
 	if c.service == serviceBulk {
@@ -231,18 +234,21 @@ func jsonKind(kind string) string {
 	return "value of another type"
 }
 
-// checkBMP refuses characters outside the Basic Multilingual Plane (for
-// example emoji): the downstream systems cannot take them (SERVICE.md 1.6).
-// It looks at decoded strings, so a \ud83d\ude00 escape is caught too.
-func checkBMP(body []byte) *apiError {
+// checkCharacters refuses a character the downstream systems cannot
+// process (docs/interface.md sections 1.6 and 7: "for example an emoji"):
+// an Extended_Pictographic character (U+2705, U+2615, U+2764, ...) or any
+// character outside the Basic Multilingual Plane, as internal/emoji
+// defines them for the SDK too. It looks at decoded strings, every field
+// and key of the body, so a \ud83d\ude00 or \u2705 escape is caught too.
+func checkCharacters(body []byte) *apiError {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
 		return errFormat("", "The body is not valid JSON.")
 	}
-	if path, ok := findNonBMP(v, ""); ok {
+	if path, r, ok := findRefused(v, ""); ok {
 		return newError(http.StatusBadRequest, "FORMAT_ERROR",
-			"%s holds a character that the bank's systems cannot process (outside the Basic Multilingual Plane, e.g. an emoji).",
-			orBody(path)).at(path)
+			"%s holds %U, a character that the bank's systems cannot process (an emoji or pictograph, or outside the Basic Multilingual Plane).",
+			orBody(path), r).at(path)
 	}
 	return nil
 }
@@ -254,31 +260,33 @@ func orBody(path string) string {
 	return path
 }
 
-func findNonBMP(v any, path string) (string, bool) {
+// findRefused returns the path of the first string in v holding a
+// character [emoji.Refused] reports, and that character. Map keys are
+// visited in sorted order, so one body always gives the same answer.
+func findRefused(v any, path string) (string, rune, bool) {
 	switch t := v.(type) {
 	case string:
-		for _, r := range t {
-			if r > 0xFFFF {
-				return path, true
-			}
+		if i := emoji.Index(t); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(t[i:])
+			return path, r, true
 		}
 	case []any:
 		for i, e := range t {
-			if p, ok := findNonBMP(e, fmt.Sprintf("%s[%d]", path, i)); ok {
-				return p, true
+			if p, r, ok := findRefused(e, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return p, r, true
 			}
 		}
 	case map[string]any:
-		for k, e := range t {
-			if p, ok := findNonBMP(k, join(path, k)); ok {
-				return p, true
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if p, r, ok := findRefused(k, join(path, k)); ok {
+				return p, r, true
 			}
-			if p, ok := findNonBMP(e, join(path, k)); ok {
-				return p, true
+			if p, r, ok := findRefused(t[k], join(path, k)); ok {
+				return p, r, true
 			}
 		}
 	}
-	return "", false
+	return "", 0, false
 }
 
 // join builds a field path such as "payments[0].creditorName".

@@ -347,6 +347,24 @@ var bodyCases = []bodyCase{
 	{name: "escaped emoji in name", service: servicePayments, product: productNDCT,
 		raw:  strings.Replace(string(validNDCT().bytes()), `"Ola Eksempel"`, `"Ola \ud83d\ude00"`, 1),
 		want: bad("creditorName")},
+	// Emoji inside the BMP (Extended_Pictographic), docs/interface.md
+	// sections 1.6 and 7: refused in every free-text field.
+	ndct("check mark U+2705 in remittance", bad("remittanceInformationUnstructured"), set("remittanceInformationUnstructured", "Betalt \u2705")),
+	ndct("hot beverage U+2615 in creditorName", bad("creditorName"), set("creditorName", "Kaffebar \u2615")),
+	ndct("heart U+2764 in street", bad("creditorAddress.street"), set("creditorAddress.street", "Kj\u00e6rlighetsstien \u2764")),
+	ndct("heart with VS16 in city", bad("creditorAddress.city"), set("creditorAddress.city", "Oslo \u2764\ufe0f")),
+	ndct("copyright sign in ultimateDebtor", bad("ultimateDebtor"), set("ultimateDebtor", "Firma\u00a9 AS")),
+	ndct("pictograph in structured reference", bad("remittanceInformationStructuredArray[0].referenceIssuer"), del("remittanceInformationUnstructured"),
+		set("remittanceInformationStructuredArray", ref(map[string]any{"reference": "INV 1", "referenceIssuer": "\u2615"}))),
+	ndct("pictograph in card identification", bad("debtorAccount.other.identification"), del("debtorAccount.bban"),
+		set("debtorAccount.other", map[string]any{"identification": "card\u2705", "schemeNameProprietary": "creditCardAccount"})),
+	sepa("pictograph in endToEndIdentification", bad("endToEndIdentification"), set("endToEndIdentification", "E2E\u2705")),
+	{name: "escaped U+2705 in name", service: servicePayments, product: productNDCT,
+		raw:  strings.Replace(string(validNDCT().bytes()), `"Ola Eksempel"`, `"Ola \u2705"`, 1),
+		want: bad("creditorName")},
+	{name: "pictograph in a bulk entry", service: serviceBulk, product: productNDCT, base: validBulk,
+		edit: []func(body){set("payments", []any{validNDCT(), body{"creditorName": "\u2764"}})}, want: bad("payments[1].creditorName")},
+	ndct("Norwegian letters and signs pass", nil, set("creditorName", "\u00c6rlige \u00d8ystein \u00c5s \u00a7 \u20ac \u00ab\u00bb")),
 
 	// instructedAmount.
 	ndct("amount missing", bad("instructedAmount"), del("instructedAmount")),
