@@ -42,9 +42,11 @@
 // page, unfiltered by dateFrom, dateTo and limit; see [TransactionQuery].
 //
 // Errors: the bank's answers are [*client.Error]s matched with errors.Is:
-// [client.ErrSCARequired] (401 with a scaRedirect: send the PSU there),
-// [client.ErrConsentExpired], [client.ErrConsentUnknown] (403, the PSU
-// revoked the consent), [client.ErrAccessExceeded] (429). This package adds
+// [client.ErrSCARequired] (an answer with a scaRedirect: send the PSU
+// there), [client.ErrSCAExpired] (401, the SCA hour passed; the consent
+// lives on), [client.ErrConsentExpired] (401, the 90-day consent ended),
+// [client.ErrConsentUnknown] (403, the PSU revoked the consent),
+// [client.ErrAccessExceeded] (429). This package adds
 // [ErrCardAccountsNotSupported] (404 on the card account list) and
 // [ErrBudgetExhausted].
 //

@@ -11,16 +11,21 @@ import (
 // Errors of this package. The bank's own answers are [*client.Error]s;
 // besides the sentinels below, match them with the client's:
 //
-//   - [client.ErrSCARequired]: 401 with a scaRedirect link (no session, or
-//     the session is no longer valid). Send the PSU to the link, which
+//   - [client.ErrSCARequired]: any answer with a scaRedirect link (a first
+//     call without consent, a session that is no longer valid, the SCA
+//     hour or the 90-day consent passed). Send the PSU to the link, which
 //     [client.SCARedirect] returns.
-//   - [client.ErrConsentExpired]: 401 CONSENT_EXPIRED or a 401 with a
-//     scaRedirect link: the 90-day consent or the session ended.
+//   - [client.ErrSCAExpired]: 401 SCA_EXPIRED, the SCA of the session is
+//     older than one hour (listing accounts, card accounts and the full
+//     history need a new one); the consent lives on, balances and
+//     transactions of the last 90 days still answer.
+//   - [client.ErrConsentExpired]: 401 CONSENT_EXPIRED, the 90-day consent
+//     ended.
 //   - [client.ErrConsentUnknown]: 403 CONSENT_UNKNOWN, the PSU revoked the
-//     consent with the bank (SERVICE.md 1.8).
+//     consent with the bank (docs/interface.md section 1.8).
 //   - [client.ErrAccessExceeded]: 429 ACCESS_EXCEEDED, the without-PSU
-//     budget of SERVICE.md 8 is spent at the bank. [ErrBudgetExhausted]
-//     matches it too.
+//     budget of docs/interface.md section 8 is spent at the bank.
+//     [ErrBudgetExhausted] matches it too.
 //   - [client.ErrNotFound]: 404.
 var (
 	// ErrCardAccountsNotSupported: the bank answered 404 to GET

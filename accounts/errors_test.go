@@ -40,7 +40,7 @@ func TestBankErrors(t *testing.T) {
 			return err
 		}},
 	}
-	sentinels := []error{client.ErrSCARequired, client.ErrConsentExpired, client.ErrConsentUnknown,
+	sentinels := []error{client.ErrSCARequired, client.ErrSCAExpired, client.ErrConsentExpired, client.ErrConsentInvalid, client.ErrConsentUnknown,
 		client.ErrAccessExceeded, accounts.ErrCardAccountsNotSupported, accounts.ErrBudgetExhausted}
 	for _, doc := range []struct {
 		file   string
@@ -48,7 +48,7 @@ func TestBankErrors(t *testing.T) {
 		want   []error
 		code   string
 	}{
-		{"error-401-sca-redirect.json", http.StatusUnauthorized, []error{client.ErrSCARequired, client.ErrConsentExpired}, "CONSENT_INVALID"},
+		{"error-401-sca-redirect.json", http.StatusUnauthorized, []error{client.ErrSCARequired}, "CONSENT_INVALID"},
 		{"error-403-consent-unknown.json", http.StatusForbidden, []error{client.ErrConsentUnknown}, "CONSENT_UNKNOWN"},
 		{"error-429-access-exceeded.json", http.StatusTooManyRequests, []error{client.ErrAccessExceeded}, "ACCESS_EXCEEDED"},
 	} {

@@ -232,6 +232,8 @@ func TestEmulatorSessionExpiry(t *testing.T) {
 	clk.Add(time.Hour + time.Minute)
 	_, err := b.svc.List(ctx, nil, present(sess)...)
 	require.ErrorIs(t, err, client.ErrSCARequired)
+	assert.ErrorIs(t, err, client.ErrSCAExpired)
+	assert.NotErrorIs(t, err, client.ErrConsentExpired, "the consent lives on")
 	link, ok := client.SCARedirect(err)
 	assert.True(t, ok)
 	assert.Contains(t, link, "/tap-sandbox/")
@@ -246,6 +248,7 @@ func TestEmulatorSessionExpiry(t *testing.T) {
 	_, err = b.svc.Balances(ctx, id, present(sess)...)
 	require.ErrorIs(t, err, client.ErrConsentExpired)
 	assert.ErrorIs(t, err, client.ErrSCARequired)
+	assert.NotErrorIs(t, err, client.ErrSCAExpired)
 	_, ok = client.SCARedirect(err)
 	assert.True(t, ok)
 	for _, err := range b.svc.TransactionsIter(ctx, id, nil, absent(sess)...) {

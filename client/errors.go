@@ -7,8 +7,9 @@ import (
 	"net/http"
 )
 
-// Error codes of SERVICE.md section 7 and PLATFORM.md that callers commonly
-// branch on. TPPMessage.Code holds the code as the bank sent it.
+// Error codes of docs/interface.md section 7 and of the platform that
+// callers commonly branch on. TPPMessage.Code holds the code as the bank
+// sent it.
 const (
 	CodeSystemError          = "SYSTEM_ERROR"
 	CodeFormatError          = "FORMAT_ERROR"
@@ -32,35 +33,65 @@ const (
 	CodeSCAExpired           = "SCA_EXPIRED"
 )
 
-// Sentinel errors. A *Error matches them with errors.Is by status and code
-// (see [Error.Is]).
+// Sentinel errors. A *Error matches them with errors.Is by status, code
+// and scaRedirect link (see [Error.Is]); the doc of each says exactly
+// which answers match it. [ErrSCARequired] says what to do (send the PSU
+// to the link); [ErrSCAExpired], [ErrConsentExpired] and
+// [ErrConsentInvalid] say why, so one answer may match two of them: a 401
+// SCA_EXPIRED with a scaRedirect matches [ErrSCARequired] and
+// [ErrSCAExpired].
 var (
-	// ErrSCARequired: the answer carries a scaRedirect link (typically 401
-	// on an account call without a valid session). Send the PSU to
-	// [SCARedirect] of the error.
+	// ErrSCARequired matches every answer whose body carries a
+	// _links.scaRedirect link, whatever its status and code: the first
+	// account call of a PSU who never gave consent (401, see
+	// docs/interface.md section 5.8), a TPP-Session-ID that is not the one
+	// of the last SCA, the one-hour SCA window that passed, the 90-day
+	// consent that expired. The platform's code on these answers is not
+	// fixed (CONSENT_INVALID, SCA_EXPIRED, CONSENT_EXPIRED), so the link
+	// decides. Send the PSU to [SCARedirect] of the error.
 	ErrSCARequired = errors.New("client: strong customer authentication required")
-	// ErrConsentExpired: 401 CONSENT_EXPIRED, or a 401 whose scaRedirect
-	// says the session is no longer valid; a new consent SCA is needed.
+	// ErrSCAExpired matches a 401 carrying the code SCA_EXPIRED: the SCA
+	// of the TPP-Session-ID is older than one hour (docs/interface.md
+	// sections 3 and 8). The consent lives on: calls that need no fresh
+	// SCA (balances, transactions of the last 90 days) still work; listing
+	// accounts and the full history need a new SCA. With a scaRedirect it
+	// also matches [ErrSCARequired]. It does not match [ErrConsentExpired].
+	ErrSCAExpired = errors.New("client: SCA of the session expired")
+	// ErrConsentExpired matches a 401 carrying the code CONSENT_EXPIRED:
+	// the 90-day consent ended and every account call needs a new consent
+	// SCA. With a scaRedirect it also matches [ErrSCARequired]. A 401 with
+	// a scaRedirect but another code does not match it.
 	ErrConsentExpired = errors.New("client: consent expired")
-	// ErrConsentInvalid: 401 CONSENT_INVALID.
+	// ErrConsentInvalid matches a 401 carrying the code CONSENT_INVALID
+	// and no scaRedirect link: the bank refuses the consent and offers no
+	// SCA to repair it; start a new consent. A 401 CONSENT_INVALID with a
+	// scaRedirect (how the platform answers a first call without consent,
+	// or a session id other than that of the last SCA) matches only
+	// [ErrSCARequired].
 	ErrConsentInvalid = errors.New("client: consent invalid")
-	// ErrConsentUnknown: 403 CONSENT_UNKNOWN; the PSU revoked consent.
+	// ErrConsentUnknown matches any answer carrying the code
+	// CONSENT_UNKNOWN (403 on this platform): the PSU revoked the consent
+	// with the bank (docs/interface.md section 1.8).
 	ErrConsentUnknown = errors.New("client: consent unknown or revoked")
-	// ErrAccessExceeded: 429 ACCESS_EXCEEDED; the 4-calls-per-24-hours
-	// budget without the PSU present is spent (SERVICE.md 8).
+	// ErrAccessExceeded matches a 429 carrying the code ACCESS_EXCEEDED,
+	// or a 429 without tppMessages: the 4-calls-per-24-hours budget
+	// without the PSU present is spent (docs/interface.md section 8).
 	ErrAccessExceeded = errors.New("client: access limit exceeded")
-	// ErrKIDInvalid: 400 KID_INVALID or KID_MISSING.
+	// ErrKIDInvalid matches any answer carrying the code KID_INVALID or
+	// KID_MISSING (400 on this platform).
 	ErrKIDInvalid = errors.New("client: KID invalid")
-	// ErrNotFound: 404.
+	// ErrNotFound matches every 404, whatever its code.
 	ErrNotFound = errors.New("client: not found")
-	// ErrCertificate: 401 CERTIFICATE_INVALID or CERTIFICATE_EXPIRED.
+	// ErrCertificate matches any answer carrying the code
+	// CERTIFICATE_INVALID or CERTIFICATE_EXPIRED (401 on this platform).
 	ErrCertificate = errors.New("client: TPP certificate refused")
 	// ErrResponseSignature: the bank's response signature or Digest does
-	// not verify; the body was not decoded.
+	// not verify; the body was not decoded. It is not an [*Error].
 	ErrResponseSignature = errors.New("client: response signature invalid")
 )
 
-// TPPMessage is one entry of a bank answer's tppMessages (SERVICE.md 7).
+// TPPMessage is one entry of a bank answer's tppMessages
+// (docs/interface.md section 7).
 type TPPMessage struct {
 	Category string `json:"category"`
 	Code     string `json:"code"`
@@ -145,15 +176,18 @@ func (e *Error) HasCode(code string) bool {
 // ScaRedirect returns the scaRedirect href of the error body, or "".
 func (e *Error) ScaRedirect() string { return e.Links.ScaRedirect() }
 
-// Is matches the sentinel errors by status and code.
+// Is matches the sentinel errors by status, code and scaRedirect link, as
+// the doc of each sentinel says.
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrSCARequired:
 		return e.ScaRedirect() != ""
+	case ErrSCAExpired:
+		return e.StatusCode == http.StatusUnauthorized && e.HasCode(CodeSCAExpired)
 	case ErrConsentExpired:
-		return e.StatusCode == http.StatusUnauthorized && (e.HasCode(CodeConsentExpired) || e.ScaRedirect() != "")
+		return e.StatusCode == http.StatusUnauthorized && e.HasCode(CodeConsentExpired)
 	case ErrConsentInvalid:
-		return e.StatusCode == http.StatusUnauthorized && e.HasCode(CodeConsentInvalid)
+		return e.StatusCode == http.StatusUnauthorized && e.HasCode(CodeConsentInvalid) && e.ScaRedirect() == ""
 	case ErrConsentUnknown:
 		return e.HasCode(CodeConsentUnknown)
 	case ErrAccessExceeded:

@@ -22,7 +22,6 @@ func readPlatform(t testing.TB, name string) []byte {
 
 func TestErrorDecoding(t *testing.T) {
 	t.Parallel()
-	sentinels := []error{ErrSCARequired, ErrConsentExpired, ErrConsentInvalid, ErrConsentUnknown, ErrAccessExceeded, ErrKIDInvalid, ErrNotFound, ErrCertificate}
 	scaHref := "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=ec5ae9e2-a56e-45ca-a0fa-ad1dc481e998&context=PRIVATE"
 	tests := []struct {
 		file    string
@@ -48,7 +47,9 @@ func TestErrorDecoding(t *testing.T) {
 				Messages: []TPPMessage{{Category: "ERROR", Code: CodeConsentInvalid, Text: "No valid session for this PSU. Send the PSU to the scaRedirect link."}},
 				Links:    Links{LinkScaRedirect: {Href: scaHref, Verbs: []string{"GET"}}},
 			},
-			matches: []error{ErrSCARequired, ErrConsentExpired, ErrConsentInvalid},
+			// The platform's answer to a first call without consent: only
+			// the link counts, its CONSENT_INVALID code is not a reason.
+			matches: []error{ErrSCARequired},
 			line:    "op: 401 Unauthorized: CONSENT_INVALID: No valid session for this PSU. Send the PSU to the scaRedirect link.",
 		},
 		{
@@ -88,6 +89,54 @@ func TestErrorDecoding(t *testing.T) {
 			href, ok := SCARedirect(err)
 			assert.Equal(t, tt.want.Links.ScaRedirect(), href)
 			assert.Equal(t, href != "", ok)
+		})
+	}
+}
+
+// sentinels are the sentinels a *Error matches.
+var sentinels = []error{ErrSCARequired, ErrSCAExpired, ErrConsentExpired, ErrConsentInvalid, ErrConsentUnknown,
+	ErrAccessExceeded, ErrKIDInvalid, ErrNotFound, ErrCertificate}
+
+// TestErrorSentinels: each sentinel matches exactly the answers its doc
+// names; the scaRedirect link says "send the PSU to SCA", the code says why.
+func TestErrorSentinels(t *testing.T) {
+	t.Parallel()
+	link := Links{LinkScaRedirect: {Href: "https://psd2.bank.example/tap/9999/?state=s", Verbs: []string{"GET"}}}
+	msg := func(code string) []TPPMessage { return []TPPMessage{{Category: "ERROR", Code: code}} }
+	tests := []struct {
+		name    string
+		status  int
+		code    string
+		links   Links
+		matches []error
+	}{
+		{"first call without consent", 401, CodeConsentInvalid, link, []error{ErrSCARequired}},
+		{"401 with a link and no code", 401, "", link, []error{ErrSCARequired}},
+		{"SCA window of one hour passed", 401, CodeSCAExpired, link, []error{ErrSCARequired, ErrSCAExpired}},
+		{"SCA_EXPIRED without a link", 401, CodeSCAExpired, nil, []error{ErrSCAExpired}},
+		{"SCA_EXPIRED not on a 401", 400, CodeSCAExpired, nil, nil},
+		{"90-day consent expired", 401, CodeConsentExpired, link, []error{ErrSCARequired, ErrConsentExpired}},
+		{"CONSENT_EXPIRED without a link", 401, CodeConsentExpired, nil, []error{ErrConsentExpired}},
+		{"CONSENT_EXPIRED not on a 401", 403, CodeConsentExpired, nil, nil},
+		{"consent invalid, no SCA offered", 401, CodeConsentInvalid, nil, []error{ErrConsentInvalid}},
+		{"CONSENT_INVALID not on a 401", 400, CodeConsentInvalid, nil, nil},
+		{"revoked", 403, CodeConsentUnknown, nil, []error{ErrConsentUnknown}},
+		{"daily budget", 429, CodeAccessExceeded, nil, []error{ErrAccessExceeded}},
+		{"429 without messages", 429, "", nil, []error{ErrAccessExceeded}},
+		{"KID missing", 400, CodeKIDMissing, nil, []error{ErrKIDInvalid}},
+		{"404", 404, CodeResourceUnknown, nil, []error{ErrNotFound}},
+		{"certificate expired", 401, CodeCertificateExpired, nil, []error{ErrCertificate}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := &Error{Operation: "op", StatusCode: tt.status, Links: tt.links}
+			if tt.code != "" {
+				e.Messages = msg(tt.code)
+			}
+			for _, s := range sentinels {
+				assert.Equal(t, contains(tt.matches, s), errors.Is(e, s), "%v", s)
+			}
 		})
 	}
 }
@@ -144,7 +193,7 @@ func FuzzErrorBody(f *testing.F) {
 		if e.Error() == "" {
 			t.Fatal("empty error line")
 		}
-		for _, s := range []error{ErrSCARequired, ErrConsentExpired, ErrConsentInvalid, ErrConsentUnknown, ErrAccessExceeded, ErrKIDInvalid, ErrNotFound, ErrCertificate} {
+		for _, s := range sentinels {
 			_ = e.Is(s)
 		}
 		if h := e.ScaRedirect(); h != "" {
