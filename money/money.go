@@ -24,9 +24,17 @@ var (
 	ErrInvalidAmount = errors.New("money: invalid amount")
 )
 
-// maxPrecision is the contract precision of SERVICE.md 2.1: 18 significant
-// digits in all.
-const maxPrecision = 18
+// Contract precision and scale of an amount (docs/interface.md sections
+// 2.1 and 8): 18 digits in all, 5 of them after the decimal point, so at
+// most [MaxIntegerDigits] before it.
+const (
+	maxPrecision = 18
+	maxScale     = 5
+	// MaxIntegerDigits is the number of digits an amount may have before
+	// the decimal point: contract precision 18 less scale 5, so
+	// 9999999999999.99 NOK is the largest NOK amount a request may carry.
+	MaxIntegerDigits = maxPrecision - maxScale
+)
 
 // Amount is a decimal value in an ISO 4217 currency.
 //
@@ -107,8 +115,10 @@ func truncate(s string) string {
 }
 
 // Validate reports whether a is acceptable in a request: a known currency,
-// at most the currency's minor units as fraction digits, and at most 18
-// significant digits (SERVICE.md 2.1).
+// at most the currency's minor units as fraction digits (never more than
+// the contract scale of 5), and at most [MaxIntegerDigits] digits before
+// the decimal point (contract precision 18, scale 5; docs/interface.md
+// sections 2.1 and 8).
 func (a Amount) Validate() error {
 	units, ok := MinorUnits(a.Currency)
 	if !ok {
@@ -120,8 +130,9 @@ func (a Amount) Validate() error {
 	if fractionDigits(a.Value) > units {
 		return fmt.Errorf("%w: %s %s has more than %d", ErrTooManyDigits, a.Value.String(), a.Currency, units)
 	}
-	if len(a.Value.Abs().Truncate(0).String())+units > maxPrecision {
-		return fmt.Errorf("%w: %s %s exceeds %d digits", ErrInvalidAmount, a.Value.String(), a.Currency, maxPrecision)
+	if n := integerDigits(a.Value); n > MaxIntegerDigits {
+		return fmt.Errorf("%w: %s %s has %d digits before the decimal point, more than %d (precision %d, scale %d)",
+			ErrInvalidAmount, truncate(a.Value.String()), a.Currency, n, MaxIntegerDigits, maxPrecision, maxScale)
 	}
 	return nil
 }
@@ -141,6 +152,12 @@ func textOf(v decimal.Decimal) string {
 		return v.String()
 	}
 	return truncate(v.Coefficient().String()) + "e" + strconv.Itoa(int(v.Exponent()))
+}
+
+// integerDigits is the number of digits of v before the decimal point
+// (1 for 0.50). v's exponent must be in range ([expInRange]).
+func integerDigits(v decimal.Decimal) int {
+	return len(v.Abs().Truncate(0).String())
 }
 
 // fractionDigits is the number of significant fraction digits of v

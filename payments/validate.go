@@ -144,7 +144,8 @@ func (p *problems) amount(field string, a money.Amount) {
 			units, _ := money.MinorUnits(a.Currency)
 			p.add(field+".amount", "more fraction digits than the "+strconv.Itoa(units)+" of "+a.Currency)
 		default:
-			p.add(field+".amount", "exceeds the precision of the interface (18 digits)")
+			p.add(field+".amount", "exceeds the precision of the interface: at most "+
+				strconv.Itoa(money.MaxIntegerDigits)+" digits before the decimal point (precision 18, scale 5)")
 		}
 		return
 	}

@@ -114,6 +114,15 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 		}, []string{"instructedAmount.amount"}},
 		{"amount zero", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("0.00", "NOK") }, []string{"instructedAmount.amount"}},
 		{"amount negative", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("-1.00", "NOK") }, []string{"instructedAmount.amount"}},
+		{"valid: amount of 13 integer digits", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.MustParse("9999999999999.99", "NOK")
+		}, nil},
+		{"amount of 14 integer digits (precision 18, scale 5)", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.Amount{Value: dec("10000000000000.00"), Currency: "NOK"}
+		}, []string{"instructedAmount.amount"}},
+		{"amount of 16 integer digits in JPY", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.Amount{Value: dec("1234567890123456"), Currency: "JPY"}
+		}, []string{"instructedAmount.amount"}},
 		{"amount beyond 18 digits", func(p *payments.NorwegianDomestic) {
 			p.InstructedAmount = money.Amount{Value: dec("12345678901234567890"), Currency: "NOK"}
 		}, []string{"instructedAmount.amount"}},
