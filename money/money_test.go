@@ -40,6 +40,66 @@ func TestMinorUnits(t *testing.T) {
 	}
 }
 
+// TestCurrencyListChanges pins the ISO 4217 changes since 2023, so a
+// dependency update that loses one shows here. Introduced codes are
+// accepted with their minor units. Withdrawn codes are no longer in the
+// bank's fixed list (docs/interface.md section 2.1): a request in one is
+// refused before sending, while a bank document carrying one still
+// decodes as sent (see TestUnmarshalJSON).
+func TestCurrencyListChanges(t *testing.T) {
+	t.Parallel()
+	introduced := []struct {
+		code  string
+		units int
+		what  string
+	}{
+		{"XCG", 2, "Caribbean guilder, Curaçao and Sint Maarten, 2025 (replaces ANG)"},
+		{"ZWG", 2, "Zimbabwe Gold, 2024 (replaces ZWL)"},
+		{"SLE", 2, "new leone, Sierra Leone, 2022 (replaces SLL)"},
+		{"VED", 2, "digital bolívar, Venezuela, 2021"},
+		{"VES", 2, "bolívar soberano, Venezuela (replaced VEF)"},
+		{"EUR", 2, "Croatia's currency since 2023 (replaces HRK)"},
+	}
+	for _, c := range introduced {
+		t.Run("introduced "+c.code, func(t *testing.T) {
+			t.Parallel()
+			assert.True(t, IsCurrency(c.code), c.what)
+			u, ok := MinorUnits(c.code)
+			assert.True(t, ok)
+			assert.Equal(t, c.units, u)
+			a, err := Parse("10", c.code)
+			require.NoError(t, err)
+			b, err := json.Marshal(a)
+			require.NoError(t, err)
+			assert.JSONEq(t, `{"amount":"10.00","currency":"`+c.code+`"}`, string(b))
+		})
+	}
+	withdrawn := map[string]string{
+		"ANG": "Netherlands Antillean guilder, withdrawn 2025",
+		"ZWL": "Zimbabwe dollar, withdrawn 2024",
+		"HRK": "Croatian kuna, withdrawn 2023",
+		"SLL": "old leone, withdrawn 2023",
+		"VEF": "bolívar fuerte, withdrawn 2018",
+		"CUC": "Cuban convertible peso, withdrawn 2021",
+		"MRO": "old ouguiya, withdrawn 2018",
+		"STD": "old dobra, withdrawn 2018",
+		"BYR": "old Belarusian ruble, withdrawn 2017",
+		"LTL": "Lithuanian litas, withdrawn 2015",
+	}
+	for code, what := range withdrawn {
+		t.Run("withdrawn "+code, func(t *testing.T) {
+			t.Parallel()
+			assert.False(t, IsCurrency(code), what)
+			_, err := Parse("10", code)
+			assert.ErrorIs(t, err, ErrUnknownCurrency)
+			var a Amount
+			require.NoError(t, json.Unmarshal([]byte(`{"amount":"10.00","currency":"`+code+`"}`), &a), "a bank document in it decodes")
+			assert.Equal(t, code, a.Currency)
+			assert.ErrorIs(t, a.Validate(), ErrUnknownCurrency)
+		})
+	}
+}
+
 func TestParse(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -103,6 +103,18 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 		{"amount currency unknown", func(p *payments.NorwegianDomestic) {
 			p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "ABC"}
 		}, []string{"instructedAmount.currency"}},
+		{"valid: amount in XCG (ISO 4217 since 2025)", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("10.00", "XCG") }, nil},
+		{"valid: amount in ZWG (ISO 4217 since 2024)", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("10.00", "ZWG") }, nil},
+		{"amount in ANG (withdrawn 2025)", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "ANG"}
+		}, []string{"instructedAmount.currency"}},
+		{"amount in HRK (withdrawn 2023)", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "HRK"}
+		}, []string{"instructedAmount.currency"}},
+		{"creditor account in ANG (withdrawn 2025)", func(p *payments.NorwegianDomestic) {
+			p.CreditorAccount.Currency = "ANG"
+			p.CreditorAgent = "DNBANOKK"
+		}, []string{"creditorAccount.currency"}},
 		{"amount currency lower case", func(p *payments.NorwegianDomestic) {
 			p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "nok"}
 		}, []string{"instructedAmount.currency"}},

@@ -386,6 +386,16 @@ var bodyCases = []bodyCase{
 	ndct("currency missing", bad("instructedAmount.currency"), del("instructedAmount.currency")),
 	ndct("currency unknown", bad("instructedAmount.currency"), set("instructedAmount.currency", "XYZ")),
 	ndct("currency lower case", bad("instructedAmount.currency"), set("instructedAmount.currency", "nok")),
+	// ISO 4217 changes since 2023: the emulator uses the SDK's list (package
+	// money), so both sides agree.
+	ndct("currency XCG (introduced 2025)", nil, set("instructedAmount.currency", "XCG")),
+	ndct("currency ZWG (introduced 2024)", nil, set("instructedAmount.currency", "ZWG")),
+	ndct("currency ANG (withdrawn 2025)", bad("instructedAmount.currency"), set("instructedAmount.currency", "ANG")),
+	ndct("currency HRK (withdrawn 2023)", bad("instructedAmount.currency"), set("instructedAmount.currency", "HRK")),
+	ndct("currency ZWL (withdrawn 2024)", bad("instructedAmount.currency"), set("instructedAmount.currency", "ZWL")),
+	ndct("currency SLL (withdrawn 2023)", bad("instructedAmount.currency"), set("instructedAmount.currency", "SLL")),
+	ndct("creditor currency ANG (withdrawn 2025)", bad("creditorAccount.currency"), set("creditorAccount.currency", "ANG"), set("creditorAgent", "DNBANOKK")),
+	ndct("creditor currency XCG with agent", nil, set("creditorAccount.currency", "XCG"), set("creditorAgent", "DNBANOKK")),
 	{name: "instant in EUR", service: servicePayments, product: productInstant, base: validNDCT,
 		edit: []func(body){set("instructedAmount.currency", "EUR")}, want: bad("instructedAmount.currency")},
 
