@@ -78,3 +78,17 @@ func WithListener(l net.Listener) Option {
 		}
 	}
 }
+
+// WithTimeouts sets how long the server waits for slow and idle clients
+// (see [Timeouts]; zero fields keep [DefaultTimeouts]). The standalone
+// command exposes them as flags.
+func WithTimeouts(t Timeouts) Option {
+	return func(s *Server) { s.timeouts = t }
+}
+
+// WithLimits caps the state the server keeps (see [Limits]; zero fields
+// keep [DefaultLimits]). Past a cap a request gets 507 Insufficient Storage
+// with code SYSTEM_ERROR instead of growing the server.
+func WithLimits(l Limits) Option {
+	return func(s *Server) { s.limits = l }
+}

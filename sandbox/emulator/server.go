@@ -116,6 +116,8 @@ type Server struct {
 	log         *slog.Logger
 
 	listener net.Listener
+	timeouts Timeouts // WithTimeouts; zero fields take DefaultTimeouts
+	limits   Limits   // WithLimits, completed with DefaultLimits in newServer
 
 	clientOnce sync.Once
 	client     *http.Client
@@ -151,6 +153,7 @@ func NewServer(opts ...Option) *Server {
 		_ = s.ts.Listener.Close()
 		s.ts.Listener = s.listener
 	}
+	s.timeouts.configure(s.ts.Config, s.log)
 	s.ts.TLS = &tls.Config{
 		MinVersion:   tls.VersionTLS12,
 		Certificates: []tls.Certificate{s.ca.tls},
@@ -176,6 +179,7 @@ func newServer(opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
+	s.limits = s.limits.withDefaults()
 	ca, err := newAuthority(s.now())
 	if err != nil {
 		panic(fmt.Sprintf("emulator: cannot create the certificate authority: %v", err))

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
@@ -91,5 +92,28 @@ func TestErrorTextsCarryNoPSUData(t *testing.T) {
 		r := c.get("/v1/accounts", opts...)
 		assert.NotContains(t, string(r.body), psu)
 		assert.NotContains(t, string(r.body), "secret")
+	}
+}
+
+func TestServerTimeouts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		opt  Timeouts
+		want Timeouts
+	}{
+		{"defaults", Timeouts{}, DefaultTimeouts},
+		{"set", Timeouts{ReadHeader: time.Second, Read: 2 * time.Second, Write: 3 * time.Second, Idle: 4 * time.Second},
+			Timeouts{ReadHeader: time.Second, Read: 2 * time.Second, Write: 3 * time.Second, Idle: 4 * time.Second}},
+		{"off", Timeouts{ReadHeader: -1, Read: -1, Write: -1, Idle: time.Second},
+			Timeouts{Idle: time.Second}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := startServer(t, WithTimeouts(tc.opt))
+			hs := s.ts.Config
+			assert.Equal(t, tc.want, Timeouts{ReadHeader: hs.ReadHeaderTimeout, Read: hs.ReadTimeout, Write: hs.WriteTimeout, Idle: hs.IdleTimeout})
+			assert.Equal(t, maxHeaderBytes, hs.MaxHeaderBytes)
+		})
 	}
 }
