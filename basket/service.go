@@ -86,6 +86,7 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		Body:   createRequest{PaymentIDs: ids},
 		// Not repeatable: a second basket must never be created unseen.
 		Repeatable: false,
+		ResultID:   "basketId",
 	}, &out, opts...)
 	if err != nil {
 		return nil, err
@@ -139,14 +140,15 @@ func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.Re
 // had no scaRedirect or the PSU left the first SCA. Give the headers of
 // [Service.Create] in opts.
 //
-// Starting an authorisation moves no money (the PSU must still approve),
-// so, as payments.Service.StartAuthorisation, the request is repeatable:
-// the client may send it again after a transport failure or a 502, 503 or
-// 504 answer.
+// Starting an authorisation moves no money, but each one that reaches the
+// bank is a new authorisation, so, as payments.Service.StartAuthorisation,
+// the request is sent once: after a failure that may have reached the bank
+// the call returns client.ErrOutcomeUnknown, and the caller may start it
+// again deliberately.
 func (s *Service) StartAuthorisation(ctx context.Context, basketID string, opts ...client.RequestOption) (*Authorisation, error) {
 	const op = "basket.StartAuthorisation"
 	var out Authorisation
-	if err := s.send(ctx, op, http.MethodPost, basketID, []string{"authorisations"}, true, &out, opts); err != nil {
+	if err := s.send(ctx, op, http.MethodPost, basketID, []string{"authorisations"}, "scaStatus", &out, opts); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -155,18 +157,19 @@ func (s *Service) StartAuthorisation(ctx context.Context, basketID string, opts 
 // do sends one GET or DELETE on the basket basketID (and its
 // sub-resource) and decodes the answer into out.
 func (s *Service) do(ctx context.Context, op, method, basketID string, sub []string, out any, opts []client.RequestOption) error {
-	return s.send(ctx, op, method, basketID, sub, false, out, opts)
+	return s.send(ctx, op, method, basketID, sub, "", out, opts)
 }
 
-// send sends one call on the basket basketID (and its sub-resource);
-// repeatable marks a POST that is safe to send again.
-func (s *Service) send(ctx context.Context, op, method, basketID string, sub []string, repeatable bool, out any, opts []client.RequestOption) error {
+// send sends one call on the basket basketID (and its sub-resource). A
+// POST is never repeated once it may have reached the bank; resultID names
+// the member its answer must carry (see client.Operation).
+func (s *Service) send(ctx context.Context, op, method, basketID string, sub []string, resultID string, out any, opts []client.RequestOption) error {
 	if s == nil || s.c == nil {
 		return errNoClient
 	}
 	if err := checkBasketID(basketID); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: basketPath(basketID, sub...), Repeatable: repeatable}, out, opts...)
+	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: basketPath(basketID, sub...), ResultID: resultID}, out, opts...)
 	return err
 }

@@ -204,7 +204,7 @@ func TestCreateNotRepeated(t *testing.T) {
 
 // Reads and starting an authorisation (which moves no money) are
 // repeatable: a 503 or 502 is retried and the second answer used.
-func TestRepeatableCallsRetried(t *testing.T) {
+func TestRetriesFollowRepeatability(t *testing.T) {
 	svc := mockBank(t)
 	var rec recorder
 	httpmock.RegisterResponder(http.MethodGet, basketURL+"/"+docBasketID+"/status",
@@ -217,8 +217,13 @@ func TestRepeatableCallsRetried(t *testing.T) {
 	httpmock.ZeroCallCounters()
 	httpmock.RegisterResponder(http.MethodPost, basketURL+"/"+docBasketID+"/authorisations",
 		rec.responder(http.StatusBadGateway, nil).Then(rec.responder(http.StatusCreated, doc(t, "payment-start-authorisation-201.json"))))
+	// Starting an authorisation is not repeated once it may have reached
+	// the bank: each one that arrives is a new authorisation.
+	_, err = svc.StartAuthorisation(t.Context(), docBasketID, basketOpts()...)
+	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	assert.Equal(t, 1, httpmock.GetTotalCallCount())
 	auth, err := svc.StartAuthorisation(t.Context(), docBasketID, basketOpts()...)
-	require.NoError(t, err)
+	require.NoError(t, err, "started again deliberately")
 	assert.NotEmpty(t, auth.ScaRedirect())
 	assert.Equal(t, 2, httpmock.GetTotalCallCount())
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +31,10 @@ type Client struct {
 	srcState atomic.Pointer[credState] // last answer of the credentials source
 	qwac     atomic.Pointer[qwacState]
 	offset   atomic.Int64 // learned server clock offset in nanoseconds
+
+	clockMu      sync.Mutex    // guards the candidate offset (clock.go)
+	candidate    time.Duration // a large change of offset seen once
+	hasCandidate bool
 
 	warnedNoBankCert atomic.Bool
 }
@@ -58,9 +63,11 @@ func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, e
 		return nil, errors.New("client: base URL must not carry query, fragment or user info")
 	}
 	c := &Client{base: u, basePath: strings.TrimRight(u.EscapedPath(), "/")}
-	c.cfg.retry = DefaultRetryPolicy
+	c.cfg.retry = DefaultRetryPolicy()
 	c.cfg.clock = time.Now
 	c.cfg.expiryWarning = DefaultExpiryWarning
+	c.cfg.responseTimeout = DefaultResponseTimeout
+	c.cfg.callTimeout = DefaultCallTimeout
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -124,7 +131,9 @@ func (c *Client) transport() *http.Transport {
 // BaseURL returns the bank's base URL the client was made with.
 func (c *Client) BaseURL() string { return c.base.String() }
 
-// now is the client's clock corrected by the learned server clock offset.
+// now is the client's clock corrected by the learned server clock offset:
+// the time to write in Date. Certificate validity is checked against the
+// local clock (c.cfg.clock), never this one.
 func (c *Client) now() time.Time {
 	return c.cfg.clock().Add(time.Duration(c.offset.Load()))
 }

@@ -5,15 +5,39 @@ import (
 	"time"
 )
 
-// maxClockSkew is how far the Date header may be from the bank's clock
-// (SERVICE.md 5.3).
-const maxClockSkew = 60 * time.Second
+// Rules for the bank's clock. The Date header must be within 60 s of the
+// bank's time (docs/interface.md section 5.3), so the client writes Date in
+// the bank's time, learned from the Date of its answers. One answer must not
+// be able to break the client: a gateway error page dated years ahead would
+// otherwise make every later Date wrong and every later call fail. These
+// constants are the one place the limits live.
+const (
+	// maxClockSkew is how far the Date header may be from the bank's
+	// clock (docs/interface.md section 5.3).
+	maxClockSkew = 60 * time.Second
+	// maxClockOffset caps the learned offset: an answer whose Date is
+	// further than this from the local clock is ignored. A TPP server that
+	// far off needs its clock fixed, not hidden.
+	maxClockOffset = 15 * time.Minute
+	// clockTolerance is how close two observations must be to agree: the
+	// Date header has one-second resolution, plus network latency.
+	clockTolerance = 5 * time.Second
+)
 
-// learnClock records the offset between the bank's clock, read from a
-// response's Date header (error answers included), and the client's clock,
-// so that later Date headers are written in the bank's time. It returns
-// the bank's time and whether the header was usable.
-func (c *Client) learnClock(h http.Header) (time.Time, bool) {
+// observeClock reads a response's Date header (error answers included) and
+// returns the bank's time and whether the header was usable. It keeps
+// re-learning the offset between the bank's clock and the local one:
+//   - an offset beyond maxClockOffset is ignored;
+//   - one within clockTolerance of the current offset is adopted at once
+//     (drift, the one-second resolution of Date);
+//   - a larger change is adopted only when a second answer agrees with it
+//     within clockTolerance; until then it is a candidate.
+//
+// So a single poisoned Date changes nothing, and a client whose clock is
+// off adopts the bank's time after two agreeing answers. The skew retry
+// (retryForClockSkew) uses the candidate for its one new attempt, whose
+// answer then confirms it.
+func (c *Client) observeClock(h http.Header) (server time.Time, ok bool) {
 	v := h.Get("Date")
 	if v == "" {
 		return time.Time{}, false
@@ -22,19 +46,52 @@ func (c *Client) learnClock(h http.Header) (time.Time, bool) {
 	if err != nil {
 		return time.Time{}, false
 	}
-	// Date has one-second resolution; the offset is good to about a second
-	// plus the network latency, well inside the 60 s window.
-	c.offset.Store(int64(server.Sub(c.cfg.clock())))
+	d := server.Sub(c.cfg.clock())
+	if d > maxClockOffset || d < -maxClockOffset {
+		return server, true
+	}
+	if abs(d-time.Duration(c.offset.Load())) <= clockTolerance {
+		c.offset.Store(int64(d))
+		c.clockMu.Lock()
+		c.candidate, c.hasCandidate = 0, false
+		c.clockMu.Unlock()
+		return server, true
+	}
+	c.clockMu.Lock()
+	defer c.clockMu.Unlock()
+	if c.hasCandidate && abs(d-c.candidate) <= clockTolerance {
+		c.offset.Store(int64(d))
+		c.candidate, c.hasCandidate = 0, false
+	} else {
+		c.candidate, c.hasCandidate = d, true
+	}
 	return server, true
+}
+
+// skewOffset returns the offset to sign the skew retry with: the bank's
+// time of the refusing answer minus the local clock, when it is within
+// maxClockOffset.
+func (c *Client) skewOffset(server time.Time) (time.Duration, bool) {
+	d := server.Sub(c.cfg.clock())
+	if d > maxClockOffset || d < -maxClockOffset {
+		return 0, false
+	}
+	return d, true
+}
+
+func abs(d time.Duration) time.Duration {
+	if d < 0 {
+		return -d
+	}
+	return d
 }
 
 // retryForClockSkew is the one rule that may send a request again, POSTs
 // included, outside the retry policy: the bank answered 400 and its Date
 // is more than 60 s from the Date the request carried. The bank checks
-// Date before it processes anything, so a 400 means nothing was done; the
-// client has just learned the bank's clock (learnClock), and one new
-// attempt, signed with a corrected Date, will pass. It happens at most
-// once per call, with no wait, and does not count against
+// Date before it processes anything, so a 400 means nothing was done; one
+// new attempt, signed in the bank's time of that answer, will pass. It
+// happens at most once per call, with no wait, and does not count against
 // RetryPolicy.MaxRetries.
 func retryForClockSkew(status int, sent, server time.Time) bool {
 	if status != http.StatusBadRequest || sent.IsZero() || server.IsZero() {

@@ -123,9 +123,6 @@ type errorBody struct {
 	PSUMessage  string       `json:"psuMessage"`
 }
 
-// maxErrorBody bounds how much of an error body is read.
-const maxErrorBody = 64 << 10
-
 // newError builds an *Error from a non-2xx response body. A body that is
 // not JSON leaves Messages empty.
 func newError(op string, status int, requestID string, header http.Header, body []byte) *Error {

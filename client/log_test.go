@@ -92,10 +92,14 @@ func TestLoggingOffByDefault(t *testing.T) {
 
 func TestRedactedList(t *testing.T) {
 	t.Parallel()
-	for _, h := range []string{"PSU-ID", "PSU-Corporate-ID", "X-PSU-IDENTITY", "PSU-IP-Address", "PSU-IP-Port", "PSU-Device-ID", "PSU-Geo-Location", "Signature", "TPP-Signature-Certificate"} {
-		assert.True(t, redacted(http.CanonicalHeaderKey(h)), h)
+	for _, h := range []string{"PSU-ID", "PSU-Corporate-ID", "X-PSU-IDENTITY", "PSU-IP-Address", "PSU-IP-Port",
+		"PSU-Device-ID", "PSU-Geo-Location", "PSU-User-Agent", "PSU-Accept", "PSU-Accept-Language",
+		"TPP-Session-ID", "Signature", "TPP-Signature-Certificate", "Authorization", "Cookie", "Set-Cookie",
+		"X-Something-New", "Location"} {
+		assert.Equal(t, redactedValue, headerLogValue(h, []string{"v"}), h)
 	}
-	for _, h := range []string{"Date", "X-Request-ID", "Digest", "TPP-Session-ID", "PSU-User-Agent"} {
-		assert.False(t, redacted(http.CanonicalHeaderKey(h)), h)
+	for _, h := range []string{"Date", "X-Request-ID", "Digest", "Content-Type", "X-Accept-Fix", "PSU-Context",
+		"PSU-HTTP-Method", "TPP-Redirect-Preferred", "X-PSU-AuthMethod-Preferred", "Retry-After"} {
+		assert.Equal(t, "v", headerLogValue(h, []string{"v"}), h)
 	}
 }

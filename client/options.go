@@ -44,6 +44,9 @@ type config struct {
 	expiryWarning time.Duration
 	verifyMode    VerifyMode
 	bankCerts     []bankCert
+
+	responseTimeout time.Duration // timeouts.go
+	callTimeout     time.Duration
 }
 
 // validate checks the options together, after all were applied.

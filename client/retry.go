@@ -8,20 +8,17 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 )
 
 // RetryPolicy says how often and how long the client retries requests that
-// are safe to repeat (GET, DELETE, and a POST that certainly never left the
-// machine). See DESIGN.md section 2.
+// are safe to repeat (GET, DELETE), and a request of any kind that
+// certainly never left the machine. See docs/design.md section 2.
 type RetryPolicy struct {
 	// MaxRetries is the number of retries after the first attempt; 0 turns
 	// retries off.
@@ -35,8 +32,12 @@ type RetryPolicy struct {
 	MaxRetryAfter time.Duration
 }
 
-// DefaultRetryPolicy is used when no WithRetryPolicy is given.
-var DefaultRetryPolicy = RetryPolicy{MaxRetries: 3, MinBackoff: 200 * time.Millisecond, MaxBackoff: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
+// DefaultRetryPolicy returns the policy used when no WithRetryPolicy is
+// given: 3 retries, backoff from 200 ms to 5 s, Retry-After honoured up to
+// 30 s.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxRetries: 3, MinBackoff: 200 * time.Millisecond, MaxBackoff: 5 * time.Second, MaxRetryAfter: 30 * time.Second}
+}
 
 func (p RetryPolicy) validate() error {
 	if p.MaxRetries < 0 || p.MaxRetries > 100 || p.MinBackoff < 0 || p.MaxBackoff < p.MinBackoff || p.MaxRetryAfter < 0 {
@@ -96,27 +97,18 @@ func retryableStatus(code int) bool {
 }
 
 // quotaExhausted reports whether a 429 is ACCESS_EXCEEDED without a
-// Retry-After: the daily without-PSU budget of SERVICE.md 8 is spent, which
-// no retry within the call can change, and each retry could count against
-// it. A 429 that says when to come back (Retry-After, honoured up to the
-// cap) is a passing rate limit and is retried. The body is peeked (up to
-// 64 KiB) and restored for the caller.
-func quotaExhausted(resp *http.Response) bool {
-	if resp.StatusCode != http.StatusTooManyRequests || resp.Body == nil || resp.Header.Get("Retry-After") != "" {
-		return false
-	}
-	head, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
-	if err != nil {
+// Retry-After: the daily without-PSU budget (docs/interface.md section 8)
+// is spent, which no retry within the call can change, and each retry
+// could count against it. A 429 that says when to come back (Retry-After,
+// honoured up to the cap) is a passing rate limit and is retried.
+func quotaExhausted(r *reply) bool {
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "" {
 		return false
 	}
 	var doc struct {
 		TPPMessages []TPPMessage `json:"tppMessages"`
 	}
-	if json.Unmarshal(head, &doc) != nil {
+	if json.Unmarshal(r.body, &doc) != nil {
 		return false
 	}
 	for _, m := range doc.TPPMessages {
@@ -127,146 +119,267 @@ func quotaExhausted(resp *http.Response) bool {
 	return false
 }
 
-// exchange is the state of one call across its attempts. The hooks of
-// go-retryablehttp run one after another on the caller's goroutine; only
-// wrote is set from the transport's goroutines.
+// reply is an answer with its body read, within the limits of limits.go.
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// exchange is the state of one call across its attempts. The loop in
+// [Client.send] runs on the caller's goroutine; only the per-attempt
+// wrote flag is set from the transport's goroutines.
 type exchange struct {
 	c *Client
 	p *prepared
 
-	req      *http.Request // the current attempt
-	attempt  int           // 1-based
+	attempt  int           // 1-based number of the current attempt
 	retries  int           // retries granted by the policy
 	skewDone bool          // the clock-skew retry was used
+	skew     time.Duration // offset to sign the skew retry with
+	useSkew  bool
+	sentDate time.Time // Date of the current attempt
+	acted    bool      // some attempt may have been acted on by the bank
+	req      *http.Request
 	start    time.Time
-	sentDate time.Time
-	wait     time.Duration // decided by checkRetry, returned by backoff
-	pending  bool          // a retry was decided and its attempt has not started
-	wrote    atomic.Bool   // the current attempt wrote its headers
 }
 
-// retrier wires the exchange's hooks into go-retryablehttp, replacing all
-// of its defaults: its logger is off, the bank's last answer is passed
-// through, every retry is re-signed. RetryMax has one attempt more than
-// the policy for the clock-skew rule; checkRetry enforces MaxRetries.
-func (x *exchange) retrier() *retryablehttp.Client {
-	return &retryablehttp.Client{
-		HTTPClient:     x.c.hc,
-		Logger:         nil,
-		RetryMax:       x.c.cfg.retry.MaxRetries + 1,
-		RetryWaitMin:   x.c.cfg.retry.MinBackoff,
-		RetryWaitMax:   x.c.cfg.retry.MaxBackoff,
-		RequestLogHook: x.beforeAttempt,
-		CheckRetry:     x.checkRetry,
-		Backoff:        x.backoff,
-		PrepareRetry:   x.prepareRetry,
-		ErrorHandler:   retryablehttp.PassthroughErrorHandler,
+// attemptResult is what one attempt ended with.
+type attemptResult struct {
+	r     *reply // nil when no response headers arrived
+	err   error  // transport, timeout or body error; nil with a reply
+	wrote bool   // a byte of the request may have left
+	local bool   // failed before sending (signing, credentials)
+}
+
+// send runs the attempts of one call and returns the last answer with its
+// body read. Each attempt is built afresh and signed with a fresh Date;
+// body, URL and X-Request-ID stay the same. The rules are those of
+// docs/design.md section 2:
+//   - an attempt that wrote no byte of its request is retried within the
+//     policy, whatever its method, and a call none of whose attempts left
+//     ends in a *NotSentError;
+//   - a repeatable call is retried on transport errors, timeouts, bodies cut
+//     short, 429, 502, 503 and 504 within the policy and the caller's
+//     deadline;
+//   - a call that is not repeatable is never sent again once a byte of it
+//     may have left, save for the one clock-skew retry after a 400 that
+//     proves nothing was done, and ends in an *OutcomeUnknownError when it
+//     got no usable answer. Its request can never be rewound below the
+//     pipeline either (newRequest).
+func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
+	ctx, cancel := c.callContext(ctx)
+	defer cancel()
+	x := &exchange{c: c, p: p}
+	for {
+		res := x.run(ctx)
+		wait, again := x.decide(ctx, res)
+		x.log(ctx, res, again)
+		if !again {
+			return x.finish(res)
+		}
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return x.finish(attemptResult{err: ctx.Err()})
+			case <-t.C:
+			}
+		}
 	}
 }
 
-// trace records whether an attempt wrote anything, for the rule that a
-// non-repeatable request is retried only when it certainly never left.
-func (x *exchange) trace(ctx context.Context) context.Context {
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteHeaderField: func(string, []string) { x.wrote.Store(true) },
-		WroteHeaders:     func() { x.wrote.Store(true) },
+// run makes one attempt: build, sign, send, read the body, all within the
+// attempt's time limits.
+func (x *exchange) run(ctx context.Context) attemptResult {
+	x.attempt++
+	limit := x.attemptLimit(ctx)
+	actx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var wrote atomic.Bool
+	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+		WroteHeaderField: func(string, []string) { wrote.Store(true) },
+		WroteHeaders:     func() { wrote.Store(true) },
+		WroteRequest:     func(httptrace.WroteRequestInfo) { wrote.Store(true) },
 	})
-}
-
-func (x *exchange) beforeAttempt(_ retryablehttp.Logger, req *http.Request, i int) {
+	req, err := x.c.newRequest(actx, x.p)
+	if err != nil {
+		return attemptResult{err: err, local: true}
+	}
 	x.req = req
-	x.attempt = i + 1
-	x.wrote.Store(false)
-	x.pending = false
+	if err := x.sign(req); err != nil {
+		return attemptResult{err: err, local: true}
+	}
+	phase := &timeoutError{phase: "response headers", d: limit}
+	timer := time.AfterFunc(limit, func() { cancel(phase) })
+	defer timer.Stop()
 	x.start = time.Now()
+	resp, err := x.c.hc.Do(req)
+	if err != nil {
+		if cause := context.Cause(actx); cause == phase {
+			err = fmt.Errorf("%w (%w)", phase, err)
+		}
+		return attemptResult{err: err, wrote: wrote.Load()}
+	}
+	defer resp.Body.Close()
+	timer.Stop()
+	phase = &timeoutError{phase: "response body", d: limit}
+	timer = time.AfterFunc(limit, func() { cancel(phase) })
+	r := &reply{status: resp.StatusCode, header: resp.Header}
+	r.body, err = readBody(resp.Body, resp.StatusCode)
+	if err != nil {
+		if cause := context.Cause(actx); cause == phase {
+			err = fmt.Errorf("%w (%w)", phase, err)
+		}
+		return attemptResult{r: r, err: fmt.Errorf("reading answer: %w", err), wrote: true}
+	}
+	return attemptResult{r: r, wrote: true}
 }
 
-func (x *exchange) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	elapsed := time.Since(x.start)
+// attemptLimit is the time limit of the next attempt: the response
+// timeout, or for a repeatable call with retries left at most half of the
+// time before the caller's deadline (but at least minAttemptTimeout).
+func (x *exchange) attemptLimit(ctx context.Context) time.Duration {
+	d := x.c.cfg.responseTimeout
+	if x.p.op.repeatable() && x.retries < x.c.cfg.retry.MaxRetries {
+		if dl, ok := ctx.Deadline(); ok {
+			if half := time.Until(dl) / 2; half < d {
+				d = max(half, minAttemptTimeout)
+			}
+		}
+	}
+	return d
+}
+
+// sign signs the attempt, with the skew offset on the clock-skew retry.
+func (x *exchange) sign(req *http.Request) error {
+	now := x.c.now()
+	if x.useSkew {
+		now = x.c.cfg.clock().Add(x.skew)
+	}
+	if err := x.c.sign(req, now); err != nil {
+		return err
+	}
+	x.sentDate = now
+	return nil
+}
+
+// decide says whether to send another attempt and after what wait. It is
+// the retry policy of docs/design.md section 2.
+func (x *exchange) decide(ctx context.Context, res attemptResult) (time.Duration, bool) {
 	var server time.Time
-	if resp != nil {
-		server, _ = x.c.learnClock(resp.Header)
+	if res.r != nil {
+		server, _ = x.c.observeClock(res.r.header)
 	}
-	retry := x.decide(ctx, resp, err, server)
-	x.c.logAttempt(ctx, x.req, x.attempt, elapsed, resp, err, retry)
-	return retry, nil
-}
-
-// decide is the retry policy of DESIGN.md section 2.
-func (x *exchange) decide(ctx context.Context, resp *http.Response, err error, server time.Time) bool {
-	if ctx.Err() != nil {
-		return false
+	skew := res.r != nil && res.err == nil && retryForClockSkew(res.r.status, x.sentDate, server)
+	if res.wrote && !skew {
+		x.acted = true
 	}
-	if resp != nil && !x.skewDone && retryForClockSkew(resp.StatusCode, x.sentDate, server) {
-		x.skewDone = true
-		x.wait = 0
-		x.pending = true
-		return true
+	if res.local || ctx.Err() != nil {
+		return 0, false
 	}
+	if skew && !x.skewDone {
+		if d, ok := x.c.skewOffset(server); ok {
+			x.skewDone, x.skew, x.useSkew = true, d, true
+			return 0, true
+		}
+	}
+	x.useSkew = false
 	pol := x.c.cfg.retry
 	if x.retries >= pol.MaxRetries {
-		return false
+		return 0, false
 	}
 	repeatable := x.p.op.repeatable()
 	wait := pol.backoff(x.retries)
 	switch {
-	case err != nil:
-		if !repeatable && !neverSent(err, x.wrote.Load()) {
-			return false
+	case res.err != nil:
+		if errors.Is(res.err, ErrAnswerTooLarge) {
+			return 0, false // the same answer again
 		}
-	case resp != nil && retryableStatus(resp.StatusCode):
-		if !repeatable || quotaExhausted(resp) {
-			return false
+		if res.wrote && !repeatable {
+			return 0, false
 		}
-		if ra, ok := retryAfter(resp.Header, server, x.c.now()); ok {
+	case retryableStatus(res.r.status):
+		if !repeatable || quotaExhausted(res.r) {
+			return 0, false
+		}
+		if ra, ok := retryAfter(res.r.header, server, x.c.now()); ok {
 			if ra > pol.MaxRetryAfter {
-				return false
+				return 0, false
 			}
 			wait = ra
 		}
 	default:
-		return false
+		return 0, false
 	}
-	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) <= wait {
-		return false // the wait would outlast the call
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= wait+minAttemptTimeout/10 {
+		return 0, false // the wait would outlast the call
 	}
 	x.retries++
-	x.wait = wait
-	x.pending = true
-	return true
+	return wait, true
 }
 
-// neverSent reports whether a transport error certainly happened before
-// any byte of the request left: the connection could not be dialled, and
-// no header was written. Anything else may have reached the bank.
-func neverSent(err error, wrote bool) bool {
-	if wrote {
-		return false
+// finish turns the last attempt into the call's result: its answer, or an
+// error that says what became of the request.
+func (x *exchange) finish(res attemptResult) (*reply, error) {
+	if res.err == nil {
+		return res.r, nil
 	}
-	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
-}
-
-func (x *exchange) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
-	return x.wait
-}
-
-// prepareRetry re-signs the next attempt with a fresh Date (and the
-// credentials current now); body, URL and X-Request-ID stay the same.
-func (x *exchange) prepareRetry(req *http.Request) error {
-	req.Header = req.Header.Clone()
-	return x.c.sign(req, x)
-}
-
-// failure turns the final error of go-retryablehttp into the call's
-// error: an *OutcomeUnknownError when a non-repeatable request may have
-// reached the bank, else the error wrapped with the operation name. When a
-// retry was pending (the wait was cancelled, or re-signing failed), the
-// last attempt was one that is safe to repeat, so nothing is unknown.
-func (x *exchange) failure(err error) error {
 	op := x.p.op
-	if !op.repeatable() && !x.pending && !neverSent(err, x.wrote.Load()) {
-		return &OutcomeUnknownError{Operation: op.Name, RequestID: x.p.requestID, Err: err}
+	switch {
+	case !x.acted:
+		return nil, &NotSentError{Operation: op.Name, RequestID: x.p.requestID, Err: res.err}
+	case !op.repeatable():
+		e := &OutcomeUnknownError{Operation: op.Name, RequestID: x.p.requestID, Err: res.err}
+		if res.r != nil {
+			e.StatusCode = res.r.status
+		}
+		return nil, e
 	}
-	return fmt.Errorf("%s: %w", op.Name, err)
+	return nil, fmt.Errorf("%s: %w", op.Name, res.err)
 }
+
+// log reports the attempt to the caller's logger.
+func (x *exchange) log(ctx context.Context, res attemptResult, retry bool) {
+	if x.c.cfg.logger == nil || x.req == nil {
+		return
+	}
+	var resp *http.Response
+	if res.r != nil {
+		resp = &http.Response{StatusCode: res.r.status, Header: res.r.header}
+	}
+	x.c.logAttempt(ctx, x.req, x.attempt, time.Since(x.start), resp, res.err, retry)
+}
+
+// newRequest builds one attempt's request. A repeatable request's body can
+// be rewound (GetBody), so the transport may resend it; a request that is
+// not repeatable gets a body that cannot be rewound, even when empty
+// (neither nil nor http.NoBody, which HTTP/2 would treat as rewindable),
+// so neither HTTP/1.1 nor HTTP/2 can resend it by themselves after
+// RST_STREAM or GOAWAY.
+func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, p.op.Method, p.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header = p.header.Clone()
+	switch {
+	case !p.op.repeatable():
+		req.Body = &onceBody{Reader: bytes.NewReader(p.body)}
+		req.ContentLength = int64(len(p.body))
+		req.GetBody = nil
+	case p.body != nil:
+		body := p.body
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	return req, nil
+}
+
+// onceBody is a request body that the transport cannot rewind.
+type onceBody struct{ *bytes.Reader }
+
+// Close does nothing.
+func (*onceBody) Close() error { return nil }

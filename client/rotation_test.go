@@ -60,7 +60,7 @@ func registeredBank(t *testing.T, creds ...*signing.Credentials) (*httptest.Serv
 			w.WriteHeader(400)
 			return
 		}
-		w.Write([]byte(`{}`))
+		w.Write([]byte(`{"paymentId":"p1"}`))
 	}))
 	t.Cleanup(s.Close)
 	return s, seen, &failures
@@ -153,7 +153,7 @@ func TestSetQWAC(t *testing.T) {
 			w.WriteHeader(400)
 			return
 		}
-		w.Write([]byte(`{}`))
+		w.Write([]byte(`{"paymentId":"p1"}`))
 	}))
 	srv.TLS = &tls.Config{ClientAuth: tls.RequireAnyClientCert}
 	srv.StartTLS()

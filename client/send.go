@@ -4,14 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
-	"github.com/hashicorp/go-retryablehttp"
 	"github.com/tppkit/psd2/signing"
 )
 
@@ -33,6 +33,12 @@ type Operation struct {
 	// Repeatable marks a POST that is safe to send again (creates nothing
 	// that could be doubled). GET and DELETE are always repeatable.
 	Repeatable bool
+	// ResultID names the member of a 2xx answer that identifies what a
+	// call that is not repeatable created ("paymentId", "basketId"). Such
+	// a call's 2xx answer must be a JSON object, decodable into the
+	// caller's type and, when ResultID is set, carrying that member as a
+	// non-empty string; otherwise the outcome is unknown.
+	ResultID string
 }
 
 func (op *Operation) repeatable() bool {
@@ -51,54 +57,101 @@ type Response struct {
 	RequestID string
 }
 
-// maxBody bounds the size of a response body the client reads.
-const maxBody = 32 << 20
-
-// Do sends op through the pipeline of DESIGN.md section 2 and decodes a
-// 2xx JSON answer into out (a pointer; nil discards the body).
+// Do sends op through the pipeline of docs/design.md section 2 and decodes
+// a 2xx JSON answer into out (a pointer; nil discards the body).
 //
-// A non-2xx answer is a *Error. A request that is not repeatable (a
-// payment POST) and may have reached the bank without a clear answer (5xx,
-// a dropped connection, a timeout) is an *OutcomeUnknownError. A response
-// whose signature does not verify is a *ResponseSignatureError (wrapped in
-// an *OutcomeUnknownError for a non-repeatable request), and its body is
-// not decoded.
+// What a failed call returns:
+//   - a non-2xx answer is a *Error;
+//   - a call none of whose attempts left the machine is a *NotSentError
+//     (matches [ErrNotSent]);
+//   - a request that is not repeatable (a payment POST, a start of
+//     authorisation) that may have reached the bank without a usable
+//     answer (5xx, a dropped connection, a timeout, a body cut short, a
+//     2xx whose body is empty, not JSON, or lacks op.ResultID) is an
+//     *OutcomeUnknownError (matches [ErrOutcomeUnknown]);
+//   - a response whose signature does not verify is a
+//     *ResponseSignatureError (inside an *OutcomeUnknownError for a
+//     request that is not repeatable), and its body is not decoded.
 func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestOption) (*Response, error) {
 	if op.Name == "" {
 		op.Name = op.Method + " " + op.Path
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", op.Name, err)
+		return nil, &NotSentError{Operation: op.Name, Err: err}
 	}
 	p, err := c.prepare(&op, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op.Name, err)
 	}
-	resp, body, err := c.send(ctx, p)
+	r, err := c.send(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.verifyResponse(resp.Header, body, p.requestID); err != nil {
-		var e error = &ResponseSignatureError{Operation: op.Name, StatusCode: resp.StatusCode, RequestID: p.requestID, Err: err}
+	unknown := func(err error) error {
+		return &OutcomeUnknownError{Operation: op.Name, RequestID: p.requestID, StatusCode: r.status, Err: err}
+	}
+	if err := c.verifyResponse(r.header, r.body, p.requestID); err != nil {
+		var e error = &ResponseSignatureError{Operation: op.Name, StatusCode: r.status, RequestID: p.requestID, Err: err}
 		if !op.repeatable() {
-			e = &OutcomeUnknownError{Operation: op.Name, RequestID: p.requestID, StatusCode: resp.StatusCode, Err: e}
+			e = unknown(e)
 		}
 		return nil, e
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		e := newError(op.Name, resp.StatusCode, p.requestID, resp.Header, body)
-		if resp.StatusCode >= 500 && !op.repeatable() {
-			return nil, &OutcomeUnknownError{Operation: op.Name, RequestID: p.requestID, StatusCode: resp.StatusCode, Err: e}
+	if r.status < 200 || r.status > 299 {
+		e := newError(op.Name, r.status, p.requestID, r.header, r.body)
+		if r.status >= 500 && !op.repeatable() {
+			return nil, unknown(e)
 		}
 		return nil, e
 	}
-	r := &Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: p.requestID}
-	if out != nil && len(bytes.TrimSpace(body)) > 0 {
-		if err := json.Unmarshal(body, out); err != nil {
-			return r, fmt.Errorf("%s: decoding answer: %w", op.Name, err)
+	resp := &Response{StatusCode: r.status, Header: r.header, RequestID: p.requestID}
+	if !op.repeatable() {
+		if err := usableAnswer(r.body, op.ResultID); err != nil {
+			return nil, unknown(err)
 		}
 	}
-	return r, nil
+	if out != nil && len(bytes.TrimSpace(r.body)) > 0 {
+		if err := json.Unmarshal(r.body, out); err != nil {
+			err = fmt.Errorf("decoding answer: %w", err)
+			if !op.repeatable() {
+				return nil, unknown(err)
+			}
+			return resp, fmt.Errorf("%s: %w", op.Name, err)
+		}
+	}
+	return resp, nil
+}
+
+// ErrUnusableAnswer matches a 2xx answer to a call that is not repeatable
+// whose body does not say what was done: empty, null, not JSON, or without
+// the member that identifies the created resource. It always comes inside
+// an [ErrOutcomeUnknown].
+var ErrUnusableAnswer = errors.New("client: answer unusable")
+
+// usableAnswer checks the 2xx body of a call that is not repeatable: JSON
+// other than null and, when resultID is set, an object carrying resultID
+// as a non-empty string.
+func usableAnswer(body []byte, resultID string) error {
+	body = bytes.TrimSpace(body)
+	switch {
+	case len(body) == 0:
+		return fmt.Errorf("%w: empty body", ErrUnusableAnswer)
+	case !json.Valid(body):
+		return fmt.Errorf("%w: not JSON", ErrUnusableAnswer)
+	case bytes.Equal(body, []byte("null")):
+		return fmt.Errorf("%w: null", ErrUnusableAnswer)
+	case resultID == "":
+		return nil
+	}
+	var obj map[string]json.RawMessage
+	var id string
+	if json.Unmarshal(body, &obj) != nil {
+		return fmt.Errorf("%w: not a JSON object", ErrUnusableAnswer)
+	}
+	if raw, ok := obj[resultID]; !ok || json.Unmarshal(raw, &id) != nil || strings.TrimSpace(id) == "" {
+		return fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID)
+	}
+	return nil
 }
 
 // prepared is one call, fixed before the first attempt: URL, encoded body,
@@ -180,58 +233,17 @@ func (c *Client) acceptFixValue(extra []AcceptFix) string {
 	return strings.Join(vals, ",")
 }
 
-// sign gives one attempt a fresh Date, in the bank's time, and signs it
-// with the credentials current now: Signature and TPP-Signature-Certificate
-// over the final headers. It refuses a certificate outside its validity
-// window before anything is sent.
-func (c *Client) sign(req *http.Request, x *exchange) error {
-	now := c.now()
-	st, err := c.credentials(req.Context(), now)
+// sign gives one attempt its Date, now in the bank's time, and signs it
+// with the credentials current now: Signature and
+// TPP-Signature-Certificate over the final headers. It refuses a
+// certificate outside its validity window, measured on the local clock,
+// before anything is sent.
+func (c *Client) sign(req *http.Request, now time.Time) error {
+	st, err := c.credentials(req.Context(), c.cfg.clock())
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Date", now.UTC().Format(http.TimeFormat))
 	req.Header.Set("Tpp-Signature-Certificate", st.certB64)
-	if err := st.signer.Sign(req); err != nil {
-		return err
-	}
-	x.sentDate = now
-	return nil
-}
-
-// send runs the attempts through go-retryablehttp with the hooks of
-// [exchange] and returns the final response with its body read.
-func (c *Client) send(ctx context.Context, p *prepared) (*http.Response, []byte, error) {
-	x := &exchange{c: c, p: p}
-	if !p.op.repeatable() {
-		ctx = x.trace(ctx)
-	}
-	var raw any
-	if p.body != nil {
-		raw = p.body
-	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, p.op.Method, p.url, raw)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", p.op.Name, err)
-	}
-	req.Header = p.header
-	if err := c.sign(req.Request, x); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", p.op.Name, err)
-	}
-	resp, err := x.retrier().Do(req)
-	if err != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return nil, nil, x.failure(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
-	if err != nil {
-		if !p.op.repeatable() {
-			return nil, nil, &OutcomeUnknownError{Operation: p.op.Name, RequestID: p.requestID, StatusCode: resp.StatusCode, Err: err}
-		}
-		return nil, nil, fmt.Errorf("%s: reading answer: %w", p.op.Name, err)
-	}
-	return resp, b, nil
+	return st.signer.Sign(req)
 }

@@ -158,7 +158,8 @@ func (s *Service) create(ctx context.Context, op, prefix string, product Product
 		Method:     http.MethodPost,
 		Path:       client.JoinPath(prefix, string(product)),
 		Body:       body,
-		Repeatable: false, // a payment POST is never sent twice (DESIGN.md 2)
+		Repeatable: false, // a payment POST is never sent twice (docs/design.md section 2)
+		ResultID:   "paymentId",
 	}, &out, opts...)
 	if err != nil {
 		return nil, err
@@ -189,8 +190,9 @@ func paymentPath(product Product, paymentID string, extra ...string) (string, er
 
 // Status reads a payment's status with GET
 // /v1/payments/{product}/{id}/status. It is a GET, retried by the client
-// on transport errors and 429/502/503/504. Known issue (SERVICE.md 4.2):
-// the bank cannot show an NDCT before the PSU has approved it (404).
+// on transport errors and 429/502/503/504. Known issue (docs/interface.md
+// section 4.2): the bank cannot show an NDCT before the PSU has approved
+// it; its 404 is returned as an error matching [ErrNotYetReadable].
 func (s *Service) Status(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
 	const op = "payments.Status"
 	p, err := paymentPath(product, paymentID, segStatus)
@@ -214,14 +216,15 @@ func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.Requ
 func (s *Service) status(ctx context.Context, op, path string, opts []client.RequestOption) (*StatusResponse, error) {
 	var out StatusResponse
 	if err := s.do(ctx, client.Operation{Name: op, Method: http.MethodGet, Path: path}, &out, opts); err != nil {
-		return nil, err
+		return nil, notYetReadable(path, err)
 	}
 	return &out, nil
 }
 
 // Get reads a payment's details with GET /v1/payments/{product}/{id}: the
 // request as the bank holds it. The platform sends no transactionStatus
-// here; use [Service.Status].
+// here; use [Service.Status]. An NDCT not yet approved by the PSU answers
+// 404, returned as an error matching [ErrNotYetReadable].
 func (s *Service) Get(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Details, error) {
 	const op = "payments.Get"
 	p, err := paymentPath(product, paymentID)
@@ -243,7 +246,7 @@ func (s *Service) GetAt(ctx context.Context, href string, opts ...client.Request
 func (s *Service) get(ctx context.Context, op, path string, opts []client.RequestOption) (*Details, error) {
 	var out Details
 	if err := s.do(ctx, client.Operation{Name: op, Method: http.MethodGet, Path: path}, &out, opts); err != nil {
-		return nil, err
+		return nil, notYetReadable(path, err)
 	}
 	return &out, nil
 }
@@ -287,8 +290,13 @@ func (s *Service) cancel(ctx context.Context, op, path string, opts []client.Req
 // StartAuthorisation starts the PSU's SCA for a payment with POST
 // /v1/payments/{product}/{id}/authorisations, for a create answer without
 // a scaRedirect or after the PSU cancelled. The answer's ScaRedirect is
-// where to send the PSU. Starting an authorisation moves no money, so the
-// client may send it again after a transport failure.
+// where to send the PSU.
+//
+// Starting an authorisation moves no money, but each one that reaches the
+// bank is a new authorisation, so the request is sent once: after a
+// failure that may have reached the bank (a dropped connection, a timeout,
+// a 5xx, a 201 without scaStatus) the call returns client.ErrOutcomeUnknown,
+// and the caller may start it again deliberately.
 func (s *Service) StartAuthorisation(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Authorisation, error) {
 	const op = "payments.StartAuthorisation"
 	p, err := paymentPath(product, paymentID, segAuthorisations)
@@ -310,7 +318,7 @@ func (s *Service) StartAuthorisationAt(ctx context.Context, href string, opts ..
 
 func (s *Service) startAuthorisation(ctx context.Context, op, path string, opts []client.RequestOption) (*Authorisation, error) {
 	var out Authorisation
-	err := s.do(ctx, client.Operation{Name: op, Method: http.MethodPost, Path: path, Repeatable: true}, &out, opts)
+	err := s.do(ctx, client.Operation{Name: op, Method: http.MethodPost, Path: path, ResultID: "scaStatus"}, &out, opts)
 	if err != nil {
 		return nil, err
 	}

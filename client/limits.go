@@ -1,0 +1,84 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Limits on what one answer may cost. The interface's documents are small
+// (an accounts list, a page of transactions, a payment), but decoding JSON
+// into Go values multiplies its size: a body of empty objects grows a
+// hundredfold and more on the heap. Bounding the bytes and the number of
+// JSON objects and arrays together bounds the heap one answer can take
+// (about 64 MB at most, as the accounts package's limit test measures).
+// These constants are the one place the limits live.
+const (
+	// maxBody bounds a 2xx body.
+	maxBody = 4 << 20
+	// maxJSONValues bounds the JSON objects and arrays of a 2xx body.
+	maxJSONValues = 40_000
+	// maxErrorBody bounds how much of a non-2xx body is read; the rest is
+	// dropped, and an error body cut short decodes to no messages.
+	maxErrorBody = 64 << 10
+)
+
+// ErrAnswerTooLarge matches an answer beyond the client's size limits:
+// more than 4 MiB, or more than 40,000 JSON objects and arrays. It is not
+// retried; for a request that is not repeatable it comes inside an
+// [ErrOutcomeUnknown].
+var ErrAnswerTooLarge = errors.New("client: answer exceeds the size limits")
+
+// readBody reads a response body within the limits: a 2xx body past them
+// is an ErrAnswerTooLarge, another body is cut at maxErrorBody.
+func readBody(r io.Reader, status int) ([]byte, error) {
+	limit := int64(maxErrorBody)
+	ok := status >= 200 && status <= 299
+	if ok {
+		limit = maxBody
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		if !ok {
+			return b[:limit], nil
+		}
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrAnswerTooLarge, maxBody)
+	}
+	if ok {
+		if n := countJSONValues(b, maxJSONValues+1); n > maxJSONValues {
+			return nil, fmt.Errorf("%w: more than %d JSON objects and arrays", ErrAnswerTooLarge, maxJSONValues)
+		}
+	}
+	return b, nil
+}
+
+// countJSONValues counts the '{' and '[' of b outside strings, stopping at
+// stop. It reads bytes only; whether b is valid JSON is the decoder's
+// business.
+func countJSONValues(b []byte, stop int) int {
+	n := 0
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if n++; n >= stop {
+				return n
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,371 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+)
+
+// redactedValue stands in for a secret in logs, printed values and JSON.
+const redactedValue = "[redacted]"
+
+// headerShown says how the client's logger renders one header's value.
+type headerShown int
+
+const (
+	// showRedacted replaces the value with [redacted]; the default for any
+	// header not listed in logHeaders.
+	showRedacted headerShown = iota
+	// showClear logs the value as it is.
+	showClear
+	// showURIWithoutQuery logs scheme, host and path of a URI; user info,
+	// query and fragment are replaced (see redactURI).
+	showURIWithoutQuery
+)
+
+// logHeaders is the one redaction list of the package: the headers whose
+// values the logger shows (request headers at Debug level, response headers
+// likewise). Every header not named here is logged as [redacted], so a
+// header added with [WithHeader], or an unknown header a bank echoes, never
+// reaches a log in clear. Header names are always shown; bodies are never
+// logged at all.
+//
+// Redacted because they identify the PSU or let a reader act as the TPP:
+// PSU-ID, PSU-Corporate-ID, X-PSU-IDENTITY (a national identity number),
+// PSU-IP-Address, PSU-IP-Port, PSU-Device-ID, PSU-Geo-Location,
+// PSU-User-Agent and the other PSU-Accept* headers forwarded from the
+// PSU's device (together they fingerprint the PSU), TPP-Session-ID (with
+// the redirect's state it lets a reader forge an SCA callback), Signature,
+// TPP-Signature-Certificate, Authorization, Cookie and Set-Cookie.
+//
+// TPP-Redirect-URI is shown without its query and fragment: they carry
+// the SCA state (docs/interface.md section 6).
+var logHeaders = map[string]headerShown{
+	// Content negotiation and framing.
+	"Accept":           showClear,
+	"Accept-Charset":   showClear,
+	"Accept-Encoding":  showClear,
+	"Accept-Language":  showClear,
+	"Content-Type":     showClear,
+	"Content-Length":   showClear,
+	"Content-Encoding": showClear,
+	"Content-Language": showClear,
+	"Cache-Control":    showClear,
+	"Vary":             showClear,
+	"Retry-After":      showClear,
+	"User-Agent":       showClear, // the TPP's, set with WithUserAgent
+	// Headers of the signature scheme that are not secret.
+	"Date":         showClear,
+	"Digest":       showClear,
+	"X-Request-Id": showClear,
+	// Interface headers that say nothing about who the PSU is.
+	"X-Accept-Fix":                  showClear,
+	"Tpp-Redirect-Preferred":        showClear,
+	"Tpp-Brand-Logging-Information": showClear,
+	"X-Psu-Authmethod-Preferred":    showClear,
+	"Psu-Context":                   showClear,
+	"Psu-Http-Method":               showClear,
+	"Aspsp-Sca-Approach":            showClear,
+	"Tpp-Redirect-Uri":              showURIWithoutQuery,
+}
+
+// headerLogValue is what the logger shows of header name (any case) with
+// values vs.
+func headerLogValue(name string, vs []string) string {
+	switch logHeaders[http.CanonicalHeaderKey(name)] {
+	case showClear:
+		return strings.Join(vs, ", ")
+	case showURIWithoutQuery:
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = redactURI(v)
+		}
+		return strings.Join(out, ", ")
+	}
+	return redactedValue
+}
+
+// redactURI returns scheme, host and path of an absolute URI, with
+// [redacted] in place of user info, query and fragment; a value that does
+// not parse as an absolute URI is redacted whole.
+func redactURI(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
+		return redactedValue
+	}
+	var b strings.Builder
+	b.WriteString(u.Scheme)
+	b.WriteString("://")
+	if u.User != nil {
+		b.WriteString(redactedValue + "@")
+	}
+	b.WriteString(u.Host)
+	b.WriteString(u.EscapedPath())
+	if u.RawQuery != "" || u.ForceQuery {
+		b.WriteString("?" + redactedValue)
+	}
+	if u.Fragment != "" || u.RawFragment != "" {
+		b.WriteString("#" + redactedValue)
+	}
+	return b.String()
+}
+
+// Path templates: the placeholders a logged path shows instead of ids.
+const (
+	placeholderID      = "{id}"
+	placeholderProduct = "{product}"
+)
+
+// pathWords are the literal segments of the interface's paths
+// (docs/interface.md section 4.5 and the platform's paths), each with the
+// placeholder of the segment that follows it ("" when a literal or nothing
+// follows). Any segment that is not a literal in its place is an id.
+var pathWords = map[string]string{
+	"v1":                    "",
+	"accounts":              placeholderID,
+	"card-accounts":         placeholderID,
+	"balances":              "",
+	"transactions":          placeholderID,
+	"payments":              placeholderProduct,
+	"periodic-payments":     placeholderProduct,
+	"bulk-payments":         placeholderProduct,
+	"signing-baskets":       placeholderID,
+	"status":                "",
+	"authorisations":        placeholderID,
+	"agreements":            placeholderID,
+	"user":                  "",
+	"consents":              placeholderID,
+	"bank-offered-consents": placeholderID,
+	"sandbox":               "",
+	"customers":             placeholderID,
+	"initialize":            "",
+	"tpps":                  placeholderID,
+	"contact-information":   "",
+}
+
+// paymentProducts are the payment products of the platform. They name a
+// kind of payment, not a person, so a logged path keeps them; any other
+// value in the product's place is logged as {product}.
+var paymentProducts = map[string]bool{
+	"norwegian-domestic-credit-transfers":                true,
+	"sepa-credit-transfers":                              true,
+	"cross-border-credit-transfers":                      true,
+	"instant-norwegian-domestic-credit-transfers-straks": true,
+}
+
+// pathTemplate returns escapedPath as the logger and redacted errors show
+// it: ids replaced by {id}, an unknown payment product by {product}, query
+// and fragment dropped, for example "/v1/accounts/{id}/balances" or
+// "/v1/payments/sepa-credit-transfers/{id}/status".
+//
+// The base URL's path prefix (such as "/api") is dropped: the template
+// starts at the version segment ("v1"), as the interface's paths and the
+// bank's links are written. A path without a version segment keeps no
+// prefix either; each of its segments that is not a literal of the
+// interface is shown as {id}.
+func pathTemplate(escapedPath string) string {
+	if i := strings.IndexAny(escapedPath, "?#"); i >= 0 {
+		escapedPath = escapedPath[:i]
+	}
+	segs := strings.Split(strings.TrimPrefix(escapedPath, "/"), "/")
+	for i, s := range segs {
+		if isVersion(s) {
+			segs = segs[i:]
+			break
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(escapedPath))
+	next := "" // placeholder of the next segment; "" means a literal is expected
+	for _, s := range segs {
+		b.WriteByte('/')
+		switch {
+		case s == "":
+			// An empty segment (a trailing or doubled slash) says nothing.
+		case next == placeholderProduct:
+			if paymentProducts[s] {
+				b.WriteString(s)
+			} else {
+				b.WriteString(placeholderProduct)
+			}
+			next = placeholderID
+			continue
+		case next == placeholderID:
+			b.WriteString(placeholderID)
+		default:
+			if follow, ok := pathWords[s]; ok || isVersion(s) {
+				b.WriteString(s)
+				next = follow
+				continue
+			}
+			b.WriteString(placeholderID)
+		}
+		next = ""
+	}
+	return b.String()
+}
+
+// isVersion reports whether s is a version segment such as "v1".
+func isVersion(s string) bool {
+	if len(s) < 2 || len(s) > 4 || s[0] != 'v' {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// redactURLError hides the URL of a *url.Error in err, which net/http
+// writes in full (query and ids included) into its message. When err is a
+// *url.Error it returns a copy whose URL is the templated path
+// ([pathTemplate]): `Get "/v1/accounts/{id}/balances": dial tcp ...`. When
+// err wraps one, it returns an error with the same message but that URL
+// replaced; errors.As to a *url.Error (or net.Error) then finds the
+// redacted copy. In both cases errors.Is and errors.As still reach the
+// cause (a *net.OpError, a context error, a TLS error). Any other error is
+// returned unchanged. It is idempotent.
+//
+// Call it where the transport's error first appears: a wrapper created
+// earlier (and kept in a field of another error) still holds the URL.
+func redactURLError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ue *url.Error
+	if !errors.As(err, &ue) || ue == nil {
+		return err
+	}
+	red := &url.Error{Op: ue.Op, URL: redactedURL(ue.URL), Err: ue.Err}
+	if e, ok := err.(*url.Error); ok && e == ue {
+		return red
+	}
+	msg := strings.ReplaceAll(err.Error(), ue.Error(), red.Error())
+	if ue.URL != "" {
+		msg = strings.ReplaceAll(msg, ue.URL, red.URL)
+	}
+	return &urlRedactedError{msg: msg, err: err, red: red}
+}
+
+// redactedURL is the templated path of a URL, or [redacted] when it does
+// not parse.
+func redactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return redactedValue
+	}
+	return pathTemplate(u.EscapedPath())
+}
+
+// urlRedactedError is an error wrapping a *url.Error whose message has the
+// URL replaced by its template.
+type urlRedactedError struct {
+	msg string
+	err error      // the original chain, for errors.Is and errors.As
+	red *url.Error // the redacted copy, for errors.As
+}
+
+func (e *urlRedactedError) Error() string { return e.msg }
+func (e *urlRedactedError) Unwrap() error { return e.err }
+
+// As hands out the redacted *url.Error for a target it fits (*url.Error,
+// net.Error, error-like interfaces), before errors.As would reach the
+// original one further down the chain.
+func (e *urlRedactedError) As(target any) bool {
+	v := reflect.ValueOf(target)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	if reflect.TypeOf(e.red).AssignableTo(v.Elem().Type()) {
+		v.Elem().Set(reflect.ValueOf(e.red))
+		return true
+	}
+	return false
+}
+
+// psuField is one set field of a PSU as its printed forms show it.
+type psuField struct{ name, value string }
+
+// redactedFields lists the set fields of p under their Go names, each
+// value [redacted] except a valid HTTPMethod (GET, POST, PUT, PATCH,
+// DELETE), which says nothing about the PSU.
+func (p PSU) redactedFields() []psuField {
+	var out []psuField
+	for _, f := range []struct{ name, value string }{
+		{"ID", p.ID}, {"CorporateID", p.CorporateID}, {"IPAddress", p.IPAddress},
+		{"IPPort", p.IPPort}, {"UserAgent", p.UserAgent}, {"Accept", p.Accept},
+		{"AcceptCharset", p.AcceptCharset}, {"AcceptEncoding", p.AcceptEncoding},
+		{"AcceptLanguage", p.AcceptLanguage}, {"GeoLocation", p.GeoLocation},
+		{"HTTPMethod", p.HTTPMethod}, {"DeviceID", p.DeviceID},
+	} {
+		if f.value == "" {
+			continue
+		}
+		v := redactedValue
+		if f.name == "HTTPMethod" {
+			switch f.value {
+			case "GET", "POST", "PUT", "PATCH", "DELETE":
+				v = f.value
+			}
+		}
+		out = append(out, psuField{f.name, v})
+	}
+	return out
+}
+
+// String describes p with every personal value replaced by [redacted]
+// (only HTTPMethod is shown), so that printing or logging a PSU by mistake
+// leaks no IP address, port, device id or PSU-ID. Empty fields are left
+// out. It has a value receiver, so a PSU value prints redacted too.
+func (p PSU) String() string {
+	var b strings.Builder
+	b.WriteString("client.PSU{")
+	for i, f := range p.redactedFields() {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(f.name + ":" + f.value)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// GoString is String, for %#v.
+func (p PSU) GoString() string { return p.String() }
+
+// LogValue makes log/slog print p as a group of its set fields, redacted
+// as in String.
+func (p PSU) LogValue() slog.Value {
+	fs := p.redactedFields()
+	attrs := make([]slog.Attr, len(fs))
+	for i, f := range fs {
+		attrs[i] = slog.String(f.name, f.value)
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// MarshalJSON writes p as an object of its set fields under their Go
+// names, redacted as in String. A PSU is request data to pass on, not to
+// store; there is no JSON form that keeps the values.
+func (p PSU) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range p.redactedFields() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.name)
+		v, _ := json.Marshal(f.value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}

@@ -1,0 +1,78 @@
+package client
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Default time limits of a call. A bank that accepts the connection and
+// then says nothing must not hold a call for ever, even under
+// context.Background().
+const (
+	// DefaultResponseTimeout bounds each attempt's wait for the response
+	// headers, and then, afresh, its wait for the body.
+	DefaultResponseTimeout = 10 * time.Second
+	// DefaultCallTimeout bounds a whole call, its retries and backoff
+	// included, when the caller's context has no deadline. A context with
+	// a deadline is used as it is.
+	DefaultCallTimeout = 30 * time.Second
+	// minAttemptTimeout is the least an attempt is given when a repeatable
+	// call shares the caller's remaining time among its attempts.
+	minAttemptTimeout = time.Second
+)
+
+// WithResponseTimeout sets how long one attempt waits for the bank's
+// response headers, and then for the body (default
+// [DefaultResponseTimeout]). A repeatable call (GET, DELETE) that still
+// has retries left gives an attempt at most half of the time left before
+// the caller's deadline, so that a hung attempt leaves time for another.
+// A request that is not repeatable (a payment POST) that times out ends
+// the call with [ErrOutcomeUnknown].
+func WithResponseTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d <= 0 {
+			return fmt.Errorf("client: WithResponseTimeout(%v): must be positive", d)
+		}
+		c.responseTimeout = d
+		return nil
+	}
+}
+
+// WithCallTimeout sets the bound of a whole call whose context has no
+// deadline (default [DefaultCallTimeout]); 0 turns it off, leaving only
+// the per-attempt [WithResponseTimeout].
+func WithCallTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("client: WithCallTimeout(%v): must not be negative", d)
+		}
+		c.callTimeout = d
+		return nil
+	}
+}
+
+// callContext applies the call timeout to a context without a deadline.
+func (c *Client) callContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok || c.cfg.callTimeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, c.cfg.callTimeout)
+}
+
+// timeoutError is the error of an attempt that got no answer within its
+// time limit. It is a net.Error whose Timeout is true.
+type timeoutError struct {
+	phase string // "response headers" or "response body"
+	d     time.Duration
+}
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("no %s within %v", e.phase, e.d)
+}
+
+// Timeout reports true.
+func (e *timeoutError) Timeout() bool { return true }
+
+// Temporary reports true: another attempt may be answered.
+func (e *timeoutError) Temporary() bool { return true }
