@@ -220,7 +220,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 		if cause := context.Cause(actx); cause == phase {
 			err = fmt.Errorf("%w (%w)", phase, err)
 		}
-		return attemptResult{err: err, wrote: wrote.Load()}
+		return attemptResult{err: redactURLError(err), wrote: wrote.Load()}
 	}
 	defer resp.Body.Close()
 	timer.Stop()

@@ -74,7 +74,7 @@ type Response struct {
 //     request that is not repeatable), and its body is not decoded.
 func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestOption) (*Response, error) {
 	if op.Name == "" {
-		op.Name = op.Method + " " + op.Path
+		op.Name = op.Method + " " + pathTemplate(op.Path)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &NotSentError{Operation: op.Name, Err: err}
