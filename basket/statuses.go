@@ -37,9 +37,10 @@ type PaymentStatus struct {
 	// Status is the payment's own status answer.
 	Status *payments.StatusResponse
 	// Err is why the status could not be read: the bank's [*client.Error]
-	// (for example 404 for a domestic transfer not yet approved, the known
-	// issue of SERVICE.md 4.2), a transport error, or the context's error
-	// for payments not asked for after it ended.
+	// (a 404 for a domestic transfer not yet approved, the known issue of
+	// docs/interface.md section 4.2, matches payments.ErrNotYetReadable),
+	// a transport error, or the context's error for payments not asked
+	// for after it ended.
 	Err error
 }
 

@@ -42,8 +42,10 @@
 // RJCT, CANC) or may change. ACCP with fundsAvailable false
 // ([StatusResponse.FundsUnavailable]) means the bank cannot fund the
 // payment now; its batch tries again (SERVICE.md 2.6, 3). Known issue
-// (SERVICE.md 4.2): status and details of an NDCT cannot be read before
-// the PSU approved it; the bank answers 404. [Service.Get] returns the
+// (docs/interface.md section 4.2): status and details of an NDCT cannot be
+// read before the PSU approved it; the bank answers 404, which these calls
+// return as an error matching [ErrNotYetReadable] (not a vanished
+// payment; read again after the SCA). [Service.Get] returns the
 // [Details] (the request echoed, no status). [Service.Cancel] deletes a
 // payment while the self link allows DELETE (RCVD); after signing the bank
 // refuses with a *client.Error (405 CANCELLATION_INVALID on this platform).

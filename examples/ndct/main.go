@@ -93,10 +93,11 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "payment created: %s, %s\n", init.TransactionStatus, fee)
 
-	// Known issue (SERVICE.md 4.2): an NDCT's status cannot be read before
-	// the PSU approved it.
+	// Known issue (docs/interface.md section 4.2): an NDCT's status cannot
+	// be read before the PSU approved it; the bank's 404 matches
+	// payments.ErrNotYetReadable (the payment is not gone).
 	_, err = pis.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, opts)
-	fmt.Fprintf(out, "status before SCA: not readable yet (404: %t)\n", errors.Is(err, client.ErrNotFound))
+	fmt.Fprintf(out, "status before SCA: not readable yet (ErrNotYetReadable: %t)\n", errors.Is(err, payments.ErrNotYetReadable))
 
 	// 2. SCA: the PSU approves at the bank and comes back.
 	callback, err := bank.Authorize(ctx, init.ScaRedirect(), emulator.CustomerKari)

@@ -9,7 +9,7 @@ func Example_run() {
 	// Output:
 	// Høyrentekonto holds 100.00 NOK
 	// payment created: RCVD, no fee (own accounts)
-	// status before SCA: not readable yet (404: true)
+	// status before SCA: not readable yet (ErrNotYetReadable: true)
 	// status after SCA: ACTC (final: false)
 	// status after the batch: ACSC (final: true, funds unavailable: false)
 	// Høyrentekonto holds 250.00 NOK

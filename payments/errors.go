@@ -1,0 +1,87 @@
+package payments
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// ErrNotYetReadable matches the error of a status or details read
+// ([Service.Status], [Service.StatusAt], [Service.Get], [Service.GetAt])
+// of a Norwegian domestic credit transfer that the bank answered with 404.
+// Known issue of the platform (docs/interface.md section 4.2): the details
+// and status of an NDCT cannot be read before the PSU has approved it, and
+// the bank answers 404. Such a 404 does not mean that the payment is gone:
+// read again after the PSU completed the SCA (the redirect to
+// TPP-Redirect-URI), or cancel it with [Service.Cancel] while it is RCVD.
+// The bank gives the same 404 for an id it does not know; the SDK cannot
+// tell the two apart, so a payment id that was never created also matches.
+//
+// The error is a [*NotYetReadableError]. It unwraps to the bank's
+// [*client.Error], so it matches [client.ErrNotFound] too: check
+// ErrNotYetReadable first.
+var ErrNotYetReadable = errors.New("payments: the bank shows this payment only after the PSU approved it")
+
+// NotYetReadableError is the 404 answer to a status or details read of a
+// payment of a product that the bank cannot show before approval
+// ([ErrNotYetReadable]).
+type NotYetReadableError struct {
+	// Product is the payment product of the read.
+	Product Product
+	// Err is the bank's 404 answer.
+	Err *client.Error
+}
+
+// Error returns one short line: the bank's answer and what it means.
+func (e *NotYetReadableError) Error() string {
+	return e.Err.Error() + " (" + ErrNotYetReadable.Error() + "; a 404 before approval is a known issue of the bank)"
+}
+
+// Unwrap returns the bank's answer.
+func (e *NotYetReadableError) Unwrap() error { return e.Err }
+
+// Is matches [ErrNotYetReadable].
+func (e *NotYetReadableError) Is(target error) bool { return target == ErrNotYetReadable }
+
+// unreadableBeforeApproval reports whether the bank cannot show payments of
+// product p before the PSU approved them (docs/interface.md section 4.2
+// names the domestic credit transfer; the other products are read
+// normally). This is the one place to add a product.
+func unreadableBeforeApproval(p Product) bool {
+	return p == ProductNorwegianDomestic
+}
+
+// notYetReadable turns the bank's 404 to a status or details read of path
+// (a /v1/payments/{product}/... path or href) into a
+// [*NotYetReadableError] when the product cannot be read before approval;
+// any other error is returned unchanged.
+func notYetReadable(path string, err error) error {
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.StatusCode != http.StatusNotFound {
+		return err
+	}
+	p := productOfPath(path)
+	if !unreadableBeforeApproval(p) {
+		return err
+	}
+	return &NotYetReadableError{Product: p, Err: ce}
+}
+
+// productOfPath returns the {payment-product} segment of a
+// /v1/payments/{product}/{id}... path, relative or absolute, or "".
+func productOfPath(path string) Product {
+	u, err := url.Parse(path)
+	if err != nil {
+		return ""
+	}
+	segs := strings.Split(u.Path, "/")
+	for i := 1; i+1 < len(segs); i++ {
+		if segs[i] == "payments" && segs[i-1] == "v1" {
+			return Product(segs[i+1])
+		}
+	}
+	return ""
+}
