@@ -111,6 +111,9 @@ func (c *call) createBasket() error {
 		}
 		b.payments = append(b.payments, p)
 	}
+	if err := c.s.roomForBasket(); err != nil { // Limits.Baskets (limits.go)
+		return err
+	}
 	href, err := c.startSCA(scaBasket, c.s.basketApproval(b))
 	if err != nil {
 		return err

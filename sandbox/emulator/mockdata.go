@@ -142,6 +142,9 @@ func (s *Server) createCustomer(c *call) error {
 	if s.customerByNumber(in.CustomerNumber) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "A customer with this customerNumber exists.").at("customerNumber")
 	}
+	if err := s.roomForCustomer(); err != nil {
+		return err
+	}
 	cu := &customer{id: encID("", 48), number: in.CustomerNumber, typ: in.CustomerType, name: in.CustomerName}
 	s.data.customers = append(s.data.customers, cu)
 	return c.reply(http.StatusCreated, s.customerJSON(cu, true, true))
@@ -166,6 +169,7 @@ func (s *Server) deleteCustomer(c *call) error {
 		delete(s.data.agreements, ag)
 	}
 	s.data.customers = slices.Delete(s.data.customers, i, i+1)
+	s.forgetRemovedLocked()
 	return c.replyEmpty(http.StatusNoContent)
 }
 
@@ -265,6 +269,9 @@ func (s *Server) createAccount(c *call) error {
 	} else if s.accountByBBAN(in.BBAN) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")
 	}
+	if err := s.roomForAccount(); err != nil {
+		return err
+	}
 	a := &account{
 		id: encID("", 32), owner: cu.id, bban: in.BBAN, iban: ibanOf(in.BBAN), currency: in.Currency,
 		name: in.Name, product: orDefault(in.Product, "BRUKSKONTO"), cashAccountType: orDefault(in.CashAccountType, "CACC"),
@@ -322,6 +329,9 @@ func (s *Server) createCard(c *call) error {
 	if err != nil {
 		return err
 	}
+	if err := s.roomForAccount(); err != nil {
+		return err
+	}
 	k := &cardAccount{id: encID("", 32), owner: cu.id, maskedPan: in.MaskedPan, currency: in.Currency,
 		name: in.Name, product: orDefault(in.Product, "Kredittkort"), creditLimit: limit, booked: bal}
 	if accts := s.accountsOf(cu); len(accts) > 0 {
@@ -376,6 +386,9 @@ func (s *Server) createTransactions(c *call) error {
 			return err
 		}
 		made = append(made, t)
+	}
+	if err := s.roomForTransactions(len(made)); err != nil {
+		return err
 	}
 	out := make([]transactionJSON, 0, len(made))
 	for _, t := range made {
@@ -511,6 +524,9 @@ func (s *Server) createCardTransactions(c *call) error {
 		}
 		made = append(made, t)
 	}
+	if err := s.roomForTransactions(len(made)); err != nil {
+		return err
+	}
 	out := make([]cardTransactionJSON, 0, len(made))
 	for _, t := range made {
 		k.transactions = append(k.transactions, t)
@@ -547,6 +563,9 @@ func (s *Server) createAgreement(c *call) error {
 		return errNotFound("The owner is unknown.").at("owner")
 	}
 	if err := textField(in.Name, "name", 1, 70); err != nil {
+		return err
+	}
+	if err := s.roomForAgreement(); err != nil {
 		return err
 	}
 	ag := &agreement{id: newUUID(), name: in.Name, owner: owner.id}

@@ -257,6 +257,9 @@ func (c *call) createPayment(service string) error {
 			"The payment is a logical duplicate of an existing payment (same debtor, creditor, amount, remittance and date). Set allowLogicalDuplicate=true to create it anyway.")
 	}
 	p.Fee = c.s.paymentFee(p)
+	if err := c.s.roomForPayment(); err != nil { // Limits.Payments (limits.go)
+		return err
+	}
 	href, err := c.startSCA(scaPayment, c.s.paymentApproval([]*payment{p}))
 	if err != nil {
 		return err

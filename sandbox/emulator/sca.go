@@ -107,6 +107,9 @@ func (c *call) startSCA(kind scaKind, onDone func(scaResult) error) (string, err
 		created:      c.now,
 		onDone:       onDone,
 	}
+	if err := c.s.roomForAuthorisation(c.now); err != nil { // Limits.Authorisations, Limits.Sessions (limits.go)
+		return "", err
+	}
 	c.s.flows[f.state] = f
 
 	scheme := "https"
