@@ -36,6 +36,10 @@ var (
 // Credentials are a TPP's eIDAS signing certificate (QSealC), its issuing
 // chain and the private key. Key is a crypto.Signer so keys held in an HSM or
 // a KMS work as well as keys in memory.
+//
+// Printed, logged or marshalled to JSON, Credentials show the certificate's
+// serial number and validity and a [redacted] key, never key material (see
+// [Credentials.String]).
 type Credentials struct {
 	Certificate *x509.Certificate
 	Chain       []*x509.Certificate
