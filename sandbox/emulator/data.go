@@ -44,6 +44,7 @@ type customer struct {
 	accounts   []string // account ids
 	cards      []string // card account ids
 	agreements []string // agreement ids (corporate)
+	tpp        string   // tppOwner of the TPP that created it; "" for the bank's (mockdata.go)
 }
 
 func (c *customer) corporate() bool { return c.typ == contextCorporate }

@@ -1,11 +1,13 @@
 package emulator
 
 import (
+	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -13,9 +15,9 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// Mock-data operations of the sandbox (SERVICE.md 1.4, 2.8, 4.4, 4.5;
-// PLATFORM.md "Paths"). They need the shared headers only (a signed
-// request), no PSU session.
+// Mock-data operations of the sandbox (docs/interface.md sections 1.4,
+// 2.8, 4.4, 4.5; paths as on the platform). They need the shared headers
+// only (a signed request), no PSU session.
 
 func (s *Server) registerSandboxRoutes(mux *http.ServeMux) {
 	s.handle(mux, "POST /v1/sandbox/initialize", s.initialize)
@@ -87,14 +89,93 @@ func (s *Server) customersJSON(withAccounts, withAgreements bool) []customerJSON
 	return out
 }
 
-// initialize resets the sandbox to the default customers and removes all
-// other mock data (SERVICE.md 1.5). Path assumed: POST
+// initialize resets the sandbox for the calling TPP (docs/interface.md
+// section 1.5; see resetSandboxLocked for what stays). Path assumed: POST
 // /v1/sandbox/initialize. It answers 200 with the customers as GET
 // /v1/sandbox/customers?withAccounts=true&withAgreements=true would.
 func (s *Server) initialize(c *call) error {
-	s.data = newDefaultStore(c.now)
+	s.resetSandboxLocked(tppOwner(c.tpp.cert), c.now)
 	return c.reply(http.StatusOK, s.customersJSON(true, true))
 }
+
+// tppOwner is the key that tells TPPs apart in the mock data: the
+// organizationIdentifier of the certificate's subject (eIDAS, such as
+// "PSDNO-FSA-1A2B3C4D"), so that a TPP's renewed certificate keeps its
+// customers, or, for a certificate without one, its SHA-256 fingerprint.
+func tppOwner(cert *x509.Certificate) string {
+	for _, n := range cert.Subject.Names {
+		if !n.Type.Equal(oidOrganizationIdentifier) {
+			continue
+		}
+		if v, ok := n.Value.(string); ok && strings.TrimSpace(v) != "" {
+			return "org:" + strings.TrimSpace(v)
+		}
+	}
+	return "sha256:" + fingerprint(cert)
+}
+
+// resetSandboxLocked is the sandbox initialisation of the TPP owner (a
+// tppOwner key). It is the one place that decides how the default
+// customers behave per TPP:
+//
+//   - The default customers (CustomerKari, CustomerOla, CustomerFjordlys,
+//     CustomerTestfirma) are the bank's and shared by all TPPs (each TPP
+//     still gets its own PSU-IDs for them). Every TPP's initialisation
+//     restores them to the default data: accounts, card accounts,
+//     balances, transactions and agreements as in a new server, and a
+//     deleted one comes back. What any TPP added to or changed on them
+//     (mock accounts and transactions, booked payments) is undone.
+//   - The customers owner created are removed, with their accounts, card
+//     accounts, transactions and agreements; so are customers added in
+//     process.
+//   - The customers other TPPs created are kept, with everything
+//     attached to them.
+//
+// The default customer numbers and BBANs are reserved (409 CONFLICT on
+// creation), so the restored defaults never clash with kept customers.
+// Sessions and access budgets of removed customers and accounts go too.
+func (s *Server) resetSandboxLocked(owner string, now time.Time) {
+	old := s.data
+	st := newDefaultStore(now)
+	st.seq = max(st.seq, old.seq) // transaction ids stay unique
+	for _, cu := range old.customers {
+		if cu.tpp == "" || cu.tpp == owner {
+			continue
+		}
+		st.customers = append(st.customers, cu)
+		for _, id := range cu.accounts {
+			if a := old.accounts[id]; a != nil {
+				st.accounts[id] = a
+			}
+		}
+		for _, id := range cu.cards {
+			if k := old.cards[id]; k != nil {
+				st.cards[id] = k
+			}
+		}
+		for _, id := range cu.agreements {
+			if ag := old.agreements[id]; ag != nil {
+				st.agreements[id] = ag
+			}
+		}
+	}
+	s.data = st
+	s.forgetRemovedLocked()
+}
+
+// reserved holds the customer numbers and BBANs of the default data, which
+// created customers and accounts may not take (see resetSandboxLocked).
+var reserved = sync.OnceValue(func() struct{ numbers, bbans map[string]bool } {
+	st := newDefaultStore(time.Unix(0, 0).UTC())
+	r := struct{ numbers, bbans map[string]bool }{map[string]bool{}, map[string]bool{}}
+	for _, cu := range st.customers {
+		r.numbers[cu.number] = true
+	}
+	for _, a := range st.accounts {
+		r.bbans[a.bban] = true
+	}
+	return r
+})
 
 func (s *Server) listCustomers(c *call) error {
 	wa, err := boolQuery(c, "withAccounts")
@@ -142,10 +223,14 @@ func (s *Server) createCustomer(c *call) error {
 	if s.customerByNumber(in.CustomerNumber) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "A customer with this customerNumber exists.").at("customerNumber")
 	}
+	if reserved().numbers[in.CustomerNumber] {
+		return newError(http.StatusConflict, "CONFLICT", "This customerNumber is reserved for a default customer; initialise the sandbox to restore it.").at("customerNumber")
+	}
 	if err := s.roomForCustomer(); err != nil {
 		return err
 	}
-	cu := &customer{id: encID("", 48), number: in.CustomerNumber, typ: in.CustomerType, name: in.CustomerName}
+	cu := &customer{id: encID("", 48), number: in.CustomerNumber, typ: in.CustomerType, name: in.CustomerName,
+		tpp: tppOwner(c.tpp.cert)}
 	s.data.customers = append(s.data.customers, cu)
 	return c.reply(http.StatusCreated, s.customerJSON(cu, true, true))
 }
@@ -159,6 +244,9 @@ func (s *Server) deleteCustomer(c *call) error {
 		return errNotFound("The customer is unknown.").at("customerId")
 	}
 	cu := s.data.customers[i]
+	if cu.tpp != "" && cu.tpp != tppOwner(c.tpp.cert) {
+		return newError(http.StatusForbidden, "FORBIDDEN", "The customer was created by another TPP; only that TPP can delete it.").at("customerId")
+	}
 	for _, a := range cu.accounts {
 		delete(s.data.accounts, a)
 	}
@@ -261,13 +349,15 @@ func (s *Server) createAccount(c *call) error {
 		return err
 	}
 	if in.BBAN == "" {
-		for in.BBAN == "" || s.accountByBBAN(in.BBAN) != nil {
+		for in.BBAN == "" || s.accountByBBAN(in.BBAN) != nil || reserved().bbans[in.BBAN] {
 			in.BBAN = makeBBAN("9" + randomDigits(9))
 		}
 	} else if !validNorwegianBBAN(in.BBAN) {
 		return errFormat("bban", "bban must be 11 digits with a valid MOD11 check digit.")
 	} else if s.accountByBBAN(in.BBAN) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")
+	} else if reserved().bbans[in.BBAN] {
+		return newError(http.StatusConflict, "CONFLICT", "This bban is reserved for a default account; initialise the sandbox to restore it.").at("bban")
 	}
 	if err := s.roomForAccount(); err != nil {
 		return err
@@ -364,7 +454,7 @@ type mockAmount struct {
 }
 
 // createTransactions adds mock transactions to an account. A transaction
-// whose debtorAccount is another account is refused (SERVICE.md 4.5).
+// whose debtorAccount is another account is refused (docs/interface.md section 4.5).
 // Booked ones move the balance. 201 with the created transactions.
 func (s *Server) createTransactions(c *call) error {
 	a := s.accountByID(c.pathValue("id"))
@@ -539,7 +629,7 @@ func (s *Server) createCardTransactions(c *call) error {
 }
 
 // createAgreement: body {"owner","name","engagements":[{"customer",
-// "account":{"iban"},"roles":["VIEW","REGISTER"]}]} (PLATFORM.md); owner
+// "account":{"iban"},"roles":["VIEW","REGISTER"]}]} (the platform's shape); owner
 // and customer are a customerId or customerNumber. 201 with the agreement;
 // its id is a UUID usable as PSU-Corporate-ID.
 func (s *Server) createAgreement(c *call) error {

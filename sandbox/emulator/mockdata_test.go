@@ -1,9 +1,13 @@
 package emulator
 
 import (
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"math/big"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/signing"
 )
 
 func listCustomers(t *testing.T, c *tppClient) []customerJSON {
@@ -125,7 +131,7 @@ func TestMockDataLifecycle(t *testing.T) {
 	assert.NotEmpty(t, made[0].TransactionID)
 	assert.Empty(t, made[1].TransactionID)
 
-	// Another account as debtor: 400 (SERVICE.md 4.5), nothing added.
+	// Another account as debtor: 400 (docs/interface.md section 4.5), nothing added.
 	bad := `[{"transactionAmount":{"amount":"-1.00","currency":"NOK"}},{"transactionAmount":{"amount":"-5.00","currency":"NOK"},"debtorAccount":{"bban":"95312776066"}}]`
 	r = c.do(http.MethodPost, "/v1/sandbox/accounts/"+acc.ResourceID+"/transactions", []byte(bad))
 	require.Equal(t, http.StatusBadRequest, r.status)
@@ -209,4 +215,132 @@ func TestCustomersQueryFlags(t *testing.T) {
 	} {
 		assert.Equal(t, want, c.do(http.MethodPost, "/v1/sandbox/customers", []byte(body)).status, body)
 	}
+}
+
+// customerNumbers lists the customer numbers of the sandbox and, per
+// number, how many accounts the customer has.
+func customerNumbers(t *testing.T, c *tppClient) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, cu := range listCustomers(t, c) {
+		out[cu.CustomerNumber] = len(cu.Accounts)
+	}
+	return out
+}
+
+func TestInitializeKeepsOtherTPPsCustomers(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	a := newTPPClient(t, s, "TPP A")
+	b := newTPPClient(t, s, "TPP B")
+	create := func(c *tppClient, number string) customerJSON {
+		t.Helper()
+		r := c.do(http.MethodPost, "/v1/sandbox/customers", []byte(`{"customerNumber":"`+number+`","customerName":"Egen Kunde"}`))
+		require.Equal(t, http.StatusCreated, r.status, string(r.body))
+		var cu customerJSON
+		require.NoError(t, json.Unmarshal(r.body, &cu))
+		r = c.do(http.MethodPost, "/v1/sandbox/accounts", []byte(`{"customerNumber":"`+number+`"}`))
+		require.Equal(t, http.StatusCreated, r.status, string(r.body))
+		return cu
+	}
+	ofA := create(a, "15867512345")
+	ofB := create(b, "15867512346")
+	defaults := map[string]int{CustomerKari: 2, CustomerOla: 2, CustomerFjordlys: 2, CustomerTestfirma: 2}
+
+	// A changes the shared default customers: an account more for Kari,
+	// Ola deleted. Their numbers and BBANs stay reserved.
+	require.Equal(t, http.StatusCreated, a.do(http.MethodPost, "/v1/sandbox/accounts", []byte(`{"customerNumber":"`+CustomerKari+`"}`)).status)
+	var ola customerJSON
+	for _, cu := range listCustomers(t, a) {
+		if cu.CustomerNumber == CustomerOla {
+			ola = cu
+		}
+	}
+	s.mu.Lock()
+	olaBBAN := s.accountByID(ola.Accounts[0]).bban
+	s.mu.Unlock()
+	require.Equal(t, http.StatusNoContent, b.do(http.MethodDelete, "/v1/sandbox/customers/"+ola.CustomerID, nil).status,
+		"any TPP may delete a default customer")
+	r := a.do(http.MethodPost, "/v1/sandbox/customers", []byte(`{"customerNumber":"`+CustomerOla+`","customerName":"Ikke Ola"}`))
+	assert.Equal(t, http.StatusConflict, r.status, "a default customerNumber is reserved")
+	r = a.do(http.MethodPost, "/v1/sandbox/accounts", []byte(`{"customerNumber":"15867512345","bban":"`+olaBBAN+`"}`))
+	assert.Equal(t, http.StatusConflict, r.status, "a default bban is reserved")
+
+	// A TPP cannot delete another TPP's customer.
+	r = b.do(http.MethodDelete, "/v1/sandbox/customers/"+ofA.CustomerID, nil)
+	assert.Equal(t, http.StatusForbidden, r.status)
+	code, _ := r.problem(t)
+	assert.Equal(t, "FORBIDDEN", code)
+
+	// A resets: A's customer goes, B's stays with its account, the defaults
+	// are as new.
+	r = a.do(http.MethodPost, "/v1/sandbox/initialize", nil)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	want := map[string]int{"15867512346": 1}
+	for n, k := range defaults {
+		want[n] = k
+	}
+	assert.Equal(t, want, customerNumbers(t, a))
+	assert.Equal(t, want, customerNumbers(t, b), "every TPP sees the same sandbox")
+	assert.Equal(t, http.StatusOK, b.get("/v1/sandbox/customers/"+ofB.CustomerID).status)
+
+	// B resets: B's customer goes too.
+	require.Equal(t, http.StatusOK, b.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
+	assert.Equal(t, defaults, customerNumbers(t, a))
+}
+
+// tppWithCert is a TPP client with a certificate the test makes: subject
+// organizationIdentifier org ("" for none).
+func tppWithCert(t *testing.T, s *Server, org string) *tppClient {
+	t.Helper()
+	key, err := testKey()
+	require.NoError(t, err)
+	subject := pkix.Name{CommonName: "TPP " + org}
+	if org != "" {
+		subject.ExtraNames = []pkix.AttributeTypeAndValue{{Type: oidOrganizationIdentifier, Value: org}}
+	}
+	from, to := validity(s.now(), 1)
+	der, err := x509.CreateCertificate(rand.Reader, &x509.Certificate{
+		SerialNumber: randomSerial(), Subject: subject, NotBefore: from, NotAfter: to,
+		KeyUsage: x509.KeyUsageDigitalSignature,
+	}, s.ca.cert, key.Public(), s.ca.key)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	s.Trust(cert)
+	creds := &signing.Credentials{Certificate: cert, Key: key}
+	signer, err := signing.NewSigner(key, signing.KeyID(cert))
+	require.NoError(t, err)
+	return &tppClient{t: t, s: s, creds: creds, signer: signer, hc: s.Client()}
+}
+
+func TestTPPOwner(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	first := tppWithCert(t, s, "PSDNO-FSA-11111111")
+	renewed := tppWithCert(t, s, "PSDNO-FSA-11111111")
+	other := tppWithCert(t, s, "PSDNO-FSA-22222222")
+	plain := tppWithCert(t, s, "")
+	plain2 := tppWithCert(t, s, "")
+
+	assert.Equal(t, "org:PSDNO-FSA-11111111", tppOwner(first.creds.Certificate))
+	assert.Equal(t, tppOwner(first.creds.Certificate), tppOwner(renewed.creds.Certificate), "one organisation, one TPP")
+	assert.NotEqual(t, tppOwner(first.creds.Certificate), tppOwner(other.creds.Certificate))
+	assert.Equal(t, "sha256:"+fingerprint(plain.creds.Certificate), tppOwner(plain.creds.Certificate))
+	assert.NotEqual(t, tppOwner(plain.creds.Certificate), tppOwner(plain2.creds.Certificate))
+
+	for _, c := range []*tppClient{first, other, plain, plain2} {
+		number := "1586751234" + strconv.Itoa(len(customerNumbers(t, c)))
+		r := c.do(http.MethodPost, "/v1/sandbox/customers", []byte(`{"customerNumber":"`+number+`","customerName":"Kunde"}`))
+		require.Equal(t, http.StatusCreated, r.status, string(r.body))
+	}
+	require.Len(t, customerNumbers(t, first), 8)
+	// The renewed certificate resets what the first one created, nothing else.
+	require.Equal(t, http.StatusOK, renewed.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
+	assert.Len(t, customerNumbers(t, first), 7)
+	require.Equal(t, http.StatusOK, plain.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
+	got := customerNumbers(t, first)
+	assert.Len(t, got, 6)
+	assert.Contains(t, got, "15867512345", "other's customer")
+	assert.Contains(t, got, "15867512347", "plain2's customer: another fingerprint")
 }
