@@ -309,25 +309,52 @@ func TestEmulatorBankAccessExceeded(t *testing.T) {
 }
 
 // TestEmulatorKnownIssuePendingOnce: with bookingStatus both the
-// emulator, like the platform (SERVICE.md 8), sends every pending entry
-// regardless of limit; the iterator yields each once.
+// emulator in production mode (emulator.WithKnownIssues(true)), like the
+// platform (docs/interface.md section 8), sends every pending entry
+// regardless of limit and dateFrom; by default it is the sandbox, which
+// the issue leaves unaffected, so dateFrom filters pending entries too.
+// Either way the iterator yields each entry once.
 func TestEmulatorKnownIssuePendingOnce(t *testing.T) {
 	t.Parallel()
-	b := startBank(t, nil)
-	ctx := t.Context()
-	sess := b.consent(ctx, t, emulator.CustomerKari, "")
-	accs, err := b.svc.List(ctx, nil, present(sess)...)
-	require.NoError(t, err)
-	booked, pending := 0, map[string]int{}
-	for tr, err := range b.svc.TransactionsIter(ctx, accs[0].ResourceID, &accounts.TransactionQuery{Limit: 2}, present(sess)...) {
-		require.NoError(t, err)
-		switch tr.Status {
-		case accounts.BookingBooked:
-			booked++
-		case accounts.BookingPending:
-			pending[tr.RemittanceInformationUnstructured]++
-		}
+	all := map[string]int{"Vipps*Kaffebaren Testby": 1, "DAGLIGVARE 1000 TESTBY": 1, "NETTHANDEL TESTBUTIKK": 1}
+	for _, tt := range []struct {
+		name   string
+		opts   []emulator.Option
+		recent map[string]int // pending entries since three days ago
+	}{
+		{"sandbox", nil, map[string]int{"Vipps*Kaffebaren Testby": 1, "DAGLIGVARE 1000 TESTBY": 1}},
+		{"production", []emulator.Option{emulator.WithKnownIssues(true)}, all},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := testtpp.Server(t, tt.opts...)
+			c := testtpp.NewClient(t, s, "Accounts pending AISP")
+			b := &bank{s: s, c: c, svc: accounts.New(c), log: &requestLog{}}
+			ctx := t.Context()
+			sess := b.consent(ctx, t, emulator.CustomerKari, "")
+			accs, err := b.svc.List(ctx, nil, present(sess)...)
+			require.NoError(t, err)
+			count := func(q *accounts.TransactionQuery) (int, map[string]int) {
+				booked, pending := 0, map[string]int{}
+				for tr, err := range b.svc.TransactionsIter(ctx, accs[0].ResourceID, q, present(sess)...) {
+					require.NoError(t, err)
+					switch tr.Status {
+					case accounts.BookingBooked:
+						booked++
+					case accounts.BookingPending:
+						pending[tr.RemittanceInformationUnstructured]++
+					}
+				}
+				return booked, pending
+			}
+			booked, pending := count(&accounts.TransactionQuery{Limit: 2})
+			assert.Equal(t, 30, booked)
+			assert.Equal(t, all, pending)
+
+			from := accounts.DateOf(time.Now().AddDate(0, 0, -3))
+			booked, pending = count(&accounts.TransactionQuery{Limit: 2, DateFrom: from})
+			assert.Equal(t, 1, booked, "booked entries are filtered in both modes")
+			assert.Equal(t, tt.recent, pending)
+		})
 	}
-	assert.Equal(t, 30, booked)
-	assert.Equal(t, map[string]int{"Vipps*Kaffebaren Testby": 1, "DAGLIGVARE 1000 TESTBY": 1, "NETTHANDEL TESTBUTIKK": 1}, pending)
 }

@@ -329,7 +329,7 @@ func (s *Server) getTransactions(c *call) error {
 		switch {
 		case t.booked && p.in(t.bookingDate, floor):
 			booked = append(booked, t)
-		case !t.booked && s.knownIssues && p.status != "booked":
+		case !t.booked && s.unfilteredPending && p.status != "booked":
 			pending = append(pending, t) // known issue: no date filter on pending
 		case !t.booked && p.in(t.bookingDate, floor):
 			pending = append(pending, t)
@@ -354,9 +354,10 @@ func (s *Server) getTransactions(c *call) error {
 		}
 	}
 	if p.status != "booked" {
-		if s.knownIssues {
-			// Known issue (SERVICE.md 8): all pending transactions, with
-			// no regard to limit; they come with the first page only.
+		if s.unfilteredPending {
+			// Known issue (docs/interface.md section 8, production only):
+			// all pending transactions, with no regard to limit; they
+			// come with the first page only.
 			if p.offset == 0 {
 				for _, t := range pending {
 					page.Pending = append(page.Pending, t.json())

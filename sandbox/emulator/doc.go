@@ -109,11 +109,15 @@
 // are newest first. Ids have the platform's enc!!<base64url> form; paths
 // accept "!" and its escaped form "%21".
 //
-// Known issues (on by default, [WithKnownIssues](false) turns them off):
-// with bookingStatus both or pending, all pending transactions come with
-// the first page whatever dateFrom, dateTo and limit say (SERVICE.md 8;
-// card accounts are unaffected); and the payment part reproduces the
-// unreadable NDCT details and status before approval (SERVICE.md 4.2).
+// Known issues: by default the emulator behaves as the bank's sandbox. It
+// reproduces the unreadable NDCT details and status before approval
+// (docs/interface.md section 4.2), but filters and pages pending
+// transactions like booked ones, since the section 8 issue leaves the
+// sandbox and card accounts unaffected. [WithKnownIssues](true) behaves as
+// production: with bookingStatus both or pending, all pending transactions
+// of an account come with the first page whatever dateFrom, dateTo and
+// limit say (card accounts stay unaffected).
+// [WithKnownIssues](false) reproduces neither issue.
 //
 // # Sandbox data
 //

@@ -37,13 +37,19 @@ func WithTrustedCertificates(certs ...*x509.Certificate) Option {
 	}
 }
 
-// WithKnownIssues switches the reproduction of the known issues of
-// SERVICE.md on or off (default on): pending transactions ignore dateFrom,
-// dateTo and limit with bookingStatus both or pending (section 8), and the
-// details and status of a domestic credit transfer cannot be read before it
-// has been approved (section 4.2).
+// WithKnownIssues makes the emulator behave as the production platform
+// (on) or free of known issues (off). The known issues are those of
+// docs/interface.md: the details and status of a domestic credit transfer
+// cannot be read before it has been approved (404, section 4.2); pending
+// transactions ignore dateFrom, dateTo and limit with bookingStatus both
+// or pending (section 8).
+//
+// Without this option the emulator behaves as the bank's sandbox: the
+// section 4.2 issue is reproduced, the section 8 issue is not, since the
+// interface says the sandbox and card accounts are unaffected by it
+// (pending transactions are filtered and paged like booked ones).
 func WithKnownIssues(on bool) Option {
-	return func(s *Server) { s.knownIssues = on }
+	return func(s *Server) { s.knownIssues, s.unfilteredPending = on, on }
 }
 
 // WithLogger makes the server log one line per request (method, path,

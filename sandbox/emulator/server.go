@@ -112,8 +112,13 @@ type Server struct {
 	ca      *authority
 
 	now         func() time.Time
-	knownIssues bool
+	knownIssues bool // section 4.2 (NDCT unreadable before approval): on by default
 	log         *slog.Logger
+
+	// unfilteredPending: the production platform's section 8 issue
+	// (pending transactions unfiltered), off by default as in the sandbox;
+	// WithKnownIssues(true) turns it on.
+	unfilteredPending bool
 
 	listener net.Listener
 	timeouts Timeouts // WithTimeouts; zero fields take DefaultTimeouts
