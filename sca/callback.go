@@ -2,8 +2,10 @@ package sca
 
 import (
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -43,12 +45,14 @@ var (
 	ErrSCAFailed = errors.New("sca: SCA failed or was cancelled")
 )
 
-// CallbackError is the bank's failure redirect after SCA (SERVICE.md 6):
+// CallbackError is the bank's failure redirect after SCA (docs/interface.md section 6):
 // the PSU cancelled, or authentication failed. It carries the parameters of
 // the redirect; Message is URL-decoded. It matches ErrSCAFailed.
+// Its error string, %#v, slog and JSON forms leave out Message and show
+// TPPSessionID as [redacted].
 //
 // After a failed SCA the PSU's earlier session, if any, stays valid
-// (SERVICE.md 3).
+// (docs/interface.md section 3).
 type CallbackError struct {
 	// System is the internal system that produced the error, if given.
 	System string
@@ -79,7 +83,36 @@ func (e *CallbackError) Error() string {
 // Is matches ErrSCAFailed.
 func (e *CallbackError) Is(target error) bool { return target == ErrSCAFailed }
 
-// Callback parameter names (SERVICE.md 6) and the TPP's own state.
+// String is Error, for a CallbackError value (not a pointer) printed with
+// %v.
+func (e CallbackError) String() string { return e.Error() }
+
+// GoString describes the error with Message (free text from the bank,
+// which may name the PSU) and TPPSessionID [redacted], for %#v.
+func (e CallbackError) GoString() string {
+	return fmt.Sprintf("&sca.CallbackError{System:%q Status:%d Code:%q Message:%s TPPSessionID:%s}",
+		e.System, e.Status, e.Code, redactIfSet(e.Message), redactIfSet(e.TPPSessionID))
+}
+
+// LogValue makes log/slog print the error as a group of system, status
+// and code, with message and TPP-Session-ID [redacted].
+func (e CallbackError) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("system", e.System), slog.Int("status", e.Status), slog.String("code", e.Code),
+		slog.String("message", redactIfSet(e.Message)), slog.String("tppSessionId", redactIfSet(e.TPPSessionID)))
+}
+
+// MarshalJSON writes the fields of LogValue.
+func (e CallbackError) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		System       string `json:"system,omitempty"`
+		Status       int    `json:"status,omitempty"`
+		Code         string `json:"code,omitempty"`
+		Message      string `json:"message,omitempty"`
+		TPPSessionID string `json:"tppSessionId,omitempty"`
+	}{e.System, e.Status, e.Code, redactIfSet(e.Message), redactIfSet(e.TPPSessionID)})
+}
+
+// Callback parameter names (docs/interface.md section 6) and the TPP's own state.
 const (
 	paramState          = "state"
 	paramPSUID          = "psu-id"

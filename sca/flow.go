@@ -3,6 +3,7 @@ package sca
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -105,8 +106,12 @@ func (f *Flow) RedirectURI() string { return f.redirect.String() }
 
 // Pending is an SCA the TPP started and whose callback it waits for. Keep
 // it (in a [Store], see [SavePending], or in the PSU's server-side web
-// session) until the callback arrives; it is plain JSON data. State is a
-// secret shared only with the PSU's browser; never put it in logs.
+// session) until the callback arrives, in its storage form
+// ([Pending.MarshalBinary]). State is a secret shared only with the PSU's
+// browser: with it and the TPP-Session-ID anyone can forge the callback.
+// Every printed form of a Pending (String, GoString, LogValue,
+// MarshalJSON) shows state, TPP-Session-ID and the redirect URI's query as
+// [redacted].
 type Pending struct {
 	// Key is the TPP-chosen key the resulting Session is stored under.
 	Key string `json:"key"`
@@ -156,7 +161,7 @@ func Renew(s *Session) StartOption {
 // Switch starts the SCA under a new TPP-Session-ID for the PSU of s,
 // sending its PSU-ID and PSU-Corporate-ID. The old session stays valid
 // until the new SCA completes, and stays valid if it is aborted
-// (SERVICE.md 3).
+// (docs/interface.md section 3).
 func Switch(s *Session) StartOption {
 	return func(c *startConfig) error {
 		if err := s.Validate(); err != nil {
@@ -168,7 +173,7 @@ func Switch(s *Session) StartOption {
 }
 
 // WithPSUIdentity sends X-PSU-IDENTITY, the PSU's national identity
-// number, to preselect the PSU at SCA (SERVICE.md 5.11). The number is
+// number, to preselect the PSU at SCA (docs/interface.md section 5.11). The number is
 // personal data: it is sent once and never stored in the Pending.
 func WithPSUIdentity(nationalID string) StartOption {
 	return func(c *startConfig) error {
@@ -181,7 +186,7 @@ func WithPSUIdentity(nationalID string) StartOption {
 }
 
 // WithAuthMethod sends X-PSU-AuthMethod-Preferred: the bank jumps to that
-// SCA method when the PSU has it (SERVICE.md 5.11).
+// SCA method when the PSU has it (docs/interface.md section 5.11).
 func WithAuthMethod(m AuthMethod) StartOption {
 	return func(c *startConfig) error {
 		if err := m.validate(); err != nil {
@@ -193,7 +198,7 @@ func WithAuthMethod(m AuthMethod) StartOption {
 }
 
 // WithRedirectPreferred sends TPP-Redirect-Preferred; false asks for the
-// bank's mobile app biometric flow where available (SERVICE.md 5.12).
+// bank's mobile app biometric flow where available (docs/interface.md section 5.12).
 func WithRedirectPreferred(preferred bool) StartOption {
 	return func(c *startConfig) error {
 		c.preferredSet, c.preferred = true, preferred
@@ -202,7 +207,7 @@ func WithRedirectPreferred(preferred bool) StartOption {
 }
 
 // WithContext sends PSU-Context (required for single-SCA payment
-// initiation, SERVICE.md 4.2).
+// initiation, docs/interface.md section 4.2).
 func WithContext(ctx PSUContext) StartOption {
 	return func(c *startConfig) error {
 		if !ctx.Valid() {
@@ -301,10 +306,10 @@ func newState() (string, error) {
 }
 
 // String describes the pending SCA without its state (a secret shared
-// with the PSU's browser) or redirect URI.
+// with the PSU's browser), TPP-Session-ID or redirect URI.
 // It has a value receiver so that a Pending value prints redacted too.
 func (p Pending) String() string {
-	return "sca.Pending{state=[redacted] expiresAt=" + p.ExpiresAt.UTC().Format(time.RFC3339) + "}"
+	return "sca.Pending{state=" + redacted + " expiresAt=" + p.ExpiresAt.UTC().Format(time.RFC3339) + "}"
 }
 
 // GoString is String, for %#v.
@@ -312,3 +317,63 @@ func (p Pending) GoString() string { return p.String() }
 
 // LogValue makes log/slog print the pending SCA as String does.
 func (p Pending) LogValue() slog.Value { return slog.StringValue(p.String()) }
+
+// pendingData is the storage form of a Pending: the type without its
+// methods, so encoding/json writes every field in clear.
+type pendingData Pending
+
+// pendingView is the redacted JSON form of a Pending.
+type pendingView struct {
+	State        string    `json:"state"`
+	TPPSessionID string    `json:"tppSessionId"`
+	RedirectURI  string    `json:"redirectUri"`
+	CreatedAt    time.Time `json:"createdAt"`
+	ExpiresAt    time.Time `json:"expiresAt"`
+	Consumed     bool      `json:"consumed,omitempty"`
+}
+
+// MarshalJSON writes the pending SCA with state and TPP-Session-ID
+// [redacted], the redirect URI without its query (which carries the state)
+// and without the key. It is not a storage form: use
+// [Pending.MarshalBinary].
+func (p Pending) MarshalJSON() ([]byte, error) {
+	return json.Marshal(pendingView{
+		State:        redactIfSet(p.State),
+		TPPSessionID: redactIfSet(p.TPPSessionID),
+		RedirectURI:  redactURI(p.RedirectURI),
+		CreatedAt:    p.CreatedAt,
+		ExpiresAt:    p.ExpiresAt,
+		Consumed:     p.Consumed,
+	})
+}
+
+// UnmarshalJSON reads the storage form (what [Pending.MarshalBinary]
+// writes, and what stores held before MarshalJSON redacted) and refuses
+// the redacted form with [ErrRedactedForm].
+func (p *Pending) UnmarshalJSON(b []byte) error {
+	var d pendingData
+	if err := json.Unmarshal(b, &d); err != nil {
+		return err
+	}
+	if d.State == redacted || d.TPPSessionID == redacted {
+		return ErrRedactedForm
+	}
+	*p = Pending(d)
+	return nil
+}
+
+// MarshalBinary returns the storage form of the pending SCA: a JSON
+// document with every field in clear, state included. [SavePending] stores
+// it; keep it only where the PSU's session data is kept.
+func (p Pending) MarshalBinary() ([]byte, error) { return json.Marshal(pendingData(p)) }
+
+// UnmarshalBinary reads what [Pending.MarshalBinary] wrote, including
+// pending SCAs stored by earlier versions of this package.
+func (p *Pending) UnmarshalBinary(b []byte) error {
+	var d Pending
+	if err := d.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*p = d
+	return nil
+}

@@ -1,6 +1,7 @@
 package sca
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,15 +12,16 @@ import (
 )
 
 // SCAValidity is how long an SCA holds within one TPP-Session-ID
-// (SERVICE.md 3 and 8). After it, the bank asks for SCA again.
+// (docs/interface.md sections 3 and 8). After it, the bank asks for SCA again.
 const SCAValidity = time.Hour
 
-// ConsentValidity is how long a consent granted at SCA lasts (PLATFORM.md
-// "Session model"); after it an AIS call answers 401 with a scaRedirect.
+// ConsentValidity is how long a consent granted at SCA lasts (the
+// platform's session model, as its banks publish it); after it an AIS call
+// answers 401 with a scaRedirect.
 const ConsentValidity = 90 * 24 * time.Hour
 
-// PSUContext is the context the PSU acts in, chosen during SCA (SERVICE.md
-// 1.9 and 6).
+// PSUContext is the context the PSU acts in, chosen during SCA
+// (docs/interface.md sections 1.9 and 6).
 type PSUContext string
 
 // The two contexts of the callback's context parameter.
@@ -27,7 +29,7 @@ const (
 	// Private: the PSU's own accounts.
 	Private PSUContext = "PRIVATE"
 	// Corporate: accounts of an agreement the PSU was granted access to;
-	// calls need PSU-Corporate-ID (SERVICE.md 5.10).
+	// calls need PSU-Corporate-ID (docs/interface.md section 5.10).
 	Corporate PSUContext = "CORPORATE"
 )
 
@@ -35,11 +37,16 @@ const (
 func (c PSUContext) Valid() bool { return c == Private || c == Corporate }
 
 // Session is a PSU's session after a completed SCA: the ids the bank's
-// redirect returned (SERVICE.md 5.9, 6) and the time of the SCA. It is
+// redirect returned (docs/interface.md sections 5.9, 6) and the time of the SCA. It is
 // plain data; keep it in a [Store] with [SaveSession] and send it on later
 // calls with [Session.RequestOptions].
 //
-// PSU-ID and PSU-Corporate-ID are personal data: never log a Session.
+// PSU-ID, PSU-Corporate-ID and TPP-Session-ID are personal data or let a
+// reader act in the PSU's session. Every printed form of a Session (String,
+// GoString, LogValue, MarshalJSON) shows them as [redacted]. The form that
+// keeps them is [Session.MarshalBinary], which the stores use; keep a
+// Session elsewhere (a web session, a database) with it too, not with
+// json.Marshal.
 type Session struct {
 	// Key is the TPP-chosen key the session is stored under (for example
 	// the TPP's own user id); empty when the session was never stored.
@@ -84,7 +91,7 @@ func (s *Session) Validate() error {
 // SCAValid reports whether the session's SCA is less than [SCAValidity]
 // old at now, so calls needing SCA (listing accounts, full transaction
 // history) go through without sending the PSU to the bank again
-// (SERVICE.md 3). A session without an SCA time is not valid.
+// (docs/interface.md section 3). A session without an SCA time is not valid.
 func (s *Session) SCAValid(now time.Time) bool {
 	if s == nil || s.SCAAt.IsZero() {
 		return false
@@ -98,7 +105,7 @@ func (s *Session) SCAExpiresAt() time.Time { return s.SCAAt.Add(SCAValidity) }
 // NeedsCorporateID reports whether the session is CORPORATE but has no
 // PSU-Corporate-ID yet: list the agreements ([Agreements]) and choose one
 // with [Session.WithCorporate] before calling (a corporate user without
-// PSU-Corporate-ID gets 400, SERVICE.md 5.10).
+// PSU-Corporate-ID gets 400, docs/interface.md section 5.10).
 func (s *Session) NeedsCorporateID() bool {
 	return s != nil && s.Context == Corporate && s.PSUCorporateID == ""
 }
@@ -106,7 +113,7 @@ func (s *Session) NeedsCorporateID() bool {
 // WithCorporate returns a copy of s in CORPORATE context with
 // PSU-Corporate-ID set to agreementID (an id listed by [Agreements]). The
 // bank may then answer with a scaRedirect: a new consent for that agreement
-// (SERVICE.md 5.10).
+// (docs/interface.md section 5.10).
 func (s *Session) WithCorporate(agreementID string) (*Session, error) {
 	if s == nil {
 		return nil, fmt.Errorf("%w: nil", ErrInvalidSession)
@@ -122,13 +129,13 @@ func (s *Session) WithCorporate(agreementID string) (*Session, error) {
 
 // RequestOptions returns the request option that ties a call to this
 // session: PSU-ID, PSU-Corporate-ID (when set) and TPP-Session-ID
-// (SERVICE.md 5.9, 5.10).
+// (docs/interface.md sections 5.9, 5.10).
 //
 // When the PSU is actively present, pass the PSU's request data (at least
-// IPAddress; SERVICE.md 5.14) in present: its fields are sent too, with ID
+// IPAddress; docs/interface.md section 5.14) in present: its fields are sent too, with ID
 // and CorporateID always taken from the session. Pass nil when the TPP acts
 // without the PSU; balances and transactions then count against the
-// 4-calls-per-24-hours budget (SERVICE.md 8).
+// 4-calls-per-24-hours budget (docs/interface.md section 8).
 //
 // The option fails the call (nothing is sent) when the session is invalid.
 func (s *Session) RequestOptions(present *client.PSU) client.RequestOption {
@@ -161,12 +168,27 @@ func headerSafe(s string) bool {
 	return true
 }
 
-// redacted stands in for personal data in String and LogValue.
+// redacted stands in for personal data and secrets in the printed forms
+// (String, GoString, LogValue, MarshalJSON) of the package's types.
 const redacted = "[redacted]"
+
+// ErrRedactedForm is returned when decoding a Session or a Pending from its
+// redacted JSON form (what json.Marshal writes): the ids and the state are
+// gone. Store them with MarshalBinary and read them with UnmarshalBinary.
+var ErrRedactedForm = errors.New("sca: value is the redacted JSON form, not the storage form (use MarshalBinary)")
+
+// redactIfSet returns [redacted] for a non-empty s and "" for an empty one.
+func redactIfSet(s string) string {
+	if s == "" {
+		return ""
+	}
+	return redacted
+}
 
 // String describes the session without its PSU-ID, PSU-Corporate-ID or
 // TPP-Session-ID, so that printing or logging a Session by mistake leaks
-// no personal data.
+// no personal data. The store key is left out too: a TPP may choose its
+// user's e-mail address.
 //
 // It has a value receiver so that a Session value prints redacted too.
 func (s Session) String() string {
@@ -183,3 +205,63 @@ func (s Session) GoString() string { return s.String() }
 
 // LogValue makes log/slog print the session as String does.
 func (s Session) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// sessionData is the storage form of a Session: the type without its
+// methods, so encoding/json writes every field in clear, the document the
+// stores have always held.
+type sessionData Session
+
+// sessionView is the redacted JSON form of a Session.
+type sessionView struct {
+	PSUID          string     `json:"psuId"`
+	PSUCorporateID string     `json:"psuCorporateId,omitempty"`
+	TPPSessionID   string     `json:"tppSessionId"`
+	Context        PSUContext `json:"context"`
+	SCAAt          time.Time  `json:"scaAt"`
+}
+
+// MarshalJSON writes the session with PSU-ID, PSU-Corporate-ID and
+// TPP-Session-ID [redacted] and without its key, so that a Session inside
+// a logged or returned JSON document leaks nothing. It is not a storage
+// form: use [Session.MarshalBinary].
+func (s Session) MarshalJSON() ([]byte, error) {
+	return json.Marshal(sessionView{
+		PSUID:          redactIfSet(s.PSUID),
+		PSUCorporateID: redactIfSet(s.PSUCorporateID),
+		TPPSessionID:   redactIfSet(s.TPPSessionID),
+		Context:        s.Context,
+		SCAAt:          s.SCAAt,
+	})
+}
+
+// UnmarshalJSON reads the storage form (what [Session.MarshalBinary]
+// writes, and what stores held before MarshalJSON redacted) and refuses
+// the redacted form with [ErrRedactedForm].
+func (s *Session) UnmarshalJSON(b []byte) error {
+	var d sessionData
+	if err := json.Unmarshal(b, &d); err != nil {
+		return err
+	}
+	if d.PSUID == redacted || d.PSUCorporateID == redacted || d.TPPSessionID == redacted {
+		return ErrRedactedForm
+	}
+	*s = Session(d)
+	return nil
+}
+
+// MarshalBinary returns the storage form of the session: a JSON document
+// with every field in clear, PSU-ID and TPP-Session-ID included. [SaveSession]
+// stores it; keep it as carefully as the store does (it is personal data).
+func (s Session) MarshalBinary() ([]byte, error) { return json.Marshal(sessionData(s)) }
+
+// UnmarshalBinary reads what [Session.MarshalBinary] wrote, including
+// sessions stored by earlier versions of this package. It does not
+// validate; see [Session.Validate].
+func (s *Session) UnmarshalBinary(b []byte) error {
+	var d Session
+	if err := d.UnmarshalJSON(b); err != nil {
+		return err
+	}
+	*s = d
+	return nil
+}

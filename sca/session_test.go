@@ -17,7 +17,7 @@ import (
 func TestSessionJSON(t *testing.T) {
 	t.Parallel()
 	s := &Session{Key: "user-1", PSUID: okPSU, PSUCorporateID: corpID, TPPSessionID: okSession, Context: Corporate, SCAAt: t0}
-	b, err := json.Marshal(s)
+	b, err := s.MarshalBinary() // the storage form; json.Marshal redacts (privacy_test.go)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"key":"user-1","psuId":"`+okPSU+`","psuCorporateId":"`+corpID+`","tppSessionId":"`+okSession+`","context":"CORPORATE","scaAt":"2026-03-02T10:00:00Z"}`, string(b))
 	var back Session

@@ -2,7 +2,6 @@ package sca
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -70,8 +69,9 @@ func checkKey(key string) error {
 }
 
 // SaveSession stores s under key (the TPP's key for the PSU, e.g. its user
-// id) and sets s.Key. It replaces the PSU's earlier session: call it only
-// when a new SCA completed (SERVICE.md 3), as [Manager.Complete] does.
+// id) in its storage form ([Session.MarshalBinary], every field in clear)
+// and sets s.Key. It replaces the PSU's earlier session: call it only
+// when a new SCA completed (docs/interface.md section 3), as [Manager.Complete] does.
 func SaveSession(ctx context.Context, st Store, key string, s *Session) error {
 	if err := checkKey(key); err != nil {
 		return err
@@ -81,7 +81,7 @@ func SaveSession(ctx context.Context, st Store, key string, s *Session) error {
 	}
 	c := *s
 	c.Key = key
-	b, err := json.Marshal(&c)
+	b, err := c.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("sca: encoding session: %w", err)
 	}
@@ -103,7 +103,7 @@ func LoadSession(ctx context.Context, st Store, key string) (*Session, error) {
 		return nil, err
 	}
 	var s Session
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := s.UnmarshalBinary(b); err != nil {
 		return nil, fmt.Errorf("sca: decoding stored session: %w", err)
 	}
 	if err := s.Validate(); err != nil {
@@ -122,13 +122,14 @@ func DeleteSession(ctx context.Context, st Store, key string) error {
 	return st.Delete(ctx, sessionPrefix+key)
 }
 
-// SavePending stores p under its state, where [TakePending] finds it when
-// the callback arrives.
+// SavePending stores p under its state, in its storage form
+// ([Pending.MarshalBinary], every field in clear), where [TakePending]
+// finds it when the callback arrives.
 func SavePending(ctx context.Context, st Store, p *Pending) error {
 	if p == nil || p.State == "" || len(p.State) > maxParamLen {
 		return ErrNoPending
 	}
-	b, err := json.Marshal(p)
+	b, err := p.MarshalBinary()
 	if err != nil {
 		return fmt.Errorf("sca: encoding pending SCA: %w", err)
 	}
@@ -160,7 +161,7 @@ func TakePending(ctx context.Context, st Store, state string) (*Pending, error) 
 		return nil, err
 	}
 	var p Pending
-	if err := json.Unmarshal(b, &p); err != nil {
+	if err := p.UnmarshalBinary(b); err != nil {
 		return nil, fmt.Errorf("sca: decoding pending SCA: %w", err)
 	}
 	return &p, nil
