@@ -195,6 +195,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	require.NoError(t, err)
 	redirect := sca.Redirect{URL: link, Verbs: []string{"GET"}}
 	call := sca.Call{Session: &session, Pending: &pending}
+	budget := accounts.BudgetKey{TPP: "tpp", PSUID: "MARK-BUDGET-PSU", AccountID: "MARK-BUDGET-ACCOUNT", Endpoint: accounts.EndpointBalances}
 
 	tests := []struct {
 		name    string
@@ -214,6 +215,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		{"sca.Redirect", []any{&redirect, redirect}, []string{"MARK-BANK-STATE", "MARK-BANK-PSU", "MARK-BANK-FRAGMENT"},
 			[]string{"%v", "%+v", "%s", "nested %v", "slog text nested"}, "bank.example/tap/9999/"},
 		{"sca.Call", []any{&call, call}, append(markers(session), markers(pending)...), nil, ""},
+		{"accounts.BudgetKey", []any{&budget, budget}, markers(budget), nil, "accounts/budget/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
