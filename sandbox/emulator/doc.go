@@ -121,21 +121,41 @@
 //
 // # Sandbox data
 //
-// A new server, and POST /v1/sandbox/initialize, hold the default
-// customers and nothing else: [CustomerKari] and [CustomerOla] (private, 2
-// accounts and a card account each) and [CustomerFjordlys] and
-// [CustomerTestfirma] (corporate, 2 accounts each, with agreements). The
-// first account of CustomerKari has 30 booked transactions over 120 days
-// and 3 pending ones; her second account holds only 100.00 NOK, for
-// insufficient-funds tests. BBANs have valid MOD-11 check digits and IBANs
-// valid mod-97 check digits; default ids are the same in every server.
-// Transaction dates are relative to the clock at initialisation.
+// A new server holds the default customers and nothing else:
+// [CustomerKari] and [CustomerOla] (private, 2 accounts and a card account
+// each) and [CustomerFjordlys] and [CustomerTestfirma] (corporate, 2
+// accounts each, with agreements). The first account of CustomerKari has
+// 30 booked transactions over 120 days and 3 pending ones; her second
+// account holds only 100.00 NOK, for insufficient-funds tests. BBANs have
+// valid MOD-11 check digits and IBANs valid mod-97 check digits; default
+// ids are the same in every server. Transaction dates are relative to the
+// clock at initialisation.
 //
 // The mock-data operations: GET /v1/sandbox/customers (withAccounts,
 // withAgreements), GET, POST and DELETE /v1/sandbox/customers/{id}, POST
 // /v1/sandbox/accounts, /v1/sandbox/card-accounts, their
 // /{id}/transactions (a JSON array; a transaction with another account as
 // debtor is 400) and /v1/sandbox/agreements.
+//
+// Several TPPs may share one server. A TPP is known by its certificate:
+// the organizationIdentifier of its subject (so a renewed certificate is
+// the same TPP), or the certificate's SHA-256 fingerprint when it has
+// none. Every TPP sees all customers. POST /v1/sandbox/initialize resets
+// the sandbox for the calling TPP only:
+//
+//   - the customers it created are removed, with their accounts, card
+//     accounts, transactions and agreements;
+//   - customers other TPPs created are kept as they are;
+//   - the default customers are shared by all TPPs and restored to their
+//     default data, a deleted one included, undoing what any TPP changed
+//     on them (mock accounts and transactions, booked payments). Tests
+//     that must not be disturbed by other TPPs create their own customers.
+//
+// A customer created by a TPP can be deleted only by that TPP (403
+// FORBIDDEN for another); a default one by any TPP, until the next
+// initialisation. The default customer numbers and BBANs are reserved
+// (409 CONFLICT on creation), so the restored defaults never clash with
+// kept customers.
 //
 // # Payments, baskets, batch and faults
 //
@@ -154,13 +174,27 @@
 // and [FaultCorruptDigest] process a request normally and then spoil its
 // answer's signature or body, for tests of response verification.
 //
+// # Timeouts and limits
+//
+// The server is a real network server (the standalone command runs for
+// days): it closes connections that are slow to finish their TLS
+// handshake or request headers, slow to send a request, or idle
+// ([Timeouts], [DefaultTimeouts], [WithTimeouts]), and it caps the state
+// it keeps: customers, accounts, agreements, transactions, payments,
+// signing baskets, waiting SCA authorisations and PSU sessions
+// ([Limits], [DefaultLimits], [WithLimits]). A request past a cap gets
+// 507 Insufficient Storage with code SYSTEM_ERROR and the cap in its path
+// ("Limits.Payments"); nothing is stored. Sessions, PSU-IDs and access
+// budgets of deleted customers and accounts are dropped.
+//
 // # Assumptions
 //
 // Where SERVICE.md and PLATFORM.md are silent the emulator assumes, in one
 // place each:
 //
-//   - POST /v1/sandbox/initialize is the reset path; it answers 200 with
-//     the customers (as GET /v1/sandbox/customers?withAccounts=true&withAgreements=true).
+//   - POST /v1/sandbox/initialize is the reset path; it resets the calling
+//     TPP's mock data (see Sandbox data) and answers 200 with the customers
+//     (as GET /v1/sandbox/customers?withAccounts=true&withAgreements=true).
 //   - Bodies of POST /v1/sandbox/customers ({customerNumber, customerType,
 //     customerName}), /v1/sandbox/accounts ({customerId or customerNumber,
 //     bban, currency, name, product, cashAccountType, balance,
