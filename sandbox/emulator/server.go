@@ -99,9 +99,11 @@ import (
 // (https://psd2.<bank>.no/api/v1/...).
 const apiPrefix = "/api"
 
-// Server is an in-process bank sandbox serving the interface of SERVICE.md
-// over HTTPS on the loopback interface. Start one with [NewServer] and stop
-// it with [Server.Close]. All methods are safe for concurrent use.
+// Server is an in-process bank sandbox serving the interface of
+// docs/interface.md over HTTPS on the loopback interface. Start one with
+// [NewServer] and stop it with [Server.Close]. All methods are safe for
+// concurrent use. It closes slow and idle connections ([Timeouts]) and
+// caps the state it keeps ([Limits]).
 type Server struct {
 	// URL is the base URL of the API, "https://127.0.0.1:PORT/api", to
 	// pass to the SDK's client. Hrefs in _links are relative to it.
@@ -149,8 +151,10 @@ type Server struct {
 }
 
 // NewServer starts an emulator on 127.0.0.1 with a fresh certificate
-// authority and the default sandbox data (SERVICE.md 1.5). It panics only
-// if the loopback listener cannot be created, like httptest.NewServer.
+// authority and the default sandbox data (docs/interface.md section 1.5),
+// with [DefaultTimeouts] and [DefaultLimits] unless options say otherwise.
+// It panics only if the loopback listener cannot be created, like
+// httptest.NewServer.
 func NewServer(opts ...Option) *Server {
 	s := newServer(opts...)
 	s.ts = httptest.NewUnstartedServer(s.handler)
