@@ -31,8 +31,8 @@ package emulator
 // The verified call. c.body is the raw body (already checked: JSON,
 // application/json, only BMP characters); c.decode(&v) decodes it (unknown
 // fields allowed; a type error gives 400 FORMAT_ERROR naming the field).
-// c.tpp is the TPP (c.tpp.id is a stable id of its certificate, c.tpp.name
-// its name); c.now is the emulator clock for this request; c.requestID the
+// c.tpp is the TPP (c.tpp.id is its organisation, tppIdentity, the same
+// across certificate renewals; c.tpp.name its name); c.now is the emulator clock for this request; c.requestID the
 // X-Request-ID; c.header(name) a request header; c.query(name) a query value;
 // c.psuPresent() reports PSU-IP-Address present (SERVICE.md 5.14).
 //

@@ -1,7 +1,9 @@
 package emulator
 
 import (
+	"crypto/x509"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,9 +18,38 @@ const (
 	budgetCalls     = 4                   // calls per account and endpoint without the PSU
 )
 
-// psuNamespace makes PSU-IDs: a name-based UUID of the TPP certificate and
-// the customer number, so it is stable per TPP and customer (SERVICE.md 5.9).
+// psuNamespace makes PSU-IDs: a name-based UUID of the TPP's identity
+// ([tppIdentity]) and the customer number, so it is stable per TPP and
+// customer (docs/interface.md section 5.9: "unique per TPP and ASPSP pair
+// and unchanging"), also when the TPP renews its certificate.
 var psuNamespace = uuid.MustParse("6f0d2b5e-8a52-4c39-9a53-3f1f4b1b7c10")
+
+// tppIdentity is who a TPP is to the bank, whatever certificate it signs
+// with: everything the emulator keeps per TPP (PSU-IDs, sessions and
+// consents, pending authorisations, payments and baskets, access budgets)
+// is keyed by it, so a TPP that renews or rotates its certificate keeps
+// its PSUs' sessions. It is, in order:
+//
+//   - "org:" and the subject's organizationIdentifier (OID 2.5.4.97, e.g.
+//     PSDNO-FSA-987654321), which an eIDAS PSD2 certificate carries and a
+//     renewal keeps;
+//   - without one, "subject:" and the whole subject name (RFC 2253
+//     string): a renewal with the same subject is the same TPP;
+//   - with an empty subject, "cert:" and the certificate's SHA-256
+//     fingerprint: each such certificate is a TPP of its own.
+func tppIdentity(c *x509.Certificate) string {
+	for _, n := range c.Subject.Names {
+		if n.Type.Equal(oidOrganizationIdentifier) {
+			if v, ok := n.Value.(string); ok && strings.TrimSpace(v) != "" {
+				return "org:" + strings.TrimSpace(v)
+			}
+		}
+	}
+	if dn := c.Subject.String(); dn != "" {
+		return "subject:" + dn
+	}
+	return "cert:" + fingerprint(c)
+}
 
 // psuKey identifies a PSU to one TPP.
 type psuKey struct{ tpp, psuID string }

@@ -165,7 +165,7 @@ func fingerprint(c *x509.Certificate) string {
 
 // tpp is a registered TPP certificate.
 type tpp struct {
-	id   string // fingerprint of the certificate
+	id   string // tppIdentity of the certificate: its organisation, the same across renewals
 	name string
 	cert *x509.Certificate
 }
@@ -176,8 +176,11 @@ type tpp struct {
 // (like real eIDAS QTSPs), so the keyId exercises RFC 2253 rendering.
 //
 // All TPPs of one server share one RSA 2048 key, generated on the first call
-// (or given with [WithTPPKey]); each gets its own certificate and serial, so
-// each is a different TPP to the emulator.
+// (or given with [WithTPPKey]); each gets its own certificate, serial and
+// random organizationIdentifier (PSDNO-FSA-...), so each is a different
+// TPP to the emulator. A certificate registered with [Server.Trust] that
+// carries the organizationIdentifier of a known TPP (a renewal) is that
+// same TPP: its PSU-IDs and sessions stay valid.
 func (s *Server) NewTPP(name string) (*signing.Credentials, error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, errors.New("emulator: NewTPP: empty name")
@@ -223,8 +226,7 @@ func (s *Server) Trust(cert *x509.Certificate) {
 }
 
 func (s *Server) trustLocked(cert *x509.Certificate, name string) {
-	id := fingerprint(cert)
-	s.tpps[id] = &tpp{id: id, name: name, cert: cert}
+	s.tpps[fingerprint(cert)] = &tpp{id: tppIdentity(cert), name: name, cert: cert}
 }
 
 // CACertificate returns the emulator's certificate authority: it signed the
