@@ -390,7 +390,11 @@ type cardJSON struct {
 	Product     string        `json:"product"`
 	CreditLimit money.Amount  `json:"creditLimit"`
 	Balances    []balanceJSON `json:"balances"`
-	Links       links         `json:"_links"`
+	// RelatedAccount is the reference to pay from the card account with
+	// (NDCT debtorAccount.other.identification, docs/interface.md
+	// section 2.3a).
+	RelatedAccount string `json:"relatedAccount"`
+	Links          links  `json:"_links"`
 }
 
 func cardPath(k *cardAccount) string { return "/v1/card-accounts/" + k.id }
@@ -411,8 +415,9 @@ func (k *cardAccount) json() cardJSON {
 	p := cardPath(k)
 	return cardJSON{
 		ResourceID: k.id, MaskedPan: k.maskedPan, Currency: k.currency, Name: k.name, Product: k.product,
-		CreditLimit: amount(k.creditLimit, k.currency),
-		Balances:    []balanceJSON{{amount(k.forwardAvailable(), k.currency), "forwardAvailable"}},
+		CreditLimit:    amount(k.creditLimit, k.currency),
+		Balances:       []balanceJSON{{amount(k.forwardAvailable(), k.currency), "forwardAvailable"}},
+		RelatedAccount: k.relatedAccount(),
 		Links: links{
 			"self":         getLink(p),
 			"balances":     getLink(p + "/balances"),

@@ -104,7 +104,7 @@ type cardAccount struct {
 	product      string
 	creditLimit  decimal.Decimal
 	booked       decimal.Decimal // interimBooked (negative: debt)
-	relatedBBAN  string          // relatedAccount reference for NDCT debtorAccount.other
+	relatedBBAN  string          // an ordinary account of the owner; not the relatedAccount reference (relatedAccount())
 	transactions []*cardTransaction
 }
 
@@ -171,11 +171,25 @@ func (s *Server) accountByIBAN(iban string) *account {
 	return nil
 }
 
-// cardByReference finds a card account by the identification an NDCT
-// debtorAccount.other carries: its id, masked PAN or related account.
+// relatedAccount is the card account's reference for payments: the
+// relatedAccount property of its JSON, and the only value accepted as the
+// identification of an NDCT debtorAccount.other with schemeNameProprietary
+// creditCardAccount (docs/interface.md section 2.3a). ASSUMPTION: the
+// interface does not show its form; the emulator makes it an opaque id
+// in the platform's enc!! form derived from the card's id, distinct from
+// the resourceId, the masked PAN and every BBAN, so that a TPP must take
+// it from the card account details.
+func (k *cardAccount) relatedAccount() string { return encID("relatedAccount/"+k.id, 32) }
+
+// cardByReference finds the card account whose relatedAccount is ref (the
+// identification of an NDCT debtorAccount.other). Its resourceId, masked
+// PAN or the BBAN of an ordinary account do not identify it.
 func (s *Server) cardByReference(ref string) *cardAccount {
+	if ref == "" {
+		return nil
+	}
 	for _, c := range s.data.cards {
-		if c.id == ref || c.maskedPan == ref || c.relatedBBAN == ref {
+		if c.relatedAccount() == ref {
 			return c
 		}
 	}

@@ -81,7 +81,11 @@ const duplicateCode = "PAYMENT_FAILED"
 // disappears). The debtor account must be one the PSU may pay from (own
 // accounts and card accounts, or the accounts of the chosen corporate
 // agreement); otherwise the payment becomes RJCT and the SCA redirect
-// reports 400 PAYMENT_FAILED. When the PSU cancels the SCA the payment
+// reports 400 PAYMENT_FAILED. A card account is the debtor of an NDCT
+// only through debtorAccount.other with schemeNameProprietary
+// creditCardAccount and, as identification, the relatedAccount of the
+// card account details (docs/interface.md section 2.3a); its resourceId
+// or masked PAN identify nothing. When the PSU cancels the SCA the payment
 // stays RCVD and a new authorisation can start. [Server.RunBatch] takes it
 // further.
 //

@@ -525,19 +525,69 @@ func TestCreditorUnknownRejected(t *testing.T) {
 	assert.Equal(t, before.String(), balance(s, kariBruk).String())
 }
 
+// TestCardAccountDebtor: an NDCT pays from a card account whose
+// relatedAccount (from the card account details) is
+// debtorAccount.other.identification (docs/interface.md section 2.3a);
+// the card's resourceId, masked PAN or the owner's BBAN do not identify
+// it, and another customer cannot pay from it.
 func TestCardAccountDebtor(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Card TPP")
-	b := ndctBody(kariBruk, external, "500.00", del("debtorAccount.bban"),
-		set("debtorAccount.other", map[string]any{"identification": "552216******4810", "schemeNameProprietary": "creditCardAccount"}))
-	got := c.createPayment("/v1/payments/"+productNDCT, b)
+	sid := uuid.NewString()
+	psu := psuHeaders(c.login(CustomerKari, sid), sid)
+	r := c.get("/v1/card-accounts", psu...)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var list struct {
+		CardAccounts []cardJSON `json:"cardAccounts"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &list))
+	require.Len(t, list.CardAccounts, 1)
+	card := list.CardAccounts[0]
+	require.NotEmpty(t, card.RelatedAccount)
+	r = c.get("/v1/card-accounts/"+card.ResourceID, psu...)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var details struct {
+		CardAccount cardJSON `json:"cardAccount"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &details))
+	assert.Equal(t, card.RelatedAccount, details.CardAccount.RelatedAccount, "the details carry relatedAccount")
+
+	pay := func(identification, amount string) created {
+		return c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, external, amount, del("debtorAccount.bban"),
+			set("debtorAccount.other", map[string]any{"identification": identification, "schemeNameProprietary": "creditCardAccount"})))
+	}
+	statusHeld := func(id string) string {
+		for _, p := range s.Payments() {
+			if p.ID == id {
+				return p.Status
+			}
+		}
+		return ""
+	}
+	for name, ref := range map[string]string{"resourceId": card.ResourceID, "masked PAN": card.MaskedPan, "owner's BBAN": kariBruk} {
+		got := pay(ref, "500.00")
+		cb, err := s.Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerKari)
+		require.ErrorIs(t, err, ErrSCAFailed, name)
+		assert.Equal(t, "PAYMENT_FAILED", cb.Query().Get("code"), name)
+		assert.Equal(t, "RJCT", statusHeld(got.PaymentID), name)
+	}
+
+	// Another customer cannot pay from Kari's card.
+	got := pay(card.RelatedAccount, "400.00")
+	_, err := s.Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerOla)
+	require.ErrorIs(t, err, ErrSCAFailed)
+	assert.Equal(t, "RJCT", statusHeld(got.PaymentID))
+
+	got = pay(card.RelatedAccount, "500.00")
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
 	s.RunBatch()
 	assert.Equal(t, "ACSC", c.statusOf(got.Links["self"].Href))
 	s.mu.Lock()
-	k := s.cardByReference("552216******4810")
-	booked := k.booked.String()
+	booked := ""
+	if k := s.cardByReference(card.RelatedAccount); k != nil {
+		booked = k.booked.String()
+	}
 	s.mu.Unlock()
 	assert.Equal(t, "-7374.6", booked)
 }
