@@ -52,10 +52,14 @@ func cardOptions(ro []client.RequestOption) []client.RequestOption {
 }
 
 // RelatedAccountID returns RelatedAccount when the bank sent it as a JSON
-// string, else "".
+// string, else "" (absent, null, or another JSON type). It is the one
+// value that identifies this card account as the debtor of a Norwegian
+// domestic payment (docs/interface.md section 2.3a; its resourceId and
+// masked PAN do not): pass it with the card's Currency to
+// payments.CardDebtor, which builds the debtorAccount.
 func (a *CardAccount) RelatedAccountID() string {
 	var s string
-	if len(a.RelatedAccount) == 0 || json.Unmarshal(a.RelatedAccount, &s) != nil {
+	if a == nil || len(a.RelatedAccount) == 0 || json.Unmarshal(a.RelatedAccount, &s) != nil {
 		return ""
 	}
 	return s
