@@ -25,7 +25,9 @@
 // written as strings (x-accept-fix amount-as-string, sent by the client).
 // The bank refuses a logical duplicate (same debtor, creditor, amount,
 // remittance and date as a live payment) unless the call carries
-// [AllowLogicalDuplicate].
+// [AllowLogicalDuplicate]. An NDCT pays from a card account with
+// [CardDebtor] and the relatedAccount of the card account details
+// (docs/interface.md section 2.3a).
 //
 // SCA: send the PSU to [Initiation.ScaRedirect]. When a create answer has
 // no scaRedirect, or the PSU cancelled, [Service.StartAuthorisation] (or
