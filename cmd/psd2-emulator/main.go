@@ -5,7 +5,7 @@
 // Usage:
 //
 //	psd2-emulator [-addr 127.0.0.1:8443] [-public] [-out ./psd2-emulator] [-tpp "Local TPP"] [-trust cert.pem]
-//	              [-known-issues=true] [-read-header-timeout 10s] [-read-timeout 30s] [-write-timeout 1m]
+//	              [-known-issues[=false]] [-read-header-timeout 10s] [-read-timeout 30s] [-write-timeout 1m]
 //	              [-idle-timeout 2m] [-limit payments=100000]
 //
 // It writes the emulator's CA certificate (ca.pem, to trust its TLS
@@ -88,7 +88,7 @@ type config struct {
 	out         string
 	tpp         string
 	trust       []string
-	knownIssues bool
+	knownIssues *bool // nil: the emulator's default, the bank's sandbox
 	timeouts    emulator.Timeouts
 	limits      emulator.Limits
 }
@@ -119,7 +119,14 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		cfg.trust = append(cfg.trust, v)
 		return nil
 	})
-	fs.BoolVar(&cfg.knownIssues, "known-issues", true, "reproduce the known issues of the bank's interface")
+	fs.BoolFunc("known-issues", "true: behave as the production platform, with all its known issues; false: with none (default: as the bank's sandbox, which has only some)", func(v string) error {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return err
+		}
+		cfg.knownIssues = &on
+		return nil
+	})
 	d := emulator.DefaultTimeouts
 	fs.DurationVar(&cfg.timeouts.ReadHeader, "read-header-timeout", d.ReadHeader, "close a connection whose TLS handshake and request headers take longer (0: off)")
 	fs.DurationVar(&cfg.timeouts.Read, "read-timeout", d.Read, "close a connection whose request takes longer to read (0: off)")
@@ -220,8 +227,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	s := emulator.NewServer(emulator.WithListener(l), emulator.WithKnownIssues(cfg.knownIssues),
-		emulator.WithTrustedCertificates(trusted...), emulator.WithTimeouts(cfg.timeouts), emulator.WithLimits(cfg.limits))
+	opts := []emulator.Option{emulator.WithListener(l),
+		emulator.WithTrustedCertificates(trusted...), emulator.WithTimeouts(cfg.timeouts), emulator.WithLimits(cfg.limits)}
+	if cfg.knownIssues != nil {
+		opts = append(opts, emulator.WithKnownIssues(*cfg.knownIssues))
+	}
+	s := emulator.NewServer(opts...)
 	defer s.Close()
 
 	if err := os.MkdirAll(cfg.out, 0o700); err != nil {

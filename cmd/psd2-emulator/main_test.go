@@ -260,6 +260,30 @@ func TestLimitFlag(t *testing.T) {
 	assert.Equal(t, emulator.Limits{Payments: 7, Sessions: 3}, cfg.limits)
 }
 
+// TestKnownIssuesFlag: without -known-issues the emulator keeps its
+// default (the bank's sandbox); the flag sets production (true) or none
+// (false).
+func TestKnownIssuesFlag(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		want *bool
+	}{
+		{nil, nil},
+		{[]string{"-known-issues"}, ptr(true)},
+		{[]string{"-known-issues=true"}, ptr(true)},
+		{[]string{"-known-issues=false"}, ptr(false)},
+	} {
+		cfg, err := parseFlags(tt.args, io.Discard)
+		require.NoError(t, err, tt.args)
+		assert.Equal(t, tt.want, cfg.knownIssues, tt.args)
+	}
+	_, err := parseFlags([]string{"-known-issues=maybe"}, io.Discard)
+	assert.Error(t, err)
+}
+
+func ptr[T any](v T) *T { return &v }
+
 func TestTimeoutFlags(t *testing.T) {
 	t.Parallel()
 	cfg, err := parseFlags(nil, io.Discard)
