@@ -1,5 +1,5 @@
 // Package signing signs and verifies requests the way the PSD2 interface
-// requires (SERVICE.md section 5): draft-cavage HTTP signatures with
+// requires (docs/interface.md section 5): draft-cavage HTTP signatures with
 // rsa-sha256, the keyId built from a TPP's eIDAS certificate, and the Digest
 // header.
 //
@@ -10,7 +10,9 @@
 // a key in an HSM or KMS can sign.
 //
 // Key id: [KeyID] renders "SN=<serial>,CA=<issuer DN>" with the issuer in
-// RFC 2253 order as OpenSSL prints it.
+// strict RFC 2253, byte for byte as Java's X500Principal writes it;
+// [KeyIDOpenSSL] gives OpenSSL's display form; [MatchKeyID] accepts either
+// by comparing the parsed issuer with the certificate's.
 //
 // Signing: a [Signer] sets the Signature header over date, digest,
 // x-request-id, psu-id, psu-corporate-id and tpp-redirect-uri (those

@@ -79,15 +79,20 @@ func TestKeyIDAgainstOpenSSL(t *testing.T) {
 			// with its \XX bytes put back.
 			require.Equal(t, v.utf8, unescapeHigh(v.escaped))
 
-			dn, err := RenderDN(cert.RawIssuer)
+			dn, err := RenderDNOpenSSL(cert.RawIssuer)
 			require.NoError(t, err)
 			assert.Equal(t, v.utf8, dn)
-			assert.Equal(t, v.utf8, IssuerDN(cert))
+			assert.Equal(t, v.utf8, IssuerDNOpenSSL(cert))
 			assert.True(t, utf8.ValidString(dn))
 
 			// OpenSSL pads the serial to whole bytes; the keyId does not.
 			sn := strings.TrimLeft(v.serial, "0")
-			assert.Equal(t, "SN="+sn+",CA="+v.utf8, KeyID(cert))
+			assert.Equal(t, "SN="+sn+",CA="+v.utf8, KeyIDOpenSSL(cert))
+
+			// Every form OpenSSL prints names the certificate.
+			for _, dn := range []string{v.utf8, v.escaped} {
+				assert.True(t, MatchKeyID("SN="+sn+",CA="+dn, cert), dn)
+			}
 		})
 	}
 }
@@ -102,6 +107,7 @@ func TestKeyIDSerial(t *testing.T) {
 		want   string
 	}{
 		{big.NewInt(10), "SN=A,CA=CN=CA,C=NO"},
+		{big16("ABCDEF0123456789ABCDEF"), "SN=ABCDEF0123456789ABCDEF,CA=CN=CA,C=NO"},
 		{big.NewInt(256), "SN=100,CA=CN=CA,C=NO"},
 		{big.NewInt(0x9fa1), "SN=9FA1,CA=CN=CA,C=NO"},
 		{big.NewInt(0), "SN=0,CA=CN=CA,C=NO"},
@@ -113,16 +119,24 @@ func TestKeyIDSerial(t *testing.T) {
 			t.Parallel()
 			c := &x509.Certificate{SerialNumber: tt.serial, RawIssuer: raw}
 			assert.Equal(t, tt.want, KeyID(c))
+			assert.Equal(t, tt.want, KeyIDOpenSSL(c))
+			assert.True(t, MatchKeyID(tt.want, c))
 		})
 	}
 	assert.Empty(t, KeyID(nil))
+	assert.Empty(t, KeyIDOpenSSL(nil))
 	assert.Empty(t, IssuerDN(nil))
+	assert.Empty(t, IssuerDNOpenSSL(nil))
+	assert.False(t, MatchKeyID("SN=0,CA=", nil))
 	// An unparsable raw issuer falls back to Go's rendering.
 	c := &x509.Certificate{SerialNumber: big.NewInt(1), RawIssuer: []byte{0xff}, Issuer: issuer}
 	assert.Equal(t, "SN=1,CA="+issuer.String(), KeyID(c))
+	assert.Equal(t, "SN=1,CA="+issuer.String(), KeyIDOpenSSL(c))
+	assert.True(t, MatchKeyID(KeyID(c), c))
+	assert.False(t, MatchKeyID("SN=1,CA=CN=other", c))
 }
 
-func TestRenderDN(t *testing.T) {
+func TestRenderDNOpenSSL(t *testing.T) {
 	t.Parallel()
 	atv := func(oid asn1.ObjectIdentifier, tag int, b []byte) []byte {
 		v, err := asn1.Marshal(struct {
@@ -156,6 +170,10 @@ func TestRenderDN(t *testing.T) {
 		{name: "universal string", raw: name(set(atv(cn, 28, []byte{0, 0, 0, 'a', 0, 0, 0, 0xe5}))), want: "CN=aå"},
 		{name: "DEL and NUL escaped", raw: name(set(atv(cn, asn1.TagUTF8String, []byte("a\x7fb\x00")))), want: `CN=a\7Fb\00`},
 		{name: "integer value as hex", raw: name(set(atv(cn, asn1.TagInteger, []byte{5}))), want: "CN=#020105"},
+		{name: "OID type", raw: []byte{0x30, 0x0c, 0x31, 0x0a, 0x30, 0x08, 0x06, 0x03, 0x2a, 0x03, 0x04, 0x0c, 0x01, 'x'}, want: "1.2.3.4=#0C0178"},
+		{name: "OID with a useless 0x80", raw: []byte{0x30, 0x0c, 0x31, 0x0a, 0x30, 0x08, 0x06, 0x03, 0x2a, 0x80, 0x04, 0x0c, 0x01, 'x'}, err: true},
+		{name: "OID unterminated", raw: []byte{0x30, 0x0c, 0x31, 0x0a, 0x30, 0x08, 0x06, 0x03, 0x2a, 0x03, 0x84, 0x0c, 0x01, 'x'}, err: true},
+		{name: "type not an OID", raw: name(set([]byte{0x30, 0x06, 0x0c, 0x01, 'x', 0x0c, 0x01, 'y'})), err: true},
 		{name: "invalid UTF-8 as hex", raw: name(set(atv(cn, asn1.TagUTF8String, []byte{0xff}))), want: "CN=#0C01FF"},
 		{name: "odd BMP as hex", raw: name(set(atv(cn, asn1.TagBMPString, []byte{0, 'a', 0}))), want: "CN=#1E03006100"},
 		{name: "not DER", raw: []byte{0x30, 0x05, 0x01}, err: true},
@@ -168,8 +186,10 @@ func TestRenderDN(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := RenderDN(tt.raw)
+			got, err := RenderDNOpenSSL(tt.raw)
 			if tt.err {
+				require.ErrorIs(t, err, ErrMalformedInput)
+				_, err = RenderDN(tt.raw)
 				require.ErrorIs(t, err, ErrMalformedInput)
 				return
 			}
@@ -197,12 +217,21 @@ func FuzzRenderDN(f *testing.F) {
 	f.Add([]byte{0x30, 0x00})
 	f.Add([]byte{0x30, 0x80})
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		dn, err := RenderDN(raw)
-		if err != nil {
-			require.ErrorIs(t, err, ErrMalformedInput)
-			require.Empty(t, dn)
-			return
+		attrs, perr := parseName(raw)
+		for _, render := range []func([]byte) (string, error){RenderDN, RenderDNOpenSSL} {
+			dn, err := render(raw)
+			if err != nil {
+				require.ErrorIs(t, err, ErrMalformedInput)
+				require.Empty(t, dn)
+				require.Error(t, perr)
+				continue
+			}
+			require.NoError(t, perr)
+			require.True(t, utf8.ValidString(dn), "rendered names are valid UTF-8")
+			// What either renderer writes parses back to the same name.
+			got, err := parseDNString(dn)
+			require.NoError(t, err, dn)
+			require.True(t, sameName(got, attrs), dn)
 		}
-		require.True(t, utf8.ValidString(dn), "rendered names are valid UTF-8")
 	})
 }
