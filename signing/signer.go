@@ -15,7 +15,8 @@ import (
 )
 
 // DefaultHeaders are the headers signed by default, in this order, each only
-// when the request carries it (SERVICE.md 5.5). Treat it as read-only.
+// when the request carries it (docs/interface.md section 5.5). Treat it as
+// read-only.
 var DefaultHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
 
 // defaultCanon are the canonical MIME keys of DefaultHeaders, so that Sign
@@ -50,22 +51,25 @@ var (
 	// break, which would forge extra lines of the signing string.
 	ErrInvalidHeader = errors.New("signing: a header to be signed has an invalid value")
 	// ErrInvalidOption means an option given to NewSigner is invalid (an
-	// empty or malformed header list, a keyId with quotes or line breaks).
+	// empty or malformed header list, an empty keyId or one that is not
+	// valid UTF-8).
 	ErrInvalidOption = errors.New("signing: invalid signer option")
 )
 
 // Signer signs HTTP requests as draft-cavage-http-signatures-12 describes,
-// with rsa-sha256 and the keyId of SERVICE.md 5.4. It holds no state that
-// changes after [NewSigner] and is safe for concurrent use.
+// with rsa-sha256 and the keyId of docs/interface.md section 5.4. It holds
+// no state that changes after [NewSigner] and is safe for concurrent use.
 type Signer struct {
 	key          crypto.Signer
 	keyID        string
+	quotedKeyID  string   // keyID escaped for the quoted value (QuoteParam)
 	headers      []string // lower-case names; nil: DefaultHeaders, those present
 	canon        []string // canonical MIME keys of headers
 	alwaysEncode bool
 	// encode: the value is sent as an encoded word. Names in the header
 	// list are tokens and the signature is base64, so only the keyId can
-	// bring non-ASCII characters; it is checked once here, not per request.
+	// bring non-ASCII or control characters; it is checked once here, not
+	// per request.
 	encode bool
 }
 
@@ -106,16 +110,19 @@ func WithHeaders(names ...string) Option {
 
 // WithEncodedWord makes the Signer always send the Signature value as one
 // RFC 2047 encoded word (=?utf-8?B?...?=), not only when it has non-ASCII
-// characters (SERVICE.md 5.6).
+// characters (docs/interface.md section 5.6).
 func WithEncodedWord() Option {
 	return func(s *Signer) error { s.alwaysEncode = true; return nil }
 }
 
 // NewSigner returns a Signer using key and keyID (usually [KeyID] of the
 // certificate). The key must be RSA ([ErrKeyNotRSA]); it may live in an HSM
-// or a KMS. The keyId must be non-empty and free of double quotes and line
-// breaks ([ErrInvalidOption]); it may contain non-ASCII characters, which
-// make Sign send the value as an encoded word.
+// or a KMS. The keyId must be non-empty valid UTF-8 ([ErrInvalidOption]);
+// any character is allowed. A double quote or backslash in it is escaped
+// with a backslash in the quoted keyId value (see [QuoteParam]), which
+// [ParseSignature] undoes. Non-ASCII and control characters (an issuer DN
+// with "ø", or a tab or line break) make Sign send the whole value as one
+// RFC 2047 encoded word, so the header stays one line of ASCII.
 func NewSigner(key crypto.Signer, keyID string, opts ...Option) (*Signer, error) {
 	if key == nil {
 		return nil, ErrNoKey
@@ -123,10 +130,10 @@ func NewSigner(key crypto.Signer, keyID string, opts ...Option) (*Signer, error)
 	if _, ok := key.Public().(*rsa.PublicKey); !ok {
 		return nil, ErrKeyNotRSA
 	}
-	if keyID == "" || strings.ContainsAny(keyID, "\"\r\n") || !utf8.ValidString(keyID) {
-		return nil, fmt.Errorf("%w: keyId is empty or has quotes, line breaks or invalid UTF-8", ErrInvalidOption)
+	if keyID == "" || !utf8.ValidString(keyID) {
+		return nil, fmt.Errorf("%w: keyId is empty or not valid UTF-8", ErrInvalidOption)
 	}
-	s := &Signer{key: key, keyID: keyID}
+	s := &Signer{key: key, keyID: keyID, quotedKeyID: QuoteParam(keyID)}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -135,7 +142,7 @@ func NewSigner(key crypto.Signer, keyID string, opts ...Option) (*Signer, error)
 			return nil, err
 		}
 	}
-	s.encode = s.alwaysEncode || !isASCII(keyID)
+	s.encode = s.alwaysEncode || !plainASCII(keyID)
 	return s, nil
 }
 
@@ -195,14 +202,14 @@ func (s *Signer) value(names []string, sig []byte) string {
 		p2 = `",algorithm="` + Algorithm + `",headers="`
 		p3 = `",signature="`
 	)
-	n := len(p1) + len(s.keyID) + len(p2) + len(p3) + base64.StdEncoding.EncodedLen(len(sig)) + 1
+	n := len(p1) + len(s.quotedKeyID) + len(p2) + len(p3) + base64.StdEncoding.EncodedLen(len(sig)) + 1
 	for _, h := range names {
 		n += len(h) + 1
 	}
 	var b strings.Builder
 	b.Grow(n)
 	b.WriteString(p1)
-	b.WriteString(s.keyID)
+	b.WriteString(s.quotedKeyID)
 	b.WriteString(p2)
 	for i, h := range names {
 		if i > 0 {
@@ -226,13 +233,63 @@ func (s *Signer) value(names []string, sig []byte) string {
 	return v
 }
 
-func isASCII(s string) bool {
+// plainASCII reports whether s has only printable ASCII characters (and
+// can be sent in a header value as it is).
+func plainASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
 			return false
 		}
 	}
 	return true
+}
+
+// QuoteParam escapes a parameter value for the key="value" syntax of the
+// Signature header as an RFC 7230 quoted-string does: a backslash before
+// each double quote and each backslash. A value with neither (every usual
+// keyId) is returned unchanged. An RFC 2253 issuer name that escapes a
+// comma ("O=Smith\, Jones") is therefore written "O=Smith\\, Jones".
+func QuoteParam(v string) string {
+	if !strings.ContainsAny(v, `"\`) {
+		return v
+	}
+	var b strings.Builder
+	b.Grow(len(v) + 8)
+	for i := 0; i < len(v); i++ {
+		if v[i] == '"' || v[i] == '\\' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
+}
+
+// unquoteParam reads the quoted value at the start of v (v[0] is the
+// opening double quote) up to its closing quote, undoing [QuoteParam]: \"
+// and \\ stand for " and \. A backslash before any other character is kept
+// with it, so a peer that writes an RFC 2253 name unescaped
+// ("CN=Smith\, Jones") is read as it meant. n is the length read, closing
+// quote included; ok is false when there is no closing quote.
+func unquoteParam(v string) (val string, n int, ok bool) {
+	var b []byte // nil until the first escape
+	for i := 1; i < len(v); i++ {
+		switch c := v[i]; {
+		case c == '"':
+			if b == nil {
+				return v[1:i], i + 1, true
+			}
+			return string(b), i + 1, true
+		case c == '\\' && i+1 < len(v) && (v[i+1] == '"' || v[i+1] == '\\'):
+			if b == nil {
+				b = append(make([]byte, 0, len(v)), v[1:i]...)
+			}
+			b = append(b, v[i+1])
+			i++
+		case b != nil:
+			b = append(b, c)
+		}
+	}
+	return "", 0, false
 }
 
 // isToken reports whether s is an RFC 7230 token (a valid header name).
@@ -253,7 +310,7 @@ func isToken(s string) bool {
 }
 
 // EncodeWord wraps v as one RFC 2047 encoded word in UTF-8 and base64:
-// "=?utf-8?B?<base64 of v>?=" (SERVICE.md 5.6).
+// "=?utf-8?B?<base64 of v>?=" (docs/interface.md section 5.6).
 func EncodeWord(v string) string {
 	const pre, post = "=?utf-8?B?", "?="
 	var b strings.Builder
@@ -268,8 +325,8 @@ func EncodeWord(v string) string {
 
 // SigningString builds the string to sign for the named headers
 // (lower-case): one "name: value" line per header, joined by "\n"
-// (SERVICE.md 5.5). Several values of one header are joined by ", "; leading
-// and trailing spaces of each value are dropped. "(request-target)" is the
+// (docs/interface.md section 5.5). Several values of one header are joined
+// by ", "; leading and trailing spaces of each value are dropped. "(request-target)" is the
 // lower-case method, a space and the request URI (path and query); "host" is
 // the request's Host. A missing header gives [ErrMissingHeader]; a value with
 // a line break gives [ErrInvalidHeader].

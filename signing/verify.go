@@ -39,13 +39,15 @@ const maxSignatureLen = 16 << 10
 
 // ParseSignature parses a Signature header value, plain or wrapped as an
 // RFC 2047 encoded word (=?utf-8?B?...?=, also Q encoding and ISO-8859-1).
-// The value is comma-separated key="value" parameters; keyId and signature
-// are required, algorithm is optional, an absent headers part means "date"
-// (draft-cavage-http-signatures-12 section 2.1.6), and unknown parameters are
-// ignored. Parameter names are case-sensitive, as in the draft. SERVICE.md
-// 5.4 has the TPP send all four parts; a peer's value without algorithm or
-// headers is still read as the draft allows (so the draft's Appendix C
-// values verify), but an algorithm part that is present must not be empty.
+// The value is comma-separated key="value" parameters, a backslash escaping
+// a double quote or a backslash inside the quotes ([QuoteParam]); keyId and
+// signature are required, algorithm is optional, an absent headers part
+// means "date" (draft-cavage-http-signatures-12 section 2.1.6), and unknown
+// parameters are ignored. Parameter names are case-sensitive, as in the
+// draft. docs/interface.md section 5.4 has the TPP send all four parts; a
+// peer's value without algorithm or headers is still read as the draft
+// allows (so the draft's Appendix C values verify), but an algorithm part
+// that is present must not be empty.
 //
 // Every error wraps [ErrMalformed] (or is [ErrNoSignature] for an empty
 // value); the more precise [ErrMissingKeyID], [ErrMissingSignature],
@@ -81,12 +83,11 @@ func ParseSignature(value string) (*SignatureParams, error) {
 		if len(v) == 0 || v[0] != '"' {
 			return nil, fmt.Errorf("%w: %s is not quoted", ErrSyntax, key)
 		}
-		end := strings.IndexByte(v[1:], '"')
-		if end < 0 {
+		val, n, ok := unquoteParam(v)
+		if !ok {
 			return nil, fmt.Errorf("%w: %s", ErrUnterminated, key)
 		}
-		val := v[1 : end+1]
-		v = strings.TrimLeft(v[end+2:], " \t")
+		v = strings.TrimLeft(v[n:], " \t")
 
 		dup := false
 		switch key {
@@ -159,7 +160,8 @@ func parseHeaderList(val string) ([]string, error) {
 	return hs, nil
 }
 
-// decodeWord undoes the RFC 2047 wrapping of SERVICE.md 5.6 when present.
+// decodeWord undoes the RFC 2047 wrapping of docs/interface.md section 5.6
+// when present.
 func decodeWord(v string) (string, error) {
 	if !strings.HasPrefix(v, "=?") {
 		return v, nil
