@@ -36,7 +36,7 @@ var (
 
 	// ErrBudgetExhausted: the SDK refused, before sending it, a balances
 	// or transactions call without the PSU present, because the account
-	// has had 4 such calls in the last 24 hours (SERVICE.md 8). The error
+	// has had 4 such calls in the last 24 hours (docs/interface.md section 8). The error
 	// is a [*BudgetExhaustedError]; it also matches
 	// [client.ErrAccessExceeded], so one check covers the SDK's refusal
 	// and the bank's 429.
@@ -83,7 +83,7 @@ func (e *CardAccountsNotSupportedError) Is(target error) bool {
 
 // BudgetExhaustedError is returned, before anything is sent, for a call
 // without the PSU present that would exceed the account's budget
-// (SERVICE.md 8). It matches [ErrBudgetExhausted] and
+// (docs/interface.md section 8). It matches [ErrBudgetExhausted] and
 // [client.ErrAccessExceeded].
 type BudgetExhaustedError struct {
 	// Operation names the SDK call, e.g. "accounts.Balances".

@@ -18,8 +18,8 @@
 // # Sections
 //
 // Creating: [Service.CreateNorwegianDomestic] and [Service.CreateSEPA] send
-// the typed requests [NorwegianDomestic] (SERVICE.md 2.4) and [SEPA]
-// (SERVICE.md 2.5) with POST /v1/payments/{product}. The answer is an
+// the typed requests [NorwegianDomestic] (docs/interface.md section 2.4)
+// and [SEPA] (section 2.5) with POST /v1/payments/{product}. The answer is an
 // [Initiation]: the paymentId, status RCVD, fees and the links self,
 // status, startAuthorisation and scaRedirect. Amounts are [money.Amount]s
 // written as strings (x-accept-fix amount-as-string, sent by the client).
@@ -43,7 +43,7 @@
 // whether the status is final ([TransactionStatus.IsFinal]: ACSC, ACCC,
 // RJCT, CANC) or may change. ACCP with fundsAvailable false
 // ([StatusResponse.FundsUnavailable]) means the bank cannot fund the
-// payment now; its batch tries again (SERVICE.md 2.6, 3). Known issue
+// payment now; its batch tries again (docs/interface.md sections 2.6 and 3). Known issue
 // (docs/interface.md section 4.2): status and details of an NDCT cannot be
 // read before the PSU approved it; the bank answers 404, which these calls
 // return as an error matching [ErrNotYetReadable] (not a vanished
@@ -61,7 +61,7 @@
 // [*client.ValidationError] naming the JSON path of the field; several
 // are joined with errors.Join, and the whole is wrapped with the operation
 // name, so errors.Is(err, client.ErrValidation) and errors.As work. The
-// rules are those of SERVICE.md 2.3 to 2.5 and 8: required fields, lengths
+// rules are those of docs/interface.md sections 2.3 to 2.5 and 8: required fields, lengths
 // in characters, ISO 4217 currencies with their minor units, ISO 3166
 // countries ([IsCountry]), purpose codes ([PurposeCodes]), one kind of
 // remittance information, Norwegian account numbers with their MOD-11
@@ -70,7 +70,7 @@
 // case-insensitively ([CheckKID], [ReferenceTypeKID]), the BIC of
 // creditorAgent ([CheckBIC]), an execution date not before today in
 // Norway ([BankLocation]) and no characters outside the Basic Multilingual
-// Plane, which the bank's downstream systems cannot take (SERVICE.md 1.6).
+// Plane, which the bank's downstream systems cannot take (docs/interface.md section 1.6).
 // [client.WithoutValidation] skips the checks for a bank that accepts
 // more; the bank still checks.
 //

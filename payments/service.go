@@ -11,7 +11,7 @@ import (
 	"github.com/tppkit/psd2/client"
 )
 
-// Paths of the payment resources (PLATFORM.md "Paths").
+// Paths of the payment resources (the platform's paths).
 const (
 	pathPayments         = "/v1/payments"
 	pathPeriodicPayments = "/v1/periodic-payments"
@@ -20,7 +20,7 @@ const (
 	segStatus            = "status"
 )
 
-// queryAllowLogicalDuplicate is the query parameter of SERVICE.md 4.2.
+// queryAllowLogicalDuplicate is the query parameter of docs/interface.md section 4.2.
 const queryAllowLogicalDuplicate = "allowLogicalDuplicate"
 
 // errNoClient is returned by a Service made without a client.
@@ -62,7 +62,7 @@ func New(c *client.Client, opts ...Option) *Service {
 
 // AllowLogicalDuplicate lets the bank create a payment that has the same
 // debtor, creditor, amount, remittance and date as an existing one
-// (allowLogicalDuplicate=true, SERVICE.md 4.2). Never use it on a retry
+// (allowLogicalDuplicate=true, docs/interface.md section 4.2). Never use it on a retry
 // after [client.ErrOutcomeUnknown]: the duplicate check is what keeps a
 // retried payment from being made twice.
 func AllowLogicalDuplicate() client.RequestOption {
@@ -76,7 +76,7 @@ type validator interface {
 }
 
 // CreateNorwegianDomestic creates a Norwegian domestic credit transfer with
-// POST /v1/payments/norwegian-domestic-credit-transfers (SERVICE.md 4.2).
+// POST /v1/payments/norwegian-domestic-credit-transfers (docs/interface.md section 4.2).
 // p is validated first (unless [client.WithoutValidation]); a refusal is
 // an error matching [client.ErrValidation] and nothing is sent.
 //
@@ -94,7 +94,7 @@ func (s *Service) CreateNorwegianDomestic(ctx context.Context, p *NorwegianDomes
 }
 
 // CreateSEPA creates a SEPA credit transfer with POST
-// /v1/payments/sepa-credit-transfers (SERVICE.md 4.3), validating p first
+// /v1/payments/sepa-credit-transfers (docs/interface.md section 4.3), validating p first
 // as [Service.CreateNorwegianDomestic] does.
 func (s *Service) CreateSEPA(ctx context.Context, p *SEPA, opts ...client.RequestOption) (*Initiation, error) {
 	const op = "payments.CreateSEPA"
@@ -114,16 +114,16 @@ func (s *Service) Create(ctx context.Context, product Product, body any, opts ..
 }
 
 // CreatePeriodic creates a periodic (standing order) payment with POST
-// /v1/periodic-payments/{product} (PLATFORM.md "Paths"). body holds the
+// /v1/periodic-payments/{product} (the platform's paths). body holds the
 // payment fields plus the Berlin Group periodic fields (startDate,
 // frequency, ...); it is validated when it has a Validate method.
-// Periodic payments cannot go into a signing basket (SERVICE.md 2.7).
+// Periodic payments cannot go into a signing basket (docs/interface.md section 2.7).
 func (s *Service) CreatePeriodic(ctx context.Context, product Product, body any, opts ...client.RequestOption) (*Initiation, error) {
 	return s.create(ctx, "payments.CreatePeriodic", pathPeriodicPayments, product, body, opts)
 }
 
 // CreateBulk creates a bulk payment with POST
-// /v1/bulk-payments/{product} (PLATFORM.md "Paths"). body holds the
+// /v1/bulk-payments/{product} (the platform's paths). body holds the
 // debtorAccount and the list of payments; it is validated when it has a
 // Validate method. Bulk payments cannot go into a signing basket.
 func (s *Service) CreateBulk(ctx context.Context, product Product, body any, opts ...client.RequestOption) (*Initiation, error) {
@@ -254,7 +254,7 @@ func (s *Service) get(ctx context.Context, op, path string, opts []client.Reques
 // Cancel deletes a payment with DELETE /v1/payments/{product}/{id}. The
 // bank allows it only while the self link lists DELETE (before the PSU
 // signed, RCVD); otherwise it answers an error (*client.Error, 405
-// CANCELLATION_INVALID on this platform; SERVICE.md 7: "deleting a payment
+// CANCELLATION_INVALID on this platform; docs/interface.md section 7: "deleting a payment
 // in status PDNG").
 func (s *Service) Cancel(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Cancellation, error) {
 	const op = "payments.Cancel"

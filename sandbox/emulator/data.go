@@ -12,7 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Customer types (SERVICE.md 2.8).
+// Customer types (docs/interface.md section 2.8).
 const (
 	contextPrivate   = "PRIVATE"
 	contextCorporate = "CORPORATE"
@@ -304,8 +304,8 @@ func randomDigits(n int) string {
 	return string(b)
 }
 
-// makeBBAN completes ten digits with the MOD-11 check digit (PLATFORM.md
-// "Check digits"), moving to the next number when no check digit exists.
+// makeBBAN completes ten digits with the MOD-11 check digit (as the
+// platform computes it), moving to the next number when no check digit exists.
 func makeBBAN(ten string) string {
 	n, _ := strconv.ParseUint(ten, 10, 64)
 	for ; ; n++ {

@@ -14,8 +14,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// scaPagePath is the sandbox authorisation site (PLATFORM.md: /tap-sandbox/
-// in the sandbox, /tap/ in production).
+// scaPagePath is the sandbox authorisation site (the platform's:
+// /tap-sandbox/ in the sandbox, /tap/ in production).
 const scaPagePath = "/tap-sandbox/9999/"
 
 // scaKind says what an authorisation is for.
@@ -183,7 +183,7 @@ func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
 	}
 
 	// The SCA completed: this TPP-Session-ID becomes the PSU's session (the
-	// old one is invalid now, SERVICE.md 3), and an AIS SCA grants consent.
+	// old one is invalid now, docs/interface.md section 3), and an AIS SCA grants consent.
 	k := sessionKey{f.tpp, res.PSUID}
 	s.psus[k] = cust.number
 	st := s.sessions[k]
@@ -240,7 +240,7 @@ func stateOf(scaRedirect string) (string, error) {
 }
 
 // Authorize completes the authorisation page of scaRedirect as the PSU
-// with customerNumber would (SERVICE.md 5.13: the sandbox asks only for
+// with customerNumber would (docs/interface.md section 5.13: the sandbox asks only for
 // the customer number) and returns the callback URL the browser is sent
 // to: TPP-Redirect-URI with its own query kept, then psu-id,
 // tpp-session-id, context and, for a corporate customer, psu-corporate-id
@@ -267,7 +267,7 @@ func (s *Server) AuthorizeCorporate(ctx context.Context, scaRedirect, customerNu
 
 // Reject cancels the authorisation of scaRedirect as a PSU pressing
 // "cancel" would and returns the failure callback URL: TPP-Redirect-URI
-// with system, status, code (SCA_INVALID) and message (SERVICE.md 6).
+// with system, status, code (SCA_INVALID) and message (docs/interface.md section 6).
 func (s *Server) Reject(ctx context.Context, scaRedirect string) (*url.URL, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

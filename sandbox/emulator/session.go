@@ -9,7 +9,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// Session rules (SERVICE.md 3 and 8, PLATFORM.md "Session model").
+// Session rules (docs/interface.md sections 3 and 8;
+// the platform's session model).
 const (
 	scaValidity     = time.Hour           // SCA within one TPP-Session-ID
 	consentValidity = 90 * 24 * time.Hour // a consent, then 401 + scaRedirect
@@ -193,7 +194,7 @@ func (c *call) session(mode sessionMode) (*session, error) {
 
 // budget counts a balances or transactions call without the PSU present:
 // at most 4 per account, operation and TPP in a rolling 24 hours
-// (SERVICE.md 8), else 429 ACCESS_EXCEEDED. Calls with the PSU are free.
+// (docs/interface.md section 8), else 429 ACCESS_EXCEEDED. Calls with the PSU are free.
 func (c *call) budget(resource, op string) error {
 	if c.psuPresent() {
 		return nil
@@ -215,7 +216,7 @@ func (c *call) budget(resource, op string) error {
 }
 
 // RevokeConsent revokes every consent the customer gave (as a PSU does
-// directly with the bank, SERVICE.md 1.8): later AIS calls of any TPP for
+// directly with the bank, docs/interface.md section 1.8): later AIS calls of any TPP for
 // that customer get 403 CONSENT_UNKNOWN until the PSU goes through SCA
 // again. An unknown customer number is ignored.
 func (s *Server) RevokeConsent(customerNumber string) {
