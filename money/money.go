@@ -20,8 +20,16 @@ var (
 	// ErrTooManyDigits means the value has more fraction digits than the
 	// currency's ISO 4217 minor units. Amounts are never rounded.
 	ErrTooManyDigits = errors.New("money: more fraction digits than the currency's minor units")
-	// ErrInvalidAmount means the amount text is not a decimal number.
+	// ErrInvalidAmount means the amount text is not a decimal number, or
+	// the number is out of the interface's range.
 	ErrInvalidAmount = errors.New("money: invalid amount")
+	// ErrUnreadable is what [Amount.Err] (and [Amount.Validate]) report for
+	// an amount of a bank document that could not be read: its text is
+	// not a decimal number ("abc", true), it is out of range (an exponent
+	// beyond ±64, more than 64 characters), or the money object is not an
+	// object with a string currency. Such an error also matches
+	// [ErrInvalidAmount].
+	ErrUnreadable = errors.New("money: unreadable amount")
 )
 
 // Contract precision and scale of an amount (docs/interface.md sections
@@ -40,9 +48,24 @@ const (
 //
 // The zero Amount has no currency and is not valid for a request; use [New]
 // or [Parse] to build one.
+//
+// An Amount decoded from a bank document whose amount cannot be read (see
+// [ErrUnreadable]) does not fail the document: it is kept as an unreadable
+// Amount, whose [Amount.Err] says why and whose [Amount.Raw] is the money
+// object exactly as the bank sent it. Its Value is zero and its Currency
+// is the currency the bank sent when that was a string. Encoding it again
+// writes the raw money object unchanged; setting Value or Currency does
+// not make it readable (build a new one with [New] or [Parse]). Requests
+// refuse it: [Amount.Validate] returns its error.
 type Amount struct {
-	Value    decimal.Decimal
+	// Value is the exact decimal value (zero for an unreadable amount).
+	Value decimal.Decimal
+	// Currency is the ISO 4217 alphabetic code, as sent.
 	Currency string
+
+	// raw is the money object exactly as a bank document carried it, kept
+	// only when its amount could not be read; "" for every readable amount.
+	raw string
 }
 
 // IsCurrency reports whether code is an ISO 4217 alphabetic currency code
@@ -120,6 +143,9 @@ func truncate(s string) string {
 // the decimal point (contract precision 18, scale 5; docs/interface.md
 // sections 2.1 and 8).
 func (a Amount) Validate() error {
+	if err := a.Err(); err != nil {
+		return err
+	}
 	units, ok := MinorUnits(a.Currency)
 	if !ok {
 		return fmt.Errorf("%w: %q", ErrUnknownCurrency, truncate(a.Currency))
@@ -180,7 +206,13 @@ func (a Amount) String() string {
 // minor units as fraction digits ("150.00" for NOK, "5" for JPY). A value
 // with more digits than that (possible only in a decoded bank document) is
 // written in full, never rounded.
+//
+// For an unreadable amount ([Amount.Err]) Text returns the amount as the
+// bank wrote it: the string's content, or the JSON token ("1e400", "true").
 func (a Amount) Text() string {
+	if a.raw != "" {
+		return rawAmountText(a.raw)
+	}
 	units, ok := MinorUnits(a.Currency)
 	if !expInRange(a.Value) || !ok || fractionDigits(a.Value) > units {
 		return textOf(a.Value)
@@ -189,19 +221,41 @@ func (a Amount) Text() string {
 }
 
 // IsZero reports whether the amount is the zero Amount (no currency and no
-// value).
+// value; an unreadable amount is not zero).
 func (a Amount) IsZero() bool {
-	return a.Currency == "" && a.Value.IsZero()
+	return a.Currency == "" && a.Value.IsZero() && a.raw == ""
 }
 
 // Equal reports whether a and b have the same currency and numeric value
-// (150.0 NOK equals 150.00 NOK).
+// (150.0 NOK equals 150.00 NOK). Unreadable amounts are equal only to an
+// unreadable amount with the same raw text.
 func (a Amount) Equal(b Amount) bool {
-	return a.Currency == b.Currency && a.Value.Equal(b.Value)
+	return a.Currency == b.Currency && a.Value.Equal(b.Value) && a.raw == b.raw
 }
 
-// Positive reports whether the value is greater than zero.
-func (a Amount) Positive() bool { return a.Value.IsPositive() }
+// Positive reports whether the value is greater than zero (never for an
+// unreadable amount).
+func (a Amount) Positive() bool { return a.raw == "" && a.Value.IsPositive() }
+
+// Err reports whether the amount could be read: nil for every amount built
+// with [New] or [Parse] and every amount decoded from a readable money
+// object; for an unreadable one (see [Amount]) an error matching
+// [ErrUnreadable] and [ErrInvalidAmount] that says why. Check it on
+// amounts read from the bank before doing arithmetic with them.
+func (a Amount) Err() error {
+	if a.raw == "" {
+		return nil
+	}
+	_, err := decodeMoney([]byte(a.raw))
+	if err == nil { // cannot happen: raw is kept only when decoding failed
+		err = ErrInvalidAmount
+	}
+	return fmt.Errorf("%w: %w", ErrUnreadable, err)
+}
+
+// Raw returns the money object exactly as the bank sent it when the
+// amount could not be read ([Amount.Err] is not nil), and "" otherwise.
+func (a Amount) Raw() string { return a.raw }
 
 type wire struct {
 	Amount   json.RawMessage `json:"amount"`
@@ -209,9 +263,15 @@ type wire struct {
 }
 
 // MarshalJSON writes {"amount":"150.00","currency":"NOK"}. It fails for an
-// amount that [Amount.Validate] refuses, so an invalid amount never reaches
-// the wire.
+// amount that [Amount.Validate] refuses, so an invalid amount built in code
+// never reaches the wire. An unreadable amount decoded from a bank
+// document ([Amount.Err]) is written back exactly as the bank sent it, so
+// a decoded document encodes again unchanged; requests refuse such an
+// amount in their validation before anything is encoded.
 func (a Amount) MarshalJSON() ([]byte, error) {
+	if a.raw != "" {
+		return []byte(a.raw), nil
+	}
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
@@ -233,35 +293,77 @@ const maxExponent = 64
 // UnmarshalJSON reads a money object as the bank sends it. The amount may be
 // a JSON string or number; its exact value is kept, whatever its number of
 // fraction digits. An unknown currency is kept as sent (faithful decoding);
-// call [Amount.Validate] to check it.
+// call [Amount.Validate] to check it. UnmarshalJSON does not fail on any
+// JSON value, so one odd amount never fails a whole bank document: a money
+// object whose amount cannot be read becomes an unreadable Amount (see
+// [Amount.Err] and [Amount.Raw]). JSON null leaves a unchanged; data that
+// is not JSON at all (possible only when called directly) is an error.
 func (a *Amount) UnmarshalJSON(data []byte) error {
-	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+	data = bytes.TrimSpace(data)
+	if bytes.Equal(data, []byte("null")) {
 		return nil
 	}
+	if !json.Valid(data) {
+		return fmt.Errorf("%w: not JSON", ErrInvalidAmount)
+	}
+	v, err := decodeMoney(data)
+	if err != nil {
+		v = Amount{Currency: v.Currency, raw: string(data)}
+	}
+	*a = v
+	return nil
+}
+
+// decodeMoney reads a money object strictly. On failure it returns the
+// error and, when the currency could be read, an Amount holding it.
+func decodeMoney(data []byte) (Amount, error) {
 	var w wire
 	if err := json.Unmarshal(data, &w); err != nil {
-		return fmt.Errorf("money: %w", err)
+		var cur struct{ Currency string }
+		_ = json.Unmarshal(data, &cur)
+		return Amount{Currency: cur.Currency}, fmt.Errorf("%w: not a money object with a string currency: %q", ErrInvalidAmount, truncate(string(data)))
 	}
-	raw := bytes.TrimSpace(w.Amount)
-	var text string
-	switch {
-	case len(raw) == 0 || bytes.Equal(raw, []byte("null")):
-		text = ""
-	case raw[0] == '"':
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return fmt.Errorf("money: %w", err)
-		}
-	default:
-		text = string(raw)
-	}
+	text, _ := amountText(w.Amount)
 	var v decimal.Decimal
 	if text != "" {
 		var err error
-		if v, err = decimal.NewFromString(strings.TrimSpace(text)); err != nil || len(text) > 64 ||
-			v.Exponent() > maxExponent || v.Exponent() < -maxExponent {
-			return fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(text))
+		v, err = decimal.NewFromString(strings.TrimSpace(text))
+		if err != nil || len(text) > maxAmountText || v.Exponent() > maxExponent || v.Exponent() < -maxExponent {
+			return Amount{Currency: w.Currency}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(text))
 		}
 	}
-	*a = Amount{Value: v, Currency: w.Currency}
-	return nil
+	return Amount{Value: v, Currency: w.Currency}, nil
+}
+
+// maxAmountText bounds the length of a decoded amount's text.
+const maxAmountText = 64
+
+// amountText returns the text of an amount token: a JSON string's content
+// (isString true) or the token itself; "" for an absent or null amount.
+func amountText(raw json.RawMessage) (text string, isString bool) {
+	raw = bytes.TrimSpace(raw)
+	switch {
+	case len(raw) == 0 || bytes.Equal(raw, []byte("null")):
+		return "", false
+	case raw[0] == '"':
+		if err := json.Unmarshal(raw, &text); err != nil {
+			return string(raw), false
+		}
+		return text, true
+	default:
+		return string(raw), false
+	}
+}
+
+// rawAmountText is the amount text of a raw money object as the bank
+// wrote it, or the whole raw text when it is not an object.
+func rawAmountText(raw string) string {
+	var w struct {
+		Amount json.RawMessage `json:"amount"`
+	}
+	if err := json.Unmarshal([]byte(raw), &w); err != nil {
+		return raw
+	}
+	text, _ := amountText(w.Amount)
+	return text
 }

@@ -242,48 +242,69 @@ func TestMarshalJSON(t *testing.T) {
 func TestUnmarshalJSON(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name, in  string
-		value     string
-		cur       string
-		err       bool
-		validates bool
+		name, in   string
+		value      string
+		cur        string
+		unreadable bool
+		validates  bool
 	}{
 		{name: "string", in: `{"amount":"150.00","currency":"NOK"}`, value: "150", cur: "NOK", validates: true},
 		{name: "number", in: `{"amount":150.5,"currency":"NOK"}`, value: "150.5", cur: "NOK", validates: true},
 		{name: "integer JPY", in: `{"currency":"JPY","amount":5}`, value: "5", cur: "JPY", validates: true},
 		{name: "more digits than NOK kept", in: `{"amount":"1.005","currency":"NOK"}`, value: "1.005", cur: "NOK"},
 		{name: "long number kept exactly", in: `{"amount":12345678901234567890.123456789,"currency":"EUR"}`, value: "12345678901234567890.123456789", cur: "EUR"},
+		{name: "40 digits kept exactly", in: `{"amount":"` + strings.Repeat("9", 40) + `","currency":"NOK"}`, value: strings.Repeat("9", 40), cur: "NOK"},
 		{name: "exponent number", in: `{"amount":1.5e2,"currency":"NOK"}`, value: "150", cur: "NOK", validates: true},
+		{name: "exponent 64 kept", in: `{"amount":1e64,"currency":"NOK"}`, value: "1e64", cur: "NOK"},
 		{name: "negative", in: `{"amount":"-0.10","currency":"NOK"}`, value: "-0.1", cur: "NOK", validates: true},
 		{name: "spaces in string", in: `{"amount":" 12.5 ","currency":"NOK"}`, value: "12.5", cur: "NOK", validates: true},
 		{name: "unknown currency kept", in: `{"amount":"1","currency":"XYZ"}`, value: "1", cur: "XYZ"},
+		{name: "withdrawn currency kept", in: `{"amount":"1.00","currency":"ANG"}`, value: "1", cur: "ANG"},
 		{name: "no currency", in: `{"amount":"1"}`, value: "1"},
 		{name: "amount null", in: `{"amount":null,"currency":"NOK"}`, value: "0", cur: "NOK", validates: true},
-		{name: "null", in: `null`, value: "0"},
 		{name: "extra fields", in: `{"amount":"2","currency":"NOK","x":1}`, value: "2", cur: "NOK", validates: true},
-		{name: "not a number", in: `{"amount":"abc","currency":"NOK"}`, err: true},
-		{name: "bool", in: `{"amount":true,"currency":"NOK"}`, err: true},
-		{name: "object", in: `{"amount":{},"currency":"NOK"}`, err: true},
-		{name: "currency not a string", in: `{"amount":"1","currency":5}`, err: true},
-		{name: "array", in: `[1]`, err: true},
-		{name: "too long", in: `{"amount":"` + strings.Repeat("1", 80) + `","currency":"NOK"}`, err: true},
-		{name: "huge exponent", in: `{"amount":1e40000000,"currency":"NOK"}`, err: true},
-		{name: "tiny exponent", in: `{"amount":"1e-40000000","currency":"NOK"}`, err: true},
+		// Unreadable: kept, marked, never failing the document.
+		{name: "not a number", in: `{"amount":"abc","currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "bool", in: `{"amount":true,"currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "object", in: `{"amount":{},"currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "currency not a string", in: `{"amount":"1","currency":5}`, unreadable: true},
+		{name: "array", in: `[1]`, unreadable: true},
+		{name: "string instead of object", in: `"150.00 NOK"`, unreadable: true},
+		{name: "too long", in: `{"amount":"` + strings.Repeat("1", 80) + `","currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "exponent beyond 64", in: `{"amount":1e65,"currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "huge exponent", in: `{"amount":1e40000000,"currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "tiny exponent", in: `{"amount":"1e-40000000","currency":"NOK"}`, cur: "NOK", unreadable: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var a Amount
-			err := json.Unmarshal([]byte(tt.in), &a)
-			if tt.err {
-				require.Error(t, err)
-				assert.True(t, a.IsZero(), "nothing half-decoded")
+			require.NoError(t, json.Unmarshal([]byte(tt.in), &a), "one odd amount never fails a document")
+			assert.Equal(t, tt.cur, a.Currency)
+			out, err := json.Marshal(a)
+			if tt.unreadable {
+				require.ErrorIs(t, a.Err(), ErrUnreadable)
+				assert.ErrorIs(t, a.Err(), ErrInvalidAmount)
+				assert.ErrorIs(t, a.Validate(), ErrUnreadable, "requests refuse it")
+				assert.Equal(t, tt.in, a.Raw())
+				assert.True(t, a.Value.IsZero())
+				assert.False(t, a.IsZero())
+				assert.False(t, a.Positive())
+				require.NoError(t, err, "encoding a decoded document again works")
+				assert.Equal(t, tt.in, string(out), "and writes the raw text back")
+				var back Amount
+				require.NoError(t, json.Unmarshal(out, &back))
+				assert.Equal(t, a, back)
+				assert.Less(t, len(a.Err().Error()), 200, "long input is truncated in errors")
 				return
 			}
-			require.NoError(t, err)
+			require.NoError(t, a.Err())
+			assert.Empty(t, a.Raw())
 			assert.True(t, a.Value.Equal(decimal.RequireFromString(tt.value)), a.Value.String())
-			assert.Equal(t, tt.cur, a.Currency)
 			assert.Equal(t, tt.validates, a.Validate() == nil)
+			if tt.validates {
+				require.NoError(t, err)
+			}
 		})
 	}
 	var doc struct {
@@ -291,6 +312,54 @@ func TestUnmarshalJSON(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(`{"instructedAmount":{"currency":"NOK","amount":"1250.00"}}`), &doc))
 	assert.Equal(t, "1250.00 NOK", doc.Amount.String())
+	assert.Equal(t, MustParse("1250.00", "NOK"), doc.Amount, "a readable decoded amount equals a parsed one")
+
+	// Called directly with bytes that are not JSON (a decoder never does).
+	var a Amount
+	assert.ErrorIs(t, a.UnmarshalJSON([]byte(`{"amount":`)), ErrInvalidAmount)
+	assert.True(t, a.IsZero())
+}
+
+// An unreadable amount shows the bank's text, compares by it, and never
+// equals a readable amount.
+func TestUnreadableAmount(t *testing.T) {
+	t.Parallel()
+	var odd, other, zero Amount
+	require.NoError(t, json.Unmarshal([]byte(`{"amount": "abc", "currency": "NOK"}`), &odd))
+	require.NoError(t, json.Unmarshal([]byte(`{"amount":1e400,"currency":"NOK"}`), &other))
+	require.NoError(t, json.Unmarshal([]byte(`{"amount":"0","currency":"NOK"}`), &zero))
+	assert.Equal(t, "abc", odd.Text())
+	assert.Equal(t, "abc NOK", odd.String())
+	assert.Equal(t, "1e400", other.Text())
+	assert.Equal(t, `{"amount": "abc", "currency": "NOK"}`, odd.Raw(), "kept exactly, spaces too")
+	assert.False(t, odd.Equal(other))
+	assert.False(t, odd.Equal(zero), "not the zero value it holds")
+	assert.True(t, odd.Equal(odd))
+	assert.ErrorContains(t, odd.Err(), "abc")
+	// Changing the value does not make it readable.
+	odd.Value = decimal.NewFromInt(5)
+	assert.ErrorIs(t, odd.Validate(), ErrUnreadable)
+	// A document is written back as it came.
+	in := `{"balances":[{"balanceAmount":{"amount":"12.00","currency":"NOK"}},{"balanceAmount":{"amount":1e99,"currency":"NOK"}}]}`
+	var doc struct {
+		Balances []struct {
+			BalanceAmount Amount `json:"balanceAmount"`
+		} `json:"balances"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(in), &doc))
+	out, err := json.Marshal(doc)
+	require.NoError(t, err)
+	assert.JSONEq(t, in, string(out))
+}
+
+// jsonValue decodes s keeping numbers as written.
+func jsonValue(t *testing.T, s string) any {
+	t.Helper()
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var v any
+	require.NoError(t, d.Decode(&v))
+	return v
 }
 
 func FuzzAmountJSON(f *testing.F) {
@@ -300,6 +369,7 @@ func FuzzAmountJSON(f *testing.F) {
 		`{"amount":"1.005","currency":"NOK"}`,
 		`{"amount":1e400,"currency":"EUR"}`,
 		`{"amount":"-0.0001","currency":"CLF"}`,
+		`{"amount":"abc","currency":"NOK"}`,
 		`null`,
 	} {
 		f.Add([]byte(s))
@@ -307,9 +377,20 @@ func FuzzAmountJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var a Amount
 		if err := json.Unmarshal(data, &a); err != nil {
+			require.False(t, json.Valid(data), "only invalid JSON fails: %s", data)
 			return
 		}
 		out, err := json.Marshal(a)
+		if a.Err() != nil {
+			require.NoError(t, err)
+			var back Amount
+			require.NoError(t, json.Unmarshal(out, &back))
+			// encoding/json may escape HTML characters (& as \u0026):
+			// the same JSON, not always the same bytes.
+			require.Equal(t, jsonValue(t, a.Raw()), jsonValue(t, back.Raw()))
+			require.ErrorIs(t, back.Err(), ErrUnreadable)
+			return
+		}
 		if a.Validate() != nil {
 			require.Error(t, err)
 			return

@@ -134,6 +134,10 @@ func (p *problems) amount(field string, a money.Amount) {
 		p.add(field, "required")
 		return
 	}
+	if a.Err() != nil {
+		p.add(field, "unreadable amount (decoded from a bank document); build it with money.New or money.Parse")
+		return
+	}
 	if !money.IsCurrency(a.Currency) {
 		p.add(field+".currency", "not an ISO 4217 currency code")
 		return

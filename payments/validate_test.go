@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -59,6 +60,15 @@ var (
 	}
 )
 
+// unreadable decodes a money object whose amount cannot be read.
+func unreadable(doc string) money.Amount {
+	var a money.Amount
+	if err := json.Unmarshal([]byte(doc), &a); err != nil || a.Err() == nil {
+		panic("not an unreadable amount: " + doc)
+	}
+	return a
+}
+
 func TestValidateNorwegianDomestic(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -100,6 +110,13 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 		{"valid (assumption): a bban not written as 11 digits is left to the bank", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601.11.17947" }, nil},
 
 		{"amount missing", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{} }, []string{"instructedAmount"}},
+		{"amount unreadable (decoded from a bank document)", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = unreadable(`{"amount":"abc","currency":"NOK"}`)
+		}, []string{"instructedAmount"}},
+		{"amount unreadable, with its value set afterwards", func(p *payments.NorwegianDomestic) {
+			p.InstructedAmount = unreadable(`{"amount":1e400,"currency":"NOK"}`)
+			p.InstructedAmount.Value = dec("10")
+		}, []string{"instructedAmount"}},
 		{"amount currency unknown", func(p *payments.NorwegianDomestic) {
 			p.InstructedAmount = money.Amount{Value: dec("10"), Currency: "ABC"}
 		}, []string{"instructedAmount.currency"}},
