@@ -1,18 +1,33 @@
 // Package money represents amounts of money exactly, as the PSD2 interface
 // expects them: a decimal value and an ISO 4217 currency whose number of
-// fraction digits is the currency's minor units (SERVICE.md 2.1, 8).
+// fraction digits is the currency's minor units (docs/interface.md
+// sections 2.1 and 8).
 //
 // # Sections
 //
-// Creating amounts: [New] and [Parse] refuse unknown currencies and values
-// with more fraction digits than the currency has; nothing is ever rounded.
+// Creating amounts: [New] and [Parse] refuse unknown currencies, values
+// with more fraction digits than the currency has (nothing is ever
+// rounded) and values with more than [MaxIntegerDigits] (13) digits before
+// the decimal point: the contract precision is 18 with scale 5.
 //
 // JSON: an [Amount] marshals as {"amount":"150.00","currency":"NOK"} with
 // exactly the currency's minor units (JPY "5", KWD "1.250", CLF "0.0001").
-// Decoding is faithful to what the bank sends: the amount may be a string or
-// a JSON number and keeps the exact value it carries.
+// Decoding is faithful to what the bank sends (docs/design.md, Money): the
+// amount may be a string or a JSON number and keeps the exact value it
+// carries, and one odd amount never fails a whole document. An amount that
+// cannot be read at all ("abc", an exponent beyond ±64, more than 64
+// characters) becomes an unreadable Amount: [Amount.Err] reports
+// [ErrUnreadable], [Amount.Raw] holds the money object as sent, and
+// encoding it writes that text back. Validation is strict on what the TPP
+// sends: [Amount.Validate] refuses an unreadable amount.
 //
-// Minor units come from the ISO 4217 list as published by the maintenance
-// agency (via github.com/bojanz/currency), not from CLDR display digits,
-// which differ for IQD, RSD, IDR and others.
+// Currencies: the list is ISO 4217 as published by the maintenance agency
+// (via github.com/bojanz/currency), with its minor units, not CLDR display
+// digits, which differ for IQD, RSD, IDR and others. It includes codes
+// introduced since 2023 (XCG 2025, ZWG 2024). Withdrawn codes (ANG 2025,
+// ZWL 2024, HRK and SLL 2023, ...) are no longer in the bank's fixed list:
+// [IsCurrency] is false for them and a request in one is refused, while a
+// bank document that still carries one (an old transaction) decodes as
+// sent. The bank emulator (sandbox/emulator) checks currencies with this
+// package, so both sides use the same list.
 package money
