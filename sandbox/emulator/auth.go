@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -10,36 +11,51 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/google/uuid"
 
 	"github.com/tppkit/psd2/signing"
 )
 
-// maxClockSkew is the allowed deviation of the Date header (SERVICE.md 5.3).
+// maxClockSkew is the allowed deviation of the Date header
+// (docs/interface.md section 5.3).
 const maxClockSkew = 60 * time.Second
 
-// verify runs the checks every signed request passes (SERVICE.md 5, 1.6,
-// 7), in the order the answers are given:
+// maxRequestIDLen is the longest X-Request-ID the emulator accepts. The
+// interface says only "string" (docs/interface.md section 4); the SDK's
+// client.MaxRequestIDLen is the same 200 printable ASCII characters.
+const maxRequestIDLen = 200
+
+// signableHeaders are the only headers a Signature may list
+// (docs/interface.md section 5.5).
+var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
+
+// verify runs the checks every signed request passes (docs/interface.md
+// sections 5, 1.6, 7), in the order the answers are given:
 //
-//  1. X-Request-ID present and a UUID (400 HTTP_HEADER_REQUIRED / FORMAT_ERROR);
+//  1. X-Request-ID present (400 HTTP_HEADER_REQUIRED) and 1 to 200
+//     printable ASCII characters (400 FORMAT_ERROR);
 //  2. TPP-Signature-Certificate present (400 HTTP_HEADER_REQUIRED) and a
 //     base64 DER certificate (400 FORMAT_ERROR); registered (401
 //     CERTIFICATE_INVALID) and valid now (401 CERTIFICATE_EXPIRED);
-//  3. Signature present (400 HTTP_HEADER_REQUIRED), parseable, plain or
-//     RFC 2047 encoded, algorithm rsa-sha256, keyId equal to the
-//     certificate's (400 FORMAT_ERROR);
+//  3. Signature present (400 HTTP_HEADER_REQUIRED), ASCII (a value with
+//     other characters must be an RFC 2047 encoded word, section 5.6),
+//     parseable, algorithm rsa-sha256, keyId naming the certificate
+//     (signing.MatchKeyID: the issuer is compared parsed, so the strict
+//     RFC 2253 and the OpenSSL rendering both pass) (400 FORMAT_ERROR);
 //  4. Date present, and Digest with a body (400 HTTP_HEADER_REQUIRED);
-//  5. the signed headers list date, x-request-id, digest (with a body) and
-//     psu-id, psu-corporate-id, tpp-redirect-uri when sent (400
-//     FORMAT_ERROR);
+//  5. the signed headers are among date, digest, x-request-id, psu-id,
+//     psu-corporate-id, tpp-redirect-uri, and list date, x-request-id,
+//     digest (with a body) and psu-id, psu-corporate-id, tpp-redirect-uri
+//     when sent (400 FORMAT_ERROR);
 //  6. Date within 60 s of the emulator clock, Digest matching the body
 //     with SHA-256 or SHA-512 (400 FORMAT_ERROR);
 //  7. the signature verifies with the certificate's key (400 FORMAT_ERROR);
 //  8. a body is application/json, valid UTF-8 JSON, with no character
-//     outside the Basic Multilingual Plane (400 FORMAT_ERROR).
+//     outside the Basic Multilingual Plane (400 FORMAT_ERROR);
+//  9. the X-Request-ID was not used by this TPP for another call (400
+//     FORMAT_ERROR); see requestIDLog.
 func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiError) {
 	now := s.now()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
@@ -51,8 +67,8 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 	if strings.TrimSpace(reqID) == "" {
 		return nil, errHeaderRequired("X-Request-ID")
 	}
-	if _, err := uuid.Parse(reqID); err != nil || len(reqID) != 36 {
-		return nil, errFormat("X-Request-ID", "X-Request-ID must be a UUID.")
+	if !validRequestID(reqID) {
+		return nil, errFormat("X-Request-ID", "X-Request-ID must be 1 to %d printable ASCII characters.", maxRequestIDLen)
 	}
 
 	t, aerr := s.certificate(r, now)
@@ -64,15 +80,19 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 	if strings.TrimSpace(sig) == "" {
 		return nil, errHeaderRequired("Signature")
 	}
+	if !printableASCII(sig) {
+		return nil, errFormat("Signature", "A Signature value with non-ASCII characters must be sent as one RFC 2047 encoded word (=?utf-8?B?...?=).")
+	}
 	params, err := signing.ParseSignature(sig)
 	if err != nil {
 		return nil, errFormat("Signature", "The Signature header cannot be parsed: %s.", signingReason(err))
 	}
 	if params.Algorithm != signing.Algorithm {
-		// SERVICE.md 5.4: the value has four parts, algorithm among them.
+		// docs/interface.md section 5.4: the value has four parts,
+		// algorithm among them.
 		return nil, errFormat("Signature", "The signature algorithm must be given as rsa-sha256.")
 	}
-	if params.KeyID != signing.KeyID(t.cert) {
+	if !signing.MatchKeyID(params.KeyID, t.cert) {
 		return nil, errFormat("Signature", "The keyId does not match the TPP-Signature-Certificate (expected SN=<serial>,CA=<issuer DN per RFC 2253>).")
 	}
 	date := r.Header.Get("Date")
@@ -108,6 +128,9 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 			return nil, aerr
 		}
 	}
+	if !s.requestIDs.record(t.id, reqID, r, body) {
+		return nil, errFormat("X-Request-ID", "X-Request-ID was already used for another call; it must be unique per call (a retry of the same call may repeat it).")
+	}
 	return &call{s: s, r: r, body: body, tpp: t, now: now, requestID: reqID}, nil
 }
 
@@ -139,10 +162,16 @@ func (s *Server) certificate(r *http.Request, now time.Time) (*tpp, *apiError) {
 	return t, nil
 }
 
-// checkSignedHeaders checks the headers part of the Signature (SERVICE.md
-// 5.4, 5.5): date and x-request-id always, digest with a body, and the PSU
-// and redirect headers when the request carries them.
+// checkSignedHeaders checks the headers part of the Signature
+// (docs/interface.md sections 5.4, 5.5): only eligible headers, and among
+// them date and x-request-id always, digest with a body, and the PSU and
+// redirect headers when the request carries them.
 func checkSignedHeaders(r *http.Request, signed []string, hasBody bool) *apiError {
+	for _, n := range signed {
+		if !slices.Contains(signableHeaders, n) {
+			return errFormat("Signature", "The header %s cannot be signed; the headers list may only name %s.", n, strings.Join(signableHeaders, ", "))
+		}
+	}
 	need := []string{"date", "x-request-id"}
 	if hasBody {
 		need = append(need, "digest")
@@ -160,7 +189,7 @@ func checkSignedHeaders(r *http.Request, signed []string, hasBody bool) *apiErro
 	return nil
 }
 
-// checkBody accepts JSON only (SERVICE.md 1.6): Content-Type
+// checkBody accepts JSON only (docs/interface.md section 1.6): Content-Type
 // application/json, valid UTF-8, valid JSON, and no character the
 // downstream systems cannot take (outside the Basic Multilingual Plane,
 // e.g. an emoji, raw or as a \u surrogate escape).
@@ -240,4 +269,82 @@ func signingReason(err error) string {
 		}
 	}
 	return "malformed"
+}
+
+// validRequestID reports whether id is an X-Request-ID the emulator takes:
+// 1 to maxRequestIDLen printable ASCII characters (the HTTP layer has
+// already dropped leading and trailing spaces).
+func validRequestID(id string) bool {
+	return id != "" && len(id) <= maxRequestIDLen && printableASCII(id)
+}
+
+// printableASCII reports whether s has only characters from space to "~".
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// maxRememberedRequestIDs bounds the X-Request-IDs the emulator remembers
+// for its uniqueness check (about 5 MB when full). Past it, the oldest are
+// forgotten and may be used again.
+const maxRememberedRequestIDs = 1 << 16
+
+// requestIDLog enforces "X-Request-ID unique per call" (docs/interface.md
+// section 4) for the last maxRememberedRequestIDs verified calls. A call is
+// its TPP, method, request URI and body: the same X-Request-ID on the same
+// call again is a retry (the SDK keeps the id across attempts, and a
+// network failure may hide that the first attempt arrived) and passes; on
+// any other call it is refused. Keys and calls are kept as 128-bit hashes,
+// so the memory stays bounded whatever the ids' length. It has its own
+// lock: verify runs without s.mu.
+type requestIDLog struct {
+	mu    sync.Mutex
+	calls map[[16]byte][16]byte // hash(TPP, id) -> hash(call)
+	order [][16]byte            // keys in arrival order, a ring once full
+	next  int                   // the oldest key, once order is full
+}
+
+// record notes that tppID sent id on the call (r, body). It reports false
+// when id was already used for another call.
+func (l *requestIDLog) record(tppID, id string, r *http.Request, body []byte) bool {
+	key := hash128(tppID, id)
+	bodySum := sha256.Sum256(body)
+	call := hash128(r.Method, r.URL.RequestURI(), string(bodySum[:]))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if prev, ok := l.calls[key]; ok {
+		return prev == call
+	}
+	if l.calls == nil {
+		l.calls = make(map[[16]byte][16]byte)
+	}
+	if len(l.order) < maxRememberedRequestIDs {
+		l.order = append(l.order, key)
+	} else {
+		delete(l.calls, l.order[l.next])
+		l.order[l.next] = key
+		l.next = (l.next + 1) % maxRememberedRequestIDs
+	}
+	l.calls[key] = call
+	return true
+}
+
+// hash128 hashes the parts, each length-prefixed, to 128 bits.
+func hash128(parts ...string) [16]byte {
+	h := sha256.New()
+	for _, p := range parts {
+		var n [8]byte
+		for i := range n {
+			n[i] = byte(len(p) >> (8 * i))
+		}
+		h.Write(n[:])
+		h.Write([]byte(p))
+	}
+	var out [16]byte
+	copy(out[:], h.Sum(nil))
+	return out
 }

@@ -32,23 +32,36 @@
 // endpoint, in this order (all answers carry tppMessages naming the
 // problem in code and path):
 //
-//   - X-Request-ID present (400 HTTP_HEADER_REQUIRED) and a UUID (400 FORMAT_ERROR);
+//   - X-Request-ID present (400 HTTP_HEADER_REQUIRED) and 1 to 200
+//     printable ASCII characters, not necessarily a UUID (400 FORMAT_ERROR);
 //   - TPP-Signature-Certificate present (400 HTTP_HEADER_REQUIRED), base64
 //     DER (400 FORMAT_ERROR), registered (401 CERTIFICATE_INVALID), valid on
 //     the emulator clock (401 CERTIFICATE_EXPIRED);
-//   - Signature present (400 HTTP_HEADER_REQUIRED), parseable, plain or as
-//     an RFC 2047 encoded word, algorithm rsa-sha256, keyId equal to
-//     signing.KeyID of the certificate (400 FORMAT_ERROR);
+//   - Signature present (400 HTTP_HEADER_REQUIRED); plain ASCII or one
+//     RFC 2047 encoded word (a raw non-ASCII value: 400 FORMAT_ERROR);
+//     parseable, algorithm rsa-sha256, keyId naming the certificate (400
+//     FORMAT_ERROR). The bank's exact keyId matching is not public, so the
+//     emulator parses the CA part as RFC 2253 (keywords or dotted OIDs,
+//     escapes, #hex DER values) and compares it with the certificate's
+//     issuer (signing.MatchKeyID): the strict RFC 2253 form of
+//     signing.KeyID (Java's) and OpenSSL's form of signing.KeyIDOpenSSL
+//     both pass. The serial must be upper-case hex without padding;
 //   - Date present, and Digest with a body (400 HTTP_HEADER_REQUIRED);
-//   - the signed header list covers date, x-request-id, digest (with a
-//     body) and psu-id, psu-corporate-id, tpp-redirect-uri when sent (400
-//     FORMAT_ERROR);
+//   - the signed header list names only date, digest, x-request-id,
+//     psu-id, psu-corporate-id and tpp-redirect-uri (no (request-target),
+//     content-type or host), and covers date, x-request-id, digest (with
+//     a body) and psu-id, psu-corporate-id, tpp-redirect-uri when sent
+//     (400 FORMAT_ERROR);
 //   - Date within 60 seconds of the emulator clock; Digest (SHA-256 or
 //     SHA-512) matching the body; the signature verifying (400 FORMAT_ERROR);
 //   - a body must be application/json (XML: 400), valid UTF-8 JSON, and
 //     free of characters outside the Basic Multilingual Plane such as
 //     emoji, raw or \u-escaped (400 FORMAT_ERROR: the bank's downstream
-//     systems cannot take them, SERVICE.md 1.6).
+//     systems cannot take them, SERVICE.md 1.6);
+//   - the X-Request-ID not used by the same TPP for another call (400
+//     FORMAT_ERROR). The same call again (method, path and query, body),
+//     a retry, passes. The last 65,536 ids are remembered; older ones may
+//     be used again.
 //
 // Every answer carries a Date header from the emulator clock (clients learn
 // the server's clock from it) and echoes X-Request-ID.

@@ -136,6 +136,8 @@ type Server struct {
 	signAnswers bool         // WithResponseSigning
 	resp        *respSigning // the answers' signing key, when signAnswers
 
+	requestIDs requestIDLog // X-Request-IDs seen (auth.go); has its own lock
+
 	// mu guards everything below, and the state of the payment, basket and
 	// fault files.
 	mu       sync.Mutex
