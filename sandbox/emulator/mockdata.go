@@ -102,6 +102,9 @@ func (s *Server) initialize(c *call) error {
 // organizationIdentifier of the certificate's subject (eIDAS, such as
 // "PSDNO-FSA-1A2B3C4D"), so that a TPP's renewed certificate keeps its
 // customers, or, for a certificate without one, its SHA-256 fingerprint.
+// Unlike tppIdentity (sessions, payments), it does not fall back to the
+// subject name: two certificates without organizationIdentifier never
+// share mock data, even when their subjects are equal.
 func tppOwner(cert *x509.Certificate) string {
 	for _, n := range cert.Subject.Names {
 		if !n.Type.Equal(oidOrganizationIdentifier) {
