@@ -239,3 +239,22 @@ func TestPSUErrorsNameNoValue(t *testing.T) {
 		assert.NotContains(t, err.Error(), "MARK")
 	}
 }
+
+func BenchmarkPathTemplate(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = pathTemplate("/api/v1/payments/sepa-credit-transfers/enc!!gaIRabcdefghijklmnop=/status")
+	}
+}
+
+func BenchmarkHeaderAttr(b *testing.B) {
+	h := http.Header{}
+	for _, k := range []string{"Date", "Digest", "X-Request-ID", "PSU-ID", "TPP-Session-ID", "Signature", "Content-Type"} {
+		h.Set(k, "value")
+	}
+	h.Set("TPP-Redirect-URI", "https://tpp.example/cb?state=abc")
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = headerAttr("request_header", h)
+	}
+}
