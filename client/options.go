@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // AcceptFix is an early-adoption switch sent in the x-accept-fix header
@@ -152,11 +153,16 @@ func WithAcceptFix(fixes ...AcceptFix) Option {
 }
 
 // WithKeyID overrides the keyId written in the Signature header (by default
-// signing.KeyID of the certificate).
+// signing.KeyID of the certificate, the issuer in strict RFC 2253 as Java
+// writes it). For a bank that expects OpenSSL's form of the issuer
+// (organizationIdentifier=...), pass signing.KeyIDOpenSSL(cert). Any
+// non-empty valid UTF-8 is accepted: double quotes and backslashes are
+// escaped in the header (signing.QuoteParam), and non-ASCII or control
+// characters make the Signature an RFC 2047 encoded word.
 func WithKeyID(keyID string) Option {
 	return func(c *config) error {
-		if keyID == "" || strings.ContainsAny(keyID, "\"\r\n") {
-			return errors.New("client: invalid keyId")
+		if keyID == "" || !utf8.ValidString(keyID) {
+			return errors.New("client: the keyId must be non-empty valid UTF-8")
 		}
 		c.keyID = keyID
 		return nil

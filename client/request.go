@@ -107,17 +107,44 @@ func WithRedirectPreferred(preferred bool) RequestOption {
 	}
 }
 
-// WithRequestID fixes the X-Request-ID (a UUID) instead of letting the
-// client choose one. Use it to record the id before sending, so that a
-// payment whose outcome is unknown can be reconciled.
+// MaxRequestIDLen is the longest X-Request-ID [WithRequestID] accepts. The
+// interface says only "string, unique per call" (docs/interface.md section
+// 4); 200 characters hold any UUID, ULID or order reference with room to
+// spare, and stay far below header size limits. The emulator accepts the
+// same.
+const MaxRequestIDLen = 200
+
+// WithRequestID fixes the X-Request-ID instead of letting the client choose
+// one (the client generates a UUID). Use it to record the id before sending,
+// so that a payment whose outcome is unknown can be reconciled. The id need
+// not be a UUID: any 1 to [MaxRequestIDLen] printable ASCII characters
+// (space to "~"), not starting or ending with a space (HTTP would drop it,
+// and the echoed id would no longer match). It must be unique per call; the
+// client keeps it for every attempt of the call.
 func WithRequestID(id string) RequestOption {
 	return func(c *callConfig) error {
-		if err := checkUUID("X-Request-ID", id); err != nil {
+		if err := checkRequestID(id); err != nil {
 			return err
 		}
 		c.requestID = id
 		return nil
 	}
+}
+
+// checkRequestID applies the rule of [WithRequestID].
+func checkRequestID(id string) error {
+	if id == "" || len(id) > MaxRequestIDLen {
+		return fmt.Errorf("client: X-Request-ID must be 1 to %d characters", MaxRequestIDLen)
+	}
+	if id[0] == ' ' || id[len(id)-1] == ' ' {
+		return fmt.Errorf("client: X-Request-ID must not start or end with a space")
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x20 || id[i] > 0x7e {
+			return fmt.Errorf("client: X-Request-ID must be printable ASCII")
+		}
+	}
+	return nil
 }
 
 // WithPSUIdentity sets X-PSU-IDENTITY, the PSU's national identity number,

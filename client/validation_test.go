@@ -29,7 +29,7 @@ func TestValidationSkipped(t *testing.T) {
 	assert.True(t, ValidationSkipped(WithTPPSessionID("s"), WithoutValidation()))
 	assert.True(t, ValidationSkipped(Combine(WithoutValidation())))
 	// An invalid option fails the call anyway; it does not switch anything off.
-	assert.False(t, ValidationSkipped(WithoutValidation(), WithRequestID("not-a-uuid")))
+	assert.False(t, ValidationSkipped(WithoutValidation(), WithRequestID("")))
 }
 
 func TestWithQueryOnTheWire(t *testing.T) {
