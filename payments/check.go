@@ -2,6 +2,7 @@ package payments
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/tppkit/psd2/internal/checkdigit"
 )
@@ -49,8 +50,23 @@ func checkErr(kind string, err error) error {
 
 // CheckBBAN checks a Norwegian account number (BBAN): 11 digits without
 // separators, the last the MOD-11 check digit of the first ten
-// (PLATFORM.md "Check digits"). "86011117947" passes.
+// with weights 5,4,3,2,7,6,5,4,3,2. "86011117947" passes; the printed form
+// "8601 11 17947" does not (see [NormalizeBBAN]).
 func CheckBBAN(s string) error { return checkErr("BBAN", checkdigit.NorwegianBBAN(s)) }
+
+// NormalizeBBAN returns a Norwegian account number typed in its printed
+// form ("8601 11 17947", "8601.11.17947": digits with spaces or dots that
+// make 11 digits) in the electronic form the bank takes ("86011117947").
+// Any other input is returned unchanged, so that validation reports it.
+// It does not check the MOD-11 digit; [CheckBBAN] does. Validation refuses
+// the printed form in a payment instead of rewriting it (docs: package
+// payments, Validation).
+func NormalizeBBAN(s string) string {
+	if !formattedNorwegianBBAN(s) {
+		return s
+	}
+	return strings.NewReplacer(" ", "", ".", "").Replace(s)
+}
 
 // CheckIBAN checks an IBAN in electronic form (upper case, no spaces):
 // a country of the SWIFT IBAN registry with its length (NO 15, DE 22, GB
@@ -60,8 +76,8 @@ func CheckBBAN(s string) error { return checkErr("BBAN", checkdigit.NorwegianBBA
 func CheckIBAN(s string) error { return checkErr("IBAN", checkdigit.IBAN(s)) }
 
 // CheckKID checks a Norwegian KID: 2 to 25 digits, the last a MOD-10
-// (Luhn) or MOD-11 check digit; a MOD-11 check value of 10 is written '-'
-// (PLATFORM.md "Check digits").
+// (Luhn) or MOD-11 check digit; a MOD-11 check value of 10 is written
+// '-'.
 func CheckKID(s string) error { return checkErr("KID", checkdigit.KID(s)) }
 
 // CheckBIC checks a BIC (ISO 9362): 8 or 11 upper-case characters; 4
@@ -70,5 +86,5 @@ func CheckKID(s string) error { return checkErr("KID", checkdigit.KID(s)) }
 func CheckBIC(s string) error { return checkErr("BIC", checkdigit.BIC(s)) }
 
 // IsCountry reports whether s is an assigned ISO 3166-1 alpha-2 country
-// code (SERVICE.md 2.1 Country), upper case.
+// code (docs/interface.md section 2.1, Country), upper case.
 func IsCountry(s string) bool { return checkdigit.IsCountry(s) }

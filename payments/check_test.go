@@ -15,6 +15,25 @@ import (
 // the SWIFT IBAN registry: weights 5,4,3,2,7,6,5,4,3,2 over 8601111794
 // give 147; 147 mod 11 = 4; 11-4 = 7. The IBANs are the registry's
 // examples for their countries.
+func TestNormalizeBBAN(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"8601 11 17947":  "86011117947",
+		"8601.11.17947":  "86011117947",
+		" 86011117947 ":  "86011117947",
+		"86011117947":    "86011117947",
+		"8601 11 1794":   "8601 11 1794",   // 10 digits: left for validation to report
+		"8601 11 179470": "8601 11 179470", // 12 digits
+		"8601-11-17947":  "8601-11-17947",  // other separators are not the printed form
+		"NO93 8601 1117": "NO93 8601 1117",
+		"":               "",
+	} {
+		assert.Equal(t, want, payments.NormalizeBBAN(in), in)
+	}
+	require.NoError(t, payments.CheckBBAN(payments.NormalizeBBAN("8601 11 17947")))
+	assert.ErrorIs(t, payments.CheckBBAN("8601 11 17947"), payments.ErrInvalidIdentifier)
+}
+
 func TestCheckBBAN(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {

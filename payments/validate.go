@@ -69,13 +69,35 @@ func BankLocation() *time.Location { return bankZone() }
 func BankToday(now time.Time) Date { return DateOf(now.In(BankLocation())) }
 
 // checkedAsNorwegianBBAN is the rule that decides when a bban gets the
-// MOD-11 check (assumption, SERVICE.md 2.3a gives only "at most 30
-// characters"): an NDCT account is Norwegian, and a bban of exactly 11
-// ASCII digits is a Norwegian account number written in electronic form,
-// so it must carry a valid check digit. Other notations (with spaces or
-// dots) are left to the bank, which refuses them when it must.
+// MOD-11 check (assumption, docs/interface.md section 2.3a gives only "at
+// most 30 characters"): an NDCT account is Norwegian, and a bban of
+// exactly 11 ASCII digits is a Norwegian account number written in
+// electronic form, so it must carry a valid check digit.
 func checkedAsNorwegianBBAN(s string) bool {
 	return len(s) == norwegianBBANLength && checkdigit.AllDigits(s)
+}
+
+// formattedNorwegianBBAN is the rule for formatted input: a bban of digits
+// with spaces or dots between them that holds exactly 11 digits
+// ("8601 11 17947", "8601.11.17947") is a Norwegian account number in its
+// printed form. It is refused, not rewritten: the bank's systems take the
+// electronic form, and a payment is never sent to an account number other
+// than the one the caller wrote. [NormalizeBBAN] turns such input into
+// the electronic form before it is put into a payment. The bank emulator
+// refuses the same notations.
+func formattedNorwegianBBAN(s string) bool {
+	n, seps := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			n++
+		case c == ' ' || c == '.':
+			seps++
+		default:
+			return false
+		}
+	}
+	return n == norwegianBBANLength && seps > 0
 }
 
 // problems collects the rules a request breaks.
@@ -166,11 +188,16 @@ func (p *problems) currency(prefix, name, c string) {
 	}
 }
 
-// bban checks a bban: at most 30 characters and, when it is written as a
-// Norwegian account number, the MOD-11 check digit.
+// bban checks a bban: at most 30 characters; a Norwegian account number
+// in printed form (with spaces or dots) is refused; one written as 11
+// digits must carry its MOD-11 check digit. Other notations within 30
+// characters are left to the bank.
 func (p *problems) bban(prefix, name, s string) {
 	p.text(prefix, name, s, MaxBBANLength)
-	if checkedAsNorwegianBBAN(s) && checkdigit.NorwegianBBAN(s) != nil {
+	switch {
+	case formattedNorwegianBBAN(s):
+		p.add(join(prefix, name), "a Norwegian account number is written as 11 digits without spaces or dots (use payments.NormalizeBBAN)")
+	case checkedAsNorwegianBBAN(s) && checkdigit.NorwegianBBAN(s) != nil:
 		p.add(join(prefix, name), "not a valid Norwegian account number (MOD-11 check digit)")
 	}
 }

@@ -107,7 +107,13 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 		}, nil},
 		{"valid: no execution date", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = payments.Date{} }, nil},
 		{"valid: JPY without fraction", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("5", "JPY") }, nil},
-		{"valid (assumption): a bban not written as 11 digits is left to the bank", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601.11.17947" }, nil},
+		{"valid (assumption): a bban of other digits within 30 characters is left to the bank", func(p *payments.NorwegianDomestic) {
+			p.CreditorAccount.BBAN = "123456789012"
+		}, nil},
+		{"creditor bban in printed form with dots", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601.11.17947" }, []string{"creditorAccount.bban"}},
+		{"creditor bban in printed form with spaces", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601 11 17947" }, []string{"creditorAccount.bban"}},
+		{"debtor bban in printed form", func(p *payments.NorwegianDomestic) { p.DebtorAccount.BBAN = "9531 27 76066" }, []string{"debtorAccount.bban"}},
+		{"valid: the printed form normalised", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = payments.NormalizeBBAN("8601 11 17947") }, nil},
 
 		{"amount missing", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{} }, []string{"instructedAmount"}},
 		{"amount unreadable (decoded from a bank document)", func(p *payments.NorwegianDomestic) {

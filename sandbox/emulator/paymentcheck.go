@@ -28,7 +28,11 @@ import (
 //   - an amount must have exactly the currency's minor units as fraction
 //     digits ("150.00" NOK; "150" NOK is refused), as SERVICE.md 2.1 says
 //     "must equal";
-//   - a Norwegian BBAN is written as 11 digits without separators;
+//   - a bban of a domestic payment (NDCT, instant) is a Norwegian account
+//     number: 11 digits without separators, with its MOD-11 check digit;
+//     the printed form with spaces or dots is refused, not rewritten (see
+//     requiredBBAN for why the 30 characters of the interface are not
+//     enough reason to accept other bbans there);
 //   - an IBAN is written in the electronic form: upper case, no spaces;
 //   - instant payments (straks) are in NOK only;
 //   - empty strings count as present (and then break "non-empty" rules);
@@ -706,8 +710,18 @@ func currencyField(s *string, path string) *apiError {
 	return nil
 }
 
-// requiredBBAN checks a bban: at most 30 characters and, for a Norwegian
-// account (norwegian true), 11 digits with a valid MOD-11 check digit.
+// requiredBBAN checks a bban: 1 to 30 characters (docs/interface.md
+// section 2.3a) and, for an account of a domestic payment (norwegian
+// true), a Norwegian account number: 11 digits with a valid MOD-11 check
+// digit. The printed form with spaces or dots ("8601 11 17947") is refused
+// with its own message, as the SDK refuses it (see [formattedBBAN]).
+//
+// Why a domestic bban must be 11 digits although the interface allows 30
+// characters: a Norwegian domestic credit transfer (and its instant form)
+// pays between accounts of Norwegian banks, whose account numbers all have
+// 11 digits; any other bban names no account the payment can reach, and
+// this bank refuses it on arrival rather than rejecting the payment later.
+// Cross-border payments take any bban of up to 30 characters.
 func requiredBBAN(s *string, path string, norwegian bool) *apiError {
 	if s == nil {
 		return errFormat(path, "%s is required.", path)
@@ -718,10 +732,35 @@ func requiredBBAN(s *string, path string, norwegian bool) *apiError {
 	if utf8.RuneCountInString(*s) > maxBBANLen {
 		return errFormat(path, "%s is longer than %d characters.", path, maxBBANLen)
 	}
-	if norwegian && !validNorwegianBBAN(*s) {
-		return errFormat(path, "%s must be 11 digits with a valid MOD11 check digit.", path)
+	if !norwegian {
+		return nil
+	}
+	if formattedBBAN(*s) {
+		return errFormat(path, "%s must be written as 11 digits without spaces or dots.", path)
+	}
+	if !validNorwegianBBAN(*s) {
+		return errFormat(path, "%s must be a Norwegian account number: 11 digits with a valid MOD11 check digit.", path)
 	}
 	return nil
+}
+
+// formattedBBAN reports a Norwegian account number in its printed form:
+// digits with spaces or dots between them, 11 digits in all. The emulator
+// refuses it, as the SDK's validation does; neither rewrites an account
+// number.
+func formattedBBAN(s string) bool {
+	n, seps := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			n++
+		case c == ' ' || c == '.':
+			seps++
+		default:
+			return false
+		}
+	}
+	return n == 11 && seps > 0
 }
 
 // requiredIBAN checks an iban: at most 34 characters, the country's length

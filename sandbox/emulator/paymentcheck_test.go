@@ -412,6 +412,10 @@ var bodyCases = []bodyCase{
 	ndct("creditor bban 10 digits", bad("creditorAccount.bban"), set("creditorAccount.bban", "9102652743")),
 	ndct("creditor bban 31", bad("creditorAccount.bban"), set("creditorAccount.bban", strings.Repeat("1", 31))),
 	ndct("creditor bban dotted", bad("creditorAccount.bban"), set("creditorAccount.bban", "9102.65.27436")),
+	ndct("creditor bban spaced", bad("creditorAccount.bban"), set("creditorAccount.bban", "9102 65 27436")),
+	ndct("debtor bban spaced", bad("debtorAccount.bban"), set("debtorAccount.bban", "9531 27 76066")),
+	ndct("creditor bban of 12 digits", bad("creditorAccount.bban"), set("creditorAccount.bban", "910265274361")),
+	ndct("creditor bban of 30 letters and digits", bad("creditorAccount.bban"), set("creditorAccount.bban", strings.Repeat("AB1", 10))),
 	ndct("creditor currency missing", bad("creditorAccount.currency"), del("creditorAccount.currency")),
 	ndct("creditor currency unknown", bad("creditorAccount.currency"), set("creditorAccount.currency", "KRN")),
 	ndct("currency account without agent", bad("creditorAgent"), set("creditorAccount.currency", "USD")),
@@ -542,4 +546,23 @@ func BenchmarkCheckPaymentBody(b *testing.B) {
 			b.Fatal(e)
 		}
 	}
+}
+
+// A Norwegian account number in printed form gets its own answer, naming
+// the electronic form, as the SDK's validation does.
+func TestPrintedBBANIsRefusedWithItsForm(t *testing.T) {
+	t.Parallel()
+	for _, bban := range []string{"9102 65 27436", "9102.65.27436"} {
+		b := validNDCT()
+		b["creditorAccount"] = map[string]any{"bban": bban, "currency": "NOK"}
+		_, e := checkPaymentBody(servicePayments, productNDCT, b.bytes(), checkToday)
+		require.NotNil(t, e, bban)
+		assert.Equal(t, "creditorAccount.bban", e.msg.Path)
+		assert.Contains(t, e.msg.Text, "11 digits without spaces or dots", bban)
+	}
+	// A cross-border payment takes any bban of up to 30 characters.
+	assert.True(t, formattedBBAN("8601 11 17947"))
+	assert.False(t, formattedBBAN("86011117947"))
+	assert.False(t, formattedBBAN("8601-11-17947"))
+	assert.False(t, formattedBBAN("8601 11 1794"))
 }
