@@ -25,6 +25,21 @@ func newFileStore(t *testing.T) *FileStore {
 	return fs
 }
 
+// valueFiles lists the entries of a file store's directory other than its
+// lock files.
+func valueFiles(t *testing.T, dir string) []os.DirEntry {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []os.DirEntry
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), lockPrefix) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 // stores returns one store of each kind.
 func stores(t *testing.T) map[string]Store {
 	return map[string]Store{"memory": NewMemoryStore(), "file": newFileStore(t), "zero memory": &MemoryStore{}}
@@ -105,8 +120,8 @@ func TestStoreRefusesBadKeys(t *testing.T) {
 		entries, err := os.ReadDir(parent)
 		require.NoError(t, err)
 		require.Len(t, entries, 1, "nothing written next to the store")
-		files, err := os.ReadDir(fs.Dir())
-		require.NoError(t, err)
+		files := valueFiles(t, fs.Dir())
+		require.NotEmpty(t, files)
 		for _, f := range files {
 			assert.NotContains(t, f.Name(), "/")
 			assert.True(t, strings.HasSuffix(f.Name(), valueSuffix))
@@ -125,18 +140,20 @@ func TestFileStorePermissions(t *testing.T) {
 	fi, err := os.Stat(st.Dir())
 	require.NoError(t, err)
 	assert.Equal(t, fs.FileMode(0o700), fi.Mode().Perm(), "directory")
-	files, err := os.ReadDir(st.Dir())
+	entries, err := os.ReadDir(st.Dir())
 	require.NoError(t, err)
-	require.Len(t, files, 1)
-	info, err := files[0].Info()
-	require.NoError(t, err)
-	assert.Equal(t, fs.FileMode(0o600), info.Mode().Perm(), "value file")
+	require.Len(t, entries, 2, "the value and its shard's lock file")
+	for _, e := range entries {
+		info, err := e.Info()
+		require.NoError(t, err)
+		assert.Equal(t, fs.FileMode(0o600), info.Mode().Perm(), e.Name())
+	}
 
 	open := filepath.Join(t.TempDir(), "open")
 	require.NoError(t, os.Mkdir(open, 0o700))
 	require.NoError(t, os.Chmod(open, 0o755))
 	_, err = NewFileStore(open)
-	assert.Error(t, err, "a directory others can read is refused")
+	assert.ErrorIs(t, err, ErrUnsafeStore, "a directory others can read is refused")
 
 	file := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(file, nil, 0o600))
@@ -227,9 +244,7 @@ func TestStoreConcurrentWriters(t *testing.T) {
 				assert.Equal(t, fmt.Sprintf("writer-%d-round-%02d-", w, rounds-1), string(got[:len("writer-0-round-00-")]))
 			}
 			if fst, ok := st.(*FileStore); ok {
-				files, err := os.ReadDir(fst.Dir())
-				require.NoError(t, err)
-				assert.Len(t, files, writers+1, "no temporary file left behind")
+				assert.Len(t, valueFiles(t, fst.Dir()), writers+1, "no temporary file left behind")
 			}
 		})
 	}
