@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	_ "time/tzdata" // the bank's zone without zone data on the machine
 	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
@@ -30,7 +31,7 @@ const (
 	// publishes no limit (assumption: twice a bban, as the emulator).
 	maxCardIdentification = 2 * MaxBBANLength
 	// bankZoneName is the bank's time zone for "today" (assumption: the
-	// platform's banks are Norwegian).
+	// platform's banks are Norwegian), the one place the SDK names it.
 	bankZoneName         = "Europe/Oslo"
 	norwegianCurrency    = "NOK"
 	norwegianIBANCountry = "NO"
@@ -49,20 +50,22 @@ func isPurposeCode(s string) bool {
 	return false
 }
 
-// bankZone is the bank's time zone, loaded once. The requested execution
-// date is compared with "today" there. Assumption: the platform's banks
-// are Norwegian and count dates in Norwegian time. Without tzdata on the
-// machine, a fixed UTC+1 is used (an hour off in summer, only around
-// midnight; the bank checks again).
+// bankZone is the bank's time zone ([bankZoneName]), loaded once. The
+// requested execution date is compared with "today" there. Assumption:
+// the platform's banks are Norwegian and count dates in Norwegian time;
+// the bank emulator counts in the same zone. The zone data is embedded
+// (time/tzdata), so the zone is right in summer and winter on every
+// machine, with or without zone data installed.
 var bankZone = sync.OnceValue(func() *time.Location {
-	if loc, err := time.LoadLocation(bankZoneName); err == nil {
-		return loc
+	loc, err := time.LoadLocation(bankZoneName)
+	if err != nil {
+		panic("payments: time zone " + bankZoneName + " missing from the embedded zone data: " + err.Error())
 	}
-	return time.FixedZone("CET", 60*60)
+	return loc
 })
 
-// BankLocation returns the time zone the SDK counts the bank's dates in
-// (Europe/Oslo; a fixed UTC+1 when the machine has no time zone data).
+// BankLocation returns the time zone the SDK counts the bank's dates in:
+// Europe/Oslo (UTC+1 in winter, UTC+2 in summer).
 func BankLocation() *time.Location { return bankZone() }
 
 // BankToday returns the bank's date at now.

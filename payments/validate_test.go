@@ -385,6 +385,42 @@ func TestValidateExecutionDateInOslo(t *testing.T) {
 	assert.Equal(t, payments.Date{Year: 2025, Month: 3, Day: 10}, payments.BankToday(lateUTC))
 }
 
+// Around midnight in Oslo, in winter (UTC+1) and summer (UTC+2), with a
+// fixed clock: today is the Oslo date whatever the zone of the clock, and
+// the zone is the real one (not a fixed UTC+1, an hour off in summer).
+func TestValidateExecutionDateAroundOsloMidnight(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "Europe/Oslo", payments.BankLocation().String())
+	_, winter := time.Date(2026, 1, 15, 12, 0, 0, 0, time.UTC).In(payments.BankLocation()).Zone()
+	_, summer := time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC).In(payments.BankLocation()).Zone()
+	assert.Equal(t, 3600, winter)
+	assert.Equal(t, 7200, summer)
+	far := time.FixedZone("UTC-10", -10*60*60)
+	for _, tc := range []struct {
+		name  string
+		now   time.Time
+		today payments.Date
+	}{
+		{"winter 23:59:59", time.Date(2026, 1, 15, 22, 59, 59, 0, time.UTC), payments.Date{Year: 2026, Month: 1, Day: 15}},
+		{"winter 00:00:00", time.Date(2026, 1, 15, 23, 0, 0, 0, time.UTC), payments.Date{Year: 2026, Month: 1, Day: 16}},
+		{"summer 23:59:59", time.Date(2026, 7, 1, 21, 59, 59, 0, time.UTC), payments.Date{Year: 2026, Month: 7, Day: 1}},
+		{"summer 00:00:00", time.Date(2026, 7, 1, 22, 0, 0, 0, time.UTC), payments.Date{Year: 2026, Month: 7, Day: 2}},
+		{"summer 00:30 (UTC+1 would say 23:30)", time.Date(2026, 7, 1, 22, 30, 0, 0, time.UTC), payments.Date{Year: 2026, Month: 7, Day: 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, now := range []time.Time{tc.now, tc.now.In(far)} {
+				assert.Equal(t, tc.today, payments.BankToday(now))
+				p := validNDCT()
+				p.RequestedExecutionDate = tc.today
+				assert.NoError(t, p.Validate(now), "today in Oslo")
+				p.RequestedExecutionDate = payments.DateOf(time.Date(tc.today.Year, tc.today.Month, tc.today.Day-1, 12, 0, 0, 0, time.UTC))
+				assert.Equal(t, []string{"requestedExecutionDate"}, fields(t, p.Validate(now)), "yesterday in Oslo")
+			}
+		})
+	}
+}
+
 func TestValidateNil(t *testing.T) {
 	t.Parallel()
 	var n *payments.NorwegianDomestic

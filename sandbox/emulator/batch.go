@@ -75,7 +75,7 @@ func nextBatch(t time.Time) time.Time {
 
 // runBatchLocked processes the payments in creation order. Needs s.mu.
 func (s *Server) runBatchLocked(now time.Time) {
-	date := now.Format(time.DateOnly)
+	date := bankDate(now)
 	for _, p := range s.pay.list {
 		if p.Service == servicePeriodic {
 			continue

@@ -29,12 +29,6 @@ const (
 
 var agreementNamespace = uuid.MustParse("0b8a7c1e-3d5f-4f6b-8e2a-9c4d1e7f5a30")
 
-// today is the start of now's day in UTC.
-func today(now time.Time) time.Time {
-	y, m, d := now.UTC().Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
 // builder fills a store with mock data.
 type builder struct {
 	st  *store

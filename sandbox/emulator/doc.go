@@ -5,8 +5,8 @@
 // way the bank does, and runs the whole SCA, consent, account, payment and
 // signing-basket life cycle in memory.
 //
-// It imports only the signing and money packages: it checks the wire, not
-// the SDK.
+// It imports only the signing and money packages and internal/emoji (Unicode
+// data): it checks the wire, not the SDK.
 //
 // # Starting a server
 //
@@ -231,4 +231,19 @@
 //     with code PSU_CREDENTIALS_INVALID) instead of asking again.
 //   - The 90-day history limit leaves older transactions out instead of
 //     refusing the call.
+//   - A bban of a domestic payment (NDCT, instant) must be a Norwegian
+//     account number, 11 digits with a valid MOD-11 check digit (400
+//     FORMAT_ERROR otherwise), although the interface allows 30 characters:
+//     a domestic transfer can only reach a Norwegian account. The printed
+//     form with spaces or dots ("8601 11 17947") is refused, not rewritten,
+//     as the SDK refuses it. Cross-border payments take any bban of up to
+//     30 characters.
+//   - The bank's date ("today" for requestedExecutionDate and startDate,
+//     a PDNG payment's due date, booking dates) is the date in
+//     Europe/Oslo, whatever the time zone of the clock; the zone data is
+//     embedded (time/tzdata).
+//   - Characters the bank cannot process (docs/interface.md sections 1.6
+//     and 7) are those of internal/emoji, shared with the SDK: the
+//     Unicode Extended_Pictographic set and anything outside the Basic
+//     Multilingual Plane.
 package emulator

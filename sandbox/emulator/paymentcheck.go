@@ -151,7 +151,8 @@ type paymentReference struct {
 }
 
 // paymentCheck validates the body of one payment request. today is the
-// bank's current date (YYYY-MM-DD) for the execution-date rules.
+// bank's current date (YYYY-MM-DD, [bankDate]) for the execution-date
+// rules.
 type paymentCheck struct {
 	service string
 	product string
@@ -168,10 +169,10 @@ func knownProduct(product string) bool {
 }
 
 // checkPaymentBody decodes and validates a payment request body for
-// service and product on the date of now. It returns the decoded body or
+// service and product on the bank's date at now ([bankDate]: Europe/Oslo). It returns the decoded body or
 // the first problem.
 func checkPaymentBody(service, product string, body []byte, now time.Time) (*paymentBody, *apiError) {
-	c := paymentCheck{service: service, product: product, today: now.Format(time.DateOnly)}
+	c := paymentCheck{service: service, product: product, today: bankDate(now)}
 	return c.check(body)
 }
 

@@ -439,7 +439,7 @@ func (s *Server) paymentApproval(ps []*payment) func(scaResult) error {
 		if !res.OK {
 			return nil // the PSU cancelled: the payments stay RCVD
 		}
-		today := res.Now.Format(time.DateOnly)
+		today := bankDate(res.Now)
 		var refused error
 		for _, p := range ps {
 			if p.Status != statusRCVD {

@@ -1,0 +1,69 @@
+package emulator
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// osloMidnights are instants one second before and at midnight in Oslo,
+// in winter (UTC+1) and summer (UTC+2), with the bank's date at each.
+var osloMidnights = []struct {
+	name string
+	now  time.Time
+	date string
+}{
+	{"winter 23:59:59", time.Date(2026, 1, 15, 22, 59, 59, 0, time.UTC), "2026-01-15"},
+	{"winter 00:00:00", time.Date(2026, 1, 15, 23, 0, 0, 0, time.UTC), "2026-01-16"},
+	{"summer 23:59:59", time.Date(2026, 7, 1, 21, 59, 59, 0, time.UTC), "2026-07-01"},
+	{"summer 00:00:00", time.Date(2026, 7, 1, 22, 0, 0, 0, time.UTC), "2026-07-02"},
+	{"summer 00:30 (UTC+1 would say 23:30)", time.Date(2026, 7, 1, 22, 30, 0, 0, time.UTC), "2026-07-02"},
+}
+
+func TestBankDateIsOsloDate(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "Europe/Oslo", bankZone.String())
+	far := time.FixedZone("UTC-10", -10*60*60)
+	for _, tc := range osloMidnights {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tc.date, bankDate(tc.now))
+			assert.Equal(t, tc.date, bankDate(tc.now.In(far)), "whatever the clock's zone")
+			assert.Equal(t, tc.date, today(tc.now.In(far)).Format(time.DateOnly))
+		})
+	}
+}
+
+// The execution-date check counts today in Oslo: just after midnight in
+// Oslo, yesterday's date is refused although it is still that date in
+// UTC; just before, it is accepted.
+func TestExecutionDateAroundOsloMidnight(t *testing.T) {
+	t.Parallel()
+	for _, tc := range osloMidnights {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			day, err := time.Parse(time.DateOnly, tc.date)
+			require.NoError(t, err)
+			yesterday := day.AddDate(0, 0, -1).Format(time.DateOnly)
+			for _, now := range []time.Time{tc.now, tc.now.In(time.FixedZone("UTC-10", -10*60*60))} {
+				b := validNDCT()
+				b["requestedExecutionDate"] = tc.date
+				_, e := checkPaymentBody(servicePayments, productNDCT, b.bytes(), now)
+				assert.Nil(t, e, "today in Oslo is accepted")
+
+				b["requestedExecutionDate"] = yesterday
+				_, e = checkPaymentBody(servicePayments, productNDCT, b.bytes(), now)
+				assert.Equal(t, &problem{Status: http.StatusBadRequest, Code: "EXECUTION_DATE_INVALID", Path: "requestedExecutionDate"},
+					problemOf(e), "yesterday in Oslo is refused")
+
+				p := validPeriodic()
+				p["startDate"] = yesterday
+				_, e = checkPaymentBody(servicePeriodic, productNDCT, p.bytes(), now)
+				assert.Equal(t, "EXECUTION_DATE_INVALID", problemOf(e).Code)
+			}
+		})
+	}
+}
