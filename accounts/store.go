@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -66,6 +67,16 @@ type KV interface {
 	Delete(ctx context.Context, key string) error
 }
 
+// KVUpdater is implemented by a [KV] that runs a read-modify-write of one
+// key as one atomic step, also against other processes sharing the store:
+// the sca package's FileStore does, with an OS file lock. Update calls fn
+// with the value under key and true (nil and false when there is none)
+// and stores what fn returns; a nil result deletes the key; an error from
+// fn leaves the value as it was and is returned.
+type KVUpdater interface {
+	Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, error)) error
+}
+
 // BudgetStoreFromKV keeps budget call times in kv, one JSON value per key.
 // notFound is the error kv's Get returns (possibly wrapped) for a missing
 // key, for example sca.ErrNotFound:
@@ -73,9 +84,11 @@ type KV interface {
 //	fs, _ := sca.NewFileStore(dir)
 //	svc := accounts.New(c, accounts.WithBudgetStore(accounts.BudgetStoreFromKV(fs, sca.ErrNotFound)))
 //
-// Updates are atomic within the process (one lock per returned store);
-// give every Service of a process the same returned store. Across
-// processes, Get then Put is not atomic: two instances may both take the
+// When kv is a [KVUpdater] (the sca FileStore is), every update is kv's
+// atomic Update, so a budget shared by several processes through kv is
+// never over-spent. Otherwise updates are Get then Put under a lock of the
+// returned store: atomic within the process only (give every Service of a
+// process the same returned store), and two processes may both take the
 // last call of a budget. A value that cannot be decoded is an error, and
 // the call is not sent.
 func BudgetStoreFromKV(kv KV, notFound error) BudgetStore {
@@ -97,6 +110,9 @@ func (s *kvBudgetStore) Update(ctx context.Context, key string, fn func([]time.T
 	if s.kv == nil {
 		return errors.New("accounts: BudgetStoreFromKV(nil)")
 	}
+	if u, ok := s.kv.(KVUpdater); ok {
+		return u.Update(ctx, key, func(old []byte, _ bool) ([]byte, error) { return applyBudget(old, fn) })
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	b, err := s.kv.Get(ctx, key)
@@ -106,28 +122,39 @@ func (s *kvBudgetStore) Update(ctx context.Context, key string, fn func([]time.T
 	case err != nil:
 		return err
 	}
-	var old kvBudget
-	if len(b) > 0 {
-		if err := json.Unmarshal(b, &old); err != nil {
-			return fmt.Errorf("accounts: stored budget is not readable: %w", err)
-		}
-	}
-	calls, err := fn(slices.Clone(old.Calls))
-	if err != nil {
+	out, err := applyBudget(b, fn)
+	switch {
+	case err != nil:
 		return err
-	}
-	if slices.EqualFunc(calls, old.Calls, time.Time.Equal) && len(b) > 0 {
+	case out == nil && len(b) == 0:
+		return nil
+	case out == nil:
+		return s.kv.Delete(ctx, key)
+	case bytes.Equal(out, b):
 		return nil
 	}
-	if len(calls) == 0 {
-		if len(b) == 0 {
-			return nil
-		}
-		return s.kv.Delete(ctx, key)
-	}
-	out, err := json.Marshal(kvBudget{Calls: calls})
-	if err != nil {
-		return err
-	}
 	return s.kv.Put(ctx, key, out)
+}
+
+// applyBudget decodes the stored value old (none when empty), runs fn on
+// its call times and returns the value to store: old itself when the times
+// did not change, nil when none are left.
+func applyBudget(old []byte, fn func([]time.Time) ([]time.Time, error)) ([]byte, error) {
+	var prev kvBudget
+	if len(old) > 0 {
+		if err := json.Unmarshal(old, &prev); err != nil {
+			return nil, fmt.Errorf("accounts: stored budget is not readable: %w", err)
+		}
+	}
+	calls, err := fn(slices.Clone(prev.Calls))
+	if err != nil {
+		return nil, err
+	}
+	if len(calls) == 0 {
+		return nil, nil
+	}
+	if len(old) > 0 && slices.EqualFunc(calls, prev.Calls, time.Time.Equal) {
+		return old, nil
+	}
+	return json.Marshal(kvBudget{Calls: calls})
 }

@@ -1,0 +1,165 @@
+package accounts_test
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/sca"
+)
+
+// Environment of the helper processes of TestBudgetAcrossProcesses.
+const (
+	helperEnv    = "PSD2_ACCOUNTS_BUDGET_HELPER" // the store directory
+	helperBank   = "PSD2_ACCOUNTS_BUDGET_BANK"   // the bank's base URL
+	helperLimit  = 20                            // budget limit of the test
+	helperCalls  = 30                            // calls each helper tries
+	helperWorker = 3                             // goroutines per helper
+)
+
+// TestHelperProcess is not a test: it is the body of the processes that
+// TestBudgetAcrossProcesses starts from the test binary. It spends the
+// budget of one account, kept in a FileStore, against the parent's bank.
+// Protocol: it prints "ready", waits for a line on stdin, then calls and
+// prints "result <granted> <refused>".
+func TestHelperProcess(t *testing.T) {
+	dir := os.Getenv(helperEnv)
+	if dir == "" {
+		return // run as an ordinary test: nothing to do
+	}
+	fs, err := sca.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(os.Getenv(helperBank), testtpp.Credentials(t, "Accounts test TPP"),
+		client.WithHTTPClient(&http.Client{}), client.WithRetryPolicy(client.RetryPolicy{}))
+	require.NoError(t, err)
+	budget := accounts.NewBudget(accounts.BudgetStoreFromKV(fs, sca.ErrNotFound),
+		accounts.WithLimit(helperLimit, accounts.DefaultBudgetWindow))
+	svc := accounts.New(c, accounts.WithBudget(budget))
+
+	fmt.Println("ready")
+	_, err = bufio.NewReader(os.Stdin).ReadString('\n')
+	require.NoError(t, err)
+
+	var granted, refused atomic.Int64
+	var wg sync.WaitGroup
+	for w := range helperWorker {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < helperCalls; i += helperWorker {
+				_, err := svc.Balances(t.Context(), acc1, psuAbsent()...)
+				switch {
+				case err == nil:
+					granted.Add(1)
+				case errors.Is(err, accounts.ErrBudgetExhausted):
+					refused.Add(1)
+				default:
+					t.Errorf("balances: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Printf("result %d %d\n", granted.Load(), refused.Load())
+}
+
+// helper is a started helper process.
+type helper struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Scanner
+}
+
+// startHelpers starts n copies of the test binary running test with env,
+// and returns once each said "ready".
+func startHelpers(t *testing.T, n int, test string, env ...string) []*helper {
+	t.Helper()
+	hs := make([]*helper, n)
+	for i := range hs {
+		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), env...)
+		cmd.Stderr = os.Stderr
+		stdin, err := cmd.StdinPipe()
+		require.NoError(t, err)
+		stdout, err := cmd.StdoutPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = cmd.Wait() })
+		hs[i] = &helper{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
+		require.Equal(t, "ready", hs[i].line(t, ""), "helper %d", i)
+	}
+	return hs
+}
+
+// line returns the next output line starting with prefix (any line when
+// prefix is ""), skipping the test framework's own lines.
+func (h *helper) line(t *testing.T, prefix string) string {
+	t.Helper()
+	for h.out.Scan() {
+		l := h.out.Text()
+		if strings.HasPrefix(l, "=== ") || (prefix != "" && !strings.HasPrefix(l, prefix)) {
+			continue
+		}
+		return l
+	}
+	require.NoError(t, h.out.Err())
+	t.Fatalf("helper ended without a %q line", prefix)
+	return ""
+}
+
+// TestBudgetAcrossProcesses: two processes spend one account's budget
+// kept in one FileStore directory; together they are granted exactly the
+// limit, and only those calls reach the bank.
+func TestBudgetAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	bank := newCountingBank(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	_, err := sca.NewFileStore(dir)
+	require.NoError(t, err)
+
+	hs := startHelpers(t, 2, "TestHelperProcess", helperEnv+"="+dir, helperBank+"="+bank.srv.URL+"/api")
+	for _, h := range hs {
+		_, err := io.WriteString(h.stdin, "go\n")
+		require.NoError(t, err)
+	}
+	var granted, refused int
+	for i, h := range hs {
+		f := strings.Fields(h.line(t, "result "))
+		require.Len(t, f, 3)
+		g, err := strconv.Atoi(f[1])
+		require.NoError(t, err)
+		r, err := strconv.Atoi(f[2])
+		require.NoError(t, err)
+		granted += g
+		refused += r
+		require.NoError(t, h.cmd.Wait(), "helper %d", i)
+	}
+	assert.Equal(t, helperLimit, granted, "granted calls across both processes")
+	assert.Equal(t, 2*helperCalls-helperLimit, refused)
+	assert.Equal(t, int64(helperLimit), bank.balances.Load(), "calls that reached the bank")
+
+	// The store agrees: nothing is left of the budget.
+	fs, err := sca.NewFileStore(dir)
+	require.NoError(t, err)
+	svc := bank.service(t, accounts.WithBudget(accounts.NewBudget(accounts.BudgetStoreFromKV(fs, sca.ErrNotFound),
+		accounts.WithLimit(helperLimit, accounts.DefaultBudgetWindow))))
+	a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointBalances, psuAbsent()...)
+	require.NoError(t, err)
+	assert.Equal(t, 0, a.Remaining)
+}
