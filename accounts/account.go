@@ -12,7 +12,7 @@ import (
 
 // CashAccountType is an account's cashAccountType. With the
 // cash-account-type-iso switch (x-accept-fix, the default since 13 Nov
-// 2024, SERVICE.md 9) it is an ISO 20022 ExternalCashAccountType1Code such
+// 2024, docs/interface.md section 9) it is an ISO 20022 ExternalCashAccountType1Code such
 // as CACC; banks on the older mapping send the legacy values (Current,
 // Savings, Commission, TransactingAccount). Any other value is kept as
 // sent.
@@ -32,7 +32,7 @@ const (
 )
 
 // Legacy cashAccountType values sent without the cash-account-type-iso
-// switch (PLATFORM.md "JSON shapes").
+// switch.
 const (
 	CashAccountLegacyCurrent     CashAccountType = "Current"
 	CashAccountLegacySavings     CashAccountType = "Savings"
@@ -50,46 +50,129 @@ func (t CashAccountType) IsLegacy() bool {
 	return false
 }
 
-// Account is an account the PSU consented to (GET /v1/accounts,
-// PLATFORM.md "JSON shapes"). Fields the bank does not send stay empty.
+// Account is an account the PSU consented to (GET /v1/accounts; the
+// Berlin Group 1.3.9 accountDetails schema and the sandbox's extras).
+// Fields the bank does not send stay empty; members no field names are
+// kept in Extra.
 type Account struct {
 	// ResourceID identifies the account in later calls. It has the
 	// platform's "enc!!<base64url>=" form; prefer the hrefs of Links.
-	ResourceID      string          `json:"resourceId"`
-	BBAN            string          `json:"bban,omitempty"`
-	IBAN            string          `json:"iban,omitempty"`
-	Currency        string          `json:"currency,omitempty"`
+	ResourceID string `json:"resourceId"`
+	BBAN       string `json:"bban,omitempty"`
+	IBAN       string `json:"iban,omitempty"`
+	MSISDN     string `json:"msisdn,omitempty"`
+	Currency   string `json:"currency,omitempty"`
+	// Name is the bank's name of the account, DisplayName the name the
+	// PSU gave it.
 	Name            string          `json:"name,omitempty"`
+	DisplayName     string          `json:"displayName,omitempty"`
 	Product         string          `json:"product,omitempty"`
 	CashAccountType CashAccountType `json:"cashAccountType,omitempty"`
-	BIC             string          `json:"bic,omitempty"`
-	Status          string          `json:"status,omitempty"`
-	OwnerName       string          `json:"ownerName,omitempty"`
+	// Status is enabled, deleted or blocked; empty means enabled.
+	Status string `json:"status,omitempty"`
+	BIC    string `json:"bic,omitempty"`
+	// LinkedAccounts names the accounts linked to this one (a card
+	// account's), as sent.
+	LinkedAccounts string `json:"linkedAccounts,omitempty"`
+	// Usage is PRIV (private) or ORGA (professional).
+	Usage   string `json:"usage,omitempty"`
+	Details string `json:"details,omitempty"`
 	// Balances are present when the accounts were listed with
 	// ListOptions.WithBalance.
-	Balances []Balance `json:"balances,omitempty"`
+	Balances []Balance `json:"balances,omitzero"`
 	// Links holds self, balances and transactions. The transactions href
 	// already carries ?bookingStatus=both.
-	Links client.Links `json:"_links,omitempty"`
+	Links     client.Links `json:"_links,omitzero"`
+	OwnerName string       `json:"ownerName,omitempty"`
 
-	// Sandbox extras (PLATFORM.md): the sandbox's account lists also
-	// carry these.
+	// Sandbox extras: the sandbox's account lists also carry these.
 	AccountName    string `json:"accountName,omitempty"`
 	CustomerNumber string `json:"customerNumber,omitempty"`
 	// CreditLine is the sandbox's numeric creditLine (a JSON number or
 	// string), nil when absent.
 	CreditLine *decimal.Decimal `json:"creditLine,omitempty"`
+
+	// Extra holds the members of the account that no field names.
+	Extra Extra `json:"-"`
 }
 
 // AccountReference identifies an account inside another document (the
 // account of a balances or transactions answer, a transaction's creditor
-// or debtor account, a card account's maskedPan).
+// or debtor account, a card account's maskedPan): the Berlin Group
+// accountReference.
 type AccountReference struct {
 	IBAN      string `json:"iban,omitempty"`
 	BBAN      string `json:"bban,omitempty"`
 	PAN       string `json:"pan,omitempty"`
 	MaskedPAN string `json:"maskedPan,omitempty"`
+	MSISDN    string `json:"msisdn,omitempty"`
 	Currency  string `json:"currency,omitempty"`
+	// OtherAccountIdentification is an identification of another scheme.
+	OtherAccountIdentification string `json:"otherAccountIdentification,omitempty"`
+	// Extra holds the members of the reference that no field names.
+	Extra Extra `json:"-"`
+}
+
+type (
+	accountFields          Account
+	accountReferenceFields AccountReference
+)
+
+var (
+	accountNames          = namesOf[Account]()
+	accountReferenceNames = namesOf[AccountReference]()
+)
+
+// UnmarshalJSON decodes an account, keeping the members no field names.
+// A creditLine that is not a readable number is kept in Extra.
+func (a *Account) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var f accountFields
+	extra, err := decodeObject(data, &f, accountNames(), nil)
+	if err != nil {
+		return err
+	}
+	if f.CreditLine != nil && !printable(*f.CreditLine) {
+		// Kept as sent: printing it in full would take too long.
+		f.CreditLine = nil
+		extra = append(extra, Member{Name: "creditLine", Value: lastMember(data, "creditLine")})
+	}
+	f.Extra = extra
+	*a = Account(f)
+	return nil
+}
+
+// MarshalJSON writes the account with its Extra members.
+func (a Account) MarshalJSON() ([]byte, error) {
+	return encodeObject(accountFields(a), nil, a.Extra)
+}
+
+// printable reports whether v's exponent allows printing it in full.
+func printable(v decimal.Decimal) bool {
+	e := v.Exponent()
+	return e >= -maxPrintExponent && e <= maxPrintExponent
+}
+
+// UnmarshalJSON decodes a reference, keeping the members no field names.
+func (r *AccountReference) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var f accountReferenceFields
+	extra, err := decodeObject(data, &f, accountReferenceNames(), nil)
+	if err != nil {
+		return err
+	}
+	f.Extra = extra
+	*r = AccountReference(f)
+	return nil
+}
+
+// MarshalJSON writes the reference with its Extra members.
+func (r AccountReference) MarshalJSON() ([]byte, error) {
+	return encodeObject(accountReferenceFields(r), nil, r.Extra)
 }
 
 // ListOptions are the query of [Service.List].
@@ -100,8 +183,7 @@ type ListOptions struct {
 }
 
 // List returns the accounts the PSU consented to (GET /v1/accounts). The
-// platform lists accounts only within the hour after SCA (PLATFORM.md
-// "Session model"); the first call without a session answers 401 with a
+// platform lists accounts only within the hour after SCA; the first call without a session answers 401 with a
 // scaRedirect ([client.ErrSCARequired]).
 func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.RequestOption) ([]Account, error) {
 	var q url.Values
@@ -131,7 +213,7 @@ func (s *Service) Get(ctx context.Context, accountID string, ro ...client.Reques
 }
 
 // wrapped decodes a single resource either wrapped in an object under key
-// ({"account": {...}}, the Berlin Group shape assumed by PLATFORM.md) or
+// ({"account": {...}}, the Berlin Group shape) or
 // bare, since no recording of the platform's answer exists.
 type wrapped[T any] struct {
 	key string

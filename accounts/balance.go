@@ -7,7 +7,7 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// BalanceType is a balance's balanceType (PLATFORM.md "JSON shapes"). A
+// BalanceType is a balance's balanceType. A
 // value not among the constants (the sandbox sends "authorised" in account
 // lists) is kept as sent.
 type BalanceType string
@@ -19,7 +19,7 @@ const (
 	BalanceOpeningBooked    BalanceType = "openingBooked"
 	BalanceInterimAvailable BalanceType = "interimAvailable"
 	// BalanceInterimBooked is also sent for card accounts since release
-	// 1.23.7 (SERVICE.md 9).
+	// 1.23.7 (docs/interface.md section 9).
 	BalanceInterimBooked    BalanceType = "interimBooked"
 	BalanceForwardAvailable BalanceType = "forwardAvailable"
 	BalanceNonInvoiced      BalanceType = "nonInvoiced"
@@ -35,14 +35,21 @@ func (t BalanceType) Known() bool {
 	return false
 }
 
-// Balance is one balance of an account or card account.
+// Balance is one balance of an account or card account (the Berlin
+// Group 1.3.9 balance schema; members it does not name are kept in Extra).
 type Balance struct {
+	// BalanceAmount is zero when the bank sent none.
 	BalanceAmount money.Amount `json:"balanceAmount"`
 	BalanceType   BalanceType  `json:"balanceType"`
 	// CreditLimitIncluded is nil when the bank does not say.
 	CreditLimitIncluded *bool  `json:"creditLimitIncluded,omitempty"`
 	ReferenceDate       Date   `json:"referenceDate,omitzero"`
 	LastChangeDateTime  string `json:"lastChangeDateTime,omitempty"`
+	// LastCommittedTransaction is the entryReference of the last entry
+	// the balance includes, to tell whether every entry is known.
+	LastCommittedTransaction string `json:"lastCommittedTransaction,omitempty"`
+	// Extra holds the members of the balance that no field names.
+	Extra Extra `json:"-"`
 }
 
 // BalanceReport is the answer of [Service.Balances] and
@@ -53,8 +60,70 @@ type BalanceReport struct {
 	Account *AccountReference `json:"account,omitempty"`
 	// CardAccount is set for a card account's balances (maskedPan).
 	CardAccount *AccountReference `json:"cardAccount,omitempty"`
-	Balances    []Balance         `json:"balances"`
-	Links       client.Links      `json:"_links,omitempty"`
+	// DebitAccounting, in a card account's answer, is true when debits
+	// are positive amounts; nil when the bank does not say.
+	DebitAccounting *bool        `json:"debitAccounting,omitempty"`
+	Balances        []Balance    `json:"balances"`
+	Links           client.Links `json:"_links,omitzero"`
+	// Extra holds the members of the answer that no field names.
+	Extra Extra `json:"-"`
+}
+
+type (
+	balanceFields Balance
+	balanceWire   struct {
+		balanceFields
+		BalanceAmount docAmount `json:"balanceAmount,omitzero"`
+	}
+	balanceReportFields BalanceReport
+)
+
+var (
+	balanceNames       = namesOf[Balance]()
+	balanceReportNames = namesOf[BalanceReport]()
+)
+
+// UnmarshalJSON decodes a balance, keeping the members no field names.
+func (b *Balance) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w balanceWire
+	extra, err := decodeObject(data, &w, balanceNames(), nil)
+	if err != nil {
+		return err
+	}
+	f := w.balanceFields
+	f.BalanceAmount = money.Amount(w.BalanceAmount)
+	f.Extra = extra
+	*b = Balance(f)
+	return nil
+}
+
+// MarshalJSON writes the balance with its Extra members.
+func (b Balance) MarshalJSON() ([]byte, error) {
+	return encodeObject(balanceWire{balanceFields(b), docAmount(b.BalanceAmount)}, nil, b.Extra)
+}
+
+// UnmarshalJSON decodes a balances answer, keeping the members no field
+// names.
+func (r *BalanceReport) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var f balanceReportFields
+	extra, err := decodeObject(data, &f, balanceReportNames(), nil)
+	if err != nil {
+		return err
+	}
+	f.Extra = extra
+	*r = BalanceReport(f)
+	return nil
+}
+
+// MarshalJSON writes the answer with its Extra members.
+func (r BalanceReport) MarshalJSON() ([]byte, error) {
+	return encodeObject(balanceReportFields(r), nil, r.Extra)
 }
 
 // Find returns the first balance of type t and whether there is one.
@@ -74,7 +143,7 @@ func (r *BalanceReport) Find(t BalanceType) (Balance, bool) {
 //
 // Without the PSU present (no PSU-IP-Address in ro) the call counts
 // against the account's budget of 4 balances calls per 24 hours
-// (SERVICE.md 8) and is refused with a [*BudgetExhaustedError] before it
+// (docs/interface.md section 8) and is refused with a [*BudgetExhaustedError] before it
 // is sent when the budget is spent.
 func (s *Service) Balances(ctx context.Context, accountID string, ro ...client.RequestOption) (*BalanceReport, error) {
 	const op = "accounts.Balances"

@@ -11,35 +11,46 @@ import (
 )
 
 // CardAccount is a card account the PSU consented to (GET
-// /v1/card-accounts, PLATFORM.md "JSON shapes").
+// /v1/card-accounts; the Berlin Group 1.3.9 cardAccountDetails schema).
+// Members no field names are kept in Extra.
 type CardAccount struct {
 	ResourceID string `json:"resourceId"`
 	// MaskedPAN is the card number with the middle digits masked, e.g.
 	// "552216******4810".
 	MaskedPAN string `json:"maskedPan,omitempty"`
 	Currency  string `json:"currency,omitempty"`
+	OwnerName string `json:"ownerName,omitempty"`
+	// DisplayName is the name the PSU gave the card account.
+	DisplayName string `json:"displayName,omitempty"`
+	// DebitAccounting is true when debits are reported as positive
+	// amounts; nil when the bank does not say.
+	DebitAccounting *bool  `json:"debitAccounting,omitempty"`
+	Details         string `json:"details,omitempty"`
 	// Name is at most 70 characters. Before the longer-names switch
 	// (x-accept-fix longer-names, the default since 1 Oct 2024,
-	// SERVICE.md 9) the platform sent card account names cut to a shorter
-	// length; a bank still on the old mapping may do so.
+	// docs/interface.md section 9) the platform sent card account names
+	// cut to a shorter length; a bank still on the old mapping may do so.
 	Name    string `json:"name,omitempty"`
 	Product string `json:"product,omitempty"`
 	Status  string `json:"status,omitempty"`
 	Usage   string `json:"usage,omitempty"`
 	// CreditLimit is nil when absent.
 	CreditLimit *money.Amount `json:"creditLimit,omitempty"`
-	Balances    []Balance     `json:"balances,omitempty"`
+	Balances    []Balance     `json:"balances,omitzero"`
 	// RelatedAccount is the reference to use as
 	// debtorAccount.other.identification when paying from this card
-	// account (SERVICE.md 2.3a), kept as sent; see
+	// account (docs/interface.md section 2.3a), kept as sent; see
 	// [CardAccount.RelatedAccountID].
 	RelatedAccount json.RawMessage `json:"relatedAccount,omitempty"`
-	Links          client.Links    `json:"_links,omitempty"`
+	Links          client.Links    `json:"_links,omitzero"`
+
+	// Extra holds the members of the card account that no field names.
+	Extra Extra `json:"-"`
 }
 
 // cardAcceptFixes are the x-accept-fix switches every card account call
-// sends (SERVICE.md 9): card account names of up to 70 characters, and
-// TransactionAmount as the billed amount with OriginalAmount in the
+// sends (docs/interface.md section 9): card account names of up to 70
+// characters, and TransactionAmount as the billed amount with OriginalAmount in the
 // merchant's currency. Both are the platform's default since autumn 2024;
 // ASSUMPTION (the safe option): asking for them explicitly keeps the
 // mapping documented on [CardAccount] and [CardTransaction] even on a bank
@@ -68,7 +79,8 @@ func (a *CardAccount) RelatedAccountID() string {
 // CardTransaction is one entry of a card account's transactions.
 //
 // Amounts follow the cardaccount-switch-originalamount-and-transactionamount
-// switch (x-accept-fix, the default since 13 Nov 2024, SERVICE.md 9):
+// switch (x-accept-fix, the default since 13 Nov 2024, docs/interface.md
+// section 9):
 // TransactionAmount is the amount billed on the card account in its
 // currency, OriginalAmount the amount in the merchant's currency (for
 // example -452.30 NOK and -39.90 EUR). Before the switch the platform
@@ -80,21 +92,143 @@ type CardTransaction struct {
 	Status BookingStatus `json:"-"`
 
 	CardTransactionID string `json:"cardTransactionId,omitempty"`
+	TerminalID        string `json:"terminalId,omitempty"`
 	// TransactionDate is the purchase date; BookingDate is zero for
 	// pending entries.
-	TransactionDate   Date          `json:"transactionDate,omitzero"`
-	BookingDate       Date          `json:"bookingDate,omitzero"`
-	ValueDate         Date          `json:"valueDate,omitzero"`
-	TransactionAmount money.Amount  `json:"transactionAmount"`
-	OriginalAmount    *money.Amount `json:"originalAmount,omitempty"`
+	TransactionDate Date `json:"transactionDate,omitzero"`
+	// AcceptorTransactionDateTime is the time of the purchase at the
+	// merchant's terminal, as sent (ISO 8601 date-time).
+	AcceptorTransactionDateTime string `json:"acceptorTransactionDateTime,omitempty"`
+	BookingDate                 Date   `json:"bookingDate,omitzero"`
+	ValueDate                   Date   `json:"valueDate,omitzero"`
+	// TransactionAmount is zero when the bank sent none (a pending entry
+	// may have none).
+	TransactionAmount money.Amount   `json:"transactionAmount"`
+	CurrencyExchange  []ExchangeRate `json:"currencyExchange,omitzero"`
+	OriginalAmount    *money.Amount  `json:"originalAmount,omitempty"`
+	// MarkupFee is the currency markup fee; MarkupFeePercentage its rate
+	// as sent.
+	MarkupFee            *money.Amount `json:"markupFee,omitempty"`
+	MarkupFeePercentage  string        `json:"markupFeePercentage,omitempty"`
+	CardAcceptorID       string        `json:"cardAcceptorId,omitempty"`
+	CardAcceptorAddress  *Address      `json:"cardAcceptorAddress,omitempty"`
+	CardAcceptorPhone    string        `json:"cardAcceptorPhone,omitempty"`
+	MerchantCategoryCode string        `json:"merchantCategoryCode,omitempty"`
+	// MaskedPAN is the card's masked number (the Berlin Group spells the
+	// member maskedPAN; both spellings are read).
+	MaskedPAN          string `json:"maskedPan,omitempty"`
+	TransactionDetails string `json:"transactionDetails,omitempty"`
 	// Invoiced says whether the entry is on an invoice already; nil when
 	// the bank does not say.
 	Invoiced                       *bool  `json:"invoiced,omitempty"`
-	TransactionDetails             string `json:"transactionDetails,omitempty"`
-	MaskedPAN                      string `json:"maskedPan,omitempty"`
-	MerchantCategoryCode           string `json:"merchantCategoryCode,omitempty"`
-	CardAcceptorID                 string `json:"cardAcceptorId,omitempty"`
 	ProprietaryBankTransactionCode string `json:"proprietaryBankTransactionCode,omitempty"`
+
+	// Extra holds the members of the entry that no field names.
+	Extra Extra `json:"-"`
+}
+
+// Address is a postal address in a bank document (the card acceptor's).
+type Address struct {
+	StreetName     string `json:"streetName,omitempty"`
+	BuildingNumber string `json:"buildingNumber,omitempty"`
+	TownName       string `json:"townName,omitempty"`
+	PostCode       string `json:"postCode,omitempty"`
+	Country        string `json:"country,omitempty"`
+	// Extra holds the members of the address that no field names.
+	Extra Extra `json:"-"`
+}
+
+type (
+	cardAccountFields CardAccount
+	cardAccountWire   struct {
+		cardAccountFields
+		CreditLimit *docAmount `json:"creditLimit,omitempty"`
+	}
+	cardTransactionFields CardTransaction
+	cardTransactionWire   struct {
+		cardTransactionFields
+		TransactionAmount docAmount  `json:"transactionAmount,omitzero"`
+		OriginalAmount    *docAmount `json:"originalAmount,omitempty"`
+		MarkupFee         *docAmount `json:"markupFee,omitempty"`
+	}
+	addressFields Address
+)
+
+var (
+	cardAccountNames     = namesOf[CardAccount]()
+	cardTransactionNames = namesOf[CardTransaction]()
+	addressNames         = namesOf[Address]()
+)
+
+// UnmarshalJSON decodes a card account, keeping the members no field
+// names.
+func (a *CardAccount) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w cardAccountWire
+	extra, err := decodeObject(data, &w, cardAccountNames(), nil)
+	if err != nil {
+		return err
+	}
+	f := w.cardAccountFields
+	f.CreditLimit = (*money.Amount)(w.CreditLimit)
+	f.Extra = extra
+	*a = CardAccount(f)
+	return nil
+}
+
+// MarshalJSON writes the card account with its Extra members.
+func (a CardAccount) MarshalJSON() ([]byte, error) {
+	return encodeObject(cardAccountWire{cardAccountFields(a), (*docAmount)(a.CreditLimit)}, nil, a.Extra)
+}
+
+// UnmarshalJSON decodes a card transaction, keeping the members no field
+// names. It keeps t.Status.
+func (t *CardTransaction) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w cardTransactionWire
+	extra, err := decodeObject(data, &w, cardTransactionNames(), nil)
+	if err != nil {
+		return err
+	}
+	f := w.cardTransactionFields
+	f.Status = t.Status
+	f.TransactionAmount = money.Amount(w.TransactionAmount)
+	f.OriginalAmount = (*money.Amount)(w.OriginalAmount)
+	f.MarkupFee = (*money.Amount)(w.MarkupFee)
+	f.Extra = extra
+	*t = CardTransaction(f)
+	return nil
+}
+
+// MarshalJSON writes the card transaction with its Extra members; an
+// absent amount stays absent.
+func (t CardTransaction) MarshalJSON() ([]byte, error) {
+	return encodeObject(cardTransactionWire{cardTransactionFields(t), docAmount(t.TransactionAmount),
+		(*docAmount)(t.OriginalAmount), (*docAmount)(t.MarkupFee)}, nil, t.Extra)
+}
+
+// UnmarshalJSON decodes an address, keeping the members no field names.
+func (a *Address) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var f addressFields
+	extra, err := decodeObject(data, &f, addressNames(), nil)
+	if err != nil {
+		return err
+	}
+	f.Extra = extra
+	*a = Address(f)
+	return nil
+}
+
+// MarshalJSON writes the address with its Extra members.
+func (a Address) MarshalJSON() ([]byte, error) {
+	return encodeObject(addressFields(a), nil, a.Extra)
 }
 
 // CardAccounts returns the card accounts the PSU consented to (GET

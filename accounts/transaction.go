@@ -12,8 +12,13 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// Transaction is one entry of an account's transactions (PLATFORM.md
-// "JSON shapes", SERVICE.md 2.9).
+// Transaction is one entry of an account's transactions, or the answer
+// of [Service.TransactionDetails] (the Berlin Group 1.3.9 transaction
+// schema; docs/interface.md section 2.9). Every member of that schema
+// has a field; members it does not name are kept in Extra, and the
+// additionalInformationProprietaryN members of this platform in
+// AdditionalInformationProprietary. Encoding a decoded entry writes them
+// all back.
 //
 // Booked entries have a stable TransactionID (since release 1.18.0) that
 // can be used to recognise an entry across reads. Pending entries often
@@ -27,37 +32,139 @@ type Transaction struct {
 	TransactionID  string `json:"transactionId,omitempty"`
 	EntryReference string `json:"entryReference,omitempty"`
 	EndToEndID     string `json:"endToEndId,omitempty"`
+	// BatchIndicator is true for an entry that stands for a batch of
+	// transactions (see EntryDetails); nil when the bank does not say.
+	BatchIndicator *bool `json:"batchIndicator,omitempty"`
+	// BatchNumberOfTransactions is the number of transactions of a batch
+	// entry; 0 when absent.
+	BatchNumberOfTransactions int `json:"batchNumberOfTransactions,omitempty"`
+	// MandateID identifies the direct debit mandate (AvtaleGiro, SEPA
+	// direct debit) of a collection; CreditorID the creditor scheme id of
+	// its creditor.
+	MandateID  string `json:"mandateId,omitempty"`
+	CheckID    string `json:"checkId,omitempty"`
+	CreditorID string `json:"creditorId,omitempty"`
 	// BookingDate and ValueDate are zero when absent.
-	BookingDate       Date         `json:"bookingDate,omitzero"`
-	ValueDate         Date         `json:"valueDate,omitzero"`
+	BookingDate Date `json:"bookingDate,omitzero"`
+	ValueDate   Date `json:"valueDate,omitzero"`
+	// TransactionAmount is zero when the bank sent none.
 	TransactionAmount money.Amount `json:"transactionAmount"`
+	// CurrencyExchange gives the exchange rates of a transaction in
+	// another currency.
+	CurrencyExchange []ExchangeRate `json:"currencyExchange,omitzero"`
 
 	CreditorName     string            `json:"creditorName,omitempty"`
 	CreditorAccount  *AccountReference `json:"creditorAccount,omitempty"`
+	CreditorAgent    string            `json:"creditorAgent,omitempty"` // BIC
 	UltimateCreditor string            `json:"ultimateCreditor,omitempty"`
 	DebtorName       string            `json:"debtorName,omitempty"`
 	DebtorAccount    *AccountReference `json:"debtorAccount,omitempty"`
+	DebtorAgent      string            `json:"debtorAgent,omitempty"` // BIC
 	UltimateDebtor   string            `json:"ultimateDebtor,omitempty"`
 
 	RemittanceInformationUnstructured      string   `json:"remittanceInformationUnstructured,omitempty"`
-	RemittanceInformationUnstructuredArray []string `json:"remittanceInformationUnstructuredArray,omitempty"`
+	RemittanceInformationUnstructuredArray []string `json:"remittanceInformationUnstructuredArray,omitzero"`
 	// RemittanceInformationStructured and ...StructuredArray are kept as
-	// sent; their shape varies between banks.
+	// sent (compact); their shape varies between banks and versions (a
+	// string in Berlin Group 1.3.9, an object in earlier ones).
 	RemittanceInformationStructured      json.RawMessage `json:"remittanceInformationStructured,omitempty"`
 	RemittanceInformationStructuredArray json.RawMessage `json:"remittanceInformationStructuredArray,omitempty"`
+	// EntryDetails describes the transactions of a batch entry.
+	EntryDetails []EntryDetail `json:"entryDetails,omitzero"`
 
-	PurposeCode                    string `json:"purposeCode,omitempty"`
+	AdditionalInformation string `json:"additionalInformation,omitempty"`
+	// AdditionalInformationStructured carries the standing order behind
+	// an entry of the information list.
+	AdditionalInformationStructured *AdditionalInformationStructured `json:"additionalInformationStructured,omitempty"`
+	PurposeCode                     string                           `json:"purposeCode,omitempty"`
+	// BankTransactionCode is the ISO 20022 domain, family and sub-family
+	// codes joined by hyphens, e.g. "PMNT-RDDT-ESDD".
 	BankTransactionCode            string `json:"bankTransactionCode,omitempty"`
 	ProprietaryBankTransactionCode string `json:"proprietaryBankTransactionCode,omitempty"`
-	AdditionalInformation          string `json:"additionalInformation,omitempty"`
+	// BalanceAfterTransaction is the account's balance after the entry;
+	// nil when absent.
+	BalanceAfterTransaction *Balance `json:"balanceAfterTransaction,omitempty"`
 
 	// AdditionalInformationProprietary holds every
 	// additionalInformationProprietaryN property of the entry (extra
-	// proprietary references, SERVICE.md 2.9), ordered by N. See
-	// [Transaction.Proprietary].
+	// proprietary references, docs/interface.md section 2.9), ordered by
+	// N. See [Transaction.Proprietary].
 	AdditionalInformationProprietary []ProprietaryInformation `json:"-"`
 
-	Links client.Links `json:"_links,omitempty"`
+	// Links holds the entry's links (transactionDetails, when the bank
+	// gives one).
+	Links client.Links `json:"_links,omitzero"`
+
+	// Extra holds the members of the entry that no field names.
+	Extra Extra `json:"-"`
+}
+
+// ExchangeRate is one exchange rate of a transaction
+// (reportExchangeRate): one unit of UnitCurrency is ExchangeRate units of
+// TargetCurrency.
+type ExchangeRate struct {
+	SourceCurrency         string `json:"sourceCurrency,omitempty"`
+	ExchangeRate           string `json:"exchangeRate,omitempty"`
+	UnitCurrency           string `json:"unitCurrency,omitempty"`
+	TargetCurrency         string `json:"targetCurrency,omitempty"`
+	QuotationDate          Date   `json:"quotationDate,omitzero"`
+	ContractIdentification string `json:"contractIdentification,omitempty"`
+	// Extra holds the members no field names.
+	Extra Extra `json:"-"`
+}
+
+// EntryDetail is one transaction of a batch entry
+// ([Transaction.EntryDetails]).
+type EntryDetail struct {
+	EndToEndID                             string            `json:"endToEndId,omitempty"`
+	MandateID                              string            `json:"mandateId,omitempty"`
+	CheckID                                string            `json:"checkId,omitempty"`
+	CreditorID                             string            `json:"creditorId,omitempty"`
+	TransactionAmount                      money.Amount      `json:"transactionAmount"`
+	CurrencyExchange                       []ExchangeRate    `json:"currencyExchange,omitzero"`
+	CreditorName                           string            `json:"creditorName,omitempty"`
+	CreditorAccount                        *AccountReference `json:"creditorAccount,omitempty"`
+	CreditorAgent                          string            `json:"creditorAgent,omitempty"`
+	UltimateCreditor                       string            `json:"ultimateCreditor,omitempty"`
+	DebtorName                             string            `json:"debtorName,omitempty"`
+	DebtorAccount                          *AccountReference `json:"debtorAccount,omitempty"`
+	DebtorAgent                            string            `json:"debtorAgent,omitempty"`
+	UltimateDebtor                         string            `json:"ultimateDebtor,omitempty"`
+	RemittanceInformationUnstructured      string            `json:"remittanceInformationUnstructured,omitempty"`
+	RemittanceInformationUnstructuredArray []string          `json:"remittanceInformationUnstructuredArray,omitzero"`
+	RemittanceInformationStructured        json.RawMessage   `json:"remittanceInformationStructured,omitempty"`
+	RemittanceInformationStructuredArray   json.RawMessage   `json:"remittanceInformationStructuredArray,omitempty"`
+	PurposeCode                            string            `json:"purposeCode,omitempty"`
+	// Extra holds the members no field names.
+	Extra Extra `json:"-"`
+}
+
+// AdditionalInformationStructured is the structured additional
+// information of an entry: the standing order behind it.
+type AdditionalInformationStructured struct {
+	StandingOrderDetails *StandingOrderDetails `json:"standingOrderDetails,omitempty"`
+	// Extra holds the members no field names.
+	Extra Extra `json:"-"`
+}
+
+// StandingOrderDetails describes a standing order (Berlin Group
+// standingOrderDetails).
+type StandingOrderDetails struct {
+	StartDate Date `json:"startDate,omitzero"`
+	// Frequency is Daily, Weekly, EveryTwoWeeks, Monthly, EveryTwoMonths,
+	// Quarterly, SemiAnnual, Annual or MonthlyVariable.
+	Frequency string `json:"frequency,omitempty"`
+	EndDate   Date   `json:"endDate,omitzero"`
+	// ExecutionRule is following or preceding.
+	ExecutionRule     string   `json:"executionRule,omitempty"`
+	WithinAMonthFlag  *bool    `json:"withinAMonthFlag,omitempty"`
+	MonthsOfExecution []string `json:"monthsOfExecution,omitzero"`
+	Multiplicator     int      `json:"multiplicator,omitempty"`
+	DayOfExecution    string   `json:"dayOfExecution,omitempty"`
+	// LimitAmount is zero when absent.
+	LimitAmount money.Amount `json:"limitAmount"`
+	// Extra holds the members no field names.
+	Extra Extra `json:"-"`
 }
 
 // ProprietaryInformation is one additionalInformationProprietaryN property
@@ -86,57 +193,180 @@ func (t *Transaction) Proprietary(n int) (string, bool) {
 	return "", false
 }
 
-// transactionFields has Transaction's fields without its methods.
-type transactionFields Transaction
+// Wire forms: each document type's fields without its methods, with its
+// amounts as docAmount (see document.go).
+type (
+	transactionFields Transaction
+	transactionWire   struct {
+		transactionFields
+		TransactionAmount docAmount `json:"transactionAmount,omitzero"`
+	}
+	exchangeRateFields ExchangeRate
+	entryDetailFields  EntryDetail
+	entryDetailWire    struct {
+		entryDetailFields
+		TransactionAmount docAmount `json:"transactionAmount,omitzero"`
+	}
+	additionalInformationFields AdditionalInformationStructured
+	standingOrderFields         StandingOrderDetails
+	standingOrderWire           struct {
+		standingOrderFields
+		LimitAmount docAmount `json:"limitAmount,omitzero"`
+	}
+)
 
-// UnmarshalJSON decodes an entry and keeps its
-// additionalInformationProprietaryN properties.
+var (
+	transactionNames           = namesOf[Transaction]()
+	exchangeRateNames          = namesOf[ExchangeRate]()
+	entryDetailNames           = namesOf[EntryDetail]()
+	additionalInformationNames = namesOf[AdditionalInformationStructured]()
+	standingOrderNames         = namesOf[StandingOrderDetails]()
+)
+
+// UnmarshalJSON decodes an entry, keeping its
+// additionalInformationProprietaryN properties and the members no field
+// names. It keeps t.Status.
 func (t *Transaction) UnmarshalJSON(data []byte) error {
-	var f transactionFields
-	if err := json.Unmarshal(data, &f); err != nil {
+	if isNull(data) {
+		return nil
+	}
+	var w transactionWire
+	var prop []ProprietaryInformation
+	extra, err := decodeObject(data, &w, transactionNames(), func(name, value []byte) bool {
+		rest, ok := bytes.CutPrefix(name, []byte(proprietaryPrefix))
+		if ok {
+			prop = append(prop, ProprietaryInformation{Suffix: string(rest), Value: rawText(value)})
+		}
+		return ok
+	})
+	if err != nil {
 		return err
 	}
+	slices.SortStableFunc(prop, compareSuffix)
+	f := w.transactionFields
 	f.Status = t.Status
-	f.AdditionalInformationProprietary = nil
-	if bytes.Contains(data, []byte(proprietaryPrefix)) {
-		var all map[string]json.RawMessage
-		if err := json.Unmarshal(data, &all); err != nil {
-			return err
-		}
-		for k, v := range all {
-			if !strings.HasPrefix(k, proprietaryPrefix) {
-				continue
-			}
-			f.AdditionalInformationProprietary = append(f.AdditionalInformationProprietary,
-				ProprietaryInformation{Suffix: k[len(proprietaryPrefix):], Value: rawText(v)})
-		}
-		slices.SortFunc(f.AdditionalInformationProprietary, compareSuffix)
-	}
+	f.TransactionAmount = money.Amount(w.TransactionAmount)
+	f.RemittanceInformationStructured = normalRaw(f.RemittanceInformationStructured)
+	f.RemittanceInformationStructuredArray = normalRaw(f.RemittanceInformationStructuredArray)
+	f.AdditionalInformationProprietary = prop
+	f.Extra = extra
 	*t = Transaction(f)
 	return nil
 }
 
 // MarshalJSON writes the entry as the bank sent it, including its
-// additionalInformationProprietaryN properties.
+// additionalInformationProprietaryN properties (a value the bank sent as
+// an object or a number is written as one) and Extra.
 func (t Transaction) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(transactionFields(t))
-	if err != nil || len(t.AdditionalInformationProprietary) == 0 {
-		return b, err
-	}
-	var buf bytes.Buffer
-	buf.Write(b[:len(b)-1]) // drop the closing brace
+	var more []Member
 	for _, p := range t.AdditionalInformationProprietary {
-		if buf.Len() > 1 {
-			buf.WriteByte(',')
+		v, err := proprietaryJSON(p.Value)
+		if err != nil {
+			return nil, err
 		}
-		k, _ := json.Marshal(proprietaryPrefix + p.Suffix)
-		v, _ := json.Marshal(p.Value)
-		buf.Write(k)
-		buf.WriteByte(':')
-		buf.Write(v)
+		more = append(more, Member{Name: proprietaryPrefix + p.Suffix, Value: v})
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return encodeObject(transactionWire{transactionFields(t), docAmount(t.TransactionAmount)}, more, t.Extra)
+}
+
+// UnmarshalJSON decodes a rate, keeping the members no field names.
+func (r *ExchangeRate) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var f exchangeRateFields
+	extra, err := decodeObject(data, &f, exchangeRateNames(), nil)
+	if err != nil {
+		return err
+	}
+	f.Extra = extra
+	*r = ExchangeRate(f)
+	return nil
+}
+
+// MarshalJSON writes the rate with its Extra members.
+func (r ExchangeRate) MarshalJSON() ([]byte, error) {
+	return encodeObject(exchangeRateFields(r), nil, r.Extra)
+}
+
+// UnmarshalJSON decodes an entry detail, keeping the members no field
+// names.
+func (d *EntryDetail) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w entryDetailWire
+	extra, err := decodeObject(data, &w, entryDetailNames(), nil)
+	if err != nil {
+		return err
+	}
+	f := w.entryDetailFields
+	f.TransactionAmount = money.Amount(w.TransactionAmount)
+	f.RemittanceInformationStructured = normalRaw(f.RemittanceInformationStructured)
+	f.RemittanceInformationStructuredArray = normalRaw(f.RemittanceInformationStructuredArray)
+	f.Extra = extra
+	*d = EntryDetail(f)
+	return nil
+}
+
+// MarshalJSON writes the entry detail with its Extra members.
+func (d EntryDetail) MarshalJSON() ([]byte, error) {
+	return encodeObject(entryDetailWire{entryDetailFields(d), docAmount(d.TransactionAmount)}, nil, d.Extra)
+}
+
+// UnmarshalJSON decodes the structured information, keeping the members
+// no field names.
+func (a *AdditionalInformationStructured) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var f additionalInformationFields
+	extra, err := decodeObject(data, &f, additionalInformationNames(), nil)
+	if err != nil {
+		return err
+	}
+	f.Extra = extra
+	*a = AdditionalInformationStructured(f)
+	return nil
+}
+
+// MarshalJSON writes the structured information with its Extra members.
+func (a AdditionalInformationStructured) MarshalJSON() ([]byte, error) {
+	return encodeObject(additionalInformationFields(a), nil, a.Extra)
+}
+
+// UnmarshalJSON decodes standing order details, keeping the members no
+// field names.
+func (s *StandingOrderDetails) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w standingOrderWire
+	extra, err := decodeObject(data, &w, standingOrderNames(), nil)
+	if err != nil {
+		return err
+	}
+	f := w.standingOrderFields
+	f.LimitAmount = money.Amount(w.LimitAmount)
+	f.Extra = extra
+	*s = StandingOrderDetails(f)
+	return nil
+}
+
+// MarshalJSON writes the standing order details with their Extra members.
+func (s StandingOrderDetails) MarshalJSON() ([]byte, error) {
+	return encodeObject(standingOrderWire{standingOrderFields(s), docAmount(s.LimitAmount)}, nil, s.Extra)
+}
+
+// proprietaryJSON is the JSON value of a proprietary property with the
+// text v: the JSON text itself when v is a JSON value other than a string
+// in the form rawText gives it (the bank sent an object, a number), else
+// a JSON string. Either decodes back to v.
+func proprietaryJSON(v string) (json.RawMessage, error) {
+	if v != "" && v[0] != '"' && json.Valid([]byte(v)) && string(normalJSON([]byte(v))) == v {
+		return json.RawMessage(v), nil
+	}
+	return json.Marshal(v)
 }
 
 // rawText returns the text of a JSON string, or the compact JSON text of

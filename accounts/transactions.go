@@ -13,7 +13,7 @@ import (
 )
 
 // BookingStatus selects which entries a transactions call returns
-// (bookingStatus query, SERVICE.md 4.5 and 2.9), and tells of each entry
+// (bookingStatus query, docs/interface.md sections 4.5 and 2.9), and tells of each entry
 // whether it was booked or pending.
 type BookingStatus string
 
@@ -25,12 +25,16 @@ const (
 	// BookingAll is named in the platform's release notes; its meaning
 	// beyond "both" is not shown.
 	BookingAll BookingStatus = "all"
+	// BookingInformation marks the entries of a page's Information list
+	// (standing orders, Berlin Group "information"). It is an entry's
+	// status only, not a query value.
+	BookingInformation BookingStatus = "information"
 )
 
 // TransactionQuery is the query of a transactions call. The zero query
 // asks for both booked and pending entries with the bank's defaults.
 //
-// Known issue (SERVICE.md 8): on the production platform, with
+// Known issue (docs/interface.md section 8): on the production platform, with
 // BookingBoth or BookingPending, DateFrom, DateTo and Limit do not filter
 // pending entries: every answer carries all of them (the sandbox and card
 // accounts are unaffected). [Service.TransactionsIter] yields such a
@@ -42,7 +46,7 @@ type TransactionQuery struct {
 	BookingStatus BookingStatus
 	// DateFrom and DateTo bound the booking dates; zero means not sent.
 	// Without the PSU present only the last 90 days are available
-	// (SERVICE.md 8).
+	// (docs/interface.md section 8).
 	DateFrom, DateTo Date
 	// Limit is the page size; 0 leaves it to the bank.
 	Limit int
@@ -91,17 +95,32 @@ func (q *TransactionQuery) values(op string) (url.Values, error) {
 }
 
 // TransactionsPage is one answer of GET /v1/accounts/{id}/transactions.
+// It encodes back to the bank's shape: decoding a page, encoding it and
+// decoding the result gives the same page.
 type TransactionsPage struct {
 	// Account is the account reference of the answer (bban and iban;
 	// the platform sends no currency here).
 	Account AccountReference
 	// Booked and Pending are the entries of this page. Known issue
-	// (SERVICE.md 8): with BookingBoth or BookingPending, Pending holds
-	// all pending entries, unfiltered by date and limit, on every page.
+	// (docs/interface.md section 8): with BookingBoth or BookingPending,
+	// Pending holds all pending entries, unfiltered by date and limit, on
+	// every page.
 	Booked, Pending []Transaction
+	// Information holds the entries of the Berlin Group information list
+	// (standing orders) when the bank sends one; their Status is
+	// BookingInformation.
+	Information []Transaction
 	// Links are the transactions' _links: self and, when there are more
 	// entries, next.
 	Links client.Links
+	// Balances are the balances some banks add to the answer; nil when
+	// absent.
+	Balances []Balance
+	// Extra holds the members of the answer that no field names (a
+	// download link, a later version's additions); ReportExtra those of
+	// its transactions object. A pending list that is not a list of
+	// entries is kept in ReportExtra.
+	Extra, ReportExtra Extra
 
 	pendingSum [sha256.Size]byte // digest of the pending list as sent
 }
@@ -110,43 +129,152 @@ type TransactionsPage struct {
 // to read the next page later with [Service.TransactionsPage].
 func (p *TransactionsPage) Next() string { return p.Links.Href(client.LinkNext) }
 
-// UnmarshalJSON decodes {"account": ..., "transactions": {"booked": [...],
-// "pending": [...], "_links": ...}}.
-func (p *TransactionsPage) UnmarshalJSON(data []byte) error {
-	var w struct {
-		Account      AccountReference `json:"account"`
-		Transactions struct {
-			Booked  []Transaction   `json:"booked"`
-			Pending json.RawMessage `json:"pending"`
-			Links   client.Links    `json:"_links"`
-		} `json:"transactions"`
+// accountReport is the transactions object of an answer, as decoded.
+type accountReport struct {
+	Booked      []Transaction   `json:"booked,omitzero"`
+	Pending     json.RawMessage `json:"pending,omitempty"`
+	Information []Transaction   `json:"information,omitzero"`
+	Links       client.Links    `json:"_links,omitzero"`
+	extra       Extra
+}
+
+// transactionsAnswer is a transactions answer, as decoded.
+type transactionsAnswer struct {
+	Account      AccountReference `json:"account,omitzero"`
+	Transactions accountReport    `json:"transactions,omitzero"`
+	Balances     []Balance        `json:"balances,omitzero"`
+}
+
+// cardReport is the cardTransactions object of an answer, as decoded.
+type cardReport struct {
+	Booked  []CardTransaction `json:"booked,omitzero"`
+	Pending json.RawMessage   `json:"pending,omitempty"`
+	Links   client.Links      `json:"_links,omitzero"`
+	extra   Extra
+}
+
+// cardTransactionsAnswer is a card transactions answer, as decoded.
+type cardTransactionsAnswer struct {
+	CardAccount      AccountReference `json:"cardAccount,omitzero"`
+	DebitAccounting  *bool            `json:"debitAccounting,omitempty"`
+	CardTransactions cardReport       `json:"cardTransactions,omitzero"`
+	Balances         []Balance        `json:"balances,omitzero"`
+}
+
+type (
+	accountReportFields accountReport
+	cardReportFields    cardReport
+)
+
+var (
+	accountReportNames          = namesOf[accountReport]()
+	transactionsAnswerNames     = namesOf[transactionsAnswer]()
+	cardReportNames             = namesOf[cardReport]()
+	cardTransactionsAnswerNames = namesOf[cardTransactionsAnswer]()
+)
+
+func (r *accountReport) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
 	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	var pending []Transaction
-	sum, err := decodeList(w.Transactions.Pending, &pending)
+	var f accountReportFields
+	extra, err := decodeObject(data, &f, accountReportNames(), nil)
 	if err != nil {
 		return err
 	}
-	markStatus(w.Transactions.Booked, BookingBooked)
-	markStatus(pending, BookingPending)
-	*p = TransactionsPage{Account: w.Account, Booked: w.Transactions.Booked, Pending: pending,
-		Links: w.Transactions.Links, pendingSum: sum}
+	f.extra = extra
+	*r = accountReport(f)
 	return nil
 }
 
+func (r *cardReport) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var f cardReportFields
+	extra, err := decodeObject(data, &f, cardReportNames(), nil)
+	if err != nil {
+		return err
+	}
+	f.extra = extra
+	*r = cardReport(f)
+	return nil
+}
+
+// decodePending decodes a report's pending list; one that is not a list
+// of entries is moved to extra.
+func decodePending[T any](raw json.RawMessage, extra *Extra) ([]T, [sha256.Size]byte) {
+	var pending []T
+	sum, err := decodeList(raw, &pending)
+	if err != nil {
+		*extra = append(*extra, Member{Name: "pending", Value: normalJSON(raw)})
+		return nil, [sha256.Size]byte{}
+	}
+	return pending, sum
+}
+
+// UnmarshalJSON decodes {"account": ..., "transactions": {"booked": [...],
+// "pending": [...], "_links": ...}}, keeping the members no field names.
+func (p *TransactionsPage) UnmarshalJSON(data []byte) error {
+	if isNull(data) {
+		return nil
+	}
+	var w transactionsAnswer
+	extra, err := decodeObject(data, &w, transactionsAnswerNames(), nil)
+	if err != nil {
+		return err
+	}
+	r := w.Transactions
+	pending, sum := decodePending[Transaction](r.Pending, &r.extra)
+	markStatus(r.Booked, BookingBooked)
+	markStatus(pending, BookingPending)
+	markStatus(r.Information, BookingInformation)
+	*p = TransactionsPage{Account: w.Account, Booked: r.Booked, Pending: pending, Information: r.Information,
+		Links: r.Links, Balances: w.Balances, Extra: extra, ReportExtra: r.extra, pendingSum: sum}
+	return nil
+}
+
+// MarshalJSON writes the page in the bank's shape, with its Extra and
+// ReportExtra members.
+func (p TransactionsPage) MarshalJSON() ([]byte, error) {
+	report, err := encodeObject(struct {
+		Booked      []Transaction `json:"booked,omitzero"`
+		Pending     []Transaction `json:"pending,omitzero"`
+		Information []Transaction `json:"information,omitzero"`
+		Links       client.Links  `json:"_links,omitzero"`
+	}{p.Booked, p.Pending, p.Information, p.Links}, nil, p.ReportExtra)
+	if err != nil {
+		return nil, err
+	}
+	return encodeObject(struct {
+		Account      AccountReference `json:"account,omitzero"`
+		Transactions json.RawMessage  `json:"transactions"`
+		Balances     []Balance        `json:"balances,omitzero"`
+	}{p.Account, report, p.Balances}, nil, p.Extra)
+}
+
 // CardTransactionsPage is one answer of GET
-// /v1/card-accounts/{id}/transactions.
+// /v1/card-accounts/{id}/transactions. It encodes back to the bank's
+// shape: decoding a page, encoding it and decoding the result gives the
+// same page.
 type CardTransactionsPage struct {
 	// CardAccount is the card account reference of the answer
 	// (maskedPan).
 	CardAccount AccountReference
+	// DebitAccounting is true when debits are positive amounts; nil when
+	// the bank does not say.
+	DebitAccounting *bool
 	// Booked and Pending are the entries of this page.
 	Booked, Pending []CardTransaction
 	// Links are the cardTransactions' _links: self and, when there are
 	// more entries, next.
 	Links client.Links
+	// Balances are the balances some banks add to the answer; nil when
+	// absent.
+	Balances []Balance
+	// Extra holds the members of the answer that no field names;
+	// ReportExtra those of its cardTransactions object.
+	Extra, ReportExtra Extra
 
 	pendingSum [sha256.Size]byte
 }
@@ -155,33 +283,48 @@ type CardTransactionsPage struct {
 func (p *CardTransactionsPage) Next() string { return p.Links.Href(client.LinkNext) }
 
 // UnmarshalJSON decodes {"cardAccount": ..., "cardTransactions":
-// {"booked": [...], "pending": [...], "_links": ...}}.
+// {"booked": [...], "pending": [...], "_links": ...}}, keeping the members
+// no field names.
 func (p *CardTransactionsPage) UnmarshalJSON(data []byte) error {
-	var w struct {
-		CardAccount  AccountReference `json:"cardAccount"`
-		Transactions struct {
-			Booked  []CardTransaction `json:"booked"`
-			Pending json.RawMessage   `json:"pending"`
-			Links   client.Links      `json:"_links"`
-		} `json:"cardTransactions"`
+	if isNull(data) {
+		return nil
 	}
-	if err := json.Unmarshal(data, &w); err != nil {
-		return err
-	}
-	var pending []CardTransaction
-	sum, err := decodeList(w.Transactions.Pending, &pending)
+	var w cardTransactionsAnswer
+	extra, err := decodeObject(data, &w, cardTransactionsAnswerNames(), nil)
 	if err != nil {
 		return err
 	}
-	for i := range w.Transactions.Booked {
-		w.Transactions.Booked[i].Status = BookingBooked
+	r := w.CardTransactions
+	pending, sum := decodePending[CardTransaction](r.Pending, &r.extra)
+	for i := range r.Booked {
+		r.Booked[i].Status = BookingBooked
 	}
 	for i := range pending {
 		pending[i].Status = BookingPending
 	}
-	*p = CardTransactionsPage{CardAccount: w.CardAccount, Booked: w.Transactions.Booked, Pending: pending,
-		Links: w.Transactions.Links, pendingSum: sum}
+	*p = CardTransactionsPage{CardAccount: w.CardAccount, DebitAccounting: w.DebitAccounting, Booked: r.Booked,
+		Pending: pending, Links: r.Links, Balances: w.Balances, Extra: extra, ReportExtra: r.extra, pendingSum: sum}
 	return nil
+}
+
+// MarshalJSON writes the page in the bank's shape, with its Extra and
+// ReportExtra members. A pending entry without an amount is written
+// without one.
+func (p CardTransactionsPage) MarshalJSON() ([]byte, error) {
+	report, err := encodeObject(struct {
+		Booked  []CardTransaction `json:"booked,omitzero"`
+		Pending []CardTransaction `json:"pending,omitzero"`
+		Links   client.Links      `json:"_links,omitzero"`
+	}{p.Booked, p.Pending, p.Links}, nil, p.ReportExtra)
+	if err != nil {
+		return nil, err
+	}
+	return encodeObject(struct {
+		CardAccount      AccountReference `json:"cardAccount,omitzero"`
+		DebitAccounting  *bool            `json:"debitAccounting,omitempty"`
+		CardTransactions json.RawMessage  `json:"cardTransactions"`
+		Balances         []Balance        `json:"balances,omitzero"`
+	}{p.CardAccount, p.DebitAccounting, report, p.Balances}, nil, p.Extra)
 }
 
 // decodeList decodes a JSON array (absent or null: nothing) into out and
@@ -213,7 +356,7 @@ func markStatus(ts []Transaction, s BookingStatus) {
 // [Service.TransactionsPage] and the page's Next link, or use
 // [Service.TransactionsIter].
 //
-// Known issue (SERVICE.md 8): with BookingBoth (the default) or
+// Known issue (docs/interface.md section 8): with BookingBoth (the default) or
 // BookingPending, the production platform returns all pending entries on
 // every page, ignoring DateFrom, DateTo and Limit for them.
 //
@@ -262,7 +405,8 @@ func (s *Service) TransactionsPage(ctx context.Context, href string, ro ...clien
 }
 
 // CardTransactions returns one page of a card account's transactions (GET
-// /v1/card-accounts/{id}/transactions). The known issue of SERVICE.md 8
+// /v1/card-accounts/{id}/transactions). The known issue of
+// docs/interface.md section 8
 // does not affect card accounts. Without the PSU present it counts against
 // the card account's budget (see [Budget]).
 func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q *TransactionQuery, ro ...client.RequestOption) (*CardTransactionsPage, error) {

@@ -9,7 +9,7 @@ import (
 // the HTTP verbs allowed on it now.
 type Link struct {
 	Href  string   `json:"href"`
-	Verbs []string `json:"verbs,omitempty"`
+	Verbs []string `json:"verbs,omitzero"`
 }
 
 // Allows reports whether the link lists method among its verbs. A link
