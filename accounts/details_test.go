@@ -1,0 +1,149 @@
+package accounts_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator"
+)
+
+const detailsID = "5477340649276395"
+
+// TestTransactionDetails reads GET /v1/accounts/{id}/transactions/{tid}
+// and decodes every Berlin Group member of the answer, creditorId and
+// mandateId among them.
+func TestTransactionDetails(t *testing.T) {
+	svc := newMockService(t)
+	respond(t, http.MethodGet, "/v1/accounts/"+acc1+"/transactions/"+detailsID, http.StatusOK, "transaction-details.json", func(req *http.Request) {
+		assertSigned(t, req)
+		assertPSUHeaders(t, req, true)
+	})
+
+	tr, err := svc.TransactionDetails(t.Context(), acc1, detailsID, psuPresent()...)
+	require.NoError(t, err)
+	no := false
+	assert.Equal(t, &accounts.Transaction{
+		TransactionID: detailsID, EntryReference: "2025030312345", EndToEndID: "E2E-2025-03-03-0001",
+		BatchIndicator: &no, MandateID: "AVTALEGIRO-2024-7781", CheckID: "CHK-0001", CreditorID: "NO97ZZZ987654321",
+		BookingDate: date(t, "2025-03-03"), ValueDate: date(t, "2025-03-03"),
+		TransactionAmount: money.MustParse("-8750.00", "NOK"),
+		CurrencyExchange: []accounts.ExchangeRate{{SourceCurrency: "EUR", ExchangeRate: "11.4512", UnitCurrency: "EUR",
+			TargetCurrency: "NOK", QuotationDate: date(t, "2025-03-03"), ContractIdentification: "FX-1"}},
+		CreditorName: "Utleier Testesen", CreditorAccount: &accounts.AccountReference{BBAN: "98176002468"}, CreditorAgent: "TSTBNO22",
+		DebtorName: "Kari Nordmann", DebtorAccount: ownAccount(), DebtorAgent: "TSTBNO22",
+		RemittanceInformationUnstructured:      "Husleie mars",
+		RemittanceInformationUnstructuredArray: []string{"Husleie mars"},
+		RemittanceInformationStructured:        json.RawMessage(`"RF18539007547034"`),
+		AdditionalInformation:                  "Fast oppdrag",
+		AdditionalInformationStructured: &accounts.AdditionalInformationStructured{StandingOrderDetails: &accounts.StandingOrderDetails{
+			StartDate: date(t, "2024-01-03"), Frequency: "Monthly", DayOfExecution: "3", ExecutionRule: "following",
+			LimitAmount: money.MustParse("9000.00", "NOK")}},
+		PurposeCode: "RENT", BankTransactionCode: "PMNT-ICDT-STDO", ProprietaryBankTransactionCode: "R_710",
+		BalanceAfterTransaction:          &accounts.Balance{BalanceAmount: money.MustParse("6484.75", "NOK"), BalanceType: accounts.BalanceInterimBooked},
+		AdditionalInformationProprietary: []accounts.ProprietaryInformation{{Suffix: "1", Value: "Fast oppdrag 7781"}},
+		Links:                            client.Links{"transactionDetails": {Href: "/v1/accounts/" + acc1 + "/transactions/" + detailsID, Verbs: []string{"GET"}}},
+	}, tr)
+	assert.Equal(t, 1, calls())
+}
+
+// TestTransactionDetailsBudget: without the PSU present the fifth call in
+// 24 hours is refused before it is sent, on a budget of its own next to
+// the transactions list's; empty ids are refused before sending.
+func TestTransactionDetailsBudget(t *testing.T) {
+	svc := newMockService(t)
+	respond(t, http.MethodGet, "/v1/accounts/"+acc1+"/transactions/"+detailsID, http.StatusOK, "transaction-details.json", nil)
+	ctx := t.Context()
+	for i := range accounts.DefaultBudgetLimit {
+		_, err := svc.TransactionDetails(ctx, acc1, detailsID, psuAbsent()...)
+		require.NoError(t, err, "call %d", i+1)
+	}
+	_, err := svc.TransactionDetails(ctx, acc1, detailsID, psuAbsent()...)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	var be *accounts.BudgetExhaustedError
+	require.ErrorAs(t, err, &be)
+	assert.Equal(t, accounts.EndpointTransactionDetails, be.Endpoint)
+	assert.Equal(t, accounts.DefaultBudgetLimit, calls(), "the fifth call was not sent")
+
+	left, err := svc.Remaining(ctx, acc1, accounts.EndpointTransactions, psuAbsent()...)
+	require.NoError(t, err)
+	assert.Equal(t, accounts.DefaultBudgetLimit, left.Remaining, "the list's budget is its own")
+	_, err = svc.TransactionDetails(ctx, acc1, detailsID, psuPresent()...)
+	require.NoError(t, err, "the PSU present has no budget")
+
+	for _, ids := range [][2]string{{"", detailsID}, {acc1, ""}} {
+		_, err := svc.TransactionDetails(ctx, ids[0], ids[1], psuAbsent()...)
+		require.ErrorIs(t, err, accounts.ErrInvalidQuery)
+	}
+	assert.Equal(t, accounts.DefaultBudgetLimit+1, calls())
+}
+
+// TestTransactionDetailsShapes accepts the singular member name of later
+// Berlin Group versions and a bare entry.
+func TestTransactionDetailsShapes(t *testing.T) {
+	for name, body := range map[string]string{
+		"singular": `{"transactionDetails":{"transactionId":"t","creditorId":"C1"}}`,
+		"bare":     `{"transactionId":"t","creditorId":"C1"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			svc := newMockService(t)
+			httpmock.RegisterResponder(http.MethodGet, baseURL+"/v1/accounts/"+acc1+"/transactions/t",
+				httpmock.NewStringResponder(http.StatusOK, body).HeaderSet(http.Header{"Content-Type": {"application/json"}}))
+			tr, err := svc.TransactionDetails(t.Context(), acc1, "t", psuPresent()...)
+			require.NoError(t, err)
+			assert.Equal(t, "t", tr.TransactionID)
+			assert.Equal(t, "C1", tr.CreditorID)
+		})
+	}
+}
+
+// TestEmulatorTransactionDetails reads a booked entry of the emulator by
+// its id: the same entry as in the list. Without the PSU the emulator
+// counts the calls on their own (4 per day): a second SDK instance that
+// did not see the first four gets the bank's 429.
+func TestEmulatorTransactionDetails(t *testing.T) {
+	t.Parallel()
+	b := startBank(t, nil)
+	ctx := t.Context()
+	sess, id := b.firstAccount(ctx, t, emulator.CustomerKari)
+	page, err := b.svc.Transactions(ctx, id, &accounts.TransactionQuery{BookingStatus: accounts.BookingBooked}, present(sess)...)
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Booked)
+	want := page.Booked[0]
+	require.NotEmpty(t, want.TransactionID)
+
+	got, err := b.svc.TransactionDetails(ctx, id, want.TransactionID, present(sess)...)
+	require.NoError(t, err)
+	want.Status = ""
+	assert.Equal(t, &want, got)
+
+	_, err = b.svc.TransactionDetails(ctx, id, "no-such-transaction", present(sess)...)
+	var ce *client.Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, http.StatusNotFound, ce.StatusCode)
+
+	for i := range 4 {
+		_, err := b.svc.TransactionDetails(ctx, id, want.TransactionID, absent(sess)...)
+		require.NoError(t, err, "call %d", i+1)
+	}
+	_, err = b.svc.TransactionDetails(ctx, id, want.TransactionID, absent(sess)...)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	assert.Equal(t, 5, b.log.countAll("method=GET", id+"/transactions/"+want.TransactionID), "the fifth call without the PSU was not sent")
+
+	// The list keeps its own 4 calls at the bank.
+	_, err = b.svc.Transactions(ctx, id, nil, absent(sess)...)
+	require.NoError(t, err)
+
+	c2, err := client.New(b.s.URL, b.c.Credentials(), client.WithHTTPClient(b.s.Client()), client.WithRetryPolicy(client.RetryPolicy{}))
+	require.NoError(t, err)
+	_, err = accounts.New(c2).TransactionDetails(ctx, id, want.TransactionID, absent(sess)...)
+	require.ErrorIs(t, err, client.ErrAccessExceeded, "the emulator counted the first four")
+	assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted)
+}
