@@ -61,25 +61,43 @@
 // [*client.ValidationError] naming the JSON path of the field; several
 // are joined with errors.Join, and the whole is wrapped with the operation
 // name, so errors.Is(err, client.ErrValidation) and errors.As work. The
-// rules are those of docs/interface.md sections 2.3 to 2.5 and 8: required fields, lengths
-// in characters, ISO 4217 currencies with their minor units, ISO 3166
-// countries ([IsCountry]), purpose codes ([PurposeCodes]), one kind of
-// remittance information, Norwegian account numbers with their MOD-11
-// check digit ([CheckBBAN]), IBANs with their registry length and mod-97
+// rules are those of docs/interface.md sections 2.3 to 2.5 and 8:
+// required fields, lengths in characters, ISO 4217 currencies with their
+// minor units and at most 13 digits before the decimal point (contract
+// precision 18, scale 5; see package money), ISO 3166 countries
+// ([IsCountry]), purpose codes ([PurposeCodes]), one kind of remittance
+// information, Norwegian account numbers with their MOD-11 check digit
+// ([CheckBBAN]), IBANs with their registry length and mod-97
 // ([CheckIBAN]), KIDs in a structured reference of type KID, compared
 // case-insensitively ([CheckKID], [ReferenceTypeKID]), the BIC of
 // creditorAgent ([CheckBIC]), an execution date not before today in
-// Norway ([BankLocation]) and no characters outside the Basic Multilingual
-// Plane, which the bank's downstream systems cannot take (docs/interface.md section 1.6).
+// Norway ([BankLocation]), and no character the bank's downstream systems
+// cannot process (docs/interface.md sections 1.6 and 7) in any text: no
+// emoji or other pictograph of the Unicode Extended_Pictographic set
+// (U+2705, U+2615, U+2764, ...) and nothing outside the Basic Multilingual
+// Plane. The same character set, generated from the Unicode emoji data,
+// is what the bank emulator refuses. An amount decoded from a bank
+// document that could not be read (money.Amount.Err) is refused.
 // [client.WithoutValidation] skips the checks for a bank that accepts
 // more; the bank still checks.
 //
-// Assumptions where the spec is silent, each kept in one place: an NDCT
-// bban of exactly 11 ASCII digits is a Norwegian account number and must
-// carry its MOD-11 digit (other notations are left to the bank); the
-// bank's "today" is the date in Europe/Oslo (a fixed UTC+1 without time
-// zone data); the deprecated single structured reference and the array
-// are not sent together; a Norwegian IBAN's BBAN is MOD-11 checked.
+// Norwegian account numbers: a bban of exactly 11 ASCII digits is a
+// Norwegian account number and must carry its MOD-11 digit. The printed
+// form with spaces or dots ("8601 11 17947", "8601.11.17947") is refused,
+// not rewritten, so that a payment never goes to an account number other
+// than the one written; [NormalizeBBAN] turns form input into the
+// electronic form "86011117947" first. Any other bban of up to 30
+// characters (docs/interface.md section 2.3a) is left to the bank. The
+// bank emulator refuses the printed form too, and in a domestic payment
+// any bban that is not 11 digits (a domestic transfer reaches only
+// Norwegian accounts).
+//
+// Other assumptions where the spec is silent, each kept in one place: the
+// bank's "today" is the date in Europe/Oslo (UTC+1 in winter, UTC+2 in
+// summer; the zone data is embedded with time/tzdata, so no machine falls
+// back to a fixed offset), as in the bank emulator; the deprecated single
+// structured reference and the array are not sent together; a Norwegian
+// IBAN's BBAN is MOD-11 checked.
 //
 // Safety and reconciliation: a create is an operation that is not
 // repeatable. The client sends it again only when it certainly never left

@@ -16,7 +16,8 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// Limits of SERVICE.md 2.3 to 2.5 and 8, in characters (runes).
+// Limits of docs/interface.md sections 2.3 to 2.5 and 8, in characters
+// (runes).
 const (
 	MaxNameLength         = 70  // creditorName, ultimateDebtor, street
 	MaxBBANLength         = 30  // bban
@@ -27,7 +28,7 @@ const (
 )
 
 const (
-	// maxCardIdentification bounds other.identification; SERVICE.md
+	// maxCardIdentification bounds other.identification; the interface
 	// publishes no limit (assumption: twice a bban, as the emulator).
 	maxCardIdentification = 2 * MaxBBANLength
 	// bankZoneName is the bank's time zone for "today" (assumption: the
@@ -38,7 +39,7 @@ const (
 	norwegianBBANLength  = 11
 )
 
-// PurposeCodes are the purposeCode values of SERVICE.md 2.4.
+// PurposeCodes are the purposeCode values of docs/interface.md section 2.4.
 var PurposeCodes = []string{"INVS", "SALA", "IDCP", "CASH", "CORT", "INTC", "PENS", "SSBE", "SUPP", "TAXS", "TREA", "VATX", "LOAN", "OTHR"}
 
 func isPurposeCode(s string) bool {
@@ -265,20 +266,22 @@ func (p *problems) executionDate(field string, d Date, now time.Time) {
 	}
 }
 
-// Validate checks p against SERVICE.md 2.3, 2.3a, 2.4 and 8 before it is
-// sent, with now as the time for the execution date. It returns nil, or
-// every broken rule as a [*client.ValidationError] (joined with
-// errors.Join; match with errors.Is(err, client.ErrValidation) and
-// errors.As). The rules: required fields; lengths in characters; ISO 4217
-// currencies with the currency's minor units and an amount above zero;
-// ISO 3166 country; purposeCode of SERVICE.md 2.4; unstructured text or
-// structured references, not both (and not the deprecated single
+// Validate checks p against docs/interface.md sections 2.3, 2.3a, 2.4
+// and 8 before it is sent, with now as the time for the execution date.
+// It returns nil, or every broken rule as a [*client.ValidationError]
+// (joined with errors.Join; match with errors.Is(err,
+// client.ErrValidation) and errors.As). The rules: required fields;
+// lengths in characters; ISO 4217 currencies with the currency's minor
+// units, at most 13 digits before the decimal point and an amount above
+// zero; ISO 3166 country; purposeCode of section 2.4; unstructured text
+// or structured references, not both (and not the deprecated single
 // reference together with the array); debtorAccount with exactly one of
-// bban and a card reference; MOD-11 on Norwegian account numbers; KID
-// check digits; BIC format of creditorAgent, which is required for a
-// creditor account in another currency than NOK; requestedExecutionDate
-// not before today in Norway; no characters outside the Basic
-// Multilingual Plane in any text.
+// bban and a card reference; MOD-11 on Norwegian account numbers, and no
+// account number in printed form ([NormalizeBBAN]); KID check digits; BIC
+// format of creditorAgent, which is required for a creditor account in
+// another currency than NOK; requestedExecutionDate not before today in
+// Norway ([BankToday]); no emoji, pictograph or character outside the
+// Basic Multilingual Plane in any text (sections 1.6 and 7).
 func (p *NorwegianDomestic) Validate(now time.Time) error {
 	if p == nil {
 		return &client.ValidationError{Field: "body", Reason: "no payment given"}
@@ -293,7 +296,7 @@ func (p *NorwegianDomestic) Validate(now time.Time) error {
 			v.add("creditorAgent", "not a BIC: "+err.Error())
 		}
 	case p.CreditorAccount.Currency != "" && p.CreditorAccount.Currency != norwegianCurrency:
-		v.add("creditorAgent", "required when paying to a currency account (SERVICE.md 2.4)")
+		v.add("creditorAgent", "required when paying to a currency account")
 	}
 
 	ca := p.CreditorAccount
@@ -349,18 +352,19 @@ func (p *NorwegianDomestic) Validate(now time.Time) error {
 		v.reference("remittanceInformationStructuredArray["+strconv.Itoa(i)+"]", r)
 	}
 	if p.PurposeCode != "" && !isPurposeCode(p.PurposeCode) {
-		v.add("purposeCode", "not one of the codes of SERVICE.md 2.4")
+		v.add("purposeCode", "not one of the purpose codes of the interface")
 	}
 	v.executionDate("requestedExecutionDate", p.RequestedExecutionDate, now)
 	return v.err()
 }
 
-// Validate checks p against SERVICE.md 2.3, 2.3a, 2.5 and 8 before it is
-// sent, as [NorwegianDomestic.Validate] does: required fields, lengths,
-// currencies and amount, IBANs of both accounts (registry length, mod-97,
-// and MOD-11 inside a Norwegian IBAN), the optional address,
-// requestedExecutionDate not before today in Norway, and no characters
-// outside the Basic Multilingual Plane.
+// Validate checks p against docs/interface.md sections 2.3, 2.3a, 2.5
+// and 8 before it is sent, as [NorwegianDomestic.Validate] does: required
+// fields, lengths, currencies and amount, IBANs of both accounts
+// (registry length, mod-97, and MOD-11 inside a Norwegian IBAN), the
+// optional address, requestedExecutionDate not before today in Norway,
+// and no emoji, pictograph or character outside the Basic Multilingual
+// Plane in any text.
 func (p *SEPA) Validate(now time.Time) error {
 	if p == nil {
 		return &client.ValidationError{Field: "body", Reason: "no payment given"}
