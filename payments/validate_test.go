@@ -429,7 +429,7 @@ func TestValidateNil(t *testing.T) {
 	assert.ErrorIs(t, s.Validate(testNow), client.ErrValidation)
 }
 
-// Every purpose code of SERVICE.md 2.4 passes.
+// Every purpose code of docs/interface.md section 2.4 passes.
 func TestValidatePurposeCodes(t *testing.T) {
 	t.Parallel()
 	require.Len(t, payments.PurposeCodes, 14)

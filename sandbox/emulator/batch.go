@@ -13,7 +13,7 @@ import (
 var batchHours = [...]int{6, 9, 12, 15, 18}
 
 // RunBatch runs the sandbox's simulated payment batch process once, now
-// (SERVICE.md 9.6). It takes payments in ACTC, payments in PDNG whose
+// (docs/interface.md section 9.6). It takes payments in ACTC, payments in PDNG whose
 // requestedExecutionDate has come, and payments waiting for funds (ACCP
 // with fundsAvailable false), in creation order:
 //

@@ -18,15 +18,15 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// This file checks payment bodies the way the bank does (SERVICE.md 2.3 to
+// This file checks payment bodies the way the bank does (docs/interface.md sections 2.3 to
 // 2.5 and 8). Every check returns the first problem found as an *apiError
 // naming the field in its path. The order of the checks is fixed, so one
 // body always gives the same answer.
 //
-// Rules that SERVICE.md leaves open and this emulator decides (each kept in
+// Rules that the interface leaves open and this emulator decides (each kept in
 // one place here):
 //   - an amount must have exactly the currency's minor units as fraction
-//     digits ("150.00" NOK; "150" NOK is refused), as SERVICE.md 2.1 says
+//     digits ("150.00" NOK; "150" NOK is refused), as docs/interface.md section 2.1 says
 //     "must equal";
 //   - a bban of a domestic payment (NDCT, instant) is a Norwegian account
 //     number: 11 digits without separators, with its MOD-11 check digit;
@@ -39,7 +39,7 @@ import (
 //     JSON null counts as absent;
 //   - unknown fields are ignored, as the platform does.
 
-// Payment products of PLATFORM.md's path table.
+// Payment products of the platform's path table.
 const (
 	productNDCT    = "norwegian-domestic-credit-transfers"
 	productSEPA    = "sepa-credit-transfers"
@@ -54,7 +54,7 @@ const (
 	serviceBulk     = "bulk-payments"
 )
 
-// Limits of SERVICE.md 2.3 to 2.5 and 8.
+// Limits of docs/interface.md sections 2.3 to 2.5 and 8.
 const (
 	maxNameLen          = 70  // creditorName, ultimateDebtor, street
 	maxBBANLen          = 30  // bban
@@ -68,7 +68,7 @@ const (
 	maxBodyFieldTextLen = 40 // how much of a bad value an error text quotes
 )
 
-// purposeCodes is the list of SERVICE.md 2.4.
+// purposeCodes is the list of docs/interface.md section 2.4.
 var purposeCodes = map[string]bool{
 	"INVS": true, "SALA": true, "IDCP": true, "CASH": true, "CORT": true,
 	"INTC": true, "PENS": true, "SSBE": true, "SUPP": true, "TAXS": true,
@@ -83,7 +83,7 @@ var periodicFrequencies = map[string]bool{
 }
 
 // paymentBody is the union of the fields of the payment request bodies
-// (SERVICE.md 2.4, 2.5; Berlin Group periodic and bulk payments). Pointers
+// (docs/interface.md sections 2.4, 2.5; Berlin Group periodic and bulk payments). Pointers
 // tell absent from empty; the details endpoint echoes the body from it.
 type paymentBody struct {
 	EndToEndIdentification               *string             `json:"endToEndIdentification,omitempty"`
@@ -120,7 +120,7 @@ type paymentAmount struct {
 	Currency *string         `json:"currency,omitempty"`
 }
 
-// paymentAccount is an account reference (SERVICE.md 2.3a).
+// paymentAccount is an account reference (docs/interface.md section 2.3a).
 type paymentAccount struct {
 	IBAN     *string      `json:"iban,omitempty"`
 	BBAN     *string      `json:"bban,omitempty"`
@@ -134,7 +134,7 @@ type paymentCard struct {
 	SchemeNameProprietary *string `json:"schemeNameProprietary,omitempty"`
 }
 
-// paymentAddress is a creditorAddress (SERVICE.md 2.3).
+// paymentAddress is a creditorAddress (docs/interface.md section 2.3).
 type paymentAddress struct {
 	Street         *string `json:"street,omitempty"`
 	BuildingNumber *string `json:"buildingNumber,omitempty"`
@@ -143,7 +143,7 @@ type paymentAddress struct {
 	Country        *string `json:"country,omitempty"`
 }
 
-// paymentReference is a structured remittance reference (SERVICE.md 2.4).
+// paymentReference is a structured remittance reference (docs/interface.md section 2.4).
 type paymentReference struct {
 	Reference       *string `json:"reference,omitempty"`
 	ReferenceType   *string `json:"referenceType,omitempty"`
@@ -484,7 +484,7 @@ func (c paymentCheck) debtorAccount(a *paymentAccount, path string) *apiError {
 }
 
 // cardReference checks the "other" card account reference of an NDCT
-// debtorAccount (SERVICE.md 2.3a).
+// debtorAccount (docs/interface.md section 2.3a).
 func cardReference(o *paymentCard, path string) *apiError {
 	if e := requiredText(o.Identification, path+".identification", 1, maxBBANLen*2); e != nil {
 		return e
@@ -500,7 +500,7 @@ func cardReference(o *paymentCard, path string) *apiError {
 }
 
 // creditorAgent checks the BIC; an NDCT to a currency account needs one
-// (SERVICE.md 2.4).
+// (docs/interface.md section 2.4).
 func (c paymentCheck) creditorAgent(b *paymentBody, prefix string) *apiError {
 	path := join(prefix, "creditorAgent")
 	if b.CreditorAgent == nil {
@@ -536,7 +536,7 @@ func (c paymentCheck) address(a *paymentAddress, path string) *apiError {
 }
 
 // remittance checks the unstructured text and the structured references,
-// including KID check digits (SERVICE.md 2.4, 7).
+// including KID check digits (docs/interface.md sections 2.4, 7).
 func (c paymentCheck) remittance(b *paymentBody, prefix string) *apiError {
 	if e := optionalText(b.RemittanceInformationUnstructured, join(prefix, "remittanceInformationUnstructured"), 1, maxUnstructuredLen); e != nil {
 		return e
@@ -603,7 +603,7 @@ func (c paymentCheck) futureDate(d, path string) *apiError {
 
 // periodic checks the fields of a periodic payment (Berlin Group 1.3):
 // startDate, frequency, optional endDate, executionRule, dayOfExecution and,
-// for MonthlyVariable, monthsOfExecution without duplicates (SERVICE.md 7).
+// for MonthlyVariable, monthsOfExecution without duplicates (docs/interface.md section 7).
 func (c paymentCheck) periodic(b *paymentBody) *apiError {
 	if b.StartDate == nil {
 		return errFormat("startDate", "startDate is required.")
@@ -791,7 +791,7 @@ func clip(s string) string {
 // Check digits and code lists.
 
 // noBBANWeights are the MOD-11 weights of a Norwegian account number over
-// its first ten digits (PLATFORM.md, "Check digits").
+// its first ten digits (the Norwegian MOD-11 rule).
 var noBBANWeights = [10]int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
 
 // validNorwegianBBAN reports whether s is 11 digits whose last digit is the

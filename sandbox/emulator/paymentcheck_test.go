@@ -285,7 +285,7 @@ var (
 	ref     = func(r map[string]any) []any { return []any{r} }
 )
 
-// bodyCases are every rule of SERVICE.md 2.3 to 2.5 and 8 with a valid
+// bodyCases are every rule of docs/interface.md sections 2.3 to 2.5 and 8 with a valid
 // counterpart where the rule has a boundary.
 var bodyCases = []bodyCase{
 	// Valid bodies.
