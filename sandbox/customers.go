@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/emoji"
 )
 
 // CustomerType is PRIVATE or CORPORATE (SERVICE.md 2.8).
@@ -92,6 +93,8 @@ func (n *NewCustomer) validate() error {
 		return errors.New("sandbox: customerNumber must be 11 or 9 digits")
 	case n.CustomerName == "" || len(n.CustomerName) > 70:
 		return errors.New("sandbox: customerName must have 1 to 70 characters")
+	case emoji.Index(n.CustomerName) >= 0:
+		return errors.New("sandbox: customerName holds a character the bank cannot process (an emoji or pictograph)")
 	case n.CustomerType != Private && n.CustomerType != Corporate:
 		return errors.New("sandbox: customer type must be PRIVATE or CORPORATE")
 	}
