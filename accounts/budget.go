@@ -6,13 +6,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/client"
 )
 
-// Limits of SERVICE.md 8 for calls without the PSU present.
+// Limits of docs/interface.md section 8 for calls without the PSU present.
 const (
 	// DefaultBudgetLimit is the number of calls per account and endpoint
 	// allowed in DefaultBudgetWindow without the PSU present.
@@ -22,8 +24,8 @@ const (
 )
 
 // Endpoint names an operation that counts against the budget. The bank
-// counts each endpoint of an account on its own (SERVICE.md 8 lists
-// balances and transactions separately): 4 balances calls and 4
+// counts each endpoint of an account on its own (docs/interface.md
+// section 8 lists balances and transactions separately): 4 balances calls and 4
 // transactions calls per 24 hours.
 type Endpoint string
 
@@ -35,14 +37,19 @@ const (
 	EndpointCardTransactions Endpoint = "card-transactions"
 )
 
-// Budget keeps, per TPP, PSU-ID, account and [Endpoint], the times of the
-// calls made without the PSU present (no PSU-IP-Address, SERVICE.md 5.14)
-// in the last 24 hours, and refuses a call that would exceed the limit of
-// 4 (SERVICE.md 8) before it is sent.
+// Budget keeps, per bank, TPP, account and [Endpoint] ([BudgetKey]), the
+// times of the calls made without the PSU present (no PSU-IP-Address,
+// docs/interface.md section 5.14) in the last 24 hours, and refuses a call
+// that would exceed the limit of 4 (docs/interface.md section 8) before it
+// is sent.
+//
+// The budget is the account's, not the PSU's: the bank counts the calls
+// on an account whoever they are made for, so two PSUs sharing a
+// corporate account share its 4 calls. The PSU-ID is not part of the key.
 //
 // What counts: Balances, Transactions and TransactionsPage (every page),
 // and their card equivalents CardBalances, CardTransactions and
-// CardTransactionsPage. SERVICE.md 8 names only accounts; card accounts
+// CardTransactionsPage. docs/interface.md section 8 names only accounts; card accounts
 // count as well because PSD2 (RTS article 36(5)) limits access without
 // the PSU for every payment account, and counting them can only make the
 // SDK refuse early, never earn a 429. Listing accounts, single account
@@ -104,14 +111,16 @@ func NewBudget(store BudgetStore, opts ...BudgetOption) *Budget {
 	return b
 }
 
-// BudgetKey identifies one budget: a TPP, a PSU, an account and an
-// endpoint.
+// BudgetKey identifies one budget: a bank, a TPP, an account and an
+// endpoint. It has no PSU: the bank counts calls per account
+// (docs/interface.md section 8), whichever PSU they are made for.
 type BudgetKey struct {
-	// TPP identifies the TPP; [Service.Remaining] uses the
-	// organizationIdentifier of the signing certificate's subject.
+	// TPP identifies the TPP; a [Service] uses the organizationIdentifier
+	// of the signing certificate's subject.
 	TPP string
-	// PSUID is the PSU-ID of the calls.
-	PSUID string
+	// Bank identifies the bank; a [Service] uses its client's base URL
+	// (see [Service.Remaining]).
+	Bank string
 	// AccountID is the account's (or card account's) resource id.
 	AccountID string
 	// Endpoint is the counted endpoint.
@@ -119,10 +128,10 @@ type BudgetKey struct {
 }
 
 // String returns the store key of k: "accounts/budget/" and a hex SHA-256
-// of its parts, so that no PSU-ID or account id is written in clear.
+// of its length-prefixed parts, so that no account id is written in clear.
 func (k BudgetKey) String() string {
 	h := sha256.New()
-	for _, part := range []string{k.TPP, k.PSUID, string(k.Endpoint), k.AccountID} {
+	for _, part := range []string{k.TPP, k.Bank, string(k.Endpoint), k.AccountID} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return "accounts/budget/" + hex.EncodeToString(h.Sum(nil))
@@ -240,7 +249,7 @@ func (s *Service) counted(ctx context.Context, op string, e Endpoint, accountID 
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	k := BudgetKey{TPP: s.tppID(), PSUID: h.Get("PSU-ID"), AccountID: accountID, Endpoint: e}
+	k := s.budgetKey(accountID, e)
 	at, err := s.budget.reserve(ctx, op, k)
 	if err != nil {
 		return err
@@ -268,8 +277,8 @@ func bankAccessExceeded(err error) bool {
 // exhaust marks the budget k as spent after the bank answered 429
 // ACCESS_EXCEEDED to a call made at t: the bank counted calls the SDK did
 // not see (another instance with its own store, calls made before the
-// store existed). ASSUMPTION (the safe option, SERVICE.md 8 gives no
-// reset time): the missing calls are taken to have been made at t, so the
+// store existed). ASSUMPTION (the safe option, docs/interface.md section
+// 8 gives no reset time): the missing calls are taken to have been made at t, so the
 // SDK refuses further calls until the window has passed since t instead
 // of earning more 429s.
 func (b *Budget) exhaust(ctx context.Context, k BudgetKey, t time.Time) error {
@@ -297,17 +306,43 @@ func sent(err error) bool {
 
 // Remaining reports what is left of the without-PSU budget of endpoint e
 // of an account (or card account, with EndpointCardBalances and
-// EndpointCardTransactions), for the PSU named by ro (its PSU-ID), over
-// the last 24 hours.
+// EndpointCardTransactions) over the last 24 hours. The budget is the
+// account's at this bank for this TPP, shared by every PSU who can see the
+// account ([BudgetKey]); ro is only checked for validity (the PSU it names
+// does not change the answer).
 func (s *Service) Remaining(ctx context.Context, accountID string, e Endpoint, ro ...client.RequestOption) (Allowance, error) {
 	if s == nil || s.c == nil {
 		return Allowance{}, errNoClient
 	}
-	h, err := client.Headers(ro...)
-	if err != nil {
+	if _, err := client.Headers(ro...); err != nil {
 		return Allowance{}, fmt.Errorf("accounts.Remaining: %w", err)
 	}
-	return s.budget.Remaining(ctx, BudgetKey{TPP: s.tppID(), PSUID: h.Get("PSU-ID"), AccountID: accountID, Endpoint: e})
+	return s.budget.Remaining(ctx, s.budgetKey(accountID, e))
+}
+
+// budgetKey is the key of the budget of endpoint e of accountID: this
+// client's bank and TPP, never the PSU.
+func (s *Service) budgetKey(accountID string, e Endpoint) BudgetKey {
+	return BudgetKey{TPP: s.tppID(), Bank: bankID(s.c.BaseURL()), AccountID: accountID, Endpoint: e}
+}
+
+// bankID identifies the bank of a base URL for budget keys: the URL with
+// scheme and host in lower case, without user info, query, fragment or
+// trailing slash. ASSUMPTION (the spec names no bank identifier): one
+// base URL is one bank; banks that share one base URL (one host serving
+// several banks) then share one budget per account id, which can only
+// make the SDK refuse early.
+func bankID(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = strings.ToLower(u.Host)
+	u.User, u.RawQuery, u.Fragment, u.RawFragment, u.ForceQuery = nil, "", "", "", false
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = strings.TrimRight(u.RawPath, "/")
+	return u.String()
 }
 
 // oidOrganizationIdentifier is the X.520 organizationIdentifier that holds

@@ -104,23 +104,79 @@ func TestBudgetSlidingWindow(t *testing.T) {
 	assert.Equal(t, int64(sent), bank.balances.Load(), "refused calls never reached the bank")
 	assert.Equal(t, 6, sent)
 
-	// Budgets are per account, endpoint and PSU.
+	// Budgets are per account and endpoint.
 	for _, tc := range []struct {
 		name    string
 		account string
 		e       accounts.Endpoint
-		ro      []client.RequestOption
 	}{
-		{"another account", acc2, accounts.EndpointBalances, psuAbsent()},
-		{"transactions", acc1, accounts.EndpointTransactions, psuAbsent()},
-		{"card balances", acc1, accounts.EndpointCardBalances, psuAbsent()},
-		{"another PSU", acc1, accounts.EndpointBalances, []client.RequestOption{client.WithPSU(client.PSU{ID: "7c0e5a1d-2b3c-4d5e-8f90-a1b2c3d4e5f6"})}},
+		{"another account", acc2, accounts.EndpointBalances},
+		{"transactions", acc1, accounts.EndpointTransactions},
+		{"card balances", acc1, accounts.EndpointCardBalances},
 	} {
-		a, err := svc.Remaining(ctx, tc.account, tc.e, tc.ro...)
+		a, err := svc.Remaining(ctx, tc.account, tc.e, psuAbsent()...)
 		require.NoError(t, err)
 		assert.Equal(t, 4, a.Remaining, tc.name)
 		assert.True(t, a.NextAt.IsZero(), tc.name)
 	}
+}
+
+// otherPSU are the options of a call without the PSU present for a second
+// PSU who sees the same (corporate) account.
+func otherPSU() []client.RequestOption {
+	return []client.RequestOption{client.WithTPPSessionID("9d8c7b6a-5f4e-4d3c-8b2a-1f0e9d8c7b6a"), client.WithRedirectURI(redirectURI),
+		client.WithPSU(client.PSU{ID: "7c0e5a1d-2b3c-4d5e-8f90-a1b2c3d4e5f6", CorporateID: "3f1e2d4c-5b6a-4789-8a0b-1c2d3e4f5a6b"})}
+}
+
+// The bank counts calls per account (docs/interface.md section 8), so two
+// PSUs sharing a corporate account share its 4 calls: the second PSU's
+// call after the first PSU's four is refused before it is sent.
+func TestBudgetIsPerAccountNotPerPSU(t *testing.T) {
+	t.Parallel()
+	bank := newCountingBank(t)
+	svc := bank.service(t)
+	ctx := t.Context()
+	for range 2 {
+		_, err := svc.Balances(ctx, acc1, psuAbsent()...)
+		require.NoError(t, err)
+		_, err = svc.Balances(ctx, acc1, otherPSU()...)
+		require.NoError(t, err)
+	}
+	for name, ro := range map[string][]client.RequestOption{"first PSU": psuAbsent(), "second PSU": otherPSU()} {
+		a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances, ro...)
+		require.NoError(t, err)
+		assert.Equal(t, 0, a.Remaining, name)
+		_, err = svc.Balances(ctx, acc1, ro...)
+		require.ErrorIs(t, err, accounts.ErrBudgetExhausted, name)
+	}
+	assert.Equal(t, int64(4), bank.balances.Load(), "the bank received the account's 4 calls, no fifth")
+
+	// Another TPP, or the same account id at another bank, has a budget
+	// of its own; a second client of the same TPP and bank shares it.
+	other := accounts.BudgetKey{TPP: "PSDNO-FSA-TEST1", Bank: bank.srv.URL + "/api", AccountID: acc1, Endpoint: accounts.EndpointBalances}
+	for _, tc := range []struct {
+		name string
+		edit func(*accounts.BudgetKey)
+		want int
+	}{
+		{"same TPP and bank", func(*accounts.BudgetKey) {}, 0},
+		{"another TPP", func(k *accounts.BudgetKey) { k.TPP = "PSDNO-FSA-OTHER" }, 4},
+		{"another bank", func(k *accounts.BudgetKey) { k.Bank = "https://psd2.otherbank.example/api" }, 4},
+	} {
+		k := other
+		tc.edit(&k)
+		a, err := svc.Budget().Remaining(ctx, k)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, a.Remaining, tc.name)
+	}
+	second := bank.service(t, accounts.WithBudget(svc.Budget()))
+	_, err := second.Balances(ctx, acc1, otherPSU()...)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted, "a renewed certificate of the same TPP shares the budget")
+	c, err := client.New(bank.srv.URL+"/api/", testtpp.Credentials(t, "Accounts test TPP"), client.WithHTTPClient(bank.srv.Client()))
+	require.NoError(t, err)
+	_, err = accounts.New(c, accounts.WithBudget(svc.Budget())).Balances(ctx, acc1, otherPSU()...)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted, "the base URL with a trailing slash is the same bank")
+	assert.Equal(t, int64(4), bank.balances.Load())
 }
 
 func TestBudgetCountsOnlyWithoutThePSU(t *testing.T) {
@@ -294,17 +350,16 @@ func TestMemoryBudgetStore(t *testing.T) {
 
 func TestBudgetKeyHidesItsParts(t *testing.T) {
 	t.Parallel()
-	k := accounts.BudgetKey{TPP: "PSDNO-FSA-TEST1", PSUID: psuID, AccountID: acc1, Endpoint: accounts.EndpointBalances}
+	k := accounts.BudgetKey{TPP: "PSDNO-FSA-TEST1", Bank: "https://psd2.bank.example/api", AccountID: acc1, Endpoint: accounts.EndpointBalances}
 	s := k.String()
 	assert.True(t, strings.HasPrefix(s, "accounts/budget/"))
 	assert.Len(t, s, len("accounts/budget/")+64)
-	assert.NotContains(t, s, psuID)
 	assert.NotContains(t, s, acc1)
 	other := k
 	other.Endpoint = accounts.EndpointTransactions
 	assert.NotEqual(t, s, other.String())
 	// Parts are length-prefixed: moving text between parts changes the key.
-	a := accounts.BudgetKey{TPP: "ab", PSUID: "c"}
-	b := accounts.BudgetKey{TPP: "a", PSUID: "bc"}
+	a := accounts.BudgetKey{TPP: "ab", Bank: "c"}
+	b := accounts.BudgetKey{TPP: "a", Bank: "bc"}
 	assert.NotEqual(t, a.String(), b.String())
 }

@@ -5,8 +5,8 @@ import (
 	"log/slog"
 )
 
-// GoString is String (the hashed store key), for %#v: a BudgetKey holds a
-// PSU-ID, which no printed form shows.
+// GoString is String (the hashed store key), for %#v: a BudgetKey holds an
+// account id, which no printed form shows.
 func (k BudgetKey) GoString() string { return k.String() }
 
 // LogValue makes log/slog print k as String does.

@@ -195,7 +195,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	require.NoError(t, err)
 	redirect := sca.Redirect{URL: link, Verbs: []string{"GET"}}
 	call := sca.Call{Session: &session, Pending: &pending}
-	budget := accounts.BudgetKey{TPP: "tpp", PSUID: "MARK-BUDGET-PSU", AccountID: "MARK-BUDGET-ACCOUNT", Endpoint: accounts.EndpointBalances}
+	budget := accounts.BudgetKey{TPP: "tpp", Bank: "MARK-BUDGET-BANK", AccountID: "MARK-BUDGET-ACCOUNT", Endpoint: accounts.EndpointBalances}
 
 	tests := []struct {
 		name    string

@@ -336,7 +336,7 @@ func TestFileStoreHoldsAccountsBudget(t *testing.T) {
 	st := newFileStore(t)
 	now := t0
 	clock := accounts.WithClock(func() time.Time { return now })
-	key := accounts.BudgetKey{TPP: "tpp", PSUID: okPSU, AccountID: "enc!!abc", Endpoint: accounts.EndpointTransactions}
+	key := accounts.BudgetKey{TPP: "tpp", Bank: "https://psd2.bank.example/api", AccountID: "enc!!abc", Endpoint: accounts.EndpointTransactions}
 
 	b := accounts.NewBudget(accounts.BudgetStoreFromKV(st, ErrNotFound), clock)
 	a, err := b.Remaining(ctx, key)
