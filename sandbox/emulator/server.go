@@ -150,6 +150,7 @@ type Server struct {
 	pay      paymentState
 	baskets  basketState
 	faults   faultState
+	contacts contactState // tpp.go: the TPPs' contact addresses
 }
 
 // NewServer starts an emulator on 127.0.0.1 with a fresh certificate
@@ -254,6 +255,7 @@ func (s *Server) routes() http.Handler {
 	s.registerSandboxRoutes(api)
 	s.registerPaymentRoutes(api)
 	s.registerBasketRoutes(api)
+	s.registerTPPRoutes(api)
 	api.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.setCommonHeaders(w, r)
 		if allow := allowedMethods(api, r); len(allow) > 0 {

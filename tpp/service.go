@@ -1,0 +1,212 @@
+package tpp
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/asn1"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// Service reads and registers the TPP's contact e-mail address at the
+// bank. Every call goes through the [client.Client] it was made with. A
+// Service is safe for concurrent use.
+type Service struct {
+	c  *client.Client
+	id string // WithTPPID; "" takes DefaultTPPID of the current certificate
+}
+
+// Option configures a [Service] in [New].
+type Option func(*Service) error
+
+// WithTPPID sets the tppId of the path instead of [DefaultTPPID] of the
+// client's certificate, for a bank that identifies TPPs in another form.
+// It must not be empty or have surrounding spaces.
+func WithTPPID(id string) Option {
+	return func(s *Service) error {
+		if id == "" || strings.TrimSpace(id) != id || len(id) > maxTPPID {
+			return fmt.Errorf("tpp: WithTPPID: %q is not a tppId", id)
+		}
+		s.id = id
+		return nil
+	}
+}
+
+// maxTPPID bounds a tppId given with WithTPPID: an organizationIdentifier
+// is far shorter, so a longer value is a mistake.
+const maxTPPID = 128
+
+// New returns a Service that sends its calls through c.
+func New(c *client.Client, opts ...Option) (*Service, error) {
+	if c == nil {
+		return nil, errNoClient
+	}
+	s := &Service{c: c}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+var errNoClient = errors.New("tpp: no client")
+
+// oidOrganizationIdentifier is the X.520 organizationIdentifier attribute
+// (2.5.4.97), which holds the TPP's PSD2 authorisation number in an eIDAS
+// certificate (ETSI TS 119 495), e.g. PSDNO-FSA-987654321.
+var oidOrganizationIdentifier = asn1.ObjectIdentifier{2, 5, 4, 97}
+
+// DefaultTPPID returns the tppId the bank is assumed to expect for the
+// TPP with the signing certificate cert: the organizationIdentifier of its
+// subject, as written there (for example PSDNO-FSA-987654321).
+//
+// ASSUMPTION: the platform's documentation calls the tppId "the official
+// id of the TPP as specified in the TPP certificate"; one of its pages
+// shows it without the PSD prefix (NO-FSA-987654321). This function is
+// the one place that decides the default; [WithTPPID] overrides it.
+func DefaultTPPID(cert *x509.Certificate) (string, error) {
+	if cert == nil {
+		return "", &client.ValidationError{Field: "tppId", Reason: "no signing certificate"}
+	}
+	for _, n := range cert.Subject.Names {
+		if n.Type.Equal(oidOrganizationIdentifier) {
+			if v, ok := n.Value.(string); ok && strings.TrimSpace(v) != "" {
+				return strings.TrimSpace(v), nil
+			}
+		}
+	}
+	return "", &client.ValidationError{Field: "tppId",
+		Reason: "the signing certificate has no organizationIdentifier; set the tppId with WithTPPID"}
+}
+
+// ID returns the tppId the Service puts in the path: the one of
+// [WithTPPID], else [DefaultTPPID] of the client's current signing
+// certificate.
+func (s *Service) ID() (string, error) {
+	if s == nil || s.c == nil {
+		return "", errNoClient
+	}
+	if s.id != "" {
+		return s.id, nil
+	}
+	creds := s.c.Credentials()
+	if creds == nil {
+		return DefaultTPPID(nil)
+	}
+	return DefaultTPPID(creds.Certificate)
+}
+
+// Contact is the TPP's contact information at the bank.
+type Contact struct {
+	// Email is the registered address.
+	Email string `json:"email"`
+}
+
+// ErrNotRegistered matches the error of [Service.Contact] when the bank
+// has no contact address for the TPP. The error also unwraps to the
+// bank's [*client.Error] when the bank answered 404.
+var ErrNotRegistered = errors.New("tpp: no contact information registered")
+
+// notRegisteredError is ErrNotRegistered with the bank's answer.
+type notRegisteredError struct {
+	op  string
+	err error // the bank's *client.Error, or nil for an empty address
+}
+
+func (e *notRegisteredError) Error() string {
+	return e.op + ": no contact information registered"
+}
+
+func (e *notRegisteredError) Is(target error) bool { return target == ErrNotRegistered }
+
+func (e *notRegisteredError) Unwrap() error { return e.err }
+
+// path returns /v1/tpps/{tppId}/contact-information.
+func (s *Service) path(op string) (string, error) {
+	id, err := s.ID()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", op, err)
+	}
+	return client.JoinPath("/v1/tpps", id, "contact-information"), nil
+}
+
+// Contact returns the contact address registered for the TPP (GET
+// /v1/tpps/{tppId}/contact-information). With none registered the error
+// matches [ErrNotRegistered]: the bank answers 404 (as the emulator does)
+// or, possibly, an empty address; both are reported the same way. A bank
+// that does not offer the TPP dialogue answers 404 too; errors.As gives
+// its [*client.Error] to tell them apart by code.
+func (s *Service) Contact(ctx context.Context, ro ...client.RequestOption) (*Contact, error) {
+	const op = "tpp.Contact"
+	if s == nil || s.c == nil {
+		return nil, errNoClient
+	}
+	path, err := s.path(op)
+	if err != nil {
+		return nil, err
+	}
+	var out Contact
+	_, err = s.c.Do(ctx, client.Operation{Name: op, Method: http.MethodGet, Path: path}, &out, ro...)
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
+		return nil, &notRegisteredError{op: op, err: err}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(out.Email) == "" {
+		return nil, &notRegisteredError{op: op}
+	}
+	return &out, nil
+}
+
+// SetContact registers email as the TPP's contact address (PUT
+// /v1/tpps/{tppId}/contact-information, body {"email": "..."}), replacing
+// the address registered before, and returns the bank's answer (the
+// registered address; email when the answer has no body). Use an
+// official, non-personal address of the TPP.
+//
+// Before sending, the address is checked with [ValidateEmail]; a failure
+// is a [*client.ValidationError] and nothing is sent
+// ([client.WithoutValidation] skips the check). The request is
+// repeatable: the client may send it again after a transport error or a
+// 5xx answer.
+func (s *Service) SetContact(ctx context.Context, email string, ro ...client.RequestOption) (*Contact, error) {
+	const op = "tpp.SetContact"
+	if s == nil || s.c == nil {
+		return nil, errNoClient
+	}
+	if !client.ValidationSkipped(ro...) {
+		if err := ValidateEmail(email); err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	path, err := s.path(op)
+	if err != nil {
+		return nil, err
+	}
+	var out Contact
+	_, err = s.c.Do(ctx, client.Operation{
+		Name:   op,
+		Method: http.MethodPut,
+		Path:   path,
+		Body:   Contact{Email: email},
+		// Registering the same address again changes nothing.
+		Repeatable: true,
+	}, &out, ro...)
+	if err != nil {
+		return nil, err
+	}
+	if out.Email == "" {
+		out.Email = email
+	}
+	return &out, nil
+}
