@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/big"
 	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/money"
 )
@@ -356,6 +359,42 @@ func skipValue(data []byte, i int) (int, bool) {
 	return j, j > i
 }
 
+// shortestText returns the shortest text that money reads back as v's
+// number: its plain form, the plain form without the leading zero of a
+// value below 1 (".5"), or coefficient and exponent ("15e70"). It depends
+// on the number only (1.50 and 1.5 give the same text), so encoding is
+// stable.
+func shortestText(v decimal.Decimal) string {
+	coef, exp := v.Coefficient(), v.Exponent()
+	if coef.Sign() == 0 {
+		return "0"
+	}
+	ten, r := big.NewInt(10), new(big.Int)
+	for {
+		q, m := new(big.Int).QuoRem(coef, ten, r)
+		if m.Sign() != 0 {
+			break
+		}
+		coef, exp = q, exp+1
+	}
+	text := coef.String() + "e" + strconv.Itoa(int(exp))
+	if exp >= -maxPrintExponent && exp <= maxPrintExponent {
+		plain := decimal.NewFromBigInt(coef, exp).String()
+		short := plain
+		if rest, ok := strings.CutPrefix(plain, "0."); ok {
+			short = "." + rest
+		} else if rest, ok := strings.CutPrefix(plain, "-0."); ok {
+			short = "-." + rest
+		}
+		for _, c := range []string{short, plain} {
+			if len(c) <= len(text) {
+				text = c
+			}
+		}
+	}
+	return text
+}
+
 // maxPrintExponent bounds the exponent of a value printed in full: a
 // larger one would take a long time and much memory to print.
 const maxPrintExponent = 64
@@ -387,24 +426,7 @@ func (a docAmount) MarshalJSON() ([]byte, error) {
 	if b, err := money.Amount(a).MarshalJSON(); err == nil {
 		return b, nil
 	}
-	v := a.Value
-	text := v.Coefficient().String() + "e" + strconv.Itoa(int(v.Exponent()))
-	var candidates []string
-	if e := v.Exponent(); e >= -maxPrintExponent && e <= maxPrintExponent {
-		candidates = append(candidates, v.String())
-	}
-	if len(candidates) > 0 {
-		if rest, ok := strings.CutPrefix(candidates[0], "0."); ok {
-			candidates = append(candidates, "."+rest)
-		} else if rest, ok := strings.CutPrefix(candidates[0], "-0."); ok {
-			candidates = append(candidates, "-."+rest)
-		}
-	}
-	for _, c := range candidates {
-		if len(c) < len(text) {
-			text = c
-		}
-	}
+	text := shortestText(a.Value)
 	var b bytes.Buffer
 	b.WriteString(`{"amount":`)
 	amt, _ := json.Marshal(text)

@@ -262,6 +262,7 @@ var roundTripSeeds = []string{
 	`{"transactions":{"booked":[{"transactionAmount":{"amount":"12.3","currency":"XXQ"}}],"pending":"x","information":[{"transactionId":"s"}]},"balances":[{"balanceType":"expected"}]}`,
 	`{"transactions":{"booked":[{"transactionId":7,"TRANSACTIONID":"a","bookingDate":"2025-13-40","x":{ "a" : "<b>" }}]}}`,
 	`{"transactions":{"booked":[{"transactionAmount":{"amount":"123456789012345678901234567890","currency":"NOK"}}]}}`,
+	`{"transactions":{"booked":[{"transactionAmount":{"amount":"0.0010","currency":""}},{"transactionAmount":{"amount":"-150e-3","currency":"XX"}}]}}`,
 	`{"transactions":{"booked":[{"transactionAmount":{"amount":"1e60","currency":"NOK"}},{"transactionAmount":{"amount":".00123","currency":"JPY"}}]}}`,
 	`{"transactions":{"booked":[{"maſkedPan":"x","creditorAccount":{"iban":"NO1","z":1},"creditorAccount":5}]}}`,
 	`{"transactions":{"booked":[{"entryDetails":[{"transactionAmount":{"amount":"1","currency":"EUR"},"q":[]}],"currencyExchange":[{"quotationDate":"bad"}]}]}}`,
