@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"sync"
 	"time"
@@ -16,11 +17,15 @@ import (
 // Update loads the times stored under key (none for a new key), calls fn
 // with them and stores what fn returns (an empty result may delete the
 // key). When fn returns an error nothing is stored and Update returns it.
-// Update must be atomic per key against other Updates of the same store:
-// [MemoryBudgetStore] and [BudgetStoreFromKV] lock within the process; a
-// store shared by several processes should run fn inside a transaction
-// (SQL SELECT ... FOR UPDATE, Redis WATCH/MULTI, a compare-and-swap
-// loop) so that two instances cannot both take the last call.
+// Update must be atomic per key against other Updates of the same store,
+// and should not make Updates of other keys wait (a store that writes to
+// disk would otherwise serialise every account behind one fsync):
+// [MemoryBudgetStore] locks within the process (it never waits on I/O);
+// [BudgetStoreFromKV] per key, across processes when its KV can (see
+// [KVUpdater]). A store shared by several processes should run fn inside
+// a transaction (SQL SELECT ... FOR UPDATE, Redis WATCH/MULTI, a
+// compare-and-swap loop) so that two instances cannot both take the last
+// call.
 type BudgetStore interface {
 	Update(ctx context.Context, key string, fn func(calls []time.Time) ([]time.Time, error)) error
 }
@@ -86,19 +91,32 @@ type KVUpdater interface {
 //
 // When kv is a [KVUpdater] (the sca FileStore is), every update is kv's
 // atomic Update, so a budget shared by several processes through kv is
-// never over-spent. Otherwise updates are Get then Put under a lock of the
-// returned store: atomic within the process only (give every Service of a
-// process the same returned store), and two processes may both take the
-// last call of a budget. A value that cannot be decoded is an error, and
+// never over-spent, and the returned store adds no lock of its own (the
+// FileStore locks per key). Otherwise updates are Get then Put under a
+// lock of the returned store for the key (one of kvLockStripes, so
+// updates of different accounts rarely wait on each other): atomic within
+// the process only (give every Service of a process the same returned
+// store), and two processes may both take the last call of a budget. A value that cannot be decoded is an error, and
 // the call is not sent.
 func BudgetStoreFromKV(kv KV, notFound error) BudgetStore {
 	return &kvBudgetStore{kv: kv, notFound: notFound}
 }
 
+// kvLockStripes is the number of per-key locks of a BudgetStoreFromKV
+// whose KV is not a KVUpdater.
+const kvLockStripes = 64
+
 type kvBudgetStore struct {
-	mu       sync.Mutex
+	locks    [kvLockStripes]sync.Mutex
 	kv       KV
 	notFound error
+}
+
+// lock returns the lock of key's stripe.
+func (s *kvBudgetStore) lock(key string) *sync.Mutex {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(key))
+	return &s.locks[h.Sum32()%kvLockStripes]
 }
 
 // kvBudget is the stored form of one budget.
@@ -113,8 +131,9 @@ func (s *kvBudgetStore) Update(ctx context.Context, key string, fn func([]time.T
 	if u, ok := s.kv.(KVUpdater); ok {
 		return u.Update(ctx, key, func(old []byte, _ bool) ([]byte, error) { return applyBudget(old, fn) })
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	mu := s.lock(key)
+	mu.Lock()
+	defer mu.Unlock()
 	b, err := s.kv.Get(ctx, key)
 	switch {
 	case err != nil && s.notFound != nil && errors.Is(err, s.notFound):
