@@ -291,7 +291,7 @@ func BenchmarkSigningParallel(b *testing.B) {
 			b.Error(err)
 			return
 		}
-			for pb.Next() {
+		for pb.Next() {
 			req.Header.Set("X-Request-ID", uuid.NewString())
 			req.Header.Set("Digest", signing.Digest(body))
 			if err := c.sign(req, c.now()); err != nil {

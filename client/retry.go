@@ -205,7 +205,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	})
 	req, err := x.c.newRequest(actx, x.p)
 	if err != nil {
-		return attemptResult{err: err, local: true}
+		return attemptResult{err: redactURLError(err), local: true}
 	}
 	x.req = req
 	if err := x.sign(req); err != nil {
@@ -217,10 +217,11 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	x.start = time.Now()
 	resp, err := x.c.hc.Do(req)
 	if err != nil {
+		err = redactURLError(err)
 		if cause := context.Cause(actx); cause == phase {
 			err = fmt.Errorf("%w (%w)", phase, err)
 		}
-		return attemptResult{err: redactURLError(err), wrote: wrote.Load()}
+		return attemptResult{err: err, wrote: wrote.Load()}
 	}
 	defer resp.Body.Close()
 	timer.Stop()
