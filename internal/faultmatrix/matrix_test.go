@@ -1,0 +1,323 @@
+package faultmatrix_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/basket"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/faultnet"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+)
+
+const (
+	kariBruk = "95312776066"     // Kari's current account in the emulator's default data
+	external = "91026527436"     // another bank's account
+	kariIBAN = "NO8495312776066" // the same account as an IBAN
+	psuID    = "6b1f5d2c-0a51-4f4e-9d55-0d5b8a3c7e11"
+)
+
+// class is what the caller learns from a failed call.
+type class string
+
+const (
+	unknown class = "ErrOutcomeUnknown"
+	notSent class = "ErrNotSent"
+	refused class = "refused (*client.Error)"
+	success class = "success"
+	other   class = "other"
+)
+
+func classify(err error) class {
+	var e *client.Error
+	switch {
+	case err == nil:
+		return success
+	case errors.Is(err, client.ErrOutcomeUnknown):
+		return unknown
+	case errors.Is(err, client.ErrNotSent):
+		return notSent
+	case errors.As(err, &e):
+		return refused
+	}
+	return other
+}
+
+// fault is one column of the matrix.
+type fault struct {
+	name    string
+	f       faultnet.Fault
+	h2only  bool
+	base    string // "refused" or "tls": another base URL instead of the front
+	want    class
+	created int // objects the bank creates for the faulted call
+}
+
+func faults() []fault {
+	fs := []fault{
+		{name: "reset before read", f: faultnet.Fault{Kind: faultnet.ResetBefore}, want: unknown},
+		{name: "reset after read", f: faultnet.Fault{Kind: faultnet.ResetAfter}, want: unknown, created: 1},
+		{name: "GOAWAY after read", f: faultnet.Fault{Kind: faultnet.GoAwayAfter}, h2only: true, want: unknown, created: 1},
+		{name: "hang past deadline", f: faultnet.Fault{Kind: faultnet.Hang}, want: unknown},
+		{name: "429", f: faultnet.Fault{Kind: faultnet.Status, Status: 429, RetryAfter: "1"}, want: refused},
+		{name: "refused connection", base: "refused", want: notSent},
+		{name: "TLS failure", base: "tls", want: notSent},
+		{name: "truncated body", f: faultnet.Fault{Kind: faultnet.Truncate}, want: unknown, created: 1},
+	}
+	for _, code := range []int{500, 502, 503, 504} {
+		fs = append(fs,
+			fault{name: fmt.Sprint(code), f: faultnet.Fault{Kind: faultnet.Status, Status: code}, want: unknown},
+			fault{name: fmt.Sprint(code) + " Retry-After", f: faultnet.Fault{Kind: faultnet.Status, Status: code, RetryAfter: "1"}, want: unknown})
+	}
+	for name, body := range map[string]string{"empty": "", "null": "null", "{}": "{}", "no id": `{"transactionStatus":"RCVD","_links":{}}`,
+		"cut JSON": `{"paymentId":"p-1","basketId":"b-1","scaStatus":"star`, "not JSON": "<html>Created</html>"} {
+		fs = append(fs, fault{name: "2xx " + name, f: faultnet.Fault{Kind: faultnet.Rewrite, Body: body}, want: unknown, created: 1})
+	}
+	sort.Slice(fs, func(i, j int) bool { return fs[i].name < fs[j].name })
+	return fs
+}
+
+// env is one emulator behind one front, with a TPP's services over it.
+type env struct {
+	t      *testing.T
+	s      *emulator.Server
+	front  *faultnet.Front
+	armed  atomic.Pointer[faultnet.Fault]
+	pay    *payments.Service
+	bsk    *basket.Service
+	n      atomic.Int64 // makes every payment's content unique
+	others map[string]*payments.Service
+}
+
+func newEnv(t *testing.T, h2 bool) *env {
+	e := &env{t: t, s: testtpp.Server(t), others: map[string]*payments.Service{}}
+	decide := func(*http.Request, int) faultnet.Fault {
+		if f := e.armed.Swap(nil); f != nil {
+			return *f
+		}
+		return faultnet.Fault{}
+	}
+	creds, err := e.s.NewTPP("Fault matrix TPP")
+	require.NoError(t, err)
+	opts := []client.Option{
+		client.WithResponseTimeout(300 * time.Millisecond),
+		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 2, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRetryAfter: 2 * time.Second}),
+	}
+	if h2 {
+		front, pool, err := faultnet.NewHTTP2(e.s.Handler(), decide)
+		require.NoError(t, err)
+		e.front = front
+		opts = append(opts, client.WithRootCAs(pool))
+	} else {
+		e.front = faultnet.NewHTTP1(e.s.Handler(), decide)
+	}
+	t.Cleanup(e.front.Close)
+	c, err := client.New(e.front.URL+"/api", creds, opts...)
+	require.NoError(t, err)
+	e.pay, e.bsk = payments.New(c), basket.New(c)
+
+	refusedAddr, err := faultnet.Refused()
+	require.NoError(t, err)
+	tlsURL, _, closeTLS := faultnet.UntrustedTLS()
+	t.Cleanup(closeTLS)
+	for name, base := range map[string]string{"refused": "http://" + refusedAddr + "/api", "tls": tlsURL + "/api"} {
+		c, err := client.New(base, creds, opts...)
+		require.NoError(t, err)
+		e.others[name] = payments.New(c)
+		_ = basket.New(c)
+	}
+	return e
+}
+
+func psu() []client.RequestOption {
+	return []client.RequestOption{
+		client.WithTPPSessionID(uuid.NewString()),
+		client.WithRedirectURI("https://tpp.example/cb?state=matrix"),
+		client.WithPSU(client.PSU{ID: psuID, IPAddress: "192.0.2.10"}),
+	}
+}
+
+// amount is unique per call, so that no create is a logical duplicate of
+// another.
+func (e *env) amount() money.Amount {
+	n := e.n.Add(1)
+	return money.MustParse(fmt.Sprintf("%d.%02d", 1+n/100, n%100), "NOK")
+}
+
+func (e *env) ndct() *payments.NorwegianDomestic {
+	return &payments.NorwegianDomestic{
+		InstructedAmount: e.amount(),
+		CreditorName:     "Ola Eksempel",
+		CreditorAccount:  payments.AccountReference{BBAN: external, Currency: "NOK"},
+		CreditorAddress:  &payments.Address{Country: "NO"},
+		DebtorAccount:    payments.AccountReference{BBAN: kariBruk, Currency: "NOK"},
+	}
+}
+
+// create makes a payment through the front with no fault armed.
+func (e *env) create() string {
+	init, err := e.pay.CreateNorwegianDomestic(e.t.Context(), e.ndct(), psu()...)
+	require.NoError(e.t, err)
+	return init.PaymentID
+}
+
+// call is one row of the matrix: prepare (no fault) and then the call
+// under test, through svc (the front's or another base URL's).
+type call struct {
+	name string
+	run  func(e *env, pay *payments.Service, bsk *basket.Service) func(ctx context.Context) error
+}
+
+func calls() []call {
+	tomorrow := time.Now().AddDate(0, 0, 2).Format(time.DateOnly)
+	return []call{
+		{"NDCT", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
+			p := e.ndct()
+			return func(ctx context.Context) error { _, err := pay.CreateNorwegianDomestic(ctx, p, psu()...); return err }
+		}},
+		{"SEPA", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
+			a := e.amount()
+			p := &payments.SEPA{InstructedAmount: money.MustParse(a.Value.StringFixed(2), "EUR"), CreditorName: "Muster GmbH",
+				CreditorAccount: payments.AccountReference{IBAN: "DE89370400440532013000", Currency: "EUR"},
+				DebtorAccount:   payments.AccountReference{IBAN: kariIBAN, Currency: "NOK"}}
+			return func(ctx context.Context) error { _, err := pay.CreateSEPA(ctx, p, psu()...); return err }
+		}},
+		{"generic", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
+			p := e.ndct()
+			return func(ctx context.Context) error {
+				_, err := pay.Create(ctx, payments.ProductInstantNorwegianDomestic, p, psu()...)
+				return err
+			}
+		}},
+		{"periodic", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
+			body := map[string]any{"instructedAmount": e.amount(), "creditorName": "Ola Eksempel",
+				"creditorAccount": map[string]string{"bban": external, "currency": "NOK"}, "creditorAddress": map[string]string{"country": "NO"},
+				"debtorAccount": map[string]string{"bban": kariBruk, "currency": "NOK"}, "startDate": tomorrow, "frequency": "Monthly"}
+			return func(ctx context.Context) error {
+				_, err := pay.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, body, psu()...)
+				return err
+			}
+		}},
+		{"bulk", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
+			body := map[string]any{"debtorAccount": map[string]string{"bban": kariBruk, "currency": "NOK"},
+				"payments": []map[string]any{{"instructedAmount": e.amount(), "creditorName": "Ola Eksempel",
+					"creditorAccount": map[string]string{"bban": external, "currency": "NOK"}, "creditorAddress": map[string]string{"country": "NO"}}}}
+			return func(ctx context.Context) error {
+				_, err := pay.CreateBulk(ctx, payments.ProductNorwegianDomestic, body, psu()...)
+				return err
+			}
+		}},
+		{"basket", func(e *env, _ *payments.Service, bsk *basket.Service) func(context.Context) error {
+			ids := []string{e.create()}
+			return func(ctx context.Context) error { _, err := bsk.Create(ctx, ids, psu()...); return err }
+		}},
+		{"payment start authorisation", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
+			id := e.create()
+			return func(ctx context.Context) error {
+				_, err := pay.StartAuthorisation(ctx, payments.ProductNorwegianDomestic, id, psu()...)
+				return err
+			}
+		}},
+		{"basket start authorisation", func(e *env, _ *payments.Service, bsk *basket.Service) func(context.Context) error {
+			b, err := e.bsk.Create(e.t.Context(), []string{e.create()}, psu()...)
+			require.NoError(e.t, err)
+			return func(ctx context.Context) error {
+				_, err := bsk.StartAuthorisation(ctx, b.BasketID, psu()...)
+				return err
+			}
+		}},
+	}
+}
+
+// TestFaultMatrix: no cell creates more than one object, every cell whose
+// request may have been acted on returns ErrOutcomeUnknown, and every cell
+// in which nothing left returns ErrNotSent.
+func TestFaultMatrix(t *testing.T) {
+	t.Parallel()
+	for _, proto := range []string{"HTTP/1.1", "HTTP/2"} {
+		t.Run(proto, func(t *testing.T) {
+			t.Parallel()
+			h2 := proto == "HTTP/2"
+			e := newEnv(t, h2)
+			var rows []string
+			for _, c := range calls() {
+				// Without faults first: the call itself works.
+				run := c.run(e, e.pay, e.bsk)
+				require.NoError(t, run(t.Context()), "%s without a fault", c.name)
+				for _, f := range faults() {
+					if f.h2only && !h2 {
+						continue
+					}
+					pay, bsk := e.pay, e.bsk
+					if f.base != "" {
+						pay = e.others[f.base]
+						bsk = nil
+					}
+					run := c.run(e, pay, bsk)
+					if bsk == nil && strings.HasPrefix(c.name, "basket") {
+						// basket calls over the other base URLs.
+						run = basketElsewhere(e, c, f.base)
+					}
+					created, seen := e.front.Created(), e.front.Seen()
+					if f.base == "" {
+						ft := f.f
+						e.armed.Store(&ft)
+					}
+					err := run(t.Context())
+					e.armed.Store(nil)
+					got := classify(err)
+					dCreated, dSeen := e.front.Created()-created, e.front.Seen()-seen
+					rows = append(rows, fmt.Sprintf("%-28s %-22s %-24s created %d, requests %d", c.name, f.name, got, dCreated, dSeen))
+					assert.Equal(t, f.want, got, "%s / %s: %v", c.name, f.name, err)
+					assert.Equal(t, f.created, dCreated, "%s / %s: objects created", c.name, f.name)
+					if f.base != "" {
+						assert.Zero(t, dSeen, "%s / %s", c.name, f.name)
+					} else {
+						assert.Equal(t, 1, dSeen, "%s / %s: the request reached the bank once, never twice", c.name, f.name)
+					}
+					if got == unknown {
+						var ou *client.OutcomeUnknownError
+						require.ErrorAs(t, err, &ou)
+						assert.NotEmpty(t, ou.RequestID)
+					}
+				}
+			}
+			t.Logf("%s fault matrix (%d cells):\n%s", proto, len(rows), strings.Join(rows, "\n"))
+		})
+	}
+}
+
+// basketElsewhere runs a basket call through a client on another base URL
+// (a refused port, an untrusted TLS server).
+func basketElsewhere(e *env, c call, base string) func(context.Context) error {
+	creds, err := e.s.NewTPP("Fault matrix TPP " + base + uuid.NewString())
+	require.NoError(e.t, err)
+	var url string
+	switch base {
+	case "refused":
+		addr, err := faultnet.Refused()
+		require.NoError(e.t, err)
+		url = "http://" + addr + "/api"
+	default:
+		u, _, closeTLS := faultnet.UntrustedTLS()
+		e.t.Cleanup(closeTLS)
+		url = u + "/api"
+	}
+	cl, err := client.New(url, creds, client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	require.NoError(e.t, err)
+	return c.run(e, payments.New(cl), basket.New(cl))
+}
