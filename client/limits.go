@@ -17,14 +17,14 @@ const (
 	// maxBody bounds a 2xx body.
 	maxBody = 4 << 20
 	// maxJSONValues bounds the JSON objects and arrays of a 2xx body.
-	maxJSONValues = 40_000
+	maxJSONValues = 20_000
 	// maxErrorBody bounds how much of a non-2xx body is read; the rest is
 	// dropped, and an error body cut short decodes to no messages.
 	maxErrorBody = 64 << 10
 )
 
 // ErrAnswerTooLarge matches an answer beyond the client's size limits:
-// more than 4 MiB, or more than 40,000 JSON objects and arrays. It is not
+// more than 4 MiB, or more than 20,000 JSON objects and arrays. It is not
 // retried; for a request that is not repeatable it comes inside an
 // [ErrOutcomeUnknown].
 var ErrAnswerTooLarge = errors.New("client: answer exceeds the size limits")
