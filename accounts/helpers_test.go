@@ -131,19 +131,6 @@ func (l *requestLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// count returns how many logged requests mention substr.
-func (l *requestLog) count(substr string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, line := range l.lines {
-		if strings.Contains(line, substr) {
-			n++
-		}
-	}
-	return n
-}
-
 // bank is an emulator with a TPP client and a Service on it.
 type bank struct {
 	s   *emulator.Server

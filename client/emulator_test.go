@@ -114,8 +114,8 @@ func TestEmulatorResponseSignatures(t *testing.T) {
 		{name: "signed answer verifies", mode: VerifyIfPresent},
 		{name: "signed answer verifies, required", mode: VerifyRequired},
 		{name: "tampered body", mode: VerifyIfPresent, change: func(h http.Header, b []byte) []byte { return []byte(`[{"customerNumber":"forged"}]`) }, cause: signing.ErrDigestMismatch},
-		{name: "tampered body with a fresh Digest", mode: VerifyIfPresent, change: func(h http.Header, b []byte) []byte {
-			b = []byte(`[{"customerNumber":"forged"}]`)
+		{name: "tampered body with a fresh Digest", mode: VerifyIfPresent, change: func(h http.Header, _ []byte) []byte {
+			b := []byte(`[{"customerNumber":"forged"}]`)
 			h.Set("Digest", signing.Digest(b))
 			return b
 		}, cause: signing.ErrBadSignature},

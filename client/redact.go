@@ -17,9 +17,9 @@ const redactedValue = "[redacted]"
 type headerShown int
 
 const (
-	// showRedacted replaces the value with [redacted]; the default for any
-	// header not listed in logHeaders.
-	showRedacted headerShown = iota
+	// The zero value replaces the value with [redacted]: the default for
+	// any header not listed in logHeaders.
+	_ headerShown = iota
 	// showClear logs the value as it is.
 	showClear
 	// showURIWithoutQuery logs scheme, host and path of a URI; user info,

@@ -197,7 +197,7 @@ func TestPSUPrintsRedacted(t *testing.T) {
 	require.NoError(t, err)
 	forms := map[string]string{
 		"text": text.String(), "json handler": js.String(), "json.Marshal": string(b),
-		"v": fmt.Sprintf("%v", p), "+v": fmt.Sprintf("%+v", p), "#v": fmt.Sprintf("%#v", p), "s": fmt.Sprintf("%s", p),
+		"v": fmt.Sprintf("%v", p), "+v": fmt.Sprintf("%+v", p), "#v": fmt.Sprintf("%#v", p), "s": p.String(),
 		"ptr": fmt.Sprintf("%v %+v %#v", &p, &p, &p), "nested": fmt.Sprintf("%v %+v %#v", []PSU{p}, struct{ P PSU }{p}, []PSU{p}),
 	}
 	for name, out := range forms {

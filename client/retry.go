@@ -213,7 +213,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	}
 	phase := &timeoutError{phase: "response headers", d: limit}
 	timer := time.AfterFunc(limit, func() { cancel(phase) })
-	defer timer.Stop()
+	defer func() { timer.Stop() }() // the body phase replaces timer
 	x.start = time.Now()
 	resp, err := x.c.hc.Do(req)
 	if err != nil {

@@ -146,7 +146,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(num))
 		if err != nil || n <= 0 {
-			return errors.New("N must be a positive integer")
+			return errors.New("the limit must be a positive integer")
 		}
 		*p = n
 		return nil
