@@ -98,12 +98,14 @@ func WithRootCAs(pool *x509.CertPool) Option {
 	}
 }
 
-// WithLogger logs each attempt (method, path, status, request id,
-// duration, attempt number; the request headers at Debug level) and
-// certificate expiry warnings to l. Logging is off by default. PSU-ID,
-// PSU-Corporate-ID, X-PSU-IDENTITY, PSU-IP-Address, PSU-IP-Port,
-// PSU-Device-ID, PSU-Geo-Location, Signature and TPP-Signature-Certificate
-// are always redacted, and bodies are never logged.
+// WithLogger logs each attempt (method, path template with ids replaced,
+// status, request id, duration, attempt number; the request and response
+// headers at Debug level) and certificate expiry warnings to l. Logging is
+// off by default. Header values are logged in clear only when they are on
+// the package's one allow list (logHeaders in redact.go); PSU data,
+// TPP-Session-ID, the signature, the certificate and any unknown header
+// are redacted, TPP-Redirect-URI loses its query, and bodies and queries are
+// never logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(c *config) error {
 		if l == nil {

@@ -62,11 +62,11 @@ func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
 		return nil, errors.New("client: empty path")
 	}
 	if strings.ContainsAny(ref, " \r\n\t#") {
-		return nil, fmt.Errorf("client: invalid path %q", ref)
+		return nil, fmt.Errorf("client: invalid path %q", pathTemplate(ref))
 	}
 	r, err := url.Parse(ref)
 	if err != nil {
-		return nil, fmt.Errorf("client: invalid path %q", ref)
+		return nil, fmt.Errorf("client: invalid path %q", pathTemplate(ref))
 	}
 	var u *url.URL
 	if r.IsAbs() || r.Host != "" {
@@ -84,7 +84,7 @@ func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
 		}
 		u, err = url.Parse(c.base.Scheme + "://" + c.base.Host + p)
 		if err != nil {
-			return nil, fmt.Errorf("client: invalid path %q", ref)
+			return nil, fmt.Errorf("client: invalid path %q", pathTemplate(ref))
 		}
 		u.RawQuery = r.RawQuery
 	}
