@@ -10,7 +10,7 @@ import (
 
 // Agreement is a corporate agreement of a PSU (GET /v1/agreements). Its ID
 // is what the PSU-Corporate-ID header carries in corporate context
-// (SERVICE.md 5.10).
+// (docs/interface.md section 5.10).
 //
 // The shape of the answer is an ASSUMPTION (the platform's documentation
 // shows only the request): {"agreements": [{"id", "name"}]}. Its decoding
@@ -26,7 +26,7 @@ type Agreement struct {
 // Agreements lists the corporate agreements of the PSU named by the PSU-ID
 // in ro (GET /v1/agreements). Choose one and send its ID as
 // PSU-Corporate-ID ([client.PSU].CorporateID); a new agreement may start a
-// new consent flow (SERVICE.md 5.10).
+// new consent flow (docs/interface.md section 5.10).
 func (s *Service) Agreements(ctx context.Context, ro ...client.RequestOption) ([]Agreement, error) {
 	var out agreementList
 	if err := s.get(ctx, "accounts.Agreements", "/v1/agreements", nil, &out, ro); err != nil {

@@ -11,14 +11,14 @@ import (
 // Consent is the answer of the bank-offered consent request: only the
 // link to the bank's authorisation page. There is no consent id on this
 // platform; after SCA the PSU-ID and TPP-Session-ID identify the session,
-// which is the consent (PLATFORM.md "Session model").
+// which is the consent (docs/interface.md section 10 "Session model").
 type Consent struct {
 	// Links holds scaRedirect.
 	Links client.Links `json:"_links"`
 }
 
 // ScaRedirect returns the absolute URL of the bank's authorisation page to
-// send the PSU to (SERVICE.md 5.8).
+// send the PSU to (docs/interface.md section 5.8).
 func (c *Consent) ScaRedirect() string {
 	if c == nil {
 		return ""
@@ -27,13 +27,13 @@ func (c *Consent) ScaRedirect() string {
 }
 
 // StartConsent asks the bank for a bank-offered consent (POST
-// /v1/bank-offered-consents, no body; SERVICE.md 1.8). Send the PSU to
+// /v1/bank-offered-consents, no body; docs/interface.md section 1.8). Send the PSU to
 // the answer's [Consent.ScaRedirect]; the PSU chooses the accounts there,
 // and the bank redirects to TPP-Redirect-URI with psu-id and
 // tpp-session-id (the sca package parses that callback). Pass
 // [client.WithRedirectURI] and [client.WithTPPSessionID] in ro.
 //
-// The deprecated POST /v1/consents is not offered (SERVICE.md 9.3). The
+// The deprecated POST /v1/consents is not offered (docs/interface.md section 9.3). The
 // request is not repeated automatically: each one starts a new SCA.
 func (s *Service) StartConsent(ctx context.Context, ro ...client.RequestOption) (*Consent, error) {
 	const op = "accounts.StartConsent"

@@ -7,7 +7,7 @@ import (
 )
 
 // Date is a calendar date of a bank document (ISO 8601 YYYY-MM-DD,
-// SERVICE.md 1.7), without time zone. The zero Date means absent: pending
+// docs/interface.md section 1.7), without time zone. The zero Date means absent: pending
 // transactions often have no valueDate. It marshals as "YYYY-MM-DD" (null
 // when zero) and reads a date-time by keeping its date part.
 type Date = isodate.Date

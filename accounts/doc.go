@@ -19,7 +19,7 @@
 // (POST /v1/bank-offered-consents) returns the link to the bank's
 // authorisation page; after SCA the redirect brings psu-id and
 // tpp-session-id, and every later call sends PSU-ID and TPP-Session-ID
-// (PLATFORM.md "Session model"). Accounts and card accounts can be listed
+// (docs/interface.md section 10 "Session model"). Accounts and card accounts can be listed
 // only within the hour after SCA; the consent lasts 90 days. The sca
 // package parses the callback and keeps sessions.
 //
@@ -37,7 +37,7 @@
 // lazily, only to the bank's host, holding one page at a time. The same
 // exists for card accounts ([Service.CardTransactions],
 // [Service.CardTransactionsPage], [Service.CardTransactionsIter],
-// [CardTransaction]). Known issue (SERVICE.md 8): with bookingStatus both
+// [CardTransaction]). Known issue (docs/interface.md section 8): with bookingStatus both
 // or pending, the production platform returns all pending entries on every
 // page, unfiltered by dateFrom, dateTo and limit; see [TransactionQuery].
 //
@@ -51,8 +51,8 @@
 // [ErrBudgetExhausted].
 //
 // Without the PSU present: a call without PSU-IP-Address acts without the
-// PSU (SERVICE.md 5.14); balances and transactions are then limited to 4
-// calls per account and endpoint in 24 hours (SERVICE.md 8). The
+// PSU (docs/interface.md section 5.14); balances and transactions are then limited to 4
+// calls per account and endpoint in 24 hours (docs/interface.md section 8). The
 // Service's [Budget] counts such calls and refuses the fifth with a
 // [*BudgetExhaustedError] before it reaches the bank;
 // [Service.Remaining] reports what is left. Counts live in a
@@ -63,7 +63,7 @@
 // ACCESS_EXCEEDED (calls the store did not see), the budget is taken as
 // spent from then on.
 //
-// Switches (SERVICE.md 9): card account calls always send the x-accept-fix
+// Switches (docs/interface.md section 9): card account calls always send the x-accept-fix
 // switches longer-names and
 // cardaccount-switch-originalamount-and-transactionamount, so that card
 // account names of up to 70 characters and the amount mapping documented

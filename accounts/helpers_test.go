@@ -88,7 +88,7 @@ func psuAbsent() []client.RequestOption {
 		client.WithPSU(client.PSU{ID: psuID})}
 }
 
-// assertSigned checks the headers every request carries (SERVICE.md 4, 5).
+// assertSigned checks the headers every request carries (docs/interface.md section 4, 5).
 func assertSigned(t *testing.T, req *http.Request) {
 	t.Helper()
 	_, err := uuid.Parse(req.Header.Get("X-Request-ID"))

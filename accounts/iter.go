@@ -23,7 +23,7 @@ import (
 // be read from it. A yielded *Transaction points into the current page:
 // keep a copy (*tr), not the pointer, so that earlier pages can be freed.
 //
-// Known issue (SERVICE.md 8): with BookingBoth (the default) or
+// Known issue (docs/interface.md section 8): with BookingBoth (the default) or
 // BookingPending, the production platform sends all pending entries on
 // every page, unfiltered by DateFrom, DateTo and Limit. When a page's
 // pending list is exactly the list already yielded, the iterator skips it,

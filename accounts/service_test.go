@@ -193,7 +193,7 @@ func cardLinks() client.Links {
 	}
 }
 
-// assertCardFixes checks the card switches of SERVICE.md 9.
+// assertCardFixes checks the card switches of docs/interface.md section 9.
 func assertCardFixes(t *testing.T, req *http.Request) {
 	t.Helper()
 	assert.Equal(t, "amount-as-string,longer-names,cardaccount-switch-originalamount-and-transactionamount",

@@ -8,14 +8,14 @@ import (
 )
 
 // MaxPayments is the most payments one signing basket may hold
-// (SERVICE.md 2.7 and 8). [Service.Create] refuses more before sending.
+// (docs/interface.md section 2.7 and 8). [Service.Create] refuses more before sending.
 const MaxPayments = 10
 
-// Basket is a signing basket as the bank describes it (SERVICE.md 2.7): the
+// Basket is a signing basket as the bank describes it (docs/interface.md section 2.7): the
 // answer of [Service.Create] (201) and of [Service.Get] (200).
 //
 // A basket is not atomic: its TransactionStatus is the worst case of its
-// payments (RCVD, ACTC, PATC or RJCT, SERVICE.md 3). Read each payment's
+// payments (RCVD, ACTC, PATC or RJCT, docs/interface.md section 3). Read each payment's
 // own status with [Service.PaymentStatuses].
 type Basket struct {
 	// BasketID identifies the basket in later calls. The spec marks it
@@ -25,22 +25,22 @@ type Basket struct {
 	TransactionStatus payments.TransactionStatus `json:"transactionStatus"`
 	// PaymentIDs are the ids of the basket's payments. The request field is
 	// paymentIds; the GET answer calls it payments (Berlin Group,
-	// PLATFORM.md); both decode here. On a create answer that lists none,
+	// docs/interface.md section 10); both decode here. On a create answer that lists none,
 	// [Service.Create] fills in the ids it sent.
 	PaymentIDs []string `json:"paymentIds,omitempty"`
 	// Links are self, status, startAuthorisation and, when SCA is needed,
 	// scaRedirect. Their verbs say what is allowed now (self loses DELETE
 	// once the basket is signed).
 	Links client.Links `json:"_links,omitempty"`
-	// Messages are the tppMessages of the answer (SERVICE.md 7).
+	// Messages are the tppMessages of the answer (docs/interface.md section 7).
 	Messages []client.TPPMessage `json:"tppMessages,omitempty"`
-	// PSUMessage is text for the PSU (at most 512 characters, SERVICE.md 8).
+	// PSUMessage is text for the PSU (at most 512 characters, docs/interface.md section 8).
 	PSUMessage string `json:"psuMessage,omitempty"`
 }
 
 // UnmarshalJSON decodes a basket answer, taking the payment ids from
 // paymentIds or, when that is absent, from payments (the field name of the
-// GET answer, PLATFORM.md). Unknown fields are ignored.
+// GET answer, docs/interface.md section 10). Unknown fields are ignored.
 func (b *Basket) UnmarshalJSON(data []byte) error {
 	type plain Basket
 	var v struct {
@@ -60,7 +60,7 @@ func (b *Basket) UnmarshalJSON(data []byte) error {
 // ScaRedirect returns the absolute URL of the bank's authorisation page
 // where the PSU approves every payment of the basket with one SCA, or ""
 // when the answer carries none; then start SCA with
-// [Service.StartAuthorisation] (SERVICE.md 5.8, PLATFORM.md "Paths").
+// [Service.StartAuthorisation] (docs/interface.md section 5.8, docs/interface.md section 10 "Paths").
 func (b *Basket) ScaRedirect() string {
 	if b == nil {
 		return ""
@@ -72,11 +72,11 @@ func (b *Basket) ScaRedirect() string {
 // ([Service.Status]).
 type StatusResponse struct {
 	// TransactionStatus is the basket's status, the worst case of its
-	// payments: RCVD, ACTC, PATC or RJCT (SERVICE.md 2.7, 3).
+	// payments: RCVD, ACTC, PATC or RJCT (docs/interface.md section 2.7, 3).
 	TransactionStatus payments.TransactionStatus `json:"transactionStatus"`
 	// Links are the answer's _links, when the bank sends any.
 	Links client.Links `json:"_links,omitempty"`
-	// Messages are the tppMessages of the answer (SERVICE.md 7).
+	// Messages are the tppMessages of the answer (docs/interface.md section 7).
 	Messages []client.TPPMessage `json:"tppMessages,omitempty"`
 	// PSUMessage is text for the PSU, when present.
 	PSUMessage string `json:"psuMessage,omitempty"`
@@ -88,7 +88,7 @@ type StatusResponse struct {
 // as a payment's start-authorisation answer.
 type Authorisation = payments.Authorisation
 
-// createRequest is the body of POST /v1/signing-baskets (SERVICE.md 4.1).
+// createRequest is the body of POST /v1/signing-baskets (docs/interface.md section 4.1).
 type createRequest struct {
 	PaymentIDs []string `json:"paymentIds"`
 }

@@ -1,6 +1,6 @@
 // Package basket groups payments in signing baskets, so that the PSU
 // approves up to ten payments with one Strong Customer Authentication
-// (SERVICE.md 2.7, 4.1 and 8; PLATFORM.md "Paths").
+// (docs/interface.md section 2.7, 4.1 and 8; docs/interface.md section 10 "Paths").
 //
 // A [Service] describes each call and sends it through a [client.Client];
 // PSU and session headers are per-call [client.RequestOption]s.
@@ -19,7 +19,7 @@
 // {"paymentIds":[...]}) takes the ids of single payments the same TPP
 // created with POST /v1/payments/{product} and that still await
 // authorisation. Bulk and periodic payments cannot join a basket (400
-// REFERENCE_MIX_INVALID, SERVICE.md 7). The headers of SERVICE.md 4.1 are
+// REFERENCE_MIX_INVALID, docs/interface.md section 7). The headers of docs/interface.md section 4.1 are
 // required: TPP-Session-ID, TPP-Redirect-URI, PSU-ID and PSU-IP-Address
 // (the client adds x-accept-fix: amount-as-string).
 //
@@ -40,10 +40,10 @@
 // decodes both) and [Service.Status] the basket's status alone.
 //
 // Not atomic: a basket's status (RCVD, ACTC, PATC, RJCT) is the worst case
-// of its payments (SERVICE.md 2.7); each payment is executed or rejected on
+// of its payments (docs/interface.md section 2.7); each payment is executed or rejected on
 // its own. [Service.PaymentStatuses] reads every payment's own status with
 // the payments package, one call per payment, each failure kept with its
-// payment ([PaymentStatus]). Note the known issue of SERVICE.md 4.2: the
+// payment ([PaymentStatus]). Note the known issue of docs/interface.md section 4.2: the
 // status of a domestic transfer cannot be read before it is approved.
 //
 // Deleting: [Service.Delete] (DELETE /v1/signing-baskets/{id}, 204) is
@@ -58,6 +58,6 @@
 //
 // Assumptions where the spec is silent, each in one place: the required
 // headers are checked before sending (requiredCreateHeaders, from the
-// table of SERVICE.md 4.1); a create answer without payment ids is
+// table of docs/interface.md section 4.1); a create answer without payment ids is
 // completed with the ids sent.
 package basket

@@ -162,7 +162,7 @@ func TestEmulatorBasketOfThreeOneSCA(t *testing.T) {
 				assert.Equal(t, bk.BasketID, p.BasketID, "every payment is in the basket")
 			}
 
-			// Before SCA: the known issue of SERVICE.md 4.2 hides each
+			// Before SCA: the known issue of docs/interface.md section 4.2 hides each
 			// domestic payment's status; the basket's status is readable.
 			before, err := b.bsk.PaymentStatuses(t.Context(), basket.Refs(payments.ProductNorwegianDomestic, ids...))
 			require.NoError(t, err)
@@ -204,7 +204,7 @@ func TestEmulatorBasketOfThreeOneSCA(t *testing.T) {
 }
 
 // A basket is not atomic: after the batch, each payment has its own
-// outcome and the basket shows the worst (SERVICE.md 2.7).
+// outcome and the basket shows the worst (docs/interface.md section 2.7).
 func TestEmulatorBasketWorstCase(t *testing.T) {
 	t.Parallel()
 	b := startBank(t)
@@ -335,7 +335,7 @@ func TestEmulatorBasketRefusedByBank(t *testing.T) {
 	_, err = b.bsk.Create(t.Context(), eleven[:basket.MaxPayments], basketOpts()...)
 	require.NoError(t, err, "10 is allowed")
 
-	// Without PSU-ID the bank refuses the basket (SERVICE.md 4.1).
+	// Without PSU-ID the bank refuses the basket (docs/interface.md section 4.1).
 	_, err = b.bsk.Create(t.Context(), []string{eleven[10]}, client.WithoutValidation(),
 		client.WithTPPSessionID("s"), client.WithRedirectURI("https://tpp.example/cb"),
 		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}))

@@ -51,7 +51,7 @@ func ExampleService_Create() {
 		ids = append(ids, init.PaymentID)
 	}
 
-	// A basket needs PSU-ID too (SERVICE.md 4.1): the id the bank gave
+	// A basket needs PSU-ID too (docs/interface.md section 4.1): the id the bank gave
 	// this PSU after an earlier SCA.
 	psu := client.WithPSU(client.PSU{ID: "6b1f5d2c-0a51-4f4e-9d55-0d5b8a3c7e11", IPAddress: "192.0.2.10"})
 	b, err := baskets.Create(ctx, ids, append(session, psu)...)

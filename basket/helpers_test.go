@@ -36,7 +36,7 @@ func mockBank(t testing.TB) *basket.Service {
 	return basket.New(c)
 }
 
-// basketOpts are the headers SERVICE.md 4.1 requires on a basket.
+// basketOpts are the headers docs/interface.md section 4.1 requires on a basket.
 func basketOpts() []client.RequestOption {
 	return []client.RequestOption{
 		client.WithTPPSessionID("pis-session-1"),

@@ -11,7 +11,7 @@ import (
 )
 
 // Service groups payments in signing baskets so that the PSU approves them
-// with one SCA (SERVICE.md 2.7, 4.1). Every call goes through the
+// with one SCA (docs/interface.md section 2.7, 4.1). Every call goes through the
 // [client.Client] it was made with; PSU and session headers are per-call
 // [client.RequestOption]s. A Service is safe for concurrent use.
 type Service struct {
@@ -29,7 +29,7 @@ func New(c *client.Client) *Service {
 }
 
 // Create puts the payments paymentIDs in a new signing basket (POST
-// /v1/signing-baskets, body {"paymentIds":[...]}, SERVICE.md 4.1) and
+// /v1/signing-baskets, body {"paymentIds":[...]}, docs/interface.md section 4.1) and
 // returns the bank's answer: basketId, transactionStatus (RCVD) and links,
 // with scaRedirect when the PSU must approve; then send the PSU to
 // [Basket.ScaRedirect], or start SCA with [Service.StartAuthorisation].
@@ -37,10 +37,10 @@ func New(c *client.Client) *Service {
 //
 // The payments must have been created first (POST /v1/payments/{product})
 // by the same TPP, be single payments (bulk and periodic payments are
-// refused with 400 REFERENCE_MIX_INVALID, SERVICE.md 7) and still await
+// refused with 400 REFERENCE_MIX_INVALID, docs/interface.md section 7) and still await
 // authorisation.
 //
-// Headers: SERVICE.md 4.1 requires TPP-Session-ID, TPP-Redirect-URI,
+// Headers: docs/interface.md section 4.1 requires TPP-Session-ID, TPP-Redirect-URI,
 // PSU-ID and PSU-IP-Address; give them in opts with
 // [client.WithTPPSessionID], [client.WithRedirectURI] and
 // [client.WithPSU] (ID and IPAddress; CorporateID for a corporate PSU).
@@ -113,7 +113,7 @@ func (s *Service) Get(ctx context.Context, basketID string, opts ...client.Reque
 }
 
 // Status reads the basket's status (GET /v1/signing-baskets/{id}/status):
-// the worst case of its payments, RCVD, ACTC, PATC or RJCT (SERVICE.md
+// the worst case of its payments, RCVD, ACTC, PATC or RJCT (docs/interface.md
 // 2.7). Read each payment's status with [Service.PaymentStatuses].
 func (s *Service) Status(ctx context.Context, basketID string, opts ...client.RequestOption) (*StatusResponse, error) {
 	const op = "basket.Status"

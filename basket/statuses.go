@@ -46,7 +46,7 @@ type PaymentStatus struct {
 
 // PaymentStatuses reads the own status of each payment of refs, in order,
 // with the payment status endpoint (GET
-// /v1/payments/{product}/{id}/status). A basket is not atomic (SERVICE.md
+// /v1/payments/{product}/{id}/status). A basket is not atomic (docs/interface.md
 // 2.7): its status is only the worst case, so after the batch has run
 // each payment may have ended differently (ACSC, ACCP for lack of funds,
 // RJCT).

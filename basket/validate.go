@@ -7,7 +7,7 @@ import (
 	"github.com/tppkit/psd2/client"
 )
 
-// requiredCreateHeaders are the headers SERVICE.md 4.1 marks required on
+// requiredCreateHeaders are the headers docs/interface.md section 4.1 marks required on
 // POST /v1/signing-baskets that the caller supplies as request options
 // (x-accept-fix is sent by the client itself). [Service.Create] refuses a
 // call without one of them before sending, unless
@@ -23,7 +23,7 @@ var requiredCreateHeaders = []struct{ name, option string }{
 var errNoClient = errors.New("basket: Service has no client")
 
 // ValidatePaymentIDs checks ids the way [Service.Create] does before
-// sending (SERVICE.md 2.7 and 8): 1 to [MaxPayments] ids, none empty, no
+// sending (docs/interface.md section 2.7 and 8): 1 to [MaxPayments] ids, none empty, no
 // id twice. It returns nil or [*client.ValidationError]s with Field
 // "paymentIds" (joined with errors.Join when several rules are broken),
 // all matching [client.ErrValidation]. The messages name positions, never
@@ -52,7 +52,7 @@ func ValidatePaymentIDs(ids []string) error {
 	return errors.Join(errs...)
 }
 
-// checkCreateHeaders reports the required headers of SERVICE.md 4.1 that
+// checkCreateHeaders reports the required headers of docs/interface.md section 4.1 that
 // opts do not set. Invalid options are left for the client to report.
 func checkCreateHeaders(opts []client.RequestOption) error {
 	h, err := client.Headers(opts...)
@@ -63,7 +63,7 @@ func checkCreateHeaders(opts []client.RequestOption) error {
 	for _, r := range requiredCreateHeaders {
 		if h.Get(r.name) == "" {
 			errs = append(errs, &client.ValidationError{Field: r.name,
-				Reason: "header required on a signing basket (SERVICE.md 4.1); set it with " + r.option})
+				Reason: "header required on a signing basket (docs/interface.md section 4.1); set it with " + r.option})
 		}
 	}
 	return errors.Join(errs...)

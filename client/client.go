@@ -103,7 +103,7 @@ func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, e
 
 // refuseRedirect stops net/http from following redirects: a signed request
 // carries PSU identifiers and a signature and must go only where the
-// caller sent it (DESIGN.md section 2). A 3xx answer becomes a *Error.
+// caller sent it (docs/design.md section 2). A 3xx answer becomes a *Error.
 func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // transport builds the SDK's own transport: TLS 1.2 or higher, the QWAC

@@ -8,7 +8,7 @@
 // The pipeline: per call, [RequestOption]s set the PSU and session headers;
 // the JSON body is encoded once and X-Request-ID fixed once; each attempt
 // gets a fresh Date, the Digest, x-accept-fix, and the Signature and
-// TPP-Signature-Certificate headers (SERVICE.md section 5).
+// TPP-Signature-Certificate headers (docs/interface.md section 5).
 //
 // Retries: GET and DELETE are retried on transport errors, 429, 502, 503 and
 // 504 with capped, jittered backoff. A POST is sent again only when it

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Link is one entry of a response's _links map (SERVICE.md 2.1): an href and
+// Link is one entry of a response's _links map (docs/interface.md section 2.1): an href and
 // the HTTP verbs allowed on it now.
 type Link struct {
 	Href  string   `json:"href"`
@@ -42,5 +42,5 @@ func (l Links) Get(name string) (Link, bool) {
 func (l Links) Href(name string) string { return l[name].Href }
 
 // ScaRedirect returns the absolute URL of the bank's authorisation page to
-// send the PSU to, or "" when the answer carries none (SERVICE.md 5.8).
+// send the PSU to, or "" when the answer carries none (docs/interface.md section 5.8).
 func (l Links) ScaRedirect() string { return l.Href(LinkScaRedirect) }

@@ -13,10 +13,10 @@ import (
 )
 
 // AcceptFix is an early-adoption switch sent in the x-accept-fix header
-// (SERVICE.md section 9).
+// (docs/interface.md section 9).
 type AcceptFix string
 
-// The x-accept-fix switches of SERVICE.md section 9. The client always sends
+// The x-accept-fix switches of docs/interface.md section 9. The client always sends
 // AcceptAmountAsString.
 const (
 	AcceptAmountAsString         AcceptFix = "amount-as-string"

@@ -55,7 +55,7 @@ func isPChar(c byte) bool {
 
 // resolve turns an operation path or a link href into the absolute URL to
 // call. Relative hrefs ("/v1/...") are placed under the base URL's path
-// ("/api"), as the platform's links omit it (PLATFORM.md). An absolute href
+// ("/api"), as the platform's links omit it (docs/interface.md section 10). An absolute href
 // must be on the base URL's scheme and host.
 func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
 	if ref == "" {

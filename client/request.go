@@ -23,9 +23,9 @@ type callConfig struct {
 	skipValidation bool       // WithoutValidation
 }
 
-// PSU holds the PSU-* headers of SERVICE.md 4.1. ID is the PSU-ID (a UUID
+// PSU holds the PSU-* headers of docs/interface.md section 4.1. ID is the PSU-ID (a UUID
 // the bank gave after SCA); IPAddress is set when the PSU is actively
-// present (SERVICE.md 5.14) and must be left empty when the TPP acts
+// present (docs/interface.md section 5.14) and must be left empty when the TPP acts
 // without the PSU. Empty fields are not sent.
 type PSU struct {
 	ID             string
@@ -43,7 +43,7 @@ type PSU struct {
 }
 
 // WithPSU sets the PSU-* headers of p. PSU-ID and PSU-Device-ID must be
-// UUIDs (SERVICE.md 4.1).
+// UUIDs (docs/interface.md section 4.1).
 func WithPSU(p PSU) RequestOption {
 	return func(c *callConfig) error {
 		if p.ID != "" {
@@ -79,7 +79,7 @@ func WithPSU(p PSU) RequestOption {
 }
 
 // WithTPPSessionID sets TPP-Session-ID, which ties calls to the PSU's SCA
-// session (SERVICE.md section 3).
+// session (docs/interface.md section 3).
 func WithTPPSessionID(id string) RequestOption {
 	return func(c *callConfig) error { return c.setRequired("TPP-Session-ID", id) }
 }
@@ -100,7 +100,7 @@ func WithRedirectURI(uri string) RequestOption {
 }
 
 // WithRedirectPreferred sets TPP-Redirect-Preferred; false asks for the
-// bank's app-based (biometric) flow where available (SERVICE.md 5.12).
+// bank's app-based (biometric) flow where available (docs/interface.md section 5.12).
 func WithRedirectPreferred(preferred bool) RequestOption {
 	return func(c *callConfig) error {
 		return c.set("TPP-Redirect-Preferred", fmt.Sprint(preferred))
@@ -148,18 +148,18 @@ func checkRequestID(id string) error {
 }
 
 // WithPSUIdentity sets X-PSU-IDENTITY, the PSU's national identity number,
-// to preselect the PSU at SCA (SERVICE.md 5.11). It is never logged.
+// to preselect the PSU at SCA (docs/interface.md section 5.11). It is never logged.
 func WithPSUIdentity(nationalID string) RequestOption {
 	return func(c *callConfig) error { return c.setRequired("X-PSU-IDENTITY", nationalID) }
 }
 
-// WithAuthMethodPreferred sets X-PSU-AuthMethod-Preferred (SERVICE.md 5.11),
+// WithAuthMethodPreferred sets X-PSU-AuthMethod-Preferred (docs/interface.md section 5.11),
 // for example "ENGANGSKODEAPP_BIOMETRI" or "HA2".
 func WithAuthMethodPreferred(method string) RequestOption {
 	return func(c *callConfig) error { return c.setRequired("X-PSU-AuthMethod-Preferred", method) }
 }
 
-// WithPSUContext sets PSU-Context, PRIVATE or CORPORATE (SERVICE.md 4.2).
+// WithPSUContext sets PSU-Context, PRIVATE or CORPORATE (docs/interface.md section 4.2).
 func WithPSUContext(context string) RequestOption {
 	return func(c *callConfig) error {
 		if context != "PRIVATE" && context != "CORPORATE" {

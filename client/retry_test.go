@@ -131,7 +131,7 @@ func TestRetryAfterBeyondCapNotRetried(t *testing.T) {
 func TestAccessExceededNotRetried(t *testing.T) {
 	t.Parallel()
 	// A 429 ACCESS_EXCEEDED without Retry-After is the daily without-PSU
-	// budget (SERVICE.md 8): retrying cannot help and could spend more of
+	// budget (docs/interface.md section 8): retrying cannot help and could spend more of
 	// it. The body reaches the caller intact after the client peeked at it.
 	// (With Retry-After it is retried: TestRepeatableRetried.)
 	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
@@ -315,7 +315,7 @@ func TestBackoffBounds(t *testing.T) {
 }
 
 // skewedBank runs ahead of the client by ahead and refuses a Date more
-// than 60 s off its own clock with 400, as the bank does (SERVICE.md 5.3).
+// than 60 s off its own clock with 400, as the bank does (docs/interface.md section 5.3).
 func skewedBank(t *testing.T, ahead time.Duration) *bank {
 	return newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		now := time.Now().Add(ahead)

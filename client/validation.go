@@ -30,7 +30,7 @@ func (e *ValidationError) Error() string {
 func (e *ValidationError) Is(target error) bool { return target == ErrValidation }
 
 // WithoutValidation switches off the SDK's client-side validation of the
-// request for this call, for banks that accept more than SERVICE.md allows.
+// request for this call, for banks that accept more than docs/interface.md allows.
 // The request is still signed and checked by the bank.
 func WithoutValidation() RequestOption {
 	return func(c *callConfig) error {

@@ -14,7 +14,7 @@ import (
 )
 
 // VerifyMode says what the client does with the bank's response signatures
-// (SERVICE.md 5.7).
+// (docs/interface.md section 5.7).
 type VerifyMode int
 
 const (

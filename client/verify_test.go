@@ -13,7 +13,7 @@ import (
 	"github.com/tppkit/psd2/signing"
 )
 
-// signedAnswer writes body signed by the bank's key i the way SERVICE.md
+// signedAnswer writes body signed by the bank's key i the way docs/interface.md
 // 5.7 allows: Digest of the body, signature over date, digest and
 // x-request-id. tamper changes what is sent after signing.
 type signedAnswer struct {

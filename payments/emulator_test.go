@@ -97,7 +97,7 @@ func TestEmulatorNorwegianDomesticLifeCycle(t *testing.T) {
 	assert.Equal(t, boolPtr(true), init.TransactionFeeIndicator)
 	assert.True(t, init.Links["self"].Allows(http.MethodDelete))
 
-	// Known issue (SERVICE.md 4.2): an NDCT is unreadable before SCA.
+	// Known issue (docs/interface.md section 4.2): an NDCT is unreadable before SCA.
 	_, err = b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), pisp()...)
 	require.ErrorIs(t, err, client.ErrNotFound)
 

@@ -17,7 +17,7 @@ import (
 )
 
 // assertPaymentPost checks the path, query and headers of a payment
-// create (SERVICE.md 4.2, 4.3, 5) and that the body is the golden file.
+// create (docs/interface.md section 4.2, 4.3, 5) and that the body is the golden file.
 func assertPaymentPost(t *testing.T, got *captured, path, query, golden string) {
 	t.Helper()
 	require.NotNil(t, got.req, "the bank received the request")

@@ -1,16 +1,16 @@
 package payments
 
 // Product is a payment product, the {payment-product} segment of the
-// payment paths (PLATFORM.md "Paths").
+// payment paths (docs/interface.md section 10 "Paths").
 type Product string
 
-// The payment products of the platform (PLATFORM.md "Paths"; SERVICE.md
+// The payment products of the platform (docs/interface.md section 10 "Paths"; docs/interface.md
 // 4.2, 4.3).
 const (
 	// ProductNorwegianDomestic is the Norwegian domestic credit transfer
-	// (NDCT, SERVICE.md 2.4, 4.2).
+	// (NDCT, docs/interface.md section 2.4, 4.2).
 	ProductNorwegianDomestic Product = "norwegian-domestic-credit-transfers"
-	// ProductSEPA is the SEPA credit transfer (SERVICE.md 2.5, 4.3).
+	// ProductSEPA is the SEPA credit transfer (docs/interface.md section 2.5, 4.3).
 	ProductSEPA Product = "sepa-credit-transfers"
 	// ProductCrossBorder is the non-SEPA cross-border credit transfer.
 	ProductCrossBorder Product = "cross-border-credit-transfers"
@@ -22,16 +22,16 @@ const (
 // String returns the product as it appears in paths.
 func (p Product) String() string { return string(p) }
 
-// TransactionStatus is a payment's transactionStatus (SERVICE.md 3;
-// PLATFORM.md "Status values", ISO 20022 codes).
+// TransactionStatus is a payment's transactionStatus (docs/interface.md section 3;
+// docs/interface.md section 10 "Status values", ISO 20022 codes).
 type TransactionStatus string
 
-// Transaction statuses (SERVICE.md 3, PLATFORM.md "Status values").
+// Transaction statuses (docs/interface.md section 3, docs/interface.md section 10 "Status values").
 const (
 	// StatusACCC: settlement on the creditor's account completed.
 	StatusACCC TransactionStatus = "ACCC"
 	// StatusACCP: customer profile accepted. On this platform also a
-	// payment the bank cannot fund now (fundsAvailable false, SERVICE.md
+	// payment the bank cannot fund now (fundsAvailable false, docs/interface.md
 	// 2.6, 3); the batch tries again.
 	StatusACCP TransactionStatus = "ACCP"
 	// StatusACSC: settlement on the debtor's account completed (executed).

@@ -5,7 +5,7 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// Initiation is the bank's answer to a payment creation (SERVICE.md 2.6):
+// Initiation is the bank's answer to a payment creation (docs/interface.md section 2.6):
 // the paymentId, the status (RCVD), fees and the links to follow.
 type Initiation struct {
 	// PaymentID identifies the payment; keep it to read the status and to
@@ -18,12 +18,12 @@ type Initiation struct {
 	// TransactionFeeIndicator is true when the payment incurs a fee, nil
 	// when the bank does not say.
 	TransactionFeeIndicator *bool `json:"transactionFeeIndicator,omitempty"`
-	// Messages are tppMessages on operational issues (SERVICE.md 7).
+	// Messages are tppMessages on operational issues (docs/interface.md section 7).
 	Messages []client.TPPMessage `json:"tppMessages,omitempty"`
 	// PSUMessage is text to show the PSU.
 	PSUMessage string `json:"psuMessage,omitempty"`
 	// Links are self, status, startAuthorisation and, when SCA is needed,
-	// scaRedirect (PLATFORM.md "Paths").
+	// scaRedirect (docs/interface.md section 10 "Paths").
 	Links client.Links `json:"_links,omitempty"`
 	// Product is the product the payment was created with; the SDK fills
 	// it in, the bank does not send it.
@@ -32,7 +32,7 @@ type Initiation struct {
 
 // ScaRedirect returns the absolute URL of the bank's authorisation page to
 // send the PSU to, or "" when the answer has none; then start SCA with
-// [Service.StartAuthorisation] (PLATFORM.md "Paths").
+// [Service.StartAuthorisation] (docs/interface.md section 10 "Paths").
 func (i *Initiation) ScaRedirect() string {
 	if i == nil {
 		return ""
@@ -41,7 +41,7 @@ func (i *Initiation) ScaRedirect() string {
 }
 
 // StatusResponse is the answer of the payment status endpoint
-// (PLATFORM.md "Paths"): {paymentId, transactionStatus, fundsAvailable?,
+// (docs/interface.md section 10 "Paths"): {paymentId, transactionStatus, fundsAvailable?,
 // _links}.
 type StatusResponse struct {
 	// PaymentID is the payment's id (the platform sends it).
@@ -49,7 +49,7 @@ type StatusResponse struct {
 	// TransactionStatus is the current status.
 	TransactionStatus TransactionStatus `json:"transactionStatus"`
 	// FundsAvailable is false when the bank cannot fund the payment now
-	// (SERVICE.md 2.6, 3); nil when the bank does not say.
+	// (docs/interface.md section 2.6, 3); nil when the bank does not say.
 	FundsAvailable *bool `json:"fundsAvailable,omitempty"`
 	// PSUMessage is text to show the PSU.
 	PSUMessage string `json:"psuMessage,omitempty"`
@@ -62,14 +62,14 @@ type StatusResponse struct {
 
 // FundsUnavailable reports whether the bank says it cannot fund the
 // payment (fundsAvailable false; on this platform with status ACCP,
-// SERVICE.md 2.6, 3). The bank's batch tries again; the PSU may add money
+// docs/interface.md section 2.6, 3). The bank's batch tries again; the PSU may add money
 // or cancel.
 func (r *StatusResponse) FundsUnavailable() bool {
 	return r != nil && r.FundsAvailable != nil && !*r.FundsAvailable
 }
 
 // Details is the answer of the payment details endpoint: the request as
-// the bank holds it, with paymentId and links (PLATFORM.md "Paths"). It
+// the bank holds it, with paymentId and links (docs/interface.md section 10 "Paths"). It
 // holds the fields of every product; those the product lacks stay empty.
 type Details struct {
 	PaymentID                            string                `json:"paymentId"`
@@ -93,12 +93,12 @@ type Details struct {
 }
 
 // Authorisation is the answer of a start-authorisation call on a payment
-// or a signing basket (PLATFORM.md "Paths"): scaStatus (started) and the
+// or a signing basket (docs/interface.md section 10 "Paths"): scaStatus (started) and the
 // scaRedirect link.
 type Authorisation struct {
 	// ScaStatus is one of received, psuIdentified, psuAuthenticated,
 	// scaMethodSelected, started, unconfirmed, finalised, failed,
-	// exempted (PLATFORM.md "Status values").
+	// exempted (docs/interface.md section 10 "Status values").
 	ScaStatus string `json:"scaStatus"`
 	// AuthorisationID identifies the authorisation sub-resource when the
 	// bank sends one (Berlin Group; the platform's recordings have none).

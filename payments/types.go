@@ -7,7 +7,7 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// Date is a calendar date (ISO 8601 YYYY-MM-DD, SERVICE.md 1.7), used for
+// Date is a calendar date (ISO 8601 YYYY-MM-DD, docs/interface.md section 1.7), used for
 // requestedExecutionDate. The zero Date means absent and is not sent.
 type Date = isodate.Date
 
@@ -20,17 +20,17 @@ func ParseDate(s string) (Date, error) { return isodate.Parse(s) }
 func DateOf(t time.Time) Date { return isodate.Of(t) }
 
 // SchemeCreditCardAccount is the only schemeNameProprietary of a card
-// account reference (SERVICE.md 2.3a).
+// account reference (docs/interface.md section 2.3a).
 const SchemeCreditCardAccount = "creditCardAccount"
 
 // ReferenceTypeKID is the referenceType of a structured reference that
-// carries a Norwegian KID (SERVICE.md 2.4: "A KID/OCR number goes into a
+// carries a Norwegian KID (docs/interface.md section 2.4: "A KID/OCR number goes into a
 // structured reference"). The platform's public material and the emulator
 // write "KID"; the SDK compares case-insensitively (so "kid" is checked
 // too), as the bank's KID check does.
 const ReferenceTypeKID = "KID"
 
-// AccountReference identifies an account in a payment (SERVICE.md 2.3a).
+// AccountReference identifies an account in a payment (docs/interface.md section 2.3a).
 // NDCT: creditorAccount needs BBAN; debtorAccount exactly one of BBAN and
 // Other (a card account). SEPA: IBAN on both. Currency is required.
 type AccountReference struct {
@@ -41,14 +41,14 @@ type AccountReference struct {
 }
 
 // OtherAccount is the card account reference of an NDCT debtorAccount
-// (SERVICE.md 2.3a). Identification is the card account's relatedAccount;
+// (docs/interface.md section 2.3a). Identification is the card account's relatedAccount;
 // SchemeNameProprietary must be [SchemeCreditCardAccount].
 type OtherAccount struct {
 	Identification        string `json:"identification"`
 	SchemeNameProprietary string `json:"schemeNameProprietary"`
 }
 
-// Address is a creditorAddress (SERVICE.md 2.3). Country (ISO 3166-1
+// Address is a creditorAddress (docs/interface.md section 2.3). Country (ISO 3166-1
 // alpha-2) is required; Street is at most 70 characters.
 type Address struct {
 	Street         string `json:"street,omitempty"`
@@ -58,7 +58,7 @@ type Address struct {
 	Country        string `json:"country"`
 }
 
-// StructuredReference is a structured remittance reference (SERVICE.md
+// StructuredReference is a structured remittance reference (docs/interface.md
 // 2.4): Reference 1 to 35 characters; ReferenceType and ReferenceIssuer
 // optional, at most 35. A KID goes here with ReferenceType
 // [ReferenceTypeKID].
@@ -74,7 +74,7 @@ func KID(kid string) StructuredReference {
 }
 
 // NorwegianDomestic is a Norwegian domestic credit transfer request
-// (SERVICE.md 2.4). Empty optional fields are not sent. Call
+// (docs/interface.md section 2.4). Empty optional fields are not sent. Call
 // [NorwegianDomestic.Validate] or let [Service.CreateNorwegianDomestic]
 // do it.
 type NorwegianDomestic struct {
@@ -99,12 +99,12 @@ type NorwegianDomestic struct {
 	// to 140 characters; not together with structured references.
 	RemittanceInformationUnstructured string `json:"remittanceInformationUnstructured,omitempty"`
 	// RemittanceInformationStructured is a single structured reference
-	// (deprecated by the bank in favour of the array, SERVICE.md 9.4).
+	// (deprecated by the bank in favour of the array, docs/interface.md section 9.4).
 	RemittanceInformationStructured *StructuredReference `json:"remittanceInformationStructured,omitempty"`
 	// RemittanceInformationStructuredArray lists structured references
 	// (a KID, for example).
 	RemittanceInformationStructuredArray []StructuredReference `json:"remittanceInformationStructuredArray,omitempty"`
-	// PurposeCode is one of the codes of SERVICE.md 2.4 (see
+	// PurposeCode is one of the codes of docs/interface.md section 2.4 (see
 	// [PurposeCodes]).
 	PurposeCode string `json:"purposeCode,omitempty"`
 	// RequestedExecutionDate is today or later in Norway; zero means as
@@ -112,7 +112,7 @@ type NorwegianDomestic struct {
 	RequestedExecutionDate Date `json:"requestedExecutionDate,omitzero"`
 }
 
-// SEPA is a SEPA credit transfer request (SERVICE.md 2.5). Empty optional
+// SEPA is a SEPA credit transfer request (docs/interface.md section 2.5). Empty optional
 // fields are not sent.
 type SEPA struct {
 	// EndToEndIdentification is the TPP's reference, at most 35

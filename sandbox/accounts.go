@@ -12,11 +12,11 @@ import (
 	"github.com/tppkit/psd2/client"
 )
 
-// Mock-data bodies. SERVICE.md 4.5 says their payload shapes are "not
-// shown" and PLATFORM.md gives only the agreement body, so the shapes of
+// Mock-data bodies. docs/interface.md section 4.5 says their payload shapes are "not
+// shown" and docs/interface.md section 10 gives only the agreement body, so the shapes of
 // accounts, card accounts and transactions below are ASSUMPTIONS, written
 // down here and nowhere else; they are the shapes the sandbox/emulator
-// package accepts. Amounts in mock data are JSON numbers (PLATFORM.md "JSON
+// package accepts. Amounts in mock data are JSON numbers (docs/interface.md section 10 "JSON
 // shapes": sandbox accounts carry numeric amounts).
 
 // Amount is an amount with its currency in mock data: {"amount": 100.5,
@@ -50,7 +50,7 @@ type NewAccount struct {
 }
 
 // Account is the sandbox's answer to POST /v1/sandbox/accounts: the account
-// as the account information service shows it (PLATFORM.md "JSON shapes").
+// as the account information service shows it (docs/interface.md section 10 "JSON shapes").
 // Fields the sandbox does not send stay empty.
 type Account struct {
 	ResourceID      string       `json:"resourceId"`
@@ -159,7 +159,7 @@ type Transaction struct {
 // CreateTransactions adds mock transactions to the mock account accountID
 // with POST /v1/sandbox/accounts/{id}/transactions (a JSON array). A
 // transaction with another account as debtor yields an error from the
-// sandbox (SERVICE.md 4.5).
+// sandbox (docs/interface.md section 4.5).
 func (s *Service) CreateTransactions(ctx context.Context, accountID string, txs []Transaction, opts ...client.RequestOption) error {
 	if err := checkID("account id", accountID); err != nil {
 		return err

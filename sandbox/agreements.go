@@ -14,7 +14,7 @@ const (
 	RoleRegister = "REGISTER"
 )
 
-// NewAgreement is the body of POST /v1/sandbox/agreements (PLATFORM.md):
+// NewAgreement is the body of POST /v1/sandbox/agreements (docs/interface.md section 10):
 // an agreement owned by the corporate customer Owner (its customer number)
 // engaging accounts for customers (persons) with roles.
 type NewAgreement struct {

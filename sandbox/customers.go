@@ -11,7 +11,7 @@ import (
 	"github.com/tppkit/psd2/internal/emoji"
 )
 
-// CustomerType is PRIVATE or CORPORATE (SERVICE.md 2.8).
+// CustomerType is PRIVATE or CORPORATE (docs/interface.md section 2.8).
 type CustomerType string
 
 // Customer types.
@@ -20,8 +20,8 @@ const (
 	Corporate CustomerType = "CORPORATE"
 )
 
-// Customer is a sandbox customer (SERVICE.md 2.8). CustomerNumber is what
-// the PSU types at the sandbox SCA page (SERVICE.md 5.13).
+// Customer is a sandbox customer (docs/interface.md section 2.8). CustomerNumber is what
+// the PSU types at the sandbox SCA page (docs/interface.md section 5.13).
 type Customer struct {
 	CustomerID     string       `json:"customerId"`
 	CustomerNumber string       `json:"customerNumber"`
@@ -37,7 +37,7 @@ type Customer struct {
 	Links client.Links `json:"_links"`
 }
 
-// Agreement is a sandbox agreement of a customer (SERVICE.md 2.8):
+// Agreement is a sandbox agreement of a customer (docs/interface.md section 2.8):
 // engagements are ids of engaged accounts; Links has self and engagements.
 type Agreement struct {
 	ID          string       `json:"id"`
@@ -47,14 +47,14 @@ type Agreement struct {
 }
 
 // CustomersQuery selects what [Service.Customers] includes. false is
-// faster (SERVICE.md 4.4).
+// faster (docs/interface.md section 4.4).
 type CustomersQuery struct {
 	WithAccounts   bool
 	WithAgreements bool
 }
 
 // Customers lists the sandbox customers with GET /v1/sandbox/customers
-// (SERVICE.md 4.4). A nil q lists them without accounts and agreements.
+// (docs/interface.md section 4.4). A nil q lists them without accounts and agreements.
 func (s *Service) Customers(ctx context.Context, q *CustomersQuery, opts ...client.RequestOption) ([]Customer, error) {
 	var query url.Values
 	if q != nil {
@@ -71,9 +71,9 @@ func (s *Service) Customers(ctx context.Context, q *CustomersQuery, opts ...clie
 	return out, nil
 }
 
-// NewCustomer is the body of POST /v1/sandbox/customers. SERVICE.md 4.5
+// NewCustomer is the body of POST /v1/sandbox/customers. docs/interface.md section 4.5
 // does not show it; ASSUMPTION: it carries the writable fields of the
-// customer of SERVICE.md 2.8 under the same names.
+// customer of docs/interface.md section 2.8 under the same names.
 type NewCustomer struct {
 	// CustomerNumber is the mocked national identity number the PSU types
 	// at the sandbox SCA page: 11 digits for a private customer, a 9-digit

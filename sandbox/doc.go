@@ -1,5 +1,5 @@
 // Package sandbox calls the sandbox's mock-data operations under
-// /v1/sandbox (SERVICE.md 1.4, 1.5, 2.8, 4.4, 4.5; PLATFORM.md "Paths"):
+// /v1/sandbox (docs/interface.md section 1.4, 1.5, 2.8, 4.4, 4.5; docs/interface.md section 10 "Paths"):
 // reset the sandbox, list, create and delete customers, and create mock
 // accounts, card accounts, transactions and corporate agreements. These
 // operations exist only in the sandbox environment.
@@ -23,7 +23,7 @@
 // Amounts in mock data are JSON numbers ([Amount]).
 //
 // Assumptions: the reset path ([InitializePath]), the body of a new
-// customer ([NewCustomer], the field names of SERVICE.md 2.8) and the
+// customer ([NewCustomer], the field names of docs/interface.md section 2.8) and the
 // bodies of mock accounts, card accounts and transactions (the types in
 // accounts.go, the account information fields plus bookingStatus) are not
 // published; each is written down once, on its type, and matches the

@@ -223,5 +223,5 @@ func TestMockTransactionWithForeignDebtorRefused(t *testing.T) {
 		TransactionAmount: sandbox.Amount{Amount: "-10", Currency: "NOK"}, DebtorAccount: &sandbox.AccountRef{BBAN: "12345678903"}}})
 	var ce *client.Error
 	require.True(t, errors.As(err, &ce), "%v", err)
-	assert.Equal(t, http.StatusBadRequest, ce.StatusCode, "SERVICE.md 4.5: another account as debtor is an error")
+	assert.Equal(t, http.StatusBadRequest, ce.StatusCode, "docs/interface.md section 4.5: another account as debtor is an error")
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/tppkit/psd2/client"
 )
 
-// Paths of the mock-data operations (SERVICE.md 4.4, 4.5; PLATFORM.md
+// Paths of the mock-data operations (docs/interface.md section 4.4, 4.5; docs/interface.md section 10
 // "Paths").
 const (
 	customersPath    = "/v1/sandbox/customers"
@@ -20,14 +20,14 @@ const (
 
 // InitializePath is the path of the sandbox reset.
 //
-// ASSUMPTION: the platform does not publish it (SERVICE.md 4.5 "the
-// mock-data initialisation operation: not shown"; PLATFORM.md). POST
+// ASSUMPTION: the platform does not publish it (docs/interface.md section 4.5 "the
+// mock-data initialisation operation: not shown"; docs/interface.md section 10). POST
 // /v1/sandbox/initialize is assumed; this constant is the only place it is
 // written.
 const InitializePath = "/v1/sandbox/initialize"
 
 // Service calls the sandbox's mock-data operations under /v1/sandbox. They
-// exist only in the sandbox environment, not in production (SERVICE.md
+// exist only in the sandbox environment, not in production (docs/interface.md
 // 1.4), and need no PSU headers. A Service is safe for concurrent use.
 type Service struct {
 	c *client.Client
@@ -47,7 +47,7 @@ func (s *Service) do(ctx context.Context, op client.Operation, out any, opts []c
 // Initialize resets the sandbox to its default data: two private customers
 // (2 accounts and a card account each) and two corporate customers (2
 // accounts each, with agreements). Customers, accounts and transactions
-// created by other mock-data calls are removed (SERVICE.md 1.5). The path
+// created by other mock-data calls are removed (docs/interface.md section 1.5). The path
 // is an assumption, see [InitializePath].
 func (s *Service) Initialize(ctx context.Context, opts ...client.RequestOption) error {
 	op := client.Operation{Name: "sandbox.Initialize", Method: http.MethodPost, Path: InitializePath, Repeatable: true}

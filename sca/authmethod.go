@@ -3,12 +3,12 @@ package sca
 import "errors"
 
 // AuthMethod is a value of X-PSU-AuthMethod-Preferred: the SCA method the
-// bank jumps to when the PSU has it (SERVICE.md 5.11).
+// bank jumps to when the PSU has it (docs/interface.md section 5.11).
 type AuthMethod string
 
-// The SCA methods of SERVICE.md 5.11.
+// The SCA methods of docs/interface.md section 5.11.
 //
-// SERVICE.md writes the two provider-branded methods as <EID_MOBILE_METHOD>
+// docs/interface.md writes the two provider-branded methods as <EID_MOBILE_METHOD>
 // and <BANK_ID_METHOD> without their values, and no public documentation of
 // the platform spells them out. AuthMethodBankIDMobile and AuthMethodBankID
 // are therefore ASSUMED values, kept here and nowhere else: "BANKID_MOBIL"

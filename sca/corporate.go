@@ -10,17 +10,17 @@ import (
 	"github.com/tppkit/psd2/client"
 )
 
-// userPath is the SCA start for PISPs (SERVICE.md 4.5).
+// userPath is the SCA start for PISPs (docs/interface.md section 4.5).
 const userPath = "/v1/user"
 
 // Agreement is a corporate agreement the PSU may act under; its ID is the
-// value for PSU-Corporate-ID (SERVICE.md 5.10). It is the accounts
+// value for PSU-Corporate-ID (docs/interface.md section 5.10). It is the accounts
 // package's type: the assumed answer shape of GET /v1/agreements is decoded
 // there, in one place.
 type Agreement = accounts.Agreement
 
 // Agreements lists the corporate agreements of the PSU of s with GET
-// /v1/agreements (SERVICE.md 5.10), through [accounts.Service.Agreements].
+// /v1/agreements (docs/interface.md section 5.10), through [accounts.Service.Agreements].
 // Choose one and set it with [Session.WithCorporate] or
 // [Manager.UseAgreement]. opts are added to the session's options; the bank
 // needs TPP-Redirect-URI on every call (use [Manager.Prepare], or
@@ -33,12 +33,12 @@ func Agreements(ctx context.Context, c *client.Client, s *Session, opts ...clien
 	return accounts.New(c).Agreements(ctx, all...)
 }
 
-// User starts the SCA flow of a PISP with GET /v1/user (SERVICE.md 5.10):
+// User starts the SCA flow of a PISP with GET /v1/user (docs/interface.md section 5.10):
 // it identifies the PSU and, for a corporate user, brings the
 // psu-corporate-id in the callback. Send it with the options of
 // [Manager.Begin] or [Flow.Start].
 //
-// ASSUMPTION (PLATFORM.md): the answer is not public. User accepts both
+// ASSUMPTION (docs/interface.md section 10): the answer is not public. User accepts both
 // shapes seen on such calls: 401 with _links.scaRedirect, and 2xx with
 // _links.scaRedirect. It returns the redirect and true when SCA is needed,
 // false with a nil error when the bank answered 2xx without a link (the

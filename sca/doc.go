@@ -1,6 +1,6 @@
 // Package sca drives Strong Customer Authentication by redirect and keeps
-// the PSU sessions it produces (SERVICE.md sections 3, 5.8 to 5.14 and 6;
-// PLATFORM.md "Session model").
+// the PSU sessions it produces (docs/interface.md sections 3, 5.8 to 5.14 and 6;
+// docs/interface.md section 10 "Session model").
 //
 // There is no consent id on this platform. After SCA the bank sends the
 // PSU's browser back to TPP-Redirect-URI with psu-id, tpp-session-id,
@@ -51,7 +51,7 @@
 // Privacy: PSU-ID, PSU-Corporate-ID, national identity numbers and the
 // state never appear in error strings, and the package logs nothing.
 //
-// Assumptions, where SERVICE.md and PLATFORM.md are silent, each kept in
+// Assumptions, where docs/interface.md (section 10 included) is silent, each kept in
 // one named place: the values of the two provider SCA methods
 // ([AuthMethodBankIDMobile], [AuthMethodBankID]); the answer of GET
 // /v1/agreements ([Agreement]) and of GET /v1/user ([User]); how long a

@@ -37,7 +37,7 @@ type tpp struct {
 	outcomes chan outcome
 }
 
-// present is the PSU at the browser (SERVICE.md 5.14).
+// present is the PSU at the browser (docs/interface.md section 5.14).
 var present = &client.PSU{IPAddress: "198.51.100.7", UserAgent: "Mozilla/5.0"}
 
 func newTPP(t *testing.T) *tpp {

@@ -10,7 +10,7 @@ import (
 )
 
 // Manager keeps PSU sessions and pending SCAs in one [Store] and applies
-// the session rules of SERVICE.md 3:
+// the session rules of docs/interface.md section 3:
 //
 //   - an SCA holds for one hour within its TPP-Session-ID;
 //   - starting an SCA under a new TPP-Session-ID ([Manager.Begin]) leaves
@@ -65,10 +65,10 @@ type Call struct {
 
 // Prepare returns the options for a call in the PSU's current session
 // stored under key: PSU-ID, PSU-Corporate-ID, TPP-Session-ID and
-// TPP-Redirect-URI (the bank needs it on every call, SERVICE.md 5.8). When
+// TPP-Redirect-URI (the bank needs it on every call, docs/interface.md section 5.8). When
 // the PSU has no session yet, it prepares a first SCA under a new
 // TPP-Session-ID. present carries the PSU's request data (IP address...)
-// when the PSU is actively present, nil otherwise (SERVICE.md 5.14).
+// when the PSU is actively present, nil otherwise (docs/interface.md section 5.14).
 //
 // After the call, pass its answer or error to [Call.Redirect]: when the
 // bank asks for SCA (the hour passed, the consent expired), the pending SCA
@@ -90,7 +90,7 @@ func (m *Manager) Prepare(ctx context.Context, key string, present *client.PSU, 
 // Begin prepares a call that starts an SCA under a new TPP-Session-ID for
 // the PSU stored under key (for example a bank-offered consent, or GET
 // /v1/user for a PISP). The PSU's current session, if any, stays stored and
-// valid until the new SCA completes (SERVICE.md 3); its PSU-ID and
+// valid until the new SCA completes (docs/interface.md section 3); its PSU-ID and
 // PSU-Corporate-ID are sent on the call.
 func (m *Manager) Begin(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Call, error) {
 	sess, err := m.Session(ctx, key)
@@ -141,7 +141,7 @@ func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error)
 // pending SCA named by the callback's state from the store (once: a second
 // callback gives ErrNoPending), parses the callback and, on success, stores
 // the new Session under the pending SCA's key, replacing the PSU's old
-// session (SERVICE.md 3). On failure ([*CallbackError] for a failed or
+// session (docs/interface.md section 3). On failure ([*CallbackError] for a failed or
 // cancelled SCA) the old session is kept.
 func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, error) {
 	state, err := CallbackState(callbackURL)
@@ -176,7 +176,7 @@ func (m *Manager) SCAValid(ctx context.Context, key string, now time.Time) (bool
 }
 
 // UseAgreement sets PSU-Corporate-ID of the session under key to
-// agreementID (one of [Agreements]) and stores it (SERVICE.md 5.10). The
+// agreementID (one of [Agreements]) and stores it (docs/interface.md section 5.10). The
 // next call may answer with a scaRedirect: a consent for that agreement,
 // handled like any other through [Call.Redirect].
 func (m *Manager) UseAgreement(ctx context.Context, key, agreementID string) (*Session, error) {

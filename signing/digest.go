@@ -8,7 +8,7 @@ import (
 
 // Digest returns the Digest header value for body per RFC 3230 and RFC 5843:
 // "SHA-256=" followed by the base64 of the body's SHA-256 hash. Send it only
-// with requests that have a body (SERVICE.md 5, DESIGN.md 3).
+// with requests that have a body (docs/interface.md section 5, docs/design.md section 3).
 func Digest(body []byte) string {
 	const prefix = "SHA-256="
 	sum := sha256.Sum256(body)

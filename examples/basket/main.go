@@ -1,5 +1,5 @@
 // Command basket signs several payments with one SCA in a signing basket
-// (SERVICE.md 2.7, 4.1) and shows that a basket is not atomic: each
+// (docs/interface.md section 2.7, 4.1) and shows that a basket is not atomic: each
 // payment has its own status, read separately.
 //
 // It runs against the embedded bank sandbox (package sandbox/emulator),
@@ -32,7 +32,7 @@ func main() {
 }
 
 // present is the PSU's request data; payment creation needs PSU-IP-Address
-// (SERVICE.md 4.1). 192.0.2.10 is a documentation address.
+// (docs/interface.md section 4.1). 192.0.2.10 is a documentation address.
 var present = &client.PSU{IPAddress: "192.0.2.10"}
 
 func run(ctx context.Context, out io.Writer) error {

@@ -1,6 +1,6 @@
 // Command corporate reads a corporate customer's accounts. A corporate PSU
 // acts under an agreement; after SCA every call carries PSU-ID and
-// PSU-Corporate-ID (SERVICE.md 5.10), and consent is per agreement:
+// PSU-Corporate-ID (docs/interface.md section 5.10), and consent is per agreement:
 // choosing another agreement starts a new SCA.
 //
 // It runs against the embedded bank sandbox (package sandbox/emulator),

@@ -31,7 +31,7 @@ func main() {
 }
 
 // present is the PSU's request data; payment creation needs PSU-IP-Address
-// (SERVICE.md 4.1). 192.0.2.10 is a documentation address.
+// (docs/interface.md section 4.1). 192.0.2.10 is a documentation address.
 var present = &client.PSU{IPAddress: "192.0.2.10"}
 
 func run(ctx context.Context, out io.Writer) error {

@@ -23,7 +23,7 @@ type bank interface {
 	// and returns the URL the bank sent the browser back to.
 	approve(ctx context.Context, link, customerNumber string) (string, error)
 	// runBatch runs the bank's payment batch now; errSkipped when the bank
-	// runs it on its own schedule (5 times a day, SERVICE.md 9.6).
+	// runs it on its own schedule (5 times a day, docs/interface.md section 9.6).
 	runBatch(ctx context.Context) error
 	close()
 }

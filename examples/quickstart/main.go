@@ -94,7 +94,7 @@ type hooks struct {
 func (cfg config) live() bool { return cfg.baseURL != "" }
 
 // defaultCustomer is the sandbox's first default private customer
-// (PLATFORM.md "Session model"), the one who approves the consent and the
+// (docs/interface.md section 10 "Session model"), the one who approves the consent and the
 // payments.
 const defaultCustomer = "13039319955"
 

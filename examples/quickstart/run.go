@@ -21,12 +21,12 @@ const (
 )
 
 // defaultCorporate is the sandbox's first default corporate customer
-// (PLATFORM.md "Session model"), used only when the sandbox listing names
+// (docs/interface.md section 10 "Session model"), used only when the sandbox listing names
 // no corporate customer.
 const defaultCorporate = "18129215603"
 
 // present is the PSU's request data while the PSU is actively using the
-// TPP (SERVICE.md 5.14). 192.0.2.10 is a documentation address (RFC 5737):
+// TPP (docs/interface.md section 5.14). 192.0.2.10 is a documentation address (RFC 5737):
 // a TPP sends its user's real address.
 var present = &client.PSU{IPAddress: "192.0.2.10"}
 
@@ -128,9 +128,9 @@ func (w *walk) sandbox(ctx context.Context) error {
 			found = found || cu.CustomerNumber == w.customer
 		}
 		detail := fmt.Sprintf("%d customers: %d private, %d corporate", len(list), private, corporate)
-		// SERVICE.md 4.4 says the listing shows the customers created with
+		// docs/interface.md section 4.4 says the listing shows the customers created with
 		// POST /v1/sandbox/customers: a bank may leave its default
-		// customers out. Then the defaults of PLATFORM.md are used.
+		// customers out. Then the defaults of docs/interface.md section 10 are used.
 		if !found {
 			detail += "; customer " + maskCustomer(w.customer) + " not listed, used as given"
 		}
@@ -285,7 +285,7 @@ func (w *walk) readAccounts(ctx context.Context) error {
 }
 
 // corporateAccounts has a corporate customer consent and lists the
-// accounts of the chosen agreement, with PSU-Corporate-ID (SERVICE.md 5.10).
+// accounts of the chosen agreement, with PSU-Corporate-ID (docs/interface.md section 5.10).
 func (w *walk) corporateAccounts(ctx context.Context) error {
 	if err := w.startSCA(ctx, "corporate consent", corporateKey, w.corporate, func(opts client.RequestOption) (any, error) {
 		return w.ais.StartConsent(ctx, opts)

@@ -54,7 +54,7 @@ func user(w http.ResponseWriter, r *http.Request) string {
 }
 
 // present is the PSU's request data: the PSU is at the TPP's site now
-// (SERVICE.md 5.14).
+// (docs/interface.md section 5.14).
 func present(r *http.Request) *client.PSU {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {

@@ -1,5 +1,5 @@
 // Package checkdigit holds the check-digit algorithms and code lists the
-// payments package validates requests with (PLATFORM.md "Check digits"):
+// payments package validates requests with (docs/interface.md section 10 "Check digits"):
 // the Norwegian account number (BBAN, MOD-11), the IBAN (ISO 13616,
 // mod-97, with the SWIFT registry's country lengths), the Norwegian KID
 // (MOD-10 or MOD-11), the BIC (ISO 9362) and the ISO 3166-1 alpha-2
@@ -24,7 +24,7 @@ var (
 )
 
 // bbanWeights are the MOD-11 weights over the first ten digits of a
-// Norwegian account number (PLATFORM.md "Check digits").
+// Norwegian account number (docs/interface.md section 10 "Check digits").
 var bbanWeights = [10]int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
 
 // NorwegianBBAN checks a Norwegian account number: 11 digits, the last the
@@ -68,7 +68,7 @@ func BBANCheckDigit(ten string) (int, bool) {
 // KID checks a Norwegian KID (customer identification number on a
 // payment): 2 to 25 characters, all digits but the last, which is a MOD-10
 // (Luhn) or MOD-11 check digit of the others; a MOD-11 check value of 10 is
-// written '-' (PLATFORM.md "Check digits"). The bank does not say which of
+// written '-' (docs/interface.md section 10 "Check digits"). The bank does not say which of
 // the two methods a creditor uses, so either is accepted.
 func KID(s string) error {
 	if len(s) < 2 || len(s) > 25 {

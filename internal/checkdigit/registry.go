@@ -1,6 +1,6 @@
 package checkdigit
 
-// MaxIBANLength is the longest IBAN ISO 13616 allows (SERVICE.md 2.3a, 8).
+// MaxIBANLength is the longest IBAN ISO 13616 allows (docs/interface.md section 2.3a, 8).
 const MaxIBANLength = 34
 
 // ibanLengths is the IBAN length per country of the SWIFT IBAN registry
@@ -39,7 +39,7 @@ var ibanLengths = map[string]int{
 
 // countryCodes holds the 249 officially assigned ISO 3166-1 alpha-2 codes,
 // sorted, two letters and a space each. It is the one list of countries of
-// the SDK (SERVICE.md 2.1 Country).
+// the SDK (docs/interface.md section 2.1 Country).
 const countryCodes = "" +
 	"AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ " +
 	"BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ " +

@@ -1,5 +1,5 @@
 // Package isodate is the calendar date of the interface's JSON documents
-// (ISO 8601 YYYY-MM-DD, SERVICE.md 1.7), shared by the accounts and payments
+// (ISO 8601 YYYY-MM-DD, docs/interface.md section 1.7), shared by the accounts and payments
 // packages, which export it under their own names.
 package isodate
 
@@ -11,7 +11,7 @@ import (
 )
 
 // Date is a calendar date of a bank document (ISO 8601 YYYY-MM-DD,
-// SERVICE.md 1.7), without time zone. The zero Date means absent: pending
+// docs/interface.md section 1.7), without time zone. The zero Date means absent: pending
 // transactions often have no valueDate.
 type Date struct {
 	Year  int

@@ -12,7 +12,7 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// Account information service (SERVICE.md 4.5, PLATFORM.md "Paths" and
+// Account information service (docs/interface.md section 4.5, docs/interface.md section 10 "Paths" and
 // "JSON shapes"; testdata/platform).
 
 // maxLimit is the largest page size (the platform's card links show 499).
@@ -49,7 +49,7 @@ func (s *Server) createConsent(c *call) error {
 	}{links{"scaRedirect": getLink(href)}})
 }
 
-// getUser answers GET /v1/user, which starts SCA for PISPs (SERVICE.md
+// getUser answers GET /v1/user, which starts SCA for PISPs (docs/interface.md
 // 4.5, 5.10): 401 with a scaRedirect without a session less than an hour
 // old, else 200 with the PSU's ids (shape assumed, see the package doc).
 func (s *Server) getUser(c *call) error {
@@ -261,7 +261,7 @@ func window[T any](items []T, p *pageQuery) ([]T, bool) {
 }
 
 // historyFloor is the oldest day a call may read: 90 days back without the
-// PSU present or when the session's SCA is older than an hour (PLATFORM.md
+// PSU present or when the session's SCA is older than an hour (docs/interface.md section 10
 // session model); no limit otherwise.
 func historyFloor(c *call, sess *session) time.Time {
 	if c.psuPresent() && sess.fresh {
@@ -536,7 +536,7 @@ func (t *cardTransaction) json() cardTransactionJSON {
 }
 
 // getCardTransactions pages card transactions by transaction date. The
-// pending known issue does not affect card accounts (SERVICE.md 8).
+// pending known issue does not affect card accounts (docs/interface.md section 8).
 func (s *Server) getCardTransactions(c *call) error {
 	k, sess, err := s.sessionCard(c)
 	if err != nil {
@@ -596,7 +596,7 @@ func (s *Server) getCardTransactions(c *call) error {
 
 // listAgreements answers GET /v1/agreements: the corporate agreements of
 // the PSU, `{"agreements":[{"id","name"}]}` (shape assumed, see the package
-// doc). It needs a PSU session but no PSU-Corporate-ID (SERVICE.md 5.10).
+// doc). It needs a PSU session but no PSU-Corporate-ID (docs/interface.md section 5.10).
 func (s *Server) listAgreements(c *call) error {
 	sess, err := c.session(needPSU)
 	if err != nil {

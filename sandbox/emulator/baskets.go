@@ -7,7 +7,7 @@ import (
 
 // Signing baskets: the endpoints and rules are documented on [Payment].
 
-// maxBasketPayments is the limit of SERVICE.md 8.
+// maxBasketPayments is the limit of docs/interface.md section 8.
 const maxBasketPayments = 10
 
 // basketState is the signing baskets' part of the Server state (guarded

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// basketHeaders are the headers of SERVICE.md 4.1.
+// basketHeaders are the headers of docs/interface.md section 4.1.
 func basketHeaders(extra ...reqOpt) []reqOpt {
 	return payHeaders(append([]reqOpt{hdr("PSU-ID", "6b1f5d2c-0a51-4f4e-9d55-0d5b8a3c7e11")}, extra...)...)
 }

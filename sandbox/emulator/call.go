@@ -34,7 +34,7 @@ type handler func(c *call) error
 
 // handle registers h for pattern (a ServeMux pattern such as
 // "GET /v1/accounts/{id}", without the /api prefix) behind the common
-// request checks of SERVICE.md 5 (see verify).
+// request checks of docs/interface.md section 5 (see verify).
 func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
@@ -120,7 +120,7 @@ func (c *call) require(names ...string) error {
 }
 
 // requireAcceptFix checks that x-accept-fix is present and lists value
-// (SERVICE.md 4.1 to 4.3, 9.2).
+// (docs/interface.md section 4.1 to 4.3, 9.2).
 func (c *call) requireAcceptFix(value string) error {
 	v := c.header("x-accept-fix")
 	if strings.TrimSpace(v) == "" {
@@ -135,7 +135,7 @@ func (c *call) requireAcceptFix(value string) error {
 }
 
 // psuPresent reports whether the PSU is actively present: PSU-IP-Address
-// is sent (SERVICE.md 5.14).
+// is sent (docs/interface.md section 5.14).
 func (c *call) psuPresent() bool { return strings.TrimSpace(c.header("PSU-IP-Address")) != "" }
 
 // decode decodes the JSON body into v. Unknown fields are allowed; a type

@@ -7,7 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// Default customers (SERVICE.md 1.5, PLATFORM.md "Session model"). Their
+// Default customers (docs/interface.md section 1.5, docs/interface.md section 10 "Session model"). Their
 // ids are derived from fixed seeds, so they are the same after every
 // initialisation and in every Server.
 const (

@@ -1,7 +1,7 @@
 // Package emulator is an in-process bank sandbox for tests, in the spirit
 // of net/http/httptest: an HTTPS server on the loopback interface that
-// speaks the interface of SERVICE.md with the paths and JSON shapes of the
-// shared Norwegian PSD2 platform (PLATFORM.md), checks every request the
+// speaks the interface of docs/interface.md with the paths and JSON shapes of the
+// shared Norwegian PSD2 platform (docs/interface.md section 10), checks every request the
 // way the bank does, and runs the whole SCA, consent, account, payment and
 // signing-basket life cycle in memory.
 //
@@ -28,7 +28,7 @@
 //
 // # Request checks
 //
-// Every API request passes the checks of SERVICE.md 5 before it reaches an
+// Every API request passes the checks of docs/interface.md section 5 before it reaches an
 // endpoint, in this order (all answers carry tppMessages naming the
 // problem in code and path):
 //
@@ -57,7 +57,7 @@
 //   - a body must be application/json (XML: 400), valid UTF-8 JSON, and
 //     free of characters outside the Basic Multilingual Plane such as
 //     emoji, raw or \u-escaped (400 FORMAT_ERROR: the bank's downstream
-//     systems cannot take them, SERVICE.md 1.6);
+//     systems cannot take them, docs/interface.md section 1.6);
 //   - the X-Request-ID not used by the same TPP for another call (400
 //     FORMAT_ERROR). The same call again (method, path and query, body),
 //     a retry, passes. The last 65,536 ids are remembered; older ones may
@@ -76,11 +76,11 @@
 // customer), tpp-session-id, context and, in CORPORATE context,
 // psu-corporate-id (the agreement id), keeping the TPP's own query (state)
 // first. Cancelling or failing redirects with system, status, code and
-// message (SERVICE.md 6). In tests, [Server.Authorize],
+// message (docs/interface.md section 6). In tests, [Server.Authorize],
 // [Server.AuthorizeCorporate] and [Server.Reject] do the same in-process,
 // through the same code as the form.
 //
-// Session rules (SERVICE.md 3, 5.8 to 5.14, 8; PLATFORM.md session model):
+// Session rules (docs/interface.md section 3, 5.8 to 5.14, 8; docs/interface.md section 10 session model):
 //
 //   - AIS calls and GET /v1/user need TPP-Redirect-URI and TPP-Session-ID
 //     (400 HTTP_HEADER_REQUIRED without them: SCA may start on any of
@@ -182,7 +182,7 @@
 //
 // With [WithResponseSigning] every API answer carries Date, Digest,
 // X-Request-ID and a Signature made with a key the emulator's CA certified
-// (SERVICE.md 5.7); [Server.ResponseCertificate] is the certificate to give
+// (docs/interface.md section 5.7); [Server.ResponseCertificate] is the certificate to give
 // the SDK (client.WithBankCertificates). The faults [FaultCorruptSignature]
 // and [FaultCorruptDigest] process a request normally and then spoil its
 // answer's signature or body, for tests of response verification.
@@ -202,7 +202,7 @@
 //
 // # Assumptions
 //
-// Where SERVICE.md and PLATFORM.md are silent the emulator assumes, in one
+// Where docs/interface.md (section 10 included) is silent the emulator assumes, in one
 // place each:
 //
 //   - POST /v1/sandbox/initialize is the reset path; it resets the calling

@@ -5,7 +5,7 @@ import (
 	"net/http"
 )
 
-// tppMessage is one entry of an error body's tppMessages (SERVICE.md 7).
+// tppMessage is one entry of an error body's tppMessages (docs/interface.md section 7).
 type tppMessage struct {
 	Category string `json:"category"`
 	Code     string `json:"code"`
@@ -43,7 +43,7 @@ func newError(status int, code, format string, args ...any) *apiError {
 	return &apiError{status: status, msg: tppMessage{Category: "ERROR", Code: code, Text: text}}
 }
 
-// Shorthands for the common answers (status per PLATFORM.md's table).
+// Shorthands for the common answers (status per docs/interface.md section 10's table).
 
 func errFormat(path, format string, args ...any) *apiError {
 	return newError(http.StatusBadRequest, "FORMAT_ERROR", format, args...).at(path)

@@ -35,7 +35,7 @@ const (
 	// connection without processing it: nothing is created.
 	FaultDropBeforeProcessing
 	// FaultCorruptSignature processes the request normally and signs the
-	// answer (SERVICE.md 5.7), then alters one character of the
+	// answer (docs/interface.md section 5.7), then alters one character of the
 	// signature, so that a verifying client must reject the answer. It
 	// needs [WithResponseSigning]; without it the answer is sent as it is.
 	FaultCorruptSignature

@@ -12,7 +12,7 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// Transaction statuses used by the emulator (SERVICE.md 3).
+// Transaction statuses used by the emulator (docs/interface.md section 3).
 const (
 	statusRCVD = "RCVD"
 	statusPDNG = "PDNG"
@@ -24,14 +24,14 @@ const (
 )
 
 // duplicateCode is the code of the logical-duplicate rejection (not
-// public; PAYMENT_FAILED is the closest code of SERVICE.md 7).
+// public; PAYMENT_FAILED is the closest code of docs/interface.md section 7).
 const duplicateCode = "PAYMENT_FAILED"
 
 // Payment is a snapshot of a payment held by the emulator, as returned by
 // [Server.Payments]. Tests count them, look up the status a TPP should see
 // and check that a retried request created nothing.
 //
-// The emulator serves payment initiation (SERVICE.md 4.2, 4.3; PLATFORM.md
+// The emulator serves payment initiation (docs/interface.md section 4.2, 4.3; docs/interface.md section 10
 // "Paths"), where service is payments, periodic-payments or bulk-payments
 // and product one of norwegian-domestic-credit-transfers,
 // sepa-credit-transfers, cross-border-credit-transfers and
@@ -46,11 +46,11 @@ const duplicateCode = "PAYMENT_FAILED"
 //
 // Creating needs x-accept-fix with amount-as-string, TPP-Session-ID,
 // TPP-Redirect-URI, PSU-IP-Address and Digest (400 HTTP_HEADER_REQUIRED).
-// SERVICE.md 4.2 also lists PSU-ID ("all headers of 4.1"), but a PISP
+// docs/interface.md section 4.2 also lists PSU-ID ("all headers of 4.1"), but a PISP
 // that never sent the PSU through SCA has none: the emulator takes the safe
 // reading that PSU-ID is optional on payment creation (a UUID when sent,
 // and then a corporate PSU needs PSU-Corporate-ID) and required on signing
-// baskets. The body is checked field by field as SERVICE.md 2.3 to 2.5 and
+// baskets. The body is checked field by field as docs/interface.md section 2.3 to 2.5 and
 // 8 say, and the first problem answers 400 FORMAT_ERROR with the field's
 // path (for example creditorAccount.bban), 400 KID_INVALID or KID_MISSING
 // for a structured reference of type KID, or 400 EXECUTION_DATE_INVALID
@@ -71,7 +71,7 @@ const duplicateCode = "PAYMENT_FAILED"
 // CANC is a logical duplicate: 400 PAYMENT_FAILED, unless the query has
 // allowLogicalDuplicate=true. A payment belongs to the TPP that created it;
 // another TPP gets 404 RESOURCE_UNKNOWN as for an unknown id. Ids work in
-// paths with "!" or "%21". The known issue of SERVICE.md 4.2 is reproduced
+// paths with "!" or "%21". The known issue of docs/interface.md section 4.2 is reproduced
 // unless [WithKnownIssues](false): the details and status of a single
 // domestic credit transfer not yet approved by SCA answer 404
 // RESOURCE_UNKNOWN.
@@ -89,7 +89,7 @@ const duplicateCode = "PAYMENT_FAILED"
 // stays RCVD and a new authorisation can start. [Server.RunBatch] takes it
 // further.
 //
-// Signing baskets (SERVICE.md 2.7, 4.1, 8):
+// Signing baskets (docs/interface.md section 2.7, 4.1, 8):
 //
 //	POST   /v1/signing-baskets                     {paymentIds}: 201 basketId, RCVD, _links (self, status, startAuthorisation, scaRedirect)
 //	GET    /v1/signing-baskets/{id}                payments, transactionStatus, _links
@@ -98,7 +98,7 @@ const duplicateCode = "PAYMENT_FAILED"
 //	POST   /v1/signing-baskets/{id}/authorisations 201 scaStatus started + scaRedirect
 //
 // A basket holds 1 to 10 distinct ids of payments of the same TPP, each in
-// RCVD and in no other basket; it needs the headers of SERVICE.md 4.1
+// RCVD and in no other basket; it needs the headers of docs/interface.md section 4.1
 // (x-accept-fix, TPP-Session-ID, TPP-Redirect-URI, PSU-ID, PSU-IP-Address).
 // None or more than 10: 400 FORMAT_ERROR; an unknown id or another TPP's:
 // 400 RESOURCE_UNKNOWN; a bulk or periodic payment: 400
@@ -291,7 +291,7 @@ func (c *call) createPayment(service string) error {
 }
 
 // optionalPSU checks PSU-ID where it may be absent (payment creation): a
-// UUID when present, and PSU-Corporate-ID for a corporate PSU (SERVICE.md
+// UUID when present, and PSU-Corporate-ID for a corporate PSU (docs/interface.md
 // 5.10).
 func (c *call) optionalPSU() error {
 	psuID := c.header("PSU-ID")
@@ -334,7 +334,7 @@ func (c *call) lookupPayment(service string) (*payment, error) {
 	return p, nil
 }
 
-// readable applies the known issue of SERVICE.md 4.2: a single NDCT is
+// readable applies the known issue of docs/interface.md section 4.2: a single NDCT is
 // unreadable before it has been approved.
 func (c *call) readable(p *payment) error {
 	if c.s.knownIssues && !p.approved && p.Service == servicePayments && p.Product == productNDCT {
@@ -344,7 +344,7 @@ func (c *call) readable(p *payment) error {
 }
 
 // paymentLinks are the links of a payment in its current status: DELETE on
-// self and startAuthorisation only while it is RCVD (PLATFORM.md).
+// self and startAuthorisation only while it is RCVD (docs/interface.md section 10).
 func paymentLinks(p *payment) links {
 	self := getLink(p.href())
 	l := links{"self": self, "status": getLink(p.href() + "/status")}
@@ -375,7 +375,7 @@ func (c *call) paymentStatus(service string) error {
 }
 
 // paymentDetails serves GET .../{id}: the request echoed with paymentId
-// and links, without transactionStatus (PLATFORM.md).
+// and links, without transactionStatus (docs/interface.md section 10).
 func (c *call) paymentDetails(service string) error {
 	p, err := c.lookupPayment(service)
 	if err != nil {
@@ -609,7 +609,7 @@ func deref(s *string) string {
 	return *s
 }
 
-// Fees of the sandbox per product (PLATFORM.md shows 3.00 NOK on an NDCT
+// Fees of the sandbox per product (docs/interface.md section 10 shows 3.00 NOK on an NDCT
 // and SEPA 2.00 EUR; the rest is the emulator's choice): instant payments
 // and transfers between two accounts of one customer are free; a bulk
 // payment pays the fee once per payment.

@@ -32,7 +32,7 @@ var (
 	basketIDPattern  = regexp.MustCompile(`^enc!![A-Za-z0-9_-]{43}=$`)
 )
 
-// payHeaders are the headers of SERVICE.md 4.2 besides the signed ones.
+// payHeaders are the headers of docs/interface.md section 4.2 besides the signed ones.
 func payHeaders(extra ...reqOpt) []reqOpt {
 	return append([]reqOpt{
 		hdr("x-accept-fix", "amount-as-string"),
@@ -287,7 +287,7 @@ func TestPaymentLifecycle(t *testing.T) {
 
 	got := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, olaBruk, "1250.00"))
 	self := got.Links["self"].Href
-	// Known issue (SERVICE.md 4.2): unreadable before approval.
+	// Known issue (docs/interface.md section 4.2): unreadable before approval.
 	for _, p := range []string{self, self + "/status"} {
 		r := c.get(p)
 		code, _ := r.problem(t)

@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-// link is a _links entry (SERVICE.md 2.1).
+// link is a _links entry (docs/interface.md section 2.1).
 type link struct {
 	Href  string   `json:"href"`
 	Verbs []string `json:"verbs"`

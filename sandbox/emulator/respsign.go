@@ -20,7 +20,7 @@ type respSigning struct {
 }
 
 // WithResponseSigning makes the server sign its API answers as the ASPSP
-// may (SERVICE.md 5.7): each answer gets Date, Digest (SHA-256 of the body)
+// may (docs/interface.md section 5.7): each answer gets Date, Digest (SHA-256 of the body)
 // and X-Request-ID (the request's, when it sent one) and a Signature over
 // date, digest and x-request-id, made with an RSA key certified by the
 // emulator's CA. [Server.ResponseCertificate] returns that certificate, for

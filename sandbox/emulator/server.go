@@ -34,7 +34,7 @@ package emulator
 // c.tpp is the TPP (c.tpp.id is its organisation, tppIdentity, the same
 // across certificate renewals; c.tpp.name its name); c.now is the emulator clock for this request; c.requestID the
 // X-Request-ID; c.header(name) a request header; c.query(name) a query value;
-// c.psuPresent() reports PSU-IP-Address present (SERVICE.md 5.14).
+// c.psuPresent() reports PSU-IP-Address present (docs/interface.md section 5.14).
 //
 // Required headers. if err := c.require("x-accept-fix", "TPP-Redirect-URI",
 // "TPP-Session-ID", "PSU-ID", "PSU-IP-Address"); err != nil { return err }

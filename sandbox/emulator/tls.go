@@ -28,7 +28,7 @@ var oidOrganizationIdentifier = asn1.ObjectIdentifier{2, 5, 4, 97}
 
 // caName is the emulator's test QTSP: its name has organizationIdentifier
 // and a non-ASCII letter, so keyIds exercise RFC 2253 rendering and the
-// RFC 2047 wrapping of the Signature header (SERVICE.md 5.6).
+// RFC 2047 wrapping of the Signature header (docs/interface.md section 5.6).
 func caName() pkix.Name {
 	return pkix.Name{
 		Country:      []string{"NO"},
