@@ -287,7 +287,7 @@ func TestCreateValidationJoinsAllProblems(t *testing.T) {
 		assert.Equal(t, "paymentIds", ve.Field)
 		reasons = append(reasons, ve.Reason)
 	}
-	assert.Equal(t, []string{"13 payments; a signing basket holds at most 10 (SERVICE.md 8)", "entry 11 is empty", "entry 12 repeats entry 0"}, reasons)
+	assert.Equal(t, []string{"13 payments; a signing basket holds at most 10 (docs/interface.md section 8)", "entry 11 is empty", "entry 12 repeats entry 0"}, reasons)
 	assert.NoError(t, basket.ValidatePaymentIDs(ids(basket.MaxPayments)))
 	assert.NoError(t, basket.ValidatePaymentIDs(ids(1)))
 }

@@ -35,7 +35,7 @@ func ValidatePaymentIDs(ids []string) error {
 		return &client.ValidationError{Field: "paymentIds", Reason: "a signing basket needs at least one payment"}
 	case len(ids) > MaxPayments:
 		errs = append(errs, &client.ValidationError{Field: "paymentIds",
-			Reason: fmt.Sprintf("%d payments; a signing basket holds at most %d (SERVICE.md 8)", len(ids), MaxPayments)})
+			Reason: fmt.Sprintf("%d payments; a signing basket holds at most %d (docs/interface.md section 8)", len(ids), MaxPayments)})
 	}
 	first := make(map[string]int, len(ids))
 	for i, id := range ids {
