@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/childproc"
 	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/sca"
 )
@@ -79,50 +79,6 @@ func TestHelperProcess(t *testing.T) {
 	fmt.Printf("result %d %d\n", granted.Load(), refused.Load())
 }
 
-// helper is a started helper process.
-type helper struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Scanner
-}
-
-// startHelpers starts n copies of the test binary running test with env,
-// and returns once each said "ready".
-func startHelpers(t *testing.T, n int, test string, env ...string) []*helper {
-	t.Helper()
-	hs := make([]*helper, n)
-	for i := range hs {
-		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+test+"$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), env...)
-		cmd.Stderr = os.Stderr
-		stdin, err := cmd.StdinPipe()
-		require.NoError(t, err)
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Wait() })
-		hs[i] = &helper{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
-		require.Equal(t, "ready", hs[i].line(t, ""), "helper %d", i)
-	}
-	return hs
-}
-
-// line returns the next output line starting with prefix (any line when
-// prefix is ""), skipping the test framework's own lines.
-func (h *helper) line(t *testing.T, prefix string) string {
-	t.Helper()
-	for h.out.Scan() {
-		l := h.out.Text()
-		if strings.HasPrefix(l, "=== ") || (prefix != "" && !strings.HasPrefix(l, prefix)) {
-			continue
-		}
-		return l
-	}
-	require.NoError(t, h.out.Err())
-	t.Fatalf("helper ended without a %q line", prefix)
-	return ""
-}
-
 // TestBudgetAcrossProcesses: two processes spend one account's budget
 // kept in one FileStore directory; together they are granted exactly the
 // limit, and only those calls reach the bank.
@@ -133,14 +89,14 @@ func TestBudgetAcrossProcesses(t *testing.T) {
 	_, err := sca.NewFileStore(dir)
 	require.NoError(t, err)
 
-	hs := startHelpers(t, 2, "TestHelperProcess", helperEnv+"="+dir, helperBank+"="+bank.srv.URL+"/api")
+	hs := childproc.Start(t, 2, "TestHelperProcess", helperEnv+"="+dir, helperBank+"="+bank.srv.URL+"/api")
 	for _, h := range hs {
-		_, err := io.WriteString(h.stdin, "go\n")
+		_, err := io.WriteString(h.Stdin, "go\n")
 		require.NoError(t, err)
 	}
 	var granted, refused int
 	for i, h := range hs {
-		f := strings.Fields(h.line(t, "result "))
+		f := strings.Fields(h.Line(t, "result "))
 		require.Len(t, f, 3)
 		g, err := strconv.Atoi(f[1])
 		require.NoError(t, err)
@@ -148,7 +104,7 @@ func TestBudgetAcrossProcesses(t *testing.T) {
 		require.NoError(t, err)
 		granted += g
 		refused += r
-		require.NoError(t, h.cmd.Wait(), "helper %d", i)
+		require.NoError(t, h.Cmd.Wait(), "helper %d", i)
 	}
 	assert.Equal(t, helperLimit, granted, "granted calls across both processes")
 	assert.Equal(t, 2*helperCalls-helperLimit, refused)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/psd2/internal/childproc"
 )
 
 // Environment and sizes of the helper processes of
@@ -86,50 +86,6 @@ func TestHelperProcess(t *testing.T) {
 	fmt.Println("done")
 }
 
-// helper is a started helper process.
-type helper struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	out   *bufio.Scanner
-}
-
-// startHelpers starts n copies of the test binary running
-// TestHelperProcess with env, and returns once each said "ready".
-func startHelpers(t *testing.T, n int, env ...string) []*helper {
-	t.Helper()
-	hs := make([]*helper, n)
-	for i := range hs {
-		cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), env...)
-		cmd.Stderr = os.Stderr
-		stdin, err := cmd.StdinPipe()
-		require.NoError(t, err)
-		stdout, err := cmd.StdoutPipe()
-		require.NoError(t, err)
-		require.NoError(t, cmd.Start())
-		t.Cleanup(func() { _ = cmd.Wait() })
-		hs[i] = &helper{cmd: cmd, stdin: stdin, out: bufio.NewScanner(stdout)}
-		require.Equal(t, "ready", hs[i].line(t, ""), "helper %d", i)
-	}
-	return hs
-}
-
-// line returns the next output line starting with prefix (any line when
-// prefix is ""), skipping the test framework's own lines.
-func (h *helper) line(t *testing.T, prefix string) string {
-	t.Helper()
-	for h.out.Scan() {
-		l := h.out.Text()
-		if strings.HasPrefix(l, "=== ") || (prefix != "" && !strings.HasPrefix(l, prefix)) {
-			continue
-		}
-		return l
-	}
-	require.NoError(t, h.out.Err())
-	t.Fatalf("helper ended without a %q line", prefix)
-	return ""
-}
-
 // TestFileStoreAcrossProcesses: two processes share one directory. Each
 // pending SCA is taken exactly once, and no Update of a counter is lost.
 func TestFileStoreAcrossProcesses(t *testing.T) {
@@ -140,23 +96,23 @@ func TestFileStoreAcrossProcesses(t *testing.T) {
 		require.NoError(t, SavePending(ctx, st, pendingFor(pendingState(i))))
 	}
 
-	hs := startHelpers(t, 2, helperEnv+"="+st.Dir())
+	hs := childproc.Start(t, 2, "TestHelperProcess", helperEnv+"="+st.Dir())
 	for _, h := range hs {
-		_, err := io.WriteString(h.stdin, "go\n")
+		_, err := io.WriteString(h.Stdin, "go\n")
 		require.NoError(t, err)
 	}
 	times := map[string]int{}
 	perHelper := make([]int, len(hs))
 	for i, h := range hs {
-		line := strings.TrimPrefix(h.line(t, "taken "), "taken ")
+		line := strings.TrimPrefix(h.Line(t, "taken "), "taken ")
 		for s := range strings.SplitSeq(line, ",") {
 			if s != "" {
 				times[s]++
 				perHelper[i]++
 			}
 		}
-		require.Equal(t, "done", h.line(t, "done"))
-		require.NoError(t, h.cmd.Wait(), "helper %d", i)
+		require.Equal(t, "done", h.Line(t, "done"))
+		require.NoError(t, h.Cmd.Wait(), "helper %d", i)
 	}
 	for i := range helperStates {
 		assert.Equal(t, 1, times[pendingState(i)], "pending SCA %d is taken exactly once", i)
