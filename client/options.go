@@ -48,6 +48,8 @@ type config struct {
 
 	responseTimeout time.Duration // timeouts.go
 	callTimeout     time.Duration
+
+	defaults []RequestOption // WithDefaults
 }
 
 // validate checks the options together, after all were applied.
@@ -208,6 +210,33 @@ func WithExpiryWarning(d time.Duration) Option {
 			return errors.New("client: WithExpiryWarning needs a duration >= 0")
 		}
 		c.expiryWarning = d
+		return nil
+	}
+}
+
+// WithDefaults sets per-call options once for every call of the client:
+// typically the redirect URI, which the interface requires on every call
+// but the sandbox's, the brand logging information and a PSU context.
+// They are applied before each call's own options, so a call can replace a
+// default header. The options are checked here: an invalid one makes [New]
+// fail. [WithRequestID] cannot be a default, since a request id is unique
+// per call. Several WithDefaults add up, in order.
+//
+//	c, err := client.New(baseURL, creds,
+//		client.WithDefaults(
+//			client.WithRedirectURI("https://tpp.example/callback"),
+//			client.WithBrandLoggingInformation("Example TPP"),
+//		))
+func WithDefaults(opts ...RequestOption) Option {
+	return func(c *config) error {
+		call, err := applyOptions(opts)
+		if err != nil {
+			return fmt.Errorf("client: WithDefaults: %w", err)
+		}
+		if call.requestID != "" {
+			return errors.New("client: WithDefaults: a request id is unique per call and cannot be a default")
+		}
+		c.defaults = append(c.defaults, opts...)
 		return nil
 	}
 }

@@ -235,14 +235,19 @@ func Headers(opts ...RequestOption) (http.Header, error) {
 	return c.header, nil
 }
 
-func applyOptions(opts []RequestOption) (*callConfig, error) {
+// applyOptions applies each list of options in order to one callConfig:
+// the client's defaults first, then the call's, so a call's option
+// replaces a default that sets the same header.
+func applyOptions(lists ...[]RequestOption) (*callConfig, error) {
 	c := &callConfig{header: http.Header{}}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(c); err != nil {
-			return nil, err
+	for _, opts := range lists {
+		for _, o := range opts {
+			if o == nil {
+				continue
+			}
+			if err := o(c); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return c, nil

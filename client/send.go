@@ -39,6 +39,20 @@ type Operation struct {
 	// caller's type and, when ResultID is set, carrying that member as a
 	// non-empty string; otherwise the outcome is unknown.
 	ResultID string
+	// Require lists the headers the interface requires for this call
+	// (docs/interface.md section 4), such as "PSU-ID" or
+	// "TPP-Session-ID". A call without one of them is refused before it is
+	// sent with a *ValidationError naming the option that sets it.
+	// TPP-Redirect-URI is required on every call but the sandbox's without
+	// being listed. Required headers are checked even with
+	// [WithoutValidation].
+	Require []string
+	// Validate is the operation's client-side validation of the resolved
+	// call (its body, its headers). An error stops the call before it is
+	// sent. [WithoutValidation] skips it.
+	Validate func(*Call) error
+	// Hook runs around the call; see [Hook].
+	Hook Hook
 }
 
 func (op *Operation) repeatable() bool {
@@ -81,12 +95,45 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 	}
 	p, err := c.prepare(&op, opts)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op.Name, err)
+		return nil, &NotSentError{Operation: op.Name, Err: err}
 	}
+	call := p.call()
+	if err := checkRequired(&op, p.urlPath, p.header); err != nil {
+		return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
+	}
+	if op.Validate != nil && !p.skipValidation {
+		if err := op.Validate(call); err != nil {
+			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
+		}
+	}
+	var after func(Result)
+	if op.Hook != nil {
+		if after, err = op.Hook(ctx, call); err != nil {
+			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
+		}
+	}
+	res := c.exchange(ctx, &op, p, out)
+	if after != nil {
+		after(Result{Sent: !errors.Is(res.err, ErrNotSent), StatusCode: res.status, ResultID: res.id, Err: res.err})
+	}
+	return res.resp, res.err
+}
+
+// outcome is what [Client.exchange] ended with.
+type outcome struct {
+	resp   *Response
+	status int
+	id     string // op.ResultID's value in a 2xx answer
+	err    error
+}
+
+// exchange sends a prepared call, checks the answer and decodes it.
+func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out any) outcome {
 	r, err := c.send(ctx, p)
 	if err != nil {
-		return nil, err
+		return outcome{err: err}
 	}
+	fail := func(err error) outcome { return outcome{status: r.status, err: err} }
 	unknown := func(err error) error {
 		return &OutcomeUnknownError{Operation: op.Name, RequestID: p.requestID, StatusCode: r.status, Err: err}
 	}
@@ -95,31 +142,30 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 		if !op.repeatable() {
 			e = unknown(e)
 		}
-		return nil, e
+		return fail(e)
 	}
 	if r.status < 200 || r.status > 299 {
 		e := newError(op.Name, r.status, p.requestID, r.header, r.body)
 		if r.status >= 500 && !op.repeatable() {
-			return nil, unknown(e)
+			return fail(unknown(e))
 		}
-		return nil, e
+		return fail(e)
 	}
 	resp := &Response{StatusCode: r.status, Header: r.header, RequestID: p.requestID}
-	if !op.repeatable() {
-		if err := usableAnswer(r.body, op.ResultID); err != nil {
-			return nil, unknown(err)
-		}
+	id, idErr := usableAnswer(r.body, op.ResultID)
+	if idErr != nil && !op.repeatable() {
+		return fail(unknown(idErr))
 	}
 	if out != nil && len(bytes.TrimSpace(r.body)) > 0 {
 		if err := json.Unmarshal(r.body, out); err != nil {
 			err = fmt.Errorf("decoding answer: %w", err)
 			if !op.repeatable() {
-				return nil, unknown(err)
+				return fail(unknown(err))
 			}
-			return resp, fmt.Errorf("%s: %w", op.Name, err)
+			return outcome{resp: resp, status: r.status, id: id, err: fmt.Errorf("%s: %w", op.Name, err)}
 		}
 	}
-	return resp, nil
+	return outcome{resp: resp, status: r.status, id: id}
 }
 
 // ErrUnusableAnswer matches a 2xx answer to a call that is not repeatable
@@ -130,45 +176,54 @@ var ErrUnusableAnswer = errors.New("client: answer unusable")
 
 // usableAnswer checks the 2xx body of a call that is not repeatable: JSON
 // other than null and, when resultID is set, an object carrying resultID
-// as a non-empty string.
-func usableAnswer(body []byte, resultID string) error {
+// as a non-empty string, which it returns.
+func usableAnswer(body []byte, resultID string) (string, error) {
 	body = bytes.TrimSpace(body)
 	switch {
 	case len(body) == 0:
-		return fmt.Errorf("%w: empty body", ErrUnusableAnswer)
+		return "", fmt.Errorf("%w: empty body", ErrUnusableAnswer)
 	case !json.Valid(body):
-		return fmt.Errorf("%w: not JSON", ErrUnusableAnswer)
+		return "", fmt.Errorf("%w: not JSON", ErrUnusableAnswer)
 	case bytes.Equal(body, []byte("null")):
-		return fmt.Errorf("%w: null", ErrUnusableAnswer)
+		return "", fmt.Errorf("%w: null", ErrUnusableAnswer)
 	case resultID == "":
-		return nil
+		return "", nil
 	}
 	var obj map[string]json.RawMessage
 	var id string
 	if json.Unmarshal(body, &obj) != nil {
-		return fmt.Errorf("%w: not a JSON object", ErrUnusableAnswer)
+		return "", fmt.Errorf("%w: not a JSON object", ErrUnusableAnswer)
 	}
 	if raw, ok := obj[resultID]; !ok || json.Unmarshal(raw, &id) != nil || strings.TrimSpace(id) == "" {
-		return fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID)
+		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID)
 	}
-	return nil
+	return id, nil
 }
 
 // prepared is one call, fixed before the first attempt: URL, encoded body,
 // X-Request-ID and every header but Date and the signature stay the same on
 // every attempt.
 type prepared struct {
-	op        *Operation
-	url       string
-	body      []byte // nil: no body
-	header    http.Header
-	requestID string
+	op             *Operation
+	url            string
+	urlPath        string
+	body           []byte // nil: no body
+	header         http.Header
+	requestID      string
+	skipValidation bool
 }
 
-// prepare applies the request options, resolves the URL, encodes the body
-// once and builds the headers shared by all attempts.
+// call describes p for hooks and validators; its header is a copy.
+func (p *prepared) call() *Call {
+	return &Call{Operation: p.op.Name, Method: p.op.Method, URL: p.url, RequestID: p.requestID,
+		Body: p.body, Header: p.header.Clone(), Repeatable: p.op.repeatable()}
+}
+
+// prepare applies the client's default options and then the call's, once,
+// resolves the URL, encodes the body once and builds the headers shared by
+// all attempts.
 func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error) {
-	call, err := applyOptions(opts)
+	call, err := applyOptions(c.cfg.defaults, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +268,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	if c.cfg.userAgent != "" {
 		h.Set("User-Agent", c.cfg.userAgent)
 	}
-	return &prepared{op: op, url: u.String(), body: body, header: h, requestID: requestID}, nil
+	return &prepared{op: op, url: u.String(), urlPath: u.Path, body: body, header: h, requestID: requestID, skipValidation: call.skipValidation}, nil
 }
 
 func (c *Client) acceptFixValue(extra []AcceptFix) string {

@@ -1,0 +1,102 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Call is one call as the client resolved it, once, before its first
+// attempt: the client's defaults ([WithDefaults]) and the call's
+// [RequestOption]s applied in that order, the URL resolved, the body
+// encoded. Every attempt sends exactly this, with its own Date and
+// signature. Hooks and validators read it; they must not change it.
+type Call struct {
+	// Operation is the SDK call, for example "payments.Create".
+	Operation string
+	// Method is the HTTP method.
+	Method string
+	// URL is the absolute URL, query included.
+	URL string
+	// RequestID is the X-Request-ID of every attempt.
+	RequestID string
+	// Body is the exact request body (nil: none).
+	Body []byte
+	// Header holds the headers the call carries: those of its options,
+	// X-Request-ID, Accept, Content-Type, Digest, x-accept-fix. Date and
+	// the signature headers are added per attempt.
+	Header http.Header
+	// Repeatable reports whether the pipeline may send the call again
+	// after it may have reached the bank (GET, DELETE, a POST marked so).
+	Repeatable bool
+}
+
+// Result is what became of a call, as the client reports it to the
+// call's [Hook].
+type Result struct {
+	// Sent is false exactly when no byte of any attempt left the machine
+	// (Err then matches [ErrNotSent]): the bank saw nothing, counted
+	// nothing, created nothing.
+	Sent bool
+	// StatusCode is the HTTP status of the answer the call ended with, 0
+	// without one.
+	StatusCode int
+	// ResultID is the value of the member the [Operation] names in
+	// ResultID, read from a 2xx answer ("" otherwise).
+	ResultID string
+	// Err is the error [Client.Do] returns (nil on success).
+	Err error
+}
+
+// Hook runs around one call: before the first attempt, with the resolved
+// call, and once more with its result. A Hook that returns an error stops
+// the call before anything is sent: [Client.Do] returns that error inside
+// a [*NotSentError] and after is not called. Otherwise after (when not
+// nil) is called exactly once, before Do returns, with what became of the
+// call; that is where a service counts a call it spent (the accounts
+// budget) or records an outcome (the payments journal).
+type Hook func(ctx context.Context, call *Call) (after func(Result), err error)
+
+// requiredOption names the option that sets each header an operation can
+// require, for the message of the ValidationError a missing one gives.
+var requiredOption = map[string]string{
+	"Tpp-Redirect-Uri":              "client.WithRedirectURI (once for every call with client.WithDefaults)",
+	"Tpp-Session-Id":                "client.WithTPPSessionID (or sca.Session.RequestOptions)",
+	"Psu-Id":                        "client.WithPSU (ID) (or sca.Session.RequestOptions)",
+	"Psu-Ip-Address":                "client.WithPSU (IPAddress), the PSU's IP address while the PSU is present",
+	"Psu-Context":                   "client.WithPSUContext",
+	"Psu-Corporate-Id":              "client.WithPSU (CorporateID)",
+	"Tpp-Brand-Logging-Information": "client.WithBrandLoggingInformation",
+}
+
+// isSandboxPath reports whether path is one of the sandbox's mock-data
+// operations, the only calls that need no TPP-Redirect-URI.
+func isSandboxPath(path string) bool {
+	return strings.HasPrefix(path, "/v1/sandbox/") || path == "/v1/sandbox"
+}
+
+// checkRequired refuses a call that lacks a header its operation
+// requires: TPP-Redirect-URI on every call but the sandbox's (the bank may
+// ask for SCA on any call, docs/interface.md section 5.8) and the headers
+// of op.Require. Every missing header is reported, each as a
+// *ValidationError naming the option that sets it.
+func checkRequired(op *Operation, urlPath string, h http.Header) error {
+	need := op.Require
+	if !isSandboxPath(urlPath) {
+		need = append([]string{"TPP-Redirect-URI"}, need...)
+	}
+	var errs []error
+	for _, name := range need {
+		if strings.TrimSpace(h.Get(name)) != "" {
+			continue
+		}
+		how, ok := requiredOption[http.CanonicalHeaderKey(name)]
+		if !ok {
+			how = fmt.Sprintf("client.WithHeader(%q, ...)", name)
+		}
+		errs = append(errs, &ValidationError{Field: name, Reason: "header required by " + op.Name + "; set it with " + how})
+	}
+	return errors.Join(errs...)
+}
