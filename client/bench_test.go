@@ -78,7 +78,7 @@ func benchBody() *benchPayment {
 
 func BenchmarkSignedPOST(b *testing.B) {
 	benchSetup(b)
-	c, err := New(benchSrv.URL+"/api", benchCreds)
+	c, err := New(benchSrv.URL+"/api", benchCreds, testDefaults)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func baseline(b *testing.B) func() error {
 // (issue 2 target: sdk/baseline at most 1.05).
 func BenchmarkSignedPOSTVsBaseline(b *testing.B) {
 	benchSetup(b)
-	c, err := New(benchSrv.URL+"/api", benchCreds)
+	c, err := New(benchSrv.URL+"/api", benchCreds, testDefaults)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func BenchmarkSignedPOSTVsBaseline(b *testing.B) {
 // signer whose key signs instantly.
 func BenchmarkPipelineWithoutRSA(b *testing.B) {
 	benchSetup(b)
-	c, err := New("https://psd2.bank.example/api", &signing.Credentials{Certificate: benchCreds.Certificate, Key: fastKey{benchKey}})
+	c, err := New("https://psd2.bank.example/api", &signing.Credentials{Certificate: benchCreds.Certificate, Key: fastKey{benchKey}}, testDefaults)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -243,7 +243,7 @@ func (f fastKey) Sign(io.Reader, []byte, crypto.SignerOpts) ([]byte, error) {
 // BenchmarkPipelineWithoutRSA includes them.
 func BenchmarkSigningWithoutRSA(b *testing.B) {
 	benchSetup(b)
-	c, err := New("https://psd2.bank.example/api", &signing.Credentials{Certificate: benchCreds.Certificate, Key: fastKey{benchKey}})
+	c, err := New("https://psd2.bank.example/api", &signing.Credentials{Certificate: benchCreds.Certificate, Key: fastKey{benchKey}}, testDefaults)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func BenchmarkSigningWithoutRSA(b *testing.B) {
 // goroutine's throughput with two.
 func BenchmarkSigningParallel(b *testing.B) {
 	benchSetup(b)
-	c, err := New("https://psd2.bank.example/api", benchCreds)
+	c, err := New("https://psd2.bank.example/api", benchCreds, testDefaults)
 	if err != nil {
 		b.Fatal(err)
 	}

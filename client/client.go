@@ -131,6 +131,15 @@ func (c *Client) transport() *http.Transport {
 // BaseURL returns the bank's base URL the client was made with.
 func (c *Client) BaseURL() string { return c.base.String() }
 
+// Now returns the time on the client's clock ([WithClock], by default
+// time.Now). It is the SDK's one clock: services read it to validate
+// execution dates, to expire sessions and to count the without-PSU budget,
+// and the client checks certificate validity against it. The Date header
+// is written in the bank's time instead: this clock corrected by the
+// offset the client learned from the bank's answers (docs/design.md
+// section 2).
+func (c *Client) Now() time.Time { return c.cfg.clock() }
+
 // now is the client's clock corrected by the learned server clock offset:
 // the time to write in Date. Certificate validity is checked against the
 // local clock (c.cfg.clock), never this one.

@@ -46,12 +46,20 @@ var errForeignTransport = errors.New("client: SetQWAC needs the transport the SD
 
 // SetCredentials replaces the signing credentials at runtime. Requests in
 // flight finish with the credentials they were signed with; later attempts
-// use the new ones. The key must be RSA and match the certificate. When
+// use the new ones. The key must be RSA and match the certificate, and the
+// certificate must be valid now on the client's clock: an expired or
+// not-yet-valid one is refused with an error matching
+// signing.ErrCertExpired or signing.ErrCertNotYetValid ([New] refuses it
+// the same way). To inspect an expired certificate, load it with the
+// signing package, which does not check validity. When
 // [WithCredentialsSource] is set, the source takes precedence.
 func (c *Client) SetCredentials(creds *signing.Credentials) error {
 	st, err := c.newCredState(creds)
 	if err != nil {
 		return err
+	}
+	if err := checkValidity(creds.Certificate, c.cfg.clock()); err != nil {
+		return fmt.Errorf("client: %w", err)
 	}
 	c.state.Store(st)
 	return nil

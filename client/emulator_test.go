@@ -73,7 +73,7 @@ func emulatorClient(t *testing.T, s *emulator.Server, creds *signing.Credentials
 	t.Helper()
 	m.base = s.Client().Transport
 	hc := &http.Client{Transport: m, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	c, err := New(s.URL, creds, append([]Option{WithHTTPClient(hc), WithRetryPolicy(RetryPolicy{})}, opts...)...)
+	c, err := New(s.URL, creds, append([]Option{testDefaults, WithHTTPClient(hc), WithRetryPolicy(RetryPolicy{})}, opts...)...)
 	require.NoError(t, err)
 	return c
 }
@@ -231,7 +231,10 @@ func TestEmulatorExpiry(t *testing.T) {
 	assert.Equal(t, soon.Certificate.NotAfter, c.Credentials().ValidUntil())
 
 	m = &tamperer{}
-	c = emulatorClient(t, s, expired, m)
+	var clock atomic.Int64 // made while valid, used after it expired
+	clock.Store(now.Add(-2 * time.Hour).UnixNano())
+	c = emulatorClient(t, s, expired, m, WithClock(func() time.Time { return time.Unix(0, clock.Load()) }))
+	clock.Store(now.UnixNano())
 	_, err := c.Do(t.Context(), listCustomers, nil)
 	require.ErrorIs(t, err, signing.ErrCertExpired)
 	assert.Zero(t, m.sent.Load(), "nothing signed or sent with an expired certificate")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
@@ -78,7 +79,7 @@ func TestEmulatorSessionSentinels(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, list.Accounts)
 	balances := client.Operation{Name: "balances", Method: http.MethodGet,
-		Path: client.JoinPath("/v1/accounts", list.Accounts[0].ResourceID, "balances")}
+		Path: apipath.Join("/v1/accounts", list.Accounts[0].ResourceID, "balances")}
 
 	// After the hour: listing needs a new SCA, balances do not.
 	clk.Add(time.Hour + time.Minute)

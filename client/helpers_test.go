@@ -156,10 +156,17 @@ func verifyRequest(r *http.Request, body []byte) error {
 	return nil
 }
 
-// newTestClient returns a client for b signing with key 0.
+// testRedirectURI is the default TPP-Redirect-URI of newTestClient.
+const testRedirectURI = "https://tpp.example/cb"
+
+// testDefaults is the default per-call option of the tests' clients.
+var testDefaults = WithDefaults(WithRedirectURI(testRedirectURI))
+
+// newTestClient returns a client for b signing with key 0, sending
+// testRedirectURI by default.
 func newTestClient(t testing.TB, baseURL string, opts ...Option) *Client {
 	t.Helper()
-	c, err := New(baseURL, testCreds(t, 0), append([]Option{WithRetryPolicy(fastRetry)}, opts...)...)
+	c, err := New(baseURL, testCreds(t, 0), append([]Option{WithRetryPolicy(fastRetry), WithDefaults(WithRedirectURI(testRedirectURI))}, opts...)...)
 	require.NoError(t, err)
 	return c
 }
@@ -200,4 +207,13 @@ func debugLogger(l *logBuffer) *slog.Logger {
 // tlsCert turns test credentials into a tls.Certificate (a QWAC).
 func tlsCert(c *signing.Credentials) tls.Certificate {
 	return tls.Certificate{Certificate: [][]byte{c.Certificate.Raw}, PrivateKey: c.Key, Leaf: c.Certificate}
+}
+
+// headersOf returns the headers opts set on a call.
+func headersOf(opts ...RequestOption) (http.Header, error) {
+	c, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.header, nil
 }

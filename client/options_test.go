@@ -105,7 +105,7 @@ func TestCredentialsSourceWithoutCredentials(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, nil)
 	creds := testCreds(t, 1)
-	c, err := New(b.URL, nil, WithCredentialsSource(func(context.Context) (*signing.Credentials, error) { return creds, nil }))
+	c, err := New(b.URL, nil, WithCredentialsSource(func(context.Context) (*signing.Credentials, error) { return creds, nil }), testDefaults)
 	require.NoError(t, err)
 	_, err = c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts"}, nil)
 	require.NoError(t, err)
@@ -124,11 +124,11 @@ func TestTransportSecurity(t *testing.T) {
 	assert.NotNil(t, c.hc.CheckRedirect)
 }
 
-func TestHeaders(t *testing.T) {
+func TestRequestOptionHeaders(t *testing.T) {
 	t.Parallel()
 	const psuID = "5b8e8a0e-4a4f-4a8e-9c39-6a4b5f6a7b8c"
 	const device = "1b8e8a0e-4a4f-4a8e-9c39-6a4b5f6a7b8d"
-	h, err := Headers(
+	h, err := headersOf(
 		WithPSU(PSU{ID: psuID, CorporateID: "corp-1", IPAddress: "192.0.2.10", IPPort: "443", UserAgent: "Mozilla/5.0", HTTPMethod: "POST", DeviceID: device, GeoLocation: "GEO:59.9;10.7"}),
 		Combine(WithTPPSessionID("sess-1"), nil, WithRedirectURI("https://tpp.example/cb")),
 		WithRedirectPreferred(false),
@@ -175,7 +175,7 @@ func TestHeaders(t *testing.T) {
 		"combined error":          Combine(WithTPPSessionID("ok"), WithPSUContext("x")),
 	}
 	for name, o := range bad {
-		_, err := Headers(o)
+		_, err := headersOf(o)
 		assert.Error(t, err, name)
 	}
 }
@@ -199,7 +199,7 @@ func TestRequestHeadersOnTheWire(t *testing.T) {
 	assert.Equal(t, "s", r.Header.Get("TPP-Session-ID"))
 	p, err := signing.ParseSignature(r.Header.Get("Signature"))
 	require.NoError(t, err)
-	assert.Equal(t, []string{"date", "digest", "x-request-id"}, p.Headers)
+	assert.Equal(t, []string{"date", "digest", "x-request-id", "tpp-redirect-uri"}, p.Headers)
 	assert.Equal(t, signing.KeyID(c.Credentials().Certificate), p.KeyID)
 
 	// A GET has no body, no Digest and no Content-Type.
@@ -224,6 +224,7 @@ func TestDecodeFailure(t *testing.T) {
 	assert.Equal(t, 200, resp.StatusCode)
 
 	_, err = c.Do(t.Context(), Operation{Name: "op", Method: "POST", Path: "/v1/x", Body: make(chan int)}, nil)
-	assert.ErrorContains(t, err, "op: encoding body")
+	assert.ErrorContains(t, err, "op: not sent: encoding body")
+	assert.ErrorIs(t, err, ErrNotSent)
 	assert.EqualValues(t, 1, b.count.Load())
 }

@@ -11,48 +11,6 @@ import (
 // host other than the base URL's.
 var ErrForeignHost = errors.New("client: link points to a host other than the bank's base URL")
 
-// PathSegment escapes s as one RFC 3986 path segment. Unlike
-// url.PathEscape it keeps the sub-delimiters, so platform ids such as
-// "enc!!abc=" stay as the bank wrote them (STYLE.md "Paths").
-func PathSegment(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isPChar(c) {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	return b.String()
-}
-
-// JoinPath builds a path such as "/v1/payments/<product>/<id>/status" from
-// a prefix and segments, escaping each segment with [PathSegment].
-func JoinPath(prefix string, segments ...string) string {
-	var b strings.Builder
-	b.WriteString(strings.TrimRight(prefix, "/"))
-	for _, s := range segments {
-		b.WriteByte('/')
-		b.WriteString(PathSegment(s))
-	}
-	return b.String()
-}
-
-func isPChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	switch c {
-	case '-', '.', '_', '~', // unreserved
-		'!', '$', '&', '\'', '(', ')', '*', '+', ',', ';', '=', // sub-delims
-		':', '@':
-		return true
-	}
-	return false
-}
-
 // resolve turns an operation path or a link href into the absolute URL to
 // call. Relative hrefs ("/v1/...") are placed under the base URL's path
 // ("/api"), as the platform's links omit it (docs/interface.md section 10). An absolute href

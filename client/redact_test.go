@@ -227,14 +227,14 @@ func TestPSUErrorsNameNoValue(t *testing.T) {
 		{IPAddress: "MARK-IP\n"}, {IPPort: "MARK-PORT\r"}, {CorporateID: "MARK-CORP\x00"},
 		{UserAgent: "MARK-UA\n"}, {GeoLocation: "MARK-GEO\n"},
 	} {
-		_, err := Headers(WithPSU(p))
+		_, err := headersOf(WithPSU(p))
 		require.Error(t, err, p.String())
 		assert.NotContains(t, err.Error(), "MARK")
 	}
 	for _, o := range []RequestOption{WithPSUIdentity("MARK-NATIONAL\n"), WithTPPSessionID("MARK-SESSION\n"),
 		WithRedirectURI("https://tpp.example/cb?state=MARK\n"), WithRedirectURI("ftp://tpp.example/cb?state=MARK"),
 		WithHeader("X-Custom", "MARK\n")} {
-		_, err := Headers(o)
+		_, err := headersOf(o)
 		require.Error(t, err)
 		assert.NotContains(t, err.Error(), "MARK")
 	}

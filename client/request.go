@@ -159,13 +159,29 @@ func WithAuthMethodPreferred(method string) RequestOption {
 	return func(c *callConfig) error { return c.setRequired("X-PSU-AuthMethod-Preferred", method) }
 }
 
-// WithPSUContext sets PSU-Context, PRIVATE or CORPORATE (docs/interface.md section 4.2).
-func WithPSUContext(context string) RequestOption {
+// PSUContext says whether the PSU acts as a private person or for a
+// company (PSU-Context, docs/interface.md section 4.2). It is the SDK's
+// one spelling of the two: sessions, sandbox customers and the header all
+// use it.
+type PSUContext string
+
+// The two PSU contexts.
+const (
+	Private   PSUContext = "PRIVATE"
+	Corporate PSUContext = "CORPORATE"
+)
+
+// Valid reports whether p is [Private] or [Corporate].
+func (p PSUContext) Valid() bool { return p == Private || p == Corporate }
+
+// WithPSUContext sets PSU-Context, [Private] or [Corporate]
+// (docs/interface.md section 4.2); payment creation requires it.
+func WithPSUContext(p PSUContext) RequestOption {
 	return func(c *callConfig) error {
-		if context != "PRIVATE" && context != "CORPORATE" {
+		if !p.Valid() {
 			return fmt.Errorf("client: PSU-Context must be PRIVATE or CORPORATE")
 		}
-		return c.set("PSU-Context", context)
+		return c.set("PSU-Context", string(p))
 	}
 }
 
@@ -221,18 +237,6 @@ func Combine(opts ...RequestOption) RequestOption {
 		}
 		return nil
 	}
-}
-
-// Headers returns the headers opts would set on a request, for code that
-// needs to know what a call carries (for example whether PSU-IP-Address is
-// present, which decides whether a call counts against the
-// without-PSU budget).
-func Headers(opts ...RequestOption) (http.Header, error) {
-	c, err := applyOptions(opts)
-	if err != nil {
-		return nil, err
-	}
-	return c.header, nil
 }
 
 // applyOptions applies each list of options in order to one callConfig:

@@ -78,7 +78,7 @@ func TestEmulatorFreeFormRequestIDAndQuotedKeyID(t *testing.T) {
 			sent = append(sent, r.Header.Get("Signature"))
 			return base.RoundTrip(r)
 		})}
-		c, err := New(s.URL, creds, append([]Option{WithHTTPClient(hc)}, opts...)...)
+		c, err := New(s.URL, creds, append([]Option{testDefaults, WithHTTPClient(hc)}, opts...)...)
 		require.NoError(t, err)
 		id := "order 4711/" + string(rune('a'+i))
 		resp, err := c.Do(t.Context(), listCustomers, nil, WithRequestID(id))

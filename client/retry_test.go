@@ -396,8 +396,12 @@ func TestExpiredCertificateRefusedBeforeSending(t *testing.T) {
 			t.Parallel()
 			b := newBank(t, nil)
 			creds := &signing.Credentials{Certificate: newCert(t, 1, tt.from, tt.till), Key: testKey(1)}
-			c, err := New(b.URL, creds)
+			// Made while the certificate is valid, used when it is not.
+			var clock atomic.Int64
+			clock.Store(tt.from.Add(time.Minute).UnixNano())
+			c, err := New(b.URL, creds, testDefaults, WithClock(func() time.Time { return time.Unix(0, clock.Load()) }))
 			require.NoError(t, err)
+			clock.Store(now.UnixNano())
 			_, err = c.Do(t.Context(), Operation{Method: "POST", Path: "/v1/payments/x", Body: 1}, nil)
 			require.ErrorIs(t, err, tt.want)
 			assert.NotErrorIs(t, err, ErrOutcomeUnknown)
@@ -412,7 +416,7 @@ func TestExpiryWarnedOnce(t *testing.T) {
 	b := newBank(t, nil)
 	var logs logBuffer
 	creds := &signing.Credentials{Certificate: newCert(t, 1, now.Add(-time.Hour), now.Add(10*24*time.Hour)), Key: testKey(1)}
-	c, err := New(b.URL, creds, WithLogger(debugLogger(&logs)))
+	c, err := New(b.URL, creds, WithLogger(debugLogger(&logs)), testDefaults)
 	require.NoError(t, err)
 	for range 3 {
 		_, err = c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts"}, nil)
@@ -422,7 +426,7 @@ func TestExpiryWarnedOnce(t *testing.T) {
 
 	// Outside the window: no warning.
 	var quiet logBuffer
-	c, err = New(b.URL, creds, WithLogger(debugLogger(&quiet)), WithExpiryWarning(24*time.Hour))
+	c, err = New(b.URL, creds, WithLogger(debugLogger(&quiet)), WithExpiryWarning(24*time.Hour), testDefaults)
 	require.NoError(t, err)
 	_, err = c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts"}, nil)
 	require.NoError(t, err)

@@ -79,7 +79,7 @@ func TestCredentialRotationUnderLoad(t *testing.T) {
 			if mode == "CredentialsSource" {
 				opts = append(opts, WithCredentialsSource(func(context.Context) (*signing.Credentials, error) { return current.Load(), nil }))
 			}
-			c, err := New(srv.URL, a, opts...)
+			c, err := New(srv.URL, a, append(opts, testDefaults)...)
 			require.NoError(t, err)
 
 			const workers, perWorker = 50, 8
@@ -133,7 +133,7 @@ func TestCredentialsSourceError(t *testing.T) {
 	t.Parallel()
 	srv, _, _ := registeredBank(t, testCreds(t, 0))
 	boom := errors.New("vault sealed")
-	c, err := New(srv.URL, nil, WithCredentialsSource(func(context.Context) (*signing.Credentials, error) { return nil, boom }))
+	c, err := New(srv.URL, nil, WithCredentialsSource(func(context.Context) (*signing.Credentials, error) { return nil, boom }), testDefaults)
 	require.NoError(t, err)
 	_, err = c.Do(t.Context(), Operation{Method: "POST", Path: "/v1/x", Body: 1}, nil)
 	require.ErrorIs(t, err, boom)
@@ -161,7 +161,7 @@ func TestSetQWAC(t *testing.T) {
 	roots := x509.NewCertPool()
 	roots.AddCert(srv.Certificate())
 
-	c, err := New(srv.URL, testCreds(t, 0), WithRootCAs(roots), WithQWAC(tlsCert(qa)))
+	c, err := New(srv.URL, testCreds(t, 0), WithRootCAs(roots), WithQWAC(tlsCert(qa)), testDefaults)
 	require.NoError(t, err)
 	get := func() {
 		_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts"}, nil)
@@ -188,7 +188,7 @@ func TestTLSBelow12Refused(t *testing.T) {
 	t.Cleanup(srv.Close)
 	roots := x509.NewCertPool()
 	roots.AddCert(srv.Certificate())
-	c, err := New(srv.URL, testCreds(t, 0), WithRootCAs(roots), WithRetryPolicy(RetryPolicy{}))
+	c, err := New(srv.URL, testCreds(t, 0), WithRootCAs(roots), WithRetryPolicy(RetryPolicy{}), testDefaults)
 	require.NoError(t, err)
 	_, err = c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts"}, nil)
 	require.Error(t, err)

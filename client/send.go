@@ -268,7 +268,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	if c.cfg.userAgent != "" {
 		h.Set("User-Agent", c.cfg.userAgent)
 	}
-	return &prepared{op: op, url: u.String(), urlPath: u.Path, body: body, header: h, requestID: requestID, skipValidation: call.skipValidation}, nil
+	return &prepared{op: op, url: u.String(), urlPath: strings.TrimPrefix(u.Path, c.basePath), body: body, header: h, requestID: requestID, skipValidation: call.skipValidation}, nil
 }
 
 func (c *Client) acceptFixValue(extra []AcceptFix) string {

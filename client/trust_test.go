@@ -434,7 +434,7 @@ func TestCertificateValidityUsesLocalClock(t *testing.T) {
 	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		io.WriteString(w, `{}`)
 	})
-	c, err := New(b.URL, creds)
+	c, err := New(b.URL, creds, testDefaults)
 	require.NoError(t, err)
 	c.offset.Store(int64(10 * time.Minute)) // the bank runs 10 minutes ahead
 	_, err = c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/accounts"}, nil)

@@ -39,14 +39,6 @@ func WithoutValidation() RequestOption {
 	}
 }
 
-// ValidationSkipped reports whether opts include [WithoutValidation]. Service
-// packages ask it before validating a request. Invalid options report false:
-// the call fails on them anyway.
-func ValidationSkipped(opts ...RequestOption) bool {
-	c, err := applyOptions(opts)
-	return err == nil && c.skipValidation
-}
-
 // WithQuery adds a query parameter to this call, after the operation's own
 // (for example allowLogicalDuplicate=true on a payment create).
 func WithQuery(name, value string) RequestOption {

@@ -22,16 +22,6 @@ func TestValidationError(t *testing.T) {
 	assert.NotErrorIs(t, errors.New("other"), ErrValidation)
 }
 
-func TestValidationSkipped(t *testing.T) {
-	t.Parallel()
-	assert.False(t, ValidationSkipped())
-	assert.False(t, ValidationSkipped(WithTPPSessionID("s")))
-	assert.True(t, ValidationSkipped(WithTPPSessionID("s"), WithoutValidation()))
-	assert.True(t, ValidationSkipped(Combine(WithoutValidation())))
-	// An invalid option fails the call anyway; it does not switch anything off.
-	assert.False(t, ValidationSkipped(WithoutValidation(), WithRequestID("")))
-}
-
 func TestWithQueryOnTheWire(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, nil)

@@ -18,15 +18,22 @@ import (
 type VerifyMode int
 
 const (
-	// VerifyIfPresent checks a response that carries a Signature header and
-	// accepts an unsigned one. It is the default. When no bank certificate
-	// is configured ([WithBankCertificates]), a signed response cannot be
-	// checked: it is accepted and a warning is logged once.
+	// VerifyIfPresent is the default. It checks what a response carries:
+	//   - a Digest header, whenever present, must match the body (signed
+	//     or not, with or without bank certificates);
+	//   - a Signature header, when bank certificates are configured
+	//     ([WithBankCertificates]), must verify with one of them, cover the
+	//     Digest when there is a body, and cover the request's own
+	//     X-Request-ID if it covers one;
+	//   - a Signature header without configured bank certificates cannot be
+	//     checked: the response is accepted and a warning is logged once.
+	// An unsigned response is accepted.
 	VerifyIfPresent VerifyMode = iota
-	// VerifyRequired rejects any response without a valid signature. It
-	// needs [WithBankCertificates].
+	// VerifyRequired checks as VerifyIfPresent does and also rejects a
+	// response without a Signature header. It needs
+	// [WithBankCertificates].
 	VerifyRequired
-	// VerifyOff ignores response signatures.
+	// VerifyOff checks nothing: neither Digest nor Signature.
 	VerifyOff
 )
 
@@ -46,6 +53,7 @@ func (m VerifyMode) String() string {
 // bankCert is one certificate the bank may sign responses with.
 type bankCert struct {
 	keyID string
+	cert  *x509.Certificate
 	pub   *rsa.PublicKey
 }
 
@@ -78,7 +86,7 @@ func WithBankCertificates(certs ...*x509.Certificate) Option {
 			if !ok {
 				return errors.New("client: bank certificate key is not RSA")
 			}
-			c.bankCerts = append(c.bankCerts, bankCert{keyID: signing.KeyID(cert), pub: pub})
+			c.bankCerts = append(c.bankCerts, bankCert{keyID: signing.KeyID(cert), cert: cert, pub: pub})
 		}
 		return nil
 	}
@@ -123,24 +131,31 @@ func (c *Client) verifyResponse(h http.Header, body []byte, requestID string) er
 		return nil
 	}
 	value := h.Get("Signature")
+	digest := h.Get("Digest")
+	checkDigest := func() error {
+		if digest == "" {
+			return nil
+		}
+		return signing.VerifyDigest(digest, body)
+	}
 	if value == "" {
 		if mode == VerifyRequired {
 			return signing.ErrNoSignature
 		}
-		return nil
+		return checkDigest()
 	}
 	if len(c.cfg.bankCerts) == 0 {
 		if l := c.cfg.logger; l != nil && c.warnedNoBankCert.CompareAndSwap(false, true) {
 			l.LogAttrs(context.Background(), slog.LevelWarn,
 				"psd2: the bank signs its responses but no bank certificate is configured (WithBankCertificates); signatures are not checked")
 		}
-		return nil
+		return checkDigest()
 	}
 	p, err := signing.ParseSignature(value)
 	if err != nil {
 		return err
 	}
-	if digest := h.Get("Digest"); len(body) > 0 || digest != "" {
+	if len(body) > 0 || digest != "" {
 		if !slices.Contains(p.Headers, "digest") {
 			return errDigestNotSigned
 		}
@@ -155,7 +170,7 @@ func (c *Client) verifyResponse(h http.Header, body []byte, requestID string) er
 	err = errNoBankCertMatch
 	for _, selected := range []bool{true, false} {
 		for _, bc := range c.cfg.bankCerts {
-			if (bc.keyID == p.KeyID) != selected {
+			if (bc.keyID == p.KeyID || signing.MatchKeyID(p.KeyID, bc.cert)) != selected {
 				continue
 			}
 			if err = p.Verify(req, bc.pub); err == nil {

@@ -138,11 +138,18 @@ func TestSignedResponseWithoutBankCertificate(t *testing.T) {
 	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		signedAnswer{key: 2, cert: bankCert, tamper: func(h http.Header, b []byte) []byte { return []byte(`{}`) }}.write(t, w, r, []byte(`{"a":1}`))
 	})
+	good := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		signedAnswer{key: 2, cert: bankCert}.write(t, w, r, []byte(`{"a":1}`))
+	})
 	var logs logBuffer
-	c := newTestClient(t, b.URL, WithLogger(debugLogger(&logs)))
+	c := newTestClient(t, good.URL, WithLogger(debugLogger(&logs)))
 	for range 2 {
 		_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/x"}, nil)
-		require.NoError(t, err, "VerifyIfPresent cannot verify without a certificate")
+		require.NoError(t, err, "VerifyIfPresent cannot verify the signature without a certificate")
 	}
 	assert.Equal(t, 1, logs.count("no bank certificate is configured"))
+	// The Digest needs no certificate: a body that does not match it is refused.
+	c = newTestClient(t, b.URL)
+	_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/x"}, nil)
+	assert.ErrorIs(t, err, signing.ErrDigestMismatch)
 }

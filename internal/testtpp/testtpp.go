@@ -99,6 +99,11 @@ func (c *Clock) Set(now time.Time) {
 	c.now = now
 }
 
+// RedirectURI is the TPP-Redirect-URI every client of this package sends
+// by default (client.WithDefaults); a test's own WithRedirectURI replaces
+// it for a call.
+const RedirectURI = "https://tpp.example/cb"
+
 // MockClient returns a client on [BaseURL], signing with [Credentials],
 // whose HTTP client is activated with httpmock.ActivateNonDefault; opts
 // come after the HTTP client option. Register responders with the
@@ -113,7 +118,7 @@ func MockClient(t testing.TB, opts ...client.Option) *client.Client {
 	hc := &http.Client{}
 	httpmock.ActivateNonDefault(hc)
 	t.Cleanup(httpmock.DeactivateAndReset)
-	c, err := client.New(BaseURL, Credentials(t, "Test TPP"), append([]client.Option{client.WithHTTPClient(hc)}, opts...)...)
+	c, err := client.New(BaseURL, Credentials(t, "Test TPP"), append([]client.Option{client.WithHTTPClient(hc), client.WithDefaults(client.WithRedirectURI(RedirectURI))}, opts...)...)
 	require.NoError(t, err)
 	return c
 }
@@ -134,7 +139,7 @@ func NewClient(t testing.TB, s *emulator.Server, name string, opts ...client.Opt
 	t.Helper()
 	creds, err := s.NewTPP(name)
 	require.NoError(t, err)
-	c, err := client.New(s.URL, creds, append([]client.Option{client.WithHTTPClient(s.Client())}, opts...)...)
+	c, err := client.New(s.URL, creds, append([]client.Option{client.WithHTTPClient(s.Client()), client.WithDefaults(client.WithRedirectURI(RedirectURI))}, opts...)...)
 	require.NoError(t, err)
 	return c
 }

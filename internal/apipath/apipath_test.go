@@ -1,0 +1,25 @@
+package apipath
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+const accountID = "enc!!Qk1eS2pMd2R4ZVY3N0hjX3Z5b2pCTjE0YjJmZ2Q-_ZZ="
+
+func TestSegment(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		accountID:       accountID,
+		"a b/c?d#e%f":   "a%20b%2Fc%3Fd%23e%25f",
+		"æøå":           "%C3%A6%C3%B8%C3%A5",
+		"":              "",
+		"x:y@z;k=v,w+u": "x:y@z;k=v,w+u",
+	}
+	for in, want := range tests {
+		assert.Equal(t, want, Segment(in), in)
+	}
+	assert.Equal(t, "/v1/accounts/"+accountID+"/balances", Join("/v1/accounts/", accountID, "balances"))
+}
+
