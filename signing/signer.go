@@ -14,18 +14,17 @@ import (
 	"unicode/utf8"
 )
 
-// DefaultHeaders are the headers signed by default, in this order, each only
-// when the request carries it (docs/interface.md section 5.5). Treat it as
-// read-only.
-var DefaultHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
+// DefaultHeaders returns the headers signed by default, in this order, each
+// only when the request carries it (docs/interface.md section 5.5). It
+// returns a new slice on every call: changing it changes nothing else.
+func DefaultHeaders() []string { return append([]string(nil), defaultNames[:]...) }
 
-// defaultCanon are the canonical MIME keys of DefaultHeaders, so that Sign
-// looks them up without canonicalising (and allocating) on every request.
-// defaultNames is a private copy of DefaultHeaders that a caller changing the
-// exported slice cannot alter.
+// defaultNames are the [DefaultHeaders]; defaultCanon their canonical MIME
+// keys, so that Sign looks them up without canonicalising (and allocating)
+// on every request.
 var (
-	defaultCanon = [...]string{"Date", "Digest", "X-Request-Id", "Psu-Id", "Psu-Corporate-Id", "Tpp-Redirect-Uri"}
 	defaultNames = [...]string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
+	defaultCanon = [...]string{"Date", "Digest", "X-Request-Id", "Psu-Id", "Psu-Corporate-Id", "Tpp-Redirect-Uri"}
 )
 
 // Algorithm is the only signature algorithm the interface accepts.
@@ -40,8 +39,11 @@ const (
 // Errors returned by [Signer.Sign], [NewSigner] and [Verify]. Match them
 // with errors.Is.
 var (
-	ErrMissingHeader     = errors.New("signing: a header to be signed is missing")
-	ErrNoSignature       = errors.New("signing: no Signature header")
+	ErrMissingHeader = errors.New("signing: a header to be signed is missing")
+	ErrNoSignature   = errors.New("signing: no Signature header")
+	// ErrMalformed means a Signature value that cannot be parsed; the
+	// error's text says which part is wrong (no keyId, a bad encoded
+	// word, an unterminated quote, ...).
 	ErrMalformed         = errors.New("signing: malformed Signature header")
 	ErrBadAlgorithm      = errors.New("signing: unsupported signature algorithm")
 	ErrBadSignature      = errors.New("signing: signature does not verify")
@@ -63,7 +65,7 @@ type Signer struct {
 	key          crypto.Signer
 	keyID        string
 	quotedKeyID  string   // keyID escaped for the quoted value (QuoteParam)
-	headers      []string // lower-case names; nil: DefaultHeaders, those present
+	headers      []string // lower-case names; nil: the default headers present
 	canon        []string // canonical MIME keys of headers
 	alwaysEncode bool
 	// encode: the value is sent as an encoded word. Names in the header

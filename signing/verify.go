@@ -8,23 +8,15 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 )
 
-// Errors for the malformed parts of a Signature value. Each one wraps
-// [ErrMalformed], so errors.Is(err, ErrMalformed) matches them all.
-var (
-	ErrMissingKeyID      = fmt.Errorf("%w: no keyId", ErrMalformed)
-	ErrMissingSignature  = fmt.Errorf("%w: no signature", ErrMalformed)
-	ErrSignatureEncoding = fmt.Errorf("%w: signature is not base64", ErrMalformed)
-	ErrEncodedWord       = fmt.Errorf("%w: bad RFC 2047 encoded word", ErrMalformed)
-	ErrUnterminated      = fmt.Errorf("%w: unterminated quoted value", ErrMalformed)
-	ErrDuplicateParam    = fmt.Errorf("%w: parameter given twice", ErrMalformed)
-	ErrSyntax            = fmt.Errorf("%w: expected comma-separated key=\"value\" parameters", ErrMalformed)
-	ErrBadHeaderList     = fmt.Errorf("%w: bad headers list", ErrMalformed)
-)
+// errSyntax is the error of a value that is not key="value" parameters.
+var errSyntax = fmt.Errorf("%w: expected comma-separated key=\"value\" parameters", ErrMalformed)
 
 // SignatureParams are the parts of a parsed Signature header value.
 type SignatureParams struct {
@@ -50,17 +42,17 @@ const maxSignatureLen = 16 << 10
 // that is present must not be empty.
 //
 // Every error wraps [ErrMalformed] (or is [ErrNoSignature] for an empty
-// value); the more precise [ErrMissingKeyID], [ErrMissingSignature],
-// [ErrSignatureEncoding], [ErrEncodedWord], [ErrUnterminated],
-// [ErrDuplicateParam], [ErrSyntax] and [ErrBadHeaderList] say which part is
-// wrong. The algorithm is checked by [SignatureParams.Verify].
+// value), and its text says which part is wrong: no keyId or signature, a
+// signature that is not base64, a bad encoded word, an unterminated or
+// unquoted value, a parameter given twice, a bad headers list. The
+// algorithm is checked by [SignatureParams.Verify].
 func ParseSignature(value string) (*SignatureParams, error) {
 	value = strings.TrimSpace(value)
 	if value == "" {
 		return nil, ErrNoSignature
 	}
 	if len(value) > maxSignatureLen {
-		return nil, fmt.Errorf("%w: longer than %d bytes", ErrSyntax, maxSignatureLen)
+		return nil, fmt.Errorf("%w: longer than %d bytes", ErrMalformed, maxSignatureLen)
 	}
 	v, err := decodeWord(value)
 	if err != nil {
@@ -73,19 +65,19 @@ func ParseSignature(value string) (*SignatureParams, error) {
 		v = strings.TrimLeft(v, " \t")
 		eq := strings.IndexByte(v, '=')
 		if eq < 0 {
-			return nil, ErrSyntax
+			return nil, errSyntax
 		}
 		key := strings.TrimRight(v[:eq], " \t")
 		if !isToken(key) {
-			return nil, ErrSyntax
+			return nil, errSyntax
 		}
 		v = strings.TrimLeft(v[eq+1:], " \t")
 		if len(v) == 0 || v[0] != '"' {
-			return nil, fmt.Errorf("%w: %s is not quoted", ErrSyntax, key)
+			return nil, fmt.Errorf("%w: %s is not quoted", ErrMalformed, key)
 		}
 		val, n, ok := unquoteParam(v)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s", ErrUnterminated, key)
+			return nil, fmt.Errorf("%w: unterminated quoted value of %s", ErrMalformed, key)
 		}
 		v = strings.TrimLeft(v[n:], " \t")
 
@@ -97,7 +89,7 @@ func ParseSignature(value string) (*SignatureParams, error) {
 		case "algorithm":
 			dup, seenAlg = seenAlg, true
 			if val == "" {
-				return nil, fmt.Errorf("%w: empty algorithm", ErrSyntax)
+				return nil, fmt.Errorf("%w: empty algorithm", ErrMalformed)
 			}
 			p.Algorithm = val
 		case "headers":
@@ -109,7 +101,7 @@ func ParseSignature(value string) (*SignatureParams, error) {
 			dup, seenSig = seenSig, true
 			sig, err := base64.StdEncoding.DecodeString(val)
 			if err != nil || len(sig) == 0 {
-				return nil, ErrSignatureEncoding
+				return nil, fmt.Errorf("%w: signature is not base64", ErrMalformed)
 			}
 			p.Signature = sig
 		default:
@@ -120,25 +112,25 @@ func ParseSignature(value string) (*SignatureParams, error) {
 			seenOther[key] = true
 		}
 		if dup {
-			return nil, fmt.Errorf("%w: %s", ErrDuplicateParam, key)
+			return nil, fmt.Errorf("%w: parameter %s given twice", ErrMalformed, key)
 		}
 
 		if v == "" {
 			break
 		}
 		if v[0] != ',' {
-			return nil, fmt.Errorf("%w: expected a comma after %s", ErrSyntax, key)
+			return nil, fmt.Errorf("%w: expected a comma after %s", ErrMalformed, key)
 		}
 		v = v[1:]
 		if strings.TrimLeft(v, " \t") == "" {
-			return nil, fmt.Errorf("%w: trailing comma", ErrSyntax)
+			return nil, fmt.Errorf("%w: trailing comma", ErrMalformed)
 		}
 	}
 	switch {
 	case p.KeyID == "":
-		return nil, ErrMissingKeyID
+		return nil, fmt.Errorf("%w: no keyId", ErrMalformed)
 	case !seenSig:
-		return nil, ErrMissingSignature
+		return nil, fmt.Errorf("%w: no signature", ErrMalformed)
 	}
 	if !seenHeaders {
 		p.Headers = []string{"date"}
@@ -150,96 +142,57 @@ func ParseSignature(value string) (*SignatureParams, error) {
 func parseHeaderList(val string) ([]string, error) {
 	hs := strings.Fields(strings.ToLower(val))
 	if len(hs) == 0 {
-		return nil, fmt.Errorf("%w: empty", ErrBadHeaderList)
+		return nil, fmt.Errorf("%w: empty headers list", ErrMalformed)
 	}
 	for _, h := range hs {
 		if h != requestTarget && !isToken(h) {
-			return nil, fmt.Errorf("%w: %q is not a header name", ErrBadHeaderList, h)
+			return nil, fmt.Errorf("%w: %q in the headers list is not a header name", ErrMalformed, h)
 		}
 	}
 	return hs, nil
 }
 
+// wordDecoder decodes the RFC 2047 encoded words of docs/interface.md
+// section 5.6 with the standard library, which reads a word of any length
+// (a Signature value is one word, far longer than the 75 characters RFC
+// 2047 sets for mail headers). Besides utf-8, iso-8859-1 and us-ascii it
+// takes the aliases utf8 and latin1, and an RFC 2231 language tag after
+// the charset ("utf-8*no").
+var wordDecoder = mime.WordDecoder{CharsetReader: charsetReader}
+
+// charsetReader reads the charsets mime.WordDecoder does not know itself.
+func charsetReader(charset string, r io.Reader) (io.Reader, error) {
+	if i := strings.IndexByte(charset, '*'); i >= 0 { // RFC 2231 language tag
+		charset = charset[:i]
+	}
+	switch charset {
+	case "utf-8", "utf8", "us-ascii":
+		return r, nil
+	case "iso-8859-1", "latin1":
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return strings.NewReader(latin1(b)), nil
+	}
+	return nil, fmt.Errorf("unsupported charset %q (want utf-8 or iso-8859-1)", charset)
+}
+
 // decodeWord undoes the RFC 2047 wrapping of docs/interface.md section 5.6
-// when present.
+// when present: a value starting with "=?" must be one encoded word, in B
+// or Q encoding, whose text is valid UTF-8 once decoded.
 func decodeWord(v string) (string, error) {
 	if !strings.HasPrefix(v, "=?") {
 		return v, nil
 	}
-	if !strings.HasSuffix(v, "?=") || len(v) < len("=?a?B??=") {
-		return "", fmt.Errorf("%w: not terminated by ?=", ErrEncodedWord)
+	out, err := wordDecoder.Decode(v)
+	if err != nil {
+		return "", fmt.Errorf("%w: bad RFC 2047 encoded word: %s", ErrMalformed, strings.TrimPrefix(err.Error(), "mime: "))
 	}
-	parts := strings.SplitN(v[2:len(v)-2], "?", 3)
-	if len(parts) != 3 {
-		return "", fmt.Errorf("%w: expected =?charset?encoding?text?=", ErrEncodedWord)
-	}
-	charset := strings.ToLower(parts[0])
-	if i := strings.IndexByte(charset, '*'); i >= 0 { // RFC 2231 language tag
-		charset = charset[:i]
-	}
-	var raw []byte
-	switch parts[1] {
-	case "B", "b":
-		b, err := base64.StdEncoding.DecodeString(parts[2])
-		if err != nil {
-			return "", fmt.Errorf("%w: text is not base64", ErrEncodedWord)
-		}
-		raw = b
-	case "Q", "q":
-		b, err := decodeQ(parts[2])
-		if err != nil {
-			return "", err
-		}
-		raw = b
-	default:
-		return "", fmt.Errorf("%w: unknown encoding (want B or Q)", ErrEncodedWord)
-	}
-	switch charset {
-	case "utf-8", "utf8", "us-ascii":
-		if !utf8.Valid(raw) {
-			return "", fmt.Errorf("%w: text is not valid UTF-8", ErrEncodedWord)
-		}
-		return string(raw), nil
-	case "iso-8859-1", "latin1":
-		return latin1(raw), nil
-	}
-	return "", fmt.Errorf("%w: unsupported charset (want utf-8 or iso-8859-1)", ErrEncodedWord)
-}
-
-func decodeQ(s string) ([]byte, error) {
-	out := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '_':
-			out = append(out, ' ')
-		case '=':
-			if i+2 >= len(s) {
-				return nil, fmt.Errorf("%w: bad Q encoding", ErrEncodedWord)
-			}
-			hi, ok1 := unhex(s[i+1])
-			lo, ok2 := unhex(s[i+2])
-			if !ok1 || !ok2 {
-				return nil, fmt.Errorf("%w: bad Q encoding", ErrEncodedWord)
-			}
-			out = append(out, hi<<4|lo)
-			i += 2
-		default:
-			out = append(out, c)
-		}
+	if !utf8.ValidString(out) {
+		return "", fmt.Errorf("%w: bad RFC 2047 encoded word: text is not valid UTF-8", ErrMalformed)
 	}
 	return out, nil
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
 }
 
 // Verify checks the Signature header of req with the public key pub: it
@@ -257,7 +210,7 @@ func Verify(req *http.Request, pub crypto.PublicKey) error {
 		return ErrNoSignature
 	case 1:
 	default:
-		return fmt.Errorf("%w: more than one Signature header", ErrSyntax)
+		return fmt.Errorf("%w: more than one Signature header", ErrMalformed)
 	}
 	p, err := ParseSignature(vs[0])
 	if err != nil {
