@@ -21,17 +21,19 @@ const maxLimit = 499
 func (s *Server) registerAccountRoutes(mux *http.ServeMux) {
 	s.handle(mux, "POST /v1/bank-offered-consents", s.createConsent)
 	s.handle(mux, "POST /v1/consents", s.createConsent)
-	s.handle(mux, "GET /v1/user", s.getUser)
-	s.handle(mux, "GET /v1/accounts", s.listAccounts)
-	s.handle(mux, "GET /v1/accounts/{id}", s.getAccount)
-	s.handle(mux, "GET /v1/accounts/{id}/balances", s.getBalances)
-	s.handle(mux, "GET /v1/accounts/{id}/transactions", s.getTransactions)
-	s.handle(mux, "GET /v1/accounts/{id}/transactions/{transactionId}", s.getTransactionDetails)
-	s.handle(mux, "GET /v1/card-accounts", s.listCards)
-	s.handle(mux, "GET /v1/card-accounts/{id}", s.getCard)
-	s.handle(mux, "GET /v1/card-accounts/{id}/balances", s.getCardBalances)
-	s.handle(mux, "GET /v1/card-accounts/{id}/transactions", s.getCardTransactions)
-	s.handle(mux, "GET /v1/agreements", s.listAgreements)
+	// The GET handlers only read the state (and the access budget, which
+	// has its own locks): they run under the read lock (data.go).
+	s.handleRead(mux, "GET /v1/user", s.getUser)
+	s.handleRead(mux, "GET /v1/accounts", s.listAccounts)
+	s.handleRead(mux, "GET /v1/accounts/{id}", s.getAccount)
+	s.handleRead(mux, "GET /v1/accounts/{id}/balances", s.getBalances)
+	s.handleRead(mux, "GET /v1/accounts/{id}/transactions", s.getTransactions)
+	s.handleRead(mux, "GET /v1/accounts/{id}/transactions/{transactionId}", s.getTransactionDetails)
+	s.handleRead(mux, "GET /v1/card-accounts", s.listCards)
+	s.handleRead(mux, "GET /v1/card-accounts/{id}", s.getCard)
+	s.handleRead(mux, "GET /v1/card-accounts/{id}/balances", s.getCardBalances)
+	s.handleRead(mux, "GET /v1/card-accounts/{id}/transactions", s.getCardTransactions)
+	s.handleRead(mux, "GET /v1/agreements", s.listAgreements)
 }
 
 // amount is a money object of the answers.
@@ -133,11 +135,8 @@ func (s *Server) sessionAccount(c *call) (*account, *session, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	id := c.pathValue("id")
-	for _, a := range s.visibleAccounts(sess.customer, sess.corporateID) {
-		if a.id == id {
-			return a, sess, nil
-		}
+	if a := s.visibleAccount(sess.customer, sess.corporateID, c.pathValue("id")); a != nil {
+		return a, sess, nil
 	}
 	return nil, nil, errNotFound("The account is unknown or not covered by the consent.").at("accountId")
 }
@@ -472,11 +471,8 @@ func (s *Server) sessionCard(c *call) (*cardAccount, *session, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	id := c.pathValue("id")
-	for _, k := range s.visibleCards(sess.customer) {
-		if k.id == id {
-			return k, sess, nil
-		}
+	if k := s.visibleCard(sess.customer, c.pathValue("id")); k != nil {
+		return k, sess, nil
 	}
 	return nil, nil, errNotFound("The card account is unknown or not covered by the consent.").at("accountId")
 }

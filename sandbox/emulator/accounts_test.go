@@ -318,8 +318,8 @@ func TestCardAccounts(t *testing.T) {
 
 	r = c.get("/v1/card-accounts/"+k.ResourceID+"/balances", psu...)
 	require.Equal(t, http.StatusOK, r.status)
-	assert.Contains(t, string(r.body), `"amount": "-6874.60"`)
-	assert.Contains(t, string(r.body), `"balanceType": "interimBooked"`)
+	assert.Contains(t, string(r.body), `"amount":"-6874.60"`)
+	assert.Contains(t, string(r.body), `"balanceType":"interimBooked"`)
 
 	r = c.get("/v1/card-accounts/"+k.ResourceID+"/transactions?bookingStatus=both&limit=2", psu...)
 	require.Equal(t, http.StatusOK, r.status)
@@ -362,7 +362,7 @@ func TestAccountsWithBalance(t *testing.T) {
 
 	r = c.get("/v1/accounts/"+ids[1]+"/balances", psu...)
 	require.Equal(t, http.StatusOK, r.status)
-	assert.Contains(t, string(r.body), `"amount": "100.00"`)
+	assert.Contains(t, string(r.body), `"amount":"100.00"`)
 
 	// Another customer's account is not visible.
 	other := newTPPClient(t, c.s, "Other")

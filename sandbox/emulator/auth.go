@@ -150,9 +150,9 @@ func (s *Server) certificate(r *http.Request, now time.Time) (*tpp, *apiError) {
 	if err != nil {
 		return nil, errFormat("TPP-Signature-Certificate", "TPP-Signature-Certificate is not an X.509 certificate.")
 	}
-	s.mu.Lock()
+	s.mu.RLock()
 	t := s.tpps[fingerprint(cert)]
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	if t == nil {
 		return nil, newError(http.StatusUnauthorized, "CERTIFICATE_INVALID", "The TPP certificate is not registered with the ASPSP.").at("TPP-Signature-Certificate")
 	}

@@ -60,6 +60,14 @@ func (s *Server) runScheduledBatchLocked(now time.Time) {
 	s.runBatchLocked(now)
 }
 
+// batchDueLocked reports whether runScheduledBatchLocked would change
+// anything at now; while it does not, calls may run under the read lock.
+// Needs s.mu held (read or write).
+func (s *Server) batchDueLocked(now time.Time) bool {
+	last := s.pay.lastBatch
+	return last.IsZero() || now.Before(last) || !now.Before(nextBatch(last))
+}
+
 // nextBatch returns the first batch slot after t, in t's time zone.
 func nextBatch(t time.Time) time.Time {
 	y, m, d := t.Date()
@@ -157,12 +165,11 @@ func (s *Server) settle(p *payment, now time.Time) {
 				remittance: text, code: "R_203",
 			})
 		} else {
-			card.transactions = append(card.transactions, &cardTransaction{
+			s.bookCard(card, &cardTransaction{
 				id: s.data.nextTxID()[4:], booked: true, bookingDate: day, transactionDate: day,
 				amount: debit.Neg(), currency: card.currency, originalAmount: a.Value.Neg(), originalCur: a.Currency,
 				details: deref(e.CreditorName),
 			})
-			card.booked = card.booked.Sub(debit)
 		}
 		if to := s.debtorAccount(e.CreditorAccount); to != nil {
 			from := plainRef(ref)
@@ -195,15 +202,7 @@ func (s *Server) creditorUnknown(ref *paymentAccount) bool {
 	if ref.BBAN == nil && len(deref(ref.IBAN)) == 15 && deref(ref.IBAN)[:2] == "NO" {
 		bban = deref(ref.IBAN)[4:]
 	}
-	if len(bban) != 11 {
-		return false
-	}
-	for _, a := range s.data.accounts {
-		if len(a.bban) == 11 && a.bban[:4] == bban[:4] {
-			return true
-		}
-	}
-	return false
+	return s.hasBankCode(bban)
 }
 
 // plainRef converts a request's account reference for a transaction.

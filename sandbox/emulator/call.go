@@ -21,6 +21,7 @@ type call struct {
 	tpp       *tpp
 	now       time.Time
 	requestID string
+	readOnly  bool // run under s.mu's read lock (data.go, run)
 
 	// the answer, written after s.mu is released
 	status int
@@ -51,10 +52,7 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 			writeError(w, aerr)
 			return
 		}
-		s.mu.Lock()
-		s.runScheduledBatchLocked(c.now)
-		err := h(c)
-		s.mu.Unlock()
+		err := s.run(c, h) // locks s.mu (data.go)
 		for k, v := range c.hdr {
 			w.Header()[k] = v
 		}

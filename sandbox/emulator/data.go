@@ -4,8 +4,12 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"slices"
+	"errors"
+	"iter"
+	"net/http"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,20 +24,191 @@ const (
 
 // store is the sandbox data: customers with their accounts, card accounts,
 // transactions and corporate agreements. Guarded by Server.mu.
+//
+// Every lookup a call makes goes through an index (by id, customer number,
+// BBAN, IBAN, card reference), so no call scans all customers or accounts;
+// the add and remove methods below keep the indexes in step, and nothing
+// else writes the maps. Listing all customers (GET /v1/sandbox/customers,
+// POST /v1/sandbox/initialize) is the only walk over them, since its
+// answer holds them all.
 type store struct {
-	customers  []*customer // in creation order
+	customers  []*customer // in creation order; nil where one was removed (see compact)
+	removed    int         // nil entries in customers
+	byID       map[string]*customer
+	byNumber   map[string]*customer
 	accounts   map[string]*account
+	byBBAN     map[string]*account
+	byIBAN     map[string]*account
+	bankCodes  map[string]int // first 4 digits of the 11-digit BBANs -> accounts
 	cards      map[string]*cardAccount
+	cardRefs   map[string]*cardAccount // by relatedAccount
 	agreements map[string]*agreement
+	txCount    int // transactions of all accounts and card accounts
 	seq        int // for transaction ids
 }
 
 func newStore() *store {
 	return &store{
+		byID:       map[string]*customer{},
+		byNumber:   map[string]*customer{},
 		accounts:   map[string]*account{},
+		byBBAN:     map[string]*account{},
+		byIBAN:     map[string]*account{},
+		bankCodes:  map[string]int{},
 		cards:      map[string]*cardAccount{},
+		cardRefs:   map[string]*cardAccount{},
 		agreements: map[string]*agreement{},
 	}
+}
+
+// customerCount is the number of customers held.
+func (st *store) customerCount() int { return len(st.byID) }
+
+// allCustomers yields the customers in creation order.
+func (st *store) allCustomers() iter.Seq[*customer] {
+	return func(yield func(*customer) bool) {
+		for _, c := range st.customers {
+			if c != nil && !yield(c) {
+				return
+			}
+		}
+	}
+}
+
+// addCustomer adds c, which must be new (id and number unused).
+func (st *store) addCustomer(c *customer) {
+	c.slot = len(st.customers)
+	st.customers = append(st.customers, c)
+	st.byID[c.id] = c
+	st.byNumber[c.number] = c
+}
+
+// addAccount adds a to its owner c; a's id and BBAN must be unused.
+func (st *store) addAccount(c *customer, a *account) {
+	a.owner = c.id
+	st.indexAccount(a)
+	c.accounts = append(c.accounts, a.id)
+}
+
+func (st *store) indexAccount(a *account) {
+	st.accounts[a.id] = a
+	st.byBBAN[a.bban] = a
+	st.byIBAN[a.iban] = a
+	if code, ok := bankCode(a.bban); ok {
+		st.bankCodes[code]++
+	}
+	st.txCount += len(a.transactions)
+}
+
+// addCard adds k to its owner c; k's id must be unused.
+func (st *store) addCard(c *customer, k *cardAccount) {
+	k.owner = c.id
+	st.indexCard(k)
+	c.cards = append(c.cards, k.id)
+}
+
+func (st *store) indexCard(k *cardAccount) {
+	if k.ref == "" {
+		k.ref = encID("relatedAccount/"+k.id, 32)
+	}
+	st.cards[k.id] = k
+	st.cardRefs[k.ref] = k
+	st.txCount += len(k.transactions)
+}
+
+// addAgreement adds ag to its owner c.
+func (st *store) addAgreement(c *customer, ag *agreement) {
+	ag.owner = c.id
+	st.agreements[ag.id] = ag
+	c.agreements = append(c.agreements, ag.id)
+}
+
+// adopt moves customer c, with its accounts, card accounts and
+// agreements, from old into st (a reset keeps other TPPs' customers).
+func (st *store) adopt(old *store, c *customer) {
+	if st.byID[c.id] != nil || st.byNumber[c.number] != nil {
+		return
+	}
+	c.slot = len(st.customers)
+	st.customers = append(st.customers, c)
+	st.byID[c.id] = c
+	st.byNumber[c.number] = c
+	for _, id := range c.accounts {
+		if a := old.accounts[id]; a != nil {
+			st.indexAccount(a)
+		}
+	}
+	for _, id := range c.cards {
+		if k := old.cards[id]; k != nil {
+			st.indexCard(k)
+		}
+	}
+	for _, id := range c.agreements {
+		if ag := old.agreements[id]; ag != nil {
+			st.agreements[id] = ag
+		}
+	}
+}
+
+// removeCustomer removes c with its accounts, card accounts and
+// agreements, in time proportional to what c holds.
+func (st *store) removeCustomer(c *customer) {
+	if st.byID[c.id] != c {
+		return
+	}
+	for _, id := range c.accounts {
+		if a := st.accounts[id]; a != nil {
+			delete(st.accounts, id)
+			delete(st.byBBAN, a.bban)
+			delete(st.byIBAN, a.iban)
+			if code, ok := bankCode(a.bban); ok {
+				if st.bankCodes[code]--; st.bankCodes[code] <= 0 {
+					delete(st.bankCodes, code)
+				}
+			}
+			st.txCount -= len(a.transactions)
+		}
+	}
+	for _, id := range c.cards {
+		if k := st.cards[id]; k != nil {
+			delete(st.cards, id)
+			delete(st.cardRefs, k.ref)
+			st.txCount -= len(k.transactions)
+		}
+	}
+	for _, id := range c.agreements {
+		delete(st.agreements, id)
+	}
+	delete(st.byID, c.id)
+	delete(st.byNumber, c.number)
+	st.customers[c.slot] = nil
+	st.removed++
+	st.compact()
+}
+
+// compact closes the gaps removals left in customers once they are more
+// than half of it, so that removal stays O(1) amortised.
+func (st *store) compact() {
+	if st.removed*2 <= len(st.customers) {
+		return
+	}
+	live := st.customers[:0]
+	for _, c := range st.customers {
+		if c != nil {
+			c.slot = len(live)
+			live = append(live, c)
+		}
+	}
+	clear(st.customers[len(live):])
+	st.customers, st.removed = live, 0
+}
+
+// bankCode is the 4-digit bank code of an 11-digit Norwegian BBAN.
+func bankCode(bban string) (string, bool) {
+	if len(bban) != 11 {
+		return "", false
+	}
+	return bban[:4], true
 }
 
 type customer struct {
@@ -45,6 +220,7 @@ type customer struct {
 	cards      []string // card account ids
 	agreements []string // agreement ids (corporate)
 	tpp        string   // tppOwner of the TPP that created it; "" for the bank's (mockdata.go)
+	slot       int      // index in store.customers
 }
 
 func (c *customer) corporate() bool { return c.typ == contextCorporate }
@@ -105,6 +281,7 @@ type cardAccount struct {
 	creditLimit  decimal.Decimal
 	booked       decimal.Decimal // interimBooked (negative: debt)
 	relatedBBAN  string          // an ordinary account of the owner; not the relatedAccount reference (relatedAccount())
+	ref          string          // relatedAccount(), set by store.addCard
 	transactions []*cardTransaction
 }
 
@@ -125,50 +302,48 @@ type agreement struct {
 	id       string // a UUID, usable as PSU-Corporate-ID
 	name     string
 	owner    string   // customer id
-	accounts []string // engaged account ids
+	accounts []string // engaged account ids, in the order engaged
+	engaged  map[string]struct{}
 	roles    []string
 }
 
-// Lookups. All need s.mu held.
-
-func (s *Server) customerByID(id string) *customer {
-	for _, c := range s.data.customers {
-		if c.id == id {
-			return c
-		}
+// engage adds the account id to the agreement, once.
+func (ag *agreement) engage(id string) {
+	if ag.covers(id) {
+		return
 	}
-	return nil
+	if ag.engaged == nil {
+		ag.engaged = map[string]struct{}{}
+	}
+	ag.engaged[id] = struct{}{}
+	ag.accounts = append(ag.accounts, id)
 }
 
-func (s *Server) customerByNumber(n string) *customer {
-	for _, c := range s.data.customers {
-		if c.number == n {
-			return c
-		}
-	}
-	return nil
+// covers reports whether the account id is engaged in the agreement.
+func (ag *agreement) covers(id string) bool {
+	_, ok := ag.engaged[id]
+	return ok
 }
+
+// Lookups. All need s.mu held (read or write) and take constant time.
+
+func (s *Server) customerByID(id string) *customer { return s.data.byID[id] }
+
+func (s *Server) customerByNumber(n string) *customer { return s.data.byNumber[n] }
 
 func (s *Server) accountByID(id string) *account { return s.data.accounts[id] }
 
 func (s *Server) cardByID(id string) *cardAccount { return s.data.cards[id] }
 
-func (s *Server) accountByBBAN(bban string) *account {
-	for _, a := range s.data.accounts {
-		if a.bban == bban {
-			return a
-		}
-	}
-	return nil
-}
+func (s *Server) accountByBBAN(bban string) *account { return s.data.byBBAN[bban] }
 
-func (s *Server) accountByIBAN(iban string) *account {
-	for _, a := range s.data.accounts {
-		if a.iban == iban {
-			return a
-		}
-	}
-	return nil
+func (s *Server) accountByIBAN(iban string) *account { return s.data.byIBAN[iban] }
+
+// hasBankCode reports whether an 11-digit BBAN carries the bank code of a
+// sandbox account (the batch's rule for unknown creditor accounts).
+func (s *Server) hasBankCode(bban string) bool {
+	code, ok := bankCode(bban)
+	return ok && s.data.bankCodes[code] > 0
 }
 
 // relatedAccount is the card account's reference for payments: the
@@ -179,7 +354,12 @@ func (s *Server) accountByIBAN(iban string) *account {
 // in the platform's enc!! form derived from the card's id, distinct from
 // the resourceId, the masked PAN and every BBAN, so that a TPP must take
 // it from the card account details.
-func (k *cardAccount) relatedAccount() string { return encID("relatedAccount/"+k.id, 32) }
+func (k *cardAccount) relatedAccount() string {
+	if k.ref == "" {
+		return encID("relatedAccount/"+k.id, 32)
+	}
+	return k.ref
+}
 
 // cardByReference finds the card account whose relatedAccount is ref (the
 // identification of an NDCT debtorAccount.other). Its resourceId, masked
@@ -188,10 +368,33 @@ func (s *Server) cardByReference(ref string) *cardAccount {
 	if ref == "" {
 		return nil
 	}
-	for _, c := range s.data.cards {
-		if c.relatedAccount() == ref {
-			return c
+	return s.data.cardRefs[ref]
+}
+
+// visibleAccount returns the account id if the session of customer c (in
+// agreement agreementID, for a corporate one) may see it, else nil.
+func (s *Server) visibleAccount(c *customer, agreementID, id string) *account {
+	a := s.data.accounts[id]
+	if a == nil {
+		return nil
+	}
+	if !c.corporate() {
+		if a.owner != c.id {
+			return nil
 		}
+		return a
+	}
+	if ag := s.data.agreements[agreementID]; ag == nil || !ag.covers(id) {
+		return nil
+	}
+	return a
+}
+
+// visibleCard returns the card account id if customer c may see it, else
+// nil.
+func (s *Server) visibleCard(c *customer, id string) *cardAccount {
+	if k := s.data.cards[id]; k != nil && k.owner == c.id {
+		return k
 	}
 	return nil
 }
@@ -211,7 +414,29 @@ func (s *Server) book(a *account, tx transaction) *transaction {
 	t := &tx
 	a.transactions = append(a.transactions, t)
 	a.booked = a.booked.Add(tx.amount)
+	s.data.txCount++
 	return t
+}
+
+// addPending adds a pending transaction to a; the balance stays.
+func (s *Server) addPending(a *account, tx transaction) *transaction {
+	tx.booked = false
+	if tx.currency == "" {
+		tx.currency = a.currency
+	}
+	t := &tx
+	a.transactions = append(a.transactions, t)
+	s.data.txCount++
+	return t
+}
+
+// bookCard adds a card transaction to k; a booked one moves the balance.
+func (s *Server) bookCard(k *cardAccount, t *cardTransaction) {
+	k.transactions = append(k.transactions, t)
+	if t.booked {
+		k.booked = k.booked.Add(t.amount)
+	}
+	s.data.txCount++
 }
 
 // nextTxID returns a 16-digit transaction id, stable for a given sequence.
@@ -271,10 +496,10 @@ func (s *Server) visibleCards(c *customer) []*cardAccount {
 
 // agreementOf returns the customer's agreement id, or nil.
 func (s *Server) agreementOf(c *customer, id string) *agreement {
-	if !slices.Contains(c.agreements, id) {
-		return nil
+	if ag := s.data.agreements[id]; ag != nil && ag.owner == c.id {
+		return ag
 	}
-	return s.data.agreements[id]
+	return nil
 }
 
 // encID returns a platform-style id "enc!!<base64url>" of n bytes derived
@@ -334,3 +559,88 @@ func ibanOf(bban string) string {
 }
 
 func newUUID() string { return uuid.NewString() }
+
+// Locking. Server.mu is a sync.RWMutex. The AIS calls that only read the
+// state (accounts, card accounts, their balances and transactions, GET
+// /v1/agreements and /v1/user, the sandbox's customer listings) are
+// registered with handleRead and run under its read lock, so any number
+// of them run at once, JSON encoding included. Their one write, the
+// access budget, has its own sharded locks (budgetTable). All other
+// calls, the SCA page and the in-process methods take the write lock. A
+// read call that must write after all (it answers with a scaRedirect and
+// so starts an authorisation, or the payment batch is due) is run again
+// under the write lock; nothing it did before is kept.
+
+// errNeedsWrite tells run that a handler running under the read lock must
+// run again under the write lock (startSCA returns it).
+var errNeedsWrite = errors.New("emulator: the call needs the write lock")
+
+// lockState is the Server's bookkeeping for run.
+type lockState struct {
+	readRoutes map[string]bool // full ServeMux patterns of handleRead's handlers
+	wait       *lockTimer      // tests only: time spent acquiring s.mu
+}
+
+// lockTimer adds up the time spent waiting for a lock. Tests set it to
+// measure lock contention; it is nil otherwise.
+type lockTimer struct {
+	n, total, max atomic.Int64 // acquisitions, nanoseconds waited, longest wait
+}
+
+func (l *lockTimer) add(d time.Duration) {
+	l.n.Add(1)
+	l.total.Add(int64(d))
+	for {
+		m := l.max.Load()
+		if int64(d) <= m || l.max.CompareAndSwap(m, int64(d)) {
+			return
+		}
+	}
+}
+
+// handleRead registers a handler that only reads the state (see Locking):
+// it runs under the read lock.
+func (s *Server) handleRead(mux *http.ServeMux, pattern string, h handler) {
+	if s.lk.readRoutes == nil {
+		s.lk.readRoutes = map[string]bool{}
+	}
+	s.lk.readRoutes[strings.Replace(pattern, " ", " "+apiPrefix, 1)] = true
+	s.handle(mux, pattern, h)
+}
+
+// run runs a verified call's handler under s.mu: the read lock for the
+// routes of handleRead unless the batch is due, else (or when the handler
+// asks for it with errNeedsWrite) the write lock, after the scheduled
+// batch.
+func (s *Server) run(c *call, h handler) error {
+	if s.lk.readRoutes[c.r.Pattern] {
+		s.timed(s.mu.RLock)
+		if !s.batchDueLocked(c.now) {
+			c.readOnly = true
+			err := h(c)
+			c.readOnly = false
+			s.mu.RUnlock()
+			if !errors.Is(err, errNeedsWrite) {
+				return err
+			}
+			c.status, c.out, c.hdr = 0, nil, nil
+		} else {
+			s.mu.RUnlock()
+		}
+	}
+	s.timed(s.mu.Lock)
+	defer s.mu.Unlock()
+	s.runScheduledBatchLocked(c.now)
+	return h(c)
+}
+
+// timed calls lock, timing the wait when a test asked for it.
+func (s *Server) timed(lock func()) {
+	if lt := s.lk.wait; lt != nil {
+		start := time.Now()
+		lock()
+		lt.add(time.Since(start))
+		return
+	}
+	lock()
+}

@@ -37,7 +37,7 @@ type builder struct {
 
 func (b *builder) customer(number, typ, name string) *customer {
 	c := &customer{id: encID("customer/"+number, 48), number: number, typ: typ, name: name}
-	b.st.customers = append(b.st.customers, c)
+	b.st.addCustomer(c)
 	return c
 }
 
@@ -48,8 +48,7 @@ func (b *builder) account(c *customer, ten, name, product, cashType, balance str
 		name: name, product: product, cashAccountType: cashType, bic: "TSTBNO22",
 		booked: decimal.RequireFromString(balance),
 	}
-	b.st.accounts[a.id] = a
-	c.accounts = append(c.accounts, a.id)
+	b.st.addAccount(c, a)
 	return a
 }
 
@@ -59,8 +58,7 @@ func (b *builder) card(c *customer, pan, name, product, limit, booked string, re
 		name: name, product: product, creditLimit: decimal.RequireFromString(limit),
 		booked: decimal.RequireFromString(booked), relatedBBAN: related.bban,
 	}
-	b.st.cards[k.id] = k
-	c.cards = append(c.cards, k.id)
+	b.st.addCard(c, k)
 	return k
 }
 
@@ -70,10 +68,9 @@ func (b *builder) agreement(c *customer, name string, accts ...*account) *agreem
 		roles: []string{"VIEW", "REGISTER"},
 	}
 	for _, a := range accts {
-		ag.accounts = append(ag.accounts, a.id)
+		ag.engage(a.id)
 	}
-	b.st.agreements[ag.id] = ag
-	c.agreements = append(c.agreements, ag.id)
+	b.st.addAgreement(c, ag)
 	return ag
 }
 
@@ -95,6 +92,7 @@ func (b *builder) tx(a *account, daysAgo int, booked bool, amount, text, code st
 		t.debtorAccount, t.debtorName = counter, counterName
 	}
 	a.transactions = append(a.transactions, t)
+	b.st.txCount++
 }
 
 func (b *builder) cardTx(k *cardAccount, daysAgo int, booked bool, amount, original, originalCur, details string, invoiced bool) {
@@ -107,6 +105,7 @@ func (b *builder) cardTx(k *cardAccount, daysAgo int, booked bool, amount, origi
 		t.bookingDate = d.AddDate(0, 0, 2)
 	}
 	k.transactions = append(k.transactions, t)
+	b.st.txCount++
 }
 
 // newDefaultStore returns the state after sandbox initialisation, with

@@ -3,6 +3,7 @@ package emulator
 import (
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -166,7 +167,7 @@ const (
 
 // roomForCustomer checks the Customers cap.
 func (s *Server) roomForCustomer() error {
-	return room(len(s.data.customers), 1, s.limits.Customers, "Customers", "customers", freeMockData)
+	return room(s.data.customerCount(), 1, s.limits.Customers, "Customers", "customers", freeMockData)
 }
 
 // roomForAccount checks the Accounts cap (accounts and card accounts).
@@ -181,14 +182,7 @@ func (s *Server) roomForAgreement() error {
 
 // roomForTransactions checks the Transactions cap before n more are added.
 func (s *Server) roomForTransactions(n int) error {
-	have := 0
-	for _, a := range s.data.accounts {
-		have += len(a.transactions)
-	}
-	for _, k := range s.data.cards {
-		have += len(k.transactions)
-	}
-	return room(have, n, s.limits.Transactions, "Transactions", "transactions", freeMockData)
+	return room(s.data.txCount, n, s.limits.Transactions, "Transactions", "transactions", freeMockData)
 }
 
 // roomForPayment checks the Payments cap. Call it before startSCA, so a
@@ -221,27 +215,210 @@ func (s *Server) roomForAuthorisation(now time.Time) error {
 }
 
 // forgetRemovedLocked drops what refers to customers, accounts and card
-// accounts that no longer exist (after a delete or a reset): the PSU-IDs
-// and sessions of their customers and the access budgets of their
-// accounts. Without it they would pile up over create/delete cycles.
+// accounts that no longer exist after a reset: the PSU-IDs and sessions of
+// their customers and the access budgets of their accounts. Without it
+// they would pile up over initialisations. It walks all PSU state, as the
+// reset walks all customers.
 func (s *Server) forgetRemovedLocked() {
-	live := make(map[string]bool, len(s.data.customers))
-	for _, cu := range s.data.customers {
-		live[cu.number] = true
-	}
 	for k, n := range s.psus {
-		if !live[n] {
+		if s.data.byNumber[n] == nil {
 			delete(s.psus, k)
 		}
 	}
 	for k, st := range s.sessions {
-		if !live[st.customer] {
+		if s.data.byNumber[st.customer] == nil {
 			delete(s.sessions, k)
 		}
 	}
-	for k := range s.budgets {
-		if s.data.accounts[k.resource] == nil && s.data.cards[k.resource] == nil {
-			delete(s.budgets, k)
+	s.budgets.retain(func(resource string) bool {
+		return s.data.accounts[resource] != nil || s.data.cards[resource] != nil
+	})
+}
+
+// forgetCustomerLocked drops the PSU-IDs and sessions of a deleted
+// customer at every TPP, and the access budgets of its accounts and card
+// accounts, in time proportional to the TPPs and the customer's accounts:
+// a PSU-ID is derived from the TPP and the customer number (psuID), so the
+// keys are known without a search.
+func (s *Server) forgetCustomerLocked(cu *customer) {
+	seen := make(map[string]bool, len(s.tpps))
+	for _, t := range s.tpps {
+		if seen[t.id] {
+			continue
+		}
+		seen[t.id] = true
+		k := psuKey{t.id, s.psuID(t.id, cu.number)}
+		delete(s.psus, k)
+		delete(s.sessions, k)
+	}
+	for _, id := range cu.accounts {
+		s.budgets.forget(id)
+	}
+	for _, id := range cu.cards {
+		s.budgets.forget(id)
+	}
+}
+
+// budgetShards is the number of independently locked parts of the access
+// budget, a power of two.
+const budgetShards = 64
+
+// budgetSweep is how often (on the emulator clock) a shard of the access
+// budget drops the windows whose calls have all left the 24 hours.
+const budgetSweep = time.Hour
+
+// budgetTable counts the balances and transactions calls made without the
+// PSU present, per TPP, resource (account or card account) and operation:
+// at most budgetCalls in a rolling budgetWindow (docs/interface.md
+// section 8). It has its own locks, one per shard of resources, so that
+// calls on different accounts neither wait for each other nor need s.mu
+// for writing. A window whose calls have all expired is forgotten (at the
+// latest budgetSweep after), and the windows of a deleted account go
+// with it, so memory follows the accounts called in the last day, not the
+// server's age. The zero value is ready.
+type budgetTable struct {
+	shards [budgetShards]budgetShard
+	wait   *lockTimer // tests only: time spent acquiring shard locks
+}
+
+type budgetShard struct {
+	mu      sync.Mutex
+	windows map[string][]*budgetCount // by resource
+	n       int                       // windows held
+	swept   time.Time                 // clock time of the last sweep
+	_       [64]byte                  // keeps shards' locks on separate cache lines
+}
+
+// budgetCount holds the times of the calls of one key in the last
+// budgetWindow, oldest first.
+type budgetCount struct {
+	key   budgetKey
+	calls [budgetCalls]time.Time
+	n     int
+}
+
+// prune drops the calls that left the window at now.
+func (w *budgetCount) prune(now time.Time) {
+	kept := 0
+	for _, t := range w.calls[:w.n] {
+		if now.Sub(t) < budgetWindow {
+			w.calls[kept] = t
+			kept++
 		}
 	}
+	clear(w.calls[kept:w.n])
+	w.n = kept
+}
+
+// shard returns the shard of resource (FNV-1a of the id).
+func (t *budgetTable) shard(resource string) *budgetShard {
+	h := uint32(2166136261)
+	for i := 0; i < len(resource); i++ {
+		h ^= uint32(resource[i])
+		h *= 16777619
+	}
+	return &t.shards[h&(budgetShards-1)]
+}
+
+// lock locks sh, timing the wait when a test asked for it.
+func (t *budgetTable) lock(sh *budgetShard) {
+	if lt := t.wait; lt != nil {
+		start := time.Now()
+		sh.mu.Lock()
+		lt.add(time.Since(start))
+		return
+	}
+	sh.mu.Lock()
+}
+
+// take counts one call of tpp on resource and op at now, and reports
+// false (counting nothing) when the window already holds budgetCalls.
+func (t *budgetTable) take(tpp, resource, op string, now time.Time) bool {
+	sh := t.shard(resource)
+	t.lock(sh)
+	defer sh.mu.Unlock()
+	sh.sweep(now)
+	if sh.windows == nil {
+		sh.windows = map[string][]*budgetCount{}
+	}
+	var w *budgetCount
+	for _, x := range sh.windows[resource] {
+		if x.key.tpp == tpp && x.key.op == op {
+			w = x
+			break
+		}
+	}
+	if w == nil {
+		w = &budgetCount{key: budgetKey{tpp, resource, op}}
+		sh.windows[resource] = append(sh.windows[resource], w)
+		sh.n++
+	}
+	w.prune(now)
+	if w.n >= budgetCalls {
+		return false
+	}
+	w.calls[w.n] = now
+	w.n++
+	return true
+}
+
+// sweep drops the shard's expired windows once per budgetSweep of clock
+// time (or when the clock went back). Needs sh.mu.
+func (sh *budgetShard) sweep(now time.Time) {
+	if !sh.swept.IsZero() && now.Sub(sh.swept) < budgetSweep && !now.Before(sh.swept) {
+		return
+	}
+	sh.swept = now
+	for res, ws := range sh.windows {
+		kept := ws[:0]
+		for _, w := range ws {
+			if w.prune(now); w.n > 0 {
+				kept = append(kept, w)
+			}
+		}
+		clear(ws[len(kept):])
+		sh.n -= len(ws) - len(kept)
+		if len(kept) == 0 {
+			delete(sh.windows, res)
+		} else {
+			sh.windows[res] = kept
+		}
+	}
+}
+
+// forget drops the windows of a resource (a deleted account).
+func (t *budgetTable) forget(resource string) {
+	sh := t.shard(resource)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.n -= len(sh.windows[resource])
+	delete(sh.windows, resource)
+}
+
+// retain keeps only the windows of the resources keep accepts.
+func (t *budgetTable) retain(keep func(resource string) bool) {
+	for i := range t.shards {
+		sh := &t.shards[i]
+		sh.mu.Lock()
+		for res, ws := range sh.windows {
+			if !keep(res) {
+				sh.n -= len(ws)
+				delete(sh.windows, res)
+			}
+		}
+		sh.mu.Unlock()
+	}
+}
+
+// len returns the number of windows held (expired ones not yet swept
+// included).
+func (t *budgetTable) len() int {
+	n := 0
+	for i := range t.shards {
+		sh := &t.shards[i]
+		sh.mu.Lock()
+		n += sh.n
+		sh.mu.Unlock()
+	}
+	return n
 }

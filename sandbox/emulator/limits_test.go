@@ -160,13 +160,13 @@ func TestRemovedCustomersLeaveNoState(t *testing.T) {
 		s.mu.Lock()
 		require.Len(t, s.sessions, 1)
 		require.Len(t, s.psus, 1)
-		require.Len(t, s.budgets, 1)
+		require.Equal(t, 1, s.budgets.len())
 		s.mu.Unlock()
 		require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, "/v1/sandbox/customers/"+cu.CustomerID, nil).status)
 		s.mu.Lock()
 		assert.Empty(t, s.sessions)
 		assert.Empty(t, s.psus)
-		assert.Empty(t, s.budgets)
+		assert.Zero(t, s.budgets.len())
 		s.mu.Unlock()
 	}
 }

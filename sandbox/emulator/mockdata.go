@@ -21,8 +21,8 @@ import (
 
 func (s *Server) registerSandboxRoutes(mux *http.ServeMux) {
 	s.handle(mux, "POST /v1/sandbox/initialize", s.initialize)
-	s.handle(mux, "GET /v1/sandbox/customers", s.listCustomers)
-	s.handle(mux, "GET /v1/sandbox/customers/{id}", s.getCustomer)
+	s.handleRead(mux, "GET /v1/sandbox/customers", s.listCustomers)
+	s.handleRead(mux, "GET /v1/sandbox/customers/{id}", s.getCustomer)
 	s.handle(mux, "POST /v1/sandbox/customers", s.createCustomer)
 	s.handle(mux, "DELETE /v1/sandbox/customers/{id}", s.deleteCustomer)
 	s.handle(mux, "POST /v1/sandbox/accounts", s.createAccount)
@@ -83,7 +83,7 @@ func (s *Server) customerJSON(c *customer, withAccounts, withAgreements bool) cu
 
 func (s *Server) customersJSON(withAccounts, withAgreements bool) []customerJSON {
 	out := []customerJSON{}
-	for _, c := range s.data.customers {
+	for c := range s.data.allCustomers() {
 		out = append(out, s.customerJSON(c, withAccounts, withAgreements))
 	}
 	return out
@@ -141,26 +141,11 @@ func (s *Server) resetSandboxLocked(owner string, now time.Time) {
 	old := s.data
 	st := newDefaultStore(now)
 	st.seq = max(st.seq, old.seq) // transaction ids stay unique
-	for _, cu := range old.customers {
+	for cu := range old.allCustomers() {
 		if cu.tpp == "" || cu.tpp == owner {
 			continue
 		}
-		st.customers = append(st.customers, cu)
-		for _, id := range cu.accounts {
-			if a := old.accounts[id]; a != nil {
-				st.accounts[id] = a
-			}
-		}
-		for _, id := range cu.cards {
-			if k := old.cards[id]; k != nil {
-				st.cards[id] = k
-			}
-		}
-		for _, id := range cu.agreements {
-			if ag := old.agreements[id]; ag != nil {
-				st.agreements[id] = ag
-			}
-		}
+		st.adopt(old, cu)
 	}
 	s.data = st
 	s.forgetRemovedLocked()
@@ -171,7 +156,7 @@ func (s *Server) resetSandboxLocked(owner string, now time.Time) {
 var reserved = sync.OnceValue(func() struct{ numbers, bbans map[string]bool } {
 	st := newDefaultStore(time.Unix(0, 0).UTC())
 	r := struct{ numbers, bbans map[string]bool }{map[string]bool{}, map[string]bool{}}
-	for _, cu := range st.customers {
+	for cu := range st.allCustomers() {
 		r.numbers[cu.number] = true
 	}
 	for _, a := range st.accounts {
@@ -234,33 +219,22 @@ func (s *Server) createCustomer(c *call) error {
 	}
 	cu := &customer{id: encID("", 48), number: in.CustomerNumber, typ: in.CustomerType, name: in.CustomerName,
 		tpp: tppOwner(c.tpp.cert)}
-	s.data.customers = append(s.data.customers, cu)
+	s.data.addCustomer(cu)
 	return c.reply(http.StatusCreated, s.customerJSON(cu, true, true))
 }
 
 // deleteCustomer removes a customer with its accounts, card accounts and
 // agreements: 204.
 func (s *Server) deleteCustomer(c *call) error {
-	id := c.pathValue("id")
-	i := slices.IndexFunc(s.data.customers, func(cu *customer) bool { return cu.id == id })
-	if i < 0 {
+	cu := s.customerByID(c.pathValue("id"))
+	if cu == nil {
 		return errNotFound("The customer is unknown.").at("customerId")
 	}
-	cu := s.data.customers[i]
 	if cu.tpp != "" && cu.tpp != tppOwner(c.tpp.cert) {
 		return newError(http.StatusForbidden, "FORBIDDEN", "The customer was created by another TPP; only that TPP can delete it.").at("customerId")
 	}
-	for _, a := range cu.accounts {
-		delete(s.data.accounts, a)
-	}
-	for _, k := range cu.cards {
-		delete(s.data.cards, k)
-	}
-	for _, ag := range cu.agreements {
-		delete(s.data.agreements, ag)
-	}
-	s.data.customers = slices.Delete(s.data.customers, i, i+1)
-	s.forgetRemovedLocked()
+	s.data.removeCustomer(cu)
+	s.forgetCustomerLocked(cu)
 	return c.replyEmpty(http.StatusNoContent)
 }
 
@@ -370,8 +344,7 @@ func (s *Server) createAccount(c *call) error {
 		name: in.Name, product: orDefault(in.Product, "BRUKSKONTO"), cashAccountType: orDefault(in.CashAccountType, "CACC"),
 		bic: "TSTBNO22", booked: bal, creditLine: credit,
 	}
-	s.data.accounts[a.id] = a
-	cu.accounts = append(cu.accounts, a.id)
+	s.data.addAccount(cu, a)
 	return c.reply(http.StatusCreated, a.json(true))
 }
 
@@ -427,11 +400,12 @@ func (s *Server) createCard(c *call) error {
 	}
 	k := &cardAccount{id: encID("", 32), owner: cu.id, maskedPan: in.MaskedPan, currency: in.Currency,
 		name: in.Name, product: orDefault(in.Product, "Kredittkort"), creditLimit: limit, booked: bal}
-	if accts := s.accountsOf(cu); len(accts) > 0 {
-		k.relatedBBAN = accts[0].bban
+	if len(cu.accounts) > 0 {
+		if a := s.accountByID(cu.accounts[0]); a != nil {
+			k.relatedBBAN = a.bban
+		}
 	}
-	s.data.cards[k.id] = k
-	cu.cards = append(cu.cards, k.id)
+	s.data.addCard(cu, k)
 	return c.reply(http.StatusCreated, k.json())
 }
 
@@ -488,9 +462,7 @@ func (s *Server) createTransactions(c *call) error {
 		if t.booked {
 			out = append(out, s.book(a, t).json())
 		} else {
-			tp := t
-			a.transactions = append(a.transactions, &tp)
-			out = append(out, tp.json())
+			out = append(out, s.addPending(a, t).json())
 		}
 	}
 	return c.reply(http.StatusCreated, out)
@@ -622,10 +594,7 @@ func (s *Server) createCardTransactions(c *call) error {
 	}
 	out := make([]cardTransactionJSON, 0, len(made))
 	for _, t := range made {
-		k.transactions = append(k.transactions, t)
-		if t.booked {
-			k.booked = k.booked.Add(t.amount)
-		}
+		s.bookCard(k, t)
 		out = append(out, t.json())
 	}
 	return c.reply(http.StatusCreated, out)
@@ -661,7 +630,7 @@ func (s *Server) createAgreement(c *call) error {
 	if err := s.roomForAgreement(); err != nil {
 		return err
 	}
-	ag := &agreement{id: newUUID(), name: in.Name, owner: owner.id}
+	ag := &agreement{id: newUUID(), name: in.Name}
 	for i, e := range in.Engagements {
 		p := "engagements[" + strconv.Itoa(i) + "]"
 		var a *account
@@ -677,17 +646,14 @@ func (s *Server) createAgreement(c *call) error {
 		if cu := s.customerByID(a.owner); e.Customer != "" && cu != nil && e.Customer != cu.id && e.Customer != cu.number {
 			return errFormat(p+".customer", "The account does not belong to this customer.")
 		}
-		if !slices.Contains(ag.accounts, a.id) {
-			ag.accounts = append(ag.accounts, a.id)
-		}
+		ag.engage(a.id)
 		for _, r := range e.Roles {
 			if !slices.Contains(ag.roles, r) {
 				ag.roles = append(ag.roles, r)
 			}
 		}
 	}
-	s.data.agreements[ag.id] = ag
-	owner.agreements = append(owner.agreements, ag.id)
+	s.data.addAgreement(owner, ag)
 	return c.reply(http.StatusCreated, ag.json())
 }
 

@@ -163,7 +163,7 @@ func TestMockDataLifecycle(t *testing.T) {
 	assert.Len(t, p.Transactions.Booked, 1)
 	assert.Len(t, p.Transactions.Pending, 1)
 	r = c.get("/v1/accounts/"+ids[0]+"/balances", psu...)
-	assert.Contains(t, string(r.body), `"amount": "2400.50"`, "booked mock transactions move the balance")
+	assert.Contains(t, string(r.body), `"amount":"2400.50"`, "booked mock transactions move the balance")
 
 	// Agreements for a corporate customer.
 	r = c.do(http.MethodPost, "/v1/sandbox/customers", []byte(`{"customerNumber":"912345688","customerType":"CORPORATE","customerName":"Nytt Firma AS"}`))

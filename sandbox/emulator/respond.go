@@ -19,13 +19,15 @@ func getLink(href string) link { return link{Href: href, Verbs: []string{"GET"}}
 
 func postLink(href string) link { return link{Href: href, Verbs: []string{"POST"}} }
 
-// encodeJSON renders an answer body: indented, HTML escaping off so that
-// hrefs keep '&' as the platform writes them.
+// encodeJSON renders an answer body: compact (no indentation: a client
+// does not read it, and a refresh of many accounts pays for every byte),
+// with HTML escaping off so that hrefs keep '&' as the platform writes
+// them.
 func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(512)
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}

@@ -80,6 +80,9 @@ type scaInput struct {
 // if not nil, runs once when the PSU completes or cancels the page. Needs
 // s.mu held.
 func (c *call) startSCA(kind scaKind, onDone func(scaResult) error) (string, error) {
+	if c.readOnly {
+		return "", errNeedsWrite // run again under the write lock (data.go)
+	}
 	if err := c.require("TPP-Redirect-URI", "TPP-Session-ID"); err != nil {
 		return "", err
 	}

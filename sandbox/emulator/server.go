@@ -140,13 +140,14 @@ type Server struct {
 
 	// mu guards everything below, and the state of the payment, basket and
 	// fault files.
-	mu       sync.Mutex
+	mu       sync.RWMutex // read lock: the read-only AIS calls (data.go, run)
 	tpps     map[string]*tpp
 	data     *store
 	flows    map[string]*scaFlow
 	sessions map[sessionKey]*psuState
 	psus     map[psuKey]string // (TPP, PSU-ID) -> customer number
-	budgets  map[budgetKey][]time.Time
+	budgets  budgetTable       // limits.go: its own sharded locks
+	lk       lockState         // data.go: the read-only routes; lock-wait timing in tests
 	pay      paymentState
 	baskets  basketState
 	faults   faultState
@@ -186,7 +187,6 @@ func newServer(opts ...Option) *Server {
 		flows:       map[string]*scaFlow{},
 		sessions:    map[sessionKey]*psuState{},
 		psus:        map[psuKey]string{},
-		budgets:     map[budgetKey][]time.Time{},
 	}
 	for _, o := range opts {
 		o(s)

@@ -199,19 +199,10 @@ func (c *call) budget(resource, op string) error {
 	if c.psuPresent() {
 		return nil
 	}
-	k := budgetKey{c.tpp.id, resource, op}
-	calls := c.s.budgets[k][:0]
-	for _, t := range c.s.budgets[k] {
-		if c.now.Sub(t) < budgetWindow {
-			calls = append(calls, t)
-		}
-	}
-	if len(calls) >= budgetCalls {
-		c.s.budgets[k] = calls
+	if !c.s.budgets.take(c.tpp.id, resource, op, c.now) { // sharded locks (limits.go)
 		return newError(http.StatusTooManyRequests, "ACCESS_EXCEEDED",
 			"The access limit of 4 calls per 24 hours without the PSU present is exceeded for this account.")
 	}
-	c.s.budgets[k] = append(calls, c.now)
 	return nil
 }
 
