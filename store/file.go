@@ -1,0 +1,720 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// File store layout: one file per key, named by the SHA-256 of the key, so
+// no key can name a path outside the directory. A file holds a header
+// (fileMagic, the expiry in Unix nanoseconds or 0, the key's length and
+// the key itself, so that Keys can list keys and a hash collision is
+// detected) followed by the value. New content is written to a temporary
+// file, synced, and renamed over the old file; the directory is synced
+// after the rename. Temporary names start with tmpPrefix and are never
+// read as values. Every key belongs to one of lockShards shards; the
+// shard's lock file (lockPrefix and two hex digits) is what processes lock.
+const (
+	valueSuffix = ".val"
+	tmpPrefix   = ".tmp-"
+	takePrefix  = ".take-"
+	lockPrefix  = ".lock-"
+	// fileMagic starts every value file (format version 1).
+	fileMagic = "psd2store1\n"
+	// headerLen is the fixed part of the header: magic, expiry, key length.
+	headerLen = len(fileMagic) + 8 + 4
+	// staleTemp is the age after which the store removes leftover
+	// temporary files of writers that crashed.
+	staleTemp = time.Hour
+	// lockShards is the number of lock shards: keys of different shards
+	// are written in parallel, keys of one shard one after the other (in
+	// the process and across processes). A power of two, at most 256.
+	lockShards = 64
+	// dirPermMask: the store refuses a directory with any of these
+	// permission bits (group or other access). ASSUMPTION (safe choice):
+	// sessions hold PSU ids, so the directory must be private to the TPP's
+	// user, not only closed to writers; the store does not chmod a
+	// directory it did not make.
+	dirPermMask = 0o077
+	// fileSweepEvery is the number of writes of one FileStore after which
+	// the writer that reaches it sweeps expired files (see
+	// [FileStore.Sweep]), so that the directory stays bounded by the live
+	// entries even when no one reads the expired ones.
+	fileSweepEvery = 1024
+)
+
+// ErrUnsafeStore is matched (errors.Is) by every [*UnsafeStoreError].
+var ErrUnsafeStore = errors.New("store: file store path is not safe")
+
+// UnsafeStoreError is returned by [NewFileStore] for a directory it
+// refuses, and by a [FileStore]'s methods for an entry of the directory
+// they refuse to use. See [NewFileStore] for the rules.
+type UnsafeStoreError struct {
+	// Path is the directory or the entry.
+	Path string
+	// Reason says what is wrong, for example "is a symbolic link".
+	Reason string
+}
+
+// Error returns one line naming the path and the reason.
+func (e *UnsafeStoreError) Error() string {
+	return "store: file store: " + e.Path + " " + e.Reason
+}
+
+// Is matches [ErrUnsafeStore].
+func (e *UnsafeStoreError) Is(target error) bool { return target == ErrUnsafeStore }
+
+// ErrCorrupt is matched by the error of a [FileStore] method that found a
+// value file it cannot read: not in the store's format, cut short, or
+// holding another key than its name says.
+var ErrCorrupt = errors.New("store: file store entry is not readable")
+
+// FileStore is a [Store] keeping one file per key in a directory (mode
+// 0700, files 0600). Several processes on one machine, or on machines
+// sharing the directory over a file system with working flock(2), share
+// its values.
+//
+// Writes replace a value atomically (temporary file, fsync, rename,
+// directory fsync): a crash mid-write leaves the previous value readable,
+// and readers see either the old or the new value, never a mix.
+//
+// It is safe for concurrent use by goroutines and by processes sharing the
+// directory: Put, Delete, Take and Update of a key hold the key's lock, an
+// in-process mutex and an OS file lock (flock(2) on a lock file of the
+// key's shard), so a read-modify-write such as Update or Take is atomic
+// across processes: a pending SCA is taken once, and a budget kept with
+// Update is never over-spent. Get and Keys take no lock. Keys are spread
+// over 64 shards; keys of different shards are written in parallel.
+//
+// A value's time to live is written in its file. An expired value is
+// never returned; its file is removed when a method meets it, and by a
+// sweep of the whole directory that runs every 1024 writes of a FileStore
+// and when [FileStore.Sweep] is called. Keys reads every file's header:
+// it costs one small read per stored value.
+//
+// The store never follows a symbolic link: not for its directory, not for
+// the files in it (O_NOFOLLOW). A file of the directory that is a symbolic
+// link, not a regular file, or owned by another user is refused with an
+// [*UnsafeStoreError].
+//
+// Platforms: the store needs flock(2), O_NOFOLLOW and POSIX permissions.
+// On platforms without them (Windows, AIX, Solaris, js, wasip1)
+// [NewFileStore] refuses with an error matching [errors.ErrUnsupported]
+// rather than give a store whose cross-process guarantees do not hold.
+type FileStore struct {
+	dir string
+	// uid is the user that must own the directory and its files.
+	uid    int
+	locks  [lockShards]sync.Mutex
+	writes atomic.Int64
+	now    func() time.Time // nil: time.Now
+	// crashHook, when set (tests only), runs after the new value was
+	// written to the temporary file and before it is synced and renamed;
+	// an error from it stands for a crash at that point.
+	crashHook func(tmpName string) error
+}
+
+// NewFileStore opens (creating it with mode 0700 if needed) the directory
+// dir as a FileStore, removes temporary files older than an hour left by
+// writers that crashed, and removes expired values.
+//
+// It refuses, with an [*UnsafeStoreError], a dir that is a symbolic link
+// or not a directory, that is owned by another user than the process's
+// (effective) user, or that group or others may access at all (mode bits
+// 0077: sessions hold PSU ids; an attacker who can write into the
+// directory could plant a pending SCA that completes into the attacker's
+// PSU-ID). Only the last element of dir is checked: its parents should not
+// be writable by others either (a sticky directory such as /tmp is fine).
+func NewFileStore(dir string) (*FileStore, error) {
+	return openFileStore(dir, os.Geteuid())
+}
+
+// openFileStore is NewFileStore for a directory that user uid must own.
+func openFileStore(dir string, uid int) (*FileStore, error) {
+	if dir == "" {
+		return nil, errors.New("store: file store needs a directory")
+	}
+	if err := platformSupported(); err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("store: creating file store directory: %w", err)
+		}
+	}
+	if err := checkDir(dir, uid); err != nil {
+		return nil, err
+	}
+	s := &FileStore{dir: dir, uid: uid}
+	_, _ = s.Sweep(context.Background())
+	return s, nil
+}
+
+// checkDir applies the rules of [NewFileStore] to dir, which user uid
+// must own: it looks at the directory entry itself (Lstat), then opens it
+// without following a link and checks that the opened directory is the
+// one looked at.
+func checkDir(dir string, uid int) error {
+	li, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("store: opening file store: %w", err)
+	}
+	if li.Mode()&fs.ModeSymlink != 0 {
+		return &UnsafeStoreError{Path: dir, Reason: "is a symbolic link"}
+	}
+	if !li.IsDir() {
+		return &UnsafeStoreError{Path: dir, Reason: "is not a directory"}
+	}
+	d, err := openNoFollow(dir, os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("store: opening file store: %w", err)
+	}
+	defer d.Close()
+	fi, err := d.Stat()
+	if err != nil {
+		return fmt.Errorf("store: opening file store: %w", err)
+	}
+	if !os.SameFile(li, fi) || !fi.IsDir() {
+		return &UnsafeStoreError{Path: dir, Reason: "was replaced while being opened"}
+	}
+	if !ownedBy(fi, uid) {
+		return &UnsafeStoreError{Path: dir, Reason: "is owned by another user"}
+	}
+	if fi.Mode().Perm()&dirPermMask != 0 {
+		return &UnsafeStoreError{Path: dir, Reason: fmt.Sprintf("is open to group or others (mode %#o, want 0700)", fi.Mode().Perm())}
+	}
+	return nil
+}
+
+// checkFile refuses an opened entry of the store that is not a regular
+// file owned by the store's user.
+func (s *FileStore) checkFile(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("store: file store: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return &UnsafeStoreError{Path: f.Name(), Reason: "is not a regular file"}
+	}
+	if !ownedBy(fi, s.uid) {
+		return &UnsafeStoreError{Path: f.Name(), Reason: "is owned by another user"}
+	}
+	return nil
+}
+
+// Dir returns the store's directory.
+func (s *FileStore) Dir() string { return s.dir }
+
+func (s *FileStore) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+// removeStale removes the temporary files of writers that crashed.
+func (s *FileStore) removeStale(entries []os.DirEntry, now time.Time) {
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, tmpPrefix) && !strings.HasPrefix(name, takePrefix) {
+			continue
+		}
+		// Info is an Lstat; os.Remove removes a link, not its target.
+		if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) > staleTemp {
+			_ = os.Remove(filepath.Join(s.dir, name))
+		}
+	}
+}
+
+// Sweep removes the files of expired values and the temporary files of
+// writers that crashed more than an hour ago, and returns how many
+// expired values it removed. It runs when the store is opened and every
+// 1024 writes; a TPP may also call it on a timer. Each removal holds the
+// key's lock and checks the expiry again, so a value written meanwhile is
+// kept.
+func (s *FileStore) Sweep(ctx context.Context) (int, error) {
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return 0, fmt.Errorf("store: file store sweep: %w", err)
+	}
+	now := s.clock()
+	s.removeStale(entries, now)
+	removed := 0
+	for _, e := range entries {
+		if err := ctx.Err(); err != nil {
+			return removed, err
+		}
+		name := e.Name()
+		shard, ok := shardOfName(name)
+		if !ok {
+			continue
+		}
+		h, err := s.readHeader(filepath.Join(s.dir, name))
+		if err != nil || !h.expired(now) {
+			continue
+		}
+		gone, err := s.removeIfExpired(ctx, name, shard)
+		if err != nil {
+			return removed, err
+		}
+		if gone {
+			removed++
+		}
+	}
+	return removed, nil
+}
+
+// removeIfExpired removes the value file name under its shard's lock when
+// it is still expired.
+func (s *FileStore) removeIfExpired(ctx context.Context, name string, shard int) (bool, error) {
+	unlock, err := s.lock(ctx, shard)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	h, err := s.readHeader(filepath.Join(s.dir, name))
+	if err != nil || !h.expired(s.clock()) {
+		return false, nil
+	}
+	return true, s.remove(name)
+}
+
+// afterWrite counts a write and sweeps every fileSweepEvery writes.
+func (s *FileStore) afterWrite(ctx context.Context) {
+	if s.writes.Add(1)%fileSweepEvery == 0 {
+		_, _ = s.Sweep(context.WithoutCancel(ctx))
+	}
+}
+
+// name returns the file name of key and its lock shard.
+func (s *FileStore) name(key string) (string, int) {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:]) + valueSuffix, int(sum[0]) % lockShards
+}
+
+// shardOfName returns the shard of a value file's name, and false for any
+// other entry of the directory.
+func shardOfName(name string) (int, bool) {
+	if len(name) != 2*sha256.Size+len(valueSuffix) || !strings.HasSuffix(name, valueSuffix) {
+		return 0, false
+	}
+	b, err := hex.DecodeString(name[:2*sha256.Size])
+	if err != nil {
+		return 0, false
+	}
+	return int(b[0]) % lockShards, true
+}
+
+// lockName is the name of the lock file of shard.
+func lockName(shard int) string { return fmt.Sprintf("%s%02x", lockPrefix, shard) }
+
+// lock takes the lock of shard: the in-process mutex, then the OS file
+// lock shared with other processes. It returns the function that releases
+// both.
+func (s *FileStore) lock(ctx context.Context, shard int) (func(), error) {
+	mu := &s.locks[shard]
+	mu.Lock()
+	path := filepath.Join(s.dir, lockName(shard))
+	release, err := lockFile(ctx, path, s.checkFile)
+	if err != nil {
+		mu.Unlock()
+		return nil, err
+	}
+	return func() {
+		release()
+		mu.Unlock()
+	}, nil
+}
+
+// fileHeader is the header of a value file.
+type fileHeader struct {
+	expires time.Time // zero: never
+	key     string
+}
+
+func (h fileHeader) expired(now time.Time) bool {
+	return !h.expires.IsZero() && !now.Before(h.expires)
+}
+
+// encodeFile returns the content of the value file of key.
+func encodeFile(key string, value []byte, expires time.Time) []byte {
+	b := make([]byte, 0, headerLen+len(key)+len(value))
+	b = append(b, fileMagic...)
+	var exp int64
+	if !expires.IsZero() {
+		exp = expires.UnixNano()
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(exp))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(key)))
+	b = append(b, key...)
+	return append(b, value...)
+}
+
+// decodeHeader reads the header of a value file from r.
+func decodeHeader(r io.Reader) (fileHeader, error) {
+	var fixed [headerLen]byte
+	if _, err := io.ReadFull(r, fixed[:]); err != nil {
+		return fileHeader{}, fmt.Errorf("%w: header cut short", ErrCorrupt)
+	}
+	if string(fixed[:len(fileMagic)]) != fileMagic {
+		return fileHeader{}, fmt.Errorf("%w: not in the store's format", ErrCorrupt)
+	}
+	exp := int64(binary.BigEndian.Uint64(fixed[len(fileMagic):]))
+	n := binary.BigEndian.Uint32(fixed[len(fileMagic)+8:])
+	if n == 0 || n > MaxKeyLen {
+		return fileHeader{}, fmt.Errorf("%w: key length %d", ErrCorrupt, n)
+	}
+	key := make([]byte, n)
+	if _, err := io.ReadFull(r, key); err != nil {
+		return fileHeader{}, fmt.Errorf("%w: key cut short", ErrCorrupt)
+	}
+	h := fileHeader{key: string(key)}
+	if exp != 0 {
+		h.expires = time.Unix(0, exp)
+	}
+	return h, nil
+}
+
+// openValue opens the value file path without following a link and
+// checks it is a regular file of the store's user.
+func (s *FileStore) openValue(path string) (*os.File, error) {
+	f, err := openNoFollow(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotStored
+	}
+	if err != nil {
+		return nil, openError("read", path, err)
+	}
+	if err := s.checkFile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readHeader reads the header of the value file path.
+func (s *FileStore) readHeader(path string) (fileHeader, error) {
+	f, err := s.openValue(path)
+	if err != nil {
+		return fileHeader{}, err
+	}
+	defer f.Close()
+	return decodeHeader(f)
+}
+
+// readFile reads the value file path, which must hold key (any key when
+// key is ""). An expired value is returned with expired set; the caller
+// decides what to do with it.
+func (s *FileStore) readFile(path, key string) (value []byte, h fileHeader, err error) {
+	f, err := s.openValue(path)
+	if err != nil {
+		return nil, fileHeader{}, err
+	}
+	defer f.Close()
+	h, err = decodeHeader(f)
+	if err != nil {
+		return nil, fileHeader{}, err
+	}
+	if key != "" && h.key != key {
+		return nil, fileHeader{}, fmt.Errorf("%w: holds another key", ErrCorrupt)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxValueLen+1))
+	if err != nil {
+		return nil, fileHeader{}, fmt.Errorf("store: file store read: %w", err)
+	}
+	if len(b) > MaxValueLen {
+		return nil, fileHeader{}, fmt.Errorf("%w: value above %d bytes", ErrCorrupt, MaxValueLen)
+	}
+	return b, h, nil
+}
+
+// read returns the live value of key from its file name. The caller may
+// hold the key's lock.
+func (s *FileStore) read(name, key string, now time.Time) ([]byte, bool, error) {
+	b, h, err := s.readFile(filepath.Join(s.dir, name), key)
+	if errors.Is(err, ErrNotStored) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if h.expired(now) {
+		return nil, false, nil
+	}
+	return b, true, nil
+}
+
+// openError describes the failure err of openNoFollow on path: an
+// [*UnsafeStoreError] when path is a symbolic link (open fails with ELOOP,
+// or EMLINK or EFTYPE on some systems, so the entry is looked at again).
+func openError(op, path string, err error) error {
+	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return &UnsafeStoreError{Path: path, Reason: "is a symbolic link"}
+	}
+	return fmt.Errorf("store: file store %s: %w", op, err)
+}
+
+// Get implements [Store]. It takes no lock; an expired value it meets is
+// removed under the key's lock.
+func (s *FileStore) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := begin(ctx, key); err != nil {
+		return nil, err
+	}
+	name, shard := s.name(key)
+	b, h, err := s.readFile(filepath.Join(s.dir, name), key)
+	if err != nil {
+		return nil, err
+	}
+	if h.expired(s.clock()) {
+		_, _ = s.removeIfExpired(ctx, name, shard)
+		return nil, ErrNotStored
+	}
+	return b, nil
+}
+
+// Put implements [Store]: it replaces the value under key atomically.
+func (s *FileStore) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if err := begin(ctx, key); err != nil {
+		return err
+	}
+	if err := checkValue(value); err != nil {
+		return err
+	}
+	name, shard := s.name(key)
+	unlock, err := s.lock(ctx, shard)
+	if err != nil {
+		return err
+	}
+	err = s.writeAtomic(name, encodeFile(key, value, expiry(s.clock(), ttl)))
+	unlock()
+	if err == nil {
+		s.afterWrite(ctx)
+	}
+	return err
+}
+
+// Update implements [Store]: fn runs once, with the key's lock held (in
+// this process and in every other process using the directory), so it
+// must be quick and must not use the store. A value and expiry equal to
+// the stored ones are not written again.
+func (s *FileStore) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
+	if err := begin(ctx, key); err != nil {
+		return err
+	}
+	name, shard := s.name(key)
+	unlock, err := s.lock(ctx, shard)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	now := s.clock()
+	old, found, err := s.read(name, key, now)
+	if err != nil {
+		return err
+	}
+	value, ttl, err := fn(old, found)
+	switch {
+	case err != nil:
+		return err
+	case value == nil:
+		return s.remove(name)
+	case ttl <= 0 && found && bytes.Equal(old, value):
+		if h, err := s.readHeader(filepath.Join(s.dir, name)); err == nil && h.expires.IsZero() {
+			return nil
+		}
+	}
+	if err := checkValue(value); err != nil {
+		return err
+	}
+	if err := s.writeAtomic(name, encodeFile(key, value, expiry(now, ttl))); err != nil {
+		return err
+	}
+	s.afterWrite(ctx)
+	return nil
+}
+
+// writeAtomic writes content to a new temporary file in the directory,
+// syncs it, renames it over name and syncs the directory. On any error
+// the temporary file is removed and the old value stays. The caller holds
+// the key's lock.
+func (s *FileStore) writeAtomic(name string, content []byte) (err error) {
+	// os.CreateTemp creates the file with O_EXCL (a link in its place
+	// makes it fail) and mode 0600.
+	tmp, err := os.CreateTemp(s.dir, tmpPrefix+name+"-*")
+	if err != nil {
+		return fmt.Errorf("store: file store write: %w", err)
+	}
+	tmpName := tmp.Name()
+	defer func() {
+		if err != nil {
+			_ = tmp.Close()
+			_ = os.Remove(tmpName)
+		}
+	}()
+	if err = tmp.Chmod(0o600); err != nil {
+		return fmt.Errorf("store: file store write: %w", err)
+	}
+	if _, err = tmp.Write(content); err != nil {
+		return fmt.Errorf("store: file store write: %w", err)
+	}
+	if s.crashHook != nil {
+		if err = s.crashHook(tmpName); err != nil {
+			return err
+		}
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("store: file store sync: %w", err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("store: file store write: %w", err)
+	}
+	// rename replaces a link at the target; it never follows one.
+	if err = os.Rename(tmpName, filepath.Join(s.dir, name)); err != nil {
+		return fmt.Errorf("store: file store rename: %w", err)
+	}
+	return s.syncDir()
+}
+
+// syncDir makes a rename or remove durable.
+func (s *FileStore) syncDir() error {
+	d, err := openNoFollow(s.dir, os.O_RDONLY, 0)
+	if err != nil {
+		return fmt.Errorf("store: file store sync: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("store: file store sync: %w", err)
+	}
+	return nil
+}
+
+// Delete implements [Store].
+func (s *FileStore) Delete(ctx context.Context, key string) error {
+	if err := begin(ctx, key); err != nil {
+		return err
+	}
+	name, shard := s.name(key)
+	unlock, err := s.lock(ctx, shard)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.remove(name)
+}
+
+// remove deletes the file name (a missing one is fine) and syncs the
+// directory. The caller holds the key's lock.
+func (s *FileStore) remove(name string) error {
+	err := os.Remove(filepath.Join(s.dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: file store delete: %w", err)
+	}
+	return s.syncDir()
+}
+
+// Take implements [Store]. It is atomic across processes: it holds the
+// key's lock, and the file is first renamed to a unique name, which only
+// one caller can do.
+func (s *FileStore) Take(ctx context.Context, key string) ([]byte, error) {
+	if err := begin(ctx, key); err != nil {
+		return nil, err
+	}
+	name, shard := s.name(key)
+	unlock, err := s.lock(ctx, shard)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return nil, fmt.Errorf("store: file store take: %w", err)
+	}
+	taken := filepath.Join(s.dir, takePrefix+name+"-"+hex.EncodeToString(rnd[:]))
+	// Refuse a link or a foreign file before moving it.
+	if _, _, err := s.readFile(filepath.Join(s.dir, name), key); err != nil {
+		return nil, err
+	}
+	err = os.Rename(filepath.Join(s.dir, name), taken)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNotStored
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: file store take: %w", err)
+	}
+	b, h, err := s.readFile(taken, key)
+	_ = os.Remove(taken)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.syncDir(); err != nil {
+		return nil, err
+	}
+	if h.expired(s.clock()) {
+		return nil, ErrNotStored
+	}
+	return b, nil
+}
+
+// Keys implements [Store]. It reads the directory and the header of every
+// value file when the iteration starts; a file it cannot read ends the
+// sequence with its error.
+func (s *FileStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := ctx.Err(); err != nil {
+			yield("", err)
+			return
+		}
+		entries, err := os.ReadDir(s.dir)
+		if err != nil {
+			yield("", fmt.Errorf("store: file store keys: %w", err))
+			return
+		}
+		now := s.clock()
+		var keys []string
+		for _, e := range entries {
+			if _, ok := shardOfName(e.Name()); !ok {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				yield("", err)
+				return
+			}
+			h, err := s.readHeader(filepath.Join(s.dir, e.Name()))
+			if errors.Is(err, ErrNotStored) {
+				continue // deleted meanwhile
+			}
+			if err != nil {
+				yield("", err)
+				return
+			}
+			if strings.HasPrefix(h.key, prefix) && !h.expired(now) {
+				keys = append(keys, h.key)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !yield(k, nil) {
+				return
+			}
+		}
+	}
+}

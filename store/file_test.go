@@ -1,0 +1,497 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func newFileStore(t testing.TB) *FileStore {
+	t.Helper()
+	st, err := NewFileStore(filepath.Join(t.TempDir(), "store"))
+	require.NoError(t, err)
+	return st
+}
+
+// valueFiles lists the entries of a file store's directory other than its
+// lock files.
+func valueFiles(t *testing.T, dir string) []os.DirEntry {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []os.DirEntry
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), lockPrefix) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// plant writes, into dir, the file under which a FileStore keeps key, as
+// an attacker who can write there would.
+func plant(t *testing.T, dir, key string, value []byte) string {
+	t.Helper()
+	name, _ := (&FileStore{}).name(key)
+	path := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(path, encodeFile(key, value, time.Time{}), 0o600))
+	return path
+}
+
+const plantedKey = "sca/pending/planted-state"
+
+func TestFileStoreRefusesUnsafeDirectories(t *testing.T) {
+	t.Parallel()
+	const otherUID = 65534 // nobody
+	for _, tc := range []struct {
+		name   string
+		uid    int                                   // the user the store runs as
+		setup  func(t *testing.T, dir string) string // returns the path to open
+		reason string
+	}{
+		{name: "group may write", setup: withMode(0o770), reason: "open to group or others"},
+		{name: "others may write", setup: withMode(0o703), reason: "open to group or others"},
+		{name: "group may read", setup: withMode(0o750), reason: "open to group or others"},
+		{name: "sticky world-writable", setup: withMode(os.ModeSticky | 0o777), reason: "open to group or others"},
+		{name: "owned by another user", uid: otherUID, setup: withMode(0o700), reason: "owned by another user"},
+		{name: "symbolic link to a private directory", setup: func(t *testing.T, dir string) string {
+			require.NoError(t, os.Chmod(dir, 0o700))
+			link := filepath.Join(t.TempDir(), "link")
+			require.NoError(t, os.Symlink(dir, link))
+			return link
+		}, reason: "symbolic link"},
+		{name: "a file", setup: func(t *testing.T, dir string) string {
+			f := filepath.Join(dir, "file")
+			require.NoError(t, os.WriteFile(f, nil, 0o600))
+			return f
+		}, reason: "not a directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// The attacker pre-created the directory and planted a
+			// pending SCA in it.
+			dir := filepath.Join(t.TempDir(), "store")
+			require.NoError(t, os.Mkdir(dir, 0o700))
+			plant(t, dir, plantedKey, []byte(`{"psuId":"attacker"}`))
+			path := tc.setup(t, dir)
+			uid := os.Geteuid()
+			if tc.uid != 0 {
+				uid = tc.uid
+			}
+			st, err := openFileStore(path, uid)
+			require.ErrorIs(t, err, ErrUnsafeStore)
+			var ue *UnsafeStoreError
+			require.ErrorAs(t, err, &ue)
+			assert.Equal(t, path, ue.Path)
+			assert.Contains(t, ue.Reason, tc.reason)
+			assert.Nil(t, st, "no store to take the planted pending SCA from")
+		})
+	}
+
+	t.Run("a private directory of ours is fine", func(t *testing.T) {
+		t.Parallel()
+		dir := filepath.Join(t.TempDir(), "store")
+		require.NoError(t, os.Mkdir(dir, 0o700))
+		_, err := openFileStore(dir, os.Geteuid())
+		require.NoError(t, err)
+	})
+	if os.Geteuid() == 0 {
+		// The real attack needs a second user: as root, hand the
+		// directory to nobody and open it as ourselves.
+		t.Run("chowned to another user", func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "store")
+			require.NoError(t, os.Mkdir(dir, 0o700))
+			require.NoError(t, os.Chown(dir, otherUID, otherUID))
+			_, err := NewFileStore(dir)
+			require.ErrorIs(t, err, ErrUnsafeStore)
+		})
+	}
+}
+
+// withMode sets the directory's mode.
+func withMode(mode os.FileMode) func(t *testing.T, dir string) string {
+	return func(t *testing.T, dir string) string {
+		require.NoError(t, os.Chmod(dir, mode))
+		return dir
+	}
+}
+
+func TestFileStoreNeverFollowsLinks(t *testing.T) {
+	t.Parallel()
+	outside := t.TempDir()
+	ctx := t.Context()
+
+	t.Run("value file", func(t *testing.T) {
+		t.Parallel()
+		st := newFileStore(t)
+		// A pending SCA outside the store, linked in under its key.
+		const key = "sca/pending/linked-state"
+		target := plant(t, outside, key, []byte("attacker"))
+		name, _ := st.name(key)
+		link := filepath.Join(st.Dir(), name)
+		require.NoError(t, os.Symlink(target, link))
+		before, err := os.ReadFile(target)
+		require.NoError(t, err)
+
+		_, err = st.Get(ctx, key)
+		require.ErrorIs(t, err, ErrUnsafeStore)
+		_, err = st.Take(ctx, key)
+		require.ErrorIs(t, err, ErrUnsafeStore, "a linked pending SCA is never taken")
+		_, err = os.Lstat(link)
+		require.NoError(t, err, "Take left the link where it was")
+		err = st.Update(ctx, key, func([]byte, bool) ([]byte, time.Duration, error) {
+			t.Error("fn must not run on a linked value")
+			return []byte("x"), 0, nil
+		})
+		require.ErrorIs(t, err, ErrUnsafeStore)
+		for k, err := range st.Keys(ctx, "") {
+			assert.ErrorIs(t, err, ErrUnsafeStore, "Keys does not read through the link (%q)", k)
+		}
+
+		// Put replaces the link itself; Delete removes it.
+		require.NoError(t, st.Put(ctx, key, []byte("new"), 0))
+		fi, err := os.Lstat(link)
+		require.NoError(t, err)
+		assert.True(t, fi.Mode().IsRegular())
+		require.NoError(t, os.Remove(link))
+		require.NoError(t, os.Symlink(target, link))
+		require.NoError(t, st.Delete(ctx, key))
+		_, err = os.Lstat(link)
+		assert.ErrorIs(t, err, os.ErrNotExist)
+
+		after, err := os.ReadFile(target)
+		require.NoError(t, err)
+		assert.Equal(t, before, after, "the link's target is never written")
+	})
+
+	t.Run("lock file", func(t *testing.T) {
+		t.Parallel()
+		st := newFileStore(t)
+		target := filepath.Join(outside, "lock-target")
+		_, shard := st.name("k")
+		lock := filepath.Join(st.Dir(), lockName(shard))
+		require.NoError(t, os.Symlink(target, lock))
+		require.ErrorIs(t, st.Put(ctx, "k", []byte("v"), 0), ErrUnsafeStore)
+		_, err := st.Take(ctx, "k")
+		require.ErrorIs(t, err, ErrUnsafeStore)
+		_, err = os.Lstat(target)
+		assert.ErrorIs(t, err, os.ErrNotExist, "the link's target is not created")
+	})
+
+	t.Run("not a regular file", func(t *testing.T) {
+		t.Parallel()
+		st := newFileStore(t)
+		name, _ := st.name("k")
+		require.NoError(t, os.Mkdir(filepath.Join(st.Dir(), name), 0o700))
+		_, err := st.Get(ctx, "k")
+		require.ErrorIs(t, err, ErrUnsafeStore)
+		var ue *UnsafeStoreError
+		require.ErrorAs(t, err, &ue)
+		assert.Contains(t, ue.Reason, "not a regular file")
+	})
+
+	t.Run("stale temporary link", func(t *testing.T) {
+		t.Parallel()
+		st := newFileStore(t)
+		target := filepath.Join(outside, "tmp-target")
+		require.NoError(t, os.WriteFile(target, []byte("keep"), 0o600))
+		link := filepath.Join(st.Dir(), tmpPrefix+"x")
+		require.NoError(t, os.Symlink(target, link))
+		entries, err := os.ReadDir(st.Dir())
+		require.NoError(t, err)
+		st.removeStale(entries, timeAfterStale(t, link))
+		_, err = os.Lstat(link)
+		assert.ErrorIs(t, err, os.ErrNotExist, "the link is removed")
+		b, err := os.ReadFile(target)
+		require.NoError(t, err)
+		assert.Equal(t, "keep", string(b), "its target is not")
+	})
+}
+
+// timeAfterStale returns a time at which the entry path is stale.
+func timeAfterStale(t *testing.T, path string) time.Time {
+	t.Helper()
+	fi, err := os.Lstat(path)
+	require.NoError(t, err)
+	return fi.ModTime().Add(staleTemp + time.Second)
+}
+
+// A file that is not in the store's format, or holds another key than its
+// name says (a file copied under another name), is never returned as a
+// value.
+func TestFileStoreRefusesForeignFiles(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	name, _ := st.name("a")
+	require.NoError(t, os.WriteFile(filepath.Join(st.Dir(), name), []byte(`{"psuId":"x"}`), 0o600))
+	_, err := st.Get(ctx, "a")
+	assert.ErrorIs(t, err, ErrCorrupt)
+
+	require.NoError(t, st.Put(ctx, "b", []byte("b's value"), 0))
+	bName, _ := st.name("b")
+	cName, _ := st.name("c")
+	require.NoError(t, os.Link(filepath.Join(st.Dir(), bName), filepath.Join(st.Dir(), cName)))
+	_, err = st.Get(ctx, "c")
+	assert.ErrorIs(t, err, ErrCorrupt)
+	_, err = st.Take(ctx, "c")
+	assert.ErrorIs(t, err, ErrCorrupt)
+	got, err := st.Get(ctx, "b")
+	require.NoError(t, err)
+	assert.Equal(t, "b's value", string(got))
+}
+
+func TestFileStoreWritesOnlyInsideItsDirectory(t *testing.T) {
+	t.Parallel()
+	parent := t.TempDir()
+	st, err := NewFileStore(filepath.Join(parent, "store"))
+	require.NoError(t, err)
+	require.Error(t, st.Put(t.Context(), "../escaped", []byte("v"), 0))
+	require.NoError(t, st.Put(t.Context(), "sca/session/x..y", []byte("v"), 0), "\"..\" inside a name is fine")
+	entries, err := os.ReadDir(parent)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "nothing written next to the store")
+	files := valueFiles(t, st.Dir())
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		assert.NotContains(t, f.Name(), "/")
+		assert.True(t, strings.HasSuffix(f.Name(), valueSuffix))
+	}
+}
+
+func TestFileStorePermissions(t *testing.T) {
+	t.Parallel()
+	st := newFileStore(t)
+	require.NoError(t, st.Put(t.Context(), "sca/session/user-1", []byte("secret"), 0))
+	fi, err := os.Stat(st.Dir())
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o700), fi.Mode().Perm(), "directory")
+	entries, err := os.ReadDir(st.Dir())
+	require.NoError(t, err)
+	require.Len(t, entries, 2, "the value and its shard's lock file")
+	for _, e := range entries {
+		info, err := e.Info()
+		require.NoError(t, err)
+		assert.Equal(t, fs.FileMode(0o600), info.Mode().Perm(), e.Name())
+	}
+
+	open := filepath.Join(t.TempDir(), "open")
+	require.NoError(t, os.Mkdir(open, 0o700))
+	require.NoError(t, os.Chmod(open, 0o755))
+	_, err = NewFileStore(open)
+	assert.ErrorIs(t, err, ErrUnsafeStore, "a directory others can read is refused")
+
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	_, err = NewFileStore(file)
+	assert.Error(t, err)
+	_, err = NewFileStore("")
+	assert.Error(t, err)
+}
+
+func TestFileStoreCrashMidWrite(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	require.NoError(t, st.Put(ctx, "k", []byte("old value"), 0))
+
+	crash := errors.New("simulated crash")
+	var tmpSeen string
+	st.crashHook = func(tmp string) error {
+		tmpSeen = tmp
+		b, err := os.ReadFile(tmp)
+		require.NoError(t, err)
+		assert.True(t, strings.HasSuffix(string(b), "new value"), "the new value goes to a temporary file first")
+		got, err := st.Get(ctx, "k")
+		require.NoError(t, err)
+		assert.Equal(t, "old value", string(got), "readers see the old value during the write")
+		return crash
+	}
+	require.ErrorIs(t, st.Put(ctx, "k", []byte("new value"), 0), crash)
+	got, err := st.Get(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "old value", string(got))
+	_, err = os.Stat(tmpSeen)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "the failed write's temporary file is removed")
+
+	// A process killed mid-write leaves a half-written temporary file.
+	st.crashHook = nil
+	name, _ := st.name("k")
+	leftover := filepath.Join(st.Dir(), tmpPrefix+name+"-12345")
+	require.NoError(t, os.WriteFile(leftover, []byte("new va"), 0o600))
+	reopened, err := NewFileStore(st.Dir())
+	require.NoError(t, err)
+	got, err = reopened.Get(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "old value", string(got), "the leftover is never read")
+	_, err = os.Stat(leftover)
+	require.NoError(t, err, "a fresh leftover may belong to a live writer in another process")
+
+	old := time.Now().Add(-2 * staleTemp)
+	require.NoError(t, os.Chtimes(leftover, old, old))
+	_, err = NewFileStore(st.Dir())
+	require.NoError(t, err)
+	_, err = os.Stat(leftover)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "stale leftovers are cleaned up on open")
+
+	require.NoError(t, reopened.Put(ctx, "k", []byte("new value"), 0))
+	got, err = st.Get(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "new value", string(got))
+}
+
+// Expired values are removed by Sweep (and by the sweep every
+// fileSweepEvery writes), live ones and values written meanwhile are kept.
+func TestFileStoreSweep(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	st.now = func() time.Time { return now }
+	for i := range 10 {
+		require.NoError(t, st.Put(ctx, fmt.Sprintf("pending/%d", i), []byte("p"), time.Minute))
+	}
+	require.NoError(t, st.Put(ctx, "session/kept", []byte("s"), 0))
+	require.NoError(t, st.Put(ctx, "budget/later", []byte("b"), time.Hour))
+	require.Len(t, valueFiles(t, st.Dir()), 12)
+
+	now = now.Add(2 * time.Minute)
+	n, err := st.Sweep(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 10, n)
+	assert.Len(t, valueFiles(t, st.Dir()), 2, "only the live values are left")
+	var keys []string
+	for k, err := range st.Keys(ctx, "") {
+		require.NoError(t, err)
+		keys = append(keys, k)
+	}
+	assert.Equal(t, []string{"budget/later", "session/kept"}, keys)
+
+	// The periodic sweep: expired files written long ago vanish without
+	// anyone reading them.
+	for i := range 5 {
+		require.NoError(t, st.Put(ctx, fmt.Sprintf("old/%d", i), []byte("o"), time.Second))
+	}
+	now = now.Add(time.Minute)
+	st.writes.Store(fileSweepEvery - 1)
+	require.NoError(t, st.Put(ctx, "trigger", []byte("t"), 0))
+	assert.Len(t, valueFiles(t, st.Dir()), 3, "budget/later, session/kept and trigger")
+
+	// A Get that meets an expired value removes its file.
+	require.NoError(t, st.Put(ctx, "short", []byte("s"), time.Second))
+	now = now.Add(time.Hour)
+	_, err = st.Get(ctx, "short")
+	assert.ErrorIs(t, err, ErrNotStored)
+	_, err = st.Get(ctx, "budget/later")
+	assert.ErrorIs(t, err, ErrNotStored)
+	assert.Len(t, valueFiles(t, st.Dir()), 2, "session/kept and trigger")
+}
+
+// keysByShard returns two keys of one shard and one key of another.
+func keysByShard(st *FileStore) (a, sameShard, otherShard string) {
+	_, shardA := st.name("key-0")
+	a = "key-0"
+	for i := 1; sameShard == "" || otherShard == ""; i++ {
+		k := fmt.Sprintf("key-%d", i)
+		if _, sh := st.name(k); sh == shardA && sameShard == "" {
+			sameShard = k
+		} else if sh != shardA && otherShard == "" {
+			otherShard = k
+		}
+	}
+	return a, sameShard, otherShard
+}
+
+// While an Update of one key is in progress, keys of other shards are
+// written (nothing waits on the running Update's fsync), and a key of the
+// same shard waits for it.
+func TestFileStoreLocksPerShard(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	a, same, other := keysByShard(st)
+
+	entered, release := make(chan struct{}), make(chan struct{})
+	var (
+		mu    sync.Mutex
+		order []string
+	)
+	record := func(s string) {
+		mu.Lock()
+		order = append(order, s)
+		mu.Unlock()
+	}
+	doneA := make(chan error, 1)
+	go func() {
+		doneA <- st.Update(ctx, a, func([]byte, bool) ([]byte, time.Duration, error) {
+			close(entered)
+			<-release
+			record("a written")
+			return []byte("a"), 0, nil
+		})
+	}()
+	<-entered
+
+	// Another shard goes ahead while a's Update holds its lock. Should it
+	// wait, the guard below ends the test instead of hanging it.
+	doneOther := make(chan error, 1)
+	go func() { doneOther <- st.Put(ctx, other, []byte("other"), 0) }()
+	select {
+	case err := <-doneOther:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("a Put of another shard waited for a running Update")
+	}
+
+	doneSame := make(chan error, 1)
+	go func() {
+		doneSame <- st.Update(ctx, same, func([]byte, bool) ([]byte, time.Duration, error) {
+			record("same-shard read")
+			return []byte("s"), 0, nil
+		})
+	}()
+	close(release)
+	require.NoError(t, <-doneA)
+	require.NoError(t, <-doneSame)
+	assert.Equal(t, []string{"a written", "same-shard read"}, order, "a key of the same shard waits for the lock")
+	got, err := st.Get(ctx, other)
+	require.NoError(t, err)
+	assert.Equal(t, "other", string(got))
+}
+
+// A lock held by another process is waited for until the context ends.
+func TestFileStoreLockWaitEndsWithContext(t *testing.T) {
+	t.Parallel()
+	st := newFileStore(t)
+	other, err := NewFileStore(st.Dir())
+	require.NoError(t, err)
+	entered, release := make(chan struct{}), make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- st.Update(t.Context(), "k", func([]byte, bool) ([]byte, time.Duration, error) {
+			close(entered)
+			<-release
+			return []byte("v"), 0, nil
+		})
+	}()
+	<-entered
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	// other has its own in-process mutexes: only the OS file lock is
+	// shared, as between two processes.
+	err = other.Put(ctx, "k", []byte("w"), 0)
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	close(release)
+	require.NoError(t, <-done)
+}

@@ -1,0 +1,75 @@
+//go:build unix && !aix && (!solaris || illumos)
+
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"syscall"
+	"time"
+)
+
+// Lock polling: flock is tried without blocking, so that a cancelled
+// context ends the wait; between tries the store sleeps from lockPollMin,
+// doubling up to lockPollMax.
+const (
+	lockPollMin = 50 * time.Microsecond
+	lockPollMax = 5 * time.Millisecond
+)
+
+// platformSupported reports that this platform has what FileStore needs.
+func platformSupported() error { return nil }
+
+// openNoFollow opens path with flag and perm, failing instead of following
+// a symbolic link in its last element.
+func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
+}
+
+// ownedBy reports whether fi belongs to the user uid.
+func ownedBy(fi fs.FileInfo, uid int) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int64(st.Uid) == int64(uid)
+}
+
+// lockFile takes an exclusive flock(2) on the lock file path (created
+// with mode 0600 if missing, never through a link) and returns the
+// function that releases it. check vets the opened file (a regular file
+// of the store's user). A lock held by a process that dies is
+// released by the kernel. It waits until the lock is free or ctx ends.
+func lockFile(ctx context.Context, path string, check func(*os.File) error) (func(), error) {
+	f, err := openNoFollow(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, openError("lock", path, err)
+	}
+	if err := check(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	fd := int(f.Fd())
+	for wait := lockPollMin; ; wait = min(2*wait, lockPollMax) {
+		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			_ = f.Close()
+			return nil, fmt.Errorf("store: file store lock: %w", err)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			_ = f.Close()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+	return func() {
+		// Closing the only descriptor of the open file releases the lock.
+		_ = f.Close()
+	}, nil
+}
