@@ -8,6 +8,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // CashAccountType is an account's cashAccountType. With the
@@ -206,7 +207,7 @@ func (s *Service) Get(ctx context.Context, accountID string, ro ...client.Reques
 	}
 	var out wrapped[Account]
 	out.key = "account"
-	if err := s.get(ctx, "accounts.Get", client.JoinPath("/v1/accounts", accountID), nil, &out, ro); err != nil {
+	if err := s.get(ctx, "accounts.Get", apipath.Join("/v1/accounts", accountID), nil, &out, ro); err != nil {
 		return nil, err
 	}
 	return &out.v, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -151,9 +152,7 @@ func (s *Service) Balances(ctx context.Context, accountID string, ro ...client.R
 		return nil, errEmptyID(op)
 	}
 	var out BalanceReport
-	err := s.counted(ctx, op, EndpointBalances, accountID, ro, func() error {
-		return s.get(ctx, op, client.JoinPath("/v1/accounts", accountID, "balances"), nil, &out, ro)
-	})
+	err := s.getCounted(ctx, op, EndpointBalances, accountID, apipath.Join("/v1/accounts", accountID, "balances"), nil, &out, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -4,14 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/store"
 )
 
 // Limits of docs/interface.md section 8 for calls without the PSU present.
@@ -37,104 +37,65 @@ const (
 	EndpointCardTransactions Endpoint = "card-transactions"
 )
 
-// Budget keeps, per bank, TPP, account and [Endpoint] ([BudgetKey]), the
-// times of the calls made without the PSU present (no PSU-IP-Address,
+// budget keeps, per TPP, bank, account and [Endpoint], the times of the
+// calls made without the PSU present (no PSU-IP-Address,
 // docs/interface.md section 5.14) in the last 24 hours, and refuses a call
 // that would exceed the limit of 4 (docs/interface.md section 8) before it
-// is sent.
+// is sent. The rules are in the package documentation ("The without-PSU
+// budget").
 //
-// The budget is the account's, not the PSU's: the bank counts the calls
-// on an account whoever they are made for, so two PSUs sharing a
-// corporate account share its 4 calls. The PSU-ID is not part of the key.
-//
-// What counts: Balances, Transactions and TransactionsPage (every page),
-// and their card equivalents CardBalances, CardTransactions and
-// CardTransactionsPage. docs/interface.md section 8 names only accounts; card accounts
-// count as well because PSD2 (RTS article 36(5)) limits access without
-// the PSU for every payment account, and counting them can only make the
-// SDK refuse early, never earn a 429. Listing accounts, single account
-// reads and agreements do not count; calls with PSU-IP-Address never
-// count.
-//
-// A call is recorded when it is sent, whatever the answer (a 429 or a
-// transport error after sending counts too); a call refused locally (an
-// invalid option, a foreign link, the spent budget) is not. When the bank
-// itself answers 429 ACCESS_EXCEEDED, the budget is taken as spent from
-// that call on (see exhaust). The client may retry a call on transport
-// errors and 5xx answers; such retries are not counted again.
-//
-// The times are kept in a [BudgetStore]: in memory by default, or the
-// caller's store so that they survive restarts and are shared between
-// instances. A Budget is safe for concurrent use.
-type Budget struct {
-	store  BudgetStore
+// Its state is in the client's store (client.WithStore): every Service
+// made on one client, and every client on one shared store, counts the
+// same calls. Each account's calls are one value, changed with the
+// store's atomic Update, so that two replicas can never both take the
+// last call; the value expires when its last call leaves the window.
+type budget struct {
+	st     store.Store
+	scope  string // client.Client.Scope
 	now    func() time.Time
 	limit  int
 	window time.Duration
 }
 
-// BudgetOption configures a [Budget] in [NewBudget]. A nil or invalid
-// argument keeps the default.
-type BudgetOption func(*Budget)
-
-// WithClock sets the Budget's time source (tests move it).
-func WithClock(now func() time.Time) BudgetOption {
-	return func(b *Budget) {
-		if now != nil {
-			b.now = now
-		}
-	}
-}
-
-// WithLimit replaces the limit of 4 calls in 24 hours, for a bank whose
-// limit differs. Values below 1 keep the default.
-func WithLimit(calls int, window time.Duration) BudgetOption {
-	return func(b *Budget) {
-		if calls > 0 && window > 0 {
-			b.limit, b.window = calls, window
-		}
-	}
-}
-
-// NewBudget returns a Budget keeping its call times in store (a new
-// in-memory store when store is nil).
-func NewBudget(store BudgetStore, opts ...BudgetOption) *Budget {
-	if store == nil {
-		store = NewMemoryBudgetStore()
-	}
-	b := &Budget{store: store, now: time.Now, limit: DefaultBudgetLimit, window: DefaultBudgetWindow}
-	for _, o := range opts {
-		if o != nil {
-			o(b)
-		}
-	}
-	return b
-}
-
-// BudgetKey identifies one budget: a bank, a TPP, an account and an
-// endpoint. It has no PSU: the bank counts calls per account
-// (docs/interface.md section 8), whichever PSU they are made for.
-type BudgetKey struct {
-	// TPP identifies the TPP; a [Service] uses the organizationIdentifier
-	// of the signing certificate's subject.
-	TPP string
-	// Bank identifies the bank; a [Service] uses its client's base URL
-	// (see [Service.Remaining]).
-	Bank string
-	// AccountID is the account's (or card account's) resource id.
-	AccountID string
-	// Endpoint is the counted endpoint.
-	Endpoint Endpoint
-}
-
-// String returns the store key of k: "accounts/budget/" and a hex SHA-256
-// of its length-prefixed parts, so that no account id is written in clear.
-func (k BudgetKey) String() string {
+// key is the store key of the budget of endpoint e of accountID: a hash,
+// so that no account id is written in clear.
+func (b *budget) key(accountID string, e Endpoint) string {
 	h := sha256.New()
-	for _, part := range []string{k.TPP, k.Bank, string(k.Endpoint), k.AccountID} {
+	for _, part := range []string{string(e), accountID} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
-	return "accounts/budget/" + hex.EncodeToString(h.Sum(nil))
+	return "accounts/budget/" + b.scope + "/" + hex.EncodeToString(h.Sum(nil)[:20])
+}
+
+// update runs fn on the call times stored under key, atomically.
+func (b *budget) update(ctx context.Context, key string, fn func(calls []time.Time) []time.Time) error {
+	return b.st.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		var nanos []int64
+		if found {
+			if err := json.Unmarshal(old, &nanos); err != nil {
+				return nil, 0, fmt.Errorf("budget value unreadable: %w", err)
+			}
+		}
+		calls := make([]time.Time, len(nanos))
+		for i, n := range nanos {
+			calls[i] = time.Unix(0, n)
+		}
+		calls = fn(calls)
+		if len(calls) == 0 {
+			return nil, 0, nil
+		}
+		nanos = nanos[:0]
+		last := calls[0]
+		for _, t := range calls {
+			nanos = append(nanos, t.UnixNano())
+			if t.After(last) {
+				last = t
+			}
+		}
+		v, err := json.Marshal(nanos)
+		// The value is needed until its last call leaves the window.
+		return v, max(last.Add(b.window).Sub(b.now()), time.Second), err
+	})
 }
 
 // Allowance is what is left of one budget.
@@ -149,14 +110,14 @@ type Allowance struct {
 	NextAt time.Time
 }
 
-// Remaining reports what is left of the budget k.
-func (b *Budget) Remaining(ctx context.Context, k BudgetKey) (Allowance, error) {
+// remaining reports what is left of a budget.
+func (b *budget) remaining(ctx context.Context, key string) (Allowance, error) {
 	now := b.now()
 	var a Allowance
-	err := b.store.Update(ctx, k.String(), func(calls []time.Time) ([]time.Time, error) {
+	err := b.update(ctx, key, func(calls []time.Time) []time.Time {
 		calls = b.prune(calls, now)
 		a = b.allowance(calls)
-		return calls, nil
+		return calls
 	})
 	if err != nil {
 		return Allowance{}, fmt.Errorf("accounts: budget store: %w", err)
@@ -164,30 +125,20 @@ func (b *Budget) Remaining(ctx context.Context, k BudgetKey) (Allowance, error) 
 	return a, nil
 }
 
-// Reset forgets every call counted for k, for example after the PSU was
-// present again and a new consent was given.
-func (b *Budget) Reset(ctx context.Context, k BudgetKey) error {
-	err := b.store.Update(ctx, k.String(), func([]time.Time) ([]time.Time, error) { return nil, nil })
-	if err != nil {
-		return fmt.Errorf("accounts: budget store: %w", err)
-	}
-	return nil
-}
-
-// reserve records a call for k now, or returns a *BudgetExhaustedError
-// when the budget is spent. The returned time identifies the reservation
-// for release.
-func (b *Budget) reserve(ctx context.Context, op string, k BudgetKey) (time.Time, error) {
+// reserve records a call now, or returns a *BudgetExhaustedError when the
+// budget is spent. The returned time identifies the reservation.
+func (b *budget) reserve(ctx context.Context, op string, key string, e Endpoint) (time.Time, error) {
 	now := b.now()
 	var refused *BudgetExhaustedError
-	err := b.store.Update(ctx, k.String(), func(calls []time.Time) ([]time.Time, error) {
+	err := b.update(ctx, key, func(calls []time.Time) []time.Time {
+		refused = nil // Update may run fn more than once
 		calls = b.prune(calls, now)
 		if len(calls) >= b.limit {
-			refused = &BudgetExhaustedError{Operation: op, Endpoint: k.Endpoint, Limit: b.limit,
+			refused = &BudgetExhaustedError{Operation: op, Endpoint: e, Limit: b.limit,
 				Window: b.window, RetryAt: b.allowance(calls).NextAt}
-			return calls, nil
+			return calls
 		}
-		return append(calls, now), nil
+		return append(calls, now)
 	})
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%s: budget store: %w", op, err)
@@ -199,18 +150,35 @@ func (b *Budget) reserve(ctx context.Context, op string, k BudgetKey) (time.Time
 }
 
 // release removes a reservation made at t for a call that was not sent.
-func (b *Budget) release(ctx context.Context, k BudgetKey, t time.Time) error {
-	return b.store.Update(ctx, k.String(), func(calls []time.Time) ([]time.Time, error) {
+func (b *budget) release(ctx context.Context, key string, t time.Time) error {
+	return b.update(ctx, key, func(calls []time.Time) []time.Time {
 		if i := slices.IndexFunc(calls, t.Equal); i >= 0 {
 			calls = slices.Delete(calls, i, i+1)
 		}
-		return calls, nil
+		return calls
+	})
+}
+
+// exhaust marks the budget as spent after the bank answered 429
+// ACCESS_EXCEEDED to a call made at t: the bank counted calls the SDK did
+// not see (a replica on another store, calls made before the store
+// existed). ASSUMPTION (the safe option, docs/interface.md section 8
+// gives no reset time): the missing calls are taken to have been made at
+// t, so the SDK refuses further calls until the window has passed since t
+// instead of earning more 429s.
+func (b *budget) exhaust(ctx context.Context, key string, t time.Time) error {
+	return b.update(ctx, key, func(calls []time.Time) []time.Time {
+		calls = b.prune(calls, b.now())
+		for len(calls) < b.limit {
+			calls = append(calls, t)
+		}
+		return calls
 	})
 }
 
 // prune drops the calls that left the window and sorts the rest. A call
 // at t counts while now-t < window.
-func (b *Budget) prune(calls []time.Time, now time.Time) []time.Time {
+func (b *budget) prune(calls []time.Time, now time.Time) []time.Time {
 	kept := make([]time.Time, 0, len(calls)+1)
 	for _, t := range calls {
 		if now.Sub(t) < b.window {
@@ -221,7 +189,7 @@ func (b *Budget) prune(calls []time.Time, now time.Time) []time.Time {
 	return kept
 }
 
-func (b *Budget) allowance(calls []time.Time) Allowance {
+func (b *budget) allowance(calls []time.Time) Allowance {
 	a := Allowance{Remaining: max(b.limit-len(calls), 0), Limit: b.limit, Window: b.window}
 	if len(calls) > 0 {
 		// With more calls than the limit (a shared store, a lowered
@@ -232,39 +200,37 @@ func (b *Budget) allowance(calls []time.Time) Allowance {
 	return a
 }
 
-// counted runs send as a call of endpoint e on accountID: without the PSU
-// present (no PSU-IP-Address in ro) it reserves one call of the budget
-// first and refuses the call when the budget is spent.
-func (s *Service) counted(ctx context.Context, op string, e Endpoint, accountID string, ro []client.RequestOption, send func() error) error {
-	if s == nil || s.c == nil {
-		return errNoClient
+// hook is the client hook of a counted call of endpoint e. Without the
+// PSU present (no PSU-IP-Address on the resolved call) it reserves one
+// call before anything is sent, refusing the call when the budget is
+// spent; afterwards it gives the reservation back when the client reports
+// that nothing was sent, and marks the budget spent when the bank
+// answered 429 ACCESS_EXCEEDED. accountOf names the account; for a link
+// it reads the resolved URL and may refuse it.
+func (b *budget) hook(op string, e Endpoint, accountOf func(*client.Call) (string, error)) client.Hook {
+	return func(ctx context.Context, call *client.Call) (func(client.Result), error) {
+		accountID, err := accountOf(call)
+		if err != nil {
+			return nil, err
+		}
+		if call.Header.Get("PSU-IP-Address") != "" {
+			return nil, nil
+		}
+		key := b.key(accountID, e)
+		at, err := b.reserve(ctx, op, key, e)
+		if err != nil {
+			return nil, err
+		}
+		return func(r client.Result) {
+			// Best effort: a failed write only makes the SDK stricter.
+			switch {
+			case !r.Sent:
+				_ = b.release(context.WithoutCancel(ctx), key, at)
+			case bankAccessExceeded(r.Err):
+				_ = b.exhaust(context.WithoutCancel(ctx), key, at)
+			}
+		}, nil
 	}
-	h, err := client.Headers(ro...)
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	if h.Get("PSU-IP-Address") != "" {
-		return send()
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
-	}
-	k := s.budgetKey(accountID, e)
-	at, err := s.budget.reserve(ctx, op, k)
-	if err != nil {
-		return err
-	}
-	err = send()
-	switch {
-	case err == nil:
-	case !sent(err):
-		// Best effort: a failed release only makes the SDK stricter.
-		_ = s.budget.release(context.WithoutCancel(ctx), k, at)
-	case bankAccessExceeded(err):
-		// Best effort, as above.
-		_ = s.budget.exhaust(context.WithoutCancel(ctx), k, at)
-	}
-	return err
 }
 
 // bankAccessExceeded reports whether err is the bank's own 429
@@ -274,95 +240,30 @@ func bankAccessExceeded(err error) bool {
 	return errors.As(err, &ce) && ce.Is(client.ErrAccessExceeded)
 }
 
-// exhaust marks the budget k as spent after the bank answered 429
-// ACCESS_EXCEEDED to a call made at t: the bank counted calls the SDK did
-// not see (another instance with its own store, calls made before the
-// store existed). ASSUMPTION (the safe option, docs/interface.md section
-// 8 gives no reset time): the missing calls are taken to have been made at t, so the
-// SDK refuses further calls until the window has passed since t instead
-// of earning more 429s.
-func (b *Budget) exhaust(ctx context.Context, k BudgetKey, t time.Time) error {
-	return b.store.Update(ctx, k.String(), func(calls []time.Time) ([]time.Time, error) {
-		calls = b.prune(calls, b.now())
-		for len(calls) < b.limit {
-			calls = append(calls, t)
-		}
-		return calls, nil
-	})
-}
-
-// sent reports whether a call that failed with err may have reached the
-// bank. Only errors raised before sending say it did not.
-func sent(err error) bool {
-	var ce *client.Error
-	switch {
-	case errors.As(err, &ce):
-		return true
-	case errors.Is(err, client.ErrForeignHost), errors.Is(err, ErrUnexpectedLink), errors.Is(err, ErrInvalidQuery):
-		return false
-	}
-	return true
-}
-
 // Remaining reports what is left of the without-PSU budget of endpoint e
 // of an account (or card account, with EndpointCardBalances and
 // EndpointCardTransactions) over the last 24 hours. The budget is the
 // account's at this bank for this TPP, shared by every PSU who can see the
-// account ([BudgetKey]); ro is only checked for validity (the PSU it names
-// does not change the answer).
-func (s *Service) Remaining(ctx context.Context, accountID string, e Endpoint, ro ...client.RequestOption) (Allowance, error) {
+// account and by every Service on the client's store.
+func (s *Service) Remaining(ctx context.Context, accountID string, e Endpoint) (Allowance, error) {
 	if s == nil || s.c == nil {
 		return Allowance{}, errNoClient
 	}
-	if _, err := client.Headers(ro...); err != nil {
-		return Allowance{}, fmt.Errorf("accounts.Remaining: %w", err)
+	if accountID == "" {
+		return Allowance{}, errEmptyID("accounts.Remaining")
 	}
-	return s.budget.Remaining(ctx, s.budgetKey(accountID, e))
+	return s.budget.remaining(ctx, s.budget.key(accountID, e))
 }
 
-// budgetKey is the key of the budget of endpoint e of accountID: this
-// client's bank and TPP, never the PSU.
-func (s *Service) budgetKey(accountID string, e Endpoint) BudgetKey {
-	return BudgetKey{TPP: s.tppID(), Bank: bankID(s.c.BaseURL()), AccountID: accountID, Endpoint: e}
-}
-
-// bankID identifies the bank of a base URL for budget keys: the URL with
-// scheme and host in lower case, without user info, query, fragment or
-// trailing slash. ASSUMPTION (the spec names no bank identifier): one
-// base URL is one bank; banks that share one base URL (one host serving
-// several banks) then share one budget per account id, which can only
-// make the SDK refuse early.
-func bankID(base string) string {
-	u, err := url.Parse(base)
+// ResetBudget forgets every call counted for endpoint e of an account,
+// for example when the TPP knows the bank reset its count.
+func (s *Service) ResetBudget(ctx context.Context, accountID string, e Endpoint) error {
+	if s == nil || s.c == nil {
+		return errNoClient
+	}
+	err := s.budget.update(ctx, s.budget.key(accountID, e), func([]time.Time) []time.Time { return nil })
 	if err != nil {
-		return base
+		return fmt.Errorf("accounts: budget store: %w", err)
 	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	u.User, u.RawQuery, u.Fragment, u.RawFragment, u.ForceQuery = nil, "", "", "", false
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = strings.TrimRight(u.RawPath, "/")
-	return u.String()
-}
-
-// oidOrganizationIdentifier is the X.520 organizationIdentifier that holds
-// the TPP's PSD2 authorisation number in an eIDAS certificate.
-const oidOrganizationIdentifier = "2.5.4.97"
-
-// tppID identifies the TPP for budget keys: the organizationIdentifier of
-// the signing certificate's subject (stable across certificate renewals),
-// else the whole subject.
-func (s *Service) tppID() string {
-	creds := s.c.Credentials()
-	if creds == nil || creds.Certificate == nil {
-		return ""
-	}
-	for _, n := range creds.Certificate.Subject.Names {
-		if n.Type.String() == oidOrganizationIdentifier {
-			if v, ok := n.Value.(string); ok && v != "" {
-				return v
-			}
-		}
-	}
-	return creds.Certificate.Subject.String()
+	return nil
 }

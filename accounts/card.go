@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -261,7 +262,7 @@ func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...c
 		return nil, errEmptyID(op)
 	}
 	out := wrapped[CardAccount]{key: "cardAccount"}
-	if err := s.get(ctx, op, client.JoinPath("/v1/card-accounts", cardAccountID), nil, &out, cardOptions(ro)); err != nil {
+	if err := s.get(ctx, op, apipath.Join("/v1/card-accounts", cardAccountID), nil, &out, cardOptions(ro)); err != nil {
 		return nil, err
 	}
 	return &out.v, nil
@@ -278,9 +279,7 @@ func (s *Service) CardBalances(ctx context.Context, cardAccountID string, ro ...
 		return nil, errEmptyID(op)
 	}
 	var out BalanceReport
-	err := s.counted(ctx, op, EndpointCardBalances, cardAccountID, ro, func() error {
-		return s.get(ctx, op, client.JoinPath("/v1/card-accounts", cardAccountID, "balances"), nil, &out, cardOptions(ro))
-	})
+	err := s.getCounted(ctx, op, EndpointCardBalances, cardAccountID, apipath.Join("/v1/card-accounts", cardAccountID, "balances"), nil, &out, cardOptions(ro))
 	if err != nil {
 		return nil, err
 	}

@@ -17,18 +17,18 @@ type Consent struct {
 	Links client.Links `json:"_links"`
 }
 
-// ScaRedirect returns the absolute URL of the bank's authorisation page to
+// SCARedirect returns the absolute URL of the bank's authorisation page to
 // send the PSU to (docs/interface.md section 5.8).
-func (c *Consent) ScaRedirect() string {
+func (c *Consent) SCARedirect() string {
 	if c == nil {
 		return ""
 	}
-	return c.Links.ScaRedirect()
+	return c.Links.SCARedirect()
 }
 
 // StartConsent asks the bank for a bank-offered consent (POST
 // /v1/bank-offered-consents, no body; docs/interface.md section 1.8). Send the PSU to
-// the answer's [Consent.ScaRedirect]; the PSU chooses the accounts there,
+// the answer's [Consent.SCARedirect]; the PSU chooses the accounts there,
 // and the bank redirects to TPP-Redirect-URI with psu-id and
 // tpp-session-id (the sca package parses that callback). Pass
 // [client.WithRedirectURI] and [client.WithTPPSessionID] in ro.
@@ -45,7 +45,7 @@ func (s *Service) StartConsent(ctx context.Context, ro ...client.RequestOption) 
 	if err != nil {
 		return nil, err
 	}
-	if out.ScaRedirect() == "" {
+	if out.SCARedirect() == "" {
 		return nil, fmt.Errorf("%s: %w", op, ErrNoSCARedirect)
 	}
 	return &out, nil

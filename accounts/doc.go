@@ -9,7 +9,7 @@
 //
 //	svc := accounts.New(c)
 //	consent, err := svc.StartConsent(ctx, client.WithRedirectURI(cb), client.WithTPPSessionID(sid))
-//	// send the PSU to consent.ScaRedirect(); the callback brings psu-id
+//	// send the PSU to consent.SCARedirect(); the callback brings psu-id
 //	accs, err := svc.List(ctx, nil, client.WithTPPSessionID(sid), client.WithRedirectURI(cb),
 //		client.WithPSU(client.PSU{ID: psuID, IPAddress: ip}))
 //

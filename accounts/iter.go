@@ -39,15 +39,7 @@ func (s *Service) TransactionsIter(ctx context.Context, accountID string, q *Tra
 		return transactionsView(p), err
 	}
 	next := func(href string) (pageView[Transaction], error) {
-		const op = "accounts.TransactionsIter"
-		id, err := s.transactionsLink(op, accountsCollection, href)
-		if err != nil {
-			return pageView[Transaction]{}, err
-		}
-		if id != accountID {
-			return pageView[Transaction]{}, &linkError{op: op, reason: "next link names another account"}
-		}
-		p, err := s.TransactionsPage(ctx, href, ro...)
+		p, err := s.transactionsAt(ctx, "accounts.TransactionsIter", href, accountID, ro)
 		return transactionsView(p), err
 	}
 	return follow(first, next)
@@ -61,15 +53,7 @@ func (s *Service) CardTransactionsIter(ctx context.Context, cardAccountID string
 		return cardTransactionsView(p), err
 	}
 	next := func(href string) (pageView[CardTransaction], error) {
-		const op = "accounts.CardTransactionsIter"
-		id, err := s.transactionsLink(op, cardAccountsCollection, href)
-		if err != nil {
-			return pageView[CardTransaction]{}, err
-		}
-		if id != cardAccountID {
-			return pageView[CardTransaction]{}, &linkError{op: op, reason: "next link names another card account"}
-		}
-		p, err := s.CardTransactionsPage(ctx, href, ro...)
+		p, err := s.cardTransactionsAt(ctx, "accounts.CardTransactionsIter", href, cardAccountID, ro)
 		return cardTransactionsView(p), err
 	}
 	return follow(first, next)

@@ -14,46 +14,41 @@ const (
 	transactionsSuffix     = "/transactions"
 )
 
-// transactionsLink checks that href is a transactions link
-// (<collection><id>/transactions, with any query) on the bank's base URL
-// and returns the account id it names. Relative hrefs are those the
-// platform sends ("/v1/...", without the base URL's "/api"); absolute ones
-// must be on the base URL's scheme and host and under its path.
-func (s *Service) transactionsLink(op, collection, href string) (string, error) {
-	if s == nil || s.c == nil {
-		return "", errNoClient
+// linkAccount returns the accountOf of a call that follows a transactions
+// link: it reads the account id from the call's resolved URL
+// (<collection><id>/transactions under the base URL's path, with any
+// query) and refuses any other path, or another account than want when
+// want is set, with an [ErrUnexpectedLink] before anything is sent. The
+// client has already refused a link to another host
+// ([client.ErrForeignHost]); this is the one check of the path.
+func (s *Service) linkAccount(op, collection, want string) func(*client.Call) (string, error) {
+	return func(call *client.Call) (string, error) {
+		u, err := url.Parse(call.URL)
+		if err != nil {
+			return "", &linkError{op: op, reason: "malformed href"}
+		}
+		base, err := url.Parse(s.c.BaseURL())
+		if err != nil {
+			return "", &linkError{op: op, reason: "invalid base URL"}
+		}
+		id, err := transactionsAccount(op, strings.TrimRight(base.EscapedPath(), "/"), collection, u.EscapedPath())
+		if err != nil {
+			return "", err
+		}
+		if want != "" && id != want {
+			return "", &linkError{op: op, reason: "the link names another account"}
+		}
+		return id, nil
 	}
-	base, err := url.Parse(s.c.BaseURL())
-	if err != nil {
-		return "", &linkError{op: op, reason: "invalid base URL"}
-	}
-	return parseTransactionsLink(op, base, collection, href)
 }
 
-func parseTransactionsLink(op string, base *url.URL, collection, href string) (string, error) {
-	if href == "" {
-		return "", &linkError{op: op, reason: "empty href"}
+// transactionsAccount returns the account id of the escaped path p, which
+// must be <basePath><collection><id>/transactions.
+func transactionsAccount(op, basePath, collection, p string) (string, error) {
+	if !strings.HasPrefix(p, basePath+"/") {
+		return "", &linkError{op: op, reason: "path outside the base URL"}
 	}
-	if strings.ContainsAny(href, " \r\n\t#\\") {
-		return "", &linkError{op: op, reason: "malformed href"}
-	}
-	u, err := url.Parse(href)
-	if err != nil || u.User != nil || u.Opaque != "" {
-		return "", &linkError{op: op, reason: "malformed href"}
-	}
-	p := u.EscapedPath()
-	basePath := strings.TrimRight(base.EscapedPath(), "/")
-	if u.IsAbs() || u.Host != "" {
-		if !strings.EqualFold(u.Scheme, base.Scheme) || !strings.EqualFold(u.Host, base.Host) {
-			return "", &linkError{op: op, reason: "foreign host", cause: client.ErrForeignHost}
-		}
-		if !strings.HasPrefix(p, basePath+"/") {
-			return "", &linkError{op: op, reason: "path outside the base URL"}
-		}
-		p = p[len(basePath):]
-	} else if basePath != "" && strings.HasPrefix(p, basePath+"/") {
-		p = p[len(basePath):]
-	}
+	p = p[len(basePath):]
 	if !strings.HasPrefix(p, collection) || !strings.HasSuffix(p, transactionsSuffix) ||
 		len(p) <= len(collection)+len(transactionsSuffix) {
 		return "", &linkError{op: op, reason: "not a transactions path"}
@@ -67,4 +62,18 @@ func parseTransactionsLink(op string, base *url.URL, collection, href string) (s
 		return "", &linkError{op: op, reason: "not a transactions path"}
 	}
 	return id, nil
+}
+
+// checkLink refuses an empty or malformed href before the client sees it.
+func checkLink(op, href string) error {
+	if href == "" {
+		return &linkError{op: op, reason: "empty href"}
+	}
+	if strings.ContainsAny(href, " \r\n\t#\\") {
+		return &linkError{op: op, reason: "malformed href"}
+	}
+	if u, err := url.Parse(href); err != nil || u.User != nil || u.Opaque != "" {
+		return &linkError{op: op, reason: "malformed href"}
+	}
+	return nil
 }

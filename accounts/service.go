@@ -7,78 +7,92 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // Service reads account information for an AISP: bank-offered consent,
 // accounts, card accounts, balances, transactions and corporate agreements.
 // Every call goes through the [client.Client] it was made with; PSU and
 // session headers are per-call [client.RequestOption]s such as
-// [client.WithPSU] and [client.WithTPPSessionID].
+// [client.WithPSU] and [client.WithTPPSessionID], or the client's
+// defaults.
 //
 // Balances and transactions calls made without the PSU present (no
-// PSU-IP-Address) are checked against the Service's [Budget] before they
-// are sent. A Service is safe for concurrent use.
+// PSU-IP-Address) count against the account's without-PSU budget, kept
+// in the client's store: every Service made on one client shares it. A
+// Service is safe for concurrent use.
 type Service struct {
 	c      *client.Client
-	budget *Budget
+	budget *budget
 }
 
-// Option configures a [Service] in [New]. Options cannot fail: a nil
-// argument keeps the default.
-type Option func(*Service)
+// Option configures a [Service] in [New]; an invalid one makes New fail.
+type Option func(*Service) error
 
-// WithBudget makes the Service count calls without the PSU present in b
-// instead of in a Budget of its own kept in memory. Give several Services
-// the same Budget, or Budgets on one shared [BudgetStore], so that they
-// refuse the fifth call together. WithBudget(nil) keeps the default.
-func WithBudget(b *Budget) Option {
-	return func(s *Service) {
-		if b != nil {
-			s.budget = b
+// WithLimit replaces the without-PSU limit of 4 calls in 24 hours
+// ([DefaultBudgetLimit], [DefaultBudgetWindow]) for a bank whose limit
+// differs. calls must be at least 1 and window at least a second.
+func WithLimit(calls int, window time.Duration) Option {
+	return func(s *Service) error {
+		if calls < 1 || window < time.Second {
+			return fmt.Errorf("accounts: WithLimit(%d, %v): needs at least 1 call in at least 1s", calls, window)
 		}
+		s.budget.limit, s.budget.window = calls, window
+		return nil
 	}
 }
 
-// WithBudgetStore keeps the Service's budget counts in store, so that they
-// survive restarts and are shared by every Service using the same store. It
-// is short for WithBudget(NewBudget(store)). WithBudgetStore(nil) keeps the
-// default.
-func WithBudgetStore(store BudgetStore) Option {
-	return func(s *Service) {
-		if store != nil {
-			s.budget = NewBudget(store)
-		}
+// New returns a Service that sends its calls through c. The without-PSU
+// budget is kept in c's store ([client.WithStore]) on c's clock, so every
+// Service of c, and every client on the same shared store, counts the
+// same calls. New refuses a nil client and an invalid option.
+func New(c *client.Client, opts ...Option) (*Service, error) {
+	if c == nil {
+		return nil, errNoClient
 	}
-}
-
-// New returns a Service that sends its calls through c. Without options
-// the without-PSU budget is kept in memory, per Service.
-func New(c *client.Client, opts ...Option) *Service {
-	s := &Service{c: c}
+	s := &Service{c: c, budget: &budget{st: c.Store(), scope: c.Scope(), now: c.Now,
+		limit: DefaultBudgetLimit, window: DefaultBudgetWindow}}
 	for _, o := range opts {
-		if o != nil {
-			o(s)
+		if o == nil {
+			continue
+		}
+		if err := o(s); err != nil {
+			return nil, err
 		}
 	}
-	if s.budget == nil {
-		s.budget = NewBudget(NewMemoryBudgetStore())
-	}
-	return s
+	return s, nil
 }
-
-// Budget returns the budget the Service checks calls without the PSU
-// present against.
-func (s *Service) Budget() *Budget { return s.budget }
 
 // get sends a GET described by name, path and query and decodes the answer
 // into out.
 func (s *Service) get(ctx context.Context, name, path string, query url.Values, out any, opts []client.RequestOption) error {
+	return s.send(ctx, client.Operation{Name: name, Method: http.MethodGet, Path: path, Query: query}, out, opts)
+}
+
+// getCounted sends a GET of endpoint e of accountID that counts against
+// the without-PSU budget (see budget.hook).
+func (s *Service) getCounted(ctx context.Context, name string, e Endpoint, accountID, path string, query url.Values, out any, opts []client.RequestOption) error {
+	return s.getCountedBy(ctx, name, e, func(*client.Call) (string, error) { return accountID, nil }, path, query, out, opts)
+}
+
+// getCountedBy is getCounted for a call whose account accountOf reads
+// from the resolved call (a link).
+func (s *Service) getCountedBy(ctx context.Context, name string, e Endpoint, accountOf func(*client.Call) (string, error), path string, query url.Values, out any, opts []client.RequestOption) error {
 	if s == nil || s.c == nil {
 		return errNoClient
 	}
-	_, err := s.c.Do(ctx, client.Operation{Name: name, Method: http.MethodGet, Path: path, Query: query}, out, opts...)
+	op := client.Operation{Name: name, Method: http.MethodGet, Path: path, Query: query, Hook: s.budget.hook(name, e, accountOf)}
+	return s.send(ctx, op, out, opts)
+}
+
+func (s *Service) send(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
+	if s == nil || s.c == nil {
+		return errNoClient
+	}
+	_, err := s.c.Do(ctx, op, out, opts...)
 	return err
 }
 
@@ -120,9 +134,7 @@ func (s *Service) TransactionDetails(ctx context.Context, accountID, transaction
 		return nil, fmt.Errorf("%s: %w: empty transaction id", op, ErrInvalidQuery)
 	}
 	var out transactionDetails
-	err := s.counted(ctx, op, EndpointTransactionDetails, accountID, ro, func() error {
-		return s.get(ctx, op, client.JoinPath("/v1/accounts", accountID, "transactions", transactionID), nil, &out, ro)
-	})
+	err := s.getCounted(ctx, op, EndpointTransactionDetails, accountID, apipath.Join("/v1/accounts", accountID, "transactions", transactionID), nil, &out, ro)
 	if err != nil {
 		return nil, err
 	}

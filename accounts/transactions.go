@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // BookingStatus selects which entries a transactions call returns
@@ -374,30 +375,28 @@ func (s *Service) Transactions(ctx context.Context, accountID string, q *Transac
 		return nil, err
 	}
 	var out TransactionsPage
-	err = s.counted(ctx, op, EndpointTransactions, accountID, ro, func() error {
-		return s.get(ctx, op, client.JoinPath("/v1/accounts", accountID, "transactions"), v, &out, ro)
-	})
+	err = s.getCounted(ctx, op, EndpointTransactions, accountID, apipath.Join("/v1/accounts", accountID, "transactions"), v, &out, ro)
 	if err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// TransactionsPage reads the page at href, a next link kept from an
+// TransactionsAt reads the page at href, a next link kept from an
 // earlier page ([TransactionsPage.Next]). The href must be a transactions
 // link of an account on the bank's base URL; anything else is refused
 // before sending ([ErrUnexpectedLink], [client.ErrForeignHost]). It counts
 // against the budget like [Service.Transactions].
-func (s *Service) TransactionsPage(ctx context.Context, href string, ro ...client.RequestOption) (*TransactionsPage, error) {
-	const op = "accounts.TransactionsPage"
-	id, err := s.transactionsLink(op, accountsCollection, href)
-	if err != nil {
+func (s *Service) TransactionsAt(ctx context.Context, href string, ro ...client.RequestOption) (*TransactionsPage, error) {
+	return s.transactionsAt(ctx, "accounts.TransactionsAt", href, "", ro)
+}
+
+func (s *Service) transactionsAt(ctx context.Context, op, href, want string, ro []client.RequestOption) (*TransactionsPage, error) {
+	if err := checkLink(op, href); err != nil {
 		return nil, err
 	}
 	var out TransactionsPage
-	err = s.counted(ctx, op, EndpointTransactions, id, ro, func() error {
-		return s.get(ctx, op, href, nil, &out, ro)
-	})
+	err := s.getCountedBy(ctx, op, EndpointTransactions, s.linkAccount(op, accountsCollection, want), href, nil, &out, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -419,28 +418,26 @@ func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q 
 		return nil, err
 	}
 	var out CardTransactionsPage
-	err = s.counted(ctx, op, EndpointCardTransactions, cardAccountID, ro, func() error {
-		return s.get(ctx, op, client.JoinPath("/v1/card-accounts", cardAccountID, "transactions"), v, &out, cardOptions(ro))
-	})
+	err = s.getCounted(ctx, op, EndpointCardTransactions, cardAccountID, apipath.Join("/v1/card-accounts", cardAccountID, "transactions"), v, &out, cardOptions(ro))
 	if err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// CardTransactionsPage reads the card transactions page at href, a next
+// CardTransactionsAt reads the card transactions page at href, a next
 // link kept from an earlier page. The href must be a transactions link of
 // a card account on the bank's base URL.
-func (s *Service) CardTransactionsPage(ctx context.Context, href string, ro ...client.RequestOption) (*CardTransactionsPage, error) {
-	const op = "accounts.CardTransactionsPage"
-	id, err := s.transactionsLink(op, cardAccountsCollection, href)
-	if err != nil {
+func (s *Service) CardTransactionsAt(ctx context.Context, href string, ro ...client.RequestOption) (*CardTransactionsPage, error) {
+	return s.cardTransactionsAt(ctx, "accounts.CardTransactionsAt", href, "", ro)
+}
+
+func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string, ro []client.RequestOption) (*CardTransactionsPage, error) {
+	if err := checkLink(op, href); err != nil {
 		return nil, err
 	}
 	var out CardTransactionsPage
-	err = s.counted(ctx, op, EndpointCardTransactions, id, ro, func() error {
-		return s.get(ctx, op, href, nil, &out, cardOptions(ro))
-	})
+	err := s.getCountedBy(ctx, op, EndpointCardTransactions, s.linkAccount(op, cardAccountsCollection, want), href, nil, &out, cardOptions(ro))
 	if err != nil {
 		return nil, err
 	}

@@ -57,15 +57,15 @@ func (b *Basket) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// ScaRedirect returns the absolute URL of the bank's authorisation page
+// SCARedirect returns the absolute URL of the bank's authorisation page
 // where the PSU approves every payment of the basket with one SCA, or ""
 // when the answer carries none; then start SCA with
 // [Service.StartAuthorisation] (docs/interface.md section 5.8, docs/interface.md section 10 "Paths").
-func (b *Basket) ScaRedirect() string {
+func (b *Basket) SCARedirect() string {
 	if b == nil {
 		return ""
 	}
-	return b.Links.ScaRedirect()
+	return b.Links.SCARedirect()
 }
 
 // StatusResponse is the answer of GET /v1/signing-baskets/{id}/status

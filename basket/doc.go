@@ -10,7 +10,7 @@
 //	// create the payments first and keep their ids, then:
 //	bk, err := b.Create(ctx, ids, client.WithTPPSessionID(sid), client.WithRedirectURI(cb),
 //		client.WithPSU(client.PSU{ID: psuID, IPAddress: ip}))
-//	// send the PSU to bk.ScaRedirect(); after the callback:
+//	// send the PSU to bk.SCARedirect(); after the callback:
 //	sts, err := b.PaymentStatuses(ctx, basket.Refs(payments.ProductNorwegianDomestic, ids...))
 //
 // # Sections
@@ -29,7 +29,7 @@
 // [ValidatePaymentIDs] runs the id rules alone. [client.WithoutValidation]
 // sends the request unchecked, for a bank that accepts more.
 //
-// SCA: the create answer usually carries scaRedirect ([Basket.ScaRedirect]);
+// SCA: the create answer usually carries scaRedirect ([Basket.SCARedirect]);
 // otherwise, or when the PSU left the first SCA, [Service.StartAuthorisation]
 // (POST .../{id}/authorisations) starts a new one. One SCA approves every
 // payment of the basket that still awaits authorisation. The sca package

@@ -19,20 +19,21 @@ type Service struct {
 	pay *payments.Service
 }
 
-// New returns a Service that sends its calls through c.
-func New(c *client.Client) *Service {
-	s := &Service{c: c}
-	if c != nil {
-		s.pay = payments.New(c)
+// New returns a Service that sends its calls through c. It refuses a nil
+// client.
+func New(c *client.Client) (*Service, error) {
+	pay, err := payments.New(c)
+	if err != nil {
+		return nil, errNoClient
 	}
-	return s
+	return &Service{c: c, pay: pay}, nil
 }
 
 // Create puts the payments paymentIDs in a new signing basket (POST
 // /v1/signing-baskets, body {"paymentIds":[...]}, docs/interface.md section 4.1) and
 // returns the bank's answer: basketId, transactionStatus (RCVD) and links,
 // with scaRedirect when the PSU must approve; then send the PSU to
-// [Basket.ScaRedirect], or start SCA with [Service.StartAuthorisation].
+// [Basket.SCARedirect], or start SCA with [Service.StartAuthorisation].
 // One SCA approves every payment of the basket.
 //
 // The payments must have been created first (POST /v1/payments/{product})
@@ -41,16 +42,18 @@ func New(c *client.Client) *Service {
 // authorisation.
 //
 // Headers: docs/interface.md section 4.1 requires TPP-Session-ID, TPP-Redirect-URI,
-// PSU-ID and PSU-IP-Address; give them in opts with
-// [client.WithTPPSessionID], [client.WithRedirectURI] and
-// [client.WithPSU] (ID and IPAddress; CorporateID for a corporate PSU).
-// The client always sends x-accept-fix: amount-as-string.
+// PSU-ID and PSU-IP-Address; give them in opts (or the client's
+// defaults) with [client.WithTPPSessionID], [client.WithRedirectURI] and
+// [client.WithPSU] (ID and IPAddress; CorporateID for a corporate PSU), or
+// with an sca.Session's RequestOptions. A missing one is a
+// [*client.ValidationError] naming the option, and nothing is sent. The
+// client always sends x-accept-fix: amount-as-string.
 //
 // Before sending, Create checks the ids with [ValidatePaymentIDs] (1 to
-// [MaxPayments], none empty, no duplicates) and that the required headers
-// are set; a failure is a [*client.ValidationError] (errors.Is
-// [client.ErrValidation]) and nothing is sent. [client.WithoutValidation]
-// skips these checks.
+// [MaxPayments], none empty, no duplicates); a failure is a
+// [*client.ValidationError] (errors.Is [client.ErrValidation]) and nothing
+// is sent. [client.WithoutValidation] skips this check, not the required
+// headers.
 //
 // The request is never sent twice: when its outcome is unknown the error
 // matches [client.ErrOutcomeUnknown]. A payment can be in one basket only:
@@ -66,14 +69,6 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 	if s == nil || s.c == nil {
 		return nil, errNoClient
 	}
-	if !client.ValidationSkipped(opts...) {
-		if err := ValidatePaymentIDs(paymentIDs); err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
-		if err := checkCreateHeaders(opts); err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
-	}
 	ids := paymentIDs
 	if ids == nil {
 		ids = []string{} // {"paymentIds":[]}, never null
@@ -87,6 +82,8 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		// Not repeatable: a second basket must never be created unseen.
 		Repeatable: false,
 		ResultID:   "basketId",
+		Require:    createHeaders,
+		Validate:   func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
 	}, &out, opts...)
 	if err != nil {
 		return nil, err
@@ -136,7 +133,7 @@ func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.Re
 
 // StartAuthorisation starts a new SCA for the basket (POST
 // /v1/signing-baskets/{id}/authorisations, 201) and returns the link to send
-// the PSU to ([Authorisation.ScaRedirect]). Use it when the create answer
+// the PSU to ([Authorisation.SCARedirect]). Use it when the create answer
 // had no scaRedirect or the PSU left the first SCA. Give the headers of
 // [Service.Create] in opts.
 //
@@ -152,6 +149,55 @@ func (s *Service) StartAuthorisation(ctx context.Context, basketID string, opts 
 		return nil, err
 	}
 	return &out, nil
+}
+
+// GetAt reads a basket by the href of an earlier answer's self link.
+func (s *Service) GetAt(ctx context.Context, href string, opts ...client.RequestOption) (*Basket, error) {
+	const op = "basket.GetAt"
+	var out Basket
+	if err := s.sendAt(ctx, op, http.MethodGet, href, "", &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// StatusAt reads a basket's status by the href of a status link.
+func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.RequestOption) (*StatusResponse, error) {
+	const op = "basket.StatusAt"
+	var out StatusResponse
+	if err := s.sendAt(ctx, op, http.MethodGet, href, "", &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// DeleteAt deletes a basket by the href of its self link.
+func (s *Service) DeleteAt(ctx context.Context, href string, opts ...client.RequestOption) error {
+	return s.sendAt(ctx, "basket.DeleteAt", http.MethodDelete, href, "", nil, opts)
+}
+
+// StartAuthorisationAt starts a new SCA for a basket by the href of a
+// startAuthorisation link, sent once as [Service.StartAuthorisation] is.
+func (s *Service) StartAuthorisationAt(ctx context.Context, href string, opts ...client.RequestOption) (*Authorisation, error) {
+	const op = "basket.StartAuthorisationAt"
+	var out Authorisation
+	if err := s.sendAt(ctx, op, http.MethodPost, href, "scaStatus", &out, opts); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// sendAt sends one call to href, an earlier answer's link; the client
+// resolves it against the base URL and never sends it to another host.
+func (s *Service) sendAt(ctx context.Context, op, method, href, resultID string, out any, opts []client.RequestOption) error {
+	if s == nil || s.c == nil {
+		return errNoClient
+	}
+	if href == "" {
+		return fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "href", Reason: "empty link"})
+	}
+	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: href, ResultID: resultID}, out, opts...)
+	return err
 }
 
 // do sends one GET or DELETE on the basket basketID (and its

@@ -5,19 +5,15 @@ import (
 	"fmt"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 )
 
-// requiredCreateHeaders are the headers docs/interface.md section 4.1 marks required on
-// POST /v1/signing-baskets that the caller supplies as request options
-// (x-accept-fix is sent by the client itself). [Service.Create] refuses a
-// call without one of them before sending, unless
-// [client.WithoutValidation] is given.
-var requiredCreateHeaders = []struct{ name, option string }{
-	{"TPP-Session-ID", "client.WithTPPSessionID"},
-	{"TPP-Redirect-URI", "client.WithRedirectURI"},
-	{"PSU-ID", "client.WithPSU (ID)"},
-	{"PSU-IP-Address", "client.WithPSU (IPAddress)"},
-}
+// createHeaders are the headers docs/interface.md section 4.1 requires on
+// POST /v1/signing-baskets that the caller supplies as request options,
+// besides TPP-Redirect-URI, which the client requires on every call
+// (x-accept-fix is sent by the client itself). The client refuses a call
+// without one of them before sending.
+var createHeaders = []string{"TPP-Session-ID", "PSU-ID", "PSU-IP-Address"}
 
 // errNoClient is returned by the methods of a Service made without a client.
 var errNoClient = errors.New("basket: Service has no client")
@@ -52,23 +48,6 @@ func ValidatePaymentIDs(ids []string) error {
 	return errors.Join(errs...)
 }
 
-// checkCreateHeaders reports the required headers of docs/interface.md section 4.1 that
-// opts do not set. Invalid options are left for the client to report.
-func checkCreateHeaders(opts []client.RequestOption) error {
-	h, err := client.Headers(opts...)
-	if err != nil {
-		return nil
-	}
-	var errs []error
-	for _, r := range requiredCreateHeaders {
-		if h.Get(r.name) == "" {
-			errs = append(errs, &client.ValidationError{Field: r.name,
-				Reason: "header required on a signing basket (docs/interface.md section 4.1); set it with " + r.option})
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // checkBasketID refuses a basket id that cannot name a basket in a path:
 // empty, "." or "..". It is checked even with [client.WithoutValidation],
 // since no bank could accept it.
@@ -85,5 +64,5 @@ func checkBasketID(id string) error {
 // basketPath is the path of basket id with the given sub-resources, the id
 // escaped as one path segment ("!" kept, as the platform writes it).
 func basketPath(id string, sub ...string) string {
-	return client.JoinPath("/v1/signing-baskets", append([]string{id}, sub...)...)
+	return apipath.Join("/v1/signing-baskets", append([]string{id}, sub...)...)
 }

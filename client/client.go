@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/signing"
+	"github.com/tppkit/psd2/store"
 )
 
 // Client holds the TPP's credentials and the bank's base URL and carries
@@ -78,6 +79,9 @@ func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, e
 	}
 	if err := c.cfg.validate(); err != nil {
 		return nil, err
+	}
+	if c.cfg.store == nil {
+		c.cfg.store = store.NewMemoryStore()
 	}
 	if creds != nil || c.cfg.credSource == nil {
 		if err := c.SetCredentials(creds); err != nil {

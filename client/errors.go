@@ -170,21 +170,21 @@ func (e *Error) HasCode(code string) bool {
 	return false
 }
 
-// ScaRedirect returns the scaRedirect href of the error body, or "".
-func (e *Error) ScaRedirect() string { return e.Links.ScaRedirect() }
+// SCARedirect returns the scaRedirect href of the error body, or "".
+func (e *Error) SCARedirect() string { return e.Links.SCARedirect() }
 
 // Is matches the sentinel errors by status, code and scaRedirect link, as
 // the doc of each sentinel says.
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrSCARequired:
-		return e.ScaRedirect() != ""
+		return e.SCARedirect() != ""
 	case ErrSCAExpired:
 		return e.StatusCode == http.StatusUnauthorized && e.HasCode(CodeSCAExpired)
 	case ErrConsentExpired:
 		return e.StatusCode == http.StatusUnauthorized && e.HasCode(CodeConsentExpired)
 	case ErrConsentInvalid:
-		return e.StatusCode == http.StatusUnauthorized && e.HasCode(CodeConsentInvalid) && e.ScaRedirect() == ""
+		return e.StatusCode == http.StatusUnauthorized && e.HasCode(CodeConsentInvalid) && e.SCARedirect() == ""
 	case ErrConsentUnknown:
 		return e.HasCode(CodeConsentUnknown)
 	case ErrAccessExceeded:
@@ -204,7 +204,7 @@ func (e *Error) Is(target error) bool {
 func SCARedirect(err error) (string, bool) {
 	var e *Error
 	if errors.As(err, &e) {
-		if h := e.ScaRedirect(); h != "" {
+		if h := e.SCARedirect(); h != "" {
 			return h, true
 		}
 	}

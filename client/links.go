@@ -25,7 +25,7 @@ type Links map[string]Link
 const (
 	LinkSelf               = "self"
 	LinkStatus             = "status"
-	LinkScaRedirect        = "scaRedirect"
+	LinkSCARedirect        = "scaRedirect"
 	LinkStartAuthorisation = "startAuthorisation"
 	LinkNext               = "next"
 	LinkBalances           = "balances"
@@ -41,6 +41,6 @@ func (l Links) Get(name string) (Link, bool) {
 // Href returns the named link's href, or "" when absent.
 func (l Links) Href(name string) string { return l[name].Href }
 
-// ScaRedirect returns the absolute URL of the bank's authorisation page to
+// SCARedirect returns the absolute URL of the bank's authorisation page to
 // send the PSU to, or "" when the answer carries none (docs/interface.md section 5.8).
-func (l Links) ScaRedirect() string { return l.Href(LinkScaRedirect) }
+func (l Links) SCARedirect() string { return l.Href(LinkSCARedirect) }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tppkit/psd2/store"
 )
 
 // AcceptFix is an early-adoption switch sent in the x-accept-fix header
@@ -50,6 +52,7 @@ type config struct {
 	callTimeout     time.Duration
 
 	defaults []RequestOption // WithDefaults
+	store    store.Store     // WithStore (state.go)
 }
 
 // validate checks the options together, after all were applied.

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -280,4 +281,15 @@ func checkUUID(name, v string) error {
 		return fmt.Errorf("client: %s must be a UUID", name)
 	}
 	return nil
+}
+
+// FailCall returns a RequestOption that stops the call with err before
+// anything is sent. Code that builds options from stored data uses it
+// when the data cannot make a valid call (sca.Session.RequestOptions for
+// an invalid session), so the error surfaces where the call is made.
+func FailCall(err error) RequestOption {
+	if err == nil {
+		err = errors.New("client: FailCall(nil)")
+	}
+	return func(*callConfig) error { return err }
 }

@@ -13,7 +13,7 @@
 //		RemittanceInformationUnstructured: "Hyttetur",
 //	}, client.WithTPPSessionID(sid), client.WithRedirectURI(cb),
 //		client.WithPSU(client.PSU{IPAddress: ip}))
-//	// send the PSU to init.ScaRedirect()
+//	// send the PSU to init.SCARedirect()
 //
 // # Sections
 //
@@ -29,7 +29,7 @@
 // [CardDebtor] and the relatedAccount of the card account details
 // (docs/interface.md section 2.3a).
 //
-// SCA: send the PSU to [Initiation.ScaRedirect]. When a create answer has
+// SCA: send the PSU to [Initiation.SCARedirect]. When a create answer has
 // no scaRedirect, or the PSU cancelled, [Service.StartAuthorisation] (or
 // [Service.StartAuthorisationAt] with the startAuthorisation link) returns
 // an [Authorisation] with a new one. After SCA the bank redirects to

@@ -30,14 +30,14 @@ type Initiation struct {
 	Product Product `json:"-"`
 }
 
-// ScaRedirect returns the absolute URL of the bank's authorisation page to
+// SCARedirect returns the absolute URL of the bank's authorisation page to
 // send the PSU to, or "" when the answer has none; then start SCA with
 // [Service.StartAuthorisation] (docs/interface.md section 10 "Paths").
-func (i *Initiation) ScaRedirect() string {
+func (i *Initiation) SCARedirect() string {
 	if i == nil {
 		return ""
 	}
-	return i.Links.ScaRedirect()
+	return i.Links.SCARedirect()
 }
 
 // StatusResponse is the answer of the payment status endpoint
@@ -109,13 +109,13 @@ type Authorisation struct {
 	PSUMessage string `json:"psuMessage,omitempty"`
 }
 
-// ScaRedirect returns the absolute URL of the bank's authorisation page,
+// SCARedirect returns the absolute URL of the bank's authorisation page,
 // or "".
-func (a *Authorisation) ScaRedirect() string {
+func (a *Authorisation) SCARedirect() string {
 	if a == nil {
 		return ""
 	}
-	return a.Links.ScaRedirect()
+	return a.Links.SCARedirect()
 }
 
 // Cancellation is the answer of a cancellation (DELETE): 204 without a
@@ -129,11 +129,11 @@ type Cancellation struct {
 	Links             client.Links      `json:"_links,omitempty"`
 }
 
-// ScaRedirect returns the scaRedirect of a 202 cancellation that needs
+// SCARedirect returns the scaRedirect of a 202 cancellation that needs
 // the PSU's authorisation, or "".
-func (c *Cancellation) ScaRedirect() string {
+func (c *Cancellation) SCARedirect() string {
 	if c == nil {
 		return ""
 	}
-	return c.Links.ScaRedirect()
+	return c.Links.SCARedirect()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // Paths of the payment resources (the platform's paths).
@@ -28,36 +29,34 @@ var errNoClient = errors.New("payments: no client (use payments.New)")
 
 // Service initiates payments for a PISP: creates NDCT, SEPA and other
 // products (single, periodic, bulk), reads their status and details,
-// cancels them and starts their authorisation. Every call goes through the
-// [client.Client] it was made with. A Service is safe for concurrent use.
+// cancels them, starts their authorisation and waits for a final status.
+// Every call goes through the [client.Client] it was made with, whose
+// clock ([client.Client.Now]) dates the validation of execution dates. A
+// Service is safe for concurrent use.
 type Service struct {
-	c   *client.Client
-	now func() time.Time
+	c                *client.Client
+	pollMin, pollMax time.Duration // WithPolling; zero: the defaults
 }
 
 // Option configures a [Service] in [New].
-type Option func(*Service)
+type Option func(*Service) error
 
-// WithClock makes the Service read "now" from now when it validates
-// requested execution dates (tests move time with it). nil keeps
-// time.Now.
-func WithClock(now func() time.Time) Option {
-	return func(s *Service) {
-		if now != nil {
-			s.now = now
-		}
+// New returns a Service that sends its calls through c. It refuses a nil
+// client and an invalid option.
+func New(c *client.Client, opts ...Option) (*Service, error) {
+	if c == nil {
+		return nil, errNoClient
 	}
-}
-
-// New returns a Service that sends its calls through c.
-func New(c *client.Client, opts ...Option) *Service {
-	s := &Service{c: c, now: time.Now}
+	s := &Service{c: c}
 	for _, o := range opts {
-		if o != nil {
-			o(s)
+		if o == nil {
+			continue
+		}
+		if err := o(s); err != nil {
+			return nil, err
 		}
 	}
-	return s
+	return s, nil
 }
 
 // AllowLogicalDuplicate lets the bank create a payment that has the same
@@ -70,7 +69,7 @@ func AllowLogicalDuplicate() client.RequestOption {
 }
 
 // validator is what a request body implements to be checked before it is
-// sent; now is the Service's clock.
+// sent; now is the client's clock.
 type validator interface {
 	Validate(now time.Time) error
 }
@@ -80,9 +79,13 @@ type validator interface {
 // p is validated first (unless [client.WithoutValidation]); a refusal is
 // an error matching [client.ErrValidation] and nothing is sent.
 //
-// Pass the PSU and session headers as options (client.WithTPPSessionID,
-// client.WithRedirectURI, client.WithPSU with IPAddress). A call that may
-// have reached the bank without a clear answer returns
+// The headers docs/interface.md section 4.2 requires must be among the
+// options or the client's defaults: PSU-ID, PSU-IP-Address and
+// PSU-Context (client.WithPSU, client.WithPSUContext; an
+// [sca.Session]'s RequestOptions carries them), TPP-Session-ID and
+// TPP-Redirect-URI. Without one, the call fails with a
+// *client.ValidationError naming the option and nothing is sent. A call
+// that may have reached the bank without a clear answer returns
 // [client.ErrOutcomeUnknown] and is never sent again: see the package
 // documentation on reconciliation.
 func (s *Service) CreateNorwegianDomestic(ctx context.Context, p *NorwegianDomestic, opts ...client.RequestOption) (*Initiation, error) {
@@ -130,6 +133,15 @@ func (s *Service) CreateBulk(ctx context.Context, product Product, body any, opt
 	return s.create(ctx, "payments.CreateBulk", pathBulkPayments, product, body, opts)
 }
 
+// createHeaders are the headers docs/interface.md sections 4.1 to 4.3
+// require on a payment's creation, besides TPP-Redirect-URI (required on
+// every call) and the x-accept-fix and Digest the client always sends.
+// PSU-Context is "required for single-SCA payment initiation"; a payment
+// meant for a signing basket is created the same way, so the SDK requires
+// it on every creation (the safe choice: the bank refuses a single-SCA
+// payment without it, and the PSU's context is always known).
+var createHeaders = []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID", "PSU-Context"}
+
 // create validates body and sends the create as an operation that is not
 // repeatable: the client never sends it twice.
 func (s *Service) create(ctx context.Context, op, prefix string, product Product, body any, opts []client.RequestOption) (*Initiation, error) {
@@ -147,21 +159,20 @@ func (s *Service) create(ctx context.Context, op, prefix string, product Product
 	case SEPA:
 		body = &b
 	}
-	if v, ok := body.(validator); ok && !client.ValidationSkipped(opts...) {
-		if err := v.Validate(s.now()); err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
-	}
-	var out Initiation
-	_, err := s.c.Do(ctx, client.Operation{
+	operation := client.Operation{
 		Name:       op,
 		Method:     http.MethodPost,
-		Path:       client.JoinPath(prefix, string(product)),
+		Path:       apipath.Join(prefix, string(product)),
 		Body:       body,
 		Repeatable: false, // a payment POST is never sent twice (docs/design.md section 2)
 		ResultID:   "paymentId",
-	}, &out, opts...)
-	if err != nil {
+		Require:    createHeaders,
+	}
+	if v, ok := body.(validator); ok {
+		operation.Validate = func(*client.Call) error { return v.Validate(s.c.Now()) }
+	}
+	var out Initiation
+	if _, err := s.c.Do(ctx, operation, &out, opts...); err != nil {
 		return nil, err
 	}
 	out.Product = product
@@ -185,7 +196,7 @@ func paymentPath(product Product, paymentID string, extra ...string) (string, er
 	if paymentID == "" {
 		return "", &client.ValidationError{Field: "paymentId", Reason: "empty payment id"}
 	}
-	return client.JoinPath(pathPayments, append([]string{string(product), paymentID}, extra...)...), nil
+	return apipath.Join(pathPayments, append([]string{string(product), paymentID}, extra...)...), nil
 }
 
 // Status reads a payment's status with GET
@@ -289,7 +300,7 @@ func (s *Service) cancel(ctx context.Context, op, path string, opts []client.Req
 
 // StartAuthorisation starts the PSU's SCA for a payment with POST
 // /v1/payments/{product}/{id}/authorisations, for a create answer without
-// a scaRedirect or after the PSU cancelled. The answer's ScaRedirect is
+// a scaRedirect or after the PSU cancelled. The answer's SCARedirect is
 // where to send the PSU.
 //
 // Starting an authorisation moves no money, but each one that reaches the

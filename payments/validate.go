@@ -3,6 +3,7 @@ package payments
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,11 +40,15 @@ const (
 	norwegianBBANLength  = 11
 )
 
-// PurposeCodes are the purposeCode values of docs/interface.md section 2.4.
-var PurposeCodes = []string{"INVS", "SALA", "IDCP", "CASH", "CORT", "INTC", "PENS", "SSBE", "SUPP", "TAXS", "TREA", "VATX", "LOAN", "OTHR"}
+// purposeCodes are the purposeCode values of docs/interface.md section 2.4.
+var purposeCodes = []string{"INVS", "SALA", "IDCP", "CASH", "CORT", "INTC", "PENS", "SSBE", "SUPP", "TAXS", "TREA", "VATX", "LOAN", "OTHR"}
+
+// PurposeCodes returns the purposeCode values of docs/interface.md section
+// 2.4, a new slice on every call.
+func PurposeCodes() []string { return slices.Clone(purposeCodes) }
 
 func isPurposeCode(s string) bool {
-	for _, c := range PurposeCodes {
+	for _, c := range purposeCodes {
 		if c == s {
 			return true
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // Mock-data bodies. docs/interface.md section 4.5 says their payload shapes are "not
@@ -179,7 +180,7 @@ func (s *Service) CreateTransactions(ctx context.Context, accountID string, txs 
 		}
 	}
 	op := client.Operation{Name: "sandbox.CreateTransactions", Method: http.MethodPost,
-		Path: client.JoinPath(accountsPath, accountID, "transactions"), Body: txs}
+		Path: apipath.Join(accountsPath, accountID, "transactions"), Body: txs}
 	return s.do(ctx, op, nil, opts)
 }
 
@@ -222,7 +223,7 @@ func (s *Service) CreateCardTransactions(ctx context.Context, cardAccountID stri
 		}
 	}
 	op := client.Operation{Name: "sandbox.CreateCardTransactions", Method: http.MethodPost,
-		Path: client.JoinPath(cardAccountsPath, cardAccountID, "transactions"), Body: txs}
+		Path: apipath.Join(cardAccountsPath, cardAccountID, "transactions"), Body: txs}
 	return s.do(ctx, op, nil, opts)
 }
 

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 	"github.com/tppkit/psd2/internal/emoji"
 )
 
@@ -121,7 +122,7 @@ func (s *Service) DeleteCustomer(ctx context.Context, customerID string, opts ..
 	if err := checkID("customer id", customerID); err != nil {
 		return err
 	}
-	op := client.Operation{Name: "sandbox.DeleteCustomer", Method: http.MethodDelete, Path: client.JoinPath(customersPath, customerID)}
+	op := client.Operation{Name: "sandbox.DeleteCustomer", Method: http.MethodDelete, Path: apipath.Join(customersPath, customerID)}
 	return s.do(ctx, op, nil, opts)
 }
 
@@ -141,7 +142,7 @@ func (s *Service) Customer(ctx context.Context, customerID string, opts ...clien
 		return nil, err
 	}
 	var out Customer
-	op := client.Operation{Name: "sandbox.Customer", Method: http.MethodGet, Path: client.JoinPath(customersPath, customerID)}
+	op := client.Operation{Name: "sandbox.Customer", Method: http.MethodGet, Path: apipath.Join(customersPath, customerID)}
 	if err := s.do(ctx, op, &out, opts); err != nil {
 		return nil, err
 	}

@@ -33,8 +33,17 @@ type Service struct {
 	c *client.Client
 }
 
-// New returns a Service sending its calls through c.
-func New(c *client.Client) *Service { return &Service{c: c} }
+// errNoClient is returned by New for a nil client.
+var errNoClient = errors.New("sandbox: no client (use sandbox.New)")
+
+// New returns a Service sending its calls through c. It refuses a nil
+// client.
+func New(c *client.Client) (*Service, error) {
+	if c == nil {
+		return nil, errNoClient
+	}
+	return &Service{c: c}, nil
+}
 
 func (s *Service) do(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
 	if s == nil || s.c == nil {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tppkit/psd2/client"
 )
 
 // MaxCallbackLength bounds the callback URL [ParseCallback] accepts (8 KiB).
@@ -247,12 +249,12 @@ func parseCallback(p *Pending, callbackURL string, now time.Time) (*Session, err
 	case subtle.ConstantTimeCompare([]byte(sid), []byte(p.TPPSessionID)) != 1:
 		return nil, ErrSessionMismatch
 	}
-	c := PSUContext(strings.ToUpper(ctxName))
+	c := client.PSUContext(strings.ToUpper(ctxName))
 	if !c.Valid() {
 		return nil, fmt.Errorf("%w: parameter context is not PRIVATE or CORPORATE", ErrMalformedCallback)
 	}
 	if corpID != "" {
-		if c != Corporate {
+		if c != client.Corporate {
 			return nil, fmt.Errorf("%w: psu-corporate-id outside CORPORATE context", ErrMalformedCallback)
 		}
 		if !isUUID(corpID) {

@@ -6,32 +6,11 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 )
 
 // userPath is the SCA start for PISPs (docs/interface.md section 4.5).
 const userPath = "/v1/user"
-
-// Agreement is a corporate agreement the PSU may act under; its ID is the
-// value for PSU-Corporate-ID (docs/interface.md section 5.10). It is the accounts
-// package's type: the assumed answer shape of GET /v1/agreements is decoded
-// there, in one place.
-type Agreement = accounts.Agreement
-
-// Agreements lists the corporate agreements of the PSU of s with GET
-// /v1/agreements (docs/interface.md section 5.10), through [accounts.Service.Agreements].
-// Choose one and set it with [Session.WithCorporate] or
-// [Manager.UseAgreement]. opts are added to the session's options; the bank
-// needs TPP-Redirect-URI on every call (use [Manager.Prepare], or
-// client.WithRedirectURI).
-func Agreements(ctx context.Context, c *client.Client, s *Session, opts ...client.RequestOption) ([]Agreement, error) {
-	if c == nil {
-		return nil, errors.New("sca: Agreements needs a client")
-	}
-	all := append([]client.RequestOption{s.RequestOptions(nil)}, opts...)
-	return accounts.New(c).Agreements(ctx, all...)
-}
 
 // User starts the SCA flow of a PISP with GET /v1/user (docs/interface.md section 5.10):
 // it identifies the PSU and, for a corporate user, brings the
@@ -51,12 +30,12 @@ func User(ctx context.Context, c *client.Client, opts ...client.RequestOption) (
 	var body json.RawMessage
 	_, err := c.Do(ctx, client.Operation{Name: "sca.User", Method: http.MethodGet, Path: userPath}, &body, opts...)
 	if err != nil {
-		if r, ok := Find(err); ok {
+		if r, ok := find(err); ok {
 			return r, true, nil
 		}
 		return Redirect{}, false, err
 	}
-	if r, ok := Find(body); ok {
+	if r, ok := find(body); ok {
 		return r, true, nil
 	}
 	return Redirect{}, false, nil

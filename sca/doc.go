@@ -11,9 +11,10 @@
 // # Sections
 //
 // Finding the link: any answer may ask for SCA — a 401 on an account call,
-// a 201 payment or basket, a bank-offered consent. [Find] takes any of them
-// (a *client.Error, an answer struct with _links, raw JSON) and returns the
-// typed [Redirect].
+// a 201 payment or basket, a bank-offered consent. Every answer type has a
+// SCARedirect method, and client.SCARedirect reads the link from an error;
+// [Call.Redirect] takes any of them (an error, an answer, raw JSON), saves
+// the pending SCA and returns the typed [Redirect].
 //
 // Starting and completing: a [Flow] (one per TPP-Redirect-URI) starts an
 // SCA with [Flow.Start], which returns a [Pending] (the TPP-Session-ID and

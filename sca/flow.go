@@ -142,7 +142,7 @@ type startConfig struct {
 	authMethod   AuthMethod
 	preferredSet bool
 	preferred    bool
-	context      PSUContext
+	context      client.PSUContext
 }
 
 // Renew starts the SCA inside s's TPP-Session-ID, sending its PSU-ID and
@@ -208,7 +208,7 @@ func WithRedirectPreferred(preferred bool) StartOption {
 
 // WithContext sends PSU-Context (required for single-SCA payment
 // initiation, docs/interface.md section 4.2).
-func WithContext(ctx PSUContext) StartOption {
+func WithContext(ctx client.PSUContext) StartOption {
 	return func(c *startConfig) error {
 		if !ctx.Valid() {
 			return errors.New("sca: context must be PRIVATE or CORPORATE")
@@ -223,7 +223,8 @@ func WithContext(ctx PSUContext) StartOption {
 // that will answer with a scaRedirect (a bank-offered consent, an account
 // call, a payment, GET /v1/user): TPP-Session-ID (a new UUID unless
 // [Renew]), TPP-Redirect-URI with the state appended, and the options'
-// headers. Then find the link with [Find] and send the PSU there.
+// headers. Then take the link from the answer (its SCARedirect method, or
+// client.SCARedirect of the error) and send the PSU there.
 func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestOption, error) {
 	if key == "" || len(key) > maxKeyLen {
 		return nil, nil, fmt.Errorf("sca: session key must have 1 to %d bytes", maxKeyLen)
@@ -273,7 +274,7 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 		ro = append(ro, client.WithRedirectPreferred(cfg.preferred))
 	}
 	if cfg.context != "" {
-		ro = append(ro, client.WithPSUContext(string(cfg.context)))
+		ro = append(ro, client.WithPSUContext(cfg.context))
 	}
 	return p, client.Combine(ro...), nil
 }

@@ -7,9 +7,10 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/store"
 )
 
-// Manager keeps PSU sessions and pending SCAs in one [Store] and applies
+// Manager keeps PSU sessions and pending SCAs in one [store.Store] and applies
 // the session rules of docs/interface.md section 3:
 //
 //   - an SCA holds for one hour within its TPP-Session-ID;
@@ -22,26 +23,29 @@ import (
 // A Manager is safe for concurrent use.
 type Manager struct {
 	flow  *Flow
-	store Store
+	store store.Store
 }
 
 // NewManager returns a Manager starting SCAs with flow and keeping
-// sessions and pending SCAs in store.
-func NewManager(flow *Flow, store Store) (*Manager, error) {
-	if flow == nil || store == nil {
+// sessions and pending SCAs in st. Replicas of a TPP's service that
+// share st (a PostgreSQL store, a FileStore on a shared disk) share the
+// sessions, and a callback that lands on any of them completes the SCA
+// another one started.
+func NewManager(flow *Flow, st store.Store) (*Manager, error) {
+	if flow == nil || st == nil {
 		return nil, errors.New("sca: NewManager needs a flow and a store")
 	}
-	return &Manager{flow: flow, store: store}, nil
+	return &Manager{flow: flow, store: st}, nil
 }
 
 // Flow returns the Manager's Flow.
 func (m *Manager) Flow() *Flow { return m.flow }
 
-// Store returns the Manager's Store.
-func (m *Manager) Store() Store { return m.store }
+// Store returns the Manager's store.
+func (m *Manager) Store() store.Store { return m.store }
 
 // Session returns the PSU's current session stored under key, or an error
-// matching ErrNotFound.
+// matching [store.ErrNotStored].
 func (m *Manager) Session(ctx context.Context, key string) (*Session, error) {
 	return LoadSession(ctx, m.store, key)
 }
@@ -76,7 +80,7 @@ type Call struct {
 func (m *Manager) Prepare(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Call, error) {
 	sess, err := m.Session(ctx, key)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotStored):
 		sess = nil
 	case err != nil:
 		return nil, err
@@ -95,7 +99,7 @@ func (m *Manager) Prepare(ctx context.Context, key string, present *client.PSU, 
 func (m *Manager) Begin(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Call, error) {
 	sess, err := m.Session(ctx, key)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotStored):
 		sess = nil
 	case err != nil:
 		return nil, err
@@ -123,11 +127,11 @@ func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []S
 }
 
 // Redirect looks for a scaRedirect in the call's answer or error (see
-// [Find]). When there is one, it saves the call's pending SCA so that the
+// the package documentation). When there is one, it saves the call's pending SCA so that the
 // callback can complete it, and returns the link to send the PSU to. It
 // reports false, with nothing saved, when the answer needs no SCA.
 func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error) {
-	r, ok := Find(answer)
+	r, ok := find(answer)
 	if !ok {
 		return Redirect{}, false, nil
 	}
@@ -166,7 +170,7 @@ func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, e
 // holds at now (see [Session.SCAValid]).
 func (m *Manager) SCAValid(ctx context.Context, key string, now time.Time) (bool, error) {
 	s, err := m.Session(ctx, key)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, store.ErrNotStored) {
 		return false, nil
 	}
 	if err != nil {

@@ -89,28 +89,27 @@ func redactURI(s string) string {
 
 // linker is satisfied by client.Links, *client.Error and any answer type
 // that exposes its scaRedirect href.
-type linker interface{ ScaRedirect() string }
+type linker interface{ SCARedirect() string }
 
 // maxFindBody bounds the raw JSON Find parses.
 const maxFindBody = 1 << 20
 
-// Find looks for the scaRedirect link in any answer of the bank and reports
+// find looks for the scaRedirect link in an answer of the bank and reports
 // whether there is one. v may be:
 //
 //   - an error: a *client.Error (401 without a valid session) or any error
-//     wrapping one, or any error in the chain with a ScaRedirect() string
+//     wrapping one, or any error in the chain with a SCARedirect() string
 //     method;
 //   - a [Redirect] (as [User] returns), client.Links, a client.Link, or any
-//     value with a ScaRedirect() string method;
-//   - a struct or pointer to struct with a Links field of type client.Links
-//     or a field tagged json:"_links" (payment, basket and consent answers);
+//     value with a SCARedirect() string method (every answer type of the
+//     SDK that can carry the link has one);
 //   - a raw JSON body ([]byte, json.RawMessage or string) with
 //     _links.scaRedirect.href.
 //
 // Only an absolute https URL (http on loopback hosts, for the emulator)
 // counts: an href that is relative, has user info, or another scheme is
 // ignored, so the PSU is never sent somewhere unexpected.
-func Find(v any) (Redirect, bool) {
+func find(v any) (Redirect, bool) {
 	switch x := v.(type) {
 	case nil:
 		return Redirect{}, false
@@ -122,12 +121,12 @@ func Find(v any) (Redirect, bool) {
 		}
 		return fromRedirect(*x)
 	case client.Links:
-		return fromLink(x[client.LinkScaRedirect])
+		return fromLink(x[client.LinkSCARedirect])
 	case *client.Links:
 		if x == nil {
 			return Redirect{}, false
 		}
-		return fromLink((*x)[client.LinkScaRedirect])
+		return fromLink((*x)[client.LinkSCARedirect])
 	case client.Link:
 		return fromLink(x)
 	case *client.Link:
@@ -139,17 +138,17 @@ func Find(v any) (Redirect, bool) {
 		if x == nil {
 			return Redirect{}, false
 		}
-		return fromLink(x.Links[client.LinkScaRedirect])
+		return fromLink(x.Links[client.LinkSCARedirect])
 	case error:
 		var ce *client.Error
 		if errors.As(x, &ce) && ce != nil {
-			if r, ok := fromLink(ce.Links[client.LinkScaRedirect]); ok {
+			if r, ok := fromLink(ce.Links[client.LinkSCARedirect]); ok {
 				return r, true
 			}
 		}
 		var l linker
 		if errors.As(x, &l) && !isNilPointer(l) {
-			return fromHref(l.ScaRedirect(), nil)
+			return fromHref(l.SCARedirect(), nil)
 		}
 		return Redirect{}, false
 	case json.RawMessage:
@@ -162,36 +161,7 @@ func Find(v any) (Redirect, bool) {
 		if isNilPointer(x) {
 			return Redirect{}, false
 		}
-		return fromHref(x.ScaRedirect(), nil)
-	}
-	return fromStruct(reflect.ValueOf(v))
-}
-
-// fromStruct finds a client.Links field in a struct (or pointer to one).
-func fromStruct(rv reflect.Value) (Redirect, bool) {
-	for rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Interface {
-		if rv.IsNil() {
-			return Redirect{}, false
-		}
-		rv = rv.Elem()
-	}
-	if rv.Kind() != reflect.Struct {
-		return Redirect{}, false
-	}
-	linksType := reflect.TypeOf(client.Links(nil))
-	rt := rv.Type()
-	for i := range rt.NumField() {
-		f := rt.Field(i)
-		if !f.IsExported() || f.Type != linksType {
-			continue
-		}
-		tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Name == "Links" || tag == "_links" {
-			links, _ := rv.Field(i).Interface().(client.Links)
-			if r, ok := fromLink(links[client.LinkScaRedirect]); ok {
-				return r, true
-			}
-		}
+		return fromHref(x.SCARedirect(), nil)
 	}
 	return Redirect{}, false
 }
@@ -206,7 +176,7 @@ func fromJSON(b []byte) (Redirect, bool) {
 	if json.Unmarshal(b, &body) != nil {
 		return Redirect{}, false
 	}
-	return fromLink(body.Links[client.LinkScaRedirect])
+	return fromLink(body.Links[client.LinkSCARedirect])
 }
 
 func fromLink(l client.Link) (Redirect, bool) { return fromHref(l.Href, l.Verbs) }

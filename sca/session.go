@@ -20,21 +20,11 @@ const SCAValidity = time.Hour
 // answers 401 with a scaRedirect.
 const ConsentValidity = 90 * 24 * time.Hour
 
-// PSUContext is the context the PSU acts in, chosen during SCA
-// (docs/interface.md sections 1.9 and 6).
-type PSUContext string
-
-// The two contexts of the callback's context parameter.
-const (
-	// Private: the PSU's own accounts.
-	Private PSUContext = "PRIVATE"
-	// Corporate: accounts of an agreement the PSU was granted access to;
-	// calls need PSU-Corporate-ID (docs/interface.md section 5.10).
-	Corporate PSUContext = "CORPORATE"
-)
-
-// Valid reports whether c is PRIVATE or CORPORATE.
-func (c PSUContext) Valid() bool { return c == Private || c == Corporate }
+// The PSU contexts of the callback's context parameter are client's
+// [client.PSUContext] values: [client.Private], the PSU's own accounts,
+// and [client.Corporate], accounts of an agreement the PSU was granted
+// access to (calls then need PSU-Corporate-ID, docs/interface.md section
+// 5.10).
 
 // Session is a PSU's session after a completed SCA: the ids the bank's
 // redirect returned (docs/interface.md sections 5.9, 6) and the time of the SCA. It is
@@ -59,7 +49,7 @@ type Session struct {
 	// TPPSessionID is the TPP-Session-ID the SCA completed in.
 	TPPSessionID string `json:"tppSessionId"`
 	// Context is PRIVATE or CORPORATE.
-	Context PSUContext `json:"context"`
+	Context client.PSUContext `json:"context"`
 	// SCAAt is when the SCA completed (when the callback was accepted).
 	SCAAt time.Time `json:"scaAt"`
 }
@@ -82,7 +72,7 @@ func (s *Session) Validate() error {
 		return fmt.Errorf("%w: context is not PRIVATE or CORPORATE", ErrInvalidSession)
 	case s.PSUCorporateID != "" && !isUUID(s.PSUCorporateID):
 		return fmt.Errorf("%w: PSU-Corporate-ID is not a UUID", ErrInvalidSession)
-	case s.Context == Private && s.PSUCorporateID != "":
+	case s.Context == client.Private && s.PSUCorporateID != "":
 		return fmt.Errorf("%w: PSU-Corporate-ID in PRIVATE context", ErrInvalidSession)
 	}
 	return nil
@@ -107,7 +97,7 @@ func (s *Session) SCAExpiresAt() time.Time { return s.SCAAt.Add(SCAValidity) }
 // with [Session.WithCorporate] before calling (a corporate user without
 // PSU-Corporate-ID gets 400, docs/interface.md section 5.10).
 func (s *Session) NeedsCorporateID() bool {
-	return s != nil && s.Context == Corporate && s.PSUCorporateID == ""
+	return s != nil && s.Context == client.Corporate && s.PSUCorporateID == ""
 }
 
 // WithCorporate returns a copy of s in CORPORATE context with
@@ -122,14 +112,16 @@ func (s *Session) WithCorporate(agreementID string) (*Session, error) {
 		return nil, fmt.Errorf("%w: PSU-Corporate-ID is not a UUID", ErrInvalidSession)
 	}
 	c := *s
-	c.Context = Corporate
+	c.Context = client.Corporate
 	c.PSUCorporateID = agreementID
 	return &c, nil
 }
 
 // RequestOptions returns the request option that ties a call to this
-// session: PSU-ID, PSU-Corporate-ID (when set) and TPP-Session-ID
-// (docs/interface.md sections 5.9, 5.10).
+// session, with everything the session knows: PSU-ID, PSU-Corporate-ID
+// (when set), PSU-Context and TPP-Session-ID (docs/interface.md sections
+// 4.2, 5.9, 5.10). TPP-Redirect-URI is the client's to send: set it once
+// with client.WithDefaults.
 //
 // When the PSU is actively present, pass the PSU's request data (at least
 // IPAddress; docs/interface.md section 5.14) in present: its fields are sent too, with ID
@@ -140,7 +132,7 @@ func (s *Session) WithCorporate(agreementID string) (*Session, error) {
 // The option fails the call (nothing is sent) when the session is invalid.
 func (s *Session) RequestOptions(present *client.PSU) client.RequestOption {
 	if err := s.Validate(); err != nil {
-		return failOption(err)
+		return client.FailCall(err)
 	}
 	var p client.PSU
 	if present != nil {
@@ -148,7 +140,7 @@ func (s *Session) RequestOptions(present *client.PSU) client.RequestOption {
 	}
 	p.ID = s.PSUID
 	p.CorporateID = s.PSUCorporateID
-	return client.Combine(client.WithPSU(p), client.WithTPPSessionID(s.TPPSessionID))
+	return client.Combine(client.WithPSU(p), client.WithPSUContext(s.Context), client.WithTPPSessionID(s.TPPSessionID))
 }
 
 func isUUID(s string) bool {
@@ -216,7 +208,7 @@ type sessionView struct {
 	PSUID          string     `json:"psuId"`
 	PSUCorporateID string     `json:"psuCorporateId,omitempty"`
 	TPPSessionID   string     `json:"tppSessionId"`
-	Context        PSUContext `json:"context"`
+	Context        client.PSUContext `json:"context"`
 	SCAAt          time.Time  `json:"scaAt"`
 }
 

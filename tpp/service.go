@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // Service reads and registers the TPP's contact e-mail address at the
@@ -135,7 +136,7 @@ func (s *Service) path(op string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", op, err)
 	}
-	return client.JoinPath("/v1/tpps", id, "contact-information"), nil
+	return apipath.Join("/v1/tpps", id, "contact-information"), nil
 }
 
 // Contact returns the contact address registered for the TPP (GET
@@ -184,11 +185,6 @@ func (s *Service) SetContact(ctx context.Context, email string, ro ...client.Req
 	if s == nil || s.c == nil {
 		return nil, errNoClient
 	}
-	if !client.ValidationSkipped(ro...) {
-		if err := ValidateEmail(email); err != nil {
-			return nil, fmt.Errorf("%s: %w", op, err)
-		}
-	}
 	path, err := s.path(op)
 	if err != nil {
 		return nil, err
@@ -201,6 +197,7 @@ func (s *Service) SetContact(ctx context.Context, email string, ro ...client.Req
 		Body:   Contact{Email: email},
 		// Registering the same address again changes nothing.
 		Repeatable: true,
+		Validate:   func(*client.Call) error { return ValidateEmail(email) },
 	}, &out, ro...)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,105 @@
+package payments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// Default polling of [Service.Wait]: the first read after DefaultPollMin,
+// each wait half as long again as the one before, up to DefaultPollMax.
+// A PSU who just came back from SCA sees an answer within seconds; a
+// payment waiting for the bank's batch is read a few times an hour.
+const (
+	DefaultPollMin = 1 * time.Second
+	DefaultPollMax = 30 * time.Second
+)
+
+// WithPolling sets the backoff of [Service.Wait]: the first wait is min,
+// each next one 1.5 times longer, capped at max. It refuses min <= 0 or
+// max < min.
+func WithPolling(min, max time.Duration) Option {
+	return func(s *Service) error {
+		if min <= 0 || max < min {
+			return fmt.Errorf("payments: WithPolling needs 0 < min <= max, got %v and %v", min, max)
+		}
+		s.pollMin, s.pollMax = min, max
+		return nil
+	}
+}
+
+// Wait polls a payment's status ([Service.Status]) until it is final
+// ([TransactionStatus.IsFinal]: executed, rejected or cancelled) and
+// returns that status. It waits between reads with a jittered backoff
+// ([WithPolling]; by default from [DefaultPollMin] to [DefaultPollMax]),
+// within ctx: give ctx the deadline the caller can afford.
+//
+// What it does with the answers:
+//   - a status that is not final, and an NDCT the bank does not show
+//     before the PSU approved it ([ErrNotYetReadable]), mean "not yet": it
+//     reads again;
+//   - a read that failed on the way (the client's retries spent,
+//     [client.ErrNotSent], a 5xx, 429) is read again at the next step;
+//   - any other answer of the bank (a 4xx: the payment is unknown, the
+//     consent or session is wrong) ends the wait with that error;
+//   - when ctx ends first, Wait returns the last status it read (nil if
+//     none) with an error matching ctx.Err().
+//
+// opts are the options of each status read (the PSU's session headers).
+func (s *Service) Wait(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
+	const op = "payments.Wait"
+	if s == nil || s.c == nil {
+		return nil, fmt.Errorf("%s: %w", op, errNoClient)
+	}
+	if _, err := paymentPath(product, paymentID); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	minWait, maxWait := s.pollMin, s.pollMax
+	if minWait == 0 {
+		minWait, maxWait = DefaultPollMin, DefaultPollMax
+	}
+	var last *StatusResponse
+	wait := minWait
+	for {
+		st, err := s.Status(ctx, product, paymentID, opts...)
+		switch {
+		case err == nil:
+			last = st
+			if st.TransactionStatus.IsFinal() {
+				return st, nil
+			}
+		case ctx.Err() != nil:
+			return last, fmt.Errorf("%s: %w", op, ctx.Err())
+		case !waitAgain(err):
+			return last, fmt.Errorf("%s: %w", op, err)
+		}
+		// Jitter in the upper half, so that many waiting PSUs do not poll
+		// in step.
+		d := wait/2 + rand.N(wait/2+1)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return last, fmt.Errorf("%s: %w", op, ctx.Err())
+		case <-t.C:
+		}
+		wait = min(wait+wait/2, maxWait)
+	}
+}
+
+// waitAgain reports whether a failed status read is worth another read.
+func waitAgain(err error) bool {
+	if errors.Is(err, ErrNotYetReadable) || errors.Is(err, client.ErrNotSent) {
+		return true
+	}
+	var ce *client.Error
+	if errors.As(err, &ce) {
+		return ce.StatusCode >= 500 || ce.StatusCode == 429
+	}
+	// A transport error or a timeout: the client spent its retries.
+	return !errors.Is(err, client.ErrValidation) && !errors.Is(err, client.ErrResponseSignature)
+}
