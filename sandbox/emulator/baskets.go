@@ -68,13 +68,7 @@ func (s *Server) registerBasketRoutes(mux *http.ServeMux) {
 
 // createBasket serves POST /v1/signing-baskets.
 func (c *call) createBasket() error {
-	if err := c.requireAcceptFix("amount-as-string"); err != nil {
-		return err
-	}
-	if err := c.require("TPP-Session-ID", "TPP-Redirect-URI", "PSU-ID", "PSU-IP-Address"); err != nil {
-		return err
-	}
-	if err := c.optionalPSU(); err != nil {
+	if _, err := c.checkPSU(false); err != nil {
 		return err
 	}
 	var req struct {

@@ -12,9 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// basketHeaders are the headers of docs/interface.md section 4.1.
-func basketHeaders(extra ...reqOpt) []reqOpt {
-	return payHeaders(append([]reqOpt{hdr("PSU-ID", "6b1f5d2c-0a51-4f4e-9d55-0d5b8a3c7e11")}, extra...)...)
+// basketHeaders are the headers of docs/interface.md section 4.1, for the
+// PSU of c's PISP session (see payHeaders), without PSU-Context.
+func (c *tppClient) basketHeaders(extra ...reqOpt) []reqOpt {
+	return c.payHeaders(append([]reqOpt{without("PSU-Context")}, extra...)...)
 }
 
 func basketBody(ids ...string) []byte {
@@ -42,7 +43,7 @@ func TestBasketOfThreeOneSCA(t *testing.T) {
 	c := newTPPClient(t, s, "Basket TPP")
 	ids, selfs := c.newPayments(3)
 
-	r := c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids...), basketHeaders()...)
+	r := c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids...), c.basketHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	var got struct {
 		BasketID          string          `json:"basketId"`
@@ -130,15 +131,15 @@ func TestBasketRejections(t *testing.T) {
 		{"TPP-Redirect-URI missing", basketBody(ids[0]), []reqOpt{without("TPP-Redirect-URI")}, problem{400, "HTTP_HEADER_REQUIRED", "TPP-Redirect-URI"}},
 	}
 	for _, tt := range tests {
-		r := c.do(http.MethodPost, "/v1/signing-baskets", tt.body, basketHeaders(tt.opts...)...)
+		r := c.do(http.MethodPost, "/v1/signing-baskets", tt.body, c.basketHeaders(tt.opts...)...)
 		code, path := r.problem(t)
 		assert.Equal(t, tt.want, problem{r.status, code, path}, tt.name)
 	}
 
 	// 10 is the limit; a payment can then be in no other basket.
-	r := c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[:10]...), basketHeaders()...)
+	r := c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[:10]...), c.basketHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
-	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[9]), basketHeaders()...)
+	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[9]), c.basketHeaders()...)
 	code, path := r.problem(t)
 	assert.Equal(t, problem{409, "STATUS_INVALID", "paymentIds[0]"}, problem{r.status, code, path})
 
@@ -146,7 +147,7 @@ func TestBasketRejections(t *testing.T) {
 	var b struct {
 		BasketID string `json:"basketId"`
 	}
-	require.NoError(t, json.Unmarshal(c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[10]), basketHeaders()...).body, &b))
+	require.NoError(t, json.Unmarshal(c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[10]), c.basketHeaders()...).body, &b))
 	for _, r := range []*response{other.get("/v1/signing-baskets/" + b.BasketID), other.do(http.MethodDelete, "/v1/signing-baskets/"+b.BasketID, nil)} {
 		code, _ := r.problem(t)
 		assert.Equal(t, []any{404, "RESOURCE_UNKNOWN"}, []any{r.status, code})
@@ -158,7 +159,7 @@ func TestBasketDelete(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Basket delete TPP")
 	ids, selfs := c.newPayments(2)
-	r := c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids...), basketHeaders()...)
+	r := c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids...), c.basketHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	self := r.json(t)["_links"].(map[string]any)["self"].(map[string]any)["href"].(string)
 	sca := r.scaRedirect(t)
@@ -171,7 +172,7 @@ func TestBasketDelete(t *testing.T) {
 	}
 	// The payments may join a new basket; the deleted basket's SCA
 	// approves nothing any more.
-	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids...), basketHeaders()...)
+	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids...), c.basketHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	for _, p := range s.Payments() {
 		assert.NotEmpty(t, p.BasketID)
@@ -190,7 +191,7 @@ func TestBasketWorstCase(t *testing.T) {
 	c := newTPPClient(t, s, "Worst case TPP")
 
 	newBasket := func(ids ...string) (self string) {
-		r := c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids...), basketHeaders()...)
+		r := c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids...), c.basketHeaders()...)
 		require.Equal(t, http.StatusCreated, r.status, string(r.body))
 		return r.json(t)["_links"].(map[string]any)["self"].(map[string]any)["href"].(string)
 	}
@@ -199,15 +200,15 @@ func TestBasketWorstCase(t *testing.T) {
 	// One payment authorised on its own: PATC; the basket's SCA finishes it.
 	ids, selfs := c.newPayments(2)
 	b1 := newBasket(ids...)
-	r := c.do(http.MethodPost, selfs[0]+"/authorisations", nil, payHeaders()...)
+	r := c.do(http.MethodPost, selfs[0]+"/authorisations", nil, c.payHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	approve(t, s, r.scaRedirect(t), CustomerKari)
 	assert.Equal(t, "PATC", status(b1))
-	r = c.do(http.MethodPost, b1+"/authorisations", nil, basketHeaders()...)
+	r = c.do(http.MethodPost, b1+"/authorisations", nil, c.basketHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	approve(t, s, r.scaRedirect(t), CustomerKari)
 	assert.Equal(t, "ACTC", status(b1))
-	r = c.do(http.MethodPost, b1+"/authorisations", nil, basketHeaders()...)
+	r = c.do(http.MethodPost, b1+"/authorisations", nil, c.basketHeaders()...)
 	code, _ := r.problem(t)
 	assert.Equal(t, []any{409, "STATUS_INVALID"}, []any{r.status, code})
 
@@ -221,7 +222,7 @@ func TestBasketWorstCase(t *testing.T) {
 	p1 := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, inBankBad, "11.00")).PaymentID
 	p2 := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, external, "12.00")).PaymentID
 	b3 := newBasket(p1, p2)
-	r = c.do(http.MethodPost, b3+"/authorisations", nil, basketHeaders(hdr("PSU-ID", uuid.NewString()))...)
+	r = c.do(http.MethodPost, b3+"/authorisations", nil, c.basketHeaders(hdr("PSU-ID", uuid.NewString()))...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	approve(t, s, r.scaRedirect(t), CustomerKari)
 	assert.Equal(t, "ACTC", status(b3))

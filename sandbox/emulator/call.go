@@ -35,7 +35,8 @@ type handler func(c *call) error
 
 // handle registers h for pattern (a ServeMux pattern such as
 // "GET /v1/accounts/{id}", without the /api prefix) behind the common
-// request checks of docs/interface.md section 5 (see verify).
+// request checks of docs/interface.md section 5 (see verify) and the
+// headers the operation requires (see requirement).
 func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
@@ -45,6 +46,7 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 	if method != "" {
 		full = method + " " + full
 	}
+	need := requirementOf(pattern) // required.go
 	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
 		s.setCommonHeaders(w, r)
 		c, aerr := s.verify(w, r)
@@ -52,7 +54,10 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 			writeError(w, aerr)
 			return
 		}
-		err := s.run(c, h) // locks s.mu (data.go)
+		err := need.check(c)
+		if err == nil {
+			err = s.run(c, h) // locks s.mu (data.go)
+		}
 		for k, v := range c.hdr {
 			w.Header()[k] = v
 		}

@@ -66,6 +66,30 @@
 // Every answer carries a Date header from the emulator clock (clients learn
 // the server's clock from it) and echoes X-Request-ID.
 //
+// # Required headers
+//
+// After those checks, and before an endpoint looks at the request, the
+// headers the operation requires must be present and not blank, else 400
+// HTTP_HEADER_REQUIRED with the first missing header in path:
+//
+//   - every call outside /v1/sandbox/: TPP-Redirect-URI, since any call
+//     may need SCA (docs/interface.md section 5.8); the mock-data calls
+//     need only the headers above (section 4.4);
+//   - creating a signing basket: TPP-Redirect-URI, x-accept-fix (which
+//     must list amount-as-string), TPP-Session-ID, PSU-ID and
+//     PSU-IP-Address (section 4.1);
+//   - creating a payment, of every service and product: those of a
+//     basket, then Digest and PSU-Context (sections 4.2, 4.3).
+//
+// On payment and basket creation PSU-ID must be one the emulator issued
+// to this TPP in an SCA redirect: a PISP without one calls GET /v1/user,
+// sends the PSU to its scaRedirect, and reads psu-id (and, in corporate
+// context, psu-corporate-id) from the redirect (section 5.10). Any other
+// UUID answers 401 PSU_CREDENTIALS_INVALID with path PSU-ID; a corporate
+// PSU must send PSU-Corporate-ID (400 HTTP_HEADER_REQUIRED), one of its
+// agreements (401 CORPORATE_ID_INVALID); PSU-Context must be the PSU's
+// context, PRIVATE or CORPORATE (400 FORMAT_ERROR).
+//
 // # SCA and sessions
 //
 // A request that needs SCA answers with _links.scaRedirect, an absolute
@@ -82,9 +106,9 @@
 //
 // Session rules (docs/interface.md section 3, 5.8 to 5.14, 8; docs/interface.md section 10 session model):
 //
-//   - AIS calls and GET /v1/user need TPP-Redirect-URI and TPP-Session-ID
-//     (400 HTTP_HEADER_REQUIRED without them: SCA may start on any of
-//     them); PSU-ID must be a UUID (400 FORMAT_ERROR).
+//   - AIS calls and GET /v1/user need TPP-Session-ID besides
+//     TPP-Redirect-URI (400 HTTP_HEADER_REQUIRED without it: SCA may start
+//     on any of them); PSU-ID must be a UUID (400 FORMAT_ERROR).
 //   - Without PSU-ID, with an unknown PSU-ID, without consent, or with a
 //     TPP-Session-ID other than that of the PSU's last completed SCA: 401
 //     CONSENT_INVALID with a scaRedirect (the new SCA is bound to the
@@ -219,6 +243,16 @@
 //   - GET /v1/user answers 401 with a scaRedirect without a session whose
 //     SCA is less than one hour old, else 200 {"psuId", "psuCorporateId",
 //     "context"}. Its SCA identifies the PSU but grants no AIS consent.
+//   - PSU-Context is required on every payment creation. The interface
+//     calls it optional but "required for single-SCA payment initiation"
+//     (section 4.2) without saying which initiations those are; each
+//     payment here answers with its own scaRedirect, so the emulator
+//     treats every payment creation as one. A signing basket does not
+//     need it.
+//   - A PSU-ID on payment or basket creation that the emulator never
+//     issued to this TPP is 401 PSU_CREDENTIALS_INVALID, the Berlin Group
+//     code for a PSU-ID the bank cannot match, without a scaRedirect (the
+//     TPP gets a PSU-ID through GET /v1/user).
 //   - GET /v1/agreements answers {"agreements":[{"id","name"}]}; agreement
 //     ids are UUIDs usable as PSU-Corporate-ID.
 //   - GET /v1/accounts/{id} wraps the account as {"account": {...}}.

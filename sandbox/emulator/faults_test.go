@@ -15,7 +15,7 @@ import (
 // createReq is a signed SEPA payment creation request.
 func (c *tppClient) createReq() *http.Request {
 	c.t.Helper()
-	return c.build(http.MethodPost, "/v1/payments/"+productSEPA, validSEPA().bytes(), payHeaders()...)
+	return c.build(http.MethodPost, "/v1/payments/"+productSEPA, validSEPA().bytes(), c.payHeaders()...)
 }
 
 func TestFaultStatus(t *testing.T) {

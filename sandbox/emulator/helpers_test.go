@@ -101,6 +101,10 @@ func psuHeaders(psuID, sessionID string) []reqOpt {
 	}
 }
 
+// defaultRedirectURI is the TPP-Redirect-URI build sends unless told
+// otherwise.
+const defaultRedirectURI = "https://tpp.example/cb?state=default"
+
 // build returns a signed request for path (relative to s.URL, or absolute).
 func (c *tppClient) build(method, path string, body []byte, opts ...reqOpt) *http.Request {
 	c.t.Helper()
@@ -120,6 +124,11 @@ func (c *tppClient) build(method, path string, body []byte, opts ...reqOpt) *htt
 	if len(body) > 0 {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Digest", signing.Digest(body))
+	}
+	if !strings.Contains(req.URL.Path, "/v1/sandbox/") {
+		// Required on every call but the mock-data ones (required.go);
+		// without("TPP-Redirect-URI") leaves it out.
+		req.Header.Set("TPP-Redirect-URI", defaultRedirectURI)
 	}
 	for _, o := range opts {
 		if o.pre != nil {

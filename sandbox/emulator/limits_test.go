@@ -92,16 +92,16 @@ func TestLimitsPaymentsAndBaskets(t *testing.T) {
 	s.mu.Lock()
 	flows := len(s.flows)
 	s.mu.Unlock()
-	r := c.do(http.MethodPost, "/v1/payments/"+productSEPA+"?allowLogicalDuplicate=true", validSEPA().bytes(), payHeaders()...)
+	r := c.do(http.MethodPost, "/v1/payments/"+productSEPA+"?allowLogicalDuplicate=true", validSEPA().bytes(), c.payHeaders()...)
 	assertFull(t, r, "Payments")
 	assert.Len(t, s.Payments(), 3)
 	s.mu.Lock()
 	assert.Len(t, s.flows, flows, "a refused payment starts no SCA")
 	s.mu.Unlock()
 
-	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[0]), basketHeaders()...)
+	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[0]), c.basketHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
-	assertFull(t, c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[1]), basketHeaders()...), "Baskets")
+	assertFull(t, c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[1]), c.basketHeaders()...), "Baskets")
 }
 
 func TestLimitsAuthorisations(t *testing.T) {

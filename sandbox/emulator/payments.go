@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/money"
@@ -44,13 +43,17 @@ const duplicateCode = "PAYMENT_FAILED"
 //	DELETE /v1/{service}/{product}/{id}                204 in RCVD (then CANC), else 405 CANCELLATION_INVALID
 //	POST   /v1/{service}/{product}/{id}/authorisations 201 scaStatus started + scaRedirect (RCVD only, else 409 STATUS_INVALID)
 //
-// Creating needs x-accept-fix with amount-as-string, TPP-Session-ID,
-// TPP-Redirect-URI, PSU-IP-Address and Digest (400 HTTP_HEADER_REQUIRED).
-// docs/interface.md section 4.2 also lists PSU-ID ("all headers of 4.1"), but a PISP
-// that never sent the PSU through SCA has none: the emulator takes the safe
-// reading that PSU-ID is optional on payment creation (a UUID when sent,
-// and then a corporate PSU needs PSU-Corporate-ID) and required on signing
-// baskets. The body is checked field by field as docs/interface.md section 2.3 to 2.5 and
+// Creating needs the headers of docs/interface.md sections 4.1 to 4.3:
+// TPP-Redirect-URI, x-accept-fix with amount-as-string, TPP-Session-ID,
+// PSU-ID, PSU-IP-Address, Digest and PSU-Context (400
+// HTTP_HEADER_REQUIRED naming the first one missing). PSU-ID must be a
+// PSU-ID the emulator gave this TPP in an SCA redirect (a PISP gets it
+// with GET /v1/user, docs/interface.md section 5.10), else 401
+// PSU_CREDENTIALS_INVALID; a corporate PSU adds PSU-Corporate-ID, one of
+// its agreements; PSU-Context is PRIVATE or CORPORATE, the PSU's own (400
+// FORMAT_ERROR otherwise).
+//
+// The body is checked field by field as docs/interface.md section 2.3 to 2.5 and
 // 8 say, and the first problem answers 400 FORMAT_ERROR with the field's
 // path (for example creditorAccount.bban), 400 KID_INVALID or KID_MISSING
 // for a structured reference of type KID, or 400 EXECUTION_DATE_INVALID
@@ -99,7 +102,8 @@ const duplicateCode = "PAYMENT_FAILED"
 //
 // A basket holds 1 to 10 distinct ids of payments of the same TPP, each in
 // RCVD and in no other basket; it needs the headers of docs/interface.md section 4.1
-// (x-accept-fix, TPP-Session-ID, TPP-Redirect-URI, PSU-ID, PSU-IP-Address).
+// (TPP-Redirect-URI, x-accept-fix, TPP-Session-ID, PSU-ID, PSU-IP-Address),
+// with PSU-ID and PSU-Corporate-ID checked as on payment creation.
 // None or more than 10: 400 FORMAT_ERROR; an unknown id or another TPP's:
 // 400 RESOURCE_UNKNOWN; a bulk or periodic payment: 400
 // REFERENCE_MIX_INVALID; a payment not in RCVD or already in a basket: 409
@@ -217,13 +221,7 @@ func (c *call) createPayment(service string) error {
 	if !knownProduct(product) {
 		return errProductUnknown(product)
 	}
-	if err := c.requireAcceptFix("amount-as-string"); err != nil {
-		return err
-	}
-	if err := c.require("TPP-Session-ID", "TPP-Redirect-URI", "PSU-IP-Address", "Digest"); err != nil {
-		return err
-	}
-	if err := c.optionalPSU(); err != nil {
+	if _, err := c.checkPSU(true); err != nil {
 		return err
 	}
 	allowDup, err := c.boolQuery("allowLogicalDuplicate")
@@ -288,23 +286,6 @@ func (c *call) createPayment(service string) error {
 		PaymentID: p.ID, TransactionStatus: p.Status, TransactionFees: p.Fee,
 		TransactionFeeIndicator: p.Fee != nil, Links: l,
 	})
-}
-
-// optionalPSU checks PSU-ID where it may be absent (payment creation): a
-// UUID when present, and PSU-Corporate-ID for a corporate PSU (docs/interface.md
-// 5.10).
-func (c *call) optionalPSU() error {
-	psuID := c.header("PSU-ID")
-	if psuID == "" {
-		return nil
-	}
-	if _, err := uuid.Parse(psuID); err != nil || len(psuID) != 36 {
-		return errFormat("PSU-ID", "PSU-ID must be a UUID.")
-	}
-	if cu := c.s.customerForPSU(c.tpp.id, psuID); cu != nil && cu.corporate() && c.header("PSU-Corporate-ID") == "" {
-		return newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "A corporate user must send PSU-Corporate-ID.").at("PSU-Corporate-ID")
-	}
-	return nil
 }
 
 // boolQuery reads an optional boolean query parameter.

@@ -32,14 +32,69 @@ var (
 	basketIDPattern  = regexp.MustCompile(`^enc!![A-Za-z0-9_-]{43}=$`)
 )
 
-// payHeaders are the headers of docs/interface.md section 4.2 besides the signed ones.
-func payHeaders(extra ...reqOpt) []reqOpt {
+// pisSession is the TPP-Session-ID of the payment tests' PISP session.
+const pisSession = "pis-session-1"
+
+// payHeaders are the headers of docs/interface.md section 4.2 besides the
+// signed ones, for CustomerKari as PSU: the PSU-ID of c's PISP session
+// (pisPSU), PSU-Context PRIVATE. extra comes after them and may change
+// them.
+func (c *tppClient) payHeaders(extra ...reqOpt) []reqOpt {
 	return append([]reqOpt{
 		hdr("x-accept-fix", "amount-as-string"),
-		hdr("TPP-Session-ID", "pis-session-1"),
+		hdr("TPP-Session-ID", pisSession),
 		hdr("TPP-Redirect-URI", "https://tpp.example/cb?state=pay"),
 		hdr("PSU-IP-Address", "192.0.2.10"),
+		hdr("PSU-ID", c.pisPSU()),
+		hdr("PSU-Context", "PRIVATE"),
 	}, extra...)
+}
+
+// pisPSUs caches the PSU-ID of CustomerKari per TPP (by its credentials,
+// which copies of a tppClient share).
+var pisPSUs sync.Map
+
+// pisPSU returns CustomerKari's PSU-ID for c's TPP, running the PISP flow
+// (pisLogin) in session pisSession the first time.
+func (c *tppClient) pisPSU() string {
+	c.t.Helper()
+	if id, ok := pisPSUs.Load(c.creds); ok {
+		return id.(string)
+	}
+	cb := c.pisLogin(pisSession, func(href string) (*url.URL, error) {
+		return c.s.Authorize(context.Background(), href, CustomerKari)
+	})
+	id := cb.Query().Get("psu-id")
+	pisPSUs.Store(c.creds, id)
+	return id
+}
+
+// pisLogin runs the PISP flow of docs/interface.md section 5.10 in
+// session sid: GET /v1/user answers 401 with a scaRedirect, authorize
+// completes the SCA, and GET /v1/user with the callback's psu-id (and
+// psu-corporate-id) answers 200 with the same ids. It returns the
+// callback URL.
+func (c *tppClient) pisLogin(sid string, authorize func(href string) (*url.URL, error)) *url.URL {
+	c.t.Helper()
+	r := c.get("/v1/user", hdr("TPP-Session-ID", sid))
+	require.Equal(c.t, http.StatusUnauthorized, r.status, string(r.body))
+	cb, err := authorize(r.scaRedirect(c.t))
+	require.NoError(c.t, err)
+	q := cb.Query()
+	require.NotEmpty(c.t, q.Get("psu-id"), cb.String())
+	opts := []reqOpt{hdr("TPP-Session-ID", sid), hdr("PSU-ID", q.Get("psu-id"))}
+	if corp := q.Get("psu-corporate-id"); corp != "" {
+		opts = append(opts, hdr("PSU-Corporate-ID", corp))
+	}
+	r = c.get("/v1/user", opts...)
+	require.Equal(c.t, http.StatusOK, r.status, string(r.body))
+	var user struct {
+		PSUID, PSUCorporateID, Context string
+	}
+	require.NoError(c.t, json.Unmarshal(r.body, &user))
+	require.Equal(c.t, []string{q.Get("psu-id"), q.Get("psu-corporate-id"), q.Get("context")},
+		[]string{user.PSUID, user.PSUCorporateID, user.Context})
+	return cb
 }
 
 // ndctBody is a domestic payment of amount from debtor to creditor.
@@ -71,7 +126,7 @@ type feeJSON struct {
 // createPayment posts a payment and decodes a 201 answer.
 func (c *tppClient) createPayment(path string, b []byte, opts ...reqOpt) created {
 	c.t.Helper()
-	r := c.do(http.MethodPost, path, b, payHeaders(opts...)...)
+	r := c.do(http.MethodPost, path, b, c.payHeaders(opts...)...)
 	require.Equal(c.t, http.StatusCreated, r.status, string(r.body))
 	var out created
 	require.NoError(c.t, json.Unmarshal(r.body, &out))
@@ -128,7 +183,7 @@ func TestPaymentBodyRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cc := *c
 			cc.t = t
-			r := cc.do(http.MethodPost, "/v1/"+tc.service+"/"+tc.product+"?allowLogicalDuplicate=true", tc.body(), payHeaders()...)
+			r := cc.do(http.MethodPost, "/v1/"+tc.service+"/"+tc.product+"?allowLogicalDuplicate=true", tc.body(), cc.payHeaders()...)
 			if tc.want == nil {
 				assert.Equal(t, http.StatusCreated, r.status, string(r.body))
 				return
@@ -196,7 +251,7 @@ func TestPaymentProductUnknown(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Unknown product TPP")
 	for _, path := range []string{"/v1/payments/domestic", "/v1/periodic-payments/swish", "/v1/bulk-payments/x"} {
-		r := c.do(http.MethodPost, path, validNDCT().bytes(), payHeaders()...)
+		r := c.do(http.MethodPost, path, validNDCT().bytes(), c.payHeaders()...)
 		code, at := r.problem(t)
 		assert.Equal(t, problem{Status: 404, Code: "PRODUCT_UNKNOWN", Path: "payment-product"}, problem{r.status, code, at}, path)
 	}
@@ -212,6 +267,9 @@ func TestPaymentHeaders(t *testing.T) {
 	corp := c.consent("corp-session", func(href string) (*url.URL, error) {
 		return s.AuthorizeCorporate(context.Background(), href, CustomerFjordlys, "")
 	}).Query().Get("psu-id")
+	// Another TPP's PSU-ID for the same customer names no PSU of this TPP.
+	foreign := newTPPClient(t, s, "Other TPP").pisPSU()
+	require.NotEqual(t, c.pisPSU(), foreign)
 	tests := []struct {
 		name string
 		opts []reqOpt
@@ -222,25 +280,111 @@ func TestPaymentHeaders(t *testing.T) {
 		{"TPP-Session-ID missing", []reqOpt{without("TPP-Session-ID")}, problem{400, "HTTP_HEADER_REQUIRED", "TPP-Session-ID"}},
 		{"TPP-Redirect-URI missing", []reqOpt{without("TPP-Redirect-URI")}, problem{400, "HTTP_HEADER_REQUIRED", "TPP-Redirect-URI"}},
 		{"TPP-Redirect-URI relative", []reqOpt{hdr("TPP-Redirect-URI", "/cb")}, problem{400, "FORMAT_ERROR", "TPP-Redirect-URI"}},
+		{"PSU-ID missing", []reqOpt{without("PSU-ID")}, problem{400, "HTTP_HEADER_REQUIRED", "PSU-ID"}},
 		{"PSU-IP-Address missing", []reqOpt{without("PSU-IP-Address")}, problem{400, "HTTP_HEADER_REQUIRED", "PSU-IP-Address"}},
+		{"PSU-Context missing", []reqOpt{without("PSU-Context")}, problem{400, "HTTP_HEADER_REQUIRED", "PSU-Context"}},
+		{"PSU-Context not a context", []reqOpt{hdr("PSU-Context", "private")}, problem{400, "FORMAT_ERROR", "PSU-Context"}},
+		{"PSU-Context not the PSU's", []reqOpt{hdr("PSU-Context", "CORPORATE")}, problem{400, "FORMAT_ERROR", "PSU-Context"}},
 		{"PSU-ID not a UUID", []reqOpt{hdr("PSU-ID", "13039319955")}, problem{400, "FORMAT_ERROR", "PSU-ID"}},
-		{"corporate PSU without PSU-Corporate-ID", []reqOpt{hdr("PSU-ID", corp)}, problem{400, "HTTP_HEADER_REQUIRED", "PSU-Corporate-ID"}},
+		{"PSU-ID never issued", []reqOpt{hdr("PSU-ID", uuid.NewString())}, problem{401, "PSU_CREDENTIALS_INVALID", "PSU-ID"}},
+		{"PSU-ID of another TPP", []reqOpt{hdr("PSU-ID", foreign)}, problem{401, "PSU_CREDENTIALS_INVALID", "PSU-ID"}},
+		{"private PSU with PSU-Corporate-ID", []reqOpt{hdr("PSU-Corporate-ID", uuid.NewString())}, problem{401, "CORPORATE_ID_INVALID", "PSU-Corporate-ID"}},
+		{"corporate PSU without PSU-Corporate-ID", []reqOpt{hdr("PSU-ID", corp), hdr("PSU-Context", "CORPORATE")}, problem{400, "HTTP_HEADER_REQUIRED", "PSU-Corporate-ID"}},
+		{"corporate PSU with another agreement", []reqOpt{hdr("PSU-ID", corp), hdr("PSU-Context", "CORPORATE"), hdr("PSU-Corporate-ID", uuid.NewString())},
+			problem{401, "CORPORATE_ID_INVALID", "PSU-Corporate-ID"}},
 		{"allowLogicalDuplicate not a boolean", []reqOpt{{pre: func(r *http.Request) { r.URL.RawQuery = "allowLogicalDuplicate=yes" }}},
 			problem{400, "FORMAT_ERROR", "allowLogicalDuplicate"}},
 	}
 	for _, tt := range tests {
-		r := c.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().bytes(), payHeaders(tt.opts...)...)
-		code, path := r.problem(t)
-		assert.Equal(t, tt.want, problem{r.status, code, path}, tt.name)
+		for path, b := range map[string]body{"/v1/payments/" + productNDCT: validNDCT(),
+			"/v1/periodic-payments/" + productNDCT: validPeriodic(), "/v1/bulk-payments/" + productNDCT: validBulk()} {
+			r := c.do(http.MethodPost, path, b.bytes(), c.payHeaders(tt.opts...)...)
+			code, at := r.problem(t)
+			assert.Equal(t, tt.want, problem{r.status, code, at}, "%s: %s", tt.name, path)
+		}
 	}
 	assert.Empty(t, s.Payments())
-
-	// A first-time PISP has no PSU-ID: optional on payment creation.
 	c.createPayment("/v1/payments/"+productNDCT, validNDCT().bytes())
-	// A known PSU-ID is accepted too.
-	c.createPayment("/v1/payments/"+productNDCT, validNDCT().bytes(), hdr("PSU-ID", uuid.NewString()),
-		reqOpt{pre: func(r *http.Request) { r.URL.RawQuery = "allowLogicalDuplicate=true" }})
-	assert.Len(t, s.Payments(), 2)
+	assert.Len(t, s.Payments(), 1)
+}
+
+// TestPISPFlow: a PISP without a PSU-ID starts with GET /v1/user, whose
+// SCA redirect carries the PSU-ID (and, for a corporate PSU, the
+// agreement) to create payments with (docs/interface.md section 5.10).
+func TestPISPFlow(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "PISP")
+	body := ndctBody(kariBruk, external, "42.00")
+
+	// No PSU-ID yet: the payment is refused and GET /v1/user starts SCA.
+	r := c.do(http.MethodPost, "/v1/payments/"+productNDCT, body, c.payHeaders(without("PSU-ID"))...)
+	code, at := r.problem(t)
+	assert.Equal(t, problem{400, "HTTP_HEADER_REQUIRED", "PSU-ID"}, problem{r.status, code, at})
+	r = c.get("/v1/user", hdr("TPP-Session-ID", "first-visit"))
+	require.Equal(t, http.StatusUnauthorized, r.status, string(r.body))
+	cb := approve(t, s, r.scaRedirect(t), CustomerKari)
+	assert.Equal(t, "default", cb.Query().Get("state"), "the TPP's own query comes back")
+	assert.Equal(t, "PRIVATE", cb.Query().Get("context"))
+	assert.Empty(t, cb.Query().Get("psu-corporate-id"))
+	psuID := cb.Query().Get("psu-id")
+
+	got := c.createPayment("/v1/payments/"+productNDCT, body,
+		hdr("TPP-Session-ID", "first-visit"), hdr("PSU-ID", psuID), hdr("PSU-Context", cb.Query().Get("context")))
+	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
+	assert.Equal(t, "ACTC", c.statusOf(got.Links["self"].Href))
+
+	// A basket needs the same PSU-ID, not PSU-Context.
+	other := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, external, "43.00"), hdr("PSU-ID", psuID))
+	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(other.PaymentID), c.basketHeaders(hdr("PSU-ID", uuid.NewString()))...)
+	code, at = r.problem(t)
+	assert.Equal(t, problem{401, "PSU_CREDENTIALS_INVALID", "PSU-ID"}, problem{r.status, code, at})
+	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(other.PaymentID), c.basketHeaders(hdr("PSU-ID", psuID))...)
+	assert.Equal(t, http.StatusCreated, r.status, string(r.body))
+
+	// A corporate PSU: the redirect carries the agreement too.
+	cb = c.pisLogin("corp", func(href string) (*url.URL, error) {
+		return s.AuthorizeCorporate(t.Context(), href, CustomerFjordlys, "")
+	})
+	assert.Equal(t, "CORPORATE", cb.Query().Get("context"))
+	assert.NotEmpty(t, cb.Query().Get("psu-corporate-id"))
+}
+
+// TestRedirectURIRequired: every call outside /v1/sandbox/ needs
+// TPP-Redirect-URI (docs/interface.md section 5.8), checked before
+// anything the endpoint looks at; the mock-data calls do not.
+func TestRedirectURIRequired(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Redirect TPP")
+	for _, call := range []struct{ method, path string }{
+		{http.MethodGet, "/v1/accounts"},
+		{http.MethodGet, "/v1/accounts/enc!!x/balances"},
+		{http.MethodGet, "/v1/card-accounts"},
+		{http.MethodGet, "/v1/agreements"},
+		{http.MethodGet, "/v1/user"},
+		{http.MethodPost, "/v1/bank-offered-consents"},
+		{http.MethodPost, "/v1/consents"},
+		{http.MethodPost, "/v1/payments/" + productNDCT},
+		{http.MethodPost, "/v1/payments/no-such-product"},
+		{http.MethodGet, "/v1/payments/" + productNDCT + "/enc!!x/status"},
+		{http.MethodGet, "/v1/periodic-payments/" + productNDCT + "/enc!!x"},
+		{http.MethodDelete, "/v1/bulk-payments/" + productNDCT + "/enc!!x"},
+		{http.MethodPost, "/v1/payments/" + productNDCT + "/enc!!x/authorisations"},
+		{http.MethodPost, "/v1/signing-baskets"},
+		{http.MethodGet, "/v1/signing-baskets/enc!!x/status"},
+		{http.MethodGet, "/v1/tpps/PSDNO-FSA-1/contact-information"},
+	} {
+		r := c.do(call.method, call.path, nil, without("TPP-Redirect-URI"))
+		code, at := r.problem(t)
+		assert.Equal(t, problem{400, "HTTP_HEADER_REQUIRED", "TPP-Redirect-URI"}, problem{r.status, code, at}, call.method+" "+call.path)
+	}
+	for _, path := range []string{"/v1/sandbox/customers", "/v1/sandbox/customers/enc!!x"} {
+		r := c.get(path)
+		assert.NotEqual(t, http.StatusBadRequest, r.status, path+": "+string(r.body))
+	}
+	r := c.do(http.MethodPost, "/v1/sandbox/initialize", nil)
+	assert.Equal(t, http.StatusOK, r.status, string(r.body))
 }
 
 func TestLogicalDuplicate(t *testing.T) {
@@ -251,7 +395,7 @@ func TestLogicalDuplicate(t *testing.T) {
 	path := "/v1/payments/" + productSEPA
 	first := c.createPayment(path, validSEPA().bytes())
 
-	r := c.do(http.MethodPost, path, validSEPA().bytes(), payHeaders()...)
+	r := c.do(http.MethodPost, path, validSEPA().bytes(), c.payHeaders()...)
 	code, _ := r.problem(t)
 	assert.Equal(t, []any{400, "PAYMENT_FAILED"}, []any{r.status, code})
 	assert.Contains(t, string(r.body), "logical duplicate")
@@ -266,7 +410,7 @@ func TestLogicalDuplicate(t *testing.T) {
 
 	// A cancelled payment no longer counts; its twin still does.
 	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, first.Links["self"].Href, nil).status)
-	r = c.do(http.MethodPost, path, validSEPA().bytes(), payHeaders()...)
+	r = c.do(http.MethodPost, path, validSEPA().bytes(), c.payHeaders()...)
 	assert.Equal(t, http.StatusBadRequest, r.status, "the allowed twin is live")
 }
 
@@ -424,7 +568,7 @@ func TestFutureDatePending(t *testing.T) {
 	r := c.do(http.MethodDelete, self, nil)
 	code, _ := r.problem(t)
 	assert.Equal(t, []any{405, "CANCELLATION_INVALID"}, []any{r.status, code})
-	r = c.do(http.MethodPost, self+"/authorisations", nil, payHeaders()...)
+	r = c.do(http.MethodPost, self+"/authorisations", nil, c.payHeaders()...)
 	code, _ = r.problem(t)
 	assert.Equal(t, []any{409, "STATUS_INVALID"}, []any{r.status, code})
 
@@ -478,7 +622,7 @@ func TestStartAuthorisationAndReject(t *testing.T) {
 	assert.Equal(t, "SCA_INVALID", cb.Query().Get("code"))
 	assert.Equal(t, "RCVD", c.statusOf(self))
 
-	r := c.do(http.MethodPost, got.Links["startAuthorisation"].Href, nil, payHeaders()...)
+	r := c.do(http.MethodPost, got.Links["startAuthorisation"].Href, nil, c.payHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	href := r.scaRedirect(t)
 	assert.Equal(t, map[string]any{
@@ -505,7 +649,13 @@ func TestCorporatePayment(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Corporate TPP")
 	fDrift := makeBBAN("1812921560")
-	got := c.createPayment("/v1/payments/"+productNDCT, ndctBody(fDrift, external, "5000.00"), hdr("PSU-Context", "CORPORATE"))
+	cb := c.pisLogin("corp-pis", func(href string) (*url.URL, error) {
+		return s.AuthorizeCorporate(t.Context(), href, CustomerFjordlys, "")
+	})
+	assert.Equal(t, "CORPORATE", cb.Query().Get("context"))
+	corp := []reqOpt{hdr("TPP-Session-ID", "corp-pis"), hdr("PSU-ID", cb.Query().Get("psu-id")),
+		hdr("PSU-Corporate-ID", cb.Query().Get("psu-corporate-id")), hdr("PSU-Context", "CORPORATE")}
+	got := c.createPayment("/v1/payments/"+productNDCT, ndctBody(fDrift, external, "5000.00"), corp...)
 	cb, err := s.AuthorizeCorporate(t.Context(), got.Links["scaRedirect"].Href, CustomerFjordlys, "")
 	require.NoError(t, err)
 	assert.Equal(t, "CORPORATE", cb.Query().Get("context"))
@@ -666,12 +816,13 @@ func TestConcurrentPayments(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Concurrent TPP")
+	c.pisPSU() // before the consent: its SCA in another session would end this one
 	psu := c.login(CustomerKari, "conc-session")
 	const n = 50
 	var payReqs, accReqs []*http.Request
 	for i := range n {
 		b := ndctBody(kariBruk, external, fmt.Sprintf("%d.00", i+1))
-		payReqs = append(payReqs, c.build(http.MethodPost, "/v1/payments/"+productNDCT, b, payHeaders()...))
+		payReqs = append(payReqs, c.build(http.MethodPost, "/v1/payments/"+productNDCT, b, c.payHeaders()...))
 		accReqs = append(accReqs, c.build(http.MethodGet, "/v1/accounts", nil, psuHeaders(psu, "conc-session")...))
 	}
 	statuses := make([]int, 2*n)
@@ -725,7 +876,7 @@ func FuzzCreatePayment(f *testing.F) {
 		}
 		cc := *c
 		cc.t = t
-		req := cc.build(http.MethodPost, "/v1/payments/"+url.PathEscape(product), data, payHeaders(hdr("PSU-IP-Address", ip))...)
+		req := cc.build(http.MethodPost, "/v1/payments/"+url.PathEscape(product), data, cc.payHeaders(hdr("PSU-IP-Address", ip))...)
 		resp, err := cc.hc.Do(req)
 		require.NoError(t, err)
 		defer resp.Body.Close()
@@ -752,7 +903,7 @@ func BenchmarkCreatePayment(b *testing.B) {
 	body := validSEPA().bytes()
 	b.ReportAllocs()
 	for b.Loop() {
-		r := c.do(http.MethodPost, "/v1/payments/"+productSEPA+"?allowLogicalDuplicate=true", body, payHeaders()...)
+		r := c.do(http.MethodPost, "/v1/payments/"+productSEPA+"?allowLogicalDuplicate=true", body, c.payHeaders()...)
 		if r.status != http.StatusCreated {
 			b.Fatal(string(r.body))
 		}

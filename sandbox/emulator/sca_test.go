@@ -312,7 +312,7 @@ func TestSessionHeaders(t *testing.T) {
 		code   string
 		at     string
 	}{
-		{"TPP-Redirect-URI missing", []reqOpt{hdr("PSU-ID", psuID), hdr("TPP-Session-ID", "s")}, 400, "HTTP_HEADER_REQUIRED", "TPP-Redirect-URI"},
+		{"TPP-Redirect-URI missing", []reqOpt{hdr("PSU-ID", psuID), hdr("TPP-Session-ID", "s"), without("TPP-Redirect-URI")}, 400, "HTTP_HEADER_REQUIRED", "TPP-Redirect-URI"},
 		{"TPP-Session-ID missing", []reqOpt{hdr("PSU-ID", psuID), hdr("TPP-Redirect-URI", redirectURI)}, 400, "HTTP_HEADER_REQUIRED", "TPP-Session-ID"},
 		{"PSU-ID not a UUID", psuHeaders("12345", "s"), 400, "FORMAT_ERROR", "PSU-ID"},
 		{"unknown PSU-ID", psuHeaders(uuid.NewString(), "s"), 401, "CONSENT_INVALID", ""},

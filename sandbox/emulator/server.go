@@ -36,10 +36,11 @@ package emulator
 // X-Request-ID; c.header(name) a request header; c.query(name) a query value;
 // c.psuPresent() reports PSU-IP-Address present (docs/interface.md section 5.14).
 //
-// Required headers. if err := c.require("x-accept-fix", "TPP-Redirect-URI",
-// "TPP-Session-ID", "PSU-ID", "PSU-IP-Address"); err != nil { return err }
-// gives 400 HTTP_HEADER_REQUIRED naming the first missing header;
-// c.requireAcceptFix("amount-as-string") checks x-accept-fix carries a value.
+// Required headers. The headers an operation needs are declared once, in
+// required.go (requirementOf), and checked by handle before the handler
+// runs (400 HTTP_HEADER_REQUIRED naming the first missing header); a
+// handler checks only what the values must be (c.checkPSU for PSU-ID,
+// PSU-Corporate-ID and PSU-Context on payment and basket creation).
 //
 // SCA. href, err := c.startSCA(scaPayment, func(res scaResult) error {...})
 // registers an authorisation for this TPP (needs TPP-Redirect-URI and

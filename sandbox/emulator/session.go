@@ -95,6 +95,54 @@ func (s *Server) customerForPSU(tppID, psuID string) *customer {
 	return s.customerByNumber(n)
 }
 
+// checkPSU checks the PSU a payment or signing basket is created for
+// (docs/interface.md sections 4.1 to 4.3, 5.9, 5.10) and returns its
+// customer. A PISP learns the PSU-ID from the redirect after the SCA that
+// GET /v1/user starts (or a consent's), so:
+//
+//   - PSU-ID must be a UUID (400 FORMAT_ERROR) that an SCA of this TPP
+//     issued; a PSU-ID the emulator never gave this TPP is 401
+//     PSU_CREDENTIALS_INVALID ("the PSU-ID cannot be matched by the
+//     ASPSP", the Berlin Group meaning of the code; no scaRedirect: the
+//     TPP gets a PSU-ID through GET /v1/user);
+//   - a corporate PSU needs PSU-Corporate-ID (400 HTTP_HEADER_REQUIRED)
+//     naming one of its agreements, and a private PSU sends none (401
+//     CORPORATE_ID_INVALID), as on AIS calls;
+//   - with withContext (payments), PSU-Context must be PRIVATE or
+//     CORPORATE (400 FORMAT_ERROR) and the PSU's own context (400
+//     FORMAT_ERROR): the redirect's context parameter says which.
+//
+// The headers' presence is checked before (required.go). Needs s.mu held.
+func (c *call) checkPSU(withContext bool) (*customer, error) {
+	psuID := c.header("PSU-ID")
+	if _, err := uuid.Parse(psuID); err != nil || len(psuID) != 36 {
+		return nil, errFormat("PSU-ID", "PSU-ID must be a UUID.")
+	}
+	cust := c.s.customerForPSU(c.tpp.id, psuID)
+	if cust == nil {
+		return nil, newError(http.StatusUnauthorized, "PSU_CREDENTIALS_INVALID",
+			"The PSU-ID was not issued to this TPP. Get the PSU's PSU-ID from the redirect after the SCA that GET /v1/user starts.").at("PSU-ID")
+	}
+	corp := c.header("PSU-Corporate-ID")
+	switch {
+	case cust.corporate() && corp == "":
+		return nil, newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "A corporate user must send PSU-Corporate-ID.").at("PSU-Corporate-ID")
+	case cust.corporate() && c.s.agreementOf(cust, corp) == nil,
+		!cust.corporate() && corp != "":
+		return nil, newError(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "PSU-Corporate-ID is not an agreement of this PSU.").at("PSU-Corporate-ID")
+	}
+	if !withContext {
+		return cust, nil
+	}
+	switch ctx := c.header("PSU-Context"); {
+	case ctx != contextPrivate && ctx != contextCorporate:
+		return nil, errFormat("PSU-Context", "PSU-Context must be %s or %s.", contextPrivate, contextCorporate)
+	case ctx != cust.typ:
+		return nil, errFormat("PSU-Context", "PSU-Context is %s but the PSU acts in %s context.", ctx, cust.typ)
+	}
+	return cust, nil
+}
+
 // sessionMode says what a call needs from the PSU session.
 type sessionMode int
 
