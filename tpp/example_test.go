@@ -21,7 +21,9 @@ func ExampleService_SetContact() {
 	if err != nil {
 		panic(err)
 	}
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()),
+		// Every call but the sandbox's carries the TPP's redirect URI.
+		client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
 	if err != nil {
 		panic(err)
 	}

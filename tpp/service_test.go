@@ -190,3 +190,37 @@ func TestNoDefaultTPPID(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrValidation)
 	assert.Zero(t, httpmock.GetTotalCallCount())
 }
+
+// Without TPP-Redirect-URI (no client default, no per-call option) every
+// call of the TPP dialogue is refused before it is sent, naming the
+// option that sets it; the per-call option alone is enough.
+func TestRedirectURIRequired(t *testing.T) {
+	hc := &http.Client{}
+	httpmock.ActivateNonDefault(hc)
+	t.Cleanup(httpmock.DeactivateAndReset)
+	c, err := client.New(testtpp.BaseURL, testtpp.Credentials(t, "Test TPP"), client.WithHTTPClient(hc))
+	require.NoError(t, err)
+	svc, err := tpp.New(c)
+	require.NoError(t, err)
+	httpmock.RegisterResponder(http.MethodGet, contactPath,
+		httpmock.ResponderFromResponse(jsonResponse(http.StatusOK, `{"email":"tpp.contact@tpp.example.com"}`)))
+
+	for name, call := range map[string]func() error{
+		"Contact":    func() error { _, err := svc.Contact(t.Context()); return err },
+		"SetContact": func() error { _, err := svc.SetContact(t.Context(), "tpp.contact@tpp.example.com"); return err },
+	} {
+		err := call()
+		require.ErrorIs(t, err, client.ErrNotSent, name)
+		require.ErrorIs(t, err, client.ErrValidation, name)
+		var ve *client.ValidationError
+		require.ErrorAs(t, err, &ve, name)
+		assert.Equal(t, "TPP-Redirect-URI", ve.Field, name)
+		assert.Contains(t, ve.Reason, "client.WithRedirectURI", name)
+	}
+	assert.Zero(t, httpmock.GetTotalCallCount(), "nothing is sent")
+
+	got, err := svc.Contact(t.Context(), client.WithRedirectURI(testtpp.RedirectURI))
+	require.NoError(t, err)
+	assert.Equal(t, "tpp.contact@tpp.example.com", got.Email)
+	assert.Equal(t, 1, httpmock.GetTotalCallCount())
+}
