@@ -263,6 +263,9 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 	ro := []client.RequestOption{client.WithTPPSessionID(sid), client.WithRedirectURI(p.RedirectURI)}
 	if s := cfg.session; s != nil {
 		ro = append(ro, client.WithPSU(client.PSU{ID: s.PSUID, CorporateID: s.PSUCorporateID}))
+		if s.Context.Valid() {
+			ro = append(ro, client.WithPSUContext(s.Context))
+		}
 	}
 	if cfg.identity != "" {
 		ro = append(ro, client.WithPSUIdentity(cfg.identity))

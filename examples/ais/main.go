@@ -37,7 +37,10 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer bank.Close()
-	ais := accounts.New(c)
+	ais, err := accounts.New(c)
+	if err != nil {
+		return err
+	}
 
 	// 1. Start SCA: the Flow gives a TPP-Session-ID and a redirect URI with
 	// an unguessable state; the bank-offered consent answers with the link
@@ -59,7 +62,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// 2. The PSU approves at the bank (here: in-process, as customer
 	// 13039319955) and the browser comes back to the redirect URI.
-	callback, err := bank.Authorize(ctx, consent.ScaRedirect(), emulator.CustomerKari)
+	callback, err := bank.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}

@@ -54,11 +54,14 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	current, savings := own[0], own[1]
-	opts := client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	opts := session.RequestOptions(present)
 
 	// 1. Create the payments. Each answer carries its own scaRedirect; the
 	// TPP keeps the ids and lets the PSU sign them together instead.
-	pis := payments.New(c)
+	pis, err := payments.New(c)
+	if err != nil {
+		return err
+	}
 	transfer := func(from, to accounts.Account, amount, message string) *payments.NorwegianDomestic {
 		return &payments.NorwegianDomestic{
 			InstructedAmount:                  money.MustParse(amount, "NOK"),
@@ -89,7 +92,10 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	baskets := basket.New(c)
+	baskets, err := basket.New(c)
+	if err != nil {
+		return err
+	}
 	b, err := baskets.Create(ctx, ids, session.RequestOptions(present), scaOpts)
 	var bankErr *client.Error
 	if errors.As(err, &bankErr) && bankErr.HasCode(client.CodeReferenceMixInvalid) {
@@ -99,14 +105,14 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "basket of %d payments: %s\n", len(ids), b.TransactionStatus)
-	callback, err := bank.Authorize(ctx, b.ScaRedirect(), emulator.CustomerKari)
+	callback, err := bank.Authorize(ctx, b.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}
 	if session, err = flow.ParseCallback(pending, callback.String()); err != nil {
 		return err
 	}
-	opts = client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	opts = session.RequestOptions(present)
 	st, err := baskets.Status(ctx, b.BasketID, opts)
 	if err != nil {
 		return err

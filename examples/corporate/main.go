@@ -39,7 +39,10 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer bank.Close()
-	ais := accounts.New(c)
+	ais, err := accounts.New(c)
+	if err != nil {
+		return err
+	}
 	flow, err := sca.NewFlow(demo.RedirectURI)
 	if err != nil {
 		return err
@@ -55,7 +58,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	callback, err := bank.AuthorizeCorporate(ctx, consent.ScaRedirect(), emulator.CustomerFjordlys, "")
+	callback, err := bank.AuthorizeCorporate(ctx, consent.SCARedirect(), emulator.CustomerFjordlys, "")
 	if err != nil {
 		return err
 	}
@@ -66,7 +69,7 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "SCA complete in %s context, PSU-Corporate-ID set: %t\n", session.Context, session.PSUCorporateID != "")
 
 	opts := func(s *sca.Session) client.RequestOption {
-		return client.Combine(s.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+		return s.RequestOptions(present)
 	}
 
 	// 2. The agreements the PSU may act under (GET /v1/agreements).
@@ -99,12 +102,12 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	_, err = ais.List(ctx, nil, client.Combine(switched.RequestOptions(present), scaOpts))
-	link, ok := sca.Find(err)
+	link, ok := client.SCARedirect(err)
 	if !ok {
 		return fmt.Errorf("expected the bank to ask for SCA for %q, got %v", other.Name, err)
 	}
 	fmt.Fprintf(out, "\nswitching to %q: the bank asks for SCA (%v)\n", other.Name, errors.Is(err, client.ErrSCARequired))
-	callback, err = bank.AuthorizeCorporate(ctx, link.String(), emulator.CustomerFjordlys, other.ID)
+	callback, err = bank.AuthorizeCorporate(ctx, link, emulator.CustomerFjordlys, other.ID)
 	if err != nil {
 		return err
 	}

@@ -54,8 +54,11 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	from, to := own[0], own[1]
-	ais := accounts.New(c)
-	opts := client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	ais, err := accounts.New(c)
+	if err != nil {
+		return err
+	}
+	opts := session.RequestOptions(present)
 	before, err := demo.Balance(ctx, ais, to, opts)
 	if err != nil {
 		return err
@@ -64,7 +67,10 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// 1. Create the payment. It is validated before it is signed: amounts
 	// with the currency's minor units, MOD-11 account numbers, lengths.
-	pis := payments.New(c)
+	pis, err := payments.New(c)
+	if err != nil {
+		return err
+	}
 	pending, scaOpts, err := flow.Start("user-42", sca.Renew(session))
 	if err != nil {
 		return err
@@ -100,14 +106,14 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "status before SCA: not readable yet (ErrNotYetReadable: %t)\n", errors.Is(err, payments.ErrNotYetReadable))
 
 	// 2. SCA: the PSU approves at the bank and comes back.
-	callback, err := bank.Authorize(ctx, init.ScaRedirect(), emulator.CustomerKari)
+	callback, err := bank.Authorize(ctx, init.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}
 	if session, err = flow.ParseCallback(pending, callback.String()); err != nil {
 		return err
 	}
-	opts = client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	opts = session.RequestOptions(present)
 
 	// 3. Follow the status: ACTC after SCA; the batch executes it.
 	st, err := pis.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, opts)

@@ -19,7 +19,10 @@ import (
 // They move money between the PSU's own two accounts (found with
 // accounts.List), so nothing leaves the sandbox customer.
 func (w *walk) payments(ctx context.Context) error {
-	pis := payments.New(w.c)
+	pis, err := payments.New(w.c)
+	if err != nil {
+		return err
+	}
 	if err := w.domestic(ctx, pis); err != nil {
 		return err
 	}
@@ -185,7 +188,10 @@ func (w *walk) basket(ctx context.Context, pis *payments.Service) error {
 	}); err != nil {
 		return err
 	}
-	baskets := basket.New(w.c)
+	baskets, err := basket.New(w.c)
+	if err != nil {
+		return err
+	}
 	var basketID string
 	var link sca.Redirect
 	if err := w.r.step("signing basket", func() (string, error) {
@@ -247,7 +253,10 @@ func (w *walk) basket(ctx context.Context, pis *payments.Service) error {
 // SDK refuses before sending (*client.ValidationError), and the bank's
 // refusal (*client.Error with the tppMessages).
 func (w *walk) typedErrors(ctx context.Context) error {
-	pis := payments.New(w.c)
+	pis, err := payments.New(w.c)
+	if err != nil {
+		return err
+	}
 	if err := w.r.step("validation error", func() (string, error) {
 		p := w.ndct("150.00", "Quickstart typo")
 		p.CreditorAccount.BBAN = typo(w.to().BBAN) // a wrong MOD-11 check digit

@@ -11,6 +11,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
 )
 
 // Keys the PSUs' sessions are stored under in the walk-through's store. A
@@ -65,13 +66,18 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	}
 	defer b.close()
 
-	w := &walk{r: r, bank: b, c: c, ais: accounts.New(c), customer: cfg.customer, reset: !cfg.noReset}
+	ais, err := accounts.New(c)
+	if err != nil {
+		_ = r.step("services", func() (string, error) { return "", err })
+		return &r.res, r.summary()
+	}
+	w := &walk{r: r, bank: b, c: c, ais: ais, customer: cfg.customer, reset: !cfg.noReset}
 	if w.customer == "" {
 		w.customer = defaultCustomer
 	}
 	flow, err := sca.NewFlow(redirectURI)
 	if err == nil {
-		w.sessions, err = sca.NewManager(flow, sca.NewMemoryStore())
+		w.sessions, err = sca.NewManager(flow, store.NewMemoryStore())
 	}
 	if err != nil {
 		_ = r.step("SCA flow", func() (string, error) { return "", err })
@@ -96,7 +102,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 // sandbox resets the sandbox to its default customers and finds a
 // corporate customer in the listing.
 func (w *walk) sandbox(ctx context.Context) error {
-	sbx := sandbox.New(w.c)
+	sbx, err := sandbox.New(w.c)
+	if err != nil {
+		return err
+	}
 	if err := w.r.step("sandbox reset", func() (string, error) {
 		if !w.reset {
 			return "-no-reset: the sandbox keeps its data", errSkipped

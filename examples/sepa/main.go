@@ -56,8 +56,11 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	from := own[0]
-	ais := accounts.New(c)
-	opts := client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	ais, err := accounts.New(c)
+	if err != nil {
+		return err
+	}
+	opts := session.RequestOptions(present)
 	before, err := demo.Balance(ctx, ais, from, opts)
 	if err != nil {
 		return err
@@ -65,7 +68,10 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "%s holds %s\n", from.Name, before)
 
 	// 1. Create the payment: IBANs on both sides, the amount in euro.
-	pis := payments.New(c)
+	pis, err := payments.New(c)
+	if err != nil {
+		return err
+	}
 	pending, scaOpts, err := flow.Start("user-42", sca.Renew(session))
 	if err != nil {
 		return err
@@ -96,14 +102,14 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "payment created: %s, %s\n", init.TransactionStatus, fee)
 
 	// 2. SCA: the PSU approves at the bank and comes back.
-	callback, err := bank.Authorize(ctx, init.ScaRedirect(), emulator.CustomerKari)
+	callback, err := bank.Authorize(ctx, init.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}
 	if session, err = flow.ParseCallback(pending, callback.String()); err != nil {
 		return err
 	}
-	opts = client.Combine(session.RequestOptions(present), client.WithRedirectURI(flow.RedirectURI()))
+	opts = session.RequestOptions(present)
 
 	// 3. Follow the status with the link the bank gave.
 	st, err := pis.StatusAt(ctx, init.Links.Href(client.LinkStatus), opts)

@@ -35,6 +35,7 @@ import (
 	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
 )
 
 func main() {
@@ -75,13 +76,18 @@ func run(ctx context.Context, addr string, serve bool, out io.Writer) error {
 		ln.Close()
 		return err
 	}
-	sessions, err := sca.NewManager(flow, sca.NewMemoryStore())
+	sessions, err := sca.NewManager(flow, store.NewMemoryStore())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	ais, err := accounts.New(c)
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	srv := &http.Server{
-		Handler:           newApp(accounts.New(c), sessions).routes(),
+		Handler:           newApp(ais, sessions).routes(),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	served := make(chan error, 1)

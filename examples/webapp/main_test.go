@@ -18,6 +18,7 @@ import (
 	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
 )
 
 // TestRun drives the web app once, as `go run ./examples/webapp` does.
@@ -89,9 +90,11 @@ func testApp(t *testing.T) (*emulator.Server, *httptest.Server, *http.Client) {
 	require.NoError(t, err)
 	flow, err := sca.NewFlow("http://" + ln.Addr().String() + "/callback")
 	require.NoError(t, err)
-	sessions, err := sca.NewManager(flow, sca.NewMemoryStore())
+	sessions, err := sca.NewManager(flow, store.NewMemoryStore())
 	require.NoError(t, err)
-	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: newApp(accounts.New(c), sessions).routes()}}
+	ais, err := accounts.New(c)
+	require.NoError(t, err)
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: newApp(ais, sessions).routes()}}
 	srv.Start()
 	t.Cleanup(srv.Close)
 	jar, err := cookiejar.New(nil)

@@ -19,7 +19,8 @@ const RedirectURI = "https://tpp.example/callback"
 
 // Start starts the embedded bank sandbox, issues a throwaway TPP
 // certificate for tppName that the sandbox trusts, and returns the sandbox
-// and a client for that TPP. The caller closes the sandbox.
+// and a client for that TPP, which sends [RedirectURI] as TPP-Redirect-URI
+// on every call (client.WithDefaults). The caller closes the sandbox.
 func Start(tppName string) (*emulator.Server, *client.Client, error) {
 	bank := emulator.NewServer()
 	creds, err := bank.NewTPP(tppName)
@@ -27,7 +28,8 @@ func Start(tppName string) (*emulator.Server, *client.Client, error) {
 		bank.Close()
 		return nil, nil, err
 	}
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()),
+		client.WithDefaults(client.WithRedirectURI(RedirectURI)))
 	if err != nil {
 		bank.Close()
 		return nil, nil, err
@@ -41,7 +43,10 @@ func Start(tppName string) (*emulator.Server, *client.Client, error) {
 // accounts, read with psu's request data. It fails unless the PSU has at
 // least two accounts.
 func Consent(ctx context.Context, bank *emulator.Server, c *client.Client, flow *sca.Flow, psu *client.PSU) (*sca.Session, []accounts.Account, error) {
-	ais := accounts.New(c)
+	ais, err := accounts.New(c)
+	if err != nil {
+		return nil, nil, err
+	}
 	pending, scaOpts, err := flow.Start("user-42")
 	if err != nil {
 		return nil, nil, err
@@ -50,7 +55,7 @@ func Consent(ctx context.Context, bank *emulator.Server, c *client.Client, flow 
 	if err != nil {
 		return nil, nil, err
 	}
-	callback, err := bank.Authorize(ctx, consent.ScaRedirect(), emulator.CustomerKari)
+	callback, err := bank.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -58,7 +63,7 @@ func Consent(ctx context.Context, bank *emulator.Server, c *client.Client, flow 
 	if err != nil {
 		return nil, nil, err
 	}
-	list, err := ais.List(ctx, nil, session.RequestOptions(psu), client.WithRedirectURI(flow.RedirectURI()))
+	list, err := ais.List(ctx, nil, session.RequestOptions(psu))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -28,12 +28,14 @@ func TestConsentAndBalance(t *testing.T) {
 
 	session, own, err := Consent(t.Context(), bank, c, flow, psu)
 	require.NoError(t, err)
-	assert.Equal(t, sca.Private, session.Context)
+	assert.Equal(t, client.Private, session.Context)
 	require.Len(t, own, 2)
 	assert.Equal(t, "Høyrentekonto", own[1].Name)
 
-	opts := client.Combine(session.RequestOptions(psu), client.WithRedirectURI(flow.RedirectURI()))
-	b, err := Balance(t.Context(), accounts.New(c), own[1], opts)
+	opts := session.RequestOptions(psu)
+	ais, err := accounts.New(c)
+	require.NoError(t, err)
+	b, err := Balance(t.Context(), ais, own[1], opts)
 	require.NoError(t, err)
 	assert.Equal(t, "100.00 NOK", b.String())
 }
