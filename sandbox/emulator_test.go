@@ -22,13 +22,18 @@ type env struct {
 	bank *emulator.Server
 	c    *client.Client
 	sb   *sandbox.Service
+	ais  *accounts.Service
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	bank := testtpp.Server(t)
 	c := testtpp.NewClient(t, bank, "Sandbox test TPP")
-	return &env{bank: bank, c: c, sb: sandbox.New(c)}
+	sb, err := sandbox.New(c)
+	require.NoError(t, err)
+	ais, err := accounts.New(c)
+	require.NoError(t, err)
+	return &env{bank: bank, c: c, sb: sb, ais: ais}
 }
 
 func numbers(cs []sandbox.Customer) []string {
@@ -48,11 +53,10 @@ func (e *env) session(t *testing.T, customer, agreementID string) client.Request
 	require.NoError(t, err)
 	pending, ro, err := flow.Start("test")
 	require.NoError(t, err)
-	consent, err := accounts.New(e.c).StartConsent(ctx, ro)
+	consent, err := e.ais.StartConsent(ctx, ro)
 	require.NoError(t, err)
-	r, ok := sca.Find(consent)
-	require.True(t, ok)
-	cb, err := e.bank.AuthorizeCorporate(ctx, r.String(), customer, agreementID)
+	require.NotEmpty(t, consent.SCARedirect())
+	cb, err := e.bank.AuthorizeCorporate(ctx, consent.SCARedirect(), customer, agreementID)
 	require.NoError(t, err)
 	s, err := flow.ParseCallback(pending, cb.String())
 	require.NoError(t, err)
@@ -124,7 +128,7 @@ func TestMockDataReadBackThroughAccounts(t *testing.T) {
 
 	// The PSU logs in with the customer number and the TPP reads the data.
 	ro := e.session(t, number, "")
-	svc := accounts.New(e.c)
+	svc := e.ais
 	accs, err := svc.List(ctx, nil, ro)
 	require.NoError(t, err)
 	require.Len(t, accs, 1)
@@ -200,7 +204,7 @@ func TestCreateAgreementGrantsAccess(t *testing.T) {
 
 	// The corporate PSU choosing the new agreement sees its one account.
 	ro := e.session(t, emulator.CustomerFjordlys, ag.ID)
-	accs, err := accounts.New(e.c).List(ctx, nil, ro)
+	accs, err := e.ais.List(ctx, nil, ro)
 	require.NoError(t, err)
 	require.Len(t, accs, 1)
 	assert.Equal(t, acc.ResourceID, accs[0].ResourceID)

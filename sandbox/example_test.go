@@ -26,7 +26,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	sb := sandbox.New(c)
+	sb, err := sandbox.New(c)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 
 	if err := sb.Initialize(ctx); err != nil {
 		fmt.Println(err)

@@ -53,7 +53,9 @@ func mockBank(t *testing.T, status int, body string) (*Service, *httpmock.MockTr
 	})
 	c, err := client.New(baseURL, testtpp.Credentials(t, "Sandbox test TPP"), client.WithHTTPClient(&http.Client{Transport: mt}))
 	require.NoError(t, err)
-	return New(c), mt, &reqs
+	svc, err := New(c)
+	require.NoError(t, err)
+	return svc, mt, &reqs
 }
 
 func readTestdata(t *testing.T, name string) string {
@@ -245,6 +247,9 @@ func TestRequests(t *testing.T) {
 			r := (*reqs)[0]
 			assert.Equal(t, tt.method, r.method)
 			assert.Equal(t, tt.path, r.path)
+			// The mock-data operations are the only calls that need no
+			// TPP-Redirect-URI: mockBank's client sets none.
+			assert.Empty(t, r.header.Get("TPP-Redirect-URI"))
 			if tt.wantBody == "" {
 				assert.Empty(t, r.body)
 				return
@@ -342,7 +347,9 @@ func TestInvalidInputSendsNothing(t *testing.T) {
 	}
 	var nilSvc *Service
 	assert.Error(t, nilSvc.Initialize(t.Context()))
-	assert.Error(t, New(nil).Initialize(t.Context()))
+	svc, err := New(nil)
+	assert.Nil(t, svc)
+	require.ErrorIs(t, err, errNoClient, "New refuses a nil client")
 }
 
 func TestBankErrorIsClientError(t *testing.T) {
