@@ -1,0 +1,823 @@
+package emulator
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/tppkit/psd2/internal/emoji"
+	"github.com/tppkit/psd2/money"
+)
+
+// Bulk seeding, in process, for tests and benchmarks: what the mock-data
+// operations and an SCA per PSU would set up over many signed calls,
+// in one call.
+
+// SeedData is what [Server.Seed] adds in one step: customers (PSUs) with
+// their accounts, card accounts, transactions and agreements and,
+// optionally, a ready AIS consent for the seeding TPP.
+//
+// The same value (a transaction list, a consent) may be shared by many
+// customers or accounts: Seed only reads it.
+type SeedData struct {
+	// Customers are added in this order, after the server's customers.
+	Customers []SeedCustomer
+}
+
+// SeedCustomer is a sandbox customer, the PSU behind a PSU-ID.
+type SeedCustomer struct {
+	// Number is the customer number the PSU types on the SCA page: 11
+	// digits (a national identity number) or 9 (an organisation number),
+	// unique in the server and not a default customer's. Empty: a free
+	// one is drawn (11 digits for a private customer, 9 for a corporate
+	// one).
+	Number string
+	// Corporate makes a corporate customer: its calls need
+	// PSU-Corporate-ID, one of its agreements. Otherwise it is private.
+	Corporate bool
+	// Name is the customer's name, 1 to 70 characters. Empty:
+	// "Testkunde" (private) or "Testfirma AS" (corporate).
+	Name string
+	// Accounts are its accounts, in this order.
+	Accounts []SeedAccount
+	// CardAccounts are its card accounts, in this order. A card account's
+	// related account is the customer's first account.
+	CardAccounts []SeedCardAccount
+	// Agreements are a corporate customer's agreements. Empty: one
+	// agreement named after the customer covering all its accounts. A
+	// private customer has none.
+	Agreements []SeedAgreement
+	// Consent, when set, gives the seeding TPP a session with an AIS
+	// consent for this customer, as if the PSU had completed the SCA of
+	// a consent (see [SeedConsent]). Nil: the TPP must go through SCA.
+	Consent *SeedConsent
+}
+
+// SeedAccount is an account to add. Amounts are decimal strings ("-12.50")
+// with at most the currency's minor units.
+type SeedAccount struct {
+	// BBAN is the Norwegian account number: 11 digits with a valid MOD-11
+	// check digit, unique in the server and not a default account's.
+	// Empty: a free one is drawn (the IBAN follows from it).
+	BBAN string
+	// Currency is an ISO 4217 code; empty: NOK.
+	Currency string
+	// Name (1 to 70 characters, empty: "Konto"), Product (empty:
+	// BRUKSKONTO) and CashAccountType (empty: CACC) are shown by the
+	// account endpoints.
+	Name, Product, CashAccountType string
+	// Balance is the closingBooked balance; empty: 0. It is the balance
+	// after Transactions: booked transactions do not move it (pending
+	// ones make the expected balance, as on the bank).
+	Balance string
+	// CreditLine is the credit a payment may use beyond the balance;
+	// empty: 0.
+	CreditLine string
+	// Transactions are the account's history, in any order (the bank
+	// answers newest first).
+	Transactions []SeedTransaction
+}
+
+// SeedTransaction is a transaction of a [SeedAccount].
+type SeedTransaction struct {
+	// Pending makes a pending (reserved) transaction; otherwise it is
+	// booked and has a transactionId.
+	Pending bool
+	// BookingDate is the bank date of the transaction; only its year,
+	// month and day count. Zero: today on the server clock (the
+	// Europe/Oslo date).
+	BookingDate time.Time
+	// ValueDate of a booked transaction; zero: the booking date.
+	ValueDate time.Time
+	// Amount is the signed amount in the account's currency, not zero:
+	// negative for money out.
+	Amount string
+	// CounterpartyName (up to 70 characters) and CounterpartyBBAN or
+	// CounterpartyIBAN (up to 34 characters) name the other party: the
+	// creditor of money out, the debtor of money in.
+	CounterpartyName, CounterpartyBBAN, CounterpartyIBAN string
+	// Remittance is remittanceInformationUnstructured, up to 140
+	// characters.
+	Remittance string
+	// Code is the proprietaryBankTransactionCode (such as R_710).
+	Code string
+}
+
+// SeedCardAccount is a card account to add.
+type SeedCardAccount struct {
+	// MaskedPan (up to 35 characters); empty: a Mastercard-like masked
+	// number.
+	MaskedPan string
+	// Name (1 to 70 characters, empty: "Kredittkort") and Product (empty:
+	// Kredittkort).
+	Name, Product string
+	// Currency is an ISO 4217 code; empty: NOK.
+	Currency string
+	// CreditLimit is the card's credit limit; empty: 0.
+	CreditLimit string
+	// Balance is the interimBooked balance, negative for debt; empty: 0.
+	// Like an account's, it is the balance after Transactions.
+	Balance string
+	// Transactions are the card's history, in any order.
+	Transactions []SeedCardTransaction
+}
+
+// SeedCardTransaction is a transaction of a [SeedCardAccount].
+type SeedCardTransaction struct {
+	// Pending makes a pending transaction; otherwise it is booked.
+	Pending bool
+	// TransactionDate is the purchase date (year, month, day); zero:
+	// today on the server clock.
+	TransactionDate time.Time
+	// BookingDate of a booked transaction; zero: the transaction date.
+	BookingDate time.Time
+	// Amount is the signed amount in the card's currency, not zero.
+	Amount string
+	// OriginalAmount in OriginalCurrency is the purchase's own amount;
+	// empty: Amount in the card's currency.
+	OriginalAmount, OriginalCurrency string
+	// Invoiced tells whether the transaction was on an invoice.
+	Invoiced bool
+	// Details is transactionDetails, up to 140 characters.
+	Details string
+}
+
+// SeedAgreement is an agreement of a corporate customer: an id usable as
+// PSU-Corporate-ID, engaging some of the customer's accounts.
+type SeedAgreement struct {
+	// Name is shown by GET /v1/agreements, 1 to 70 characters; empty:
+	// the customer's name.
+	Name string
+	// Accounts are indexes into the customer's Accounts; nil: all of them.
+	Accounts []int
+}
+
+// SeedConsent is the state after a PSU completed the SCA of an AIS
+// consent at the seeding TPP: the TPP can call the account endpoints with
+// the session's PSU-ID and TPP-Session-ID (and, for a corporate customer,
+// each agreement as PSU-Corporate-ID) without sending the PSU to the bank.
+type SeedConsent struct {
+	// TPPSessionID is the TPP-Session-ID the SCA completed in, up to 200
+	// printable ASCII characters. Empty: a new UUID per customer.
+	TPPSessionID string
+	// At is when the SCA completed and the consent was given; zero: now on
+	// the server clock. It may not be in the future. Within the hour after
+	// it, the session may list accounts and read the full history with
+	// the PSU present; after it, balances and transactions go on (4 calls
+	// a day per account without the PSU) until the consent expires 90
+	// days after At. Set it back to test those cases.
+	At time.Time
+}
+
+// SeedResult is what [Server.Seed] created: one [SeededCustomer] per
+// [SeedData.Customers] entry, in the same order.
+type SeedResult struct {
+	Customers []SeededCustomer
+}
+
+// SeededCustomer is a seeded customer: its ids and, with a consent, the
+// session a TPP needs (the SDK's sca.Session takes PSUID, TPPSessionID,
+// Context, PSUCorporateID and SCAAt from it).
+//
+// PSU-IDs, TPP-Session-IDs and account ids are personal data or let a
+// reader act in the PSU's session: do not log them.
+type SeededCustomer struct {
+	// CustomerID is the sandbox customer id (GET and DELETE
+	// /v1/sandbox/customers/{id}).
+	CustomerID string
+	// Number is the customer number (typed on the SCA page).
+	Number string
+	// Context is PRIVATE or CORPORATE.
+	Context string
+	// Accounts and CardAccounts are in the order of the seed.
+	Accounts     []SeededAccount
+	CardAccounts []SeededCardAccount
+	// AgreementIDs are the corporate agreements (PSU-Corporate-ID
+	// values), in the order of the seed.
+	AgreementIDs []string
+	// Session is the consent's session; nil without [SeedCustomer.Consent].
+	Session *SeededSession
+}
+
+// SeededAccount is a seeded account.
+type SeededAccount struct {
+	// ID is the resourceId of the account endpoints.
+	ID string
+	// BBAN and IBAN are its account numbers.
+	BBAN, IBAN string
+}
+
+// SeededCardAccount is a seeded card account.
+type SeededCardAccount struct {
+	// ID is the resourceId of the card account endpoints.
+	ID string
+	// MaskedPan is its masked card number.
+	MaskedPan string
+}
+
+// SeededSession is the PSU session of a seeded consent, as the SCA
+// redirect would have handed it to the TPP.
+type SeededSession struct {
+	// PSUID is the psu-id: stable per TPP and customer.
+	PSUID string
+	// TPPSessionID is the TPP-Session-ID of the SCA.
+	TPPSessionID string
+	// Context is PRIVATE or CORPORATE.
+	Context string
+	// CorporateIDs are the agreements the consent covers (CORPORATE):
+	// each is a PSU-Corporate-ID, so build one SDK session per id. Empty
+	// for a private customer.
+	CorporateIDs []string
+	// SCAAt is when the SCA completed ([SeedConsent.At]).
+	SCAAt time.Time
+	// ConsentExpiresAt is when the consent ends, 90 days after SCAAt;
+	// later AIS calls get 401 CONSENT_EXPIRED with a scaRedirect.
+	ConsentExpiresAt time.Time
+}
+
+// ErrUnknownTPP is returned by [Server.Seed] for a certificate that is not
+// registered ([Server.NewTPP], [Server.Trust], [WithTrustedCertificates]).
+var ErrUnknownTPP = errors.New("emulator: the TPP certificate is not registered")
+
+// ErrSeedLimit is wrapped by the [SeedError] of seed data that would take
+// the server past one of its [Limits].
+var ErrSeedLimit = errors.New("emulator: past the server's limits")
+
+// SeedError is the error of [Server.Seed] for data it refuses. Nothing is
+// stored.
+type SeedError struct {
+	// Path names the refused field ("Customers[3].Accounts[0].BBAN") or,
+	// for a cap, the limit ("Limits.Accounts").
+	Path string
+	// Reason says what is wrong.
+	Reason string
+	// Err is [ErrSeedLimit] for a cap, else nil.
+	Err error
+}
+
+func (e *SeedError) Error() string { return "emulator: seed: " + e.Path + ": " + e.Reason }
+
+// Unwrap returns Err.
+func (e *SeedError) Unwrap() error { return e.Err }
+
+// Seed adds data to the server in one step, for tests and benchmarks that
+// need many PSUs and accounts: it does in process what the mock-data
+// operations (docs/interface.md section 4.5) and one SCA per PSU would do
+// over many signed calls, and it is fast (10,000 accounts with 10
+// transactions each in well under a second). tpp is the seeding TPP's
+// certificate, which must be registered (else [ErrUnknownTPP]).
+//
+// The customers belong to that TPP as if it had created them: its POST
+// /v1/sandbox/initialize removes them, and only it may delete them. A
+// customer with a [SeedConsent] has a session at that TPP (its PSU-ID,
+// TPP-Session-ID and consent are in the result), so the TPP can refresh
+// balances and transactions at once, without the PSU. Other TPPs see the
+// customers but must go through SCA.
+//
+// Seed checks the data as the mock-data operations check their bodies
+// (customer numbers, BBANs with MOD-11 check digits, currencies, amounts
+// in the currency's minor units, text lengths and characters) and
+// respects the server's [Limits] (customers, accounts and card accounts,
+// agreements, transactions and sessions, each counted with what the
+// server already holds): data it refuses gives a [*SeedError] (wrapping
+// [ErrSeedLimit] past a cap) and nothing is stored. It is safe to call
+// while the server serves requests: the checks and most of the work run
+// before it takes the server's lock, which it then holds only to insert.
+func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData) (SeedResult, error) {
+	if err := ctx.Err(); err != nil {
+		return SeedResult{}, err
+	}
+	if tpp == nil {
+		return SeedResult{}, ErrUnknownTPP
+	}
+	fp := fingerprint(tpp)
+	s.mu.RLock()
+	_, known := s.tpps[fp]
+	s.mu.RUnlock()
+	if !known {
+		return SeedResult{}, ErrUnknownTPP
+	}
+	now := s.now()
+	b := &seeder{now: now, day: today(now), tppID: tppIdentity(tpp), owner: tppOwner(tpp),
+		amounts: map[amountKey]decimal.Decimal{}, numbers: map[string]bool{}, bbans: map[string]bool{}}
+	plan := make([]*seedPlan, len(data.Customers))
+	for i := range data.Customers {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return SeedResult{}, err
+			}
+		}
+		p, err := b.customer(i, &data.Customers[i])
+		if err != nil {
+			return SeedResult{}, err
+		}
+		plan[i] = p
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.commitSeedLocked(b, plan); err != nil {
+		return SeedResult{}, err
+	}
+	return b.result(plan), nil // under the lock: a later SCA may change a session
+}
+
+// seeder builds the objects of a seed outside the lock.
+type seeder struct {
+	now, day     time.Time
+	tppID, owner string
+	amounts      map[amountKey]decimal.Decimal // parsed amounts, since seeds repeat them
+	numbers      map[string]bool               // customer numbers of this seed
+	bbans        map[string]bool               // BBANs of this seed
+	counts       struct{ customers, accounts, agreements, transactions, sessions int }
+}
+
+type amountKey struct{ value, currency string }
+
+// seedPlan is one customer of a seed, built and checked, not yet stored.
+type seedPlan struct {
+	cu          *customer
+	drawnNumber bool // Number was empty: may be drawn again on a clash
+	accounts    []*account
+	drawnBBAN   []bool
+	cards       []*cardAccount
+	agreements  []*agreement
+	consent     *psuState
+	psuID       string
+}
+
+// seedFail returns the SeedError for the field at path (a format and its
+// arguments, rendered only on failure).
+func seedFail(reason, format string, args ...any) error {
+	return &SeedError{Path: fmt.Sprintf(format, args...), Reason: reason}
+}
+
+func (b *seeder) customer(i int, in *SeedCustomer) (*seedPlan, error) {
+	p := &seedPlan{}
+	typ, name := contextPrivate, in.Name
+	if in.Corporate {
+		typ = contextCorporate
+	}
+	if name == "" {
+		name = "Testkunde"
+		if in.Corporate {
+			name = "Testfirma AS"
+		}
+	}
+	if r := seedText(name, 1, 70); r != "" {
+		return nil, seedFail(r, "Customers[%d].Name", i)
+	}
+	number := in.Number
+	switch {
+	case number == "":
+		p.drawnNumber = true
+		number = b.drawNumber(in.Corporate)
+	case !allDigitsN(number, 9, 11):
+		return nil, seedFail("must be 11 digits (national identity number) or 9 digits (organisation number)", "Customers[%d].Number", i)
+	case reserved().numbers[number]:
+		return nil, seedFail("is a default customer's", "Customers[%d].Number", i)
+	case b.numbers[number]:
+		return nil, seedFail("appears twice in the seed", "Customers[%d].Number", i)
+	}
+	b.numbers[number] = true
+	p.cu = &customer{id: encID("", 48), number: number, typ: typ, name: name, tpp: b.owner}
+	b.counts.customers++
+
+	p.accounts = make([]*account, len(in.Accounts))
+	p.drawnBBAN = make([]bool, len(in.Accounts))
+	for j := range in.Accounts {
+		a, drawn, err := b.account(i, j, &in.Accounts[j])
+		if err != nil {
+			return nil, err
+		}
+		p.accounts[j], p.drawnBBAN[j] = a, drawn
+	}
+	p.cards = make([]*cardAccount, len(in.CardAccounts))
+	for j := range in.CardAccounts {
+		k, err := b.card(i, j, &in.CardAccounts[j])
+		if err != nil {
+			return nil, err
+		}
+		p.cards[j] = k
+	}
+	if err := b.agreements(i, in, p); err != nil {
+		return nil, err
+	}
+	if c := in.Consent; c != nil {
+		if c.TPPSessionID != "" && (len(c.TPPSessionID) > 200 || !printableASCII(c.TPPSessionID)) {
+			return nil, seedFail("must be 1 to 200 printable ASCII characters", "Customers[%d].Consent.TPPSessionID", i)
+		}
+		at := c.At
+		if at.IsZero() {
+			at = b.now
+		}
+		if at.After(b.now) {
+			return nil, seedFail("is in the future on the server clock", "Customers[%d].Consent.At", i)
+		}
+		sid := c.TPPSessionID
+		if sid == "" {
+			sid = uuid.NewString()
+		}
+		st := &psuState{customer: number, tppSessionID: sid, scaAt: at, consents: map[string]time.Time{}}
+		if in.Corporate {
+			for _, ag := range p.agreements {
+				st.consents[ag.id] = at
+			}
+		} else {
+			st.consents[""] = at
+		}
+		p.consent = st
+		b.counts.sessions++
+	}
+	return p, nil
+}
+
+// drawNumber returns a random customer number free in this seed (the
+// server's are checked under the lock).
+func (b *seeder) drawNumber(corporate bool) string {
+	for {
+		n := "1" + randomDigits(10)
+		if corporate {
+			n = "9" + randomDigits(8)
+		}
+		if !b.numbers[n] && !reserved().numbers[n] {
+			return n
+		}
+	}
+}
+
+// drawBBAN returns a random valid BBAN free in this seed.
+func (b *seeder) drawBBAN() string {
+	for {
+		n := makeBBAN("9" + randomDigits(9))
+		if !b.bbans[n] && !reserved().bbans[n] {
+			return n
+		}
+	}
+}
+
+func (b *seeder) account(i, j int, in *SeedAccount) (*account, bool, error) {
+	cur := orDefault(in.Currency, "NOK")
+	if !money.IsCurrency(cur) {
+		return nil, false, seedFail("must be an ISO 4217 code", "Customers[%d].Accounts[%d].Currency", i, j)
+	}
+	name := orDefault(in.Name, "Konto")
+	if r := seedText(name, 1, 70); r != "" {
+		return nil, false, seedFail(r, "Customers[%d].Accounts[%d].Name", i, j)
+	}
+	for _, f := range []struct{ v, name string }{{in.Product, "Product"}, {in.CashAccountType, "CashAccountType"}} {
+		if r := seedText(f.v, 0, 70); r != "" {
+			return nil, false, seedFail(r, "Customers[%d].Accounts[%d].%s", i, j, f.name)
+		}
+	}
+	bal, r := b.amount(in.Balance, cur, true)
+	if r != "" {
+		return nil, false, seedFail(r, "Customers[%d].Accounts[%d].Balance", i, j)
+	}
+	credit, r := b.amount(in.CreditLine, cur, true)
+	if r != "" {
+		return nil, false, seedFail(r, "Customers[%d].Accounts[%d].CreditLine", i, j)
+	}
+	bban, drawn := in.BBAN, false
+	switch {
+	case bban == "":
+		bban, drawn = b.drawBBAN(), true
+	case !validNorwegianBBAN(bban):
+		return nil, false, seedFail("must be 11 digits with a valid MOD-11 check digit", "Customers[%d].Accounts[%d].BBAN", i, j)
+	case reserved().bbans[bban]:
+		return nil, false, seedFail("is a default account's", "Customers[%d].Accounts[%d].BBAN", i, j)
+	case b.bbans[bban]:
+		return nil, false, seedFail("appears twice in the seed", "Customers[%d].Accounts[%d].BBAN", i, j)
+	}
+	b.bbans[bban] = true
+	a := &account{
+		id: encID("", 32), bban: bban, iban: ibanOf(bban), currency: cur, name: name,
+		product: orDefault(in.Product, "BRUKSKONTO"), cashAccountType: orDefault(in.CashAccountType, "CACC"),
+		bic: "TSTBNO22", booked: bal, creditLine: credit,
+	}
+	if len(in.Transactions) > 0 {
+		a.transactions = make([]*transaction, len(in.Transactions))
+		txs := make([]transaction, len(in.Transactions)) // one allocation for all
+		for k := range in.Transactions {
+			if err := b.transaction(a, &txs[k], &in.Transactions[k]); err != nil {
+				var se *SeedError
+				if errors.As(err, &se) {
+					se.Path = fmt.Sprintf("Customers[%d].Accounts[%d].Transactions[%d].%s", i, j, k, se.Path)
+				}
+				return nil, false, err
+			}
+			a.transactions[k] = &txs[k]
+		}
+		b.counts.transactions += len(txs)
+	}
+	b.counts.accounts++
+	return a, drawn, nil
+}
+
+// transaction fills t from in; the error's Path is the field's name only.
+// The id (booked) and the account references are set when stored.
+func (b *seeder) transaction(a *account, t *transaction, in *SeedTransaction) error {
+	v, r := b.amount(in.Amount, a.currency, false)
+	if r != "" {
+		return &SeedError{Path: "Amount", Reason: r}
+	}
+	for _, f := range []struct {
+		v, name string
+		max     int
+	}{
+		{in.CounterpartyName, "CounterpartyName", 70}, {in.Remittance, "Remittance", 140}, {in.Code, "Code", 35},
+		{in.CounterpartyBBAN, "CounterpartyBBAN", 34}, {in.CounterpartyIBAN, "CounterpartyIBAN", 34},
+	} {
+		if r := seedText(f.v, 0, f.max); r != "" {
+			return &SeedError{Path: f.name, Reason: r}
+		}
+	}
+	*t = transaction{booked: !in.Pending, bookingDate: b.date(in.BookingDate), amount: v, currency: a.currency,
+		remittance: in.Remittance, code: in.Code}
+	if t.booked {
+		t.valueDate = t.bookingDate
+		if !in.ValueDate.IsZero() {
+			t.valueDate = b.date(in.ValueDate)
+		}
+	}
+	var counter *accountRef
+	if in.CounterpartyBBAN != "" || in.CounterpartyIBAN != "" {
+		counter = &accountRef{BBAN: in.CounterpartyBBAN, IBAN: in.CounterpartyIBAN}
+	}
+	if v.IsNegative() {
+		t.creditorAccount, t.creditorName = counter, in.CounterpartyName
+	} else {
+		t.debtorAccount, t.debtorName = counter, in.CounterpartyName
+	}
+	return nil
+}
+
+func (b *seeder) card(i, j int, in *SeedCardAccount) (*cardAccount, error) {
+	cur := orDefault(in.Currency, "NOK")
+	if !money.IsCurrency(cur) {
+		return nil, seedFail("must be an ISO 4217 code", "Customers[%d].CardAccounts[%d].Currency", i, j)
+	}
+	pan := in.MaskedPan
+	if pan == "" {
+		pan = "552216******" + randomDigits(4)
+	}
+	if r := seedText(pan, 1, 35); r != "" {
+		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].MaskedPan", i, j)
+	}
+	name := orDefault(in.Name, "Kredittkort")
+	if r := seedText(name, 1, 70); r != "" {
+		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Name", i, j)
+	}
+	if r := seedText(in.Product, 0, 70); r != "" {
+		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Product", i, j)
+	}
+	limit, r := b.amount(in.CreditLimit, cur, true)
+	if r != "" {
+		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].CreditLimit", i, j)
+	}
+	bal, r := b.amount(in.Balance, cur, true)
+	if r != "" {
+		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Balance", i, j)
+	}
+	k := &cardAccount{id: encID("", 32), maskedPan: pan, currency: cur, name: name,
+		product: orDefault(in.Product, "Kredittkort"), creditLimit: limit, booked: bal}
+	if len(in.Transactions) > 0 {
+		k.transactions = make([]*cardTransaction, len(in.Transactions))
+		txs := make([]cardTransaction, len(in.Transactions))
+		for n := range in.Transactions {
+			m, t := &in.Transactions[n], &txs[n]
+			v, r := b.amount(m.Amount, cur, false)
+			if r != "" {
+				return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Transactions[%d].Amount", i, j, n)
+			}
+			*t = cardTransaction{booked: !m.Pending, transactionDate: b.date(m.TransactionDate), amount: v,
+				currency: cur, originalAmount: v, originalCur: cur, invoiced: m.Invoiced, details: m.Details}
+			if m.OriginalAmount != "" || m.OriginalCurrency != "" {
+				oc := orDefault(m.OriginalCurrency, cur)
+				if !money.IsCurrency(oc) {
+					return nil, seedFail("must be an ISO 4217 code", "Customers[%d].CardAccounts[%d].Transactions[%d].OriginalCurrency", i, j, n)
+				}
+				ov, r := b.amount(m.OriginalAmount, oc, false)
+				if r != "" {
+					return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Transactions[%d].OriginalAmount", i, j, n)
+				}
+				t.originalAmount, t.originalCur = ov, oc
+			}
+			if r := seedText(m.Details, 0, 140); r != "" {
+				return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Transactions[%d].Details", i, j, n)
+			}
+			if t.booked {
+				t.bookingDate = t.transactionDate
+				if !m.BookingDate.IsZero() {
+					t.bookingDate = b.date(m.BookingDate)
+				}
+			}
+			k.transactions[n] = t
+		}
+		b.counts.transactions += len(txs)
+	}
+	b.counts.accounts++
+	return k, nil
+}
+
+func (b *seeder) agreements(i int, in *SeedCustomer, p *seedPlan) error {
+	if !in.Corporate {
+		if len(in.Agreements) > 0 {
+			return seedFail("a private customer has no agreements", "Customers[%d].Agreements", i)
+		}
+		return nil
+	}
+	list := in.Agreements
+	if len(list) == 0 {
+		list = []SeedAgreement{{}}
+	}
+	p.agreements = make([]*agreement, len(list))
+	for j, in := range list {
+		name := orDefault(in.Name, p.cu.name)
+		if r := seedText(name, 1, 70); r != "" {
+			return seedFail(r, "Customers[%d].Agreements[%d].Name", i, j)
+		}
+		ag := &agreement{id: newUUID(), name: name, roles: []string{"VIEW", "REGISTER"}}
+		if in.Accounts == nil {
+			for _, a := range p.accounts {
+				ag.engage(a.id)
+			}
+		}
+		for _, n := range in.Accounts {
+			if n < 0 || n >= len(p.accounts) {
+				return seedFail("names an account the customer does not have", "Customers[%d].Agreements[%d].Accounts", i, j)
+			}
+			ag.engage(p.accounts[n].id)
+		}
+		p.agreements[j] = ag
+		b.counts.agreements++
+	}
+	return nil
+}
+
+// amount parses a decimal amount in cur; empty is 0 when optional. It
+// returns a reason on failure.
+func (b *seeder) amount(v, cur string, optional bool) (decimal.Decimal, string) {
+	if v == "" {
+		if optional {
+			return decimal.Zero, ""
+		}
+		return decimal.Decimal{}, "is required"
+	}
+	k := amountKey{v, cur}
+	if d, ok := b.amounts[k]; ok {
+		return d, ""
+	}
+	a, err := money.Parse(v, cur)
+	if err != nil {
+		return decimal.Decimal{}, "is not a valid amount in " + cur
+	}
+	if !optional && a.Value.IsZero() {
+		return decimal.Decimal{}, "must not be zero"
+	}
+	b.amounts[k] = a.Value
+	return a.Value, ""
+}
+
+// date is the date of t (its own year, month and day) as the emulator
+// keeps dates; zero is today on the server clock.
+func (b *seeder) date(t time.Time) time.Time {
+	if t.IsZero() {
+		return b.day
+	}
+	y, m, d := t.Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
+// seedText checks a text's length in characters and that the bank can
+// store it (valid UTF-8, no characters internal/emoji refuses); it returns
+// a reason on failure.
+func seedText(v string, minLen, maxLen int) string {
+	n := utf8.RuneCountInString(v)
+	switch {
+	case n < minLen || n > maxLen:
+		return "must be " + strconv.Itoa(minLen) + " to " + strconv.Itoa(maxLen) + " characters"
+	case !utf8.ValidString(v):
+		return "is not valid UTF-8"
+	case emoji.Index(v) >= 0:
+		return "holds a character the bank cannot process"
+	}
+	return ""
+}
+
+// commitSeedLocked checks the seed against the server's limits and data
+// and stores it, all or nothing. Needs s.mu held for writing.
+func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
+	st, l := s.data, s.limits
+	for _, c := range []struct {
+		have, add, limit int
+		field, what      string
+	}{
+		{st.customerCount(), b.counts.customers, l.Customers, "Customers", "customers"},
+		{len(st.accounts) + len(st.cards), b.counts.accounts, l.Accounts, "Accounts", "accounts and card accounts"},
+		{len(st.agreements), b.counts.agreements, l.Agreements, "Agreements", "agreements"},
+		{st.txCount, b.counts.transactions, l.Transactions, "Transactions", "transactions"},
+		{len(s.sessions), b.counts.sessions, l.Sessions, "Sessions", "PSU sessions"},
+	} {
+		if c.have+c.add > c.limit {
+			return &SeedError{Path: "Limits." + c.field, Err: ErrSeedLimit,
+				Reason: fmt.Sprintf("the server holds %d %s, the seed adds %d, the limit is %d (WithLimits)", c.have, c.what, c.add, c.limit)}
+		}
+	}
+	// Clashes with the server's data: drawn numbers and BBANs are drawn
+	// again, given ones are refused. Nothing is stored before all pass.
+	for i, p := range plan {
+		if st.byNumber[p.cu.number] != nil {
+			if !p.drawnNumber {
+				return seedFail("is taken by a customer of the server", "Customers[%d].Number", i)
+			}
+			for st.byNumber[p.cu.number] != nil || b.numbers[p.cu.number] {
+				p.cu.number = b.drawNumber(p.cu.corporate())
+			}
+			b.numbers[p.cu.number] = true
+			if p.consent != nil {
+				p.consent.customer = p.cu.number
+			}
+		}
+		for j, a := range p.accounts {
+			if st.byBBAN[a.bban] == nil {
+				continue
+			}
+			if !p.drawnBBAN[j] {
+				return seedFail("is taken by an account of the server", "Customers[%d].Accounts[%d].BBAN", i, j)
+			}
+			for st.byBBAN[a.bban] != nil || b.bbans[a.bban] {
+				a.bban = b.drawBBAN()
+			}
+			b.bbans[a.bban] = true
+			a.iban = ibanOf(a.bban)
+		}
+	}
+	for _, p := range plan {
+		cu := p.cu
+		st.addCustomer(cu)
+		for _, a := range p.accounts {
+			own := &accountRef{BBAN: a.bban, IBAN: a.iban}
+			for _, t := range a.transactions {
+				if t.booked {
+					t.id = st.nextTxID()
+				}
+				if t.amount.IsNegative() { // money in shows the payer, not this account
+					t.debtorAccount = own
+				}
+			}
+			st.addAccount(cu, a)
+		}
+		for _, k := range p.cards {
+			if len(p.accounts) > 0 {
+				k.relatedBBAN = p.accounts[0].bban
+			}
+			for _, t := range k.transactions {
+				t.id = st.nextTxID()[4:]
+			}
+			st.addCard(cu, k)
+		}
+		for _, ag := range p.agreements {
+			st.addAgreement(cu, ag)
+		}
+		if p.consent != nil {
+			p.psuID = s.psuID(b.tppID, cu.number)
+			k := sessionKey{b.tppID, p.psuID}
+			s.psus[k] = cu.number
+			s.sessions[k] = p.consent
+		}
+	}
+	return nil
+}
+
+// result renders the stored plan. Needs s.mu held.
+func (b *seeder) result(plan []*seedPlan) SeedResult {
+	out := SeedResult{Customers: make([]SeededCustomer, len(plan))}
+	for i, p := range plan {
+		c := SeededCustomer{CustomerID: p.cu.id, Number: p.cu.number, Context: p.cu.typ,
+			Accounts: make([]SeededAccount, len(p.accounts)), CardAccounts: make([]SeededCardAccount, len(p.cards))}
+		for j, a := range p.accounts {
+			c.Accounts[j] = SeededAccount{ID: a.id, BBAN: a.bban, IBAN: a.iban}
+		}
+		for j, k := range p.cards {
+			c.CardAccounts[j] = SeededCardAccount{ID: k.id, MaskedPan: k.maskedPan}
+		}
+		for _, ag := range p.agreements {
+			c.AgreementIDs = append(c.AgreementIDs, ag.id)
+		}
+		if st := p.consent; st != nil {
+			c.Session = &SeededSession{PSUID: p.psuID, TPPSessionID: st.tppSessionID, Context: p.cu.typ,
+				CorporateIDs: slices.Clone(c.AgreementIDs), SCAAt: st.scaAt, ConsentExpiresAt: st.scaAt.Add(consentValidity)}
+		}
+		out.Customers[i] = c
+	}
+	return out
+}
