@@ -1,0 +1,13 @@
+package main
+
+import "github.com/tppkit/psd2/examples/internal/demo"
+
+// Example_run is `go run ./examples/pisp`.
+func Example_run() {
+	demo.Example(run)
+	// Output:
+	// PSU identified (PRIVATE context); the TPP now holds its PSU-ID
+	// payment created: RCVD, the PSU approves it at the bank
+	// callback matched to its payment by TPP-Session-ID
+	// final status: ACSC (executed: true)
+}
