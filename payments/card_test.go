@@ -3,15 +3,16 @@ package payments_test
 import (
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
 )
 
 func TestCardDebtor(t *testing.T) {
@@ -36,14 +37,20 @@ func TestEmulatorPayFromCardAccount(t *testing.T) {
 	t.Parallel()
 	b := newBank(t)
 	ctx := t.Context()
-	sid := uuid.NewString()
-	session := []client.RequestOption{client.WithTPPSessionID(sid), client.WithRedirectURI("https://tpp.example/cb?state=ais")}
-	ais := accounts.New(b.c)
-	consent, err := ais.StartConsent(ctx, session...)
+	// The consent's SCA identifies Kari; its session serves AIS and PIS.
+	flow, err := sca.NewFlow(testtpp.RedirectURI)
 	require.NoError(t, err)
-	cb, err := b.s.Authorize(ctx, consent.ScaRedirect(), emulator.CustomerKari)
+	pending, ro, err := flow.Start("ais")
 	require.NoError(t, err)
-	psu := append(session, client.WithPSU(client.PSU{ID: cb.Query().Get("psu-id"), IPAddress: psuIP}))
+	ais, err := accounts.New(b.c)
+	require.NoError(t, err)
+	consent, err := ais.StartConsent(ctx, ro)
+	require.NoError(t, err)
+	cb, err := b.s.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
+	require.NoError(t, err)
+	sess, err := flow.ParseCallback(pending, cb.String())
+	require.NoError(t, err)
+	psu := []client.RequestOption{sess.RequestOptions(&client.PSU{IPAddress: psuIP})}
 	cards, err := ais.CardAccounts(ctx, psu...)
 	require.NoError(t, err)
 	require.Len(t, cards, 1)
@@ -56,7 +63,7 @@ func TestEmulatorPayFromCardAccount(t *testing.T) {
 	p.DebtorAccount = payments.CardDebtor(card.RelatedAccountID(), card.Currency)
 	init, err := b.svc.CreateNorwegianDomestic(ctx, p, psu...) // one session for AIS and PIS
 	require.NoError(t, err)
-	b.authorize(t, init.ScaRedirect())
+	b.authorize(t, init.SCARedirect())
 	b.s.RunBatch()
 	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), psu...)
 	require.NoError(t, err)

@@ -187,5 +187,5 @@ func TestTransactionStatus(t *testing.T) {
 	assert.False(t, r.FundsUnavailable())
 	assert.False(t, (&payments.StatusResponse{FundsAvailable: boolPtr(true)}).FundsUnavailable())
 	var i *payments.Initiation
-	assert.Empty(t, i.ScaRedirect())
+	assert.Empty(t, i.SCARedirect())
 }

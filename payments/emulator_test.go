@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
 )
 
 // Accounts of the emulator's default data (sandbox/emulator "Sandbox
@@ -34,11 +34,13 @@ func TestSandboxAccountsAreValid(t *testing.T) {
 	}
 }
 
-// bank is an emulator with a registered TPP and a Service on it.
+// bank is an emulator with a registered TPP, a Service on it and the
+// session of Kari, the PSU the test's payments are made for.
 type bank struct {
 	s   *emulator.Server
 	c   *client.Client
 	svc *payments.Service
+	psu *sca.Session
 }
 
 // newBank starts an emulator for one test. Retries back off briefly so
@@ -48,15 +50,44 @@ func newBank(t *testing.T, opts ...client.Option) *bank {
 	s := testtpp.Server(t)
 	opts = append([]client.Option{
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, MaxRetryAfter: 2 * time.Second})}, opts...)
-	c := testtpp.NewClient(t, s, "Payments test PISP", opts...)
-	return &bank{s: s, c: c, svc: payments.New(c)}
+	return bankOn(t, s, testtpp.NewClient(t, s, "Payments test PISP", opts...))
 }
 
-// pisp are the headers of a payment call with the PSU present.
-func pisp(extra ...client.RequestOption) []client.RequestOption {
-	return append([]client.RequestOption{client.WithTPPSessionID(uuid.NewString()),
-		client.WithRedirectURI("https://tpp.example/cb?state=pay"),
-		client.WithPSU(client.PSU{IPAddress: psuIP})}, extra...)
+// bankOn returns the bank of client c on s, with Kari logged in.
+func bankOn(t *testing.T, s *emulator.Server, c *client.Client) *bank {
+	t.Helper()
+	svc, err := payments.New(c)
+	require.NoError(t, err)
+	return &bank{s: s, c: c, svc: svc, psu: login(t, s, c, emulator.CustomerKari)}
+}
+
+// login runs the PISP's SCA of docs/interface.md section 5.10 for the
+// customer: GET /v1/user (sca.User) answers with a scaRedirect, the
+// emulator approves it as the customer, and the callback gives the
+// session whose PSU-ID the bank issued to this TPP, the PSU-ID a payment's
+// creation needs.
+func login(t *testing.T, s *emulator.Server, c *client.Client, customer string) *sca.Session {
+	t.Helper()
+	ctx := t.Context()
+	flow, err := sca.NewFlow(testtpp.RedirectURI, sca.WithClock(c.Now))
+	require.NoError(t, err)
+	pending, ro, err := flow.Start("pisp")
+	require.NoError(t, err)
+	r, needed, err := sca.User(ctx, c, ro)
+	require.NoError(t, err)
+	require.True(t, needed, "GET /v1/user asks for SCA")
+	cb, err := s.Authorize(ctx, r.String(), customer)
+	require.NoError(t, err)
+	sess, err := flow.ParseCallback(pending, cb.String())
+	require.NoError(t, err)
+	require.Equal(t, client.Private, sess.Context)
+	return sess
+}
+
+// pisp are the options of a payment call with the PSU present: the PSU's
+// session (PSU-ID, PSU-Context, TPP-Session-ID) and IP address.
+func (b *bank) pisp(extra ...client.RequestOption) []client.RequestOption {
+	return append([]client.RequestOption{b.psu.RequestOptions(&client.PSU{IPAddress: psuIP})}, extra...)
 }
 
 // ndct is a domestic payment of amount NOK from debtor to external.
@@ -88,7 +119,7 @@ func TestEmulatorNorwegianDomesticLifeCycle(t *testing.T) {
 	b := newBank(t)
 	ctx := t.Context()
 
-	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "150.00"), pisp()...)
+	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "150.00"), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusRCVD, init.TransactionStatus)
 	assert.Equal(t, payments.ProductNorwegianDomestic, init.Product)
@@ -98,11 +129,11 @@ func TestEmulatorNorwegianDomesticLifeCycle(t *testing.T) {
 	assert.True(t, init.Links["self"].Allows(http.MethodDelete))
 
 	// Known issue (docs/interface.md section 4.2): an NDCT is unreadable before SCA.
-	_, err = b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), pisp()...)
+	_, err = b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), b.pisp()...)
 	require.ErrorIs(t, err, client.ErrNotFound)
 
-	b.authorize(t, init.ScaRedirect())
-	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), pisp()...)
+	b.authorize(t, init.SCARedirect())
+	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
 	assert.Equal(t, init.PaymentID, st.PaymentID)
@@ -110,13 +141,13 @@ func TestEmulatorNorwegianDomesticLifeCycle(t *testing.T) {
 	assert.False(t, st.FundsUnavailable())
 
 	b.s.RunBatch()
-	st, err = b.svc.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, pisp()...)
+	st, err = b.svc.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
 	assert.True(t, st.TransactionStatus.IsFinal())
 	assert.True(t, st.TransactionStatus.IsExecuted())
 
-	d, err := b.svc.GetAt(ctx, init.Links.Href(client.LinkSelf), pisp()...)
+	d, err := b.svc.GetAt(ctx, init.Links.Href(client.LinkSelf), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, init.PaymentID, d.PaymentID)
 	assert.Equal(t, "Ola Eksempel", d.CreditorName)
@@ -140,28 +171,28 @@ func TestEmulatorSEPALifeCycle(t *testing.T) {
 		DebtorAccount:                     payments.AccountReference{IBAN: ibanFor(kariBruk), Currency: "NOK"},
 		RemittanceInformationUnstructured: "Rechnung 1",
 	}
-	init, err := b.svc.CreateSEPA(ctx, p, pisp()...)
+	init, err := b.svc.CreateSEPA(ctx, p, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusRCVD, init.TransactionStatus)
 	assert.True(t, money.MustParse("2.00", "EUR").Equal(*init.TransactionFees))
 
 	// A SEPA payment is readable before SCA: status by the links.
-	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), pisp()...)
+	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusRCVD, st.TransactionStatus)
 	assert.True(t, st.Links[client.LinkSelf].Allows(http.MethodDelete))
 
-	b.authorize(t, init.ScaRedirect())
-	st, err = b.svc.Status(ctx, payments.ProductSEPA, init.PaymentID, pisp()...)
+	b.authorize(t, init.SCARedirect())
+	st, err = b.svc.Status(ctx, payments.ProductSEPA, init.PaymentID, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
 
 	b.s.RunBatch()
-	st, err = b.svc.Status(ctx, payments.ProductSEPA, init.PaymentID, pisp()...)
+	st, err = b.svc.Status(ctx, payments.ProductSEPA, init.PaymentID, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
 
-	d, err := b.svc.Get(ctx, payments.ProductSEPA, init.PaymentID, pisp()...)
+	d, err := b.svc.Get(ctx, payments.ProductSEPA, init.PaymentID, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, "E2E-1", d.EndToEndIdentification)
 	assert.Equal(t, "DE89370400440532013000", d.CreditorAccount.IBAN)
@@ -171,21 +202,21 @@ func TestEmulatorStartAuthorisation(t *testing.T) {
 	t.Parallel()
 	b := newBank(t)
 	ctx := t.Context()
-	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "42.00"), pisp()...)
+	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "42.00"), b.pisp()...)
 	require.NoError(t, err)
 	// The PSU cancels the first SCA; a new authorisation starts.
-	_, err = b.s.Reject(ctx, init.ScaRedirect())
+	_, err = b.s.Reject(ctx, init.SCARedirect())
 	require.NoError(t, err)
-	a, err := b.svc.StartAuthorisationAt(ctx, init.Links.Href(client.LinkStartAuthorisation), pisp()...)
+	a, err := b.svc.StartAuthorisationAt(ctx, init.Links.Href(client.LinkStartAuthorisation), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, "started", a.ScaStatus)
-	b.authorize(t, a.ScaRedirect())
-	st, err := b.svc.Status(ctx, init.Product, init.PaymentID, pisp()...)
+	b.authorize(t, a.SCARedirect())
+	st, err := b.svc.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
 
 	// Once authorised, no new authorisation: 409 STATUS_INVALID.
-	_, err = b.svc.StartAuthorisation(ctx, init.Product, init.PaymentID, pisp()...)
+	_, err = b.svc.StartAuthorisation(ctx, init.Product, init.PaymentID, b.pisp()...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusConflict, e.StatusCode)
@@ -196,12 +227,12 @@ func TestEmulatorInsufficientFunds(t *testing.T) {
 	b := newBank(t)
 	ctx := t.Context()
 	// Kari's savings account holds 100.00 NOK (emulator "Sandbox data").
-	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariSpar, "500.00"), pisp()...)
+	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariSpar, "500.00"), b.pisp()...)
 	require.NoError(t, err)
-	b.authorize(t, init.ScaRedirect())
+	b.authorize(t, init.SCARedirect())
 	b.s.RunBatch()
 
-	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), pisp()...)
+	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACCP, st.TransactionStatus)
 	assert.True(t, st.FundsUnavailable())
@@ -216,9 +247,9 @@ func TestEmulatorCancel(t *testing.T) {
 		t.Parallel()
 		ctx := t.Context()
 		b := newBank(t)
-		init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "10.00"), pisp()...)
+		init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "10.00"), b.pisp()...)
 		require.NoError(t, err)
-		c, err := b.svc.Cancel(ctx, init.Product, init.PaymentID, pisp()...)
+		c, err := b.svc.Cancel(ctx, init.Product, init.PaymentID, b.pisp()...)
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusNoContent, c.StatusCode)
 		held := b.paymentsHeld()
@@ -232,15 +263,15 @@ func TestEmulatorCancel(t *testing.T) {
 		b := newBank(t)
 		p := ndct(kariBruk, "11.00")
 		p.RequestedExecutionDate = payments.DateOf(time.Now().AddDate(0, 0, 3))
-		init, err := b.svc.CreateNorwegianDomestic(ctx, p, pisp()...)
+		init, err := b.svc.CreateNorwegianDomestic(ctx, p, b.pisp()...)
 		require.NoError(t, err)
-		b.authorize(t, init.ScaRedirect())
-		st, err := b.svc.Status(ctx, init.Product, init.PaymentID, pisp()...)
+		b.authorize(t, init.SCARedirect())
+		st, err := b.svc.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
 		require.NoError(t, err)
 		require.Equal(t, payments.StatusPDNG, st.TransactionStatus)
 		assert.False(t, st.Links[client.LinkSelf].Allows(http.MethodDelete), "after signing self loses DELETE")
 
-		_, err = b.svc.CancelAt(ctx, init.Links.Href(client.LinkSelf), pisp()...)
+		_, err = b.svc.CancelAt(ctx, init.Links.Href(client.LinkSelf), b.pisp()...)
 		var e *client.Error
 		require.ErrorAs(t, err, &e)
 		assert.Equal(t, http.StatusMethodNotAllowed, e.StatusCode)
@@ -254,10 +285,10 @@ func TestEmulatorLogicalDuplicate(t *testing.T) {
 	t.Parallel()
 	b := newBank(t)
 	ctx := t.Context()
-	_, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), pisp()...)
+	_, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), b.pisp()...)
 	require.NoError(t, err)
 
-	_, err = b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), pisp()...)
+	_, err = b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), b.pisp()...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusBadRequest, e.StatusCode)
@@ -265,7 +296,7 @@ func TestEmulatorLogicalDuplicate(t *testing.T) {
 	assert.False(t, errors.Is(err, client.ErrOutcomeUnknown))
 	assert.Len(t, b.paymentsHeld(), 1)
 
-	_, err = b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), pisp(payments.AllowLogicalDuplicate())...)
+	_, err = b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), b.pisp(payments.AllowLogicalDuplicate())...)
 	require.NoError(t, err)
 	assert.Len(t, b.paymentsHeld(), 2)
 }
@@ -297,12 +328,12 @@ func TestEmulatorAgreesWithValidation(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := ndct(kariBruk, "5.00")
 			tc.edit(p)
-			_, err := b.svc.CreateNorwegianDomestic(t.Context(), p, pisp()...)
+			_, err := b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp()...)
 			var ve *client.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tc.path, ve.Field)
 
-			_, err = b.svc.CreateNorwegianDomestic(t.Context(), p, pisp(client.WithoutValidation())...)
+			_, err = b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp(client.WithoutValidation())...)
 			var e *client.Error
 			require.ErrorAs(t, err, &e)
 			require.NotEmpty(t, e.Messages)
@@ -315,5 +346,5 @@ func TestEmulatorAgreesWithValidation(t *testing.T) {
 
 // createWithID creates ndct(kariBruk, amount) with a recorded request id.
 func createWithID(ctx context.Context, b *bank, amount, id string) (*payments.Initiation, error) {
-	return b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, amount), pisp(client.WithRequestID(id))...)
+	return b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, amount), b.pisp(client.WithRequestID(id))...)
 }

@@ -17,22 +17,22 @@ import (
 
 // reads are the four status and details reads of a payment, by product
 // and id or by the links of its creation answer.
-func reads(svc *payments.Service, init *payments.Initiation) map[string]func(context.Context) error {
+func reads(b *bank, init *payments.Initiation) map[string]func(context.Context) error {
 	return map[string]func(context.Context) error{
 		"Status": func(ctx context.Context) error {
-			_, err := svc.Status(ctx, init.Product, init.PaymentID, pisp()...)
+			_, err := b.svc.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
 			return err
 		},
 		"StatusAt": func(ctx context.Context) error {
-			_, err := svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), pisp()...)
+			_, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), b.pisp()...)
 			return err
 		},
 		"Get": func(ctx context.Context) error {
-			_, err := svc.Get(ctx, init.Product, init.PaymentID, pisp()...)
+			_, err := b.svc.Get(ctx, init.Product, init.PaymentID, b.pisp()...)
 			return err
 		},
 		"GetAt": func(ctx context.Context) error {
-			_, err := svc.GetAt(ctx, init.Links.Href(client.LinkSelf), pisp()...)
+			_, err := b.svc.GetAt(ctx, init.Links.Href(client.LinkSelf), b.pisp()...)
 			return err
 		},
 	}
@@ -46,10 +46,10 @@ func TestEmulatorNotYetReadable(t *testing.T) {
 	t.Parallel()
 	b := newBank(t)
 	ctx := t.Context()
-	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "75.00"), pisp()...)
+	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "75.00"), b.pisp()...)
 	require.NoError(t, err)
 
-	for name, read := range reads(b.svc, init) {
+	for name, read := range reads(b, init) {
 		err := read(ctx)
 		require.ErrorIs(t, err, payments.ErrNotYetReadable, name)
 		var nyr *payments.NotYetReadableError
@@ -61,8 +61,8 @@ func TestEmulatorNotYetReadable(t *testing.T) {
 		assert.Contains(t, err.Error(), "known issue", name)
 	}
 
-	b.authorize(t, init.ScaRedirect())
-	for name, read := range reads(b.svc, init) {
+	b.authorize(t, init.SCARedirect())
+	for name, read := range reads(b, init) {
 		assert.NoError(t, read(ctx), name)
 	}
 }
@@ -78,13 +78,13 @@ func TestEmulatorOtherNotFoundIsNotNotYetReadable(t *testing.T) {
 		CreditorName:     "Muster GmbH",
 		CreditorAccount:  payments.AccountReference{IBAN: "DE89370400440532013000", Currency: "EUR"},
 		DebtorAccount:    payments.AccountReference{IBAN: ibanFor(kariBruk), Currency: "NOK"},
-	}, pisp()...)
+	}, b.pisp()...)
 	require.NoError(t, err)
-	for name, read := range reads(b.svc, init) {
+	for name, read := range reads(b, init) {
 		assert.NoError(t, read(ctx), name)
 	}
 
-	_, err = b.svc.Status(ctx, payments.ProductSEPA, init.PaymentID+"x", pisp()...)
+	_, err = b.svc.Status(ctx, payments.ProductSEPA, init.PaymentID+"x", b.pisp()...)
 	require.ErrorIs(t, err, client.ErrNotFound)
 	assert.NotErrorIs(t, err, payments.ErrNotYetReadable)
 }

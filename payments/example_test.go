@@ -6,17 +6,21 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
 )
 
 // ExampleService_CreateNorwegianDomestic creates a domestic payment
 // against the emulator, lets the PSU approve it, runs the bank's batch and
 // follows the status by the payment's links.
+//
+// A payment is created for a PSU the bank identified: the PISP first
+// sends the PSU through the SCA of GET /v1/user (sca.User) and keeps the
+// session of the callback, whose RequestOptions carry PSU-ID, PSU-Context
+// and TPP-Session-ID.
 func ExampleService_CreateNorwegianDomestic() {
 	ctx := context.Background()
 	bank := emulator.NewServer()
@@ -25,16 +29,41 @@ func ExampleService_CreateNorwegianDomestic() {
 	if err != nil {
 		panic(err)
 	}
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
+	const redirectURI = "https://tpp.example/callback"
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()),
+		client.WithDefaults(client.WithRedirectURI(redirectURI)))
 	if err != nil {
 		panic(err)
 	}
-	svc := payments.New(c)
-	call := []client.RequestOption{
-		client.WithTPPSessionID(uuid.NewString()),
-		client.WithRedirectURI("https://tpp.example/callback"),
-		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}),
+	svc, err := payments.New(c)
+	if err != nil {
+		panic(err)
 	}
+
+	// Identify the PSU: GET /v1/user answers with a scaRedirect; the PSU
+	// logs in there (here the emulator does it) and comes back to the
+	// redirect URI with the session's ids.
+	flow, err := sca.NewFlow(redirectURI)
+	if err != nil {
+		panic(err)
+	}
+	pending, start, err := flow.Start("user-42")
+	if err != nil {
+		panic(err)
+	}
+	login, _, err := sca.User(ctx, c, start)
+	if err != nil {
+		panic(err)
+	}
+	callback, err := bank.Authorize(ctx, login.String(), emulator.CustomerKari)
+	if err != nil {
+		panic(err)
+	}
+	session, err := flow.ParseCallback(pending, callback.String())
+	if err != nil {
+		panic(err)
+	}
+	call := []client.RequestOption{session.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})}
 
 	init, err := svc.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
 		InstructedAmount:                     money.MustParse("1250.00", "NOK"),
@@ -49,8 +78,8 @@ func ExampleService_CreateNorwegianDomestic() {
 	}
 	fmt.Println("created:", init.TransactionStatus, "fee", init.TransactionFees)
 
-	// The PSU approves at init.ScaRedirect(); here the emulator does it.
-	if _, err := bank.Authorize(ctx, init.ScaRedirect(), emulator.CustomerKari); err != nil {
+	// The PSU approves at init.SCARedirect(); here the emulator does it.
+	if _, err := bank.Authorize(ctx, init.SCARedirect(), emulator.CustomerKari); err != nil {
 		panic(err)
 	}
 	st, err := svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), call...)

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
@@ -103,26 +104,27 @@ func TestFaultStatusRetried(t *testing.T) {
 	t.Parallel()
 	b := newBank(t)
 	ctx := t.Context()
-	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "33.00"), pisp()...)
+	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "33.00"), b.pisp()...)
 	require.NoError(t, err)
-	b.authorize(t, init.ScaRedirect())
+	b.authorize(t, init.SCARedirect())
 
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: http.MethodGet, PathPrefix: "/v1/payments/", Count: 2})
-	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), pisp()...)
+	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
 
 	// 429 with Retry-After (the emulator writes at least 1 s) is retried too.
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, Method: http.MethodGet, PathPrefix: "/v1/payments/", RetryAfter: time.Millisecond})
-	d, err := b.svc.Get(ctx, init.Product, init.PaymentID, pisp()...)
+	d, err := b.svc.Get(ctx, init.Product, init.PaymentID, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, init.PaymentID, d.PaymentID)
 
 	// Without retries the injected 503 reaches the caller: the retries
 	// above were real.
-	noRetry := payments.New(mustClient(t, b, client.RetryPolicy{}))
+	noRetry, err := payments.New(mustClient(t, b, client.RetryPolicy{}))
+	require.NoError(t, err)
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: http.MethodGet, PathPrefix: "/v1/payments/"})
-	_, err = noRetry.Status(ctx, init.Product, init.PaymentID, pisp()...)
+	_, err = noRetry.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusServiceUnavailable, e.StatusCode)
@@ -132,7 +134,8 @@ func TestFaultStatusRetried(t *testing.T) {
 // mustClient returns another client of the same TPP on b's emulator.
 func mustClient(t *testing.T, b *bank, policy client.RetryPolicy) *client.Client {
 	t.Helper()
-	c, err := client.New(b.s.URL, b.c.Credentials(), client.WithHTTPClient(b.s.Client()), client.WithRetryPolicy(policy))
+	c, err := client.New(b.s.URL, b.c.Credentials(), client.WithHTTPClient(b.s.Client()), client.WithRetryPolicy(policy),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
 	require.NoError(t, err)
 	return c
 }

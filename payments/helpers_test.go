@@ -1,7 +1,11 @@
 package payments_test
 
 import (
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"io"
+	"math/big"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,6 +19,7 @@ import (
 	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/signing"
 )
 
 // baseURL is the bank of the httpmock unit tests.
@@ -25,6 +30,7 @@ const (
 	ndctID      = "enc!!I-HFM1MFfmXXkRmCdcRj1WdMn6_FRsSaJuQkooo9zKmXUzp0AoIyUrxC3Iwh6O3h"
 	sepaID      = "enc!!LzaCTw6T4hC5SbVypoVQ-q00GkgB8qoaIwcNZNaui8T1ssDuUuhkW2kLj8-1XM6X"
 	sessionID   = "5b2a8f0c-3d4e-4f61-8a7b-9c0d1e2f3a4b"
+	psuID       = "0a6c3bd4-6f0e-4d5c-9b1a-2e3f4a5b6c7d"
 	redirectURI = "https://tpp.example/callback"
 	psuIP       = "192.0.2.10"
 )
@@ -33,13 +39,43 @@ const (
 var testNow = time.Date(2025, 3, 10, 11, 0, 0, 0, time.UTC)
 
 // newMockService returns a Service on baseURL whose HTTP client is
-// activated with httpmock. httpmock.ActivateNonDefault installs the
-// package-wide DefaultTransport, so tests using it do not run in
-// parallel. Retries are off so that every answer is seen once.
+// activated with httpmock, on a client whose clock stands at testNow (the
+// service validates execution dates on it). httpmock.ActivateNonDefault
+// installs the package-wide DefaultTransport, so tests using it do not
+// run in parallel. Retries are off so that every answer is seen once.
 func newMockService(t *testing.T) *payments.Service {
 	t.Helper()
-	c := testtpp.MockClient(t, client.WithRetryPolicy(client.RetryPolicy{}))
-	return payments.New(c, payments.WithClock(func() time.Time { return testNow }))
+	svc, err := payments.New(mockClient(t, client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI))))
+	require.NoError(t, err)
+	return svc
+}
+
+// mockClient is the client of newMockService, with opts (its defaults)
+// instead of the default TPP-Redirect-URI.
+func mockClient(t *testing.T, opts ...client.Option) *client.Client {
+	t.Helper()
+	hc := &http.Client{}
+	httpmock.ActivateNonDefault(hc)
+	t.Cleanup(httpmock.DeactivateAndReset)
+	c, err := client.New(baseURL, credentialsAt(t, testNow), append([]client.Option{client.WithHTTPClient(hc),
+		client.WithClock(func() time.Time { return testNow }), client.WithRetryPolicy(client.RetryPolicy{})}, opts...)...)
+	require.NoError(t, err)
+	return c
+}
+
+// credentialsAt returns throwaway credentials for testtpp.Key valid
+// around now: the client refuses a certificate outside its validity on
+// its own clock.
+func credentialsAt(t *testing.T, now time.Time) *signing.Credentials {
+	t.Helper()
+	k := testtpp.Key(t)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(now.Unix()), Subject: pkix.Name{CommonName: "Payments test PISP"},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(365 * 24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	return &signing.Credentials{Certificate: cert, Key: k}
 }
 
 // testdata returns a file of testdata.
@@ -80,10 +116,11 @@ func respond(t *testing.T, method, path string, status int, name string) *captur
 	return got
 }
 
-// psuPresent are the options of a payment call with the PSU present.
+// psuPresent are the options of a payment call with the PSU present:
+// every header a payment's creation requires.
 func psuPresent() []client.RequestOption {
 	return []client.RequestOption{client.WithTPPSessionID(sessionID), client.WithRedirectURI(redirectURI),
-		client.WithPSU(client.PSU{IPAddress: psuIP})}
+		client.WithPSU(client.PSU{ID: psuID, IPAddress: psuIP}), client.WithPSUContext(client.Private)}
 }
 
 // validNDCT is the payment echoed by testdata/payment-ndct-details.json.

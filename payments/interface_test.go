@@ -20,7 +20,7 @@ func newBankAt(t *testing.T, now time.Time) *bank {
 	s := testtpp.Server(t, emulator.WithClock(clk.Now))
 	c := testtpp.NewClient(t, s, "Interface rules PISP", client.WithClock(clk.Now),
 		client.WithRetryPolicy(client.RetryPolicy{}))
-	return &bank{s: s, c: c, svc: payments.New(c, payments.WithClock(clk.Now))}
+	return bankOn(t, s, c)
 }
 
 // agree checks that the SDK refuses p before sending with a validation
@@ -28,12 +28,12 @@ func newBankAt(t *testing.T, now time.Time) *bank {
 // it with code on the same path.
 func agree(t *testing.T, b *bank, p *payments.NorwegianDomestic, code, path string) {
 	t.Helper()
-	_, err := b.svc.CreateNorwegianDomestic(t.Context(), p, pisp()...)
+	_, err := b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp()...)
 	var ve *client.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, path, ve.Field)
 
-	_, err = b.svc.CreateNorwegianDomestic(t.Context(), p, pisp(client.WithoutValidation())...)
+	_, err = b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp(client.WithoutValidation())...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	require.NotEmpty(t, e.Messages)
@@ -74,11 +74,11 @@ func TestSDKAndEmulatorAgreeOnInterfaceRules(t *testing.T) {
 	p := ndct(kariBruk, "5.00")
 	p.CreditorAccount.Currency = "XCG"
 	p.CreditorAgent = "DNBANOKK"
-	_, err := b.svc.CreateNorwegianDomestic(t.Context(), p, pisp()...)
+	_, err := b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp()...)
 	require.NoError(t, err)
 	p = ndct(kariBruk, "6.00")
 	p.CreditorAccount.BBAN = payments.NormalizeBBAN("9102 65 27436")
-	_, err = b.svc.CreateNorwegianDomestic(t.Context(), p, pisp()...)
+	_, err = b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp()...)
 	require.NoError(t, err)
 	assert.Len(t, b.paymentsHeld(), 2)
 }
@@ -107,10 +107,10 @@ func TestSDKAndEmulatorAgreeOnTodayInOslo(t *testing.T) {
 			agree(t, b, p, client.CodeExecutionDateInvalid, "requestedExecutionDate")
 
 			p.RequestedExecutionDate = tc.today
-			init, err := b.svc.CreateNorwegianDomestic(t.Context(), p, pisp()...)
+			init, err := b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp()...)
 			require.NoError(t, err)
-			b.authorize(t, init.ScaRedirect())
-			st, err := b.svc.Status(t.Context(), payments.ProductNorwegianDomestic, init.PaymentID, pisp()...)
+			b.authorize(t, init.SCARedirect())
+			st, err := b.svc.Status(t.Context(), payments.ProductNorwegianDomestic, init.PaymentID, b.pisp()...)
 			require.NoError(t, err)
 			assert.Equal(t, payments.StatusACTC, st.TransactionStatus, "due today in Oslo")
 		})

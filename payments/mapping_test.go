@@ -31,6 +31,8 @@ func assertPaymentPost(t *testing.T, got *captured, path, query, golden string) 
 	assert.Equal(t, sessionID, h.Get("TPP-Session-ID"))
 	assert.Equal(t, redirectURI, h.Get("TPP-Redirect-URI"))
 	assert.Equal(t, psuIP, h.Get("PSU-IP-Address"))
+	assert.Equal(t, psuID, h.Get("PSU-ID"))
+	assert.Equal(t, "PRIVATE", h.Get("PSU-Context"))
 	assert.NotEmpty(t, h.Get("X-Request-ID"))
 	assert.NotEmpty(t, h.Get("Date"))
 	sig, err := signing.ParseSignature(h.Get("Signature"))
@@ -71,7 +73,7 @@ func TestCreateNorwegianDomesticMapping(t *testing.T) {
 				},
 				Product: payments.ProductNorwegianDomestic,
 			}, init)
-			assert.Equal(t, "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=c8e1b35e-0b5f-42e2-9d0b-14d85387e721&context=PRIVATE", init.ScaRedirect())
+			assert.Equal(t, "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=c8e1b35e-0b5f-42e2-9d0b-14d85387e721&context=PRIVATE", init.SCARedirect())
 		})
 	}
 }
@@ -236,7 +238,7 @@ func TestStartAuthorisationMapping(t *testing.T) {
 	assert.Empty(t, got.body)
 	href := "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=cd97b31d-7eed-400a-85cb-6ab9f8e64673&context=PRIVATE"
 	assert.Equal(t, &payments.Authorisation{ScaStatus: "started", Links: client.Links{"scaRedirect": {Href: href, Verbs: []string{"GET"}}}}, a)
-	assert.Equal(t, href, a.ScaRedirect())
+	assert.Equal(t, href, a.SCARedirect())
 
 	_, err = svc.StartAuthorisationAt(t.Context(), path, psuPresent()...)
 	require.NoError(t, err)

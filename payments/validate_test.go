@@ -432,8 +432,11 @@ func TestValidateNil(t *testing.T) {
 // Every purpose code of docs/interface.md section 2.4 passes.
 func TestValidatePurposeCodes(t *testing.T) {
 	t.Parallel()
-	require.Len(t, payments.PurposeCodes, 14)
-	for _, c := range payments.PurposeCodes {
+	codes := payments.PurposeCodes()
+	require.Len(t, codes, 14)
+	codes[0] = "changed"
+	assert.NotEqual(t, "changed", payments.PurposeCodes()[0], "PurposeCodes returns a copy")
+	for _, c := range payments.PurposeCodes() {
 		p := validNDCT()
 		p.PurposeCode = c
 		assert.NoError(t, p.Validate(testNow), c)
