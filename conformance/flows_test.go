@@ -1,0 +1,456 @@
+package conformance
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/basket"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/tpp"
+)
+
+// externalBBAN is a Norwegian account number with a valid MOD-11 check
+// digit outside the emulator's customers.
+const externalBBAN = "86011117947"
+
+// externalIBAN is a German IBAN with valid check digits.
+const externalIBAN = "DE89370400440532013000"
+
+// private is the PSU-Context of payment creation: the PSU acts as a
+// private person (docs/interface.md section 4.2).
+var private = client.WithPSUContext(client.Private)
+
+// flows drive the SDK against the emulator; every call they make is
+// validated. Each runs on its own emulator.
+var flows = []struct {
+	name string
+	run  func(*env)
+}{
+	{"accounts and card accounts", accountFlow},
+	{"Norwegian domestic payment", domesticFlow},
+	{"SEPA payment", sepaFlow},
+	{"periodic payment", periodicFlow},
+	{"bulk payment", bulkFlow},
+	{"signing basket", basketFlow},
+	{"TPP contact", tppFlow},
+	{"error answers", errorFlow},
+}
+
+// TestConformance validates every request of the SDK and every answer of
+// the emulator in the flows, and the platform's answer documents in
+// testdata/platform, against the Berlin Group 1.3.9 file. Findings are
+// excused only by deviations (the platform's documented differences) and,
+// while listed, knownDefects; every entry of both tables must be needed.
+func TestConformance(t *testing.T) {
+	led := newLedger()
+	t.Run("flows", func(t *testing.T) {
+		for _, f := range flows {
+			t.Run(f.name, func(t *testing.T) {
+				t.Parallel()
+				e := newEnv(t, led)
+				f.run(e)
+				e.verify()
+				if !t.Failed() {
+					led.done()
+				}
+			})
+		}
+		t.Run("platform documents", func(t *testing.T) {
+			t.Parallel()
+			if platformDocuments(t, led) && !t.Failed() {
+				led.done()
+			}
+		})
+	})
+	complete := func(t *testing.T) {
+		t.Helper()
+		if n := led.completed(); n != len(flows)+1 {
+			t.Skipf("%d of %d flows ran to their end (a -run filter or a failure): usage unknown", n, len(flows)+1)
+		}
+	}
+	t.Run("every deviation is needed", func(t *testing.T) {
+		complete(t)
+		for _, u := range led.unused(led.deviations, led.devUsed) {
+			t.Errorf("deviation 11.%s excused nothing: remove the operation from it, or the entry", u)
+		}
+	})
+	t.Run("every known defect still occurs", func(t *testing.T) {
+		complete(t)
+		for _, u := range led.unused(led.defects, led.defUsed) {
+			t.Errorf("known defect %s no longer occurs: remove it from knownDefects", u)
+		}
+	})
+}
+
+// consent runs the bank-offered consent for customer and returns the
+// PSU-ID.
+func consent(e *env, ais *accounts.Service, customer string) string {
+	e.t.Helper()
+	c, err := ais.StartConsent(e.t.Context(), e.present(""))
+	require.NoError(e.t, err)
+	return e.authorize(c.SCARedirect(), customer)
+}
+
+func accountFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	ais := must(accounts.New(e.c))(e.t)
+
+	_, err := ais.List(ctx, nil, e.present(""))
+	require.ErrorIs(t, err, client.ErrSCARequired, "first call without consent")
+	psu := consent(e, ais, emulator.CustomerKari)
+	opts := e.present(psu)
+
+	list, err := ais.List(ctx, nil, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, list)
+	_, err = ais.List(ctx, &accounts.ListOptions{WithBalance: true}, opts)
+	require.NoError(t, err)
+	id := list[0].ResourceID
+	acc, err := ais.Get(ctx, id, opts)
+	require.NoError(t, err)
+	assert.Equal(t, id, acc.ResourceID)
+	bal, err := ais.Balances(ctx, id, opts)
+	require.NoError(t, err)
+	assert.NotEmpty(t, bal.Balances)
+	_, err = ais.Balances(ctx, id, e.absent(psu))
+	require.NoError(t, err, "balances without the PSU present")
+
+	page, err := ais.Transactions(ctx, id, &accounts.TransactionQuery{Limit: 10}, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, page.Next(), "the first page links the next")
+	require.NotEmpty(t, page.Booked)
+	page2, err := ais.TransactionsAt(ctx, page.Next(), opts)
+	require.NoError(t, err)
+	assert.NotEmpty(t, page2.Booked)
+	_, err = ais.Transactions(ctx, id, &accounts.TransactionQuery{BookingStatus: accounts.BookingBooked,
+		DateFrom: accounts.DateOf(time.Now().AddDate(0, 0, -30))}, e.absent(psu))
+	require.NoError(t, err, "transactions without the PSU present")
+	tx, err := ais.TransactionDetails(ctx, id, page.Booked[0].TransactionID, opts)
+	require.NoError(t, err)
+	assert.Equal(t, page.Booked[0].TransactionID, tx.TransactionID)
+
+	cards, err := ais.CardAccounts(ctx, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, cards)
+	cardID := cards[0].ResourceID
+	card, err := ais.CardAccount(ctx, cardID, opts)
+	require.NoError(t, err)
+	assert.Equal(t, cardID, card.ResourceID)
+	_, err = ais.CardBalances(ctx, cardID, opts)
+	require.NoError(t, err)
+	_, err = ais.CardTransactions(ctx, cardID, nil, opts)
+	require.NoError(t, err)
+
+	e.s.RevokeConsent(emulator.CustomerKari)
+	_, err = ais.Balances(ctx, id, opts)
+	require.ErrorIs(t, err, client.ErrConsentUnknown, "after the PSU revoked the consent")
+}
+
+// kari returns the PSU-ID of customer Kari (after a consent) and her two
+// accounts.
+func kari(e *env) (string, []accounts.Account) {
+	e.t.Helper()
+	ais := must(accounts.New(e.c))(e.t)
+	psu := consent(e, ais, emulator.CustomerKari)
+	list, err := ais.List(e.t.Context(), nil, e.present(psu))
+	require.NoError(e.t, err)
+	require.GreaterOrEqual(e.t, len(list), 2)
+	return psu, list
+}
+
+// ndct is a domestic payment of amount from debtor to the external
+// account.
+func ndct(amount string, debtor accounts.Account, message string) *payments.NorwegianDomestic {
+	return &payments.NorwegianDomestic{
+		InstructedAmount:                  money.MustParse(amount, "NOK"),
+		CreditorName:                      "Ola Eksempel",
+		CreditorAccount:                   payments.AccountReference{BBAN: externalBBAN, Currency: "NOK"},
+		CreditorAddress:                   &payments.Address{Street: "Storgata", BuildingNumber: "12", PostalCode: "0155", City: "Oslo", Country: "NO"},
+		DebtorAccount:                     payments.AccountReference{BBAN: debtor.BBAN, Currency: debtor.Currency},
+		RemittanceInformationUnstructured: message,
+	}
+}
+
+func domesticFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	psu, list := kari(e)
+	opts := e.present(psu)
+	pis := must(payments.New(e.c))(e.t)
+	product := payments.ProductNorwegianDomestic
+
+	p := ndct("150.00", list[0], "Conformance NDCT")
+	init, err := pis.CreateNorwegianDomestic(ctx, p, opts, private)
+	require.NoError(t, err)
+	_, err = pis.Status(ctx, product, init.PaymentID, opts)
+	require.ErrorIs(t, err, payments.ErrNotYetReadable, "status before approval (known issue of section 4.2)")
+	e.authorize(init.SCARedirect(), emulator.CustomerKari)
+	st, err := pis.Status(ctx, product, init.PaymentID, opts)
+	require.NoError(t, err)
+	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
+	det, err := pis.Get(ctx, product, init.PaymentID, opts)
+	require.NoError(t, err)
+	assert.Equal(t, init.PaymentID, det.PaymentID)
+	e.s.RunBatch()
+	_, err = pis.Status(ctx, product, init.PaymentID, opts)
+	require.NoError(t, err)
+	_, err = pis.CreateNorwegianDomestic(ctx, p, opts, private)
+	var bankErr *client.Error
+	require.ErrorAs(t, err, &bankErr, "a logical duplicate")
+	_, err = pis.Cancel(ctx, product, init.PaymentID, opts)
+	require.ErrorAs(t, err, &bankErr, "cancelling a signed payment")
+
+	kid := ndct("275.50", list[0], "")
+	kid.RemittanceInformationUnstructured = ""
+	kid.RemittanceInformationStructuredArray = []payments.StructuredReference{payments.KID("2345676")}
+	kid.RequestedExecutionDate = payments.BankToday(time.Now().AddDate(0, 0, 3))
+	second, err := pis.CreateNorwegianDomestic(ctx, kid, opts, private, payments.AllowLogicalDuplicate())
+	require.NoError(t, err)
+	auth, err := pis.StartAuthorisation(ctx, product, second.PaymentID, opts)
+	require.NoError(t, err)
+	assert.NotEmpty(t, auth.SCARedirect())
+	cancelled, err := pis.Cancel(ctx, product, second.PaymentID, opts)
+	require.NoError(t, err)
+	assert.Equal(t, 204, cancelled.StatusCode)
+
+	ais := must(accounts.New(e.c))(e.t)
+	cards, err := ais.CardAccounts(ctx, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, cards)
+	card, err := ais.CardAccount(ctx, cards[0].ResourceID, opts)
+	require.NoError(t, err)
+	fromCard := ndct("99.00", list[0], "Conformance card NDCT")
+	fromCard.DebtorAccount = payments.CardDebtor(card.RelatedAccountID(), card.Currency)
+	streamlined := client.Combine(opts, private, client.WithPSUIdentity(emulator.CustomerKari), client.WithAuthMethodPreferred("HA2"),
+		client.WithBrandLoggingInformation("Conformance TPP"), client.WithRedirectPreferred(false))
+	init, err = pis.CreateNorwegianDomestic(ctx, fromCard, streamlined)
+	require.NoError(t, err)
+	e.authorize(init.SCARedirect(), emulator.CustomerKari)
+	_, err = pis.Status(ctx, product, init.PaymentID, opts)
+	require.NoError(t, err)
+}
+
+func sepaFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	psu, list := kari(e)
+	opts := e.present(psu)
+	pis := must(payments.New(e.c))(e.t)
+
+	init, err := pis.CreateSEPA(ctx, &payments.SEPA{
+		EndToEndIdentification:            "CONFORMANCE-SEPA-1",
+		InstructedAmount:                  money.MustParse("25.00", "EUR"),
+		CreditorName:                      "Muster GmbH",
+		CreditorAccount:                   payments.AccountReference{IBAN: externalIBAN, Currency: "EUR"},
+		CreditorAddress:                   &payments.Address{Street: "Hauptstrasse", City: "Berlin", Country: "DE"},
+		DebtorAccount:                     payments.AccountReference{IBAN: list[0].IBAN, Currency: list[0].Currency},
+		RemittanceInformationUnstructured: "Conformance SEPA",
+	}, opts, private)
+	require.NoError(t, err)
+	st, err := pis.Status(ctx, payments.ProductSEPA, init.PaymentID, opts)
+	require.NoError(t, err)
+	assert.Equal(t, payments.StatusRCVD, st.TransactionStatus)
+	e.authorize(init.SCARedirect(), emulator.CustomerKari)
+	_, err = pis.Status(ctx, payments.ProductSEPA, init.PaymentID, opts)
+	require.NoError(t, err)
+	det, err := pis.Get(ctx, payments.ProductSEPA, init.PaymentID, opts)
+	require.NoError(t, err)
+	assert.Equal(t, "CONFORMANCE-SEPA-1", det.EndToEndIdentification)
+}
+
+// followLinks reads the status and the details of a payment by the
+// links of its creation answer.
+func followLinks(ctx context.Context, t *testing.T, pis *payments.Service, init *payments.Initiation, opts client.RequestOption) {
+	t.Helper()
+	_, err := pis.StatusAt(ctx, init.Links.Href(client.LinkStatus), opts)
+	require.NoError(t, err)
+	_, err = pis.GetAt(ctx, init.Links.Href(client.LinkSelf), opts)
+	require.NoError(t, err)
+}
+
+func periodicFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	psu, list := kari(e)
+	opts := e.present(psu)
+	pis := must(payments.New(e.c))(e.t)
+
+	start := payments.BankToday(time.Now().AddDate(0, 0, 7))
+	end := payments.BankToday(time.Now().AddDate(1, 0, 7))
+	body := map[string]any{
+		"instructedAmount":                  map[string]string{"amount": "500.00", "currency": "NOK"},
+		"creditorName":                      "Ola Eksempel",
+		"creditorAccount":                   map[string]string{"bban": externalBBAN, "currency": "NOK"},
+		"creditorAddress":                   map[string]string{"country": "NO"},
+		"debtorAccount":                     map[string]string{"bban": list[0].BBAN, "currency": list[0].Currency},
+		"remittanceInformationUnstructured": "Conformance standing order",
+		"startDate":                         start.String(),
+		"endDate":                           end.String(),
+		"frequency":                         "Monthly",
+		"executionRule":                     "following",
+		"dayOfExecution":                    "15",
+	}
+	init, err := pis.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, body, opts, private)
+	require.NoError(t, err)
+	followLinks(ctx, t, pis, init, opts)
+	e.authorize(init.SCARedirect(), emulator.CustomerKari)
+	followLinks(ctx, t, pis, init, opts)
+}
+
+func bulkFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	psu, list := kari(e)
+	opts := e.present(psu)
+	pis := must(payments.New(e.c))(e.t)
+
+	entry := func(amount string) map[string]any {
+		return map[string]any{
+			"instructedAmount":                  map[string]string{"amount": amount, "currency": "NOK"},
+			"creditorName":                      "Ola Eksempel",
+			"creditorAccount":                   map[string]string{"bban": externalBBAN, "currency": "NOK"},
+			"creditorAddress":                   map[string]string{"country": "NO"},
+			"remittanceInformationUnstructured": "Conformance bulk",
+		}
+	}
+	init, err := pis.CreateBulk(ctx, payments.ProductNorwegianDomestic, map[string]any{
+		"batchBookingPreferred": true,
+		"debtorAccount":         map[string]string{"bban": list[0].BBAN, "currency": list[0].Currency},
+		"payments":              []any{entry("10.00"), entry("20.00")},
+	}, opts, private)
+	require.NoError(t, err)
+	followLinks(ctx, t, pis, init, opts)
+	e.authorize(init.SCARedirect(), emulator.CustomerKari)
+	followLinks(ctx, t, pis, init, opts)
+}
+
+func basketFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	psu, list := kari(e)
+	opts := e.present(psu)
+	pis := must(payments.New(e.c))(e.t)
+	bsk := must(basket.New(e.c))(e.t)
+
+	var ids []string
+	for i, amount := range []string{"40.00", "60.00", "80.00"} {
+		init, err := pis.CreateNorwegianDomestic(ctx, ndct(amount, list[0], "Conformance basket "+string(rune('1'+i))), opts, private)
+		require.NoError(t, err)
+		ids = append(ids, init.PaymentID)
+	}
+	b, err := bsk.Create(ctx, ids[:2], opts)
+	require.NoError(t, err)
+	got, err := bsk.Get(ctx, b.BasketID, opts)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, ids[:2], got.PaymentIDs)
+	_, err = bsk.Status(ctx, b.BasketID, opts)
+	require.NoError(t, err)
+	auth, err := bsk.StartAuthorisation(ctx, b.BasketID, opts)
+	require.NoError(t, err)
+	e.authorize(auth.SCARedirect(), emulator.CustomerKari)
+	st, err := bsk.Status(ctx, b.BasketID, opts)
+	require.NoError(t, err)
+	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
+	each, err := bsk.PaymentStatuses(ctx, basket.Refs(payments.ProductNorwegianDomestic, ids[:2]...), opts)
+	require.NoError(t, err)
+	for _, p := range each {
+		require.NoError(t, p.Err)
+	}
+
+	other, err := bsk.Create(ctx, ids[2:], opts)
+	require.NoError(t, err)
+	require.NoError(t, bsk.Delete(ctx, other.BasketID, opts))
+}
+
+func tppFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	svc, err := tpp.New(e.c)
+	require.NoError(t, err)
+	opts := client.WithRedirectURI(redirectURI)
+	_, err = svc.SetContact(ctx, "psd2-operations@tpp.example", opts)
+	require.NoError(t, err)
+	got, err := svc.Contact(ctx, opts)
+	require.NoError(t, err)
+	assert.Equal(t, "psd2-operations@tpp.example", got.Email)
+}
+
+// errorFlow provokes the emulator's error answers, so that their bodies
+// (tppMessages codes by status) are checked too. Requests the SDK would
+// refuse go out with client.WithoutValidation.
+func errorFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	psu, list := kari(e)
+	opts := e.present(psu)
+	pis := must(payments.New(e.c))(e.t)
+	unchecked := client.WithoutValidation()
+	var bankErr *client.Error
+	expect := func(status int, code string, err error) {
+		t.Helper()
+		require.ErrorAs(t, err, &bankErr)
+		assert.Equal(t, status, bankErr.StatusCode)
+		assert.True(t, bankErr.HasCode(code), "want %s, got %v", code, err)
+	}
+
+	badBBAN := ndct("10.00", list[0], "Conformance bad account")
+	badBBAN.CreditorAccount.BBAN = "86011117948"
+	_, err := pis.CreateNorwegianDomestic(ctx, badBBAN, opts, private, unchecked)
+	expect(400, client.CodeFormatError, err)
+
+	badKID := ndct("11.00", list[0], "")
+	badKID.RemittanceInformationUnstructured = ""
+	badKID.RemittanceInformationStructuredArray = []payments.StructuredReference{payments.KID("2345678")}
+	_, err = pis.CreateNorwegianDomestic(ctx, badKID, opts, private, unchecked)
+	expect(400, client.CodeKIDInvalid, err)
+
+	past := ndct("12.00", list[0], "Conformance past date")
+	past.RequestedExecutionDate = payments.BankToday(e.clk.Now().AddDate(0, 0, -2))
+	_, err = pis.CreateNorwegianDomestic(ctx, past, opts, private, unchecked)
+	expect(400, client.CodeExecutionDateInvalid, err)
+
+	_, err = pis.Create(ctx, payments.Product("instant-sepa-credit-transfers"), ndct("13.00", list[0], "Conformance product"), opts, private, unchecked)
+	expect(404, client.CodeProductUnknown, err)
+
+	bulk, err := pis.CreateBulk(ctx, payments.ProductNorwegianDomestic, map[string]any{
+		"debtorAccount": map[string]string{"bban": list[0].BBAN, "currency": list[0].Currency},
+		"payments": []any{map[string]any{
+			"instructedAmount": map[string]string{"amount": "14.00", "currency": "NOK"},
+			"creditorName":     "Ola Eksempel",
+			"creditorAccount":  map[string]string{"bban": externalBBAN, "currency": "NOK"},
+			"creditorAddress":  map[string]string{"country": "NO"},
+		}},
+	}, opts, private)
+	require.NoError(t, err)
+	_, err = must(basket.New(e.c))(t).Create(ctx, []string{bulk.PaymentID}, opts)
+	expect(400, client.CodeReferenceMixInvalid, err)
+
+	ais := must(accounts.New(e.c))(t)
+	for range 4 {
+		_, err = ais.Balances(ctx, list[0].ResourceID, e.absent(psu))
+		require.NoError(t, err)
+	}
+	// A second client of the same TPP keeps its own count of the calls
+	// without the PSU, so its fifth call reaches the bank.
+	_, err = must(accounts.New(e.client()))(t).Balances(ctx, list[0].ResourceID, e.absent(psu))
+	expect(429, client.CodeAccessExceeded, err)
+
+	e.clk.Add(61 * time.Minute)
+	_, err = ais.List(ctx, nil, opts)
+	expect(401, client.CodeSCAExpired, err)
+	e.clk.Add(91 * 24 * time.Hour)
+	_, err = ais.Balances(ctx, list[0].ResourceID, opts)
+	expect(401, client.CodeConsentExpired, err)
+}
+
+// must takes the results of a constructor and returns a function that
+// fails the test on the error or returns the value:
+// must(accounts.New(c))(t).
+func must[T any](v T, err error) func(*testing.T) T {
+	return func(t *testing.T) T {
+		t.Helper()
+		require.NoError(t, err)
+		return v
+	}
+}
