@@ -15,6 +15,7 @@ import (
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
 )
 
 // Accounts of the emulator's default data (sandbox/emulator "Sandbox data").
@@ -39,12 +40,14 @@ func sandboxBBAN(ten string) string {
 	}
 }
 
-// bank is one emulator with one TPP's client and services.
+// bank is one emulator with one TPP's client and services, and the
+// session of Kari, the PSU whose payments the tests put in baskets.
 type bank struct {
 	s   *emulator.Server
 	c   *client.Client
 	pay *payments.Service
 	bsk *basket.Service
+	psu *sca.Session
 }
 
 func startBank(t *testing.T) *bank {
@@ -53,20 +56,44 @@ func startBank(t *testing.T) *bank {
 	return newTPP(t, s, "Basket TPP")
 }
 
-// newTPP registers another TPP on s and returns its view of the bank.
+// newTPP registers another TPP on s and returns its view of the bank,
+// with Kari identified through the SCA of GET /v1/user (docs/interface.md
+// section 5.10): payments and baskets are created with the PSU-ID the
+// bank issued to this TPP.
 func newTPP(t *testing.T, s *emulator.Server, name string) *bank {
 	t.Helper()
+	ctx := t.Context()
 	c := testtpp.NewClient(t, s, name)
-	return &bank{s: s, c: c, pay: payments.New(c), bsk: basket.New(c)}
+	pay, err := payments.New(c)
+	require.NoError(t, err)
+	bsk, err := basket.New(c)
+	require.NoError(t, err)
+
+	flow, err := sca.NewFlow(testtpp.RedirectURI)
+	require.NoError(t, err)
+	pending, ro, err := flow.Start("pisp")
+	require.NoError(t, err)
+	r, needed, err := sca.User(ctx, c, ro)
+	require.NoError(t, err)
+	require.True(t, needed)
+	cb, err := s.Authorize(ctx, r.String(), emulator.CustomerKari)
+	require.NoError(t, err)
+	psu, err := flow.ParseCallback(pending, cb.String())
+	require.NoError(t, err)
+	return &bank{s: s, c: c, pay: pay, bsk: bsk, psu: psu}
 }
 
-// payOpts are the headers of a payment creation with the PSU present.
-func payOpts() []client.RequestOption {
-	return []client.RequestOption{
-		client.WithTPPSessionID("pis-session-1"),
-		client.WithRedirectURI("https://tpp.example/cb?state=pay"),
-		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}),
-	}
+// payOpts are the headers of a payment creation with the PSU present:
+// the session's PSU-ID, PSU-Context and TPP-Session-ID, and the PSU's IP.
+func (b *bank) payOpts() []client.RequestOption {
+	return []client.RequestOption{b.psu.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})}
+}
+
+// basketOpts are the headers of docs/interface.md section 4.1 for a
+// basket of the session's PSU, with a redirect URI whose state the tests
+// find in the SCA's callback.
+func (b *bank) basketOpts() []client.RequestOption {
+	return append(b.payOpts(), client.WithRedirectURI("https://tpp.example/cb?state=basket"))
 }
 
 // ndct creates a domestic payment of amount NOK from debtor to creditor.
@@ -79,7 +106,7 @@ func (b *bank) ndct(t *testing.T, debtor, creditor, amount string) *payments.Ini
 		CreditorAddress:                   &payments.Address{Country: "NO"},
 		DebtorAccount:                     payments.AccountReference{BBAN: debtor, Currency: "NOK"},
 		RemittanceInformationUnstructured: "Basket test",
-	}, payOpts()...)
+	}, b.payOpts()...)
 	require.NoError(t, err)
 	require.Equal(t, payments.StatusRCVD, init.TransactionStatus)
 	return init
@@ -137,13 +164,13 @@ func TestEmulatorBasketOfThreeOneSCA(t *testing.T) {
 		sca  func(t *testing.T, b *bank, bk *basket.Basket) string
 	}{
 		{"scaRedirect of the create answer", func(t *testing.T, b *bank, bk *basket.Basket) string {
-			return bk.ScaRedirect()
+			return bk.SCARedirect()
 		}},
 		{"StartAuthorisation", func(t *testing.T, b *bank, bk *basket.Basket) string {
-			auth, err := b.bsk.StartAuthorisation(t.Context(), bk.BasketID, basketOpts()...)
+			auth, err := b.bsk.StartAuthorisation(t.Context(), bk.BasketID, b.basketOpts()...)
 			require.NoError(t, err)
 			assert.Equal(t, "started", auth.ScaStatus)
-			return auth.ScaRedirect()
+			return auth.SCARedirect()
 		}},
 	}
 	for _, tt := range tests {
@@ -152,12 +179,12 @@ func TestEmulatorBasketOfThreeOneSCA(t *testing.T) {
 			b := startBank(t)
 			ids := b.ndcts(t, 3, 101)
 
-			bk, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+			bk, err := b.bsk.Create(t.Context(), ids, b.basketOpts()...)
 			require.NoError(t, err)
 			assert.NotEmpty(t, bk.BasketID)
 			assert.Equal(t, payments.StatusRCVD, bk.TransactionStatus)
 			assert.Equal(t, ids, bk.PaymentIDs)
-			assert.NotEmpty(t, bk.ScaRedirect())
+			assert.NotEmpty(t, bk.SCARedirect())
 			for _, p := range b.s.Payments() {
 				assert.Equal(t, bk.BasketID, p.BasketID, "every payment is in the basket")
 			}
@@ -213,9 +240,9 @@ func TestEmulatorBasketWorstCase(t *testing.T) {
 		b.ndct(t, kariBruk, unknown, "51.00").PaymentID,   // unknown creditor in this bank: rejected
 		b.ndct(t, kariSpar, external, "500.00").PaymentID, // 100.00 NOK on the account: waits for funds
 	}
-	bk, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+	bk, err := b.bsk.Create(t.Context(), ids, b.basketOpts()...)
 	require.NoError(t, err)
-	_, err = b.s.Authorize(t.Context(), bk.ScaRedirect(), emulator.CustomerKari)
+	_, err = b.s.Authorize(t.Context(), bk.SCARedirect(), emulator.CustomerKari)
 	require.NoError(t, err)
 	assert.Equal(t, repeat(payments.StatusACTC, 3), b.statuses(t, ids))
 
@@ -236,10 +263,10 @@ func TestEmulatorBasketDelete(t *testing.T) {
 	t.Parallel()
 	b := startBank(t)
 	ids := b.ndcts(t, 2, 201)
-	bk, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+	bk, err := b.bsk.Create(t.Context(), ids, b.basketOpts()...)
 	require.NoError(t, err)
 
-	require.NoError(t, b.bsk.Delete(t.Context(), bk.BasketID, basketOpts()...))
+	require.NoError(t, b.bsk.Delete(t.Context(), bk.BasketID, b.basketOpts()...))
 	_, err = b.bsk.Get(t.Context(), bk.BasketID)
 	assert.ErrorIs(t, err, client.ErrNotFound)
 	_, err = b.bsk.Status(t.Context(), bk.BasketID)
@@ -249,13 +276,13 @@ func TestEmulatorBasketDelete(t *testing.T) {
 		assert.Equal(t, "RCVD", p.Status)
 	}
 	// The deleted basket's SCA approves nothing.
-	_, err = b.s.Authorize(t.Context(), bk.ScaRedirect(), emulator.CustomerKari)
+	_, err = b.s.Authorize(t.Context(), bk.SCARedirect(), emulator.CustomerKari)
 	require.ErrorIs(t, err, emulator.ErrSCAFailed)
 	for _, p := range b.s.Payments() {
 		assert.Equal(t, "RCVD", p.Status)
 	}
 	// The payments may join a new basket.
-	again, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+	again, err := b.bsk.Create(t.Context(), ids, b.basketOpts()...)
 	require.NoError(t, err)
 	assert.NotEqual(t, bk.BasketID, again.BasketID)
 }
@@ -270,11 +297,11 @@ func TestEmulatorBasketRefusedByBank(t *testing.T) {
 	theirs := other.ndcts(t, 1, 401)
 
 	signed := b.ndct(t, kariBruk, external, "350.00")
-	_, err := b.s.Authorize(t.Context(), signed.ScaRedirect(), emulator.CustomerKari)
+	_, err := b.s.Authorize(t.Context(), signed.SCARedirect(), emulator.CustomerKari)
 	require.NoError(t, err)
 
 	inBasket := b.ndct(t, kariBruk, external, "351.00").PaymentID
-	_, err = b.bsk.Create(t.Context(), []string{inBasket}, basketOpts()...)
+	_, err = b.bsk.Create(t.Context(), []string{inBasket}, b.basketOpts()...)
 	require.NoError(t, err)
 
 	entry := map[string]any{
@@ -287,7 +314,7 @@ func TestEmulatorBasketRefusedByBank(t *testing.T) {
 		"batchBookingPreferred": true,
 		"debtorAccount":         map[string]any{"bban": kariBruk, "currency": "NOK"},
 		"payments":              []any{entry},
-	}, payOpts()...)
+	}, b.payOpts()...)
 	require.NoError(t, err)
 
 	tests := []struct {
@@ -305,7 +332,7 @@ func TestEmulatorBasketRefusedByBank(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := b.bsk.Create(t.Context(), tt.ids, basketOpts()...)
+			_, err := b.bsk.Create(t.Context(), tt.ids, b.basketOpts()...)
 			var e *client.Error
 			require.ErrorAs(t, err, &e)
 			assert.Equal(t, "basket.Create", e.Operation)
@@ -326,22 +353,35 @@ func TestEmulatorBasketRefusedByBank(t *testing.T) {
 	// The bank's limits agree with the SDK's: what the SDK refuses, the
 	// bank refuses too.
 	eleven := b.ndcts(t, 11, 501)
-	_, err = b.bsk.Create(t.Context(), eleven, basketOpts()...)
+	_, err = b.bsk.Create(t.Context(), eleven, b.basketOpts()...)
 	require.ErrorIs(t, err, client.ErrValidation)
-	_, err = b.bsk.Create(t.Context(), eleven, append(basketOpts(), client.WithoutValidation())...)
+	_, err = b.bsk.Create(t.Context(), eleven, append(b.basketOpts(), client.WithoutValidation())...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	assert.True(t, e.HasCode(client.CodeFormatError))
-	_, err = b.bsk.Create(t.Context(), eleven[:basket.MaxPayments], basketOpts()...)
+	_, err = b.bsk.Create(t.Context(), eleven[:basket.MaxPayments], b.basketOpts()...)
 	require.NoError(t, err, "10 is allowed")
 
-	// Without PSU-ID the bank refuses the basket (docs/interface.md section 4.1).
-	_, err = b.bsk.Create(t.Context(), []string{eleven[10]}, client.WithoutValidation(),
-		client.WithTPPSessionID("s"), client.WithRedirectURI("https://tpp.example/cb"),
-		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}))
+	// Without PSU-ID the SDK refuses the basket before sending, even
+	// WithoutValidation (docs/interface.md section 4.1)...
+	noPSU := []client.RequestOption{client.WithTPPSessionID(b.psu.TPPSessionID), client.WithPSU(client.PSU{IPAddress: "192.0.2.10"})}
+	_, err = b.bsk.Create(t.Context(), []string{eleven[10]}, append(noPSU, client.WithoutValidation())...)
+	require.ErrorIs(t, err, client.ErrNotSent)
+	var ve *client.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "PSU-ID", ve.Field)
+	// ... and so does the bank, sent the same call around the SDK's check.
+	_, err = b.c.Do(t.Context(), client.Operation{Method: http.MethodPost, Path: "/v1/signing-baskets",
+		Body: map[string][]string{"paymentIds": {eleven[10]}}, ResultID: "basketId"}, nil, noPSU...)
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusBadRequest, e.StatusCode)
+	assert.True(t, e.HasCode(client.CodeHTTPHeaderRequired))
 	assert.Equal(t, "PSU-ID", e.Messages[0].Path)
+	for _, p := range b.s.Payments() {
+		if p.ID == eleven[10] {
+			assert.Empty(t, p.BasketID)
+		}
+	}
 }
 
 // A basket POST whose answer is lost is not sent again: the caller learns
@@ -352,7 +392,7 @@ func TestEmulatorCreateOutcomeUnknown(t *testing.T) {
 	ids := b.ndcts(t, 2, 601)
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/signing-baskets"})
 
-	_, err := b.bsk.Create(t.Context(), ids, basketOpts()...)
+	_, err := b.bsk.Create(t.Context(), ids, b.basketOpts()...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	var ou *client.OutcomeUnknownError
 	require.ErrorAs(t, err, &ou)
@@ -369,12 +409,12 @@ func TestEmulatorCreateOutcomeUnknown(t *testing.T) {
 
 	// Reconciling: the same ids again are refused; cancelled payments
 	// leave the unseen basket rejected and can be created anew.
-	_, err = b.bsk.Create(t.Context(), ids, basketOpts()...)
+	_, err = b.bsk.Create(t.Context(), ids, b.basketOpts()...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusConflict, e.StatusCode)
 	for _, id := range ids {
-		_, err := b.pay.Cancel(t.Context(), payments.ProductNorwegianDomestic, id, payOpts()...)
+		_, err := b.pay.Cancel(t.Context(), payments.ProductNorwegianDomestic, id, b.payOpts()...)
 		require.NoError(t, err)
 	}
 	for _, p := range b.s.Payments() {

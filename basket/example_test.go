@@ -9,6 +9,7 @@ import (
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
 )
 
 // ExampleService_Create creates two domestic payments, puts them in a
@@ -23,18 +24,46 @@ func ExampleService_Create() {
 	if err != nil {
 		panic(err)
 	}
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()))
+	const redirectURI = "https://tpp.example/callback"
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()),
+		client.WithDefaults(client.WithRedirectURI(redirectURI)))
 	if err != nil {
 		panic(err)
 	}
-	pay, baskets := payments.New(c), basket.New(c)
-
-	// The PSU is present; the redirect URI gets the PSU back after SCA.
-	session := []client.RequestOption{
-		client.WithTPPSessionID("3c1d8f8e-6f0a-4a7c-9d2b-1f1b2c3d4e5f"),
-		client.WithRedirectURI("https://tpp.example/callback?state=order-17"),
-		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}),
+	pay, err := payments.New(c)
+	if err != nil {
+		panic(err)
 	}
+	baskets, err := basket.New(c)
+	if err != nil {
+		panic(err)
+	}
+
+	// Payments and baskets are created for a PSU the bank identified:
+	// the SCA of GET /v1/user gives the session (PSU-ID, PSU-Context,
+	// TPP-Session-ID). Here the emulator logs the PSU in.
+	flow, err := sca.NewFlow(redirectURI)
+	if err != nil {
+		panic(err)
+	}
+	pending, start, err := flow.Start("user-17")
+	if err != nil {
+		panic(err)
+	}
+	login, _, err := sca.User(ctx, c, start)
+	if err != nil {
+		panic(err)
+	}
+	callback, err := bank.Authorize(ctx, login.String(), emulator.CustomerKari)
+	if err != nil {
+		panic(err)
+	}
+	psu, err := flow.ParseCallback(pending, callback.String())
+	if err != nil {
+		panic(err)
+	}
+	// The PSU is present: its IP address goes with every call.
+	session := []client.RequestOption{psu.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})}
 	var ids []string
 	for _, amount := range []string{"120.00", "340.50"} {
 		init, err := pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
@@ -51,17 +80,16 @@ func ExampleService_Create() {
 		ids = append(ids, init.PaymentID)
 	}
 
-	// A basket needs PSU-ID too (docs/interface.md section 4.1): the id the bank gave
-	// this PSU after an earlier SCA.
-	psu := client.WithPSU(client.PSU{ID: "6b1f5d2c-0a51-4f4e-9d55-0d5b8a3c7e11", IPAddress: "192.0.2.10"})
-	b, err := baskets.Create(ctx, ids, append(session, psu)...)
+	// The basket carries the same session headers (docs/interface.md
+	// section 4.1).
+	b, err := baskets.Create(ctx, ids, session...)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("created:", b.TransactionStatus, len(b.PaymentIDs), "payments")
 
-	// Send the PSU to b.ScaRedirect(); the emulator approves in-process.
-	if _, err := bank.Authorize(ctx, b.ScaRedirect(), emulator.CustomerKari); err != nil {
+	// Send the PSU to b.SCARedirect(); the emulator approves in-process.
+	if _, err := bank.Authorize(ctx, b.SCARedirect(), emulator.CustomerKari); err != nil {
 		panic(err)
 	}
 	st, err := baskets.Status(ctx, b.BasketID)

@@ -26,13 +26,13 @@ func FuzzDecodeBasket(f *testing.F) {
 		_ = json.Unmarshal(data, &st)
 		var a basket.Authorisation
 		if json.Unmarshal(data, &a) == nil {
-			_ = a.ScaRedirect()
+			_ = a.SCARedirect()
 		}
 		var b basket.Basket
 		if err := json.Unmarshal(data, &b); err != nil {
 			return
 		}
-		_ = b.ScaRedirect()
+		_ = b.SCARedirect()
 		out, err := json.Marshal(&b)
 		require.NoError(t, err)
 		var again basket.Basket
@@ -40,6 +40,6 @@ func FuzzDecodeBasket(f *testing.F) {
 		assert.Equal(t, b.BasketID, again.BasketID)
 		assert.Equal(t, b.TransactionStatus, again.TransactionStatus)
 		assert.True(t, slices.Equal(b.PaymentIDs, again.PaymentIDs), "%q != %q", b.PaymentIDs, again.PaymentIDs)
-		assert.Equal(t, b.ScaRedirect(), again.ScaRedirect())
+		assert.Equal(t, b.SCARedirect(), again.SCARedirect())
 	})
 }

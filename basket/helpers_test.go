@@ -1,11 +1,13 @@
 package basket_test
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/basket"
@@ -33,7 +35,23 @@ func mockBank(t testing.TB) *basket.Service {
 	t.Helper()
 	c := testtpp.MockClient(t,
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 2, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRetryAfter: time.Second}))
-	return basket.New(c)
+	svc, err := basket.New(c)
+	require.NoError(t, err)
+	return svc
+}
+
+// mockBankNoRedirect is mockBank on a client without a default
+// TPP-Redirect-URI.
+func mockBankNoRedirect(t testing.TB) *basket.Service {
+	t.Helper()
+	hc := &http.Client{}
+	httpmock.ActivateNonDefault(hc)
+	t.Cleanup(httpmock.DeactivateAndReset)
+	c, err := client.New(baseURL, testtpp.Credentials(t, "Test TPP"), client.WithHTTPClient(hc))
+	require.NoError(t, err)
+	svc, err := basket.New(c)
+	require.NoError(t, err)
+	return svc
 }
 
 // basketOpts are the headers docs/interface.md section 4.1 requires on a basket.

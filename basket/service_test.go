@@ -96,7 +96,7 @@ func TestCreateOnTheWire(t *testing.T) {
 			"startAuthorisation": {Href: self + "/authorisations", Verbs: []string{"POST"}},
 		},
 	}, got)
-	assert.Empty(t, got.ScaRedirect(), "the literal create answer has no scaRedirect")
+	assert.Empty(t, got.SCARedirect(), "the literal create answer has no scaRedirect")
 
 	// The ids of the answer are a copy: changing the caller's slice does
 	// not change the basket.
@@ -168,7 +168,7 @@ func TestStartAuthorisationOnTheWire(t *testing.T) {
 	assert.Empty(t, req.Body)
 	assert.Equal(t, "started", got.ScaStatus)
 	assert.Equal(t, "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=cd97b31d-7eed-400a-85cb-6ab9f8e64673&context=PRIVATE",
-		got.ScaRedirect())
+		got.SCARedirect())
 }
 
 func TestCreateReferenceMixInvalid(t *testing.T) {
@@ -224,7 +224,7 @@ func TestRetriesFollowRepeatability(t *testing.T) {
 	assert.Equal(t, 1, httpmock.GetTotalCallCount())
 	auth, err := svc.StartAuthorisation(t.Context(), docBasketID, basketOpts()...)
 	require.NoError(t, err, "started again deliberately")
-	assert.NotEmpty(t, auth.ScaRedirect())
+	assert.NotEmpty(t, auth.SCARedirect())
 	assert.Equal(t, 2, httpmock.GetTotalCallCount())
 }
 
@@ -250,21 +250,25 @@ func TestCreateValidation(t *testing.T) {
 		{"nil", nil, basketOpts(), "paymentIds", "at least one payment"},
 		{"duplicate", []string{docPayment1, docPayment2, docPayment1}, basketOpts(), "paymentIds", "entry 2 repeats entry 0"},
 		{"empty id", []string{docPayment1, ""}, basketOpts(), "paymentIds", "entry 1 is empty"},
-		{"no PSU", []string{docPayment1}, noPSU, "PSU-ID", "required"},
+		{"no PSU", []string{docPayment1}, noPSU, "PSU-ID", "header required by basket.Create; set it with client.WithPSU (ID)"},
 		{"no session", []string{docPayment1}, []client.RequestOption{client.WithRedirectURI("https://tpp.example/cb"),
-			client.WithPSU(client.PSU{ID: psuID, IPAddress: "192.0.2.10"})}, "TPP-Session-ID", "required"},
+			client.WithPSU(client.PSU{ID: psuID, IPAddress: "192.0.2.10"})}, "TPP-Session-ID", "client.WithTPPSessionID"},
 		{"no redirect", []string{docPayment1}, []client.RequestOption{client.WithTPPSessionID("s"),
-			client.WithPSU(client.PSU{ID: psuID, IPAddress: "192.0.2.10"})}, "TPP-Redirect-URI", "required"},
+			client.WithPSU(client.PSU{ID: psuID, IPAddress: "192.0.2.10"})}, "TPP-Redirect-URI", "client.WithRedirectURI"},
 		{"PSU not present", []string{docPayment1}, []client.RequestOption{client.WithTPPSessionID("s"), client.WithRedirectURI("https://tpp.example/cb"),
-			client.WithPSU(client.PSU{ID: psuID})}, "PSU-IP-Address", "required"},
+			client.WithPSU(client.PSU{ID: psuID})}, "PSU-IP-Address", "client.WithPSU (IPAddress)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			svc := mockBank(t)
+			if tt.field == "TPP-Redirect-URI" {
+				svc = mockBankNoRedirect(t)
+			}
 			httpmock.RegisterNoResponder(httpmock.NewStringResponder(http.StatusCreated, `{}`))
 
 			_, err := svc.Create(t.Context(), tt.ids, tt.opts...)
 			require.ErrorIs(t, err, client.ErrValidation)
+			require.ErrorIs(t, err, client.ErrNotSent)
 			var ve *client.ValidationError
 			require.ErrorAs(t, err, &ve)
 			assert.Equal(t, tt.field, ve.Field)
@@ -273,6 +277,40 @@ func TestCreateValidation(t *testing.T) {
 			assert.Equal(t, 0, httpmock.GetTotalCallCount(), "nothing is sent")
 		})
 	}
+}
+
+// WithoutValidation skips the check of the ids, not the headers
+// docs/interface.md section 4.1 requires: a basket without PSU-ID,
+// PSU-IP-Address or TPP-Session-ID is refused before sending, each missing
+// header named with the option that sets it.
+func TestCreateRequiresHeadersWithoutValidation(t *testing.T) {
+	svc := mockBank(t)
+	httpmock.RegisterNoResponder(httpmock.NewStringResponder(http.StatusCreated, `{"basketId":"b1","transactionStatus":"RCVD"}`))
+
+	_, err := svc.Create(t.Context(), []string{docPayment1}, client.WithoutValidation())
+	require.ErrorIs(t, err, client.ErrNotSent)
+	var ns *client.NotSentError
+	require.ErrorAs(t, err, &ns)
+	assert.Equal(t, "basket.Create", ns.Operation)
+	var joined interface{ Unwrap() []error }
+	require.ErrorAs(t, err, &joined)
+	reasons := map[string]string{}
+	for _, e := range joined.Unwrap() {
+		var ve *client.ValidationError
+		require.ErrorAs(t, e, &ve)
+		reasons[ve.Field] = ve.Reason
+	}
+	assert.Len(t, reasons, 3)
+	assert.Contains(t, reasons["TPP-Session-ID"], "client.WithTPPSessionID")
+	assert.Contains(t, reasons["PSU-ID"], "client.WithPSU (ID)")
+	assert.Contains(t, reasons["PSU-IP-Address"], "client.WithPSU (IPAddress)")
+	assert.NotContains(t, reasons, "PSU-Context", "a basket does not need PSU-Context")
+	assert.Zero(t, httpmock.GetTotalCallCount(), "nothing is sent")
+
+	got, err := svc.Create(t.Context(), []string{docPayment1}, append(basketOpts(), client.WithoutValidation())...)
+	require.NoError(t, err)
+	assert.Equal(t, "b1", got.BasketID)
+	assert.Equal(t, 1, httpmock.GetTotalCallCount())
 }
 
 func TestCreateValidationJoinsAllProblems(t *testing.T) {
@@ -308,8 +346,9 @@ func TestCreateWithoutValidationSends(t *testing.T) {
 			var rec recorder
 			httpmock.RegisterResponder(http.MethodPost, basketURL, rec.responder(http.StatusBadRequest,
 				[]byte(`{"tppMessages":[{"category":"ERROR","code":"FORMAT_ERROR","path":"paymentIds"}]}`)))
-			// No PSU headers either: WithoutValidation skips that check too.
-			_, err := svc.Create(t.Context(), tt.ids, client.WithoutValidation())
+			// The required headers are there: WithoutValidation skips
+			// the check of the ids only.
+			_, err := svc.Create(t.Context(), tt.ids, append(basketOpts(), client.WithoutValidation())...)
 			var e *client.Error
 			require.ErrorAs(t, err, &e, "the bank, not the SDK, refuses it")
 			assert.True(t, e.HasCode(client.CodeFormatError))
@@ -354,7 +393,10 @@ func TestBasketIDEscaped(t *testing.T) {
 
 func TestNilService(t *testing.T) {
 	t.Parallel()
-	for _, svc := range []*basket.Service{nil, basket.New(nil)} {
+	refused, err := basket.New(nil)
+	require.Error(t, err, "New refuses a nil client")
+	assert.Nil(t, refused)
+	for _, svc := range []*basket.Service{nil, new(basket.Service)} {
 		_, err := svc.Create(t.Context(), []string{"a"})
 		assert.Error(t, err)
 		_, err = svc.Get(t.Context(), "a")
