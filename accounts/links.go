@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 
@@ -62,6 +63,16 @@ func transactionsAccount(op, basePath, collection, p string) (string, error) {
 		return "", &linkError{op: op, reason: "not a transactions path"}
 	}
 	return id, nil
+}
+
+// foreignLink makes the client's refusal of a link to another host
+// ([client.ErrForeignHost]) an [ErrUnexpectedLink] too, as that error
+// documents; any other error is returned as it is.
+func foreignLink(op string, err error) error {
+	if errors.Is(err, client.ErrForeignHost) && !errors.Is(err, ErrUnexpectedLink) {
+		return &linkError{op: op, reason: "link to another host", cause: err}
+	}
+	return err
 }
 
 // checkLink refuses an empty or malformed href before the client sees it.

@@ -398,7 +398,7 @@ func (s *Service) transactionsAt(ctx context.Context, op, href, want string, ro 
 	var out TransactionsPage
 	err := s.getCountedBy(ctx, op, EndpointTransactions, s.linkAccount(op, accountsCollection, want), href, nil, &out, ro)
 	if err != nil {
-		return nil, err
+		return nil, foreignLink(op, err)
 	}
 	return &out, nil
 }
@@ -439,7 +439,7 @@ func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string,
 	var out CardTransactionsPage
 	err := s.getCountedBy(ctx, op, EndpointCardTransactions, s.linkAccount(op, cardAccountsCollection, want), href, nil, &out, cardOptions(ro))
 	if err != nil {
-		return nil, err
+		return nil, foreignLink(op, err)
 	}
 	return &out, nil
 }
