@@ -58,7 +58,7 @@ func BenchmarkTransactionsIter(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			svc := accounts.New(c)
+			svc := newService(b, c)
 			q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBooked, Limit: pageSize}
 			ro := psuPresent()
 			var peak uint64

@@ -21,7 +21,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/childproc"
 	"github.com/tppkit/psd2/internal/testtpp"
-	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
 )
 
 // Environment of the helper processes of TestBudgetAcrossProcesses.
@@ -35,7 +35,8 @@ const (
 
 // TestHelperProcess is not a test: it is the body of the processes that
 // TestBudgetAcrossProcesses starts from the test binary. It spends the
-// budget of one account, kept in a FileStore, against the parent's bank.
+// budget of one account, kept in a store.FileStore (the client's store),
+// against the parent's bank.
 // Protocol: it prints "ready", waits for a line on stdin, then calls and
 // prints "result <granted> <refused>".
 func TestHelperProcess(t *testing.T) {
@@ -43,14 +44,12 @@ func TestHelperProcess(t *testing.T) {
 	if dir == "" {
 		return // run as an ordinary test: nothing to do
 	}
-	fs, err := sca.NewFileStore(dir)
+	fs, err := store.NewFileStore(dir)
 	require.NoError(t, err)
 	c, err := client.New(os.Getenv(helperBank), testtpp.Credentials(t, "Accounts test TPP"),
-		client.WithHTTPClient(&http.Client{}), client.WithRetryPolicy(client.RetryPolicy{}))
+		client.WithHTTPClient(&http.Client{}), client.WithRetryPolicy(client.RetryPolicy{}), client.WithStore(fs))
 	require.NoError(t, err)
-	budget := accounts.NewBudget(accounts.BudgetStoreFromKV(fs, sca.ErrNotFound),
-		accounts.WithLimit(helperLimit, accounts.DefaultBudgetWindow))
-	svc := accounts.New(c, accounts.WithBudget(budget))
+	svc := newService(t, c, accounts.WithLimit(helperLimit, accounts.DefaultBudgetWindow))
 
 	fmt.Println("ready")
 	_, err = bufio.NewReader(os.Stdin).ReadString('\n')
@@ -86,7 +85,7 @@ func TestBudgetAcrossProcesses(t *testing.T) {
 	t.Parallel()
 	bank := newCountingBank(t)
 	dir := filepath.Join(t.TempDir(), "store")
-	_, err := sca.NewFileStore(dir)
+	_, err := store.NewFileStore(dir)
 	require.NoError(t, err)
 
 	hs := childproc.Start(t, 2, "TestHelperProcess", helperEnv+"="+dir, helperBank+"="+bank.srv.URL+"/api")
@@ -111,11 +110,10 @@ func TestBudgetAcrossProcesses(t *testing.T) {
 	assert.Equal(t, int64(helperLimit), bank.balances.Load(), "calls that reached the bank")
 
 	// The store agrees: nothing is left of the budget.
-	fs, err := sca.NewFileStore(dir)
+	fs, err := store.NewFileStore(dir)
 	require.NoError(t, err)
-	svc := bank.service(t, accounts.WithBudget(accounts.NewBudget(accounts.BudgetStoreFromKV(fs, sca.ErrNotFound),
-		accounts.WithLimit(helperLimit, accounts.DefaultBudgetWindow))))
-	a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointBalances, psuAbsent()...)
+	svc := newService(t, bank.client(t, client.WithStore(fs)), accounts.WithLimit(helperLimit, accounts.DefaultBudgetWindow))
+	a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
 	require.NoError(t, err)
 	assert.Equal(t, 0, a.Remaining)
 }

@@ -2,7 +2,14 @@ package accounts_test
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"errors"
+	"iter"
+	"math/big"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,44 +26,86 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testtpp"
-	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/signing"
+	"github.com/tppkit/psd2/store"
 )
 
 // countingBank is an httptest bank answering balances and transactions
-// with the platform documents and counting what it receives.
+// with the platform documents (or status, when set) and counting what it
+// receives.
 type countingBank struct {
 	srv      *httptest.Server
 	balances atomic.Int64
 	txs      atomic.Int64
+	status   atomic.Int64 // 0: 200 with the document
 }
 
-func newCountingBank(t *testing.T) *countingBank {
+func newCountingBank(t testing.TB) *countingBank {
 	t.Helper()
 	b := &countingBank{}
 	bal, page := testdata(t, "balances.json"), testdata(t, "transactions-page2.json")
 	b.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
+		var doc []byte
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/balances"):
 			b.balances.Add(1)
-			_, _ = w.Write(bal)
+			doc = bal
 		case strings.HasSuffix(r.URL.Path, "/transactions"):
 			b.txs.Add(1)
-			_, _ = w.Write(page)
+			doc = page
 		default:
 			w.WriteHeader(http.StatusNotFound)
+			return
 		}
+		if st := b.status.Load(); st != 0 {
+			w.WriteHeader(int(st))
+			_, _ = w.Write([]byte(`{"tppMessages":[{"category":"ERROR","code":"SYSTEM_ERROR"}]}`))
+			return
+		}
+		_, _ = w.Write(doc)
 	}))
 	t.Cleanup(b.srv.Close)
 	return b
 }
 
-// service returns a Service on the bank with a fresh client.
-func (b *countingBank) service(t *testing.T, opts ...accounts.Option) *accounts.Service {
+// client returns a new client of the test TPP on the bank, with its own
+// certificate (as after a renewal) and, unless opts give one, its own
+// store. Retries are off: every call the bank answers is one request.
+func (b *countingBank) client(t testing.TB, opts ...client.Option) *client.Client {
 	t.Helper()
-	c, err := client.New(b.srv.URL+"/api", testtpp.Credentials(t, "Accounts test TPP"), client.WithHTTPClient(b.srv.Client()))
+	return b.clientAs(t, testtpp.Credentials(t, "Accounts test TPP"), opts...)
+}
+
+// clientAs is client with the TPP's credentials creds.
+func (b *countingBank) clientAs(t testing.TB, creds *signing.Credentials, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.New(b.srv.URL+"/api", creds, append([]client.Option{client.WithHTTPClient(b.srv.Client()),
+		client.WithRetryPolicy(client.RetryPolicy{})}, opts...)...)
 	require.NoError(t, err)
-	return accounts.New(c, opts...)
+	return c
+}
+
+// service returns a Service on a new client of the bank.
+func (b *countingBank) service(t testing.TB, opts ...accounts.Option) *accounts.Service {
+	t.Helper()
+	return newService(t, b.client(t), opts...)
+}
+
+// tppCredentials returns throwaway credentials of the TPP whose PSD2
+// authorisation number (organizationIdentifier) is orgID.
+func tppCredentials(t testing.TB, orgID string) *signing.Credentials {
+	t.Helper()
+	k := testtpp.Key(t)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()),
+		Subject: pkix.Name{CommonName: "Other TPP", Organization: []string{"Other TPP AS"},
+			ExtraNames: []pkix.AttributeTypeAndValue{{Type: asn1.ObjectIdentifier{2, 5, 4, 97}, Value: orgID}}},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	require.NoError(t, err)
+	cert, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	return &signing.Credentials{Certificate: cert, Key: k}
 }
 
 func TestBudgetSlidingWindow(t *testing.T) {
@@ -64,7 +113,7 @@ func TestBudgetSlidingWindow(t *testing.T) {
 	bank := newCountingBank(t)
 	clk := testtpp.NewClock(time.Now().UTC().Truncate(time.Second))
 	t0 := clk.Now()
-	svc := bank.service(t, accounts.WithBudget(accounts.NewBudget(nil, accounts.WithClock(clk.Now))))
+	svc := newService(t, bank.client(t, client.WithClock(clk.Now))) // the budget moves with the client's clock
 	ctx := t.Context()
 
 	steps := []struct {
@@ -84,21 +133,22 @@ func TestBudgetSlidingWindow(t *testing.T) {
 	}
 	sent := 0
 	for i, st := range steps {
-		clk.Add(t0.Add(st.at).Sub(clk.Now()))
+		clk.Set(t0.Add(st.at))
 		_, err := svc.Balances(ctx, acc1, psuAbsent()...)
 		if st.wantRefused {
 			var be *accounts.BudgetExhaustedError
 			require.ErrorAs(t, err, &be, "step %d", i)
-			assert.Equal(t, t0.Add(st.wantNext), be.RetryAt, "step %d", i)
+			assert.WithinDuration(t, t0.Add(st.wantNext), be.RetryAt, 0, "step %d", i)
 			assert.Equal(t, 24*time.Hour, be.Window)
+			assert.ErrorIs(t, err, client.ErrNotSent, "step %d: refused before sending", i)
 		} else {
 			require.NoError(t, err, "step %d", i)
 			sent++
 		}
-		a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances, psuAbsent()...)
+		a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
 		require.NoError(t, err)
 		assert.Equal(t, st.wantRemaining, a.Remaining, "step %d", i)
-		assert.Equal(t, t0.Add(st.wantNext), a.NextAt, "step %d", i)
+		assert.WithinDuration(t, t0.Add(st.wantNext), a.NextAt, 0, "step %d", i)
 		assert.Equal(t, 4, a.Limit)
 	}
 	assert.Equal(t, int64(sent), bank.balances.Load(), "refused calls never reached the bank")
@@ -114,7 +164,7 @@ func TestBudgetSlidingWindow(t *testing.T) {
 		{"transactions", acc1, accounts.EndpointTransactions},
 		{"card balances", acc1, accounts.EndpointCardBalances},
 	} {
-		a, err := svc.Remaining(ctx, tc.account, tc.e, psuAbsent()...)
+		a, err := svc.Remaining(ctx, tc.account, tc.e)
 		require.NoError(t, err)
 		assert.Equal(t, 4, a.Remaining, tc.name)
 		assert.True(t, a.NextAt.IsZero(), tc.name)
@@ -130,11 +180,13 @@ func otherPSU() []client.RequestOption {
 
 // The bank counts calls per account (docs/interface.md section 8), so two
 // PSUs sharing a corporate account share its 4 calls: the second PSU's
-// call after the first PSU's four is refused before it is sent.
+// call after the first PSU's four is refused before it is sent, by every
+// Service of the client.
 func TestBudgetIsPerAccountNotPerPSU(t *testing.T) {
 	t.Parallel()
 	bank := newCountingBank(t)
-	svc := bank.service(t)
+	c := bank.client(t)
+	svc := newService(t, c)
 	ctx := t.Context()
 	for range 2 {
 		_, err := svc.Balances(ctx, acc1, psuAbsent()...)
@@ -142,47 +194,73 @@ func TestBudgetIsPerAccountNotPerPSU(t *testing.T) {
 		_, err = svc.Balances(ctx, acc1, otherPSU()...)
 		require.NoError(t, err)
 	}
+	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	require.NoError(t, err)
+	assert.Equal(t, 0, a.Remaining)
 	for name, ro := range map[string][]client.RequestOption{"first PSU": psuAbsent(), "second PSU": otherPSU()} {
-		a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances, ro...)
-		require.NoError(t, err)
-		assert.Equal(t, 0, a.Remaining, name)
 		_, err = svc.Balances(ctx, acc1, ro...)
 		require.ErrorIs(t, err, accounts.ErrBudgetExhausted, name)
 	}
-	assert.Equal(t, int64(4), bank.balances.Load(), "the bank received the account's 4 calls, no fifth")
 
-	// Another TPP, or the same account id at another bank, has a budget
-	// of its own; a second client of the same TPP and bank shares it.
-	other := accounts.BudgetKey{TPP: "PSDNO-FSA-TEST1", Bank: bank.srv.URL + "/api", AccountID: acc1, Endpoint: accounts.EndpointBalances}
-	for _, tc := range []struct {
-		name string
-		edit func(*accounts.BudgetKey)
-		want int
-	}{
-		{"same TPP and bank", func(*accounts.BudgetKey) {}, 0},
-		{"another TPP", func(k *accounts.BudgetKey) { k.TPP = "PSDNO-FSA-OTHER" }, 4},
-		{"another bank", func(k *accounts.BudgetKey) { k.Bank = "https://psd2.otherbank.example/api" }, 4},
-	} {
-		k := other
-		tc.edit(&k)
-		a, err := svc.Budget().Remaining(ctx, k)
-		require.NoError(t, err)
-		assert.Equal(t, tc.want, a.Remaining, tc.name)
-	}
-	second := bank.service(t, accounts.WithBudget(svc.Budget()))
-	_, err := second.Balances(ctx, acc1, otherPSU()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted, "a renewed certificate of the same TPP shares the budget")
-	c, err := client.New(bank.srv.URL+"/api/", testtpp.Credentials(t, "Accounts test TPP"), client.WithHTTPClient(bank.srv.Client()))
+	// Another Service made on the same client shares the budget.
+	again := newService(t, c)
+	a, err = again.Remaining(ctx, acc1, accounts.EndpointBalances)
 	require.NoError(t, err)
-	_, err = accounts.New(c, accounts.WithBudget(svc.Budget())).Balances(ctx, acc1, otherPSU()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted, "the base URL with a trailing slash is the same bank")
-	assert.Equal(t, int64(4), bank.balances.Load())
+	assert.Equal(t, 0, a.Remaining)
+	_, err = again.Balances(ctx, acc1, otherPSU()...)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted, "a second Service of the client")
+	assert.Equal(t, int64(4), bank.balances.Load(), "the bank received the account's 4 calls, no fifth")
+}
+
+// Clients on one shared store count one budget per TPP and bank: a
+// renewed certificate of the same TPP, or the bank's base URL written
+// with a trailing slash, shares it; another TPP, another bank, or a
+// client with a store of its own does not.
+func TestBudgetSharedStore(t *testing.T) {
+	t.Parallel()
+	bank, otherBank := newCountingBank(t), newCountingBank(t)
+	shared := store.NewMemoryStore()
+	ctx := t.Context()
+	first := newService(t, bank.client(t, client.WithStore(shared)))
+	for range 4 {
+		_, err := first.Balances(ctx, acc1, psuAbsent()...)
+		require.NoError(t, err)
+	}
+
+	slash, err := client.New(bank.srv.URL+"/api/", testtpp.Credentials(t, "Accounts test TPP"),
+		client.WithHTTPClient(bank.srv.Client()), client.WithStore(shared))
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name  string
+		c     *client.Client
+		left  int
+		fresh *countingBank // the bank that gets the call when it is allowed
+	}{
+		{"same TPP, renewed certificate", bank.client(t, client.WithStore(shared)), 0, nil},
+		{"same bank, base URL with a trailing slash", slash, 0, nil},
+		{"another TPP", bank.clientAs(t, tppCredentials(t, "PSDNO-FSA-OTHER"), client.WithStore(shared)), 4, bank},
+		{"another bank", otherBank.client(t, client.WithStore(shared)), 4, otherBank},
+		{"same TPP and bank, a store of its own", bank.client(t), 4, bank},
+	} {
+		svc := newService(t, tc.c)
+		a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+		require.NoError(t, err, tc.name)
+		assert.Equal(t, tc.left, a.Remaining, tc.name)
+		_, err = svc.Balances(ctx, acc1, psuAbsent()...)
+		if tc.left == 0 {
+			require.ErrorIs(t, err, accounts.ErrBudgetExhausted, tc.name)
+		} else {
+			require.NoError(t, err, tc.name)
+		}
+	}
+	assert.Equal(t, int64(4+2), bank.balances.Load(), "the 4 calls, then another TPP's and the own store's")
+	assert.Equal(t, int64(1), otherBank.balances.Load())
 }
 
 func TestBudgetCountsOnlyWithoutThePSU(t *testing.T) {
 	t.Parallel()
 	bank := newCountingBank(t)
-	svc := bank.service(t, accounts.WithBudget(accounts.NewBudget(nil, accounts.WithLimit(1, time.Hour))))
+	svc := bank.service(t, accounts.WithLimit(1, time.Hour))
 	ctx := t.Context()
 	for range 3 {
 		_, err := svc.Balances(ctx, acc1, psuPresent()...)
@@ -190,16 +268,18 @@ func TestBudgetCountsOnlyWithoutThePSU(t *testing.T) {
 		_, err = svc.Transactions(ctx, acc1, nil, psuPresent()...)
 		require.NoError(t, err)
 	}
-	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances, psuAbsent()...)
+	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining, "calls with PSU-IP-Address do not count")
+	assert.Equal(t, time.Hour, a.Window)
+	assert.Equal(t, 1, a.Limit)
 
 	_, err = svc.Transactions(ctx, acc1, nil, psuAbsent()...)
 	require.NoError(t, err)
 	_, err = svc.Transactions(ctx, acc1, nil, psuAbsent()...)
 	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
 	// A stored next link counts against the same budget.
-	_, err = svc.TransactionsPage(ctx, "/v1/accounts/"+acc1+"/transactions?offset=3", psuAbsent()...)
+	_, err = svc.TransactionsAt(ctx, "/v1/accounts/"+acc1+"/transactions?offset=3", psuAbsent()...)
 	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
 	_, err = svc.Balances(ctx, acc2, psuAbsent()...)
 	require.NoError(t, err)
@@ -209,11 +289,85 @@ func TestBudgetCountsOnlyWithoutThePSU(t *testing.T) {
 	// A call refused before sending (an invalid query) takes nothing.
 	_, err = svc.Transactions(ctx, acc2, &accounts.TransactionQuery{Limit: -1}, psuAbsent()...)
 	require.ErrorIs(t, err, accounts.ErrInvalidQuery)
-	a, err = svc.Remaining(ctx, acc2, accounts.EndpointTransactions, psuAbsent()...)
+	a, err = svc.Remaining(ctx, acc2, accounts.EndpointTransactions)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining)
 
-	require.NoError(t, svc.Budget().Reset(ctx, accounts.BudgetKey{}), "resetting an unknown key is fine")
+	// ResetBudget forgets the account's count of one endpoint.
+	require.NoError(t, svc.ResetBudget(ctx, acc1, accounts.EndpointTransactions))
+	a, err = svc.Remaining(ctx, acc1, accounts.EndpointTransactions)
+	require.NoError(t, err)
+	assert.Equal(t, 1, a.Remaining)
+	assert.True(t, a.NextAt.IsZero())
+	_, err = svc.TransactionsAt(ctx, "/v1/accounts/"+acc1+"/transactions?offset=3", psuAbsent()...)
+	require.NoError(t, err)
+	assert.Equal(t, int64(5), bank.txs.Load())
+	a, err = svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	require.NoError(t, err)
+	assert.Equal(t, 1, a.Remaining, "another endpoint's count is left alone")
+	require.NoError(t, svc.ResetBudget(ctx, "enc!!never-called", accounts.EndpointBalances), "resetting an unknown budget is fine")
+}
+
+// A call refused locally or never sent does not spend the budget
+// (docs/interface.md section 8 counts the calls the bank receives): a
+// closed port, an ended context, a missing required header, an invalid
+// option. A call the bank answered is spent, even with an error.
+func TestBudgetNotSpentWhenNotSent(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := "http://" + l.Addr().String() + "/api"
+	require.NoError(t, l.Close())
+
+	shared := store.NewMemoryStore()
+	c, err := client.New(closed, testtpp.Credentials(t, "Accounts test TPP"), client.WithStore(shared),
+		client.WithRetryPolicy(client.RetryPolicy{}), client.WithHTTPClient(&http.Client{Timeout: 10 * time.Second}))
+	require.NoError(t, err)
+	svc := newService(t, c)
+	for range accounts.DefaultBudgetLimit + 2 {
+		_, err := svc.Balances(ctx, acc1, psuAbsent()...)
+		require.ErrorIs(t, err, client.ErrNotSent)
+		assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted)
+	}
+	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	require.NoError(t, err)
+	assert.Equal(t, accounts.DefaultBudgetLimit, a.Remaining, "nothing reached a bank on a closed port")
+	assert.True(t, a.NextAt.IsZero())
+
+	bank := newCountingBank(t)
+	svc = newService(t, bank.client(t))
+	ended, cancel := context.WithCancel(ctx)
+	cancel()
+	for name, call := range map[string]func() error{
+		"ended context": func() error { _, err := svc.Balances(ended, acc1, psuAbsent()...); return err },
+		"no TPP-Redirect-URI": func() error {
+			_, err := svc.Balances(ctx, acc1, client.WithTPPSessionID(sessionID), client.WithPSU(client.PSU{ID: psuID}))
+			return err
+		},
+		"invalid option": func() error {
+			_, err := svc.Balances(ctx, acc1, append(psuAbsent(), client.WithPSU(client.PSU{ID: "not-a-uuid"}))...)
+			return err
+		},
+	} {
+		err := call()
+		require.ErrorIs(t, err, client.ErrNotSent, name)
+		a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+		require.NoError(t, err)
+		assert.Equal(t, accounts.DefaultBudgetLimit, a.Remaining, name)
+	}
+	assert.Zero(t, bank.balances.Load(), "nothing was sent")
+
+	// The bank answered 500: it received the call, and may have counted it.
+	bank.status.Store(http.StatusInternalServerError)
+	_, err = svc.Balances(ctx, acc1, psuAbsent()...)
+	var ce *client.Error
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, http.StatusInternalServerError, ce.StatusCode)
+	a, err = svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	require.NoError(t, err)
+	assert.Equal(t, accounts.DefaultBudgetLimit-1, a.Remaining)
+	assert.Equal(t, int64(1), bank.balances.Load())
 }
 
 func TestBudgetStorePersistsAcrossServices(t *testing.T) {
@@ -222,11 +376,11 @@ func TestBudgetStorePersistsAcrossServices(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "store") // created by NewFileStore with mode 0700
 	ctx := t.Context()
 	newService := func() *accounts.Service {
-		fs, err := sca.NewFileStore(dir)
+		fs, err := store.NewFileStore(dir)
 		require.NoError(t, err)
-		// Each Service has its own client and certificate, as after a
-		// restart with a renewed certificate of the same TPP.
-		return bank.service(t, accounts.WithBudgetStore(accounts.BudgetStoreFromKV(fs, sca.ErrNotFound)))
+		// Each Service has its own client, certificate and store value, as
+		// after a restart with a renewed certificate of the same TPP.
+		return newService(t, bank.client(t, client.WithStore(fs)))
 	}
 
 	first := newService()
@@ -236,7 +390,7 @@ func TestBudgetStorePersistsAcrossServices(t *testing.T) {
 	}
 
 	second := newService()
-	a, err := second.Remaining(ctx, acc1, accounts.EndpointBalances, psuAbsent()...)
+	a, err := second.Remaining(ctx, acc1, accounts.EndpointBalances)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining, "the counts survived")
 	_, err = second.Balances(ctx, acc1, psuAbsent()...)
@@ -263,23 +417,28 @@ func TestBudgetStorePersistsAcrossServices(t *testing.T) {
 	require.NoError(t, err)
 }
 
+// Many goroutines, through two Services of one client and a Service of
+// a second client on the same store, are granted the account's 4 calls
+// between them, and the bank receives exactly those.
 func TestBudgetConcurrentUse(t *testing.T) {
 	t.Parallel()
 	bank := newCountingBank(t)
-	store := accounts.NewMemoryBudgetStore()
+	shared := store.NewMemoryStore()
+	c := bank.client(t, client.WithStore(shared))
 	services := []*accounts.Service{
-		bank.service(t, accounts.WithBudgetStore(store)),
-		bank.service(t, accounts.WithBudgetStore(store)),
+		newService(t, c),
+		newService(t, c),
+		newService(t, bank.client(t, client.WithStore(shared))),
 	}
 	ctx := t.Context()
-	const callers = 40
+	const callers = 42
 	var ok, refused atomic.Int64
 	var wg sync.WaitGroup
 	for i := range callers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := services[i%2].Balances(ctx, acc1, psuAbsent()...)
+			_, err := services[i%len(services)].Balances(ctx, acc1, psuAbsent()...)
 			switch {
 			case err == nil:
 				ok.Add(1)
@@ -296,70 +455,201 @@ func TestBudgetConcurrentUse(t *testing.T) {
 	assert.Equal(t, int64(4), bank.balances.Load())
 }
 
-// brokenKV holds one undecodable value.
-type brokenKV struct{ puts atomic.Int64 }
+// brokenStore is a store whose every value is undecodable, or whose
+// Update fails with err when set; it counts the values written.
+type brokenStore struct {
+	store.Store
+	err  error
+	puts atomic.Int64
+}
 
-func (*brokenKV) Get(context.Context, string) ([]byte, error) { return []byte("{not json"), nil }
-func (k *brokenKV) Put(context.Context, string, []byte) error {
-	k.puts.Add(1)
+func (s *brokenStore) Update(_ context.Context, _ string, fn func([]byte, bool) ([]byte, time.Duration, error)) error {
+	if s.err != nil {
+		return s.err
+	}
+	if _, _, err := fn([]byte("{not json"), true); err != nil {
+		return err
+	}
+	s.puts.Add(1)
 	return nil
 }
-func (*brokenKV) Delete(context.Context, string) error { return nil }
 
 func TestBudgetStoreErrorsStopTheCall(t *testing.T) {
 	t.Parallel()
 	bank := newCountingBank(t)
-	kv := &brokenKV{}
-	svc := bank.service(t, accounts.WithBudgetStore(accounts.BudgetStoreFromKV(kv, sca.ErrNotFound)))
-	_, err := svc.Balances(t.Context(), acc1, psuAbsent()...)
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "budget store")
-	assert.Equal(t, int64(0), bank.balances.Load(), "not sent when the budget cannot be read")
-	assert.Equal(t, int64(0), kv.puts.Load())
+	diskFull := errors.New("disk full")
+	for name, st := range map[string]*brokenStore{
+		"undecodable value": {Store: store.NewMemoryStore()},
+		"failing update":    {Store: store.NewMemoryStore(), err: diskFull},
+	} {
+		svc := newService(t, bank.client(t, client.WithStore(st)))
+		_, err := svc.Balances(t.Context(), acc1, psuAbsent()...)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), "budget store", name)
+		assert.ErrorIs(t, err, client.ErrNotSent, name)
+		if st.err != nil {
+			assert.ErrorIs(t, err, diskFull, name)
+		}
+		assert.Zero(t, st.puts.Load(), name)
+		_, err = svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+		assert.Error(t, err, name)
 
-	err = accounts.BudgetStoreFromKV(nil, nil).Update(t.Context(), "k", func(c []time.Time) ([]time.Time, error) { return c, nil })
-	assert.Error(t, err)
+		// With the PSU present the budget is not consulted.
+		_, err = svc.Balances(t.Context(), acc1, psuPresent()...)
+		require.NoError(t, err, name)
+	}
+	assert.Equal(t, int64(2), bank.balances.Load(), "only the calls with the PSU present were sent")
 }
 
-func TestMemoryBudgetStore(t *testing.T) {
+// keys collects the keys of st under prefix.
+func keys(t *testing.T, seq iter.Seq2[string, error]) []string {
+	t.Helper()
+	var out []string
+	for k, err := range seq {
+		require.NoError(t, err)
+		out = append(out, k)
+	}
+	return out
+}
+
+// The budget's keys in the client's store are under the TPP's and bank's
+// scope, one per account and endpoint, and name no account; its values
+// hold call times only.
+func TestBudgetKeysHideTheAccount(t *testing.T) {
 	t.Parallel()
-	var s accounts.MemoryBudgetStore // the zero value is ready
+	bank := newCountingBank(t)
+	shared := store.NewMemoryStore()
 	ctx := t.Context()
-	now := time.Now()
-	require.NoError(t, s.Update(ctx, "k", func(c []time.Time) ([]time.Time, error) {
-		assert.Empty(t, c)
-		return append(c, now), nil
-	}))
-	require.NoError(t, s.Update(ctx, "k", func(c []time.Time) ([]time.Time, error) {
-		assert.Equal(t, []time.Time{now}, c)
-		return nil, nil
-	}))
-	boom := errors.New("boom")
-	assert.ErrorIs(t, s.Update(ctx, "k", func(c []time.Time) ([]time.Time, error) {
-		assert.Empty(t, c, "an empty result deleted the key")
-		return []time.Time{now}, boom
-	}), boom)
-	require.NoError(t, s.Update(ctx, "k", func(c []time.Time) ([]time.Time, error) {
-		assert.Empty(t, c, "nothing stored on error")
-		return c, nil
-	}))
-	cancelled, cancel := context.WithCancel(ctx)
-	cancel()
-	assert.ErrorIs(t, s.Update(cancelled, "k", func(c []time.Time) ([]time.Time, error) { return c, nil }), context.Canceled)
+	c := bank.client(t, client.WithStore(shared))
+	svc := newService(t, c)
+	_, err := svc.Balances(ctx, acc1, psuAbsent()...)
+	require.NoError(t, err)
+	_, err = svc.Transactions(ctx, acc1, nil, psuAbsent()...)
+	require.NoError(t, err)
+	_, err = svc.Balances(ctx, acc1, psuPresent()...) // not counted
+	require.NoError(t, err)
+
+	mine := keys(t, shared.Keys(ctx, "accounts/budget/"))
+	require.Len(t, mine, 2, "one key per account and endpoint")
+	assert.NotEqual(t, mine[0], mine[1])
+	for _, k := range mine {
+		assert.True(t, strings.HasPrefix(k, "accounts/budget/"+c.Scope()+"/"), k)
+		assert.NotContains(t, k, acc1)
+		v, err := shared.Get(ctx, k)
+		require.NoError(t, err)
+		assert.NotContains(t, string(v), acc1)
+		assert.NotContains(t, string(v), psuID)
+	}
+
+	// Another TPP on the same store writes under a scope of its own.
+	other := bank.clientAs(t, tppCredentials(t, "PSDNO-FSA-OTHER"), client.WithStore(shared))
+	require.NotEqual(t, c.Scope(), other.Scope())
+	_, err = newService(t, other).Balances(ctx, acc1, psuAbsent()...)
+	require.NoError(t, err)
+	assert.Len(t, keys(t, shared.Keys(ctx, "accounts/budget/"+other.Scope()+"/")), 1)
+	assert.Len(t, keys(t, shared.Keys(ctx, "accounts/budget/"+c.Scope()+"/")), 2)
 }
 
-func TestBudgetKeyHidesItsParts(t *testing.T) {
+// gateStore holds the first Update it sees, and every later Update of
+// that key, until open is closed; Updates of other keys go through.
+type gateStore struct {
+	store.Store
+	mu            sync.Mutex
+	gated         string
+	entered, open chan struct{}
+}
+
+func (g *gateStore) Update(ctx context.Context, key string, fn func([]byte, bool) ([]byte, time.Duration, error)) error {
+	g.mu.Lock()
+	if g.gated == "" {
+		g.gated = key
+		close(g.entered)
+	}
+	wait := key == g.gated
+	g.mu.Unlock()
+	if wait {
+		select {
+		case <-g.open:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return g.Store.Update(ctx, key, fn)
+}
+
+// While the budget of one account is being updated (its store is slow:
+// an fsync, a database round trip), a call on another account's budget
+// goes through without waiting: neither the client nor the Service holds
+// a lock across the store.
+func TestBudgetDoesNotSerialiseAccounts(t *testing.T) {
 	t.Parallel()
-	k := accounts.BudgetKey{TPP: "PSDNO-FSA-TEST1", Bank: "https://psd2.bank.example/api", AccountID: acc1, Endpoint: accounts.EndpointBalances}
-	s := k.String()
-	assert.True(t, strings.HasPrefix(s, "accounts/budget/"))
-	assert.Len(t, s, len("accounts/budget/")+64)
-	assert.NotContains(t, s, acc1)
-	other := k
-	other.Endpoint = accounts.EndpointTransactions
-	assert.NotEqual(t, s, other.String())
-	// Parts are length-prefixed: moving text between parts changes the key.
-	a := accounts.BudgetKey{TPP: "ab", Bank: "c"}
-	b := accounts.BudgetKey{TPP: "a", Bank: "bc"}
-	assert.NotEqual(t, a.String(), b.String())
+	bank := newCountingBank(t)
+	gate := &gateStore{Store: store.NewMemoryStore(), entered: make(chan struct{}), open: make(chan struct{})}
+	svc := newService(t, bank.client(t, client.WithStore(gate)))
+	ctx := t.Context()
+
+	doneA := make(chan error, 1)
+	go func() {
+		_, err := svc.Balances(ctx, acc1, psuAbsent()...)
+		doneA <- err
+	}()
+	<-gate.entered
+	doneB := make(chan error, 1)
+	go func() {
+		_, err := svc.Balances(ctx, acc2, psuAbsent()...)
+		doneB <- err
+	}()
+	select {
+	case err := <-doneB:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the call on account 2 waited for account 1's budget")
+	}
+	assert.Equal(t, int64(1), bank.balances.Load(), "account 1's call is still held")
+	close(gate.open)
+	require.NoError(t, <-doneA)
+	for _, id := range []string{acc1, acc2} {
+		a, err := svc.Remaining(ctx, id, accounts.EndpointBalances)
+		require.NoError(t, err)
+		assert.Equal(t, 3, a.Remaining)
+	}
+}
+
+// New refuses a nil client and an invalid limit; a Service made without
+// New refuses every call.
+func TestNewRefusesNilClientAndBadLimit(t *testing.T) {
+	t.Parallel()
+	svc, err := accounts.New(nil)
+	require.Error(t, err)
+	assert.Nil(t, svc)
+
+	bank := newCountingBank(t)
+	c := bank.client(t)
+	for name, opt := range map[string]accounts.Option{
+		"no calls":          accounts.WithLimit(0, 24*time.Hour),
+		"negative calls":    accounts.WithLimit(-1, 24*time.Hour),
+		"window under 1s":   accounts.WithLimit(4, 500*time.Millisecond),
+		"no window":         accounts.WithLimit(4, 0),
+		"negative window":   accounts.WithLimit(4, -time.Hour),
+		"both out of range": accounts.WithLimit(0, 0),
+	} {
+		svc, err := accounts.New(c, opt)
+		assert.Error(t, err, name)
+		assert.Nil(t, svc, name)
+	}
+	svc, err = accounts.New(c, nil, accounts.WithLimit(1, time.Second))
+	require.NoError(t, err)
+	a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+	require.NoError(t, err)
+	assert.Equal(t, accounts.Allowance{Remaining: 1, Limit: 1, Window: time.Second}, a)
+
+	var zero accounts.Service
+	_, err = zero.Balances(t.Context(), acc1, psuAbsent()...)
+	assert.Error(t, err)
+	_, err = zero.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+	assert.Error(t, err)
+	assert.Error(t, zero.ResetBudget(t.Context(), acc1, accounts.EndpointBalances))
+	_, err = svc.Remaining(t.Context(), "", accounts.EndpointBalances)
+	assert.Error(t, err, "no account")
+	assert.Zero(t, bank.balances.Load())
 }

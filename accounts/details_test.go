@@ -72,7 +72,7 @@ func TestTransactionDetailsBudget(t *testing.T) {
 	assert.Equal(t, accounts.EndpointTransactionDetails, be.Endpoint)
 	assert.Equal(t, accounts.DefaultBudgetLimit, calls(), "the fifth call was not sent")
 
-	left, err := svc.Remaining(ctx, acc1, accounts.EndpointTransactions, psuAbsent()...)
+	left, err := svc.Remaining(ctx, acc1, accounts.EndpointTransactions)
 	require.NoError(t, err)
 	assert.Equal(t, accounts.DefaultBudgetLimit, left.Remaining, "the list's budget is its own")
 	_, err = svc.TransactionDetails(ctx, acc1, detailsID, psuPresent()...)
@@ -143,7 +143,7 @@ func TestEmulatorTransactionDetails(t *testing.T) {
 
 	c2, err := client.New(b.s.URL, b.c.Credentials(), client.WithHTTPClient(b.s.Client()), client.WithRetryPolicy(client.RetryPolicy{}))
 	require.NoError(t, err)
-	_, err = accounts.New(c2).TransactionDetails(ctx, id, want.TransactionID, absent(sess)...)
+	_, err = newService(t, c2).TransactionDetails(ctx, id, want.TransactionID, absent(sess)...)
 	require.ErrorIs(t, err, client.ErrAccessExceeded, "the emulator counted the first four")
 	assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted)
 }

@@ -99,7 +99,7 @@ func TestBankAccessExceededSpendsTheBudget(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrAccessExceeded)
 	assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted, "the bank's refusal, not the SDK's")
 
-	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances, psuAbsent()...)
+	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
 	require.NoError(t, err)
 	assert.Equal(t, 0, a.Remaining)
 
@@ -152,7 +152,7 @@ func TestProprietaryFieldsAreKept(t *testing.T) {
 }
 
 func TestBudgetErrorNamesNoAccount(t *testing.T) {
-	svc := newMockService(t, accounts.WithBudget(accounts.NewBudget(nil, accounts.WithLimit(1, 24*time.Hour))))
+	svc := newMockService(t, accounts.WithLimit(1, 24*time.Hour))
 	respond(t, http.MethodGet, "/v1/accounts/"+acc1+"/balances", http.StatusOK, "balances.json", nil)
 	_, err := svc.Balances(t.Context(), acc1, psuAbsent()...)
 	require.NoError(t, err)

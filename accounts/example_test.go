@@ -30,7 +30,10 @@ func ExampleService_TransactionsIter() {
 	if err != nil {
 		panic(err)
 	}
-	svc := accounts.New(c)
+	svc, err := accounts.New(c)
+	if err != nil {
+		panic(err)
+	}
 
 	const redirectURI = "https://tpp.example/callback"
 	sessionID := uuid.NewString()
@@ -38,7 +41,7 @@ func ExampleService_TransactionsIter() {
 	if err != nil {
 		panic(err)
 	}
-	callback, err := bank.Authorize(ctx, consent.ScaRedirect(), emulator.CustomerKari)
+	callback, err := bank.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		panic(err)
 	}

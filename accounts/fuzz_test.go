@@ -108,12 +108,12 @@ func FuzzNextLink(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		svc := accounts.New(c)
+		svc := newService(t, c)
 		for _, err := range svc.TransactionsIter(t.Context(), "acc", nil, psuPresent()...) {
 			_ = err
 		}
-		_, _ = svc.TransactionsPage(t.Context(), href, psuPresent()...)
-		_, _ = svc.CardTransactionsPage(t.Context(), href, psuPresent()...)
+		_, _ = svc.TransactionsAt(t.Context(), href, psuPresent()...)
+		_, _ = svc.CardTransactionsAt(t.Context(), href, psuPresent()...)
 		ft.mu.Lock()
 		defer ft.mu.Unlock()
 		for _, raw := range ft.urls {

@@ -43,7 +43,15 @@ const (
 func newMockService(t *testing.T, opts ...accounts.Option) *accounts.Service {
 	t.Helper()
 	c := testtpp.MockClient(t, client.WithRetryPolicy(client.RetryPolicy{}))
-	return accounts.New(c, opts...)
+	return newService(t, c, opts...)
+}
+
+// newService returns a Service on c and requires New to accept opts.
+func newService(t testing.TB, c *client.Client, opts ...accounts.Option) *accounts.Service {
+	t.Helper()
+	svc, err := accounts.New(c, opts...)
+	require.NoError(t, err)
+	return svc
 }
 
 // testdata returns a file of testdata.
@@ -152,7 +160,7 @@ func startBank(t *testing.T, clk *testtpp.Clock, opts ...accounts.Option) *bank 
 	}
 	s := testtpp.Server(t, eopts...)
 	c := testtpp.NewClient(t, s, "Accounts test AISP", copts...)
-	return &bank{s: s, c: c, svc: accounts.New(c, opts...), log: log}
+	return &bank{s: s, c: c, svc: newService(t, c, opts...), log: log}
 }
 
 // consent runs the bank-offered consent of customer: StartConsent with
@@ -166,14 +174,14 @@ func (b *bank) consent(ctx context.Context, t *testing.T, customer, agreementID 
 	require.NoError(t, err)
 	consent, err := b.svc.StartConsent(ctx, opt)
 	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(consent.ScaRedirect(), strings.TrimSuffix(b.s.URL, "/api")+"/tap-sandbox/"), "scaRedirect on the emulator's SCA page")
+	require.True(t, strings.HasPrefix(consent.SCARedirect(), strings.TrimSuffix(b.s.URL, "/api")+"/tap-sandbox/"), "scaRedirect on the emulator's SCA page")
 	var cb interface{ String() string }
 	if agreementID == "" {
-		u, err := b.s.Authorize(ctx, consent.ScaRedirect(), customer)
+		u, err := b.s.Authorize(ctx, consent.SCARedirect(), customer)
 		require.NoError(t, err)
 		cb = u
 	} else {
-		u, err := b.s.AuthorizeCorporate(ctx, consent.ScaRedirect(), customer, agreementID)
+		u, err := b.s.AuthorizeCorporate(ctx, consent.SCARedirect(), customer, agreementID)
 		require.NoError(t, err)
 		cb = u
 	}

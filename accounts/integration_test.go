@@ -120,7 +120,9 @@ func TestEmulatorTransactionsIterThreePages(t *testing.T) {
 		seed[i] = sandbox.Transaction{BookingStatus: sandbox.Booked, TransactionAmount: sandbox.Amount{Amount: "-10.50", Currency: "NOK"},
 			CreditorName: "Seeded Butikk", RemittanceInformationUnstructured: "SEEDED " + string(rune('A'+i))}
 	}
-	require.NoError(t, sandbox.New(b.c).CreateTransactions(ctx, id, seed))
+	sb, err := sandbox.New(b.c)
+	require.NoError(t, err)
+	require.NoError(t, sb.CreateTransactions(ctx, id, seed))
 
 	var got []accounts.Transaction
 	ids := map[string]bool{}
@@ -153,7 +155,7 @@ func TestEmulatorBudgetRefusesTheFifthCall(t *testing.T) {
 	for i := range 4 {
 		_, err := b.svc.Balances(ctx, id, absent(sess)...)
 		require.NoError(t, err, "call %d", i+1)
-		a, err := b.svc.Remaining(ctx, id, accounts.EndpointBalances, absent(sess)...)
+		a, err := b.svc.Remaining(ctx, id, accounts.EndpointBalances)
 		require.NoError(t, err)
 		assert.Equal(t, 3-i, a.Remaining)
 	}
@@ -166,7 +168,7 @@ func TestEmulatorBudgetRefusesTheFifthCall(t *testing.T) {
 	assert.Equal(t, 4, b.log.countAll("method=GET", id, "/balances"), "the emulator received only 4")
 
 	// Transactions have their own budget; the PSU present has none.
-	a, err := b.svc.Remaining(ctx, id, accounts.EndpointTransactions, absent(sess)...)
+	a, err := b.svc.Remaining(ctx, id, accounts.EndpointTransactions)
 	require.NoError(t, err)
 	assert.Equal(t, 4, a.Remaining)
 	_, err = b.svc.Balances(ctx, id, present(sess)...)
@@ -292,7 +294,7 @@ func TestEmulatorBankAccessExceeded(t *testing.T) {
 	// shared store) does not know of those calls: the bank refuses.
 	c2, err := client.New(b.s.URL, b.c.Credentials(), client.WithHTTPClient(b.s.Client()), client.WithRetryPolicy(client.RetryPolicy{}))
 	require.NoError(t, err)
-	other := accounts.New(c2)
+	other := newService(t, c2)
 	_, err = other.Transactions(ctx, id, nil, absent(sess)...)
 	require.ErrorIs(t, err, client.ErrAccessExceeded)
 	assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted)
@@ -329,7 +331,7 @@ func TestEmulatorKnownIssuePendingOnce(t *testing.T) {
 			t.Parallel()
 			s := testtpp.Server(t, tt.opts...)
 			c := testtpp.NewClient(t, s, "Accounts pending AISP")
-			b := &bank{s: s, c: c, svc: accounts.New(c), log: &requestLog{}}
+			b := &bank{s: s, c: c, svc: newService(t, c), log: &requestLog{}}
 			ctx := t.Context()
 			sess := b.consent(ctx, t, emulator.CustomerKari, "")
 			accs, err := b.svc.List(ctx, nil, present(sess)...)

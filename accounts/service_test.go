@@ -66,7 +66,7 @@ func TestStartConsent(t *testing.T) {
 	consent, err := svc.StartConsent(t.Context(), client.WithTPPSessionID(sessionID), client.WithRedirectURI(redirectURI))
 	require.NoError(t, err)
 	assert.Equal(t, "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=176def94-aaad-4d77-b15a-4c4f3d3622ec&context=PRIVATE",
-		consent.ScaRedirect())
+		consent.SCARedirect())
 	assert.Equal(t, []string{"GET"}, consent.Links["scaRedirect"].Verbs)
 	assert.Equal(t, 1, calls())
 	assert.Equal(t, map[string]int{"POST " + baseURL + "/v1/bank-offered-consents": 1}, nonZero(httpmock.GetCallCountInfo()),
@@ -480,7 +480,7 @@ func TestTransactionsPages(t *testing.T) {
 			assert.Equal(t, "/api/v1/accounts/"+acc1+"/transactions", req.URL.EscapedPath())
 			return httpmock.NewBytesResponse(http.StatusOK, testdata(t, "transactions-page2.json")), nil
 		})
-	p2, err := svc.TransactionsPage(t.Context(), p1.Next(), psuPresent()...)
+	p2, err := svc.TransactionsAt(t.Context(), p1.Next(), psuPresent()...)
 	require.NoError(t, err)
 	assert.Equal(t, page2Booked(t), p2.Booked)
 	assert.Empty(t, p2.Pending)
@@ -508,7 +508,7 @@ func TestTransactionsPageRefusesOtherLinks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := newMockService(t)
-			_, err := svc.TransactionsPage(t.Context(), tc.href, psuPresent()...)
+			_, err := svc.TransactionsAt(t.Context(), tc.href, psuPresent()...)
 			require.ErrorIs(t, err, accounts.ErrUnexpectedLink)
 			assert.Equal(t, tc.foreign, errors.Is(err, client.ErrForeignHost))
 			assert.Equal(t, 0, calls(), "nothing sent")
