@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,9 +33,10 @@ const ConsentValidity = 90 * 24 * time.Hour
 // plain data; keep it in a [Store] with [SaveSession] and send it on later
 // calls with [Session.RequestOptions].
 //
-// PSU-ID, PSU-Corporate-ID and TPP-Session-ID are personal data or let a
-// reader act in the PSU's session. Every printed form of a Session (String,
-// GoString, LogValue, MarshalJSON) shows them as [redacted]. The form that
+// PSU-ID, PSU-Corporate-ID, TPP-Session-ID and the account ids are
+// personal data or let a reader act in the PSU's session. Every printed
+// form of a Session (String, GoString, LogValue, MarshalJSON) shows the
+// ids as [redacted] and the account ids only as a count. The form that
 // keeps them is [Session.MarshalBinary], which the stores use; keep a
 // Session elsewhere (a web session, a database) with it too, not with
 // json.Marshal.
@@ -52,7 +55,24 @@ type Session struct {
 	Context client.PSUContext `json:"context"`
 	// SCAAt is when the SCA completed (when the callback was accepted).
 	SCAAt time.Time `json:"scaAt"`
+	// AccountIDs and CardAccountIDs are the resource ids of the accounts
+	// and card accounts the PSU consented to, as listed right after the
+	// SCA, while listing is still allowed ([SCAValidity]). They let a TPP
+	// refresh the accounts later without the PSU (package refresh,
+	// refresh.Remember). Empty when never listed. Set them with
+	// [Session.WithAccounts].
+	AccountIDs     []string `json:"accountIds,omitempty"`
+	CardAccountIDs []string `json:"cardAccountIds,omitempty"`
+	// ConsentUntil is the end of the consent when the bank told it (a
+	// validUntil); zero means SCAAt plus [ConsentValidity]. See
+	// [Session.ConsentExpiresAt].
+	ConsentUntil time.Time `json:"consentUntil,omitzero"`
 }
+
+// MaxAccounts bounds the account ids, and separately the card account
+// ids, a Session keeps (far above any PSU's accounts at one bank), so
+// that a stored session stays small.
+const MaxAccounts = 1000
 
 // ErrInvalidSession is returned when a Session lacks a valid PSU-ID or
 // TPP-Session-ID, or a corporate id is not a UUID.
@@ -75,7 +95,93 @@ func (s *Session) Validate() error {
 	case s.Context == client.Private && s.PSUCorporateID != "":
 		return fmt.Errorf("%w: PSU-Corporate-ID in PRIVATE context", ErrInvalidSession)
 	}
+	if err := checkAccountIDs(s.AccountIDs); err != nil {
+		return err
+	}
+	return checkAccountIDs(s.CardAccountIDs)
+}
+
+// checkAccountIDs refuses more than [MaxAccounts] ids, an empty id and
+// one that cannot be a path segment of a call (too long, control
+// characters).
+func checkAccountIDs(ids []string) error {
+	if len(ids) > MaxAccounts {
+		return fmt.Errorf("%w: more than %d account ids", ErrInvalidSession, MaxAccounts)
+	}
+	for _, id := range ids {
+		if id == "" || len(id) > maxParamLen || !headerSafe(id) {
+			return fmt.Errorf("%w: an account id is empty or invalid", ErrInvalidSession)
+		}
+	}
 	return nil
+}
+
+// WithAccounts returns a copy of s that remembers the accounts and card
+// accounts the PSU consented to (their resource ids, as listed by the
+// accounts package right after the SCA; duplicates are dropped). Store
+// the copy ([SaveSession]) so that background refreshes can use the ids
+// after the hour in which listing is allowed. The ids are personal data:
+// no printed form of a Session shows them.
+func (s *Session) WithAccounts(accountIDs, cardAccountIDs []string) (*Session, error) {
+	if s == nil {
+		return nil, fmt.Errorf("%w: nil", ErrInvalidSession)
+	}
+	c := *s
+	c.AccountIDs, c.CardAccountIDs = uniqueIDs(accountIDs), uniqueIDs(cardAccountIDs)
+	if err := checkAccountIDs(c.AccountIDs); err != nil {
+		return nil, err
+	}
+	if err := checkAccountIDs(c.CardAccountIDs); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// uniqueIDs returns a copy of ids without repeats, in their first order;
+// nil for none.
+func uniqueIDs(ids []string) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// ConsentExpiresAt is when the session's consent ends: ConsentUntil when
+// the bank told it, else [ConsentValidity] (90 days) after the SCA. After
+// it every account call answers 401 and the PSU must give consent again.
+// It is zero for a session without an SCA time.
+func (s *Session) ConsentExpiresAt() time.Time {
+	switch {
+	case s == nil:
+		return time.Time{}
+	case !s.ConsentUntil.IsZero():
+		return s.ConsentUntil
+	case s.SCAAt.IsZero():
+		return time.Time{}
+	}
+	return s.SCAAt.Add(ConsentValidity)
+}
+
+// ConsentValid reports whether the session's consent still holds at now.
+// A session without an SCA time has none.
+func (s *Session) ConsentValid(now time.Time) bool {
+	end := s.ConsentExpiresAt()
+	return !end.IsZero() && now.Before(end)
+}
+
+// ConsentRenewalDue reports whether the consent ends within window of now
+// (or has ended, or is unknown): the time to ask the PSU, next time they
+// are present, to renew it with a new SCA before background refreshes
+// start failing. The window is the caller's choice, for example 7 days.
+func (s *Session) ConsentRenewalDue(now time.Time, window time.Duration) bool {
+	end := s.ConsentExpiresAt()
+	return end.IsZero() || !now.Before(end.Add(-window))
 }
 
 // SCAValid reports whether the session's SCA is less than [SCAValidity]
@@ -112,6 +218,11 @@ func (s *Session) WithCorporate(agreementID string) (*Session, error) {
 		return nil, fmt.Errorf("%w: PSU-Corporate-ID is not a UUID", ErrInvalidSession)
 	}
 	c := *s
+	if c.PSUCorporateID != agreementID {
+		// Another agreement is another consent: its accounts are not
+		// those remembered.
+		c.AccountIDs, c.CardAccountIDs = nil, nil
+	}
 	c.Context = client.Corporate
 	c.PSUCorporateID = agreementID
 	return &c, nil
@@ -177,9 +288,10 @@ func redactIfSet(s string) string {
 	return redacted
 }
 
-// String describes the session without its PSU-ID, PSU-Corporate-ID or
-// TPP-Session-ID, so that printing or logging a Session by mistake leaks
-// no personal data. The store key is left out too: a TPP may choose its
+// String describes the session without its PSU-ID, PSU-Corporate-ID,
+// TPP-Session-ID or account ids (it shows how many accounts it
+// remembers), so that printing or logging a Session by mistake leaks no
+// personal data. The store key is left out too: a TPP may choose its
 // user's e-mail address.
 //
 // It has a value receiver so that a Session value prints redacted too.
@@ -189,7 +301,9 @@ func (s Session) String() string {
 		corp = " psuCorporateId=" + redacted
 	}
 	return "sca.Session{psuId=" + redacted + corp + " context=" + string(s.Context) +
-		" scaAt=" + s.SCAAt.UTC().Format(time.RFC3339) + "}"
+		" scaAt=" + s.SCAAt.UTC().Format(time.RFC3339) +
+		" accounts=" + strconv.Itoa(len(s.AccountIDs)) + " cardAccounts=" + strconv.Itoa(len(s.CardAccountIDs)) +
+		" consentExpiresAt=" + s.ConsentExpiresAt().UTC().Format(time.RFC3339) + "}"
 }
 
 // GoString is String, for %#v.
@@ -205,24 +319,31 @@ type sessionData Session
 
 // sessionView is the redacted JSON form of a Session.
 type sessionView struct {
-	PSUID          string     `json:"psuId"`
-	PSUCorporateID string     `json:"psuCorporateId,omitempty"`
-	TPPSessionID   string     `json:"tppSessionId"`
-	Context        client.PSUContext `json:"context"`
-	SCAAt          time.Time  `json:"scaAt"`
+	PSUID            string            `json:"psuId"`
+	PSUCorporateID   string            `json:"psuCorporateId,omitempty"`
+	TPPSessionID     string            `json:"tppSessionId"`
+	Context          client.PSUContext `json:"context"`
+	SCAAt            time.Time         `json:"scaAt"`
+	Accounts         int               `json:"accountCount,omitempty"`
+	CardAccounts     int               `json:"cardAccountCount,omitempty"`
+	ConsentExpiresAt time.Time         `json:"consentExpiresAt,omitzero"`
 }
 
 // MarshalJSON writes the session with PSU-ID, PSU-Corporate-ID and
-// TPP-Session-ID [redacted] and without its key, so that a Session inside
-// a logged or returned JSON document leaks nothing. It is not a storage
-// form: use [Session.MarshalBinary].
+// TPP-Session-ID [redacted], without its key and with only the number of
+// its account ids, so that a Session inside a logged or returned JSON
+// document leaks nothing. It is not a storage form: use
+// [Session.MarshalBinary].
 func (s Session) MarshalJSON() ([]byte, error) {
 	return json.Marshal(sessionView{
-		PSUID:          redactIfSet(s.PSUID),
-		PSUCorporateID: redactIfSet(s.PSUCorporateID),
-		TPPSessionID:   redactIfSet(s.TPPSessionID),
-		Context:        s.Context,
-		SCAAt:          s.SCAAt,
+		PSUID:            redactIfSet(s.PSUID),
+		PSUCorporateID:   redactIfSet(s.PSUCorporateID),
+		TPPSessionID:     redactIfSet(s.TPPSessionID),
+		Context:          s.Context,
+		SCAAt:            s.SCAAt,
+		Accounts:         len(s.AccountIDs),
+		CardAccounts:     len(s.CardAccountIDs),
+		ConsentExpiresAt: s.ConsentExpiresAt(),
 	})
 }
 
