@@ -1,0 +1,138 @@
+package refresh
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/sca"
+)
+
+// verdict is what an error means for a job.
+type verdict struct {
+	outcome Outcome
+	// retryAfter is the bank's Retry-After, when it sent one.
+	retryAfter time.Duration
+	hasRetry   bool
+	// rateLimit: a 429 that is not the account's budget, with a
+	// Retry-After: every call should wait.
+	rateLimit bool
+	// budget holds the SDK's refusal, with its RetryAt.
+	budget *accounts.BudgetExhaustedError
+}
+
+// classify sorts the error of a call into an outcome:
+//
+//   - the SDK's budget refusal, and the bank's 429 ACCESS_EXCEEDED: the
+//     account's budget is spent (BudgetExhausted);
+//   - any answer asking for SCA (a scaRedirect), 401 CONSENT_*,
+//     SCA_EXPIRED or PSU_CREDENTIALS_INVALID, CONSENT_UNKNOWN (revoked),
+//     and a session the SDK cannot send: ReconnectNeeded;
+//   - another 429 (a rate limit), 5xx, and every failure without an
+//     answer (not sent, timed out, cut off, unreadable): Transient;
+//   - another 4xx, an invalid query or link, and a call the client
+//     refused to send as it stands (a missing TPP-Redirect-URI): Refused.
+func classify(err error) verdict {
+	var be *accounts.BudgetExhaustedError
+	if errors.As(err, &be) {
+		return verdict{outcome: BudgetExhausted, budget: be}
+	}
+	if errors.Is(err, sca.ErrInvalidSession) || errors.Is(err, ErrConsentEnded) {
+		return verdict{outcome: ReconnectNeeded}
+	}
+	var ve *client.ValidationError
+	if errors.Is(err, ErrInvalidJob) || errors.Is(err, accounts.ErrInvalidQuery) ||
+		errors.Is(err, accounts.ErrUnexpectedLink) || errors.As(err, &ve) {
+		return verdict{outcome: Refused}
+	}
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return verdict{outcome: Transient}
+	}
+	v := verdict{}
+	v.retryAfter, v.hasRetry = retryAfter(ce.Header)
+	switch {
+	case ce.Is(client.ErrSCARequired), ce.Is(client.ErrConsentExpired), ce.Is(client.ErrConsentInvalid),
+		ce.Is(client.ErrConsentUnknown), ce.Is(client.ErrSCAExpired):
+		v.outcome = ReconnectNeeded
+	case ce.StatusCode == http.StatusUnauthorized && !ce.Is(client.ErrCertificate):
+		// 401 PSU_CREDENTIALS_INVALID and the like: the session is not
+		// one the bank knows any more.
+		v.outcome = ReconnectNeeded
+	case ce.StatusCode == http.StatusTooManyRequests && ce.HasCode(client.CodeAccessExceeded):
+		v.outcome = BudgetExhausted
+	case ce.StatusCode == http.StatusTooManyRequests && v.hasRetry:
+		v.outcome, v.rateLimit = Transient, true
+	case ce.StatusCode == http.StatusTooManyRequests:
+		// A 429 without Retry-After or a code: the budget at the bank
+		// (the client marked it spent).
+		v.outcome = BudgetExhausted
+	case ce.StatusCode >= 500 || ce.StatusCode == http.StatusRequestTimeout:
+		v.outcome = Transient
+	default:
+		v.outcome = Refused
+	}
+	return v
+}
+
+// maxRetryAfter caps a Retry-After, as the client does.
+const maxRetryAfter = 24 * time.Hour
+
+// retryAfter reads a Retry-After header in seconds or as an HTTP date
+// (measured against the answer's Date, else the wall clock).
+func retryAfter(h http.Header) (time.Duration, bool) {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return 0, false
+		}
+		return min(time.Duration(min(s, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter), true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	ref := time.Now()
+	if d, err := http.ParseTime(h.Get("Date")); err == nil {
+		ref = d
+	}
+	return min(max(t.Sub(ref), 0), maxRetryAfter), true
+}
+
+// sent reports whether the call that ended with err may have reached the
+// bank (and so counts as a call): anything but the SDK's budget refusal,
+// a call refused before sending and an invalid argument.
+func sent(err error) bool {
+	var be *accounts.BudgetExhaustedError
+	var ve *client.ValidationError
+	switch {
+	case err == nil:
+		return true
+	case errors.As(err, &be), errors.Is(err, client.ErrNotSent), errors.As(err, &ve),
+		errors.Is(err, accounts.ErrInvalidQuery), errors.Is(err, accounts.ErrUnexpectedLink),
+		errors.Is(err, sca.ErrInvalidSession):
+		return false
+	}
+	return true
+}
+
+// errorCode returns the HTTP status and first tppMessages code of a
+// bank's answer, for the log: they name no account or PSU.
+func errorCode(err error) (int, string) {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return 0, ""
+	}
+	code := ""
+	if len(ce.Messages) > 0 {
+		code = ce.Messages[0].Code
+	}
+	return ce.StatusCode, code
+}

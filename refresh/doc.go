@@ -1,0 +1,63 @@
+// Package refresh is an AISP's background job: it refreshes the balances
+// and new transactions of every consented account, without the PSU,
+// within the bank's without-PSU budget of 4 calls per account and
+// endpoint in 24 hours (docs/interface.md section 8), as fast as the
+// requests can be signed.
+//
+// # Sections
+//
+// Remembering the accounts: the bank lists a PSU's accounts only within
+// the hour after SCA (docs/interface.md section 3). [Remember] lists them
+// then and returns the session with their ids (sca.Session.AccountIDs,
+// CardAccountIDs); store it with sca.SaveSession. The session also knows
+// when its consent ends (sca.Session.ConsentExpiresAt, 90 days after the
+// SCA) and tells when it is due for renewal
+// (sca.Session.ConsentRenewalDue).
+//
+// Jobs: a [Job] is one account (or card account) of one session, asking
+// for balances, transactions, or [Both]. [JobsFrom] makes the jobs of
+// every stored session (sca.Manager.Sessions), lazily. Transactions are
+// read from the job's [Cursor], the one the account's previous [Result]
+// returned: only booked transactions not seen before are reported, so the
+// TPP keeps one small cursor per account, not its history.
+//
+// Running: [Refresher.Run] takes the jobs as workers become free
+// ([WithWorkers], by default one per core) and yields each account's
+// [Result] as soon as it is done, so memory stays flat for any number of
+// accounts. Each result has exactly one [Outcome]:
+//
+//   - [Done]: balances and new transactions read; keep the new Cursor.
+//   - [BudgetExhausted]: the budget does not allow the call now; RetryAt
+//     says when it will. The refresher checks the budget before spending:
+//     a job needing balances and transactions starts only when both still
+//     have a call, and each call is reserved before it is sent, so no call
+//     is ever spent that the budget does not allow.
+//   - [ReconnectNeeded]: the consent expired or was revoked, or the bank
+//     asks for SCA; the PSU must give consent again.
+//   - [Transient]: 5xx, a timeout or a failed connection, after the
+//     client's retries (client.RetryPolicy), or a 429 asking to slow down.
+//   - [Refused]: another refusal of the bank (a 4xx) or an invalid job.
+//
+// Spreading the day's calls: a job for an account refreshed less than
+// [DefaultSpacing] ago (24 hours / 4 calls = 6 hours; [WithSpacing]) is
+// not sent: it ends [BudgetExhausted] with [Result.Deferred] and the time
+// it is due, unless the job is forced ([Job.Force]). Running the job list
+// every hour then refreshes each account about every 6 hours, 4 times a
+// day, instead of spending its 4 calls at once.
+//
+// Slowing down: a 429 with Retry-After that is not the account's budget
+// pauses every worker of the Refresher for that long (up to
+// [WithMaxWait]; beyond it the jobs that meet the pause end [Transient]
+// at once with the time to come back). The budget's own 429
+// (ACCESS_EXCEEDED) ends only that account's job, [BudgetExhausted].
+//
+// Watching: [WithProgress] is called with the counts of done, waiting and
+// failed accounts after each result; [WithLogger] logs outcomes to
+// log/slog. Neither ever shows an account id, PSU-ID or session id, and
+// neither do the printed forms of [Job] and [Result].
+//
+// The budget lives in the client's store (client.WithStore): give every
+// replica of the TPP's service a client on one shared store (a file store
+// on a shared disk, the PostgreSQL store) and their refreshes count one
+// budget.
+package refresh

@@ -1,0 +1,262 @@
+package refresh
+
+import (
+	"errors"
+	"log/slog"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/sca"
+)
+
+// Want says what a [Job] reads.
+type Want uint8
+
+// What a job can read. The zero Want reads both.
+const (
+	// Balances reads the account's balances (one call).
+	Balances Want = 1 << iota
+	// Transactions reads the account's transactions since the job's
+	// cursor or date (one call per page).
+	Transactions
+	// Both reads balances and transactions.
+	Both = Balances | Transactions
+)
+
+// String returns "balances", "transactions" or "both".
+func (w Want) String() string {
+	switch w {
+	case Balances:
+		return "balances"
+	case Transactions:
+		return "transactions"
+	case Both, 0:
+		return "both"
+	}
+	return "Want(" + strconv.Itoa(int(w)) + ")"
+}
+
+// Job is the refresh of one account, or card account, of one PSU
+// session, without the PSU.
+//
+// The account id is personal data: no printed form of a Job (String,
+// GoString, LogValue) shows it.
+type Job struct {
+	// Session is the PSU's session whose consent covers the account.
+	Session *sca.Session
+	// AccountID is the account's resource id (one of
+	// Session.AccountIDs, or of Session.CardAccountIDs with Card).
+	AccountID string
+	// Card marks a card account.
+	Card bool
+	// Want is what to read; zero reads [Both].
+	Want Want
+	// Since is the oldest booking date of the transactions to read when
+	// the cursor has none (zero: the bank's default). Without the PSU
+	// the bank gives at most 90 days; an older date is moved up to that.
+	Since accounts.Date
+	// Cursor is what the last refresh of the account left
+	// ([Result.Cursor]); the zero Cursor for the first one.
+	Cursor Cursor
+	// Force refreshes the account even when its last refresh is more
+	// recent than the spacing ([WithSpacing]). The budget still holds.
+	Force bool
+}
+
+// want returns j's Want with the zero value read as Both.
+func (j *Job) want() Want {
+	if j.Want == 0 {
+		return Both
+	}
+	return j.Want
+}
+
+// String describes the job without its account id or session ids.
+func (j Job) String() string {
+	kind := "account"
+	if j.Card {
+		kind = "card account"
+	}
+	return "refresh.Job{" + kind + "=" + redactedIfSet(j.AccountID) + " want=" + j.want().String() +
+		" force=" + strconv.FormatBool(j.Force) + "}"
+}
+
+// GoString is String, for %#v.
+func (j Job) GoString() string { return j.String() }
+
+// LogValue makes log/slog print the job as String does.
+func (j Job) LogValue() slog.Value { return slog.StringValue(j.String()) }
+
+func redactedIfSet(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return "[redacted]"
+}
+
+// Cursor is what the refresh of an account leaves for the next one: when
+// it ran and which booked transactions it saw last. Keep it with the
+// account (it encodes to JSON) and put it in the account's next [Job].
+//
+// The bank lists booked transactions by booking date, and a booked
+// transaction keeps its transactionId (docs/interface.md section 2.9).
+// A refresh asks for transactions from the cursor's Date on, and reports
+// as new those booked after it, or on it with an id not in Seen; so a
+// transaction is reported once, whatever order the bank lists them in.
+// An entry without an id is always reported (it cannot be told apart).
+type Cursor struct {
+	// RefreshedAt is when the account was last refreshed completely
+	// ([Done]); zero: never. The spacing of [WithSpacing] counts from it.
+	RefreshedAt time.Time `json:"refreshedAt,omitzero"`
+	// Date is the booking date of the newest booked transaction seen.
+	Date accounts.Date `json:"date,omitzero"`
+	// Seen are the ids of the booked transactions of Date seen.
+	Seen []string `json:"seen,omitempty"`
+}
+
+// advance returns the cursor after the booked entries (date, id) read
+// from c.Date on.
+func (c Cursor) advance(dates []accounts.Date, ids []string) Cursor {
+	next := Cursor{RefreshedAt: c.RefreshedAt, Date: c.Date}
+	for _, d := range dates {
+		if next.Date.Before(d) {
+			next.Date = d
+		}
+	}
+	if next.Date == c.Date {
+		next.Seen = slices.Clone(c.Seen)
+	}
+	for i, d := range dates {
+		if d == next.Date && ids[i] != "" && !slices.Contains(next.Seen, ids[i]) {
+			next.Seen = append(next.Seen, ids[i])
+		}
+	}
+	return next
+}
+
+// isNew reports whether the booked entry (date, id) is after the cursor.
+func (c Cursor) isNew(date accounts.Date, id string) bool {
+	switch {
+	case c.Date.IsZero() || date.IsZero() || id == "":
+		return true
+	case date.Before(c.Date):
+		return false
+	case date == c.Date:
+		return !slices.Contains(c.Seen, id)
+	}
+	return true
+}
+
+// Outcome is how a [Job] ended: exactly one per [Result].
+type Outcome uint8
+
+// Outcomes.
+const (
+	// Done: everything the job asked for was read.
+	Done Outcome = iota + 1
+	// BudgetExhausted: the account's without-PSU budget (4 calls in 24
+	// hours, docs/interface.md section 8) does not allow the job now, or
+	// the account was refreshed less than the spacing ago
+	// ([Result.Deferred]). No call was spent that the budget did not
+	// allow. [Result.RetryAt] is when the next call is allowed.
+	BudgetExhausted
+	// ReconnectNeeded: the consent expired or was revoked, or the bank
+	// asks for SCA: the PSU must go through SCA again (and the accounts be
+	// remembered again) before the account can be refreshed.
+	ReconnectNeeded
+	// Transient: the bank or the network failed (5xx, a timeout, a
+	// connection that could not be made), after the client's own retries,
+	// or the bank asked to slow down (429 with Retry-After). Try again
+	// later; [Result.RetryAt] is set when the bank said when.
+	Transient
+	// Refused: the bank refused the call for another reason (a 4xx such
+	// as 404 for an account that is gone), or the job is invalid. Trying
+	// again unchanged will not help.
+	Refused
+)
+
+// numOutcomes is the number of outcomes, for counting.
+const numOutcomes = int(Refused) + 1
+
+var outcomeNames = [numOutcomes]string{"", "done", "budget exhausted", "reconnect needed", "transient", "refused"}
+
+// String returns the outcome's name ("done", "budget exhausted", ...).
+func (o Outcome) String() string {
+	if int(o) < numOutcomes && o != 0 {
+		return outcomeNames[o]
+	}
+	return "Outcome(" + strconv.Itoa(int(o)) + ")"
+}
+
+// Result is the refresh of one account, yielded by [Refresher.Run] as
+// soon as it ends.
+//
+// Balances and transactions are set as far as they were read, whatever
+// the outcome. Cursor advances only with [Done]; otherwise it is the
+// job's own, so the next refresh reads again what this one may have
+// missed (use TransactionID to recognise a booked entry read twice).
+type Result struct {
+	// Job is the job the result is for.
+	Job Job
+	// Outcome is how the job ended.
+	Outcome Outcome
+	// Balances are the account's balances (Want included Balances).
+	Balances []accounts.Balance
+	// Booked are the booked transactions new since the job's cursor (or
+	// Since), as the bank listed them; Pending is the account's whole
+	// pending list, which replaces the one read before (pending entries
+	// have no stable id). For a card account, CardBooked and CardPending
+	// hold them instead.
+	Booked, Pending         []accounts.Transaction
+	CardBooked, CardPending []accounts.CardTransaction
+	// Cursor is the cursor to give the account's next job.
+	Cursor Cursor
+	// RetryAt is when to try again: with BudgetExhausted, when the
+	// budget (or the spacing) allows the next call; with Transient, when
+	// the bank said (Retry-After), else zero.
+	RetryAt time.Time
+	// Deferred is set with BudgetExhausted when the job was not sent
+	// because the account was refreshed less than the spacing ago.
+	Deferred bool
+	// Calls is the number of calls sent to the bank for the job.
+	Calls int
+	// Err is the error behind any outcome but Done: the bank's
+	// *client.Error, an *accounts.BudgetExhaustedError, a transport
+	// error, [ErrConsentEnded], [ErrInvalidJob], ...
+	Err error
+}
+
+// String describes the result without ids: the outcome, the counts and
+// the retry time.
+func (r Result) String() string {
+	s := "refresh.Result{" + r.Outcome.String() + " calls=" + strconv.Itoa(r.Calls) +
+		" balances=" + strconv.Itoa(len(r.Balances)) +
+		" booked=" + strconv.Itoa(len(r.Booked)+len(r.CardBooked)) +
+		" pending=" + strconv.Itoa(len(r.Pending)+len(r.CardPending))
+	if !r.RetryAt.IsZero() {
+		s += " retryAt=" + r.RetryAt.UTC().Format(time.RFC3339)
+	}
+	if r.Deferred {
+		s += " deferred"
+	}
+	return s + "}"
+}
+
+// GoString is String, for %#v.
+func (r Result) GoString() string { return r.String() }
+
+// LogValue makes log/slog print the result as String does.
+func (r Result) LogValue() slog.Value { return slog.StringValue(r.String()) }
+
+// Errors of a [Result] that the package itself decides, before any call.
+var (
+	// ErrConsentEnded: the session's consent ended
+	// (sca.Session.ConsentExpiresAt is past); the outcome is
+	// [ReconnectNeeded] and nothing was sent.
+	ErrConsentEnded = errors.New("refresh: the session's consent has ended")
+	// ErrInvalidJob: the job has no session or no account id, or an
+	// unknown Want; the outcome is [Refused].
+	ErrInvalidJob = errors.New("refresh: invalid job")
+)

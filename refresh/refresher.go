@@ -1,0 +1,158 @@
+package refresh
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/tppkit/psd2/accounts"
+)
+
+// Refresher refreshes accounts in the background, without the PSU, within
+// the without-PSU budget of an [accounts.Service]. Make one with [New] and
+// start a refresh with [Refresher.Run]. A Refresher is safe for
+// concurrent use; runs started on one Refresher share its pause after a
+// 429 with Retry-After.
+type Refresher struct {
+	svc      *accounts.Service
+	workers  int
+	spacing  time.Duration
+	maxWait  time.Duration
+	progress func(Progress)
+	log      *slog.Logger
+	now      func() time.Time
+
+	// pauseUntil is the wall-clock time (UnixNano) before which no call
+	// is sent, after a 429 with Retry-After; 0: none.
+	pauseUntil atomic.Int64
+}
+
+// Option configures a [Refresher] in [New]; an invalid one makes New fail.
+type Option func(*Refresher) error
+
+// DefaultSpacing is the least time between two refreshes of an account
+// that a job does not force: the without-PSU window over its limit (24
+// hours / 4 calls = 6 hours, docs/interface.md section 8), so that an
+// account's 4 daily calls are spread over the day instead of spent in the
+// morning.
+const DefaultSpacing = accounts.DefaultBudgetWindow / accounts.DefaultBudgetLimit
+
+// DefaultMaxWait is the longest pause after a 429 with Retry-After that
+// workers sit out before sending again; a longer one makes the jobs that
+// meet it end [Transient] at once, with the time to come back.
+const DefaultMaxWait = 30 * time.Second
+
+// maxWorkers bounds [WithWorkers].
+const maxWorkers = 1024
+
+// WithWorkers sets how many accounts are refreshed at once: 1 to 1024.
+// The default, runtime.GOMAXPROCS(0), keeps the cores busy signing (each
+// call is an RSA signature, which is most of a refresh's CPU) without
+// piling up requests that only wait for a core and add latency. Raise it
+// when the calls wait on something else than this process's CPU: a
+// remote bank's latency, a store that fsyncs.
+func WithWorkers(n int) Option {
+	return func(r *Refresher) error {
+		if n < 1 || n > maxWorkers {
+			return fmt.Errorf("refresh: WithWorkers(%d): needs 1 to %d", n, maxWorkers)
+		}
+		r.workers = n
+		return nil
+	}
+}
+
+// WithSpacing sets the least time between two refreshes of an account
+// that a job does not force ([Job.Force]), measured from the job's
+// [Cursor.RefreshedAt]. A job met sooner ends [BudgetExhausted] with
+// [Result.Deferred] set and the time it is due, without a call. The
+// default is [DefaultSpacing]; give the window over the limit of an
+// accounts.Service made with accounts.WithLimit, or 0 to refresh an
+// account whenever its budget allows. d must not be negative.
+func WithSpacing(d time.Duration) Option {
+	return func(r *Refresher) error {
+		if d < 0 {
+			return fmt.Errorf("refresh: WithSpacing(%v): negative", d)
+		}
+		r.spacing = d
+		return nil
+	}
+}
+
+// WithMaxWait sets the longest pause after a 429 with Retry-After that
+// the workers sit out ([DefaultMaxWait]); a longer pause ends the jobs
+// that meet it [Transient] at once. d must not be negative; 0 never
+// waits.
+func WithMaxWait(d time.Duration) Option {
+	return func(r *Refresher) error {
+		if d < 0 {
+			return fmt.Errorf("refresh: WithMaxWait(%v): negative", d)
+		}
+		r.maxWait = d
+		return nil
+	}
+}
+
+// WithProgress calls fn with the run's counts after every result, before
+// the result is yielded, on the goroutine that ranges over
+// [Refresher.Run]. fn must be quick (throttle a display yourself); it
+// needs no locking.
+func WithProgress(fn func(Progress)) Option {
+	return func(r *Refresher) error {
+		if fn == nil {
+			return errors.New("refresh: WithProgress(nil)")
+		}
+		r.progress = fn
+		return nil
+	}
+}
+
+// WithLogger logs the run to l: each result at Debug level (its outcome,
+// the HTTP status and error code of a failure), a pause for a 429 at
+// Warn, and a summary at Info when the run ends. No account id, PSU-ID or
+// session id is ever logged. By default nothing is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(r *Refresher) error {
+		if l == nil {
+			return errors.New("refresh: WithLogger(nil)")
+		}
+		r.log = l
+		return nil
+	}
+}
+
+// WithClock sets the time source for the spacing of refreshes, the end of
+// consents and the times in results. Give the one of the client
+// (client.WithClock) when it has one, so that the refresher and the
+// budget agree. The default is time.Now.
+func WithClock(now func() time.Time) Option {
+	return func(r *Refresher) error {
+		if now == nil {
+			return errors.New("refresh: WithClock(nil)")
+		}
+		r.now = now
+		return nil
+	}
+}
+
+// New returns a Refresher that reads accounts through svc and counts
+// against its without-PSU budget (the client's store). It refuses a nil
+// svc and an invalid option.
+func New(svc *accounts.Service, opts ...Option) (*Refresher, error) {
+	if svc == nil {
+		return nil, errors.New("refresh: New needs an accounts.Service")
+	}
+	r := &Refresher{svc: svc, workers: runtime.GOMAXPROCS(0), spacing: DefaultSpacing,
+		maxWait: DefaultMaxWait, log: slog.New(slog.DiscardHandler), now: time.Now}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}

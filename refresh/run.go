@@ -1,0 +1,151 @@
+package refresh
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Run refreshes the accounts of jobs on the Refresher's workers and
+// yields each account's [Result] as soon as it is done, in the order they
+// finish.
+//
+// Memory stays flat however many jobs there are: jobs are taken from the
+// sequence only as workers become free, and a result is handed to the
+// loop and forgotten. Nothing is fetched until the loop starts. Breaking
+// out of the loop stops the run: no further job is taken, the calls in
+// flight are cancelled (a call cancelled before it was sent gives its
+// budget call back) and Run returns once its goroutines have ended.
+//
+// Every job ends with exactly one [Outcome]; the errors of the jobs are
+// in their results. Run yields an error, once and last, only for the run
+// itself: ctx ended (after the results of the jobs in flight), or jobs is
+// nil.
+func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Result, error] {
+	return func(yield func(Result, error) bool) {
+		if jobs == nil {
+			yield(Result{}, errors.New("refresh: Run needs a sequence of jobs"))
+			return
+		}
+		run, stop := context.WithCancel(ctx)
+		defer stop()
+
+		in := make(chan Job)
+		out := make(chan Result, r.workers)
+		var started atomic.Int64
+		var wg sync.WaitGroup
+		fed := make(chan struct{})
+		go func() {
+			defer close(fed)
+			defer close(in)
+			for j := range jobs {
+				select {
+				case in <- j:
+				case <-run.Done():
+					return
+				}
+			}
+		}()
+		for range r.workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range in {
+					if run.Err() != nil {
+						continue // drain: the feeder stops on its own
+					}
+					started.Add(1)
+					out <- r.refreshOne(run, j)
+				}
+			}()
+		}
+		go func() {
+			wg.Wait()
+			close(out)
+		}()
+
+		start := time.Now()
+		var p Progress
+		stopped := false
+		for res := range out {
+			if stopped {
+				continue // drain until the workers are gone
+			}
+			p.add(&res)
+			p.Started, p.Elapsed = int(started.Load()), time.Since(start)
+			if r.progress != nil {
+				r.progress(p)
+			}
+			r.logResult(ctx, &res)
+			if !yield(res, nil) {
+				stopped = true
+				stop()
+			}
+		}
+		<-fed
+		p.Started, p.Elapsed = int(started.Load()), time.Since(start)
+		r.log.LogAttrs(ctx, slog.LevelInfo, "refresh run ended", slog.Any("progress", p))
+		if !stopped && ctx.Err() != nil {
+			yield(Result{}, ctx.Err())
+		}
+	}
+}
+
+// logResult logs a result at Debug level, without ids.
+func (r *Refresher) logResult(ctx context.Context, res *Result) {
+	if !r.log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	attrs := []slog.Attr{slog.String("outcome", res.Outcome.String()), slog.Int("calls", res.Calls),
+		slog.Bool("card", res.Job.Card)}
+	if status, code := errorCode(res.Err); status != 0 {
+		attrs = append(attrs, slog.Int("status", status), slog.String("code", code))
+	}
+	if !res.RetryAt.IsZero() {
+		attrs = append(attrs, slog.Time("retryAt", res.RetryAt))
+	}
+	r.log.LogAttrs(ctx, slog.LevelDebug, "account refreshed", attrs...)
+}
+
+// pause makes every worker wait d before its next job's calls (a 429
+// with Retry-After: the bank asks the TPP to slow down).
+func (r *Refresher) pause(d time.Duration) {
+	until := time.Now().Add(d).UnixNano()
+	for {
+		cur := r.pauseUntil.Load()
+		if cur >= until || r.pauseUntil.CompareAndSwap(cur, until) {
+			break
+		}
+	}
+	r.log.LogAttrs(context.Background(), slog.LevelWarn, "refresh paused: the bank answered 429 with Retry-After",
+		slog.Duration("wait", d))
+}
+
+// paused returns the end of the current pause, if one is running.
+func (r *Refresher) paused() (time.Time, bool) {
+	n := r.pauseUntil.Load()
+	if n == 0 {
+		return time.Time{}, false
+	}
+	t := time.Unix(0, n)
+	return t, time.Now().Before(t)
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
