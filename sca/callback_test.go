@@ -11,6 +11,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/client"
 )
 
 // The recorded callbacks of testdata (copies of the shared platform
@@ -69,17 +71,17 @@ func TestParseCallbackTable(t *testing.T) {
 		wantFail *CallbackError
 	}{
 		{name: "recorded success", url: success,
-			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: Private}},
+			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: client.Private}},
 		{name: "request URI only", url: strings.TrimPrefix(success, "https://tpp.example"),
-			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: Private}},
+			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: client.Private}},
 		{name: "corporate", url: ok("context", "CORPORATE", "psu-corporate-id", corpID),
-			want: &Session{Key: "user-1", PSUID: okPSU, PSUCorporateID: corpID, TPPSessionID: okSession, Context: Corporate}},
+			want: &Session{Key: "user-1", PSUID: okPSU, PSUCorporateID: corpID, TPPSessionID: okSession, Context: client.Corporate}},
 		{name: "corporate without agreement yet", url: ok("context", "CORPORATE"),
-			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: Corporate}},
+			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: client.Corporate}},
 		{name: "lower-case context", url: ok("context", "private"),
-			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: Private}},
+			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: client.Private}},
 		{name: "TPP's own query kept first", url: base + "?tab=2&state=" + okState + "&psu-id=" + okPSU + "&tpp-session-id=" + okSession + "&context=PRIVATE",
-			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: Private}},
+			want: &Session{Key: "user-1", PSUID: okPSU, TPPSessionID: okSession, Context: client.Private}},
 		{name: "recorded failure", state: failState, url: failure,
 			wantFail: &CallbackError{System: "sca-frontend", Status: 401, Code: "SCA_INVALID",
 				Message: "The authentication was cancelled by the user", TPPSessionID: okSession}},
@@ -275,7 +277,7 @@ func TestNewFlowAndStartRefuse(t *testing.T) {
 		})
 	}
 	for _, m := range []AuthMethod{AuthMethodApp, AuthMethodHA2, AuthMethodBankIDMobile, AuthMethodBankID} {
-		_, _, err := f.Start("k", WithAuthMethod(m), WithRedirectPreferred(false), WithPSUIdentity("13039319955"), WithContext(Corporate))
+		_, _, err := f.Start("k", WithAuthMethod(m), WithRedirectPreferred(false), WithPSUIdentity("13039319955"), WithContext(client.Corporate))
 		assert.NoError(t, err, m)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
 )
 
 // outcome is what the TPP app's continuation received.
@@ -46,13 +47,15 @@ func newTPP(t *testing.T) *tpp {
 	bank := testtpp.Server(t, emulator.WithClock(clk.Now))
 	c := testtpp.NewClient(t, bank, "SCA Test TPP", client.WithClock(clk.Now))
 
-	e := &tpp{bank: bank, c: c, acc: accounts.New(c), clock: clk, outcomes: make(chan outcome, 4)}
+	acc, err := accounts.New(c)
+	require.NoError(t, err)
+	e := &tpp{bank: bank, c: c, acc: acc, clock: clk, outcomes: make(chan outcome, 4)}
 	mux := http.NewServeMux()
 	e.app = httptest.NewServer(mux)
 	t.Cleanup(e.app.Close)
 	flow, err := sca.NewFlow(e.app.URL+"/psd2/callback", sca.WithClock(clk.Now))
 	require.NoError(t, err)
-	st, err := sca.NewFileStore(t.TempDir() + "/sessions")
+	st, err := store.NewFileStore(t.TempDir() + "/sessions")
 	require.NoError(t, err)
 	e.mgr, err = sca.NewManager(flow, st)
 	require.NoError(t, err)
@@ -146,7 +149,7 @@ func TestPrivateSCAThroughHandler(t *testing.T) {
 	assert.Empty(t, e.outcomes, "a HEAD does not complete the SCA")
 	s, err := e.visit(t, cb)
 	require.NoError(t, err)
-	assert.Equal(t, sca.Private, s.Context)
+	assert.Equal(t, client.Private, s.Context)
 	assert.Equal(t, call.Pending.TPPSessionID, s.TPPSessionID)
 	assert.Empty(t, s.PSUCorporateID)
 	assert.True(t, s.SCAValid(e.clock.Now()))
@@ -186,7 +189,7 @@ func TestCorporateSCAThroughHandler(t *testing.T) {
 	require.NoError(t, err)
 	s, err := e.visit(t, cb)
 	require.NoError(t, err)
-	assert.Equal(t, sca.Corporate, s.Context)
+	assert.Equal(t, client.Corporate, s.Context)
 	require.NotEmpty(t, s.PSUCorporateID, "the callback brings the chosen agreement")
 	assert.False(t, s.NeedsCorporateID())
 
@@ -197,7 +200,7 @@ func TestCorporateSCAThroughHandler(t *testing.T) {
 	// List the agreements and choose the other one.
 	call, err := e.mgr.Prepare(ctx, "fjordlys", nil)
 	require.NoError(t, err)
-	ags, err := sca.Agreements(ctx, e.c, s, call.Options)
+	ags, err := e.acc.Agreements(ctx, call.Options)
 	require.NoError(t, err)
 	require.Len(t, ags, 2)
 	assert.Equal(t, s.PSUCorporateID, ags[0].ID)
@@ -312,8 +315,9 @@ func TestSwitchTPPSessionID(t *testing.T) {
 			require.NoError(t, e.listWith(t, s))
 			err = e.listWith(t, old)
 			require.Error(t, err, "the bank invalidated the old TPP-Session-ID")
-			_, needsSCA := sca.Find(err)
+			href, needsSCA := client.SCARedirect(err)
 			assert.True(t, needsSCA)
+			assert.NotEmpty(t, href)
 		})
 	}
 }
@@ -323,7 +327,7 @@ func TestUserForPISP(t *testing.T) {
 	e := newTPP(t)
 	ctx := t.Context()
 
-	call, err := e.mgr.Begin(ctx, "shopper", present, sca.WithContext(sca.Corporate))
+	call, err := e.mgr.Begin(ctx, "shopper", present, sca.WithContext(client.Corporate))
 	require.NoError(t, err)
 	r, needed, err := sca.User(ctx, e.c, call.Options)
 	require.NoError(t, err)
@@ -337,7 +341,7 @@ func TestUserForPISP(t *testing.T) {
 	require.NoError(t, err)
 	s, err := e.visit(t, cb)
 	require.NoError(t, err)
-	assert.Equal(t, sca.Corporate, s.Context)
+	assert.Equal(t, client.Corporate, s.Context)
 	assert.NotEmpty(t, s.PSUCorporateID, "the PISP learns the corporate id")
 
 	again, err := e.mgr.Prepare(ctx, "shopper", present)
@@ -346,12 +350,24 @@ func TestUserForPISP(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, needed, "within the hour the session is valid")
 
-	// Without a redirect URI the bank refuses: the error is returned.
-	_, needed, err = sca.User(ctx, e.c, s.RequestOptions(nil))
-	require.Error(t, err)
+	// Without a redirect URI the SDK refuses before sending: the error
+	// is returned.
+	bare, err := client.New(e.bank.URL, e.c.Credentials(), client.WithHTTPClient(e.bank.Client()), client.WithClock(e.clock.Now))
+	require.NoError(t, err)
+	_, needed, err = sca.User(ctx, bare, s.RequestOptions(nil))
+	require.ErrorIs(t, err, client.ErrNotSent)
 	assert.False(t, needed)
+	var ve *client.ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "TPP-Redirect-URI", ve.Field)
+
+	// Any other refusal of the bank is returned as its *client.Error: a
+	// PSU-ID the bank cannot read.
+	_, needed, err = sca.User(ctx, e.c, client.WithTPPSessionID(s.TPPSessionID), client.WithHeader("PSU-ID", "not-a-uuid"))
 	var ce *client.Error
-	assert.True(t, errors.As(err, &ce))
+	require.True(t, errors.As(err, &ce), "%v", err)
+	assert.Equal(t, http.StatusBadRequest, ce.StatusCode)
+	assert.False(t, needed)
 }
 
 func TestHandlerRefusesOtherMethods(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
 )
 
 // A full consent flow against the emulator: a bank-offered consent asks
@@ -41,7 +42,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	mgr, err := sca.NewManager(flow, sca.NewMemoryStore())
+	mgr, err := sca.NewManager(flow, store.NewMemoryStore())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -59,7 +60,11 @@ func Example() {
 
 	// The PSU, present at the browser, asks to connect their bank.
 	psu := &client.PSU{IPAddress: "198.51.100.7"}
-	svc := accounts.New(c)
+	svc, err := accounts.New(c)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	call, err := mgr.Begin(ctx, "user-42", psu, sca.WithAuthMethod(sca.AuthMethodApp))
 	if err != nil {
 		fmt.Println(err)

@@ -24,6 +24,7 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
+	"github.com/tppkit/psd2/store"
 )
 
 // Planted personal data and secrets: none may show in an error string.
@@ -96,31 +97,31 @@ func TestNoPersonalDataInErrors(t *testing.T) {
 	add(err)
 	_, _, err = flow.Start("k", sca.WithAuthMethod(sca.AuthMethod(plantedNational+" x")))
 	add(err)
-	_, _, err = flow.Start("k", sca.Renew(&sca.Session{PSUID: plantedBadPSU, TPPSessionID: "s", Context: sca.Private}))
+	_, _, err = flow.Start("k", sca.Renew(&sca.Session{PSUID: plantedBadPSU, TPPSessionID: "s", Context: client.Private}))
 	add(err)
 	_, _, err = flow.Start(plantedNational + strings.Repeat("k", 2000))
 	add(err)
 
 	bad := []*sca.Session{
-		{PSUID: plantedBadPSU, TPPSessionID: "s", Context: sca.Private},
-		{PSUID: plantedPSU, TPPSessionID: plantedNational + "\n", Context: sca.Private},
-		{PSUID: plantedPSU, TPPSessionID: "s", Context: sca.PSUContext(plantedNational)},
-		{PSUID: plantedPSU, TPPSessionID: "s", Context: sca.Corporate, PSUCorporateID: plantedBadCorp},
-		{PSUID: plantedPSU, TPPSessionID: "s", Context: sca.Private, PSUCorporateID: plantedCorp},
+		{PSUID: plantedBadPSU, TPPSessionID: "s", Context: client.Private},
+		{PSUID: plantedPSU, TPPSessionID: plantedNational + "\n", Context: client.Private},
+		{PSUID: plantedPSU, TPPSessionID: "s", Context: client.PSUContext(plantedNational)},
+		{PSUID: plantedPSU, TPPSessionID: "s", Context: client.Corporate, PSUCorporateID: plantedBadCorp},
+		{PSUID: plantedPSU, TPPSessionID: "s", Context: client.Private, PSUCorporateID: plantedCorp},
 	}
 	for _, s := range bad {
 		add(s.Validate())
 		add(sca.SaveSession(ctx, e.mgr.Store(), "k", s))
-		_, err := sca.Agreements(ctx, e.c, s, client.WithRedirectURI("https://tpp.example/cb"))
+		_, err := e.acc.Agreements(ctx, s.RequestOptions(nil), client.WithRedirectURI("https://tpp.example/cb"))
 		add(err)
 		_, err = e.acc.List(ctx, nil, s.RequestOptions(nil))
 		add(err)
 	}
-	good := &sca.Session{PSUID: plantedPSU, TPPSessionID: "s", Context: sca.Private}
+	good := &sca.Session{PSUID: plantedPSU, TPPSessionID: "s", Context: client.Private}
 	_, err = good.WithCorporate(plantedBadCorp)
 	add(err)
 	add(sca.SaveSession(ctx, e.mgr.Store(), "../"+plantedNational, good))
-	add(e.mgr.Store().Put(ctx, "/"+plantedPSU, nil))
+	add(e.mgr.Store().Put(ctx, "/"+plantedPSU, nil, 0))
 	_, err = sca.LoadSession(ctx, e.mgr.Store(), plantedNational)
 	add(err)
 	_, err = e.mgr.UseAgreement(ctx, plantedNational, plantedCorp)
@@ -133,7 +134,7 @@ func TestNoPersonalDataInErrors(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.acc.List(ctx, nil, call.Options, client.WithPSU(client.PSU{ID: plantedPSU, CorporateID: plantedCorp}))
 	add(err)
-	_, err = sca.Agreements(ctx, e.c, good, call.Options)
+	_, err = e.acc.Agreements(ctx, call.Options, good.RequestOptions(nil))
 	add(err)
 
 	require.Greater(t, len(errs), 50)
@@ -187,7 +188,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		UserAgent: "MARK-USER-AGENT", Accept: "MARK-ACCEPT", AcceptCharset: "MARK-CHARSET", AcceptEncoding: "MARK-ENCODING",
 		AcceptLanguage: "MARK-LANGUAGE", GeoLocation: "MARK-GEO", HTTPMethod: "MARK-METHOD", DeviceID: "MARK-DEVICE-ID"}
 	session := sca.Session{Key: "MARK-SESSION-KEY", PSUID: "MARK-SESSION-PSU", PSUCorporateID: "MARK-SESSION-CORP",
-		TPPSessionID: "MARK-SESSION-TPPSID", Context: sca.Corporate, SCAAt: time.Unix(1e9, 0)}
+		TPPSessionID: "MARK-SESSION-TPPSID", Context: client.Corporate, SCAAt: time.Unix(1e9, 0)}
 	pending := sca.Pending{Key: "MARK-PENDING-KEY", State: "MARK-PENDING-STATE", TPPSessionID: "MARK-PENDING-TPPSID",
 		RedirectURI: "https://tpp.example/cb?state=MARK-PENDING-URI-STATE#MARK-FRAGMENT", ExpiresAt: time.Unix(1e9, 0)}
 	cbErr := sca.CallbackError{System: "sca", Status: 401, Code: "SCA_INVALID", Message: "MARK-CB-MESSAGE", TPPSessionID: "MARK-CB-TPPSID"}
@@ -195,7 +196,6 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	require.NoError(t, err)
 	redirect := sca.Redirect{URL: link, Verbs: []string{"GET"}}
 	call := sca.Call{Session: &session, Pending: &pending}
-	budget := accounts.BudgetKey{TPP: "tpp", Bank: "MARK-BUDGET-BANK", AccountID: "MARK-BUDGET-ACCOUNT", Endpoint: accounts.EndpointBalances}
 
 	tests := []struct {
 		name    string
@@ -215,7 +215,6 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		{"sca.Redirect", []any{&redirect, redirect}, []string{"MARK-BANK-STATE", "MARK-BANK-PSU", "MARK-BANK-FRAGMENT"},
 			[]string{"%v", "%+v", "%s", "nested %v", "slog text nested"}, "bank.example/tap/9999/"},
 		{"sca.Call", []any{&call, call}, append(markers(session), markers(pending)...), nil, ""},
-		{"accounts.BudgetKey", []any{&budget, budget}, markers(budget), nil, "accounts/budget/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,8 +254,8 @@ func markers(v any) []string {
 func TestStorageFormKeepsSecrets(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	st := sca.NewMemoryStore()
-	s := &sca.Session{PSUID: plantedPSU, PSUCorporateID: plantedCorp, TPPSessionID: "sid-1", Context: sca.Corporate, SCAAt: time.Unix(1e9, 0).UTC()}
+	st := store.NewMemoryStore()
+	s := &sca.Session{PSUID: plantedPSU, PSUCorporateID: plantedCorp, TPPSessionID: "sid-1", Context: client.Corporate, SCAAt: time.Unix(1e9, 0).UTC()}
 	require.NoError(t, sca.SaveSession(ctx, st, "user-1", s))
 	raw, err := st.Get(ctx, "sca/session/user-1")
 	require.NoError(t, err)
@@ -271,12 +270,12 @@ func TestStorageFormKeepsSecrets(t *testing.T) {
 	// A session and a pending SCA as earlier versions stored them (plain
 	// encoding/json of the structs) still load.
 	old := `{"key":"user-2","psuId":"` + plantedPSU + `","psuCorporateId":"` + plantedCorp + `","tppSessionId":"sid-2","context":"CORPORATE","scaAt":"2001-09-09T01:46:40Z"}`
-	require.NoError(t, st.Put(ctx, "sca/session/user-2", []byte(old)))
+	require.NoError(t, st.Put(ctx, "sca/session/user-2", []byte(old), 0))
 	got, err := sca.LoadSession(ctx, st, "user-2")
 	require.NoError(t, err)
-	assert.Equal(t, &sca.Session{Key: "user-2", PSUID: plantedPSU, PSUCorporateID: plantedCorp, TPPSessionID: "sid-2", Context: sca.Corporate, SCAAt: time.Unix(1e9, 0).UTC()}, got)
+	assert.Equal(t, &sca.Session{Key: "user-2", PSUID: plantedPSU, PSUCorporateID: plantedCorp, TPPSessionID: "sid-2", Context: client.Corporate, SCAAt: time.Unix(1e9, 0).UTC()}, got)
 	oldPending := `{"key":"user-2","state":"` + plantedState + `","tppSessionId":"sid-2","redirectUri":"https://tpp.example/cb?state=` + plantedState + `","createdAt":"2001-09-09T01:46:40Z","expiresAt":"2001-09-09T02:01:40Z"}`
-	require.NoError(t, st.Put(ctx, "sca/pending/"+plantedState, []byte(oldPending)))
+	require.NoError(t, st.Put(ctx, "sca/pending/"+plantedState, []byte(oldPending), 0))
 	p, err := sca.TakePending(ctx, st, plantedState)
 	require.NoError(t, err)
 	assert.Equal(t, &sca.Pending{Key: "user-2", State: plantedState, TPPSessionID: "sid-2", RedirectURI: "https://tpp.example/cb?state=" + plantedState,
@@ -307,7 +306,7 @@ func TestStorageFormKeepsSecrets(t *testing.T) {
 	red, err := json.Marshal(s)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"psuId":"[redacted]","psuCorporateId":"[redacted]","tppSessionId":"[redacted]","context":"CORPORATE","scaAt":"2001-09-09T01:46:40Z"}`, string(red))
-	require.NoError(t, st.Put(ctx, "sca/session/user-3", red))
+	require.NoError(t, st.Put(ctx, "sca/session/user-3", red, 0))
 	_, err = sca.LoadSession(ctx, st, "user-3")
 	assert.ErrorIs(t, err, sca.ErrRedactedForm)
 	red, err = json.Marshal(p)
@@ -315,7 +314,7 @@ func TestStorageFormKeepsSecrets(t *testing.T) {
 	assert.JSONEq(t, `{"state":"[redacted]","tppSessionId":"[redacted]","redirectUri":"https://tpp.example/cb?[redacted]","createdAt":"2001-09-09T01:46:40Z","expiresAt":"2001-09-09T02:01:40Z"}`, string(red))
 
 	// A corrupt stored value fails without echoing it.
-	require.NoError(t, st.Put(ctx, "sca/session/user-4", []byte(`{"psuId":"`+plantedPSU+`","scaAt":"`+plantedNational+`"}`)))
+	require.NoError(t, st.Put(ctx, "sca/session/user-4", []byte(`{"psuId":"`+plantedPSU+`","scaAt":"`+plantedNational+`"}`), 0))
 	_, err = sca.LoadSession(ctx, st, "user-4")
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), plantedPSU)
@@ -333,10 +332,11 @@ func TestClientLogsOfAnSCAFlow(t *testing.T) {
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	bank := testtpp.Server(t)
 	c := testtpp.NewClient(t, bank, "Logging TPP", client.WithLogger(logger))
-	acc := accounts.New(c)
+	acc, err := accounts.New(c)
+	require.NoError(t, err)
 	flow, err := sca.NewFlow("https://tpp.example/psd2/callback")
 	require.NoError(t, err)
-	mgr, err := sca.NewManager(flow, sca.NewMemoryStore())
+	mgr, err := sca.NewManager(flow, store.NewMemoryStore())
 	require.NoError(t, err)
 	psu := &client.PSU{IPAddress: "198.51.100.77", UserAgent: "Mozilla/5.0 (MARK-UA)", DeviceID: "5b0f2a9c-1d3e-4f5a-8b6c-7d8e9f0a1b2c"}
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/payments"
 )
 
 // paymentAnswer is a 201 payment or basket answer with _links.
@@ -42,12 +43,14 @@ func TestFind(t *testing.T) {
 	var payment paymentAnswer
 	require.NoError(t, json.Unmarshal([]byte(readTestdata(t, "payment-ndct-create-201.json")), &payment))
 	apiErr := &client.Error{Operation: "accounts.List", StatusCode: 401, Links: errLinks}
+	var init payments.Initiation
+	require.NoError(t, json.Unmarshal([]byte(readTestdata(t, "payment-ndct-create-201.json")), &init))
 	var consent accounts.Consent
 	require.NoError(t, json.Unmarshal([]byte(consentRaw), &consent))
 
 	const errHref = "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=ec5ae9e2-a56e-45ca-a0fa-ad1dc481e998&context=PRIVATE"
 	const consentHref = "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=176def94-aaad-4d77-b15a-4c4f3d3622ec&context=PRIVATE"
-	link := func(href string) client.Links { return client.Links{client.LinkScaRedirect: {Href: href}} }
+	link := func(href string) client.Links { return client.Links{client.LinkSCARedirect: {Href: href}} }
 
 	tests := []struct {
 		name string
@@ -56,21 +59,26 @@ func TestFind(t *testing.T) {
 	}{
 		{"401 client.Error", apiErr, errHref},
 		{"wrapped 401", fmt.Errorf("listing: %w", apiErr), errHref},
-		{"201 payment struct", payment, payment.Links.ScaRedirect()},
-		{"201 payment pointer", &payment, payment.Links.ScaRedirect()},
+		{"201 payment answer", &init, payment.Links.SCARedirect()},
+		{"201 payment links", payment.Links, payment.Links.SCARedirect()},
+		// Without a SCARedirect method a struct is not searched: find
+		// uses no reflection on the caller's types.
+		{"struct with links, no method", payment, ""},
+		{"pointer to it", &payment, ""},
 		{"consent answer", &consent, consentHref},
 		{"consent raw JSON", []byte(consentRaw), consentHref},
 		{"consent json.RawMessage", json.RawMessage(consentRaw), consentHref},
 		{"consent string", consentRaw, consentHref},
 		{"links", errLinks, errHref},
 		{"links pointer", &errLinks, errHref},
-		{"link", errLinks[client.LinkScaRedirect], errHref},
-		{"tagged field", taggedAnswer{L: errLinks}, errHref},
+		{"link", errLinks[client.LinkSCARedirect], errHref},
+		{"tagged field, no method", taggedAnswer{L: errLinks}, ""},
 		{"loopback http (emulator)", link("http://127.0.0.1:8443/tap-sandbox/9999/?state=1"), "http://127.0.0.1:8443/tap-sandbox/9999/?state=1"},
 		{"nil", nil, ""},
 		{"nil client.Error", (*client.Error)(nil), ""},
 		{"nil consent", (*accounts.Consent)(nil), ""},
 		{"nil payment pointer", (*paymentAnswer)(nil), ""},
+		{"nil payment answer", (*payments.Initiation)(nil), ""},
 		{"error without links", errors.New("boom"), ""},
 		{"401 without link", &client.Error{StatusCode: 401}, ""},
 		{"struct without links", noLinks{Name: "x"}, ""},
@@ -86,7 +94,7 @@ func TestFind(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			r, ok := Find(tt.v)
+			r, ok := find(tt.v)
 			if tt.want == "" {
 				assert.False(t, ok)
 				assert.Equal(t, "", r.String())
@@ -99,7 +107,7 @@ func TestFind(t *testing.T) {
 	}
 }
 
-// FuzzFind: no body panics Find, and any link it returns is an absolute
+// FuzzFind: no body panics find, and any link it returns is an absolute
 // https URL (http only on loopback) without user info.
 func FuzzFind(f *testing.F) {
 	for _, doc := range []string{"error-401-sca-redirect.json", "bank-offered-consent-201.json", "payment-ndct-create-201.json"} {
@@ -109,7 +117,7 @@ func FuzzFind(f *testing.F) {
 	f.Add([]byte(`{"_links":{"scaRedirect":{"href":"https://a@b/"}}}`))
 	f.Add([]byte(`{"_links":{"scaRedirect":"x"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		r, ok := Find(body)
+		r, ok := find(body)
 		if !ok {
 			assert.Nil(t, r.URL)
 			return
@@ -125,7 +133,7 @@ func FuzzFind(f *testing.F) {
 		default:
 			t.Fatalf("scheme %q", r.URL.Scheme)
 		}
-		_, ok = Find(r)
+		_, ok = find(r)
 		assert.True(t, ok, "a found Redirect is accepted again")
 	})
 }
