@@ -69,8 +69,9 @@ func (t Timeouts) configure(hs *http.Server, log *slog.Logger) {
 // with [WithLimits]; a zero or negative field takes its value from
 // [DefaultLimits]. The caps count what is held at the moment, the default
 // customers and their data included; they apply to what arrives over HTTP
-// (the mock-data operations, payments, baskets, SCA), not to the
-// in-process methods ([Server.NewTPP], [Server.Trust], [Server.InjectFault]).
+// (the mock-data operations, payments, baskets, SCA) and to
+// [Server.Seed], not to the other in-process methods ([Server.NewTPP],
+// [Server.Trust], [Server.InjectFault]).
 //
 // A request that would go past a cap gets 507 Insufficient Storage with a
 // tppMessage of code SYSTEM_ERROR whose path names the cap ("Limits.Payments")
