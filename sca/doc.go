@@ -41,6 +41,12 @@
 // escaping the store ("..", a leading "/", backslashes, control
 // characters) are refused with [ErrInvalidKey].
 //
+// Background refresh: a Session remembers the ids of the accounts the PSU
+// consented to ([Session.WithAccounts], filled by package refresh's
+// Remember while listing is allowed) and when the consent ends
+// ([Session.ConsentExpiresAt], [Session.ConsentRenewalDue]);
+// [ListSessions] and [Manager.Sessions] go through the stored sessions.
+//
 // Corporate users: [Agreements] lists the agreements (GET /v1/agreements)
 // and [Session.WithCorporate] / [Manager.UseAgreement] set PSU-Corporate-ID.
 // A PISP starts SCA and learns the corporate id with [User] (GET /v1/user).

@@ -319,14 +319,14 @@ type sessionData Session
 
 // sessionView is the redacted JSON form of a Session.
 type sessionView struct {
-	PSUID            string            `json:"psuId"`
-	PSUCorporateID   string            `json:"psuCorporateId,omitempty"`
-	TPPSessionID     string            `json:"tppSessionId"`
-	Context          client.PSUContext `json:"context"`
-	SCAAt            time.Time         `json:"scaAt"`
-	Accounts         int               `json:"accountCount,omitempty"`
-	CardAccounts     int               `json:"cardAccountCount,omitempty"`
-	ConsentExpiresAt time.Time         `json:"consentExpiresAt,omitzero"`
+	PSUID          string            `json:"psuId"`
+	PSUCorporateID string            `json:"psuCorporateId,omitempty"`
+	TPPSessionID   string            `json:"tppSessionId"`
+	Context        client.PSUContext `json:"context"`
+	SCAAt          time.Time         `json:"scaAt"`
+	Accounts       int               `json:"accountCount,omitempty"`
+	CardAccounts   int               `json:"cardAccountCount,omitempty"`
+	ConsentUntil   time.Time         `json:"consentUntil,omitzero"`
 }
 
 // MarshalJSON writes the session with PSU-ID, PSU-Corporate-ID and
@@ -336,14 +336,14 @@ type sessionView struct {
 // [Session.MarshalBinary].
 func (s Session) MarshalJSON() ([]byte, error) {
 	return json.Marshal(sessionView{
-		PSUID:            redactIfSet(s.PSUID),
-		PSUCorporateID:   redactIfSet(s.PSUCorporateID),
-		TPPSessionID:     redactIfSet(s.TPPSessionID),
-		Context:          s.Context,
-		SCAAt:            s.SCAAt,
-		Accounts:         len(s.AccountIDs),
-		CardAccounts:     len(s.CardAccountIDs),
-		ConsentExpiresAt: s.ConsentExpiresAt(),
+		PSUID:          redactIfSet(s.PSUID),
+		PSUCorporateID: redactIfSet(s.PSUCorporateID),
+		TPPSessionID:   redactIfSet(s.TPPSessionID),
+		Context:        s.Context,
+		SCAAt:          s.SCAAt,
+		Accounts:       len(s.AccountIDs),
+		CardAccounts:   len(s.CardAccountIDs),
+		ConsentUntil:   s.ConsentUntil,
 	})
 }
 
