@@ -22,13 +22,13 @@ import (
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
 )
 
 const (
 	kariBruk = "95312776066"     // Kari's current account in the emulator's default data
 	external = "91026527436"     // another bank's account
 	kariIBAN = "NO8495312776066" // the same account as an IBAN
-	psuID    = "6b1f5d2c-0a51-4f4e-9d55-0d5b8a3c7e11"
 )
 
 // class is what the caller learns from a failed call.
@@ -101,6 +101,7 @@ type env struct {
 	bsk    *basket.Service
 	n      atomic.Int64 // makes every payment's content unique
 	others map[string]*payments.Service
+	kari   *sca.Session // the PSU the payments are made for
 }
 
 func newEnv(t *testing.T, h2 bool) *env {
@@ -128,7 +129,11 @@ func newEnv(t *testing.T, h2 bool) *env {
 	t.Cleanup(e.front.Close)
 	c, err := client.New(e.front.URL+"/api", creds, opts...)
 	require.NoError(t, err)
-	e.pay, e.bsk = payments.New(c), basket.New(c)
+	e.pay, err = payments.New(c)
+	require.NoError(t, err)
+	e.bsk, err = basket.New(c)
+	require.NoError(t, err)
+	e.kari = login(t, e.s, c)
 
 	refusedAddr, err := faultnet.Refused()
 	require.NoError(t, err)
@@ -137,17 +142,37 @@ func newEnv(t *testing.T, h2 bool) *env {
 	for name, base := range map[string]string{"refused": "http://" + refusedAddr + "/api", "tls": tlsURL + "/api"} {
 		c, err := client.New(base, creds, opts...)
 		require.NoError(t, err)
-		e.others[name] = payments.New(c)
-		_ = basket.New(c)
+		e.others[name], err = payments.New(c)
+		require.NoError(t, err)
 	}
 	return e
 }
 
-func psu() []client.RequestOption {
+// login identifies Kari through the SCA of GET /v1/user (docs/interface.md
+// section 5.10), with no fault armed: payments and baskets are created
+// with the PSU-ID the bank issued to this TPP.
+func login(t *testing.T, s *emulator.Server, c *client.Client) *sca.Session {
+	t.Helper()
+	flow, err := sca.NewFlow("https://tpp.example/cb")
+	require.NoError(t, err)
+	pending, ro, err := flow.Start("matrix")
+	require.NoError(t, err)
+	r, needed, err := sca.User(t.Context(), c, ro)
+	require.NoError(t, err)
+	require.True(t, needed)
+	cb, err := s.Authorize(t.Context(), r.String(), emulator.CustomerKari)
+	require.NoError(t, err)
+	sess, err := flow.ParseCallback(pending, cb.String())
+	require.NoError(t, err)
+	return sess
+}
+
+// psu are the headers of a call with Kari present: her session's PSU-ID,
+// PSU-Context and TPP-Session-ID, her IP address and the redirect URI.
+func (e *env) psu() []client.RequestOption {
 	return []client.RequestOption{
-		client.WithTPPSessionID(uuid.NewString()),
+		e.kari.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}),
 		client.WithRedirectURI("https://tpp.example/cb?state=matrix"),
-		client.WithPSU(client.PSU{ID: psuID, IPAddress: "192.0.2.10"}),
 	}
 }
 
@@ -170,7 +195,7 @@ func (e *env) ndct() *payments.NorwegianDomestic {
 
 // create makes a payment through the front with no fault armed.
 func (e *env) create() string {
-	init, err := e.pay.CreateNorwegianDomestic(e.t.Context(), e.ndct(), psu()...)
+	init, err := e.pay.CreateNorwegianDomestic(e.t.Context(), e.ndct(), e.psu()...)
 	require.NoError(e.t, err)
 	return init.PaymentID
 }
@@ -187,19 +212,19 @@ func calls() []call {
 	return []call{
 		{"NDCT", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
 			p := e.ndct()
-			return func(ctx context.Context) error { _, err := pay.CreateNorwegianDomestic(ctx, p, psu()...); return err }
+			return func(ctx context.Context) error { _, err := pay.CreateNorwegianDomestic(ctx, p, e.psu()...); return err }
 		}},
 		{"SEPA", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
 			a := e.amount()
 			p := &payments.SEPA{InstructedAmount: money.MustParse(a.Value.StringFixed(2), "EUR"), CreditorName: "Muster GmbH",
 				CreditorAccount: payments.AccountReference{IBAN: "DE89370400440532013000", Currency: "EUR"},
 				DebtorAccount:   payments.AccountReference{IBAN: kariIBAN, Currency: "NOK"}}
-			return func(ctx context.Context) error { _, err := pay.CreateSEPA(ctx, p, psu()...); return err }
+			return func(ctx context.Context) error { _, err := pay.CreateSEPA(ctx, p, e.psu()...); return err }
 		}},
 		{"generic", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
 			p := e.ndct()
 			return func(ctx context.Context) error {
-				_, err := pay.Create(ctx, payments.ProductInstantNorwegianDomestic, p, psu()...)
+				_, err := pay.Create(ctx, payments.ProductInstantNorwegianDomestic, p, e.psu()...)
 				return err
 			}
 		}},
@@ -208,7 +233,7 @@ func calls() []call {
 				"creditorAccount": map[string]string{"bban": external, "currency": "NOK"}, "creditorAddress": map[string]string{"country": "NO"},
 				"debtorAccount": map[string]string{"bban": kariBruk, "currency": "NOK"}, "startDate": tomorrow, "frequency": "Monthly"}
 			return func(ctx context.Context) error {
-				_, err := pay.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, body, psu()...)
+				_, err := pay.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, body, e.psu()...)
 				return err
 			}
 		}},
@@ -217,26 +242,26 @@ func calls() []call {
 				"payments": []map[string]any{{"instructedAmount": e.amount(), "creditorName": "Ola Eksempel",
 					"creditorAccount": map[string]string{"bban": external, "currency": "NOK"}, "creditorAddress": map[string]string{"country": "NO"}}}}
 			return func(ctx context.Context) error {
-				_, err := pay.CreateBulk(ctx, payments.ProductNorwegianDomestic, body, psu()...)
+				_, err := pay.CreateBulk(ctx, payments.ProductNorwegianDomestic, body, e.psu()...)
 				return err
 			}
 		}},
 		{"basket", func(e *env, _ *payments.Service, bsk *basket.Service) func(context.Context) error {
 			ids := []string{e.create()}
-			return func(ctx context.Context) error { _, err := bsk.Create(ctx, ids, psu()...); return err }
+			return func(ctx context.Context) error { _, err := bsk.Create(ctx, ids, e.psu()...); return err }
 		}},
 		{"payment start authorisation", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
 			id := e.create()
 			return func(ctx context.Context) error {
-				_, err := pay.StartAuthorisation(ctx, payments.ProductNorwegianDomestic, id, psu()...)
+				_, err := pay.StartAuthorisation(ctx, payments.ProductNorwegianDomestic, id, e.psu()...)
 				return err
 			}
 		}},
 		{"basket start authorisation", func(e *env, _ *payments.Service, bsk *basket.Service) func(context.Context) error {
-			b, err := e.bsk.Create(e.t.Context(), []string{e.create()}, psu()...)
+			b, err := e.bsk.Create(e.t.Context(), []string{e.create()}, e.psu()...)
 			require.NoError(e.t, err)
 			return func(ctx context.Context) error {
-				_, err := bsk.StartAuthorisation(ctx, b.BasketID, psu()...)
+				_, err := bsk.StartAuthorisation(ctx, b.BasketID, e.psu()...)
 				return err
 			}
 		}},
@@ -319,5 +344,9 @@ func basketElsewhere(e *env, c call, base string) func(context.Context) error {
 	}
 	cl, err := client.New(url, creds, client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 	require.NoError(e.t, err)
-	return c.run(e, payments.New(cl), basket.New(cl))
+	pay, err := payments.New(cl)
+	require.NoError(e.t, err)
+	bsk, err := basket.New(cl)
+	require.NoError(e.t, err)
+	return c.run(e, pay, bsk)
 }
