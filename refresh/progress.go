@@ -8,9 +8,11 @@ import (
 // Progress are the counts of a run so far, given to the callback of
 // [WithProgress] after every result.
 type Progress struct {
-	// Started is the number of jobs taken from the jobs sequence; those
-	// not counted below are in flight.
+	// Started is the number of jobs the workers have taken.
 	Started int
+	// InFlight is the number of jobs being refreshed now, at most the
+	// number of workers.
+	InFlight int
 	// Done is the number of results with [Done].
 	Done int
 	// Waiting is the number of results with [BudgetExhausted]: accounts
@@ -29,9 +31,6 @@ type Progress struct {
 
 // Finished is the number of results so far.
 func (p Progress) Finished() int { return p.Done + p.Waiting + p.Failed }
-
-// InFlight is the number of jobs started and not finished.
-func (p Progress) InFlight() int { return p.Started - p.Finished() }
 
 // Count is the number of results with outcome o.
 func (p Progress) Count(o Outcome) int {

@@ -36,7 +36,7 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 
 		in := make(chan Job)
 		out := make(chan Result, r.workers)
-		var started atomic.Int64
+		var started, inFlight atomic.Int64
 		var wg sync.WaitGroup
 		fed := make(chan struct{})
 		go func() {
@@ -59,7 +59,10 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 						continue // drain: the feeder stops on its own
 					}
 					started.Add(1)
-					out <- r.refreshOne(run, j)
+					inFlight.Add(1)
+					res := r.refreshOne(run, j)
+					inFlight.Add(-1)
+					out <- res
 				}
 			}()
 		}
@@ -76,7 +79,7 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 				continue // drain until the workers are gone
 			}
 			p.add(&res)
-			p.Started, p.Elapsed = int(started.Load()), time.Since(start)
+			p.Started, p.InFlight, p.Elapsed = int(started.Load()), int(inFlight.Load()), time.Since(start)
 			if r.progress != nil {
 				r.progress(p)
 			}
@@ -87,7 +90,7 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 			}
 		}
 		<-fed
-		p.Started, p.Elapsed = int(started.Load()), time.Since(start)
+		p.Started, p.InFlight, p.Elapsed = int(started.Load()), 0, time.Since(start)
 		r.log.LogAttrs(ctx, slog.LevelInfo, "refresh run ended", slog.Any("progress", p))
 		if !stopped && ctx.Err() != nil {
 			yield(Result{}, ctx.Err())

@@ -1,0 +1,189 @@
+package refresh
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+)
+
+func date(s string) accounts.Date {
+	d, err := accounts.ParseDate(s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func TestCursorNewEntries(t *testing.T) {
+	t.Parallel()
+	c := Cursor{Date: date("2025-03-10"), Seen: []string{"a", "b"}}
+	tests := []struct {
+		date string
+		id   string
+		new  bool
+	}{
+		{"2025-03-09", "x", false}, // before the cursor
+		{"2025-03-10", "a", false}, // seen
+		{"2025-03-10", "c", true},  // same day, not seen
+		{"2025-03-11", "a", true},  // later day (an id is unique, but the date decides)
+		{"2025-03-10", "", true},   // no id: cannot tell
+		{"", "a", true},            // no date: cannot tell
+	}
+	for _, tt := range tests {
+		var d accounts.Date
+		if tt.date != "" {
+			d = date(tt.date)
+		}
+		assert.Equal(t, tt.new, c.isNew(d, tt.id), "%s %s", tt.date, tt.id)
+	}
+	assert.True(t, Cursor{}.isNew(date("2000-01-01"), "a"), "the zero cursor has seen nothing")
+}
+
+func TestCursorAdvance(t *testing.T) {
+	t.Parallel()
+	c := Cursor{RefreshedAt: time.Unix(1, 0), Date: date("2025-03-10"), Seen: []string{"a"}}
+
+	// Same newest day: the ids add up.
+	next := c.advance([]accounts.Date{date("2025-03-10"), date("2025-03-10"), date("2025-03-10")}, []string{"a", "b", ""})
+	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-10"), Seen: []string{"a", "b"}}, next)
+	assert.Equal(t, []string{"a"}, c.Seen, "the old cursor is unchanged")
+
+	// A newer day: only its ids.
+	next = c.advance([]accounts.Date{date("2025-03-12"), date("2025-03-10"), date("2025-03-12")}, []string{"x", "b", "y"})
+	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-12"), Seen: []string{"x", "y"}}, next)
+
+	// Nothing read: the cursor stays.
+	assert.Equal(t, c, c.advance(nil, nil))
+
+	// It encodes to JSON and back.
+	b, err := json.Marshal(next)
+	require.NoError(t, err)
+	var back Cursor
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.True(t, back.RefreshedAt.Equal(next.RefreshedAt))
+	assert.Equal(t, next.Date, back.Date)
+	assert.Equal(t, next.Seen, back.Seen)
+	b, err = json.Marshal(Cursor{})
+	require.NoError(t, err)
+	assert.JSONEq(t, `{}`, string(b))
+}
+
+func TestFromDate(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 6, 30, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		since, cursor, want string
+	}{
+		{"", "", ""},
+		{"2025-06-01", "", "2025-06-01"},
+		{"", "2025-06-20", "2025-06-20"},
+		{"2025-06-01", "2025-06-20", "2025-06-20"},
+		{"2025-06-25", "2025-06-20", "2025-06-25"},
+		{"2025-01-01", "", "2025-04-02"}, // 89 days back at most
+	}
+	for _, tt := range tests {
+		var j Job
+		if tt.since != "" {
+			j.Since = date(tt.since)
+		}
+		if tt.cursor != "" {
+			j.Cursor.Date = date(tt.cursor)
+		}
+		assert.Equal(t, tt.want, from(&j, now).String(), "%+v", tt)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	bankErr := func(status int, code string, header http.Header, links client.Links) error {
+		e := &client.Error{Operation: "accounts.Balances", StatusCode: status, Header: header, Links: links}
+		if code != "" {
+			e.Messages = []client.TPPMessage{{Category: "ERROR", Code: code}}
+		}
+		return e
+	}
+	sca := client.Links{"scaRedirect": {Href: "https://bank.example/sca"}}
+	retry := http.Header{"Retry-After": {"7"}}
+	tests := []struct {
+		name string
+		err  error
+		want Outcome
+		rate bool
+	}{
+		{"budget", &accounts.BudgetExhaustedError{RetryAt: time.Unix(5, 0)}, BudgetExhausted, false},
+		{"bank budget", bankErr(429, "ACCESS_EXCEEDED", nil, nil), BudgetExhausted, false},
+		{"bank budget with retry", bankErr(429, "ACCESS_EXCEEDED", retry, nil), BudgetExhausted, false},
+		{"429 bare", bankErr(429, "", nil, nil), BudgetExhausted, false},
+		{"rate limit", bankErr(429, "TOO_MANY", retry, nil), Transient, true},
+		{"sca redirect", bankErr(401, "CONSENT_INVALID", nil, sca), ReconnectNeeded, false},
+		{"consent expired", bankErr(401, "CONSENT_EXPIRED", nil, nil), ReconnectNeeded, false},
+		{"revoked", bankErr(403, "CONSENT_UNKNOWN", nil, nil), ReconnectNeeded, false},
+		{"psu unknown", bankErr(401, "PSU_CREDENTIALS_INVALID", nil, nil), ReconnectNeeded, false},
+		{"certificate", bankErr(401, "CERTIFICATE_INVALID", nil, nil), Refused, false},
+		{"not found", bankErr(404, "RESOURCE_UNKNOWN", nil, nil), Refused, false},
+		{"format", bankErr(400, "FORMAT_ERROR", nil, nil), Refused, false},
+		{"500", bankErr(500, "SYSTEM_ERROR", nil, nil), Transient, false},
+		{"503", bankErr(503, "", nil, nil), Transient, false},
+		{"not sent", &client.NotSentError{Operation: "x", Err: errors.New("dial")}, Transient, false},
+		{"network", errors.New("connection reset"), Transient, false},
+		{"invalid query", accounts.ErrInvalidQuery, Refused, false},
+		{"missing header", &client.NotSentError{Err: &client.ValidationError{Field: "TPP-Redirect-URI"}}, Refused, false},
+		{"consent ended", ErrConsentEnded, ReconnectNeeded, false},
+	}
+	for _, tt := range tests {
+		v := classify(tt.err)
+		assert.Equal(t, tt.want, v.outcome, tt.name)
+		assert.Equal(t, tt.rate, v.rateLimit, tt.name)
+	}
+	v := classify(bankErr(429, "TOO_MANY", retry, nil))
+	assert.True(t, v.hasRetry)
+	assert.Equal(t, 7*time.Second, v.retryAfter)
+
+	assert.False(t, sent(&accounts.BudgetExhaustedError{}))
+	assert.False(t, sent(&client.NotSentError{Err: errors.New("dial")}))
+	assert.True(t, sent(bankErr(500, "", nil, nil)))
+	assert.True(t, sent(nil))
+}
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	date := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		h    http.Header
+		want time.Duration
+		ok   bool
+	}{
+		{http.Header{}, 0, false},
+		{http.Header{"Retry-After": {"30"}}, 30 * time.Second, true},
+		{http.Header{"Retry-After": {"-1"}}, 0, false},
+		{http.Header{"Retry-After": {"9999999999"}}, maxRetryAfter, true},
+		{http.Header{"Retry-After": {date.Add(90 * time.Second).Format(http.TimeFormat)}, "Date": {date.Format(http.TimeFormat)}}, 90 * time.Second, true},
+		{http.Header{"Retry-After": {date.Add(-time.Hour).Format(http.TimeFormat)}, "Date": {date.Format(http.TimeFormat)}}, 0, true},
+		{http.Header{"Retry-After": {"soon"}}, 0, false},
+	}
+	for _, tt := range tests {
+		d, ok := retryAfter(tt.h)
+		assert.Equal(t, tt.ok, ok, "%v", tt.h)
+		assert.Equal(t, tt.want, d, "%v", tt.h)
+	}
+}
+
+func TestOutcomeAndWantNames(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "done", Done.String())
+	assert.Equal(t, "refused", Refused.String())
+	assert.Equal(t, "Outcome(0)", Outcome(0).String())
+	assert.Equal(t, "Outcome(9)", Outcome(9).String())
+	assert.Equal(t, "both", Want(0).String())
+	assert.Equal(t, "balances", Balances.String())
+	assert.Equal(t, "Want(8)", Want(8).String())
+	assert.Zero(t, Progress{}.Count(Outcome(200)))
+}

@@ -1,0 +1,257 @@
+package refresh_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/refresh"
+	"github.com/tppkit/psd2/sca"
+)
+
+// stubBank answers every balances and transactions call with fixed
+// documents, or with answer when it is set; it counts the calls and the
+// most in flight at once.
+type stubBank struct {
+	answer         func(w http.ResponseWriter, r *http.Request) bool // true: answered
+	calls          atomic.Int64
+	inFlight, most atomic.Int64
+	delay          time.Duration
+}
+
+const (
+	stubBalances     = `{"balances":[{"balanceAmount":{"amount":"100.00","currency":"NOK"},"balanceType":"closingBooked"}]}`
+	stubTransactions = `{"transactions":{"booked":[{"transactionId":"t1","bookingDate":"%s","transactionAmount":{"amount":"-1.00","currency":"NOK"}}],"pending":[]}}`
+)
+
+func (s *stubBank) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.calls.Add(1)
+	n := s.inFlight.Add(1)
+	defer s.inFlight.Add(-1)
+	for {
+		m := s.most.Load()
+		if n <= m || s.most.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	time.Sleep(s.delay)
+	if s.answer != nil && s.answer(w, r) {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if strings.HasSuffix(r.URL.Path, "/balances") {
+		fmt.Fprint(w, stubBalances)
+		return
+	}
+	fmt.Fprintf(w, stubTransactions, time.Now().Format(time.DateOnly))
+}
+
+// stubService returns an accounts.Service on a stub bank.
+func stubService(t testing.TB, s *stubBank, opts ...client.Option) *accounts.Service {
+	t.Helper()
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	opts = append([]client.Option{client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)),
+		client.WithRetryPolicy(client.RetryPolicy{})}, opts...)
+	c, err := client.New(ts.URL, testtpp.Credentials(t, "Stub TPP"), opts...)
+	require.NoError(t, err)
+	svc, err := accounts.New(c)
+	require.NoError(t, err)
+	return svc
+}
+
+// stubJobs yields n jobs of distinct accounts (fresh sessions) and counts
+// how many were taken.
+func stubJobs(n int, taken *atomic.Int64) func(func(refresh.Job) bool) {
+	return func(yield func(refresh.Job) bool) {
+		for i := range n {
+			s := &sca.Session{PSUID: uuid.NewString(), TPPSessionID: uuid.NewString(), Context: client.Private, SCAAt: time.Now()}
+			taken.Add(1)
+			if !yield(refresh.Job{Session: s, AccountID: fmt.Sprintf("acct-%d", i)}) {
+				return
+			}
+		}
+	}
+}
+
+func TestRunBoundsWorkersAndReportsProgress(t *testing.T) {
+	t.Parallel()
+	bank := &stubBank{delay: 2 * time.Millisecond}
+	svc := stubService(t, bank)
+	var last refresh.Progress
+	var calls int
+	r, err := refresh.New(svc, refresh.WithWorkers(3), refresh.WithProgress(func(p refresh.Progress) {
+		calls++
+		assert.LessOrEqual(t, p.InFlight, 3)
+		assert.GreaterOrEqual(t, p.InFlight, 0)
+		assert.LessOrEqual(t, p.Finished(), p.Started)
+		assert.Equal(t, last.Finished()+1, p.Finished())
+		last = p
+	}))
+	require.NoError(t, err)
+	var taken atomic.Int64
+	n := 0
+	for res, err := range r.Run(t.Context(), stubJobs(40, &taken)) {
+		require.NoError(t, err)
+		require.Equal(t, refresh.Done, res.Outcome, "%v", res.Err)
+		require.Len(t, res.Booked, 1)
+		n++
+	}
+	assert.Equal(t, 40, n)
+	assert.Equal(t, 40, calls)
+	assert.Equal(t, 40, last.Done)
+	assert.Equal(t, 40, last.Count(refresh.Done))
+	assert.Equal(t, 80, last.Calls)
+	assert.Equal(t, 40, last.Started)
+	assert.Zero(t, last.Waiting+last.Failed)
+	assert.EqualValues(t, 80, bank.calls.Load())
+	assert.LessOrEqual(t, bank.most.Load(), int64(3), "at most 3 calls at once")
+	assert.Greater(t, bank.most.Load(), int64(1), "the workers run at once")
+}
+
+// Breaking out of the loop stops taking jobs and returns once the workers
+// are gone.
+func TestRunBreakStops(t *testing.T) {
+	t.Parallel()
+	bank := &stubBank{delay: time.Millisecond}
+	r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
+	require.NoError(t, err)
+	var taken atomic.Int64
+	for res, err := range r.Run(t.Context(), stubJobs(1000, &taken)) {
+		require.NoError(t, err)
+		require.Equal(t, refresh.Done, res.Outcome)
+		break
+	}
+	assert.LessOrEqual(t, taken.Load(), int64(5), "jobs are taken as workers become free")
+	time.Sleep(50 * time.Millisecond) // requests already on the wire arrive
+	calls := bank.calls.Load()
+	assert.LessOrEqual(t, calls, 2*taken.Load())
+	time.Sleep(50 * time.Millisecond)
+	assert.Equal(t, calls, bank.calls.Load(), "no call started after Run returned")
+}
+
+// A cancelled context ends the run with its error, after the results of
+// the jobs in flight.
+func TestRunContextCancelled(t *testing.T) {
+	t.Parallel()
+	bank := &stubBank{delay: 5 * time.Millisecond}
+	r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	var taken atomic.Int64
+	var results int
+	var runErr error
+	for res, err := range r.Run(ctx, stubJobs(1000, &taken)) {
+		if err != nil {
+			runErr = err
+			continue
+		}
+		results++
+		if results == 3 {
+			cancel()
+		}
+		assert.Contains(t, []refresh.Outcome{refresh.Done, refresh.Transient}, res.Outcome)
+	}
+	assert.ErrorIs(t, runErr, context.Canceled)
+	assert.Less(t, results, 10)
+
+	for _, err := range r.Run(t.Context(), nil) {
+		assert.Error(t, err)
+	}
+}
+
+// A 429 with Retry-After that is not the budget pauses every worker; a
+// pause longer than the maximum wait ends the jobs that meet it at once.
+func TestRunRateLimitPauses(t *testing.T) {
+	t.Parallel()
+	var once sync.Once
+	bank := &stubBank{answer: func(w http.ResponseWriter, r *http.Request) bool {
+		answered := false
+		once.Do(func() {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "120")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"tppMessages":[{"category":"ERROR","code":"RATE_LIMIT_EXCEEDED","text":"Slow down"}]}`)
+			answered = true
+		})
+		return answered
+	}}
+	svc := stubService(t, bank)
+	r, err := refresh.New(svc, refresh.WithWorkers(1), refresh.WithMaxWait(time.Second))
+	require.NoError(t, err)
+	var taken atomic.Int64
+	var got []refresh.Result
+	start := time.Now()
+	for res, err := range r.Run(t.Context(), stubJobs(3, &taken)) {
+		require.NoError(t, err)
+		got = append(got, res)
+	}
+	require.Len(t, got, 3)
+	assert.Equal(t, refresh.Transient, got[0].Outcome)
+	assert.Equal(t, 1, got[0].Calls)
+	assert.WithinDuration(t, start.Add(120*time.Second), got[0].RetryAt, 5*time.Second)
+	for _, res := range got[1:] {
+		assert.Equal(t, refresh.Transient, res.Outcome)
+		assert.Zero(t, res.Calls, "not sent during the pause")
+		assert.WithinDuration(t, got[0].RetryAt, res.RetryAt, 5*time.Second)
+	}
+	assert.EqualValues(t, 1, bank.calls.Load())
+	// A rate limit is not the account's budget: one call counted, not
+	// all four.
+	a, err := svc.Remaining(t.Context(), got[0].Job.AccountID, accounts.EndpointBalances)
+	require.NoError(t, err)
+	assert.Equal(t, 3, a.Remaining)
+}
+
+// Neither the log nor the printed forms of jobs and results show an
+// account id, PSU-ID or session id.
+func TestRunLogsNoIDs(t *testing.T) {
+	t.Parallel()
+	bank := &stubBank{answer: func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.URL.Path, "acct-1/") {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprintf(w, `{"tppMessages":[{"category":"ERROR","code":"RESOURCE_UNKNOWN","text":"account %s unknown"}]}`, r.URL.Path)
+			return true
+		}
+		return false
+	}}
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	r, err := refresh.New(stubService(t, bank), refresh.WithLogger(log))
+	require.NoError(t, err)
+	var taken atomic.Int64
+	var printed strings.Builder
+	var secrets []string
+	for res, err := range r.Run(t.Context(), stubJobs(3, &taken)) {
+		require.NoError(t, err)
+		secrets = append(secrets, res.Job.AccountID, res.Job.Session.PSUID, res.Job.Session.TPPSessionID)
+		fmt.Fprintf(&printed, "%v %+v %#v %s %v %+v %#v\n", res, res, res, res, res.Job, res.Job, res.Job)
+		log.Info("result", "result", res, "job", res.Job)
+		if res.Job.AccountID == "acct-1" {
+			assert.Equal(t, refresh.Refused, res.Outcome)
+		}
+	}
+	out := buf.String() + printed.String()
+	assert.Contains(t, out, "account refreshed")
+	assert.Contains(t, out, "refresh run ended")
+	assert.Contains(t, out, "RESOURCE_UNKNOWN")
+	for _, s := range secrets {
+		assert.NotContains(t, out, s)
+	}
+}
