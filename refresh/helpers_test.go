@@ -140,12 +140,3 @@ func collect(t testing.TB, r *refresh.Refresher, jobs []refresh.Job) []refresh.R
 	require.Len(t, out, len(jobs))
 	return out
 }
-
-// outcomes counts results by outcome.
-func outcomes(results []refresh.Result) map[refresh.Outcome]int {
-	m := map[refresh.Outcome]int{}
-	for _, r := range results {
-		m[r.Outcome]++
-	}
-	return m
-}

@@ -153,6 +153,7 @@ func TestRunContextCancelled(t *testing.T) {
 	r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
 	var taken atomic.Int64
 	var results int
 	var runErr error
