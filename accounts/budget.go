@@ -78,7 +78,7 @@ func (b *budget) update(ctx context.Context, key string, fn func(calls []time.Ti
 		}
 		calls := make([]time.Time, len(nanos))
 		for i, n := range nanos {
-			calls[i] = time.Unix(0, n)
+			calls[i] = time.Unix(0, n).UTC()
 		}
 		calls = fn(calls)
 		if len(calls) == 0 {

@@ -272,7 +272,7 @@ func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...c
 // /v1/card-accounts/{id}/balances).
 //
 // Without the PSU present it counts against the card account's budget like
-// [Service.Balances] (see [Budget] for why card calls count).
+// [Service.Balances] (the package documentation says why card calls count).
 func (s *Service) CardBalances(ctx context.Context, cardAccountID string, ro ...client.RequestOption) (*BalanceReport, error) {
 	const op = "accounts.CardBalances"
 	if cardAccountID == "" {

@@ -50,18 +50,39 @@
 // [ErrCardAccountsNotSupported] (404 on the card account list) and
 // [ErrBudgetExhausted].
 //
-// Without the PSU present: a call without PSU-IP-Address acts without the
-// PSU (docs/interface.md section 5.14); balances and transactions are then limited to 4
-// calls per account and endpoint in 24 hours (docs/interface.md section 8). The
-// Service's [Budget] counts such calls and refuses the fifth with a
-// [*BudgetExhaustedError] before it reaches the bank;
-// [Service.Remaining] reports what is left. Counts live in a
-// [BudgetStore]: in memory by default, or the caller's store
-// ([WithBudgetStore], [BudgetStoreFromKV] for a key-value store such as
-// the sca package's FileStore) so that they survive restarts and are
-// shared between instances. When the bank itself answers 429
-// ACCESS_EXCEEDED (calls the store did not see), the budget is taken as
-// spent from then on.
+// # The without-PSU budget
+//
+// A call without PSU-IP-Address acts without the PSU (docs/interface.md
+// section 5.14); balances and transactions are then limited to 4 calls per
+// account and endpoint in 24 hours (docs/interface.md section 8). The
+// client counts such calls and refuses the fifth with a
+// [*BudgetExhaustedError] (carrying RetryAt, when the next call is
+// allowed) before it reaches the bank; [Service.Remaining] reports what is
+// left and [Service.ResetBudget] forgets the count.
+//
+//   - The budget is the account's, not the PSU's: the bank counts the calls
+//     on an account whoever they are made for, so two PSUs sharing a
+//     corporate account share its 4 calls.
+//   - What counts: Balances, Transactions, TransactionsAt (every page),
+//     TransactionDetails, and their card equivalents. docs/interface.md
+//     section 8 names only accounts; card accounts count as well because
+//     PSD2 (RTS article 36(5)) limits access without the PSU for every
+//     payment account, and counting them can only make the SDK refuse
+//     early, never earn a 429. Listing accounts, single account reads and
+//     agreements do not count; calls with PSU-IP-Address never count.
+//   - A call counts exactly when the client reports it was sent, whatever
+//     the answer (a 429 or a transport error after sending counts too); a
+//     call refused locally (an invalid option, a missing header, a foreign
+//     link, the spent budget) or whose bytes never left does not. Retries
+//     of the client are one call.
+//   - When the bank itself answers 429 ACCESS_EXCEEDED (calls the SDK did
+//     not see), the budget is taken as spent from then on.
+//
+// The counts live in the client's store ([client.WithStore]): every
+// Service made on one client shares them, and clients of several replicas
+// on one shared store (a file store, the PostgreSQL store) never spend
+// more than the bank allows between them. Keys hash the account id
+// ([client.Client.Scope] keeps TPPs and banks apart).
 //
 // Switches (docs/interface.md section 9): card account calls always send the x-accept-fix
 // switches longer-names and

@@ -407,7 +407,7 @@ func (s *Service) transactionsAt(ctx context.Context, op, href, want string, ro 
 // /v1/card-accounts/{id}/transactions). The known issue of
 // docs/interface.md section 8
 // does not affect card accounts. Without the PSU present it counts against
-// the card account's budget (see [Budget]).
+// the card account's budget (see the package documentation).
 func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q *TransactionQuery, ro ...client.RequestOption) (*CardTransactionsPage, error) {
 	const op = "accounts.CardTransactions"
 	if cardAccountID == "" {
