@@ -59,14 +59,18 @@ func TestMockClient(t *testing.T) {
 			assert.NotEmpty(t, req.Header.Get("Signature"), "signed")
 			return httpmock.NewStringResponse(http.StatusNoContent, ""), nil
 		})
-	require.NoError(t, sandbox.New(c).Initialize(t.Context()))
+	sbx, err := sandbox.New(c)
+	require.NoError(t, err)
+	require.NoError(t, sbx.Initialize(t.Context()))
 	assert.Equal(t, 1, httpmock.GetTotalCallCount())
 }
 
 func TestEmulator(t *testing.T) {
 	t.Parallel()
 	_, c := testtpp.Emulator(t)
-	customers, err := sandbox.New(c).Customers(t.Context(), nil)
+	sbx, err := sandbox.New(c)
+	require.NoError(t, err)
+	customers, err := sbx.Customers(t.Context(), nil)
 	require.NoError(t, err)
 	assert.NotEmpty(t, customers)
 }
