@@ -45,7 +45,7 @@ func TestErrorDecoding(t *testing.T) {
 			file: "error-401-sca-redirect.json", status: 401,
 			want: Error{
 				Messages: []TPPMessage{{Category: "ERROR", Code: CodeConsentInvalid, Text: "No valid session for this PSU. Send the PSU to the scaRedirect link."}},
-				Links:    Links{LinkScaRedirect: {Href: scaHref, Verbs: []string{"GET"}}},
+				Links:    Links{LinkSCARedirect: {Href: scaHref, Verbs: []string{"GET"}}},
 			},
 			// The platform's answer to a first call without consent: only
 			// the link counts, its CONSENT_INVALID code is not a reason.
@@ -87,7 +87,7 @@ func TestErrorDecoding(t *testing.T) {
 				assert.Equal(t, contains(tt.matches, s), errors.Is(err, s), "%v", s)
 			}
 			href, ok := SCARedirect(err)
-			assert.Equal(t, tt.want.Links.ScaRedirect(), href)
+			assert.Equal(t, tt.want.Links.SCARedirect(), href)
 			assert.Equal(t, href != "", ok)
 		})
 	}
@@ -101,7 +101,7 @@ var sentinels = []error{ErrSCARequired, ErrSCAExpired, ErrConsentExpired, ErrCon
 // names; the scaRedirect link says "send the PSU to SCA", the code says why.
 func TestErrorSentinels(t *testing.T) {
 	t.Parallel()
-	link := Links{LinkScaRedirect: {Href: "https://psd2.bank.example/tap/9999/?state=s", Verbs: []string{"GET"}}}
+	link := Links{LinkSCARedirect: {Href: "https://psd2.bank.example/tap/9999/?state=s", Verbs: []string{"GET"}}}
 	msg := func(code string) []TPPMessage { return []TPPMessage{{Category: "ERROR", Code: code}} }
 	tests := []struct {
 		name    string
@@ -196,9 +196,9 @@ func FuzzErrorBody(f *testing.F) {
 		for _, s := range sentinels {
 			_ = e.Is(s)
 		}
-		if h := e.ScaRedirect(); h != "" {
+		if h := e.SCARedirect(); h != "" {
 			if _, ok := SCARedirect(e); !ok {
-				t.Fatal("SCARedirect disagrees with ScaRedirect")
+				t.Fatal("SCARedirect disagrees with SCARedirect")
 			}
 		}
 	})

@@ -74,7 +74,7 @@ func TestLinks(t *testing.T) {
 	_, ok = l.Get("empty")
 	assert.False(t, ok)
 	assert.Equal(t, "", l.Href(LinkNext))
-	assert.Equal(t, "", l.ScaRedirect())
+	assert.Equal(t, "", l.SCARedirect())
 }
 
 func FuzzResolve(f *testing.F) {
