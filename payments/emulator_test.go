@@ -69,7 +69,7 @@ func bankOn(t *testing.T, s *emulator.Server, c *client.Client) *bank {
 func login(t *testing.T, s *emulator.Server, c *client.Client, customer string) *sca.Session {
 	t.Helper()
 	ctx := t.Context()
-	flow, err := sca.NewFlow(testtpp.RedirectURI, sca.WithClock(c.Now))
+	flow, err := sca.NewFlow(testtpp.RedirectURI, sca.WithClient(c))
 	require.NoError(t, err)
 	pending, ro, err := flow.Start("pisp")
 	require.NoError(t, err)

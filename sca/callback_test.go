@@ -126,7 +126,7 @@ func TestParseCallbackTable(t *testing.T) {
 			if at.IsZero() {
 				at = t0.Add(time.Minute)
 			}
-			f, err := NewFlow(base, WithClock(func() time.Time { return at }))
+			f, err := NewFlow(base, withNow(func() time.Time { return at }))
 			require.NoError(t, err)
 			p := pendingFor(state)
 			s, err := f.ParseCallback(p, tt.url)
@@ -204,7 +204,7 @@ func TestCallbackState(t *testing.T) {
 
 func TestFlowStartAndCallback(t *testing.T) {
 	t.Parallel()
-	f, err := NewFlow("https://tpp.example/cb?tab=accounts", WithClock(func() time.Time { return t0 }), WithPendingTTL(5*time.Minute))
+	f, err := NewFlow("https://tpp.example/cb?tab=accounts", withNow(func() time.Time { return t0 }), WithPendingTTL(5*time.Minute))
 	require.NoError(t, err)
 	p1, ro, err := f.Start("user-1")
 	require.NoError(t, err)
@@ -247,7 +247,7 @@ func TestNewFlowAndStartRefuse(t *testing.T) {
 	require.NoError(t, err, "http on loopback is allowed")
 	_, err = NewFlow("https://tpp.example/cb", WithPendingTTL(2*time.Hour))
 	assert.Error(t, err)
-	_, err = NewFlow("https://tpp.example/cb", WithClock(nil))
+	_, err = NewFlow("https://tpp.example/cb", WithClient(nil))
 	assert.Error(t, err)
 
 	f, err := NewFlow("https://tpp.example/cb")

@@ -53,7 +53,7 @@ func newTPP(t *testing.T) *tpp {
 	mux := http.NewServeMux()
 	e.app = httptest.NewServer(mux)
 	t.Cleanup(e.app.Close)
-	flow, err := sca.NewFlow(e.app.URL+"/psd2/callback", sca.WithClock(clk.Now))
+	flow, err := sca.NewFlow(e.app.URL+"/psd2/callback", sca.WithClient(c))
 	require.NoError(t, err)
 	st, err := store.NewFileStore(t.TempDir() + "/sessions")
 	require.NoError(t, err)

@@ -44,14 +44,16 @@ func WithPendingTTL(d time.Duration) FlowOption {
 	}
 }
 
-// WithClock sets the Flow's time source (tests move time with it). It
-// stamps Pending.CreatedAt and Session.SCAAt and decides expiry.
-func WithClock(now func() time.Time) FlowOption {
+// WithClient makes the Flow read the time from c's clock
+// ([client.Client.Now], set with client.WithClock), the SDK's one clock,
+// instead of time.Now. The time stamps Pending.CreatedAt and
+// Session.SCAAt and decides expiry.
+func WithClient(c *client.Client) FlowOption {
 	return func(f *Flow) error {
-		if now == nil {
-			return errors.New("sca: WithClock(nil)")
+		if c == nil {
+			return errors.New("sca: WithClient(nil)")
 		}
-		f.now = now
+		f.now = c.Now
 		return nil
 	}
 }

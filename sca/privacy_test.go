@@ -50,10 +50,11 @@ func TestNoPersonalDataInErrors(t *testing.T) {
 		errs = append(errs, err)
 	}
 
-	flow, err := sca.NewFlow("https://tpp.example/cb", sca.WithClock(func() time.Time { return time.Unix(1e9, 0) }))
+	t0 := time.Now().Truncate(time.Second)
+	flow, err := sca.NewFlow("https://tpp.example/cb", sca.WithClient(e.c))
 	require.NoError(t, err)
 	pending := func() *sca.Pending {
-		return &sca.Pending{Key: "k", State: plantedState, TPPSessionID: "sid-1", ExpiresAt: time.Unix(1e9+60, 0)}
+		return &sca.Pending{Key: "k", State: plantedState, TPPSessionID: "sid-1", ExpiresAt: t0.Add(time.Hour)}
 	}
 	q := func(kv ...string) string {
 		v := url.Values{}

@@ -158,7 +158,7 @@ func TestSessionRequestOptionsOnTheWire(t *testing.T) {
 }
 
 func BenchmarkParseCallback(b *testing.B) {
-	f, err := NewFlow(base, WithClock(func() time.Time { return t0 }))
+	f, err := NewFlow(base, withNow(func() time.Time { return t0 }))
 	require.NoError(b, err)
 	cb := readTestdata(b, "sca-callback-success.txt")
 	b.ReportAllocs()
