@@ -18,7 +18,7 @@ import (
 // for SCA, the PSU authenticates at the bank, the bank sends the browser
 // back to the TPP's redirect URI where Manager.Handler stores the session,
 // and the accounts are listed in that session.
-func Example() {
+func ExampleManager_Handler() {
 	ctx := context.Background()
 	bank := emulator.NewServer()
 	defer bank.Close()
