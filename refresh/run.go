@@ -14,12 +14,16 @@ import (
 // yields each account's [Result] as soon as it is done, in the order they
 // finish.
 //
-// Memory stays flat however many jobs there are: jobs are taken from the
-// sequence only as workers become free, and a result is handed to the
-// loop and forgotten. Nothing is fetched until the loop starts. Breaking
-// out of the loop stops the run: no further job is taken, the calls in
-// flight are cancelled (a call cancelled before it was sent gives its
-// budget call back) and Run returns once its goroutines have ended.
+// Memory stays flat however many jobs there are: a job is taken from the
+// sequence only when a worker is free to take it, and a result is handed
+// to the loop and forgotten. Nothing is fetched until the loop starts.
+// The jobs sequence is read on the goroutine that ranges over Run,
+// between the loop's bodies, never at the same time as one: a prepare
+// function of [JobsFrom] may read what the loop writes (a map of
+// cursors) without locking. Breaking out of the loop stops the run: no
+// further job is taken, the calls in flight are cancelled (a call
+// cancelled before it was sent gives its budget call back) and Run
+// returns once its goroutines have ended.
 //
 // Every job ends with exactly one [Outcome]; the errors of the jobs are
 // in their results. Run yields an error, once and last, only for the run
@@ -33,32 +37,18 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 		}
 		run, stop := context.WithCancel(ctx)
 		defer stop()
+		next, done := iter.Pull(jobs)
+		defer done()
 
-		in := make(chan Job)
+		in := make(chan Job) // unbuffered: a job leaves the sequence for a free worker
 		out := make(chan Result, r.workers)
-		var started, inFlight atomic.Int64
+		var inFlight atomic.Int64
 		var wg sync.WaitGroup
-		fed := make(chan struct{})
-		go func() {
-			defer close(fed)
-			defer close(in)
-			for j := range jobs {
-				select {
-				case in <- j:
-				case <-run.Done():
-					return
-				}
-			}
-		}()
 		for range r.workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for j := range in {
-					if run.Err() != nil {
-						continue // drain: the feeder stops on its own
-					}
-					started.Add(1)
 					inFlight.Add(1)
 					res := r.refreshOne(run, j)
 					inFlight.Add(-1)
@@ -71,15 +61,52 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 			close(out)
 		}()
 
+		feeding, stopped := true, false
+		defer func() {
+			if feeding { // the jobs sequence panicked: release the workers
+				close(in)
+			}
+		}()
 		start := time.Now()
 		var p Progress
-		stopped := false
-		for res := range out {
+		job, more := next()
+		for {
+			if feeding && (!more || run.Err() != nil) {
+				feeding = false
+				close(in)
+				done()
+			}
+			var send chan Job // nil, never ready, once feeding stopped
+			if feeding {
+				send = in
+			}
+			var res Result
+			var ok bool
+			select {
+			case send <- job:
+				p.Started++
+				job, more = next()
+				continue
+			case res, ok = <-out:
+			case <-run.Done():
+				if feeding {
+					continue // stop feeding, at the top
+				}
+				res, ok = <-out
+			}
+			if !ok { // every worker is gone
+				p.InFlight, p.Elapsed = 0, time.Since(start)
+				r.log.LogAttrs(ctx, slog.LevelInfo, "refresh run ended", slog.Any("progress", p))
+				if !stopped && ctx.Err() != nil {
+					yield(Result{}, ctx.Err())
+				}
+				return
+			}
 			if stopped {
 				continue // drain until the workers are gone
 			}
 			p.add(&res)
-			p.Started, p.InFlight, p.Elapsed = int(started.Load()), int(inFlight.Load()), time.Since(start)
+			p.InFlight, p.Elapsed = int(inFlight.Load()), time.Since(start)
 			if r.progress != nil {
 				r.progress(p)
 			}
@@ -88,12 +115,6 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 				stopped = true
 				stop()
 			}
-		}
-		<-fed
-		p.Started, p.InFlight, p.Elapsed = int(started.Load()), 0, time.Since(start)
-		r.log.LogAttrs(ctx, slog.LevelInfo, "refresh run ended", slog.Any("progress", p))
-		if !stopped && ctx.Err() != nil {
-			yield(Result{}, ctx.Err())
 		}
 	}
 }

@@ -256,3 +256,34 @@ func TestRunLogsNoIDs(t *testing.T) {
 		assert.NotContains(t, out, s)
 	}
 }
+
+// The jobs sequence is read between the loop's bodies, on the loop's
+// goroutine: what the body writes, the sequence may read without a lock
+// (go test -race checks it).
+func TestRunReadsJobsBetweenBodies(t *testing.T) {
+	t.Parallel()
+	r, err := refresh.New(stubService(t, &stubBank{}), refresh.WithWorkers(4))
+	require.NoError(t, err)
+	seen := map[string]int{} // written by the body, read by the sequence
+	var taken atomic.Int64
+	base := stubJobs(50, &taken)
+	jobs := func(yield func(refresh.Job) bool) {
+		for j := range base {
+			j.Force = seen[j.AccountID] > 0
+			if !yield(j) {
+				return
+			}
+		}
+	}
+	for res, err := range r.Run(t.Context(), jobs) {
+		require.NoError(t, err)
+		seen[res.Job.AccountID]++
+	}
+	assert.Len(t, seen, 50)
+
+	// A sequence that panics does not leave workers behind.
+	assert.Panics(t, func() {
+		for range r.Run(t.Context(), func(func(refresh.Job) bool) { panic("jobs") }) {
+		}
+	})
+}
