@@ -184,8 +184,10 @@ type SeedResult struct {
 }
 
 // SeededCustomer is a seeded customer: its ids and, with a consent, the
-// session a TPP needs (the SDK's sca.Session takes PSUID, TPPSessionID,
-// Context, PSUCorporateID and SCAAt from it).
+// session a TPP needs. The SDK's sca.Session takes PSUID, TPPSessionID,
+// Context, SCAAt and ConsentUntil (ConsentExpiresAt) from [SeededSession],
+// PSUCorporateID from [SeededSession.CorporateIDs], and its account ids
+// from [SeededCustomer.SessionAccounts].
 //
 // PSU-IDs, TPP-Session-IDs and account ids are personal data or let a
 // reader act in the PSU's session: do not log them.
@@ -200,9 +202,8 @@ type SeededCustomer struct {
 	// Accounts and CardAccounts are in the order of the seed.
 	Accounts     []SeededAccount
 	CardAccounts []SeededCardAccount
-	// AgreementIDs are the corporate agreements (PSU-Corporate-ID
-	// values), in the order of the seed.
-	AgreementIDs []string
+	// Agreements are the corporate agreements, in the order of the seed.
+	Agreements []SeededAgreement
 	// Session is the consent's session; nil without [SeedCustomer.Consent].
 	Session *SeededSession
 }
@@ -213,6 +214,37 @@ type SeededAccount struct {
 	ID string
 	// BBAN and IBAN are its account numbers.
 	BBAN, IBAN string
+}
+
+// SeededAgreement is a seeded corporate agreement.
+type SeededAgreement struct {
+	// ID is the agreement id, a PSU-Corporate-ID.
+	ID string
+	// AccountIDs are the accounts it engages: those a session in it sees.
+	AccountIDs []string
+}
+
+// SessionAccounts returns the ids of the accounts and card accounts a
+// session of the customer lists: all of a private customer's, and for a
+// corporate one the accounts of agreement corporateID (nil for an
+// agreement it does not have) and all its card accounts. They are what
+// a TPP would have captured by listing accounts right after the SCA.
+func (c *SeededCustomer) SessionAccounts(corporateID string) (accountIDs, cardAccountIDs []string) {
+	for _, k := range c.CardAccounts {
+		cardAccountIDs = append(cardAccountIDs, k.ID)
+	}
+	if c.Context != contextCorporate {
+		for _, a := range c.Accounts {
+			accountIDs = append(accountIDs, a.ID)
+		}
+		return accountIDs, cardAccountIDs
+	}
+	for _, ag := range c.Agreements {
+		if ag.ID == corporateID {
+			return slices.Clone(ag.AccountIDs), cardAccountIDs
+		}
+	}
+	return nil, nil
 }
 
 // SeededCardAccount is a seeded card account.
@@ -810,12 +842,14 @@ func (b *seeder) result(plan []*seedPlan) SeedResult {
 		for j, k := range p.cards {
 			c.CardAccounts[j] = SeededCardAccount{ID: k.id, MaskedPan: k.maskedPan}
 		}
+		var corporateIDs []string
 		for _, ag := range p.agreements {
-			c.AgreementIDs = append(c.AgreementIDs, ag.id)
+			c.Agreements = append(c.Agreements, SeededAgreement{ID: ag.id, AccountIDs: slices.Clone(ag.accounts)})
+			corporateIDs = append(corporateIDs, ag.id)
 		}
 		if st := p.consent; st != nil {
 			c.Session = &SeededSession{PSUID: p.psuID, TPPSessionID: st.tppSessionID, Context: p.cu.typ,
-				CorporateIDs: slices.Clone(c.AgreementIDs), SCAAt: st.scaAt, ConsentExpiresAt: st.scaAt.Add(consentValidity)}
+				CorporateIDs: corporateIDs, SCAAt: st.scaAt, ConsentExpiresAt: st.scaAt.Add(consentValidity)}
 		}
 		out.Customers[i] = c
 	}

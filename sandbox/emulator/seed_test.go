@@ -80,7 +80,7 @@ func TestSeedGivesReadySessions(t *testing.T) {
 	assert.True(t, ibanMod97(priv.Accounts[1].IBAN), priv.Accounts[1].IBAN)
 	assert.True(t, validNorwegianBBAN(priv.Accounts[0].BBAN), priv.Accounts[0].BBAN)
 	assert.Len(t, priv.CardAccounts, 1)
-	assert.Empty(t, priv.AgreementIDs)
+	assert.Empty(t, priv.Agreements)
 	require.NotNil(t, priv.Session)
 	assert.Equal(t, "PRIVATE", priv.Session.Context)
 	assert.Equal(t, at, priv.Session.SCAAt)
@@ -90,9 +90,21 @@ func TestSeedGivesReadySessions(t *testing.T) {
 
 	assert.Equal(t, "CORPORATE", corp.Context)
 	assert.Len(t, corp.Number, 9)
-	require.Len(t, corp.AgreementIDs, 2)
+	require.Len(t, corp.Agreements, 2)
 	require.NotNil(t, corp.Session)
-	assert.Equal(t, corp.AgreementIDs, corp.Session.CorporateIDs)
+	assert.Equal(t, []string{corp.Agreements[0].ID, corp.Agreements[1].ID}, corp.Session.CorporateIDs)
+	assert.Equal(t, []string{corp.Accounts[0].ID, corp.Accounts[1].ID}, corp.Agreements[0].AccountIDs)
+	assert.Equal(t, []string{corp.Accounts[2].ID}, corp.Agreements[1].AccountIDs)
+
+	// The ids a session lists, for the SDK's session.
+	accts, cards := priv.SessionAccounts("")
+	assert.Equal(t, []string{priv.Accounts[0].ID, priv.Accounts[1].ID}, accts)
+	assert.Equal(t, []string{priv.CardAccounts[0].ID}, cards)
+	accts, cards = corp.SessionAccounts(corp.Agreements[1].ID)
+	assert.Equal(t, []string{corp.Accounts[2].ID}, accts)
+	assert.Empty(t, cards)
+	accts, _ = corp.SessionAccounts("not-an-agreement")
+	assert.Nil(t, accts)
 	assert.NotEqual(t, priv.Session.TPPSessionID, corp.Session.TPPSessionID, "a session id per customer")
 
 	// Balances and transactions without the PSU, at once.
@@ -147,7 +159,7 @@ func TestSeedGivesReadySessions(t *testing.T) {
 		agreement, account int
 		want               int
 	}{{0, 0, http.StatusOK}, {0, 1, http.StatusOK}, {0, 2, http.StatusNotFound}, {1, 2, http.StatusOK}, {1, 0, http.StatusNotFound}} {
-		r := c.get("/v1/accounts/"+corp.Accounts[tc.account].ID+"/balances", noPSU(corp.Session, corp.AgreementIDs[tc.agreement])...)
+		r := c.get("/v1/accounts/"+corp.Accounts[tc.account].ID+"/balances", noPSU(corp.Session, corp.Agreements[tc.agreement].ID)...)
 		assert.Equal(t, tc.want, r.status, "agreement %d, account %d: %s", tc.agreement, tc.account, r.body)
 	}
 	r = c.get("/v1/agreements", noPSU(corp.Session, "")...)
@@ -170,9 +182,23 @@ func TestSeedFreshAndExpiredConsents(t *testing.T) {
 		{Accounts: []SeedAccount{{}, {}}, Consent: &SeedConsent{TPPSessionID: "my-session"}},
 		{Accounts: []SeedAccount{{}}, Consent: &SeedConsent{At: clock.Now().Add(-91 * 24 * time.Hour)}},
 		{Accounts: []SeedAccount{{}}},
+		{Corporate: true, Accounts: make([]SeedAccount, 3), CardAccounts: make([]SeedCardAccount, 1),
+			Agreements: []SeedAgreement{{}, {Accounts: []int{2, 0}}}, Consent: &SeedConsent{}},
 	}})
 	require.NoError(t, err)
-	fresh, expired, none := res.Customers[0], res.Customers[1], res.Customers[2]
+	fresh, expired, none, corp := res.Customers[0], res.Customers[1], res.Customers[2], res.Customers[3]
+
+	// What a fresh session lists is what SessionAccounts says.
+	for _, ag := range corp.Agreements {
+		want, wantCards := corp.SessionAccounts(ag.ID)
+		h := append(noPSU(corp.Session, ag.ID), hdr("PSU-IP-Address", "192.0.2.10"))
+		assert.Equal(t, want, c.accountIDs(h...))
+		r := c.get("/v1/card-accounts", h...)
+		require.Equal(t, http.StatusOK, r.status, string(r.body))
+		assert.Contains(t, string(r.body), wantCards[0])
+	}
+	accts, _ := corp.SessionAccounts(corp.Agreements[1].ID)
+	assert.Equal(t, []string{corp.Accounts[2].ID, corp.Accounts[0].ID}, accts, "in the agreement's order")
 	assert.Equal(t, "my-session", fresh.Session.TPPSessionID)
 	assert.Equal(t, clock.Now(), fresh.Session.SCAAt, "zero At: now on the server clock")
 	assert.Nil(t, none.Session)
