@@ -493,7 +493,7 @@ func (s *FileStore) Put(ctx context.Context, key string, value []byte, ttl time.
 	if err := begin(ctx, key); err != nil {
 		return err
 	}
-	if err := checkValue(value); err != nil {
+	if err := CheckValue(value); err != nil {
 		return err
 	}
 	name, shard := s.name(key)
@@ -539,7 +539,7 @@ func (s *FileStore) Update(ctx context.Context, key string, fn func(old []byte, 
 			return nil
 		}
 	}
-	if err := checkValue(value); err != nil {
+	if err := CheckValue(value); err != nil {
 		return err
 	}
 	if err := s.writeAtomic(name, encodeFile(key, value, expiry(now, ttl))); err != nil {

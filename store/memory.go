@@ -99,7 +99,7 @@ func (s *MemoryStore) Put(ctx context.Context, key string, value []byte, ttl tim
 	if err := begin(ctx, key); err != nil {
 		return err
 	}
-	if err := checkValue(value); err != nil {
+	if err := CheckValue(value); err != nil {
 		return err
 	}
 	if value == nil {
@@ -150,7 +150,7 @@ func (s *MemoryStore) Update(ctx context.Context, key string, fn func(old []byte
 	if err != nil {
 		return err
 	}
-	if err := checkValue(value); err != nil {
+	if err := CheckValue(value); err != nil {
 		return err
 	}
 	s.set(key, value, ttl, now)

@@ -99,8 +99,10 @@ func CheckKey(key string) error {
 	return nil
 }
 
-// checkValue applies [MaxValueLen].
-func checkValue(v []byte) error {
+// CheckValue reports whether v is acceptable to every Store: at most
+// [MaxValueLen] bytes. The error matches [ErrValueTooLarge]. A Store
+// implementation calls it in Put and on the value Update's fn returns.
+func CheckValue(v []byte) error {
 	if len(v) > MaxValueLen {
 		return fmt.Errorf("%w: %d bytes, at most %d", ErrValueTooLarge, len(v), MaxValueLen)
 	}
