@@ -1,0 +1,46 @@
+// Package pgstore keeps the SDK's shared state on PostgreSQL: PSU
+// sessions and pending SCAs (package sca), the without-PSU call budget
+// (package accounts, through the client's store) and the payment journal
+// (package payments), so that several replicas of a TPP's service share
+// them. It is its own Go module, github.com/tppkit/psd2/pgstore, so that
+// the core module carries no database driver; it uses jackc/pgx v5.
+//
+//	st, err := pgstore.Open(ctx, os.Getenv("DATABASE_URL"))
+//	if err != nil { ... }
+//	defer st.Close()
+//	if err := st.Migrate(ctx); err != nil { ... } // every replica may, at once
+//	c, err := client.New(bankURL, creds, client.WithStore(st))
+//	mgr, err := sca.NewManager(flow, st)
+//	journal := payments.NewJournal(st)
+//
+// # Sections
+//
+// The store: [Store] implements store.Store with one table, kv (key text
+// COLLATE "C" primary key, value bytea, expires_at timestamptz), in the
+// schema [DefaultSchema] ("psd2") or the one of [WithSchema]. Take is one
+// DELETE ... RETURNING, so that a pending SCA is completed by exactly one
+// replica; Update locks the key's row in a transaction (creating an
+// invisible placeholder row when the key is missing, so that a missing
+// key is locked too), so that two replicas never both take an account's
+// last budget call. A value's time to live becomes expires_at, computed
+// by the server's clock; expired rows are invisible at once and deleted
+// in bounded batches by [Store.Cleanup], which a Store also starts in the
+// background every 512 writes. It passes the conformance suite of package
+// store/storetest, races between two pools included.
+//
+// Migrations: the schema ships as versioned SQL files embedded in the
+// package. [Store.Migrate] applies those not yet recorded in the schema's
+// schema_migrations table, in one transaction holding an advisory lock
+// (pg_advisory_xact_lock), so every replica may run it at start-up at the
+// same time; [Store.Version] reports the schema's version.
+//
+// Connections: [Open] makes a pgx pool from a connection string (URL or
+// key=value, including host=/path for a Unix socket); [New] uses the
+// caller's *pgxpool.Pool (its size bounds the store's concurrency). The
+// connection string is never quoted in errors: it may hold a password.
+//
+// Tests: the package's tests and benchmarks read a connection string
+// from PSD2_TEST_POSTGRES and use a schema of their own, dropped at the
+// end; without the variable they skip, except when CI=true, where they
+// fail. .ci/services/postgres.sh starts a throwaway server for them.
+package pgstore

@@ -1,0 +1,434 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tppkit/psd2/store"
+)
+
+// DefaultSchema is the PostgreSQL schema the store's tables live in
+// unless [WithSchema] names another.
+const DefaultSchema = "psd2"
+
+// Cleanup sizes: a cleanup deletes at most cleanupBatch expired rows per
+// statement; a Store starts one in the background every cleanupEvery
+// writes (see [Store.Cleanup]).
+const (
+	cleanupBatch = 1000
+	cleanupEvery = 512
+	// keysPage is the number of keys Keys reads per query.
+	keysPage = 1000
+)
+
+// Store is a [store.Store] on PostgreSQL: one row per key in the table
+// kv of its schema, shared by every replica connected to the database.
+//
+//   - Get, Put, Delete and Keys are single statements; a row whose
+//     expires_at has passed is invisible to all of them.
+//   - Take is one DELETE ... RETURNING: of several replicas taking one
+//     key, exactly one gets the row.
+//   - Update runs in a transaction that first locks the key's row (an
+//     INSERT ... ON CONFLICT DO UPDATE that creates a placeholder when the
+//     key is missing, so that a missing key is locked too), then calls fn
+//     and writes its result: two replicas can never both take the last
+//     budget call. fn runs once per Update.
+//   - Expired rows are deleted by [Store.Cleanup], in batches of 1000,
+//     which the Store also starts in the background every 512 writes.
+//
+// Run [Store.Migrate] once at start-up (every replica may). A Store is
+// safe for concurrent use.
+type Store struct {
+	pool    *pgxpool.Pool
+	ownPool bool
+	schema  string
+	q       queries
+
+	writes   atomic.Int64
+	cleaning atomic.Bool
+	wg       sync.WaitGroup
+	closed   atomic.Bool
+}
+
+// Option configures a [Store] in [New] and [Open].
+type Option func(*config) error
+
+type config struct {
+	schema string
+}
+
+// schemaName is what [WithSchema] accepts: a plain lower-case identifier.
+var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// WithSchema keeps the store's tables in schema (created by
+// [Store.Migrate]) instead of [DefaultSchema], for example one schema per
+// environment or per test. It must be a lower-case identifier of at most
+// 63 characters: letters, digits and underscores.
+func WithSchema(schema string) Option {
+	return func(c *config) error {
+		if !schemaName.MatchString(schema) {
+			return fmt.Errorf("pgstore: schema %q is not a lower-case identifier of 1 to 63 characters", schema)
+		}
+		c.schema = schema
+		return nil
+	}
+}
+
+// New returns a Store using pool, which stays the caller's: [Store.Close]
+// does not close it.
+func New(pool *pgxpool.Pool, opts ...Option) (*Store, error) {
+	if pool == nil {
+		return nil, errors.New("pgstore: New needs a pool")
+	}
+	c, err := applyOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{pool: pool, schema: c.schema, q: newQueries(c.schema)}, nil
+}
+
+func applyOptions(opts []Option) (config, error) {
+	c := config{schema: DefaultSchema}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(&c); err != nil {
+			return config{}, err
+		}
+	}
+	return c, nil
+}
+
+// Open connects to the database of connString (a pgx connection string
+// or URL, for example "postgres://tpp@db.internal/tpp" or "host=/run/pg
+// dbname=tpp") with a pool of its own, checks that the server answers,
+// and returns a Store that closes the pool in [Store.Close].
+func Open(ctx context.Context, connString string, opts ...Option) (*Store, error) {
+	if _, err := applyOptions(opts); err != nil {
+		return nil, err
+	}
+	cfg, err := pgxpool.ParseConfig(connString)
+	if err != nil {
+		// The connection string may hold a password: never quote it.
+		return nil, errors.New("pgstore: the connection string is not valid")
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connecting: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: connecting: %w", err)
+	}
+	s, err := New(pool, opts...)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.ownPool = true
+	return s, nil
+}
+
+// Close waits for a background cleanup to end and closes the pool when
+// [Open] made it.
+func (s *Store) Close() {
+	s.closed.Store(true)
+	s.wg.Wait()
+	if s.ownPool {
+		s.pool.Close()
+	}
+}
+
+// Schema returns the schema of the store's tables.
+func (s *Store) Schema() string { return s.schema }
+
+// queries are the statements of one schema.
+type queries struct {
+	get, put, del, take, lock, set, keys, keysTo, cleanup string
+}
+
+func newQueries(schema string) queries {
+	t := pgx.Identifier{schema, "kv"}.Sanitize()
+	const live = `(expires_at IS NULL OR expires_at > now())`
+	// $3 is the ttl in microseconds; 0 keeps the value until deleted.
+	const expires = `CASE WHEN $3::bigint > 0 THEN now() + make_interval(secs => $3::bigint / 1e6) END`
+	return queries{
+		get: `SELECT value FROM ` + t + ` WHERE key = $1 AND ` + live,
+		put: `INSERT INTO ` + t + ` (key, value, expires_at) VALUES ($1, $2, ` + expires + `)
+			ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at`,
+		del:  `DELETE FROM ` + t + ` WHERE key = $1`,
+		take: `DELETE FROM ` + t + ` WHERE key = $1 RETURNING value, ` + live,
+		// Lock the key's row, creating an expired placeholder (invisible
+		// to every other statement) when there is none, so that two
+		// Updates of a missing key wait for each other too.
+		lock: `INSERT INTO ` + t + ` AS kv (key, value, expires_at) VALUES ($1, '', '-infinity')
+			ON CONFLICT (key) DO UPDATE SET key = kv.key
+			RETURNING value, ` + live,
+		set:    `UPDATE ` + t + ` SET value = $2, expires_at = ` + expires + ` WHERE key = $1`,
+		keys:   `SELECT key FROM ` + t + ` WHERE key > $1 AND starts_with(key, $2) AND ` + live + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+		keysTo: `SELECT key FROM ` + t + ` WHERE key > $1 AND key < $3 AND starts_with(key, $2) AND ` + live + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+		cleanup: `DELETE FROM ` + t + ` WHERE key IN (SELECT key FROM ` + t + `
+			WHERE expires_at <= now() ORDER BY expires_at LIMIT ` + fmt.Sprint(cleanupBatch) + ` FOR UPDATE SKIP LOCKED)`,
+	}
+}
+
+// begin checks the context and the key, as every method does first.
+func begin(ctx context.Context, key string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return store.CheckKey(key)
+}
+
+// wrap names the operation in an error of the database. When ctx ended,
+// the error matches ctx's error (context.Canceled or
+// context.DeadlineExceeded) whatever the driver made of it.
+func wrap(ctx context.Context, op string, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("pgstore: %s: %w (%w)", op, cerr, err)
+	}
+	return fmt.Errorf("pgstore: %s: %w", op, err)
+}
+
+// micros is a ttl in whole microseconds, rounded up; 0 for none.
+func micros(ttl time.Duration) int64 {
+	if ttl <= 0 {
+		return 0
+	}
+	return int64((ttl + time.Microsecond - 1) / time.Microsecond)
+}
+
+// Get implements [store.Store].
+func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
+	if err := begin(ctx, key); err != nil {
+		return nil, err
+	}
+	var v []byte
+	err := s.pool.QueryRow(ctx, s.q.get, key).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, store.ErrNotStored
+	}
+	if err != nil {
+		return nil, wrap(ctx, "get", err)
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v, nil
+}
+
+// Put implements [store.Store].
+func (s *Store) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if err := begin(ctx, key); err != nil {
+		return err
+	}
+	if err := store.CheckValue(value); err != nil {
+		return err
+	}
+	if value == nil {
+		value = []byte{}
+	}
+	if _, err := s.pool.Exec(ctx, s.q.put, key, value, micros(ttl)); err != nil {
+		return wrap(ctx, "put", err)
+	}
+	s.wrote()
+	return nil
+}
+
+// Delete implements [store.Store].
+func (s *Store) Delete(ctx context.Context, key string) error {
+	if err := begin(ctx, key); err != nil {
+		return err
+	}
+	if _, err := s.pool.Exec(ctx, s.q.del, key); err != nil {
+		return wrap(ctx, "delete", err)
+	}
+	return nil
+}
+
+// Take implements [store.Store] with one DELETE ... RETURNING: an expired
+// row is deleted too, and reported as missing.
+func (s *Store) Take(ctx context.Context, key string) ([]byte, error) {
+	if err := begin(ctx, key); err != nil {
+		return nil, err
+	}
+	var (
+		v    []byte
+		live bool
+	)
+	err := s.pool.QueryRow(ctx, s.q.take, key).Scan(&v, &live)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !live) {
+		return nil, store.ErrNotStored
+	}
+	if err != nil {
+		return nil, wrap(ctx, "take", err)
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v, nil
+}
+
+// Update implements [store.Store] in one transaction: lock (or create and
+// lock) the key's row, run fn, write or delete. fn runs once, while the
+// row is locked: it must be quick and must not use the store.
+func (s *Store) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
+	if err := begin(ctx, key); err != nil {
+		return err
+	}
+	var fnErr error
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var (
+			old  []byte
+			live bool
+		)
+		if err := tx.QueryRow(ctx, s.q.lock, key).Scan(&old, &live); err != nil {
+			return err
+		}
+		if !live {
+			old = nil
+		} else if old == nil {
+			old = []byte{}
+		}
+		value, ttl, err := fn(old, live)
+		if err == nil && value != nil {
+			err = store.CheckValue(value)
+		}
+		if err != nil {
+			fnErr = err
+			return err // rolls back: a placeholder disappears
+		}
+		if value == nil {
+			_, err = tx.Exec(ctx, s.q.del, key)
+		} else {
+			_, err = tx.Exec(ctx, s.q.set, key, value, micros(ttl))
+		}
+		return err
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return wrap(ctx, "update", err)
+	}
+	s.wrote()
+	return nil
+}
+
+// Keys implements [store.Store]. It reads the keys in pages of 1000 and
+// holds no connection while the loop body runs, so the body may use the
+// store.
+func (s *Store) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		if err := ctx.Err(); err != nil {
+			yield("", err)
+			return
+		}
+		if !utf8.ValidString(prefix) {
+			return // no key has it
+		}
+		upper, bounded := prefixEnd(prefix)
+		after := "" // every key is above ""
+		for {
+			var (
+				rows pgx.Rows
+				err  error
+			)
+			if bounded {
+				rows, err = s.pool.Query(ctx, s.q.keysTo, after, prefix, upper)
+			} else {
+				rows, err = s.pool.Query(ctx, s.q.keys, after, prefix)
+			}
+			var page []string
+			if err == nil {
+				page, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			}
+			if err != nil {
+				yield("", wrap(ctx, "keys", err))
+				return
+			}
+			for _, k := range page {
+				if !yield(k, nil) {
+					return
+				}
+			}
+			if len(page) < keysPage {
+				return
+			}
+			after = page[len(page)-1]
+		}
+	}
+}
+
+// prefixEnd returns the smallest string above every string starting with
+// prefix in byte order (the key column's "C" collation): prefix with its
+// last rune that can grow replaced by the next code point. In UTF-8,
+// byte order is code point order, so key >= prefix AND key < end selects
+// the keys with the prefix by an index range. It reports false when
+// there is no such string (an empty prefix).
+func prefixEnd(prefix string) (string, bool) {
+	for p := prefix; p != ""; {
+		r, size := utf8.DecodeLastRuneInString(p)
+		p = p[:len(p)-size]
+		next := r + 1
+		if next >= 0xD800 && next <= 0xDFFF { // skip the surrogates
+			next = 0xE000
+		}
+		if next <= utf8.MaxRune {
+			return p + string(next), true
+		}
+	}
+	return "", false
+}
+
+// wrote counts a write and, every cleanupEvery writes, starts a cleanup
+// in the background unless one is running.
+func (s *Store) wrote() {
+	if s.writes.Add(1)%cleanupEvery != 0 || s.closed.Load() || !s.cleaning.CompareAndSwap(false, true) {
+		return
+	}
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer s.cleaning.Store(false)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = s.cleanupOnce(ctx)
+	}()
+}
+
+// Cleanup deletes the rows whose values have expired (pending SCAs whose
+// PSU never came back, budget windows that ended), in batches of 1000
+// until none is left, and returns how many it deleted. A Store also
+// starts one batch in the background every 512 writes; call Cleanup on a
+// timer (hourly, say) when writes are rare. Replicas may run it at the
+// same time: each batch skips the rows another one is deleting.
+func (s *Store) Cleanup(ctx context.Context) (int64, error) {
+	var total int64
+	for {
+		n, err := s.cleanupOnce(ctx)
+		total += n
+		if err != nil || n < cleanupBatch {
+			return total, err
+		}
+	}
+}
+
+func (s *Store) cleanupOnce(ctx context.Context) (int64, error) {
+	tag, err := s.pool.Exec(ctx, s.q.cleanup)
+	if err != nil {
+		return 0, wrap(ctx, "cleanup", err)
+	}
+	return tag.RowsAffected(), nil
+}
