@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"slices"
@@ -15,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tppkit/psd2/internal/emoji"
 	"github.com/tppkit/psd2/signing"
 )
 
@@ -53,7 +56,9 @@ var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-
 //     with SHA-256 or SHA-512 (400 FORMAT_ERROR);
 //  7. the signature verifies with the certificate's key (400 FORMAT_ERROR);
 //  8. a body is application/json, valid UTF-8 JSON, with no character
-//     outside the Basic Multilingual Plane (400 FORMAT_ERROR);
+//     the bank cannot process: an emoji or pictograph, or anything
+//     outside the Basic Multilingual Plane (400 FORMAT_ERROR, see
+//     checkCharacters);
 //  9. the X-Request-ID was not used by this TPP for another call (400
 //     FORMAT_ERROR); see requestIDLog.
 func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiError) {
@@ -191,8 +196,7 @@ func checkSignedHeaders(r *http.Request, signed []string, hasBody bool) *apiErro
 
 // checkBody accepts JSON only (docs/interface.md section 1.6): Content-Type
 // application/json, valid UTF-8, valid JSON, and no character the
-// downstream systems cannot take (outside the Basic Multilingual Plane,
-// e.g. an emoji, raw or as a \u surrogate escape).
+// downstream systems cannot take (checkCharacters).
 func checkBody(r *http.Request, body []byte) *apiError {
 	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "application/json" {
@@ -207,57 +211,58 @@ func checkBody(r *http.Request, body []byte) *apiError {
 	if !json.Valid(body) {
 		return errFormat("", "The body is not valid JSON.")
 	}
-	if path, ok := unsupportedChar(body); !ok {
-		return newError(http.StatusBadRequest, "FORMAT_ERROR", "The body contains a character that cannot be processed (outside the Basic Multilingual Plane, e.g. an emoji).").at(path)
+	return checkCharacters(body)
+}
+
+// checkCharacters refuses a character the downstream systems cannot
+// process (docs/interface.md sections 1.6 and 7: "for example an emoji"):
+// an Extended_Pictographic character (U+2705, U+2615, U+2764, ...) or any
+// character outside the Basic Multilingual Plane, as internal/emoji
+// defines them for the SDK too. It looks at the decoded strings, every
+// value and key of the body, so a \ud83d\ude00 or \u2705 escape is caught
+// too, and names the first one in path.
+func checkCharacters(body []byte) *apiError {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return errFormat("", "The body is not valid JSON.")
+	}
+	if path, r, ok := findRefused(v, ""); ok {
+		what := path
+		if what == "" {
+			what = "The body"
+		}
+		return errFormat(path, "%s holds %U, a character that the bank's systems cannot process (an emoji or pictograph, or outside the Basic Multilingual Plane).", what, r)
 	}
 	return nil
 }
 
-// unsupportedChar reports whether body has only characters the downstream
-// systems take; when not, it names the JSON string's position as well as it can.
-func unsupportedChar(body []byte) (string, bool) {
-	for i, rn := range string(body) {
-		if rn > 0xFFFF {
-			return fieldBefore(body, i), false
+// findRefused returns the path of the first string in v holding a
+// character [emoji.Refused] reports, and that character. Map keys are
+// visited in sorted order, so one body always gives the same answer.
+func findRefused(v any, path string) (string, rune, bool) {
+	switch t := v.(type) {
+	case string:
+		if i := emoji.Index(t); i >= 0 {
+			r, _ := utf8.DecodeRuneInString(t[i:])
+			return path, r, true
+		}
+	case []any:
+		for i, e := range t {
+			if p, r, ok := findRefused(e, fmt.Sprintf("%s[%d]", path, i)); ok {
+				return p, r, true
+			}
+		}
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if p, r, ok := findRefused(k, join(path, k)); ok {
+				return p, r, true
+			}
+			if p, r, ok := findRefused(t[k], join(path, k)); ok {
+				return p, r, true
+			}
 		}
 	}
-	lower := strings.ToLower(string(body))
-	for i := 0; ; {
-		j := strings.Index(lower[i:], `\ud`)
-		if j < 0 {
-			break
-		}
-		k := i + j + 3
-		if k < len(lower) && strings.IndexByte("89ab", lower[k]) >= 0 && !escapedBackslash(lower, i+j) {
-			return fieldBefore(body, i+j), false
-		}
-		i = i + j + 3
-	}
-	return "", true
-}
-
-// escapedBackslash reports whether the backslash at i is itself escaped.
-func escapedBackslash(s string, i int) bool {
-	n := 0
-	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
-		n++
-	}
-	return n%2 == 1
-}
-
-// fieldBefore returns the last JSON key before offset i (a best-effort path
-// for the tppMessage).
-func fieldBefore(body []byte, i int) string {
-	s := string(body[:i])
-	end := strings.LastIndex(s, `":`)
-	if end < 0 {
-		return ""
-	}
-	start := strings.LastIndex(s[:end], `"`)
-	if start < 0 {
-		return ""
-	}
-	return trimForText(s[start+1 : end])
+	return "", 0, false
 }
 
 // signingReason is a short, secret-free reason for a signing error.

@@ -5,7 +5,8 @@ import (
 	"strconv"
 )
 
-// Signing baskets: the endpoints and rules are documented on [Payment].
+// Signing baskets: the endpoints and rules are documented in the package
+// doc (doc.go, "Signing baskets").
 
 // maxBasketPayments is the limit of docs/interface.md section 8.
 const maxBasketPayments = 10
@@ -59,15 +60,15 @@ func (b *basket) links() links {
 }
 
 func (s *Server) registerBasketRoutes(mux *http.ServeMux) {
-	s.handle(mux, "POST /v1/signing-baskets", (*call).createBasket)
-	s.handle(mux, "GET /v1/signing-baskets/{id}", (*call).getBasket)
-	s.handle(mux, "GET /v1/signing-baskets/{id}/status", (*call).basketStatus)
-	s.handle(mux, "DELETE /v1/signing-baskets/{id}", (*call).deleteBasket)
-	s.handle(mux, "POST /v1/signing-baskets/{id}/authorisations", (*call).startBasketAuthorisation)
+	s.handle(mux, "POST /v1/signing-baskets", s.createBasket)
+	s.handle(mux, "GET /v1/signing-baskets/{id}", s.getBasket)
+	s.handle(mux, "GET /v1/signing-baskets/{id}/status", s.basketStatus)
+	s.handle(mux, "DELETE /v1/signing-baskets/{id}", s.deleteBasket)
+	s.handle(mux, "POST /v1/signing-baskets/{id}/authorisations", s.startBasketAuthorisation)
 }
 
 // createBasket serves POST /v1/signing-baskets.
-func (c *call) createBasket() error {
+func (s *Server) createBasket(c *call) error {
 	if _, err := c.checkPSU(false); err != nil {
 		return err
 	}
@@ -89,13 +90,13 @@ func (c *call) createBasket() error {
 	for i, id := range ids {
 		path := "paymentIds[" + strconv.Itoa(i) + "]"
 		if seen[id] {
-			return errFormat(path, "The payment %q is listed twice.", trimForText(id))
+			return errFormat(path, "The payment %q is listed twice.", clip(id))
 		}
 		seen[id] = true
-		p := c.s.pay.byID[id]
+		p := s.pay.byID[id]
 		switch {
 		case p == nil || p.tpp != c.tpp.id:
-			return newError(http.StatusBadRequest, "RESOURCE_UNKNOWN", "No payment %q for this TPP.", trimForText(id)).at(path)
+			return newError(http.StatusBadRequest, "RESOURCE_UNKNOWN", "No payment %q for this TPP.", clip(id)).at(path)
 		case p.Service != servicePayments:
 			return newError(http.StatusBadRequest, "REFERENCE_MIX_INVALID", "Bulk and periodic payments cannot be added to a signing basket.").at(path)
 		case p.Status != statusRCVD:
@@ -105,17 +106,17 @@ func (c *call) createBasket() error {
 		}
 		b.payments = append(b.payments, p)
 	}
-	if err := c.s.roomForBasket(); err != nil { // Limits.Baskets (limits.go)
+	if err := s.roomForBasket(); err != nil { // Limits.Baskets (limits.go)
 		return err
 	}
-	href, err := c.startSCA(scaBasket, c.s.basketApproval(b))
+	href, err := c.startSCA(scaBasket, s.basketApproval(b))
 	if err != nil {
 		return err
 	}
-	if c.s.baskets.byID == nil {
-		c.s.baskets.byID = map[string]*basket{}
+	if s.baskets.byID == nil {
+		s.baskets.byID = map[string]*basket{}
 	}
-	c.s.baskets.byID[b.id] = b
+	s.baskets.byID[b.id] = b
 	for _, p := range b.payments {
 		p.BasketID = b.id
 	}
@@ -142,19 +143,19 @@ func (s *Server) basketApproval(b *basket) func(scaResult) error {
 	}
 }
 
-// lookupBasket finds the basket of the path for the calling TPP.
-func (c *call) lookupBasket() (*basket, error) {
+// lookupBasket finds the basket of the call's path for the calling TPP.
+func (s *Server) lookupBasket(c *call) (*basket, error) {
 	id := c.pathValue("id")
-	b := c.s.baskets.byID[id]
+	b := s.baskets.byID[id]
 	if b == nil || b.tpp != c.tpp.id {
-		return nil, errNotFound("No signing basket %q for this TPP.", trimForText(id))
+		return nil, errNotFound("No signing basket %q for this TPP.", clip(id))
 	}
 	return b, nil
 }
 
 // getBasket serves GET /v1/signing-baskets/{id}.
-func (c *call) getBasket() error {
-	b, err := c.lookupBasket()
+func (s *Server) getBasket(c *call) error {
+	b, err := s.lookupBasket(c)
 	if err != nil {
 		return err
 	}
@@ -170,8 +171,8 @@ func (c *call) getBasket() error {
 }
 
 // basketStatus serves GET /v1/signing-baskets/{id}/status.
-func (c *call) basketStatus() error {
-	b, err := c.lookupBasket()
+func (s *Server) basketStatus(c *call) error {
+	b, err := s.lookupBasket(c)
 	if err != nil {
 		return err
 	}
@@ -181,15 +182,15 @@ func (c *call) basketStatus() error {
 }
 
 // deleteBasket serves DELETE /v1/signing-baskets/{id}.
-func (c *call) deleteBasket() error {
-	b, err := c.lookupBasket()
+func (s *Server) deleteBasket(c *call) error {
+	b, err := s.lookupBasket(c)
 	if err != nil {
 		return err
 	}
 	if st := b.status(); st != statusRCVD {
 		return newError(http.StatusMethodNotAllowed, "CANCELLATION_INVALID", "The signing basket cannot be deleted in status %s.", st)
 	}
-	delete(c.s.baskets.byID, b.id)
+	delete(s.baskets.byID, b.id)
 	for _, p := range b.payments {
 		p.BasketID = ""
 	}
@@ -197,15 +198,15 @@ func (c *call) deleteBasket() error {
 }
 
 // startBasketAuthorisation serves POST /v1/signing-baskets/{id}/authorisations.
-func (c *call) startBasketAuthorisation() error {
-	b, err := c.lookupBasket()
+func (s *Server) startBasketAuthorisation(c *call) error {
+	b, err := s.lookupBasket(c)
 	if err != nil {
 		return err
 	}
 	if st := b.status(); st != statusRCVD && st != "PATC" {
 		return newError(http.StatusConflict, "STATUS_INVALID", "The signing basket cannot be authorised in status %s.", st)
 	}
-	href, err := c.startSCA(scaBasket, c.s.basketApproval(b))
+	href, err := c.startSCA(scaBasket, s.basketApproval(b))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -142,17 +143,49 @@ func (c *call) requireAcceptFix(value string) error {
 func (c *call) psuPresent() bool { return strings.TrimSpace(c.header("PSU-IP-Address")) != "" }
 
 // decode decodes the JSON body into v. Unknown fields are allowed; a type
-// mismatch gives 400 FORMAT_ERROR naming the field.
+// mismatch gives 400 FORMAT_ERROR naming the field (jsonProblem).
 func (c *call) decode(v any) error {
 	if len(c.body) == 0 {
 		return errFormat("", "A JSON body is required.")
 	}
 	if err := json.Unmarshal(c.body, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return errFormat(te.Field, "%s has the wrong type (expected %s).", trimForText(te.Field), te.Type.String())
-		}
-		return errFormat("", "The body is not valid JSON for this operation.")
+		return jsonProblem(err)
 	}
 	return nil
+}
+
+// jsonProblem turns an error of decoding a body into a 400 FORMAT_ERROR
+// naming the field when the decoder knows it.
+func jsonProblem(err error) *apiError {
+	var typeErr *json.UnmarshalTypeError
+	if !errors.As(err, &typeErr) {
+		return errFormat("", "The body is not valid JSON.")
+	}
+	t := typeErr.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if typeErr.Field == "" {
+		return errFormat("", "The body must be a JSON %s.", jsonKind(t.Kind()))
+	}
+	return errFormat(typeErr.Field, "%s must be a JSON %s.", typeErr.Field, jsonKind(t.Kind()))
+}
+
+// jsonKind names the JSON type a Go kind decodes from.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "string"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return "value of another type"
 }

@@ -219,7 +219,7 @@ type customer struct {
 	accounts   []string // account ids
 	cards      []string // card account ids
 	agreements []string // agreement ids (corporate)
-	tpp        string   // tppOwner of the TPP that created it; "" for the bank's (mockdata.go)
+	tpp        string   // tppIdentity of the TPP that created it; "" for the bank's (mockdata.go)
 	slot       int      // index in store.customers
 }
 

@@ -55,9 +55,11 @@
 //   - Date within 60 seconds of the emulator clock; Digest (SHA-256 or
 //     SHA-512) matching the body; the signature verifying (400 FORMAT_ERROR);
 //   - a body must be application/json (XML: 400), valid UTF-8 JSON, and
-//     free of characters outside the Basic Multilingual Plane such as
-//     emoji, raw or \u-escaped (400 FORMAT_ERROR: the bank's downstream
-//     systems cannot take them, docs/interface.md section 1.6);
+//     free of the characters the bank's downstream systems cannot take
+//     (docs/interface.md sections 1.6, 7): emoji and pictographs (the
+//     Unicode Extended_Pictographic set, ✅ U+2705 among them) and
+//     anything outside the Basic Multilingual Plane, raw or \u-escaped,
+//     in any value or key (400 FORMAT_ERROR naming the field);
 //   - the X-Request-ID not used by the same TPP for another call (400
 //     FORMAT_ERROR). The same call again (method, path and query, body),
 //     a retry, passes. The last 65,536 ids are remembered; older ones may
@@ -174,10 +176,11 @@
 // /{id}/transactions (a JSON array; a transaction with another account as
 // debtor is 400) and /v1/sandbox/agreements.
 //
-// Several TPPs may share one server. A TPP is known by its certificate:
-// the organizationIdentifier of its subject (so a renewed certificate is
-// the same TPP), or the certificate's SHA-256 fingerprint when it has
-// none. Every TPP sees all customers. POST /v1/sandbox/initialize resets
+// Several TPPs may share one server. A TPP is known by its certificate,
+// for its mock data as for its PSU-IDs, sessions and payments: by the
+// organizationIdentifier of its subject (so a renewed certificate is the
+// same TPP), without one by its subject name, and with an empty subject
+// by the certificate's SHA-256 fingerprint. Every TPP sees all customers. POST /v1/sandbox/initialize resets
 // the sandbox for the calling TPP only:
 //
 //   - the customers it created are removed, with their accounts, card
@@ -194,11 +197,90 @@
 // (409 CONFLICT on creation), so the restored defaults never clash with
 // kept customers.
 //
-// # Payments, baskets, batch and faults
+// # Payments
 //
-// Payments (POST /v1/payments/{product} and the periodic and bulk forms),
-// their status, details, cancellation and authorisations, signing baskets,
-// the batch process ([Server.RunBatch], and 5 times a day on the clock),
+// The emulator serves payment initiation (docs/interface.md section 4.2, 4.3; docs/interface.md section 10
+// "Paths"), where service is payments, periodic-payments or bulk-payments
+// and product one of norwegian-domestic-credit-transfers,
+// sepa-credit-transfers, cross-border-credit-transfers and
+// instant-norwegian-domestic-credit-transfers-straks (anything else: 404
+// PRODUCT_UNKNOWN):
+//
+//	POST   /v1/{service}/{product}                     201 paymentId, RCVD, transactionFees, _links
+//	GET    /v1/{service}/{product}/{id}/status         paymentId, transactionStatus, fundsAvailable (when false), _links
+//	GET    /v1/{service}/{product}/{id}                the request echoed with paymentId and _links
+//	DELETE /v1/{service}/{product}/{id}                204 in RCVD (then CANC), else 405 CANCELLATION_INVALID
+//	POST   /v1/{service}/{product}/{id}/authorisations 201 scaStatus started + scaRedirect (RCVD only, else 409 STATUS_INVALID)
+//
+// Creating needs the headers listed under Required headers, with PSU-ID,
+// PSU-Corporate-ID and PSU-Context checked as said there.
+//
+// The body is checked field by field as docs/interface.md section 2.3 to 2.5 and
+// 8 say, and the first problem answers 400 FORMAT_ERROR with the field's
+// path (for example creditorAccount.bban), 400 KID_INVALID or KID_MISSING
+// for a structured reference of type KID, or 400 EXECUTION_DATE_INVALID
+// for a past requestedExecutionDate. Amounts must be JSON strings with
+// exactly the currency's ISO 4217 minor units ("150.00" NOK, "5" JPY) and
+// greater than zero; a Norwegian BBAN is 11 digits with its MOD-11 check
+// digit, written without separators; an IBAN is in electronic form
+// (upper case, no spaces); instant payments are in NOK; unknown fields are
+// ignored. The 201 answer carries links self (GET, DELETE), status,
+// startAuthorisation and the absolute scaRedirect; fees are 3.00 NOK per
+// domestic payment, 2.00 EUR per SEPA payment, 50.00 NOK per cross-border
+// payment, once per payment of a bulk, and none for instant payments and
+// transfers between two accounts of one customer (transactionFeeIndicator
+// says which).
+//
+// A second payment with the same TPP, service, product, debtor, creditor,
+// amount, remittance and execution date as one that is neither RJCT nor
+// CANC is a logical duplicate: 400 PAYMENT_FAILED, unless the query has
+// allowLogicalDuplicate=true. A payment belongs to the TPP that created it;
+// another TPP gets 404 RESOURCE_UNKNOWN as for an unknown id. Ids work in
+// paths with "!" or "%21". The known issue of docs/interface.md section 4.2 is reproduced
+// unless [WithKnownIssues](false): the details and status of a single
+// domestic credit transfer not yet approved by SCA answer 404
+// RESOURCE_UNKNOWN.
+//
+// After SCA the payment is ACTC, or PDNG when requestedExecutionDate is
+// after the bank date (PDNG: self loses DELETE, startAuthorisation
+// disappears). The debtor account must be one the PSU may pay from (own
+// accounts and card accounts, or the accounts of the chosen corporate
+// agreement); otherwise the payment becomes RJCT and the SCA redirect
+// reports 400 PAYMENT_FAILED. A card account is the debtor of an NDCT
+// only through debtorAccount.other with schemeNameProprietary
+// creditCardAccount and, as identification, the relatedAccount of the
+// card account details (docs/interface.md section 2.3a); its resourceId
+// or masked PAN identify nothing. When the PSU cancels the SCA the payment
+// stays RCVD and a new authorisation can start. [Server.RunBatch] takes it
+// further.
+//
+// # Signing baskets
+//
+// The signing basket endpoints (docs/interface.md sections 2.7, 4.1, 8):
+//
+//	POST   /v1/signing-baskets                     {paymentIds}: 201 basketId, RCVD, _links (self, status, startAuthorisation, scaRedirect)
+//	GET    /v1/signing-baskets/{id}                payments, transactionStatus, _links
+//	GET    /v1/signing-baskets/{id}/status         transactionStatus
+//	DELETE /v1/signing-baskets/{id}                204 while the basket is RCVD, else 405 CANCELLATION_INVALID
+//	POST   /v1/signing-baskets/{id}/authorisations 201 scaStatus started + scaRedirect
+//
+// A basket holds 1 to 10 distinct ids of payments of the same TPP, each in
+// RCVD and in no other basket; creating one needs the headers listed
+// under Required headers, with PSU-ID and PSU-Corporate-ID checked as on
+// payment creation.
+// None or more than 10: 400 FORMAT_ERROR; an unknown id or another TPP's:
+// 400 RESOURCE_UNKNOWN; a bulk or periodic payment: 400
+// REFERENCE_MIX_INVALID; a payment not in RCVD or already in a basket: 409
+// STATUS_INVALID. One SCA approves every payment of the basket still in
+// RCVD, as the payment's own SCA does; the SCA of a deleted basket
+// approves nothing. A basket is not atomic: its status is the worst case
+// of its payments, from worst to best RJCT (a payment is RJCT or CANC),
+// RCVD (none authorised), PATC (some authorised), ACTC (all authorised,
+// whatever the batch did since).
+//
+// # Batch and faults
+//
+// The batch process ([Server.RunBatch], and 5 times a day on the clock),
 // [Server.Payments] and fault injection ([Server.InjectFault]) are
 // described on those names.
 //

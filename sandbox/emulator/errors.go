@@ -3,6 +3,7 @@ package emulator
 import (
 	"fmt"
 	"net/http"
+	"unicode/utf8"
 )
 
 // tppMessage is one entry of an error body's tppMessages (docs/interface.md section 7).
@@ -41,6 +42,20 @@ func newError(status int, code, format string, args ...any) *apiError {
 		text = text[:512]
 	}
 	return &apiError{status: status, msg: tppMessage{Category: "ERROR", Code: code, Text: text}}
+}
+
+// maxQuoted is how many characters of a request's value an error text
+// quotes.
+const maxQuoted = 100
+
+// clip shortens a value from the request (a path, an id, a bad field
+// value) quoted in an error text to maxQuoted characters, never cutting a
+// character in two.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= maxQuoted {
+		return s
+	}
+	return string([]rune(s)[:maxQuoted]) + "…"
 }
 
 // Shorthands for the common answers (status per docs/interface.md section 10's table).

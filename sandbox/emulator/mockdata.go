@@ -1,7 +1,6 @@
 package emulator
 
 import (
-	"crypto/x509"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -94,31 +93,12 @@ func (s *Server) customersJSON(withAccounts, withAgreements bool) []customerJSON
 // /v1/sandbox/initialize. It answers 200 with the customers as GET
 // /v1/sandbox/customers?withAccounts=true&withAgreements=true would.
 func (s *Server) initialize(c *call) error {
-	s.resetSandboxLocked(tppOwner(c.tpp.cert), c.now)
+	s.resetSandboxLocked(c.tpp.id, c.now)
 	return c.reply(http.StatusOK, s.customersJSON(true, true))
 }
 
-// tppOwner is the key that tells TPPs apart in the mock data: the
-// organizationIdentifier of the certificate's subject (eIDAS, such as
-// "PSDNO-FSA-1A2B3C4D"), so that a TPP's renewed certificate keeps its
-// customers, or, for a certificate without one, its SHA-256 fingerprint.
-// Unlike tppIdentity (sessions, payments), it does not fall back to the
-// subject name: two certificates without organizationIdentifier never
-// share mock data, even when their subjects are equal.
-func tppOwner(cert *x509.Certificate) string {
-	for _, n := range cert.Subject.Names {
-		if !n.Type.Equal(oidOrganizationIdentifier) {
-			continue
-		}
-		if v, ok := n.Value.(string); ok && strings.TrimSpace(v) != "" {
-			return "org:" + strings.TrimSpace(v)
-		}
-	}
-	return "sha256:" + fingerprint(cert)
-}
-
-// resetSandboxLocked is the sandbox initialisation of the TPP owner (a
-// tppOwner key). It is the one place that decides how the default
+// resetSandboxLocked is the sandbox initialisation of the TPP owner (its
+// tppIdentity). It is the one place that decides how the default
 // customers behave per TPP:
 //
 //   - The default customers (CustomerKari, CustomerOla, CustomerFjordlys,
@@ -218,7 +198,7 @@ func (s *Server) createCustomer(c *call) error {
 		return err
 	}
 	cu := &customer{id: encID("", 48), number: in.CustomerNumber, typ: in.CustomerType, name: in.CustomerName,
-		tpp: tppOwner(c.tpp.cert)}
+		tpp: c.tpp.id}
 	s.data.addCustomer(cu)
 	return c.reply(http.StatusCreated, s.customerJSON(cu, true, true))
 }
@@ -230,7 +210,7 @@ func (s *Server) deleteCustomer(c *call) error {
 	if cu == nil {
 		return errNotFound("The customer is unknown.").at("customerId")
 	}
-	if cu.tpp != "" && cu.tpp != tppOwner(c.tpp.cert) {
+	if cu.tpp != "" && cu.tpp != c.tpp.id {
 		return newError(http.StatusForbidden, "FORBIDDEN", "The customer was created by another TPP; only that TPP can delete it.").at("customerId")
 	}
 	s.data.removeCustomer(cu)
@@ -277,7 +257,7 @@ func (f flexAmount) parse(cur, path string) (decimal.Decimal, error) {
 	}
 	a, err := money.Parse(raw, cur)
 	if err != nil {
-		return decimal.Decimal{}, errFormat(path, "%s is not a valid amount in %s.", path, trimForText(cur))
+		return decimal.Decimal{}, errFormat(path, "%s is not a valid amount in %s.", path, clip(cur))
 	}
 	return a.Value, nil
 }

@@ -314,7 +314,11 @@ func tppWithCert(t *testing.T, s *Server, org string) *tppClient {
 	return &tppClient{t: t, s: s, creds: creds, signer: signer, hc: s.Client()}
 }
 
-func TestTPPOwner(t *testing.T) {
+// TestMockDataOwner: mock data belongs to the TPP as everything else the
+// emulator keeps does (tppIdentity): a renewed certificate with the same
+// organizationIdentifier is the same TPP, and so is a certificate without
+// one that has the same subject.
+func TestMockDataOwner(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	first := tppWithCert(t, s, "PSDNO-FSA-11111111")
@@ -323,11 +327,11 @@ func TestTPPOwner(t *testing.T) {
 	plain := tppWithCert(t, s, "")
 	plain2 := tppWithCert(t, s, "")
 
-	assert.Equal(t, "org:PSDNO-FSA-11111111", tppOwner(first.creds.Certificate))
-	assert.Equal(t, tppOwner(first.creds.Certificate), tppOwner(renewed.creds.Certificate), "one organisation, one TPP")
-	assert.NotEqual(t, tppOwner(first.creds.Certificate), tppOwner(other.creds.Certificate))
-	assert.Equal(t, "sha256:"+fingerprint(plain.creds.Certificate), tppOwner(plain.creds.Certificate))
-	assert.NotEqual(t, tppOwner(plain.creds.Certificate), tppOwner(plain2.creds.Certificate))
+	assert.Equal(t, "org:PSDNO-FSA-11111111", first.tpp(t).id)
+	assert.Equal(t, first.tpp(t).id, renewed.tpp(t).id, "one organisation, one TPP")
+	assert.NotEqual(t, first.tpp(t).id, other.tpp(t).id)
+	assert.Equal(t, `subject:CN=TPP\ `, plain.tpp(t).id, "RFC 2253 escapes the trailing space")
+	assert.Equal(t, plain.tpp(t).id, plain2.tpp(t).id, "without organisation, the subject decides")
 
 	for _, c := range []*tppClient{first, other, plain, plain2} {
 		number := "1586751234" + strconv.Itoa(len(customerNumbers(t, c)))
@@ -338,9 +342,10 @@ func TestTPPOwner(t *testing.T) {
 	// The renewed certificate resets what the first one created, nothing else.
 	require.Equal(t, http.StatusOK, renewed.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
 	assert.Len(t, customerNumbers(t, first), 7)
+	// plain's initialisation removes plain2's customer too: one TPP.
 	require.Equal(t, http.StatusOK, plain.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
 	got := customerNumbers(t, first)
-	assert.Len(t, got, 6)
+	assert.Len(t, got, 5)
 	assert.Contains(t, got, "15867512345", "other's customer")
-	assert.Contains(t, got, "15867512347", "plain2's customer: another fingerprint")
+	assert.NotContains(t, got, "15867512347", "plain2's customer")
 }

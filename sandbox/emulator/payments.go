@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -30,89 +31,8 @@ const duplicateCode = "PAYMENT_FAILED"
 // [Server.Payments]. Tests count them, look up the status a TPP should see
 // and check that a retried request created nothing.
 //
-// The emulator serves payment initiation (docs/interface.md section 4.2, 4.3; docs/interface.md section 10
-// "Paths"), where service is payments, periodic-payments or bulk-payments
-// and product one of norwegian-domestic-credit-transfers,
-// sepa-credit-transfers, cross-border-credit-transfers and
-// instant-norwegian-domestic-credit-transfers-straks (anything else: 404
-// PRODUCT_UNKNOWN):
-//
-//	POST   /v1/{service}/{product}                     201 paymentId, RCVD, transactionFees, _links
-//	GET    /v1/{service}/{product}/{id}/status         paymentId, transactionStatus, fundsAvailable (when false), _links
-//	GET    /v1/{service}/{product}/{id}                the request echoed with paymentId and _links
-//	DELETE /v1/{service}/{product}/{id}                204 in RCVD (then CANC), else 405 CANCELLATION_INVALID
-//	POST   /v1/{service}/{product}/{id}/authorisations 201 scaStatus started + scaRedirect (RCVD only, else 409 STATUS_INVALID)
-//
-// Creating needs the headers of docs/interface.md sections 4.1 to 4.3:
-// TPP-Redirect-URI, x-accept-fix with amount-as-string, TPP-Session-ID,
-// PSU-ID, PSU-IP-Address, Digest and PSU-Context (400
-// HTTP_HEADER_REQUIRED naming the first one missing). PSU-ID must be a
-// PSU-ID the emulator gave this TPP in an SCA redirect (a PISP gets it
-// with GET /v1/user, docs/interface.md section 5.10), else 401
-// PSU_CREDENTIALS_INVALID; a corporate PSU adds PSU-Corporate-ID, one of
-// its agreements; PSU-Context is PRIVATE or CORPORATE, the PSU's own (400
-// FORMAT_ERROR otherwise).
-//
-// The body is checked field by field as docs/interface.md section 2.3 to 2.5 and
-// 8 say, and the first problem answers 400 FORMAT_ERROR with the field's
-// path (for example creditorAccount.bban), 400 KID_INVALID or KID_MISSING
-// for a structured reference of type KID, or 400 EXECUTION_DATE_INVALID
-// for a past requestedExecutionDate. Amounts must be JSON strings with
-// exactly the currency's ISO 4217 minor units ("150.00" NOK, "5" JPY) and
-// greater than zero; a Norwegian BBAN is 11 digits with its MOD-11 check
-// digit, written without separators; an IBAN is in electronic form
-// (upper case, no spaces); instant payments are in NOK; unknown fields are
-// ignored. The 201 answer carries links self (GET, DELETE), status,
-// startAuthorisation and the absolute scaRedirect; fees are 3.00 NOK per
-// domestic payment, 2.00 EUR per SEPA payment, 50.00 NOK per cross-border
-// payment, once per payment of a bulk, and none for instant payments and
-// transfers between two accounts of one customer (transactionFeeIndicator
-// says which).
-//
-// A second payment with the same TPP, service, product, debtor, creditor,
-// amount, remittance and execution date as one that is neither RJCT nor
-// CANC is a logical duplicate: 400 PAYMENT_FAILED, unless the query has
-// allowLogicalDuplicate=true. A payment belongs to the TPP that created it;
-// another TPP gets 404 RESOURCE_UNKNOWN as for an unknown id. Ids work in
-// paths with "!" or "%21". The known issue of docs/interface.md section 4.2 is reproduced
-// unless [WithKnownIssues](false): the details and status of a single
-// domestic credit transfer not yet approved by SCA answer 404
-// RESOURCE_UNKNOWN.
-//
-// After SCA the payment is ACTC, or PDNG when requestedExecutionDate is
-// after the bank date (PDNG: self loses DELETE, startAuthorisation
-// disappears). The debtor account must be one the PSU may pay from (own
-// accounts and card accounts, or the accounts of the chosen corporate
-// agreement); otherwise the payment becomes RJCT and the SCA redirect
-// reports 400 PAYMENT_FAILED. A card account is the debtor of an NDCT
-// only through debtorAccount.other with schemeNameProprietary
-// creditCardAccount and, as identification, the relatedAccount of the
-// card account details (docs/interface.md section 2.3a); its resourceId
-// or masked PAN identify nothing. When the PSU cancels the SCA the payment
-// stays RCVD and a new authorisation can start. [Server.RunBatch] takes it
-// further.
-//
-// Signing baskets (docs/interface.md section 2.7, 4.1, 8):
-//
-//	POST   /v1/signing-baskets                     {paymentIds}: 201 basketId, RCVD, _links (self, status, startAuthorisation, scaRedirect)
-//	GET    /v1/signing-baskets/{id}                payments, transactionStatus, _links
-//	GET    /v1/signing-baskets/{id}/status         transactionStatus
-//	DELETE /v1/signing-baskets/{id}                204 while the basket is RCVD, else 405 CANCELLATION_INVALID
-//	POST   /v1/signing-baskets/{id}/authorisations 201 scaStatus started + scaRedirect
-//
-// A basket holds 1 to 10 distinct ids of payments of the same TPP, each in
-// RCVD and in no other basket; it needs the headers of docs/interface.md section 4.1
-// (TPP-Redirect-URI, x-accept-fix, TPP-Session-ID, PSU-ID, PSU-IP-Address),
-// with PSU-ID and PSU-Corporate-ID checked as on payment creation.
-// None or more than 10: 400 FORMAT_ERROR; an unknown id or another TPP's:
-// 400 RESOURCE_UNKNOWN; a bulk or periodic payment: 400
-// REFERENCE_MIX_INVALID; a payment not in RCVD or already in a basket: 409
-// STATUS_INVALID. One SCA approves every payment of the basket still in
-// RCVD, as the payment's own SCA does; the SCA of a deleted basket
-// approves nothing. A basket is not atomic: its status is the worst case
-// of its payments, from worst to best RJCT (a payment is RJCT or CANC),
-// RCVD (none authorised), PATC (some authorised), ACTC (all authorised,
-// whatever the batch did since).
+// The payment and signing-basket endpoints, and the rules they apply, are
+// described in the package documentation (Payments; Signing baskets).
 type Payment struct {
 	// ID is the paymentId (enc!!<base64url of 48 bytes>).
 	ID string
@@ -202,21 +122,30 @@ var paymentServices = []string{servicePayments, servicePeriodic, serviceBulk}
 func (s *Server) registerPaymentRoutes(mux *http.ServeMux) {
 	for _, svc := range paymentServices {
 		base := "/v1/" + svc + "/{product}"
-		s.handle(mux, "POST "+base, func(c *call) error { return c.createPayment(svc) })
-		s.handle(mux, "GET "+base+"/{id}", func(c *call) error { return c.paymentDetails(svc) })
-		s.handle(mux, "GET "+base+"/{id}/status", func(c *call) error { return c.paymentStatus(svc) })
-		s.handle(mux, "DELETE "+base+"/{id}", func(c *call) error { return c.cancelPayment(svc) })
-		s.handle(mux, "POST "+base+"/{id}/authorisations", func(c *call) error { return c.startPaymentAuthorisation(svc) })
+		s.handle(mux, "POST "+base, s.createPayment)
+		s.handle(mux, "GET "+base+"/{id}", s.paymentDetails)
+		s.handle(mux, "GET "+base+"/{id}/status", s.paymentStatus)
+		s.handle(mux, "DELETE "+base+"/{id}", s.cancelPayment)
+		s.handle(mux, "POST "+base+"/{id}/authorisations", s.startPaymentAuthorisation)
 	}
+}
+
+// paymentService returns the payment service of the call's path
+// (/v1/{service}/...): payments, periodic-payments or bulk-payments.
+func paymentService(c *call) string {
+	_, rest, _ := strings.Cut(strings.TrimPrefix(apiPath(c.r), "/"), "/")
+	service, _, _ := strings.Cut(rest, "/")
+	return service
 }
 
 // errProductUnknown is the 404 for a payment product the bank does not offer.
 func errProductUnknown(product string) *apiError {
-	return newError(http.StatusNotFound, "PRODUCT_UNKNOWN", "The payment product %q is not offered.", trimForText(product)).at("payment-product")
+	return newError(http.StatusNotFound, "PRODUCT_UNKNOWN", "The payment product %q is not offered.", clip(product)).at("payment-product")
 }
 
 // createPayment serves POST /v1/{service}/{product}.
-func (c *call) createPayment(service string) error {
+func (s *Server) createPayment(c *call) error {
+	service := paymentService(c)
 	product := c.pathValue("product")
 	if !knownProduct(product) {
 		return errProductUnknown(product)
@@ -224,7 +153,7 @@ func (c *call) createPayment(service string) error {
 	if _, err := c.checkPSU(true); err != nil {
 		return err
 	}
-	allowDup, err := c.boolQuery("allowLogicalDuplicate")
+	allowDup, err := boolQuery(c, "allowLogicalDuplicate")
 	if err != nil {
 		return err
 	}
@@ -254,23 +183,23 @@ func (c *call) createPayment(service string) error {
 	first := firstCredit(body)
 	p.CreditorAccount, p.CreditorName = accountText(first.CreditorAccount), deref(first.CreditorName)
 	p.dupKey = duplicateKey(c.tpp.id, service, product, body)
-	if !allowDup && c.s.isDuplicate(p.dupKey) {
+	if !allowDup && s.isDuplicate(p.dupKey) {
 		return newError(http.StatusBadRequest, duplicateCode,
 			"The payment is a logical duplicate of an existing payment (same debtor, creditor, amount, remittance and date). Set allowLogicalDuplicate=true to create it anyway.")
 	}
-	p.Fee = c.s.paymentFee(p)
-	if err := c.s.roomForPayment(); err != nil { // Limits.Payments (limits.go)
+	p.Fee = s.paymentFee(p)
+	if err := s.roomForPayment(); err != nil { // Limits.Payments (limits.go)
 		return err
 	}
-	href, err := c.startSCA(scaPayment, c.s.paymentApproval([]*payment{p}))
+	href, err := c.startSCA(scaPayment, s.paymentApproval([]*payment{p}))
 	if err != nil {
 		return err
 	}
-	if c.s.pay.byID == nil {
-		c.s.pay.byID = map[string]*payment{}
+	if s.pay.byID == nil {
+		s.pay.byID = map[string]*payment{}
 	}
-	c.s.pay.list = append(c.s.pay.list, p)
-	c.s.pay.byID[p.ID] = p
+	s.pay.list = append(s.pay.list, p)
+	s.pay.byID[p.ID] = p
 
 	type created struct {
 		PaymentID               string        `json:"paymentId"`
@@ -288,37 +217,25 @@ func (c *call) createPayment(service string) error {
 	})
 }
 
-// boolQuery reads an optional boolean query parameter.
-func (c *call) boolQuery(name string) (bool, error) {
-	v := c.query(name)
-	if v == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, errFormat(name, "%s must be true or false.", name)
-	}
-	return b, nil
-}
-
-// lookupPayment finds the payment of the path for the calling TPP.
-func (c *call) lookupPayment(service string) (*payment, error) {
+// lookupPayment finds the payment of the call's path for the calling TPP.
+func (s *Server) lookupPayment(c *call) (*payment, error) {
+	service := paymentService(c)
 	product := c.pathValue("product")
 	if !knownProduct(product) {
 		return nil, errProductUnknown(product)
 	}
 	id := c.pathValue("id")
-	p := c.s.pay.byID[id]
+	p := s.pay.byID[id]
 	if p == nil || p.tpp != c.tpp.id || p.Service != service || p.Product != product {
-		return nil, errNotFound("No payment %q for this TPP and product.", trimForText(id))
+		return nil, errNotFound("No payment %q for this TPP and product.", clip(id))
 	}
 	return p, nil
 }
 
 // readable applies the known issue of docs/interface.md section 4.2: a single NDCT is
 // unreadable before it has been approved.
-func (c *call) readable(p *payment) error {
-	if c.s.knownIssues && !p.approved && p.Service == servicePayments && p.Product == productNDCT {
+func (s *Server) readable(p *payment) error {
+	if s.knownIssues && !p.approved && p.Service == servicePayments && p.Product == productNDCT {
 		return errNotFound("The payment cannot be read before it has been approved (known issue of the platform).")
 	}
 	return nil
@@ -338,12 +255,12 @@ func paymentLinks(p *payment) links {
 }
 
 // paymentStatus serves GET .../{id}/status.
-func (c *call) paymentStatus(service string) error {
-	p, err := c.lookupPayment(service)
+func (s *Server) paymentStatus(c *call) error {
+	p, err := s.lookupPayment(c)
 	if err != nil {
 		return err
 	}
-	if err := c.readable(p); err != nil {
+	if err := s.readable(p); err != nil {
 		return err
 	}
 	type status struct {
@@ -357,12 +274,12 @@ func (c *call) paymentStatus(service string) error {
 
 // paymentDetails serves GET .../{id}: the request echoed with paymentId
 // and links, without transactionStatus (docs/interface.md section 10).
-func (c *call) paymentDetails(service string) error {
-	p, err := c.lookupPayment(service)
+func (s *Server) paymentDetails(c *call) error {
+	p, err := s.lookupPayment(c)
 	if err != nil {
 		return err
 	}
-	if err := c.readable(p); err != nil {
+	if err := s.readable(p); err != nil {
 		return err
 	}
 	type details struct {
@@ -374,8 +291,8 @@ func (c *call) paymentDetails(service string) error {
 }
 
 // cancelPayment serves DELETE .../{id}.
-func (c *call) cancelPayment(service string) error {
-	p, err := c.lookupPayment(service)
+func (s *Server) cancelPayment(c *call) error {
+	p, err := s.lookupPayment(c)
 	if err != nil {
 		return err
 	}
@@ -387,15 +304,15 @@ func (c *call) cancelPayment(service string) error {
 }
 
 // startPaymentAuthorisation serves POST .../{id}/authorisations.
-func (c *call) startPaymentAuthorisation(service string) error {
-	p, err := c.lookupPayment(service)
+func (s *Server) startPaymentAuthorisation(c *call) error {
+	p, err := s.lookupPayment(c)
 	if err != nil {
 		return err
 	}
 	if p.Status != statusRCVD {
 		return newError(http.StatusConflict, "STATUS_INVALID", "The payment cannot be authorised in status %s.", p.Status)
 	}
-	href, err := c.startSCA(scaPayment, c.s.paymentApproval([]*payment{p}))
+	href, err := c.startSCA(scaPayment, s.paymentApproval([]*payment{p}))
 	if err != nil {
 		return err
 	}

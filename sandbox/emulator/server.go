@@ -15,9 +15,13 @@ package emulator
 // Date window, Digest, JSON body and its characters) and answers 400/401
 // itself when they fail. The handler only runs for a verified request.
 //
-// Handlers. A handler is func(c *call) error. It runs WITH s.mu HELD (one
-// mutex guards all mutable state of the Server; never lock it in a handler
-// and never block in one). It answers with
+// Handlers. Every handler is a method of the Server taking the verified
+// call, func (s *Server) name(c *call) error, registered as s.name; helpers
+// it shares with other handlers take the call too (s.lookupPayment(c),
+// s.sessionAccount(c)), and what a call carries is read through it
+// (c.header, c.query, c.pathValue, c.decode). A handler runs WITH s.mu
+// HELD (the write lock, or the read lock for the routes of handleRead;
+// never lock it in a handler and never block in one). It answers with
 //
 //	return c.reply(http.StatusCreated, body)      // JSON body, any status
 //	return c.replyEmpty(http.StatusNoContent)
@@ -29,8 +33,9 @@ package emulator
 // released. c.respHeader() sets response headers (e.g. Location).
 //
 // The verified call. c.body is the raw body (already checked: JSON,
-// application/json, only BMP characters); c.decode(&v) decodes it (unknown
-// fields allowed; a type error gives 400 FORMAT_ERROR naming the field).
+// application/json, no character the bank cannot process); c.decode(&v) decodes it (unknown
+// fields allowed; a type error gives 400 FORMAT_ERROR naming the field,
+// jsonProblem).
 // c.tpp is the TPP (c.tpp.id is its organisation, tppIdentity, the same
 // across certificate renewals; c.tpp.name its name); c.now is the emulator clock for this request; c.requestID the
 // X-Request-ID; c.header(name) a request header; c.query(name) a query value;
@@ -261,10 +266,10 @@ func (s *Server) routes() http.Handler {
 		s.setCommonHeaders(w, r)
 		if allow := allowedMethods(api, r); len(allow) > 0 {
 			w.Header().Set("Allow", strings.Join(allow, ", "))
-			writeError(w, newError(http.StatusMethodNotAllowed, "SERVICE_INVALID", "The method %s is not allowed here.", trimForText(r.Method)))
+			writeError(w, newError(http.StatusMethodNotAllowed, "SERVICE_INVALID", "The method %s is not allowed here.", clip(r.Method)))
 			return
 		}
-		writeError(w, newError(http.StatusNotFound, "NOT_FOUND", "No such endpoint: %s %s.", trimForText(r.Method), trimForText(apiPath(r))))
+		writeError(w, newError(http.StatusNotFound, "NOT_FOUND", "No such endpoint: %s %s.", clip(r.Method), clip(apiPath(r))))
 	})
 
 	var answers http.Handler = api
@@ -299,14 +304,6 @@ func allowedMethods(mux *http.ServeMux, r *http.Request) []string {
 // apiPath returns the request path without the /api prefix ("/v1/...").
 func apiPath(r *http.Request) string {
 	return strings.TrimPrefix(r.URL.Path, apiPrefix)
-}
-
-// trimForText shortens user input quoted in an error text.
-func trimForText(s string) string {
-	if len(s) > 100 {
-		return s[:100] + "..."
-	}
-	return s
 }
 
 // setCommonHeaders writes the headers every answer carries: Date from the
