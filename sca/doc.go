@@ -28,18 +28,25 @@
 // Session rules: an SCA holds for one hour within its TPP-Session-ID
 // ([Session.SCAValid]); a new TPP-Session-ID replaces the old session only
 // when its SCA completes; an aborted SCA keeps the old one. [Manager]
-// applies these rules over a [Store]: [Manager.Prepare] and
+// applies these rules over a [store.Store]: [Manager.Prepare] and
 // [Manager.Begin] prepare calls, [Call.Redirect] saves the pending SCA when
 // the bank asks for one, [Manager.Complete] and [Manager.Handler] (an
 // http.Handler to mount at the redirect URI) finish it.
 //
-// Storage: [Store] is three methods over bytes (Get, Put, Delete), so one
-// store can also hold other SDK state such as the accounts package's
-// without-PSU call budget. [MemoryStore] and [FileStore] (atomic replace,
-// files 0600 in a 0700 directory, crash safe) are provided; [SaveSession]
-// and [LoadSession] are the typed helpers. Keys that look like paths
-// escaping the store ("..", a leading "/", backslashes, control
-// characters) are refused with [ErrInvalidKey].
+// Storage: sessions and pending SCAs live in a [store.Store], the SDK's
+// one state interface, which also holds the client's without-PSU budget
+// and the payment journal: store.MemoryStore in one process,
+// store.FileStore (atomic replace, files 0600 in a 0700 directory, crash
+// safe) on one machine, or the PostgreSQL store of module
+// github.com/tppkit/psd2/pgstore shared by every replica. [SaveSession],
+// [LoadSession], [DeleteSession], [SavePending] and [TakePending] are the
+// typed helpers. A pending SCA is saved with a time to live (its validity
+// and an hour), so the store forgets the SCAs of PSUs who never return,
+// and it is taken once ([store.Store] Take): a callback that reaches any
+// replica completes the SCA, a replayed one gets [ErrNoPending]. Keys
+// that look like paths escaping the store ("..", a leading "/",
+// backslashes, control characters) are refused with an error matching
+// store.ErrInvalidKey.
 //
 // Background refresh: a Session remembers the ids of the accounts the PSU
 // consented to ([Session.WithAccounts], filled by package refresh's
@@ -62,6 +69,5 @@
 // one named place: the values of the two provider SCA methods
 // ([AuthMethodBankIDMobile], [AuthMethodBankID]); the answer of GET
 // /v1/agreements ([Agreement]) and of GET /v1/user ([User]); how long a
-// started SCA waits for its callback ([DefaultPendingTTL]); and that a
-// FileStore directory must be private to the TPP's user ([NewFileStore]).
+// started SCA waits for its callback ([DefaultPendingTTL]).
 package sca
