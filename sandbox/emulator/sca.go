@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -51,6 +50,7 @@ type scaFlow struct {
 	context      string
 	created      time.Time
 	onDone       func(scaResult) error
+	details      scaDetails // what the page shows (scapage.go)
 }
 
 // scaResult is the outcome of an authorisation, handed to the callback of
@@ -109,6 +109,7 @@ func (c *call) startSCA(kind scaKind, onDone func(scaResult) error) (string, err
 		context:      ctxName,
 		created:      c.now,
 		onDone:       onDone,
+		details:      c.scaDetails(kind),
 	}
 	if err := c.s.roomForAuthorisation(c.now); err != nil { // Limits.Authorisations, Limits.Sessions (limits.go)
 		return "", err
@@ -282,8 +283,9 @@ func (s *Server) Reject(ctx context.Context, scaRedirect string) (*url.URL, erro
 	return s.finishSCA(st, scaInput{cancel: true})
 }
 
-// serveSCAPage is the sandbox authorisation site: GET shows a form asking
-// for the customer number (and an agreement for a corporate customer);
+// serveSCAPage is the sandbox authorisation site: GET shows what is being
+// authorised and a form asking for the customer number (and an agreement
+// for a corporate customer), with approve and cancel buttons (scapage.go);
 // POST completes the authorisation and redirects (302) to the TPP.
 func (s *Server) serveSCAPage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
@@ -292,6 +294,10 @@ func (s *Server) serveSCAPage(w http.ResponseWriter, r *http.Request) {
 		state := r.URL.Query().Get("state")
 		s.mu.Lock()
 		f := s.flows[state]
+		var view scaView
+		if f != nil {
+			view = s.scaViewLocked(f)
+		}
 		s.mu.Unlock()
 		if f == nil {
 			pageError(w, http.StatusBadRequest, "This authorisation is unknown or already completed.")
@@ -299,7 +305,7 @@ func (s *Server) serveSCAPage(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		_ = scaPage.Execute(w, map[string]string{"State": state, "Context": f.context, "Action": scaPagePath})
+		_ = scaPage.Execute(w, view)
 	case http.MethodPost:
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 		if err := r.ParseForm(); err != nil {
@@ -329,23 +335,3 @@ func pageError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	_ = errorPage.Execute(w, msg)
 }
-
-var scaPage = template.Must(template.New("sca").Parse(`<!doctype html>
-<html lang="no"><head><meta charset="utf-8"><title>Testbank sandbox – innlogging</title></head>
-<body>
-<h1>Testbank sandbox</h1>
-<p>Sandbox: enter the customer number (mocked national identity number) to authenticate.</p>
-<form method="post" action="{{.Action}}">
-<input type="hidden" name="state" value="{{.State}}">
-<label>customerNumber <input name="customerNumber" autocomplete="off" required></label><br>
-<label>agreement (corporate customers; empty: the first) <input name="agreement" autocomplete="off"></label><br>
-<p>Context: {{.Context}}</p>
-<button name="action" value="approve">Approve</button>
-<button name="action" value="cancel" formnovalidate>Cancel</button>
-</form>
-</body></html>
-`))
-
-var errorPage = template.Must(template.New("err").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>Testbank sandbox</title></head><body><p>{{.}}</p></body></html>
-`))
