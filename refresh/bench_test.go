@@ -1,0 +1,272 @@
+package refresh_test
+
+// Benchmarks of a background refresh at scale: the SDK (package refresh
+// over accounts, the client and its budget) and the bank sandbox in one
+// process, against the RSA signing floor measured in the same run. They
+// report figures and assert nothing about time. Run them with
+//
+//	go test ./refresh -run '^$' -bench Refresh -benchtime 1x -timeout 60m
+//
+// One op is one round over every account (balances and one transactions
+// page each: 2 signed calls per account).
+
+import (
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/refresh"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/store"
+)
+
+// BenchmarkRefresh refreshes 1,000, 10,000 and 30,000 seeded accounts
+// (two per PSU, 10 transactions each) with the budget in memory and in a
+// store.FileStore, with the default workers (GOMAXPROCS) and, for the
+// file store, with 8. It reports:
+//
+//   - calls/s, the floor's signatures/s (floor-sig/s, bare
+//     rsa.SignPKCS1v15 with the TPP's 2048-bit key on 2 goroutines,
+//     measured in the same run) and their ratio;
+//   - ns/account, and sig/account: the time per account in floor
+//     signatures (2 is the floor), comparable between sub-benchmarks
+//     measured under different machine load;
+//   - sdk-B/account: the live heap the SDK holds per account after the
+//     round (sessions and budget), measured by dropping the SDK's objects
+//     while the sandbox's stay;
+//   - mid-B/account and after-B/account: the live heap (after a GC) the
+//     round added, per account done, halfway through and at the end: the
+//     budget entries of the SDK and the sandbox. Equal figures mean the
+//     run holds nothing per account beyond them (results are not
+//     retained); a retained result would add kilobytes halfway;
+//   - peak-heap-MiB: the peak heap during the round, garbage included
+//     (the GC lets it grow to about twice the live heap).
+func BenchmarkRefresh(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 30_000} {
+		for _, st := range []string{"memory", "file"} {
+			workers := []int{0}
+			if st == "file" {
+				workers = append(workers, 8)
+			}
+			for _, w := range workers {
+				name := fmt.Sprintf("accounts=%d/store=%s", n, st)
+				if w > 0 {
+					name += fmt.Sprintf("/workers=%d", w)
+				}
+				b.Run(name, func(b *testing.B) { benchRefresh(b, n, st, w) })
+			}
+		}
+	}
+}
+
+// benchLimits hold 30,000 accounts and their customers, sessions and
+// transactions.
+var benchLimits = emulator.Limits{Customers: 100_000, Accounts: 100_000, Agreements: 100_000,
+	Transactions: 2_000_000, Sessions: 100_000}
+
+// warmAccounts are seeded besides the measured ones, to open the
+// connections before the clock starts.
+const warmAccounts = 16
+
+func benchRefresh(b *testing.B, n int, storeKind string, workers int) {
+	clock := testtpp.NewClock(time.Now())
+	srv := emulator.NewServer(emulator.WithTPPKey(testtpp.Key(b)), emulator.WithClock(clock.Now), emulator.WithLimits(benchLimits))
+	defer srv.Close()
+	creds, err := srv.NewTPP("Refresh bench")
+	if err != nil {
+		b.Fatal(err)
+	}
+	seeded, err := srv.Seed(b.Context(), creds.Certificate, seed((n+warmAccounts)/2, 2, 0, 8, clock.Now().Add(-2*time.Hour)))
+	if err != nil {
+		b.Fatal(err)
+	}
+
+	opts := []client.Option{client.WithHTTPClient(srv.Client()), client.WithClock(clock.Now),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI))}
+	if storeKind == "file" {
+		fs, err := store.NewFileStore(filepath.Join(b.TempDir(), "store"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		opts = append(opts, client.WithStore(fs))
+	}
+	c, err := client.New(srv.URL, creds, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, err := accounts.New(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ropts := []refresh.Option{refresh.WithClock(clock.Now)}
+	if workers > 0 {
+		ropts = append(ropts, refresh.WithWorkers(workers))
+	}
+	r, err := refresh.New(svc, ropts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var jobs []refresh.Job
+	for _, cu := range seeded.Customers {
+		s := remembered(b, cu)
+		for _, id := range s.AccountIDs {
+			jobs = append(jobs, refresh.Job{Session: s, AccountID: id})
+		}
+	}
+	seeded = emulator.SeedResult{}
+	warm, jobs := jobs[len(jobs)-warmAccounts:], jobs[:n]
+	if err := runAll(b, r, warm); err != nil {
+		b.Fatal(err)
+	}
+	floorBefore := rsaFloor(testtpp.Key(b), 2*time.Second)
+
+	heap := newHeapSampler()
+	var elapsed time.Duration
+	var liveBefore, liveMid, liveAfter uint64
+	calls := 0
+	for round := range b.N {
+		if round > 0 {
+			clock.Add(refresh.DefaultSpacing)
+		}
+		runtime.GC()
+		liveBefore = heapBytes()
+		heap.start()
+		start := time.Now()
+		var paused time.Duration
+		finished := 0
+		for got, err := range r.Run(b.Context(), slices.Values(jobs)) {
+			if err != nil {
+				b.Fatal(err)
+			}
+			if got.Outcome != refresh.Done {
+				b.Fatalf("%v: %v", got, got.Err)
+			}
+			calls += got.Calls
+			if finished++; finished == n/2 {
+				// The live heap halfway: what the run holds besides the
+				// budget entries of the accounts done so far.
+				t := time.Now()
+				runtime.GC()
+				liveMid = heapBytes()
+				paused += time.Since(t)
+			}
+		}
+		elapsed += time.Since(start) - paused
+		heap.stop()
+		runtime.GC()
+		liveAfter = heapBytes()
+	}
+	b.StopTimer()
+	floor := (floorBefore + rsaFloor(testtpp.Key(b), 2*time.Second)) / 2
+
+	// The SDK's live heap: with and without its objects, the sandbox's
+	// state in both.
+	runtime.GC()
+	with := heapBytes()
+	runtime.KeepAlive(r)
+	jobs, r, svc, c, warm = nil, nil, nil, nil, nil
+	runtime.GC()
+	without := heapBytes()
+
+	rate := float64(calls) / elapsed.Seconds()
+	perAccount := float64(elapsed.Nanoseconds()) / float64(b.N*n)
+	b.ReportMetric(rate, "calls/s")
+	b.ReportMetric(floor, "floor-sig/s")
+	b.ReportMetric(rate/floor, "ratio")
+	b.ReportMetric(perAccount, "ns/account")
+	b.ReportMetric(perAccount*floor/1e9, "sig/account")
+	b.ReportMetric(float64(int64(with)-int64(without))/float64(n), "sdk-B/account")
+	b.ReportMetric(float64(int64(liveMid)-int64(liveBefore))/float64(n/2), "mid-B/account")
+	b.ReportMetric(float64(int64(liveAfter)-int64(liveBefore))/float64(n), "after-B/account")
+	b.ReportMetric(float64(heap.peak.Load())/(1<<20), "peak-heap-MiB")
+}
+
+// runAll refreshes jobs once and fails on any outcome but Done.
+func runAll(b *testing.B, r *refresh.Refresher, jobs []refresh.Job) error {
+	for got, err := range r.Run(b.Context(), slices.Values(jobs)) {
+		if err != nil {
+			return err
+		}
+		if got.Outcome != refresh.Done {
+			return fmt.Errorf("%v: %w", got, got.Err)
+		}
+	}
+	return nil
+}
+
+// rsaFloor is the signatures per second of bare rsa.SignPKCS1v15 with key
+// on 2 goroutines during d: the most requests per second a TPP signing
+// every request can send on 2 cores.
+func rsaFloor(key *rsa.PrivateKey, d time.Duration) float64 {
+	digest := sha256.Sum256([]byte("floor"))
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	deadline := start.Add(d)
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(deadline) {
+				if _, err := rsa.SignPKCS1v15(nil, key, crypto.SHA256, digest[:]); err != nil {
+					panic(err)
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return float64(n.Load()) / time.Since(start).Seconds()
+}
+
+// heapBytes is the heap's live and not yet swept object bytes.
+func heapBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// heapSampler records the peak heap every 5 ms while started.
+type heapSampler struct {
+	peak atomic.Uint64
+	quit chan struct{}
+	done chan struct{}
+}
+
+func newHeapSampler() *heapSampler { return &heapSampler{} }
+
+func (h *heapSampler) start() {
+	h.quit, h.done = make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(h.done)
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if v := heapBytes(); v > h.peak.Load() {
+				h.peak.Store(v)
+			}
+			select {
+			case <-t.C:
+			case <-h.quit:
+				return
+			}
+		}
+	}()
+}
+
+func (h *heapSampler) stop() {
+	close(h.quit)
+	<-h.done
+}
