@@ -37,6 +37,7 @@ var errNoClient = errors.New("payments: no client (use payments.New)")
 type Service struct {
 	c                *client.Client
 	pollMin, pollMax time.Duration // WithPolling; zero: the defaults
+	journal          *Journal      // WithJournal; nil: creates are not journaled
 }
 
 // Option configures a [Service] in [New].
@@ -171,6 +172,9 @@ func (s *Service) create(ctx context.Context, op, prefix string, product Product
 	}
 	if v, ok := body.(validator); ok {
 		operation.Validate = func(*client.Call) error { return v.Validate(s.c.Now()) }
+	}
+	if s.journal != nil {
+		operation.Hook = s.journal.Hook(s.c.Scope(), product)
 	}
 	var out Initiation
 	if _, err := s.c.Do(ctx, operation, &out, opts...); err != nil {

@@ -1,0 +1,560 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/store"
+)
+
+// journalPrefix is the key prefix of the journal's entries in its store,
+// followed by the path-escaped X-Request-ID.
+const journalPrefix = "payments/journal/"
+
+// Defaults of a [Journal].
+const (
+	// DefaultInFlight is how long after its intent an entry without an
+	// outcome is taken to be still on its way ([Journal.InDoubt] skips
+	// it): far above the client's longest call (30 seconds by default),
+	// so that a replica never resolves a create another replica is still
+	// sending.
+	DefaultInFlight = 2 * time.Minute
+	// DefaultRetention is how long an entry whose outcome is settled
+	// (created, refused, not sent, or resolved) stays in the journal.
+	// Entries in doubt are kept until they are resolved.
+	DefaultRetention = 90 * 24 * time.Hour
+	// outcomeTries bounds the attempts to record an outcome.
+	outcomeTries = 3
+	// outcomeTimeout bounds the recording of an outcome, which runs
+	// after the call even when the call's context ended.
+	outcomeTimeout = 10 * time.Second
+)
+
+// journalHeaders are the request headers an entry keeps so that
+// [Service.Resolve] can send the same create again from another process:
+// the session and PSU headers the bank requires on a create
+// (docs/interface.md sections 4.1 to 4.3) and those that shape the SCA.
+// X-PSU-IDENTITY (a national identity number) is not kept.
+var journalHeaders = []string{
+	"TPP-Session-ID", "TPP-Redirect-URI", "TPP-Redirect-Preferred", "TPP-Brand-Logging-Information",
+	"PSU-ID", "PSU-Corporate-ID", "PSU-Context", "PSU-IP-Address", "PSU-IP-Port", "PSU-User-Agent",
+	"PSU-Device-ID", "PSU-Geo-Location", "X-PSU-AuthMethod-Preferred",
+}
+
+// Journal records every payment creation (and signing-basket creation)
+// before it is sent and what became of it, in a [store.Store], so that a
+// TPP that crashed, or got [client.ErrOutcomeUnknown], learns which
+// payments may exist and resolves them with [Service.Resolve] without
+// ever creating a second one (docs/design.md section 8). Keep it in a
+// store every replica shares (package pgstore, a store.FileStore on one
+// machine): then any replica resolves what another left in doubt. A
+// Journal in a store.MemoryStore does not survive the process.
+//
+// An entry is written durably in the call's [client.Hook], before the
+// request leaves: a store error stops the call (nothing is sent without
+// a journal entry). It holds the X-Request-ID, the operation, product
+// and URL, the exact body, the session and PSU headers needed to send
+// it again, the TPP-Session-ID as SessionKey, and whether the call
+// carried allowLogicalDuplicate. After the call its outcome is added:
+// created (with the payment id), refused by the bank (status and
+// codes), not sent, or unknown. An entry keeps account numbers and PSU
+// ids in clear in the store, as a session does; its String and JSON
+// forms leave them out.
+//
+// A Journal is safe for concurrent use.
+type Journal struct {
+	st        store.Store
+	now       func() time.Time
+	inFlight  time.Duration
+	retention time.Duration
+}
+
+// JournalOption configures a [Journal] in [NewJournal].
+type JournalOption func(*Journal)
+
+// JournalInFlight replaces [DefaultInFlight]: entries without an outcome
+// younger than d are not in doubt yet. 0 makes every entry without an
+// outcome in doubt at once (a process that knows the writer is dead).
+// A negative d keeps the default.
+func JournalInFlight(d time.Duration) JournalOption {
+	return func(j *Journal) {
+		if d >= 0 {
+			j.inFlight = d
+		}
+	}
+}
+
+// JournalRetention replaces [DefaultRetention]; 0 keeps settled entries
+// until deleted. A negative d keeps the default.
+func JournalRetention(d time.Duration) JournalOption {
+	return func(j *Journal) {
+		if d >= 0 {
+			j.retention = d
+		}
+	}
+}
+
+// JournalClock makes the Journal read the time from now (tests move it);
+// nil keeps time.Now.
+func JournalClock(now func() time.Time) JournalOption {
+	return func(j *Journal) {
+		if now != nil {
+			j.now = now
+		}
+	}
+}
+
+// NewJournal returns a Journal keeping its entries in st under the
+// prefix "payments/journal/". It returns nil when st is nil.
+func NewJournal(st store.Store, opts ...JournalOption) *Journal {
+	if st == nil {
+		return nil
+	}
+	j := &Journal{st: st, now: time.Now, inFlight: DefaultInFlight, retention: DefaultRetention}
+	for _, o := range opts {
+		if o != nil {
+			o(j)
+		}
+	}
+	return j
+}
+
+// Outcome is what became of a journaled create, as its client reported.
+type Outcome string
+
+// Outcomes of a create. An entry without one ("") was cut short between
+// its intent and its answer: the process crashed or was killed.
+const (
+	// OutcomeCreated: the bank answered 201 with the payment's (or
+	// basket's) id.
+	OutcomeCreated Outcome = "created"
+	// OutcomeRefused: the bank answered with an error (4xx); nothing was
+	// created.
+	OutcomeRefused Outcome = "refused"
+	// OutcomeNotSent: nothing left the machine ([client.ErrNotSent]).
+	OutcomeNotSent Outcome = "not-sent"
+	// OutcomeUnknown: the request may have reached the bank without a
+	// usable answer ([client.ErrOutcomeUnknown]).
+	OutcomeUnknown Outcome = "unknown"
+)
+
+// JournalEntry is one journaled create and what is known of it.
+type JournalEntry struct {
+	// RequestID is the create's X-Request-ID.
+	RequestID string
+	// Operation is the SDK call, e.g. "payments.CreateNorwegianDomestic"
+	// or "basket.Create".
+	Operation string
+	// Product is the payment product, "" for a signing basket.
+	Product Product
+	// Basket reports a signing-basket creation.
+	Basket bool
+	// URL is the absolute URL of the create, without its query.
+	URL string
+	// Body is the exact request body that was sent.
+	Body []byte
+	// SessionKey is the TPP-Session-ID the create ran in: it names the
+	// PSU's session (package sca) and must not be logged.
+	SessionKey string
+	// AllowLogicalDuplicate reports that the create carried
+	// allowLogicalDuplicate=true; such an entry is never resolved by
+	// sending it again.
+	AllowLogicalDuplicate bool
+	// Created is when the intent was recorded.
+	Created time.Time
+	// Outcome is what the client reported; "" when the process ended
+	// before it could (a crash).
+	Outcome Outcome
+	// PaymentID is the id the bank gave (the basketId for a basket):
+	// from the outcome, or from a resolution that learned it.
+	PaymentID string
+	// StatusCode and Codes are the bank's answer to a refused (or
+	// unknown) create: the HTTP status and the tppMessages codes.
+	StatusCode int
+	Codes      []string
+	// Resolution is the last resolution recorded by [Service.Resolve],
+	// nil when none.
+	Resolution *Resolution
+	// Resolves is set on the entry of a resend made by
+	// [Service.Resolve]: the X-Request-ID of the entry it resolves.
+	Resolves string
+
+	scope  string
+	header http.Header
+	j      *Journal
+}
+
+// InDoubt reports whether the entry may stand for a payment nobody knows
+// about: its outcome is unknown, or missing (a crash), and no resolution
+// settled it. An entry resolved as needing a person stays in doubt.
+func (e JournalEntry) InDoubt() bool {
+	if e.Resolves != "" {
+		return false
+	}
+	if e.Resolution != nil && e.Resolution.Kind != NeedsPerson {
+		return false
+	}
+	return e.Outcome == "" || e.Outcome == OutcomeUnknown || e.Resolution != nil
+}
+
+// String describes the entry without its body, session key or PSU data.
+func (e JournalEntry) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "payments.JournalEntry{requestId=%s op=%s", e.RequestID, e.Operation)
+	if e.Product != "" {
+		fmt.Fprintf(&b, " product=%s", e.Product)
+	}
+	outcome := string(e.Outcome)
+	if outcome == "" {
+		outcome = "none"
+	}
+	fmt.Fprintf(&b, " outcome=%s", outcome)
+	if e.Resolution != nil {
+		fmt.Fprintf(&b, " resolution=%s", e.Resolution.Kind)
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// MarshalJSON writes the entry without its body, session key or PSU
+// data, for dashboards and logs.
+func (e JournalEntry) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		RequestID             string      `json:"requestId"`
+		Operation             string      `json:"operation"`
+		Product               Product     `json:"product,omitempty"`
+		Basket                bool        `json:"basket,omitempty"`
+		AllowLogicalDuplicate bool        `json:"allowLogicalDuplicate,omitempty"`
+		Created               time.Time   `json:"created"`
+		Outcome               Outcome     `json:"outcome,omitempty"`
+		PaymentID             string      `json:"paymentId,omitempty"`
+		StatusCode            int         `json:"statusCode,omitempty"`
+		Codes                 []string    `json:"codes,omitempty"`
+		Resolution            *Resolution `json:"resolution,omitempty"`
+		Resolves              string      `json:"resolves,omitempty"`
+		InDoubt               bool        `json:"inDoubt"`
+	}{e.RequestID, e.Operation, e.Product, e.Basket, e.AllowLogicalDuplicate, e.Created, e.Outcome,
+		e.PaymentID, e.StatusCode, e.Codes, e.Resolution, e.Resolves, e.InDoubt()})
+}
+
+// journalRecord is the stored form of an entry (JSON, version 1).
+type journalRecord struct {
+	V                     int               `json:"v"`
+	RequestID             string            `json:"requestId"`
+	Operation             string            `json:"operation"`
+	Product               Product           `json:"product,omitempty"`
+	Basket                bool              `json:"basket,omitempty"`
+	URL                   string            `json:"url"`
+	Body                  []byte            `json:"body"`
+	Header                map[string]string `json:"header,omitempty"`
+	AllowLogicalDuplicate bool              `json:"allowLogicalDuplicate,omitempty"`
+	Scope                 string            `json:"scope"`
+	Created               time.Time         `json:"created"`
+	Outcome               Outcome           `json:"outcome,omitempty"`
+	OutcomeAt             *time.Time        `json:"outcomeAt,omitempty"`
+	PaymentID             string            `json:"paymentId,omitempty"`
+	StatusCode            int               `json:"statusCode,omitempty"`
+	Codes                 []string          `json:"codes,omitempty"`
+	Resolution            *Resolution       `json:"resolution,omitempty"`
+	Resolves              string            `json:"resolves,omitempty"`
+}
+
+func (r *journalRecord) entry(j *Journal) JournalEntry {
+	e := JournalEntry{
+		RequestID: r.RequestID, Operation: r.Operation, Product: r.Product, Basket: r.Basket, URL: r.URL,
+		Body: r.Body, SessionKey: r.Header["Tpp-Session-Id"], AllowLogicalDuplicate: r.AllowLogicalDuplicate,
+		Created: r.Created, Outcome: r.Outcome, PaymentID: r.PaymentID, StatusCode: r.StatusCode,
+		Codes: r.Codes, Resolution: r.Resolution, Resolves: r.Resolves,
+		scope: r.Scope, header: http.Header{}, j: j,
+	}
+	if e.PaymentID == "" && r.Resolution != nil {
+		e.PaymentID = r.Resolution.PaymentID
+	}
+	for k, v := range r.Header {
+		e.header.Set(k, v)
+	}
+	return e
+}
+
+// settled reports whether nothing about the record is in doubt any more,
+// so that it may expire after the retention.
+func (r *journalRecord) settled() bool {
+	e := JournalEntry{Outcome: r.Outcome, Resolution: r.Resolution, Resolves: r.Resolves}
+	return !e.InDoubt() && r.Outcome != ""
+}
+
+// ErrJournal matches the errors of the journal's store: an intent that
+// could not be recorded (the create was not sent), an entry that cannot
+// be read.
+var ErrJournal = errors.New("payments: journal")
+
+// key returns the store key of the entry of requestID.
+func journalKey(requestID string) (string, error) {
+	k := journalPrefix + url.PathEscape(requestID)
+	if err := store.CheckKey(k); err != nil {
+		return "", fmt.Errorf("%w: request id unusable as a key: %w", ErrJournal, err)
+	}
+	return k, nil
+}
+
+// errRequestIDReused refuses a create whose X-Request-ID the journal
+// already holds: its record is the evidence of the earlier call.
+var errRequestIDReused = errors.New("the X-Request-ID is already in the journal (each create needs its own)")
+
+// Hook returns the [client.Hook] that journals one create: pass it as
+// the Hook of the create's [client.Operation]. scope is the client's
+// [client.Client.Scope] (an entry is resolved only through a client of
+// the same TPP and bank); product is the payment product, "" for a
+// signing basket (whose URL names it).
+//
+// Before the first attempt it records the intent, and returns an error
+// (so the client sends nothing: [client.ErrNotSent]) when the store
+// fails or the X-Request-ID is already journaled. After the call it
+// records the outcome, retrying the store a few times; should that
+// still fail, the entry stays without an outcome and [Journal.InDoubt]
+// reports it later.
+func (j *Journal) Hook(scope string, product Product) client.Hook {
+	return j.hook(scope, product, "")
+}
+
+// hook is Hook for a create or, with resolves set, for the resend of
+// [Service.Resolve], which must never carry allowLogicalDuplicate.
+func (j *Journal) hook(scope string, product Product, resolves string) client.Hook {
+	return func(ctx context.Context, call *client.Call) (func(client.Result), error) {
+		if j == nil || j.st == nil {
+			return nil, fmt.Errorf("%w: no journal (use payments.NewJournal)", ErrJournal)
+		}
+		u, err := url.Parse(call.URL)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrJournal, err)
+		}
+		allowDup := logicalDuplicateAllowed(u.Query())
+		if resolves != "" && allowDup {
+			return nil, fmt.Errorf("%w: a resolving resend must not carry allowLogicalDuplicate", ErrJournal)
+		}
+		u.RawQuery, u.ForceQuery, u.Fragment = "", false, ""
+		key, err := journalKey(call.RequestID)
+		if err != nil {
+			return nil, err
+		}
+		rec := journalRecord{
+			V: 1, RequestID: call.RequestID, Operation: call.Operation, Product: product,
+			Basket: isBasketURL(u), URL: u.String(), Body: slices.Clone(call.Body), Header: map[string]string{},
+			AllowLogicalDuplicate: allowDup, Scope: scope, Created: j.now().UTC(), Resolves: resolves,
+		}
+		for _, h := range journalHeaders {
+			if v := call.Header.Get(h); v != "" {
+				rec.Header[http.CanonicalHeaderKey(h)] = v
+			}
+		}
+		b, err := json.Marshal(&rec)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrJournal, err)
+		}
+		err = j.st.Update(ctx, key, func(_ []byte, found bool) ([]byte, time.Duration, error) {
+			if found {
+				return nil, 0, errRequestIDReused
+			}
+			return b, 0, nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%w: recording the intent: %w", ErrJournal, err)
+		}
+		return func(r client.Result) {
+			octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), outcomeTimeout)
+			defer cancel()
+			for range outcomeTries {
+				if j.recordOutcome(octx, key, r) == nil || octx.Err() != nil {
+					return
+				}
+			}
+		}, nil
+	}
+}
+
+// logicalDuplicateAllowed reads the allowLogicalDuplicate query
+// parameter as the bank would (a boolean).
+func logicalDuplicateAllowed(q url.Values) bool {
+	for k, vs := range q {
+		if strings.EqualFold(k, queryAllowLogicalDuplicate) {
+			for _, v := range vs {
+				if b, err := strconv.ParseBool(v); err == nil && b {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isBasketURL reports whether u is the signing-basket collection.
+func isBasketURL(u *url.URL) bool {
+	return strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/v1/signing-baskets")
+}
+
+// outcomeOf maps a call's result to an outcome.
+func outcomeOf(r client.Result) (o Outcome, id string, status int, codes []string) {
+	var ce *client.Error
+	switch {
+	case r.Err == nil && r.ResultID != "":
+		return OutcomeCreated, r.ResultID, r.StatusCode, nil
+	case !r.Sent:
+		return OutcomeNotSent, "", 0, nil
+	case errors.Is(r.Err, client.ErrOutcomeUnknown):
+		o = OutcomeUnknown
+	case errors.As(r.Err, &ce) && ce.StatusCode >= 400 && ce.StatusCode < 500:
+		o = OutcomeRefused
+	default:
+		o = OutcomeUnknown
+	}
+	if errors.As(r.Err, &ce) {
+		for _, m := range ce.Messages {
+			codes = append(codes, m.Code)
+		}
+	}
+	return o, "", r.StatusCode, codes
+}
+
+// recordOutcome adds r's outcome to the entry under key.
+func (j *Journal) recordOutcome(ctx context.Context, key string, r client.Result) error {
+	o, id, status, codes := outcomeOf(r)
+	now := j.now().UTC()
+	return j.update(ctx, key, func(rec *journalRecord) error {
+		rec.Outcome, rec.OutcomeAt, rec.StatusCode, rec.Codes = o, &now, status, codes
+		if id != "" {
+			rec.PaymentID = id
+		}
+		return nil
+	})
+}
+
+// update changes the stored entry under key with fn; the entry gets the
+// retention as its ttl once it is settled.
+func (j *Journal) update(ctx context.Context, key string, fn func(*journalRecord) error) error {
+	return j.st.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		if !found {
+			return nil, 0, fmt.Errorf("%w: entry gone", store.ErrNotStored)
+		}
+		var rec journalRecord
+		if err := json.Unmarshal(old, &rec); err != nil {
+			return nil, 0, fmt.Errorf("%w: entry unreadable: %w", ErrJournal, err)
+		}
+		if err := fn(&rec); err != nil {
+			return nil, 0, err
+		}
+		b, err := json.Marshal(&rec)
+		if err != nil {
+			return nil, 0, err
+		}
+		var ttl time.Duration
+		if rec.settled() {
+			ttl = j.retention
+		}
+		return b, ttl, nil
+	})
+}
+
+// Entry returns the entry of the create sent with X-Request-ID
+// requestID; an error matching [store.ErrNotStored] when there is none.
+func (j *Journal) Entry(ctx context.Context, requestID string) (JournalEntry, error) {
+	key, err := journalKey(requestID)
+	if err != nil {
+		return JournalEntry{}, err
+	}
+	return j.read(ctx, key)
+}
+
+func (j *Journal) read(ctx context.Context, key string) (JournalEntry, error) {
+	if j == nil || j.st == nil {
+		return JournalEntry{}, fmt.Errorf("%w: no journal (use payments.NewJournal)", ErrJournal)
+	}
+	b, err := j.st.Get(ctx, key)
+	if err != nil {
+		return JournalEntry{}, fmt.Errorf("%w: %w", ErrJournal, err)
+	}
+	var rec journalRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return JournalEntry{}, fmt.Errorf("%w: entry unreadable: %w", ErrJournal, err)
+	}
+	return rec.entry(j), nil
+}
+
+// Entries yields every entry of the journal, in the order of their
+// keys (the escaped request ids). An error ends the sequence.
+func (j *Journal) Entries(ctx context.Context) iter.Seq2[JournalEntry, error] {
+	return func(yield func(JournalEntry, error) bool) {
+		if j == nil || j.st == nil {
+			yield(JournalEntry{}, fmt.Errorf("%w: no journal (use payments.NewJournal)", ErrJournal))
+			return
+		}
+		for key, err := range j.st.Keys(ctx, journalPrefix) {
+			if err != nil {
+				yield(JournalEntry{}, fmt.Errorf("%w: %w", ErrJournal, err))
+				return
+			}
+			e, err := j.read(ctx, key)
+			if errors.Is(err, store.ErrNotStored) {
+				continue // expired or deleted meanwhile
+			}
+			if !yield(e, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// InDoubt yields the entries that may stand for a payment nobody knows
+// about (see [JournalEntry.InDoubt]): outcome unknown, or no outcome at
+// all and older than the in-flight time ([DefaultInFlight],
+// [JournalInFlight]), so that creates still on their way in another
+// replica are left alone. Pass each to [Service.Resolve]. The entries of
+// Resolve's own resends are never yielded: their original is. An error
+// ends the sequence.
+func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[JournalEntry, error] {
+	return func(yield func(JournalEntry, error) bool) {
+		var now time.Time
+		if j != nil {
+			now = j.now()
+		}
+		for e, err := range j.Entries(ctx) {
+			if err != nil {
+				yield(JournalEntry{}, err)
+				return
+			}
+			if !e.InDoubt() || (e.Outcome == "" && now.Sub(e.Created) < j.inFlight) {
+				continue
+			}
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+}
+
+// WithJournal makes the Service record every create (single, periodic,
+// bulk; every product) in j before it is sent, and its outcome after:
+// see [Journal]. A store error then stops a create before anything is
+// sent. WithJournal(nil) is refused.
+func WithJournal(j *Journal) Option {
+	return func(s *Service) error {
+		if j == nil {
+			return fmt.Errorf("%w: WithJournal(nil)", ErrJournal)
+		}
+		s.journal = j
+		return nil
+	}
+}
+
+// Journal returns the Service's journal ([WithJournal]), nil when it has
+// none.
+func (s *Service) Journal() *Journal { return s.journal }

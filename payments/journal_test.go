@@ -1,0 +1,355 @@
+package payments_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/store"
+)
+
+// journaled returns a Service on b's client that journals into j.
+func journaled(t *testing.T, b *bank, j *payments.Journal) *payments.Service {
+	t.Helper()
+	svc, err := payments.New(b.c, payments.WithJournal(j))
+	require.NoError(t, err)
+	return svc
+}
+
+// inDoubt collects j.InDoubt.
+func inDoubt(t *testing.T, j *payments.Journal) []payments.JournalEntry {
+	t.Helper()
+	var out []payments.JournalEntry
+	for e, err := range j.InDoubt(t.Context()) {
+		require.NoError(t, err)
+		out = append(out, e)
+	}
+	return out
+}
+
+func TestJournalRecordsCreates(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	b := newBank(t)
+	j := payments.NewJournal(store.NewMemoryStore())
+	svc := journaled(t, b, j)
+
+	p := ndct(kariBruk, "321.00")
+	id := uuid.NewString()
+	init, err := svc.CreateNorwegianDomestic(ctx, p, b.pisp(client.WithRequestID(id))...)
+	require.NoError(t, err)
+
+	e, err := j.Entry(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, id, e.RequestID)
+	assert.Equal(t, "payments.CreateNorwegianDomestic", e.Operation)
+	assert.Equal(t, payments.ProductNorwegianDomestic, e.Product)
+	assert.False(t, e.Basket)
+	assert.Equal(t, b.s.URL+"/v1/payments/norwegian-domestic-credit-transfers", e.URL)
+	want, err := json.Marshal(p)
+	require.NoError(t, err)
+	assert.JSONEq(t, string(want), string(e.Body), "the exact body")
+	assert.Equal(t, b.psu.TPPSessionID, e.SessionKey)
+	assert.False(t, e.AllowLogicalDuplicate)
+	assert.Equal(t, payments.OutcomeCreated, e.Outcome)
+	assert.Equal(t, init.PaymentID, e.PaymentID)
+	assert.Equal(t, http.StatusCreated, e.StatusCode)
+	assert.WithinDuration(t, time.Now(), e.Created, time.Minute)
+	assert.False(t, e.InDoubt())
+
+	// Neither String nor JSON shows the body, the session or the PSU.
+	js, err := json.Marshal(e)
+	require.NoError(t, err)
+	for _, secret := range []string{kariBruk, external, b.psu.TPPSessionID, b.psu.PSUID, psuIP} {
+		assert.NotContains(t, e.String(), secret)
+		assert.NotContains(t, string(js), secret)
+	}
+
+	// The same content again: the bank refuses a logical duplicate.
+	dupID := uuid.NewString()
+	_, err = svc.CreateNorwegianDomestic(ctx, p, b.pisp(client.WithRequestID(dupID))...)
+	require.Error(t, err)
+	e, err = j.Entry(ctx, dupID)
+	require.NoError(t, err)
+	assert.Equal(t, payments.OutcomeRefused, e.Outcome)
+	assert.Equal(t, http.StatusBadRequest, e.StatusCode)
+	assert.Equal(t, []string{client.CodePaymentFailed}, e.Codes)
+
+	// With AllowLogicalDuplicate it is created, and the entry says so.
+	allowID := uuid.NewString()
+	_, err = svc.CreateNorwegianDomestic(ctx, p, b.pisp(client.WithRequestID(allowID), payments.AllowLogicalDuplicate())...)
+	require.NoError(t, err)
+	e, err = j.Entry(ctx, allowID)
+	require.NoError(t, err)
+	assert.True(t, e.AllowLogicalDuplicate)
+	assert.Equal(t, payments.OutcomeCreated, e.Outcome)
+
+	// A request id already journaled is refused before sending.
+	_, err = svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "1.00"), b.pisp(client.WithRequestID(id))...)
+	require.ErrorIs(t, err, client.ErrNotSent)
+	require.ErrorIs(t, err, payments.ErrJournal)
+	assert.Len(t, b.paymentsHeld(), 2)
+
+	assert.Empty(t, inDoubt(t, j), "nothing is in doubt")
+	n := 0
+	for _, err := range j.Entries(ctx) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 3, n)
+}
+
+// failingStore refuses writes once armed.
+type failingStore struct {
+	store.Store
+	failAfter atomic.Int32 // writes allowed; negative: all
+}
+
+var errStoreDown = errors.New("store down")
+
+func (s *failingStore) Update(ctx context.Context, key string, fn func([]byte, bool) ([]byte, time.Duration, error)) error {
+	if s.failAfter.Add(-1) < 0 {
+		return errStoreDown
+	}
+	return s.Store.Update(ctx, key, fn)
+}
+
+// Nothing leaves without a journal entry: a store that fails stops the
+// create before it is sent.
+func TestJournalStoreErrorStopsTheCreate(t *testing.T) {
+	t.Parallel()
+	b := newBank(t)
+	st := &failingStore{Store: store.NewMemoryStore()}
+	svc := journaled(t, b, payments.NewJournal(st))
+	_, err := svc.CreateNorwegianDomestic(t.Context(), ndct(kariBruk, "10.00"), b.pisp()...)
+	require.ErrorIs(t, err, client.ErrNotSent)
+	require.ErrorIs(t, err, errStoreDown)
+	assert.Empty(t, b.paymentsHeld(), "nothing was sent")
+}
+
+// When the outcome cannot be recorded (the process dies, or the store
+// fails after the intent), the entry stays without an outcome: InDoubt
+// yields it once the in-flight time has passed, and Resolve reads what
+// the bank has.
+func TestJournalEntryWithoutOutcome(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	b := newBank(t)
+	clock := testtpp.NewClock(time.Now())
+	st := &failingStore{Store: store.NewMemoryStore()}
+	st.failAfter.Store(1) // the intent, not the outcome
+	j := payments.NewJournal(st, payments.JournalClock(clock.Now))
+	svc := journaled(t, b, j)
+	id := uuid.NewString()
+	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "42.00"), b.pisp(client.WithRequestID(id))...)
+	require.NoError(t, err, "the payment was created; only its outcome is not journaled")
+	st.failAfter.Store(1 << 30)
+
+	e, err := j.Entry(ctx, id)
+	require.NoError(t, err)
+	assert.Empty(t, e.Outcome)
+	assert.True(t, e.InDoubt())
+	assert.Empty(t, inDoubt(t, j), "younger than the in-flight time: maybe still on its way")
+	clock.Add(payments.DefaultInFlight + time.Second)
+	doubt := inDoubt(t, j)
+	require.Len(t, doubt, 1)
+
+	res, err := svc.Resolve(ctx, doubt[0], b.pisp()...)
+	require.NoError(t, err)
+	assert.Equal(t, payments.ResolvedDuplicate, res.Kind, "the first payment exists")
+	assert.Len(t, b.paymentsHeld(), 1, "never a second payment")
+	assert.Empty(t, inDoubt(t, j))
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		fault   *emulator.Fault
+		allow   bool
+		want    payments.ResolutionKind
+		held    int
+		inDoubt bool // after Resolve
+	}{
+		{name: "answer lost, payment created", fault: &emulator.Fault{Kind: emulator.FaultDropAfterBody},
+			want: payments.ResolvedDuplicate, held: 1},
+		{name: "dropped before processing", fault: &emulator.Fault{Kind: emulator.FaultDropBeforeProcessing},
+			want: payments.ResolvedCreated, held: 1},
+		{name: "503, not processed", fault: &emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable},
+			want: payments.ResolvedCreated, held: 1},
+		{name: "known id", want: payments.ResolvedStatus, held: 1},
+		{name: "allowLogicalDuplicate, answer lost", fault: &emulator.Fault{Kind: emulator.FaultDropAfterBody}, allow: true,
+			want: payments.NeedsPerson, held: 1, inDoubt: true},
+		{name: "allowLogicalDuplicate, not processed", fault: &emulator.Fault{Kind: emulator.FaultDropBeforeProcessing}, allow: true,
+			want: payments.NeedsPerson, held: 0, inDoubt: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			b := newBank(t)
+			j := payments.NewJournal(store.NewMemoryStore())
+			svc := journaled(t, b, j)
+			if tc.fault != nil {
+				f := *tc.fault
+				f.Method, f.PathPrefix = http.MethodPost, "/v1/payments/"
+				b.s.InjectFault(f)
+			}
+			opts := b.pisp()
+			if tc.allow {
+				opts = append(opts, payments.AllowLogicalDuplicate())
+			}
+			id := uuid.NewString()
+			init, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "250.00"), append(opts, client.WithRequestID(id))...)
+			e, jerr := j.Entry(ctx, id)
+			require.NoError(t, jerr)
+			if tc.fault != nil {
+				require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+				assert.Equal(t, payments.OutcomeUnknown, e.Outcome)
+				doubt := inDoubt(t, j)
+				require.Len(t, doubt, 1)
+				assert.Equal(t, id, doubt[0].RequestID)
+			} else {
+				require.NoError(t, err)
+				assert.Empty(t, inDoubt(t, j))
+			}
+
+			res, err := svc.Resolve(ctx, e, b.pisp()...)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, res.Kind, res.Reason)
+			held := b.paymentsHeld()
+			require.Len(t, held, tc.held, "exactly one payment, never two")
+			switch tc.want {
+			case payments.ResolvedCreated:
+				assert.Equal(t, held[0].ID, res.PaymentID)
+				assert.Equal(t, res.ResendRequestID, held[0].RequestID)
+				assert.NotEmpty(t, res.Initiation.SCARedirect(), "the PSU approves the payment created now")
+				resend, err := j.Entry(ctx, res.ResendRequestID)
+				require.NoError(t, err)
+				assert.Equal(t, id, resend.Resolves, "the resend is journaled too")
+				assert.Equal(t, payments.OutcomeCreated, resend.Outcome)
+				assert.Equal(t, e.Body, resend.Body, "the same body")
+				assert.False(t, resend.AllowLogicalDuplicate)
+			case payments.ResolvedDuplicate:
+				assert.Empty(t, res.PaymentID)
+				assert.Equal(t, id, held[0].RequestID, "the first payment is the one")
+				resend, err := j.Entry(ctx, res.ResendRequestID)
+				require.NoError(t, err)
+				assert.Equal(t, payments.OutcomeRefused, resend.Outcome)
+			case payments.ResolvedStatus:
+				assert.Equal(t, init.PaymentID, res.PaymentID)
+				assert.Empty(t, res.Status, "an NDCT is unreadable before SCA")
+				b.authorize(t, init.SCARedirect())
+				res, err = svc.Resolve(ctx, e, b.pisp()...)
+				require.NoError(t, err)
+				assert.Equal(t, payments.StatusACTC, res.Status)
+			case payments.NeedsPerson:
+				assert.Empty(t, res.ResendRequestID, "nothing was sent")
+				assert.Contains(t, res.Reason, "allowLogicalDuplicate")
+			}
+
+			e, err = j.Entry(ctx, id)
+			require.NoError(t, err)
+			require.NotNil(t, e.Resolution)
+			assert.Equal(t, tc.want, e.Resolution.Kind)
+			assert.Equal(t, tc.inDoubt, e.InDoubt())
+			assert.Len(t, inDoubt(t, j), map[bool]int{true: 1}[tc.inDoubt])
+
+			// Resolving again sends no second create.
+			again, err := svc.Resolve(ctx, e, b.pisp()...)
+			require.NoError(t, err)
+			assert.Len(t, b.paymentsHeld(), tc.held)
+			if tc.want == payments.ResolvedCreated {
+				assert.Equal(t, payments.ResolvedStatus, again.Kind, "the id is known now")
+			}
+		})
+	}
+}
+
+func TestResolveRefuses(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	b := newBank(t)
+	j := payments.NewJournal(store.NewMemoryStore())
+	svc := journaled(t, b, j)
+	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	id := uuid.NewString()
+	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), b.pisp(client.WithRequestID(id))...)
+	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	e, err := j.Entry(ctx, id)
+	require.NoError(t, err)
+
+	// An option that would allow a logical duplicate stops the resend.
+	_, err = svc.Resolve(ctx, e, append(b.pisp(), payments.AllowLogicalDuplicate())...)
+	require.ErrorIs(t, err, client.ErrNotSent)
+	assert.Empty(t, b.paymentsHeld())
+
+	// A client of another bank must not resend it.
+	other := newBank(t)
+	otherSvc := journaled(t, other, j)
+	_, err = otherSvc.Resolve(ctx, e, other.pisp()...)
+	require.ErrorIs(t, err, payments.ErrNotResolvable)
+	assert.Empty(t, other.paymentsHeld())
+
+	// An entry not read from a journal.
+	_, err = svc.Resolve(ctx, payments.JournalEntry{RequestID: id})
+	require.ErrorIs(t, err, payments.ErrNotResolvable)
+
+	assert.Len(t, inDoubt(t, j), 1, "still in doubt")
+	res, err := svc.Resolve(ctx, e, b.pisp()...)
+	require.NoError(t, err)
+	assert.Equal(t, payments.ResolvedCreated, res.Kind)
+	assert.Len(t, b.paymentsHeld(), 1)
+}
+
+// Two replicas resolve the same entry at once: the bank's duplicate check
+// lets one resend create the payment, the other learns it exists; the
+// journal keeps the resolution that knows the id.
+func TestResolveConcurrently(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	b := newBank(t)
+	st := store.NewMemoryStore()
+	j := payments.NewJournal(st)
+	svc := journaled(t, b, j)
+	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	id := uuid.NewString()
+	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "88.00"), b.pisp(client.WithRequestID(id))...)
+	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+
+	replicas := []*payments.Service{journaled(t, b, payments.NewJournal(st)), journaled(t, b, payments.NewJournal(st))}
+	results := make(chan payments.Resolution, len(replicas))
+	for _, r := range replicas {
+		go func() {
+			e, err := r.Journal().Entry(ctx, id)
+			assert.NoError(t, err)
+			res, err := r.Resolve(ctx, e, b.pisp()...)
+			assert.NoError(t, err)
+			results <- res
+		}()
+	}
+	kinds := map[payments.ResolutionKind]int{}
+	for range replicas {
+		res := <-results
+		kinds[res.Kind]++
+	}
+	held := b.paymentsHeld()
+	require.Len(t, held, 1, "one payment, whoever resolved")
+	assert.Equal(t, 1, kinds[payments.ResolvedCreated], "%v", kinds)
+	e, err := j.Entry(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, held[0].ID, e.PaymentID, "the journal keeps the id")
+	assert.False(t, strings.Contains(e.String(), kariBruk))
+}

@@ -1,0 +1,257 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// ResolutionKind says how [Service.Resolve] settled a journal entry.
+type ResolutionKind string
+
+// Resolution kinds.
+const (
+	// ResolvedStatus: the id was known; its status was read.
+	ResolvedStatus ResolutionKind = "status"
+	// ResolvedCreated: the same create sent again was accepted, so the
+	// first never reached the bank; the payment exists once, with the
+	// resend's id (the PSU still has to approve it: see Initiation).
+	ResolvedCreated ResolutionKind = "created"
+	// ResolvedDuplicate: the bank refused the same create sent again as a
+	// logical duplicate, so the first reached it and the payment exists
+	// (its id is unknown: the bank never sent it).
+	ResolvedDuplicate ResolutionKind = "duplicate"
+	// ResolvedNotCreated: the journal already knew that nothing was
+	// created (the bank refused the create, or it was never sent).
+	ResolvedNotCreated ResolutionKind = "not-created"
+	// NeedsPerson: the SDK cannot settle the entry without risking a
+	// second payment: it was created with allowLogicalDuplicate (a resend
+	// would not be refused as a duplicate), or the bank refused the
+	// resend for another reason. Reason says which; the entry stays in
+	// doubt.
+	NeedsPerson ResolutionKind = "needs-person"
+)
+
+// Resolution is what [Service.Resolve] found out about a journal entry,
+// also recorded in the entry ([JournalEntry.Resolution]).
+type Resolution struct {
+	// Kind says how the entry was settled.
+	Kind ResolutionKind `json:"kind"`
+	// PaymentID is the payment's id (a basket's for a basket) when known:
+	// ResolvedStatus and ResolvedCreated.
+	PaymentID string `json:"paymentId,omitempty"`
+	// Status is the status read for ResolvedStatus; "" when the bank
+	// cannot show the payment yet (an NDCT before the PSU approved it,
+	// [ErrNotYetReadable]).
+	Status TransactionStatus `json:"status,omitempty"`
+	// ResendRequestID is the X-Request-ID of the resend, when one was
+	// sent (ResolvedCreated, ResolvedDuplicate, or NeedsPerson after a
+	// refused resend); its own journal entry has Resolves set.
+	ResendRequestID string `json:"resendRequestId,omitempty"`
+	// Reason explains NeedsPerson.
+	Reason string `json:"reason,omitempty"`
+	// At is when the resolution was made.
+	At time.Time `json:"at"`
+	// Initiation is the bank's answer to the resend for ResolvedCreated
+	// (links, scaRedirect), nil otherwise. It is not recorded.
+	Initiation *Initiation `json:"-"`
+}
+
+// The bank's refusals of a resend that say the first create exists: the
+// logical-duplicate refusal of a payment (400 PAYMENT_FAILED on this
+// platform: the emulator's choice, as docs/interface.md section 7 names
+// no code for it, and PAYMENT_FAILED is the only create-time refusal
+// with that code), and for a basket, a payment already in a basket (409
+// STATUS_INVALID).
+const (
+	codePaymentFailed = "PAYMENT_FAILED"
+	codeStatusInvalid = "STATUS_INVALID"
+)
+
+// ErrNotResolvable matches the error of [Service.Resolve] for an entry it
+// must not act on: not from a journal, or journaled through a client of
+// another TPP or bank.
+var ErrNotResolvable = errors.New("payments: journal entry not resolvable here")
+
+// Resolve settles a journal entry in doubt ([Journal.InDoubt]) with one
+// SDK call, recording the result in the entry's journal, and never
+// creates a second payment (docs/design.md section 8):
+//
+//   - When the payment's id is known, it reads the status
+//     (ResolvedStatus).
+//   - When the journal knows nothing was created (refused, not sent), it
+//     sends nothing (ResolvedNotCreated).
+//   - When the create carried allowLogicalDuplicate, it sends nothing and
+//     reports NeedsPerson: the bank would not refuse a resend.
+//   - Otherwise it sends the same body to the same URL again, without
+//     allowLogicalDuplicate, with a new X-Request-ID (journaled too, with
+//     Resolves set) and the entry's session and PSU headers. "Created"
+//     means the first never arrived (ResolvedCreated, the new id);
+//     the bank's logical-duplicate refusal means it exists
+//     (ResolvedDuplicate). Any other refusal is NeedsPerson.
+//
+// opts are added to the resend and the status read (after the entry's
+// own headers, so they win): for example a fresh PSU-IP-Address, or
+// client.WithRequestID to fix the resend's id. An option that sets
+// allowLogicalDuplicate stops the resend before it is sent.
+//
+// An error (the store, the network, a resend whose outcome is unknown
+// again) leaves the entry in doubt: call Resolve again later. Replicas
+// may resolve the same entry at once: the bank's duplicate check lets at
+// most one resend create the payment.
+//
+// A payment that reached the bank and was later rejected or cancelled no
+// longer counts as a duplicate: a resend then creates a new payment, which
+// the PSU must approve like any other. The platform offers no search of
+// payments by content, so for ResolvedDuplicate the first payment's id
+// stays unknown; it cannot be approved without its scaRedirect and
+// expires unsigned.
+func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...client.RequestOption) (Resolution, error) {
+	const op = "payments.Resolve"
+	if s == nil || s.c == nil {
+		return Resolution{}, fmt.Errorf("%s: %w", op, errNoClient)
+	}
+	j := entry.j
+	if j == nil {
+		return Resolution{}, fmt.Errorf("%s: %w: the entry was not read from a Journal", op, ErrNotResolvable)
+	}
+	if entry.scope != s.c.Scope() {
+		return Resolution{}, fmt.Errorf("%s: %w: the entry was journaled by a client of another TPP or bank", op, ErrNotResolvable)
+	}
+	key, err := journalKey(entry.RequestID)
+	if err != nil {
+		return Resolution{}, fmt.Errorf("%s: %w", op, err)
+	}
+	// What another replica may have learnt meanwhile counts.
+	if entry, err = j.read(ctx, key); err != nil {
+		return Resolution{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if entry.Resolves != "" {
+		return Resolution{}, fmt.Errorf("%s: %w: the entry is a resend; resolve the entry %s", op, ErrNotResolvable, entry.Resolves)
+	}
+	var res Resolution
+	switch {
+	case entry.PaymentID != "":
+		res, err = s.readStatus(ctx, entry, opts)
+	case entry.Outcome == OutcomeRefused || entry.Outcome == OutcomeNotSent:
+		return Resolution{Kind: ResolvedNotCreated, At: j.now().UTC()}, nil
+	case entry.AllowLogicalDuplicate:
+		res = Resolution{Kind: NeedsPerson, Reason: "created with allowLogicalDuplicate: a resend would not be refused as a duplicate, so only a person can tell whether the payment exists"}
+	default:
+		res, err = s.resend(ctx, entry, opts)
+	}
+	if err != nil {
+		return Resolution{}, fmt.Errorf("%s: %w", op, err)
+	}
+	res.At = j.now().UTC()
+	err = j.update(ctx, key, func(rec *journalRecord) error {
+		// Never replace a resolution that knows the id by one that does
+		// not (a concurrent resolver's duplicate after our creation).
+		if rec.Resolution != nil && rec.Resolution.PaymentID != "" && res.PaymentID == "" {
+			return nil
+		}
+		r := res
+		r.Initiation = nil
+		rec.Resolution = &r
+		return nil
+	})
+	if err != nil {
+		return res, fmt.Errorf("%s: recording the resolution: %w", op, err)
+	}
+	return res, nil
+}
+
+// readStatus reads the status of the entry's payment (or basket).
+func (s *Service) readStatus(ctx context.Context, e JournalEntry, opts []client.RequestOption) (Resolution, error) {
+	href := strings.TrimRight(e.URL, "/") + "/" + url.PathEscape(e.PaymentID) + "/" + segStatus
+	ro := append(e.options(), opts...)
+	var out StatusResponse
+	op := client.Operation{Name: "payments.Resolve", Method: http.MethodGet, Path: href}
+	// A basket's status has the same shape: {transactionStatus}.
+	err := s.do(ctx, op, &out, ro)
+	if err != nil && !e.Basket {
+		err = notYetReadable(href, err)
+	}
+	switch {
+	case errors.Is(err, ErrNotYetReadable):
+		return Resolution{Kind: ResolvedStatus, PaymentID: e.PaymentID}, nil
+	case err != nil:
+		return Resolution{}, err
+	}
+	return Resolution{Kind: ResolvedStatus, PaymentID: e.PaymentID, Status: out.TransactionStatus}, nil
+}
+
+// options are the request options of a resend: the entry's own headers.
+func (e JournalEntry) options() []client.RequestOption {
+	var ro []client.RequestOption
+	for name, vs := range e.header {
+		if len(vs) > 0 && vs[0] != "" {
+			ro = append(ro, client.WithHeader(name, vs[0]))
+		}
+	}
+	return ro
+}
+
+// resend sends the entry's create again without allowLogicalDuplicate and
+// interprets the answer.
+func (s *Service) resend(ctx context.Context, e JournalEntry, opts []client.RequestOption) (Resolution, error) {
+	resultID := "paymentId"
+	if e.Basket {
+		resultID = "basketId"
+	}
+	var requestID string
+	hook := e.j.hook(e.scope, e.Product, e.RequestID)
+	op := client.Operation{
+		Name:       "payments.Resolve",
+		Method:     http.MethodPost,
+		Path:       e.URL,
+		Body:       json.RawMessage(e.Body),
+		Repeatable: false, // the resend is a create: sent once
+		ResultID:   resultID,
+		Hook: func(ctx context.Context, call *client.Call) (func(client.Result), error) {
+			requestID = call.RequestID
+			return hook(ctx, call)
+		},
+	}
+	var out struct {
+		Initiation
+		BasketID string `json:"basketId"`
+	}
+	err := s.do(ctx, op, &out, append(e.options(), opts...))
+	var ce *client.Error
+	switch {
+	case err == nil:
+		init := out.Initiation
+		if e.Basket {
+			init.PaymentID = out.BasketID
+		}
+		init.Product = e.Product
+		return Resolution{Kind: ResolvedCreated, PaymentID: init.PaymentID, ResendRequestID: requestID, Initiation: &init}, nil
+	case errors.As(err, &ce) && existsRefusal(e, ce):
+		return Resolution{Kind: ResolvedDuplicate, ResendRequestID: requestID}, nil
+	case errors.As(err, &ce) && ce.StatusCode >= 400 && ce.StatusCode < 500 && !errors.Is(err, client.ErrOutcomeUnknown):
+		code := ""
+		if len(ce.Messages) > 0 {
+			code = " " + ce.Messages[0].Code
+		}
+		return Resolution{Kind: NeedsPerson, ResendRequestID: requestID,
+			Reason: fmt.Sprintf("the bank refused the resend (%d%s), not as a duplicate: whether the first create arrived is unknown", ce.StatusCode, code)}, nil
+	}
+	return Resolution{}, err
+}
+
+// existsRefusal reports whether the bank's refusal of a resend says the
+// first create exists.
+func existsRefusal(e JournalEntry, ce *client.Error) bool {
+	if e.Basket {
+		return ce.StatusCode == http.StatusConflict && ce.HasCode(codeStatusInvalid)
+	}
+	return ce.StatusCode == http.StatusBadRequest && ce.HasCode(codePaymentFailed)
+}
