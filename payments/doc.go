@@ -117,6 +117,15 @@
 //     *client.Error, 400 PAYMENT_FAILED on this platform) and no second
 //     payment exists; if it did not, the retry creates the payment once.
 //
+// A [Journal] does these steps for you and survives a crash: with
+// [WithJournal] every create is recorded in a store.Store before it is
+// sent (a store error stops it) and its outcome after. A process that
+// crashed, or got ErrOutcomeUnknown, or another replica on the same
+// store, lists [Journal.InDoubt] and settles each entry with
+// [Service.Resolve], which reads the status when the id is known and
+// otherwise sends the same body again as step 3 says; an entry created
+// with [AllowLogicalDuplicate] is reported as [NeedsPerson], never resent.
+//
 // Other products: [Service.Create] sends a body of your own for
 // [ProductCrossBorder], [ProductInstantNorwegianDomestic] or any product
 // by name; [Service.CreatePeriodic] and [Service.CreateBulk] use
