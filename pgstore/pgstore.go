@@ -282,44 +282,55 @@ func (s *Store) Take(ctx context.Context, key string) ([]byte, error) {
 
 // Update implements [store.Store] in one transaction: lock (or create and
 // lock) the key's row, run fn, write or delete. fn runs once, while the
-// row is locked: it must be quick and must not use the store.
+// row is locked: it must be quick and must not use the store. The
+// transaction takes two round trips to the server: BEGIN and the lock
+// are sent together, then the write and COMMIT.
 func (s *Store) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
 	if err := begin(ctx, key); err != nil {
 		return err
 	}
-	var fnErr error
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		var (
-			old  []byte
-			live bool
-		)
-		if err := tx.QueryRow(ctx, s.q.lock, key).Scan(&old, &live); err != nil {
-			return err
-		}
-		if !live {
-			old = nil
-		} else if old == nil {
-			old = []byte{}
-		}
-		value, ttl, err := fn(old, live)
-		if err == nil && value != nil {
-			err = store.CheckValue(value)
-		}
-		if err != nil {
-			fnErr = err
-			return err // rolls back: a placeholder disappears
-		}
-		if value == nil {
-			_, err = tx.Exec(ctx, s.q.del, key)
-		} else {
-			_, err = tx.Exec(ctx, s.q.set, key, value, micros(ttl))
-		}
-		return err
-	})
-	if fnErr != nil {
-		return fnErr
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return wrap(ctx, "update", err)
+	}
+	// A connection left inside a transaction (an error midway) is closed
+	// by the pool on release, never reused.
+	defer conn.Release()
+
+	var (
+		old  []byte
+		live bool
+	)
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(s.q.lock, key).QueryRow(func(row pgx.Row) error { return row.Scan(&old, &live) })
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		return wrap(ctx, "update", err)
+	}
+	if !live {
+		old = nil
+	} else if old == nil {
+		old = []byte{}
+	}
+	value, ttl, err := fn(old, live)
+	if err == nil && value != nil {
+		err = store.CheckValue(value)
 	}
 	if err != nil {
+		// Roll back: the row stays as it was, a placeholder disappears.
+		// Should ROLLBACK fail, the connection is still in the
+		// transaction and the pool closes it on release.
+		_, _ = conn.Exec(ctx, "ROLLBACK")
+		return err
+	}
+	b = &pgx.Batch{}
+	if value == nil {
+		b.Queue(s.q.del, key)
+	} else {
+		b.Queue(s.q.set, key, value, micros(ttl))
+	}
+	b.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return wrap(ctx, "update", err)
 	}
 	s.wrote()
