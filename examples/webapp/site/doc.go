@@ -1,0 +1,49 @@
+// Package site is the example TPP web application of examples/webapp:
+// a small but complete site over the SDK that a PSU uses in a browser,
+// without JavaScript. Every SCA is a redirect to the bank's page and back
+// to the site's /callback, served by sca.Manager.Handler (docs/interface.md
+// sections 5.8, 5.9 and 6).
+//
+// # Journeys
+//
+// Connect the bank: "Connect your bank" starts a bank-offered consent in a
+// new SCA session (sca.Manager.Begin); after the bank's page the PSU sees
+// the accounts with their balances and latest booked transactions.
+//
+// Pay: a PSU the site has no PSU-ID for first identifies at the bank (GET
+// /v1/user, sca.User). The payment form (a Norwegian domestic credit
+// transfer: amount, creditor name and account, a message or a KID, the
+// debtor account) is validated by the SDK
+// (payments.NorwegianDomestic.Validate); each *client.ValidationError is
+// shown next to the form field its JSON path names, and the bank's
+// tppMessages likewise by their path. "Pay now" creates the payment in a
+// new SCA session and sends the PSU to the bank; the callback finds the
+// payment by its TPP-Session-ID and the status page follows it to a final
+// status with payments.Service.Wait, waiting server-side up to
+// Config.WaitTimeout and reloading itself with <meta http-equiv=refresh>
+// while the bank is not done. "Add to basket" keeps payments for one
+// approval of a signing basket (package basket).
+//
+// Corporate: a PSU acting for a company chooses the agreement
+// (PSU-Corporate-ID, sca.Manager.UseAgreement) on the Company page; the
+// bank asks for SCA for an agreement without consent.
+//
+// Failure: a PSU who cancels or fails SCA comes back to a page that says
+// what was not done and what the bank said: the failed-SCA redirect's
+// status, code and message (sca.CallbackError). A replayed, forged or
+// expired callback gets a refusal page (400) and changes nothing.
+//
+// # State
+//
+// The PSU is known by a random cookie (a real TPP uses its own login).
+// Sessions, pending SCAs and the site's records (payments, baskets, single-
+// use form tokens against double submits and cross-site posts) live in the
+// sca.Manager's store.Store.
+//
+// # Running it
+//
+// [StartSandbox] wires the site to an in-process bank sandbox (package
+// sandbox/emulator) with a TPP it trusts and runs the bank's payment batch
+// every few seconds; the command examples/webapp and the browser tests of
+// module github.com/tppkit/psd2/e2e use it.
+package site

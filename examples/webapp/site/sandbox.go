@@ -1,0 +1,147 @@
+package site
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
+)
+
+// TPPName is the name of the sandbox TPP's certificate, which the bank's
+// SCA page shows ("Example TPP asks you to approve").
+const TPPName = "Example TPP"
+
+// SandboxOptions configures [StartSandbox]. The zero value is usable.
+type SandboxOptions struct {
+	// Addr is the site's listen address; "127.0.0.1:0" when empty. The
+	// redirect URI is http on it: the SDK allows http on loopback hosts
+	// only.
+	Addr string
+	// BatchEvery is how often the bank's payment batch runs, which takes
+	// approved payments to their final status; 3 seconds when zero.
+	BatchEvery time.Duration
+	// WaitTimeout, Refresh, PollMin, PollMax and Logger are those of
+	// [Config].
+	WaitTimeout, Refresh time.Duration
+	PollMin, PollMax     time.Duration
+	Logger               *slog.Logger
+}
+
+// Sandbox is the site serving over an in-process bank sandbox (package
+// sandbox/emulator, with its self-signed TLS certificate): what
+// `go run ./examples/webapp` runs and the browser tests drive.
+type Sandbox struct {
+	// Bank is the bank sandbox. Its SCA page is at the scaRedirect links.
+	Bank *emulator.Server
+	// URL is the site's base URL, http://127.0.0.1:PORT.
+	URL string
+	// Site is the web application.
+	Site *Site
+
+	srv    *http.Server
+	served chan error
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	once   sync.Once
+}
+
+// StartSandbox starts the bank sandbox, a TPP it trusts (named
+// [TPPName]), and the site on opts.Addr. Close stops both.
+func StartSandbox(opts SandboxOptions) (*Sandbox, error) {
+	addr := opts.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	every := opts.BatchEvery
+	if every <= 0 {
+		every = 3 * time.Second
+	}
+	bank := emulator.NewServer()
+	creds, err := bank.NewTPP(TPPName)
+	if err != nil {
+		bank.Close()
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		bank.Close()
+		return nil, err
+	}
+	base := "http://" + ln.Addr().String()
+	fail := func(err error) (*Sandbox, error) {
+		ln.Close()
+		bank.Close()
+		return nil, err
+	}
+	// The redirect URI is set once on the client; the Flow appends its
+	// state to it on every SCA.
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()),
+		client.WithDefaults(client.WithRedirectURI(base+"/callback")))
+	if err != nil {
+		return fail(err)
+	}
+	flow, err := sca.NewFlow(base+"/callback", sca.WithClient(c))
+	if err != nil {
+		return fail(err)
+	}
+	sessions, err := sca.NewManager(flow, store.NewMemoryStore())
+	if err != nil {
+		return fail(err)
+	}
+	site, err := New(Config{Client: c, Sessions: sessions, WaitTimeout: opts.WaitTimeout, Refresh: opts.Refresh,
+		PollMin: opts.PollMin, PollMax: opts.PollMax, Logger: opts.Logger})
+	if err != nil {
+		return fail(err)
+	}
+	sb := &Sandbox{Bank: bank, URL: base, Site: site, served: make(chan error, 1), stop: make(chan struct{}),
+		srv: &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}}
+	go func() { sb.served <- sb.srv.Serve(ln) }()
+	sb.wg.Add(1)
+	go func() {
+		defer sb.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-sb.stop:
+				return
+			case <-t.C:
+				bank.RunBatch()
+			}
+		}
+	}()
+	return sb, nil
+}
+
+// Wait blocks until ctx ends or the site's server fails.
+func (sb *Sandbox) Wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-sb.served:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
+}
+
+// Close stops the site, the batch and the bank.
+func (sb *Sandbox) Close() {
+	sb.once.Do(func() {
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = sb.srv.Shutdown(shut)
+		close(sb.stop)
+		sb.wg.Wait()
+		sb.Bank.Close()
+	})
+}
