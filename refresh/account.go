@@ -29,27 +29,30 @@ const maxPages = 64
 func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 	res := Result{Job: j, Cursor: j.Cursor}
 	now := r.now()
-	switch {
-	case j.Session == nil || j.AccountID == "" || j.want()&^Both != 0:
+	if j.Session == nil || j.AccountID == "" || j.want()&^Both != 0 {
 		return r.fail(ctx, res, fmt.Errorf("%w: no session, no account id or an unknown Want", ErrInvalidJob))
-	case j.Session.Validate() != nil:
-		return r.fail(ctx, res, j.Session.Validate())
+	}
+	if err := j.Session.Validate(); err != nil {
+		return r.fail(ctx, res, err)
 	}
 	if end := j.Session.ConsentExpiresAt(); !end.IsZero() && !now.Before(end) {
 		return r.fail(ctx, res, ErrConsentEnded)
 	}
 	if due := j.Cursor.RefreshedAt.Add(r.spacing); !j.Force && r.spacing > 0 && !j.Cursor.RefreshedAt.IsZero() && now.Before(due) {
-		res.Outcome, res.RetryAt, res.Deferred = BudgetExhausted, due, true
+		res.Outcome, res.RetryAt, res.Deferred, res.Err = BudgetExhausted, due, true, ErrNotDue
 		return res
 	}
 	if until, ok := r.paused(); ok {
-		if wait := time.Until(until); wait > r.maxWait {
+		wait := time.Until(until)
+		if wait > r.maxWait {
 			res.Outcome, res.RetryAt = Transient, now.Add(wait)
-			res.Err = fmt.Errorf("refresh: the bank asked to wait %s (429 Retry-After)", wait.Round(time.Second))
+			res.Err = fmt.Errorf("%w for %s", ErrPaused, wait.Round(time.Second))
 			return res
-		} else if err := sleep(ctx, wait); err != nil {
+		}
+		if err := sleep(ctx, wait); err != nil {
 			return r.fail(ctx, res, err)
 		}
+		now = r.now()
 	}
 
 	want := j.want()
@@ -117,18 +120,21 @@ func (r *Refresher) failCall(ctx context.Context, res Result, err error, e accou
 	switch {
 	case v.budget != nil:
 		res.RetryAt = v.budget.RetryAt
+	case v.outcome == BudgetExhausted && e != "":
+		// The bank's 429: the client marked the budget spent, which
+		// says when the next call is allowed; a Retry-After can only
+		// make it later.
+		res.RetryAt = now.Add(accounts.DefaultBudgetWindow)
+		if a, err := r.svc.Remaining(context.WithoutCancel(ctx), res.Job.AccountID, e); err == nil && !a.NextAt.IsZero() {
+			res.RetryAt = a.NextAt
+		}
+		if v.hasRetry && now.Add(v.retryAfter).After(res.RetryAt) {
+			res.RetryAt = now.Add(v.retryAfter)
+		}
 	case v.hasRetry:
 		res.RetryAt = now.Add(v.retryAfter)
 		if v.rateLimit {
 			r.pause(v.retryAfter)
-		}
-	case v.outcome == BudgetExhausted && e != "":
-		// The bank's 429 ACCESS_EXCEEDED: the budget was marked spent;
-		// it knows when the next call is allowed.
-		if a, err := r.svc.Remaining(context.WithoutCancel(ctx), res.Job.AccountID, e); err == nil && !a.NextAt.IsZero() {
-			res.RetryAt = a.NextAt
-		} else {
-			res.RetryAt = now.Add(accounts.DefaultBudgetWindow)
 		}
 	}
 	return res

@@ -222,9 +222,10 @@ type Result struct {
 	Deferred bool
 	// Calls is the number of calls sent to the bank for the job.
 	Calls int
-	// Err is the error behind any outcome but Done: the bank's
-	// *client.Error, an *accounts.BudgetExhaustedError, a transport
-	// error, [ErrConsentEnded], [ErrInvalidJob], ...
+	// Err is the error behind any outcome but Done (nil with Done): the
+	// bank's *client.Error, an *accounts.BudgetExhaustedError, a
+	// transport error, [ErrNotDue], [ErrPaused], [ErrConsentEnded],
+	// [ErrInvalidJob], ...
 	Err error
 }
 
@@ -259,4 +260,12 @@ var (
 	// ErrInvalidJob: the job has no session or no account id, or an
 	// unknown Want; the outcome is [Refused].
 	ErrInvalidJob = errors.New("refresh: invalid job")
+	// ErrNotDue: the account was refreshed less than the spacing ago
+	// ([WithSpacing]); the outcome is [BudgetExhausted] with
+	// [Result.Deferred], and nothing was sent.
+	ErrNotDue = errors.New("refresh: the account was refreshed less than the spacing ago")
+	// ErrPaused: the bank asked to slow down (429 with Retry-After) for
+	// longer than [WithMaxWait]; the outcome is [Transient], RetryAt is
+	// when the pause ends, and nothing was sent.
+	ErrPaused = errors.New("refresh: paused at the bank's request")
 )

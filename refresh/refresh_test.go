@@ -124,6 +124,7 @@ func TestRunFifthRoundRefusedLocally(t *testing.T) {
 	res := collect(t, r, jobs)[0]
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.True(t, res.Deferred)
+	assert.ErrorIs(t, res.Err, refresh.ErrNotDue)
 	assert.Zero(t, res.Calls)
 	assert.WithinDuration(t, jobs[0].Cursor.RefreshedAt.Add(refresh.DefaultSpacing), res.RetryAt, 0)
 

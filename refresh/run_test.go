@@ -209,6 +209,7 @@ func TestRunRateLimitPauses(t *testing.T) {
 	for _, res := range got[1:] {
 		assert.Equal(t, refresh.Transient, res.Outcome)
 		assert.Zero(t, res.Calls, "not sent during the pause")
+		assert.ErrorIs(t, res.Err, refresh.ErrPaused)
 		assert.WithinDuration(t, got[0].RetryAt, res.RetryAt, 5*time.Second)
 	}
 	assert.EqualValues(t, 1, bank.calls.Load())
