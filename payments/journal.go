@@ -17,9 +17,14 @@ import (
 	"github.com/tppkit/psd2/store"
 )
 
-// journalPrefix is the key prefix of the journal's entries in its store,
-// followed by the path-escaped X-Request-ID.
-const journalPrefix = "payments/journal/"
+// Key prefixes of the journal in its store, each followed by the
+// path-escaped X-Request-ID: the entries, and a marker per entry that may
+// be in doubt, so that InDoubt reads the few open entries, not months of
+// settled ones.
+const (
+	journalPrefix = "payments/journal/"
+	doubtPrefix   = "payments/journal-open/"
+)
 
 // Defaults of a [Journal].
 const (
@@ -115,7 +120,8 @@ func JournalClock(now func() time.Time) JournalOption {
 }
 
 // NewJournal returns a Journal keeping its entries in st under the
-// prefix "payments/journal/". It returns nil when st is nil.
+// prefix "payments/journal/", and a marker for each entry not yet
+// settled under "payments/journal-open/". It returns nil when st is nil.
 func NewJournal(st store.Store, opts ...JournalOption) *Journal {
 	if st == nil {
 		return nil
@@ -298,13 +304,25 @@ func (r *journalRecord) settled() bool {
 // be read.
 var ErrJournal = errors.New("payments: journal")
 
-// key returns the store key of the entry of requestID.
+// journalKey returns the store key of the entry of requestID.
 func journalKey(requestID string) (string, error) {
 	k := journalPrefix + url.PathEscape(requestID)
 	if err := store.CheckKey(k); err != nil {
 		return "", fmt.Errorf("%w: request id unusable as a key: %w", ErrJournal, err)
 	}
 	return k, nil
+}
+
+// doubtKey returns the key of the open marker of the entry under key.
+func doubtKey(key string) string {
+	return doubtPrefix + strings.TrimPrefix(key, journalPrefix)
+}
+
+// closeDoubt removes the open marker of the entry under key once the
+// entry is settled. Best effort: InDoubt removes markers of settled
+// entries it meets.
+func (j *Journal) closeDoubt(ctx context.Context, key string) {
+	_ = j.st.Delete(ctx, doubtKey(key))
 }
 
 // errRequestIDReused refuses a create whose X-Request-ID the journal
@@ -360,6 +378,13 @@ func (j *Journal) hook(scope string, product Product, resolves string) client.Ho
 		b, err := json.Marshal(&rec)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrJournal, err)
+		}
+		// The open marker first: an intent never exists without one (a
+		// marker without its intent is removed by InDoubt later).
+		if resolves == "" {
+			if err := j.st.Put(ctx, doubtKey(key), []byte(rec.Created.Format(time.RFC3339Nano)), 0); err != nil {
+				return nil, fmt.Errorf("%w: recording the intent: %w", ErrJournal, err)
+			}
 		}
 		err = j.st.Update(ctx, key, func(_ []byte, found bool) ([]byte, time.Duration, error) {
 			if found {
@@ -429,13 +454,19 @@ func outcomeOf(r client.Result) (o Outcome, id string, status int, codes []strin
 func (j *Journal) recordOutcome(ctx context.Context, key string, r client.Result) error {
 	o, id, status, codes := outcomeOf(r)
 	now := j.now().UTC()
-	return j.update(ctx, key, func(rec *journalRecord) error {
+	settled := false
+	err := j.update(ctx, key, func(rec *journalRecord) error {
 		rec.Outcome, rec.OutcomeAt, rec.StatusCode, rec.Codes = o, &now, status, codes
 		if id != "" {
 			rec.PaymentID = id
 		}
+		settled = rec.settled()
 		return nil
 	})
+	if err == nil && settled {
+		j.closeDoubt(ctx, key)
+	}
+	return err
 }
 
 // update changes the stored entry under key with fn; the entry gets the
@@ -518,20 +549,39 @@ func (j *Journal) Entries(ctx context.Context) iter.Seq2[JournalEntry, error] {
 // all and older than the in-flight time ([DefaultInFlight],
 // [JournalInFlight]), so that creates still on their way in another
 // replica are left alone. Pass each to [Service.Resolve]. The entries of
-// Resolve's own resends are never yielded: their original is. An error
-// ends the sequence.
+// Resolve's own resends are never yielded: their original is. It reads
+// only the open entries (each has a marker in the store until it is
+// settled), not the settled ones. An error ends the sequence.
 func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[JournalEntry, error] {
 	return func(yield func(JournalEntry, error) bool) {
-		var now time.Time
-		if j != nil {
-			now = j.now()
+		if j == nil || j.st == nil {
+			yield(JournalEntry{}, fmt.Errorf("%w: no journal (use payments.NewJournal)", ErrJournal))
+			return
 		}
-		for e, err := range j.Entries(ctx) {
+		now := j.now()
+		for marker, err := range j.st.Keys(ctx, doubtPrefix) {
 			if err != nil {
-				yield(JournalEntry{}, err)
+				yield(JournalEntry{}, fmt.Errorf("%w: %w", ErrJournal, err))
 				return
 			}
-			if !e.InDoubt() || (e.Outcome == "" && now.Sub(e.Created) < j.inFlight) {
+			key := journalPrefix + strings.TrimPrefix(marker, doubtPrefix)
+			e, err := j.read(ctx, key)
+			switch {
+			case errors.Is(err, store.ErrNotStored):
+				// A marker whose intent never followed (the store failed,
+				// or the process died between the two writes), once it is
+				// older than any create in flight.
+				if j.markerStale(ctx, marker, now) {
+					_ = j.st.Delete(ctx, marker)
+				}
+				continue
+			case err != nil:
+				yield(JournalEntry{}, err)
+				return
+			case !e.InDoubt():
+				j.closeDoubt(ctx, key)
+				continue
+			case e.Outcome == "" && now.Sub(e.Created) < j.inFlight:
 				continue
 			}
 			if !yield(e, nil) {
@@ -539,6 +589,17 @@ func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[JournalEntry, error] {
 			}
 		}
 	}
+}
+
+// markerStale reports whether the open marker was written longer than
+// the in-flight time ago.
+func (j *Journal) markerStale(ctx context.Context, marker string, now time.Time) bool {
+	b, err := j.st.Get(ctx, marker)
+	if err != nil {
+		return false
+	}
+	at, err := time.Parse(time.RFC3339Nano, string(b))
+	return err != nil || now.Sub(at) >= j.inFlight
 }
 
 // WithJournal makes the Service record every create (single, periodic,

@@ -353,3 +353,59 @@ func TestResolveConcurrently(t *testing.T) {
 	assert.Equal(t, held[0].ID, e.PaymentID, "the journal keeps the id")
 	assert.False(t, strings.Contains(e.String(), kariBruk))
 }
+
+// keysUnder lists the store's keys with prefix.
+func keysUnder(t *testing.T, st store.Store, prefix string) []string {
+	t.Helper()
+	var out []string
+	for k, err := range st.Keys(t.Context(), prefix) {
+		require.NoError(t, err)
+		out = append(out, k)
+	}
+	return out
+}
+
+// InDoubt reads only open entries: each create leaves a marker in the
+// store until its entry is settled (an outcome that is not unknown, or a
+// resolution), so months of settled payments cost InDoubt nothing. A
+// marker whose intent was never written is removed once it is older than
+// the in-flight time.
+func TestJournalOpenMarkers(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	b := newBank(t)
+	st := store.NewMemoryStore()
+	clock := testtpp.NewClock(time.Now())
+	j := payments.NewJournal(st, payments.JournalClock(clock.Now))
+	svc := journaled(t, b, j)
+	const open = "payments/journal-open/"
+
+	for _, amount := range []string{"1.00", "2.00", "3.00"} {
+		_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, amount), b.pisp()...)
+		require.NoError(t, err)
+	}
+	assert.Empty(t, keysUnder(t, st, open), "settled creates leave no marker")
+	assert.Len(t, keysUnder(t, st, "payments/journal/"), 3)
+
+	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	id := uuid.NewString()
+	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "4.00"), b.pisp(client.WithRequestID(id))...)
+	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	assert.Equal(t, []string{open + id}, keysUnder(t, st, open))
+
+	// A marker left by a process that died before writing its intent.
+	orphan := open + "orphan-request"
+	require.NoError(t, st.Put(ctx, orphan, []byte(clock.Now().Format(time.RFC3339Nano)), 0))
+	doubt := inDoubt(t, j)
+	require.Len(t, doubt, 1)
+	assert.Contains(t, keysUnder(t, st, open), orphan, "young: its intent may still come")
+	clock.Add(payments.DefaultInFlight)
+	inDoubt(t, j)
+	assert.NotContains(t, keysUnder(t, st, open), orphan, "old and without intent: removed")
+
+	res, err := svc.Resolve(ctx, doubt[0], b.pisp()...)
+	require.NoError(t, err)
+	assert.Equal(t, payments.ResolvedDuplicate, res.Kind)
+	assert.Empty(t, keysUnder(t, st, open), "resolved: the marker is gone")
+	assert.Len(t, b.paymentsHeld(), 4)
+}

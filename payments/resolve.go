@@ -151,19 +151,23 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 		return Resolution{}, fmt.Errorf("%s: %w", op, err)
 	}
 	res.At = j.now().UTC()
+	settled := false
 	err = j.update(ctx, key, func(rec *journalRecord) error {
 		// Never replace a resolution that knows the id by one that does
 		// not (a concurrent resolver's duplicate after our creation).
-		if rec.Resolution != nil && rec.Resolution.PaymentID != "" && res.PaymentID == "" {
-			return nil
+		if rec.Resolution == nil || rec.Resolution.PaymentID == "" || res.PaymentID != "" {
+			r := res
+			r.Initiation = nil
+			rec.Resolution = &r
 		}
-		r := res
-		r.Initiation = nil
-		rec.Resolution = &r
+		settled = rec.settled()
 		return nil
 	})
 	if err != nil {
 		return res, fmt.Errorf("%s: recording the resolution: %w", op, err)
+	}
+	if settled {
+		j.closeDoubt(ctx, key)
 	}
 	return res, nil
 }
