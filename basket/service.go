@@ -2,6 +2,7 @@ package basket
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -15,18 +16,45 @@ import (
 // [client.Client] it was made with; PSU and session headers are per-call
 // [client.RequestOption]s. A Service is safe for concurrent use.
 type Service struct {
-	c   *client.Client
-	pay *payments.Service
+	c       *client.Client
+	pay     *payments.Service
+	journal *payments.Journal // WithJournal; nil: creates are not journaled
+}
+
+// Option configures a [Service] in [New]; an invalid one makes New fail.
+type Option func(*Service) error
+
+// WithJournal records every basket creation in j, as payments.WithJournal
+// does for payments: the intent before anything is sent, the outcome
+// after, so that a basket whose answer was lost is resolved with
+// payments.Service.Resolve instead of being created twice.
+func WithJournal(j *payments.Journal) Option {
+	return func(s *Service) error {
+		if j == nil {
+			return errors.New("basket: WithJournal(nil)")
+		}
+		s.journal = j
+		return nil
+	}
 }
 
 // New returns a Service that sends its calls through c. It refuses a nil
-// client.
-func New(c *client.Client) (*Service, error) {
+// client and an invalid option.
+func New(c *client.Client, opts ...Option) (*Service, error) {
 	pay, err := payments.New(c)
 	if err != nil {
 		return nil, errNoClient
 	}
-	return &Service{c: c, pay: pay}, nil
+	s := &Service{c: c, pay: pay}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 // Create puts the payments paymentIDs in a new signing basket (POST
@@ -74,7 +102,7 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		ids = []string{} // {"paymentIds":[]}, never null
 	}
 	var out Basket
-	_, err := s.c.Do(ctx, client.Operation{
+	operation := client.Operation{
 		Name:   op,
 		Method: http.MethodPost,
 		Path:   "/v1/signing-baskets",
@@ -84,7 +112,11 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		ResultID:   "basketId",
 		Require:    createHeaders,
 		Validate:   func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
-	}, &out, opts...)
+	}
+	if s.journal != nil {
+		operation.Hook = s.journal.Hook(s.c.Scope(), "")
+	}
+	_, err := s.c.Do(ctx, operation, &out, opts...)
 	if err != nil {
 		return nil, err
 	}

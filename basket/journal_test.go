@@ -1,0 +1,40 @@
+package basket_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"github.com/tppkit/psd2/basket"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/store"
+)
+
+// A journaled basket creation leaves an entry with its outcome: the
+// basket's creation is resolvable after a crash like a payment's.
+func TestCreateJournaled(t *testing.T) {
+	t.Parallel()
+	b := startBank(t)
+	j := payments.NewJournal(store.NewMemoryStore())
+	bsk, err := basket.New(b.c, basket.WithJournal(j))
+	require.NoError(t, err)
+	ids := b.ndcts(t, 2, 10)
+
+	got, err := bsk.Create(t.Context(), ids, b.basketOpts()...)
+	require.NoError(t, err)
+
+	var entries []payments.JournalEntry
+	for e, err := range j.Entries(t.Context()) {
+		require.NoError(t, err)
+		entries = append(entries, e)
+	}
+	require.Len(t, entries, 1, "one entry: the basket's creation")
+	e := entries[0]
+	assert.True(t, e.Basket)
+	assert.Equal(t, payments.OutcomeCreated, e.Outcome)
+	assert.Equal(t, got.BasketID, e.PaymentID, "the created basket's id")
+	assert.False(t, e.InDoubt())
+
+	_, err = basket.New(b.c, basket.WithJournal(nil))
+	assert.Error(t, err)
+}
