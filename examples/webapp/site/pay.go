@@ -54,6 +54,35 @@ func fieldLabel(name string) string {
 	return ""
 }
 
+// authMethods are the choices of the form's approval method: sent as
+// X-PSU-AuthMethod-Preferred (docs/interface.md section 5.11); "" lets
+// the bank choose.
+var authMethods = []methodOption{
+	{"", "Let the bank choose"},
+	{string(sca.AuthMethodBankIDMobile), "BankID on mobile"},
+	{string(sca.AuthMethodBankID), "BankID"},
+	{string(sca.AuthMethodApp), "One-time code app with biometrics"},
+	{string(sca.AuthMethodHA2), "Code device or SMS (HA2)"},
+}
+
+type methodOption struct{ Value, Label string }
+
+// startOptions are the SCA options the form asks for: the preferred
+// method and, with "app", TPP-Redirect-Preferred false (the bank's app,
+// docs/interface.md section 5.12).
+func startOptions(v map[string]string) []sca.StartOption {
+	var opts []sca.StartOption
+	for _, m := range authMethods {
+		if m.Value != "" && m.Value == v["method"] {
+			opts = append(opts, sca.WithAuthMethod(sca.AuthMethod(m.Value)))
+		}
+	}
+	if v["app"] != "" {
+		opts = append(opts, sca.WithRedirectPreferred(false))
+	}
+	return opts
+}
+
 // payFormPage is the payment form with the values entered and the
 // problems found.
 type payFormPage struct {
@@ -62,6 +91,7 @@ type payFormPage struct {
 	Errors   map[string]string
 	Problems []problem
 	Own      []ownAccount
+	Methods  []methodOption
 }
 
 // problem is one line of the form's summary; Field is empty for a problem
@@ -113,6 +143,7 @@ func (s *Site) showPayForm(w http.ResponseWriter, r *http.Request, key string, s
 	}
 	p.Token = token
 	p.Own = s.loadOwn(r.Context(), key)
+	p.Methods = authMethods
 	s.render(w, r, status, "pay", frame{Title: "Pay", Nav: "pay"}, p)
 }
 
@@ -142,6 +173,7 @@ func (s *Site) pay(w http.ResponseWriter, r *http.Request) {
 	for _, f := range formFields {
 		form.Values[f.name] = strings.TrimSpace(r.PostForm.Get(f.name))
 	}
+	form.Values["method"], form.Values["app"] = r.PostForm.Get("method"), r.PostForm.Get("app")
 	p := s.paymentOf(&form)
 	toBasket := r.PostForm.Get("action") == "basket"
 	if toBasket {
@@ -160,7 +192,7 @@ func (s *Site) pay(w http.ResponseWriter, r *http.Request) {
 	if toBasket {
 		call, err = s.sessions.Prepare(r.Context(), key, present(r))
 	} else {
-		call, err = s.sessions.Begin(r.Context(), key, present(r))
+		call, err = s.sessions.Begin(r.Context(), key, present(r), startOptions(form.Values)...)
 	}
 	if err != nil {
 		s.fail(w, r, err)

@@ -178,7 +178,18 @@ func TestPaymentToFinalStatus(t *testing.T) {
 	t.Parallel()
 	p := newPSU(t)
 	form := p.identify()
-	s := p.get(p.approve(p.do(http.MethodPost, "/pay", payForm(tokenOf(t, form), set("message", ""), set("kid", "1234 5678 97"))), emulator.CustomerKari))
+	sent := p.do(http.MethodPost, "/pay", payForm(tokenOf(t, form), set("message", ""), set("kid", "1234 5678 97"),
+		set("method", "BANKID_MOBIL"), set("app", "1")))
+	// The bank's page names the payment, the method and the app flow the
+	// site asked for.
+	resp, err := p.sb.Bank.Client().Get(p.bankLink(sent))
+	require.NoError(t, err)
+	bankPage, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	assert.Contains(t, string(bankPage), `<dd class="amount">10.00 NOK</dd>`)
+	assert.Contains(t, string(bankPage), "Method: <strong>BankID on mobile</strong>, as Example TPP asked.")
+	assert.Contains(t, string(bankPage), "Example TPP asked for the Testbank app")
+	s := p.get(p.approve(sent, emulator.CustomerKari))
 	require.Equal(t, http.StatusOK, s.status)
 	assert.Contains(t, s.html, "<h1>Payment done</h1>")
 	assert.Contains(t, s.html, "<dd>1234567897</dd>")
