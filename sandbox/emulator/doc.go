@@ -96,8 +96,15 @@
 //
 // A request that needs SCA answers with _links.scaRedirect, an absolute
 // URL of the form https://127.0.0.1:PORT/tap-sandbox/9999/?route_secesb_id=1&flow=psd2&state=<uuid>&context=PRIVATE.
-// The page is an HTML form asking for the customerNumber (and, for a
-// corporate customer, the agreement); its POST redirects (302) to
+// The page (scapage.html, no JavaScript) shows what is being authorised:
+// the consent, the PSU's identification (GET /v1/user), a payment's amount,
+// creditor and accounts, or a basket's payments and total. It names the
+// method X-PSU-AuthMethod-Preferred asked for, says when
+// TPP-Redirect-Preferred false asked for the bank's app, and pre-fills the
+// customer number from X-PSU-IDENTITY and the agreement from
+// PSU-Corporate-ID. It asks for the customerNumber (and, for a corporate
+// customer, the agreement) and has approve and cancel buttons; approving
+// redirects (302) to
 // TPP-Redirect-URI with psu-id (a UUID stable per TPP certificate and
 // customer), tpp-session-id, context and, in CORPORATE context,
 // psu-corporate-id (the agreement id), keeping the TPP's own query (state)
