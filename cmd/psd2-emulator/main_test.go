@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -343,11 +344,13 @@ func TestSlowConnectionsAreClosed(t *testing.T) {
 				// Finish the handshake, then stall in the middle of the headers.
 				tc := tls.Client(raw, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", NextProtos: []string{"http/1.1"}, MinVersion: tls.VersionTLS12})
 				if err := tc.HandshakeContext(t.Context()); err != nil {
-					errs[i] = err
+					// On a loaded machine the server may already have
+					// given up on this connection: that is what is tested.
+					results[i], errs[i] = closedByPeer(err)
 					return
 				}
 				if _, err := io.WriteString(tc, "GET /api/v1/sandbox/customers HTTP/1.1\r\nHost: "+u.Host+"\r\nX-Slow: "); err != nil {
-					errs[i] = err
+					results[i], errs[i] = closedByPeer(err)
 					return
 				}
 				c = tc
@@ -363,4 +366,14 @@ func TestSlowConnectionsAreClosed(t *testing.T) {
 
 	// The server still serves well-behaved clients.
 	assert.Equal(t, http.StatusOK, st.do(t, http.MethodGet, "/v1/sandbox/customers", nil).StatusCode)
+}
+
+// closedByPeer reads an error of a write or handshake on a connection the
+// test keeps slow: the server closing it (EOF, reset, broken pipe) is the
+// behaviour under test; any other error is returned.
+func closedByPeer(err error) (bool, error) {
+	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
+		return true, nil
+	}
+	return false, err
 }
