@@ -70,21 +70,15 @@ func (b *budget) key(accountID string, e Endpoint) string {
 // update runs fn on the call times stored under key, atomically.
 func (b *budget) update(ctx context.Context, key string, fn func(calls []time.Time) []time.Time) error {
 	return b.st.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
-		var nanos []int64
-		if found {
-			if err := json.Unmarshal(old, &nanos); err != nil {
-				return nil, 0, fmt.Errorf("budget value unreadable: %w", err)
-			}
-		}
-		calls := make([]time.Time, len(nanos))
-		for i, n := range nanos {
-			calls[i] = time.Unix(0, n).UTC()
+		calls, err := b.decode(old, found)
+		if err != nil {
+			return nil, 0, err
 		}
 		calls = fn(calls)
 		if len(calls) == 0 {
 			return nil, 0, nil
 		}
-		nanos = nanos[:0]
+		nanos := make([]int64, 0, len(calls))
 		last := calls[0]
 		for _, t := range calls {
 			nanos = append(nanos, t.UnixNano())
@@ -96,6 +90,22 @@ func (b *budget) update(ctx context.Context, key string, fn func(calls []time.Ti
 		// The value is needed until its last call leaves the window.
 		return v, max(last.Add(b.window).Sub(b.now()), time.Second), err
 	})
+}
+
+// decode reads the call times of a stored value (none when not found).
+func (b *budget) decode(raw []byte, found bool) ([]time.Time, error) {
+	if !found {
+		return nil, nil
+	}
+	var nanos []int64
+	if err := json.Unmarshal(raw, &nanos); err != nil {
+		return nil, fmt.Errorf("budget value unreadable: %w", err)
+	}
+	calls := make([]time.Time, len(nanos))
+	for i, n := range nanos {
+		calls[i] = time.Unix(0, n).UTC()
+	}
+	return calls, nil
 }
 
 // Allowance is what is left of one budget.
@@ -110,19 +120,19 @@ type Allowance struct {
 	NextAt time.Time
 }
 
-// remaining reports what is left of a budget.
+// remaining reports what is left of a budget. It only reads the store:
+// a refresher that asks before every call costs no write.
 func (b *budget) remaining(ctx context.Context, key string) (Allowance, error) {
-	now := b.now()
-	var a Allowance
-	err := b.update(ctx, key, func(calls []time.Time) []time.Time {
-		calls = b.prune(calls, now)
-		a = b.allowance(calls)
-		return calls
-	})
+	raw, err := b.st.Get(ctx, key)
+	found := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotStored) {
+		return Allowance{}, fmt.Errorf("accounts: budget store: %w", err)
+	}
+	calls, err := b.decode(raw, found)
 	if err != nil {
 		return Allowance{}, fmt.Errorf("accounts: budget store: %w", err)
 	}
-	return a, nil
+	return b.allowance(b.prune(calls, b.now())), nil
 }
 
 // reserve records a call now, or returns a *BudgetExhaustedError when the

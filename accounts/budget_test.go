@@ -463,6 +463,13 @@ type brokenStore struct {
 	puts atomic.Int64
 }
 
+func (s *brokenStore) Get(context.Context, string) ([]byte, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	return []byte("{not json"), nil
+}
+
 func (s *brokenStore) Update(_ context.Context, _ string, fn func([]byte, bool) ([]byte, time.Duration, error)) error {
 	if s.err != nil {
 		return s.err
