@@ -146,14 +146,9 @@ func (s *Server) certificate(r *http.Request, now time.Time) (*tpp, *apiError) {
 	if v == "" {
 		return nil, errHeaderRequired("TPP-Signature-Certificate")
 	}
-	v = strings.TrimSuffix(strings.TrimPrefix(v, "-----BEGIN CERTIFICATE-----"), "-----END CERTIFICATE-----")
-	der, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(v), ""))
-	if err != nil {
-		return nil, errFormat("TPP-Signature-Certificate", "TPP-Signature-Certificate must be the base64 DER of an X.509 certificate.")
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		return nil, errFormat("TPP-Signature-Certificate", "TPP-Signature-Certificate is not an X.509 certificate.")
+	cert, apiErr := s.parseCertificate(v)
+	if apiErr != nil {
+		return nil, apiErr
 	}
 	s.mu.RLock()
 	t := s.tpps[fingerprint(cert)]
@@ -165,6 +160,33 @@ func (s *Server) certificate(r *http.Request, now time.Time) (*tpp, *apiError) {
 		return nil, newError(http.StatusUnauthorized, "CERTIFICATE_EXPIRED", "The TPP certificate is not valid at this time.").at("TPP-Signature-Certificate")
 	}
 	return t, nil
+}
+
+// maxParsedCerts bounds the cache of parsed TPP-Signature-Certificate
+// values: far more TPPs than a sandbox serves, and a few MB at most.
+const maxParsedCerts = 1024
+
+// parseCertificate decodes a TPP-Signature-Certificate value. Parsed
+// certificates are cached by the header's exact value (a TPP sends the
+// same one on every request), so that the emulator does not parse the
+// DER again on each call; the cache stops growing at maxParsedCerts.
+func (s *Server) parseCertificate(v string) (*x509.Certificate, *apiError) {
+	if c, ok := s.certCache.Load(v); ok {
+		return c.(*x509.Certificate), nil
+	}
+	pem := strings.TrimSuffix(strings.TrimPrefix(v, "-----BEGIN CERTIFICATE-----"), "-----END CERTIFICATE-----")
+	der, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(pem), ""))
+	if err != nil {
+		return nil, errFormat("TPP-Signature-Certificate", "TPP-Signature-Certificate must be the base64 DER of an X.509 certificate.")
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, errFormat("TPP-Signature-Certificate", "TPP-Signature-Certificate is not an X.509 certificate.")
+	}
+	if s.certCacheLen.Add(1) <= maxParsedCerts {
+		s.certCache.Store(v, cert)
+	}
+	return cert, nil
 }
 
 // checkSignedHeaders checks the headers part of the Signature

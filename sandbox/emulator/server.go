@@ -98,6 +98,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -117,7 +118,10 @@ type Server struct {
 
 	ts      *httptest.Server
 	handler http.Handler
-	ca      *authority
+
+	certCache    sync.Map     // TPP-Signature-Certificate value -> *x509.Certificate (auth.go)
+	certCacheLen atomic.Int64 // entries stored or refused, bounds certCache
+	ca           *authority
 
 	now         func() time.Time
 	knownIssues bool // section 4.2 (NDCT unreadable before approval): on by default
