@@ -66,6 +66,10 @@ func New(c *client.Client, opts ...Option) (*Service, error) {
 	return s, nil
 }
 
+// Client returns the client the Service sends its calls through; its
+// clock ([client.Client.Now]) is the one the budget counts on.
+func (s *Service) Client() *client.Client { return s.c }
+
 // get sends a GET described by name, path and query and decodes the answer
 // into out.
 func (s *Service) get(ctx context.Context, name, path string, query url.Values, out any, opts []client.RequestOption) error {

@@ -119,7 +119,7 @@ func benchRefresh(b *testing.B, n int, storeKind string, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ropts := []refresh.Option{refresh.WithClock(clock.Now)}
+	ropts := []refresh.Option{}
 	if workers > 0 {
 		ropts = append(ropts, refresh.WithWorkers(workers))
 	}

@@ -29,7 +29,6 @@ func TestNewRefusesInvalid(t *testing.T) {
 		"negative wait":    refresh.WithMaxWait(-time.Second),
 		"nil progress":     refresh.WithProgress(nil),
 		"nil logger":       refresh.WithLogger(nil),
-		"nil clock":        refresh.WithClock(nil),
 	} {
 		_, err := refresh.New(b.svc, o)
 		assert.Error(t, err, name)

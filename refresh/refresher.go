@@ -123,29 +123,15 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// WithClock sets the time source for the spacing of refreshes, the end of
-// consents and the times in results. Give the one of the client
-// (client.WithClock) when it has one, so that the refresher and the
-// budget agree. The default is time.Now.
-func WithClock(now func() time.Time) Option {
-	return func(r *Refresher) error {
-		if now == nil {
-			return errors.New("refresh: WithClock(nil)")
-		}
-		r.now = now
-		return nil
-	}
-}
-
 // New returns a Refresher that reads accounts through svc and counts
 // against its without-PSU budget (the client's store). It refuses a nil
 // svc and an invalid option.
 func New(svc *accounts.Service, opts ...Option) (*Refresher, error) {
-	if svc == nil {
-		return nil, errors.New("refresh: New needs an accounts.Service")
+	if svc == nil || svc.Client() == nil {
+		return nil, errors.New("refresh: New needs an accounts.Service made with accounts.New")
 	}
 	r := &Refresher{svc: svc, workers: runtime.GOMAXPROCS(0), spacing: DefaultSpacing,
-		maxWait: DefaultMaxWait, log: slog.New(slog.DiscardHandler), now: time.Now}
+		maxWait: DefaultMaxWait, log: slog.New(slog.DiscardHandler), now: svc.Client().Now}
 	for _, o := range opts {
 		if o == nil {
 			continue
