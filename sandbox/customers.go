@@ -12,22 +12,13 @@ import (
 	"github.com/tppkit/psd2/internal/emoji"
 )
 
-// CustomerType is PRIVATE or CORPORATE (docs/interface.md section 2.8).
-type CustomerType string
-
-// Customer types.
-const (
-	Private   CustomerType = "PRIVATE"
-	Corporate CustomerType = "CORPORATE"
-)
-
 // Customer is a sandbox customer (docs/interface.md section 2.8). CustomerNumber is what
 // the PSU types at the sandbox SCA page (docs/interface.md section 5.13).
 type Customer struct {
-	CustomerID     string       `json:"customerId"`
-	CustomerNumber string       `json:"customerNumber"`
-	CustomerType   CustomerType `json:"customerType"`
-	CustomerName   string       `json:"customerName"`
+	CustomerID     string            `json:"customerId"`
+	CustomerNumber string            `json:"customerNumber"`
+	CustomerType   client.PSUContext `json:"customerType"`
+	CustomerName   string            `json:"customerName"`
 	// Agreements are listed with CustomersQuery.WithAgreements.
 	Agreements []Agreement `json:"agreements"`
 	// Accounts and CardAccounts are mock account ids, listed with
@@ -81,7 +72,7 @@ type NewCustomer struct {
 	// organisation number for a corporate one.
 	CustomerNumber string `json:"customerNumber"`
 	// CustomerType is PRIVATE or CORPORATE.
-	CustomerType CustomerType `json:"customerType"`
+	CustomerType client.PSUContext `json:"customerType"`
 	// CustomerName is the customer's name.
 	CustomerName string `json:"customerName"`
 }
@@ -96,7 +87,7 @@ func (n *NewCustomer) validate() error {
 		return errors.New("sandbox: customerName must have 1 to 70 characters")
 	case emoji.Index(n.CustomerName) >= 0:
 		return errors.New("sandbox: customerName holds a character the bank cannot process (an emoji or pictograph)")
-	case n.CustomerType != Private && n.CustomerType != Corporate:
+	case n.CustomerType != client.Private && n.CustomerType != client.Corporate:
 		return errors.New("sandbox: customer type must be PRIVATE or CORPORATE")
 	}
 	return nil

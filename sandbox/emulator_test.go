@@ -67,7 +67,7 @@ func TestInitializeRestoresTheFourDefaults(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	ctx := t.Context()
-	_, err := e.sb.CreateCustomer(ctx, &sandbox.NewCustomer{CustomerNumber: "01017012345", CustomerType: sandbox.Private, CustomerName: "Extra Person"})
+	_, err := e.sb.CreateCustomer(ctx, &sandbox.NewCustomer{CustomerNumber: "01017012345", CustomerType: client.Private, CustomerName: "Extra Person"})
 	require.NoError(t, err)
 	before, err := e.sb.Customers(ctx, nil)
 	require.NoError(t, err)
@@ -79,10 +79,10 @@ func TestInitializeRestoresTheFourDefaults(t *testing.T) {
 	assert.ElementsMatch(t, defaults, numbers(got))
 	for _, c := range got {
 		switch c.CustomerType {
-		case sandbox.Private:
+		case client.Private:
 			assert.Len(t, c.Accounts, 2, c.CustomerName)
 			assert.Len(t, c.CardAccounts, 1, c.CustomerName)
-		case sandbox.Corporate:
+		case client.Corporate:
 			assert.Len(t, c.Accounts, 2, c.CustomerName)
 			assert.NotEmpty(t, c.Agreements, c.CustomerName)
 		default:
@@ -104,7 +104,7 @@ func TestMockDataReadBackThroughAccounts(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	const number = "01017012345"
-	cust, err := e.sb.CreateCustomer(ctx, &sandbox.NewCustomer{CustomerNumber: number, CustomerType: sandbox.Private, CustomerName: "Per Testesen"})
+	cust, err := e.sb.CreateCustomer(ctx, &sandbox.NewCustomer{CustomerNumber: number, CustomerType: client.Private, CustomerName: "Per Testesen"})
 	require.NoError(t, err)
 	assert.Equal(t, number, cust.CustomerNumber)
 	acc, err := e.sb.CreateAccount(ctx, &sandbox.NewAccount{CustomerID: cust.CustomerID, Currency: "NOK", Name: "Lønnskonto", Balance: "1000.00"})

@@ -96,7 +96,7 @@ func TestCustomersDecodesPlatformDocument(t *testing.T) {
 			require.Len(t, got, 2)
 			kari := got[0]
 			assert.Equal(t, "15867512345", kari.CustomerNumber)
-			assert.Equal(t, Private, kari.CustomerType)
+			assert.Equal(t, client.Private, kari.CustomerType)
 			assert.Equal(t, "Kari Testperson", kari.CustomerName)
 			assert.True(t, strings.HasPrefix(kari.CustomerID, "enc!!"))
 			require.Len(t, kari.Agreements, 1)
@@ -106,7 +106,7 @@ func TestCustomersDecodesPlatformDocument(t *testing.T) {
 			assert.Len(t, kari.Accounts, 2)
 			assert.Len(t, kari.CardAccounts, 1)
 			assert.Equal(t, "/v1/sandbox/customers/"+kari.CustomerID, kari.Links.Href(client.LinkSelf))
-			assert.Equal(t, Corporate, got[1].CustomerType)
+			assert.Equal(t, client.Corporate, got[1].CustomerType)
 			assert.Equal(t, "912345688", got[1].CustomerNumber)
 		})
 	}
@@ -142,7 +142,7 @@ func TestRequests(t *testing.T) {
 		{
 			name: "create customer", status: 201, answer: customer,
 			call: func(s *Service, t *testing.T) error {
-				c, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "15867512345", CustomerType: Private, CustomerName: "Kari Testperson"})
+				c, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "15867512345", CustomerType: client.Private, CustomerName: "Kari Testperson"})
 				if err == nil {
 					assert.Equal(t, "Kari Testperson", c.CustomerName)
 					assert.Len(t, c.Accounts, 2)
@@ -271,11 +271,11 @@ func TestInvalidInputSendsNothing(t *testing.T) {
 	}{
 		{"nil customer", func(s *Service, t *testing.T) error { _, err := s.CreateCustomer(t.Context(), nil); return err }},
 		{"customer number letters", func(s *Service, t *testing.T) error {
-			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "1303931995x", CustomerType: Private, CustomerName: "K"})
+			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "1303931995x", CustomerType: client.Private, CustomerName: "K"})
 			return err
 		}},
 		{"customer number length", func(s *Service, t *testing.T) error {
-			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "1234", CustomerType: Private, CustomerName: "K"})
+			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "1234", CustomerType: client.Private, CustomerName: "K"})
 			return err
 		}},
 		{"customer type", func(s *Service, t *testing.T) error {
@@ -283,7 +283,7 @@ func TestInvalidInputSendsNothing(t *testing.T) {
 			return err
 		}},
 		{"customer name", func(s *Service, t *testing.T) error {
-			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "13039319955", CustomerType: Private})
+			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "13039319955", CustomerType: client.Private})
 			return err
 		}},
 		{"delete empty id", func(s *Service, t *testing.T) error { return s.DeleteCustomer(t.Context(), "") }},
@@ -356,7 +356,7 @@ func TestBankErrorIsClientError(t *testing.T) {
 	t.Parallel()
 	svc, _, _ := mockBank(t, http.StatusConflict,
 		`{"tppMessages":[{"category":"ERROR","code":"CONFLICT","path":"customerNumber","text":"A customer with this customerNumber exists."}]}`)
-	_, err := svc.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "13039319955", CustomerType: Private, CustomerName: "Kari"})
+	_, err := svc.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "13039319955", CustomerType: client.Private, CustomerName: "Kari"})
 	var ce *client.Error
 	require.True(t, errors.As(err, &ce))
 	assert.Equal(t, http.StatusConflict, ce.StatusCode)

@@ -126,9 +126,9 @@ func (w *walk) sandbox(ctx context.Context) error {
 		found := false
 		for _, cu := range list {
 			switch cu.CustomerType {
-			case sandbox.Private:
+			case client.Private:
 				private++
-			case sandbox.Corporate:
+			case client.Corporate:
 				corporate++
 				if w.corporate == "" && len(cu.Accounts) > 0 {
 					w.corporate = cu.CustomerNumber

@@ -141,7 +141,7 @@ func BenchmarkSetupSigned(b *testing.B) {
 				err = parallel(2, (n+1)/2, func(ctx context.Context, i int) error {
 					number := fmt.Sprintf("2%010d", i)
 					if _, err := svc.CreateCustomer(ctx, &sandbox.NewCustomer{CustomerNumber: number,
-						CustomerType: sandbox.Private, CustomerName: "Kari Testperson"}); err != nil {
+						CustomerType: client.Private, CustomerName: "Kari Testperson"}); err != nil {
 						return err
 					}
 					for range min(2, n-2*i) {
