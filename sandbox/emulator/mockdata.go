@@ -639,23 +639,14 @@ func (s *Server) createAgreement(c *call) error {
 
 // textField checks a text's length in characters.
 func textField(v, path string, minLen, maxLen int) error {
-	n := len([]rune(v))
-	if n < minLen || n > maxLen {
-		return errFormat(path, "%s must be %d to %d characters.", path, minLen, maxLen)
+	if e := optionalText(&v, path, minLen, maxLen); e != nil {
+		return e
 	}
 	return nil
 }
 
 func allDigitsN(s string, lengths ...int) bool {
-	if !slices.Contains(lengths, len(s)) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
+	return slices.Contains(lengths, len(s)) && allDigits(s)
 }
 
 func orDefault(v, def string) string {
