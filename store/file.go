@@ -522,31 +522,41 @@ func (s *FileStore) Update(ctx context.Context, key string, fn func(old []byte, 
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	wrote, err := s.update(name, key, fn)
+	// The sweep takes shard locks: it runs once this one is released.
+	unlock()
+	if wrote {
+		s.afterWrite(ctx)
+	}
+	return err
+}
+
+// update is Update with the key's lock held; it reports whether it wrote
+// a new value.
+func (s *FileStore) update(name, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) (bool, error) {
 	now := s.clock()
 	old, found, err := s.read(name, key, now)
 	if err != nil {
-		return err
+		return false, err
 	}
 	value, ttl, err := fn(old, found)
 	switch {
 	case err != nil:
-		return err
+		return false, err
 	case value == nil:
-		return s.remove(name)
+		return false, s.remove(name)
 	case ttl <= 0 && found && bytes.Equal(old, value):
 		if h, err := s.readHeader(filepath.Join(s.dir, name)); err == nil && h.expires.IsZero() {
-			return nil
+			return false, nil
 		}
 	}
 	if err := CheckValue(value); err != nil {
-		return err
+		return false, err
 	}
 	if err := s.writeAtomic(name, encodeFile(key, value, expiry(now, ttl))); err != nil {
-		return err
+		return false, err
 	}
-	s.afterWrite(ctx)
-	return nil
+	return true, nil
 }
 
 // writeAtomic writes content to a new temporary file in the directory,

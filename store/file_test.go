@@ -495,3 +495,33 @@ func TestFileStoreLockWaitEndsWithContext(t *testing.T) {
 	close(release)
 	require.NoError(t, <-done)
 }
+
+// The sweep that a write starts runs after the writer released its key's
+// lock: an Update that triggers it while an expired value of its own
+// shard waits to be removed finishes (it once waited for itself).
+func TestFileStoreSweepAfterUpdateReleasesLock(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	st.now = func() time.Time { return now }
+	a, same, _ := keysByShard(st)
+	require.NoError(t, st.Put(ctx, same, []byte("expiring"), time.Minute))
+	now = now.Add(time.Hour)
+	st.writes.Store(fileSweepEvery - 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- st.Update(ctx, a, func([]byte, bool) ([]byte, time.Duration, error) {
+			return []byte("v"), 0, nil
+		})
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the Update that started the sweep never returned")
+	}
+	name, _ := st.name(same)
+	_, err := os.Lstat(filepath.Join(st.Dir(), name))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "the sweep removed the expired value of the Update's shard")
+}
