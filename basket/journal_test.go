@@ -15,7 +15,8 @@ import (
 func TestCreateJournaled(t *testing.T) {
 	t.Parallel()
 	b := startBank(t)
-	j := payments.NewJournal(store.NewMemoryStore())
+	j, err := payments.NewJournal(store.NewMemoryStore())
+	require.NoError(t, err)
 	bsk, err := basket.New(b.c, basket.WithJournal(j))
 	require.NoError(t, err)
 	ids := b.ndcts(t, 2, 10)

@@ -84,55 +84,67 @@ type Journal struct {
 	retention time.Duration
 }
 
-// JournalOption configures a [Journal] in [NewJournal].
-type JournalOption func(*Journal)
+// JournalOption configures a [Journal] in [NewJournal]; an invalid one
+// makes NewJournal fail.
+type JournalOption func(*Journal) error
 
 // JournalInFlight replaces [DefaultInFlight]: entries without an outcome
 // younger than d are not in doubt yet. 0 makes every entry without an
 // outcome in doubt at once (a process that knows the writer is dead).
-// A negative d keeps the default.
+// A negative d is refused.
 func JournalInFlight(d time.Duration) JournalOption {
-	return func(j *Journal) {
-		if d >= 0 {
-			j.inFlight = d
+	return func(j *Journal) error {
+		if d < 0 {
+			return fmt.Errorf("payments: JournalInFlight(%v): negative", d)
 		}
+		j.inFlight = d
+		return nil
 	}
 }
 
 // JournalRetention replaces [DefaultRetention]; 0 keeps settled entries
-// until deleted. A negative d keeps the default.
+// until deleted. A negative d is refused.
 func JournalRetention(d time.Duration) JournalOption {
-	return func(j *Journal) {
-		if d >= 0 {
-			j.retention = d
+	return func(j *Journal) error {
+		if d < 0 {
+			return fmt.Errorf("payments: JournalRetention(%v): negative", d)
 		}
+		j.retention = d
+		return nil
 	}
 }
 
-// JournalClock makes the Journal read the time from now (tests move it);
-// nil keeps time.Now.
-func JournalClock(now func() time.Time) JournalOption {
-	return func(j *Journal) {
-		if now != nil {
-			j.now = now
+// JournalClient makes the Journal read the time from c's clock
+// ([client.Client.Now], set with client.WithClock), the SDK's one clock,
+// instead of time.Now: give the client whose payments it journals.
+func JournalClient(c *client.Client) JournalOption {
+	return func(j *Journal) error {
+		if c == nil {
+			return errors.New("payments: JournalClient(nil)")
 		}
+		j.now = c.Now
+		return nil
 	}
 }
 
 // NewJournal returns a Journal keeping its entries in st under the
 // prefix "payments/journal/", and a marker for each entry not yet
-// settled under "payments/journal-open/". It returns nil when st is nil.
-func NewJournal(st store.Store, opts ...JournalOption) *Journal {
+// settled under "payments/journal-open/". It refuses a nil store and an
+// invalid option.
+func NewJournal(st store.Store, opts ...JournalOption) (*Journal, error) {
 	if st == nil {
-		return nil
+		return nil, errors.New("payments: NewJournal needs a store")
 	}
 	j := &Journal{st: st, now: time.Now, inFlight: DefaultInFlight, retention: DefaultRetention}
 	for _, o := range opts {
-		if o != nil {
-			o(j)
+		if o == nil {
+			continue
+		}
+		if err := o(j); err != nil {
+			return nil, err
 		}
 	}
-	return j
+	return j, nil
 }
 
 // Outcome is what became of a journaled create, as its client reported.

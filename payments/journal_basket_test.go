@@ -33,7 +33,7 @@ func TestJournalBasket(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			b := newBank(t)
-			j := payments.NewJournal(store.NewMemoryStore())
+			j := mustJournal(t, store.NewMemoryStore())
 			svc := journaled(t, b, j)
 			p1, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "10.00"), b.pisp()...)
 			require.NoError(t, err)

@@ -29,6 +29,14 @@ func journaled(t *testing.T, b *bank, j *payments.Journal) *payments.Service {
 	return svc
 }
 
+// mustJournal returns a new Journal on st.
+func mustJournal(t testing.TB, st store.Store, opts ...payments.JournalOption) *payments.Journal {
+	t.Helper()
+	j, err := payments.NewJournal(st, opts...)
+	require.NoError(t, err)
+	return j
+}
+
 // inDoubt collects j.InDoubt.
 func inDoubt(t *testing.T, j *payments.Journal) []payments.JournalEntry {
 	t.Helper()
@@ -44,7 +52,7 @@ func TestJournalRecordsCreates(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	b := newBank(t)
-	j := payments.NewJournal(store.NewMemoryStore())
+	j := mustJournal(t, store.NewMemoryStore())
 	svc := journaled(t, b, j)
 
 	p := ndct(kariBruk, "321.00")
@@ -133,7 +141,7 @@ func TestJournalStoreErrorStopsTheCreate(t *testing.T) {
 	t.Parallel()
 	b := newBank(t)
 	st := &failingStore{Store: store.NewMemoryStore()}
-	svc := journaled(t, b, payments.NewJournal(st))
+	svc := journaled(t, b, mustJournal(t, st))
 	_, err := svc.CreateNorwegianDomestic(t.Context(), ndct(kariBruk, "10.00"), b.pisp()...)
 	require.ErrorIs(t, err, client.ErrNotSent)
 	require.ErrorIs(t, err, errStoreDown)
@@ -151,7 +159,7 @@ func TestJournalEntryWithoutOutcome(t *testing.T) {
 	clock := testtpp.NewClock(time.Now())
 	st := &failingStore{Store: store.NewMemoryStore()}
 	st.failAfter.Store(1) // the intent, not the outcome
-	j := payments.NewJournal(st, payments.JournalClock(clock.Now))
+	j := mustJournal(t, st, payments.JournalClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now))))
 	svc := journaled(t, b, j)
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "42.00"), b.pisp(client.WithRequestID(id))...)
@@ -200,7 +208,7 @@ func TestResolve(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			b := newBank(t)
-			j := payments.NewJournal(store.NewMemoryStore())
+			j := mustJournal(t, store.NewMemoryStore())
 			svc := journaled(t, b, j)
 			if tc.fault != nil {
 				f := *tc.fault
@@ -282,7 +290,7 @@ func TestResolveRefuses(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	b := newBank(t)
-	j := payments.NewJournal(store.NewMemoryStore())
+	j := mustJournal(t, store.NewMemoryStore())
 	svc := journaled(t, b, j)
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
@@ -322,14 +330,14 @@ func TestResolveConcurrently(t *testing.T) {
 	ctx := t.Context()
 	b := newBank(t)
 	st := store.NewMemoryStore()
-	j := payments.NewJournal(st)
+	j := mustJournal(t, st)
 	svc := journaled(t, b, j)
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "88.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 
-	replicas := []*payments.Service{journaled(t, b, payments.NewJournal(st)), journaled(t, b, payments.NewJournal(st))}
+	replicas := []*payments.Service{journaled(t, b, mustJournal(t, st)), journaled(t, b, mustJournal(t, st))}
 	results := make(chan payments.Resolution, len(replicas))
 	for _, r := range replicas {
 		go func() {
@@ -376,7 +384,7 @@ func TestJournalOpenMarkers(t *testing.T) {
 	b := newBank(t)
 	st := store.NewMemoryStore()
 	clock := testtpp.NewClock(time.Now())
-	j := payments.NewJournal(st, payments.JournalClock(clock.Now))
+	j := mustJournal(t, st, payments.JournalClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now))))
 	svc := journaled(t, b, j)
 	const open = "payments/journal-open/"
 

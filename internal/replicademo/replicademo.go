@@ -80,7 +80,10 @@ func newReplica(ctx context.Context, name string, db Database, bank *emulator.Se
 	if err != nil {
 		return nil, err
 	}
-	j := payments.NewJournal(st)
+	j, err := payments.NewJournal(st, payments.JournalClient(c))
+	if err != nil {
+		return nil, err
+	}
 	pis, err := payments.New(c, payments.WithJournal(j))
 	if err != nil {
 		return nil, err
