@@ -22,4 +22,3 @@ func TestSegment(t *testing.T) {
 	}
 	assert.Equal(t, "/v1/accounts/"+accountID+"/balances", Join("/v1/accounts/", accountID, "balances"))
 }
-
