@@ -60,7 +60,7 @@ func TestLogRedaction(t *testing.T) {
 	var logs logBuffer
 	c := newTestClient(t, b.URL, WithLogger(debugLogger(&logs)))
 	redirect := "https://tpp.example/cb?state=" + state + "#" + fragment
-	_, err := c.Do(t.Context(), Operation{Method: "POST", Path: "/v1/accounts/"+accountID+"/transactions",
+	_, err := c.Do(t.Context(), Operation{Method: "POST", Path: "/v1/accounts/" + accountID + "/transactions",
 		Query: url.Values{"dateFrom": {queryToken}}, Repeatable: true, Body: map[string]string{"creditorName": bodyToken}}, nil,
 		WithPSU(PSU{ID: psuID, CorporateID: corpID, IPAddress: ip, IPPort: port, DeviceID: deviceID, GeoLocation: geo,
 			UserAgent: userAgent, AcceptLanguage: language, HTTPMethod: "GET"}),

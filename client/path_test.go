@@ -24,7 +24,7 @@ func TestResolve(t *testing.T) {
 		{ref: "/v1/accounts", want: "https://psd2.bank.example/api/v1/accounts"},
 		{ref: "v1/accounts", want: "https://psd2.bank.example/api/v1/accounts"},
 		{ref: "/api/v1/accounts", want: "https://psd2.bank.example/api/v1/accounts"},
-		{ref: "/v1/accounts/"+accountID+"/transactions", query: url.Values{"bookingStatus": {"both"}},
+		{ref: "/v1/accounts/" + accountID + "/transactions", query: url.Values{"bookingStatus": {"both"}},
 			want: "https://psd2.bank.example/api/v1/accounts/" + accountID + "/transactions?bookingStatus=both"},
 		{ref: "/v1/accounts/" + accountID + "/transactions?bookingStatus=both&offset=50", want: "https://psd2.bank.example/api/v1/accounts/" + accountID + "/transactions?bookingStatus=both&offset=50"},
 		{ref: "https://psd2.bank.example/api/v1/payments/x/status", want: "https://psd2.bank.example/api/v1/payments/x/status"},
@@ -58,7 +58,7 @@ func TestIDsReachTheServerUnchanged(t *testing.T) {
 		w.Write([]byte(`{}`))
 	})
 	c := newTestClient(t, b.URL+"/api")
-	_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts/"+accountID+"/balances", Query: url.Values{"withBalance": {"true"}}}, nil)
+	_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts/" + accountID + "/balances", Query: url.Values{"withBalance": {"true"}}}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "/api/v1/accounts/"+accountID+"/balances?withBalance=true", got)
 }
