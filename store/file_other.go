@@ -28,3 +28,9 @@ func ownedBy(fs.FileInfo, int) bool { return false }
 func lockFile(context.Context, string, func(*os.File) error) (func(), error) {
 	return nil, errors.ErrUnsupported
 }
+
+// tryLockFile is never reached: NewFileStore refuses first.
+func tryLockFile(*os.File, bool) (bool, error) { return false, errors.ErrUnsupported }
+
+// unlockFile is never reached: NewFileStore refuses first.
+func unlockFile(*os.File) error { return errors.ErrUnsupported }

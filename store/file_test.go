@@ -1,14 +1,18 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,15 +27,15 @@ func newFileStore(t testing.TB) *FileStore {
 	return st
 }
 
-// valueFiles lists the entries of a file store's directory other than its
-// lock files.
+// valueFiles lists the value files of a file store's directory: neither
+// its lock files nor its spares and other temporary files.
 func valueFiles(t *testing.T, dir string) []os.DirEntry {
 	t.Helper()
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	var out []os.DirEntry
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), lockPrefix) {
+		if _, ok := shardOfName(e.Name()); ok {
 			out = append(out, e)
 		}
 	}
@@ -302,8 +306,20 @@ func TestFileStorePermissions(t *testing.T) {
 
 func TestFileStoreCrashMidWrite(t *testing.T) {
 	t.Parallel()
+	for _, perFile := range []bool{false, true} {
+		t.Run(fmt.Sprintf("per-file=%v", perFile), func(t *testing.T) {
+			t.Parallel()
+			st := newFileStore(t)
+			if perFile {
+				WritePerFile(st)
+			}
+			testCrashMidWrite(t, st)
+		})
+	}
+}
+
+func testCrashMidWrite(t *testing.T, st *FileStore) {
 	ctx := t.Context()
-	st := newFileStore(t)
 	require.NoError(t, st.Put(ctx, "k", []byte("old value"), 0))
 
 	crash := errors.New("simulated crash")
@@ -524,4 +540,277 @@ func TestFileStoreSweepAfterUpdateReleasesLock(t *testing.T) {
 	name, _ := st.name(same)
 	_, err := os.Lstat(filepath.Join(st.Dir(), name))
 	assert.ErrorIs(t, err, fs.ErrNotExist, "the sweep removed the expired value of the Update's shard")
+}
+
+// mixValue is the i-th value of key in the tests of torn reads: its
+// length varies from 1 KB to about 150 KB (a write spans many pages,
+// and a reused file grows and shrinks), and every byte depends on key and
+// i, so that checkMixValue tells any mix of two values apart.
+func mixValue(key string, i int) []byte {
+	prefix := fmt.Sprintf("%s:%d:", key, i)
+	b := make([]byte, 1000+(i*7919)%150_000)
+	n := copy(b, prefix)
+	for j := n; j < len(b); j++ {
+		b[j] = byte('a' + (i+j)%26)
+	}
+	return b
+}
+
+// checkMixValue reports whether b is a whole mixValue of key.
+func checkMixValue(key string, b []byte) error {
+	rest, ok := strings.CutPrefix(string(b), key+":")
+	if !ok {
+		return fmt.Errorf("value of %s starts with %.40q", key, b)
+	}
+	num, _, ok := strings.Cut(rest, ":")
+	i, err := strconv.Atoi(num)
+	if !ok || err != nil {
+		return fmt.Errorf("value of %s has no number: %.40q", key, b)
+	}
+	if !bytes.Equal(b, mixValue(key, i)) {
+		return fmt.Errorf("value %d of %s is torn (%d bytes)", i, key, len(b))
+	}
+	return nil
+}
+
+// Writers replace values (reusing the files of the values they replace)
+// while readers that take no key lock (Get, Keys) read them: every value
+// read is whole, and Keys lists each key once.
+func TestFileStoreReadersNeverSeeAMix(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	keys := []string{"mix/a", "mix/b", "mix/c", "mix/d"}
+	for _, k := range keys {
+		require.NoError(t, st.Put(ctx, k, mixValue(k, 0), 0))
+	}
+	const rounds = 150
+	var writers, readers sync.WaitGroup
+	stop := make(chan struct{})
+	for w := range 2 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for i := 1; i <= rounds; i++ {
+				for j, k := range keys {
+					if (i+j)%2 == w {
+						continue
+					}
+					var err error
+					if i%3 == 0 {
+						err = st.Put(ctx, k, mixValue(k, i), 0)
+					} else {
+						err = st.Update(ctx, k, func(old []byte, found bool) ([]byte, time.Duration, error) {
+							if err := checkMixValue(k, old); !found || err != nil {
+								return nil, 0, fmt.Errorf("update read %v, found %v", err, found)
+							}
+							return mixValue(k, i), 0, nil
+						})
+					}
+					if !assert.NoError(t, err) {
+						return
+					}
+				}
+			}
+		}()
+	}
+	var reads atomic.Int64
+	for range 2 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k := keys[n%len(keys)]
+				b, err := st.Get(ctx, k)
+				if !assert.NoError(t, err) || !assert.NoError(t, checkMixValue(k, b)) {
+					return
+				}
+				reads.Add(1)
+				if n%16 == 0 {
+					var listed []string
+					for k, err := range st.Keys(ctx, "mix/") {
+						if !assert.NoError(t, err) {
+							return
+						}
+						listed = append(listed, k)
+					}
+					assert.Equal(t, keys, listed)
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	close(stop)
+	readers.Wait()
+	t.Logf("%d whole reads during %d writes", reads.Load(), rounds*len(keys))
+	assert.Positive(t, reads.Load())
+}
+
+// spareFiles lists the temporary files of a file store's directory: its
+// spares, and leftovers.
+func spareFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var out []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tmpPrefix) {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out
+}
+
+// The file of a replaced or deleted value is reused by a later write,
+// unless a reader holds it, it is of format version 1, or the pool of
+// spares is full; a spare whose name was removed meanwhile is replaced by
+// a new file.
+func TestFileStoreReusesFiles(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	newStore := func(t *testing.T) *FileStore {
+		st := newFileStore(t)
+		if !st.reuse {
+			t.Skip("files are reused on Linux only")
+		}
+		return st
+	}
+	fileOf := func(t *testing.T, st *FileStore, key string) os.FileInfo {
+		t.Helper()
+		name, _ := st.name(key)
+		fi, err := os.Lstat(filepath.Join(st.Dir(), name))
+		require.NoError(t, err)
+		return fi
+	}
+	get := func(t *testing.T, st *FileStore, key string) string {
+		t.Helper()
+		b, err := st.Get(ctx, key)
+		require.NoError(t, err)
+		return string(b)
+	}
+
+	t.Run("replaced and deleted values", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		require.NoError(t, st.Put(ctx, "k", []byte("first, a longer value"), 0))
+		first := fileOf(t, st, "k")
+		require.NoError(t, st.Put(ctx, "k", []byte("second"), 0))
+		assert.Len(t, spareFiles(t, st.Dir()), 1, "the first value's file is a spare")
+		require.NoError(t, st.Put(ctx, "k", []byte("third"), 0))
+		assert.True(t, os.SameFile(first, fileOf(t, st, "k")), "the third value is in the first one's file")
+		assert.Equal(t, "third", get(t, st, "k"), "cut to the new value's length")
+		require.NoError(t, st.Delete(ctx, "k"))
+		_, err := st.Get(ctx, "k")
+		assert.ErrorIs(t, err, ErrNotStored)
+		assert.Len(t, spareFiles(t, st.Dir()), 2, "the deleted value's file is a spare")
+		require.NoError(t, st.Put(ctx, "other", []byte("o"), 0))
+		assert.Len(t, spareFiles(t, st.Dir()), 1, "a spare serves any key")
+		assert.Equal(t, "o", get(t, st, "other"))
+	})
+
+	t.Run("a file a reader holds", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		require.NoError(t, st.Put(ctx, "k", []byte("old"), 0))
+		name, _ := st.name("k")
+		f, err := os.Open(filepath.Join(st.Dir(), name))
+		require.NoError(t, err)
+		defer f.Close()
+		ok, err := tryLockFile(f, false)
+		require.NoError(t, err)
+		require.True(t, ok)
+		require.NoError(t, st.Put(ctx, "k", []byte("new"), 0))
+		assert.Empty(t, spareFiles(t, st.Dir()), "the held file is not a spare")
+		require.NoError(t, st.Put(ctx, "k", []byte("newer"), 0))
+		b, err := io.ReadAll(f)
+		require.NoError(t, err)
+		assert.True(t, strings.HasSuffix(string(b), "old"), "the reader's file is unchanged")
+	})
+
+	t.Run("format version 1", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		path := plant(t, st.Dir(), "k", []byte("v1 value"))
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(path, append([]byte(fileMagicV1), b[len(fileMagic):]...), 0o600))
+		assert.Equal(t, "v1 value", get(t, st, "k"), "version 1 is read")
+		require.NoError(t, st.Put(ctx, "k", []byte("v2 value"), 0))
+		assert.Empty(t, spareFiles(t, st.Dir()), "a version 1 file is never reused")
+	})
+
+	t.Run("bounded pool", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		for i := range maxSpares + 8 {
+			require.NoError(t, st.Put(ctx, fmt.Sprintf("k/%d", i), []byte("v"), 0))
+		}
+		for i := range maxSpares + 8 {
+			require.NoError(t, st.Delete(ctx, fmt.Sprintf("k/%d", i)))
+		}
+		assert.Len(t, spareFiles(t, st.Dir()), maxSpares)
+	})
+
+	t.Run("stale spares", func(t *testing.T) {
+		t.Parallel()
+		st := newStore(t)
+		require.NoError(t, st.Put(ctx, "k", []byte("1"), 0))
+		require.NoError(t, st.Put(ctx, "k", []byte("2"), 0))
+		spares := spareFiles(t, st.Dir())
+		require.Len(t, spares, 1)
+		leftover := filepath.Join(st.Dir(), tmpPrefix+"crashed")
+		require.NoError(t, os.WriteFile(leftover, []byte("x"), 0o600))
+		old := time.Now().Add(-2 * staleTemp)
+		require.NoError(t, os.Chtimes(spares[0], old, old))
+		require.NoError(t, os.Chtimes(leftover, old, old))
+		_, err := NewFileStore(st.Dir()) // another process opening the store
+		require.NoError(t, err)
+		assert.Equal(t, spares, spareFiles(t, st.Dir()), "a live store's spare stays, the leftover goes")
+
+		// A spare whose name went anyway is replaced by a new file.
+		require.NoError(t, os.Remove(spares[0]))
+		require.NoError(t, st.Put(ctx, "k", []byte("3"), 0))
+		assert.Equal(t, "3", get(t, st, "k"))
+	})
+}
+
+// A reader without the key's lock that keeps meeting a file locked by a
+// writer (the file it opened was reused, again and again) reads under the
+// key's lock in the end.
+func TestFileStoreReaderFallsBackToTheKeyLock(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	require.NoError(t, st.Put(ctx, "k", []byte("value"), 0))
+	name, shard := st.name("k")
+	f, err := os.Open(filepath.Join(st.Dir(), name))
+	require.NoError(t, err)
+	defer f.Close()
+	ok, err := tryLockFile(f, true)
+	require.NoError(t, err)
+	require.True(t, ok)
+
+	got, err := st.Get(ctx, "k")
+	require.NoError(t, err)
+	assert.Equal(t, "value", string(got))
+	for k, err := range st.Keys(ctx, "") {
+		require.NoError(t, err)
+		assert.Equal(t, "k", k)
+	}
+
+	// With the key's lock taken by another process, it waits for it.
+	other, err := NewFileStore(st.Dir())
+	require.NoError(t, err)
+	unlock, err := other.lock(ctx, shard)
+	require.NoError(t, err)
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	_, err = st.Get(short, "k")
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	unlock()
 }

@@ -73,3 +73,32 @@ func lockFile(ctx context.Context, path string, check func(*os.File) error) (fun
 		_ = f.Close()
 	}, nil
 }
+
+// tryLockFile tries to take a flock(2) on f without waiting: shared for
+// a reader, exclusive for the writer that reuses the file. It reports
+// false when another open file holds a conflicting lock.
+func tryLockFile(f *os.File, exclusive bool) (bool, error) {
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, syscall.EWOULDBLOCK):
+			return false, nil
+		case !errors.Is(err, syscall.EINTR):
+			return false, fmt.Errorf("store: file store lock: %w", err)
+		}
+	}
+}
+
+// unlockFile releases the flock(2) f holds, if any.
+func unlockFile(f *os.File) error {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_UN); err != nil {
+		return fmt.Errorf("store: file store unlock: %w", err)
+	}
+	return nil
+}

@@ -33,3 +33,16 @@ func TestFileStoreConformance(t *testing.T) {
 		return st
 	})
 }
+
+// The write path of platforms other than Linux (each write syncs its own
+// file and the directory, no file reused), checked on every platform.
+func TestFileStorePerFileConformance(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "store")
+	storetest.Run(t, func(t *testing.T) store.Store {
+		st, err := store.NewFileStore(dir)
+		require.NoError(t, err)
+		store.WritePerFile(st)
+		return st
+	})
+}

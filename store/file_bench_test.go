@@ -1,0 +1,109 @@
+//go:build unix
+
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchMode is one way of writing a FileStore, compared in the same run.
+type benchMode struct {
+	name  string
+	apply func(*FileStore)
+}
+
+// benchModes are the write paths BenchmarkFileStoreUpdate compares:
+// per-file (each write creates a file, syncs it, renames it and syncs the
+// directory: the path before shared syncs and file reuse, and the one
+// outside Linux), shared-syncs (directory syncs shared by concurrent
+// writers, see file_durable.go) and shared-syncs+reuse (the default on
+// Linux: files reused as well, see file_spare.go).
+func benchModes() []benchMode {
+	modes := []benchMode{
+		{name: "per-file", apply: func(st *FileStore) { st.shareSyncs, st.reuse = false, false }},
+		{name: "shared-syncs", apply: func(st *FileStore) { st.shareSyncs, st.reuse = true, false }},
+		{name: "shared-syncs+reuse", apply: func(st *FileStore) { st.shareSyncs, st.reuse = true, true }},
+	}
+	return modes
+}
+
+// processCPU returns the CPU time (user and system) the process used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFileStoreUpdate runs Updates of distinct keys (a budget's:
+// read a counter, write it back with a day's ttl) from 1, 2, 4 and 8
+// goroutines, each over its own 32 keys, with every write path of
+// benchModes in turn, round after round, so that the load of other
+// processes falls on all of them alike. One op is one round: 200 Updates
+// per goroutine in each mode. It reports, per mode, <mode>-updates/s and
+// <mode>-cpu-us/update (the process's CPU time per Update, which the
+// refresh benchmark, busy signing on every core, pays), and for each mode
+// but per-file its throughput over per-file's, <mode>-speedup.
+func BenchmarkFileStoreUpdate(b *testing.B) {
+	const perRound = 200
+	for _, g := range []int{1, 2, 4, 8} {
+		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
+			modes := benchModes()
+			stores := make([]*FileStore, len(modes))
+			for i, m := range modes {
+				stores[i] = newFileStore(b)
+				m.apply(stores[i])
+			}
+			wall := make([]time.Duration, len(modes))
+			cpu := make([]time.Duration, len(modes))
+			b.ReportAllocs()
+			for b.Loop() {
+				for i, st := range stores {
+					c0, t0 := processCPU(), time.Now()
+					updateConcurrently(b, st, g, perRound)
+					wall[i] += time.Since(t0)
+					cpu[i] += processCPU() - c0
+				}
+			}
+			ops := float64(b.N * g * perRound)
+			for i, m := range modes {
+				b.ReportMetric(ops/wall[i].Seconds(), m.name+"-updates/s")
+				b.ReportMetric(float64(cpu[i].Microseconds())/ops, m.name+"-cpu-us/update")
+				if i > 0 {
+					b.ReportMetric(wall[0].Seconds()/wall[i].Seconds(), m.name+"-speedup")
+				}
+			}
+		})
+	}
+}
+
+// updateConcurrently runs n Updates in each of g goroutines, goroutine i
+// counting in its own keys.
+func updateConcurrently(b *testing.B, st *FileStore, g, n int) {
+	var wg sync.WaitGroup
+	for i := range g {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range n {
+				key := fmt.Sprintf("client/budget/acc-%d-%d/balances", i, j%32)
+				err := st.Update(b.Context(), key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+					c := 0
+					if found {
+						c, _ = strconv.Atoi(string(old))
+					}
+					return []byte(strconv.Itoa(c + 1)), 24 * time.Hour, nil
+				})
+				if err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}

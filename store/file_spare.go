@@ -1,0 +1,161 @@
+package store
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// Reusing files. Creating a file costs a file system far more than
+// rewriting one (it allocates an inode; ext4 without a journal scans
+// every recently freed inode of the group for one it may reuse, and each
+// write here would free one). So a FileStore keeps the file of a value it
+// replaced or removed, once the change is durable, as a spare: the next
+// write fills a spare, syncs it and renames it over its value's name. No
+// write then creates or frees a file.
+//
+// A reused file must never change under a reader. Readers that hold no
+// key lock (Get, Keys) take a shared flock(2) on the value file they
+// opened, without waiting; a writer takes a spare only with an exclusive
+// flock taken without waiting, and holds it until the spare is filled
+// and synced. So a reader either holds its file, which then does not
+// change until it is done, or is refused the lock, which means its file
+// has become a spare: it opens the name again. A reader that locked a
+// file that was a spare and is a value again (of its key or of another)
+// sees a whole value; one of another key is told apart by its header and
+// read again. Readers that hold the key's lock need no flock: the file
+// under that key's name cannot leave it while they hold the lock.
+//
+// Files of format version 1 are never reused: a process of an older
+// version of this package reads them without a flock. It refuses files
+// of version 2 (a format it does not know), so it never reads a reused
+// one.
+
+// maxSpares bounds the spares a FileStore keeps (one open file each).
+// Each write takes one and, usually, gives one back, so the number in use
+// stays near the number of concurrent writers.
+const maxSpares = lockShards
+
+// spare is a file of the directory, under a temporary name, that a write
+// may fill.
+type spare struct {
+	f    *os.File
+	path string
+	size int64
+}
+
+// sparePool holds a FileStore's spares, each with its exclusive flock.
+type sparePool struct {
+	mu   sync.Mutex
+	free []*spare
+}
+
+// takeSpare returns a spare to fill: one of the pool, or a new temporary
+// file.
+func (s *FileStore) takeSpare() (*spare, error) {
+	p := &s.spares
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		sp := p.free[n-1]
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return sp, nil
+	}
+	p.mu.Unlock()
+	// os.CreateTemp creates the file with O_EXCL (a link in its place
+	// makes it fail) and mode 0600.
+	f, err := os.CreateTemp(s.dir, tmpPrefix+"*")
+	if err != nil {
+		return nil, fmt.Errorf("store: file store write: %w", err)
+	}
+	if err := f.Chmod(0o600); err != nil {
+		_ = f.Close()
+		_ = os.Remove(f.Name())
+		return nil, fmt.Errorf("store: file store write: %w", err)
+	}
+	return &spare{f: f, path: f.Name()}, nil
+}
+
+// fill writes content over the spare's old content.
+func (sp *spare) fill(content []byte) error {
+	if _, err := sp.f.WriteAt(content, 0); err != nil {
+		return fmt.Errorf("store: file store write: %w", err)
+	}
+	if n := int64(len(content)); sp.size > n {
+		if err := sp.f.Truncate(n); err != nil {
+			return fmt.Errorf("store: file store write: %w", err)
+		}
+	}
+	sp.size = int64(len(content))
+	return nil
+}
+
+// discard closes the spare and removes its name.
+func (sp *spare) discard() {
+	_ = sp.f.Close()
+	_ = os.Remove(sp.path)
+}
+
+// spareName returns a new temporary name in the directory for a file that
+// may become a spare.
+func (s *FileStore) spareName() (string, error) {
+	var rnd [8]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return "", fmt.Errorf("store: file store write: %w", err)
+	}
+	return filepath.Join(s.dir, tmpPrefix+hex.EncodeToString(rnd[:])), nil
+}
+
+// adopt makes the file at path, a value that left its name durably, a
+// spare. It removes the file instead when a reader still holds it, when
+// it is of format version 1 or not a file of the store, or when the pool
+// is full.
+func (s *FileStore) adopt(path string) {
+	f, err := openNoFollow(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return // removed as stale meanwhile
+	}
+	if err != nil {
+		_ = os.Remove(path)
+		return
+	}
+	sp, ok := s.vetSpare(f)
+	if !ok {
+		_ = f.Close()
+		_ = os.Remove(path)
+		return
+	}
+	sp.path = path
+	p := &s.spares
+	p.mu.Lock()
+	if len(p.free) < maxSpares {
+		p.free = append(p.free, sp)
+		sp = nil
+	}
+	p.mu.Unlock()
+	if sp != nil {
+		sp.discard()
+	}
+}
+
+// vetSpare locks f exclusively and checks it may be reused: a regular
+// file of the store's user, in format version 2.
+func (s *FileStore) vetSpare(f *os.File) (*spare, bool) {
+	fi, err := s.statFile(f)
+	if err != nil {
+		return nil, false
+	}
+	if ok, err := tryLockFile(f, true); !ok || err != nil {
+		return nil, false
+	}
+	var magic [len(fileMagic)]byte
+	if _, err := f.ReadAt(magic[:], 0); err != nil || string(magic[:]) != fileMagic {
+		return nil, false
+	}
+	return &spare{f: f, size: fi.Size()}, true
+}
