@@ -59,11 +59,15 @@ const (
 	// user, not only closed to writers; the store does not chmod a
 	// directory it did not make.
 	dirPermMask = 0o077
-	// fileSweepEvery is the number of writes of one FileStore after which
-	// the writer that reaches it sweeps expired files (see
-	// [FileStore.Sweep]), so that the directory stays bounded by the live
-	// entries even when no one reads the expired ones.
-	fileSweepEvery = 1024
+	// The sweep that writes run (see sweeper): every fileSweepEvery
+	// writes of one FileStore, the writer that reaches it reads the next
+	// fileSweepSlice entries of the directory and removes the expired
+	// ones, so that the directory stays bounded by the live entries even
+	// when no one reads the expired ones; a pass over the directory
+	// starts at most every fileSweepPass writes.
+	fileSweepEvery = 64
+	fileSweepSlice = 256
+	fileSweepPass  = 1024
 )
 
 // ErrUnsafeStore is matched (errors.Is) by every [*UnsafeStoreError].
@@ -121,10 +125,13 @@ var ErrCorrupt = errors.New("store: file store entry is not readable")
 // parallel.
 //
 // A value's time to live is written in its file. An expired value is
-// never returned; its file is removed when a method meets it, and by a
-// sweep of the whole directory that runs every 1024 writes of a FileStore
-// and when [FileStore.Sweep] is called. Keys reads every file's header:
-// it costs one small read per stored value.
+// never returned; its file is removed when a method meets it, by a sweep
+// that the writes of a FileStore run a slice at a time (every 64 writes,
+// the next 256 entries of the directory, so that a write's share stays
+// the same however many values the directory holds; a pass over the
+// directory starts at most every 1024 writes), and when [FileStore.Sweep]
+// is called. Keys reads every file's header: it costs one small read per
+// stored value.
 //
 // The store never follows a symbolic link: not for its directory, not for
 // the files in it (O_NOFOLLOW). A file of the directory that is a symbolic
@@ -141,7 +148,11 @@ type FileStore struct {
 	uid    int
 	locks  [lockShards]sync.Mutex
 	writes atomic.Int64
-	now    func() time.Time // nil: time.Now
+	sweep  sweeper
+	// testSweepSlice, when above 0 (tests only), replaces
+	// fileSweepSlice.
+	testSweepSlice int
+	now            func() time.Time // nil: time.Now
 	// crashHook, when set (tests only), runs after the new value was
 	// written to the temporary file and before it is synced and renamed;
 	// an error from it stands for a crash at that point.

@@ -2,10 +2,13 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -36,11 +39,12 @@ func (s *FileStore) removeStale(entries []os.DirEntry, now time.Time) {
 }
 
 // Sweep removes the files of expired values and the temporary files of
-// writers that crashed more than an hour ago, and returns how many
-// expired values it removed. It runs when the store is opened and every
-// 1024 writes; a TPP may also call it on a timer. Each removal holds the
-// key's lock and checks the expiry again, so a value written meanwhile is
-// kept.
+// writers that crashed more than an hour ago, reading the whole
+// directory, and returns how many expired values it removed. It runs when
+// the store is opened; a TPP may also call it on a timer. (Writes sweep
+// the directory a slice at a time, see [FileStore].) Each removal holds
+// the key's lock and checks the expiry again, so a value written
+// meanwhile is kept.
 func (s *FileStore) Sweep(ctx context.Context) (int, error) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
@@ -93,9 +97,65 @@ func (s *FileStore) removeIfExpired(ctx context.Context, name string, shard int)
 	return true, s.remove(name)
 }
 
-// afterWrite counts a write and sweeps every fileSweepEvery writes.
+// sweeper is the state of the sweep that a FileStore's writes run a
+// slice at a time: a pass reads the directory in slices of fileSweepSlice
+// entries, one slice every fileSweepEvery writes, so that a write pays
+// for at most fileSweepSlice/fileSweepEvery entries (4) however many the
+// directory holds; a pass starts at most every fileSweepPass writes, so
+// that a small directory is not read over and over.
+type sweeper struct {
+	mu sync.Mutex
+	// dir is the directory of the pass under way, read where the last
+	// slice ended; nil between passes.
+	dir *os.File
+	// passStart is the write count when the last pass started.
+	passStart int64
+	started   bool
+}
+
+// afterWrite counts a write and sweeps a slice every fileSweepEvery
+// writes.
 func (s *FileStore) afterWrite(ctx context.Context) {
-	if s.writes.Add(1)%fileSweepEvery == 0 {
-		_, _ = s.Sweep(context.WithoutCancel(ctx))
+	if n := s.writes.Add(1); n%fileSweepEvery == 0 {
+		_, _ = s.sweepSlice(context.WithoutCancel(ctx), n)
 	}
+}
+
+// sweepSlice sweeps the next slice of the pass under way, or starts a
+// pass, when writes, the current write count, allows it. One slice runs
+// at a time; a writer that finds one running goes on.
+func (s *FileStore) sweepSlice(ctx context.Context, writes int64) (int, error) {
+	w := &s.sweep
+	if !w.mu.TryLock() {
+		return 0, nil
+	}
+	defer w.mu.Unlock()
+	if w.dir == nil {
+		if w.started && writes-w.passStart < fileSweepPass {
+			return 0, nil
+		}
+		d, err := openNoFollow(s.dir, os.O_RDONLY, 0)
+		if err != nil {
+			return 0, fmt.Errorf("store: file store sweep: %w", err)
+		}
+		w.dir, w.passStart, w.started = d, writes, true
+	}
+	entries, err := w.dir.ReadDir(s.sweepSliceLen())
+	if err != nil || len(entries) < s.sweepSliceLen() {
+		// The pass is done (io.EOF), or cannot go on.
+		_ = w.dir.Close()
+		w.dir = nil
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, fmt.Errorf("store: file store sweep: %w", err)
+		}
+	}
+	return s.sweepEntries(ctx, entries)
+}
+
+// sweepSliceLen is the number of entries of a slice of the sweep.
+func (s *FileStore) sweepSliceLen() int {
+	if s.testSweepSlice > 0 {
+		return s.testSweepSlice
+	}
+	return fileSweepSlice
 }

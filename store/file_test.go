@@ -400,7 +400,7 @@ func TestFileStoreSweep(t *testing.T) {
 		require.NoError(t, st.Put(ctx, fmt.Sprintf("old/%d", i), []byte("o"), time.Second))
 	}
 	now = now.Add(time.Minute)
-	st.writes.Store(fileSweepEvery - 1)
+	st.writes.Store(fileSweepPass - 1)
 	require.NoError(t, st.Put(ctx, "trigger", []byte("t"), 0))
 	assert.Len(t, valueFiles(t, st.Dir()), 3, "budget/later, session/kept and trigger")
 
@@ -524,7 +524,7 @@ func TestFileStoreSweepAfterUpdateReleasesLock(t *testing.T) {
 	a, same, _ := keysByShard(st)
 	require.NoError(t, st.Put(ctx, same, []byte("expiring"), time.Minute))
 	now = now.Add(time.Hour)
-	st.writes.Store(fileSweepEvery - 1)
+	st.writes.Store(fileSweepPass - 1)
 	done := make(chan error, 1)
 	go func() {
 		done <- st.Update(ctx, a, func([]byte, bool) ([]byte, time.Duration, error) {
@@ -540,6 +540,52 @@ func TestFileStoreSweepAfterUpdateReleasesLock(t *testing.T) {
 	name, _ := st.name(same)
 	_, err := os.Lstat(filepath.Join(st.Dir(), name))
 	assert.ErrorIs(t, err, fs.ErrNotExist, "the sweep removed the expired value of the Update's shard")
+}
+
+// The sweep that writes run reads the directory a slice at a time: each
+// slice removes at most its length of expired values, a pass ends once
+// every entry was read, and the next pass waits for fileSweepPass writes.
+func TestFileStoreSweepsASliceAtATime(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	st.testSweepSlice = 8
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	st.now = func() time.Time { return now }
+	const expiring = 40
+	for i := range expiring {
+		require.NoError(t, st.Put(ctx, fmt.Sprintf("pending/%d", i), []byte("p"), time.Minute))
+	}
+	require.NoError(t, st.Put(ctx, "session/kept", []byte("s"), 0))
+	now = now.Add(2 * time.Minute)
+
+	removed, slices := 0, 0
+	writes := int64(fileSweepEvery)
+	for ; slices == 0 || st.sweep.dir != nil; writes += fileSweepEvery {
+		n, err := st.sweepSlice(ctx, writes)
+		require.NoError(t, err)
+		assert.LessOrEqual(t, n, 8, "a slice reads 8 entries")
+		removed += n
+		slices++
+		require.Less(t, slices, 100, "the pass ends")
+	}
+	assert.Equal(t, expiring, removed)
+	assert.Greater(t, slices, expiring/8, "the pass took several slices")
+	assert.Len(t, valueFiles(t, st.Dir()), 1, "session/kept")
+
+	// The next pass starts fileSweepPass writes after the last one did.
+	passStart := int64(fileSweepEvery)
+	require.NoError(t, st.Put(ctx, "pending/late", []byte("p"), time.Second))
+	now = now.Add(time.Minute)
+	n, err := st.sweepSlice(ctx, passStart+fileSweepPass-fileSweepEvery)
+	require.NoError(t, err)
+	assert.Zero(t, n, "too early for a new pass")
+	for w := passStart + fileSweepPass; n == 0 && w < passStart+2*fileSweepPass; w += fileSweepEvery {
+		n, err = st.sweepSlice(ctx, w)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, 1, n, "the new pass removed pending/late")
+	assert.Len(t, valueFiles(t, st.Dir()), 1)
 }
 
 // mixValue is the i-th value of key in the tests of torn reads: its
