@@ -16,20 +16,22 @@ import (
 // every recently freed inode of the group for one it may reuse, and each
 // write here would free one). So a FileStore keeps the file of a value it
 // replaced or removed, once the change is durable, as a spare: the next
-// write fills a spare, syncs it and renames it over its value's name. No
-// write then creates or frees a file.
+// write fills a spare, syncs it and renames it over its value's name.
+// Writes that replace values then create and free no file; a write of a
+// new key creates one when no spare is left.
 //
 // A reused file must never change under a reader. Readers that hold no
 // key lock (Get, Keys) take a shared flock(2) on the value file they
-// opened, without waiting; a writer takes a spare only with an exclusive
+// opened, without waiting, then check it is still under the name they
+// opened (see readOnce); a writer takes a spare only with an exclusive
 // flock taken without waiting, and holds it until the spare is filled
-// and synced. So a reader either holds its file, which then does not
-// change until it is done, or is refused the lock, which means its file
-// has become a spare: it opens the name again. A reader that locked a
-// file that was a spare and is a value again (of its key or of another)
-// sees a whole value; one of another key is told apart by its header and
-// read again. Readers that hold the key's lock need no flock: the file
-// under that key's name cannot leave it while they hold the lock.
+// and synced. A file under a value's name is never written, so a reader
+// that holds its lock and finds its file under its name reads a whole
+// value, which does not change until it is done. A reader refused the
+// lock, or whose file left its name, opens the name again. A file held
+// by a reader is not reused (the writer cannot lock it): it is dropped.
+// Readers that hold the key's lock need no flock: the file under that
+// key's name cannot leave it while they hold the lock.
 //
 // Files of format version 1 are never reused: a process of an older
 // version of this package reads them without a flock. It refuses files
