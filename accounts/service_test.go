@@ -17,7 +17,7 @@ import (
 )
 
 // Unit tests of request and response mapping against the platform's
-// documents (testdata, copies of /work/shared/testdata/platform), with
+// documents (testdata, copies of the platform's answer documents), with
 // httpmock on the client's http.Client. They use httpmock's package-wide
 // transport and so do not call t.Parallel.
 
