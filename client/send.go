@@ -49,7 +49,9 @@ type Operation struct {
 	Require []string
 	// Validate is the operation's client-side validation of the resolved
 	// call (its body, its headers). An error stops the call before it is
-	// sent. [WithoutValidation] skips it.
+	// sent. [WithoutValidation] skips it. When the body cannot be encoded,
+	// Validate runs on the call without a body, so that its error, not
+	// the encoder's, tells the caller what is wrong.
 	Validate func(*Call) error
 	// Hook runs around the call; see [Hook].
 	Hook Hook
@@ -250,7 +252,17 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 		body = b
 	default:
 		if body, err = json.Marshal(b); err != nil {
-			return nil, fmt.Errorf("encoding body: %w", err)
+			err = fmt.Errorf("encoding body: %w", err)
+			// A value that cannot be encoded is usually an invalid one
+			// (an amount without a currency): the operation's validation,
+			// run on the call without its body, says which field.
+			if op.Validate != nil && !call.skipValidation {
+				partial := &Call{Operation: op.Name, Method: op.Method, URL: u.String(), Header: call.header.Clone(), Repeatable: op.repeatable()}
+				if verr := op.Validate(partial); verr != nil {
+					err = verr
+				}
+			}
+			return nil, err
 		}
 	}
 	requestID := call.requestID

@@ -2,7 +2,6 @@ package payments
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -178,29 +177,10 @@ func (s *Service) create(ctx context.Context, op, prefix string, product Product
 	}
 	var out Initiation
 	if _, err := s.c.Do(ctx, operation, &out, opts...); err != nil {
-		return nil, s.unencodable(op, body, err)
+		return nil, err
 	}
 	out.Product = product
 	return &out, nil
-}
-
-// unencodable explains a create the client could not encode (an amount
-// without a currency fails in JSON encoding, before the client validates
-// the call) by the payment's own validation, so that the caller gets the
-// *client.ValidationError of every wrong field rather than an encoding
-// error. Any other error is returned as it is.
-func (s *Service) unencodable(op string, body any, err error) error {
-	v, ok := body.(validator)
-	if !ok || !errors.Is(err, client.ErrNotSent) || errors.Is(err, client.ErrValidation) {
-		return err
-	}
-	if _, encErr := json.Marshal(body); encErr == nil {
-		return err
-	}
-	if verr := v.Validate(s.c.Now()); verr != nil {
-		return &client.NotSentError{Operation: op, Err: verr}
-	}
-	return err
 }
 
 // checkProduct refuses an empty product; any other is escaped as one path
