@@ -131,7 +131,7 @@ func (a *Account) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var f accountFields
-	extra, err := decodeObject(data, &f, accountNames(), nil)
+	extra, _, err := decodeObject(data, &f, accountNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (r *AccountReference) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var f accountReferenceFields
-	extra, err := decodeObject(data, &f, accountReferenceNames(), nil)
+	extra, _, err := decodeObject(data, &f, accountReferenceNames(), nil)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,7 @@ func (b *Balance) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w balanceWire
-	extra, err := decodeObject(data, &w, balanceNames(), nil)
+	extra, _, err := decodeObject(data, &w, balanceNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,7 @@ func (r *BalanceReport) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var f balanceReportFields
-	extra, err := decodeObject(data, &f, balanceReportNames(), nil)
+	extra, _, err := decodeObject(data, &f, balanceReportNames(), nil)
 	if err != nil {
 		return err
 	}

@@ -168,7 +168,7 @@ func (a *CardAccount) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w cardAccountWire
-	extra, err := decodeObject(data, &w, cardAccountNames(), nil)
+	extra, _, err := decodeObject(data, &w, cardAccountNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w cardTransactionWire
-	extra, err := decodeObject(data, &w, cardTransactionNames(), nil)
+	extra, _, err := decodeObject(data, &w, cardTransactionNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -218,7 +218,7 @@ func (a *Address) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var f addressFields
-	extra, err := decodeObject(data, &f, addressNames(), nil)
+	extra, _, err := decodeObject(data, &f, addressNames(), nil)
 	if err != nil {
 		return err
 	}

@@ -114,27 +114,41 @@ func (n *memberNames) known(name []byte) bool {
 // isNull reports whether data is the JSON null.
 func isNull(data []byte) bool { return bytes.Equal(bytes.TrimSpace(data), []byte("null")) }
 
-// decodeObject decodes the JSON object data into w, a pointer to a struct
-// whose members are names, and returns the members w does not name. other,
-// when not nil, is offered every member first and reports whether it took
-// it. A named member whose value does not fit its field is returned among
-// the others and leaves its field zero; only data that is not a JSON
-// object fails.
-func decodeObject(data []byte, w any, names *memberNames, other func(name, value []byte) bool) (Extra, error) {
-	err := json.Unmarshal(data, w)
+// decodeObject decodes the JSON object data into w, a pointer to a zero
+// struct whose members are names, and returns the members w does not
+// name. take, when not nil, is asked about every member first; the
+// members it takes are returned apart, with their raw values (valid
+// while data is). A named member whose value does not fit its field is
+// returned among the others and leaves its field zero; only data that is
+// not a JSON object fails. It decodes member by member (see
+// wireplan.go), or with encoding/json where that is needed.
+func decodeObject(data []byte, w any, names *memberNames, take func(name []byte) bool) (extra, taken Extra, err error) {
+	if memberwise {
+		if extra, taken, ok := decodeFast(data, w, names, take); ok {
+			return extra, taken, nil
+		}
+		reflect.ValueOf(w).Elem().SetZero()
+	}
+	return decodeObjectWhole(data, w, names, take)
+}
+
+// decodeObjectWhole is decodeObject with encoding/json decoding the whole
+// object.
+func decodeObjectWhole(data []byte, w any, names *memberNames, take func(name []byte) bool) (extra, taken Extra, err error) {
+	err = json.Unmarshal(data, w)
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) {
-		return nil, err
+		return nil, nil, err
 	}
 	misfit := err != nil
 	if misfit {
 		// Decode member by member below, keeping those that fail.
 		reflect.ValueOf(w).Elem().SetZero()
 	}
-	var extra Extra
 	scanErr := forEachMember(data, func(key, value []byte) error {
 		name := memberName(key)
-		if other != nil && other(name, value) {
+		if take != nil && take(name) {
+			taken = append(taken, Member{Name: string(name), Value: value})
 			return nil
 		}
 		if names.known(name) {
@@ -147,11 +161,11 @@ func decodeObject(data []byte, w any, names *memberNames, other func(name, value
 	})
 	if scanErr != nil {
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, scanErr
+		return nil, nil, scanErr
 	}
-	return extra, nil
+	return extra, taken, nil
 }
 
 // decodeMember decodes the single member key: value into w when it

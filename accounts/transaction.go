@@ -231,16 +231,15 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w transactionWire
-	var prop []ProprietaryInformation
-	extra, err := decodeObject(data, &w, transactionNames(), func(name, value []byte) bool {
-		rest, ok := bytes.CutPrefix(name, []byte(proprietaryPrefix))
-		if ok {
-			prop = append(prop, ProprietaryInformation{Suffix: string(rest), Value: rawText(value)})
-		}
-		return ok
+	extra, taken, err := decodeObject(data, &w, transactionNames(), func(name []byte) bool {
+		return bytes.HasPrefix(name, []byte(proprietaryPrefix))
 	})
 	if err != nil {
 		return err
+	}
+	var prop []ProprietaryInformation
+	for _, m := range taken {
+		prop = append(prop, ProprietaryInformation{Suffix: m.Name[len(proprietaryPrefix):], Value: rawText(m.Value)})
 	}
 	slices.SortStableFunc(prop, compareSuffix)
 	f := w.transactionFields
@@ -275,7 +274,7 @@ func (r *ExchangeRate) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var f exchangeRateFields
-	extra, err := decodeObject(data, &f, exchangeRateNames(), nil)
+	extra, _, err := decodeObject(data, &f, exchangeRateNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -296,7 +295,7 @@ func (d *EntryDetail) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w entryDetailWire
-	extra, err := decodeObject(data, &w, entryDetailNames(), nil)
+	extra, _, err := decodeObject(data, &w, entryDetailNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -321,7 +320,7 @@ func (a *AdditionalInformationStructured) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var f additionalInformationFields
-	extra, err := decodeObject(data, &f, additionalInformationNames(), nil)
+	extra, _, err := decodeObject(data, &f, additionalInformationNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -342,7 +341,7 @@ func (s *StandingOrderDetails) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w standingOrderWire
-	extra, err := decodeObject(data, &w, standingOrderNames(), nil)
+	extra, _, err := decodeObject(data, &w, standingOrderNames(), nil)
 	if err != nil {
 		return err
 	}

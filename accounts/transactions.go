@@ -179,7 +179,7 @@ func (r *accountReport) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var f accountReportFields
-	extra, err := decodeObject(data, &f, accountReportNames(), nil)
+	extra, _, err := decodeObject(data, &f, accountReportNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func (r *cardReport) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var f cardReportFields
-	extra, err := decodeObject(data, &f, cardReportNames(), nil)
+	extra, _, err := decodeObject(data, &f, cardReportNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -221,7 +221,7 @@ func (p *TransactionsPage) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w transactionsAnswer
-	extra, err := decodeObject(data, &w, transactionsAnswerNames(), nil)
+	extra, _, err := decodeObject(data, &w, transactionsAnswerNames(), nil)
 	if err != nil {
 		return err
 	}
@@ -291,7 +291,7 @@ func (p *CardTransactionsPage) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var w cardTransactionsAnswer
-	extra, err := decodeObject(data, &w, cardTransactionsAnswerNames(), nil)
+	extra, _, err := decodeObject(data, &w, cardTransactionsAnswerNames(), nil)
 	if err != nil {
 		return err
 	}
