@@ -1,337 +1,47 @@
 package refresh_test
 
-// Benchmarks of a background refresh at scale: the SDK (package refresh
-// over accounts, the client and its budget) and the bank sandbox in one
-// process, against the RSA signing floor measured in the same run. They
-// report figures and assert nothing about time. Run them with
-//
-//	go test ./refresh -run '^$' -bench Refresh -benchtime 1x -timeout 60m
-//
-// One op is one round over every account (balances and one transactions
-// page each: 2 signed calls per account), 6 hours after the previous one.
-// A first round over empty budgets comes before, apart.
-
 import (
-	"crypto"
-	"crypto/rsa"
-	"crypto/sha256"
 	"fmt"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/tppkit/psd2/accounts"
-	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testtpp"
-	"github.com/tppkit/psd2/refresh"
-	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/internal/refreshbench"
 	"github.com/tppkit/psd2/store"
 )
 
 // BenchmarkRefresh refreshes 1,000, 10,000 and 30,000 seeded accounts
 // (two per PSU, 10 transactions each) with the budget in memory and in a
 // store.FileStore, with the default workers (GOMAXPROCS) and, for the
-// file store, with 8. It reports:
+// file store, with 8, against the RSA signing floor measured in the same
+// run. It reports figures and asserts nothing about time; package
+// internal/refreshbench runs it and explains its metrics (the pgstore
+// module measures PostgreSQL the same way). Run it with
 //
-//   - ratio: requests per second divided by the floor, the signatures
-//     per second of bare rsa.SignPKCS1v15 with the TPP's 2048-bit key on
-//     2 goroutines, measured in the same run. A measured round runs in
-//     chunks of 500 accounts, each right after a floor sample of 0.25 s,
-//     and ratio is the median of the chunks' ratios, so that another
-//     process's load, which moves the floor and the chunk together,
-//     moves the ratio little. calls/s and floor-sig/s are the round's
-//     rate and the median floor sample;
-//   - ratio-first-round: the ratio of the first round of the day (empty
-//     budgets, one Run over every account, against the best of 5 floor
-//     samples of 0.4 s before it);
-//   - ns/account, and sig/account: the time per account, in nanoseconds
-//     and in floor signatures (median of the chunks; 2 is the floor),
-//     comparable between sub-benchmarks run under different load;
-//   - sdk-B/account: the live heap the SDK holds per account after the
-//     rounds (sessions, jobs, budget), the heap with the SDK's objects
-//     less the heap without them, the sandbox's in both;
-//   - mid-B/account and after-B/account: the live heap (after a GC) that
-//     the first round added per account done, halfway and at the end: the
-//     budgets of the SDK and of the sandbox. Equal figures at every N
-//     mean that the run holds nothing per account (results are not
-//     retained; one would add kilobytes);
-//   - peak-heap-MiB: the peak heap during the first round, garbage
-//     included (the GC lets it grow to about twice the live heap).
+//	go test ./refresh -run '^$' -bench Refresh -benchtime 1x -timeout 60m
 func BenchmarkRefresh(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 30_000} {
-		for _, st := range []string{"memory", "file"} {
+		for _, kind := range []string{"memory", "file"} {
 			workers := []int{0}
-			if st == "file" {
+			if kind == "file" {
 				workers = append(workers, 8)
 			}
 			for _, w := range workers {
-				name := fmt.Sprintf("accounts=%d/store=%s", n, st)
+				name := fmt.Sprintf("accounts=%d/store=%s", n, kind)
 				if w > 0 {
 					name += fmt.Sprintf("/workers=%d", w)
 				}
-				b.Run(name, func(b *testing.B) { benchRefresh(b, n, st, w) })
+				b.Run(name, func(b *testing.B) {
+					var st store.Store // nil: the client's in-memory store
+					if kind == "file" {
+						fs, err := store.NewFileStore(filepath.Join(b.TempDir(), "store"))
+						if err != nil {
+							b.Fatal(err)
+						}
+						st = fs
+					}
+					refreshbench.Run(b, n, st, w)
+				})
 			}
 		}
 	}
-}
-
-// benchLimits hold 30,000 accounts and their customers, sessions and
-// transactions.
-var benchLimits = emulator.Limits{Customers: 100_000, Accounts: 100_000, Agreements: 100_000,
-	Transactions: 2_000_000, Sessions: 100_000}
-
-// warmAccounts are seeded besides the measured ones, to open the
-// connections before the clock starts.
-const warmAccounts = 16
-
-func benchRefresh(b *testing.B, n int, storeKind string, workers int) {
-	clock := testtpp.NewClock(time.Now())
-	srv := emulator.NewServer(emulator.WithTPPKey(testtpp.Key(b)), emulator.WithClock(clock.Now), emulator.WithLimits(benchLimits))
-	defer srv.Close()
-	creds, err := srv.NewTPP("Refresh bench")
-	if err != nil {
-		b.Fatal(err)
-	}
-	seeded, err := srv.Seed(b.Context(), creds.Certificate, seed((n+warmAccounts)/2, 2, 0, 8, clock.Now().Add(-2*time.Hour)))
-	if err != nil {
-		b.Fatal(err)
-	}
-
-	opts := []client.Option{client.WithHTTPClient(srv.Client()), client.WithClock(clock.Now),
-		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI))}
-	if storeKind == "file" {
-		fs, err := store.NewFileStore(filepath.Join(b.TempDir(), "store"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		opts = append(opts, client.WithStore(fs))
-	}
-	c, err := client.New(srv.URL, creds, opts...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	svc, err := accounts.New(c)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ropts := []refresh.Option{}
-	if workers > 0 {
-		ropts = append(ropts, refresh.WithWorkers(workers))
-	}
-	r, err := refresh.New(svc, ropts...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var jobs []refresh.Job
-	for _, cu := range seeded.Customers {
-		s := remembered(b, cu)
-		for _, id := range s.AccountIDs {
-			jobs = append(jobs, refresh.Job{Session: s, AccountID: id})
-		}
-	}
-	seeded = emulator.SeedResult{}
-	warm, jobs := jobs[len(jobs)-warmAccounts:], jobs[:n]
-	if err := runAll(b, r, warm); err != nil {
-		b.Fatal(err)
-	}
-	// The first round of the day meets empty budgets. It runs over every
-	// account in one Run, with the live heap read before, halfway (a GC,
-	// not timed) and after.
-	heap := newHeapSampler()
-	runtime.GC()
-	liveBefore := heapBytes()
-	var liveMid uint64
-	heap.start()
-	floorFirst := bestFloor(testtpp.Key(b))
-	start := time.Now()
-	var paused time.Duration
-	firstCalls, finished := 0, 0
-	for got, err := range r.Run(b.Context(), slices.Values(jobs)) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		if got.Outcome != refresh.Done {
-			b.Fatalf("%v: %v", got, got.Err)
-		}
-		firstCalls += got.Calls
-		if finished++; finished == n/2 {
-			t := time.Now()
-			runtime.GC()
-			liveMid = heapBytes()
-			paused += time.Since(t)
-		}
-	}
-	firstElapsed := time.Since(start) - paused
-	heap.stop()
-	runtime.GC()
-	liveAfter := heapBytes()
-
-	// The later rounds, 6 hours apart, meet budgets that hold calls (what
-	// a background job meets 3 times out of 4): the figures are theirs.
-	// They run in chunks of chunkAccounts, each after a floor sample of
-	// its own, so that a change of the machine's load (other processes)
-	// moves the floor and the chunk together; the ratio is the median of
-	// the chunks'.
-	var elapsed time.Duration
-	calls := 0
-	var ratios, floors, sigs []float64
-	b.ResetTimer()
-	for range b.N {
-		clock.Add(refresh.DefaultSpacing)
-		for chunk := range slices.Chunk(jobs, chunkAccounts) {
-			b.StopTimer()
-			floor := rsaFloor(testtpp.Key(b), 250*time.Millisecond)
-			b.StartTimer()
-			start := time.Now()
-			c := 0
-			for got, err := range r.Run(b.Context(), slices.Values(chunk)) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				if got.Outcome != refresh.Done {
-					b.Fatalf("%v: %v", got, got.Err)
-				}
-				c += got.Calls
-			}
-			d := time.Since(start)
-			elapsed, calls = elapsed+d, calls+c
-			ratios = append(ratios, float64(c)/d.Seconds()/floor)
-			floors = append(floors, floor)
-			sigs = append(sigs, d.Seconds()/float64(len(chunk))*floor)
-		}
-	}
-	b.StopTimer()
-
-	// The SDK's live heap: with and without its objects, the sandbox's
-	// state in both.
-	runtime.GC()
-	with := heapBytes()
-	// Live until here, dead from here on (the server lives on).
-	runtime.KeepAlive(jobs)
-	runtime.KeepAlive(warm)
-	runtime.KeepAlive(r)
-	runtime.KeepAlive(svc)
-	runtime.KeepAlive(c)
-	runtime.GC()
-	without := heapBytes()
-
-	rate := float64(calls) / elapsed.Seconds()
-	b.ReportMetric(rate, "calls/s")
-	b.ReportMetric(median(floors), "floor-sig/s")
-	b.ReportMetric(median(ratios), "ratio")
-	b.ReportMetric(float64(firstCalls)/firstElapsed.Seconds()/floorFirst, "ratio-first-round")
-	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N*n), "ns/account")
-	b.ReportMetric(median(sigs), "sig/account")
-	b.ReportMetric(float64(int64(with)-int64(without))/float64(n), "sdk-B/account")
-	b.ReportMetric(float64(int64(liveMid)-int64(liveBefore))/float64(n/2), "mid-B/account")
-	b.ReportMetric(float64(int64(liveAfter)-int64(liveBefore))/float64(n), "after-B/account")
-	b.ReportMetric(float64(heap.peak.Load())/(1<<20), "peak-heap-MiB")
-}
-
-// chunkAccounts is the size of the chunks of a measured round.
-const chunkAccounts = 500
-
-// median returns the median of v (0 for none).
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	v = slices.Sorted(slices.Values(v))
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
-}
-
-// runAll refreshes jobs once and fails on any outcome but Done.
-func runAll(b *testing.B, r *refresh.Refresher, jobs []refresh.Job) error {
-	for got, err := range r.Run(b.Context(), slices.Values(jobs)) {
-		if err != nil {
-			return err
-		}
-		if got.Outcome != refresh.Done {
-			return fmt.Errorf("%v: %w", got, got.Err)
-		}
-	}
-	return nil
-}
-
-// bestFloor is the best of 5 samples of rsaFloor of 0.4 s each: the
-// floor of an idle machine, as near as a shared one gives it.
-func bestFloor(key *rsa.PrivateKey) float64 {
-	best := 0.0
-	for range 5 {
-		best = max(best, rsaFloor(key, 400*time.Millisecond))
-	}
-	return best
-}
-
-// rsaFloor is the signatures per second of bare rsa.SignPKCS1v15 with key
-// on 2 goroutines during d: the most requests per second a TPP signing
-// every request can send on 2 cores.
-func rsaFloor(key *rsa.PrivateKey, d time.Duration) float64 {
-	digest := sha256.Sum256([]byte("floor"))
-	var n atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	deadline := start.Add(d)
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				if _, err := rsa.SignPKCS1v15(nil, key, crypto.SHA256, digest[:]); err != nil {
-					panic(err)
-				}
-				n.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	return float64(n.Load()) / time.Since(start).Seconds()
-}
-
-// heapBytes is the heap's live and not yet swept object bytes.
-func heapBytes() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-// heapSampler records the peak heap every 5 ms while started.
-type heapSampler struct {
-	peak atomic.Uint64
-	quit chan struct{}
-	done chan struct{}
-}
-
-func newHeapSampler() *heapSampler { return &heapSampler{} }
-
-func (h *heapSampler) start() {
-	h.quit, h.done = make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(h.done)
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			if v := heapBytes(); v > h.peak.Load() {
-				h.peak.Store(v)
-			}
-			select {
-			case <-t.C:
-			case <-h.quit:
-				return
-			}
-		}
-	}()
-}
-
-func (h *heapSampler) stop() {
-	close(h.quit)
-	<-h.done
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/refreshbench"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -21,7 +22,7 @@ func TestNewRefusesInvalid(t *testing.T) {
 	t.Parallel()
 	_, err := refresh.New(nil)
 	require.Error(t, err)
-	b := newBank(t, seed(1, 1, 0, 0, time.Now()))
+	b := newBank(t, refreshbench.Seed(1, 1, 0, 0, time.Now()))
 	for name, o := range map[string]refresh.Option{
 		"workers 0":        refresh.WithWorkers(0),
 		"workers too many": refresh.WithWorkers(5000),
@@ -42,7 +43,7 @@ func TestNewRefusesInvalid(t *testing.T) {
 // date and the pending ones; the next reads only what is new.
 func TestRunReadsNewTransactionsOnce(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, seed(2, 2, 1, 5, time.Now().Add(-2*time.Hour)))
+	b := newBank(t, refreshbench.Seed(2, 2, 1, 5, time.Now().Add(-2*time.Hour)))
 	r := b.refresher(t)
 	jobs := jobsOf(t, b)
 	require.Len(t, jobs, 6)
@@ -107,7 +108,7 @@ func TestRunReadsNewTransactionsOnce(t *testing.T) {
 // with the time of the next allowed call.
 func TestRunFifthRoundRefusedLocally(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, seed(1, 1, 0, 2, time.Now().Add(-time.Hour)))
+	b := newBank(t, refreshbench.Seed(1, 1, 0, 2, time.Now().Add(-time.Hour)))
 	r := b.refresher(t)
 	jobs := jobsOf(t, b)
 	start := b.clock.Now()
@@ -152,7 +153,7 @@ func TestRunFifthRoundRefusedLocally(t *testing.T) {
 // when the transactions budget is spent.
 func TestRunChecksBothBudgetsBeforeSpending(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, seed(1, 1, 0, 2, time.Now().Add(-time.Hour)))
+	b := newBank(t, refreshbench.Seed(1, 1, 0, 2, time.Now().Add(-time.Hour)))
 	r := b.refresher(t, refresh.WithSpacing(0))
 	jobs := jobsOf(t, b)
 	jobs[0].Want = refresh.Transactions
@@ -179,7 +180,7 @@ func TestRunChecksBothBudgetsBeforeSpending(t *testing.T) {
 
 func TestRunReconnectNeeded(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, seed(2, 1, 0, 1, time.Now().Add(-time.Hour)))
+	b := newBank(t, refreshbench.Seed(2, 1, 0, 1, time.Now().Add(-time.Hour)))
 	r := b.refresher(t)
 	jobs := jobsOf(t, b)
 
@@ -207,7 +208,7 @@ func TestRunReconnectNeeded(t *testing.T) {
 
 func TestRunTransientAndRefused(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, seed(1, 2, 0, 1, time.Now().Add(-time.Hour)))
+	b := newBank(t, refreshbench.Seed(1, 2, 0, 1, time.Now().Add(-time.Hour)))
 	r := b.refresher(t, refresh.WithWorkers(1))
 	jobs := jobsOf(t, b)
 
@@ -241,7 +242,7 @@ func TestRunTransientAndRefused(t *testing.T) {
 // the account's job BudgetExhausted, and the next job is refused locally.
 func TestRunBankAccessExceeded(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, seed(1, 1, 0, 1, time.Now().Add(-time.Hour)))
+	b := newBank(t, refreshbench.Seed(1, 1, 0, 1, time.Now().Add(-time.Hour)))
 	r := b.refresher(t, refresh.WithSpacing(0))
 	jobs := jobsOf(t, b)
 	// Another TPP instance, on another store, spent the budget.

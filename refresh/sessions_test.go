@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/refreshbench"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/store"
@@ -21,9 +22,9 @@ import (
 // accounts and the session keeps their ids; after it, listing is refused.
 func TestRememberListsConsentedAccounts(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, seed(2, 2, 1, 1, time.Now().Add(-10*time.Minute)))
+	b := newBank(t, refreshbench.Seed(2, 2, 1, 1, time.Now().Add(-10*time.Minute)))
 	cu := b.seeded.Customers[1]
-	s, err := refresh.Remember(t.Context(), b.svc, sessionOf(cu), nil)
+	s, err := refresh.Remember(t.Context(), b.svc, refreshbench.SessionOf(cu), nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{cu.Accounts[0].ID, cu.Accounts[1].ID}, s.AccountIDs)
 	assert.Equal(t, []string{cu.CardAccounts[0].ID}, s.CardAccountIDs)
@@ -39,10 +40,10 @@ func TestRememberListsConsentedAccounts(t *testing.T) {
 	assert.Equal(t, s.CardAccountIDs, loaded.CardAccountIDs)
 
 	b.clock.Add(sca.SCAValidity)
-	_, err = refresh.Remember(t.Context(), b.svc, sessionOf(cu), nil)
+	_, err = refresh.Remember(t.Context(), b.svc, refreshbench.SessionOf(cu), nil)
 	assert.ErrorIs(t, err, client.ErrSCARequired)
 
-	_, err = refresh.Remember(t.Context(), nil, sessionOf(cu), nil)
+	_, err = refresh.Remember(t.Context(), nil, refreshbench.SessionOf(cu), nil)
 	assert.Error(t, err)
 	_, err = refresh.Remember(t.Context(), b.svc, nil, nil)
 	assert.ErrorIs(t, err, sca.ErrInvalidSession)
@@ -52,11 +53,11 @@ func TestRememberListsConsentedAccounts(t *testing.T) {
 // consented account.
 func TestJobsFromStoredSessions(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, seed(3, 2, 1, 1, time.Now().Add(-time.Hour)))
+	b := newBank(t, refreshbench.Seed(3, 2, 1, 1, time.Now().Add(-time.Hour)))
 	st := store.NewMemoryStore()
 	want := map[string]bool{} // account ids
 	for i, cu := range b.seeded.Customers {
-		s := remembered(t, cu)
+		s := refreshbench.Remembered(t, cu)
 		require.NoError(t, sca.SaveSession(t.Context(), st, "user-"+string(rune('a'+i)), s))
 		for _, id := range append(slices.Clone(s.AccountIDs), s.CardAccountIDs...) {
 			want[id] = true
@@ -64,7 +65,7 @@ func TestJobsFromStoredSessions(t *testing.T) {
 	}
 	// A session without accounts gives no job; a value that is not a
 	// session is reported and skipped.
-	bare := sessionOf(b.seeded.Customers[0])
+	bare := refreshbench.SessionOf(b.seeded.Customers[0])
 	require.NoError(t, sca.SaveSession(t.Context(), st, "user-z", bare))
 	require.NoError(t, st.Put(t.Context(), "sca/session/user-broken", []byte("{not json"), 0))
 
