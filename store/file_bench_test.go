@@ -21,13 +21,16 @@ type benchMode struct {
 // per-file (each write creates a file, syncs it, renames it and syncs the
 // directory: the path before shared syncs and file reuse, and the one
 // outside Linux), shared-syncs (directory syncs shared by concurrent
-// writers, see file_durable.go) and shared-syncs+reuse (the default on
-// Linux: files reused as well, see file_spare.go).
+// writers, see file_durable.go), shared-syncs+reuse (files reused as
+// well, see file_spare.go) and in-place (the default on Linux: Update
+// writes a value that fits into the other slot of its file, see
+// file_inplace.go).
 func benchModes() []benchMode {
 	modes := []benchMode{
-		{name: "per-file", apply: func(st *FileStore) { st.shareSyncs, st.reuse = false, false }},
-		{name: "shared-syncs", apply: func(st *FileStore) { st.shareSyncs, st.reuse = true, false }},
-		{name: "shared-syncs+reuse", apply: func(st *FileStore) { st.shareSyncs, st.reuse = true, true }},
+		{name: "per-file", apply: func(st *FileStore) { st.shareSyncs, st.reuse, st.inPlace = false, false, false }},
+		{name: "shared-syncs", apply: func(st *FileStore) { st.shareSyncs, st.reuse, st.inPlace = true, false, false }},
+		{name: "shared-syncs+reuse", apply: func(st *FileStore) { st.shareSyncs, st.reuse, st.inPlace = true, true, false }},
+		{name: "in-place", apply: func(st *FileStore) { st.shareSyncs, st.reuse, st.inPlace = true, true, true }},
 	}
 	return modes
 }

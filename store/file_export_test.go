@@ -1,6 +1,7 @@
 package store
 
-// WritePerFile makes st write as it does outside Linux, for the
-// conformance test of that path: each write creates a file, syncs it,
-// renames it and syncs the directory; no file is reused.
-func WritePerFile(st *FileStore) { st.shareSyncs, st.reuse = false, false }
+// WritePerFile makes st write every value, Update's included, through a
+// new file, for the conformance test of that path: each write creates a
+// file, syncs it, renames it and syncs the directory (as Put does outside
+// Linux); no file is reused and no Update is written in place.
+func WritePerFile(st *FileStore) { st.shareSyncs, st.reuse, st.inPlace = false, false, false }

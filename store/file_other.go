@@ -34,3 +34,5 @@ func tryLockFile(*os.File, bool) (bool, error) { return false, errors.ErrUnsuppo
 
 // unlockFile is never reached: NewFileStore refuses first.
 func unlockFile(*os.File) error { return errors.ErrUnsupported }
+
+func lockOpenFile(context.Context, *os.File) error { return errors.ErrUnsupported }

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"time"
 )
 
 // errReused is returned by readOnce when the file it opened left its
@@ -64,16 +63,20 @@ func (s *FileStore) readOnce(path, key string, withValue, locked bool) ([]byte, 
 		}
 	}
 	// The file does not change while it is read: one read, of the size
-	// it has, or of the longest header.
-	limit := int64(headerLen + MaxKeyLen)
-	if withValue {
-		limit += MaxValueLen + 1
+	// it has, or of the largest file the store writes (a version 1 or 2
+	// file without its value when only the header is needed).
+	limit := int64(slotsAt + 2*maxSlot)
+	if !withValue {
+		var magic [len(fileMagic)]byte
+		if _, err := f.ReadAt(magic[:], 0); err == nil && string(magic[:]) != fileMagic {
+			limit = int64(headerLen + MaxKeyLen)
+		}
 	}
 	b := make([]byte, min(fi.Size(), limit))
 	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, fileHeader{}, fmt.Errorf("store: file store read: %w", err)
 	}
-	h, n, err := decodeHeader(b)
+	h, value, err := decodeFile(b)
 	if err != nil {
 		return nil, fileHeader{}, err
 	}
@@ -88,10 +91,10 @@ func (s *FileStore) readOnce(path, key string, withValue, locked bool) ([]byte, 
 	if !withValue {
 		return nil, h, nil
 	}
-	if len(b)-n > MaxValueLen {
+	if len(value) > MaxValueLen {
 		return nil, fileHeader{}, fmt.Errorf("%w: value above %d bytes", ErrCorrupt, MaxValueLen)
 	}
-	return b[n:], h, nil
+	return value, h, nil
 }
 
 // stillAt reports whether fi, of an open file, is the file under path.
@@ -117,22 +120,6 @@ func (s *FileStore) readEntry(ctx context.Context, name string, shard int, key s
 	}
 	defer unlock()
 	return s.readOnce(path, key, withValue, true)
-}
-
-// read returns the live value of key from its file name. The caller
-// holds the key's lock.
-func (s *FileStore) read(name, key string, now time.Time) ([]byte, bool, error) {
-	b, h, err := s.readOnce(filepath.Join(s.dir, name), key, true, true)
-	if errors.Is(err, ErrNotStored) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if h.expired(now) {
-		return nil, false, nil
-	}
-	return b, true, nil
 }
 
 // openError describes the failure err of openNoFollow on path: an

@@ -146,7 +146,7 @@ func (s *FileStore) adopt(path string) {
 }
 
 // vetSpare locks f exclusively and checks it may be reused: a regular
-// file of the store's user, in format version 2.
+// file of the store's user, in format version 2 or 3.
 func (s *FileStore) vetSpare(f *os.File) (*spare, bool) {
 	fi, err := s.statFile(f)
 	if err != nil {
@@ -156,7 +156,7 @@ func (s *FileStore) vetSpare(f *os.File) (*spare, bool) {
 		return nil, false
 	}
 	var magic [len(fileMagic)]byte
-	if _, err := f.ReadAt(magic[:], 0); err != nil || string(magic[:]) != fileMagic {
+	if _, err := f.ReadAt(magic[:], 0); err != nil || (string(magic[:]) != fileMagic && string(magic[:]) != fileMagicV2) {
 		return nil, false
 	}
 	return &spare{f: f, size: fi.Size()}, true

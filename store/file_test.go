@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,20 @@ func plant(t *testing.T, dir, key string, value []byte) string {
 }
 
 const plantedKey = "sca/pending/planted-state"
+
+// encodeOldFile returns a value file of format version 1 or 2 (magic):
+// the header, then the value.
+func encodeOldFile(magic, key string, value []byte, expires time.Time) []byte {
+	b := []byte(magic)
+	var exp int64
+	if !expires.IsZero() {
+		exp = expires.UnixNano()
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(exp))
+	b = binary.BigEndian.AppendUint32(b, uint32(len(key)))
+	b = append(b, key...)
+	return append(b, value...)
+}
 
 func TestFileStoreRefusesUnsafeDirectories(t *testing.T) {
 	t.Parallel()
@@ -328,7 +343,9 @@ func testCrashMidWrite(t *testing.T, st *FileStore) {
 		tmpSeen = tmp
 		b, err := os.ReadFile(tmp)
 		require.NoError(t, err)
-		assert.True(t, strings.HasSuffix(string(b), "new value"), "the new value goes to a temporary file first")
+		_, v, err := decodeFile(b)
+		require.NoError(t, err)
+		assert.Equal(t, "new value", string(v), "the new value goes to a temporary file first")
 		got, err := st.Get(ctx, "k")
 		require.NoError(t, err)
 		assert.Equal(t, "old value", string(got), "readers see the old value during the write")
@@ -775,16 +792,16 @@ func TestFileStoreReusesFiles(t *testing.T) {
 		require.NoError(t, st.Put(ctx, "k", []byte("newer"), 0))
 		b, err := io.ReadAll(f)
 		require.NoError(t, err)
-		assert.True(t, strings.HasSuffix(string(b), "old"), "the reader's file is unchanged")
+		_, v, err := decodeFile(b)
+		require.NoError(t, err)
+		assert.Equal(t, "old", string(v), "the reader's file is unchanged")
 	})
 
 	t.Run("format version 1", func(t *testing.T) {
 		t.Parallel()
 		st := newStore(t)
 		path := plant(t, st.Dir(), "k", []byte("v1 value"))
-		b, err := os.ReadFile(path)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(path, append([]byte(fileMagicV1), b[len(fileMagic):]...), 0o600))
+		require.NoError(t, os.WriteFile(path, encodeOldFile(fileMagicV1, "k", []byte("v1 value"), time.Time{}), 0o600))
 		assert.Equal(t, "v1 value", get(t, st, "k"), "version 1 is read")
 		require.NoError(t, st.Put(ctx, "k", []byte("v2 value"), 0))
 		assert.Empty(t, spareFiles(t, st.Dir()), "a version 1 file is never reused")

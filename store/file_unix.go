@@ -102,3 +102,21 @@ func unlockFile(f *os.File) error {
 	}
 	return nil
 }
+
+// lockOpenFile takes an exclusive flock on f, waiting (with ctx) for
+// readers that hold shared ones.
+func lockOpenFile(ctx context.Context, f *os.File) error {
+	for wait := lockPollMin; ; wait = min(2*wait, lockPollMax) {
+		ok, err := tryLockFile(f, true)
+		if err != nil || ok {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Writing in place. Replacing a value's file costs the file system a new
+// file (or a spare's link), a rename and a directory sync, and costs the
+// process most of its time in the kernel. Update instead writes a value
+// that fits into the slot of the key's file that does not hold the
+// current value, with a new sequence number, and syncs the file's data
+// (fdatasync on Linux): the file keeps its size and its blocks, so the
+// file system commits no metadata. A crash mid-write leaves that slot cut
+// short, which its CRC shows, and readers take the other slot: the
+// previous value. The writer holds the key's lock throughout, and an
+// exclusive flock on the file while it writes, so that readers, who
+// take a shared one, never see a slot half written (they read again or
+// wait for the key's lock, see readEntry).
+//
+// Measured on ext4 (2 cores, a virtual disk): about a third of the CPU
+// time of a replacing write per Update, and a sixth of its latency
+// (BenchmarkFileStoreUpdate).
+
+// writeInPlace writes content, the new content of key's slot, into the
+// file name whose current header is h (a version 3 file with room for
+// content). The caller holds the key's lock.
+func (s *FileStore) writeInPlace(ctx context.Context, name string, h fileHeader, content []byte) error {
+	path := filepath.Join(s.dir, name)
+	f, err := openNoFollow(path, os.O_RDWR, 0)
+	if err != nil {
+		return openError("write", path, err)
+	}
+	defer f.Close()
+	if err := s.checkFile(f); err != nil {
+		return err
+	}
+	slot := make([]byte, slotHeaderLen+len(content))
+	putSlot(slot, h.seq+1, content)
+	at := int64(slotsAt + (1-h.slot)*h.slotSize)
+	if err := lockOpenFile(ctx, f); err != nil {
+		return err
+	}
+	_, err = f.WriteAt(slot, at)
+	if uerr := unlockFile(f); err == nil {
+		err = uerr
+	}
+	if err != nil {
+		return fmt.Errorf("store: file store write: %w", err)
+	}
+	if s.crashHook != nil {
+		if err := s.crashHook(path); err != nil {
+			s.dropSlot(f, at)
+			return err
+		}
+	}
+	if err := s.syncContent(f); err != nil {
+		s.dropSlot(f, at)
+		return err
+	}
+	return nil
+}
+
+// dropSlot empties the slot at offset at after a failed write, so that
+// the previous value is the file's again (best effort: what it cannot
+// undo is a value that was not made durable).
+func (s *FileStore) dropSlot(f *os.File, at int64) {
+	var empty [slotHeaderLen]byte
+	if lockOpenFile(context.Background(), f) != nil {
+		return
+	}
+	_, _ = f.WriteAt(empty[:], at)
+	_ = unlockFile(f)
+	_ = s.syncContent(f)
+}
