@@ -571,8 +571,21 @@ func (s *FileStore) Update(ctx context.Context, key string, fn func(old []byte, 
 // is written in place (see writeInPlace).
 func (s *FileStore) update(ctx context.Context, name, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) (bool, error) {
 	now := s.clock()
-	old, h, err := s.readOnce(filepath.Join(s.dir, name), key, true, true)
+	path := filepath.Join(s.dir, name)
+	// The file is opened once, to be read and, when the new value fits,
+	// written in place.
+	flag := os.O_RDONLY
+	if s.inPlace {
+		flag = os.O_RDWR
+	}
+	f, fi, err := s.openValue(path, flag)
 	exists := err == nil
+	var old []byte
+	var h fileHeader
+	if exists {
+		defer f.Close()
+		old, h, err = s.readFile(f, fi, path, key, true, true)
+	}
 	if errors.Is(err, ErrNotStored) {
 		err = nil
 	}
@@ -599,7 +612,7 @@ func (s *FileStore) update(ctx context.Context, name, key string, fn func(old []
 	if exists && h.slotSize > 0 && s.inPlace {
 		content := encodeContent(key, value, exp)
 		if slotHeaderLen+len(content) <= h.slotSize {
-			return true, s.writeInPlace(ctx, name, h, content)
+			return true, s.writeInPlace(ctx, f, path, h, content)
 		}
 	}
 	if err := s.writeAtomic(name, encodeFile(key, value, exp)); err != nil {

@@ -19,10 +19,11 @@ var errReused = errors.New("store: file store entry was replaced during the read
 // name whose file keeps being replaced before it takes the key's lock.
 const readTries = 8
 
-// openValue opens the value file path without following a link and
-// checks it is a regular file of the store's user.
-func (s *FileStore) openValue(path string) (*os.File, fs.FileInfo, error) {
-	f, err := openNoFollow(path, os.O_RDONLY, 0)
+// openValue opens the value file path (with flag, os.O_RDONLY or
+// os.O_RDWR) without following a link and checks it is a regular file of
+// the store's user.
+func (s *FileStore) openValue(path string, flag int) (*os.File, fs.FileInfo, error) {
+	f, err := openNoFollow(path, flag, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, ErrNotStored
 	}
@@ -48,11 +49,16 @@ func (s *FileStore) openValue(path string) (*os.File, fs.FileInfo, error) {
 // not change while the flock is held. When the file is locked by a
 // writer or has left path, it returns errReused.
 func (s *FileStore) readOnce(path, key string, withValue, locked bool) ([]byte, fileHeader, error) {
-	f, fi, err := s.openValue(path)
+	f, fi, err := s.openValue(path, os.O_RDONLY)
 	if err != nil {
 		return nil, fileHeader{}, err
 	}
 	defer f.Close()
+	return s.readFile(f, fi, path, key, withValue, locked)
+}
+
+// readFile is readOnce with the file f, open, whose FileInfo is fi.
+func (s *FileStore) readFile(f *os.File, fi fs.FileInfo, path, key string, withValue, locked bool) ([]byte, fileHeader, error) {
 	if !locked {
 		ok, err := tryLockFile(f, false)
 		if err != nil {
