@@ -160,11 +160,12 @@ var ErrCorrupt = errors.New("store: file store entry is not readable")
 //
 // A value's time to live is written in its file. An expired value is
 // never returned; its file is removed when a method meets it, by a sweep
-// that the writes of a FileStore run a slice at a time (every 64 writes,
-// the next 256 entries of the directory, so that a write's share stays
-// the same however many values the directory holds; a pass over the
-// directory starts at most every 1024 writes), and when [FileStore.Sweep]
-// is called. Keys reads every file's header: it costs one small read per
+// that the writes of a FileStore run a slice at a time (every 64 writes
+// of a new file, the next 256 entries of the directory, so that a write's
+// share stays the same however many values the directory holds; a pass
+// over the directory starts at most every 1024 such writes; an Update
+// written in place adds no file and does not count), and when
+// [FileStore.Sweep] is called. Keys reads every file's header: it costs one small read per
 // stored value.
 //
 // The store never follows a symbolic link: not for its directory, not for
@@ -557,18 +558,19 @@ func (s *FileStore) Update(ctx context.Context, key string, fn func(old []byte, 
 	if err != nil {
 		return err
 	}
-	wrote, err := s.update(ctx, name, key, fn)
+	newFile, err := s.update(ctx, name, key, fn)
 	// The sweep takes shard locks: it runs once this one is released.
 	unlock()
-	if wrote {
+	if newFile {
 		s.afterWrite(ctx)
 	}
 	return err
 }
 
 // update is Update with the key's lock held; it reports whether it wrote
-// a new value. A new value that fits the slot of the key's version 3 file
-// is written in place (see writeInPlace).
+// a new file (which counts towards the sweep: a value written in place
+// adds nothing to the directory). A new value that fits the slot of the
+// key's version 3 file is written in place (see writeInPlace).
 func (s *FileStore) update(ctx context.Context, name, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) (bool, error) {
 	now := s.clock()
 	path := filepath.Join(s.dir, name)
@@ -612,7 +614,7 @@ func (s *FileStore) update(ctx context.Context, name, key string, fn func(old []
 	if exists && h.slotSize > 0 && s.inPlace {
 		content := encodeContent(key, value, exp)
 		if slotHeaderLen+len(content) <= h.slotSize {
-			return true, s.writeInPlace(ctx, f, path, h, content)
+			return false, s.writeInPlace(ctx, f, path, h, content)
 		}
 	}
 	if err := s.writeAtomic(name, encodeFile(key, value, exp)); err != nil {

@@ -214,3 +214,24 @@ func TestFileStoreRefusesOddSlots(t *testing.T) {
 	assert.Equal(t, "k", h.key)
 	assert.Equal(t, "v", string(v))
 }
+
+// Only writes of new files count towards the sweep: an Update written in
+// place adds nothing to the directory and costs no sweep.
+func TestFileStoreInPlaceUpdatesDoNotSweep(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	now := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	st.now = func() time.Time { return now }
+	require.NoError(t, st.Put(ctx, "expiring", []byte("e"), time.Minute))
+	require.NoError(t, st.Update(ctx, "budget", count))
+	now = now.Add(time.Hour)
+	before := st.writes.Load()
+	st.writes.Store(fileSweepPass - 1)
+	require.NoError(t, st.Update(ctx, "budget", count))
+	assert.Equal(t, int64(fileSweepPass-1), st.writes.Load(), "not counted")
+	assert.Len(t, valueFiles(t, st.Dir()), 2, "no sweep ran")
+	require.NoError(t, st.Put(ctx, "new", []byte("n"), 0))
+	assert.Len(t, valueFiles(t, st.Dir()), 2, "the new file's write swept the expired value")
+	assert.Equal(t, int64(2), before, "the Put and the first Update (a new file) counted")
+}

@@ -113,8 +113,9 @@ type sweeper struct {
 	started   bool
 }
 
-// afterWrite counts a write and sweeps a slice every fileSweepEvery
-// writes.
+// afterWrite counts a write of a new file (Put, Update of a new key or of
+// a value that outgrew its file) and sweeps a slice every fileSweepEvery
+// of them.
 func (s *FileStore) afterWrite(ctx context.Context) {
 	if n := s.writes.Add(1); n%fileSweepEvery == 0 {
 		_, _ = s.sweepSlice(context.WithoutCancel(ctx), n)
