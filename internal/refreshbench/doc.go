@@ -37,6 +37,10 @@
 //   - ns/account, and sig/account: the time per account, in nanoseconds
 //     and in floor signatures (median of the chunks; 2 is the floor),
 //     comparable between sub-benchmarks run under different load;
+//   - cpu-busy and cpu-us/call: over the measured rounds, the process's
+//     CPU time (user and system) divided by the time and the cores, and
+//     per call: below 1, the refresh waits (for a sync, a lock) rather
+//     than works;
 //   - sdk-B/account: the live heap the SDK holds per account after the
 //     rounds (sessions, jobs, budget), the heap with the SDK's objects
 //     less the heap without them, the sandbox's in both;

@@ -117,7 +117,7 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 	// its own, so that a change of the machine's load (other processes)
 	// moves the floor and the chunk together; the ratio is the median of
 	// the chunks'.
-	var elapsed time.Duration
+	var elapsed, busy time.Duration
 	calls := 0
 	var ratios, floors, sigs []float64
 	b.ResetTimer()
@@ -127,7 +127,7 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 			b.StopTimer()
 			floor := rsaFloor(testtpp.Key(b), 250*time.Millisecond)
 			b.StartTimer()
-			start := time.Now()
+			start, cpu0 := time.Now(), processCPU()
 			c := 0
 			for got, err := range r.Run(b.Context(), slices.Values(chunk)) {
 				if err != nil {
@@ -139,6 +139,7 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 				c += got.Calls
 			}
 			d := time.Since(start)
+			busy += processCPU() - cpu0
 			elapsed, calls = elapsed+d, calls+c
 			ratios = append(ratios, float64(c)/d.Seconds()/floor)
 			floors = append(floors, floor)
@@ -167,6 +168,8 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 	b.ReportMetric(float64(firstCalls)/firstElapsed.Seconds()/floorFirst, "ratio-first-round")
 	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N*n), "ns/account")
 	b.ReportMetric(median(sigs), "sig/account")
+	b.ReportMetric(busy.Seconds()/elapsed.Seconds()/float64(runtime.GOMAXPROCS(0)), "cpu-busy")
+	b.ReportMetric(float64(busy.Microseconds())/float64(calls), "cpu-us/call")
 	b.ReportMetric(float64(int64(with)-int64(without))/float64(n), "sdk-B/account")
 	b.ReportMetric(float64(int64(liveMid)-int64(liveBefore))/float64(n/2), "mid-B/account")
 	b.ReportMetric(float64(int64(liveAfter)-int64(liveBefore))/float64(n), "after-B/account")

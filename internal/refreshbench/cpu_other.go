@@ -1,0 +1,9 @@
+//go:build !unix
+
+package refreshbench
+
+import "time"
+
+// processCPU is 0 where the process's CPU time is not read: cpu-busy and
+// cpu-us/call then report 0.
+func processCPU() time.Duration { return 0 }
