@@ -194,6 +194,9 @@ func (j *journey) click(sel string) {
 type page struct {
 	URL, Lang, H1, Text string
 	Has                 bool // the awaited selector is on the page
+	// Ready is document.readyState: "complete" once the whole page is
+	// parsed and loaded (before that, its h1 may show without the rest).
+	Ready string
 }
 
 func (j *journey) read(sel string) (page, error) {
@@ -204,14 +207,15 @@ func (j *journey) read(sel string) (page, error) {
 		H1: (document.querySelector('h1') || {}).innerText || '',
 		Text: (document.querySelector('main') || document.body || {}).innerText || '',
 		Has: ` + fmt.Sprintf("%q", sel) + ` === '' || document.querySelector(` + fmt.Sprintf("%q", sel) + `) !== null,
+		Ready: document.readyState,
 	}))()`
 	err := chromedp.Run(j.ctx, chromedp.Evaluate(expr, &p))
 	return p, err
 }
 
 // await waits until the page's h1 contains h1 (and the element sel, if
-// given, is on it): the browser may still be on the page before, or
-// reloading a status page.
+// given, is on it) and the page is fully loaded: the browser may still be
+// on the page before, reloading a status page, or parsing the new one.
 func (j *journey) await(h1, sel string) page {
 	j.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -220,7 +224,7 @@ func (j *journey) await(h1, sel string) page {
 		p, err := j.read(sel)
 		if err == nil {
 			last = p
-			if strings.Contains(p.H1, h1) && p.Has {
+			if strings.Contains(p.H1, h1) && p.Has && p.Ready == "complete" {
 				return p
 			}
 		}
