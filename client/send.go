@@ -159,7 +159,7 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		return fail(unknown(idErr))
 	}
 	if out != nil && len(bytes.TrimSpace(r.body)) > 0 {
-		if err := json.Unmarshal(r.body, out); err != nil {
+		if err := decodeAnswer(r.body, idErr == nil, out); err != nil {
 			err = fmt.Errorf("decoding answer: %w", err)
 			if !op.repeatable() {
 				return fail(unknown(err))
@@ -168,6 +168,17 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		}
 	}
 	return outcome{resp: resp, status: r.status, id: id}
+}
+
+// decodeAnswer decodes the JSON body into out. A body already known to
+// be valid JSON (valid) goes straight to out's UnmarshalJSON, if it has
+// one, as encoding/json would pass it: json.Unmarshal would scan it twice
+// more (to validate it, then to find its end) before calling the method.
+func decodeAnswer(body []byte, valid bool, out any) error {
+	if u, ok := out.(json.Unmarshaler); ok && valid {
+		return u.UnmarshalJSON(bytes.TrimSpace(body))
+	}
+	return json.Unmarshal(body, out)
 }
 
 // ErrUnusableAnswer matches a 2xx answer to a call that is not repeatable
