@@ -97,7 +97,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 		// algorithm among them.
 		return nil, errFormat("Signature", "The signature algorithm must be given as rsa-sha256.")
 	}
-	if !signing.MatchKeyID(params.KeyID, t.cert) {
+	if !t.matchKeyID(params.KeyID) {
 		return nil, errFormat("Signature", "The keyId does not match the TPP-Signature-Certificate (expected SN=<serial>,CA=<issuer DN per RFC 2253>).")
 	}
 	date := r.Header.Get("Date")

@@ -16,7 +16,9 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/signing"
@@ -168,6 +170,39 @@ type tpp struct {
 	id   string // tppIdentity of the certificate: its organisation, the same across renewals
 	name string
 	cert *x509.Certificate
+	// keyIDs remembers keyId values that matched cert (see matchKeyID).
+	keyIDs keyIDCache
+}
+
+// keyIDCache remembers up to maxKeyIDs keyId values that matched a
+// certificate, so that a TPP's calls do not parse its issuer's name again
+// each time. Only matches are kept: a wrong keyId is checked in full.
+type keyIDCache struct {
+	mu   sync.RWMutex
+	seen []string
+}
+
+const maxKeyIDs = 4
+
+// matchKeyID reports whether keyID names t's certificate, as
+// signing.MatchKeyID does.
+func (t *tpp) matchKeyID(keyID string) bool {
+	c := &t.keyIDs
+	c.mu.RLock()
+	known := slices.Contains(c.seen, keyID)
+	c.mu.RUnlock()
+	if known {
+		return true
+	}
+	if !signing.MatchKeyID(keyID, t.cert) {
+		return false
+	}
+	c.mu.Lock()
+	if len(c.seen) < maxKeyIDs && !slices.Contains(c.seen, keyID) {
+		c.seen = append(c.seen, keyID)
+	}
+	c.mu.Unlock()
+	return true
 }
 
 // NewTPP issues a TPP signing certificate for name from the emulator's test
