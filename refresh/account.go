@@ -171,15 +171,29 @@ func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro cli
 	dates, ids := make([]accounts.Date, len(booked)), make([]string, len(booked))
 	for i := range booked {
 		dates[i], ids[i] = booked[i].BookingDate, booked[i].TransactionID
-		if j.Cursor.isNew(dates[i], ids[i]) {
-			res.Booked = append(res.Booked, booked[i])
-		}
 	}
+	res.Booked = keepNew(booked, j.Cursor, dates, ids)
 	res.Pending = pending
 	if err == nil {
 		res.Cursor = j.Cursor.advance(dates, ids)
 	}
 	return err
+}
+
+// keepNew returns the entries of booked the cursor has not seen (entry i
+// has dates[i] and ids[i]), in order, in booked's own array (an entry is
+// a large struct: no copy is made); nil when none is new.
+func keepNew[T any](booked []T, c Cursor, dates []accounts.Date, ids []string) []T {
+	kept := booked[:0]
+	for i := range booked {
+		if c.isNew(dates[i], ids[i]) {
+			kept = append(kept, booked[i])
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return kept
 }
 
 // cardTransactions is transactions for a card account.
@@ -201,10 +215,8 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 		if dates[i].IsZero() {
 			dates[i] = booked[i].TransactionDate
 		}
-		if j.Cursor.isNew(dates[i], ids[i]) {
-			res.CardBooked = append(res.CardBooked, booked[i])
-		}
 	}
+	res.CardBooked = keepNew(booked, j.Cursor, dates, ids)
 	res.CardPending = pending
 	if err == nil {
 		res.Cursor = j.Cursor.advance(dates, ids)
@@ -249,7 +261,11 @@ func readPages[T any](first func() (pageOf[T], error), next func(string) (pageOf
 		if err != nil {
 			return booked, pending, calls, err
 		}
-		booked = append(booked, page.booked...)
+		if booked == nil {
+			booked = page.booked // the page is not used again: no copy
+		} else {
+			booked = append(booked, page.booked...)
+		}
 		if n == 1 {
 			pending = page.pending
 		} else if len(page.pending) > 0 {
