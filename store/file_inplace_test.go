@@ -235,3 +235,22 @@ func TestFileStoreInPlaceUpdatesDoNotSweep(t *testing.T) {
 	assert.Len(t, valueFiles(t, st.Dir()), 2, "the new file's write swept the expired value")
 	assert.Equal(t, int64(2), before, "the Put and the first Update (a new file) counted")
 }
+
+// decodeFile never panics and never returns a value larger than the
+// file, whatever the bytes.
+func FuzzDecodeFile(f *testing.F) {
+	f.Add(encodeFile("k", []byte("value"), time.Time{}))
+	f.Add(encodeFile("budget/x", []byte("[1,2,3]"), time.Unix(1, 0)))
+	f.Add(encodeOldFile(fileMagicV2, "k", []byte("v2"), time.Time{}))
+	f.Add(encodeOldFile(fileMagicV1, "k", []byte("v1"), time.Time{}))
+	f.Add([]byte(fileMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, v, err := decodeFile(b)
+		if err != nil {
+			return
+		}
+		if len(v)+len(h.key) > len(b) {
+			t.Fatalf("value and key of %d bytes from a file of %d", len(v), len(b))
+		}
+	})
+}
