@@ -139,8 +139,8 @@ var ErrCorrupt = errors.New("store: file store entry is not readable")
 // and on Linux one directory sync serves every write renamed before it
 // starts. Update of an existing key writes the new value into the half
 // of its file that does not hold the current value, with a checksum, and
-// syncs the file's data: no new file, no rename, no directory sync, a
-// third of the CPU time (a budget's counters are updated this way). On Linux
+// syncs the file's data: no new file, no rename, no directory sync, about
+// half the CPU time (a budget's counters are updated this way). On Linux
 // the files of replaced and deleted values are also reused for later
 // writes (creating a file costs a file system far more than rewriting
 // one); Get and Keys take a shared flock(2) on the file they read, so
