@@ -4,6 +4,6 @@ package refreshbench
 
 import "time"
 
-// processCPU is 0 where the process's CPU time is not read: cpu-busy and
+// ProcessCPU is 0 where the process's CPU time is not read: cpu-busy and
 // cpu-us/call then report 0.
-func processCPU() time.Duration { return 0 }
+func ProcessCPU() time.Duration { return 0 }

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// processCPU returns the CPU time (user and system) the process has used.
-func processCPU() time.Duration {
+// ProcessCPU returns the CPU time (user and system) the process has used.
+func ProcessCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0

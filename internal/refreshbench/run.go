@@ -125,9 +125,9 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 		clock.Add(refresh.DefaultSpacing)
 		for chunk := range slices.Chunk(jobs, chunkAccounts) {
 			b.StopTimer()
-			floor := rsaFloor(testtpp.Key(b), 250*time.Millisecond)
+			floor, _ := RSAFloor(testtpp.Key(b), 250*time.Millisecond)
 			b.StartTimer()
-			start, cpu0 := time.Now(), processCPU()
+			start, cpu0 := time.Now(), ProcessCPU()
 			c := 0
 			for got, err := range r.Run(b.Context(), slices.Values(chunk)) {
 				if err != nil {
@@ -139,7 +139,7 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 				c += got.Calls
 			}
 			d := time.Since(start)
-			busy += processCPU() - cpu0
+			busy += ProcessCPU() - cpu0
 			elapsed, calls = elapsed+d, calls+c
 			ratios = append(ratios, float64(c)/d.Seconds()/floor)
 			floors = append(floors, floor)
@@ -209,19 +209,21 @@ func runAll(b *testing.B, r *refresh.Refresher, jobs []refresh.Job) error {
 func bestFloor(key *rsa.PrivateKey) float64 {
 	best := 0.0
 	for range 5 {
-		best = max(best, rsaFloor(key, 400*time.Millisecond))
+		perSec, _ := RSAFloor(key, 400*time.Millisecond)
+		best = max(best, perSec)
 	}
 	return best
 }
 
-// rsaFloor is the signatures per second of bare rsa.SignPKCS1v15 with key
-// on 2 goroutines during d: the most requests per second a TPP signing
-// every request can send on 2 cores.
-func rsaFloor(key *rsa.PrivateKey, d time.Duration) float64 {
+// RSAFloor is the signatures per second of bare rsa.SignPKCS1v15 with key
+// on 2 goroutines during d, the most requests per second a TPP signing
+// every request can send on 2 cores, and the process's CPU time per
+// signature meanwhile (0 where ProcessCPU is not read).
+func RSAFloor(key *rsa.PrivateKey, d time.Duration) (perSec float64, cpuPerSig time.Duration) {
 	digest := sha256.Sum256([]byte("floor"))
 	var n atomic.Int64
 	var wg sync.WaitGroup
-	start := time.Now()
+	start, cpuStart := time.Now(), ProcessCPU()
 	deadline := start.Add(d)
 	for range 2 {
 		wg.Add(1)
@@ -236,7 +238,7 @@ func rsaFloor(key *rsa.PrivateKey, d time.Duration) float64 {
 		}()
 	}
 	wg.Wait()
-	return float64(n.Load()) / time.Since(start).Seconds()
+	return float64(n.Load()) / time.Since(start).Seconds(), (ProcessCPU() - cpuStart) / time.Duration(max(n.Load(), 1))
 }
 
 // heapBytes is the heap's live and not yet swept object bytes.

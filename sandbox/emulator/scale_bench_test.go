@@ -11,9 +11,7 @@ package emulator_test
 
 import (
 	"context"
-	"crypto"
 	"crypto/rsa"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -23,7 +21,6 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,6 +28,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/refreshbench"
 	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -137,7 +135,7 @@ func BenchmarkSetupSigned(b *testing.B) {
 						TransactionAmount: sandbox.Amount{Amount: "-45.00"}, RemittanceInformationUnstructured: "Faktura"}
 				}
 				b.StartTimer()
-				start, cpuStart := time.Now(), cpuTime()
+				start, cpuStart := time.Now(), refreshbench.ProcessCPU()
 				err = parallel(2, (n+1)/2, func(ctx context.Context, i int) error {
 					number := fmt.Sprintf("2%010d", i)
 					if _, err := svc.CreateCustomer(ctx, &sandbox.NewCustomer{CustomerNumber: number,
@@ -155,7 +153,7 @@ func BenchmarkSetupSigned(b *testing.B) {
 					}
 					return nil
 				})
-				took, cpu = took+time.Since(start), cpu+cpuTime()-cpuStart
+				took, cpu = took+time.Since(start), cpu+refreshbench.ProcessCPU()-cpuStart
 				b.StopTimer()
 				if err != nil {
 					b.Fatal(err)
@@ -199,31 +197,6 @@ func parallel(workers, n int, f func(ctx context.Context, i int) error) error {
 		}
 	}
 	return first
-}
-
-// rsaFloor is the signatures per second of bare rsa.SignPKCS1v15 with key
-// on 2 goroutines during d, the most requests per second a TPP signing
-// every request can send on 2 cores, and the CPU time per signature.
-func rsaFloor(key *rsa.PrivateKey, d time.Duration) (perSec float64, cpu time.Duration) {
-	digest := sha256.Sum256([]byte("floor"))
-	var n atomic.Int64
-	var wg sync.WaitGroup
-	start, cpuStart := time.Now(), cpuTime()
-	deadline := start.Add(d)
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				if _, err := rsa.SignPKCS1v15(nil, key, crypto.SHA256, digest[:]); err != nil {
-					panic(err)
-				}
-				n.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	return float64(n.Load()) / time.Since(start).Seconds(), (cpuTime() - cpuStart) / time.Duration(max(n.Load(), 1))
 }
 
 // mutexWait reads the process's total time blocked on sync.Mutex and
@@ -366,13 +339,13 @@ func benchRefresh(b *testing.B, n, workers int) {
 		b.Fatal(err)
 	}
 	key := creds.Key.(*rsa.PrivateKey)
-	floorBefore, sigCPUBefore := rsaFloor(key, 2*time.Second)
+	floorBefore, sigCPUBefore := refreshbench.RSAFloor(key, 2*time.Second)
 	runtime.GC()
 
 	waits() // from here on
 	mutexBefore := mutexWait()
 	b.ResetTimer()
-	start, cpuStart := time.Now(), cpuTime()
+	start, cpuStart := time.Now(), refreshbench.ProcessCPU()
 	for done := 0; done < b.N; {
 		m := min(len(jobs)-workers, b.N-done) // the warm-up's accounts are left out
 		if err := parallel(workers, m, func(ctx context.Context, i int) error { return r.refresh(ctx, jobs[i]) }); err != nil {
@@ -381,11 +354,11 @@ func benchRefresh(b *testing.B, n, workers int) {
 		done += m
 		clock.Add(6 * time.Hour)
 	}
-	elapsed, cpu := time.Since(start), cpuTime()-cpuStart
+	elapsed, cpu := time.Since(start), refreshbench.ProcessCPU()-cpuStart
 	b.StopTimer()
 	lw, mutexAfter := waits(), mutexWait()
 	// The floor brackets the run: the machine's load may change during it.
-	floorAfter, sigCPUAfter := rsaFloor(key, 2*time.Second)
+	floorAfter, sigCPUAfter := refreshbench.RSAFloor(key, 2*time.Second)
 	floor, sigCPU := (floorBefore+floorAfter)/2, (sigCPUBefore+sigCPUAfter)/2
 
 	calls := float64(2 * b.N)
