@@ -49,24 +49,9 @@ func lockFile(ctx context.Context, path string, check func(*os.File) error) (fun
 		_ = f.Close()
 		return nil, err
 	}
-	fd := int(f.Fd())
-	for wait := lockPollMin; ; wait = min(2*wait, lockPollMax) {
-		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			_ = f.Close()
-			return nil, fmt.Errorf("store: file store lock: %w", err)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			_ = f.Close()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
+	if err := lockOpenFile(ctx, f); err != nil {
+		_ = f.Close()
+		return nil, err
 	}
 	return func() {
 		// Closing the only descriptor of the open file releases the lock.
@@ -103,8 +88,9 @@ func unlockFile(f *os.File) error {
 	return nil
 }
 
-// lockOpenFile takes an exclusive flock on f, waiting (with ctx) for
-// readers that hold shared ones.
+// lockOpenFile takes an exclusive flock(2) on f, trying without blocking
+// so that ctx can end the wait (a lock file's other holders, a value
+// file's readers).
 func lockOpenFile(ctx context.Context, f *os.File) error {
 	for wait := lockPollMin; ; wait = min(2*wait, lockPollMax) {
 		ok, err := tryLockFile(f, true)
