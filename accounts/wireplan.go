@@ -3,11 +3,13 @@ package accounts
 import (
 	"encoding"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strings"
 	"sync"
 	"unicode"
-	"unicode/utf8"
+
+	"github.com/tppkit/psd2/internal/jsontext"
 )
 
 // Decoding a document member by member. encoding/json hands an
@@ -137,6 +139,9 @@ func buildPlan(t reflect.Type) *wirePlan {
 		f.pos = len(p.byName)
 		p.byName[name] = f
 	}
+	if len(p.byName) > 64 {
+		p.whole = true // decodeFast tracks the fields in a uint64
+	}
 	return p
 }
 
@@ -209,8 +214,7 @@ func decodeFast(data []byte, w any, names *memberNames, take func(name []byte) b
 	if plan.whole {
 		return nil, nil, false
 	}
-	var seen uint64 // fields decoded, by pos (plans over 64 fields: no check)
-	var seenMore map[int]bool
+	var seen uint64 // fields decoded, by pos
 	err := forEachMember(data, func(key, value []byte) error {
 		name := memberName(key)
 		if take != nil && take(name) {
@@ -232,20 +236,10 @@ func decodeFast(data []byte, w any, names *memberNames, take func(name []byte) b
 			extra = append(extra, Member{Name: string(name), Value: v})
 			return nil
 		}
-		if f.pos < 64 {
-			if seen&(1<<f.pos) != 0 {
-				return errWhole
-			}
-			seen |= 1 << f.pos
-		} else {
-			if seenMore[f.pos] {
-				return errWhole
-			}
-			if seenMore == nil {
-				seenMore = map[int]bool{}
-			}
-			seenMore[f.pos] = true
+		if seen&(1<<f.pos) != 0 {
+			return errWhole
 		}
+		seen |= 1 << f.pos
 		if !decodeField(rv.FieldByIndex(f.index), f, value) {
 			return errWhole
 		}
@@ -255,18 +249,14 @@ func decodeFast(data []byte, w any, names *memberNames, take func(name []byte) b
 }
 
 // errWhole stops decodeFast: encoding/json decodes the document.
-var errWhole = errorString("decode with encoding/json")
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
+var errWhole = errors.New("decode with encoding/json")
 
 // decodeField decodes value into the field v, as encoding/json would in
 // the whole object, and reports whether it could.
 func decodeField(v reflect.Value, f *wireField, value []byte) bool {
 	switch f.kind {
 	case kindString:
-		if s, ok := plainString(value); ok {
+		if s, ok := jsontext.PlainString(value); ok {
 			v.SetString(s)
 			return true
 		}
@@ -333,30 +323,12 @@ func decodeSlice(v reflect.Value, value []byte) bool {
 	return true
 }
 
-// plainString returns the text of a JSON string without escapes, control
-// characters or invalid UTF-8 (one encoding/json decodes to its bytes).
-func plainString(value []byte) (string, bool) {
-	if len(value) < 2 || value[0] != '"' || value[len(value)-1] != '"' {
-		return "", false
-	}
-	inner := value[1 : len(value)-1]
-	for _, c := range inner {
-		if c < ' ' || c == '\\' || c == '"' {
-			return "", false
-		}
-	}
-	if !utf8.Valid(inner) {
-		return "", false
-	}
-	return string(inner), true
-}
-
 func isNullLiteral(value []byte) bool { return string(value) == "null" }
 
 // compactJSON returns a valid JSON value as normalJSON does, and false for
 // one that is not valid.
 func compactJSON(value []byte) (json.RawMessage, bool) {
-	if s, ok := plainString(value); ok && !strings.ContainsAny(s, "<>&\u2028\u2029") {
+	if s, ok := jsontext.PlainString(value); ok && !strings.ContainsAny(s, "<>&\u2028\u2029") {
 		return json.RawMessage(string(value)), true
 	}
 	if !json.Valid(value) {

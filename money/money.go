@@ -10,6 +10,8 @@ import (
 
 	"github.com/bojanz/currency"
 	"github.com/shopspring/decimal"
+
+	"github.com/tppkit/psd2/internal/jsontext"
 )
 
 // Errors returned by [New], [Parse] and [Amount.Validate]. Match them with
@@ -346,7 +348,7 @@ func amountText(raw json.RawMessage) (text string, isString bool) {
 	case len(raw) == 0 || bytes.Equal(raw, []byte("null")):
 		return "", false
 	case raw[0] == '"':
-		if t, ok := plainASCII(raw); ok {
+		if t, ok := jsontext.PlainString(raw); ok {
 			return t, true
 		}
 		if err := json.Unmarshal(raw, &text); err != nil {
@@ -356,21 +358,6 @@ func amountText(raw json.RawMessage) (text string, isString bool) {
 	default:
 		return string(raw), false
 	}
-}
-
-// plainASCII returns the text of a JSON string of printable ASCII without
-// escapes: the text encoding/json decodes it to, without the decoder.
-func plainASCII(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[len(raw)-1] != '"' {
-		return "", false
-	}
-	inner := raw[1 : len(raw)-1]
-	for _, c := range inner {
-		if c < ' ' || c == '\\' || c == '"' || c >= 0x80 {
-			return "", false
-		}
-	}
-	return string(inner), true
 }
 
 // rawAmountText is the amount text of a raw money object as the bank

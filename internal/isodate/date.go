@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/tppkit/psd2/internal/jsontext"
 )
 
 // Date is a calendar date of a bank document (ISO 8601 YYYY-MM-DD,
@@ -77,7 +79,7 @@ func (d *Date) UnmarshalJSON(data []byte) error {
 		*d = Date{}
 		return nil
 	}
-	s, ok := plainString(data)
+	s, ok := jsontext.PlainString(data)
 	if !ok {
 		if err := json.Unmarshal(data, &s); err != nil {
 			return fmt.Errorf("date is not a string")
@@ -100,20 +102,4 @@ func clip(s string) string {
 		return s[:40] + "…"
 	}
 	return s
-}
-
-// plainString returns the text of a JSON string that has no escapes,
-// control characters or bytes outside ASCII: the text encoding/json
-// decodes it to, without the decoder.
-func plainString(data []byte) (string, bool) {
-	if len(data) < 2 || data[0] != '"' || data[len(data)-1] != '"' {
-		return "", false
-	}
-	inner := data[1 : len(data)-1]
-	for _, c := range inner {
-		if c < ' ' || c == '\\' || c == '"' || c >= 0x80 {
-			return "", false
-		}
-	}
-	return string(inner), true
 }
