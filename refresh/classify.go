@@ -29,8 +29,8 @@ type verdict struct {
 //
 //   - the SDK's budget refusal, and the bank's 429 ACCESS_EXCEEDED: the
 //     account's budget is spent (BudgetExhausted);
-//   - any answer asking for SCA (a scaRedirect), 401 CONSENT_*,
-//     SCA_EXPIRED or PSU_CREDENTIALS_INVALID, CONSENT_UNKNOWN (revoked),
+//   - any answer asking for SCA (a scaRedirect), 401 or 403 CONSENT_*
+//     or SCA_EXPIRED, 401 PSU_CREDENTIALS_INVALID, CONSENT_UNKNOWN (revoked),
 //     and a session the SDK cannot send: ReconnectNeeded;
 //   - another 429 (a rate limit), 5xx, and every failure without an
 //     answer (not sent, timed out, cut off, unreadable): Transient;
@@ -58,6 +58,11 @@ func classify(err error) verdict {
 	switch {
 	case ce.Is(client.ErrSCARequired), ce.Is(client.ErrConsentExpired), ce.Is(client.ErrConsentInvalid),
 		ce.Is(client.ErrConsentUnknown), ce.Is(client.ErrSCAExpired):
+		v.outcome = ReconnectNeeded
+	case (ce.StatusCode == http.StatusUnauthorized || ce.StatusCode == http.StatusForbidden) &&
+		(ce.HasCode(client.CodeConsentExpired) || ce.HasCode(client.CodeConsentInvalid) || ce.HasCode(client.CodeSCAExpired)):
+		// The same codes as 403, as some banks send them: the consent is
+		// gone whatever the status.
 		v.outcome = ReconnectNeeded
 	case ce.StatusCode == http.StatusUnauthorized && !ce.Is(client.ErrCertificate):
 		// 401 PSU_CREDENTIALS_INVALID and the like: the session is not
