@@ -1,6 +1,7 @@
 package refresh
 
 import (
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -42,7 +43,7 @@ func (w Want) String() string {
 // session, without the PSU.
 //
 // The account id is personal data: no printed form of a Job (String,
-// GoString, LogValue) shows it.
+// GoString, LogValue, MarshalJSON) shows it.
 type Job struct {
 	// Session is the PSU's session whose consent covers the account.
 	Session *sca.Session
@@ -88,6 +89,30 @@ func (j Job) GoString() string { return j.String() }
 
 // LogValue makes log/slog print the job as String does.
 func (j Job) LogValue() slog.Value { return slog.StringValue(j.String()) }
+
+// jobView is the JSON form of a Job: the account id [redacted], the
+// session in its own redacted form.
+type jobView struct {
+	Session   *sca.Session  `json:"session,omitempty"`
+	AccountID string        `json:"accountId,omitempty"`
+	Card      bool          `json:"card,omitempty"`
+	Want      string        `json:"want"`
+	Since     accounts.Date `json:"since,omitzero"`
+	Cursor    Cursor        `json:"cursor"`
+	Force     bool          `json:"force,omitempty"`
+}
+
+// MarshalJSON writes the job with its account id [redacted] and its
+// session as sca.Session writes it (ids [redacted]), so that a job in a
+// logged or returned JSON document leaks no id. It is not a storage form.
+func (j Job) MarshalJSON() ([]byte, error) {
+	v := jobView{Session: j.Session, Card: j.Card, Want: j.want().String(), Since: j.Since,
+		Cursor: j.Cursor, Force: j.Force}
+	if j.AccountID != "" {
+		v.AccountID = "[redacted]"
+	}
+	return json.Marshal(v)
+}
 
 func redactedIfSet(s string) string {
 	if s == "" {
@@ -191,7 +216,8 @@ func (o Outcome) String() string {
 }
 
 // Result is the refresh of one account, yielded by [Refresher.Run] as
-// soon as it ends.
+// soon as it ends. Its printed forms (String, GoString, LogValue,
+// MarshalJSON) show no account id, PSU-ID or session id.
 //
 // Balances and transactions are set as far as they were read, whatever
 // the outcome. Cursor advances only with [Done]; otherwise it is the
@@ -250,6 +276,41 @@ func (r Result) GoString() string { return r.String() }
 
 // LogValue makes log/slog print the result as String does.
 func (r Result) LogValue() slog.Value { return slog.StringValue(r.String()) }
+
+// resultView is the JSON form of a Result.
+type resultView struct {
+	Job         Job                        `json:"job"`
+	Outcome     string                     `json:"outcome"`
+	Balances    []accounts.Balance         `json:"balances,omitempty"`
+	Booked      []accounts.Transaction     `json:"booked,omitempty"`
+	Pending     []accounts.Transaction     `json:"pending,omitempty"`
+	CardBooked  []accounts.CardTransaction `json:"cardBooked,omitempty"`
+	CardPending []accounts.CardTransaction `json:"cardPending,omitempty"`
+	Cursor      Cursor                     `json:"cursor"`
+	RetryAt     time.Time                  `json:"retryAt,omitzero"`
+	Deferred    bool                       `json:"deferred,omitempty"`
+	Calls       int                        `json:"calls"`
+	Status      int                        `json:"status,omitempty"`
+	Code        string                     `json:"code,omitempty"`
+	Err         string                     `json:"error,omitempty"`
+}
+
+// MarshalJSON writes the result with its job as [Job.MarshalJSON] does
+// and its error as the bank's HTTP status and code (or, for an error
+// that is not the bank's answer, its message), never the bank's texts,
+// links or headers: no JSON form of a Result shows an account id, PSU-ID
+// or session id.
+func (r Result) MarshalJSON() ([]byte, error) {
+	v := resultView{Job: r.Job, Outcome: r.Outcome.String(), Balances: r.Balances, Booked: r.Booked,
+		Pending: r.Pending, CardBooked: r.CardBooked, CardPending: r.CardPending, Cursor: r.Cursor,
+		RetryAt: r.RetryAt, Deferred: r.Deferred, Calls: r.Calls}
+	if r.Err != nil {
+		if v.Status, v.Code = errorCode(r.Err); v.Status == 0 {
+			v.Err = r.Err.Error()
+		}
+	}
+	return json.Marshal(v)
+}
 
 // Errors of a [Result] that the package itself decides, before any call.
 var (
