@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -170,12 +173,14 @@ func (b *budget) release(ctx context.Context, key string, t time.Time) error {
 }
 
 // exhaust marks the budget as spent after the bank answered 429
-// ACCESS_EXCEEDED to a call made at t: the bank counted calls the SDK did
-// not see (a replica on another store, calls made before the store
-// existed). ASSUMPTION (the safe option, docs/interface.md section 8
-// gives no reset time): the missing calls are taken to have been made at
-// t, so the SDK refuses further calls until the window has passed since t
-// instead of earning more 429s.
+// ACCESS_EXCEEDED to a call: the bank counted calls the SDK did not see
+// (a replica on another store, calls made before the store existed).
+// ASSUMPTION (the safe option, docs/interface.md section 8 gives no reset
+// time): the missing calls are taken to have been made at t, the time of
+// the refused call, so the SDK refuses further calls until the window has
+// passed since t instead of earning more 429s; when the bank's answer
+// says when to come back (Retry-After), t is set so that they are allowed
+// again then (exhaustedAt).
 func (b *budget) exhaust(ctx context.Context, key string, t time.Time) error {
 	return b.update(ctx, key, func(calls []time.Time) []time.Time {
 		calls = b.prune(calls, b.now())
@@ -237,10 +242,37 @@ func (b *budget) hook(op string, e Endpoint, accountOf func(*client.Call) (strin
 			case !r.Sent:
 				_ = b.release(context.WithoutCancel(ctx), key, at)
 			case bankAccessExceeded(r.Err):
-				_ = b.exhaust(context.WithoutCancel(ctx), key, at)
+				_ = b.exhaust(context.WithoutCancel(ctx), key, b.exhaustedAt(r.Err, at))
 			}
 		}, nil
 	}
+}
+
+// exhaustedAt is the time exhaust takes the bank's uncounted calls to
+// have been made at, for a call made at t that the bank refused with err:
+// t, so that the next call is allowed a window later; but when the answer
+// says when to come back (Retry-After, in seconds or as an HTTP date
+// measured against the answer's Date), so that the next call is allowed
+// then.
+func (b *budget) exhaustedAt(err error, t time.Time) time.Time {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return t
+	}
+	v := strings.TrimSpace(ce.Header.Get("Retry-After"))
+	var wait time.Duration
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 {
+		wait = time.Duration(min(s, int64(b.window/time.Second))) * time.Second
+	} else if at, err := http.ParseTime(v); err == nil {
+		ref := b.now()
+		if d, err := http.ParseTime(ce.Header.Get("Date")); err == nil {
+			ref = d
+		}
+		wait = at.Sub(ref)
+	} else {
+		return t
+	}
+	return b.now().Add(min(max(wait, 0), b.window) - b.window)
 }
 
 // bankAccessExceeded reports whether err is the bank's own 429

@@ -76,7 +76,8 @@
 //     link, the spent budget) or whose bytes never left does not. Retries
 //     of the client are one call.
 //   - When the bank itself answers 429 ACCESS_EXCEEDED (calls the SDK did
-//     not see), the budget is taken as spent from then on.
+//     not see), the budget is taken as spent from then on: until the time
+//     the answer's Retry-After gives, else for the whole window.
 //
 // The counts live in the client's store ([client.WithStore]): every
 // Service made on one client shares them, and clients of several replicas
