@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
@@ -67,8 +69,14 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 			return r.fail(ctx, res, err)
 		}
 		if a.Remaining == 0 {
+			// The job can start when both budgets allow a call: the later
+			// of their next calls when balances is spent too.
+			e := transactions
+			if b, err := r.svc.Remaining(ctx, j.AccountID, balances); err == nil && b.Remaining == 0 && b.NextAt.After(a.NextAt) {
+				a, e = b, balances
+			}
 			res.Outcome, res.RetryAt = BudgetExhausted, a.NextAt
-			res.Err = &accounts.BudgetExhaustedError{Operation: "refresh", Endpoint: transactions,
+			res.Err = &accounts.BudgetExhaustedError{Operation: "refresh", Endpoint: e,
 				Limit: a.Limit, Window: a.Window, RetryAt: a.NextAt}
 			return res
 		}
@@ -121,9 +129,9 @@ func (r *Refresher) failCall(ctx context.Context, res Result, err error, e accou
 	case v.budget != nil:
 		res.RetryAt = v.budget.RetryAt
 	case v.outcome == BudgetExhausted && e != "":
-		// The bank's 429: the client marked the budget spent, which
-		// says when the next call is allowed; a Retry-After can only
-		// make it later.
+		// The bank's 429: the client marked the budget spent, until the
+		// answer's Retry-After or for a window, which says when the
+		// next call is allowed; a Retry-After can only make it later.
 		res.RetryAt = now.Add(accounts.DefaultBudgetWindow)
 		if a, err := r.svc.Remaining(context.WithoutCancel(ctx), res.Job.AccountID, e); err == nil && !a.NextAt.IsZero() {
 			res.RetryAt = a.NextAt
@@ -163,6 +171,9 @@ func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro cli
 		return accountPage(p), err
 	}
 	next := func(href string) (pageOf[accounts.Transaction], error) {
+		if err := linksTo(href, "/accounts/", j.AccountID); err != nil {
+			return pageOf[accounts.Transaction]{}, err
+		}
 		p, err := r.svc.TransactionsAt(ctx, href, ro)
 		return accountPage(p), err
 	}
@@ -204,6 +215,9 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 		return cardPage(p), err
 	}
 	next := func(href string) (pageOf[accounts.CardTransaction], error) {
+		if err := linksTo(href, "/card-accounts/", j.AccountID); err != nil {
+			return pageOf[accounts.CardTransaction]{}, err
+		}
 		p, err := r.svc.CardTransactionsAt(ctx, href, ro)
 		return cardPage(p), err
 	}
@@ -222,6 +236,25 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 		res.Cursor = j.Cursor.advance(dates, ids)
 	}
 	return err
+}
+
+// errOtherAccount refuses a next link to another account's transactions:
+// following it would spend that account's budget and mix its entries
+// into this one's.
+var errOtherAccount = fmt.Errorf("refresh: the next link names another account: %w", accounts.ErrUnexpectedLink)
+
+// linksTo returns errOtherAccount, before anything is sent, unless href's
+// path ends in <collection><id>/transactions. The accounts package checks
+// the rest of the link (host, base path).
+func linksTo(href, collection, id string) error {
+	u, err := url.Parse(href)
+	if err != nil {
+		return nil // the accounts package refuses it, before sending
+	}
+	if !strings.HasSuffix(u.Path, collection+id+"/transactions") {
+		return errOtherAccount
+	}
+	return nil
 }
 
 // pageOf is what readPages needs of a transactions page.
