@@ -21,6 +21,7 @@ import (
 	"github.com/tppkit/psd2/internal/refreshbench"
 	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/refresh"
+	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
 
@@ -442,7 +443,18 @@ func TestReviewEmptyAndProgressCounts(t *testing.T) {
 	}
 	assert.Zero(t, last.Started)
 
+	// A context already ended: its error, once, and no call.
 	jobs := jobsOf(t, b)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	var errs int
+	for res, err := range r.Run(ctx, slices.Values(jobs)) {
+		require.ErrorIs(t, err, context.Canceled, "no result: %v", res)
+		errs++
+	}
+	assert.Equal(t, 1, errs)
+	assert.Zero(t, spent(t, b.svc, jobs[0].AccountID, false))
+
 	require.Len(t, jobs, 4)
 	jobs[1].Cursor.RefreshedAt = b.clock.Now() // deferred
 	jobs[2].Want = 9                           // invalid
@@ -463,4 +475,26 @@ func TestReviewEmptyAndProgressCounts(t *testing.T) {
 	assert.Equal(t, 1, last.Count(refresh.Refused))
 	assert.Equal(t, 2, last.Calls)
 	assert.Zero(t, last.InFlight)
+}
+
+// The emulator's 429 ACCESS_EXCEEDED with Retry-After (a rate limit
+// longer than the client waits) ends only that account's job, until the
+// time the bank gave; the account is refreshed again from then on.
+func TestReviewEmulatorRetryAfter(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, refreshbench.Seed(1, 2, 0, 1, time.Now().Add(-time.Hour)))
+	r := b.refresher(t, refresh.WithWorkers(1))
+	jobs := jobsOf(t, b)
+	b.srv.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: 90 * time.Second,
+		PathPrefix: "/v1/accounts/" + jobs[0].AccountID + "/balances"})
+	got := collect(t, r, jobs)
+	require.Equal(t, jobs[0].AccountID, got[0].Job.AccountID)
+	assert.Equal(t, refresh.BudgetExhausted, got[0].Outcome, "%v", got[0].Err)
+	assert.Equal(t, 1, got[0].Calls)
+	assert.WithinDuration(t, b.clock.Now().Add(90*time.Second), got[0].RetryAt, time.Second)
+	assert.Equal(t, refresh.Done, got[1].Outcome, "another account goes on: %v", got[1].Err)
+
+	b.clock.Set(got[0].RetryAt)
+	res := collect(t, r, jobs[:1])[0]
+	assert.Equal(t, refresh.Done, res.Outcome, "%v", res.Err)
 }
