@@ -7,10 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -259,21 +256,19 @@ func (b *budget) exhaustedAt(err error, t time.Time) time.Time {
 	if !errors.As(err, &ce) {
 		return t
 	}
-	v := strings.TrimSpace(ce.Header.Get("Retry-After"))
-	var wait time.Duration
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil && s >= 0 {
-		wait = time.Duration(min(s, int64(b.window/time.Second))) * time.Second
-	} else if at, err := http.ParseTime(v); err == nil {
-		ref := b.now()
-		if d, err := http.ParseTime(ce.Header.Get("Date")); err == nil {
-			ref = d
-		}
-		wait = at.Sub(ref)
-	} else {
+	wait, ok := ce.RetryAfter(b.now())
+	if !ok {
 		return t
 	}
-	return b.now().Add(min(max(wait, 0), b.window) - b.window)
+	return b.now().Add(min(max(wait, minExhaustedWait), b.window) - b.window)
 }
+
+// minExhaustedWait is the shortest wait the budget takes from a 429
+// ACCESS_EXCEEDED's Retry-After. ASSUMPTION (the safe option): an answer
+// that says the budget is spent but to come back at once, or within
+// seconds, means a minute, so that a job scheduled at the time the SDK
+// reports does not meet the same refusal in a loop.
+const minExhaustedWait = time.Minute
 
 // bankAccessExceeded reports whether err is the bank's own 429
 // ACCESS_EXCEEDED (not the SDK's refusal).

@@ -370,6 +370,38 @@ func TestBudgetNotSpentWhenNotSent(t *testing.T) {
 	assert.Equal(t, int64(1), bank.balances.Load())
 }
 
+// The bank's 429 ACCESS_EXCEEDED says when to come back: the budget is
+// spent until then, and at least a minute (an answer asking to retry at
+// once would otherwise send the next job into the same refusal).
+func TestBudgetAccessExceededRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		retryAfter string
+		want       time.Duration
+	}{{"600", 10 * time.Minute}, {"0", time.Minute}, {"", accounts.DefaultBudgetWindow}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if tt.retryAfter != "" {
+				w.Header().Set("Retry-After", tt.retryAfter)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = w.Write([]byte(`{"tppMessages":[{"category":"ERROR","code":"ACCESS_EXCEEDED"}]}`))
+		}))
+		t.Cleanup(srv.Close)
+		now := time.Now()
+		c, err := client.New(srv.URL+"/api", testtpp.Credentials(t, "Accounts test TPP"), client.WithHTTPClient(srv.Client()),
+			client.WithRetryPolicy(client.RetryPolicy{}), client.WithClock(func() time.Time { return now }))
+		require.NoError(t, err)
+		svc := newService(t, c)
+		_, err = svc.Balances(t.Context(), acc1, psuAbsent()...)
+		require.ErrorIs(t, err, client.ErrAccessExceeded, tt.retryAfter)
+		a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+		require.NoError(t, err)
+		assert.Zero(t, a.Remaining, tt.retryAfter)
+		assert.WithinDuration(t, now.Add(tt.want), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
+	}
+}
+
 func TestBudgetStorePersistsAcrossServices(t *testing.T) {
 	t.Parallel()
 	bank := newCountingBank(t)

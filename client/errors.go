@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Error codes of docs/interface.md section 7 and of the platform that
@@ -168,6 +169,18 @@ func (e *Error) HasCode(code string) bool {
 		}
 	}
 	return false
+}
+
+// RetryAfter returns the wait the answer's Retry-After header asks for,
+// given in seconds or as an HTTP date (measured against the answer's Date
+// header, else against now), at most 24 hours; false without a readable
+// one.
+func (e *Error) RetryAfter(now time.Time) (time.Duration, bool) {
+	if e == nil {
+		return 0, false
+	}
+	server, _ := http.ParseTime(e.Header.Get("Date"))
+	return retryAfter(e.Header, server, now)
 }
 
 // SCARedirect returns the scaRedirect href of the error body, or "".

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -202,4 +203,31 @@ func FuzzErrorBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestErrorRetryAfter(t *testing.T) {
+	t.Parallel()
+	date := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	now := date.Add(time.Minute) // the answer's Date wins over the caller's clock
+	tests := []struct {
+		h    http.Header
+		want time.Duration
+		ok   bool
+	}{
+		{http.Header{}, 0, false},
+		{http.Header{"Retry-After": {"30"}}, 30 * time.Second, true},
+		{http.Header{"Retry-After": {"-1"}}, 0, false},
+		{http.Header{"Retry-After": {"9999999999"}}, 24 * time.Hour, true},
+		{http.Header{"Retry-After": {date.Add(90 * time.Second).Format(http.TimeFormat)}, "Date": {date.Format(http.TimeFormat)}}, 90 * time.Second, true},
+		{http.Header{"Retry-After": {date.Add(90 * time.Second).Format(http.TimeFormat)}}, 30 * time.Second, true},
+		{http.Header{"Retry-After": {date.Add(-time.Hour).Format(http.TimeFormat)}, "Date": {date.Format(http.TimeFormat)}}, 0, true},
+		{http.Header{"Retry-After": {"soon"}}, 0, false},
+	}
+	for _, tt := range tests {
+		d, ok := (&Error{Header: tt.h}).RetryAfter(now)
+		assert.Equal(t, tt.ok, ok, "%v", tt.h)
+		assert.Equal(t, tt.want, d, "%v", tt.h)
+	}
+	_, ok := (*Error)(nil).RetryAfter(now)
+	assert.False(t, ok)
 }

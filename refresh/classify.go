@@ -3,8 +3,6 @@ package refresh
 import (
 	"errors"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
@@ -54,7 +52,7 @@ func classify(err error) verdict {
 		return verdict{outcome: Transient}
 	}
 	v := verdict{}
-	v.retryAfter, v.hasRetry = retryAfter(ce.Header)
+	v.retryAfter, v.hasRetry = ce.RetryAfter(time.Now())
 	switch {
 	case ce.Is(client.ErrSCARequired), ce.Is(client.ErrConsentExpired), ce.Is(client.ErrConsentInvalid),
 		ce.Is(client.ErrConsentUnknown), ce.Is(client.ErrSCAExpired):
@@ -82,33 +80,6 @@ func classify(err error) verdict {
 		v.outcome = Refused
 	}
 	return v
-}
-
-// maxRetryAfter caps a Retry-After, as the client does.
-const maxRetryAfter = 24 * time.Hour
-
-// retryAfter reads a Retry-After header in seconds or as an HTTP date
-// (measured against the answer's Date, else the wall clock).
-func retryAfter(h http.Header) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false
-	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if s < 0 {
-			return 0, false
-		}
-		return min(time.Duration(min(s, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter), true
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false
-	}
-	ref := time.Now()
-	if d, err := http.ParseTime(h.Get("Date")); err == nil {
-		ref = d
-	}
-	return min(max(t.Sub(ref), 0), maxRetryAfter), true
 }
 
 // sent reports whether the call that ended with err may have reached the

@@ -153,29 +153,6 @@ func TestClassify(t *testing.T) {
 	assert.True(t, sent(nil))
 }
 
-func TestRetryAfter(t *testing.T) {
-	t.Parallel()
-	date := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
-		h    http.Header
-		want time.Duration
-		ok   bool
-	}{
-		{http.Header{}, 0, false},
-		{http.Header{"Retry-After": {"30"}}, 30 * time.Second, true},
-		{http.Header{"Retry-After": {"-1"}}, 0, false},
-		{http.Header{"Retry-After": {"9999999999"}}, maxRetryAfter, true},
-		{http.Header{"Retry-After": {date.Add(90 * time.Second).Format(http.TimeFormat)}, "Date": {date.Format(http.TimeFormat)}}, 90 * time.Second, true},
-		{http.Header{"Retry-After": {date.Add(-time.Hour).Format(http.TimeFormat)}, "Date": {date.Format(http.TimeFormat)}}, 0, true},
-		{http.Header{"Retry-After": {"soon"}}, 0, false},
-	}
-	for _, tt := range tests {
-		d, ok := retryAfter(tt.h)
-		assert.Equal(t, tt.ok, ok, "%v", tt.h)
-		assert.Equal(t, tt.want, d, "%v", tt.h)
-	}
-}
-
 func TestOutcomeAndWantNames(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "done", Done.String())
