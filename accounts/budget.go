@@ -270,6 +270,28 @@ func (b *budget) exhaustedAt(err error, t time.Time) time.Time {
 // reports does not meet the same refusal in a loop.
 const minExhaustedWait = time.Minute
 
+// retryHook is the client's BeforeRetry of a counted call of endpoint e:
+// without the PSU present, every attempt that may have reached the bank
+// is a call the bank may count (docs/interface.md section 8 counts calls,
+// not the SDK's operations), so a retry after such an attempt reserves one
+// more call first, and is not sent when the budget is spent (the call
+// then ends with the attempt's own answer or error). ASSUMPTION (the safe
+// option): the bank counts a call it answered with 5xx or 429, or never
+// answered, as it counts one it answered.
+func (b *budget) retryHook(op string, e Endpoint, accountOf func(*client.Call) (string, error)) func(context.Context, *client.Call) error {
+	return func(ctx context.Context, call *client.Call) error {
+		if call.Header.Get("PSU-IP-Address") != "" {
+			return nil
+		}
+		accountID, err := accountOf(call)
+		if err != nil {
+			return err
+		}
+		_, err = b.reserve(ctx, op, b.key(accountID, e), e)
+		return err
+	}
+}
+
 // bankAccessExceeded reports whether err is the bank's own 429
 // ACCESS_EXCEEDED (not the SDK's refusal).
 func bankAccessExceeded(err error) bool {

@@ -38,6 +38,8 @@ type countingBank struct {
 	balances atomic.Int64
 	txs      atomic.Int64
 	status   atomic.Int64 // 0: 200 with the document
+	// unavailable is the number of the next requests answered 503.
+	unavailable atomic.Int64
 }
 
 func newCountingBank(t testing.TB) *countingBank {
@@ -56,6 +58,11 @@ func newCountingBank(t testing.TB) *countingBank {
 			doc = page
 		default:
 			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		if b.unavailable.Add(-1) >= 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`{"tppMessages":[{"category":"ERROR","code":"SERVICE_UNAVAILABLE"}]}`))
 			return
 		}
 		if st := b.status.Load(); st != 0 {
@@ -368,6 +375,49 @@ func TestBudgetNotSpentWhenNotSent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, accounts.DefaultBudgetLimit-1, a.Remaining)
 	assert.Equal(t, int64(1), bank.balances.Load())
+}
+
+// Every attempt that reached the bank is a call it may count: a retry of
+// the client after a 503 reserves one more call first, and is not sent
+// when the budget has none left.
+func TestBudgetCountsEveryAttempt(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	bank := newCountingBank(t)
+	retries := client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
+	svc := newService(t, bank.client(t, retries))
+
+	// One 503, then the answer: two requests, two calls counted.
+	bank.unavailable.Store(1)
+	_, err := svc.Balances(ctx, acc1, psuAbsent()...)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), bank.balances.Load())
+	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	require.NoError(t, err)
+	assert.Equal(t, accounts.DefaultBudgetLimit-2, a.Remaining)
+
+	// Two calls left and the bank keeps answering 503: the first attempt
+	// and one retry are sent, the next retry is not.
+	bank.unavailable.Store(10)
+	_, err = svc.Balances(ctx, acc1, psuAbsent()...)
+	var ce *client.Error
+	require.ErrorAs(t, err, &ce, "the call ends with the bank's own answer")
+	assert.Equal(t, http.StatusServiceUnavailable, ce.StatusCode)
+	assert.Equal(t, int64(4), bank.balances.Load(), "no retry beyond the budget")
+	a, err = svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	require.NoError(t, err)
+	assert.Zero(t, a.Remaining)
+	_, err = svc.Balances(ctx, acc1, psuAbsent()...)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	assert.Equal(t, int64(4), bank.balances.Load())
+
+	// With the PSU present nothing counts, retries included.
+	bank.unavailable.Store(2)
+	_, err = svc.Balances(ctx, acc2, psuPresent()...)
+	require.NoError(t, err)
+	a, err = svc.Remaining(ctx, acc2, accounts.EndpointBalances)
+	require.NoError(t, err)
+	assert.Equal(t, accounts.DefaultBudgetLimit, a.Remaining)
 }
 
 // The bank's 429 ACCESS_EXCEEDED says when to come back: the budget is

@@ -73,8 +73,11 @@
 //   - A call counts exactly when the client reports it was sent, whatever
 //     the answer (a 429 or a transport error after sending counts too); a
 //     call refused locally (an invalid option, a missing header, a foreign
-//     link, the spent budget) or whose bytes never left does not. Retries
-//     of the client are one call.
+//     link, the spent budget) or whose bytes never left does not. Each
+//     attempt that may have reached the bank counts: a retry of the client
+//     (after a 5xx, a 429 with a short Retry-After, a timeout) first
+//     reserves one more call, and is not sent when the budget is spent;
+//     the call then ends with the attempt's own answer.
 //   - When the bank itself answers 429 ACCESS_EXCEEDED (calls the SDK did
 //     not see), the budget is taken as spent from then on: until the time
 //     the answer's Retry-After gives, else for the whole window.

@@ -88,7 +88,8 @@ func (s *Service) getCountedBy(ctx context.Context, name string, e Endpoint, acc
 	if s == nil || s.c == nil {
 		return errNoClient
 	}
-	op := client.Operation{Name: name, Method: http.MethodGet, Path: path, Query: query, Hook: s.budget.hook(name, e, accountOf)}
+	op := client.Operation{Name: name, Method: http.MethodGet, Path: path, Query: query,
+		Hook: s.budget.hook(name, e, accountOf), BeforeRetry: s.budget.retryHook(name, e, accountOf)}
 	return s.send(ctx, op, out, opts)
 }
 

@@ -162,6 +162,9 @@ type attemptResult struct {
 //   - a repeatable call is retried on transport errors, timeouts, bodies cut
 //     short, 429, 502, 503 and 504 within the policy and the caller's
 //     deadline;
+//   - a retry after an attempt that may have reached the bank first runs
+//     the operation's BeforeRetry, which can refuse it (the accounts
+//     budget, which counts every attempt the bank may have counted);
 //   - a call that is not repeatable is never sent again once a byte of it
 //     may have left, save for the one clock-skew retry after a 400 that
 //     proves nothing was done, and ends in an *OutcomeUnknownError when it
@@ -174,6 +177,11 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 	for {
 		res := x.run(ctx)
 		wait, again := x.decide(ctx, res)
+		if again && res.wrote && !x.useSkew && x.p.op.BeforeRetry != nil {
+			// The attempt may have counted at the bank: the next one
+			// must be allowed first.
+			again = x.p.op.BeforeRetry(ctx, x.p.call()) == nil
+		}
 		x.log(ctx, res, again)
 		if !again {
 			return x.finish(res)

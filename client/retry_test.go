@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -110,6 +111,37 @@ func TestRetriesExhausted(t *testing.T) {
 	assert.Equal(t, 503, e.StatusCode)
 	assert.NotErrorIs(t, err, ErrOutcomeUnknown)
 	assert.EqualValues(t, fastRetry.MaxRetries+1, b.count.Load())
+}
+
+// BeforeRetry runs before each retry of an attempt that reached the bank,
+// with the resolved call, and its error ends the call with that attempt's
+// answer; a retry of an attempt that never left does not run it.
+func TestBeforeRetryGatesRetries(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(503) })
+	c := newTestClient(t, b.URL)
+	var gates atomic.Int64
+	op := Operation{Method: "GET", Path: "/v1/accounts/x/balances", BeforeRetry: func(ctx context.Context, call *Call) error {
+		assert.Equal(t, b.URL+"/v1/accounts/x/balances", call.URL)
+		if gates.Add(1) == 2 {
+			return errors.New("no more calls")
+		}
+		return nil
+	}}
+	_, err := c.Do(t.Context(), op, nil)
+	var e *Error
+	require.ErrorAs(t, err, &e, "the call ends with the last answer, not the gate's error")
+	assert.Equal(t, 503, e.StatusCode)
+	assert.EqualValues(t, 2, gates.Load())
+	assert.EqualValues(t, 2, b.count.Load(), "the first attempt and the one retry the gate allowed")
+
+	// Attempts that never left: retried without asking.
+	gates.Store(0)
+	dead := newTestClient(t, "http://"+closedAddr(t))
+	_, err = dead.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts/x/balances",
+		BeforeRetry: func(context.Context, *Call) error { gates.Add(1); return nil }}, nil)
+	require.ErrorIs(t, err, ErrNotSent)
+	assert.Zero(t, gates.Load())
 }
 
 func TestRetryAfterBeyondCapNotRetried(t *testing.T) {

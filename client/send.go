@@ -55,6 +55,15 @@ type Operation struct {
 	Validate func(*Call) error
 	// Hook runs around the call; see [Hook].
 	Hook Hook
+	// BeforeRetry, when set, runs before each retry that follows an
+	// attempt that may have reached the bank (a byte of it left), with
+	// the resolved call; not before a retry of an attempt that never left,
+	// nor before the clock-skew retry, whose attempt the bank refused
+	// without acting on it. An error from it ends the call with that
+	// attempt's result, as if the policy allowed no more retries: the
+	// retry is not sent. The accounts budget reserves one more call there,
+	// since the bank may count every attempt it received.
+	BeforeRetry func(ctx context.Context, call *Call) error
 }
 
 func (op *Operation) repeatable() bool {
