@@ -14,9 +14,11 @@ import (
 // yields each account's [Result] as soon as it is done, in the order they
 // finish.
 //
-// Memory stays flat however many jobs there are: a job is taken from the
-// sequence only when a worker is free to take it, and a result is handed
-// to the loop and forgotten. Nothing is fetched until the loop starts.
+// Memory stays flat however many jobs there are: the sequence is read one
+// job ahead of the workers (the next job waits for a free worker), and a
+// result is handed to the loop and forgotten. A job read ahead when the
+// run stops is dropped without a call (a prepare function of [JobsFrom]
+// has seen it). Nothing is fetched until the loop starts.
 // The jobs sequence is read on the goroutine that ranges over Run,
 // between the loop's bodies, never at the same time as one: a prepare
 // function of [JobsFrom] may read what the loop writes (a map of
