@@ -37,6 +37,9 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 	if err := j.Session.Validate(); err != nil {
 		return r.fail(ctx, res, err)
 	}
+	if !j.covered() {
+		return r.fail(ctx, res, fmt.Errorf("%w: the session's consent does not cover the account", ErrInvalidJob))
+	}
 	if end := j.Session.ConsentExpiresAt(); !end.IsZero() && !now.Before(end) {
 		return r.fail(ctx, res, ErrConsentEnded)
 	}

@@ -36,7 +36,10 @@
 //     asks for SCA; the PSU must give consent again.
 //   - [Transient]: 5xx, a timeout or a failed connection, after the
 //     client's retries (client.RetryPolicy), or a 429 asking to slow down.
-//   - [Refused]: another refusal of the bank (a 4xx) or an invalid job.
+//   - [Refused]: another refusal of the bank (a 4xx) or an invalid job,
+//     such as one for an account its session does not remember among
+//     those the PSU consented to (refused before sending: the bank's
+//     refusal could cost a call of the budget).
 //
 // Spreading the day's calls: a job for an account refreshed less than
 // [DefaultSpacing] ago (24 hours / 4 calls = 6 hours; [WithSpacing]) is

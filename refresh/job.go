@@ -90,6 +90,22 @@ func (j Job) GoString() string { return j.String() }
 // LogValue makes log/slog print the job as String does.
 func (j Job) LogValue() slog.Value { return slog.StringValue(j.String()) }
 
+// covered reports whether the job's account is one the session's consent
+// covers, as far as the session knows: among its AccountIDs (its
+// CardAccountIDs for a card account) when it remembers any account, any
+// account when it remembers none. A job for another account would spend a
+// call of the budget on the bank's refusal.
+func (j Job) covered() bool {
+	s := j.Session
+	if len(s.AccountIDs) == 0 && len(s.CardAccountIDs) == 0 {
+		return true
+	}
+	if j.Card {
+		return slices.Contains(s.CardAccountIDs, j.AccountID)
+	}
+	return slices.Contains(s.AccountIDs, j.AccountID)
+}
+
 // jobView is the JSON form of a Job: the account id [redacted], the
 // session in its own redacted form.
 type jobView struct {
@@ -318,8 +334,11 @@ var (
 	// (sca.Session.ConsentExpiresAt is past); the outcome is
 	// [ReconnectNeeded] and nothing was sent.
 	ErrConsentEnded = errors.New("refresh: the session's consent has ended")
-	// ErrInvalidJob: the job has no session or no account id, or an
-	// unknown Want; the outcome is [Refused].
+	// ErrInvalidJob: the job has no session or no account id, an
+	// unknown Want, or an account its session's consent does not cover
+	// (one of the session's AccountIDs, or CardAccountIDs for a card
+	// account, when it remembers any); the outcome is [Refused] and
+	// nothing was sent.
 	ErrInvalidJob = errors.New("refresh: invalid job")
 	// ErrNotDue: the account was refreshed less than the spacing ago
 	// ([WithSpacing]); the outcome is [BudgetExhausted] with

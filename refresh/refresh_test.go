@@ -222,12 +222,28 @@ func TestRunTransientAndRefused(t *testing.T) {
 	assert.Equal(t, 1, res.Calls)
 	assert.Equal(t, jobs[0].Cursor, res.Cursor)
 
-	// An account the consent does not cover: 404.
+	// An account the consent does not cover: refused before sending when
+	// the session remembers its accounts, by the bank (404) otherwise.
 	unknown := jobs[1]
 	unknown.AccountID = "enc!!AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 	res = collect(t, r, []refresh.Job{unknown})[0]
 	assert.Equal(t, refresh.Refused, res.Outcome)
+	assert.ErrorIs(t, res.Err, refresh.ErrInvalidJob)
+	assert.Zero(t, res.Calls)
+	forgetful := *unknown.Session
+	forgetful.AccountIDs, forgetful.CardAccountIDs = nil, nil
+	unknown.Session = &forgetful
+	res = collect(t, r, []refresh.Job{unknown})[0]
+	assert.Equal(t, refresh.Refused, res.Outcome)
 	assert.ErrorIs(t, res.Err, client.ErrNotFound)
+	assert.Equal(t, 1, res.Calls)
+
+	// A card job for an account the session remembers as an account.
+	card := jobs[1]
+	card.Card = true
+	res = collect(t, r, []refresh.Job{card})[0]
+	assert.ErrorIs(t, res.Err, refresh.ErrInvalidJob)
+	assert.Zero(t, res.Calls)
 
 	// Invalid jobs.
 	for _, j := range []refresh.Job{{AccountID: "x"}, {Session: jobs[1].Session}, {Session: jobs[1].Session, AccountID: "x", Want: 8}} {
