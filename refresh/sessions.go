@@ -77,6 +77,12 @@ func Remember(ctx context.Context, svc *accounts.Service, s *sca.Session, presen
 // is skipped. A session whose consent has ended still gives its jobs:
 // they end [ReconnectNeeded] without a call, which tells the TPP to ask
 // the PSU for a new consent.
+//
+// An account that several sessions share (a joint account, a company's
+// account seen by two employees) gives a job for each of them, and its
+// budget is one: to refresh it once per run, let prepare skip an account
+// id already seen in the run (JobsFrom keeps no set of ids, so that its
+// memory stays flat).
 func JobsFrom(sessions iter.Seq2[*sca.Session, error], prepare func(*Job) bool, failed func(error)) iter.Seq[Job] {
 	return func(yield func(Job) bool) {
 		if sessions == nil {
