@@ -152,12 +152,13 @@ func (r *Refresher) failCall(ctx context.Context, res Result, err error, e accou
 }
 
 // from is the first booking date a job's transactions query asks for:
-// the later of its cursor's date and Since, not older than the bank
-// gives without the PSU; zero when neither is set.
+// the later of the start of its cursor's window (lookbackDays before its
+// Date) and Since, not older than the bank gives without the PSU; zero
+// when neither is set.
 func from(j *Job, now time.Time) accounts.Date {
-	d := j.Since
-	if d.IsZero() || d.Before(j.Cursor.Date) {
-		d = j.Cursor.Date
+	d, start := j.Since, windowStart(j.Cursor.Date)
+	if d.IsZero() || d.Before(start) {
+		d = start
 	}
 	if floor := accounts.DateOf(now.UTC().AddDate(0, 0, -historyDays)); !d.IsZero() && d.Before(floor) {
 		d = floor

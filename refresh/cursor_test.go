@@ -24,18 +24,23 @@ func date(s string) accounts.Date {
 
 func TestCursorNewEntries(t *testing.T) {
 	t.Parallel()
-	c := Cursor{Date: date("2025-03-10"), Seen: []string{"a", "b"}}
+	c := Cursor{Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a", "b", "old"}}
+	legacy := Cursor{Date: date("2025-03-10"), Seen: []string{"a", "b"}} // an earlier version's
 	tests := []struct {
-		date string
-		id   string
-		new  bool
+		date      string
+		id        string
+		new, lnew bool // new to c, to legacy
 	}{
-		{"2025-03-09", "x", false}, // before the cursor
-		{"2025-03-10", "a", false}, // seen
-		{"2025-03-10", "c", true},  // same day, not seen
-		{"2025-03-11", "a", true},  // later day (an id is unique, but the date decides)
-		{"2025-03-10", "", true},   // no id: cannot tell
-		{"", "a", true},            // no date: cannot tell
+		{"2025-03-04", "x", false, false}, // before the window
+		{"2025-03-07", "x", true, false},  // booked late under an earlier day
+		{"2025-03-07", "old", false, false},
+		{"2025-03-10", "a", false, false}, // seen
+		{"2025-03-10", "c", true, true},   // same day, not seen
+		{"2025-03-11", "a", false, true},  // seen, and booked again under a later day
+		{"2025-03-11", "z", true, true},
+		{"2025-03-10", "", true, true}, // no id: on the cursor's day or later
+		{"2025-03-09", "", false, false},
+		{"", "a", true, true}, // no date: cannot tell
 	}
 	for _, tt := range tests {
 		var d accounts.Date
@@ -43,25 +48,39 @@ func TestCursorNewEntries(t *testing.T) {
 			d = date(tt.date)
 		}
 		assert.Equal(t, tt.new, c.isNew(d, tt.id), "%s %s", tt.date, tt.id)
+		assert.Equal(t, tt.lnew, legacy.isNew(d, tt.id), "legacy %s %s", tt.date, tt.id)
 	}
 	assert.True(t, Cursor{}.isNew(date("2000-01-01"), "a"), "the zero cursor has seen nothing")
 }
 
 func TestCursorAdvance(t *testing.T) {
 	t.Parallel()
-	c := Cursor{RefreshedAt: time.Unix(1, 0), Date: date("2025-03-10"), Seen: []string{"a"}}
+	c := Cursor{RefreshedAt: time.Unix(1, 0), Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a"}}
+	dates := func(ds ...string) []accounts.Date {
+		out := make([]accounts.Date, len(ds))
+		for i, d := range ds {
+			out[i] = date(d)
+		}
+		return out
+	}
 
-	// Same newest day: the ids add up.
-	next := c.advance([]accounts.Date{date("2025-03-10"), date("2025-03-10"), date("2025-03-10")}, []string{"a", "b", ""})
-	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-10"), Seen: []string{"a", "b"}}, next)
+	// The read covers the window: its ids from the window's first day on.
+	next := c.advance(dates("2025-03-10", "2025-03-10", "2025-03-10", "2025-03-04", "2025-03-06"), []string{"a", "b", "", "gone", "c"})
+	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a", "b", "c"}}, next)
 	assert.Equal(t, []string{"a"}, c.Seen, "the old cursor is unchanged")
 
-	// A newer day: only its ids.
-	next = c.advance([]accounts.Date{date("2025-03-12"), date("2025-03-10"), date("2025-03-12")}, []string{"x", "b", "y"})
-	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-12"), Seen: []string{"x", "y"}}, next)
+	// A newer day moves the window.
+	next = c.advance(dates("2025-03-12", "2025-03-06", "2025-03-12", "2025-03-08"), []string{"x", "b", "y", "z"})
+	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-12"), From: date("2025-03-07"), Seen: []string{"x", "y", "z"}}, next)
+
+	// An earlier version's cursor (Seen: the ids of its Date) gains a window.
+	legacy := Cursor{Date: date("2025-03-10"), Seen: []string{"a"}}
+	next = legacy.advance(dates("2025-03-10", "2025-03-08"), []string{"b", "c"})
+	assert.Equal(t, Cursor{Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a", "b", "c"}}, next)
 
 	// Nothing read: the cursor stays.
 	assert.Equal(t, c, c.advance(nil, nil))
+	assert.Equal(t, legacy, legacy.advance(nil, nil))
 
 	// It encodes to JSON and back.
 	b, err := json.Marshal(next)
@@ -70,10 +89,36 @@ func TestCursorAdvance(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &back))
 	assert.True(t, back.RefreshedAt.Equal(next.RefreshedAt))
 	assert.Equal(t, next.Date, back.Date)
+	assert.Equal(t, next.From, back.From)
 	assert.Equal(t, next.Seen, back.Seen)
 	b, err = json.Marshal(Cursor{})
 	require.NoError(t, err)
 	assert.JSONEq(t, `{}`, string(b))
+}
+
+// An entry the bank books after a refresh under an earlier day (a batch
+// after a weekend, under the Friday) is reported by the next refresh, once.
+func TestCursorBookedLateUnderEarlierDay(t *testing.T) {
+	t.Parallel()
+	fri, mon := date("2025-03-07"), date("2025-03-10")
+	var c Cursor
+	read := func(ds []accounts.Date, ids []string) []string {
+		var out []string
+		for i := range ds {
+			if c.isNew(ds[i], ids[i]) {
+				out = append(out, ids[i])
+			}
+		}
+		c = c.advance(ds, ids)
+		return out
+	}
+	// Monday morning: Friday's entry and one of Monday's.
+	assert.Equal(t, []string{"f1", "m1"}, read([]accounts.Date{fri, mon}, []string{"f1", "m1"}))
+	// Monday night the bank books the weekend's card batch under Friday.
+	assert.Equal(t, []string{"f2"}, read([]accounts.Date{fri, fri, mon}, []string{"f1", "f2", "m1"}))
+	assert.Empty(t, read([]accounts.Date{fri, fri, mon}, []string{"f1", "f2", "m1"}), "reported once")
+	// The next query starts lookbackDays before the cursor's date.
+	assert.Equal(t, "2025-03-05", from(&Job{Cursor: c}, mon.Time(time.UTC)).String())
 }
 
 func TestFromDate(t *testing.T) {
@@ -84,8 +129,8 @@ func TestFromDate(t *testing.T) {
 	}{
 		{"", "", ""},
 		{"2025-06-01", "", "2025-06-01"},
-		{"", "2025-06-20", "2025-06-20"},
-		{"2025-06-01", "2025-06-20", "2025-06-20"},
+		{"", "2025-06-20", "2025-06-15"},           // lookbackDays before the cursor's date
+		{"2025-06-01", "2025-06-20", "2025-06-15"}, // the later of the two
 		{"2025-06-25", "2025-06-20", "2025-06-25"},
 		{"2025-01-01", "", "2025-04-02"}, // 89 days back at most
 	}

@@ -18,7 +18,8 @@
 // for balances, transactions, or [Both]. [JobsFrom] makes the jobs of
 // every stored session (sca.Manager.Sessions), lazily. Transactions are
 // read from the job's [Cursor], the one the account's previous [Result]
-// returned: only booked transactions not seen before are reported, so the
+// returned: only booked transactions not seen before are reported, those
+// a bank books a few days late under an earlier date included, so the
 // TPP keeps one small cursor per account, not its history.
 //
 // Running: [Refresher.Run] takes the jobs as workers become free

@@ -143,51 +143,93 @@ func redactedIfSet(s string) string {
 //
 // The bank lists booked transactions by booking date, and a booked
 // transaction keeps its transactionId (docs/interface.md section 2.9).
-// A refresh asks for transactions from the cursor's Date on, and reports
-// as new those booked after it, or on it with an id not in Seen; so a
-// transaction is reported once, whatever order the bank lists them in.
-// An entry without an id is always reported (it cannot be told apart).
+// A refresh asks for transactions from a few days before the cursor's
+// Date on (lookbackDays: a bank may book an entry under an earlier
+// business day) and reports as new those whose ids are not in Seen; so a
+// transaction is reported once, whatever order the bank lists them in and
+// whatever date it is booked under within those days. An entry without an
+// id cannot be told apart: it is reported when it is booked on the
+// cursor's Date or later.
 type Cursor struct {
 	// RefreshedAt is when the account was last refreshed completely
 	// ([Done]); zero: never. The spacing of [WithSpacing] counts from it.
 	RefreshedAt time.Time `json:"refreshedAt,omitzero"`
 	// Date is the booking date of the newest booked transaction seen.
 	Date accounts.Date `json:"date,omitzero"`
-	// Seen are the ids of the booked transactions of Date seen.
+	// From is the first booking date Seen covers, a few days before
+	// Date; zero in a cursor of an earlier version of this package,
+	// whose Seen covers Date only.
+	From accounts.Date `json:"from,omitzero"`
+	// Seen are the ids of the booked transactions seen from From to Date.
 	Seen []string `json:"seen,omitempty"`
 }
 
+// lookbackDays is how many days before the cursor's Date a refresh reads
+// again. ASSUMPTION (the safe option; docs/interface.md does not say how
+// late an entry may be booked under an earlier date): a bank books some
+// entries under an earlier business day, a batch run after a weekend
+// under the Friday, so a refresh that asked only from the newest date it
+// saw would never see them. Five days cover a long weekend with a holiday
+// on either side; an entry booked later than that under an older date is
+// still missed.
+const lookbackDays = 5
+
+// windowStart is the first booking date of the window of a cursor whose
+// newest date is d.
+func windowStart(d accounts.Date) accounts.Date {
+	if d.IsZero() {
+		return d
+	}
+	return accounts.DateOf(d.Time(time.UTC).AddDate(0, 0, -lookbackDays))
+}
+
 // advance returns the cursor after the booked entries (date, id) read
-// from c.Date on.
+// from c's window on (see [Refresher.transactions]).
 func (c Cursor) advance(dates []accounts.Date, ids []string) Cursor {
+	if len(dates) == 0 {
+		c.Seen = slices.Clone(c.Seen)
+		return c
+	}
 	next := Cursor{RefreshedAt: c.RefreshedAt, Date: c.Date}
 	for _, d := range dates {
 		if next.Date.Before(d) {
 			next.Date = d
 		}
 	}
-	if next.Date == c.Date {
+	next.From = windowStart(next.Date)
+	// The read covered the new window (it starts at or before it), so its
+	// ids are the window's; an earlier version's cursor adds those of its
+	// Date.
+	if c.From.IsZero() && !c.Date.Before(next.From) {
 		next.Seen = slices.Clone(c.Seen)
 	}
 	for i, d := range dates {
-		if d == next.Date && ids[i] != "" && !slices.Contains(next.Seen, ids[i]) {
+		if !d.IsZero() && !d.Before(next.From) && ids[i] != "" && !slices.Contains(next.Seen, ids[i]) {
 			next.Seen = append(next.Seen, ids[i])
 		}
 	}
 	return next
 }
 
-// isNew reports whether the booked entry (date, id) is after the cursor.
+// isNew reports whether the booked entry (date, id) is one the cursor has
+// not seen.
 func (c Cursor) isNew(date accounts.Date, id string) bool {
 	switch {
-	case c.Date.IsZero() || date.IsZero() || id == "":
+	case c.Date.IsZero() || date.IsZero():
 		return true
-	case date.Before(c.Date):
+	case id == "":
+		return !date.Before(c.Date)
+	case c.From.IsZero():
+		// An earlier version's cursor: everything before its Date was
+		// reported, and Seen holds the ids of Date.
+		if date.Before(c.Date) {
+			return false
+		}
+		return date != c.Date || !slices.Contains(c.Seen, id)
+	case date.Before(c.From):
 		return false
-	case date == c.Date:
-		return !slices.Contains(c.Seen, id)
 	}
-	return true
+	return !slices.Contains(c.Seen, id)
 }
 
 // Outcome is how a [Job] ended: exactly one per [Result].
