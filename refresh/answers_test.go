@@ -62,7 +62,7 @@ func spent(t *testing.T, svc *accounts.Service, id string, card bool) int {
 
 // No JSON form of a Job or a Result shows the account id, PSU-ID or
 // TPP-Session-ID, whatever the outcome.
-func TestReviewJSONHidesIDs(t *testing.T) {
+func TestJSONHidesIDs(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, refreshbench.Seed(1, 1, 1, 2, time.Now().Add(-time.Hour)))
 	r := b.refresher(t)
@@ -99,7 +99,7 @@ func TestReviewJSONHidesIDs(t *testing.T) {
 // The bank's 429 ACCESS_EXCEEDED with a Retry-After (an HTTP date) says
 // when the next call is allowed: the result's RetryAt and the budget
 // follow it, not a whole window.
-func TestReviewBankRetryAfterDate(t *testing.T) {
+func TestBankRetryAfterDate(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
 	bank := &stubBank{answer: func(w http.ResponseWriter, r *http.Request) bool {
@@ -152,7 +152,7 @@ func TestReviewBankRetryAfterDate(t *testing.T) {
 
 // A 429 with Retry-After as an HTTP date and no budget code pauses the
 // workers until that time.
-func TestReviewRateLimitRetryAfterDate(t *testing.T) {
+func TestRateLimitRetryAfterDate(t *testing.T) {
 	t.Parallel()
 	var once sync.Once
 	bank := &stubBank{answer: func(w http.ResponseWriter, r *http.Request) bool {
@@ -185,7 +185,7 @@ func TestReviewRateLimitRetryAfterDate(t *testing.T) {
 // Every answer meaning the consent is gone or needs SCA is
 // ReconnectNeeded, whether the bank sends it as 401 or 403; other
 // refusals are Refused. Nothing more is sent for the job.
-func TestReviewConsentAnswers(t *testing.T) {
+func TestConsentAnswers(t *testing.T) {
 	t.Parallel()
 	const sca = `{"scaRedirect":{"href":"https://bank.example/tap/x"}}`
 	tests := []struct {
@@ -264,7 +264,7 @@ func (p *pagedBank) answer(w http.ResponseWriter, r *http.Request) bool {
 // A chain of pages is read to its end, each page one call of the
 // budget; the pending list repeated on every page is reported once, and
 // the next refresh reports only the booked entries it has not seen.
-func TestReviewPageChainAndCursor(t *testing.T) {
+func TestPageChainAndCursor(t *testing.T) {
 	t.Parallel()
 	pb := &pagedBank{calls: map[string]int{}, pages: [][]string{
 		{"2025-06-28/a", "2025-06-29/b"}, {"2025-06-29/c"}, {"2025-06-27/d"}}}
@@ -329,7 +329,7 @@ func TestReviewPageChainAndCursor(t *testing.T) {
 
 // A next link that names another account is not followed: it would
 // spend that account's budget and mix its transactions into this one's.
-func TestReviewNextLinkOtherAccount(t *testing.T) {
+func TestNextLinkOtherAccount(t *testing.T) {
 	t.Parallel()
 	pb := &pagedBank{calls: map[string]int{}, pages: [][]string{{"2025-06-28/a"}, {"2025-06-29/x"}}}
 	pb.next = func(n int) string { return fmt.Sprintf("/v1/accounts/acct-2/transactions?page=%d", n) }
@@ -350,7 +350,7 @@ func TestReviewNextLinkOtherAccount(t *testing.T) {
 
 // A job for balances and transactions whose both budgets are spent comes
 // back when both allow a call again, not when the first does.
-func TestReviewBothBudgetsRetryAt(t *testing.T) {
+func TestBothBudgetsRetryAt(t *testing.T) {
 	t.Parallel()
 	clock := testtpp.NewClock(time.Now())
 	svc := stubService(t, &stubBank{}, client.WithClock(clock.Now))
@@ -379,7 +379,7 @@ func TestReviewBothBudgetsRetryAt(t *testing.T) {
 
 // A card account job reads the card endpoints and counts in the card
 // account's budgets only.
-func TestReviewCardJobBudgets(t *testing.T) {
+func TestCardJobBudgets(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, refreshbench.Seed(1, 1, 1, 2, time.Now().Add(-time.Hour)))
 	r := b.refresher(t)
@@ -401,7 +401,7 @@ func TestReviewCardJobBudgets(t *testing.T) {
 
 // After a cancelled run, every account's budget holds exactly the calls
 // its result reports: the calls that were not sent were given back.
-func TestReviewCancelGivesBackUnsentCalls(t *testing.T) {
+func TestCancelGivesBackUnsentCalls(t *testing.T) {
 	t.Parallel()
 	bank := &stubBank{delay: 3 * time.Millisecond}
 	svc := stubService(t, bank)
@@ -433,7 +433,7 @@ func TestReviewCancelGivesBackUnsentCalls(t *testing.T) {
 
 // An empty sequence ends at once without a result or an error; the
 // progress counts of a mixed run add up to its jobs.
-func TestReviewEmptyAndProgressCounts(t *testing.T) {
+func TestEmptyAndProgressCounts(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, refreshbench.Seed(2, 2, 0, 1, time.Now().Add(-time.Hour)))
 	var last refresh.Progress
@@ -480,7 +480,7 @@ func TestReviewEmptyAndProgressCounts(t *testing.T) {
 // The emulator's 429 ACCESS_EXCEEDED with Retry-After (a rate limit
 // longer than the client waits) ends only that account's job, until the
 // time the bank gave; the account is refreshed again from then on.
-func TestReviewEmulatorRetryAfter(t *testing.T) {
+func TestEmulatorRetryAfter(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, refreshbench.Seed(1, 2, 0, 1, time.Now().Add(-time.Hour)))
 	r := b.refresher(t, refresh.WithWorkers(1))
