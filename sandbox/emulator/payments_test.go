@@ -747,7 +747,7 @@ func TestPeriodicNotInBatch(t *testing.T) {
 	clock := newFakeClock()
 	s := startServer(t, WithClock(clock.Now))
 	c := newTPPClient(t, s, "Periodic TPP")
-	b := ndctBody(kariBruk, external, "10.00", set("startDate", clock.Now().Format(time.DateOnly)), set("frequency", "Weekly"))
+	b := ndctBody(kariBruk, external, "10.00", set("startDate", bankDate(clock.Now())), set("frequency", "Weekly"))
 	got := c.createPayment("/v1/periodic-payments/"+productNDCT, b)
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
 	s.RunBatch()
