@@ -191,25 +191,7 @@ func TestFileStoreWriterKilledMidWrite(t *testing.T) {
 		hs := childproc.Start(t, 1, "TestWriterProcess", writerEnv+"="+st.Dir(), writerRunEnv+"="+strconv.Itoa(run))
 		require.Equal(t, "writing", hs[0].Line(t, "writing"))
 		stop := make(chan struct{})
-		var readers sync.WaitGroup
-		for range 2 {
-			readers.Add(1)
-			go func() {
-				defer readers.Done()
-				for n := 0; ; n++ {
-					select {
-					case <-stop:
-						return
-					default:
-					}
-					k := killKeys[n%len(killKeys)]
-					b, err := st.Get(ctx, k)
-					if !assert.NoError(t, err) || !assert.NoError(t, checkMixValue(k, b)) {
-						return
-					}
-				}
-			}()
-		}
+		readers := readMixWhile(t, st, killKeys, stop, nil)
 		time.Sleep(time.Duration(rand.IntN(100)) * time.Millisecond)
 		require.NoError(t, hs[0].Cmd.Process.Kill())
 		_ = hs[0].Cmd.Wait()

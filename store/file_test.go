@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -58,15 +57,7 @@ const plantedKey = "sca/pending/planted-state"
 // encodeOldFile returns a value file of format version 1 or 2 (magic):
 // the header, then the value.
 func encodeOldFile(magic, key string, value []byte, expires time.Time) []byte {
-	b := []byte(magic)
-	var exp int64
-	if !expires.IsZero() {
-		exp = expires.UnixNano()
-	}
-	b = binary.BigEndian.AppendUint64(b, uint64(exp))
-	b = binary.BigEndian.AppendUint32(b, uint32(len(key)))
-	b = append(b, key...)
-	return append(b, value...)
+	return append([]byte(magic), encodeContent(key, value, expires)...)
 }
 
 func TestFileStoreRefusesUnsafeDirectories(t *testing.T) {
@@ -619,6 +610,37 @@ func mixValue(key string, i int) []byte {
 	return b
 }
 
+// readMixWhile starts 2 readers that Get keys in turn until stop is
+// closed, each read checked to be a whole mixValue; after each whole read
+// (n counts a reader's reads) it calls each, when not nil, and a reader
+// stops when it returns false. Wait on the result after closing stop.
+func readMixWhile(t *testing.T, st *FileStore, keys []string, stop <-chan struct{}, each func(n int) bool) *sync.WaitGroup {
+	t.Helper()
+	var readers sync.WaitGroup
+	for range 2 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k := keys[n%len(keys)]
+				b, err := st.Get(t.Context(), k)
+				if !assert.NoError(t, err) || !assert.NoError(t, checkMixValue(k, b)) {
+					return
+				}
+				if each != nil && !each(n) {
+					return
+				}
+			}
+		}()
+	}
+	return &readers
+}
+
 // checkMixValue reports whether b is a whole mixValue of key.
 func checkMixValue(key string, b []byte) error {
 	rest, ok := strings.CutPrefix(string(b), key+":")
@@ -648,7 +670,7 @@ func TestFileStoreReadersNeverSeeAMix(t *testing.T) {
 		require.NoError(t, st.Put(ctx, k, mixValue(k, 0), 0))
 	}
 	const rounds = 150
-	var writers, readers sync.WaitGroup
+	var writers sync.WaitGroup
 	stop := make(chan struct{})
 	for w := range 2 {
 		writers.Add(1)
@@ -678,35 +700,20 @@ func TestFileStoreReadersNeverSeeAMix(t *testing.T) {
 		}()
 	}
 	var reads atomic.Int64
-	for range 2 {
-		readers.Add(1)
-		go func() {
-			defer readers.Done()
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				k := keys[n%len(keys)]
-				b, err := st.Get(ctx, k)
-				if !assert.NoError(t, err) || !assert.NoError(t, checkMixValue(k, b)) {
-					return
-				}
-				reads.Add(1)
-				if n%16 == 0 {
-					var listed []string
-					for k, err := range st.Keys(ctx, "mix/") {
-						if !assert.NoError(t, err) {
-							return
-						}
-						listed = append(listed, k)
-					}
-					assert.Equal(t, keys, listed)
-				}
+	readers := readMixWhile(t, st, keys, stop, func(n int) bool {
+		reads.Add(1)
+		if n%16 != 0 {
+			return true
+		}
+		var listed []string
+		for k, err := range st.Keys(ctx, "mix/") {
+			if !assert.NoError(t, err) {
+				return false
 			}
-		}()
-	}
+			listed = append(listed, k)
+		}
+		return assert.Equal(t, keys, listed)
+	})
 	writers.Wait()
 	close(stop)
 	readers.Wait()
