@@ -742,3 +742,30 @@ func TestNewRefusesNilClientAndBadLimit(t *testing.T) {
 	assert.Error(t, err, "no account")
 	assert.Zero(t, bank.balances.Load())
 }
+
+// NextTransactions follows a next link of the account's own pages only:
+// a link naming another account is refused before anything is sent, and
+// spends no budget.
+func TestNextTransactionsStaysOnTheAccount(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	bank := newCountingBank(t)
+	svc := bank.service(t)
+	link := func(id string) string { return bank.srv.URL + "/api/v1/accounts/" + id + "/transactions?page=2" }
+
+	_, err := svc.NextTransactions(ctx, acc1, link(acc2), psuAbsent()...)
+	require.ErrorIs(t, err, accounts.ErrUnexpectedLink)
+	require.ErrorIs(t, err, client.ErrNotSent)
+	assert.Zero(t, bank.txs.Load())
+	a, err := svc.Remaining(ctx, acc2, accounts.EndpointTransactions)
+	require.NoError(t, err)
+	assert.Equal(t, accounts.DefaultBudgetLimit, a.Remaining)
+
+	_, err = svc.NextTransactions(ctx, acc1, link(acc1), psuAbsent()...)
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), bank.txs.Load())
+	_, err = svc.NextTransactions(ctx, "", link(acc1))
+	require.ErrorIs(t, err, accounts.ErrInvalidQuery)
+	_, err = svc.NextCardTransactions(ctx, acc1, bank.srv.URL+"/api/v1/card-accounts/"+acc2+"/transactions", psuAbsent()...)
+	require.ErrorIs(t, err, accounts.ErrUnexpectedLink)
+}

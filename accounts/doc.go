@@ -63,8 +63,9 @@
 //   - The budget is the account's, not the PSU's: the bank counts the calls
 //     on an account whoever they are made for, so two PSUs sharing a
 //     corporate account share its 4 calls.
-//   - What counts: Balances, Transactions, TransactionsAt (every page),
-//     TransactionDetails, and their card equivalents. docs/interface.md
+//   - What counts: Balances, Transactions, TransactionsAt and
+//     NextTransactions (every page), TransactionDetails, and their card
+//     equivalents. docs/interface.md
 //     section 8 names only accounts; card accounts count as well because
 //     PSD2 (RTS article 36(5)) limits access without the PSU for every
 //     payment account, and counting them can only make the SDK refuse

@@ -391,6 +391,18 @@ func (s *Service) TransactionsAt(ctx context.Context, href string, ro ...client.
 	return s.transactionsAt(ctx, "accounts.TransactionsAt", href, "", ro)
 }
 
+// NextTransactions is [Service.TransactionsAt] for a next link of
+// accountID's own pages: a link that names another account is refused
+// before sending ([ErrUnexpectedLink]), so that a bank's wrong link cannot
+// spend another account's budget or mix its entries into this account's.
+func (s *Service) NextTransactions(ctx context.Context, accountID, href string, ro ...client.RequestOption) (*TransactionsPage, error) {
+	const op = "accounts.NextTransactions"
+	if accountID == "" {
+		return nil, errEmptyID(op)
+	}
+	return s.transactionsAt(ctx, op, href, accountID, ro)
+}
+
 func (s *Service) transactionsAt(ctx context.Context, op, href, want string, ro []client.RequestOption) (*TransactionsPage, error) {
 	if err := checkLink(op, href); err != nil {
 		return nil, err
@@ -430,6 +442,16 @@ func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q 
 // a card account on the bank's base URL.
 func (s *Service) CardTransactionsAt(ctx context.Context, href string, ro ...client.RequestOption) (*CardTransactionsPage, error) {
 	return s.cardTransactionsAt(ctx, "accounts.CardTransactionsAt", href, "", ro)
+}
+
+// NextCardTransactions is [Service.NextTransactions] for a card
+// account's pages.
+func (s *Service) NextCardTransactions(ctx context.Context, cardAccountID, href string, ro ...client.RequestOption) (*CardTransactionsPage, error) {
+	const op = "accounts.NextCardTransactions"
+	if cardAccountID == "" {
+		return nil, errEmptyID(op)
+	}
+	return s.cardTransactionsAt(ctx, op, href, cardAccountID, ro)
 }
 
 func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string, ro []client.RequestOption) (*CardTransactionsPage, error) {

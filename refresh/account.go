@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
@@ -175,10 +173,7 @@ func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro cli
 		return accountPage(p), err
 	}
 	next := func(href string) (pageOf[accounts.Transaction], error) {
-		if err := linksTo(href, "/accounts/", j.AccountID); err != nil {
-			return pageOf[accounts.Transaction]{}, err
-		}
-		p, err := r.svc.TransactionsAt(ctx, href, ro)
+		p, err := r.svc.NextTransactions(ctx, j.AccountID, href, ro)
 		return accountPage(p), err
 	}
 	booked, pending, calls, err := readPages(first, next)
@@ -219,10 +214,7 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 		return cardPage(p), err
 	}
 	next := func(href string) (pageOf[accounts.CardTransaction], error) {
-		if err := linksTo(href, "/card-accounts/", j.AccountID); err != nil {
-			return pageOf[accounts.CardTransaction]{}, err
-		}
-		p, err := r.svc.CardTransactionsAt(ctx, href, ro)
+		p, err := r.svc.NextCardTransactions(ctx, j.AccountID, href, ro)
 		return cardPage(p), err
 	}
 	booked, pending, calls, err := readPages(first, next)
@@ -240,25 +232,6 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 		res.Cursor = j.Cursor.advance(dates, ids)
 	}
 	return err
-}
-
-// errOtherAccount refuses a next link to another account's transactions:
-// following it would spend that account's budget and mix its entries
-// into this one's.
-var errOtherAccount = fmt.Errorf("refresh: the next link names another account: %w", accounts.ErrUnexpectedLink)
-
-// linksTo returns errOtherAccount, before anything is sent, unless href's
-// path ends in <collection><id>/transactions. The accounts package checks
-// the rest of the link (host, base path).
-func linksTo(href, collection, id string) error {
-	u, err := url.Parse(href)
-	if err != nil {
-		return nil // the accounts package refuses it, before sending
-	}
-	if !strings.HasSuffix(u.Path, collection+id+"/transactions") {
-		return errOtherAccount
-	}
-	return nil
 }
 
 // pageOf is what readPages needs of a transactions page.
