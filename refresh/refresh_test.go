@@ -43,11 +43,14 @@ func TestNewRefusesInvalid(t *testing.T) {
 // date and the pending ones; the next reads only what is new.
 func TestRunReadsNewTransactionsOnce(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, refreshbench.Seed(2, 2, 1, 5, time.Now().Add(-2*time.Hour)))
+	// Seeded at noon UTC yesterday, when the UTC date is the bank's
+	// (Oslo) date too, so that the days counted below are the bank's.
+	at := time.Now().UTC().Truncate(24 * time.Hour).Add(-12 * time.Hour)
+	b := newBank(t, refreshbench.Seed(2, 2, 1, 5, at))
 	r := b.refresher(t)
 	jobs := jobsOf(t, b)
 	require.Len(t, jobs, 6)
-	since := accounts.DateOf(b.clock.Now().AddDate(0, 0, -3))
+	since := accounts.DateOf(at.AddDate(0, 0, -3))
 	for i := range jobs {
 		jobs[i].Since = since
 	}
@@ -65,8 +68,8 @@ func TestRunReadsNewTransactionsOnce(t *testing.T) {
 			assert.Empty(t, res.Booked)
 			continue
 		}
-		// Seeded on the 5 days before; since 3 days ago: 3 of them (the
-		// day 3 days back included).
+		// Seeded on the 5 days before at; since 3 days before at: 3 of
+		// them (the day 3 days back included).
 		assert.Len(t, res.Booked, 3)
 		assert.Len(t, res.Pending, 2)
 		for _, tx := range res.Booked {
