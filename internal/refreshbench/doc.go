@@ -34,6 +34,16 @@
 //   - ratio-first-round: the ratio of the first round of the day (empty
 //     budgets, one Run over every account, against the best of 5 floor
 //     samples of 0.4 s before it);
+//   - ratio-bare and ratio-of-bare: in the first measured round, each
+//     chunk is sent again, against the same floor sample, by a bare
+//     client: the SDK's own requests for one account (captured once),
+//     with a fresh X-Request-ID, Date and Signature each, sent on as many
+//     goroutines and read and dropped, with no budget, pipeline or
+//     decoding. ratio-bare (median of the chunks) is the most any client
+//     of the emulator reaches on these cores, the emulator's work and
+//     HTTP/TLS included; ratio-of-bare (median of the chunks' SDK ratio
+//     over their bare ratio) is the share of it the SDK keeps, its own
+//     cost and its store's;
 //   - ns/account, and sig/account: the time per account, in nanoseconds
 //     and in floor signatures (median of the chunks; 2 is the floor),
 //     comparable between sub-benchmarks run under different load;

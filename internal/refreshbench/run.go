@@ -79,6 +79,10 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 	if err := runAll(b, r, warm); err != nil {
 		b.Fatal(err)
 	}
+	bc, err := newBare(b.Context(), srv.URL, srv.Client(), creds, clock.Now, warm[0], workers)
+	if err != nil {
+		b.Fatal(err)
+	}
 	// The first round of the day meets empty budgets. It runs over every
 	// account in one Run, with the live heap read before, halfway (a GC,
 	// not timed) and after.
@@ -119,9 +123,9 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 	// the chunks'.
 	var elapsed, busy time.Duration
 	calls := 0
-	var ratios, floors, sigs []float64
+	var ratios, floors, sigs, bareRatios, ofBare []float64
 	b.ResetTimer()
-	for range b.N {
+	for i := range b.N {
 		clock.Add(refresh.DefaultSpacing)
 		for chunk := range slices.Chunk(jobs, chunkAccounts) {
 			b.StopTimer()
@@ -144,6 +148,20 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 			ratios = append(ratios, float64(c)/d.Seconds()/floor)
 			floors = append(floors, floor)
 			sigs = append(sigs, d.Seconds()/float64(len(chunk))*floor)
+			if i > 0 {
+				continue // the bank's 4 calls a day: the first round's, 2 of this one's, 1 more
+			}
+			// The same chunk without the SDK, against the same floor.
+			b.StopTimer()
+			start = time.Now()
+			bareCalls, err := bc.run(b.Context(), chunk)
+			if err != nil {
+				b.Fatal(err)
+			}
+			bare := float64(bareCalls) / time.Since(start).Seconds() / floor
+			bareRatios = append(bareRatios, bare)
+			ofBare = append(ofBare, ratios[len(ratios)-1]/bare)
+			b.StartTimer()
 		}
 	}
 	b.StopTimer()
@@ -166,6 +184,8 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 	b.ReportMetric(median(floors), "floor-sig/s")
 	b.ReportMetric(median(ratios), "ratio")
 	b.ReportMetric(float64(firstCalls)/firstElapsed.Seconds()/floorFirst, "ratio-first-round")
+	b.ReportMetric(median(bareRatios), "ratio-bare")
+	b.ReportMetric(median(ofBare), "ratio-of-bare")
 	b.ReportMetric(float64(elapsed.Nanoseconds())/float64(b.N*n), "ns/account")
 	b.ReportMetric(median(sigs), "sig/account")
 	b.ReportMetric(busy.Seconds()/elapsed.Seconds()/float64(runtime.GOMAXPROCS(0)), "cpu-busy")
