@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -48,8 +49,10 @@ var (
 )
 
 // CallbackError is the bank's failure redirect after SCA (docs/interface.md section 6):
-// the PSU cancelled, or authentication failed. It carries the parameters of
-// the redirect; Message is URL-decoded. It matches ErrSCAFailed.
+// the PSU cancelled, or authentication failed. A callback with any of the
+// failure parameters (system, status, code, message) is one, even with the
+// message alone. It carries the parameters of the redirect; Message is
+// URL-decoded display text. It matches ErrSCAFailed.
 // Its error string, %#v, slog and JSON forms leave out Message and show
 // TPPSessionID as [redacted].
 //
@@ -62,8 +65,9 @@ type CallbackError struct {
 	Status int
 	// Code is the error code, e.g. SCA_INVALID.
 	Code string
-	// Message is the detail text, URL-decoded. It is text from the bank:
-	// escape it before showing it in HTML.
+	// Message is the detail text, URL-decoded, with each control character
+	// (line breaks included) made a space and invalid UTF-8 made U+FFFD.
+	// It is free text from the bank: escape it before showing it in HTML.
 	Message string
 	// TPPSessionID is the TPP-Session-ID of the pending SCA.
 	TPPSessionID string
@@ -170,6 +174,16 @@ func callbackQuery(callbackURL string) (url.Values, error) {
 // single returns the one value of name, "" when absent, and an error when
 // the parameter is repeated (parameter pollution) or unsafe.
 func single(q url.Values, name string) (string, error) {
+	v, err := once(q, name)
+	if err == nil && !headerSafe(v) {
+		return "", fmt.Errorf("%w: parameter %s has control characters", ErrMalformedCallback, name)
+	}
+	return v, err
+}
+
+// once returns the one value of name, "" when absent, and an error when the
+// parameter is repeated (parameter pollution).
+func once(q url.Values, name string) (string, error) {
 	vs := q[name]
 	switch {
 	case len(vs) == 0:
@@ -177,10 +191,19 @@ func single(q url.Values, name string) (string, error) {
 	case len(vs) > 1:
 		return "", fmt.Errorf("%w: parameter %s repeated", ErrMalformedCallback, name)
 	}
-	if !headerSafe(vs[0]) {
-		return "", fmt.Errorf("%w: parameter %s has control characters", ErrMalformedCallback, name)
-	}
 	return vs[0], nil
+}
+
+// displayText makes the free-text message of a failure redirect
+// (docs/interface.md section 6) safe to show on one line: invalid UTF-8
+// becomes U+FFFD and every control character a space.
+func displayText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 func parseCallback(p *Pending, callbackURL string, now time.Time) (*Session, error) {
@@ -215,13 +238,27 @@ func parseCallback(p *Pending, callbackURL string, now time.Time) (*Session, err
 		}
 		return v
 	}
-	system, status, code, message := get(paramSystem), get(paramStatus), get(paramCode), get(paramMessage)
+	system, status, code := get(paramSystem), get(paramStatus), get(paramCode)
 	psuID, corpID, sid, ctxName := get(paramPSUID), get(paramPSUCorporateID), get(paramTPPSessionID), get(paramContext)
 	if err != nil {
 		return nil, err
 	}
+	// The message is display text, not an id: control characters in it are
+	// replaced, not refused.
+	message, err := once(q, paramMessage)
+	if err != nil {
+		return nil, err
+	}
+	message = displayText(message)
 
-	if code != "" || status != "" || system != "" {
+	// Any failure parameter makes the callback a failure (docs/interface.md
+	// section 6), the message alone included; an empty one does so when
+	// there is no psu-id either.
+	failed := code != "" || status != "" || system != "" || message != ""
+	if !failed && psuID == "" {
+		failed = q.Has(paramCode) || q.Has(paramStatus) || q.Has(paramSystem) || q.Has(paramMessage)
+	}
+	if failed {
 		if psuID != "" {
 			return nil, fmt.Errorf("%w: both success and failure parameters", ErrMalformedCallback)
 		}

@@ -89,6 +89,22 @@ func TestParseCallbackTable(t *testing.T) {
 			wantFail: &CallbackError{System: "bankid", Status: 400, Code: "PSU_CREDENTIALS_INVALID", Message: "Feil passord: prøv igjen", TPPSessionID: okSession}},
 		{name: "failure with code only", url: cb("state", okState, "code", "SCA_INVALID"),
 			wantFail: &CallbackError{Code: "SCA_INVALID", TPPSessionID: okSession}},
+		// The message is free display text (docs/interface.md section 6): a
+		// line break or other control character in it is no reason to call
+		// the failure malformed; what the field exposes has them as spaces.
+		{name: "failure message with a line break", url: cb("state", okState, "code", "SCA_INVALID", "message", "Avbrutt%0Aav%20bruker"),
+			wantFail: &CallbackError{Code: "SCA_INVALID", Message: "Avbrutt av bruker", TPPSessionID: okSession}},
+		{name: "failure message with NUL, tab, DEL, C1 and bad UTF-8", url: cb("state", okState, "status", "401", "message", "a%00b%09c%7Fd%C2%85e%FFf"),
+			wantFail: &CallbackError{Status: 401, Message: "a b c d e\uFFFDf", TPPSessionID: okSession}},
+		{name: "failure with message only", url: cb("state", okState, "message", "Avbrutt%20av%20bruker"),
+			wantFail: &CallbackError{Message: "Avbrutt av bruker", TPPSessionID: okSession}},
+		{name: "failure with an empty message only", url: cb("state", okState, "message", ""),
+			wantFail: &CallbackError{TPPSessionID: okSession}},
+		{name: "failure with an empty code only", url: cb("state", okState, "code", ""),
+			wantFail: &CallbackError{TPPSessionID: okSession}},
+		{name: "success and message at once", url: ok("context", "PRIVATE", "message", "x"), wantErr: ErrMalformedCallback},
+		{name: "message repeated", url: cb("state", okState, "code", "SCA_INVALID", "message", "a", "message", "b"), wantErr: ErrMalformedCallback},
+		{name: "code with newline", url: cb("state", okState, "code", "SCA_INVALID%0A"), wantErr: ErrMalformedCallback},
 		{name: "state of another SCA", state: "another-state", url: success, wantErr: ErrStateMismatch},
 		{name: "no state", url: cb("psu-id", okPSU, "tpp-session-id", okSession, "context", "PRIVATE"), wantErr: ErrStateMismatch},
 		{name: "empty state", url: cb("state", "", "psu-id", okPSU), wantErr: ErrStateMismatch},

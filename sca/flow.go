@@ -289,7 +289,7 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 // request URI (r.URL.RequestURI()).
 //
 // A success callback (psu-id, tpp-session-id, context, psu-corporate-id)
-// gives a Session with SCAAt = now. A failure callback (system, status,
+// gives a Session with SCAAt = now. A failure callback (any of system, status,
 // code, message) gives a [*CallbackError]. A callback whose state is not
 // the Pending's gives ErrStateMismatch and leaves the Pending untouched;
 // any other callback with the right state marks the Pending consumed, so a
