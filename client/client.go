@@ -129,6 +129,8 @@ func (c *Client) transport() *http.Transport {
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: 1 * time.Second,
+		// The client asks for identity (prepare); no transparent gzip.
+		DisableCompression: true,
 	}
 }
 

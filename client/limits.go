@@ -1,9 +1,13 @@
 package client
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"strings"
 )
 
 // Limits on what one answer may cost. The interface's documents are small
@@ -81,4 +85,31 @@ func countJSONValues(b []byte, stop int) int {
 		}
 	}
 	return n
+}
+
+// decodeContent undoes the Content-Encoding of an answer, within the
+// limits of readBody: nil when the answer has none. The client asks for
+// none (Accept-Encoding: identity), so that the bytes read are the bytes
+// the bank's Digest covers; a bank that compresses anyway gets its gzip
+// undone here, and any other encoding refused.
+func decodeContent(h http.Header, body []byte, status int) ([]byte, error) {
+	enc := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding")))
+	switch enc {
+	case "", "identity":
+		return nil, nil
+	case "gzip", "x-gzip":
+		if len(body) == 0 {
+			return nil, nil
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("gzip answer: %w", err)
+		}
+		b, err := readBody(zr, status)
+		if err != nil {
+			return nil, fmt.Errorf("gzip answer: %w", err)
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("answer in content encoding %q, which the client did not ask for", enc)
 }

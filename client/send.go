@@ -148,12 +148,23 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 	unknown := func(err error) error {
 		return &OutcomeUnknownError{Operation: op.Name, RequestID: p.requestID, StatusCode: r.status, Err: err}
 	}
-	if err := c.verifyResponse(r.header, r.body, p.requestID); err != nil {
+	decoded, decodeErr := decodeContent(r.header, r.body, r.status)
+	if err := c.verifyResponse(r.header, r.body, decoded, p.requestID); err != nil {
 		var e error = &ResponseSignatureError{Operation: op.Name, StatusCode: r.status, RequestID: p.requestID, Err: err}
 		if !op.repeatable() {
 			e = unknown(e)
 		}
 		return fail(e)
+	}
+	if decodeErr != nil {
+		err := fmt.Errorf("reading answer: %w", decodeErr)
+		if !op.repeatable() {
+			err = unknown(err)
+		}
+		return fail(err)
+	}
+	if decoded != nil {
+		r.body = decoded
 	}
 	if r.status < 200 || r.status > 299 {
 		e := newError(op.Name, r.status, p.requestID, r.header, r.body)
@@ -292,6 +303,9 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	h := call.header
 	h.Set("X-Request-ID", requestID)
 	h.Set("Accept", "application/json")
+	// No compression: the answer's Digest then covers the bytes read
+	// (decodeContent copes with a bank that compresses anyway).
+	h.Set("Accept-Encoding", "identity")
 	if body != nil {
 		h.Set("Content-Type", "application/json")
 		h.Set("Digest", signing.Digest(body))
