@@ -3,9 +3,11 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/apipath"
@@ -73,20 +75,33 @@ type NewCustomer struct {
 	CustomerNumber string `json:"customerNumber"`
 	// CustomerType is PRIVATE or CORPORATE.
 	CustomerType client.PSUContext `json:"customerType"`
-	// CustomerName is the customer's name.
+	// CustomerName is the customer's name: 1 to 70 characters (runes, not
+	// bytes) of valid UTF-8.
 	CustomerName string `json:"customerName"`
 }
 
+// maxCustomerName is the longest customerName, in characters: the 70 of
+// the bank's name fields (docs/interface.md section 8), an assumption
+// the emulator shares.
+const maxCustomerName = 70
+
+// validate checks a new customer before it is sent. A bad customerName is
+// a wrapped [*client.ValidationError] (matching client.ErrValidation).
 func (n *NewCustomer) validate() error {
+	nameErr := func(reason string) error {
+		return fmt.Errorf("sandbox: %w", &client.ValidationError{Field: "customerName", Reason: reason})
+	}
 	switch {
 	case n == nil:
 		return errors.New("sandbox: nil customer")
 	case !digits(n.CustomerNumber) || (len(n.CustomerNumber) != 11 && len(n.CustomerNumber) != 9):
 		return errors.New("sandbox: customerNumber must be 11 or 9 digits")
-	case n.CustomerName == "" || len(n.CustomerName) > 70:
-		return errors.New("sandbox: customerName must have 1 to 70 characters")
+	case !utf8.ValidString(n.CustomerName):
+		return nameErr("not valid UTF-8")
+	case n.CustomerName == "" || utf8.RuneCountInString(n.CustomerName) > maxCustomerName:
+		return nameErr("must have 1 to 70 characters")
 	case emoji.Index(n.CustomerName) >= 0:
-		return errors.New("sandbox: customerName holds a character the bank cannot process (an emoji or pictograph)")
+		return nameErr("holds a character the bank cannot process (an emoji or pictograph)")
 	case n.CustomerType != client.Private && n.CustomerType != client.Corporate:
 		return errors.New("sandbox: customer type must be PRIVATE or CORPORATE")
 	}
