@@ -34,12 +34,17 @@ func (e *apiError) at(path string) *apiError {
 	return &c
 }
 
-// newError returns an error answer with status, code and text. The text
-// must never contain secrets or personal data (PSU-ID, signatures, ...).
+// maxErrorText is the longest tppMessages text, in characters
+// (docs/interface.md sections 7 and 8).
+const maxErrorText = 512
+
+// newError returns an error answer with status, code and text, the text
+// cut to maxErrorText characters (never inside a character). The text must
+// never contain secrets or personal data (PSU-ID, signatures, ...).
 func newError(status int, code, format string, args ...any) *apiError {
 	text := fmt.Sprintf(format, args...)
-	if len(text) > 512 {
-		text = text[:512]
+	if utf8.RuneCountInString(text) > maxErrorText {
+		text = string([]rune(text)[:maxErrorText])
 	}
 	return &apiError{status: status, msg: tppMessage{Category: "ERROR", Code: code, Text: text}}
 }
