@@ -162,10 +162,12 @@ func WithAcceptFix(fixes ...AcceptFix) Option {
 // WithKeyID overrides the keyId written in the Signature header (by default
 // signing.KeyID of the certificate, the issuer in strict RFC 2253 as Java
 // writes it). For a bank that expects OpenSSL's form of the issuer
-// (organizationIdentifier=...), pass signing.KeyIDOpenSSL(cert). Any
-// non-empty valid UTF-8 is accepted: double quotes and backslashes are
-// escaped in the header (signing.QuoteParam), and non-ASCII or control
-// characters make the Signature an RFC 2047 encoded word.
+// (organizationIdentifier=...), pass signing.KeyIDOpenSSL(cert). It is
+// written between the quotes of keyId="..." as it is (signing.QuoteParam):
+// non-empty valid UTF-8, with no double quote but RFC 2253's escaped one
+// and no unpaired backslash at its end (signing.NewSigner refuses it
+// otherwise); non-ASCII or control characters make the Signature an RFC
+// 2047 encoded word.
 func WithKeyID(keyID string) Option {
 	return func(c *config) error {
 		if keyID == "" || !utf8.ValidString(keyID) {

@@ -92,7 +92,8 @@ func TestEmulatorFreeFormRequestIDAndQuotedKeyID(t *testing.T) {
 		if opts != nil {
 			want = kid
 		}
-		assert.Equal(t, want, p.KeyID)
+		assert.Equal(t, signing.QuoteParam(want), p.KeyID, "the keyId as written between the quotes")
+		assert.Contains(t, p.KeyID, `\22Ltd\22`, "RFC 2253's escaped quote in its hex form")
 		assert.True(t, signing.MatchKeyID(p.KeyID, creds.Certificate))
 	}
 }

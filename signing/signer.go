@@ -119,12 +119,13 @@ func WithEncodedWord() Option {
 
 // NewSigner returns a Signer using key and keyID (usually [KeyID] of the
 // certificate). The key must be RSA ([ErrKeyNotRSA]); it may live in an HSM
-// or a KMS. The keyId must be non-empty valid UTF-8 ([ErrInvalidOption]);
-// any character is allowed. A double quote or backslash in it is escaped
-// with a backslash in the quoted keyId value (see [QuoteParam]), which
-// [ParseSignature] undoes. Non-ASCII and control characters (an issuer DN
-// with "ø", or a tab or line break) make Sign send the whole value as one
-// RFC 2047 encoded word, so the header stays one line of ASCII.
+// or a KMS. The keyId must be non-empty valid UTF-8 with no double quote
+// but RFC 2253's escaped one (\") and no unpaired backslash at its end
+// ([ErrInvalidOption]); every [KeyID] and [KeyIDOpenSSL] is. It is written
+// between the quotes as it is (see [QuoteParam]). Non-ASCII and control
+// characters (an issuer DN with "ø", or a tab or line break) make Sign send
+// the whole value as one RFC 2047 encoded word, so the header stays one
+// line of ASCII.
 func NewSigner(key crypto.Signer, keyID string, opts ...Option) (*Signer, error) {
 	if key == nil {
 		return nil, ErrNoKey
@@ -134,6 +135,9 @@ func NewSigner(key crypto.Signer, keyID string, opts ...Option) (*Signer, error)
 	}
 	if keyID == "" || !utf8.ValidString(keyID) {
 		return nil, fmt.Errorf("%w: keyId is empty or not valid UTF-8", ErrInvalidOption)
+	}
+	if !checkParam(keyID) {
+		return nil, fmt.Errorf("%w: keyId has a double quote not escaped as in RFC 2253, or ends in an unpaired backslash", ErrInvalidOption)
 	}
 	s := &Signer{key: key, keyID: keyID, quotedKeyID: QuoteParam(keyID)}
 	for _, o := range opts {
@@ -246,49 +250,68 @@ func plainASCII(s string) bool {
 	return true
 }
 
-// QuoteParam escapes a parameter value for the key="value" syntax of the
-// Signature header as an RFC 7230 quoted-string does: a backslash before
-// each double quote and each backslash. A value with neither (every usual
-// keyId) is returned unchanged. An RFC 2253 issuer name that escapes a
-// comma ("O=Smith\, Jones") is therefore written "O=Smith\\, Jones".
+// QuoteParam returns v as the Signer writes it between the double quotes
+// of key="value" (docs/interface.md section 5.4: the keyId is the text
+// SN=...,CA=<issuer per RFC 2253> itself). RFC 2253's escapes stay as they
+// are, "O=Smith\, Jones" is written "O=Smith\, Jones", so that a bank
+// reading the characters between the quotes gets the issuer name
+// unchanged; only RFC 2253's escaped double quote \" is written in its
+// equivalent hex form \22, which no reader takes for the closing quote.
+// A value [NewSigner] accepts has no other double quote and no unpaired
+// backslash at its end ([checkParam]).
 func QuoteParam(v string) string {
-	if !strings.ContainsAny(v, `"\`) {
+	if !strings.Contains(v, `\"`) {
 		return v
 	}
 	var b strings.Builder
 	b.Grow(len(v) + 8)
 	for i := 0; i < len(v); i++ {
-		if v[i] == '"' || v[i] == '\\' {
-			b.WriteByte('\\')
+		switch {
+		case v[i] == '\\' && i+1 < len(v) && v[i+1] == '"':
+			b.WriteString(`\22`)
+			i++
+		case v[i] == '\\' && i+1 < len(v):
+			b.WriteString(v[i : i+2])
+			i++
+		default:
+			b.WriteByte(v[i])
 		}
-		b.WriteByte(v[i])
 	}
 	return b.String()
 }
 
+// checkParam reports whether v can be written between quotes and read
+// back: no double quote but in RFC 2253's escape \", and no unpaired
+// backslash at the end (it would escape the closing quote).
+func checkParam(v string) bool {
+	for i := 0; i < len(v); i++ {
+		switch v[i] {
+		case '"':
+			return false
+		case '\\':
+			if i+1 == len(v) {
+				return false
+			}
+			i++ // the escaped character, a double quote included
+		}
+	}
+	return true
+}
+
 // unquoteParam reads the quoted value at the start of v (v[0] is the
-// opening double quote) up to its closing quote, undoing [QuoteParam]: \"
-// and \\ stand for " and \. A backslash before any other character is kept
-// with it, so a peer that writes an RFC 2253 name unescaped
-// ("CN=Smith\, Jones") is read as it meant. n is the length read, closing
-// quote included; ok is false when there is no closing quote.
+// opening double quote) up to its closing quote and returns the
+// characters between them as they are: a backslash and the character
+// after it are read as a pair, so \" does not close the value and stays
+// \" in it (RFC 2253's escaped quote), and \\ stays \\. n is the length
+// read, closing quote included; ok is false when there is no closing
+// quote.
 func unquoteParam(v string) (val string, n int, ok bool) {
-	var b []byte // nil until the first escape
 	for i := 1; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '"':
-			if b == nil {
-				return v[1:i], i + 1, true
-			}
-			return string(b), i + 1, true
-		case c == '\\' && i+1 < len(v) && (v[i+1] == '"' || v[i+1] == '\\'):
-			if b == nil {
-				b = append(make([]byte, 0, len(v)), v[1:i]...)
-			}
-			b = append(b, v[i+1])
+		switch v[i] {
+		case '"':
+			return v[1:i], i + 1, true
+		case '\\':
 			i++
-		case b != nil:
-			b = append(b, c)
 		}
 	}
 	return "", 0, false

@@ -31,8 +31,10 @@ const maxSignatureLen = 16 << 10
 
 // ParseSignature parses a Signature header value, plain or wrapped as an
 // RFC 2047 encoded word (=?utf-8?B?...?=, also Q encoding and ISO-8859-1).
-// The value is comma-separated key="value" parameters, a backslash escaping
-// a double quote or a backslash inside the quotes ([QuoteParam]); keyId and
+// The value is comma-separated key="value" parameters, each value the
+// characters between its quotes as they are, a backslash pairing with the
+// character after it so that an escaped double quote does not close the
+// value (an RFC 2253 issuer keeps its escapes, [QuoteParam]); keyId and
 // signature are required, algorithm is optional, an absent headers part
 // means "date" (draft-cavage-http-signatures-12 section 2.1.6), and unknown
 // parameters are ignored. Parameter names are case-sensitive, as in the

@@ -324,8 +324,9 @@ func TestRequestIDLogBounded(t *testing.T) {
 
 // TestKeyIDWithQuoteAndBackslash: a TPP certificate whose issuer has a
 // double quote and a backslash signs, and the emulator reads the keyId
-// back through signing.ParseSignature (the quoted-string escapes) and
-// matches it with the certificate in either rendering.
+// back through signing.ParseSignature (RFC 2253's escapes as they are,
+// \" written \22) and matches it with the certificate in either
+// rendering.
 func TestKeyIDWithQuoteAndBackslash(t *testing.T) {
 	t.Parallel()
 	key, err := testKey()
@@ -368,6 +369,7 @@ func TestKeyIDWithQuoteAndBackslash(t *testing.T) {
 		assert.Contains(t, sent, `keyId="`+signing.QuoteParam(kid)+`"`)
 		p, err := signing.ParseSignature(sent)
 		require.NoError(t, err)
-		assert.Equal(t, kid, p.KeyID)
+		assert.Equal(t, signing.QuoteParam(kid), p.KeyID, "the characters between the quotes")
+		assert.Contains(t, p.KeyID, `Smith\, Jones`, "RFC 2253's escapes as they are")
 	}
 }
