@@ -65,9 +65,11 @@
 // required fields, lengths in characters, ISO 4217 currencies with their
 // minor units and at most 13 digits before the decimal point (contract
 // precision 18, scale 5; see package money), ISO 3166 countries
-// ([IsCountry]), purpose codes ([PurposeCodes]), one kind of remittance
-// information, Norwegian account numbers with their MOD-11 check digit
-// ([CheckBBAN]), IBANs with their registry length and mod-97
+// ([IsCountry]), purpose codes ([PurposeCodes]), the structured array or
+// the unstructured remittance text but not both (section 2.4; the single
+// structured reference goes with either), Norwegian account numbers with
+// their MOD-11 check digit ([CheckBBAN]), IBANs with their registry
+// length and mod-97
 // ([CheckIBAN]), KIDs in a structured reference of type KID, compared
 // case-insensitively ([CheckKID], [ReferenceTypeKID]), the BIC of
 // creditorAgent ([CheckBIC]), an execution date not before today in

@@ -96,13 +96,16 @@ type NorwegianDomestic struct {
 	// UltimateDebtor is at most 70 characters.
 	UltimateDebtor string `json:"ultimateDebtor,omitempty"`
 	// RemittanceInformationUnstructured is a message to the creditor, 1
-	// to 140 characters; not together with structured references.
+	// to 140 characters; not together with
+	// RemittanceInformationStructuredArray (docs/interface.md section 2.4).
 	RemittanceInformationUnstructured string `json:"remittanceInformationUnstructured,omitempty"`
 	// RemittanceInformationStructured is a single structured reference
 	// (deprecated by the bank in favour of the array, docs/interface.md section 9.4).
+	// It may be set together with the unstructured text or the array.
 	RemittanceInformationStructured *StructuredReference `json:"remittanceInformationStructured,omitempty"`
 	// RemittanceInformationStructuredArray lists structured references
-	// (a KID, for example).
+	// (a KID, for example); not together with
+	// RemittanceInformationUnstructured (docs/interface.md section 2.4).
 	RemittanceInformationStructuredArray []StructuredReference `json:"remittanceInformationStructuredArray,omitempty"`
 	// PurposeCode is one of the codes of docs/interface.md section 2.4 (see
 	// [PurposeCodes]).

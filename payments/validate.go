@@ -278,9 +278,9 @@ func (p *problems) executionDate(field string, d Date, now time.Time) {
 // client.ErrValidation) and errors.As). The rules: required fields;
 // lengths in characters; ISO 4217 currencies with the currency's minor
 // units, at most 13 digits before the decimal point and an amount above
-// zero; ISO 3166 country; purposeCode of section 2.4; unstructured text
-// or structured references, not both (and not the deprecated single
-// reference together with the array); debtorAccount with exactly one of
+// zero; ISO 3166 country; purposeCode of section 2.4; the unstructured
+// text or the structured array, not both (the single structured reference
+// goes with either); debtorAccount with exactly one of
 // bban and a card reference; MOD-11 on Norwegian account numbers, and no
 // account number in printed form ([NormalizeBBAN]); KID check digits; BIC
 // format of creditorAgent, which is required for a creditor account in
@@ -343,12 +343,11 @@ func (p *NorwegianDomestic) Validate(now time.Time) error {
 
 	v.text("", "ultimateDebtor", p.UltimateDebtor, MaxNameLength)
 	v.text("", "remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
-	structured := p.RemittanceInformationStructured != nil || len(p.RemittanceInformationStructuredArray) > 0
-	if structured && p.RemittanceInformationUnstructured != "" {
-		v.add("remittanceInformationUnstructured", "only one of structured and unstructured remittance information may be set")
-	}
-	if p.RemittanceInformationStructured != nil && len(p.RemittanceInformationStructuredArray) > 0 {
-		v.add("remittanceInformationStructured", "set either the single structured reference or the array, not both")
+	// Only the structured array and the unstructured text exclude each
+	// other (docs/interface.md section 2.4); the single structured
+	// reference goes with either.
+	if len(p.RemittanceInformationStructuredArray) > 0 && p.RemittanceInformationUnstructured != "" {
+		v.add("remittanceInformationUnstructured", "only one of remittanceInformationStructuredArray and remittanceInformationUnstructured may be set")
 	}
 	if p.RemittanceInformationStructured != nil {
 		v.reference("remittanceInformationStructured", *p.RemittanceInformationStructured)

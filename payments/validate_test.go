@@ -203,14 +203,20 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 		{"remittance of 141", func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = runes(141) }, []string{"remittanceInformationUnstructured"}},
 		{"remittance with emoji", func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = emoji }, []string{"remittanceInformationUnstructured"}},
 		{"unstructured and structured array", func(p *payments.NorwegianDomestic) { p.RemittanceInformationStructuredArray = kidRef("79927398713") }, []string{"remittanceInformationUnstructured"}},
-		{"unstructured and single structured", func(p *payments.NorwegianDomestic) {
+		// Only the array and the unstructured text exclude each other
+		// (docs/interface.md section 2.4).
+		{"valid: unstructured and single structured", func(p *payments.NorwegianDomestic) {
 			p.RemittanceInformationStructured = &payments.StructuredReference{Reference: "79927398713", ReferenceType: "KID"}
-		}, []string{"remittanceInformationUnstructured"}},
-		{"single structured and array", func(p *payments.NorwegianDomestic) {
+		}, nil},
+		{"valid: single structured and array", func(p *payments.NorwegianDomestic) {
 			p.RemittanceInformationUnstructured = ""
 			p.RemittanceInformationStructured = &payments.StructuredReference{Reference: "A"}
 			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "B"}}
-		}, []string{"remittanceInformationStructured"}},
+		}, nil},
+		{"unstructured, single structured and array", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationStructured = &payments.StructuredReference{Reference: "A"}
+			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "B"}}
+		}, []string{"remittanceInformationUnstructured"}},
 		{"reference missing", func(p *payments.NorwegianDomestic) {
 			p.RemittanceInformationUnstructured = ""
 			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{ReferenceType: "SCOR"}}
