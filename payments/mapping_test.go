@@ -72,6 +72,7 @@ func TestCreateNorwegianDomesticMapping(t *testing.T) {
 					"startAuthorisation": {Href: self + "/authorisations", Verbs: []string{"POST"}},
 				},
 				Product: payments.ProductNorwegianDomestic,
+				Service: payments.ServiceSingle,
 			}, init)
 			assert.Equal(t, "https://psd2.bank.example/tap/9999/?route_secesb_id=1&flow=psd2&state=c8e1b35e-0b5f-42e2-9d0b-14d85387e721&context=PRIVATE", init.SCARedirect())
 		})
@@ -100,6 +101,7 @@ func TestCreateSEPAMapping(t *testing.T) {
 			"startAuthorisation": {Href: self + "/authorisations", Verbs: []string{"POST"}},
 		},
 		Product: payments.ProductSEPA,
+		Service: payments.ServiceSingle,
 	}, init)
 }
 

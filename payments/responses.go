@@ -28,6 +28,12 @@ type Initiation struct {
 	// Product is the product the payment was created with; the SDK fills
 	// it in, the bank does not send it.
 	Product Product `json:"-"`
+	// Service is the payment service the payment was created under
+	// ([ServiceSingle], [ServicePeriodic] or [ServiceBulk]); the SDK fills
+	// it in, the bank does not send it. Its status, details, cancellation
+	// and authorisation are under the same service:
+	// svc.In(init.Service).Status(ctx, init.Product, init.PaymentID).
+	Service PaymentService `json:"-"`
 }
 
 // SCARedirect returns the absolute URL of the bank's authorisation page to
@@ -90,6 +96,21 @@ type Details struct {
 	// with the details; read it with [Service.Status].
 	TransactionStatus TransactionStatus `json:"transactionStatus,omitempty"`
 	Links             client.Links      `json:"_links,omitempty"`
+
+	// The Berlin Group fields of a periodic payment
+	// (svc.In(ServicePeriodic).Get); empty for other payments.
+	StartDate         Date     `json:"startDate,omitzero"`
+	EndDate           Date     `json:"endDate,omitzero"`
+	ExecutionRule     string   `json:"executionRule,omitempty"`
+	Frequency         string   `json:"frequency,omitempty"`
+	DayOfExecution    string   `json:"dayOfExecution,omitempty"`
+	MonthsOfExecution []string `json:"monthsOfExecution,omitempty"`
+
+	// The Berlin Group fields of a bulk payment (svc.In(ServiceBulk).Get):
+	// the payments it holds, each without debtorAccount (the bulk's
+	// DebtorAccount pays them all); empty for other payments.
+	BatchBookingPreferred *bool     `json:"batchBookingPreferred,omitempty"`
+	Payments              []Details `json:"payments,omitempty"`
 }
 
 // Authorisation is the answer of a start-authorisation call on a payment

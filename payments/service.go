@@ -12,14 +12,52 @@ import (
 	"github.com/tppkit/psd2/internal/apipath"
 )
 
-// Paths of the payment resources (the platform's paths).
+// Path segments of the payment resources (docs/interface.md section 10
+// "Paths"): /v1/{payment-service}/{payment-product}/{paymentId}/...
 const (
-	pathPayments         = "/v1/payments"
-	pathPeriodicPayments = "/v1/periodic-payments"
-	pathBulkPayments     = "/v1/bulk-payments"
-	segAuthorisations    = "authorisations"
-	segStatus            = "status"
+	pathVersion       = "/v1"
+	segAuthorisations = "authorisations"
+	segStatus         = "status"
 )
+
+// PaymentService is the {payment-service} segment of the payment paths
+// (Berlin Group; docs/interface.md section 10 "Paths"): whether a payment
+// is a single, a periodic or a bulk payment. The paths of a payment's
+// status, details, cancellation and authorisation start with the service
+// it was created under; [Initiation.Service] records it, and
+// [Service.In] makes those calls under it.
+type PaymentService string
+
+// The payment services of the platform (docs/interface.md section 10
+// "Paths").
+const (
+	// ServiceSingle is /v1/payments: single payments, made with
+	// [Service.CreateNorwegianDomestic], [Service.CreateSEPA] and
+	// [Service.Create]. The id-based calls of [Service] use it.
+	ServiceSingle PaymentService = "payments"
+	// ServicePeriodic is /v1/periodic-payments: periodic payments
+	// (standing orders), made with [Service.CreatePeriodic].
+	ServicePeriodic PaymentService = "periodic-payments"
+	// ServiceBulk is /v1/bulk-payments: bulk payments, made with
+	// [Service.CreateBulk].
+	ServiceBulk PaymentService = "bulk-payments"
+)
+
+// String returns the service as it appears in paths.
+func (ps PaymentService) String() string { return string(ps) }
+
+// check refuses a service other than the three of the platform: "" (an
+// Initiation the SDK did not fill in, for example one decoded from JSON)
+// would otherwise send the call under the wrong service.
+func (ps PaymentService) check() error {
+	switch ps {
+	case ServiceSingle, ServicePeriodic, ServiceBulk:
+		return nil
+	case "":
+		return &client.ValidationError{Field: "payment-service", Reason: "empty payment service"}
+	}
+	return &client.ValidationError{Field: "payment-service", Reason: "not payments, periodic-payments or bulk-payments"}
+}
 
 // queryAllowLogicalDuplicate is the query parameter of docs/interface.md section 4.2.
 const queryAllowLogicalDuplicate = "allowLogicalDuplicate"
@@ -94,7 +132,7 @@ func (s *Service) CreateNorwegianDomestic(ctx context.Context, p *NorwegianDomes
 	if p == nil {
 		return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "body", Reason: "no payment given"})
 	}
-	return s.create(ctx, op, pathPayments, ProductNorwegianDomestic, p, opts)
+	return s.create(ctx, op, ServiceSingle, ProductNorwegianDomestic, p, opts)
 }
 
 // CreateSEPA creates a SEPA credit transfer with POST
@@ -105,7 +143,7 @@ func (s *Service) CreateSEPA(ctx context.Context, p *SEPA, opts ...client.Reques
 	if p == nil {
 		return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "body", Reason: "no payment given"})
 	}
-	return s.create(ctx, op, pathPayments, ProductSEPA, p, opts)
+	return s.create(ctx, op, ServiceSingle, ProductSEPA, p, opts)
 }
 
 // Create creates a single payment of any product with POST
@@ -114,7 +152,7 @@ func (s *Service) CreateSEPA(ctx context.Context, p *SEPA, opts ...client.Reques
 // time.Time) error method (as [*NorwegianDomestic] and [*SEPA] have), it
 // is validated first.
 func (s *Service) Create(ctx context.Context, product Product, body any, opts ...client.RequestOption) (*Initiation, error) {
-	return s.create(ctx, "payments.Create", pathPayments, product, body, opts)
+	return s.create(ctx, "payments.Create", ServiceSingle, product, body, opts)
 }
 
 // CreatePeriodic creates a periodic (standing order) payment with POST
@@ -123,7 +161,7 @@ func (s *Service) Create(ctx context.Context, product Product, body any, opts ..
 // frequency, ...); it is validated when it has a Validate method.
 // Periodic payments cannot go into a signing basket (docs/interface.md section 2.7).
 func (s *Service) CreatePeriodic(ctx context.Context, product Product, body any, opts ...client.RequestOption) (*Initiation, error) {
-	return s.create(ctx, "payments.CreatePeriodic", pathPeriodicPayments, product, body, opts)
+	return s.create(ctx, "payments.CreatePeriodic", ServicePeriodic, product, body, opts)
 }
 
 // CreateBulk creates a bulk payment with POST
@@ -131,7 +169,7 @@ func (s *Service) CreatePeriodic(ctx context.Context, product Product, body any,
 // debtorAccount and the list of payments; it is validated when it has a
 // Validate method. Bulk payments cannot go into a signing basket.
 func (s *Service) CreateBulk(ctx context.Context, product Product, body any, opts ...client.RequestOption) (*Initiation, error) {
-	return s.create(ctx, "payments.CreateBulk", pathBulkPayments, product, body, opts)
+	return s.create(ctx, "payments.CreateBulk", ServiceBulk, product, body, opts)
 }
 
 // createHeaders are the headers docs/interface.md sections 4.1 to 4.3
@@ -145,7 +183,7 @@ var createHeaders = []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID", "PSU-
 
 // create validates body and sends the create as an operation that is not
 // repeatable: the client never sends it twice.
-func (s *Service) create(ctx context.Context, op, prefix string, product Product, body any, opts []client.RequestOption) (*Initiation, error) {
+func (s *Service) create(ctx context.Context, op string, ps PaymentService, product Product, body any, opts []client.RequestOption) (*Initiation, error) {
 	if s == nil || s.c == nil {
 		return nil, fmt.Errorf("%s: %w", op, errNoClient)
 	}
@@ -163,7 +201,7 @@ func (s *Service) create(ctx context.Context, op, prefix string, product Product
 	operation := client.Operation{
 		Name:       op,
 		Method:     http.MethodPost,
-		Path:       apipath.Join(prefix, string(product)),
+		Path:       apipath.Join(pathVersion, string(ps), string(product)),
 		Body:       body,
 		Repeatable: false, // a payment POST is never sent twice (docs/design.md section 2)
 		ResultID:   "paymentId",
@@ -179,7 +217,7 @@ func (s *Service) create(ctx context.Context, op, prefix string, product Product
 	if _, err := s.c.Do(ctx, operation, &out, opts...); err != nil {
 		return nil, err
 	}
-	out.Product = product
+	out.Product, out.Service = product, ps
 	return &out, nil
 }
 
@@ -192,34 +230,74 @@ func checkProduct(p Product) error {
 	return nil
 }
 
-// paymentPath is /v1/payments/{product}/{id} plus extra segments.
-func paymentPath(product Product, paymentID string, extra ...string) (string, error) {
+// Calls are the id-based calls on the payments of one [PaymentService]:
+// the status, details, cancellation, authorisation and wait of a payment
+// by its product and id, under /v1/{payment-service}/{product}/{id}
+// (docs/interface.md section 10 "Paths"). Make them with [Service.In];
+// they go through the Service's client and use its polling. The id-based
+// methods of [Service] itself are those of [ServiceSingle]. A Calls is a
+// small value, safe for concurrent use.
+type Calls struct {
+	s  *Service
+	ps PaymentService
+}
+
+// In returns the id-based calls on the payments of service ps. Periodic
+// and bulk payments are read, cancelled and authorised under their own
+// service, which the Initiation of their creation records:
+//
+//	init, err := svc.CreatePeriodic(ctx, product, body, opts...)
+//	// ...
+//	st, err := svc.In(init.Service).Status(ctx, init.Product, init.PaymentID, opts...)
+//
+// svc.In(ServiceSingle) makes the same calls as the methods of svc. Each
+// call refuses a service other than [ServiceSingle], [ServicePeriodic] and
+// [ServiceBulk] ("" included) with a [*client.ValidationError], and sends
+// nothing.
+func (s *Service) In(ps PaymentService) Calls { return Calls{s: s, ps: ps} }
+
+// path is /v1/{payment-service}/{product}/{id} plus extra segments.
+func (c Calls) path(product Product, paymentID string, extra ...string) (string, error) {
+	if err := c.ps.check(); err != nil {
+		return "", err
+	}
 	if err := checkProduct(product); err != nil {
 		return "", err
 	}
 	if paymentID == "" {
 		return "", &client.ValidationError{Field: "paymentId", Reason: "empty payment id"}
 	}
-	return apipath.Join(pathPayments, append([]string{string(product), paymentID}, extra...)...), nil
+	return apipath.Join(pathVersion, append([]string{string(c.ps), string(product), paymentID}, extra...)...), nil
 }
 
-// Status reads a payment's status with GET
-// /v1/payments/{product}/{id}/status. It is a GET, retried by the client
+// Status reads a single payment's status with GET
+// /v1/payments/{product}/{id}/status; svc.In(ps).Status reads a periodic
+// or bulk payment's ([Calls.Status]). It is a GET, retried by the client
 // on transport errors and 429/502/503/504. Known issue (docs/interface.md
 // section 4.2): the bank cannot show an NDCT before the PSU has approved
 // it; its 404 is returned as an error matching [ErrNotYetReadable].
 func (s *Service) Status(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
+	return s.In(ServiceSingle).Status(ctx, product, paymentID, opts...)
+}
+
+// Status reads the status of a payment of c's service with GET
+// /v1/{payment-service}/{product}/{id}/status, as [Service.Status] does
+// for single payments. A 404 is returned as an error matching
+// [ErrNotYetReadable] for the products the bank cannot show before
+// approval, under every service (see [ErrNotYetReadable]).
+func (c Calls) Status(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
 	const op = "payments.Status"
-	p, err := paymentPath(product, paymentID, segStatus)
+	p, err := c.path(product, paymentID, segStatus)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	return s.status(ctx, op, p, opts)
+	return c.s.status(ctx, op, p, opts)
 }
 
 // StatusAt reads a payment's status by the href of an earlier answer's
-// status link (Initiation.Links.Href("status")). The href is resolved
-// against the base URL; it is never sent to another host.
+// status link (Initiation.Links.Href("status")), of a single, periodic or
+// bulk payment. The href is resolved against the base URL; it is never
+// sent to another host.
 func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.RequestOption) (*StatusResponse, error) {
 	const op = "payments.StatusAt"
 	if err := checkHref(href); err != nil {
@@ -236,17 +314,27 @@ func (s *Service) status(ctx context.Context, op, path string, opts []client.Req
 	return &out, nil
 }
 
-// Get reads a payment's details with GET /v1/payments/{product}/{id}: the
-// request as the bank holds it. The platform sends no transactionStatus
-// here; use [Service.Status]. An NDCT not yet approved by the PSU answers
-// 404, returned as an error matching [ErrNotYetReadable].
+// Get reads a single payment's details with GET
+// /v1/payments/{product}/{id}: the request as the bank holds it;
+// svc.In(ps).Get reads a periodic or bulk payment's ([Calls.Get]). The
+// platform sends no transactionStatus here; use [Service.Status]. An NDCT
+// not yet approved by the PSU answers 404, returned as an error matching
+// [ErrNotYetReadable].
 func (s *Service) Get(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Details, error) {
+	return s.In(ServiceSingle).Get(ctx, product, paymentID, opts...)
+}
+
+// Get reads the details of a payment of c's service with GET
+// /v1/{payment-service}/{product}/{id}, as [Service.Get] does for single
+// payments. [Details] holds the periodic fields of a periodic payment and
+// the payments of a bulk payment.
+func (c Calls) Get(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Details, error) {
 	const op = "payments.Get"
-	p, err := paymentPath(product, paymentID)
+	p, err := c.path(product, paymentID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	return s.get(ctx, op, p, opts)
+	return c.s.get(ctx, op, p, opts)
 }
 
 // GetAt reads a payment's details by the href of a self link.
@@ -266,18 +354,29 @@ func (s *Service) get(ctx context.Context, op, path string, opts []client.Reques
 	return &out, nil
 }
 
-// Cancel deletes a payment with DELETE /v1/payments/{product}/{id}. The
-// bank allows it only while the self link lists DELETE (before the PSU
-// signed, RCVD); otherwise it answers an error (*client.Error, 405
-// CANCELLATION_INVALID on this platform; docs/interface.md section 7: "deleting a payment
-// in status PDNG").
+// Cancel deletes a single payment with DELETE /v1/payments/{product}/{id};
+// svc.In(ps).Cancel deletes a periodic or bulk payment ([Calls.Cancel]).
+// The bank allows it only while the self link lists DELETE (before the
+// PSU signed, RCVD); otherwise it answers an error (*client.Error, 405
+// CANCELLATION_INVALID on this platform; docs/interface.md section 7:
+// "deleting a payment in status PDNG"). A 404 is the bank's error
+// (matching [client.ErrNotFound]): the payment was not cancelled.
 func (s *Service) Cancel(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Cancellation, error) {
+	return s.In(ServiceSingle).Cancel(ctx, product, paymentID, opts...)
+}
+
+// Cancel deletes a payment of c's service with DELETE
+// /v1/{payment-service}/{product}/{id}, as [Service.Cancel] does for
+// single payments: a standing order made with [Service.CreatePeriodic] is
+// cancelled with svc.In(ServicePeriodic).Cancel. Any error, a 404
+// included, means that the bank did not confirm a cancellation.
+func (c Calls) Cancel(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Cancellation, error) {
 	const op = "payments.Cancel"
-	p, err := paymentPath(product, paymentID)
+	p, err := c.path(product, paymentID)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	return s.cancel(ctx, op, p, opts)
+	return c.s.cancel(ctx, op, p, opts)
 }
 
 // CancelAt deletes a payment by the href of its self link.
@@ -302,10 +401,11 @@ func (s *Service) cancel(ctx context.Context, op, path string, opts []client.Req
 	return &out, nil
 }
 
-// StartAuthorisation starts the PSU's SCA for a payment with POST
+// StartAuthorisation starts the PSU's SCA for a single payment with POST
 // /v1/payments/{product}/{id}/authorisations, for a create answer without
-// a scaRedirect or after the PSU cancelled. The answer's SCARedirect is
-// where to send the PSU.
+// a scaRedirect or after the PSU cancelled; svc.In(ps).StartAuthorisation
+// does it for a periodic or bulk payment ([Calls.StartAuthorisation]). The
+// answer's SCARedirect is where to send the PSU.
 //
 // Starting an authorisation moves no money, but each one that reaches the
 // bank is a new authorisation, so the request is sent once: after a
@@ -313,12 +413,19 @@ func (s *Service) cancel(ctx context.Context, op, path string, opts []client.Req
 // a 5xx, a 201 without scaStatus) the call returns client.ErrOutcomeUnknown,
 // and the caller may start it again deliberately.
 func (s *Service) StartAuthorisation(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Authorisation, error) {
+	return s.In(ServiceSingle).StartAuthorisation(ctx, product, paymentID, opts...)
+}
+
+// StartAuthorisation starts the PSU's SCA for a payment of c's service
+// with POST /v1/{payment-service}/{product}/{id}/authorisations, sent
+// once as [Service.StartAuthorisation] is.
+func (c Calls) StartAuthorisation(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Authorisation, error) {
 	const op = "payments.StartAuthorisation"
-	p, err := paymentPath(product, paymentID, segAuthorisations)
+	p, err := c.path(product, paymentID, segAuthorisations)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	return s.startAuthorisation(ctx, op, p, opts)
+	return c.s.startAuthorisation(ctx, op, p, opts)
 }
 
 // StartAuthorisationAt starts the PSU's SCA by the href of a

@@ -50,12 +50,23 @@ func WithPolling(min, max time.Duration) Option {
 //     none) with an error matching ctx.Err().
 //
 // opts are the options of each status read (the PSU's session headers).
+// Wait follows a single payment; svc.In(ps).Wait follows a periodic or
+// bulk payment ([Calls.Wait]).
 func (s *Service) Wait(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
+	return s.In(ServiceSingle).Wait(ctx, product, paymentID, opts...)
+}
+
+// Wait polls the status of a payment of c's service ([Calls.Status]) until
+// it is final, as [Service.Wait] does for single payments. A periodic
+// payment is final only once cancelled, rejected or (where the bank says
+// so) executed for the last time: give ctx a deadline.
+func (c Calls) Wait(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
 	const op = "payments.Wait"
+	s := c.s
 	if s == nil || s.c == nil {
 		return nil, fmt.Errorf("%s: %w", op, errNoClient)
 	}
-	if _, err := paymentPath(product, paymentID); err != nil {
+	if _, err := c.path(product, paymentID); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	minWait, maxWait := s.pollMin, s.pollMax
@@ -65,7 +76,7 @@ func (s *Service) Wait(ctx context.Context, product Product, paymentID string, o
 	var last *StatusResponse
 	wait := minWait
 	for {
-		st, err := s.Status(ctx, product, paymentID, opts...)
+		st, err := c.Status(ctx, product, paymentID, opts...)
 		switch {
 		case err == nil:
 			last = st
