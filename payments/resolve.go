@@ -237,6 +237,7 @@ func (s *Service) resend(ctx context.Context, e JournalEntry, opts []client.Requ
 			init.PaymentID = out.BasketID
 		}
 		init.Product = e.Product
+		init.Service, _ = productOfPath(e.URL)
 		return Resolution{Kind: ResolvedCreated, PaymentID: init.PaymentID, ResendRequestID: requestID, Initiation: &init}, nil
 	case errors.As(err, &ce) && existsRefusal(e, ce):
 		return Resolution{Kind: ResolvedDuplicate, ResendRequestID: requestID}, nil
