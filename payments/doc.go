@@ -132,9 +132,20 @@
 // [ProductCrossBorder], [ProductInstantNorwegianDomestic] or any product
 // by name; [Service.CreatePeriodic] and [Service.CreateBulk] use
 // /v1/periodic-payments and /v1/bulk-payments. Their bodies are validated
-// when they have a Validate(now time.Time) error method. Status, details,
-// cancel and authorisation of single payments take the product;
-// periodic and bulk payments are followed by their links ([Service.StatusAt]).
+// when they have a Validate(now time.Time) error method. A payment's
+// status, details, cancellation and authorisation are under the service
+// it was created under ([PaymentService]: [ServiceSingle],
+// [ServicePeriodic], [ServiceBulk]), which [Initiation.Service] records.
+// The methods of [Service] take the product and id of a single payment;
+// [Service.In] returns the same calls ([Calls]) under another service:
+//
+//	init, err := svc.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, standingOrder, opts...)
+//	// ... after the PSU's SCA:
+//	st, err := svc.In(init.Service).Status(ctx, init.Product, init.PaymentID, opts...)
+//	c, err := svc.In(payments.ServicePeriodic).Cancel(ctx, init.Product, init.PaymentID, opts...)
+//
+// The links of an answer ([Service.StatusAt] and the other *At calls)
+// work for every service.
 //
 // Check digits: [CheckBBAN], [CheckIBAN], [CheckKID] and [CheckBIC] are
 // usable on their own (for example on a form); their [*CheckError] never
