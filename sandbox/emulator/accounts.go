@@ -356,12 +356,12 @@ func (s *Server) getTransactions(c *call) error {
 	if p.status != "booked" {
 		if s.unfilteredPending {
 			// Known issue (docs/interface.md section 8, production only):
-			// all pending transactions, with no regard to limit; they
-			// come with the first page only.
-			if p.offset == 0 {
-				for _, t := range pending {
-					page.Pending = append(page.Pending, t.json())
-				}
+			// all pending transactions, with no regard to dateFrom, dateTo
+			// and limit. The section says nothing of offset, so every
+			// page, the first and those its next links lead to, carries
+			// the whole list.
+			for _, t := range pending {
+				page.Pending = append(page.Pending, t.json())
 			}
 		} else {
 			w, m := window(pending, p)

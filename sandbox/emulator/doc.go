@@ -161,7 +161,7 @@
 // transactions like booked ones, since the section 8 issue leaves the
 // sandbox and card accounts unaffected. [WithKnownIssues](true) behaves as
 // production: with bookingStatus both or pending, all pending transactions
-// of an account come with the first page whatever dateFrom, dateTo and
+// of an account come with every page whatever dateFrom, dateTo and
 // limit say (card accounts stay unaffected).
 // [WithKnownIssues](false) reproduces neither issue.
 //
