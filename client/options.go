@@ -67,6 +67,16 @@ func (c *config) validate() error {
 // builds. Its Transport should enforce TLS 1.2 or higher; the SDK does not
 // change it. Use it for proxies and for tests (for example the emulator's
 // Client()).
+//
+// The Transport must send each request at most once and pass the
+// request's context on: the SDK learns what left from net/http's trace
+// (httptrace) in that context. A transport that sends a copy under
+// another context tells it nothing, so every failed attempt through it
+// counts as possibly sent (a payment then ends in ErrOutcomeUnknown,
+// never in a retry); a transport that asks for a second connection after
+// writing a payment is stopped there. A transport that buffers the body
+// and resends it under a context of its own cannot be stopped: do not
+// use one.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) error {
 		if hc == nil {

@@ -205,8 +205,20 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	limit := x.attemptLimit(ctx)
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	var wrote atomic.Bool
+	// What left is known from net/http's trace: a byte written, or the
+	// body read. A transport that never reports GetConn (a caller's
+	// RoundTripper that sends a copy of the request under another
+	// context) tells nothing: its attempt may have left. A second
+	// connection asked for after a write is a transport resending on its
+	// own; for a request that is not repeatable it is stopped there.
+	var wrote, reached atomic.Bool
+	repeatable := x.p.op.repeatable()
 	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
+		GetConn: func(string) {
+			if reached.Swap(true) && wrote.Load() && !repeatable {
+				cancel(errTransportResend)
+			}
+		},
 		WroteHeaderField: func(string, []string) { wrote.Store(true) },
 		WroteHeaders:     func() { wrote.Store(true) },
 		WroteRequest:     func(httptrace.WroteRequestInfo) { wrote.Store(true) },
@@ -222,14 +234,18 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	phase := &timeoutError{phase: "response headers", d: limit}
 	timer := time.AfterFunc(limit, func() { cancel(phase) })
 	defer func() { timer.Stop() }() // the body phase replaces timer
+	if err := actx.Err(); err != nil {
+		return attemptResult{err: context.Cause(actx)} // nothing handed over
+	}
 	x.start = time.Now()
 	resp, err := x.c.hc.Do(req)
 	if err != nil {
 		err = redactURLError(err)
-		if cause := context.Cause(actx); cause == phase {
-			err = fmt.Errorf("%w (%w)", phase, err)
+		switch cause := context.Cause(actx); cause {
+		case phase, errTransportResend:
+			err = fmt.Errorf("%w (%w)", cause, err)
 		}
-		return attemptResult{err: err, wrote: wrote.Load()}
+		return attemptResult{err: err, wrote: wrote.Load() || bodyRead(req) || !reached.Load()}
 	}
 	defer resp.Body.Close()
 	timer.Stop()
@@ -387,8 +403,29 @@ func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, er
 	return req, nil
 }
 
-// onceBody is a request body that the transport cannot rewind.
-type onceBody struct{ *bytes.Reader }
+// onceBody is a request body that the transport cannot rewind. It
+// records whether it was read: whoever read it may have sent it.
+type onceBody struct {
+	*bytes.Reader
+	read atomic.Bool
+}
+
+// Read reads the body and records that it was read.
+func (b *onceBody) Read(p []byte) (int, error) {
+	b.read.Store(true)
+	return b.Reader.Read(p)
+}
 
 // Close does nothing.
 func (*onceBody) Close() error { return nil }
+
+// bodyRead reports whether req's body is a onceBody that was read.
+func bodyRead(req *http.Request) bool {
+	b, ok := req.Body.(*onceBody)
+	return ok && b.read.Load()
+}
+
+// errTransportResend stops an attempt whose transport asks for another
+// connection after it wrote the request: it is resending a request that
+// must be sent once.
+var errTransportResend = errors.New("the transport tried to send the request again")

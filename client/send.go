@@ -168,7 +168,9 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 	}
 	if r.status < 200 || r.status > 299 {
 		e := newError(op.Name, r.status, p.requestID, r.header, r.body)
-		if r.status >= 500 && !op.repeatable() {
+		// Only a 4xx says the bank did not act; a 5xx or a redirect
+		// (a 303 "see the created resource" included) says nothing.
+		if (r.status < 400 || r.status >= 500) && !op.repeatable() {
 			return fail(unknown(e))
 		}
 		return fail(e)
