@@ -26,7 +26,8 @@ const (
 // Endpoint names an operation that counts against the budget. The bank
 // counts each endpoint of an account on its own (docs/interface.md
 // section 8 lists balances and transactions separately): 4 balances calls and 4
-// transactions calls per 24 hours.
+// transactions calls per 24 hours. Transaction details count within the
+// transactions calls (see [EndpointTransactionDetails]).
 type Endpoint string
 
 // Counted endpoints.
@@ -60,6 +61,7 @@ type budget struct {
 // key is the store key of the budget of endpoint e of accountID: a hash,
 // so that no account id is written in clear.
 func (b *budget) key(accountID string, e Endpoint) string {
+	e = sharedEndpoint(e)
 	h := sha256.New()
 	for _, part := range []string{string(e), accountID} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
@@ -303,7 +305,9 @@ func bankAccessExceeded(err error) bool {
 // of an account (or card account, with EndpointCardBalances and
 // EndpointCardTransactions) over the last 24 hours. The budget is the
 // account's at this bank for this TPP, shared by every PSU who can see the
-// account and by every Service on the client's store.
+// account and by every Service on the client's store. The deprecated
+// [EndpointTransactionDetails] reports the [EndpointTransactions] budget,
+// which transaction details count against.
 func (s *Service) Remaining(ctx context.Context, accountID string, e Endpoint) (Allowance, error) {
 	if s == nil || s.c == nil {
 		return Allowance{}, errNoClient
@@ -316,6 +320,8 @@ func (s *Service) Remaining(ctx context.Context, accountID string, e Endpoint) (
 
 // ResetBudget forgets every call counted for endpoint e of an account,
 // for example when the TPP knows the bank reset its count.
+// [EndpointTransactionDetails] resets the [EndpointTransactions] budget,
+// which transaction details count against.
 func (s *Service) ResetBudget(ctx context.Context, accountID string, e Endpoint) error {
 	if s == nil || s.c == nil {
 		return errNoClient

@@ -55,8 +55,10 @@ func TestTransactionDetails(t *testing.T) {
 }
 
 // TestTransactionDetailsBudget: without the PSU present the fifth call in
-// 24 hours is refused before it is sent, on a budget of its own next to
-// the transactions list's; empty ids are refused before sending.
+// 24 hours is refused before it is sent, on the transactions list's
+// budget (the ASSUMPTION on EndpointTransactionDetails), which
+// Remaining reports under both names; empty ids are refused before
+// sending.
 func TestTransactionDetailsBudget(t *testing.T) {
 	svc := newMockService(t)
 	respond(t, http.MethodGet, "/v1/accounts/"+acc1+"/transactions/"+detailsID, http.StatusOK, "transaction-details.json", nil)
@@ -69,12 +71,17 @@ func TestTransactionDetailsBudget(t *testing.T) {
 	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
 	var be *accounts.BudgetExhaustedError
 	require.ErrorAs(t, err, &be)
-	assert.Equal(t, accounts.EndpointTransactionDetails, be.Endpoint)
+	assert.Equal(t, accounts.EndpointTransactions, be.Endpoint, "the spent budget is the list's")
 	assert.Equal(t, accounts.DefaultBudgetLimit, calls(), "the fifth call was not sent")
 
-	left, err := svc.Remaining(ctx, acc1, accounts.EndpointTransactions)
+	for _, e := range []accounts.Endpoint{accounts.EndpointTransactions, accounts.EndpointTransactionDetails} { // the deprecated name reports the list's budget
+		left, err := svc.Remaining(ctx, acc1, e)
+		require.NoError(t, err)
+		assert.Zero(t, left.Remaining, "%s: the details calls spent the list's budget", e)
+	}
+	left, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.DefaultBudgetLimit, left.Remaining, "the list's budget is its own")
+	assert.Equal(t, accounts.DefaultBudgetLimit, left.Remaining, "balances keep their own")
 	_, err = svc.TransactionDetails(ctx, acc1, detailsID, psuPresent()...)
 	require.NoError(t, err, "the PSU present has no budget")
 
@@ -105,9 +112,11 @@ func TestTransactionDetailsShapes(t *testing.T) {
 }
 
 // TestEmulatorTransactionDetails reads a booked entry of the emulator by
-// its id: the same entry as in the list. Without the PSU the emulator
-// counts the calls on their own (4 per day): a second SDK instance that
-// did not see the first four gets the bank's 429.
+// its id: the same entry as in the list. Without the PSU the SDK counts
+// the calls within the list's 4 per day, so after 4 details calls it
+// refuses the list too; the emulator counts details on their own, so a
+// second SDK instance that did not see the first four gets the bank's 429
+// for details, after which it refuses the list by itself.
 func TestEmulatorTransactionDetails(t *testing.T) {
 	t.Parallel()
 	b := startBank(t, nil)
@@ -137,13 +146,23 @@ func TestEmulatorTransactionDetails(t *testing.T) {
 	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
 	assert.Equal(t, 5, b.log.countAll("method=GET", id+"/transactions/"+want.TransactionID), "the fifth call without the PSU was not sent")
 
-	// The list keeps its own 4 calls at the bank.
+	// The SDK counts details within the list's budget: the list is
+	// refused too, unsent.
+	sent := b.log.countAll(id)
 	_, err = b.svc.Transactions(ctx, id, nil, absent(sess)...)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	assert.Equal(t, sent, b.log.countAll(id), "the list call was not sent")
 
 	c2, err := client.New(b.s.URL, b.c.Credentials(), client.WithHTTPClient(b.s.Client()), client.WithRetryPolicy(client.RetryPolicy{}))
 	require.NoError(t, err)
-	_, err = newService(t, c2).TransactionDetails(ctx, id, want.TransactionID, absent(sess)...)
+	svc2 := newService(t, c2)
+	_, err = svc2.TransactionDetails(ctx, id, want.TransactionID, absent(sess)...)
 	require.ErrorIs(t, err, client.ErrAccessExceeded, "the emulator counted the first four")
 	assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted)
+	// The bank's 429 on details marks the shared budget spent: svc2
+	// refuses the list by itself.
+	sent = b.log.countAll(id)
+	_, err = svc2.Transactions(ctx, id, nil, absent(sess)...)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	assert.Equal(t, sent, b.log.countAll(id), "the list call was not sent")
 }

@@ -101,16 +101,34 @@ func (s *Service) send(ctx context.Context, op client.Operation, out any, opts [
 	return err
 }
 
-// EndpointTransactionDetails is the budget [Endpoint] of
-// [Service.TransactionDetails].
+// EndpointTransactionDetails names the budget of
+// [Service.TransactionDetails], which is the transactions list's:
+// [Service.Remaining] and [Service.ResetBudget] given it report and reset
+// the [EndpointTransactions] budget, and a refused details call carries
+// EndpointTransactions in its [*BudgetExhaustedError].
 //
 // ASSUMPTION (the platform's documentation says only "4 calls per day,
-// like the list"): the bank counts transaction details on their own, 4
-// calls per account per 24 hours without the PSU present, whichever
-// transaction is read, next to the 4 calls of the transactions list. The
-// SDK counts them per account, not per transaction, so it can only refuse
-// early, never earn a 429. This is the one place to change that.
+// like the list", docs/interface.md section 10): the bank may count
+// transaction details on their own or within the 4 calls of the
+// transactions list. The SDK counts them within the list's 4 calls per
+// account per 24 hours without the PSU present, whichever transaction is
+// read: a bank that counts them on their own allows at least as much, so
+// the SDK can only refuse early, never earn a 429, whichever the bank
+// does. This is the one place to change that (with sharedEndpoint).
+//
+// Deprecated: it names the same budget as [EndpointTransactions]; use
+// that.
 const EndpointTransactionDetails Endpoint = "transaction-details"
+
+// sharedEndpoint is the budget that calls of endpoint e count against:
+// the transactions list's for transaction details (the ASSUMPTION on
+// [EndpointTransactionDetails]), e itself otherwise.
+func sharedEndpoint(e Endpoint) Endpoint {
+	if e == EndpointTransactionDetails {
+		return EndpointTransactions
+	}
+	return e
+}
 
 // transactionDetailsKeys are the members a transaction details answer may
 // wrap the entry in: "transactionsDetails" (Berlin Group 1.3.x, as the
@@ -126,10 +144,11 @@ var transactionDetailsKeys = []string{"transactionsDetails", "transactionDetails
 // whether it is booked.
 //
 // Without the PSU present (no PSU-IP-Address in ro) the call counts
-// against the account's budget of 4 transaction details calls per 24
-// hours ([EndpointTransactionDetails], docs/interface.md section 8) and is
-// refused with a [*BudgetExhaustedError] before it is sent when the budget
-// is spent.
+// against the account's transactions budget of 4 calls per 24 hours,
+// shared with the transactions list ([EndpointTransactions],
+// docs/interface.md sections 8 and 10; the assumption is on
+// [EndpointTransactionDetails]), and is refused with a
+// [*BudgetExhaustedError] before it is sent when that budget is spent.
 func (s *Service) TransactionDetails(ctx context.Context, accountID, transactionID string, ro ...client.RequestOption) (*Transaction, error) {
 	const op = "accounts.TransactionDetails"
 	if accountID == "" {
@@ -139,7 +158,7 @@ func (s *Service) TransactionDetails(ctx context.Context, accountID, transaction
 		return nil, fmt.Errorf("%s: %w: empty transaction id", op, ErrInvalidQuery)
 	}
 	var out transactionDetails
-	err := s.getCounted(ctx, op, EndpointTransactionDetails, accountID, apipath.Join("/v1/accounts", accountID, "transactions", transactionID), nil, &out, ro)
+	err := s.getCounted(ctx, op, sharedEndpoint(EndpointTransactionDetails), accountID, apipath.Join("/v1/accounts", accountID, "transactions", transactionID), nil, &out, ro)
 	if err != nil {
 		return nil, err
 	}
