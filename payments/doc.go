@@ -127,6 +127,10 @@
 // [Service.Resolve], which reads the status when the id is known and
 // otherwise sends the same body again as step 3 says; an entry created
 // with [AllowLogicalDuplicate] is reported as [NeedsPerson], never resent.
+// An entry already settled is never sent again (Resolve returns its
+// recorded resolution), nor is one without an outcome that is younger
+// than the in-flight time ([ErrInFlight]), so resolving every entry of
+// [Journal.Entries] is as safe as resolving those of InDoubt.
 //
 // Other products: [Service.Create] sends a body of your own for
 // [ProductCrossBorder], [ProductInstantNorwegianDomestic] or any product

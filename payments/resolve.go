@@ -76,20 +76,38 @@ const (
 )
 
 // ErrNotResolvable matches the error of [Service.Resolve] for an entry it
-// must not act on: not from a journal, or journaled through a client of
-// another TPP or bank.
+// must not act on: not from a journal, journaled through a client of
+// another TPP or bank, the entry of a resend (resolve its original), or
+// settled without a resolution or payment id to report.
 var ErrNotResolvable = errors.New("payments: journal entry not resolvable here")
+
+// ErrInFlight matches the error of [Service.Resolve] for an entry without
+// an outcome that is younger than the journal's in-flight time
+// ([DefaultInFlight], [JournalInFlight]): its create may still be on its
+// way in another replica, so nothing is sent. [Journal.InDoubt] yields
+// such an entry once the time has passed; call Resolve again then.
+var ErrInFlight = errors.New("payments: journal entry may still be in flight")
 
 // Resolve settles a journal entry in doubt ([Journal.InDoubt]) with one
 // SDK call, recording the result in the entry's journal, and never
-// creates a second payment (docs/design.md section 8):
+// creates a second payment (docs/design.md section 8). It acts on the
+// entry as the journal holds it now (another replica may have settled it
+// meanwhile), not on the copy passed in:
 //
 //   - When the payment's id is known, it reads the status
 //     (ResolvedStatus).
 //   - When the journal knows nothing was created (refused, not sent), it
 //     sends nothing (ResolvedNotCreated).
+//   - When the entry is already settled by an earlier resolution (for
+//     example ResolvedDuplicate: the payment exists, its id unknown), it
+//     sends nothing and returns that recorded resolution (its Initiation
+//     is nil). Resolving every entry of [Journal.Entries] is therefore
+//     safe.
 //   - When the create carried allowLogicalDuplicate, it sends nothing and
 //     reports NeedsPerson: the bank would not refuse a resend.
+//   - When the entry has no outcome and is younger than the in-flight
+//     time (the create may still be running in another replica), it
+//     sends nothing and returns an error matching [ErrInFlight].
 //   - Otherwise it sends the same body to the same URL again, without
 //     allowLogicalDuplicate, with a new X-Request-ID (journaled too, with
 //     Resolves set) and the entry's session and PSU headers. "Created"
@@ -142,8 +160,20 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 		res, err = s.readStatus(ctx, entry, opts)
 	case entry.Outcome == OutcomeRefused || entry.Outcome == OutcomeNotSent:
 		return Resolution{Kind: ResolvedNotCreated, At: j.now().UTC()}, nil
+	case !entry.InDoubt():
+		// Settled: the create's id is unknown here (the case above has
+		// it), so a resolution said the payment exists (or that nothing
+		// was created). Sending the create again could make a second
+		// payment once the first expired.
+		if entry.Resolution != nil {
+			return *entry.Resolution, nil
+		}
+		return Resolution{}, fmt.Errorf("%s: %w: the entry is settled (outcome %q) without a payment id", op, ErrNotResolvable, entry.Outcome)
 	case entry.AllowLogicalDuplicate:
 		res = Resolution{Kind: NeedsPerson, Reason: "created with allowLogicalDuplicate: a resend would not be refused as a duplicate, so only a person can tell whether the payment exists"}
+	case entry.Outcome == "" && entry.Resolution == nil && j.now().Sub(entry.Created) < j.inFlight:
+		return Resolution{}, fmt.Errorf("%s: %w: no outcome yet, journaled %s ago (in-flight time %s)", op, ErrInFlight,
+			j.now().Sub(entry.Created).Round(time.Millisecond), j.inFlight)
 	default:
 		res, err = s.resend(ctx, entry, opts)
 	}
@@ -152,10 +182,21 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 	}
 	res.At = j.now().UTC()
 	settled := false
+	var kept *Resolution
 	err = j.update(ctx, key, func(rec *journalRecord) error {
-		// Never replace a resolution that knows the id by one that does
-		// not (a concurrent resolver's duplicate after our creation).
-		if rec.Resolution == nil || rec.Resolution.PaymentID == "" || res.PaymentID != "" {
+		kept = nil
+		switch old := rec.Resolution; {
+		case old != nil && old.PaymentID != "" && res.PaymentID == "":
+			// Never replace a resolution that knows the id by one that
+			// does not (a concurrent resolver's duplicate after our
+			// creation).
+		case old != nil && old.Kind != NeedsPerson && res.Kind == NeedsPerson:
+			// Nor a settled resolution by one that needs a person (a
+			// concurrent resolver's refused resend after the first
+			// settled it): the entry would be in doubt again.
+			k := *old
+			kept = &k
+		default:
 			r := res
 			r.Initiation = nil
 			rec.Resolution = &r
@@ -168,6 +209,9 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 	}
 	if settled {
 		j.closeDoubt(ctx, key)
+	}
+	if kept != nil {
+		return *kept, nil
 	}
 	return res, nil
 }
