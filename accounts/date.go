@@ -9,11 +9,15 @@ import (
 // Date is a calendar date of a bank document (ISO 8601 YYYY-MM-DD,
 // docs/interface.md section 1.7), without time zone. The zero Date means absent: pending
 // transactions often have no valueDate. It marshals as "YYYY-MM-DD" (null
-// when zero) and reads a date-time by keeping its date part.
+// when zero) and reads a date-time as [ParseDate] does.
 type Date = isodate.Date
 
-// ParseDate reads "YYYY-MM-DD". A date-time ("2025-03-12T10:00:00+01:00")
-// is accepted too; its date part is kept as written.
+// ParseDate reads "YYYY-MM-DD". A date-time is accepted too. One with an
+// offset or Z is an instant, whose date is taken in the bank's time zone,
+// Europe/Oslo: "2025-03-12T23:30:00Z" is 2025-03-13, already the next day
+// in Oslo (UTC+1 in winter, UTC+2 in summer). One without an offset
+// ("2025-03-12T23:30:00") keeps its date part as written. A date-time
+// with an offset that cannot be read is an error.
 func ParseDate(s string) (Date, error) { return isodate.Parse(s) }
 
 // DateOf returns the date of t in t's location.

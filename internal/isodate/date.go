@@ -1,13 +1,18 @@
 // Package isodate is the calendar date of the interface's JSON documents
 // (ISO 8601 YYYY-MM-DD, docs/interface.md section 1.7), shared by the accounts and payments
-// packages, which export it under their own names.
+// packages, which export it under their own names. A date-time with an
+// offset in a date field is read as its date in the bank's time zone,
+// Europe/Oslo ([Oslo]).
 package isodate
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
 	"time"
+	_ "time/tzdata" // the bank's zone without zone data on the machine
 
 	"github.com/tppkit/psd2/internal/jsontext"
 )
@@ -21,10 +26,49 @@ type Date struct {
 	Day   int
 }
 
-// Parse reads "YYYY-MM-DD". A date-time ("2025-03-12T10:00:00+01:00")
-// is accepted too; its date part is kept as written.
+// bankZoneName is the time zone the platform's banks count dates in.
+const bankZoneName = "Europe/Oslo"
+
+// Oslo returns the bank's time zone, Europe/Oslo (UTC+1 in winter, UTC+2
+// in summer), loaded once from the embedded zone data (time/tzdata), so
+// that it is right on every machine, with or without zone data installed.
+var Oslo = sync.OnceValue(func() *time.Location {
+	loc, err := time.LoadLocation(bankZoneName)
+	if err != nil {
+		// Unreachable with time/tzdata embedded; a fixed UTC+1 is the
+		// zone's winter time rather than a panic.
+		return time.FixedZone("CET", 60*60)
+	}
+	return loc
+})
+
+// dateTimeLayouts are the date-time forms with an offset that Parse
+// reads: RFC 3339 (fractional seconds optional) and the ISO 8601 forms
+// without seconds, without the offset's colon or with hours only.
+var dateTimeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04:05.999999999Z07",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04Z0700",
+}
+
+// Parse reads "YYYY-MM-DD". A date-time is accepted too: one with an
+// offset or Z ("2025-03-12T23:30:00Z") is an instant, whose date is taken
+// in the bank's time zone, Europe/Oslo ([Oslo]; 2025-03-13 here); one
+// without ("2025-03-12T23:30:00") is already the bank's local time, and
+// its date part is kept as written. An offset whose date-time cannot be
+// read is an error.
 func Parse(s string) (Date, error) {
 	if len(s) > 10 && s[10] == 'T' {
+		if rest := s[11:]; strings.HasSuffix(rest, "Z") || strings.HasSuffix(rest, "z") || strings.ContainsAny(rest, "+-") {
+			for _, layout := range dateTimeLayouts {
+				if t, err := time.Parse(layout, strings.ToUpper(s)); err == nil {
+					return Of(t.In(Oslo())), nil
+				}
+			}
+			return Date{}, fmt.Errorf("invalid date-time %q", clip(s))
+		}
 		s = s[:10]
 	}
 	t, err := time.Parse(time.DateOnly, s)
@@ -72,7 +116,7 @@ func (d Date) MarshalJSON() ([]byte, error) {
 	return json.Marshal(d.String())
 }
 
-// UnmarshalJSON reads "YYYY-MM-DD" (or a date-time, keeping its date);
+// UnmarshalJSON reads "YYYY-MM-DD" (or a date-time, as [Parse] does);
 // null and "" leave the zero Date.
 func (d *Date) UnmarshalJSON(data []byte) error {
 	if bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
