@@ -89,6 +89,21 @@ func headerLogValue(name string, vs []string) string {
 	return redactedValue
 }
 
+// redactedHeader returns h as the logger shows it: each header's values
+// joined and rendered by [headerLogValue] (the redaction list is
+// logHeaders). It backs the printed, JSON and slog forms of the package's
+// types that hold headers.
+func redactedHeader(h http.Header) map[string]string {
+	if h == nil {
+		return nil
+	}
+	out := make(map[string]string, len(h))
+	for k, vs := range h {
+		out[k] = headerLogValue(k, vs)
+	}
+	return out
+}
+
 // redactURI returns scheme, host and path of an absolute URI, with
 // [redacted] in place of user info, query and fragment; a value that does
 // not parse as an absolute URI is redacted whole.
