@@ -22,7 +22,9 @@ const userPath = "/v1/user"
 // _links.scaRedirect. It returns the redirect and true when SCA is needed,
 // false with a nil error when the bank answered 2xx without a link (the
 // session in the options is already valid), and the *client.Error for any
-// other answer.
+// other answer. The Redirect's Purpose is [PurposeIdentify]: this SCA
+// grants no AIS consent, so completing it keeps the consent end and the
+// remembered accounts of the PSU's session ([Session.After]).
 func User(ctx context.Context, c *client.Client, opts ...client.RequestOption) (Redirect, bool, error) {
 	if c == nil {
 		return Redirect{}, false, errors.New("sca: User needs a client")
@@ -31,11 +33,13 @@ func User(ctx context.Context, c *client.Client, opts ...client.RequestOption) (
 	_, err := c.Do(ctx, client.Operation{Name: "sca.User", Method: http.MethodGet, Path: userPath}, &body, opts...)
 	if err != nil {
 		if r, ok := find(err); ok {
+			r.Purpose = PurposeIdentify
 			return r, true, nil
 		}
 		return Redirect{}, false, err
 	}
 	if r, ok := find(body); ok {
+		r.Purpose = PurposeIdentify
 		return r, true, nil
 	}
 	return Redirect{}, false, nil

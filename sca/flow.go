@@ -132,6 +132,12 @@ type Pending struct {
 	// Consumed is set by ParseCallback once a callback with the right state
 	// was handled: a Pending is single-use.
 	Consumed bool `json:"consumed,omitempty"`
+	// Purpose is what the SCA is for: [WithPurpose] sets it at Start, else
+	// [Call.Redirect] from the answer that carried the scaRedirect. Only
+	// [PurposeConsent] grants the AIS consent; an empty Purpose (a pending
+	// SCA stored before the field existed, or one nobody told) grants
+	// none ([Purpose.GrantsConsent]).
+	Purpose Purpose `json:"purpose,omitempty"`
 }
 
 // StartOption adjusts one [Flow.Start].
@@ -145,6 +151,7 @@ type startConfig struct {
 	preferredSet bool
 	preferred    bool
 	context      client.PSUContext
+	purpose      Purpose
 }
 
 // Renew starts the SCA inside s's TPP-Session-ID, sending its PSU-ID and
@@ -227,6 +234,10 @@ func WithContext(ctx client.PSUContext) StartOption {
 // [Renew]), TPP-Redirect-URI with the state appended, and the options'
 // headers. Then take the link from the answer (its SCARedirect method, or
 // client.SCARedirect of the error) and send the PSU there.
+//
+// Say what the SCA is for with [WithPurpose]: without it (and without
+// [Call.Redirect], which works it out from the answer) the SCA is taken
+// to grant no AIS consent ([Purpose.GrantsConsent]).
 func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestOption, error) {
 	if key == "" || len(key) > maxKeyLen {
 		return nil, nil, fmt.Errorf("sca: session key must have 1 to %d bytes", maxKeyLen)
@@ -261,6 +272,7 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 		RedirectURI:  ru.String(),
 		CreatedAt:    now,
 		ExpiresAt:    now.Add(f.ttl),
+		Purpose:      cfg.purpose,
 	}
 	ro := []client.RequestOption{client.WithTPPSessionID(sid), client.WithRedirectURI(p.RedirectURI)}
 	if s := cfg.session; s != nil {
@@ -289,7 +301,10 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 // request URI (r.URL.RequestURI()).
 //
 // A success callback (psu-id, tpp-session-id, context, psu-corporate-id)
-// gives a Session with SCAAt = now. A failure callback (any of system, status,
+// gives a Session with SCAAt = now. When the Pending's Purpose grants no
+// consent ([Purpose.GrantsConsent]) the Session has NoConsent set: give it
+// the PSU's previous session with [Session.After] (as [Manager.Complete]
+// does) to keep that session's consent end and remembered accounts. A failure callback (any of system, status,
 // code, message) gives a [*CallbackError]. A callback whose state is not
 // the Pending's gives ErrStateMismatch and leaves the Pending untouched;
 // any other callback with the right state marks the Pending consumed, so a
@@ -336,6 +351,7 @@ type pendingView struct {
 	CreatedAt    time.Time `json:"createdAt"`
 	ExpiresAt    time.Time `json:"expiresAt"`
 	Consumed     bool      `json:"consumed,omitempty"`
+	Purpose      Purpose   `json:"purpose,omitempty"`
 }
 
 // MarshalJSON writes the pending SCA with state and TPP-Session-ID
@@ -350,6 +366,7 @@ func (p Pending) MarshalJSON() ([]byte, error) {
 		CreatedAt:    p.CreatedAt,
 		ExpiresAt:    p.ExpiresAt,
 		Consumed:     p.Consumed,
+		Purpose:      p.Purpose,
 	})
 }
 

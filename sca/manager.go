@@ -130,11 +130,23 @@ func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []S
 // the package documentation). When there is one, it saves the call's pending SCA so that the
 // callback can complete it, and returns the link to send the PSU to. It
 // reports false, with nothing saved, when the answer needs no SCA.
+//
+// Unless [WithPurpose] set it, Redirect records in the pending SCA what the
+// SCA is for, worked out from the answer ([Pending.Purpose]): the error of
+// an account call or an accounts.Consent is the consent flow
+// ([PurposeConsent]), a payment's or basket's answer or error
+// [PurposePayment], the link of [User] or of GET /v1/agreements
+// [PurposeIdentify]; raw JSON and links are [PurposeUnknown]. The returned
+// Redirect carries the purpose recorded.
 func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error) {
 	r, ok := find(answer)
 	if !ok {
 		return Redirect{}, false, nil
 	}
+	if c.Pending.Purpose == PurposeUnknown {
+		c.Pending.Purpose = r.Purpose
+	}
+	r.Purpose = c.Pending.Purpose
 	if err := SavePending(ctx, c.m.store, c.Pending); err != nil {
 		return Redirect{}, false, err
 	}
@@ -147,6 +159,14 @@ func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error)
 // the new Session under the pending SCA's key, replacing the PSU's old
 // session (docs/interface.md section 3). On failure ([*CallbackError] for a failed or
 // cancelled SCA) the old session is kept.
+//
+// The new session's consent depends on what the SCA was for
+// ([Pending.Purpose]): the consent flow's SCA grants a fresh
+// [ConsentValidity] and the accounts are to be listed again; any other
+// SCA (a payment, GET /v1/user, an SCA of unknown purpose) grants no
+// consent, so the new session keeps the old one's consent end and
+// remembered accounts when it is the same PSU ([Session.After]), and has
+// none ([Session.NoConsent]) otherwise (docs/interface.md section 5.10).
 func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, error) {
 	state, err := CallbackState(callbackURL)
 	if err != nil {
@@ -160,10 +180,32 @@ func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, e
 	if err != nil {
 		return nil, err
 	}
+	if sess.NoConsent {
+		prev, err := m.previous(ctx, p.Key)
+		if err != nil {
+			return nil, fmt.Errorf("sca: reading the previous session: %w", err)
+		}
+		sess = sess.After(prev)
+	}
 	if err := SaveSession(ctx, m.store, p.Key, sess); err != nil {
 		return nil, fmt.Errorf("sca: storing session: %w", err)
 	}
 	return sess, nil
+}
+
+// previous returns the session stored under key before an SCA completes,
+// nil when there is none or the stored value is not a valid session (it
+// is about to be replaced and has nothing to carry over); only a failure
+// of the store itself is an error.
+func (m *Manager) previous(ctx context.Context, key string) (*Session, error) {
+	prev, err := m.Session(ctx, key)
+	switch {
+	case err == nil:
+		return prev, nil
+	case errors.Is(err, store.ErrNotStored), errors.Is(err, ErrInvalidSession), errors.Is(err, errDecodeSession):
+		return nil, nil
+	}
+	return nil, err
 }
 
 // SCAValid reports whether the PSU under key has a session whose SCA still

@@ -21,6 +21,10 @@ type Redirect struct {
 	URL *url.URL
 	// Verbs are the HTTP verbs the bank listed for the link (usually GET).
 	Verbs []string
+	// Purpose is what the SCA is for, when the SDK can tell from the
+	// answer that carried the link ([Call.Redirect], [User]); it decides
+	// whether completing the SCA grants the AIS consent ([Purpose]).
+	Purpose Purpose
 }
 
 // String returns the URL to redirect the PSU to, or "" for the zero
@@ -94,8 +98,19 @@ type linker interface{ SCARedirect() string }
 // maxFindBody bounds the raw JSON Find parses.
 const maxFindBody = 1 << 20
 
-// find looks for the scaRedirect link in an answer of the bank and reports
-// whether there is one. v may be:
+// find looks for the scaRedirect link in an answer of the bank, as
+// findLink does, and fills in the link's Purpose from the answer
+// ([purposeOf]) when the answer is not a Redirect that already has one.
+func find(v any) (Redirect, bool) {
+	r, ok := findLink(v)
+	if ok && r.Purpose == PurposeUnknown {
+		r.Purpose = purposeOf(v)
+	}
+	return r, ok
+}
+
+// findLink looks for the scaRedirect link in an answer of the bank and
+// reports whether there is one. v may be:
 //
 //   - an error: a *client.Error (401 without a valid session) or any error
 //     wrapping one, or any error in the chain with a SCARedirect() string
@@ -109,7 +124,7 @@ const maxFindBody = 1 << 20
 // Only an absolute https URL (http on loopback hosts, for the emulator)
 // counts: an href that is relative, has user info, or another scheme is
 // ignored, so the PSU is never sent somewhere unexpected.
-func find(v any) (Redirect, bool) {
+func findLink(v any) (Redirect, bool) {
 	switch x := v.(type) {
 	case nil:
 		return Redirect{}, false
@@ -186,7 +201,9 @@ func fromRedirect(r Redirect) (Redirect, bool) {
 	if r.URL == nil {
 		return Redirect{}, false
 	}
-	return fromHref(r.URL.String(), r.Verbs)
+	out, ok := fromHref(r.URL.String(), r.Verbs)
+	out.Purpose = r.Purpose
+	return out, ok
 }
 
 // fromHref validates href as a page the PSU's browser may be sent to.

@@ -64,9 +64,17 @@ type Session struct {
 	AccountIDs     []string `json:"accountIds,omitempty"`
 	CardAccountIDs []string `json:"cardAccountIds,omitempty"`
 	// ConsentUntil is the end of the consent when the bank told it (a
-	// validUntil); zero means SCAAt plus [ConsentValidity]. See
-	// [Session.ConsentExpiresAt].
+	// validUntil), or the end carried over from the PSU's previous session
+	// by an SCA that granted no consent ([Session.After]); zero means SCAAt
+	// plus [ConsentValidity]. See [Session.ConsentExpiresAt].
 	ConsentUntil time.Time `json:"consentUntil,omitzero"`
+	// NoConsent is set when the SDK knows of no AIS consent in this
+	// session: its SCA granted none (a payment, GET /v1/user, an SCA of
+	// unknown purpose; see [Purpose]) and no previous session of the same
+	// PSU had one to carry over. ConsentExpiresAt is then zero. It is
+	// false in sessions stored before the field existed, which keep their
+	// old meaning (a consent of SCAAt plus [ConsentValidity]).
+	NoConsent bool `json:"noConsent,omitempty"`
 }
 
 // MaxAccounts bounds the account ids, and separately the card account
@@ -153,12 +161,13 @@ func uniqueIDs(ids []string) []string {
 }
 
 // ConsentExpiresAt is when the session's consent ends: ConsentUntil when
-// the bank told it, else [ConsentValidity] (90 days) after the SCA. After
-// it every account call answers 401 and the PSU must give consent again.
-// It is zero for a session without an SCA time.
+// the bank told it or an SCA that granted no consent carried it over,
+// else [ConsentValidity] (90 days) after the SCA. After it every account
+// call answers 401 and the PSU must give consent again. It is zero for a
+// session without an SCA time or without a consent ([Session.NoConsent]).
 func (s *Session) ConsentExpiresAt() time.Time {
 	switch {
-	case s == nil:
+	case s == nil, s.NoConsent:
 		return time.Time{}
 	case !s.ConsentUntil.IsZero():
 		return s.ConsentUntil
@@ -168,8 +177,35 @@ func (s *Session) ConsentExpiresAt() time.Time {
 	return s.SCAAt.Add(ConsentValidity)
 }
 
+// After returns the PSU's session once s's SCA completed, when prev was
+// the PSU's session before it ([Manager.Complete] calls it with the
+// stored session; call it after [Flow.ParseCallback] when keeping
+// sessions yourself).
+//
+// The AIS consent is granted by the consent flow's SCA only; the SCA of a
+// payment, of GET /v1/user or of unknown purpose grants none
+// (docs/interface.md sections 5.10 and 10, [Purpose]). So when s's SCA
+// granted no consent ([Session.NoConsent]) and prev is the same PSU
+// (PSU-ID and PSU-Corporate-ID), After returns a copy of s with prev's
+// consent end ([Session.ConsentExpiresAt], kept, never extended) and
+// prev's remembered account and card account ids. Otherwise (a consent
+// SCA: a fresh 90 days, the accounts to be listed again; another PSU or
+// agreement; no prev) it returns s unchanged.
+func (s *Session) After(prev *Session) *Session {
+	if s == nil || !s.NoConsent || prev == nil ||
+		prev.PSUID != s.PSUID || prev.PSUCorporateID != s.PSUCorporateID {
+		return s
+	}
+	c := *s
+	c.AccountIDs, c.CardAccountIDs = slices.Clone(prev.AccountIDs), slices.Clone(prev.CardAccountIDs)
+	if end := prev.ConsentExpiresAt(); !end.IsZero() {
+		c.NoConsent, c.ConsentUntil = false, end
+	}
+	return &c
+}
+
 // ConsentValid reports whether the session's consent still holds at now.
-// A session without an SCA time has none.
+// A session without an SCA time or with [Session.NoConsent] has none.
 func (s *Session) ConsentValid(now time.Time) bool {
 	end := s.ConsentExpiresAt()
 	return !end.IsZero() && now.Before(end)
@@ -300,10 +336,14 @@ func (s Session) String() string {
 	if s.PSUCorporateID != "" {
 		corp = " psuCorporateId=" + redacted
 	}
+	consent := "none"
+	if end := s.ConsentExpiresAt(); !end.IsZero() {
+		consent = end.UTC().Format(time.RFC3339)
+	}
 	return "sca.Session{psuId=" + redacted + corp + " context=" + string(s.Context) +
 		" scaAt=" + s.SCAAt.UTC().Format(time.RFC3339) +
 		" accounts=" + strconv.Itoa(len(s.AccountIDs)) + " cardAccounts=" + strconv.Itoa(len(s.CardAccountIDs)) +
-		" consentExpiresAt=" + s.ConsentExpiresAt().UTC().Format(time.RFC3339) + "}"
+		" consentExpiresAt=" + consent + "}"
 }
 
 // GoString is String, for %#v.
@@ -327,6 +367,7 @@ type sessionView struct {
 	Accounts       int               `json:"accountCount,omitempty"`
 	CardAccounts   int               `json:"cardAccountCount,omitempty"`
 	ConsentUntil   time.Time         `json:"consentUntil,omitzero"`
+	NoConsent      bool              `json:"noConsent,omitempty"`
 }
 
 // MarshalJSON writes the session with PSU-ID, PSU-Corporate-ID and
@@ -344,6 +385,7 @@ func (s Session) MarshalJSON() ([]byte, error) {
 		Accounts:       len(s.AccountIDs),
 		CardAccounts:   len(s.CardAccountIDs),
 		ConsentUntil:   s.ConsentUntil,
+		NoConsent:      s.NoConsent,
 	})
 }
 

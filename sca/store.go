@@ -27,6 +27,10 @@ const maxKeyLen = store.MaxKeyLen - len(sessionPrefix)
 // Past it, the store forgets the pending SCA on its own.
 const pendingGrace = time.Hour
 
+// errDecodeSession wraps the error of a stored session that cannot be
+// decoded.
+var errDecodeSession = errors.New("sca: decoding stored session")
+
 // checkSessionKey refuses a session key that [store.CheckKey] refuses,
 // alone or behind its prefix.
 func checkSessionKey(key string) error {
@@ -74,7 +78,7 @@ func LoadSession(ctx context.Context, st store.Store, key string) (*Session, err
 	}
 	var s Session
 	if err := s.UnmarshalBinary(b); err != nil {
-		return nil, fmt.Errorf("sca: decoding stored session: %w", err)
+		return nil, fmt.Errorf("%w: %w", errDecodeSession, err)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err
