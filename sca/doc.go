@@ -54,7 +54,17 @@
 // ([Session.ConsentExpiresAt], [Session.ConsentRenewalDue]);
 // [ListSessions] and [Manager.Sessions] go through the stored sessions.
 //
-// Corporate users: [Agreements] lists the agreements (GET /v1/agreements)
+// Consent: only the consent flow's SCA grants the AIS consent, for 90
+// days; the SCA of a payment, a basket or GET /v1/user grants none
+// (docs/interface.md section 5.10). A [Pending] records what its SCA is
+// for ([Purpose]): [Call.Redirect] works it out from the answer that
+// carried the link, [WithPurpose] says it explicitly. [Manager.Complete]
+// gives a consent SCA a fresh 90 days (the accounts are listed again) and
+// makes any other SCA keep the consent end and the remembered accounts of
+// the same PSU's previous session ([Session.After]); a PSU without one has
+// no consent ([Session.NoConsent]).
+//
+// Corporate users: accounts.Service.Agreements lists the agreements (GET /v1/agreements)
 // and [Session.WithCorporate] / [Manager.UseAgreement] set PSU-Corporate-ID.
 // A PISP starts SCA and learns the corporate id with [User] (GET /v1/user).
 //
@@ -69,5 +79,6 @@
 // one named place: the values of the two provider SCA methods
 // ([AuthMethodBankIDMobile], [AuthMethodBankID]); the answer of GET
 // /v1/agreements ([Agreement]) and of GET /v1/user ([User]); how long a
-// started SCA waits for its callback ([DefaultPendingTTL]).
+// started SCA waits for its callback ([DefaultPendingTTL]); that an SCA
+// of unknown purpose grants no consent ([Purpose.GrantsConsent]).
 package sca
