@@ -14,7 +14,7 @@ import (
 //
 // The shape of the answer is an ASSUMPTION (the platform's documentation
 // shows only the request): {"agreements": [{"id", "name"}]}. Its decoding
-// lives in [agreementList] alone.
+// lives in one place, the unexported agreementList.
 type Agreement struct {
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`

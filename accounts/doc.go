@@ -7,7 +7,10 @@
 // A [Service] describes each call and sends it through a [client.Client];
 // PSU and session headers are per-call [client.RequestOption]s.
 //
-//	svc := accounts.New(c)
+//	svc, err := accounts.New(c)
+//	if err != nil {
+//		return err
+//	}
 //	consent, err := svc.StartConsent(ctx, client.WithRedirectURI(cb), client.WithTPPSessionID(sid))
 //	// send the PSU to consent.SCARedirect(); the callback brings psu-id
 //	accs, err := svc.List(ctx, nil, client.WithTPPSessionID(sid), client.WithRedirectURI(cb),
@@ -31,12 +34,15 @@
 // [BalanceType], [Agreement]; amounts are [money.Amount].
 //
 // Transactions: [Service.Transactions] returns one [TransactionsPage]
-// (booked and pending [Transaction]s and the next link);
-// [Service.TransactionsPage] reads a stored next link;
-// [Service.TransactionsIter] is an iter.Seq2 that follows next links
-// lazily, only to the bank's host, holding one page at a time. The same
+// (booked and pending [Transaction]s and the next link,
+// [TransactionsPage.Next]); [Service.TransactionsAt] reads a stored next
+// link, and [Service.NextTransactions] one that must be the same
+// account's; [Service.TransactionsIter] is an iter.Seq2 that follows next
+// links lazily, only to the bank's host, holding one page at a time.
+// [Service.TransactionDetails] reads one booked entry by its id. The same
 // exists for card accounts ([Service.CardTransactions],
-// [Service.CardTransactionsPage], [Service.CardTransactionsIter],
+// [Service.CardTransactionsAt], [Service.NextCardTransactions],
+// [Service.CardTransactionsIter], [CardTransactionsPage],
 // [CardTransaction]). Known issue (docs/interface.md section 8): with bookingStatus both
 // or pending, the production platform returns all pending entries on every
 // page, unfiltered by dateFrom, dateTo and limit; see [TransactionQuery].

@@ -127,7 +127,8 @@ type TransactionsPage struct {
 }
 
 // Next returns the href of the next page, or "" on the last page. Keep it
-// to read the next page later with [Service.TransactionsPage].
+// to read the next page later with [Service.NextTransactions] (or
+// [Service.TransactionsAt]).
 func (p *TransactionsPage) Next() string { return p.Links.Href(client.LinkNext) }
 
 // accountReport is the transactions object of an answer, as decoded.
@@ -354,7 +355,7 @@ func markStatus(ts []Transaction, s BookingStatus) {
 
 // Transactions returns one page of an account's transactions (GET
 // /v1/accounts/{id}/transactions). Read further pages with
-// [Service.TransactionsPage] and the page's Next link, or use
+// [Service.NextTransactions] and the page's Next link, or use
 // [Service.TransactionsIter].
 //
 // Known issue (docs/interface.md section 8): with BookingBoth (the default) or
