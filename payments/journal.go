@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -73,8 +75,8 @@ var journalHeaders = []string{
 // carried allowLogicalDuplicate. After the call its outcome is added:
 // created (with the payment id), refused by the bank (status and
 // codes), not sent, or unknown. An entry keeps account numbers and PSU
-// ids in clear in the store, as a session does; its String and JSON
-// forms leave them out.
+// ids in clear in the store, as a session does; its printed (every fmt
+// verb, %#v included), slog and JSON forms leave them out.
 //
 // A Journal is safe for concurrent use.
 type Journal struct {
@@ -244,7 +246,60 @@ func (e JournalEntry) String() string {
 	return b.String()
 }
 
-// MarshalJSON writes the entry without its body, session key or PSU
+// GoString is String, for %#v: the body, URL, session key and PSU
+// headers stay out of it too.
+func (e JournalEntry) GoString() string { return e.String() }
+
+// Format prints String for every verb (GoString for %#v), so that no verb
+// (%d, %x on the struct) prints the body, session key or PSU headers
+// field by field.
+func (e JournalEntry) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		_, _ = io.WriteString(f, e.GoString())
+		return
+	}
+	_, _ = io.WriteString(f, e.String())
+}
+
+// LogValue makes log/slog print the entry as a group of the fields of
+// its JSON form: without its body, URL, session key or PSU data.
+func (e JournalEntry) LogValue() slog.Value {
+	attrs := []slog.Attr{
+		slog.String("requestId", e.RequestID), slog.String("operation", e.Operation),
+	}
+	if e.Product != "" {
+		attrs = append(attrs, slog.String("product", string(e.Product)))
+	}
+	if e.Basket {
+		attrs = append(attrs, slog.Bool("basket", true))
+	}
+	if e.AllowLogicalDuplicate {
+		attrs = append(attrs, slog.Bool("allowLogicalDuplicate", true))
+	}
+	attrs = append(attrs, slog.Time("created", e.Created))
+	if e.Outcome != "" {
+		attrs = append(attrs, slog.String("outcome", string(e.Outcome)))
+	}
+	if e.PaymentID != "" {
+		attrs = append(attrs, slog.String("paymentId", e.PaymentID))
+	}
+	if e.StatusCode != 0 {
+		attrs = append(attrs, slog.Int("statusCode", e.StatusCode))
+	}
+	if len(e.Codes) > 0 {
+		attrs = append(attrs, slog.Any("codes", e.Codes))
+	}
+	if e.Resolution != nil {
+		attrs = append(attrs, slog.Any("resolution", *e.Resolution))
+	}
+	if e.Resolves != "" {
+		attrs = append(attrs, slog.String("resolves", e.Resolves))
+	}
+	attrs = append(attrs, slog.Bool("inDoubt", e.InDoubt()))
+	return slog.GroupValue(attrs...)
+}
+
+// MarshalJSON writes the entry without its body, URL, session key or PSU
 // data, for dashboards and logs.
 func (e JournalEntry) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
