@@ -305,6 +305,6 @@ func parseCallback(p *Pending, callbackURL string, now time.Time) (*Session, err
 		TPPSessionID:   p.TPPSessionID,
 		Context:        c,
 		SCAAt:          now,
-		NoConsent:      !p.Purpose.GrantsConsent(),
+		NoConsent:      p.Purpose.valid() && !p.Purpose.GrantsConsent(),
 	}, nil
 }

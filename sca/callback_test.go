@@ -151,7 +151,6 @@ func TestParseCallbackTable(t *testing.T) {
 				require.NoError(t, err)
 				want := *tt.want
 				want.SCAAt = at
-				want.NoConsent = true // pendingFor has no Purpose: it grants no consent
 				assert.Equal(t, &want, s)
 				require.NoError(t, s.Validate())
 				assert.True(t, p.Consumed)

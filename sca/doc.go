@@ -78,7 +78,8 @@
 // Assumptions, where docs/interface.md (section 10 included) is silent, each kept in
 // one named place: the values of the two provider SCA methods
 // ([AuthMethodBankIDMobile], [AuthMethodBankID]); the answer of GET
-// /v1/agreements ([Agreement]) and of GET /v1/user ([User]); how long a
+// /v1/agreements (accounts.Agreement) and of GET /v1/user ([User]); how long a
 // started SCA waits for its callback ([DefaultPendingTTL]); that an SCA
-// of unknown purpose grants no consent ([Purpose.GrantsConsent]).
+// of unknown purpose never extends a consent the SDK knows of, and is the
+// consent flow for a PSU without one ([Purpose.GrantsConsent]).
 package sca

@@ -162,11 +162,14 @@ func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error)
 //
 // The new session's consent depends on what the SCA was for
 // ([Pending.Purpose]): the consent flow's SCA grants a fresh
-// [ConsentValidity] and the accounts are to be listed again; any other
-// SCA (a payment, GET /v1/user, an SCA of unknown purpose) grants no
-// consent, so the new session keeps the old one's consent end and
-// remembered accounts when it is the same PSU ([Session.After]), and has
-// none ([Session.NoConsent]) otherwise (docs/interface.md section 5.10).
+// [ConsentValidity] and the accounts are to be listed again; a payment's
+// or GET /v1/user's grants no consent, so the new session keeps the old
+// one's consent end and remembered accounts when it is the same PSU
+// ([Session.After]), and has none ([Session.NoConsent]) otherwise
+// (docs/interface.md section 5.10). An SCA of unknown purpose never
+// extends a consent the same PSU's previous session had (it keeps that
+// end and the accounts); without such a session it counts as the consent
+// flow ([Purpose.GrantsConsent]).
 func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, error) {
 	state, err := CallbackState(callbackURL)
 	if err != nil {
@@ -180,12 +183,12 @@ func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, e
 	if err != nil {
 		return nil, err
 	}
-	if sess.NoConsent {
+	if sess.NoConsent || !p.Purpose.valid() {
 		prev, err := m.previous(ctx, p.Key)
 		if err != nil {
 			return nil, fmt.Errorf("sca: reading the previous session: %w", err)
 		}
-		sess = sess.After(prev)
+		sess = sess.afterUnknown(prev)
 	}
 	if err := SaveSession(ctx, m.store, p.Key, sess); err != nil {
 		return nil, fmt.Errorf("sca: storing session: %w", err)
@@ -222,7 +225,7 @@ func (m *Manager) SCAValid(ctx context.Context, key string, now time.Time) (bool
 }
 
 // UseAgreement sets PSU-Corporate-ID of the session under key to
-// agreementID (one of [Agreements]) and stores it (docs/interface.md section 5.10). The
+// agreementID (one listed by accounts.Service.Agreements) and stores it (docs/interface.md section 5.10). The
 // next call may answer with a scaRedirect: a consent for that agreement,
 // handled like any other through [Call.Redirect].
 func (m *Manager) UseAgreement(ctx context.Context, key, agreementID string) (*Session, error) {

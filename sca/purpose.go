@@ -25,8 +25,8 @@ type Purpose string
 const (
 	// PurposeUnknown is an SCA started without saying what it is for
 	// (Flow.Start without [WithPurpose], a raw link, a pending SCA stored
-	// by an earlier version of this package). It is treated as granting
-	// no consent: see [Purpose.GrantsConsent].
+	// by an earlier version of this package). See [Purpose.GrantsConsent]
+	// for what it grants.
 	PurposeUnknown Purpose = ""
 	// PurposeConsent is the AIS consent flow: the scaRedirect of an
 	// account call (401) or of a bank-offered consent (POST
@@ -43,17 +43,18 @@ const (
 )
 
 // GrantsConsent reports whether completing an SCA of purpose p grants the
-// AIS consent.
+// AIS consent: only [PurposeConsent] surely does.
 //
-// ASSUMPTION (the one place where it is decided): only [PurposeConsent]
-// does. An SCA whose purpose is unknown ([PurposeUnknown], or a value
-// this version does not know, from a store written by a later one) is
-// taken to grant none, so that the SDK never claims a consent the bank
-// did not give: the consent end of the PSU's previous session is kept,
-// never extended, and without a previous session the PSU has no consent
-// the SDK knows of ([Session.NoConsent]). The price of a wrong guess is
-// an early renewal prompt ([Session.ConsentRenewalDue]), not background
-// refreshes that fail unannounced.
+// ASSUMPTION (the one place where it is decided): an SCA whose purpose is
+// unknown ([PurposeUnknown], or a value this version does not know, from
+// a store written by a later one) never extends a consent the SDK knows
+// of: [Manager.Complete] keeps the consent end and remembered accounts of
+// the same PSU's previous session, as after a payment's SCA. Without such
+// a session it is taken for the consent flow, the SCA an AIS starts with
+// [Flow.Start] and [Flow.ParseCallback] (a fresh [ConsentValidity]), as
+// the session always was before purposes existed: a PISP that completes
+// an SCA this way gets a consent end it does not use, and an account call
+// would be answered 401 by the bank. Pass [WithPurpose] to say.
 func (p Purpose) GrantsConsent() bool { return p == PurposeConsent }
 
 // valid reports whether p is one of the known purposes, unknown excluded.
@@ -71,8 +72,9 @@ func (p Purpose) valid() bool {
 // [PurposeConsent], a payment or a basket [PurposePayment], [User]
 // [PurposeIdentify]), so a [Manager] needs it only for answers it cannot
 // tell (raw JSON). With [Flow.Start] and [Flow.ParseCallback] alone, pass
-// it: an SCA of unknown purpose grants no consent ([Purpose.GrantsConsent]).
-// It wins over what Call.Redirect works out.
+// it for a payment's or GET /v1/user's SCA: an SCA of unknown purpose is
+// taken for the consent flow there ([Purpose.GrantsConsent]). It wins
+// over what Call.Redirect works out.
 func WithPurpose(p Purpose) StartOption {
 	return func(c *startConfig) error {
 		if !p.valid() {

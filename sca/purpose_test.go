@@ -85,7 +85,9 @@ func completeAs(t *testing.T, m *Manager, p *Pending, psuID, corp string) *Sessi
 // Complete decides the consent from Pending.Purpose: a consent SCA gives
 // 90 fresh days; any other SCA (unknown included: a raw link, a pending
 // SCA stored before Purpose existed) keeps the PSU's consent end and
-// accounts, and gives no consent to a PSU without one.
+// accounts. A payment's or identification's SCA gives no consent to a PSU
+// without one; an SCA of unknown purpose gives it one, as before purposes
+// existed.
 func TestCompleteConsentByPurpose(t *testing.T) {
 	t.Parallel()
 	now := t0
@@ -142,6 +144,17 @@ func TestCompleteConsentByPurpose(t *testing.T) {
 		s, err := m.Complete(t.Context(), cb("state", "old-state", "psu-id", psu, "tpp-session-id", "sid-old", "context", "PRIVATE"))
 		require.NoError(t, err)
 		keep(t, s, *at)
+	})
+	t.Run("unknown purpose, no previous session: the consent flow", func(t *testing.T) {
+		t.Parallel()
+		now := t0
+		m := managerAt(t, &now)
+		pend, _, err := m.Flow().Start("user-9")
+		require.NoError(t, err)
+		s := completeAs(t, m, pend, psu, "")
+		assert.False(t, s.NoConsent)
+		assert.True(t, s.ConsentExpiresAt().Equal(t0.Add(ConsentValidity)))
+		assert.True(t, s.ConsentValid(now))
 	})
 	t.Run("consent: a fresh 90 days", func(t *testing.T) {
 		t.Parallel()

@@ -69,9 +69,9 @@ type Session struct {
 	// plus [ConsentValidity]. See [Session.ConsentExpiresAt].
 	ConsentUntil time.Time `json:"consentUntil,omitzero"`
 	// NoConsent is set when the SDK knows of no AIS consent in this
-	// session: its SCA granted none (a payment, GET /v1/user, an SCA of
-	// unknown purpose; see [Purpose]) and no previous session of the same
-	// PSU had one to carry over. ConsentExpiresAt is then zero. It is
+	// session: its SCA granted none (a payment, GET /v1/user; see
+	// [Purpose]) and no previous session of the same PSU had one to carry
+	// over. ConsentExpiresAt is then zero. It is
 	// false in sessions stored before the field existed, which keep their
 	// old meaning (a consent of SCAAt plus [ConsentValidity]).
 	NoConsent bool `json:"noConsent,omitempty"`
@@ -183,7 +183,7 @@ func (s *Session) ConsentExpiresAt() time.Time {
 // sessions yourself).
 //
 // The AIS consent is granted by the consent flow's SCA only; the SCA of a
-// payment, of GET /v1/user or of unknown purpose grants none
+// payment or of GET /v1/user grants none
 // (docs/interface.md sections 5.10 and 10, [Purpose]). So when s's SCA
 // granted no consent ([Session.NoConsent]) and prev is the same PSU
 // (PSU-ID and PSU-Corporate-ID), After returns a copy of s with prev's
@@ -202,6 +202,22 @@ func (s *Session) After(prev *Session) *Session {
 		c.NoConsent, c.ConsentUntil = false, end
 	}
 	return &c
+}
+
+// afterUnknown is [Session.After] for [Manager.Complete], which also
+// knows when the SCA's purpose is unknown: such an SCA keeps the consent
+// end and accounts of the same PSU's previous session, as one that
+// granted no consent does, so that a consent is never extended on a
+// guess; without such a session s stands as it is (see
+// [Purpose.GrantsConsent]).
+func (s *Session) afterUnknown(prev *Session) *Session {
+	if s == nil || s.NoConsent || prev == nil ||
+		prev.PSUID != s.PSUID || prev.PSUCorporateID != s.PSUCorporateID {
+		return s.After(prev)
+	}
+	c := *s
+	c.NoConsent = true
+	return c.After(prev)
 }
 
 // ConsentValid reports whether the session's consent still holds at now.
@@ -235,7 +251,7 @@ func (s *Session) SCAValid(now time.Time) bool {
 func (s *Session) SCAExpiresAt() time.Time { return s.SCAAt.Add(SCAValidity) }
 
 // NeedsCorporateID reports whether the session is CORPORATE but has no
-// PSU-Corporate-ID yet: list the agreements ([Agreements]) and choose one
+// PSU-Corporate-ID yet: list the agreements (accounts.Service.Agreements) and choose one
 // with [Session.WithCorporate] before calling (a corporate user without
 // PSU-Corporate-ID gets 400, docs/interface.md section 5.10).
 func (s *Session) NeedsCorporateID() bool {
@@ -243,7 +259,7 @@ func (s *Session) NeedsCorporateID() bool {
 }
 
 // WithCorporate returns a copy of s in CORPORATE context with
-// PSU-Corporate-ID set to agreementID (an id listed by [Agreements]). The
+// PSU-Corporate-ID set to agreementID (an id listed by accounts.Service.Agreements). The
 // bank may then answer with a scaRedirect: a new consent for that agreement
 // (docs/interface.md section 5.10).
 func (s *Session) WithCorporate(agreementID string) (*Session, error) {
