@@ -92,6 +92,11 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 	if err != nil {
 		return nil, errFormat("Signature", "The Signature header cannot be parsed: %s.", signingReason(err))
 	}
+	if !headerListLowerCase(sig) {
+		// docs/interface.md section 5.4: the headers part holds
+		// lower-case header names (signing.ParseSignature reads any case).
+		return nil, errFormat("Signature", "The headers part of the Signature must list lower-case header names.")
+	}
 	if params.Algorithm != signing.Algorithm {
 		// docs/interface.md section 5.4: the value has four parts,
 		// algorithm among them.
@@ -374,4 +379,44 @@ func hash128(parts ...string) [16]byte {
 	var out [16]byte
 	copy(out[:], h.Sum(nil))
 	return out
+}
+
+// headerListLowerCase reports whether the headers part of a Signature
+// value that signing.ParseSignature accepted is in lower case. The value
+// is read as ParseSignature reads it: an RFC 2047 encoded word is decoded
+// first (a word it cannot decode here is let through: the parser took
+// it), then comma-separated key="value" parameters whose values may hold
+// backslash pairs.
+func headerListLowerCase(sig string) bool {
+	v := strings.TrimSpace(sig)
+	if strings.HasPrefix(v, "=?") {
+		d, err := new(mime.WordDecoder).DecodeHeader(v)
+		if err != nil {
+			return true
+		}
+		v = d
+	}
+	for v != "" {
+		v = strings.TrimLeft(v, " \t,")
+		eq := strings.IndexByte(v, '=')
+		if eq < 0 || eq+1 >= len(v) || v[eq+1] != '"' {
+			return true
+		}
+		key := strings.TrimSpace(v[:eq])
+		i := eq + 2
+		for i < len(v) && v[i] != '"' {
+			if v[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(v) {
+			return true
+		}
+		if key == "headers" && v[eq+2:i] != strings.ToLower(v[eq+2:i]) {
+			return false
+		}
+		v = v[i+1:]
+	}
+	return true
 }
