@@ -11,8 +11,9 @@ import (
 // requestedExecutionDate. The zero Date means absent and is not sent.
 type Date = isodate.Date
 
-// ParseDate reads "YYYY-MM-DD". A date-time ("2025-03-12T10:00:00+01:00")
-// is accepted too; its date part is kept as written.
+// ParseDate reads "YYYY-MM-DD". A date-time is accepted too: with an
+// offset ("2025-03-12T23:30:00Z") it is the date in the bank's time zone
+// ([BankLocation]: 13 March there), without one its date as written.
 func ParseDate(s string) (Date, error) { return isodate.Parse(s) }
 
 // DateOf returns the date of t in t's location. For the bank's "today"

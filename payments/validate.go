@@ -6,14 +6,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-	_ "time/tzdata" // the bank's zone without zone data on the machine
 	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/checkdigit"
 	"github.com/tppkit/psd2/internal/emoji"
+	"github.com/tppkit/psd2/internal/isodate"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -32,12 +31,9 @@ const (
 	// maxCardIdentification bounds other.identification; the interface
 	// publishes no limit (assumption: twice a bban, as the emulator).
 	maxCardIdentification = 2 * MaxBBANLength
-	// bankZoneName is the bank's time zone for "today" (assumption: the
-	// platform's banks are Norwegian), the one place the SDK names it.
-	bankZoneName         = "Europe/Oslo"
-	norwegianCurrency    = "NOK"
-	norwegianIBANCountry = "NO"
-	norwegianBBANLength  = 11
+	norwegianCurrency     = "NOK"
+	norwegianIBANCountry  = "NO"
+	norwegianBBANLength   = 11
 )
 
 // purposeCodes are the purposeCode values of docs/interface.md section 2.4.
@@ -56,19 +52,13 @@ func isPurposeCode(s string) bool {
 	return false
 }
 
-// bankZone is the bank's time zone ([bankZoneName]), loaded once. The
-// requested execution date is compared with "today" there. Assumption:
-// the platform's banks are Norwegian and count dates in Norwegian time;
-// the bank emulator counts in the same zone. The zone data is embedded
-// (time/tzdata), so the zone is right in summer and winter on every
-// machine, with or without zone data installed.
-var bankZone = sync.OnceValue(func() *time.Location {
-	loc, err := time.LoadLocation(bankZoneName)
-	if err != nil {
-		panic("payments: time zone " + bankZoneName + " missing from the embedded zone data: " + err.Error())
-	}
-	return loc
-})
+// bankZone is the bank's time zone, isodate.Oslo: the requested
+// execution date is compared with "today" there. Assumption: the
+// platform's banks are Norwegian and count dates in Norwegian time (the
+// bank emulator counts in the same zone); internal/isodate names the zone
+// once for the SDK, with its data embedded (time/tzdata), so it is right
+// in summer and winter on every machine.
+var bankZone = isodate.Oslo
 
 // BankLocation returns the time zone the SDK counts the bank's dates in:
 // Europe/Oslo (UTC+1 in winter, UTC+2 in summer).

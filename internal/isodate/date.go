@@ -26,7 +26,10 @@ type Date struct {
 	Day   int
 }
 
-// bankZoneName is the time zone the platform's banks count dates in.
+// bankZoneName is the time zone the platform's banks count dates in, the
+// one place the SDK names it (payments counts "today" in it too).
+// ASSUMPTION (docs/interface.md is silent): the platform's banks are
+// Norwegian and count dates in Norwegian time.
 const bankZoneName = "Europe/Oslo"
 
 // Oslo returns the bank's time zone, Europe/Oslo (UTC+1 in winter, UTC+2
