@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/redact"
+	"github.com/tppkit/psd2/money"
 )
 
 // The slog forms of the bank's answers. Their JSON form is the bank's
@@ -153,3 +155,193 @@ func withMessagesAndLinks(attrs []slog.Attr, msgs []client.TPPMessage, psuMessag
 	}
 	return attrs
 }
+
+// The printed and slog forms of the payment documents: the requests
+// (NorwegianDomestic, SEPA) and the bank's Details, with the account
+// references, addresses and structured references they hold. Their JSON
+// is what is sent to the bank, or the bank's document, and stays data.
+// String, GoString, Format (every fmt verb, %d and %x included) and
+// LogValue show the amount, currencies, dates, codes, the status and the
+// payment id; account numbers (BBAN, IBAN, a card's relatedAccount),
+// names of the creditor and the ultimate debtor, addresses (but their
+// country), the end-to-end reference and remittance information show as
+// redacted when set. log/slog's JSON handler writes a slice of them with
+// encoding/json, that is as their JSON: log them one by one.
+
+// ptrForm is the form of *p, nil for a nil p.
+func ptrForm[T interface{ form() *redact.Form }](p *T) *redact.Form {
+	if p == nil {
+		return nil
+	}
+	return (*p).form()
+}
+
+func (r AccountReference) form() *redact.Form {
+	return redact.New("payments.AccountReference").Secret("bban", r.BBAN).Secret("iban", r.IBAN).
+		Nested("other", ptrForm(r.Other)).Str("currency", r.Currency)
+}
+
+func (o OtherAccount) form() *redact.Form {
+	return redact.New("payments.OtherAccount").Secret("identification", o.Identification).
+		Str("schemeNameProprietary", o.SchemeNameProprietary)
+}
+
+func (a Address) form() *redact.Form {
+	return redact.New("payments.Address").Secret("street", a.Street).Secret("buildingNumber", a.BuildingNumber).
+		Secret("postalCode", a.PostalCode).Secret("city", a.City).Str("country", a.Country)
+}
+
+func (r StructuredReference) form() *redact.Form {
+	return redact.New("payments.StructuredReference").Secret("reference", r.Reference).
+		Str("referenceType", r.ReferenceType).Secret("referenceIssuer", r.ReferenceIssuer)
+}
+
+// transfer is the part of a transfer's form its three documents share.
+type transfer struct {
+	endToEnd         string
+	amount           money.Amount
+	creditorName     string
+	creditorAgent    string
+	creditorAccount  AccountReference
+	creditorAddress  *Address
+	debtorAccount    AccountReference
+	ultimateDebtor   string
+	unstructured     string
+	structured       *StructuredReference
+	structuredArray  []StructuredReference
+	purposeCode      string
+	requestedExecute Date
+}
+
+func (tr transfer) add(f *redact.Form) *redact.Form {
+	f.Secret("endToEndIdentification", tr.endToEnd).Value("instructedAmount", tr.amount).
+		Secret("creditorName", tr.creditorName).Str("creditorAgent", tr.creditorAgent).
+		Nested("creditorAccount", tr.creditorAccount.form()).Nested("creditorAddress", ptrForm(tr.creditorAddress)).
+		Nested("debtorAccount", tr.debtorAccount.form()).Secret("ultimateDebtor", tr.ultimateDebtor).
+		Secret("remittanceInformationUnstructured", tr.unstructured).
+		Nested("remittanceInformationStructured", ptrForm(tr.structured))
+	redact.FormsOf(f, "remittanceInformationStructuredArray", tr.structuredArray, StructuredReference.form)
+	return f.Str("purposeCode", tr.purposeCode).Value("requestedExecutionDate", tr.requestedExecute)
+}
+
+func (p NorwegianDomestic) form() *redact.Form {
+	return transfer{amount: p.InstructedAmount,
+		creditorName: p.CreditorName, creditorAgent: p.CreditorAgent, creditorAccount: p.CreditorAccount,
+		creditorAddress: p.CreditorAddress, debtorAccount: p.DebtorAccount, ultimateDebtor: p.UltimateDebtor,
+		unstructured: p.RemittanceInformationUnstructured, structured: p.RemittanceInformationStructured,
+		structuredArray: p.RemittanceInformationStructuredArray, purposeCode: p.PurposeCode,
+		requestedExecute: p.RequestedExecutionDate}.add(redact.New("payments.NorwegianDomestic"))
+}
+
+func (p SEPA) form() *redact.Form {
+	return transfer{endToEnd: p.EndToEndIdentification,
+		amount:       p.InstructedAmount,
+		creditorName: p.CreditorName, creditorAccount: p.CreditorAccount, creditorAddress: p.CreditorAddress,
+		debtorAccount: p.DebtorAccount, unstructured: p.RemittanceInformationUnstructured,
+		requestedExecute: p.RequestedExecutionDate}.add(redact.New("payments.SEPA"))
+}
+
+func (d Details) form() *redact.Form {
+	f := redact.New("payments.Details").Str("paymentId", d.PaymentID).Str("transactionStatus", string(d.TransactionStatus))
+	transfer{endToEnd: d.EndToEndIdentification, amount: d.InstructedAmount,
+		creditorName: d.CreditorName, creditorAgent: d.CreditorAgent, creditorAccount: d.CreditorAccount,
+		creditorAddress: d.CreditorAddress, debtorAccount: d.DebtorAccount, ultimateDebtor: d.UltimateDebtor,
+		unstructured: d.RemittanceInformationUnstructured, structured: d.RemittanceInformationStructured,
+		structuredArray: d.RemittanceInformationStructuredArray, purposeCode: d.PurposeCode,
+		requestedExecute: d.RequestedExecutionDate}.add(f)
+	redact.Keys(f, "links", d.Links)
+	f.Value("startDate", d.StartDate).Value("endDate", d.EndDate).Str("executionRule", d.ExecutionRule).
+		Str("frequency", d.Frequency).Str("dayOfExecution", d.DayOfExecution).
+		List("monthsOfExecution", d.MonthsOfExecution).Bool("batchBookingPreferred", d.BatchBookingPreferred)
+	return redact.FormsOf(f, "payments", d.Payments, Details.form)
+}
+
+// String describes r with its account numbers redacted.
+func (r AccountReference) String() string { return r.form().String() }
+
+// GoString is String, for %#v.
+func (r AccountReference) GoString() string { return r.String() }
+
+// Format prints String for every verb.
+func (r AccountReference) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
+
+// LogValue makes log/slog print r as a group of the facts String shows.
+func (r AccountReference) LogValue() slog.Value { return r.form().LogValue() }
+
+// String describes o by its scheme, the card account's reference
+// redacted.
+func (o OtherAccount) String() string { return o.form().String() }
+
+// GoString is String, for %#v.
+func (o OtherAccount) GoString() string { return o.String() }
+
+// Format prints String for every verb.
+func (o OtherAccount) Format(s fmt.State, verb rune) { redact.Write(s, verb, o.String()) }
+
+// LogValue makes log/slog print o as a group of the facts String shows.
+func (o OtherAccount) LogValue() slog.Value { return o.form().LogValue() }
+
+// String describes a by its country; the rest redacted.
+func (a Address) String() string { return a.form().String() }
+
+// GoString is String, for %#v.
+func (a Address) GoString() string { return a.String() }
+
+// Format prints String for every verb.
+func (a Address) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
+
+// LogValue makes log/slog print a as a group of the facts String shows.
+func (a Address) LogValue() slog.Value { return a.form().LogValue() }
+
+// String describes r by its type (KID, for example); the reference and
+// its issuer redacted.
+func (r StructuredReference) String() string { return r.form().String() }
+
+// GoString is String, for %#v.
+func (r StructuredReference) GoString() string { return r.String() }
+
+// Format prints String for every verb.
+func (r StructuredReference) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
+
+// LogValue makes log/slog print r as a group of the facts String shows.
+func (r StructuredReference) LogValue() slog.Value { return r.form().LogValue() }
+
+// String describes p: amount, currencies, purpose code and date; names,
+// account numbers, the address and the remittance information redacted.
+func (p NorwegianDomestic) String() string { return p.form().String() }
+
+// GoString is String, for %#v.
+func (p NorwegianDomestic) GoString() string { return p.String() }
+
+// Format prints String for every verb.
+func (p NorwegianDomestic) Format(s fmt.State, verb rune) { redact.Write(s, verb, p.String()) }
+
+// LogValue makes log/slog print p as a group of the facts String shows.
+func (p NorwegianDomestic) LogValue() slog.Value { return p.form().LogValue() }
+
+// String describes p as [NorwegianDomestic.String] does, the end-to-end
+// reference redacted too.
+func (p SEPA) String() string { return p.form().String() }
+
+// GoString is String, for %#v.
+func (p SEPA) GoString() string { return p.String() }
+
+// Format prints String for every verb.
+func (p SEPA) Format(s fmt.State, verb rune) { redact.Write(s, verb, p.String()) }
+
+// LogValue makes log/slog print p as a group of the facts String shows.
+func (p SEPA) LogValue() slog.Value { return p.form().LogValue() }
+
+// String describes d: payment id, status, amount, dates and codes, the
+// links by name; names, account numbers, the address and the remittance
+// information redacted.
+func (d Details) String() string { return d.form().String() }
+
+// GoString is String, for %#v.
+func (d Details) GoString() string { return d.String() }
+
+// Format prints String for every verb.
+func (d Details) Format(s fmt.State, verb rune) { redact.Write(s, verb, d.String()) }
+
+// LogValue makes log/slog print d as a group of the facts String shows.
+func (d Details) LogValue() slog.Value { return d.form().LogValue() }
