@@ -23,6 +23,21 @@ const (
 	DefaultBudgetWindow = 24 * time.Hour
 )
 
+// BudgetClockMargin is the safety margin for clock differences that the
+// budget adds to its window wherever it judges whether a call still
+// counts: a call made at t counts until t + window + BudgetClockMargin,
+// on the clock of the client that judges (client.WithClock, else the
+// system clock), and the store keeps it that long. Each replica writes
+// the time of its calls and judges the others' by its own clock, so
+// without the margin a replica whose clock runs Δ ahead of the one that
+// made a call would take it as gone Δ early and send one call more than
+// the bank allows in its window. The margin covers the differences
+// between the clocks of the replicas on one store, plus the time a call
+// takes from its reservation to the bank; the bank's own clock does not
+// enter, as the bank measures its window on its clock alone. The default
+// budget thus allows 4 calls in every 24 hours and 5 minutes.
+const BudgetClockMargin = 5 * time.Minute
+
 // Endpoint names an operation that counts against the budget. The bank
 // counts each endpoint of an account on its own (docs/interface.md
 // section 8 lists balances and transactions separately): 4 balances calls and 4
@@ -49,7 +64,7 @@ const (
 // made on one client, and every client on one shared store, counts the
 // same calls. Each account's calls are one value, changed with the
 // store's atomic Update, so that two replicas can never both take the
-// last call; the value expires when its last call leaves the window.
+// last call; the value expires when its last call stops counting (span).
 type budget struct {
 	st     store.Store
 	scope  string // client.Client.Scope
@@ -67,6 +82,12 @@ func (b *budget) key(accountID string, e Endpoint) string {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return "accounts/budget/" + b.scope + "/" + hex.EncodeToString(h.Sum(nil)[:20])
+}
+
+// span is how long a call counts after it was made: the window and the
+// margin for clock differences between replicas ([BudgetClockMargin]).
+func (b *budget) span() time.Duration {
+	return b.window + BudgetClockMargin
 }
 
 // update runs fn on the call times stored under key, atomically.
@@ -89,8 +110,8 @@ func (b *budget) update(ctx context.Context, key string, fn func(calls []time.Ti
 			}
 		}
 		v, err := json.Marshal(nanos)
-		// The value is needed until its last call leaves the window.
-		return v, max(last.Add(b.window).Sub(b.now()), time.Second), err
+		// The value is needed until its last call stops counting.
+		return v, max(last.Add(b.span()).Sub(b.now()), time.Second), err
 	})
 }
 
@@ -117,8 +138,9 @@ type Allowance struct {
 	// Limit and Window are the budget's limit, 4 calls in 24 hours.
 	Limit  int
 	Window time.Duration
-	// NextAt is when the oldest counted call leaves the window (one more
-	// call becomes allowed); zero when no call is counted.
+	// NextAt is when the oldest counted call stops counting (one more
+	// call becomes allowed): Window and [BudgetClockMargin] after it was
+	// made. It is zero when no call is counted.
 	NextAt time.Time
 }
 
@@ -176,10 +198,10 @@ func (b *budget) release(ctx context.Context, key string, t time.Time) error {
 // (a replica on another store, calls made before the store existed).
 // ASSUMPTION (the safe option, docs/interface.md section 8 gives no reset
 // time): the missing calls are taken to have been made at t, the time of
-// the refused call, so the SDK refuses further calls until the window has
-// passed since t instead of earning more 429s; when the bank's answer
-// says when to come back (Retry-After), t is set so that they are allowed
-// again then (exhaustedAt).
+// the refused call, so the SDK refuses further calls until the window
+// (and the margin) has passed since t instead of earning more 429s; when
+// the bank's answer says when to come back (Retry-After), t is set so
+// that they are allowed again then (exhaustedAt).
 func (b *budget) exhaust(ctx context.Context, key string, t time.Time) error {
 	return b.update(ctx, key, func(calls []time.Time) []time.Time {
 		calls = b.prune(calls, b.now())
@@ -190,12 +212,12 @@ func (b *budget) exhaust(ctx context.Context, key string, t time.Time) error {
 	})
 }
 
-// prune drops the calls that left the window and sorts the rest. A call
-// at t counts while now-t < window.
+// prune drops the calls that no longer count and sorts the rest. A call
+// at t counts while now-t < window + BudgetClockMargin.
 func (b *budget) prune(calls []time.Time, now time.Time) []time.Time {
 	kept := make([]time.Time, 0, len(calls)+1)
 	for _, t := range calls {
-		if now.Sub(t) < b.window {
+		if now.Sub(t) < b.span() {
 			kept = append(kept, t)
 		}
 	}
@@ -209,7 +231,7 @@ func (b *budget) allowance(calls []time.Time) Allowance {
 		// With more calls than the limit (a shared store, a lowered
 		// limit), one call is allowed again when all but limit-1 left.
 		i := max(len(calls)-b.limit, 0)
-		a.NextAt = calls[i].Add(b.window)
+		a.NextAt = calls[i].Add(b.span())
 	}
 	return a
 }
@@ -249,10 +271,12 @@ func (b *budget) hook(op string, e Endpoint, accountOf func(*client.Call) (strin
 
 // exhaustedAt is the time exhaust takes the bank's uncounted calls to
 // have been made at, for a call made at t that the bank refused with err:
-// t, so that the next call is allowed a window later; but when the answer
-// says when to come back (Retry-After, in seconds or as an HTTP date
-// measured against the answer's Date), so that the next call is allowed
-// then.
+// t, so that the next call is allowed a window (and the margin) later;
+// but when the answer says when to come back (Retry-After, in seconds or
+// as an HTTP date measured against the answer's Date), so that the next
+// call is allowed then on this client's clock. A replica whose clock
+// runs ahead of this one's may then try up to its difference early, and
+// meet one more 429: the bank's refusal, not a call over its limit.
 func (b *budget) exhaustedAt(err error, t time.Time) time.Time {
 	var ce *client.Error
 	if !errors.As(err, &ce) {
@@ -262,7 +286,7 @@ func (b *budget) exhaustedAt(err error, t time.Time) time.Time {
 	if !ok {
 		return t
 	}
-	return b.now().Add(min(max(wait, minExhaustedWait), b.window) - b.window)
+	return b.now().Add(min(max(wait, minExhaustedWait), b.span()) - b.span())
 }
 
 // minExhaustedWait is the shortest wait the budget takes from a 429

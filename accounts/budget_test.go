@@ -123,20 +123,23 @@ func TestBudgetSlidingWindow(t *testing.T) {
 	svc := newService(t, bank.client(t, client.WithClock(clk.Now))) // the budget moves with the client's clock
 	ctx := t.Context()
 
+	// A call counts for 24 hours and the margin for clock differences.
+	day := 24*time.Hour + accounts.BudgetClockMargin
 	steps := []struct {
 		at            time.Duration // since t0
 		wantRefused   bool
 		wantRemaining int // after the call
 		wantNext      time.Duration
 	}{
-		{at: 0, wantRemaining: 3, wantNext: 24 * time.Hour},
-		{at: time.Hour, wantRemaining: 2, wantNext: 24 * time.Hour},
-		{at: 2 * time.Hour, wantRemaining: 1, wantNext: 24 * time.Hour},
-		{at: 3 * time.Hour, wantRemaining: 0, wantNext: 24 * time.Hour},
-		{at: 23*time.Hour + 59*time.Minute, wantRefused: true, wantRemaining: 0, wantNext: 24 * time.Hour},
-		{at: 24 * time.Hour, wantRemaining: 0, wantNext: 25 * time.Hour},
-		{at: 24*time.Hour + 30*time.Minute, wantRefused: true, wantRemaining: 0, wantNext: 25 * time.Hour},
-		{at: 27 * time.Hour, wantRemaining: 2, wantNext: 48 * time.Hour},
+		{at: 0, wantRemaining: 3, wantNext: day},
+		{at: time.Hour, wantRemaining: 2, wantNext: day},
+		{at: 2 * time.Hour, wantRemaining: 1, wantNext: day},
+		{at: 3 * time.Hour, wantRemaining: 0, wantNext: day},
+		{at: 24 * time.Hour, wantRefused: true, wantRemaining: 0, wantNext: day},
+		{at: day - time.Second, wantRefused: true, wantRemaining: 0, wantNext: day},
+		{at: day, wantRemaining: 0, wantNext: time.Hour + day},
+		{at: 24*time.Hour + 30*time.Minute, wantRefused: true, wantRemaining: 0, wantNext: time.Hour + day},
+		{at: 3*time.Hour + day + time.Minute, wantRemaining: 2, wantNext: 2 * day},
 	}
 	sent := 0
 	for i, st := range steps {
@@ -428,7 +431,7 @@ func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 	for _, tt := range []struct {
 		retryAfter string
 		want       time.Duration
-	}{{"600", 10 * time.Minute}, {"0", time.Minute}, {"", accounts.DefaultBudgetWindow}} {
+	}{{"600", 10 * time.Minute}, {"0", time.Minute}, {"", accounts.DefaultBudgetWindow + accounts.BudgetClockMargin}} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if tt.retryAfter != "" {
 				w.Header().Set("Retry-After", tt.retryAfter)

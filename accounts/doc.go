@@ -61,7 +61,8 @@
 // A call without PSU-IP-Address acts without the PSU (docs/interface.md
 // section 5.14); balances and transactions are then limited to 4 calls per
 // account and endpoint in 24 hours (docs/interface.md section 8). The
-// client counts such calls and refuses the fifth with a
+// client counts such calls (each for 24 hours and a margin for clock
+// differences, [BudgetClockMargin]) and refuses the fifth with a
 // [*BudgetExhaustedError] (carrying RetryAt, when the next call is
 // allowed) before it reaches the bank; [Service.Remaining] reports what is
 // left and [Service.ResetBudget] forgets the count.
@@ -94,9 +95,17 @@
 //
 // The counts live in the client's store ([client.WithStore]): every
 // Service made on one client shares them, and clients of several replicas
-// on one shared store (a file store, the PostgreSQL store) never spend
-// more than the bank allows between them. Keys hash the account id
-// ([client.Client.Scope] keeps TPPs and banks apart).
+// on one shared store (a file store, the PostgreSQL store) count the same
+// calls. Each replica judges on its own clock whether a call, stamped
+// with the clock of the replica that made it, still counts, so a call
+// counts for the window and [BudgetClockMargin] (5 minutes): 4 calls in
+// every 24 hours and 5 minutes. The replicas never spend more than the
+// bank allows between them as long as their clocks differ by at most
+// the margin, less the time a call takes to reach the bank (the bank's
+// own clock does not matter: it measures its window alone); a replica
+// whose clock runs further ahead can send a call the bank still counts,
+// which the bank refuses with a 429 the budget then absorbs. Keys hash
+// the account id ([client.Client.Scope] keeps TPPs and banks apart).
 //
 // Switches (docs/interface.md section 9): card account calls always send the x-accept-fix
 // switches longer-names and

@@ -94,8 +94,9 @@ type BudgetExhaustedError struct {
 	Limit int
 	// Window is the rolling window, 24 hours.
 	Window time.Duration
-	// RetryAt is when the oldest counted call leaves the window, so that
-	// one call is allowed again.
+	// RetryAt is when the oldest counted call stops counting (Window and
+	// [BudgetClockMargin] after it was made), so that one call is allowed
+	// again.
 	RetryAt time.Time
 }
 

@@ -133,7 +133,7 @@ func (r *Refresher) failCall(ctx context.Context, res Result, err error, e accou
 		// The bank's 429: the client marked the budget spent, until the
 		// answer's Retry-After or for a window, which says when the
 		// next call is allowed; a Retry-After can only make it later.
-		res.RetryAt = now.Add(accounts.DefaultBudgetWindow)
+		res.RetryAt = now.Add(accounts.DefaultBudgetWindow + accounts.BudgetClockMargin)
 		if a, err := r.svc.Remaining(context.WithoutCancel(ctx), res.Job.AccountID, e); err == nil && !a.NextAt.IsZero() {
 			res.RetryAt = a.NextAt
 		}

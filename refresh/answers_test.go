@@ -370,7 +370,7 @@ func TestBothBudgetsRetryAt(t *testing.T) {
 	res := collect(t, r, []refresh.Job{job})[0]
 	require.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.Zero(t, res.Calls)
-	assert.WithinDuration(t, t0.Add(time.Hour+accounts.DefaultBudgetWindow), res.RetryAt, 0, "when both allow a call")
+	assert.WithinDuration(t, t0.Add(time.Hour+accounts.DefaultBudgetWindow+accounts.BudgetClockMargin), res.RetryAt, 0, "when both allow a call")
 
 	clock.Set(res.RetryAt)
 	res = collect(t, r, []refresh.Job{job})[0]

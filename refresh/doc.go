@@ -43,9 +43,10 @@
 //     refusal could cost a call of the budget).
 //
 // Spreading the day's calls: a job for an account refreshed less than
-// [DefaultSpacing] ago (24 hours / 4 calls = 6 hours; [WithSpacing]) is
-// not sent: it ends [BudgetExhausted] with [Result.Deferred] and the time
-// it is due, unless the job is forced ([Job.Force]). Running the job list
+// [DefaultSpacing] ago (24 hours and the budget's 5-minute margin for
+// clock differences, over 4 calls: about 6 hours; [WithSpacing]) is not
+// sent: it ends [BudgetExhausted] with [Result.Deferred] and the time it
+// is due, unless the job is forced ([Job.Force]). Running the job list
 // every hour then refreshes each account about every 6 hours, 4 times a
 // day, instead of spending its 4 calls at once.
 //

@@ -144,7 +144,7 @@ func TestRunFifthRoundRefusedLocally(t *testing.T) {
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.False(t, res.Deferred)
 	assert.Zero(t, res.Calls)
-	assert.WithinDuration(t, start.Add(accounts.DefaultBudgetWindow), res.RetryAt, 0, "when the first call leaves the window")
+	assert.WithinDuration(t, start.Add(accounts.DefaultBudgetWindow+accounts.BudgetClockMargin), res.RetryAt, 0, "when the first call stops counting")
 	assert.ErrorIs(t, res.Err, accounts.ErrBudgetExhausted)
 	assert.Equal(t, jobs[0].Cursor, res.Cursor, "the cursor stays")
 	for _, e := range []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions} {
@@ -285,7 +285,7 @@ func TestRunBankAccessExceeded(t *testing.T) {
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.Equal(t, 1, res.Calls)
 	assert.True(t, errors.Is(res.Err, client.ErrAccessExceeded))
-	assert.WithinDuration(t, b.clock.Now().Add(accounts.DefaultBudgetWindow), res.RetryAt, 0)
+	assert.WithinDuration(t, b.clock.Now().Add(accounts.DefaultBudgetWindow+accounts.BudgetClockMargin), res.RetryAt, 0)
 
 	res = collect(t, r, jobs)[0]
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)

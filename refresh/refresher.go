@@ -34,11 +34,14 @@ type Refresher struct {
 type Option func(*Refresher) error
 
 // DefaultSpacing is the least time between two refreshes of an account
-// that a job does not force: the without-PSU window over its limit (24
-// hours / 4 calls = 6 hours, docs/interface.md section 8), so that an
-// account's 4 daily calls are spread over the day instead of spent in the
-// morning.
-const DefaultSpacing = accounts.DefaultBudgetWindow / accounts.DefaultBudgetLimit
+// that a job does not force: the time a call counts against the
+// without-PSU budget (its window and the margin for clock differences
+// between replicas, accounts.BudgetClockMargin) over its limit: (24 hours
+// + 5 minutes) / 4 calls = 6 hours 1 minute 15 seconds, docs/interface.md
+// section 8. An account's 4 daily calls are so spread over the day
+// instead of spent in the morning, and a refresh one spacing after the
+// 4th finds the first call no longer counted.
+const DefaultSpacing = (accounts.DefaultBudgetWindow + accounts.BudgetClockMargin) / accounts.DefaultBudgetLimit
 
 // DefaultMaxWait is the longest pause after a 429 with Retry-After that
 // workers sit out before sending again; a longer one makes the jobs that
@@ -72,9 +75,10 @@ func WithWorkers(n int) Option {
 // that a job does not force ([Job.Force]), measured from the job's
 // [Cursor.RefreshedAt]. A job met sooner ends [BudgetExhausted] with
 // [Result.Deferred] set and the time it is due, without a call. The
-// default is [DefaultSpacing]; give the window over the limit of an
-// accounts.Service made with accounts.WithLimit, or 0 to refresh an
-// account whenever its budget allows. d must not be negative.
+// default is [DefaultSpacing]; give the window plus
+// accounts.BudgetClockMargin over the limit of an accounts.Service made
+// with accounts.WithLimit, or 0 to refresh an account whenever its budget
+// allows. d must not be negative.
 func WithSpacing(d time.Duration) Option {
 	return func(r *Refresher) error {
 		if d < 0 {

@@ -144,8 +144,10 @@ func run(ctx context.Context, out io.Writer, n int) error {
 	bar.finish()
 	summary(out, last, booked)
 
-	// 4. One account's day: 3 more refreshes 6 hours apart, then a 5th
-	// that the budget refuses before anything is sent.
+	// 4. One account's day: 3 more refreshes refresh.DefaultSpacing (about
+	// 6 hours) apart, then a 5th that the budget refuses before anything
+	// is sent, until the first call stops counting (24 hours and the
+	// budget's 5-minute margin for clock differences after it).
 	fmt.Fprintln(out, "\none account through the day:")
 	first := cursors[one.AccountID].RefreshedAt
 	for round := 2; round <= 5; round++ {

@@ -2,14 +2,18 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/examples/internal/demo"
+	"github.com/tppkit/psd2/refresh"
 )
 
 func TestRun(t *testing.T) {
@@ -29,6 +33,12 @@ func TestRun(t *testing.T) {
 	assert.Equal(t, "1", outcome("transient"))
 	assert.Equal(t, "0", outcome("budget exhausted"))
 	assert.Equal(t, "0", outcome("refused"))
-	assert.Regexp(t, `round 4 at \+18h0m0s: done, 2 calls`, text)
-	assert.Regexp(t, `round 5 at \+22h0m0s: refused locally, 0 calls sent; next call allowed at \S+ \(\+24h0m0s\)`, text)
+	// Rounds refresh.DefaultSpacing apart (about 6 hours); the 5th, forced
+	// 4 hours after the 4th, refused until the first call stops counting:
+	// 24 hours and the budget's clock margin after it.
+	round4 := 3 * refresh.DefaultSpacing
+	assert.Regexp(t, regexp.QuoteMeta(fmt.Sprintf("round 4 at +%s: done, 2 calls", round4.Round(time.Minute))), text)
+	assert.Regexp(t, regexp.QuoteMeta(fmt.Sprintf("round 5 at +%s: refused locally, 0 calls sent; next call allowed at ",
+		(round4+4*time.Hour).Round(time.Minute)))+`\S+ `+regexp.QuoteMeta(fmt.Sprintf("(+%s)",
+		accounts.DefaultBudgetWindow+accounts.BudgetClockMargin)), text)
 }
