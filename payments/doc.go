@@ -132,6 +132,16 @@
 // than the in-flight time ([ErrInFlight]), so resolving every entry of
 // [Journal.Entries] is as safe as resolving those of InDoubt.
 //
+// A create that returned [client.ErrNotSent] with a Journal was not sent
+// and never will be by the SDK: not by this call, nor later by
+// [Service.Resolve], even when the journal's store wrote the entry while
+// reporting an error (a database connection lost after COMMIT). The
+// journal then marks the entry not sent ([OutcomeNotSent]); should that
+// fail too, the entry stays without an outcome, InDoubt does not yield
+// it and Resolve reports [NeedsPerson] instead of sending it. Sending the
+// payment again, with a new X-Request-ID, is the caller's decision; as
+// for any create, the bank refuses a logical duplicate of a live payment.
+//
 // Other products: [Service.Create] sends a body of your own for
 // [ProductCrossBorder], [ProductInstantNorwegianDomestic] or any product
 // by name; [Service.CreatePeriodic] and [Service.CreateBulk] use

@@ -2,6 +2,7 @@ package payments
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,6 +46,10 @@ const (
 	// outcomeTimeout bounds the recording of an outcome, which runs
 	// after the call even when the call's context ended.
 	outcomeTimeout = 10 * time.Second
+	// settleTimeout bounds the marking of an entry as not sent after its
+	// intent was reported unwritten, which runs even when the call's
+	// context ended; the caller waits for it.
+	settleTimeout = 5 * time.Second
 )
 
 // journalHeaders are the request headers an entry keeps so that
@@ -69,7 +74,9 @@ var journalHeaders = []string{
 //
 // An entry is written durably in the call's [client.Hook], before the
 // request leaves: a store error stops the call (nothing is sent without
-// a journal entry). It holds the X-Request-ID, the operation, product
+// a journal entry), and the SDK never sends a create it reported as
+// [client.ErrNotSent] later, even when the store wrote the entry while
+// reporting an error. It holds the X-Request-ID, the operation, product
 // and URL, the exact body, the session and PSU headers needed to send
 // it again, the TPP-Session-ID as SessionKey, and whether the call
 // carried allowLogicalDuplicate. After the call its outcome is added:
@@ -340,6 +347,9 @@ type journalRecord struct {
 	Codes                 []string          `json:"codes,omitempty"`
 	Resolution            *Resolution       `json:"resolution,omitempty"`
 	Resolves              string            `json:"resolves,omitempty"`
+	// Intent is a random token of the call that wrote the intent, so
+	// that the call recognises its own entry (see settleNotSent).
+	Intent string `json:"intent,omitempty"`
 }
 
 func (r *journalRecord) entry(j *Journal) JournalEntry {
@@ -404,7 +414,11 @@ var errRequestIDReused = errors.New("the X-Request-ID is already in the journal 
 //
 // Before the first attempt it records the intent, and returns an error
 // (so the client sends nothing: [client.ErrNotSent]) when the store
-// fails or the X-Request-ID is already journaled. After the call it
+// fails or the X-Request-ID is already journaled. As a store may have
+// written the intent all the same, it then marks the entry not sent
+// ([OutcomeNotSent]) before returning, without the call's cancellation;
+// should that fail too, the entry stays without an outcome and unarmed,
+// and the SDK never sends it (see [Service.Resolve]). After the call it
 // records the outcome, retrying the store a few times; should that
 // still fail, the entry stays without an outcome and [Journal.InDoubt]
 // reports it later.
@@ -436,6 +450,7 @@ func (j *Journal) hook(scope string, product Product, resolves string) client.Ho
 			V: 1, RequestID: call.RequestID, Operation: call.Operation, Product: product,
 			Basket: isBasketURL(u), URL: u.String(), Body: slices.Clone(call.Body), Header: map[string]string{},
 			AllowLogicalDuplicate: allowDup, Scope: scope, Created: j.now().UTC(), Resolves: resolves,
+			Intent: rand.Text(),
 		}
 		for _, h := range journalHeaders {
 			if v := call.Header.Get(h); v != "" {
@@ -446,21 +461,30 @@ func (j *Journal) hook(scope string, product Product, resolves string) client.Ho
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrJournal, err)
 		}
-		// The open marker first: an intent never exists without one (a
-		// marker without its intent is removed by InDoubt later).
-		if resolves == "" {
-			if err := j.st.Put(ctx, doubtKey(key), []byte(rec.Created.Format(time.RFC3339Nano)), 0); err != nil {
-				return nil, fmt.Errorf("%w: recording the intent: %w", ErrJournal, err)
+		err = j.st.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+			if !found {
+				return b, 0, nil
 			}
-		}
-		err = j.st.Update(ctx, key, func(_ []byte, found bool) ([]byte, time.Duration, error) {
-			if found {
-				return nil, 0, errRequestIDReused
+			if intentOf(old) == rec.Intent {
+				return old, 0, nil // this call's own write, retried by the store
 			}
-			return b, 0, nil
+			return nil, 0, errRequestIDReused
 		})
 		if err != nil {
+			if errors.Is(err, errRequestIDReused) {
+				return nil, fmt.Errorf("%w: recording the intent: %w", ErrJournal, err)
+			}
+			// The store may have written the intent all the same (see
+			// armedCreates): settle it as not sent before saying so.
+			if serr := j.settleNotSent(ctx, key, rec.Intent); serr != nil {
+				return nil, fmt.Errorf("%w: recording the intent: %w; marking it not sent: %w", ErrJournal, err, serr)
+			}
 			return nil, fmt.Errorf("%w: recording the intent: %w", ErrJournal, err)
+		}
+		// The open marker arms the entry (see armedCreates); its failure
+		// does not stop the call. A resend has none: its original has.
+		if resolves == "" {
+			_ = j.putMarker(ctx, key, rec.Created)
 		}
 		return func(r client.Result) {
 			octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), outcomeTimeout)
@@ -472,6 +496,99 @@ func (j *Journal) hook(scope string, product Product, resolves string) client.Ho
 			}
 		}, nil
 	}
+}
+
+// ASSUMPTION (armedCreates): a store may commit a write and still report
+// an error (pgstore when the connection drops, or the call's context
+// ends, after COMMIT was sent; a FileStore whose directory sync fails
+// after the rename). Whatever is written last before a create leaves can
+// be such a write, so the journal cannot always record durably that a
+// create it refused (ErrNotSent) was not sent. It therefore arms an entry
+// only after its intent was reported written: the hook writes the intent
+// first and the open marker (payments/journal-open/...) after it, then
+// sends, even when the marker write fails. The one rule, applied by
+// [Service.Resolve] through armed: an entry with no outcome is sent again
+// only when its open marker exists. One whose marker is missing is either
+// a create the hook refused (its intent reported failed, and marking it
+// not sent failed too), a process that died between the two writes
+// (nothing sent), or, after a marker write that failed, a process that
+// sent and died before recording the outcome: Resolve reports it as
+// NeedsPerson and never sends it, and InDoubt, which reads only markers,
+// does not yield it. A create reported as ErrNotSent is thus never sent by
+// the SDK, at the price that this last, doubly failed case waits for a
+// person (it is listed by Entries). An outcome that leaves the entry in
+// doubt (unknown) writes the marker again. Entries written before this
+// rule had their marker written first and stay armed.
+
+// settleNotSent marks the entry under key as not sent after its intent
+// was reported unwritten: only when it exists, was written by the call
+// whose token is intent, and has no outcome or resolution; otherwise
+// there is nothing to do. It runs without the call's cancellation, for
+// at most settleTimeout.
+func (j *Journal) settleNotSent(ctx context.Context, key, intent string) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	now := j.now().UTC()
+	var err error
+	for range outcomeTries {
+		err = j.st.Update(sctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+			if !found {
+				return nil, 0, errNothingToSettle
+			}
+			var rec journalRecord
+			if json.Unmarshal(old, &rec) != nil || rec.Intent != intent || rec.Outcome != "" || rec.Resolution != nil {
+				return nil, 0, errNothingToSettle
+			}
+			rec.Outcome, rec.OutcomeAt = OutcomeNotSent, &now
+			b, err := json.Marshal(&rec)
+			if err != nil {
+				return nil, 0, err
+			}
+			return b, j.retention, nil
+		})
+		if err == nil || errors.Is(err, errNothingToSettle) {
+			return nil
+		}
+		if sctx.Err() != nil {
+			break
+		}
+	}
+	return err
+}
+
+// errNothingToSettle stops settleNotSent without a write: the entry is
+// absent or not the call's own open intent.
+var errNothingToSettle = errors.New("nothing to settle")
+
+// intentOf returns the intent token of a stored entry, "" when it has
+// none or cannot be read.
+func intentOf(b []byte) string {
+	var rec struct {
+		Intent string `json:"intent"`
+	}
+	if json.Unmarshal(b, &rec) != nil {
+		return ""
+	}
+	return rec.Intent
+}
+
+// putMarker writes the open marker of the entry under key, holding the
+// entry's creation time.
+func (j *Journal) putMarker(ctx context.Context, key string, created time.Time) error {
+	return j.st.Put(ctx, doubtKey(key), []byte(created.Format(time.RFC3339Nano)), 0)
+}
+
+// armed reports whether the entry under key may be sent again when it has
+// no outcome: whether its open marker exists (see armedCreates).
+func (j *Journal) armed(ctx context.Context, key string) (bool, error) {
+	_, err := j.st.Get(ctx, doubtKey(key))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, store.ErrNotStored):
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %w", ErrJournal, err)
 }
 
 // logicalDuplicateAllowed reads the allowLogicalDuplicate query
@@ -521,17 +638,25 @@ func outcomeOf(r client.Result) (o Outcome, id string, status int, codes []strin
 func (j *Journal) recordOutcome(ctx context.Context, key string, r client.Result) error {
 	o, id, status, codes := outcomeOf(r)
 	now := j.now().UTC()
-	settled := false
+	settled, open := false, false
+	var created time.Time
 	err := j.update(ctx, key, func(rec *journalRecord) error {
 		rec.Outcome, rec.OutcomeAt, rec.StatusCode, rec.Codes = o, &now, status, codes
 		if id != "" {
 			rec.PaymentID = id
 		}
-		settled = rec.settled()
+		settled, created = rec.settled(), rec.Created
+		open = !settled && rec.Resolves == ""
 		return nil
 	})
-	if err == nil && settled {
+	switch {
+	case err != nil:
+	case settled:
 		j.closeDoubt(ctx, key)
+	case open:
+		// In doubt: InDoubt must find it even if the marker written
+		// before the call failed.
+		err = j.putMarker(ctx, key, created)
 	}
 	return err
 }
@@ -617,8 +742,10 @@ func (j *Journal) Entries(ctx context.Context) iter.Seq2[JournalEntry, error] {
 // [JournalInFlight]), so that creates still on their way in another
 // replica are left alone. Pass each to [Service.Resolve]. The entries of
 // Resolve's own resends are never yielded: their original is. It reads
-// only the open entries (each has a marker in the store until it is
-// settled), not the settled ones. An error ends the sequence.
+// only the open entries (each gets a marker in the store once its intent
+// is recorded, before it is sent, until it is settled), not the settled
+// ones; an entry whose create was reported as [client.ErrNotSent] is
+// never yielded. An error ends the sequence.
 func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[JournalEntry, error] {
 	return func(yield func(JournalEntry, error) bool) {
 		if j == nil || j.st == nil {
@@ -635,9 +762,9 @@ func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[JournalEntry, error] {
 			e, err := j.read(ctx, key)
 			switch {
 			case errors.Is(err, store.ErrNotStored):
-				// A marker whose intent never followed (the store failed,
-				// or the process died between the two writes), once it is
-				// older than any create in flight.
+				// A marker without its entry (deleted, or left by a
+				// version that wrote the marker before the intent), once
+				// it is older than any create in flight.
 				if j.markerStale(ctx, marker, now) {
 					_ = j.st.Delete(ctx, marker)
 				}

@@ -108,6 +108,11 @@ var ErrInFlight = errors.New("payments: journal entry may still be in flight")
 //   - When the entry has no outcome and is younger than the in-flight
 //     time (the create may still be running in another replica), it
 //     sends nothing and returns an error matching [ErrInFlight].
+//   - When the entry has no outcome and was never armed (its intent was
+//     reported unwritten, so its caller got [client.ErrNotSent], and
+//     marking it not sent failed too; or the store failed right after
+//     the intent), it sends nothing and reports NeedsPerson: a create
+//     reported as not sent is never sent by the SDK.
 //   - Otherwise it sends the same body to the same URL again, without
 //     allowLogicalDuplicate, with a new X-Request-ID (journaled too, with
 //     Resolves set) and the entry's session and PSU headers. "Created"
@@ -175,6 +180,16 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 		return Resolution{}, fmt.Errorf("%s: %w: no outcome yet, journaled %s ago (in-flight time %s)", op, ErrInFlight,
 			j.now().Sub(entry.Created).Round(time.Millisecond), j.inFlight)
 	default:
+		if entry.Outcome == "" {
+			armed, aerr := j.armed(ctx, key)
+			if aerr != nil {
+				return Resolution{}, fmt.Errorf("%s: %w", op, aerr)
+			}
+			if !armed {
+				res = Resolution{Kind: NeedsPerson, Reason: unarmedReason}
+				break
+			}
+		}
 		res, err = s.resend(ctx, entry, opts)
 	}
 	if err != nil {
@@ -295,6 +310,12 @@ func (s *Service) resend(ctx context.Context, e JournalEntry, opts []client.Requ
 	}
 	return Resolution{}, err
 }
+
+// unarmedReason is the reason of NeedsPerson for an entry without an
+// outcome whose open marker is missing (see armedCreates in journal.go).
+const unarmedReason = "no outcome, and the journal never recorded that the create was about to be sent " +
+	"(its intent was reported unwritten, or the marker after it failed): it was not sent, or sent by a process " +
+	"that died before recording the answer; the SDK does not send it again"
 
 // existsRefusal reports whether the bank's refusal of a resend says the
 // first create exists.
