@@ -193,7 +193,12 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 		res, err = s.resend(ctx, entry, opts)
 	}
 	if err != nil {
-		return Resolution{}, fmt.Errorf("%s: %w", op, err)
+		// The client's errors of the status read and the resend name
+		// their operation, payments.Resolve, already.
+		if !strings.HasPrefix(err.Error(), op+": ") {
+			err = fmt.Errorf("%s: %w", op, err)
+		}
+		return Resolution{}, err
 	}
 	res.At = j.now().UTC()
 	settled := false
