@@ -81,10 +81,15 @@ func (s *Store) Migrate(ctx context.Context) error {
 	}
 	schema := pgx.Identifier{s.schema}.Sanitize()
 	table := pgx.Identifier{s.schema, "schema_migrations"}.Sanitize()
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey(s.schema)); err != nil {
+	err = s.inTx(ctx, func(t *tx) error {
+		// Each statement after the lock reads what the replica that held
+		// it committed: READ COMMITTED takes a snapshot per statement.
+		if err := t.send(ctx, false, func(b *pgx.Batch) {
+			b.Queue(`SELECT pg_advisory_xact_lock($1)`, lockKey(s.schema))
+		}); err != nil {
 			return err
 		}
+		tx := t.conn
 		if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
 			return err
 		}
@@ -130,17 +135,21 @@ func (s *Store) Migrate(ctx context.Context) error {
 // Version returns the newest migration recorded in the schema, 0 when
 // Migrate never ran.
 func (s *Store) Version(ctx context.Context) (int, error) {
-	var exists bool
-	if err := s.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`,
-		pgx.Identifier{s.schema, "schema_migrations"}.Sanitize()).Scan(&exists); err != nil {
-		return 0, wrap(ctx, "version", err)
-	}
-	if !exists {
-		return 0, nil
-	}
+	table := pgx.Identifier{s.schema, "schema_migrations"}.Sanitize()
 	var v int
-	if err := s.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM `+
-		pgx.Identifier{s.schema, "schema_migrations"}.Sanitize()).Scan(&v); err != nil {
+	err := s.inTx(ctx, func(t *tx) error {
+		v = 0
+		var exists bool
+		if err := t.send(ctx, false, func(b *pgx.Batch) {
+			b.Queue(`SELECT to_regclass($1) IS NOT NULL`, table).QueryRow(func(row pgx.Row) error { return row.Scan(&exists) })
+		}); err != nil || !exists {
+			return err
+		}
+		return t.send(ctx, true, func(b *pgx.Batch) {
+			b.Queue(`SELECT coalesce(max(version), 0) FROM ` + table).QueryRow(func(row pgx.Row) error { return row.Scan(&v) })
+		})
+	})
+	if err != nil {
 		return 0, wrap(ctx, "version", err)
 	}
 	return v, nil

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tppkit/psd2/store"
@@ -34,15 +35,23 @@ const (
 // Store is a [store.Store] on PostgreSQL: one row per key in the table
 // kv of its schema, shared by every replica connected to the database.
 //
+//   - Every statement runs in a transaction begun with BEGIN ISOLATION
+//     LEVEL READ COMMITTED, whatever the database's or role's
+//     default_transaction_isolation: racing replicas wait for each other
+//     instead of failing. A transaction that fails with a serialization
+//     failure or a deadlock runs again, at most 10 times in all, after a
+//     short random pause; then the method returns a [ContentionError].
 //   - Get, Put, Delete and Keys are single statements; a row whose
 //     expires_at has passed is invisible to all of them.
 //   - Take is one DELETE ... RETURNING: of several replicas taking one
-//     key, exactly one gets the row.
+//     key, exactly one gets the row, the others wait for it and find no
+//     row ([store.ErrNotStored]).
 //   - Update runs in a transaction that first locks the key's row (an
 //     INSERT ... ON CONFLICT DO UPDATE that creates a placeholder when the
 //     key is missing, so that a missing key is locked too), then calls fn
 //     and writes its result: two replicas can never both take the last
-//     budget call. fn runs once per Update.
+//     budget call. fn runs once per attempt: once, unless the transaction
+//     is retried.
 //   - Expired rows are deleted by [Store.Cleanup], in batches of 1000,
 //     which the Store also starts in the background every 512 writes.
 //
@@ -214,13 +223,18 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if err := begin(ctx, key); err != nil {
 		return nil, err
 	}
-	var v []byte
-	err := s.pool.QueryRow(ctx, s.q.get, key).Scan(&v)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, store.ErrNotStored
-	}
+	var (
+		v     []byte
+		found bool
+	)
+	err := s.exec(ctx, func(b *pgx.Batch) {
+		b.Queue(s.q.get, key).QueryRow(scanRow(&found, &v))
+	})
 	if err != nil {
 		return nil, wrap(ctx, "get", err)
+	}
+	if !found {
+		return nil, store.ErrNotStored
 	}
 	if v == nil {
 		v = []byte{}
@@ -239,7 +253,7 @@ func (s *Store) Put(ctx context.Context, key string, value []byte, ttl time.Dura
 	if value == nil {
 		value = []byte{}
 	}
-	if _, err := s.pool.Exec(ctx, s.q.put, key, value, micros(ttl)); err != nil {
+	if err := s.exec(ctx, func(b *pgx.Batch) { b.Queue(s.q.put, key, value, micros(ttl)) }); err != nil {
 		return wrap(ctx, "put", err)
 	}
 	s.wrote()
@@ -251,28 +265,32 @@ func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := begin(ctx, key); err != nil {
 		return err
 	}
-	if _, err := s.pool.Exec(ctx, s.q.del, key); err != nil {
+	if err := s.exec(ctx, func(b *pgx.Batch) { b.Queue(s.q.del, key) }); err != nil {
 		return wrap(ctx, "delete", err)
 	}
 	return nil
 }
 
 // Take implements [store.Store] with one DELETE ... RETURNING: an expired
-// row is deleted too, and reported as missing.
+// row is deleted too, and reported as missing. Of concurrent Takes of a
+// key, the losers wait for the winner's transaction and then find no row:
+// they get [store.ErrNotStored].
 func (s *Store) Take(ctx context.Context, key string) ([]byte, error) {
 	if err := begin(ctx, key); err != nil {
 		return nil, err
 	}
 	var (
-		v    []byte
-		live bool
+		v           []byte
+		found, live bool
 	)
-	err := s.pool.QueryRow(ctx, s.q.take, key).Scan(&v, &live)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !live) {
-		return nil, store.ErrNotStored
-	}
+	err := s.exec(ctx, func(b *pgx.Batch) {
+		b.Queue(s.q.take, key).QueryRow(scanRow(&found, &v, &live))
+	})
 	if err != nil {
 		return nil, wrap(ctx, "take", err)
+	}
+	if !found || !live {
+		return nil, store.ErrNotStored
 	}
 	if v == nil {
 		v = []byte{}
@@ -280,57 +298,60 @@ func (s *Store) Take(ctx context.Context, key string) ([]byte, error) {
 	return v, nil
 }
 
+// errFn ends an Update's attempt whose fn failed (or returned a value
+// too large): the transaction rolls back and is not retried.
+var errFn = errors.New("pgstore: fn failed")
+
 // Update implements [store.Store] in one transaction: lock (or create and
-// lock) the key's row, run fn, write or delete. fn runs once, while the
-// row is locked: it must be quick and must not use the store. The
-// transaction takes two round trips to the server: BEGIN and the lock
-// are sent together, then the write and COMMIT.
+// lock) the key's row, run fn, write or delete. fn runs while the row is
+// locked: it must be quick and must not use the store. It runs once per
+// attempt: again only when the transaction failed with a serialization
+// failure or a deadlock and is retried (see [Store]). The transaction
+// takes two round trips to the server: BEGIN and the lock are sent
+// together, then the write and COMMIT.
 func (s *Store) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
 	if err := begin(ctx, key); err != nil {
 		return err
 	}
-	conn, err := s.pool.Acquire(ctx)
+	var fnErr error
+	err := s.inTx(ctx, func(t *tx) error {
+		var (
+			old  []byte
+			live bool
+		)
+		err := t.send(ctx, false, func(b *pgx.Batch) {
+			b.Queue(s.q.lock, key).QueryRow(func(row pgx.Row) error { return row.Scan(&old, &live) })
+		})
+		if err != nil {
+			return err
+		}
+		if !live {
+			old = nil
+		} else if old == nil {
+			old = []byte{}
+		}
+		value, ttl, err := fn(old, live)
+		if err == nil && value != nil {
+			err = store.CheckValue(value)
+		}
+		if err != nil {
+			// Rolled back by inTx: the row stays as it was, a
+			// placeholder disappears.
+			fnErr = err
+			return errFn
+		}
+		return t.send(ctx, true, func(b *pgx.Batch) {
+			if value == nil {
+				b.Queue(s.q.del, key)
+			} else {
+				b.Queue(s.q.set, key, value, micros(ttl))
+			}
+		})
+	})
+	if fnErr != nil {
+		return fnErr
+	}
 	if err != nil {
-		return wrap(ctx, "update", err)
-	}
-	// A connection left inside a transaction (an error midway) is closed
-	// by the pool on release, never reused.
-	defer conn.Release()
-
-	var (
-		old  []byte
-		live bool
-	)
-	b := &pgx.Batch{}
-	b.Queue("BEGIN")
-	b.Queue(s.q.lock, key).QueryRow(func(row pgx.Row) error { return row.Scan(&old, &live) })
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
-		return wrap(ctx, "update", err)
-	}
-	if !live {
-		old = nil
-	} else if old == nil {
-		old = []byte{}
-	}
-	value, ttl, err := fn(old, live)
-	if err == nil && value != nil {
-		err = store.CheckValue(value)
-	}
-	if err != nil {
-		// Roll back: the row stays as it was, a placeholder disappears.
-		// Should ROLLBACK fail, the connection is still in the
-		// transaction and the pool closes it on release.
-		_, _ = conn.Exec(ctx, "ROLLBACK")
-		return err
-	}
-	b = &pgx.Batch{}
-	if value == nil {
-		b.Queue(s.q.del, key)
-	} else {
-		b.Queue(s.q.set, key, value, micros(ttl))
-	}
-	b.Queue("COMMIT")
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		return wrap(ctx, "update", err)
 	}
 	s.wrote()
@@ -352,19 +373,19 @@ func (s *Store) Keys(ctx context.Context, prefix string) iter.Seq2[string, error
 		upper, bounded := prefixEnd(prefix)
 		after := "" // every key is above ""
 		for {
-			var (
-				rows pgx.Rows
-				err  error
-			)
-			if bounded {
-				rows, err = s.pool.Query(ctx, s.q.keysTo, after, prefix, upper)
-			} else {
-				rows, err = s.pool.Query(ctx, s.q.keys, after, prefix)
-			}
 			var page []string
-			if err == nil {
-				page, err = pgx.CollectRows(rows, pgx.RowTo[string])
-			}
+			err := s.exec(ctx, func(b *pgx.Batch) {
+				var q *pgx.QueuedQuery
+				if bounded {
+					q = b.Queue(s.q.keysTo, after, prefix, upper)
+				} else {
+					q = b.Queue(s.q.keys, after, prefix)
+				}
+				q.Query(func(rows pgx.Rows) (err error) {
+					page, err = pgx.CollectRows(rows, pgx.RowTo[string])
+					return err
+				})
+			})
 			if err != nil {
 				yield("", wrap(ctx, "keys", err))
 				return
@@ -437,9 +458,15 @@ func (s *Store) Cleanup(ctx context.Context) (int64, error) {
 }
 
 func (s *Store) cleanupOnce(ctx context.Context) (int64, error) {
-	tag, err := s.pool.Exec(ctx, s.q.cleanup)
+	var n int64
+	err := s.exec(ctx, func(b *pgx.Batch) {
+		b.Queue(s.q.cleanup).Exec(func(tag pgconn.CommandTag) error {
+			n = tag.RowsAffected()
+			return nil
+		})
+	})
 	if err != nil {
 		return 0, wrap(ctx, "cleanup", err)
 	}
-	return tag.RowsAffected(), nil
+	return n, nil
 }
