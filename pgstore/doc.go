@@ -28,6 +28,23 @@
 // background every 512 writes. It passes the conformance suite of package
 // store/storetest, races between two pools included.
 //
+// Isolation and retries: every statement of the store, single
+// statements included, runs in a transaction begun with BEGIN ISOLATION
+// LEVEL READ COMMITTED (sent in the same round trip as the first
+// statement), so that a database or role whose default_transaction_isolation
+// is repeatable read or serializable does not turn the waits of racing
+// replicas into serialization failures: concurrent Takes of a key still
+// give the value to one and store.ErrNotStored to the others, and
+// concurrent Updates all land. The level is named per transaction, not
+// set on the session, so that it holds on a caller's pool and behind a
+// PgBouncer-style pooler in transaction mode. A transaction that fails
+// with a serialization failure (SQLSTATE 40001) or a deadlock (40P01) was
+// rolled back by the server and runs again, at most 10 times in all,
+// after a random pause of a few milliseconds that grows with each retry
+// and ends early with ctx; Update's fn then runs again, which the
+// store.Store contract allows. When every attempt fails the method
+// returns a [ContentionError].
+//
 // Migrations: the schema ships as versioned SQL files embedded in the
 // package. [Store.Migrate] applies those not yet recorded in the schema's
 // schema_migrations table, in one transaction holding an advisory lock
