@@ -25,7 +25,11 @@ import (
 // cursors) without locking. Breaking out of the loop stops the run: no
 // further job is taken, the calls in flight are cancelled (a call
 // cancelled before it was sent gives its budget call back) and Run
-// returns once its goroutines have ended.
+// returns once its goroutines have ended. A panic in the jobs sequence,
+// in the [WithProgress] function or in the loop's body reaches the
+// caller unchanged and stops the run the same way, except that the
+// goroutines end in the background, shortly after: a recovered panic (a
+// net/http handler's) leaves none behind.
 //
 // Every job ends with exactly one [Outcome]; the errors of the jobs are
 // in their results. Run yields an error, once and last, only for the run
@@ -63,11 +67,24 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 			close(out)
 		}()
 
-		feeding, stopped := true, false
+		feeding, stopped, finished := true, false, false
 		defer func() {
-			if feeding { // the jobs sequence panicked: release the workers
+			if finished {
+				return
+			}
+			// A panic (in the jobs sequence, the progress callback or
+			// the loop's body) leaves the loop: stop feeding, cancel the
+			// calls in flight and read the workers' last results in the
+			// background, so that no goroutine of the run is left
+			// blocked sending them.
+			if feeding {
 				close(in)
 			}
+			stop()
+			go func() {
+				for range out {
+				}
+			}()
 		}()
 		start := time.Now()
 		var p Progress
@@ -97,6 +114,7 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 				res, ok = <-out
 			}
 			if !ok { // every worker is gone
+				finished = true
 				p.InFlight, p.Elapsed = 0, time.Since(start)
 				r.log.LogAttrs(ctx, slog.LevelInfo, "refresh run ended", slog.Any("progress", p))
 				if !stopped && ctx.Err() != nil {
