@@ -5,8 +5,10 @@
 // A [Service] describes each call and sends it through a [client.Client];
 // PSU and session headers are per-call [client.RequestOption]s.
 //
-//	pay := payments.New(c)
-//	b := basket.New(c)
+//	b, err := basket.New(c)
+//	if err != nil {
+//		return err
+//	}
 //	// create the payments first and keep their ids, then:
 //	bk, err := b.Create(ctx, ids, client.WithTPPSessionID(sid), client.WithRedirectURI(cb),
 //		client.WithPSU(client.PSU{ID: psuID, IPAddress: ip}))

@@ -165,7 +165,7 @@ func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.Re
 
 // StartAuthorisation starts a new SCA for the basket (POST
 // /v1/signing-baskets/{id}/authorisations, 201) and returns the link to send
-// the PSU to ([Authorisation.SCARedirect]). Use it when the create answer
+// the PSU to (Authorisation's SCARedirect). Use it when the create answer
 // had no scaRedirect or the PSU left the first SCA. Give the headers of
 // [Service.Create] in opts.
 //

@@ -127,7 +127,7 @@ type reply struct {
 }
 
 // exchange is the state of one call across its attempts. The loop in
-// [Client.send] runs on the caller's goroutine; only the per-attempt
+// Client.send runs on the caller's goroutine; only the per-attempt
 // wrote flag is set from the transport's goroutines.
 type exchange struct {
 	c *Client

@@ -130,7 +130,7 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 	return res.resp, res.err
 }
 
-// outcome is what [Client.exchange] ended with.
+// outcome is what Client.exchange ended with.
 type outcome struct {
 	resp   *Response
 	status int

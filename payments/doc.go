@@ -3,7 +3,10 @@
 // platform's other products, follows their status, reads their details,
 // cancels them and starts their Strong Customer Authentication (SCA).
 //
-//	svc := payments.New(c)
+//	svc, err := payments.New(c)
+//	if err != nil {
+//		return err
+//	}
 //	init, err := svc.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
 //		InstructedAmount: money.MustParse("1250.00", "NOK"),
 //		CreditorName:     "Ola Eksempel",
@@ -57,7 +60,7 @@
 // Validation: before anything is sent, the create calls run
 // [NorwegianDomestic.Validate] or [SEPA.Validate] (and Validate(now
 // time.Time) error of any body given to [Service.Create]) with the
-// Service's clock ([WithClock]). Each broken rule is a
+// Service's clock ([client.WithClock]). Each broken rule is a
 // [*client.ValidationError] naming the JSON path of the field; several
 // are joined with errors.Join, and the whole is wrapped with the operation
 // name, so errors.Is(err, client.ErrValidation) and errors.As work. The

@@ -121,7 +121,7 @@ type validator interface {
 // The headers docs/interface.md section 4.2 requires must be among the
 // options or the client's defaults: PSU-ID, PSU-IP-Address and
 // PSU-Context (client.WithPSU, client.WithPSUContext; an
-// [sca.Session]'s RequestOptions carries them), TPP-Session-ID and
+// sca.Session's RequestOptions carries them), TPP-Session-ID and
 // TPP-Redirect-URI. Without one, the call fails with a
 // *client.ValidationError naming the option and nothing is sent. A call
 // that may have reached the bank without a clear answer returns

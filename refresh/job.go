@@ -184,7 +184,7 @@ func windowStart(d accounts.Date) accounts.Date {
 }
 
 // advance returns the cursor after the booked entries (date, id) read
-// from c's window on (see [Refresher.transactions]).
+// from c's window on (see Refresher.transactions).
 func (c Cursor) advance(dates []accounts.Date, ids []string) Cursor {
 	if len(dates) == 0 {
 		c.Seen = slices.Clone(c.Seen)

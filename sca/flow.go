@@ -107,7 +107,7 @@ func NewFlow(redirectURI string, opts ...FlowOption) (*Flow, error) {
 func (f *Flow) RedirectURI() string { return f.redirect.String() }
 
 // Pending is an SCA the TPP started and whose callback it waits for. Keep
-// it (in a [Store], see [SavePending], or in the PSU's server-side web
+// it (in a [store.Store], see [SavePending], or in the PSU's server-side web
 // session) until the callback arrives, in its storage form
 // ([Pending.MarshalBinary]). State is a secret shared only with the PSU's
 // browser: with it and the TPP-Session-ID anyone can forge the callback.

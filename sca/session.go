@@ -30,7 +30,7 @@ const ConsentValidity = 90 * 24 * time.Hour
 
 // Session is a PSU's session after a completed SCA: the ids the bank's
 // redirect returned (docs/interface.md sections 5.9, 6) and the time of the SCA. It is
-// plain data; keep it in a [Store] with [SaveSession] and send it on later
+// plain data; keep it in a [store.Store] with [SaveSession] and send it on later
 // calls with [Session.RequestOptions].
 //
 // PSU-ID, PSU-Corporate-ID, TPP-Session-ID and the account ids are
