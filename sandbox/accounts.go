@@ -3,12 +3,8 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
-	"time"
 
-	"github.com/shopspring/decimal"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/apipath"
 )
@@ -67,16 +63,7 @@ type Account struct {
 
 // CreateAccount creates a mock account with POST /v1/sandbox/accounts.
 func (s *Service) CreateAccount(ctx context.Context, a *NewAccount, opts ...client.RequestOption) (*Account, error) {
-	if a == nil || (a.CustomerID == "" && a.CustomerNumber == "") || a.Currency == "" {
-		return nil, errors.New("sandbox: a new account needs customerId or customerNumber, and currency")
-	}
-	if a.BBAN != "" && (len(a.BBAN) != 11 || !digits(a.BBAN)) {
-		return nil, errors.New("sandbox: bban must be 11 digits")
-	}
-	if err := checkNumber("balance", a.Balance, true); err != nil {
-		return nil, err
-	}
-	if err := checkNumber("creditLine", a.CreditLine, true); err != nil {
+	if err := a.validate(); err != nil {
 		return nil, err
 	}
 	var out Account
@@ -116,13 +103,7 @@ type CardAccount struct {
 // CreateCardAccount creates a mock card account with POST
 // /v1/sandbox/card-accounts.
 func (s *Service) CreateCardAccount(ctx context.Context, a *NewCardAccount, opts ...client.RequestOption) (*CardAccount, error) {
-	if a == nil || (a.CustomerID == "" && a.CustomerNumber == "") || a.Currency == "" {
-		return nil, errors.New("sandbox: a new card account needs customerId or customerNumber, and currency")
-	}
-	if err := checkNumber("creditLimit", a.CreditLimit, true); err != nil {
-		return nil, err
-	}
-	if err := checkNumber("balance", a.Balance, true); err != nil {
+	if err := a.validate(); err != nil {
 		return nil, err
 	}
 	var out CardAccount
@@ -162,20 +143,14 @@ type Transaction struct {
 // transaction with another account as debtor yields an error from the
 // sandbox (docs/interface.md section 4.5).
 func (s *Service) CreateTransactions(ctx context.Context, accountID string, txs []Transaction, opts ...client.RequestOption) error {
-	if err := checkID("account id", accountID); err != nil {
+	if err := checkID("accountId", accountID); err != nil {
 		return err
 	}
 	if len(txs) == 0 {
-		return errors.New("sandbox: CreateTransactions needs transactions")
+		return invalid("body", "no transactions given")
 	}
 	for i, t := range txs {
-		if err := checkNumber(fmt.Sprintf("[%d].transactionAmount.amount", i), t.TransactionAmount.Amount, false); err != nil {
-			return err
-		}
-		if err := checkStatus(i, t.BookingStatus); err != nil {
-			return err
-		}
-		if err := checkDates(i, t.BookingDate, t.ValueDate); err != nil {
+		if err := t.validate(at(i)); err != nil {
 			return err
 		}
 	}
@@ -200,25 +175,14 @@ type CardTransaction struct {
 // CreateCardTransactions adds mock transactions to the mock card account
 // cardAccountID with POST /v1/sandbox/card-accounts/{id}/transactions.
 func (s *Service) CreateCardTransactions(ctx context.Context, cardAccountID string, txs []CardTransaction, opts ...client.RequestOption) error {
-	if err := checkID("card account id", cardAccountID); err != nil {
+	if err := checkID("cardAccountId", cardAccountID); err != nil {
 		return err
 	}
 	if len(txs) == 0 {
-		return errors.New("sandbox: CreateCardTransactions needs transactions")
+		return invalid("body", "no transactions given")
 	}
 	for i, t := range txs {
-		if err := checkNumber(fmt.Sprintf("[%d].transactionAmount.amount", i), t.TransactionAmount.Amount, false); err != nil {
-			return err
-		}
-		if t.OriginalAmount != nil {
-			if err := checkNumber(fmt.Sprintf("[%d].originalAmount.amount", i), t.OriginalAmount.Amount, false); err != nil {
-				return err
-			}
-		}
-		if err := checkStatus(i, t.BookingStatus); err != nil {
-			return err
-		}
-		if err := checkDates(i, t.BookingDate, t.TransactionDate); err != nil {
+		if err := t.validate(at(i)); err != nil {
 			return err
 		}
 	}
@@ -227,36 +191,88 @@ func (s *Service) CreateCardTransactions(ctx context.Context, cardAccountID stri
 	return s.do(ctx, op, nil, opts)
 }
 
-// checkNumber refuses a value that is not a decimal number (json.Number
-// would otherwise fail only when the body is encoded).
-func checkNumber(field string, n json.Number, optional bool) error {
-	if n == "" {
-		if optional {
-			return nil
-		}
-		return fmt.Errorf("sandbox: %s is empty", field)
+// validate checks a new mock account before it is sent: its owner, an
+// 11-digit BBAN when set, an ISO 4217 currency, numeric amounts and its
+// text fields (a name of at most 70 characters; no character the bank
+// cannot process in any of them).
+func (a *NewAccount) validate() error {
+	if a == nil {
+		return invalid("body", "no account given")
 	}
-	if _, err := decimal.NewFromString(string(n)); err != nil || !json.Valid([]byte(n)) {
-		return fmt.Errorf("sandbox: %s is not a number", field)
+	if err := checkOwner(a.CustomerID, a.CustomerNumber); err != nil {
+		return err
 	}
-	return nil
+	if a.BBAN != "" && (len(a.BBAN) != 11 || !digits(a.BBAN)) {
+		return invalid("bban", "must be 11 digits")
+	}
+	return firstErr(
+		checkCurrency("currency", a.Currency, false),
+		checkText("name", a.Name, 0, maxName),
+		checkText("product", a.Product, 0, 0),
+		checkText("cashAccountType", a.CashAccountType, 0, 0),
+		checkNumber("balance", a.Balance, true),
+		checkNumber("creditLine", a.CreditLine, true),
+	)
 }
 
-func checkStatus(i int, st string) error {
-	if st != "" && st != Booked && st != Pending {
-		return fmt.Errorf("sandbox: [%d].bookingStatus must be booked or pending", i)
+// validate checks a new mock card account before it is sent: its owner,
+// an ISO 4217 currency, numeric amounts and its text fields (a masked PAN
+// of at most 35 characters, a name of at most 70; no character the bank
+// cannot process in any of them).
+func (a *NewCardAccount) validate() error {
+	if a == nil {
+		return invalid("body", "no card account given")
 	}
-	return nil
+	if err := checkOwner(a.CustomerID, a.CustomerNumber); err != nil {
+		return err
+	}
+	return firstErr(
+		checkText("maskedPan", a.MaskedPan, 0, maxMaskedPan),
+		checkCurrency("currency", a.Currency, false),
+		checkText("name", a.Name, 0, maxName),
+		checkText("product", a.Product, 0, 0),
+		checkNumber("creditLimit", a.CreditLimit, true),
+		checkNumber("balance", a.Balance, true),
+	)
 }
 
-func checkDates(i int, dates ...string) error {
-	for _, d := range dates {
-		if d == "" {
-			continue
-		}
-		if _, err := time.Parse(time.DateOnly, d); err != nil {
-			return fmt.Errorf("sandbox: [%d] date is not YYYY-MM-DD", i)
-		}
+// validate checks mock transaction p ("[i].") before it is sent: a
+// numeric amount, a currency when set, the status, the dates, the account
+// references and the text fields (names 70 characters, remittance 140; no
+// character the bank cannot process).
+func (t *Transaction) validate(p string) error {
+	return firstErr(
+		checkNumber(p+"transactionAmount.amount", t.TransactionAmount.Amount, false),
+		checkCurrency(p+"transactionAmount.currency", t.TransactionAmount.Currency, true),
+		checkStatus(p+"bookingStatus", t.BookingStatus),
+		checkDate(p+"bookingDate", t.BookingDate),
+		checkDate(p+"valueDate", t.ValueDate),
+		checkText(p+"creditorName", t.CreditorName, 0, maxName),
+		checkRef(p+"creditorAccount", t.CreditorAccount),
+		checkText(p+"debtorName", t.DebtorName, 0, maxName),
+		checkRef(p+"debtorAccount", t.DebtorAccount),
+		checkText(p+"remittanceInformationUnstructured", t.RemittanceInformationUnstructured, 0, maxRemittance),
+		checkText(p+"proprietaryBankTransactionCode", t.ProprietaryBankTransactionCode, 0, 0),
+	)
+}
+
+// validate checks mock card transaction p ("[i].") before it is sent:
+// numeric amounts, currencies when set, the status, the dates and the
+// details (140 characters, no character the bank cannot process).
+func (t *CardTransaction) validate(p string) error {
+	errs := []error{
+		checkNumber(p+"transactionAmount.amount", t.TransactionAmount.Amount, false),
+		checkCurrency(p+"transactionAmount.currency", t.TransactionAmount.Currency, true),
 	}
-	return nil
+	if t.OriginalAmount != nil {
+		errs = append(errs,
+			checkNumber(p+"originalAmount.amount", t.OriginalAmount.Amount, false),
+			checkCurrency(p+"originalAmount.currency", t.OriginalAmount.Currency, true))
+	}
+	return firstErr(append(errs,
+		checkStatus(p+"bookingStatus", t.BookingStatus),
+		checkDate(p+"transactionDate", t.TransactionDate),
+		checkDate(p+"bookingDate", t.BookingDate),
+		checkText(p+"transactionDetails", t.TransactionDetails, 0, maxDetails),
+	)...)
 }

@@ -2,8 +2,8 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -33,13 +33,8 @@ type Engagement struct {
 // CreateAgreement creates a mock corporate agreement with POST
 // /v1/sandbox/agreements and returns it as the sandbox answers.
 func (s *Service) CreateAgreement(ctx context.Context, a *NewAgreement, opts ...client.RequestOption) (*Agreement, error) {
-	if a == nil || a.Owner == "" || a.Name == "" {
-		return nil, errors.New("sandbox: a new agreement needs an owner and a name")
-	}
-	for _, e := range a.Engagements {
-		if e.Customer == "" || (e.Account.IBAN == "" && e.Account.BBAN == "") || len(e.Roles) == 0 {
-			return nil, errors.New("sandbox: an engagement needs a customer, an account and roles")
-		}
+	if err := a.validate(); err != nil {
+		return nil, err
 	}
 	var out Agreement
 	op := client.Operation{Name: "sandbox.CreateAgreement", Method: http.MethodPost, Path: agreementsPath, Body: a}
@@ -47,4 +42,35 @@ func (s *Service) CreateAgreement(ctx context.Context, a *NewAgreement, opts ...
 		return nil, err
 	}
 	return &out, nil
+}
+
+// validate checks a new agreement before it is sent: an owner, a name of
+// 1 to 70 characters, and engagements each with a customer, an account
+// (IBAN or BBAN) and at least one role; no text holds a character the
+// bank cannot process.
+func (a *NewAgreement) validate() error {
+	if a == nil {
+		return invalid("body", "no agreement given")
+	}
+	if err := firstErr(checkText("owner", a.Owner, 1, maxIDLen), checkText("name", a.Name, 1, maxName)); err != nil {
+		return err
+	}
+	for i, e := range a.Engagements {
+		p := "engagements[" + strconv.Itoa(i) + "]"
+		if e.Account.IBAN == "" && e.Account.BBAN == "" {
+			return invalid(p+".account", "iban or bban required")
+		}
+		if len(e.Roles) == 0 {
+			return invalid(p+".roles", "at least one role required")
+		}
+		if err := firstErr(checkText(p+".customer", e.Customer, 1, maxIDLen), checkRef(p+".account", &e.Account)); err != nil {
+			return err
+		}
+		for j, r := range e.Roles {
+			if err := checkText(p+".roles["+strconv.Itoa(j)+"]", r, 1, 0); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -2,16 +2,12 @@ package sandbox
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/apipath"
-	"github.com/tppkit/psd2/internal/emoji"
 )
 
 // Customer is a sandbox customer (docs/interface.md section 2.8). CustomerNumber is what
@@ -76,7 +72,8 @@ type NewCustomer struct {
 	// CustomerType is PRIVATE or CORPORATE.
 	CustomerType client.PSUContext `json:"customerType"`
 	// CustomerName is the customer's name: 1 to 70 characters (runes, not
-	// bytes) of valid UTF-8.
+	// bytes) of valid UTF-8, without an emoji, pictograph or character
+	// outside the Basic Multilingual Plane (the bank answers those 400).
 	CustomerName string `json:"customerName"`
 }
 
@@ -85,25 +82,21 @@ type NewCustomer struct {
 // the emulator shares.
 const maxCustomerName = 70
 
-// validate checks a new customer before it is sent. A bad customerName is
-// a wrapped [*client.ValidationError] (matching client.ErrValidation).
+// validate checks a new customer before it is sent. Every broken rule is
+// a wrapped [*client.ValidationError] (matching client.ErrValidation)
+// naming the field.
 func (n *NewCustomer) validate() error {
-	nameErr := func(reason string) error {
-		return fmt.Errorf("sandbox: %w", &client.ValidationError{Field: "customerName", Reason: reason})
+	if n == nil {
+		return invalid("body", "no customer given")
 	}
-	switch {
-	case n == nil:
-		return errors.New("sandbox: nil customer")
-	case !digits(n.CustomerNumber) || (len(n.CustomerNumber) != 11 && len(n.CustomerNumber) != 9):
-		return errors.New("sandbox: customerNumber must be 11 or 9 digits")
-	case !utf8.ValidString(n.CustomerName):
-		return nameErr("not valid UTF-8")
-	case n.CustomerName == "" || utf8.RuneCountInString(n.CustomerName) > maxCustomerName:
-		return nameErr("must have 1 to 70 characters")
-	case emoji.Index(n.CustomerName) >= 0:
-		return nameErr("holds a character the bank cannot process (an emoji or pictograph)")
-	case n.CustomerType != client.Private && n.CustomerType != client.Corporate:
-		return errors.New("sandbox: customer type must be PRIVATE or CORPORATE")
+	if err := checkCustomerNumber("customerNumber", n.CustomerNumber); err != nil {
+		return err
+	}
+	if err := checkText("customerName", n.CustomerName, 1, maxCustomerName); err != nil {
+		return err
+	}
+	if n.CustomerType != client.Private && n.CustomerType != client.Corporate {
+		return invalid("customerType", "must be PRIVATE or CORPORATE")
 	}
 	return nil
 }
@@ -125,7 +118,7 @@ func (s *Service) CreateCustomer(ctx context.Context, n *NewCustomer, opts ...cl
 // DeleteCustomer deletes the sandbox customer customerID with DELETE
 // /v1/sandbox/customers/{id}.
 func (s *Service) DeleteCustomer(ctx context.Context, customerID string, opts ...client.RequestOption) error {
-	if err := checkID("customer id", customerID); err != nil {
+	if err := checkID("customerId", customerID); err != nil {
 		return err
 	}
 	op := client.Operation{Name: "sandbox.DeleteCustomer", Method: http.MethodDelete, Path: apipath.Join(customersPath, customerID)}
@@ -144,7 +137,7 @@ func digits(s string) bool {
 // Customer returns the sandbox customer customerID, with its accounts and
 // agreements, with GET /v1/sandbox/customers/{id}.
 func (s *Service) Customer(ctx context.Context, customerID string, opts ...client.RequestOption) (*Customer, error) {
-	if err := checkID("customer id", customerID); err != nil {
+	if err := checkID("customerId", customerID); err != nil {
 		return nil, err
 	}
 	var out Customer

@@ -3,8 +3,8 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -68,9 +68,15 @@ const maxIDLen = 256
 
 // checkID refuses an id that cannot be one path segment: empty, too long,
 // or "." and ".." (which client.JoinPath would keep, changing the path).
-func checkID(what, id string) error {
-	if id == "" || id == "." || id == ".." || len(id) > maxIDLen {
-		return fmt.Errorf("sandbox: invalid %s", what)
+// field names the path parameter (customerId, accountId, cardAccountId).
+func checkID(field, id string) error {
+	switch {
+	case id == "":
+		return invalid(field, "required")
+	case id == "." || id == "..":
+		return invalid(field, "cannot be a dot segment")
+	case len(id) > maxIDLen:
+		return invalid(field, "longer than "+strconv.Itoa(maxIDLen)+" bytes")
 	}
 	return nil
 }
