@@ -262,89 +262,10 @@ func TestRequests(t *testing.T) {
 	}
 }
 
-func TestInvalidInputSendsNothing(t *testing.T) {
+// A nil Service refuses to call and New refuses a nil client; bad inputs
+// are in TestBadInputIsValidationErrorAndSendsNothing.
+func TestNilServiceAndClient(t *testing.T) {
 	t.Parallel()
-	tx := []Transaction{{TransactionAmount: Amount{Amount: "1", Currency: "NOK"}}}
-	tests := []struct {
-		name string
-		call func(*Service, *testing.T) error
-	}{
-		{"nil customer", func(s *Service, t *testing.T) error { _, err := s.CreateCustomer(t.Context(), nil); return err }},
-		{"customer number letters", func(s *Service, t *testing.T) error {
-			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "1303931995x", CustomerType: client.Private, CustomerName: "K"})
-			return err
-		}},
-		{"customer number length", func(s *Service, t *testing.T) error {
-			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "1234", CustomerType: client.Private, CustomerName: "K"})
-			return err
-		}},
-		{"customer type", func(s *Service, t *testing.T) error {
-			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "13039319955", CustomerType: "BUSINESS", CustomerName: "K"})
-			return err
-		}},
-		{"customer name", func(s *Service, t *testing.T) error {
-			_, err := s.CreateCustomer(t.Context(), &NewCustomer{CustomerNumber: "13039319955", CustomerType: client.Private})
-			return err
-		}},
-		{"delete empty id", func(s *Service, t *testing.T) error { return s.DeleteCustomer(t.Context(), "") }},
-		{"delete dot-dot", func(s *Service, t *testing.T) error { return s.DeleteCustomer(t.Context(), "..") }},
-		{"get dot", func(s *Service, t *testing.T) error { _, err := s.Customer(t.Context(), "."); return err }},
-		{"account without owner", func(s *Service, t *testing.T) error {
-			_, err := s.CreateAccount(t.Context(), &NewAccount{Currency: "NOK"})
-			return err
-		}},
-		{"account bad bban", func(s *Service, t *testing.T) error {
-			_, err := s.CreateAccount(t.Context(), &NewAccount{CustomerNumber: "1", Currency: "NOK", BBAN: "1234 56 78903"})
-			return err
-		}},
-		{"account balance not a number", func(s *Service, t *testing.T) error {
-			_, err := s.CreateAccount(t.Context(), &NewAccount{CustomerNumber: "1", Currency: "NOK", Balance: "1,5"})
-			return err
-		}},
-		{"card without currency", func(s *Service, t *testing.T) error {
-			_, err := s.CreateCardAccount(t.Context(), &NewCardAccount{CustomerNumber: "1"})
-			return err
-		}},
-		{"card limit NaN", func(s *Service, t *testing.T) error {
-			_, err := s.CreateCardAccount(t.Context(), &NewCardAccount{CustomerNumber: "1", Currency: "NOK", CreditLimit: "NaN"})
-			return err
-		}},
-		{"no transactions", func(s *Service, t *testing.T) error { return s.CreateTransactions(t.Context(), "enc!!a", nil) }},
-		{"transactions path traversal", func(s *Service, t *testing.T) error { return s.CreateTransactions(t.Context(), "..", tx) }},
-		{"transaction amount empty", func(s *Service, t *testing.T) error {
-			return s.CreateTransactions(t.Context(), "enc!!a", []Transaction{{TransactionAmount: Amount{Currency: "NOK"}}})
-		}},
-		{"transaction status", func(s *Service, t *testing.T) error {
-			return s.CreateTransactions(t.Context(), "enc!!a", []Transaction{{BookingStatus: "all", TransactionAmount: Amount{Amount: "1"}}})
-		}},
-		{"transaction date", func(s *Service, t *testing.T) error {
-			return s.CreateTransactions(t.Context(), "enc!!a", []Transaction{{BookingDate: "01.03.2026", TransactionAmount: Amount{Amount: "1"}}})
-		}},
-		{"card transaction original amount", func(s *Service, t *testing.T) error {
-			return s.CreateCardTransactions(t.Context(), "enc!!a", []CardTransaction{{TransactionAmount: Amount{Amount: "1"}, OriginalAmount: &Amount{Amount: "x"}}})
-		}},
-		{"card transactions empty id", func(s *Service, t *testing.T) error {
-			return s.CreateCardTransactions(t.Context(), "", []CardTransaction{{TransactionAmount: Amount{Amount: "1"}}})
-		}},
-		{"agreement without owner", func(s *Service, t *testing.T) error {
-			_, err := s.CreateAgreement(t.Context(), &NewAgreement{Name: "x"})
-			return err
-		}},
-		{"agreement engagement without roles", func(s *Service, t *testing.T) error {
-			_, err := s.CreateAgreement(t.Context(), &NewAgreement{Owner: "1", Name: "x", Engagements: []Engagement{{Customer: "2", Account: AccountRef{IBAN: "NO93"}}}})
-			return err
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			svc, mt, _ := mockBank(t, 200, "{}")
-			err := tt.call(svc, t)
-			require.Error(t, err)
-			assert.True(t, strings.HasPrefix(err.Error(), "sandbox: "), err.Error())
-			assert.Zero(t, mt.GetTotalCallCount(), "nothing sent")
-		})
-	}
 	var nilSvc *Service
 	assert.Error(t, nilSvc.Initialize(t.Context()))
 	svc, err := New(nil)
