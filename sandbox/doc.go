@@ -29,6 +29,18 @@
 // published; each is written down once, on its type, and matches the
 // sandbox/emulator package.
 //
+// Checks: every Create call checks its body before sending it, and the
+// calls taking an id check it can be one path segment. A broken rule
+// sends nothing and returns a [*client.ValidationError] (errors.Is
+// client.ErrValidation) whose Field is the JSON path ("customerNumber",
+// "[1].remittanceInformationUnstructured", "engagements[0].roles") and whose
+// message shows no value, so no customer number, name or account number.
+// Text fields (names, products, remittance and card details, account
+// references) must be valid UTF-8 without a character the bank cannot
+// process: an emoji or pictograph, or anything outside the Basic
+// Multilingual Plane, which the bank answers with 400 (docs/interface.md
+// sections 1.6 and 7; the rule of package payments).
+//
 // Every call goes through the [client.Client] given to [New]: signed,
 // with X-Request-ID, and returning a *client.Error for a non-2xx answer.
 package sandbox
