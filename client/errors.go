@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,6 +102,12 @@ type TPPMessage struct {
 }
 
 // Error is a non-2xx answer of the bank.
+//
+// Messages, Links and PSUMessage are read from the body member by member:
+// a member, link or field of an unexpected type is left out and the rest
+// kept, so a 401 whose psuMessage is an object, or one of whose links has
+// "verbs":"GET", still carries its scaRedirect and its codes; a single
+// tppMessages object is read as a list of one.
 type Error struct {
 	// Operation names the SDK call, e.g. "payments.CreateNorwegianDomestic".
 	Operation string
@@ -118,23 +125,118 @@ type Error struct {
 	Header http.Header
 }
 
+// errorBody is the top level of an error body, each member kept raw and
+// decoded on its own (decodeMessages, decodeLinks, decodeString), so that
+// a member of an unexpected type loses only itself: a 401 whose
+// tppMessages or psuMessage is an object, or one of whose links has
+// "verbs":"GET", still carries its scaRedirect and its codes.
 type errorBody struct {
-	TPPMessages []TPPMessage `json:"tppMessages"`
-	Links       Links        `json:"_links"`
-	PSUMessage  string       `json:"psuMessage"`
+	TPPMessages json.RawMessage `json:"tppMessages"`
+	Links       json.RawMessage `json:"_links"`
+	PSUMessage  json.RawMessage `json:"psuMessage"`
 }
 
-// newError builds an *Error from a non-2xx response body. A body that is
-// not JSON leaves Messages empty.
+// newError builds an *Error from a non-2xx response body (already bounded
+// by maxErrorBody). A body that is not a JSON object leaves Messages,
+// Links and PSUMessage empty. Otherwise each of tppMessages, _links (link
+// by link) and psuMessage is decoded on its own and keeps what is
+// readable: a member, link or field of an unexpected type is left out
+// without losing the others. A single tppMessages object is read as a
+// list of one.
 func newError(op string, status int, requestID string, header http.Header, body []byte) *Error {
 	e := &Error{Operation: op, StatusCode: status, RequestID: requestID, Header: header}
 	var b errorBody
-	if len(body) > 0 && json.Unmarshal(body, &b) == nil {
-		e.Messages = b.TPPMessages
-		e.Links = b.Links
-		e.PSUMessage = b.PSUMessage
+	if len(body) == 0 || json.Unmarshal(body, &b) != nil {
+		return e
 	}
+	e.Messages = decodeMessages(b.TPPMessages)
+	e.Links = decodeLinks(b.Links)
+	e.PSUMessage = decodeString(b.PSUMessage)
 	return e
+}
+
+// isObject reports whether raw, a valid JSON value, is an object.
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+// decodeString returns raw as a string, or "" when it is not a JSON string.
+func decodeString(raw json.RawMessage) string {
+	var s string
+	if len(raw) == 0 || json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// decodeMessages reads tppMessages: a list whose objects become messages
+// (other entries are dropped), or one object read as a list of one. Each
+// field of a message that is not a string is left empty.
+func decodeMessages(raw json.RawMessage) []TPPMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var list []json.RawMessage
+	if isObject(raw) {
+		list = []json.RawMessage{raw}
+	} else if json.Unmarshal(raw, &list) != nil {
+		return nil
+	}
+	var out []TPPMessage
+	for _, m := range list {
+		var f struct {
+			Category json.RawMessage `json:"category"`
+			Code     json.RawMessage `json:"code"`
+			Path     json.RawMessage `json:"path"`
+			Text     json.RawMessage `json:"text"`
+		}
+		if !isObject(m) || json.Unmarshal(m, &f) != nil {
+			continue
+		}
+		out = append(out, TPPMessage{
+			Category: decodeString(f.Category),
+			Code:     decodeString(f.Code),
+			Path:     decodeString(f.Path),
+			Text:     decodeString(f.Text),
+		})
+	}
+	return out
+}
+
+// decodeLinks reads _links link by link: a link that is not an object is
+// dropped, an href that is not a string is left empty, and verbs keeps the
+// strings of a list (verbs of another form are left out, so the link
+// allows nothing: [Link.Allows]).
+func decodeLinks(raw json.RawMessage) Links {
+	var m map[string]json.RawMessage
+	if !isObject(raw) || json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	var out Links
+	for name, l := range m {
+		var f struct {
+			Href  json.RawMessage `json:"href"`
+			Verbs json.RawMessage `json:"verbs"`
+		}
+		if !isObject(l) || json.Unmarshal(l, &f) != nil {
+			continue
+		}
+		link := Link{Href: decodeString(f.Href)}
+		var verbs []json.RawMessage
+		if len(f.Verbs) > 0 && json.Unmarshal(f.Verbs, &verbs) == nil {
+			for _, v := range verbs {
+				if s := decodeString(v); s != "" {
+					link.Verbs = append(link.Verbs, s)
+				}
+			}
+		}
+		if out == nil {
+			out = Links{}
+		}
+		out[name] = link
+	}
+	return out
 }
 
 // Error returns one short line: operation, status and the first code.
