@@ -44,7 +44,10 @@
 // status link; the links are resolved against the base URL and never sent
 // to another host) returns a [StatusResponse]. [TransactionStatus] says
 // whether the status is final ([TransactionStatus.IsFinal]: ACSC, ACCC,
-// RJCT, CANC) or may change. ACCP with fundsAvailable false
+// RJCT, CANC) or may change. [Service.Wait] reads it until it is final,
+// and stops at once with [ErrUnknownStatus] on a status the SDK does not
+// know, or none (the status of payments on hold has no code in
+// docs/interface.md section 3). ACCP with fundsAvailable false
 // ([StatusResponse.FundsUnavailable]) means the bank cannot fund the
 // payment now; its batch tries again (docs/interface.md sections 2.6 and 3). Known issue
 // (docs/interface.md section 4.2): status and details of an NDCT cannot be

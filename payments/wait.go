@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -32,6 +33,18 @@ func WithPolling(min, max time.Duration) Option {
 	}
 }
 
+// ErrUnknownStatus matches the error [Service.Wait] and [Calls.Wait]
+// return, together with the status response they read, when the bank
+// answers a transactionStatus that is not one of this package's statuses
+// ([TransactionStatus.IsKnown]), or none at all. docs/interface.md
+// section 3 names a status for payments on hold without giving its code;
+// a status the SDK cannot place may be that one, or a new one, and
+// neither says whether the payment will move on
+// ([TransactionStatus.IsPending] reports false): reading it again until
+// ctx ends would hide it. Show the payment to a person, or call Wait again
+// later if the caller knows the status passes.
+var ErrUnknownStatus = errors.New("payments: the bank answered a payment status the SDK does not know")
+
 // Wait polls a payment's status ([Service.Status]) until it is final
 // ([TransactionStatus.IsFinal]: executed, rejected or cancelled) and
 // returns that status. It waits between reads with a jittered backoff
@@ -39,7 +52,10 @@ func WithPolling(min, max time.Duration) Option {
 // within ctx: give ctx the deadline the caller can afford.
 //
 // What it does with the answers:
-//   - a status that is not final, and an NDCT the bank does not show
+//   - a status that is not known ([TransactionStatus.IsKnown]), an
+//     empty one included, ends the wait at once: Wait returns that
+//     status response with an error matching [ErrUnknownStatus];
+//   - a known status that is not final, and an NDCT the bank does not show
 //     before the PSU approved it ([ErrNotYetReadable]), mean "not yet": it
 //     reads again;
 //   - a read that failed on the way (the client's retries spent,
@@ -83,6 +99,9 @@ func (c Calls) Wait(ctx context.Context, product Product, paymentID string, opts
 			if st.TransactionStatus.IsFinal() {
 				return st, nil
 			}
+			if !st.TransactionStatus.IsKnown() {
+				return st, fmt.Errorf("%s: %w: %s", op, ErrUnknownStatus, quoteStatus(st.TransactionStatus))
+			}
 		case ctx.Err() != nil:
 			return last, fmt.Errorf("%s: %w", op, ctx.Err())
 		case !waitAgain(err):
@@ -113,4 +132,17 @@ func waitAgain(err error) bool {
 	}
 	// A transport error or a timeout: the client spent its retries.
 	return !errors.Is(err, client.ErrValidation) && !errors.Is(err, client.ErrResponseSignature)
+}
+
+// quoteStatus is an unknown status as an error line shows it: quoted, at
+// most 16 characters of the bank's text, "none" when the answer had none.
+func quoteStatus(s TransactionStatus) string {
+	if s == "" {
+		return "none"
+	}
+	r := []rune(string(s))
+	if len(r) > 16 {
+		return strconv.Quote(string(r[:16])) + "…"
+	}
+	return strconv.Quote(string(s))
 }
