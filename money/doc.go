@@ -16,10 +16,17 @@
 // amount may be a string or a JSON number and keeps the exact value it
 // carries, and one odd amount never fails a whole document. An amount that
 // cannot be read at all ("abc", an exponent beyond ±64, more than 64
-// characters) becomes an unreadable Amount: [Amount.Err] reports
-// [ErrUnreadable], [Amount.Raw] holds the money object as sent, and
-// encoding it writes that text back. Validation is strict on what the TPP
-// sends: [Amount.Validate] refuses an unreadable amount.
+// characters, or no amount: {"currency":"NOK"}, null or "") becomes an
+// unreadable Amount: [Amount.Err] reports [ErrUnreadable], [Amount.Raw]
+// holds the money object as sent, and encoding it writes that text back.
+// An absent money object (no member, or null) is the zero Amount. Decoding
+// takes time linear in the input: an amount's text is checked for length
+// and characters before it is parsed. A readable amount that the request
+// rules refuse (0.125 EUR, a withdrawn currency such as HRK, no currency)
+// is encoded again as the bank sent it, so every decoded document encodes
+// again. Validation is strict on what the TPP sends: [Amount.Validate]
+// refuses all of these, and encoding an amount built in code that
+// Validate refuses fails.
 //
 // Currencies: the list is ISO 4217 as published by the maintenance agency
 // (via github.com/bojanz/currency), with its minor units, not CLDR display

@@ -59,15 +59,64 @@ const (
 // writes the raw money object unchanged; setting Value or Currency does
 // not make it readable (build a new one with [New] or [Parse]). Requests
 // refuse it: [Amount.Validate] returns its error.
+//
+// A readable amount decoded from a bank document that [Amount.Validate]
+// refuses (more fraction digits than its currency has, an unknown or
+// withdrawn currency, no currency) is encoded again as the bank sent it:
+// its amount text and currency unchanged. Once its Value or Currency is
+// set to something else it is encoded, and validated, as an amount built
+// in code.
+//
+// Amounts are values, safe to copy and to share between goroutines;
+// compare them with [Amount.Equal], not ==.
 type Amount struct {
 	// Value is the exact decimal value (zero for an unreadable amount).
 	Value decimal.Decimal
 	// Currency is the ISO 4217 alphabetic code, as sent.
 	Currency string
 
-	// raw is the money object exactly as a bank document carried it, kept
-	// only when its amount could not be read; "" for every readable amount.
+	// src is what a bank document carried, kept only for an unreadable
+	// amount and for a readable one that Validate refuses; nil for every
+	// other amount, so that a decoded valid amount equals a parsed one.
+	src *source
+}
+
+// source is the bank's text of a decoded amount that cannot be encoded
+// as an amount built in code would be.
+type source struct {
+	// raw is the money object exactly as sent (unreadable amounts only).
 	raw string
+	// err is why the amount is unreadable, nil for a readable one. It is
+	// built once, at decoding, so [Amount.Err] costs nothing.
+	err error
+
+	// For a readable amount: the value and currency as decoded, the
+	// amount's text as sent and whether it was a JSON string (or a
+	// number), and whether the money object had a currency member.
+	value       decimal.Decimal
+	currency    string
+	text        string
+	isString    bool
+	hasCurrency bool
+}
+
+// unreadable reports whether a is an unreadable decoded amount.
+func (a Amount) unreadable() bool { return a.src != nil && a.src.err != nil }
+
+// rawText is the raw money object of an unreadable amount, "" otherwise.
+func (a Amount) rawText() string {
+	if a.unreadable() {
+		return a.src.raw
+	}
+	return ""
+}
+
+// asDecoded reports whether a readable decoded amount still holds the
+// value and currency it was decoded with, so it is written as sent.
+func (a Amount) asDecoded() bool {
+	s := a.src
+	return s != nil && s.err == nil && a.Currency == s.currency &&
+		expInRange(a.Value) && a.Value.Equal(s.value)
 }
 
 // IsCurrency reports whether code is an ISO 4217 alphabetic currency code
@@ -125,7 +174,7 @@ func parseDecimal(s string) (decimal.Decimal, error) {
 	if t == "" || t != s || strings.ContainsAny(t, "eE_") || len(t) > 64 {
 		return decimal.Decimal{}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(s))
 	}
-	v, err := decimal.NewFromString(t)
+	v, err := newDecimal(t)
 	if err != nil {
 		return decimal.Decimal{}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(s))
 	}
@@ -212,8 +261,8 @@ func (a Amount) String() string {
 // For an unreadable amount ([Amount.Err]) Text returns the amount as the
 // bank wrote it: the string's content, or the JSON token ("1e400", "true").
 func (a Amount) Text() string {
-	if a.raw != "" {
-		return rawAmountText(a.raw)
+	if a.unreadable() {
+		return rawAmountText(a.src.raw)
 	}
 	units, ok := MinorUnits(a.Currency)
 	if !expInRange(a.Value) || !ok || fractionDigits(a.Value) > units {
@@ -223,61 +272,77 @@ func (a Amount) Text() string {
 }
 
 // IsZero reports whether the amount is the zero Amount (no currency and no
-// value; an unreadable amount is not zero).
+// value): an absent amount. An amount decoded from a money object is never
+// zero ({"amount":"0","currency":"NOK"} is 0.00 NOK, and an unreadable
+// amount is not absent); only an absent or null member leaves the zero
+// Amount.
 func (a Amount) IsZero() bool {
-	return a.Currency == "" && a.Value.IsZero() && a.raw == ""
+	return a.Currency == "" && a.Value.IsZero() && a.src == nil
 }
 
 // Equal reports whether a and b have the same currency and numeric value
 // (150.0 NOK equals 150.00 NOK). Unreadable amounts are equal only to an
 // unreadable amount with the same raw text.
 func (a Amount) Equal(b Amount) bool {
-	return a.Currency == b.Currency && a.Value.Equal(b.Value) && a.raw == b.raw
+	return a.Currency == b.Currency && a.Value.Equal(b.Value) && a.rawText() == b.rawText()
 }
 
 // Positive reports whether the value is greater than zero (never for an
 // unreadable amount).
-func (a Amount) Positive() bool { return a.raw == "" && a.Value.IsPositive() }
+func (a Amount) Positive() bool { return !a.unreadable() && a.Value.IsPositive() }
 
 // Err reports whether the amount could be read: nil for every amount built
 // with [New] or [Parse] and every amount decoded from a readable money
 // object; for an unreadable one (see [Amount]) an error matching
 // [ErrUnreadable] and [ErrInvalidAmount] that says why. Check it on
-// amounts read from the bank before doing arithmetic with them.
+// amounts read from the bank before doing arithmetic with them. The
+// error is the one found when decoding: Err does no work and allocates
+// nothing.
 func (a Amount) Err() error {
-	if a.raw == "" {
+	if a.src == nil {
 		return nil
 	}
-	_, err := decodeMoney([]byte(a.raw))
-	if err == nil { // cannot happen: raw is kept only when decoding failed
-		err = ErrInvalidAmount
-	}
-	return fmt.Errorf("%w: %w", ErrUnreadable, err)
+	return a.src.err
 }
 
 // Raw returns the money object exactly as the bank sent it when the
 // amount could not be read ([Amount.Err] is not nil), and "" otherwise.
-func (a Amount) Raw() string { return a.raw }
-
-type wire struct {
-	Amount   json.RawMessage `json:"amount"`
-	Currency string          `json:"currency"`
-}
+func (a Amount) Raw() string { return a.rawText() }
 
 // MarshalJSON writes {"amount":"150.00","currency":"NOK"}. It fails for an
-// amount that [Amount.Validate] refuses, so an invalid amount built in code
-// never reaches the wire. An unreadable amount decoded from a bank
-// document ([Amount.Err]) is written back exactly as the bank sent it, so
-// a decoded document encodes again unchanged; requests refuse such an
-// amount in their validation before anything is encoded.
+// amount built in code that [Amount.Validate] refuses, so an invalid
+// amount built in code never reaches the wire. An amount decoded from a
+// bank document is written back as the bank sent it, so a decoded
+// document always encodes again: an unreadable one ([Amount.Err]) as its
+// raw money object, a readable one that Validate refuses (0.125 EUR, a
+// withdrawn currency, no currency) as its amount text and currency
+// unchanged. Requests refuse such amounts in their validation before
+// anything is encoded.
 func (a Amount) MarshalJSON() ([]byte, error) {
-	if a.raw != "" {
-		return []byte(a.raw), nil
+	if a.unreadable() {
+		return []byte(a.src.raw), nil
+	}
+	var b bytes.Buffer
+	if a.asDecoded() {
+		s := a.src
+		b.WriteString(`{"amount":`)
+		if s.isString {
+			text, _ := json.Marshal(s.text)
+			b.Write(text)
+		} else {
+			b.WriteString(s.text)
+		}
+		if s.hasCurrency {
+			b.WriteString(`,"currency":`)
+			cur, _ := json.Marshal(s.currency)
+			b.Write(cur)
+		}
+		b.WriteByte('}')
+		return b.Bytes(), nil
 	}
 	if err := a.Validate(); err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
 	b.WriteString(`{"amount":"`)
 	b.WriteString(a.Text())
 	b.WriteString(`","currency":`)
@@ -298,8 +363,12 @@ const maxExponent = 64
 // call [Amount.Validate] to check it. UnmarshalJSON does not fail on any
 // JSON value, so one odd amount never fails a whole bank document: a money
 // object whose amount cannot be read becomes an unreadable Amount (see
-// [Amount.Err] and [Amount.Raw]). JSON null leaves a unchanged; data that
-// is not JSON at all (possible only when called directly) is an error.
+// [Amount.Err] and [Amount.Raw]). A money object without an amount
+// ({"currency":"NOK"}, an amount that is null or "") is unreadable too,
+// never 0.00. JSON null, like an absent member, leaves a unchanged; data
+// that is not JSON at all (possible only when called directly) is an
+// error. The work is linear in the size of data: an amount text is
+// checked for length and characters before it is parsed as a number.
 func (a *Amount) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
 	if bytes.Equal(data, []byte("null")) {
@@ -308,33 +377,73 @@ func (a *Amount) UnmarshalJSON(data []byte) error {
 	if !json.Valid(data) {
 		return fmt.Errorf("%w: not JSON", ErrInvalidAmount)
 	}
-	v, err := decodeMoney(data)
-	if err != nil {
-		v = Amount{Currency: v.Currency, raw: string(data)}
+	v, src, err := decodeMoney(data)
+	switch {
+	case err != nil:
+		v = Amount{Currency: v.Currency, src: &source{raw: string(data), err: fmt.Errorf("%w: %w", ErrUnreadable, err)}}
+	case v.Validate() != nil:
+		src.value, src.currency = v.Value, v.Currency
+		v.src = src
 	}
 	*a = v
 	return nil
 }
 
-// decodeMoney reads a money object strictly. On failure it returns the
-// error and, when the currency could be read, an Amount holding it.
-func decodeMoney(data []byte) (Amount, error) {
+type wire struct {
+	Amount   json.RawMessage `json:"amount"`
+	Currency *string         `json:"currency"`
+}
+
+// newDecimal parses a decimal number. Its cost grows with the square of
+// the text's length, so callers bound the length first; it is a variable
+// so that tests can see every text that reaches it.
+var newDecimal = decimal.NewFromString
+
+// decodeMoney reads a money object strictly. On success it also returns
+// the amount's text as sent (for writing it back). On failure it returns
+// the error and, when the currency could be read, an Amount holding it.
+func decodeMoney(data []byte) (Amount, *source, error) {
 	var w wire
 	if err := json.Unmarshal(data, &w); err != nil {
 		var cur struct{ Currency string }
 		_ = json.Unmarshal(data, &cur)
-		return Amount{Currency: cur.Currency}, fmt.Errorf("%w: not a money object with a string currency: %q", ErrInvalidAmount, truncate(string(data)))
+		return Amount{Currency: cur.Currency}, nil, fmt.Errorf("%w: not a money object with a string currency: %q", ErrInvalidAmount, truncate(string(data)))
 	}
-	text, _ := amountText(w.Amount)
-	var v decimal.Decimal
-	if text != "" {
-		var err error
-		v, err = decimal.NewFromString(strings.TrimSpace(text))
-		if err != nil || len(text) > maxAmountText || v.Exponent() > maxExponent || v.Exponent() < -maxExponent {
-			return Amount{Currency: w.Currency}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(text))
+	var cur string
+	if w.Currency != nil {
+		cur = *w.Currency
+	}
+	text, isString := amountText(w.Amount)
+	v, err := readAmount(text)
+	if err != nil {
+		return Amount{Currency: cur}, nil, err
+	}
+	src := &source{text: text, isString: isString, hasCurrency: w.Currency != nil}
+	return Amount{Value: v, Currency: cur}, src, nil
+}
+
+// readAmount reads the text of a decoded amount: a decimal number of at
+// most [maxAmountText] characters, optionally with spaces around it and an
+// exponent within ±[maxExponent]. Length and characters are checked
+// before the number is parsed.
+func readAmount(text string) (decimal.Decimal, error) {
+	if len(text) > maxAmountText {
+		return decimal.Decimal{}, fmt.Errorf("%w: %q has more than %d characters", ErrInvalidAmount, truncate(text), maxAmountText)
+	}
+	t := strings.TrimSpace(text)
+	if t == "" {
+		return decimal.Decimal{}, fmt.Errorf("%w: no amount", ErrInvalidAmount)
+	}
+	for i := range len(t) {
+		if c := t[i]; (c < '0' || c > '9') && !strings.ContainsRune(".+-eE", rune(c)) {
+			return decimal.Decimal{}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(text))
 		}
 	}
-	return Amount{Value: v, Currency: w.Currency}, nil
+	v, err := newDecimal(t)
+	if err != nil || v.Exponent() > maxExponent || v.Exponent() < -maxExponent {
+		return decimal.Decimal{}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(text))
+	}
+	return v, nil
 }
 
 // maxAmountText bounds the length of a decoded amount's text.
@@ -342,6 +451,7 @@ const maxAmountText = 64
 
 // amountText returns the text of an amount token: a JSON string's content
 // (isString true) or the token itself; "" for an absent or null amount.
+// A string with escapes, rare in amounts, is decoded by encoding/json.
 func amountText(raw json.RawMessage) (text string, isString bool) {
 	raw = bytes.TrimSpace(raw)
 	switch {

@@ -247,6 +247,7 @@ func TestUnmarshalJSON(t *testing.T) {
 		cur        string
 		unreadable bool
 		validates  bool
+		out        string // encoding of an amount Validate refuses; "" means in
 	}{
 		{name: "string", in: `{"amount":"150.00","currency":"NOK"}`, value: "150", cur: "NOK", validates: true},
 		{name: "number", in: `{"amount":150.5,"currency":"NOK"}`, value: "150.5", cur: "NOK", validates: true},
@@ -261,7 +262,11 @@ func TestUnmarshalJSON(t *testing.T) {
 		{name: "unknown currency kept", in: `{"amount":"1","currency":"XYZ"}`, value: "1", cur: "XYZ"},
 		{name: "withdrawn currency kept", in: `{"amount":"1.00","currency":"ANG"}`, value: "1", cur: "ANG"},
 		{name: "no currency", in: `{"amount":"1"}`, value: "1"},
-		{name: "amount null", in: `{"amount":null,"currency":"NOK"}`, value: "0", cur: "NOK", validates: true},
+		{name: "currency null", in: `{"amount":"1","currency":null}`, value: "1", out: `{"amount":"1"}`},
+		{name: "empty currency", in: `{"amount":"1","currency":""}`, value: "1"},
+		{name: "currency first", in: `{"currency":"HRK","amount":1.5}`, value: "1.5", cur: "HRK", out: `{"amount":1.5,"currency":"HRK"}`},
+		{name: "spaces kept when refused", in: `{"amount":" 1.005 ","currency":"NOK"}`, value: "1.005", cur: "NOK"},
+		{name: "zero without currency", in: `{"amount":"0"}`, value: "0"},
 		{name: "extra fields", in: `{"amount":"2","currency":"NOK","x":1}`, value: "2", cur: "NOK", validates: true},
 		// Unreadable: kept, marked, never failing the document.
 		{name: "not a number", in: `{"amount":"abc","currency":"NOK"}`, cur: "NOK", unreadable: true},
@@ -274,6 +279,15 @@ func TestUnmarshalJSON(t *testing.T) {
 		{name: "exponent beyond 64", in: `{"amount":1e65,"currency":"NOK"}`, cur: "NOK", unreadable: true},
 		{name: "huge exponent", in: `{"amount":1e40000000,"currency":"NOK"}`, cur: "NOK", unreadable: true},
 		{name: "tiny exponent", in: `{"amount":"1e-40000000","currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "long after spaces", in: `{"amount":"` + strings.Repeat(" ", 64) + `1","currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "letters", in: `{"amount":"0x10","currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "not ASCII", in: `{"amount":"١٢","currency":"NOK"}`, cur: "NOK", unreadable: true},
+		// A money object without an amount is unreadable, never 0.00.
+		{name: "amount missing", in: `{"currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "amount empty", in: `{"amount":"","currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "amount blank", in: `{"amount":"  ","currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "amount null", in: `{"amount":null,"currency":"NOK"}`, cur: "NOK", unreadable: true},
+		{name: "empty object", in: `{}`, unreadable: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -300,11 +314,27 @@ func TestUnmarshalJSON(t *testing.T) {
 			}
 			require.NoError(t, a.Err())
 			assert.Empty(t, a.Raw())
+			assert.False(t, a.IsZero(), "a decoded amount is not absent")
 			assert.True(t, a.Value.Equal(decimal.RequireFromString(tt.value)), a.Value.String())
 			assert.Equal(t, tt.validates, a.Validate() == nil)
+			require.NoError(t, err, "a decoded amount always encodes again")
+			var back Amount
+			require.NoError(t, json.Unmarshal(out, &back))
+			assert.True(t, back.Equal(a), "%s -> %s", tt.in, out)
 			if tt.validates {
+				built, err := New(a.Value, a.Currency)
 				require.NoError(t, err)
+				assert.Equal(t, built, a, "a valid decoded amount is the amount built in code")
+				return
 			}
+			want := tt.out
+			if want == "" {
+				want = tt.in
+			}
+			assert.Equal(t, want, string(out), "an amount Validate refuses is written as sent")
+			again, err := json.Marshal(back)
+			require.NoError(t, err)
+			assert.Equal(t, string(out), string(again), "stable")
 		})
 	}
 	var doc struct {
@@ -313,6 +343,16 @@ func TestUnmarshalJSON(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(`{"instructedAmount":{"currency":"NOK","amount":"1250.00"}}`), &doc))
 	assert.Equal(t, "1250.00 NOK", doc.Amount.String())
 	assert.Equal(t, MustParse("1250.00", "NOK"), doc.Amount, "a readable decoded amount equals a parsed one")
+
+	// An absent member, or null, is the zero Amount: absent, not an error.
+	for _, in := range []string{`{}`, `{"instructedAmount":null}`} {
+		var doc struct {
+			Amount Amount `json:"instructedAmount"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(in), &doc), in)
+		assert.True(t, doc.Amount.IsZero(), in)
+		assert.NoError(t, doc.Amount.Err(), in)
+	}
 
 	// Called directly with bytes that are not JSON (a decoder never does).
 	var a Amount
@@ -370,6 +410,11 @@ func FuzzAmountJSON(f *testing.F) {
 		`{"amount":1e400,"currency":"EUR"}`,
 		`{"amount":"-0.0001","currency":"CLF"}`,
 		`{"amount":"abc","currency":"NOK"}`,
+		`{"amount":"0.125","currency":"EUR"}`,
+		`{"currency":"HRK","amount":7.5}`,
+		`{"currency":"NOK"}`,
+		`{"amount":""}`,
+		`{"amount":"` + strings.Repeat("9", 100) + `","currency":"NOK"}`,
 		`null`,
 	} {
 		f.Add([]byte(s))
@@ -391,14 +436,27 @@ func FuzzAmountJSON(f *testing.F) {
 			require.ErrorIs(t, back.Err(), ErrUnreadable)
 			return
 		}
-		if a.Validate() != nil {
-			require.Error(t, err)
+		if a.IsZero() {
+			require.Equal(t, "null", strings.TrimSpace(string(data)), "only null leaves the zero Amount")
+			require.Error(t, err, "the zero Amount is built in code, not valid")
 			return
 		}
-		require.NoError(t, err)
+		require.NoError(t, err, "a decoded amount always encodes: %s", data)
 		var back Amount
 		require.NoError(t, json.Unmarshal(out, &back))
 		require.True(t, back.Equal(a), "%s -> %s", data, out)
+		require.NoError(t, back.Err())
+		require.Equal(t, a.Validate() == nil, back.Validate() == nil)
+		again, err := json.Marshal(back)
+		require.NoError(t, err)
+		require.Equal(t, string(out), string(again), "stable")
+		if a.Validate() != nil && a.Currency != "NOK" {
+			// Changed to a value built in code, it is validated.
+			a.Currency = "NOK"
+			a.Value = decimal.New(1, -3)
+			_, err := json.Marshal(a)
+			require.ErrorIs(t, err, ErrTooManyDigits)
+		}
 	})
 }
 
