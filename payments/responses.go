@@ -77,10 +77,12 @@ func (r *StatusResponse) FundsUnavailable() bool {
 // Details is the answer of the payment details endpoint: the request as
 // the bank holds it, with paymentId and links (docs/interface.md section 10 "Paths"). It
 // holds the fields of every product; those the product lacks stay empty.
+// InstructedAmount is the zero Amount, left out when encoded, when the
+// bank sends none, as for a bulk payment, whose Payments carry theirs.
 type Details struct {
 	PaymentID                            string                `json:"paymentId"`
 	EndToEndIdentification               string                `json:"endToEndIdentification,omitempty"`
-	InstructedAmount                     money.Amount          `json:"instructedAmount"`
+	InstructedAmount                     money.Amount          `json:"instructedAmount,omitzero"`
 	CreditorName                         string                `json:"creditorName,omitempty"`
 	CreditorAgent                        string                `json:"creditorAgent,omitempty"`
 	CreditorAccount                      AccountReference      `json:"creditorAccount"`
