@@ -31,7 +31,10 @@
 // applies these rules over a [store.Store]: [Manager.Prepare] and
 // [Manager.Begin] prepare calls, [Call.Redirect] saves the pending SCA when
 // the bank asks for one, [Manager.Complete] and [Manager.Handler] (an
-// http.Handler to mount at the redirect URI) finish it.
+// http.Handler to mount at the redirect URI) finish it. A web application
+// binds the callback to the browser that started the SCA with
+// [Manager.HandlerFor] or [Manager.CompleteFor]: a callback brought by
+// another user's browser gets [ErrWrongBrowser] and completes nothing.
 //
 // Storage: sessions and pending SCAs live in a [store.Store], the SDK's
 // one state interface, which also holds the client's without-PSU budget

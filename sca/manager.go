@@ -2,6 +2,7 @@ package sca
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"time"
@@ -170,7 +171,43 @@ func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error)
 // extends a consent the same PSU's previous session had (it keeps that
 // end and the accounts); without such a session it counts as the consent
 // flow ([Purpose.GrantsConsent]).
+//
+// Complete does not check who brings the callback: anyone holding the
+// callback URL completes the SCA for the PSU who started it. A web
+// application, where the PSU's browser brings it, calls [Manager.CompleteFor]
+// with the key of the session the browser is logged in to (or mounts
+// [Manager.HandlerFor]).
 func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, error) {
+	return m.complete(ctx, callbackURL, false, "")
+}
+
+// ErrWrongBrowser is the error of [Manager.CompleteFor] and
+// [Manager.HandlerFor] when the callback is brought by another PSU (or a
+// browser with no session) than the one whose key started the SCA: for
+// example a victim who approved, in their own browser, a bank link an
+// attacker started and sent them. The pending SCA is used up (neither
+// browser can complete it any more), nothing is stored under either key,
+// and the PSU's current session, if any, stays as it was.
+var ErrWrongBrowser = errors.New("sca: SCA callback brought by another browser than the one that started it")
+
+// CompleteFor is [Manager.Complete] bound to the PSU the callback comes
+// from: key is the session key of the browser (or user) that brought the
+// callback, known to the application by its own login or cookie. It takes
+// the pending SCA named by the callback's state, as Complete does, and
+// completes it only when the SCA was started under key; otherwise (or when
+// key is empty) it returns [ErrWrongBrowser] with the pending SCA used up
+// and nothing stored. An unknown, expired or replayed state gives
+// ErrNoPending as with Complete.
+//
+// This binds the SCA to the user agent that started it, as OAuth binds its
+// state: without it, a PSU who approves a bank link someone else started
+// would connect their accounts to that other person's session.
+func (m *Manager) CompleteFor(ctx context.Context, key, callbackURL string) (*Session, error) {
+	return m.complete(ctx, callbackURL, true, key)
+}
+
+// complete is Complete, and CompleteFor when bind is set.
+func (m *Manager) complete(ctx context.Context, callbackURL string, bind bool, key string) (*Session, error) {
 	state, err := CallbackState(callbackURL)
 	if err != nil {
 		return nil, err
@@ -178,6 +215,10 @@ func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, e
 	p, err := TakePending(ctx, m.store, state)
 	if err != nil {
 		return nil, err
+	}
+	if bind && (key == "" || subtle.ConstantTimeCompare([]byte(key), []byte(p.Key)) != 1) {
+		// Taken above: the SCA is used up for both browsers.
+		return nil, ErrWrongBrowser
 	}
 	sess, err := m.flow.ParseCallback(p, callbackURL)
 	if err != nil {
