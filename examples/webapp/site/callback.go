@@ -95,6 +95,14 @@ func (s *Site) callback(w http.ResponseWriter, r *http.Request, sess *sca.Sessio
 		}
 		s.render(w, r, http.StatusOK, "failed", frame{Title: page.Heading}, page)
 
+	case errors.Is(err, sca.ErrWrongBrowser):
+		// The SCA was started in another browser (or by another user): a
+		// link someone sent the PSU. It is used up; no session is made for
+		// anyone and the PSU's own session, if any, still holds.
+		s.message(w, r, http.StatusForbidden, messagePage{Heading: "This approval was started in another browser", Problem: true,
+			Text: "The link you approved at your bank was started in another browser or by another user, so it was not connected here. Nothing was changed.",
+			More: "If you did not start it on this site yourself, someone may have sent you the link: do not approve bank links that others send you. To connect your bank, use Connect on the home page."})
+
 	default:
 		// Replayed, forged, expired or malformed: no session is made and
 		// nothing changes.

@@ -1,8 +1,8 @@
 // Package site is the example TPP web application of examples/webapp:
 // a small but complete site over the SDK that a PSU uses in a browser,
 // without JavaScript. Every SCA is a redirect to the bank's page and back
-// to the site's /callback, served by sca.Manager.Handler (docs/interface.md
-// sections 5.8, 5.9 and 6).
+// to the site's /callback, served by sca.Manager.HandlerFor bound to the
+// PSU's cookie (docs/interface.md sections 5.8, 5.9 and 6).
 //
 // # Journeys
 //
@@ -31,7 +31,11 @@
 // Failure: a PSU who cancels or fails SCA comes back to a page that says
 // what was not done and what the bank said: the failed-SCA redirect's
 // status, code and message (sca.CallbackError). A replayed, forged or
-// expired callback gets a refusal page (400) and changes nothing.
+// expired callback gets a refusal page (400) and changes nothing. A
+// callback brought by another browser than the one that started the SCA
+// (a bank link someone sent the PSU) gets a wrong-browser page (403,
+// sca.ErrWrongBrowser): the SCA is used up and no session is made for
+// anyone.
 //
 // # State
 //

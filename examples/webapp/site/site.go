@@ -151,7 +151,9 @@ func (s *Site) routes() *http.ServeMux {
 	mux.HandleFunc("GET /baskets/{ref}", s.signedBasket)
 	mux.HandleFunc("GET /company", s.company)
 	mux.HandleFunc("POST /company", s.useAgreement)
-	mux.Handle("GET /callback", s.sessions.Handler(s.callback))
+	// Bound to the browser: an SCA link approved in another user's browser
+	// completes nothing (sca.ErrWrongBrowser).
+	mux.Handle("GET /callback", s.sessions.HandlerFor(userKey, s.callback))
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return mux
@@ -177,14 +179,29 @@ const userCookie = "tpp_user"
 // absent. The PSU is known by a cookie here; a real TPP has its own login
 // and uses its user id as the session key.
 func user(w http.ResponseWriter, r *http.Request) string {
-	if c, err := r.Cookie(userCookie); err == nil && len(c.Value) == 32 {
-		if _, err := hex.DecodeString(c.Value); err == nil {
-			return c.Value
-		}
+	if key, err := userKey(r); err == nil {
+		return key
 	}
 	id := randomHex(16)
 	http.SetCookie(w, &http.Cookie{Name: userCookie, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
 	return id
+}
+
+// errNoUser: the browser has no valid user cookie.
+var errNoUser = errors.New("webapp: no user cookie")
+
+// userKey returns the PSU's key from the cookie without setting one: the
+// SCA callback is completed only for the browser that started the SCA
+// (sca.Manager.HandlerFor), and a browser without a cookie started none.
+func userKey(r *http.Request) (string, error) {
+	c, err := r.Cookie(userCookie)
+	if err != nil || len(c.Value) != 32 {
+		return "", errNoUser
+	}
+	if _, err := hex.DecodeString(c.Value); err != nil {
+		return "", errNoUser
+	}
+	return c.Value, nil
 }
 
 // randomHex returns n random bytes in hex.
