@@ -305,6 +305,8 @@ func (s *Server) serveSCAPage(w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'") // no clickjacking of the approve button
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		_ = scaPage.Execute(w, view)
 	case http.MethodPost:
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
