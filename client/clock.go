@@ -25,8 +25,8 @@ const (
 )
 
 // observeClock reads a response's Date header (error answers included) and
-// returns the bank's time and whether the header was usable. It keeps
-// re-learning the offset between the bank's clock and the local one:
+// returns the bank's time and whether the header was usable. When trusted
+// (under VerifyRequired: the answer verified) it keeps re-learning the offset between the bank's clock and the local one:
 //   - an offset beyond maxClockOffset is ignored;
 //   - one within clockTolerance of the current offset is adopted at once
 //     (drift, the one-second resolution of Date);
@@ -37,7 +37,7 @@ const (
 // off adopts the bank's time after two agreeing answers. The skew retry
 // (retryForClockSkew) uses the candidate for its one new attempt, whose
 // answer then confirms it.
-func (c *Client) observeClock(h http.Header) (server time.Time, ok bool) {
+func (c *Client) observeClock(h http.Header, trusted bool) (server time.Time, ok bool) {
 	v := h.Get("Date")
 	if v == "" {
 		return time.Time{}, false
@@ -47,7 +47,7 @@ func (c *Client) observeClock(h http.Header) (server time.Time, ok bool) {
 		return time.Time{}, false
 	}
 	d := server.Sub(c.cfg.clock())
-	if d > maxClockOffset || d < -maxClockOffset {
+	if !trusted || d > maxClockOffset || d < -maxClockOffset {
 		return server, true
 	}
 	if abs(d-time.Duration(c.offset.Load())) <= clockTolerance {
@@ -92,7 +92,12 @@ func abs(d time.Duration) time.Duration {
 // Date before it processes anything, so a 400 means nothing was done; one
 // new attempt, signed in the bank's time of that answer, will pass. It
 // happens at most once per call, with no wait, and does not count against
-// RetryPolicy.MaxRetries.
+// RetryPolicy.MaxRetries. When the client checks the bank's signatures
+// (bank certificates configured, verification not off), the 400 must
+// verify first: one that does not ends the call with the verification
+// failure, so a forged 400 cannot make the client send a payment again.
+// Under VerifyRequired the client learns the bank's clock only from
+// answers that verify.
 func retryForClockSkew(status int, sent, server time.Time) bool {
 	if status != http.StatusBadRequest || sent.IsZero() || server.IsZero() {
 		return false

@@ -124,6 +124,13 @@ type reply struct {
 	status int
 	header http.Header
 	body   []byte
+
+	// What Client.checkReply found, worked out once per answer: the
+	// retry loop may need the verdict before Client.exchange does.
+	checked   bool
+	decoded   []byte // body with its Content-Encoding undone; nil: none
+	decodeErr error
+	verifyErr error
 }
 
 // exchange is the state of one call across its attempts. The loop in
@@ -167,7 +174,8 @@ type attemptResult struct {
 //     budget, which counts every attempt the bank may have counted);
 //   - a call that is not repeatable is never sent again once a byte of it
 //     may have left, save for the one clock-skew retry after a 400 that
-//     proves nothing was done, and ends in an *OutcomeUnknownError when it
+//     proves nothing was done (and verifies, when the client checks the
+//     bank's signatures), and ends in an *OutcomeUnknownError when it
 //     got no usable answer. Its request can never be rewound below the
 //     pipeline either (newRequest).
 func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
@@ -295,9 +303,19 @@ func (x *exchange) sign(req *http.Request) error {
 func (x *exchange) decide(ctx context.Context, res attemptResult) (time.Duration, bool) {
 	var server time.Time
 	if res.r != nil {
-		server, _ = x.c.observeClock(res.r.header)
+		// Under VerifyRequired only an answer that verifies may teach
+		// the client the bank's clock.
+		trusted := x.c.cfg.verifyMode != VerifyRequired ||
+			res.err == nil && x.c.checkReply(res.r, x.p.requestID) == nil
+		server, _ = x.c.observeClock(res.r.header, trusted)
 	}
 	skew := res.r != nil && res.err == nil && retryForClockSkew(res.r.status, x.sentDate, server)
+	if skew && x.c.checksSignatures() && x.c.checkReply(res.r, x.p.requestID) != nil {
+		// A 400 that fails verification proves nothing was done: it
+		// may be forged after the bank acted. No skew retry; the call
+		// ends with the verification failure (Client.exchange).
+		skew = false
+	}
 	if res.wrote && !skew {
 		x.acted = true
 	}

@@ -148,23 +148,22 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 	unknown := func(err error) error {
 		return &OutcomeUnknownError{Operation: op.Name, RequestID: p.requestID, StatusCode: r.status, Err: err}
 	}
-	decoded, decodeErr := decodeContent(r.header, r.body, r.status)
-	if err := c.verifyResponse(r.header, r.body, decoded, p.requestID); err != nil {
+	if err := c.checkReply(r, p.requestID); err != nil {
 		var e error = &ResponseSignatureError{Operation: op.Name, StatusCode: r.status, RequestID: p.requestID, Err: err}
 		if !op.repeatable() {
 			e = unknown(e)
 		}
 		return fail(e)
 	}
-	if decodeErr != nil {
-		err := fmt.Errorf("reading answer: %w", decodeErr)
+	if r.decodeErr != nil {
+		err := fmt.Errorf("reading answer: %w", r.decodeErr)
 		if !op.repeatable() {
 			err = unknown(err)
 		}
 		return fail(err)
 	}
-	if decoded != nil {
-		r.body = decoded
+	if r.decoded != nil {
+		r.body = r.decoded
 	}
 	if r.status < 200 || r.status > 299 {
 		e := newError(op.Name, r.status, p.requestID, r.header, r.body)

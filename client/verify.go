@@ -120,6 +120,26 @@ var (
 	errNoBankCertMatch  = errors.New("no bank certificate verifies the signature")
 )
 
+// checksSignatures reports whether the client verifies the bank's
+// signatures: bank certificates are configured and verification is not
+// off.
+func (c *Client) checksSignatures() bool {
+	return c.cfg.verifyMode != VerifyOff && len(c.cfg.bankCerts) > 0
+}
+
+// checkReply undoes r's Content-Encoding and verifies r per the client's
+// [VerifyMode], once: later calls return the first verdict. It is the one
+// way an answer is verified, whether by the retry loop (the clock-skew
+// retry, the clock under VerifyRequired) or by Client.exchange.
+func (c *Client) checkReply(r *reply, requestID string) error {
+	if !r.checked {
+		r.checked = true
+		r.decoded, r.decodeErr = decodeContent(r.header, r.body, r.status)
+		r.verifyErr = c.verifyResponse(r.header, r.body, r.decoded, requestID)
+	}
+	return r.verifyErr
+}
+
 // verifyResponse checks a response's Signature and Digest per the
 // client's [VerifyMode]. It reuses signing's parser and verifier: the
 // signature covers the headers it lists; a body must be covered by a
