@@ -36,18 +36,18 @@ func (m *Manager) Handler(done CallbackFunc) http.Handler {
 	return m.handler(nil, done)
 }
 
-// HandlerFor is [Handler] bound to the browser: on GET it asks keyOf for
-// the session key of the browser that brought the callback (from the
-// application's login session or cookie; keyOf must not create one, as a
-// browser without one did not start the SCA) and completes
-// with [Manager.CompleteFor], so that only the browser (or user) that
-// started the SCA completes it; any other gets [ErrWrongBrowser]. When
-// keyOf returns an error or an empty key (a browser with no session, a
-// nil keyOf), the callback is refused the same way: the pending SCA is
-// used up, nothing is stored, and done gets an error matching
-// ErrWrongBrowser (and keyOf's error); a PSU whose browser lost its
-// session starts again. Methods and headers are those of Handler; keyOf
-// is not called for a HEAD.
+// HandlerFor is [Manager.Handler] bound to the browser: on GET it asks
+// keyOf for the session key of the browser that brought the callback
+// (from the application's login session or cookie; keyOf must not create
+// one, as a browser without one did not start the SCA) and completes with
+// [Manager.CompleteFor], so that only the browser (or user) that started
+// the SCA completes it; any other gets [ErrWrongBrowser]. When keyOf
+// returns an error or an empty key (a browser with no session, a nil
+// keyOf), the callback is refused the same way: the pending SCA is used
+// up, nothing is stored, and done gets an error matching ErrWrongBrowser
+// (and keyOf's error); a PSU whose browser lost its session starts again.
+// Methods and headers are those of Handler; keyOf is not called for a
+// HEAD.
 func (m *Manager) HandlerFor(keyOf func(*http.Request) (string, error), done CallbackFunc) http.Handler {
 	if keyOf == nil {
 		keyOf = func(*http.Request) (string, error) { return "", errNoKeyFunc }
