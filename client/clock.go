@@ -17,7 +17,8 @@ const (
 	maxClockSkew = 60 * time.Second
 	// maxClockOffset caps the learned offset: an answer whose Date is
 	// further than this from the local clock is ignored. A TPP server that
-	// far off needs its clock fixed, not hidden.
+	// far off needs its clock fixed, not hidden. Under VerifyRequired a
+	// signed answer whose Date is further off is refused (checkFresh).
 	maxClockOffset = 15 * time.Minute
 	// clockTolerance is how close two observations must be to agree: the
 	// Date header has one-second resolution, plus network latency.

@@ -27,11 +27,21 @@ const (
 	//     X-Request-ID if it covers one;
 	//   - a Signature header without configured bank certificates cannot be
 	//     checked: the response is accepted and a warning is logged once.
-	// An unsigned response is accepted.
+	// An unsigned response is accepted. It is lenient on purpose, for
+	// banks that sign few headers: a signature need not cover
+	// X-Request-ID nor Date, and a signed Date's age is not checked, so a
+	// signed answer to another request, or an old one, that covers
+	// neither is accepted. Use VerifyRequired to refuse them.
 	VerifyIfPresent VerifyMode = iota
-	// VerifyRequired checks as VerifyIfPresent does and also rejects a
-	// response without a Signature header. It needs
-	// [WithBankCertificates].
+	// VerifyRequired checks as VerifyIfPresent does and also rejects:
+	//   - a response without a Signature header;
+	//   - a signature that does not cover x-request-id, or an
+	//     X-Request-ID that is not the request's (an answer to another
+	//     request replayed);
+	//   - a signature that does not cover date, or a Date more than
+	//     15 minutes (the client's cap on the bank's clock offset) from the
+	//     local clock (an old answer replayed).
+	// It needs [WithBankCertificates].
 	VerifyRequired
 	// VerifyOff checks nothing: neither Digest nor Signature.
 	VerifyOff
@@ -118,6 +128,10 @@ var (
 	errDigestNotSigned  = errors.New("the response has a body but its Signature does not cover the Digest")
 	errRequestIDChanged = errors.New("the signed X-Request-ID is not the request's")
 	errNoBankCertMatch  = errors.New("no bank certificate verifies the signature")
+	// Refused by VerifyRequired only.
+	errRequestIDNotSigned = errors.New("the response's Signature does not cover X-Request-ID")
+	errDateNotSigned      = errors.New("the response's Signature does not cover Date")
+	errStaleDate          = fmt.Errorf("the response's signed Date is missing or more than %v from the local clock", maxClockOffset)
 )
 
 // checksSignatures reports whether the client verifies the bank's
@@ -198,6 +212,11 @@ func (c *Client) verifyResponse(h http.Header, body, decoded []byte, requestID s
 	if slices.Contains(p.Headers, "x-request-id") && h.Get("X-Request-ID") != requestID {
 		return errRequestIDChanged
 	}
+	if mode == VerifyRequired {
+		if err := c.checkFresh(h, p.Headers); err != nil {
+			return err
+		}
+	}
 	req := &http.Request{Header: h}
 	err = errNoBankCertMatch
 	for _, selected := range []bool{true, false} {
@@ -211,4 +230,26 @@ func (c *Client) verifyResponse(h http.Header, body, decoded []byte, requestID s
 		}
 	}
 	return err
+}
+
+// checkFresh is what VerifyRequired adds to a signature's checks (see
+// [VerifyRequired]): the signature, whose headers are signed, covers
+// X-Request-ID (checked against the request's by verifyResponse) and a
+// Date within maxClockOffset of the local clock.
+func (c *Client) checkFresh(h http.Header, signed []string) error {
+	if !slices.Contains(signed, "x-request-id") {
+		return errRequestIDNotSigned
+	}
+	if !slices.Contains(signed, "date") {
+		return errDateNotSigned
+	}
+	date, err := http.ParseTime(h.Get("Date"))
+	if err != nil {
+		return errStaleDate
+	}
+	// Sub saturates: no abs, which would overflow at the minimum.
+	if d := date.Sub(c.cfg.clock()); d > maxClockOffset || d < -maxClockOffset {
+		return errStaleDate
+	}
+	return nil
 }
