@@ -160,7 +160,7 @@ func WithClock(now func() time.Time) Option {
 func WithAcceptFix(fixes ...AcceptFix) Option {
 	return func(c *config) error {
 		for _, f := range fixes {
-			if f == "" || strings.ContainsAny(string(f), ", \r\n") {
+			if f == "" || strings.ContainsAny(string(f), ", ") || checkHeaderValue(string(f)) != nil {
 				return fmt.Errorf("client: invalid x-accept-fix value %q", f)
 			}
 			c.acceptFix = append(c.acceptFix, f)
@@ -191,7 +191,7 @@ func WithKeyID(keyID string) Option {
 // WithUserAgent sets the User-Agent header of the TPP's requests.
 func WithUserAgent(ua string) Option {
 	return func(c *config) error {
-		if strings.ContainsAny(ua, "\r\n") {
+		if checkHeaderValue(ua) != nil {
 			return errors.New("client: invalid User-Agent")
 		}
 		c.userAgent = ua

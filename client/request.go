@@ -8,12 +8,17 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"golang.org/x/net/http/httpguts"
 )
 
 // RequestOption sets per-call headers and settings: the PSU, the TPP
 // session, the redirect URI, the request id. Options are applied in order
 // before the request is signed; an invalid value fails the call before
-// anything is sent.
+// anything is sent. Every header an option sets must have an RFC 7230
+// token as its name and no control character in its value (a byte below
+// 0x20 other than tab, or 0x7f); one that breaks the rule fails the option
+// with a [*ValidationError] (Field "header <name>"), so the call ends in a
+// [*NotSentError] matching both [ErrNotSent] and [ErrValidation].
 type RequestOption func(*callConfig) error
 
 type callConfig struct {
@@ -196,7 +201,7 @@ func WithBrandLoggingInformation(brand string) RequestOption {
 func WithCallAcceptFix(fixes ...AcceptFix) RequestOption {
 	return func(c *callConfig) error {
 		for _, f := range fixes {
-			if f == "" || strings.ContainsAny(string(f), ", \r\n") {
+			if f == "" || strings.ContainsAny(string(f), ", ") || checkHeaderValue(string(f)) != nil {
 				return fmt.Errorf("client: invalid x-accept-fix value %q", f)
 			}
 		}
@@ -265,15 +270,46 @@ func (c *callConfig) setRequired(name, value string) error {
 	return c.set(name, value)
 }
 
+// set sets header name to value, or does nothing for an empty value.
+// Every header an option sets passes here, so a name or value that
+// net/http would refuse fails the option with a [*ValidationError] (the
+// call then ends in a [*NotSentError]) instead of failing inside the
+// transport, where the client could no longer tell that nothing left.
 func (c *callConfig) set(name, value string) error {
 	if value == "" {
 		return nil
 	}
-	if strings.ContainsAny(value, "\r\n\x00") {
-		return fmt.Errorf("client: %s contains a line break", name)
+	if err := checkHeader(name, value); err != nil {
+		return err
 	}
 	c.header.Set(name, value)
 	return nil
+}
+
+// checkHeader refuses a header net/http would refuse to send: a name that
+// is not an RFC 7230 token, or a value with a control character (a byte
+// below 0x20 other than tab, or 0x7f). The value is never quoted in the
+// error: it may be personal data.
+func checkHeader(name, value string) error {
+	if !httpguts.ValidHeaderFieldName(name) {
+		return &ValidationError{Field: fmt.Sprintf("header %q", name), Reason: "not a valid header name"}
+	}
+	if err := checkHeaderValue(value); err != nil {
+		return &ValidationError{Field: "header " + name, Reason: err.Error()}
+	}
+	return nil
+}
+
+// checkHeaderValue refuses a header value with a control character, the
+// rule net/http applies before it sends (httpguts.ValidHeaderFieldValue).
+func checkHeaderValue(value string) error {
+	if httpguts.ValidHeaderFieldValue(value) {
+		return nil
+	}
+	if strings.ContainsAny(value, "\r\n") {
+		return errors.New("contains a line break")
+	}
+	return errors.New("contains a control character")
 }
 
 func checkUUID(name, v string) error {

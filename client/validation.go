@@ -15,7 +15,8 @@ var ErrValidation = errors.New("client: invalid request")
 // more than one rule); reach it with errors.As.
 type ValidationError struct {
 	// Field is the JSON path of the offending field, for example
-	// "creditorAccount.bban" or "remittanceInformationStructuredArray[0].reference".
+	// "creditorAccount.bban" or "remittanceInformationStructuredArray[0].reference",
+	// or "header <name>" for a request header a [RequestOption] refused.
 	Field string
 	// Reason says what is wrong, in one short phrase.
 	Reason string
