@@ -61,21 +61,28 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
+// maxRetryAfterSeconds caps a Retry-After in seconds at 24 hours: a
+// longer one, however many digits it has, means the same to the client
+// (beyond any RetryPolicy.MaxRetryAfter).
+const maxRetryAfterSeconds = int64(24 * time.Hour / time.Second)
+
 // retryAfter reads a Retry-After header, in seconds or as an HTTP date
-// (measured against the bank's Date when known).
+// (measured against the bank's Date when known). Seconds beyond int64
+// are the 24-hour cap, not an absent header.
 func retryAfter(h http.Header, server time.Time, now time.Time) (time.Duration, bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0, false
 	}
-	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+	s, err := strconv.ParseInt(v, 10, 64)
+	if errors.Is(err, strconv.ErrRange) && s > 0 {
+		err = nil // ParseInt returned the int64 maximum
+	}
+	if err == nil {
 		if s < 0 {
 			return 0, false
 		}
-		if s > int64(24*time.Hour/time.Second) {
-			s = int64(24 * time.Hour / time.Second)
-		}
-		return time.Duration(s) * time.Second, true
+		return time.Duration(min(s, maxRetryAfterSeconds)) * time.Second, true
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
