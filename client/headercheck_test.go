@@ -92,3 +92,51 @@ func TestCheckHeaderKeepsValueSecret(t *testing.T) {
 	assert.Contains(t, err.Error(), "TPP-Session-ID")
 	assert.NotContains(t, err.Error(), "secret-session")
 }
+
+// TestWithHeaderTypedRules: WithHeader, in any spelling of the name, is
+// held to the rule of the typed option that sets the same header; before,
+// WithHeader("PSU-ID", "not-a-uuid") and an http TPP-Redirect-URI went
+// out. Valid values still go out as given.
+func TestWithHeaderTypedRules(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, nil)
+	c := newTestClient(t, b.URL)
+	op := Operation{Method: "GET", Path: "/v1/accounts"}
+	const uuid = "3f0a8c1e-7d0b-4c41-9a4e-2b7f0c3d4e5f"
+	bad := map[string]RequestOption{
+		"PSU-ID not a UUID":             WithHeader("PSU-ID", "not-a-uuid"),
+		"psu-id lower case":             WithHeader("psu-id", "not-a-uuid"),
+		"PSU-Device-ID not a UUID":      WithHeader("Psu-Device-Id", "x"),
+		"PSU-HTTP-Method TRACE":         WithHeader("PSU-HTTP-Method", "TRACE"),
+		"http redirect":                 WithHeader("TPP-Redirect-URI", "http://evil.example/cb"),
+		"relative redirect upper":       WithHeader("TPP-REDIRECT-URI", "/cb"),
+		"PSU-Context BOGUS":             WithHeader("PSU-Context", "BOGUS"),
+		"PSU-Context lower value":       WithHeader("psu-context", "private"),
+		"TPP-Redirect-Preferred maybe":  WithHeader("TPP-Redirect-Preferred", "maybe"),
+		"empty TPP-Session-ID":          WithHeader("TPP-Session-ID", ""),
+		"X-Request-ID":                  WithHeader("x-request-id", uuid),
+		"typed redirect http (control)": WithRedirectURI("http://evil.example/cb"),
+		"typed empty PSU-Context":       WithPSUContext(""),
+	}
+	for name, o := range bad {
+		_, err := c.Do(t.Context(), op, nil, o)
+		require.Error(t, err, name)
+		assert.ErrorIs(t, err, ErrNotSent, name)
+	}
+	_, err := c.Do(t.Context(), op, nil, WithHeader("x-request-id", uuid))
+	assert.ErrorContains(t, err, "WithRequestID")
+	assert.Empty(t, b.requests(), "nothing reaches the bank")
+
+	_, err = c.Do(t.Context(), op, nil,
+		WithHeader("psu-id", uuid), WithHeader("PSU-Context", "CORPORATE"),
+		WithHeader("TPP-Redirect-URI", "https://tpp.example/other"), WithHeader("TPP-Redirect-Preferred", "false"),
+		WithHeader("PSU-HTTP-Method", "POST"))
+	require.NoError(t, err)
+	require.Len(t, b.requests(), 1)
+	h := b.requests()[0].Header
+	assert.Equal(t, uuid, h.Get("PSU-ID"))
+	assert.Equal(t, "CORPORATE", h.Get("PSU-Context"))
+	assert.Equal(t, "https://tpp.example/other", h.Get("TPP-Redirect-URI"))
+	assert.Equal(t, "false", h.Get("TPP-Redirect-Preferred"))
+	assert.Equal(t, "POST", h.Get("PSU-HTTP-Method"))
+}

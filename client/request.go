@@ -52,23 +52,8 @@ type PSU struct {
 // UUIDs (docs/interface.md section 4.1).
 func WithPSU(p PSU) RequestOption {
 	return func(c *callConfig) error {
-		if p.ID != "" {
-			if err := checkUUID("PSU-ID", p.ID); err != nil {
-				return err
-			}
-		}
-		if p.DeviceID != "" {
-			if err := checkUUID("PSU-Device-ID", p.DeviceID); err != nil {
-				return err
-			}
-		}
-		if p.HTTPMethod != "" {
-			switch p.HTTPMethod {
-			case "GET", "POST", "PUT", "PATCH", "DELETE":
-			default:
-				return fmt.Errorf("client: PSU-HTTP-Method %q is not GET, POST, PUT, PATCH or DELETE", p.HTTPMethod)
-			}
-		}
+		// c.set applies the rules of PSU-ID, PSU-Device-ID and
+		// PSU-HTTP-Method (headerRules).
 		for _, h := range []struct{ name, value string }{
 			{"PSU-ID", p.ID}, {"PSU-Corporate-ID", p.CorporateID}, {"PSU-IP-Address", p.IPAddress},
 			{"PSU-IP-Port", p.IPPort}, {"PSU-User-Agent", p.UserAgent}, {"PSU-Accept", p.Accept},
@@ -94,15 +79,23 @@ func WithTPPSessionID(id string) RequestOption {
 // after SCA. It must be an absolute https URL (http only on loopback).
 func WithRedirectURI(uri string) RequestOption {
 	return func(c *callConfig) error {
-		u, err := url.Parse(uri)
-		if err != nil || !u.IsAbs() || u.Host == "" {
-			return fmt.Errorf("client: TPP-Redirect-URI must be an absolute URL")
+		if uri == "" {
+			return checkRedirectURI("TPP-Redirect-URI", uri)
 		}
-		if u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) {
-			return fmt.Errorf("client: TPP-Redirect-URI must use https")
-		}
-		return c.setRequired("TPP-Redirect-URI", uri)
+		return c.set("TPP-Redirect-URI", uri) // checkRedirectURI, by headerRules
 	}
+}
+
+// checkRedirectURI applies the rule of [WithRedirectURI].
+func checkRedirectURI(_, uri string) error {
+	u, err := url.Parse(uri)
+	if err != nil || !u.IsAbs() || u.Host == "" {
+		return fmt.Errorf("client: TPP-Redirect-URI must be an absolute URL")
+	}
+	if u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) {
+		return fmt.Errorf("client: TPP-Redirect-URI must use https")
+	}
+	return nil
 }
 
 // WithRedirectPreferred sets TPP-Redirect-Preferred; false asks for the
@@ -111,6 +104,24 @@ func WithRedirectPreferred(preferred bool) RequestOption {
 	return func(c *callConfig) error {
 		return c.set("TPP-Redirect-Preferred", fmt.Sprint(preferred))
 	}
+}
+
+// checkBool refuses a value other than "true" and "false", the two a
+// boolean header option writes.
+func checkBool(name, v string) error {
+	if v != "true" && v != "false" {
+		return fmt.Errorf("client: %s must be true or false", name)
+	}
+	return nil
+}
+
+// checkPSUHTTPMethod applies the rule of [PSU].HTTPMethod.
+func checkPSUHTTPMethod(_, v string) error {
+	switch v {
+	case "GET", "POST", "PUT", "PATCH", "DELETE":
+		return nil
+	}
+	return fmt.Errorf("client: PSU-HTTP-Method %q is not GET, POST, PUT, PATCH or DELETE", v)
 }
 
 // MaxRequestIDLen is the longest X-Request-ID [WithRequestID] accepts. The
@@ -184,11 +195,19 @@ func (p PSUContext) Valid() bool { return p == Private || p == Corporate }
 // (docs/interface.md section 4.2); payment creation requires it.
 func WithPSUContext(p PSUContext) RequestOption {
 	return func(c *callConfig) error {
-		if !p.Valid() {
-			return fmt.Errorf("client: PSU-Context must be PRIVATE or CORPORATE")
+		if p == "" {
+			return checkPSUContext("PSU-Context", "")
 		}
-		return c.set("PSU-Context", string(p))
+		return c.set("PSU-Context", string(p)) // checkPSUContext, by headerRules
 	}
+}
+
+// checkPSUContext applies the rule of [WithPSUContext].
+func checkPSUContext(_, v string) error {
+	if !PSUContext(v).Valid() {
+		return fmt.Errorf("client: PSU-Context must be PRIVATE or CORPORATE")
+	}
+	return nil
 }
 
 // WithBrandLoggingInformation sets TPP-Brand-Logging-Information, the TPP
@@ -211,19 +230,43 @@ func WithCallAcceptFix(fixes ...AcceptFix) RequestOption {
 }
 
 // reservedHeaders are set by the pipeline itself and cannot be set with
-// WithHeader.
-var reservedHeaders = map[string]bool{
-	"Date": true, "Digest": true, "Signature": true, "Tpp-Signature-Certificate": true,
-	"X-Request-Id": true, "Content-Type": true, "Content-Length": true, "Host": true,
-	"X-Accept-Fix": true, "Authorization": true,
+// WithHeader; the value, when not empty, names the option that sets it.
+var reservedHeaders = map[string]string{
+	"Date": "", "Digest": "", "Signature": "", "Tpp-Signature-Certificate": "",
+	"X-Request-Id": "WithRequestID", "Content-Type": "", "Content-Length": "", "Host": "",
+	"X-Accept-Fix": "WithCallAcceptFix", "Authorization": "",
+}
+
+// headerRules are the checks of the typed options, by canonical header
+// name. callConfig.set applies them to every header, so [WithHeader]
+// (in any spelling of the name) is held to the same rule as the typed
+// option: a PSU-ID that is not a UUID or an http TPP-Redirect-URI is
+// refused either way.
+var headerRules = map[string]func(name, value string) error{
+	"Psu-Id":                 checkUUID,
+	"Psu-Device-Id":          checkUUID,
+	"Psu-Http-Method":        checkPSUHTTPMethod,
+	"Tpp-Redirect-Uri":       checkRedirectURI,
+	"Psu-Context":            checkPSUContext,
+	"Tpp-Redirect-Preferred": checkBool,
 }
 
 // WithHeader sets any other request header. Headers the pipeline owns
 // (Date, Digest, Signature, TPP-Signature-Certificate, X-Request-ID,
-// Content-Type, x-accept-fix, Host) are refused.
+// Content-Type, x-accept-fix, Host) are refused. A header a typed option
+// sets is held to that option's rule, whatever the case of its name:
+// PSU-ID and PSU-Device-ID must be UUIDs ([WithPSU]), PSU-HTTP-Method one
+// of GET, POST, PUT, PATCH, DELETE, TPP-Redirect-URI an absolute https
+// URL ([WithRedirectURI]), PSU-Context PRIVATE or CORPORATE
+// ([WithPSUContext]), TPP-Redirect-Preferred true or false; the others
+// (TPP-Session-ID, PSU-Corporate-ID, ...) must not be empty, as with
+// their options.
 func WithHeader(name, value string) RequestOption {
 	return func(c *callConfig) error {
-		if reservedHeaders[http.CanonicalHeaderKey(name)] {
+		if opt, ok := reservedHeaders[http.CanonicalHeaderKey(name)]; ok {
+			if opt != "" {
+				return fmt.Errorf("client: header %s is set by the client; use %s", name, opt)
+			}
 			return fmt.Errorf("client: header %s is set by the client", name)
 		}
 		return c.setRequired(name, value)
@@ -281,6 +324,11 @@ func (c *callConfig) set(name, value string) error {
 	}
 	if err := checkHeader(name, value); err != nil {
 		return err
+	}
+	if rule := headerRules[http.CanonicalHeaderKey(name)]; rule != nil {
+		if err := rule(name, value); err != nil {
+			return err
+		}
 	}
 	c.header.Set(name, value)
 	return nil
