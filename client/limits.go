@@ -23,7 +23,12 @@ const (
 	// maxJSONValues bounds the JSON objects and arrays of a 2xx body.
 	maxJSONValues = 20_000
 	// maxErrorBody bounds how much of a non-2xx body is read; the rest is
-	// dropped, and an error body cut short decodes to no messages.
+	// dropped, and an error body cut short decodes to no messages. Its
+	// Digest cannot be checked: the client skips that check under
+	// VerifyIfPresent (a Digest mismatch it caused by cutting is no
+	// sign of tampering, and the answer's status stands) but refuses
+	// the answer under VerifyRequired, which promises a body checked
+	// against a signed Digest (errCutBody).
 	maxErrorBody = 64 << 10
 )
 
@@ -34,29 +39,30 @@ const (
 var ErrAnswerTooLarge = errors.New("client: answer exceeds the size limits")
 
 // readBody reads a response body within the limits: a 2xx body past them
-// is an ErrAnswerTooLarge, another body is cut at maxErrorBody.
-func readBody(r io.Reader, status int) ([]byte, error) {
+// is an ErrAnswerTooLarge, another body is cut at maxErrorBody, and cut
+// says so.
+func readBody(r io.Reader, status int) (b []byte, cut bool, err error) {
 	limit := int64(maxErrorBody)
 	ok := status >= 200 && status <= 299
 	if ok {
 		limit = maxBody
 	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	b, err = io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if int64(len(b)) > limit {
 		if !ok {
-			return b[:limit], nil
+			return b[:limit], true, nil
 		}
-		return nil, fmt.Errorf("%w: more than %d bytes", ErrAnswerTooLarge, maxBody)
+		return nil, false, fmt.Errorf("%w: more than %d bytes", ErrAnswerTooLarge, maxBody)
 	}
 	if ok {
 		if n := countJSONValues(b, maxJSONValues+1); n > maxJSONValues {
-			return nil, fmt.Errorf("%w: more than %d JSON objects and arrays", ErrAnswerTooLarge, maxJSONValues)
+			return nil, false, fmt.Errorf("%w: more than %d JSON objects and arrays", ErrAnswerTooLarge, maxJSONValues)
 		}
 	}
-	return b, nil
+	return b, false, nil
 }
 
 // countJSONValues counts the '{' and '[' of b outside strings, stopping at
@@ -91,25 +97,26 @@ func countJSONValues(b []byte, stop int) int {
 // limits of readBody: nil when the answer has none. The client asks for
 // none (Accept-Encoding: identity), so that the bytes read are the bytes
 // the bank's Digest covers; a bank that compresses anyway gets its gzip
-// undone here, and any other encoding refused.
-func decodeContent(h http.Header, body []byte, status int) ([]byte, error) {
+// undone here, and any other encoding refused. cut says the decoded body
+// was cut at maxErrorBody.
+func decodeContent(h http.Header, body []byte, status int) (b []byte, cut bool, err error) {
 	enc := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding")))
 	switch enc {
 	case "", "identity":
-		return nil, nil
+		return nil, false, nil
 	case "gzip", "x-gzip":
 		if len(body) == 0 {
-			return nil, nil
+			return nil, false, nil
 		}
 		zr, err := gzip.NewReader(bytes.NewReader(body))
 		if err != nil {
-			return nil, fmt.Errorf("gzip answer: %w", err)
+			return nil, false, fmt.Errorf("gzip answer: %w", err)
 		}
-		b, err := readBody(zr, status)
+		b, cut, err := readBody(zr, status)
 		if err != nil {
-			return nil, fmt.Errorf("gzip answer: %w", err)
+			return nil, false, fmt.Errorf("gzip answer: %w", err)
 		}
-		return b, nil
+		return b, cut, nil
 	}
-	return nil, fmt.Errorf("answer in content encoding %q, which the client did not ask for", enc)
+	return nil, false, fmt.Errorf("answer in content encoding %q, which the client did not ask for", enc)
 }

@@ -131,6 +131,7 @@ type reply struct {
 	status int
 	header http.Header
 	body   []byte
+	cut    bool // a non-2xx body cut at maxErrorBody
 
 	// What Client.checkReply found, worked out once per answer: the
 	// retry loop may need the verdict before Client.exchange does.
@@ -267,7 +268,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	phase = &timeoutError{phase: "response body", d: limit}
 	timer = time.AfterFunc(limit, func() { cancel(phase) })
 	r := &reply{status: resp.StatusCode, header: resp.Header}
-	r.body, err = readBody(resp.Body, resp.StatusCode)
+	r.body, r.cut, err = readBody(resp.Body, resp.StatusCode)
 	if err != nil {
 		if cause := context.Cause(actx); cause == phase {
 			err = fmt.Errorf("%w (%w)", phase, err)

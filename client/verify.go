@@ -20,7 +20,9 @@ type VerifyMode int
 const (
 	// VerifyIfPresent is the default. It checks what a response carries:
 	//   - a Digest header, whenever present, must match the body (signed
-	//     or not, with or without bank certificates);
+	//     or not, with or without bank certificates), save for an error
+	//     body the client cut at its 64 KiB limit, whose Digest is not
+	//     checked;
 	//   - a Signature header, when bank certificates are configured
 	//     ([WithBankCertificates]), must verify with one of them, cover the
 	//     Digest when there is a body, and cover the request's own
@@ -35,6 +37,8 @@ const (
 	VerifyIfPresent VerifyMode = iota
 	// VerifyRequired checks as VerifyIfPresent does and also rejects:
 	//   - a response without a Signature header;
+	//   - an error body over the client's 64 KiB limit, whose Digest
+	//     the client cannot check on what it read;
 	//   - a signature that does not cover x-request-id, or an
 	//     X-Request-ID that is not the request's (an answer to another
 	//     request replayed);
@@ -131,6 +135,7 @@ var (
 	// Refused by VerifyRequired only.
 	errRequestIDNotSigned = errors.New("the response's Signature does not cover X-Request-ID")
 	errDateNotSigned      = errors.New("the response's Signature does not cover Date")
+	errCutBody            = fmt.Errorf("the error answer is longer than %d bytes, the most the client reads, so its Digest cannot be checked", maxErrorBody)
 	errStaleDate          = fmt.Errorf("the response's signed Date is missing or more than %v from the local clock", maxClockOffset)
 )
 
@@ -148,8 +153,9 @@ func (c *Client) checksSignatures() bool {
 func (c *Client) checkReply(r *reply, requestID string) error {
 	if !r.checked {
 		r.checked = true
-		r.decoded, r.decodeErr = decodeContent(r.header, r.body, r.status)
-		r.verifyErr = c.verifyResponse(r.header, r.body, r.decoded, requestID)
+		var cut bool
+		r.decoded, cut, r.decodeErr = decodeContent(r.header, r.body, r.status)
+		r.verifyErr = c.verifyResponse(r.header, r.body, r.decoded, r.cut || cut, requestID)
 	}
 	return r.verifyErr
 }
@@ -164,7 +170,12 @@ func (c *Client) checkReply(r *reply, requestID string) error {
 // none: the Digest of an encoded answer is taken over the bytes as sent
 // (RFC 3230's instance), and over the decoded ones by a bank that reads
 // it otherwise; either matches.
-func (c *Client) verifyResponse(h http.Header, body, decoded []byte, requestID string) error {
+//
+// cut says the client cut the (error) body at maxErrorBody: a Digest
+// that matches neither body may then be the client's doing, so the
+// Digest check is skipped under VerifyIfPresent and the answer refused
+// under VerifyRequired (errCutBody), see maxErrorBody.
+func (c *Client) verifyResponse(h http.Header, body, decoded []byte, cut bool, requestID string) error {
 	mode := c.cfg.verifyMode
 	if mode == VerifyOff {
 		return nil
@@ -174,6 +185,12 @@ func (c *Client) verifyResponse(h http.Header, body, decoded []byte, requestID s
 	verifyDigest := func() error {
 		err := signing.VerifyDigest(digest, body)
 		if err != nil && decoded != nil && signing.VerifyDigest(digest, decoded) == nil {
+			return nil
+		}
+		if err != nil && cut && digest != "" && errors.Is(err, signing.ErrDigestMismatch) {
+			if mode == VerifyRequired {
+				return errCutBody
+			}
 			return nil
 		}
 		return err
