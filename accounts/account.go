@@ -202,8 +202,8 @@ func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.Requ
 
 // Get returns one account (GET /v1/accounts/{id}).
 func (s *Service) Get(ctx context.Context, accountID string, ro ...client.RequestOption) (*Account, error) {
-	if accountID == "" {
-		return nil, errEmptyID("accounts.Get")
+	if err := checkID("accounts.Get", "accountId", accountID); err != nil {
+		return nil, err
 	}
 	var out wrapped[Account]
 	out.key = "account"

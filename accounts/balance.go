@@ -148,8 +148,8 @@ func (r *BalanceReport) Find(t BalanceType) (Balance, bool) {
 // is sent when the budget is spent.
 func (s *Service) Balances(ctx context.Context, accountID string, ro ...client.RequestOption) (*BalanceReport, error) {
 	const op = "accounts.Balances"
-	if accountID == "" {
-		return nil, errEmptyID(op)
+	if err := checkID(op, "accountId", accountID); err != nil {
+		return nil, err
 	}
 	var out BalanceReport
 	err := s.getCounted(ctx, op, EndpointBalances, accountID, apipath.Join("/v1/accounts", accountID, "balances"), nil, &out, ro)

@@ -258,8 +258,8 @@ func (s *Service) CardAccounts(ctx context.Context, ro ...client.RequestOption) 
 // answer may be wrapped as {"cardAccount": {...}} or bare.
 func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...client.RequestOption) (*CardAccount, error) {
 	const op = "accounts.CardAccount"
-	if cardAccountID == "" {
-		return nil, errEmptyID(op)
+	if err := checkID(op, "cardAccountId", cardAccountID); err != nil {
+		return nil, err
 	}
 	out := wrapped[CardAccount]{key: "cardAccount"}
 	if err := s.get(ctx, op, apipath.Join("/v1/card-accounts", cardAccountID), nil, &out, cardOptions(ro)); err != nil {
@@ -275,8 +275,8 @@ func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...c
 // [Service.Balances] (the package documentation says why card calls count).
 func (s *Service) CardBalances(ctx context.Context, cardAccountID string, ro ...client.RequestOption) (*BalanceReport, error) {
 	const op = "accounts.CardBalances"
-	if cardAccountID == "" {
-		return nil, errEmptyID(op)
+	if err := checkID(op, "cardAccountId", cardAccountID); err != nil {
+		return nil, err
 	}
 	var out BalanceReport
 	err := s.getCounted(ctx, op, EndpointCardBalances, cardAccountID, apipath.Join("/v1/card-accounts", cardAccountID, "balances"), nil, &out, cardOptions(ro))

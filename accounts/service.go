@@ -151,11 +151,14 @@ var transactionDetailsKeys = []string{"transactionsDetails", "transactionDetails
 // [*BudgetExhaustedError] before it is sent when that budget is spent.
 func (s *Service) TransactionDetails(ctx context.Context, accountID, transactionID string, ro ...client.RequestOption) (*Transaction, error) {
 	const op = "accounts.TransactionDetails"
-	if accountID == "" {
-		return nil, errEmptyID(op)
+	if err := checkID(op, "accountId", accountID); err != nil {
+		return nil, err
 	}
 	if transactionID == "" {
 		return nil, fmt.Errorf("%s: %w: empty transaction id", op, ErrInvalidQuery)
+	}
+	if err := apipath.Check("transactionId", transactionID); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
 	var out transactionDetails
 	err := s.getCounted(ctx, op, sharedEndpoint(EndpointTransactionDetails), accountID, apipath.Join("/v1/accounts", accountID, "transactions", transactionID), nil, &out, ro)

@@ -368,8 +368,8 @@ func markStatus(ts []Transaction, s BookingStatus) {
 // spent; without the PSU only 90 days of history are available.
 func (s *Service) Transactions(ctx context.Context, accountID string, q *TransactionQuery, ro ...client.RequestOption) (*TransactionsPage, error) {
 	const op = "accounts.Transactions"
-	if accountID == "" {
-		return nil, errEmptyID(op)
+	if err := checkID(op, "accountId", accountID); err != nil {
+		return nil, err
 	}
 	v, err := q.values(op)
 	if err != nil {
@@ -423,8 +423,8 @@ func (s *Service) transactionsAt(ctx context.Context, op, href, want string, ro 
 // the card account's budget (see the package documentation).
 func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q *TransactionQuery, ro ...client.RequestOption) (*CardTransactionsPage, error) {
 	const op = "accounts.CardTransactions"
-	if cardAccountID == "" {
-		return nil, errEmptyID(op)
+	if err := checkID(op, "cardAccountId", cardAccountID); err != nil {
+		return nil, err
 	}
 	v, err := q.values(op)
 	if err != nil {
@@ -469,4 +469,18 @@ func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string,
 
 func errEmptyID(op string) error {
 	return fmt.Errorf("%s: %w: empty account id", op, ErrInvalidQuery)
+}
+
+// checkID refuses an account id that cannot be one path segment: an empty
+// one as before (ErrInvalidQuery), "." and ".." with the
+// *client.ValidationError of apipath.Check on field, since either would
+// change the path.
+func checkID(op, field, id string) error {
+	if id == "" {
+		return errEmptyID(op)
+	}
+	if err := apipath.Check(field, id); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }

@@ -49,17 +49,9 @@ func ValidatePaymentIDs(ids []string) error {
 }
 
 // checkBasketID refuses a basket id that cannot name a basket in a path:
-// empty, "." or "..". It is checked even with [client.WithoutValidation],
+// empty, "." or ".." (apipath.Check). It is checked even with [client.WithoutValidation],
 // since no bank could accept it.
-func checkBasketID(id string) error {
-	switch id {
-	case "":
-		return &client.ValidationError{Field: "basketId", Reason: "empty"}
-	case ".", "..":
-		return &client.ValidationError{Field: "basketId", Reason: "not a basket id"}
-	}
-	return nil
-}
+func checkBasketID(id string) error { return apipath.Check("basketId", id) }
 
 // basketPath is the path of basket id with the given sub-resources, the id
 // escaped as one path segment ("!" kept, as the platform writes it).

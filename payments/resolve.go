@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // ResolutionKind says how [Service.Resolve] settled a journal entry.
@@ -238,6 +239,11 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 
 // readStatus reads the status of the entry's payment (or basket).
 func (s *Service) readStatus(ctx context.Context, e JournalEntry, opts []client.RequestOption) (Resolution, error) {
+	// The id is the bank's answer to the create: "." or ".." would change
+	// the path read.
+	if err := apipath.Check("paymentId", e.PaymentID); err != nil {
+		return Resolution{}, err
+	}
 	href := strings.TrimRight(e.URL, "/") + "/" + url.PathEscape(e.PaymentID) + "/" + segStatus
 	ro := append(e.options(), opts...)
 	var out StatusResponse

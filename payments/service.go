@@ -264,8 +264,8 @@ func (c Calls) path(product Product, paymentID string, extra ...string) (string,
 	if err := checkProduct(product); err != nil {
 		return "", err
 	}
-	if paymentID == "" {
-		return "", &client.ValidationError{Field: "paymentId", Reason: "empty payment id"}
+	if err := apipath.Check("paymentId", paymentID); err != nil {
+		return "", err
 	}
 	return apipath.Join(pathVersion, append([]string{string(c.ps), string(product), paymentID}, extra...)...), nil
 }

@@ -1,12 +1,32 @@
 // Package apipath builds the interface's request paths from ids, escaping
 // each id as one path segment. It is the service packages' one way to put
-// an id into a path.
+// an id into a path: each id is first checked with [Check], then joined
+// with [Join].
 package apipath
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tppkit/psd2/client"
 )
+
+// Check refuses an id that cannot be one path segment: "" (the path would
+// lose the segment) and the dot segments "." and ".." (which [Segment]
+// keeps, as RFC 3986 allows, and which a server or proxy resolves,
+// changing the path: /v1/payments/sepa-credit-transfers/../status). The
+// error is a *client.ValidationError on field (the path parameter, for
+// example "paymentId"), so a caller that returns it sends nothing and its
+// error matches client.ErrValidation. Every other string is a segment.
+func Check(field, id string) error {
+	switch id {
+	case "":
+		return &client.ValidationError{Field: field, Reason: "required"}
+	case ".", "..":
+		return &client.ValidationError{Field: field, Reason: "cannot be a dot segment"}
+	}
+	return nil
+}
 
 // Segment escapes s as one RFC 3986 path segment. Unlike
 // url.PathEscape it keeps the sub-delimiters, so platform ids such as
@@ -25,7 +45,8 @@ func Segment(s string) string {
 }
 
 // Join builds a path such as "/v1/payments/<product>/<id>/status" from
-// a prefix and segments, escaping each segment with [Segment].
+// a prefix and segments, escaping each segment with [Segment]. It does
+// not check the segments: check each id with [Check] first.
 func Join(prefix string, segments ...string) string {
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(prefix, "/"))

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/tppkit/psd2/client"
 )
 
 const accountID = "enc!!Qk1eS2pMd2R4ZVY3N0hjX3Z5b2pCTjE0YjJmZ2Q-_ZZ="
@@ -21,4 +23,19 @@ func TestSegment(t *testing.T) {
 		assert.Equal(t, want, Segment(in), in)
 	}
 	assert.Equal(t, "/v1/accounts/"+accountID+"/balances", Join("/v1/accounts/", accountID, "balances"))
+}
+
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{"", ".", ".."} {
+		err := Check("paymentId", id)
+		var ve *client.ValidationError
+		if assert.ErrorAs(t, err, &ve, "%q", id) {
+			assert.Equal(t, "paymentId", ve.Field)
+		}
+		assert.ErrorIs(t, err, client.ErrValidation)
+	}
+	for _, id := range []string{accountID, "...", ".a", "a.", "a/..", "%2E%2E", " ", "x"} {
+		assert.NoError(t, Check("paymentId", id), "%q", id)
+	}
 }

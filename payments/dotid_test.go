@@ -1,0 +1,72 @@
+package payments_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/payments"
+)
+
+// TestDotPaymentIDRefused: "." and ".." are not payment ids; as a path
+// segment they would change the path (/v1/payments/<product>/../status
+// reads another resource, signed). Status, Get, Cancel, StartAuthorisation
+// and Wait refuse them with a *client.ValidationError on paymentId, for
+// every payment service, and send nothing.
+func TestDotPaymentIDRefused(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"transactionStatus":"ACSC"}`)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := client.New(srv.URL, testtpp.Credentials(t, "Dot PISP"), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	require.NoError(t, err)
+	svc, err := payments.New(c)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, ps := range []payments.PaymentService{payments.ServiceSingle, payments.ServicePeriodic, payments.ServiceBulk} {
+		calls := svc.In(ps)
+		for _, id := range []string{".", ".."} {
+			for name, call := range map[string]func() error{
+				"Status": func() error { _, err := calls.Status(ctx, payments.ProductSEPA, id); return err },
+				"Get":    func() error { _, err := calls.Get(ctx, payments.ProductSEPA, id); return err },
+				"Cancel": func() error { _, err := calls.Cancel(ctx, payments.ProductSEPA, id); return err },
+				"StartAuthorisation": func() error {
+					_, err := calls.StartAuthorisation(ctx, payments.ProductSEPA, id)
+					return err
+				},
+				"Wait": func() error { _, err := calls.Wait(ctx, payments.ProductSEPA, id); return err },
+			} {
+				err := call()
+				var ve *client.ValidationError
+				if assert.True(t, errors.As(err, &ve), "%s %s(%q): %v", ps, name, id, err) {
+					assert.Equal(t, "paymentId", ve.Field)
+				}
+				assert.ErrorIs(t, err, client.ErrValidation)
+			}
+		}
+	}
+	_, err = svc.Status(ctx, payments.ProductSEPA, "..")
+	assert.ErrorIs(t, err, client.ErrValidation)
+	assert.Zero(t, n.Load(), "nothing reaches the bank")
+
+	// Ids that only contain dots, or a dot segment inside them, are one
+	// escaped segment and go out.
+	for _, id := range []string{"...", "a/..", ".x"} {
+		_, err := svc.Status(ctx, payments.ProductSEPA, id)
+		require.NoError(t, err, id)
+	}
+	assert.EqualValues(t, 3, n.Load())
+}
