@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
@@ -132,11 +133,16 @@ func (c *Client) credentials(ctx context.Context, now time.Time) (*credState, er
 // checkValidity refuses a certificate outside its validity window: the
 // bank would answer 400, and a clear local error is more useful.
 func checkValidity(cert *x509.Certificate, now time.Time) error {
+	return checkValidityOf("signing certificate", cert, now)
+}
+
+// checkValidityOf is checkValidity for the certificate named kind.
+func checkValidityOf(kind string, cert *x509.Certificate, now time.Time) error {
 	if now.Before(cert.NotBefore) {
-		return fmt.Errorf("%w: signing certificate valid from %s", signing.ErrCertNotYetValid, cert.NotBefore.UTC().Format(time.RFC3339))
+		return fmt.Errorf("%w: %s valid from %s", signing.ErrCertNotYetValid, kind, cert.NotBefore.UTC().Format(time.RFC3339))
 	}
 	if now.After(cert.NotAfter) {
-		return fmt.Errorf("%w: signing certificate expired %s", signing.ErrCertExpired, cert.NotAfter.UTC().Format(time.RFC3339))
+		return fmt.Errorf("%w: %s expired %s", signing.ErrCertExpired, kind, cert.NotAfter.UTC().Format(time.RFC3339))
 	}
 	return nil
 }
@@ -162,7 +168,11 @@ func (c *Client) warnExpiry(kind string, cert *x509.Certificate, now time.Time) 
 // SetQWAC replaces the QWAC (the TLS client certificate of mutual TLS) at
 // runtime. New connections present the new certificate; idle connections
 // are closed so that they are not reused. It works only with the transport
-// the SDK builds (not with [WithHTTPClient]).
+// the SDK builds (not with [WithHTTPClient]). As with [Client.SetCredentials],
+// the key must match the certificate and the certificate must be valid now
+// on the client's clock: an expired or not-yet-valid QWAC is refused with
+// an error matching signing.ErrCertExpired or signing.ErrCertNotYetValid,
+// and the current one stays ([New] refuses such a [WithQWAC] the same way).
 func (c *Client) SetQWAC(cert tls.Certificate) error {
 	if len(cert.Certificate) == 0 || cert.PrivateKey == nil {
 		return errors.New("client: a QWAC needs a certificate and its key")
@@ -174,12 +184,32 @@ func (c *Client) SetQWAC(cert tls.Certificate) error {
 			return fmt.Errorf("client: QWAC: %w", err)
 		}
 	}
+	if err := checkKeyMatches(cert.PrivateKey, leaf); err != nil {
+		return fmt.Errorf("client: QWAC: %w", err)
+	}
+	if err := checkValidityOf("QWAC", leaf, c.cfg.clock()); err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
 	if c.cfg.httpClient != nil {
 		return errForeignTransport
 	}
 	c.qwac.Store(&qwacState{cert: &cert, leaf: leaf})
 	if c.hc != nil {
 		c.hc.CloseIdleConnections()
+	}
+	return nil
+}
+
+// checkKeyMatches refuses a private key that is not the one of cert: TLS
+// would fail the handshake of every new connection.
+func checkKeyMatches(key crypto.PrivateKey, cert *x509.Certificate) error {
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return fmt.Errorf("the private key (%T) cannot sign", key)
+	}
+	pub, ok := signer.Public().(interface{ Equal(crypto.PublicKey) bool })
+	if !ok || !pub.Equal(cert.PublicKey) {
+		return errors.New("the private key does not match the certificate")
 	}
 	return nil
 }

@@ -90,7 +90,8 @@ func WithHTTPClient(hc *http.Client) Option {
 // WithQWAC presents cert (the TPP's eIDAS QWAC) as the TLS client
 // certificate for mutual TLS. It applies to the transport the SDK builds;
 // with WithHTTPClient, configure the certificate on that client yourself.
-// [Client.SetQWAC] replaces it at runtime.
+// [Client.SetQWAC] replaces it at runtime. New refuses a QWAC whose key
+// does not match it, or that is expired or not yet valid, as SetQWAC does.
 func WithQWAC(cert tls.Certificate) Option {
 	return func(c *config) error {
 		if len(cert.Certificate) == 0 || cert.PrivateKey == nil {
