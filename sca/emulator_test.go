@@ -361,9 +361,18 @@ func TestUserForPISP(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "TPP-Redirect-URI", ve.Field)
 
-	// Any other refusal of the bank is returned as its *client.Error: a
-	// PSU-ID the bank cannot read.
+	// A PSU-ID that is not a UUID is refused before sending, even given
+	// as a raw header.
 	_, needed, err = sca.User(ctx, e.c, client.WithTPPSessionID(s.TPPSessionID), client.WithHeader("PSU-ID", "not-a-uuid"))
+	require.ErrorIs(t, err, client.ErrNotSent)
+	assert.NotErrorIs(t, err, client.ErrOutcomeUnknown)
+	assert.False(t, needed)
+
+	// Any other refusal of the bank is returned as its *client.Error: a
+	// corporate context without PSU-Corporate-ID (docs/interface.md
+	// section 5.10).
+	_, needed, err = sca.User(ctx, e.c, client.WithTPPSessionID(s.TPPSessionID), client.WithPSU(client.PSU{ID: s.PSUID}),
+		client.WithHeader("PSU-Context", "CORPORATE"))
 	var ce *client.Error
 	require.True(t, errors.As(err, &ce), "%v", err)
 	assert.Equal(t, http.StatusBadRequest, ce.StatusCode)
