@@ -185,7 +185,7 @@ func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro cli
 	res.Booked = keepNew(booked, j.Cursor, dates, ids)
 	res.Pending = pending
 	if err == nil {
-		res.Cursor = j.Cursor.advance(dates, ids)
+		res.Cursor = j.Cursor.advance(dates, ids, q.DateFrom)
 	}
 	return err
 }
@@ -229,7 +229,7 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 	res.CardBooked = keepNew(booked, j.Cursor, dates, ids)
 	res.CardPending = pending
 	if err == nil {
-		res.Cursor = j.Cursor.advance(dates, ids)
+		res.Cursor = j.Cursor.advance(dates, ids, q.DateFrom)
 	}
 	return err
 }

@@ -70,10 +70,14 @@ func classify(err error) verdict {
 		v.outcome = BudgetExhausted
 	case ce.StatusCode == http.StatusTooManyRequests && v.hasRetry:
 		v.outcome, v.rateLimit = Transient, true
-	case ce.StatusCode == http.StatusTooManyRequests:
+	case ce.StatusCode == http.StatusTooManyRequests && ce.Is(client.ErrAccessExceeded):
 		// A 429 without Retry-After or a code: the budget at the bank
 		// (the client marked it spent).
 		v.outcome = BudgetExhausted
+	case ce.StatusCode == http.StatusTooManyRequests:
+		// Another code without Retry-After: a limit that is not the
+		// budget, which the client did not mark spent.
+		v.outcome = Transient
 	case ce.StatusCode >= 500 || ce.StatusCode == http.StatusRequestTimeout:
 		v.outcome = Transient
 	default:

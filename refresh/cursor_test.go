@@ -65,22 +65,35 @@ func TestCursorAdvance(t *testing.T) {
 	}
 
 	// The read covers the window: its ids from the window's first day on.
-	next := c.advance(dates("2025-03-10", "2025-03-10", "2025-03-10", "2025-03-04", "2025-03-06"), []string{"a", "b", "", "gone", "c"})
+	next := c.advance(dates("2025-03-10", "2025-03-10", "2025-03-10", "2025-03-04", "2025-03-06"), []string{"a", "b", "", "gone", "c"}, accounts.Date{})
 	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a", "b", "c"}}, next)
 	assert.Equal(t, []string{"a"}, c.Seen, "the old cursor is unchanged")
 
 	// A newer day moves the window.
-	next = c.advance(dates("2025-03-12", "2025-03-06", "2025-03-12", "2025-03-08"), []string{"x", "b", "y", "z"})
+	next = c.advance(dates("2025-03-12", "2025-03-06", "2025-03-12", "2025-03-08"), []string{"x", "b", "y", "z"}, accounts.Date{})
 	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-12"), From: date("2025-03-07"), Seen: []string{"x", "y", "z"}}, next)
 
 	// An earlier version's cursor (Seen: the ids of its Date) gains a window.
 	legacy := Cursor{Date: date("2025-03-10"), Seen: []string{"a"}}
-	next = legacy.advance(dates("2025-03-10", "2025-03-08"), []string{"b", "c"})
+	next = legacy.advance(dates("2025-03-10", "2025-03-08"), []string{"b", "c"}, accounts.Date{})
 	assert.Equal(t, Cursor{Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a", "b", "c"}}, next)
 
+	// A first read since a date (Job.Since) later than the window's
+	// start: the window starts at that date, so the next read, from the
+	// window's start, does not report the older entries it never saw as
+	// new.
+	since := date("2025-03-09")
+	first := Cursor{}.advance(dates("2025-03-10", "2025-03-09"), []string{"p", "q"}, since)
+	assert.Equal(t, since, first.From)
+	assert.False(t, first.isNew(date("2025-03-08"), "older"), "before the first read: not new")
+	assert.False(t, first.isNew(date("2025-03-09"), "q"))
+	assert.True(t, first.isNew(date("2025-03-10"), "r"))
+	// A read from before the window changes nothing.
+	assert.Equal(t, date("2025-03-05"), Cursor{}.advance(dates("2025-03-10"), []string{"p"}, date("2025-03-01")).From)
+
 	// Nothing read: the cursor stays.
-	assert.Equal(t, c, c.advance(nil, nil))
-	assert.Equal(t, legacy, legacy.advance(nil, nil))
+	assert.Equal(t, c, c.advance(nil, nil, accounts.Date{}))
+	assert.Equal(t, legacy, legacy.advance(nil, nil, accounts.Date{}))
 
 	// It encodes to JSON and back.
 	b, err := json.Marshal(next)
@@ -109,7 +122,7 @@ func TestCursorBookedLateUnderEarlierDay(t *testing.T) {
 				out = append(out, ids[i])
 			}
 		}
-		c = c.advance(ds, ids)
+		c = c.advance(ds, ids, accounts.Date{})
 		return out
 	}
 	// Monday morning: Friday's entry and one of Monday's.
@@ -167,6 +180,7 @@ func TestClassify(t *testing.T) {
 		{"bank budget", bankErr(429, "ACCESS_EXCEEDED", nil, nil), BudgetExhausted, false},
 		{"bank budget with retry", bankErr(429, "ACCESS_EXCEEDED", retry, nil), BudgetExhausted, false},
 		{"429 bare", bankErr(429, "", nil, nil), BudgetExhausted, false},
+		{"429 another code, no retry", bankErr(429, "TOO_MANY", nil, nil), Transient, false},
 		{"rate limit", bankErr(429, "TOO_MANY", retry, nil), Transient, true},
 		{"sca redirect", bankErr(401, "CONSENT_INVALID", nil, sca), ReconnectNeeded, false},
 		{"consent expired", bankErr(401, "CONSENT_EXPIRED", nil, nil), ReconnectNeeded, false},

@@ -69,7 +69,9 @@ func Example() {
 		}
 	}
 
-	r, err := refresh.New(ais)
+	r := refresh.New(ais)
+
+	err = r.Err()
 	if err != nil {
 		fmt.Println(err)
 		return

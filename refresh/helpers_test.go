@@ -54,7 +54,8 @@ func newBank(t testing.TB, data emulator.SeedData, opts ...client.Option) *bank 
 // refresher returns a Refresher on b's service and clock.
 func (b *bank) refresher(t testing.TB, opts ...refresh.Option) *refresh.Refresher {
 	t.Helper()
-	r, err := refresh.New(b.svc, opts...)
+	r := refresh.New(b.svc, opts...)
+	err := r.Err()
 	require.NoError(t, err)
 	return r
 }

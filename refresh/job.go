@@ -184,8 +184,13 @@ func windowStart(d accounts.Date) accounts.Date {
 }
 
 // advance returns the cursor after the booked entries (date, id) read
-// from c's window on (see Refresher.transactions).
-func (c Cursor) advance(dates []accounts.Date, ids []string) Cursor {
+// from queried on (the query's first booking date, zero for none; see
+// Refresher.transactions). The new window starts lookbackDays before the
+// newest date, but not before what the read covered (queried, or the
+// oldest entry read when the bank sent older ones): entries older than
+// the read were not seen, and must not be reported as new by the next
+// read (a job that asked for transactions since a date).
+func (c Cursor) advance(dates []accounts.Date, ids []string, queried accounts.Date) Cursor {
 	if len(dates) == 0 {
 		c.Seen = slices.Clone(c.Seen)
 		return c
@@ -197,6 +202,17 @@ func (c Cursor) advance(dates []accounts.Date, ids []string) Cursor {
 		}
 	}
 	next.From = windowStart(next.Date)
+	// What the read covered starts at the query's first date, or at the
+	// oldest entry it brought when the bank sent older ones anyway.
+	covered := queried
+	for _, d := range dates {
+		if !covered.IsZero() && !d.IsZero() && d.Before(covered) {
+			covered = d
+		}
+	}
+	if next.From.Before(covered) {
+		next.From = covered
+	}
 	// The read covered the new window (it starts at or before it), so its
 	// ids are the window's; an earlier version's cursor adds those of its
 	// Date.

@@ -50,7 +50,8 @@ func TestRunPanicLeavesNoGoroutine(t *testing.T) {
 						}
 					}))
 				}
-				r, err := refresh.New(svc, opts...)
+				r := refresh.New(svc, opts...)
+				err := r.Err()
 				require.NoError(t, err)
 				jobs := invalidJobs(&taken, func() {
 					if kind == "jobs" && due(0) {

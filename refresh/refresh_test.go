@@ -20,7 +20,7 @@ import (
 
 func TestNewRefusesInvalid(t *testing.T) {
 	t.Parallel()
-	_, err := refresh.New(nil)
+	err := refresh.New(nil).Err()
 	require.Error(t, err)
 	b := newBank(t, refreshbench.Seed(1, 1, 0, 0, time.Now()))
 	for name, o := range map[string]refresh.Option{
@@ -31,10 +31,11 @@ func TestNewRefusesInvalid(t *testing.T) {
 		"nil progress":     refresh.WithProgress(nil),
 		"nil logger":       refresh.WithLogger(nil),
 	} {
-		_, err := refresh.New(b.svc, o)
+		err := refresh.New(b.svc, o).Err()
 		assert.Error(t, err, name)
 	}
-	r, err := refresh.New(b.svc, nil, refresh.WithWorkers(3), refresh.WithSpacing(0))
+	r := refresh.New(b.svc, nil, refresh.WithWorkers(3), refresh.WithSpacing(0))
+	err = r.Err()
 	require.NoError(t, err)
 	assert.NotNil(t, r)
 }
@@ -83,7 +84,13 @@ func TestRunReadsNewTransactionsOnce(t *testing.T) {
 			}
 		}
 		assert.ElementsMatch(t, window, res.Cursor.Seen)
-		assert.Equal(t, res.Cursor.Date.Time(time.UTC).AddDate(0, 0, -5), res.Cursor.From.Time(time.UTC))
+		// The window starts lookback days before its date, but not before
+		// the read's first day (since): older entries were not read.
+		wantFrom := res.Cursor.Date.Time(time.UTC).AddDate(0, 0, -5)
+		if wantFrom.Before(since.Time(time.UTC)) {
+			wantFrom = since.Time(time.UTC)
+		}
+		assert.Equal(t, wantFrom, res.Cursor.From.Time(time.UTC))
 	}
 
 	// A new booked transaction on one account, today.

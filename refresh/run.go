@@ -37,6 +37,10 @@ import (
 // nil.
 func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Result, error] {
 	return func(yield func(Result, error) bool) {
+		if err := r.Err(); err != nil {
+			yield(Result{}, err)
+			return
+		}
 		if jobs == nil {
 			yield(Result{}, errors.New("refresh: Run needs a sequence of jobs"))
 			return

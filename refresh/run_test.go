@@ -95,7 +95,7 @@ func TestRunBoundsWorkersAndReportsProgress(t *testing.T) {
 	svc := stubService(t, bank)
 	var last refresh.Progress
 	var calls int
-	r, err := refresh.New(svc, refresh.WithWorkers(3), refresh.WithProgress(func(p refresh.Progress) {
+	r := refresh.New(svc, refresh.WithWorkers(3), refresh.WithProgress(func(p refresh.Progress) {
 		calls++
 		assert.LessOrEqual(t, p.InFlight, 3)
 		assert.GreaterOrEqual(t, p.InFlight, 0)
@@ -103,6 +103,7 @@ func TestRunBoundsWorkersAndReportsProgress(t *testing.T) {
 		assert.Equal(t, last.Finished()+1, p.Finished())
 		last = p
 	}))
+	err := r.Err()
 	require.NoError(t, err)
 	var taken atomic.Int64
 	n := 0
@@ -129,7 +130,8 @@ func TestRunBoundsWorkersAndReportsProgress(t *testing.T) {
 func TestRunBreakStops(t *testing.T) {
 	t.Parallel()
 	bank := &stubBank{delay: time.Millisecond}
-	r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
+	r := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
+	err := r.Err()
 	require.NoError(t, err)
 	var taken atomic.Int64
 	for res, err := range r.Run(t.Context(), stubJobs(1000, &taken)) {
@@ -150,7 +152,8 @@ func TestRunBreakStops(t *testing.T) {
 func TestRunContextCancelled(t *testing.T) {
 	t.Parallel()
 	bank := &stubBank{delay: 5 * time.Millisecond}
-	r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
+	r := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
+	err := r.Err()
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -193,7 +196,8 @@ func TestRunRateLimitPauses(t *testing.T) {
 		return answered
 	}}
 	svc := stubService(t, bank)
-	r, err := refresh.New(svc, refresh.WithWorkers(1), refresh.WithMaxWait(time.Second))
+	r := refresh.New(svc, refresh.WithWorkers(1), refresh.WithMaxWait(time.Second))
+	err := r.Err()
 	require.NoError(t, err)
 	var taken atomic.Int64
 	var got []refresh.Result
@@ -235,7 +239,8 @@ func TestRunLogsNoIDs(t *testing.T) {
 	}}
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	r, err := refresh.New(stubService(t, bank), refresh.WithLogger(log))
+	r := refresh.New(stubService(t, bank), refresh.WithLogger(log))
+	err := r.Err()
 	require.NoError(t, err)
 	var taken atomic.Int64
 	var printed strings.Builder
@@ -263,7 +268,8 @@ func TestRunLogsNoIDs(t *testing.T) {
 // (go test -race checks it).
 func TestRunReadsJobsBetweenBodies(t *testing.T) {
 	t.Parallel()
-	r, err := refresh.New(stubService(t, &stubBank{}), refresh.WithWorkers(4))
+	r := refresh.New(stubService(t, &stubBank{}), refresh.WithWorkers(4))
+	err := r.Err()
 	require.NoError(t, err)
 	seen := map[string]int{} // written by the body, read by the sequence
 	var taken atomic.Int64

@@ -117,7 +117,8 @@ func run(ctx context.Context, out io.Writer, n int) error {
 	// 3. The background refresh of every stored session's accounts.
 	cursors := map[string]refresh.Cursor{} // a real TPP keeps them with the accounts
 	bar := newProgressBar(out, n*accountsPerPSU)
-	r, err := refresh.New(ais, refresh.WithProgress(bar.update))
+	r := refresh.New(ais, refresh.WithProgress(bar.update))
+	err = r.Err()
 	if err != nil {
 		return err
 	}

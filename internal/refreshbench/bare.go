@@ -50,7 +50,8 @@ func newBare(ctx context.Context, base string, hc *http.Client, creds *signing.C
 	if err != nil {
 		return nil, err
 	}
-	r, err := refresh.New(svc, refresh.WithWorkers(1))
+	r := refresh.New(svc, refresh.WithWorkers(1))
+	err = r.Err()
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,8 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 	if workers > 0 {
 		ropts = append(ropts, refresh.WithWorkers(workers))
 	}
-	r, err := refresh.New(svc, ropts...)
+	r := refresh.New(svc, ropts...)
+	err = r.Err()
 	if err != nil {
 		b.Fatal(err)
 	}
