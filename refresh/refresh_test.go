@@ -31,9 +31,19 @@ func TestNewRefusesInvalid(t *testing.T) {
 		"nil progress":     refresh.WithProgress(nil),
 		"nil logger":       refresh.WithLogger(nil),
 	} {
-		err := refresh.New(b.svc, o).Err()
-		assert.Error(t, err, name)
+		bad := refresh.New(b.svc, o)
+		require.Error(t, bad.Err(), name)
+		// Run yields the same error first and refreshes nothing.
+		n := 0
+		for res, err := range bad.Run(t.Context(), slices.Values([]refresh.Job{{AccountID: "x"}})) {
+			n++
+			assert.Equal(t, bad.Err(), err, name)
+			assert.Zero(t, res.Calls)
+		}
+		assert.Equal(t, 1, n, name)
 	}
+	var none *refresh.Refresher
+	assert.Error(t, none.Err())
 	r := refresh.New(b.svc, nil, refresh.WithWorkers(3), refresh.WithSpacing(0))
 	err = r.Err()
 	require.NoError(t, err)
