@@ -69,7 +69,7 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 				s.log.Error("emulator handler failed", "path", r.URL.Path, "err", err.Error())
 				ae = errInternal()
 			}
-			writeError(w, ae)
+			writeError(w, withMiscasedHint(ae, c.body)) // casematch.go
 		case c.out == nil:
 			w.WriteHeader(cmp.Or(c.status, http.StatusOK))
 		default:
@@ -142,13 +142,16 @@ func (c *call) requireAcceptFix(value string) error {
 // is sent (docs/interface.md section 5.14).
 func (c *call) psuPresent() bool { return strings.TrimSpace(c.header("PSU-IP-Address")) != "" }
 
-// decode decodes the JSON body into v. Unknown fields are allowed; a type
+// decode decodes the JSON body into v. Unknown fields are allowed, and a
+// key naming a field of v in another case is one of them (field names are
+// case-sensitive, docs/interface.md section 2.7; see dropMiscased); a type
 // mismatch gives 400 FORMAT_ERROR naming the field (jsonProblem).
 func (c *call) decode(v any) error {
 	if len(c.body) == 0 {
 		return errFormat("", "A JSON body is required.")
 	}
-	if err := json.Unmarshal(c.body, v); err != nil {
+	body, _ := dropMiscased(c.body, reflect.TypeOf(v))
+	if err := json.Unmarshal(body, v); err != nil {
 		return jsonProblem(err)
 	}
 	return nil

@@ -231,7 +231,10 @@
 // greater than zero; a Norwegian BBAN is 11 digits with its MOD-11 check
 // digit, written without separators; an IBAN is in electronic form
 // (upper case, no spaces); instant payments are in NOK; unknown fields are
-// ignored. The 201 answer carries links self (GET, DELETE), status,
+// ignored, and field names are case-sensitive: a key naming a field in
+// another case ("CREDITORNAME") is an unknown field, so a required field
+// so written is missing (400 FORMAT_ERROR naming it; the text quotes the
+// key). The 201 answer carries links self (GET, DELETE), status,
 // startAuthorisation and the absolute scaRedirect; fees are 3.00 NOK per
 // domestic payment, 2.00 EUR per SEPA payment, 50.00 NOK per cross-border
 // payment, once per payment of a bulk, and none for instant payments and

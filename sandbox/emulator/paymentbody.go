@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"unicode/utf8"
 )
 
@@ -107,7 +108,10 @@ func knownProduct(product string) bool {
 
 // decodePaymentBody decodes a payment request body: valid UTF-8, one JSON
 // object and nothing after it, each field of the JSON type the schema
-// says (400 FORMAT_ERROR naming the field). Unknown fields are ignored.
+// says (400 FORMAT_ERROR naming the field). Unknown fields are ignored,
+// and so is a key naming a field in another case ("CREDITORNAME"): field
+// names are case-sensitive (docs/interface.md sections 2.4, 2.5; see
+// dropMiscased).
 func decodePaymentBody(body []byte) (*paymentBody, *apiError) {
 	if !utf8.Valid(body) {
 		return nil, errFormat("", "The body is not valid UTF-8.")
@@ -120,6 +124,7 @@ func decodePaymentBody(body []byte) (*paymentBody, *apiError) {
 		return nil, errFormat("", "The body must be a JSON object.")
 	}
 	var b paymentBody
+	body, _ = dropMiscased(body, reflect.TypeFor[paymentBody]())
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&b); err != nil {
 		return nil, jsonProblem(err)
