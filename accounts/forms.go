@@ -22,14 +22,6 @@ import (
 // it) with encoding/json, that is as the bank's document: log the
 // elements one by one, or a count.
 
-// ptrForm is the form of *p, nil for a nil p.
-func ptrForm[T interface{ form() *redact.Form }](p *T) *redact.Form {
-	if p == nil {
-		return nil
-	}
-	return (*p).form()
-}
-
 // names are the names of the members of e, in order.
 func (e Extra) names() []string {
 	if len(e) == 0 {
@@ -79,8 +71,8 @@ func (b Balance) form() *redact.Form {
 }
 
 func (r BalanceReport) form() *redact.Form {
-	f := redact.New("accounts.BalanceReport").Nested("account", ptrForm(r.Account)).
-		Nested("cardAccount", ptrForm(r.CardAccount)).Bool("debitAccounting", r.DebitAccounting)
+	f := redact.New("accounts.BalanceReport").Nested("account", redact.Ptr(r.Account, AccountReference.form)).
+		Nested("cardAccount", redact.Ptr(r.CardAccount, AccountReference.form)).Bool("debitAccounting", r.DebitAccounting)
 	redact.FormsOf(f, "balances", r.Balances, Balance.form)
 	redact.Keys(f, "links", r.Links)
 	return f.List("extra", r.Extra.names())
@@ -116,7 +108,7 @@ func (t CardTransaction) form() *redact.Form {
 		f.Value("markupFee", t.MarkupFee)
 	}
 	return f.Str("markupFeePercentage", t.MarkupFeePercentage).Secret("cardAcceptorId", t.CardAcceptorID).
-		Nested("cardAcceptorAddress", ptrForm(t.CardAcceptorAddress)).
+		Nested("cardAcceptorAddress", redact.Ptr(t.CardAcceptorAddress, Address.form)).
 		Secret("cardAcceptorPhone", t.CardAcceptorPhone).Str("merchantCategoryCode", t.MerchantCategoryCode).
 		Secret("maskedPan", t.MaskedPAN).Secret("transactionDetails", t.TransactionDetails).
 		Bool("invoiced", t.Invoiced).Str("proprietaryBankTransactionCode", t.ProprietaryBankTransactionCode).
@@ -136,7 +128,7 @@ func party(f *redact.Form, side, name string, account *AccountReference, agent, 
 	if side == "debtor" {
 		ultimateKey = "ultimateDebtor"
 	}
-	f.Secret(side+"Name", name).Nested(side+"Account", ptrForm(account)).Str(side+"Agent", agent).
+	f.Secret(side+"Name", name).Nested(side+"Account", redact.Ptr(account, AccountReference.form)).Str(side+"Agent", agent).
 		Secret(ultimateKey, ultimate)
 }
 
@@ -163,10 +155,10 @@ func (t Transaction) form() *redact.Form {
 		t.RemittanceInformationStructured, t.RemittanceInformationStructuredArray)
 	redact.FormsOf(f, "entryDetails", t.EntryDetails, EntryDetail.form)
 	f.Secret("additionalInformation", t.AdditionalInformation).
-		Nested("additionalInformationStructured", ptrForm(t.AdditionalInformationStructured)).
+		Nested("additionalInformationStructured", redact.Ptr(t.AdditionalInformationStructured, AdditionalInformationStructured.form)).
 		Str("purposeCode", t.PurposeCode).Str("bankTransactionCode", t.BankTransactionCode).
 		Str("proprietaryBankTransactionCode", t.ProprietaryBankTransactionCode).
-		Nested("balanceAfterTransaction", ptrForm(t.BalanceAfterTransaction))
+		Nested("balanceAfterTransaction", redact.Ptr(t.BalanceAfterTransaction, Balance.form))
 	redact.FormsOf(f, "additionalInformationProprietary", t.AdditionalInformationProprietary, ProprietaryInformation.form)
 	redact.Keys(f, "links", t.Links)
 	return f.List("extra", t.Extra.names())
@@ -193,7 +185,7 @@ func (d EntryDetail) form() *redact.Form {
 
 func (a AdditionalInformationStructured) form() *redact.Form {
 	return redact.New("accounts.AdditionalInformationStructured").
-		Nested("standingOrderDetails", ptrForm(a.StandingOrderDetails)).List("extra", a.Extra.names())
+		Nested("standingOrderDetails", redact.Ptr(a.StandingOrderDetails, StandingOrderDetails.form)).List("extra", a.Extra.names())
 }
 
 func (s StandingOrderDetails) form() *redact.Form {

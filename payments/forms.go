@@ -51,16 +51,10 @@ func (r Resolution) String() string {
 // GoString is String, for %#v.
 func (r Resolution) GoString() string { return r.String() }
 
-// Format prints String for every verb (GoString for %#v): printed field
-// by field, a verb other than %v would print the Initiation's links in
-// full.
-func (r Resolution) Format(f fmt.State, verb rune) {
-	if verb == 'v' && f.Flag('#') {
-		_, _ = io.WriteString(f, r.GoString())
-		return
-	}
-	_, _ = io.WriteString(f, r.String())
-}
+// Format prints String for every verb (GoString, for %#v, is String
+// too): printed field by field, a verb other than %v would print the
+// Initiation's links in full.
+func (r Resolution) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, r.String()) }
 
 // LogValue makes log/slog print r as a group of its fields, the
 // Initiation (when set) with its links redacted ([Initiation.LogValue]).
@@ -168,17 +162,9 @@ func withMessagesAndLinks(attrs []slog.Attr, msgs []client.TPPMessage, psuMessag
 // redacted when set. log/slog's JSON handler writes a slice of them with
 // encoding/json, that is as their JSON: log them one by one.
 
-// ptrForm is the form of *p, nil for a nil p.
-func ptrForm[T interface{ form() *redact.Form }](p *T) *redact.Form {
-	if p == nil {
-		return nil
-	}
-	return (*p).form()
-}
-
 func (r AccountReference) form() *redact.Form {
 	return redact.New("payments.AccountReference").Secret("bban", r.BBAN).Secret("iban", r.IBAN).
-		Nested("other", ptrForm(r.Other)).Str("currency", r.Currency)
+		Nested("other", redact.Ptr(r.Other, OtherAccount.form)).Str("currency", r.Currency)
 }
 
 func (o OtherAccount) form() *redact.Form {
@@ -216,10 +202,10 @@ type transfer struct {
 func (tr transfer) add(f *redact.Form) *redact.Form {
 	f.Secret("endToEndIdentification", tr.endToEnd).Value("instructedAmount", tr.amount).
 		Secret("creditorName", tr.creditorName).Str("creditorAgent", tr.creditorAgent).
-		Nested("creditorAccount", tr.creditorAccount.form()).Nested("creditorAddress", ptrForm(tr.creditorAddress)).
+		Nested("creditorAccount", tr.creditorAccount.form()).Nested("creditorAddress", redact.Ptr(tr.creditorAddress, Address.form)).
 		Nested("debtorAccount", tr.debtorAccount.form()).Secret("ultimateDebtor", tr.ultimateDebtor).
 		Secret("remittanceInformationUnstructured", tr.unstructured).
-		Nested("remittanceInformationStructured", ptrForm(tr.structured))
+		Nested("remittanceInformationStructured", redact.Ptr(tr.structured, StructuredReference.form))
 	redact.FormsOf(f, "remittanceInformationStructuredArray", tr.structuredArray, StructuredReference.form)
 	return f.Str("purposeCode", tr.purposeCode).Value("requestedExecutionDate", tr.requestedExecute)
 }

@@ -257,16 +257,10 @@ func (e JournalEntry) String() string {
 // headers stay out of it too.
 func (e JournalEntry) GoString() string { return e.String() }
 
-// Format prints String for every verb (GoString for %#v), so that no verb
-// (%d, %x on the struct) prints the body, session key or PSU headers
-// field by field.
-func (e JournalEntry) Format(f fmt.State, verb rune) {
-	if verb == 'v' && f.Flag('#') {
-		_, _ = io.WriteString(f, e.GoString())
-		return
-	}
-	_, _ = io.WriteString(f, e.String())
-}
+// Format prints String for every verb (GoString, for %#v, is String
+// too), so that no verb (%d, %x on the struct) prints the body, session
+// key or PSU headers field by field.
+func (e JournalEntry) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, e.String()) }
 
 // LogValue makes log/slog print the entry as a group of the fields of
 // its JSON form: without its body, URL, session key or PSU data.

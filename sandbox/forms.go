@@ -16,14 +16,6 @@ import (
 // names, account ids (resourceId, IBAN, BBAN, masked PAN), agreement ids
 // and remittance or card details show as redacted when set.
 
-// ptrForm is the form of *p, nil for a nil p.
-func ptrForm[T interface{ form() *redact.Form }](p *T) *redact.Form {
-	if p == nil {
-		return nil
-	}
-	return (*p).form()
-}
-
 func (a Amount) text() string {
 	if a.Amount == "" {
 		return ""
@@ -81,8 +73,8 @@ func (r AccountRef) form() *redact.Form {
 func (t Transaction) form() *redact.Form {
 	return redact.New("sandbox.Transaction").Str("bookingStatus", t.BookingStatus).Str("bookingDate", t.BookingDate).
 		Str("valueDate", t.ValueDate).Str("transactionAmount", t.TransactionAmount.text()).
-		Secret("creditorName", t.CreditorName).Nested("creditorAccount", ptrForm(t.CreditorAccount)).
-		Secret("debtorName", t.DebtorName).Nested("debtorAccount", ptrForm(t.DebtorAccount)).
+		Secret("creditorName", t.CreditorName).Nested("creditorAccount", redact.Ptr(t.CreditorAccount, AccountRef.form)).
+		Secret("debtorName", t.DebtorName).Nested("debtorAccount", redact.Ptr(t.DebtorAccount, AccountRef.form)).
 		Secret("remittanceInformationUnstructured", t.RemittanceInformationUnstructured).
 		Str("proprietaryBankTransactionCode", t.ProprietaryBankTransactionCode)
 }

@@ -160,6 +160,15 @@ func (f *Form) String() string {
 // LogValue is the form as a slog group of its facts.
 func (f *Form) LogValue() slog.Value { return slog.GroupValue(f.attrs...) }
 
+// Ptr is the form of *p made by form, nil for a nil p: the form of an
+// optional member ([Form.Nested] leaves a nil form out).
+func Ptr[T any](p *T, form func(T) *Form) *Form {
+	if p == nil {
+		return nil
+	}
+	return form(*p)
+}
+
 // Write is the Format of a type whose form is s (its String): %q writes
 // s quoted, every other verb and flag writes s as it is. fmt would
 // otherwise print a struct field by field for verbs such as %d, %x and
