@@ -114,7 +114,7 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		Validate:   func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
 	}
 	if s.journal != nil {
-		operation.Hook = s.journal.Hook(s.c.Scope(), "")
+		operation.Hook = s.journal.Hook(s.c, "")
 	}
 	_, err := s.c.Do(ctx, operation, &out, opts...)
 	if err != nil {

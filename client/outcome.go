@@ -1,8 +1,11 @@
 package client
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 )
 
 // What became of a request that failed without a usable answer. Every
@@ -36,7 +39,8 @@ type OutcomeUnknownError struct {
 	Operation string
 	// RequestID is the X-Request-ID of the request whose outcome is unknown.
 	RequestID string
-	// StatusCode is the HTTP status when the bank answered 5xx, else 0.
+	// StatusCode is the HTTP status of an answer that left the outcome
+	// unknown (5xx, 408, a bare 4xx, an unusable 2xx), else 0.
 	StatusCode int
 	// Err is the underlying transport error or *Error.
 	Err error
@@ -74,3 +78,15 @@ func (e *NotSentError) Unwrap() error { return e.Err }
 
 // Is matches ErrNotSent.
 func (e *NotSentError) Is(target error) bool { return target == ErrNotSent }
+
+// bankRefusal reports whether a non-2xx answer to a request that is not
+// repeatable proves that the bank did not act on it: a 4xx other than
+// 408 carrying the bank's tppMessages (read, or named in a body cut at
+// the limit). A 408, a bare 4xx (a gateway's), a 3xx and a 5xx leave
+// the outcome unknown.
+func bankRefusal(r *reply, e *Error) bool {
+	if r.status < 400 || r.status >= 500 || r.status == http.StatusRequestTimeout {
+		return false
+	}
+	return len(e.Messages) > 0 || (bytes.Contains(r.body, []byte(`"tppMessages"`)) && !json.Valid(r.body))
+}

@@ -91,8 +91,10 @@ type Response struct {
 //     (matches [ErrNotSent]);
 //   - a request that is not repeatable (a payment POST, a start of
 //     authorisation) that may have reached the bank without a usable
-//     answer (5xx, a dropped connection, a timeout, a body cut short, a
-//     2xx whose body is empty, not JSON, or lacks op.ResultID) is an
+//     answer (5xx, 408, a 4xx without the bank's tppMessages, a
+//     dropped connection, a timeout, a body cut short, a 2xx whose body
+//     is empty, not JSON, or lacks op.ResultID or holds "." or ".." as
+//     it) is an
 //     *OutcomeUnknownError (matches [ErrOutcomeUnknown]);
 //   - a response whose signature does not verify is a
 //     *ResponseSignatureError (inside an *OutcomeUnknownError for a
@@ -167,9 +169,11 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 	}
 	if r.status < 200 || r.status > 299 {
 		e := newError(op.Name, r.status, p.requestID, r.header, r.body)
-		// Only a 4xx says the bank did not act; a 5xx or a redirect
-		// (a 303 "see the created resource" included) says nothing.
-		if (r.status < 400 || r.status >= 500) && !op.repeatable() {
+		// Only the bank's own 4xx (with its tppMessages) says it did not
+		// act; a 5xx, a redirect (a 303 "see the created resource"
+		// included), a 408 or a bare 4xx, which a gateway may answer
+		// after the bank acted, says nothing.
+		if !op.repeatable() && !bankRefusal(r, e) {
 			return fail(unknown(e))
 		}
 		return fail(e)
@@ -230,6 +234,11 @@ func usableAnswer(body []byte, resultID string) (string, error) {
 	}
 	if raw, ok := obj[resultID]; !ok || json.Unmarshal(raw, &id) != nil || strings.TrimSpace(id) == "" {
 		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID)
+	}
+	if id == "." || id == ".." {
+		// A dot segment cannot name the resource in a path: nothing
+		// could read or cancel it.
+		return "", fmt.Errorf("%w: %s is a dot segment", ErrUnusableAnswer, resultID)
 	}
 	return id, nil
 }

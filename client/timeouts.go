@@ -76,3 +76,22 @@ func (e *timeoutError) Timeout() bool { return true }
 
 // Temporary reports true: another attempt may be answered.
 func (e *timeoutError) Temporary() bool { return true }
+
+// dialBound is how long the SDK's own transport may take to connect: its
+// dial timeout and its TLS handshake timeout (client.go).
+const dialBound = 30*time.Second + 10*time.Second
+
+// LongestCall returns how long one call of this client that is not
+// repeatable (a payment create) may run at the longest, whatever its
+// context's deadline: every attempt the retry policy allows (and the one
+// clock-skew retry) connecting, waiting the response timeout for the
+// headers and again for the body, and backing off. A journal keeps an
+// entry without an outcome in flight at least this long, so that no
+// replica resolves a create still under way. With [WithCallTimeout]
+// and a context without a deadline, a call ends sooner. A transport
+// brought with [WithHTTPClient] is assumed to connect within the SDK's
+// own dial and handshake timeouts (40 seconds).
+func (c *Client) LongestCall() time.Duration {
+	attempts := time.Duration(c.cfg.retry.MaxRetries + 2)
+	return attempts*(dialBound+2*c.cfg.responseTimeout) + attempts*c.cfg.retry.MaxBackoff
+}

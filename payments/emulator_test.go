@@ -294,6 +294,8 @@ func TestEmulatorLogicalDuplicate(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, e.StatusCode)
 	assert.True(t, e.HasCode(client.CodePaymentFailed))
 	assert.False(t, errors.Is(err, client.ErrOutcomeUnknown))
+	assert.ErrorIs(t, err, payments.ErrLogicalDuplicate)
+	assert.Equal(t, e.Error(), err.Error(), "printed as the bank's answer")
 	assert.Len(t, b.paymentsHeld(), 1)
 
 	_, err = b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), b.pisp(payments.AllowLogicalDuplicate())...)

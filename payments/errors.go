@@ -103,3 +103,34 @@ func productOfPath(path string) (PaymentService, Product) {
 	}
 	return "", ""
 }
+
+// ErrLogicalDuplicate matches the bank's refusal of a payment creation as
+// a logical duplicate of a payment it already holds (same debtor,
+// creditor, amount and date; docs/interface.md section 4.2): 400 with
+// PAYMENT_FAILED on this platform. Nothing new was created. The error
+// unwraps to the bank's [*client.Error]. To pay the same payee the same
+// amount again on purpose, send the create with [AllowLogicalDuplicate];
+// see docs/design.md section 8 for when that is safe after an outcome
+// that was unknown.
+var ErrLogicalDuplicate = errors.New("payments: refused as a logical duplicate")
+
+// logicalDuplicateError is the bank's refusal of a create as a logical
+// duplicate: it prints as the bank's answer and matches
+// [ErrLogicalDuplicate].
+type logicalDuplicateError struct{ err error }
+
+func (e *logicalDuplicateError) Error() string        { return e.err.Error() }
+func (e *logicalDuplicateError) Unwrap() error        { return e.err }
+func (e *logicalDuplicateError) Is(target error) bool { return target == ErrLogicalDuplicate }
+
+// logicalDuplicate marks the bank's refusal of a payment creation as a
+// logical duplicate ([ErrLogicalDuplicate]); any other error is returned
+// unchanged.
+func logicalDuplicate(err error) error {
+	var ce *client.Error
+	if errors.As(err, &ce) && ce.StatusCode == http.StatusBadRequest && ce.HasCode(client.CodePaymentFailed) &&
+		!errors.Is(err, client.ErrOutcomeUnknown) {
+		return &logicalDuplicateError{err}
+	}
+	return err
+}

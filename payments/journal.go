@@ -12,8 +12,8 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -27,15 +27,21 @@ import (
 const (
 	journalPrefix = "payments/journal/"
 	doubtPrefix   = "payments/journal-open/"
+	// createdPrefix keys the id of a create the bank answered with 201
+	// whose entry could not be updated: one Put records it, and reading
+	// the entry folds it in (see recordCreated).
+	createdPrefix = "payments/journal-created/"
 )
 
 // Defaults of a [Journal].
 const (
 	// DefaultInFlight is how long after its intent an entry without an
 	// outcome is taken to be still on its way ([Journal.InDoubt] skips
-	// it): far above the client's longest call (30 seconds by default),
-	// so that a replica never resolves a create another replica is still
-	// sending.
+	// it), at the least: an entry stays in flight until the longest its
+	// create can run ([client.Client.LongestCall], or its context's
+	// deadline when sooner) and the recording of its outcome are over,
+	// however short this is, so that a replica never resolves a create
+	// another replica is still sending.
 	DefaultInFlight = 2 * time.Minute
 	// DefaultRetention is how long an entry whose outcome is settled
 	// (created, refused, not sent, or resolved) stays in the journal.
@@ -46,6 +52,9 @@ const (
 	// outcomeTimeout bounds the recording of an outcome, which runs
 	// after the call even when the call's context ended.
 	outcomeTimeout = 10 * time.Second
+	// createdRetryFor bounds how long a created id the store refused is
+	// retried in the background (see recordCreated).
+	createdRetryFor = 24 * time.Hour
 	// settleTimeout bounds the marking of an entry as not sent after its
 	// intent was reported unwritten, which runs even when the call's
 	// context ended; the caller waits for it.
@@ -91,6 +100,9 @@ type Journal struct {
 	now       func() time.Time
 	inFlight  time.Duration
 	retention time.Duration
+	stopped   bool // JournalWritersStopped
+
+	pending sync.WaitGroup // created ids still being recorded (Flush)
 }
 
 // JournalOption configures a [Journal] in [NewJournal]; an invalid one
@@ -98,15 +110,32 @@ type Journal struct {
 type JournalOption func(*Journal) error
 
 // JournalInFlight replaces [DefaultInFlight]: entries without an outcome
-// younger than d are not in doubt yet. 0 makes every entry without an
-// outcome in doubt at once (a process that knows the writer is dead).
-// A negative d is refused.
+// younger than d are not in doubt yet. It never shortens an entry's own
+// bound: an entry stays in flight until its create and the recording of
+// its outcome cannot be running any more (the client's
+// [client.Client.LongestCall], or the call's deadline when sooner, plus
+// the time allowed to record the outcome), whatever d is. A negative d
+// is refused. To resolve at once the entries of writers known to have
+// stopped, use [JournalWritersStopped].
 func JournalInFlight(d time.Duration) JournalOption {
 	return func(j *Journal) error {
 		if d < 0 {
 			return fmt.Errorf("payments: JournalInFlight(%v): negative", d)
 		}
 		j.inFlight = d
+		return nil
+	}
+}
+
+// JournalWritersStopped is for a Journal read by an operator who knows
+// that every process that could be sending a create journaled in it has
+// stopped (crashed, killed, shut down): an entry without an outcome is
+// then in doubt at once, whatever its in-flight time. Never give it to a
+// Journal of a running fleet: a create still under way would be resolved
+// by a resend.
+func JournalWritersStopped() JournalOption {
+	return func(j *Journal) error {
+		j.stopped = true
 		return nil
 	}
 }
@@ -216,8 +245,18 @@ type JournalEntry struct {
 	// [Service.Resolve]: the X-Request-ID of the entry it resolves.
 	Resolves string
 
+	// Until is when its create and the recording of its outcome are
+	// over at the latest: the intent's time, plus the call's bound
+	// ([client.Client.LongestCall], or its context's deadline when
+	// sooner), plus the time allowed to record the outcome. Without an
+	// outcome the entry is in flight until then, and at least for the
+	// journal's in-flight time ([JournalInFlight]). Zero for an entry
+	// written before this field.
+	Until time.Time
+
 	scope  string
 	header http.Header
+	folded bool // Outcome and PaymentID come from the created record
 	j      *Journal
 }
 
@@ -341,6 +380,8 @@ type journalRecord struct {
 	Codes                 []string          `json:"codes,omitempty"`
 	Resolution            *Resolution       `json:"resolution,omitempty"`
 	Resolves              string            `json:"resolves,omitempty"`
+	// Until is JournalEntry.Until.
+	Until *time.Time `json:"until,omitempty"`
 	// Intent is a random token of the call that wrote the intent, so
 	// that the call recognises its own entry (see settleNotSent).
 	Intent string `json:"intent,omitempty"`
@@ -353,6 +394,9 @@ func (r *journalRecord) entry(j *Journal) JournalEntry {
 		Created: r.Created, Outcome: r.Outcome, PaymentID: r.PaymentID, StatusCode: r.StatusCode,
 		Codes: r.Codes, Resolution: r.Resolution, Resolves: r.Resolves,
 		scope: r.Scope, header: http.Header{}, j: j,
+	}
+	if r.Until != nil {
+		e.Until = *r.Until
 	}
 	if e.PaymentID == "" && r.Resolution != nil {
 		e.PaymentID = r.Resolution.PaymentID
@@ -400,10 +444,11 @@ func (j *Journal) closeDoubt(ctx context.Context, key string) {
 // already holds: its record is the evidence of the earlier call.
 var errRequestIDReused = errors.New("the X-Request-ID is already in the journal (each create needs its own)")
 
-// Hook returns the [client.Hook] that journals one create: pass it as
-// the Hook of the create's [client.Operation]. scope is the client's
-// [client.Client.Scope] (an entry is resolved only through a client of
-// the same TPP and bank); product is the payment product, "" for a
+// Hook returns the [client.Hook] that journals one create sent through
+// c: pass it as the Hook of the create's [client.Operation]. The entry
+// keeps c's [client.Client.Scope] (an entry is resolved only through a
+// client of the same TPP and bank) and is in flight for at least c's
+// [client.Client.LongestCall]; product is the payment product, "" for a
 // signing basket (whose URL names it).
 //
 // Before the first attempt it records the intent, and returns an error
@@ -415,14 +460,21 @@ var errRequestIDReused = errors.New("the X-Request-ID is already in the journal 
 // and the SDK never sends it (see [Service.Resolve]). After the call it
 // records the outcome, retrying the store a few times; should that
 // still fail, the entry stays without an outcome and [Journal.InDoubt]
-// reports it later.
-func (j *Journal) Hook(scope string, product Product) client.Hook {
-	return j.hook(scope, product, "")
+// reports it later. A create the bank answered with its id never falls
+// back to "no outcome": see recordCreated.
+func (j *Journal) Hook(c *client.Client, product Product) client.Hook {
+	if c == nil {
+		return func(context.Context, *client.Call) (func(client.Result), error) {
+			return nil, fmt.Errorf("%w: Hook(nil client)", ErrJournal)
+		}
+	}
+	return j.hook(c.Scope(), c.LongestCall(), product, "")
 }
 
 // hook is Hook for a create or, with resolves set, for the resend of
 // [Service.Resolve], which must never carry allowLogicalDuplicate.
-func (j *Journal) hook(scope string, product Product, resolves string) client.Hook {
+// longest bounds the call (client.Client.LongestCall).
+func (j *Journal) hook(scope string, longest time.Duration, product Product, resolves string) client.Hook {
 	return func(ctx context.Context, call *client.Call) (func(client.Result), error) {
 		if j == nil || j.st == nil {
 			return nil, fmt.Errorf("%w: no journal (use payments.NewJournal)", ErrJournal)
@@ -431,7 +483,7 @@ func (j *Journal) hook(scope string, product Product, resolves string) client.Ho
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrJournal, err)
 		}
-		allowDup := logicalDuplicateAllowed(u.Query())
+		allowDup := logicalDuplicateAllowed(u.RawQuery) || bodyAllowsDuplicate(call.Body)
 		if resolves != "" && allowDup {
 			return nil, fmt.Errorf("%w: a resolving resend must not carry allowLogicalDuplicate", ErrJournal)
 		}
@@ -440,11 +492,16 @@ func (j *Journal) hook(scope string, product Product, resolves string) client.Ho
 		if err != nil {
 			return nil, err
 		}
+		created := j.now().UTC()
+		if dl, ok := ctx.Deadline(); ok {
+			longest = min(longest, max(time.Until(dl), 0))
+		}
+		until := created.Add(longest + outcomeTimeout)
 		rec := journalRecord{
 			V: 1, RequestID: call.RequestID, Operation: call.Operation, Product: product,
 			Basket: isBasketURL(u), URL: u.String(), Body: slices.Clone(call.Body), Header: map[string]string{},
-			AllowLogicalDuplicate: allowDup, Scope: scope, Created: j.now().UTC(), Resolves: resolves,
-			Intent: rand.Text(),
+			AllowLogicalDuplicate: allowDup, Scope: scope, Created: created, Resolves: resolves,
+			Until: &until, Intent: rand.Text(),
 		}
 		for _, h := range journalHeaders {
 			if v := call.Header.Get(h); v != "" {
@@ -480,16 +537,144 @@ func (j *Journal) hook(scope string, product Product, resolves string) client.Ho
 		if resolves == "" {
 			_ = j.putMarker(ctx, key, rec.Created)
 		}
-		return func(r client.Result) {
-			octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), outcomeTimeout)
-			defer cancel()
-			for range outcomeTries {
-				if j.recordOutcome(octx, key, r) == nil || octx.Err() != nil {
-					return
-				}
-			}
-		}, nil
+		return func(r client.Result) { j.settle(ctx, key, r) }, nil
 	}
+}
+
+// settle records the outcome r of the create under key, retrying the
+// store a few times within outcomeTimeout, without the call's
+// cancellation. Should that fail for a create the bank answered with its
+// id, see recordCreated.
+func (j *Journal) settle(ctx context.Context, key string, r client.Result) {
+	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), outcomeTimeout)
+	defer cancel()
+	o, id, _, _ := outcomeOf(r)
+	for try := range outcomeTries {
+		if j.recordOutcome(octx, key, r) == nil {
+			return
+		}
+		if o == OutcomeCreated && j.putCreated(octx, key, id) == nil {
+			return
+		}
+		if try+1 == outcomeTries || !sleepCtx(octx, time.Duration(try+1)*100*time.Millisecond) {
+			break
+		}
+	}
+	if o == OutcomeCreated {
+		j.recordCreated(ctx, key, id)
+	}
+}
+
+// ASSUMPTION (recordCreated): a create the bank answered with 201 and its
+// id is known to exist; its entry must never fall back to "no outcome",
+// which Resolve would answer by sending the body again (and the bank
+// accepts that once the first payment was cancelled or rejected). When
+// neither the entry's update nor the one Put of the id under
+// "payments/journal-created/" lands within outcomeTimeout, the hook
+// removes the entry's open marker (an unarmed entry without an outcome
+// is never sent again: Resolve reports NeedsPerson, see armedCreates),
+// and keeps trying both writes in the background, with backoff, for up
+// to createdRetryFor or until one lands; [Journal.Flush] waits for them.
+// Reading an entry without an outcome folds in its created id. What
+// remains is the process dying before any of these writes lands, which
+// is the same as dying between the bank's answer and its recording.
+
+// recordCreated disarms the entry under key and keeps recording the
+// created id in the background (see the ASSUMPTION above).
+func (j *Journal) recordCreated(ctx context.Context, key, id string) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	_ = j.st.Delete(dctx, doubtKey(key))
+	cancel()
+	j.pending.Add(1)
+	go func() {
+		defer j.pending.Done()
+		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createdRetryFor)
+		defer cancel()
+		r := client.Result{Sent: true, StatusCode: http.StatusCreated, ResultID: id}
+		for wait := 200 * time.Millisecond; ; wait = min(2*wait, 30*time.Second) {
+			if !sleepCtx(bctx, wait) {
+				return
+			}
+			if j.recordOutcome(bctx, key, r) == nil || j.putCreated(bctx, key, id) == nil {
+				return
+			}
+		}
+	}()
+}
+
+// Flush waits until every created id whose recording the store refused
+// (see recordCreated) has been recorded, or ctx ends (its error then).
+// Call it before a process exits, so that a payment the bank created is
+// not left without an outcome.
+func (j *Journal) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		j.pending.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%w: flush: %w", ErrJournal, ctx.Err())
+	}
+}
+
+// sleepCtx waits d, or until ctx ends (false).
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// keepFold writes the created id folded in from the created record into
+// the entry under key, and then removes that record.
+func (j *Journal) keepFold(ctx context.Context, key, id string) error {
+	err := j.update(ctx, key, func(rec *journalRecord) error {
+		if rec.Outcome == "" && rec.PaymentID == "" {
+			rec.Outcome, rec.PaymentID = OutcomeCreated, id
+		}
+		return nil
+	})
+	if err == nil {
+		_ = j.st.Delete(ctx, createdKey(key))
+	}
+	return err
+}
+
+// createdKey returns the key of the created id of the entry under key.
+func createdKey(key string) string {
+	return createdPrefix + strings.TrimPrefix(key, journalPrefix)
+}
+
+// putCreated records id as the created id of the entry under key in one
+// Put, kept as long as the entry (no ttl).
+func (j *Journal) putCreated(ctx context.Context, key, id string) error {
+	return j.st.Put(ctx, createdKey(key), []byte(id), 0)
+}
+
+// foldCreated makes rec, without an outcome, created with the id the
+// store holds under createdPrefix, if any; it reports whether it did.
+func (j *Journal) foldCreated(ctx context.Context, key string, rec *journalRecord) (bool, error) {
+	if rec.Outcome != "" || rec.PaymentID != "" {
+		return false, nil
+	}
+	b, err := j.st.Get(ctx, createdKey(key))
+	switch {
+	case errors.Is(err, store.ErrNotStored):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("%w: %w", ErrJournal, err)
+	case len(b) == 0:
+		return false, nil
+	}
+	rec.Outcome, rec.PaymentID = OutcomeCreated, string(b)
+	return true, nil
 }
 
 // ASSUMPTION (armedCreates): a store may commit a write and still report
@@ -585,19 +770,46 @@ func (j *Journal) armed(ctx context.Context, key string) (bool, error) {
 	return false, fmt.Errorf("%w: %w", ErrJournal, err)
 }
 
-// logicalDuplicateAllowed reads the allowLogicalDuplicate query
-// parameter as the bank would (a boolean).
-func logicalDuplicateAllowed(q url.Values) bool {
-	for k, vs := range q {
-		if strings.EqualFold(k, queryAllowLogicalDuplicate) {
-			for _, v := range vs {
-				if b, err := strconv.ParseBool(v); err == nil && b {
-					return true
-				}
-			}
+// logicalDuplicateAllowed reports whether a raw query carries the
+// allowLogicalDuplicate parameter in any spelling: any case of the name,
+// escaped or padded, with any value. Banks read "yes", "on", " true" or
+// "1" as true; a create that carried the parameter in any form is never
+// resolved by sending it again, and a resend never carries it.
+func logicalDuplicateAllowed(rawQuery string) bool {
+	for part := range strings.SplitSeq(rawQuery, "&") {
+		for _, sep := range []string{"=", ";"} {
+			part, _, _ = strings.Cut(part, sep)
+		}
+		k, err := url.QueryUnescape(part)
+		if err != nil {
+			k = part
+		}
+		if isLogicalDuplicateName(k) {
+			return true
 		}
 	}
 	return false
+}
+
+// bodyAllowsDuplicate reports whether a recorded JSON body carries an
+// allowLogicalDuplicate member, in any case, at its top level.
+func bodyAllowsDuplicate(body []byte) bool {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(body, &obj) != nil {
+		return false
+	}
+	for k := range obj {
+		if isLogicalDuplicateName(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// isLogicalDuplicateName reports whether a query or member name is
+// allowLogicalDuplicate in any case, padded or not.
+func isLogicalDuplicateName(k string) bool {
+	return strings.EqualFold(strings.TrimSpace(k), queryAllowLogicalDuplicate)
 }
 
 // isBasketURL reports whether u is the signing-basket collection.
@@ -703,7 +915,13 @@ func (j *Journal) read(ctx context.Context, key string) (JournalEntry, error) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return JournalEntry{}, fmt.Errorf("%w: entry unreadable: %w", ErrJournal, err)
 	}
-	return rec.entry(j), nil
+	folded, err := j.foldCreated(ctx, key, &rec)
+	if err != nil {
+		return JournalEntry{}, err
+	}
+	e := rec.entry(j)
+	e.folded = folded
+	return e, nil
 }
 
 // Entries yields every entry of the journal, in the order of their
@@ -767,9 +985,12 @@ func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[JournalEntry, error] {
 				yield(JournalEntry{}, err)
 				return
 			case !e.InDoubt():
+				if e.folded {
+					_ = j.keepFold(ctx, key, e.PaymentID)
+				}
 				j.closeDoubt(ctx, key)
 				continue
-			case e.Outcome == "" && now.Sub(e.Created) < j.inFlight:
+			case e.Outcome == "" && j.underWay(e, now):
 				continue
 			}
 			if !yield(e, nil) {
@@ -777,6 +998,17 @@ func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[JournalEntry, error] {
 			}
 		}
 	}
+}
+
+// underWay reports whether the create of e, without an outcome, may
+// still be running (or recording its outcome) at now: younger than the
+// in-flight time, or than its call's own bound plus outcomeTimeout. With
+// JournalWritersStopped nothing is under way.
+func (j *Journal) underWay(e JournalEntry, now time.Time) bool {
+	if j.stopped {
+		return false
+	}
+	return now.Sub(e.Created) < j.inFlight || now.Before(e.Until)
 }
 
 // markerStale reports whether the open marker was written longer than
@@ -787,7 +1019,7 @@ func (j *Journal) markerStale(ctx context.Context, marker string, now time.Time)
 		return false
 	}
 	at, err := time.Parse(time.RFC3339Nano, string(b))
-	return err != nil || now.Sub(at) >= j.inFlight
+	return err != nil || j.stopped || now.Sub(at) >= j.inFlight
 }
 
 // WithJournal makes the Service record every create (single, periodic,

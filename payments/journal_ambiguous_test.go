@@ -140,7 +140,7 @@ func TestJournalIntentCommittedButReportedFailed(t *testing.T) {
 			if cancelled {
 				ctx, st.cancel = context.WithCancel(ctx)
 			}
-			j := mustJournal(t, st, payments.JournalInFlight(0))
+			j := mustJournal(t, st, payments.JournalWritersStopped())
 			svc := journaled(t, b, j)
 			id := uuid.NewString()
 
@@ -183,7 +183,7 @@ func TestJournalIntentCommittedAndNotSentMarkFails(t *testing.T) {
 		}
 		return pass
 	}}
-	j := mustJournal(t, st, payments.JournalInFlight(0))
+	j := mustJournal(t, st, payments.JournalWritersStopped())
 	svc := journaled(t, b, j)
 	id := uuid.NewString()
 
@@ -218,14 +218,14 @@ func TestJournalNotSentMarkSparesAnotherCall(t *testing.T) {
 	b, posts := countingBank(t)
 	st := &ambiguousStore{Store: store.NewMemoryStore(), mode: func(n int) updateMode {
 		switch n {
-		case 2, 3, 4: // the first create's outcome (three tries): lost
+		case 2, 3, 4: // the first create's outcome (three tries): kept apart
 			return failBefore
 		case 5: // the second create's intent: fails, the mark then runs
 			return failBefore
 		}
 		return pass
 	}}
-	j := mustJournal(t, st, payments.JournalInFlight(0))
+	j := mustJournal(t, st, payments.JournalWritersStopped())
 	svc := journaled(t, b, j)
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(t.Context(), ndct(kariBruk, "11.00"), b.pisp(client.WithRequestID(id))...)
@@ -238,12 +238,13 @@ func TestJournalNotSentMarkSparesAnotherCall(t *testing.T) {
 	assert.EqualValues(t, 1, posts.n.Load())
 	e, err := j.Entry(t.Context(), id)
 	require.NoError(t, err)
-	assert.Empty(t, e.Outcome, "the first create's entry is not marked not sent")
-	doubt := inDoubt(t, j)
-	require.Len(t, doubt, 1, "it is armed and in doubt")
-	res, err := svc.Resolve(t.Context(), doubt[0], b.pisp()...)
+	assert.Equal(t, payments.OutcomeCreated, e.Outcome, "the first create's entry keeps its id, not marked not sent")
+	assert.NotEmpty(t, e.PaymentID)
+	assert.Empty(t, inDoubt(t, j), "the bank created it: nothing in doubt")
+	res, err := svc.Resolve(t.Context(), e, b.pisp()...)
 	require.NoError(t, err)
-	assert.Equal(t, payments.ResolvedDuplicate, res.Kind, "the first create exists")
+	assert.Equal(t, payments.ResolvedStatus, res.Kind, "the first create exists: its status is read")
+	assert.EqualValues(t, 1, posts.n.Load(), "nothing sent again")
 	assert.Len(t, b.paymentsHeld(), 1)
 }
 
@@ -275,7 +276,7 @@ func TestJournalMarkerFailureDoesNotHideDoubt(t *testing.T) {
 	b, posts := countingBank(t)
 	st := &ambiguousStore{Store: store.NewMemoryStore(), mode: func(int) updateMode { return pass }}
 	st.failMarkers.Store(1)
-	j := mustJournal(t, st, payments.JournalInFlight(0))
+	j := mustJournal(t, st, payments.JournalWritersStopped())
 	svc := journaled(t, b, j)
 
 	// Created: settled, no marker needed.

@@ -45,7 +45,7 @@ func TestJournalBasket(t *testing.T) {
 			_, err = b.c.Do(ctx, client.Operation{
 				Name: "basket.Create", Method: http.MethodPost, Path: "/v1/signing-baskets",
 				Body:     map[string][]string{"paymentIds": {p1.PaymentID, p2.PaymentID}},
-				ResultID: "basketId", Hook: j.Hook(b.c.Scope(), ""),
+				ResultID: "basketId", Hook: j.Hook(b.c, ""),
 			}, nil, b.pisp(client.WithRequestID(id))...)
 			require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 			e, err := j.Entry(ctx, id)

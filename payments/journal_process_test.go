@@ -54,7 +54,7 @@ func helperService(t *testing.T, dir string) (*payments.Service, *payments.Journ
 	require.NoError(t, err)
 	st, err := store.NewFileStore(filepath.Join(dir, "store"))
 	require.NoError(t, err)
-	j := mustJournal(t, st, payments.JournalInFlight(0)) // the writer is known dead
+	j := mustJournal(t, st, payments.JournalWritersStopped()) // the writer is known dead
 	svc, err := payments.New(c, payments.WithJournal(j))
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(dir, "session.json"))

@@ -120,19 +120,55 @@ func TestJournalRecordsCreates(t *testing.T) {
 	assert.Equal(t, 3, n)
 }
 
-// failingStore refuses writes once armed.
+// failingStore refuses updates once armed or, dead, loses every write
+// once armed: the process died, so nothing it would write reaches the
+// store.
 type failingStore struct {
 	store.Store
 	failAfter atomic.Int32 // writes allowed; negative: all
+	dead      atomic.Bool  // count every write, and lose the refused ones
 }
 
 var errStoreDown = errors.New("store down")
 
 func (s *failingStore) Update(ctx context.Context, key string, fn func([]byte, bool) ([]byte, time.Duration, error)) error {
 	if s.failAfter.Add(-1) < 0 {
+		if s.dead.Load() {
+			return nil
+		}
 		return errStoreDown
 	}
 	return s.Store.Update(ctx, key, fn)
+}
+
+func (s *failingStore) Put(ctx context.Context, key string, v []byte, ttl time.Duration) error {
+	if s.dead.Load() && s.failAfter.Add(-1) < 0 {
+		return nil
+	}
+	return s.Store.Put(ctx, key, v, ttl)
+}
+
+func (s *failingStore) Delete(ctx context.Context, key string) error {
+	if s.dead.Load() && s.failAfter.Add(-1) < 0 {
+		return nil
+	}
+	return s.Store.Delete(ctx, key)
+}
+
+// diedAfterSending makes st lose every write after a create's intent and
+// open marker, as when the process dies once its create left.
+func diedAfterSending(st *failingStore) {
+	st.dead.Store(true)
+	st.failAfter.Store(2)
+}
+
+// pastInFlight moves clock past the in-flight time of e.
+func pastInFlight(clock *testtpp.Clock, e payments.JournalEntry) {
+	end := e.Created.Add(payments.DefaultInFlight)
+	if e.Until.After(end) {
+		end = e.Until
+	}
+	clock.Add(end.Sub(clock.Now()) + time.Second)
 }
 
 // Nothing leaves without a journal entry: a store that fails stops the
@@ -148,22 +184,22 @@ func TestJournalStoreErrorStopsTheCreate(t *testing.T) {
 	assert.Empty(t, b.paymentsHeld(), "nothing was sent")
 }
 
-// When the outcome cannot be recorded (the process dies, or the store
-// fails after the intent), the entry stays without an outcome: InDoubt
-// yields it once the in-flight time has passed, and Resolve reads what
-// the bank has.
+// When the outcome cannot be recorded (the process dies after sending),
+// the entry stays without an outcome: InDoubt yields it once the
+// in-flight time has passed, and Resolve reads what the bank has.
 func TestJournalEntryWithoutOutcome(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	b := newBank(t)
 	clock := testtpp.NewClock(time.Now())
 	st := &failingStore{Store: store.NewMemoryStore()}
-	st.failAfter.Store(1) // the intent, not the outcome
+	diedAfterSending(st)
 	j := mustJournal(t, st, payments.JournalClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now))))
 	svc := journaled(t, b, j)
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "42.00"), b.pisp(client.WithRequestID(id))...)
 	require.NoError(t, err, "the payment was created; only its outcome is not journaled")
+	st.dead.Store(false)
 	st.failAfter.Store(1 << 30)
 
 	e, err := j.Entry(ctx, id)
@@ -172,6 +208,8 @@ func TestJournalEntryWithoutOutcome(t *testing.T) {
 	assert.True(t, e.InDoubt())
 	assert.Empty(t, inDoubt(t, j), "younger than the in-flight time: maybe still on its way")
 	clock.Add(payments.DefaultInFlight + time.Second)
+	assert.Empty(t, inDoubt(t, j), "the create may run longer than the in-flight time")
+	pastInFlight(clock, e)
 	doubt := inDoubt(t, j)
 	require.Len(t, doubt, 1)
 

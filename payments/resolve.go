@@ -83,9 +83,10 @@ const (
 var ErrNotResolvable = errors.New("payments: journal entry not resolvable here")
 
 // ErrInFlight matches the error of [Service.Resolve] for an entry without
-// an outcome that is younger than the journal's in-flight time
-// ([DefaultInFlight], [JournalInFlight]): its create may still be on its
-// way in another replica, so nothing is sent. [Journal.InDoubt] yields
+// an outcome whose create may still be running: younger than the
+// journal's in-flight time ([DefaultInFlight], [JournalInFlight]) or
+// than its own bound ([JournalEntry.Until]); it may still be on its way
+// in another replica, so nothing is sent. [Journal.InDoubt] yields
 // such an entry once the time has passed; call Resolve again then.
 var ErrInFlight = errors.New("payments: journal entry may still be in flight")
 
@@ -104,8 +105,10 @@ var ErrInFlight = errors.New("payments: journal entry may still be in flight")
 //     sends nothing and returns that recorded resolution (its Initiation
 //     is nil). Resolving every entry of [Journal.Entries] is therefore
 //     safe.
-//   - When the create carried allowLogicalDuplicate, it sends nothing and
-//     reports NeedsPerson: the bank would not refuse a resend.
+//   - When the create carried allowLogicalDuplicate in any spelling (any
+//     case of the name, padded, any value, in its query or body), it
+//     sends nothing and reports NeedsPerson: the bank would not refuse a
+//     resend.
 //   - When the entry has no outcome and is younger than the in-flight
 //     time (the create may still be running in another replica), it
 //     sends nothing and returns an error matching [ErrInFlight].
@@ -136,7 +139,11 @@ var ErrInFlight = errors.New("payments: journal entry may still be in flight")
 // the PSU must approve like any other. The platform offers no search of
 // payments by content, so for ResolvedDuplicate the first payment's id
 // stays unknown; it cannot be approved without its scaRedirect and
-// expires unsigned.
+// expires unsigned. A created payment whose id the store could not take
+// at once is still known (see [Journal.Hook]), so its status is read. For
+// what the TPP does after ResolvedDuplicate, and when paying the same
+// payee the same amount again with [AllowLogicalDuplicate] is safe, see
+// docs/design.md section 8.
 func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...client.RequestOption) (Resolution, error) {
 	const op = "payments.Resolve"
 	if s == nil || s.c == nil {
@@ -160,6 +167,11 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 	if entry.Resolves != "" {
 		return Resolution{}, fmt.Errorf("%s: %w: the entry is a resend; resolve the entry %s", op, ErrNotResolvable, entry.Resolves)
 	}
+	if entry.folded {
+		// The bank created it: the entry gets the id the hook could
+		// only record apart (recordCreated).
+		_ = j.keepFold(ctx, key, entry.PaymentID)
+	}
 	var res Resolution
 	switch {
 	case entry.PaymentID != "":
@@ -175,9 +187,9 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 			return *entry.Resolution, nil
 		}
 		return Resolution{}, fmt.Errorf("%s: %w: the entry is settled (outcome %q) without a payment id", op, ErrNotResolvable, entry.Outcome)
-	case entry.AllowLogicalDuplicate:
+	case entry.AllowLogicalDuplicate || bodyAllowsDuplicate(entry.Body):
 		res = Resolution{Kind: NeedsPerson, Reason: "created with allowLogicalDuplicate: a resend would not be refused as a duplicate, so only a person can tell whether the payment exists"}
-	case entry.Outcome == "" && entry.Resolution == nil && j.now().Sub(entry.Created) < j.inFlight:
+	case entry.Outcome == "" && entry.Resolution == nil && j.underWay(entry, j.now()):
 		return Resolution{}, fmt.Errorf("%s: %w: no outcome yet, journaled %s ago (in-flight time %s)", op, ErrInFlight,
 			j.now().Sub(entry.Created).Round(time.Millisecond), j.inFlight)
 	default:
@@ -281,7 +293,7 @@ func (s *Service) resend(ctx context.Context, e JournalEntry, opts []client.Requ
 		resultID = "basketId"
 	}
 	var requestID string
-	hook := e.j.hook(e.scope, e.Product, e.RequestID)
+	hook := e.j.hook(e.scope, s.c.LongestCall(), e.Product, e.RequestID)
 	op := client.Operation{
 		Name:       "payments.Resolve",
 		Method:     http.MethodPost,

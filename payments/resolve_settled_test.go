@@ -185,19 +185,21 @@ func TestResolveInFlightEntrySendsNothing(t *testing.T) {
 	b, w := wiredBank(t)
 	clock := testtpp.NewClock(time.Now())
 	st := &failingStore{Store: store.NewMemoryStore()}
-	st.failAfter.Store(1) // the intent, not the outcome
+	diedAfterSending(st)
 	j := mustJournal(t, st, journalClock(t, b, clock))
 	svc := journaled(t, b, j)
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "63.00"), b.pisp(client.WithRequestID(id))...)
 	require.NoError(t, err)
+	st.dead.Store(false)
 	st.failAfter.Store(1 << 30)
 	e, err := j.Entry(ctx, id)
 	require.NoError(t, err)
 	require.Empty(t, e.Outcome)
 	posts := w.posts.Load()
 
-	clock.Add(payments.DefaultInFlight - time.Second)
+	pastInFlight(clock, e)
+	clock.Add(-2 * time.Second)
 	res, err := svc.Resolve(ctx, e, b.pisp()...)
 	require.ErrorIs(t, err, payments.ErrInFlight)
 	assert.NotErrorIs(t, err, payments.ErrNotResolvable, "a later call may resolve it")
@@ -216,14 +218,15 @@ func TestResolveInFlightEntrySendsNothing(t *testing.T) {
 	assert.Equal(t, posts+1, w.posts.Load(), "one resend")
 	assert.Len(t, b.paymentsHeld(), 1)
 
-	// JournalInFlight(0): a process that knows the writer is dead resolves
-	// at once.
-	st.failAfter.Store(1)
+	// JournalWritersStopped: a process that knows the writer is dead
+	// resolves at once.
+	diedAfterSending(st)
 	id2 := uuid.NewString()
 	_, err = svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "64.00"), b.pisp(client.WithRequestID(id2))...)
 	require.NoError(t, err)
+	st.dead.Store(false)
 	st.failAfter.Store(1 << 30)
-	j0 := mustJournal(t, st, journalClock(t, b, clock), payments.JournalInFlight(0))
+	j0 := mustJournal(t, st, journalClock(t, b, clock), payments.JournalWritersStopped())
 	e2, err := j0.Entry(ctx, id2)
 	require.NoError(t, err)
 	res, err = journaled(t, b, j0).Resolve(ctx, e2, b.pisp()...)

@@ -211,11 +211,11 @@ func (s *Service) create(ctx context.Context, op string, ps PaymentService, prod
 		operation.Validate = func(*client.Call) error { return v.Validate(s.c.Now()) }
 	}
 	if s.journal != nil {
-		operation.Hook = s.journal.Hook(s.c.Scope(), product)
+		operation.Hook = s.journal.Hook(s.c, product)
 	}
 	var out Initiation
 	if _, err := s.c.Do(ctx, operation, &out, opts...); err != nil {
-		return nil, err
+		return nil, logicalDuplicate(err)
 	}
 	out.Product, out.Service = product, ps
 	return &out, nil

@@ -1,0 +1,59 @@
+package client
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// What a create's answer says about its outcome: only the bank's own 4xx
+// (with tppMessages) is a refusal; a 408 or a bare 4xx, which a gateway
+// may answer after the bank acted, and a created id that cannot name the
+// resource in a path leave the outcome unknown.
+func TestCreateOutcomeClassification(t *testing.T) {
+	t.Parallel()
+	refusal := `{"tppMessages":[{"category":"ERROR","code":"FORMAT_ERROR"}]}`
+	tests := []struct {
+		name    string
+		status  int
+		body    string
+		unknown bool
+	}{
+		{"bank's 400", http.StatusBadRequest, refusal, false},
+		{"bank's 409", http.StatusConflict, refusal, false},
+		{"408 with tppMessages", http.StatusRequestTimeout, refusal, true},
+		{"bare 400", http.StatusBadRequest, "", true},
+		{"400 with a gateway's HTML", http.StatusBadRequest, "<html>Bad Request</html>", true},
+		{"403 without tppMessages", http.StatusForbidden, `{"error":"forbidden"}`, true},
+		{"400 with empty tppMessages", http.StatusBadRequest, `{"tppMessages":[]}`, true},
+		{"201 with id .", http.StatusCreated, `{"paymentId":"."}`, true},
+		{"201 with id ..", http.StatusCreated, `{"paymentId":".."}`, true},
+		{"201 with id \"\"", http.StatusCreated, `{"paymentId":""}`, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if tt.body != "" {
+					w.Header().Set("Content-Type", "application/json")
+				}
+				w.WriteHeader(tt.status)
+				w.Write([]byte(tt.body))
+			})
+			c := newTestClient(t, b.URL)
+			_, err := c.Do(t.Context(), Operation{Method: "POST", Path: "/v1/payments/x", Body: map[string]int{"n": 1}, ResultID: "paymentId"}, nil)
+			require.Error(t, err)
+			assert.EqualValues(t, 1, b.count.Load(), "sent once")
+			assert.Equal(t, tt.unknown, errors.Is(err, ErrOutcomeUnknown), "%v", err)
+			assert.NotErrorIs(t, err, ErrNotSent)
+			var e *Error
+			if tt.status >= 400 {
+				require.ErrorAs(t, err, &e, "the bank's answer stays readable")
+				assert.Equal(t, tt.status, e.StatusCode)
+			}
+		})
+	}
+}
