@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/basket"
-	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -15,7 +15,7 @@ import (
 func TestCreateJournaled(t *testing.T) {
 	t.Parallel()
 	b := startBank(t)
-	j, err := payments.NewJournal(store.NewMemoryStore())
+	j, err := journal.New(store.NewMemoryStore())
 	require.NoError(t, err)
 	bsk, err := basket.New(b.c, basket.WithJournal(j))
 	require.NoError(t, err)
@@ -24,16 +24,16 @@ func TestCreateJournaled(t *testing.T) {
 	got, err := bsk.Create(t.Context(), ids, b.basketOpts()...)
 	require.NoError(t, err)
 
-	var entries []payments.JournalEntry
+	var entries []journal.Entry
 	for e, err := range j.Entries(t.Context()) {
 		require.NoError(t, err)
 		entries = append(entries, e)
 	}
 	require.Len(t, entries, 1, "one entry: the basket's creation")
 	e := entries[0]
-	assert.True(t, e.Basket)
-	assert.Equal(t, payments.OutcomeCreated, e.Outcome)
-	assert.Equal(t, got.BasketID, e.PaymentID, "the created basket's id")
+	assert.Equal(t, "basketId", e.Create.ResultID)
+	assert.Equal(t, journal.OutcomeCreated, e.Outcome)
+	assert.Equal(t, got.BasketID, e.ID, "the created basket's id")
 	assert.False(t, e.InDoubt())
 
 	_, err = basket.New(b.c, basket.WithJournal(nil))

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
 )
 
@@ -18,7 +19,7 @@ import (
 type Service struct {
 	c       *client.Client
 	pay     *payments.Service
-	journal *payments.Journal // WithJournal; nil: creates are not journaled
+	journal *journal.Journal // WithJournal; nil: creates are not journaled
 }
 
 // Option configures a [Service] in [New]; an invalid one makes New fail.
@@ -27,8 +28,8 @@ type Option func(*Service) error
 // WithJournal records every basket creation in j, as payments.WithJournal
 // does for payments: the intent before anything is sent, the outcome
 // after, so that a basket whose answer was lost is resolved with
-// payments.Service.Resolve instead of being created twice.
-func WithJournal(j *payments.Journal) Option {
+// [journal.Journal.Resolve] instead of being created twice.
+func WithJournal(j *journal.Journal) Option {
 	return func(s *Service) error {
 		if j == nil {
 			return errors.New("basket: WithJournal(nil)")
@@ -37,6 +38,11 @@ func WithJournal(j *payments.Journal) Option {
 		return nil
 	}
 }
+
+// basketCreate describes a basket creation to the journal: the bank names
+// the basket "basketId", and refuses an identical basket while the first
+// stands with 409 STATUS_INVALID (its payments are already in a basket).
+var basketCreate = journal.Create{ResultID: "basketId", DuplicateStatus: http.StatusConflict, DuplicateCode: "STATUS_INVALID"}
 
 // New returns a Service that sends its calls through c. It refuses a nil
 // client and an invalid option.
@@ -114,7 +120,7 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		Validate:   func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
 	}
 	if s.journal != nil {
-		operation.Hook = s.journal.Hook(s.c, "")
+		operation.Hook = s.journal.Hook(s.c, basketCreate)
 	}
 	_, err := s.c.Do(ctx, operation, &out, opts...)
 	if err != nil {

@@ -125,26 +125,30 @@
 //     *client.Error, 400 PAYMENT_FAILED on this platform) and no second
 //     payment exists; if it did not, the retry creates the payment once.
 //
-// A [Journal] does these steps for you and survives a crash: with
-// [WithJournal] every create is recorded in a store.Store before it is
-// sent (a store error stops it) and its outcome after. A process that
+// A [journal.Journal] does these steps for you and survives a crash:
+// with [WithJournal] every create is recorded in a store.Store before it
+// is sent (a store error stops it) and its outcome after. A process that
 // crashed, or got ErrOutcomeUnknown, or another replica on the same
-// store, lists [Journal.InDoubt] and settles each entry with
+// store, lists [journal.Journal.InDoubt] and settles each entry with
 // [Service.Resolve], which reads the status when the id is known and
 // otherwise sends the same body again as step 3 says; an entry created
-// with [AllowLogicalDuplicate] is reported as [NeedsPerson], never resent.
-// An entry already settled is never sent again (Resolve returns its
-// recorded resolution), nor is one without an outcome that is younger
-// than the in-flight time ([ErrInFlight]), so resolving every entry of
-// [Journal.Entries] is as safe as resolving those of InDoubt.
+// with [AllowLogicalDuplicate] is reported as [journal.NeedsPerson],
+// never resent. An entry already settled is never sent again (Resolve
+// returns its recorded resolution), nor is one without an outcome whose
+// create may still be running ([journal.ErrInFlight]), so resolving
+// every entry of [journal.Journal.Entries] is as safe as resolving those
+// of InDoubt. A create refused as a logical duplicate matches
+// [ErrLogicalDuplicate]; docs/design.md section 8 says when paying the
+// same payee the same amount again is safe.
 //
 // A create that returned [client.ErrNotSent] with a Journal was not sent
 // and never will be by the SDK: not by this call, nor later by
 // [Service.Resolve], even when the journal's store wrote the entry while
 // reporting an error (a database connection lost after COMMIT). The
-// journal then marks the entry not sent ([OutcomeNotSent]); should that
-// fail too, the entry stays without an outcome, InDoubt does not yield
-// it and Resolve reports [NeedsPerson] instead of sending it. Sending the
+// journal then marks the entry not sent ([journal.OutcomeNotSent]);
+// should that fail too, the entry stays without an outcome, InDoubt does
+// not yield it and Resolve reports [journal.NeedsPerson] instead of
+// sending it. Sending the
 // payment again, with a new X-Request-ID, is the caller's decision; as
 // for any create, the bank refuses a logical duplicate of a live payment.
 //

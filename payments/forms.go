@@ -26,8 +26,8 @@ import (
 func (r Resolution) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "payments.Resolution{kind=%s", r.Kind)
-	if r.PaymentID != "" {
-		fmt.Fprintf(&b, " paymentId=%s", r.PaymentID)
+	if r.ID != "" {
+		fmt.Fprintf(&b, " paymentId=%s", r.ID)
 	}
 	if r.Status != "" {
 		fmt.Fprintf(&b, " status=%s", r.Status)
@@ -60,8 +60,8 @@ func (r Resolution) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, r.Str
 // Initiation (when set) with its links redacted ([Initiation.LogValue]).
 func (r Resolution) LogValue() slog.Value {
 	attrs := []slog.Attr{slog.String("kind", string(r.Kind))}
-	if r.PaymentID != "" {
-		attrs = append(attrs, slog.String("paymentId", r.PaymentID))
+	if r.ID != "" {
+		attrs = append(attrs, slog.String("paymentId", r.ID))
 	}
 	if r.Status != "" {
 		attrs = append(attrs, slog.String("status", string(r.Status)))

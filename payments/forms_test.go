@@ -18,6 +18,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/redact/redacttest"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/store"
@@ -62,12 +63,12 @@ func TestFormsHideSecrets(t *testing.T) {
 	require.NoError(t, err)
 	res, err := svc.Resolve(ctx, entry, b.pisp(client.WithRedirectURI("https://tpp.example/cb?state="+tppState))...)
 	require.NoError(t, err)
-	require.Equal(t, payments.ResolvedCreated, res.Kind)
+	require.Equal(t, journal.ResolvedCreated, res.Kind)
 	redirect, err := url.Parse(res.Initiation.SCARedirect())
 	require.NoError(t, err)
 	bankState := redirect.Query().Get("state")
 	require.NotEmpty(t, bankState, "the bank's SCA state is in the scaRedirect")
-	auth, err := svc.StartAuthorisation(ctx, payments.ProductNorwegianDomestic, res.PaymentID, b.pisp()...)
+	auth, err := svc.StartAuthorisation(ctx, payments.ProductNorwegianDomestic, res.ID, b.pisp()...)
 	require.NoError(t, err)
 	authState := mustURL(t, auth.SCARedirect()).Query().Get("state")
 	require.NotEmpty(t, authState)
@@ -98,7 +99,7 @@ func TestFormsHideSecrets(t *testing.T) {
 	}{
 		{name: "JournalEntry", v: entry},
 		{name: "*JournalEntry", v: &entry},
-		{name: "[]JournalEntry", v: []payments.JournalEntry{entry, resend}},
+		{name: "[]JournalEntry", v: []journal.Entry{entry, resend}},
 		{name: "resend JournalEntry", v: resend},
 		{name: "recorded Resolution", v: *entry.Resolution},
 		{name: "Resolution with Initiation", v: res},
@@ -107,7 +108,7 @@ func TestFormsHideSecrets(t *testing.T) {
 		{name: "*Initiation", v: res.Initiation, documentJSON: true},
 		{name: "Authorisation", v: *auth, documentJSON: true},
 		{name: "*Authorisation", v: auth, documentJSON: true},
-		{name: "StatusResponse", v: payments.StatusResponse{PaymentID: res.PaymentID, TransactionStatus: payments.StatusRCVD, FundsAvailable: &fundsOK, Links: links}, documentJSON: true},
+		{name: "StatusResponse", v: payments.StatusResponse{PaymentID: res.ID, TransactionStatus: payments.StatusRCVD, FundsAvailable: &fundsOK, Links: links}, documentJSON: true},
 		{name: "Cancellation", v: payments.Cancellation{StatusCode: http.StatusAccepted, TransactionStatus: payments.StatusRCVD, Links: links}, documentJSON: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +137,7 @@ func TestFormsHideSecrets(t *testing.T) {
 	assert.Contains(t, f["slog JSON"], `"kind":"created"`)
 	assert.Contains(t, f["slog text"], "v.inDoubt=false")
 	f = forms(t, *res.Initiation)
-	assert.Contains(t, f["slog JSON"], res.PaymentID)
+	assert.Contains(t, f["slog JSON"], res.ID)
 	assert.Contains(t, f["slog JSON"], `"scaRedirect"`, "the links are there, redacted")
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/store"
@@ -109,7 +110,7 @@ func countingBank(t *testing.T) (*bank, *postCounter) {
 // resolveAll resolves every entry of the journal, as a TPP that does not
 // trust InDoubt's selection would, and returns the resolutions by
 // request id.
-func resolveAll(t *testing.T, svc *payments.Service, j *payments.Journal, opts []client.RequestOption) map[string]payments.Resolution {
+func resolveAll(t *testing.T, svc *payments.Service, j *journal.Journal, opts []client.RequestOption) map[string]payments.Resolution {
 	t.Helper()
 	out := map[string]payments.Resolution{}
 	for e, err := range j.Entries(t.Context()) {
@@ -140,25 +141,25 @@ func TestJournalIntentCommittedButReportedFailed(t *testing.T) {
 			if cancelled {
 				ctx, st.cancel = context.WithCancel(ctx)
 			}
-			j := mustJournal(t, st, payments.JournalWritersStopped())
+			j := mustJournal(t, st, journal.WithWritersStopped())
 			svc := journaled(t, b, j)
 			id := uuid.NewString()
 
 			_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "321.00"), b.pisp(client.WithRequestID(id))...)
 			require.ErrorIs(t, err, client.ErrNotSent)
-			require.ErrorIs(t, err, payments.ErrJournal)
+			require.ErrorIs(t, err, journal.ErrJournal)
 			assert.NotContains(t, err.Error(), "marking it not sent", "the mark succeeded")
 			assert.Zero(t, posts.n.Load(), "nothing left for the bank")
 
 			e, err := j.Entry(t.Context(), id)
 			require.NoError(t, err, "the store did write the intent")
-			assert.Equal(t, payments.OutcomeNotSent, e.Outcome)
+			assert.Equal(t, journal.OutcomeNotSent, e.Outcome)
 			assert.False(t, e.InDoubt())
 			assert.Empty(t, keysUnder(t, st, "payments/journal-open/"), "never armed")
 			assert.Empty(t, inDoubt(t, j))
 
 			res := resolveAll(t, svc, j, b.pisp())
-			assert.Equal(t, payments.ResolvedNotCreated, res[id].Kind)
+			assert.Equal(t, journal.ResolvedNotCreated, res[id].Kind)
 			assert.Zero(t, posts.n.Load(), "Resolve sent nothing")
 			assert.Empty(t, b.paymentsHeld())
 		})
@@ -183,7 +184,7 @@ func TestJournalIntentCommittedAndNotSentMarkFails(t *testing.T) {
 		}
 		return pass
 	}}
-	j := mustJournal(t, st, payments.JournalWritersStopped())
+	j := mustJournal(t, st, journal.WithWritersStopped())
 	svc := journaled(t, b, j)
 	id := uuid.NewString()
 
@@ -202,7 +203,7 @@ func TestJournalIntentCommittedAndNotSentMarkFails(t *testing.T) {
 	for range 2 {
 		res := resolveAll(t, svc, j, b.pisp())
 		require.Contains(t, res, id)
-		assert.Equal(t, payments.NeedsPerson, res[id].Kind)
+		assert.Equal(t, journal.NeedsPerson, res[id].Kind)
 		assert.Contains(t, res[id].Reason, "does not send it again")
 		assert.Empty(t, res[id].ResendRequestID)
 	}
@@ -225,7 +226,7 @@ func TestJournalNotSentMarkSparesAnotherCall(t *testing.T) {
 		}
 		return pass
 	}}
-	j := mustJournal(t, st, payments.JournalWritersStopped())
+	j := mustJournal(t, st, journal.WithWritersStopped())
 	svc := journaled(t, b, j)
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(t.Context(), ndct(kariBruk, "11.00"), b.pisp(client.WithRequestID(id))...)
@@ -238,12 +239,12 @@ func TestJournalNotSentMarkSparesAnotherCall(t *testing.T) {
 	assert.EqualValues(t, 1, posts.n.Load())
 	e, err := j.Entry(t.Context(), id)
 	require.NoError(t, err)
-	assert.Equal(t, payments.OutcomeCreated, e.Outcome, "the first create's entry keeps its id, not marked not sent")
-	assert.NotEmpty(t, e.PaymentID)
+	assert.Equal(t, journal.OutcomeCreated, e.Outcome, "the first create's entry keeps its id, not marked not sent")
+	assert.NotEmpty(t, e.ID)
 	assert.Empty(t, inDoubt(t, j), "the bank created it: nothing in doubt")
 	res, err := svc.Resolve(t.Context(), e, b.pisp()...)
 	require.NoError(t, err)
-	assert.Equal(t, payments.ResolvedStatus, res.Kind, "the first create exists: its status is read")
+	assert.Equal(t, journal.ResolvedStatus, res.Kind, "the first create exists: its status is read")
 	assert.EqualValues(t, 1, posts.n.Load(), "nothing sent again")
 	assert.Len(t, b.paymentsHeld(), 1)
 }
@@ -264,8 +265,8 @@ func TestJournalIntentRetriedByTheStore(t *testing.T) {
 	assert.EqualValues(t, 1, posts.n.Load())
 	e, err := j.Entry(t.Context(), id)
 	require.NoError(t, err)
-	assert.Equal(t, payments.OutcomeCreated, e.Outcome)
-	assert.Equal(t, init.PaymentID, e.PaymentID)
+	assert.Equal(t, journal.OutcomeCreated, e.Outcome)
+	assert.Equal(t, init.PaymentID, e.ID)
 }
 
 // The open marker is written after the intent and its failure does not
@@ -276,7 +277,7 @@ func TestJournalMarkerFailureDoesNotHideDoubt(t *testing.T) {
 	b, posts := countingBank(t)
 	st := &ambiguousStore{Store: store.NewMemoryStore(), mode: func(int) updateMode { return pass }}
 	st.failMarkers.Store(1)
-	j := mustJournal(t, st, payments.JournalWritersStopped())
+	j := mustJournal(t, st, journal.WithWritersStopped())
 	svc := journaled(t, b, j)
 
 	// Created: settled, no marker needed.
@@ -300,7 +301,7 @@ func TestJournalMarkerFailureDoesNotHideDoubt(t *testing.T) {
 	assert.Equal(t, id, doubt[0].RequestID)
 	res, err := svc.Resolve(t.Context(), doubt[0], b.pisp()...)
 	require.NoError(t, err)
-	assert.Equal(t, payments.ResolvedDuplicate, res.Kind)
+	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 	assert.Len(t, b.paymentsHeld(), 2, "never a second payment")
 	assert.Empty(t, inDoubt(t, j))
 }
@@ -325,7 +326,7 @@ func TestResolveErrorNamesTheOperationOnce(t *testing.T) {
 	down.Store(true)
 	_, err = svc.Resolve(t.Context(), e, b.pisp()...)
 	require.ErrorIs(t, err, client.ErrNotSent)
-	assert.Equal(t, 1, strings.Count(err.Error(), "payments.Resolve"), err.Error())
-	assert.True(t, strings.HasPrefix(err.Error(), "payments.Resolve: "), err.Error())
+	assert.Equal(t, 1, strings.Count(err.Error(), "journal.Resolve"), err.Error())
+	assert.True(t, strings.HasPrefix(err.Error(), "journal.Resolve: "), err.Error())
 	assert.EqualValues(t, 1, posts.n.Load(), "only the first create left")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/store"
@@ -24,10 +25,10 @@ func TestJournalBasket(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		fault emulator.FaultKind
-		want  payments.ResolutionKind
+		want  journal.ResolutionKind
 	}{
-		{"answer lost, basket created", emulator.FaultDropAfterBody, payments.ResolvedDuplicate},
-		{"dropped before processing", emulator.FaultDropBeforeProcessing, payments.ResolvedCreated},
+		{"answer lost, basket created", emulator.FaultDropAfterBody, journal.ResolvedDuplicate},
+		{"dropped before processing", emulator.FaultDropBeforeProcessing, journal.ResolvedCreated},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -45,24 +46,23 @@ func TestJournalBasket(t *testing.T) {
 			_, err = b.c.Do(ctx, client.Operation{
 				Name: "basket.Create", Method: http.MethodPost, Path: "/v1/signing-baskets",
 				Body:     map[string][]string{"paymentIds": {p1.PaymentID, p2.PaymentID}},
-				ResultID: "basketId", Hook: j.Hook(b.c, ""),
+				ResultID: "basketId", Hook: j.Hook(b.c, journal.Create{ResultID: "basketId", DuplicateStatus: http.StatusConflict, DuplicateCode: "STATUS_INVALID"}),
 			}, nil, b.pisp(client.WithRequestID(id))...)
 			require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 			e, err := j.Entry(ctx, id)
 			require.NoError(t, err)
-			assert.True(t, e.Basket)
-			assert.Empty(t, e.Product)
-			assert.Equal(t, payments.OutcomeUnknown, e.Outcome)
+			assert.Equal(t, "basketId", e.Create.ResultID)
+			assert.Equal(t, journal.OutcomeUnknown, e.Outcome)
 
-			res, err := svc.Resolve(ctx, e, b.pisp()...)
+			res, err := j.Resolve(ctx, b.c, e, b.pisp()...)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, res.Kind, res.Reason)
-			if tc.want == payments.ResolvedCreated {
-				assert.NotEmpty(t, res.PaymentID, "the basket id")
-				again, err := svc.Resolve(ctx, e, b.pisp()...)
+			if tc.want == journal.ResolvedCreated {
+				assert.NotEmpty(t, res.ID, "the basket id")
+				again, err := j.Resolve(ctx, b.c, e, b.pisp()...)
 				require.NoError(t, err)
-				assert.Equal(t, payments.ResolvedStatus, again.Kind)
-				assert.Equal(t, payments.StatusRCVD, again.Status)
+				assert.Equal(t, journal.ResolvedStatus, again.Kind)
+				assert.Equal(t, string(payments.StatusRCVD), again.Status)
 			}
 			assert.Empty(t, inDoubt(t, j))
 		})

@@ -15,7 +15,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testtpp"
-	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -121,7 +121,7 @@ func journalFaultCell(t *testing.T, first, burst int, after string) int {
 	}
 	// Resolve as an operator would once the writer stopped, first while
 	// the store may still fail, then healed.
-	jr := mustJournal(t, st, payments.JournalWritersStopped())
+	jr := mustJournal(t, st, journal.WithWritersStopped())
 	rsvc := journaled(t, b, jr)
 	for round := range 2 {
 		if round == 1 {
@@ -159,14 +159,14 @@ func TestResolveRefusesAnyAllowLogicalDuplicate(t *testing.T) {
 			st.failAfter.Store(1 << 30)
 			sent := posts.n.Load()
 
-			j := mustJournal(t, st, payments.JournalWritersStopped())
+			j := mustJournal(t, st, journal.WithWritersStopped())
 			e, err := j.Entry(t.Context(), id)
 			require.NoError(t, err)
 			require.Empty(t, e.Outcome, "the process died after sending")
 			assert.True(t, e.AllowLogicalDuplicate)
 			res, err := journaled(t, b, j).Resolve(t.Context(), e, b.pisp()...)
 			require.NoError(t, err)
-			assert.Equal(t, payments.NeedsPerson, res.Kind)
+			assert.Equal(t, journal.NeedsPerson, res.Kind)
 			assert.Equal(t, sent, posts.n.Load(), "nothing sent again")
 		})
 	}
@@ -182,7 +182,7 @@ func TestJournalInFlightCoversTheLongestCall(t *testing.T) {
 	clock := testtpp.NewClock(time.Now())
 	st := &failingStore{Store: store.NewMemoryStore()}
 	diedAfterSending(st)
-	j := mustJournal(t, st, journalClock(t, b, clock), payments.JournalInFlight(time.Millisecond))
+	j := mustJournal(t, st, journalClock(t, b, clock), journal.WithInFlight(time.Millisecond))
 	svc := journaled(t, b, j)
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "32.00"), b.pisp(client.WithRequestID(id))...)
@@ -196,13 +196,13 @@ func TestJournalInFlightCoversTheLongestCall(t *testing.T) {
 	sent := posts.n.Load()
 	clock.Add(b.c.LongestCall() - time.Second)
 	_, err = svc.Resolve(ctx, e, b.pisp()...)
-	require.ErrorIs(t, err, payments.ErrInFlight)
+	require.ErrorIs(t, err, journal.ErrInFlight)
 	assert.Empty(t, inDoubt(t, j))
 	assert.Equal(t, sent, posts.n.Load())
 
 	pastInFlight(clock, e)
 	res, err := svc.Resolve(ctx, e, b.pisp()...)
 	require.NoError(t, err)
-	assert.Equal(t, payments.ResolvedDuplicate, res.Kind)
+	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 	assert.Len(t, b.paymentsHeld(), 1)
 }

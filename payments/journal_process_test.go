@@ -24,6 +24,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/childproc"
 	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
@@ -42,7 +43,7 @@ const (
 // helperService is the Service of a helper process: the parent's TPP
 // credentials, the bank of the parent, a journal in the FileStore of the
 // parent's directory. It returns the request options of Kari's session.
-func helperService(t *testing.T, dir string) (*payments.Service, *payments.Journal, []client.RequestOption) {
+func helperService(t *testing.T, dir string) (*payments.Service, *journal.Journal, []client.RequestOption) {
 	t.Helper()
 	certPEM, err := os.ReadFile(filepath.Join(dir, "cert.pem"))
 	require.NoError(t, err)
@@ -54,7 +55,7 @@ func helperService(t *testing.T, dir string) (*payments.Service, *payments.Journ
 	require.NoError(t, err)
 	st, err := store.NewFileStore(filepath.Join(dir, "store"))
 	require.NoError(t, err)
-	j := mustJournal(t, st, payments.JournalWritersStopped()) // the writer is known dead
+	j := mustJournal(t, st, journal.WithWritersStopped()) // the writer is known dead
 	svc, err := payments.New(c, payments.WithJournal(j))
 	require.NoError(t, err)
 	b, err := os.ReadFile(filepath.Join(dir, "session.json"))
@@ -88,7 +89,7 @@ func TestJournalHelperProcess(t *testing.T) {
 			require.NoError(t, err)
 			res, err := svc.Resolve(ctx, e, opts...)
 			require.NoError(t, err)
-			id := res.PaymentID
+			id := res.ID
 			if id == "" {
 				id = "-" // unknown (a duplicate)
 			}
@@ -128,10 +129,10 @@ func TestJournalSurvivesKill(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		processed bool
-		want      payments.ResolutionKind
+		want      journal.ResolutionKind
 	}{
-		{"the bank created the payment", true, payments.ResolvedDuplicate},
-		{"the request never arrived", false, payments.ResolvedCreated},
+		{"the bank created the payment", true, journal.ResolvedDuplicate},
+		{"the request never arrived", false, journal.ResolvedCreated},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -218,7 +219,7 @@ func TestJournalSurvivesKill(t *testing.T) {
 				assert.Equal(t, id, held[0].RequestID, "the killed process's payment")
 			} else {
 				assert.Equal(t, held[0].ID, fields[3])
-				assert.Equal(t, held[0].ID, e.PaymentID)
+				assert.Equal(t, held[0].ID, e.ID)
 				assert.Equal(t, e.Resolution.ResendRequestID, held[0].RequestID, "created by the resend")
 			}
 		})

@@ -16,13 +16,14 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/store"
 )
 
 // journaled returns a Service on b's client that journals into j.
-func journaled(t *testing.T, b *bank, j *payments.Journal) *payments.Service {
+func journaled(t *testing.T, b *bank, j *journal.Journal) *payments.Service {
 	t.Helper()
 	svc, err := payments.New(b.c, payments.WithJournal(j))
 	require.NoError(t, err)
@@ -30,17 +31,17 @@ func journaled(t *testing.T, b *bank, j *payments.Journal) *payments.Service {
 }
 
 // mustJournal returns a new Journal on st.
-func mustJournal(t testing.TB, st store.Store, opts ...payments.JournalOption) *payments.Journal {
+func mustJournal(t testing.TB, st store.Store, opts ...journal.Option) *journal.Journal {
 	t.Helper()
-	j, err := payments.NewJournal(st, opts...)
+	j, err := journal.New(st, opts...)
 	require.NoError(t, err)
 	return j
 }
 
 // inDoubt collects j.InDoubt.
-func inDoubt(t *testing.T, j *payments.Journal) []payments.JournalEntry {
+func inDoubt(t *testing.T, j *journal.Journal) []journal.Entry {
 	t.Helper()
-	var out []payments.JournalEntry
+	var out []journal.Entry
 	for e, err := range j.InDoubt(t.Context()) {
 		require.NoError(t, err)
 		out = append(out, e)
@@ -64,16 +65,16 @@ func TestJournalRecordsCreates(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, id, e.RequestID)
 	assert.Equal(t, "payments.CreateNorwegianDomestic", e.Operation)
-	assert.Equal(t, payments.ProductNorwegianDomestic, e.Product)
-	assert.False(t, e.Basket)
+	assert.Equal(t, "paymentId", e.Create.ResultID)
+	assert.True(t, e.Create.NotFoundUntilApproved, "an NDCT")
 	assert.Equal(t, b.s.URL+"/v1/payments/norwegian-domestic-credit-transfers", e.URL)
 	want, err := json.Marshal(p)
 	require.NoError(t, err)
 	assert.JSONEq(t, string(want), string(e.Body), "the exact body")
 	assert.Equal(t, b.psu.TPPSessionID, e.SessionKey)
 	assert.False(t, e.AllowLogicalDuplicate)
-	assert.Equal(t, payments.OutcomeCreated, e.Outcome)
-	assert.Equal(t, init.PaymentID, e.PaymentID)
+	assert.Equal(t, journal.OutcomeCreated, e.Outcome)
+	assert.Equal(t, init.PaymentID, e.ID)
 	assert.Equal(t, http.StatusCreated, e.StatusCode)
 	assert.WithinDuration(t, time.Now(), e.Created, time.Minute)
 	assert.False(t, e.InDoubt())
@@ -92,7 +93,7 @@ func TestJournalRecordsCreates(t *testing.T) {
 	require.Error(t, err)
 	e, err = j.Entry(ctx, dupID)
 	require.NoError(t, err)
-	assert.Equal(t, payments.OutcomeRefused, e.Outcome)
+	assert.Equal(t, journal.OutcomeRefused, e.Outcome)
 	assert.Equal(t, http.StatusBadRequest, e.StatusCode)
 	assert.Equal(t, []string{client.CodePaymentFailed}, e.Codes)
 
@@ -103,12 +104,12 @@ func TestJournalRecordsCreates(t *testing.T) {
 	e, err = j.Entry(ctx, allowID)
 	require.NoError(t, err)
 	assert.True(t, e.AllowLogicalDuplicate)
-	assert.Equal(t, payments.OutcomeCreated, e.Outcome)
+	assert.Equal(t, journal.OutcomeCreated, e.Outcome)
 
 	// A request id already journaled is refused before sending.
 	_, err = svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "1.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrNotSent)
-	require.ErrorIs(t, err, payments.ErrJournal)
+	require.ErrorIs(t, err, journal.ErrJournal)
 	assert.Len(t, b.paymentsHeld(), 2)
 
 	assert.Empty(t, inDoubt(t, j), "nothing is in doubt")
@@ -163,8 +164,8 @@ func diedAfterSending(st *failingStore) {
 }
 
 // pastInFlight moves clock past the in-flight time of e.
-func pastInFlight(clock *testtpp.Clock, e payments.JournalEntry) {
-	end := e.Created.Add(payments.DefaultInFlight)
+func pastInFlight(clock *testtpp.Clock, e journal.Entry) {
+	end := e.Created.Add(journal.DefaultInFlight)
 	if e.Until.After(end) {
 		end = e.Until
 	}
@@ -194,7 +195,7 @@ func TestJournalEntryWithoutOutcome(t *testing.T) {
 	clock := testtpp.NewClock(time.Now())
 	st := &failingStore{Store: store.NewMemoryStore()}
 	diedAfterSending(st)
-	j := mustJournal(t, st, payments.JournalClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now))))
+	j := mustJournal(t, st, journal.WithClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now))))
 	svc := journaled(t, b, j)
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "42.00"), b.pisp(client.WithRequestID(id))...)
@@ -207,7 +208,7 @@ func TestJournalEntryWithoutOutcome(t *testing.T) {
 	assert.Empty(t, e.Outcome)
 	assert.True(t, e.InDoubt())
 	assert.Empty(t, inDoubt(t, j), "younger than the in-flight time: maybe still on its way")
-	clock.Add(payments.DefaultInFlight + time.Second)
+	clock.Add(journal.DefaultInFlight + time.Second)
 	assert.Empty(t, inDoubt(t, j), "the create may run longer than the in-flight time")
 	pastInFlight(clock, e)
 	doubt := inDoubt(t, j)
@@ -215,7 +216,7 @@ func TestJournalEntryWithoutOutcome(t *testing.T) {
 
 	res, err := svc.Resolve(ctx, doubt[0], b.pisp()...)
 	require.NoError(t, err)
-	assert.Equal(t, payments.ResolvedDuplicate, res.Kind, "the first payment exists")
+	assert.Equal(t, journal.ResolvedDuplicate, res.Kind, "the first payment exists")
 	assert.Len(t, b.paymentsHeld(), 1, "never a second payment")
 	assert.Empty(t, inDoubt(t, j))
 }
@@ -226,21 +227,21 @@ func TestResolve(t *testing.T) {
 		name    string
 		fault   *emulator.Fault
 		allow   bool
-		want    payments.ResolutionKind
+		want    journal.ResolutionKind
 		held    int
 		inDoubt bool // after Resolve
 	}{
 		{name: "answer lost, payment created", fault: &emulator.Fault{Kind: emulator.FaultDropAfterBody},
-			want: payments.ResolvedDuplicate, held: 1},
+			want: journal.ResolvedDuplicate, held: 1},
 		{name: "dropped before processing", fault: &emulator.Fault{Kind: emulator.FaultDropBeforeProcessing},
-			want: payments.ResolvedCreated, held: 1},
+			want: journal.ResolvedCreated, held: 1},
 		{name: "503, not processed", fault: &emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable},
-			want: payments.ResolvedCreated, held: 1},
-		{name: "known id", want: payments.ResolvedStatus, held: 1},
+			want: journal.ResolvedCreated, held: 1},
+		{name: "known id", want: journal.ResolvedStatus, held: 1},
 		{name: "allowLogicalDuplicate, answer lost", fault: &emulator.Fault{Kind: emulator.FaultDropAfterBody}, allow: true,
-			want: payments.NeedsPerson, held: 1, inDoubt: true},
+			want: journal.NeedsPerson, held: 1, inDoubt: true},
 		{name: "allowLogicalDuplicate, not processed", fault: &emulator.Fault{Kind: emulator.FaultDropBeforeProcessing}, allow: true,
-			want: payments.NeedsPerson, held: 0, inDoubt: true},
+			want: journal.NeedsPerson, held: 0, inDoubt: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -263,7 +264,7 @@ func TestResolve(t *testing.T) {
 			require.NoError(t, jerr)
 			if tc.fault != nil {
 				require.ErrorIs(t, err, client.ErrOutcomeUnknown)
-				assert.Equal(t, payments.OutcomeUnknown, e.Outcome)
+				assert.Equal(t, journal.OutcomeUnknown, e.Outcome)
 				doubt := inDoubt(t, j)
 				require.Len(t, doubt, 1)
 				assert.Equal(t, id, doubt[0].RequestID)
@@ -278,30 +279,30 @@ func TestResolve(t *testing.T) {
 			held := b.paymentsHeld()
 			require.Len(t, held, tc.held, "exactly one payment, never two")
 			switch tc.want {
-			case payments.ResolvedCreated:
-				assert.Equal(t, held[0].ID, res.PaymentID)
+			case journal.ResolvedCreated:
+				assert.Equal(t, held[0].ID, res.ID)
 				assert.Equal(t, res.ResendRequestID, held[0].RequestID)
 				assert.NotEmpty(t, res.Initiation.SCARedirect(), "the PSU approves the payment created now")
 				resend, err := j.Entry(ctx, res.ResendRequestID)
 				require.NoError(t, err)
 				assert.Equal(t, id, resend.Resolves, "the resend is journaled too")
-				assert.Equal(t, payments.OutcomeCreated, resend.Outcome)
+				assert.Equal(t, journal.OutcomeCreated, resend.Outcome)
 				assert.Equal(t, e.Body, resend.Body, "the same body")
 				assert.False(t, resend.AllowLogicalDuplicate)
-			case payments.ResolvedDuplicate:
-				assert.Empty(t, res.PaymentID)
+			case journal.ResolvedDuplicate:
+				assert.Empty(t, res.ID)
 				assert.Equal(t, id, held[0].RequestID, "the first payment is the one")
 				resend, err := j.Entry(ctx, res.ResendRequestID)
 				require.NoError(t, err)
-				assert.Equal(t, payments.OutcomeRefused, resend.Outcome)
-			case payments.ResolvedStatus:
-				assert.Equal(t, init.PaymentID, res.PaymentID)
+				assert.Equal(t, journal.OutcomeRefused, resend.Outcome)
+			case journal.ResolvedStatus:
+				assert.Equal(t, init.PaymentID, res.ID)
 				assert.Empty(t, res.Status, "an NDCT is unreadable before SCA")
 				b.authorize(t, init.SCARedirect())
 				res, err = svc.Resolve(ctx, e, b.pisp()...)
 				require.NoError(t, err)
-				assert.Equal(t, payments.StatusACTC, res.Status)
-			case payments.NeedsPerson:
+				assert.Equal(t, string(payments.StatusACTC), res.Status)
+			case journal.NeedsPerson:
 				assert.Empty(t, res.ResendRequestID, "nothing was sent")
 				assert.Contains(t, res.Reason, "allowLogicalDuplicate")
 			}
@@ -317,8 +318,8 @@ func TestResolve(t *testing.T) {
 			again, err := svc.Resolve(ctx, e, b.pisp()...)
 			require.NoError(t, err)
 			assert.Len(t, b.paymentsHeld(), tc.held)
-			if tc.want == payments.ResolvedCreated {
-				assert.Equal(t, payments.ResolvedStatus, again.Kind, "the id is known now")
+			if tc.want == journal.ResolvedCreated {
+				assert.Equal(t, journal.ResolvedStatus, again.Kind, "the id is known now")
 			}
 		})
 	}
@@ -346,17 +347,17 @@ func TestResolveRefuses(t *testing.T) {
 	other := newBank(t)
 	otherSvc := journaled(t, other, j)
 	_, err = otherSvc.Resolve(ctx, e, other.pisp()...)
-	require.ErrorIs(t, err, payments.ErrNotResolvable)
+	require.ErrorIs(t, err, journal.ErrNotResolvable)
 	assert.Empty(t, other.paymentsHeld())
 
 	// An entry not read from a journal.
-	_, err = svc.Resolve(ctx, payments.JournalEntry{RequestID: id})
-	require.ErrorIs(t, err, payments.ErrNotResolvable)
+	_, err = svc.Resolve(ctx, journal.Entry{RequestID: id})
+	require.ErrorIs(t, err, journal.ErrNotResolvable)
 
 	assert.Len(t, inDoubt(t, j), 1, "still in doubt")
 	res, err := svc.Resolve(ctx, e, b.pisp()...)
 	require.NoError(t, err)
-	assert.Equal(t, payments.ResolvedCreated, res.Kind)
+	assert.Equal(t, journal.ResolvedCreated, res.Kind)
 	assert.Len(t, b.paymentsHeld(), 1)
 }
 
@@ -386,17 +387,17 @@ func TestResolveConcurrently(t *testing.T) {
 			results <- res
 		}()
 	}
-	kinds := map[payments.ResolutionKind]int{}
+	kinds := map[journal.ResolutionKind]int{}
 	for range replicas {
 		res := <-results
 		kinds[res.Kind]++
 	}
 	held := b.paymentsHeld()
 	require.Len(t, held, 1, "one payment, whoever resolved")
-	assert.Equal(t, 1, kinds[payments.ResolvedCreated], "%v", kinds)
+	assert.Equal(t, 1, kinds[journal.ResolvedCreated], "%v", kinds)
 	e, err := j.Entry(ctx, id)
 	require.NoError(t, err)
-	assert.Equal(t, held[0].ID, e.PaymentID, "the journal keeps the id")
+	assert.Equal(t, held[0].ID, e.ID, "the journal keeps the id")
 	assert.False(t, strings.Contains(e.String(), kariBruk))
 }
 
@@ -422,7 +423,7 @@ func TestJournalOpenMarkers(t *testing.T) {
 	b := newBank(t)
 	st := store.NewMemoryStore()
 	clock := testtpp.NewClock(time.Now())
-	j := mustJournal(t, st, payments.JournalClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now))))
+	j := mustJournal(t, st, journal.WithClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now))))
 	svc := journaled(t, b, j)
 	const open = "payments/journal-open/"
 
@@ -445,13 +446,13 @@ func TestJournalOpenMarkers(t *testing.T) {
 	doubt := inDoubt(t, j)
 	require.Len(t, doubt, 1)
 	assert.Contains(t, keysUnder(t, st, open), orphan, "young: its intent may still come")
-	clock.Add(payments.DefaultInFlight)
+	clock.Add(journal.DefaultInFlight)
 	inDoubt(t, j)
 	assert.NotContains(t, keysUnder(t, st, open), orphan, "old and without intent: removed")
 
 	res, err := svc.Resolve(ctx, doubt[0], b.pisp()...)
 	require.NoError(t, err)
-	assert.Equal(t, payments.ResolvedDuplicate, res.Kind)
+	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 	assert.Empty(t, keysUnder(t, st, open), "resolved: the marker is gone")
 	assert.Len(t, b.paymentsHeld(), 4)
 }

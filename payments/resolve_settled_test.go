@@ -14,6 +14,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/store"
@@ -50,9 +51,9 @@ func wiredBank(t *testing.T) (*bank, *wire) {
 
 // journalClock returns the option of a Journal on b reading the time from
 // clock (the bank's client keeps the real time: the bank checks it).
-func journalClock(t *testing.T, b *bank, clock *testtpp.Clock) payments.JournalOption {
+func journalClock(t *testing.T, b *bank, clock *testtpp.Clock) journal.Option {
 	t.Helper()
-	return payments.JournalClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now)))
+	return journal.WithClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now)))
 }
 
 // An entry settled as ResolvedDuplicate (the first create exists, its id
@@ -77,7 +78,7 @@ func TestResolveSettledDuplicateSendsNothing(t *testing.T) {
 
 	first, err := svc.Resolve(ctx, stale, b.pisp()...)
 	require.NoError(t, err)
-	require.Equal(t, payments.ResolvedDuplicate, first.Kind, first.Reason)
+	require.Equal(t, journal.ResolvedDuplicate, first.Kind, first.Reason)
 	require.NotEmpty(t, first.ResendRequestID)
 	held := b.paymentsHeld()
 	require.Len(t, held, 1)
@@ -92,10 +93,10 @@ func TestResolveSettledDuplicateSendsNothing(t *testing.T) {
 	settled, err := j.Entry(ctx, id)
 	require.NoError(t, err)
 	require.False(t, settled.InDoubt())
-	for name, e := range map[string]payments.JournalEntry{"stale copy": stale, "re-read": settled} {
+	for name, e := range map[string]journal.Entry{"stale copy": stale, "re-read": settled} {
 		res, err := svc.Resolve(ctx, e, b.pisp()...)
 		require.NoError(t, err, name)
-		assert.Equal(t, payments.ResolvedDuplicate, res.Kind, name)
+		assert.Equal(t, journal.ResolvedDuplicate, res.Kind, name)
 		assert.Equal(t, first.ResendRequestID, res.ResendRequestID, "%s: the recorded resolution", name)
 		assert.True(t, first.At.Equal(res.At), "%s: the recorded resolution's time", name)
 		assert.Nil(t, res.Initiation, name)
@@ -117,11 +118,11 @@ func TestResolveSettledDuplicateSendsNothing(t *testing.T) {
 				n++
 				res, err := rsvc.Resolve(ctx, e, b.pisp()...)
 				if e.Resolves != "" {
-					assert.ErrorIs(t, err, payments.ErrNotResolvable, "the resend's own entry")
+					assert.ErrorIs(t, err, journal.ErrNotResolvable, "the resend's own entry")
 					continue
 				}
 				assert.NoError(t, err)
-				assert.Equal(t, payments.ResolvedDuplicate, res.Kind)
+				assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 			}
 			assert.Equal(t, 2, n, "the create and the resend")
 		}()
@@ -134,7 +135,7 @@ func TestResolveSettledDuplicateSendsNothing(t *testing.T) {
 	e, err := j.Entry(ctx, id)
 	require.NoError(t, err)
 	require.NotNil(t, e.Resolution)
-	assert.Equal(t, payments.ResolvedDuplicate, e.Resolution.Kind, "the record is unchanged")
+	assert.Equal(t, journal.ResolvedDuplicate, e.Resolution.Kind, "the record is unchanged")
 	assert.Equal(t, first.ResendRequestID, e.Resolution.ResendRequestID)
 	assert.True(t, first.At.Equal(e.Resolution.At))
 }
@@ -157,17 +158,17 @@ func TestResolveSettledCreatedSendsNoCreate(t *testing.T) {
 	require.NoError(t, err)
 	first, err := svc.Resolve(ctx, stale, b.pisp()...)
 	require.NoError(t, err)
-	require.Equal(t, payments.ResolvedCreated, first.Kind, first.Reason)
+	require.Equal(t, journal.ResolvedCreated, first.Kind, first.Reason)
 	require.Len(t, b.paymentsHeld(), 1)
-	_, err = svc.Cancel(ctx, payments.ProductNorwegianDomestic, first.PaymentID, b.pisp()...)
+	_, err = svc.Cancel(ctx, payments.ProductNorwegianDomestic, first.ID, b.pisp()...)
 	require.NoError(t, err)
 	posts := w.posts.Load()
 
-	for _, e := range []payments.JournalEntry{stale, stale} {
+	for _, e := range []journal.Entry{stale, stale} {
 		res, err := svc.Resolve(ctx, e, b.pisp()...)
 		require.NoError(t, err)
-		assert.Equal(t, payments.ResolvedStatus, res.Kind)
-		assert.Equal(t, first.PaymentID, res.PaymentID)
+		assert.Equal(t, journal.ResolvedStatus, res.Kind)
+		assert.Equal(t, first.ID, res.ID)
 		assert.Empty(t, res.Status, "an NDCT is unreadable before SCA")
 		assert.Nil(t, res.Initiation)
 	}
@@ -201,8 +202,8 @@ func TestResolveInFlightEntrySendsNothing(t *testing.T) {
 	pastInFlight(clock, e)
 	clock.Add(-2 * time.Second)
 	res, err := svc.Resolve(ctx, e, b.pisp()...)
-	require.ErrorIs(t, err, payments.ErrInFlight)
-	assert.NotErrorIs(t, err, payments.ErrNotResolvable, "a later call may resolve it")
+	require.ErrorIs(t, err, journal.ErrInFlight)
+	assert.NotErrorIs(t, err, journal.ErrNotResolvable, "a later call may resolve it")
 	assert.Empty(t, res.Kind)
 	assert.Equal(t, posts, w.posts.Load(), "nothing was sent")
 	e, err = j.Entry(ctx, id)
@@ -214,7 +215,7 @@ func TestResolveInFlightEntrySendsNothing(t *testing.T) {
 	require.Len(t, inDoubt(t, j), 1)
 	res, err = svc.Resolve(ctx, e, b.pisp()...)
 	require.NoError(t, err)
-	assert.Equal(t, payments.ResolvedDuplicate, res.Kind, "the first payment exists")
+	assert.Equal(t, journal.ResolvedDuplicate, res.Kind, "the first payment exists")
 	assert.Equal(t, posts+1, w.posts.Load(), "one resend")
 	assert.Len(t, b.paymentsHeld(), 1)
 
@@ -226,10 +227,10 @@ func TestResolveInFlightEntrySendsNothing(t *testing.T) {
 	require.NoError(t, err)
 	st.dead.Store(false)
 	st.failAfter.Store(1 << 30)
-	j0 := mustJournal(t, st, journalClock(t, b, clock), payments.JournalWritersStopped())
+	j0 := mustJournal(t, st, journalClock(t, b, clock), journal.WithWritersStopped())
 	e2, err := j0.Entry(ctx, id2)
 	require.NoError(t, err)
 	res, err = journaled(t, b, j0).Resolve(ctx, e2, b.pisp()...)
 	require.NoError(t, err)
-	assert.Equal(t, payments.ResolvedDuplicate, res.Kind)
+	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/apipath"
+	"github.com/tppkit/psd2/journal"
 )
 
 // Path segments of the payment resources (docs/interface.md section 10
@@ -73,8 +74,8 @@ var errNoClient = errors.New("payments: no client (use payments.New)")
 // Service is safe for concurrent use.
 type Service struct {
 	c                *client.Client
-	pollMin, pollMax time.Duration // WithPolling; zero: the defaults
-	journal          *Journal      // WithJournal; nil: creates are not journaled
+	pollMin, pollMax time.Duration    // WithPolling; zero: the defaults
+	journal          *journal.Journal // WithJournal; nil: creates are not journaled
 }
 
 // Option configures a [Service] in [New].
@@ -211,7 +212,7 @@ func (s *Service) create(ctx context.Context, op string, ps PaymentService, prod
 		operation.Validate = func(*client.Call) error { return v.Validate(s.c.Now()) }
 	}
 	if s.journal != nil {
-		operation.Hook = s.journal.Hook(s.c, product)
+		operation.Hook = s.journal.Hook(s.c, createOf(ps, product))
 	}
 	var out Initiation
 	if _, err := s.c.Do(ctx, operation, &out, opts...); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -469,11 +470,11 @@ func TestResolvedInitiationRecordsService(t *testing.T) {
 
 	res, err := svc.Resolve(ctx, e, b.pisp()...)
 	require.NoError(t, err)
-	require.Equal(t, payments.ResolvedCreated, res.Kind, res.Reason)
+	require.Equal(t, journal.ResolvedCreated, res.Kind, res.Reason)
 	require.NotNil(t, res.Initiation)
 	assert.Equal(t, payments.ServicePeriodic, res.Initiation.Service)
 	assert.Equal(t, payments.ProductNorwegianDomestic, res.Initiation.Product)
-	st, err := svc.In(res.Initiation.Service).Status(ctx, res.Initiation.Product, res.PaymentID, b.pisp()...)
+	st, err := svc.In(res.Initiation.Service).Status(ctx, res.Initiation.Product, res.ID, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusRCVD, st.TransactionStatus)
 }

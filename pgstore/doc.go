@@ -11,7 +11,7 @@
 //	if err := st.Migrate(ctx); err != nil { ... } // every replica may, at once
 //	c, err := client.New(bankURL, creds, client.WithStore(st))
 //	mgr, err := sca.NewManager(flow, st)
-//	journal, err := payments.NewJournal(st, payments.JournalClient(c))
+//	j, err := journal.New(st, journal.WithClient(c))
 //
 // # Sections
 //

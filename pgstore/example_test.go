@@ -13,7 +13,7 @@ import (
 // Open a store on the TPP's database, migrate it (every replica may do
 // so at start-up), and hand it to the SDK: client.WithStore(st) for the
 // budget, sca.NewManager(flow, st) for sessions and pending SCAs,
-// payments.NewJournal(st, payments.JournalClient(c)) for the journal. The example needs a server
+// journal.New(st, journal.WithClient(c)) for the journal. The example needs a server
 // (DATABASE_URL), so it is compiled but not run by go test.
 func Example() {
 	ctx := context.Background()

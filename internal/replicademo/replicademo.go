@@ -16,6 +16,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -53,7 +54,7 @@ type replica struct {
 	mgr     *sca.Manager
 	ais     *accounts.Service
 	pis     *payments.Service
-	journal *payments.Journal
+	journal *journal.Journal
 }
 
 // newReplica opens the replica's own client of db and builds its services
@@ -80,7 +81,7 @@ func newReplica(ctx context.Context, name string, db Database, bank *emulator.Se
 	if err != nil {
 		return nil, err
 	}
-	j, err := payments.NewJournal(st, payments.JournalClient(c))
+	j, err := journal.New(st, journal.WithClient(c))
 	if err != nil {
 		return nil, err
 	}
@@ -225,9 +226,9 @@ func unknownPaymentResolved(ctx context.Context, out io.Writer, bank *emulator.S
 		}
 		fmt.Fprintf(out, "   entry %d in doubt (%s, outcome %s): resolved as %q\n", n, e.Operation, e.Outcome, res.Kind)
 		switch res.Kind {
-		case payments.ResolvedDuplicate:
+		case journal.ResolvedDuplicate:
 			fmt.Fprintln(out, "   the bank refused the same payment as a logical duplicate: the first one exists")
-		case payments.ResolvedCreated:
+		case journal.ResolvedCreated:
 			fmt.Fprintln(out, "   the first never arrived: the same payment was created now, once")
 		}
 	}

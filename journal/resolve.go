@@ -1,4 +1,4 @@
-package payments
+package journal
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -14,7 +13,31 @@ import (
 	"github.com/tppkit/psd2/internal/apipath"
 )
 
-// ResolutionKind says how [Service.Resolve] settled a journal entry.
+// Create describes a kind of create to the journal: which member of the
+// bank's 2xx answer names the created resource, how the bank refuses a
+// second, identical create because the first exists, and how it answers
+// a status read before the PSU approved. Each entry records it, so that
+// any process resolves the entry without knowing the service that made
+// it.
+type Create struct {
+	// ResultID is the member of the bank's answer that holds the created
+	// resource's id, such as "paymentId" or "basketId"; required.
+	ResultID string `json:"resultId"`
+	// DuplicateStatus and DuplicateCode are the bank's refusal of a
+	// resend that says the first create exists: its HTTP status and a
+	// tppMessages code it carries (400 PAYMENT_FAILED for a payment on
+	// this platform, 409 STATUS_INVALID for a signing basket). A refusal
+	// of a resend that is not this one needs a person.
+	DuplicateStatus int    `json:"duplicateStatus"`
+	DuplicateCode   string `json:"duplicateCode"`
+	// NotFoundUntilApproved says that the bank answers a status read of
+	// a resource it created with 404 until the PSU approved it (a known
+	// issue of the platform); Resolve then reports the id with an empty
+	// status instead of an error.
+	NotFoundUntilApproved bool `json:"notFoundUntilApproved,omitempty"`
+}
+
+// ResolutionKind says how [Journal.Resolve] settled a journal entry.
 type ResolutionKind string
 
 // Resolution kinds.
@@ -23,7 +46,7 @@ const (
 	ResolvedStatus ResolutionKind = "status"
 	// ResolvedCreated: the same create sent again was accepted, so the
 	// first never reached the bank; the payment exists once, with the
-	// resend's id (the PSU still has to approve it: see Initiation).
+	// resend's id (the PSU still has to approve it: see Answer).
 	ResolvedCreated ResolutionKind = "created"
 	// ResolvedDuplicate: the bank refused the same create sent again as a
 	// logical duplicate, so the first reached it and the payment exists
@@ -40,18 +63,18 @@ const (
 	NeedsPerson ResolutionKind = "needs-person"
 )
 
-// Resolution is what [Service.Resolve] found out about a journal entry,
-// also recorded in the entry ([JournalEntry.Resolution]).
+// Resolution is what [Journal.Resolve] found out about a journal entry,
+// also recorded in the entry ([Entry.Resolution]).
 type Resolution struct {
 	// Kind says how the entry was settled.
 	Kind ResolutionKind `json:"kind"`
-	// PaymentID is the payment's id (a basket's for a basket) when known:
-	// ResolvedStatus and ResolvedCreated.
-	PaymentID string `json:"paymentId,omitempty"`
-	// Status is the status read for ResolvedStatus; "" when the bank
-	// cannot show the payment yet (an NDCT before the PSU approved it,
-	// [ErrNotYetReadable]).
-	Status TransactionStatus `json:"status,omitempty"`
+	// ID is the created resource's id when known: ResolvedStatus and
+	// ResolvedCreated. Recorded under its version 1 name.
+	ID string `json:"paymentId,omitempty"`
+	// Status is the transactionStatus read for ResolvedStatus; "" when
+	// the bank cannot show the resource yet
+	// ([Create.NotFoundUntilApproved]).
+	Status string `json:"status,omitempty"`
 	// ResendRequestID is the X-Request-ID of the resend, when one was
 	// sent (ResolvedCreated, ResolvedDuplicate, or NeedsPerson after a
 	// refused resend); its own journal entry has Resolves set.
@@ -60,35 +83,25 @@ type Resolution struct {
 	Reason string `json:"reason,omitempty"`
 	// At is when the resolution was made.
 	At time.Time `json:"at"`
-	// Initiation is the bank's answer to the resend for ResolvedCreated
-	// (links, scaRedirect), nil otherwise. It is not recorded.
-	Initiation *Initiation `json:"-"`
+	// Answer is the bank's answer to the resend for ResolvedCreated (its
+	// links carry the scaRedirect the PSU approves with), nil otherwise.
+	// It is neither recorded nor printed; package payments decodes it.
+	Answer json.RawMessage `json:"-"`
 }
 
-// The bank's refusals of a resend that say the first create exists: the
-// logical-duplicate refusal of a payment (400 PAYMENT_FAILED on this
-// platform: the emulator's choice, as docs/interface.md section 7 names
-// no code for it, and PAYMENT_FAILED is the only create-time refusal
-// with that code), and for a basket, a payment already in a basket (409
-// STATUS_INVALID).
-const (
-	codePaymentFailed = "PAYMENT_FAILED"
-	codeStatusInvalid = "STATUS_INVALID"
-)
-
-// ErrNotResolvable matches the error of [Service.Resolve] for an entry it
+// ErrNotResolvable matches the error of [Journal.Resolve] for an entry it
 // must not act on: not from a journal, journaled through a client of
 // another TPP or bank, the entry of a resend (resolve its original), or
 // settled without a resolution or payment id to report.
-var ErrNotResolvable = errors.New("payments: journal entry not resolvable here")
+var ErrNotResolvable = errors.New("journal: journal entry not resolvable here")
 
-// ErrInFlight matches the error of [Service.Resolve] for an entry without
+// ErrInFlight matches the error of [Journal.Resolve] for an entry without
 // an outcome whose create may still be running: younger than the
-// journal's in-flight time ([DefaultInFlight], [JournalInFlight]) or
-// than its own bound ([JournalEntry.Until]); it may still be on its way
+// journal's in-flight time ([DefaultInFlight], [WithInFlight]) or
+// than its own bound ([Entry.Until]); it may still be on its way
 // in another replica, so nothing is sent. [Journal.InDoubt] yields
 // such an entry once the time has passed; call Resolve again then.
-var ErrInFlight = errors.New("payments: journal entry may still be in flight")
+var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 
 // Resolve settles a journal entry in doubt ([Journal.InDoubt]) with one
 // SDK call, recording the result in the entry's journal, and never
@@ -102,7 +115,7 @@ var ErrInFlight = errors.New("payments: journal entry may still be in flight")
 //     sends nothing (ResolvedNotCreated).
 //   - When the entry is already settled by an earlier resolution (for
 //     example ResolvedDuplicate: the payment exists, its id unknown), it
-//     sends nothing and returns that recorded resolution (its Initiation
+//     sends nothing and returns that recorded resolution (its Answer
 //     is nil). Resolving every entry of [Journal.Entries] is therefore
 //     safe.
 //   - When the create carried allowLogicalDuplicate in any spelling (any
@@ -142,18 +155,20 @@ var ErrInFlight = errors.New("payments: journal entry may still be in flight")
 // expires unsigned. A created payment whose id the store could not take
 // at once is still known (see [Journal.Hook]), so its status is read. For
 // what the TPP does after ResolvedDuplicate, and when paying the same
-// payee the same amount again with [AllowLogicalDuplicate] is safe, see
+// payee the same amount again with allowLogicalDuplicate is safe, see
 // docs/design.md section 8.
-func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...client.RequestOption) (Resolution, error) {
-	const op = "payments.Resolve"
-	if s == nil || s.c == nil {
-		return Resolution{}, fmt.Errorf("%s: %w", op, errNoClient)
+//
+// c is the client of the TPP and bank the entry was journaled with; the
+// entry must have been read from j.
+func (j *Journal) Resolve(ctx context.Context, c *client.Client, entry Entry, opts ...client.RequestOption) (Resolution, error) {
+	const op = "journal.Resolve"
+	if j == nil || c == nil {
+		return Resolution{}, fmt.Errorf("%s: %w: needs a journal and a client", op, ErrNotResolvable)
 	}
-	j := entry.j
-	if j == nil {
-		return Resolution{}, fmt.Errorf("%s: %w: the entry was not read from a Journal", op, ErrNotResolvable)
+	if entry.j != j {
+		return Resolution{}, fmt.Errorf("%s: %w: the entry was not read from this Journal", op, ErrNotResolvable)
 	}
-	if entry.scope != s.c.Scope() {
+	if entry.scope != c.Scope() {
 		return Resolution{}, fmt.Errorf("%s: %w: the entry was journaled by a client of another TPP or bank", op, ErrNotResolvable)
 	}
 	key, err := journalKey(entry.RequestID)
@@ -170,12 +185,12 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 	if entry.folded {
 		// The bank created it: the entry gets the id the hook could
 		// only record apart (recordCreated).
-		_ = j.keepFold(ctx, key, entry.PaymentID)
+		_ = j.keepFold(ctx, key, entry.ID)
 	}
 	var res Resolution
 	switch {
-	case entry.PaymentID != "":
-		res, err = s.readStatus(ctx, entry, opts)
+	case entry.ID != "":
+		res, err = readStatus(ctx, c, entry, opts)
 	case entry.Outcome == OutcomeRefused || entry.Outcome == OutcomeNotSent:
 		return Resolution{Kind: ResolvedNotCreated, At: j.now().UTC()}, nil
 	case !entry.InDoubt():
@@ -203,11 +218,11 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 				break
 			}
 		}
-		res, err = s.resend(ctx, entry, opts)
+		res, err = j.resend(ctx, c, entry, opts)
 	}
 	if err != nil {
 		// The client's errors of the status read and the resend name
-		// their operation, payments.Resolve, already.
+		// their operation, journal.Resolve, already.
 		if !strings.HasPrefix(err.Error(), op+": ") {
 			err = fmt.Errorf("%s: %w", op, err)
 		}
@@ -219,7 +234,7 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 	err = j.update(ctx, key, func(rec *journalRecord) error {
 		kept = nil
 		switch old := rec.Resolution; {
-		case old != nil && old.PaymentID != "" && res.PaymentID == "":
+		case old != nil && old.ID != "" && res.ID == "":
 			// Never replace a resolution that knows the id by one that
 			// does not (a concurrent resolver's duplicate after our
 			// creation).
@@ -231,7 +246,7 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 			kept = &k
 		default:
 			r := res
-			r.Initiation = nil
+			r.Answer = nil
 			rec.Resolution = &r
 		}
 		settled = rec.settled()
@@ -249,33 +264,30 @@ func (s *Service) Resolve(ctx context.Context, entry JournalEntry, opts ...clien
 	return res, nil
 }
 
-// readStatus reads the status of the entry's payment (or basket).
-func (s *Service) readStatus(ctx context.Context, e JournalEntry, opts []client.RequestOption) (Resolution, error) {
+// readStatus reads {url}/{id}/status of the entry's created resource.
+func readStatus(ctx context.Context, c *client.Client, e Entry, opts []client.RequestOption) (Resolution, error) {
 	// The id is the bank's answer to the create: "." or ".." would change
 	// the path read.
-	if err := apipath.Check("paymentId", e.PaymentID); err != nil {
+	if err := apipath.Check(e.Create.ResultID, e.ID); err != nil {
 		return Resolution{}, err
 	}
-	href := strings.TrimRight(e.URL, "/") + "/" + url.PathEscape(e.PaymentID) + "/" + segStatus
-	ro := append(e.options(), opts...)
-	var out StatusResponse
-	op := client.Operation{Name: "payments.Resolve", Method: http.MethodGet, Path: href}
-	// A basket's status has the same shape: {transactionStatus}.
-	err := s.do(ctx, op, &out, ro)
-	if err != nil && !e.Basket {
-		err = notYetReadable(href, err)
+	href := apipath.Join(e.URL, e.ID, "status")
+	var out struct {
+		TransactionStatus string `json:"transactionStatus"`
 	}
+	op := client.Operation{Name: "journal.Resolve", Method: http.MethodGet, Path: href}
+	_, err := c.Do(ctx, op, &out, append(e.options(), opts...)...)
 	switch {
-	case errors.Is(err, ErrNotYetReadable):
-		return Resolution{Kind: ResolvedStatus, PaymentID: e.PaymentID}, nil
+	case err != nil && e.Create.NotFoundUntilApproved && errors.Is(err, client.ErrNotFound):
+		return Resolution{Kind: ResolvedStatus, ID: e.ID}, nil
 	case err != nil:
 		return Resolution{}, err
 	}
-	return Resolution{Kind: ResolvedStatus, PaymentID: e.PaymentID, Status: out.TransactionStatus}, nil
+	return Resolution{Kind: ResolvedStatus, ID: e.ID, Status: out.TransactionStatus}, nil
 }
 
 // options are the request options of a resend: the entry's own headers.
-func (e JournalEntry) options() []client.RequestOption {
+func (e Entry) options() []client.RequestOption {
 	var ro []client.RequestOption
 	for name, vs := range e.header {
 		if len(vs) > 0 && vs[0] != "" {
@@ -287,40 +299,32 @@ func (e JournalEntry) options() []client.RequestOption {
 
 // resend sends the entry's create again without allowLogicalDuplicate and
 // interprets the answer.
-func (s *Service) resend(ctx context.Context, e JournalEntry, opts []client.RequestOption) (Resolution, error) {
-	resultID := "paymentId"
-	if e.Basket {
-		resultID = "basketId"
-	}
+func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []client.RequestOption) (Resolution, error) {
 	var requestID string
-	hook := e.j.hook(e.scope, s.c.LongestCall(), e.Product, e.RequestID)
+	hook := j.hook(e.scope, c.LongestCall(), e.Create, e.RequestID)
 	op := client.Operation{
-		Name:       "payments.Resolve",
+		Name:       "journal.Resolve",
 		Method:     http.MethodPost,
 		Path:       e.URL,
 		Body:       json.RawMessage(e.Body),
 		Repeatable: false, // the resend is a create: sent once
-		ResultID:   resultID,
+		ResultID:   e.Create.ResultID,
 		Hook: func(ctx context.Context, call *client.Call) (func(client.Result), error) {
 			requestID = call.RequestID
 			return hook(ctx, call)
 		},
 	}
-	var out struct {
-		Initiation
-		BasketID string `json:"basketId"`
-	}
-	err := s.do(ctx, op, &out, append(e.options(), opts...))
+	var out json.RawMessage
+	_, err := c.Do(ctx, op, &out, append(e.options(), opts...)...)
 	var ce *client.Error
 	switch {
 	case err == nil:
-		init := out.Initiation
-		if e.Basket {
-			init.PaymentID = out.BasketID
+		var ids map[string]json.RawMessage
+		var id string
+		if json.Unmarshal(out, &ids) == nil {
+			_ = json.Unmarshal(ids[e.Create.ResultID], &id)
 		}
-		init.Product = e.Product
-		init.Service, _ = productOfPath(e.URL)
-		return Resolution{Kind: ResolvedCreated, PaymentID: init.PaymentID, ResendRequestID: requestID, Initiation: &init}, nil
+		return Resolution{Kind: ResolvedCreated, ID: id, ResendRequestID: requestID, Answer: out}, nil
 	case errors.As(err, &ce) && existsRefusal(e, ce):
 		return Resolution{Kind: ResolvedDuplicate, ResendRequestID: requestID}, nil
 	case errors.As(err, &ce) && ce.StatusCode >= 400 && ce.StatusCode < 500 && !errors.Is(err, client.ErrOutcomeUnknown):
@@ -342,9 +346,7 @@ const unarmedReason = "no outcome, and the journal never recorded that the creat
 
 // existsRefusal reports whether the bank's refusal of a resend says the
 // first create exists.
-func existsRefusal(e JournalEntry, ce *client.Error) bool {
-	if e.Basket {
-		return ce.StatusCode == http.StatusConflict && ce.HasCode(codeStatusInvalid)
-	}
-	return ce.StatusCode == http.StatusBadRequest && ce.HasCode(codePaymentFailed)
+func existsRefusal(e Entry, ce *client.Error) bool {
+	return e.Create.DuplicateStatus != 0 && ce.StatusCode == e.Create.DuplicateStatus &&
+		e.Create.DuplicateCode != "" && ce.HasCode(e.Create.DuplicateCode) && !errors.Is(ce, client.ErrOutcomeUnknown)
 }
