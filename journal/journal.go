@@ -103,7 +103,11 @@ type Journal struct {
 	retention time.Duration
 	stopped   bool // WithWritersStopped
 
-	pending sync.WaitGroup // created ids still being recorded (Flush)
+	// Created ids still being recorded in the background (Flush): their
+	// number, and a channel closed when it falls to zero.
+	mu      sync.Mutex
+	pending int
+	idle    chan struct{}
 }
 
 // Option configures a [Journal] in [New]; an invalid one
@@ -579,9 +583,20 @@ func (j *Journal) recordCreated(ctx context.Context, key, id string) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	_ = j.st.Delete(dctx, doubtKey(key))
 	cancel()
-	j.pending.Add(1)
+	j.mu.Lock()
+	if j.pending == 0 {
+		j.idle = make(chan struct{})
+	}
+	j.pending++
+	j.mu.Unlock()
 	go func() {
-		defer j.pending.Done()
+		defer func() {
+			j.mu.Lock()
+			if j.pending--; j.pending == 0 {
+				close(j.idle)
+			}
+			j.mu.Unlock()
+		}()
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createdRetryFor)
 		defer cancel()
 		r := client.Result{Sent: true, StatusCode: http.StatusCreated, ResultID: id}
@@ -601,13 +616,18 @@ func (j *Journal) recordCreated(ctx context.Context, key, id string) {
 // Call it before a process exits, so that a payment the bank created is
 // not left without an outcome.
 func (j *Journal) Flush(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		j.pending.Wait()
-		close(done)
-	}()
+	if j == nil {
+		return nil
+	}
+	j.mu.Lock()
+	if j.pending == 0 {
+		j.mu.Unlock()
+		return nil
+	}
+	idle := j.idle
+	j.mu.Unlock()
 	select {
-	case <-done:
+	case <-idle:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("%w: flush: %w", ErrJournal, ctx.Err())

@@ -3,6 +3,7 @@ package payments_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -78,8 +80,8 @@ func TestJournalFaultAtEveryStep(t *testing.T) {
 	t.Parallel()
 	const steps = 10
 	for first := 1; first <= steps; first++ {
-		for _, burst := range []int{1, 3, 1 << 20} {
-			for _, after := range []string{"none", "reject", "cancel"} {
+		for _, burst := range []int{1, 3, 7, 1 << 20} {
+			for _, after := range []string{"none", "reject", "cancel", "answer lost"} {
 				t.Run(fmt.Sprintf("write %d, burst %d, %s", first, burst, after), func(t *testing.T) {
 					t.Parallel()
 					held := journalFaultCell(t, first, burst, after)
@@ -108,6 +110,9 @@ func journalFaultCell(t *testing.T, first, burst int, after string) int {
 	st := &stepStore{Store: store.NewMemoryStore(), first: first, burst: burst}
 	j := mustJournal(t, st)
 	svc := journaled(t, b, j)
+	if after == "answer lost" {
+		b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	}
 	init, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "25.00"), b.pisp(client.WithRequestID(uuid.NewString()))...)
 	if err == nil {
 		switch after {
@@ -119,14 +124,17 @@ func journalFaultCell(t *testing.T, first, burst int, after string) int {
 			require.NoError(t, err)
 		}
 	}
-	// Resolve as an operator would once the writer stopped, first while
-	// the store may still fail, then healed.
-	jr := mustJournal(t, st, journal.WithWritersStopped())
-	rsvc := journaled(t, b, jr)
+	// Resolve as another replica would at once, while the store may
+	// still fail (an entry without an outcome is in flight), then, the
+	// store healed and the writer flushed and stopped, as an operator
+	// would.
 	for round := range 2 {
+		jr, rsvc := j, svc
 		if round == 1 {
 			st.healed.Store(true)
 			require.NoError(t, j.Flush(ctx))
+			jr = mustJournal(t, st, journal.WithWritersStopped())
+			rsvc = journaled(t, b, jr)
 		}
 		for e, err := range jr.Entries(ctx) {
 			if err != nil {
@@ -205,4 +213,51 @@ func TestJournalInFlightCoversTheLongestCall(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 	assert.Len(t, b.paymentsHeld(), 1)
+}
+
+// The case: the bank created the payment, the store refused
+// every write of its outcome for a while, and the PSU then rejected it
+// (or the TPP cancelled it), so the bank would accept the same body
+// again. The entry keeps the id all the same (recorded in the background
+// once the store is back), and Resolve reads its status: nothing is sent
+// again.
+func TestJournalCreatedIDSurvivesStoreOutage(t *testing.T) {
+	t.Parallel()
+	for _, after := range []string{"reject", "cancel"} {
+		t.Run(after, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			b, posts := countingBank(t)
+			st := &stepStore{Store: store.NewMemoryStore(), first: 3, burst: 1 << 20} // after the intent and its marker
+			j := mustJournal(t, st)
+			svc := journaled(t, b, j)
+			id := uuid.NewString()
+			init, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "26.00"), b.pisp(client.WithRequestID(id))...)
+			require.NoError(t, err)
+			if after == "reject" {
+				_, err = b.s.Reject(ctx, init.SCARedirect())
+			} else {
+				_, err = svc.Cancel(ctx, init.Product, init.PaymentID, b.pisp()...)
+			}
+			require.NoError(t, err)
+
+			st.healed.Store(true)
+			require.NoError(t, j.Flush(ctx))
+			e, err := j.Entry(ctx, id)
+			require.NoError(t, err)
+			assert.Equal(t, journal.OutcomeCreated, e.Outcome, "a known 201 never falls back to no outcome")
+			assert.Equal(t, init.PaymentID, e.ID)
+			assert.Empty(t, inDoubt(t, j))
+
+			stopped := mustJournal(t, st, journal.WithWritersStopped())
+			e, err = stopped.Entry(ctx, id)
+			require.NoError(t, err)
+			res, err := journaled(t, b, stopped).Resolve(ctx, e, b.pisp()...)
+			require.NoError(t, err)
+			assert.Equal(t, journal.ResolvedStatus, res.Kind)
+			assert.Equal(t, init.PaymentID, res.ID)
+			assert.EqualValues(t, 1, posts.n.Load(), "the create was sent once")
+			assert.Len(t, b.paymentsHeld(), 1)
+		})
+	}
 }
