@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,4 +57,22 @@ func TestCreateOutcomeClassification(t *testing.T) {
 			}
 		})
 	}
+}
+
+// LongestCall bounds a create whatever its context: every attempt the
+// policy allows, each connecting and waiting twice the response timeout,
+// and the backoff between them. It grows with each of them and covers
+// the call timeout of a context without a deadline.
+func TestLongestCall(t *testing.T) {
+	t.Parallel()
+	def := newTestClient(t, "https://bank.example", WithRetryPolicy(DefaultRetryPolicy()))
+	assert.GreaterOrEqual(t, def.LongestCall(), DefaultCallTimeout)
+	slow := newTestClient(t, "https://bank.example", WithRetryPolicy(DefaultRetryPolicy()), WithResponseTimeout(time.Minute))
+	assert.Greater(t, slow.LongestCall(), def.LongestCall())
+	more := DefaultRetryPolicy()
+	more.MaxRetries *= 2
+	retries := newTestClient(t, "https://bank.example", WithRetryPolicy(more))
+	assert.Greater(t, retries.LongestCall(), def.LongestCall())
+	none := newTestClient(t, "https://bank.example", WithRetryPolicy(RetryPolicy{}))
+	assert.GreaterOrEqual(t, none.LongestCall(), 2*DefaultResponseTimeout, "two attempts (the skew retry), each waiting twice")
 }

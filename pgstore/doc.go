@@ -1,7 +1,7 @@
 // Package pgstore keeps the SDK's shared state on PostgreSQL: PSU
 // sessions and pending SCAs (package sca), the without-PSU call budget
-// (package accounts, through the client's store) and the payment journal
-// (package payments), so that several replicas of a TPP's service share
+// (package accounts, through the client's store) and the create journal
+// (package journal), so that several replicas of a TPP's service share
 // them. It is its own Go module, github.com/tppkit/psd2/pgstore, so that
 // the core module carries no database driver; it uses jackc/pgx v5.
 //

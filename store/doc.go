@@ -1,7 +1,7 @@
 // Package store is the SDK's one interface for state that must outlive a
 // call: PSU sessions and pending SCAs (package sca), the without-PSU call
-// budget (kept by the client, client.WithStore) and the payment journal
-// (package payments).
+// budget (kept by the client, client.WithStore) and the create journal
+// (package journal).
 //
 // # Sections
 //

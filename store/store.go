@@ -11,7 +11,7 @@ import (
 
 // Store keeps small values by a key the SDK chooses. It is the one state
 // interface of the SDK: sca keeps PSU sessions and pending SCAs in it,
-// accounts the without-PSU call budget, payments its journal. Every
+// accounts the without-PSU call budget, journal the create journal. Every
 // method must be safe for concurrent use by goroutines and, for a store
 // shared by several processes or replicas, by those processes:
 //
