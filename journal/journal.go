@@ -278,6 +278,10 @@ func (e Entry) InDoubt() bool {
 	return e.Outcome == "" || e.Outcome == OutcomeUnknown || e.Resolution != nil
 }
 
+// Journal returns the Journal the entry was read from, nil for an entry
+// made by hand: the one that resolves it ([Journal.Resolve]).
+func (e Entry) Journal() *Journal { return e.j }
+
 // String describes the entry without its body, session key or PSU data.
 func (e Entry) String() string {
 	var b strings.Builder

@@ -52,8 +52,9 @@ type Resolution struct {
 }
 
 // Resolve settles a payment's journal entry in doubt with
-// [journal.Journal.Resolve] through the Service's client (which must be
-// of the TPP and bank the entry was journaled with) and, when the resend
+// [journal.Journal.Resolve] of the journal it was read from, through the
+// Service's client (which must be of the TPP and bank the entry was
+// journaled with; the Service needs no journal of its own) and, when the resend
 // created the payment, decodes the bank's answer into Initiation. It
 // never creates a second payment; see journal.Journal.Resolve for every
 // case, and docs/design.md section 8 for what to do after
@@ -62,9 +63,9 @@ func (s *Service) Resolve(ctx context.Context, entry journal.Entry, opts ...clie
 	if s == nil || s.c == nil {
 		return Resolution{}, fmt.Errorf("payments.Resolve: %w", errNoClient)
 	}
-	j := s.journal
+	j := entry.Journal()
 	if j == nil {
-		return Resolution{}, fmt.Errorf("payments.Resolve: %w: the Service has no journal (WithJournal)", journal.ErrNotResolvable)
+		return Resolution{}, fmt.Errorf("payments.Resolve: %w: the entry was not read from a Journal", journal.ErrNotResolvable)
 	}
 	res, err := j.Resolve(ctx, s.c, entry, opts...)
 	out := Resolution{Resolution: res}
