@@ -48,6 +48,15 @@ func (m *Manager) Handler(done CallbackFunc) http.Handler {
 // (and keyOf's error); a PSU whose browser lost its session starts again.
 // Methods and headers are those of Handler; keyOf is not called for a
 // HEAD.
+//
+// The key must come from an authenticated, server-issued session: one the
+// application created and keeps server side (its login session), never a
+// value the browser brings that the application did not issue, and one
+// it renews (a new session id for the browser) when the SCA completes.
+// Binding to a key an attacker can choose (any cookie value the browser
+// sends, a URL parameter) binds nothing: an attacker who plants their key
+// in the PSU's browser is handed the PSU's session when she connects her
+// bank (session fixation). The site of examples/webapp shows the pattern.
 func (m *Manager) HandlerFor(keyOf func(*http.Request) (string, error), done CallbackFunc) http.Handler {
 	if keyOf == nil {
 		keyOf = func(*http.Request) (string, error) { return "", errNoKeyFunc }
