@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // DefaultPendingTTL is how long a started SCA waits for its callback.
@@ -335,6 +336,11 @@ func (p Pending) String() string {
 
 // GoString is String, for %#v.
 func (p Pending) GoString() string { return p.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print a struct field by field for verbs such as %d, %x and
+// %s, showing the state, the TPP-Session-ID and the store key.
+func (p Pending) Format(st fmt.State, verb rune) { redact.Write(st, verb, p.String()) }
 
 // LogValue makes log/slog print the pending SCA as String does.
 func (p Pending) LogValue() slog.Value { return slog.StringValue(p.String()) }

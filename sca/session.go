@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // SCAValidity is how long an SCA holds within one TPP-Session-ID
@@ -364,6 +365,11 @@ func (s Session) String() string {
 
 // GoString is String, for %#v.
 func (s Session) GoString() string { return s.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print a struct field by field for verbs such as %d, %x and
+// %s, showing the PSU-ID, the TPP-Session-ID and the account ids.
+func (s Session) Format(st fmt.State, verb rune) { redact.Write(st, verb, s.String()) }
 
 // LogValue makes log/slog print the session as String does.
 func (s Session) LogValue() slog.Value { return slog.StringValue(s.String()) }

@@ -1,0 +1,35 @@
+package client_test
+
+import (
+	"encoding/hex"
+	"testing"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/redact/redacttest"
+)
+
+// withHex adds the hex form of each secret, which %x of a struct printed
+// field by field would show.
+func withHex(secrets ...string) []string {
+	out := append([]string(nil), secrets...)
+	for _, s := range secrets {
+		out = append(out, hex.EncodeToString([]byte(s)))
+	}
+	return out
+}
+
+// TestPSUEveryVerb: no fmt verb (%d and %x included, which fmt applies to
+// each field of a struct without a Format) and neither slog handler shows
+// a PSU's personal data, whether printed as a value or a pointer.
+func TestPSUEveryVerb(t *testing.T) {
+	t.Parallel()
+	p := client.PSU{ID: "7a1c2f0e-5b3d-4e8f-9a6b-1c2d3e4f5a6b", CorporateID: "0f1e2d3c-4b5a-6978-8a9b-acbdcedf0102",
+		IPAddress: "203.0.113.77", IPPort: "54321", UserAgent: "MARK-agent", GeoLocation: "GEO:59.91;10.75",
+		DeviceID: "d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6", AcceptLanguage: "MARK-lang"}
+	secrets := withHex(p.ID, p.CorporateID, p.IPAddress, p.IPPort, p.UserAgent, p.GeoLocation, p.DeviceID, p.AcceptLanguage)
+	forms := redacttest.AssertHidden(t, p, secrets)
+	redacttest.AssertHidden(t, &p, secrets)
+	if forms["%d"] != forms["%v"] {
+		t.Errorf("%%d prints %q, %%v %q", forms["%d"], forms["%v"])
+	}
+}
