@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/loopback"
 	"github.com/tppkit/psd2/internal/redact"
 )
 
@@ -71,7 +72,7 @@ func NewFlow(redirectURI string, opts ...FlowOption) (*Flow, error) {
 	}
 	switch {
 	case u.Scheme == "https":
-	case u.Scheme == "http" && loopback(u.Hostname()):
+	case u.Scheme == "http" && loopback.Host(u.Hostname()):
 	default:
 		return nil, errors.New("sca: redirect URI must use https (http only on loopback)")
 	}

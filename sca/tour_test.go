@@ -100,11 +100,11 @@ func TestTourPattern(t *testing.T) {
 	call, err = sessions.Prepare(ctx, "user-42", present)
 	require.NoError(t, err)
 	init, err := pis.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
-		InstructedAmount: money.MustParse("150.00", "NOK"),
-		CreditorName:     "Kiwi Grünerløkka",
-		CreditorAccount:  payments.AccountReference{BBAN: "86011117947", Currency: "NOK"},
-		CreditorAddress:  &payments.Address{Street: "Thorvald Meyers gate 1", PostalCode: "0555", City: "Oslo", Country: "NO"},
-		DebtorAccount:    payments.AccountReference{BBAN: list[0].BBAN, Currency: "NOK"},
+		InstructedAmount:                  money.MustParse("150.00", "NOK"),
+		CreditorName:                      "Kiwi Grünerløkka",
+		CreditorAccount:                   payments.AccountReference{BBAN: "86011117947", Currency: "NOK"},
+		CreditorAddress:                   &payments.Address{Street: "Thorvald Meyers gate 1", PostalCode: "0555", City: "Oslo", Country: "NO"},
+		DebtorAccount:                     payments.AccountReference{BBAN: list[0].BBAN, Currency: "NOK"},
 		RemittanceInformationUnstructured: "Invoice 2026-118",
 	}, call.Options)
 	require.NoError(t, err)
