@@ -15,13 +15,13 @@ import (
 	"github.com/tppkit/psd2/client"
 )
 
-// MaxCallbackLength bounds the callback URL [ParseCallback] accepts (8 KiB).
+// MaxCallbackLength bounds the callback URL [Flow.ParseCallback] accepts (8 KiB).
 const MaxCallbackLength = 8 << 10
 
 // maxParamLen bounds a single id parameter of the callback.
 const maxParamLen = 256
 
-// Errors of [ParseCallback]. A failed SCA reported by the bank is a
+// Errors of [Flow.ParseCallback]. A failed SCA reported by the bank is a
 // [*CallbackError] instead; all of them are refusals of the callback and
 // no Session is made.
 var (
@@ -131,17 +131,10 @@ const (
 	paramMessage        = "message"
 )
 
-// ParseCallback turns the browser's return to TPP-Redirect-URI into a
-// Session, using the wall clock. See [Flow.ParseCallback], which uses the
-// Flow's clock.
-func ParseCallback(pending *Pending, callbackURL string) (*Session, error) {
-	return parseCallback(pending, callbackURL, time.Now())
-}
-
-// CallbackState returns the state parameter of a callback URL (absolute,
+// callbackState returns the state parameter of a callback URL (absolute,
 // or a request URI such as r.URL.RequestURI()), to find the pending SCA it
 // belongs to. It does not validate anything else.
-func CallbackState(callbackURL string) (string, error) {
+func callbackState(callbackURL string) (string, error) {
 	q, err := callbackQuery(callbackURL)
 	if err != nil {
 		return "", err

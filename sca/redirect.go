@@ -22,7 +22,7 @@ type Redirect struct {
 	// Verbs are the HTTP verbs the bank listed for the link (usually GET).
 	Verbs []string
 	// Purpose is what the SCA is for, when the SDK can tell from the
-	// answer that carried the link ([Call.Redirect], [User]); it decides
+	// answer that carried the link ([Prepared.Redirect], [User]); it decides
 	// whether completing the SCA grants the AIS consent ([Purpose]).
 	Purpose Purpose
 }

@@ -179,7 +179,7 @@ func (s *Session) ConsentExpiresAt() time.Time {
 }
 
 // After returns the PSU's session once s's SCA completed, when prev was
-// the PSU's session before it ([Manager.Complete] calls it with the
+// the PSU's session before it ([Manager.HandlerFor] calls it with the
 // stored session; call it after [Flow.ParseCallback] when keeping
 // sessions yourself).
 //
@@ -205,7 +205,7 @@ func (s *Session) After(prev *Session) *Session {
 	return &c
 }
 
-// afterUnknown is [Session.After] for [Manager.Complete], which also
+// afterUnknown is [Session.After] for [Manager.HandlerFor], which also
 // knows when the SCA's purpose is unknown: such an SCA keeps the consent
 // end and accounts of the same PSU's previous session, as one that
 // granted no consent does, so that a consent is never extended on a

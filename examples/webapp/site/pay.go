@@ -188,7 +188,7 @@ func (s *Site) pay(w http.ResponseWriter, r *http.Request) {
 
 	// Pay now: a new SCA session, whose TPP-Session-ID comes back on the
 	// callback. To the basket: the PSU's current session, no SCA yet.
-	var call *sca.Call
+	var call *sca.Prepared
 	if toBasket {
 		call, err = s.sessions.Prepare(r.Context(), key, present(r))
 	} else {

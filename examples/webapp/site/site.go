@@ -198,7 +198,7 @@ func (s *Site) session(r *http.Request, key string) (*sca.Session, error) {
 
 // toBank saves the pending SCA of call, remembers what it is for, and
 // redirects the browser to the bank's SCA page.
-func (s *Site) toBank(w http.ResponseWriter, r *http.Request, call *sca.Call, answer any, p purpose) {
+func (s *Site) toBank(w http.ResponseWriter, r *http.Request, call *sca.Prepared, answer any, p purpose) {
 	if err := s.savePurpose(r.Context(), call.Pending.TPPSessionID, p); err != nil {
 		s.fail(w, r, err)
 		return
