@@ -12,6 +12,8 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
+//go:generate go run ../internal/redact/gen
+
 // The slog forms of the bank's answers. Their JSON form is the bank's
 // document (links in full: a TPP hands the scaRedirect to its front end),
 // which is what log/slog's JSON handler would write for a struct without
@@ -162,21 +164,27 @@ func withMessagesAndLinks(attrs []slog.Attr, msgs []client.TPPMessage, psuMessag
 // redacted when set. log/slog's JSON handler writes a slice of them with
 // encoding/json, that is as their JSON: log them one by one.
 
+// String describes r with its account numbers redacted.
 func (r AccountReference) form() *redact.Form {
 	return redact.New("payments.AccountReference").Secret("bban", r.BBAN).Secret("iban", r.IBAN).
 		Nested("other", redact.Ptr(r.Other, OtherAccount.form)).Str("currency", r.Currency)
 }
 
+// String describes o by its scheme, the card account's reference
+// redacted.
 func (o OtherAccount) form() *redact.Form {
 	return redact.New("payments.OtherAccount").Secret("identification", o.Identification).
 		Str("schemeNameProprietary", o.SchemeNameProprietary)
 }
 
+// String describes a by its country; the rest redacted.
 func (a Address) form() *redact.Form {
 	return redact.New("payments.Address").Secret("street", a.Street).Secret("buildingNumber", a.BuildingNumber).
 		Secret("postalCode", a.PostalCode).Secret("city", a.City).Str("country", a.Country)
 }
 
+// String describes r by its type (KID, for example); the reference and
+// its issuer redacted.
 func (r StructuredReference) form() *redact.Form {
 	return redact.New("payments.StructuredReference").Secret("reference", r.Reference).
 		Str("referenceType", r.ReferenceType).Secret("referenceIssuer", r.ReferenceIssuer)
@@ -210,6 +218,8 @@ func (tr transfer) add(f *redact.Form) *redact.Form {
 	return f.Str("purposeCode", tr.purposeCode).Value("requestedExecutionDate", tr.requestedExecute)
 }
 
+// String describes p: amount, currencies, purpose code and date; names,
+// account numbers, the address and the remittance information redacted.
 func (p NorwegianDomestic) form() *redact.Form {
 	return transfer{amount: p.InstructedAmount,
 		creditorName: p.CreditorName, creditorAgent: p.CreditorAgent, creditorAccount: p.CreditorAccount,
@@ -219,6 +229,8 @@ func (p NorwegianDomestic) form() *redact.Form {
 		requestedExecute: p.RequestedExecutionDate}.add(redact.New("payments.NorwegianDomestic"))
 }
 
+// String describes p as [NorwegianDomestic.String] does, the end-to-end
+// reference redacted too.
 func (p SEPA) form() *redact.Form {
 	return transfer{endToEnd: p.EndToEndIdentification,
 		amount:       p.InstructedAmount,
@@ -227,6 +239,9 @@ func (p SEPA) form() *redact.Form {
 		requestedExecute: p.RequestedExecutionDate}.add(redact.New("payments.SEPA"))
 }
 
+// String describes d: payment id, status, amount, dates and codes, the
+// links by name; names, account numbers, the address and the remittance
+// information redacted.
 func (d Details) form() *redact.Form {
 	f := redact.New("payments.Details").Str("paymentId", d.PaymentID).Str("transactionStatus", string(d.TransactionStatus))
 	transfer{endToEnd: d.EndToEndIdentification, amount: d.InstructedAmount,
@@ -241,93 +256,3 @@ func (d Details) form() *redact.Form {
 		List("monthsOfExecution", d.MonthsOfExecution).Bool("batchBookingPreferred", d.BatchBookingPreferred)
 	return redact.FormsOf(f, "payments", d.Payments, Details.form)
 }
-
-// String describes r with its account numbers redacted.
-func (r AccountReference) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r AccountReference) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r AccountReference) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r AccountReference) LogValue() slog.Value { return r.form().LogValue() }
-
-// String describes o by its scheme, the card account's reference
-// redacted.
-func (o OtherAccount) String() string { return o.form().String() }
-
-// GoString is String, for %#v.
-func (o OtherAccount) GoString() string { return o.String() }
-
-// Format prints String for every verb.
-func (o OtherAccount) Format(s fmt.State, verb rune) { redact.Write(s, verb, o.String()) }
-
-// LogValue makes log/slog print o as a group of the facts String shows.
-func (o OtherAccount) LogValue() slog.Value { return o.form().LogValue() }
-
-// String describes a by its country; the rest redacted.
-func (a Address) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a Address) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a Address) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a Address) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes r by its type (KID, for example); the reference and
-// its issuer redacted.
-func (r StructuredReference) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r StructuredReference) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r StructuredReference) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r StructuredReference) LogValue() slog.Value { return r.form().LogValue() }
-
-// String describes p: amount, currencies, purpose code and date; names,
-// account numbers, the address and the remittance information redacted.
-func (p NorwegianDomestic) String() string { return p.form().String() }
-
-// GoString is String, for %#v.
-func (p NorwegianDomestic) GoString() string { return p.String() }
-
-// Format prints String for every verb.
-func (p NorwegianDomestic) Format(s fmt.State, verb rune) { redact.Write(s, verb, p.String()) }
-
-// LogValue makes log/slog print p as a group of the facts String shows.
-func (p NorwegianDomestic) LogValue() slog.Value { return p.form().LogValue() }
-
-// String describes p as [NorwegianDomestic.String] does, the end-to-end
-// reference redacted too.
-func (p SEPA) String() string { return p.form().String() }
-
-// GoString is String, for %#v.
-func (p SEPA) GoString() string { return p.String() }
-
-// Format prints String for every verb.
-func (p SEPA) Format(s fmt.State, verb rune) { redact.Write(s, verb, p.String()) }
-
-// LogValue makes log/slog print p as a group of the facts String shows.
-func (p SEPA) LogValue() slog.Value { return p.form().LogValue() }
-
-// String describes d: payment id, status, amount, dates and codes, the
-// links by name; names, account numbers, the address and the remittance
-// information redacted.
-func (d Details) String() string { return d.form().String() }
-
-// GoString is String, for %#v.
-func (d Details) GoString() string { return d.String() }
-
-// Format prints String for every verb.
-func (d Details) Format(s fmt.State, verb rune) { redact.Write(s, verb, d.String()) }
-
-// LogValue makes log/slog print d as a group of the facts String shows.
-func (d Details) LogValue() slog.Value { return d.form().LogValue() }
