@@ -2,6 +2,8 @@ package client_test
 
 import (
 	"encoding/hex"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tppkit/psd2/client"
@@ -31,5 +33,26 @@ func TestPSUEveryVerb(t *testing.T) {
 	redacttest.AssertHidden(t, &p, secrets)
 	if forms["%d"] != forms["%v"] {
 		t.Errorf("%%d prints %q, %%v %q", forms["%d"], forms["%v"])
+	}
+}
+
+// TestLinksEveryVerb: a link's href (an SCA state, an account id in its
+// path) shows under no fmt verb, also inside a document that holds the
+// links and prints field by field.
+func TestLinksEveryVerb(t *testing.T) {
+	t.Parallel()
+	const state = "PLANTEDstate0123456789"
+	links := client.Links{client.LinkSCARedirect: {Href: "https://bank.example/sca/acc-MARK-77?state=" + state}}
+	secrets := withHex(state, "acc-MARK-77")
+	redacttest.AssertHidden(t, links, secrets)
+	redacttest.AssertHidden(t, links[client.LinkSCARedirect], secrets)
+	type answer struct {
+		PaymentID string
+		Links     client.Links
+	}
+	for _, verb := range redacttest.Verbs {
+		if s := fmt.Sprintf(verb, answer{"p-1", links}); strings.Contains(s, state) || strings.Contains(s, hex.EncodeToString([]byte(state))) {
+			t.Errorf("%s of a document holding the links shows the state: %s", verb, s)
+		}
 	}
 }
