@@ -3,6 +3,8 @@ package client_test
 import (
 	"encoding/hex"
 	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -54,5 +56,31 @@ func TestLinksEveryVerb(t *testing.T) {
 		if s := fmt.Sprintf(verb, answer{"p-1", links}); strings.Contains(s, state) || strings.Contains(s, hex.EncodeToString([]byte(state))) {
 			t.Errorf("%s of a document holding the links shows the state: %s", verb, s)
 		}
+	}
+}
+
+// TestClientFormsEveryVerb: an Operation (its path's ids, its query, its
+// body), a Response (its headers) and an *Error (its psuMessage, headers
+// and links) show nothing personal under any fmt verb; %v of an *Error is
+// its message, as for any error.
+func TestClientFormsEveryVerb(t *testing.T) {
+	t.Parallel()
+	op := client.Operation{Name: "payments.Create", Method: "POST", Path: "/v1/payments/norwegian-domestic-credit-transfers/pay-MARK-1/status",
+		Query: url.Values{"q": {"MARK-query"}}, Body: map[string]string{"creditorName": "MARK-creditor"}}
+	redacttest.AssertHidden(t, op, withHex("pay-MARK-1", "MARK-query", "MARK-creditor"))
+	resp := client.Response{StatusCode: 200, Header: http.Header{"Psu-Id": {"MARK-psu"}, "Set-Cookie": {"MARK-cookie"}}, RequestID: "r-1"}
+	redacttest.AssertHidden(t, resp, withHex("MARK-psu", "MARK-cookie"))
+	e := &client.Error{Operation: "accounts.List", StatusCode: 401, PSUMessage: "Hei MARK-name",
+		Header: http.Header{"Psu-Id": {"MARK-psu"}},
+		Links:  client.Links{client.LinkSCARedirect: {Href: "https://bank.example/sca?state=MARK-state"}}}
+	forms := redacttest.AssertHidden(t, e, withHex("MARK-name", "MARK-psu", "MARK-state"))
+	if forms["%v"] != e.Error() || forms["%d"] != e.Error() {
+		t.Errorf("%%v %q and %%d %q, want the message %q", forms["%v"], forms["%d"], e.Error())
+	}
+	if got := fmt.Sprintf("%#v", e); got != e.GoString() {
+		t.Errorf("%%#v = %q, want GoString", got)
+	}
+	if got := fmt.Errorf("wrapped: %w", e).Error(); got != "wrapped: "+e.Error() {
+		t.Errorf("%%w gives %q", got)
 	}
 }
