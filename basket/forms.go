@@ -15,14 +15,9 @@ import (
 // are not shown, and the psuMessage (text for the PSU, which may name
 // them) shows as redacted when set.
 
-// answer adds what the basket answers share to f.
+// answer adds what the basket answers share to f (redact.Answer).
 func answer(f *redact.Form, links client.Links, msgs []client.TPPMessage, psuMessage string) *redact.Form {
-	redact.Keys(f, "links", links)
-	codes := make([]string, len(msgs))
-	for i, m := range msgs {
-		codes[i] = m.Code
-	}
-	return f.List("tppMessages", codes).Secret("psuMessage", psuMessage)
+	return redact.Answer(f, links, msgs, func(m client.TPPMessage) string { return m.Code }, psuMessage)
 }
 
 // String describes b: id, status, the number of payments, the names of

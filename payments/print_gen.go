@@ -9,6 +9,64 @@ import (
 	"github.com/tppkit/psd2/internal/redact"
 )
 
+// String describes i: the payment id, status, product and service, the
+// fee, the names of its links and the tppMessages' codes; the links'
+// hrefs (the scaRedirect carries the bank's SCA state) are not shown, and
+// the psuMessage shows as redacted when set.
+func (i Initiation) String() string { return i.form().String() }
+
+// GoString is String, for %#v.
+func (i Initiation) GoString() string { return i.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print the fields one by one for verbs such as %d and %x.
+func (i Initiation) Format(st fmt.State, verb rune) { redact.Write(st, verb, i.String()) }
+
+// LogValue makes log/slog print i as a group of the facts String shows.
+func (i Initiation) LogValue() slog.Value { return i.form().LogValue() }
+
+// String describes r: the payment id, status and funds check, the names
+// of its links and the tppMessages' codes; the psuMessage redacted.
+func (r StatusResponse) String() string { return r.form().String() }
+
+// GoString is String, for %#v.
+func (r StatusResponse) GoString() string { return r.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print the fields one by one for verbs such as %d and %x.
+func (r StatusResponse) Format(st fmt.State, verb rune) { redact.Write(st, verb, r.String()) }
+
+// LogValue makes log/slog print r as a group of the facts String shows.
+func (r StatusResponse) LogValue() slog.Value { return r.form().LogValue() }
+
+// String describes a: the SCA status, the authorisation id and the names
+// of its links; the psuMessage redacted.
+func (a Authorisation) String() string { return a.form().String() }
+
+// GoString is String, for %#v.
+func (a Authorisation) GoString() string { return a.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print the fields one by one for verbs such as %d and %x.
+func (a Authorisation) Format(st fmt.State, verb rune) { redact.Write(st, verb, a.String()) }
+
+// LogValue makes log/slog print a as a group of the facts String shows.
+func (a Authorisation) LogValue() slog.Value { return a.form().LogValue() }
+
+// String describes c: the HTTP status, the transaction status and the
+// names of its links.
+func (c Cancellation) String() string { return c.form().String() }
+
+// GoString is String, for %#v.
+func (c Cancellation) GoString() string { return c.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print the fields one by one for verbs such as %d and %x.
+func (c Cancellation) Format(st fmt.State, verb rune) { redact.Write(st, verb, c.String()) }
+
+// LogValue makes log/slog print c as a group of the facts String shows.
+func (c Cancellation) LogValue() slog.Value { return c.form().LogValue() }
+
 // String describes r with its account numbers redacted.
 func (r AccountReference) String() string { return r.form().String() }
 
