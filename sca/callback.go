@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // MaxCallbackLength bounds the callback URL [Flow.ParseCallback] accepts (8 KiB).
@@ -98,6 +99,17 @@ func (e CallbackError) String() string { return e.Error() }
 func (e CallbackError) GoString() string {
 	return fmt.Sprintf("&sca.CallbackError{System:%q Status:%d Code:%q Message:%s TPPSessionID:%s}",
 		e.System, e.Status, e.Code, redactIfSet(e.Message), redactIfSet(e.TPPSessionID))
+}
+
+// Format prints Error under every fmt verb, and GoString for %#v: fmt
+// would otherwise print the fields, Message and TPPSessionID included, for
+// verbs such as %d, which it does not print through Error.
+func (e CallbackError) Format(st fmt.State, verb rune) {
+	if verb == 'v' && st.Flag('#') {
+		redact.Write(st, verb, e.GoString())
+		return
+	}
+	redact.Write(st, verb, e.Error())
 }
 
 // LogValue makes log/slog print the error as a group of system, status

@@ -2,6 +2,7 @@ package sca_test
 
 import (
 	"encoding/hex"
+	"fmt"
 	"testing"
 	"time"
 
@@ -37,4 +38,21 @@ func TestEveryVerbHidesSecrets(t *testing.T) {
 	secrets = withHex(p.Key, p.State, p.TPPSessionID, p.RedirectURI)
 	redacttest.AssertHidden(t, p, secrets)
 	redacttest.AssertHidden(t, &p, secrets)
+}
+
+// TestCallbackErrorEveryVerb: a failed SCA's error shows neither the
+// bank's message (free text that may name the PSU) nor the
+// TPP-Session-ID under any fmt verb; %v is its Error, %#v its GoString.
+func TestCallbackErrorEveryVerb(t *testing.T) {
+	t.Parallel()
+	e := &sca.CallbackError{System: "sca", Status: 401, Code: "SCA_INVALID", Message: "Kari MARK-name cancelled", TPPSessionID: "5f0c9a1e-sid"}
+	secrets := withHex("MARK-name", e.TPPSessionID)
+	forms := redacttest.AssertHidden(t, e, secrets)
+	redacttest.AssertHidden(t, *e, secrets)
+	if forms["%v"] != e.Error() || forms["%d"] != e.Error() {
+		t.Errorf("%%v %q, %%d %q, want %q", forms["%v"], forms["%d"], e.Error())
+	}
+	if got := fmt.Sprintf("%#v", e); got != e.GoString() {
+		t.Errorf("%%#v = %q", got)
+	}
 }
