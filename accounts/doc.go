@@ -16,9 +16,9 @@
 //	accs, err := svc.List(ctx, nil, client.WithTPPSessionID(sid), client.WithRedirectURI(cb),
 //		client.WithPSU(client.PSU{ID: psuID, IPAddress: ip}))
 //
-// # Sections
+// # Consent and session
 //
-// Consent and session: the platform has no consent id. [Service.StartConsent]
+// The platform has no consent id. [Service.StartConsent]
 // (POST /v1/bank-offered-consents) returns the link to the bank's
 // authorisation page; after SCA the redirect brings psu-id and
 // tpp-session-id, and every later call sends PSU-ID and TPP-Session-ID
@@ -26,14 +26,18 @@
 // only within the hour after SCA; the consent lasts 90 days. The sca
 // package parses the callback and keeps sessions.
 //
-// Accounts and card accounts: [Service.List], [Service.Get],
+// # Accounts and card accounts
+//
+// [Service.List], [Service.Get],
 // [Service.Balances], [Service.CardAccounts], [Service.CardAccount],
 // [Service.CardBalances]; corporate agreements with [Service.Agreements]
 // (whose answer shape is an assumption, decoded in one place). Types:
 // [Account] with its [CashAccountType], [CardAccount], [Balance] with its
 // [BalanceType], [Agreement]; amounts are [money.Amount].
 //
-// Transactions: [Service.Transactions] returns one [TransactionsPage]
+// # Transactions
+//
+// [Service.Transactions] returns one [TransactionsPage]
 // (booked and pending [Transaction]s and the next link,
 // [TransactionsPage.Next]); [Service.TransactionsAt] reads a stored next
 // link, and [Service.NextTransactions] one that must be the same
@@ -47,7 +51,9 @@
 // or pending, the production platform returns all pending entries on every
 // page, unfiltered by dateFrom, dateTo and limit; see [TransactionQuery].
 //
-// Errors: the bank's answers are [*client.Error]s matched with errors.Is:
+// # Errors
+//
+// The bank's answers are [*client.Error]s matched with errors.Is:
 // [client.ErrSCARequired] (an answer with a scaRedirect: send the PSU
 // there), [client.ErrSCAExpired] (401, the SCA hour passed; the consent
 // lives on), [client.ErrConsentExpired] (401, the 90-day consent ended),

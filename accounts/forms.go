@@ -1,11 +1,10 @@
 package accounts
 
 import (
-	"fmt"
-	"log/slog"
-
 	"github.com/tppkit/psd2/internal/redact"
 )
+
+//go:generate go run ../internal/redact/gen
 
 // The printed and slog forms of the package's documents. Their JSON is
 // the bank's document and stays data (decode, encode and decode again
@@ -17,6 +16,11 @@ import (
 // and counterparties, the customer number (a national identity number),
 // remittance and other free text of the bank, addresses and the values
 // of Extra members show as redacted when set.
+//
+// Each type declares its form once, in its form method, whose doc comment
+// is its String's; String, GoString, Format and LogValue are generated
+// from it into print_gen.go (internal/redact/gen, `go generate`), and a
+// test fails when that file is stale.
 //
 // log/slog's JSON handler writes a slice (a []Account as List returns
 // it) with encoding/json, that is as the bank's document: log the
@@ -34,12 +38,16 @@ func (e Extra) names() []string {
 	return out
 }
 
+// String shows m's name; its value (a member of the bank's document the
+// SDK does not know, which may identify the PSU) redacted.
 func (m Member) form() *redact.Form {
 	return redact.New("accounts.Member").Str("name", m.Name).SecretIf("value", len(m.Value) > 0)
 }
 
+// String lists e's member names; their values are not shown.
 func (e Extra) form() *redact.Form { return redact.New("accounts.Extra").List("names", e.names()) }
 
+// String describes a without its ids and names (see the package's forms above).
 func (a Account) form() *redact.Form {
 	f := redact.New("accounts.Account").Secret("resourceId", a.ResourceID).Secret("bban", a.BBAN).
 		Secret("iban", a.IBAN).Secret("msisdn", a.MSISDN).Str("currency", a.Currency).
@@ -56,6 +64,7 @@ func (a Account) form() *redact.Form {
 	return f.List("extra", a.Extra.names())
 }
 
+// String describes r with its account ids redacted.
 func (r AccountReference) form() *redact.Form {
 	return redact.New("accounts.AccountReference").Secret("iban", r.IBAN).Secret("bban", r.BBAN).
 		Secret("pan", r.PAN).Secret("maskedPan", r.MaskedPAN).Secret("msisdn", r.MSISDN).
@@ -63,6 +72,8 @@ func (r AccountReference) form() *redact.Form {
 		List("extra", r.Extra.names())
 }
 
+// String describes b: amount, type and dates; the last committed entry's
+// reference and the Extra members' values redacted.
 func (b Balance) form() *redact.Form {
 	return redact.New("accounts.Balance").Value("balanceAmount", b.BalanceAmount).
 		Str("balanceType", string(b.BalanceType)).Bool("creditLimitIncluded", b.CreditLimitIncluded).
@@ -70,6 +81,7 @@ func (b Balance) form() *redact.Form {
 		Secret("lastCommittedTransaction", b.LastCommittedTransaction).List("extra", b.Extra.names())
 }
 
+// String describes r: its balances, the account reference's ids redacted.
 func (r BalanceReport) form() *redact.Form {
 	f := redact.New("accounts.BalanceReport").Nested("account", redact.Ptr(r.Account, AccountReference.form)).
 		Nested("cardAccount", redact.Ptr(r.CardAccount, AccountReference.form)).Bool("debitAccounting", r.DebitAccounting)
@@ -78,6 +90,7 @@ func (r BalanceReport) form() *redact.Form {
 	return f.List("extra", r.Extra.names())
 }
 
+// String describes a without its ids, masked PAN and names.
 func (a CardAccount) form() *redact.Form {
 	f := redact.New("accounts.CardAccount").Secret("resourceId", a.ResourceID).
 		Secret("maskedPan", a.MaskedPAN).Str("currency", a.Currency).Secret("ownerName", a.OwnerName).
@@ -93,6 +106,8 @@ func (a CardAccount) form() *redact.Form {
 	return f.List("extra", a.Extra.names())
 }
 
+// String describes t: status, dates, amounts and codes; ids, the masked
+// PAN, the merchant's details and address redacted.
 func (t CardTransaction) form() *redact.Form {
 	f := redact.New("accounts.CardTransaction").Str("status", string(t.Status)).
 		Secret("cardTransactionId", t.CardTransactionID).Secret("terminalId", t.TerminalID).
@@ -115,6 +130,7 @@ func (t CardTransaction) form() *redact.Form {
 		List("extra", t.Extra.names())
 }
 
+// String describes a by its country; the rest redacted.
 func (a Address) form() *redact.Form {
 	return redact.New("accounts.Address").Secret("streetName", a.StreetName).
 		Secret("buildingNumber", a.BuildingNumber).Secret("townName", a.TownName).
@@ -140,6 +156,8 @@ func remittance(f *redact.Form, unstructured string, array []string, structured,
 		SecretIf("remittanceInformationStructuredArray", len(structuredArray) > 0)
 }
 
+// String describes t: status, dates, amount and codes; ids, the parties'
+// names and accounts and the remittance information redacted.
 func (t Transaction) form() *redact.Form {
 	f := redact.New("accounts.Transaction").Str("status", string(t.Status)).
 		Secret("transactionId", t.TransactionID).Secret("entryReference", t.EntryReference).
@@ -164,6 +182,8 @@ func (t Transaction) form() *redact.Form {
 	return f.List("extra", t.Extra.names())
 }
 
+// String describes r: currencies, rate and date; the contract's id
+// redacted.
 func (r ExchangeRate) form() *redact.Form {
 	return redact.New("accounts.ExchangeRate").Str("sourceCurrency", r.SourceCurrency).
 		Str("exchangeRate", r.ExchangeRate).Str("unitCurrency", r.UnitCurrency).
@@ -171,6 +191,7 @@ func (r ExchangeRate) form() *redact.Form {
 		Secret("contractIdentification", r.ContractIdentification).List("extra", r.Extra.names())
 }
 
+// String describes d as [Transaction.String] describes an entry.
 func (d EntryDetail) form() *redact.Form {
 	f := redact.New("accounts.EntryDetail").Secret("endToEndId", d.EndToEndID).
 		Secret("mandateId", d.MandateID).Secret("checkId", d.CheckID).Secret("creditorId", d.CreditorID).
@@ -183,11 +204,13 @@ func (d EntryDetail) form() *redact.Form {
 	return f.Str("purposeCode", d.PurposeCode).List("extra", d.Extra.names())
 }
 
+// String describes a's standing order.
 func (a AdditionalInformationStructured) form() *redact.Form {
 	return redact.New("accounts.AdditionalInformationStructured").
 		Nested("standingOrderDetails", redact.Ptr(a.StandingOrderDetails, StandingOrderDetails.form)).List("extra", a.Extra.names())
 }
 
+// String describes s: dates, frequency, rule and limit.
 func (s StandingOrderDetails) form() *redact.Form {
 	f := redact.New("accounts.StandingOrderDetails").Value("startDate", s.StartDate).
 		Str("frequency", s.Frequency).Value("endDate", s.EndDate).Str("executionRule", s.ExecutionRule).
@@ -196,10 +219,14 @@ func (s StandingOrderDetails) form() *redact.Form {
 	return f.Value("limitAmount", s.LimitAmount).List("extra", s.Extra.names())
 }
 
+// String describes p by its suffix; the value (a reference of the bank's,
+// free text) redacted.
 func (p ProprietaryInformation) form() *redact.Form {
 	return redact.New("accounts.ProprietaryInformation").Str("suffix", p.Suffix).Secret("value", p.Value)
 }
 
+// String describes p: its entry counts, link names and balances, the
+// account reference's ids redacted.
 func (p TransactionsPage) form() *redact.Form {
 	f := redact.New("accounts.TransactionsPage").Nested("account", p.Account.form()).
 		Int("booked", len(p.Booked)).Int("pending", len(p.Pending)).Int("information", len(p.Information))
@@ -208,6 +235,8 @@ func (p TransactionsPage) form() *redact.Form {
 	return f.List("extra", p.Extra.names()).List("reportExtra", p.ReportExtra.names())
 }
 
+// String describes p: its entry counts, link names and balances, the
+// masked PAN redacted.
 func (p CardTransactionsPage) form() *redact.Form {
 	f := redact.New("accounts.CardTransactionsPage").Nested("cardAccount", p.CardAccount.form()).
 		Bool("debitAccounting", p.DebitAccounting).Int("booked", len(p.Booked)).Int("pending", len(p.Pending))
@@ -216,12 +245,18 @@ func (p CardTransactionsPage) form() *redact.Form {
 	return f.List("extra", p.Extra.names()).List("reportExtra", p.ReportExtra.names())
 }
 
+// String names c's links; their hrefs (the scaRedirect carries the bank's
+// SCA state) are not shown. Read them with [Consent.SCARedirect].
+//
 // The Consent's only content is its links, whose scaRedirect carries the
 // bank's SCA state: its forms name the links.
 func (c Consent) form() *redact.Form {
 	return redact.Keys(redact.New("accounts.Consent"), "links", c.Links)
 }
 
+// String describes a with its id (the PSU-Corporate-ID) and name
+// redacted.
+//
 // The Agreement's id is what PSU-Corporate-ID carries; its name is the
 // company's; its engagements are account ids.
 func (a Agreement) form() *redact.Form {
@@ -229,243 +264,3 @@ func (a Agreement) form() *redact.Form {
 		Int("engagements", len(a.Engagements))
 	return redact.Keys(f, "links", a.Links)
 }
-
-// String describes a without its ids and names (see the package's forms above).
-func (a Account) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a Account) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a Account) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a Account) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes r with its account ids redacted.
-func (r AccountReference) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r AccountReference) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r AccountReference) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r AccountReference) LogValue() slog.Value { return r.form().LogValue() }
-
-// String describes b: amount, type and dates; the last committed entry's
-// reference and the Extra members' values redacted.
-func (b Balance) String() string { return b.form().String() }
-
-// GoString is String, for %#v.
-func (b Balance) GoString() string { return b.String() }
-
-// Format prints String for every verb.
-func (b Balance) Format(s fmt.State, verb rune) { redact.Write(s, verb, b.String()) }
-
-// LogValue makes log/slog print b as a group of the facts String shows.
-func (b Balance) LogValue() slog.Value { return b.form().LogValue() }
-
-// String describes r: its balances, the account reference's ids redacted.
-func (r BalanceReport) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r BalanceReport) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r BalanceReport) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r BalanceReport) LogValue() slog.Value { return r.form().LogValue() }
-
-// String describes a without its ids, masked PAN and names.
-func (a CardAccount) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a CardAccount) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a CardAccount) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a CardAccount) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes t: status, dates, amounts and codes; ids, the masked
-// PAN, the merchant's details and address redacted.
-func (t CardTransaction) String() string { return t.form().String() }
-
-// GoString is String, for %#v.
-func (t CardTransaction) GoString() string { return t.String() }
-
-// Format prints String for every verb.
-func (t CardTransaction) Format(s fmt.State, verb rune) { redact.Write(s, verb, t.String()) }
-
-// LogValue makes log/slog print t as a group of the facts String shows.
-func (t CardTransaction) LogValue() slog.Value { return t.form().LogValue() }
-
-// String describes a by its country; the rest redacted.
-func (a Address) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a Address) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a Address) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a Address) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes t: status, dates, amount and codes; ids, the parties'
-// names and accounts and the remittance information redacted.
-func (t Transaction) String() string { return t.form().String() }
-
-// GoString is String, for %#v.
-func (t Transaction) GoString() string { return t.String() }
-
-// Format prints String for every verb.
-func (t Transaction) Format(s fmt.State, verb rune) { redact.Write(s, verb, t.String()) }
-
-// LogValue makes log/slog print t as a group of the facts String shows.
-func (t Transaction) LogValue() slog.Value { return t.form().LogValue() }
-
-// String describes r: currencies, rate and date; the contract's id
-// redacted.
-func (r ExchangeRate) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r ExchangeRate) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r ExchangeRate) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r ExchangeRate) LogValue() slog.Value { return r.form().LogValue() }
-
-// String describes d as [Transaction.String] describes an entry.
-func (d EntryDetail) String() string { return d.form().String() }
-
-// GoString is String, for %#v.
-func (d EntryDetail) GoString() string { return d.String() }
-
-// Format prints String for every verb.
-func (d EntryDetail) Format(s fmt.State, verb rune) { redact.Write(s, verb, d.String()) }
-
-// LogValue makes log/slog print d as a group of the facts String shows.
-func (d EntryDetail) LogValue() slog.Value { return d.form().LogValue() }
-
-// String describes a's standing order.
-func (a AdditionalInformationStructured) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a AdditionalInformationStructured) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a AdditionalInformationStructured) Format(s fmt.State, verb rune) {
-	redact.Write(s, verb, a.String())
-}
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a AdditionalInformationStructured) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes s: dates, frequency, rule and limit.
-func (s StandingOrderDetails) String() string { return s.form().String() }
-
-// GoString is String, for %#v.
-func (s StandingOrderDetails) GoString() string { return s.String() }
-
-// Format prints String for every verb.
-func (s StandingOrderDetails) Format(st fmt.State, verb rune) { redact.Write(st, verb, s.String()) }
-
-// LogValue makes log/slog print s as a group of the facts String shows.
-func (s StandingOrderDetails) LogValue() slog.Value { return s.form().LogValue() }
-
-// String describes p by its suffix; the value (a reference of the bank's,
-// free text) redacted.
-func (p ProprietaryInformation) String() string { return p.form().String() }
-
-// GoString is String, for %#v.
-func (p ProprietaryInformation) GoString() string { return p.String() }
-
-// Format prints String for every verb.
-func (p ProprietaryInformation) Format(s fmt.State, verb rune) { redact.Write(s, verb, p.String()) }
-
-// LogValue makes log/slog print p as a group of the facts String shows.
-func (p ProprietaryInformation) LogValue() slog.Value { return p.form().LogValue() }
-
-// String describes p: its entry counts, link names and balances, the
-// account reference's ids redacted.
-func (p TransactionsPage) String() string { return p.form().String() }
-
-// GoString is String, for %#v.
-func (p TransactionsPage) GoString() string { return p.String() }
-
-// Format prints String for every verb.
-func (p TransactionsPage) Format(s fmt.State, verb rune) { redact.Write(s, verb, p.String()) }
-
-// LogValue makes log/slog print p as a group of the facts String shows.
-func (p TransactionsPage) LogValue() slog.Value { return p.form().LogValue() }
-
-// String describes p: its entry counts, link names and balances, the
-// masked PAN redacted.
-func (p CardTransactionsPage) String() string { return p.form().String() }
-
-// GoString is String, for %#v.
-func (p CardTransactionsPage) GoString() string { return p.String() }
-
-// Format prints String for every verb.
-func (p CardTransactionsPage) Format(s fmt.State, verb rune) { redact.Write(s, verb, p.String()) }
-
-// LogValue makes log/slog print p as a group of the facts String shows.
-func (p CardTransactionsPage) LogValue() slog.Value { return p.form().LogValue() }
-
-// String names c's links; their hrefs (the scaRedirect carries the bank's
-// SCA state) are not shown. Read them with [Consent.SCARedirect].
-func (c Consent) String() string { return c.form().String() }
-
-// GoString is String, for %#v.
-func (c Consent) GoString() string { return c.String() }
-
-// Format prints String for every verb.
-func (c Consent) Format(s fmt.State, verb rune) { redact.Write(s, verb, c.String()) }
-
-// LogValue makes log/slog print c as a group of the facts String shows.
-func (c Consent) LogValue() slog.Value { return c.form().LogValue() }
-
-// String describes a with its id (the PSU-Corporate-ID) and name
-// redacted.
-func (a Agreement) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a Agreement) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a Agreement) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a Agreement) LogValue() slog.Value { return a.form().LogValue() }
-
-// String shows m's name; its value (a member of the bank's document the
-// SDK does not know, which may identify the PSU) redacted.
-func (m Member) String() string { return m.form().String() }
-
-// GoString is String, for %#v.
-func (m Member) GoString() string { return m.String() }
-
-// Format prints String for every verb.
-func (m Member) Format(s fmt.State, verb rune) { redact.Write(s, verb, m.String()) }
-
-// LogValue makes log/slog print m as a group of the facts String shows.
-func (m Member) LogValue() slog.Value { return m.form().LogValue() }
-
-// String lists e's member names; their values are not shown.
-func (e Extra) String() string { return e.form().String() }
-
-// GoString is String, for %#v.
-func (e Extra) GoString() string { return e.String() }
-
-// Format prints String for every verb.
-func (e Extra) Format(s fmt.State, verb rune) { redact.Write(s, verb, e.String()) }
-
-// LogValue makes log/slog print e as a group of the facts String shows.
-func (e Extra) LogValue() slog.Value { return e.form().LogValue() }

@@ -15,9 +15,9 @@
 //	// send the PSU to bk.SCARedirect(); after the callback:
 //	sts, err := b.PaymentStatuses(ctx, basket.Refs(payments.ProductNorwegianDomestic, ids...))
 //
-// # Sections
+// # Creating
 //
-// Creating: [Service.Create] (POST /v1/signing-baskets, body
+// [Service.Create] (POST /v1/signing-baskets, body
 // {"paymentIds":[...]}) takes the ids of single payments the same TPP
 // created with POST /v1/payments/{product} and that still await
 // authorisation. Bulk and periodic payments cannot join a basket (400
@@ -25,34 +25,46 @@
 // required: TPP-Session-ID, TPP-Redirect-URI, PSU-ID and PSU-IP-Address
 // (the client adds x-accept-fix: amount-as-string).
 //
-// Validation: before sending, Create refuses an empty basket, more than
+// # Validation
+//
+// Before sending, Create refuses an empty basket, more than
 // [MaxPayments] (10) payments, empty or repeated ids and missing required
 // headers with a [*client.ValidationError] matching [client.ErrValidation];
 // [ValidatePaymentIDs] runs the id rules alone. [client.WithoutValidation]
 // sends the request unchecked, for a bank that accepts more.
 //
-// SCA: the create answer usually carries scaRedirect ([Basket.SCARedirect]);
+// # SCA
+//
+// The create answer usually carries scaRedirect ([Basket.SCARedirect]);
 // otherwise, or when the PSU left the first SCA, [Service.StartAuthorisation]
 // (POST .../{id}/authorisations) starts a new one. One SCA approves every
 // payment of the basket that still awaits authorisation. The sca package
 // parses the PSU's return to TPP-Redirect-URI.
 //
-// Reading: [Service.Get] returns the basket with its payment ids (the GET
+// # Reading
+//
+// [Service.Get] returns the basket with its payment ids (the GET
 // answer names the field payments, the request paymentIds; [Basket]
 // decodes both) and [Service.Status] the basket's status alone.
 //
-// Not atomic: a basket's status (RCVD, ACTC, PATC, RJCT) is the worst case
+// # Not atomic
+//
+// A basket's status (RCVD, ACTC, PATC, RJCT) is the worst case
 // of its payments (docs/interface.md section 2.7); each payment is executed or rejected on
 // its own. [Service.PaymentStatuses] reads every payment's own status with
 // the payments package, one call per payment, each failure kept with its
 // payment ([PaymentStatus]). Note the known issue of docs/interface.md section 4.2: the
 // status of a domestic transfer cannot be read before it is approved.
 //
-// Deleting: [Service.Delete] (DELETE /v1/signing-baskets/{id}, 204) is
+// # Deleting
+//
+// [Service.Delete] (DELETE /v1/signing-baskets/{id}, 204) is
 // allowed before the basket is authorised; its payments stay and may join
 // another basket.
 //
-// Retries: Create is a POST that is never sent twice; when its outcome is
+// # Retries
+//
+// Create is a POST that is never sent twice; when its outcome is
 // unknown the error matches [client.ErrOutcomeUnknown]. Get, Status,
 // Delete and StartAuthorisation (which moves no money) are retried by the
 // client on transient failures. Errors of the bank are [*client.Error]s

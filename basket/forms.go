@@ -1,12 +1,11 @@
 package basket
 
 import (
-	"fmt"
-	"log/slog"
-
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/redact"
 )
+
+//go:generate go run ../internal/redact/gen
 
 // The printed and slog forms of the bank's basket answers. Their JSON is
 // the bank's document (the scaRedirect in full, for the TPP's front end)
@@ -16,49 +15,22 @@ import (
 // are not shown, and the psuMessage (text for the PSU, which may name
 // them) shows as redacted when set.
 
-// answer adds what the basket answers share to f.
+// answer adds what the basket answers share to f (redact.Answer).
 func answer(f *redact.Form, links client.Links, msgs []client.TPPMessage, psuMessage string) *redact.Form {
-	redact.Keys(f, "links", links)
-	codes := make([]string, len(msgs))
-	for i, m := range msgs {
-		codes[i] = m.Code
-	}
-	return f.List("tppMessages", codes).Secret("psuMessage", psuMessage)
+	return redact.Answer(f, links, msgs, func(m client.TPPMessage) string { return m.Code }, psuMessage)
 }
 
+// String describes b: id, status, the number of payments, the names of
+// its links and the tppMessages' codes.
 func (b Basket) form() *redact.Form {
 	f := redact.New("basket.Basket").Str("basketId", b.BasketID).Str("transactionStatus", string(b.TransactionStatus)).
 		Int("payments", len(b.PaymentIDs))
 	return answer(f, b.Links, b.Messages, b.PSUMessage)
 }
 
+// String describes r: status, the names of its links and the
+// tppMessages' codes.
 func (r StatusResponse) form() *redact.Form {
 	f := redact.New("basket.StatusResponse").Str("transactionStatus", string(r.TransactionStatus))
 	return answer(f, r.Links, r.Messages, r.PSUMessage)
 }
-
-// String describes b: id, status, the number of payments, the names of
-// its links and the tppMessages' codes.
-func (b Basket) String() string { return b.form().String() }
-
-// GoString is String, for %#v.
-func (b Basket) GoString() string { return b.String() }
-
-// Format prints String for every verb.
-func (b Basket) Format(s fmt.State, verb rune) { redact.Write(s, verb, b.String()) }
-
-// LogValue makes log/slog print b as a group of the facts String shows.
-func (b Basket) LogValue() slog.Value { return b.form().LogValue() }
-
-// String describes r: status, the names of its links and the
-// tppMessages' codes.
-func (r StatusResponse) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r StatusResponse) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r StatusResponse) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r StatusResponse) LogValue() slog.Value { return r.form().LogValue() }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tppkit/psd2/internal/loopback"
 	"github.com/tppkit/psd2/signing"
 	"github.com/tppkit/psd2/store"
 )
@@ -153,10 +154,6 @@ func (c *Client) now() time.Time {
 	return c.cfg.clock().Add(time.Duration(c.offset.Load()))
 }
 
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+// isLoopback is the SDK's one loopback rule (internal/loopback), where
+// plain http is allowed.
+func isLoopback(host string) bool { return loopback.Host(host) }

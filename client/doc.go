@@ -3,22 +3,28 @@
 // typed services (payments, accounts, basket, sca, sandbox) through one
 // pipeline.
 //
-// # Sections
+// # The pipeline
 //
-// The pipeline: per call, [RequestOption]s set the PSU and session headers;
+// Per call, [RequestOption]s set the PSU and session headers;
 // the JSON body is encoded once and X-Request-ID fixed once; each attempt
 // gets a fresh Date, the Digest, x-accept-fix, and the Signature and
 // TPP-Signature-Certificate headers (docs/interface.md section 5).
 //
-// Retries: GET and DELETE are retried on transport errors, 429, 502, 503 and
+// # Retries
+//
+// GET and DELETE are retried on transport errors, 429, 502, 503 and
 // 504 with capped, jittered backoff. A POST is sent again only when it
 // certainly never left the machine; otherwise the caller gets an
 // [OutcomeUnknownError] (errors.Is(err, [ErrOutcomeUnknown])) and reconciles.
 //
-// Errors: every non-2xx answer is an [*Error] with the status, the request
+// # Errors
+//
+// Every non-2xx answer is an [*Error] with the status, the request
 // id, the tppMessages and the _links; sentinels such as [ErrSCARequired] and
 // [ErrConsentUnknown] match with errors.Is.
 //
-// Links: relative hrefs of the bank's _links are resolved under the base
+// # Links
+//
+// Relative hrefs of the bank's _links are resolved under the base
 // URL's path, and a signed request never goes to another host.
 package client

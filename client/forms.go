@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // The printed, slog and JSON forms of the exported types that hold a
@@ -52,6 +54,22 @@ func (e *Error) GoString() string {
 		v.Operation, v.StatusCode, v.RequestID, v.Messages, e.Links, v.PSUMessage, v.Header)
 }
 
+// Format prints e's message (Error) under every fmt verb, and GoString
+// for %#v: fmt would otherwise print an error's fields (headers, the
+// psuMessage, link hrefs) for verbs such as %d, which it does not print
+// through Error.
+func (e *Error) Format(st fmt.State, verb rune) {
+	if verb == 'v' && st.Flag('#') {
+		redact.Write(st, verb, e.GoString())
+		return
+	}
+	if e == nil {
+		redact.Write(st, verb, "<nil>")
+		return
+	}
+	redact.Write(st, verb, e.Error())
+}
+
 // LogValue makes log/slog print e as its message (Error), as it prints
 // any other error.
 func (e *Error) LogValue() slog.Value {
@@ -91,6 +109,10 @@ func (r Response) String() string {
 
 // GoString is String, for %#v.
 func (r Response) GoString() string { return r.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print the headers in full for verbs such as %d and %x.
+func (r Response) Format(st fmt.State, verb rune) { redact.Write(st, verb, r.String()) }
 
 // LogValue makes log/slog print r as a group of its fields, the headers
 // redacted as in String.
@@ -140,6 +162,11 @@ func (op Operation) String() string {
 
 // GoString is String, for %#v.
 func (op Operation) GoString() string { return op.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print the path's ids, the query and the body (account
+// numbers, names) for verbs such as %d and %x.
+func (op Operation) Format(st fmt.State, verb rune) { redact.Write(st, verb, op.String()) }
 
 // LogValue makes log/slog print op as a group of the fields String shows.
 func (op Operation) LogValue() slog.Value {

@@ -13,15 +13,24 @@ import (
 // Limits on what one answer may cost. The interface's documents are small
 // (an accounts list, a page of transactions, a payment), but decoding JSON
 // into Go values multiplies its size: a body of empty objects grows a
-// hundredfold and more on the heap. Bounding the bytes and the number of
-// JSON objects and arrays together bounds the heap one answer can take
-// (about 64 MB at most, as the accounts package's limit test measures).
-// These constants are the one place the limits live.
+// hundredfold and more on the heap, and each member a document type does
+// not name is kept (its Extra) at about a hundred bytes for a six-byte
+// `"a":0,`. Bounding the bytes, the JSON objects and arrays, and the
+// members and array elements together bounds the heap one answer can
+// take: 64 MB at most, as the accounts package's limit test measures
+// with the costliest answers it can build within them. These constants
+// are the one place the limits live.
 const (
 	// maxBody bounds a 2xx body.
 	maxBody = 4 << 20
 	// maxJSONValues bounds the JSON objects and arrays of a 2xx body.
 	maxJSONValues = 20_000
+	// maxJSONMembers bounds the members of objects and the elements of
+	// arrays of a 2xx body, all levels together. The count is one per
+	// comma outside strings and one per object and array (for its first
+	// member or element), which is never fewer than there are members
+	// and elements.
+	maxJSONMembers = 100_000
 	// maxErrorBody bounds how much of a non-2xx body is read; the rest is
 	// dropped, and an error body cut short decodes to no messages. Its
 	// Digest cannot be checked: the client skips that check under
@@ -33,9 +42,9 @@ const (
 )
 
 // ErrAnswerTooLarge matches an answer beyond the client's size limits:
-// more than 4 MiB, or more than 20,000 JSON objects and arrays. It is not
-// retried; for a request that is not repeatable it comes inside an
-// [ErrOutcomeUnknown].
+// more than 4 MiB, more than 20,000 JSON objects and arrays, or more than
+// 100,000 JSON members and array elements. It is not retried; for a
+// request that is not repeatable it comes inside an [ErrOutcomeUnknown].
 var ErrAnswerTooLarge = errors.New("client: answer exceeds the size limits")
 
 // readBody reads a response body within the limits: a 2xx body past them
@@ -58,18 +67,21 @@ func readBody(r io.Reader, status int) (b []byte, cut bool, err error) {
 		return nil, false, fmt.Errorf("%w: more than %d bytes", ErrAnswerTooLarge, maxBody)
 	}
 	if ok {
-		if n := countJSONValues(b, maxJSONValues+1); n > maxJSONValues {
+		switch values, members := countJSON(b, maxJSONValues+1, maxJSONMembers+1); {
+		case values > maxJSONValues:
 			return nil, false, fmt.Errorf("%w: more than %d JSON objects and arrays", ErrAnswerTooLarge, maxJSONValues)
+		case members > maxJSONMembers:
+			return nil, false, fmt.Errorf("%w: more than %d JSON members and array elements", ErrAnswerTooLarge, maxJSONMembers)
 		}
 	}
 	return b, false, nil
 }
 
-// countJSONValues counts the '{' and '[' of b outside strings, stopping at
-// stop. It reads bytes only; whether b is valid JSON is the decoder's
-// business.
-func countJSONValues(b []byte, stop int) int {
-	n := 0
+// countJSON counts, outside strings, the '{' and '[' of b (values) and
+// its commas plus values (members, never fewer than the members and
+// array elements), stopping when either reaches its stop. It reads bytes
+// only; whether b is valid JSON is the decoder's business.
+func countJSON(b []byte, stopValues, stopMembers int) (values, members int) {
 	inString, escaped := false, false
 	for _, c := range b {
 		switch {
@@ -85,12 +97,18 @@ func countJSONValues(b []byte, stop int) int {
 		case c == '"':
 			inString = true
 		case c == '{' || c == '[':
-			if n++; n >= stop {
-				return n
-			}
+			values++
+			members++
+		case c == ',':
+			members++
+		default:
+			continue
+		}
+		if values >= stopValues || members >= stopMembers {
+			return values, members
 		}
 	}
-	return n
+	return values, members
 }
 
 // decodeContent undoes the Content-Encoding of an answer, within the

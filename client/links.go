@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // Link is one entry of a response's _links map (docs/interface.md section 2.1): an href and
@@ -96,6 +98,11 @@ func (l Link) String() string {
 // GoString is String, for %#v.
 func (l Link) GoString() string { return l.String() }
 
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print the href in full for verbs such as %d and %x, SCA state
+// included, also inside any document that holds the link.
+func (l Link) Format(st fmt.State, verb rune) { redact.Write(st, verb, l.String()) }
+
 // LogValue makes log/slog print l as a group of its href, redacted as in
 // String, and its verbs.
 func (l Link) LogValue() slog.Value {
@@ -124,6 +131,9 @@ func (l Links) String() string {
 
 // GoString is String, for %#v.
 func (l Links) GoString() string { return l.String() }
+
+// Format prints String under every fmt verb, as [Link.Format] does.
+func (l Links) Format(st fmt.State, verb rune) { redact.Write(st, verb, l.String()) }
 
 // LogValue makes log/slog print l as a group with one group per link,
 // redacted as in [Link.LogValue].

@@ -3,11 +3,14 @@ package client
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
+
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // redactedValue stands in for a secret in logs, printed values and JSON.
@@ -353,6 +356,11 @@ func (p PSU) String() string {
 
 // GoString is String, for %#v.
 func (p PSU) GoString() string { return p.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print a struct field by field for verbs such as %d, %x and
+// %s, showing the IP address and the PSU-ID.
+func (p PSU) Format(st fmt.State, verb rune) { redact.Write(st, verb, p.String()) }
 
 // LogValue makes log/slog print p as a group of its set fields, redacted
 // as in String.

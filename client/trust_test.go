@@ -329,7 +329,9 @@ func TestAnswerSizeLimits(t *testing.T) {
 	t.Parallel()
 	huge := strings.Repeat(" ", maxBody) + "{}"
 	spam := "[" + strings.Repeat("{},", maxJSONValues) + "{}]"
-	for name, body := range map[string]string{"bytes": huge, "values": spam} {
+	members := `{"a":0` + strings.Repeat(`,"a":0`, maxJSONMembers) + "}"
+	elements := `{"a":[0` + strings.Repeat(`,0`, maxJSONMembers) + "]}"
+	for name, body := range map[string]string{"bytes": huge, "values": spam, "members": members, "elements": elements} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { io.WriteString(w, body) })
@@ -363,11 +365,25 @@ func TestAnswerSizeLimits(t *testing.T) {
 	assert.Less(t, served.Load(), int64(64<<20), "the client stopped reading")
 }
 
-func TestCountJSONValues(t *testing.T) {
+func TestCountJSON(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, 0, countJSONValues([]byte(`"{[{["`), 100))
-	assert.Equal(t, 3, countJSONValues([]byte(`{"a":[{}],"b":"\"{"}`), 100))
-	assert.Equal(t, 2, countJSONValues([]byte(`[[[[`), 2))
+	for _, tc := range []struct {
+		body            string
+		values, members int
+	}{
+		{`"{[{[,,"`, 0, 0},
+		{`{"a":[{}],"b":"\"{,"}`, 3, 4},
+		{`{"a":0,"b":1,"c":2}`, 1, 3},
+		{`[1,2,3,[4,5]]`, 2, 6},
+	} {
+		v, m := countJSON([]byte(tc.body), 100, 100)
+		assert.Equal(t, tc.values, v, tc.body)
+		assert.Equal(t, tc.members, m, tc.body)
+	}
+	v, _ := countJSON([]byte(`[[[[`), 2, 100)
+	assert.Equal(t, 2, v, "stops at the values' limit")
+	_, m := countJSON([]byte(strings.Repeat(",", 10)), 100, 5)
+	assert.Equal(t, 5, m, "stops at the members' limit")
 }
 
 // TestClockPoisoning: one answer with a wrong Date (a gateway page dated

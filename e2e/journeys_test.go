@@ -148,7 +148,7 @@ func TestCancelJourney(t *testing.T) {
 	j.click(`button[value="cancel"]`)
 	j.step("not approved", "Not approved at your bank", "Your payment of 99.90 NOK to Nettbutikken AS was not made.",
 		"The approval was cancelled at your bank, or it did not succeed.",
-		"The authentication was cancelled by the user", "SCA_INVALID", "401")
+		"SCA_INVALID", "401")
 	j.click(`//a[text()="See the payment"]`)
 	j.step("payment not approved", "Payment not approved", "nothing was paid", "Approve it at your bank")
 	j.click(`//button[text()="Approve it at your bank"]`)

@@ -3,14 +3,16 @@
 // fraction digits is the currency's minor units (docs/interface.md
 // sections 2.1 and 8).
 //
-// # Sections
+// # Creating amounts
 //
-// Creating amounts: [New] and [Parse] refuse unknown currencies, values
+// [New] and [Parse] refuse unknown currencies, values
 // with more fraction digits than the currency has (nothing is ever
 // rounded) and values with more than [MaxIntegerDigits] (13) digits before
 // the decimal point: the contract precision is 18 with scale 5.
 //
-// JSON: an [Amount] marshals as {"amount":"150.00","currency":"NOK"} with
+// # JSON
+//
+// An [Amount] marshals as {"amount":"150.00","currency":"NOK"} with
 // exactly the currency's minor units (JPY "5", KWD "1.250", CLF "0.0001").
 // Decoding is faithful to what the bank sends (docs/design.md, Money): the
 // amount may be a string or a JSON number and keeps the exact value it
@@ -28,7 +30,9 @@
 // refuses all of these, and encoding an amount built in code that
 // Validate refuses fails.
 //
-// Currencies: the list is ISO 4217 as published by the maintenance agency
+// # Currencies
+//
+// The list is ISO 4217 as published by the maintenance agency
 // (via github.com/bojanz/currency), with its minor units, not CLDR display
 // digits, which differ for IQD, RSD, IDR and others. It includes codes
 // introduced since 2023 (XCG 2025, ZWG 2024). Withdrawn codes (ANG 2025,

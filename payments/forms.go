@@ -12,13 +12,16 @@ import (
 	"github.com/tppkit/psd2/money"
 )
 
-// The slog forms of the bank's answers. Their JSON form is the bank's
-// document (links in full: a TPP hands the scaRedirect to its front end),
-// which is what log/slog's JSON handler would write for a struct without
-// LogValue. LogValue instead gives each link to [client.Links]' own
-// LogValue, which redacts the hrefs (the scaRedirect query carries the
-// bank's SCA state). Their printed forms (%v, %+v, %#v) print the links
-// with client.Links' String and GoString, redacted the same way.
+//go:generate go run ../internal/redact/gen
+
+// The printed and slog forms of the bank's answers. Their JSON form is
+// the bank's document (links in full: a TPP hands the scaRedirect to its
+// front end). Their String, GoString, Format (every fmt verb) and
+// LogValue, generated from their form methods into print_gen.go, show
+// the ids, statuses, the names of the links and the tppMessages' codes;
+// the links' hrefs (the scaRedirect query carries the bank's SCA state)
+// are not shown, and the psuMessage (text for the PSU, which may name
+// them) shows as redacted when set.
 
 // String describes r: its kind, the payment id, status and resend's
 // request id when known, the reason and the time. The Initiation (whose
@@ -79,75 +82,47 @@ func (r Resolution) LogValue() slog.Value {
 	return slog.GroupValue(attrs...)
 }
 
-// LogValue makes log/slog print i as a group of its fields, its links
-// redacted by [client.Links]' LogValue.
-func (i Initiation) LogValue() slog.Value {
-	attrs := []slog.Attr{slog.String("paymentId", i.PaymentID), slog.String("transactionStatus", string(i.TransactionStatus))}
-	if i.Product != "" {
-		attrs = append(attrs, slog.String("product", string(i.Product)))
-	}
-	if i.Service != "" {
-		attrs = append(attrs, slog.String("service", string(i.Service)))
-	}
+// answer adds what the payment answers share to f (redact.Answer).
+func answer(f *redact.Form, links client.Links, msgs []client.TPPMessage, psuMessage string) *redact.Form {
+	return redact.Answer(f, links, msgs, func(m client.TPPMessage) string { return m.Code }, psuMessage)
+}
+
+// String describes i: the payment id, status, product and service, the
+// fee, the names of its links and the tppMessages' codes; the links'
+// hrefs (the scaRedirect carries the bank's SCA state) are not shown, and
+// the psuMessage shows as redacted when set.
+func (i Initiation) form() *redact.Form {
+	f := redact.New("payments.Initiation").Str("paymentId", i.PaymentID).
+		Str("transactionStatus", string(i.TransactionStatus)).Str("product", string(i.Product)).
+		Str("service", string(i.Service))
 	if i.TransactionFees != nil {
-		attrs = append(attrs, slog.String("transactionFees", i.TransactionFees.String()))
+		f.Value("transactionFees", *i.TransactionFees)
 	}
-	if i.TransactionFeeIndicator != nil {
-		attrs = append(attrs, slog.Bool("transactionFeeIndicator", *i.TransactionFeeIndicator))
-	}
-	return slog.GroupValue(withMessagesAndLinks(attrs, i.Messages, i.PSUMessage, i.Links)...)
+	f.Bool("transactionFeeIndicator", i.TransactionFeeIndicator)
+	return answer(f, i.Links, i.Messages, i.PSUMessage)
 }
 
-// LogValue makes log/slog print r as a group of its fields, its links
-// redacted by [client.Links]' LogValue.
-func (r StatusResponse) LogValue() slog.Value {
-	attrs := []slog.Attr{slog.String("transactionStatus", string(r.TransactionStatus))}
-	if r.PaymentID != "" {
-		attrs = append(attrs, slog.String("paymentId", r.PaymentID))
-	}
-	if r.FundsAvailable != nil {
-		attrs = append(attrs, slog.Bool("fundsAvailable", *r.FundsAvailable))
-	}
-	return slog.GroupValue(withMessagesAndLinks(attrs, r.Messages, r.PSUMessage, r.Links)...)
+// String describes r: the payment id, status and funds check, the names
+// of its links and the tppMessages' codes; the psuMessage redacted.
+func (r StatusResponse) form() *redact.Form {
+	f := redact.New("payments.StatusResponse").Str("paymentId", r.PaymentID).
+		Str("transactionStatus", string(r.TransactionStatus)).Bool("fundsAvailable", r.FundsAvailable)
+	return answer(f, r.Links, r.Messages, r.PSUMessage)
 }
 
-// LogValue makes log/slog print a as a group of its fields, its links
-// redacted by [client.Links]' LogValue.
-func (a Authorisation) LogValue() slog.Value {
-	attrs := []slog.Attr{slog.String("scaStatus", a.ScaStatus)}
-	if a.AuthorisationID != "" {
-		attrs = append(attrs, slog.String("authorisationId", a.AuthorisationID))
-	}
-	return slog.GroupValue(withMessagesAndLinks(attrs, nil, a.PSUMessage, a.Links)...)
+// String describes a: the SCA status, the authorisation id and the names
+// of its links; the psuMessage redacted.
+func (a Authorisation) form() *redact.Form {
+	f := redact.New("payments.Authorisation").Str("scaStatus", a.ScaStatus).Str("authorisationId", a.AuthorisationID)
+	return answer(f, a.Links, nil, a.PSUMessage)
 }
 
-// LogValue makes log/slog print c as a group of its fields, its links
-// redacted by [client.Links]' LogValue.
-func (c Cancellation) LogValue() slog.Value {
-	attrs := []slog.Attr{slog.Int("statusCode", c.StatusCode)}
-	if c.TransactionStatus != "" {
-		attrs = append(attrs, slog.String("transactionStatus", string(c.TransactionStatus)))
-	}
-	return slog.GroupValue(withMessagesAndLinks(attrs, nil, "", c.Links)...)
-}
-
-// withMessagesAndLinks adds the tppMessages' codes, the PSU message and
-// the links (as client.Links, whose LogValue redacts them) to attrs.
-func withMessagesAndLinks(attrs []slog.Attr, msgs []client.TPPMessage, psuMessage string, links client.Links) []slog.Attr {
-	if len(msgs) > 0 {
-		codes := make([]string, len(msgs))
-		for i, m := range msgs {
-			codes[i] = m.Code
-		}
-		attrs = append(attrs, slog.Any("tppMessages", codes))
-	}
-	if psuMessage != "" {
-		attrs = append(attrs, slog.String("psuMessage", psuMessage))
-	}
-	if len(links) > 0 {
-		attrs = append(attrs, slog.Any("links", links))
-	}
-	return attrs
+// String describes c: the HTTP status, the transaction status and the
+// names of its links.
+func (c Cancellation) form() *redact.Form {
+	f := redact.New("payments.Cancellation").Int("statusCode", c.StatusCode).
+		Str("transactionStatus", string(c.TransactionStatus))
+	return answer(f, c.Links, nil, "")
 }
 
 // The printed and slog forms of the payment documents: the requests
@@ -162,21 +137,27 @@ func withMessagesAndLinks(attrs []slog.Attr, msgs []client.TPPMessage, psuMessag
 // redacted when set. log/slog's JSON handler writes a slice of them with
 // encoding/json, that is as their JSON: log them one by one.
 
+// String describes r with its account numbers redacted.
 func (r AccountReference) form() *redact.Form {
 	return redact.New("payments.AccountReference").Secret("bban", r.BBAN).Secret("iban", r.IBAN).
 		Nested("other", redact.Ptr(r.Other, OtherAccount.form)).Str("currency", r.Currency)
 }
 
+// String describes o by its scheme, the card account's reference
+// redacted.
 func (o OtherAccount) form() *redact.Form {
 	return redact.New("payments.OtherAccount").Secret("identification", o.Identification).
 		Str("schemeNameProprietary", o.SchemeNameProprietary)
 }
 
+// String describes a by its country; the rest redacted.
 func (a Address) form() *redact.Form {
 	return redact.New("payments.Address").Secret("street", a.Street).Secret("buildingNumber", a.BuildingNumber).
 		Secret("postalCode", a.PostalCode).Secret("city", a.City).Str("country", a.Country)
 }
 
+// String describes r by its type (KID, for example); the reference and
+// its issuer redacted.
 func (r StructuredReference) form() *redact.Form {
 	return redact.New("payments.StructuredReference").Secret("reference", r.Reference).
 		Str("referenceType", r.ReferenceType).Secret("referenceIssuer", r.ReferenceIssuer)
@@ -210,6 +191,8 @@ func (tr transfer) add(f *redact.Form) *redact.Form {
 	return f.Str("purposeCode", tr.purposeCode).Value("requestedExecutionDate", tr.requestedExecute)
 }
 
+// String describes p: amount, currencies, purpose code and date; names,
+// account numbers, the address and the remittance information redacted.
 func (p NorwegianDomestic) form() *redact.Form {
 	return transfer{amount: p.InstructedAmount,
 		creditorName: p.CreditorName, creditorAgent: p.CreditorAgent, creditorAccount: p.CreditorAccount,
@@ -219,6 +202,8 @@ func (p NorwegianDomestic) form() *redact.Form {
 		requestedExecute: p.RequestedExecutionDate}.add(redact.New("payments.NorwegianDomestic"))
 }
 
+// String describes p as [NorwegianDomestic.String] does, the end-to-end
+// reference redacted too.
 func (p SEPA) form() *redact.Form {
 	return transfer{endToEnd: p.EndToEndIdentification,
 		amount:       p.InstructedAmount,
@@ -227,6 +212,9 @@ func (p SEPA) form() *redact.Form {
 		requestedExecute: p.RequestedExecutionDate}.add(redact.New("payments.SEPA"))
 }
 
+// String describes d: payment id, status, amount, dates and codes, the
+// links by name; names, account numbers, the address and the remittance
+// information redacted.
 func (d Details) form() *redact.Form {
 	f := redact.New("payments.Details").Str("paymentId", d.PaymentID).Str("transactionStatus", string(d.TransactionStatus))
 	transfer{endToEnd: d.EndToEndIdentification, amount: d.InstructedAmount,
@@ -241,93 +229,3 @@ func (d Details) form() *redact.Form {
 		List("monthsOfExecution", d.MonthsOfExecution).Bool("batchBookingPreferred", d.BatchBookingPreferred)
 	return redact.FormsOf(f, "payments", d.Payments, Details.form)
 }
-
-// String describes r with its account numbers redacted.
-func (r AccountReference) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r AccountReference) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r AccountReference) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r AccountReference) LogValue() slog.Value { return r.form().LogValue() }
-
-// String describes o by its scheme, the card account's reference
-// redacted.
-func (o OtherAccount) String() string { return o.form().String() }
-
-// GoString is String, for %#v.
-func (o OtherAccount) GoString() string { return o.String() }
-
-// Format prints String for every verb.
-func (o OtherAccount) Format(s fmt.State, verb rune) { redact.Write(s, verb, o.String()) }
-
-// LogValue makes log/slog print o as a group of the facts String shows.
-func (o OtherAccount) LogValue() slog.Value { return o.form().LogValue() }
-
-// String describes a by its country; the rest redacted.
-func (a Address) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a Address) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a Address) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a Address) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes r by its type (KID, for example); the reference and
-// its issuer redacted.
-func (r StructuredReference) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r StructuredReference) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r StructuredReference) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r StructuredReference) LogValue() slog.Value { return r.form().LogValue() }
-
-// String describes p: amount, currencies, purpose code and date; names,
-// account numbers, the address and the remittance information redacted.
-func (p NorwegianDomestic) String() string { return p.form().String() }
-
-// GoString is String, for %#v.
-func (p NorwegianDomestic) GoString() string { return p.String() }
-
-// Format prints String for every verb.
-func (p NorwegianDomestic) Format(s fmt.State, verb rune) { redact.Write(s, verb, p.String()) }
-
-// LogValue makes log/slog print p as a group of the facts String shows.
-func (p NorwegianDomestic) LogValue() slog.Value { return p.form().LogValue() }
-
-// String describes p as [NorwegianDomestic.String] does, the end-to-end
-// reference redacted too.
-func (p SEPA) String() string { return p.form().String() }
-
-// GoString is String, for %#v.
-func (p SEPA) GoString() string { return p.String() }
-
-// Format prints String for every verb.
-func (p SEPA) Format(s fmt.State, verb rune) { redact.Write(s, verb, p.String()) }
-
-// LogValue makes log/slog print p as a group of the facts String shows.
-func (p SEPA) LogValue() slog.Value { return p.form().LogValue() }
-
-// String describes d: payment id, status, amount, dates and codes, the
-// links by name; names, account numbers, the address and the remittance
-// information redacted.
-func (d Details) String() string { return d.form().String() }
-
-// GoString is String, for %#v.
-func (d Details) GoString() string { return d.String() }
-
-// Format prints String for every verb.
-func (d Details) Format(s fmt.State, verb rune) { redact.Write(s, verb, d.String()) }
-
-// LogValue makes log/slog print d as a group of the facts String shows.
-func (d Details) LogValue() slog.Value { return d.form().LogValue() }

@@ -13,9 +13,9 @@
 //	mgr, err := sca.NewManager(flow, st)
 //	j, err := journal.New(st, journal.WithClient(c))
 //
-// # Sections
+// # The store
 //
-// The store: [Store] implements store.Store with one table, kv (key text
+// [Store] implements store.Store with one table, kv (key text
 // COLLATE "C" primary key, value bytea, expires_at timestamptz), in the
 // schema [DefaultSchema] ("psd2") or the one of [WithSchema]. Take is one
 // DELETE ... RETURNING, so that a pending SCA is completed by exactly one
@@ -28,7 +28,9 @@
 // background every 512 writes. It passes the conformance suite of package
 // store/storetest, races between two pools included.
 //
-// Isolation and retries: every statement of the store, single
+// # Isolation and retries
+//
+// Every statement of the store, single
 // statements included, runs in a transaction begun with BEGIN ISOLATION
 // LEVEL READ COMMITTED (sent in the same round trip as the first
 // statement), so that a database or role whose default_transaction_isolation
@@ -45,18 +47,24 @@
 // store.Store contract allows. When every attempt fails the method
 // returns a [ContentionError].
 //
-// Migrations: the schema ships as versioned SQL files embedded in the
+// # Migrations
+//
+// The schema ships as versioned SQL files embedded in the
 // package. [Store.Migrate] applies those not yet recorded in the schema's
 // schema_migrations table, in one transaction holding an advisory lock
 // (pg_advisory_xact_lock), so every replica may run it at start-up at the
 // same time; [Store.Version] reports the schema's version.
 //
-// Connections: [Open] makes a pgx pool from a connection string (URL or
+// # Connections
+//
+// [Open] makes a pgx pool from a connection string (URL or
 // key=value, including host=/path for a Unix socket); [New] uses the
 // caller's *pgxpool.Pool (its size bounds the store's concurrency). The
 // connection string is never quoted in errors: it may hold a password.
 //
-// Tests: the package's tests and benchmarks read a connection string
+// # Tests
+//
+// The package's tests and benchmarks read a connection string
 // from PSD2_TEST_POSTGRES and use a schema of their own, dropped at the
 // end; without the variable they skip, except when CI=true, where they
 // fail. .ci/services/postgres.sh starts a throwaway server for them.

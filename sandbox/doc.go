@@ -4,32 +4,40 @@
 // accounts, card accounts, transactions and corporate agreements. These
 // operations exist only in the sandbox environment.
 //
-// # Sections
+// # Reset
 //
-// Reset: [Service.Initialize] restores the default data — private
+// [Service.Initialize] restores the default data — private
 // customers 13039319955 and 12085592767 (2 accounts and a card account
 // each) and corporate customers 18129215603 and 20079518612 (2 accounts
 // each, with agreements). Its path is an assumption kept in
 // [InitializePath].
 //
-// Customers: [Service.Customers] lists them ([CustomersQuery] includes
+// # Customers
+//
+// [Service.Customers] lists them ([CustomersQuery] includes
 // accounts and agreements); [Service.CreateCustomer] and
 // [Service.DeleteCustomer] add and remove one. The customerNumber is what
 // the PSU types at the sandbox SCA page.
 //
-// Mock data: [Service.CreateAccount], [Service.CreateCardAccount],
+// # Mock data
+//
+// [Service.CreateAccount], [Service.CreateCardAccount],
 // [Service.CreateTransactions], [Service.CreateCardTransactions] and
 // [Service.CreateAgreement] seed data for the account information calls.
 // Amounts in mock data are JSON numbers ([Amount]).
 //
-// Assumptions: the reset path ([InitializePath]), the body of a new
+// # Assumptions
+//
+// The reset path ([InitializePath]), the body of a new
 // customer ([NewCustomer], the field names of docs/interface.md section 2.8) and the
 // bodies of mock accounts, card accounts and transactions (the types in
 // accounts.go, the account information fields plus bookingStatus) are not
 // published; each is written down once, on its type, and matches the
 // sandbox/emulator package.
 //
-// Checks: every Create call checks its body before sending it, and the
+// # Checks
+//
+// Every Create call checks its body before sending it, and the
 // calls taking an id check it can be one path segment. A broken rule
 // sends nothing and returns a [*client.ValidationError] (errors.Is
 // client.ErrValidation) whose Field is the JSON path ("customerNumber",

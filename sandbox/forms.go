@@ -1,11 +1,10 @@
 package sandbox
 
 import (
-	"fmt"
-	"log/slog"
-
 	"github.com/tppkit/psd2/internal/redact"
 )
+
+//go:generate go run ../internal/redact/gen
 
 // The printed and slog forms of the sandbox's bodies and answers. Their
 // JSON is what is sent to the sandbox or what it answered, and stays
@@ -23,6 +22,7 @@ func (a Amount) text() string {
 	return string(a.Amount) + " " + a.Currency
 }
 
+// String describes a sandbox customer: its type and counts; its ids, customer number (a national identity number) and name redacted.
 func (c Customer) form() *redact.Form {
 	f := redact.New("sandbox.Customer").Secret("customerId", c.CustomerID).Secret("customerNumber", c.CustomerNumber).
 		Str("customerType", string(c.CustomerType)).Secret("customerName", c.CustomerName)
@@ -31,16 +31,19 @@ func (c Customer) form() *redact.Form {
 	return redact.Keys(f, "links", c.Links)
 }
 
+// String describes a sandbox agreement: the number of engagements and link names; its id and name redacted.
 func (a Agreement) form() *redact.Form {
 	f := redact.New("sandbox.Agreement").Secret("id", a.ID).Secret("name", a.Name).Int("engagements", len(a.Engagements))
 	return redact.Keys(f, "links", a.Links)
 }
 
+// String describes a new customer by its type; the customer number and name redacted.
 func (n NewCustomer) form() *redact.Form {
 	return redact.New("sandbox.NewCustomer").Secret("customerNumber", n.CustomerNumber).
 		Str("customerType", string(n.CustomerType)).Secret("customerName", n.CustomerName)
 }
 
+// String describes a mock account: currency, product and codes; its ids and name redacted.
 func (a Account) form() *redact.Form {
 	f := redact.New("sandbox.Account").Secret("resourceId", a.ResourceID).Secret("bban", a.BBAN).Secret("iban", a.IBAN).
 		Str("currency", a.Currency).Secret("name", a.Name).Str("product", a.Product).
@@ -48,28 +51,33 @@ func (a Account) form() *redact.Form {
 	return redact.Keys(f, "links", a.Links)
 }
 
+// String describes a new mock account: currency, product, balance and credit line; the customer's and account's ids and the name redacted.
 func (a NewAccount) form() *redact.Form {
 	return redact.New("sandbox.NewAccount").Secret("customerId", a.CustomerID).Secret("customerNumber", a.CustomerNumber).
 		Secret("bban", a.BBAN).Str("currency", a.Currency).Secret("name", a.Name).Str("product", a.Product).
 		Str("cashAccountType", a.CashAccountType).Str("balance", string(a.Balance)).Str("creditLine", string(a.CreditLine))
 }
 
+// String describes a mock card account: currency and product; its id, masked PAN and name redacted.
 func (a CardAccount) form() *redact.Form {
 	f := redact.New("sandbox.CardAccount").Secret("resourceId", a.ResourceID).Secret("maskedPan", a.MaskedPan).
 		Str("currency", a.Currency).Secret("name", a.Name).Str("product", a.Product)
 	return redact.Keys(f, "links", a.Links)
 }
 
+// String describes a new mock card account: currency, product, credit limit and balance; the ids, masked PAN and name redacted.
 func (a NewCardAccount) form() *redact.Form {
 	return redact.New("sandbox.NewCardAccount").Secret("customerId", a.CustomerID).Secret("customerNumber", a.CustomerNumber).
 		Secret("maskedPan", a.MaskedPan).Str("currency", a.Currency).Secret("name", a.Name).Str("product", a.Product).
 		Str("creditLimit", string(a.CreditLimit)).Str("balance", string(a.Balance))
 }
 
+// String describes an account reference with its IBAN and BBAN redacted.
 func (r AccountRef) form() *redact.Form {
 	return redact.New("sandbox.AccountRef").Secret("iban", r.IBAN).Secret("bban", r.BBAN)
 }
 
+// String describes a mock transaction: status, dates, amount and code; names, accounts and remittance text redacted.
 func (t Transaction) form() *redact.Form {
 	return redact.New("sandbox.Transaction").Str("bookingStatus", t.BookingStatus).Str("bookingDate", t.BookingDate).
 		Str("valueDate", t.ValueDate).Str("transactionAmount", t.TransactionAmount.text()).
@@ -79,6 +87,7 @@ func (t Transaction) form() *redact.Form {
 		Str("proprietaryBankTransactionCode", t.ProprietaryBankTransactionCode)
 }
 
+// String describes a mock card transaction: status, dates and amounts; its details redacted.
 func (t CardTransaction) form() *redact.Form {
 	f := redact.New("sandbox.CardTransaction").Str("bookingStatus", t.BookingStatus).
 		Str("transactionDate", t.TransactionDate).Str("bookingDate", t.BookingDate).
@@ -89,156 +98,14 @@ func (t CardTransaction) form() *redact.Form {
 	return f.Bool("invoiced", &t.Invoiced).Secret("transactionDetails", t.TransactionDetails)
 }
 
+// String describes a new mock agreement: its engagements' roles; the owner, name, customers and accounts redacted.
 func (a NewAgreement) form() *redact.Form {
 	f := redact.New("sandbox.NewAgreement").Secret("owner", a.Owner).Secret("name", a.Name)
 	return redact.FormsOf(f, "engagements", a.Engagements, Engagement.form)
 }
 
+// String describes an engagement by its roles; the customer and account redacted.
 func (e Engagement) form() *redact.Form {
 	return redact.New("sandbox.Engagement").Secret("customer", e.Customer).Nested("account", e.Account.form()).
 		List("roles", e.Roles)
 }
-
-// String describes a sandbox customer: its type and counts; its ids, customer number (a national identity number) and name redacted.
-func (c Customer) String() string { return c.form().String() }
-
-// GoString is String, for %#v.
-func (c Customer) GoString() string { return c.String() }
-
-// Format prints String for every verb.
-func (c Customer) Format(s fmt.State, verb rune) { redact.Write(s, verb, c.String()) }
-
-// LogValue makes log/slog print c as a group of the facts String shows.
-func (c Customer) LogValue() slog.Value { return c.form().LogValue() }
-
-// String describes a sandbox agreement: the number of engagements and link names; its id and name redacted.
-func (a Agreement) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a Agreement) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a Agreement) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a Agreement) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes a new customer by its type; the customer number and name redacted.
-func (n NewCustomer) String() string { return n.form().String() }
-
-// GoString is String, for %#v.
-func (n NewCustomer) GoString() string { return n.String() }
-
-// Format prints String for every verb.
-func (n NewCustomer) Format(s fmt.State, verb rune) { redact.Write(s, verb, n.String()) }
-
-// LogValue makes log/slog print n as a group of the facts String shows.
-func (n NewCustomer) LogValue() slog.Value { return n.form().LogValue() }
-
-// String describes a mock account: currency, product and codes; its ids and name redacted.
-func (a Account) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a Account) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a Account) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a Account) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes a new mock account: currency, product, balance and credit line; the customer's and account's ids and the name redacted.
-func (a NewAccount) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a NewAccount) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a NewAccount) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a NewAccount) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes a mock card account: currency and product; its id, masked PAN and name redacted.
-func (a CardAccount) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a CardAccount) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a CardAccount) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a CardAccount) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes a new mock card account: currency, product, credit limit and balance; the ids, masked PAN and name redacted.
-func (a NewCardAccount) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a NewCardAccount) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a NewCardAccount) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a NewCardAccount) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes an account reference with its IBAN and BBAN redacted.
-func (r AccountRef) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r AccountRef) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r AccountRef) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r AccountRef) LogValue() slog.Value { return r.form().LogValue() }
-
-// String describes a mock transaction: status, dates, amount and code; names, accounts and remittance text redacted.
-func (t Transaction) String() string { return t.form().String() }
-
-// GoString is String, for %#v.
-func (t Transaction) GoString() string { return t.String() }
-
-// Format prints String for every verb.
-func (t Transaction) Format(s fmt.State, verb rune) { redact.Write(s, verb, t.String()) }
-
-// LogValue makes log/slog print t as a group of the facts String shows.
-func (t Transaction) LogValue() slog.Value { return t.form().LogValue() }
-
-// String describes a mock card transaction: status, dates and amounts; its details redacted.
-func (t CardTransaction) String() string { return t.form().String() }
-
-// GoString is String, for %#v.
-func (t CardTransaction) GoString() string { return t.String() }
-
-// Format prints String for every verb.
-func (t CardTransaction) Format(s fmt.State, verb rune) { redact.Write(s, verb, t.String()) }
-
-// LogValue makes log/slog print t as a group of the facts String shows.
-func (t CardTransaction) LogValue() slog.Value { return t.form().LogValue() }
-
-// String describes a new mock agreement: its engagements' roles; the owner, name, customers and accounts redacted.
-func (a NewAgreement) String() string { return a.form().String() }
-
-// GoString is String, for %#v.
-func (a NewAgreement) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a NewAgreement) Format(s fmt.State, verb rune) { redact.Write(s, verb, a.String()) }
-
-// LogValue makes log/slog print a as a group of the facts String shows.
-func (a NewAgreement) LogValue() slog.Value { return a.form().LogValue() }
-
-// String describes an engagement by its roles; the customer and account redacted.
-func (e Engagement) String() string { return e.form().String() }
-
-// GoString is String, for %#v.
-func (e Engagement) GoString() string { return e.String() }
-
-// Format prints String for every verb.
-func (e Engagement) Format(s fmt.State, verb rune) { redact.Write(s, verb, e.String()) }
-
-// LogValue makes log/slog print e as a group of the facts String shows.
-func (e Engagement) LogValue() slog.Value { return e.form().LogValue() }

@@ -30,7 +30,7 @@ func crossSetup(t *testing.T) (m *Manager, victim *Session, attackerPending *Pen
 
 	attackerPending, _, err = m.Flow().Start("attacker", WithPurpose(PurposeConsent))
 	require.NoError(t, err)
-	require.NoError(t, SavePending(t.Context(), m.Store(), attackerPending))
+	require.NoError(t, savePending(t.Context(), m.Store(), attackerPending))
 	callback = cb("state", attackerPending.State, "psu-id", victimPSU,
 		"tpp-session-id", attackerPending.TPPSessionID, "context", "PRIVATE")
 	return m, victim, attackerPending, callback
@@ -49,7 +49,7 @@ func assertRefused(t *testing.T, m *Manager, victim *Session, p *Pending, callba
 	assert.Equal(t, victim.TPPSessionID, got.TPPSessionID, "the victim's session is untouched")
 	assert.Equal(t, victim.PSUID, got.PSUID)
 	assert.True(t, victim.ConsentExpiresAt().Equal(got.ConsentExpiresAt()))
-	_, err = TakePending(ctx, m.Store(), p.State)
+	_, err = takePending(ctx, m.Store(), p.State)
 	assert.ErrorIs(t, err, ErrNoPending, "the pending SCA is used up")
 	// Neither browser can complete it afterwards.
 	_, err = m.CompleteFor(ctx, "attacker", callback)
@@ -85,7 +85,7 @@ func TestCompleteForRightBrowser(t *testing.T) {
 	for _, mm := range []*Manager{m, ref} {
 		p, _, err := mm.Flow().Start("user-1", WithPurpose(PurposeConsent))
 		require.NoError(t, err)
-		require.NoError(t, SavePending(t.Context(), mm.Store(), p))
+		require.NoError(t, savePending(t.Context(), mm.Store(), p))
 		url := cb("state", p.State, "psu-id", psu, "tpp-session-id", p.TPPSessionID, "context", "PRIVATE")
 		var s *Session
 		if mm == m {
@@ -108,7 +108,7 @@ func TestCompleteForRightBrowser(t *testing.T) {
 	// ErrWrongBrowser.
 	p, _, err := m.Flow().Start("user-1")
 	require.NoError(t, err)
-	require.NoError(t, SavePending(t.Context(), m.Store(), p))
+	require.NoError(t, savePending(t.Context(), m.Store(), p))
 	_, err = m.CompleteFor(t.Context(), "user-1", cb("state", p.State, "status", "401", "code", "SCA_INVALID"))
 	var ce *CallbackError
 	assert.ErrorAs(t, err, &ce)
@@ -127,7 +127,7 @@ func TestCompleteForEmptyKeys(t *testing.T) {
 	p, _, err := m.Flow().Start("x")
 	require.NoError(t, err)
 	p.Key = ""
-	require.NoError(t, SavePending(t.Context(), m.Store(), p))
+	require.NoError(t, savePending(t.Context(), m.Store(), p))
 	_, err = m.CompleteFor(t.Context(), "", cb("state", p.State, "psu-id", victimPSU, "tpp-session-id", p.TPPSessionID, "context", "PRIVATE"))
 	assert.ErrorIs(t, err, ErrWrongBrowser)
 	for k, err := range m.Store().Keys(t.Context(), "") {

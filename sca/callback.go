@@ -13,15 +13,16 @@ import (
 	"unicode"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/redact"
 )
 
-// MaxCallbackLength bounds the callback URL [ParseCallback] accepts (8 KiB).
+// MaxCallbackLength bounds the callback URL [Flow.ParseCallback] accepts (8 KiB).
 const MaxCallbackLength = 8 << 10
 
 // maxParamLen bounds a single id parameter of the callback.
 const maxParamLen = 256
 
-// Errors of [ParseCallback]. A failed SCA reported by the bank is a
+// Errors of [Flow.ParseCallback]. A failed SCA reported by the bank is a
 // [*CallbackError] instead; all of them are refusals of the callback and
 // no Session is made.
 var (
@@ -100,6 +101,17 @@ func (e CallbackError) GoString() string {
 		e.System, e.Status, e.Code, redactIfSet(e.Message), redactIfSet(e.TPPSessionID))
 }
 
+// Format prints Error under every fmt verb, and GoString for %#v: fmt
+// would otherwise print the fields, Message and TPPSessionID included, for
+// verbs such as %d, which it does not print through Error.
+func (e CallbackError) Format(st fmt.State, verb rune) {
+	if verb == 'v' && st.Flag('#') {
+		redact.Write(st, verb, e.GoString())
+		return
+	}
+	redact.Write(st, verb, e.Error())
+}
+
 // LogValue makes log/slog print the error as a group of system, status
 // and code, with message and TPP-Session-ID [redacted].
 func (e CallbackError) LogValue() slog.Value {
@@ -131,17 +143,10 @@ const (
 	paramMessage        = "message"
 )
 
-// ParseCallback turns the browser's return to TPP-Redirect-URI into a
-// Session, using the wall clock. See [Flow.ParseCallback], which uses the
-// Flow's clock.
-func ParseCallback(pending *Pending, callbackURL string) (*Session, error) {
-	return parseCallback(pending, callbackURL, time.Now())
-}
-
-// CallbackState returns the state parameter of a callback URL (absolute,
+// callbackState returns the state parameter of a callback URL (absolute,
 // or a request URI such as r.URL.RequestURI()), to find the pending SCA it
 // belongs to. It does not validate anything else.
-func CallbackState(callbackURL string) (string, error) {
+func callbackState(callbackURL string) (string, error) {
 	q, err := callbackQuery(callbackURL)
 	if err != nil {
 		return "", err

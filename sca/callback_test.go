@@ -180,12 +180,12 @@ func TestParseCallbackTable(t *testing.T) {
 
 func TestParseCallbackNilPendingAndWallClock(t *testing.T) {
 	t.Parallel()
-	_, err := ParseCallback(nil, readTestdata(t, "sca-callback-success.txt"))
+	_, err := parseCallback(nil, readTestdata(t, "sca-callback-success.txt"), time.Now())
 	assert.ErrorIs(t, err, ErrNoPending)
 
 	p := pendingFor(okState)
 	p.CreatedAt, p.ExpiresAt = time.Now(), time.Now().Add(time.Minute)
-	s, err := ParseCallback(p, readTestdata(t, "sca-callback-success.txt"))
+	s, err := parseCallback(p, readTestdata(t, "sca-callback-success.txt"), time.Now())
 	require.NoError(t, err)
 	assert.Equal(t, okPSU, s.PSUID)
 	assert.True(t, s.SCAValid(time.Now()))
@@ -207,7 +207,7 @@ func TestCallbackState(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := CallbackState(tt.url)
+			got, err := callbackState(tt.url)
 			if tt.err != nil {
 				assert.ErrorIs(t, err, tt.err)
 				return
@@ -246,7 +246,7 @@ func TestFlowStartAndCallback(t *testing.T) {
 	renew, _, err := f.Start("user-1", Renew(s))
 	require.NoError(t, err)
 	assert.Equal(t, s.TPPSessionID, renew.TPPSessionID, "Renew keeps the TPP-Session-ID")
-	sw, _, err := f.Start("user-1", Switch(s))
+	sw, _, err := f.Start("user-1", switchTo(s))
 	require.NoError(t, err)
 	assert.NotEqual(t, s.TPPSessionID, sw.TPPSessionID, "Switch starts a new TPP-Session-ID")
 }
@@ -281,7 +281,7 @@ func TestNewFlowAndStartRefuse(t *testing.T) {
 		{"empty auth method", "k", WithAuthMethod("")},
 		{"context", "k", WithContext("BUSINESS")},
 		{"renew invalid session", "k", Renew(&Session{PSUID: "x"})},
-		{"switch nil session", "k", Switch(nil)},
+		{"switch nil session", "k", switchTo(nil)},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {

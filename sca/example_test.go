@@ -2,6 +2,7 @@ package sca_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,9 +17,10 @@ import (
 
 // A full consent flow against the emulator: a bank-offered consent asks
 // for SCA, the PSU authenticates at the bank, the bank sends the browser
-// back to the TPP's redirect URI where Manager.Handler stores the session,
-// and the accounts are listed in that session.
-func ExampleManager_Handler() {
+// back to the TPP's redirect URI where Manager.HandlerFor stores the
+// session for the browser's login, and the accounts are listed in that
+// session.
+func Example_webApplication() {
 	ctx := context.Background()
 	bank := emulator.NewServer()
 	defer bank.Close()
@@ -47,8 +49,21 @@ func ExampleManager_Handler() {
 		fmt.Println(err)
 		return
 	}
+	// The TPP's own login sessions, kept server side: the browser's
+	// session id and its user.
+	logins := map[string]string{"login-7f3a": "user-42"}
+	userOf := func(r *http.Request) (string, error) {
+		c, err := r.Cookie("login")
+		if err != nil {
+			return "", err
+		}
+		if user, ok := logins[c.Value]; ok {
+			return user, nil
+		}
+		return "", errors.New("not logged in")
+	}
 	done := make(chan *sca.Session, 1)
-	mux.Handle("/psd2/callback", mgr.Handler(func(w http.ResponseWriter, r *http.Request, s *sca.Session, err error) {
+	mux.Handle("/psd2/callback", mgr.HandlerFor(userOf, func(w http.ResponseWriter, r *http.Request, s *sca.Session, err error) {
 		if err != nil {
 			http.Error(w, "authentication not completed", http.StatusForbidden)
 			done <- nil
@@ -89,7 +104,13 @@ func ExampleManager_Handler() {
 		fmt.Println(err)
 		return
 	}
-	resp, err := app.Client().Get(callback.String())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, callback.String(), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	req.AddCookie(&http.Cookie{Name: "login", Value: "login-7f3a"}) // the PSU's browser
+	resp, err := app.Client().Do(req)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -13,6 +13,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/loopback"
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // DefaultPendingTTL is how long a started SCA waits for its callback.
@@ -59,8 +61,8 @@ func WithClient(c *client.Client) FlowOption {
 }
 
 // NewFlow returns a Flow whose SCAs send the PSU back to redirectURI, the
-// TPP's callback address (where [Manager.Handler] or the TPP's own handler
-// is mounted). It must be an absolute https URL (http only on loopback
+// TPP's callback address (where a web application mounts
+// [Manager.HandlerFor]). It must be an absolute https URL (http only on loopback
 // hosts), without a fragment and without its own state parameter: the Flow
 // appends state to it.
 func NewFlow(redirectURI string, opts ...FlowOption) (*Flow, error) {
@@ -70,7 +72,7 @@ func NewFlow(redirectURI string, opts ...FlowOption) (*Flow, error) {
 	}
 	switch {
 	case u.Scheme == "https":
-	case u.Scheme == "http" && loopback(u.Hostname()):
+	case u.Scheme == "http" && loopback.Host(u.Hostname()):
 	default:
 		return nil, errors.New("sca: redirect URI must use https (http only on loopback)")
 	}
@@ -107,7 +109,7 @@ func NewFlow(redirectURI string, opts ...FlowOption) (*Flow, error) {
 func (f *Flow) RedirectURI() string { return f.redirect.String() }
 
 // Pending is an SCA the TPP started and whose callback it waits for. Keep
-// it (in a [store.Store], see [SavePending], or in the PSU's server-side web
+// it (in a [store.Store], see [savePending], or in the PSU's server-side web
 // session) until the callback arrives, in its storage form
 // ([Pending.MarshalBinary]). State is a secret shared only with the PSU's
 // browser: with it and the TPP-Session-ID anyone can forge the callback.
@@ -133,7 +135,7 @@ type Pending struct {
 	// was handled: a Pending is single-use.
 	Consumed bool `json:"consumed,omitempty"`
 	// Purpose is what the SCA is for: [WithPurpose] sets it at Start, else
-	// [Call.Redirect] from the answer that carried the scaRedirect. Only
+	// [Prepared.Redirect] from the answer that carried the scaRedirect. Only
 	// [PurposeConsent] grants the AIS consent; an empty Purpose (a pending
 	// SCA stored before the field existed, or one nobody told) grants
 	// none ([Purpose.GrantsConsent]).
@@ -167,11 +169,11 @@ func Renew(s *Session) StartOption {
 	}
 }
 
-// Switch starts the SCA under a new TPP-Session-ID for the PSU of s,
+// switchTo starts the SCA under a new TPP-Session-ID for the PSU of s,
 // sending its PSU-ID and PSU-Corporate-ID. The old session stays valid
 // until the new SCA completes, and stays valid if it is aborted
 // (docs/interface.md section 3).
-func Switch(s *Session) StartOption {
+func switchTo(s *Session) StartOption {
 	return func(c *startConfig) error {
 		if err := s.Validate(); err != nil {
 			return err
@@ -236,7 +238,7 @@ func WithContext(ctx client.PSUContext) StartOption {
 // client.SCARedirect of the error) and send the PSU there.
 //
 // Say what the SCA is for with [WithPurpose]: without it (and without
-// [Call.Redirect], which works it out from the answer) the SCA is taken
+// [Prepared.Redirect], which works it out from the answer) the SCA is taken
 // to grant no AIS consent ([Purpose.GrantsConsent]).
 func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestOption, error) {
 	if key == "" || len(key) > maxKeyLen {
@@ -297,15 +299,18 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 }
 
 // ParseCallback turns the browser's return to TPP-Redirect-URI into a
-// Session, using the Flow's clock. callbackURL is the full URL or the
+// Session, using the Flow's clock: with [Flow.Start], the way a
+// command-line program or a test completes an SCA, keeping the Pending
+// itself (a web application mounts [Manager.HandlerFor] instead). callbackURL is the full URL or the
 // request URI (r.URL.RequestURI()).
 //
 // A success callback (psu-id, tpp-session-id, context, psu-corporate-id)
 // gives a Session with SCAAt = now. When the Pending's Purpose grants no
 // consent ([Purpose.GrantsConsent]) the Session has NoConsent set: give it
-// the PSU's previous session with [Session.After] (as [Manager.Complete]
-// does) to keep that session's consent end and remembered accounts. A failure callback (any of system, status,
-// code, message) gives a [*CallbackError]. A callback whose state is not
+// the PSU's previous session with [Session.After] (as [Manager.HandlerFor]
+// does) to keep that session's consent end and remembered accounts. A
+// failure callback (any of system, status, code, message) gives a
+// [*CallbackError]. A callback whose state is not
 // the Pending's gives ErrStateMismatch and leaves the Pending untouched;
 // any other callback with the right state marks the Pending consumed, so a
 // second one gives ErrReplayed. Other refusals: ErrCallbackTooLong,
@@ -313,7 +318,7 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 // ErrNoPending. It never panics.
 //
 // ParseCallback updates p; do not call it concurrently for one Pending
-// ([Manager.Complete] takes the Pending from the store atomically).
+// ([Manager.HandlerFor] takes the Pending from the store atomically).
 func (f *Flow) ParseCallback(p *Pending, callbackURL string) (*Session, error) {
 	return parseCallback(p, callbackURL, f.now())
 }
@@ -335,6 +340,11 @@ func (p Pending) String() string {
 
 // GoString is String, for %#v.
 func (p Pending) GoString() string { return p.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print a struct field by field for verbs such as %d, %x and
+// %s, showing the state, the TPP-Session-ID and the store key.
+func (p Pending) Format(st fmt.State, verb rune) { redact.Write(st, verb, p.String()) }
 
 // LogValue makes log/slog print the pending SCA as String does.
 func (p Pending) LogValue() slog.Value { return slog.StringValue(p.String()) }
@@ -386,7 +396,7 @@ func (p *Pending) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalBinary returns the storage form of the pending SCA: a JSON
-// document with every field in clear, state included. [SavePending] stores
+// document with every field in clear, state included. [savePending] stores
 // it; keep it only where the PSU's session data is kept.
 func (p Pending) MarshalBinary() ([]byte, error) { return json.Marshal(pendingData(p)) }
 

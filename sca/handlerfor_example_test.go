@@ -52,13 +52,21 @@ func ExampleManager_HandlerFor() {
 		return
 	}
 
-	// The application's own login: the key is the logged-in user's id.
+	// The application's own login sessions, kept server side: the key is
+	// the user of the login session the browser brings, one the
+	// application issued (never the cookie's value itself, which a browser
+	// may be made to carry).
+	logins := map[string]string{"login-7f3a": "user-42", "login-91bc": "mallory"}
 	keyOf := func(r *http.Request) (string, error) {
 		c, err := r.Cookie("login")
 		if err != nil {
 			return "", err
 		}
-		return c.Value, nil
+		user, ok := logins[c.Value]
+		if !ok {
+			return "", errors.New("not logged in")
+		}
+		return user, nil
 	}
 	mux.Handle("/psd2/callback", mgr.HandlerFor(keyOf, func(w http.ResponseWriter, r *http.Request, s *sca.Session, err error) {
 		switch {
@@ -72,8 +80,8 @@ func ExampleManager_HandlerFor() {
 	}))
 
 	// connect starts a consent SCA for user, approves it at the bank as
-	// Kari and loads the callback in the browser logged in as browserUser.
-	connect := func(user, browserUser string) (int, error) {
+	// Kari and loads the callback in the browser of login session login.
+	connect := func(user, login string) (int, error) {
 		call, err := mgr.Begin(ctx, user, &client.PSU{IPAddress: "198.51.100.7"})
 		if err != nil {
 			return 0, err
@@ -94,7 +102,7 @@ func ExampleManager_HandlerFor() {
 		if err != nil {
 			return 0, err
 		}
-		req.AddCookie(&http.Cookie{Name: "login", Value: browserUser})
+		req.AddCookie(&http.Cookie{Name: "login", Value: login})
 		resp, err := app.Client().Do(req)
 		if err != nil {
 			return 0, err
@@ -105,7 +113,7 @@ func ExampleManager_HandlerFor() {
 
 	// Mallory started the SCA and sent the bank link to Kari, whose
 	// browser is logged in as user-42.
-	status, err := connect("mallory", "user-42")
+	status, err := connect("mallory", "login-7f3a")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -114,7 +122,7 @@ func ExampleManager_HandlerFor() {
 	fmt.Println("link of another user:", status, "- mallory has a session:", err == nil)
 
 	// Kari's own SCA, in her own browser.
-	status, err = connect("user-42", "user-42")
+	status, err = connect("user-42", "login-7f3a")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -17,7 +17,7 @@ import (
 //   - an SCA holds for one hour within its TPP-Session-ID;
 //   - starting an SCA under a new TPP-Session-ID ([Manager.Begin]) leaves
 //     the PSU's current session stored and in use;
-//   - only a successful callback ([Manager.Complete]) replaces it, which is
+//   - only a successful callback ([Manager.HandlerFor]) replaces it, which is
 //     when the bank invalidates the old TPP-Session-ID;
 //   - a failed or aborted SCA leaves the old session in place.
 //
@@ -51,10 +51,11 @@ func (m *Manager) Session(ctx context.Context, key string) (*Session, error) {
 	return LoadSession(ctx, m.store, key)
 }
 
-// Call is one bank call prepared by [Manager.Prepare] or [Manager.Begin]:
-// the request options to send and the SCA to start if the bank answers
-// with a scaRedirect.
-type Call struct {
+// Prepared is one bank call prepared by [Manager.Prepare] or
+// [Manager.Begin]: the request options to send and the SCA to start if the
+// bank answers with a scaRedirect. (It is not a client.Call, the client's
+// resolved description of an operation.)
+type Prepared struct {
 	// Options identify the PSU session and carry TPP-Redirect-URI with a
 	// fresh state. Send them on the call (add client.WithPSU with the PSU's
 	// IP address when the PSU is present, if not passed to Prepare).
@@ -75,10 +76,10 @@ type Call struct {
 // TPP-Session-ID. present carries the PSU's request data (IP address...)
 // when the PSU is actively present, nil otherwise (docs/interface.md section 5.14).
 //
-// After the call, pass its answer or error to [Call.Redirect]: when the
+// After the call, pass its answer or error to [Prepared.Redirect]: when the
 // bank asks for SCA (the hour passed, the consent expired), the pending SCA
 // is saved and the PSU is to be sent to the returned link.
-func (m *Manager) Prepare(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Call, error) {
+func (m *Manager) Prepare(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Prepared, error) {
 	sess, err := m.Session(ctx, key)
 	switch {
 	case errors.Is(err, store.ErrNotStored):
@@ -97,7 +98,7 @@ func (m *Manager) Prepare(ctx context.Context, key string, present *client.PSU, 
 // /v1/user for a PISP). The PSU's current session, if any, stays stored and
 // valid until the new SCA completes (docs/interface.md section 3); its PSU-ID and
 // PSU-Corporate-ID are sent on the call.
-func (m *Manager) Begin(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Call, error) {
+func (m *Manager) Begin(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Prepared, error) {
 	sess, err := m.Session(ctx, key)
 	switch {
 	case errors.Is(err, store.ErrNotStored):
@@ -106,12 +107,12 @@ func (m *Manager) Begin(ctx context.Context, key string, present *client.PSU, op
 		return nil, err
 	}
 	if sess != nil {
-		opts = append([]StartOption{Switch(sess)}, opts...)
+		opts = append([]StartOption{switchTo(sess)}, opts...)
 	}
 	return m.start(key, sess, present, opts)
 }
 
-func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []StartOption) (*Call, error) {
+func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []StartOption) (*Prepared, error) {
 	p, ro, err := m.flow.Start(key, opts...)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []S
 		}
 		ro = client.Combine(ro, client.WithPSU(psu))
 	}
-	return &Call{Options: ro, Session: sess, Pending: p, m: m}, nil
+	return &Prepared{Options: ro, Session: sess, Pending: p, m: m}, nil
 }
 
 // Redirect looks for a scaRedirect in the call's answer or error (see
@@ -139,7 +140,7 @@ func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []S
 // [PurposePayment], the link of [User] or of GET /v1/agreements
 // [PurposeIdentify]; raw JSON and links are [PurposeUnknown]. The returned
 // Redirect carries the purpose recorded.
-func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error) {
+func (c *Prepared) Redirect(ctx context.Context, answer any) (Redirect, bool, error) {
 	r, ok := find(answer)
 	if !ok {
 		return Redirect{}, false, nil
@@ -148,18 +149,30 @@ func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error)
 		c.Pending.Purpose = r.Purpose
 	}
 	r.Purpose = c.Pending.Purpose
-	if err := SavePending(ctx, c.m.store, c.Pending); err != nil {
+	if err := savePending(ctx, c.m.store, c.Pending); err != nil {
 		return Redirect{}, false, err
 	}
 	return r, true, nil
 }
 
-// Complete handles the browser's return to TPP-Redirect-URI: it takes the
+// ErrWrongBrowser is the error [Manager.HandlerFor] gives when the
+// callback is brought by another PSU (or a browser with no session) than
+// the one whose key started the SCA: for example a victim who approved, in
+// her own browser, a bank link an attacker started and sent her. The
+// pending SCA is used up (neither browser can complete it any more),
+// nothing is stored under either key, and the PSU's current session, if
+// any, stays as it was.
+var ErrWrongBrowser = errors.New("sca: SCA callback brought by another browser than the one that started it")
+
+// complete handles the browser's return to TPP-Redirect-URI: it takes the
 // pending SCA named by the callback's state from the store (once: a second
-// callback gives ErrNoPending), parses the callback and, on success, stores
-// the new Session under the pending SCA's key, replacing the PSU's old
-// session (docs/interface.md section 3). On failure ([*CallbackError] for a failed or
-// cancelled SCA) the old session is kept.
+// callback gives ErrNoPending), checks that it was started under key (the
+// session key of the browser that brought the callback, see
+// [Manager.HandlerFor]; ErrWrongBrowser otherwise, with the pending SCA
+// used up and nothing stored), parses the callback and, on success, stores
+// the new Session under key, replacing the PSU's old session
+// (docs/interface.md section 3). On failure ([*CallbackError] for a failed
+// or cancelled SCA) the old session is kept.
 //
 // The new session's consent depends on what the SCA was for
 // ([Pending.Purpose]): the consent flow's SCA grants a fresh
@@ -172,51 +185,19 @@ func (c *Call) Redirect(ctx context.Context, answer any) (Redirect, bool, error)
 // end and the accounts); without such a session it counts as the consent
 // flow ([Purpose.GrantsConsent]).
 //
-// Complete does not check who brings the callback: anyone holding the
-// callback URL completes the SCA for the PSU who started it. A web
-// application, where the PSU's browser brings it, calls [Manager.CompleteFor]
-// with the key of the session the browser is logged in to (or mounts
-// [Manager.HandlerFor]).
-func (m *Manager) Complete(ctx context.Context, callbackURL string) (*Session, error) {
-	return m.complete(ctx, callbackURL, false, "")
-}
-
-// ErrWrongBrowser is the error of [Manager.CompleteFor] and
-// [Manager.HandlerFor] when the callback is brought by another PSU (or a
-// browser with no session) than the one whose key started the SCA: for
-// example a victim who approved, in their own browser, a bank link an
-// attacker started and sent them. The pending SCA is used up (neither
-// browser can complete it any more), nothing is stored under either key,
-// and the PSU's current session, if any, stays as it was.
-var ErrWrongBrowser = errors.New("sca: SCA callback brought by another browser than the one that started it")
-
-// CompleteFor is [Manager.Complete] bound to the PSU the callback comes
-// from: key is the session key of the browser (or user) that brought the
-// callback, known to the application by its own login or cookie. It takes
-// the pending SCA named by the callback's state, as Complete does, and
-// completes it only when the SCA was started under key; otherwise (or when
-// key is empty) it returns [ErrWrongBrowser] with the pending SCA used up
-// and nothing stored. An unknown, expired or replayed state gives
-// ErrNoPending as with Complete.
-//
-// This binds the SCA to the user agent that started it, as OAuth binds its
-// state: without it, a PSU who approves a bank link someone else started
-// would connect their accounts to that other person's session.
-func (m *Manager) CompleteFor(ctx context.Context, key, callbackURL string) (*Session, error) {
-	return m.complete(ctx, callbackURL, true, key)
-}
-
-// complete is Complete, and CompleteFor when bind is set.
-func (m *Manager) complete(ctx context.Context, callbackURL string, bind bool, key string) (*Session, error) {
-	state, err := CallbackState(callbackURL)
+// Binding the SCA to the browser that started it is what OAuth does with
+// its state: without it, a PSU who approves a bank link someone else
+// started would connect her accounts to that other person's session.
+func (m *Manager) complete(ctx context.Context, key, callbackURL string) (*Session, error) {
+	state, err := callbackState(callbackURL)
 	if err != nil {
 		return nil, err
 	}
-	p, err := TakePending(ctx, m.store, state)
+	p, err := takePending(ctx, m.store, state)
 	if err != nil {
 		return nil, err
 	}
-	if bind && (key == "" || subtle.ConstantTimeCompare([]byte(key), []byte(p.Key)) != 1) {
+	if key == "" || subtle.ConstantTimeCompare([]byte(key), []byte(p.Key)) != 1 {
 		// Taken above: the SCA is used up for both browsers.
 		return nil, ErrWrongBrowser
 	}
@@ -268,7 +249,7 @@ func (m *Manager) SCAValid(ctx context.Context, key string, now time.Time) (bool
 // UseAgreement sets PSU-Corporate-ID of the session under key to
 // agreementID (one listed by accounts.Service.Agreements) and stores it (docs/interface.md section 5.10). The
 // next call may answer with a scaRedirect: a consent for that agreement,
-// handled like any other through [Call.Redirect].
+// handled like any other through [Prepared.Redirect].
 func (m *Manager) UseAgreement(ctx context.Context, key, agreementID string) (*Session, error) {
 	s, err := m.Session(ctx, key)
 	if err != nil {

@@ -196,7 +196,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 	link, err := url.Parse("https://bank.example/tap/9999/?state=MARK-BANK-STATE&psu=MARK-BANK-PSU#MARK-BANK-FRAGMENT")
 	require.NoError(t, err)
 	redirect := sca.Redirect{URL: link, Verbs: []string{"GET"}}
-	call := sca.Call{Session: &session, Pending: &pending}
+	call := sca.Prepared{Session: &session, Pending: &pending}
 
 	tests := []struct {
 		name    string
@@ -215,7 +215,7 @@ func TestSecretsNeverPrinted(t *testing.T) {
 		// Redirect.String is the link the browser is sent to, in full.
 		{"sca.Redirect", []any{&redirect, redirect}, []string{"MARK-BANK-STATE", "MARK-BANK-PSU", "MARK-BANK-FRAGMENT"},
 			[]string{"%v", "%+v", "%s", "nested %v", "slog text nested"}, "bank.example/tap/9999/"},
-		{"sca.Call", []any{&call, call}, append(markers(session), markers(pending)...), nil, ""},
+		{"sca.Prepared", []any{&call, call}, append(markers(session), markers(pending)...), nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,7 +282,7 @@ func TestStorageFormKeepsSecrets(t *testing.T) {
 	assert.Equal(t, &sca.Pending{Key: "user-2", State: plantedState, TPPSessionID: "sid-2", RedirectURI: "https://tpp.example/cb?state=" + plantedState,
 		CreatedAt: time.Unix(1e9, 0).UTC(), ExpiresAt: time.Unix(1e9+900, 0).UTC()}, p)
 
-	// Round trips of the storage form, and SavePending writes it.
+	// Round trips of the storage form, and savePending writes it.
 	require.NoError(t, sca.SavePending(ctx, st, p))
 	raw, err = st.Get(ctx, "sca/pending/"+plantedState)
 	require.NoError(t, err)

@@ -17,7 +17,7 @@ import (
 // "Session model": a consent lasts 90 days).
 //
 // A [Pending] records the purpose ([Pending.Purpose]) and
-// [Manager.Complete] applies it: a consent gives the PSU a fresh
+// [Manager.HandlerFor] applies it: a consent gives the PSU a fresh
 // [ConsentValidity]; any other SCA keeps the consent end and the
 // remembered accounts of the PSU's previous session ([Session.After]).
 type Purpose string
@@ -48,7 +48,7 @@ const (
 // ASSUMPTION (the one place where it is decided): an SCA whose purpose is
 // unknown ([PurposeUnknown], or a value this version does not know, from
 // a store written by a later one) never extends a consent the SDK knows
-// of: [Manager.Complete] keeps the consent end and remembered accounts of
+// of: [Manager.HandlerFor] keeps the consent end and remembered accounts of
 // the same PSU's previous session, as after a payment's SCA. Without such
 // a session it is taken for the consent flow, the SCA an AIS starts with
 // [Flow.Start] and [Flow.ParseCallback] (a fresh [ConsentValidity]), as
@@ -67,14 +67,14 @@ func (p Purpose) valid() bool {
 }
 
 // WithPurpose records what the SCA is for in the [Pending]
-// ([Pending.Purpose]). [Call.Redirect] works it out from the answer that
+// ([Pending.Purpose]). [Prepared.Redirect] works it out from the answer that
 // carries the scaRedirect (an account call or a bank-offered consent is
 // [PurposeConsent], a payment or a basket [PurposePayment], [User]
 // [PurposeIdentify]), so a [Manager] needs it only for answers it cannot
 // tell (raw JSON). With [Flow.Start] and [Flow.ParseCallback] alone, pass
 // it for a payment's or GET /v1/user's SCA: an SCA of unknown purpose is
 // taken for the consent flow there ([Purpose.GrantsConsent]). It wins
-// over what Call.Redirect works out.
+// over what Prepared.Redirect works out.
 func WithPurpose(p Purpose) StartOption {
 	return func(c *startConfig) error {
 		if !p.valid() {
@@ -86,7 +86,7 @@ func WithPurpose(p Purpose) StartOption {
 }
 
 // modulePath prefixes the import paths of the SDK's packages whose answers
-// [Call.Redirect] recognises.
+// [Prepared.Redirect] recognises.
 const modulePath = "github.com/tppkit/psd2/"
 
 // purposeOf works out what the SCA asked for by answer is for, from the

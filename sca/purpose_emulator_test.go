@@ -80,7 +80,7 @@ func TestPISPSCAKeepsConsentEnd(t *testing.T) {
 			}},
 		{name: "a payment under a new TPP-Session-ID", purpose: sca.PurposePayment,
 			sca: func(t *testing.T, e *tpp, accs []accounts.Account) sca.Redirect {
-				call, err := e.mgr.Begin(t.Context(), "kari", present) // Flow.Start(Switch(s1))
+				call, err := e.mgr.Begin(t.Context(), "kari", present) // Flow.Start(switchTo(s1))
 				require.NoError(t, err)
 				pis, err := payments.New(e.c)
 				require.NoError(t, err)

@@ -67,7 +67,7 @@ func managerAt(t *testing.T, now *time.Time) *Manager {
 // success callback for psuID (and corporate id corp).
 func completeAs(t *testing.T, m *Manager, p *Pending, psuID, corp string) *Session {
 	t.Helper()
-	require.NoError(t, SavePending(t.Context(), m.Store(), p))
+	require.NoError(t, savePending(t.Context(), m.Store(), p))
 	params := []string{"state", p.State, "psu-id", psuID, "tpp-session-id", p.TPPSessionID, "context", "PRIVATE"}
 	if corp != "" {
 		params = append(params[:len(params)-1], "CORPORATE", "psu-corporate-id", corp)
@@ -128,7 +128,7 @@ func TestCompleteConsentByPurpose(t *testing.T) {
 	t.Run("unknown purpose: a raw link", func(t *testing.T) {
 		t.Parallel()
 		m, prev, at := setup(t, "")
-		pend, _, err := m.Flow().Start("user-1", Switch(prev))
+		pend, _, err := m.Flow().Start("user-1", switchTo(prev))
 		require.NoError(t, err)
 		keep(t, completeAs(t, m, pend, psu, ""), *at)
 	})
@@ -169,7 +169,7 @@ func TestCompleteConsentByPurpose(t *testing.T) {
 	t.Run("another PSU gets no consent", func(t *testing.T) {
 		t.Parallel()
 		m, prev, at := setup(t, "")
-		pend, _, err := m.Flow().Start("user-1", Switch(prev), WithPurpose(PurposePayment))
+		pend, _, err := m.Flow().Start("user-1", switchTo(prev), WithPurpose(PurposePayment))
 		require.NoError(t, err)
 		s := completeAs(t, m, pend, uuid.NewString(), "")
 		assert.True(t, s.NoConsent)

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/url"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/loopback"
 )
 
 // Redirect is the bank's scaRedirect link: the authorisation page to send
@@ -22,7 +22,7 @@ type Redirect struct {
 	// Verbs are the HTTP verbs the bank listed for the link (usually GET).
 	Verbs []string
 	// Purpose is what the SCA is for, when the SDK can tell from the
-	// answer that carried the link ([Call.Redirect], [User]); it decides
+	// answer that carried the link ([Prepared.Redirect], [User]); it decides
 	// whether completing the SCA grants the AIS consent ([Purpose]).
 	Purpose Purpose
 }
@@ -218,21 +218,13 @@ func fromHref(href string, verbs []string) (Redirect, bool) {
 	switch strings.ToLower(u.Scheme) {
 	case "https":
 	case "http":
-		if !loopback(u.Hostname()) {
+		if !loopback.Host(u.Hostname()) {
 			return Redirect{}, false
 		}
 	default:
 		return Redirect{}, false
 	}
 	return Redirect{URL: u, Verbs: slices.Clone(verbs)}, true
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func isNilPointer(v any) bool {

@@ -4,12 +4,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/loopback"
 	"github.com/tppkit/psd2/payments"
 )
 
@@ -129,11 +131,26 @@ func FuzzFind(f *testing.F) {
 		switch r.URL.Scheme {
 		case "https":
 		case "http":
-			assert.True(t, loopback(r.URL.Hostname()))
+			assert.True(t, loopback.Host(r.URL.Hostname()))
 		default:
 			t.Fatalf("scheme %q", r.URL.Scheme)
 		}
 		_, ok = find(r)
 		assert.True(t, ok, "a found Redirect is accepted again")
 	})
+}
+
+// TestOneLoopbackRule: a Flow's redirect URI and a scaRedirect link allow
+// plain http on the hosts the client allows it on (internal/loopback, which
+// the client's isLoopback asks too): "LOCALHOST" was refused by the Flow and
+// accepted by the client.
+func TestOneLoopbackRule(t *testing.T) {
+	t.Parallel()
+	for _, host := range []string{"localhost", "LOCALHOST", "LocalHost.", "127.0.0.1", "[::1]", "localhost.example", "10.0.0.1", "tpp.example"} {
+		want := loopback.Host(strings.Trim(host, "[]"))
+		_, err := NewFlow("http://" + host + ":8080/cb")
+		assert.Equal(t, want, err == nil, "NewFlow on %s: %v", host, err)
+		_, ok := fromHref("http://"+host+"/sca?x=1", nil)
+		assert.Equal(t, want, ok, "scaRedirect link on %s", host)
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // SCAValidity is how long an SCA holds within one TPP-Session-ID
@@ -178,7 +179,7 @@ func (s *Session) ConsentExpiresAt() time.Time {
 }
 
 // After returns the PSU's session once s's SCA completed, when prev was
-// the PSU's session before it ([Manager.Complete] calls it with the
+// the PSU's session before it ([Manager.HandlerFor] calls it with the
 // stored session; call it after [Flow.ParseCallback] when keeping
 // sessions yourself).
 //
@@ -204,7 +205,7 @@ func (s *Session) After(prev *Session) *Session {
 	return &c
 }
 
-// afterUnknown is [Session.After] for [Manager.Complete], which also
+// afterUnknown is [Session.After] for [Manager.HandlerFor], which also
 // knows when the SCA's purpose is unknown: such an SCA keeps the consent
 // end and accounts of the same PSU's previous session, as one that
 // granted no consent does, so that a consent is never extended on a
@@ -364,6 +365,11 @@ func (s Session) String() string {
 
 // GoString is String, for %#v.
 func (s Session) GoString() string { return s.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print a struct field by field for verbs such as %d, %x and
+// %s, showing the PSU-ID, the TPP-Session-ID and the account ids.
+func (s Session) Format(st fmt.State, verb rune) { redact.Write(st, verb, s.String()) }
 
 // LogValue makes log/slog print the session as String does.
 func (s Session) LogValue() slog.Value { return slog.StringValue(s.String()) }

@@ -132,7 +132,7 @@ func TestSessionRequestOptionsOnTheWire(t *testing.T) {
 	// Streamlining options of Flow.Start reach the wire.
 	f, err := NewFlow("https://tpp.example/cb")
 	require.NoError(t, err)
-	_, ro, err := f.Start("k", Switch(s), WithPSUIdentity("13039319955"), WithAuthMethod(AuthMethodHA2), WithRedirectPreferred(false))
+	_, ro, err := f.Start("k", switchTo(s), WithPSUIdentity("13039319955"), WithAuthMethod(AuthMethodHA2), WithRedirectPreferred(false))
 	require.NoError(t, err)
 	_, err = agreements(t, c, s.RequestOptions(nil), ro)
 	require.NoError(t, err)

@@ -43,7 +43,7 @@ func checkSessionKey(key string) error {
 // SaveSession stores s under key (the TPP's key for the PSU, e.g. its user
 // id) in its storage form ([Session.MarshalBinary], every field in clear)
 // and sets s.Key. It replaces the PSU's earlier session: call it only
-// when a new SCA completed (docs/interface.md section 3), as [Manager.Complete] does.
+// when a new SCA completed (docs/interface.md section 3), as [Manager.HandlerFor] does.
 // A key [store.CheckKey] refuses gives an error matching
 // [store.ErrInvalidKey].
 func SaveSession(ctx context.Context, st store.Store, key string, s *Session) error {
@@ -87,9 +87,9 @@ func LoadSession(ctx context.Context, st store.Store, key string) (*Session, err
 	return &s, nil
 }
 
-// DeleteSession removes the session stored under key (for example when the
+// deleteSession removes the session stored under key (for example when the
 // bank answered 403 CONSENT_UNKNOWN: the PSU revoked consent).
-func DeleteSession(ctx context.Context, st store.Store, key string) error {
+func deleteSession(ctx context.Context, st store.Store, key string) error {
 	if err := checkSessionKey(key); err != nil {
 		return err
 	}
@@ -108,11 +108,11 @@ func pendingTTL(p *Pending) time.Duration {
 	return valid + pendingGrace
 }
 
-// SavePending stores p under its state, in its storage form
-// ([Pending.MarshalBinary], every field in clear), where [TakePending]
+// savePending stores p under its state, in its storage form
+// ([Pending.MarshalBinary], every field in clear), where [takePending]
 // finds it when the callback arrives. The store forgets it an hour after
 // it expired, so a PSU who never returns leaves nothing behind.
-func SavePending(ctx context.Context, st store.Store, p *Pending) error {
+func savePending(ctx context.Context, st store.Store, p *Pending) error {
 	if p == nil || p.State == "" || len(p.State) > maxParamLen {
 		return ErrNoPending
 	}
@@ -123,18 +123,18 @@ func SavePending(ctx context.Context, st store.Store, p *Pending) error {
 	return st.Put(ctx, pendingPrefix+p.State, b, pendingTTL(p))
 }
 
-// TakePending removes and returns the pending SCA saved under state, so
+// takePending removes and returns the pending SCA saved under state, so
 // that it can be completed once, also when several replicas share the
 // store ([store.Store.Take] is take-once). It returns an error matching
 // ErrNoPending when there is none (unknown state, already taken: a
 // replay, or forgotten by the store after it expired).
-func TakePending(ctx context.Context, st store.Store, state string) (*Pending, error) {
+func takePending(ctx context.Context, st store.Store, state string) (*Pending, error) {
 	if state == "" || len(state) > maxParamLen {
 		return nil, ErrNoPending
 	}
 	b, err := st.Take(ctx, pendingPrefix+state)
 	if errors.Is(err, store.ErrNotStored) || errors.Is(err, store.ErrInvalidKey) {
-		// A state no SavePending could have written is simply unknown.
+		// A state no savePending could have written is simply unknown.
 		return nil, ErrNoPending
 	}
 	if err != nil {

@@ -44,7 +44,7 @@ func TestSessionKeysRefused(t *testing.T) {
 				assert.ErrorIs(t, SaveSession(ctx, st, k, validSession()), store.ErrInvalidKey, "%q", k)
 				_, err := LoadSession(ctx, st, k)
 				assert.ErrorIs(t, err, store.ErrInvalidKey, "%q", k)
-				assert.ErrorIs(t, DeleteSession(ctx, st, k), store.ErrInvalidKey, "%q", k)
+				assert.ErrorIs(t, deleteSession(ctx, st, k), store.ErrInvalidKey, "%q", k)
 			}
 			// The longest key fits the store behind its prefix.
 			require.NoError(t, SaveSession(ctx, st, strings.Repeat("k", maxKeyLen), validSession()))
@@ -60,14 +60,14 @@ func TestTakePendingOnce(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			p := pendingFor(okState)
-			require.NoError(t, SavePending(ctx, st, p))
+			require.NoError(t, savePending(ctx, st, p))
 			var wins atomic.Int32
 			var wg sync.WaitGroup
 			for range 8 {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					got, err := TakePending(ctx, st, okState)
+					got, err := takePending(ctx, st, okState)
 					if err == nil {
 						wins.Add(1)
 						assert.Equal(t, p, got)
@@ -78,9 +78,9 @@ func TestTakePendingOnce(t *testing.T) {
 			}
 			wg.Wait()
 			assert.Equal(t, int32(1), wins.Load(), "a pending SCA is taken once")
-			assert.ErrorIs(t, SavePending(ctx, st, nil), ErrNoPending)
+			assert.ErrorIs(t, savePending(ctx, st, nil), ErrNoPending)
 			for _, forged := range []string{"", "../../etc/passwd", "a\\b", strings.Repeat("s", 300)} {
-				_, err := TakePending(ctx, st, forged)
+				_, err := takePending(ctx, st, forged)
 				assert.ErrorIs(t, err, ErrNoPending, "%q", forged)
 			}
 		})
@@ -109,16 +109,16 @@ func TestSessionHelpers(t *testing.T) {
 			_, err = LoadSession(ctx, st, "broken")
 			assert.Error(t, err)
 
-			require.NoError(t, DeleteSession(ctx, st, "user-1"))
+			require.NoError(t, deleteSession(ctx, st, "user-1"))
 			_, err = LoadSession(ctx, st, "user-1")
 			assert.ErrorIs(t, err, store.ErrNotStored)
 
 			p := pendingFor(okState)
-			require.NoError(t, SavePending(ctx, st, p))
-			got2, err := TakePending(ctx, st, okState)
+			require.NoError(t, savePending(ctx, st, p))
+			got2, err := takePending(ctx, st, okState)
 			require.NoError(t, err)
 			assert.Equal(t, p.TPPSessionID, got2.TPPSessionID)
-			_, err = TakePending(ctx, st, okState)
+			_, err = takePending(ctx, st, okState)
 			assert.ErrorIs(t, err, ErrNoPending)
 		})
 	}
@@ -146,14 +146,14 @@ func TestPendingExpiresFromTheStore(t *testing.T) {
 	ctx := t.Context()
 	st := &ttlStore{Store: store.NewMemoryStore(), ttls: map[string]time.Duration{}}
 	p := pendingFor(okState)
-	require.NoError(t, SavePending(ctx, st, p))
+	require.NoError(t, savePending(ctx, st, p))
 	assert.Equal(t, DefaultPendingTTL+pendingGrace, st.ttls[pendingPrefix+okState])
 	long := pendingFor("long-state")
 	long.ExpiresAt = long.CreatedAt.Add(2 * time.Hour)
-	require.NoError(t, SavePending(ctx, st, long))
+	require.NoError(t, savePending(ctx, st, long))
 	assert.Equal(t, 2*time.Hour+pendingGrace, st.ttls[pendingPrefix+"long-state"])
 	unset := &Pending{State: "unset-state"}
-	require.NoError(t, SavePending(ctx, st, unset))
+	require.NoError(t, savePending(ctx, st, unset))
 	assert.Equal(t, DefaultPendingTTL+pendingGrace, st.ttls[pendingPrefix+"unset-state"], "no times: the default validity")
 	require.NoError(t, SaveSession(ctx, st, "user-1", validSession()))
 	assert.Zero(t, st.ttls[sessionPrefix+"user-1"], "a session has no ttl")

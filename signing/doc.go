@@ -3,22 +3,28 @@
 // rsa-sha256, the keyId built from a TPP's eIDAS certificate, and the Digest
 // header.
 //
-// # Sections
+// # Credentials
 //
-// Credentials: [LoadPEM] and [LoadPKCS12] read an eIDAS certificate (QSealC)
+// [LoadPEM] and [LoadPKCS12] read an eIDAS certificate (QSealC)
 // with its chain and RSA key into [Credentials]; any crypto.Signer works, so
 // a key in an HSM or KMS can sign.
 //
-// Key id: [KeyID] renders "SN=<serial>,CA=<issuer DN>" with the issuer in
+// # Key id
+//
+// [KeyID] renders "SN=<serial>,CA=<issuer DN>" with the issuer in
 // strict RFC 2253, byte for byte as Java's X500Principal writes it;
 // [KeyIDOpenSSL] gives OpenSSL's display form; [MatchKeyID] accepts either
 // by comparing the parsed issuer with the certificate's.
 //
-// Signing: a [Signer] sets the Signature header over date, digest,
+// # Signing
+//
+// A [Signer] sets the Signature header over date, digest,
 // x-request-id, psu-id, psu-corporate-id and tpp-redirect-uri (those
 // present), or over any list given with [WithHeaders]. A value with non-ASCII
 // characters is sent as one RFC 2047 encoded word.
 //
-// Verifying: [Verify], [ParseSignature] and [VerifyDigest] check what a peer
+// # Verifying
+//
+// [Verify], [ParseSignature] and [VerifyDigest] check what a peer
 // sent; the emulator and the client's response verification use them.
 package signing

@@ -3,16 +3,18 @@
 // budget (kept by the client, client.WithStore) and the create journal
 // (package journal).
 //
-// # Sections
+// # The interface
 //
-// The interface: [Store] is small on purpose: Get, Put with an optional
+// [Store] is small on purpose: Get, Put with an optional
 // time to live, Delete, an atomic Take (a pending SCA is completed by one
 // callback only), an atomic read-modify-write Update (two replicas never
 // both take the last budget call), and Keys by prefix in byte order. Keys
 // are checked by [CheckKey] and values by [CheckValue]; errors match
 // [ErrNotStored], [ErrInvalidKey] and [ErrValueTooLarge].
 //
-// Implementations: [MemoryStore] keeps state in one process. [FileStore]
+// # Implementations
+//
+// [MemoryStore] keeps state in one process. [FileStore]
 // keeps one file per key in a private directory, shared by the processes
 // of one machine through flock(2) locks, with atomic, fsynced writes; it
 // refuses unsafe directories ([ErrUnsafeStore]) and removes expired
@@ -21,7 +23,9 @@
 // for several replicas on several machines. A user's own (Redis,
 // DynamoDB, ...) fits behind the same six methods.
 //
-// Conformance: package store/storetest checks any implementation against
+// # Conformance
+//
+// Package store/storetest checks any implementation against
 // the contract with one call, storetest.Run, including races between two
 // independent clients of one backing store; every store of the SDK runs
 // it.

@@ -9,26 +9,32 @@
 //	contact, err := svc.SetContact(ctx, "psd2-operations@tpp.example")
 //	contact, err = svc.Contact(ctx)
 //
-// # Sections
+// # Registering
 //
-// Registering: [Service.SetContact] (PUT
+// [Service.SetContact] (PUT
 // /v1/tpps/{tppId}/contact-information, body {"email": "..."}) registers
 // the address, replacing the one registered before. The request creates
 // nothing that could be doubled, so the client may repeat it after a
 // transport error or a 5xx answer like a GET.
 //
-// Reading: [Service.Contact] (GET on the same path) returns the registered
+// # Reading
+//
+// [Service.Contact] (GET on the same path) returns the registered
 // address. A TPP reads only its own: another TPP's id is refused (403).
 // When no address is registered yet the error matches [ErrNotRegistered],
 // whether the bank answers 404 or an empty address.
 //
-// The tppId: by default the organizationIdentifier (OID 2.5.4.97) of the
+// # The tppId
+//
+// By default the organizationIdentifier (OID 2.5.4.97) of the
 // subject of the client's signing certificate, for example
 // PSDNO-FSA-987654321 ([DefaultTPPID]). That the bank expects this form is
 // an assumption: a bank that wants another form (its portal shows
 // NO-FSA-987654321) is served with [WithTPPID].
 //
-// Validation: before sending, SetContact checks the address with
+// # Validation
+//
+// Before sending, SetContact checks the address with
 // [ValidateEmail]; a failure is a [*client.ValidationError] (errors.Is
 // [client.ErrValidation]) and nothing is sent. [client.WithoutValidation]
 // sends the address unchecked.

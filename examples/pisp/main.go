@@ -16,6 +16,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/examples/internal/demo"
+	"github.com/tppkit/psd2/internal/browser"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox"
@@ -88,7 +89,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	session, err := mgr.Complete(ctx, callback.String())
+	session, err := browser.Callback(ctx, mgr, shopper, callback.String())
 	if err != nil {
 		return err
 	}
@@ -132,13 +133,13 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "payment created: %s, the PSU approves it at the bank\n", init.TransactionStatus)
 
-	// 3. The PSU comes back to the redirect URI (in a web app:
-	// Manager.Handler). The callback's TPP-Session-ID finds the payment.
+	// 3. The PSU comes back to the redirect URI, where a web app mounts
+	// Manager.HandlerFor. The callback's TPP-Session-ID finds the payment.
 	callback, err = bank.Authorize(ctx, link.String(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}
-	session, err = mgr.Complete(ctx, callback.String())
+	session, err = browser.Callback(ctx, mgr, shopper, callback.String())
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func (w *walk) initiate(ctx context.Context, name string, create func(client.Req
 	}); err != nil {
 		return "", err
 	}
-	return id, w.approve(ctx, name, link, w.customer)
+	return id, w.approve(ctx, name, privateKey, link, w.customer)
 }
 
 // status reads a payment's status as step name and checks it with ok.
@@ -216,7 +216,7 @@ func (w *walk) basket(ctx context.Context, pis *payments.Service) error {
 	}); err != nil {
 		return err
 	}
-	if err := w.approve(ctx, "signing basket", link, w.customer); err != nil {
+	if err := w.approve(ctx, "signing basket", privateKey, link, w.customer); err != nil {
 		return err
 	}
 	return w.r.step("basket status", func() (string, error) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/browser"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/store"
@@ -163,7 +164,7 @@ func (w *walk) consent(ctx context.Context) error {
 // the callback becomes the PSU's session.
 func (w *walk) startSCA(ctx context.Context, name, key, customer string, do func(client.RequestOption) (any, error)) error {
 	var link sca.Redirect
-	var call *sca.Call
+	var call *sca.Prepared
 	if err := w.r.step(name, func() (string, error) {
 		var err error
 		call, err = w.sessions.Begin(ctx, key, present)
@@ -186,18 +187,19 @@ func (w *walk) startSCA(ctx context.Context, name, key, customer string, do func
 	}); err != nil {
 		return err
 	}
-	return w.approve(ctx, name, link, customer)
+	return w.approve(ctx, name, key, link, customer)
 }
 
-// approve has the PSU complete the SCA at link and stores the session the
-// callback brings.
-func (w *walk) approve(ctx context.Context, name string, link sca.Redirect, customer string) error {
+// approve has the PSU complete the SCA at link, then brings the callback
+// in the browser of the TPP's user key to the redirect URI's handler
+// (sca.Manager.HandlerFor), which stores the session.
+func (w *walk) approve(ctx context.Context, name, key string, link sca.Redirect, customer string) error {
 	return w.r.step("SCA: "+name, func() (string, error) {
 		callback, err := w.bank.approve(ctx, link.String(), customer)
 		if err != nil {
 			return "", err
 		}
-		s, err := w.sessions.Complete(ctx, callback)
+		s, err := browser.Callback(ctx, w.sessions, key, callback)
 		if err != nil {
 			return "", err
 		}

@@ -117,6 +117,19 @@ func Keys[M ~map[string]V, V any](f *Form, key string, m M) *Form {
 	return f.List(key, slices.Sorted(maps.Keys(m)))
 }
 
+// Answer adds to f what the bank's answers share: the names of their
+// links (never the hrefs: a scaRedirect carries the bank's SCA state),
+// the codes of their tppMessages (code reads one) and the psuMessage,
+// text for the PSU that may name them, as [Redacted] when set.
+func Answer[L ~map[string]V, V, M any](f *Form, links L, msgs []M, code func(M) string, psuMessage string) *Form {
+	Keys(f, "links", links)
+	var codes []string
+	for _, m := range msgs {
+		codes = append(codes, code(m))
+	}
+	return f.List("tppMessages", codes).Secret("psuMessage", psuMessage)
+}
+
 // Nested shows the form of a value a field holds; nil shows nothing.
 func (f *Form) Nested(key string, n *Form) *Form {
 	if n == nil {

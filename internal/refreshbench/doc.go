@@ -9,8 +9,6 @@
 // It is imported only by _test.go files; no package of the SDK itself
 // depends on it. Its figures are reported, never asserted.
 //
-// # Sections
-//
 //   - [Run]: one sub-benchmark, a background refresh of n seeded
 //     accounts with the budget in a given store.
 //   - [Seed], [SessionOf] and [Remembered]: the seed data of the

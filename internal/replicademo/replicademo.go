@@ -16,6 +16,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/browser"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
@@ -143,12 +144,12 @@ func callbackOnTheOtherReplica(ctx context.Context, out io.Writer, bank *emulato
 	if err != nil {
 		return nil, err
 	}
-	session, err := b.mgr.Complete(ctx, callback.String())
+	session, err := browser.Callback(ctx, b.mgr, shopper, callback.String())
 	if err != nil {
 		return nil, fmt.Errorf("replica B completing the SCA: %w", err)
 	}
 	fmt.Fprintf(out, "   the callback reached replica B, which completed it (%s PSU)\n", session.Context)
-	if _, err := a.mgr.Complete(ctx, callback.String()); errors.Is(err, sca.ErrNoPending) {
+	if _, err := browser.Callback(ctx, a.mgr, shopper, callback.String()); errors.Is(err, sca.ErrNoPending) {
 		fmt.Fprintln(out, "   the same callback replayed on replica A: refused, a pending SCA is taken once")
 	} else {
 		return nil, fmt.Errorf("a replayed callback was not refused: %v", err)

@@ -5,8 +5,6 @@
 // It is imported only by _test.go files; no package of the SDK itself
 // depends on it.
 //
-// # Sections
-//
 //   - [Key] and [Credentials]: one throwaway RSA key per test binary and
 //     self-signed TPP certificates for it.
 //   - [Clock]: a time source tests move by hand, shared by

@@ -17,8 +17,6 @@
 // what lets another replica resolve a journal entry. Both races run
 // between two independent clients of one backing store.
 //
-// # Sections
-//
 // [Run] covers Get, Put (with and without a time to live), Delete, Take,
 // Update (create, replace, delete, error, ttl), Keys (prefix, byte order,
 // early stop, expired keys), invalid keys, value limits, cancelled

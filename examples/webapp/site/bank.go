@@ -25,7 +25,7 @@ type paymentRow struct {
 
 // home shows the way in: connect the bank or pay, and the PSU's payments.
 func (s *Site) home(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	sess, err := s.session(r, key)
 	if err != nil {
 		s.fail(w, r, err)
@@ -46,7 +46,7 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request) {
 // connect starts a bank-offered consent in a new SCA session and sends
 // the PSU to the bank.
 func (s *Site) connect(w http.ResponseWriter, r *http.Request) {
-	call, err := s.sessions.Begin(r.Context(), user(w, r), present(r))
+	call, err := s.sessions.Begin(r.Context(), s.user(w, r), present(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -78,7 +78,7 @@ type transactionView struct{ Date, Text, Amount string }
 // transactions, or sends the PSU to the bank when the bank asks for SCA
 // (no session yet, the hour passed, a new agreement).
 func (s *Site) accounts(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	psu := present(r)
 	call, err := s.sessions.Prepare(r.Context(), key, psu)
 	if err != nil {

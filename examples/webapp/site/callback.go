@@ -11,7 +11,7 @@ import (
 
 type failedPage struct {
 	Heading, What, Why string
-	Message, Code      string
+	Code               string
 	Status             string
 	Retry, RetryText   string
 }
@@ -20,8 +20,16 @@ type failedPage struct {
 // bank's redirect to TPP-Redirect-URI (docs/interface.md sections 5.9 and
 // 6). The SCA's TPP-Session-ID finds what it was for: a consent, the PSU's
 // identification, a payment or a basket.
+//
+// A completed SCA renews the browser's cookie (Site.renew): the value it
+// held before, which someone may have planted, stands for nobody now.
 func (s *Site) callback(w http.ResponseWriter, r *http.Request, sess *sca.Session, err error) {
-	key := user(w, r)
+	var key string
+	if err == nil {
+		key = s.renew(w, r)
+	} else {
+		key = s.user(w, r)
+	}
 	ctx := r.Context()
 	var failed *sca.CallbackError
 	switch {
@@ -61,7 +69,8 @@ func (s *Site) callback(w http.ResponseWriter, r *http.Request, sess *sca.Sessio
 		// The bank's failed-SCA redirect: status, code, message. The
 		// PSU's earlier session, if any, still holds.
 		p := s.takePurpose(ctx, failed.TPPSessionID)
-		page := failedPage{Heading: "Not approved at your bank", Message: failed.Message, Code: failed.Code,
+		// The bank's message is not shown: it is written for developers.
+		page := failedPage{Heading: "Not approved at your bank", Code: failed.Code,
 			Status: strconv.Itoa(failed.Status), Why: whyFailed(failed.Code)}
 		switch p.Kind {
 		case kindPayment:

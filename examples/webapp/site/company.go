@@ -21,7 +21,7 @@ type agreementView struct {
 // company lets a corporate PSU choose the agreement (PSU-Corporate-ID) to
 // act under (docs/interface.md section 5.10), from GET /v1/agreements.
 func (s *Site) company(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	sess, err := s.session(r, key)
 	if err != nil {
 		s.fail(w, r, err)
@@ -51,7 +51,7 @@ func (s *Site) company(w http.ResponseWriter, r *http.Request) {
 // (sca.Manager.UseAgreement) and shows its accounts; the bank asks for SCA
 // when the PSU has not consented for that agreement yet.
 func (s *Site) useAgreement(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil || !s.checkToken(w, r, key, "company") {
 		if err != nil {

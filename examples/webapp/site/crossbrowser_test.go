@@ -3,7 +3,6 @@ package site
 import (
 	"net/http"
 	"net/http/cookiejar"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,18 +24,17 @@ func (p *psu) otherBrowser() *psu {
 	return &psu{t: p.t, sb: p.sb, hc: hc}
 }
 
-// key returns the browser's user cookie, the site's session key.
+// key returns the PSU's key the site keeps for the browser's cookie.
 func (p *psu) key() string {
 	p.t.Helper()
-	u, err := url.Parse(p.sb.URL)
+	req, err := http.NewRequestWithContext(p.t.Context(), http.MethodGet, p.sb.URL, nil)
 	require.NoError(p.t, err)
-	for _, c := range p.hc.Jar.Cookies(u) {
-		if c.Name == userCookie {
-			return c.Value
-		}
+	for _, c := range p.hc.Jar.Cookies(req.URL) {
+		req.AddCookie(c)
 	}
-	p.t.Fatal("no user cookie")
-	return ""
+	key, err := p.sb.Site.userKey(req)
+	require.NoError(p.t, err, "no cookie the site issued")
+	return key
 }
 
 var accountNumberRE = regexp.MustCompile(`<dt>Account number</dt><dd>([^<]+)</dd>`)

@@ -16,7 +16,9 @@
 // debtor account) is validated by the SDK
 // (payments.NorwegianDomestic.Validate); each *client.ValidationError is
 // shown next to the form field its JSON path names, and the bank's
-// tppMessages likewise by their path. "Pay now" creates the payment in a
+// tppMessages likewise by their path, as a sentence about their code the
+// PSU understands (their text, written for the TPP's developers, such as
+// "Set allowLogicalDuplicate=true", is logged and never shown). "Pay now" creates the payment in a
 // new SCA session and sends the PSU to the bank; the callback finds the
 // payment by its TPP-Session-ID and the status page follows it to a final
 // status with payments.Service.Wait, waiting server-side up to
@@ -29,8 +31,9 @@
 // bank asks for SCA for an agreement without consent.
 //
 // Failure: a PSU who cancels or fails SCA comes back to a page that says
-// what was not done and what the bank said: the failed-SCA redirect's
-// status, code and message (sca.CallbackError). A replayed, forged or
+// what was not done and why, in a sentence about the failed-SCA
+// redirect's code, with the code and status (sca.CallbackError; the
+// bank's message is for developers and is not shown). A replayed, forged or
 // expired callback gets a refusal page (400) and changes nothing. A
 // callback brought by another browser than the one that started the SCA
 // (a bank link someone sent the PSU) gets a wrong-browser page (403,
@@ -39,7 +42,15 @@
 //
 // # State
 //
-// The PSU is known by a random cookie (a real TPP uses its own login).
+// The PSU is known by a cookie the site issued (a real TPP uses its own
+// login). The site keeps the issued values server side and refuses any
+// other: a browser bringing one gets a new cookie for a new PSU. Each
+// completed SCA gives the browser a new value and retires the old one, so
+// a value planted in a PSU's browser before she connects her bank never
+// reads her accounts (session fixation). Over https (a TLS request, or
+// Config.Secure behind a proxy) the cookie is Secure and named
+// "__Host-tpp_user". The PSU's key, for the sca.Manager and the site's
+// records, never leaves the server.
 // Sessions, pending SCAs and the site's records (payments, baskets, single-
 // use form tokens against double submits and cross-site posts) live in the
 // sca.Manager's store.Store.

@@ -18,7 +18,7 @@ import (
 // 5.10) in a new SCA session: its callback brings the PSU-ID a payment
 // needs. The PSU comes back to the payment form.
 func (s *Site) identify(w http.ResponseWriter, r *http.Request) {
-	call, err := s.sessions.Begin(r.Context(), user(w, r), present(r))
+	call, err := s.sessions.Begin(r.Context(), s.user(w, r), present(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -121,7 +121,7 @@ func (p *payFormPage) add(field, text string) {
 // payForm shows the payment form, or the way to identify at the bank
 // first when the site has no PSU-ID for this PSU yet.
 func (s *Site) payForm(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	sess, err := s.session(r, key)
 	if err != nil {
 		s.fail(w, r, err)
@@ -151,7 +151,7 @@ func (s *Site) showPayForm(w http.ResponseWriter, r *http.Request, key string, s
 // bank to approve it (a new SCA session, sca.Manager.Begin); "Add to
 // basket" keeps it for one approval of several payments.
 func (s *Site) pay(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil {
 		s.message(w, r, http.StatusBadRequest, messagePage{Heading: "Form not readable", Problem: true, Text: "The form could not be read."})
@@ -188,7 +188,7 @@ func (s *Site) pay(w http.ResponseWriter, r *http.Request) {
 
 	// Pay now: a new SCA session, whose TPP-Session-ID comes back on the
 	// callback. To the basket: the PSU's current session, no SCA yet.
-	var call *sca.Call
+	var call *sca.Prepared
 	if toBasket {
 		call, err = s.sessions.Prepare(r.Context(), key, present(r))
 	} else {
@@ -281,12 +281,12 @@ func (s *Site) createFailed(w http.ResponseWriter, r *http.Request, key string, 
 			form.add(fieldOf(ve.Field), sentence(ve.Reason))
 		}
 	case errors.As(err, &bankErr) && bankErr.StatusCode < 500:
+		// The bank's text is written for the TPP's developers ("Set
+		// allowLogicalDuplicate=true ..."): it goes to the log, and the
+		// PSU reads a sentence about the code.
+		s.log.Info("webapp: the bank refused a payment", "err", err)
 		for _, m := range bankErr.Messages {
-			text := m.Text
-			if text == "" {
-				text = "The bank refused the payment (" + m.Code + ")."
-			}
-			form.add(fieldOf(m.Path), text)
+			form.add(fieldOf(m.Path), refusal(m.Code, fieldOf(m.Path)))
 		}
 		if len(bankErr.Messages) == 0 {
 			form.add("", "The bank refused the payment.")
@@ -296,6 +296,25 @@ func (s *Site) createFailed(w http.ResponseWriter, r *http.Request, key string, 
 		return
 	}
 	s.showPayForm(w, r, key, http.StatusUnprocessableEntity, form)
+}
+
+// refusal is what the PSU reads when the bank refused a payment with
+// code, next to field ("" for the form as a whole).
+func refusal(code, field string) string {
+	switch code {
+	case "PAYMENT_FAILED":
+		return "Your bank already has a payment like this one today (same accounts, amount and message), so it made no second one. Check your payments; to pay again, change the message."
+	case "KID_MISSING", "KID_INVALID":
+		return "Your bank did not accept the KID. Check it on the invoice."
+	case "EXECUTION_DATE_INVALID":
+		return "Your bank cannot pay on that date."
+	case "PRODUCT_INVALID", "PRODUCT_UNKNOWN":
+		return "Your bank does not offer this kind of payment from this account."
+	}
+	if field != "" {
+		return "Your bank did not accept this. Check it and try again."
+	}
+	return "Your bank did not accept the payment. Check the details and try again."
 }
 
 // validationErrors returns every *client.ValidationError in err's tree
@@ -387,7 +406,7 @@ type basketPage struct {
 
 // basket shows the payments waiting in the PSU's basket.
 func (s *Site) basket(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	d, err := s.loadDraft(r.Context(), key)
 	if err != nil {
 		s.fail(w, r, err)
@@ -412,7 +431,7 @@ func (s *Site) basket(w http.ResponseWriter, r *http.Request) {
 // /v1/signing-baskets) and sends the PSU to the bank to approve them all
 // with one SCA.
 func (s *Site) signBasket(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil || !s.checkToken(w, r, key, "basket") {
 		if err != nil {
@@ -469,7 +488,7 @@ func (s *Site) signBasket(w http.ResponseWriter, r *http.Request) {
 // approvePayment starts a new SCA for a payment the PSU did not approve
 // (cancelled at the bank, or never came back).
 func (s *Site) approvePayment(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 	if err := r.ParseForm(); err != nil || !s.checkToken(w, r, key, "approve") {
 		if err != nil {

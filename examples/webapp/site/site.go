@@ -1,9 +1,7 @@
 package site
 
 import (
-	"crypto/rand"
 	"embed"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"html/template"
@@ -50,6 +48,11 @@ type Config struct {
 	// PollMin and PollMax are the status polling delays of
 	// payments.WithPolling; the payments package's defaults when zero.
 	PollMin, PollMax time.Duration
+	// Secure says the site is served over https, through a proxy that
+	// terminates TLS: the user cookie is then Secure and named
+	// "__Host-tpp_user", as it is for a request that reached the site over
+	// TLS itself.
+	Secure bool
 	// Logger receives the site's errors (the SDK's errors carry no PSU
 	// data); nothing is logged when nil.
 	Logger *slog.Logger
@@ -64,6 +67,7 @@ type Site struct {
 	sessions *sca.Manager
 	st       store.Store
 	log      *slog.Logger
+	https    bool
 	wait     time.Duration
 	refresh  int // seconds
 	pages    map[string]*template.Template
@@ -85,7 +89,7 @@ func New(cfg Config) (*Site, error) {
 		return nil, errors.New("site: negative WaitTimeout or Refresh")
 	}
 	s := &Site{
-		c: cfg.Client, sessions: cfg.Sessions, st: cfg.Sessions.Store(), log: cfg.Logger,
+		c: cfg.Client, sessions: cfg.Sessions, st: cfg.Sessions.Store(), log: cfg.Logger, https: cfg.Secure,
 		wait: cfg.WaitTimeout, refresh: int(cfg.Refresh / time.Second),
 	}
 	if s.log == nil {
@@ -153,7 +157,7 @@ func (s *Site) routes() *http.ServeMux {
 	mux.HandleFunc("POST /company", s.useAgreement)
 	// Bound to the browser: an SCA link approved in another user's browser
 	// completes nothing (sca.ErrWrongBrowser).
-	mux.Handle("GET /callback", s.sessions.HandlerFor(userKey, s.callback))
+	mux.Handle("GET /callback", s.sessions.HandlerFor(s.userKey, s.callback))
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return mux
@@ -171,44 +175,6 @@ func sameOrigin(r *http.Request) bool {
 		return o == "http://"+r.Host || o == "https://"+r.Host
 	}
 	return true
-}
-
-const userCookie = "tpp_user"
-
-// user returns the PSU's key from the cookie, setting a new one when
-// absent. The PSU is known by a cookie here; a real TPP has its own login
-// and uses its user id as the session key.
-func user(w http.ResponseWriter, r *http.Request) string {
-	if key, err := userKey(r); err == nil {
-		return key
-	}
-	id := randomHex(16)
-	http.SetCookie(w, &http.Cookie{Name: userCookie, Value: id, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	return id
-}
-
-// errNoUser: the browser has no valid user cookie.
-var errNoUser = errors.New("webapp: no user cookie")
-
-// userKey returns the PSU's key from the cookie without setting one: the
-// SCA callback is completed only for the browser that started the SCA
-// (sca.Manager.HandlerFor), and a browser without a cookie started none.
-func userKey(r *http.Request) (string, error) {
-	c, err := r.Cookie(userCookie)
-	if err != nil || len(c.Value) != 32 {
-		return "", errNoUser
-	}
-	if _, err := hex.DecodeString(c.Value); err != nil {
-		return "", errNoUser
-	}
-	return c.Value, nil
-}
-
-// randomHex returns n random bytes in hex.
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b) // never fails (crypto/rand)
-	return hex.EncodeToString(b)
 }
 
 // present is the PSU's request data: the PSU is at the TPP's site now
@@ -232,7 +198,7 @@ func (s *Site) session(r *http.Request, key string) (*sca.Session, error) {
 
 // toBank saves the pending SCA of call, remembers what it is for, and
 // redirects the browser to the bank's SCA page.
-func (s *Site) toBank(w http.ResponseWriter, r *http.Request, call *sca.Call, answer any, p purpose) {
+func (s *Site) toBank(w http.ResponseWriter, r *http.Request, call *sca.Prepared, answer any, p purpose) {
 	if err := s.savePurpose(r.Context(), call.Pending.TPPSessionID, p); err != nil {
 		s.fail(w, r, err)
 		return
@@ -300,8 +266,7 @@ func parsePages() (map[string]*template.Template, error) {
 // render writes page name inside the layout. The navigation shows the
 // basket's size and the Company link from the PSU's stored state.
 func (s *Site) render(w http.ResponseWriter, r *http.Request, status int, name string, f frame, page any) {
-	if c, err := r.Cookie(userCookie); err == nil {
-		key := c.Value
+	if key, err := s.userKey(r); err == nil {
 		if sess, err := s.session(r, key); err == nil && sess != nil {
 			f.Connected = true
 			f.Corporate = sess.Context == client.Corporate

@@ -204,14 +204,16 @@ func TestCallbackFailures(t *testing.T) {
 	p := newPSU(t)
 	form := p.identify()
 
-	// Cancel: the failed-SCA redirect's status, code and message are shown.
+	// Cancel: a sentence about the failed-SCA redirect's code, with its
+	// code and status.
 	s := p.do(http.MethodPost, "/pay", payForm(tokenOf(t, form), set("amount", "77,50")))
 	cb, err := p.sb.Bank.Reject(t.Context(), p.bankLink(s))
 	require.NoError(t, err)
 	s = p.get(cb.String())
 	assert.Equal(t, http.StatusOK, s.status)
 	assert.Contains(t, s.html, "Your payment of 77.50 NOK to Nettbutikken AS was not made.")
-	assert.Contains(t, s.html, "<dd>The authentication was cancelled by the user</dd>")
+	assert.Contains(t, s.html, "The approval was cancelled at your bank, or it did not succeed.")
+	assert.NotContains(t, s.html, "cancelled by the user", "the bank's message is for developers")
 	assert.Contains(t, s.html, "<dd>SCA_INVALID</dd>")
 	assert.Contains(t, s.html, "<dd>401</dd>")
 	// The payment can be approved again from its page.

@@ -84,7 +84,7 @@ func (s *Site) statusOptions(r *http.Request, key string) (client.RequestOption,
 // while the status is not final the page reloads itself
 // (<meta http-equiv=refresh>), so the PSU never reloads by hand.
 func (s *Site) payment(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	rec, err := s.loadPayment(r.Context(), key, r.PathValue("ref"))
 	if err != nil {
 		s.notFound(w, r)
@@ -157,7 +157,7 @@ type basketStatusPage struct {
 // their final statuses, as payment does for one. A basket is not atomic:
 // each payment has its own status.
 func (s *Site) signedBasket(w http.ResponseWriter, r *http.Request) {
-	key := user(w, r)
+	key := s.user(w, r)
 	b, err := s.loadSigned(r.Context(), key, r.PathValue("ref"))
 	if err != nil {
 		s.notFound(w, r)
