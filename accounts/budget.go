@@ -181,7 +181,6 @@ func (b *budget) reserve(ctx context.Context, op string, key string, e Endpoint)
 		return time.Time{}, fmt.Errorf("%s: budget store: %w", op, err)
 	}
 	if refused != nil {
-		client.NoteBudgetLeft(ctx, 0)
 		return time.Time{}, refused
 	}
 	client.NoteBudgetLeft(ctx, left)

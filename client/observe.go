@@ -145,11 +145,13 @@ type OperationEvent struct {
 	// Outcome classes the operation.
 	Outcome Outcome
 	// BudgetLeft is the number of calls the without-PSU budget had left
-	// after this call counted, when Budgeted.
+	// after this call's last attempt counted, when BudgetCalls > 0.
 	BudgetLeft int
-	// Budgeted reports whether the call counted against a without-PSU
-	// budget (an accounts read without the PSU present).
-	Budgeted bool
+	// BudgetCalls is the number of calls this operation counted against a
+	// without-PSU budget (an accounts read without the PSU present): one,
+	// and one more for each retry after an attempt that may have reached
+	// the bank. A call refused by the budget counts none.
+	BudgetCalls int
 }
 
 // Codes lists the tppMessage codes an event can carry (docs/interface.md
@@ -189,12 +191,13 @@ func safeCodes(msgs []TPPMessage) []string {
 }
 
 // NoteBudgetLeft tells the observer of the operation running in ctx that
-// the call counted against a without-PSU budget, which has left calls
-// left. Services that keep a budget call it from their [Hook]; without an
-// observer it does nothing.
+// one more call of it counted against a without-PSU budget, which has
+// left calls left. Services that keep a budget call it from their [Hook]
+// and BeforeRetry; without an observer it does nothing.
 func NoteBudgetLeft(ctx context.Context, left int) {
 	if s, ok := ctx.Value(observedKey{}).(*observed); ok {
-		s.budgetLeft, s.budgeted = left, true
+		s.budgetLeft = left
+		s.budgetCalls++
 	}
 }
 
@@ -207,8 +210,8 @@ type observed struct {
 	attempts   int
 	sent       bool
 	lastStart  time.Time // x.start of the last attempt reported
-	budgetLeft int
-	budgeted   bool
+	budgetLeft  int
+	budgetCalls int
 }
 
 // observeOperation starts reporting op; the returned function ends it.
@@ -219,7 +222,7 @@ func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.C
 	ctx = s.o.StartOperation(ctx, s.start)
 	return ctx, func(resp *Response, err error) {
 		e := OperationEvent{OperationStart: s.start, Duration: time.Since(s.start.Start), Attempts: s.attempts,
-			Sent: s.sent, BudgetLeft: s.budgetLeft, Budgeted: s.budgeted}
+			Sent: s.sent, BudgetLeft: s.budgetLeft, BudgetCalls: s.budgetCalls}
 		if resp != nil {
 			e.StatusCode = resp.StatusCode
 		}

@@ -91,7 +91,7 @@ func TestObserverRetriedGET(t *testing.T) {
 	assert.Equal(t, 200, e.StatusCode)
 	assert.Equal(t, OutcomeOK, e.Outcome)
 	assert.True(t, e.Sent)
-	assert.False(t, e.Budgeted)
+	assert.Zero(t, e.BudgetCalls)
 }
 
 func TestObserverPaymentOneAttempt(t *testing.T) {
@@ -145,7 +145,6 @@ func TestObserverOutcomes(t *testing.T) {
 	_, err := c.Do(ctx, Operation{Method: "POST", Path: "/v1/created", Body: map[string]int{}, ResultID: "paymentId"}, nil)
 	require.NoError(t, err)
 	budget := func(ctx context.Context, _ *Call) (func(Result), error) {
-		NoteBudgetLeft(ctx, 0)
 		return nil, fmt.Errorf("spent: %w", ErrAccessExceeded)
 	}
 	_, err = c.Do(ctx, Operation{Method: "GET", Path: "/v1/budget", Hook: budget}, nil)
@@ -170,10 +169,10 @@ func TestObserverOutcomes(t *testing.T) {
 	assert.Equal(t, OutcomeRateLimited, rec.attempts[0].Outcome)
 	assert.Equal(t, OutcomeSCARequired, rec.attempts[1].Outcome)
 	assert.Equal(t, OutcomeCreated, rec.attempts[3].Outcome)
-	assert.True(t, rec.ends[4].Budgeted)
+	assert.Zero(t, rec.ends[4].BudgetCalls)
 	assert.Equal(t, 0, rec.ends[4].Attempts)
 	assert.False(t, rec.ends[4].Sent)
-	assert.True(t, rec.ends[5].Budgeted)
+	assert.Equal(t, 1, rec.ends[5].BudgetCalls)
 	assert.Equal(t, 3, rec.ends[5].BudgetLeft)
 	assert.Equal(t, 0, rec.ends[6].Attempts)
 }
