@@ -205,11 +205,11 @@ type observedKey struct{}
 
 // observed is the state of one observed operation.
 type observed struct {
-	o          Observer
-	start      OperationStart
-	attempts   int
-	sent       bool
-	lastStart  time.Time // x.start of the last attempt reported
+	o           Observer
+	start       OperationStart
+	attempts    int
+	sent        bool
+	lastStart   time.Time // x.start of the last attempt reported
 	budgetLeft  int
 	budgetCalls int
 }

@@ -185,4 +185,3 @@ func (o *Observer) RecordRefreshRound(ctx context.Context, result RoundResult, p
 	o.rounds.Add(ctx, 1, set)
 	o.lateness.Record(ctx, max(started.Sub(planned), 0).Seconds(), set)
 }
-

@@ -117,4 +117,3 @@ func pointSets(m metricdata.Metrics) []attribute.Set {
 	}
 	return out
 }
-
