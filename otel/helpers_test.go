@@ -50,6 +50,18 @@ type rig struct {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
+	r := newObservedRig(t)
+	var err error
+	r.acc, err = accounts.New(r.c)
+	require.NoError(t, err)
+	r.pay, err = payments.New(r.c)
+	require.NoError(t, err)
+	seedPSU(t, r)
+	return r
+}
+
+// newObservedRig starts the emulator and the observed client.
+func newObservedRig(t testing.TB) *rig {
 	r := &rig{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(r.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.reader))
@@ -60,10 +72,13 @@ func newRig(t *testing.T) *rig {
 	r.s = testtpp.Server(t)
 	r.c = testtpp.NewClient(t, r.s, "Otel test TPP", client.WithObserver(r.obs),
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond, MaxRetryAfter: 2 * time.Second}))
-	r.acc, err = accounts.New(r.c)
-	require.NoError(t, err)
-	r.pay, err = payments.New(r.c)
-	require.NoError(t, err)
+	return r
+}
+
+// seedPSU seeds the customer with the planted values, with a consent
+// given two hours ago.
+func seedPSU(t testing.TB, r *rig) {
+	t.Helper()
 	res, err := r.s.Seed(t.Context(), r.c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
 		Number: plantedNumber, Name: plantedName,
 		Accounts: []emulator.SeedAccount{{Balance: "1000.00", BBAN: plantedBBAN}},
@@ -75,14 +90,18 @@ func newRig(t *testing.T) *rig {
 	s := &sca.Session{PSUID: cs.PSUID, TPPSessionID: cs.TPPSessionID, Context: client.PSUContext(cs.Context), SCAAt: cs.SCAAt}
 	r.absent = s.RequestOptions(nil)
 	r.account = r.seeded.Accounts[0].ID
-	return r
+}
+
+// present is the option of a call with the seeded PSU present.
+func (r *rig) present() client.RequestOption {
+	cs := r.seeded.Session
+	s := &sca.Session{PSUID: cs.PSUID, TPPSessionID: cs.TPPSessionID, Context: client.PSUContext(cs.Context), SCAAt: cs.SCAAt}
+	return s.RequestOptions(&client.PSU{IPAddress: plantedIP})
 }
 
 // paymentAsPSU creates a domestic payment with the seeded PSU present.
-func (r *rig) paymentAsPSU(t *testing.T) (*payments.Initiation, error) {
+func (r *rig) paymentAsPSU(t testing.TB) (*payments.Initiation, error) {
 	t.Helper()
-	cs := r.seeded.Session
-	s := &sca.Session{PSUID: cs.PSUID, TPPSessionID: cs.TPPSessionID, Context: client.PSUContext(cs.Context), SCAAt: cs.SCAAt}
 	return r.pay.CreateNorwegianDomestic(t.Context(), &payments.NorwegianDomestic{
 		InstructedAmount:                  money.MustParse("150.00", "NOK"),
 		CreditorName:                      plantedCreditor,
@@ -90,7 +109,7 @@ func (r *rig) paymentAsPSU(t *testing.T) (*payments.Initiation, error) {
 		CreditorAddress:                   &payments.Address{Country: "NO"},
 		DebtorAccount:                     payments.AccountReference{BBAN: plantedBBAN, Currency: "NOK"},
 		RemittanceInformationUnstructured: plantedRemit,
-	}, s.RequestOptions(&client.PSU{IPAddress: plantedIP}))
+	}, r.present())
 }
 
 // collect reads the metrics.

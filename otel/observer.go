@@ -57,6 +57,31 @@ type Observer struct {
 	rounds    metric.Int64Counter
 	lateness  metric.Float64Histogram
 	hostCache hostPorts
+	sets      sync.Map // setKey -> attribute.Set
+}
+
+// setKey identifies a metric attribute set.
+type setKey struct {
+	kind            byte
+	op, bank, class string
+}
+
+// set returns the attribute set of k, built once: metric attributes
+// take few values (operations x banks x classes).
+func (o *Observer) set(k setKey) metric.MeasurementOption {
+	if v, ok := o.sets.Load(k); ok {
+		return metric.WithAttributeSet(v.(attribute.Set))
+	}
+	kvs := []attribute.KeyValue{AttrOperation.String(k.op), AttrBank.String(k.bank)}
+	switch k.kind {
+	case 'r':
+		kvs = append(kvs, AttrStatusClass.String(k.class))
+	case 'o':
+		kvs = append(kvs, AttrOutcome.String(k.class))
+	}
+	set := attribute.NewSet(kvs...)
+	o.sets.Store(k, set)
+	return metric.WithAttributeSet(set)
 }
 
 // Option configures [New].
@@ -184,8 +209,7 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 	}
 	span.End(trace.WithTimestamp(a.Start.Add(a.Duration)))
 	if a.Sent {
-		o.duration.Record(ctx, a.Duration.Seconds(), metric.WithAttributes(AttrOperation.String(a.Operation),
-			AttrBank.String(a.Bank), AttrStatusClass.String(statusClass(a.StatusCode))))
+		o.duration.Record(ctx, a.Duration.Seconds(), o.set(setKey{'r', a.Operation, a.Bank, statusClass(a.StatusCode)}))
 	}
 }
 
@@ -210,14 +234,14 @@ func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	}
 	span.End(trace.WithTimestamp(e.Start.Add(e.Duration)))
 
-	set := metric.WithAttributes(AttrOperation.String(e.Operation), AttrBank.String(e.Bank), AttrOutcome.String(e.Outcome.String()))
+	set := o.set(setKey{'o', e.Operation, e.Bank, e.Outcome.String()})
 	o.outcomes.Add(ctx, 1, set)
 	o.opDur.Record(ctx, e.Duration.Seconds(), set)
 	switch {
 	case e.Outcome == client.OutcomeBudgetRefused:
-		o.refused.Add(ctx, 1, metric.WithAttributes(AttrOperation.String(e.Operation), AttrBank.String(e.Bank)))
+		o.refused.Add(ctx, 1, o.set(setKey{'b', e.Operation, e.Bank, ""}))
 	case e.BudgetCalls > 0 && e.Sent:
-		o.spent.Add(ctx, int64(e.BudgetCalls), metric.WithAttributes(AttrOperation.String(e.Operation), AttrBank.String(e.Bank)))
+		o.spent.Add(ctx, int64(e.BudgetCalls), o.set(setKey{'b', e.Operation, e.Bank, ""}))
 	}
 }
 
