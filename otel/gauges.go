@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"math"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
@@ -16,8 +18,10 @@ import (
 
 // Gauges are callbacks the TPP wires to its own state; each is read at
 // every collection of the metrics (a Prometheus scrape, an export). A nil
-// callback leaves its gauge out. They return counts and dates only: no
-// callback can hand a personal value to a metric.
+// callback leaves its gauge out; a callback's error goes to OpenTelemetry's
+// global error handler (otel.Handle), and the other gauges are still
+// observed. They return counts and dates only: no callback can hand a
+// personal value to a metric.
 type Gauges struct {
 	// ConsentEnds returns the end (validUntil) of every live consent the
 	// TPP keeps. [MetricConsents] counts them by days left.
@@ -130,7 +134,12 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 				obs.ObserveInt64(inDoubt, n)
 			}
 		}
-		return errors.Join(errs...)
+		if err := errors.Join(errs...); err != nil {
+			// The other gauges are observed: report the error to the
+			// global handler rather than fail the whole collection.
+			otel.Handle(fmt.Errorf("psd2 otel gauges: %w", err))
+		}
+		return nil
 	}, insts...)
 }
 
