@@ -14,7 +14,7 @@ import (
 // Kind names an event type; it is the Envelope's Kind.
 type Kind string
 
-// The event kinds.
+// The event kinds, one per event type of this package.
 const (
 	KindConsentRenewalDue     Kind = "consent.renewal_due"
 	KindConsentExpired        Kind = "consent.expired"
@@ -50,14 +50,17 @@ type ConsentRenewalDue struct {
 // ConsentExpired says a consent has ended (its end passed, or the bank
 // answered CONSENT_EXPIRED).
 type ConsentExpired struct {
-	Consent string    `json:"consent"`
-	Ends    time.Time `json:"ends,omitzero"`
+	// Consent is the TPP's own reference of the consent.
+	Consent string `json:"consent"`
+	// Ends is when the consent ended; zero when the bank said so first.
+	Ends time.Time `json:"ends,omitzero"`
 }
 
 // ConsentRevoked says the bank answered that the consent is not valid
 // any more (CONSENT_INVALID or CONSENT_UNKNOWN): the PSU or the bank
 // withdrew it.
 type ConsentRevoked struct {
+	// Consent is the TPP's own reference of the consent.
 	Consent string `json:"consent"`
 	// Code is the bank's tppMessage code.
 	Code string `json:"code"`
@@ -67,6 +70,7 @@ type ConsentRevoked struct {
 // without the PSU present met a demand for SCA. It comes at most once a
 // day per consent.
 type ReconnectRequired struct {
+	// Consent is the TPP's own reference of the consent.
 	Consent string `json:"consent"`
 	// Day is the UTC date (2006-01-02) it was found on.
 	Day string `json:"day"`
@@ -77,43 +81,65 @@ type PaymentStatusChanged struct {
 	// Payment is the TPP's reference of the payment (its create's
 	// X-Request-ID, as the payments journal keys it).
 	Payment string `json:"payment"`
-	From    string `json:"from"`
-	To      string `json:"to"`
+	// From and To are the transaction statuses (RCVD, ACTC, ACSC, RJCT...).
+	From string `json:"from"`
+	To   string `json:"to"`
 }
 
 // PaymentOutcomeUnknown says a payment create may have reached the bank
 // without a usable answer: it must not be sent again; resolve it
 // (payments.Journal).
 type PaymentOutcomeUnknown struct {
-	Payment   string `json:"payment"`
+	// Payment is the create's X-Request-ID.
+	Payment string `json:"payment"`
+	// Operation is the SDK call, such as "payments.CreateNorwegianDomestic".
 	Operation string `json:"operation"`
 }
 
 // PaymentInDoubt says a payments journal entry is still in doubt, for
 // example after a crash between sending and recording the answer.
 type PaymentInDoubt struct {
-	Payment   string `json:"payment"`
+	// Payment is the create's X-Request-ID (JournalEntry.RequestID).
+	Payment string `json:"payment"`
+	// Operation is the SDK call of the create.
 	Operation string `json:"operation"`
 }
 
 // CertificateExpiring says a certificate expires within Threshold days.
 type CertificateExpiring struct {
 	// Role is "signing" or "qwac".
-	Role      string    `json:"role"`
-	NotAfter  time.Time `json:"notAfter"`
-	DaysLeft  int       `json:"daysLeft"`
-	Threshold int       `json:"threshold"`
+	Role string `json:"role"`
+	// NotAfter is the certificate's expiry.
+	NotAfter time.Time `json:"notAfter"`
+	// DaysLeft is the whole days left (0 once expired).
+	DaysLeft int `json:"daysLeft"`
+	// Threshold is the configured number of days that was crossed.
+	Threshold int `json:"threshold"`
 }
 
-// Kind implements Event.
-func (ConsentRenewalDue) Kind() Kind     { return KindConsentRenewalDue }
-func (ConsentExpired) Kind() Kind        { return KindConsentExpired }
-func (ConsentRevoked) Kind() Kind        { return KindConsentRevoked }
-func (ReconnectRequired) Kind() Kind     { return KindReconnectRequired }
-func (PaymentStatusChanged) Kind() Kind  { return KindPaymentStatusChanged }
+// Kind returns [KindConsentRenewalDue].
+func (ConsentRenewalDue) Kind() Kind { return KindConsentRenewalDue }
+
+// Kind returns [KindConsentExpired].
+func (ConsentExpired) Kind() Kind { return KindConsentExpired }
+
+// Kind returns [KindConsentRevoked].
+func (ConsentRevoked) Kind() Kind { return KindConsentRevoked }
+
+// Kind returns [KindReconnectRequired].
+func (ReconnectRequired) Kind() Kind { return KindReconnectRequired }
+
+// Kind returns [KindPaymentStatusChanged].
+func (PaymentStatusChanged) Kind() Kind { return KindPaymentStatusChanged }
+
+// Kind returns [KindPaymentOutcomeUnknown].
 func (PaymentOutcomeUnknown) Kind() Kind { return KindPaymentOutcomeUnknown }
-func (PaymentInDoubt) Kind() Kind        { return KindPaymentInDoubt }
-func (CertificateExpiring) Kind() Kind   { return KindCertificateExpiring }
+
+// Kind returns [KindPaymentInDoubt].
+func (PaymentInDoubt) Kind() Kind { return KindPaymentInDoubt }
+
+// Kind returns [KindCertificateExpiring].
+func (CertificateExpiring) Kind() Kind { return KindCertificateExpiring }
 
 func (e ConsentRenewalDue) identity() string {
 	return e.Consent + "|" + e.Ends.UTC().Format(time.RFC3339) + "|" + strconv.Itoa(e.Threshold)
