@@ -112,8 +112,6 @@ func TestPublishFailureIsNotRemembered(t *testing.T) {
 func TestErrorEvents(t *testing.T) {
 	col := &collector{}
 	clk := testtpp.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
-	em, err := events.NewEmitter(col.handler(), events.WithClock(clk.Now))
-	require.NoError(t, err)
 	ctx := t.Context()
 	bankErr := func(status int, code string, sca bool) error {
 		e := &client.Error{StatusCode: status, Messages: []client.TPPMessage{{Code: code}}}
@@ -139,7 +137,7 @@ func TestErrorEvents(t *testing.T) {
 	for i, c := range cases {
 		col.evs = nil
 		st := store.NewMemoryStore() // each case on fresh memory
-		em, err = events.NewEmitter(col.handler(), events.WithClock(clk.Now), events.WithStore(st))
+		em, err := events.NewEmitter(col.handler(), events.WithClock(clk.Now), events.WithStore(st))
 		require.NoError(t, err)
 		had, err := em.Error(ctx, "ref", c.present, c.err)
 		require.NoError(t, err)
