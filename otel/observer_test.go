@@ -2,6 +2,7 @@ package otel_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -156,4 +157,27 @@ func sum(m metricdata.Metrics) int64 {
 		n += dp.Value
 	}
 	return n
+}
+
+// TestRateLimitedAttempt: the bank's 429 with Retry-After is an attempt
+// classed rate_limited, with its code, followed by a resend.
+func TestRateLimitedAttempt(t *testing.T) {
+	r := newRig(t)
+	r.s.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, Method: "GET", PathPrefix: "/v1/accounts/", RetryAfter: time.Second})
+	_, err := r.acc.Balances(t.Context(), r.account, r.present())
+	require.NoError(t, err)
+	spans := r.spans.Ended()
+	ops := operations(spans, "accounts.Balances")
+	require.Len(t, ops, 1)
+	atts := children(spans, ops[0])
+	require.Len(t, atts, 2)
+	v, _ := attr(atts[0], psd2otel.AttrOutcome)
+	assert.Equal(t, "rate_limited", v.AsString())
+	v, _ = attr(atts[0], psd2otel.AttrCodes)
+	assert.Equal(t, []string{"ACCESS_EXCEEDED"}, v.AsStringSlice())
+	v, _ = attr(atts[0], "http.response.status_code")
+	assert.EqualValues(t, 429, v.AsInt64())
+	v, _ = attr(ops[0], psd2otel.AttrAttempts)
+	assert.EqualValues(t, 2, v.AsInt64())
+	assert.True(t, atts[1].StartTime().After(atts[0].EndTime()), "the resend came after the wait")
 }
