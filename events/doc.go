@@ -28,6 +28,16 @@
 // still use the ID as its idempotency key: a consumer killed after the
 // effect but before its commit gets the event again.
 //
+// Wiring: the refresh and payments packages know nothing of this one; the
+// TPP calls the Emitter where it learns the facts. A refresh job calls
+// [Emitter.Consent] for each consent it keeps and, for a result whose
+// outcome is refresh.ReconnectNeeded or refresh.Refused,
+// [Emitter.Error] with the result's Err (the PSU is not present); a
+// payment follower (payments.Service.Wait) calls [Emitter.PaymentStatus]
+// with the status it last saw and the new one; start-up calls
+// [Emitter.InDoubt] with the payments journal and [Emitter.Certificate]
+// with the signing and QWAC certificates.
+//
 // Events carry no personal data: a consent or payment is named by the
 // TPP's own reference ([Emitter.Consent]'s ref, a payment's X-Request-ID),
 // never by a PSU-ID, a session id, an account id or an IP address.

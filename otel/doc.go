@@ -48,7 +48,10 @@
 // doubt; [ClientCertificates] reads a client's signing certificate; a
 // consent list comes from the TPP's own records; RecordRefreshRound is
 // called where a refresh round ends (a refresh.WithProgress callback,
-// the end of a River job), with the time the round was planned for.
+// the end of a River job), with the time the round was planned for; a
+// refresh.Result's outcome maps to [RoundDone] (Done), [RoundSnoozed]
+// (BudgetExhausted, Transient) or [RoundFailed] (ReconnectNeeded,
+// Refused).
 //
 // # Personal data
 //
