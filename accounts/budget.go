@@ -160,10 +160,12 @@ func (b *budget) remaining(ctx context.Context, key string) (Allowance, error) {
 }
 
 // reserve records a call now, or returns a *BudgetExhaustedError when the
-// budget is spent. The returned time identifies the reservation.
+// budget is spent. The returned time identifies the reservation; the
+// operation's observer learns the calls left (client.NoteBudgetLeft).
 func (b *budget) reserve(ctx context.Context, op string, key string, e Endpoint) (time.Time, error) {
 	now := b.now()
 	var refused *BudgetExhaustedError
+	left := 0
 	err := b.update(ctx, key, func(calls []time.Time) []time.Time {
 		refused = nil // Update may run fn more than once
 		calls = b.prune(calls, now)
@@ -172,6 +174,7 @@ func (b *budget) reserve(ctx context.Context, op string, key string, e Endpoint)
 				Window: b.window, RetryAt: b.allowance(calls).NextAt}
 			return calls
 		}
+		left = b.limit - len(calls) - 1
 		return append(calls, now)
 	})
 	if err != nil {
@@ -180,6 +183,7 @@ func (b *budget) reserve(ctx context.Context, op string, key string, e Endpoint)
 	if refused != nil {
 		return time.Time{}, refused
 	}
+	client.NoteBudgetLeft(ctx, left)
 	return now, nil
 }
 

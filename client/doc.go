@@ -23,6 +23,14 @@
 // id, the tppMessages and the _links; sentinels such as [ErrSCARequired] and
 // [ErrConsentUnknown] match with errors.Is.
 //
+// # Observing
+//
+// [WithObserver] reports every operation and attempt to an
+// [Observer] as typed events holding no personal data (outcome class,
+// status, tppMessage codes, attempt, durations, budget calls left); the
+// module github.com/tppkit/psd2/otel turns them into OpenTelemetry traces
+// and metrics.
+//
 // # Links
 //
 // Relative hrefs of the bank's _links are resolved under the base

@@ -53,6 +53,7 @@ type config struct {
 
 	defaults []RequestOption // WithDefaults
 	store    store.Store     // WithStore (state.go)
+	observer Observer        // WithObserver (observe.go)
 }
 
 // validate checks the options together, after all were applied.

@@ -199,6 +199,7 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 			again = x.p.op.BeforeRetry(ctx, x.p.call()) == nil
 		}
 		x.log(ctx, res, again)
+		x.observe(ctx, res, again)
 		if !again {
 			return x.finish(res)
 		}

@@ -99,9 +99,14 @@ type Response struct {
 //   - a response whose signature does not verify is a
 //     *ResponseSignatureError (inside an *OutcomeUnknownError for a
 //     request that is not repeatable), and its body is not decoded.
-func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestOption) (*Response, error) {
+func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestOption) (resp *Response, err error) {
 	if op.Name == "" {
 		op.Name = op.Method + " " + pathTemplate(op.Path)
+	}
+	if c.cfg.observer != nil { // observe.go
+		var end func(*Response, error)
+		ctx, end = c.observeOperation(ctx, &op)
+		defer func() { end(resp, err) }()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &NotSentError{Operation: op.Name, Err: err}

@@ -55,6 +55,16 @@
 // (pg_advisory_xact_lock), so every replica may run it at start-up at the
 // same time; [Store.Version] reports the schema's version.
 //
+// # Lifecycle events
+//
+// [Store.Outbox] is the outbox of package events, an
+// events.Sink for an events.Emitter. Consumers on any replica take its
+// events with [Outbox.Consume] or [Outbox.Run] (SELECT ... FOR UPDATE
+// SKIP LOCKED), each event once: the handler's writes through the
+// consumer's transaction commit with the delivery, and a consumer that
+// dies before committing hands its batch back. Migration 0002 adds the
+// table.
+//
 // # Connections
 //
 // [Open] makes a pgx pool from a connection string (URL or

@@ -1,0 +1,341 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+)
+
+// Observer receives what the client does, as typed events: one pair per
+// operation ([Client.Do]) and one event per attempt. The events carry the
+// operation's name, the bank's host, statuses, the bank's tppMessage
+// codes, outcome classes, counts and durations, and nothing else: no
+// field of them can hold a PSU id, a session id, an account id, an IP
+// address, SCA state, a URL with its ids, a header or a body. The
+// module github.com/tppkit/psd2/otel turns them into OpenTelemetry spans
+// and metrics.
+//
+// The client calls an Observer on the caller's goroutine, synchronously:
+// its methods must be quick, safe for concurrent use and must not call
+// the client. Set one with [WithObserver]; without one the client does
+// no work for it.
+type Observer interface {
+	// StartOperation is called when an operation begins. The context it
+	// returns (ctx, or one derived from it, carrying a span) is the one
+	// given to ObserveAttempt and EndOperation for this operation.
+	StartOperation(ctx context.Context, op OperationStart) context.Context
+	// ObserveAttempt is called after each attempt, sent or not.
+	ObserveAttempt(ctx context.Context, a AttemptEvent)
+	// EndOperation is called once when the operation ends.
+	EndOperation(ctx context.Context, e OperationEvent)
+}
+
+// WithObserver reports every operation and attempt of the client to o
+// (see [Observer]). A nil o is refused.
+func WithObserver(o Observer) Option {
+	return func(c *config) error {
+		if o == nil {
+			return errors.New("client: WithObserver: nil Observer")
+		}
+		c.observer = o
+		return nil
+	}
+}
+
+// Outcome classifies how an operation or an attempt ended.
+type Outcome uint8
+
+// The outcome classes. Their String forms are the values the otel module
+// writes in its "psd2.outcome" attribute.
+const (
+	// OutcomeOK is a 2xx answer to a call that creates nothing.
+	OutcomeOK Outcome = iota + 1
+	// OutcomeCreated is a usable 2xx answer to a call that is not
+	// repeatable (a payment, a consent, a basket created).
+	OutcomeCreated
+	// OutcomeRefused is a 4xx answer not classed below: the bank did not act.
+	OutcomeRefused
+	// OutcomeSCARequired is an answer asking for the PSU's strong customer
+	// authentication ([ErrSCARequired]).
+	OutcomeSCARequired
+	// OutcomeRateLimited is the bank's 429.
+	OutcomeRateLimited
+	// OutcomeBudgetRefused is a call the SDK refused before sending
+	// because the without-PSU budget was spent (docs/interface.md section 8).
+	OutcomeBudgetRefused
+	// OutcomeNotSent is a call or attempt no byte of which left the machine.
+	OutcomeNotSent
+	// OutcomeUnknown is a call that is not repeatable which may have reached
+	// the bank without a usable answer ([ErrOutcomeUnknown]).
+	OutcomeUnknown
+	// OutcomeFailed is any other failure: a 5xx or a transport error of a
+	// repeatable call, an answer that could not be read or verified.
+	OutcomeFailed
+)
+
+var outcomeNames = [...]string{"", "ok", "created", "refused", "sca_required", "rate_limited",
+	"budget_refused", "not_sent", "unknown", "failed"}
+
+// String returns the class's name, such as "rate_limited".
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) && o != 0 {
+		return outcomeNames[o]
+	}
+	return "invalid"
+}
+
+// OperationStart describes an operation as it begins.
+type OperationStart struct {
+	// Operation is the SDK call, such as "payments.Status".
+	Operation string
+	// Method is the HTTP method.
+	Method string
+	// Route is the path with every id replaced by a placeholder
+	// ("/v1/consents/{id}/status"): never an id.
+	Route string
+	// Bank is the host (and port, when given) of the bank's base URL.
+	Bank string
+	// Repeatable reports whether the client may send the call again.
+	Repeatable bool
+	// Start is when the operation began.
+	Start time.Time
+}
+
+// AttemptEvent describes one attempt of an operation.
+type AttemptEvent struct {
+	OperationStart
+	// Attempt is the attempt's number, from 1.
+	Attempt int
+	// Start is when the request was handed to the transport (when the
+	// attempt began, for one that never got that far); Duration runs from
+	// Start to the end of its answer's body.
+	Start    time.Time
+	Duration time.Duration
+	// Sent reports whether a byte of the attempt may have left the machine.
+	Sent bool
+	// StatusCode is the answer's HTTP status, 0 without an answer.
+	StatusCode int
+	// Codes are the tppMessage codes of a non-2xx answer (see [Codes]).
+	Codes []string
+	// Outcome classes the attempt alone.
+	Outcome Outcome
+	// ErrorType names a failure without an answer from a closed set:
+	// "timeout", "canceled", "transport", "answer_too_large", "local"
+	// (signing, credentials), "" for none.
+	ErrorType string
+	// Retry reports whether another attempt follows.
+	Retry bool
+}
+
+// OperationEvent describes an operation that ended.
+type OperationEvent struct {
+	OperationStart
+	// Duration is the operation's duration, waits between attempts
+	// included.
+	Duration time.Duration
+	// Attempts is the number of attempts made (0: refused before any).
+	Attempts int
+	// Sent reports whether a byte of any attempt may have left the machine.
+	Sent bool
+	// StatusCode is the HTTP status the operation ended with, 0 without one.
+	StatusCode int
+	// Codes are the tppMessage codes of the answer it ended with (see [Codes]).
+	Codes []string
+	// Outcome classes the operation.
+	Outcome Outcome
+	// BudgetLeft is the number of calls the without-PSU budget had left
+	// after this call's last attempt counted, when BudgetCalls > 0.
+	BudgetLeft int
+	// BudgetCalls is the number of calls this operation counted against a
+	// without-PSU budget (an accounts read without the PSU present): one,
+	// and one more for each retry after an attempt that may have reached
+	// the bank. A call refused by the budget counts none.
+	BudgetCalls int
+}
+
+// Codes lists the tppMessage codes an event can carry (docs/interface.md
+// section 7). A code the bank sends outside this list is reported as
+// "OTHER", so that no text of the bank's, which could name a person, ever
+// reaches an event.
+var Codes = []string{CodeSystemError, CodeFormatError, CodeHTTPHeaderRequired, CodeCertificateInvalid,
+	CodeCertificateExpired, CodeConsentUnknown, CodeConsentInvalid, CodeConsentExpired, CodeAccessExceeded,
+	CodeProductUnknown, CodeProductInvalid, CodeKIDMissing, CodeKIDInvalid, CodePaymentFailed,
+	CodeExecutionDateInvalid, CodeReferenceMixInvalid, CodeResourceUnknown, CodeCancellationInvalid,
+	CodeSCAInvalid, CodeSCAExpired, "SERVICE_INVALID", "SERVICE_BLOCKED", "PERIOD_INVALID",
+	"PARAMETER_NOT_SUPPORTED", "TIMESTAMP_INVALID", "STATUS_INVALID", "SIGNATURE_INVALID",
+	"SIGNATURE_MISSING", "TOKEN_INVALID", "TOKEN_EXPIRED", "REQUESTED_FORMATS_INVALID"}
+
+var knownCodes = func() map[string]string {
+	m := make(map[string]string, len(Codes))
+	for _, c := range Codes {
+		m[c] = c
+	}
+	return m
+}()
+
+// safeCodes maps the messages' codes into Codes, "OTHER" for the rest.
+func safeCodes(msgs []TPPMessage) []string {
+	if len(msgs) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(msgs))
+	for _, m := range msgs {
+		c, ok := knownCodes[m.Code]
+		if !ok {
+			c = "OTHER"
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// NoteBudgetLeft tells the observer of the operation running in ctx that
+// one more call of it counted against a without-PSU budget, which has
+// left calls left. Services that keep a budget call it from their [Hook]
+// and BeforeRetry; without an observer it does nothing.
+func NoteBudgetLeft(ctx context.Context, left int) {
+	if s, ok := ctx.Value(observedKey{}).(*observed); ok {
+		s.budgetLeft = left
+		s.budgetCalls++
+	}
+}
+
+type observedKey struct{}
+
+// observed is the state of one observed operation.
+type observed struct {
+	o           Observer
+	start       OperationStart
+	attempts    int
+	sent        bool
+	lastStart   time.Time // x.start of the last attempt reported
+	budgetLeft  int
+	budgetCalls int
+}
+
+// observeOperation starts reporting op; the returned function ends it.
+func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.Context, func(*Response, error)) {
+	s := &observed{o: c.cfg.observer, start: OperationStart{Operation: op.Name, Method: op.Method,
+		Route: pathTemplate(op.Path), Bank: c.base.Host, Repeatable: op.repeatable(), Start: time.Now()}}
+	ctx = context.WithValue(ctx, observedKey{}, s)
+	ctx = s.o.StartOperation(ctx, s.start)
+	return ctx, func(resp *Response, err error) {
+		e := OperationEvent{OperationStart: s.start, Duration: time.Since(s.start.Start), Attempts: s.attempts,
+			Sent: s.sent, BudgetLeft: s.budgetLeft, BudgetCalls: s.budgetCalls}
+		if resp != nil {
+			e.StatusCode = resp.StatusCode
+		}
+		e.Outcome, e.StatusCode, e.Codes = classify(op, resp, err, e.StatusCode)
+		s.o.EndOperation(ctx, e)
+	}
+}
+
+// classify says how an operation ended.
+func classify(op *Operation, resp *Response, err error, status int) (Outcome, int, []string) {
+	var ce *Error
+	if errors.As(err, &ce) {
+		status = ce.StatusCode
+	}
+	var codes []string
+	if ce != nil {
+		codes = safeCodes(ce.Messages)
+	}
+	var ou *OutcomeUnknownError
+	if errors.As(err, &ou) && status == 0 {
+		status = ou.StatusCode
+	}
+	switch {
+	case err == nil:
+		if !op.repeatable() {
+			return OutcomeCreated, status, nil
+		}
+		return OutcomeOK, status, nil
+	case errors.Is(err, ErrNotSent):
+		if errors.Is(err, ErrAccessExceeded) {
+			return OutcomeBudgetRefused, status, codes
+		}
+		return OutcomeNotSent, status, codes
+	case errors.Is(err, ErrOutcomeUnknown):
+		return OutcomeUnknown, status, codes
+	case ce != nil:
+		return statusOutcome(ce.StatusCode, errors.Is(ce, ErrSCARequired)), status, codes
+	}
+	return OutcomeFailed, status, codes
+}
+
+// statusOutcome classes a non-2xx status.
+func statusOutcome(status int, sca bool) Outcome {
+	switch {
+	case sca:
+		return OutcomeSCARequired
+	case status == http.StatusTooManyRequests:
+		return OutcomeRateLimited
+	case status >= 400 && status < 500:
+		return OutcomeRefused
+	}
+	return OutcomeFailed
+}
+
+// observe reports one attempt to the observer, if any.
+func (x *exchange) observe(ctx context.Context, res attemptResult, retry bool) {
+	if x.c.cfg.observer == nil {
+		return
+	}
+	s, ok := ctx.Value(observedKey{}).(*observed)
+	if !ok {
+		return
+	}
+	s.attempts++
+	s.sent = s.sent || res.wrote
+	a := AttemptEvent{OperationStart: s.start, Attempt: x.attempt, Sent: res.wrote, Retry: retry}
+	if x.start.IsZero() || x.start.Equal(s.lastStart) {
+		a.Start = time.Now() // never handed to the transport
+	} else {
+		a.Start, a.Duration = x.start, time.Since(x.start)
+	}
+	s.lastStart = x.start
+	switch {
+	case res.r != nil && res.err == nil:
+		a.StatusCode = res.r.status
+		if res.r.status >= 200 && res.r.status <= 299 {
+			a.Outcome = OutcomeOK
+			if !x.p.op.repeatable() {
+				a.Outcome = OutcomeCreated
+			}
+			break
+		}
+		e := newError(s.start.Operation, res.r.status, "", res.r.header, res.r.body)
+		a.Codes = safeCodes(e.Messages)
+		a.Outcome = statusOutcome(res.r.status, errors.Is(e, ErrSCARequired))
+	case !res.wrote:
+		a.Outcome, a.ErrorType = OutcomeNotSent, errorType(res)
+	default:
+		a.Outcome, a.ErrorType = OutcomeFailed, errorType(res)
+		if res.r != nil {
+			a.StatusCode = res.r.status
+		}
+		if !x.p.op.repeatable() {
+			a.Outcome = OutcomeUnknown
+		}
+	}
+	s.o.ObserveAttempt(ctx, a)
+}
+
+// errorType names an attempt's failure from a closed set.
+func errorType(res attemptResult) string {
+	var te *timeoutError
+	switch {
+	case res.err == nil:
+		return ""
+	case res.local:
+		return "local"
+	case errors.As(res.err, &te), errors.Is(res.err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(res.err, context.Canceled):
+		return "canceled"
+	case errors.Is(res.err, ErrAnswerTooLarge):
+		return "answer_too_large"
+	}
+	return "transport"
+}

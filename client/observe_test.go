@@ -1,0 +1,239 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// obsRecorder is an Observer that keeps every event.
+type obsRecorder struct {
+	mu       sync.Mutex
+	starts   []OperationStart
+	attempts []AttemptEvent
+	ends     []OperationEvent
+}
+
+type recKey struct{}
+
+func (r *obsRecorder) StartOperation(ctx context.Context, op OperationStart) context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.starts = append(r.starts, op)
+	return context.WithValue(ctx, recKey{}, len(r.starts))
+}
+
+func (r *obsRecorder) ObserveAttempt(ctx context.Context, a AttemptEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ctx.Value(recKey{}) != len(r.starts) {
+		panic("attempt without its operation's context")
+	}
+	r.attempts = append(r.attempts, a)
+}
+
+func (r *obsRecorder) EndOperation(ctx context.Context, e OperationEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ctx.Value(recKey{}) != len(r.starts) {
+		panic("end without its operation's context")
+	}
+	r.ends = append(r.ends, e)
+}
+
+func TestObserverRetriedGET(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"tppMessages":[{"category":"ERROR","code":"SYSTEM_ERROR","text":"Kari Nordmann"}]}`)
+			return
+		}
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	rec := &obsRecorder{}
+	c := newTestClient(t, srv.URL, WithObserver(rec))
+	_, err := c.Do(context.Background(), Operation{Name: "accounts.Get", Method: "GET", Path: "/v1/accounts/12345678903"}, nil)
+	require.NoError(t, err)
+
+	require.Len(t, rec.attempts, 2)
+	a1, a2 := rec.attempts[0], rec.attempts[1]
+	assert.Equal(t, 1, a1.Attempt)
+	assert.Equal(t, 503, a1.StatusCode)
+	assert.Equal(t, []string{"SYSTEM_ERROR"}, a1.Codes)
+	assert.Equal(t, OutcomeFailed, a1.Outcome)
+	assert.True(t, a1.Retry)
+	assert.True(t, a1.Sent)
+	assert.Equal(t, 2, a2.Attempt)
+	assert.Equal(t, 200, a2.StatusCode)
+	assert.Equal(t, OutcomeOK, a2.Outcome)
+	assert.False(t, a2.Retry)
+
+	require.Len(t, rec.ends, 1)
+	e := rec.ends[0]
+	assert.Equal(t, "accounts.Get", e.Operation)
+	assert.Equal(t, "/v1/accounts/{id}", e.Route)
+	assert.NotContains(t, e.Route, "12345678903")
+	assert.Equal(t, strings.TrimPrefix(srv.URL, "http://"), e.Bank)
+	assert.Equal(t, 2, e.Attempts)
+	assert.Equal(t, 200, e.StatusCode)
+	assert.Equal(t, OutcomeOK, e.Outcome)
+	assert.True(t, e.Sent)
+	assert.Zero(t, e.BudgetCalls)
+}
+
+func TestObserverPaymentOneAttempt(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusBadGateway)
+	}))
+	defer srv.Close()
+	rec := &obsRecorder{}
+	c := newTestClient(t, srv.URL, WithObserver(rec))
+	_, err := c.Do(context.Background(), Operation{Name: "payments.Create", Method: "POST",
+		Path: "/v1/payments/norwegian-domestic-credit-transfers", Body: map[string]string{"a": "b"}, ResultID: "paymentId"}, nil)
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	assert.EqualValues(t, 1, n.Load())
+	require.Len(t, rec.attempts, 1)
+	assert.Equal(t, OutcomeFailed, rec.attempts[0].Outcome) // a 502 answer, classed alone
+	require.Len(t, rec.ends, 1)
+	assert.Equal(t, OutcomeUnknown, rec.ends[0].Outcome)
+	assert.Equal(t, 502, rec.ends[0].StatusCode)
+	assert.Equal(t, 1, rec.ends[0].Attempts)
+}
+
+func TestObserverOutcomes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		switch r.URL.Path {
+		case "/v1/limited":
+			w.WriteHeader(429)
+			io.WriteString(w, `{"tppMessages":[{"category":"ERROR","code":"ACCESS_EXCEEDED"}]}`)
+		case "/v1/sca":
+			w.WriteHeader(401)
+			io.WriteString(w, `{"tppMessages":[{"category":"ERROR","code":"SCA_EXPIRED"}],"_links":{"scaRedirect":{"href":"https://bank.example/sca"}}}`)
+		case "/v1/refused":
+			w.WriteHeader(400)
+			io.WriteString(w, `{"tppMessages":[{"category":"ERROR","code":"Kari Nordmann 01019912345"}]}`)
+		default:
+			w.WriteHeader(201)
+			io.WriteString(w, `{"paymentId":"p1"}`)
+		}
+	}))
+	defer srv.Close()
+	rec := &obsRecorder{}
+	c := newTestClient(t, srv.URL, WithObserver(rec))
+	ctx := context.Background()
+	for _, path := range []string{"/v1/limited", "/v1/sca", "/v1/refused"} {
+		_, err := c.Do(ctx, Operation{Method: "GET", Path: path}, nil)
+		require.Error(t, err)
+	}
+	_, err := c.Do(ctx, Operation{Method: "POST", Path: "/v1/created", Body: map[string]int{}, ResultID: "paymentId"}, nil)
+	require.NoError(t, err)
+	budget := func(ctx context.Context, _ *Call) (func(Result), error) {
+		return nil, fmt.Errorf("spent: %w", ErrAccessExceeded)
+	}
+	_, err = c.Do(ctx, Operation{Method: "GET", Path: "/v1/budget", Hook: budget}, nil)
+	require.ErrorIs(t, err, ErrNotSent)
+	counted := func(ctx context.Context, _ *Call) (func(Result), error) {
+		NoteBudgetLeft(ctx, 3)
+		return nil, nil
+	}
+	_, err = c.Do(ctx, Operation{Method: "GET", Path: "/v1/counted", Hook: counted}, nil)
+	require.NoError(t, err)
+	_, err = c.Do(ctx, Operation{Method: "GET", Path: "/v1/x", Validate: func(*Call) error { return errors.New("bad") }}, nil)
+	require.ErrorIs(t, err, ErrNotSent)
+
+	require.Len(t, rec.ends, 7)
+	want := []Outcome{OutcomeRateLimited, OutcomeSCARequired, OutcomeRefused, OutcomeCreated, OutcomeBudgetRefused, OutcomeOK, OutcomeNotSent}
+	for i, w := range want {
+		assert.Equal(t, w, rec.ends[i].Outcome, "operation %d (%s)", i, rec.ends[i].Route)
+	}
+	assert.Equal(t, []string{"ACCESS_EXCEEDED"}, rec.ends[0].Codes)
+	assert.Equal(t, []string{"SCA_EXPIRED"}, rec.ends[1].Codes)
+	assert.Equal(t, []string{"OTHER"}, rec.ends[2].Codes, "a code outside the list never reaches an event")
+	assert.Equal(t, OutcomeRateLimited, rec.attempts[0].Outcome)
+	assert.Equal(t, OutcomeSCARequired, rec.attempts[1].Outcome)
+	assert.Equal(t, OutcomeCreated, rec.attempts[3].Outcome)
+	assert.Zero(t, rec.ends[4].BudgetCalls)
+	assert.Equal(t, 0, rec.ends[4].Attempts)
+	assert.False(t, rec.ends[4].Sent)
+	assert.Equal(t, 1, rec.ends[5].BudgetCalls)
+	assert.Equal(t, 3, rec.ends[5].BudgetLeft)
+	assert.Equal(t, 0, rec.ends[6].Attempts)
+}
+
+func TestObserverAttemptNotSent(t *testing.T) {
+	rec := &obsRecorder{}
+	// Nothing listens there: every attempt fails to connect.
+	c := newTestClient(t, "http://127.0.0.1:1", WithObserver(rec), WithRetryPolicy(RetryPolicy{MaxRetries: 1}))
+	_, err := c.Do(context.Background(), Operation{Method: "POST", Path: "/v1/payments/x", Body: map[string]int{}}, nil)
+	require.ErrorIs(t, err, ErrNotSent)
+	require.Len(t, rec.attempts, 2, "an attempt that never left is retried, whatever the method")
+	for _, a := range rec.attempts {
+		assert.False(t, a.Sent)
+		assert.Equal(t, OutcomeNotSent, a.Outcome)
+		assert.Equal(t, "transport", a.ErrorType)
+	}
+	assert.Equal(t, OutcomeNotSent, rec.ends[0].Outcome)
+}
+
+func TestWithObserverNil(t *testing.T) {
+	_, err := New("https://bank.example", testCreds(t, 0), WithObserver(nil))
+	require.Error(t, err)
+}
+
+func TestOutcomeString(t *testing.T) {
+	assert.Equal(t, "rate_limited", OutcomeRateLimited.String())
+	assert.Equal(t, "failed", OutcomeFailed.String())
+	assert.Equal(t, "invalid", Outcome(0).String())
+	assert.Equal(t, "invalid", Outcome(200).String())
+}
+
+// nopObserver does nothing: its cost is the seam's own.
+type nopObserver struct{}
+
+func (nopObserver) StartOperation(ctx context.Context, _ OperationStart) context.Context { return ctx }
+func (nopObserver) ObserveAttempt(context.Context, AttemptEvent)                         {}
+func (nopObserver) EndOperation(context.Context, OperationEvent)                         {}
+
+// BenchmarkObserverSeam measures a signed GET without an observer and
+// with one that does nothing, interleaved call by call in one run (the
+// machine's noise falls on both alike): nop/none is the seam's cost.
+func BenchmarkObserverSeam(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	none, nop := newTestClient(b, srv.URL), newTestClient(b, srv.URL, WithObserver(nopObserver{}))
+	var dNone, dNop time.Duration
+	op := Operation{Name: "x", Method: "GET", Path: "/v1/accounts/1"}
+	for i := 0; b.Loop(); i++ {
+		c, d := none, &dNone
+		if i%2 == 1 {
+			c, d = nop, &dNop
+		}
+		t0 := time.Now()
+		if _, err := c.Do(context.Background(), op, nil); err != nil {
+			b.Fatal(err)
+		}
+		*d += time.Since(t0)
+	}
+	if dNone > 0 {
+		b.ReportMetric(float64(dNop)/float64(dNone), "nop/none")
+	}
+}

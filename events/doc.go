@@ -1,0 +1,44 @@
+// Package events turns what the SDK learns about consents, PSUs,
+// payments and certificates into lifecycle events a TPP can act on:
+//
+//   - [ConsentRenewalDue], a configurable number of days before a
+//     consent ends, once for each threshold (14, 7, 3 and 1 days by
+//     default);
+//   - [ConsentExpired], and [ConsentRevoked] when the bank answers that
+//     the consent is no longer valid;
+//   - [ReconnectRequired], when a call without the PSU meets a demand
+//     for strong customer authentication: the PSU must come back;
+//   - [PaymentStatusChanged];
+//   - [PaymentOutcomeUnknown], for a create whose outcome is unknown, and
+//     [PaymentInDoubt], for a journal entry still in doubt after a crash;
+//   - [CertificateExpiring], for the signing or QWAC certificate.
+//
+// An [Emitter] makes them and hands each, wrapped in an [Envelope], to a
+// [Sink]. In one process the Sink is a [Handler], called synchronously
+// with the typed value ([Envelope.Event]). Across replicas the Sink is
+// pgstore's outbox (module github.com/tppkit/psd2/pgstore, Store.Outbox):
+// events go into a table, and consumers on any machine take them with
+// SELECT ... FOR UPDATE SKIP LOCKED, each event once.
+//
+// Every event has a stable [Envelope.ID], derived from what it says (the
+// kind, the reference, the threshold, the new status): the same fact
+// emitted twice, by two replicas or after a restart, has the same ID, so
+// that the Emitter (with a shared store) and the outbox deliver it once.
+// A consumer whose effect is outside the database (an e-mail) should
+// still use the ID as its idempotency key: a consumer killed after the
+// effect but before its commit gets the event again.
+//
+// Wiring: the refresh and payments packages know nothing of this one; the
+// TPP calls the Emitter where it learns the facts. A refresh job calls
+// [Emitter.Consent] for each consent it keeps and, for a result whose
+// outcome is refresh.ReconnectNeeded or refresh.Refused,
+// [Emitter.Error] with the result's Err (the PSU is not present); a
+// payment follower (payments.Service.Wait) calls [Emitter.PaymentStatus]
+// with the status it last saw and the new one; start-up calls
+// [Emitter.InDoubt] with the payments journal and [Emitter.Certificate]
+// with the signing and QWAC certificates.
+//
+// Events carry no personal data: a consent or payment is named by the
+// TPP's own reference ([Emitter.Consent]'s ref, a payment's X-Request-ID),
+// never by a PSU-ID, a session id, an account id or an IP address.
+package events

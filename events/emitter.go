@@ -1,0 +1,253 @@
+package events
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/store"
+)
+
+// Default thresholds, in days before the end.
+var (
+	DefaultRenewalDays     = []int{14, 7, 3, 1}
+	DefaultCertificateDays = []int{30, 14, 7, 1}
+)
+
+// rememberFor is how long an Emitter remembers an event it emitted.
+const rememberFor = 400 * 24 * time.Hour
+
+// Emitter makes lifecycle events and publishes each to its Sink once:
+// it remembers the IDs it published in a store (a store.MemoryStore of
+// its own unless [WithStore] gives a shared one), so that a check made
+// again, by this replica or another on the same store, publishes nothing
+// new. Its methods are safe for concurrent use.
+type Emitter struct {
+	sink        Sink
+	st          store.Store
+	now         func() time.Time
+	renewal     []int
+	certificate []int
+}
+
+// Option configures an Emitter in [NewEmitter].
+type Option func(*Emitter) error
+
+// WithRenewalDays sets the days before a consent's end at which
+// [ConsentRenewalDue] comes, one event for each (default 14, 7, 3, 1).
+func WithRenewalDays(days ...int) Option {
+	return func(e *Emitter) error {
+		d, err := thresholds(days)
+		e.renewal = d
+		return err
+	}
+}
+
+// WithCertificateDays sets the days before a certificate's expiry at
+// which [CertificateExpiring] comes (default 30, 14, 7, 1).
+func WithCertificateDays(days ...int) Option {
+	return func(e *Emitter) error {
+		d, err := thresholds(days)
+		e.certificate = d
+		return err
+	}
+}
+
+// WithStore remembers the published events in st, shared by replicas
+// (pgstore's Store, for one).
+func WithStore(st store.Store) Option {
+	return func(e *Emitter) error {
+		if st == nil {
+			return errors.New("events: nil store")
+		}
+		e.st = st
+		return nil
+	}
+}
+
+// WithClock makes the Emitter read the time from now.
+func WithClock(now func() time.Time) Option {
+	return func(e *Emitter) error {
+		if now == nil {
+			return errors.New("events: nil clock")
+		}
+		e.now = now
+		return nil
+	}
+}
+
+// thresholds checks and sorts days, largest first.
+func thresholds(days []int) ([]int, error) {
+	if len(days) == 0 || len(days) > 32 {
+		return nil, errors.New("events: give 1 to 32 thresholds")
+	}
+	d := slices.Clone(days)
+	for _, n := range d {
+		if n < 0 || n > 3660 {
+			return nil, fmt.Errorf("events: threshold %d days is out of range", n)
+		}
+	}
+	slices.Sort(d)
+	slices.Reverse(d)
+	return slices.Compact(d), nil
+}
+
+// NewEmitter returns an Emitter publishing to sink.
+func NewEmitter(sink Sink, opts ...Option) (*Emitter, error) {
+	if sink == nil {
+		return nil, errors.New("events: nil Sink")
+	}
+	e := &Emitter{sink: sink, st: store.NewMemoryStore(), now: time.Now,
+		renewal: DefaultRenewalDays, certificate: DefaultCertificateDays}
+	for _, o := range opts {
+		if err := o(e); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// Emit publishes ev unless an event with its ID was published before. It
+// reports whether it published.
+func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
+	env, err := Wrap(ev, e.now())
+	if err != nil {
+		return false, err
+	}
+	key := "events/emitted/" + env.ID
+	if _, err := e.st.Get(ctx, key); err == nil {
+		return false, nil
+	} else if !errors.Is(err, store.ErrNotStored) {
+		return false, fmt.Errorf("events: store: %w", err)
+	}
+	// Publish first: a crash before the mark publishes again, which the
+	// outbox drops by ID; the other order could lose the event.
+	if err := e.sink.Publish(ctx, env); err != nil {
+		return false, fmt.Errorf("events: publishing %s: %w", env.Kind, err)
+	}
+	if err := e.st.Put(ctx, key, []byte{1}, rememberFor); err != nil {
+		return true, fmt.Errorf("events: store: %w", err)
+	}
+	return true, nil
+}
+
+// daysLeft is the whole days from now to end, rounded up.
+func daysLeft(now, end time.Time) int {
+	d := end.Sub(now)
+	return int((d + 24*time.Hour - 1) / (24 * time.Hour))
+}
+
+// crossed returns the smallest threshold at or above left, false when
+// left is above every one. Only that one is emitted: a check made after
+// a long pause does not send the larger ones too.
+func crossed(ths []int, left int) (int, bool) {
+	for i := len(ths) - 1; i >= 0; i-- {
+		if left <= ths[i] {
+			return ths[i], true
+		}
+	}
+	return 0, false
+}
+
+// Consent checks a consent that ends at ends, named by the TPP's
+// reference ref: [ConsentExpired] once it has ended, [ConsentRenewalDue]
+// when a threshold is crossed. Call it from a periodic job for every
+// live consent (the refresh job, for one).
+func (e *Emitter) Consent(ctx context.Context, ref string, ends time.Time) error {
+	if ref == "" || ends.IsZero() {
+		return errors.New("events: Consent needs a reference and an end")
+	}
+	now := e.now()
+	if !ends.After(now) {
+		_, err := e.Emit(ctx, ConsentExpired{Consent: ref, Ends: ends.UTC()})
+		return err
+	}
+	left := daysLeft(now, ends)
+	th, ok := crossed(e.renewal, left)
+	if !ok {
+		return nil
+	}
+	_, err := e.Emit(ctx, ConsentRenewalDue{Consent: ref, Ends: ends.UTC(), DaysLeft: left, Threshold: th})
+	return err
+}
+
+// Certificate checks a certificate of role ("signing", "qwac"):
+// [CertificateExpiring] when a threshold is crossed, also once it has
+// expired (0 days left).
+func (e *Emitter) Certificate(ctx context.Context, role string, cert *x509.Certificate) error {
+	if cert == nil || role == "" {
+		return errors.New("events: Certificate needs a role and a certificate")
+	}
+	left := max(daysLeft(e.now(), cert.NotAfter), 0)
+	th, ok := crossed(e.certificate, left)
+	if !ok {
+		return nil
+	}
+	_, err := e.Emit(ctx, CertificateExpiring{Role: role, NotAfter: cert.NotAfter.UTC(), DaysLeft: left, Threshold: th})
+	return err
+}
+
+// Error turns the error of a call made for the consent or payment ref
+// into its event, if it has one:
+//   - [client.ErrOutcomeUnknown]: [PaymentOutcomeUnknown] (ref is the
+//     payment's reference, its X-Request-ID);
+//   - CONSENT_EXPIRED: [ConsentExpired];
+//   - CONSENT_INVALID or CONSENT_UNKNOWN: [ConsentRevoked];
+//   - a demand for SCA ([client.ErrSCARequired]) to a call without the
+//     PSU present: [ReconnectRequired].
+//
+// It reports whether err had an event. Other errors have none.
+func (e *Emitter) Error(ctx context.Context, ref string, psuPresent bool, err error) (bool, error) {
+	if err == nil || ref == "" {
+		return false, nil
+	}
+	var ev Event
+	var ou *client.OutcomeUnknownError
+	switch {
+	case errors.As(err, &ou):
+		ev = PaymentOutcomeUnknown{Payment: ref, Operation: ou.Operation}
+	case errors.Is(err, client.ErrConsentExpired):
+		ev = ConsentExpired{Consent: ref}
+	case errors.Is(err, client.ErrConsentInvalid):
+		ev = ConsentRevoked{Consent: ref, Code: client.CodeConsentInvalid}
+	case errors.Is(err, client.ErrConsentUnknown):
+		ev = ConsentRevoked{Consent: ref, Code: client.CodeConsentUnknown}
+	case errors.Is(err, client.ErrSCARequired) && !psuPresent:
+		ev = ReconnectRequired{Consent: ref, Day: e.now().UTC().Format(time.DateOnly)}
+	default:
+		return false, nil
+	}
+	_, perr := e.Emit(ctx, ev)
+	return true, perr
+}
+
+// PaymentStatus reports a payment's status as last seen (from) and now
+// (to): [PaymentStatusChanged] when they differ.
+func (e *Emitter) PaymentStatus(ctx context.Context, ref, from, to string) error {
+	if from == to || to == "" {
+		return nil
+	}
+	_, err := e.Emit(ctx, PaymentStatusChanged{Payment: ref, From: from, To: to})
+	return err
+}
+
+// InDoubt publishes [PaymentInDoubt] for every entry of j in doubt, for
+// example at start-up after a crash. It returns how many it found.
+func (e *Emitter) InDoubt(ctx context.Context, j *journal.Journal) (int, error) {
+	n := 0
+	for entry, err := range j.InDoubt(ctx) {
+		if err != nil {
+			return n, err
+		}
+		n++
+		if _, err := e.Emit(ctx, PaymentInDoubt{Payment: entry.RequestID, Operation: entry.Operation}); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}

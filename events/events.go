@@ -1,0 +1,255 @@
+package events
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Kind names an event type; it is the Envelope's Kind.
+type Kind string
+
+// The event kinds, one per event type of this package.
+const (
+	KindConsentRenewalDue     Kind = "consent.renewal_due"
+	KindConsentExpired        Kind = "consent.expired"
+	KindConsentRevoked        Kind = "consent.revoked"
+	KindReconnectRequired     Kind = "psu.reconnect_required"
+	KindPaymentStatusChanged  Kind = "payment.status_changed"
+	KindPaymentOutcomeUnknown Kind = "payment.outcome_unknown"
+	KindPaymentInDoubt        Kind = "payment.in_doubt"
+	KindCertificateExpiring   Kind = "certificate.expiring"
+)
+
+// Event is one of the typed events of this package.
+type Event interface {
+	// Kind names the event's type.
+	Kind() Kind
+	// identity is what makes two events the same fact.
+	identity() string
+}
+
+// ConsentRenewalDue says a consent ends within Threshold days: ask the
+// PSU to renew it. It comes once per threshold.
+type ConsentRenewalDue struct {
+	// Consent is the TPP's own reference of the consent.
+	Consent string `json:"consent"`
+	// Ends is when the consent ends.
+	Ends time.Time `json:"ends"`
+	// DaysLeft is the whole days left when the event was made.
+	DaysLeft int `json:"daysLeft"`
+	// Threshold is the configured number of days that was crossed.
+	Threshold int `json:"threshold"`
+}
+
+// ConsentExpired says a consent has ended (its end passed, or the bank
+// answered CONSENT_EXPIRED).
+type ConsentExpired struct {
+	// Consent is the TPP's own reference of the consent.
+	Consent string `json:"consent"`
+	// Ends is when the consent ended; zero when the bank said so first.
+	Ends time.Time `json:"ends,omitzero"`
+}
+
+// ConsentRevoked says the bank answered that the consent is not valid
+// any more (CONSENT_INVALID or CONSENT_UNKNOWN): the PSU or the bank
+// withdrew it.
+type ConsentRevoked struct {
+	// Consent is the TPP's own reference of the consent.
+	Consent string `json:"consent"`
+	// Code is the bank's tppMessage code.
+	Code string `json:"code"`
+}
+
+// ReconnectRequired says the PSU must come back and authenticate: a call
+// without the PSU present met a demand for SCA. It comes at most once a
+// day per consent.
+type ReconnectRequired struct {
+	// Consent is the TPP's own reference of the consent.
+	Consent string `json:"consent"`
+	// Day is the UTC date (2006-01-02) it was found on.
+	Day string `json:"day"`
+}
+
+// PaymentStatusChanged says a payment's transaction status changed.
+type PaymentStatusChanged struct {
+	// Payment is the TPP's reference of the payment (its create's
+	// X-Request-ID, as the payments journal keys it).
+	Payment string `json:"payment"`
+	// From and To are the transaction statuses (RCVD, ACTC, ACSC, RJCT...).
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// PaymentOutcomeUnknown says a payment create may have reached the bank
+// without a usable answer: it must not be sent again; resolve it
+// (journal.Journal).
+type PaymentOutcomeUnknown struct {
+	// Payment is the create's X-Request-ID.
+	Payment string `json:"payment"`
+	// Operation is the SDK call, such as "payments.CreateNorwegianDomestic".
+	Operation string `json:"operation"`
+}
+
+// PaymentInDoubt says a payments journal entry is still in doubt, for
+// example after a crash between sending and recording the answer.
+type PaymentInDoubt struct {
+	// Payment is the create's X-Request-ID (JournalEntry.RequestID).
+	Payment string `json:"payment"`
+	// Operation is the SDK call of the create.
+	Operation string `json:"operation"`
+}
+
+// CertificateExpiring says a certificate expires within Threshold days.
+type CertificateExpiring struct {
+	// Role is "signing" or "qwac".
+	Role string `json:"role"`
+	// NotAfter is the certificate's expiry.
+	NotAfter time.Time `json:"notAfter"`
+	// DaysLeft is the whole days left (0 once expired).
+	DaysLeft int `json:"daysLeft"`
+	// Threshold is the configured number of days that was crossed.
+	Threshold int `json:"threshold"`
+}
+
+// Kind returns [KindConsentRenewalDue].
+func (ConsentRenewalDue) Kind() Kind { return KindConsentRenewalDue }
+
+// Kind returns [KindConsentExpired].
+func (ConsentExpired) Kind() Kind { return KindConsentExpired }
+
+// Kind returns [KindConsentRevoked].
+func (ConsentRevoked) Kind() Kind { return KindConsentRevoked }
+
+// Kind returns [KindReconnectRequired].
+func (ReconnectRequired) Kind() Kind { return KindReconnectRequired }
+
+// Kind returns [KindPaymentStatusChanged].
+func (PaymentStatusChanged) Kind() Kind { return KindPaymentStatusChanged }
+
+// Kind returns [KindPaymentOutcomeUnknown].
+func (PaymentOutcomeUnknown) Kind() Kind { return KindPaymentOutcomeUnknown }
+
+// Kind returns [KindPaymentInDoubt].
+func (PaymentInDoubt) Kind() Kind { return KindPaymentInDoubt }
+
+// Kind returns [KindCertificateExpiring].
+func (CertificateExpiring) Kind() Kind { return KindCertificateExpiring }
+
+func (e ConsentRenewalDue) identity() string {
+	return e.Consent + "|" + e.Ends.UTC().Format(time.RFC3339) + "|" + strconv.Itoa(e.Threshold)
+}
+func (e ConsentExpired) identity() string        { return e.Consent }
+func (e ConsentRevoked) identity() string        { return e.Consent }
+func (e ReconnectRequired) identity() string     { return e.Consent + "|" + e.Day }
+func (e PaymentStatusChanged) identity() string  { return e.Payment + "|" + e.To }
+func (e PaymentOutcomeUnknown) identity() string { return e.Payment }
+func (e PaymentInDoubt) identity() string        { return e.Payment }
+func (e CertificateExpiring) identity() string {
+	return e.Role + "|" + e.NotAfter.UTC().Format(time.RFC3339) + "|" + strconv.Itoa(e.Threshold)
+}
+
+// Envelope is an event as it travels: its ID, kind, time and JSON form.
+type Envelope struct {
+	// ID is the same for the same fact (see the package documentation).
+	ID string `json:"id"`
+	// Kind is the event's Kind.
+	Kind Kind `json:"kind"`
+	// At is when the event was made.
+	At time.Time `json:"at"`
+	// Data is the event in JSON.
+	Data json.RawMessage `json:"data"`
+}
+
+// ID returns the ID of ev: a hash of its kind and identity.
+func ID(ev Event) string {
+	h := sha256.New()
+	id := ev.identity()
+	fmt.Fprintf(h, "%d:%s;%d:%s;", len(ev.Kind()), ev.Kind(), len(id), id)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// Wrap puts ev in an Envelope made at at.
+func Wrap(ev Event, at time.Time) (Envelope, error) {
+	if ev == nil {
+		return Envelope{}, errors.New("events: nil Event")
+	}
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return Envelope{}, fmt.Errorf("events: %w", err)
+	}
+	return Envelope{ID: ID(ev), Kind: ev.Kind(), At: at.UTC(), Data: data}, nil
+}
+
+// ErrUnknownKind matches an Envelope whose Kind this version does not know.
+var ErrUnknownKind = errors.New("events: unknown kind")
+
+// Event decodes the typed event of the envelope.
+func (e Envelope) Event() (Event, error) {
+	var ev Event
+	switch e.Kind {
+	case KindConsentRenewalDue:
+		ev = decode[ConsentRenewalDue](e.Data)
+	case KindConsentExpired:
+		ev = decode[ConsentExpired](e.Data)
+	case KindConsentRevoked:
+		ev = decode[ConsentRevoked](e.Data)
+	case KindReconnectRequired:
+		ev = decode[ReconnectRequired](e.Data)
+	case KindPaymentStatusChanged:
+		ev = decode[PaymentStatusChanged](e.Data)
+	case KindPaymentOutcomeUnknown:
+		ev = decode[PaymentOutcomeUnknown](e.Data)
+	case KindPaymentInDoubt:
+		ev = decode[PaymentInDoubt](e.Data)
+	case KindCertificateExpiring:
+		ev = decode[CertificateExpiring](e.Data)
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownKind, e.Kind)
+	}
+	if ev == nil {
+		return nil, fmt.Errorf("events: %s: data unreadable", e.Kind)
+	}
+	return ev, nil
+}
+
+// decode reads data as a T, nil when it cannot.
+func decode[T Event](data []byte) Event {
+	var v T
+	if json.Unmarshal(data, &v) != nil {
+		return nil
+	}
+	return v
+}
+
+// Sink receives the events an Emitter makes.
+type Sink interface {
+	// Publish hands e on. An envelope whose ID was published before may
+	// be dropped.
+	Publish(ctx context.Context, e Envelope) error
+}
+
+// Handler delivers events in one process: as a Sink, it is called
+// synchronously with each envelope. [Typed] adapts a function of the
+// typed event.
+type Handler func(ctx context.Context, e Envelope) error
+
+// Publish calls h.
+func (h Handler) Publish(ctx context.Context, e Envelope) error { return h(ctx, e) }
+
+// Typed returns a Handler that decodes each envelope and calls fn with
+// the typed event (a ConsentRenewalDue, a PaymentInDoubt, ...).
+func Typed(fn func(ctx context.Context, ev Event) error) Handler {
+	return func(ctx context.Context, e Envelope) error {
+		ev, err := e.Event()
+		if err != nil {
+			return err
+		}
+		return fn(ctx, ev)
+	}
+}

@@ -1,0 +1,60 @@
+package otel_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/sandbox/emulator"
+
+	psd2otel "github.com/tppkit/psd2/otel"
+)
+
+// Example wires an Observer into a client: one span per operation, one
+// child span per attempt, and the metrics.
+func Example() {
+	spans := tracetest.NewSpanRecorder() // in production: an OTLP exporter
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) }()
+
+	obs, err := psd2otel.New(psd2otel.WithTracerProvider(tp), psd2otel.WithMeterProvider(mp))
+	if err != nil {
+		log.Fatal(err)
+	}
+	bank := emulator.NewServer()
+	defer bank.Close()
+	creds, err := bank.NewTPP("Example TPP")
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()), client.WithObserver(obs),
+		client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	acc, err := accounts.New(c)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Without a session the bank asks for SCA: an operation whose outcome
+	// is sca_required.
+	_, err = acc.List(context.Background(), nil, client.WithTPPSessionID("3f1c2a8e-5b7d-4c1e-9a2f-6d8b0e4c7a51"),
+		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}))
+	fmt.Println(errors.Is(err, client.ErrSCARequired))
+	for _, s := range spans.Ended() {
+		fmt.Println(s.SpanKind(), s.Name(), s.Status().Description)
+	}
+	// Output:
+	// true
+	// client GET /v1/accounts 401
+	// internal accounts.List sca_required
+}

@@ -1,0 +1,194 @@
+// Command metrics exposes the SDK's OpenTelemetry metrics in the
+// Prometheus text format on /metrics, through OpenTelemetry's Prometheus
+// exporter, after a scripted run against the embedded bank sandbox: reads
+// without the PSU until the budget refuses one, a read the bank first
+// answers 503, a payment, and the lifecycle gauges (consents by days left,
+// days until the signing certificate expires, journal entries in doubt,
+// a refresh round).
+//
+// Without flags it prints one scrape of /metrics and exits; with -serve
+// it keeps serving on -addr for a Prometheus server:
+//
+//	go run . -serve -addr 127.0.0.1:9464
+//	curl -s 127.0.0.1:9464/metrics | grep psd2_
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
+
+	psd2otel "github.com/tppkit/psd2/otel"
+)
+
+func main() {
+	serve := flag.Bool("serve", false, "keep serving /metrics after the scripted run")
+	addr := flag.String("addr", "127.0.0.1:0", "address to serve /metrics on")
+	flag.Parse()
+	if err := run(context.Background(), os.Stdout, *addr, *serve); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
+	// The Prometheus exporter is a metric reader on a registry of its own.
+	reg := prometheus.NewRegistry()
+	exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
+	if err != nil {
+		return err
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
+	defer func() { _ = mp.Shutdown(context.Background()) }()
+	obs, err := psd2otel.New(psd2otel.WithMeterProvider(mp))
+	if err != nil {
+		return err
+	}
+
+	bank := emulator.NewServer()
+	defer bank.Close()
+	creds, err := bank.NewTPP("Metrics example TPP")
+	if err != nil {
+		return err
+	}
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()), client.WithObserver(obs),
+		client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
+	if err != nil {
+		return err
+	}
+	journal, err := payments.NewJournal(store.NewMemoryStore())
+	if err != nil {
+		return err
+	}
+	seeded, err := bank.Seed(ctx, creds.Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+		Accounts: []emulator.SeedAccount{{Balance: "1000.00"}},
+		Consent:  &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)},
+	}}})
+	if err != nil {
+		return err
+	}
+	cu := seeded.Customers[0]
+	consentEnds := cu.Session.ConsentExpiresAt
+	reg2, err := obs.RegisterGauges(psd2otel.Gauges{
+		ConsentEnds:  func(context.Context) ([]time.Time, error) { return []time.Time{consentEnds}, nil },
+		Certificates: psd2otel.ClientCertificates(c),
+		InDoubt:      psd2otel.JournalInDoubt(journal),
+	})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = reg2.Unregister() }()
+
+	if err := script(ctx, c, bank, cu, journal, obs); err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	if serve {
+		fmt.Fprintf(out, "serving http://%s/metrics\n", ln.Addr())
+		select {}
+	}
+	return scrape(out, "http://"+ln.Addr().String()+"/metrics")
+}
+
+// script makes the calls whose metrics the scrape shows.
+func script(ctx context.Context, c *client.Client, bank *emulator.Server, cu emulator.SeededCustomer,
+	journal *payments.Journal, obs *psd2otel.Observer) error {
+	acc, err := accounts.New(c)
+	if err != nil {
+		return err
+	}
+	pay, err := payments.New(c, payments.WithJournal(journal))
+	if err != nil {
+		return err
+	}
+	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID,
+		Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
+	absent := sess.RequestOptions(nil)
+	account := cu.Accounts[0].ID
+
+	planned := time.Now()
+	bank.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/"})
+	for range 4 { // the 4th is refused by the budget: the retry of the 1st counted too
+		_, err := acc.Balances(ctx, account, absent)
+		if err != nil && !errors.Is(err, accounts.ErrBudgetExhausted) {
+			return err
+		}
+	}
+	obs.RecordRefreshRound(ctx, psd2otel.RoundDone, planned, planned.Add(1500*time.Millisecond))
+
+	present := sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})
+	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+		InstructedAmount: money.MustParse("150.00", "NOK"), CreditorName: "Ola Eksempel",
+		CreditorAccount: payments.AccountReference{BBAN: "91026527436", Currency: "NOK"},
+		CreditorAddress: &payments.Address{Country: "NO"},
+		DebtorAccount:   payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
+	}, present)
+	if err != nil {
+		return err
+	}
+	// A create the bank acts on without answering: in doubt in the journal.
+	bank.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: "POST", PathPrefix: "/v1/payments/"})
+	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+		InstructedAmount: money.MustParse("99.00", "NOK"), CreditorName: "Ola Eksempel",
+		CreditorAccount: payments.AccountReference{BBAN: "91026527436", Currency: "NOK"},
+		CreditorAddress: &payments.Address{Country: "NO"},
+		DebtorAccount:   payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
+	}, present)
+	if !errors.Is(err, client.ErrOutcomeUnknown) {
+		return fmt.Errorf("expected an unknown outcome, got %v", err)
+	}
+	return nil
+}
+
+// scrape prints the psd2 lines of one scrape of url.
+func scrape(out io.Writer, url string) error {
+	resp, err := http.Get(url)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.Contains(line, "psd2_") && !strings.Contains(line, "_bucket{") {
+			fmt.Fprintln(out, line)
+			n++
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("no psd2 metric in the scrape")
+	}
+	return nil
+}

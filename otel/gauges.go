@@ -1,0 +1,196 @@
+package otel
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
+)
+
+// Gauges are callbacks the TPP wires to its own state; each is read at
+// every collection of the metrics (a Prometheus scrape, an export). A nil
+// callback leaves its gauge out; a callback's error goes to OpenTelemetry's
+// global error handler (otel.Handle), and the other gauges are still
+// observed. They return counts and dates only: no callback can hand a
+// personal value to a metric.
+type Gauges struct {
+	// ConsentEnds returns the end (validUntil) of every live consent the
+	// TPP keeps. [MetricConsents] counts them by days left.
+	ConsentEnds func(ctx context.Context) ([]time.Time, error)
+	// Certificates returns the certificates whose expiry to watch by role
+	// ("signing", "qwac"). [MetricCertificateDays] reports the days left
+	// of each. [ClientCertificates] reads a client's signing certificate.
+	Certificates func(ctx context.Context) (map[string]*x509.Certificate, error)
+	// InDoubt returns the number of payment journal entries in doubt.
+	// [JournalInDoubt] counts a journal.Journal's.
+	InDoubt func(ctx context.Context) (int64, error)
+	// Now is the clock the days are counted on (time.Now when nil).
+	Now func() time.Time
+}
+
+// Attribute keys of the gauges.
+const (
+	// AttrDaysLeft buckets the days left of a consent: "expired", "0-6",
+	// "7-29", "30-89", "90+".
+	AttrDaysLeft = attribute.Key("psd2.consent.days_left")
+	// AttrCertificateRole is the role of a certificate ("signing", "qwac").
+	AttrCertificateRole = attribute.Key("psd2.certificate.role")
+	// AttrRoundResult is a refresh round's result ([RoundResult]).
+	AttrRoundResult = attribute.Key("psd2.refresh.result")
+)
+
+// daysLeftBuckets are the values of AttrDaysLeft, in order.
+var daysLeftBuckets = []string{"expired", "0-6", "7-29", "30-89", "90+"}
+
+// daysLeftBucket places an end at now into daysLeftBuckets.
+func daysLeftBucket(end, now time.Time) int {
+	d := end.Sub(now)
+	switch {
+	case d <= 0:
+		return 0
+	case d < 7*24*time.Hour:
+		return 1
+	case d < 30*24*time.Hour:
+		return 2
+	case d < 90*24*time.Hour:
+		return 3
+	}
+	return 4
+}
+
+// RegisterGauges registers g's observable gauges on the observer's meter.
+// Unregister the returned registration to stop them.
+func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
+	now := g.Now
+	if now == nil {
+		now = time.Now
+	}
+	consents, err1 := o.meter.Int64ObservableGauge(MetricConsents, metric.WithUnit("{consent}"),
+		metric.WithDescription("Live consents by days left until they end."))
+	certDays, err2 := o.meter.Float64ObservableGauge(MetricCertificateDays, metric.WithUnit("d"),
+		metric.WithDescription("Days until each certificate expires."))
+	inDoubt, err3 := o.meter.Int64ObservableGauge(MetricJournalInDoubt, metric.WithUnit("{payment}"),
+		metric.WithDescription("Payment journal entries in doubt."))
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, err
+	}
+	var insts []metric.Observable
+	if g.ConsentEnds != nil {
+		insts = append(insts, consents)
+	}
+	if g.Certificates != nil {
+		insts = append(insts, certDays)
+	}
+	if g.InDoubt != nil {
+		insts = append(insts, inDoubt)
+	}
+	if len(insts) == 0 {
+		return nil, errors.New("otel: RegisterGauges: no callback set")
+	}
+	return o.meter.RegisterCallback(func(ctx context.Context, obs metric.Observer) error {
+		t := now()
+		var errs []error
+		if g.ConsentEnds != nil {
+			ends, err := g.ConsentEnds(ctx)
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				counts := make([]int64, len(daysLeftBuckets))
+				for _, end := range ends {
+					counts[daysLeftBucket(end, t)]++
+				}
+				for i, n := range counts {
+					obs.ObserveInt64(consents, n, metric.WithAttributes(AttrDaysLeft.String(daysLeftBuckets[i])))
+				}
+			}
+		}
+		if g.Certificates != nil {
+			certs, err := g.Certificates(ctx)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			for role, c := range certs {
+				if c == nil {
+					continue
+				}
+				days := math.Floor(c.NotAfter.Sub(t).Hours()/24*100) / 100
+				obs.ObserveFloat64(certDays, days, metric.WithAttributes(AttrCertificateRole.String(role)))
+			}
+		}
+		if g.InDoubt != nil {
+			n, err := g.InDoubt(ctx)
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				obs.ObserveInt64(inDoubt, n)
+			}
+		}
+		if err := errors.Join(errs...); err != nil {
+			// The other gauges are observed: report the error to the
+			// global handler rather than fail the whole collection.
+			otel.Handle(fmt.Errorf("psd2 otel gauges: %w", err))
+		}
+		return nil
+	}, insts...)
+}
+
+// ClientCertificates reads the signing certificate c signs with now,
+// for [Gauges.Certificates].
+func ClientCertificates(c *client.Client) func(context.Context) (map[string]*x509.Certificate, error) {
+	return func(context.Context) (map[string]*x509.Certificate, error) {
+		cr := c.Credentials()
+		if cr == nil || cr.Certificate == nil {
+			return nil, nil
+		}
+		return map[string]*x509.Certificate{"signing": cr.Certificate}, nil
+	}
+}
+
+// JournalInDoubt counts the entries in doubt of j, for [Gauges.InDoubt].
+// It reads the whole journal at each collection.
+func JournalInDoubt(j *journal.Journal) func(context.Context) (int64, error) {
+	return func(ctx context.Context) (int64, error) {
+		var n int64
+		for _, err := range j.InDoubt(ctx) {
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, nil
+	}
+}
+
+// RoundResult is how a refresh round ended.
+type RoundResult string
+
+// Refresh round results.
+const (
+	RoundDone    RoundResult = "done"
+	RoundSnoozed RoundResult = "snoozed" // put off: budget spent, bank busy
+	RoundFailed  RoundResult = "failed"
+)
+
+// RecordRefreshRound counts one refresh round and how late it started
+// after its planned time (started minus planned; a round that started
+// early counts 0). The TPP calls it from its refresh job, for example in
+// a refresh.WithProgress callback or at the end of a River job.
+func (o *Observer) RecordRefreshRound(ctx context.Context, result RoundResult, planned, started time.Time) {
+	switch result {
+	case RoundDone, RoundSnoozed, RoundFailed:
+	default:
+		result = RoundFailed
+	}
+	set := metric.WithAttributes(AttrRoundResult.String(string(result)))
+	o.rounds.Add(ctx, 1, set)
+	o.lateness.Record(ctx, max(started.Sub(planned), 0).Seconds(), set)
+}

@@ -1,0 +1,281 @@
+package otel
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// ScopeName is the instrumentation scope of the tracer and meter.
+const ScopeName = "github.com/tppkit/psd2/otel"
+
+// Attribute keys of the SDK's own attributes (the rest follow the HTTP
+// client semantic conventions).
+const (
+	// AttrOperation is the SDK call, such as "payments.Create".
+	AttrOperation = attribute.Key("psd2.operation")
+	// AttrBank is the host of the bank's base URL.
+	AttrBank = attribute.Key("psd2.bank")
+	// AttrOutcome is the outcome class ([client.Outcome.String]).
+	AttrOutcome = attribute.Key("psd2.outcome")
+	// AttrCodes are the bank's tppMessage codes ([client.Codes]).
+	AttrCodes = attribute.Key("psd2.tpp_message.codes")
+	// AttrStatusClass is "2xx", "4xx", "5xx" (and so on) or "none".
+	AttrStatusClass = attribute.Key("http.response.status_class")
+	// AttrAttempts is the number of attempts of an operation.
+	AttrAttempts = attribute.Key("psd2.attempts")
+	// AttrSent says whether a byte of the call may have left.
+	AttrSent = attribute.Key("psd2.sent")
+	// AttrBudgetLeft is the without-PSU budget's calls left.
+	AttrBudgetLeft = attribute.Key("psd2.budget.left")
+)
+
+// Observer is a [client.Observer] that records OpenTelemetry spans and
+// metrics. Make one with [New], give it to the client with
+// client.WithObserver, and register lifecycle gauges with
+// [Observer.RegisterGauges].
+type Observer struct {
+	tracer trace.Tracer
+	meter  metric.Meter
+
+	duration  metric.Float64Histogram
+	opDur     metric.Float64Histogram
+	outcomes  metric.Int64Counter
+	spent     metric.Int64Counter
+	refused   metric.Int64Counter
+	rounds    metric.Int64Counter
+	lateness  metric.Float64Histogram
+	hostCache hostPorts
+	sets      sync.Map // setKey -> attribute.Set
+}
+
+// setKey identifies a metric attribute set.
+type setKey struct {
+	kind            byte
+	op, bank, class string
+}
+
+// set returns the attribute set of k, built once: metric attributes
+// take few values (operations x banks x classes).
+func (o *Observer) set(k setKey) metric.MeasurementOption {
+	if v, ok := o.sets.Load(k); ok {
+		return metric.WithAttributeSet(v.(attribute.Set))
+	}
+	kvs := []attribute.KeyValue{AttrOperation.String(k.op), AttrBank.String(k.bank)}
+	switch k.kind {
+	case 'r':
+		kvs = append(kvs, AttrStatusClass.String(k.class))
+	case 'o':
+		kvs = append(kvs, AttrOutcome.String(k.class))
+	}
+	set := attribute.NewSet(kvs...)
+	o.sets.Store(k, set)
+	return metric.WithAttributeSet(set)
+}
+
+// Option configures [New].
+type Option func(*Observer) error
+
+// WithTracerProvider records spans with tp instead of the global provider.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(o *Observer) error {
+		if tp == nil {
+			return errors.New("otel: nil TracerProvider")
+		}
+		o.tracer = tp.Tracer(ScopeName)
+		return nil
+	}
+}
+
+// WithMeterProvider records metrics with mp instead of the global provider.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return func(o *Observer) error {
+		if mp == nil {
+			return errors.New("otel: nil MeterProvider")
+		}
+		o.meter = mp.Meter(ScopeName)
+		return nil
+	}
+}
+
+// Metric names.
+const (
+	MetricRequestDuration   = "psd2.client.request.duration"
+	MetricOperationDuration = "psd2.client.operation.duration"
+	MetricOutcomes          = "psd2.client.operations"
+	MetricBudgetSpent       = "psd2.budget.calls.spent"
+	MetricBudgetRefused     = "psd2.budget.calls.refused"
+	MetricConsents          = "psd2.consents"
+	MetricCertificateDays   = "psd2.certificate.days_left"
+	MetricJournalInDoubt    = "psd2.journal.in_doubt"
+	MetricRefreshRounds     = "psd2.refresh.rounds"
+	MetricRefreshLateness   = "psd2.refresh.start_lateness"
+)
+
+// durationBuckets are the histogram bounds in seconds (those the HTTP
+// semantic conventions advise).
+var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
+
+// New returns an Observer recording through the global providers unless
+// WithTracerProvider and WithMeterProvider say otherwise.
+func New(opts ...Option) (*Observer, error) {
+	o := &Observer{tracer: otel.GetTracerProvider().Tracer(ScopeName), meter: otel.GetMeterProvider().Meter(ScopeName)}
+	for _, opt := range opts {
+		if err := opt(o); err != nil {
+			return nil, err
+		}
+	}
+	m := o.meter
+	var errs []error
+	var err error
+	o.duration, err = m.Float64Histogram(MetricRequestDuration, metric.WithUnit("s"),
+		metric.WithDescription("Duration of each signed HTTP request to the bank."), metric.WithExplicitBucketBoundaries(durationBuckets...))
+	errs = append(errs, err)
+	o.opDur, err = m.Float64Histogram(MetricOperationDuration, metric.WithUnit("s"),
+		metric.WithDescription("Duration of each SDK operation, retries and waits included."), metric.WithExplicitBucketBoundaries(durationBuckets...))
+	errs = append(errs, err)
+	o.outcomes, err = m.Int64Counter(MetricOutcomes, metric.WithUnit("{operation}"),
+		metric.WithDescription("SDK operations by outcome class."))
+	errs = append(errs, err)
+	o.spent, err = m.Int64Counter(MetricBudgetSpent, metric.WithUnit("{call}"),
+		metric.WithDescription("Calls that counted against a without-PSU budget."))
+	errs = append(errs, err)
+	o.refused, err = m.Int64Counter(MetricBudgetRefused, metric.WithUnit("{call}"),
+		metric.WithDescription("Calls refused before sending because a without-PSU budget was spent."))
+	errs = append(errs, err)
+	o.rounds, err = m.Int64Counter(MetricRefreshRounds, metric.WithUnit("{round}"),
+		metric.WithDescription("Refresh rounds by result (done, snoozed, failed)."))
+	errs = append(errs, err)
+	o.lateness, err = m.Float64Histogram(MetricRefreshLateness, metric.WithUnit("s"),
+		metric.WithDescription("How late each refresh round started after its planned time."),
+		metric.WithExplicitBucketBoundaries(1, 5, 15, 60, 300, 900, 3600, 4*3600))
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// StartOperation starts the operation's span (internal kind).
+func (o *Observer) StartOperation(ctx context.Context, op client.OperationStart) context.Context {
+	ctx, _ = o.tracer.Start(ctx, op.Operation, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(op.Start),
+		trace.WithAttributes(AttrOperation.String(op.Operation), AttrBank.String(op.Bank),
+			semconv.HTTPRequestMethodKey.String(op.Method), semconv.URLTemplate(op.Route)))
+	return ctx
+}
+
+// ObserveAttempt records the attempt's client span, a child of the
+// operation's, and its duration.
+func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
+	host, port := o.hostCache.split(a.Bank)
+	attrs := make([]attribute.KeyValue, 0, 10)
+	attrs = append(attrs, semconv.HTTPRequestMethodKey.String(a.Method), semconv.ServerAddress(host),
+		semconv.URLTemplate(a.Route), AttrOperation.String(a.Operation), AttrOutcome.String(a.Outcome.String()),
+		AttrSent.Bool(a.Sent))
+	if port > 0 {
+		attrs = append(attrs, semconv.ServerPort(port))
+	}
+	if a.Attempt > 1 {
+		attrs = append(attrs, semconv.HTTPRequestResendCount(a.Attempt-1))
+	}
+	if a.StatusCode > 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(a.StatusCode))
+	}
+	errType := a.ErrorType
+	if errType == "" && a.StatusCode >= 400 {
+		errType = strconv.Itoa(a.StatusCode)
+	}
+	if errType != "" {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
+	}
+	if len(a.Codes) > 0 {
+		attrs = append(attrs, AttrCodes.StringSlice(a.Codes))
+	}
+	_, span := o.tracer.Start(ctx, a.Method+" "+a.Route, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithTimestamp(a.Start), trace.WithAttributes(attrs...))
+	if errType != "" {
+		span.SetStatus(codes.Error, errType)
+	}
+	span.End(trace.WithTimestamp(a.Start.Add(a.Duration)))
+	if a.Sent {
+		o.duration.Record(ctx, a.Duration.Seconds(), o.set(setKey{'r', a.Operation, a.Bank, statusClass(a.StatusCode)}))
+	}
+}
+
+// EndOperation ends the operation's span and counts its outcome.
+func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
+	span := trace.SpanFromContext(ctx)
+	attrs := []attribute.KeyValue{AttrOutcome.String(e.Outcome.String()), AttrAttempts.Int(e.Attempts), AttrSent.Bool(e.Sent)}
+	if e.StatusCode > 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(e.StatusCode))
+	}
+	if len(e.Codes) > 0 {
+		attrs = append(attrs, AttrCodes.StringSlice(e.Codes))
+	}
+	if e.BudgetCalls > 0 {
+		attrs = append(attrs, AttrBudgetLeft.Int(e.BudgetLeft))
+	}
+	span.SetAttributes(attrs...)
+	switch e.Outcome {
+	case client.OutcomeOK, client.OutcomeCreated:
+	default:
+		span.SetStatus(codes.Error, e.Outcome.String())
+	}
+	span.End(trace.WithTimestamp(e.Start.Add(e.Duration)))
+
+	set := o.set(setKey{'o', e.Operation, e.Bank, e.Outcome.String()})
+	o.outcomes.Add(ctx, 1, set)
+	o.opDur.Record(ctx, e.Duration.Seconds(), set)
+	switch {
+	case e.Outcome == client.OutcomeBudgetRefused:
+		o.refused.Add(ctx, 1, o.set(setKey{'b', e.Operation, e.Bank, ""}))
+	case e.BudgetCalls > 0 && e.Sent:
+		o.spent.Add(ctx, int64(e.BudgetCalls), o.set(setKey{'b', e.Operation, e.Bank, ""}))
+	}
+}
+
+// statusClass is "2xx" for 200 to 299 and so on, "none" without a status.
+func statusClass(status int) string {
+	if status < 100 || status > 599 {
+		return "none"
+	}
+	return string(rune('0'+status/100)) + "xx"
+}
+
+// hostPorts splits "host:port" once per bank.
+type hostPorts struct {
+	m sync.Map
+}
+
+func (h *hostPorts) split(hostport string) (string, int) {
+	if v, ok := h.m.Load(hostport); ok {
+		hp := v.(hostPort)
+		return hp.host, hp.port
+	}
+	host, p, err := net.SplitHostPort(hostport)
+	hp := hostPort{host: hostport}
+	if err == nil {
+		hp.host = host
+		hp.port, _ = strconv.Atoi(p)
+	}
+	h.m.Store(hostport, hp)
+	return hp.host, hp.port
+}
+
+type hostPort struct {
+	host string
+	port int
+}
+
+var _ client.Observer = (*Observer)(nil)

@@ -1,0 +1,183 @@
+package otel_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/sandbox/emulator"
+
+	psd2otel "github.com/tppkit/psd2/otel"
+)
+
+// attr returns the value of key on s.
+func attr(s sdktrace.ReadOnlySpan, key attribute.Key) (attribute.Value, bool) {
+	for _, kv := range s.Attributes() {
+		if kv.Key == key {
+			return kv.Value, true
+		}
+	}
+	return attribute.Value{}, false
+}
+
+// children returns the spans whose parent is p.
+func children(all []sdktrace.ReadOnlySpan, p sdktrace.ReadOnlySpan) []sdktrace.ReadOnlySpan {
+	var out []sdktrace.ReadOnlySpan
+	for _, s := range all {
+		if s.Parent().SpanID() == p.SpanContext().SpanID() && s.Parent().IsValid() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// operations returns the operation spans (roots) named name.
+func operations(all []sdktrace.ReadOnlySpan, name string) []sdktrace.ReadOnlySpan {
+	var out []sdktrace.ReadOnlySpan
+	for _, s := range all {
+		if s.Name() == name && !s.Parent().IsValid() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// TestScriptedRun drives the emulator through a retried GET, budgeted
+// reads up to the budget's refusal, a bank refusal and a payment, and
+// checks the spans and metrics they leave.
+func TestScriptedRun(t *testing.T) {
+	r := newRig(t)
+	ctx := t.Context()
+
+	// 1. A GET the bank first answers 503: two attempts, the second a resend.
+	r.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/", Count: 1})
+	_, err := r.acc.Balances(ctx, r.account, r.absent)
+	require.NoError(t, err)
+	// 2. Two more budgeted reads, then the budget (4 a day) is spent.
+	for range 2 {
+		_, err = r.acc.Balances(ctx, r.account, r.absent)
+		require.NoError(t, err)
+	}
+	_, err = r.acc.Balances(ctx, r.account, r.absent)
+	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	// 3. A bank refusal: an unknown account.
+	_, err = r.acc.Balances(ctx, "enc!!unknown-account", r.absent, client.WithPSU(client.PSU{IPAddress: plantedIP}))
+	require.Error(t, err)
+	// 4. A payment: created, one attempt.
+	init, err := r.paymentAsPSU(t)
+	require.NoError(t, err)
+	require.NotEmpty(t, init.PaymentID)
+
+	spans := r.spans.Ended()
+	bal := operations(spans, "accounts.Balances")
+	require.Len(t, bal, 5)
+	first := children(spans, bal[0])
+	require.Len(t, first, 2, "a retried GET shows its attempts")
+	assert.Equal(t, trace.SpanKindClient, first[0].SpanKind())
+	v, _ := attr(first[0], "http.response.status_code")
+	assert.EqualValues(t, 503, v.AsInt64())
+	v, _ = attr(first[0], psd2otel.AttrCodes)
+	assert.Equal(t, []string{"SYSTEM_ERROR"}, v.AsStringSlice())
+	v, _ = attr(first[0], "error.type")
+	assert.Equal(t, "503", v.AsString())
+	assert.Equal(t, codes.Error, first[0].Status().Code)
+	v, _ = attr(first[1], "http.request.resend_count")
+	assert.EqualValues(t, 1, v.AsInt64())
+	v, _ = attr(first[1], "http.response.status_code")
+	assert.EqualValues(t, 200, v.AsInt64())
+	v, _ = attr(first[1], "http.request.method")
+	assert.Equal(t, "GET", v.AsString())
+	v, _ = attr(first[1], "url.template")
+	assert.Equal(t, "/v1/accounts/{id}/balances", v.AsString())
+	_, ok := attr(first[1], "server.address")
+	assert.True(t, ok)
+	v, _ = attr(bal[0], psd2otel.AttrOutcome)
+	assert.Equal(t, "ok", v.AsString())
+	v, _ = attr(bal[0], psd2otel.AttrBudgetLeft)
+	assert.EqualValues(t, 2, v.AsInt64(), "the call counted one, its retry one more")
+
+	refusedSpan := bal[3]
+	assert.Empty(t, children(spans, refusedSpan), "a call refused by the budget sends nothing")
+	v, _ = attr(refusedSpan, psd2otel.AttrOutcome)
+	assert.Equal(t, "budget_refused", v.AsString())
+
+	v, _ = attr(bal[4], psd2otel.AttrOutcome)
+	assert.Equal(t, "refused", v.AsString())
+	v, _ = attr(bal[4], psd2otel.AttrCodes)
+	assert.NotEmpty(t, v.AsStringSlice())
+
+	pay := operations(spans, "payments.CreateNorwegianDomestic")
+	require.Len(t, pay, 1)
+	require.Len(t, children(spans, pay[0]), 1, "a payment create shows exactly one attempt")
+	v, _ = attr(pay[0], psd2otel.AttrOutcome)
+	assert.Equal(t, "created", v.AsString())
+
+	rm := r.collect(t)
+	outcomes := map[string]int64{}
+	m, ok := find(rm, psd2otel.MetricOutcomes)
+	require.True(t, ok)
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		o, _ := dp.Attributes.Value(psd2otel.AttrOutcome)
+		op, _ := dp.Attributes.Value(psd2otel.AttrOperation)
+		outcomes[op.AsString()+"/"+o.AsString()] += dp.Value
+	}
+	assert.Equal(t, map[string]int64{"accounts.Balances/ok": 3, "accounts.Balances/budget_refused": 1,
+		"accounts.Balances/refused": 1, "payments.CreateNorwegianDomestic/created": 1}, outcomes)
+
+	m, ok = find(rm, psd2otel.MetricBudgetSpent)
+	require.True(t, ok)
+	assert.EqualValues(t, 4, sum(m), "the bank counted four calls: three reads, one retry")
+	m, ok = find(rm, psd2otel.MetricBudgetRefused)
+	require.True(t, ok)
+	assert.EqualValues(t, 1, sum(m))
+
+	m, ok = find(rm, psd2otel.MetricRequestDuration)
+	require.True(t, ok)
+	classes := map[string]uint64{}
+	for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
+		c, _ := dp.Attributes.Value(psd2otel.AttrStatusClass)
+		classes[c.AsString()] += dp.Count
+	}
+	assert.Equal(t, map[string]uint64{"2xx": 4, "5xx": 1, "4xx": 1}, classes, "every request that left, by status class")
+}
+
+// sum adds the points of an int64 sum.
+func sum(m metricdata.Metrics) int64 {
+	var n int64
+	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+		n += dp.Value
+	}
+	return n
+}
+
+// TestRateLimitedAttempt: the bank's 429 with Retry-After is an attempt
+// classed rate_limited, with its code, followed by a resend.
+func TestRateLimitedAttempt(t *testing.T) {
+	r := newRig(t)
+	r.s.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, Method: "GET", PathPrefix: "/v1/accounts/", RetryAfter: time.Second})
+	_, err := r.acc.Balances(t.Context(), r.account, r.present())
+	require.NoError(t, err)
+	spans := r.spans.Ended()
+	ops := operations(spans, "accounts.Balances")
+	require.Len(t, ops, 1)
+	atts := children(spans, ops[0])
+	require.Len(t, atts, 2)
+	v, _ := attr(atts[0], psd2otel.AttrOutcome)
+	assert.Equal(t, "rate_limited", v.AsString())
+	v, _ = attr(atts[0], psd2otel.AttrCodes)
+	assert.Equal(t, []string{"ACCESS_EXCEEDED"}, v.AsStringSlice())
+	v, _ = attr(atts[0], "http.response.status_code")
+	assert.EqualValues(t, 429, v.AsInt64())
+	v, _ = attr(ops[0], psd2otel.AttrAttempts)
+	assert.EqualValues(t, 2, v.AsInt64())
+	assert.True(t, atts[1].StartTime().After(atts[0].EndTime()), "the resend came after the wait")
+}
