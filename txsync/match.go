@@ -60,10 +60,25 @@ func apply(acct AccountKey, st state, in []item, from accounts.Date, t tuning) (
 	}
 	// The state's entries the read must list: pending ones, booked ones
 	// from the cutoff on.
+	// A pending entry dated before the read's From is expected only from a
+	// bank that lists every pending entry whatever the dates (the known
+	// issue of docs/interface.md section 8), which the read shows by
+	// listing such an entry; [Syncer.From] asks from the oldest pending
+	// entry's date anyway.
+	unfiltered := false
+	for _, it := range reads {
+		if it.v.Status == accounts.BookingPending && !from.IsZero() && !it.v.date().IsZero() && it.v.date().Before(from) {
+			unfiltered = true
+		}
+	}
 	cand := make([]bool, len(st.Entries))
 	for i := range st.Entries {
 		e := &st.Entries[i]
-		cand[i] = e.Pending || inWindow(e.date())
+		if e.Pending {
+			cand[i] = unfiltered || from.IsZero() || e.date().IsZero() || !e.date().Before(from)
+		} else {
+			cand[i] = inWindow(e.date())
+		}
 	}
 	readOf := make([]int, len(st.Entries)) // state entry -> read index+1
 	stateOf := make([]int, len(reads))     // read index -> state entry+1
@@ -244,11 +259,19 @@ func sameText(a, b string) bool {
 }
 
 // prune drops the booked entries older than start (the overlap window has
-// passed them), then, past max entries, the oldest booked ones and then
-// the oldest pending ones.
+// passed them) and the pending ones older than the history a read
+// without the PSU reaches before it, then, past max entries, the oldest
+// booked ones and then the oldest pending ones.
 func prune(es []stored, start accounts.Date, max int) []stored {
+	var floor accounts.Date
+	if !start.IsZero() {
+		floor = accounts.DateOf(start.Time(time.UTC).AddDate(0, 0, -MaxOverlap))
+	}
 	es = slices.DeleteFunc(es, func(e stored) bool {
-		return !e.Pending && !start.IsZero() && !e.date().IsZero() && e.date().Before(start)
+		if e.Pending {
+			return !floor.IsZero() && !e.date().IsZero() && e.date().Before(floor)
+		}
+		return !start.IsZero() && !e.date().IsZero() && e.date().Before(start)
 	})
 	if len(es) <= max {
 		return es

@@ -155,6 +155,16 @@ func Start(ctx context.Context) (*World, error) {
 // Wait moves the clock on by d.
 func (w *World) Wait(d time.Duration) { w.Clock.set(w.Clock.Now().Add(d)) }
 
+// Cert is the TPP's certificate (for the emulator's scenario controls).
+func (w *World) Cert() *x509.Certificate { return w.cert }
+
+// Renew takes the customer's ids and session after a re-consent
+// (emulator.Server.Reconsent).
+func (w *World) Renew(cu emulator.SeededCustomer) error {
+	w.Customer = cu
+	return w.newSession()
+}
+
 // Close stops the emulator.
 func (w *World) Close() { w.Srv.Close() }
 
