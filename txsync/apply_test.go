@@ -100,8 +100,8 @@ func TestLooseMatchRefusesAnotherPurchase(t *testing.T) {
 	_, err := s.Apply(ctx, k, txsync.Read{Pending: []accounts.Transaction{pending(t, "2026-03-10", "-100.00", "Shell", "Drivstoff")}})
 	require.NoError(t, err)
 	cases := []accounts.Transaction{
-		booked(t, "9", "2026-03-11", "-100.00", "Esso", "Bensin"),    // another counterparty and text
-		booked(t, "9", "2026-03-11", "100.00", "Shell", "Drivstoff"), // money in
+		booked(t, "9", "2026-03-11", "-100.00", "Esso", "Bensin"),     // another counterparty and text
+		booked(t, "9", "2026-03-11", "100.00", "Shell", "Drivstoff"),  // money in
 		booked(t, "9", "2026-03-11", "-300.00", "Shell", "Drivstoff"), // beyond 50 %
 		booked(t, "9", "2026-04-11", "-100.00", "Shell", "Drivstoff"), // a month later
 	}
