@@ -280,3 +280,17 @@ func TestMaxEntriesBoundsState(t *testing.T) {
 	assert.Less(t, n, 16*200)
 	assert.False(t, errors.Is(err, store.ErrNotStored))
 }
+
+// A dropped reservation and a new one at the same shop are two
+// purchases: one removed, one added, not one changed.
+func TestAnotherPendingIsNotAChange(t *testing.T) {
+	s, k := linked(t)
+	ctx := t.Context()
+	_, err := s.Apply(ctx, k, txsync.Read{Pending: []accounts.Transaction{pending(t, "2026-03-10", "-56.50", "Rema", "Rema 1")}})
+	require.NoError(t, err)
+	d, err := s.Apply(ctx, k, txsync.Read{Pending: []accounts.Transaction{pending(t, "2026-03-11", "-57.50", "Rema", "Rema 2")}})
+	require.NoError(t, err)
+	assert.Empty(t, d.Changed)
+	assert.Len(t, d.Added, 1)
+	assert.Len(t, d.Removed, 1)
+}

@@ -211,7 +211,9 @@ func byFacts(st state, reads []*item, cand []bool, readOf, stateOf []int, pair f
 // same currency and direction, the same counterparty or text (or, with
 // neither, the same amount), a booking date from bookedBefore days before
 // the pending entry's date to bookedAfter days after it, and an amount
-// within maxDrift of the pending one.
+// within maxDrift of the pending one. A pending entry stays that pending
+// entry only with the same date, counterparty and text: its amount alone
+// may change.
 func loose(e *stored, it *item) (float64, bool) {
 	if e.Cur != it.v.Currency {
 		return 0, false
@@ -221,6 +223,13 @@ func loose(e *stored, it *item) (float64, bool) {
 		return 0, false
 	}
 	sameAmount := e.Amount == it.v.Amount
+	if it.v.Status == accounts.BookingPending {
+		// Still pending: only its amount may have changed (a reservation
+		// adjusted); another pending entry is another purchase.
+		if e.date() != it.v.date() || !sameText(e.Party, it.v.Counterparty) || !sameText(e.Text, it.v.Text) {
+			return 0, false
+		}
+	}
 	party := e.Party != "" && sameText(e.Party, it.v.Counterparty)
 	text := e.Text != "" && sameText(e.Text, it.v.Text)
 	if !party && !text && !(sameAmount && e.Party == "" && e.Text == "") {

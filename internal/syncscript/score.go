@@ -12,7 +12,8 @@ type Score struct {
 	// version).
 	Duplicates, Missed int
 	// FalseChanges are changes reported for entries whose facts did not
-	// change.
+	// change, or that pair two different purchases (the script never
+	// changes an entry's counterparty or text).
 	FalseChanges int
 }
 
@@ -65,7 +66,10 @@ func (l *SyncLedger) Apply(d *txsync.Delta) {
 		now := FactOf(c.Transaction)
 		prev := Fact{Pending: c.Previous.Status == accounts.BookingPending, Date: c.Previous.BookingDate,
 			Amount: c.Previous.Amount, Party: c.Previous.Counterparty, Text: c.Previous.Text}
-		if prev == now {
+		// Nothing changed, or what the script never changes (the
+		// counterparty and text of an entry): another purchase took the
+		// entry's key.
+		if prev == now || prev.Party != now.Party || prev.Text != now.Text {
 			l.falseChanges++
 		}
 		l.byKey[c.Key] = now
