@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,3 +196,12 @@ func (s *Syncer) KeyOf(ctx context.Context, resourceID string) (AccountKey, erro
 	}
 	return a, nil
 }
+
+// GoString is String, for %#v.
+func (a LinkedAccount) GoString() string { return a.String() }
+
+// Format prints String for every verb.
+func (a LinkedAccount) Format(s fmt.State, verb rune) { _, _ = fmt.Fprint(s, a.String()) }
+
+// LogValue is the slog form of String.
+func (a LinkedAccount) LogValue() slog.Value { return slog.StringValue(a.String()) }
