@@ -294,3 +294,24 @@ func TestAnotherPendingIsNotAChange(t *testing.T) {
 	assert.Len(t, d.Added, 1)
 	assert.Len(t, d.Removed, 1)
 }
+
+// ApplyResource finds the account by resource id, and the Delta's
+// entries are copies: the caller may reuse the read's slice at once (as
+// refresh compacts its booked list in place).
+func TestApplyResourceCopiesEntries(t *testing.T) {
+	s, k := linked(t)
+	ctx := t.Context()
+	_, err := s.ApplyResource(ctx, "nobody", txsync.Read{})
+	require.ErrorIs(t, err, txsync.ErrNotLinked)
+	_, err = s.ResourceFrom(ctx, "nobody")
+	require.ErrorIs(t, err, txsync.ErrNotLinked)
+	bs := []accounts.Transaction{booked(t, "1", "2026-03-10", "-1.00", "A", "a"), booked(t, "2", "2026-03-10", "-2.00", "B", "b")}
+	d, err := s.ApplyResource(ctx, "r1", txsync.Read{Booked: bs})
+	require.NoError(t, err)
+	assert.Equal(t, k, d.Account)
+	bs[0] = bs[1]
+	assert.Equal(t, "1", d.Added[0].Transaction.TransactionID)
+	from, err := s.ResourceFrom(ctx, "r1")
+	require.NoError(t, err)
+	assert.Equal(t, "2026-03-05", from.String())
+}

@@ -88,7 +88,7 @@
 // # With refresh
 //
 // Package refresh reads the pages of an account without the PSU; a job
-// that also applies what it read with [Syncer.Apply] (the account's key
-// from [Syncer.KeyOf], its query's DateFrom no later than [Syncer.From])
-// carries the three lists in its result.
+// that also applies what it read with [Syncer.ApplyResource] (every booked
+// entry read, the pending list and its query's DateFrom, asked no later
+// than [Syncer.ResourceFrom]) carries the three lists in its result.
 package txsync

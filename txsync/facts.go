@@ -30,9 +30,19 @@ type item struct {
 	card     *accounts.CardTransaction
 }
 
-// entry is the Entry of a read's item under key.
+// entry is the Entry of a read's item under key, with a copy of the
+// transaction: the caller may reuse the read's slices.
 func (it *item) entry(key Key) Entry {
-	return Entry{Key: key, Occurrence: it.occ, Transaction: it.tx, Card: it.card}
+	e := Entry{Key: key, Occurrence: it.occ}
+	if it.tx != nil {
+		t := *it.tx
+		e.Transaction = &t
+	}
+	if it.card != nil {
+		c := *it.card
+		e.Card = &c
+	}
+	return e
 }
 
 // hasher writes facts into a 64-bit FNV-1a hash, each followed by a zero

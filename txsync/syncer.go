@@ -150,9 +150,9 @@ func stateKey(a AccountKey) string { return "txsync/state/" + string(a) }
 
 // Apply compares a read of the account with key acct with what the sync
 // saw before and returns the added, changed and removed entries, storing
-// the account's new state in one atomic step. The Delta's entries point
-// into r's slices. Apply is what refresh calls per account, with the
-// entries it read.
+// the account's new state in one atomic step. The Delta holds copies of
+// the entries it reports: r's slices may be reused at once. See
+// [Syncer.ApplyResource] for a caller that knows the resource id only.
 //
 // Matching: an entry is the stored one with its transactionId; failing
 // that, the one with the same fingerprint (booking and value date,
@@ -331,4 +331,37 @@ func (s *Syncer) before(ctx context.Context, resourceID string) (AccountKey, acc
 		from = floor
 	}
 	return acct, from, nil
+}
+
+// ResourceFrom is [Syncer.From] for the account [Syncer.Link] recorded
+// under resource id: the latest DateFrom a read of it may ask for.
+func (s *Syncer) ResourceFrom(ctx context.Context, resourceID string) (accounts.Date, error) {
+	acct, err := s.KeyOf(ctx, resourceID)
+	if err != nil {
+		return accounts.Date{}, err
+	}
+	return s.From(ctx, acct)
+}
+
+// ApplyResource is [Syncer.Apply] for the account [Syncer.Link] recorded
+// under resource id: what a reader of the pages, such as package
+// refresh, calls per account with every booked entry it read (not only
+// the new ones), the pending list and the DateFrom it asked for, no later
+// than [Syncer.ResourceFrom]. An account never linked gives
+// [ErrNotLinked] and nothing is stored.
+func (s *Syncer) ApplyResource(ctx context.Context, resourceID string, r Read) (*Delta, error) {
+	acct, err := s.KeyOf(ctx, resourceID)
+	if err != nil {
+		return nil, err
+	}
+	return s.Apply(ctx, acct, r)
+}
+
+// ApplyCardResource is [Syncer.ApplyResource] for a card account.
+func (s *Syncer) ApplyCardResource(ctx context.Context, resourceID string, r CardRead) (*Delta, error) {
+	acct, err := s.KeyOf(ctx, resourceID)
+	if err != nil {
+		return nil, err
+	}
+	return s.ApplyCard(ctx, acct, r)
 }
