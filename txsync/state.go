@@ -1,8 +1,6 @@
 package txsync
 
 import (
-	"encoding/json"
-	"fmt"
 	"strconv"
 	"time"
 
@@ -13,32 +11,32 @@ import (
 
 // state is what the sync keeps of an account between reads: the newest
 // booked date seen and the entries of the overlap window and the pending
-// list, each with its key. It is stored as compact JSON under
-// "txsync/state/<account key>".
+// list, each with its key. It is stored in the binary form of codec.go
+// under "txsync/state/<account key>".
 type state struct {
 	// Newest is the newest booking date seen; zero before the first read.
-	Newest accounts.Date `json:"n,omitzero"`
+	Newest accounts.Date
 	// Seq is the last entry number handed out.
-	Seq uint64 `json:"q,omitempty"`
+	Seq uint64
 	// Reads counts the reads applied.
-	Reads   uint64   `json:"r,omitempty"`
-	Entries []stored `json:"e,omitempty"`
+	Reads   uint64
+	Entries []stored
 }
 
 // stored is one tracked entry.
 type stored struct {
-	Seq     uint64        `json:"k"`
-	Occ     int           `json:"o,omitempty"`
-	FP      uint64        `json:"f"`
-	Core    uint64        `json:"g"`
-	Pending bool          `json:"p,omitempty"`
-	ID      string        `json:"i,omitempty"`
-	Booking accounts.Date `json:"b,omitzero"`
-	Value   accounts.Date `json:"v,omitzero"`
-	Amount  string        `json:"a,omitempty"`
-	Cur     string        `json:"c,omitempty"`
-	Party   string        `json:"cp,omitempty"`
-	Text    string        `json:"t,omitempty"`
+	Seq     uint64
+	Occ     int
+	FP      uint64
+	Core    uint64
+	Pending bool
+	ID      string
+	Booking accounts.Date
+	Value   accounts.Date
+	Amount  string
+	Cur     string
+	Party   string
+	Text    string
 }
 
 // version is the Version the entry was stored with.
@@ -79,17 +77,6 @@ func keyOf(a AccountKey, seq uint64) Key {
 	return Key(string(a) + "-" + strconv.FormatUint(seq, 36))
 }
 
-func decodeState(b []byte, found bool) (state, error) {
-	var s state
-	if !found || len(b) == 0 {
-		return s, nil
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		return state{}, fmt.Errorf("%w: %v", ErrCorruptState, err)
-	}
-	return s, nil
-}
-
 // windowStart is the first booking date of the overlap window when the
 // newest booked date seen is newest.
 func windowStart(newest accounts.Date, overlap int) accounts.Date {
@@ -98,5 +85,3 @@ func windowStart(newest accounts.Date, overlap int) accounts.Date {
 	}
 	return accounts.DateOf(newest.Time(time.UTC).AddDate(0, 0, -overlap))
 }
-
-func encodeState(s state) ([]byte, error) { return json.Marshal(s) }
