@@ -31,9 +31,9 @@ func FuzzApply(f *testing.F) {
 					continue
 				}
 				tr := accounts.Transaction{Status: accounts.BookingBooked, TransactionID: id + string(rune('a'+b%4)),
-					BookingDate: accounts.Date{Year: 2026, Month: 3, Day: 1 + int(b%28)},
+					BookingDate:       accounts.Date{Year: 2026, Month: 3, Day: 1 + int(b%28)},
 					TransactionAmount: money.Amount{Value: v.Add(decimal.NewFromInt(int64(b % 3))), Currency: "NOK"},
-					CreditorName: text, RemittanceInformationUnstructured: text[:min(len(text), int(b%8))]}
+					CreditorName:      text, RemittanceInformationUnstructured: text[:min(len(text), int(b%8))]}
 				if b&0x40 != 0 {
 					tr.Status, tr.TransactionID = accounts.BookingPending, ""
 					r.Pending = append(r.Pending, tr)
