@@ -104,8 +104,9 @@ type World struct {
 }
 
 // Start starts the emulator with the production platform's known issues
-// (the unfiltered pending list), seeds a PSU with two accounts and their
-// history, and gives the TPP a consent at day 0.
+// (the unfiltered pending list), seeds a PSU with two accounts and a card
+// account and their history, and gives the TPP a consent at day 0. The
+// month's script plays on the accounts.
 func Start(ctx context.Context) (*World, error) {
 	start := time.Now().UTC().Truncate(time.Hour)
 	w := &World{Clock: &Clock{now: start}, Owner: "user-42", start: start}
@@ -134,6 +135,10 @@ func Start(ctx context.Context) (*World, error) {
 	quiet = append(quiet, emulator.SeedTransaction{BookingDate: start.AddDate(0, 0, -2), Amount: "500.00", CounterpartyName: "Ola", Remittance: "Tilbake"})
 	seeded, err := w.Srv.Seed(ctx, w.cert, emulator.SeedData{Customers: []emulator.SeedCustomer{{
 		Accounts: []emulator.SeedAccount{{Balance: "10000.00", Transactions: hist}, {Balance: "500.00", Transactions: quiet}},
+		CardAccounts: []emulator.SeedCardAccount{{Balance: "-165.00", Transactions: []emulator.SeedCardTransaction{
+			{TransactionDate: start.AddDate(0, 0, -2), Amount: "-120.00", Details: "Kiwi"},
+			{TransactionDate: start.AddDate(0, 0, -1), Amount: "-45.00", Details: "Narvesen"},
+			{Pending: true, TransactionDate: start, Amount: "-30.00", Details: "Rema"}}}},
 		Consent:  &emulator.SeedConsent{At: start},
 	}}})
 	if err != nil {
