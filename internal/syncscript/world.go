@@ -139,7 +139,7 @@ func Start(ctx context.Context) (*World, error) {
 			{TransactionDate: start.AddDate(0, 0, -2), Amount: "-120.00", Details: "Kiwi"},
 			{TransactionDate: start.AddDate(0, 0, -1), Amount: "-45.00", Details: "Narvesen"},
 			{Pending: true, TransactionDate: start, Amount: "-30.00", Details: "Rema"}}}},
-		Consent:  &emulator.SeedConsent{At: start},
+		Consent: &emulator.SeedConsent{At: start},
 	}}})
 	if err != nil {
 		w.Close()
