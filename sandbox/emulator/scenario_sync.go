@@ -67,20 +67,20 @@ func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string
 		if u.booked {
 			refs[i] = s.book(a, u).id
 		} else {
-			u.id = pendingRef(s.data.nextTxID())
+			u.id = scenarioPendingRef(s.data.nextTxID())
 			refs[i] = s.addPending(a, u).id
 		}
 	}
 	return refs, nil
 }
 
-// pendingRef makes the handle of a pending entry from a fresh id, so that
+// scenarioPendingRef makes the handle of a pending entry from a fresh id, so that
 // it can never be taken for a transactionId.
-func pendingRef(id string) string { return "pending-" + id }
+func scenarioPendingRef(id string) string { return "pending-" + id }
 
-// find returns the entry of a with reference ref and whether it is
+// scenarioFind returns the entry of a with reference ref and whether it is
 // booked as wanted; nil when a has none.
-func find(a *account, ref string, booked bool) *transaction {
+func scenarioFind(a *account, ref string, booked bool) *transaction {
 	if a == nil || ref == "" {
 		return nil
 	}
@@ -98,7 +98,7 @@ func find(a *account, ref string, booked bool) *transaction {
 func (s *Server) ChangeTransactionID(accountID, ref string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := find(s.accountByID(accountID), ref, true)
+	t := scenarioFind(s.accountByID(accountID), ref, true)
 	if t == nil {
 		return "", ErrUnknownTransaction
 	}
@@ -117,7 +117,7 @@ func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amoun
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.accountByID(accountID)
-	t := find(a, ref, false)
+	t := scenarioFind(a, ref, false)
 	if t == nil {
 		return "", ErrUnknownTransaction
 	}
@@ -131,7 +131,7 @@ func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amoun
 	}
 	u.id, u.bookingDate = "", b.date(bookingDate)
 	u.valueDate = u.bookingDate
-	s.removeTx(a, t)
+	s.scenarioRemove(a, t)
 	return s.book(a, u).id, nil
 }
 
@@ -141,16 +141,16 @@ func (s *Server) DropPending(accountID, ref string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.accountByID(accountID)
-	t := find(a, ref, false)
+	t := scenarioFind(a, ref, false)
 	if t == nil {
 		return ErrUnknownTransaction
 	}
-	s.removeTx(a, t)
+	s.scenarioRemove(a, t)
 	return nil
 }
 
-// removeTx takes t out of a. Needs s.mu held.
-func (s *Server) removeTx(a *account, t *transaction) {
+// scenarioRemove takes t out of a. Needs s.mu held.
+func (s *Server) scenarioRemove(a *account, t *transaction) {
 	a.transactions = slices.DeleteFunc(a.transactions, func(x *transaction) bool { return x == t })
 	s.data.txCount--
 }
