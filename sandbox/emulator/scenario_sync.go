@@ -29,8 +29,9 @@ import (
 var ErrUnknownTransaction = errors.New("emulator: unknown account or transaction")
 
 // AddTransaction adds an entry to the account with resource id accountID,
-// checked as [Server.Seed] checks a [SeedTransaction]; a booked entry
-// moves the booked balance. It returns the entry's reference.
+// checked as [Server.Seed] checks a [SeedTransaction] (and against the
+// server's [Limits]); a booked entry moves the booked balance. It returns
+// the entry's reference.
 func (s *Server) AddTransaction(accountID string, in SeedTransaction) (string, error) {
 	refs, err := s.AddTwins(accountID, in, 1)
 	if err != nil {
@@ -53,6 +54,9 @@ func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string
 	a := s.accountByID(accountID)
 	if a == nil {
 		return nil, ErrUnknownTransaction
+	}
+	if err := s.roomForTransactions(n); err != nil {
+		return nil, &SeedError{Path: "Limits.Transactions", Reason: "the server holds as many transactions as its limit allows", Err: ErrSeedLimit}
 	}
 	var t transaction
 	if err := b.transaction(a, &t, &in); err != nil {

@@ -146,3 +146,17 @@ func TestScenarioReconsent(t *testing.T) {
 	_, err = b.s.Reconsent(b.c.creds.Certificate, "enc!!nobody")
 	require.ErrorIs(t, err, ErrUnknownTransaction)
 }
+
+func TestScenarioRespectsLimits(t *testing.T) {
+	t.Parallel()
+	l := DefaultLimits
+	l.Transactions = 2
+	b := newSyncBank(t, WithLimits(l))
+	id := b.cu.Accounts[0].ID
+	_, err := b.s.AddTwins(id, SeedTransaction{Amount: "-1.00"}, 3)
+	require.ErrorIs(t, err, ErrSeedLimit)
+	_, err = b.s.AddTwins(id, SeedTransaction{Amount: "-1.00"}, 2)
+	require.NoError(t, err)
+	_, err = b.s.AddTransaction(id, SeedTransaction{Amount: "-1.00"})
+	require.ErrorIs(t, err, ErrSeedLimit)
+}
