@@ -149,9 +149,10 @@ func TestScenarioReconsent(t *testing.T) {
 
 func TestScenarioRespectsLimits(t *testing.T) {
 	t.Parallel()
-	l := DefaultLimits
-	l.Transactions = 2
-	b := newSyncBank(t, WithLimits(l))
+	b := newSyncBank(t)
+	b.s.mu.Lock()
+	b.s.limits.Transactions = b.s.data.txCount + 2 // room for 2 more
+	b.s.mu.Unlock()
 	id := b.cu.Accounts[0].ID
 	_, err := b.s.AddTwins(id, SeedTransaction{Amount: "-1.00"}, 3)
 	require.ErrorIs(t, err, ErrSeedLimit)
