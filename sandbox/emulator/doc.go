@@ -164,6 +164,13 @@
 // of an account come with every page whatever dateFrom, dateTo and
 // limit say (card accounts stay unaffected).
 // [WithKnownIssues](false) reproduces neither issue.
+// [Server.SetUnfilteredPending] turns the section 8 issue on or off
+// between two reads.
+//
+// Transaction scenarios: [Server.AddTransaction], [Server.AddTwins],
+// [Server.ChangeTransactionID], [Server.BookPending],
+// [Server.DropPending] and [Server.Reconsent] play what a bank does to an
+// account's transactions between two reads (package txsync's cases).
 //
 // # Sandbox data
 //

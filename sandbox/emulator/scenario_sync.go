@@ -1,0 +1,248 @@
+package emulator
+
+import (
+	"crypto/x509"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Scenario controls for transaction synchronisation: what a bank does to
+// an account's transactions between two reads that a TPP must cope with
+// (docs/interface.md section 2.9 and the known issue of section 8). A test
+// adds entries with [Server.AddTransaction] and changes them with the
+// other controls; each returns a reference to the entry it made or
+// changed. The reference of a booked entry is its transactionId; that of
+// a pending entry is the emulator's own handle (the bank sends no id for
+// pending entries). References are personal data of a kind: do not log
+// them.
+//
+// The known issue's unfiltered pending list is [WithKnownIssues](true),
+// or [Server.SetUnfilteredPending] between reads.
+
+// ErrUnknownTransaction is returned by a scenario control for an account
+// id or a reference the server does not hold, or a reference to an entry
+// of the wrong kind (a booked entry where a pending one is needed).
+var ErrUnknownTransaction = errors.New("emulator: unknown account or transaction")
+
+// AddTransaction adds an entry to the account with resource id accountID,
+// checked as [Server.Seed] checks a [SeedTransaction] (and against the
+// server's [Limits]); a booked entry moves the booked balance. It returns
+// the entry's reference.
+func (s *Server) AddTransaction(accountID string, in SeedTransaction) (string, error) {
+	refs, err := s.AddTwins(accountID, in, 1)
+	if err != nil {
+		return "", err
+	}
+	return refs[0], nil
+}
+
+// AddTwins adds n identical entries (two 49.00 NOK coffees on one day):
+// same dates, amount, counterparty and text; booked twins differ only by
+// their transactionId. It returns their references in order.
+func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string, error) {
+	if n < 1 {
+		return nil, &SeedError{Path: "n", Reason: "must be at least 1"}
+	}
+	now := s.now()
+	b := &seeder{now: now, day: today(now), amounts: map[amountKey]decimal.Decimal{}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accountByID(accountID)
+	if a == nil {
+		return nil, ErrUnknownTransaction
+	}
+	if err := s.roomForTransactions(n); err != nil {
+		return nil, &SeedError{Path: "Limits.Transactions", Reason: "the server holds as many transactions as its limit allows", Err: ErrSeedLimit}
+	}
+	var t transaction
+	if err := b.transaction(a, &t, &in); err != nil {
+		return nil, err
+	}
+	if t.amount.IsNegative() { // as Seed does: money in shows the payer, not this account
+		t.debtorAccount = &accountRef{BBAN: a.bban, IBAN: a.iban}
+	}
+	refs := make([]string, n)
+	for i := range refs {
+		u := t
+		if u.booked {
+			refs[i] = s.book(a, u).id
+		} else {
+			u.id = scenarioPendingRef(s.data.nextTxID())
+			refs[i] = s.addPending(a, u).id
+		}
+	}
+	return refs, nil
+}
+
+// scenarioPendingRef makes the handle of a pending entry from a fresh id, so that
+// it can never be taken for a transactionId.
+func scenarioPendingRef(id string) string { return "pending-" + id }
+
+// scenarioFind returns the entry of a with reference ref and whether it is
+// booked as wanted; nil when a has none.
+func scenarioFind(a *account, ref string, booked bool) *transaction {
+	if a == nil || ref == "" {
+		return nil
+	}
+	for _, t := range a.transactions {
+		if t.id == ref && t.booked == booked {
+			return t
+		}
+	}
+	return nil
+}
+
+// ChangeTransactionID gives the booked entry ref of the account another
+// transactionId, as banks were seen to do (the entry is otherwise the
+// same), and returns the new one.
+func (s *Server) ChangeTransactionID(accountID, ref string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := scenarioFind(s.accountByID(accountID), ref, true)
+	if t == nil {
+		return "", ErrUnknownTransaction
+	}
+	t.id = s.data.nextTxID()
+	return t.id, nil
+}
+
+// BookPending books the pending entry ref of the account: it leaves the
+// pending list and comes back as a booked entry with a new
+// transactionId, booked on bookingDate (zero: today on the server clock)
+// and, when amount is not empty, for that amount instead (a tip, a
+// currency conversion). It returns the booked entry's transactionId.
+func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amount string) (string, error) {
+	now := s.now()
+	b := &seeder{now: now, day: today(now), amounts: map[amountKey]decimal.Decimal{}}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accountByID(accountID)
+	t := scenarioFind(a, ref, false)
+	if t == nil {
+		return "", ErrUnknownTransaction
+	}
+	u := *t
+	if amount != "" {
+		v, r := b.amount(amount, a.currency, false)
+		if r != "" {
+			return "", &SeedError{Path: "amount", Reason: r}
+		}
+		u.amount = v
+	}
+	u.id, u.bookingDate = "", b.date(bookingDate)
+	u.valueDate = u.bookingDate
+	s.scenarioRemove(a, t)
+	return s.book(a, u).id, nil
+}
+
+// DropPending removes the pending entry ref from the account, as a bank
+// drops an authorisation that is never booked.
+func (s *Server) DropPending(accountID, ref string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.accountByID(accountID)
+	t := scenarioFind(a, ref, false)
+	if t == nil {
+		return ErrUnknownTransaction
+	}
+	s.scenarioRemove(a, t)
+	return nil
+}
+
+// scenarioRemove takes t out of a. Needs s.mu held.
+func (s *Server) scenarioRemove(a *account, t *transaction) {
+	a.transactions = slices.DeleteFunc(a.transactions, func(x *transaction) bool { return x == t })
+	s.data.txCount--
+}
+
+// SetUnfilteredPending turns the known issue of docs/interface.md section
+// 8 on or off from now on: with it, every page with bookingStatus both or
+// pending carries all pending entries of the account, whatever dateFrom,
+// dateTo and limit say ([WithKnownIssues] sets it at start).
+func (s *Server) SetUnfilteredPending(on bool) {
+	s.mu.Lock()
+	s.unfilteredPending = on
+	s.mu.Unlock()
+}
+
+// Reconsent plays a new consent of the customer with id customerID (a
+// [SeededCustomer.CustomerID]) at the TPP with certificate tpp, completed
+// now: the bank lists the customer's accounts and card accounts under new
+// resource ids (the old ones answer 404), and the session gets a new
+// TPP-Session-ID and SCA time. The result holds the new ids and session,
+// as [Server.Seed] reports them.
+func (s *Server) Reconsent(tpp *x509.Certificate, customerID string) (SeededCustomer, error) {
+	if tpp == nil {
+		return SeededCustomer{}, ErrUnknownTPP
+	}
+	fp := fingerprint(tpp)
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, known := s.tpps[fp]; !known {
+		return SeededCustomer{}, ErrUnknownTPP
+	}
+	cu := s.customerByID(customerID)
+	if cu == nil {
+		return SeededCustomer{}, ErrUnknownTransaction
+	}
+	renamed := map[string]string{}
+	p := &seedPlan{cu: cu}
+	for i, id := range cu.accounts {
+		a := s.data.accounts[id]
+		if a == nil {
+			continue
+		}
+		delete(s.data.accounts, id)
+		a.id = encID("", 32)
+		s.data.accounts[a.id] = a
+		cu.accounts[i], renamed[id] = a.id, a.id
+		p.accounts = append(p.accounts, a)
+	}
+	for i, id := range cu.cards {
+		k := s.data.cards[id]
+		if k == nil {
+			continue
+		}
+		delete(s.data.cards, id)
+		k.id = encID("", 32)
+		s.data.cards[k.id] = k
+		cu.cards[i] = k.id
+		p.cards = append(p.cards, k)
+	}
+	for _, agID := range cu.agreements {
+		ag := s.data.agreements[agID]
+		if ag == nil {
+			continue
+		}
+		old := ag.accounts
+		ag.accounts, ag.engaged = nil, nil
+		for _, id := range old {
+			if n, ok := renamed[id]; ok {
+				id = n
+			}
+			ag.engage(id)
+		}
+		p.agreements = append(p.agreements, ag)
+	}
+	tppID := tppIdentity(tpp)
+	psu := s.psuID(tppID, cu.number)
+	st := &psuState{customer: cu.number, tppSessionID: uuid.NewString(), scaAt: now, consents: map[string]time.Time{}}
+	if cu.corporate() {
+		for _, ag := range p.agreements {
+			st.consents[ag.id] = now
+		}
+	} else {
+		st.consents[""] = now
+	}
+	k := sessionKey{tppID, psu}
+	s.psus[k] = cu.number
+	s.sessions[k] = st
+	p.consent, p.psuID = st, psu
+	b := &seeder{tppID: tppID}
+	return b.result([]*seedPlan{p}).Customers[0], nil
+}

@@ -1,0 +1,167 @@
+package txsync
+
+import (
+	"strconv"
+
+	"github.com/tppkit/psd2/accounts"
+)
+
+// AccountKey is the SDK's key of an account: assigned when the account is
+// first linked ([Syncer.Link]) and kept for it across consents, whatever
+// resource id the bank gives it. It is random, so it reveals nothing of
+// the account; a TPP may store and log it.
+type AccountKey string
+
+// Key is the SDK's key of a transaction: assigned when the entry is first
+// seen and kept for it while the sync tracks it, through id changes at the
+// bank and from pending to booked. It starts with its account's
+// [AccountKey]. Store the entries of the TPP's own ledger by it.
+type Key string
+
+// Entry is a transaction as the sync reports it: its key and the entry
+// as the bank sent it in this read (one of Transaction and Card is set).
+type Entry struct {
+	Key Key
+	// Occurrence is the entry's rank among the entries of this read with
+	// the same facts (0 for the first): identical twins (two 49.00 NOK
+	// coffees on one day) keep two keys.
+	Occurrence int
+	// Transaction is the entry of an account; Card that of a card
+	// account.
+	Transaction *accounts.Transaction
+	Card        *accounts.CardTransaction
+}
+
+// What says which facts of an entry a [Change] changed.
+type What uint8
+
+// The facts a change may concern.
+const (
+	// Booked: a pending entry became booked.
+	Booked What = 1 << iota
+	// Amount: the amount or its currency changed.
+	Amount
+	// Text: the counterparty, the remittance information or a
+	// proprietary reference changed.
+	Text
+	// Dates: the booking or value date changed.
+	Dates
+	// Unbooked: a booked entry came back as pending (rare; reported so
+	// that nothing is hidden).
+	Unbooked
+)
+
+// String lists the facts, such as "booked+amount".
+func (w What) String() string {
+	names := []string{"booked", "amount", "text", "dates", "unbooked"}
+	s := ""
+	for i, n := range names {
+		if w&(1<<i) != 0 {
+			if s != "" {
+				s += "+"
+			}
+			s += n
+		}
+	}
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// Change is an entry whose facts changed since the previous read: a
+// pending entry that was booked (under another id, for another amount,
+// possibly), or an entry whose amount, text or dates changed. An entry
+// whose transactionId alone changed at the bank is not a change: the
+// sync follows it silently.
+type Change struct {
+	Entry
+	// Previous is the entry as the sync last saw it.
+	Previous Version
+	// What says which facts changed.
+	What What
+}
+
+// Reason says why an entry was removed.
+type Reason uint8
+
+// Reasons of a [Removal].
+const (
+	// PendingVanished: a pending entry left the pending list and no
+	// booked entry matches it (a reservation that was dropped).
+	PendingVanished Reason = iota + 1
+	// BookedGone: a booked entry within the read's dates is no longer
+	// listed (a bank's correction).
+	BookedGone
+)
+
+// String names the reason.
+func (r Reason) String() string {
+	switch r {
+	case PendingVanished:
+		return "pending vanished"
+	case BookedGone:
+		return "booked no longer listed"
+	}
+	return "Reason(" + strconv.Itoa(int(r)) + ")"
+}
+
+// Removal is an entry gone from the bank's answer.
+type Removal struct {
+	Key Key
+	// Previous is the entry as the sync last saw it.
+	Previous Version
+	Reason   Reason
+}
+
+// Version is what the sync keeps of an entry: the facts it compares. It
+// is the previous version of a [Change] or a [Removal].
+type Version struct {
+	Status        accounts.BookingStatus
+	TransactionID string
+	BookingDate   accounts.Date
+	ValueDate     accounts.Date
+	// Amount is the amount's text ("-49.00"), Currency its code.
+	Amount, Currency string
+	// Counterparty is the creditor's name of money out, the debtor's of
+	// money in (a card entry: its acceptor's details).
+	Counterparty string
+	// Text is the remittance information (a card entry: its
+	// transactionDetails), cut to 140 characters.
+	Text string
+}
+
+// Delta is what one read of an account changed: the three lists a TPP
+// applies to its ledger, by key. Applying every Delta of an account in
+// order gives the bank's list: nothing twice, nothing missed.
+type Delta struct {
+	// Account is the account's key.
+	Account AccountKey
+	// Added are entries seen for the first time, in the bank's order.
+	Added []Entry
+	// Changed are entries whose facts changed, each with its previous
+	// version.
+	Changed []Change
+	// Removed are entries gone from the bank's answer, each with its
+	// reason.
+	Removed []Removal
+	// From is the first booking date the read covered: booked entries
+	// older than it were neither compared nor reported.
+	From accounts.Date
+	// First is set for the account's first read: every entry is Added.
+	First bool
+}
+
+// Empty reports whether the read changed nothing.
+func (d *Delta) Empty() bool {
+	return d == nil || len(d.Added)+len(d.Changed)+len(d.Removed) == 0
+}
+
+// String gives the counts only (no transaction facts).
+func (d *Delta) String() string {
+	if d == nil {
+		return "txsync.Delta(nil)"
+	}
+	return "txsync.Delta{added=" + strconv.Itoa(len(d.Added)) + " changed=" + strconv.Itoa(len(d.Changed)) +
+		" removed=" + strconv.Itoa(len(d.Removed)) + "}"
+}

@@ -1,0 +1,207 @@
+package txsync
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/store"
+)
+
+// Linked is what [Syncer.Link] found: the key of every listed account,
+// and the accounts the owner had before that the bank no longer lists.
+type Linked struct {
+	// Accounts are the listed accounts, then the card accounts, in the
+	// order given.
+	Accounts []LinkedAccount
+	// Gone are the keys of the owner's accounts that an earlier Link
+	// listed and this one does not (closed, or left out of the new
+	// consent). Their state stays until its ttl ends; a later Link that
+	// lists them again finds it.
+	Gone []AccountKey
+}
+
+// LinkedAccount is one account of a [Linked].
+type LinkedAccount struct {
+	// ResourceID is the account's id under the new consent.
+	ResourceID string
+	// Card marks a card account.
+	Card bool
+	// Key is the account's key: the one it had under an earlier consent
+	// when its IBAN, BBAN (or masked PAN) is the same.
+	Key AccountKey
+	// New is set for an account never linked before.
+	New bool
+}
+
+// String shows the key and whether the account is new, not its resource
+// id (personal data).
+func (a LinkedAccount) String() string {
+	return "txsync.LinkedAccount{key=" + string(a.Key) + " card=" + strconv.FormatBool(a.Card) +
+		" new=" + strconv.FormatBool(a.New) + "}"
+}
+
+// identity is what identifies an account across consents: its IBAN, else
+// its BBAN, else its MSISDN, else (nothing better known) its resource id.
+func identity(a *accounts.Account) string {
+	switch {
+	case a.IBAN != "":
+		return "iban:" + compact(a.IBAN)
+	case a.BBAN != "":
+		return "bban:" + compact(a.BBAN)
+	case a.MSISDN != "":
+		return "msisdn:" + compact(a.MSISDN)
+	}
+	return "resource:" + a.ResourceID
+}
+
+// cardIdentity identifies a card account: its masked PAN and currency,
+// else its resource id.
+func cardIdentity(k *accounts.CardAccount) string {
+	if k.MaskedPAN != "" {
+		return "pan:" + compact(k.MaskedPAN) + "/" + strings.ToUpper(k.Currency)
+	}
+	return "resource:" + k.ResourceID
+}
+
+func compact(s string) string { return strings.ToUpper(strings.Join(strings.Fields(s), "")) }
+
+// digest is a store key element for a personal identifier: no account
+// number or id appears in a store key.
+func digest(parts ...string) string {
+	h := sha256.New()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func newAccountKey() AccountKey {
+	var b [10]byte
+	_, _ = rand.Read(b[:])
+	return AccountKey("a" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])))
+}
+
+// checkAccount refuses a key the SDK did not make.
+func checkAccount(a AccountKey) error {
+	if len(a) != 17 || a[0] != 'a' || strings.Trim(string(a[1:]), "abcdefghijklmnopqrstuvwxyz234567") != "" {
+		return fmt.Errorf("%w: not an account key of this package", ErrInvalidOption)
+	}
+	return nil
+}
+
+// Link records the accounts and card accounts of a consent (as listed
+// right after the SCA) for owner, the TPP's own stable id of the PSU (a
+// user id; it never leaves the store, hashed). Each account keeps the
+// [AccountKey] it had under an earlier consent of owner when its IBAN
+// (else BBAN) is the same, a card account when its masked PAN and
+// currency are: the sync state, and the TPP's entry keys, carry over
+// to the new resource ids. Accounts the owner had before and this list
+// lacks are reported in Linked.Gone.
+//
+// Two card accounts of one owner with the same masked PAN and currency
+// are told apart by their order in the list.
+func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Account, cards []accounts.CardAccount) (*Linked, error) {
+	if owner == "" {
+		return nil, fmt.Errorf("%w: empty owner", ErrInvalidOption)
+	}
+	out := &Linked{}
+	seen := map[string]int{}
+	link := func(resourceID, ident string, card bool) error {
+		if resourceID == "" {
+			return fmt.Errorf("%w: an account without resource id", ErrInvalidOption)
+		}
+		if n := seen[ident]; n > 0 {
+			ident += "#" + strconv.Itoa(n)
+		}
+		seen[ident]++
+		la := LinkedAccount{ResourceID: resourceID, Card: card}
+		err := s.st.Update(ctx, "txsync/id/"+digest(owner, ident), func(old []byte, found bool) ([]byte, time.Duration, error) {
+			la.Key, la.New = AccountKey(old), !found
+			if !found || checkAccount(la.Key) != nil {
+				la.Key, la.New = newAccountKey(), true
+			}
+			return []byte(la.Key), s.ttl, nil
+		})
+		if err == nil {
+			err = s.st.Put(ctx, resourceKey(resourceID), []byte(la.Key), s.ttl)
+		}
+		if err != nil {
+			return fmt.Errorf("txsync: %w", err)
+		}
+		out.Accounts = append(out.Accounts, la)
+		return nil
+	}
+	for i := range accts {
+		if err := link(accts[i].ResourceID, identity(&accts[i]), false); err != nil {
+			return nil, err
+		}
+	}
+	for i := range cards {
+		if err := link(cards[i].ResourceID, cardIdentity(&cards[i]), true); err != nil {
+			return nil, err
+		}
+	}
+	now := make([]AccountKey, len(out.Accounts))
+	for i, a := range out.Accounts {
+		now[i] = a.Key
+	}
+	err := s.st.Update(ctx, "txsync/owner/"+digest(owner), func(old []byte, found bool) ([]byte, time.Duration, error) {
+		var before []AccountKey
+		if found {
+			_ = json.Unmarshal(old, &before) // unreadable: nothing known before
+		}
+		out.Gone = nil
+		for _, k := range before {
+			if !slices.Contains(now, k) {
+				out.Gone = append(out.Gone, k)
+			}
+		}
+		b, err := json.Marshal(now)
+		return b, s.ttl, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("txsync: %w", err)
+	}
+	return out, nil
+}
+
+func resourceKey(resourceID string) string { return "txsync/resource/" + digest(resourceID) }
+
+// KeyOf returns the key [Syncer.Link] recorded for a resource id, or
+// an error matching [ErrNotLinked].
+func (s *Syncer) KeyOf(ctx context.Context, resourceID string) (AccountKey, error) {
+	b, err := s.st.Get(ctx, resourceKey(resourceID))
+	if errors.Is(err, store.ErrNotStored) {
+		return "", ErrNotLinked
+	}
+	if err != nil {
+		return "", fmt.Errorf("txsync: %w", err)
+	}
+	a := AccountKey(b)
+	if checkAccount(a) != nil {
+		return "", ErrNotLinked
+	}
+	return a, nil
+}
+
+// GoString is String, for %#v.
+func (a LinkedAccount) GoString() string { return a.String() }
+
+// Format prints String for every verb.
+func (a LinkedAccount) Format(s fmt.State, verb rune) { _, _ = fmt.Fprint(s, a.String()) }
+
+// LogValue is the slog form of String.
+func (a LinkedAccount) LogValue() slog.Value { return slog.StringValue(a.String()) }

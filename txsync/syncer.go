@@ -1,0 +1,367 @@
+package txsync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/store"
+)
+
+// DefaultOverlap is how many days before the newest booked date each read
+// asks for again: 5 days cover a long weekend with a holiday on either
+// side, under which a bank books entries late; they are, at a few
+// entries a day, one page of the bank, so one call of the without-PSU
+// budget of 4 a day (docs/interface.md section 8).
+const DefaultOverlap = 5
+
+// MaxOverlap is the longest overlap [WithOverlap] accepts: the 89 days a
+// read without the PSU reaches, less a day for the bank's time zone.
+const MaxOverlap = 89
+
+// DefaultMaxEntries bounds the entries kept per account (the overlap
+// window's booked entries and the pending list); past it the oldest are
+// dropped first. See [WithMaxEntries].
+const DefaultMaxEntries = 2000
+
+// DefaultStateTTL is how long the state of an account no read touches is
+// kept: longer than a consent (90 days), so that a re-consent after it
+// still finds the account's state.
+const DefaultStateTTL = 180 * 24 * time.Hour
+
+// Errors of the package.
+var (
+	// ErrNotLinked: [Syncer.KeyOf] (and Sync) for a resource id no
+	// [Syncer.Link] recorded.
+	ErrNotLinked = errors.New("txsync: account not linked")
+	// ErrCorruptState: the stored state of an account cannot be decoded
+	// (it was written by something else). [Syncer.Forget] starts it over.
+	ErrCorruptState = errors.New("txsync: corrupt state")
+	// ErrInvalidOption: an option of [New] is out of range.
+	ErrInvalidOption = errors.New("txsync: invalid option")
+)
+
+// Syncer keeps the sync state of accounts in a store.Store and reports,
+// read after read, the added, changed and removed transactions of each
+// account. It is safe for concurrent use; replicas on one shared store
+// share the state, each read applied atomically (store.Store.Update), so
+// two replicas reading the same account never report an entry twice
+// under two keys.
+type Syncer struct {
+	st  store.Store
+	t   tuning
+	ttl time.Duration
+	now func() time.Time
+}
+
+// Option configures a [Syncer].
+type Option func(*Syncer) error
+
+// WithOverlap sets the days before the newest booked date each read asks
+// for again (1 to [MaxOverlap]; default [DefaultOverlap]). An entry a bank
+// books later than that under an older date is missed; a longer window
+// costs bytes of state and, past a page of the bank, calls of the budget.
+func WithOverlap(days int) Option {
+	return func(s *Syncer) error {
+		if days < 1 || days > MaxOverlap {
+			return fmt.Errorf("%w: overlap of %d days (1 to %d)", ErrInvalidOption, days, MaxOverlap)
+		}
+		s.t.overlap = days
+		return nil
+	}
+}
+
+// WithMaxEntries bounds the entries kept per account (at least 16;
+// default [DefaultMaxEntries]).
+func WithMaxEntries(n int) Option {
+	return func(s *Syncer) error {
+		if n < 16 {
+			return fmt.Errorf("%w: max entries %d (at least 16)", ErrInvalidOption, n)
+		}
+		s.t.maxEntries = n
+		return nil
+	}
+}
+
+// WithStateTTL sets how long an account's state and links are kept after
+// the last read that touched them (at least a day; default
+// [DefaultStateTTL]).
+func WithStateTTL(d time.Duration) Option {
+	return func(s *Syncer) error {
+		if d < 24*time.Hour {
+			return fmt.Errorf("%w: state ttl %s (at least 24h)", ErrInvalidOption, d)
+		}
+		s.ttl = d
+		return nil
+	}
+}
+
+// WithClock sets the clock [Syncer.Sync] reads "today" from (default
+// time.Now).
+func WithClock(now func() time.Time) Option {
+	return func(s *Syncer) error {
+		if now == nil {
+			return fmt.Errorf("%w: nil clock", ErrInvalidOption)
+		}
+		s.now = now
+		return nil
+	}
+}
+
+// New returns a Syncer keeping its state in st (the SDK's store: give
+// every replica the same one).
+func New(st store.Store, opts ...Option) (*Syncer, error) {
+	if st == nil {
+		return nil, fmt.Errorf("%w: nil store", ErrInvalidOption)
+	}
+	s := &Syncer{st: st, t: tuning{overlap: DefaultOverlap, maxEntries: DefaultMaxEntries}, ttl: DefaultStateTTL, now: time.Now}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Read is one read of an account's transactions: the booked entries the
+// bank listed from From on (zero: the bank's default) and its pending
+// list, every page's (pending entries repeated on every page by the known
+// issue of docs/interface.md section 8 given once, as refresh and
+// accounts.Service.TransactionsIter give them). Information entries are
+// ignored.
+type Read struct {
+	From            accounts.Date
+	Booked, Pending []accounts.Transaction
+}
+
+// CardRead is [Read] for a card account.
+type CardRead struct {
+	From            accounts.Date
+	Booked, Pending []accounts.CardTransaction
+}
+
+func stateKey(a AccountKey) string { return "txsync/state/" + string(a) }
+
+// Apply compares a read of the account with key acct with what the sync
+// saw before and returns the added, changed and removed entries, storing
+// the account's new state in one atomic step. The Delta holds copies of
+// the entries it reports: r's slices may be reused at once. See
+// [Syncer.ApplyResource] for a caller that knows the resource id only.
+//
+// Matching: an entry is the stored one with its transactionId; failing
+// that, the one with the same fingerprint (booking and value date,
+// amount and currency, counterparty, remittance and proprietary
+// references; twins in order of occurrence), or with the same facts but
+// another reference when the id changed too; a stored pending entry the
+// read no longer lists is matched with the new entry most like it (same
+// currency and direction, counterparty or text, a date from 3 days before
+// to 14 days after, an amount within 50 %). Booked entries older than the
+// overlap window (or than r.From) are not compared: they were reported by
+// an earlier read.
+func (s *Syncer) Apply(ctx context.Context, acct AccountKey, r Read) (*Delta, error) {
+	in := make([]item, 0, len(r.Booked)+len(r.Pending))
+	for i := range r.Booked {
+		in = append(in, transactionItem(&r.Booked[i]))
+	}
+	for i := range r.Pending {
+		in = append(in, transactionItem(&r.Pending[i]))
+	}
+	return s.apply(ctx, acct, in, r.From)
+}
+
+// ApplyCard is [Syncer.Apply] for a card account.
+func (s *Syncer) ApplyCard(ctx context.Context, acct AccountKey, r CardRead) (*Delta, error) {
+	in := make([]item, 0, len(r.Booked)+len(r.Pending))
+	for i := range r.Booked {
+		in = append(in, cardItem(&r.Booked[i]))
+	}
+	for i := range r.Pending {
+		in = append(in, cardItem(&r.Pending[i]))
+	}
+	return s.apply(ctx, acct, in, r.From)
+}
+
+func (s *Syncer) apply(ctx context.Context, acct AccountKey, in []item, from accounts.Date) (*Delta, error) {
+	if err := checkAccount(acct); err != nil {
+		return nil, err
+	}
+	// Entries keep their status from the page; one without (built in
+	// code) counts as booked.
+	for i := range in {
+		if in[i].v.Status != accounts.BookingPending {
+			in[i].v.Status = accounts.BookingBooked
+		}
+	}
+	var d *Delta
+	err := s.st.Update(ctx, stateKey(acct), func(old []byte, found bool) ([]byte, time.Duration, error) {
+		st, err := decodeState(old, found)
+		if err != nil {
+			return nil, 0, err
+		}
+		var next state
+		d, next = apply(acct, st, in, from, s.t)
+		b, err := encodeState(next)
+		return b, s.ttl, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("txsync: %w", err)
+	}
+	return d, nil
+}
+
+// From returns the first booking date the next read of the account must
+// ask for: the start of the overlap window before the newest booked date
+// seen, or the date of the oldest pending entry tracked when it is older
+// (a bank without the known issue of docs/interface.md section 8 filters
+// pending entries by date too, and one left out would look vanished);
+// zero before the first read (the bank's default).
+func (s *Syncer) From(ctx context.Context, acct AccountKey) (accounts.Date, error) {
+	st, err := s.state(ctx, acct)
+	if err != nil {
+		return accounts.Date{}, err
+	}
+	from := windowStart(st.Newest, s.t.overlap)
+	for _, e := range st.Entries {
+		if d := e.date(); e.Pending && !d.IsZero() && d.Before(from) {
+			from = d
+		}
+	}
+	return from, nil
+}
+
+// StateSize returns the bytes the account's state takes in the store.
+func (s *Syncer) StateSize(ctx context.Context, acct AccountKey) (int, error) {
+	if err := checkAccount(acct); err != nil {
+		return 0, err
+	}
+	b, err := s.st.Get(ctx, stateKey(acct))
+	if errors.Is(err, store.ErrNotStored) {
+		return 0, nil
+	}
+	return len(b), err
+}
+
+// Forget deletes the account's state: its next read reports every entry
+// as added, under new keys.
+func (s *Syncer) Forget(ctx context.Context, acct AccountKey) error {
+	if err := checkAccount(acct); err != nil {
+		return err
+	}
+	return s.st.Delete(ctx, stateKey(acct))
+}
+
+func (s *Syncer) state(ctx context.Context, acct AccountKey) (state, error) {
+	if err := checkAccount(acct); err != nil {
+		return state{}, err
+	}
+	b, err := s.st.Get(ctx, stateKey(acct))
+	if errors.Is(err, store.ErrNotStored) {
+		return state{}, nil
+	}
+	if err != nil {
+		return state{}, fmt.Errorf("txsync: %w", err)
+	}
+	return decodeState(b, true)
+}
+
+// Sync reads the transactions of the account with resource id
+// accountID from [Syncer.From] on (booked and pending, following the
+// pages' next links: each page is a call of the without-PSU budget) and
+// applies them ([Syncer.Apply]). The account must have been linked
+// ([Syncer.Link]). When a page cannot be read nothing is applied: the
+// next Sync reads it all again.
+func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID string, ro ...client.RequestOption) (*Delta, error) {
+	acct, from, err := s.before(ctx, accountID)
+	if err != nil {
+		return nil, err
+	}
+	r := Read{From: from}
+	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from}
+	for tr, err := range svc.TransactionsIter(ctx, accountID, q, ro...) {
+		if err != nil {
+			return nil, err
+		}
+		if tr.Status == accounts.BookingPending {
+			r.Pending = append(r.Pending, *tr)
+		} else if tr.Status == accounts.BookingBooked {
+			r.Booked = append(r.Booked, *tr)
+		}
+	}
+	return s.Apply(ctx, acct, r)
+}
+
+// SyncCard is [Syncer.Sync] for a card account.
+func (s *Syncer) SyncCard(ctx context.Context, svc *accounts.Service, cardAccountID string, ro ...client.RequestOption) (*Delta, error) {
+	acct, from, err := s.before(ctx, cardAccountID)
+	if err != nil {
+		return nil, err
+	}
+	r := CardRead{From: from}
+	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from}
+	for tr, err := range svc.CardTransactionsIter(ctx, cardAccountID, q, ro...) {
+		if err != nil {
+			return nil, err
+		}
+		if tr.Status == accounts.BookingPending {
+			r.Pending = append(r.Pending, *tr)
+		} else {
+			r.Booked = append(r.Booked, *tr)
+		}
+	}
+	return s.ApplyCard(ctx, acct, r)
+}
+
+// before returns the key of resource id and the date its read starts at.
+func (s *Syncer) before(ctx context.Context, resourceID string) (AccountKey, accounts.Date, error) {
+	acct, err := s.KeyOf(ctx, resourceID)
+	if err != nil {
+		return "", accounts.Date{}, err
+	}
+	from, err := s.From(ctx, acct)
+	if err != nil {
+		return "", accounts.Date{}, err
+	}
+	if floor := accounts.DateOf(s.now().UTC().AddDate(0, 0, -MaxOverlap)); !from.IsZero() && from.Before(floor) {
+		from = floor
+	}
+	return acct, from, nil
+}
+
+// ResourceFrom is [Syncer.From] for the account [Syncer.Link] recorded
+// under resource id: the latest DateFrom a read of it may ask for.
+func (s *Syncer) ResourceFrom(ctx context.Context, resourceID string) (accounts.Date, error) {
+	acct, err := s.KeyOf(ctx, resourceID)
+	if err != nil {
+		return accounts.Date{}, err
+	}
+	return s.From(ctx, acct)
+}
+
+// ApplyResource is [Syncer.Apply] for the account [Syncer.Link] recorded
+// under resource id: what a reader of the pages, such as package
+// refresh, calls per account with every booked entry it read (not only
+// the new ones), the pending list and the DateFrom it asked for, no later
+// than [Syncer.ResourceFrom]. An account never linked gives
+// [ErrNotLinked] and nothing is stored.
+func (s *Syncer) ApplyResource(ctx context.Context, resourceID string, r Read) (*Delta, error) {
+	acct, err := s.KeyOf(ctx, resourceID)
+	if err != nil {
+		return nil, err
+	}
+	return s.Apply(ctx, acct, r)
+}
+
+// ApplyCardResource is [Syncer.ApplyResource] for a card account.
+func (s *Syncer) ApplyCardResource(ctx context.Context, resourceID string, r CardRead) (*Delta, error) {
+	acct, err := s.KeyOf(ctx, resourceID)
+	if err != nil {
+		return nil, err
+	}
+	return s.ApplyCard(ctx, acct, r)
+}
