@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -152,21 +157,39 @@ func (b *bankFlags) baseURL() (string, error) {
 	return u, nil
 }
 
-// options are the client options of -ca and -store.
-func (b *bankFlags) options() ([]client.Option, error) {
+// options are the client options of -ca and -store. A host under
+// .localhost (the emulator's banks, RFC 6761) is reached on 127.0.0.1.
+func (b *bankFlags) options(base string) ([]client.Option, error) {
 	var opts []client.Option
+	var pool *x509.CertPool
 	if b.ca != "" {
 		data, err := os.ReadFile(b.ca)
 		if err != nil {
 			return nil, err
 		}
-		pool, err := x509.SystemCertPool()
+
+		pool, err = x509.SystemCertPool()
 		if err != nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(data) {
 			return nil, fmt.Errorf("%s: no PEM certificate", b.ca)
 		}
+	}
+	if u, err := url.Parse(base); err == nil && strings.HasSuffix(strings.ToLower(u.Hostname()), ".localhost") {
+		var d net.Dialer
+		tr := &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				_, port, err := net.SplitHostPort(addr)
+				if err != nil {
+					return nil, err
+				}
+				return d.DialContext(ctx, network, net.JoinHostPort("127.0.0.1", port))
+			},
+		}
+		opts = append(opts, client.WithHTTPClient(&http.Client{Transport: tr}))
+	} else if pool != nil {
 		opts = append(opts, client.WithRootCAs(pool))
 	}
 	if b.store != "" {
@@ -189,7 +212,7 @@ func newClient(b *bankFlags, c *credFlags, extra ...client.Option) (*client.Clie
 	if err != nil {
 		return nil, err
 	}
-	opts, err := b.options()
+	opts, err := b.options(base)
 	if err != nil {
 		return nil, err
 	}

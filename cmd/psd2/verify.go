@@ -130,8 +130,7 @@ func b64(der []byte) string { return base64.StdEncoding.EncodeToString(der) }
 
 // verifyRequest checks req against docs/interface.md section 5. cert is
 // the signing certificate; nil takes the request's TPP-Signature-Certificate.
-func verifyRequest(req *http.Request, body []byte, cert *x509.Certificate, now time.Time, skew time.Duration) verifyReport {
-	var rep verifyReport
+func verifyRequest(req *http.Request, body []byte, cert *x509.Certificate, now time.Time, skew time.Duration) (rep verifyReport) {
 	add := func(code, header, format string, a ...any) {
 		rep.Findings = append(rep.Findings, finding{code, header, fmt.Sprintf(format, a...)})
 	}
