@@ -178,12 +178,12 @@ func verifyRequest(req *http.Request, body []byte, cert *x509.Certificate, now t
 			return rep
 		}
 	}
-	keyIDOK := checkKeyID(p.KeyID, cert, add)
+	checkKeyID(p.KeyID, cert, add)
 	if err := p.Verify(req, cert.PublicKey); err != nil {
 		switch {
 		case errors.Is(err, signing.ErrMissingHeader) && !headersOK:
 			// Named above.
-		case !keyIDOK && strings.Contains(err.Error(), "key"):
+		case errors.Is(err, signing.ErrBadAlgorithm) && p.Algorithm != signing.Algorithm:
 			// Named above.
 		default:
 			add(codeSignatureInvalid, "Signature", "the signature does not verify with the certificate's key: a signed header's value changed after signing, or another key signed (%v)", oneLine(err.Error()))
