@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tppkit/psd2/sca"
 )
 
 // Group is the alliance a bank belongs to on the platform.
@@ -38,7 +40,7 @@ const (
 // observed. The EU rule now allows 180 days; a bank that moved says so in
 // its entry (or in the TPP's override file) and [Bank.ConsentValidity]
 // returns its figure.
-const DefaultConsentValidity = 90 * 24 * time.Hour
+const DefaultConsentValidity = sca.ConsentValidity
 
 // Bank is one bank of the directory. Its fields are facts from public
 // sources, each entry with its Source and the date it was last Verified.

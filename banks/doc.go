@@ -29,13 +29,15 @@
 //
 // How long a consent lasts is a fact of each bank: [Bank.ConsentValidity]
 // is the entry's consentDays, else [DefaultConsentValidity] (90 days).
-// Give it to the sca package's Manager or Flow with sca.WithConsentValidity.
+// Give it to the bank's [sca.Flow] with [sca.WithConsentValidity]; a
+// bank that ends a consent early is learned from its answer with
+// [sca.Session.LearnConsentEnd].
 // It is distinct from the hour after SCA in which accounts may be listed
-// (sca.SCAValidity) and from the 180-day rule for reading transactions
-// without the PSU (accounts.OnlineSCARecency).
+// ([sca.SCAValidity]) and from the 180-day rule for reading transactions
+// without the PSU ([github.com/tppkit/psd2/accounts.OnlineSCARecency]).
 //
 // # Testing against several banks
 //
-// The emulator serves several banks at once (emulator.NewMultiBank), one
+// The emulator serves several banks at once ([github.com/tppkit/psd2/sandbox/emulator.NewMultiBank]), one
 // host name each, all on loopback.
 package banks
