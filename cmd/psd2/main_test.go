@@ -15,10 +15,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
+	"github.com/tppkit/psd2/store"
 )
 
 // bin is the psd2 binary the tests run, built once by TestMain.
@@ -211,5 +218,55 @@ func TestBudgetAndJournalWithEmptyStore(t *testing.T) {
 	assert.JSONEq(t, "[]", out)
 	_, _, code = psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-account", "x")
 	assert.Equal(t, exitUsage, code, "no -store")
-	_ = http.MethodGet
+}
+
+func TestJournalListAndSettleByPerson(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, _, _, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	require.NoError(t, err)
+	flow, err := sca.NewFlow(testtpp.RedirectURI, sca.WithClient(c))
+	require.NoError(t, err)
+	pending, ro, err := flow.Start("pisp")
+	require.NoError(t, err)
+	r, _, err := sca.User(ctx, c, ro)
+	require.NoError(t, err)
+	cb, err := s.Authorize(ctx, r.String(), emulator.CustomerKari)
+	require.NoError(t, err)
+	sess, err := flow.ParseCallback(pending, cb.String())
+	require.NoError(t, err)
+	j, err := payments.NewJournal(st)
+	require.NoError(t, err)
+	svc, err := payments.New(c, payments.WithJournal(j))
+	require.NoError(t, err)
+	s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	id := uuid.NewString()
+	_, err = svc.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+		InstructedAmount: money.MustParse("12.00", "NOK"), CreditorName: "Ola Eksempel",
+		CreditorAccount: payments.AccountReference{BBAN: "12345678903", Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
+		DebtorAccount: payments.AccountReference{BBAN: "95312776066", Currency: "NOK"}, RemittanceInformationUnstructured: "Test",
+	}, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}), client.WithRequestID(id))
+	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+
+	out, errOut, code := psd2(t, "journal", "list", "-store", dir, "--json")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, id)
+	assert.NotContains(t, out, sess.PSUID, "no PSU id in the listing")
+	assert.NotContains(t, out, sess.TPPSessionID)
+
+	_, _, code = psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", id)
+	assert.Equal(t, exitUsage, code, "no -reason")
+	out, errOut, code = psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", "-reason", "bank says no payment", "--json", id)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "settled-by-person")
+	out, _, code = psd2(t, "journal", "list", "-store", dir, "--json")
+	require.Equal(t, exitOK, code)
+	assert.JSONEq(t, "[]", out)
+	_, _, code = psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", "-reason", "again", id)
+	assert.Equal(t, exitRuntime, code, "not in doubt any more")
 }

@@ -112,13 +112,13 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 }
 
 func runJournal(ctx context.Context, e *env, args []string) error {
-	usage := "(list | resolve REQUEST-ID) -store DIR [(-bank ID | -url BASE) (-cert ... | -p12 ...) for resolve]"
-	if len(args) == 0 || (args[0] != "list" && args[0] != "resolve") {
+	usage := "(list | resolve REQUEST-ID | settle -by WHO -reason WHY REQUEST-ID) -store DIR [(-bank ID | -url BASE) (-cert ... | -p12 ...) for resolve]"
+	if len(args) == 0 || (args[0] != "list" && args[0] != "resolve" && args[0] != "settle") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprintf(e.stderr, "Usage: psd2 journal %s\n", usage)
 			return nil
 		}
-		return usagef("want a subcommand: list or resolve")
+		return usagef("want a subcommand: list, resolve or settle")
 	}
 	sub := args[0]
 	fs := e.flags("journal "+sub, usage)
@@ -126,7 +126,9 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	var bf bankFlags
 	cf.register(fs, true)
 	bf.register(fs, true)
-	if err := parse(fs, args[1:], sub == "resolve"); err != nil {
+	by := fs.String("by", "", "settle: who settles the payment (an operator id; no PSU data)")
+	reason := fs.String("reason", "", "settle: why, in one line (no PSU data)")
+	if err := parse(fs, args[1:], sub != "list"); err != nil {
 		return err
 	}
 	if bf.store == "" {
@@ -159,7 +161,17 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 		})
 	}
 	if fs.NArg() != 1 {
-		return usagef("resolve takes one X-Request-ID (psd2 journal list shows them)")
+		return usagef("%s takes one X-Request-ID (psd2 journal list shows them)", sub)
+	}
+	if sub == "settle" {
+		if *by == "" || *reason == "" {
+			return usagef("settle needs -by and -reason")
+		}
+		en, err := j.SettleByPerson(ctx, fs.Arg(0), *by, *reason)
+		if err != nil {
+			return err
+		}
+		return e.emit(en, func(w io.Writer) { fmt.Fprintln(w, en.String()) })
 	}
 	en, err := j.Entry(ctx, fs.Arg(0))
 	if err != nil {
