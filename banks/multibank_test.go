@@ -3,6 +3,7 @@ package banks_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -70,4 +71,24 @@ func TestMultiBankRefusesBadHosts(t *testing.T) {
 		_, err := emulator.NewMultiBank(hosts)
 		assert.Error(t, err, hosts)
 	}
+}
+
+func TestMultiBankRoutesByHost(t *testing.T) {
+	t.Parallel()
+	m, err := emulator.NewMultiBank([]string{"alpha.localhost"})
+	require.NoError(t, err)
+	t.Cleanup(m.Close)
+	assert.Equal(t, []string{"alpha.localhost"}, m.Hosts())
+	assert.NotNil(t, m.Bank("alpha.localhost"))
+	assert.Nil(t, m.Bank("beta.localhost"))
+	assert.Empty(t, m.URL("beta.localhost"))
+	// localhost reaches the listener, but no bank is served there.
+	_, port, _ := strings.Cut(m.Addr(), ":")
+	resp, err := m.Client().Get("https://localhost:" + port + "/api/v1/accounts")
+	require.NoError(t, err)
+	_ = resp.Body.Close()
+	assert.Equal(t, 421, resp.StatusCode)
+	// Another host name is refused by the client, never dialled.
+	_, err = m.Client().Get("https://example.com:" + port + "/api/v1/accounts")
+	assert.Error(t, err)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
 	"github.com/tppkit/psd2/store"
+	"software.sslmate.com/src/go-pkcs12"
 )
 
 // bin is the psd2 binary the tests run, built once by TestMain.
@@ -269,4 +270,39 @@ func TestJournalListAndSettleByPerson(t *testing.T) {
 	assert.JSONEq(t, "[]", out)
 	_, _, code = psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", "-reason", "again", id)
 	assert.Equal(t, exitRuntime, code, "not in doubt any more")
+}
+
+func TestKeyIDFromPKCS12(t *testing.T) {
+	t.Parallel()
+	_, creds, _, keyFile, _ := tppFiles(t)
+	der, err := pkcs12.Modern.Encode(creds.Key, creds.Certificate, nil, "s3cret-pw")
+	require.NoError(t, err)
+	f := filepath.Join(t.TempDir(), "tpp.p12")
+	require.NoError(t, os.WriteFile(f, der, 0o600))
+
+	cmd := exec.CommandContext(t.Context(), bin, "keyid", "-p12", f, "-password-env", "TEST_P12_PW", "--json")
+	cmd.Env = append(os.Environ(), "TEST_P12_PW=s3cret-pw")
+	out, err := cmd.Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(out), strings.ReplaceAll(signing.KeyID(creds.Certificate), `\`, `\\`))
+	assert.NotContains(t, string(out), "s3cret-pw")
+	noSecret(t, keyFile, string(out))
+
+	// A wrong password is a runtime error (3), and the password is not echoed.
+	cmd = exec.CommandContext(t.Context(), bin, "keyid", "-p12", f, "-password-env", "TEST_P12_PW")
+	cmd.Env = append(os.Environ(), "TEST_P12_PW=wrong-pw")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	err = cmd.Run()
+	var ee *exec.ExitError
+	require.ErrorAs(t, err, &ee)
+	assert.Equal(t, exitRuntime, ee.ExitCode())
+	assert.NotContains(t, errb.String(), "wrong-pw")
+
+	// sign takes the same file.
+	cmd = exec.CommandContext(t.Context(), bin, "sign", "-p12", f, "-password-env", "TEST_P12_PW", "-url", "https://psd2.bank.example/api/v1/accounts")
+	cmd.Env = append(os.Environ(), "TEST_P12_PW=s3cret-pw")
+	out, err = cmd.Output()
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "Signature: ")
 }
