@@ -14,10 +14,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testtpp"
 	"github.com/tppkit/psd2/money"
@@ -201,6 +203,51 @@ func TestSandboxAgainstEmulator(t *testing.T) {
 	assert.Equal(t, 4, strings.Count(out, `"customerNumber"`))
 	_, _, code = psd2(t, "sandbox", "explode")
 	assert.Equal(t, exitUsage, code)
+}
+
+func TestBudgetCountsCalls(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	require.NoError(t, err)
+	ais, err := accounts.New(c)
+	require.NoError(t, err)
+	flow, err := sca.NewFlow(testtpp.RedirectURI)
+	require.NoError(t, err)
+	pending, ro, err := flow.Start("user-1")
+	require.NoError(t, err)
+	consent, err := ais.StartConsent(ctx, ro)
+	require.NoError(t, err)
+	cb, err := s.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
+	require.NoError(t, err)
+	sess, err := flow.ParseCallback(pending, cb.String())
+	require.NoError(t, err)
+	list, err := ais.List(ctx, nil, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}))
+	require.NoError(t, err)
+	account := list[0].ResourceID
+	for range 4 { // the whole budget, without the PSU
+		_, err := ais.Balances(ctx, account, sess.RequestOptions(nil))
+		require.NoError(t, err)
+	}
+
+	out, errOut, code := psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account, "--json")
+	require.Equal(t, exitOK, code, errOut)
+	assert.NotContains(t, out, account, "the account id is not printed")
+	var rep []budgetReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Equal(t, accounts.EndpointBalances, rep[0].Endpoint)
+	assert.Equal(t, 4, rep[0].Counted)
+	assert.Equal(t, 0, rep[0].Remaining)
+	require.NotNil(t, rep[0].NextAt)
+	assert.True(t, rep[0].NextAt.After(time.Now().Add(23*time.Hour)), "the next call only after the window")
+	assert.Equal(t, 0, rep[1].Counted, "transactions are counted apart")
+	text, _, _ := psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account)
+	assert.Contains(t, text, "4 of 4 counted")
 }
 
 func TestBudgetAndJournalWithEmptyStore(t *testing.T) {
