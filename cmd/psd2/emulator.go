@@ -91,6 +91,8 @@ func runEmulator(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(w, "  %-10s %s\n", id, u)
 		}
 		fmt.Fprintf(w, "  CA:       %s\n  TPP cert: %s\n  TPP key:  %s\n", info.CA, info.TPPCert, info.TPPKey)
+		fmt.Fprintf(w, "  customers: %s, %s (private); %s, %s (corporate)\n",
+			emulator.CustomerKari, emulator.CustomerOla, emulator.CustomerFjordlys, emulator.CustomerTestfirma)
 		if _, port, err := net.SplitHostPort(info.Addr); err == nil && *ids != "" {
 			fmt.Fprintf(w, "  (curl: --resolve <id>.localhost:%s:127.0.0.1 if your curl does not resolve .localhost)\n", port)
 		}

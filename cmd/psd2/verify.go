@@ -241,10 +241,10 @@ func checkHeaderList(req *http.Request, list []string, add func(code, header, fo
 }
 
 // checkKeyID checks the keyId against cert and the SDK's form.
-func checkKeyID(keyID string, cert *x509.Certificate, add func(code, header, format string, a ...any)) bool {
+func checkKeyID(keyID string, cert *x509.Certificate, add func(code, header, format string, a ...any)) {
 	want := signing.KeyID(cert)
 	if keyID == want {
-		return true
+		return
 	}
 	if signing.MatchKeyID(keyID, cert) {
 		form := "another rendering of the issuer"
@@ -254,20 +254,19 @@ func checkKeyID(keyID string, cert *x509.Certificate, add func(code, header, for
 			}
 		}
 		add(codeKeyIDForm, "Signature", "keyId names the certificate but in %s; section 5.4 asks for %s", form, want)
-		return false
+		return
 	}
 	sn, dn, _ := strings.Cut(strings.TrimPrefix(keyID, "SN="), ",CA=")
 	wantSN := strings.ToUpper(cert.SerialNumber.Text(16))
 	if !strings.EqualFold(strings.TrimLeft(sn, "0"), strings.TrimLeft(wantSN, "0")) {
 		add(codeKeyIDCert, "Signature", "keyId serial %q is not the certificate's (%s): the keyId names another certificate", sn, wantSN)
-		return false
+		return
 	}
 	if signing.MatchKeyID("SN="+wantSN+",CA="+dn, cert) {
 		add(codeKeyIDSerial, "Signature", "keyId serial is written %q; section 5.4 writes it %q (upper-case hex, no leading zeros)", sn, wantSN)
-		return false
+		return
 	}
 	add(codeKeyIDCert, "Signature", "keyId issuer %q is not the certificate's issuer %q", dn, signing.IssuerDN(cert))
-	return false
 }
 
 // requestCertificate reads TPP-Signature-Certificate.
