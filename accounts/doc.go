@@ -23,7 +23,8 @@
 // authorisation page; after SCA the redirect brings psu-id and
 // tpp-session-id, and every later call sends PSU-ID and TPP-Session-ID
 // (docs/interface.md section 10 "Session model"). Accounts and card accounts can be listed
-// only within the hour after SCA; the consent lasts 90 days. The sca
+// only within the hour after SCA; the consent lasts sca.ConsentValidity
+// (90 days by default; a per-bank fact, banks.Bank.ConsentValidity). The sca
 // package parses the callback and keeps sessions.
 //
 // # Accounts and card accounts
@@ -56,7 +57,7 @@
 // The bank's answers are [*client.Error]s matched with errors.Is:
 // [client.ErrSCARequired] (an answer with a scaRedirect: send the PSU
 // there), [client.ErrSCAExpired] (401, the SCA hour passed; the consent
-// lives on), [client.ErrConsentExpired] (401, the 90-day consent ended),
+// lives on), [client.ErrConsentExpired] (401, the consent ended),
 // [client.ErrConsentUnknown] (403, the PSU revoked the consent),
 // [client.ErrAccessExceeded] (429). This package adds
 // [ErrCardAccountsNotSupported] (404 on the card account list) and

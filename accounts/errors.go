@@ -13,14 +13,14 @@ import (
 //
 //   - [client.ErrSCARequired]: any answer with a scaRedirect link (a first
 //     call without consent, a session that is no longer valid, the SCA
-//     hour or the 90-day consent passed). Send the PSU to the link, which
+//     hour or the consent ended). Send the PSU to the link, which
 //     [client.SCARedirect] returns.
 //   - [client.ErrSCAExpired]: 401 SCA_EXPIRED, the SCA of the session is
 //     older than one hour (listing accounts, card accounts and the full
 //     history need a new one); the consent lives on, balances and
-//     transactions of the last 90 days still answer.
-//   - [client.ErrConsentExpired]: 401 CONSENT_EXPIRED, the 90-day consent
-//     ended.
+//     transactions of the last [HistoryWithoutPSU] still answer.
+//   - [client.ErrConsentExpired]: 401 CONSENT_EXPIRED, the consent ended
+//     (sca.Session.LearnConsentEnd records when).
 //   - [client.ErrConsentUnknown]: 403 CONSENT_UNKNOWN, the PSU revoked the
 //     consent with the bank (docs/interface.md section 1.8).
 //   - [client.ErrAccessExceeded]: 429 ACCESS_EXCEEDED, the without-PSU

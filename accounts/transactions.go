@@ -46,8 +46,8 @@ type TransactionQuery struct {
 	// BookingStatus defaults to BookingBoth.
 	BookingStatus BookingStatus
 	// DateFrom and DateTo bound the booking dates; zero means not sent.
-	// Without the PSU present only the last 90 days are available
-	// (docs/interface.md section 8).
+	// Without the PSU present only [HistoryWithoutPSU] (90 days) of
+	// history is available (docs/interface.md section 8).
 	DateFrom, DateTo Date
 	// Limit is the page size; 0 leaves it to the bank.
 	Limit int
@@ -365,7 +365,9 @@ func markStatus(ts []Transaction, s BookingStatus) {
 // Without the PSU present (no PSU-IP-Address) every page counts against
 // the account's budget of 4 transactions calls per 24 hours and is refused
 // with a [*BudgetExhaustedError] before it is sent when the budget is
-// spent; without the PSU only 90 days of history are available.
+// spent; without the PSU only [HistoryWithoutPSU] of history is
+// available, for accounts the PSU used with SCA within
+// [OnlineSCARecency].
 func (s *Service) Transactions(ctx context.Context, accountID string, q *TransactionQuery, ro ...client.RequestOption) (*TransactionsPage, error) {
 	const op = "accounts.Transactions"
 	if err := checkID(op, "accountId", accountID); err != nil {

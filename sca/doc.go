@@ -81,12 +81,15 @@
 //
 // # Consent
 //
-// Only the consent flow's SCA grants the AIS consent, for 90
-// days; the SCA of a payment, a basket or GET /v1/user grants none
-// (docs/interface.md section 5.10). A [Pending] records what its SCA is
-// for ([Purpose]): [Prepared.Redirect] works it out from the answer that
-// carried the link, [WithPurpose] says it explicitly. [Manager.HandlerFor]
-// gives a consent SCA a fresh 90 days (the accounts are listed again) and
+// Only the consent flow's SCA grants the AIS consent, for
+// [ConsentValidity] (90 days) or the bank's own figure given with
+// [WithConsentValidity]; a 401 CONSENT_EXPIRED before that end is learned
+// with [Session.LearnConsentEnd]. The SCA of a payment, a basket or GET
+// /v1/user grants none (docs/interface.md section 5.10). A [Pending]
+// records what its SCA is for ([Purpose]): [Prepared.Redirect] works it out
+// from the answer that carried the link, [WithPurpose] says it explicitly.
+// [Manager.HandlerFor] gives a consent SCA a fresh validity (the accounts
+// are listed again) and
 // makes any other SCA keep the consent end and the remembered accounts of
 // the same PSU's previous session ([Session.After]); a PSU without one has
 // no consent ([Session.NoConsent]).

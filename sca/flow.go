@@ -29,6 +29,7 @@ type Flow struct {
 	redirect *url.URL
 	ttl      time.Duration
 	now      func() time.Time
+	consent  time.Duration // WithConsentValidity; 0: ConsentValidity
 }
 
 // FlowOption configures a [Flow] in [NewFlow].
@@ -320,7 +321,11 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 // ParseCallback updates p; do not call it concurrently for one Pending
 // ([Manager.HandlerFor] takes the Pending from the store atomically).
 func (f *Flow) ParseCallback(p *Pending, callbackURL string) (*Session, error) {
-	return parseCallback(p, callbackURL, f.now())
+	s, err := parseCallback(p, callbackURL, f.now())
+	if err == nil && f.consent > 0 && !s.NoConsent {
+		s.ConsentUntil = s.SCAAt.Add(f.consent)
+	}
+	return s, err
 }
 
 func newState() (string, error) {

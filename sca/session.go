@@ -18,9 +18,12 @@ import (
 // (docs/interface.md sections 3 and 8). After it, the bank asks for SCA again.
 const SCAValidity = time.Hour
 
-// ConsentValidity is how long a consent granted at SCA lasts (the
-// platform's session model, as its banks publish it); after it an AIS call
-// answers 401 with a scaRedirect.
+// ConsentValidity is how long a consent granted at SCA lasts when the
+// bank's own figure is not given: 90 days, the platform's session model as
+// a production TPP agent used it (docs/interface.md section 8). It is a
+// per-bank fact: give a bank's figure with [WithConsentValidity] (package
+// banks holds it per bank). After the end an AIS call answers 401 with a
+// scaRedirect.
 const ConsentValidity = 90 * 24 * time.Hour
 
 // The PSU contexts of the callback's context parameter are client's

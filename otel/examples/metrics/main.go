@@ -33,6 +33,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -76,7 +77,7 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 	if err != nil {
 		return err
 	}
-	journal, err := payments.NewJournal(store.NewMemoryStore())
+	jr, err := journal.New(store.NewMemoryStore())
 	if err != nil {
 		return err
 	}
@@ -92,14 +93,14 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 	reg2, err := obs.RegisterGauges(psd2otel.Gauges{
 		ConsentEnds:  func(context.Context) ([]time.Time, error) { return []time.Time{consentEnds}, nil },
 		Certificates: psd2otel.ClientCertificates(c),
-		InDoubt:      psd2otel.JournalInDoubt(journal),
+		InDoubt:      psd2otel.JournalInDoubt(jr),
 	})
 	if err != nil {
 		return err
 	}
 	defer func() { _ = reg2.Unregister() }()
 
-	if err := script(ctx, c, bank, cu, journal, obs); err != nil {
+	if err := script(ctx, c, bank, cu, jr, obs); err != nil {
 		return err
 	}
 
@@ -121,12 +122,12 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 
 // script makes the calls whose metrics the scrape shows.
 func script(ctx context.Context, c *client.Client, bank *emulator.Server, cu emulator.SeededCustomer,
-	journal *payments.Journal, obs *psd2otel.Observer) error {
+	jr *journal.Journal, obs *psd2otel.Observer) error {
 	acc, err := accounts.New(c)
 	if err != nil {
 		return err
 	}
-	pay, err := payments.New(c, payments.WithJournal(journal))
+	pay, err := payments.New(c, payments.WithJournal(jr))
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/tppkit/psd2/banks"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/signing"
+	"github.com/tppkit/psd2/store"
+	"software.sslmate.com/src/go-pkcs12"
+)
+
+// credFlags are the flags that name the TPP's certificate and key. A
+// PKCS#12 password is read from an environment variable, never from the
+// command line (where ps and shell history show it).
+type credFlags struct {
+	cert, key, p12, passwordEnv string
+}
+
+func (c *credFlags) register(fs *flag.FlagSet, needKey bool) {
+	fs.StringVar(&c.cert, "cert", "", "PEM file of the TPP signing certificate (and its chain)")
+	if needKey {
+		fs.StringVar(&c.key, "key", "", "PEM file of the RSA private key (default: looked for in -cert)")
+	}
+	fs.StringVar(&c.p12, "p12", "", "PKCS#12 file holding the certificate"+map[bool]string{true: " and key", false: ""}[needKey]+" (instead of -cert)")
+	fs.StringVar(&c.passwordEnv, "password-env", "PSD2_P12_PASSWORD", "name of the environment variable holding the PKCS#12 password")
+}
+
+func (c *credFlags) check() error {
+	switch {
+	case c.cert == "" && c.p12 == "":
+		return usagef("give -cert or -p12")
+	case c.cert != "" && c.p12 != "":
+		return usagef("give -cert or -p12, not both")
+	}
+	return nil
+}
+
+// certificate reads the certificate only (no key, no validity check), so
+// an expired certificate can still be inspected.
+func (c *credFlags) certificate() (*x509.Certificate, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if c.p12 != "" {
+		data, err := os.ReadFile(c.p12)
+		if err != nil {
+			return nil, err
+		}
+		_, cert, _, err := pkcs12.DecodeChain(data, os.Getenv(c.passwordEnv))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.p12, err)
+		}
+		return cert, nil
+	}
+	data, err := os.ReadFile(c.cert)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		var b *pem.Block
+		b, data = pem.Decode(data)
+		if b == nil {
+			return nil, fmt.Errorf("%s: no PEM certificate", c.cert)
+		}
+		if b.Type == "CERTIFICATE" {
+			cert, err := x509.ParseCertificate(b.Bytes)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.cert, err)
+			}
+			return cert, nil
+		}
+	}
+}
+
+// credentials reads certificate and key (checked by the signing package).
+func (c *credFlags) credentials() (*signing.Credentials, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	if c.p12 != "" {
+		data, err := os.ReadFile(c.p12)
+		if err != nil {
+			return nil, err
+		}
+		return signing.LoadPKCS12(data, os.Getenv(c.passwordEnv))
+	}
+	certPEM, err := os.ReadFile(c.cert)
+	if err != nil {
+		return nil, err
+	}
+	var keyPEM []byte
+	if c.key != "" {
+		if keyPEM, err = os.ReadFile(c.key); err != nil {
+			return nil, err
+		}
+	}
+	return signing.LoadPEM(certPEM, keyPEM)
+}
+
+// bankFlags name the bank a command talks to: a directory id or a base URL.
+type bankFlags struct {
+	bank, url, env, banksFile, ca, store string
+}
+
+func (b *bankFlags) register(fs *flag.FlagSet, withStore bool) {
+	fs.StringVar(&b.bank, "bank", "", "bank id in the directory (psd2 banks)")
+	fs.StringVar(&b.url, "url", "", "API base URL (instead of -bank), e.g. the emulator's")
+	fs.StringVar(&b.env, "env", string(banks.Sandbox), "with -bank: sandbox or production")
+	fs.StringVar(&b.banksFile, "banks-file", "", "JSON file overriding and extending the bank directory")
+	fs.StringVar(&b.ca, "ca", "", "PEM file of an extra root CA to trust (the emulator's ca.pem)")
+	if withStore {
+		fs.StringVar(&b.store, "store", "", "directory of the SDK's file store (budgets, journal)")
+	}
+}
+
+func directory(file string) (*banks.Directory, error) {
+	if file == "" {
+		return banks.Default(), nil
+	}
+	return banks.Load(file)
+}
+
+// baseURL resolves -bank or -url.
+func (b *bankFlags) baseURL() (string, error) {
+	switch {
+	case b.bank != "" && b.url != "":
+		return "", usagef("give -bank or -url, not both")
+	case b.url != "":
+		return b.url, nil
+	case b.bank == "":
+		return "", usagef("give -bank or -url")
+	}
+	d, err := directory(b.banksFile)
+	if err != nil {
+		return "", err
+	}
+	bk, ok := d.Lookup(b.bank)
+	if !ok {
+		return "", usagef("%v: %q (psd2 banks lists them)", banks.ErrUnknownBank, b.bank)
+	}
+	u := bk.BaseURL(banks.Environment(b.env))
+	if u == "" {
+		return "", usagef("-env %q: want sandbox or production", b.env)
+	}
+	return u, nil
+}
+
+// options are the client options of -ca and -store. A host under
+// .localhost (the emulator's banks, RFC 6761) is reached on 127.0.0.1.
+func (b *bankFlags) options(base string) ([]client.Option, error) {
+	var opts []client.Option
+	var pool *x509.CertPool
+	if b.ca != "" {
+		data, err := os.ReadFile(b.ca)
+		if err != nil {
+			return nil, err
+		}
+
+		pool, err = x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(data) {
+			return nil, fmt.Errorf("%s: no PEM certificate", b.ca)
+		}
+	}
+	if u, err := url.Parse(base); err == nil && strings.HasSuffix(strings.ToLower(u.Hostname()), ".localhost") {
+		var d net.Dialer
+		tr := &http.Transport{
+			TLSClientConfig: &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12},
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				_, port, err := net.SplitHostPort(addr)
+				if err != nil {
+					return nil, err
+				}
+				return d.DialContext(ctx, network, net.JoinHostPort("127.0.0.1", port))
+			},
+		}
+		opts = append(opts, client.WithHTTPClient(&http.Client{Transport: tr}))
+	} else if pool != nil {
+		opts = append(opts, client.WithRootCAs(pool))
+	}
+	if b.store != "" {
+		st, err := store.NewFileStore(b.store)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, client.WithStore(st))
+	}
+	return opts, nil
+}
+
+// newClient makes the SDK client for the bank flags and credentials.
+func newClient(b *bankFlags, c *credFlags, extra ...client.Option) (*client.Client, error) {
+	base, err := b.baseURL()
+	if err != nil {
+		return nil, err
+	}
+	creds, err := c.credentials()
+	if err != nil {
+		return nil, err
+	}
+	opts, err := b.options(base)
+	if err != nil {
+		return nil, err
+	}
+	return client.New(base, creds, append(opts, extra...)...)
+}
+
+// oneLine keeps the first line of an error text, for messages that quote
+// a bank's answer.
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+var errNoStore = errors.New("give -store, the directory of the SDK's file store")

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/banks"
+	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox"
+	"github.com/tppkit/psd2/store"
+)
+
+func runBanks(_ context.Context, e *env, args []string) error {
+	fs := e.flags("banks", "[-banks-file own.json] [-id ID]")
+	file := fs.String("banks-file", "", "JSON file overriding and extending the directory")
+	id := fs.String("id", "", "show one bank")
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	d, err := directory(*file)
+	if err != nil {
+		return err
+	}
+	list := d.All()
+	if *id != "" {
+		b, ok := d.Lookup(*id)
+		if !ok {
+			return usagef("%v: %q", banks.ErrUnknownBank, *id)
+		}
+		list = []banks.Bank{b}
+	}
+	return e.emit(list, func(w io.Writer) {
+		for _, b := range list {
+			fmt.Fprintf(w, "%-22s %-12s %-36s %s (%d-day consent; verified %s)\n", b.ID, b.Group, b.Name, b.Production, int(b.ConsentValidity()/(24*time.Hour)), b.Verified)
+			if b.Notes != "" {
+				fmt.Fprintf(w, "%-22s note: %s\n", "", b.Notes)
+			}
+		}
+	})
+}
+
+func runSandbox(ctx context.Context, e *env, args []string) error {
+	usage := "(reset | list | seed customers.json) (-bank ID | -url BASE) (-cert ... | -p12 ...)"
+	if len(args) == 0 || (args[0] != "reset" && args[0] != "list" && args[0] != "seed") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintf(e.stderr, "Usage: psd2 sandbox %s\n", usage)
+			return nil
+		}
+		return usagef("want a subcommand: reset, list or seed")
+	}
+	sub := args[0]
+	fs := e.flags("sandbox "+sub, usage)
+	var cf credFlags
+	var bf bankFlags
+	cf.register(fs, true)
+	bf.register(fs, false)
+	if err := parse(fs, args[1:], sub == "seed"); err != nil {
+		return err
+	}
+	var seed []sandbox.NewCustomer
+	if sub == "seed" {
+		if fs.NArg() != 1 {
+			return usagef("seed takes one JSON file: [{\"customerNumber\":..., \"customerType\":..., \"customerName\":...}]")
+		}
+		data, err := os.ReadFile(fs.Arg(0))
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(data, &seed); err != nil {
+			return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		}
+	}
+	c, err := newClient(&bf, &cf)
+	if err != nil {
+		return err
+	}
+	s, err := sandbox.New(c)
+	if err != nil {
+		return err
+	}
+	switch sub {
+	case "reset":
+		if err := s.Initialize(ctx); err != nil {
+			return err
+		}
+		return e.emit(map[string]bool{"reset": true}, func(w io.Writer) { fmt.Fprintln(w, "sandbox reset to its default data") })
+	case "seed":
+		var made []string
+		for i := range seed {
+			cu, err := s.CreateCustomer(ctx, &seed[i])
+			if err != nil {
+				return fmt.Errorf("customer %d: %w", i, err)
+			}
+			made = append(made, cu.CustomerID)
+		}
+		return e.emit(map[string]any{"created": made}, func(w io.Writer) { fmt.Fprintf(w, "created %d customer(s)\n", len(made)) })
+	}
+	list, err := s.Customers(ctx, &sandbox.CustomersQuery{WithAccounts: true})
+	if err != nil {
+		return err
+	}
+	return e.emit(list, func(w io.Writer) {
+		for _, cu := range list {
+			fmt.Fprintf(w, "%-12s %-10s %-30s %d account(s), %d card account(s)\n", cu.CustomerNumber, cu.CustomerType, cu.CustomerName, len(cu.Accounts), len(cu.CardAccounts))
+		}
+	})
+}
+
+func runJournal(ctx context.Context, e *env, args []string) error {
+	usage := "(list | resolve REQUEST-ID | settle -by WHO -reason WHY REQUEST-ID) -store DIR [(-bank ID | -url BASE) (-cert ... | -p12 ...) for resolve]"
+	if len(args) == 0 || (args[0] != "list" && args[0] != "resolve" && args[0] != "settle") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintf(e.stderr, "Usage: psd2 journal %s\n", usage)
+			return nil
+		}
+		return usagef("want a subcommand: list, resolve or settle")
+	}
+	sub := args[0]
+	fs := e.flags("journal "+sub, usage)
+	var cf credFlags
+	var bf bankFlags
+	cf.register(fs, true)
+	bf.register(fs, true)
+	by := fs.String("by", "", "settle: who settles the payment (an operator id; no PSU data)")
+	reason := fs.String("reason", "", "settle: why, in one line (no PSU data)")
+	if err := parse(fs, args[1:], sub != "list"); err != nil {
+		return err
+	}
+	if bf.store == "" {
+		return usageError{errNoStore}
+	}
+	st, err := store.NewFileStore(bf.store)
+	if err != nil {
+		return err
+	}
+	j, err := journal.New(st)
+	if err != nil {
+		return err
+	}
+	if sub == "list" {
+		var list []journal.Entry
+		for en, err := range j.InDoubt(ctx) {
+			if err != nil {
+				return err
+			}
+			list = append(list, en)
+		}
+		if list == nil {
+			list = []journal.Entry{}
+		}
+		return e.emit(list, func(w io.Writer) {
+			for _, en := range list {
+				fmt.Fprintln(w, en.String())
+			}
+			fmt.Fprintf(w, "%d payment(s) in doubt\n", len(list))
+		})
+	}
+	if fs.NArg() != 1 {
+		return usagef("%s takes one X-Request-ID (psd2 journal list shows them)", sub)
+	}
+	if sub == "settle" {
+		if *by == "" || *reason == "" {
+			return usagef("settle needs -by and -reason")
+		}
+		en, err := j.SettleByPerson(ctx, fs.Arg(0), *by, *reason)
+		if err != nil {
+			return err
+		}
+		return e.emit(en, func(w io.Writer) { fmt.Fprintln(w, en.String()) })
+	}
+	en, err := j.Entry(ctx, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	c, err := newClient(&bf, &cf)
+	if err != nil {
+		return err
+	}
+	svc, err := payments.New(c, payments.WithJournal(j))
+	if err != nil {
+		return err
+	}
+	res, err := svc.Resolve(ctx, en)
+	if err != nil {
+		return err
+	}
+	return e.emit(res, func(w io.Writer) { fmt.Fprintln(w, res.String()) })
+}
+
+type budgetReport struct {
+	Endpoint  accounts.Endpoint `json:"endpoint"`
+	Counted   int               `json:"counted"`
+	Remaining int               `json:"remaining"`
+	Limit     int               `json:"limit"`
+	Window    string            `json:"window"`
+	NextAt    *time.Time        `json:"nextAt,omitempty"`
+}
+
+func runBudget(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("budget", "-account ID -store DIR (-bank ID | -url BASE) (-cert ... | -p12 ...)")
+	var cf credFlags
+	var bf bankFlags
+	cf.register(fs, true)
+	bf.register(fs, true)
+	account := fs.String("account", "", "the account's resource id (not printed)")
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	if bf.store == "" {
+		return usageError{errNoStore}
+	}
+	if *account == "" {
+		return usagef("give -account")
+	}
+	c, err := newClient(&bf, &cf)
+	if err != nil {
+		return err
+	}
+	svc, err := accounts.New(c)
+	if err != nil {
+		return err
+	}
+	var out []budgetReport
+	for _, ep := range []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions, accounts.EndpointCardBalances, accounts.EndpointCardTransactions} {
+		a, err := svc.Remaining(ctx, *account, ep)
+		if err != nil {
+			return err
+		}
+		r := budgetReport{Endpoint: ep, Counted: a.Limit - a.Remaining, Remaining: a.Remaining, Limit: a.Limit, Window: a.Window.String()}
+		if !a.NextAt.IsZero() {
+			t := a.NextAt.UTC()
+			r.NextAt = &t
+		}
+		out = append(out, r)
+	}
+	return e.emit(out, func(w io.Writer) {
+		for _, r := range out {
+			next := "now"
+			if r.Remaining == 0 && r.NextAt != nil {
+				next = r.NextAt.Format(time.RFC3339)
+			}
+			fmt.Fprintf(w, "%-18s %d of %d counted in %s; next call allowed: %s\n", r.Endpoint, r.Counted, r.Limit, r.Window, next)
+		}
+	})
+}
