@@ -28,10 +28,16 @@ func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
 	}
 	var u *url.URL
 	if r.IsAbs() || r.Host != "" {
-		if !strings.EqualFold(r.Scheme, c.base.Scheme) || !strings.EqualFold(r.Host, c.base.Host) {
+		scheme := strings.ToLower(c.base.Scheme)
+		if !strings.EqualFold(r.Scheme, scheme) || canonicalHost(scheme, r.Host) != canonicalHost(scheme, c.base.Host) {
 			return nil, ErrForeignHost
 		}
+		// Another spelling of the bank's host (":443", a trailing dot)
+		// is sent to the host as the base URL spells it.
 		u = r
+		if !strings.EqualFold(u.Host, c.base.Host) {
+			u.Host = c.base.Host
+		}
 	} else {
 		p := r.EscapedPath()
 		if !strings.HasPrefix(p, "/") {
