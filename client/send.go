@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -108,18 +107,17 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 	if err != nil {
 		return nil, &NotSentError{Operation: op.Name, Err: err}
 	}
-	call := p.call()
 	if err := checkRequired(&op, p.urlPath, p.header); err != nil {
 		return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
 	}
 	if op.Validate != nil && !p.skipValidation {
-		if err := op.Validate(call); err != nil {
+		if err := op.Validate(p.call()); err != nil {
 			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
 		}
 	}
 	var after func(Result)
 	if op.Hook != nil {
-		if after, err = op.Hook(ctx, call); err != nil {
+		if after, err = op.Hook(ctx, p.call()); err != nil {
 			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
 		}
 	}
@@ -175,63 +173,18 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		return fail(e)
 	}
 	resp := &Response{StatusCode: r.status, Header: r.header, RequestID: p.requestID}
-	id, idErr := usableAnswer(r.body, op.ResultID)
-	if idErr != nil && !op.repeatable() {
-		return fail(unknown(idErr))
-	}
-	if out != nil && len(bytes.TrimSpace(r.body)) > 0 {
-		if err := decodeAnswer(r.body, idErr == nil, out); err != nil {
-			err = fmt.Errorf("decoding answer: %w", err)
-			if !op.repeatable() {
-				return fail(unknown(err))
-			}
-			return outcome{resp: resp, status: r.status, id: id, err: fmt.Errorf("%s: %w", op.Name, err)}
+	id, unusable, err := readAnswer(r.body, op.ResultID, !op.repeatable(), out)
+	switch {
+	case unusable != nil && !op.repeatable():
+		return fail(unknown(unusable))
+	case err != nil:
+		err = fmt.Errorf("decoding answer: %w", err)
+		if !op.repeatable() {
+			return fail(unknown(err))
 		}
+		return outcome{resp: resp, status: r.status, id: id, err: fmt.Errorf("%s: %w", op.Name, err)}
 	}
 	return outcome{resp: resp, status: r.status, id: id}
-}
-
-// decodeAnswer decodes the JSON body into out. A body already known to
-// be valid JSON (valid) goes straight to out's UnmarshalJSON, if it has
-// one, as encoding/json would pass it: json.Unmarshal would scan it twice
-// more (to validate it, then to find its end) before calling the method.
-func decodeAnswer(body []byte, valid bool, out any) error {
-	if u, ok := out.(json.Unmarshaler); ok && valid {
-		return u.UnmarshalJSON(bytes.TrimSpace(body))
-	}
-	return json.Unmarshal(body, out)
-}
-
-// ErrUnusableAnswer matches a 2xx answer to a call that is not repeatable
-// whose body does not say what was done: empty, null, not JSON, or without
-// the member that identifies the created resource. It always comes inside
-// an [ErrOutcomeUnknown].
-var ErrUnusableAnswer = errors.New("client: answer unusable")
-
-// usableAnswer checks the 2xx body of a call that is not repeatable: JSON
-// other than null and, when resultID is set, an object carrying resultID
-// as a non-empty string, which it returns.
-func usableAnswer(body []byte, resultID string) (string, error) {
-	body = bytes.TrimSpace(body)
-	switch {
-	case len(body) == 0:
-		return "", fmt.Errorf("%w: empty body", ErrUnusableAnswer)
-	case !json.Valid(body):
-		return "", fmt.Errorf("%w: not JSON", ErrUnusableAnswer)
-	case bytes.Equal(body, []byte("null")):
-		return "", fmt.Errorf("%w: null", ErrUnusableAnswer)
-	case resultID == "":
-		return "", nil
-	}
-	var obj map[string]json.RawMessage
-	var id string
-	if json.Unmarshal(body, &obj) != nil {
-		return "", fmt.Errorf("%w: not a JSON object", ErrUnusableAnswer)
-	}
-	if raw, ok := obj[resultID]; !ok || json.Unmarshal(raw, &id) != nil || strings.TrimSpace(id) == "" {
-		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID)
-	}
-	return id, nil
 }
 
 // prepared is one call, fixed before the first attempt: URL, encoded body,
@@ -245,12 +198,18 @@ type prepared struct {
 	header         http.Header
 	requestID      string
 	skipValidation bool
+	scope          string
+	resolved       *Call // call(), made once
 }
 
-// call describes p for hooks and validators; its header is a copy.
+// call describes p for hooks and validators, made the first time one
+// asks; its header is a copy.
 func (p *prepared) call() *Call {
-	return &Call{Operation: p.op.Name, Method: p.op.Method, URL: p.url, RequestID: p.requestID,
-		Body: p.body, Header: p.header.Clone(), Repeatable: p.op.repeatable()}
+	if p.resolved == nil {
+		p.resolved = &Call{Operation: p.op.Name, Method: p.op.Method, URL: p.url, Path: p.urlPath, Scope: p.scope,
+			RequestID: p.requestID, Body: p.body, Header: p.header.Clone(), Repeatable: p.op.repeatable()}
+	}
+	return p.resolved
 }
 
 // prepare applies the client's default options and then the call's, once,
@@ -301,21 +260,30 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}
+	// The pipeline's own headers, under their canonical keys and in one
+	// backing array: one allocation instead of one per header (and per
+	// key to canonicalise).
 	h := call.header
-	h.Set("X-Request-ID", requestID)
-	h.Set("Accept", "application/json")
+	vals := make([]string, 0, 7)
+	set := func(key, v string) {
+		vals = append(vals, v)
+		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	set("X-Request-Id", requestID)
+	set("Accept", "application/json")
 	// No compression: the answer's Digest then covers the bytes read
 	// (decodeContent copes with a bank that compresses anyway).
-	h.Set("Accept-Encoding", "identity")
+	set("Accept-Encoding", "identity")
 	if body != nil {
-		h.Set("Content-Type", "application/json")
-		h.Set("Digest", signing.Digest(body))
+		set("Content-Type", "application/json")
+		set("Digest", signing.Digest(body))
 	}
-	h.Set("X-Accept-Fix", c.acceptFixValue(call.acceptFix))
+	set("X-Accept-Fix", c.acceptFixValue(call.acceptFix))
 	if c.cfg.userAgent != "" {
-		h.Set("User-Agent", c.cfg.userAgent)
+		set("User-Agent", c.cfg.userAgent)
 	}
-	return &prepared{op: op, url: u.String(), urlPath: strings.TrimPrefix(u.Path, c.basePath), body: body, header: h, requestID: requestID, skipValidation: call.skipValidation}, nil
+	return &prepared{op: op, url: u.String(), urlPath: strings.TrimPrefix(u.EscapedPath(), c.basePath), body: body, header: h,
+		requestID: requestID, skipValidation: call.skipValidation, scope: c.Scope()}, nil
 }
 
 func (c *Client) acceptFixValue(extra []AcceptFix) string {

@@ -55,11 +55,18 @@ func (c *Client) Store() store.Store { return c.cfg.store }
 // budget stricter. A TPP that reaches one bank through two URLs (a proxy)
 // names it with [WithBank] on both clients.
 func (c *Client) Scope() string {
+	if s := c.scope.Load(); s != nil {
+		return *s
+	}
 	h := sha256.New()
 	for _, part := range []string{c.tppIdentity(), c.bankIdentity()} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	s := hex.EncodeToString(h.Sum(nil)[:16])
+	if c.identity.Load() != nil {
+		c.scope.Store(&s) // both parts are fixed now
+	}
+	return s
 }
 
 // Bank returns the bank's identity in the client's [Client.Scope]: the
