@@ -22,8 +22,25 @@ type Operation struct {
 	// Method is the HTTP method.
 	Method string
 	// Path is "/v1/..." relative to the base URL, or an href from an
-	// earlier answer (relative, or absolute on the bank's host).
+	// earlier answer (relative, or absolute on the bank's host). It may
+	// be a template whose parameters in braces, each a whole segment
+	// ("/v1/accounts/{accountId}/balances"), take their values from
+	// Params.
 	Path string
+	// Params are the values of Path's parameters, by name. The client
+	// checks each one (not empty, not "." or "..", no control character,
+	// UTF-8) and escapes it as one path segment ("/" included); a value
+	// that breaks the rule, or a parameter without a value, refuses the
+	// call before it is sent with a *ValidationError whose Field is the
+	// parameter's name. Checked even with [WithoutValidation].
+	Params map[string]string
+	// Refuse, when set, is what the service found wrong with the call's
+	// arguments as it declared the call (no body given, an empty link):
+	// the client refuses the call with it before it is sent, even with
+	// [WithoutValidation], inside a *NotSentError. An error that is not a
+	// *ValidationError comes inside one, so that every refusal matches
+	// both [ErrNotSent] and [ErrValidation].
+	Refuse error
 	// Query is added to the path's own query.
 	Query url.Values
 	// Body is encoded as JSON when not nil. A json.RawMessage or []byte
@@ -100,19 +117,22 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 	if op.Name == "" {
 		op.Name = op.Method + " " + pathTemplate(op.Path)
 	}
+	if op.Refuse != nil {
+		return nil, &NotSentError{Operation: op.Name, Err: asValidation(op.Refuse)}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, &NotSentError{Operation: op.Name, Err: err}
 	}
 	p, err := c.prepare(&op, opts)
 	if err != nil {
-		return nil, &NotSentError{Operation: op.Name, Err: err}
+		return nil, &NotSentError{Operation: op.Name, Err: asValidation(err)}
 	}
 	if err := checkRequired(&op, p.urlPath, p.header); err != nil {
 		return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
 	}
 	if op.Validate != nil && !p.skipValidation {
 		if err := op.Validate(p.call()); err != nil {
-			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
+			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: asValidation(err)}
 		}
 	}
 	var after func(Result)
@@ -230,7 +250,11 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 			query[k] = append(query[k], v...)
 		}
 	}
-	u, err := c.resolve(op.Path, query)
+	path, err := expandPath(op.Path, op.Params)
+	if err != nil {
+		return nil, err
+	}
+	u, err := c.resolve(path, query)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +267,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 		body = b
 	default:
 		if body, err = json.Marshal(b); err != nil {
-			err = fmt.Errorf("encoding body: %w", err)
+			err = &ValidationError{Field: "body", Reason: "encoding body: " + err.Error(), Err: err}
 			// A value that cannot be encoded is usually an invalid one
 			// (an amount without a currency): the operation's validation,
 			// run on the call without its body, says which field.
