@@ -190,6 +190,7 @@ func TestNoDefaultTPPID(t *testing.T) {
 	_, err = svc.SetContact(t.Context(), "tpp.contact@tpp.example.com")
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "tppId", ve.Field)
+	assert.ErrorIs(t, err, client.ErrNotSent, "the client refused it")
 	_, err = svc.Contact(t.Context())
 	require.ErrorIs(t, err, client.ErrValidation)
 	assert.Zero(t, httpmock.GetTotalCallCount())
