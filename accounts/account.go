@@ -8,7 +8,6 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // CashAccountType is an account's cashAccountType. With the
@@ -194,7 +193,7 @@ func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.Requ
 	var out struct {
 		Accounts []Account `json:"accounts"`
 	}
-	if err := s.get(ctx, "accounts.List", "/v1/accounts", q, &out, ro); err != nil {
+	if err := s.get(ctx, client.Operation{Name: "accounts.List", Path: "/v1/accounts", Query: q}, &out, ro); err != nil {
 		return nil, err
 	}
 	return out.Accounts, nil
@@ -202,12 +201,9 @@ func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.Requ
 
 // Get returns one account (GET /v1/accounts/{id}).
 func (s *Service) Get(ctx context.Context, accountID string, ro ...client.RequestOption) (*Account, error) {
-	if err := checkID("accounts.Get", "accountId", accountID); err != nil {
-		return nil, err
-	}
 	var out wrapped[Account]
 	out.key = "account"
-	if err := s.get(ctx, "accounts.Get", apipath.Join("/v1/accounts", accountID), nil, &out, ro); err != nil {
+	if err := s.get(ctx, client.Operation{Name: "accounts.Get", Path: "/v1/accounts/{accountId}", Params: map[string]string{"accountId": accountID}}, &out, ro); err != nil {
 		return nil, err
 	}
 	return &out.v, nil

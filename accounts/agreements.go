@@ -29,7 +29,7 @@ type Agreement struct {
 // new consent flow (docs/interface.md section 5.10).
 func (s *Service) Agreements(ctx context.Context, ro ...client.RequestOption) ([]Agreement, error) {
 	var out agreementList
-	if err := s.get(ctx, "accounts.Agreements", "/v1/agreements", nil, &out, ro); err != nil {
+	if err := s.get(ctx, client.Operation{Name: "accounts.Agreements", Path: "/v1/agreements"}, &out, ro); err != nil {
 		return nil, err
 	}
 	return out, nil

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -148,11 +147,9 @@ func (r *BalanceReport) Find(t BalanceType) (Balance, bool) {
 // is sent when the budget is spent.
 func (s *Service) Balances(ctx context.Context, accountID string, ro ...client.RequestOption) (*BalanceReport, error) {
 	const op = "accounts.Balances"
-	if err := checkID(op, "accountId", accountID); err != nil {
-		return nil, err
-	}
 	var out BalanceReport
-	err := s.getCounted(ctx, op, EndpointBalances, accountID, apipath.Join("/v1/accounts", accountID, "balances"), nil, &out, ro)
+	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/accounts/{accountId}/balances", Params: map[string]string{"accountId": accountID}},
+		EndpointBalances, accountID, &out, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -240,7 +239,7 @@ func (s *Service) CardAccounts(ctx context.Context, ro ...client.RequestOption) 
 	var out struct {
 		CardAccounts []CardAccount `json:"cardAccounts"`
 	}
-	err := s.get(ctx, "accounts.CardAccounts", "/v1/card-accounts", nil, &out, cardOptions(ro))
+	err := s.get(ctx, client.Operation{Name: "accounts.CardAccounts", Path: "/v1/card-accounts"}, &out, cardOptions(ro))
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
 		return nil, &CardAccountsNotSupportedError{Err: ce}
@@ -258,11 +257,8 @@ func (s *Service) CardAccounts(ctx context.Context, ro ...client.RequestOption) 
 // answer may be wrapped as {"cardAccount": {...}} or bare.
 func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...client.RequestOption) (*CardAccount, error) {
 	const op = "accounts.CardAccount"
-	if err := checkID(op, "cardAccountId", cardAccountID); err != nil {
-		return nil, err
-	}
 	out := wrapped[CardAccount]{key: "cardAccount"}
-	if err := s.get(ctx, op, apipath.Join("/v1/card-accounts", cardAccountID), nil, &out, cardOptions(ro)); err != nil {
+	if err := s.get(ctx, client.Operation{Name: op, Path: "/v1/card-accounts/{cardAccountId}", Params: map[string]string{"cardAccountId": cardAccountID}}, &out, cardOptions(ro)); err != nil {
 		return nil, err
 	}
 	return &out.v, nil
@@ -275,11 +271,9 @@ func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...c
 // [Service.Balances] (the package documentation says why card calls count).
 func (s *Service) CardBalances(ctx context.Context, cardAccountID string, ro ...client.RequestOption) (*BalanceReport, error) {
 	const op = "accounts.CardBalances"
-	if err := checkID(op, "cardAccountId", cardAccountID); err != nil {
-		return nil, err
-	}
 	var out BalanceReport
-	err := s.getCounted(ctx, op, EndpointCardBalances, cardAccountID, apipath.Join("/v1/card-accounts", cardAccountID, "balances"), nil, &out, cardOptions(ro))
+	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/card-accounts/{cardAccountId}/balances", Params: map[string]string{"cardAccountId": cardAccountID}},
+		EndpointCardBalances, cardAccountID, &out, cardOptions(ro))
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,8 @@ func TestTransactionDetailsBudget(t *testing.T) {
 
 	for _, ids := range [][2]string{{"", detailsID}, {acc1, ""}} {
 		_, err := svc.TransactionDetails(ctx, ids[0], ids[1], psuAbsent()...)
-		require.ErrorIs(t, err, accounts.ErrInvalidQuery)
+		require.ErrorIs(t, err, client.ErrNotSent)
+		require.ErrorIs(t, err, client.ErrValidation)
 	}
 	assert.Equal(t, accounts.DefaultBudgetLimit+1, calls())
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testtpp"
 )
@@ -21,7 +20,7 @@ import (
 // segment they would change the path (/v1/accounts/../balances). Every
 // call that puts an account, card account or transaction id in a path
 // refuses them with a *client.ValidationError on that field and sends
-// nothing; an empty id keeps its ErrInvalidQuery.
+// nothing, and so is an empty one.
 func TestDotAccountIDRefused(t *testing.T) {
 	t.Parallel()
 	var n atomic.Int32
@@ -67,6 +66,7 @@ func TestDotAccountIDRefused(t *testing.T) {
 		}
 	}
 	_, err = svc.Balances(ctx, "")
-	assert.ErrorIs(t, err, accounts.ErrInvalidQuery)
+	assert.ErrorIs(t, err, client.ErrNotSent)
+	assert.ErrorIs(t, err, client.ErrValidation)
 	assert.Zero(t, n.Load(), "nothing reaches the bank")
 }

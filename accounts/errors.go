@@ -42,8 +42,13 @@ var (
 	// and the bank's 429.
 	ErrBudgetExhausted = errors.New("accounts: budget of calls without the PSU present is spent")
 
-	// ErrInvalidQuery: a [TransactionQuery] or another argument is not
-	// acceptable; nothing was sent.
+	// ErrInvalidQuery: a [TransactionQuery] is not acceptable, or a
+	// next link was followed for an empty account id. The client refused
+	// the call before sending it: the error also matches
+	// client.ErrNotSent and client.ErrValidation, and errors.As gives the
+	// *client.ValidationError naming the field. An account id that cannot
+	// be a path segment (empty, ".", "..") is refused the same way, by
+	// the client, without this sentinel.
 	ErrInvalidQuery = errors.New("accounts: invalid query")
 
 	// ErrUnexpectedLink: a link to follow (a stored next link, or the next

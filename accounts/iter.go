@@ -39,7 +39,7 @@ func (s *Service) TransactionsIter(ctx context.Context, accountID string, q *Tra
 		return transactionsView(p), err
 	}
 	next := func(href string) (pageView[Transaction], error) {
-		p, err := s.transactionsAt(ctx, "accounts.TransactionsIter", href, accountID, ro)
+		p, err := s.transactionsAt(ctx, "accounts.TransactionsIter", href, accountID, nil, ro)
 		return transactionsView(p), err
 	}
 	return follow(first, next)
@@ -53,7 +53,7 @@ func (s *Service) CardTransactionsIter(ctx context.Context, cardAccountID string
 		return cardTransactionsView(p), err
 	}
 	next := func(href string) (pageView[CardTransaction], error) {
-		p, err := s.cardTransactionsAt(ctx, "accounts.CardTransactionsIter", href, cardAccountID, ro)
+		p, err := s.cardTransactionsAt(ctx, "accounts.CardTransactionsIter", href, cardAccountID, nil, ro)
 		return cardTransactionsView(p), err
 	}
 	return follow(first, next)

@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // Service reads account information for an AISP: bank-offered consent,
@@ -72,24 +70,27 @@ func (s *Service) Client() *client.Client { return s.c }
 
 // get sends a GET described by name, path and query and decodes the answer
 // into out.
-func (s *Service) get(ctx context.Context, name, path string, query url.Values, out any, opts []client.RequestOption) error {
-	return s.send(ctx, client.Operation{Name: name, Method: http.MethodGet, Path: path, Query: query}, out, opts)
+// op declares the call; the client checks and escapes its path
+// parameters and refuses what op.Refuse says before sending.
+func (s *Service) get(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
+	op.Method = http.MethodGet
+	return s.send(ctx, op, out, opts)
 }
 
 // getCounted sends a GET of endpoint e of accountID that counts against
 // the without-PSU budget (see budget.hook).
-func (s *Service) getCounted(ctx context.Context, name string, e Endpoint, accountID, path string, query url.Values, out any, opts []client.RequestOption) error {
-	return s.getCountedBy(ctx, name, e, func(*client.Call) (string, error) { return accountID, nil }, path, query, out, opts)
+func (s *Service) getCounted(ctx context.Context, op client.Operation, e Endpoint, accountID string, out any, opts []client.RequestOption) error {
+	return s.getCountedBy(ctx, op, e, func(*client.Call) (string, error) { return accountID, nil }, out, opts)
 }
 
 // getCountedBy is getCounted for a call whose account accountOf reads
 // from the resolved call (a link).
-func (s *Service) getCountedBy(ctx context.Context, name string, e Endpoint, accountOf func(*client.Call) (string, error), path string, query url.Values, out any, opts []client.RequestOption) error {
+func (s *Service) getCountedBy(ctx context.Context, op client.Operation, e Endpoint, accountOf func(*client.Call) (string, error), out any, opts []client.RequestOption) error {
 	if s == nil || s.c == nil {
 		return errNoClient
 	}
-	op := client.Operation{Name: name, Method: http.MethodGet, Path: path, Query: query,
-		Hook: s.budget.hook(name, e, accountOf), BeforeRetry: s.budget.retryHook(name, e, accountOf)}
+	op.Method = http.MethodGet
+	op.Hook, op.BeforeRetry = s.budget.hook(op.Name, e, accountOf), s.budget.retryHook(op.Name, e, accountOf)
 	return s.send(ctx, op, out, opts)
 }
 
@@ -151,17 +152,10 @@ var transactionDetailsKeys = []string{"transactionsDetails", "transactionDetails
 // [*BudgetExhaustedError] before it is sent when that budget is spent.
 func (s *Service) TransactionDetails(ctx context.Context, accountID, transactionID string, ro ...client.RequestOption) (*Transaction, error) {
 	const op = "accounts.TransactionDetails"
-	if err := checkID(op, "accountId", accountID); err != nil {
-		return nil, err
-	}
-	if transactionID == "" {
-		return nil, fmt.Errorf("%s: %w: empty transaction id", op, ErrInvalidQuery)
-	}
-	if err := apipath.Check("transactionId", transactionID); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
 	var out transactionDetails
-	err := s.getCounted(ctx, op, sharedEndpoint(EndpointTransactionDetails), accountID, apipath.Join("/v1/accounts", accountID, "transactions", transactionID), nil, &out, ro)
+	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/accounts/{accountId}/transactions/{transactionId}",
+		Params: map[string]string{"accountId": accountID, "transactionId": transactionID}},
+		sharedEndpoint(EndpointTransactionDetails), accountID, &out, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -141,21 +141,40 @@ func TestGet(t *testing.T) {
 	}
 }
 
+// An empty id is refused by the client before anything is sent: one
+// error matching client.ErrNotSent and client.ErrValidation, whose field
+// names the path parameter.
 func TestEmptyIDsAreRefusedBeforeSending(t *testing.T) {
 	svc := newMockService(t)
 	ctx := t.Context()
+	check := func(err error, field string) {
+		t.Helper()
+		assert.ErrorIs(t, err, client.ErrNotSent)
+		assert.ErrorIs(t, err, client.ErrValidation)
+		var ve *client.ValidationError
+		if assert.ErrorAs(t, err, &ve) {
+			assert.Equal(t, field, ve.Field)
+		}
+	}
 	_, err := svc.Get(ctx, "", psuPresent()...)
-	assert.ErrorIs(t, err, accounts.ErrInvalidQuery)
+	check(err, "accountId")
 	_, err = svc.Balances(ctx, "", psuAbsent()...)
-	assert.ErrorIs(t, err, accounts.ErrInvalidQuery)
+	check(err, "accountId")
 	_, err = svc.Transactions(ctx, "", nil, psuPresent()...)
-	assert.ErrorIs(t, err, accounts.ErrInvalidQuery)
+	check(err, "accountId")
+	_, err = svc.NextTransactions(ctx, "", "/v1/accounts/a/transactions?offset=1", psuPresent()...)
+	check(err, "accountId")
 	_, err = svc.CardAccount(ctx, "", psuPresent()...)
-	assert.ErrorIs(t, err, accounts.ErrInvalidQuery)
+	check(err, "cardAccountId")
 	_, err = svc.CardBalances(ctx, "", psuPresent()...)
-	assert.ErrorIs(t, err, accounts.ErrInvalidQuery)
+	check(err, "cardAccountId")
 	_, err = svc.CardTransactions(ctx, "", nil, psuPresent()...)
-	assert.ErrorIs(t, err, accounts.ErrInvalidQuery)
+	check(err, "cardAccountId")
+	_, err = svc.Transactions(ctx, "a1", &accounts.TransactionQuery{BookingStatus: "nope"}, psuPresent()...)
+	check(err, "bookingStatus")
+	assert.ErrorIs(t, err, accounts.ErrInvalidQuery, "a bad query still matches ErrInvalidQuery")
+	_, err = svc.TransactionsAt(ctx, "", psuPresent()...)
+	check(err, "href")
 	assert.Equal(t, 0, calls())
 }
 

@@ -10,7 +10,6 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // BookingStatus selects which entries a transactions call returns
@@ -56,7 +55,7 @@ type TransactionQuery struct {
 }
 
 // values checks q and returns it as a query.
-func (q *TransactionQuery) values(op string) (url.Values, error) {
+func (q *TransactionQuery) values() (url.Values, error) {
 	v := url.Values{"bookingStatus": {string(BookingBoth)}}
 	if q == nil {
 		return v, nil
@@ -66,7 +65,7 @@ func (q *TransactionQuery) values(op string) (url.Values, error) {
 	case BookingBooked, BookingPending, BookingBoth, BookingAll:
 		v.Set("bookingStatus", string(q.BookingStatus))
 	default:
-		return nil, fmt.Errorf("%s: %w: bookingStatus %q", op, ErrInvalidQuery, clip(string(q.BookingStatus)))
+		return nil, invalid("bookingStatus", fmt.Sprintf("%q is not booked, pending, both or all", clip(string(q.BookingStatus))))
 	}
 	for _, d := range []struct {
 		name string
@@ -76,15 +75,15 @@ func (q *TransactionQuery) values(op string) (url.Values, error) {
 			continue
 		}
 		if p, err := ParseDate(d.d.String()); err != nil || p != d.d {
-			return nil, fmt.Errorf("%s: %w: %s is not a calendar date", op, ErrInvalidQuery, d.name)
+			return nil, invalid(d.name, "not a calendar date")
 		}
 		v.Set(d.name, d.d.String())
 	}
 	if !q.DateFrom.IsZero() && !q.DateTo.IsZero() && q.DateTo.Before(q.DateFrom) {
-		return nil, fmt.Errorf("%s: %w: dateTo before dateFrom", op, ErrInvalidQuery)
+		return nil, invalid("dateTo", "before dateFrom")
 	}
 	if q.Limit < 0 || q.Offset < 0 {
-		return nil, fmt.Errorf("%s: %w: negative limit or offset", op, ErrInvalidQuery)
+		return nil, invalid("limit", "negative limit or offset")
 	}
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
@@ -370,15 +369,10 @@ func markStatus(ts []Transaction, s BookingStatus) {
 // [OnlineSCARecency].
 func (s *Service) Transactions(ctx context.Context, accountID string, q *TransactionQuery, ro ...client.RequestOption) (*TransactionsPage, error) {
 	const op = "accounts.Transactions"
-	if err := checkID(op, "accountId", accountID); err != nil {
-		return nil, err
-	}
-	v, err := q.values(op)
-	if err != nil {
-		return nil, err
-	}
+	v, refuse := q.values()
 	var out TransactionsPage
-	err = s.getCounted(ctx, op, EndpointTransactions, accountID, apipath.Join("/v1/accounts", accountID, "transactions"), v, &out, ro)
+	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/accounts/{accountId}/transactions", Params: map[string]string{"accountId": accountID},
+		Query: v, Refuse: refuse}, EndpointTransactions, accountID, &out, ro)
 	if err != nil {
 		return nil, err
 	}
@@ -391,7 +385,7 @@ func (s *Service) Transactions(ctx context.Context, accountID string, q *Transac
 // before sending ([ErrUnexpectedLink], [client.ErrForeignHost]). It counts
 // against the budget like [Service.Transactions].
 func (s *Service) TransactionsAt(ctx context.Context, href string, ro ...client.RequestOption) (*TransactionsPage, error) {
-	return s.transactionsAt(ctx, "accounts.TransactionsAt", href, "", ro)
+	return s.transactionsAt(ctx, "accounts.TransactionsAt", href, "", nil, ro)
 }
 
 // NextTransactions is [Service.TransactionsAt] for a next link of
@@ -400,18 +394,13 @@ func (s *Service) TransactionsAt(ctx context.Context, href string, ro ...client.
 // spend another account's budget or mix its entries into this account's.
 func (s *Service) NextTransactions(ctx context.Context, accountID, href string, ro ...client.RequestOption) (*TransactionsPage, error) {
 	const op = "accounts.NextTransactions"
-	if accountID == "" {
-		return nil, errEmptyID(op)
-	}
-	return s.transactionsAt(ctx, op, href, accountID, ro)
+	return s.transactionsAt(ctx, op, href, accountID, requiredID("accountId", accountID), ro)
 }
 
-func (s *Service) transactionsAt(ctx context.Context, op, href, want string, ro []client.RequestOption) (*TransactionsPage, error) {
-	if err := checkLink(op, href); err != nil {
-		return nil, err
-	}
+func (s *Service) transactionsAt(ctx context.Context, op, href, want string, refuse error, ro []client.RequestOption) (*TransactionsPage, error) {
 	var out TransactionsPage
-	err := s.getCountedBy(ctx, op, EndpointTransactions, s.linkAccount(op, accountsCollection, want), href, nil, &out, ro)
+	err := s.getCountedBy(ctx, client.Operation{Name: op, Path: href, Refuse: linkRefusal(op, href, refuse)},
+		EndpointTransactions, s.linkAccount(op, accountsCollection, want), &out, ro)
 	if err != nil {
 		return nil, foreignLink(op, err)
 	}
@@ -425,15 +414,10 @@ func (s *Service) transactionsAt(ctx context.Context, op, href, want string, ro 
 // the card account's budget (see the package documentation).
 func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q *TransactionQuery, ro ...client.RequestOption) (*CardTransactionsPage, error) {
 	const op = "accounts.CardTransactions"
-	if err := checkID(op, "cardAccountId", cardAccountID); err != nil {
-		return nil, err
-	}
-	v, err := q.values(op)
-	if err != nil {
-		return nil, err
-	}
+	v, refuse := q.values()
 	var out CardTransactionsPage
-	err = s.getCounted(ctx, op, EndpointCardTransactions, cardAccountID, apipath.Join("/v1/card-accounts", cardAccountID, "transactions"), v, &out, cardOptions(ro))
+	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/card-accounts/{cardAccountId}/transactions", Params: map[string]string{"cardAccountId": cardAccountID},
+		Query: v, Refuse: refuse}, EndpointCardTransactions, cardAccountID, &out, cardOptions(ro))
 	if err != nil {
 		return nil, err
 	}
@@ -444,25 +428,20 @@ func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q 
 // link kept from an earlier page. The href must be a transactions link of
 // a card account on the bank's base URL.
 func (s *Service) CardTransactionsAt(ctx context.Context, href string, ro ...client.RequestOption) (*CardTransactionsPage, error) {
-	return s.cardTransactionsAt(ctx, "accounts.CardTransactionsAt", href, "", ro)
+	return s.cardTransactionsAt(ctx, "accounts.CardTransactionsAt", href, "", nil, ro)
 }
 
 // NextCardTransactions is [Service.NextTransactions] for a card
 // account's pages.
 func (s *Service) NextCardTransactions(ctx context.Context, cardAccountID, href string, ro ...client.RequestOption) (*CardTransactionsPage, error) {
 	const op = "accounts.NextCardTransactions"
-	if cardAccountID == "" {
-		return nil, errEmptyID(op)
-	}
-	return s.cardTransactionsAt(ctx, op, href, cardAccountID, ro)
+	return s.cardTransactionsAt(ctx, op, href, cardAccountID, requiredID("cardAccountId", cardAccountID), ro)
 }
 
-func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string, ro []client.RequestOption) (*CardTransactionsPage, error) {
-	if err := checkLink(op, href); err != nil {
-		return nil, err
-	}
+func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string, refuse error, ro []client.RequestOption) (*CardTransactionsPage, error) {
 	var out CardTransactionsPage
-	err := s.getCountedBy(ctx, op, EndpointCardTransactions, s.linkAccount(op, cardAccountsCollection, want), href, nil, &out, cardOptions(ro))
+	err := s.getCountedBy(ctx, client.Operation{Name: op, Path: href, Refuse: linkRefusal(op, href, refuse)},
+		EndpointCardTransactions, s.linkAccount(op, cardAccountsCollection, want), &out, cardOptions(ro))
 	if err != nil {
 		return nil, foreignLink(op, err)
 	}
@@ -470,19 +449,32 @@ func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string,
 }
 
 func errEmptyID(op string) error {
-	return fmt.Errorf("%s: %w: empty account id", op, ErrInvalidQuery)
+	return fmt.Errorf("%s: %w", op, invalid("accountId", "required"))
 }
 
-// checkID refuses an account id that cannot be one path segment: an empty
-// one as before (ErrInvalidQuery), "." and ".." with the
-// *client.ValidationError of apipath.Check on field, since either would
-// change the path.
-func checkID(op, field, id string) error {
+// invalid refuses an argument before anything is sent: a
+// *client.ValidationError on field that matches [ErrInvalidQuery] too.
+func invalid(field, reason string) error {
+	return &client.ValidationError{Field: field, Reason: reason, Err: ErrInvalidQuery}
+}
+
+// requiredID refuses an empty account id that a link must belong to.
+func requiredID(field, id string) error {
 	if id == "" {
-		return errEmptyID(op)
+		return invalid(field, "required")
 	}
-	if err := apipath.Check(field, id); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+	return nil
+}
+
+// linkRefusal is what a call following a link declares as its refusal:
+// refuse (an argument already found wrong), or a malformed link
+// (checkLink), nil otherwise.
+func linkRefusal(op, href string, refuse error) error {
+	if refuse != nil {
+		return refuse
+	}
+	if err := checkLink(op, href); err != nil {
+		return &client.ValidationError{Field: "href", Reason: err.Error(), Err: err}
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package basket
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 
@@ -231,10 +230,11 @@ func (s *Service) sendAt(ctx context.Context, op, method, href, resultID string,
 	if s == nil || s.c == nil {
 		return errNoClient
 	}
+	var refuse error
 	if href == "" {
-		return fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "href", Reason: "empty link"})
+		refuse = &client.ValidationError{Field: "href", Reason: "empty link"}
 	}
-	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: href, ResultID: resultID}, out, opts...)
+	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: href, ResultID: resultID, Refuse: refuse}, out, opts...)
 	return err
 }
 
@@ -246,14 +246,17 @@ func (s *Service) do(ctx context.Context, op, method, basketID string, sub []str
 
 // send sends one call on the basket basketID (and its sub-resource). A
 // POST is never repeated once it may have reached the bank; resultID names
-// the member its answer must carry (see client.Operation).
+// the member its answer must carry (see client.Operation). The client
+// checks and escapes the basket id (basketId: not empty, not "." or "..")
+// even with client.WithoutValidation.
 func (s *Service) send(ctx context.Context, op, method, basketID string, sub []string, resultID string, out any, opts []client.RequestOption) error {
 	if s == nil || s.c == nil {
 		return errNoClient
 	}
-	if err := checkBasketID(basketID); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+	path := "/v1/signing-baskets/{basketId}"
+	for _, seg := range sub {
+		path += "/" + seg
 	}
-	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: basketPath(basketID, sub...), ResultID: resultID}, out, opts...)
+	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: path, Params: map[string]string{"basketId": basketID}, ResultID: resultID}, out, opts...)
 	return err
 }

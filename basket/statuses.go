@@ -63,11 +63,12 @@ func (s *Service) PaymentStatuses(ctx context.Context, refs []PaymentRef, opts .
 		return nil, errNoClient
 	}
 	for i, r := range refs {
+		// Refused as the client refuses one call, since none is sent.
 		switch {
 		case r.Product == "":
-			return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "refs[" + strconv.Itoa(i) + "].product", Reason: "empty"})
+			return nil, &client.NotSentError{Operation: op, Err: &client.ValidationError{Field: "refs[" + strconv.Itoa(i) + "].product", Reason: "empty"}}
 		case r.PaymentID == "":
-			return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "refs[" + strconv.Itoa(i) + "].paymentId", Reason: "empty"})
+			return nil, &client.NotSentError{Operation: op, Err: &client.ValidationError{Field: "refs[" + strconv.Itoa(i) + "].paymentId", Reason: "empty"}}
 		}
 	}
 	out := make([]PaymentStatus, len(refs))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // createHeaders are the headers docs/interface.md section 4.1 requires on
@@ -46,15 +45,4 @@ func ValidatePaymentIDs(ids []string) error {
 		first[id] = i
 	}
 	return errors.Join(errs...)
-}
-
-// checkBasketID refuses a basket id that cannot name a basket in a path:
-// empty, "." or ".." (apipath.Check). It is checked even with [client.WithoutValidation],
-// since no bank could accept it.
-func checkBasketID(id string) error { return apipath.Check("basketId", id) }
-
-// basketPath is the path of basket id with the given sub-resources, the id
-// escaped as one path segment ("!" kept, as the platform writes it).
-func basketPath(id string, sub ...string) string {
-	return apipath.Join("/v1/signing-baskets", append([]string{id}, sub...)...)
 }

@@ -29,6 +29,12 @@ type Call struct {
 	Method string
 	// URL is the absolute URL, query included.
 	URL string
+	// Path is the URL's escaped path relative to the base URL's path,
+	// without the query: "/v1/payments/{product}/{id}" with the values,
+	// as the interface's documents write paths.
+	Path string
+	// Scope is the client's [Client.Scope]: this TPP at this bank.
+	Scope string
 	// RequestID is the X-Request-ID of every attempt.
 	RequestID string
 	// Body is the exact request body (nil: none).
@@ -48,6 +54,8 @@ type callView struct {
 	Operation  string
 	Method     string
 	URL        string
+	Path       string
+	Scope      string
 	RequestID  string
 	BodyLen    int
 	Header     map[string]string
@@ -56,7 +64,7 @@ type callView struct {
 
 func (c Call) view() callView {
 	return callView{Operation: c.Operation, Method: c.Method, URL: redactHref(c.URL),
-		RequestID: c.RequestID, BodyLen: len(c.Body), Header: redactedHeader(c.Header),
+		Path: pathTemplate(c.Path), Scope: c.Scope, RequestID: c.RequestID, BodyLen: len(c.Body), Header: redactedHeader(c.Header),
 		Repeatable: c.Repeatable}
 }
 
@@ -65,8 +73,8 @@ func (c Call) view() callView {
 // them. It has a value receiver, so a Call value prints redacted too.
 func (c Call) String() string {
 	v := c.view()
-	return fmt.Sprintf("client.Call{Operation:%s Method:%s URL:%s RequestID:%s BodyLen:%d Header:%v Repeatable:%t}",
-		v.Operation, v.Method, v.URL, v.RequestID, v.BodyLen, v.Header, v.Repeatable)
+	return fmt.Sprintf("client.Call{Operation:%s Method:%s URL:%s Path:%s Scope:%s RequestID:%s BodyLen:%d Header:%v Repeatable:%t}",
+		v.Operation, v.Method, v.URL, v.Path, v.Scope, v.RequestID, v.BodyLen, v.Header, v.Repeatable)
 }
 
 // GoString is String, for %#v.
@@ -79,6 +87,8 @@ func (c Call) LogValue() slog.Value {
 		slog.String("Operation", v.Operation),
 		slog.String("Method", v.Method),
 		slog.String("URL", v.URL),
+		slog.String("Path", v.Path),
+		slog.String("Scope", v.Scope),
 		slog.String("RequestID", v.RequestID),
 		slog.Int("BodyLen", v.BodyLen),
 		headerAttr("Header", c.Header),

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -247,4 +248,22 @@ func TestDigestCheckedWithoutBankCertificates(t *testing.T) {
 	off := newTestClient(t, b.URL, WithResponseVerification(VerifyOff))
 	_, err := off.Do(context.Background(), Operation{Method: http.MethodGet, Path: "/v1/bad"}, nil)
 	assert.NoError(t, err, "VerifyOff checks nothing")
+}
+
+// The resolved Call carries its path relative to the base URL and the
+// client's scope, so hooks need not parse URLs; its printed forms show
+// the path as a template.
+func TestCallPathAndScope(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.Write([]byte(`{}`)) })
+	c := newTestClient(t, b.URL+"/api")
+	var got *Call
+	hook := func(_ context.Context, call *Call) (func(Result), error) { got = call; return nil, nil }
+	_, err := c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/accounts/acc-secret-1/balances", Query: url.Values{"a": {"b"}}, Hook: hook}, nil)
+	require.NoError(t, err)
+	require.NotNil(t, got)
+	assert.Equal(t, "/v1/accounts/acc-secret-1/balances", got.Path)
+	assert.Equal(t, c.Scope(), got.Scope)
+	assert.NotContains(t, got.String(), "acc-secret-1")
+	assert.Contains(t, got.String(), "Scope:"+c.Scope())
 }

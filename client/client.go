@@ -39,6 +39,10 @@ type Client struct {
 	hasCandidate bool
 
 	warnedNoBankCert atomic.Bool
+
+	identity atomic.Pointer[string] // the TPP's, fixed by the first credentials (identity.go)
+	bankURL  string                 // the base URL in canonical form (identity.go)
+	scope    atomic.Pointer[string] // Scope, once the identity is fixed
 }
 
 // New returns a Client for the bank at baseURL (for example
@@ -64,7 +68,7 @@ func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, e
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
 		return nil, errors.New("client: base URL must not carry query, fragment or user info")
 	}
-	c := &Client{base: u, basePath: strings.TrimRight(u.EscapedPath(), "/")}
+	c := &Client{base: u, basePath: strings.TrimRight(u.EscapedPath(), "/"), bankURL: canonicalBank(u)}
 	c.cfg.retry = DefaultRetryPolicy()
 	c.cfg.clock = time.Now
 	c.cfg.expiryWarning = DefaultExpiryWarning

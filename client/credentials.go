@@ -54,6 +54,13 @@ var errForeignTransport = errors.New("client: SetQWAC needs the transport the SD
 // the same way). To inspect an expired certificate, load it with the
 // signing package, which does not check validity. When
 // [WithCredentialsSource] is set, the source takes precedence.
+//
+// The certificate must be of the same TPP as the client's first one (the
+// same organizationIdentifier, see [Client.Scope]): a renewal is
+// accepted, another organisation's certificate is refused with an
+// [*IdentityError] matching [ErrOtherTPP] and the current credentials
+// stay. The SDK offers no call that switches a client to another TPP,
+// since its budget and journal belong to one; make a new [Client] for it.
 func (c *Client) SetCredentials(creds *signing.Credentials) error {
 	st, err := c.newCredState(creds)
 	if err != nil {
@@ -61,6 +68,9 @@ func (c *Client) SetCredentials(creds *signing.Credentials) error {
 	}
 	if err := checkValidity(creds.Certificate, c.cfg.clock()); err != nil {
 		return fmt.Errorf("client: %w", err)
+	}
+	if err := c.pinIdentity(creds.Certificate); err != nil {
+		return err
 	}
 	c.state.Store(st)
 	return nil
@@ -113,6 +123,9 @@ func (c *Client) credentials(ctx context.Context, now time.Time) (*credState, er
 		st = c.srcState.Load()
 		if st == nil || st.creds != creds {
 			if st, err = c.newCredState(creds); err != nil {
+				return nil, err
+			}
+			if err := c.pinIdentity(creds.Certificate); err != nil {
 				return nil, err
 			}
 			c.srcState.Store(st)

@@ -81,3 +81,37 @@ func ExampleOutcomeUnknownError() {
 	// outcome unknown: reconcile request order-17
 	// nothing reached the bank: safe to send again
 }
+
+// Two spellings of one bank's base URL are one bank: one without-PSU
+// budget and one payments journal. A bank reached through another URL (a
+// proxy) is named with WithBank on every client that reaches it. A
+// certificate of another organisation is refused: a client belongs to one
+// TPP.
+func ExampleWithBank() {
+	bank := emulator.NewServer()
+	defer bank.Close()
+	creds, err := bank.NewTPP("Example TPP")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, _ := client.New("https://psd2.bank.example/api", creds)
+	b, _ := client.New("https://PSD2.bank.example.:443//api/", creds)
+	fmt.Println("one bank:", a.Scope() == b.Scope())
+
+	direct, _ := client.New("https://psd2.bank.example/api", creds, client.WithBank("example-bank"))
+	proxied, _ := client.New("https://proxy.tpp.example/bank", creds, client.WithBank("example-bank"))
+	fmt.Println("named bank:", direct.Scope() == proxied.Scope())
+
+	other, err := bank.NewTPP("Another TPP")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = a.SetCredentials(other)
+	fmt.Println("another TPP refused:", errors.Is(err, client.ErrOtherTPP))
+	// Output:
+	// one bank: true
+	// named bank: true
+	// another TPP refused: true
+}

@@ -54,6 +54,7 @@ type config struct {
 	defaults []RequestOption // WithDefaults
 	store    store.Store     // WithStore (state.go)
 	observer Observer        // WithObserver (observe.go)
+	bank     string          // WithBank (state.go)
 }
 
 // validate checks the options together, after all were applied.

@@ -224,7 +224,8 @@ func TestDecodeFailure(t *testing.T) {
 	assert.Equal(t, 200, resp.StatusCode)
 
 	_, err = c.Do(t.Context(), Operation{Name: "op", Method: "POST", Path: "/v1/x", Body: make(chan int)}, nil)
-	assert.ErrorContains(t, err, "op: not sent: encoding body")
+	assert.ErrorContains(t, err, "op: not sent: invalid body: encoding body")
 	assert.ErrorIs(t, err, ErrNotSent)
+	assert.ErrorIs(t, err, ErrValidation)
 	assert.EqualValues(t, 1, b.count.Load())
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/tppkit/psd2/internal/pathseg"
 )
 
 // ErrForeignHost is returned when a link would send a signed request to a
@@ -28,10 +30,16 @@ func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
 	}
 	var u *url.URL
 	if r.IsAbs() || r.Host != "" {
-		if !strings.EqualFold(r.Scheme, c.base.Scheme) || !strings.EqualFold(r.Host, c.base.Host) {
+		scheme := strings.ToLower(c.base.Scheme)
+		if !strings.EqualFold(r.Scheme, scheme) || canonicalHost(scheme, r.Host) != canonicalHost(scheme, c.base.Host) {
 			return nil, ErrForeignHost
 		}
+		// Another spelling of the bank's host (":443", a trailing dot)
+		// is sent to the host as the base URL spells it.
 		u = r
+		if !strings.EqualFold(u.Host, c.base.Host) {
+			u.Host = c.base.Host
+		}
 	} else {
 		p := r.EscapedPath()
 		if !strings.HasPrefix(p, "/") {
@@ -54,4 +62,52 @@ func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
 		u.RawQuery = q.Encode()
 	}
 	return u, nil
+}
+
+// expandPath fills the parameters of an operation's path template with
+// their values, each checked and escaped as one path segment: the one
+// place the SDK puts an id into a path.
+func expandPath(tmpl string, params map[string]string) (string, error) {
+	if !strings.Contains(tmpl, "{") {
+		if len(params) > 0 {
+			return "", errors.New("client: path parameters for a path without a template")
+		}
+		return tmpl, nil
+	}
+	var b strings.Builder
+	b.Grow(len(tmpl) + 64)
+	var errs []error
+	used := 0
+	for rest := tmpl; rest != ""; {
+		i := strings.IndexByte(rest, '{')
+		if i < 0 {
+			b.WriteString(rest)
+			break
+		}
+		j := strings.IndexByte(rest[i:], '}')
+		if j < 0 {
+			return "", errors.New("client: unclosed parameter in path template")
+		}
+		name := rest[i+1 : i+j]
+		b.WriteString(rest[:i])
+		rest = rest[i+j+1:]
+		v, ok := params[name]
+		if !ok {
+			errs = append(errs, &ValidationError{Field: name, Reason: "no value for the path parameter"})
+			continue
+		}
+		used++
+		if p := pathseg.Problem(v); p != "" {
+			errs = append(errs, &ValidationError{Field: name, Reason: p})
+			continue
+		}
+		b.WriteString(pathseg.Escape(v))
+	}
+	if len(errs) > 0 {
+		return "", errors.Join(errs...)
+	}
+	if used != len(params) {
+		return "", errors.New("client: path parameters the template does not name")
+	}
+	return b.String(), nil
 }

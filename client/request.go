@@ -87,15 +87,21 @@ func WithRedirectURI(uri string) RequestOption {
 }
 
 // checkRedirectURI applies the rule of [WithRedirectURI].
-func checkRedirectURI(_, uri string) error {
+func checkRedirectURI(name, uri string) error {
 	u, err := url.Parse(uri)
 	if err != nil || !u.IsAbs() || u.Host == "" {
-		return fmt.Errorf("client: TPP-Redirect-URI must be an absolute URL")
+		return headerError(name, "must be an absolute URL")
 	}
 	if u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) {
-		return fmt.Errorf("client: TPP-Redirect-URI must use https")
+		return headerError(name, "must use https")
 	}
 	return nil
+}
+
+// headerError is the refusal of a header value an option or WithHeader
+// was given: a *ValidationError on field "header <name>".
+func headerError(name, reason string) error {
+	return &ValidationError{Field: "header " + name, Reason: reason}
 }
 
 // WithRedirectPreferred sets TPP-Redirect-Preferred; false asks for the
@@ -110,18 +116,18 @@ func WithRedirectPreferred(preferred bool) RequestOption {
 // boolean header option writes.
 func checkBool(name, v string) error {
 	if v != "true" && v != "false" {
-		return fmt.Errorf("client: %s must be true or false", name)
+		return headerError(name, "must be true or false")
 	}
 	return nil
 }
 
 // checkPSUHTTPMethod applies the rule of [PSU].HTTPMethod.
-func checkPSUHTTPMethod(_, v string) error {
+func checkPSUHTTPMethod(name, v string) error {
 	switch v {
 	case "GET", "POST", "PUT", "PATCH", "DELETE":
 		return nil
 	}
-	return fmt.Errorf("client: PSU-HTTP-Method %q is not GET, POST, PUT, PATCH or DELETE", v)
+	return headerError(name, "is not GET, POST, PUT, PATCH or DELETE")
 }
 
 // MaxRequestIDLen is the longest X-Request-ID [WithRequestID] accepts. The
@@ -151,14 +157,14 @@ func WithRequestID(id string) RequestOption {
 // checkRequestID applies the rule of [WithRequestID].
 func checkRequestID(id string) error {
 	if id == "" || len(id) > MaxRequestIDLen {
-		return fmt.Errorf("client: X-Request-ID must be 1 to %d characters", MaxRequestIDLen)
+		return headerError("X-Request-ID", fmt.Sprintf("must be 1 to %d characters", MaxRequestIDLen))
 	}
 	if id[0] == ' ' || id[len(id)-1] == ' ' {
-		return fmt.Errorf("client: X-Request-ID must not start or end with a space")
+		return headerError("X-Request-ID", "must not start or end with a space")
 	}
 	for i := 0; i < len(id); i++ {
 		if id[i] < 0x20 || id[i] > 0x7e {
-			return fmt.Errorf("client: X-Request-ID must be printable ASCII")
+			return headerError("X-Request-ID", "must be printable ASCII")
 		}
 	}
 	return nil
@@ -203,9 +209,9 @@ func WithPSUContext(p PSUContext) RequestOption {
 }
 
 // checkPSUContext applies the rule of [WithPSUContext].
-func checkPSUContext(_, v string) error {
+func checkPSUContext(name, v string) error {
 	if !PSUContext(v).Valid() {
-		return fmt.Errorf("client: PSU-Context must be PRIVATE or CORPORATE")
+		return headerError(name, "must be PRIVATE or CORPORATE")
 	}
 	return nil
 }
@@ -221,7 +227,7 @@ func WithCallAcceptFix(fixes ...AcceptFix) RequestOption {
 	return func(c *callConfig) error {
 		for _, f := range fixes {
 			if f == "" || strings.ContainsAny(string(f), ", ") || checkHeaderValue(string(f)) != nil {
-				return fmt.Errorf("client: invalid x-accept-fix value %q", f)
+				return headerError("X-Accept-Fix", fmt.Sprintf("invalid value %q", f))
 			}
 		}
 		c.acceptFix = append(c.acceptFix, fixes...)
@@ -265,9 +271,9 @@ func WithHeader(name, value string) RequestOption {
 	return func(c *callConfig) error {
 		if opt, ok := reservedHeaders[http.CanonicalHeaderKey(name)]; ok {
 			if opt != "" {
-				return fmt.Errorf("client: header %s is set by the client; use %s", name, opt)
+				return headerError(name, "is set by the client; use "+opt)
 			}
-			return fmt.Errorf("client: header %s is set by the client", name)
+			return headerError(name, "is set by the client")
 		}
 		return c.setRequired(name, value)
 	}
@@ -308,7 +314,7 @@ func applyOptions(lists ...[]RequestOption) (*callConfig, error) {
 
 func (c *callConfig) setRequired(name, value string) error {
 	if value == "" {
-		return fmt.Errorf("client: %s must not be empty", name)
+		return headerError(name, "must not be empty")
 	}
 	return c.set(name, value)
 }
@@ -362,7 +368,7 @@ func checkHeaderValue(value string) error {
 
 func checkUUID(name, v string) error {
 	if _, err := uuid.Parse(v); err != nil || len(v) != 36 {
-		return fmt.Errorf("client: %s must be a UUID", name)
+		return headerError(name, "must be a UUID")
 	}
 	return nil
 }

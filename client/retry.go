@@ -409,7 +409,10 @@ func (x *exchange) log(ctx context.Context, res attemptResult, retry bool) {
 // not repeatable gets a body that cannot be rewound, even when empty
 // (neither nil nor http.NoBody, which HTTP/2 would treat as rewindable),
 // so neither HTTP/1.1 nor HTTP/2 can resend it by themselves after
-// RST_STREAM or GOAWAY.
+// RST_STREAM or GOAWAY: GetBody stays nil. A body that is not empty is an
+// io.NopCloser over a *bytes.Reader, which net/http knows cannot block,
+// so it writes the headers and a small body in one socket write (a body
+// of another type makes it flush the headers first: two writes).
 func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, p.op.Method, p.url, nil)
 	if err != nil {
@@ -417,10 +420,11 @@ func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, er
 	}
 	req.Header = p.header.Clone()
 	switch {
+	case !p.op.repeatable() && len(p.body) == 0:
+		req.Body = &onceBody{Reader: bytes.NewReader(nil)}
 	case !p.op.repeatable():
-		req.Body = &onceBody{Reader: bytes.NewReader(p.body)}
+		req.Body = io.NopCloser(bytes.NewReader(p.body))
 		req.ContentLength = int64(len(p.body))
-		req.GetBody = nil
 	case p.body != nil:
 		body := p.body
 		req.Body = io.NopCloser(bytes.NewReader(body))
@@ -446,7 +450,11 @@ func (b *onceBody) Read(p []byte) (int, error) {
 // Close does nothing.
 func (*onceBody) Close() error { return nil }
 
-// bodyRead reports whether req's body is a onceBody that was read.
+// bodyRead reports whether req's body is a onceBody that was read (an
+// empty body, which net/http may probe before it writes the headers). A
+// body that is not empty is read only after the headers were written,
+// which net/http's trace reports; a transport without the trace counts as
+// having sent (Client.exchange's run).
 func bodyRead(req *http.Request) bool {
 	b, ok := req.Body.(*onceBody)
 	return ok && b.read.Load()

@@ -1,7 +1,6 @@
 package client
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,8 +22,25 @@ type Operation struct {
 	// Method is the HTTP method.
 	Method string
 	// Path is "/v1/..." relative to the base URL, or an href from an
-	// earlier answer (relative, or absolute on the bank's host).
+	// earlier answer (relative, or absolute on the bank's host). It may
+	// be a template whose parameters in braces, each a whole segment
+	// ("/v1/accounts/{accountId}/balances"), take their values from
+	// Params.
 	Path string
+	// Params are the values of Path's parameters, by name. The client
+	// checks each one (not empty, not "." or "..", no control character,
+	// UTF-8) and escapes it as one path segment ("/" included); a value
+	// that breaks the rule, or a parameter without a value, refuses the
+	// call before it is sent with a *ValidationError whose Field is the
+	// parameter's name. Checked even with [WithoutValidation].
+	Params map[string]string
+	// Refuse, when set, is what the service found wrong with the call's
+	// arguments as it declared the call (no body given, an empty link):
+	// the client refuses the call with it before it is sent, even with
+	// [WithoutValidation], inside a *NotSentError. An error that is not a
+	// *ValidationError comes inside one, so that every refusal matches
+	// both [ErrNotSent] and [ErrValidation].
+	Refuse error
 	// Query is added to the path's own query.
 	Query url.Values
 	// Body is encoded as JSON when not nil. A json.RawMessage or []byte
@@ -108,25 +124,27 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 		ctx, end = c.observeOperation(ctx, &op)
 		defer func() { end(resp, err) }()
 	}
+	if op.Refuse != nil {
+		return nil, &NotSentError{Operation: op.Name, Err: asValidation(op.Refuse)}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, &NotSentError{Operation: op.Name, Err: err}
 	}
 	p, err := c.prepare(&op, opts)
 	if err != nil {
-		return nil, &NotSentError{Operation: op.Name, Err: err}
+		return nil, &NotSentError{Operation: op.Name, Err: asValidation(err)}
 	}
-	call := p.call()
 	if err := checkRequired(&op, p.urlPath, p.header); err != nil {
 		return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
 	}
 	if op.Validate != nil && !p.skipValidation {
-		if err := op.Validate(call); err != nil {
-			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
+		if err := op.Validate(p.call()); err != nil {
+			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: asValidation(err)}
 		}
 	}
 	var after func(Result)
 	if op.Hook != nil {
-		if after, err = op.Hook(ctx, call); err != nil {
+		if after, err = op.Hook(ctx, p.call()); err != nil {
 			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
 		}
 	}
@@ -184,68 +202,18 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		return fail(e)
 	}
 	resp := &Response{StatusCode: r.status, Header: r.header, RequestID: p.requestID}
-	id, idErr := usableAnswer(r.body, op.ResultID)
-	if idErr != nil && !op.repeatable() {
-		return fail(unknown(idErr))
-	}
-	if out != nil && len(bytes.TrimSpace(r.body)) > 0 {
-		if err := decodeAnswer(r.body, idErr == nil, out); err != nil {
-			err = fmt.Errorf("decoding answer: %w", err)
-			if !op.repeatable() {
-				return fail(unknown(err))
-			}
-			return outcome{resp: resp, status: r.status, id: id, err: fmt.Errorf("%s: %w", op.Name, err)}
+	id, unusable, err := readAnswer(r.body, op.ResultID, !op.repeatable(), out)
+	switch {
+	case unusable != nil && !op.repeatable():
+		return fail(unknown(unusable))
+	case err != nil:
+		err = fmt.Errorf("decoding answer: %w", err)
+		if !op.repeatable() {
+			return fail(unknown(err))
 		}
+		return outcome{resp: resp, status: r.status, id: id, err: fmt.Errorf("%s: %w", op.Name, err)}
 	}
 	return outcome{resp: resp, status: r.status, id: id}
-}
-
-// decodeAnswer decodes the JSON body into out. A body already known to
-// be valid JSON (valid) goes straight to out's UnmarshalJSON, if it has
-// one, as encoding/json would pass it: json.Unmarshal would scan it twice
-// more (to validate it, then to find its end) before calling the method.
-func decodeAnswer(body []byte, valid bool, out any) error {
-	if u, ok := out.(json.Unmarshaler); ok && valid {
-		return u.UnmarshalJSON(bytes.TrimSpace(body))
-	}
-	return json.Unmarshal(body, out)
-}
-
-// ErrUnusableAnswer matches a 2xx answer to a call that is not repeatable
-// whose body does not say what was done: empty, null, not JSON, or without
-// the member that identifies the created resource. It always comes inside
-// an [ErrOutcomeUnknown].
-var ErrUnusableAnswer = errors.New("client: answer unusable")
-
-// usableAnswer checks the 2xx body of a call that is not repeatable: JSON
-// other than null and, when resultID is set, an object carrying resultID
-// as a non-empty string, which it returns.
-func usableAnswer(body []byte, resultID string) (string, error) {
-	body = bytes.TrimSpace(body)
-	switch {
-	case len(body) == 0:
-		return "", fmt.Errorf("%w: empty body", ErrUnusableAnswer)
-	case !json.Valid(body):
-		return "", fmt.Errorf("%w: not JSON", ErrUnusableAnswer)
-	case bytes.Equal(body, []byte("null")):
-		return "", fmt.Errorf("%w: null", ErrUnusableAnswer)
-	case resultID == "":
-		return "", nil
-	}
-	var obj map[string]json.RawMessage
-	var id string
-	if json.Unmarshal(body, &obj) != nil {
-		return "", fmt.Errorf("%w: not a JSON object", ErrUnusableAnswer)
-	}
-	if raw, ok := obj[resultID]; !ok || json.Unmarshal(raw, &id) != nil || strings.TrimSpace(id) == "" {
-		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID)
-	}
-	if id == "." || id == ".." {
-		// A dot segment cannot name the resource in a path: nothing
-		// could read or cancel it.
-		return "", fmt.Errorf("%w: %s is a dot segment", ErrUnusableAnswer, resultID)
-	}
-	return id, nil
 }
 
 // prepared is one call, fixed before the first attempt: URL, encoded body,
@@ -259,12 +227,18 @@ type prepared struct {
 	header         http.Header
 	requestID      string
 	skipValidation bool
+	scope          string
+	resolved       *Call // call(), made once
 }
 
-// call describes p for hooks and validators; its header is a copy.
+// call describes p for hooks and validators, made the first time one
+// asks; its header is a copy.
 func (p *prepared) call() *Call {
-	return &Call{Operation: p.op.Name, Method: p.op.Method, URL: p.url, RequestID: p.requestID,
-		Body: p.body, Header: p.header.Clone(), Repeatable: p.op.repeatable()}
+	if p.resolved == nil {
+		p.resolved = &Call{Operation: p.op.Name, Method: p.op.Method, URL: p.url, Path: p.urlPath, Scope: p.scope,
+			RequestID: p.requestID, Body: p.body, Header: p.header.Clone(), Repeatable: p.op.repeatable()}
+	}
+	return p.resolved
 }
 
 // prepare applies the client's default options and then the call's, once,
@@ -285,7 +259,11 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 			query[k] = append(query[k], v...)
 		}
 	}
-	u, err := c.resolve(op.Path, query)
+	path, err := expandPath(op.Path, op.Params)
+	if err != nil {
+		return nil, err
+	}
+	u, err := c.resolve(path, query)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +276,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 		body = b
 	default:
 		if body, err = json.Marshal(b); err != nil {
-			err = fmt.Errorf("encoding body: %w", err)
+			err = &ValidationError{Field: "body", Reason: "encoding body: " + err.Error(), Err: err}
 			// A value that cannot be encoded is usually an invalid one
 			// (an amount without a currency): the operation's validation,
 			// run on the call without its body, says which field.
@@ -315,21 +293,30 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}
+	// The pipeline's own headers, under their canonical keys and in one
+	// backing array: one allocation instead of one per header (and per
+	// key to canonicalise).
 	h := call.header
-	h.Set("X-Request-ID", requestID)
-	h.Set("Accept", "application/json")
+	vals := make([]string, 0, 7)
+	set := func(key, v string) {
+		vals = append(vals, v)
+		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
+	}
+	set("X-Request-Id", requestID)
+	set("Accept", "application/json")
 	// No compression: the answer's Digest then covers the bytes read
 	// (decodeContent copes with a bank that compresses anyway).
-	h.Set("Accept-Encoding", "identity")
+	set("Accept-Encoding", "identity")
 	if body != nil {
-		h.Set("Content-Type", "application/json")
-		h.Set("Digest", signing.Digest(body))
+		set("Content-Type", "application/json")
+		set("Digest", signing.Digest(body))
 	}
-	h.Set("X-Accept-Fix", c.acceptFixValue(call.acceptFix))
+	set("X-Accept-Fix", c.acceptFixValue(call.acceptFix))
 	if c.cfg.userAgent != "" {
-		h.Set("User-Agent", c.cfg.userAgent)
+		set("User-Agent", c.cfg.userAgent)
 	}
-	return &prepared{op: op, url: u.String(), urlPath: strings.TrimPrefix(u.Path, c.basePath), body: body, header: h, requestID: requestID, skipValidation: call.skipValidation}, nil
+	return &prepared{op: op, url: u.String(), urlPath: strings.TrimPrefix(u.EscapedPath(), c.basePath), body: body, header: h,
+		requestID: requestID, skipValidation: call.skipValidation, scope: c.Scope()}, nil
 }
 
 func (c *Client) acceptFixValue(extra []AcceptFix) string {

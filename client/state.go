@@ -1,12 +1,11 @@
 package client
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
-	"strings"
 
 	"github.com/tppkit/psd2/store"
 )
@@ -32,22 +31,76 @@ func WithStore(st store.Store) Option {
 func (c *Client) Store() store.Store { return c.cfg.store }
 
 // Scope identifies this TPP at this bank in keys of a shared store: a
-// hex SHA-256 of the TPP's identity (the organizationIdentifier of the
-// signing certificate's subject, which stays the same across certificate
-// renewals, else the whole subject) and of the bank (the base URL with
-// scheme and host in lower case, without a trailing slash). Services
-// prefix their keys with it, so that TPPs and banks sharing one store
-// never share a budget or a session. It holds no personal data.
+// hex SHA-256 of the TPP's identity and of the bank's. Services prefix
+// their keys with it, so that TPPs and banks sharing one store never share
+// a budget or a session. It holds no personal data.
+//
+// The TPP's identity is the organizationIdentifier of the signing
+// certificate's subject (its PSD2 authorisation number), which stays the
+// same across certificate renewals; else the subject's organisation and
+// country; else the whole subject. It is fixed by the first credentials
+// the client sees (those given to [New], or the first answer of a
+// [CredentialsSource]); credentials of another TPP are refused
+// ([ErrOtherTPP]), so the scope never changes under a running service.
+//
+// The bank's identity is the name given with [WithBank], else the base
+// URL in a canonical form, so that the spellings of one URL are one bank:
+// scheme and host in lower case, no default port (":443"), no trailing
+// dot in the host, every loopback host ("localhost", "127.0.0.1", "[::1]")
+// the same, percent-encoded unreserved characters ("%61pi") decoded,
+// empty, "." and ".." path segments ("//") resolved, no trailing slash.
 //
 // ASSUMPTION (the interface names no bank identifier): one base URL is one
 // bank; banks behind one base URL share a scope, which can only make a
-// budget stricter.
+// budget stricter. A TPP that reaches one bank through two URLs (a proxy)
+// names it with [WithBank] on both clients.
 func (c *Client) Scope() string {
+	if s := c.scope.Load(); s != nil {
+		return *s
+	}
 	h := sha256.New()
-	for _, part := range []string{c.tppIdentity(), bankIdentity(c.base)} {
+	for _, part := range []string{c.tppIdentity(), c.bankIdentity()} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	s := hex.EncodeToString(h.Sum(nil)[:16])
+	if c.identity.Load() != nil {
+		c.scope.Store(&s) // both parts are fixed now
+	}
+	return s
+}
+
+// Bank returns the bank's identity in the client's [Client.Scope]: the
+// name given with [WithBank], else the canonical form of the base URL
+// (see Scope).
+func (c *Client) Bank() string { return c.bankIdentity() }
+
+// bankIdentity is the bank's part of the scope.
+func (c *Client) bankIdentity() string {
+	if c.cfg.bank != "" {
+		return "bank:" + c.cfg.bank
+	}
+	return c.bankURL
+}
+
+// WithBank names the bank the client calls, for its [Client.Scope]: every
+// client given the same name (and credentials of the same TPP) counts one
+// without-PSU budget and keeps one payments journal, whatever its base
+// URL. Without it the bank is the base URL in a canonical form. name is
+// 1 to 200 printable ASCII characters, for example "dnb" or the bank's
+// BIC; it is compared exactly.
+func WithBank(name string) Option {
+	return func(c *config) error {
+		if name == "" || len(name) > 200 {
+			return errors.New("client: WithBank needs a name of 1 to 200 characters")
+		}
+		for i := 0; i < len(name); i++ {
+			if name[i] < 0x20 || name[i] > 0x7e {
+				return errors.New("client: WithBank needs printable ASCII")
+			}
+		}
+		c.bank = name
+		return nil
+	}
 }
 
 // oidOrganizationIdentifier is the X.520 organizationIdentifier
@@ -55,30 +108,20 @@ func (c *Client) Scope() string {
 // certificate.
 const oidOrganizationIdentifier = "2.5.4.97"
 
-// tppIdentity is the organizationIdentifier of the current signing
-// certificate's subject, else the whole subject.
+// tppIdentity is the TPP's part of the scope: the identity fixed by the
+// first credentials the client saw. A client whose credentials come only
+// from a source asks it once, the first time it needs the identity.
 func (c *Client) tppIdentity() string {
-	creds := c.Credentials()
-	if creds == nil || creds.Certificate == nil {
-		return ""
+	if id := c.identity.Load(); id != nil {
+		return *id
 	}
-	for _, n := range creds.Certificate.Subject.Names {
-		if n.Type.String() == oidOrganizationIdentifier {
-			if v, ok := n.Value.(string); ok && v != "" {
-				return v
+	if src := c.cfg.credSource; src != nil {
+		if creds, err := src(context.Background()); err == nil && creds != nil && creds.Certificate != nil {
+			_ = c.pinIdentity(creds.Certificate)
+			if id := c.identity.Load(); id != nil {
+				return *id
 			}
 		}
 	}
-	return creds.Certificate.Subject.String()
-}
-
-// bankIdentity is the base URL in a canonical form.
-func bankIdentity(base *url.URL) string {
-	u := *base
-	u.Scheme = strings.ToLower(u.Scheme)
-	u.Host = strings.ToLower(u.Host)
-	u.User, u.RawQuery, u.Fragment, u.RawFragment, u.ForceQuery = nil, "", "", "", false
-	u.Path = strings.TrimRight(u.Path, "/")
-	u.RawPath = strings.TrimRight(u.RawPath, "/")
-	return u.String()
+	return ""
 }

@@ -20,6 +20,23 @@ type ValidationError struct {
 	Field string
 	// Reason says what is wrong, in one short phrase.
 	Reason string
+	// Err, when set, is the error the refusal stands for (an error of a
+	// FailCall option, ErrForeignHost), reachable with errors.Is and
+	// errors.As.
+	Err error
+}
+
+// Unwrap returns e.Err.
+func (e *ValidationError) Unwrap() error { return e.Err }
+
+// asValidation returns err as it is when it matches [ErrValidation], else
+// inside a *ValidationError, so that every refusal before sending
+// matches ErrValidation and gives a field to errors.As.
+func asValidation(err error) error {
+	if err == nil || errors.Is(err, ErrValidation) {
+		return err
+	}
+	return &ValidationError{Field: "request", Reason: err.Error(), Err: err}
 }
 
 // Error returns "invalid <field>: <reason>".
@@ -45,7 +62,7 @@ func WithoutValidation() RequestOption {
 func WithQuery(name, value string) RequestOption {
 	return func(c *callConfig) error {
 		if name == "" {
-			return fmt.Errorf("client: empty query parameter name")
+			return &ValidationError{Field: "query", Reason: "empty parameter name"}
 		}
 		if c.query == nil {
 			c.query = make(map[string][]string)

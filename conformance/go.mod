@@ -1,3 +1,4 @@
+// Not published: a test-only module of this repository (docs/releasing.md).
 module github.com/tppkit/psd2/conformance
 
 go 1.25.0
@@ -6,7 +7,7 @@ require (
 	github.com/getkin/kin-openapi v0.153.0
 	github.com/google/uuid v1.6.0
 	github.com/stretchr/testify v1.11.1
-	github.com/tppkit/psd2 v0.0.0-00010101000000-000000000000
+	github.com/tppkit/psd2 v0.1.0
 )
 
 require (

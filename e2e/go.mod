@@ -1,3 +1,4 @@
+// Not published: a test-only module of this repository (docs/releasing.md).
 module github.com/tppkit/psd2/e2e
 
 go 1.24.0
@@ -6,7 +7,7 @@ require (
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327
 	github.com/chromedp/chromedp v0.14.2
 	github.com/stretchr/testify v1.11.1
-	github.com/tppkit/psd2 v0.0.0-00010101000000-000000000000
+	github.com/tppkit/psd2 v0.1.0
 )
 
 require (

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 	"github.com/tppkit/psd2/journal"
 )
 
@@ -129,22 +128,20 @@ type validator interface {
 // [client.ErrOutcomeUnknown] and is never sent again: see the package
 // documentation on reconciliation.
 func (s *Service) CreateNorwegianDomestic(ctx context.Context, p *NorwegianDomestic, opts ...client.RequestOption) (*Initiation, error) {
-	const op = "payments.CreateNorwegianDomestic"
 	if p == nil {
-		return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "body", Reason: "no payment given"})
+		return s.create(ctx, "payments.CreateNorwegianDomestic", ServiceSingle, ProductNorwegianDomestic, nil, opts)
 	}
-	return s.create(ctx, op, ServiceSingle, ProductNorwegianDomestic, p, opts)
+	return s.create(ctx, "payments.CreateNorwegianDomestic", ServiceSingle, ProductNorwegianDomestic, p, opts)
 }
 
 // CreateSEPA creates a SEPA credit transfer with POST
 // /v1/payments/sepa-credit-transfers (docs/interface.md section 4.3), validating p first
 // as [Service.CreateNorwegianDomestic] does.
 func (s *Service) CreateSEPA(ctx context.Context, p *SEPA, opts ...client.RequestOption) (*Initiation, error) {
-	const op = "payments.CreateSEPA"
 	if p == nil {
-		return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "body", Reason: "no payment given"})
+		return s.create(ctx, "payments.CreateSEPA", ServiceSingle, ProductSEPA, nil, opts)
 	}
-	return s.create(ctx, op, ServiceSingle, ProductSEPA, p, opts)
+	return s.create(ctx, "payments.CreateSEPA", ServiceSingle, ProductSEPA, p, opts)
 }
 
 // Create creates a single payment of any product with POST
@@ -188,12 +185,10 @@ func (s *Service) create(ctx context.Context, op string, ps PaymentService, prod
 	if s == nil || s.c == nil {
 		return nil, fmt.Errorf("%s: %w", op, errNoClient)
 	}
-	if err := checkProduct(product); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
+	var refuse error
 	switch b := body.(type) {
 	case nil:
-		return nil, fmt.Errorf("%s: %w", op, &client.ValidationError{Field: "body", Reason: "no payment given"})
+		refuse = &client.ValidationError{Field: "body", Reason: "no payment given"}
 	case NorwegianDomestic: // a value has no Validate method; check it all the same
 		body = &b
 	case SEPA:
@@ -202,7 +197,9 @@ func (s *Service) create(ctx context.Context, op string, ps PaymentService, prod
 	operation := client.Operation{
 		Name:       op,
 		Method:     http.MethodPost,
-		Path:       apipath.Join(pathVersion, string(ps), string(product)),
+		Path:       pathVersion + "/{payment-service}/{payment-product}",
+		Params:     map[string]string{"payment-service": string(ps), "payment-product": string(product)},
+		Refuse:     refuse,
 		Body:       body,
 		Repeatable: false, // a payment POST is never sent twice (docs/design.md section 2)
 		ResultID:   "paymentId",
@@ -220,15 +217,6 @@ func (s *Service) create(ctx context.Context, op string, ps PaymentService, prod
 	}
 	out.Product, out.Service = product, ps
 	return &out, nil
-}
-
-// checkProduct refuses an empty product; any other is escaped as one path
-// segment.
-func checkProduct(p Product) error {
-	if p == "" {
-		return &client.ValidationError{Field: "payment-product", Reason: "empty product"}
-	}
-	return nil
 }
 
 // Calls are the id-based calls on the payments of one [PaymentService]:
@@ -257,18 +245,30 @@ type Calls struct {
 // nothing.
 func (s *Service) In(ps PaymentService) Calls { return Calls{s: s, ps: ps} }
 
-// path is /v1/{payment-service}/{product}/{id} plus extra segments.
-func (c Calls) path(product Product, paymentID string, extra ...string) (string, error) {
-	if err := c.ps.check(); err != nil {
-		return "", err
+// operation declares the call op on /v1/{payment-service}/{payment-product}/{paymentId}
+// plus suffix ("/status"): the client checks and escapes the path's
+// parameters (an empty product or id, a dot segment) and refuses a
+// service other than the platform's three.
+func (c Calls) operation(op, method string, product Product, paymentID, suffix string) client.Operation {
+	return client.Operation{Name: op, Method: method,
+		Path:   pathVersion + "/{payment-service}/{payment-product}/{paymentId}" + suffix,
+		Params: map[string]string{"payment-service": string(c.ps), "payment-product": string(product), "paymentId": paymentID},
+		Refuse: c.ps.check()}
+}
+
+// linkOperation declares the call op on the href of a link.
+func linkOperation(op, method, href string) client.Operation {
+	return client.Operation{Name: op, Method: method, Path: href, Refuse: checkHref(href)}
+}
+
+// readPath is the path notYetReadable reads the service and product
+// from: the href of a link, or the declared path with its service and
+// product.
+func readPath(op client.Operation) string {
+	if op.Params == nil {
+		return op.Path
 	}
-	if err := checkProduct(product); err != nil {
-		return "", err
-	}
-	if err := apipath.Check("paymentId", paymentID); err != nil {
-		return "", err
-	}
-	return apipath.Join(pathVersion, append([]string{string(c.ps), string(product), paymentID}, extra...)...), nil
+	return pathVersion + "/" + op.Params["payment-service"] + "/" + op.Params["payment-product"] + "/"
 }
 
 // Status reads a single payment's status with GET
@@ -287,12 +287,7 @@ func (s *Service) Status(ctx context.Context, product Product, paymentID string,
 // [ErrNotYetReadable] for the products the bank cannot show before
 // approval, under every service (see [ErrNotYetReadable]).
 func (c Calls) Status(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
-	const op = "payments.Status"
-	p, err := c.path(product, paymentID, segStatus)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return c.s.status(ctx, op, p, opts)
+	return c.s.status(ctx, c.operation("payments.Status", http.MethodGet, product, paymentID, "/"+segStatus), opts)
 }
 
 // StatusAt reads a payment's status by the href of an earlier answer's
@@ -300,17 +295,13 @@ func (c Calls) Status(ctx context.Context, product Product, paymentID string, op
 // bulk payment. The href is resolved against the base URL; it is never
 // sent to another host.
 func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.RequestOption) (*StatusResponse, error) {
-	const op = "payments.StatusAt"
-	if err := checkHref(href); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return s.status(ctx, op, href, opts)
+	return s.status(ctx, linkOperation("payments.StatusAt", http.MethodGet, href), opts)
 }
 
-func (s *Service) status(ctx context.Context, op, path string, opts []client.RequestOption) (*StatusResponse, error) {
+func (s *Service) status(ctx context.Context, op client.Operation, opts []client.RequestOption) (*StatusResponse, error) {
 	var out StatusResponse
-	if err := s.do(ctx, client.Operation{Name: op, Method: http.MethodGet, Path: path}, &out, opts); err != nil {
-		return nil, notYetReadable(path, err)
+	if err := s.do(ctx, op, &out, opts); err != nil {
+		return nil, notYetReadable(readPath(op), err)
 	}
 	return &out, nil
 }
@@ -330,27 +321,18 @@ func (s *Service) Get(ctx context.Context, product Product, paymentID string, op
 // payments. [Details] holds the periodic fields of a periodic payment and
 // the payments of a bulk payment.
 func (c Calls) Get(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Details, error) {
-	const op = "payments.Get"
-	p, err := c.path(product, paymentID)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return c.s.get(ctx, op, p, opts)
+	return c.s.get(ctx, c.operation("payments.Get", http.MethodGet, product, paymentID, ""), opts)
 }
 
 // GetAt reads a payment's details by the href of a self link.
 func (s *Service) GetAt(ctx context.Context, href string, opts ...client.RequestOption) (*Details, error) {
-	const op = "payments.GetAt"
-	if err := checkHref(href); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return s.get(ctx, op, href, opts)
+	return s.get(ctx, linkOperation("payments.GetAt", http.MethodGet, href), opts)
 }
 
-func (s *Service) get(ctx context.Context, op, path string, opts []client.RequestOption) (*Details, error) {
+func (s *Service) get(ctx context.Context, op client.Operation, opts []client.RequestOption) (*Details, error) {
 	var out Details
-	if err := s.do(ctx, client.Operation{Name: op, Method: http.MethodGet, Path: path}, &out, opts); err != nil {
-		return nil, notYetReadable(path, err)
+	if err := s.do(ctx, op, &out, opts); err != nil {
+		return nil, notYetReadable(readPath(op), err)
 	}
 	return &out, nil
 }
@@ -372,29 +354,20 @@ func (s *Service) Cancel(ctx context.Context, product Product, paymentID string,
 // cancelled with svc.In(ServicePeriodic).Cancel. Any error, a 404
 // included, means that the bank did not confirm a cancellation.
 func (c Calls) Cancel(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Cancellation, error) {
-	const op = "payments.Cancel"
-	p, err := c.path(product, paymentID)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return c.s.cancel(ctx, op, p, opts)
+	return c.s.cancel(ctx, c.operation("payments.Cancel", http.MethodDelete, product, paymentID, ""), opts)
 }
 
 // CancelAt deletes a payment by the href of its self link.
 func (s *Service) CancelAt(ctx context.Context, href string, opts ...client.RequestOption) (*Cancellation, error) {
-	const op = "payments.CancelAt"
-	if err := checkHref(href); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return s.cancel(ctx, op, href, opts)
+	return s.cancel(ctx, linkOperation("payments.CancelAt", http.MethodDelete, href), opts)
 }
 
-func (s *Service) cancel(ctx context.Context, op, path string, opts []client.RequestOption) (*Cancellation, error) {
+func (s *Service) cancel(ctx context.Context, op client.Operation, opts []client.RequestOption) (*Cancellation, error) {
 	var out Cancellation
 	if s == nil || s.c == nil {
-		return nil, fmt.Errorf("%s: %w", op, errNoClient)
+		return nil, fmt.Errorf("%s: %w", op.Name, errNoClient)
 	}
-	resp, err := s.c.Do(ctx, client.Operation{Name: op, Method: http.MethodDelete, Path: path}, &out, opts...)
+	resp, err := s.c.Do(ctx, op, &out, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -421,27 +394,19 @@ func (s *Service) StartAuthorisation(ctx context.Context, product Product, payme
 // with POST /v1/{payment-service}/{product}/{id}/authorisations, sent
 // once as [Service.StartAuthorisation] is.
 func (c Calls) StartAuthorisation(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Authorisation, error) {
-	const op = "payments.StartAuthorisation"
-	p, err := c.path(product, paymentID, segAuthorisations)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return c.s.startAuthorisation(ctx, op, p, opts)
+	return c.s.startAuthorisation(ctx, c.operation("payments.StartAuthorisation", http.MethodPost, product, paymentID, "/"+segAuthorisations), opts)
 }
 
 // StartAuthorisationAt starts the PSU's SCA by the href of a
 // startAuthorisation link.
 func (s *Service) StartAuthorisationAt(ctx context.Context, href string, opts ...client.RequestOption) (*Authorisation, error) {
-	const op = "payments.StartAuthorisationAt"
-	if err := checkHref(href); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
-	return s.startAuthorisation(ctx, op, href, opts)
+	return s.startAuthorisation(ctx, linkOperation("payments.StartAuthorisationAt", http.MethodPost, href), opts)
 }
 
-func (s *Service) startAuthorisation(ctx context.Context, op, path string, opts []client.RequestOption) (*Authorisation, error) {
+func (s *Service) startAuthorisation(ctx context.Context, op client.Operation, opts []client.RequestOption) (*Authorisation, error) {
 	var out Authorisation
-	err := s.do(ctx, client.Operation{Name: op, Method: http.MethodPost, Path: path, ResultID: "scaStatus"}, &out, opts)
+	op.ResultID = "scaStatus"
+	err := s.do(ctx, op, &out, opts)
 	if err != nil {
 		return nil, err
 	}

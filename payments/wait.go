@@ -82,9 +82,6 @@ func (c Calls) Wait(ctx context.Context, product Product, paymentID string, opts
 	if s == nil || s.c == nil {
 		return nil, fmt.Errorf("%s: %w", op, errNoClient)
 	}
-	if _, err := c.path(product, paymentID); err != nil {
-		return nil, fmt.Errorf("%s: %w", op, err)
-	}
 	minWait, maxWait := s.pollMin, s.pollMax
 	if minWait == 0 {
 		minWait, maxWait = DefaultPollMin, DefaultPollMax
@@ -123,6 +120,9 @@ func (c Calls) Wait(ctx context.Context, product Product, paymentID string, opts
 
 // waitAgain reports whether a failed status read is worth another read.
 func waitAgain(err error) bool {
+	if errors.Is(err, client.ErrValidation) {
+		return false // refused before sending: the same call is refused again
+	}
 	if errors.Is(err, ErrNotYetReadable) || errors.Is(err, client.ErrNotSent) {
 		return true
 	}

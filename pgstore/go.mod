@@ -5,7 +5,7 @@ go 1.24.0
 require (
 	github.com/jackc/pgx/v5 v5.8.0
 	github.com/stretchr/testify v1.11.1
-	github.com/tppkit/psd2 v0.0.0-00010101000000-000000000000
+	github.com/tppkit/psd2 v0.1.0
 )
 
 require (

@@ -6,7 +6,6 @@ import (
 	"net/http"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // Mock-data bodies. docs/interface.md section 4.5 says their payload shapes are "not
@@ -63,11 +62,8 @@ type Account struct {
 
 // CreateAccount creates a mock account with POST /v1/sandbox/accounts.
 func (s *Service) CreateAccount(ctx context.Context, a *NewAccount, opts ...client.RequestOption) (*Account, error) {
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
 	var out Account
-	op := client.Operation{Name: "sandbox.CreateAccount", Method: http.MethodPost, Path: accountsPath, Body: a}
+	op := client.Operation{Name: "sandbox.CreateAccount", Method: http.MethodPost, Path: accountsPath, Body: a, Refuse: a.validate()}
 	if err := s.do(ctx, op, &out, opts); err != nil {
 		return nil, err
 	}
@@ -103,11 +99,8 @@ type CardAccount struct {
 // CreateCardAccount creates a mock card account with POST
 // /v1/sandbox/card-accounts.
 func (s *Service) CreateCardAccount(ctx context.Context, a *NewCardAccount, opts ...client.RequestOption) (*CardAccount, error) {
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
 	var out CardAccount
-	op := client.Operation{Name: "sandbox.CreateCardAccount", Method: http.MethodPost, Path: cardAccountsPath, Body: a}
+	op := client.Operation{Name: "sandbox.CreateCardAccount", Method: http.MethodPost, Path: cardAccountsPath, Body: a, Refuse: a.validate()}
 	if err := s.do(ctx, op, &out, opts); err != nil {
 		return nil, err
 	}
@@ -143,19 +136,17 @@ type Transaction struct {
 // transaction with another account as debtor yields an error from the
 // sandbox (docs/interface.md section 4.5).
 func (s *Service) CreateTransactions(ctx context.Context, accountID string, txs []Transaction, opts ...client.RequestOption) error {
-	if err := checkID("accountId", accountID); err != nil {
-		return err
-	}
-	if len(txs) == 0 {
-		return invalid("body", "no transactions given")
+	refuse := checkID("accountId", accountID)
+	if refuse == nil && len(txs) == 0 {
+		refuse = invalid("body", "no transactions given")
 	}
 	for i, t := range txs {
-		if err := t.validate(at(i)); err != nil {
-			return err
+		if refuse == nil {
+			refuse = t.validate(at(i))
 		}
 	}
 	op := client.Operation{Name: "sandbox.CreateTransactions", Method: http.MethodPost,
-		Path: apipath.Join(accountsPath, accountID, "transactions"), Body: txs}
+		Path: accountsPath + "/{accountId}/transactions", Params: map[string]string{"accountId": accountID}, Body: txs, Refuse: refuse}
 	return s.do(ctx, op, nil, opts)
 }
 
@@ -175,19 +166,17 @@ type CardTransaction struct {
 // CreateCardTransactions adds mock transactions to the mock card account
 // cardAccountID with POST /v1/sandbox/card-accounts/{id}/transactions.
 func (s *Service) CreateCardTransactions(ctx context.Context, cardAccountID string, txs []CardTransaction, opts ...client.RequestOption) error {
-	if err := checkID("cardAccountId", cardAccountID); err != nil {
-		return err
-	}
-	if len(txs) == 0 {
-		return invalid("body", "no transactions given")
+	refuse := checkID("cardAccountId", cardAccountID)
+	if refuse == nil && len(txs) == 0 {
+		refuse = invalid("body", "no transactions given")
 	}
 	for i, t := range txs {
-		if err := t.validate(at(i)); err != nil {
-			return err
+		if refuse == nil {
+			refuse = t.validate(at(i))
 		}
 	}
 	op := client.Operation{Name: "sandbox.CreateCardTransactions", Method: http.MethodPost,
-		Path: apipath.Join(cardAccountsPath, cardAccountID, "transactions"), Body: txs}
+		Path: cardAccountsPath + "/{cardAccountId}/transactions", Params: map[string]string{"cardAccountId": cardAccountID}, Body: txs, Refuse: refuse}
 	return s.do(ctx, op, nil, opts)
 }
 

@@ -33,11 +33,8 @@ type Engagement struct {
 // CreateAgreement creates a mock corporate agreement with POST
 // /v1/sandbox/agreements and returns it as the sandbox answers.
 func (s *Service) CreateAgreement(ctx context.Context, a *NewAgreement, opts ...client.RequestOption) (*Agreement, error) {
-	if err := a.validate(); err != nil {
-		return nil, err
-	}
 	var out Agreement
-	op := client.Operation{Name: "sandbox.CreateAgreement", Method: http.MethodPost, Path: agreementsPath, Body: a}
+	op := client.Operation{Name: "sandbox.CreateAgreement", Method: http.MethodPost, Path: agreementsPath, Body: a, Refuse: a.validate()}
 	if err := s.do(ctx, op, &out, opts); err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // Customer is a sandbox customer (docs/interface.md section 2.8). CustomerNumber is what
@@ -104,11 +103,8 @@ func (n *NewCustomer) validate() error {
 // CreateCustomer creates a sandbox customer with POST
 // /v1/sandbox/customers and returns it as the sandbox answers.
 func (s *Service) CreateCustomer(ctx context.Context, n *NewCustomer, opts ...client.RequestOption) (*Customer, error) {
-	if err := n.validate(); err != nil {
-		return nil, err
-	}
 	var out Customer
-	op := client.Operation{Name: "sandbox.CreateCustomer", Method: http.MethodPost, Path: customersPath, Body: n}
+	op := client.Operation{Name: "sandbox.CreateCustomer", Method: http.MethodPost, Path: customersPath, Body: n, Refuse: n.validate()}
 	if err := s.do(ctx, op, &out, opts); err != nil {
 		return nil, err
 	}
@@ -118,10 +114,8 @@ func (s *Service) CreateCustomer(ctx context.Context, n *NewCustomer, opts ...cl
 // DeleteCustomer deletes the sandbox customer customerID with DELETE
 // /v1/sandbox/customers/{id}.
 func (s *Service) DeleteCustomer(ctx context.Context, customerID string, opts ...client.RequestOption) error {
-	if err := checkID("customerId", customerID); err != nil {
-		return err
-	}
-	op := client.Operation{Name: "sandbox.DeleteCustomer", Method: http.MethodDelete, Path: apipath.Join(customersPath, customerID)}
+	op := client.Operation{Name: "sandbox.DeleteCustomer", Method: http.MethodDelete, Path: customersPath + "/{customerId}",
+		Params: map[string]string{"customerId": customerID}, Refuse: checkID("customerId", customerID)}
 	return s.do(ctx, op, nil, opts)
 }
 
@@ -137,11 +131,9 @@ func digits(s string) bool {
 // Customer returns the sandbox customer customerID, with its accounts and
 // agreements, with GET /v1/sandbox/customers/{id}.
 func (s *Service) Customer(ctx context.Context, customerID string, opts ...client.RequestOption) (*Customer, error) {
-	if err := checkID("customerId", customerID); err != nil {
-		return nil, err
-	}
 	var out Customer
-	op := client.Operation{Name: "sandbox.Customer", Method: http.MethodGet, Path: apipath.Join(customersPath, customerID)}
+	op := client.Operation{Name: "sandbox.Customer", Method: http.MethodGet, Path: customersPath + "/{customerId}",
+		Params: map[string]string{"customerId": customerID}, Refuse: checkID("customerId", customerID)}
 	if err := s.do(ctx, op, &out, opts); err != nil {
 		return nil, err
 	}

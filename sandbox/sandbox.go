@@ -3,12 +3,10 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // Paths of the mock-data operations (docs/interface.md section 4.4, 4.5; docs/interface.md section 10
@@ -68,14 +66,11 @@ func (s *Service) Initialize(ctx context.Context, opts ...client.RequestOption) 
 // maxIDLen bounds a resource id put in a path.
 const maxIDLen = 256
 
-// checkID refuses an id that cannot be one path segment: empty, "." and
-// ".." (the shared rule of apipath.Check: a dot segment would change the
-// path), or too long. field names the path parameter (customerId,
-// accountId, cardAccountId).
+// checkID refuses an id longer than maxIDLen. The client refuses one
+// that cannot be a path segment (empty, "." or "..", which would change
+// the path) when it fills the path's template. field names the path
+// parameter (customerId, accountId, cardAccountId).
 func checkID(field, id string) error {
-	if err := apipath.Check(field, id); err != nil {
-		return fmt.Errorf("sandbox: %w", err)
-	}
 	if len(id) > maxIDLen {
 		return invalid(field, "longer than "+strconv.Itoa(maxIDLen)+" bytes")
 	}

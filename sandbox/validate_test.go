@@ -244,12 +244,13 @@ func TestBadInputIsValidationErrorAndSendsNothing(t *testing.T) {
 			err := tt.call(t.Context(), sb)
 			require.Error(t, err)
 			assert.ErrorIs(t, err, client.ErrValidation)
+			assert.ErrorIs(t, err, client.ErrNotSent, "the client refused it")
 			var ve *client.ValidationError
 			require.True(t, errors.As(err, &ve), "%T %v", err, err)
 			assert.Equal(t, tt.field, ve.Field)
 			assert.NotEmpty(t, ve.Reason)
 			msg := err.Error()
-			assert.True(t, strings.HasPrefix(msg, "sandbox: "), msg)
+			assert.True(t, strings.HasPrefix(msg, "sandbox."), msg)
 			for _, pd := range []string{pdNumber, pdNumber[:10], "1303931995x", pdName, pdBBAN, pdBBAN[:10], pdIBAN, "Konto", "Husleie", "Kafé", "Prosjekt", "912345688"} {
 				assert.NotContains(t, msg, pd, "personal data in the message")
 			}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/apipath"
 )
 
 // Service reads and registers the TPP's contact e-mail address at the
@@ -130,13 +129,13 @@ func (e *notRegisteredError) Is(target error) bool { return target == ErrNotRegi
 
 func (e *notRegisteredError) Unwrap() error { return e.err }
 
-// path returns /v1/tpps/{tppId}/contact-information.
-func (s *Service) path(op string) (string, error) {
+// operation declares op on /v1/tpps/{tppId}/contact-information: the
+// client checks and escapes the tppId, and refuses the call when the
+// Service has none (ID's error).
+func (s *Service) operation(op, method string) client.Operation {
 	id, err := s.ID()
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", op, err)
-	}
-	return apipath.Join("/v1/tpps", id, "contact-information"), nil
+	return client.Operation{Name: op, Method: method, Path: "/v1/tpps/{tppId}/contact-information",
+		Params: map[string]string{"tppId": id}, Refuse: err}
 }
 
 // Contact returns the contact address registered for the TPP (GET
@@ -150,12 +149,8 @@ func (s *Service) Contact(ctx context.Context, ro ...client.RequestOption) (*Con
 	if s == nil || s.c == nil {
 		return nil, errNoClient
 	}
-	path, err := s.path(op)
-	if err != nil {
-		return nil, err
-	}
 	var out Contact
-	_, err = s.c.Do(ctx, client.Operation{Name: op, Method: http.MethodGet, Path: path}, &out, ro...)
+	_, err := s.c.Do(ctx, s.operation(op, http.MethodGet), &out, ro...)
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
 		return nil, &notRegisteredError{op: op, err: err}
@@ -185,20 +180,13 @@ func (s *Service) SetContact(ctx context.Context, email string, ro ...client.Req
 	if s == nil || s.c == nil {
 		return nil, errNoClient
 	}
-	path, err := s.path(op)
-	if err != nil {
-		return nil, err
-	}
 	var out Contact
-	_, err = s.c.Do(ctx, client.Operation{
-		Name:   op,
-		Method: http.MethodPut,
-		Path:   path,
-		Body:   Contact{Email: email},
-		// Registering the same address again changes nothing.
-		Repeatable: true,
-		Validate:   func(*client.Call) error { return ValidateEmail(email) },
-	}, &out, ro...)
+	operation := s.operation(op, http.MethodPut)
+	operation.Body = Contact{Email: email}
+	// Registering the same address again changes nothing.
+	operation.Repeatable = true
+	operation.Validate = func(*client.Call) error { return ValidateEmail(email) }
+	_, err := s.c.Do(ctx, operation, &out, ro...)
 	if err != nil {
 		return nil, err
 	}

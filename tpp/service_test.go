@@ -179,13 +179,18 @@ func TestNoDefaultTPPID(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "tppId", ve.Field)
 
-	c := testtpp.MockClient(t)
-	require.NoError(t, c.SetCredentials(&signing.Credentials{Certificate: cert, Key: key}))
+	hc := &http.Client{}
+	httpmock.ActivateNonDefault(hc)
+	t.Cleanup(httpmock.DeactivateAndReset)
+	c, err := client.New(testtpp.BaseURL, &signing.Credentials{Certificate: cert, Key: key}, client.WithHTTPClient(hc),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	require.NoError(t, err)
 	svc, err := tpp.New(c)
 	require.NoError(t, err)
 	_, err = svc.SetContact(t.Context(), "tpp.contact@tpp.example.com")
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "tppId", ve.Field)
+	assert.ErrorIs(t, err, client.ErrNotSent, "the client refused it")
 	_, err = svc.Contact(t.Context())
 	require.ErrorIs(t, err, client.ErrValidation)
 	assert.Zero(t, httpmock.GetTotalCallCount())

@@ -5,25 +5,24 @@
 package apipath
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/pathseg"
 )
 
-// Check refuses an id that cannot be one path segment: "" (the path would
-// lose the segment) and the dot segments "." and ".." (which [Segment]
-// keeps, as RFC 3986 allows, and which a server or proxy resolves,
-// changing the path: /v1/payments/sepa-credit-transfers/../status). The
-// error is a *client.ValidationError on field (the path parameter, for
-// example "paymentId"), so a caller that returns it sends nothing and its
-// error matches client.ErrValidation. Every other string is a segment.
+// Check refuses an id that cannot be one path segment (pathseg.Problem):
+// "" (the path would lose the segment), the dot segments "." and ".."
+// (which [Segment] keeps, as RFC 3986 allows, and which a server or proxy
+// resolves, changing the path: /v1/payments/sepa-credit-transfers/../status),
+// a control character. The error is a *client.ValidationError on field
+// (the path parameter, for example "paymentId"), so a caller that returns
+// it sends nothing and its error matches client.ErrValidation. The
+// client applies the same rule to the parameters of an operation's path
+// template (client.Operation.Params), which services use instead.
 func Check(field, id string) error {
-	switch id {
-	case "":
-		return &client.ValidationError{Field: field, Reason: "required"}
-	case ".", "..":
-		return &client.ValidationError{Field: field, Reason: "cannot be a dot segment"}
+	if p := pathseg.Problem(id); p != "" {
+		return &client.ValidationError{Field: field, Reason: p}
 	}
 	return nil
 }
@@ -31,18 +30,7 @@ func Check(field, id string) error {
 // Segment escapes s as one RFC 3986 path segment. Unlike
 // url.PathEscape it keeps the sub-delimiters, so platform ids such as
 // "enc!!abc=" stay as the bank wrote them.
-func Segment(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if isPChar(c) {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	return b.String()
-}
+func Segment(s string) string { return pathseg.Escape(s) }
 
 // Join builds a path such as "/v1/payments/<product>/<id>/status" from
 // a prefix and segments, escaping each segment with [Segment]. It does
@@ -55,18 +43,4 @@ func Join(prefix string, segments ...string) string {
 		b.WriteString(Segment(s))
 	}
 	return b.String()
-}
-
-func isPChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	switch c {
-	case '-', '.', '_', '~', // unreserved
-		'!', '$', '&', '\'', '(', ')', '*', '+', ',', ';', '=', // sub-delims
-		':', '@':
-		return true
-	}
-	return false
 }

@@ -1,3 +1,4 @@
+// Not published: an example program of the otel module.
 module github.com/tppkit/psd2/otel/examples/metrics
 
 go 1.24.0
@@ -5,8 +6,8 @@ go 1.24.0
 require (
 	github.com/prometheus/client_golang v1.23.2
 	github.com/stretchr/testify v1.12.1
-	github.com/tppkit/psd2 v0.0.0
-	github.com/tppkit/psd2/otel v0.0.0
+	github.com/tppkit/psd2 v0.1.0
+	github.com/tppkit/psd2/otel v0.1.0
 	go.opentelemetry.io/otel/exporters/prometheus v0.62.0
 	go.opentelemetry.io/otel/sdk/metric v1.40.0
 )

@@ -1,0 +1,54 @@
+package basket_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/basket"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
+)
+
+// Every refusal of a basket call before sending matches
+// client.ErrNotSent and client.ErrValidation and names its field, even
+// with client.WithoutValidation for an id; nothing reaches the bank.
+func TestBasketRefusalsAreNotSentAndValidation(t *testing.T) {
+	t.Parallel()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { n.Add(1) }))
+	t.Cleanup(srv.Close)
+	c, err := client.New(srv.URL, testtpp.Credentials(t, "Basket PISP"), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	require.NoError(t, err)
+	svc, err := basket.New(c)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, field string
+		call        func() error
+	}{
+		{"empty id", "basketId", func() error { _, err := svc.Get(ctx, ""); return err }},
+		{"dot id", "basketId", func() error { _, err := svc.Status(ctx, "."); return err }},
+		{"dot-dot id without validation", "basketId", func() error { return svc.Delete(ctx, "..", client.WithoutValidation()) }},
+		{"empty link", "href", func() error { _, err := svc.GetAt(ctx, ""); return err }},
+		{"empty ref", "refs[0].paymentId", func() error {
+			_, err := svc.PaymentStatuses(ctx, []basket.PaymentRef{{Product: "sepa-credit-transfers"}})
+			return err
+		}},
+	} {
+		err := tc.call()
+		assert.ErrorIs(t, err, client.ErrNotSent, tc.name)
+		assert.ErrorIs(t, err, client.ErrValidation, tc.name)
+		var ve *client.ValidationError
+		if assert.True(t, errors.As(err, &ve), "%s: %v", tc.name, err) {
+			assert.Equal(t, tc.field, ve.Field, tc.name)
+		}
+	}
+	assert.Zero(t, n.Load())
+}

@@ -1,0 +1,196 @@
+package client
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrUnusableAnswer matches a 2xx answer to a call that is not repeatable
+// whose body does not say what was done: empty, null, not JSON, or without
+// the member that identifies the created resource. It always comes inside
+// an [ErrOutcomeUnknown].
+var ErrUnusableAnswer = errors.New("client: answer unusable")
+
+// readAnswer reads a 2xx body once: it decodes it into out (when out is
+// not nil and the body not empty), which checks that it is JSON on the
+// way, and reads the member resultID from the same bytes without decoding
+// them again. With strict (a call that is not repeatable) the body must
+// be JSON other than null, and, when resultID is set, an object carrying
+// resultID as a non-empty string; unusable says what is wrong. decodeErr
+// is out's decoding error.
+func readAnswer(body []byte, resultID string, strict bool, out any) (id string, unusable, decodeErr error) {
+	body = bytes.TrimSpace(body)
+	if strict {
+		switch {
+		case len(body) == 0:
+			return "", fmt.Errorf("%w: empty body", ErrUnusableAnswer), nil
+		case string(body) == "null":
+			return "", fmt.Errorf("%w: null", ErrUnusableAnswer), nil
+		}
+	}
+	valid := false
+	if out != nil && len(body) > 0 {
+		if decodeErr = decodeAnswer(body, false, out); decodeErr != nil {
+			var syntax *json.SyntaxError
+			if strict && errors.As(decodeErr, &syntax) {
+				return "", fmt.Errorf("%w: not JSON", ErrUnusableAnswer), decodeErr
+			}
+		} else {
+			valid = true
+		}
+	}
+	if !strict {
+		return "", nil, decodeErr
+	}
+	if !valid && !json.Valid(body) {
+		return "", fmt.Errorf("%w: not JSON", ErrUnusableAnswer), decodeErr
+	}
+	if resultID == "" {
+		return "", nil, decodeErr
+	}
+	raw, isObject := topMember(body, resultID)
+	if !isObject {
+		return "", fmt.Errorf("%w: not a JSON object", ErrUnusableAnswer), decodeErr
+	}
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID), decodeErr
+	}
+	if plainString(raw) {
+		id = string(raw[1 : len(raw)-1])
+	} else if json.Unmarshal(raw, &id) != nil {
+		id = ""
+	}
+	if strings.TrimSpace(id) == "" {
+		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID), decodeErr
+	}
+	if id == "." || id == ".." {
+		// A dot segment cannot name the resource in a path: nothing
+		// could read or cancel it.
+		return "", fmt.Errorf("%w: %s is a dot segment", ErrUnusableAnswer, resultID), decodeErr
+	}
+	return id, nil, decodeErr
+}
+
+// decodeAnswer decodes the JSON body into out. A body already known to
+// be valid JSON (valid) goes straight to out's UnmarshalJSON, if it has
+// one, as encoding/json would pass it: json.Unmarshal would scan it twice
+// more (to validate it, then to find its end) before calling the method.
+// A body not known to be valid is checked once by json.Valid first.
+func decodeAnswer(body []byte, valid bool, out any) error {
+	if u, ok := out.(json.Unmarshaler); ok {
+		if !valid && !json.Valid(body) {
+			return json.Unmarshal(body, out) // its *json.SyntaxError
+		}
+		return u.UnmarshalJSON(bytes.TrimSpace(body))
+	}
+	return json.Unmarshal(body, out)
+}
+
+// topMember returns the value, as raw JSON, of the last member named name
+// (exactly, as encoding/json's map decoding reads it) at the top level of
+// body, and whether body is a JSON object at all. body is valid JSON; on
+// anything else it returns without panicking.
+func topMember(body []byte, name string) (raw []byte, isObject bool) {
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return nil, false
+	}
+	i++
+	for i < len(body) {
+		i = skipSpace(body, i)
+		if i >= len(body) || body[i] == '}' {
+			break
+		}
+		if body[i] == ',' {
+			i++
+			continue
+		}
+		kEnd := endOfValue(body, i)
+		key := body[i:kEnd]
+		i = skipSpace(body, kEnd)
+		if i >= len(body) || body[i] != ':' {
+			break
+		}
+		i = skipSpace(body, i+1)
+		vEnd := endOfValue(body, i)
+		if vEnd <= i {
+			break
+		}
+		if keyIs(key, name) {
+			raw = body[i:vEnd]
+		}
+		i = vEnd
+	}
+	return raw, true
+}
+
+// keyIs reports whether the JSON string key is name.
+func keyIs(key []byte, name string) bool {
+	if len(key) < 2 || key[0] != '"' {
+		return false
+	}
+	if plainString(key) {
+		return string(key[1:len(key)-1]) == name
+	}
+	var k string
+	return json.Unmarshal(key, &k) == nil && k == name
+}
+
+// plainString reports whether the JSON string s means its bytes between
+// the quotes: no escape, valid UTF-8 (encoding/json replaces invalid
+// bytes with U+FFFD).
+func plainString(s []byte) bool {
+	return bytes.IndexByte(s, '\\') < 0 && utf8.Valid(s)
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// endOfValue returns the index just after the JSON value starting at
+// b[i]: a string, an object or array (nested values skipped, strings
+// minded), or a literal or number.
+func endOfValue(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	depth, inString, escaped := 0, false, false
+	for j := i; j < len(b); j++ {
+		c := b[j]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth == 0 {
+				return j
+			}
+			if depth--; depth == 0 {
+				return j + 1
+			}
+		case depth == 0 && (c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ':'):
+			return j
+		}
+	}
+	return len(b)
+}
