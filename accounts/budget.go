@@ -250,7 +250,7 @@ func (b *budget) hook(op string, e Endpoint, accountOf func(*client.Call) (strin
 			return nil, err
 		}
 		if call.Header.Get("PSU-IP-Address") != "" {
-			return nil, nil
+			return func(r client.Result) { b.pauseAfter(r.Err) }, nil
 		}
 		key := b.key(accountID, e)
 		at, err := b.reserve(ctx, op, key, e)
@@ -258,6 +258,7 @@ func (b *budget) hook(op string, e Endpoint, accountOf func(*client.Call) (strin
 			return nil, err
 		}
 		return func(r client.Result) {
+			b.pauseAfter(r.Err)
 			// Best effort: a failed write only makes the SDK stricter.
 			switch {
 			case !r.Sent:
@@ -307,7 +308,11 @@ const minExhaustedWait = time.Minute
 func (b *budget) retryHook(op string, e Endpoint, accountOf func(*client.Call) (string, error)) func(context.Context, *client.Call) error {
 	return func(ctx context.Context, call *client.Call) error {
 		if call.Header.Get("PSU-IP-Address") != "" {
+			b.pauseFrom(call)
 			return nil
+		}
+		if err := b.pauseBeforeRetry(ctx, call); err != nil {
+			return err
 		}
 		accountID, err := accountOf(call)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
@@ -45,18 +46,10 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 		res.Outcome, res.RetryAt, res.Deferred, res.Err = BudgetExhausted, due, true, ErrNotDue
 		return res
 	}
-	if until, ok := r.paused(); ok {
-		wait := time.Until(until)
-		if wait > r.maxWait {
-			res.Outcome, res.RetryAt = Transient, now.Add(wait)
-			res.Err = fmt.Errorf("%w for %s", ErrPaused, wait.Round(time.Second))
-			return res
-		}
-		if err := sleep(ctx, wait); err != nil {
-			return r.fail(ctx, res, err)
-		}
-		now = r.now()
+	if at, err := r.waitPause(ctx); err != nil {
+		return r.paused(ctx, res, at, err)
 	}
+	now = r.now()
 
 	want := j.want()
 	ro := j.Session.RequestOptions(nil)
@@ -85,6 +78,9 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 	if want&Balances != 0 {
 		var rep *accounts.BalanceReport
 		var err error
+		if at, err := r.waitPause(ctx); err != nil {
+			return r.paused(ctx, res, at, err)
+		}
 		if j.Card {
 			rep, err = r.svc.CardBalances(ctx, j.AccountID, ro)
 		} else {
@@ -100,6 +96,9 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 	}
 	if want&Transactions != 0 {
 		var err error
+		if at, err := r.waitPause(ctx); err != nil {
+			return r.paused(ctx, res, at, err)
+		}
 		if j.Card {
 			err = r.cardTransactions(ctx, j, &res, ro, now)
 		} else {
@@ -111,6 +110,16 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 	}
 	res.Outcome = Done
 	res.Cursor.RefreshedAt = now
+	return res
+}
+
+// paused ends res after a wait for the bank's pause that failed: at is
+// when the pause ends (with ErrPaused), zero when ctx ended.
+func (r *Refresher) paused(ctx context.Context, res Result, at time.Time, err error) Result {
+	if at.IsZero() {
+		return r.fail(ctx, res, err)
+	}
+	res.Outcome, res.RetryAt, res.Err, res.Cursor = Transient, at, err, res.Job.Cursor
 	return res
 }
 
@@ -143,7 +152,9 @@ func (r *Refresher) failCall(ctx context.Context, res Result, err error, e accou
 	case v.hasRetry:
 		res.RetryAt = now.Add(v.retryAfter)
 		if v.rateLimit {
-			r.pause(v.retryAfter)
+			// The accounts.Service paused the bank when the answer came.
+			r.log.LogAttrs(ctx, slog.LevelWarn, "refresh paused: the bank answered 429 with Retry-After",
+				slog.Duration("wait", v.retryAfter))
 		}
 	}
 	return res
@@ -173,6 +184,9 @@ func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro cli
 		return accountPage(p), err
 	}
 	next := func(href string) (pageOf[accounts.Transaction], error) {
+		if _, err := r.waitPause(ctx); err != nil {
+			return pageOf[accounts.Transaction]{}, err
+		}
 		p, err := r.svc.NextTransactions(ctx, j.AccountID, href, ro)
 		return accountPage(p), err
 	}
@@ -214,6 +228,9 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 		return cardPage(p), err
 	}
 	next := func(href string) (pageOf[accounts.CardTransaction], error) {
+		if _, err := r.waitPause(ctx); err != nil {
+			return pageOf[accounts.CardTransaction]{}, err
+		}
 		p, err := r.svc.NextCardTransactions(ctx, j.AccountID, href, ro)
 		return cardPage(p), err
 	}

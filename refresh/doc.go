@@ -50,15 +50,20 @@
 // every hour then refreshes each account about every 6 hours, 4 times a
 // day, instead of spending its 4 calls at once.
 //
-// Slowing down: a 429 with Retry-After that is not the account's budget
-// pauses every worker of the Refresher for that long (up to
-// [WithMaxWait]; beyond it the jobs that meet the pause end [Transient]
-// at once with the time to come back). The budget's own 429
-// (ACCESS_EXCEEDED) ends only that account's job, [BudgetExhausted].
+// Slowing down: a 429 with Retry-After that is not the account's budget,
+// and a 429 ACCESS_EXCEEDED whose Retry-After is a minute or less, pause
+// every worker that calls that bank (accounts.Service.PausedUntil: the
+// pause is the bank's, shared by every Refresher and Service of the bank
+// in the process) from the moment the answer arrives, whether or not the
+// client then retries that call itself: each worker waits before each of
+// its calls. A pause longer than [WithMaxWait] is not waited for: the jobs
+// that meet it end [Transient] at once with the time to come back. The
+// budget's own 429 (ACCESS_EXCEEDED with a long or no Retry-After) ends
+// only that account's job, [BudgetExhausted].
 //
 // Watching: [WithProgress] is called with the counts of done, waiting and
 // failed accounts after each result; [WithLogger] logs outcomes to
-// log/slog. Neither ever shows an account id, PSU-ID or session id, and
+// log/slog (without it the Refresher logs nothing). Neither ever shows an account id, PSU-ID or session id, and
 // neither do the printed forms of [Job] and [Result].
 //
 // The budget lives in the client's store (client.WithStore): give every
