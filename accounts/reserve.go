@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -238,4 +239,21 @@ func WithReservation(ctx context.Context, r *Reservation) context.Context {
 func reservationFrom(ctx context.Context) *Reservation {
 	r, _ := ctx.Value(reservationKey{}).(*Reservation)
 	return r
+}
+
+// AccountKey names an account (or card account) without its id: the last
+// element of the store key of its budget, a hash of the id that the store
+// already holds. A job engine names the account by it in its own tables
+// (which must not hold the account id) and finds the id again among a
+// session's account ids.
+func (s *Service) AccountKey(accountID string, card bool) string {
+	if s == nil || s.c == nil {
+		return ""
+	}
+	e := EndpointBalances
+	if card {
+		e = EndpointCardBalances
+	}
+	k := s.budget.key(accountID, e)
+	return k[strings.LastIndexByte(k, '/')+1:]
 }
