@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -116,6 +117,8 @@ type bank struct {
 	Bank
 	name string
 	r    *refresh.Refresher
+	// pausedTo is the end of the last pause this engine set (UnixNano).
+	pausedTo atomic.Int64
 }
 
 var bankName = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)

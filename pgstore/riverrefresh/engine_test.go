@@ -16,6 +16,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/refreshbench"
 	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -47,6 +48,8 @@ type world struct {
 	bank   *countingTransport
 	ids    []string // every account and card account id
 	psus   []string // every PSU-ID
+	seeded emulator.SeedResult
+	store  *pgstore.Store
 }
 
 func newWorld(t *testing.T, customers int) *world {
@@ -62,6 +65,7 @@ func newWorld(t *testing.T, customers int) *world {
 	require.NoError(t, err)
 	w.bank = &countingTransport{next: w.srv.Client().Transport, n: map[string]int{}}
 	st := newStore(t, newPool(t, w.schema), w.schema)
+	w.seeded, w.store = seeded, st
 	for i, cu := range seeded.Customers {
 		s := refreshbench.Remembered(t, cu)
 		require.NoError(t, sca.SaveSession(t.Context(), st, "user-"+string(rune('a'+i%26))+strings.Repeat("x", i/26), s))
@@ -71,14 +75,25 @@ func newWorld(t *testing.T, customers int) *world {
 	return w
 }
 
+// svc returns a Service on a client of the world's bank and store.
+func (w *world) svc(t *testing.T) *accounts.Service {
+	t.Helper()
+	c, err := client.New(w.srv.URL, w.creds, client.WithHTTPClient(w.srv.Client()), client.WithClock(w.clock.Now),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)), client.WithStore(w.store))
+	require.NoError(t, err)
+	svc, err := accounts.New(c)
+	require.NoError(t, err)
+	return svc
+}
+
 // engine is a replica: an engine on its own pool, client and store.
-func (w *world) engine(t *testing.T, cfg riverrefresh.Config) *riverrefresh.Engine {
+func (w *world) engine(t *testing.T, cfg riverrefresh.Config, opts ...client.Option) *riverrefresh.Engine {
 	t.Helper()
 	pool := newPool(t, w.schema)
 	st := newStore(t, pool, w.schema)
-	c, err := client.New(w.srv.URL, w.creds, client.WithHTTPClient(&http.Client{Transport: w.bank}),
+	c, err := client.New(w.srv.URL, w.creds, append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.bank}),
 		client.WithClock(w.clock.Now), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)),
-		client.WithStore(st))
+		client.WithStore(st)}, opts...)...)
 	require.NoError(t, err)
 	svc, err := accounts.New(c)
 	require.NoError(t, err)

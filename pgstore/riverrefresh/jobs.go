@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -190,6 +191,12 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 	status, code := bankCode(res.Err)
 	reason := fmt.Errorf("refresh: %s (status %d, code %q)", res.Outcome, status, code)
 	now := b.Service.Client().Now()
+	if until, ok := b.Service.PausedUntil(); ok {
+		// The bank asked to slow down (a 429 with Retry-After, to this
+		// job or another of the process, retried by the client or not):
+		// every engine stops taking the bank's jobs until then.
+		e.pause(ctx, b, until)
+	}
 	switch res.Outcome {
 	case refresh.Done:
 		return nil
@@ -204,9 +211,11 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 		job.MaxAttempts = job.Attempt
 		return reason
 	}
-	if !res.RetryAt.IsZero() && (status == 429 || errors.Is(res.Err, refresh.ErrPaused)) {
-		e.pause(ctx, b, res.RetryAt)
-		return river.JobSnooze(max(res.RetryAt.Sub(now), time.Second))
+	if !res.RetryAt.IsZero() && (status == http.StatusTooManyRequests || errors.Is(res.Err, refresh.ErrPaused)) {
+		// RetryAt is on the client's clock, the pause on the system's.
+		wait := res.RetryAt.Sub(now)
+		e.pause(ctx, b, time.Now().Add(wait))
+		return river.JobSnooze(max(wait, time.Second))
 	}
 	return reason
 }

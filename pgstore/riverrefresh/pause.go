@@ -22,8 +22,18 @@ const resumeEvery = time.Second
 // pauseKey is the store key of the end of bank's pause.
 func pauseKey(bank string) string { return "riverrefresh/pause/" + bank }
 
-// pause pauses b's queue until until.
+// pause pauses b's queue until until (on the system clock), once per
+// pause in this engine.
 func (e *Engine) pause(ctx context.Context, b *bank, until time.Time) {
+	for {
+		last := b.pausedTo.Load()
+		if last >= until.UnixNano() {
+			return
+		}
+		if b.pausedTo.CompareAndSwap(last, until.UnixNano()) {
+			break
+		}
+	}
 	ctx = context.WithoutCancel(ctx)
 	v := []byte(strconv.FormatInt(until.UnixNano(), 10))
 	err := b.Sessions.Update(ctx, pauseKey(b.name), func(old []byte, found bool) ([]byte, time.Duration, error) {
