@@ -32,7 +32,13 @@
 //   - Crash: River rescues the job of a worker that died
 //     (Config.RescueAfter) and runs it again elsewhere. Its claim names
 //     the River job, so the new run may take the round; the calls the
-//     dead worker reserved or made stay counted in the budget.
+//     dead worker reserved or made stay counted in the budget. A worker
+//     that died after Config.Handle had the result but before River
+//     recorded the job done leaves the account refreshed: when Prepare
+//     gives the cursor Handle kept (as a TPP does), the new run finds it
+//     refreshed in this round and completes without a call. Keep the
+//     cursors where every replica reads them (the shared store, a
+//     table).
 //   - Privacy: a job's arguments ([Args]) name the session by its store
 //     key and the account by accounts.Service.AccountKey, a hash; the
 //     errors River records name the outcome and the bank's status and

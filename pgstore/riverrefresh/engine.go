@@ -250,3 +250,8 @@ func (e *Engine) Round(t time.Time) int64 {
 
 // Pool returns the pool of River's tables.
 func (e *Engine) Pool() *pgxpool.Pool { return e.cfg.Pool }
+
+// roundStart is the time round r starts.
+func (e *Engine) roundStart(r int64) time.Time {
+	return time.Unix(0, r*int64(e.cfg.Spacing))
+}

@@ -201,6 +201,12 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 	case refresh.Done:
 		return nil
 	case refresh.BudgetExhausted:
+		if errors.Is(res.Err, refresh.ErrNotDue) && !res.Job.Cursor.RefreshedAt.Before(e.roundStart(job.Args.Round)) {
+			// The account was refreshed in this round already: by this
+			// job, run again after its worker died between the result and
+			// River's record of it (the cursor Prepare gave says so).
+			return nil
+		}
 		return river.JobSnooze(max(res.RetryAt.Sub(now), time.Second))
 	case refresh.ReconnectNeeded:
 		e.event(Event{Bank: b.name, Kind: "cancelled", Outcome: res.Outcome, Status: status, Code: code, JobID: job.ID})
