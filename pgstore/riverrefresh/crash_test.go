@@ -39,7 +39,7 @@ const envCrashChild = "RIVERREFRESH_CRASH_CHILD"
 // credentials, the database and where to note each account it refreshed.
 type crashChild struct {
 	URL, Conn, Schema, DoneFile string
-	CA, CertPEM, KeyPEM        []byte
+	CA, CertPEM, KeyPEM         []byte
 }
 
 // replica makes a crash test replica's engine on its own pool. Like a
@@ -138,7 +138,7 @@ func TestCrashSIGKILL(t *testing.T) {
 		certPEM = append(certPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})...)
 	}
 	c := crashChild{URL: w.srv.URL, Conn: server(t), Schema: w.schema, DoneFile: done,
-		CA: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Chain[len(creds.Chain)-1].Raw}),
+		CA:      pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Chain[len(creds.Chain)-1].Raw}),
 		CertPEM: certPEM, KeyPEM: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})}
 	raw, err := json.Marshal(c)
 	require.NoError(t, err)
