@@ -170,7 +170,11 @@ func New(cfg Config) (*Engine, error) {
 		}
 		e.banks[name] = &bank{Bank: b, name: name, r: r}
 		if cfg.Work {
-			queues[queueOf(name)] = river.QueueConfig{MaxWorkers: b.Workers}
+			// A refresh job takes tens of milliseconds: River's default
+			// cooldown between fetches (100 ms) would cap a queue at a
+			// few batches of Workers jobs per second.
+			queues[queueOf(name)] = river.QueueConfig{MaxWorkers: b.Workers, FetchCooldown: fetchCooldown,
+				FetchPollInterval: fetchPoll}
 		}
 		if cfg.Schedule {
 			args := ScheduleArgs{Bank: name}
@@ -199,6 +203,13 @@ func New(cfg Config) (*Engine, error) {
 	e.client = client
 	return e, nil
 }
+
+// fetchCooldown and fetchPoll are the River fetch settings of a bank's
+// queue.
+const (
+	fetchCooldown = 5 * time.Millisecond
+	fetchPoll     = 250 * time.Millisecond
+)
 
 // scheduleQueue is the queue of the scheduler's periodic jobs.
 const scheduleQueue = "psd2_refresh_schedule"
