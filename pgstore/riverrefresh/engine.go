@@ -184,9 +184,10 @@ func New(cfg Config) (*Engine, error) {
 				}, &river.PeriodicJobOpts{RunOnStart: true}))
 		}
 	}
-	if cfg.Work {
-		river.AddWorker(workers, &refreshWorker{e: e})
-	}
+	// Registered in every engine: River inserts only the kinds its
+	// client knows (a scheduler's too); only the queues of an engine with
+	// Work are worked.
+	river.AddWorker(workers, &refreshWorker{e: e})
 	if cfg.Schedule {
 		river.AddWorker(workers, &scheduleWorker{e: e})
 		queues[scheduleQueue] = river.QueueConfig{MaxWorkers: 1}
