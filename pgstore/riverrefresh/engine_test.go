@@ -181,3 +181,28 @@ func TestTwoEnginesOneRound(t *testing.T) {
 		assert.NotContains(t, dump, p)
 	}
 }
+
+// A scheduler-only engine enqueues the round on its own (River's periodic
+// job, run at start by the leader), and a worker-only engine refreshes
+// every account.
+func TestSchedulerEnqueuesTheRound(t *testing.T) {
+	w := newWorld(t, 5)
+	res := &results{done: map[string]int{}}
+	sched := w.engine(t, riverrefresh.Config{Schedule: true})
+	worker := w.engine(t, riverrefresh.Config{Work: true, Handle: res.handle})
+	ctx := t.Context()
+	require.NoError(t, sched.Migrate(ctx))
+	for _, e := range []*riverrefresh.Engine{sched, worker} {
+		require.NoError(t, e.Start(ctx))
+		t.Cleanup(func() {
+			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = e.Stop(stop)
+		})
+	}
+	require.Eventually(t, func() bool {
+		res.mu.Lock()
+		defer res.mu.Unlock()
+		return len(res.done) == len(w.ids)
+	}, 60*time.Second, 50*time.Millisecond)
+}
