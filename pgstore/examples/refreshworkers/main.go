@@ -5,7 +5,9 @@
 // riverrefresh.Engine. The scheduler enqueues the round (one job per
 // account), the workers share it out through River, and this process
 // shows a progress line (plain lines when stdout is not a terminal) and,
-// at the end, a table of the outcomes each worker saw.
+// at the end, a table of the outcomes each worker saw. River's web UI is
+// served on a loopback port meanwhile (-ui; -linger keeps it up after the
+// round).
 //
 // It reads the server from PSD2_TEST_POSTGRES (a pgx connection string),
 // works in a schema of its own and drops it at the end:
@@ -26,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -52,6 +55,15 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
+
+	"riverqueue.com/riverui"
+)
+
+// uiAddr is where River's UI listens; linger is how long it stays up
+// after the round.
+var (
+	uiAddr string
+	linger time.Duration
 )
 
 // bankName names the example's bank in River.
@@ -66,6 +78,8 @@ type setup struct {
 
 func main() {
 	accountsN := flag.Int("accounts", 2000, "accounts to seed and refresh")
+	flag.StringVar(&uiAddr, "ui", "127.0.0.1:0", "loopback address of River's web UI (empty: none)")
+	flag.DurationVar(&linger, "linger", 0, "time to keep the UI up after the round")
 	worker := flag.String("worker", "", "run as a worker process with this setup file (used by the example itself)")
 	name := flag.String("name", "", "the worker's name")
 	flag.Parse()
@@ -181,6 +195,13 @@ func run(ctx context.Context, out io.Writer, conn string, n int) error {
 		return err
 	}
 	defer e.Stop(context.Background())
+	if uiAddr != "" {
+		stopUI, err := serveUI(ctx, out, e, uiAddr)
+		if err != nil {
+			return err
+		}
+		defer stopUI()
+	}
 	start := time.Now()
 	if err := progress(ctx, out, pool, schema, total, start); err != nil {
 		return err
@@ -191,7 +212,42 @@ func run(ctx context.Context, out io.Writer, conn string, n int) error {
 	wg.Wait()
 	fmt.Fprintf(out, "round done in %v\n", time.Since(start).Round(100*time.Millisecond))
 	printTable(out, tables)
+	if linger > 0 && uiAddr != "" {
+		fmt.Fprintf(out, "River's UI stays up for %v\n", linger)
+		select {
+		case <-ctx.Done():
+		case <-time.After(linger):
+		}
+	}
 	return nil
+}
+
+// serveUI serves River's web UI on a loopback address: every queue and
+// every waiting, snoozed, retried, cancelled and discarded job.
+func serveUI(ctx context.Context, out io.Writer, e *riverrefresh.Engine, addr string) (func(), error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("-ui %s: only a loopback address (the UI has no login)", addr)
+	}
+	h, err := riverui.NewHandler(&riverui.HandlerOpts{Endpoints: riverui.NewEndpoints(e.Client(), nil),
+		Logger: slog.New(slog.DiscardHandler), Prefix: "/riverui"})
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Start(ctx); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	fmt.Fprintf(out, "River's UI: http://%s/riverui/\n", ln.Addr())
+	return func() { _ = srv.Close() }, nil
 }
 
 // progress shows the round's progress until every job is finalized.
