@@ -53,18 +53,21 @@ const (
 	EndpointCardTransactions Endpoint = "card-transactions"
 )
 
-// budget keeps, per TPP, bank, account and [Endpoint], the times of the
-// calls made without the PSU present (no PSU-IP-Address,
-// docs/interface.md section 5.14) in the last 24 hours, and refuses a call
+// budget keeps, per TPP, bank and account, the times of the calls made
+// without the PSU present (no PSU-IP-Address, docs/interface.md section
+// 5.14) in the last 24 hours for each [Endpoint], and refuses a call
 // that would exceed the limit of 4 (docs/interface.md section 8) before it
 // is sent. The rules are in the package documentation ("The without-PSU
 // budget").
 //
 // Its state is in the client's store (client.WithStore): every Service
 // made on one client, and every client on one shared store, counts the
-// same calls. Each account's calls are one value, changed with the
-// store's atomic Update, so that two replicas can never both take the
-// last call; the value expires when its last call stops counting (span).
+// same calls. Each account's calls, of both its endpoints, are one value
+// (a [ledger]), changed with the store's atomic Update, so that two
+// replicas can never both take the last call, and so that a refresh can
+// take its balances and transactions calls in one write
+// ([Service.Reserve]); the value expires when its last call stops
+// counting (span) and its claim has ended.
 type budget struct {
 	st     store.Store
 	scope  string // client.Client.Scope
@@ -73,12 +76,27 @@ type budget struct {
 	window time.Duration
 }
 
-// key is the store key of the budget of endpoint e of accountID: a hash,
-// so that no account id is written in clear.
+// isCard reports whether e is an endpoint of a card account.
+func isCard(e Endpoint) bool {
+	return e == EndpointCardBalances || e == EndpointCardTransactions
+}
+
+// isBalances reports whether e counts in the balances list of a ledger
+// (the others count in its transactions list).
+func isBalances(e Endpoint) bool {
+	return e == EndpointBalances || e == EndpointCardBalances
+}
+
+// key is the store key of the budget of accountID, an account or (for a
+// card endpoint e) a card account: a hash, so that no account id is
+// written in clear. Both endpoints of the account share it.
 func (b *budget) key(accountID string, e Endpoint) string {
-	e = sharedEndpoint(e)
+	kind := "account"
+	if isCard(e) {
+		kind = "card"
+	}
 	h := sha256.New()
-	for _, part := range []string{string(e), accountID} {
+	for _, part := range []string{kind, accountID} {
 		fmt.Fprintf(h, "%d:%s;", len(part), part)
 	}
 	return "accounts/budget/" + b.scope + "/" + hex.EncodeToString(h.Sum(nil)[:20])
@@ -90,45 +108,105 @@ func (b *budget) span() time.Duration {
 	return b.window + BudgetClockMargin
 }
 
-// update runs fn on the call times stored under key, atomically.
-func (b *budget) update(ctx context.Context, key string, fn func(calls []time.Time) []time.Time) error {
-	return b.st.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
-		calls, err := b.decode(old, found)
+// ledger is an account's budget as stored: the times of the counted calls
+// of each endpoint and the account's claim ([Reservation]).
+type ledger struct {
+	balances, transactions []time.Time
+	// claimBy names who claimed the account (ReserveRequest.Claim), until
+	// claimUntil; empty: no claim.
+	claimBy    string
+	claimUntil time.Time
+}
+
+// ledgerJSON is a ledger's stored form, times in Unix nanoseconds.
+type ledgerJSON struct {
+	B  []int64 `json:"b,omitempty"`
+	T  []int64 `json:"t,omitempty"`
+	CB string  `json:"cb,omitempty"`
+	CU int64   `json:"cu,omitempty"`
+}
+
+// calls returns the call list of endpoint e.
+func (l *ledger) calls(e Endpoint) *[]time.Time {
+	if isBalances(e) {
+		return &l.balances
+	}
+	return &l.transactions
+}
+
+// errUnchanged, returned by the fn of update, leaves the ledger as it
+// was without a write.
+var errUnchanged = errors.New("unchanged")
+
+// update runs fn on the ledger stored under key, atomically. When fn
+// returns errUnchanged nothing is written (a refusal costs no durable
+// write) and update returns nil.
+func (b *budget) update(ctx context.Context, key string, fn func(l *ledger) error) error {
+	err := b.st.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		l, err := b.decode(old, found)
 		if err != nil {
 			return nil, 0, err
 		}
-		calls = fn(calls)
-		if len(calls) == 0 {
-			return nil, 0, nil
+		if err := fn(&l); err != nil {
+			return nil, 0, err
 		}
-		nanos := make([]int64, 0, len(calls))
-		last := calls[0]
-		for _, t := range calls {
-			nanos = append(nanos, t.UnixNano())
-			if t.After(last) {
-				last = t
+		now := b.now()
+		var last time.Time
+		var v ledgerJSON
+		for _, c := range []struct {
+			in  []time.Time
+			out *[]int64
+		}{{l.balances, &v.B}, {l.transactions, &v.T}} {
+			for _, t := range c.in {
+				*c.out = append(*c.out, t.UnixNano())
+				if t.Add(b.span()).After(last) {
+					last = t.Add(b.span())
+				}
 			}
 		}
-		v, err := json.Marshal(nanos)
-		// The value is needed until its last call stops counting.
-		return v, max(last.Add(b.span()).Sub(b.now()), time.Second), err
+		if l.claimBy != "" && l.claimUntil.After(now) {
+			v.CB, v.CU = l.claimBy, l.claimUntil.UnixNano()
+			if l.claimUntil.After(last) {
+				last = l.claimUntil
+			}
+		}
+		if last.IsZero() {
+			return nil, 0, nil
+		}
+		raw, err := json.Marshal(v)
+		// The value is needed until its last call stops counting and
+		// its claim has ended.
+		return raw, max(last.Sub(now), time.Second), err
 	})
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	return err
 }
 
-// decode reads the call times of a stored value (none when not found).
-func (b *budget) decode(raw []byte, found bool) ([]time.Time, error) {
+// decode reads a stored ledger (an empty one when not found).
+func (b *budget) decode(raw []byte, found bool) (ledger, error) {
 	if !found {
-		return nil, nil
+		return ledger{}, nil
 	}
-	var nanos []int64
-	if err := json.Unmarshal(raw, &nanos); err != nil {
-		return nil, fmt.Errorf("budget value unreadable: %w", err)
+	var v ledgerJSON
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return ledger{}, fmt.Errorf("budget value unreadable: %w", err)
 	}
-	calls := make([]time.Time, len(nanos))
+	l := ledger{balances: times(v.B), transactions: times(v.T), claimBy: v.CB}
+	if v.CU != 0 {
+		l.claimUntil = time.Unix(0, v.CU).UTC()
+	}
+	return l, nil
+}
+
+// times turns Unix nanoseconds into times.
+func times(nanos []int64) []time.Time {
+	out := make([]time.Time, len(nanos))
 	for i, n := range nanos {
-		calls[i] = time.Unix(0, n).UTC()
+		out[i] = time.Unix(0, n).UTC()
 	}
-	return calls, nil
+	return out
 }
 
 // Allowance is what is left of one budget.
@@ -144,38 +222,42 @@ type Allowance struct {
 	NextAt time.Time
 }
 
-// remaining reports what is left of a budget. It only reads the store:
-// a refresher that asks before every call costs no write.
-func (b *budget) remaining(ctx context.Context, key string) (Allowance, error) {
+// remaining reports what is left of the budget of endpoint e. It only
+// reads the store: a refresher that asks before every call costs no
+// write.
+func (b *budget) remaining(ctx context.Context, key string, e Endpoint) (Allowance, error) {
 	raw, err := b.st.Get(ctx, key)
 	found := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotStored) {
 		return Allowance{}, fmt.Errorf("accounts: budget store: %w", err)
 	}
-	calls, err := b.decode(raw, found)
+	l, err := b.decode(raw, found)
 	if err != nil {
 		return Allowance{}, fmt.Errorf("accounts: budget store: %w", err)
 	}
-	return b.allowance(b.prune(calls, b.now())), nil
+	return b.allowance(b.prune(*l.calls(e), b.now())), nil
 }
 
-// reserve records a call now, or returns a *BudgetExhaustedError when the
-// budget is spent. The returned time identifies the reservation; the
-// operation's observer learns the calls left (client.NoteBudgetLeft).
+// reserve records a call of endpoint e now, or returns a
+// *BudgetExhaustedError when the budget is spent. The returned time
+// identifies the reservation; the operation's observer learns the calls
+// left (client.NoteBudgetLeft).
 func (b *budget) reserve(ctx context.Context, op string, key string, e Endpoint) (time.Time, error) {
 	now := b.now()
 	var refused *BudgetExhaustedError
 	left := 0
-	err := b.update(ctx, key, func(calls []time.Time) []time.Time {
+	err := b.update(ctx, key, func(l *ledger) error {
 		refused = nil // Update may run fn more than once
-		calls = b.prune(calls, now)
-		if len(calls) >= b.limit {
+		calls := l.calls(e)
+		*calls = b.prune(*calls, now)
+		if len(*calls) >= b.limit {
 			refused = &BudgetExhaustedError{Operation: op, Endpoint: e, Limit: b.limit,
-				Window: b.window, RetryAt: b.allowance(calls).NextAt}
-			return calls
+				Window: b.window, RetryAt: b.allowance(*calls).NextAt}
+			return errUnchanged
 		}
-		left = b.limit - len(calls) - 1
-		return append(calls, now)
+		left = b.limit - len(*calls) - 1
+		*calls = append(*calls, now)
+		return nil
 	})
 	if err != nil {
 		return time.Time{}, fmt.Errorf("%s: budget store: %w", op, err)
@@ -187,32 +269,35 @@ func (b *budget) reserve(ctx context.Context, op string, key string, e Endpoint)
 	return now, nil
 }
 
-// release removes a reservation made at t for a call that was not sent.
-func (b *budget) release(ctx context.Context, key string, t time.Time) error {
-	return b.update(ctx, key, func(calls []time.Time) []time.Time {
-		if i := slices.IndexFunc(calls, t.Equal); i >= 0 {
-			calls = slices.Delete(calls, i, i+1)
+// release removes a reservation of endpoint e made at t for a call that
+// was not sent.
+func (b *budget) release(ctx context.Context, key string, e Endpoint, t time.Time) error {
+	return b.update(ctx, key, func(l *ledger) error {
+		calls := l.calls(e)
+		if i := slices.IndexFunc(*calls, t.Equal); i >= 0 {
+			*calls = slices.Delete(*calls, i, i+1)
 		}
-		return calls
+		return nil
 	})
 }
 
-// exhaust marks the budget as spent after the bank answered 429
-// ACCESS_EXCEEDED to a call: the bank counted calls the SDK did not see
-// (a replica on another store, calls made before the store existed).
+// exhaust marks the budget of endpoint e as spent after the bank answered
+// 429 ACCESS_EXCEEDED to a call: the bank counted calls the SDK did not
+// see (a replica on another store, calls made before the store existed).
 // ASSUMPTION (the safe option, docs/interface.md section 8 gives no reset
 // time): the missing calls are taken to have been made at t, the time of
 // the refused call, so the SDK refuses further calls until the window
 // (and the margin) has passed since t instead of earning more 429s; when
 // the bank's answer says when to come back (Retry-After), t is set so
 // that they are allowed again then (exhaustedAt).
-func (b *budget) exhaust(ctx context.Context, key string, t time.Time) error {
-	return b.update(ctx, key, func(calls []time.Time) []time.Time {
-		calls = b.prune(calls, b.now())
-		for len(calls) < b.limit {
-			calls = append(calls, t)
+func (b *budget) exhaust(ctx context.Context, key string, e Endpoint, t time.Time) error {
+	return b.update(ctx, key, func(l *ledger) error {
+		calls := l.calls(e)
+		*calls = b.prune(*calls, b.now())
+		for len(*calls) < b.limit {
+			*calls = append(*calls, t)
 		}
-		return calls
+		return nil
 	})
 }
 
@@ -254,20 +339,25 @@ func (b *budget) hook(op string, e Endpoint, accountOf func(*client.Call) (strin
 			return nil, err
 		}
 		if call.Header.Get("PSU-IP-Address") != "" {
-			return nil, nil
+			return func(r client.Result) { b.pauseAfter(r.Err) }, nil
 		}
 		key := b.key(accountID, e)
-		at, err := b.reserve(ctx, op, key, e)
-		if err != nil {
-			return nil, err
+		// A call of a Reservation in ctx (Service.Reserve) was counted
+		// when the reservation was written: no write now.
+		at, ok := reservationFrom(ctx).take(key, e)
+		if !ok {
+			if at, err = b.reserve(ctx, op, key, e); err != nil {
+				return nil, err
+			}
 		}
 		return func(r client.Result) {
+			b.pauseAfter(r.Err)
 			// Best effort: a failed write only makes the SDK stricter.
 			switch {
 			case !r.Sent:
-				_ = b.release(context.WithoutCancel(ctx), key, at)
+				_ = b.release(context.WithoutCancel(ctx), key, e, at)
 			case bankAccessExceeded(r.Err):
-				_ = b.exhaust(context.WithoutCancel(ctx), key, b.exhaustedAt(r.Err, at))
+				_ = b.exhaust(context.WithoutCancel(ctx), key, e, b.exhaustedAt(r.Err, at))
 			}
 		}, nil
 	}
@@ -311,7 +401,11 @@ const minExhaustedWait = time.Minute
 func (b *budget) retryHook(op string, e Endpoint, accountOf func(*client.Call) (string, error)) func(context.Context, *client.Call) error {
 	return func(ctx context.Context, call *client.Call) error {
 		if call.Header.Get("PSU-IP-Address") != "" {
+			b.pauseFrom(call)
 			return nil
+		}
+		if err := b.pauseBeforeRetry(ctx, call); err != nil {
+			return err
 		}
 		accountID, err := accountOf(call)
 		if err != nil {
@@ -343,7 +437,7 @@ func (s *Service) Remaining(ctx context.Context, accountID string, e Endpoint) (
 	if accountID == "" {
 		return Allowance{}, errEmptyID("accounts.Remaining")
 	}
-	return s.budget.remaining(ctx, s.budget.key(accountID, e))
+	return s.budget.remaining(ctx, s.budget.key(accountID, e), sharedEndpoint(e))
 }
 
 // ResetBudget forgets every call counted for endpoint e of an account,
@@ -354,7 +448,10 @@ func (s *Service) ResetBudget(ctx context.Context, accountID string, e Endpoint)
 	if s == nil || s.c == nil {
 		return errNoClient
 	}
-	err := s.budget.update(ctx, s.budget.key(accountID, e), func([]time.Time) []time.Time { return nil })
+	err := s.budget.update(ctx, s.budget.key(accountID, e), func(l *ledger) error {
+		*l.calls(e) = nil
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("accounts: budget store: %w", err)
 	}

@@ -111,8 +111,26 @@
 // the margin, less the time a call takes to reach the bank (the bank's
 // own clock does not matter: it measures its window alone); a replica
 // whose clock runs further ahead can send a call the bank still counts,
-// which the bank refuses with a 429 the budget then absorbs. Keys hash
-// the account id ([client.Client.Scope] keeps TPPs and banks apart).
+// which the bank refuses with a 429 the budget then absorbs. One key per
+// account holds the counts of both its endpoints; keys hash the account
+// id ([client.Client.Scope] keeps TPPs and banks apart).
+//
+// Reserving ahead: [Service.Reserve] takes an account's balances and
+// transactions calls in one atomic write of the store, all or none, and
+// can claim the account for a round (a claim another holder meets is a
+// [*ClaimedError]); calls made with the [Reservation] in their context
+// ([WithReservation]) use it and write nothing more, so a background
+// refresh of an account costs one durable write. Reserved calls count
+// from the moment they are reserved, so the budget is never over-spent,
+// across replicas or across a crash between the reservation and the
+// call. Unused ones are given back by [Reservation.Release]; those of a
+// holder that crashed expire by the window rule, as calls made.
+//
+// Slowing down: a 429 with Retry-After, other than the end of an
+// account's budget (ACCESS_EXCEEDED with a Retry-After beyond a minute),
+// pauses the bank for the process from the moment it arrives
+// ([Service.PausedUntil]); a retry of a call without the PSU waits for
+// the pause to end.
 //
 // Switches (docs/interface.md section 9): card account calls always send the x-accept-fix
 // switches longer-names and

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Call is one call as the client resolved it, once, before its first
@@ -46,6 +47,14 @@ type Call struct {
 	// Repeatable reports whether the pipeline may send the call again
 	// after it may have reached the bank (GET, DELETE, a POST marked so).
 	Repeatable bool
+	// RetryStatus and RetryAfter are set on the Call given to an
+	// Operation's BeforeRetry: the HTTP status of the answer to the
+	// attempt being retried (0: none arrived) and the bank's Retry-After
+	// the client waits before the retry (0: it waits its own backoff).
+	// The accounts package pauses the without-PSU calls to the bank on a
+	// 429 with Retry-After there, before the client's wait.
+	RetryStatus int
+	RetryAfter  time.Duration
 }
 
 // callView is the redacted form of a Call that its printed, slog and JSON

@@ -155,8 +155,11 @@ type exchange struct {
 	useSkew  bool
 	sentDate time.Time // Date of the current attempt
 	acted    bool      // some attempt may have been acted on by the bank
-	req      *http.Request
-	start    time.Time
+	// retryAfter is the bank's Retry-After the client waits before the
+	// next retry (decide), 0 when it waits its own backoff.
+	retryAfter time.Duration
+	req        *http.Request
+	start      time.Time
 }
 
 // attemptResult is what one attempt ended with.
@@ -196,7 +199,11 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 		if again && res.wrote && !x.useSkew && x.p.op.BeforeRetry != nil {
 			// The attempt may have counted at the bank: the next one
 			// must be allowed first.
-			again = x.p.op.BeforeRetry(ctx, x.p.call()) == nil
+			call := x.p.call()
+			if res.r != nil {
+				call.RetryStatus, call.RetryAfter = res.r.status, x.retryAfter
+			}
+			again = x.p.op.BeforeRetry(ctx, call) == nil
 		}
 		x.log(ctx, res, again)
 		x.observe(ctx, res, again)
@@ -310,6 +317,7 @@ func (x *exchange) sign(req *http.Request) error {
 // decide says whether to send another attempt and after what wait. It is
 // the retry policy of docs/design.md section 2.
 func (x *exchange) decide(ctx context.Context, res attemptResult) (time.Duration, bool) {
+	x.retryAfter = 0
 	var server time.Time
 	if res.r != nil {
 		// Under VerifyRequired only an answer that verifies may teach
@@ -360,7 +368,7 @@ func (x *exchange) decide(ctx context.Context, res attemptResult) (time.Duration
 			if ra > pol.MaxRetryAfter {
 				return 0, false
 			}
-			wait = ra
+			wait, x.retryAfter = ra, ra
 		}
 	default:
 		return 0, false

@@ -2,9 +2,11 @@ package pgstore_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"testing"
 
 	"github.com/tppkit/psd2/internal/refreshbench"
+	"github.com/tppkit/psd2/store"
 )
 
 // BenchmarkRefresh refreshes 1,000, 10,000 and 30,000 seeded accounts
@@ -32,4 +34,22 @@ func BenchmarkRefresh(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkRefreshStores measures in one run the background refresh of
+// 2,000 accounts per store with the budget in memory (the baseline), in
+// a store.FileStore and in PostgreSQL, interleaved chunk by chunk
+// (refreshbench.Compare): the ratios file/memory and postgres/memory, and
+// the durable writes per account refresh of each store (1: the
+// reservation of the account's calls and its claim for the round). Run it
+// with
+//
+//	go test -run '^$' -bench RefreshStores -benchtime 2x -timeout 30m
+func BenchmarkRefreshStores(b *testing.B) {
+	fs, err := store.NewFileStore(filepath.Join(b.TempDir(), "store"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	refreshbench.Compare(b, 2_000, []refreshbench.Store{{Name: "memory"}, {Name: "file", Store: fs},
+		{Name: "postgres", Store: newStore(b, testSchema(b), 0)}})
 }

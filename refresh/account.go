@@ -3,8 +3,11 @@ package refresh
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
@@ -20,12 +23,25 @@ const historyDays = 89
 // whose next links go round in circles cannot keep a worker.
 const maxPages = 64
 
-// refreshOne runs one job and returns its result. It sends nothing the
-// budget does not allow: a job that needs both endpoints first checks
-// that the second still has a call left, so that it never spends the
-// first for nothing; every call is then reserved in the budget before it
-// is sent (the accounts package's hook), refused without a call when
-// another replica took the last one meanwhile.
+// Refresh runs one job now, on the caller's goroutine, and returns its
+// result: the per-account step of [Refresher.Run], for a job engine that
+// distributes the jobs itself (the pgstore module's riverrefresh). It
+// sends nothing the budget does not allow: the job's calls (balances and
+// the first page of transactions) are reserved in one write of the
+// store, all or none, before the first is sent
+// (accounts.Service.Reserve), with the account's claim for the round;
+// every further call (a next page, a retry) is reserved before it is
+// sent. It waits out the bank's pause (see "Slowing down" in the package
+// documentation) up to [WithMaxWait]. A nil Refresher returns a
+// [Refused] result.
+func (r *Refresher) Refresh(ctx context.Context, j Job) Result {
+	if r == nil {
+		return Result{Job: j, Cursor: j.Cursor, Outcome: Refused, Err: errNilRefresher}
+	}
+	return r.refreshOne(ctx, j)
+}
+
+// refreshOne is Refresh on a Refresher.
 func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 	res := Result{Job: j, Cursor: j.Cursor}
 	now := r.now()
@@ -45,46 +61,60 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 		res.Outcome, res.RetryAt, res.Deferred, res.Err = BudgetExhausted, due, true, ErrNotDue
 		return res
 	}
-	if until, ok := r.paused(); ok {
-		wait := time.Until(until)
-		if wait > r.maxWait {
-			res.Outcome, res.RetryAt = Transient, now.Add(wait)
-			res.Err = fmt.Errorf("%w for %s", ErrPaused, wait.Round(time.Second))
-			return res
-		}
-		if err := sleep(ctx, wait); err != nil {
-			return r.fail(ctx, res, err)
-		}
-		now = r.now()
+	if at, err := r.waitPause(ctx); err != nil {
+		return r.paused(ctx, res, at, err)
 	}
+	now = r.now()
 
+	want := j.want()
+	// The job's calls, balances and the first page of transactions, are
+	// reserved in one write, with the account's claim for the round: all
+	// of them or none, so that a job never spends one endpoint's call for
+	// nothing when the other's budget is spent, and no other replica
+	// refreshes the account in this round.
+	req := accounts.ReserveRequest{AccountID: j.AccountID, Card: j.Card}
+	if want&Balances != 0 {
+		req.Balances = 1
+	}
+	if want&Transactions != 0 {
+		req.Transactions = 1
+	}
+	if r.spacing > 0 && !j.Force {
+		req.Claim, req.ClaimUntil = j.Claim, now.Add(r.spacing)
+		if req.Claim == "" {
+			req.Claim = rand.Text()
+		}
+	}
+	rsv, err := r.svc.Reserve(ctx, req)
+	var claimed *accounts.ClaimedError
+	switch {
+	case errors.As(err, &claimed):
+		res.Outcome, res.RetryAt, res.Deferred, res.Err = BudgetExhausted, claimed.Until, true, err
+		return res
+	case err != nil:
+		return r.fail(ctx, res, err)
+	}
+	res = r.call(accounts.WithReservation(ctx, rsv), j, res, now)
+	// Best effort: a failed write only leaves the calls counted until
+	// they expire, and the account claimed until the claim ends.
+	_ = rsv.Release(context.WithoutCancel(ctx), res.Outcome != Done)
+	return res
+}
+
+// call makes the calls of job j, reserved in ctx, into res.
+func (r *Refresher) call(ctx context.Context, j Job, res Result, now time.Time) Result {
 	want := j.want()
 	ro := j.Session.RequestOptions(nil)
 	balances, transactions := accounts.EndpointBalances, accounts.EndpointTransactions
 	if j.Card {
 		balances, transactions = accounts.EndpointCardBalances, accounts.EndpointCardTransactions
 	}
-	if want == Both {
-		a, err := r.svc.Remaining(ctx, j.AccountID, transactions)
-		if err != nil {
-			return r.fail(ctx, res, err)
-		}
-		if a.Remaining == 0 {
-			// The job can start when both budgets allow a call: the later
-			// of their next calls when balances is spent too.
-			e := transactions
-			if b, err := r.svc.Remaining(ctx, j.AccountID, balances); err == nil && b.Remaining == 0 && b.NextAt.After(a.NextAt) {
-				a, e = b, balances
-			}
-			res.Outcome, res.RetryAt = BudgetExhausted, a.NextAt
-			res.Err = &accounts.BudgetExhaustedError{Operation: "refresh", Endpoint: e,
-				Limit: a.Limit, Window: a.Window, RetryAt: a.NextAt}
-			return res
-		}
-	}
 	if want&Balances != 0 {
 		var rep *accounts.BalanceReport
 		var err error
+		if at, err := r.waitPause(ctx); err != nil {
+			return r.paused(ctx, res, at, err)
+		}
 		if j.Card {
 			rep, err = r.svc.CardBalances(ctx, j.AccountID, ro)
 		} else {
@@ -100,6 +130,9 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 	}
 	if want&Transactions != 0 {
 		var err error
+		if at, err := r.waitPause(ctx); err != nil {
+			return r.paused(ctx, res, at, err)
+		}
 		if j.Card {
 			err = r.cardTransactions(ctx, j, &res, ro, now)
 		} else {
@@ -111,6 +144,16 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 	}
 	res.Outcome = Done
 	res.Cursor.RefreshedAt = now
+	return res
+}
+
+// paused ends res after a wait for the bank's pause that failed: at is
+// when the pause ends (with ErrPaused), zero when ctx ended.
+func (r *Refresher) paused(ctx context.Context, res Result, at time.Time, err error) Result {
+	if at.IsZero() {
+		return r.fail(ctx, res, err)
+	}
+	res.Outcome, res.RetryAt, res.Err, res.Cursor = Transient, at, err, res.Job.Cursor
 	return res
 }
 
@@ -143,7 +186,9 @@ func (r *Refresher) failCall(ctx context.Context, res Result, err error, e accou
 	case v.hasRetry:
 		res.RetryAt = now.Add(v.retryAfter)
 		if v.rateLimit {
-			r.pause(v.retryAfter)
+			// The accounts.Service paused the bank when the answer came.
+			r.log.LogAttrs(ctx, slog.LevelWarn, "refresh paused: the bank answered 429 with Retry-After",
+				slog.Duration("wait", v.retryAfter))
 		}
 	}
 	return res
@@ -173,6 +218,9 @@ func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro cli
 		return accountPage(p), err
 	}
 	next := func(href string) (pageOf[accounts.Transaction], error) {
+		if _, err := r.waitPause(ctx); err != nil {
+			return pageOf[accounts.Transaction]{}, err
+		}
 		p, err := r.svc.NextTransactions(ctx, j.AccountID, href, ro)
 		return accountPage(p), err
 	}
@@ -214,6 +262,9 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 		return cardPage(p), err
 	}
 	next := func(href string) (pageOf[accounts.CardTransaction], error) {
+		if _, err := r.waitPause(ctx); err != nil {
+			return pageOf[accounts.CardTransaction]{}, err
+		}
 		p, err := r.svc.NextCardTransactions(ctx, j.AccountID, href, ro)
 		return cardPage(p), err
 	}

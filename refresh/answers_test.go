@@ -75,8 +75,7 @@ func TestJSONHidesIDs(t *testing.T) {
 		bankError(w, http.StatusNotFound, "RESOURCE_UNKNOWN", `{"self":{"href":"`+r.URL.Path+`"}}`)
 		return true
 	}}
-	sr := refresh.New(stubService(t, bank))
-	err := sr.Err()
+	sr, err := refresh.New(stubService(t, bank))
 	require.NoError(t, err)
 	results = append(results, collect(t, sr, []refresh.Job{{Session: newSession(time.Now()), AccountID: "acct-secret-1"}})...)
 	for _, res := range results {
@@ -112,8 +111,7 @@ func TestBankRetryAfterDate(t *testing.T) {
 		return true
 	}}
 	svc := stubService(t, bank)
-	r := refresh.New(svc, refresh.WithWorkers(1), refresh.WithSpacing(0))
-	err := r.Err()
+	r, err := refresh.New(svc, refresh.WithWorkers(1), refresh.WithSpacing(0))
 	require.NoError(t, err)
 	job := refresh.Job{Session: newSession(time.Now()), AccountID: "acct-1"}
 	start := time.Now()
@@ -141,8 +139,7 @@ func TestBankRetryAfterDate(t *testing.T) {
 		return true
 	}}
 	svc = stubService(t, bare)
-	r = refresh.New(svc, refresh.WithWorkers(1))
-	err = r.Err()
+	r, err = refresh.New(svc, refresh.WithWorkers(1))
 	require.NoError(t, err)
 	start = time.Now()
 	res = collect(t, r, []refresh.Job{job})[0]
@@ -168,8 +165,7 @@ func TestRateLimitRetryAfterDate(t *testing.T) {
 		return answered
 	}}
 	svc := stubService(t, bank)
-	r := refresh.New(svc, refresh.WithWorkers(1), refresh.WithMaxWait(time.Second))
-	err := r.Err()
+	r, err := refresh.New(svc, refresh.WithWorkers(1), refresh.WithMaxWait(time.Second))
 	require.NoError(t, err)
 	start := time.Now()
 	jobs := []refresh.Job{{Session: newSession(start), AccountID: "acct-1"}, {Session: newSession(start), AccountID: "acct-2"}}
@@ -221,8 +217,7 @@ func TestConsentAnswers(t *testing.T) {
 			bankError(w, tt.status, tt.code, tt.links)
 			return true
 		}}
-		r := refresh.New(stubService(t, bank), refresh.WithWorkers(1))
-		err := r.Err()
+		r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(1))
 		require.NoError(t, err)
 		res := collect(t, r, []refresh.Job{{Session: newSession(time.Now()), AccountID: "acct-1"}})[0]
 		name := fmt.Sprintf("%d %s %s", tt.status, tt.code, tt.links)
@@ -275,8 +270,7 @@ func TestPageChainAndCursor(t *testing.T) {
 		{"2025-06-28/a", "2025-06-29/b"}, {"2025-06-29/c"}, {"2025-06-27/d"}}}
 	pb.next = func(n int) string { return fmt.Sprintf("/v1/accounts/acct-1/transactions?page=%d", n) }
 	svc := stubService(t, &stubBank{answer: pb.answer})
-	r := refresh.New(svc, refresh.WithSpacing(0))
-	err := r.Err()
+	r, err := refresh.New(svc, refresh.WithSpacing(0))
 	require.NoError(t, err)
 	job := refresh.Job{Session: newSession(time.Now()), AccountID: "acct-1"}
 	res := collect(t, r, []refresh.Job{job})[0]
@@ -340,8 +334,7 @@ func TestNextLinkOtherAccount(t *testing.T) {
 	pb := &pagedBank{calls: map[string]int{}, pages: [][]string{{"2025-06-28/a"}, {"2025-06-29/x"}}}
 	pb.next = func(n int) string { return fmt.Sprintf("/v1/accounts/acct-2/transactions?page=%d", n) }
 	svc := stubService(t, &stubBank{answer: pb.answer})
-	r := refresh.New(svc)
-	err := r.Err()
+	r, err := refresh.New(svc)
 	require.NoError(t, err)
 	res := collect(t, r, []refresh.Job{{Session: newSession(time.Now()), AccountID: "acct-1", Want: refresh.Transactions}})[0]
 	assert.Equal(t, refresh.Refused, res.Outcome, "%v", res.Err)
@@ -361,8 +354,7 @@ func TestBothBudgetsRetryAt(t *testing.T) {
 	t.Parallel()
 	clock := testtpp.NewClock(time.Now())
 	svc := stubService(t, &stubBank{}, client.WithClock(clock.Now))
-	r := refresh.New(svc, refresh.WithSpacing(0))
-	err := r.Err()
+	r, err := refresh.New(svc, refresh.WithSpacing(0))
 	require.NoError(t, err)
 	job := refresh.Job{Session: newSession(clock.Now()), AccountID: "acct-1", Want: refresh.Transactions}
 	t0 := clock.Now()
@@ -413,8 +405,7 @@ func TestCancelGivesBackUnsentCalls(t *testing.T) {
 	t.Parallel()
 	bank := &stubBank{delay: 3 * time.Millisecond}
 	svc := stubService(t, bank)
-	r := refresh.New(svc, refresh.WithWorkers(4))
-	err := r.Err()
+	r, err := refresh.New(svc, refresh.WithWorkers(4))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

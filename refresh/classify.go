@@ -97,7 +97,7 @@ func sent(err error) bool {
 		return true
 	case errors.As(err, &be), errors.Is(err, client.ErrNotSent), errors.As(err, &ve),
 		errors.Is(err, accounts.ErrInvalidQuery), errors.Is(err, accounts.ErrUnexpectedLink),
-		errors.Is(err, sca.ErrInvalidSession):
+		errors.Is(err, sca.ErrInvalidSession), errors.Is(err, ErrPaused):
 		return false
 	}
 	return true

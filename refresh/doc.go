@@ -30,9 +30,10 @@
 //   - [Done]: balances and new transactions read; keep the new Cursor.
 //   - [BudgetExhausted]: the budget does not allow the call now; RetryAt
 //     says when it will. The refresher checks the budget before spending:
-//     a job needing balances and transactions starts only when both still
-//     have a call, and each call is reserved before it is sent, so no call
-//     is ever spent that the budget does not allow.
+//     a job needing balances and transactions reserves a call of both in
+//     one write before it starts, and each further call is reserved
+//     before it is sent, so no call is ever spent that the budget does
+//     not allow.
 //   - [ReconnectNeeded]: the consent expired or was revoked, or the bank
 //     asks for SCA; the PSU must give consent again.
 //   - [Transient]: 5xx, a timeout or a failed connection, after the
@@ -50,19 +51,40 @@
 // every hour then refreshes each account about every 6 hours, 4 times a
 // day, instead of spending its 4 calls at once.
 //
-// Slowing down: a 429 with Retry-After that is not the account's budget
-// pauses every worker of the Refresher for that long (up to
-// [WithMaxWait]; beyond it the jobs that meet the pause end [Transient]
-// at once with the time to come back). The budget's own 429
-// (ACCESS_EXCEEDED) ends only that account's job, [BudgetExhausted].
+// Slowing down: a 429 with Retry-After that is not the account's budget,
+// and a 429 ACCESS_EXCEEDED whose Retry-After is a minute or less, pause
+// every worker that calls that bank (accounts.Service.PausedUntil: the
+// pause is the bank's, shared by every Refresher and Service of the bank
+// in the process) from the moment the answer arrives, whether or not the
+// client then retries that call itself: each worker waits before each of
+// its calls. A pause longer than [WithMaxWait] is not waited for: the jobs
+// that meet it end [Transient] at once with the time to come back. The
+// budget's own 429 (ACCESS_EXCEEDED with a long or no Retry-After) ends
+// only that account's job, [BudgetExhausted].
 //
 // Watching: [WithProgress] is called with the counts of done, waiting and
 // failed accounts after each result; [WithLogger] logs outcomes to
-// log/slog. Neither ever shows an account id, PSU-ID or session id, and
+// log/slog (without it the Refresher logs nothing). Neither ever shows an account id, PSU-ID or session id, and
 // neither do the printed forms of [Job] and [Result].
 //
-// The budget lives in the client's store (client.WithStore): give every
-// replica of the TPP's service a client on one shared store (a file store
-// on a shared disk, the PostgreSQL store) and their refreshes count one
-// budget.
+// Replicas: the budget lives in the client's store (client.WithStore):
+// give every replica of the TPP's service a client on one shared store (a
+// file store on a shared disk, the PostgreSQL store) and their refreshes
+// count one budget. Before its first call, a job reserves its calls
+// (balances and the first page of transactions) and claims the account
+// until the spacing has passed, in one atomic write of the store
+// (accounts.Service.Reserve): one durable write per account refresh, and
+// replicas that run the same jobs refresh each account once per round. A
+// replica that meets another's claim ends the job [BudgetExhausted] with
+// [Result.Deferred], an error matching accounts.ErrClaimed and RetryAt
+// when the claim ends, without a call. A job that does not end [Done]
+// gives back the calls it did not use and the claim in one more write,
+// so that the next run can try the account again; after a crash between
+// the reservation and the call, the reserved calls count until they
+// expire by the window rule, and the claim holds until the spacing has
+// passed (a job engine that runs the job again gives the same
+// [Job.Claim], and may go on at once). [Refresher.Refresh] is the step of
+// one account, for a job engine that distributes the jobs itself, such
+// as the River engine of the pgstore module (package riverrefresh).
+// Forced jobs and a spacing of 0 claim nothing.
 package refresh

@@ -69,9 +69,7 @@ func Example() {
 		}
 	}
 
-	r := refresh.New(ais)
-
-	err = r.Err()
+	r, err := refresh.New(ais)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -54,8 +54,7 @@ func newBank(t testing.TB, data emulator.SeedData, opts ...client.Option) *bank 
 // refresher returns a Refresher on b's service and clock.
 func (b *bank) refresher(t testing.TB, opts ...refresh.Option) *refresh.Refresher {
 	t.Helper()
-	r := refresh.New(b.svc, opts...)
-	err := r.Err()
+	r, err := refresh.New(b.svc, opts...)
 	require.NoError(t, err)
 	return r
 }

@@ -62,8 +62,16 @@ type Job struct {
 	// ([Result.Cursor]); the zero Cursor for the first one.
 	Cursor Cursor
 	// Force refreshes the account even when its last refresh is more
-	// recent than the spacing ([WithSpacing]). The budget still holds.
+	// recent than the spacing ([WithSpacing]), and whether or not another
+	// refresh claimed the account for the round. The budget still holds.
 	Force bool
+	// Claim names this refresh of the account in the round's claim (see
+	// "Replicas" in the package documentation): a job engine gives the
+	// same Claim when it runs a job again after its worker died, so that
+	// the retry may claim the account the dead worker claimed. Empty: a
+	// new name for each refresh. It is not personal data, but keep it
+	// free of ids all the same.
+	Claim string
 }
 
 // want returns j's Want with the zero value read as Both.

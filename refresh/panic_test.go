@@ -50,8 +50,7 @@ func TestRunPanicLeavesNoGoroutine(t *testing.T) {
 						}
 					}))
 				}
-				r := refresh.New(svc, opts...)
-				err := r.Err()
+				r, err := refresh.New(svc, opts...)
 				require.NoError(t, err)
 				jobs := invalidJobs(&taken, func() {
 					if kind == "jobs" && due(0) {

@@ -20,8 +20,9 @@ import (
 
 func TestNewRefusesInvalid(t *testing.T) {
 	t.Parallel()
-	err := refresh.New(nil).Err()
+	r, err := refresh.New(nil)
 	require.Error(t, err)
+	assert.Nil(t, r)
 	b := newBank(t, refreshbench.Seed(1, 1, 0, 0, time.Now()))
 	for name, o := range map[string]refresh.Option{
 		"workers 0":        refresh.WithWorkers(0),
@@ -31,21 +32,20 @@ func TestNewRefusesInvalid(t *testing.T) {
 		"nil progress":     refresh.WithProgress(nil),
 		"nil logger":       refresh.WithLogger(nil),
 	} {
-		bad := refresh.New(b.svc, o)
-		require.Error(t, bad.Err(), name)
-		// Run yields the same error first and refreshes nothing.
-		n := 0
-		for res, err := range bad.Run(t.Context(), slices.Values([]refresh.Job{{AccountID: "x"}})) {
-			n++
-			assert.Equal(t, bad.Err(), err, name)
-			assert.Zero(t, res.Calls)
-		}
-		assert.Equal(t, 1, n, name)
+		bad, err := refresh.New(b.svc, o)
+		require.Error(t, err, name)
+		assert.Nil(t, bad, name)
 	}
+	// A nil Refresher yields an error once and refreshes nothing.
 	var none *refresh.Refresher
-	assert.Error(t, none.Err())
-	r := refresh.New(b.svc, nil, refresh.WithWorkers(3), refresh.WithSpacing(0))
-	err = r.Err()
+	n := 0
+	for res, err := range none.Run(t.Context(), slices.Values([]refresh.Job{{AccountID: "x"}})) {
+		n++
+		assert.Error(t, err)
+		assert.Zero(t, res.Calls)
+	}
+	assert.Equal(t, 1, n)
+	r, err = refresh.New(b.svc, nil, refresh.WithWorkers(3), refresh.WithSpacing(0))
 	require.NoError(t, err)
 	assert.NotNil(t, r)
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
@@ -14,8 +13,7 @@ import (
 // Refresher refreshes accounts in the background, without the PSU, within
 // the without-PSU budget of an [accounts.Service]. Make one with [New] and
 // start a refresh with [Refresher.Run]. A Refresher is safe for
-// concurrent use; runs started on one Refresher share its pause after a
-// 429 with Retry-After.
+// concurrent use.
 type Refresher struct {
 	svc      *accounts.Service
 	workers  int
@@ -24,15 +22,10 @@ type Refresher struct {
 	progress func(Progress)
 	log      *slog.Logger
 	now      func() time.Time
-	err      error // why it cannot run (New), nil when it can
-
-	// pauseUntil is the wall-clock time (UnixNano) before which no call
-	// is sent, after a 429 with Retry-After; 0: none.
-	pauseUntil atomic.Int64
 }
 
-// Option configures a [Refresher] in [New]; an invalid one makes the
-// Refresher unusable ([Refresher.Err]).
+// Option configures a [Refresher] in [New]; an invalid one makes New
+// return an error.
 type Option func(*Refresher) error
 
 // DefaultSpacing is the least time between two refreshes of an account
@@ -122,8 +115,7 @@ func WithProgress(fn func(Progress)) Option {
 // WithLogger logs the run to l: each result at Debug level (its outcome,
 // the HTTP status and error code of a failure), a pause for a 429 at
 // Warn, and a summary at Info when the run ends. No account id, PSU-ID or
-// session id is ever logged. By default the records go to
-// slog.Default(), whose handler keeps Info and above.
+// session id is ever logged. Without it the Refresher logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(r *Refresher) error {
 		if l == nil {
@@ -135,37 +127,23 @@ func WithLogger(l *slog.Logger) Option {
 }
 
 // New returns a Refresher that reads accounts through svc and counts
-// against its without-PSU budget (the client's store). A nil svc or an
-// invalid option makes the Refresher unusable: its [Refresher.Err] says
-// why, and [Refresher.Run] yields that error first and refreshes
-// nothing.
-func New(svc *accounts.Service, opts ...Option) *Refresher {
-	r := &Refresher{svc: svc, workers: runtime.GOMAXPROCS(0), spacing: DefaultSpacing,
-		maxWait: DefaultMaxWait, log: slog.Default()}
+// against its without-PSU budget (the client's store). It returns an
+// error for a nil svc or an invalid option.
+func New(svc *accounts.Service, opts ...Option) (*Refresher, error) {
 	if svc == nil || svc.Client() == nil {
-		r.err = errors.New("refresh: New needs an accounts.Service made with accounts.New")
-		return r
+		return nil, errors.New("refresh: New needs an accounts.Service made with accounts.New")
 	}
-	r.now = svc.Client().Now
+	r := &Refresher{svc: svc, workers: runtime.GOMAXPROCS(0), spacing: DefaultSpacing,
+		maxWait: DefaultMaxWait, log: slog.New(slog.DiscardHandler), now: svc.Client().Now}
 	for _, o := range opts {
 		if o == nil {
 			continue
 		}
 		if err := o(r); err != nil {
-			r.err = err
-			return r
+			return nil, err
 		}
 	}
-	return r
-}
-
-// Err reports why the Refresher cannot run (a nil accounts.Service or an
-// invalid option given to [New]), nil when it can.
-func (r *Refresher) Err() error {
-	if r == nil {
-		return errNilRefresher
-	}
-	return r.err
+	return r, nil
 }
 
 // errNilRefresher is the error of a nil *Refresher.

@@ -3,6 +3,7 @@ package refresh
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"log/slog"
 	"sync"
@@ -37,8 +38,8 @@ import (
 // nil.
 func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Result, error] {
 	return func(yield func(Result, error) bool) {
-		if err := r.Err(); err != nil {
-			yield(Result{}, err)
+		if r == nil {
+			yield(Result{}, errNilRefresher)
 			return
 		}
 		if jobs == nil {
@@ -159,28 +160,21 @@ func (r *Refresher) logResult(ctx context.Context, res *Result) {
 	r.log.LogAttrs(ctx, slog.LevelDebug, "account refreshed", attrs...)
 }
 
-// pause makes every worker wait d before its next job's calls (a 429
-// with Retry-After: the bank asks the TPP to slow down).
-func (r *Refresher) pause(d time.Duration) {
-	until := time.Now().Add(d).UnixNano()
-	for {
-		cur := r.pauseUntil.Load()
-		if cur >= until || r.pauseUntil.CompareAndSwap(cur, until) {
-			break
-		}
+// waitPause waits out the bank's pause (a 429 with Retry-After, seen by
+// any worker or any Service of the bank: accounts.Service.PausedUntil)
+// before a call. A pause longer than the maximum wait is not waited for:
+// it returns ErrPaused with the time it ends.
+func (r *Refresher) waitPause(ctx context.Context) (time.Time, error) {
+	until, ok := r.svc.PausedUntil()
+	if !ok {
+		return time.Time{}, nil
 	}
-	r.log.LogAttrs(context.Background(), slog.LevelWarn, "refresh paused: the bank answered 429 with Retry-After",
-		slog.Duration("wait", d))
-}
-
-// paused returns the end of the current pause, if one is running.
-func (r *Refresher) paused() (time.Time, bool) {
-	n := r.pauseUntil.Load()
-	if n == 0 {
-		return time.Time{}, false
+	wait := time.Until(until)
+	if wait > r.maxWait {
+		return r.now().Add(wait), fmt.Errorf("%w for %s", ErrPaused, wait.Round(time.Second))
 	}
-	t := time.Unix(0, n)
-	return t, time.Now().Before(t)
+	r.log.LogAttrs(ctx, slog.LevelDebug, "refresh waits: the bank asked to slow down", slog.Duration("wait", wait))
+	return time.Time{}, sleep(ctx, wait)
 }
 
 // sleep waits d or until ctx ends.

@@ -95,7 +95,7 @@ func TestRunBoundsWorkersAndReportsProgress(t *testing.T) {
 	svc := stubService(t, bank)
 	var last refresh.Progress
 	var calls int
-	r := refresh.New(svc, refresh.WithWorkers(3), refresh.WithProgress(func(p refresh.Progress) {
+	r, err := refresh.New(svc, refresh.WithWorkers(3), refresh.WithProgress(func(p refresh.Progress) {
 		calls++
 		assert.LessOrEqual(t, p.InFlight, 3)
 		assert.GreaterOrEqual(t, p.InFlight, 0)
@@ -103,7 +103,6 @@ func TestRunBoundsWorkersAndReportsProgress(t *testing.T) {
 		assert.Equal(t, last.Finished()+1, p.Finished())
 		last = p
 	}))
-	err := r.Err()
 	require.NoError(t, err)
 	var taken atomic.Int64
 	n := 0
@@ -130,8 +129,7 @@ func TestRunBoundsWorkersAndReportsProgress(t *testing.T) {
 func TestRunBreakStops(t *testing.T) {
 	t.Parallel()
 	bank := &stubBank{delay: time.Millisecond}
-	r := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
-	err := r.Err()
+	r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
 	require.NoError(t, err)
 	var taken atomic.Int64
 	for res, err := range r.Run(t.Context(), stubJobs(1000, &taken)) {
@@ -152,8 +150,7 @@ func TestRunBreakStops(t *testing.T) {
 func TestRunContextCancelled(t *testing.T) {
 	t.Parallel()
 	bank := &stubBank{delay: 5 * time.Millisecond}
-	r := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
-	err := r.Err()
+	r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(2))
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
@@ -196,8 +193,7 @@ func TestRunRateLimitPauses(t *testing.T) {
 		return answered
 	}}
 	svc := stubService(t, bank)
-	r := refresh.New(svc, refresh.WithWorkers(1), refresh.WithMaxWait(time.Second))
-	err := r.Err()
+	r, err := refresh.New(svc, refresh.WithWorkers(1), refresh.WithMaxWait(time.Second))
 	require.NoError(t, err)
 	var taken atomic.Int64
 	var got []refresh.Result
@@ -239,8 +235,7 @@ func TestRunLogsNoIDs(t *testing.T) {
 	}}
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	r := refresh.New(stubService(t, bank), refresh.WithLogger(log))
-	err := r.Err()
+	r, err := refresh.New(stubService(t, bank), refresh.WithLogger(log))
 	require.NoError(t, err)
 	var taken atomic.Int64
 	var printed strings.Builder
@@ -268,8 +263,7 @@ func TestRunLogsNoIDs(t *testing.T) {
 // (go test -race checks it).
 func TestRunReadsJobsBetweenBodies(t *testing.T) {
 	t.Parallel()
-	r := refresh.New(stubService(t, &stubBank{}), refresh.WithWorkers(4))
-	err := r.Err()
+	r, err := refresh.New(stubService(t, &stubBank{}), refresh.WithWorkers(4))
 	require.NoError(t, err)
 	seen := map[string]int{} // written by the body, read by the sequence
 	var taken atomic.Int64

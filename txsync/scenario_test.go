@@ -1,7 +1,6 @@
 package txsync_test
 
 import (
-	"log/slog"
 	"testing"
 	"time"
 
@@ -33,8 +32,9 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(w.Close)
 	s, err := txsync.New(store.NewMemoryStore(), txsync.WithClock(w.Clock.Now))
 	require.NoError(t, err)
-	f := &fixture{w: w, s: s, r: refresh.New(w.Svc, refresh.WithWorkers(1), refresh.WithLogger(slog.New(slog.DiscardHandler)))}
-	require.NoError(t, f.r.Err())
+	r, err := refresh.New(w.Svc, refresh.WithWorkers(1))
+	require.NoError(t, err)
+	f := &fixture{w: w, s: s, r: r}
 	f.link(t)
 	d, res := f.round(t)
 	require.True(t, d.First)

@@ -117,8 +117,7 @@ func run(ctx context.Context, out io.Writer, n int) error {
 	// 3. The background refresh of every stored session's accounts.
 	cursors := map[string]refresh.Cursor{} // a real TPP keeps them with the accounts
 	bar := newProgressBar(out, n*accountsPerPSU)
-	r := refresh.New(ais, refresh.WithProgress(bar.update))
-	err = r.Err()
+	r, err := refresh.New(ais, refresh.WithProgress(bar.update))
 	if err != nil {
 		return err
 	}

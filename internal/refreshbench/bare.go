@@ -50,8 +50,7 @@ func newBare(ctx context.Context, base string, hc *http.Client, creds *signing.C
 	if err != nil {
 		return nil, err
 	}
-	r := refresh.New(svc, refresh.WithWorkers(1))
-	err = r.Err()
+	r, err := refresh.New(svc, refresh.WithWorkers(1))
 	if err != nil {
 		return nil, err
 	}

@@ -63,8 +63,7 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 	if workers > 0 {
 		ropts = append(ropts, refresh.WithWorkers(workers))
 	}
-	r := refresh.New(svc, ropts...)
-	err = r.Err()
+	r, err := refresh.New(svc, ropts...)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package syncscript
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"slices"
 
 	"github.com/tppkit/psd2/refresh"
@@ -50,8 +49,8 @@ func Month(ctx context.Context, w *World, s *txsync.Syncer, each func(Round)) (O
 	for i := range ledgers {
 		ledgers[i] = NewSyncLedger()
 	}
-	r := refresh.New(w.Svc, refresh.WithWorkers(1), refresh.WithLogger(slog.New(slog.DiscardHandler)))
-	if err := r.Err(); err != nil {
+	r, err := refresh.New(w.Svc, refresh.WithWorkers(1))
+	if err != nil {
 		return Outcome{}, err
 	}
 	var out Outcome

@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMain runs the test binary as a worker process when the example
+// starts one (it runs os.Args[0] -worker file -name n).
+func TestMain(m *testing.M) {
+	if len(os.Args) == 5 && os.Args[1] == "-worker" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		if err := work(ctx, os.Args[2], os.Args[4], os.Stdout); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// The example refreshes every seeded account once, shared out between
+// its two workers.
+func TestRun(t *testing.T) {
+	conn := os.Getenv("PSD2_TEST_POSTGRES")
+	if conn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("PSD2_TEST_POSTGRES is not set, and CI=true: the example must run on PostgreSQL in CI")
+		}
+		t.Skip("no PostgreSQL server: set PSD2_TEST_POSTGRES")
+	}
+	var out strings.Builder
+	if err := run(t.Context(), &out, conn, 60); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	for _, line := range []string{"60 accounts of 30 PSUs", "done 60/60", "round done", "worker-1   worker-2"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("output lacks %q:\n%s", line, out.String())
+		}
+	}
+	// The workers' tables add up to every account done once.
+	m := regexp.MustCompile(`(?m)^done +(\d+) +(\d+)$`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no done row:\n%s", out.String())
+	}
+	a, _ := strconv.Atoi(m[1])
+	b, _ := strconv.Atoi(m[2])
+	if a+b != 60 {
+		t.Errorf("done %d + %d, want 60:\n%s", a, b, out.String())
+	}
+}

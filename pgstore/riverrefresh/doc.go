@@ -1,0 +1,50 @@
+// Package riverrefresh runs the background refresh of package refresh on
+// River (github.com/riverqueue/river), a job queue on PostgreSQL, for a
+// TPP that runs several replicas: one job per account and round,
+// distributed over every replica's workers, each bank with a queue and a
+// worker limit of its own.
+//
+// Each replica makes an [Engine] with the same [Config]: the pool of
+// River's tables, and per bank an accounts.Service on a client whose
+// store is shared by every replica (the pgstore Store) and the store of
+// the bank's PSU sessions. [Engine.Migrate] creates River's tables;
+// [Engine.Start] starts the engine.
+//
+//   - Scheduling: an engine with Config.Schedule enqueues every
+//     Config.ScheduleEvery (as River's leader) the current round of each
+//     bank: a job per account and card account remembered by a stored
+//     session (sca.SaveSession, refresh.Remember) whose consent has not
+//     ended. Rounds are Config.Spacing long (refresh.DefaultSpacing: 4 a
+//     day); a job is unique per account and round, so any number of
+//     replicas enqueue each round once ([Engine.Enqueue]).
+//   - Working: an engine with Config.Work runs the jobs with the step of
+//     package refresh (refresh.Refresher.Refresh; one code path): the
+//     account's calls are reserved, and the account claimed for the
+//     round, in one write of the shared store before the first call. The
+//     result goes to Config.Handle (a refresh.Result: keep its Cursor);
+//     its outcome maps onto River: done completes the job; budget
+//     exhausted (or not due yet, or claimed by another job) snoozes it
+//     until the time the next call is allowed; reconnect needed cancels
+//     it; refused discards it (both with an [Event]); a 429 with
+//     Retry-After pauses the bank's queue until then (an Event, and any
+//     engine resumes it when the time has passed) and snoozes the job;
+//     another transient failure is retried with River's backoff.
+//   - Crash: River rescues the job of a worker that died
+//     (Config.RescueAfter) and runs it again elsewhere. Its claim names
+//     the River job, so the new run may take the round; the calls the
+//     dead worker reserved or made stay counted in the budget. A worker
+//     that died after Config.Handle had the result but before River
+//     recorded the job done leaves the account refreshed: when Prepare
+//     gives the cursor Handle kept (as a TPP does), the new run finds it
+//     refreshed in this round and completes without a call. Keep the
+//     cursors where every replica reads them (the shared store, a
+//     table).
+//   - Privacy: a job's arguments ([Args]) name the session by its store
+//     key and the account by accounts.Service.AccountKey, a hash; the
+//     errors River records name the outcome and the bank's status and
+//     code. No account id, IBAN, BBAN or PSU-ID reaches River's tables.
+//
+// River's web UI (riverqueue.com/riverui) shows the queues and every
+// waiting, snoozed, retried, cancelled and discarded job; give it
+// [Engine.Client]'s pool.
+package riverrefresh

@@ -1,0 +1,269 @@
+package riverrefresh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/refresh"
+	"github.com/tppkit/psd2/store"
+)
+
+// Bank is one bank the engine refreshes accounts at.
+type Bank struct {
+	// Service reads the bank's accounts and counts their without-PSU
+	// budget in its client's store; give every replica a client on one
+	// shared store (the pgstore Store).
+	Service *accounts.Service
+	// Sessions is the store holding the bank's PSU sessions (sca.SaveSession),
+	// the accounts they remember included.
+	Sessions store.Store
+	// Workers is the most jobs of the bank this engine runs at once (the
+	// bank's queue's worker limit); 0: 4.
+	Workers int
+	// Options configure the bank's refresh.Refresher; the engine adds
+	// refresh.WithMaxWait(0) (a pause is River's: the queue is paused)
+	// and the spacing of Config.Spacing.
+	Options []refresh.Option
+}
+
+// Config configures an [Engine].
+type Config struct {
+	// Pool is the PostgreSQL pool of River's tables.
+	Pool *pgxpool.Pool
+	// Schema is the schema of River's tables ("": the search path).
+	Schema string
+	// Banks are the banks by name: 1 to 32 lower-case letters, digits,
+	// "-" or "_". The name names the bank's queue ("psd2_refresh_" and
+	// the name) and is written in each job.
+	Banks map[string]Bank
+	// Work makes this engine work jobs; Schedule makes it enqueue the
+	// rounds (periodically, as River's leader: any number of engines may
+	// schedule, each round is enqueued once). A scheduler-only process
+	// sets Schedule alone.
+	Work, Schedule bool
+	// Spacing is the time between two rounds of an account
+	// (refresh.DefaultSpacing when zero): 4 rounds a day.
+	Spacing time.Duration
+	// ScheduleEvery is how often the scheduler enqueues the current round
+	// (15 minutes when zero); an account's job is unique per round, so
+	// enqueuing often costs only the check.
+	ScheduleEvery time.Duration
+	// Prepare, when set, completes a job before it runs: it sets the
+	// account's Cursor (which the TPP keeps). An error fails the job's
+	// attempt (River retries it).
+	Prepare func(ctx context.Context, bank string, j *refresh.Job) error
+	// Handle receives every result, on the worker's goroutine (the same
+	// refresh.Result as refresh.Refresher.Run yields); keep its Cursor.
+	Handle func(ctx context.Context, bank string, res refresh.Result)
+	// Event, when set, is told of the jobs River cancels or discards and
+	// of the queues it pauses.
+	Event func(Event)
+	// Logger receives River's own log; nil: nothing is logged.
+	Logger *slog.Logger
+	// RescueAfter is how long a job may run before River takes its worker
+	// for dead and runs it again elsewhere (River's
+	// RescueStuckJobsAfter); 0: 5 minutes.
+	RescueAfter time.Duration
+	// JobTimeout bounds one job's run (0: 1 minute).
+	JobTimeout time.Duration
+}
+
+// Event is a job River cancelled or discarded, or a bank's queue paused.
+// It names no account, PSU or session.
+type Event struct {
+	// Bank is the job's bank.
+	Bank string
+	// Kind is "cancelled" (ReconnectNeeded: the PSU must consent again),
+	// "discarded" (Refused) or "paused" (the bank's 429 with Retry-After;
+	// the queue resumes at Until).
+	Kind string
+	// Outcome is the job's outcome (zero for "paused").
+	Outcome refresh.Outcome
+	// Status and Code are the bank's HTTP status and error code, when the
+	// bank answered.
+	Status int
+	Code   string
+	// JobID is River's id of the job (0 for "paused").
+	JobID int64
+	// Until is when a paused queue resumes.
+	Until time.Time
+}
+
+// Engine runs the refresh of every remembered account of every bank on
+// River, over PostgreSQL. Make one with [New] in every replica; call
+// [Engine.Migrate] once, then [Engine.Start].
+type Engine struct {
+	cfg    Config
+	client *river.Client[pgx.Tx]
+	banks  map[string]*bank
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// bank is a Bank as the engine runs it.
+type bank struct {
+	Bank
+	name string
+	r    *refresh.Refresher
+	// pausedTo is the end of the last pause this engine set (UnixNano).
+	pausedTo atomic.Int64
+}
+
+var bankName = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+
+// queueOf is the River queue of bank name.
+func queueOf(name string) string { return "psd2_refresh_" + name }
+
+// New returns an engine for cfg, or the error of an invalid cfg.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Pool == nil {
+		return nil, errors.New("riverrefresh: Config.Pool is nil")
+	}
+	if len(cfg.Banks) == 0 {
+		return nil, errors.New("riverrefresh: Config.Banks is empty")
+	}
+	if cfg.Spacing <= 0 {
+		cfg.Spacing = refresh.DefaultSpacing
+	}
+	if cfg.ScheduleEvery <= 0 {
+		cfg.ScheduleEvery = 15 * time.Minute
+	}
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = 5 * time.Minute
+	}
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = time.Minute
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{cfg: cfg, banks: map[string]*bank{}}
+	workers := river.NewWorkers()
+	queues := map[string]river.QueueConfig{}
+	var periodic []*river.PeriodicJob
+	for name, b := range cfg.Banks {
+		if !bankName.MatchString(name) {
+			return nil, fmt.Errorf("riverrefresh: bank name %q: needs 1 to 32 of a-z, 0-9, - and _", name)
+		}
+		if b.Sessions == nil {
+			return nil, fmt.Errorf("riverrefresh: bank %s: no Sessions store", name)
+		}
+		if b.Workers <= 0 {
+			b.Workers = 4
+		}
+		opts := append(append([]refresh.Option{}, b.Options...), refresh.WithMaxWait(0), refresh.WithSpacing(cfg.Spacing))
+		r, err := refresh.New(b.Service, opts...)
+		if err != nil {
+			return nil, fmt.Errorf("riverrefresh: bank %s: %w", name, err)
+		}
+		e.banks[name] = &bank{Bank: b, name: name, r: r}
+		if cfg.Work {
+			// A refresh job takes tens of milliseconds: River's default
+			// cooldown between fetches (100 ms) would cap a queue at a
+			// few batches of Workers jobs per second.
+			queues[queueOf(name)] = river.QueueConfig{MaxWorkers: b.Workers, FetchCooldown: fetchCooldown,
+				FetchPollInterval: fetchPoll}
+		}
+		if cfg.Schedule {
+			args := ScheduleArgs{Bank: name}
+			periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.ScheduleEvery),
+				func() (river.JobArgs, *river.InsertOpts) {
+					return args, &river.InsertOpts{Queue: scheduleQueue}
+				}, &river.PeriodicJobOpts{RunOnStart: true}))
+		}
+	}
+	// Registered in every engine: River inserts only the kinds its
+	// client knows (a scheduler's too); only the queues of an engine with
+	// Work are worked.
+	river.AddWorker(workers, &refreshWorker{e: e})
+	if cfg.Schedule {
+		river.AddWorker(workers, &scheduleWorker{e: e})
+		queues[scheduleQueue] = river.QueueConfig{MaxWorkers: 1}
+	}
+	rc := &river.Config{Schema: cfg.Schema, Logger: cfg.Logger, PeriodicJobs: periodic,
+		RescueStuckJobsAfter: cfg.RescueAfter, JobTimeout: cfg.JobTimeout, Workers: workers}
+	if len(queues) > 0 {
+		rc.Queues = queues
+	}
+	client, err := river.NewClient(riverpgxv5.New(cfg.Pool), rc)
+	if err != nil {
+		return nil, fmt.Errorf("riverrefresh: %w", err)
+	}
+	e.client = client
+	return e, nil
+}
+
+// fetchCooldown and fetchPoll are the River fetch settings of a bank's
+// queue.
+const (
+	fetchCooldown = 5 * time.Millisecond
+	fetchPoll     = 250 * time.Millisecond
+)
+
+// scheduleQueue is the queue of the scheduler's periodic jobs.
+const scheduleQueue = "psd2_refresh_schedule"
+
+// Migrate creates or updates River's tables in the configured schema (which
+// must exist).
+func (e *Engine) Migrate(ctx context.Context) error {
+	m, err := rivermigrate.New(riverpgxv5.New(e.cfg.Pool), &rivermigrate.Config{Schema: e.cfg.Schema,
+		Logger: e.cfg.Logger})
+	if err != nil {
+		return fmt.Errorf("riverrefresh: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("riverrefresh: migrate: %w", err)
+	}
+	return nil
+}
+
+// Client returns the engine's River client (for River's UI, or to list
+// jobs).
+func (e *Engine) Client() *river.Client[pgx.Tx] { return e.client }
+
+// Start starts working and scheduling, as configured, until [Engine.Stop].
+func (e *Engine) Start(ctx context.Context) error {
+	if err := e.client.Start(ctx); err != nil {
+		return fmt.Errorf("riverrefresh: %w", err)
+	}
+	e.stop, e.done = make(chan struct{}), make(chan struct{})
+	go e.resumeLoop()
+	return nil
+}
+
+// Stop stops the engine: it takes no more jobs and waits for those
+// running (or ctx).
+func (e *Engine) Stop(ctx context.Context) error {
+	if e.stop != nil {
+		close(e.stop)
+		<-e.done
+		e.stop = nil
+	}
+	return e.client.Stop(ctx)
+}
+
+// Round is the number of the round of time t: rounds are Spacing long,
+// counted from the Unix epoch.
+func (e *Engine) Round(t time.Time) int64 {
+	return t.UnixNano() / int64(e.cfg.Spacing)
+}
+
+// Pool returns the pool of River's tables.
+func (e *Engine) Pool() *pgxpool.Pool { return e.cfg.Pool }
+
+// roundStart is the time round r starts.
+func (e *Engine) roundStart(r int64) time.Time {
+	return time.Unix(0, r*int64(e.cfg.Spacing))
+}

@@ -1,0 +1,208 @@
+package riverrefresh_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/refreshbench"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/pgstore/riverrefresh"
+	"github.com/tppkit/psd2/refresh"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/signing"
+)
+
+// countingTransport counts the requests that reach the bank, per path.
+type countingTransport struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	n    map[string]int
+}
+
+func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	c.n[req.URL.Path]++
+	c.mu.Unlock()
+	return c.next.RoundTrip(req)
+}
+
+// world is an emulator with seeded customers whose sessions are saved in
+// a PostgreSQL store, and a schema for River's tables and the store.
+type world struct {
+	srv    *emulator.Server
+	clock  *testtpp.Clock
+	creds  *signing.Credentials
+	schema string
+	bank   *countingTransport
+	ids    []string // every account and card account id
+	psus   []string // every PSU-ID
+	seeded emulator.SeedResult
+	store  *pgstore.Store
+}
+
+func newWorld(t *testing.T, customers int) *world {
+	t.Helper()
+	w := &world{schema: testSchema(t), clock: testtpp.NewClock(time.Now())}
+	w.srv = emulator.NewServer(emulator.WithTPPKey(testtpp.Key(t)), emulator.WithClock(w.clock.Now),
+		emulator.WithLimits(refreshbench.Limits))
+	t.Cleanup(w.srv.Close)
+	var err error
+	w.creds, err = w.srv.NewTPP("River test")
+	require.NoError(t, err)
+	seeded, err := w.srv.Seed(t.Context(), w.creds.Certificate, refreshbench.Seed(customers, 2, 1, 2, w.clock.Now().Add(-time.Hour)))
+	require.NoError(t, err)
+	w.bank = &countingTransport{next: w.srv.Client().Transport, n: map[string]int{}}
+	st := newStore(t, newPool(t, w.schema), w.schema)
+	w.seeded, w.store = seeded, st
+	for i, cu := range seeded.Customers {
+		s := refreshbench.Remembered(t, cu)
+		require.NoError(t, sca.SaveSession(t.Context(), st, "user-"+string(rune('a'+i%26))+strings.Repeat("x", i/26), s))
+		w.ids = append(append(w.ids, s.AccountIDs...), s.CardAccountIDs...)
+		w.psus = append(w.psus, s.PSUID)
+	}
+	return w
+}
+
+// svc returns a Service on a client of the world's bank and store.
+func (w *world) svc(t *testing.T) *accounts.Service {
+	t.Helper()
+	c, err := client.New(w.srv.URL, w.creds, client.WithHTTPClient(w.srv.Client()), client.WithClock(w.clock.Now),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)), client.WithStore(w.store))
+	require.NoError(t, err)
+	svc, err := accounts.New(c)
+	require.NoError(t, err)
+	return svc
+}
+
+// engine is a replica: an engine on its own pool, client and store.
+func (w *world) engine(t *testing.T, cfg riverrefresh.Config, opts ...client.Option) *riverrefresh.Engine {
+	t.Helper()
+	pool := newPool(t, w.schema)
+	st := newStore(t, pool, w.schema)
+	c, err := client.New(w.srv.URL, w.creds, append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.bank}),
+		client.WithClock(w.clock.Now), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)),
+		client.WithStore(st)}, opts...)...)
+	require.NoError(t, err)
+	svc, err := accounts.New(c)
+	require.NoError(t, err)
+	cfg.Pool, cfg.Schema = pool, w.schema
+	cfg.Banks = map[string]riverrefresh.Bank{"testbank": {Service: svc, Sessions: st, Workers: 3}}
+	e, err := riverrefresh.New(cfg)
+	require.NoError(t, err)
+	return e
+}
+
+// results collects what the engines' handlers receive.
+type results struct {
+	mu    sync.Mutex
+	done  map[string]int
+	other []refresh.Result
+	total atomic.Int64
+}
+
+func (r *results) handle(_ context.Context, _ string, res refresh.Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.total.Add(1)
+	if res.Outcome == refresh.Done {
+		r.done[res.Job.AccountID]++
+		return
+	}
+	r.other = append(r.other, res)
+}
+
+// Two engines (replicas) over one database, both scheduling and working
+// the same round: each account is refreshed exactly once, no call goes
+// over the budget, and River's tables hold no account id or PSU-ID.
+func TestTwoEnginesOneRound(t *testing.T) {
+	w := newWorld(t, 15)
+	res := &results{done: map[string]int{}}
+	cfg := riverrefresh.Config{Work: true, Schedule: true, Handle: res.handle}
+	a, b := w.engine(t, cfg), w.engine(t, cfg)
+	require.NoError(t, a.Migrate(t.Context()))
+	ctx := t.Context()
+	require.NoError(t, a.Start(ctx))
+	require.NoError(t, b.Start(ctx))
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.Stop(stop)
+		_ = b.Stop(stop)
+	})
+	// Both enqueue the round again, besides their scheduler: unique jobs.
+	_, err := a.Enqueue(ctx, "testbank")
+	require.NoError(t, err)
+	_, err = b.Enqueue(ctx, "testbank")
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		res.mu.Lock()
+		defer res.mu.Unlock()
+		return len(res.done) == len(w.ids)
+	}, 60*time.Second, 50*time.Millisecond)
+	time.Sleep(300 * time.Millisecond) // let a duplicate show, if any
+	res.mu.Lock()
+	for id, n := range res.done {
+		assert.Equal(t, 1, n, "refreshes of one account: %s", id[:4])
+	}
+	assert.Empty(t, res.other)
+	res.mu.Unlock()
+	// Calls over the budget: none. Each account got its balances and one
+	// transactions page, once.
+	w.bank.mu.Lock()
+	for path, n := range w.bank.n {
+		assert.LessOrEqual(t, n, accounts.DefaultBudgetLimit, path)
+		assert.Equal(t, 1, n, "calls of one endpoint of one account in the round")
+	}
+	assert.Len(t, w.bank.n, 2*len(w.ids))
+	w.bank.mu.Unlock()
+
+	// River's tables name no account and no PSU.
+	var dump string
+	err = a.Pool().QueryRow(ctx, "SELECT coalesce(string_agg(args::text || coalesce(errors::text, ''), ' '), '') FROM "+
+		w.schema+".river_job").Scan(&dump)
+	require.NoError(t, err)
+	require.NotEmpty(t, dump)
+	for _, id := range w.ids {
+		assert.NotContains(t, dump, id)
+	}
+	for _, p := range w.psus {
+		assert.NotContains(t, dump, p)
+	}
+}
+
+// A scheduler-only engine enqueues the round on its own (River's periodic
+// job, run at start by the leader), and a worker-only engine refreshes
+// every account.
+func TestSchedulerEnqueuesTheRound(t *testing.T) {
+	w := newWorld(t, 5)
+	res := &results{done: map[string]int{}}
+	sched := w.engine(t, riverrefresh.Config{Schedule: true})
+	worker := w.engine(t, riverrefresh.Config{Work: true, Handle: res.handle})
+	ctx := t.Context()
+	require.NoError(t, sched.Migrate(ctx))
+	for _, e := range []*riverrefresh.Engine{sched, worker} {
+		require.NoError(t, e.Start(ctx))
+		t.Cleanup(func() {
+			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = e.Stop(stop)
+		})
+	}
+	require.Eventually(t, func() bool {
+		res.mu.Lock()
+		defer res.mu.Unlock()
+		return len(res.done) == len(w.ids)
+	}, 60*time.Second, 50*time.Millisecond)
+}

@@ -1,0 +1,248 @@
+package riverrefresh
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/refresh"
+	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
+)
+
+// Args are a refresh job's arguments, as River stores them: the bank, the
+// session by the key it is stored under (sca.SaveSession), the account
+// by accounts.Service.AccountKey (a hash of its id, the key of its
+// budget in the store) and the round. No account id, IBAN, BBAN, PSU-ID
+// or TPP-Session-ID is written. A job is unique per account and round
+// (all its fields).
+type Args struct {
+	Bank    string `json:"bank" river:"unique"`
+	Session string `json:"session" river:"unique"`
+	Account string `json:"account" river:"unique"`
+	Card    bool   `json:"card,omitempty" river:"unique"`
+	Round   int64  `json:"round" river:"unique"`
+}
+
+// Kind is River's kind of a refresh job.
+func (Args) Kind() string { return "psd2_refresh" }
+
+// ScheduleArgs are the arguments of the periodic job that enqueues a
+// bank's round.
+type ScheduleArgs struct {
+	Bank string `json:"bank"`
+}
+
+// Kind is River's kind of a schedule job.
+func (ScheduleArgs) Kind() string { return "psd2_refresh_schedule" }
+
+// scheduleWorker enqueues a bank's current round.
+type scheduleWorker struct {
+	river.WorkerDefaults[ScheduleArgs]
+	e *Engine
+}
+
+func (w *scheduleWorker) Work(ctx context.Context, job *river.Job[ScheduleArgs]) error {
+	_, err := w.e.Enqueue(ctx, job.Args.Bank)
+	return err
+}
+
+// insertBatch is how many jobs Enqueue inserts at once.
+const insertBatch = 500
+
+// Enqueue enqueues the current round of bank: one job per account and
+// card account that the bank's stored sessions remember, but those whose
+// consent has ended. A job already enqueued for the account in this round
+// (by any engine, whatever its state) is not enqueued again. It returns
+// the number of jobs inserted.
+func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
+	b, ok := e.banks[name]
+	if !ok {
+		return 0, fmt.Errorf("riverrefresh: unknown bank %q", name)
+	}
+	now := b.Service.Client().Now()
+	round := e.Round(now)
+	opts := &river.InsertOpts{Queue: queueOf(name), UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	var batch []river.InsertManyParams
+	inserted := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		res, err := e.client.InsertMany(ctx, batch)
+		if err != nil {
+			return fmt.Errorf("riverrefresh: enqueue: %w", err)
+		}
+		for _, r := range res {
+			if !r.UniqueSkippedAsDuplicate {
+				inserted++
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	for s, err := range sca.ListSessions(ctx, b.Sessions) {
+		if err != nil {
+			return inserted, fmt.Errorf("riverrefresh: sessions: %w", err)
+		}
+		if end := s.ConsentExpiresAt(); !end.IsZero() && !now.Before(end) {
+			continue
+		}
+		for _, a := range []struct {
+			ids  []string
+			card bool
+		}{{s.AccountIDs, false}, {s.CardAccountIDs, true}} {
+			for _, id := range a.ids {
+				batch = append(batch, river.InsertManyParams{Args: Args{Bank: name, Session: s.Key,
+					Account: b.Service.AccountKey(id, a.card), Card: a.card, Round: round}, InsertOpts: opts})
+				if len(batch) == insertBatch {
+					if err := flush(); err != nil {
+						return inserted, err
+					}
+				}
+			}
+		}
+	}
+	return inserted, flush()
+}
+
+// refreshWorker runs refresh jobs.
+type refreshWorker struct {
+	river.WorkerDefaults[Args]
+	e *Engine
+}
+
+// Timeout is the engine's JobTimeout.
+func (w *refreshWorker) Timeout(*river.Job[Args]) time.Duration { return w.e.cfg.JobTimeout }
+
+// Work refreshes the job's account with the bank's Refresher
+// (refresh.Refresher.Refresh, the step of refresh.Refresher.Run), hands
+// the result to Config.Handle and maps its outcome onto River.
+func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) error {
+	e, a := w.e, job.Args
+	b, ok := e.banks[a.Bank]
+	if !ok {
+		return river.JobCancel(fmt.Errorf("riverrefresh: unknown bank %q", a.Bank))
+	}
+	j, err := e.job(ctx, b, job)
+	if err != nil {
+		if errors.Is(err, errGone) {
+			// The session or the account is gone: the PSU must consent
+			// again.
+			e.event(Event{Bank: b.name, Kind: "cancelled", Outcome: refresh.ReconnectNeeded, JobID: job.ID})
+			return river.JobCancel(err)
+		}
+		return err
+	}
+	if e.cfg.Prepare != nil {
+		if err := e.cfg.Prepare(ctx, b.name, &j); err != nil {
+			return fmt.Errorf("riverrefresh: prepare: %w", err)
+		}
+	}
+	res := b.r.Refresh(ctx, j)
+	if e.cfg.Handle != nil {
+		e.cfg.Handle(ctx, b.name, res)
+	}
+	return e.outcome(ctx, b, job, &res)
+}
+
+// errGone: a job's session or account is no longer stored.
+var errGone = errors.New("riverrefresh: the session or the account is no longer stored")
+
+// job makes the refresh.Job of a River job: the session loaded by its
+// key, the account found among its ids by its key.
+func (e *Engine) job(ctx context.Context, b *bank, job *river.Job[Args]) (refresh.Job, error) {
+	a := job.Args
+	s, err := sca.LoadSession(ctx, b.Sessions, a.Session)
+	if errors.Is(err, store.ErrNotStored) {
+		return refresh.Job{}, errGone
+	}
+	if err != nil {
+		return refresh.Job{}, fmt.Errorf("riverrefresh: session: %w", err)
+	}
+	ids := s.AccountIDs
+	if a.Card {
+		ids = s.CardAccountIDs
+	}
+	for _, id := range ids {
+		if b.Service.AccountKey(id, a.Card) == a.Account {
+			// The claim names the River job: a run of it after its
+			// worker died may take the round its claim holds.
+			return refresh.Job{Session: s, AccountID: id, Card: a.Card,
+				Claim: "river/" + strconv.FormatInt(job.ID, 10)}, nil
+		}
+	}
+	return refresh.Job{}, errGone
+}
+
+// outcome maps a result onto River: done completes, budget exhausted
+// snoozes until the next call is allowed, reconnect needed cancels,
+// refused discards, a pause asked by the bank pauses the bank's queue and
+// snoozes the job until its end, another transient failure is retried
+// with River's backoff. The error River records names the outcome and the
+// bank's status and code only.
+func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res *refresh.Result) error {
+	status, code := bankCode(res.Err)
+	reason := fmt.Errorf("refresh: %s (status %d, code %q)", res.Outcome, status, code)
+	now := b.Service.Client().Now()
+	if until, ok := b.Service.PausedUntil(); ok {
+		// The bank asked to slow down (a 429 with Retry-After, to this
+		// job or another of the process, retried by the client or not):
+		// every engine stops taking the bank's jobs until then.
+		e.pause(ctx, b, until)
+	}
+	switch res.Outcome {
+	case refresh.Done:
+		return nil
+	case refresh.BudgetExhausted:
+		if errors.Is(res.Err, refresh.ErrNotDue) && !res.Job.Cursor.RefreshedAt.Before(e.roundStart(job.Args.Round)) {
+			// The account was refreshed in this round already: by this
+			// job, run again after its worker died between the result and
+			// River's record of it (the cursor Prepare gave says so).
+			return nil
+		}
+		return river.JobSnooze(max(res.RetryAt.Sub(now), time.Second))
+	case refresh.ReconnectNeeded:
+		e.event(Event{Bank: b.name, Kind: "cancelled", Outcome: res.Outcome, Status: status, Code: code, JobID: job.ID})
+		return river.JobCancel(reason)
+	case refresh.Refused:
+		e.event(Event{Bank: b.name, Kind: "discarded", Outcome: res.Outcome, Status: status, Code: code, JobID: job.ID})
+		// River discards a job that fails its last attempt: this one is.
+		job.MaxAttempts = job.Attempt
+		return reason
+	}
+	if !res.RetryAt.IsZero() && (status == http.StatusTooManyRequests || errors.Is(res.Err, refresh.ErrPaused)) {
+		// RetryAt is on the client's clock, the pause on the system's.
+		wait := res.RetryAt.Sub(now)
+		e.pause(ctx, b, time.Now().Add(wait))
+		return river.JobSnooze(max(wait, time.Second))
+	}
+	return reason
+}
+
+// bankCode returns the HTTP status and first error code of the bank's
+// answer in err, if any.
+func bankCode(err error) (int, string) {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return 0, ""
+	}
+	code := ""
+	if len(ce.Messages) > 0 {
+		code = ce.Messages[0].Code
+	}
+	return ce.StatusCode, code
+}
+
+// event tells Config.Event.
+func (e *Engine) event(ev Event) {
+	if e.cfg.Event != nil {
+		e.cfg.Event(ev)
+	}
+}
