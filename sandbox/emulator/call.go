@@ -50,7 +50,7 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 	need := requirementOf(pattern) // required.go
 	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
 		s.setCommonHeaders(w, r)
-		c, aerr := s.verify(w, r)
+		c, aerr := s.verify(w, r, need.body)
 		if aerr != nil {
 			writeError(w, aerr)
 			return

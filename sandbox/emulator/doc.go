@@ -46,11 +46,12 @@
 //     issuer (signing.MatchKeyID): the strict RFC 2253 form of
 //     signing.KeyID (Java's) and OpenSSL's form of signing.KeyIDOpenSSL
 //     both pass. The serial must be upper-case hex without padding;
-//   - Date present, and Digest with a body (400 HTTP_HEADER_REQUIRED);
+//   - Date present, and Digest with a body where the operation needs one
+//     (400 HTTP_HEADER_REQUIRED; see Required headers);
 //   - the signed header list names only date, digest, x-request-id,
 //     psu-id, psu-corporate-id and tpp-redirect-uri (no (request-target),
 //     content-type or host), and covers date, x-request-id, digest (with
-//     a body) and psu-id, psu-corporate-id, tpp-redirect-uri when sent
+//     a Digest) and psu-id, psu-corporate-id, tpp-redirect-uri when sent
 //     (400 FORMAT_ERROR);
 //   - Date within 60 seconds of the emulator clock; Digest (SHA-256 or
 //     SHA-512) matching the body; the signature verifying (400 FORMAT_ERROR);
@@ -81,7 +82,15 @@
 //     must list amount-as-string), TPP-Session-ID, PSU-ID and
 //     PSU-IP-Address (section 4.1);
 //   - creating a payment, of every service and product: those of a
-//     basket, then Digest and PSU-Context (sections 4.2, 4.3).
+//     basket, then Digest (sections 4.2, 4.3); PSU-Context is optional.
+//
+// A body needs a Digest, except on basket creation (section 4.1 lists
+// none) and on the deprecated POST /v1/consents, whose body is ignored
+// whatever it is (not even its type or characters are checked); a Digest
+// that is sent is checked everywhere. PSU-Device-ID must be a UUID,
+// PSU-HTTP-Method one of GET, POST, PUT, PATCH, DELETE and
+// TPP-Redirect-Preferred true or false, on every call that sends them (400
+// FORMAT_ERROR naming the header).
 //
 // On payment and basket creation PSU-ID must be one the emulator issued
 // to this TPP in an SCA redirect: a PISP without one calls GET /v1/user,
@@ -89,8 +98,9 @@
 // context, psu-corporate-id) from the redirect (section 5.10). Any other
 // UUID answers 401 PSU_CREDENTIALS_INVALID with path PSU-ID; a corporate
 // PSU must send PSU-Corporate-ID (400 HTTP_HEADER_REQUIRED), one of its
-// agreements (401 CORPORATE_ID_INVALID); PSU-Context must be the PSU's
-// context, PRIVATE or CORPORATE (400 FORMAT_ERROR).
+// agreements (401 CORPORATE_ID_INVALID); a PSU-Context that is sent must
+// be the PSU's context, PRIVATE or CORPORATE (400 FORMAT_ERROR). A PSU-ID
+// compares as a UUID: an issued one in upper case is the same PSU-ID.
 //
 // # SCA and sessions
 //
@@ -357,12 +367,10 @@
 //   - GET /v1/user answers 401 with a scaRedirect without a session whose
 //     SCA is less than one hour old, else 200 {"psuId", "psuCorporateId",
 //     "context"}. Its SCA identifies the PSU but grants no AIS consent.
-//   - PSU-Context is required on every payment creation. The interface
-//     calls it optional but "required for single-SCA payment initiation"
-//     (section 4.2) without saying which initiations those are; each
-//     payment here answers with its own scaRedirect, so the emulator
-//     treats every payment creation as one. A signing basket does not
-//     need it.
+//   - PSU-Context is optional on payment creation. The interface calls
+//     it "required for single-SCA payment initiation" (section 4.2)
+//     without saying which those are, and the platform was recorded
+//     creating a payment without it; one that is sent is checked.
 //   - A PSU-ID on payment or basket creation that the emulator never
 //     issued to this TPP is 401 PSU_CREDENTIALS_INVALID, the Berlin Group
 //     code for a PSU-ID the bank cannot match, without a scaRedirect (the

@@ -282,7 +282,6 @@ func TestPaymentHeaders(t *testing.T) {
 		{"TPP-Redirect-URI relative", []reqOpt{hdr("TPP-Redirect-URI", "/cb")}, problem{400, "FORMAT_ERROR", "TPP-Redirect-URI"}},
 		{"PSU-ID missing", []reqOpt{without("PSU-ID")}, problem{400, "HTTP_HEADER_REQUIRED", "PSU-ID"}},
 		{"PSU-IP-Address missing", []reqOpt{without("PSU-IP-Address")}, problem{400, "HTTP_HEADER_REQUIRED", "PSU-IP-Address"}},
-		{"PSU-Context missing", []reqOpt{without("PSU-Context")}, problem{400, "HTTP_HEADER_REQUIRED", "PSU-Context"}},
 		{"PSU-Context not a context", []reqOpt{hdr("PSU-Context", "private")}, problem{400, "FORMAT_ERROR", "PSU-Context"}},
 		{"PSU-Context not the PSU's", []reqOpt{hdr("PSU-Context", "CORPORATE")}, problem{400, "FORMAT_ERROR", "PSU-Context"}},
 		{"PSU-ID not a UUID", []reqOpt{hdr("PSU-ID", "13039319955")}, problem{400, "FORMAT_ERROR", "PSU-ID"}},
@@ -292,6 +291,9 @@ func TestPaymentHeaders(t *testing.T) {
 		{"corporate PSU without PSU-Corporate-ID", []reqOpt{hdr("PSU-ID", corp), hdr("PSU-Context", "CORPORATE")}, problem{400, "HTTP_HEADER_REQUIRED", "PSU-Corporate-ID"}},
 		{"corporate PSU with another agreement", []reqOpt{hdr("PSU-ID", corp), hdr("PSU-Context", "CORPORATE"), hdr("PSU-Corporate-ID", uuid.NewString())},
 			problem{401, "CORPORATE_ID_INVALID", "PSU-Corporate-ID"}},
+		{"PSU-Device-ID not a UUID", []reqOpt{hdr("PSU-Device-ID", "iphone-15")}, problem{400, "FORMAT_ERROR", "PSU-Device-ID"}},
+		{"PSU-HTTP-Method not a method", []reqOpt{hdr("PSU-HTTP-Method", "FETCH")}, problem{400, "FORMAT_ERROR", "PSU-HTTP-Method"}},
+		{"TPP-Redirect-Preferred not a boolean", []reqOpt{hdr("TPP-Redirect-Preferred", "yes")}, problem{400, "FORMAT_ERROR", "TPP-Redirect-Preferred"}},
 		{"allowLogicalDuplicate not a boolean", []reqOpt{{pre: func(r *http.Request) { r.URL.RawQuery = "allowLogicalDuplicate=yes" }}},
 			problem{400, "FORMAT_ERROR", "allowLogicalDuplicate"}},
 	}
