@@ -383,16 +383,17 @@ func (s *Server) getTransactions(c *call) error {
 // getTransactionDetails answers GET
 // /v1/accounts/{id}/transactions/{transactionId} with the Berlin Group
 // shape {"transactionsDetails": {...}}. Only booked entries have a
-// transactionId. Without the PSU present the call has its own budget of 4
-// calls per account per 24 hours, next to the list's, and reads only the
-// last 90 days like the list; an entry outside them is 404
+// transactionId. Without the PSU present the call counts against the
+// transactions list's budget of 4 calls per account per 24 hours (the
+// SDK's accounts.EndpointTransactionDetails counts it the same way), and
+// reads only the last 90 days like the list; an entry outside them is 404
 // RESOURCE_UNKNOWN, as is an unknown id.
 func (s *Server) getTransactionDetails(c *call) error {
 	a, sess, err := s.sessionAccount(c)
 	if err != nil {
 		return err
 	}
-	if err := c.budget(a.id, "transaction-details"); err != nil {
+	if err := c.budget(a.id, "transactions"); err != nil { // counted with the list, as the SDK counts it
 		return err
 	}
 	id, floor := c.pathValue("transactionId"), historyFloor(c, sess)

@@ -58,8 +58,9 @@
 //   - a body must be application/json (XML: 400), valid UTF-8 JSON, and
 //     free of the characters the bank's downstream systems cannot take
 //     (docs/interface.md sections 1.6, 7): emoji and pictographs (the
-//     Unicode Extended_Pictographic set, ✅ U+2705 among them) and
-//     anything outside the Basic Multilingual Plane, raw or \u-escaped,
+//     Unicode Extended_Pictographic set above ISO 8859-1, ✅ U+2705
+//     among them; © and ® are Latin-1 text and pass) and anything
+//     outside the Basic Multilingual Plane, raw or \u-escaped,
 //     in any value or key (400 FORMAT_ERROR naming the field);
 //   - the X-Request-ID not used by the same TPP for another call (400
 //     FORMAT_ERROR). The same call again (method, path and query, body),
@@ -142,7 +143,8 @@
 //     are left out (not refused).
 //   - Without PSU-IP-Address (PSU not present) balances and transactions
 //     allow 4 calls per account, endpoint and TPP in a rolling 24 hours,
-//     then 429 ACCESS_EXCEEDED.
+//     then 429 ACCESS_EXCEEDED; a transaction details call counts as a
+//     transactions call, as the SDK counts it.
 //   - A corporate customer's calls need PSU-Corporate-ID (400
 //     HTTP_HEADER_REQUIRED); an agreement that is not the customer's, or a
 //     PSU-Corporate-ID from a private customer, gets 401
@@ -238,8 +240,9 @@
 // for a structured reference of type KID, or 400 EXECUTION_DATE_INVALID
 // for a past requestedExecutionDate. Amounts must be JSON strings with
 // exactly the currency's ISO 4217 minor units ("150.00" NOK, "5" JPY) and
-// greater than zero; a Norwegian BBAN is 11 digits with its MOD-11 check
-// digit, written without separators; an IBAN is in electronic form
+// greater than zero; a bban has at most 30 characters, and one of 11
+// digits its MOD-11 check digit (the printed form with separators is
+// refused); an IBAN is in electronic form
 // (upper case, no spaces); instant payments are in NOK; unknown fields are
 // ignored, and field names are case-sensitive: a key naming a field in
 // another case ("CREDITORNAME") is an unknown field, so a required field
@@ -387,19 +390,20 @@
 //     with code PSU_CREDENTIALS_INVALID) instead of asking again.
 //   - The 90-day history limit leaves older transactions out instead of
 //     refusing the call.
-//   - A bban of a domestic payment (NDCT, instant) must be a Norwegian
-//     account number, 11 digits with a valid MOD-11 check digit (400
-//     FORMAT_ERROR otherwise), although the interface allows 30 characters:
-//     a domestic transfer can only reach a Norwegian account. The printed
-//     form with spaces or dots ("8601 11 17947") is refused, not rewritten,
-//     as the SDK refuses it. Cross-border payments take any bban of up to
-//     30 characters.
+//   - A bban of a domestic payment (NDCT, instant) is refused only where
+//     the interface refuses it (section 2.3a): more than 30 characters, or
+//     a Norwegian account number of 11 digits with a wrong MOD-11 check
+//     digit (400 FORMAT_ERROR). The printed form with spaces or dots
+//     ("8601 11 17947") is refused, not rewritten, as the SDK refuses it.
+//     A creditor bban of no account of this bank is paid out of the bank
+//     by the batch; a debtor bban that is not the PSU's fails the SCA.
 //   - The bank's date ("today" for requestedExecutionDate and startDate,
 //     a PDNG payment's due date, booking dates) is the date in
 //     Europe/Oslo, whatever the time zone of the clock; the zone data is
 //     embedded (time/tzdata).
 //   - Characters the bank cannot process (docs/interface.md sections 1.6
 //     and 7) are those of internal/emoji, shared with the SDK: the
-//     Unicode Extended_Pictographic set and anything outside the Basic
+//     Unicode Extended_Pictographic set above ISO 8859-1 (so "Acme® AS"
+//     passes) and anything outside the Basic
 //     Multilingual Plane.
 package emulator
