@@ -120,7 +120,7 @@ func (s *Server) listAccounts(c *call) error {
 		return err
 	}
 	out := []accountJSON{}
-	for _, a := range s.visibleAccounts(sess.customer, sess.corporateID) {
+	for _, a := range c.data().visibleAccounts(sess.customer, sess.corporateID) {
 		out = append(out, a.json(withBalance))
 	}
 	return c.reply(http.StatusOK, struct {
@@ -135,7 +135,7 @@ func (s *Server) sessionAccount(c *call) (*account, *session, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if a := s.visibleAccount(sess.customer, sess.corporateID, c.pathValue("id")); a != nil {
+	if a := c.data().visibleAccount(sess.customer, sess.corporateID, c.pathValue("id")); a != nil {
 		return a, sess, nil
 	}
 	return nil, nil, errNotFound("The account is unknown or not covered by the consent.").at("accountId")
@@ -459,7 +459,7 @@ func (s *Server) listCards(c *call) error {
 		return err
 	}
 	out := []cardJSON{}
-	for _, k := range s.visibleCards(sess.customer) {
+	for _, k := range c.data().visibleCards(sess.customer) {
 		out = append(out, k.json())
 	}
 	return c.reply(http.StatusOK, struct {
@@ -472,7 +472,7 @@ func (s *Server) sessionCard(c *call) (*cardAccount, *session, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if k := s.visibleCard(sess.customer, c.pathValue("id")); k != nil {
+	if k := c.data().visibleCard(sess.customer, c.pathValue("id")); k != nil {
 		return k, sess, nil
 	}
 	return nil, nil, errNotFound("The card account is unknown or not covered by the consent.").at("accountId")
@@ -605,7 +605,7 @@ func (s *Server) listAgreements(c *call) error {
 	}
 	out := []agreementJSON{}
 	for _, id := range sess.customer.agreements {
-		if ag := s.data.agreements[id]; ag != nil {
+		if ag := c.data().agreements[id]; ag != nil {
 			out = append(out, agreementJSON{ag.id, ag.name})
 		}
 	}

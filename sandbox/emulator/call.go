@@ -55,6 +55,7 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 			writeError(w, aerr)
 			return
 		}
+		s.ensureStore(c.tpp.id, c.now) // views.go
 		err := need.check(c)
 		if err == nil {
 			err = s.run(c, h) // locks s.mu (data.go)

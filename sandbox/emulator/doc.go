@@ -195,26 +195,22 @@
 // /{id}/transactions (a JSON array; a transaction with another account as
 // debtor is 400) and /v1/sandbox/agreements.
 //
-// Several TPPs may share one server. A TPP is known by its certificate,
-// for its mock data as for its PSU-IDs, sessions and payments: by the
-// organizationIdentifier of its subject (so a renewed certificate is the
-// same TPP), without one by its subject name, and with an empty subject
-// by the certificate's SHA-256 fingerprint. Every TPP sees all customers. POST /v1/sandbox/initialize resets
-// the sandbox for the calling TPP only:
-//
-//   - the customers it created are removed, with their accounts, card
-//     accounts, transactions and agreements;
-//   - customers other TPPs created are kept as they are;
-//   - the default customers are shared by all TPPs and restored to their
-//     default data, a deleted one included, undoing what any TPP changed
-//     on them (mock accounts and transactions, booked payments). Tests
-//     that must not be disturbed by other TPPs create their own customers.
-//
-// A customer created by a TPP can be deleted only by that TPP (403
-// FORBIDDEN for another); a default one by any TPP, until the next
-// initialisation. The default customer numbers and BBANs are reserved
-// (409 CONFLICT on creation), so the restored defaults never clash with
-// kept customers.
+// Several TPPs may share one server, each with a sandbox of its own. A
+// TPP is known by its certificate, for its sandbox as for its PSU-IDs,
+// sessions and payments: by the organizationIdentifier of its subject (so
+// a renewed certificate is the same TPP), without one by its subject
+// name, and with an empty subject by the certificate's SHA-256
+// fingerprint. A TPP's sandbox starts with the default customers at its
+// first call; what it creates, deletes or changes there (customers, mock
+// accounts and transactions, agreements, booked payments) no other TPP
+// sees, and another TPP's customer numbers, ids and accounts are unknown
+// to it (404, and a failed SCA for a customer number of another sandbox).
+// Default ids are the same in every sandbox. POST /v1/sandbox/initialize
+// resets the caller's sandbox to exactly the 4 default customers with
+// their default data, a deleted one included; other TPPs' sandboxes are
+// untouched. The default customer numbers and BBANs are reserved (409
+// CONFLICT on creation). The links of a customer's agreements (self: GET,
+// DELETE; engagements: GET, POST) answer.
 //
 // # Payments
 //
@@ -357,8 +353,14 @@
 // place each:
 //
 //   - POST /v1/sandbox/initialize is the reset path; it resets the calling
-//     TPP's mock data (see Sandbox data) and answers 200 with the customers
+//     TPP's sandbox (see Sandbox data) and answers 200 with the customers
 //     (as GET /v1/sandbox/customers?withAccounts=true&withAgreements=true).
+//   - Each TPP has a sandbox of its own (the interface says what
+//     initialisation leaves, not whom mock data is shared with).
+//   - GET and DELETE /v1/sandbox/agreements/{id}, GET and POST its
+//     /engagements: the agreement's shape of the customer listing,
+//     {"engagements": [account ids]}, and engagements as POST
+//     /v1/sandbox/agreements takes them (one object or an array).
 //   - Bodies of POST /v1/sandbox/customers ({customerNumber, customerType,
 //     customerName}), /v1/sandbox/accounts ({customerId or customerNumber,
 //     bban, currency, name, product, cashAccountType, balance,

@@ -158,7 +158,7 @@ func approve(t *testing.T, s *Server, href, customer string) *url.URL {
 func balance(s *Server, bban string) decimal.Decimal {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.accountByBBAN(bban).booked
+	return s.soleStore().accountByBBAN(bban).booked
 }
 
 // caseNamed returns the body case called name.
@@ -476,7 +476,7 @@ func TestPaymentLifecycle(t *testing.T) {
 	assert.Equal(t, olaBefore.Add(decimal.RequireFromString("1250.00")).String(), balance(s, olaBruk).String())
 
 	s.mu.Lock()
-	a := s.accountByBBAN(kariBruk)
+	a := s.soleStore().accountByBBAN(kariBruk)
 	last := a.transactions[len(a.transactions)-1]
 	s.mu.Unlock()
 	assert.Equal(t, []any{true, "-1250", "Ola Eksempel", olaBruk, "Hyttetur påske"},
@@ -539,7 +539,7 @@ func TestInsufficientFunds(t *testing.T) {
 
 	// Money arrives; the next batch settles the payment.
 	s.mu.Lock()
-	s.book(s.accountByBBAN(kariSpar), transaction{amount: decimal.RequireFromString("60.00"), bookingDate: today(s.now())})
+	s.soleStore().book(s.soleStore().accountByBBAN(kariSpar), transaction{amount: decimal.RequireFromString("60.00"), bookingDate: today(s.now())})
 	s.mu.Unlock()
 	s.RunBatch()
 	st := c.paymentStatus(self)
@@ -581,7 +581,7 @@ func TestFutureDatePending(t *testing.T) {
 	assert.Equal(t, "ACSC", c.statusOf(self))
 	// 100.00 EUR at the sandbox rate of 11.50 NOK.
 	s.mu.Lock()
-	a := s.accountByBBAN(kariBruk)
+	a := s.soleStore().accountByBBAN(kariBruk)
 	last := a.transactions[len(a.transactions)-1]
 	s.mu.Unlock()
 	assert.Equal(t, "-1150", last.amount.String())
@@ -737,7 +737,7 @@ func TestCardAccountDebtor(t *testing.T) {
 	assert.Equal(t, "ACSC", c.statusOf(got.Links["self"].Href))
 	s.mu.Lock()
 	booked := ""
-	if k := s.cardByReference(card.RelatedAccount); k != nil {
+	if k := s.soleStore().cardByReference(card.RelatedAccount); k != nil {
 		booked = k.booked.String()
 	}
 	s.mu.Unlock()

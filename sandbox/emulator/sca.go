@@ -157,7 +157,8 @@ func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
 	if in.cancel {
 		return fail(http.StatusUnauthorized, "SCA_INVALID", "The authentication was cancelled by the user")
 	}
-	cust := s.customerByNumber(strings.TrimSpace(in.customerNumber))
+	data := s.storeOf(f.tpp) // the TPP's sandbox (views.go)
+	cust := data.customerByNumber(strings.TrimSpace(in.customerNumber))
 	if cust == nil {
 		return fail(http.StatusUnauthorized, "PSU_CREDENTIALS_INVALID", "Unknown customer number")
 	}
@@ -169,7 +170,7 @@ func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
 		if ag == "" && len(cust.agreements) > 0 {
 			ag = cust.agreements[0]
 		}
-		if s.agreementOf(cust, ag) == nil {
+		if data.agreementOf(cust, ag) == nil {
 			return fail(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "The agreement is not available to this customer")
 		}
 		res.CorporateID = ag

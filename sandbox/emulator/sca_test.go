@@ -165,6 +165,7 @@ func TestSCACallbackHook(t *testing.T) {
 		req.Body = http.NoBody
 		ca, aerr := s.verify(nopWriter{}, req, bodyJSON)
 		require.Nil(t, aerr)
+		s.ensureStore(ca.tpp.id, ca.now)
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		href, err := ca.startSCA(scaPayment, func(res scaResult) error {

@@ -748,7 +748,7 @@ func seedText(v string, minLen, maxLen int) string {
 // commitSeedLocked checks the seed against the server's limits and data
 // and stores it, all or nothing. Needs s.mu held for writing.
 func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
-	st, l := s.data, s.limits
+	st, l := s.ensureStoreLocked(b.tppID, b.now), s.limits
 	for _, c := range []struct {
 		have, add, limit int
 		field, what      string

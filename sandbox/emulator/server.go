@@ -152,7 +152,7 @@ type Server struct {
 	// fault files.
 	mu       sync.RWMutex // read lock: the read-only AIS calls (data.go, run)
 	tpps     map[string]*tpp
-	data     *store
+	stores   map[string]*store // tppIdentity -> that TPP's sandbox (views.go)
 	flows    map[string]*scaFlow
 	sessions map[sessionKey]*psuState
 	psus     map[psuKey]string // (TPP, PSU-ID) -> customer number
@@ -197,6 +197,7 @@ func newServer(opts ...Option) *Server {
 		flows:       map[string]*scaFlow{},
 		sessions:    map[sessionKey]*psuState{},
 		psus:        map[psuKey]string{},
+		stores:      map[string]*store{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -212,7 +213,6 @@ func newServer(opts ...Option) *Server {
 			panic(fmt.Sprintf("emulator: cannot create the response signing key: %v", err))
 		}
 	}
-	s.data = newDefaultStore(s.now())
 	s.handler = s.routes()
 	return s
 }

@@ -95,7 +95,7 @@ func (s *Server) customerForPSU(tppID, psuID string) *customer {
 	if !ok {
 		return nil
 	}
-	return s.customerByNumber(n)
+	return s.storeOf(tppID).customerByNumber(n)
 }
 
 // checkPSU checks the PSU a payment or signing basket is created for
@@ -134,7 +134,7 @@ func (c *call) checkPSU(withContext bool) (*customer, error) {
 	switch {
 	case cust.corporate() && corp == "":
 		return nil, newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "A corporate user must send PSU-Corporate-ID.").at("PSU-Corporate-ID")
-	case cust.corporate() && c.s.agreementOf(cust, corp) == nil,
+	case cust.corporate() && c.data().agreementOf(cust, corp) == nil,
 		!cust.corporate() && corp != "":
 		return nil, newError(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "PSU-Corporate-ID is not an agreement of this PSU.").at("PSU-Corporate-ID")
 	}
@@ -212,7 +212,7 @@ func (c *call) session(mode sessionMode) (*session, error) {
 		switch {
 		case cust.corporate() && corp == "":
 			return nil, newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "A corporate user must send PSU-Corporate-ID.").at("PSU-Corporate-ID")
-		case cust.corporate() && c.s.agreementOf(cust, corp) == nil,
+		case cust.corporate() && c.data().agreementOf(cust, corp) == nil,
 			!cust.corporate() && corp != "":
 			return nil, newError(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "PSU-Corporate-ID is not an agreement of this PSU.").at("PSU-Corporate-ID")
 		}
