@@ -322,7 +322,10 @@
 // signing baskets, waiting SCA authorisations and PSU sessions
 // ([Limits], [DefaultLimits], [WithLimits]). A request past a cap gets
 // 507 Insufficient Storage with code SYSTEM_ERROR and the cap in its path
-// ("Limits.Payments"); nothing is stored. Sessions, PSU-IDs and access
+// ("Limits.Payments"); nothing is stored. Each TPP has its own share of
+// waiting SCAs, payments and baskets (AuthorisationsPerTPP,
+// PaymentsPerTPP, BasketsPerTPP) and its own mock-data caps, so one TPP
+// past its share gets the 507 while the others go on. Sessions, PSU-IDs and access
 // budgets of deleted customers and accounts are dropped.
 //
 // # Seeding and scale

@@ -104,6 +104,13 @@ type Limits struct {
 	// Sessions caps the PSU sessions (one per TPP certificate and customer
 	// that completed an SCA). Sessions of deleted customers are dropped.
 	Sessions int
+	// AuthorisationsPerTPP, PaymentsPerTPP and BasketsPerTPP cap what
+	// one TPP holds of Authorisations, Payments and Baskets, so that one
+	// TPP cannot fill the server for the others (tppcaps.go). Past one,
+	// that TPP gets the 507 (path "Limits.PaymentsPerTPP", ...).
+	AuthorisationsPerTPP int
+	PaymentsPerTPP       int
+	BasketsPerTPP        int
 }
 
 // DefaultLimits are the caps of a server started without [WithLimits]:
@@ -118,6 +125,10 @@ var DefaultLimits = Limits{
 	Baskets:        10_000,
 	Authorisations: 10_000,
 	Sessions:       10_000,
+
+	AuthorisationsPerTPP: 1_000,
+	PaymentsPerTPP:       10_000,
+	BasketsPerTPP:        1_000,
 }
 
 // abandonedAuthorisation is the age after which an SCA authorisation the
@@ -142,6 +153,10 @@ func (l Limits) withDefaults() Limits {
 		Baskets:        pick(l.Baskets, d.Baskets),
 		Authorisations: pick(l.Authorisations, d.Authorisations),
 		Sessions:       pick(l.Sessions, d.Sessions),
+
+		AuthorisationsPerTPP: pick(l.AuthorisationsPerTPP, d.AuthorisationsPerTPP),
+		PaymentsPerTPP:       pick(l.PaymentsPerTPP, d.PaymentsPerTPP),
+		BasketsPerTPP:        pick(l.BasketsPerTPP, d.BasketsPerTPP),
 	}
 }
 
@@ -209,7 +224,7 @@ func (s *Server) roomForAuthorisation(now time.Time) error {
 	if len(s.flows) >= s.limits.Authorisations {
 		for state, f := range s.flows {
 			if now.Sub(f.created) > abandonedAuthorisation {
-				delete(s.flows, state)
+				s.dropFlowLocked(state)
 			}
 		}
 	}

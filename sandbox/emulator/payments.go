@@ -188,6 +188,9 @@ func (s *Server) createPayment(c *call) error {
 			"The payment is a logical duplicate of an existing payment (same debtor, creditor, amount, remittance and date). Set allowLogicalDuplicate=true to create it anyway.")
 	}
 	p.Fee = s.paymentFee(p)
+	if err := s.roomForTPPPayment(c.tpp.id); err != nil { // Limits.PaymentsPerTPP (tppcaps.go)
+		return err
+	}
 	if err := s.roomForPayment(); err != nil { // Limits.Payments (limits.go)
 		return err
 	}
@@ -199,6 +202,7 @@ func (s *Server) createPayment(c *call) error {
 		s.pay.byID = map[string]*payment{}
 	}
 	s.pay.list = append(s.pay.list, p)
+	count(&s.usage.payments, c.tpp.id, 1)
 	s.pay.byID[p.ID] = p
 
 	type created struct {

@@ -111,10 +111,13 @@ func (c *call) startSCA(kind scaKind, onDone func(scaResult) error) (string, err
 		onDone:       onDone,
 		details:      c.scaDetails(kind),
 	}
+	if err := c.s.roomForTPPAuthorisation(c.tpp.id, c.now); err != nil { // Limits.AuthorisationsPerTPP (tppcaps.go)
+		return "", err
+	}
 	if err := c.s.roomForAuthorisation(c.now); err != nil { // Limits.Authorisations, Limits.Sessions (limits.go)
 		return "", err
 	}
-	c.s.flows[f.state] = f
+	c.s.addFlowLocked(f)
 
 	scheme := "https"
 	if c.r.TLS == nil {
@@ -135,7 +138,7 @@ func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
 	if f == nil {
 		return nil, ErrAuthorisationUnknown
 	}
-	delete(s.flows, state)
+	s.dropFlowLocked(state)
 	now := s.now()
 
 	fail := func(status int, code, msg string) (*url.URL, error) {

@@ -162,6 +162,7 @@ type Server struct {
 	baskets  basketState
 	faults   faultState
 	contacts contactState // tpp.go: the TPPs' contact addresses
+	usage    tppUsage     // tppcaps.go: what each TPP holds of the per-TPP caps
 }
 
 // NewServer starts an emulator on 127.0.0.1 with a fresh certificate
