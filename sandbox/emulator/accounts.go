@@ -320,6 +320,9 @@ func (s *Server) getTransactions(c *call) error {
 	if err != nil {
 		return err
 	}
+	if err := c.onlineSCARule(sess); err != nil { // scenario.go
+		return err
+	}
 	if err := c.budget(a.id, "transactions"); err != nil {
 		return err
 	}
@@ -391,6 +394,9 @@ func (s *Server) getTransactions(c *call) error {
 func (s *Server) getTransactionDetails(c *call) error {
 	a, sess, err := s.sessionAccount(c)
 	if err != nil {
+		return err
+	}
+	if err := c.onlineSCARule(sess); err != nil { // scenario.go
 		return err
 	}
 	if err := c.budget(a.id, "transactions"); err != nil { // counted with the list, as the SDK counts it
@@ -541,6 +547,9 @@ func (s *Server) getCardTransactions(c *call) error {
 	}
 	p, err := parsePage(c)
 	if err != nil {
+		return err
+	}
+	if err := c.onlineSCARule(sess); err != nil { // scenario.go
 		return err
 	}
 	if err := c.budget(k.id, "transactions"); err != nil {

@@ -122,7 +122,7 @@ func (s *Server) settle(p *payment, now time.Time) {
 	} else {
 		acct = st.debtorAccount(ref)
 	}
-	if acct == nil && card == nil {
+	if (acct == nil && card == nil) || s.paymentBlocked(st, ref) { // scenario.go
 		p.Status, p.FundsAvailable = statusRJCT, nil
 		return
 	}

@@ -56,7 +56,10 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 			return
 		}
 		s.ensureStore(c.tpp.id, c.now) // views.go
-		err := need.check(c)
+		err := c.checkRole(pattern)    // scenario.go
+		if err == nil {
+			err = need.check(c)
+		}
 		if err == nil {
 			err = s.run(c, h) // locks s.mu (data.go)
 		}

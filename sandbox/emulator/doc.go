@@ -303,6 +303,20 @@
 // [Server.Payments] and fault injection ([Server.InjectFault]) are
 // described on those names.
 //
+// # Scenario controls
+//
+// In-process methods bring about what a TPP must handle but cannot cause
+// over the interface: [Server.SetRoles] registers a TPP only as AISP or
+// only as PISP (the other role's calls answer 401 CERTIFICATE_INVALID);
+// [Server.RemovePaymentPermission] takes away payment permission on an
+// account that stays listed (its payments fail at SCA or in the batch);
+// [Server.SetLastOnlineSCA] dates the PSU's last SCA at the bank, so that
+// after 180 days its transactions cannot be read without it (401
+// SCA_EXPIRED with a scaRedirect); [Server.AuthorizeCorporate] is the PSU
+// choosing the CORPORATE context and an agreement on the SCA page;
+// [Server.RunBatch] moves payments along on demand; [Server.RevokeConsent]
+// and [Server.InjectFault] are described on those names.
+//
 // # Signed answers
 //
 // With [WithResponseSigning] every API answer carries Date, Digest,

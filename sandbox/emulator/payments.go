@@ -347,7 +347,8 @@ func (s *Server) paymentApproval(ps []*payment) func(scaResult) error {
 			if p.Status != statusRCVD {
 				continue
 			}
-			if !s.storeOf(p.tpp).mayDebit(res.Customer, res.CorporateID, p.body.DebtorAccount) {
+			st := s.storeOf(p.tpp)
+			if !st.mayDebit(res.Customer, res.CorporateID, p.body.DebtorAccount) || s.paymentBlocked(st, p.body.DebtorAccount) {
 				p.Status = statusRJCT
 				refused = newError(http.StatusBadRequest, "PAYMENT_FAILED", "The debtor account is not an account the PSU may pay from.")
 				continue

@@ -200,6 +200,7 @@ func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
 		s.sessions[k] = st
 	}
 	st.tppSessionID, st.scaAt = f.tppSessionID, now
+	s.notedSCA(cust.number, now) // scenario.go
 	if f.kind == scaConsent {
 		st.consents[res.CorporateID] = now
 		st.revoked = false

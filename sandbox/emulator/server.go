@@ -161,8 +161,9 @@ type Server struct {
 	pay      paymentState
 	baskets  basketState
 	faults   faultState
-	contacts contactState // tpp.go: the TPPs' contact addresses
-	usage    tppUsage     // tppcaps.go: what each TPP holds of the per-TPP caps
+	contacts contactState  // tpp.go: the TPPs' contact addresses
+	usage    tppUsage      // tppcaps.go: what each TPP holds of the per-TPP caps
+	scn      scenarioState // scenario.go: what the scenario controls set
 }
 
 // NewServer starts an emulator on 127.0.0.1 with a fresh certificate
