@@ -465,7 +465,7 @@ func (s *Server) listCards(c *call) error {
 		return err
 	}
 	out := []cardJSON{}
-	for _, k := range c.data().visibleCards(sess.customer) {
+	for _, k := range c.data().visibleCards(sess.customer, sess.corporateID) {
 		out = append(out, k.json())
 	}
 	return c.reply(http.StatusOK, struct {
@@ -478,7 +478,7 @@ func (s *Server) sessionCard(c *call) (*cardAccount, *session, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if k := c.data().visibleCard(sess.customer, c.pathValue("id")); k != nil {
+	if k := c.data().visibleCard(sess.customer, sess.corporateID, c.pathValue("id")); k != nil {
 		return k, sess, nil
 	}
 	return nil, nil, errNotFound("The card account is unknown or not covered by the consent.").at("accountId")
@@ -613,7 +613,7 @@ func (s *Server) listAgreements(c *call) error {
 		Name string `json:"name"`
 	}
 	out := []agreementJSON{}
-	for _, id := range sess.customer.agreements {
+	for _, id := range append(slices.Clone(sess.customer.agreements), sess.customer.grants...) {
 		if ag := c.data().agreements[id]; ag != nil {
 			out = append(out, agreementJSON{ag.id, ag.name})
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"iter"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -193,6 +194,7 @@ type customer struct {
 	cards      []string // card account ids
 	agreements []string // agreement ids (corporate)
 	tpp        string   // tppIdentity of the TPP that created it; "" for the bank's (mockdata.go)
+	grants     []string // agreements of others it may act for in CORPORATE context (scenario.go)
 	slot       int      // index in store.customers
 }
 
@@ -364,8 +366,8 @@ func (st *store) visibleAccount(c *customer, agreementID, id string) *account {
 	if a == nil {
 		return nil
 	}
-	if !c.corporate() {
-		if a.owner != c.id {
+	if agreementID == "" { // PRIVATE context: own accounts
+		if c.corporate() || a.owner != c.id {
 			return nil
 		}
 		return a
@@ -378,8 +380,8 @@ func (st *store) visibleAccount(c *customer, agreementID, id string) *account {
 
 // visibleCard returns the card account id if customer c may see it, else
 // nil.
-func (st *store) visibleCard(c *customer, id string) *cardAccount {
-	if k := st.cards[id]; k != nil && k.owner == c.id {
+func (st *store) visibleCard(c *customer, agreementID, id string) *cardAccount {
+	if k := st.cards[id]; k != nil && k.owner == c.id && (agreementID == "" || c.corporate()) {
 		return k
 	}
 	return nil
@@ -454,7 +456,10 @@ func (st *store) accountsOf(c *customer) []*account {
 // visibleAccounts are the accounts a session may see: all of a private
 // customer's, the engaged accounts of the agreement for a corporate one.
 func (st *store) visibleAccounts(c *customer, agreementID string) []*account {
-	if !c.corporate() {
+	if agreementID == "" { // PRIVATE context: own accounts
+		if c.corporate() {
+			return nil
+		}
 		return st.accountsOf(c)
 	}
 	ag := st.agreements[agreementID]
@@ -470,7 +475,10 @@ func (st *store) visibleAccounts(c *customer, agreementID string) []*account {
 	return out
 }
 
-func (st *store) visibleCards(c *customer) []*cardAccount {
+func (st *store) visibleCards(c *customer, agreementID string) []*cardAccount {
+	if agreementID != "" && !c.corporate() { // a private PSU for a company: not its own cards
+		return nil
+	}
 	out := make([]*cardAccount, 0, len(c.cards))
 	for _, id := range c.cards {
 		if k := st.cards[id]; k != nil {
@@ -482,7 +490,7 @@ func (st *store) visibleCards(c *customer) []*cardAccount {
 
 // agreementOf returns the customer's agreement id, or nil.
 func (st *store) agreementOf(c *customer, id string) *agreement {
-	if ag := st.agreements[id]; ag != nil && ag.owner == c.id {
+	if ag := st.agreements[id]; ag != nil && (ag.owner == c.id || slices.Contains(c.grants, id)) {
 		return ag
 	}
 	return nil

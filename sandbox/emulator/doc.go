@@ -312,8 +312,13 @@
 // account that stays listed (its payments fail at SCA or in the batch);
 // [Server.SetLastOnlineSCA] dates the PSU's last SCA at the bank, so that
 // after 180 days its transactions cannot be read without it (401
-// SCA_EXPIRED with a scaRedirect); [Server.AuthorizeCorporate] is the PSU
-// choosing the CORPORATE context and an agreement on the SCA page;
+// SCA_EXPIRED with a scaRedirect); [Server.GrantAgreement] gives a
+// private PSU access to a company's agreement, and
+// [Server.AuthorizeInContext] (or "Act as" on the SCA page) is the PSU
+// choosing the PRIVATE or CORPORATE context during SCA: in CORPORATE
+// context it sees and pays from the agreement's accounts only, with the
+// agreement as PSU-Corporate-ID; [Server.AuthorizeCorporate] is a
+// corporate customer choosing one of its agreements;
 // [Server.RunBatch] moves payments along on demand; [Server.RevokeConsent]
 // and [Server.InjectFault] are described on those names.
 //

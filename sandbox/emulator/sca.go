@@ -71,6 +71,7 @@ type scaResult struct {
 type scaInput struct {
 	customerNumber string
 	agreementID    string
+	context        string // PRIVATE, CORPORATE, or "" for the customer's own
 	cancel         bool
 }
 
@@ -167,11 +168,17 @@ func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
 	}
 	res := scaResult{OK: true, Customer: cust, PSUID: s.psuID(f.tpp, cust.number), Context: contextPrivate,
 		TPPSessionID: f.tppSessionID, Now: now}
-	if cust.corporate() {
+	switch {
+	case in.context == contextPrivate && cust.corporate():
+		return fail(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "This customer has no private accounts")
+	case cust.corporate() || in.context == contextCorporate:
 		res.Context = contextCorporate
 		ag := in.agreementID
 		if ag == "" && len(cust.agreements) > 0 {
 			ag = cust.agreements[0]
+		}
+		if ag == "" && len(cust.grants) > 0 {
+			ag = cust.grants[0]
 		}
 		if data.agreementOf(cust, ag) == nil {
 			return fail(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "The agreement is not available to this customer")
@@ -322,6 +329,7 @@ func (s *Server) serveSCAPage(w http.ResponseWriter, r *http.Request) {
 		in := scaInput{
 			customerNumber: r.PostForm.Get("customerNumber"),
 			agreementID:    r.PostForm.Get("agreement"),
+			context:        r.PostForm.Get("context"),
 			cancel:         r.PostForm.Get("action") == "cancel",
 		}
 		u, err := s.finishSCA(r.PostForm.Get("state"), in)

@@ -1,8 +1,11 @@
 package emulator
 
 import (
+	"context"
 	"crypto/x509"
+	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -181,4 +184,56 @@ func (c *call) onlineSCARule(sess *session) error {
 	}
 	return errSCARequired("SCA_EXPIRED",
 		"The PSU has not authenticated at the bank for 180 days; transactions cannot be read without the PSU. Send the PSU to the scaRedirect link.", href)
+}
+
+// GrantAgreement gives the customer with customerNumber access to the
+// corporate agreement agreementID in the sandbox of the TPP of cert, as a
+// company gives an employee access: the PSU may then choose the CORPORATE
+// context with that agreement during SCA ([Server.AuthorizeInContext], or
+// "For a company" on the page), and in that context sees and pays from
+// the agreement's accounts only; in PRIVATE context it keeps its own
+// accounts (docs/interface.md section 1.9). It reports
+// [ErrUnknownTPP] for an unregistered certificate and an error for an
+// unknown customer or agreement.
+func (s *Server) GrantAgreement(cert *x509.Certificate, agreementID, customerNumber string) error {
+	if cert == nil {
+		return ErrUnknownTPP
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tpps[fingerprint(cert)] == nil {
+		return ErrUnknownTPP
+	}
+	st := s.ensureStoreLocked(tppIdentity(cert), s.now())
+	cu := st.customerByNumber(customerNumber)
+	switch {
+	case cu == nil:
+		return errors.New("emulator: GrantAgreement: unknown customer number")
+	case st.agreementByID(agreementID) == nil:
+		return errors.New("emulator: GrantAgreement: unknown agreement")
+	case st.agreementOf(cu, agreementID) == nil:
+		cu.grants = append(cu.grants, agreementID)
+	}
+	return nil
+}
+
+// AuthorizeInContext is [Server.Authorize] with the PSU choosing its
+// context on the authorisation page: contextName PRIVATE (its own
+// accounts; a corporate customer, who has none, fails the SCA with
+// CORPORATE_ID_INVALID) or CORPORATE with agreementID, one of its own
+// agreements or one it was granted ([Server.GrantAgreement]); empty takes
+// its first). The callback carries context and, in CORPORATE context,
+// psu-corporate-id.
+func (s *Server) AuthorizeInContext(ctx context.Context, scaRedirect, customerNumber, contextName, agreementID string) (*url.URL, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if contextName != contextPrivate && contextName != contextCorporate {
+		return nil, errors.New("emulator: AuthorizeInContext: the context is PRIVATE or CORPORATE")
+	}
+	st, err := stateOf(scaRedirect)
+	if err != nil {
+		return nil, err
+	}
+	return s.finishSCA(st, scaInput{customerNumber: customerNumber, agreementID: agreementID, context: contextName})
 }

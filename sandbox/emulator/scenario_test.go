@@ -98,3 +98,64 @@ func TestLastOnlineSCA180Days(t *testing.T) {
 	s.SetLastOnlineSCA(CustomerKari, time.Time{})
 	assert.Equal(t, http.StatusOK, c.get(tx, absent...).status)
 }
+
+// TestPSUChoosesContext: a private PSU given access to a company's
+// agreement chooses PRIVATE or CORPORATE during SCA and sees its own
+// accounts or the agreement's; a corporate customer cannot choose PRIVATE.
+func TestPSUChoosesContext(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Context TPP")
+	var ag agreementJSON
+	for _, cu := range listCustomers(t, c) {
+		if cu.CustomerNumber == CustomerFjordlys {
+			ag = cu.Agreements[0]
+		}
+	}
+	require.NoError(t, s.GrantAgreement(c.creds.Certificate, ag.ID, CustomerKari))
+	assert.Error(t, s.GrantAgreement(c.creds.Certificate, ag.ID, "00000000000"))
+	assert.Error(t, s.GrantAgreement(c.creds.Certificate, uuid.NewString(), CustomerKari))
+
+	consent := func(sid, contextName, agreement, customer string) (*response, error) {
+		href := c.do(http.MethodPost, "/v1/bank-offered-consents", nil, hdr("TPP-Session-ID", sid)).scaRedirect(t)
+		u, err := s.AuthorizeInContext(t.Context(), href, customer, contextName, agreement)
+		if err != nil {
+			return nil, err
+		}
+		q := u.Query()
+		assert.Equal(t, contextName, q.Get("context"))
+		h := psuHeaders(q.Get("psu-id"), sid)
+		if id := q.Get("psu-corporate-id"); id != "" {
+			h = append(h, hdr("PSU-Corporate-ID", id))
+		}
+		return c.get("/v1/accounts", h...), nil
+	}
+	ids := func(r *response) []string {
+		var out struct {
+			Accounts []struct {
+				ResourceID string `json:"resourceId"`
+			} `json:"accounts"`
+		}
+		require.NoError(t, jsonUnmarshal(r.body, &out))
+		var ids []string
+		for _, a := range out.Accounts {
+			ids = append(ids, a.ResourceID)
+		}
+		return ids
+	}
+
+	private, err := consent("kari-private", contextPrivate, "", CustomerKari)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, private.status, string(private.body))
+	corporate, err := consent("kari-corporate", contextCorporate, ag.ID, CustomerKari)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, corporate.status, string(corporate.body))
+	assert.Len(t, ids(private), 2)
+	assert.ElementsMatch(t, ag.Engagements, ids(corporate), "the agreement's accounts only")
+	assert.Empty(t, slices.DeleteFunc(ids(private), func(id string) bool { return !slices.Contains(ag.Engagements, id) }))
+
+	_, err = consent("fjordlys-private", contextPrivate, "", CustomerFjordlys)
+	assert.ErrorIs(t, err, ErrSCAFailed, "a corporate customer has no private accounts")
+	_, err = consent("ola-corporate", contextCorporate, ag.ID, CustomerOla)
+	assert.ErrorIs(t, err, ErrSCAFailed, "an agreement Ola was not given")
+}

@@ -134,8 +134,7 @@ func (c *call) checkPSU(withContext bool) (*customer, error) {
 	switch {
 	case cust.corporate() && corp == "":
 		return nil, newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "A corporate user must send PSU-Corporate-ID.").at("PSU-Corporate-ID")
-	case cust.corporate() && c.data().agreementOf(cust, corp) == nil,
-		!cust.corporate() && corp != "":
+	case corp != "" && c.data().agreementOf(cust, corp) == nil:
 		return nil, newError(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "PSU-Corporate-ID is not an agreement of this PSU.").at("PSU-Corporate-ID")
 	}
 	if !withContext {
@@ -146,10 +145,18 @@ func (c *call) checkPSU(withContext bool) (*customer, error) {
 		// optional: the platform creates a payment without it
 	case ctx != contextPrivate && ctx != contextCorporate:
 		return nil, errFormat("PSU-Context", "PSU-Context must be %s or %s.", contextPrivate, contextCorporate)
-	case ctx != cust.typ:
-		return nil, errFormat("PSU-Context", "PSU-Context is %s but the PSU acts in %s context.", ctx, cust.typ)
+	case ctx != contextOf(corp):
+		return nil, errFormat("PSU-Context", "PSU-Context is %s but the PSU acts in %s context.", ctx, contextOf(corp))
 	}
 	return cust, nil
+}
+
+// contextOf is the context a PSU acts in with PSU-Corporate-ID corp.
+func contextOf(corp string) string {
+	if corp != "" {
+		return contextCorporate
+	}
+	return contextPrivate
 }
 
 // sessionMode says what a call needs from the PSU session.
@@ -212,8 +219,7 @@ func (c *call) session(mode sessionMode) (*session, error) {
 		switch {
 		case cust.corporate() && corp == "":
 			return nil, newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "A corporate user must send PSU-Corporate-ID.").at("PSU-Corporate-ID")
-		case cust.corporate() && c.data().agreementOf(cust, corp) == nil,
-			!cust.corporate() && corp != "":
+		case corp != "" && c.data().agreementOf(cust, corp) == nil:
 			return nil, newError(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "PSU-Corporate-ID is not an agreement of this PSU.").at("PSU-Corporate-ID")
 		}
 	}
