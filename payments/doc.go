@@ -83,7 +83,7 @@
 // cannot process (docs/interface.md sections 1.6 and 7) in any text: no
 // emoji or other pictograph of the Unicode Extended_Pictographic set
 // (U+2705, U+2615, U+2764, ...) and nothing outside the Basic Multilingual
-// Plane. The same character set, generated from the Unicode emoji data,
+// Plane. ISO 8859-1 is text: "Acme® AS" and © pass. The same character set, generated from the Unicode emoji data,
 // is what the bank emulator refuses. An amount decoded from a bank
 // document that could not be read (money.Amount.Err) is refused.
 // [client.WithoutValidation] skips the checks for a bank that accepts

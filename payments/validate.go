@@ -118,8 +118,8 @@ func join(prefix, field string) string {
 // text checks an optional text field: at most max characters, valid
 // UTF-8, and no character the bank's downstream systems cannot process
 // (docs/interface.md sections 1.6 and 7): an emoji or other
-// Extended_Pictographic character, or anything outside the Basic
-// Multilingual Plane ([emoji.Refused]).
+// Extended_Pictographic character above ISO 8859-1, or anything outside
+// the Basic Multilingual Plane ([emoji.Refused]).
 func (p *problems) text(prefix, name, s string, max int) {
 	if s == "" {
 		return

@@ -292,6 +292,9 @@ func TestEmojiRuleMatchesTheBank(t *testing.T) {
 	acc, err := sb.CreateAccount(ctx, &sandbox.NewAccount{CustomerNumber: emulator.CustomerKari, Currency: "NOK", Name: "Konto €§"})
 	require.NoError(t, err, "BMP symbols that are not pictographs pass")
 	assert.Equal(t, "Konto €§", acc.Name)
+	latin1, err := sb.CreateAccount(ctx, &sandbox.NewAccount{CustomerNumber: emulator.CustomerKari, Currency: "NOK", Name: "Acme® AS ©"})
+	require.NoError(t, err, "ISO 8859-1 passes the SDK and the emulator")
+	assert.Equal(t, "Acme® AS ©", latin1.Name)
 	require.NoError(t, sb.CreateTransactions(ctx, acc.ResourceID, []sandbox.Transaction{{
 		TransactionAmount: sandbox.Amount{Amount: "-1", Currency: "NOK"}, CreditorName: "Café Ærlig", RemittanceInformationUnstructured: "Kaffe og vaffel"}}))
 }

@@ -12,7 +12,10 @@
 // certificate) to the -out directory. Unless -trust names PEM files of TPP
 // signing certificates to register instead, it also issues a TPP
 // certificate and key (tpp-cert.pem, tpp-key.pem, mode 0600) that the
-// emulator trusts. It prints the API base URL and runs until interrupted.
+// emulator trusts. The -out directory is made with mode 0700; one that is
+// a symbolic link, belongs to another user or can be written by other
+// users is refused, and the files are written without following a
+// symbolic link (a new file renamed into place). It prints the API base URL and runs until interrupted.
 //
 // It is a network server and behaves like one:
 //
@@ -223,6 +226,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		trusted = append(trusted, certs...)
 	}
+	if err := prepareOut(cfg.out); err != nil { // outdir.go: before anything listens
+		return err
+	}
 	l, err := listen(cfg)
 	if err != nil {
 		return err
@@ -235,9 +241,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	s := emulator.NewServer(opts...)
 	defer s.Close()
 
-	if err := os.MkdirAll(cfg.out, 0o700); err != nil {
-		return err
-	}
 	caFile := filepath.Join(cfg.out, "ca.pem")
 	if err := writePEM(caFile, "CERTIFICATE", s.CACertificate().Raw, 0o644); err != nil {
 		return err
@@ -297,11 +300,4 @@ func readCertificates(file string) ([]*x509.Certificate, error) {
 		return nil, errors.New(file + ": no PEM certificate")
 	}
 	return out, nil
-}
-
-func writePEM(file, typ string, der []byte, mode os.FileMode) error {
-	if err := os.WriteFile(file, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), mode); err != nil {
-		return err
-	}
-	return os.Chmod(file, mode)
 }

@@ -18,13 +18,22 @@ import "unicode"
 // maxBMP is the last code point of the Basic Multilingual Plane.
 const maxBMP = 0xFFFF
 
+// maxLatin1 is the last code point of ISO 8859-1 (Latin-1).
+const maxLatin1 = 0xFF
+
 // Refused reports whether r is a character the bank cannot process: a
-// character of the Unicode property Extended_Pictographic (☕ U+2615, ✅
-// U+2705, ❤ U+2764, © U+00A9, ™ U+2122 and the emoji of the other planes)
-// or any character outside the Basic Multilingual Plane (U+10000 and
-// above, where the downstream systems' UCS-2 ends).
+// character of the Unicode property Extended_Pictographic above ISO 8859-1
+// (☕ U+2615, ✅ U+2705, ❤ U+2764, ™ U+2122 and the emoji of the other
+// planes) or any character outside the Basic Multilingual Plane (U+10000
+// and above, where the downstream systems' UCS-2 ends).
+//
+// The characters of ISO 8859-1 are accepted, although © U+00A9 and ®
+// U+00AE are Extended_Pictographic: they are ordinary Latin-1 text
+// ("Acme® AS") that the downstream systems hold, and only their emoji
+// presentation (with U+FE0F) makes them emoji; the variation selector
+// alone is not refused either.
 func Refused(r rune) bool {
-	return r > maxBMP || unicode.Is(ExtendedPictographic, r)
+	return r > maxBMP || (r > maxLatin1 && unicode.Is(ExtendedPictographic, r))
 }
 
 // Index returns the byte index in s of the first character [Refused]

@@ -17,7 +17,9 @@ func TestRefused(t *testing.T) {
 		{"white heavy check mark U+2705", '\u2705', true},
 		{"hot beverage U+2615", '\u2615', true},
 		{"heavy black heart U+2764", '\u2764', true},
-		{"copyright U+00A9", '\u00a9', true},
+		{"copyright U+00A9 (ISO 8859-1)", '\u00a9', false},
+		{"registered U+00AE (ISO 8859-1)", '\u00ae', false},
+		{"double exclamation U+203C, the first pictograph above Latin-1", '\u203c', true},
 		{"trade mark U+2122", '\u2122', true},
 		{"grinning face U+1F600", '\U0001F600', true},
 		{"reserved pictographic U+1FC00", '\U0001FC00', true},
@@ -45,6 +47,8 @@ func TestIndex(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, -1, Index("Husleie for mars, Blåbærveien 7"))
 	assert.Equal(t, -1, Index(""))
+	assert.Equal(t, -1, Index("Acme® AS ©"), "ISO 8859-1 is text")
+	assert.Equal(t, 4, Index("Acme™ AS"))
 	assert.Equal(t, 5, Index("Kaffe☕ og kake"))
 	assert.Equal(t, 3, Index("Ok ✅"))
 	assert.Equal(t, 0, Index("😀"))

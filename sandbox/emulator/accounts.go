@@ -120,7 +120,7 @@ func (s *Server) listAccounts(c *call) error {
 		return err
 	}
 	out := []accountJSON{}
-	for _, a := range s.visibleAccounts(sess.customer, sess.corporateID) {
+	for _, a := range c.data().visibleAccounts(sess.customer, sess.corporateID) {
 		out = append(out, a.json(withBalance))
 	}
 	return c.reply(http.StatusOK, struct {
@@ -135,7 +135,7 @@ func (s *Server) sessionAccount(c *call) (*account, *session, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if a := s.visibleAccount(sess.customer, sess.corporateID, c.pathValue("id")); a != nil {
+	if a := c.data().visibleAccount(sess.customer, sess.corporateID, c.pathValue("id")); a != nil {
 		return a, sess, nil
 	}
 	return nil, nil, errNotFound("The account is unknown or not covered by the consent.").at("accountId")
@@ -320,6 +320,9 @@ func (s *Server) getTransactions(c *call) error {
 	if err != nil {
 		return err
 	}
+	if err := c.onlineSCARule(sess); err != nil { // scenario.go
+		return err
+	}
 	if err := c.budget(a.id, "transactions"); err != nil {
 		return err
 	}
@@ -383,16 +386,20 @@ func (s *Server) getTransactions(c *call) error {
 // getTransactionDetails answers GET
 // /v1/accounts/{id}/transactions/{transactionId} with the Berlin Group
 // shape {"transactionsDetails": {...}}. Only booked entries have a
-// transactionId. Without the PSU present the call has its own budget of 4
-// calls per account per 24 hours, next to the list's, and reads only the
-// last 90 days like the list; an entry outside them is 404
+// transactionId. Without the PSU present the call counts against the
+// transactions list's budget of 4 calls per account per 24 hours (the
+// SDK's accounts.EndpointTransactionDetails counts it the same way), and
+// reads only the last 90 days like the list; an entry outside them is 404
 // RESOURCE_UNKNOWN, as is an unknown id.
 func (s *Server) getTransactionDetails(c *call) error {
 	a, sess, err := s.sessionAccount(c)
 	if err != nil {
 		return err
 	}
-	if err := c.budget(a.id, "transaction-details"); err != nil {
+	if err := c.onlineSCARule(sess); err != nil { // scenario.go
+		return err
+	}
+	if err := c.budget(a.id, "transactions"); err != nil { // counted with the list, as the SDK counts it
 		return err
 	}
 	id, floor := c.pathValue("transactionId"), historyFloor(c, sess)
@@ -458,7 +465,7 @@ func (s *Server) listCards(c *call) error {
 		return err
 	}
 	out := []cardJSON{}
-	for _, k := range s.visibleCards(sess.customer) {
+	for _, k := range c.data().visibleCards(sess.customer, sess.corporateID) {
 		out = append(out, k.json())
 	}
 	return c.reply(http.StatusOK, struct {
@@ -471,7 +478,7 @@ func (s *Server) sessionCard(c *call) (*cardAccount, *session, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if k := s.visibleCard(sess.customer, c.pathValue("id")); k != nil {
+	if k := c.data().visibleCard(sess.customer, sess.corporateID, c.pathValue("id")); k != nil {
 		return k, sess, nil
 	}
 	return nil, nil, errNotFound("The card account is unknown or not covered by the consent.").at("accountId")
@@ -542,6 +549,9 @@ func (s *Server) getCardTransactions(c *call) error {
 	if err != nil {
 		return err
 	}
+	if err := c.onlineSCARule(sess); err != nil { // scenario.go
+		return err
+	}
 	if err := c.budget(k.id, "transactions"); err != nil {
 		return err
 	}
@@ -603,8 +613,8 @@ func (s *Server) listAgreements(c *call) error {
 		Name string `json:"name"`
 	}
 	out := []agreementJSON{}
-	for _, id := range sess.customer.agreements {
-		if ag := s.data.agreements[id]; ag != nil {
+	for _, id := range append(slices.Clone(sess.customer.agreements), sess.customer.grants...) {
+		if ag := c.data().agreements[id]; ag != nil {
 			out = append(out, agreementJSON{ag.id, ag.name})
 		}
 	}

@@ -398,3 +398,28 @@ func TestConcurrentReads(t *testing.T) {
 		assert.Equal(t, http.StatusOK, st, "goroutine %d", i)
 	}
 }
+
+// TestTransactionDetailsCountWithList: without the PSU present a
+// transaction details call counts against the transactions list's 4
+// calls per 24 hours, as the SDK counts it (accounts.EndpointTransactionDetails).
+func TestTransactionDetailsCountWithList(t *testing.T) {
+	t.Parallel()
+	_, c, ids, psu := aisSetup(t)
+	absent := append(slices.Clone(psu[:3]), without("PSU-IP-Address"))
+	list := "/v1/accounts/" + ids[0] + "/transactions?bookingStatus=booked"
+	page := decodeTxPage(t, c.get(list, psu...))
+	require.NotEmpty(t, page.Transactions.Booked)
+	details := "/v1/accounts/" + ids[0] + "/transactions/" + page.Transactions.Booked[0].TransactionID
+	require.Equal(t, http.StatusOK, c.get(details, psu...).status, "free with the PSU")
+
+	for i := range 3 {
+		require.Equal(t, http.StatusOK, c.get(list, absent...).status, "list %d", i+1)
+	}
+	require.Equal(t, http.StatusOK, c.get(details, absent...).status, "the fourth call")
+	for _, p := range []string{list, details} {
+		r := c.get(p, absent...)
+		require.Equal(t, http.StatusTooManyRequests, r.status, p)
+		code, _ := r.problem(t)
+		assert.Equal(t, "ACCESS_EXCEEDED", code)
+	}
+}

@@ -47,7 +47,8 @@ var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-
 //     parseable, algorithm rsa-sha256, keyId naming the certificate
 //     (signing.MatchKeyID: the issuer is compared parsed, so the strict
 //     RFC 2253 and the OpenSSL rendering both pass) (400 FORMAT_ERROR);
-//  4. Date present, and Digest with a body (400 HTTP_HEADER_REQUIRED);
+//  4. Date present, and Digest with a body where the operation needs one
+//     (400 HTTP_HEADER_REQUIRED; see bodyRule);
 //  5. the signed headers are among date, digest, x-request-id, psu-id,
 //     psu-corporate-id, tpp-redirect-uri, and list date, x-request-id,
 //     digest (with a body) and psu-id, psu-corporate-id, tpp-redirect-uri
@@ -61,7 +62,12 @@ var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-
 //     checkCharacters);
 //  9. the X-Request-ID was not used by this TPP for another call (400
 //     FORMAT_ERROR); see requestIDLog.
-func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiError) {
+//
+// rule says what the operation's body needs (required.go): a body needs a
+// Digest unless rule.digestRequired says otherwise, a Digest that is sent
+// is checked whatever rule says, and bodyIgnored skips the checks of the
+// body's content.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule bodyRule) (*call, *apiError) {
 	now := s.now()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
@@ -109,10 +115,11 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 	if date == "" {
 		return nil, errHeaderRequired("Date")
 	}
-	if len(body) > 0 && strings.TrimSpace(r.Header.Get("Digest")) == "" {
+	digested := len(body) > 0 && strings.TrimSpace(r.Header.Get("Digest")) != ""
+	if len(body) > 0 && !digested && rule.digestRequired() {
 		return nil, errHeaderRequired("Digest")
 	}
-	if aerr := checkSignedHeaders(r, params.Headers, len(body) > 0); aerr != nil {
+	if aerr := checkSignedHeaders(r, params.Headers, digested); aerr != nil {
 		return nil, aerr
 	}
 	dt, err := http.ParseTime(date)
@@ -123,7 +130,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 		return nil, errFormat("Date", "The Date header is more than 60 seconds off the server time.")
 	}
 
-	if len(body) > 0 {
+	if digested {
 		if err := signing.VerifyDigest(r.Header.Get("Digest"), body); err != nil {
 			return nil, errFormat("Digest", "The Digest does not match the body (SHA-256 or SHA-512 of the exact bytes sent).")
 		}
@@ -133,7 +140,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request) (*call, *apiErro
 		return nil, errFormat("Signature", "The signature does not verify: %s.", signingReason(err))
 	}
 
-	if len(body) > 0 {
+	if len(body) > 0 && rule != bodyIgnored {
 		if aerr := checkBody(r, body); aerr != nil {
 			return nil, aerr
 		}
@@ -196,16 +203,16 @@ func (s *Server) parseCertificate(v string) (*x509.Certificate, *apiError) {
 
 // checkSignedHeaders checks the headers part of the Signature
 // (docs/interface.md sections 5.4, 5.5): only eligible headers, and among
-// them date and x-request-id always, digest with a body, and the PSU and
-// redirect headers when the request carries them.
-func checkSignedHeaders(r *http.Request, signed []string, hasBody bool) *apiError {
+// them date and x-request-id always, digest when a body comes with one,
+// and the PSU and redirect headers when the request carries them.
+func checkSignedHeaders(r *http.Request, signed []string, digested bool) *apiError {
 	for _, n := range signed {
 		if !slices.Contains(signableHeaders, n) {
 			return errFormat("Signature", "The header %s cannot be signed; the headers list may only name %s.", n, strings.Join(signableHeaders, ", "))
 		}
 	}
 	need := []string{"date", "x-request-id"}
-	if hasBody {
+	if digested {
 		need = append(need, "digest")
 	}
 	for _, h := range []string{"psu-id", "psu-corporate-id", "tpp-redirect-uri"} {

@@ -106,6 +106,9 @@ func (s *Server) createBasket(c *call) error {
 		}
 		b.payments = append(b.payments, p)
 	}
+	if err := s.roomForTPPBasket(c.tpp.id); err != nil { // Limits.BasketsPerTPP (tppcaps.go)
+		return err
+	}
 	if err := s.roomForBasket(); err != nil { // Limits.Baskets (limits.go)
 		return err
 	}
@@ -117,6 +120,7 @@ func (s *Server) createBasket(c *call) error {
 		s.baskets.byID = map[string]*basket{}
 	}
 	s.baskets.byID[b.id] = b
+	count(&s.usage.baskets, c.tpp.id, 1)
 	for _, p := range b.payments {
 		p.BasketID = b.id
 	}

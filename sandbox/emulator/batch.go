@@ -107,23 +107,28 @@ func (s *Server) runBatchLocked(now time.Time) {
 
 // settle runs one payment through the batch.
 func (s *Server) settle(p *payment, now time.Time) {
+	st := s.storeOf(p.tpp) // the payment's TPP's sandbox (views.go)
+	if st == nil {
+		p.Status, p.FundsAvailable = statusRJCT, nil
+		return
+	}
 	ref := p.body.DebtorAccount
 	var (
 		acct *account
 		card *cardAccount
 	)
 	if ref != nil && ref.Other != nil {
-		card = s.cardByReference(deref(ref.Other.Identification))
+		card = st.cardByReference(deref(ref.Other.Identification))
 	} else {
-		acct = s.debtorAccount(ref)
+		acct = st.debtorAccount(ref)
 	}
-	if acct == nil && card == nil {
+	if (acct == nil && card == nil) || s.paymentBlocked(st, ref) { // scenario.go
 		p.Status, p.FundsAvailable = statusRJCT, nil
 		return
 	}
 	cs := credits(p.body)
 	for _, e := range cs {
-		if s.creditorUnknown(e.CreditorAccount) {
+		if st.creditorUnknown(e.CreditorAccount) {
 			p.Status, p.FundsAvailable = statusRJCT, nil
 			return
 		}
@@ -150,7 +155,7 @@ func (s *Server) settle(p *payment, now time.Time) {
 	day := today(now)
 	debtorName := ""
 	if acct != nil {
-		if cu := s.customerByID(acct.owner); cu != nil {
+		if cu := st.customerByID(acct.owner); cu != nil {
 			debtorName = cu.name
 		}
 	}
@@ -159,24 +164,24 @@ func (s *Server) settle(p *payment, now time.Time) {
 		debit := convert(a, cur)
 		text := remittanceText(e)
 		if acct != nil {
-			s.book(acct, transaction{
+			st.book(acct, transaction{
 				bookingDate: day, amount: debit.Neg(), creditorName: deref(e.CreditorName),
 				creditorAccount: plainRef(e.CreditorAccount), debtorAccount: &accountRef{BBAN: acct.bban, IBAN: acct.iban},
 				remittance: text, code: "R_203",
 			})
 		} else {
-			s.bookCard(card, &cardTransaction{
-				id: s.data.nextTxID()[4:], booked: true, bookingDate: day, transactionDate: day,
+			st.bookCard(card, &cardTransaction{
+				id: st.nextTxID()[4:], booked: true, bookingDate: day, transactionDate: day,
 				amount: debit.Neg(), currency: card.currency, originalAmount: a.Value.Neg(), originalCur: a.Currency,
 				details: deref(e.CreditorName),
 			})
 		}
-		if to := s.debtorAccount(e.CreditorAccount); to != nil {
+		if to := st.debtorAccount(e.CreditorAccount); to != nil {
 			from := plainRef(ref)
 			if acct != nil {
 				from = &accountRef{BBAN: acct.bban, IBAN: acct.iban}
 			}
-			s.book(to, transaction{
+			st.book(to, transaction{
 				bookingDate: day, amount: convert(a, to.currency), debtorName: debtorName,
 				debtorAccount: from, creditorAccount: &accountRef{BBAN: to.bban, IBAN: to.iban},
 				remittance: text, code: "R_230",
@@ -191,18 +196,18 @@ func (s *Server) settle(p *payment, now time.Time) {
 // the 4-digit bank code of a sandbox account) that is not a sandbox
 // account does not exist, and the payment is rejected. Accounts of other
 // banks are assumed to exist.
-func (s *Server) creditorUnknown(ref *paymentAccount) bool {
+func (st *store) creditorUnknown(ref *paymentAccount) bool {
 	if ref == nil {
 		return true
 	}
-	if s.debtorAccount(ref) != nil {
+	if st.debtorAccount(ref) != nil {
 		return false
 	}
 	bban := deref(ref.BBAN)
 	if ref.BBAN == nil && len(deref(ref.IBAN)) == 15 && deref(ref.IBAN)[:2] == "NO" {
 		bban = deref(ref.IBAN)[4:]
 	}
-	return s.hasBankCode(bban)
+	return st.hasBankCode(bban)
 }
 
 // plainRef converts a request's account reference for a transaction.

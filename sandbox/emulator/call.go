@@ -50,12 +50,16 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 	need := requirementOf(pattern) // required.go
 	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
 		s.setCommonHeaders(w, r)
-		c, aerr := s.verify(w, r)
+		c, aerr := s.verify(w, r, need.body)
 		if aerr != nil {
 			writeError(w, aerr)
 			return
 		}
-		err := need.check(c)
+		s.ensureStore(c.tpp.id, c.now) // views.go
+		err := c.checkRole(pattern)    // scenario.go
+		if err == nil {
+			err = need.check(c)
+		}
 		if err == nil {
 			err = s.run(c, h) // locks s.mu (data.go)
 		}

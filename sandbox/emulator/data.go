@@ -7,6 +7,7 @@ import (
 	"errors"
 	"iter"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -123,33 +124,6 @@ func (st *store) addAgreement(c *customer, ag *agreement) {
 	c.agreements = append(c.agreements, ag.id)
 }
 
-// adopt moves customer c, with its accounts, card accounts and
-// agreements, from old into st (a reset keeps other TPPs' customers).
-func (st *store) adopt(old *store, c *customer) {
-	if st.byID[c.id] != nil || st.byNumber[c.number] != nil {
-		return
-	}
-	c.slot = len(st.customers)
-	st.customers = append(st.customers, c)
-	st.byID[c.id] = c
-	st.byNumber[c.number] = c
-	for _, id := range c.accounts {
-		if a := old.accounts[id]; a != nil {
-			st.indexAccount(a)
-		}
-	}
-	for _, id := range c.cards {
-		if k := old.cards[id]; k != nil {
-			st.indexCard(k)
-		}
-	}
-	for _, id := range c.agreements {
-		if ag := old.agreements[id]; ag != nil {
-			st.agreements[id] = ag
-		}
-	}
-}
-
 // removeCustomer removes c with its accounts, card accounts and
 // agreements, in time proportional to what c holds.
 func (st *store) removeCustomer(c *customer) {
@@ -220,6 +194,7 @@ type customer struct {
 	cards      []string // card account ids
 	agreements []string // agreement ids (corporate)
 	tpp        string   // tppIdentity of the TPP that created it; "" for the bank's (mockdata.go)
+	grants     []string // agreements of others it may act for in CORPORATE context (scenario.go)
 	slot       int      // index in store.customers
 }
 
@@ -325,25 +300,38 @@ func (ag *agreement) covers(id string) bool {
 	return ok
 }
 
-// Lookups. All need s.mu held (read or write) and take constant time.
+// Lookups in one TPP's sandbox (Server.storeOf). All need s.mu held
+// (read or write) and take constant time.
 
-func (s *Server) customerByID(id string) *customer { return s.data.byID[id] }
+func (st *store) customerByID(id string) *customer { return st.byID[id] }
 
-func (s *Server) customerByNumber(n string) *customer { return s.data.byNumber[n] }
+func (st *store) customerByNumber(n string) *customer {
+	if st == nil {
+		return nil
+	}
+	return st.byNumber[n]
+}
 
-func (s *Server) accountByID(id string) *account { return s.data.accounts[id] }
+func (st *store) agreementByID(id string) *agreement {
+	if st == nil {
+		return nil
+	}
+	return st.agreements[id]
+}
 
-func (s *Server) cardByID(id string) *cardAccount { return s.data.cards[id] }
+func (st *store) accountByID(id string) *account { return st.accounts[id] }
 
-func (s *Server) accountByBBAN(bban string) *account { return s.data.byBBAN[bban] }
+func (st *store) cardByID(id string) *cardAccount { return st.cards[id] }
 
-func (s *Server) accountByIBAN(iban string) *account { return s.data.byIBAN[iban] }
+func (st *store) accountByBBAN(bban string) *account { return st.byBBAN[bban] }
+
+func (st *store) accountByIBAN(iban string) *account { return st.byIBAN[iban] }
 
 // hasBankCode reports whether an 11-digit BBAN carries the bank code of a
 // sandbox account (the batch's rule for unknown creditor accounts).
-func (s *Server) hasBankCode(bban string) bool {
+func (st *store) hasBankCode(bban string) bool {
 	code, ok := bankCode(bban)
-	return ok && s.data.bankCodes[code] > 0
+	return ok && st.bankCodes[code] > 0
 }
 
 // relatedAccount is the card account's reference for payments: the
@@ -364,27 +352,27 @@ func (k *cardAccount) relatedAccount() string {
 // cardByReference finds the card account whose relatedAccount is ref (the
 // identification of an NDCT debtorAccount.other). Its resourceId, masked
 // PAN or the BBAN of an ordinary account do not identify it.
-func (s *Server) cardByReference(ref string) *cardAccount {
+func (st *store) cardByReference(ref string) *cardAccount {
 	if ref == "" {
 		return nil
 	}
-	return s.data.cardRefs[ref]
+	return st.cardRefs[ref]
 }
 
 // visibleAccount returns the account id if the session of customer c (in
 // agreement agreementID, for a corporate one) may see it, else nil.
-func (s *Server) visibleAccount(c *customer, agreementID, id string) *account {
-	a := s.data.accounts[id]
+func (st *store) visibleAccount(c *customer, agreementID, id string) *account {
+	a := st.accounts[id]
 	if a == nil {
 		return nil
 	}
-	if !c.corporate() {
-		if a.owner != c.id {
+	if agreementID == "" { // PRIVATE context: own accounts
+		if c.corporate() || a.owner != c.id {
 			return nil
 		}
 		return a
 	}
-	if ag := s.data.agreements[agreementID]; ag == nil || !ag.covers(id) {
+	if ag := st.agreements[agreementID]; ag == nil || !ag.covers(id) {
 		return nil
 	}
 	return a
@@ -392,18 +380,18 @@ func (s *Server) visibleAccount(c *customer, agreementID, id string) *account {
 
 // visibleCard returns the card account id if customer c may see it, else
 // nil.
-func (s *Server) visibleCard(c *customer, id string) *cardAccount {
-	if k := s.data.cards[id]; k != nil && k.owner == c.id {
+func (st *store) visibleCard(c *customer, agreementID, id string) *cardAccount {
+	if k := st.cards[id]; k != nil && k.owner == c.id && (agreementID == "" || c.corporate()) {
 		return k
 	}
 	return nil
 }
 
 // book adds a booked transaction to a and moves its balance by tx.amount.
-func (s *Server) book(a *account, tx transaction) *transaction {
+func (st *store) book(a *account, tx transaction) *transaction {
 	tx.booked = true
 	if tx.id == "" {
-		tx.id = s.data.nextTxID()
+		tx.id = st.nextTxID()
 	}
 	if tx.currency == "" {
 		tx.currency = a.currency
@@ -414,29 +402,29 @@ func (s *Server) book(a *account, tx transaction) *transaction {
 	t := &tx
 	a.transactions = append(a.transactions, t)
 	a.booked = a.booked.Add(tx.amount)
-	s.data.txCount++
+	st.txCount++
 	return t
 }
 
 // addPending adds a pending transaction to a; the balance stays.
-func (s *Server) addPending(a *account, tx transaction) *transaction {
+func (st *store) addPending(a *account, tx transaction) *transaction {
 	tx.booked = false
 	if tx.currency == "" {
 		tx.currency = a.currency
 	}
 	t := &tx
 	a.transactions = append(a.transactions, t)
-	s.data.txCount++
+	st.txCount++
 	return t
 }
 
 // bookCard adds a card transaction to k; a booked one moves the balance.
-func (s *Server) bookCard(k *cardAccount, t *cardTransaction) {
+func (st *store) bookCard(k *cardAccount, t *cardTransaction) {
 	k.transactions = append(k.transactions, t)
 	if t.booked {
 		k.booked = k.booked.Add(t.amount)
 	}
-	s.data.txCount++
+	st.txCount++
 }
 
 // nextTxID returns a 16-digit transaction id, stable for a given sequence.
@@ -455,10 +443,10 @@ func (st *store) nextTxID() string {
 }
 
 // accountsOf returns the customer's accounts in the order they were added.
-func (s *Server) accountsOf(c *customer) []*account {
+func (st *store) accountsOf(c *customer) []*account {
 	out := make([]*account, 0, len(c.accounts))
 	for _, id := range c.accounts {
-		if a := s.data.accounts[id]; a != nil {
+		if a := st.accounts[id]; a != nil {
 			out = append(out, a)
 		}
 	}
@@ -467,27 +455,33 @@ func (s *Server) accountsOf(c *customer) []*account {
 
 // visibleAccounts are the accounts a session may see: all of a private
 // customer's, the engaged accounts of the agreement for a corporate one.
-func (s *Server) visibleAccounts(c *customer, agreementID string) []*account {
-	if !c.corporate() {
-		return s.accountsOf(c)
+func (st *store) visibleAccounts(c *customer, agreementID string) []*account {
+	if agreementID == "" { // PRIVATE context: own accounts
+		if c.corporate() {
+			return nil
+		}
+		return st.accountsOf(c)
 	}
-	ag := s.data.agreements[agreementID]
+	ag := st.agreements[agreementID]
 	if ag == nil {
 		return nil
 	}
 	var out []*account
 	for _, id := range ag.accounts {
-		if a := s.data.accounts[id]; a != nil {
+		if a := st.accounts[id]; a != nil {
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-func (s *Server) visibleCards(c *customer) []*cardAccount {
+func (st *store) visibleCards(c *customer, agreementID string) []*cardAccount {
+	if agreementID != "" && !c.corporate() { // a private PSU for a company: not its own cards
+		return nil
+	}
 	out := make([]*cardAccount, 0, len(c.cards))
 	for _, id := range c.cards {
-		if k := s.data.cards[id]; k != nil {
+		if k := st.cards[id]; k != nil {
 			out = append(out, k)
 		}
 	}
@@ -495,8 +489,8 @@ func (s *Server) visibleCards(c *customer) []*cardAccount {
 }
 
 // agreementOf returns the customer's agreement id, or nil.
-func (s *Server) agreementOf(c *customer, id string) *agreement {
-	if ag := s.data.agreements[id]; ag != nil && ag.owner == c.id {
+func (st *store) agreementOf(c *customer, id string) *agreement {
+	if ag := st.agreements[id]; ag != nil && (ag.owner == c.id || slices.Contains(c.grants, id)) {
 		return ag
 	}
 	return nil

@@ -46,19 +46,21 @@
 //     issuer (signing.MatchKeyID): the strict RFC 2253 form of
 //     signing.KeyID (Java's) and OpenSSL's form of signing.KeyIDOpenSSL
 //     both pass. The serial must be upper-case hex without padding;
-//   - Date present, and Digest with a body (400 HTTP_HEADER_REQUIRED);
+//   - Date present, and Digest with a body where the operation needs one
+//     (400 HTTP_HEADER_REQUIRED; see Required headers);
 //   - the signed header list names only date, digest, x-request-id,
 //     psu-id, psu-corporate-id and tpp-redirect-uri (no (request-target),
 //     content-type or host), and covers date, x-request-id, digest (with
-//     a body) and psu-id, psu-corporate-id, tpp-redirect-uri when sent
+//     a Digest) and psu-id, psu-corporate-id, tpp-redirect-uri when sent
 //     (400 FORMAT_ERROR);
 //   - Date within 60 seconds of the emulator clock; Digest (SHA-256 or
 //     SHA-512) matching the body; the signature verifying (400 FORMAT_ERROR);
 //   - a body must be application/json (XML: 400), valid UTF-8 JSON, and
 //     free of the characters the bank's downstream systems cannot take
 //     (docs/interface.md sections 1.6, 7): emoji and pictographs (the
-//     Unicode Extended_Pictographic set, ✅ U+2705 among them) and
-//     anything outside the Basic Multilingual Plane, raw or \u-escaped,
+//     Unicode Extended_Pictographic set above ISO 8859-1, ✅ U+2705
+//     among them; © and ® are Latin-1 text and pass) and anything
+//     outside the Basic Multilingual Plane, raw or \u-escaped,
 //     in any value or key (400 FORMAT_ERROR naming the field);
 //   - the X-Request-ID not used by the same TPP for another call (400
 //     FORMAT_ERROR). The same call again (method, path and query, body),
@@ -81,7 +83,15 @@
 //     must list amount-as-string), TPP-Session-ID, PSU-ID and
 //     PSU-IP-Address (section 4.1);
 //   - creating a payment, of every service and product: those of a
-//     basket, then Digest and PSU-Context (sections 4.2, 4.3).
+//     basket, then Digest (sections 4.2, 4.3); PSU-Context is optional.
+//
+// A body needs a Digest, except on basket creation (section 4.1 lists
+// none) and on the deprecated POST /v1/consents, whose body is ignored
+// whatever it is (not even its type or characters are checked); a Digest
+// that is sent is checked everywhere. PSU-Device-ID must be a UUID,
+// PSU-HTTP-Method one of GET, POST, PUT, PATCH, DELETE and
+// TPP-Redirect-Preferred true or false, on every call that sends them (400
+// FORMAT_ERROR naming the header).
 //
 // On payment and basket creation PSU-ID must be one the emulator issued
 // to this TPP in an SCA redirect: a PISP without one calls GET /v1/user,
@@ -89,8 +99,9 @@
 // context, psu-corporate-id) from the redirect (section 5.10). Any other
 // UUID answers 401 PSU_CREDENTIALS_INVALID with path PSU-ID; a corporate
 // PSU must send PSU-Corporate-ID (400 HTTP_HEADER_REQUIRED), one of its
-// agreements (401 CORPORATE_ID_INVALID); PSU-Context must be the PSU's
-// context, PRIVATE or CORPORATE (400 FORMAT_ERROR).
+// agreements (401 CORPORATE_ID_INVALID); a PSU-Context that is sent must
+// be the PSU's context, PRIVATE or CORPORATE (400 FORMAT_ERROR). A PSU-ID
+// compares as a UUID: an issued one in upper case is the same PSU-ID.
 //
 // # SCA and sessions
 //
@@ -132,7 +143,8 @@
 //     are left out (not refused).
 //   - Without PSU-IP-Address (PSU not present) balances and transactions
 //     allow 4 calls per account, endpoint and TPP in a rolling 24 hours,
-//     then 429 ACCESS_EXCEEDED.
+//     then 429 ACCESS_EXCEEDED; a transaction details call counts as a
+//     transactions call, as the SDK counts it.
 //   - A corporate customer's calls need PSU-Corporate-ID (400
 //     HTTP_HEADER_REQUIRED); an agreement that is not the customer's, or a
 //     PSU-Corporate-ID from a private customer, gets 401
@@ -190,26 +202,22 @@
 // /{id}/transactions (a JSON array; a transaction with another account as
 // debtor is 400) and /v1/sandbox/agreements.
 //
-// Several TPPs may share one server. A TPP is known by its certificate,
-// for its mock data as for its PSU-IDs, sessions and payments: by the
-// organizationIdentifier of its subject (so a renewed certificate is the
-// same TPP), without one by its subject name, and with an empty subject
-// by the certificate's SHA-256 fingerprint. Every TPP sees all customers. POST /v1/sandbox/initialize resets
-// the sandbox for the calling TPP only:
-//
-//   - the customers it created are removed, with their accounts, card
-//     accounts, transactions and agreements;
-//   - customers other TPPs created are kept as they are;
-//   - the default customers are shared by all TPPs and restored to their
-//     default data, a deleted one included, undoing what any TPP changed
-//     on them (mock accounts and transactions, booked payments). Tests
-//     that must not be disturbed by other TPPs create their own customers.
-//
-// A customer created by a TPP can be deleted only by that TPP (403
-// FORBIDDEN for another); a default one by any TPP, until the next
-// initialisation. The default customer numbers and BBANs are reserved
-// (409 CONFLICT on creation), so the restored defaults never clash with
-// kept customers.
+// Several TPPs may share one server, each with a sandbox of its own. A
+// TPP is known by its certificate, for its sandbox as for its PSU-IDs,
+// sessions and payments: by the organizationIdentifier of its subject (so
+// a renewed certificate is the same TPP), without one by its subject
+// name, and with an empty subject by the certificate's SHA-256
+// fingerprint. A TPP's sandbox starts with the default customers at its
+// first call; what it creates, deletes or changes there (customers, mock
+// accounts and transactions, agreements, booked payments) no other TPP
+// sees, and another TPP's customer numbers, ids and accounts are unknown
+// to it (404, and a failed SCA for a customer number of another sandbox).
+// Default ids are the same in every sandbox. POST /v1/sandbox/initialize
+// resets the caller's sandbox to exactly the 4 default customers with
+// their default data, a deleted one included; other TPPs' sandboxes are
+// untouched. The default customer numbers and BBANs are reserved (409
+// CONFLICT on creation). The links of a customer's agreements (self: GET,
+// DELETE; engagements: GET, POST) answer.
 //
 // # Payments
 //
@@ -235,8 +243,9 @@
 // for a structured reference of type KID, or 400 EXECUTION_DATE_INVALID
 // for a past requestedExecutionDate. Amounts must be JSON strings with
 // exactly the currency's ISO 4217 minor units ("150.00" NOK, "5" JPY) and
-// greater than zero; a Norwegian BBAN is 11 digits with its MOD-11 check
-// digit, written without separators; an IBAN is in electronic form
+// greater than zero; a bban has at most 30 characters, and one of 11
+// digits its MOD-11 check digit (the printed form with separators is
+// refused); an IBAN is in electronic form
 // (upper case, no spaces); instant payments are in NOK; unknown fields are
 // ignored, and field names are case-sensitive: a key naming a field in
 // another case ("CREDITORNAME") is an unknown field, so a required field
@@ -301,6 +310,25 @@
 // [Server.Payments] and fault injection ([Server.InjectFault]) are
 // described on those names.
 //
+// # Scenario controls
+//
+// In-process methods bring about what a TPP must handle but cannot cause
+// over the interface: [Server.SetRoles] registers a TPP only as AISP or
+// only as PISP (the other role's calls answer 401 CERTIFICATE_INVALID);
+// [Server.RemovePaymentPermission] takes away payment permission on an
+// account that stays listed (its payments fail at SCA or in the batch);
+// [Server.SetLastOnlineSCA] dates the PSU's last SCA at the bank, so that
+// after 180 days its transactions cannot be read without it (401
+// SCA_EXPIRED with a scaRedirect); [Server.GrantAgreement] gives a
+// private PSU access to a company's agreement, and
+// [Server.AuthorizeInContext] (or "Act as" on the SCA page) is the PSU
+// choosing the PRIVATE or CORPORATE context during SCA: in CORPORATE
+// context it sees and pays from the agreement's accounts only, with the
+// agreement as PSU-Corporate-ID; [Server.AuthorizeCorporate] is a
+// corporate customer choosing one of its agreements;
+// [Server.RunBatch] moves payments along on demand; [Server.RevokeConsent]
+// and [Server.InjectFault] are described on those names.
+//
 // # Signed answers
 //
 // With [WithResponseSigning] every API answer carries Date, Digest,
@@ -320,7 +348,10 @@
 // signing baskets, waiting SCA authorisations and PSU sessions
 // ([Limits], [DefaultLimits], [WithLimits]). A request past a cap gets
 // 507 Insufficient Storage with code SYSTEM_ERROR and the cap in its path
-// ("Limits.Payments"); nothing is stored. Sessions, PSU-IDs and access
+// ("Limits.Payments"); nothing is stored. Each TPP has its own share of
+// waiting SCAs, payments and baskets (AuthorisationsPerTPP,
+// PaymentsPerTPP, BasketsPerTPP) and its own mock-data caps, so one TPP
+// past its share gets the 507 while the others go on. Sessions, PSU-IDs and access
 // budgets of deleted customers and accounts are dropped.
 //
 // # Seeding and scale
@@ -351,8 +382,14 @@
 // place each:
 //
 //   - POST /v1/sandbox/initialize is the reset path; it resets the calling
-//     TPP's mock data (see Sandbox data) and answers 200 with the customers
+//     TPP's sandbox (see Sandbox data) and answers 200 with the customers
 //     (as GET /v1/sandbox/customers?withAccounts=true&withAgreements=true).
+//   - Each TPP has a sandbox of its own (the interface says what
+//     initialisation leaves, not whom mock data is shared with).
+//   - GET and DELETE /v1/sandbox/agreements/{id}, GET and POST its
+//     /engagements: the agreement's shape of the customer listing,
+//     {"engagements": [account ids]}, and engagements as POST
+//     /v1/sandbox/agreements takes them (one object or an array).
 //   - Bodies of POST /v1/sandbox/customers ({customerNumber, customerType,
 //     customerName}), /v1/sandbox/accounts ({customerId or customerNumber,
 //     bban, currency, name, product, cashAccountType, balance,
@@ -364,12 +401,10 @@
 //   - GET /v1/user answers 401 with a scaRedirect without a session whose
 //     SCA is less than one hour old, else 200 {"psuId", "psuCorporateId",
 //     "context"}. Its SCA identifies the PSU but grants no AIS consent.
-//   - PSU-Context is required on every payment creation. The interface
-//     calls it optional but "required for single-SCA payment initiation"
-//     (section 4.2) without saying which initiations those are; each
-//     payment here answers with its own scaRedirect, so the emulator
-//     treats every payment creation as one. A signing basket does not
-//     need it.
+//   - PSU-Context is optional on payment creation. The interface calls
+//     it "required for single-SCA payment initiation" (section 4.2)
+//     without saying which those are, and the platform was recorded
+//     creating a payment without it; one that is sent is checked.
 //   - A PSU-ID on payment or basket creation that the emulator never
 //     issued to this TPP is 401 PSU_CREDENTIALS_INVALID, the Berlin Group
 //     code for a PSU-ID the bank cannot match, without a scaRedirect (the
@@ -386,19 +421,20 @@
 //     with code PSU_CREDENTIALS_INVALID) instead of asking again.
 //   - The 90-day history limit leaves older transactions out instead of
 //     refusing the call.
-//   - A bban of a domestic payment (NDCT, instant) must be a Norwegian
-//     account number, 11 digits with a valid MOD-11 check digit (400
-//     FORMAT_ERROR otherwise), although the interface allows 30 characters:
-//     a domestic transfer can only reach a Norwegian account. The printed
-//     form with spaces or dots ("8601 11 17947") is refused, not rewritten,
-//     as the SDK refuses it. Cross-border payments take any bban of up to
-//     30 characters.
+//   - A bban of a domestic payment (NDCT, instant) is refused only where
+//     the interface refuses it (section 2.3a): more than 30 characters, or
+//     a Norwegian account number of 11 digits with a wrong MOD-11 check
+//     digit (400 FORMAT_ERROR). The printed form with spaces or dots
+//     ("8601 11 17947") is refused, not rewritten, as the SDK refuses it.
+//     A creditor bban of no account of this bank is paid out of the bank
+//     by the batch; a debtor bban that is not the PSU's fails the SCA.
 //   - The bank's date ("today" for requestedExecutionDate and startDate,
 //     a PDNG payment's due date, booking dates) is the date in
 //     Europe/Oslo, whatever the time zone of the clock; the zone data is
 //     embedded (time/tzdata).
 //   - Characters the bank cannot process (docs/interface.md sections 1.6
 //     and 7) are those of internal/emoji, shared with the SDK: the
-//     Unicode Extended_Pictographic set and anything outside the Basic
+//     Unicode Extended_Pictographic set above ISO 8859-1 (so "Acme® AS"
+//     passes) and anything outside the Basic
 //     Multilingual Plane.
 package emulator

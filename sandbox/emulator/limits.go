@@ -68,7 +68,9 @@ func (t Timeouts) configure(hs *http.Server, log *slog.Logger) {
 // grow without bound (the standalone command runs for days). Give them
 // with [WithLimits]; a zero or negative field takes its value from
 // [DefaultLimits]. The caps count what is held at the moment, the default
-// customers and their data included; they apply to what arrives over HTTP
+// customers and their data included. Customers, Accounts, Agreements and
+// Transactions count each TPP's sandbox on its own (a TPP fills only its
+// own); the others count the whole server. They apply to what arrives over HTTP
 // (the mock-data operations, payments, baskets, SCA) and to
 // [Server.Seed], not to the other in-process methods ([Server.NewTPP],
 // [Server.Trust], [Server.InjectFault]).
@@ -102,6 +104,13 @@ type Limits struct {
 	// Sessions caps the PSU sessions (one per TPP certificate and customer
 	// that completed an SCA). Sessions of deleted customers are dropped.
 	Sessions int
+	// AuthorisationsPerTPP, PaymentsPerTPP and BasketsPerTPP cap what
+	// one TPP holds of Authorisations, Payments and Baskets, so that one
+	// TPP cannot fill the server for the others (tppcaps.go). Past one,
+	// that TPP gets the 507 (path "Limits.PaymentsPerTPP", ...).
+	AuthorisationsPerTPP int
+	PaymentsPerTPP       int
+	BasketsPerTPP        int
 }
 
 // DefaultLimits are the caps of a server started without [WithLimits]:
@@ -116,6 +125,10 @@ var DefaultLimits = Limits{
 	Baskets:        10_000,
 	Authorisations: 10_000,
 	Sessions:       10_000,
+
+	AuthorisationsPerTPP: 1_000,
+	PaymentsPerTPP:       10_000,
+	BasketsPerTPP:        1_000,
 }
 
 // abandonedAuthorisation is the age after which an SCA authorisation the
@@ -140,6 +153,10 @@ func (l Limits) withDefaults() Limits {
 		Baskets:        pick(l.Baskets, d.Baskets),
 		Authorisations: pick(l.Authorisations, d.Authorisations),
 		Sessions:       pick(l.Sessions, d.Sessions),
+
+		AuthorisationsPerTPP: pick(l.AuthorisationsPerTPP, d.AuthorisationsPerTPP),
+		PaymentsPerTPP:       pick(l.PaymentsPerTPP, d.PaymentsPerTPP),
+		BasketsPerTPP:        pick(l.BasketsPerTPP, d.BasketsPerTPP),
 	}
 }
 
@@ -166,24 +183,27 @@ const (
 // The checks below need s.mu held. Each is called before anything is
 // stored, so a refused request leaves no trace.
 
-// roomForCustomer checks the Customers cap.
-func (s *Server) roomForCustomer() error {
-	return room(s.data.customerCount(), 1, s.limits.Customers, "Customers", "customers", freeMockData)
+// The caps of mock data count each TPP's sandbox on its own (views.go), so
+// that no TPP fills another's.
+
+// roomForCustomer checks the Customers cap in the sandbox st.
+func (s *Server) roomForCustomer(st *store) error {
+	return room(st.customerCount(), 1, s.limits.Customers, "Customers", "customers", freeMockData)
 }
 
 // roomForAccount checks the Accounts cap (accounts and card accounts).
-func (s *Server) roomForAccount() error {
-	return room(len(s.data.accounts)+len(s.data.cards), 1, s.limits.Accounts, "Accounts", "accounts and card accounts", freeMockData)
+func (s *Server) roomForAccount(st *store) error {
+	return room(len(st.accounts)+len(st.cards), 1, s.limits.Accounts, "Accounts", "accounts and card accounts", freeMockData)
 }
 
 // roomForAgreement checks the Agreements cap.
-func (s *Server) roomForAgreement() error {
-	return room(len(s.data.agreements), 1, s.limits.Agreements, "Agreements", "agreements", freeMockData)
+func (s *Server) roomForAgreement(st *store) error {
+	return room(len(st.agreements), 1, s.limits.Agreements, "Agreements", "agreements", freeMockData)
 }
 
 // roomForTransactions checks the Transactions cap before n more are added.
-func (s *Server) roomForTransactions(n int) error {
-	return room(s.data.txCount, n, s.limits.Transactions, "Transactions", "transactions", freeMockData)
+func (s *Server) roomForTransactions(st *store, n int) error {
+	return room(st.txCount, n, s.limits.Transactions, "Transactions", "transactions", freeMockData)
 }
 
 // roomForPayment checks the Payments cap. Call it before startSCA, so a
@@ -204,7 +224,7 @@ func (s *Server) roomForAuthorisation(now time.Time) error {
 	if len(s.flows) >= s.limits.Authorisations {
 		for state, f := range s.flows {
 			if now.Sub(f.created) > abandonedAuthorisation {
-				delete(s.flows, state)
+				s.dropFlowLocked(state)
 			}
 		}
 	}
@@ -215,48 +235,43 @@ func (s *Server) roomForAuthorisation(now time.Time) error {
 	return room(len(s.sessions), 1, s.limits.Sessions, "Sessions", "PSU sessions", freeMockData)
 }
 
-// forgetRemovedLocked drops what refers to customers, accounts and card
-// accounts that no longer exist after a reset: the PSU-IDs and sessions of
-// their customers and the access budgets of their accounts. Without it
-// they would pile up over initialisations. It walks all PSU state, as the
-// reset walks all customers.
-func (s *Server) forgetRemovedLocked() {
+// forgetRemovedLocked drops what the TPP owner keeps about customers,
+// accounts and card accounts that its sandbox no longer holds after a
+// reset: the PSU-IDs and sessions of their customers and the access
+// budgets of their accounts. Without it they would pile up over
+// initialisations. It walks all PSU state, as the reset walks all
+// customers.
+func (s *Server) forgetRemovedLocked(owner string) {
+	data := s.storeOf(owner)
 	for k, n := range s.psus {
-		if s.data.byNumber[n] == nil {
+		if k.tpp == owner && data.byNumber[n] == nil {
 			delete(s.psus, k)
 		}
 	}
 	for k, st := range s.sessions {
-		if s.data.byNumber[st.customer] == nil {
+		if k.tpp == owner && data.byNumber[st.customer] == nil {
 			delete(s.sessions, k)
 		}
 	}
-	s.budgets.retain(func(resource string) bool {
-		return s.data.accounts[resource] != nil || s.data.cards[resource] != nil
+	s.budgets.retain(func(tpp, resource string) bool {
+		return tpp != owner || data.accounts[resource] != nil || data.cards[resource] != nil
 	})
 }
 
-// forgetCustomerLocked drops the PSU-IDs and sessions of a deleted
-// customer at every TPP, and the access budgets of its accounts and card
-// accounts, in time proportional to the TPPs and the customer's accounts:
-// a PSU-ID is derived from the TPP and the customer number (psuID), so the
-// keys are known without a search.
-func (s *Server) forgetCustomerLocked(cu *customer) {
-	seen := make(map[string]bool, len(s.tpps))
-	for _, t := range s.tpps {
-		if seen[t.id] {
-			continue
-		}
-		seen[t.id] = true
-		k := psuKey{t.id, s.psuID(t.id, cu.number)}
-		delete(s.psus, k)
-		delete(s.sessions, k)
-	}
+// forgetCustomerLocked drops the PSU-ID and session of a customer the TPP
+// owner deleted from its sandbox, and the TPP's access budgets of its
+// accounts and card accounts, in time proportional to the customer's
+// accounts: a PSU-ID is derived from the TPP and the customer number
+// (psuID), so the keys are known without a search.
+func (s *Server) forgetCustomerLocked(owner string, cu *customer) {
+	k := psuKey{owner, s.psuID(owner, cu.number)}
+	delete(s.psus, k)
+	delete(s.sessions, k)
 	for _, id := range cu.accounts {
-		s.budgets.forget(id)
+		s.budgets.forget(owner, id)
 	}
 	for _, id := range cu.cards {
-		s.budgets.forget(id)
+		s.budgets.forget(owner, id)
 	}
 }
 
@@ -387,27 +402,44 @@ func (sh *budgetShard) sweep(now time.Time) {
 	}
 }
 
-// forget drops the windows of a resource (a deleted account).
-func (t *budgetTable) forget(resource string) {
-	sh := t.shard(resource)
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
-	sh.n -= len(sh.windows[resource])
-	delete(sh.windows, resource)
+// forget drops the windows of tpp on a resource (an account it deleted).
+func (t *budgetTable) forget(tpp, resource string) {
+	t.retainIn(t.shard(resource), resource, func(k, _ string) bool { return k != tpp })
 }
 
-// retain keeps only the windows of the resources keep accepts.
-func (t *budgetTable) retain(keep func(resource string) bool) {
+// retain keeps only the windows of the TPPs and resources keep accepts.
+func (t *budgetTable) retain(keep func(tpp, resource string) bool) {
 	for i := range t.shards {
 		sh := &t.shards[i]
 		sh.mu.Lock()
-		for res, ws := range sh.windows {
-			if !keep(res) {
-				sh.n -= len(ws)
-				delete(sh.windows, res)
-			}
+		res := make([]string, 0, len(sh.windows))
+		for r := range sh.windows {
+			res = append(res, r)
 		}
 		sh.mu.Unlock()
+		for _, r := range res {
+			t.retainIn(sh, r, keep)
+		}
+	}
+}
+
+// retainIn keeps the windows of resource in sh that keep accepts.
+func (t *budgetTable) retainIn(sh *budgetShard, resource string, keep func(tpp, resource string) bool) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	ws := sh.windows[resource]
+	kept := ws[:0]
+	for _, w := range ws {
+		if keep(w.key.tpp, resource) {
+			kept = append(kept, w)
+		}
+	}
+	clear(ws[len(kept):])
+	sh.n -= len(ws) - len(kept)
+	if len(kept) == 0 {
+		delete(sh.windows, resource)
+	} else {
+		sh.windows[resource] = kept
 	}
 }
 

@@ -76,7 +76,7 @@ func TestLimitsMockData(t *testing.T) {
 	require.Equal(t, http.StatusCreated, post(txPath, "["+tx+","+tx+"]").status)
 	assertFull(t, post(txPath, "["+tx+"]"), "Transactions")
 	s.mu.Lock()
-	assert.Len(t, s.accountByID(acc.ResourceID).transactions, 2, "a refused batch adds nothing")
+	assert.Len(t, s.soleStore().accountByID(acc.ResourceID).transactions, 2, "a refused batch adds nothing")
 	s.mu.Unlock()
 
 	// Deleting frees room.

@@ -26,9 +26,11 @@ func TestBudgetTableWindow(t *testing.T) {
 	assert.False(t, b.take("tpp", "acct", "balances", t0.Add(24*time.Hour)), "and the new one took its place")
 	assert.Equal(t, 4, b.len())
 
-	b.forget("acct")
-	assert.Equal(t, 1, b.len(), "a deleted account's windows go")
-	b.retain(func(string) bool { return false })
+	b.forget("tpp", "acct")
+	assert.Equal(t, 2, b.len(), "the TPP's windows of its deleted account go")
+	b.forget("other", "acct")
+	assert.Equal(t, 1, b.len(), "and another TPP's of its own")
+	b.retain(func(string, string) bool { return false })
 	assert.Zero(t, b.len())
 }
 

@@ -29,6 +29,7 @@ func (s *Server) registerSandboxRoutes(mux *http.ServeMux) {
 	s.handle(mux, "POST /v1/sandbox/accounts/{id}/transactions", s.createTransactions)
 	s.handle(mux, "POST /v1/sandbox/card-accounts/{id}/transactions", s.createCardTransactions)
 	s.handle(mux, "POST /v1/sandbox/agreements", s.createAgreement)
+	s.registerAgreementRoutes(mux) // mockagreements.go
 }
 
 type customerJSON struct {
@@ -60,7 +61,7 @@ func (ag *agreement) json() agreementJSON {
 	}
 }
 
-func (s *Server) customerJSON(c *customer, withAccounts, withAgreements bool) customerJSON {
+func (st *store) customerJSON(c *customer, withAccounts, withAgreements bool) customerJSON {
 	j := customerJSON{
 		CustomerID: c.id, CustomerNumber: c.number, CustomerType: c.typ, CustomerName: c.name,
 		Agreements: []agreementJSON{}, Accounts: []string{}, CardAccounts: []string{},
@@ -72,7 +73,7 @@ func (s *Server) customerJSON(c *customer, withAccounts, withAgreements bool) cu
 	}
 	if withAgreements {
 		for _, id := range c.agreements {
-			if ag := s.data.agreements[id]; ag != nil {
+			if ag := st.agreements[id]; ag != nil {
 				j.Agreements = append(j.Agreements, ag.json())
 			}
 		}
@@ -80,10 +81,10 @@ func (s *Server) customerJSON(c *customer, withAccounts, withAgreements bool) cu
 	return j
 }
 
-func (s *Server) customersJSON(withAccounts, withAgreements bool) []customerJSON {
+func (st *store) customersJSON(withAccounts, withAgreements bool) []customerJSON {
 	out := []customerJSON{}
-	for c := range s.data.allCustomers() {
-		out = append(out, s.customerJSON(c, withAccounts, withAgreements))
+	for c := range st.allCustomers() {
+		out = append(out, st.customerJSON(c, withAccounts, withAgreements))
 	}
 	return out
 }
@@ -94,41 +95,26 @@ func (s *Server) customersJSON(withAccounts, withAgreements bool) []customerJSON
 // /v1/sandbox/customers?withAccounts=true&withAgreements=true would.
 func (s *Server) initialize(c *call) error {
 	s.resetSandboxLocked(c.tpp.id, c.now)
-	return c.reply(http.StatusOK, s.customersJSON(true, true))
+	return c.reply(http.StatusOK, c.data().customersJSON(true, true))
 }
 
 // resetSandboxLocked is the sandbox initialisation of the TPP owner (its
-// tppIdentity). It is the one place that decides how the default
-// customers behave per TPP:
-//
-//   - The default customers (CustomerKari, CustomerOla, CustomerFjordlys,
-//     CustomerTestfirma) are the bank's and shared by all TPPs (each TPP
-//     still gets its own PSU-IDs for them). Every TPP's initialisation
-//     restores them to the default data: accounts, card accounts,
-//     balances, transactions and agreements as in a new server, and a
-//     deleted one comes back. What any TPP added to or changed on them
-//     (mock accounts and transactions, booked payments) is undone.
-//   - The customers owner created are removed, with their accounts, card
-//     accounts, transactions and agreements; so are customers added in
-//     process.
-//   - The customers other TPPs created are kept, with everything
-//     attached to them.
-//
-// The default customer numbers and BBANs are reserved (409 CONFLICT on
-// creation), so the restored defaults never clash with kept customers.
-// Sessions and access budgets of removed customers and accounts go too.
+// tppIdentity): its sandbox (views.go) is replaced by the default data as
+// in a new server, with exactly the default customers (CustomerKari,
+// CustomerOla, CustomerFjordlys, CustomerTestfirma), their accounts, card
+// accounts, balances, transactions and agreements, a deleted one
+// included. What owner created or changed (customers, mock accounts and
+// transactions, agreements, booked payments) is gone; the sandboxes of
+// other TPPs are not touched. Transaction ids stay unique within the
+// TPP's sandbox. The PSU-IDs, sessions and access budgets owner held for
+// removed customers and accounts go too.
 func (s *Server) resetSandboxLocked(owner string, now time.Time) {
-	old := s.data
 	st := newDefaultStore(now)
-	st.seq = max(st.seq, old.seq) // transaction ids stay unique
-	for cu := range old.allCustomers() {
-		if cu.tpp == "" || cu.tpp == owner {
-			continue
-		}
-		st.adopt(old, cu)
+	if old := s.storeOf(owner); old != nil {
+		st.seq = max(st.seq, old.seq)
 	}
-	s.data = st
-	s.forgetRemovedLocked()
+	s.stores[owner] = st
+	s.forgetRemovedLocked(owner)
 }
 
 // reserved holds the customer numbers and BBANs of the default data, which
@@ -154,15 +140,15 @@ func (s *Server) listCustomers(c *call) error {
 	if err != nil {
 		return err
 	}
-	return c.reply(http.StatusOK, s.customersJSON(wa, wg))
+	return c.reply(http.StatusOK, c.data().customersJSON(wa, wg))
 }
 
 func (s *Server) getCustomer(c *call) error {
-	cu := s.customerByID(c.pathValue("id"))
+	cu := c.data().customerByID(c.pathValue("id"))
 	if cu == nil {
 		return errNotFound("The customer is unknown.").at("customerId")
 	}
-	return c.reply(http.StatusOK, s.customerJSON(cu, true, true))
+	return c.reply(http.StatusOK, c.data().customerJSON(cu, true, true))
 }
 
 // createCustomer: body {"customerNumber","customerType","customerName"}
@@ -188,45 +174,42 @@ func (s *Server) createCustomer(c *call) error {
 	if err := textField(in.CustomerName, "customerName", 1, 70); err != nil {
 		return err
 	}
-	if s.customerByNumber(in.CustomerNumber) != nil {
+	if c.data().customerByNumber(in.CustomerNumber) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "A customer with this customerNumber exists.").at("customerNumber")
 	}
 	if reserved().numbers[in.CustomerNumber] {
 		return newError(http.StatusConflict, "CONFLICT", "This customerNumber is reserved for a default customer; initialise the sandbox to restore it.").at("customerNumber")
 	}
-	if err := s.roomForCustomer(); err != nil {
+	if err := s.roomForCustomer(c.data()); err != nil {
 		return err
 	}
 	cu := &customer{id: encID("", 48), number: in.CustomerNumber, typ: in.CustomerType, name: in.CustomerName,
 		tpp: c.tpp.id}
-	s.data.addCustomer(cu)
-	return c.reply(http.StatusCreated, s.customerJSON(cu, true, true))
+	c.data().addCustomer(cu)
+	return c.reply(http.StatusCreated, c.data().customerJSON(cu, true, true))
 }
 
 // deleteCustomer removes a customer with its accounts, card accounts and
 // agreements: 204.
 func (s *Server) deleteCustomer(c *call) error {
-	cu := s.customerByID(c.pathValue("id"))
+	cu := c.data().customerByID(c.pathValue("id"))
 	if cu == nil {
 		return errNotFound("The customer is unknown.").at("customerId")
 	}
-	if cu.tpp != "" && cu.tpp != c.tpp.id {
-		return newError(http.StatusForbidden, "FORBIDDEN", "The customer was created by another TPP; only that TPP can delete it.").at("customerId")
-	}
-	s.data.removeCustomer(cu)
-	s.forgetCustomerLocked(cu)
+	c.data().removeCustomer(cu)
+	s.forgetCustomerLocked(c.tpp.id, cu)
 	return c.replyEmpty(http.StatusNoContent)
 }
 
 // owner finds the customer a mock object belongs to, by customerId or
 // customerNumber.
-func (s *Server) owner(id, number string) (*customer, error) {
+func (s *Server) owner(st *store, id, number string) (*customer, error) {
 	var cu *customer
 	switch {
 	case id != "":
-		cu = s.customerByID(id)
+		cu = st.customerByID(id)
 	case number != "":
-		cu = s.customerByNumber(number)
+		cu = st.customerByNumber(number)
 	default:
 		return nil, newError(http.StatusBadRequest, "FORMAT_ERROR", "customerId or customerNumber is required.").at("customerId")
 	}
@@ -281,7 +264,7 @@ func (s *Server) createAccount(c *call) error {
 	if err := c.decode(&in); err != nil {
 		return err
 	}
-	cu, err := s.owner(in.CustomerID, in.CustomerNumber)
+	cu, err := s.owner(c.data(), in.CustomerID, in.CustomerNumber)
 	if err != nil {
 		return err
 	}
@@ -306,17 +289,17 @@ func (s *Server) createAccount(c *call) error {
 		return err
 	}
 	if in.BBAN == "" {
-		for in.BBAN == "" || s.accountByBBAN(in.BBAN) != nil || reserved().bbans[in.BBAN] {
+		for in.BBAN == "" || c.data().accountByBBAN(in.BBAN) != nil || reserved().bbans[in.BBAN] {
 			in.BBAN = makeBBAN("9" + randomDigits(9))
 		}
 	} else if !validNorwegianBBAN(in.BBAN) {
 		return errFormat("bban", "bban must be 11 digits with a valid MOD11 check digit.")
-	} else if s.accountByBBAN(in.BBAN) != nil {
+	} else if c.data().accountByBBAN(in.BBAN) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")
 	} else if reserved().bbans[in.BBAN] {
 		return newError(http.StatusConflict, "CONFLICT", "This bban is reserved for a default account; initialise the sandbox to restore it.").at("bban")
 	}
-	if err := s.roomForAccount(); err != nil {
+	if err := s.roomForAccount(c.data()); err != nil {
 		return err
 	}
 	a := &account{
@@ -324,7 +307,7 @@ func (s *Server) createAccount(c *call) error {
 		name: in.Name, product: orDefault(in.Product, "BRUKSKONTO"), cashAccountType: orDefault(in.CashAccountType, "CACC"),
 		bic: "TSTBNO22", booked: bal, creditLine: credit,
 	}
-	s.data.addAccount(cu, a)
+	c.data().addAccount(cu, a)
 	return c.reply(http.StatusCreated, a.json(true))
 }
 
@@ -345,7 +328,7 @@ func (s *Server) createCard(c *call) error {
 	if err := c.decode(&in); err != nil {
 		return err
 	}
-	cu, err := s.owner(in.CustomerID, in.CustomerNumber)
+	cu, err := s.owner(c.data(), in.CustomerID, in.CustomerNumber)
 	if err != nil {
 		return err
 	}
@@ -375,17 +358,17 @@ func (s *Server) createCard(c *call) error {
 	if err != nil {
 		return err
 	}
-	if err := s.roomForAccount(); err != nil {
+	if err := s.roomForAccount(c.data()); err != nil {
 		return err
 	}
 	k := &cardAccount{id: encID("", 32), owner: cu.id, maskedPan: in.MaskedPan, currency: in.Currency,
 		name: in.Name, product: orDefault(in.Product, "Kredittkort"), creditLimit: limit, booked: bal}
 	if len(cu.accounts) > 0 {
-		if a := s.accountByID(cu.accounts[0]); a != nil {
+		if a := c.data().accountByID(cu.accounts[0]); a != nil {
 			k.relatedBBAN = a.bban
 		}
 	}
-	s.data.addCard(cu, k)
+	c.data().addCard(cu, k)
 	return c.reply(http.StatusCreated, k.json())
 }
 
@@ -414,7 +397,7 @@ type mockAmount struct {
 // whose debtorAccount is another account is refused (docs/interface.md section 4.5).
 // Booked ones move the balance. 201 with the created transactions.
 func (s *Server) createTransactions(c *call) error {
-	a := s.accountByID(c.pathValue("id"))
+	a := c.data().accountByID(c.pathValue("id"))
 	if a == nil {
 		return errNotFound("The account is unknown.").at("mockAccountId")
 	}
@@ -434,15 +417,15 @@ func (s *Server) createTransactions(c *call) error {
 		}
 		made = append(made, t)
 	}
-	if err := s.roomForTransactions(len(made)); err != nil {
+	if err := s.roomForTransactions(c.data(), len(made)); err != nil {
 		return err
 	}
 	out := make([]transactionJSON, 0, len(made))
 	for _, t := range made {
 		if t.booked {
-			out = append(out, s.book(a, t).json())
+			out = append(out, c.data().book(a, t).json())
 		} else {
-			out = append(out, s.addPending(a, t).json())
+			out = append(out, c.data().addPending(a, t).json())
 		}
 	}
 	return c.reply(http.StatusCreated, out)
@@ -506,7 +489,7 @@ func (s *Server) mockTransaction(a *account, m mockTransaction, p string, now ti
 // {"bookingStatus","transactionDate","bookingDate","transactionAmount",
 // "originalAmount","invoiced","transactionDetails"} (shape assumed); 201.
 func (s *Server) createCardTransactions(c *call) error {
-	k := s.cardByID(c.pathValue("id"))
+	k := c.data().cardByID(c.pathValue("id"))
 	if k == nil {
 		return errNotFound("The card account is unknown.").at("mockAccountId")
 	}
@@ -538,7 +521,7 @@ func (s *Server) createCardTransactions(c *call) error {
 		if err != nil {
 			return err
 		}
-		t := &cardTransaction{id: s.data.nextTxID()[4:], booked: m.BookingStatus != "pending", amount: v,
+		t := &cardTransaction{id: c.data().nextTxID()[4:], booked: m.BookingStatus != "pending", amount: v,
 			currency: k.currency, originalAmount: v, originalCur: k.currency, invoiced: m.Invoiced,
 			details: m.TransactionDetails, transactionDate: today(c.now)}
 		if m.OriginalAmount != nil && m.OriginalAmount.Currency != "" {
@@ -569,12 +552,12 @@ func (s *Server) createCardTransactions(c *call) error {
 		}
 		made = append(made, t)
 	}
-	if err := s.roomForTransactions(len(made)); err != nil {
+	if err := s.roomForTransactions(c.data(), len(made)); err != nil {
 		return err
 	}
 	out := make([]cardTransactionJSON, 0, len(made))
 	for _, t := range made {
-		s.bookCard(k, t)
+		c.data().bookCard(k, t)
 		out = append(out, t.json())
 	}
 	return c.reply(http.StatusCreated, out)
@@ -586,20 +569,17 @@ func (s *Server) createCardTransactions(c *call) error {
 // its id is a UUID usable as PSU-Corporate-ID.
 func (s *Server) createAgreement(c *call) error {
 	var in struct {
-		Owner       string `json:"owner"`
-		Name        string `json:"name"`
-		Engagements []struct {
-			Customer string     `json:"customer"`
-			Account  accountRef `json:"account"`
-			Roles    []string   `json:"roles"`
-		} `json:"engagements"`
+		Owner       string       `json:"owner"`
+		Name        string       `json:"name"`
+		Engagements []engagement `json:"engagements"`
 	}
 	if err := c.decode(&in); err != nil {
 		return err
 	}
-	owner := s.customerByID(in.Owner)
+	st := c.data()
+	owner := st.customerByID(in.Owner)
 	if owner == nil {
-		owner = s.customerByNumber(in.Owner)
+		owner = st.customerByNumber(in.Owner)
 	}
 	if owner == nil {
 		return errNotFound("The owner is unknown.").at("owner")
@@ -607,34 +587,55 @@ func (s *Server) createAgreement(c *call) error {
 	if err := textField(in.Name, "name", 1, 70); err != nil {
 		return err
 	}
-	if err := s.roomForAgreement(); err != nil {
+	if err := s.roomForAgreement(st); err != nil {
 		return err
 	}
 	ag := &agreement{id: newUUID(), name: in.Name}
-	for i, e := range in.Engagements {
-		p := "engagements[" + strconv.Itoa(i) + "]"
+	if err := st.engageAll(ag, in.Engagements, "engagements"); err != nil {
+		return err
+	}
+	st.addAgreement(owner, ag)
+	return c.reply(http.StatusCreated, ag.json())
+}
+
+// engagement is one engagement of a mock agreement: a customer's account
+// and the roles the agreement has on it.
+type engagement struct {
+	Customer string     `json:"customer"`
+	Account  accountRef `json:"account"`
+	Roles    []string   `json:"roles"`
+}
+
+// engageAll adds the engagements es to ag, or changes nothing and answers
+// the first problem (path names the list).
+func (st *store) engageAll(ag *agreement, es []engagement, path string) error {
+	accounts := make([]*account, len(es))
+	for i, e := range es {
+		p := path + "[" + strconv.Itoa(i) + "]"
 		var a *account
 		switch {
 		case e.Account.IBAN != "":
-			a = s.accountByIBAN(e.Account.IBAN)
+			a = st.accountByIBAN(e.Account.IBAN)
 		case e.Account.BBAN != "":
-			a = s.accountByBBAN(e.Account.BBAN)
+			a = st.accountByBBAN(e.Account.BBAN)
 		}
 		if a == nil {
 			return errNotFound("The account of %s is unknown.", p).at(p + ".account")
 		}
-		if cu := s.customerByID(a.owner); e.Customer != "" && cu != nil && e.Customer != cu.id && e.Customer != cu.number {
+		if cu := st.customerByID(a.owner); e.Customer != "" && cu != nil && e.Customer != cu.id && e.Customer != cu.number {
 			return errFormat(p+".customer", "The account does not belong to this customer.")
 		}
-		ag.engage(a.id)
+		accounts[i] = a
+	}
+	for i, e := range es {
+		ag.engage(accounts[i].id)
 		for _, r := range e.Roles {
 			if !slices.Contains(ag.roles, r) {
 				ag.roles = append(ag.roles, r)
 			}
 		}
 	}
-	s.data.addAgreement(owner, ag)
-	return c.reply(http.StatusCreated, ag.json())
+	return nil
 }
 
 // textField checks a text's length in characters.

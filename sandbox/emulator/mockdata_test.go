@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
@@ -51,18 +52,18 @@ func TestDefaultSandboxData(t *testing.T) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, a := range s.data.accounts {
+	for _, a := range s.soleStore().accounts {
 		assert.True(t, validNorwegianBBAN(a.bban), a.bban)
 		assert.True(t, ibanMod97(a.iban), a.iban)
 		assert.Len(t, a.iban, 15)
 		assert.True(t, strings.HasSuffix(a.id, "="), "32-byte ids end in =")
 	}
-	for _, ag := range s.data.agreements {
+	for _, ag := range s.soleStore().agreements {
 		_, err := uuid.Parse(ag.id)
 		assert.NoError(t, err, "agreement ids are UUIDs (PSU-Corporate-ID)")
 	}
-	kari := s.customerByNumber(CustomerKari)
-	first := s.accountByID(kari.accounts[0])
+	kari := s.soleStore().customerByNumber(CustomerKari)
+	first := s.soleStore().accountByID(kari.accounts[0])
 	booked, pending := 0, 0
 	oldest := today(s.now())
 	for _, tx := range first.transactions {
@@ -78,7 +79,7 @@ func TestDefaultSandboxData(t *testing.T) {
 	assert.GreaterOrEqual(t, booked, 25)
 	assert.Equal(t, 3, pending)
 	assert.Greater(t, today(s.now()).Sub(oldest), 100*24*time.Hour)
-	assert.Equal(t, "100.00", s.accountByID(kari.accounts[1]).booked.StringFixed(2))
+	assert.Equal(t, "100.00", s.soleStore().accountByID(kari.accounts[1]).booked.StringFixed(2))
 }
 
 // ibanMod97 checks an IBAN's check digits independently of ibanOf.
@@ -228,7 +229,10 @@ func customerNumbers(t *testing.T, c *tppClient) map[string]int {
 	return out
 }
 
-func TestInitializeKeepsOtherTPPsCustomers(t *testing.T) {
+// TestEachTPPHasItsOwnSandbox: no TPP sees or changes another's mock
+// data, and initialisation leaves exactly the default customers in the
+// caller's view, whatever another TPP did.
+func TestEachTPPHasItsOwnSandbox(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	a := newTPPClient(t, s, "TPP A")
@@ -241,14 +245,19 @@ func TestInitializeKeepsOtherTPPsCustomers(t *testing.T) {
 		require.NoError(t, json.Unmarshal(r.body, &cu))
 		r = c.do(http.MethodPost, "/v1/sandbox/accounts", []byte(`{"customerNumber":"`+number+`"}`))
 		require.Equal(t, http.StatusCreated, r.status, string(r.body))
+		var acc struct {
+			ResourceID string `json:"resourceId"`
+		}
+		require.NoError(t, json.Unmarshal(r.body, &acc))
+		cu.Accounts = []string{acc.ResourceID}
 		return cu
 	}
+	defaults := map[string]int{CustomerKari: 2, CustomerOla: 2, CustomerFjordlys: 2, CustomerTestfirma: 2}
 	ofA := create(a, "15867512345")
 	ofB := create(b, "15867512346")
-	defaults := map[string]int{CustomerKari: 2, CustomerOla: 2, CustomerFjordlys: 2, CustomerTestfirma: 2}
 
-	// A changes the shared default customers: an account more for Kari,
-	// Ola deleted. Their numbers and BBANs stay reserved.
+	// A changes the default customers in its own sandbox: an account more
+	// for Kari, Ola deleted. B sees the defaults as they are.
 	require.Equal(t, http.StatusCreated, a.do(http.MethodPost, "/v1/sandbox/accounts", []byte(`{"customerNumber":"`+CustomerKari+`"}`)).status)
 	var ola customerJSON
 	for _, cu := range listCustomers(t, a) {
@@ -256,37 +265,48 @@ func TestInitializeKeepsOtherTPPsCustomers(t *testing.T) {
 			ola = cu
 		}
 	}
-	s.mu.Lock()
-	olaBBAN := s.accountByID(ola.Accounts[0]).bban
-	s.mu.Unlock()
-	require.Equal(t, http.StatusNoContent, b.do(http.MethodDelete, "/v1/sandbox/customers/"+ola.CustomerID, nil).status,
-		"any TPP may delete a default customer")
+	require.Equal(t, http.StatusNoContent, a.do(http.MethodDelete, "/v1/sandbox/customers/"+ola.CustomerID, nil).status)
+	assert.Equal(t, map[string]int{CustomerKari: 3, CustomerFjordlys: 2, CustomerTestfirma: 2, "15867512345": 1}, customerNumbers(t, a))
+	wantB := map[string]int{"15867512346": 1}
+	for n, k := range defaults {
+		wantB[n] = k
+	}
+	assert.Equal(t, wantB, customerNumbers(t, b), "B sees none of A's mock data")
+	for _, c := range []*tppClient{a, b} {
+		other := ofB
+		if c == b {
+			other = ofA
+		}
+		assert.Equal(t, http.StatusNotFound, c.get("/v1/sandbox/customers/"+other.CustomerID).status)
+		r := c.do(http.MethodDelete, "/v1/sandbox/customers/"+other.CustomerID, nil)
+		assert.Equal(t, http.StatusNotFound, r.status, "another TPP's customer is unknown")
+		r = c.do(http.MethodPost, "/v1/sandbox/accounts/"+other.Accounts[0]+"/transactions",
+			[]byte(`[{"transactionAmount":{"amount":"-1.00","currency":"NOK"}}]`))
+		assert.Equal(t, http.StatusNotFound, r.status, "another TPP's account is unknown")
+	}
+	// A default customerNumber stays reserved.
 	r := a.do(http.MethodPost, "/v1/sandbox/customers", []byte(`{"customerNumber":"`+CustomerOla+`","customerName":"Ikke Ola"}`))
 	assert.Equal(t, http.StatusConflict, r.status, "a default customerNumber is reserved")
-	r = a.do(http.MethodPost, "/v1/sandbox/accounts", []byte(`{"customerNumber":"15867512345","bban":"`+olaBBAN+`"}`))
-	assert.Equal(t, http.StatusConflict, r.status, "a default bban is reserved")
 
-	// A TPP cannot delete another TPP's customer.
-	r = b.do(http.MethodDelete, "/v1/sandbox/customers/"+ofA.CustomerID, nil)
-	assert.Equal(t, http.StatusForbidden, r.status)
-	code, _ := r.problem(t)
-	assert.Equal(t, "FORBIDDEN", code)
+	// B's customer cannot authenticate at A's SCA: its customer number is
+	// unknown in A's sandbox.
+	href := a.do(http.MethodPost, "/v1/bank-offered-consents", nil, hdr("TPP-Session-ID", "a-sca")).scaRedirect(t)
+	_, err := s.Authorize(context.Background(), href, "15867512346")
+	assert.ErrorIs(t, err, ErrSCAFailed)
 
-	// A resets: A's customer goes, B's stays with its account, the defaults
-	// are as new.
+	// A initialises: exactly the 4 default customers, as new; B's sandbox
+	// is untouched.
 	r = a.do(http.MethodPost, "/v1/sandbox/initialize", nil)
 	require.Equal(t, http.StatusOK, r.status, string(r.body))
-	want := map[string]int{"15867512346": 1}
-	for n, k := range defaults {
-		want[n] = k
-	}
-	assert.Equal(t, want, customerNumbers(t, a))
-	assert.Equal(t, want, customerNumbers(t, b), "every TPP sees the same sandbox")
-	assert.Equal(t, http.StatusOK, b.get("/v1/sandbox/customers/"+ofB.CustomerID).status)
-
-	// B resets: B's customer goes too.
-	require.Equal(t, http.StatusOK, b.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
+	var answered []customerJSON
+	require.NoError(t, json.Unmarshal(r.body, &answered))
+	assert.Len(t, answered, 4)
 	assert.Equal(t, defaults, customerNumbers(t, a))
+	assert.Equal(t, wantB, customerNumbers(t, b))
+
+	// B initialises: its customer goes too.
+	require.Equal(t, http.StatusOK, b.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
+	assert.Equal(t, defaults, customerNumbers(t, b))
 }
 
 // tppWithCert is a TPP client with a certificate the test makes: subject
@@ -338,14 +358,77 @@ func TestMockDataOwner(t *testing.T) {
 		r := c.do(http.MethodPost, "/v1/sandbox/customers", []byte(`{"customerNumber":"`+number+`","customerName":"Kunde"}`))
 		require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	}
-	require.Len(t, customerNumbers(t, first), 8)
-	// The renewed certificate resets what the first one created, nothing else.
+	assert.Len(t, customerNumbers(t, first), 5, "its own and the 4 defaults")
+	assert.Equal(t, customerNumbers(t, first), customerNumbers(t, renewed), "a renewal sees the same sandbox")
+	assert.Len(t, customerNumbers(t, other), 5)
+	assert.Len(t, customerNumbers(t, plain), 6, "plain and plain2 are one TPP")
+	// The renewed certificate resets what the first one created.
 	require.Equal(t, http.StatusOK, renewed.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
-	assert.Len(t, customerNumbers(t, first), 7)
-	// plain's initialisation removes plain2's customer too: one TPP.
+	assert.Len(t, customerNumbers(t, first), 4)
+	assert.Len(t, customerNumbers(t, other), 5, "other's customer stays")
+	// plain's initialisation removes plain2's customers: one TPP.
 	require.Equal(t, http.StatusOK, plain.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
-	got := customerNumbers(t, first)
-	assert.Len(t, got, 5)
-	assert.Contains(t, got, "15867512345", "other's customer")
-	assert.NotContains(t, got, "15867512347", "plain2's customer")
+	assert.Len(t, customerNumbers(t, plain2), 4)
+}
+
+// TestAgreementLinksAnswer: every link of an agreement the customer
+// listing advertises answers (200, not 404), for each of its verbs.
+func TestAgreementLinksAnswer(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Agreement links TPP")
+	other := newTPPClient(t, s, "Other TPP")
+	var ag agreementJSON
+	for _, cu := range listCustomers(t, c) {
+		if cu.CustomerNumber == CustomerFjordlys {
+			require.NotEmpty(t, cu.Agreements)
+			ag = cu.Agreements[0]
+		}
+	}
+	require.Equal(t, []string{"GET", "DELETE"}, ag.Links["self"].Verbs)
+	require.Equal(t, []string{"GET", "POST"}, ag.Links["engagements"].Verbs)
+
+	r := c.get(ag.Links["self"].Href)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var got agreementJSON
+	require.NoError(t, json.Unmarshal(r.body, &got))
+	assert.Equal(t, ag, got)
+	// Default ids are the same in every sandbox: another TPP deleting its
+	// copy of the agreement leaves this TPP's.
+	require.Equal(t, http.StatusNoContent, other.do(http.MethodDelete, ag.Links["self"].Href, nil).status)
+	assert.Equal(t, http.StatusNotFound, other.get(ag.Links["self"].Href).status)
+	assert.Equal(t, http.StatusOK, c.get(ag.Links["self"].Href).status)
+
+	r = c.get(ag.Links["engagements"].Href)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var eng struct {
+		Engagements []string `json:"engagements"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &eng))
+	assert.Equal(t, ag.Engagements, eng.Engagements)
+
+	// Engage an account of another customer (Testfirma's), then delete.
+	var iban string
+	id := c.tpp(t).id
+	for _, cu := range listCustomers(t, c) {
+		if cu.CustomerNumber == CustomerTestfirma {
+			s.mu.RLock()
+			iban = s.storeOf(id).accountByID(cu.Accounts[0]).iban
+			s.mu.RUnlock()
+		}
+	}
+	r = c.do(http.MethodPost, ag.Links["engagements"].Href, []byte(`{"account":{"iban":"`+iban+`"},"roles":["VIEW"]}`))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+	require.NoError(t, json.Unmarshal(c.get(ag.Links["engagements"].Href).body, &eng))
+	assert.Len(t, eng.Engagements, len(ag.Engagements)+1)
+	r = c.do(http.MethodPost, ag.Links["engagements"].Href, []byte(`[{"account":{"iban":"NO0000000000000"}}]`))
+	assert.Equal(t, http.StatusNotFound, r.status)
+
+	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, ag.Links["self"].Href, nil).status)
+	assert.Equal(t, http.StatusNotFound, c.get(ag.Links["self"].Href).status)
+	for _, cu := range listCustomers(t, c) {
+		for _, a := range cu.Agreements {
+			assert.NotEqual(t, ag.ID, a.ID, "gone from its customer")
+		}
+	}
 }

@@ -27,11 +27,11 @@ import (
 //   - an amount must have exactly the currency's minor units as fraction
 //     digits ("150.00" NOK; "150" NOK is refused), as docs/interface.md section 2.1 says
 //     "must equal";
-//   - a bban of a domestic payment (NDCT, instant) is a Norwegian account
-//     number: 11 digits without separators, with its MOD-11 check digit;
-//     the printed form with spaces or dots is refused, not rewritten (see
-//     requiredBBAN for why the 30 characters of the interface are not
-//     enough reason to accept other bbans there);
+//   - a bban of a domestic payment (NDCT, instant) is refused only where
+//     section 2.3a refuses it: more than 30 characters, or 11 digits with
+//     a wrong MOD-11 check digit; the printed form of a Norwegian account
+//     number with spaces or dots is refused, not rewritten, as the SDK
+//     refuses it (requiredBBAN);
 //   - an IBAN is written in the electronic form: upper case, no spaces;
 //   - instant payments (straks) are in NOK only;
 //   - empty strings count as present (and then break "non-empty" rules);
@@ -513,16 +513,14 @@ func currencyField(s *string, path string) *apiError {
 
 // requiredBBAN checks a bban: 1 to 30 characters (docs/interface.md
 // section 2.3a) and, for an account of a domestic payment (norwegian
-// true), a Norwegian account number: 11 digits with a valid MOD-11 check
-// digit. The printed form with spaces or dots ("8601 11 17947") is refused
-// with its own message, as the SDK refuses it (see [formattedBBAN]).
-//
-// Why a domestic bban must be 11 digits although the interface allows 30
-// characters: a Norwegian domestic credit transfer (and its instant form)
-// pays between accounts of Norwegian banks, whose account numbers all have
-// 11 digits; any other bban names no account the payment can reach, and
-// this bank refuses it on arrival rather than rejecting the payment later.
-// Cross-border payments take any bban of up to 30 characters.
+// true), a Norwegian account number written as 11 digits must carry a
+// valid MOD-11 check digit. Any other bban of up to 30 characters is
+// accepted, as section 2.3a says: a creditor the bank cannot reach is the
+// batch's to reject, a debtor that is not the PSU's the SCA's. The
+// printed form of a Norwegian account number with spaces or dots ("8601
+// 11 17947") is refused with its own message, as the SDK refuses it (see
+// [formattedBBAN]): both read it as an 11-digit account number the bank's
+// systems take only in electronic form.
 func requiredBBAN(s *string, path string, norwegian bool) *apiError {
 	if s == nil {
 		return errFormat(path, "%s is required.", path)
@@ -539,8 +537,8 @@ func requiredBBAN(s *string, path string, norwegian bool) *apiError {
 	if formattedBBAN(*s) {
 		return errFormat(path, "%s must be written as 11 digits without spaces or dots.", path)
 	}
-	if !validNorwegianBBAN(*s) {
-		return errFormat(path, "%s must be a Norwegian account number: 11 digits with a valid MOD11 check digit.", path)
+	if len(*s) == 11 && allDigits(*s) && !validNorwegianBBAN(*s) {
+		return errFormat(path, "%s is not a valid Norwegian account number: its MOD11 check digit is wrong.", path)
 	}
 	return nil
 }

@@ -188,6 +188,9 @@ func (s *Server) createPayment(c *call) error {
 			"The payment is a logical duplicate of an existing payment (same debtor, creditor, amount, remittance and date). Set allowLogicalDuplicate=true to create it anyway.")
 	}
 	p.Fee = s.paymentFee(p)
+	if err := s.roomForTPPPayment(c.tpp.id); err != nil { // Limits.PaymentsPerTPP (tppcaps.go)
+		return err
+	}
 	if err := s.roomForPayment(); err != nil { // Limits.Payments (limits.go)
 		return err
 	}
@@ -199,6 +202,7 @@ func (s *Server) createPayment(c *call) error {
 		s.pay.byID = map[string]*payment{}
 	}
 	s.pay.list = append(s.pay.list, p)
+	count(&s.usage.payments, c.tpp.id, 1)
 	s.pay.byID[p.ID] = p
 
 	type created struct {
@@ -343,7 +347,8 @@ func (s *Server) paymentApproval(ps []*payment) func(scaResult) error {
 			if p.Status != statusRCVD {
 				continue
 			}
-			if !s.mayDebit(res.Customer, res.CorporateID, p.body.DebtorAccount) {
+			st := s.storeOf(p.tpp)
+			if !st.mayDebit(res.Customer, res.CorporateID, p.body.DebtorAccount) || s.paymentBlocked(st, p.body.DebtorAccount) {
 				p.Status = statusRJCT
 				refused = newError(http.StatusBadRequest, "PAYMENT_FAILED", "The debtor account is not an account the PSU may pay from.")
 				continue
@@ -360,19 +365,19 @@ func (s *Server) paymentApproval(ps []*payment) func(scaResult) error {
 
 // mayDebit reports whether the customer (in the corporate agreement, if
 // any) may pay from the account reference.
-func (s *Server) mayDebit(cu *customer, agreementID string, ref *paymentAccount) bool {
+func (st *store) mayDebit(cu *customer, agreementID string, ref *paymentAccount) bool {
 	if cu == nil || ref == nil {
 		return false
 	}
 	if ref.Other != nil {
-		k := s.cardByReference(deref(ref.Other.Identification))
+		k := st.cardByReference(deref(ref.Other.Identification))
 		return k != nil && k.owner == cu.id
 	}
-	a := s.debtorAccount(ref)
+	a := st.debtorAccount(ref)
 	if a == nil {
 		return false
 	}
-	for _, v := range s.visibleAccounts(cu, agreementID) {
+	for _, v := range st.visibleAccounts(cu, agreementID) {
 		if v == a {
 			return true
 		}
@@ -381,14 +386,14 @@ func (s *Server) mayDebit(cu *customer, agreementID string, ref *paymentAccount)
 }
 
 // debtorAccount returns the sandbox account of a bban or iban reference.
-func (s *Server) debtorAccount(ref *paymentAccount) *account {
+func (st *store) debtorAccount(ref *paymentAccount) *account {
 	switch {
 	case ref == nil:
 		return nil
 	case ref.BBAN != nil:
-		return s.accountByBBAN(*ref.BBAN)
+		return st.accountByBBAN(*ref.BBAN)
 	case ref.IBAN != nil:
-		return s.accountByIBAN(*ref.IBAN)
+		return st.accountByIBAN(*ref.IBAN)
 	}
 	return nil
 }
@@ -524,7 +529,7 @@ func (s *Server) paymentFee(p *payment) *money.Amount {
 		return nil
 	}
 	cs := credits(p.body)
-	if len(cs) == 1 && s.ownTransfer(p.body.DebtorAccount, cs[0].CreditorAccount) {
+	if len(cs) == 1 && s.storeOf(p.tpp).ownTransfer(p.body.DebtorAccount, cs[0].CreditorAccount) {
 		return nil
 	}
 	fee.Value = fee.Value.Mul(decimal.NewFromInt(int64(len(cs))))
@@ -533,7 +538,7 @@ func (s *Server) paymentFee(p *payment) *money.Amount {
 
 // ownTransfer reports whether both references are sandbox accounts of the
 // same customer.
-func (s *Server) ownTransfer(debtor, creditor *paymentAccount) bool {
-	d, c := s.debtorAccount(debtor), s.debtorAccount(creditor)
+func (st *store) ownTransfer(debtor, creditor *paymentAccount) bool {
+	d, c := st.debtorAccount(debtor), st.debtorAccount(creditor)
 	return d != nil && c != nil && d.owner == c.owner
 }

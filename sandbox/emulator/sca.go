@@ -71,6 +71,7 @@ type scaResult struct {
 type scaInput struct {
 	customerNumber string
 	agreementID    string
+	context        string // PRIVATE, CORPORATE, or "" for the customer's own
 	cancel         bool
 }
 
@@ -111,10 +112,13 @@ func (c *call) startSCA(kind scaKind, onDone func(scaResult) error) (string, err
 		onDone:       onDone,
 		details:      c.scaDetails(kind),
 	}
+	if err := c.s.roomForTPPAuthorisation(c.tpp.id, c.now); err != nil { // Limits.AuthorisationsPerTPP (tppcaps.go)
+		return "", err
+	}
 	if err := c.s.roomForAuthorisation(c.now); err != nil { // Limits.Authorisations, Limits.Sessions (limits.go)
 		return "", err
 	}
-	c.s.flows[f.state] = f
+	c.s.addFlowLocked(f)
 
 	scheme := "https"
 	if c.r.TLS == nil {
@@ -135,7 +139,7 @@ func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
 	if f == nil {
 		return nil, ErrAuthorisationUnknown
 	}
-	delete(s.flows, state)
+	s.dropFlowLocked(state)
 	now := s.now()
 
 	fail := func(status int, code, msg string) (*url.URL, error) {
@@ -157,19 +161,26 @@ func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
 	if in.cancel {
 		return fail(http.StatusUnauthorized, "SCA_INVALID", "The authentication was cancelled by the user")
 	}
-	cust := s.customerByNumber(strings.TrimSpace(in.customerNumber))
+	data := s.storeOf(f.tpp) // the TPP's sandbox (views.go)
+	cust := data.customerByNumber(strings.TrimSpace(in.customerNumber))
 	if cust == nil {
 		return fail(http.StatusUnauthorized, "PSU_CREDENTIALS_INVALID", "Unknown customer number")
 	}
 	res := scaResult{OK: true, Customer: cust, PSUID: s.psuID(f.tpp, cust.number), Context: contextPrivate,
 		TPPSessionID: f.tppSessionID, Now: now}
-	if cust.corporate() {
+	switch {
+	case in.context == contextPrivate && cust.corporate():
+		return fail(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "This customer has no private accounts")
+	case cust.corporate() || in.context == contextCorporate:
 		res.Context = contextCorporate
 		ag := in.agreementID
 		if ag == "" && len(cust.agreements) > 0 {
 			ag = cust.agreements[0]
 		}
-		if s.agreementOf(cust, ag) == nil {
+		if ag == "" && len(cust.grants) > 0 {
+			ag = cust.grants[0]
+		}
+		if data.agreementOf(cust, ag) == nil {
 			return fail(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "The agreement is not available to this customer")
 		}
 		res.CorporateID = ag
@@ -196,6 +207,7 @@ func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
 		s.sessions[k] = st
 	}
 	st.tppSessionID, st.scaAt = f.tppSessionID, now
+	s.notedSCA(cust.number, now) // scenario.go
 	if f.kind == scaConsent {
 		st.consents[res.CorporateID] = now
 		st.revoked = false
@@ -317,6 +329,7 @@ func (s *Server) serveSCAPage(w http.ResponseWriter, r *http.Request) {
 		in := scaInput{
 			customerNumber: r.PostForm.Get("customerNumber"),
 			agreementID:    r.PostForm.Get("agreement"),
+			context:        r.PostForm.Get("context"),
 			cancel:         r.PostForm.Get("action") == "cancel",
 		}
 		u, err := s.finishSCA(r.PostForm.Get("state"), in)

@@ -137,7 +137,7 @@ func (s *Server) scaViewLocked(f *scaFlow) scaView {
 	if d.method != "" {
 		v.Method, v.MethodKnown = scaMethodNames[strings.ToUpper(d.method)]
 	}
-	if ag := s.data.agreements[d.corporateID]; ag != nil {
+	if ag := s.storeOf(f.tpp).agreementByID(d.corporateID); ag != nil {
 		v.AgreementName = ag.name
 	}
 	var ps []*payment

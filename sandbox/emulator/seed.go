@@ -307,19 +307,18 @@ func (e *SeedError) Unwrap() error { return e.Err }
 // transactions each in well under a second). tpp is the seeding TPP's
 // certificate, which must be registered (else [ErrUnknownTPP]).
 //
-// The customers belong to that TPP as if it had created them: its POST
-// /v1/sandbox/initialize removes them, and only it may delete them. A
+// The customers go into that TPP's sandbox as if it had created them: its
+// POST /v1/sandbox/initialize removes them, and no other TPP sees them. A
 // customer with a [SeedConsent] has a session at that TPP (its PSU-ID,
 // TPP-Session-ID and consent are in the result), so the TPP can refresh
-// balances and transactions at once, without the PSU. Other TPPs see the
-// customers but must go through SCA.
+// balances and transactions at once, without the PSU.
 //
 // Seed checks the data as the mock-data operations check their bodies
 // (customer numbers, BBANs with MOD-11 check digits, currencies, amounts
 // in the currency's minor units, text lengths and characters) and
 // respects the server's [Limits] (customers, accounts and card accounts,
 // agreements, transactions and sessions, each counted with what the
-// server already holds): data it refuses gives a [*SeedError] (wrapping
+// TPP's sandbox, or for sessions the server, already holds): data it refuses gives a [*SeedError] (wrapping
 // [ErrSeedLimit] past a cap) and nothing is stored. It is safe to call
 // while the server serves requests: the checks and most of the work run
 // before it takes the server's lock, which it then holds only to insert.
@@ -748,7 +747,7 @@ func seedText(v string, minLen, maxLen int) string {
 // commitSeedLocked checks the seed against the server's limits and data
 // and stores it, all or nothing. Needs s.mu held for writing.
 func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
-	st, l := s.data, s.limits
+	st, l := s.ensureStoreLocked(b.tppID, b.now), s.limits
 	for _, c := range []struct {
 		have, add, limit int
 		field, what      string

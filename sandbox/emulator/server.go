@@ -152,7 +152,7 @@ type Server struct {
 	// fault files.
 	mu       sync.RWMutex // read lock: the read-only AIS calls (data.go, run)
 	tpps     map[string]*tpp
-	data     *store
+	stores   map[string]*store // tppIdentity -> that TPP's sandbox (views.go)
 	flows    map[string]*scaFlow
 	sessions map[sessionKey]*psuState
 	psus     map[psuKey]string // (TPP, PSU-ID) -> customer number
@@ -161,7 +161,9 @@ type Server struct {
 	pay      paymentState
 	baskets  basketState
 	faults   faultState
-	contacts contactState // tpp.go: the TPPs' contact addresses
+	contacts contactState  // tpp.go: the TPPs' contact addresses
+	usage    tppUsage      // tppcaps.go: what each TPP holds of the per-TPP caps
+	scn      scenarioState // scenario.go: what the scenario controls set
 }
 
 // NewServer starts an emulator on 127.0.0.1 with a fresh certificate
@@ -197,6 +199,7 @@ func newServer(opts ...Option) *Server {
 		flows:       map[string]*scaFlow{},
 		sessions:    map[sessionKey]*psuState{},
 		psus:        map[psuKey]string{},
+		stores:      map[string]*store{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -212,7 +215,6 @@ func newServer(opts ...Option) *Server {
 			panic(fmt.Sprintf("emulator: cannot create the response signing key: %v", err))
 		}
 	}
-	s.data = newDefaultStore(s.now())
 	s.handler = s.routes()
 	return s
 }

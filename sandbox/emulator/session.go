@@ -88,11 +88,14 @@ func (s *Server) psuID(tppID, customerNumber string) string {
 // customerForPSU returns the customer behind psuID for tppID, or nil when
 // no SCA of this TPP produced that PSU-ID. Needs s.mu held.
 func (s *Server) customerForPSU(tppID, psuID string) *customer {
+	if id, ok := canonicalUUID(psuID); ok {
+		psuID = id
+	}
 	n, ok := s.psus[psuKey{tppID, psuID}]
 	if !ok {
 		return nil
 	}
-	return s.customerByNumber(n)
+	return s.storeOf(tppID).customerByNumber(n)
 }
 
 // checkPSU checks the PSU a payment or signing basket is created for
@@ -108,14 +111,18 @@ func (s *Server) customerForPSU(tppID, psuID string) *customer {
 //   - a corporate PSU needs PSU-Corporate-ID (400 HTTP_HEADER_REQUIRED)
 //     naming one of its agreements, and a private PSU sends none (401
 //     CORPORATE_ID_INVALID), as on AIS calls;
-//   - with withContext (payments), PSU-Context must be PRIVATE or
-//     CORPORATE (400 FORMAT_ERROR) and the PSU's own context (400
-//     FORMAT_ERROR): the redirect's context parameter says which.
+//   - with withContext (payments), a PSU-Context that is sent must be
+//     PRIVATE or CORPORATE (400 FORMAT_ERROR) and the PSU's own context
+//     (400 FORMAT_ERROR): the redirect's context parameter says which.
+//     Without one the payment is created, as the platform was recorded
+//     doing for a production TPP agent;
+//   - PSU-ID compares as a UUID: any case of an issued PSU-ID is that
+//     PSU-ID.
 //
 // The headers' presence is checked before (required.go). Needs s.mu held.
 func (c *call) checkPSU(withContext bool) (*customer, error) {
-	psuID := c.header("PSU-ID")
-	if _, err := uuid.Parse(psuID); err != nil || len(psuID) != 36 {
+	psuID, ok := canonicalUUID(c.header("PSU-ID"))
+	if !ok {
 		return nil, errFormat("PSU-ID", "PSU-ID must be a UUID.")
 	}
 	cust := c.s.customerForPSU(c.tpp.id, psuID)
@@ -127,20 +134,29 @@ func (c *call) checkPSU(withContext bool) (*customer, error) {
 	switch {
 	case cust.corporate() && corp == "":
 		return nil, newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "A corporate user must send PSU-Corporate-ID.").at("PSU-Corporate-ID")
-	case cust.corporate() && c.s.agreementOf(cust, corp) == nil,
-		!cust.corporate() && corp != "":
+	case corp != "" && c.data().agreementOf(cust, corp) == nil:
 		return nil, newError(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "PSU-Corporate-ID is not an agreement of this PSU.").at("PSU-Corporate-ID")
 	}
 	if !withContext {
 		return cust, nil
 	}
 	switch ctx := c.header("PSU-Context"); {
+	case ctx == "":
+		// optional: the platform creates a payment without it
 	case ctx != contextPrivate && ctx != contextCorporate:
 		return nil, errFormat("PSU-Context", "PSU-Context must be %s or %s.", contextPrivate, contextCorporate)
-	case ctx != cust.typ:
-		return nil, errFormat("PSU-Context", "PSU-Context is %s but the PSU acts in %s context.", ctx, cust.typ)
+	case ctx != contextOf(corp):
+		return nil, errFormat("PSU-Context", "PSU-Context is %s but the PSU acts in %s context.", ctx, contextOf(corp))
 	}
 	return cust, nil
+}
+
+// contextOf is the context a PSU acts in with PSU-Corporate-ID corp.
+func contextOf(corp string) string {
+	if corp != "" {
+		return contextCorporate
+	}
+	return contextPrivate
 }
 
 // sessionMode says what a call needs from the PSU session.
@@ -187,11 +203,11 @@ func (c *call) session(mode sessionMode) (*session, error) {
 		}
 		return errSCARequired(code, text, href)
 	}
-	psuID := c.header("PSU-ID")
-	if psuID == "" {
+	if c.header("PSU-ID") == "" {
 		return nil, redirect("CONSENT_INVALID", "No valid session for this PSU. Send the PSU to the scaRedirect link.")
 	}
-	if _, err := uuid.Parse(psuID); err != nil || len(psuID) != 36 {
+	psuID, ok := canonicalUUID(c.header("PSU-ID"))
+	if !ok {
 		return nil, errFormat("PSU-ID", "PSU-ID must be a UUID.")
 	}
 	cust := c.s.customerForPSU(c.tpp.id, psuID)
@@ -203,8 +219,7 @@ func (c *call) session(mode sessionMode) (*session, error) {
 		switch {
 		case cust.corporate() && corp == "":
 			return nil, newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "A corporate user must send PSU-Corporate-ID.").at("PSU-Corporate-ID")
-		case cust.corporate() && c.s.agreementOf(cust, corp) == nil,
-			!cust.corporate() && corp != "":
+		case corp != "" && c.data().agreementOf(cust, corp) == nil:
 			return nil, newError(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "PSU-Corporate-ID is not an agreement of this PSU.").at("PSU-Corporate-ID")
 		}
 	}

@@ -1,0 +1,239 @@
+package emulator
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Scenario controls: in-process methods that make the emulator behave as
+// the bank does in situations a TPP must handle but cannot bring about
+// over the interface. Their state lives in scenarioState (Server.scn),
+// guarded by s.mu. The payment batch on demand is [Server.RunBatch].
+
+// scenarioState is what the scenario controls set.
+type scenarioState struct {
+	roles      map[string]Role      // tppIdentity -> registered roles; absent: both
+	noPayments map[string]bool      // BBANs whose payment permission the bank removed
+	onlineSCA  map[string]time.Time // customer number -> the PSU's last SCA at the bank
+}
+
+// Role is a PSD2 role a TPP is registered for (docs/interface.md section
+// 1.2). A TPP is registered for both unless [Server.SetRoles] says
+// otherwise.
+type Role uint8
+
+// The roles of [Server.SetRoles].
+const (
+	// RoleAISP: account information (accounts, card accounts, balances,
+	// transactions, consents).
+	RoleAISP Role = 1 << iota
+	// RolePISP: payment initiation (payments of every service, signing
+	// baskets, GET /v1/user).
+	RolePISP
+)
+
+// SetRoles registers the TPP of cert (its identity: a renewed
+// certificate keeps the roles) for roles only, as the bank's register
+// would: a call of the other role answers 401 CERTIFICATE_INVALID, the
+// code of a certificate whose PSD2 attributes do not allow the service,
+// with path TPP-Signature-Certificate (docs/interface.md section 1.2).
+// GET /v1/agreements serves both roles; the mock-data and TPP contact
+// operations serve any TPP. SetRoles(cert, RoleAISP|RolePISP) restores
+// the default.
+func (s *Server) SetRoles(cert *x509.Certificate, roles Role) {
+	if cert == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scn.roles == nil {
+		s.scn.roles = map[string]Role{}
+	}
+	s.scn.roles[tppIdentity(cert)] = roles
+}
+
+// roleOf returns the role a call of path needs, 0 for none.
+func roleOf(path string) Role {
+	switch {
+	case strings.HasPrefix(path, "/v1/accounts"), strings.HasPrefix(path, "/v1/card-accounts"),
+		path == "/v1/bank-offered-consents", path == "/v1/consents":
+		return RoleAISP
+	case path == "/v1/user", strings.HasPrefix(path, "/v1/signing-baskets"):
+		return RolePISP
+	}
+	for _, svc := range paymentServices {
+		if strings.HasPrefix(path, "/v1/"+svc+"/") {
+			return RolePISP
+		}
+	}
+	return 0
+}
+
+// checkRole refuses a call of a role the TPP is not registered for.
+func (c *call) checkRole(pattern string) error {
+	_, path, _ := strings.Cut(pattern, " ")
+	need := roleOf(path)
+	if need == 0 {
+		return nil
+	}
+	c.s.mu.RLock()
+	roles, set := c.s.scn.roles[c.tpp.id]
+	c.s.mu.RUnlock()
+	if !set || roles&need != 0 {
+		return nil
+	}
+	what := "an AISP"
+	if need == RolePISP {
+		what = "a PISP"
+	}
+	return newError(http.StatusUnauthorized, "CERTIFICATE_INVALID",
+		"The TPP is not registered as %s; its certificate does not allow this service.", what).at("TPP-Signature-Certificate")
+}
+
+// RemovePaymentPermission removes the PSU's permission to pay from the
+// account with this BBAN, as the bank may do while the account stays
+// listed in account information (docs/interface.md section 1.8). The
+// account is still listed and read for every TPP, but a payment from it
+// fails: its SCA redirect reports 400 PAYMENT_FAILED and the payment is
+// RJCT, and one approved before is RJCT when the batch reaches it.
+// [Server.RestorePaymentPermission] undoes it.
+func (s *Server) RemovePaymentPermission(bban string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.scn.noPayments == nil {
+		s.scn.noPayments = map[string]bool{}
+	}
+	s.scn.noPayments[bban] = true
+}
+
+// RestorePaymentPermission gives back what
+// [Server.RemovePaymentPermission] removed.
+func (s *Server) RestorePaymentPermission(bban string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.scn.noPayments, bban)
+}
+
+// paymentBlocked reports whether the bank removed payment permission on
+// the debtor account of ref (s.mu held).
+func (s *Server) paymentBlocked(st *store, ref *paymentAccount) bool {
+	if len(s.scn.noPayments) == 0 || st == nil {
+		return false
+	}
+	a := st.debtorAccount(ref)
+	return a != nil && s.scn.noPayments[a.bban]
+}
+
+// onlineSCAWindow is how recently the PSU must have authenticated at the
+// bank for its transactions to be read without it (docs/interface.md
+// section 8: "accounts the PSU accessed online with SCA in the last 180
+// days").
+const onlineSCAWindow = 180 * 24 * time.Hour
+
+// SetLastOnlineSCA tells the emulator when the PSU with customerNumber
+// last authenticated with SCA at the bank (online banking, the app). When
+// that is more than 180 days before the emulator clock, transactions of
+// the PSU's accounts and card accounts (list and details) can no longer
+// be read without the PSU present: 401 SCA_EXPIRED with a scaRedirect,
+// for every TPP (docs/interface.md section 8). Balances still answer. An
+// SCA through the TPP afterwards counts as a new one. A zero time forgets
+// the setting: by default the emulator takes every PSU as recently
+// authenticated.
+func (s *Server) SetLastOnlineSCA(customerNumber string, at time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if at.IsZero() {
+		delete(s.scn.onlineSCA, customerNumber)
+		return
+	}
+	if s.scn.onlineSCA == nil {
+		s.scn.onlineSCA = map[string]time.Time{}
+	}
+	s.scn.onlineSCA[customerNumber] = at
+}
+
+// notedSCA records an SCA the PSU completed through a TPP at now, where
+// SetLastOnlineSCA set a time (s.mu held).
+func (s *Server) notedSCA(customerNumber string, now time.Time) {
+	if at, ok := s.scn.onlineSCA[customerNumber]; ok && now.After(at) {
+		s.scn.onlineSCA[customerNumber] = now
+	}
+}
+
+// onlineSCARule answers the 401 of the 180-day rule for a transactions
+// call without the PSU present (s.mu held).
+func (c *call) onlineSCARule(sess *session) error {
+	if c.psuPresent() {
+		return nil
+	}
+	at, ok := c.s.scn.onlineSCA[sess.customer.number]
+	if !ok {
+		return nil
+	}
+	if c.now.Sub(at) <= onlineSCAWindow {
+		return nil
+	}
+	href, err := c.startSCA(scaConsent, nil)
+	if err != nil {
+		return err
+	}
+	return errSCARequired("SCA_EXPIRED",
+		"The PSU has not authenticated at the bank for 180 days; transactions cannot be read without the PSU. Send the PSU to the scaRedirect link.", href)
+}
+
+// GrantAgreement gives the customer with customerNumber access to the
+// corporate agreement agreementID in the sandbox of the TPP of cert, as a
+// company gives an employee access: the PSU may then choose the CORPORATE
+// context with that agreement during SCA ([Server.AuthorizeInContext], or
+// "For a company" on the page), and in that context sees and pays from
+// the agreement's accounts only; in PRIVATE context it keeps its own
+// accounts (docs/interface.md section 1.9). It reports
+// [ErrUnknownTPP] for an unregistered certificate and an error for an
+// unknown customer or agreement.
+func (s *Server) GrantAgreement(cert *x509.Certificate, agreementID, customerNumber string) error {
+	if cert == nil {
+		return ErrUnknownTPP
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tpps[fingerprint(cert)] == nil {
+		return ErrUnknownTPP
+	}
+	st := s.ensureStoreLocked(tppIdentity(cert), s.now())
+	cu := st.customerByNumber(customerNumber)
+	switch {
+	case cu == nil:
+		return errors.New("emulator: GrantAgreement: unknown customer number")
+	case st.agreementByID(agreementID) == nil:
+		return errors.New("emulator: GrantAgreement: unknown agreement")
+	case st.agreementOf(cu, agreementID) == nil:
+		cu.grants = append(cu.grants, agreementID)
+	}
+	return nil
+}
+
+// AuthorizeInContext is [Server.Authorize] with the PSU choosing its
+// context on the authorisation page: contextName PRIVATE (its own
+// accounts; a corporate customer, who has none, fails the SCA with
+// CORPORATE_ID_INVALID) or CORPORATE with agreementID, one of its own
+// agreements or one it was granted ([Server.GrantAgreement]); empty takes
+// its first). The callback carries context and, in CORPORATE context,
+// psu-corporate-id.
+func (s *Server) AuthorizeInContext(ctx context.Context, scaRedirect, customerNumber, contextName, agreementID string) (*url.URL, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if contextName != contextPrivate && contextName != contextCorporate {
+		return nil, errors.New("emulator: AuthorizeInContext: the context is PRIVATE or CORPORATE")
+	}
+	st, err := stateOf(scaRedirect)
+	if err != nil {
+		return nil, err
+	}
+	return s.finishSCA(st, scaInput{customerNumber: customerNumber, agreementID: agreementID, context: contextName})
+}
