@@ -51,11 +51,11 @@ func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string
 	b := &seeder{now: now, day: today(now), amounts: map[amountKey]decimal.Decimal{}}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := s.accountByID(accountID)
+	st, a := s.scenarioAccount(accountID)
 	if a == nil {
 		return nil, ErrUnknownTransaction
 	}
-	if err := s.roomForTransactions(n); err != nil {
+	if err := s.roomForTransactions(st, n); err != nil {
 		return nil, &SeedError{Path: "Limits.Transactions", Reason: "the server holds as many transactions as its limit allows", Err: ErrSeedLimit}
 	}
 	var t transaction
@@ -69,10 +69,10 @@ func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string
 	for i := range refs {
 		u := t
 		if u.booked {
-			refs[i] = s.book(a, u).id
+			refs[i] = st.book(a, u).id
 		} else {
-			u.id = scenarioPendingRef(s.data.nextTxID())
-			refs[i] = s.addPending(a, u).id
+			u.id = scenarioPendingRef(st.nextTxID())
+			refs[i] = st.addPending(a, u).id
 		}
 	}
 	return refs, nil
@@ -102,11 +102,12 @@ func scenarioFind(a *account, ref string, booked bool) *transaction {
 func (s *Server) ChangeTransactionID(accountID, ref string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t := scenarioFind(s.accountByID(accountID), ref, true)
+	st, a := s.scenarioAccount(accountID)
+	t := scenarioFind(a, ref, true)
 	if t == nil {
 		return "", ErrUnknownTransaction
 	}
-	t.id = s.data.nextTxID()
+	t.id = st.nextTxID()
 	return t.id, nil
 }
 
@@ -120,7 +121,7 @@ func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amoun
 	b := &seeder{now: now, day: today(now), amounts: map[amountKey]decimal.Decimal{}}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := s.accountByID(accountID)
+	st, a := s.scenarioAccount(accountID)
 	t := scenarioFind(a, ref, false)
 	if t == nil {
 		return "", ErrUnknownTransaction
@@ -135,8 +136,8 @@ func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amoun
 	}
 	u.id, u.bookingDate = "", b.date(bookingDate)
 	u.valueDate = u.bookingDate
-	s.scenarioRemove(a, t)
-	return s.book(a, u).id, nil
+	scenarioRemove(st, a, t)
+	return st.book(a, u).id, nil
 }
 
 // DropPending removes the pending entry ref from the account, as a bank
@@ -144,19 +145,31 @@ func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amoun
 func (s *Server) DropPending(accountID, ref string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := s.accountByID(accountID)
+	st, a := s.scenarioAccount(accountID)
 	t := scenarioFind(a, ref, false)
 	if t == nil {
 		return ErrUnknownTransaction
 	}
-	s.scenarioRemove(a, t)
+	scenarioRemove(st, a, t)
 	return nil
 }
 
-// scenarioRemove takes t out of a. Needs s.mu held.
-func (s *Server) scenarioRemove(a *account, t *transaction) {
+// scenarioRemove takes t out of a, an account of st. Needs s.mu held.
+func scenarioRemove(st *store, a *account, t *transaction) {
 	a.transactions = slices.DeleteFunc(a.transactions, func(x *transaction) bool { return x == t })
-	s.data.txCount--
+	st.txCount--
+}
+
+// scenarioAccount finds the account with resource id id in whichever TPP's
+// sandbox holds it (resource ids are unique across them), with that
+// sandbox. Needs s.mu held.
+func (s *Server) scenarioAccount(id string) (*store, *account) {
+	for _, st := range s.stores {
+		if a := st.accountByID(id); a != nil {
+			return st, a
+		}
+	}
+	return nil, nil
 }
 
 // SetUnfilteredPending turns the known issue of docs/interface.md section
@@ -186,36 +199,41 @@ func (s *Server) Reconsent(tpp *x509.Certificate, customerID string) (SeededCust
 	if _, known := s.tpps[fp]; !known {
 		return SeededCustomer{}, ErrUnknownTPP
 	}
-	cu := s.customerByID(customerID)
+	tppID := tppIdentity(tpp)
+	data := s.storeOf(tppID)
+	var cu *customer
+	if data != nil {
+		cu = data.customerByID(customerID)
+	}
 	if cu == nil {
 		return SeededCustomer{}, ErrUnknownTransaction
 	}
 	renamed := map[string]string{}
 	p := &seedPlan{cu: cu}
 	for i, id := range cu.accounts {
-		a := s.data.accounts[id]
+		a := data.accounts[id]
 		if a == nil {
 			continue
 		}
-		delete(s.data.accounts, id)
+		delete(data.accounts, id)
 		a.id = encID("", 32)
-		s.data.accounts[a.id] = a
+		data.accounts[a.id] = a
 		cu.accounts[i], renamed[id] = a.id, a.id
 		p.accounts = append(p.accounts, a)
 	}
 	for i, id := range cu.cards {
-		k := s.data.cards[id]
+		k := data.cards[id]
 		if k == nil {
 			continue
 		}
-		delete(s.data.cards, id)
+		delete(data.cards, id)
 		k.id = encID("", 32)
-		s.data.cards[k.id] = k
+		data.cards[k.id] = k
 		cu.cards[i] = k.id
 		p.cards = append(p.cards, k)
 	}
 	for _, agID := range cu.agreements {
-		ag := s.data.agreements[agID]
+		ag := data.agreements[agID]
 		if ag == nil {
 			continue
 		}
@@ -229,7 +247,6 @@ func (s *Server) Reconsent(tpp *x509.Certificate, customerID string) (SeededCust
 		}
 		p.agreements = append(p.agreements, ag)
 	}
-	tppID := tppIdentity(tpp)
 	psu := s.psuID(tppID, cu.number)
 	st := &psuState{customer: cu.number, tppSessionID: uuid.NewString(), scaAt: now, consents: map[string]time.Time{}}
 	if cu.corporate() {

@@ -151,7 +151,8 @@ func TestScenarioRespectsLimits(t *testing.T) {
 	t.Parallel()
 	b := newSyncBank(t)
 	b.s.mu.Lock()
-	b.s.limits.Transactions = b.s.data.txCount + 2 // room for 2 more
+	st, _ := b.s.scenarioAccount(b.cu.Accounts[0].ID)
+	b.s.limits.Transactions = st.txCount + 2 // room for 2 more
 	b.s.mu.Unlock()
 	id := b.cu.Accounts[0].ID
 	_, err := b.s.AddTwins(id, SeedTransaction{Amount: "-1.00"}, 3)
