@@ -39,35 +39,21 @@ package main
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"net"
-	"net/netip"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
-	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/internal/emulatorcmd"
 )
 
 func main() {
 	os.Exit(exitCode(run(context.Background(), os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }
-
-// usageError is a command-line mistake (exit status 2).
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
 
 // exitCode reports err on stderr and returns the exit status: 0 for nil
 // and for -h (the flag package has printed the usage), 2 for a
@@ -77,138 +63,29 @@ func exitCode(err error, stderr io.Writer) int {
 		return 0
 	}
 	fmt.Fprintln(stderr, "psd2-emulator:", err)
-	var ue usageError
+	var ue emulatorcmd.UsageError
 	if errors.As(err, &ue) {
 		return 2
 	}
 	return 1
 }
 
-// config holds the command line.
-type config struct {
-	addr        string
-	public      bool
-	out         string
-	tpp         string
-	trust       []string
-	knownIssues *bool // nil: the emulator's default, the bank's sandbox
-	timeouts    emulator.Timeouts
-	limits      emulator.Limits
-}
-
-// limitFields maps the names -limit takes to the fields of l.
-func limitFields(l *emulator.Limits) map[string]*int {
-	return map[string]*int{
-		"customers":      &l.Customers,
-		"accounts":       &l.Accounts,
-		"agreements":     &l.Agreements,
-		"transactions":   &l.Transactions,
-		"payments":       &l.Payments,
-		"baskets":        &l.Baskets,
-		"authorisations": &l.Authorisations,
-		"sessions":       &l.Sessions,
-	}
-}
-
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// parseFlags parses the command line (the flags of package emulatorcmd,
+// which "psd2 emulator" shares).
+func parseFlags(args []string, stderr io.Writer) (*emulatorcmd.Config, error) {
 	fs := flag.NewFlagSet("psd2-emulator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := &config{}
-	fs.StringVar(&cfg.addr, "addr", "127.0.0.1:0", "listen address (loopback unless -public; port 0 picks a free port)")
-	fs.BoolVar(&cfg.public, "public", false, "allow an -addr that is not loopback (reachable from other machines)")
-	fs.StringVar(&cfg.out, "out", "psd2-emulator", "directory for ca.pem and the generated TPP credentials")
-	fs.StringVar(&cfg.tpp, "tpp", "Local TPP", "name of the TPP certificate to generate (ignored with -trust)")
-	fs.Func("trust", "PEM file of a TPP signing certificate to trust (repeatable)", func(v string) error {
-		cfg.trust = append(cfg.trust, v)
-		return nil
-	})
-	fs.BoolFunc("known-issues", "true: behave as the production platform, with all its known issues; false: with none (default: as the bank's sandbox, which has only some)", func(v string) error {
-		on, err := strconv.ParseBool(v)
-		if err != nil {
-			return err
-		}
-		cfg.knownIssues = &on
-		return nil
-	})
-	d := emulator.DefaultTimeouts
-	fs.DurationVar(&cfg.timeouts.ReadHeader, "read-header-timeout", d.ReadHeader, "close a connection whose TLS handshake and request headers take longer (0: off)")
-	fs.DurationVar(&cfg.timeouts.Read, "read-timeout", d.Read, "close a connection whose request takes longer to read (0: off)")
-	fs.DurationVar(&cfg.timeouts.Write, "write-timeout", d.Write, "give up an answer not written within this time after the request headers (0: off)")
-	fs.DurationVar(&cfg.timeouts.Idle, "idle-timeout", d.Idle, "close a keep-alive connection idle for longer (0: off)")
-	fields := limitFields(&cfg.limits)
-	names := make([]string, 0, len(fields))
-	for n := range fields {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	fs.Func("limit", "cap on stored state as name=N (repeatable; names: "+strings.Join(names, ", ")+")", func(v string) error {
-		name, num, ok := strings.Cut(v, "=")
-		p := fields[strings.ToLower(strings.TrimSpace(name))]
-		if !ok || p == nil {
-			return fmt.Errorf("want name=N with a name among %s", strings.Join(names, ", "))
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(num))
-		if err != nil || n <= 0 {
-			return errors.New("the limit must be a positive integer")
-		}
-		*p = n
-		return nil
-	})
+	cfg := emulatorcmd.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, usageError{err}
+		return nil, emulatorcmd.UsageError{Err: err}
 	}
 	if fs.NArg() > 0 {
-		return nil, usageError{fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
+		return nil, emulatorcmd.UsageError{Err: fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
 	}
-	if err := checkAddr(cfg.addr, cfg.public); err != nil {
-		return nil, usageError{err}
-	}
-	for _, t := range []*time.Duration{&cfg.timeouts.ReadHeader, &cfg.timeouts.Read, &cfg.timeouts.Write, &cfg.timeouts.Idle} {
-		if *t <= 0 {
-			*t = -1 // off (zero would mean the default to the emulator)
-		}
-	}
-	return cfg, nil
-}
-
-// checkAddr refuses a listen address that is not on the loopback interface
-// unless public is set. Loopback means a loopback IP literal or the name
-// "localhost"; an empty host (all interfaces) and any other name are not.
-func checkAddr(addr string, public bool) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("-addr %q: %w", addr, err)
-	}
-	if public || isLoopbackHost(host) {
-		return nil
-	}
-	return fmt.Errorf("-addr %q is not a loopback address; the emulator is a test bank that trusts certificates it issues itself, "+
-		"so it listens on 127.0.0.1, ::1 or localhost only. Pass -public to listen on %q anyway", addr, addr)
-}
-
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
-}
-
-// listen opens the listener and, without -public, checks that the address
-// it got ("localhost" is resolved by the system) is a loopback one.
-func listen(cfg *config) (net.Listener, error) {
-	l, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		return nil, err
-	}
-	if ta, ok := l.Addr().(*net.TCPAddr); !cfg.public && (!ok || !ta.IP.IsLoopback()) {
-		_ = l.Close()
-		return nil, usageError{fmt.Errorf("-addr %q resolved to %s, which is not a loopback address; pass -public to listen on it", cfg.addr, l.Addr())}
-	}
-	return l, nil
+	return cfg, cfg.Check()
 }
 
 // run starts the server, writes the files, prints the URL and waits for
@@ -218,86 +95,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var trusted []*x509.Certificate
-	for _, f := range cfg.trust {
-		certs, err := readCertificates(f)
-		if err != nil {
-			return err
-		}
-		trusted = append(trusted, certs...)
-	}
-	if err := prepareOut(cfg.out); err != nil { // outdir.go: before anything listens
-		return err
-	}
-	l, err := listen(cfg)
+	r, err := emulatorcmd.Start(cfg, nil)
 	if err != nil {
 		return err
 	}
-	opts := []emulator.Option{emulator.WithListener(l),
-		emulator.WithTrustedCertificates(trusted...), emulator.WithTimeouts(cfg.timeouts), emulator.WithLimits(cfg.limits)}
-	if cfg.knownIssues != nil {
-		opts = append(opts, emulator.WithKnownIssues(*cfg.knownIssues))
-	}
-	s := emulator.NewServer(opts...)
-	defer s.Close()
-
-	caFile := filepath.Join(cfg.out, "ca.pem")
-	if err := writePEM(caFile, "CERTIFICATE", s.CACertificate().Raw, 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "psd2 emulator listening\n  URL:      %s\n  CA:       %s\n", s.URL, caFile)
-	if len(trusted) > 0 {
-		fmt.Fprintf(stdout, "  trusting: %d TPP certificate(s)\n", len(trusted))
+	defer r.Close()
+	fmt.Fprintf(stdout, "psd2 emulator listening\n  URL:      %s\n  CA:       %s\n", r.URLs["emulator"], r.CA)
+	if r.Trusted > 0 {
+		fmt.Fprintf(stdout, "  trusting: %d TPP certificate(s)\n", r.Trusted)
 	} else {
-		creds, err := s.NewTPP(cfg.tpp)
-		if err != nil {
-			return err
-		}
-		key, err := x509.MarshalPKCS8PrivateKey(creds.Key)
-		if err != nil {
-			return err
-		}
-		certFile, keyFile := filepath.Join(cfg.out, "tpp-cert.pem"), filepath.Join(cfg.out, "tpp-key.pem")
-		if err := writePEM(certFile, "CERTIFICATE", creds.Certificate.Raw, 0o644); err != nil {
-			return err
-		}
-		if err := writePEM(keyFile, "PRIVATE KEY", key, 0o600); err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "  TPP cert: %s\n  TPP key:  %s\n", certFile, keyFile)
+		fmt.Fprintf(stdout, "  TPP cert: %s\n  TPP key:  %s\n", r.TPPCert, r.TPPKey)
 	}
-	fmt.Fprintf(stdout, "  customers: %s, %s (private); %s, %s (corporate)\n",
-		emulator.CustomerKari, emulator.CustomerOla, emulator.CustomerFjordlys, emulator.CustomerTestfirma)
+	fmt.Fprintf(stdout, "  %s\n", emulatorcmd.Customers())
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
 	return nil
-}
-
-func readCertificates(file string) ([]*x509.Certificate, error) {
-	data, err := os.ReadFile(file)
-	if err != nil {
-		return nil, err
-	}
-	var out []*x509.Certificate
-	for {
-		var b *pem.Block
-		b, data = pem.Decode(data)
-		if b == nil {
-			break
-		}
-		if b.Type != "CERTIFICATE" {
-			continue
-		}
-		c, err := x509.ParseCertificate(b.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		out = append(out, c)
-	}
-	if len(out) == 0 {
-		return nil, errors.New(file + ": no PEM certificate")
-	}
-	return out, nil
 }

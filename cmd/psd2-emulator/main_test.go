@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/internal/emulatorcmd"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/signing"
 )
@@ -113,7 +114,7 @@ func TestCheckAddr(t *testing.T) {
 		{"emulator.example:8443", true, true},
 		{"no port", true, false},
 	} {
-		err := checkAddr(tc.addr, tc.public)
+		err := emulatorcmd.CheckAddr(tc.addr, tc.public)
 		if tc.ok {
 			assert.NoError(t, err, tc.addr)
 		} else {
@@ -258,7 +259,7 @@ func TestLimitFlag(t *testing.T) {
 
 	cfg, err := parseFlags([]string{"-limit", "payments=7", "-limit", "Sessions=3"}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, emulator.Limits{Payments: 7, Sessions: 3}, cfg.limits)
+	assert.Equal(t, emulator.Limits{Payments: 7, Sessions: 3}, cfg.Limits)
 }
 
 // TestKnownIssuesFlag: without -known-issues the emulator keeps its
@@ -277,7 +278,7 @@ func TestKnownIssuesFlag(t *testing.T) {
 	} {
 		cfg, err := parseFlags(tt.args, io.Discard)
 		require.NoError(t, err, tt.args)
-		assert.Equal(t, tt.want, cfg.knownIssues, tt.args)
+		assert.Equal(t, tt.want, cfg.KnownIssues, tt.args)
 	}
 	_, err := parseFlags([]string{"-known-issues=maybe"}, io.Discard)
 	assert.Error(t, err)
@@ -289,11 +290,11 @@ func TestTimeoutFlags(t *testing.T) {
 	t.Parallel()
 	cfg, err := parseFlags(nil, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, emulator.DefaultTimeouts, cfg.timeouts)
+	assert.Equal(t, emulator.DefaultTimeouts, cfg.Timeouts)
 	cfg, err = parseFlags([]string{"-read-header-timeout", "2s", "-idle-timeout", "0"}, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, 2*time.Second, cfg.timeouts.ReadHeader)
-	assert.Negative(t, cfg.timeouts.Idle, "0 switches the timeout off")
+	assert.Equal(t, 2*time.Second, cfg.Timeouts.ReadHeader)
+	assert.Negative(t, cfg.Timeouts.Idle, "0 switches the timeout off")
 }
 
 // TestSlowConnectionsAreClosed opens connections that never finish their

@@ -53,3 +53,34 @@ func TestEmulatorServesSeveralBanks(t *testing.T) {
 		assert.Equal(t, exitOK, code, errOut)
 	}
 }
+
+// TestEmulatorHasTheStandaloneFlags: psd2 emulator is cmd/psd2-emulator's
+// command line (package emulatorcmd): its flags, the loopback rule and the
+// -out checks, with psd2's exit statuses.
+func TestEmulatorHasTheStandaloneFlags(t *testing.T) {
+	t.Parallel()
+	_, errOut, code := psd2(t, "emulator", "-h")
+	assert.Equal(t, exitOK, code)
+	for _, f := range []string{"-addr", "-public", "-trust", "-known-issues", "-limit", "-read-header-timeout", "-idle-timeout", "-banks"} {
+		assert.Contains(t, errOut, f)
+	}
+	_, errOut, code = psd2(t, "emulator", "-addr", "0.0.0.0:0")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "not a loopback address")
+	_, errOut, code = psd2(t, "emulator", "-limit", "planets=3")
+	assert.Equal(t, exitUsage, code, errOut)
+
+	base := t.TempDir()
+	mine := filepath.Join(base, "mine")
+	require.NoError(t, os.Mkdir(mine, 0o700))
+	link := filepath.Join(base, "link")
+	require.NoError(t, os.Symlink(mine, link))
+	shared := filepath.Join(base, "shared")
+	require.NoError(t, os.Mkdir(shared, 0o700))
+	require.NoError(t, os.Chmod(shared, 0o777))
+	for _, dir := range []string{link, shared} {
+		_, errOut, code = psd2(t, "emulator", "-out", dir)
+		assert.Equal(t, exitRuntime, code, errOut)
+		assert.NoFileExists(t, filepath.Join(dir, "tpp-key.pem"))
+	}
+}

@@ -46,7 +46,8 @@ type MultiBank struct {
 var hostPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 
 // NewMultiBank starts an emulator for each host, with opts applied to
-// every bank (a [WithListener] option is ignored: they share one). Hosts
+// every bank; a [WithListener] option gives the one listener they share
+// (by default a new one on a random loopback port). Hosts
 // are lower-case DNS names, at least one, each once. Each bank's
 // [Server.URL] is "https://<host>:<port>/api".
 func NewMultiBank(hosts []string, opts ...Option) (*MultiBank, error) {
@@ -75,6 +76,10 @@ func NewMultiBank(hosts []string, opts ...Option) (*MultiBank, error) {
 	}
 	first := m.banks[hosts[0]]
 	m.ts = httptest.NewUnstartedServer(http.HandlerFunc(m.route))
+	if first.listener != nil {
+		_ = m.ts.Listener.Close()
+		m.ts.Listener = first.listener
+	}
 	first.timeouts.configure(m.ts.Config, first.log)
 	m.ts.TLS = &tls.Config{MinVersion: tls.VersionTLS12, Certificates: []tls.Certificate{leaf}}
 	m.ts.StartTLS()

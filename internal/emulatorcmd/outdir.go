@@ -1,4 +1,4 @@
-package main
+package emulatorcmd
 
 import (
 	"encoding/pem"

@@ -1,0 +1,133 @@
+package emulatorcmd
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tppkit/psd2/sandbox/emulator"
+)
+
+// UsageError is a command-line mistake (exit status 2 in both commands).
+type UsageError struct{ Err error }
+
+func (e UsageError) Error() string { return e.Err.Error() }
+func (e UsageError) Unwrap() error { return e.Err }
+
+// Config holds the emulator's command line.
+type Config struct {
+	Addr        string
+	Public      bool
+	Out         string
+	TPP         string
+	Trust       []string
+	KnownIssues *bool // nil: the emulator's default, the bank's sandbox
+	Timeouts    emulator.Timeouts
+	Limits      emulator.Limits
+}
+
+// limitFields maps the names -limit takes to the fields of l.
+func limitFields(l *emulator.Limits) map[string]*int {
+	return map[string]*int{
+		"customers":      &l.Customers,
+		"accounts":       &l.Accounts,
+		"agreements":     &l.Agreements,
+		"transactions":   &l.Transactions,
+		"payments":       &l.Payments,
+		"baskets":        &l.Baskets,
+		"authorisations": &l.Authorisations,
+		"sessions":       &l.Sessions,
+	}
+}
+
+// Register defines the emulator's flags on fs (-addr, -public, -out, -tpp,
+// -trust, -known-issues, the four timeouts and -limit) and returns the
+// Config they fill. Call [Config.Check] after fs.Parse.
+func Register(fs *flag.FlagSet) *Config {
+	cfg := &Config{}
+	fs.StringVar(&cfg.Addr, "addr", "127.0.0.1:0", "listen address (loopback unless -public; port 0 picks a free port)")
+	fs.BoolVar(&cfg.Public, "public", false, "allow an -addr that is not loopback (reachable from other machines)")
+	fs.StringVar(&cfg.Out, "out", "psd2-emulator", "directory for ca.pem and the generated TPP credentials (mode 0700; a symbolic link or a directory others can write is refused)")
+	fs.StringVar(&cfg.TPP, "tpp", "Local TPP", "name of the TPP certificate to generate (ignored with -trust)")
+	fs.Func("trust", "PEM file of a TPP signing certificate to trust (repeatable)", func(v string) error {
+		cfg.Trust = append(cfg.Trust, v)
+		return nil
+	})
+	fs.BoolFunc("known-issues", "true: behave as the production platform, with all its known issues; false: with none (default: as the bank's sandbox, which has only some)", func(v string) error {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return err
+		}
+		cfg.KnownIssues = &on
+		return nil
+	})
+	d := emulator.DefaultTimeouts
+	fs.DurationVar(&cfg.Timeouts.ReadHeader, "read-header-timeout", d.ReadHeader, "close a connection whose TLS handshake and request headers take longer (0: off)")
+	fs.DurationVar(&cfg.Timeouts.Read, "read-timeout", d.Read, "close a connection whose request takes longer to read (0: off)")
+	fs.DurationVar(&cfg.Timeouts.Write, "write-timeout", d.Write, "give up an answer not written within this time after the request headers (0: off)")
+	fs.DurationVar(&cfg.Timeouts.Idle, "idle-timeout", d.Idle, "close a keep-alive connection idle for longer (0: off)")
+	fields := limitFields(&cfg.Limits)
+	names := make([]string, 0, len(fields))
+	for n := range fields {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	fs.Func("limit", "cap on stored state as name=N (repeatable; names: "+strings.Join(names, ", ")+")", func(v string) error {
+		name, num, ok := strings.Cut(v, "=")
+		p := fields[strings.ToLower(strings.TrimSpace(name))]
+		if !ok || p == nil {
+			return fmt.Errorf("want name=N with a name among %s", strings.Join(names, ", "))
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(num))
+		if err != nil || n <= 0 {
+			return errors.New("the limit must be a positive integer")
+		}
+		*p = n
+		return nil
+	})
+	return cfg
+}
+
+// Check completes a parsed Config: it refuses an address that is not
+// loopback without -public ([CheckAddr]) and turns a timeout of 0 into
+// "off". Its errors are [UsageError]s.
+func (cfg *Config) Check() error {
+	if err := CheckAddr(cfg.Addr, cfg.Public); err != nil {
+		return UsageError{err}
+	}
+	for _, t := range []*time.Duration{&cfg.Timeouts.ReadHeader, &cfg.Timeouts.Read, &cfg.Timeouts.Write, &cfg.Timeouts.Idle} {
+		if *t <= 0 {
+			*t = -1 // off (zero would mean the default to the emulator)
+		}
+	}
+	return nil
+}
+
+// CheckAddr refuses a listen address that is not on the loopback interface
+// unless public is set. Loopback means a loopback IP literal or the name
+// "localhost"; an empty host (all interfaces) and any other name are not.
+func CheckAddr(addr string, public bool) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-addr %q: %w", addr, err)
+	}
+	if public || isLoopbackHost(host) {
+		return nil
+	}
+	return fmt.Errorf("-addr %q is not a loopback address; the emulator is a test bank that trusts certificates it issues itself, "+
+		"so it listens on 127.0.0.1, ::1 or localhost only. Pass -public to listen on %q anyway", addr, addr)
+}
+
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}

@@ -1,0 +1,158 @@
+package emulatorcmd
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/signing"
+)
+
+// Running is a started emulator and the files it wrote.
+type Running struct {
+	// URLs maps each bank to its API base URL: the host name given to
+	// [Start], or "emulator" for the single bank.
+	URLs map[string]string
+	// Addr is the listener's address.
+	Addr string
+	// CA is the file of the emulator's CA certificate.
+	CA string
+	// TPPCert and TPPKey are the generated TPP credentials' files (empty
+	// with -trust).
+	TPPCert, TPPKey string
+	// Trusted counts the certificates registered from -trust files.
+	Trusted int
+
+	close func()
+}
+
+// Close stops the server.
+func (r *Running) Close() { r.close() }
+
+// Start reads the -trust files, makes the -out directory safe before
+// anything listens (see prepareOut), listens on cfg.Addr (checking a
+// resolved name is loopback without -public) and serves one bank, or one
+// bank per host name on that listener when hosts are given. It writes
+// ca.pem and, without -trust, tpp-cert.pem and tpp-key.pem (mode 0600),
+// never through a symbolic link. cfg must have passed [Config.Check].
+func Start(cfg *Config, hosts []string) (*Running, error) {
+	var trusted []*x509.Certificate
+	for _, f := range cfg.Trust {
+		certs, err := readCertificates(f)
+		if err != nil {
+			return nil, err
+		}
+		trusted = append(trusted, certs...)
+	}
+	if err := prepareOut(cfg.Out); err != nil {
+		return nil, err
+	}
+	l, err := listen(cfg)
+	if err != nil {
+		return nil, err
+	}
+	opts := []emulator.Option{emulator.WithListener(l),
+		emulator.WithTrustedCertificates(trusted...), emulator.WithTimeouts(cfg.Timeouts), emulator.WithLimits(cfg.Limits)}
+	if cfg.KnownIssues != nil {
+		opts = append(opts, emulator.WithKnownIssues(*cfg.KnownIssues))
+	}
+	r := &Running{URLs: map[string]string{}, Trusted: len(trusted)}
+	var ca *x509.Certificate
+	var newTPP func(string) (*signing.Credentials, error)
+	if len(hosts) == 0 {
+		s := emulator.NewServer(opts...)
+		r.close, ca, newTPP = s.Close, s.CACertificate(), s.NewTPP
+		r.URLs["emulator"], r.Addr = s.URL, l.Addr().String()
+	} else {
+		m, err := emulator.NewMultiBank(hosts, opts...)
+		if err != nil {
+			_ = l.Close()
+			return nil, UsageError{err}
+		}
+		r.close, ca, newTPP = m.Close, m.CACertificate(), m.NewTPP
+		for _, h := range hosts {
+			r.URLs[h] = m.URL(h)
+		}
+		r.Addr = m.Addr()
+	}
+	if err := r.write(cfg, ca, newTPP, len(trusted) == 0); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Running) write(cfg *Config, ca *x509.Certificate, newTPP func(string) (*signing.Credentials, error), generate bool) error {
+	r.CA = filepath.Join(cfg.Out, "ca.pem")
+	if err := writePEM(r.CA, "CERTIFICATE", ca.Raw, 0o644); err != nil {
+		return err
+	}
+	if !generate {
+		return nil
+	}
+	creds, err := newTPP(cfg.TPP)
+	if err != nil {
+		return err
+	}
+	key, err := x509.MarshalPKCS8PrivateKey(creds.Key)
+	if err != nil {
+		return err
+	}
+	r.TPPCert, r.TPPKey = filepath.Join(cfg.Out, "tpp-cert.pem"), filepath.Join(cfg.Out, "tpp-key.pem")
+	if err := writePEM(r.TPPCert, "CERTIFICATE", creds.Certificate.Raw, 0o644); err != nil {
+		return err
+	}
+	return writePEM(r.TPPKey, "PRIVATE KEY", key, 0o600)
+}
+
+// Customers is the line naming the default customers both commands print.
+func Customers() string {
+	return fmt.Sprintf("customers: %s, %s (private); %s, %s (corporate)",
+		emulator.CustomerKari, emulator.CustomerOla, emulator.CustomerFjordlys, emulator.CustomerTestfirma)
+}
+
+// listen opens the listener and, without -public, checks that the address
+// it got ("localhost" is resolved by the system) is a loopback one.
+func listen(cfg *Config) (net.Listener, error) {
+	l, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if ta, ok := l.Addr().(*net.TCPAddr); !cfg.Public && (!ok || !ta.IP.IsLoopback()) {
+		_ = l.Close()
+		return nil, UsageError{fmt.Errorf("-addr %q resolved to %s, which is not a loopback address; pass -public to listen on it", cfg.Addr, l.Addr())}
+	}
+	return l, nil
+}
+
+func readCertificates(file string) ([]*x509.Certificate, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var out []*x509.Certificate
+	for {
+		var b *pem.Block
+		b, data = pem.Decode(data)
+		if b == nil {
+			break
+		}
+		if b.Type != "CERTIFICATE" {
+			continue
+		}
+		c, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, errors.New(file + ": no PEM certificate")
+	}
+	return out, nil
+}
