@@ -20,8 +20,11 @@
 //	probe     send one signed GET per keyId rendering to a bank's sandbox and
 //	          report which one the bank verifies
 //	emulator  serve the emulator on loopback: one bank, or several at once
-//	          with -banks a,b (one host name each, <id>.localhost)
-//	sandbox   reset, seed (customers from a JSON file) or list mock data
+//	          with -banks a,b (one host name each, <id>.localhost); every
+//	          flag of cmd/psd2-emulator (-addr, -public, -trust,
+//	          -known-issues, -limit, the timeouts, -out with its checks)
+//	sandbox   reset, list, or seed mock data from a JSON file: customers,
+//	          each with its accounts, each account with its transactions
 //	journal   list the payments in doubt, resolve one, or settle one by hand
 //	          (-by who -reason why)
 //	budget    an account's counted calls without the PSU, and when the next

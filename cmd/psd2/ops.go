@@ -46,7 +46,7 @@ func runBanks(_ context.Context, e *env, args []string) error {
 }
 
 func runSandbox(ctx context.Context, e *env, args []string) error {
-	usage := "(reset | list | seed customers.json) (-bank ID | -url BASE) (-cert ... | -p12 ...)"
+	usage := "(reset | list | seed seed.json) (-bank ID | -url BASE) (-cert ... | -p12 ...)"
 	if len(args) == 0 || (args[0] != "reset" && args[0] != "list" && args[0] != "seed") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
 			fmt.Fprintf(e.stderr, "Usage: psd2 sandbox %s\n", usage)
@@ -63,10 +63,10 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args[1:], sub == "seed"); err != nil {
 		return err
 	}
-	var seed []sandbox.NewCustomer
+	var seed []seedCustomer
 	if sub == "seed" {
 		if fs.NArg() != 1 {
-			return usagef("seed takes one JSON file: [{\"customerNumber\":..., \"customerType\":..., \"customerName\":...}]")
+			return usagef("seed takes one JSON file: %s", seedShape)
 		}
 		data, err := os.ReadFile(fs.Arg(0))
 		if err != nil {
@@ -91,15 +91,13 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 		}
 		return e.emit(map[string]bool{"reset": true}, func(w io.Writer) { fmt.Fprintln(w, "sandbox reset to its default data") })
 	case "seed":
-		var made []string
-		for i := range seed {
-			cu, err := s.CreateCustomer(ctx, &seed[i])
-			if err != nil {
-				return fmt.Errorf("customer %d: %w", i, err)
-			}
-			made = append(made, cu.CustomerID)
+		rep, err := seedSandbox(ctx, s, seed)
+		if err != nil {
+			return err
 		}
-		return e.emit(map[string]any{"created": made}, func(w io.Writer) { fmt.Fprintf(w, "created %d customer(s)\n", len(made)) })
+		return e.emit(rep, func(w io.Writer) {
+			fmt.Fprintf(w, "created %d customer(s), %d account(s), %d transaction(s)\n", len(rep.Created), rep.Accounts, rep.Transactions)
+		})
 	}
 	list, err := s.Customers(ctx, &sandbox.CustomersQuery{WithAccounts: true})
 	if err != nil {

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tppkit/psd2/sandbox"
+)
+
+// seedShape shows the seed file's form in usage messages.
+const seedShape = `[{"customerNumber":..., "customerType":"PRIVATE"|"CORPORATE", "customerName":..., ` +
+	`"accounts":[{"currency":"NOK", "name":..., "balance":1000, "transactions":[{"bookingDate":"2026-01-02", "transactionAmount":{"amount":-100,"currency":"NOK"}, ...}]}]}]`
+
+// seedCustomer is one customer of a seed file: the body of
+// POST /v1/sandbox/customers with the customer's accounts.
+type seedCustomer struct {
+	sandbox.NewCustomer
+	Accounts []seedAccount `json:"accounts,omitempty"`
+}
+
+// seedAccount is one account of a seed customer: the body of
+// POST /v1/sandbox/accounts (the customer is the one it is listed under)
+// with the account's transactions.
+type seedAccount struct {
+	sandbox.NewAccount
+	Transactions []sandbox.Transaction `json:"transactions,omitempty"`
+}
+
+// seedReport is what sandbox seed made: the customers' ids and counts
+// (the accounts' ids are not printed).
+type seedReport struct {
+	Created      []string `json:"created"`
+	Accounts     int      `json:"accounts"`
+	Transactions int      `json:"transactions"`
+}
+
+// seedSandbox creates each customer, then its accounts, then each
+// account's transactions, with the sandbox package's mock-data calls. It
+// stops at the first refusal, naming the entry; what was made before
+// stays (reset clears it).
+func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (seedReport, error) {
+	rep := seedReport{Created: []string{}}
+	for i := range seed {
+		cu, err := s.CreateCustomer(ctx, &seed[i].NewCustomer)
+		if err != nil {
+			return rep, fmt.Errorf("customer %d: %w", i, err)
+		}
+		rep.Created = append(rep.Created, cu.CustomerID)
+		for j := range seed[i].Accounts {
+			a := &seed[i].Accounts[j]
+			if a.CustomerID == "" && a.CustomerNumber == "" {
+				a.CustomerID = cu.CustomerID
+			}
+			acc, err := s.CreateAccount(ctx, &a.NewAccount)
+			if err != nil {
+				return rep, fmt.Errorf("customer %d, account %d: %w", i, j, err)
+			}
+			rep.Accounts++
+			if len(a.Transactions) == 0 {
+				continue
+			}
+			if err := s.CreateTransactions(ctx, acc.ResourceID, a.Transactions); err != nil {
+				return rep, fmt.Errorf("customer %d, account %d, transactions: %w", i, j, err)
+			}
+			rep.Transactions += len(a.Transactions)
+		}
+	}
+	return rep, nil
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/sca"
+)
+
+// TestSandboxSeedsAccountsAndTransactions: sandbox seed makes the
+// customer, its account and the account's transactions, and the account
+// information service shows them after the customer's SCA.
+func TestSandboxSeedsAccountsAndTransactions(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, caFile := tppFiles(t)
+	conn := []string{"-url", s.URL, "-ca", caFile, "-cert", certFile, "-key", keyFile}
+	day := time.Now().UTC().AddDate(0, 0, -3).Format(time.DateOnly)
+	seed := filepath.Join(t.TempDir(), "seed.json")
+	require.NoError(t, os.WriteFile(seed, fmt.Appendf(nil, `[{"customerNumber":"01017012345","customerType":"PRIVATE","customerName":"Seed Kunde",
+	  "accounts":[{"currency":"NOK","name":"Brukskonto","balance":1000,"transactions":[
+	    {"bookingDate":%[1]q,"valueDate":%[1]q,"transactionAmount":{"amount":-120.5,"currency":"NOK"},"creditorName":"Kiosk"},
+	    {"bookingDate":%[1]q,"valueDate":%[1]q,"transactionAmount":{"amount":300,"currency":"NOK"},"debtorName":"Arbeidsgiver"}]}]}]`, day), 0o600))
+	out, errOut, code := psd2(t, append(append([]string{"sandbox", "seed", "--json"}, conn...), seed)...)
+	require.Equal(t, exitOK, code, errOut)
+	var rep seedReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Len(t, rep.Created, 1)
+	assert.Equal(t, 1, rep.Accounts)
+	assert.Equal(t, 2, rep.Transactions)
+
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	require.NoError(t, err)
+	ais, err := accounts.New(c)
+	require.NoError(t, err)
+	flow, err := sca.NewFlow(testtpp.RedirectURI)
+	require.NoError(t, err)
+	pending, ro, err := flow.Start("user-1")
+	require.NoError(t, err)
+	consent, err := ais.StartConsent(ctx, ro)
+	require.NoError(t, err)
+	cb, err := s.Authorize(ctx, consent.SCARedirect(), "01017012345")
+	require.NoError(t, err)
+	sess, err := flow.ParseCallback(pending, cb.String())
+	require.NoError(t, err)
+	psu := sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})
+	list, err := ais.List(ctx, nil, psu)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, "Brukskonto", list[0].Name)
+	page, err := ais.Transactions(ctx, list[0].ResourceID, nil, psu)
+	require.NoError(t, err)
+	assert.Len(t, page.Booked, 2)
+
+	// A refused transaction names its entry and fails with exit status 3.
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(bad, []byte(`[{"customerNumber":"02017012345","customerType":"PRIVATE","customerName":"Andre",
+	  "accounts":[{"currency":"NOK","transactions":[{"bookingDate":"2026-13-45","transactionAmount":{"amount":5,"currency":"NOK"}}]}]}]`), 0o600))
+	_, errOut, code = psd2(t, append(append([]string{"sandbox", "seed"}, conn...), bad)...)
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, errOut, "customer 0, account 0, transactions")
+}
