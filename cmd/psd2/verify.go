@@ -20,22 +20,24 @@ import (
 
 // Finding codes of verify, one per rule of docs/interface.md section 5.
 const (
-	codeSignatureMissing = "SIGNATURE_MISSING"   // no Signature header (5.2)
-	codeSignatureFormat  = "SIGNATURE_MALFORMED" // the value does not parse (5.4, 5.6)
-	codeAlgorithm        = "ALGORITHM"           // not rsa-sha256 (5.4)
-	codeKeyIDForm        = "KEYID_FORM"          // names the certificate, not in the SDK's form (5.4)
-	codeKeyIDSerial      = "KEYID_SERIAL"        // serial not as 5.4 writes it
-	codeKeyIDCert        = "KEYID_CERTIFICATE"   // names another certificate
-	codeDateMissing      = "DATE_MISSING"        // 5.3
-	codeDateSkew         = "DATE_SKEW"           // Date more than the allowed skew off (5.3)
-	codeDigestMissing    = "DIGEST_MISSING"      // a body without Digest
-	codeDigestMismatch   = "DIGEST_MISMATCH"     // the body changed after signing
-	codeHeaderMissing    = "HEADER_MISSING"      // listed but not in the request (5.5)
-	codeHeaderUnsigned   = "HEADER_UNSIGNED"     // a candidate in the request but not listed (5.5)
-	codeHeaderOrder      = "HEADER_ORDER"        // the list is not in 5.5's order
-	codeHeaderCase       = "HEADER_CASE"         // names not lower-case (5.4)
-	codeSignatureInvalid = "SIGNATURE_INVALID"   // does not verify with the certificate's key
-	codeCertificate      = "CERTIFICATE"         // no or an unreadable certificate to check with
+	codeSignatureMissing = "SIGNATURE_MISSING"    // no Signature header (5.2)
+	codeSignatureFormat  = "SIGNATURE_MALFORMED"  // the value does not parse (5.4, 5.6)
+	codeAlgorithm        = "ALGORITHM"            // not rsa-sha256 (5.4)
+	codeKeyIDForm        = "KEYID_FORM"           // names the certificate, not in the SDK's form (5.4)
+	codeKeyIDSerial      = "KEYID_SERIAL"         // serial not as 5.4 writes it
+	codeKeyIDCert        = "KEYID_CERTIFICATE"    // names another certificate
+	codeDateMissing      = "DATE_MISSING"         // 5.3
+	codeDateSkew         = "DATE_SKEW"            // Date more than the allowed skew off (5.3)
+	codeDigestMissing    = "DIGEST_MISSING"       // a body without Digest
+	codeDigestMismatch   = "DIGEST_MISMATCH"      // the body changed after signing
+	codeHeaderMissing    = "HEADER_MISSING"       // listed but not in the request (5.5)
+	codeHeaderUnsigned   = "HEADER_UNSIGNED"      // a candidate in the request but not listed (5.5)
+	codeHeaderOrder      = "HEADER_ORDER"         // the list is not in 5.5's order
+	codeHeaderCase       = "HEADER_CASE"          // names not lower-case (5.4)
+	codeHeaderNotUsed    = "HEADER_NOT_USED"      // (request-target) or host listed: not in 5.5's signing string
+	codeSignatureInvalid = "SIGNATURE_INVALID"    // does not verify with the certificate's key
+	codeCertificate      = "CERTIFICATE"          // no or an unreadable certificate to check with
+	codeCertMismatch     = "CERTIFICATE_MISMATCH" // TPP-Signature-Certificate is not the -cert given
 )
 
 // finding is one thing wrong with a captured request.
@@ -172,11 +174,25 @@ func verifyRequest(req *http.Request, body []byte, cert *x509.Certificate, now t
 		add(codeAlgorithm, "Signature", "algorithm is %q; the interface accepts only %q (section 5.4)", p.Algorithm, signing.Algorithm)
 	}
 	headersOK := checkHeaderList(req, p.Headers, add)
-	if cert == nil {
-		if cert, err = requestCertificate(req); err != nil {
-			add(codeCertificate, "TPP-Signature-Certificate", "%v; give -cert to check keyId and signature", err)
-			return rep
+	sent, sentErr := requestCertificate(req)
+	switch {
+	case cert == nil && sentErr != nil:
+		add(codeCertificate, "TPP-Signature-Certificate", "%v; give -cert to check keyId and signature", sentErr)
+		return rep
+	case cert == nil:
+		cert = sent
+	case sentErr != nil:
+		add(codeCertificate, "TPP-Signature-Certificate", "%v: the header is required on every call and carries the signing certificate (section 4)", sentErr)
+	case !bytes.Equal(sent.Raw, cert.Raw):
+		names := "neither"
+		if signing.MatchKeyID(p.KeyID, sent) {
+			names = "the sent certificate"
+		} else if signing.MatchKeyID(p.KeyID, cert) {
+			names = "the -cert certificate"
 		}
+		add(codeCertMismatch, "TPP-Signature-Certificate", "TPP-Signature-Certificate (serial %s) is not the -cert certificate (serial %s); the keyId names %s, and the bank checks the signature with the certificate sent",
+			strings.ToUpper(sent.SerialNumber.Text(16)), strings.ToUpper(cert.SerialNumber.Text(16)), names)
+		return rep
 	}
 	checkKeyID(p.KeyID, cert, add)
 	if err := p.Verify(req, cert.PublicKey); err != nil {
@@ -208,6 +224,8 @@ func checkHeaderList(req *http.Request, list []string, add func(code, header, fo
 	}
 	for _, n := range lower {
 		if n == "(request-target)" || n == "host" {
+			add(codeHeaderNotUsed, n, "%q is listed, but the interface's signing string (section 5.5) has only the candidate headers: date, digest, x-request-id, psu-id, psu-corporate-id, tpp-redirect-uri", n)
+			ok = false
 			continue
 		}
 		if len(req.Header.Values(n)) == 0 {

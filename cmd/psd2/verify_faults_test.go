@@ -39,6 +39,7 @@ func (c captured) raw() []byte {
 type faultCase struct {
 	name string
 	want string // "" for the clean request
+	cert bool   // verify with -cert (the signer's own certificate file)
 	make func(t *testing.T, creds *signing.Credentials, other *signing.Credentials) captured
 }
 
@@ -70,62 +71,87 @@ func faultCases() []faultCase {
 	now := time.Now()
 	sdk := func(c *signing.Credentials) string { return signing.KeyID(c.Certificate) }
 	return []faultCase{
-		{"clean", "", func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "clean", want: "", make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, sdk(c), now, faultBody, nil)
 		}},
-		{"keyId in OpenSSL's form", codeKeyIDForm, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "keyId in OpenSSL's form", want: codeKeyIDForm, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, signing.KeyIDOpenSSL(c.Certificate), now, faultBody, nil)
 		}},
-		{"keyId with OID.2.5.4.97", codeKeyIDForm, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "keyId with OID.2.5.4.97", want: codeKeyIDForm, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			oid := renderings(c.Certificate)[2]
 			require.Equal(t, "oid", oid.Name)
 			return signed(t, c, oid.KeyID, now, faultBody, nil)
 		}},
-		{"keyId serial in lower case", codeKeyIDSerial, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "keyId serial in lower case", want: codeKeyIDSerial, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, "SN="+strings.ToLower(c.Certificate.SerialNumber.Text(16))+",CA="+signing.IssuerDN(c.Certificate), now, faultBody, nil)
 		}},
-		{"keyId of another certificate", codeKeyIDCert, func(t *testing.T, c, o *signing.Credentials) captured {
+		{name: "keyId of another certificate", want: codeKeyIDCert, make: func(t *testing.T, c, o *signing.Credentials) captured {
 			return signed(t, c, sdk(o), now, faultBody, nil)
 		}},
-		{"stale Date", codeDateSkew, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "stale Date", want: codeDateSkew, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, sdk(c), now.Add(-5*time.Minute), faultBody, nil)
 		}},
-		{"Date in the future", codeDateSkew, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "Date in the future", want: codeDateSkew, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, sdk(c), now.Add(3*time.Minute), faultBody, nil)
 		}},
-		{"body changed after signing", codeDigestMismatch, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "body changed after signing", want: codeDigestMismatch, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			r := signed(t, c, sdk(c), now, faultBody, nil)
 			r.body = []byte(strings.Replace(faultBody, "10.00", "1000.00", 1))
 			return r
 		}},
-		{"headers out of order", codeHeaderOrder, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "headers out of order", want: codeHeaderOrder, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, sdk(c), now, faultBody, nil, signing.WithHeaders("digest", "date", "x-request-id", "psu-id", "tpp-redirect-uri"))
 		}},
-		{"X-Request-ID not signed", codeHeaderUnsigned, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "X-Request-ID not signed", want: codeHeaderUnsigned, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, sdk(c), now, faultBody, nil, signing.WithHeaders("date", "digest", "psu-id", "tpp-redirect-uri"))
 		}},
-		{"signed PSU-ID removed from the request", codeHeaderMissing, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "signed PSU-ID removed from the request", want: codeHeaderMissing, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			r := signed(t, c, sdk(c), now, faultBody, nil)
 			r.header.Del("PSU-ID")
 			return r
 		}},
-		{"no Date header", codeDateMissing, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "no Date header", want: codeDateMissing, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, sdk(c), now, faultBody, func(h http.Header) { h.Del("Date") })
 		}},
-		{"no Digest with a body", codeDigestMissing, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "no Digest with a body", want: codeDigestMissing, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, sdk(c), now, faultBody, func(h http.Header) { h.Del("Digest") })
 		}},
-		{"signed header changed after signing", codeSignatureInvalid, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "signed header changed after signing", want: codeSignatureInvalid, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			r := signed(t, c, sdk(c), now, faultBody, nil)
 			r.header.Set("TPP-Redirect-URI", "https://evil.example/cb")
 			return r
 		}},
-		{"no Signature", codeSignatureMissing, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "no Signature", want: codeSignatureMissing, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			r := signed(t, c, sdk(c), now, faultBody, nil)
 			r.header.Del("Signature")
 			return r
 		}},
-		{"algorithm hmac-sha256", codeAlgorithm, func(t *testing.T, c, _ *signing.Credentials) captured {
+		{name: "clean, with -cert", cert: true, make: func(t *testing.T, c, _ *signing.Credentials) captured {
+			return signed(t, c, sdk(c), now, faultBody, nil)
+		}},
+		{name: "TPP-Signature-Certificate of another certificate than -cert", want: codeCertMismatch, cert: true, make: func(t *testing.T, c, o *signing.Credentials) captured {
+			return signed(t, c, sdk(c), now, faultBody, func(h http.Header) {
+				h.Set("TPP-Signature-Certificate", base64.StdEncoding.EncodeToString(o.Certificate.Raw))
+			})
+		}},
+		{name: "TPP-Signature-Certificate and keyId of another certificate than -cert", want: codeCertMismatch, cert: true, make: func(t *testing.T, c, o *signing.Credentials) captured {
+			return signed(t, o, sdk(o), now, faultBody, func(h http.Header) {
+				h.Set("TPP-Signature-Certificate", base64.StdEncoding.EncodeToString(o.Certificate.Raw))
+			})
+		}},
+		{name: "no TPP-Signature-Certificate, with -cert", want: codeCertificate, cert: true, make: func(t *testing.T, c, _ *signing.Credentials) captured {
+			return signed(t, c, sdk(c), now, faultBody, func(h http.Header) { h.Del("TPP-Signature-Certificate") })
+		}},
+		{name: "keyId of another certificate, with -cert", want: codeKeyIDCert, cert: true, make: func(t *testing.T, c, o *signing.Credentials) captured {
+			return signed(t, c, sdk(o), now, faultBody, nil)
+		}},
+		{name: "(request-target) in the header list", want: codeHeaderNotUsed, make: func(t *testing.T, c, _ *signing.Credentials) captured {
+			return signed(t, c, sdk(c), now, faultBody, nil, signing.WithHeaders("(request-target)", "date", "digest", "x-request-id", "psu-id", "tpp-redirect-uri"))
+		}},
+		{name: "host in the header list", want: codeHeaderNotUsed, make: func(t *testing.T, c, _ *signing.Credentials) captured {
+			return signed(t, c, sdk(c), now, faultBody, nil, signing.WithHeaders("date", "digest", "x-request-id", "psu-id", "tpp-redirect-uri", "host"))
+		}},
+		{name: "algorithm hmac-sha256", want: codeAlgorithm, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			r := signed(t, c, sdk(c), now, faultBody, nil)
 			p, err := signing.ParseSignature(r.header.Get("Signature"))
 			require.NoError(t, err)
@@ -142,14 +168,18 @@ func faultCases() []faultCase {
 // figure (faults named correctly / faults).
 func TestVerifyNamesEachFault(t *testing.T) {
 	t.Parallel()
-	_, creds, _, _, _ := tppFiles(t)
+	_, creds, certFile, _, _ := tppFiles(t)
 	_, other, _, _, _ := tppFiles(t)
 	dir := t.TempDir()
 	named, faults := 0, 0
 	for i, fc := range faultCases() {
 		f := filepath.Join(dir, fmt.Sprintf("%02d.http", i))
 		require.NoError(t, os.WriteFile(f, fc.make(t, creds, other).raw(), 0o600))
-		out, errOut, code := psd2(t, "verify", "--json", f)
+		args := []string{"verify", "--json"}
+		if fc.cert {
+			args = append(args, "-cert", certFile)
+		}
+		out, errOut, code := psd2(t, append(args, f)...)
 		var rep verifyReport
 		require.NoError(t, json.Unmarshal([]byte(out), &rep), errOut)
 		var codes []string
