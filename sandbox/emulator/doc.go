@@ -24,7 +24,23 @@
 // under /tap-sandbox/). A TPP certificate must be registered: issued by
 // [Server.NewTPP], passed to [WithTrustedCertificates] or [Server.Trust];
 // any other gets 401 CERTIFICATE_INVALID. The command
-// github.com/tppkit/psd2/cmd/psd2-emulator runs a server standalone.
+// github.com/tppkit/psd2/cmd/psd2-emulator (and "psd2 emulator") runs a
+// server standalone.
+//
+// # Several banks at once
+//
+// [NewMultiBank] serves one bank per host name on one loopback listener,
+// as the platform's banks each have their own host: every bank is a
+// [Server] of its own (customers, accounts, payments, budgets, registered
+// TPPs), routed by the request's Host, and all share one certificate
+// authority, so one certificate from [MultiBank.NewTPP] is trusted by
+// every bank. [MultiBank.Client] reaches every host name, which need not
+// resolve; names under .localhost also work with curl.
+//
+//	m, _ := emulator.NewMultiBank([]string{"alpha.localhost", "beta.localhost"})
+//	defer m.Close()
+//	creds, _ := m.NewTPP("My TPP")
+//	c, _ := client.New(m.URL("alpha.localhost"), creds, client.WithHTTPClient(m.Client()))
 //
 // # Request checks
 //
