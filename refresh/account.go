@@ -12,6 +12,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/txsync"
 )
 
 // historyDays is how far back a query without the PSU reaches: the bank
@@ -41,10 +42,18 @@ func (r *Refresher) Refresh(ctx context.Context, j Job) Result {
 	return r.refreshOne(ctx, j)
 }
 
-// refreshOne is Refresh on a Refresher.
+// refreshOne is Refresh on a Refresher, reporting the round
+// ([WithRounds]).
 func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
+	started := r.now()
+	res := r.refreshJob(ctx, j, started)
+	r.reportRound(ctx, &j, started, &res)
+	return res
+}
+
+// refreshJob runs job j, started at now.
+func (r *Refresher) refreshJob(ctx context.Context, j Job, now time.Time) Result {
 	res := Result{Job: j, Cursor: j.Cursor}
-	now := r.now()
 	if j.Session == nil || j.AccountID == "" || j.want()&^Both != 0 {
 		return r.fail(ctx, res, fmt.Errorf("%w: no session, no account id or an unknown Want", ErrInvalidJob))
 	}
@@ -61,12 +70,22 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 		res.Outcome, res.RetryAt, res.Deferred, res.Err = BudgetExhausted, due, true, ErrNotDue
 		return res
 	}
+	var err error
 	if at, err := r.waitPause(ctx); err != nil {
 		return r.paused(ctx, res, at, err)
 	}
 	now = r.now()
 
 	want := j.want()
+	// The sync's first date is read before anything is reserved: an
+	// account the sync cannot follow (never linked, its state unreadable)
+	// spends no call.
+	var syncFrom accounts.Date
+	if r.sync != nil && want&Transactions != 0 {
+		if syncFrom, err = r.sync.ResourceFrom(ctx, j.AccountID); err != nil {
+			return r.fail(ctx, res, err)
+		}
+	}
 	// The job's calls, balances and the first page of transactions, are
 	// reserved in one write, with the account's claim for the round: all
 	// of them or none, so that a job never spends one endpoint's call for
@@ -94,15 +113,16 @@ func (r *Refresher) refreshOne(ctx context.Context, j Job) Result {
 	case err != nil:
 		return r.fail(ctx, res, err)
 	}
-	res = r.call(accounts.WithReservation(ctx, rsv), j, res, now)
+	res = r.call(accounts.WithReservation(ctx, rsv), j, res, now, syncFrom)
 	// Best effort: a failed write only leaves the calls counted until
 	// they expire, and the account claimed until the claim ends.
 	_ = rsv.Release(context.WithoutCancel(ctx), res.Outcome != Done)
 	return res
 }
 
-// call makes the calls of job j, reserved in ctx, into res.
-func (r *Refresher) call(ctx context.Context, j Job, res Result, now time.Time) Result {
+// call makes the calls of job j, reserved in ctx, into res; syncFrom is
+// the sync's first date (see [WithSync]).
+func (r *Refresher) call(ctx context.Context, j Job, res Result, now time.Time, syncFrom accounts.Date) Result {
 	want := j.want()
 	ro := j.Session.RequestOptions(nil)
 	balances, transactions := accounts.EndpointBalances, accounts.EndpointTransactions
@@ -134,9 +154,9 @@ func (r *Refresher) call(ctx context.Context, j Job, res Result, now time.Time) 
 			return r.paused(ctx, res, at, err)
 		}
 		if j.Card {
-			err = r.cardTransactions(ctx, j, &res, ro, now)
+			err = r.cardTransactions(ctx, j, &res, ro, now, syncFrom)
 		} else {
-			err = r.transactions(ctx, j, &res, ro, now)
+			err = r.transactions(ctx, j, &res, ro, now, syncFrom)
 		}
 		if err != nil {
 			return r.failCall(ctx, res, err, transactions)
@@ -209,10 +229,26 @@ func from(j *Job, now time.Time) accounts.Date {
 	return d
 }
 
+// syncedFrom is the first booking date of a query from q (see from) with
+// the sync's syncFrom ([txsync.Syncer.ResourceFrom], zero without a sync
+// or before its first read): the earlier of the two, so that the read
+// covers the sync's overlap window too, not older than the bank gives
+// without the PSU. A zero q (the bank's default) stays zero.
+func syncedFrom(q, syncFrom accounts.Date, now time.Time) accounts.Date {
+	if q.IsZero() || syncFrom.IsZero() || !syncFrom.Before(q) {
+		return q
+	}
+	if floor := accounts.DateOf(now.UTC().AddDate(0, 0, -historyDays)); syncFrom.Before(floor) {
+		return floor
+	}
+	return syncFrom
+}
+
 // transactions reads the new transactions of an account into res and
-// advances res.Cursor.
-func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro client.RequestOption, now time.Time) error {
-	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from(&j, now)}
+// advances res.Cursor; with a sync ([WithSync]) it applies the read to
+// the sync into res.Sync.
+func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro client.RequestOption, now time.Time, syncFrom accounts.Date) error {
+	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: syncedFrom(from(&j, now), syncFrom, now)}
 	first := func() (pageOf[accounts.Transaction], error) {
 		p, err := r.svc.Transactions(ctx, j.AccountID, q, ro)
 		return accountPage(p), err
@@ -224,8 +260,13 @@ func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro cli
 		p, err := r.svc.NextTransactions(ctx, j.AccountID, href, ro)
 		return accountPage(p), err
 	}
-	booked, pending, calls, err := readPages(first, next)
+	booked, pending, calls, cut, err := readPages(first, next)
 	res.Calls += calls
+	if r.sync != nil && err == nil && !cut {
+		// Before keepNew, which compacts booked in place: the sync
+		// compares every entry read, not only the new ones.
+		res.Sync, err = r.sync.ApplyResource(ctx, j.AccountID, txsync.Read{From: q.DateFrom, Booked: booked, Pending: pending})
+	}
 	dates, ids := make([]accounts.Date, len(booked)), make([]string, len(booked))
 	for i := range booked {
 		dates[i], ids[i] = booked[i].BookingDate, booked[i].TransactionID
@@ -255,8 +296,8 @@ func keepNew[T any](booked []T, c Cursor, dates []accounts.Date, ids []string) [
 }
 
 // cardTransactions is transactions for a card account.
-func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro client.RequestOption, now time.Time) error {
-	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from(&j, now)}
+func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro client.RequestOption, now time.Time, syncFrom accounts.Date) error {
+	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: syncedFrom(from(&j, now), syncFrom, now)}
 	first := func() (pageOf[accounts.CardTransaction], error) {
 		p, err := r.svc.CardTransactions(ctx, j.AccountID, q, ro)
 		return cardPage(p), err
@@ -268,8 +309,11 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 		p, err := r.svc.NextCardTransactions(ctx, j.AccountID, href, ro)
 		return cardPage(p), err
 	}
-	booked, pending, calls, err := readPages(first, next)
+	booked, pending, calls, cut, err := readPages(first, next)
 	res.Calls += calls
+	if r.sync != nil && err == nil && !cut {
+		res.Sync, err = r.sync.ApplyCardResource(ctx, j.AccountID, txsync.CardRead{From: q.DateFrom, Booked: booked, Pending: pending})
+	}
 	dates, ids := make([]accounts.Date, len(booked)), make([]string, len(booked))
 	for i := range booked {
 		dates[i], ids[i] = booked[i].BookingDate, booked[i].CardTransactionID
@@ -310,8 +354,10 @@ func cardPage(p *accounts.CardTransactionsPage) pageOf[accounts.CardTransaction]
 // budget is spent). It returns the booked entries of every page and the
 // pending entries once: a bank with the known issue of docs/interface.md
 // section 8 repeats the whole pending list on every page, and a page
-// whose pending list is the previous page's adds nothing.
-func readPages[T any](first func() (pageOf[T], error), next func(string) (pageOf[T], error)) (booked, pending []T, calls int, err error) {
+// whose pending list is the previous page's adds nothing. cut is set
+// when it stopped at maxPages with a next link left: the read is not the
+// bank's whole list.
+func readPages[T any](first func() (pageOf[T], error), next func(string) (pageOf[T], error)) (booked, pending []T, calls int, cut bool, err error) {
 	page, err := first()
 	seen := map[string]bool{}
 	var lastPending []byte
@@ -320,7 +366,7 @@ func readPages[T any](first func() (pageOf[T], error), next func(string) (pageOf
 			calls++
 		}
 		if err != nil {
-			return booked, pending, calls, err
+			return booked, pending, calls, false, err
 		}
 		if booked == nil {
 			booked = page.booked // the page is not used again: no copy
@@ -339,8 +385,11 @@ func readPages[T any](first func() (pageOf[T], error), next func(string) (pageOf
 				lastPending = b
 			}
 		}
-		if page.next == "" || seen[page.next] || n >= maxPages {
-			return booked, pending, calls, nil
+		if page.next == "" || seen[page.next] {
+			return booked, pending, calls, false, nil
+		}
+		if n >= maxPages {
+			return booked, pending, calls, true, nil
 		}
 		seen[page.next] = true
 		href := page.next

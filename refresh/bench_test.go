@@ -4,9 +4,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/tppkit/psd2/internal/refreshbench"
+	"github.com/tppkit/psd2/internal/syncscript"
+	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/store"
+	"github.com/tppkit/psd2/txsync"
 )
 
 // BenchmarkRefresh refreshes 1,000, 10,000 and 30,000 seeded accounts
@@ -45,4 +49,55 @@ func BenchmarkRefresh(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkSyncRound refreshes the scripted PSU's account with and
+// without WithSync, interleaved round by round in one run (the
+// in-process emulator's time included in both), and reports the time per
+// round of each and their ratio, sync/plain. Run it with
+//
+//	go test ./refresh -run '^$' -bench SyncRound -benchtime 40x
+func BenchmarkSyncRound(b *testing.B) {
+	w, err := syncscript.Start(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	sy, err := txsync.New(store.NewMemoryStore(), txsync.WithClock(w.Clock.Now))
+	if err != nil {
+		b.Fatal(err)
+	}
+	listed, err := w.List(b.Context())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := sy.Link(b.Context(), w.Owner, listed, nil); err != nil {
+		b.Fatal(err)
+	}
+	plain, err := refresh.New(w.Svc, refresh.WithWorkers(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	synced, err := refresh.New(w.Svc, refresh.WithWorkers(1), refresh.WithSync(sy))
+	if err != nil {
+		b.Fatal(err)
+	}
+	job := refresh.Job{Session: w.Session, AccountID: w.Customer.Accounts[0].ID, Want: refresh.Transactions, Force: true}
+	var tPlain, tSync time.Duration
+	for range b.N {
+		// Two calls a round: the budget of 4 a day allows a round every
+		// 12 hours and its margin.
+		w.Wait(12*time.Hour + 6*time.Minute)
+		t0 := time.Now()
+		res := plain.Refresh(b.Context(), job)
+		t1 := time.Now()
+		sres := synced.Refresh(b.Context(), job)
+		tPlain, tSync = tPlain+t1.Sub(t0), tSync+time.Since(t1)
+		if res.Outcome != refresh.Done || sres.Outcome != refresh.Done || sres.Sync == nil {
+			b.Fatalf("plain %v, synced %v", res, sres)
+		}
+	}
+	b.ReportMetric(float64(tPlain.Nanoseconds())/float64(b.N), "plain-ns/round")
+	b.ReportMetric(float64(tSync.Nanoseconds())/float64(b.N), "sync-ns/round")
+	b.ReportMetric(float64(tSync)/float64(tPlain), "sync/plain")
 }

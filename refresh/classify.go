@@ -8,6 +8,7 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/txsync"
 )
 
 // verdict is what an error means for a job.
@@ -43,7 +44,7 @@ func classify(err error) verdict {
 		return verdict{outcome: ReconnectNeeded}
 	}
 	var ve *client.ValidationError
-	if errors.Is(err, ErrInvalidJob) || errors.Is(err, accounts.ErrInvalidQuery) ||
+	if errors.Is(err, ErrInvalidJob) || errors.Is(err, txsync.ErrNotLinked) || errors.Is(err, txsync.ErrCorruptState) || errors.Is(err, accounts.ErrInvalidQuery) ||
 		errors.Is(err, accounts.ErrUnexpectedLink) || errors.As(err, &ve) {
 		return verdict{outcome: Refused}
 	}

@@ -22,6 +22,14 @@
 // a bank books a few days late under an earlier date included, so the
 // TPP keeps one small cursor per account, not its history.
 //
+// Transactions that stay true: the cursor trusts the bank's booked
+// transaction ids, and a bank that changes them, or books a pending
+// entry under another id and amount, makes it report an entry twice.
+// [WithSync] applies each complete read to a transaction sync (package
+// txsync) and [Result.Sync] carries its added, changed and removed
+// entries under keys the SDK keeps; link each consent's accounts to it
+// first (txsync's Syncer.Link, right after [Remember]).
+//
 // Running: [Refresher.Run] takes the jobs as workers become free
 // ([WithWorkers], by default one per core) and yields each account's
 // [Result] as soon as it is done, so memory stays flat for any number of
@@ -64,8 +72,11 @@
 //
 // Watching: [WithProgress] is called with the counts of done, waiting and
 // failed accounts after each result; [WithLogger] logs outcomes to
-// log/slog (without it the Refresher logs nothing). Neither ever shows an account id, PSU-ID or session id, and
-// neither do the printed forms of [Job] and [Result].
+// log/slog (without it the Refresher logs nothing); [WithRounds] reports
+// each due job's [Round] (its class, when it was planned and when it
+// started) for metrics, such as the otel module's refresh rounds. None
+// ever shows an account id, PSU-ID or session id, and neither do the
+// printed forms of [Job] and [Result].
 //
 // Replicas: the budget lives in the client's store (client.WithStore):
 // give every replica of the TPP's service a client on one shared store (a

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/txsync"
 )
 
 // Want says what a [Job] reads.
@@ -319,6 +320,12 @@ type Result struct {
 	// hold them instead.
 	Booked, Pending         []accounts.Transaction
 	CardBooked, CardPending []accounts.CardTransaction
+	// Sync is what the read changed in the transaction sync of
+	// [WithSync]: the added, changed and removed entries under the sync's
+	// keys, every booked entry read compared (not only those new since
+	// the cursor). Nil without WithSync, when no transactions were read,
+	// and when the read failed or was cut short; its entries are copies.
+	Sync *txsync.Delta
 	// Cursor is the cursor to give the account's next job.
 	Cursor Cursor
 	// RetryAt is when to try again: with BudgetExhausted, when the
@@ -344,6 +351,10 @@ func (r Result) String() string {
 		" balances=" + strconv.Itoa(len(r.Balances)) +
 		" booked=" + strconv.Itoa(len(r.Booked)+len(r.CardBooked)) +
 		" pending=" + strconv.Itoa(len(r.Pending)+len(r.CardPending))
+	if r.Sync != nil {
+		s += " added=" + strconv.Itoa(len(r.Sync.Added)) + " changed=" + strconv.Itoa(len(r.Sync.Changed)) +
+			" removed=" + strconv.Itoa(len(r.Sync.Removed))
+	}
 	if !r.RetryAt.IsZero() {
 		s += " retryAt=" + r.RetryAt.UTC().Format(time.RFC3339)
 	}
@@ -368,6 +379,7 @@ type resultView struct {
 	Pending     []accounts.Transaction     `json:"pending,omitempty"`
 	CardBooked  []accounts.CardTransaction `json:"cardBooked,omitempty"`
 	CardPending []accounts.CardTransaction `json:"cardPending,omitempty"`
+	Sync        *txsync.Delta              `json:"sync,omitempty"`
 	Cursor      Cursor                     `json:"cursor"`
 	RetryAt     time.Time                  `json:"retryAt,omitzero"`
 	Deferred    bool                       `json:"deferred,omitempty"`
@@ -384,7 +396,7 @@ type resultView struct {
 // or session id.
 func (r Result) MarshalJSON() ([]byte, error) {
 	v := resultView{Job: r.Job, Outcome: r.Outcome.String(), Balances: r.Balances, Booked: r.Booked,
-		Pending: r.Pending, CardBooked: r.CardBooked, CardPending: r.CardPending, Cursor: r.Cursor,
+		Pending: r.Pending, CardBooked: r.CardBooked, CardPending: r.CardPending, Sync: r.Sync, Cursor: r.Cursor,
 		RetryAt: r.RetryAt, Deferred: r.Deferred, Calls: r.Calls}
 	if r.Err != nil {
 		if v.Status, v.Code = errorCode(r.Err); v.Status == 0 {

@@ -1,6 +1,7 @@
 package refresh
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -8,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/txsync"
 )
 
 // Refresher refreshes accounts in the background, without the PSU, within
@@ -20,6 +22,8 @@ type Refresher struct {
 	spacing  time.Duration
 	maxWait  time.Duration
 	progress func(Progress)
+	sync     *txsync.Syncer
+	round    func(context.Context, Round)
 	log      *slog.Logger
 	now      func() time.Time
 }
@@ -122,6 +126,30 @@ func WithLogger(l *slog.Logger) Option {
 			return errors.New("refresh: WithLogger(nil)")
 		}
 		r.log = l
+		return nil
+	}
+}
+
+// WithSync applies every complete transactions read to s, the
+// transaction sync of package txsync, and sets [Result.Sync] to its
+// added, changed and removed entries: entries a TPP stores by the
+// sync's keys stay true when the bank changes a booked entry's id, books
+// a pending one under another id and amount, or lists identical twins
+// (see txsync). The TPP links each consent's accounts first
+// ([txsync.Syncer.Link], right after listing them); a job for an account
+// the sync never linked ends [Refused] with txsync.ErrNotLinked, without
+// a call. A job's query starts early enough for the sync's overlap
+// window ([txsync.Syncer.ResourceFrom]; never older than the bank gives
+// without the PSU). A read cut short (at the most pages a job reads) is
+// not applied: Result.Sync stays nil, and the next one compares again. A
+// failed write of the sync's state ends the job as the store's error does
+// ([Transient]), the cursor not advanced. Without it Result.Sync is nil.
+func WithSync(s *txsync.Syncer) Option {
+	return func(r *Refresher) error {
+		if s == nil {
+			return errors.New("refresh: WithSync(nil)")
+		}
+		r.sync = s
 		return nil
 	}
 }

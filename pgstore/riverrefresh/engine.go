@@ -34,7 +34,10 @@ type Bank struct {
 	Workers int
 	// Options configure the bank's refresh.Refresher; the engine adds
 	// refresh.WithMaxWait(0) (a pause is River's: the queue is paused)
-	// and the spacing of Config.Spacing.
+	// and the spacing of Config.Spacing. With refresh.WithSync the
+	// results Config.Handle receives carry the transaction sync's lists
+	// (refresh.Result.Sync); with refresh.WithRounds each job's round is
+	// reported.
 	Options []refresh.Option
 }
 

@@ -50,6 +50,8 @@ type world struct {
 	psus   []string // every PSU-ID
 	seeded emulator.SeedResult
 	store  *pgstore.Store
+	// options are the bank's refresh options in every engine.
+	options []refresh.Option
 }
 
 func newWorld(t *testing.T, customers int) *world {
@@ -98,7 +100,7 @@ func (w *world) engine(t *testing.T, cfg riverrefresh.Config, opts ...client.Opt
 	svc, err := accounts.New(c)
 	require.NoError(t, err)
 	cfg.Pool, cfg.Schema = pool, w.schema
-	cfg.Banks = map[string]riverrefresh.Bank{"testbank": {Service: svc, Sessions: st, Workers: 3}}
+	cfg.Banks = map[string]riverrefresh.Bank{"testbank": {Service: svc, Sessions: st, Workers: 3, Options: w.options}}
 	e, err := riverrefresh.New(cfg)
 	require.NoError(t, err)
 	return e

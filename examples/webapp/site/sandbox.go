@@ -3,9 +3,11 @@ package site
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +35,14 @@ type SandboxOptions struct {
 	WaitTimeout, Refresh time.Duration
 	PollMin, PollMax     time.Duration
 	Logger               *slog.Logger
+	// ClientOptions are added to the options of the site's client, such
+	// as an observer (client.WithObserver, the otel module's).
+	ClientOptions []client.Option
+	// Routes are served on the site's server beside the site, by
+	// http.ServeMux pattern ("GET /metrics" for a metrics exporter); the
+	// site serves every other path. "/" and an invalid pattern are
+	// refused.
+	Routes map[string]http.Handler
 }
 
 // Sandbox is the site serving over an in-process bank sandbox (package
@@ -83,8 +93,8 @@ func StartSandbox(opts SandboxOptions) (*Sandbox, error) {
 	}
 	// The redirect URI is set once on the client; the Flow appends its
 	// state to it on every SCA.
-	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()),
-		client.WithDefaults(client.WithRedirectURI(base+"/callback")))
+	c, err := client.New(bank.URL, creds, append([]client.Option{client.WithHTTPClient(bank.Client()),
+		client.WithDefaults(client.WithRedirectURI(base + "/callback"))}, opts.ClientOptions...)...)
 	if err != nil {
 		return fail(err)
 	}
@@ -101,8 +111,12 @@ func StartSandbox(opts SandboxOptions) (*Sandbox, error) {
 	if err != nil {
 		return fail(err)
 	}
+	handler, err := withRoutes(site, opts.Routes)
+	if err != nil {
+		return fail(err)
+	}
 	sb := &Sandbox{Bank: bank, URL: base, Site: site, served: make(chan error, 1), stop: make(chan struct{}),
-		srv: &http.Server{Handler: site, ReadHeaderTimeout: 10 * time.Second}}
+		srv: &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}}
 	go func() { sb.served <- sb.srv.Serve(ln) }()
 	sb.wg.Add(1)
 	go func() {
@@ -119,6 +133,29 @@ func StartSandbox(opts SandboxOptions) (*Sandbox, error) {
 		}
 	}()
 	return sb, nil
+}
+
+// withRoutes returns site alone without routes, else a mux serving
+// routes and the site at "/". An invalid pattern (http.ServeMux panics on
+// one) is an error.
+func withRoutes(site http.Handler, routes map[string]http.Handler) (h http.Handler, err error) {
+	if len(routes) == 0 {
+		return site, nil
+	}
+	mux := http.NewServeMux()
+	defer func() {
+		if v := recover(); v != nil {
+			h, err = nil, fmt.Errorf("site: SandboxOptions.Routes: %v", v)
+		}
+	}()
+	for pattern, route := range routes {
+		if route == nil || strings.TrimSpace(pattern) == "/" {
+			return nil, fmt.Errorf("site: SandboxOptions.Routes: %q: the site serves /, and a route needs a handler", pattern)
+		}
+		mux.Handle(pattern, route)
+	}
+	mux.Handle("/", site)
+	return mux, nil
 }
 
 // Wait blocks until ctx ends or the site's server fails.

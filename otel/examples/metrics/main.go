@@ -23,13 +23,7 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"strings"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
@@ -41,6 +35,7 @@ import (
 	"github.com/tppkit/psd2/store"
 
 	psd2otel "github.com/tppkit/psd2/otel"
+	"github.com/tppkit/psd2/otel/examples/metrics/promexp"
 )
 
 func main() {
@@ -53,18 +48,12 @@ func main() {
 }
 
 func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
-	// The Prometheus exporter is a metric reader on a registry of its own.
-	reg := prometheus.NewRegistry()
-	exp, err := otelprom.New(otelprom.WithRegisterer(reg), otelprom.WithoutScopeInfo())
+	pe, err := promexp.New()
 	if err != nil {
 		return err
 	}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
-	defer func() { _ = mp.Shutdown(context.Background()) }()
-	obs, err := psd2otel.New(psd2otel.WithMeterProvider(mp))
-	if err != nil {
-		return err
-	}
+	defer func() { _ = pe.Close() }()
+	obs := pe.Observer
 
 	bank := emulator.NewServer()
 	defer bank.Close()
@@ -109,7 +98,7 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	mux.Handle("/metrics", pe.Handler)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
@@ -117,7 +106,8 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 		fmt.Fprintf(out, "serving http://%s/metrics\n", ln.Addr())
 		select {}
 	}
-	return scrape(out, "http://"+ln.Addr().String()+"/metrics")
+	_, err = promexp.Scrape(ctx, http.DefaultClient, out, "http://"+ln.Addr().String()+"/metrics")
+	return err
 }
 
 // script makes the calls whose metrics the scrape shows.
@@ -166,30 +156,6 @@ func script(ctx context.Context, c *client.Client, bank *emulator.Server, cu emu
 	}, present)
 	if !errors.Is(err, client.ErrOutcomeUnknown) {
 		return fmt.Errorf("expected an unknown outcome, got %v", err)
-	}
-	return nil
-}
-
-// scrape prints the psd2 lines of one scrape of url.
-func scrape(out io.Writer, url string) error {
-	resp, err := http.Get(url)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	n := 0
-	for _, line := range strings.Split(string(body), "\n") {
-		if strings.Contains(line, "psd2_") && !strings.Contains(line, "_bucket{") {
-			fmt.Fprintln(out, line)
-			n++
-		}
-	}
-	if n == 0 {
-		return fmt.Errorf("no psd2 metric in the scrape")
 	}
 	return nil
 }

@@ -1,0 +1,74 @@
+package refresh
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Round is the report of one account's refresh, a job that was due,
+// given to the function of [WithRounds] when the job ends: what a
+// metrics exporter counts (rounds done, snoozed and failed) and how late
+// the round started. It holds no id.
+type Round struct {
+	// Outcome is how the job ended.
+	Outcome Outcome
+	// Planned is when the account was due: its last refresh
+	// ([Cursor.RefreshedAt]) plus the spacing ([WithSpacing]); Started
+	// for a first refresh, a forced one and without spacing.
+	Planned time.Time
+	// Started is when the job started.
+	Started time.Time
+}
+
+// Class names the outcome as metrics count rounds: "done" ([Done]),
+// "snoozed" (put off until the budget allows: [BudgetExhausted]) or
+// "failed" (the others). These are
+// the values of the otel module's RoundResult.
+func (r Round) Class() string {
+	switch {
+	case r.Outcome == Done:
+		return "done"
+	case r.Outcome == BudgetExhausted:
+		return "snoozed"
+	}
+	return "failed"
+}
+
+// Late is how late the round started after it was planned; never
+// negative.
+func (r Round) Late() time.Duration { return max(r.Started.Sub(r.Planned), 0) }
+
+// WithRounds calls fn with the [Round] of every job that was due when it
+// ends ([Refresher.Run] and [Refresher.Refresh] alike, so also on a job
+// engine such as the pgstore module's riverrefresh), on the job's
+// goroutine: fn must be safe for concurrent use and quick. A job put
+// off because the account was refreshed less than the spacing ago
+// ([Result.Deferred]) is not a round and is not reported. Wire it to
+// the otel module's metrics with
+//
+//	refresh.WithRounds(func(ctx context.Context, r refresh.Round) {
+//		obs.RecordRefreshRound(ctx, otel.RoundResult(r.Class()), r.Planned, r.Started)
+//	})
+func WithRounds(fn func(context.Context, Round)) Option {
+	return func(r *Refresher) error {
+		if fn == nil {
+			return errors.New("refresh: WithRounds(nil)")
+		}
+		r.round = fn
+		return nil
+	}
+}
+
+// reportRound gives the round of job j, started at started and ended
+// with res, to the function of WithRounds.
+func (r *Refresher) reportRound(ctx context.Context, j *Job, started time.Time, res *Result) {
+	if r.round == nil || res.Deferred {
+		return
+	}
+	planned := started
+	if r.spacing > 0 && !j.Force && !j.Cursor.RefreshedAt.IsZero() {
+		planned = j.Cursor.RefreshedAt.Add(r.spacing)
+	}
+	r.round(ctx, Round{Outcome: res.Outcome, Planned: planned, Started: started})
+}
