@@ -521,7 +521,7 @@ func (b *seeder) account(i, j int, in *SeedAccount) (*account, bool, error) {
 	switch {
 	case bban == "":
 		bban, drawn = b.drawBBAN(), true
-	case !validNorwegianBBAN(bban):
+	case !rules.ValidNorwegianBBAN(bban):
 		return nil, false, seedFail("must be 11 digits with a valid MOD-11 check digit", "Customers[%d].Accounts[%d].BBAN", i, j)
 	case reserved().bbans[bban]:
 		return nil, false, seedFail("is a default account's", "Customers[%d].Accounts[%d].BBAN", i, j)
