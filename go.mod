@@ -6,6 +6,7 @@ require (
 	github.com/bojanz/currency v1.4.2
 	github.com/google/uuid v1.6.0
 	github.com/jarcoal/httpmock v1.4.1
+	github.com/rivo/uniseg v0.4.7
 	github.com/shopspring/decimal v1.4.0
 	github.com/stretchr/testify v1.11.1
 	golang.org/x/net v0.47.0

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 )
 
 // pageServer serves total booked transactions of account "acc", pageSize

@@ -3,16 +3,13 @@ package accounts
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math/big"
-	"reflect"
 	"strconv"
 	"strings"
-	"sync"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/tppkit/psd2/accounts/internal/decode"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -56,322 +53,39 @@ func (e Extra) Decode(name string, v any) (bool, error) {
 	return true, json.Unmarshal(raw, v)
 }
 
-// memberNames are the JSON member names a document type decodes.
-type memberNames struct {
-	exact map[string]struct{}
-	all   [][]byte
-}
+// The decoding itself is package decode's; these name it for the
+// documents of this package, whose unnamed members are Members.
 
-// namesOf returns the member names of the exported, JSON-visible fields of
-// the struct type T (fields of embedded structs included).
-func namesOf[T any]() func() *memberNames {
-	return sync.OnceValue(func() *memberNames {
-		n := &memberNames{exact: map[string]struct{}{}}
-		n.add(reflect.TypeFor[T]())
-		return n
-	})
-}
+// newMember is the Member decode keeps.
+func newMember(name string, value json.RawMessage) Member { return Member{Name: name, Value: value} }
 
-func (n *memberNames) add(t reflect.Type) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
-		}
-		if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
-			n.add(f.Type)
-			continue
-		}
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "" {
-			name = f.Name
-		}
-		if _, dup := n.exact[name]; !dup {
-			n.exact[name] = struct{}{}
-			n.all = append(n.all, []byte(name))
-		}
-	}
-}
+// memberOf is the name and value of m, for decode.Encode.
+func memberOf(m Member) (string, json.RawMessage) { return m.Name, m.Value }
 
-// known reports whether encoding/json decodes a member called name into
-// one of the fields: it matches names case-insensitively.
-func (n *memberNames) known(name []byte) bool {
-	if _, ok := n.exact[string(name)]; ok {
-		return true
-	}
-	for _, k := range n.all {
-		if bytes.EqualFold(name, k) {
-			return true
-		}
-	}
-	return false
-}
+// namesOf returns the member names the struct type T decodes.
+func namesOf[T any]() func() *decode.Names { return decode.NamesOf[T]() }
 
 // isNull reports whether data is the JSON null.
-func isNull(data []byte) bool { return bytes.Equal(bytes.TrimSpace(data), []byte("null")) }
+func isNull(data []byte) bool { return decode.IsNull(data) }
 
-// decodeObject decodes the JSON object data into w, a pointer to a zero
-// struct whose members are names, and returns the members w does not
-// name. take, when not nil, is asked about every member first; the
-// members it takes are returned apart, with their raw values (valid
-// while data is). A named member whose value does not fit its field is
-// returned among the others and leaves its field zero; only data that is
-// not a JSON object fails. It decodes member by member (see
-// wireplan.go), or with encoding/json where that is needed.
-func decodeObject(data []byte, w any, names *memberNames, take func(name []byte) bool) (extra, taken Extra, err error) {
-	if memberwise {
-		if extra, taken, ok := decodeFast(data, w, names, take); ok {
-			return extra, taken, nil
-		}
-		reflect.ValueOf(w).Elem().SetZero()
-	}
-	return decodeObjectWhole(data, w, names, take)
+// decodeObject is [decode.Object] keeping Members.
+func decodeObject(data []byte, w any, names *decode.Names, take func(name []byte) bool) (extra, taken Extra, err error) {
+	return decode.Object(data, w, names, take, newMember)
 }
 
-// decodeObjectWhole is decodeObject with encoding/json decoding the whole
-// object.
-func decodeObjectWhole(data []byte, w any, names *memberNames, take func(name []byte) bool) (extra, taken Extra, err error) {
-	err = json.Unmarshal(data, w)
-	var syntax *json.SyntaxError
-	if errors.As(err, &syntax) {
-		return nil, nil, err
-	}
-	misfit := err != nil
-	if misfit {
-		// Decode member by member below, keeping those that fail.
-		reflect.ValueOf(w).Elem().SetZero()
-	}
-	scanErr := forEachMember(data, func(key, value []byte) error {
-		name := memberName(key)
-		if take != nil && take(name) {
-			taken = append(taken, Member{Name: string(name), Value: value})
-			return nil
-		}
-		if names.known(name) {
-			if !misfit || decodeMember(w, key, value) {
-				return nil
-			}
-		}
-		extra = append(extra, Member{Name: string(name), Value: normalJSON(value)})
-		return nil
-	})
-	if scanErr != nil {
-		if err != nil {
-			return nil, nil, err
-		}
-		return nil, nil, scanErr
-	}
-	return extra, taken, nil
-}
-
-// decodeMember decodes the single member key: value into w when it
-// decodes without error on its own, and reports whether it did.
-func decodeMember(w any, key, value []byte) bool {
-	obj := make([]byte, 0, len(key)+len(value)+3)
-	obj = append(append(append(append(append(obj, '{'), key...), ':'), value...), '}')
-	trial := reflect.New(reflect.TypeOf(w).Elem()).Interface()
-	if json.Unmarshal(obj, trial) != nil {
-		return false
-	}
-	return json.Unmarshal(obj, w) == nil
-}
-
-// memberName returns the name of a quoted member key.
-func memberName(key []byte) []byte {
-	inner := key[1 : len(key)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return inner
-	}
-	var s string
-	if json.Unmarshal(key, &s) != nil {
-		return inner
-	}
-	return []byte(s)
-}
-
-// normalJSON returns v as encoding/json writes a json.RawMessage: compact,
-// with <, >, &, U+2028 and U+2029 escaped, so that a decoded value equals
-// the value decoded from its encoding.
-func normalJSON(v []byte) json.RawMessage {
-	var c bytes.Buffer
-	if json.Compact(&c, v) != nil {
-		return json.RawMessage(bytes.Clone(v))
-	}
-	var h bytes.Buffer
-	json.HTMLEscape(&h, c.Bytes())
-	return h.Bytes()
-}
-
-// normalRaw normalises a json.RawMessage field after decoding (see
-// normalJSON); nil stays nil.
-func normalRaw(v json.RawMessage) json.RawMessage {
-	if v == nil {
-		return nil
-	}
-	return normalJSON(v)
-}
-
-// encodeObject encodes w, then appends the members of more and extra to
-// the object.
+// encodeObject is [decode.Encode] of w with the members of more and extra.
 func encodeObject(w any, more []Member, extra Extra) ([]byte, error) {
-	b, err := json.Marshal(w)
-	if err != nil || len(more)+len(extra) == 0 {
-		return b, err
-	}
-	var buf bytes.Buffer
-	buf.Grow(len(b) + 64*(len(more)+len(extra)))
-	buf.Write(b[:len(b)-1]) // drop the closing brace
-	for _, list := range [][]Member{more, extra} {
-		for _, m := range list {
-			if buf.Len() > 1 {
-				buf.WriteByte(',')
-			}
-			k, err := json.Marshal(m.Name)
-			if err != nil {
-				return nil, err
-			}
-			buf.Write(k)
-			buf.WriteByte(':')
-			if len(m.Value) == 0 {
-				buf.WriteString("null")
-			} else {
-				buf.Write(m.Value)
-			}
-		}
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return decode.Encode(w, memberOf, more, extra)
 }
 
-// lastMember returns the value of the last member of the object data that
-// encoding/json would decode into a field called name (names compare
-// case-insensitively), normalised; nil when there is none.
-func lastMember(data []byte, name string) json.RawMessage {
-	var v json.RawMessage
-	_ = forEachMember(data, func(key, value []byte) error {
-		if bytes.EqualFold(memberName(key), []byte(name)) {
-			v = normalJSON(value)
-		}
-		return nil
-	})
-	return v
-}
+// normalJSON is [decode.Normal].
+func normalJSON(v []byte) json.RawMessage { return decode.Normal(v) }
 
-// errNotObject is returned for a document that is not a JSON object.
-var errNotObject = errors.New("accounts: not a JSON object")
+// normalRaw is [decode.NormalRaw].
+func normalRaw(v json.RawMessage) json.RawMessage { return decode.NormalRaw(v) }
 
-// forEachMember calls fn with the quoted key and the raw value of every
-// member of the JSON object data, in order.
-func forEachMember(data []byte, fn func(key, value []byte) error) error {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return errNotObject
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		return nil
-	}
-	for {
-		if i >= len(data) || data[i] != '"' {
-			return errNotObject
-		}
-		end, ok := skipString(data, i)
-		if !ok {
-			return errNotObject
-		}
-		key := data[i:end]
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return errNotObject
-		}
-		i = skipSpace(data, i+1)
-		end, ok = skipValue(data, i)
-		if !ok {
-			return errNotObject
-		}
-		if err := fn(key, data[i:end]); err != nil {
-			return err
-		}
-		i = skipSpace(data, end)
-		switch {
-		case i < len(data) && data[i] == ',':
-			i = skipSpace(data, i+1)
-		case i < len(data) && data[i] == '}':
-			return nil
-		default:
-			return errNotObject
-		}
-	}
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the index after the JSON string starting at i.
-func skipString(data []byte, i int) (int, bool) {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, true
-		}
-	}
-	return len(data), false
-}
-
-// skipValue returns the index after the JSON value starting at i.
-func skipValue(data []byte, i int) (int, bool) {
-	if i >= len(data) {
-		return i, false
-	}
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(data); j++ {
-			switch data[j] {
-			case '"':
-				end, ok := skipString(data, j)
-				if !ok {
-					return end, false
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1, true
-				}
-			}
-		}
-		return len(data), false
-	}
-	j := i
-	for j < len(data) {
-		switch data[j] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return j, j > i
-		}
-		j++
-	}
-	return j, j > i
-}
+// lastMember is [decode.Last].
+func lastMember(data []byte, name string) json.RawMessage { return decode.Last(data, name) }
 
 // shortestText returns the shortest text that money reads back as v's
 // number: its plain form, the plain form without the leading zero of a

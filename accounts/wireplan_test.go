@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/tppkit/psd2/accounts/internal/decode"
 )
 
 // decodeBoth decodes data into a new T member by member and with
@@ -16,9 +18,9 @@ func decodeBoth[T any](t *testing.T, data []byte) {
 	t.Helper()
 	var fast, whole T
 	errFast := json.Unmarshal(data, &fast)
-	memberwise = false
+	decode.Memberwise = false
 	errWhole := json.Unmarshal(data, &whole)
-	memberwise = true
+	decode.Memberwise = true
 	if (errFast == nil) != (errWhole == nil) {
 		t.Fatalf("%T: member by member: %v; whole: %v\n%s", fast, errFast, errWhole, data)
 	}
@@ -127,7 +129,7 @@ func BenchmarkMemberwiseDecoding(b *testing.B) {
 	b.SetBytes(int64(len(doc)))
 	for b.Loop() {
 		for i, on := range []bool{true, false} {
-			memberwise = on
+			decode.Memberwise = on
 			start := time.Now()
 			var p TransactionsPage
 			if err := json.Unmarshal(doc, &p); err != nil || len(p.Booked) != 100 {
@@ -136,6 +138,6 @@ func BenchmarkMemberwiseDecoding(b *testing.B) {
 			took[i] += time.Since(start)
 		}
 	}
-	memberwise = true
+	decode.Memberwise = true
 	b.ReportMetric(took[1].Seconds()/took[0].Seconds(), "speedup")
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 )
 
 // baseURL is the bank of the unit tests; httpmock answers for it.

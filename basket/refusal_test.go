@@ -13,7 +13,7 @@ import (
 
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 )
 
 // Every refusal of a basket call before sending matches

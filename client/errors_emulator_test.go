@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/apipath"
-	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
 

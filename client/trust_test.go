@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/tppkit/psd2/internal/faultnet"
+	"github.com/tppkit/psd2/internal/testkit/faultnet"
 	"golang.org/x/net/http2"
 )
 

@@ -18,9 +18,9 @@
 //		client.WithPSU(client.PSU{IPAddress: ip}))
 //	// send the PSU to init.SCARedirect()
 //
-// # Sections
+// # Creating
 //
-// Creating: [Service.CreateNorwegianDomestic] and [Service.CreateSEPA] send
+// [Service.CreateNorwegianDomestic] and [Service.CreateSEPA] send
 // the typed requests [NorwegianDomestic] (docs/interface.md section 2.4)
 // and [SEPA] (section 2.5) with POST /v1/payments/{product}. The answer is an
 // [Initiation]: the paymentId, status RCVD, fees and the links self,
@@ -32,7 +32,9 @@
 // [CardDebtor] and the relatedAccount of the card account details
 // (docs/interface.md section 2.3a).
 //
-// SCA: send the PSU to [Initiation.SCARedirect]. When a create answer has
+// # SCA
+//
+// Send the PSU to [Initiation.SCARedirect]. When a create answer has
 // no scaRedirect, or the PSU cancelled, [Service.StartAuthorisation] (or
 // [Service.StartAuthorisationAt] with the startAuthorisation link) returns
 // an [Authorisation] with a new one. After SCA the bank redirects to
@@ -40,7 +42,9 @@
 // PDNG when its requested execution date lies ahead. Several payments can
 // be signed with one SCA in a signing basket (the basket package).
 //
-// Following status: [Service.Status] (or [Service.StatusAt] with the
+// # Following status
+//
+// [Service.Status] (or [Service.StatusAt] with the
 // status link; the links are resolved against the base URL and never sent
 // to another host) returns a [StatusResponse]. [TransactionStatus] says
 // whether the status is final ([TransactionStatus.IsFinal]: ACSC, ACCC,
@@ -60,7 +64,9 @@
 // Status and details are GETs, which the client retries on transport
 // errors and 429, 502, 503, 504.
 //
-// Validation: before anything is sent, the create calls run
+// # Validation
+//
+// Before anything is sent, the create calls run
 // [NorwegianDomestic.Validate] or [SEPA.Validate] (and Validate(now
 // time.Time) error of any body given to [Service.Create]) with the
 // Service's clock ([client.WithClock]). Each broken rule is a
@@ -89,7 +95,9 @@
 // [client.WithoutValidation] skips the checks for a bank that accepts
 // more; the bank still checks.
 //
-// Norwegian account numbers: a bban of exactly 11 ASCII digits is a
+// # Norwegian account numbers
+//
+// A bban of exactly 11 ASCII digits is a
 // Norwegian account number and must carry its MOD-11 digit. The printed
 // form with spaces or dots ("8601 11 17947", "8601.11.17947") is refused,
 // not rewritten, so that a payment never goes to an account number other
@@ -107,7 +115,9 @@
 // structured reference and the array are not sent together; a Norwegian
 // IBAN's BBAN is MOD-11 checked.
 //
-// Safety and reconciliation: a create is an operation that is not
+// # Safety and reconciliation
+//
+// A create is an operation that is not
 // repeatable. The client sends it again only when it certainly never left
 // the machine. When it may have reached the bank without a clear answer
 // (the connection dropped, the context deadline passed, or the bank
@@ -152,7 +162,9 @@
 // payment again, with a new X-Request-ID, is the caller's decision; as
 // for any create, the bank refuses a logical duplicate of a live payment.
 //
-// Other products: [Service.Create] sends a body of your own for
+// # Other products
+//
+// [Service.Create] sends a body of your own for
 // [ProductCrossBorder], [ProductInstantNorwegianDomestic] or any product
 // by name; [Service.CreatePeriodic] and [Service.CreateBulk] use
 // /v1/periodic-payments and /v1/bulk-payments. Their bodies are validated
@@ -171,7 +183,9 @@
 // The links of an answer ([Service.StatusAt] and the other *At calls)
 // work for every service.
 //
-// Check digits: [CheckBBAN], [CheckIBAN], [CheckKID] and [CheckBIC] are
+// # Check digits
+//
+// [CheckBBAN], [CheckIBAN], [CheckKID] and [CheckBIC] are
 // usable on their own (for example on a form); their [*CheckError] never
 // quotes the value.
 package payments

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tppkit/psd2/internal/refreshbench"
+	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -14,7 +14,7 @@ import (
 // default workers (GOMAXPROCS) on a pool of pgx's default size and with
 // 8 workers on a pool of 8 connections: the background refresh of
 // package refresh's BenchmarkRefresh, measured by the same harness
-// (internal/refreshbench, whose doc explains the metrics), so that its
+// (internal/testkit/refreshbench, whose doc explains the metrics), so that its
 // figures compare with the in-memory and file stores'. It needs a server
 // (PSD2_TEST_POSTGRES, as the tests). Run it with
 //

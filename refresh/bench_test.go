@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tppkit/psd2/internal/refreshbench"
-	"github.com/tppkit/psd2/internal/syncscript"
+	"github.com/tppkit/psd2/internal/testkit/refreshbench"
+	"github.com/tppkit/psd2/internal/testkit/syncscript"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/store"
 	"github.com/tppkit/psd2/txsync"
@@ -19,7 +19,7 @@ import (
 // file store, with 3, 4 and 8 (a worker waiting for a sync leaves its
 // core to another), against the RSA signing floor measured in the same
 // run. It reports figures and asserts nothing about time; package
-// internal/refreshbench runs it and explains its metrics (the pgstore
+// internal/testkit/refreshbench runs it and explains its metrics (the pgstore
 // module measures PostgreSQL the same way). Run it with
 //
 //	go test ./refresh -run '^$' -bench Refresh -benchtime 1x -timeout 60m

@@ -4,9 +4,9 @@
 // endpoint in 24 hours (docs/interface.md section 8), as fast as the
 // requests can be signed.
 //
-// # Sections
+// # Remembering the accounts
 //
-// Remembering the accounts: the bank lists a PSU's accounts only within
+// The bank lists a PSU's accounts only within
 // the hour after SCA (docs/interface.md section 3). [Remember] lists them
 // then and returns the session with their ids (sca.Session.AccountIDs,
 // CardAccountIDs); store it with sca.SaveSession. The session also knows
@@ -14,7 +14,9 @@
 // SCA) and tells when it is due for renewal
 // (sca.Session.ConsentRenewalDue).
 //
-// Jobs: a [Job] is one account (or card account) of one session, asking
+// # Jobs
+//
+// A [Job] is one account (or card account) of one session, asking
 // for balances, transactions, or [Both]. [JobsFrom] makes the jobs of
 // every stored session (sca.Manager.Sessions), lazily. Transactions are
 // read from the job's [Cursor], the one the account's previous [Result]
@@ -22,7 +24,9 @@
 // a bank books a few days late under an earlier date included, so the
 // TPP keeps one small cursor per account, not its history.
 //
-// Transactions that stay true: the cursor trusts the bank's booked
+// # Transactions that stay true
+//
+// The cursor trusts the bank's booked
 // transaction ids, and a bank that changes them, or books a pending
 // entry under another id and amount, makes it report an entry twice.
 // [WithSync] applies each complete read to a transaction sync (package
@@ -30,7 +34,9 @@
 // entries under keys the SDK keeps; link each consent's accounts to it
 // first (txsync's Syncer.Link, right after [Remember]).
 //
-// Running: [Refresher.Run] takes the jobs as workers become free
+// # Running
+//
+// [Refresher.Run] takes the jobs as workers become free
 // ([WithWorkers], by default one per core) and yields each account's
 // [Result] as soon as it is done, so memory stays flat for any number of
 // accounts. Each result has exactly one [Outcome]:
@@ -51,7 +57,9 @@
 //     those the PSU consented to (refused before sending: the bank's
 //     refusal could cost a call of the budget).
 //
-// Spreading the day's calls: a job for an account refreshed less than
+// # Spreading the day's calls
+//
+// A job for an account refreshed less than
 // [DefaultSpacing] ago (24 hours and the budget's 5-minute margin for
 // clock differences, over 4 calls: about 6 hours; [WithSpacing]) is not
 // sent: it ends [BudgetExhausted] with [Result.Deferred] and the time it
@@ -59,7 +67,9 @@
 // every hour then refreshes each account about every 6 hours, 4 times a
 // day, instead of spending its 4 calls at once.
 //
-// Slowing down: a 429 with Retry-After that is not the account's budget,
+// # Slowing down
+//
+// A 429 with Retry-After that is not the account's budget,
 // and a 429 ACCESS_EXCEEDED whose Retry-After is a minute or less, pause
 // every worker that calls that bank (accounts.Service.PausedUntil: the
 // pause is the bank's, shared by every Refresher and Service of the bank
@@ -70,7 +80,9 @@
 // budget's own 429 (ACCESS_EXCEEDED with a long or no Retry-After) ends
 // only that account's job, [BudgetExhausted].
 //
-// Watching: [WithProgress] is called with the counts of done, waiting and
+// # Watching
+//
+// [WithProgress] is called with the counts of done, waiting and
 // failed accounts after each result; [WithLogger] logs outcomes to
 // log/slog (without it the Refresher logs nothing); [WithRounds] reports
 // each due job's [Round] (its class, when it was planned and when it
@@ -78,7 +90,9 @@
 // ever shows an account id, PSU-ID or session id, and neither do the
 // printed forms of [Job] and [Result].
 //
-// Replicas: the budget lives in the client's store (client.WithStore):
+// # Replicas
+//
+// The budget lives in the client's store (client.WithStore):
 // give every replica of the TPP's service a client on one shared store (a
 // file store on a shared disk, the PostgreSQL store) and their refreshes
 // count one budget. Before its first call, a job reserves its calls

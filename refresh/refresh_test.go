@@ -11,7 +11,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/refreshbench"
+	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sandbox/emulator"

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/refreshbench"
+	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/store"

@@ -13,8 +13,8 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/internal/redact/redacttest"
-	"github.com/tppkit/psd2/internal/refreshbench"
-	"github.com/tppkit/psd2/internal/syncscript"
+	"github.com/tppkit/psd2/internal/testkit/refreshbench"
+	"github.com/tppkit/psd2/internal/testkit/syncscript"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/store"

@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/tppkit/psd2/internal/childproc"
+	"github.com/tppkit/psd2/internal/testkit/childproc"
 )
 
 // Environment and sizes of the helper processes of

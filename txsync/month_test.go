@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tppkit/psd2/internal/syncscript"
+	"github.com/tppkit/psd2/internal/testkit/syncscript"
 	"github.com/tppkit/psd2/store"
 	"github.com/tppkit/psd2/txsync"
 )

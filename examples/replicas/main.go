@@ -21,7 +21,7 @@ import (
 	"path/filepath"
 
 	"github.com/tppkit/psd2/examples/internal/demo"
-	"github.com/tppkit/psd2/internal/replicademo"
+	"github.com/tppkit/psd2/internal/testkit/replicademo"
 	"github.com/tppkit/psd2/store"
 )
 

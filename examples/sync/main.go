@@ -18,7 +18,7 @@ import (
 	"io"
 
 	"github.com/tppkit/psd2/examples/internal/demo"
-	"github.com/tppkit/psd2/internal/syncscript"
+	"github.com/tppkit/psd2/internal/testkit/syncscript"
 	"github.com/tppkit/psd2/store"
 	"github.com/tppkit/psd2/txsync"
 )

@@ -5,10 +5,10 @@
 // The table [ExtendedPictographic] is generated from the Unicode emoji data
 // file emoji-data.txt (run go generate in this directory with Debian's
 // unicode-data package installed); the generated table.go names the
-// Unicode version in its header. Both the SDK's request validation
-// (package payments, package sandbox) and the bank emulator
-// (sandbox/emulator) import it, so the two sides refuse the same
-// characters.
+// Unicode version in its header. The SDK's request validation (package
+// payments, package sandbox) imports it. The bank emulator has a check of
+// its own (sandbox/emulator/internal/rules), whose test compares the two
+// on every code point, so the two sides refuse the same characters.
 package emoji
 
 //go:generate go run ./gen -in /usr/share/unicode/emoji/emoji-data.txt -out table.go

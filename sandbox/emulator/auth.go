@@ -17,7 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/tppkit/psd2/internal/emoji"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 	"github.com/tppkit/psd2/signing"
 )
 
@@ -251,10 +251,11 @@ func checkBody(r *http.Request, body []byte) *apiError {
 // checkCharacters refuses a character the downstream systems cannot
 // process (docs/interface.md sections 1.6 and 7: "for example an emoji"):
 // an Extended_Pictographic character (U+2705, U+2615, U+2764, ...) or any
-// character outside the Basic Multilingual Plane, as internal/emoji
-// defines them for the SDK too. It looks at the decoded strings, every
-// value and key of the body, so a \ud83d\ude00 or \u2705 escape is caught
-// too, and names the first one in path.
+// character outside the Basic Multilingual Plane, as the emulator's own
+// rules.Refused reads them off the Unicode grapheme rules. It looks at
+// the decoded strings, every value and key of the body, so a
+// \ud83d\ude00 or \u2705 escape is caught too, and names the first one
+// in path.
 func checkCharacters(body []byte) *apiError {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -271,12 +272,12 @@ func checkCharacters(body []byte) *apiError {
 }
 
 // findRefused returns the path of the first string in v holding a
-// character [emoji.Refused] reports, and that character. Map keys are
+// character [rules.Refused] reports, and that character. Map keys are
 // visited in sorted order, so one body always gives the same answer.
 func findRefused(v any, path string) (string, rune, bool) {
 	switch t := v.(type) {
 	case string:
-		if i := emoji.Index(t); i >= 0 {
+		if i := rules.Index(t); i >= 0 {
 			r, _ := utf8.DecodeRuneInString(t[i:])
 			return path, r, true
 		}

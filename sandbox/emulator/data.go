@@ -15,6 +15,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Customer types (docs/interface.md section 2.8).
@@ -533,7 +535,7 @@ func makeBBAN(ten string) string {
 			s = "0" + s
 		}
 		for d := byte('0'); d <= '9'; d++ {
-			if validNorwegianBBAN(s + string(d)) {
+			if rules.ValidNorwegianBBAN(s + string(d)) {
 				return s + string(d)
 			}
 		}

@@ -5,8 +5,8 @@
 // way the bank does, and runs the whole SCA, consent, account, payment and
 // signing-basket life cycle in memory.
 //
-// It imports only the signing and money packages and internal/emoji (Unicode
-// data): it checks the wire, not the SDK.
+// It imports only the signing and money packages and its own internals
+// (internal/rules): it checks the wire, not the SDK.
 //
 // # Starting a server
 //
@@ -449,8 +449,9 @@
 //     Europe/Oslo, whatever the time zone of the clock; the zone data is
 //     embedded (time/tzdata).
 //   - Characters the bank cannot process (docs/interface.md sections 1.6
-//     and 7) are those of internal/emoji, shared with the SDK: the
-//     Unicode Extended_Pictographic set above ISO 8859-1 (so "Acme® AS"
-//     passes) and anything outside the Basic
-//     Multilingual Plane.
+//     and 7) are the Unicode Extended_Pictographic set above ISO 8859-1
+//     (so "Acme® AS" passes) and anything outside the Basic Multilingual
+//     Plane. The emulator reads the property off the grapheme cluster
+//     rules of github.com/rivo/uniseg (internal/rules), not from the
+//     SDK's table; a test checks that both agree on every code point.
 package emulator

@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Mock-data operations of the sandbox (docs/interface.md sections 1.4,
@@ -292,7 +293,7 @@ func (s *Server) createAccount(c *call) error {
 		for in.BBAN == "" || c.data().accountByBBAN(in.BBAN) != nil || reserved().bbans[in.BBAN] {
 			in.BBAN = makeBBAN("9" + randomDigits(9))
 		}
-	} else if !validNorwegianBBAN(in.BBAN) {
+	} else if !rules.ValidNorwegianBBAN(in.BBAN) {
 		return errFormat("bban", "bban must be 11 digits with a valid MOD11 check digit.")
 	} else if c.data().accountByBBAN(in.BBAN) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")
@@ -647,7 +648,7 @@ func textField(v, path string, minLen, maxLen int) error {
 }
 
 func allDigitsN(s string, lengths ...int) bool {
-	return slices.Contains(lengths, len(s)) && allDigits(s)
+	return slices.Contains(lengths, len(s)) && rules.AllDigits(s)
 }
 
 func orDefault(v, def string) string {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 	"github.com/tppkit/psd2/signing"
 )
 
@@ -53,7 +54,7 @@ func TestDefaultSandboxData(t *testing.T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range s.soleStore().accounts {
-		assert.True(t, validNorwegianBBAN(a.bban), a.bban)
+		assert.True(t, rules.ValidNorwegianBBAN(a.bban), a.bban)
 		assert.True(t, ibanMod97(a.iban), a.iban)
 		assert.Len(t, a.iban, 15)
 		assert.True(t, strings.HasSuffix(a.id, "="), "32-byte ids end in =")
@@ -114,7 +115,7 @@ func TestMockDataLifecycle(t *testing.T) {
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	var acc accountJSON
 	require.NoError(t, json.Unmarshal(r.body, &acc))
-	assert.True(t, validNorwegianBBAN(acc.BBAN))
+	assert.True(t, rules.ValidNorwegianBBAN(acc.BBAN))
 	assert.Equal(t, "2500.50", acc.Balances[0].BalanceAmount.Text())
 
 	r = c.do(http.MethodPost, "/v1/sandbox/card-accounts", []byte(`{"customerId":"`+cu.CustomerID+`","name":"Nina kort","creditLimit":10000}`))

@@ -11,12 +11,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // This file holds the rules a payment body must follow, the way the bank
 // checks them (docs/interface.md sections 2.3 to 2.5 and 8), on a body
 // decoded by decodePaymentBody (paymentbody.go); account numbers, KIDs,
-// IBANs, BICs and country codes are checked by checkdigits.go. Every check
+// IBANs, BICs and country codes are checked by internal/rules (checkdigits.go). Every check
 // returns the first problem found as an *apiError naming the field in its
 // path. The order of the checks is fixed, so one body always gives the
 // same answer. Characters the bank cannot process are refused for every
@@ -40,13 +41,13 @@ import (
 
 // Limits of docs/interface.md sections 2.3 to 2.5 and 8.
 const (
-	maxNameLen         = 70  // creditorName, ultimateDebtor, street
-	maxBBANLen         = 30  // bban
-	maxIBANLen         = 34  // iban
-	maxUnstructuredLen = 140 // remittanceInformationUnstructured
-	maxReferenceLen    = 35  // reference, referenceType, referenceIssuer
-	maxEndToEndLen     = 35  // endToEndIdentification
-	maxBulkPayments    = 100 // emulator limit: entries in one bulk payment
+	maxNameLen         = 70               // creditorName, ultimateDebtor, street
+	maxBBANLen         = 30               // bban
+	maxIBANLen         = rules.MaxIBANLen // iban
+	maxUnstructuredLen = 140              // remittanceInformationUnstructured
+	maxReferenceLen    = 35               // reference, referenceType, referenceIssuer
+	maxEndToEndLen     = 35               // endToEndIdentification
+	maxBulkPayments    = 100              // emulator limit: entries in one bulk payment
 	cardAccountScheme  = "creditCardAccount"
 	remittanceKIDType  = "KID"
 )
@@ -202,10 +203,10 @@ func (c paymentCheck) amount(a *paymentAmount, path string) *apiError {
 // sign, exponent, spaces or thousands separators.
 func plainDecimal(s string) bool {
 	intPart, frac, hasDot := strings.Cut(s, ".")
-	if intPart == "" || !allDigits(intPart) {
+	if intPart == "" || !rules.AllDigits(intPart) {
 		return false
 	}
-	return !hasDot || (frac != "" && allDigits(frac))
+	return !hasDot || (frac != "" && rules.AllDigits(frac))
 }
 
 func fractionDigits(s string) int {
@@ -309,7 +310,7 @@ func (c paymentCheck) creditorAgent(b *paymentBody, prefix string) *apiError {
 		}
 		return nil
 	}
-	if !validBIC(*b.CreditorAgent) {
+	if !rules.ValidBIC(*b.CreditorAgent) {
 		return errFormat(path, "%s %q is not a BIC.", path, clip(*b.CreditorAgent))
 	}
 	return nil
@@ -329,7 +330,7 @@ func (c paymentCheck) address(a *paymentAddress, path string) *apiError {
 	if a.Country == nil {
 		return errFormat(p, "%s is required.", p)
 	}
-	if !isCountry(*a.Country) {
+	if !rules.IsCountry(*a.Country) {
 		return errFormat(p, "%s %q is not an ISO 3166-1 alpha-2 country code.", p, clip(*a.Country))
 	}
 	return nil
@@ -376,7 +377,7 @@ func reference(r *paymentReference, path string) *apiError {
 	if e := optionalText(r.ReferenceIssuer, path+".referenceIssuer", 1, maxReferenceLen); e != nil {
 		return e
 	}
-	if kid && !validKID(*r.Reference) {
+	if kid && !rules.ValidKID(*r.Reference) {
 		return newError(http.StatusBadRequest, "KID_INVALID", "The KID does not have a valid check digit.").at(refPath)
 	}
 	return nil
@@ -429,7 +430,7 @@ func (c paymentCheck) periodic(b *paymentBody) *apiError {
 		return errFormat("executionRule", "executionRule must be following or preceding.")
 	}
 	if b.DayOfExecution != nil {
-		if n, err := strconv.Atoi(*b.DayOfExecution); err != nil || n < 1 || n > 31 || !allDigits(*b.DayOfExecution) {
+		if n, err := strconv.Atoi(*b.DayOfExecution); err != nil || n < 1 || n > 31 || !rules.AllDigits(*b.DayOfExecution) {
 			return errFormat("dayOfExecution", "dayOfExecution must be a day of the month, 1 to 31.")
 		}
 	}
@@ -443,7 +444,7 @@ func (c paymentCheck) periodic(b *paymentBody) *apiError {
 	for i, m := range *b.MonthsOfExecution {
 		n, err := strconv.Atoi(m)
 		p := fmt.Sprintf("monthsOfExecution[%d]", i)
-		if err != nil || n < 1 || n > 12 || !allDigits(m) {
+		if err != nil || n < 1 || n > 12 || !rules.AllDigits(m) {
 			return errFormat(p, "%s must be a month, 1 to 12.", p)
 		}
 		if seen[n] {
@@ -537,7 +538,7 @@ func requiredBBAN(s *string, path string, norwegian bool) *apiError {
 	if formattedBBAN(*s) {
 		return errFormat(path, "%s must be written as 11 digits without spaces or dots.", path)
 	}
-	if len(*s) == 11 && allDigits(*s) && !validNorwegianBBAN(*s) {
+	if len(*s) == 11 && rules.AllDigits(*s) && !rules.ValidNorwegianBBAN(*s) {
 		return errFormat(path, "%s is not a valid Norwegian account number: its MOD11 check digit is wrong.", path)
 	}
 	return nil
@@ -571,7 +572,7 @@ func requiredIBAN(s *string, path string) *apiError {
 	if utf8.RuneCountInString(*s) > maxIBANLen {
 		return errFormat(path, "%s is longer than %d characters.", path, maxIBANLen)
 	}
-	if !validIBAN(*s) {
+	if !rules.ValidIBAN(*s) {
 		return errFormat(path, "%s is not a valid IBAN (country, length or check digits).", path)
 	}
 	return nil

@@ -28,8 +28,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/refreshbench"
-	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/internal/testkit/refreshbench"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/signing"

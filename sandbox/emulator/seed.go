@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/tppkit/psd2/internal/emoji"
 	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Bulk seeding, in process, for tests and benchmarks: what the mock-data
@@ -521,7 +521,7 @@ func (b *seeder) account(i, j int, in *SeedAccount) (*account, bool, error) {
 	switch {
 	case bban == "":
 		bban, drawn = b.drawBBAN(), true
-	case !validNorwegianBBAN(bban):
+	case !rules.ValidNorwegianBBAN(bban):
 		return nil, false, seedFail("must be 11 digits with a valid MOD-11 check digit", "Customers[%d].Accounts[%d].BBAN", i, j)
 	case reserved().bbans[bban]:
 		return nil, false, seedFail("is a default account's", "Customers[%d].Accounts[%d].BBAN", i, j)
@@ -729,7 +729,7 @@ func (b *seeder) date(t time.Time) time.Time {
 }
 
 // seedText checks a text's length in characters and that the bank can
-// store it (valid UTF-8, no characters internal/emoji refuses); it returns
+// store it (valid UTF-8, no characters rules.Refused refuses); it returns
 // a reason on failure.
 func seedText(v string, minLen, maxLen int) string {
 	n := utf8.RuneCountInString(v)
@@ -738,7 +738,7 @@ func seedText(v string, minLen, maxLen int) string {
 		return "must be " + strconv.Itoa(minLen) + " to " + strconv.Itoa(maxLen) + " characters"
 	case !utf8.ValidString(v):
 		return "is not valid UTF-8"
-	case emoji.Index(v) >= 0:
+	case rules.Index(v) >= 0:
 		return "holds a character the bank cannot process"
 	}
 	return ""

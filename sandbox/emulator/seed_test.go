@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // seedSample is a private customer with two accounts (history on the
@@ -78,7 +80,7 @@ func TestSeedGivesReadySessions(t *testing.T) {
 	assert.Equal(t, "95310000001", priv.Accounts[1].BBAN)
 	assert.Equal(t, "95310000001", priv.Accounts[1].IBAN[4:])
 	assert.True(t, ibanMod97(priv.Accounts[1].IBAN), priv.Accounts[1].IBAN)
-	assert.True(t, validNorwegianBBAN(priv.Accounts[0].BBAN), priv.Accounts[0].BBAN)
+	assert.True(t, rules.ValidNorwegianBBAN(priv.Accounts[0].BBAN), priv.Accounts[0].BBAN)
 	assert.Len(t, priv.CardAccounts, 1)
 	assert.Empty(t, priv.Agreements)
 	require.NotNil(t, priv.Session)

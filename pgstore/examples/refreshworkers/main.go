@@ -47,8 +47,8 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/refreshbench"
-	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/internal/testkit/refreshbench"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
 	"github.com/tppkit/psd2/refresh"

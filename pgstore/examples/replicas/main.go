@@ -24,7 +24,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/tppkit/psd2/internal/replicademo"
+	"github.com/tppkit/psd2/internal/testkit/replicademo"
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/store"
 )

@@ -1,4 +1,4 @@
-package emulator
+package rules
 
 import (
 	"strings"
@@ -32,7 +32,7 @@ func TestValidNorwegianBBAN(t *testing.T) {
 		{"A6011117947", false},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, validNorwegianBBAN(tt.in), tt.in)
+		assert.Equal(t, tt.want, ValidNorwegianBBAN(tt.in), tt.in)
 	}
 }
 
@@ -58,11 +58,11 @@ func TestValidIBAN(t *testing.T) {
 		{"", false},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, validIBAN(tt.in), tt.in)
+		assert.Equal(t, tt.want, ValidIBAN(tt.in), tt.in)
 	}
 	// A Norwegian IBAN whose mod-97 holds but whose BBAN check digit does
 	// not: 00008000000 has no valid MOD-11 digit.
-	assert.False(t, validIBAN(withIBANCheck("NO", "00008000000")))
+	assert.False(t, ValidIBAN(withIBANCheck("NO", "00008000000")))
 }
 
 // withIBANCheck computes the IBAN check digits for country and bban.
@@ -111,7 +111,7 @@ func TestValidKID(t *testing.T) {
 		{"1-23", false},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, validKID(tt.in), tt.in)
+		assert.Equal(t, tt.want, ValidKID(tt.in), tt.in)
 	}
 }
 
@@ -123,14 +123,14 @@ func TestIsCountry(t *testing.T) {
 	for _, c := range codes {
 		assert.False(t, seen[c], "duplicate %s", c)
 		seen[c] = true
-		assert.True(t, isCountry(c), c)
+		assert.True(t, IsCountry(c), c)
 	}
 	for _, c := range []string{"XX", "no", "NOR", "N", "", "UK", "EU", "XK", "A D"} {
-		assert.False(t, isCountry(c), c)
+		assert.False(t, IsCountry(c), c)
 	}
 	for c := range ibanLengths {
 		if c != "XK" { // Kosovo has an IBAN but no ISO 3166-1 code
-			assert.True(t, isCountry(c), "IBAN country %s", c)
+			assert.True(t, IsCountry(c), "IBAN country %s", c)
 		}
 	}
 }
@@ -141,6 +141,6 @@ func TestValidBIC(t *testing.T) {
 		"DNBANOKK": true, "DNBANOKKXXX": true, "SPRONO22": true, "NDEANOKK": true,
 		"DNBANOK": false, "dnbanokk": false, "DNBAXXKK": false, "DNB4NOKK": false, "": false,
 	} {
-		assert.Equal(t, want, validBIC(in), in)
+		assert.Equal(t, want, ValidBIC(in), in)
 	}
 }

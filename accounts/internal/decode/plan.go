@@ -1,4 +1,4 @@
-package accounts
+package decode
 
 import (
 	"encoding"
@@ -16,7 +16,7 @@ import (
 // UnmarshalJSON method the bytes of its value only after scanning them
 // (to find their end), and json.Unmarshal inside the method scans them
 // again (to validate them) before decoding: a transaction inside a
-// report inside an answer was scanned about eight times. decodeObject
+// report inside an answer was scanned about eight times. Object
 // therefore walks the members itself and decodes each into its field (a
 // plan per wire type says which field and how), calling the field's own
 // UnmarshalJSON directly, so that each level scans its bytes once.
@@ -25,12 +25,13 @@ import (
 // into the field encoding/json would pick, the same way. Anything the
 // plan does not follow (a name that matches a field only case-
 // insensitively, a member named twice, a value that does not fit its
-// field, a document that is not well-formed) makes decodeObject start
+// field, a document that is not well-formed) makes Object start
 // again with encoding/json itself (decodeObjectWhole), so that these
 // cases decode exactly as before.
 
-// memberwise turns decodeFast on; tests turn it off to compare.
-var memberwise = true
+// Memberwise turns decoding member by member on; tests of package
+// accounts turn it off to compare with encoding/json.
+var Memberwise = true
 
 // fieldKind says how a member's value is decoded into its field.
 type fieldKind int
@@ -208,7 +209,7 @@ func kindOf(t reflect.Type) fieldKind {
 // decodeFast decodes the members of data into w following its plan. It
 // reports false when a member needs encoding/json (see the comment at
 // the top), with w and the results then in no particular state.
-func decodeFast(data []byte, w any, names *memberNames, take func(name []byte) bool) (extra, taken Extra, ok bool) {
+func decodeFast[M any](data []byte, w any, names *Names, take func(name []byte) bool, member func(name string, value json.RawMessage) M) (extra, taken []M, ok bool) {
 	rv := reflect.ValueOf(w).Elem()
 	plan := planOf(rv.Type())
 	if plan.whole {
@@ -218,7 +219,7 @@ func decodeFast(data []byte, w any, names *memberNames, take func(name []byte) b
 	err := forEachMember(data, func(key, value []byte) error {
 		name := memberName(key)
 		if take != nil && take(name) {
-			taken = append(taken, Member{Name: string(name), Value: value})
+			taken = append(taken, member(string(name), value))
 			return nil
 		}
 		f := plan.byName[string(name)]
@@ -233,7 +234,7 @@ func decodeFast(data []byte, w any, names *memberNames, take func(name []byte) b
 			if !ok {
 				return errWhole
 			}
-			extra = append(extra, Member{Name: string(name), Value: v})
+			extra = append(extra, member(string(name), v))
 			return nil
 		}
 		if seen&(1<<f.pos) != 0 {
@@ -325,7 +326,7 @@ func decodeSlice(v reflect.Value, value []byte) bool {
 
 func isNullLiteral(value []byte) bool { return string(value) == "null" }
 
-// compactJSON returns a valid JSON value as normalJSON does, and false for
+// compactJSON returns a valid JSON value as Normal does, and false for
 // one that is not valid.
 func compactJSON(value []byte) (json.RawMessage, bool) {
 	if s, ok := jsontext.PlainString(value); ok && !strings.ContainsAny(s, "<>&\u2028\u2029") {
@@ -334,7 +335,7 @@ func compactJSON(value []byte) (json.RawMessage, bool) {
 	if !json.Valid(value) {
 		return nil, false
 	}
-	return normalJSON(value), true
+	return Normal(value), true
 }
 
 // forEachElement calls fn with the raw value of every element of the JSON

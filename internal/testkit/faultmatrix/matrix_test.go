@@ -17,8 +17,8 @@ import (
 
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/faultnet"
-	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/internal/testkit/faultnet"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"

@@ -1,4 +1,4 @@
-package emulator
+package rules
 
 // The check-digit oracle: Norwegian account numbers (MOD-11), KIDs
 // (MOD-10 or MOD-11), IBANs (ISO 13616 mod-97 and the registry's
@@ -11,15 +11,18 @@ package emulator
 // test. Do not import internal/checkdigit here, nor copy code between the
 // two; a disagreement between them is a bug to find, in one or the other.
 
+// MaxIBANLen is the length of the longest IBAN (ISO 13616).
+const MaxIBANLen = 34
+
 // noBBANWeights are the MOD-11 weights of a Norwegian account number over
 // its first ten digits (the Norwegian MOD-11 rule).
 var noBBANWeights = [10]int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
 
-// validNorwegianBBAN reports whether s is 11 digits whose last digit is the
+// ValidNorwegianBBAN reports whether s is 11 digits whose last digit is the
 // MOD-11 check digit of the first ten (remainder 0 gives 0, remainder 1
 // makes the number invalid).
-func validNorwegianBBAN(s string) bool {
-	if len(s) != 11 || !allDigits(s) {
+func ValidNorwegianBBAN(s string) bool {
+	if len(s) != 11 || !AllDigits(s) {
 		return false
 	}
 	sum := 0
@@ -36,11 +39,11 @@ func validNorwegianBBAN(s string) bool {
 	return int(s[10]-'0') == check
 }
 
-// validKID reports whether s is a KID: 2 to 25 digits whose last is a
+// ValidKID reports whether s is a KID: 2 to 25 digits whose last is a
 // MOD-10 (Luhn) or MOD-11 check digit; a MOD-11 check value of 10 is
 // written '-'.
-func validKID(s string) bool {
-	if len(s) < 2 || len(s) > 25 || !allDigits(s[:len(s)-1]) {
+func ValidKID(s string) bool {
+	if len(s) < 2 || len(s) > 25 || !AllDigits(s[:len(s)-1]) {
 		return false
 	}
 	last := s[len(s)-1]
@@ -81,17 +84,17 @@ func kidMod11(digits string) int {
 	return (11 - sum%11) % 11
 }
 
-// validIBAN reports whether s is an IBAN in electronic form: a country of
+// ValidIBAN reports whether s is an IBAN in electronic form: a country of
 // the IBAN registry with its length, check digits that make the mod-97
 // remainder 1 (ISO 13616), and for Norway a valid BBAN check digit.
-func validIBAN(s string) bool {
-	if len(s) < 5 || len(s) > maxIBANLen {
+func ValidIBAN(s string) bool {
+	if len(s) < 5 || len(s) > MaxIBANLen {
 		return false
 	}
 	if want, ok := ibanLengths[s[:2]]; !ok || want != len(s) {
 		return false
 	}
-	if !allDigits(s[2:4]) {
+	if !AllDigits(s[2:4]) {
 		return false
 	}
 	rem := 0
@@ -108,13 +111,13 @@ func validIBAN(s string) bool {
 	if rem != 1 {
 		return false
 	}
-	return s[:2] != "NO" || validNorwegianBBAN(s[4:])
+	return s[:2] != "NO" || ValidNorwegianBBAN(s[4:])
 }
 
-// validBIC reports whether s is a BIC (ISO 9362): 4 letters of institution,
+// ValidBIC reports whether s is a BIC (ISO 9362): 4 letters of institution,
 // 2 letters of country, 2 letters or digits of location, and optionally 3
 // letters or digits of branch.
-func validBIC(s string) bool {
+func ValidBIC(s string) bool {
 	if len(s) != 8 && len(s) != 11 {
 		return false
 	}
@@ -126,7 +129,7 @@ func validBIC(s string) bool {
 			return false
 		}
 	}
-	return isCountry(s[4:6])
+	return IsCountry(s[4:6])
 }
 
 // ibanLengths is the IBAN length per country of the SWIFT IBAN registry.
@@ -174,8 +177,8 @@ const countryCodes = "" +
 	"YE YT " +
 	"ZA ZM ZW"
 
-// isCountry reports whether s is an assigned ISO 3166-1 alpha-2 code.
-func isCountry(s string) bool {
+// IsCountry reports whether s is an assigned ISO 3166-1 alpha-2 code.
+func IsCountry(s string) bool {
 	if len(s) != 2 || s[0] < 'A' || s[0] > 'Z' || s[1] < 'A' || s[1] > 'Z' {
 		return false
 	}
@@ -187,8 +190,8 @@ func isCountry(s string) bool {
 	return false
 }
 
-// allDigits reports whether s is one or more ASCII digits.
-func allDigits(s string) bool {
+// AllDigits reports whether s is one or more ASCII digits.
+func AllDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return false

@@ -1,0 +1,8 @@
+// Package testkit groups the SDK's test harnesses, kept apart from the
+// production helpers in internal/: testtpp (the scripted TPP of the
+// service tests), faultnet and faultmatrix (network faults), childproc
+// (tests across processes), refreshbench (the background-refresh
+// benchmark), replicademo (replicas sharing one budget) and syncscript
+// (a scripted month of transactions). Nothing a user imports depends on
+// them; the examples use some of them to run against the emulator.
+package testkit
