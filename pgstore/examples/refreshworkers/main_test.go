@@ -16,7 +16,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) == 5 && os.Args[1] == "-worker" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		if err := work(ctx, os.Args[2], os.Args[4], os.Stdout); err != nil {
+		if err := work(ctx, os.Args[2], os.Args[4]); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -35,10 +35,11 @@ func TestRun(t *testing.T) {
 		t.Skip("no PostgreSQL server: set PSD2_TEST_POSTGRES")
 	}
 	var out strings.Builder
-	if err := run(t.Context(), &out, conn, 60); err != nil {
+	if err := run(t.Context(), &out, conn, options{Accounts: 60}); err != nil {
 		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
 	}
-	for _, line := range []string{"60 accounts of 30 PSUs", "done 60/60", "round done", "worker-1   worker-2"} {
+	for _, line := range []string{"60 accounts of 30 PSUs", "done 60/60", "round done", "worker-1   worker-2",
+		"accounts 60: refreshed once 60, lost 0, refreshed twice 0; calls over the budget (the bank's 429 ACCESS_EXCEEDED) 0"} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, out.String())
 		}
