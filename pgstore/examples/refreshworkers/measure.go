@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -119,7 +120,14 @@ func saveCursor(ctx context.Context, st store.Store, svc *accounts.Service, res 
 // refresher on a memory store and workers workers, against the same
 // emulator, and returns what it saw and its rate in accounts per second.
 func baseline(ctx context.Context, srv *emulator.Server, creds *signing.Credentials, sessions []*sca.Session, workers int) (*tally, float64, error) {
-	c, err := client.New(srv.URL, creds, client.WithHTTPClient(srv.Client()), client.WithStore(store.NewMemoryStore()),
+	// An idle connection kept per worker, as the worker processes do.
+	tr, ok := srv.Client().Transport.(*http.Transport)
+	if !ok {
+		return nil, 0, errors.New("the emulator's client has no *http.Transport")
+	}
+	tr = tr.Clone()
+	tr.MaxIdleConnsPerHost = workers
+	c, err := client.New(srv.URL, creds, client.WithHTTPClient(&http.Client{Transport: tr}), client.WithStore(store.NewMemoryStore()),
 		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
 	if err != nil {
 		return nil, 0, err
