@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain runs the test binary as a worker process when the example
@@ -53,5 +54,36 @@ func TestRun(t *testing.T) {
 	b, _ := strconv.Atoi(m[2])
 	if a+b != 60 {
 		t.Errorf("done %d + %d, want 60:\n%s", a, b, out.String())
+	}
+}
+
+// -baseline and -kill: the in-process refresher before and after the
+// River round, worker-1 killed with SIGKILL halfway; worker-2 finishes
+// its jobs after River's rescue, and still every account is refreshed
+// exactly once with no call over the budget.
+func TestRunBaselineKill(t *testing.T) {
+	conn := os.Getenv("PSD2_TEST_POSTGRES")
+	if conn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("PSD2_TEST_POSTGRES is not set, and CI=true: the example must run on PostgreSQL in CI")
+		}
+		t.Skip("no PostgreSQL server: set PSD2_TEST_POSTGRES")
+	}
+	var out strings.Builder
+	if err := run(t.Context(), &out, conn, options{Accounts: 200, Workers: 2, Baseline: true, Kill: true, Rescue: 2 * time.Second}); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	t.Log(out.String())
+	for _, re := range []string{
+		`baseline before: .* 200 of 200 accounts done, .* calls over the budget 0`,
+		`baseline after: .* 200 of 200 accounts done, .* calls over the budget 0`,
+		`SIGKILL worker-1 at \d+/200 done`,
+		`accounts 200: refreshed once 200, lost 0, refreshed twice 0; calls over the budget \(the bank's 429 ACCESS_EXCEEDED\) 0`,
+		`after SIGKILL: the \d+ jobs running then finished .* later \(0 not completed\)`,
+		`throughput River / in-process memory \(mean of before and after\): \d+\.\d\d`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out.String()) {
+			t.Errorf("output lacks %s:\n%s", re, out.String())
+		}
 	}
 }
