@@ -230,19 +230,24 @@ func report(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema strin
 	fmt.Fprintf(out, "accounts %d: refreshed once %d, lost %d, refreshed twice %d; calls over the budget (the bank's 429 ACCESS_EXCEEDED) %d\n",
 		accountsN, once, lost, twice, over)
 	if k != nil {
-		var last *time.Time
-		var left int
-		err := pool.QueryRow(ctx, "SELECT max(finalized_at), count(*) FILTER (WHERE state <> 'completed') FROM "+
-			pgx.Identifier{schema}.Sanitize()+".river_job WHERE id = ANY($1)", k.running).Scan(&last, &left)
+		// River's rescuer records an error on each job it rescues: its
+		// time is when the job could run again.
+		var last, rescued *time.Time
+		var left, rescues int
+		err := pool.QueryRow(ctx, "SELECT max(finalized_at), count(*) FILTER (WHERE state <> 'completed'), "+
+			"max((errors[1]->>'at')::timestamptz), count(*) FILTER (WHERE errors IS NOT NULL) FROM "+
+			pgx.Identifier{schema}.Sanitize()+".river_job WHERE id = ANY($1)", k.running).Scan(&last, &left, &rescued, &rescues)
 		if err != nil {
 			return err
 		}
-		took := time.Duration(0)
-		if last != nil {
-			took = last.Sub(k.at)
+		since := func(t *time.Time) time.Duration {
+			if t == nil {
+				return 0
+			}
+			return t.Sub(k.at).Round(100 * time.Millisecond)
 		}
-		fmt.Fprintf(out, "after SIGKILL: the %d jobs running then finished %v later (%d not completed)\n",
-			len(k.running), took.Round(100*time.Millisecond), left)
+		fmt.Fprintf(out, "after SIGKILL: of the %d jobs running then, %d rescued by River %v later; all finished %v later (%d not completed)\n",
+			len(k.running), rescues, since(rescued), since(last), left)
 	}
 	return nil
 }
