@@ -79,7 +79,9 @@ type Config struct {
 	// for dead and runs it again elsewhere (River's
 	// RescueStuckJobsAfter); 0: 5 minutes.
 	RescueAfter time.Duration
-	// JobTimeout bounds one job's run (0: 1 minute).
+	// JobTimeout bounds the run of one account's refresh job (0: 1
+	// minute); the scheduler's job, which enqueues a whole round, is
+	// bounded by ScheduleEvery.
 	JobTimeout time.Duration
 }
 

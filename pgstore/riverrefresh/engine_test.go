@@ -208,3 +208,24 @@ func TestSchedulerEnqueuesTheRound(t *testing.T) {
 		return len(res.done) == len(w.ids)
 	}, 60*time.Second, 50*time.Millisecond)
 }
+
+// The schedule job is bounded by ScheduleEvery, not by JobTimeout (one
+// account's refresh): a JobTimeout too short for a round's inserts
+// still lets the scheduler enqueue the round.
+func TestScheduleOutlivesJobTimeout(t *testing.T) {
+	w := newWorld(t, 3)
+	sched := w.engine(t, riverrefresh.Config{Schedule: true, JobTimeout: time.Nanosecond})
+	ctx := t.Context()
+	require.NoError(t, sched.Migrate(ctx))
+	require.NoError(t, sched.Start(ctx))
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = sched.Stop(stop)
+	})
+	var n int
+	require.Eventually(t, func() bool {
+		err := sched.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+".river_job WHERE kind = 'psd2_refresh'").Scan(&n)
+		return err == nil && n == len(w.ids)
+	}, 30*time.Second, 100*time.Millisecond, "jobs enqueued: %d of %d", n, len(w.ids))
+}

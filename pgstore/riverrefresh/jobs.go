@@ -48,6 +48,13 @@ type scheduleWorker struct {
 	e *Engine
 }
 
+// Timeout is the engine's ScheduleEvery, not its JobTimeout (which
+// bounds one account's refresh): enqueuing a round of many thousand
+// accounts takes seconds, and the next period enqueues again anyway.
+func (w *scheduleWorker) Timeout(*river.Job[ScheduleArgs]) time.Duration {
+	return w.e.cfg.ScheduleEvery
+}
+
 func (w *scheduleWorker) Work(ctx context.Context, job *river.Job[ScheduleArgs]) error {
 	_, err := w.e.Enqueue(ctx, job.Args.Bank)
 	return err

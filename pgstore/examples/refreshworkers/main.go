@@ -13,6 +13,20 @@
 // works in a schema of its own and drops it at the end:
 //
 //	PSD2_TEST_POSTGRES='host=/tmp/pg user=me dbname=postgres' go run ./examples/refreshworkers -accounts 2000
+//
+// Two more modes measure the engine in the same run:
+//
+//   - -baseline first refreshes the same seeded accounts with the
+//     in-process refresher (package refresh) on a memory store, with as
+//     many workers as the two processes have together, then runs the
+//     River round, and prints both rates and their ratio;
+//   - -kill sends SIGKILL to worker-1 when half the round is done, and
+//     prints how long its running jobs took to finish in worker-2
+//     (River's rescue, after -rescue).
+//
+// Every mode ends with the checks of the round: refreshes per account
+// (each exactly once: none lost, none twice) and calls the bank refused
+// as over its budget of 4 a day (none).
 package main
 
 import (
@@ -35,7 +49,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -69,15 +82,35 @@ var (
 // bankName names the example's bank in River.
 const bankName = "examplebank"
 
-// setup is what a worker process needs: the bank, the TPP's credentials
-// and the database.
+// options are the scheduler's flags.
+type options struct {
+	// Accounts is the number of accounts seeded and refreshed; Workers
+	// the jobs each worker process runs at once.
+	Accounts, Workers int
+	// Baseline measures the in-process refresher first; Kill sends
+	// SIGKILL to worker-1 halfway.
+	Baseline, Kill bool
+	// Rescue is River's RescueStuckJobsAfter.
+	Rescue time.Duration
+}
+
+// setup is what a worker process needs: the bank, the TPP's credentials,
+// the database, its worker limit, River's rescue delay and the directory
+// where each worker writes a line per result (Dir/name).
 type setup struct {
-	URL, Conn, Schema   string
-	CA, CertPEM, KeyPEM []byte
+	URL, Conn, Schema, Dir string
+	CA, CertPEM, KeyPEM    []byte
+	Workers                int
+	Rescue                 time.Duration
 }
 
 func main() {
-	accountsN := flag.Int("accounts", 2000, "accounts to seed and refresh")
+	var o options
+	flag.IntVar(&o.Accounts, "accounts", 2000, "accounts to seed and refresh")
+	flag.IntVar(&o.Workers, "workers", 4, "jobs each worker process runs at once")
+	flag.BoolVar(&o.Baseline, "baseline", false, "first refresh the same accounts in-process on a memory store and compare the rates")
+	flag.BoolVar(&o.Kill, "kill", false, "SIGKILL worker-1 when half the round is done")
+	flag.DurationVar(&o.Rescue, "rescue", 10*time.Second, "how long a job may run before River rescues it (its worker died)")
 	flag.StringVar(&uiAddr, "ui", "127.0.0.1:0", "loopback address of River's web UI (empty: none)")
 	flag.DurationVar(&linger, "linger", 0, "time to keep the UI up after the round")
 	worker := flag.String("worker", "", "run as a worker process with this setup file (used by the example itself)")
@@ -87,9 +120,9 @@ func main() {
 	defer stop()
 	var err error
 	if *worker != "" {
-		err = work(ctx, *worker, *name, os.Stdout)
+		err = work(ctx, *worker, *name)
 	} else {
-		err = run(ctx, os.Stdout, os.Getenv("PSD2_TEST_POSTGRES"), *accountsN)
+		err = run(ctx, os.Stdout, os.Getenv("PSD2_TEST_POSTGRES"), o)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "refreshworkers:", err)
@@ -99,7 +132,14 @@ func main() {
 
 // run is the scheduler's process: it starts the emulator, seeds it,
 // stores the sessions, starts two workers and shows their progress.
-func run(ctx context.Context, out io.Writer, conn string, n int) error {
+func run(ctx context.Context, out io.Writer, conn string, o options) error {
+	n := o.Accounts
+	if o.Workers <= 0 {
+		o.Workers = 4
+	}
+	if o.Rescue <= 0 {
+		o.Rescue = 10 * time.Second
+	}
 	if conn == "" {
 		return errors.New("PSD2_TEST_POSTGRES is unset: the example needs a PostgreSQL server")
 	}
@@ -125,17 +165,23 @@ func run(ctx context.Context, out io.Writer, conn string, n int) error {
 		_ = exec1(context.Background(), conn, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 	}()
 
-	su := setup{URL: srv.URL, Conn: conn, Schema: schema,
+	dir, err := os.MkdirTemp("", "refreshworkers-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	su := setup{URL: srv.URL, Conn: conn, Schema: schema, Dir: dir, Workers: o.Workers, Rescue: o.Rescue,
 		CA: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Chain[len(creds.Chain)-1].Raw})}
 	if su.CertPEM, su.KeyPEM, err = credsPEM(creds); err != nil {
 		return err
 	}
-	e, pool, st, err := engine(ctx, su, riverrefresh.Config{Schedule: true,
+	e, pool, st, svc, err := engine(ctx, su, riverrefresh.Config{Schedule: true,
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
+	var sessions []*sca.Session
 	total := 0
 	for i, cu := range seeded.Customers {
 		s := refreshbench.SessionOf(cu)
@@ -149,18 +195,35 @@ func run(ctx context.Context, out io.Writer, conn string, n int) error {
 		if err := sca.SaveSession(ctx, st, "user-"+strconv.Itoa(i), s); err != nil {
 			return err
 		}
+		sessions = append(sessions, s)
 		total += len(ids)
 	}
 	if err := e.Migrate(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d accounts of %d PSUs in schema %s; scheduler, 2 workers\n", total, len(seeded.Customers), schema)
-
-	dir, err := os.MkdirTemp("", "refreshworkers-")
-	if err != nil {
-		return err
+	fmt.Fprintf(out, "%d accounts of %d PSUs in schema %s; scheduler, 2 workers of %d jobs at once\n",
+		total, len(seeded.Customers), schema, o.Workers)
+	// The baseline runs before the River round and after it, and the
+	// ratio is against the mean of the two: a shared machine's load
+	// moves during a run. Each refreshes every account once: with the
+	// River round, 3 of the 4 calls a day each account allows.
+	var baseRates []float64
+	runBaseline := func(when string) error {
+		base, rate, err := baseline(ctx, srv, creds, sessions, 2*o.Workers)
+		if err != nil {
+			return err
+		}
+		baseRates = append(baseRates, rate)
+		fmt.Fprintf(out, "baseline %s: the in-process refresher on a memory store, %d workers: %d of %d accounts done, %.0f accounts/s, calls over the budget %d\n",
+			when, 2*o.Workers, base.outcomes["done"], total, rate, base.outcomes[overBudget])
+		return nil
 	}
-	defer os.RemoveAll(dir)
+	if o.Baseline {
+		if err := runBaseline("before"); err != nil {
+			return err
+		}
+	}
+
 	raw, err := json.Marshal(su)
 	if err != nil {
 		return err
@@ -169,16 +232,11 @@ func run(ctx context.Context, out io.Writer, conn string, n int) error {
 	if err := os.WriteFile(file, raw, 0o600); err != nil {
 		return err
 	}
-	tables := make([]map[string]int, 2)
 	var wg sync.WaitGroup
 	var procs []*exec.Cmd
 	for i := range 2 {
-		cmd := exec.CommandContext(ctx, os.Args[0], "-worker", file, "-name", "worker-"+strconv.Itoa(i+1))
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			return err
-		}
-		cmd.Stderr = os.Stderr
+		cmd := exec.CommandContext(ctx, os.Args[0], "-worker", file, "-name", workerName(i))
+		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Start(); err != nil {
 			return err
 		}
@@ -186,10 +244,15 @@ func run(ctx context.Context, out io.Writer, conn string, n int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_ = json.NewDecoder(stdout).Decode(&tables[i]) // the worker's table, at its end
 			_ = cmd.Wait()
 		}()
 	}
+	defer func() {
+		for _, p := range procs {
+			_ = p.Process.Signal(os.Interrupt)
+		}
+		wg.Wait()
+	}()
 	// The scheduler enqueues the round when it starts (River's leader).
 	if err := e.Start(ctx); err != nil {
 		return err
@@ -203,15 +266,55 @@ func run(ctx context.Context, out io.Writer, conn string, n int) error {
 		defer stopUI()
 	}
 	start := time.Now()
-	if err := progress(ctx, out, pool, schema, total, start); err != nil {
+	var k *kill
+	var halfway func(done int) error
+	if o.Kill {
+		halfway = func(done int) error {
+			if k != nil || done < total/2 {
+				return nil
+			}
+			k, err = killWorker(ctx, pool, schema, procs[0])
+			if err == nil {
+				fmt.Fprintf(out, "SIGKILL worker-1 at %d/%d done, %d jobs running\n", done, total, len(k.running))
+			}
+			return err
+		}
+	}
+	if err := progress(ctx, out, pool, schema, total, start, halfway); err != nil {
 		return err
 	}
+	wall := time.Since(start)
 	for _, p := range procs {
 		_ = p.Process.Signal(os.Interrupt)
 	}
 	wg.Wait()
-	fmt.Fprintf(out, "round done in %v\n", time.Since(start).Round(100*time.Millisecond))
-	printTable(out, tables)
+	procs = nil
+	fmt.Fprintf(out, "round done in %v\n", wall.Round(100*time.Millisecond))
+	tallies := make([]*tally, 2)
+	for i := range tallies {
+		if tallies[i], err = readTally(filepath.Join(dir, workerName(i))); err != nil {
+			return err
+		}
+	}
+	printTable(out, tallies)
+	if err := report(ctx, out, pool, schema, st, svc, sessions, tallies, k); err != nil {
+		return err
+	}
+	if o.Baseline {
+		if err := runBaseline("after"); err != nil {
+			return err
+		}
+		baseRate := (baseRates[0] + baseRates[1]) / 2
+		span, err := jobSpan(ctx, pool, schema)
+		if err != nil {
+			return err
+		}
+		rate, wallRate := float64(total)/span.Seconds(), float64(total)/wall.Seconds()
+		fmt.Fprintf(out, "River: %.0f accounts/s from the first job's start to the last job's end (%v), %.0f accounts/s from the engines' start (%v)\n",
+			rate, span.Round(100*time.Millisecond), wallRate, wall.Round(100*time.Millisecond))
+		fmt.Fprintf(out, "throughput River / in-process memory (mean of before and after): %.2f (jobs' span), %.2f (from the engines' start)\n",
+			rate/baseRate, wallRate/baseRate)
+	}
 	if linger > 0 && uiAddr != "" {
 		fmt.Fprintf(out, "River's UI stays up for %v\n", linger)
 		select {
@@ -221,6 +324,9 @@ func run(ctx context.Context, out io.Writer, conn string, n int) error {
 	}
 	return nil
 }
+
+// workerName is the name of worker i (from 0): worker-1, worker-2.
+func workerName(i int) string { return "worker-" + strconv.Itoa(i+1) }
 
 // serveUI serves River's web UI on a loopback address: every queue and
 // every waiting, snoozed, retried, cancelled and discarded job.
@@ -250,15 +356,18 @@ func serveUI(ctx context.Context, out io.Writer, e *riverrefresh.Engine, addr st
 	return func() { _ = srv.Close() }, nil
 }
 
-// progress shows the round's progress until every job is finalized.
-func progress(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema string, total int, start time.Time) error {
+// progress shows the round's progress until every job is finalized,
+// telling halfway (when set) the number done at each look.
+func progress(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema string, total int, start time.Time,
+	halfway func(done int) error) error {
 	fi, _ := os.Stdout.Stat()
 	tty := out == io.Writer(os.Stdout) && fi != nil && fi.Mode()&os.ModeCharDevice != 0
-	every := time.Second
+	every, look := time.Second, 200*time.Millisecond
 	if tty {
-		every = 200 * time.Millisecond
+		every = look
 	}
-	t := time.NewTicker(every)
+	var shown time.Time
+	t := time.NewTicker(look)
 	defer t.Stop()
 	for {
 		counts := map[string]int{}
@@ -280,10 +389,17 @@ func progress(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema str
 		line := fmt.Sprintf("%5.1fs  done %d/%d  running %d  waiting %d  snoozed/retrying %d  cancelled %d  discarded %d",
 			time.Since(start).Seconds(), counts["completed"], total, counts["running"], counts["available"],
 			counts["scheduled"]+counts["retryable"], counts["cancelled"], counts["discarded"])
-		if tty {
+		if halfway != nil {
+			if err := halfway(counts["completed"]); err != nil {
+				return err
+			}
+		}
+		switch {
+		case tty:
 			fmt.Fprint(out, "\r"+line)
-		} else {
+		case final == total || time.Since(shown) >= every:
 			fmt.Fprintln(out, line)
+			shown = time.Now()
 		}
 		if final == total && total > 0 {
 			if tty {
@@ -300,10 +416,10 @@ func progress(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema str
 }
 
 // printTable prints the outcome classes per worker.
-func printTable(out io.Writer, tables []map[string]int) {
+func printTable(out io.Writer, tallies []*tally) {
 	seen := map[string]bool{}
-	for _, t := range tables {
-		for k := range t {
+	for _, t := range tallies {
+		for k := range t.outcomes {
 			seen[k] = true
 		}
 	}
@@ -314,13 +430,17 @@ func printTable(out io.Writer, tables []map[string]int) {
 	sort.Strings(keys)
 	fmt.Fprintf(out, "%-18s %10s %10s\n", "outcome", "worker-1", "worker-2")
 	for _, k := range keys {
-		fmt.Fprintf(out, "%-18s %10d %10d\n", k, tables[0][k], tables[1][k])
+		fmt.Fprintf(out, "%-18s %10d %10d\n", k, tallies[0].outcomes[k], tallies[1].outcomes[k])
 	}
 }
 
 // work is a worker process: an engine working the bank's jobs until
-// interrupted, then its table of outcomes as JSON on out.
-func work(ctx context.Context, file, name string, out io.Writer) error {
+// interrupted (or killed). It appends a line per result to its file in
+// the setup's directory (see [tally]), and keeps each account's cursor in
+// the shared store, as a TPP does: a job River runs again after its
+// worker died between the refresh and River's record of it finds the
+// account refreshed in the round and completes without a call.
+func work(ctx context.Context, file, name string) error {
 	raw, err := os.ReadFile(file)
 	if err != nil {
 		return err
@@ -329,14 +449,34 @@ func work(ctx context.Context, file, name string, out io.Writer) error {
 	if err := json.Unmarshal(raw, &su); err != nil {
 		return err
 	}
+	if name != workerName(0) && name != workerName(1) {
+		return fmt.Errorf("-name %q: worker-1 or worker-2", name)
+	}
+	f, err := os.OpenFile(filepath.Join(su.Dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
 	var mu sync.Mutex
-	table := map[string]int{}
-	e, pool, _, err := engine(ctx, su, riverrefresh.Config{Work: true,
-		Handle: func(_ context.Context, _ string, res refresh.Result) {
+	var st *pgstore.Store
+	var svc *accounts.Service
+	cfg := riverrefresh.Config{Work: true,
+		Prepare: func(ctx context.Context, _ string, j *refresh.Job) error {
+			return loadCursor(ctx, st, svc, j)
+		},
+		Handle: func(ctx context.Context, _ string, res refresh.Result) {
+			if res.Outcome == refresh.Done {
+				if err := saveCursor(ctx, st, svc, res); err != nil {
+					fmt.Fprintln(os.Stderr, name+": keeping the cursor:", err)
+				}
+			}
+			// One write per line: what the file holds survives a SIGKILL.
+			line := resultLine(svc, res)
 			mu.Lock()
-			table[strings.ReplaceAll(res.Outcome.String(), " ", "-")]++
+			_, _ = f.WriteString(line)
 			mu.Unlock()
-		}})
+		}}
+	e, pool, st, svc, err := engine(ctx, su, cfg)
 	if err != nil {
 		return err
 	}
@@ -347,23 +487,20 @@ func work(ctx context.Context, file, name string, out io.Writer) error {
 	<-ctx.Done()
 	stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = e.Stop(stop)
-	mu.Lock()
-	defer mu.Unlock()
-	_ = name
-	return json.NewEncoder(out).Encode(table)
+	return e.Stop(stop)
 }
 
-// engine makes a replica's engine, on a pool and store of its own.
-func engine(ctx context.Context, su setup, cfg riverrefresh.Config) (*riverrefresh.Engine, *pgxpool.Pool, *pgstore.Store, error) {
+// engine makes a replica's engine, on a pool, store and accounts.Service
+// of its own.
+func engine(ctx context.Context, su setup, cfg riverrefresh.Config) (*riverrefresh.Engine, *pgxpool.Pool, *pgstore.Store, *accounts.Service, error) {
 	pcfg, err := pgxpool.ParseConfig(su.Conn)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	pcfg.ConnConfig.RuntimeParams["search_path"] = su.Schema
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	st, err := pgstore.New(pool, pgstore.WithSchema(su.Schema))
 	if err == nil {
@@ -379,7 +516,11 @@ func engine(ctx context.Context, su setup, cfg riverrefresh.Config) (*riverrefre
 	if err == nil {
 		var c *client.Client
 		c, err = client.New(su.URL, creds, client.WithStore(st),
-			client.WithHTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}),
+			// An idle connection kept per worker: net/http keeps 2 by
+			// default, and a new TLS handshake per job costs more than
+			// the job.
+			client.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: su.Workers,
+				TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}),
 			client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
 		if err == nil {
 			svc, err = accounts.New(c)
@@ -387,16 +528,18 @@ func engine(ctx context.Context, su setup, cfg riverrefresh.Config) (*riverrefre
 	}
 	if err != nil {
 		pool.Close()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	cfg.Pool, cfg.Schema = pool, su.Schema
-	cfg.Banks = map[string]riverrefresh.Bank{bankName: {Service: svc, Sessions: st, Workers: 4}}
+	// A job takes milliseconds: a job running for RescueAfter has lost
+	// its worker. JobTimeout stays below it, as River requires.
+	cfg.Pool, cfg.Schema, cfg.RescueAfter, cfg.JobTimeout = pool, su.Schema, su.Rescue, su.Rescue/2
+	cfg.Banks = map[string]riverrefresh.Bank{bankName: {Service: svc, Sessions: st, Workers: su.Workers}}
 	e, err := riverrefresh.New(cfg)
 	if err != nil {
 		pool.Close()
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
-	return e, pool, st, nil
+	return e, pool, st, svc, nil
 }
 
 // credsPEM encodes credentials as PEM for a worker process.

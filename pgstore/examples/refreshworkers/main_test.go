@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestMain runs the test binary as a worker process when the example
@@ -16,7 +17,7 @@ func TestMain(m *testing.M) {
 	if len(os.Args) == 5 && os.Args[1] == "-worker" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		if err := work(ctx, os.Args[2], os.Args[4], os.Stdout); err != nil {
+		if err := work(ctx, os.Args[2], os.Args[4]); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -35,10 +36,11 @@ func TestRun(t *testing.T) {
 		t.Skip("no PostgreSQL server: set PSD2_TEST_POSTGRES")
 	}
 	var out strings.Builder
-	if err := run(t.Context(), &out, conn, 60); err != nil {
+	if err := run(t.Context(), &out, conn, options{Accounts: 60}); err != nil {
 		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
 	}
-	for _, line := range []string{"60 accounts of 30 PSUs", "done 60/60", "round done", "worker-1   worker-2"} {
+	for _, line := range []string{"60 accounts of 30 PSUs", "done 60/60", "round done", "worker-1   worker-2",
+		"accounts 60: refreshed once 60, lost 0, refreshed twice 0; calls over the budget (the bank's 429 ACCESS_EXCEEDED) 0"} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, out.String())
 		}
@@ -52,5 +54,36 @@ func TestRun(t *testing.T) {
 	b, _ := strconv.Atoi(m[2])
 	if a+b != 60 {
 		t.Errorf("done %d + %d, want 60:\n%s", a, b, out.String())
+	}
+}
+
+// -baseline and -kill: the in-process refresher before and after the
+// River round, worker-1 killed with SIGKILL halfway; worker-2 finishes
+// its jobs after River's rescue, and still every account is refreshed
+// exactly once with no call over the budget.
+func TestRunBaselineKill(t *testing.T) {
+	conn := os.Getenv("PSD2_TEST_POSTGRES")
+	if conn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("PSD2_TEST_POSTGRES is not set, and CI=true: the example must run on PostgreSQL in CI")
+		}
+		t.Skip("no PostgreSQL server: set PSD2_TEST_POSTGRES")
+	}
+	var out strings.Builder
+	if err := run(t.Context(), &out, conn, options{Accounts: 200, Workers: 2, Baseline: true, Kill: true, Rescue: 2 * time.Second}); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	t.Log(out.String())
+	for _, re := range []string{
+		`baseline before: .* 200 of 200 accounts done, .* calls over the budget 0`,
+		`baseline after: .* 200 of 200 accounts done, .* calls over the budget 0`,
+		`SIGKILL worker-1 at \d+/200 done`,
+		`accounts 200: refreshed once 200, lost 0, refreshed twice 0; calls over the budget \(the bank's 429 ACCESS_EXCEEDED\) 0`,
+		`after SIGKILL: of the \d+ jobs running then, \d+ rescued by River .* later; all finished .* later \(0 not completed\)`,
+		`throughput River / in-process memory \(mean of before and after\): \d+\.\d\d`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out.String()) {
+			t.Errorf("output lacks %s:\n%s", re, out.String())
+		}
 	}
 }

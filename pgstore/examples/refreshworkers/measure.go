@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/refresh"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/signing"
+	"github.com/tppkit/psd2/store"
+)
+
+// overBudget is the class of a result the bank refused as over the
+// account's budget of calls without the PSU (429 ACCESS_EXCEEDED): a call
+// the SDK should never have sent.
+const overBudget = "bank-over-budget"
+
+// tally is what one worker (or the in-process baseline) saw: results per
+// outcome class, and refreshes (Done results) per account key. A worker
+// writes a line "class account-key" per result, one write each, so a
+// worker killed with SIGKILL leaves every line of the results it had.
+type tally struct {
+	outcomes map[string]int
+	done     map[string]int
+}
+
+func newTally() *tally { return &tally{outcomes: map[string]int{}, done: map[string]int{}} }
+
+// add counts one line's class and account key.
+func (t *tally) add(class, key string) {
+	t.outcomes[class]++
+	if class == "done" {
+		t.done[key]++
+	}
+}
+
+// classOf is the outcome class of res: its outcome, or overBudget when
+// the bank refused a call as over the budget.
+func classOf(res refresh.Result) string {
+	var ce *client.Error
+	if errors.As(res.Err, &ce) && errors.Is(res.Err, client.ErrAccessExceeded) {
+		return overBudget
+	}
+	return strings.ReplaceAll(res.Outcome.String(), " ", "-")
+}
+
+// resultLine is a worker's line for res: its class and the account's key
+// (a hash, not the account id).
+func resultLine(svc *accounts.Service, res refresh.Result) string {
+	return classOf(res) + " " + svc.AccountKey(res.Job.AccountID, res.Job.Card) + "\n"
+}
+
+// readTally reads a worker's lines (no file: the worker saw nothing).
+func readTally(path string) (*tally, error) {
+	t := newTally()
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return t, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// A line cut by SIGKILL mid-write has no key: not a result.
+		class, key, ok := strings.Cut(sc.Text(), " ")
+		if ok && key != "" {
+			t.add(class, key)
+		}
+	}
+	return t, sc.Err()
+}
+
+// cursorKey is the store key of an account's cursor.
+func cursorKey(svc *accounts.Service, j *refresh.Job) string {
+	return "refreshworkers/cursor/" + svc.AccountKey(j.AccountID, j.Card)
+}
+
+// loadCursor gives job j the cursor kept for its account, if any.
+func loadCursor(ctx context.Context, st store.Store, svc *accounts.Service, j *refresh.Job) error {
+	raw, err := st.Get(ctx, cursorKey(svc, j))
+	if errors.Is(err, store.ErrNotStored) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, &j.Cursor)
+}
+
+// saveCursor keeps the cursor of a done result.
+func saveCursor(ctx context.Context, st store.Store, svc *accounts.Service, res refresh.Result) error {
+	raw, err := json.Marshal(res.Cursor)
+	if err != nil {
+		return err
+	}
+	return st.Put(ctx, cursorKey(svc, &res.Job), raw, 0)
+}
+
+// baseline refreshes every account of sessions once with the in-process
+// refresher on a memory store and workers workers, against the same
+// emulator, and returns what it saw and its rate in accounts per second.
+func baseline(ctx context.Context, srv *emulator.Server, creds *signing.Credentials, sessions []*sca.Session, workers int) (*tally, float64, error) {
+	// An idle connection kept per worker, as the worker processes do.
+	tr, ok := srv.Client().Transport.(*http.Transport)
+	if !ok {
+		return nil, 0, errors.New("the emulator's client has no *http.Transport")
+	}
+	tr = tr.Clone()
+	tr.MaxIdleConnsPerHost = workers
+	c, err := client.New(srv.URL, creds, client.WithHTTPClient(&http.Client{Transport: tr}), client.WithStore(store.NewMemoryStore()),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	if err != nil {
+		return nil, 0, err
+	}
+	svc, err := accounts.New(c)
+	if err != nil {
+		return nil, 0, err
+	}
+	r, err := refresh.New(svc, refresh.WithWorkers(workers))
+	if err != nil {
+		return nil, 0, err
+	}
+	all := func(yield func(*sca.Session, error) bool) {
+		for _, s := range sessions {
+			if !yield(s, nil) {
+				return
+			}
+		}
+	}
+	t := newTally()
+	start := time.Now()
+	for res, err := range r.Run(ctx, refresh.JobsFrom(all, nil, nil)) {
+		if err != nil {
+			return nil, 0, err
+		}
+		t.add(classOf(res), svc.AccountKey(res.Job.AccountID, res.Job.Card))
+	}
+	took := time.Since(start)
+	return t, float64(t.outcomes["done"]) / took.Seconds(), nil
+}
+
+// kill is worker-1's SIGKILL: the jobs running (in either worker) at
+// that moment, and the moment on the database's clock.
+type kill struct {
+	running []int64
+	at      time.Time
+}
+
+// killWorker sends SIGKILL to p and notes the jobs running then.
+func killWorker(ctx context.Context, pool *pgxpool.Pool, schema string, p *exec.Cmd) (*kill, error) {
+	k := &kill{}
+	err := pool.QueryRow(ctx, "SELECT coalesce(array_agg(id), '{}'), now() FROM "+pgx.Identifier{schema}.Sanitize()+
+		".river_job WHERE kind = 'psd2_refresh' AND state = 'running'").Scan(&k.running, &k.at)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Process.Signal(syscall.SIGKILL); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// jobSpan is the time from the first refresh job's start to the last
+// one's end, on the database's clock.
+func jobSpan(ctx context.Context, pool *pgxpool.Pool, schema string) (time.Duration, error) {
+	var from, to time.Time
+	err := pool.QueryRow(ctx, "SELECT min(attempted_at), max(finalized_at) FROM "+pgx.Identifier{schema}.Sanitize()+
+		".river_job WHERE kind = 'psd2_refresh'").Scan(&from, &to)
+	return to.Sub(from), err
+}
+
+// report prints the round's checks: refreshes per account (none lost,
+// none twice), calls over the budget, and, after a kill, how long the
+// jobs running then took to finish.
+func report(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema string, st *pgstore.Store, svc *accounts.Service,
+	sessions []*sca.Session, tallies []*tally, k *kill) error {
+	accountsN, once, lost, twice, over := 0, 0, 0, 0, 0
+	for _, t := range tallies {
+		over += t.outcomes[overBudget]
+	}
+	for _, s := range sessions {
+		for _, id := range s.AccountIDs {
+			accountsN++
+			key := svc.AccountKey(id, false)
+			n := 0
+			for _, t := range tallies {
+				n += t.done[key]
+			}
+			switch {
+			case n == 1:
+				once++
+			case n > 1:
+				twice++
+			default:
+				// No line: lost, unless the cursor says the account was
+				// refreshed this round (a worker killed between keeping
+				// the cursor and writing its line).
+				j := refresh.Job{AccountID: id}
+				if err := loadCursor(ctx, st, svc, &j); err != nil {
+					return err
+				}
+				if j.Cursor.RefreshedAt.IsZero() {
+					lost++
+				} else {
+					once++
+				}
+			}
+		}
+	}
+	fmt.Fprintf(out, "accounts %d: refreshed once %d, lost %d, refreshed twice %d; calls over the budget (the bank's 429 ACCESS_EXCEEDED) %d\n",
+		accountsN, once, lost, twice, over)
+	if k != nil {
+		// River's rescuer records an error on each job it rescues: its
+		// time is when the job could run again.
+		var last, rescued *time.Time
+		var left, rescues int
+		err := pool.QueryRow(ctx, "SELECT max(finalized_at), count(*) FILTER (WHERE state <> 'completed'), "+
+			"max((errors[1]->>'at')::timestamptz), count(*) FILTER (WHERE errors IS NOT NULL) FROM "+
+			pgx.Identifier{schema}.Sanitize()+".river_job WHERE id = ANY($1)", k.running).Scan(&last, &left, &rescued, &rescues)
+		if err != nil {
+			return err
+		}
+		since := func(t *time.Time) time.Duration {
+			if t == nil {
+				return 0
+			}
+			return t.Sub(k.at).Round(100 * time.Millisecond)
+		}
+		fmt.Fprintf(out, "after SIGKILL: of the %d jobs running then, %d rescued by River %v later; all finished %v later (%d not completed)\n",
+			len(k.running), rescues, since(rescued), since(last), left)
+	}
+	return nil
+}
