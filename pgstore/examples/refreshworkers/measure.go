@@ -19,7 +19,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testtpp"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
