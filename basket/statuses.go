@@ -78,7 +78,7 @@ func (s *Service) PaymentStatuses(ctx context.Context, refs []PaymentRef, opts .
 			out[i].Err = fmt.Errorf("%s: %w", op, err)
 			continue
 		}
-		out[i].Status, out[i].Err = s.pay.Status(ctx, r.Product, r.PaymentID, opts...)
+		out[i].Status, out[i].Err = s.pay.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: r.Product, ID: r.PaymentID}, opts...)
 	}
 	return out, nil
 }

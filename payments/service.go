@@ -283,7 +283,12 @@ func (s *Service) client() *client.Client {
 // PSU has approved it; its 404 is returned as an error matching
 // [ErrNotYetReadable], under every service.
 func (s *Service) Status(ctx context.Context, ref Ref, opts ...client.RequestOption) (*StatusResponse, error) {
-	return s.status(ctx, ref.operation("payments.Status", http.MethodGet, "/"+segStatus), opts)
+	op := ref.operation("payments.Status", http.MethodGet, "/"+segStatus)
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), op, opts)
+	if err != nil {
+		return nil, notYetReadable(readPath(op), err)
+	}
+	return out, nil
 }
 
 // StatusAt reads a payment's status by the href of an earlier answer's
@@ -291,14 +296,9 @@ func (s *Service) Status(ctx context.Context, ref Ref, opts ...client.RequestOpt
 // bulk payment. The href is resolved against the base URL; it is never
 // sent to another host.
 func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.RequestOption) (*StatusResponse, error) {
-	return s.status(ctx, linkOperation("payments.StatusAt", http.MethodGet, href), opts)
-}
-
-// status is the one body of Status and StatusAt (Wait reads through it).
-func (s *Service) status(ctx context.Context, op client.Operation, opts []client.RequestOption) (*StatusResponse, error) {
-	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), op, opts)
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), linkOperation("payments.StatusAt", http.MethodGet, href), opts)
 	if err != nil {
-		return nil, notYetReadable(readPath(op), err)
+		return nil, notYetReadable(href, err)
 	}
 	return out, nil
 }

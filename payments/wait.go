@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -75,11 +74,10 @@ func (s *Service) Wait(ctx context.Context, ref Ref, opts ...client.RequestOptio
 	if s != nil && s.pollMin != 0 {
 		minWait, maxWait = s.pollMin, s.pollMax
 	}
-	read := ref.operation("payments.Status", http.MethodGet, "/"+segStatus)
 	var last *StatusResponse
 	wait := minWait
 	for {
-		st, err := s.status(ctx, read, opts)
+		st, err := s.Status(ctx, ref, opts...)
 		switch {
 		case err == nil:
 			last = st
