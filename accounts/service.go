@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // Service reads account information for an AISP: bank-offered consent,
@@ -68,38 +69,28 @@ func New(c *client.Client, opts ...Option) (*Service, error) {
 // clock ([client.Client.Now]) is the one the budget counts on.
 func (s *Service) Client() *client.Client { return s.c }
 
-// get sends a GET described by name, path and query and decodes the answer
-// into out.
-// op declares the call; the client checks and escapes its path
-// parameters and refuses what op.Refuse says before sending.
-func (s *Service) get(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
-	op.Method = http.MethodGet
-	return s.send(ctx, op, out, opts)
-}
-
-// getCounted sends a GET of endpoint e of accountID that counts against
-// the without-PSU budget (see budget.hook).
-func (s *Service) getCounted(ctx context.Context, op client.Operation, e Endpoint, accountID string, out any, opts []client.RequestOption) error {
-	return s.getCountedBy(ctx, op, e, func(*client.Call) (string, error) { return accountID, nil }, out, opts)
-}
-
-// getCountedBy is getCounted for a call whose account accountOf reads
-// from the resolved call (a link).
-func (s *Service) getCountedBy(ctx context.Context, op client.Operation, e Endpoint, accountOf func(*client.Call) (string, error), out any, opts []client.RequestOption) error {
-	if s == nil || s.c == nil {
-		return errNoClient
+// client is the Service's client, nil for a nil Service: the call
+// helper (servicecall.Do) refuses both alike, before sending.
+func (s *Service) client() *client.Client {
+	if s == nil {
+		return nil
 	}
-	op.Method = http.MethodGet
-	op.Hook, op.BeforeRetry = s.budget.hook(op.Name, e, accountOf), s.budget.retryHook(op.Name, e, accountOf)
-	return s.send(ctx, op, out, opts)
+	return s.c
 }
 
-func (s *Service) send(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
-	if s == nil || s.c == nil {
-		return errNoClient
+// counted declares op as a GET of endpoint e that counts against the
+// without-PSU budget of the account accountOf names (see budget.hook).
+func (s *Service) counted(op client.Operation, e Endpoint, accountOf func(*client.Call) (string, error)) client.Operation {
+	op.Method = http.MethodGet
+	if s != nil && s.budget != nil {
+		op.Hook, op.BeforeRetry = s.budget.hook(op.Name, e, accountOf), s.budget.retryHook(op.Name, e, accountOf)
 	}
-	_, err := s.c.Do(ctx, op, out, opts...)
-	return err
+	return op
+}
+
+// idOf is the accountOf of a call on accountID.
+func idOf(accountID string) func(*client.Call) (string, error) {
+	return func(*client.Call) (string, error) { return accountID, nil }
 }
 
 // EndpointTransactionDetails names the budget of
@@ -152,10 +143,9 @@ var transactionDetailsKeys = []string{"transactionsDetails", "transactionDetails
 // [*BudgetExhaustedError] before it is sent when that budget is spent.
 func (s *Service) TransactionDetails(ctx context.Context, accountID, transactionID string, ro ...client.RequestOption) (*Transaction, error) {
 	const op = "accounts.TransactionDetails"
-	var out transactionDetails
-	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/accounts/{accountId}/transactions/{transactionId}",
+	out, _, err := servicecall.Do[transactionDetails](ctx, s.client(), s.counted(client.Operation{Name: op, Path: "/v1/accounts/{accountId}/transactions/{transactionId}",
 		Params: map[string]string{"accountId": accountID, "transactionId": transactionID}},
-		sharedEndpoint(EndpointTransactionDetails), accountID, &out, ro)
+		sharedEndpoint(EndpointTransactionDetails), idOf(accountID)), ro)
 	if err != nil {
 		return nil, err
 	}
