@@ -93,35 +93,6 @@ func idOf(accountID string) func(*client.Call) (string, error) {
 	return func(*client.Call) (string, error) { return accountID, nil }
 }
 
-// EndpointTransactionDetails names the budget of
-// [Service.TransactionDetails], which is the transactions list's:
-// [Service.Remaining] and [Service.ResetBudget] given it report and reset
-// the [EndpointTransactions] budget, and a refused details call carries
-// EndpointTransactions in its [*BudgetExhaustedError].
-//
-// ASSUMPTION (the platform's documentation says only "4 calls per day,
-// like the list", docs/interface.md section 10): the bank may count
-// transaction details on their own or within the 4 calls of the
-// transactions list. The SDK counts them within the list's 4 calls per
-// account per 24 hours without the PSU present, whichever transaction is
-// read: a bank that counts them on their own allows at least as much, so
-// the SDK can only refuse early, never earn a 429, whichever the bank
-// does. This is the one place to change that (with sharedEndpoint).
-//
-// Deprecated: it names the same budget as [EndpointTransactions]; use
-// that.
-const EndpointTransactionDetails Endpoint = "transaction-details"
-
-// sharedEndpoint is the budget that calls of endpoint e count against:
-// the transactions list's for transaction details (the ASSUMPTION on
-// [EndpointTransactionDetails]), e itself otherwise.
-func sharedEndpoint(e Endpoint) Endpoint {
-	if e == EndpointTransactionDetails {
-		return EndpointTransactions
-	}
-	return e
-}
-
 // transactionDetailsKeys are the members a transaction details answer may
 // wrap the entry in: "transactionsDetails" (Berlin Group 1.3.x, as the
 // platform's documentation shows it) and the singular spelling of later
@@ -138,14 +109,23 @@ var transactionDetailsKeys = []string{"transactionsDetails", "transactionDetails
 // Without the PSU present (no PSU-IP-Address in ro) the call counts
 // against the account's transactions budget of 4 calls per 24 hours,
 // shared with the transactions list ([EndpointTransactions],
-// docs/interface.md sections 8 and 10; the assumption is on
-// [EndpointTransactionDetails]), and is refused with a
+// docs/interface.md sections 8 and 10), and is refused with a
 // [*BudgetExhaustedError] before it is sent when that budget is spent.
+//
+// ASSUMPTION (the platform's documentation says only "4 calls per day,
+// like the list", docs/interface.md section 10): the bank may count
+// transaction details on their own or within the 4 calls of the
+// transactions list. The SDK counts them within the list's 4 calls per
+// account per 24 hours without the PSU present, whichever transaction is
+// read: a bank that counts them on their own allows at least as much, so
+// the SDK can only refuse early, never earn a 429, whichever the bank
+// does. The endpoint this method counts against is the one place to
+// change that.
 func (s *Service) TransactionDetails(ctx context.Context, accountID, transactionID string, ro ...client.RequestOption) (*Transaction, error) {
 	const op = "accounts.TransactionDetails"
 	out, _, err := servicecall.Do[transactionDetails](ctx, s.client(), s.counted(client.Operation{Name: op, Path: "/v1/accounts/{accountId}/transactions/{transactionId}",
 		Params: map[string]string{"accountId": accountID, "transactionId": transactionID}},
-		sharedEndpoint(EndpointTransactionDetails), idOf(accountID)), ro)
+		EndpointTransactions, idOf(accountID)), ro)
 	if err != nil {
 		return nil, err
 	}
