@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/checkdigit"
 	"github.com/tppkit/psd2/internal/emoji"
-	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 )
 
