@@ -132,7 +132,7 @@ func (b *bank) statuses(t *testing.T, ids []string) []payments.TransactionStatus
 	out := make([]payments.TransactionStatus, len(got))
 	for i, g := range got {
 		require.NoError(t, g.Err, ids[i])
-		assert.Equal(t, ids[i], g.Ref.PaymentID)
+		assert.Equal(t, ids[i], g.Ref.ID)
 		assert.Equal(t, ids[i], g.Status.PaymentID)
 		out[i] = g.Status.TransactionStatus
 	}
