@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/url"
 
 	"github.com/shopspring/decimal"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // CashAccountType is an account's cashAccountType. With the
@@ -190,10 +192,10 @@ func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.Requ
 	if opts != nil && opts.WithBalance {
 		q = url.Values{"withBalance": {"true"}}
 	}
-	var out struct {
+	out, _, err := servicecall.Do[struct {
 		Accounts []Account `json:"accounts"`
-	}
-	if err := s.get(ctx, client.Operation{Name: "accounts.List", Path: "/v1/accounts", Query: q}, &out, ro); err != nil {
+	}](ctx, s.client(), client.Operation{Name: "accounts.List", Method: http.MethodGet, Path: "/v1/accounts", Query: q}, ro)
+	if err != nil {
 		return nil, err
 	}
 	return out.Accounts, nil
@@ -201,9 +203,9 @@ func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.Requ
 
 // Get returns one account (GET /v1/accounts/{id}).
 func (s *Service) Get(ctx context.Context, accountID string, ro ...client.RequestOption) (*Account, error) {
-	var out wrapped[Account]
-	out.key = "account"
-	if err := s.get(ctx, client.Operation{Name: "accounts.Get", Path: "/v1/accounts/{accountId}", Params: map[string]string{"accountId": accountID}}, &out, ro); err != nil {
+	out, _, err := servicecall.Do[wrapped[Account, accountKey]](ctx, s.client(), client.Operation{Name: "accounts.Get", Method: http.MethodGet,
+		Path: "/v1/accounts/{accountId}", Params: map[string]string{"accountId": accountID}}, ro)
+	if err != nil {
 		return nil, err
 	}
 	return &out.v, nil
@@ -212,17 +214,30 @@ func (s *Service) Get(ctx context.Context, accountID string, ro ...client.Reques
 // wrapped decodes a single resource either wrapped in an object under key
 // ({"account": {...}}, the Berlin Group shape) or
 // bare, since no recording of the platform's answer exists.
-type wrapped[T any] struct {
-	key string
-	v   T
+type wrapped[T any, K wrapKey] struct {
+	v T
 }
 
-func (w *wrapped[T]) UnmarshalJSON(data []byte) error {
+// wrapKey names the member a wrapped resource may be under.
+type wrapKey interface{ key() string }
+
+// accountKey and cardAccountKey are the members of an account and of a
+// card account.
+type (
+	accountKey     struct{}
+	cardAccountKey struct{}
+)
+
+func (accountKey) key() string     { return "account" }
+func (cardAccountKey) key() string { return "cardAccount" }
+
+func (w *wrapped[T, K]) UnmarshalJSON(data []byte) error {
+	var k K
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return err
 	}
-	if inner, ok := probe[w.key]; ok && len(bytes.TrimSpace(inner)) > 0 && bytes.TrimSpace(inner)[0] == '{' {
+	if inner, ok := probe[k.key()]; ok && len(bytes.TrimSpace(inner)) > 0 && bytes.TrimSpace(inner)[0] == '{' {
 		return json.Unmarshal(inner, &w.v)
 	}
 	return json.Unmarshal(data, &w.v)

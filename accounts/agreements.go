@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // Agreement is a corporate agreement of a PSU (GET /v1/agreements). Its ID
@@ -28,11 +30,11 @@ type Agreement struct {
 // PSU-Corporate-ID ([client.PSU].CorporateID); a new agreement may start a
 // new consent flow (docs/interface.md section 5.10).
 func (s *Service) Agreements(ctx context.Context, ro ...client.RequestOption) ([]Agreement, error) {
-	var out agreementList
-	if err := s.get(ctx, client.Operation{Name: "accounts.Agreements", Path: "/v1/agreements"}, &out, ro); err != nil {
+	out, _, err := servicecall.Do[agreementList](ctx, s.client(), client.Operation{Name: "accounts.Agreements", Method: http.MethodGet, Path: "/v1/agreements"}, ro)
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return *out, nil
 }
 
 // agreementList decodes the answer of GET /v1/agreements. ASSUMPTION: the

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -147,11 +148,8 @@ func (r *BalanceReport) Find(t BalanceType) (Balance, bool) {
 // is sent when the budget is spent.
 func (s *Service) Balances(ctx context.Context, accountID string, ro ...client.RequestOption) (*BalanceReport, error) {
 	const op = "accounts.Balances"
-	var out BalanceReport
-	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/accounts/{accountId}/balances", Params: map[string]string{"accountId": accountID}},
-		EndpointBalances, accountID, &out, ro)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	out, _, err := servicecall.Do[BalanceReport](ctx, s.client(), s.counted(client.Operation{Name: op,
+		Path: "/v1/accounts/{accountId}/balances", Params: map[string]string{"accountId": accountID}},
+		EndpointBalances, idOf(accountID)), ro)
+	return out, err
 }

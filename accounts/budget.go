@@ -42,7 +42,7 @@ const BudgetClockMargin = 5 * time.Minute
 // counts each endpoint of an account on its own (docs/interface.md
 // section 8 lists balances and transactions separately): 4 balances calls and 4
 // transactions calls per 24 hours. Transaction details count within the
-// transactions calls (see [EndpointTransactionDetails]).
+// transactions calls (the ASSUMPTION on [Service.TransactionDetails]).
 type Endpoint string
 
 // Counted endpoints.
@@ -427,9 +427,8 @@ func bankAccessExceeded(err error) bool {
 // of an account (or card account, with EndpointCardBalances and
 // EndpointCardTransactions) over the last 24 hours. The budget is the
 // account's at this bank for this TPP, shared by every PSU who can see the
-// account and by every Service on the client's store. The deprecated
-// [EndpointTransactionDetails] reports the [EndpointTransactions] budget,
-// which transaction details count against.
+// account and by every Service on the client's store. Transaction
+// details count against [EndpointTransactions].
 func (s *Service) Remaining(ctx context.Context, accountID string, e Endpoint) (Allowance, error) {
 	if s == nil || s.c == nil {
 		return Allowance{}, errNoClient
@@ -437,13 +436,11 @@ func (s *Service) Remaining(ctx context.Context, accountID string, e Endpoint) (
 	if accountID == "" {
 		return Allowance{}, errEmptyID("accounts.Remaining")
 	}
-	return s.budget.remaining(ctx, s.budget.key(accountID, e), sharedEndpoint(e))
+	return s.budget.remaining(ctx, s.budget.key(accountID, e), e)
 }
 
 // ResetBudget forgets every call counted for endpoint e of an account,
 // for example when the TPP knows the bank reset its count.
-// [EndpointTransactionDetails] resets the [EndpointTransactions] budget,
-// which transaction details count against.
 func (s *Service) ResetBudget(ctx context.Context, accountID string, e Endpoint) error {
 	if s == nil || s.c == nil {
 		return errNoClient

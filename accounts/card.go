@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -236,10 +237,9 @@ func (a Address) MarshalJSON() ([]byte, error) {
 // without card support answers 404, returned as a
 // [*CardAccountsNotSupportedError] ([ErrCardAccountsNotSupported]).
 func (s *Service) CardAccounts(ctx context.Context, ro ...client.RequestOption) ([]CardAccount, error) {
-	var out struct {
+	out, _, err := servicecall.Do[struct {
 		CardAccounts []CardAccount `json:"cardAccounts"`
-	}
-	err := s.get(ctx, client.Operation{Name: "accounts.CardAccounts", Path: "/v1/card-accounts"}, &out, cardOptions(ro))
+	}](ctx, s.client(), client.Operation{Name: "accounts.CardAccounts", Method: http.MethodGet, Path: "/v1/card-accounts"}, cardOptions(ro))
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
 		return nil, &CardAccountsNotSupportedError{Err: ce}
@@ -257,8 +257,9 @@ func (s *Service) CardAccounts(ctx context.Context, ro ...client.RequestOption) 
 // answer may be wrapped as {"cardAccount": {...}} or bare.
 func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...client.RequestOption) (*CardAccount, error) {
 	const op = "accounts.CardAccount"
-	out := wrapped[CardAccount]{key: "cardAccount"}
-	if err := s.get(ctx, client.Operation{Name: op, Path: "/v1/card-accounts/{cardAccountId}", Params: map[string]string{"cardAccountId": cardAccountID}}, &out, cardOptions(ro)); err != nil {
+	out, _, err := servicecall.Do[wrapped[CardAccount, cardAccountKey]](ctx, s.client(), client.Operation{Name: op, Method: http.MethodGet,
+		Path: "/v1/card-accounts/{cardAccountId}", Params: map[string]string{"cardAccountId": cardAccountID}}, cardOptions(ro))
+	if err != nil {
 		return nil, err
 	}
 	return &out.v, nil
@@ -271,11 +272,8 @@ func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...c
 // [Service.Balances] (the package documentation says why card calls count).
 func (s *Service) CardBalances(ctx context.Context, cardAccountID string, ro ...client.RequestOption) (*BalanceReport, error) {
 	const op = "accounts.CardBalances"
-	var out BalanceReport
-	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/card-accounts/{cardAccountId}/balances", Params: map[string]string{"cardAccountId": cardAccountID}},
-		EndpointCardBalances, cardAccountID, &out, cardOptions(ro))
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	out, _, err := servicecall.Do[BalanceReport](ctx, s.client(), s.counted(client.Operation{Name: op,
+		Path: "/v1/card-accounts/{cardAccountId}/balances", Params: map[string]string{"cardAccountId": cardAccountID}},
+		EndpointCardBalances, idOf(cardAccountID)), cardOptions(ro))
+	return out, err
 }

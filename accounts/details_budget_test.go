@@ -12,7 +12,7 @@ import (
 
 // TestEmulatorTransactionDetailsShareListBudget: without the PSU present
 // TransactionDetails counts within the transactions list's 4 calls per
-// 24 hours (the ASSUMPTION on EndpointTransactionDetails), so whichever
+// 24 hours (the ASSUMPTION on Service.TransactionDetails), so whichever
 // way the bank counts details the SDK never sends a fifth call. After 4
 // list calls a details call is refused before anything reaches the
 // emulator; after 3 list calls and 1 details call a list call is refused

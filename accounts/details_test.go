@@ -56,9 +56,8 @@ func TestTransactionDetails(t *testing.T) {
 
 // TestTransactionDetailsBudget: without the PSU present the fifth call in
 // 24 hours is refused before it is sent, on the transactions list's
-// budget (the ASSUMPTION on EndpointTransactionDetails), which
-// Remaining reports under both names; empty ids are refused before
-// sending.
+// budget (the ASSUMPTION on Service.TransactionDetails), which
+// Remaining reports; empty ids are refused before sending.
 func TestTransactionDetailsBudget(t *testing.T) {
 	svc := newMockService(t)
 	respond(t, http.MethodGet, "/v1/accounts/"+acc1+"/transactions/"+detailsID, http.StatusOK, "transaction-details.json", nil)
@@ -74,12 +73,10 @@ func TestTransactionDetailsBudget(t *testing.T) {
 	assert.Equal(t, accounts.EndpointTransactions, be.Endpoint, "the spent budget is the list's")
 	assert.Equal(t, accounts.DefaultBudgetLimit, calls(), "the fifth call was not sent")
 
-	for _, e := range []accounts.Endpoint{accounts.EndpointTransactions, accounts.EndpointTransactionDetails} { // the deprecated name reports the list's budget
-		left, err := svc.Remaining(ctx, acc1, e)
-		require.NoError(t, err)
-		assert.Zero(t, left.Remaining, "%s: the details calls spent the list's budget", e)
-	}
-	left, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	left, err := svc.Remaining(ctx, acc1, accounts.EndpointTransactions)
+	require.NoError(t, err)
+	assert.Zero(t, left.Remaining, "the details calls spent the list's budget")
+	left, err = svc.Remaining(ctx, acc1, accounts.EndpointBalances)
 	require.NoError(t, err)
 	assert.Equal(t, accounts.DefaultBudgetLimit, left.Remaining, "balances keep their own")
 	_, err = svc.TransactionDetails(ctx, acc1, detailsID, psuPresent()...)

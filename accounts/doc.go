@@ -82,7 +82,7 @@
 //     equivalents. TransactionDetails counts within the transactions
 //     list's 4 calls, not on a budget of its own: the platform says only
 //     "4 a day" (docs/interface.md section 10), and sharing can only make
-//     the SDK refuse early (see [EndpointTransactionDetails]). docs/interface.md
+//     the SDK refuse early (see [Service.TransactionDetails]). docs/interface.md
 //     section 8 names only accounts; card accounts count as well because
 //     PSD2 (RTS article 36(5)) limits access without the PSU for every
 //     payment account, and counting them can only make the SDK refuse

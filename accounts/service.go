@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // Service reads account information for an AISP: bank-offered consent,
@@ -68,67 +69,28 @@ func New(c *client.Client, opts ...Option) (*Service, error) {
 // clock ([client.Client.Now]) is the one the budget counts on.
 func (s *Service) Client() *client.Client { return s.c }
 
-// get sends a GET described by name, path and query and decodes the answer
-// into out.
-// op declares the call; the client checks and escapes its path
-// parameters and refuses what op.Refuse says before sending.
-func (s *Service) get(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
+// client is the Service's client, nil for a nil Service: the call
+// helper (servicecall.Do) refuses both alike, before sending.
+func (s *Service) client() *client.Client {
+	if s == nil {
+		return nil
+	}
+	return s.c
+}
+
+// counted declares op as a GET of endpoint e that counts against the
+// without-PSU budget of the account accountOf names (see budget.hook).
+func (s *Service) counted(op client.Operation, e Endpoint, accountOf func(*client.Call) (string, error)) client.Operation {
 	op.Method = http.MethodGet
-	return s.send(ctx, op, out, opts)
-}
-
-// getCounted sends a GET of endpoint e of accountID that counts against
-// the without-PSU budget (see budget.hook).
-func (s *Service) getCounted(ctx context.Context, op client.Operation, e Endpoint, accountID string, out any, opts []client.RequestOption) error {
-	return s.getCountedBy(ctx, op, e, func(*client.Call) (string, error) { return accountID, nil }, out, opts)
-}
-
-// getCountedBy is getCounted for a call whose account accountOf reads
-// from the resolved call (a link).
-func (s *Service) getCountedBy(ctx context.Context, op client.Operation, e Endpoint, accountOf func(*client.Call) (string, error), out any, opts []client.RequestOption) error {
-	if s == nil || s.c == nil {
-		return errNoClient
+	if s != nil && s.budget != nil {
+		op.Hook, op.BeforeRetry = s.budget.hook(op.Name, e, accountOf), s.budget.retryHook(op.Name, e, accountOf)
 	}
-	op.Method = http.MethodGet
-	op.Hook, op.BeforeRetry = s.budget.hook(op.Name, e, accountOf), s.budget.retryHook(op.Name, e, accountOf)
-	return s.send(ctx, op, out, opts)
+	return op
 }
 
-func (s *Service) send(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
-	if s == nil || s.c == nil {
-		return errNoClient
-	}
-	_, err := s.c.Do(ctx, op, out, opts...)
-	return err
-}
-
-// EndpointTransactionDetails names the budget of
-// [Service.TransactionDetails], which is the transactions list's:
-// [Service.Remaining] and [Service.ResetBudget] given it report and reset
-// the [EndpointTransactions] budget, and a refused details call carries
-// EndpointTransactions in its [*BudgetExhaustedError].
-//
-// ASSUMPTION (the platform's documentation says only "4 calls per day,
-// like the list", docs/interface.md section 10): the bank may count
-// transaction details on their own or within the 4 calls of the
-// transactions list. The SDK counts them within the list's 4 calls per
-// account per 24 hours without the PSU present, whichever transaction is
-// read: a bank that counts them on their own allows at least as much, so
-// the SDK can only refuse early, never earn a 429, whichever the bank
-// does. This is the one place to change that (with sharedEndpoint).
-//
-// Deprecated: it names the same budget as [EndpointTransactions]; use
-// that.
-const EndpointTransactionDetails Endpoint = "transaction-details"
-
-// sharedEndpoint is the budget that calls of endpoint e count against:
-// the transactions list's for transaction details (the ASSUMPTION on
-// [EndpointTransactionDetails]), e itself otherwise.
-func sharedEndpoint(e Endpoint) Endpoint {
-	if e == EndpointTransactionDetails {
-		return EndpointTransactions
-	}
-	return e
+// idOf is the accountOf of a call on accountID.
+func idOf(accountID string) func(*client.Call) (string, error) {
+	return func(*client.Call) (string, error) { return accountID, nil }
 }
 
 // transactionDetailsKeys are the members a transaction details answer may
@@ -147,15 +109,23 @@ var transactionDetailsKeys = []string{"transactionsDetails", "transactionDetails
 // Without the PSU present (no PSU-IP-Address in ro) the call counts
 // against the account's transactions budget of 4 calls per 24 hours,
 // shared with the transactions list ([EndpointTransactions],
-// docs/interface.md sections 8 and 10; the assumption is on
-// [EndpointTransactionDetails]), and is refused with a
+// docs/interface.md sections 8 and 10), and is refused with a
 // [*BudgetExhaustedError] before it is sent when that budget is spent.
+//
+// ASSUMPTION (the platform's documentation says only "4 calls per day,
+// like the list", docs/interface.md section 10): the bank may count
+// transaction details on their own or within the 4 calls of the
+// transactions list. The SDK counts them within the list's 4 calls per
+// account per 24 hours without the PSU present, whichever transaction is
+// read: a bank that counts them on their own allows at least as much, so
+// the SDK can only refuse early, never earn a 429, whichever the bank
+// does. The endpoint this method counts against is the one place to
+// change that.
 func (s *Service) TransactionDetails(ctx context.Context, accountID, transactionID string, ro ...client.RequestOption) (*Transaction, error) {
 	const op = "accounts.TransactionDetails"
-	var out transactionDetails
-	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/accounts/{accountId}/transactions/{transactionId}",
+	out, _, err := servicecall.Do[transactionDetails](ctx, s.client(), s.counted(client.Operation{Name: op, Path: "/v1/accounts/{accountId}/transactions/{transactionId}",
 		Params: map[string]string{"accountId": accountID, "transactionId": transactionID}},
-		sharedEndpoint(EndpointTransactionDetails), accountID, &out, ro)
+		EndpointTransactions, idOf(accountID)), ro)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // BookingStatus selects which entries a transactions call returns
@@ -370,13 +371,10 @@ func markStatus(ts []Transaction, s BookingStatus) {
 func (s *Service) Transactions(ctx context.Context, accountID string, q *TransactionQuery, ro ...client.RequestOption) (*TransactionsPage, error) {
 	const op = "accounts.Transactions"
 	v, refuse := q.values()
-	var out TransactionsPage
-	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/accounts/{accountId}/transactions", Params: map[string]string{"accountId": accountID},
-		Query: v, Refuse: refuse}, EndpointTransactions, accountID, &out, ro)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	out, _, err := servicecall.Do[TransactionsPage](ctx, s.client(), s.counted(client.Operation{Name: op,
+		Path: "/v1/accounts/{accountId}/transactions", Params: map[string]string{"accountId": accountID},
+		Query: v, Refuse: refuse}, EndpointTransactions, idOf(accountID)), ro)
+	return out, err
 }
 
 // TransactionsAt reads the page at href, a next link kept from an
@@ -398,13 +396,12 @@ func (s *Service) NextTransactions(ctx context.Context, accountID, href string, 
 }
 
 func (s *Service) transactionsAt(ctx context.Context, op, href, want string, refuse error, ro []client.RequestOption) (*TransactionsPage, error) {
-	var out TransactionsPage
-	err := s.getCountedBy(ctx, client.Operation{Name: op, Path: href, Refuse: linkRefusal(op, href, refuse)},
-		EndpointTransactions, s.linkAccount(op, accountsCollection, want), &out, ro)
+	out, _, err := servicecall.Do[TransactionsPage](ctx, s.client(), s.counted(client.Operation{Name: op, Path: href,
+		Refuse: linkRefusal(op, href, refuse)}, EndpointTransactions, s.linkAccount(op, accountsCollection, want)), ro)
 	if err != nil {
 		return nil, foreignLink(op, err)
 	}
-	return &out, nil
+	return out, nil
 }
 
 // CardTransactions returns one page of a card account's transactions (GET
@@ -415,13 +412,10 @@ func (s *Service) transactionsAt(ctx context.Context, op, href, want string, ref
 func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q *TransactionQuery, ro ...client.RequestOption) (*CardTransactionsPage, error) {
 	const op = "accounts.CardTransactions"
 	v, refuse := q.values()
-	var out CardTransactionsPage
-	err := s.getCounted(ctx, client.Operation{Name: op, Path: "/v1/card-accounts/{cardAccountId}/transactions", Params: map[string]string{"cardAccountId": cardAccountID},
-		Query: v, Refuse: refuse}, EndpointCardTransactions, cardAccountID, &out, cardOptions(ro))
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	out, _, err := servicecall.Do[CardTransactionsPage](ctx, s.client(), s.counted(client.Operation{Name: op,
+		Path: "/v1/card-accounts/{cardAccountId}/transactions", Params: map[string]string{"cardAccountId": cardAccountID},
+		Query: v, Refuse: refuse}, EndpointCardTransactions, idOf(cardAccountID)), cardOptions(ro))
+	return out, err
 }
 
 // CardTransactionsAt reads the card transactions page at href, a next
@@ -439,13 +433,12 @@ func (s *Service) NextCardTransactions(ctx context.Context, cardAccountID, href 
 }
 
 func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string, refuse error, ro []client.RequestOption) (*CardTransactionsPage, error) {
-	var out CardTransactionsPage
-	err := s.getCountedBy(ctx, client.Operation{Name: op, Path: href, Refuse: linkRefusal(op, href, refuse)},
-		EndpointCardTransactions, s.linkAccount(op, cardAccountsCollection, want), &out, cardOptions(ro))
+	out, _, err := servicecall.Do[CardTransactionsPage](ctx, s.client(), s.counted(client.Operation{Name: op, Path: href,
+		Refuse: linkRefusal(op, href, refuse)}, EndpointCardTransactions, s.linkAccount(op, cardAccountsCollection, want)), cardOptions(ro))
 	if err != nil {
 		return nil, foreignLink(op, err)
 	}
-	return &out, nil
+	return out, nil
 }
 
 func errEmptyID(op string) error {

@@ -132,7 +132,7 @@ func (b *bank) statuses(t *testing.T, ids []string) []payments.TransactionStatus
 	out := make([]payments.TransactionStatus, len(got))
 	for i, g := range got {
 		require.NoError(t, g.Err, ids[i])
-		assert.Equal(t, ids[i], g.Ref.PaymentID)
+		assert.Equal(t, ids[i], g.Ref.ID)
 		assert.Equal(t, ids[i], g.Status.PaymentID)
 		out[i] = g.Status.TransactionStatus
 	}
@@ -414,7 +414,7 @@ func TestEmulatorCreateOutcomeUnknown(t *testing.T) {
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusConflict, e.StatusCode)
 	for _, id := range ids {
-		_, err := b.pay.Cancel(t.Context(), payments.ProductNorwegianDomestic, id, b.payOpts()...)
+		_, err := b.pay.Cancel(t.Context(), payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: id}, b.payOpts()...)
 		require.NoError(t, err)
 	}
 	for _, p := range b.s.Payments() {

@@ -14,6 +14,7 @@ import (
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
+	"github.com/tppkit/psd2/payments"
 )
 
 // Every refusal of a basket call before sending matches
@@ -38,7 +39,7 @@ func TestBasketRefusalsAreNotSentAndValidation(t *testing.T) {
 		{"dot-dot id without validation", "basketId", func() error { return svc.Delete(ctx, "..", client.WithoutValidation()) }},
 		{"empty link", "href", func() error { _, err := svc.GetAt(ctx, ""); return err }},
 		{"empty ref", "refs[0].paymentId", func() error {
-			_, err := svc.PaymentStatuses(ctx, []basket.PaymentRef{{Product: "sepa-credit-transfers"}})
+			_, err := svc.PaymentStatuses(ctx, []payments.Ref{{Service: payments.ServiceSingle, Product: "sepa-credit-transfers"}})
 			return err
 		}},
 	} {

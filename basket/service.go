@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
 )
@@ -98,17 +99,12 @@ func New(c *client.Client, opts ...Option) (*Service, error) {
 // The answer's PaymentIDs are the ids the bank lists, or, when the create
 // answer lists none (the usual case), a copy of paymentIDs.
 func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...client.RequestOption) (*Basket, error) {
-	const op = "basket.Create"
-	if s == nil || s.c == nil {
-		return nil, errNoClient
-	}
 	ids := paymentIDs
 	if ids == nil {
 		ids = []string{} // {"paymentIds":[]}, never null
 	}
-	var out Basket
 	operation := client.Operation{
-		Name:   op,
+		Name:   "basket.Create",
 		Method: http.MethodPost,
 		Path:   "/v1/signing-baskets",
 		Body:   createRequest{PaymentIDs: ids},
@@ -118,44 +114,40 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		Require:    createHeaders,
 		Validate:   func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
 	}
-	if s.journal != nil {
-		operation.Hook = s.journal.Hook(s.c, basketCreate)
+	c := s.client()
+	if c != nil && s.journal != nil {
+		operation.Hook = s.journal.Hook(c, basketCreate)
 	}
-	_, err := s.c.Do(ctx, operation, &out, opts...)
+	out, _, err := servicecall.Do[Basket](ctx, c, operation, opts)
 	if err != nil {
 		return nil, err
 	}
 	if out.PaymentIDs == nil {
 		out.PaymentIDs = slices.Clone(ids)
 	}
-	return &out, nil
+	return out, nil
 }
 
 // Get reads the basket basketID (GET /v1/signing-baskets/{id}): its
 // payment ids, its status and its links. The GET answer does not repeat the
 // id; the returned BasketID is basketID then.
 func (s *Service) Get(ctx context.Context, basketID string, opts ...client.RequestOption) (*Basket, error) {
-	const op = "basket.Get"
-	var out Basket
-	if err := s.do(ctx, op, http.MethodGet, basketID, nil, &out, opts); err != nil {
+	out, _, err := servicecall.Do[Basket](ctx, s.client(), byID("basket.Get", http.MethodGet, basketID, ""), opts)
+	if err != nil {
 		return nil, err
 	}
 	if out.BasketID == "" {
 		out.BasketID = basketID
 	}
-	return &out, nil
+	return out, nil
 }
 
 // Status reads the basket's status (GET /v1/signing-baskets/{id}/status):
 // the worst case of its payments, RCVD, ACTC, PATC or RJCT (docs/interface.md
 // 2.7). Read each payment's status with [Service.PaymentStatuses].
 func (s *Service) Status(ctx context.Context, basketID string, opts ...client.RequestOption) (*StatusResponse, error) {
-	const op = "basket.Status"
-	var out StatusResponse
-	if err := s.do(ctx, op, http.MethodGet, basketID, []string{"status"}, &out, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), byID("basket.Status", http.MethodGet, basketID, "/status"), opts)
+	return out, err
 }
 
 // Delete deletes the basket (DELETE /v1/signing-baskets/{id}, 204). Its
@@ -164,8 +156,8 @@ func (s *Service) Status(ctx context.Context, basketID string, opts ...client.Re
 // authorised (the self link lists DELETE); otherwise the answer is an
 // error such as 405 CANCELLATION_INVALID.
 func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.RequestOption) error {
-	const op = "basket.Delete"
-	return s.do(ctx, op, http.MethodDelete, basketID, nil, nil, opts)
+	_, _, err := servicecall.Do[struct{}](ctx, s.client(), byID("basket.Delete", http.MethodDelete, basketID, ""), opts)
+	return err
 }
 
 // StartAuthorisation starts a new SCA for the basket (POST
@@ -180,83 +172,62 @@ func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.Re
 // the call returns client.ErrOutcomeUnknown, and the caller may start it
 // again deliberately.
 func (s *Service) StartAuthorisation(ctx context.Context, basketID string, opts ...client.RequestOption) (*Authorisation, error) {
-	const op = "basket.StartAuthorisation"
-	var out Authorisation
-	if err := s.send(ctx, op, http.MethodPost, basketID, []string{"authorisations"}, "scaStatus", &out, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	op := byID("basket.StartAuthorisation", http.MethodPost, basketID, "/authorisations")
+	op.ResultID = "scaStatus"
+	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
+	return out, err
 }
 
 // GetAt reads a basket by the href of an earlier answer's self link.
 func (s *Service) GetAt(ctx context.Context, href string, opts ...client.RequestOption) (*Basket, error) {
-	const op = "basket.GetAt"
-	var out Basket
-	if err := s.sendAt(ctx, op, http.MethodGet, href, "", &out, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	out, _, err := servicecall.Do[Basket](ctx, s.client(), at("basket.GetAt", http.MethodGet, href), opts)
+	return out, err
 }
 
 // StatusAt reads a basket's status by the href of a status link.
 func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.RequestOption) (*StatusResponse, error) {
-	const op = "basket.StatusAt"
-	var out StatusResponse
-	if err := s.sendAt(ctx, op, http.MethodGet, href, "", &out, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), at("basket.StatusAt", http.MethodGet, href), opts)
+	return out, err
 }
 
 // DeleteAt deletes a basket by the href of its self link.
 func (s *Service) DeleteAt(ctx context.Context, href string, opts ...client.RequestOption) error {
-	return s.sendAt(ctx, "basket.DeleteAt", http.MethodDelete, href, "", nil, opts)
+	_, _, err := servicecall.Do[struct{}](ctx, s.client(), at("basket.DeleteAt", http.MethodDelete, href), opts)
+	return err
 }
 
 // StartAuthorisationAt starts a new SCA for a basket by the href of a
 // startAuthorisation link, sent once as [Service.StartAuthorisation] is.
 func (s *Service) StartAuthorisationAt(ctx context.Context, href string, opts ...client.RequestOption) (*Authorisation, error) {
-	const op = "basket.StartAuthorisationAt"
-	var out Authorisation
-	if err := s.sendAt(ctx, op, http.MethodPost, href, "scaStatus", &out, opts); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	op := at("basket.StartAuthorisationAt", http.MethodPost, href)
+	op.ResultID = "scaStatus"
+	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
+	return out, err
 }
 
-// sendAt sends one call to href, an earlier answer's link; the client
-// resolves it against the base URL and never sends it to another host.
-func (s *Service) sendAt(ctx context.Context, op, method, href, resultID string, out any, opts []client.RequestOption) error {
-	if s == nil || s.c == nil {
-		return errNoClient
+// client is the Service's client, nil for a nil Service: the call helper
+// (servicecall.Do) refuses both alike, before sending.
+func (s *Service) client() *client.Client {
+	if s == nil {
+		return nil
 	}
+	return s.c
+}
+
+// at declares the call op on href, an earlier answer's link; the client
+// resolves it against the base URL and never sends it to another host.
+func at(op, method, href string) client.Operation {
 	var refuse error
 	if href == "" {
 		refuse = &client.ValidationError{Field: "href", Reason: "empty link"}
 	}
-	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: href, ResultID: resultID, Refuse: refuse}, out, opts...)
-	return err
+	return client.Operation{Name: op, Method: method, Path: href, Refuse: refuse}
 }
 
-// do sends one GET or DELETE on the basket basketID (and its
-// sub-resource) and decodes the answer into out.
-func (s *Service) do(ctx context.Context, op, method, basketID string, sub []string, out any, opts []client.RequestOption) error {
-	return s.send(ctx, op, method, basketID, sub, "", out, opts)
-}
-
-// send sends one call on the basket basketID (and its sub-resource). A
-// POST is never repeated once it may have reached the bank; resultID names
-// the member its answer must carry (see client.Operation). The client
-// checks and escapes the basket id (basketId: not empty, not "." or "..")
-// even with client.WithoutValidation.
-func (s *Service) send(ctx context.Context, op, method, basketID string, sub []string, resultID string, out any, opts []client.RequestOption) error {
-	if s == nil || s.c == nil {
-		return errNoClient
-	}
-	path := "/v1/signing-baskets/{basketId}"
-	for _, seg := range sub {
-		path += "/" + seg
-	}
-	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: method, Path: path, Params: map[string]string{"basketId": basketID}, ResultID: resultID}, out, opts...)
-	return err
+// byID declares the call op on the basket basketID plus suffix
+// ("/status"). The client checks and escapes the basket id (basketId: not
+// empty, not "." or "..") even with client.WithoutValidation.
+func byID(op, method, basketID, suffix string) client.Operation {
+	return client.Operation{Name: op, Method: method, Path: "/v1/signing-baskets/{basketId}" + suffix,
+		Params: map[string]string{"basketId": basketID}}
 }

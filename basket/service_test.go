@@ -461,9 +461,10 @@ func TestPaymentStatusesUnit(t *testing.T) {
 
 	t.Run("invalid refs send nothing", func(t *testing.T) {
 		httpmock.ZeroCallCounters()
-		for _, bad := range [][]basket.PaymentRef{
-			{refs[0], {Product: payments.ProductNorwegianDomestic}},
-			{{PaymentID: docPayment1}},
+		for _, bad := range [][]payments.Ref{
+			{refs[0], {Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic}},
+			{{Service: payments.ServiceSingle, ID: docPayment1}},
+			{{Product: payments.ProductNorwegianDomestic, ID: docPayment1}},
 		} {
 			_, err := svc.PaymentStatuses(t.Context(), bad)
 			require.ErrorIs(t, err, client.ErrValidation)

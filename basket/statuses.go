@@ -9,22 +9,14 @@ import (
 	"github.com/tppkit/psd2/payments"
 )
 
-// PaymentRef names one payment of a basket for [Service.PaymentStatuses]:
-// the payment product of its path and its id.
-type PaymentRef struct {
-	// Product is the payment product the payment was created with, e.g.
-	// [payments.ProductNorwegianDomestic].
-	Product payments.Product
-	// PaymentID is the paymentId of the creation answer.
-	PaymentID string
-}
-
-// Refs returns a PaymentRef of product for each id, for baskets whose
-// payments are all of one product.
-func Refs(product payments.Product, ids ...string) []PaymentRef {
-	refs := make([]PaymentRef, len(ids))
+// Refs returns the [payments.Ref] of a single payment of product for
+// each id, for baskets whose payments are all of one product (a basket
+// holds single payments only, docs/interface.md section 2.7). A
+// payment's own Initiation.Ref gives the same.
+func Refs(product payments.Product, ids ...string) []payments.Ref {
+	refs := make([]payments.Ref, len(ids))
 	for i, id := range ids {
-		refs[i] = PaymentRef{Product: product, PaymentID: id}
+		refs[i] = payments.Ref{Service: payments.ServiceSingle, Product: product, ID: id}
 	}
 	return refs
 }
@@ -33,7 +25,7 @@ func Refs(product payments.Product, ids ...string) []PaymentRef {
 // [Service.PaymentStatuses]: exactly one of Status and Err is set.
 type PaymentStatus struct {
 	// Ref is the payment asked for.
-	Ref PaymentRef
+	Ref payments.Ref
 	// Status is the payment's own status answer.
 	Status *payments.StatusResponse
 	// Err is why the status could not be read: the bank's [*client.Error]
@@ -55,9 +47,10 @@ type PaymentStatus struct {
 // failure does not stop the others: it is in that entry's Err. When ctx
 // ends, the payments not yet asked for get ctx's error and are not sent.
 // The returned error is non-nil only when refs are invalid (an empty
-// product or id: a [*client.ValidationError] with Field
-// "refs[i].product" or "refs[i].paymentId"); then nothing is sent.
-func (s *Service) PaymentStatuses(ctx context.Context, refs []PaymentRef, opts ...client.RequestOption) ([]PaymentStatus, error) {
+// service, product or id: a [*client.ValidationError] with Field
+// "refs[i].service", "refs[i].product" or "refs[i].paymentId"); then
+// nothing is sent.
+func (s *Service) PaymentStatuses(ctx context.Context, refs []payments.Ref, opts ...client.RequestOption) ([]PaymentStatus, error) {
 	const op = "basket.PaymentStatuses"
 	if s == nil || s.c == nil || s.pay == nil {
 		return nil, errNoClient
@@ -65,9 +58,11 @@ func (s *Service) PaymentStatuses(ctx context.Context, refs []PaymentRef, opts .
 	for i, r := range refs {
 		// Refused as the client refuses one call, since none is sent.
 		switch {
+		case r.Service == "":
+			return nil, &client.NotSentError{Operation: op, Err: &client.ValidationError{Field: "refs[" + strconv.Itoa(i) + "].service", Reason: "empty"}}
 		case r.Product == "":
 			return nil, &client.NotSentError{Operation: op, Err: &client.ValidationError{Field: "refs[" + strconv.Itoa(i) + "].product", Reason: "empty"}}
-		case r.PaymentID == "":
+		case r.ID == "":
 			return nil, &client.NotSentError{Operation: op, Err: &client.ValidationError{Field: "refs[" + strconv.Itoa(i) + "].paymentId", Reason: "empty"}}
 		}
 	}
@@ -78,7 +73,7 @@ func (s *Service) PaymentStatuses(ctx context.Context, refs []PaymentRef, opts .
 			out[i].Err = fmt.Errorf("%s: %w", op, err)
 			continue
 		}
-		out[i].Status, out[i].Err = s.pay.Status(ctx, r.Product, r.PaymentID, opts...)
+		out[i].Status, out[i].Err = s.pay.Status(ctx, r, opts...)
 	}
 	return out, nil
 }

@@ -14,7 +14,8 @@ import (
 // without one of them before sending.
 var createHeaders = []string{"TPP-Session-ID", "PSU-ID", "PSU-IP-Address"}
 
-// errNoClient is returned by the methods of a Service made without a client.
+// errNoClient is returned by New without a client and by PaymentStatuses
+// of a Service made without one (the calls refuse through servicecall).
 var errNoClient = errors.New("basket: Service has no client")
 
 // ValidatePaymentIDs checks ids the way [Service.Create] does before

@@ -172,13 +172,14 @@
 // status, details, cancellation and authorisation are under the service
 // it was created under ([PaymentService]: [ServiceSingle],
 // [ServicePeriodic], [ServiceBulk]), which [Initiation.Service] records.
-// The methods of [Service] take the product and id of a single payment;
-// [Service.In] returns the same calls ([Calls]) under another service:
+// The calls on a payment take its [Ref] (service, product and id), which
+// [Initiation.Ref] hands out; keep it (it is JSON) to come back later:
 //
 //	init, err := svc.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, standingOrder, opts...)
+//	ref := init.Ref()
 //	// ... after the PSU's SCA:
-//	st, err := svc.In(init.Service).Status(ctx, init.Product, init.PaymentID, opts...)
-//	c, err := svc.In(payments.ServicePeriodic).Cancel(ctx, init.Product, init.PaymentID, opts...)
+//	st, err := svc.Status(ctx, ref, opts...)
+//	c, err := svc.Cancel(ctx, ref, opts...)
 //
 // The links of an answer ([Service.StatusAt] and the other *At calls)
 // work for every service.

@@ -37,17 +37,17 @@ func TestDotPaymentIDRefused(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 	for _, ps := range []payments.PaymentService{payments.ServiceSingle, payments.ServicePeriodic, payments.ServiceBulk} {
-		calls := svc.In(ps)
 		for _, id := range []string{".", ".."} {
+			ref := payments.Ref{Service: ps, Product: payments.ProductSEPA, ID: id}
 			for name, call := range map[string]func() error{
-				"Status": func() error { _, err := calls.Status(ctx, payments.ProductSEPA, id); return err },
-				"Get":    func() error { _, err := calls.Get(ctx, payments.ProductSEPA, id); return err },
-				"Cancel": func() error { _, err := calls.Cancel(ctx, payments.ProductSEPA, id); return err },
+				"Status": func() error { _, err := svc.Status(ctx, ref); return err },
+				"Get":    func() error { _, err := svc.Get(ctx, ref); return err },
+				"Cancel": func() error { _, err := svc.Cancel(ctx, ref); return err },
 				"StartAuthorisation": func() error {
-					_, err := calls.StartAuthorisation(ctx, payments.ProductSEPA, id)
+					_, err := svc.StartAuthorisation(ctx, ref)
 					return err
 				},
-				"Wait": func() error { _, err := calls.Wait(ctx, payments.ProductSEPA, id); return err },
+				"Wait": func() error { _, err := svc.Wait(ctx, ref); return err },
 			} {
 				err := call()
 				var ve *client.ValidationError
@@ -58,14 +58,14 @@ func TestDotPaymentIDRefused(t *testing.T) {
 			}
 		}
 	}
-	_, err = svc.Status(ctx, payments.ProductSEPA, "..")
+	_, err = svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: ".."})
 	assert.ErrorIs(t, err, client.ErrValidation)
 	assert.Zero(t, n.Load(), "nothing reaches the bank")
 
 	// Ids that only contain dots, or a dot segment inside them, are one
 	// escaped segment and go out.
 	for _, id := range []string{"...", "a/..", ".x"} {
-		_, err := svc.Status(ctx, payments.ProductSEPA, id)
+		_, err := svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: id})
 		require.NoError(t, err, id)
 	}
 	assert.EqualValues(t, 3, n.Load())

@@ -141,7 +141,7 @@ func TestEmulatorNorwegianDomesticLifeCycle(t *testing.T) {
 	assert.False(t, st.FundsUnavailable())
 
 	b.s.RunBatch()
-	st, err = b.svc.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, b.pisp()...)
+	st, err = b.svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: init.PaymentID}, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
 	assert.True(t, st.TransactionStatus.IsFinal())
@@ -183,16 +183,16 @@ func TestEmulatorSEPALifeCycle(t *testing.T) {
 	assert.True(t, st.Links[client.LinkSelf].Allows(http.MethodDelete))
 
 	b.authorize(t, init.SCARedirect())
-	st, err = b.svc.Status(ctx, payments.ProductSEPA, init.PaymentID, b.pisp()...)
+	st, err = b.svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: init.PaymentID}, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
 
 	b.s.RunBatch()
-	st, err = b.svc.Status(ctx, payments.ProductSEPA, init.PaymentID, b.pisp()...)
+	st, err = b.svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: init.PaymentID}, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
 
-	d, err := b.svc.Get(ctx, payments.ProductSEPA, init.PaymentID, b.pisp()...)
+	d, err := b.svc.Get(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: init.PaymentID}, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, "E2E-1", d.EndToEndIdentification)
 	assert.Equal(t, "DE89370400440532013000", d.CreditorAccount.IBAN)
@@ -211,12 +211,12 @@ func TestEmulatorStartAuthorisation(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "started", a.ScaStatus)
 	b.authorize(t, a.SCARedirect())
-	st, err := b.svc.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
+	st, err := b.svc.Status(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
 
 	// Once authorised, no new authorisation: 409 STATUS_INVALID.
-	_, err = b.svc.StartAuthorisation(ctx, init.Product, init.PaymentID, b.pisp()...)
+	_, err = b.svc.StartAuthorisation(ctx, init.Ref(), b.pisp()...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusConflict, e.StatusCode)
@@ -249,7 +249,7 @@ func TestEmulatorCancel(t *testing.T) {
 		b := newBank(t)
 		init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "10.00"), b.pisp()...)
 		require.NoError(t, err)
-		c, err := b.svc.Cancel(ctx, init.Product, init.PaymentID, b.pisp()...)
+		c, err := b.svc.Cancel(ctx, init.Ref(), b.pisp()...)
 		require.NoError(t, err)
 		assert.Equal(t, http.StatusNoContent, c.StatusCode)
 		held := b.paymentsHeld()
@@ -266,7 +266,7 @@ func TestEmulatorCancel(t *testing.T) {
 		init, err := b.svc.CreateNorwegianDomestic(ctx, p, b.pisp()...)
 		require.NoError(t, err)
 		b.authorize(t, init.SCARedirect())
-		st, err := b.svc.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
+		st, err := b.svc.Status(ctx, init.Ref(), b.pisp()...)
 		require.NoError(t, err)
 		require.Equal(t, payments.StatusPDNG, st.TransactionStatus)
 		assert.False(t, st.Links[client.LinkSelf].Allows(http.MethodDelete), "after signing self loses DELETE")

@@ -10,15 +10,14 @@ import (
 )
 
 // ErrNotYetReadable matches the error of a status or details read
-// ([Service.Status], [Service.StatusAt], [Service.Get], [Service.GetAt],
-// [Calls.Status], [Calls.Get]) of a Norwegian domestic credit transfer,
+// ([Service.Status], [Service.StatusAt], [Service.Get], [Service.GetAt])
+// of a Norwegian domestic credit transfer,
 // single, periodic or bulk, that the bank answered with 404.
 // Known issue of the platform (docs/interface.md section 4.2): the details
 // and status of an NDCT cannot be read before the PSU has approved it, and
 // the bank answers 404. Such a 404 does not mean that the payment is gone:
 // read again after the PSU completed the SCA (the redirect to
-// TPP-Redirect-URI), or cancel it with [Service.Cancel] ([Calls.Cancel]
-// for a periodic or bulk payment) while it is RCVD.
+// TPP-Redirect-URI), or cancel it with [Service.Cancel] while it is RCVD.
 // The bank gives the same 404 for an id it does not know; the SDK cannot
 // tell the two apart, so a payment id that was never created also matches.
 //
@@ -60,10 +59,10 @@ func (e *NotYetReadableError) Is(target error) bool { return target == ErrNotYet
 // them the same status and details paths). The SDK applies it to the
 // product under every service: a periodic or bulk NDCT's 404 to a status
 // or details read is an ErrNotYetReadable too. That is the safe choice
-// for [Service.Wait] and [Calls.Wait], which read again instead of giving
+// for [Service.Wait], which read again instead of giving
 // up on a payment the PSU may still approve (a wrong id then waits until
 // ctx ends, as for a single NDCT). It applies to reads only: a 404 to a
-// cancellation ([Service.Cancel], [Calls.Cancel]) stays the bank's error,
+// cancellation ([Service.Cancel]) stays the bank's error,
 // never a cancellation and never "gone". The other products are read
 // normally.
 func unreadableBeforeApproval(ps PaymentService, p Product) bool {

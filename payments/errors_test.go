@@ -20,7 +20,7 @@ import (
 func reads(b *bank, init *payments.Initiation) map[string]func(context.Context) error {
 	return map[string]func(context.Context) error{
 		"Status": func(ctx context.Context) error {
-			_, err := b.svc.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
+			_, err := b.svc.Status(ctx, init.Ref(), b.pisp()...)
 			return err
 		},
 		"StatusAt": func(ctx context.Context) error {
@@ -28,7 +28,7 @@ func reads(b *bank, init *payments.Initiation) map[string]func(context.Context) 
 			return err
 		},
 		"Get": func(ctx context.Context) error {
-			_, err := b.svc.Get(ctx, init.Product, init.PaymentID, b.pisp()...)
+			_, err := b.svc.Get(ctx, init.Ref(), b.pisp()...)
 			return err
 		},
 		"GetAt": func(ctx context.Context) error {
@@ -84,7 +84,7 @@ func TestEmulatorOtherNotFoundIsNotNotYetReadable(t *testing.T) {
 		assert.NoError(t, read(ctx), name)
 	}
 
-	_, err = b.svc.Status(ctx, payments.ProductSEPA, init.PaymentID+"x", b.pisp()...)
+	_, err = b.svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: init.PaymentID + "x"}, b.pisp()...)
 	require.ErrorIs(t, err, client.ErrNotFound)
 	assert.NotErrorIs(t, err, payments.ErrNotYetReadable)
 }
@@ -110,11 +110,11 @@ func TestNotYetReadableByPath(t *testing.T) {
 			return err
 		}, true},
 		{"sepa status", sepaPath + "/status", 404, func(ctx context.Context, s *payments.Service) error {
-			_, err := s.Status(ctx, payments.ProductSEPA, sepaID, psuPresent()...)
+			_, err := s.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: sepaID}, psuPresent()...)
 			return err
 		}, false},
 		{"ndct 403", ndctPath + "/status", 403, func(ctx context.Context, s *payments.Service) error {
-			_, err := s.Status(ctx, payments.ProductNorwegianDomestic, ndctID, psuPresent()...)
+			_, err := s.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: ndctID}, psuPresent()...)
 			return err
 		}, false},
 	}

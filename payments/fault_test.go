@@ -115,7 +115,7 @@ func TestFaultStatusRetried(t *testing.T) {
 
 	// 429 with Retry-After (the emulator writes at least 1 s) is retried too.
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, Method: http.MethodGet, PathPrefix: "/v1/payments/", RetryAfter: time.Millisecond})
-	d, err := b.svc.Get(ctx, init.Product, init.PaymentID, b.pisp()...)
+	d, err := b.svc.Get(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, init.PaymentID, d.PaymentID)
 
@@ -124,7 +124,7 @@ func TestFaultStatusRetried(t *testing.T) {
 	noRetry, err := payments.New(mustClient(t, b, client.RetryPolicy{}))
 	require.NoError(t, err)
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: http.MethodGet, PathPrefix: "/v1/payments/"})
-	_, err = noRetry.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
+	_, err = noRetry.Status(ctx, init.Ref(), b.pisp()...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusServiceUnavailable, e.StatusCode)

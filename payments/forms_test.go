@@ -68,7 +68,7 @@ func TestFormsHideSecrets(t *testing.T) {
 	require.NoError(t, err)
 	bankState := redirect.Query().Get("state")
 	require.NotEmpty(t, bankState, "the bank's SCA state is in the scaRedirect")
-	auth, err := svc.StartAuthorisation(ctx, payments.ProductNorwegianDomestic, res.ID, b.pisp()...)
+	auth, err := svc.StartAuthorisation(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: res.ID}, b.pisp()...)
 	require.NoError(t, err)
 	authState := mustURL(t, auth.SCARedirect()).Query().Get("state")
 	require.NotEmpty(t, authState)

@@ -110,7 +110,7 @@ func TestSDKAndEmulatorAgreeOnTodayInOslo(t *testing.T) {
 			init, err := b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp()...)
 			require.NoError(t, err)
 			b.authorize(t, init.SCARedirect())
-			st, err := b.svc.Status(t.Context(), payments.ProductNorwegianDomestic, init.PaymentID, b.pisp()...)
+			st, err := b.svc.Status(t.Context(), payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: init.PaymentID}, b.pisp()...)
 			require.NoError(t, err)
 			assert.Equal(t, payments.StatusACTC, st.TransactionStatus, "due today in Oslo")
 		})

@@ -120,7 +120,7 @@ func journalFaultCell(t *testing.T, first, burst int, after string) int {
 			_, err := b.s.Reject(ctx, init.SCARedirect())
 			require.NoError(t, err)
 		case "cancel":
-			_, err := svc.Cancel(ctx, init.Product, init.PaymentID, b.pisp()...)
+			_, err := svc.Cancel(ctx, init.Ref(), b.pisp()...)
 			require.NoError(t, err)
 		}
 	}
@@ -237,7 +237,7 @@ func TestJournalCreatedIDSurvivesStoreOutage(t *testing.T) {
 			if after == "reject" {
 				_, err = b.s.Reject(ctx, init.SCARedirect())
 			} else {
-				_, err = svc.Cancel(ctx, init.Product, init.PaymentID, b.pisp()...)
+				_, err = svc.Cancel(ctx, init.Ref(), b.pisp()...)
 			}
 			require.NoError(t, err)
 

@@ -164,7 +164,7 @@ func TestStatusMapping(t *testing.T) {
 		t.Run(tc.file, func(t *testing.T) {
 			svc := newMockService(t)
 			got := respond(t, http.MethodGet, self+"/status", http.StatusOK, tc.file)
-			st, err := svc.Status(t.Context(), payments.ProductNorwegianDomestic, ndctID, psuPresent()...)
+			st, err := svc.Status(t.Context(), payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: ndctID}, psuPresent()...)
 			require.NoError(t, err)
 			require.NotNil(t, got.req)
 			assert.Equal(t, "/api"+self+"/status", got.req.URL.EscapedPath(), "the id's ! is kept, not escaped")
@@ -203,7 +203,7 @@ func TestGetMapping(t *testing.T) {
 	svc := newMockService(t)
 	self := "/v1/payments/norwegian-domestic-credit-transfers/" + ndctID
 	got := respond(t, http.MethodGet, self, http.StatusOK, "payment-ndct-details.json")
-	d, err := svc.Get(t.Context(), payments.ProductNorwegianDomestic, ndctID, psuPresent()...)
+	d, err := svc.Get(t.Context(), payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: ndctID}, psuPresent()...)
 	require.NoError(t, err)
 	assert.Equal(t, "/api"+self, got.req.URL.EscapedPath())
 	want := validNDCT()
@@ -233,7 +233,7 @@ func TestStartAuthorisationMapping(t *testing.T) {
 	svc := newMockService(t)
 	path := "/v1/payments/norwegian-domestic-credit-transfers/" + ndctID + "/authorisations"
 	got := respond(t, http.MethodPost, path, http.StatusCreated, "payment-start-authorisation-201.json")
-	a, err := svc.StartAuthorisation(t.Context(), payments.ProductNorwegianDomestic, ndctID, psuPresent()...)
+	a, err := svc.StartAuthorisation(t.Context(), payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: ndctID}, psuPresent()...)
 	require.NoError(t, err)
 	assert.Equal(t, http.MethodPost, got.req.Method)
 	assert.Equal(t, "/api"+path, got.req.URL.EscapedPath())
@@ -252,7 +252,7 @@ func TestCancelMapping(t *testing.T) {
 	t.Run("204", func(t *testing.T) {
 		svc := newMockService(t)
 		got := respond(t, http.MethodDelete, self, http.StatusNoContent, "")
-		c, err := svc.Cancel(t.Context(), payments.ProductNorwegianDomestic, ndctID, psuPresent()...)
+		c, err := svc.Cancel(t.Context(), payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: ndctID}, psuPresent()...)
 		require.NoError(t, err)
 		assert.Equal(t, http.MethodDelete, got.req.Method)
 		assert.Equal(t, "/api"+self, got.req.URL.EscapedPath())

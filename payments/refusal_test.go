@@ -40,19 +40,37 @@ func TestPaymentRefusalsAreNotSentAndValidation(t *testing.T) {
 		{"nil SEPA", "body", func() error { _, err := svc.CreateSEPA(ctx, nil); return err }},
 		{"nil body", "body", func() error { _, err := svc.Create(ctx, sepa, nil); return err }},
 		{"empty product", "payment-product", func() error { _, err := svc.Create(ctx, "", map[string]string{}); return err }},
-		{"empty id", "paymentId", func() error { _, err := svc.Status(ctx, sepa, ""); return err }},
-		{"dot id", "paymentId", func() error { _, err := svc.Get(ctx, sepa, "."); return err }},
-		{"empty product by id", "payment-product", func() error { _, err := svc.Cancel(ctx, "", "p1"); return err }},
-		{"bad service", "payment-service", func() error { _, err := svc.In("instant").Status(ctx, sepa, "p1"); return err }},
-		{"empty service", "payment-service", func() error { _, err := svc.In("").StartAuthorisation(ctx, sepa, "p1"); return err }},
+		{"empty id", "paymentId", func() error {
+			_, err := svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: sepa, ID: ""})
+			return err
+		}},
+		{"dot id", "paymentId", func() error {
+			_, err := svc.Get(ctx, payments.Ref{Service: payments.ServiceSingle, Product: sepa, ID: "."})
+			return err
+		}},
+		{"empty product by id", "payment-product", func() error {
+			_, err := svc.Cancel(ctx, payments.Ref{Service: payments.ServiceSingle, Product: "", ID: "p1"})
+			return err
+		}},
+		{"bad service", "payment-service", func() error {
+			_, err := svc.Status(ctx, payments.Ref{Service: "instant", Product: sepa, ID: "p1"})
+			return err
+		}},
+		{"empty service", "payment-service", func() error {
+			_, err := svc.StartAuthorisation(ctx, payments.Ref{Service: "", Product: sepa, ID: "p1"})
+			return err
+		}},
 		{"empty link", "href", func() error { _, err := svc.StatusAt(ctx, ""); return err }},
-		{"wait on a dot id", "paymentId", func() error { _, err := svc.Wait(ctx, sepa, ".."); return err }},
+		{"wait on a dot id", "paymentId", func() error {
+			_, err := svc.Wait(ctx, payments.Ref{Service: payments.ServiceSingle, Product: sepa, ID: ".."})
+			return err
+		}},
 		{"PSU-ID not a UUID", "header PSU-ID", func() error {
-			_, err := svc.Status(ctx, sepa, "p1", client.WithPSU(client.PSU{ID: "kari"}))
+			_, err := svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: sepa, ID: "p1"}, client.WithPSU(client.PSU{ID: "kari"}))
 			return err
 		}},
 		{"redirect URI not https", "header TPP-Redirect-URI", func() error {
-			_, err := svc.Status(ctx, sepa, "p1", client.WithRedirectURI("http://tpp.example/cb"))
+			_, err := svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: sepa, ID: "p1"}, client.WithRedirectURI("http://tpp.example/cb"))
 			return err
 		}},
 	} {

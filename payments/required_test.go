@@ -185,7 +185,7 @@ func TestNewRefusesNilClientAndBadOptions(t *testing.T) {
 	var zero payments.Service
 	_, err = zero.CreateNorwegianDomestic(t.Context(), validNDCT(), psuPresent()...)
 	require.Error(t, err)
-	_, err = zero.Wait(t.Context(), payments.ProductSEPA, "p1")
+	_, err = zero.Wait(t.Context(), payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: "p1"})
 	require.Error(t, err)
 	assert.False(t, errors.Is(err, client.ErrOutcomeUnknown))
 	assert.Zero(t, httpmock.GetTotalCallCount())

@@ -86,7 +86,7 @@ func TestResolveSettledDuplicateSendsNothing(t *testing.T) {
 
 	// The first payment goes away (cancelled here; expired unsigned in
 	// life): the bank no longer refuses its content as a duplicate.
-	_, err = svc.Cancel(ctx, payments.ProductNorwegianDomestic, held[0].ID, b.pisp()...)
+	_, err = svc.Cancel(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: held[0].ID}, b.pisp()...)
 	require.NoError(t, err)
 	posts, gets := w.posts.Load(), w.gets.Load()
 
@@ -160,7 +160,7 @@ func TestResolveSettledCreatedSendsNoCreate(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, journal.ResolvedCreated, first.Kind, first.Reason)
 	require.Len(t, b.paymentsHeld(), 1)
-	_, err = svc.Cancel(ctx, payments.ProductNorwegianDomestic, first.ID, b.pisp()...)
+	_, err = svc.Cancel(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: first.ID}, b.pisp()...)
 	require.NoError(t, err)
 	posts := w.posts.Load()
 

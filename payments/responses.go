@@ -31,8 +31,8 @@ type Initiation struct {
 	// Service is the payment service the payment was created under
 	// ([ServiceSingle], [ServicePeriodic] or [ServiceBulk]); the SDK fills
 	// it in, the bank does not send it. Its status, details, cancellation
-	// and authorisation are under the same service:
-	// svc.In(init.Service).Status(ctx, init.Product, init.PaymentID).
+	// and authorisation are under the same service, which [Initiation.Ref]
+	// carries: svc.Status(ctx, init.Ref()).
 	Service PaymentService `json:"-"`
 }
 
@@ -100,7 +100,7 @@ type Details struct {
 	Links             client.Links      `json:"_links,omitempty"`
 
 	// The Berlin Group fields of a periodic payment
-	// (svc.In(ServicePeriodic).Get); empty for other payments.
+	// ([Service.Get] of a periodic payment's [Ref]); empty for other payments.
 	StartDate         Date     `json:"startDate,omitzero"`
 	EndDate           Date     `json:"endDate,omitzero"`
 	ExecutionRule     string   `json:"executionRule,omitempty"`
@@ -108,7 +108,8 @@ type Details struct {
 	DayOfExecution    string   `json:"dayOfExecution,omitempty"`
 	MonthsOfExecution []string `json:"monthsOfExecution,omitempty"`
 
-	// The Berlin Group fields of a bulk payment (svc.In(ServiceBulk).Get):
+	// The Berlin Group fields of a bulk payment ([Service.Get] of a
+	// bulk payment's [Ref]):
 	// the payments it holds, each without debtorAccount (the bulk's
 	// DebtorAccount pays them all); empty for other payments.
 	BatchBookingPreferred *bool     `json:"batchBookingPreferred,omitempty"`

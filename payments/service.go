@@ -3,12 +3,12 @@ package payments
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 	"github.com/tppkit/psd2/journal"
 )
 
@@ -24,8 +24,8 @@ const (
 // (Berlin Group; docs/interface.md section 10 "Paths"): whether a payment
 // is a single, a periodic or a bulk payment. The paths of a payment's
 // status, details, cancellation and authorisation start with the service
-// it was created under; [Initiation.Service] records it, and
-// [Service.In] makes those calls under it.
+// it was created under; [Initiation.Service] records it, and the
+// payment's [Ref] carries it.
 type PaymentService string
 
 // The payment services of the platform (docs/interface.md section 10
@@ -33,7 +33,7 @@ type PaymentService string
 const (
 	// ServiceSingle is /v1/payments: single payments, made with
 	// [Service.CreateNorwegianDomestic], [Service.CreateSEPA] and
-	// [Service.Create]. The id-based calls of [Service] use it.
+	// [Service.Create].
 	ServiceSingle PaymentService = "payments"
 	// ServicePeriodic is /v1/periodic-payments: periodic payments
 	// (standing orders), made with [Service.CreatePeriodic].
@@ -128,7 +128,7 @@ type validator interface {
 // [client.ErrOutcomeUnknown] and is never sent again: see the package
 // documentation on reconciliation.
 func (s *Service) CreateNorwegianDomestic(ctx context.Context, p *NorwegianDomestic, opts ...client.RequestOption) (*Initiation, error) {
-	if p == nil {
+	if p == nil { // a nil *NorwegianDomestic is no payment: the create's Refuse
 		return s.create(ctx, "payments.CreateNorwegianDomestic", ServiceSingle, ProductNorwegianDomestic, nil, opts)
 	}
 	return s.create(ctx, "payments.CreateNorwegianDomestic", ServiceSingle, ProductNorwegianDomestic, p, opts)
@@ -182,9 +182,6 @@ var createHeaders = []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID", "PSU-
 // create validates body and sends the create as an operation that is not
 // repeatable: the client never sends it twice.
 func (s *Service) create(ctx context.Context, op string, ps PaymentService, product Product, body any, opts []client.RequestOption) (*Initiation, error) {
-	if s == nil || s.c == nil {
-		return nil, fmt.Errorf("%s: %w", op, errNoClient)
-	}
 	var refuse error
 	switch b := body.(type) {
 	case nil:
@@ -205,55 +202,54 @@ func (s *Service) create(ctx context.Context, op string, ps PaymentService, prod
 		ResultID:   "paymentId",
 		Require:    createHeaders,
 	}
-	if v, ok := body.(validator); ok {
-		operation.Validate = func(*client.Call) error { return v.Validate(s.c.Now()) }
+	c := s.client()
+	if v, ok := body.(validator); ok && c != nil {
+		operation.Validate = func(*client.Call) error { return v.Validate(c.Now()) }
 	}
-	if s.journal != nil {
-		operation.Hook = s.journal.Hook(s.c, createOf(ps, product))
+	if c != nil && s.journal != nil {
+		operation.Hook = s.journal.Hook(c, createOf(ps, product))
 	}
-	var out Initiation
-	if _, err := s.c.Do(ctx, operation, &out, opts...); err != nil {
+	out, _, err := servicecall.Do[Initiation](ctx, c, operation, opts)
+	if err != nil {
 		return nil, logicalDuplicate(err)
 	}
 	out.Product, out.Service = product, ps
-	return &out, nil
+	return out, nil
 }
 
-// Calls are the id-based calls on the payments of one [PaymentService]:
-// the status, details, cancellation, authorisation and wait of a payment
-// by its product and id, under /v1/{payment-service}/{product}/{id}
-// (docs/interface.md section 10 "Paths"). Make them with [Service.In];
-// they go through the Service's client and use its polling. The id-based
-// methods of [Service] itself are those of [ServiceSingle]. A Calls is a
-// small value, safe for concurrent use.
-type Calls struct {
-	s  *Service
-	ps PaymentService
+// Ref names one payment for the calls on it: the payment service it was
+// created under, its product and its id, which make its path
+// /v1/{payment-service}/{payment-product}/{paymentId} (docs/interface.md
+// section 10 "Paths"). [Initiation.Ref] hands it out; keep it (it is JSON)
+// to read, cancel or authorise the payment later. The calls on a Ref
+// refuse a Service other than [ServiceSingle], [ServicePeriodic] and
+// [ServiceBulk] ("" included), an empty Product or ID and a dot segment
+// with a [*client.NotSentError] (matching [client.ErrNotSent] and
+// [client.ErrValidation]), and send nothing.
+type Ref struct {
+	Service PaymentService `json:"service"`
+	Product Product        `json:"product"`
+	ID      string         `json:"paymentId"`
 }
 
-// In returns the id-based calls on the payments of service ps. Periodic
-// and bulk payments are read, cancelled and authorised under their own
-// service, which the Initiation of their creation records:
-//
-//	init, err := svc.CreatePeriodic(ctx, product, body, opts...)
-//	// ...
-//	st, err := svc.In(init.Service).Status(ctx, init.Product, init.PaymentID, opts...)
-//
-// svc.In(ServiceSingle) makes the same calls as the methods of svc. Each
-// call refuses a service other than [ServiceSingle], [ServicePeriodic] and
-// [ServiceBulk] ("" included) with a [*client.ValidationError], and sends
-// nothing.
-func (s *Service) In(ps PaymentService) Calls { return Calls{s: s, ps: ps} }
+// Ref returns the reference of the payment i created: its service,
+// product and id. A nil i gives the zero Ref, which every call refuses.
+func (i *Initiation) Ref() Ref {
+	if i == nil {
+		return Ref{}
+	}
+	return Ref{Service: i.Service, Product: i.Product, ID: i.PaymentID}
+}
 
-// operation declares the call op on /v1/{payment-service}/{payment-product}/{paymentId}
-// plus suffix ("/status"): the client checks and escapes the path's
-// parameters (an empty product or id, a dot segment) and refuses a
-// service other than the platform's three.
-func (c Calls) operation(op, method string, product Product, paymentID, suffix string) client.Operation {
+// operation declares the call op on ref's path plus suffix ("/status"):
+// the client checks and escapes the path's parameters (an empty product
+// or id, a dot segment) and refuses a service other than the platform's
+// three.
+func (ref Ref) operation(op, method, suffix string) client.Operation {
 	return client.Operation{Name: op, Method: method,
 		Path:   pathVersion + "/{payment-service}/{payment-product}/{paymentId}" + suffix,
-		Params: map[string]string{"payment-service": string(c.ps), "payment-product": string(product), "paymentId": paymentID},
-		Refuse: c.ps.check()}
+		Params: map[string]string{"payment-service": string(ref.Service), "payment-product": string(ref.Product), "paymentId": ref.ID},
+		Refuse: ref.Service.check()}
 }
 
 // linkOperation declares the call op on the href of a link.
@@ -271,23 +267,28 @@ func readPath(op client.Operation) string {
 	return pathVersion + "/" + op.Params["payment-service"] + "/" + op.Params["payment-product"] + "/"
 }
 
-// Status reads a single payment's status with GET
-// /v1/payments/{product}/{id}/status; svc.In(ps).Status reads a periodic
-// or bulk payment's ([Calls.Status]). It is a GET, retried by the client
-// on transport errors and 429/502/503/504. Known issue (docs/interface.md
-// section 4.2): the bank cannot show an NDCT before the PSU has approved
-// it; its 404 is returned as an error matching [ErrNotYetReadable].
-func (s *Service) Status(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
-	return s.In(ServiceSingle).Status(ctx, product, paymentID, opts...)
+// client is the Service's client, nil for a nil Service: the call helper
+// refuses both alike.
+func (s *Service) client() *client.Client {
+	if s == nil {
+		return nil
+	}
+	return s.c
 }
 
-// Status reads the status of a payment of c's service with GET
-// /v1/{payment-service}/{product}/{id}/status, as [Service.Status] does
-// for single payments. A 404 is returned as an error matching
-// [ErrNotYetReadable] for the products the bank cannot show before
-// approval, under every service (see [ErrNotYetReadable]).
-func (c Calls) Status(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
-	return c.s.status(ctx, c.operation("payments.Status", http.MethodGet, product, paymentID, "/"+segStatus), opts)
+// Status reads a payment's status with GET
+// /v1/{payment-service}/{product}/{id}/status. It is a GET, retried by the
+// client on transport errors and 429/502/503/504. Known issue
+// (docs/interface.md section 4.2): the bank cannot show an NDCT before the
+// PSU has approved it; its 404 is returned as an error matching
+// [ErrNotYetReadable], under every service.
+func (s *Service) Status(ctx context.Context, ref Ref, opts ...client.RequestOption) (*StatusResponse, error) {
+	op := ref.operation("payments.Status", http.MethodGet, "/"+segStatus)
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), op, opts)
+	if err != nil {
+		return nil, notYetReadable(readPath(op), err)
+	}
+	return out, nil
 }
 
 // StatusAt reads a payment's status by the href of an earlier answer's
@@ -295,130 +296,88 @@ func (c Calls) Status(ctx context.Context, product Product, paymentID string, op
 // bulk payment. The href is resolved against the base URL; it is never
 // sent to another host.
 func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.RequestOption) (*StatusResponse, error) {
-	return s.status(ctx, linkOperation("payments.StatusAt", http.MethodGet, href), opts)
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), linkOperation("payments.StatusAt", http.MethodGet, href), opts)
+	if err != nil {
+		return nil, notYetReadable(href, err)
+	}
+	return out, nil
 }
 
-func (s *Service) status(ctx context.Context, op client.Operation, opts []client.RequestOption) (*StatusResponse, error) {
-	var out StatusResponse
-	if err := s.do(ctx, op, &out, opts); err != nil {
+// Get reads a payment's details with GET
+// /v1/{payment-service}/{product}/{id}: the request as the bank holds it,
+// with the periodic fields of a periodic payment and the payments of a
+// bulk payment. The platform sends no transactionStatus here; use
+// [Service.Status]. An NDCT not yet approved by the PSU answers 404,
+// returned as an error matching [ErrNotYetReadable].
+func (s *Service) Get(ctx context.Context, ref Ref, opts ...client.RequestOption) (*Details, error) {
+	op := ref.operation("payments.Get", http.MethodGet, "")
+	out, _, err := servicecall.Do[Details](ctx, s.client(), op, opts)
+	if err != nil {
 		return nil, notYetReadable(readPath(op), err)
 	}
-	return &out, nil
-}
-
-// Get reads a single payment's details with GET
-// /v1/payments/{product}/{id}: the request as the bank holds it;
-// svc.In(ps).Get reads a periodic or bulk payment's ([Calls.Get]). The
-// platform sends no transactionStatus here; use [Service.Status]. An NDCT
-// not yet approved by the PSU answers 404, returned as an error matching
-// [ErrNotYetReadable].
-func (s *Service) Get(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Details, error) {
-	return s.In(ServiceSingle).Get(ctx, product, paymentID, opts...)
-}
-
-// Get reads the details of a payment of c's service with GET
-// /v1/{payment-service}/{product}/{id}, as [Service.Get] does for single
-// payments. [Details] holds the periodic fields of a periodic payment and
-// the payments of a bulk payment.
-func (c Calls) Get(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Details, error) {
-	return c.s.get(ctx, c.operation("payments.Get", http.MethodGet, product, paymentID, ""), opts)
+	return out, nil
 }
 
 // GetAt reads a payment's details by the href of a self link.
 func (s *Service) GetAt(ctx context.Context, href string, opts ...client.RequestOption) (*Details, error) {
-	return s.get(ctx, linkOperation("payments.GetAt", http.MethodGet, href), opts)
-}
-
-func (s *Service) get(ctx context.Context, op client.Operation, opts []client.RequestOption) (*Details, error) {
-	var out Details
-	if err := s.do(ctx, op, &out, opts); err != nil {
-		return nil, notYetReadable(readPath(op), err)
+	op := linkOperation("payments.GetAt", http.MethodGet, href)
+	out, _, err := servicecall.Do[Details](ctx, s.client(), op, opts)
+	if err != nil {
+		return nil, notYetReadable(href, err)
 	}
-	return &out, nil
+	return out, nil
 }
 
-// Cancel deletes a single payment with DELETE /v1/payments/{product}/{id};
-// svc.In(ps).Cancel deletes a periodic or bulk payment ([Calls.Cancel]).
-// The bank allows it only while the self link lists DELETE (before the
-// PSU signed, RCVD); otherwise it answers an error (*client.Error, 405
+// Cancel deletes a payment with DELETE /v1/{payment-service}/{product}/{id}
+// (a standing order made with [Service.CreatePeriodic] too). The bank
+// allows it only while the self link lists DELETE (before the PSU signed,
+// RCVD); otherwise it answers an error (*client.Error, 405
 // CANCELLATION_INVALID on this platform; docs/interface.md section 7:
-// "deleting a payment in status PDNG"). A 404 is the bank's error
-// (matching [client.ErrNotFound]): the payment was not cancelled.
-func (s *Service) Cancel(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Cancellation, error) {
-	return s.In(ServiceSingle).Cancel(ctx, product, paymentID, opts...)
-}
-
-// Cancel deletes a payment of c's service with DELETE
-// /v1/{payment-service}/{product}/{id}, as [Service.Cancel] does for
-// single payments: a standing order made with [Service.CreatePeriodic] is
-// cancelled with svc.In(ServicePeriodic).Cancel. Any error, a 404
-// included, means that the bank did not confirm a cancellation.
-func (c Calls) Cancel(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Cancellation, error) {
-	return c.s.cancel(ctx, c.operation("payments.Cancel", http.MethodDelete, product, paymentID, ""), opts)
+// "deleting a payment in status PDNG"). Any error, a 404 included
+// (matching [client.ErrNotFound]), means that the bank did not confirm a
+// cancellation.
+func (s *Service) Cancel(ctx context.Context, ref Ref, opts ...client.RequestOption) (*Cancellation, error) {
+	return cancelled(servicecall.Do[Cancellation](ctx, s.client(), ref.operation("payments.Cancel", http.MethodDelete, ""), opts))
 }
 
 // CancelAt deletes a payment by the href of its self link.
 func (s *Service) CancelAt(ctx context.Context, href string, opts ...client.RequestOption) (*Cancellation, error) {
-	return s.cancel(ctx, linkOperation("payments.CancelAt", http.MethodDelete, href), opts)
+	return cancelled(servicecall.Do[Cancellation](ctx, s.client(), linkOperation("payments.CancelAt", http.MethodDelete, href), opts))
 }
 
-func (s *Service) cancel(ctx context.Context, op client.Operation, opts []client.RequestOption) (*Cancellation, error) {
-	var out Cancellation
-	if s == nil || s.c == nil {
-		return nil, fmt.Errorf("%s: %w", op.Name, errNoClient)
-	}
-	resp, err := s.c.Do(ctx, op, &out, opts...)
+// cancelled records the answer's HTTP status in a cancellation.
+func cancelled(out *Cancellation, resp *client.Response, err error) (*Cancellation, error) {
 	if err != nil {
 		return nil, err
 	}
 	out.StatusCode = resp.StatusCode
-	return &out, nil
+	return out, nil
 }
 
-// StartAuthorisation starts the PSU's SCA for a single payment with POST
-// /v1/payments/{product}/{id}/authorisations, for a create answer without
-// a scaRedirect or after the PSU cancelled; svc.In(ps).StartAuthorisation
-// does it for a periodic or bulk payment ([Calls.StartAuthorisation]). The
-// answer's SCARedirect is where to send the PSU.
+// StartAuthorisation starts the PSU's SCA for a payment with POST
+// /v1/{payment-service}/{product}/{id}/authorisations, for a create answer
+// without a scaRedirect or after the PSU cancelled. The answer's
+// SCARedirect is where to send the PSU.
 //
 // Starting an authorisation moves no money, but each one that reaches the
 // bank is a new authorisation, so the request is sent once: after a
 // failure that may have reached the bank (a dropped connection, a timeout,
 // a 5xx, a 201 without scaStatus) the call returns client.ErrOutcomeUnknown,
 // and the caller may start it again deliberately.
-func (s *Service) StartAuthorisation(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Authorisation, error) {
-	return s.In(ServiceSingle).StartAuthorisation(ctx, product, paymentID, opts...)
-}
-
-// StartAuthorisation starts the PSU's SCA for a payment of c's service
-// with POST /v1/{payment-service}/{product}/{id}/authorisations, sent
-// once as [Service.StartAuthorisation] is.
-func (c Calls) StartAuthorisation(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*Authorisation, error) {
-	return c.s.startAuthorisation(ctx, c.operation("payments.StartAuthorisation", http.MethodPost, product, paymentID, "/"+segAuthorisations), opts)
+func (s *Service) StartAuthorisation(ctx context.Context, ref Ref, opts ...client.RequestOption) (*Authorisation, error) {
+	op := ref.operation("payments.StartAuthorisation", http.MethodPost, "/"+segAuthorisations)
+	op.ResultID = "scaStatus"
+	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
+	return out, err
 }
 
 // StartAuthorisationAt starts the PSU's SCA by the href of a
 // startAuthorisation link.
 func (s *Service) StartAuthorisationAt(ctx context.Context, href string, opts ...client.RequestOption) (*Authorisation, error) {
-	return s.startAuthorisation(ctx, linkOperation("payments.StartAuthorisationAt", http.MethodPost, href), opts)
-}
-
-func (s *Service) startAuthorisation(ctx context.Context, op client.Operation, opts []client.RequestOption) (*Authorisation, error) {
-	var out Authorisation
+	op := linkOperation("payments.StartAuthorisationAt", http.MethodPost, href)
 	op.ResultID = "scaStatus"
-	err := s.do(ctx, op, &out, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-func (s *Service) do(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
-	if s == nil || s.c == nil {
-		return fmt.Errorf("%s: %w", op.Name, errNoClient)
-	}
-	_, err := s.c.Do(ctx, op, out, opts...)
-	return err
+	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
+	return out, err
 }
 
 // checkHref refuses an empty href or one that is not a URL; the client

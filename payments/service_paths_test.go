@@ -147,32 +147,31 @@ func TestPeriodicPaymentByID(t *testing.T) {
 	require.Equal(t, payments.ServicePeriodic, init.Service)
 	require.Equal(t, payments.ProductNorwegianDomestic, init.Product)
 	l.take()
-	p := b.svc.In(init.Service)
 
-	st, err := p.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
+	st, err := b.svc.Status(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusRCVD, st.TransactionStatus)
 	assert.Equal(t, init.PaymentID, st.PaymentID)
 
-	d, err := p.Get(ctx, init.Product, init.PaymentID, b.pisp()...)
+	d, err := b.svc.Get(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, init.PaymentID, d.PaymentID)
 	assert.Equal(t, "Monthly", d.Frequency)
 	assert.Equal(t, order.StartDate, d.StartDate)
 	assert.True(t, money.MustParse("300.00", "NOK").Equal(d.InstructedAmount))
 
-	a, err := p.StartAuthorisation(ctx, init.Product, init.PaymentID, b.pisp()...)
+	a, err := b.svc.StartAuthorisation(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, "started", a.ScaStatus)
 	b.authorize(t, a.SCARedirect())
 
-	st, err = p.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
+	st, err = b.svc.Status(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
 
 	// Signed: the bank refuses the cancellation (405, not 404: the path
 	// names the payment), and the standing order stays.
-	_, err = p.Cancel(ctx, init.Product, init.PaymentID, b.pisp()...)
+	_, err = b.svc.Cancel(ctx, init.Ref(), b.pisp()...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)
 	assert.Equal(t, http.StatusMethodNotAllowed, e.StatusCode)
@@ -194,12 +193,12 @@ func TestPeriodicPaymentByID(t *testing.T) {
 	var cancelled *payments.Cancellation
 	l.after = func(n int) {
 		if n == 1 { // the wait read RCVD: cancel
-			cancelled, err = b.svc.In(payments.ServicePeriodic).Cancel(context.Background(), init2.Product, init2.PaymentID, b.pisp()...)
+			cancelled, err = b.svc.Cancel(context.Background(), payments.Ref{Service: payments.ServicePeriodic, Product: init2.Product, ID: init2.PaymentID}, b.pisp()...)
 		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	st, werr := p.Wait(wctx, init2.Product, init2.PaymentID, b.pisp()...)
+	st, werr := b.svc.Wait(wctx, init2.Ref(), b.pisp()...)
 	require.NoError(t, werr)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNoContent, cancelled.StatusCode)
@@ -228,12 +227,11 @@ func TestBulkPaymentByID(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, payments.ServiceBulk, init.Service)
 	l.take()
-	bulk := b.svc.In(payments.ServiceBulk)
 
-	st, err := bulk.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
+	st, err := b.svc.Status(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusRCVD, st.TransactionStatus)
-	d, err := bulk.Get(ctx, init.Product, init.PaymentID, b.pisp()...)
+	d, err := b.svc.Get(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, kariBruk, d.DebtorAccount.BBAN)
 	require.Len(t, d.Payments, 2)
@@ -249,7 +247,7 @@ func TestBulkPaymentByID(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	st, err = bulk.Wait(wctx, init.Product, init.PaymentID, b.pisp()...)
+	st, err = b.svc.Wait(wctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
 	l.after = nil
@@ -263,10 +261,10 @@ func TestBulkPaymentByID(t *testing.T) {
 	init2, err := b.svc.CreateBulk(ctx, payments.ProductNorwegianDomestic, bulkNDCT(t, kariBruk, "21.00"), b.pisp()...)
 	require.NoError(t, err)
 	l.take()
-	a, err := b.svc.In(init2.Service).StartAuthorisation(ctx, init2.Product, init2.PaymentID, b.pisp()...)
+	a, err := b.svc.StartAuthorisation(ctx, init2.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.NotEmpty(t, a.SCARedirect())
-	c, err := b.svc.In(init2.Service).Cancel(ctx, init2.Product, init2.PaymentID, b.pisp()...)
+	c, err := b.svc.Cancel(ctx, init2.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusNoContent, c.StatusCode)
 	assert.Equal(t, []sent{
@@ -278,9 +276,9 @@ func TestBulkPaymentByID(t *testing.T) {
 	assert.Equal(t, []string{"ACSC", "CANC"}, []string{held[0].Status, held[1].Status})
 }
 
-// The methods of Service stay the calls on single payments: same paths as
-// before, and svc.In(ServiceSingle) makes the same requests. A periodic
-// payment's id is not a single payment's.
+// A single payment's Ref, from its Initiation or written out, keeps the
+// paths of single payments. A periodic payment's id is not a single
+// payment's.
 func TestSingleCallsKeepTheirPaths(t *testing.T) {
 	t.Parallel()
 	b, l := newPathBank(t)
@@ -291,14 +289,11 @@ func TestSingleCallsKeepTheirPaths(t *testing.T) {
 	b.authorize(t, init.SCARedirect())
 	l.take()
 
-	for _, calls := range []interface {
-		Status(context.Context, payments.Product, string, ...client.RequestOption) (*payments.StatusResponse, error)
-		Get(context.Context, payments.Product, string, ...client.RequestOption) (*payments.Details, error)
-	}{b.svc, b.svc.In(payments.ServiceSingle), b.svc.In(init.Service)} {
-		st, err := calls.Status(ctx, init.Product, init.PaymentID, b.pisp()...)
+	for _, ref := range []payments.Ref{init.Ref(), {Service: payments.ServiceSingle, Product: init.Product, ID: init.PaymentID}} {
+		st, err := b.svc.Status(ctx, ref, b.pisp()...)
 		require.NoError(t, err)
 		assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
-		d, err := calls.Get(ctx, init.Product, init.PaymentID, b.pisp()...)
+		d, err := b.svc.Get(ctx, ref, b.pisp()...)
 		require.NoError(t, err)
 		assert.Equal(t, init.PaymentID, d.PaymentID)
 		assert.Equal(t, []sent{
@@ -312,9 +307,9 @@ func TestSingleCallsKeepTheirPaths(t *testing.T) {
 	order, err := b.svc.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, standingOrder(kariBruk, "13.00"), b.pisp()...)
 	require.NoError(t, err)
 	l.take()
-	_, err = b.svc.Status(ctx, order.Product, order.PaymentID, b.pisp()...)
+	_, err = b.svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: order.Product, ID: order.PaymentID}, b.pisp()...)
 	require.ErrorIs(t, err, client.ErrNotFound)
-	st, err := b.svc.In(order.Service).Status(ctx, order.Product, order.PaymentID, b.pisp()...)
+	st, err := b.svc.Status(ctx, order.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusRCVD, st.TransactionStatus)
 	assert.Equal(t, []sent{
@@ -373,29 +368,31 @@ func TestInRefusesUnknownService(t *testing.T) {
 	b, l := newPathBank(t)
 	ctx := t.Context()
 	for _, ps := range []payments.PaymentService{"", "standing-orders", "payments/x", "Payments"} {
-		c := b.svc.In(ps)
-		_, err := c.Status(ctx, payments.ProductNorwegianDomestic, "p1", b.pisp()...)
+		ref := payments.Ref{Service: ps, Product: payments.ProductNorwegianDomestic, ID: "p1"}
+		_, err := b.svc.Status(ctx, ref, b.pisp()...)
 		assertRefused(t, err, "payment-service")
-		_, err = c.Get(ctx, payments.ProductNorwegianDomestic, "p1", b.pisp()...)
+		_, err = b.svc.Get(ctx, ref, b.pisp()...)
 		assertRefused(t, err, "payment-service")
-		_, err = c.Cancel(ctx, payments.ProductNorwegianDomestic, "p1", b.pisp()...)
+		_, err = b.svc.Cancel(ctx, ref, b.pisp()...)
 		assertRefused(t, err, "payment-service")
-		_, err = c.StartAuthorisation(ctx, payments.ProductNorwegianDomestic, "p1", b.pisp()...)
+		_, err = b.svc.StartAuthorisation(ctx, ref, b.pisp()...)
 		assertRefused(t, err, "payment-service")
-		_, err = c.Wait(ctx, payments.ProductNorwegianDomestic, "p1", b.pisp()...)
+		_, err = b.svc.Wait(ctx, ref, b.pisp()...)
 		assertRefused(t, err, "payment-service")
 	}
-	_, err := b.svc.In(payments.ServiceBulk).Status(ctx, "", "p1", b.pisp()...)
+	_, err := b.svc.Status(ctx, payments.Ref{Service: payments.ServiceBulk, Product: "", ID: "p1"}, b.pisp()...)
 	assertRefused(t, err, "payment-product")
-	_, err = b.svc.In(payments.ServiceBulk).Cancel(ctx, payments.ProductNorwegianDomestic, "", b.pisp()...)
+	_, err = b.svc.Cancel(ctx, payments.Ref{Service: payments.ServiceBulk, Product: payments.ProductNorwegianDomestic, ID: ""}, b.pisp()...)
 	assertRefused(t, err, "paymentId")
 	assert.Empty(t, l.take(), "nothing sent")
 
-	var zero payments.Calls
-	_, err = zero.Status(ctx, payments.ProductNorwegianDomestic, "p1")
-	require.Error(t, err)
-	_, err = zero.Wait(ctx, payments.ProductNorwegianDomestic, "p1")
-	require.Error(t, err)
+	var zero *payments.Service
+	ref := payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: "p1"}
+	_, err = zero.Status(ctx, ref)
+	assertRefused(t, err, "client")
+	require.ErrorIs(t, err, client.ErrNotSent)
+	_, err = zero.Wait(ctx, ref)
+	assertRefused(t, err, "client")
 }
 
 func assertRefused(t *testing.T, err error, field string) {
@@ -414,30 +411,30 @@ func TestNotYetReadableUnderEveryService(t *testing.T) {
 	b, l := newPathBank(t)
 	ctx := t.Context()
 	for _, ps := range []payments.PaymentService{payments.ServicePeriodic, payments.ServiceBulk} {
-		c := b.svc.In(ps)
-		_, err := c.Status(ctx, payments.ProductNorwegianDomestic, "no-such-payment", b.pisp()...)
+		ref := payments.Ref{Service: ps, Product: payments.ProductNorwegianDomestic, ID: "no-such-payment"}
+		_, err := b.svc.Status(ctx, ref, b.pisp()...)
 		require.ErrorIs(t, err, payments.ErrNotYetReadable, ps)
 		var nyr *payments.NotYetReadableError
 		require.ErrorAs(t, err, &nyr)
 		assert.Equal(t, ps, nyr.Service)
 		assert.Equal(t, payments.ProductNorwegianDomestic, nyr.Product)
-		_, err = c.Get(ctx, payments.ProductNorwegianDomestic, "no-such-payment", b.pisp()...)
+		_, err = b.svc.Get(ctx, ref, b.pisp()...)
 		require.ErrorIs(t, err, payments.ErrNotYetReadable, ps)
 		_, err = b.svc.StatusAt(ctx, "/v1/"+string(ps)+"/"+string(payments.ProductNorwegianDomestic)+"/no-such-payment/status", b.pisp()...)
 		require.ErrorIs(t, err, payments.ErrNotYetReadable, ps)
 
-		_, err = c.Status(ctx, payments.ProductSEPA, "no-such-payment", b.pisp()...)
+		_, err = b.svc.Status(ctx, payments.Ref{Service: ps, Product: payments.ProductSEPA, ID: "no-such-payment"}, b.pisp()...)
 		require.ErrorIs(t, err, client.ErrNotFound, ps)
 		assert.NotErrorIs(t, err, payments.ErrNotYetReadable, ps)
 
-		cancelled, err := c.Cancel(ctx, payments.ProductNorwegianDomestic, "no-such-payment", b.pisp()...)
+		cancelled, err := b.svc.Cancel(ctx, ref, b.pisp()...)
 		require.ErrorIs(t, err, client.ErrNotFound, ps)
 		assert.NotErrorIs(t, err, payments.ErrNotYetReadable, ps)
 		assert.Nil(t, cancelled, ps)
 
 		// Wait reads on until ctx ends.
 		wctx, cancel := context.WithTimeout(ctx, 40*time.Millisecond)
-		st, err := c.Wait(wctx, payments.ProductNorwegianDomestic, "no-such-payment", b.pisp()...)
+		st, err := b.svc.Wait(wctx, ref, b.pisp()...)
 		cancel()
 		require.ErrorIs(t, err, context.DeadlineExceeded, ps)
 		assert.Nil(t, st)
@@ -474,15 +471,15 @@ func TestResolvedInitiationRecordsService(t *testing.T) {
 	require.NotNil(t, res.Initiation)
 	assert.Equal(t, payments.ServicePeriodic, res.Initiation.Service)
 	assert.Equal(t, payments.ProductNorwegianDomestic, res.Initiation.Product)
-	st, err := svc.In(res.Initiation.Service).Status(ctx, res.Initiation.Product, res.ID, b.pisp()...)
+	st, err := svc.Status(ctx, payments.Ref{Service: res.Initiation.Service, Product: res.Initiation.Product, ID: res.ID}, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusRCVD, st.TransactionStatus)
 }
 
-// ExampleService_In cancels a standing order by its id: the calls on a
+// ExampleRef cancels a standing order by its reference: the calls on a
 // periodic or bulk payment are made under the service it was created
 // under, which the Initiation records.
-func ExampleService_In() {
+func ExampleRef() {
 	ctx := context.Background()
 	bank := emulator.NewServer()
 	defer bank.Close()
@@ -548,18 +545,17 @@ func ExampleService_In() {
 	fmt.Println("created under", init.Service, init.TransactionStatus)
 
 	// Later, by id: the status and the cancellation of the standing order.
-	orders := svc.In(init.Service)
-	st, err := orders.Status(ctx, init.Product, init.PaymentID, call...)
+	st, err := svc.Status(ctx, init.Ref(), call...)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("status:", st.TransactionStatus)
-	cancelled, err := orders.Cancel(ctx, init.Product, init.PaymentID, call...)
+	cancelled, err := svc.Cancel(ctx, init.Ref(), call...)
 	if err != nil {
 		panic(err)
 	}
 	fmt.Println("cancel:", cancelled.StatusCode)
-	st, err = orders.Status(ctx, init.Product, init.PaymentID, call...)
+	st, err = svc.Status(ctx, init.Ref(), call...)
 	if err != nil {
 		panic(err)
 	}

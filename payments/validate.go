@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/checkdigit"
 	"github.com/tppkit/psd2/internal/emoji"
-	"github.com/tppkit/psd2/internal/isodate"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -52,13 +52,13 @@ func isPurposeCode(s string) bool {
 	return false
 }
 
-// bankZone is the bank's time zone, isodate.Oslo: the requested
+// bankZone is the bank's time zone, date.Oslo: the requested
 // execution date is compared with "today" there. Assumption: the
 // platform's banks are Norwegian and count dates in Norwegian time (the
-// bank emulator counts in the same zone); internal/isodate names the zone
+// bank emulator counts in the same zone); package date names the zone
 // once for the SDK, with its data embedded (time/tzdata), so it is right
 // in summer and winter on every machine.
-var bankZone = isodate.Oslo
+var bankZone = date.Oslo
 
 // BankLocation returns the time zone the SDK counts the bank's dates in:
 // Europe/Oslo (UTC+1 in winter, UTC+2 in summer).

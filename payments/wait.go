@@ -33,8 +33,8 @@ func WithPolling(min, max time.Duration) Option {
 	}
 }
 
-// ErrUnknownStatus matches the error [Service.Wait] and [Calls.Wait]
-// return, together with the status response they read, when the bank
+// ErrUnknownStatus matches the error [Service.Wait] returns, together
+// with the status response it read, when the bank
 // answers a transactionStatus that is not one of this package's statuses
 // ([TransactionStatus.IsKnown]), or none at all. docs/interface.md
 // section 3 names a status for payments on hold without giving its code;
@@ -66,30 +66,18 @@ var ErrUnknownStatus = errors.New("payments: the bank answered a payment status 
 //     none) with an error matching ctx.Err().
 //
 // opts are the options of each status read (the PSU's session headers).
-// Wait follows a single payment; svc.In(ps).Wait follows a periodic or
-// bulk payment ([Calls.Wait]).
-func (s *Service) Wait(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
-	return s.In(ServiceSingle).Wait(ctx, product, paymentID, opts...)
-}
-
-// Wait polls the status of a payment of c's service ([Calls.Status]) until
-// it is final, as [Service.Wait] does for single payments. A periodic
-// payment is final only once cancelled, rejected or (where the bank says
-// so) executed for the last time: give ctx a deadline.
-func (c Calls) Wait(ctx context.Context, product Product, paymentID string, opts ...client.RequestOption) (*StatusResponse, error) {
+// A periodic payment is final only once cancelled, rejected or (where the
+// bank says so) executed for the last time: give ctx a deadline.
+func (s *Service) Wait(ctx context.Context, ref Ref, opts ...client.RequestOption) (*StatusResponse, error) {
 	const op = "payments.Wait"
-	s := c.s
-	if s == nil || s.c == nil {
-		return nil, fmt.Errorf("%s: %w", op, errNoClient)
-	}
-	minWait, maxWait := s.pollMin, s.pollMax
-	if minWait == 0 {
-		minWait, maxWait = DefaultPollMin, DefaultPollMax
+	minWait, maxWait := DefaultPollMin, DefaultPollMax
+	if s != nil && s.pollMin != 0 {
+		minWait, maxWait = s.pollMin, s.pollMax
 	}
 	var last *StatusResponse
 	wait := minWait
 	for {
-		st, err := c.Status(ctx, product, paymentID, opts...)
+		st, err := s.Status(ctx, ref, opts...)
 		switch {
 		case err == nil:
 			last = st

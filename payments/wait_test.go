@@ -92,7 +92,7 @@ func TestEmulatorWaitReachesACSC(t *testing.T) {
 			b.s.RunBatch()
 		}
 	}
-	st, err := b.svc.Wait(ctx, init.Product, init.PaymentID, b.pisp()...)
+	st, err := b.svc.Wait(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
 	assert.Equal(t, init.PaymentID, st.PaymentID)
@@ -121,7 +121,7 @@ func TestEmulatorWaitReadsAgainAfter5xx(t *testing.T) {
 
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable,
 		Method: http.MethodGet, PathPrefix: "/v1/payments/", Count: 2})
-	st, err := b.svc.Wait(ctx, init.Product, init.PaymentID, b.pisp()...)
+	st, err := b.svc.Wait(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
 	assert.Equal(t, []int{http.StatusServiceUnavailable, http.StatusServiceUnavailable, http.StatusOK}, reads.seen())
@@ -145,7 +145,7 @@ func TestEmulatorWaitGivesUp(t *testing.T) {
 			cancel()
 		}
 	}
-	st, err := b.svc.Wait(ctx, init.Product, init.PaymentID, b.pisp()...)
+	st, err := b.svc.Wait(ctx, init.Ref(), b.pisp()...)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.False(t, errors.Is(err, client.ErrOutcomeUnknown))
 	require.NotNil(t, st, "the last status read")
@@ -157,7 +157,7 @@ func TestEmulatorWaitGivesUp(t *testing.T) {
 	dctx, dcancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer dcancel()
 	reads.after = nil
-	st, err = b.svc.Wait(dctx, init.Product, init.PaymentID, b.pisp()...)
+	st, err = b.svc.Wait(dctx, init.Ref(), b.pisp()...)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	if st != nil {
 		assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
@@ -166,7 +166,7 @@ func TestEmulatorWaitGivesUp(t *testing.T) {
 	done, stop := context.WithCancel(t.Context())
 	stop()
 	before := len(reads.seen())
-	st, err = b.svc.Wait(done, init.Product, init.PaymentID, b.pisp()...)
+	st, err = b.svc.Wait(done, init.Ref(), b.pisp()...)
 	require.ErrorIs(t, err, context.Canceled)
 	assert.Nil(t, st, "nothing read")
 	assert.Len(t, reads.seen(), before, "nothing sent")
@@ -180,16 +180,16 @@ func TestEmulatorWaitEndsOnClientError(t *testing.T) {
 	b, reads := newWaitingBank(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	st, err := b.svc.Wait(ctx, payments.ProductSEPA, "no-such-payment", b.pisp()...)
+	st, err := b.svc.Wait(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: "no-such-payment"}, b.pisp()...)
 	require.ErrorIs(t, err, client.ErrNotFound)
 	assert.NoError(t, ctx.Err(), "ended by the answer, not the deadline")
 	assert.NotErrorIs(t, err, payments.ErrNotYetReadable)
 	assert.Nil(t, st)
 	assert.Equal(t, []int{http.StatusNotFound}, reads.seen())
 
-	_, err = b.svc.Wait(ctx, "", "p1")
+	_, err = b.svc.Wait(ctx, payments.Ref{Service: payments.ServiceSingle, Product: "", ID: "p1"})
 	require.ErrorIs(t, err, client.ErrValidation)
-	_, err = b.svc.Wait(ctx, payments.ProductSEPA, "")
+	_, err = b.svc.Wait(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: ""})
 	require.ErrorIs(t, err, client.ErrValidation)
 	assert.Len(t, reads.seen(), 1, "invalid arguments send nothing")
 }

@@ -115,9 +115,9 @@ func TestWaitStopsOnUnknownStatus(t *testing.T) {
 			var st *payments.StatusResponse
 			var err error
 			if tt.service == payments.ServiceSingle {
-				st, err = svc.Wait(ctx, tt.product, "p1")
+				st, err = svc.Wait(ctx, payments.Ref{Service: payments.ServiceSingle, Product: tt.product, ID: "p1"})
 			} else {
-				st, err = svc.In(tt.service).Wait(ctx, tt.product, "p1")
+				st, err = svc.Wait(ctx, payments.Ref{Service: tt.service, Product: tt.product, ID: "p1"})
 			}
 			require.ErrorIs(t, err, payments.ErrUnknownStatus)
 			assert.NotErrorIs(t, err, context.DeadlineExceeded)
@@ -148,7 +148,7 @@ func TestWaitKnownStatusesStillPoll(t *testing.T) {
 		t.Parallel()
 		bank, svc := newScriptedService(t, `{"transactionStatus":"RCVD"}`, `{"transactionStatus":"PDNG"}`,
 			`{"transactionStatus":"ACSP"}`, `{"transactionStatus":"ACSC"}`)
-		st, err := svc.Wait(t.Context(), payments.ProductSEPA, "p1")
+		st, err := svc.Wait(t.Context(), payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: "p1"})
 		require.NoError(t, err)
 		assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
 		assert.Len(t, bank.reads(), 4)
@@ -165,7 +165,7 @@ func TestWaitKnownStatusesStillPoll(t *testing.T) {
 			}
 			cancel()
 		}()
-		st, err := svc.Wait(ctx, payments.ProductSEPA, "p1")
+		st, err := svc.Wait(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: "p1"})
 		require.ErrorIs(t, err, context.Canceled)
 		assert.False(t, errors.Is(err, payments.ErrUnknownStatus))
 		require.NotNil(t, st)

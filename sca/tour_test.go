@@ -117,7 +117,7 @@ func TestTourPattern(t *testing.T) {
 	bank.RunBatch()
 	call, err = sessions.Prepare(ctx, "user-42", present)
 	require.NoError(t, err)
-	st, err := pis.Wait(ctx, payments.ProductNorwegianDomestic, init.PaymentID, call.Options)
+	st, err := pis.Wait(ctx, init.Ref(), call.Options)
 	require.NoError(t, err)
 	assert.True(t, st.TransactionStatus.IsFinal(), "status %s", st.TransactionStatus)
 	assert.Equal(t, []error{nil, nil}, completed)

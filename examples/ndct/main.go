@@ -102,7 +102,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// Known issue (docs/interface.md section 4.2): an NDCT's status cannot
 	// be read before the PSU approved it; the bank's 404 matches
 	// payments.ErrNotYetReadable (the payment is not gone).
-	_, err = pis.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, opts)
+	_, err = pis.Status(ctx, init.Ref(), opts)
 	fmt.Fprintf(out, "status before SCA: not readable yet (ErrNotYetReadable: %t)\n", errors.Is(err, payments.ErrNotYetReadable))
 
 	// 2. SCA: the PSU approves at the bank and comes back.
@@ -116,13 +116,13 @@ func run(ctx context.Context, out io.Writer) error {
 	opts = session.RequestOptions(present)
 
 	// 3. Follow the status: ACTC after SCA; the batch executes it.
-	st, err := pis.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, opts)
+	st, err := pis.Status(ctx, init.Ref(), opts)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "status after SCA: %s (final: %t)\n", st.TransactionStatus, st.TransactionStatus.IsFinal())
 	bank.RunBatch()
-	st, err = pis.Status(ctx, payments.ProductNorwegianDomestic, init.PaymentID, opts)
+	st, err = pis.Status(ctx, init.Ref(), opts)
 	if err != nil {
 		return err
 	}

@@ -40,12 +40,6 @@ const shopper = "shopper-7"
 // (its TPP-Session-ID) authorises.
 func paymentOf(tppSessionID string) string { return "example/payment-of/" + tppSessionID }
 
-// awaited is what the TPP keeps about a payment waiting for its SCA.
-type awaited struct {
-	Product   payments.Product `json:"product"`
-	PaymentID string           `json:"paymentId"`
-}
-
 func run(ctx context.Context, out io.Writer) error {
 	bank, c, err := demo.Start("PISP example")
 	if err != nil {
@@ -120,7 +114,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	record, err := json.Marshal(awaited{Product: init.Product, PaymentID: init.PaymentID})
+	record, err := json.Marshal(init.Ref()) // what the TPP keeps about a payment waiting for its SCA
 	if err != nil {
 		return err
 	}
@@ -147,7 +141,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("no payment waits for this SCA: %w", err)
 	}
-	var p awaited
+	var p payments.Ref
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
@@ -161,7 +155,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}()
 	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	final, err := pis.Wait(waitCtx, p.Product, p.PaymentID, session.RequestOptions(present))
+	final, err := pis.Wait(waitCtx, p, session.RequestOptions(present))
 	if err != nil {
 		return err
 	}

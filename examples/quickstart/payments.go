@@ -92,7 +92,7 @@ func (w *walk) status(ctx context.Context, name string, pis *payments.Service, p
 		if err != nil {
 			return "", err
 		}
-		st, err := pis.Status(ctx, product, id, opts)
+		st, err := pis.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: product, ID: id}, opts)
 		if err != nil {
 			return "", err
 		}
@@ -137,7 +137,7 @@ func (w *walk) domestic(ctx context.Context, pis *payments.Service) error {
 		if err != nil {
 			return "", err
 		}
-		st, err := pis.Status(ctx, payments.ProductNorwegianDomestic, id, opts)
+		st, err := pis.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: id}, opts)
 		if err != nil {
 			return "", err
 		}

@@ -118,7 +118,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "status after SCA: %s\n", st.TransactionStatus)
 	bank.RunBatch()
-	st, err = pis.Status(ctx, payments.ProductSEPA, init.PaymentID, opts)
+	st, err = pis.Status(ctx, init.Ref(), opts)
 	if err != nil {
 		return err
 	}

@@ -388,7 +388,7 @@ func (s *Server) getTransactions(c *call) error {
 // shape {"transactionsDetails": {...}}. Only booked entries have a
 // transactionId. Without the PSU present the call counts against the
 // transactions list's budget of 4 calls per account per 24 hours (the
-// SDK's accounts.EndpointTransactionDetails counts it the same way), and
+// SDK's accounts.Service.TransactionDetails counts it the same way), and
 // reads only the last 90 days like the list; an entry outside them is 404
 // RESOURCE_UNKNOWN, as is an unknown id.
 func (s *Server) getTransactionDetails(c *call) error {

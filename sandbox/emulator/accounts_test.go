@@ -401,7 +401,7 @@ func TestConcurrentReads(t *testing.T) {
 
 // TestTransactionDetailsCountWithList: without the PSU present a
 // transaction details call counts against the transactions list's 4
-// calls per 24 hours, as the SDK counts it (accounts.EndpointTransactionDetails).
+// calls per 24 hours, as the SDK counts it (accounts.Service.TransactionDetails).
 func TestTransactionDetailsCountWithList(t *testing.T) {
 	t.Parallel()
 	_, c, ids, psu := aisSetup(t)

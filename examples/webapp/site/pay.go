@@ -510,7 +510,7 @@ func (s *Site) approvePayment(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	auth, err := s.pis.StartAuthorisation(r.Context(), rec.Product, rec.PaymentID, call.Options)
+	auth, err := s.pis.StartAuthorisation(r.Context(), rec.payment(), call.Options)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -77,6 +77,12 @@ type paymentRecord struct {
 	BasketRef       string                     `json:"basketRef,omitempty"`
 }
 
+// payment is the reference of the record's payment, a single payment,
+// for the calls of payments.Service.
+func (r *paymentRecord) payment() payments.Ref {
+	return payments.Ref{Service: payments.ServiceSingle, Product: r.Product, ID: r.PaymentID}
+}
+
 func paymentKey(user, ref string) string { return "webapp/payment/" + user + "/" + ref }
 
 func (s *Site) savePayment(ctx context.Context, user string, p *paymentRecord) error {

@@ -52,7 +52,7 @@ func (s *Site) follow(ctx context.Context, r *http.Request, key string, rec *pay
 	if !rec.Approved || rec.Status.IsFinal() {
 		return true
 	}
-	st, err := s.pis.Wait(ctx, rec.Product, rec.PaymentID, opts)
+	st, err := s.pis.Wait(ctx, rec.payment(), opts)
 	if st != nil {
 		rec.Status, rec.FundsMissing = st.TransactionStatus, st.FundsUnavailable()
 		if err := s.savePayment(r.Context(), key, rec); err != nil {

@@ -253,7 +253,7 @@ func calls() []call {
 		{"payment start authorisation", func(e *env, pay *payments.Service, _ *basket.Service) func(context.Context) error {
 			id := e.create()
 			return func(ctx context.Context) error {
-				_, err := pay.StartAuthorisation(ctx, payments.ProductNorwegianDomestic, id, e.psu()...)
+				_, err := pay.StartAuthorisation(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: id}, e.psu()...)
 				return err
 			}
 		}},

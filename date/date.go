@@ -1,9 +1,15 @@
-// Package isodate is the calendar date of the interface's JSON documents
-// (ISO 8601 YYYY-MM-DD, docs/interface.md section 1.7), shared by the accounts and payments
-// packages, which export it under their own names. A date-time with an
-// offset in a date field is read as its date in the bank's time zone,
-// Europe/Oslo ([Oslo]).
-package isodate
+// Package date is the one calendar date type of the SDK, [Date], the
+// date of the interface's JSON documents (ISO 8601 YYYY-MM-DD,
+// docs/interface.md section 1.7): an account's booking and value dates, a
+// payment's requested execution date, a standing order's start and end.
+// A date-time with an offset in a date field is read as its date in the
+// bank's time zone, Europe/Oslo ([Oslo]).
+//
+// Like money, it is a leaf: it imports no other package of the SDK but
+// an internal JSON helper, so the client and every service (accounts,
+// payments, txsync, ...) can use it and imports keep pointing one way
+// (signing, money, date <- client <- services).
+package date
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package isodate
+package date
 
 import (
 	"encoding/json"

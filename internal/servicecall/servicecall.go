@@ -1,0 +1,39 @@
+// Package servicecall is the one call helper of the service packages
+// (accounts, payments, basket and the others): each service method
+// declares its [client.Operation] and hands it to [Do], which sends it
+// through the client and decodes the answer. There are no wrapper chains
+// between a service method and [client.Client.Do], and the guard against
+// a Service made without a client is written once, here.
+package servicecall
+
+import (
+	"context"
+	"errors"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// ErrNoClient is the cause of the refusal of a call on a Service made
+// without a client (its zero value, or a nil *Service).
+var ErrNoClient = errors.New("no client (make the Service with its package's New)")
+
+// Do sends op through c and decodes a 2xx answer into a new T, returned
+// with the client's [client.Response]. A T of struct{} discards the body.
+// A nil c is refused as every refusal before sending is: a
+// [*client.NotSentError] holding a [*client.ValidationError] (field
+// "client") that wraps [ErrNoClient]; nothing is sent.
+func Do[T any](ctx context.Context, c *client.Client, op client.Operation, opts []client.RequestOption) (*T, *client.Response, error) {
+	if c == nil {
+		return nil, nil, &client.NotSentError{Operation: op.Name, Err: &client.ValidationError{Field: "client", Reason: "no client", Err: ErrNoClient}}
+	}
+	out := new(T)
+	var into any = out
+	if _, none := into.(*struct{}); none {
+		into = nil
+	}
+	resp, err := c.Do(ctx, op, into, opts...)
+	if err != nil {
+		return nil, resp, err
+	}
+	return out, resp, nil
+}
