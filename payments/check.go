@@ -57,10 +57,11 @@ func CheckBBAN(s string) error { return checkErr("BBAN", checkdigit.NorwegianBBA
 // NormalizeBBAN returns a Norwegian account number typed in its printed
 // form ("8601 11 17947", "8601.11.17947": digits with spaces or dots that
 // make 11 digits) in the electronic form the bank takes ("86011117947").
-// Any other input is returned unchanged, so that validation reports it.
-// It does not check the MOD-11 digit; [CheckBBAN] does. Validation refuses
-// the printed form in a payment instead of rewriting it (docs: package
-// payments, Validation).
+// Any other input is returned unchanged. It does not check the MOD-11
+// digit; [CheckBBAN] does. Validation accepts the printed form in a
+// payment and sends it as written, without the MOD-11 check (docs:
+// package payments, Validation); normalising first lets the SDK check the
+// digit before the bank sees the account number.
 func NormalizeBBAN(s string) string {
 	if !formattedNorwegianBBAN(s) {
 		return s

@@ -97,16 +97,15 @@
 //
 // # Norwegian account numbers
 //
-// A bban of exactly 11 ASCII digits is a
-// Norwegian account number and must carry its MOD-11 digit. The printed
-// form with spaces or dots ("8601 11 17947", "8601.11.17947") is refused,
-// not rewritten, so that a payment never goes to an account number other
-// than the one written; [NormalizeBBAN] turns form input into the
-// electronic form "86011117947" first. Any other bban of up to 30
-// characters (docs/interface.md section 2.3a) is left to the bank. The
-// bank emulator refuses the printed form too, and in a domestic payment
-// any bban that is not 11 digits (a domestic transfer reaches only
-// Norwegian accounts).
+// A bban is refused only where
+// docs/interface.md section 2.3a refuses it: more than 30 characters, or
+// exactly 11 ASCII digits (a Norwegian account number in electronic form)
+// with a wrong MOD-11 digit. Any other bban of up to 30 characters, the
+// printed form with spaces or dots ("8601 11 17947", "8601.11.17947")
+// included, is sent as written, never rewritten, and left to the bank;
+// the bank emulator takes the same set. [NormalizeBBAN] turns form input
+// into the electronic form "86011117947" so that its check digit is
+// checked before sending.
 //
 // Other assumptions where the spec is silent, each kept in one place: the
 // bank's "today" is the date in Europe/Oslo (UTC+1 in winter, UTC+2 in

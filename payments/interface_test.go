@@ -1,6 +1,8 @@
 package payments_test
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,8 +44,10 @@ func agree(t *testing.T, b *bank, p *payments.NorwegianDomestic, code, path stri
 }
 
 // The SDK and the emulator apply the same rules to emoji inside the Basic
-// Multilingual Plane, withdrawn currencies, Norwegian account numbers in
-// printed form (docs/interface.md sections 1.6, 2.1, 2.3a, 7).
+// Multilingual Plane, withdrawn currencies and bbans (docs/interface.md
+// sections 1.6, 2.1, 2.3a, 7): a bban is refused only for more than 30
+// characters or 11 digits with a wrong MOD-11 digit; the printed form is
+// taken as written by both.
 func TestSDKAndEmulatorAgreeOnInterfaceRules(t *testing.T) {
 	t.Parallel()
 	b := newBank(t)
@@ -59,8 +63,9 @@ func TestSDKAndEmulatorAgreeOnInterfaceRules(t *testing.T) {
 			p.CreditorAccount.Currency = "ANG"
 			p.CreditorAgent = "DNBANOKK"
 		}, "creditorAccount.currency"},
-		{"creditor bban with spaces", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "9102 65 27436" }, "creditorAccount.bban"},
-		{"creditor bban with dots", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "9102.65.27436" }, "creditorAccount.bban"},
+		{"creditor bban with a wrong MOD-11 digit", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "86011117948" }, "creditorAccount.bban"},
+		{"creditor bban of 31 characters", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = strings.Repeat("8", 31) }, "creditorAccount.bban"},
+		{"debtor bban with a wrong MOD-11 digit", func(p *payments.NorwegianDomestic) { p.DebtorAccount.BBAN = "95312776067" }, "debtorAccount.bban"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := ndct(kariBruk, "5.00")
@@ -70,7 +75,10 @@ func TestSDKAndEmulatorAgreeOnInterfaceRules(t *testing.T) {
 	}
 	assert.Empty(t, b.paymentsHeld())
 
-	// What both accept: XCG (ISO 4217 since 2025), the normalised bban.
+	// What both accept: XCG (ISO 4217 since 2025), the normalised bban,
+	// and every other bban notation of up to 30 characters, sent as
+	// written. The SDK's validation runs on each (no WithoutValidation),
+	// and the emulator answers 201 with the bban unchanged.
 	p := ndct(kariBruk, "5.00")
 	p.CreditorAccount.Currency = "XCG"
 	p.CreditorAgent = "DNBANOKK"
@@ -80,7 +88,15 @@ func TestSDKAndEmulatorAgreeOnInterfaceRules(t *testing.T) {
 	p.CreditorAccount.BBAN = payments.NormalizeBBAN("9102 65 27436")
 	_, err = b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp()...)
 	require.NoError(t, err)
-	assert.Len(t, b.paymentsHeld(), 2)
+	accepted := []string{"8601 11 17947", "8601.11.17947", "9102-65-27436", "8601 11 17948", strings.Repeat("8", 30)}
+	for i, bban := range accepted {
+		p = ndct(kariBruk, strconv.Itoa(7+i)+".00")
+		p.CreditorAccount.BBAN = bban
+		init, err := b.svc.CreateNorwegianDomestic(t.Context(), p, b.pisp()...)
+		require.NoError(t, err, bban)
+		require.NotEmpty(t, init.PaymentID, bban)
+	}
+	assert.Len(t, b.paymentsHeld(), 2+len(accepted))
 }
 
 // Just after midnight in Oslo (summer and winter, fixed clocks), both

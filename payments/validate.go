@@ -76,14 +76,12 @@ func checkedAsNorwegianBBAN(s string) bool {
 	return len(s) == norwegianBBANLength && checkdigit.AllDigits(s)
 }
 
-// formattedNorwegianBBAN is the rule for formatted input: a bban of digits
-// with spaces or dots between them that holds exactly 11 digits
-// ("8601 11 17947", "8601.11.17947") is a Norwegian account number in its
-// printed form. It is refused, not rewritten: the bank's systems take the
-// electronic form, and a payment is never sent to an account number other
-// than the one the caller wrote. [NormalizeBBAN] turns such input into
-// the electronic form before it is put into a payment. The bank emulator
-// refuses the same notations.
+// formattedNorwegianBBAN recognises a Norwegian account number in its
+// printed form: digits with spaces or dots between them that make exactly
+// 11 digits ("8601 11 17947", "8601.11.17947"). Validation does not refuse
+// it (docs/interface.md section 2.3a leaves every notation of up to 30
+// characters to the bank) and does not rewrite it; [NormalizeBBAN] uses
+// it to turn form input into the electronic form.
 func formattedNorwegianBBAN(s string) bool {
 	n, seps := 0, 0
 	for i := 0; i < len(s); i++ {
@@ -187,16 +185,13 @@ func (p *problems) currency(prefix, name, c string) {
 	}
 }
 
-// bban checks a bban: at most 30 characters; a Norwegian account number
-// in printed form (with spaces or dots) is refused; one written as 11
-// digits must carry its MOD-11 check digit. Other notations within 30
-// characters are left to the bank.
+// bban checks a bban as docs/interface.md section 2.3a does: at most 30
+// characters, and one written as 11 digits must carry its MOD-11 check
+// digit. Every other notation within 30 characters, the printed form
+// "8601 11 17947" included, is sent as written and left to the bank.
 func (p *problems) bban(prefix, name, s string) {
 	p.text(prefix, name, s, MaxBBANLength)
-	switch {
-	case formattedNorwegianBBAN(s):
-		p.add(join(prefix, name), "a Norwegian account number is written as 11 digits without spaces or dots (use payments.NormalizeBBAN)")
-	case checkedAsNorwegianBBAN(s) && checkdigit.NorwegianBBAN(s) != nil:
+	if checkedAsNorwegianBBAN(s) && checkdigit.NorwegianBBAN(s) != nil {
 		p.add(join(prefix, name), "not a valid Norwegian account number (MOD-11 check digit)")
 	}
 }
@@ -271,8 +266,8 @@ func (p *problems) executionDate(field string, d Date, now time.Time) {
 // zero; ISO 3166 country; purposeCode of section 2.4; the unstructured
 // text or the structured array, not both (the single structured reference
 // goes with either); debtorAccount with exactly one of
-// bban and a card reference; MOD-11 on Norwegian account numbers, and no
-// account number in printed form ([NormalizeBBAN]); KID check digits; BIC
+// bban and a card reference; MOD-11 on Norwegian account numbers written
+// as 11 digits; KID check digits; BIC
 // format of creditorAgent, which is required for a creditor account in
 // another currency than NOK; requestedExecutionDate not before today in
 // Norway ([BankToday]); no emoji, pictograph or character outside the

@@ -110,9 +110,15 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 		{"valid (assumption): a bban of other digits within 30 characters is left to the bank", func(p *payments.NorwegianDomestic) {
 			p.CreditorAccount.BBAN = "123456789012"
 		}, nil},
-		{"creditor bban in printed form with dots", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601.11.17947" }, []string{"creditorAccount.bban"}},
-		{"creditor bban in printed form with spaces", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601 11 17947" }, []string{"creditorAccount.bban"}},
-		{"debtor bban in printed form", func(p *payments.NorwegianDomestic) { p.DebtorAccount.BBAN = "9531 27 76066" }, []string{"debtorAccount.bban"}},
+		// docs/interface.md section 2.3a: any notation of up to 30
+		// characters but 11 digits with a wrong check digit.
+		{"valid: creditor bban in printed form with dots", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601.11.17947" }, nil},
+		{"valid: creditor bban in printed form with spaces", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601 11 17947" }, nil},
+		{"valid: debtor bban in printed form", func(p *payments.NorwegianDomestic) { p.DebtorAccount.BBAN = "9531 27 76066" }, nil},
+		{"valid: printed form with a wrong digit is left to the bank", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601 11 17948" }, nil},
+		{"valid: creditor bban of 30 characters", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = strings.Repeat("8", 30) }, nil},
+		{"valid: creditor bban of 11 characters not all digits", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "8601111794X" }, nil},
+		{"creditor bban of 11 digits, MOD-11 wrong", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "86011117948" }, []string{"creditorAccount.bban"}},
 		{"valid: the printed form normalised", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = payments.NormalizeBBAN("8601 11 17947") }, nil},
 
 		{"amount missing", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.Amount{} }, []string{"instructedAmount"}},

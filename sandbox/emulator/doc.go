@@ -260,8 +260,8 @@
 // for a past requestedExecutionDate. Amounts must be JSON strings with
 // exactly the currency's ISO 4217 minor units ("150.00" NOK, "5" JPY) and
 // greater than zero; a bban has at most 30 characters, and one of 11
-// digits its MOD-11 check digit (the printed form with separators is
-// refused); an IBAN is in electronic form
+// digits its MOD-11 check digit (any other notation, the printed form
+// with spaces or dots included, is taken as written); an IBAN is in electronic form
 // (upper case, no spaces); instant payments are in NOK; unknown fields are
 // ignored, and field names are case-sensitive: a key naming a field in
 // another case ("CREDITORNAME") is an unknown field, so a required field
@@ -440,8 +440,9 @@
 //   - A bban of a domestic payment (NDCT, instant) is refused only where
 //     the interface refuses it (section 2.3a): more than 30 characters, or
 //     a Norwegian account number of 11 digits with a wrong MOD-11 check
-//     digit (400 FORMAT_ERROR). The printed form with spaces or dots
-//     ("8601 11 17947") is refused, not rewritten, as the SDK refuses it.
+//     digit (400 FORMAT_ERROR). Any other notation, the printed form with
+//     spaces or dots ("8601 11 17947") included, is taken as written, as
+//     the SDK's validation lets it through; neither rewrites it.
 //     A creditor bban of no account of this bank is paid out of the bank
 //     by the batch; a debtor bban that is not the PSU's fails the SCA.
 //   - The bank's date ("today" for requestedExecutionDate and startDate,

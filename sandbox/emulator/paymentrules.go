@@ -29,10 +29,10 @@ import (
 //     digits ("150.00" NOK; "150" NOK is refused), as docs/interface.md section 2.1 says
 //     "must equal";
 //   - a bban of a domestic payment (NDCT, instant) is refused only where
-//     section 2.3a refuses it: more than 30 characters, or 11 digits with
-//     a wrong MOD-11 check digit; the printed form of a Norwegian account
-//     number with spaces or dots is refused, not rewritten, as the SDK
-//     refuses it (requiredBBAN);
+//     section 2.3a refuses it: empty, more than 30 characters, or 11
+//     digits with a wrong MOD-11 check digit; any other notation, the
+//     printed form "8601 11 17947" included, is taken as written
+//     (requiredBBAN);
 //   - an IBAN is written in the electronic form: upper case, no spaces;
 //   - instant payments (straks) are in NOK only;
 //   - empty strings count as present (and then break "non-empty" rules);
@@ -516,12 +516,9 @@ func currencyField(s *string, path string) *apiError {
 // section 2.3a) and, for an account of a domestic payment (norwegian
 // true), a Norwegian account number written as 11 digits must carry a
 // valid MOD-11 check digit. Any other bban of up to 30 characters is
-// accepted, as section 2.3a says: a creditor the bank cannot reach is the
-// batch's to reject, a debtor that is not the PSU's the SCA's. The
-// printed form of a Norwegian account number with spaces or dots ("8601
-// 11 17947") is refused with its own message, as the SDK refuses it (see
-// [formattedBBAN]): both read it as an 11-digit account number the bank's
-// systems take only in electronic form.
+// accepted as written, as section 2.3a says, spaces and dots included
+// ("8601 11 17947"): a creditor the bank cannot reach is the batch's to
+// reject, a debtor that is not the PSU's the SCA's.
 func requiredBBAN(s *string, path string, norwegian bool) *apiError {
 	if s == nil {
 		return errFormat(path, "%s is required.", path)
@@ -535,32 +532,10 @@ func requiredBBAN(s *string, path string, norwegian bool) *apiError {
 	if !norwegian {
 		return nil
 	}
-	if formattedBBAN(*s) {
-		return errFormat(path, "%s must be written as 11 digits without spaces or dots.", path)
-	}
 	if len(*s) == 11 && rules.AllDigits(*s) && !rules.ValidNorwegianBBAN(*s) {
 		return errFormat(path, "%s is not a valid Norwegian account number: its MOD11 check digit is wrong.", path)
 	}
 	return nil
-}
-
-// formattedBBAN reports a Norwegian account number in its printed form:
-// digits with spaces or dots between them, 11 digits in all. The emulator
-// refuses it, as the SDK's validation does; neither rewrites an account
-// number.
-func formattedBBAN(s string) bool {
-	n, seps := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c >= '0' && c <= '9':
-			n++
-		case c == ' ' || c == '.':
-			seps++
-		default:
-			return false
-		}
-	}
-	return n == 11 && seps > 0
 }
 
 // requiredIBAN checks an iban: at most 34 characters, the country's length

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -283,11 +284,16 @@ var bodyCases = []bodyCase{
 	ndct("creditor bban remainder 1", bad("creditorAccount.bban"), set("creditorAccount.bban", "00008000000")),
 	ndct("creditor bban 10 digits", nil, set("creditorAccount.bban", "9102652743")),
 	ndct("creditor bban 31", bad("creditorAccount.bban"), set("creditorAccount.bban", strings.Repeat("1", 31))),
-	ndct("creditor bban dotted", bad("creditorAccount.bban"), set("creditorAccount.bban", "9102.65.27436")),
-	ndct("creditor bban spaced", bad("creditorAccount.bban"), set("creditorAccount.bban", "9102 65 27436")),
-	ndct("debtor bban spaced", bad("debtorAccount.bban"), set("debtorAccount.bban", "9531 27 76066")),
+	ndct("creditor bban 30", nil, set("creditorAccount.bban", strings.Repeat("1", 30))),
+	ndct("creditor bban empty", bad("creditorAccount.bban"), set("creditorAccount.bban", "")),
 	// docs/interface.md section 2.3a: any bban of up to 30 characters but
-	// an 11-digit one with a wrong check digit.
+	// an 11-digit one with a wrong check digit, the printed form included.
+	ndct("creditor bban dotted", nil, set("creditorAccount.bban", "9102.65.27436")),
+	ndct("creditor bban spaced", nil, set("creditorAccount.bban", "9102 65 27436")),
+	ndct("creditor bban spaced with a wrong check digit", nil, set("creditorAccount.bban", "9102 65 27437")),
+	ndct("debtor bban spaced", nil, set("debtorAccount.bban", "9531 27 76066")),
+	ndct("creditor bban hyphenated", nil, set("creditorAccount.bban", "9102-65-27436")),
+	ndct("creditor bban of 11 characters not all digits", nil, set("creditorAccount.bban", "9102652743X")),
 	ndct("creditor bban of 12 digits", nil, set("creditorAccount.bban", "910265274361")),
 	ndct("creditor bban of 30 letters and digits", nil, set("creditorAccount.bban", strings.Repeat("AB1", 10))),
 	ndct("debtor bban of 16 digits", nil, set("debtorAccount.bban", "1234567890123456")),
@@ -435,23 +441,22 @@ func BenchmarkCheckPaymentBody(b *testing.B) {
 	}
 }
 
-// A Norwegian account number in printed form gets its own answer, naming
-// the electronic form, as the SDK's validation does.
-func TestPrintedBBANIsRefusedWithItsForm(t *testing.T) {
+// A bban in printed form, or any other notation of up to 30 characters,
+// is created (201) as written, as the SDK's validation lets it through;
+// 11 digits with a wrong MOD-11 digit and 31 characters are refused.
+func TestPrintedBBANIsCreatedAsWritten(t *testing.T) {
 	t.Parallel()
-	for _, bban := range []string{"9102 65 27436", "9102.65.27436"} {
-		b := validNDCT()
-		b["creditorAccount"] = map[string]any{"bban": bban, "currency": "NOK"}
-		_, e := checkPaymentBody(servicePayments, productNDCT, b.bytes(), checkToday)
-		require.NotNil(t, e, bban)
-		assert.Equal(t, "creditorAccount.bban", e.msg.Path)
-		assert.Contains(t, e.msg.Text, "11 digits without spaces or dots", bban)
+	s := startServer(t)
+	c := newTPPClient(t, s, "Printed BBAN TPP")
+	for i, bban := range []string{"8601 11 17947", "8601.11.17947", "NO-ACCT 8601/11/17947"} {
+		c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, bban, fmt.Sprintf("%d.00", 20+i)))
 	}
-	// A cross-border payment takes any bban of up to 30 characters.
-	assert.True(t, formattedBBAN("8601 11 17947"))
-	assert.False(t, formattedBBAN("86011117947"))
-	assert.False(t, formattedBBAN("8601-11-17947"))
-	assert.False(t, formattedBBAN("8601 11 1794"))
+	// Refused by section 2.3a: a wrong MOD-11 digit, more than 30 characters.
+	for _, bban := range []string{"86011117948", strings.Repeat("8", 31)} {
+		r := c.do(http.MethodPost, "/v1/payments/"+productNDCT, ndctBody(kariBruk, bban, "30.00"), c.payHeaders()...)
+		assert.Equal(t, http.StatusBadRequest, r.status, bban)
+		assert.Contains(t, string(r.body), "creditorAccount.bban", bban)
+	}
 }
 
 // latin1Printable is every printable character of ISO 8859-1 above ASCII
