@@ -139,6 +139,32 @@ func TestResultsCarryTheSync(t *testing.T) {
 	assert.Contains(t, res.String(), " added=0 changed=0 removed=0")
 }
 
+// TestSyncOldPendingBooked: through Refresh with a sync, a pending entry
+// older than the overlap window that the bank (filtering pending entries
+// by date) books under its old date is that entry's change, not a
+// removal and a missed booking, and is not reported again.
+func TestSyncOldPendingBooked(t *testing.T) {
+	f := newSynced(t)
+	f.w.Srv.SetUnfilteredPending(false)
+	f.link(t)
+	ref := f.add(t, emulator.SeedTransaction{Pending: true, BookingDate: f.w.Clock.Now().AddDate(0, 0, -20), Amount: "-1500.00", CounterpartyName: "Leiebil", Remittance: "Depositum"})
+	res := f.round(t)
+	require.Len(t, res.Sync.Added, 12) // the seed's 11 and the reservation
+	res = f.round(t)
+	require.True(t, res.Sync.Empty(), "%v", res.Sync)
+	_, err := f.w.Srv.BookPending(f.id(), ref, f.w.Clock.Now().AddDate(0, 0, -19), "")
+	require.NoError(t, err)
+
+	res = f.round(t)
+	assert.Empty(t, res.Sync.Removed)
+	assert.Empty(t, res.Sync.Added)
+	require.Len(t, res.Sync.Changed, 1)
+	assert.Equal(t, accounts.BookingPending, res.Sync.Changed[0].Previous.Status)
+	assert.Equal(t, accounts.BookingBooked, res.Sync.Changed[0].Transaction.Status)
+	res = f.round(t)
+	assert.True(t, res.Sync.Empty(), "%v", res.Sync)
+}
+
 // TestSyncNotLinked: with a sync, a job for an account the sync never
 // linked is refused before any call, and Run reports the sync's lists
 // too.

@@ -58,7 +58,11 @@
 // (docs/interface.md section 8). An entry booked more than the overlap
 // late is missed. Pending entries are compared whatever their date; the
 // read asks from the oldest pending entry's date when it is older, since a
-// bank without the known issue filters them by date.
+// bank without the known issue filters them by date. A booked entry older
+// than the window is then read too: it is offered to a tracked pending
+// entry that left the pending list in the same read (a reservation booked
+// under its own, older date), reported as that entry's change, and
+// otherwise ignored: it is never added, nor kept in the state.
 //
 // # State
 //

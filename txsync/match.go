@@ -45,19 +45,28 @@ func apply(acct AccountKey, st state, in []item, from accounts.Date, t tuning) (
 	inWindow := func(date accounts.Date) bool { return cutoff.IsZero() || date.IsZero() || !date.Before(cutoff) }
 
 	// The read's entries the sync compares: the pending ones, the booked
-	// ones from the cutoff on (older ones were reported by an earlier
-	// read, or are older than anything the sync tracks).
+	// ones from the cutoff on. Older booked ones were reported by an
+	// earlier read, or are older than anything the sync tracks: they come
+	// last (reads[nCurrent:]) and are only offered to a tracked pending
+	// entry that vanished in this read (one the bank booked under its old
+	// date, older than the window; the read reaches it as [Syncer.From]
+	// asks from the oldest pending entry's date); one left unpaired is
+	// neither reported nor kept.
 	reads := make([]*item, 0, len(in))
+	var late []*item
 	occ := map[uint64]int{}
 	for i := range in {
 		it := &in[i]
-		if it.v.Status == accounts.BookingBooked && !d.First && !inWindow(it.v.date()) {
-			continue
-		}
 		it.occ = occ[it.fp]
 		occ[it.fp]++
+		if it.v.Status == accounts.BookingBooked && !d.First && !inWindow(it.v.date()) {
+			late = append(late, it)
+			continue
+		}
 		reads = append(reads, it)
 	}
+	nCurrent := len(reads)
+	reads = append(reads, late...)
 	// The state's entries the read must list: pending ones, booked ones
 	// from the cutoff on.
 	// A pending entry dated before the read's From is expected only from a
@@ -94,7 +103,7 @@ func apply(acct AccountKey, st state, in []item, from accounts.Date, t tuning) (
 		}
 	}
 	viaID := make([]bool, len(reads))
-	for ri, it := range reads {
+	for ri, it := range reads[:nCurrent] {
 		if si, ok := byID[it.v.TransactionID]; ok && it.v.TransactionID != "" && readOf[si] == 0 {
 			pair(si, ri)
 			viaID[ri] = true
@@ -102,9 +111,10 @@ func apply(acct AccountKey, st state, in []item, from accounts.Date, t tuning) (
 	}
 	// 2. By fingerprint, every fact, then the core facts of an entry of
 	// the same status: twins pair in order of occurrence.
-	byFacts(st, reads, cand, readOf, stateOf, pair, func(e *stored) uint64 { return e.FP }, func(it *item) uint64 { return it.fp }, false)
-	byFacts(st, reads, cand, readOf, stateOf, pair, func(e *stored) uint64 { return e.Core }, func(it *item) uint64 { return it.core }, true)
-	// 3. A vanished pending entry with the new entry most like it.
+	byFacts(st, reads[:nCurrent], cand, readOf, stateOf, pair, func(e *stored) uint64 { return e.FP }, func(it *item) uint64 { return it.fp }, false)
+	byFacts(st, reads[:nCurrent], cand, readOf, stateOf, pair, func(e *stored) uint64 { return e.Core }, func(it *item) uint64 { return it.core }, true)
+	// 3. A vanished pending entry with the new entry most like it, a
+	// booked entry older than the window included.
 	for si := range st.Entries {
 		e := &st.Entries[si]
 		if !cand[si] || readOf[si] != 0 || !e.Pending {
@@ -131,6 +141,9 @@ func apply(acct AccountKey, st state, in []item, from accounts.Date, t tuning) (
 			next.Newest = it.v.date()
 		}
 		si := stateOf[ri] - 1
+		if si < 0 && ri >= nCurrent {
+			continue // older than the window, reported before: not compared
+		}
 		if si < 0 {
 			next.Seq++
 			d.Added = append(d.Added, it.entry(keyOf(acct, next.Seq)))

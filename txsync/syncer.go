@@ -163,7 +163,9 @@ func stateKey(a AccountKey) string { return "txsync/state/" + string(a) }
 // currency and direction, counterparty or text, a date from 3 days before
 // to 14 days after, an amount within 50 %). Booked entries older than the
 // overlap window (or than r.From) are not compared: they were reported by
-// an earlier read.
+// an earlier read. One of them may only be that of a tracked pending
+// entry the read no longer lists (booked late under its old date): it is
+// reported as that entry's change, and is not kept.
 func (s *Syncer) Apply(ctx context.Context, acct AccountKey, r Read) (*Delta, error) {
 	in := make([]item, 0, len(r.Booked)+len(r.Pending))
 	for i := range r.Booked {
