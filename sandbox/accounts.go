@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // Mock-data bodies. docs/interface.md section 4.5 says their payload shapes are "not
@@ -62,12 +63,12 @@ type Account struct {
 
 // CreateAccount creates a mock account with POST /v1/sandbox/accounts.
 func (s *Service) CreateAccount(ctx context.Context, a *NewAccount, opts ...client.RequestOption) (*Account, error) {
-	var out Account
 	op := client.Operation{Name: "sandbox.CreateAccount", Method: http.MethodPost, Path: accountsPath, Body: a, Refuse: a.validate()}
-	if err := s.do(ctx, op, &out, opts); err != nil {
+	out, _, err := servicecall.Do[Account](ctx, s.client(), op, opts)
+	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out, nil
 }
 
 // NewCardAccount is the body of POST /v1/sandbox/card-accounts (shape
@@ -99,12 +100,12 @@ type CardAccount struct {
 // CreateCardAccount creates a mock card account with POST
 // /v1/sandbox/card-accounts.
 func (s *Service) CreateCardAccount(ctx context.Context, a *NewCardAccount, opts ...client.RequestOption) (*CardAccount, error) {
-	var out CardAccount
 	op := client.Operation{Name: "sandbox.CreateCardAccount", Method: http.MethodPost, Path: cardAccountsPath, Body: a, Refuse: a.validate()}
-	if err := s.do(ctx, op, &out, opts); err != nil {
+	out, _, err := servicecall.Do[CardAccount](ctx, s.client(), op, opts)
+	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out, nil
 }
 
 // Booking statuses of mock transactions.
@@ -147,7 +148,8 @@ func (s *Service) CreateTransactions(ctx context.Context, accountID string, txs 
 	}
 	op := client.Operation{Name: "sandbox.CreateTransactions", Method: http.MethodPost,
 		Path: accountsPath + "/{accountId}/transactions", Params: map[string]string{"accountId": accountID}, Body: txs, Refuse: refuse}
-	return s.do(ctx, op, nil, opts)
+	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
+	return err
 }
 
 // CardTransaction is one mock card transaction for POST
@@ -177,7 +179,8 @@ func (s *Service) CreateCardTransactions(ctx context.Context, cardAccountID stri
 	}
 	op := client.Operation{Name: "sandbox.CreateCardTransactions", Method: http.MethodPost,
 		Path: cardAccountsPath + "/{cardAccountId}/transactions", Params: map[string]string{"cardAccountId": cardAccountID}, Body: txs, Refuse: refuse}
-	return s.do(ctx, op, nil, opts)
+	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
+	return err
 }
 
 // validate checks a new mock account before it is sent: its owner, an

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // Roles of an engagement in a mock agreement.
@@ -33,12 +34,12 @@ type Engagement struct {
 // CreateAgreement creates a mock corporate agreement with POST
 // /v1/sandbox/agreements and returns it as the sandbox answers.
 func (s *Service) CreateAgreement(ctx context.Context, a *NewAgreement, opts ...client.RequestOption) (*Agreement, error) {
-	var out Agreement
 	op := client.Operation{Name: "sandbox.CreateAgreement", Method: http.MethodPost, Path: agreementsPath, Body: a, Refuse: a.validate()}
-	if err := s.do(ctx, op, &out, opts); err != nil {
+	out, _, err := servicecall.Do[Agreement](ctx, s.client(), op, opts)
+	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out, nil
 }
 
 // validate checks a new agreement before it is sent: an owner, a name of

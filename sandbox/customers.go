@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // Customer is a sandbox customer (docs/interface.md section 2.8). CustomerNumber is what
@@ -52,12 +53,12 @@ func (s *Service) Customers(ctx context.Context, q *CustomersQuery, opts ...clie
 			"withAgreements": {strconv.FormatBool(q.WithAgreements)},
 		}
 	}
-	var out []Customer
 	op := client.Operation{Name: "sandbox.Customers", Method: http.MethodGet, Path: customersPath, Query: query}
-	if err := s.do(ctx, op, &out, opts); err != nil {
+	out, _, err := servicecall.Do[[]Customer](ctx, s.client(), op, opts)
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return *out, nil
 }
 
 // NewCustomer is the body of POST /v1/sandbox/customers. docs/interface.md section 4.5
@@ -103,12 +104,12 @@ func (n *NewCustomer) validate() error {
 // CreateCustomer creates a sandbox customer with POST
 // /v1/sandbox/customers and returns it as the sandbox answers.
 func (s *Service) CreateCustomer(ctx context.Context, n *NewCustomer, opts ...client.RequestOption) (*Customer, error) {
-	var out Customer
 	op := client.Operation{Name: "sandbox.CreateCustomer", Method: http.MethodPost, Path: customersPath, Body: n, Refuse: n.validate()}
-	if err := s.do(ctx, op, &out, opts); err != nil {
+	out, _, err := servicecall.Do[Customer](ctx, s.client(), op, opts)
+	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out, nil
 }
 
 // DeleteCustomer deletes the sandbox customer customerID with DELETE
@@ -116,7 +117,8 @@ func (s *Service) CreateCustomer(ctx context.Context, n *NewCustomer, opts ...cl
 func (s *Service) DeleteCustomer(ctx context.Context, customerID string, opts ...client.RequestOption) error {
 	op := client.Operation{Name: "sandbox.DeleteCustomer", Method: http.MethodDelete, Path: customersPath + "/{customerId}",
 		Params: map[string]string{"customerId": customerID}, Refuse: checkID("customerId", customerID)}
-	return s.do(ctx, op, nil, opts)
+	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
+	return err
 }
 
 func digits(s string) bool {
@@ -131,11 +133,11 @@ func digits(s string) bool {
 // Customer returns the sandbox customer customerID, with its accounts and
 // agreements, with GET /v1/sandbox/customers/{id}.
 func (s *Service) Customer(ctx context.Context, customerID string, opts ...client.RequestOption) (*Customer, error) {
-	var out Customer
 	op := client.Operation{Name: "sandbox.Customer", Method: http.MethodGet, Path: customersPath + "/{customerId}",
 		Params: map[string]string{"customerId": customerID}, Refuse: checkID("customerId", customerID)}
-	if err := s.do(ctx, op, &out, opts); err != nil {
+	out, _, err := servicecall.Do[Customer](ctx, s.client(), op, opts)
+	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return out, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // Paths of the mock-data operations (docs/interface.md section 4.4, 4.5; docs/interface.md section 10
@@ -45,12 +46,13 @@ func New(c *client.Client) (*Service, error) {
 	return &Service{c: c}, nil
 }
 
-func (s *Service) do(ctx context.Context, op client.Operation, out any, opts []client.RequestOption) error {
-	if s == nil || s.c == nil {
-		return errors.New("sandbox: Service needs a client")
+// client is the Service's client, nil for a nil Service: the call
+// helper (servicecall.Do) refuses both alike, before sending.
+func (s *Service) client() *client.Client {
+	if s == nil {
+		return nil
 	}
-	_, err := s.c.Do(ctx, op, out, opts...)
-	return err
+	return s.c
 }
 
 // Initialize resets the sandbox to its default data: two private customers
@@ -60,7 +62,8 @@ func (s *Service) do(ctx context.Context, op client.Operation, out any, opts []c
 // is an assumption, see [InitializePath].
 func (s *Service) Initialize(ctx context.Context, opts ...client.RequestOption) error {
 	op := client.Operation{Name: "sandbox.Initialize", Method: http.MethodPost, Path: InitializePath, Repeatable: true}
-	return s.do(ctx, op, nil, opts)
+	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
+	return err
 }
 
 // maxIDLen bounds a resource id put in a path.

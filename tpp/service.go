@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // Service reads and registers the TPP's contact e-mail address at the
@@ -58,6 +59,15 @@ func New(c *client.Client, opts ...Option) (*Service, error) {
 }
 
 var errNoClient = errors.New("tpp: no client")
+
+// client is the Service's client, nil for a nil Service: the call
+// helper (servicecall.Do) refuses both alike, before sending.
+func (s *Service) client() *client.Client {
+	if s == nil {
+		return nil
+	}
+	return s.c
+}
 
 // oidOrganizationIdentifier is the X.520 organizationIdentifier attribute
 // (2.5.4.97), which holds the TPP's PSD2 authorisation number in an eIDAS
@@ -146,11 +156,7 @@ func (s *Service) operation(op, method string) client.Operation {
 // its [*client.Error] to tell them apart by code.
 func (s *Service) Contact(ctx context.Context, ro ...client.RequestOption) (*Contact, error) {
 	const op = "tpp.Contact"
-	if s == nil || s.c == nil {
-		return nil, errNoClient
-	}
-	var out Contact
-	_, err := s.c.Do(ctx, s.operation(op, http.MethodGet), &out, ro...)
+	out, _, err := servicecall.Do[Contact](ctx, s.client(), s.operation(op, http.MethodGet), ro)
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
 		return nil, &notRegisteredError{op: op, err: err}
@@ -161,7 +167,7 @@ func (s *Service) Contact(ctx context.Context, ro ...client.RequestOption) (*Con
 	if strings.TrimSpace(out.Email) == "" {
 		return nil, &notRegisteredError{op: op}
 	}
-	return &out, nil
+	return out, nil
 }
 
 // SetContact registers email as the TPP's contact address (PUT
@@ -177,21 +183,17 @@ func (s *Service) Contact(ctx context.Context, ro ...client.RequestOption) (*Con
 // 5xx answer.
 func (s *Service) SetContact(ctx context.Context, email string, ro ...client.RequestOption) (*Contact, error) {
 	const op = "tpp.SetContact"
-	if s == nil || s.c == nil {
-		return nil, errNoClient
-	}
-	var out Contact
 	operation := s.operation(op, http.MethodPut)
 	operation.Body = Contact{Email: email}
 	// Registering the same address again changes nothing.
 	operation.Repeatable = true
 	operation.Validate = func(*client.Call) error { return ValidateEmail(email) }
-	_, err := s.c.Do(ctx, operation, &out, ro...)
+	out, _, err := servicecall.Do[Contact](ctx, s.client(), operation, ro)
 	if err != nil {
 		return nil, err
 	}
 	if out.Email == "" {
 		out.Email = email
 	}
-	return &out, nil
+	return out, nil
 }
