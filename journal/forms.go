@@ -4,36 +4,24 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
-	"time"
+
+	"github.com/tppkit/psd2/internal/resolveform"
 )
 
 // String describes r: its kind, the id, status and resend's request id
 // when known, the reason and the time. The Answer (whose links carry the
 // bank's SCA state) is not printed.
-func (r Resolution) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "journal.Resolution{kind=%s", r.Kind)
-	if r.ID != "" {
-		fmt.Fprintf(&b, " id=%s", r.ID)
-	}
-	if r.Status != "" {
-		fmt.Fprintf(&b, " status=%s", r.Status)
-	}
-	if r.ResendRequestID != "" {
-		fmt.Fprintf(&b, " resendRequestId=%s", r.ResendRequestID)
-	}
-	if r.Reason != "" {
-		fmt.Fprintf(&b, " reason=%q", r.Reason)
-	}
-	if !r.At.IsZero() {
-		fmt.Fprintf(&b, " at=%s", r.At.Format(time.RFC3339Nano))
-	}
+func (r Resolution) String() string { return r.printed().String() }
+
+// printed is r's printed form (internal/resolveform, shared with
+// payments.Resolution), the Answer marked as set, not printed.
+func (r Resolution) printed() resolveform.Form {
+	f := resolveform.Form{Type: "journal.Resolution", IDKey: "id", Kind: string(r.Kind), ID: r.ID, Status: r.Status,
+		ResendRequestID: r.ResendRequestID, Reason: r.Reason, At: r.At}
 	if r.Answer != nil {
-		b.WriteString(" answer=set")
+		f.Set = "answer"
 	}
-	b.WriteString("}")
-	return b.String()
+	return f
 }
 
 // GoString is String, for %#v.
@@ -46,20 +34,4 @@ func (r Resolution) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, r.Str
 
 // LogValue makes log/slog print r as a group of its fields, without the
 // Answer.
-func (r Resolution) LogValue() slog.Value {
-	attrs := []slog.Attr{slog.String("kind", string(r.Kind))}
-	if r.ID != "" {
-		attrs = append(attrs, slog.String("id", r.ID))
-	}
-	if r.Status != "" {
-		attrs = append(attrs, slog.String("status", r.Status))
-	}
-	if r.ResendRequestID != "" {
-		attrs = append(attrs, slog.String("resendRequestId", r.ResendRequestID))
-	}
-	if r.Reason != "" {
-		attrs = append(attrs, slog.String("reason", r.Reason))
-	}
-	attrs = append(attrs, slog.Time("at", r.At))
-	return slog.GroupValue(attrs...)
-}
+func (r Resolution) LogValue() slog.Value { return r.printed().LogValue() }

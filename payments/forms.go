@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
-	"time"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/redact"
+	"github.com/tppkit/psd2/internal/resolveform"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -26,29 +25,18 @@ import (
 // String describes r: its kind, the payment id, status and resend's
 // request id when known, the reason and the time. The Initiation (whose
 // links carry the bank's SCA state) is not printed: read it.
-func (r Resolution) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "payments.Resolution{kind=%s", r.Kind)
-	if r.ID != "" {
-		fmt.Fprintf(&b, " paymentId=%s", r.ID)
-	}
-	if r.Status != "" {
-		fmt.Fprintf(&b, " status=%s", r.Status)
-	}
-	if r.ResendRequestID != "" {
-		fmt.Fprintf(&b, " resendRequestId=%s", r.ResendRequestID)
-	}
-	if r.Reason != "" {
-		fmt.Fprintf(&b, " reason=%q", r.Reason)
-	}
-	if !r.At.IsZero() {
-		fmt.Fprintf(&b, " at=%s", r.At.Format(time.RFC3339Nano))
-	}
+func (r Resolution) String() string { return r.printed().String() }
+
+// printed is r's printed form: the one of journal.Resolution
+// (internal/resolveform) with the id as paymentId and the Initiation
+// marked as set, in slog with its links redacted.
+func (r Resolution) printed() resolveform.Form {
+	f := resolveform.Form{Type: "payments.Resolution", IDKey: "paymentId", Kind: string(r.Kind), ID: r.ID, Status: r.Status,
+		ResendRequestID: r.ResendRequestID, Reason: r.Reason, At: r.At}
 	if r.Initiation != nil {
-		b.WriteString(" initiation=set")
+		f.Set, f.Attr = "initiation", slog.Any("initiation", *r.Initiation)
 	}
-	b.WriteString("}")
-	return b.String()
+	return f
 }
 
 // GoString is String, for %#v.
@@ -61,26 +49,7 @@ func (r Resolution) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, r.Str
 
 // LogValue makes log/slog print r as a group of its fields, the
 // Initiation (when set) with its links redacted ([Initiation.LogValue]).
-func (r Resolution) LogValue() slog.Value {
-	attrs := []slog.Attr{slog.String("kind", string(r.Kind))}
-	if r.ID != "" {
-		attrs = append(attrs, slog.String("paymentId", r.ID))
-	}
-	if r.Status != "" {
-		attrs = append(attrs, slog.String("status", string(r.Status)))
-	}
-	if r.ResendRequestID != "" {
-		attrs = append(attrs, slog.String("resendRequestId", r.ResendRequestID))
-	}
-	if r.Reason != "" {
-		attrs = append(attrs, slog.String("reason", r.Reason))
-	}
-	attrs = append(attrs, slog.Time("at", r.At))
-	if r.Initiation != nil {
-		attrs = append(attrs, slog.Any("initiation", *r.Initiation))
-	}
-	return slog.GroupValue(attrs...)
-}
+func (r Resolution) LogValue() slog.Value { return r.printed().LogValue() }
 
 // answer adds what the payment answers share to f (redact.Answer).
 func answer(f *redact.Form, links client.Links, msgs []client.TPPMessage, psuMessage string) *redact.Form {
