@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/redact"
 	"github.com/tppkit/psd2/money"
 )
@@ -177,7 +178,7 @@ type transfer struct {
 	structured       *StructuredReference
 	structuredArray  []StructuredReference
 	purposeCode      string
-	requestedExecute Date
+	requestedExecute date.Date
 }
 
 func (tr transfer) add(f *redact.Form) *redact.Form {
