@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/servicecall"
 	"github.com/tppkit/psd2/money"
 )
@@ -43,9 +44,9 @@ type Balance struct {
 	BalanceAmount money.Amount `json:"balanceAmount"`
 	BalanceType   BalanceType  `json:"balanceType"`
 	// CreditLimitIncluded is nil when the bank does not say.
-	CreditLimitIncluded *bool  `json:"creditLimitIncluded,omitempty"`
-	ReferenceDate       Date   `json:"referenceDate,omitzero"`
-	LastChangeDateTime  string `json:"lastChangeDateTime,omitempty"`
+	CreditLimitIncluded *bool     `json:"creditLimitIncluded,omitempty"`
+	ReferenceDate       date.Date `json:"referenceDate,omitzero"`
+	LastChangeDateTime  string    `json:"lastChangeDateTime,omitempty"`
 	// LastCommittedTransaction is the entryReference of the last entry
 	// the balance includes, to tell whether every entry is known.
 	LastCommittedTransaction string `json:"lastCommittedTransaction,omitempty"`

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/servicecall"
 	"github.com/tppkit/psd2/money"
 )
@@ -96,12 +97,12 @@ type CardTransaction struct {
 	TerminalID        string `json:"terminalId,omitempty"`
 	// TransactionDate is the purchase date; BookingDate is zero for
 	// pending entries.
-	TransactionDate Date `json:"transactionDate,omitzero"`
+	TransactionDate date.Date `json:"transactionDate,omitzero"`
 	// AcceptorTransactionDateTime is the time of the purchase at the
 	// merchant's terminal, as sent (ISO 8601 date-time).
-	AcceptorTransactionDateTime string `json:"acceptorTransactionDateTime,omitempty"`
-	BookingDate                 Date   `json:"bookingDate,omitzero"`
-	ValueDate                   Date   `json:"valueDate,omitzero"`
+	AcceptorTransactionDateTime string    `json:"acceptorTransactionDateTime,omitempty"`
+	BookingDate                 date.Date `json:"bookingDate,omitzero"`
+	ValueDate                   date.Date `json:"valueDate,omitzero"`
 	// TransactionAmount is zero when the bank sent none (a pending entry
 	// may have none).
 	TransactionAmount money.Amount   `json:"transactionAmount"`

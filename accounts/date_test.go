@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 )
 
 // TestDateTimeInBankZone: a date field carrying a date-time with an
@@ -23,7 +24,7 @@ func TestDateTimeInBankZone(t *testing.T) {
 		{"2025-03-12T18:30:00-05:00", "2025-03-13"}, // 23:30Z
 		{"2025-03-12T23:30:00", "2025-03-12"},       // local: as written
 	} {
-		d, err := accounts.ParseDate(tt.in)
+		d, err := date.Parse(tt.in)
 		require.NoError(t, err, tt.in)
 		assert.Equal(t, tt.want, d.String(), tt.in)
 	}

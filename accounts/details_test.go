@@ -33,10 +33,10 @@ func TestTransactionDetails(t *testing.T) {
 	assert.Equal(t, &accounts.Transaction{
 		TransactionID: detailsID, EntryReference: "2025030312345", EndToEndID: "E2E-2025-03-03-0001",
 		BatchIndicator: &no, MandateID: "AVTALEGIRO-2024-7781", CheckID: "CHK-0001", CreditorID: "NO97ZZZ987654321",
-		BookingDate: date(t, "2025-03-03"), ValueDate: date(t, "2025-03-03"),
+		BookingDate: mustDate(t, "2025-03-03"), ValueDate: mustDate(t, "2025-03-03"),
 		TransactionAmount: money.MustParse("-8750.00", "NOK"),
 		CurrencyExchange: []accounts.ExchangeRate{{SourceCurrency: "EUR", ExchangeRate: "11.4512", UnitCurrency: "EUR",
-			TargetCurrency: "NOK", QuotationDate: date(t, "2025-03-03"), ContractIdentification: "FX-1"}},
+			TargetCurrency: "NOK", QuotationDate: mustDate(t, "2025-03-03"), ContractIdentification: "FX-1"}},
 		CreditorName: "Utleier Testesen", CreditorAccount: &accounts.AccountReference{BBAN: "98176002468"}, CreditorAgent: "TSTBNO22",
 		DebtorName: "Kari Nordmann", DebtorAccount: ownAccount(), DebtorAgent: "TSTBNO22",
 		RemittanceInformationUnstructured:      "Husleie mars",
@@ -44,7 +44,7 @@ func TestTransactionDetails(t *testing.T) {
 		RemittanceInformationStructured:        json.RawMessage(`"RF18539007547034"`),
 		AdditionalInformation:                  "Fast oppdrag",
 		AdditionalInformationStructured: &accounts.AdditionalInformationStructured{StandingOrderDetails: &accounts.StandingOrderDetails{
-			StartDate: date(t, "2024-01-03"), Frequency: "Monthly", DayOfExecution: "3", ExecutionRule: "following",
+			StartDate: mustDate(t, "2024-01-03"), Frequency: "Monthly", DayOfExecution: "3", ExecutionRule: "following",
 			LimitAmount: money.MustParse("9000.00", "NOK")}},
 		PurposeCode: "RENT", BankTransactionCode: "PMNT-ICDT-STDO", ProprietaryBankTransactionCode: "R_710",
 		BalanceAfterTransaction:          &accounts.Balance{BalanceAmount: money.MustParse("6484.75", "NOK"), BalanceType: accounts.BalanceInterimBooked},

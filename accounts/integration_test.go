@@ -12,6 +12,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/sandbox"
@@ -353,7 +354,7 @@ func TestEmulatorKnownIssuePendingOnce(t *testing.T) {
 			assert.Equal(t, 30, booked)
 			assert.Equal(t, all, pending)
 
-			from := accounts.DateOf(time.Now().AddDate(0, 0, -3))
+			from := date.Of(time.Now().AddDate(0, 0, -3))
 			booked, pending = count(&accounts.TransactionQuery{Limit: 2, DateFrom: from})
 			assert.Equal(t, 1, booked, "booked entries are filtered in both modes")
 			assert.Equal(t, tt.recent, pending)

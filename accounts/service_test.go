@@ -13,6 +13,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -21,9 +22,9 @@ import (
 // httpmock on the client's http.Client. They use httpmock's package-wide
 // transport and so do not call t.Parallel.
 
-func date(t *testing.T, s string) accounts.Date {
+func mustDate(t *testing.T, s string) date.Date {
 	t.Helper()
-	d, err := accounts.ParseDate(s)
+	d, err := date.Parse(s)
 	require.NoError(t, err)
 	return d
 }
@@ -318,7 +319,7 @@ func TestCardTransactions(t *testing.T) {
 		assert.Equal(t, url.Values{"bookingStatus": {"both"}, "dateFrom": {"2025-02-01"}, "dateTo": {"2025-03-14"}, "limit": {"499"}},
 			req.URL.Query())
 	})
-	q := &accounts.TransactionQuery{DateFrom: date(t, "2025-02-01"), DateTo: date(t, "2025-03-14"), Limit: 499}
+	q := &accounts.TransactionQuery{DateFrom: mustDate(t, "2025-02-01"), DateTo: mustDate(t, "2025-03-14"), Limit: 499}
 	got, err := svc.CardTransactions(t.Context(), cardAccountID, q, psuPresent()...)
 	require.NoError(t, err)
 	f, tr := false, true
@@ -329,15 +330,15 @@ func TestCardTransactions(t *testing.T) {
 	// With the cardaccount-switch switch, transactionAmount is what the
 	// card account is billed (NOK) and originalAmount the merchant's.
 	assert.Equal(t, []accounts.CardTransaction{
-		{Status: accounts.BookingBooked, CardTransactionID: "832319375079", BookingDate: date(t, "2025-03-05"),
-			TransactionDate: date(t, "2025-03-03"), TransactionAmount: money.MustParse("-452.30", "NOK"),
+		{Status: accounts.BookingBooked, CardTransactionID: "832319375079", BookingDate: mustDate(t, "2025-03-05"),
+			TransactionDate: mustDate(t, "2025-03-03"), TransactionAmount: money.MustParse("-452.30", "NOK"),
 			OriginalAmount: &eur, Invoiced: &f, TransactionDetails: "CAFE EXEMPLE PARIS FR"},
-		{Status: accounts.BookingBooked, CardTransactionID: "763633950432", BookingDate: date(t, "2025-02-20"),
-			TransactionDate: date(t, "2025-02-19"), TransactionAmount: money.MustParse("-899.00", "NOK"),
+		{Status: accounts.BookingBooked, CardTransactionID: "763633950432", BookingDate: mustDate(t, "2025-02-20"),
+			TransactionDate: mustDate(t, "2025-02-19"), TransactionAmount: money.MustParse("-899.00", "NOK"),
 			OriginalAmount: &nok899, Invoiced: &tr, TransactionDetails: "SPORT TESTBUTIKKEN TESTBY"},
 	}, got.Booked)
 	assert.Equal(t, []accounts.CardTransaction{
-		{Status: accounts.BookingPending, CardTransactionID: "674912199995", TransactionDate: date(t, "2025-03-13"),
+		{Status: accounts.BookingPending, CardTransactionID: "674912199995", TransactionDate: mustDate(t, "2025-03-13"),
 			TransactionAmount: nok215, OriginalAmount: &nok215, Invoiced: &f, TransactionDetails: "KIOSKEN TESTBY STASJON"},
 	}, got.Pending)
 	assert.Equal(t, client.Links{"self": get("/v1/card-accounts/" + cardAccountID +
@@ -388,13 +389,13 @@ func TestTransactionQuery(t *testing.T) {
 		{"booked", &accounts.TransactionQuery{BookingStatus: accounts.BookingBooked}, url.Values{"bookingStatus": {"booked"}}, false},
 		{"pending", &accounts.TransactionQuery{BookingStatus: accounts.BookingPending}, url.Values{"bookingStatus": {"pending"}}, false},
 		{"all", &accounts.TransactionQuery{BookingStatus: accounts.BookingAll}, url.Values{"bookingStatus": {"all"}}, false},
-		{"every field", &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: accounts.Date{Year: 2025, Month: 1, Day: 1},
-			DateTo: accounts.Date{Year: 2025, Month: 3, Day: 31}, Limit: 3, Offset: 6},
+		{"every field", &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: date.Date{Year: 2025, Month: 1, Day: 1},
+			DateTo: date.Date{Year: 2025, Month: 3, Day: 31}, Limit: 3, Offset: 6},
 			url.Values{"bookingStatus": {"both"}, "dateFrom": {"2025-01-01"}, "dateTo": {"2025-03-31"}, "limit": {"3"}, "offset": {"6"}}, false},
 		{"unknown booking status", &accounts.TransactionQuery{BookingStatus: "BOOKED"}, nil, true},
-		{"dateTo before dateFrom", &accounts.TransactionQuery{DateFrom: accounts.Date{Year: 2025, Month: 3, Day: 2},
-			DateTo: accounts.Date{Year: 2025, Month: 3, Day: 1}}, nil, true},
-		{"not a calendar date", &accounts.TransactionQuery{DateFrom: accounts.Date{Year: 2025, Month: 2, Day: 30}}, nil, true},
+		{"dateTo before dateFrom", &accounts.TransactionQuery{DateFrom: date.Date{Year: 2025, Month: 3, Day: 2},
+			DateTo: date.Date{Year: 2025, Month: 3, Day: 1}}, nil, true},
+		{"not a calendar date", &accounts.TransactionQuery{DateFrom: date.Date{Year: 2025, Month: 2, Day: 30}}, nil, true},
 		{"negative limit", &accounts.TransactionQuery{Limit: -1}, nil, true},
 		{"negative offset", &accounts.TransactionQuery{Offset: -1}, nil, true},
 	} {
@@ -427,16 +428,16 @@ func ownAccount() *accounts.AccountReference {
 
 func page1Booked(t *testing.T) []accounts.Transaction {
 	return []accounts.Transaction{
-		{Status: accounts.BookingBooked, TransactionID: "1463038794551145", BookingDate: date(t, "2025-03-12"), ValueDate: date(t, "2025-03-12"),
+		{Status: accounts.BookingBooked, TransactionID: "1463038794551145", BookingDate: mustDate(t, "2025-03-12"), ValueDate: mustDate(t, "2025-03-12"),
 			TransactionAmount: money.MustParse("-389.40", "NOK"), DebtorAccount: ownAccount(),
 			RemittanceInformationUnstructured:      "MATBUTIKKEN STORGATA 12 TESTBY",
 			RemittanceInformationUnstructuredArray: []string{"MATBUTIKKEN STORGATA 12 TESTBY"}, ProprietaryBankTransactionCode: "R_710"},
-		{Status: accounts.BookingBooked, TransactionID: "7497180943866773", BookingDate: date(t, "2025-03-10"), ValueDate: date(t, "2025-03-10"),
+		{Status: accounts.BookingBooked, TransactionID: "7497180943866773", BookingDate: mustDate(t, "2025-03-10"), ValueDate: mustDate(t, "2025-03-10"),
 			TransactionAmount: money.MustParse("-1249.00", "NOK"), CreditorName: "Eksempel Kraft AS",
 			CreditorAccount: &accounts.AccountReference{BBAN: "81127378347"}, DebtorAccount: ownAccount(),
 			RemittanceInformationUnstructured:      "Strøm februar",
 			RemittanceInformationUnstructuredArray: []string{"Strøm februar"}, ProprietaryBankTransactionCode: "R_203"},
-		{Status: accounts.BookingBooked, TransactionID: "9963797888757585", BookingDate: date(t, "2025-03-07"), ValueDate: date(t, "2025-03-07"),
+		{Status: accounts.BookingBooked, TransactionID: "9963797888757585", BookingDate: mustDate(t, "2025-03-07"), ValueDate: mustDate(t, "2025-03-07"),
 			TransactionAmount: money.MustParse("32500.00", "NOK"), DebtorName: "Testfirma Nord AS",
 			DebtorAccount:                          &accounts.AccountReference{BBAN: "18037234555"},
 			RemittanceInformationUnstructured:      "Lønn mars",
@@ -446,10 +447,10 @@ func page1Booked(t *testing.T) []accounts.Transaction {
 
 func page1Pending(t *testing.T) []accounts.Transaction {
 	return []accounts.Transaction{
-		{Status: accounts.BookingPending, BookingDate: date(t, "2025-03-14"), TransactionAmount: money.MustParse("-129.00", "NOK"),
+		{Status: accounts.BookingPending, BookingDate: mustDate(t, "2025-03-14"), TransactionAmount: money.MustParse("-129.00", "NOK"),
 			DebtorAccount: ownAccount(), RemittanceInformationUnstructured: "Vipps*Kaffebaren Testby",
 			RemittanceInformationUnstructuredArray: []string{"Vipps*Kaffebaren Testby"}, ProprietaryBankTransactionCode: "R_946"},
-		{Status: accounts.BookingPending, BookingDate: date(t, "2025-03-13"), TransactionAmount: money.MustParse("-54.90", "NOK"),
+		{Status: accounts.BookingPending, BookingDate: mustDate(t, "2025-03-13"), TransactionAmount: money.MustParse("-54.90", "NOK"),
 			DebtorAccount: ownAccount(), RemittanceInformationUnstructured: "DAGLIGVARE 1000 TESTBY",
 			RemittanceInformationUnstructuredArray: []string{"DAGLIGVARE 1000 TESTBY"}, ProprietaryBankTransactionCode: "R_943"},
 	}
@@ -457,12 +458,12 @@ func page1Pending(t *testing.T) []accounts.Transaction {
 
 func page2Booked(t *testing.T) []accounts.Transaction {
 	return []accounts.Transaction{
-		{Status: accounts.BookingBooked, TransactionID: "5477340649276395", BookingDate: date(t, "2025-03-03"), ValueDate: date(t, "2025-03-03"),
+		{Status: accounts.BookingBooked, TransactionID: "5477340649276395", BookingDate: mustDate(t, "2025-03-03"), ValueDate: mustDate(t, "2025-03-03"),
 			TransactionAmount: money.MustParse("-8750.00", "NOK"), CreditorName: "Utleier Testesen",
 			CreditorAccount: &accounts.AccountReference{BBAN: "98176002468"}, DebtorAccount: ownAccount(),
 			RemittanceInformationUnstructured:      "Husleie mars",
 			RemittanceInformationUnstructuredArray: []string{"Husleie mars"}, ProprietaryBankTransactionCode: "R_203"},
-		{Status: accounts.BookingBooked, TransactionID: "0529816286707200", BookingDate: date(t, "2025-02-28"), ValueDate: date(t, "2025-02-28"),
+		{Status: accounts.BookingBooked, TransactionID: "0529816286707200", BookingDate: mustDate(t, "2025-02-28"), ValueDate: mustDate(t, "2025-02-28"),
 			TransactionAmount: money.MustParse("-45.00", "NOK"), DebtorAccount: ownAccount(),
 			RemittanceInformationUnstructured:      "Kontohold februar",
 			RemittanceInformationUnstructuredArray: []string{"Kontohold februar"}, ProprietaryBankTransactionCode: "R_760"},
@@ -478,7 +479,7 @@ func TestTransactionsPages(t *testing.T) {
 		assert.Equal(t, url.Values{"bookingStatus": {"both"}, "dateFrom": {"2025-01-01"}, "dateTo": {"2025-03-31"}, "limit": {"3"}}, req.URL.Query())
 		assert.Equal(t, "", req.Header.Get("X-Accept-Fix")[len("amount-as-string"):], "no card switches on account calls")
 	})
-	q := &accounts.TransactionQuery{DateFrom: date(t, "2025-01-01"), DateTo: date(t, "2025-03-31"), Limit: 3}
+	q := &accounts.TransactionQuery{DateFrom: mustDate(t, "2025-01-01"), DateTo: mustDate(t, "2025-03-31"), Limit: 3}
 	p1, err := svc.Transactions(t.Context(), acc1, q, psuPresent()...)
 	require.NoError(t, err)
 	assert.Equal(t, accounts.AccountReference{BBAN: "95312776066", IBAN: "NO8495312776066"}, p1.Account)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -45,8 +46,8 @@ type Transaction struct {
 	CheckID    string `json:"checkId,omitempty"`
 	CreditorID string `json:"creditorId,omitempty"`
 	// BookingDate and ValueDate are zero when absent.
-	BookingDate Date `json:"bookingDate,omitzero"`
-	ValueDate   Date `json:"valueDate,omitzero"`
+	BookingDate date.Date `json:"bookingDate,omitzero"`
+	ValueDate   date.Date `json:"valueDate,omitzero"`
 	// TransactionAmount is zero when the bank sent none.
 	TransactionAmount money.Amount `json:"transactionAmount"`
 	// CurrencyExchange gives the exchange rates of a transaction in
@@ -103,12 +104,12 @@ type Transaction struct {
 // (reportExchangeRate): one unit of UnitCurrency is ExchangeRate units of
 // TargetCurrency.
 type ExchangeRate struct {
-	SourceCurrency         string `json:"sourceCurrency,omitempty"`
-	ExchangeRate           string `json:"exchangeRate,omitempty"`
-	UnitCurrency           string `json:"unitCurrency,omitempty"`
-	TargetCurrency         string `json:"targetCurrency,omitempty"`
-	QuotationDate          Date   `json:"quotationDate,omitzero"`
-	ContractIdentification string `json:"contractIdentification,omitempty"`
+	SourceCurrency         string    `json:"sourceCurrency,omitempty"`
+	ExchangeRate           string    `json:"exchangeRate,omitempty"`
+	UnitCurrency           string    `json:"unitCurrency,omitempty"`
+	TargetCurrency         string    `json:"targetCurrency,omitempty"`
+	QuotationDate          date.Date `json:"quotationDate,omitzero"`
+	ContractIdentification string    `json:"contractIdentification,omitempty"`
 	// Extra holds the members no field names.
 	Extra Extra `json:"-"`
 }
@@ -150,11 +151,11 @@ type AdditionalInformationStructured struct {
 // StandingOrderDetails describes a standing order (Berlin Group
 // standingOrderDetails).
 type StandingOrderDetails struct {
-	StartDate Date `json:"startDate,omitzero"`
+	StartDate date.Date `json:"startDate,omitzero"`
 	// Frequency is Daily, Weekly, EveryTwoWeeks, Monthly, EveryTwoMonths,
 	// Quarterly, SemiAnnual, Annual or MonthlyVariable.
-	Frequency string `json:"frequency,omitempty"`
-	EndDate   Date   `json:"endDate,omitzero"`
+	Frequency string    `json:"frequency,omitempty"`
+	EndDate   date.Date `json:"endDate,omitzero"`
 	// ExecutionRule is following or preceding.
 	ExecutionRule     string   `json:"executionRule,omitempty"`
 	WithinAMonthFlag  *bool    `json:"withinAMonthFlag,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/servicecall"
 )
 
@@ -48,7 +49,7 @@ type TransactionQuery struct {
 	// DateFrom and DateTo bound the booking dates; zero means not sent.
 	// Without the PSU present only [HistoryWithoutPSU] (90 days) of
 	// history is available (docs/interface.md section 8).
-	DateFrom, DateTo Date
+	DateFrom, DateTo date.Date
 	// Limit is the page size; 0 leaves it to the bank.
 	Limit int
 	// Offset skips entries; 0 is not sent.
@@ -70,12 +71,12 @@ func (q *TransactionQuery) values() (url.Values, error) {
 	}
 	for _, d := range []struct {
 		name string
-		d    Date
+		d    date.Date
 	}{{"dateFrom", q.DateFrom}, {"dateTo", q.DateTo}} {
 		if d.d.IsZero() {
 			continue
 		}
-		if p, err := ParseDate(d.d.String()); err != nil || p != d.d {
+		if p, err := date.Parse(d.d.String()); err != nil || p != d.d {
 			return nil, invalid(d.name, "not a calendar date")
 		}
 		v.Set(d.name, d.d.String())

@@ -11,6 +11,7 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -131,7 +132,7 @@ func accountFlow(e *env) {
 	require.NoError(t, err)
 	assert.NotEmpty(t, page2.Booked)
 	_, err = ais.Transactions(ctx, id, &accounts.TransactionQuery{BookingStatus: accounts.BookingBooked,
-		DateFrom: accounts.DateOf(time.Now().AddDate(0, 0, -30))}, e.absent(psu))
+		DateFrom: date.Of(time.Now().AddDate(0, 0, -30))}, e.absent(psu))
 	require.NoError(t, err, "transactions without the PSU present")
 	tx, err := ais.TransactionDetails(ctx, id, page.Booked[0].TransactionID, opts)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
@@ -262,7 +263,7 @@ func TestEmulatorCancel(t *testing.T) {
 		ctx := t.Context()
 		b := newBank(t)
 		p := ndct(kariBruk, "11.00")
-		p.RequestedExecutionDate = payments.DateOf(time.Now().AddDate(0, 0, 3))
+		p.RequestedExecutionDate = date.Of(time.Now().AddDate(0, 0, 3))
 		init, err := b.svc.CreateNorwegianDomestic(ctx, p, b.pisp()...)
 		require.NoError(t, err)
 		b.authorize(t, init.SCARedirect())
@@ -322,7 +323,7 @@ func TestEmulatorAgreesWithValidation(t *testing.T) {
 		}, client.CodeKIDInvalid, "remittanceInformationStructuredArray[0].reference"},
 		{"emoji", func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = emoji }, client.CodeFormatError, "remittanceInformationUnstructured"},
 		{"past date", func(p *payments.NorwegianDomestic) {
-			p.RequestedExecutionDate = payments.DateOf(time.Now().AddDate(0, 0, -3))
+			p.RequestedExecutionDate = date.Of(time.Now().AddDate(0, 0, -3))
 		},
 			client.CodeExecutionDateInvalid, "requestedExecutionDate"},
 		{"unknown country", func(p *payments.NorwegianDomestic) { p.CreditorAddress.Country = "XX" }, client.CodeFormatError, "creditorAddress.country"},

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/redact"
 	"github.com/tppkit/psd2/internal/resolveform"
 	"github.com/tppkit/psd2/money"
@@ -146,7 +147,7 @@ type transfer struct {
 	structured       *StructuredReference
 	structuredArray  []StructuredReference
 	purposeCode      string
-	requestedExecute Date
+	requestedExecute date.Date
 }
 
 func (tr transfer) add(f *redact.Form) *redact.Form {

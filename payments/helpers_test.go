@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
@@ -132,7 +133,7 @@ func validNDCT() *payments.NorwegianDomestic {
 		CreditorAddress:                   &payments.Address{Country: "NO"},
 		DebtorAccount:                     payments.AccountReference{BBAN: "95312776066", Currency: "NOK"},
 		RemittanceInformationUnstructured: "Hyttetur påske",
-		RequestedExecutionDate:            payments.Date{Year: 2025, Month: time.March, Day: 17},
+		RequestedExecutionDate:            date.Date{Year: 2025, Month: time.March, Day: 17},
 	}
 }
 

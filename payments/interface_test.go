@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -107,15 +108,15 @@ func TestSDKAndEmulatorAgreeOnTodayInOslo(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		now   time.Time // 00:30 in Oslo, still the day before in UTC
-		today payments.Date
+		today date.Date
 	}{
-		{"winter", time.Date(2026, 1, 15, 23, 30, 0, 0, time.UTC), payments.Date{Year: 2026, Month: 1, Day: 16}},
-		{"summer", time.Date(2026, 7, 1, 22, 30, 0, 0, time.UTC), payments.Date{Year: 2026, Month: 7, Day: 2}},
+		{"winter", time.Date(2026, 1, 15, 23, 30, 0, 0, time.UTC), date.Date{Year: 2026, Month: 1, Day: 16}},
+		{"summer", time.Date(2026, 7, 1, 22, 30, 0, 0, time.UTC), date.Date{Year: 2026, Month: 7, Day: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			b := newBankAt(t, tc.now)
-			yesterday := payments.DateOf(tc.now) // the UTC date
+			yesterday := date.Of(tc.now) // the UTC date
 			require.NotEqual(t, tc.today, yesterday)
 
 			p := ndct(kariBruk, "5.00")

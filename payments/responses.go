@@ -2,6 +2,7 @@ package payments
 
 import (
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -93,7 +94,7 @@ type Details struct {
 	RemittanceInformationStructured      *StructuredReference  `json:"remittanceInformationStructured,omitempty"`
 	RemittanceInformationStructuredArray []StructuredReference `json:"remittanceInformationStructuredArray,omitempty"`
 	PurposeCode                          string                `json:"purposeCode,omitempty"`
-	RequestedExecutionDate               Date                  `json:"requestedExecutionDate,omitzero"`
+	RequestedExecutionDate               date.Date             `json:"requestedExecutionDate,omitzero"`
 	// TransactionStatus is usually absent: the platform does not send it
 	// with the details; read it with [Service.Status].
 	TransactionStatus TransactionStatus `json:"transactionStatus,omitempty"`
@@ -101,12 +102,12 @@ type Details struct {
 
 	// The Berlin Group fields of a periodic payment
 	// ([Service.Get] of a periodic payment's [Ref]); empty for other payments.
-	StartDate         Date     `json:"startDate,omitzero"`
-	EndDate           Date     `json:"endDate,omitzero"`
-	ExecutionRule     string   `json:"executionRule,omitempty"`
-	Frequency         string   `json:"frequency,omitempty"`
-	DayOfExecution    string   `json:"dayOfExecution,omitempty"`
-	MonthsOfExecution []string `json:"monthsOfExecution,omitempty"`
+	StartDate         date.Date `json:"startDate,omitzero"`
+	EndDate           date.Date `json:"endDate,omitzero"`
+	ExecutionRule     string    `json:"executionRule,omitempty"`
+	Frequency         string    `json:"frequency,omitempty"`
+	DayOfExecution    string    `json:"dayOfExecution,omitempty"`
+	MonthsOfExecution []string  `json:"monthsOfExecution,omitempty"`
 
 	// The Berlin Group fields of a bulk payment ([Service.Get] of a
 	// bulk payment's [Ref]):

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
@@ -101,13 +102,13 @@ func newPathBank(t *testing.T) (*bank, *pathLog) {
 // week ahead. The embedded payment's Validate checks it before sending.
 type periodicNDCT struct {
 	*payments.NorwegianDomestic
-	StartDate payments.Date `json:"startDate"`
-	Frequency string        `json:"frequency"`
+	StartDate date.Date `json:"startDate"`
+	Frequency string    `json:"frequency"`
 }
 
 func standingOrder(debtor, amount string) periodicNDCT {
 	return periodicNDCT{NorwegianDomestic: ndct(debtor, amount),
-		StartDate: payments.DateOf(time.Now().AddDate(0, 0, 7)), Frequency: "Monthly"}
+		StartDate: date.Of(time.Now().AddDate(0, 0, 7)), Frequency: "Monthly"}
 }
 
 // bulkNDCT is a bulk payment from debtor of one NDCT per amount.
@@ -524,8 +525,8 @@ func ExampleRef() {
 	// periodic ones.
 	type standingOrder struct {
 		*payments.NorwegianDomestic
-		StartDate payments.Date `json:"startDate"`
-		Frequency string        `json:"frequency"`
+		StartDate date.Date `json:"startDate"`
+		Frequency string    `json:"frequency"`
 	}
 	init, err := svc.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, standingOrder{
 		NorwegianDomestic: &payments.NorwegianDomestic{
@@ -536,7 +537,7 @@ func ExampleRef() {
 			DebtorAccount:                     payments.AccountReference{BBAN: "95312776066", Currency: "NOK"},
 			RemittanceInformationUnstructured: "Husleie",
 		},
-		StartDate: payments.DateOf(time.Now().AddDate(0, 0, 7)),
+		StartDate: date.Of(time.Now().AddDate(0, 0, 7)),
 		Frequency: "Monthly",
 	}, call...)
 	if err != nil {

@@ -1,26 +1,9 @@
 package payments
 
 import (
-	"time"
-
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 )
-
-// Date is [date.Date], the SDK's one calendar date type (ISO 8601
-// YYYY-MM-DD, docs/interface.md section 1.7), under the name the payment
-// documents use for requestedExecutionDate. The zero Date means absent and
-// is not sent.
-type Date = date.Date
-
-// ParseDate reads "YYYY-MM-DD". A date-time is accepted too: with an
-// offset ("2025-03-12T23:30:00Z") it is the date in the bank's time zone
-// ([BankLocation]: 13 March there), without one its date as written.
-func ParseDate(s string) (Date, error) { return date.Parse(s) }
-
-// DateOf returns the date of t in t's location. For the bank's "today"
-// use DateOf(t.In(BankLocation())).
-func DateOf(t time.Time) Date { return date.Of(t) }
 
 // SchemeCreditCardAccount is the only schemeNameProprietary of a card
 // account reference (docs/interface.md section 2.3a).
@@ -115,7 +98,7 @@ type NorwegianDomestic struct {
 	PurposeCode string `json:"purposeCode,omitempty"`
 	// RequestedExecutionDate is today or later in Norway; zero means as
 	// soon as possible.
-	RequestedExecutionDate Date `json:"requestedExecutionDate,omitzero"`
+	RequestedExecutionDate date.Date `json:"requestedExecutionDate,omitzero"`
 }
 
 // SEPA is a SEPA credit transfer request (docs/interface.md section 2.5). Empty optional
@@ -139,5 +122,5 @@ type SEPA struct {
 	RemittanceInformationUnstructured string `json:"remittanceInformationUnstructured,omitempty"`
 	// RequestedExecutionDate is today or later in Norway; zero means as
 	// soon as possible.
-	RequestedExecutionDate Date `json:"requestedExecutionDate,omitzero"`
+	RequestedExecutionDate date.Date `json:"requestedExecutionDate,omitzero"`
 }

@@ -65,7 +65,7 @@ var bankZone = date.Oslo
 func BankLocation() *time.Location { return bankZone() }
 
 // BankToday returns the bank's date at now.
-func BankToday(now time.Time) Date { return DateOf(now.In(BankLocation())) }
+func BankToday(now time.Time) date.Date { return date.Of(now.In(BankLocation())) }
 
 // checkedAsNorwegianBBAN is the rule that decides when a bban gets the
 // MOD-11 check (assumption, docs/interface.md section 2.3a gives only "at
@@ -247,7 +247,7 @@ func (p *problems) reference(field string, r StructuredReference) {
 
 // executionDate refuses a requested execution date before the bank's
 // today.
-func (p *problems) executionDate(field string, d Date, now time.Time) {
+func (p *problems) executionDate(field string, d date.Date, now time.Time) {
 	if d.IsZero() {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/checkdigit"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
@@ -103,9 +104,9 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 		{"valid: 11-character BIC", func(p *payments.NorwegianDomestic) { p.CreditorAgent = "DEUTDEFF500" }, nil},
 		{"valid: purpose code", func(p *payments.NorwegianDomestic) { p.PurposeCode = "SALA" }, nil},
 		{"valid: execution date today in Oslo", func(p *payments.NorwegianDomestic) {
-			p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 10}
+			p.RequestedExecutionDate = date.Date{Year: 2025, Month: 3, Day: 10}
 		}, nil},
-		{"valid: no execution date", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = payments.Date{} }, nil},
+		{"valid: no execution date", func(p *payments.NorwegianDomestic) { p.RequestedExecutionDate = date.Date{} }, nil},
 		{"valid: JPY without fraction", func(p *payments.NorwegianDomestic) { p.InstructedAmount = money.MustParse("5", "JPY") }, nil},
 		{"valid (assumption): a bban of other digits within 30 characters is left to the bank", func(p *payments.NorwegianDomestic) {
 			p.CreditorAccount.BBAN = "123456789012"
@@ -253,7 +254,7 @@ func TestValidateNorwegianDomestic(t *testing.T) {
 		}, []string{"remittanceInformationStructuredArray[0].reference"}},
 		{"purpose code unknown", func(p *payments.NorwegianDomestic) { p.PurposeCode = "GIFT" }, []string{"purposeCode"}},
 		{"execution date yesterday", func(p *payments.NorwegianDomestic) {
-			p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 9}
+			p.RequestedExecutionDate = date.Date{Year: 2025, Month: 3, Day: 9}
 		}, []string{"requestedExecutionDate"}},
 		{"several rules at once", func(p *payments.NorwegianDomestic) {
 			p.CreditorName = ""
@@ -310,7 +311,7 @@ func TestValidateSEPA(t *testing.T) {
 		{"address without country", func(p *payments.SEPA) { p.CreditorAddress.Country = "" }, []string{"creditorAddress.country"}},
 		{"street of 71", func(p *payments.SEPA) { p.CreditorAddress.Street = runes(71) }, []string{"creditorAddress.street"}},
 		{"remittance of 141", func(p *payments.SEPA) { p.RemittanceInformationUnstructured = runes(141) }, []string{"remittanceInformationUnstructured"}},
-		{"execution date in the past", func(p *payments.SEPA) { p.RequestedExecutionDate = payments.Date{Year: 2024, Month: 12, Day: 31} }, []string{"requestedExecutionDate"}},
+		{"execution date in the past", func(p *payments.SEPA) { p.RequestedExecutionDate = date.Date{Year: 2024, Month: 12, Day: 31} }, []string{"requestedExecutionDate"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -385,16 +386,16 @@ func TestValidateRefusesPictographs(t *testing.T) {
 func TestValidateExecutionDateInOslo(t *testing.T) {
 	t.Parallel()
 	p := validNDCT()
-	p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 3, Day: 9}
+	p.RequestedExecutionDate = date.Date{Year: 2025, Month: 3, Day: 9}
 	lateUTC := time.Date(2025, 3, 9, 23, 30, 0, 0, time.UTC) // 00:30 on the 10th in Oslo
 	assert.Equal(t, []string{"requestedExecutionDate"}, fields(t, p.Validate(lateUTC)))
 	earlyUTC := time.Date(2025, 3, 9, 22, 30, 0, 0, time.UTC) // 23:30 on the 9th in Oslo
 	assert.NoError(t, p.Validate(earlyUTC))
 	// Summer time: UTC+2.
-	p.RequestedExecutionDate = payments.Date{Year: 2025, Month: 7, Day: 1}
+	p.RequestedExecutionDate = date.Date{Year: 2025, Month: 7, Day: 1}
 	assert.Error(t, p.Validate(time.Date(2025, 7, 1, 22, 30, 0, 0, time.UTC)))
 	assert.NoError(t, p.Validate(time.Date(2025, 7, 1, 21, 30, 0, 0, time.UTC)))
-	assert.Equal(t, payments.Date{Year: 2025, Month: 3, Day: 10}, payments.BankToday(lateUTC))
+	assert.Equal(t, date.Date{Year: 2025, Month: 3, Day: 10}, payments.BankToday(lateUTC))
 }
 
 // Around midnight in Oslo, in winter (UTC+1) and summer (UTC+2), with a
@@ -411,13 +412,13 @@ func TestValidateExecutionDateAroundOsloMidnight(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		now   time.Time
-		today payments.Date
+		today date.Date
 	}{
-		{"winter 23:59:59", time.Date(2026, 1, 15, 22, 59, 59, 0, time.UTC), payments.Date{Year: 2026, Month: 1, Day: 15}},
-		{"winter 00:00:00", time.Date(2026, 1, 15, 23, 0, 0, 0, time.UTC), payments.Date{Year: 2026, Month: 1, Day: 16}},
-		{"summer 23:59:59", time.Date(2026, 7, 1, 21, 59, 59, 0, time.UTC), payments.Date{Year: 2026, Month: 7, Day: 1}},
-		{"summer 00:00:00", time.Date(2026, 7, 1, 22, 0, 0, 0, time.UTC), payments.Date{Year: 2026, Month: 7, Day: 2}},
-		{"summer 00:30 (UTC+1 would say 23:30)", time.Date(2026, 7, 1, 22, 30, 0, 0, time.UTC), payments.Date{Year: 2026, Month: 7, Day: 2}},
+		{"winter 23:59:59", time.Date(2026, 1, 15, 22, 59, 59, 0, time.UTC), date.Date{Year: 2026, Month: 1, Day: 15}},
+		{"winter 00:00:00", time.Date(2026, 1, 15, 23, 0, 0, 0, time.UTC), date.Date{Year: 2026, Month: 1, Day: 16}},
+		{"summer 23:59:59", time.Date(2026, 7, 1, 21, 59, 59, 0, time.UTC), date.Date{Year: 2026, Month: 7, Day: 1}},
+		{"summer 00:00:00", time.Date(2026, 7, 1, 22, 0, 0, 0, time.UTC), date.Date{Year: 2026, Month: 7, Day: 2}},
+		{"summer 00:30 (UTC+1 would say 23:30)", time.Date(2026, 7, 1, 22, 30, 0, 0, time.UTC), date.Date{Year: 2026, Month: 7, Day: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -426,7 +427,7 @@ func TestValidateExecutionDateAroundOsloMidnight(t *testing.T) {
 				p := validNDCT()
 				p.RequestedExecutionDate = tc.today
 				assert.NoError(t, p.Validate(now), "today in Oslo")
-				p.RequestedExecutionDate = payments.DateOf(time.Date(tc.today.Year, tc.today.Month, tc.today.Day-1, 12, 0, 0, 0, time.UTC))
+				p.RequestedExecutionDate = date.Of(time.Date(tc.today.Year, tc.today.Month, tc.today.Day-1, 12, 0, 0, 0, time.UTC))
 				assert.Equal(t, []string{"requestedExecutionDate"}, fields(t, p.Validate(now)), "yesterday in Oslo")
 			}
 		})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/txsync"
 )
 
@@ -80,7 +81,7 @@ func (r *Refresher) refreshJob(ctx context.Context, j Job, now time.Time) Result
 	// The sync's first date is read before anything is reserved: an
 	// account the sync cannot follow (never linked, its state unreadable)
 	// spends no call.
-	var syncFrom accounts.Date
+	var syncFrom date.Date
 	if r.sync != nil && want&Transactions != 0 {
 		if syncFrom, err = r.sync.ResourceFrom(ctx, j.AccountID); err != nil {
 			return r.fail(ctx, res, err)
@@ -122,7 +123,7 @@ func (r *Refresher) refreshJob(ctx context.Context, j Job, now time.Time) Result
 
 // call makes the calls of job j, reserved in ctx, into res; syncFrom is
 // the sync's first date (see [WithSync]).
-func (r *Refresher) call(ctx context.Context, j Job, res Result, now time.Time, syncFrom accounts.Date) Result {
+func (r *Refresher) call(ctx context.Context, j Job, res Result, now time.Time, syncFrom date.Date) Result {
 	want := j.want()
 	ro := j.Session.RequestOptions(nil)
 	balances, transactions := accounts.EndpointBalances, accounts.EndpointTransactions
@@ -218,12 +219,12 @@ func (r *Refresher) failCall(ctx context.Context, res Result, err error, e accou
 // the later of the start of its cursor's window (lookbackDays before its
 // Date) and Since, not older than the bank gives without the PSU; zero
 // when neither is set.
-func from(j *Job, now time.Time) accounts.Date {
+func from(j *Job, now time.Time) date.Date {
 	d, start := j.Since, windowStart(j.Cursor.Date)
 	if d.IsZero() || d.Before(start) {
 		d = start
 	}
-	if floor := accounts.DateOf(now.UTC().AddDate(0, 0, -historyDays)); !d.IsZero() && d.Before(floor) {
+	if floor := date.Of(now.UTC().AddDate(0, 0, -historyDays)); !d.IsZero() && d.Before(floor) {
 		d = floor
 	}
 	return d
@@ -234,11 +235,11 @@ func from(j *Job, now time.Time) accounts.Date {
 // or before its first read): the earlier of the two, so that the read
 // covers the sync's overlap window too, not older than the bank gives
 // without the PSU. A zero q (the bank's default) stays zero.
-func syncedFrom(q, syncFrom accounts.Date, now time.Time) accounts.Date {
+func syncedFrom(q, syncFrom date.Date, now time.Time) date.Date {
 	if q.IsZero() || syncFrom.IsZero() || !syncFrom.Before(q) {
 		return q
 	}
-	if floor := accounts.DateOf(now.UTC().AddDate(0, 0, -historyDays)); syncFrom.Before(floor) {
+	if floor := date.Of(now.UTC().AddDate(0, 0, -historyDays)); syncFrom.Before(floor) {
 		return floor
 	}
 	return syncFrom
@@ -247,7 +248,7 @@ func syncedFrom(q, syncFrom accounts.Date, now time.Time) accounts.Date {
 // transactions reads the new transactions of an account into res and
 // advances res.Cursor; with a sync ([WithSync]) it applies the read to
 // the sync into res.Sync.
-func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro client.RequestOption, now time.Time, syncFrom accounts.Date) error {
+func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro client.RequestOption, now time.Time, syncFrom date.Date) error {
 	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: syncedFrom(from(&j, now), syncFrom, now)}
 	first := func() (pageOf[accounts.Transaction], error) {
 		p, err := r.svc.Transactions(ctx, j.AccountID, q, ro)
@@ -267,7 +268,7 @@ func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro cli
 		// compares every entry read, not only the new ones.
 		res.Sync, err = r.sync.ApplyResource(ctx, j.AccountID, txsync.Read{From: q.DateFrom, Booked: booked, Pending: pending})
 	}
-	dates, ids := make([]accounts.Date, len(booked)), make([]string, len(booked))
+	dates, ids := make([]date.Date, len(booked)), make([]string, len(booked))
 	for i := range booked {
 		dates[i], ids[i] = booked[i].BookingDate, booked[i].TransactionID
 	}
@@ -282,7 +283,7 @@ func (r *Refresher) transactions(ctx context.Context, j Job, res *Result, ro cli
 // keepNew returns the entries of booked the cursor has not seen (entry i
 // has dates[i] and ids[i]), in order, in booked's own array (an entry is
 // a large struct: no copy is made); nil when none is new.
-func keepNew[T any](booked []T, c Cursor, dates []accounts.Date, ids []string) []T {
+func keepNew[T any](booked []T, c Cursor, dates []date.Date, ids []string) []T {
 	kept := booked[:0]
 	for i := range booked {
 		if c.isNew(dates[i], ids[i]) {
@@ -296,7 +297,7 @@ func keepNew[T any](booked []T, c Cursor, dates []accounts.Date, ids []string) [
 }
 
 // cardTransactions is transactions for a card account.
-func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro client.RequestOption, now time.Time, syncFrom accounts.Date) error {
+func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro client.RequestOption, now time.Time, syncFrom date.Date) error {
 	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: syncedFrom(from(&j, now), syncFrom, now)}
 	first := func() (pageOf[accounts.CardTransaction], error) {
 		p, err := r.svc.CardTransactions(ctx, j.AccountID, q, ro)
@@ -314,7 +315,7 @@ func (r *Refresher) cardTransactions(ctx context.Context, j Job, res *Result, ro
 	if r.sync != nil && err == nil && !cut {
 		res.Sync, err = r.sync.ApplyCardResource(ctx, j.AccountID, txsync.CardRead{From: q.DateFrom, Booked: booked, Pending: pending})
 	}
-	dates, ids := make([]accounts.Date, len(booked)), make([]string, len(booked))
+	dates, ids := make([]date.Date, len(booked)), make([]string, len(booked))
 	for i := range booked {
 		dates[i], ids[i] = booked[i].BookingDate, booked[i].CardTransactionID
 		if dates[i].IsZero() {

@@ -12,10 +12,11 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 )
 
-func date(s string) accounts.Date {
-	d, err := accounts.ParseDate(s)
+func mustDate(s string) date.Date {
+	d, err := date.Parse(s)
 	if err != nil {
 		panic(err)
 	}
@@ -24,8 +25,8 @@ func date(s string) accounts.Date {
 
 func TestCursorNewEntries(t *testing.T) {
 	t.Parallel()
-	c := Cursor{Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a", "b", "old"}}
-	legacy := Cursor{Date: date("2025-03-10"), Seen: []string{"a", "b"}} // an earlier version's
+	c := Cursor{Date: mustDate("2025-03-10"), From: mustDate("2025-03-05"), Seen: []string{"a", "b", "old"}}
+	legacy := Cursor{Date: mustDate("2025-03-10"), Seen: []string{"a", "b"}} // an earlier version's
 	tests := []struct {
 		date      string
 		id        string
@@ -43,57 +44,57 @@ func TestCursorNewEntries(t *testing.T) {
 		{"", "a", true, true}, // no date: cannot tell
 	}
 	for _, tt := range tests {
-		var d accounts.Date
+		var d date.Date
 		if tt.date != "" {
-			d = date(tt.date)
+			d = mustDate(tt.date)
 		}
 		assert.Equal(t, tt.new, c.isNew(d, tt.id), "%s %s", tt.date, tt.id)
 		assert.Equal(t, tt.lnew, legacy.isNew(d, tt.id), "legacy %s %s", tt.date, tt.id)
 	}
-	assert.True(t, Cursor{}.isNew(date("2000-01-01"), "a"), "the zero cursor has seen nothing")
+	assert.True(t, Cursor{}.isNew(mustDate("2000-01-01"), "a"), "the zero cursor has seen nothing")
 }
 
 func TestCursorAdvance(t *testing.T) {
 	t.Parallel()
-	c := Cursor{RefreshedAt: time.Unix(1, 0), Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a"}}
-	dates := func(ds ...string) []accounts.Date {
-		out := make([]accounts.Date, len(ds))
+	c := Cursor{RefreshedAt: time.Unix(1, 0), Date: mustDate("2025-03-10"), From: mustDate("2025-03-05"), Seen: []string{"a"}}
+	dates := func(ds ...string) []date.Date {
+		out := make([]date.Date, len(ds))
 		for i, d := range ds {
-			out[i] = date(d)
+			out[i] = mustDate(d)
 		}
 		return out
 	}
 
 	// The read covers the window: its ids from the window's first day on.
-	next := c.advance(dates("2025-03-10", "2025-03-10", "2025-03-10", "2025-03-04", "2025-03-06"), []string{"a", "b", "", "gone", "c"}, accounts.Date{})
-	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a", "b", "c"}}, next)
+	next := c.advance(dates("2025-03-10", "2025-03-10", "2025-03-10", "2025-03-04", "2025-03-06"), []string{"a", "b", "", "gone", "c"}, date.Date{})
+	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: mustDate("2025-03-10"), From: mustDate("2025-03-05"), Seen: []string{"a", "b", "c"}}, next)
 	assert.Equal(t, []string{"a"}, c.Seen, "the old cursor is unchanged")
 
 	// A newer day moves the window.
-	next = c.advance(dates("2025-03-12", "2025-03-06", "2025-03-12", "2025-03-08"), []string{"x", "b", "y", "z"}, accounts.Date{})
-	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: date("2025-03-12"), From: date("2025-03-07"), Seen: []string{"x", "y", "z"}}, next)
+	next = c.advance(dates("2025-03-12", "2025-03-06", "2025-03-12", "2025-03-08"), []string{"x", "b", "y", "z"}, date.Date{})
+	assert.Equal(t, Cursor{RefreshedAt: c.RefreshedAt, Date: mustDate("2025-03-12"), From: mustDate("2025-03-07"), Seen: []string{"x", "y", "z"}}, next)
 
 	// An earlier version's cursor (Seen: the ids of its Date) gains a window.
-	legacy := Cursor{Date: date("2025-03-10"), Seen: []string{"a"}}
-	next = legacy.advance(dates("2025-03-10", "2025-03-08"), []string{"b", "c"}, accounts.Date{})
-	assert.Equal(t, Cursor{Date: date("2025-03-10"), From: date("2025-03-05"), Seen: []string{"a", "b", "c"}}, next)
+	legacy := Cursor{Date: mustDate("2025-03-10"), Seen: []string{"a"}}
+	next = legacy.advance(dates("2025-03-10", "2025-03-08"), []string{"b", "c"}, date.Date{})
+	assert.Equal(t, Cursor{Date: mustDate("2025-03-10"), From: mustDate("2025-03-05"), Seen: []string{"a", "b", "c"}}, next)
 
 	// A first read since a date (Job.Since) later than the window's
 	// start: the window starts at that date, so the next read, from the
 	// window's start, does not report the older entries it never saw as
 	// new.
-	since := date("2025-03-09")
+	since := mustDate("2025-03-09")
 	first := Cursor{}.advance(dates("2025-03-10", "2025-03-09"), []string{"p", "q"}, since)
 	assert.Equal(t, since, first.From)
-	assert.False(t, first.isNew(date("2025-03-08"), "older"), "before the first read: not new")
-	assert.False(t, first.isNew(date("2025-03-09"), "q"))
-	assert.True(t, first.isNew(date("2025-03-10"), "r"))
+	assert.False(t, first.isNew(mustDate("2025-03-08"), "older"), "before the first read: not new")
+	assert.False(t, first.isNew(mustDate("2025-03-09"), "q"))
+	assert.True(t, first.isNew(mustDate("2025-03-10"), "r"))
 	// A read from before the window changes nothing.
-	assert.Equal(t, date("2025-03-05"), Cursor{}.advance(dates("2025-03-10"), []string{"p"}, date("2025-03-01")).From)
+	assert.Equal(t, mustDate("2025-03-05"), Cursor{}.advance(dates("2025-03-10"), []string{"p"}, mustDate("2025-03-01")).From)
 
 	// Nothing read: the cursor stays.
-	assert.Equal(t, c, c.advance(nil, nil, accounts.Date{}))
-	assert.Equal(t, legacy, legacy.advance(nil, nil, accounts.Date{}))
+	assert.Equal(t, c, c.advance(nil, nil, date.Date{}))
+	assert.Equal(t, legacy, legacy.advance(nil, nil, date.Date{}))
 
 	// It encodes to JSON and back.
 	b, err := json.Marshal(next)
@@ -113,23 +114,23 @@ func TestCursorAdvance(t *testing.T) {
 // after a weekend, under the Friday) is reported by the next refresh, once.
 func TestCursorBookedLateUnderEarlierDay(t *testing.T) {
 	t.Parallel()
-	fri, mon := date("2025-03-07"), date("2025-03-10")
+	fri, mon := mustDate("2025-03-07"), mustDate("2025-03-10")
 	var c Cursor
-	read := func(ds []accounts.Date, ids []string) []string {
+	read := func(ds []date.Date, ids []string) []string {
 		var out []string
 		for i := range ds {
 			if c.isNew(ds[i], ids[i]) {
 				out = append(out, ids[i])
 			}
 		}
-		c = c.advance(ds, ids, accounts.Date{})
+		c = c.advance(ds, ids, date.Date{})
 		return out
 	}
 	// Monday morning: Friday's entry and one of Monday's.
-	assert.Equal(t, []string{"f1", "m1"}, read([]accounts.Date{fri, mon}, []string{"f1", "m1"}))
+	assert.Equal(t, []string{"f1", "m1"}, read([]date.Date{fri, mon}, []string{"f1", "m1"}))
 	// Monday night the bank books the weekend's card batch under Friday.
-	assert.Equal(t, []string{"f2"}, read([]accounts.Date{fri, fri, mon}, []string{"f1", "f2", "m1"}))
-	assert.Empty(t, read([]accounts.Date{fri, fri, mon}, []string{"f1", "f2", "m1"}), "reported once")
+	assert.Equal(t, []string{"f2"}, read([]date.Date{fri, fri, mon}, []string{"f1", "f2", "m1"}))
+	assert.Empty(t, read([]date.Date{fri, fri, mon}, []string{"f1", "f2", "m1"}), "reported once")
 	// The next query starts lookbackDays before the cursor's date.
 	assert.Equal(t, "2025-03-05", from(&Job{Cursor: c}, mon.Time(time.UTC)).String())
 }
@@ -150,10 +151,10 @@ func TestFromDate(t *testing.T) {
 	for _, tt := range tests {
 		var j Job
 		if tt.since != "" {
-			j.Since = date(tt.since)
+			j.Since = mustDate(tt.since)
 		}
 		if tt.cursor != "" {
-			j.Cursor.Date = date(tt.cursor)
+			j.Cursor.Date = mustDate(tt.cursor)
 		}
 		assert.Equal(t, tt.want, from(&j, now).String(), "%+v", tt)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/txsync"
 )
@@ -58,7 +59,7 @@ type Job struct {
 	// Since is the oldest booking date of the transactions to read when
 	// the cursor has none (zero: the bank's default). Without the PSU
 	// the bank gives at most 90 days; an older date is moved up to that.
-	Since accounts.Date
+	Since date.Date
 	// Cursor is what the last refresh of the account left
 	// ([Result.Cursor]); the zero Cursor for the first one.
 	Cursor Cursor
@@ -118,13 +119,13 @@ func (j Job) covered() bool {
 // jobView is the JSON form of a Job: the account id [redacted], the
 // session in its own redacted form.
 type jobView struct {
-	Session   *sca.Session  `json:"session,omitempty"`
-	AccountID string        `json:"accountId,omitempty"`
-	Card      bool          `json:"card,omitempty"`
-	Want      string        `json:"want"`
-	Since     accounts.Date `json:"since,omitzero"`
-	Cursor    Cursor        `json:"cursor"`
-	Force     bool          `json:"force,omitempty"`
+	Session   *sca.Session `json:"session,omitempty"`
+	AccountID string       `json:"accountId,omitempty"`
+	Card      bool         `json:"card,omitempty"`
+	Want      string       `json:"want"`
+	Since     date.Date    `json:"since,omitzero"`
+	Cursor    Cursor       `json:"cursor"`
+	Force     bool         `json:"force,omitempty"`
 }
 
 // MarshalJSON writes the job with its account id [redacted] and its
@@ -164,11 +165,11 @@ type Cursor struct {
 	// ([Done]); zero: never. The spacing of [WithSpacing] counts from it.
 	RefreshedAt time.Time `json:"refreshedAt,omitzero"`
 	// Date is the booking date of the newest booked transaction seen.
-	Date accounts.Date `json:"date,omitzero"`
+	Date date.Date `json:"date,omitzero"`
 	// From is the first booking date Seen covers, a few days before
 	// Date; zero in a cursor of an earlier version of this package,
 	// whose Seen covers Date only.
-	From accounts.Date `json:"from,omitzero"`
+	From date.Date `json:"from,omitzero"`
 	// Seen are the ids of the booked transactions seen from From to Date.
 	Seen []string `json:"seen,omitempty"`
 }
@@ -185,11 +186,11 @@ const lookbackDays = 5
 
 // windowStart is the first booking date of the window of a cursor whose
 // newest date is d.
-func windowStart(d accounts.Date) accounts.Date {
+func windowStart(d date.Date) date.Date {
 	if d.IsZero() {
 		return d
 	}
-	return accounts.DateOf(d.Time(time.UTC).AddDate(0, 0, -lookbackDays))
+	return date.Of(d.Time(time.UTC).AddDate(0, 0, -lookbackDays))
 }
 
 // advance returns the cursor after the booked entries (date, id) read
@@ -199,7 +200,7 @@ func windowStart(d accounts.Date) accounts.Date {
 // oldest entry read when the bank sent older ones): entries older than
 // the read were not seen, and must not be reported as new by the next
 // read (a job that asked for transactions since a date).
-func (c Cursor) advance(dates []accounts.Date, ids []string, queried accounts.Date) Cursor {
+func (c Cursor) advance(dates []date.Date, ids []string, queried date.Date) Cursor {
 	if len(dates) == 0 {
 		c.Seen = slices.Clone(c.Seen)
 		return c
@@ -238,7 +239,7 @@ func (c Cursor) advance(dates []accounts.Date, ids []string, queried accounts.Da
 
 // isNew reports whether the booked entry (date, id) is one the cursor has
 // not seen.
-func (c Cursor) isNew(date accounts.Date, id string) bool {
+func (c Cursor) isNew(date date.Date, id string) bool {
 	switch {
 	case c.Date.IsZero() || date.IsZero():
 		return true

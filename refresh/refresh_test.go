@@ -11,6 +11,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox"
@@ -61,7 +62,7 @@ func TestRunReadsNewTransactionsOnce(t *testing.T) {
 	r := b.refresher(t)
 	jobs := jobsOf(t, b)
 	require.Len(t, jobs, 6)
-	since := accounts.DateOf(at.AddDate(0, 0, -3))
+	since := date.Of(at.AddDate(0, 0, -3))
 	for i := range jobs {
 		jobs[i].Since = since
 	}
@@ -122,7 +123,7 @@ func TestRunReadsNewTransactionsOnce(t *testing.T) {
 		if res.Job.AccountID == first[target].Job.AccountID {
 			require.Len(t, res.Booked, 1, "only the new transaction")
 			assert.Equal(t, "-12.34", res.Booked[0].TransactionAmount.Value.StringFixed(2))
-			assert.Equal(t, accounts.DateOf(b.clock.Now().Add(-refresh.DefaultSpacing)), res.Cursor.Date)
+			assert.Equal(t, date.Of(b.clock.Now().Add(-refresh.DefaultSpacing)), res.Cursor.Date)
 			continue
 		}
 		assert.Empty(t, res.Booked, "nothing new")

@@ -11,14 +11,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/store"
 	"github.com/tppkit/psd2/txsync"
 )
 
-func day(t testing.TB, s string) accounts.Date {
+func day(t testing.TB, s string) date.Date {
 	t.Helper()
-	d, err := accounts.ParseDate(s)
+	d, err := date.Parse(s)
 	require.NoError(t, err)
 	return d
 }

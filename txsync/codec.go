@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 )
 
 // stateVersion starts an encoded state; a state of another version is
@@ -27,7 +27,7 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-func appendDate(b []byte, d accounts.Date) []byte {
+func appendDate(b []byte, d date.Date) []byte {
 	if d.IsZero() {
 		return binary.AppendUvarint(b, 0)
 	}
@@ -114,17 +114,17 @@ func (r *reader) string() string {
 	return s
 }
 
-func (r *reader) date() accounts.Date {
+func (r *reader) date() date.Date {
 	v := r.uvarint()
 	if v == 0 || r.err != nil {
-		return accounts.Date{}
+		return date.Date{}
 	}
 	y, m, d := v/416, (v%416)/32, v%32
 	if m < 1 || m > 12 || d < 1 || d > 31 || y > 9999 {
 		r.err = errShort
-		return accounts.Date{}
+		return date.Date{}
 	}
-	return accounts.Date{Year: int(y), Month: time.Month(m), Day: int(d)}
+	return date.Date{Year: int(y), Month: time.Month(m), Day: int(d)}
 }
 
 func decodeState(b []byte, found bool) (state, error) {

@@ -7,13 +7,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 )
 
 func sampleState() state {
-	return state{Newest: accounts.Date{Year: 2026, Month: 3, Day: 10}, Seq: 300, Reads: 7, Entries: []stored{
-		{Seq: 1, Occ: 1, FP: 1<<63 + 5, Core: 42, ID: "enc!!abc", Booking: accounts.Date{Year: 2026, Month: 12, Day: 31},
-			Value: accounts.Date{Year: 2026, Month: 1, Day: 1}, Amount: "-49.00", Cur: "NOK", Party: "Kaffebar", Text: "Kaffe ☕ og ø"},
+	return state{Newest: date.Date{Year: 2026, Month: 3, Day: 10}, Seq: 300, Reads: 7, Entries: []stored{
+		{Seq: 1, Occ: 1, FP: 1<<63 + 5, Core: 42, ID: "enc!!abc", Booking: date.Date{Year: 2026, Month: 12, Day: 31},
+			Value: date.Date{Year: 2026, Month: 1, Day: 1}, Amount: "-49.00", Cur: "NOK", Party: "Kaffebar", Text: "Kaffe ☕ og ø"},
 		{Seq: 299, Pending: true, Amount: "10", Cur: "EUR"},
 	}}
 }

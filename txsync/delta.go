@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 )
 
 // AccountKey is the SDK's key of an account: assigned when the account is
@@ -119,8 +120,8 @@ type Removal struct {
 type Version struct {
 	Status        accounts.BookingStatus
 	TransactionID string
-	BookingDate   accounts.Date
-	ValueDate     accounts.Date
+	BookingDate   date.Date
+	ValueDate     date.Date
 	// Amount is the amount's text ("-49.00"), Currency its code.
 	Amount, Currency string
 	// Counterparty is the creditor's name of money out, the debtor's of
@@ -147,7 +148,7 @@ type Delta struct {
 	Removed []Removal
 	// From is the first booking date the read covered: booked entries
 	// older than it were neither compared nor reported.
-	From accounts.Date
+	From date.Date
 	// First is set for the account's first read: every entry is Added.
 	First bool
 }

@@ -5,13 +5,14 @@ import (
 	"fmt"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/store"
 	"github.com/tppkit/psd2/txsync"
 )
 
-func mustDate(s string) accounts.Date {
-	d, err := accounts.ParseDate(s)
+func mustDate(s string) date.Date {
+	d, err := date.Parse(s)
 	if err != nil {
 		panic(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -153,7 +154,7 @@ func u64(n uint64) string {
 
 // date is the date an entry is listed under: its booking date, else its
 // value date.
-func (v *Version) date() accounts.Date {
+func (v *Version) date() date.Date {
 	if !v.BookingDate.IsZero() {
 		return v.BookingDate
 	}

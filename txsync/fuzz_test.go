@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/txsync"
 )
@@ -31,7 +32,7 @@ func FuzzApply(f *testing.F) {
 					continue
 				}
 				tr := accounts.Transaction{Status: accounts.BookingBooked, TransactionID: id + string(rune('a'+b%4)),
-					BookingDate:       accounts.Date{Year: 2026, Month: 3, Day: 1 + int(b%28)},
+					BookingDate:       date.Date{Year: 2026, Month: 3, Day: 1 + int(b%28)},
 					TransactionAmount: money.Amount{Value: v.Add(decimal.NewFromInt(int64(b % 3))), Currency: "NOK"},
 					CreditorName:      text, RemittanceInformationUnstructured: text[:min(len(text), int(b%8))]}
 				if b&0x40 != 0 {

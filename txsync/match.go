@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 )
 
 // Loose matching of a vanished pending entry with a new entry (a pending
@@ -33,7 +34,7 @@ type tuning struct {
 // apply compares the entries of one read (booked ones listed from from
 // on, and the pending list) with the account's state and returns what
 // changed and the next state. It is a pure function of its arguments.
-func apply(acct AccountKey, st state, in []item, from accounts.Date, t tuning) (*Delta, state) {
+func apply(acct AccountKey, st state, in []item, from date.Date, t tuning) (*Delta, state) {
 	d := &Delta{Account: acct, First: st.Reads == 0}
 	cutoff := from
 	if !d.First {
@@ -42,7 +43,7 @@ func apply(acct AccountKey, st state, in []item, from accounts.Date, t tuning) (
 		}
 	}
 	d.From = cutoff
-	inWindow := func(date accounts.Date) bool { return cutoff.IsZero() || date.IsZero() || !date.Before(cutoff) }
+	inWindow := func(date date.Date) bool { return cutoff.IsZero() || date.IsZero() || !date.Before(cutoff) }
 
 	// The read's entries the sync compares: the pending ones, the booked
 	// ones from the cutoff on. Older booked ones were reported by an
@@ -284,10 +285,10 @@ func sameText(a, b string) bool {
 // passed them) and the pending ones older than the history a read
 // without the PSU reaches before it, then, past max entries, the oldest
 // booked ones and then the oldest pending ones.
-func prune(es []stored, start accounts.Date, max int) []stored {
-	var floor accounts.Date
+func prune(es []stored, start date.Date, max int) []stored {
+	var floor date.Date
 	if !start.IsZero() {
-		floor = accounts.DateOf(start.Time(time.UTC).AddDate(0, 0, -MaxOverlap))
+		floor = date.Of(start.Time(time.UTC).AddDate(0, 0, -MaxOverlap))
 	}
 	es = slices.DeleteFunc(es, func(e stored) bool {
 		if e.Pending {

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/date"
 )
 
 // state is what the sync keeps of an account between reads: the newest
@@ -15,7 +16,7 @@ import (
 // under "txsync/state/<account key>".
 type state struct {
 	// Newest is the newest booking date seen; zero before the first read.
-	Newest accounts.Date
+	Newest date.Date
 	// Seq is the last entry number handed out.
 	Seq uint64
 	// Reads counts the reads applied.
@@ -31,8 +32,8 @@ type stored struct {
 	Core    uint64
 	Pending bool
 	ID      string
-	Booking accounts.Date
-	Value   accounts.Date
+	Booking date.Date
+	Value   date.Date
 	Amount  string
 	Cur     string
 	Party   string
@@ -57,7 +58,7 @@ func storedOf(seq uint64, it *item) stored {
 		Party: v.Counterparty, Text: v.Text}
 }
 
-func (e *stored) date() accounts.Date {
+func (e *stored) date() date.Date {
 	if !e.Booking.IsZero() {
 		return e.Booking
 	}
@@ -79,9 +80,9 @@ func keyOf(a AccountKey, seq uint64) Key {
 
 // windowStart is the first booking date of the overlap window when the
 // newest booked date seen is newest.
-func windowStart(newest accounts.Date, overlap int) accounts.Date {
+func windowStart(newest date.Date, overlap int) date.Date {
 	if newest.IsZero() {
 		return newest
 	}
-	return accounts.DateOf(newest.Time(time.UTC).AddDate(0, 0, -overlap))
+	return date.Of(newest.Time(time.UTC).AddDate(0, 0, -overlap))
 }

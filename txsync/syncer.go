@@ -8,6 +8,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -136,13 +137,13 @@ func New(st store.Store, opts ...Option) (*Syncer, error) {
 // accounts.Service.TransactionsIter give them). Information entries are
 // ignored.
 type Read struct {
-	From            accounts.Date
+	From            date.Date
 	Booked, Pending []accounts.Transaction
 }
 
 // CardRead is [Read] for a card account.
 type CardRead struct {
-	From            accounts.Date
+	From            date.Date
 	Booked, Pending []accounts.CardTransaction
 }
 
@@ -189,7 +190,7 @@ func (s *Syncer) ApplyCard(ctx context.Context, acct AccountKey, r CardRead) (*D
 	return s.apply(ctx, acct, in, r.From)
 }
 
-func (s *Syncer) apply(ctx context.Context, acct AccountKey, in []item, from accounts.Date) (*Delta, error) {
+func (s *Syncer) apply(ctx context.Context, acct AccountKey, in []item, from date.Date) (*Delta, error) {
 	if err := checkAccount(acct); err != nil {
 		return nil, err
 	}
@@ -223,10 +224,10 @@ func (s *Syncer) apply(ctx context.Context, acct AccountKey, in []item, from acc
 // (a bank without the known issue of docs/interface.md section 8 filters
 // pending entries by date too, and one left out would look vanished);
 // zero before the first read (the bank's default).
-func (s *Syncer) From(ctx context.Context, acct AccountKey) (accounts.Date, error) {
+func (s *Syncer) From(ctx context.Context, acct AccountKey) (date.Date, error) {
 	st, err := s.state(ctx, acct)
 	if err != nil {
-		return accounts.Date{}, err
+		return date.Date{}, err
 	}
 	from := windowStart(st.Newest, s.t.overlap)
 	for _, e := range st.Entries {
@@ -320,16 +321,16 @@ func (s *Syncer) SyncCard(ctx context.Context, svc *accounts.Service, cardAccoun
 }
 
 // before returns the key of resource id and the date its read starts at.
-func (s *Syncer) before(ctx context.Context, resourceID string) (AccountKey, accounts.Date, error) {
+func (s *Syncer) before(ctx context.Context, resourceID string) (AccountKey, date.Date, error) {
 	acct, err := s.KeyOf(ctx, resourceID)
 	if err != nil {
-		return "", accounts.Date{}, err
+		return "", date.Date{}, err
 	}
 	from, err := s.From(ctx, acct)
 	if err != nil {
-		return "", accounts.Date{}, err
+		return "", date.Date{}, err
 	}
-	if floor := accounts.DateOf(s.now().UTC().AddDate(0, 0, -MaxOverlap)); !from.IsZero() && from.Before(floor) {
+	if floor := date.Of(s.now().UTC().AddDate(0, 0, -MaxOverlap)); !from.IsZero() && from.Before(floor) {
 		from = floor
 	}
 	return acct, from, nil
@@ -337,10 +338,10 @@ func (s *Syncer) before(ctx context.Context, resourceID string) (AccountKey, acc
 
 // ResourceFrom is [Syncer.From] for the account [Syncer.Link] recorded
 // under resource id: the latest DateFrom a read of it may ask for.
-func (s *Syncer) ResourceFrom(ctx context.Context, resourceID string) (accounts.Date, error) {
+func (s *Syncer) ResourceFrom(ctx context.Context, resourceID string) (date.Date, error) {
 	acct, err := s.KeyOf(ctx, resourceID)
 	if err != nil {
-		return accounts.Date{}, err
+		return date.Date{}, err
 	}
 	return s.From(ctx, acct)
 }

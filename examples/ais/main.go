@@ -19,6 +19,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
@@ -90,7 +91,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	since := accounts.DateOf(time.Now().AddDate(0, 0, -30))
+	since := date.Of(time.Now().AddDate(0, 0, -30))
 	for _, a := range list {
 		fmt.Fprintf(out, "\n%s (%s, %s)\n", a.Name, a.Product, a.Currency)
 		report, err := ais.Balances(ctx, a.ResourceID, opts)

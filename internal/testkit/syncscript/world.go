@@ -16,6 +16,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
@@ -55,7 +56,7 @@ func (c *Clock) set(t time.Time) {
 // list are compared by it.
 type Fact struct {
 	Pending             bool
-	Date                accounts.Date
+	Date                date.Date
 	Amount, Party, Text string
 }
 
@@ -205,8 +206,8 @@ func (w *World) Truth(i int) []Fact {
 	return out
 }
 
-func (w *World) date(day int) accounts.Date { return accounts.DateOf(w.start.AddDate(0, 0, day)) }
+func (w *World) date(day int) date.Date { return date.Of(w.start.AddDate(0, 0, day)) }
 
 func factOfSeed(t emulator.SeedTransaction) Fact {
-	return Fact{Pending: t.Pending, Date: accounts.DateOf(t.BookingDate), Amount: t.Amount, Party: t.CounterpartyName, Text: t.Remittance}
+	return Fact{Pending: t.Pending, Date: date.Of(t.BookingDate), Amount: t.Amount, Party: t.CounterpartyName, Text: t.Remittance}
 }
