@@ -430,7 +430,7 @@ func (s *Server) mockTransaction(a *account, m mockTransaction, p string, now ti
 		return t, errFormat(p+"transactionAmount.amount", "The amount must not be zero.")
 	}
 	t.amount = v
-	t.bookingDate = today(now)
+	t.bookingDate = rules.Today(now)
 	if m.BookingDate != "" {
 		if t.bookingDate, err = time.Parse(time.DateOnly, m.BookingDate); err != nil {
 			return t, errFormat(p+"bookingDate", "bookingDate must be a date YYYY-MM-DD.")
@@ -502,7 +502,7 @@ func (s *Server) createCardTransactions(c *call) error {
 		}
 		t := &cardTransaction{id: c.data().nextTxID()[4:], booked: m.BookingStatus != "pending", amount: v,
 			currency: k.currency, originalAmount: v, originalCur: k.currency, invoiced: m.Invoiced,
-			details: m.TransactionDetails, transactionDate: today(c.now)}
+			details: m.TransactionDetails, transactionDate: rules.Today(c.now)}
 		if m.OriginalAmount != nil && m.OriginalAmount.Currency != "" {
 			if !money.IsCurrency(m.OriginalAmount.Currency) {
 				return errFormat(p+"originalAmount.currency", "currency must be an ISO 4217 code.")

@@ -83,7 +83,7 @@ func checkPaymentBody(service, product string, body []byte, now time.Time) (*pay
 	if e != nil {
 		return nil, e
 	}
-	c := paymentCheck{service: service, product: product, today: bankDate(now)}
+	c := paymentCheck{service: service, product: product, today: rules.BankDate(now)}
 	if e := c.check(b); e != nil {
 		return nil, e
 	}

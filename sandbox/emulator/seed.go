@@ -337,7 +337,7 @@ func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData)
 		return SeedResult{}, ErrUnknownTPP
 	}
 	now := s.now()
-	b := &seeder{now: now, day: today(now), tppID: tppIdentity(tpp), owner: tppIdentity(tpp),
+	b := &seeder{now: now, day: rules.Today(now), tppID: tppIdentity(tpp), owner: tppIdentity(tpp),
 		amounts: map[amountKey]decimal.Decimal{}, numbers: map[string]bool{}, bbans: map[string]bool{}}
 	plan := make([]*seedPlan, len(data.Customers))
 	for i := range data.Customers {
