@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Account information service (docs/interface.md section 4.5, docs/interface.md section 10 "Paths" and
@@ -266,7 +267,7 @@ func historyFloor(c *call, sess *session) time.Time {
 	if c.psuPresent() && sess.fresh {
 		return time.Time{}
 	}
-	return today(c.now).Add(-historyLimit)
+	return rules.Today(c.now).Add(-historyLimit)
 }
 
 type transactionJSON struct {

@@ -15,6 +15,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // shape lists the JSON paths of v with their types ("a.b[].c:string"),
@@ -84,7 +86,7 @@ func TestShapesMatchPlatform(t *testing.T) {
 	require.NoError(t, json.Unmarshal(cards.body, &cl))
 	require.Len(t, cl.CardAccounts, 1)
 	card := cl.CardAccounts[0].ResourceID
-	day := today(s.now())
+	day := rules.Today(s.now())
 
 	corp := newTPPClient(t, s, "Corporate AISP")
 	sid := uuid.NewString()
@@ -177,7 +179,7 @@ func TestTransactionsPaging(t *testing.T) {
 func TestTransactionsFilters(t *testing.T) {
 	t.Parallel()
 	s, c, ids, psu := aisSetup(t)
-	day := today(s.now())
+	day := rules.Today(s.now())
 	from := day.AddDate(0, 0, -20).Format(time.DateOnly)
 	to := day.AddDate(0, 0, -5).Format(time.DateOnly)
 	base := "/v1/accounts/" + ids[0] + "/transactions?"
@@ -241,7 +243,7 @@ func TestPendingKnownIssue(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s, c, ids, psu := aisSetup(t, tt.opts...)
-			from := today(s.now()).AddDate(0, 0, -3).Format(time.DateOnly)
+			from := rules.Today(s.now()).AddDate(0, 0, -3).Format(time.DateOnly)
 			r := c.get("/v1/accounts/"+ids[0]+"/transactions?bookingStatus=both&limit=1&dateFrom="+from, psu...)
 			require.Equal(t, http.StatusOK, r.status)
 			p := decodeTxPage(t, r)
@@ -287,7 +289,7 @@ func TestAccessBudgetWithoutPSU(t *testing.T) {
 	// Without the PSU, history is 90 days at most even within the hour.
 	r = c.get(tx, absent...)
 	require.Equal(t, http.StatusOK, r.status)
-	floor := today(clock.Now()).Add(-historyLimit).Format(time.DateOnly)
+	floor := rules.Today(clock.Now()).Add(-historyLimit).Format(time.DateOnly)
 	dates := bookedDates(t, r)
 	assert.Len(t, dates, 23) // days 2 to 90 in steps of 4
 	for _, d := range dates {

@@ -289,10 +289,10 @@ func findRefused(v any, path string) (string, rune, bool) {
 		}
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(t)) {
-			if p, r, ok := findRefused(k, join(path, k)); ok {
+			if p, r, ok := findRefused(k, rules.JoinPath(path, k)); ok {
 				return p, r, true
 			}
-			if p, r, ok := findRefused(t[k], join(path, k)); ok {
+			if p, r, ok := findRefused(t[k], rules.JoinPath(path, k)); ok {
 				return p, r, true
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // batchHours are the local hours of the scheduled batch runs, on the
@@ -83,7 +84,7 @@ func nextBatch(t time.Time) time.Time {
 
 // runBatchLocked processes the payments in creation order. Needs s.mu.
 func (s *Server) runBatchLocked(now time.Time) {
-	date := bankDate(now)
+	date := rules.BankDate(now)
 	for _, p := range s.pay.list {
 		if p.Service == servicePeriodic {
 			continue
@@ -152,7 +153,7 @@ func (s *Server) settle(p *payment, now time.Time) {
 		return
 	}
 
-	day := today(now)
+	day := rules.Today(now)
 	debtorName := ""
 	if acct != nil {
 		if cu := st.customerByID(acct.owner); cu != nil {

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // maxBody bounds the request bodies the emulator reads.
@@ -148,13 +150,13 @@ func (c *call) psuPresent() bool { return strings.TrimSpace(c.header("PSU-IP-Add
 
 // decode decodes the JSON body into v. Unknown fields are allowed, and a
 // key naming a field of v in another case is one of them (field names are
-// case-sensitive, docs/interface.md section 2.7; see dropMiscased); a type
+// case-sensitive, docs/interface.md section 2.7; see rules.DropMiscased); a type
 // mismatch gives 400 FORMAT_ERROR naming the field (jsonProblem).
 func (c *call) decode(v any) error {
 	if len(c.body) == 0 {
 		return errFormat("", "A JSON body is required.")
 	}
-	body, _ := dropMiscased(c.body, reflect.TypeOf(v))
+	body, _ := rules.DropMiscased(c.body, reflect.TypeOf(v))
 	if err := json.Unmarshal(body, v); err != nil {
 		return jsonProblem(err)
 	}

@@ -5,6 +5,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Default customers (docs/interface.md section 1.5, docs/interface.md section 10 "Session model"). Their
@@ -111,7 +113,7 @@ func (b *builder) cardTx(k *cardAccount, daysAgo int, booked bool, amount, origi
 // newDefaultStore returns the state after sandbox initialisation, with
 // transaction dates relative to now.
 func newDefaultStore(now time.Time) *store {
-	b := &builder{st: newStore(), day: today(now)}
+	b := &builder{st: newStore(), day: rules.Today(now)}
 
 	kari := b.customer(CustomerKari, contextPrivate, "Kari Testperson")
 	brukskonto := b.account(kari, "9531277606", "Brukskonto", "BRUKSKONTO", "CACC", "15234.75")

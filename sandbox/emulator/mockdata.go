@@ -184,8 +184,7 @@ func (s *Server) createCustomer(c *call) error {
 	if err := s.roomForCustomer(c.data()); err != nil {
 		return err
 	}
-	cu := &customer{id: encID("", 48), number: in.CustomerNumber, typ: in.CustomerType, name: in.CustomerName,
-		tpp: c.tpp.id}
+	cu := newMockCustomer(in.CustomerNumber, in.CustomerType, in.CustomerName, c.tpp.id)
 	c.data().addCustomer(cu)
 	return c.reply(http.StatusCreated, c.data().customerJSON(cu, true, true))
 }
@@ -269,45 +268,35 @@ func (s *Server) createAccount(c *call) error {
 	if err != nil {
 		return err
 	}
-	if in.Currency == "" {
-		in.Currency = "NOK"
-	}
-	if !money.IsCurrency(in.Currency) {
+	sp := accountSpec{bban: in.BBAN, currency: in.Currency, name: in.Name, product: in.Product,
+		cashAccountType: in.CashAccountType}.withDefaults()
+	if !money.IsCurrency(sp.currency) {
 		return errFormat("currency", "currency must be an ISO 4217 code.")
 	}
-	if in.Name == "" {
-		in.Name = "Konto"
-	}
-	if err := textField(in.Name, "name", 1, 70); err != nil {
+	if err := textField(sp.name, "name", 1, 70); err != nil {
 		return err
 	}
-	bal, err := in.Balance.parse(in.Currency, "balance")
-	if err != nil {
+	if sp.balance, err = in.Balance.parse(sp.currency, "balance"); err != nil {
 		return err
 	}
-	credit, err := in.CreditLine.parse(in.Currency, "creditLine")
-	if err != nil {
+	if sp.creditLine, err = in.CreditLine.parse(sp.currency, "creditLine"); err != nil {
 		return err
 	}
-	if in.BBAN == "" {
-		for in.BBAN == "" || c.data().accountByBBAN(in.BBAN) != nil || reserved().bbans[in.BBAN] {
-			in.BBAN = makeBBAN("9" + randomDigits(9))
+	if sp.bban == "" {
+		for sp.bban == "" || c.data().accountByBBAN(sp.bban) != nil || reserved().bbans[sp.bban] {
+			sp.bban = makeBBAN("9" + randomDigits(9))
 		}
-	} else if !rules.ValidNorwegianBBAN(in.BBAN) {
+	} else if !rules.ValidNorwegianBBAN(sp.bban) {
 		return errFormat("bban", "bban must be 11 digits with a valid MOD11 check digit.")
-	} else if c.data().accountByBBAN(in.BBAN) != nil {
+	} else if c.data().accountByBBAN(sp.bban) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")
-	} else if reserved().bbans[in.BBAN] {
+	} else if reserved().bbans[sp.bban] {
 		return newError(http.StatusConflict, "CONFLICT", "This bban is reserved for a default account; initialise the sandbox to restore it.").at("bban")
 	}
 	if err := s.roomForAccount(c.data()); err != nil {
 		return err
 	}
-	a := &account{
-		id: encID("", 32), owner: cu.id, bban: in.BBAN, iban: ibanOf(in.BBAN), currency: in.Currency,
-		name: in.Name, product: orDefault(in.Product, "BRUKSKONTO"), cashAccountType: orDefault(in.CashAccountType, "CACC"),
-		bic: "TSTBNO22", booked: bal, creditLine: credit,
-	}
+	a := sp.build()
 	c.data().addAccount(cu, a)
 	return c.reply(http.StatusCreated, a.json(true))
 }
@@ -333,37 +322,26 @@ func (s *Server) createCard(c *call) error {
 	if err != nil {
 		return err
 	}
-	if in.Currency == "" {
-		in.Currency = "NOK"
-	}
-	if !money.IsCurrency(in.Currency) {
+	sp := cardSpec{maskedPan: in.MaskedPan, currency: in.Currency, name: in.Name, product: in.Product}.withDefaults()
+	if !money.IsCurrency(sp.currency) {
 		return errFormat("currency", "currency must be an ISO 4217 code.")
 	}
-	if in.MaskedPan == "" {
-		in.MaskedPan = "552216******" + randomDigits(4)
-	}
-	if err := textField(in.MaskedPan, "maskedPan", 1, 35); err != nil {
+	if err := textField(sp.maskedPan, "maskedPan", 1, 35); err != nil {
 		return err
 	}
-	if in.Name == "" {
-		in.Name = "Kredittkort"
-	}
-	if err := textField(in.Name, "name", 1, 70); err != nil {
+	if err := textField(sp.name, "name", 1, 70); err != nil {
 		return err
 	}
-	limit, err := in.CreditLimit.parse(in.Currency, "creditLimit")
-	if err != nil {
+	if sp.creditLimit, err = in.CreditLimit.parse(sp.currency, "creditLimit"); err != nil {
 		return err
 	}
-	bal, err := in.Balance.parse(in.Currency, "balance")
-	if err != nil {
+	if sp.balance, err = in.Balance.parse(sp.currency, "balance"); err != nil {
 		return err
 	}
 	if err := s.roomForAccount(c.data()); err != nil {
 		return err
 	}
-	k := &cardAccount{id: encID("", 32), owner: cu.id, maskedPan: in.MaskedPan, currency: in.Currency,
-		name: in.Name, product: orDefault(in.Product, "Kredittkort"), creditLimit: limit, booked: bal}
+	k := sp.build()
 	if len(cu.accounts) > 0 {
 		if a := c.data().accountByID(cu.accounts[0]); a != nil {
 			k.relatedBBAN = a.bban
@@ -452,7 +430,7 @@ func (s *Server) mockTransaction(a *account, m mockTransaction, p string, now ti
 		return t, errFormat(p+"transactionAmount.amount", "The amount must not be zero.")
 	}
 	t.amount = v
-	t.bookingDate = today(now)
+	t.bookingDate = rules.Today(now)
 	if m.BookingDate != "" {
 		if t.bookingDate, err = time.Parse(time.DateOnly, m.BookingDate); err != nil {
 			return t, errFormat(p+"bookingDate", "bookingDate must be a date YYYY-MM-DD.")
@@ -524,7 +502,7 @@ func (s *Server) createCardTransactions(c *call) error {
 		}
 		t := &cardTransaction{id: c.data().nextTxID()[4:], booked: m.BookingStatus != "pending", amount: v,
 			currency: k.currency, originalAmount: v, originalCur: k.currency, invoiced: m.Invoiced,
-			details: m.TransactionDetails, transactionDate: today(c.now)}
+			details: m.TransactionDetails, transactionDate: rules.Today(c.now)}
 		if m.OriginalAmount != nil && m.OriginalAmount.Currency != "" {
 			if !money.IsCurrency(m.OriginalAmount.Currency) {
 				return errFormat(p+"originalAmount.currency", "currency must be an ISO 4217 code.")

@@ -66,7 +66,7 @@ func TestDefaultSandboxData(t *testing.T) {
 	kari := s.soleStore().customerByNumber(CustomerKari)
 	first := s.soleStore().accountByID(kari.accounts[0])
 	booked, pending := 0, 0
-	oldest := today(s.now())
+	oldest := rules.Today(s.now())
 	for _, tx := range first.transactions {
 		if tx.booked {
 			booked++
@@ -79,7 +79,7 @@ func TestDefaultSandboxData(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, booked, 25)
 	assert.Equal(t, 3, pending)
-	assert.Greater(t, today(s.now()).Sub(oldest), 100*24*time.Hour)
+	assert.Greater(t, rules.Today(s.now()).Sub(oldest), 100*24*time.Hour)
 	assert.Equal(t, "100.00", s.soleStore().accountByID(kari.accounts[1]).booked.StringFixed(2))
 }
 
@@ -123,7 +123,7 @@ func TestMockDataLifecycle(t *testing.T) {
 	var card cardJSON
 	require.NoError(t, json.Unmarshal(r.body, &card))
 
-	txs := `[{"bookingDate":"` + today(s.now()).AddDate(0, 0, -1).Format(time.DateOnly) + `","transactionAmount":{"amount":"-100.00","currency":"NOK"},"creditorName":"Butikk","creditorAccount":{"bban":"12345678903"},"remittanceInformationUnstructured":"Kjøp"},
+	txs := `[{"bookingDate":"` + rules.Today(s.now()).AddDate(0, 0, -1).Format(time.DateOnly) + `","transactionAmount":{"amount":"-100.00","currency":"NOK"},"creditorName":"Butikk","creditorAccount":{"bban":"12345678903"},"remittanceInformationUnstructured":"Kjøp"},
 	         {"bookingStatus":"pending","transactionAmount":{"amount":-20,"currency":"NOK"},"debtorAccount":{"bban":"` + acc.BBAN + `"}}]`
 	r = c.do(http.MethodPost, "/v1/sandbox/accounts/"+acc.ResourceID+"/transactions", []byte(txs))
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))

@@ -7,6 +7,8 @@ import (
 	"io"
 	"reflect"
 	"unicode/utf8"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // The body schema of the payment requests: the fields the emulator reads
@@ -111,7 +113,7 @@ func knownProduct(product string) bool {
 // says (400 FORMAT_ERROR naming the field). Unknown fields are ignored,
 // and so is a key naming a field in another case ("CREDITORNAME"): field
 // names are case-sensitive (docs/interface.md sections 2.4, 2.5; see
-// dropMiscased).
+// rules.DropMiscased).
 func decodePaymentBody(body []byte) (*paymentBody, *apiError) {
 	if !utf8.Valid(body) {
 		return nil, errFormat("", "The body is not valid UTF-8.")
@@ -124,7 +126,7 @@ func decodePaymentBody(body []byte) (*paymentBody, *apiError) {
 		return nil, errFormat("", "The body must be a JSON object.")
 	}
 	var b paymentBody
-	body, _ = dropMiscased(body, reflect.TypeFor[paymentBody]())
+	body, _ = rules.DropMiscased(body, reflect.TypeFor[paymentBody]())
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&b); err != nil {
 		return nil, jsonProblem(err)

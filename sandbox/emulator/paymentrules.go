@@ -83,7 +83,7 @@ func checkPaymentBody(service, product string, body []byte, now time.Time) (*pay
 	if e != nil {
 		return nil, e
 	}
-	c := paymentCheck{service: service, product: product, today: bankDate(now)}
+	c := paymentCheck{service: service, product: product, today: rules.BankDate(now)}
 	if e := c.check(b); e != nil {
 		return nil, e
 	}
@@ -104,51 +104,43 @@ func (c paymentCheck) check(b *paymentBody) *apiError {
 	return nil
 }
 
-// join builds a field path such as "payments[0].creditorName".
-func join(prefix, field string) string {
-	if prefix == "" {
-		return field
-	}
-	return prefix + "." + field
-}
-
 // single checks one payment (a single or periodic payment, or one entry of
 // a bulk payment when withDebtor is false).
 func (c paymentCheck) single(b *paymentBody, prefix string, withDebtor bool) *apiError {
-	if e := c.amount(b.InstructedAmount, join(prefix, "instructedAmount")); e != nil {
+	if e := c.amount(b.InstructedAmount, rules.JoinPath(prefix, "instructedAmount")); e != nil {
 		return e
 	}
-	if e := requiredText(b.CreditorName, join(prefix, "creditorName"), 1, maxNameLen); e != nil {
+	if e := requiredText(b.CreditorName, rules.JoinPath(prefix, "creditorName"), 1, maxNameLen); e != nil {
 		return e
 	}
-	if e := c.creditorAccount(b.CreditorAccount, join(prefix, "creditorAccount")); e != nil {
+	if e := c.creditorAccount(b.CreditorAccount, rules.JoinPath(prefix, "creditorAccount")); e != nil {
 		return e
 	}
 	if e := c.creditorAgent(b, prefix); e != nil {
 		return e
 	}
-	if e := c.address(b.CreditorAddress, join(prefix, "creditorAddress")); e != nil {
+	if e := c.address(b.CreditorAddress, rules.JoinPath(prefix, "creditorAddress")); e != nil {
 		return e
 	}
 	if withDebtor {
-		if e := c.debtorAccount(b.DebtorAccount, join(prefix, "debtorAccount")); e != nil {
+		if e := c.debtorAccount(b.DebtorAccount, rules.JoinPath(prefix, "debtorAccount")); e != nil {
 			return e
 		}
 	}
-	if e := optionalText(b.UltimateDebtor, join(prefix, "ultimateDebtor"), 0, maxNameLen); e != nil {
+	if e := optionalText(b.UltimateDebtor, rules.JoinPath(prefix, "ultimateDebtor"), 0, maxNameLen); e != nil {
 		return e
 	}
-	if e := optionalText(b.EndToEndIdentification, join(prefix, "endToEndIdentification"), 0, maxEndToEndLen); e != nil {
+	if e := optionalText(b.EndToEndIdentification, rules.JoinPath(prefix, "endToEndIdentification"), 0, maxEndToEndLen); e != nil {
 		return e
 	}
 	if e := c.remittance(b, prefix); e != nil {
 		return e
 	}
 	if b.PurposeCode != nil && !purposeCodes[*b.PurposeCode] {
-		return errFormat(join(prefix, "purposeCode"), "purposeCode %q is not one of the allowed codes.", clip(*b.PurposeCode))
+		return errFormat(rules.JoinPath(prefix, "purposeCode"), "purposeCode %q is not one of the allowed codes.", clip(*b.PurposeCode))
 	}
 	if withDebtor {
-		return c.executionDate(b.RequestedExecutionDate, join(prefix, "requestedExecutionDate"))
+		return c.executionDate(b.RequestedExecutionDate, rules.JoinPath(prefix, "requestedExecutionDate"))
 	}
 	return nil
 }
@@ -303,7 +295,7 @@ func cardReference(o *paymentCard, path string) *apiError {
 // creditorAgent checks the BIC; an NDCT to a currency account needs one
 // (docs/interface.md section 2.4).
 func (c paymentCheck) creditorAgent(b *paymentBody, prefix string) *apiError {
-	path := join(prefix, "creditorAgent")
+	path := rules.JoinPath(prefix, "creditorAgent")
 	if b.CreditorAgent == nil {
 		if c.domestic() && b.CreditorAccount != nil && b.CreditorAccount.Currency != nil && *b.CreditorAccount.Currency != "NOK" {
 			return errFormat(path, "%s is required when paying to a currency account.", path)
@@ -339,10 +331,10 @@ func (c paymentCheck) address(a *paymentAddress, path string) *apiError {
 // remittance checks the unstructured text and the structured references,
 // including KID check digits (docs/interface.md sections 2.4, 7).
 func (c paymentCheck) remittance(b *paymentBody, prefix string) *apiError {
-	if e := optionalText(b.RemittanceInformationUnstructured, join(prefix, "remittanceInformationUnstructured"), 1, maxUnstructuredLen); e != nil {
+	if e := optionalText(b.RemittanceInformationUnstructured, rules.JoinPath(prefix, "remittanceInformationUnstructured"), 1, maxUnstructuredLen); e != nil {
 		return e
 	}
-	arrPath := join(prefix, "remittanceInformationStructuredArray")
+	arrPath := rules.JoinPath(prefix, "remittanceInformationStructuredArray")
 	if b.RemittanceInformationStructuredArray != nil {
 		if b.RemittanceInformationUnstructured != nil {
 			return errFormat(arrPath, "Only one of remittanceInformationStructuredArray and remittanceInformationUnstructured may be set.")
@@ -357,7 +349,7 @@ func (c paymentCheck) remittance(b *paymentBody, prefix string) *apiError {
 		}
 	}
 	if b.RemittanceInformationStructured != nil {
-		return reference(b.RemittanceInformationStructured, join(prefix, "remittanceInformationStructured"))
+		return reference(b.RemittanceInformationStructured, rules.JoinPath(prefix, "remittanceInformationStructured"))
 	}
 	return nil
 }

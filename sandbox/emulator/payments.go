@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Transaction statuses used by the emulator (docs/interface.md section 3).
@@ -341,7 +342,7 @@ func (s *Server) paymentApproval(ps []*payment) func(scaResult) error {
 		if !res.OK {
 			return nil // the PSU cancelled: the payments stay RCVD
 		}
-		today := bankDate(res.Now)
+		today := rules.BankDate(res.Now)
 		var refused error
 		for _, p := range ps {
 			if p.Status != statusRCVD {

@@ -16,6 +16,8 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Sandbox accounts of the default data used by the payment tests.
@@ -539,7 +541,7 @@ func TestInsufficientFunds(t *testing.T) {
 
 	// Money arrives; the next batch settles the payment.
 	s.mu.Lock()
-	s.soleStore().book(s.soleStore().accountByBBAN(kariSpar), transaction{amount: decimal.RequireFromString("60.00"), bookingDate: today(s.now())})
+	s.soleStore().book(s.soleStore().accountByBBAN(kariSpar), transaction{amount: decimal.RequireFromString("60.00"), bookingDate: rules.Today(s.now())})
 	s.mu.Unlock()
 	s.RunBatch()
 	st := c.paymentStatus(self)
@@ -749,7 +751,7 @@ func TestPeriodicNotInBatch(t *testing.T) {
 	clock := newFakeClock()
 	s := startServer(t, WithClock(clock.Now))
 	c := newTPPClient(t, s, "Periodic TPP")
-	b := ndctBody(kariBruk, external, "10.00", set("startDate", bankDate(clock.Now())), set("frequency", "Weekly"))
+	b := ndctBody(kariBruk, external, "10.00", set("startDate", rules.BankDate(clock.Now())), set("frequency", "Weekly"))
 	got := c.createPayment("/v1/periodic-payments/"+productNDCT, b)
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
 	s.RunBatch()

@@ -12,6 +12,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 const redirectURI = "https://tpp.example/cb?state=abc"
@@ -222,7 +224,7 @@ func TestSCAExpiresAfterOneHour(t *testing.T) {
 	r = c.get("/v1/accounts/"+ids[0]+"/transactions?bookingStatus=booked", psuHeaders(psuID, sid)...)
 	require.Equal(t, http.StatusOK, r.status)
 	dates := bookedDates(t, r)
-	floor := today(clock.Now()).Add(-historyLimit).Format(time.DateOnly)
+	floor := rules.Today(clock.Now()).Add(-historyLimit).Format(time.DateOnly)
 	assert.Less(t, len(dates), 30)
 	for _, d := range dates {
 		assert.GreaterOrEqual(t, d, floor)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Scenario controls for transaction synchronisation: what a bank does to
@@ -48,7 +50,7 @@ func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string
 		return nil, &SeedError{Path: "n", Reason: "must be at least 1"}
 	}
 	now := s.now()
-	b := &seeder{now: now, day: today(now), amounts: map[amountKey]decimal.Decimal{}}
+	b := &seeder{now: now, day: rules.Today(now), amounts: map[amountKey]decimal.Decimal{}}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, a := s.scenarioAccount(accountID)
@@ -118,7 +120,7 @@ func (s *Server) ChangeTransactionID(accountID, ref string) (string, error) {
 // currency conversion). It returns the booked entry's transactionId.
 func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amount string) (string, error) {
 	now := s.now()
-	b := &seeder{now: now, day: today(now), amounts: map[amountKey]decimal.Decimal{}}
+	b := &seeder{now: now, day: rules.Today(now), amounts: map[amountKey]decimal.Decimal{}}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, a := s.scenarioAccount(accountID)

@@ -337,7 +337,7 @@ func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData)
 		return SeedResult{}, ErrUnknownTPP
 	}
 	now := s.now()
-	b := &seeder{now: now, day: today(now), tppID: tppIdentity(tpp), owner: tppIdentity(tpp),
+	b := &seeder{now: now, day: rules.Today(now), tppID: tppIdentity(tpp), owner: tppIdentity(tpp),
 		amounts: map[amountKey]decimal.Decimal{}, numbers: map[string]bool{}, bbans: map[string]bool{}}
 	plan := make([]*seedPlan, len(data.Customers))
 	for i := range data.Customers {
@@ -419,7 +419,7 @@ func (b *seeder) customer(i int, in *SeedCustomer) (*seedPlan, error) {
 		return nil, seedFail("appears twice in the seed", "Customers[%d].Number", i)
 	}
 	b.numbers[number] = true
-	p.cu = &customer{id: encID("", 48), number: number, typ: typ, name: name, tpp: b.owner}
+	p.cu = newMockCustomer(number, typ, name, b.owner)
 	b.counts.customers++
 
 	p.accounts = make([]*account, len(in.Accounts))
@@ -496,12 +496,13 @@ func (b *seeder) drawBBAN() string {
 }
 
 func (b *seeder) account(i, j int, in *SeedAccount) (*account, bool, error) {
-	cur := orDefault(in.Currency, "NOK")
+	sp := accountSpec{bban: in.BBAN, currency: in.Currency, name: in.Name, product: in.Product,
+		cashAccountType: in.CashAccountType}.withDefaults()
+	cur := sp.currency
 	if !money.IsCurrency(cur) {
 		return nil, false, seedFail("must be an ISO 4217 code", "Customers[%d].Accounts[%d].Currency", i, j)
 	}
-	name := orDefault(in.Name, "Konto")
-	if r := seedText(name, 1, 70); r != "" {
+	if r := seedText(sp.name, 1, 70); r != "" {
 		return nil, false, seedFail(r, "Customers[%d].Accounts[%d].Name", i, j)
 	}
 	for _, f := range []struct{ v, name string }{{in.Product, "Product"}, {in.CashAccountType, "CashAccountType"}} {
@@ -509,15 +510,14 @@ func (b *seeder) account(i, j int, in *SeedAccount) (*account, bool, error) {
 			return nil, false, seedFail(r, "Customers[%d].Accounts[%d].%s", i, j, f.name)
 		}
 	}
-	bal, r := b.amount(in.Balance, cur, true)
-	if r != "" {
+	var r string
+	if sp.balance, r = b.amount(in.Balance, cur, true); r != "" {
 		return nil, false, seedFail(r, "Customers[%d].Accounts[%d].Balance", i, j)
 	}
-	credit, r := b.amount(in.CreditLine, cur, true)
-	if r != "" {
+	if sp.creditLine, r = b.amount(in.CreditLine, cur, true); r != "" {
 		return nil, false, seedFail(r, "Customers[%d].Accounts[%d].CreditLine", i, j)
 	}
-	bban, drawn := in.BBAN, false
+	bban, drawn := sp.bban, false
 	switch {
 	case bban == "":
 		bban, drawn = b.drawBBAN(), true
@@ -529,11 +529,8 @@ func (b *seeder) account(i, j int, in *SeedAccount) (*account, bool, error) {
 		return nil, false, seedFail("appears twice in the seed", "Customers[%d].Accounts[%d].BBAN", i, j)
 	}
 	b.bbans[bban] = true
-	a := &account{
-		id: encID("", 32), bban: bban, iban: ibanOf(bban), currency: cur, name: name,
-		product: orDefault(in.Product, "BRUKSKONTO"), cashAccountType: orDefault(in.CashAccountType, "CACC"),
-		bic: "TSTBNO22", booked: bal, creditLine: credit,
-	}
+	sp.bban = bban
+	a := sp.build()
 	if len(in.Transactions) > 0 {
 		a.transactions = make([]*transaction, len(in.Transactions))
 		txs := make([]transaction, len(in.Transactions)) // one allocation for all
@@ -592,34 +589,28 @@ func (b *seeder) transaction(a *account, t *transaction, in *SeedTransaction) er
 }
 
 func (b *seeder) card(i, j int, in *SeedCardAccount) (*cardAccount, error) {
-	cur := orDefault(in.Currency, "NOK")
+	sp := cardSpec{maskedPan: in.MaskedPan, currency: in.Currency, name: in.Name, product: in.Product}.withDefaults()
+	cur := sp.currency
 	if !money.IsCurrency(cur) {
 		return nil, seedFail("must be an ISO 4217 code", "Customers[%d].CardAccounts[%d].Currency", i, j)
 	}
-	pan := in.MaskedPan
-	if pan == "" {
-		pan = "552216******" + randomDigits(4)
-	}
-	if r := seedText(pan, 1, 35); r != "" {
+	if r := seedText(sp.maskedPan, 1, 35); r != "" {
 		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].MaskedPan", i, j)
 	}
-	name := orDefault(in.Name, "Kredittkort")
-	if r := seedText(name, 1, 70); r != "" {
+	if r := seedText(sp.name, 1, 70); r != "" {
 		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Name", i, j)
 	}
 	if r := seedText(in.Product, 0, 70); r != "" {
 		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Product", i, j)
 	}
-	limit, r := b.amount(in.CreditLimit, cur, true)
-	if r != "" {
+	var r string
+	if sp.creditLimit, r = b.amount(in.CreditLimit, cur, true); r != "" {
 		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].CreditLimit", i, j)
 	}
-	bal, r := b.amount(in.Balance, cur, true)
-	if r != "" {
+	if sp.balance, r = b.amount(in.Balance, cur, true); r != "" {
 		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Balance", i, j)
 	}
-	k := &cardAccount{id: encID("", 32), maskedPan: pan, currency: cur, name: name,
-		product: orDefault(in.Product, "Kredittkort"), creditLimit: limit, booked: bal}
+	k := sp.build()
 	if len(in.Transactions) > 0 {
 		k.transactions = make([]*cardTransaction, len(in.Transactions))
 		txs := make([]cardTransaction, len(in.Transactions))
