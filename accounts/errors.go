@@ -53,8 +53,11 @@ var (
 
 	// ErrUnexpectedLink: a link to follow (a stored next link, or the next
 	// link of a page) is not a transactions link of the expected account
-	// on the bank's base URL; nothing was sent. A link to another host is
-	// refused with [client.ErrForeignHost], which the error also matches.
+	// on the bank's base URL; nothing was sent. Like every refusal before
+	// sending it is a *client.NotSentError matching client.ErrNotSent and
+	// client.ErrValidation, with a *client.ValidationError on field
+	// "href". A link to another host is refused with
+	// [client.ErrForeignHost], which the error also matches.
 	ErrUnexpectedLink = errors.New("accounts: link is not a transactions link of this account")
 
 	// ErrNoSCARedirect: the bank answered the bank-offered consent request

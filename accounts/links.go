@@ -26,18 +26,18 @@ func (s *Service) linkAccount(op, collection, want string) func(*client.Call) (s
 	return func(call *client.Call) (string, error) {
 		u, err := url.Parse(call.URL)
 		if err != nil {
-			return "", &linkError{op: op, reason: "malformed href"}
+			return "", unexpectedLink(op, "malformed href", nil)
 		}
 		base, err := url.Parse(s.c.BaseURL())
 		if err != nil {
-			return "", &linkError{op: op, reason: "invalid base URL"}
+			return "", unexpectedLink(op, "invalid base URL", nil)
 		}
 		id, err := transactionsAccount(op, strings.TrimRight(base.EscapedPath(), "/"), collection, u.EscapedPath())
 		if err != nil {
 			return "", err
 		}
 		if want != "" && id != want {
-			return "", &linkError{op: op, reason: "the link names another account"}
+			return "", unexpectedLink(op, "the link names another account", nil)
 		}
 		return id, nil
 	}
@@ -47,44 +47,57 @@ func (s *Service) linkAccount(op, collection, want string) func(*client.Call) (s
 // must be <basePath><collection><id>/transactions.
 func transactionsAccount(op, basePath, collection, p string) (string, error) {
 	if !strings.HasPrefix(p, basePath+"/") {
-		return "", &linkError{op: op, reason: "path outside the base URL"}
+		return "", unexpectedLink(op, "path outside the base URL", nil)
 	}
 	p = p[len(basePath):]
 	if !strings.HasPrefix(p, collection) || !strings.HasSuffix(p, transactionsSuffix) ||
 		len(p) <= len(collection)+len(transactionsSuffix) {
-		return "", &linkError{op: op, reason: "not a transactions path"}
+		return "", unexpectedLink(op, "not a transactions path", nil)
 	}
 	seg := p[len(collection) : len(p)-len(transactionsSuffix)]
 	if strings.Contains(seg, "/") {
-		return "", &linkError{op: op, reason: "not a transactions path"}
+		return "", unexpectedLink(op, "not a transactions path", nil)
 	}
 	id, err := url.PathUnescape(seg)
 	if err != nil || id == "" || id == "." || id == ".." || strings.ContainsAny(id, "/\x00") {
-		return "", &linkError{op: op, reason: "not a transactions path"}
+		return "", unexpectedLink(op, "not a transactions path", nil)
 	}
 	return id, nil
 }
 
 // foreignLink makes the client's refusal of a link to another host
 // ([client.ErrForeignHost]) an [ErrUnexpectedLink] too, as that error
-// documents; any other error is returned as it is.
+// documents, still one *client.NotSentError around one
+// *client.ValidationError; any other error is returned as it is.
 func foreignLink(op string, err error) error {
-	if errors.Is(err, client.ErrForeignHost) && !errors.Is(err, ErrUnexpectedLink) {
-		return &linkError{op: op, reason: "link to another host", cause: err}
+	var ns *client.NotSentError
+	if !errors.As(err, &ns) || !errors.Is(err, client.ErrForeignHost) || errors.Is(err, ErrUnexpectedLink) {
+		return err
 	}
-	return err
+	return &client.NotSentError{Operation: ns.Operation, RequestID: ns.RequestID,
+		Err: unexpectedLink(op, "link to another host", ns.Err)}
+}
+
+// unexpectedLink is the refusal of a link before anything is sent: a
+// *client.ValidationError on field "href" that matches
+// [ErrUnexpectedLink] (and cause, when set), so that it reads like every
+// other refusal before sending wherever it is found (the call's
+// declaration, or the budget hook reading the resolved URL).
+func unexpectedLink(op, reason string, cause error) error {
+	le := &linkError{op: op, reason: reason, cause: cause}
+	return &client.ValidationError{Field: "href", Reason: le.Error(), Err: le}
 }
 
 // checkLink refuses an empty or malformed href before the client sees it.
 func checkLink(op, href string) error {
 	if href == "" {
-		return &linkError{op: op, reason: "empty href"}
+		return unexpectedLink(op, "empty href", nil)
 	}
 	if strings.ContainsAny(href, " \r\n\t#\\") {
-		return &linkError{op: op, reason: "malformed href"}
+		return unexpectedLink(op, "malformed href", nil)
 	}
 	if u, err := url.Parse(href); err != nil || u.User != nil || u.Opaque != "" {
-		return &linkError{op: op, reason: "malformed href"}
+		return unexpectedLink(op, "malformed href", nil)
 	}
 	return nil
 }

@@ -509,6 +509,12 @@ func TestTransactionsPages(t *testing.T) {
 	assert.Equal(t, 2, calls())
 }
 
+// A link refused before sending reads like every other refusal: one
+// *client.NotSentError at the top, matching client.ErrNotSent and
+// client.ErrValidation, whose *client.ValidationError names "href",
+// whether the call's declaration, the client (another host) or the
+// budget hook reading the resolved path (another account, another
+// resource) found it.
 func TestTransactionsPageRefusesOtherLinks(t *testing.T) {
 	for _, tc := range []struct {
 		name, href string
@@ -531,6 +537,20 @@ func TestTransactionsPageRefusesOtherLinks(t *testing.T) {
 			_, err := svc.TransactionsAt(t.Context(), tc.href, psuPresent()...)
 			require.ErrorIs(t, err, accounts.ErrUnexpectedLink)
 			assert.Equal(t, tc.foreign, errors.Is(err, client.ErrForeignHost))
+			var ns *client.NotSentError
+			require.True(t, errors.As(err, &ns), "a *client.NotSentError: %T", err)
+			assert.Same(t, error(ns), err, "the NotSentError is the error itself, not wrapped")
+			assert.ErrorIs(t, err, client.ErrValidation)
+			var ve *client.ValidationError
+			if assert.ErrorAs(t, err, &ve) {
+				assert.Equal(t, "href", ve.Field)
+			}
+			for _, ro := range [][]client.RequestOption{psuAbsent(), psuPresent()} {
+				_, err = svc.NextTransactions(t.Context(), "a", tc.href, ro...)
+				assert.ErrorIs(t, err, client.ErrNotSent)
+				assert.ErrorIs(t, err, client.ErrValidation)
+				assert.ErrorIs(t, err, accounts.ErrUnexpectedLink)
+			}
 			assert.Equal(t, 0, calls(), "nothing sent")
 		})
 	}

@@ -467,8 +467,5 @@ func linkRefusal(op, href string, refuse error) error {
 	if refuse != nil {
 		return refuse
 	}
-	if err := checkLink(op, href); err != nil {
-		return &client.ValidationError{Field: "href", Reason: err.Error(), Err: err}
-	}
-	return nil
+	return checkLink(op, href)
 }

@@ -33,8 +33,9 @@ type verdict struct {
 //     and a session the SDK cannot send: ReconnectNeeded;
 //   - another 429 (a rate limit), 5xx, and every failure without an
 //     answer (not sent, timed out, cut off, unreadable): Transient;
-//   - another 4xx, an invalid query or link, and a call the client
-//     refused to send as it stands (a missing TPP-Redirect-URI): Refused.
+//   - another 4xx, and a call the client refused to send as it stands
+//     (client.ErrValidation: an invalid query or link, a missing
+//     TPP-Redirect-URI): Refused.
 func classify(err error) verdict {
 	var be *accounts.BudgetExhaustedError
 	if errors.As(err, &be) {
@@ -43,9 +44,8 @@ func classify(err error) verdict {
 	if errors.Is(err, sca.ErrInvalidSession) || errors.Is(err, ErrConsentEnded) {
 		return verdict{outcome: ReconnectNeeded}
 	}
-	var ve *client.ValidationError
-	if errors.Is(err, ErrInvalidJob) || errors.Is(err, txsync.ErrNotLinked) || errors.Is(err, txsync.ErrCorruptState) || errors.Is(err, accounts.ErrInvalidQuery) ||
-		errors.Is(err, accounts.ErrUnexpectedLink) || errors.As(err, &ve) {
+	if errors.Is(err, ErrInvalidJob) || errors.Is(err, txsync.ErrNotLinked) || errors.Is(err, txsync.ErrCorruptState) ||
+		errors.Is(err, client.ErrValidation) {
 		return verdict{outcome: Refused}
 	}
 	var ce *client.Error
@@ -88,20 +88,11 @@ func classify(err error) verdict {
 }
 
 // sent reports whether the call that ended with err may have reached the
-// bank (and so counts as a call): anything but the SDK's budget refusal,
-// a call refused before sending and an invalid argument.
+// bank, and so counts as a call. The client knows: every refusal before
+// sending (the budget's, an invalid argument, link or session, a
+// cancelled context) is a *client.NotSentError.
 func sent(err error) bool {
-	var be *accounts.BudgetExhaustedError
-	var ve *client.ValidationError
-	switch {
-	case err == nil:
-		return true
-	case errors.As(err, &be), errors.Is(err, client.ErrNotSent), errors.As(err, &ve),
-		errors.Is(err, accounts.ErrInvalidQuery), errors.Is(err, accounts.ErrUnexpectedLink),
-		errors.Is(err, sca.ErrInvalidSession), errors.Is(err, ErrPaused):
-		return false
-	}
-	return true
+	return !errors.Is(err, client.ErrNotSent)
 }
 
 // errorCode returns the HTTP status and first tppMessages code of a

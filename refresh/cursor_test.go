@@ -194,7 +194,7 @@ func TestClassify(t *testing.T) {
 		{"503", bankErr(503, "", nil, nil), Transient, false},
 		{"not sent", &client.NotSentError{Operation: "x", Err: errors.New("dial")}, Transient, false},
 		{"network", errors.New("connection reset"), Transient, false},
-		{"invalid query", accounts.ErrInvalidQuery, Refused, false},
+		{"invalid query", &client.NotSentError{Err: &client.ValidationError{Field: "bookingStatus", Err: accounts.ErrInvalidQuery}}, Refused, false},
 		{"missing header", &client.NotSentError{Err: &client.ValidationError{Field: "TPP-Redirect-URI"}}, Refused, false},
 		{"consent ended", ErrConsentEnded, ReconnectNeeded, false},
 	}
@@ -207,7 +207,7 @@ func TestClassify(t *testing.T) {
 	assert.True(t, v.hasRetry)
 	assert.Equal(t, 7*time.Second, v.retryAfter)
 
-	assert.False(t, sent(&accounts.BudgetExhaustedError{}))
+	assert.False(t, sent(&client.NotSentError{Err: &accounts.BudgetExhaustedError{}}))
 	assert.False(t, sent(&client.NotSentError{Err: errors.New("dial")}))
 	assert.True(t, sent(bankErr(500, "", nil, nil)))
 	assert.True(t, sent(nil))
