@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 )
 
 // Consent is the answer of the bank-offered consent request: only the
@@ -37,16 +38,12 @@ func (c *Consent) SCARedirect() string {
 // request is not repeated automatically: each one starts a new SCA.
 func (s *Service) StartConsent(ctx context.Context, ro ...client.RequestOption) (*Consent, error) {
 	const op = "accounts.StartConsent"
-	if s == nil || s.c == nil {
-		return nil, errNoClient
-	}
-	var out Consent
-	_, err := s.c.Do(ctx, client.Operation{Name: op, Method: http.MethodPost, Path: "/v1/bank-offered-consents"}, &out, ro...)
+	out, _, err := servicecall.Do[Consent](ctx, s.client(), client.Operation{Name: op, Method: http.MethodPost, Path: "/v1/bank-offered-consents"}, ro)
 	if err != nil {
 		return nil, err
 	}
 	if out.SCARedirect() == "" {
 		return nil, fmt.Errorf("%s: %w", op, ErrNoSCARedirect)
 	}
-	return &out, nil
+	return out, nil
 }
