@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tppkit/psd2/internal/redact"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -88,6 +89,10 @@ func (c Call) String() string {
 
 // GoString is String, for %#v.
 func (c Call) GoString() string { return c.String() }
+
+// Format writes String for every verb (%q quoted), so that no verb
+// (%d, %x) prints the fields one by one.
+func (c Call) Format(st fmt.State, verb rune) { redact.Write(st, verb, c.String()) }
 
 // LogValue makes log/slog print c as a group of the fields String shows.
 func (c Call) LogValue() slog.Value {

@@ -58,6 +58,7 @@ func printedForms(t *testing.T, v any) map[string]string {
 	require.NoError(t, err)
 	return map[string]string{
 		"%v": fmt.Sprintf("%v", v), "%+v": fmt.Sprintf("%+v", v), "%#v": fmt.Sprintf("%#v", v),
+		"%s": fmt.Sprintf("%s", v), "%q": fmt.Sprintf("%q", v), "%d": fmt.Sprintf("%d", v), "%x": fmt.Sprintf("%x", v),
 		"json": string(j), "slogJSON": jb.String(), "slogText": tb.String(),
 	}
 }
@@ -120,7 +121,7 @@ func TestPrintedFormsRedact(t *testing.T) {
 		PaymentID string
 		Links     Links
 	}
-	all := []string{"%v", "%+v", "%#v", "json", "slogJSON", "slogText"}
+	all := []string{"%v", "%+v", "%#v", "%s", "%d", "json", "slogJSON", "slogText"}
 	tests := []struct {
 		name   string
 		v      any
