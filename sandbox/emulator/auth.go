@@ -4,18 +4,14 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"maps"
 	"mime"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 	"github.com/tppkit/psd2/signing"
@@ -48,7 +44,7 @@ var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-
 //     (signing.MatchKeyID: the issuer is compared parsed, so the strict
 //     RFC 2253 and the OpenSSL rendering both pass) (400 FORMAT_ERROR);
 //  4. Date present, and Digest with a body where the operation needs one
-//     (400 HTTP_HEADER_REQUIRED; see bodyRule);
+//     (400 HTTP_HEADER_REQUIRED; see rules.BodyRule);
 //  5. the signed headers are among date, digest, x-request-id, psu-id,
 //     psu-corporate-id, tpp-redirect-uri, and list date, x-request-id,
 //     digest (with a body) and psu-id, psu-corporate-id, tpp-redirect-uri
@@ -59,15 +55,15 @@ var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-
 //  8. a body is application/json, valid UTF-8 JSON, with no character
 //     the bank cannot process: an emoji or pictograph, or anything
 //     outside the Basic Multilingual Plane (400 FORMAT_ERROR, see
-//     checkCharacters);
+//     rules.CheckJSONBody);
 //  9. the X-Request-ID was not used by this TPP for another call (400
 //     FORMAT_ERROR); see requestIDLog.
 //
-// rule says what the operation's body needs (required.go): a body needs a
-// Digest unless rule.digestRequired says otherwise, a Digest that is sent
-// is checked whatever rule says, and bodyIgnored skips the checks of the
-// body's content.
-func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule bodyRule) (*call, *apiError) {
+// rule says what the operation's body needs (rules.RequirementOf): a body
+// needs a Digest unless rule.DigestRequired says otherwise, a Digest that
+// is sent is checked whatever rule says, and rules.BodyIgnored skips the
+// checks of the body's content.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyRule) (*call, *apiError) {
 	now := s.now()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
@@ -116,7 +112,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule bodyRule) (
 		return nil, errHeaderRequired("Date")
 	}
 	digested := len(body) > 0 && strings.TrimSpace(r.Header.Get("Digest")) != ""
-	if len(body) > 0 && !digested && rule.digestRequired() {
+	if len(body) > 0 && !digested && rule.DigestRequired() {
 		return nil, errHeaderRequired("Digest")
 	}
 	if aerr := checkSignedHeaders(r, params.Headers, digested); aerr != nil {
@@ -140,9 +136,9 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule bodyRule) (
 		return nil, errFormat("Signature", "The signature does not verify: %s.", signingReason(err))
 	}
 
-	if len(body) > 0 && rule != bodyIgnored {
-		if aerr := checkBody(r, body); aerr != nil {
-			return nil, aerr
+	if len(body) > 0 && rule != rules.BodyIgnored {
+		if v := rules.CheckJSONBody(r.Header.Get("Content-Type"), body); v != nil {
+			return nil, violation(v)
 		}
 	}
 	if !s.requestIDs.record(t.id, reqID, r, body) {
@@ -226,78 +222,6 @@ func checkSignedHeaders(r *http.Request, signed []string, digested bool) *apiErr
 		}
 	}
 	return nil
-}
-
-// checkBody accepts JSON only (docs/interface.md section 1.6): Content-Type
-// application/json, valid UTF-8, valid JSON, and no character the
-// downstream systems cannot take (checkCharacters).
-func checkBody(r *http.Request, body []byte) *apiError {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		if strings.Contains(strings.ToLower(r.Header.Get("Content-Type")), "xml") {
-			return errFormat("Content-Type", "XML is not supported; send application/json.")
-		}
-		return errFormat("Content-Type", "The body must be application/json.")
-	}
-	if !utf8.Valid(body) {
-		return errFormat("", "The body is not valid UTF-8.")
-	}
-	if !json.Valid(body) {
-		return errFormat("", "The body is not valid JSON.")
-	}
-	return checkCharacters(body)
-}
-
-// checkCharacters refuses a character the downstream systems cannot
-// process (docs/interface.md sections 1.6 and 7: "for example an emoji"):
-// an Extended_Pictographic character (U+2705, U+2615, U+2764, ...) or any
-// character outside the Basic Multilingual Plane, as the emulator's own
-// rules.Refused reads them off the Unicode grapheme rules. It looks at
-// the decoded strings, every value and key of the body, so a
-// \ud83d\ude00 or \u2705 escape is caught too, and names the first one
-// in path.
-func checkCharacters(body []byte) *apiError {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		return errFormat("", "The body is not valid JSON.")
-	}
-	if path, r, ok := findRefused(v, ""); ok {
-		what := path
-		if what == "" {
-			what = "The body"
-		}
-		return errFormat(path, "%s holds %U, a character that the bank's systems cannot process (an emoji or pictograph, or outside the Basic Multilingual Plane).", what, r)
-	}
-	return nil
-}
-
-// findRefused returns the path of the first string in v holding a
-// character [rules.Refused] reports, and that character. Map keys are
-// visited in sorted order, so one body always gives the same answer.
-func findRefused(v any, path string) (string, rune, bool) {
-	switch t := v.(type) {
-	case string:
-		if i := rules.Index(t); i >= 0 {
-			r, _ := utf8.DecodeRuneInString(t[i:])
-			return path, r, true
-		}
-	case []any:
-		for i, e := range t {
-			if p, r, ok := findRefused(e, fmt.Sprintf("%s[%d]", path, i)); ok {
-				return p, r, true
-			}
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(t)) {
-			if p, r, ok := findRefused(k, rules.JoinPath(path, k)); ok {
-				return p, r, true
-			}
-			if p, r, ok := findRefused(t[k], rules.JoinPath(path, k)); ok {
-				return p, r, true
-			}
-		}
-	}
-	return "", 0, false
 }
 
 // signingReason is a short, secret-free reason for a signing error.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Session rules (docs/interface.md sections 3 and 8;
@@ -88,7 +90,7 @@ func (s *Server) psuID(tppID, customerNumber string) string {
 // customerForPSU returns the customer behind psuID for tppID, or nil when
 // no SCA of this TPP produced that PSU-ID. Needs s.mu held.
 func (s *Server) customerForPSU(tppID, psuID string) *customer {
-	if id, ok := canonicalUUID(psuID); ok {
+	if id, ok := rules.CanonicalUUID(psuID); ok {
 		psuID = id
 	}
 	n, ok := s.psus[psuKey{tppID, psuID}]
@@ -121,7 +123,7 @@ func (s *Server) customerForPSU(tppID, psuID string) *customer {
 //
 // The headers' presence is checked before (required.go). Needs s.mu held.
 func (c *call) checkPSU(withContext bool) (*customer, error) {
-	psuID, ok := canonicalUUID(c.header("PSU-ID"))
+	psuID, ok := rules.CanonicalUUID(c.header("PSU-ID"))
 	if !ok {
 		return nil, errFormat("PSU-ID", "PSU-ID must be a UUID.")
 	}
@@ -206,7 +208,7 @@ func (c *call) session(mode sessionMode) (*session, error) {
 	if c.header("PSU-ID") == "" {
 		return nil, redirect("CONSENT_INVALID", "No valid session for this PSU. Send the PSU to the scaRedirect link.")
 	}
-	psuID, ok := canonicalUUID(c.header("PSU-ID"))
+	psuID, ok := rules.CanonicalUUID(c.header("PSU-ID"))
 	if !ok {
 		return nil, errFormat("PSU-ID", "PSU-ID must be a UUID.")
 	}
