@@ -2,6 +2,7 @@ package rules
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -89,8 +90,16 @@ var (
 
 // RequirementOf returns what the operation registered as pattern (a
 // ServeMux pattern without the /api prefix, such as
-// "POST /v1/signing-baskets" or "POST /v1/payments/{product}") needs.
+// "POST /v1/signing-baskets" or "POST /v1/payments/{product}") needs. The
+// Requirement is the caller's own: changing it changes no other.
 func RequirementOf(pattern string) Requirement {
+	q := requirementOf(pattern)
+	q.Headers = slices.Clone(q.Headers)
+	return q
+}
+
+// requirementOf returns the table's entry for pattern.
+func requirementOf(pattern string) Requirement {
 	method, path, _ := strings.Cut(pattern, " ")
 	switch {
 	case strings.HasPrefix(path, "/v1/sandbox/"):
