@@ -6,9 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -20,15 +18,6 @@ import (
 // maxClockSkew is the allowed deviation of the Date header
 // (docs/interface.md section 5.3).
 const maxClockSkew = 60 * time.Second
-
-// maxRequestIDLen is the longest X-Request-ID the emulator accepts. The
-// interface says only "string" (docs/interface.md section 4); the SDK's
-// client.MaxRequestIDLen is the same 200 printable ASCII characters.
-const maxRequestIDLen = 200
-
-// signableHeaders are the only headers a Signature may list
-// (docs/interface.md section 5.5).
-var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
 
 // verify runs the checks every signed request passes (docs/interface.md
 // sections 5, 1.6, 7), in the order the answers are given:
@@ -59,6 +48,10 @@ var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-
 //  9. the X-Request-ID was not used by this TPP for another call (400
 //     FORMAT_ERROR); see requestIDLog.
 //
+// The checks that need neither the server's state nor package signing
+// (the forms of X-Request-ID and Signature, the signed header list, the
+// body) are rules of internal/rules (signature.go, body.go).
+//
 // rule says what the operation's body needs (rules.RequirementOf): a body
 // needs a Digest unless rule.DigestRequired says otherwise, a Digest that
 // is sent is checked whatever rule says, and rules.BodyIgnored skips the
@@ -71,11 +64,8 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 	}
 
 	reqID := r.Header.Get("X-Request-ID")
-	if strings.TrimSpace(reqID) == "" {
-		return nil, errHeaderRequired("X-Request-ID")
-	}
-	if !validRequestID(reqID) {
-		return nil, errFormat("X-Request-ID", "X-Request-ID must be 1 to %d printable ASCII characters.", maxRequestIDLen)
+	if v := rules.CheckRequestID(reqID); v != nil {
+		return nil, violation(v)
 	}
 
 	t, aerr := s.certificate(r, now)
@@ -84,20 +74,15 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 	}
 
 	sig := r.Header.Get("Signature")
-	if strings.TrimSpace(sig) == "" {
-		return nil, errHeaderRequired("Signature")
-	}
-	if !printableASCII(sig) {
-		return nil, errFormat("Signature", "A Signature value with non-ASCII characters must be sent as one RFC 2047 encoded word (=?utf-8?B?...?=).")
+	if v := rules.CheckSignatureValue(sig); v != nil {
+		return nil, violation(v)
 	}
 	params, err := signing.ParseSignature(sig)
 	if err != nil {
 		return nil, errFormat("Signature", "The Signature header cannot be parsed: %s.", signingReason(err))
 	}
-	if !headerListLowerCase(sig) {
-		// docs/interface.md section 5.4: the headers part holds
-		// lower-case header names (signing.ParseSignature reads any case).
-		return nil, errFormat("Signature", "The headers part of the Signature must list lower-case header names.")
+	if v := rules.CheckHeaderListCase(sig); v != nil {
+		return nil, violation(v)
 	}
 	if params.Algorithm != signing.Algorithm {
 		// docs/interface.md section 5.4: the value has four parts,
@@ -115,8 +100,8 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 	if len(body) > 0 && !digested && rule.DigestRequired() {
 		return nil, errHeaderRequired("Digest")
 	}
-	if aerr := checkSignedHeaders(r, params.Headers, digested); aerr != nil {
-		return nil, aerr
+	if v := rules.CheckSignedHeaders(r.Header, params.Headers, digested); v != nil {
+		return nil, violation(v)
 	}
 	dt, err := http.ParseTime(date)
 	if err != nil {
@@ -197,33 +182,6 @@ func (s *Server) parseCertificate(v string) (*x509.Certificate, *apiError) {
 	return cert, nil
 }
 
-// checkSignedHeaders checks the headers part of the Signature
-// (docs/interface.md sections 5.4, 5.5): only eligible headers, and among
-// them date and x-request-id always, digest when a body comes with one,
-// and the PSU and redirect headers when the request carries them.
-func checkSignedHeaders(r *http.Request, signed []string, digested bool) *apiError {
-	for _, n := range signed {
-		if !slices.Contains(signableHeaders, n) {
-			return errFormat("Signature", "The header %s cannot be signed; the headers list may only name %s.", n, strings.Join(signableHeaders, ", "))
-		}
-	}
-	need := []string{"date", "x-request-id"}
-	if digested {
-		need = append(need, "digest")
-	}
-	for _, h := range []string{"psu-id", "psu-corporate-id", "tpp-redirect-uri"} {
-		if r.Header.Get(h) != "" {
-			need = append(need, h)
-		}
-	}
-	for _, n := range need {
-		if !slices.Contains(signed, n) {
-			return errFormat("Signature", "The signature must cover the header %s.", n)
-		}
-	}
-	return nil
-}
-
 // signingReason is a short, secret-free reason for a signing error.
 func signingReason(err error) string {
 	for _, e := range []error{signing.ErrNoSignature, signing.ErrMalformed, signing.ErrBadAlgorithm,
@@ -235,22 +193,9 @@ func signingReason(err error) string {
 	return "malformed"
 }
 
-// validRequestID reports whether id is an X-Request-ID the emulator takes:
-// 1 to maxRequestIDLen printable ASCII characters (the HTTP layer has
-// already dropped leading and trailing spaces).
-func validRequestID(id string) bool {
-	return id != "" && len(id) <= maxRequestIDLen && printableASCII(id)
-}
-
-// printableASCII reports whether s has only characters from space to "~".
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
+// printableASCII reports whether s has only characters from space to "~"
+// (rules.PrintableASCII).
+func printableASCII(s string) bool { return rules.PrintableASCII(s) }
 
 // maxRememberedRequestIDs bounds the X-Request-IDs the emulator remembers
 // for its uniqueness check (about 5 MB when full). Past it, the oldest are
@@ -311,44 +256,4 @@ func hash128(parts ...string) [16]byte {
 	var out [16]byte
 	copy(out[:], h.Sum(nil))
 	return out
-}
-
-// headerListLowerCase reports whether the headers part of a Signature
-// value that signing.ParseSignature accepted is in lower case. The value
-// is read as ParseSignature reads it: an RFC 2047 encoded word is decoded
-// first (a word it cannot decode here is let through: the parser took
-// it), then comma-separated key="value" parameters whose values may hold
-// backslash pairs.
-func headerListLowerCase(sig string) bool {
-	v := strings.TrimSpace(sig)
-	if strings.HasPrefix(v, "=?") {
-		d, err := new(mime.WordDecoder).DecodeHeader(v)
-		if err != nil {
-			return true
-		}
-		v = d
-	}
-	for v != "" {
-		v = strings.TrimLeft(v, " \t,")
-		eq := strings.IndexByte(v, '=')
-		if eq < 0 || eq+1 >= len(v) || v[eq+1] != '"' {
-			return true
-		}
-		key := strings.TrimSpace(v[:eq])
-		i := eq + 2
-		for i < len(v) && v[i] != '"' {
-			if v[i] == '\\' {
-				i++
-			}
-			i++
-		}
-		if i >= len(v) {
-			return true
-		}
-		if key == "headers" && v[eq+2:i] != strings.ToLower(v[eq+2:i]) {
-			return false
-		}
-		v = v[i+1:]
-	}
-	return true
 }

@@ -15,6 +15,9 @@
 //   - headers.go: the headers each operation requires ([RequirementOf],
 //     [Requirement.Check]) and the forms of the headers the interface
 //     fixes ([CheckHeaderForms], [CanonicalUUID]);
+//   - signature.go: the form of X-Request-ID ([CheckRequestID]) and of
+//     the Signature value, and the headers a signature must cover
+//     ([CheckSignedHeaders]);
 //   - paths.go: the payment services and products of the path table;
 //   - body.go: what every JSON body must be ([CheckJSONBody],
 //     [CheckCharacters]) and how a decoding error is named
