@@ -14,7 +14,8 @@
 //   - violation.go: [Violation], its codes and constructors, [Clip];
 //   - headers.go: the headers each operation requires ([RequirementOf],
 //     [Requirement.Check]) and the forms of the headers the interface
-//     fixes ([CheckHeaderForms], [CanonicalUUID]);
+//     fixes ([CheckHeaderForms], [CheckPSUID], [CheckPSUContext],
+//     [CheckSCAHeaders]);
 //   - signature.go: the form of X-Request-ID ([CheckRequestID]) and of
 //     the Signature value, and the headers a signature must cover
 //     ([CheckSignedHeaders]);
@@ -22,7 +23,9 @@
 //   - body.go: what every JSON body must be ([CheckJSONBody],
 //     [CheckCharacters]) and how a decoding error is named
 //     ([DecodeViolation]);
-//   - text.go: lengths of text fields ([RequiredText], [OptionalText]);
+//   - query.go: query parameters ([ParseBool], [ParsePage]);
+//   - text.go: lengths of text fields ([RequiredText], [OptionalText]) and
+//     the contact e-mail address ([CheckContactEmail]);
 //   - emoji.go: the characters the bank cannot process ([Refused]), read
 //     off the Unicode grapheme rules, not from the SDK's table;
 //   - checkdigits.go: the check-digit oracle (MOD-11, KID, IBAN, BIC,

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -204,4 +205,69 @@ func CanonicalUUID(v string) (string, bool) {
 		return "", false
 	}
 	return u.String(), true
+}
+
+// CheckPSUID returns the PSU-ID value v in the form the emulator keeps
+// PSU-IDs in ([CanonicalUUID]), or a [CodeFormat] violation when v is not
+// a UUID.
+func CheckPSUID(v string) (string, *Violation) {
+	id, ok := CanonicalUUID(v)
+	if !ok {
+		return "", Format("PSU-ID", "PSU-ID must be a UUID.")
+	}
+	return id, nil
+}
+
+// PSU contexts, the values of PSU-Context (docs/interface.md section 2.8).
+const (
+	ContextPrivate   = "PRIVATE"
+	ContextCorporate = "CORPORATE"
+)
+
+// ContextOf is the context a PSU acts in with PSU-Corporate-ID corporateID:
+// CORPORATE with one, PRIVATE without.
+func ContextOf(corporateID string) string {
+	if corporateID != "" {
+		return ContextCorporate
+	}
+	return ContextPrivate
+}
+
+// CheckPSUContext returns a [CodeFormat] violation of a PSU-Context value
+// ctx that is sent ("" is not) but is not PRIVATE or CORPORATE, or is not
+// the context of PSU-Corporate-ID corporateID ([ContextOf]); nil
+// otherwise.
+func CheckPSUContext(ctx, corporateID string) *Violation {
+	switch {
+	case ctx == "":
+		return nil // optional: the platform creates a payment without it
+	case ctx != ContextPrivate && ctx != ContextCorporate:
+		return Format("PSU-Context", "PSU-Context must be %s or %s.", ContextPrivate, ContextCorporate)
+	case ctx != ContextOf(corporateID):
+		return Format("PSU-Context", "PSU-Context is %s but the PSU acts in %s context.", ctx, ContextOf(corporateID))
+	}
+	return nil
+}
+
+// MaxSessionIDLen is the longest TPP-Session-ID the emulator takes, in
+// bytes.
+const MaxSessionIDLen = 200
+
+// CheckSCAHeaders checks the headers an SCA starts with and returns the
+// parsed TPP-Redirect-URI: TPP-Redirect-URI and TPP-Session-ID present and
+// not blank ([CodeHeaderRequired]), the redirect an absolute http or https
+// URL with a host, and the session id at most [MaxSessionIDLen] bytes
+// ([CodeFormat]).
+func CheckSCAHeaders(h http.Header) (*url.URL, *Violation) {
+	if v := RequireHeaders(h, "TPP-Redirect-URI", "TPP-Session-ID"); v != nil {
+		return nil, v
+	}
+	ru, err := url.Parse(h.Get("TPP-Redirect-URI"))
+	if err != nil || !ru.IsAbs() || (ru.Scheme != "https" && ru.Scheme != "http") || ru.Host == "" {
+		return nil, Format("TPP-Redirect-URI", "TPP-Redirect-URI must be an absolute https URL.")
+	}
+	if len(h.Get("TPP-Session-ID")) > MaxSessionIDLen {
+		return nil, Format("TPP-Session-ID", "TPP-Session-ID is too long.")
+	}
+	return ru, nil
 }

@@ -137,3 +137,60 @@ func TestCanonicalUUID(t *testing.T) {
 		assert.Equal(t, want != "", ok, in)
 	}
 }
+
+func TestPSUHeaders(t *testing.T) {
+	t.Parallel()
+	id, v := CheckPSUID("7C3D53A2-3B8E-4B5E-9D1A-2F6B8A9E0C11")
+	assert.Nil(t, v)
+	assert.Equal(t, "7c3d53a2-3b8e-4b5e-9d1a-2f6b8a9e0c11", id)
+	id, v = CheckPSUID("kari")
+	assert.Empty(t, id)
+	assert.Equal(t, Format("PSU-ID", "PSU-ID must be a UUID."), v)
+
+	assert.Equal(t, ContextPrivate, ContextOf(""))
+	assert.Equal(t, ContextCorporate, ContextOf("agreement-1"))
+	tests := []struct {
+		ctx, corporateID string
+		want             *Violation
+	}{
+		{"", "", nil},
+		{"", "agreement-1", nil},
+		{"PRIVATE", "", nil},
+		{"CORPORATE", "agreement-1", nil},
+		{"private", "", Format("PSU-Context", "PSU-Context must be PRIVATE or CORPORATE.")},
+		{"BUSINESS", "agreement-1", Format("PSU-Context", "PSU-Context must be PRIVATE or CORPORATE.")},
+		{"CORPORATE", "", Format("PSU-Context", "PSU-Context is CORPORATE but the PSU acts in PRIVATE context.")},
+		{"PRIVATE", "agreement-1", Format("PSU-Context", "PSU-Context is PRIVATE but the PSU acts in CORPORATE context.")},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, CheckPSUContext(tt.ctx, tt.corporateID), "%q %q", tt.ctx, tt.corporateID)
+	}
+}
+
+func TestCheckSCAHeaders(t *testing.T) {
+	t.Parallel()
+	redirect := Format("TPP-Redirect-URI", "TPP-Redirect-URI must be an absolute https URL.")
+	tests := []struct {
+		redirect, session string
+		want              *Violation
+	}{
+		{"https://tpp.example/cb?state=1", "s", nil},
+		{"http://127.0.0.1:8080/cb", strings.Repeat("s", MaxSessionIDLen), nil},
+		{"", "s", HeaderRequired("TPP-Redirect-URI")},
+		{"https://tpp.example/cb", " ", HeaderRequired("TPP-Session-ID")},
+		{"/cb", "s", redirect},
+		{"ftp://tpp.example/cb", "s", redirect},
+		{"https:///cb", "s", redirect},
+		{"https://tpp.example/%zz", "s", redirect},
+		{"https://tpp.example/cb", strings.Repeat("s", MaxSessionIDLen+1), Format("TPP-Session-ID", "TPP-Session-ID is too long.")},
+	}
+	for _, tt := range tests {
+		u, v := CheckSCAHeaders(header("TPP-Redirect-URI", tt.redirect, "TPP-Session-ID", tt.session))
+		assert.Equal(t, tt.want, v, tt.redirect)
+		if tt.want == nil && assert.NotNil(t, u, tt.redirect) {
+			assert.Equal(t, tt.redirect, u.String())
+		} else {
+			assert.Nil(t, u, tt.redirect)
+		}
+	}
+}

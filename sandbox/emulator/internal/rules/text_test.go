@@ -38,3 +38,24 @@ func TestViolation(t *testing.T) {
 	assert.Equal(t, strings.Repeat("å", MaxQuoted), Clip(strings.Repeat("å", MaxQuoted)))
 	assert.Equal(t, strings.Repeat("å", MaxQuoted)+"…", Clip(strings.Repeat("å", MaxQuoted+1)), "cut at a character")
 }
+
+func TestCheckContactEmail(t *testing.T) {
+	t.Parallel()
+	s := func(v string) *string { return &v }
+	bad := Format("email", "email must be an e-mail address of the form local-part@domain.")
+	assert.Equal(t, Format("email", "The body must carry email."), CheckContactEmail(nil))
+	for e, want := range map[string]*Violation{
+		"ops@tpp.example":  nil,
+		"a.b+c@sub.tpp.no": nil,
+		strings.Repeat("a", 64) + "@" + strings.Repeat("b", 186) + ".no": nil,
+		strings.Repeat("a", 64) + "@" + strings.Repeat("b", 187) + ".no": bad,
+		"":                      bad,
+		"ops@localhost":         bad,
+		"Ops <ops@tpp.example>": bad,
+		"<ops@tpp.example>":     bad,
+		"ops":                   bad,
+		"ops@tpp.example ":      bad,
+	} {
+		assert.Equal(t, want, CheckContactEmail(s(e)), e)
+	}
+}
