@@ -2,11 +2,9 @@ package emulator
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 
@@ -134,17 +132,13 @@ func (c *call) require(names ...string) error {
 // is sent (docs/interface.md section 5.14).
 func (c *call) psuPresent() bool { return strings.TrimSpace(c.header("PSU-IP-Address")) != "" }
 
-// decode decodes the JSON body into v. Unknown fields are allowed, and a
-// key naming a field of v in another case is one of them (field names are
-// case-sensitive, docs/interface.md section 2.7; see rules.DropMiscased); a type
-// mismatch gives 400 FORMAT_ERROR naming the field (rules.DecodeViolation).
+// decode decodes the JSON body into v (rules.DecodeJSON). Unknown fields
+// are allowed, and a key naming a field of v in another case is one of
+// them (field names are case-sensitive); an empty body or a type mismatch
+// gives 400 FORMAT_ERROR, naming the field when the decoder knows it.
 func (c *call) decode(v any) error {
-	if len(c.body) == 0 {
-		return errFormat("", "A JSON body is required.")
-	}
-	body, _ := rules.DropMiscased(c.body, reflect.TypeOf(v))
-	if err := json.Unmarshal(body, v); err != nil {
-		return violation(rules.DecodeViolation(err))
+	if viol := rules.DecodeJSON(c.body, v); viol != nil {
+		return violation(viol)
 	}
 	return nil
 }

@@ -87,6 +87,23 @@ func findRefused(v any, path string) (string, rune, bool) {
 	return "", 0, false
 }
 
+// DecodeJSON decodes the JSON body of a request into v, a pointer to a
+// struct. Unknown fields are allowed, and a key naming a field of v in
+// another case is one of them (field names are case-sensitive,
+// docs/interface.md section 2.7; [DropMiscased]). An empty body is a
+// [CodeFormat] violation, and so is a body that does not decode
+// ([DecodeViolation]).
+func DecodeJSON(body []byte, v any) *Violation {
+	if len(body) == 0 {
+		return Format("", "A JSON body is required.")
+	}
+	body, _ = DropMiscased(body, reflect.TypeOf(v))
+	if err := json.Unmarshal(body, v); err != nil {
+		return DecodeViolation(err)
+	}
+	return nil
+}
+
 // DecodeViolation names the error encoding/json gave decoding a body as
 // a [CodeFormat] violation: at the field of a type mismatch, with the
 // JSON type the field takes, when the decoder knows the field; at the

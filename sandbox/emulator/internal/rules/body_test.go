@@ -69,3 +69,21 @@ func TestDecodeViolation(t *testing.T) {
 		assert.Equal(t, want, DecodeViolation(json.Unmarshal([]byte(body), &v)), body)
 	}
 }
+
+func TestDecodeJSON(t *testing.T) {
+	t.Parallel()
+	type basket struct {
+		PaymentIDs *[]string `json:"paymentIds"`
+	}
+	var b basket
+	assert.Nil(t, DecodeJSON([]byte(`{"paymentIds":["a"],"other":1}`), &b))
+	assert.Equal(t, &[]string{"a"}, b.PaymentIDs)
+
+	b = basket{}
+	assert.Nil(t, DecodeJSON([]byte(`{"PAYMENTIDS":["a"]}`), &b), "a miscased key is an unknown field")
+	assert.Nil(t, b.PaymentIDs)
+
+	assert.Equal(t, Format("", "A JSON body is required."), DecodeJSON(nil, &b))
+	assert.Equal(t, Format("paymentIds", "paymentIds must be a JSON array."), DecodeJSON([]byte(`{"paymentIds":"a"}`), &b))
+	assert.Equal(t, Format("", "The body is not valid JSON."), DecodeJSON([]byte(`{"paymentIds":`), &b))
+}

@@ -21,8 +21,8 @@
 //     ([CheckSignedHeaders]);
 //   - paths.go: the payment services and products of the path table;
 //   - body.go: what every JSON body must be ([CheckJSONBody],
-//     [CheckCharacters]) and how a decoding error is named
-//     ([DecodeViolation]);
+//     [CheckCharacters]) and how it decodes ([DecodeJSON],
+//     [DecodeViolation]);
 //   - query.go: query parameters ([ParseBool], [ParsePage]);
 //   - text.go: lengths of text fields ([RequiredText], [OptionalText]) and
 //     the contact e-mail address ([CheckContactEmail]);
