@@ -16,9 +16,6 @@ import (
 // Account information service (docs/interface.md section 4.5, docs/interface.md section 10 "Paths" and
 // "JSON shapes"; testdata/platform).
 
-// maxLimit is the largest page size (the platform's card links show 499).
-const maxLimit = 499
-
 func (s *Server) registerAccountRoutes(mux *http.ServeMux) {
 	s.handle(mux, "POST /v1/bank-offered-consents", s.createConsent)
 	s.handle(mux, "POST /v1/consents", s.createConsent)
@@ -173,70 +170,29 @@ func (s *Server) getBalances(c *call) error {
 		Links: links{"self": getLink(accountPath(a) + "/balances")}})
 }
 
-// pageQuery is the parsed query of a transactions call.
-type pageQuery struct {
-	status         string // booked, pending, both
-	rawStatus      string
-	from, to       time.Time // inclusive; zero from: no bound
-	rawFrom, rawTo string
-	limit, offset  int
-}
+// pageQuery is the checked query of a transactions call (rules.ParsePage).
+type pageQuery struct{ rules.Page }
 
-// parsePage reads bookingStatus, dateFrom, dateTo, limit and offset.
+// parsePage reads bookingStatus, dateFrom, dateTo, limit and offset
+// (rules.ParsePage).
 func parsePage(c *call) (*pageQuery, error) {
-	q := c.r.URL.Query()
-	p := &pageQuery{rawStatus: q.Get("bookingStatus"), rawFrom: q.Get("dateFrom"), rawTo: q.Get("dateTo"), limit: maxLimit}
-	switch p.rawStatus {
-	case "booked", "pending", "both":
-		p.status = p.rawStatus
-	case "all":
-		p.status = "both"
-	case "":
-		return nil, newError(http.StatusBadRequest, "QUERY_PARAMETER_REQUIRED", "The query parameter bookingStatus is required (booked, pending, both).").at("bookingStatus")
-	default:
-		return nil, errFormat("bookingStatus", "bookingStatus must be booked, pending, both or all.")
+	p, v := rules.ParsePage(c.r.URL.Query())
+	if v != nil {
+		return nil, violation(v)
 	}
-	var err error
-	if p.rawFrom != "" {
-		if p.from, err = time.Parse(time.DateOnly, p.rawFrom); err != nil {
-			return nil, errFormat("dateFrom", "dateFrom must be a date YYYY-MM-DD.")
-		}
-	}
-	if p.rawTo != "" {
-		if p.to, err = time.Parse(time.DateOnly, p.rawTo); err != nil {
-			return nil, errFormat("dateTo", "dateTo must be a date YYYY-MM-DD.")
-		}
-	}
-	if !p.from.IsZero() && !p.to.IsZero() && p.to.Before(p.from) {
-		return nil, errFormat("dateTo", "dateTo is before dateFrom.")
-	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, errFormat("limit", "limit must be a positive integer.")
-		}
-		p.limit = min(n, maxLimit)
-	}
-	if v := q.Get("offset"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return nil, errFormat("offset", "offset must be a non-negative integer.")
-		}
-		p.offset = n
-	}
-	return p, nil
+	return &pageQuery{p}, nil
 }
 
 // href renders the query of a page link at offset, in the platform's order.
 func (p *pageQuery) href(base string, offset int) string {
-	v := "?limit=" + strconv.Itoa(p.limit) + "&offset=" + strconv.Itoa(offset)
-	if p.rawFrom != "" {
-		v += "&dateFrom=" + url.QueryEscape(p.rawFrom)
+	v := "?limit=" + strconv.Itoa(p.Limit) + "&offset=" + strconv.Itoa(offset)
+	if p.RawFrom != "" {
+		v += "&dateFrom=" + url.QueryEscape(p.RawFrom)
 	}
-	if p.rawTo != "" {
-		v += "&dateTo=" + url.QueryEscape(p.rawTo)
+	if p.RawTo != "" {
+		v += "&dateTo=" + url.QueryEscape(p.RawTo)
 	}
-	return base + v + "&bookingStatus=" + url.QueryEscape(p.rawStatus)
+	return base + v + "&bookingStatus=" + url.QueryEscape(p.RawStatus)
 }
 
 // in reports whether day d is inside the query's dates and the history
@@ -245,19 +201,19 @@ func (p *pageQuery) in(d, floor time.Time) bool {
 	if !floor.IsZero() && d.Before(floor) {
 		return false
 	}
-	if !p.from.IsZero() && d.Before(p.from) {
+	if !p.From.IsZero() && d.Before(p.From) {
 		return false
 	}
-	return p.to.IsZero() || !d.After(p.to)
+	return p.To.IsZero() || !d.After(p.To)
 }
 
 // window returns items[offset:offset+limit] and whether more follow.
 func window[T any](items []T, p *pageQuery) ([]T, bool) {
-	if p.offset >= len(items) {
+	if p.Offset >= len(items) {
 		return []T{}, false
 	}
-	end := min(len(items), p.offset+p.limit)
-	return items[p.offset:end], end < len(items)
+	end := min(len(items), p.Offset+p.Limit)
+	return items[p.Offset:end], end < len(items)
 }
 
 // historyFloor is the oldest day a call may read: 90 days back without the
@@ -333,7 +289,7 @@ func (s *Server) getTransactions(c *call) error {
 		switch {
 		case t.booked && p.in(t.bookingDate, floor):
 			booked = append(booked, t)
-		case !t.booked && s.unfilteredPending && p.status != "booked":
+		case !t.booked && s.unfilteredPending && p.Status != "booked":
 			pending = append(pending, t) // known issue: no date filter on pending
 		case !t.booked && p.in(t.bookingDate, floor):
 			pending = append(pending, t)
@@ -348,16 +304,16 @@ func (s *Server) getTransactions(c *call) error {
 		Booked  []transactionJSON `json:"booked"`
 		Pending []transactionJSON `json:"pending"`
 		Links   links             `json:"_links"`
-	}{Booked: []transactionJSON{}, Pending: []transactionJSON{}, Links: links{"self": getLink(p.href(base, p.offset))}}
+	}{Booked: []transactionJSON{}, Pending: []transactionJSON{}, Links: links{"self": getLink(p.href(base, p.Offset))}}
 	more := false
-	if p.status != "pending" {
+	if p.Status != "pending" {
 		var w []*transaction
 		w, more = window(booked, p)
 		for _, t := range w {
 			page.Booked = append(page.Booked, t.json())
 		}
 	}
-	if p.status != "booked" {
+	if p.Status != "booked" {
 		if s.unfilteredPending {
 			// Known issue (docs/interface.md section 8, production only):
 			// all pending transactions, with no regard to dateFrom, dateTo
@@ -376,7 +332,7 @@ func (s *Server) getTransactions(c *call) error {
 		}
 	}
 	if more {
-		page.Links["next"] = getLink(p.href(base, p.offset+p.limit))
+		page.Links["next"] = getLink(p.href(base, p.Offset+p.Limit))
 	}
 	return c.reply(http.StatusOK, struct {
 		Account      accountRef `json:"account"`
@@ -576,16 +532,16 @@ func (s *Server) getCardTransactions(c *call) error {
 		Booked  []cardTransactionJSON `json:"booked"`
 		Pending []cardTransactionJSON `json:"pending"`
 		Links   links                 `json:"_links"`
-	}{Booked: []cardTransactionJSON{}, Pending: []cardTransactionJSON{}, Links: links{"self": getLink(p.href(base, p.offset))}}
+	}{Booked: []cardTransactionJSON{}, Pending: []cardTransactionJSON{}, Links: links{"self": getLink(p.href(base, p.Offset))}}
 	more := false
-	if p.status != "pending" {
+	if p.Status != "pending" {
 		var w []*cardTransaction
 		w, more = window(booked, p)
 		for _, t := range w {
 			page.Booked = append(page.Booked, t.json())
 		}
 	}
-	if p.status != "booked" {
+	if p.Status != "booked" {
 		w, m := window(pending, p)
 		more = more || m
 		for _, t := range w {
@@ -593,7 +549,7 @@ func (s *Server) getCardTransactions(c *call) error {
 		}
 	}
 	if more {
-		page.Links["next"] = getLink(p.href(base, p.offset+p.limit))
+		page.Links["next"] = getLink(p.href(base, p.Offset+p.Limit))
 	}
 	return c.reply(http.StatusOK, struct {
 		CardAccount      maskedPan `json:"cardAccount"`
@@ -624,15 +580,11 @@ func (s *Server) listAgreements(c *call) error {
 	}{out})
 }
 
-// boolQuery reads an optional boolean query parameter.
+// boolQuery reads an optional boolean query parameter (rules.ParseBool).
 func boolQuery(c *call, name string) (bool, error) {
-	v := c.query(name)
-	if v == "" {
-		return false, nil
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return false, errFormat(name, "%s must be true or false.", name)
+	b, v := rules.ParseBool(name, c.query(name))
+	if v != nil {
+		return false, violation(v)
 	}
 	return b, nil
 }

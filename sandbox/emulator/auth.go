@@ -4,18 +4,12 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"maps"
-	"mime"
 	"net/http"
-	"slices"
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 	"github.com/tppkit/psd2/signing"
@@ -24,15 +18,6 @@ import (
 // maxClockSkew is the allowed deviation of the Date header
 // (docs/interface.md section 5.3).
 const maxClockSkew = 60 * time.Second
-
-// maxRequestIDLen is the longest X-Request-ID the emulator accepts. The
-// interface says only "string" (docs/interface.md section 4); the SDK's
-// client.MaxRequestIDLen is the same 200 printable ASCII characters.
-const maxRequestIDLen = 200
-
-// signableHeaders are the only headers a Signature may list
-// (docs/interface.md section 5.5).
-var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-corporate-id", "tpp-redirect-uri"}
 
 // verify runs the checks every signed request passes (docs/interface.md
 // sections 5, 1.6, 7), in the order the answers are given:
@@ -48,7 +33,7 @@ var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-
 //     (signing.MatchKeyID: the issuer is compared parsed, so the strict
 //     RFC 2253 and the OpenSSL rendering both pass) (400 FORMAT_ERROR);
 //  4. Date present, and Digest with a body where the operation needs one
-//     (400 HTTP_HEADER_REQUIRED; see bodyRule);
+//     (400 HTTP_HEADER_REQUIRED; see rules.BodyRule);
 //  5. the signed headers are among date, digest, x-request-id, psu-id,
 //     psu-corporate-id, tpp-redirect-uri, and list date, x-request-id,
 //     digest (with a body) and psu-id, psu-corporate-id, tpp-redirect-uri
@@ -59,15 +44,19 @@ var signableHeaders = []string{"date", "digest", "x-request-id", "psu-id", "psu-
 //  8. a body is application/json, valid UTF-8 JSON, with no character
 //     the bank cannot process: an emoji or pictograph, or anything
 //     outside the Basic Multilingual Plane (400 FORMAT_ERROR, see
-//     checkCharacters);
+//     rules.CheckJSONBody);
 //  9. the X-Request-ID was not used by this TPP for another call (400
 //     FORMAT_ERROR); see requestIDLog.
 //
-// rule says what the operation's body needs (required.go): a body needs a
-// Digest unless rule.digestRequired says otherwise, a Digest that is sent
-// is checked whatever rule says, and bodyIgnored skips the checks of the
-// body's content.
-func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule bodyRule) (*call, *apiError) {
+// The checks that need neither the server's state nor package signing
+// (the forms of X-Request-ID and Signature, the signed header list, the
+// body) are rules of internal/rules (signature.go, body.go).
+//
+// rule says what the operation's body needs (rules.RequirementOf): a body
+// needs a Digest unless rule.DigestRequired says otherwise, a Digest that
+// is sent is checked whatever rule says, and rules.BodyIgnored skips the
+// checks of the body's content.
+func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyRule) (*call, *apiError) {
 	now := s.now()
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
@@ -75,11 +64,8 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule bodyRule) (
 	}
 
 	reqID := r.Header.Get("X-Request-ID")
-	if strings.TrimSpace(reqID) == "" {
-		return nil, errHeaderRequired("X-Request-ID")
-	}
-	if !validRequestID(reqID) {
-		return nil, errFormat("X-Request-ID", "X-Request-ID must be 1 to %d printable ASCII characters.", maxRequestIDLen)
+	if v := rules.CheckRequestID(reqID); v != nil {
+		return nil, violation(v)
 	}
 
 	t, aerr := s.certificate(r, now)
@@ -88,20 +74,15 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule bodyRule) (
 	}
 
 	sig := r.Header.Get("Signature")
-	if strings.TrimSpace(sig) == "" {
-		return nil, errHeaderRequired("Signature")
-	}
-	if !printableASCII(sig) {
-		return nil, errFormat("Signature", "A Signature value with non-ASCII characters must be sent as one RFC 2047 encoded word (=?utf-8?B?...?=).")
+	if v := rules.CheckSignatureValue(sig); v != nil {
+		return nil, violation(v)
 	}
 	params, err := signing.ParseSignature(sig)
 	if err != nil {
 		return nil, errFormat("Signature", "The Signature header cannot be parsed: %s.", signingReason(err))
 	}
-	if !headerListLowerCase(sig) {
-		// docs/interface.md section 5.4: the headers part holds
-		// lower-case header names (signing.ParseSignature reads any case).
-		return nil, errFormat("Signature", "The headers part of the Signature must list lower-case header names.")
+	if v := rules.CheckHeaderListCase(sig); v != nil {
+		return nil, violation(v)
 	}
 	if params.Algorithm != signing.Algorithm {
 		// docs/interface.md section 5.4: the value has four parts,
@@ -116,11 +97,11 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule bodyRule) (
 		return nil, errHeaderRequired("Date")
 	}
 	digested := len(body) > 0 && strings.TrimSpace(r.Header.Get("Digest")) != ""
-	if len(body) > 0 && !digested && rule.digestRequired() {
+	if len(body) > 0 && !digested && rule.DigestRequired() {
 		return nil, errHeaderRequired("Digest")
 	}
-	if aerr := checkSignedHeaders(r, params.Headers, digested); aerr != nil {
-		return nil, aerr
+	if v := rules.CheckSignedHeaders(r.Header, params.Headers, digested); v != nil {
+		return nil, violation(v)
 	}
 	dt, err := http.ParseTime(date)
 	if err != nil {
@@ -140,9 +121,9 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule bodyRule) (
 		return nil, errFormat("Signature", "The signature does not verify: %s.", signingReason(err))
 	}
 
-	if len(body) > 0 && rule != bodyIgnored {
-		if aerr := checkBody(r, body); aerr != nil {
-			return nil, aerr
+	if len(body) > 0 && rule != rules.BodyIgnored {
+		if v := rules.CheckJSONBody(r.Header.Get("Content-Type"), body); v != nil {
+			return nil, violation(v)
 		}
 	}
 	if !s.requestIDs.record(t.id, reqID, r, body) {
@@ -201,105 +182,6 @@ func (s *Server) parseCertificate(v string) (*x509.Certificate, *apiError) {
 	return cert, nil
 }
 
-// checkSignedHeaders checks the headers part of the Signature
-// (docs/interface.md sections 5.4, 5.5): only eligible headers, and among
-// them date and x-request-id always, digest when a body comes with one,
-// and the PSU and redirect headers when the request carries them.
-func checkSignedHeaders(r *http.Request, signed []string, digested bool) *apiError {
-	for _, n := range signed {
-		if !slices.Contains(signableHeaders, n) {
-			return errFormat("Signature", "The header %s cannot be signed; the headers list may only name %s.", n, strings.Join(signableHeaders, ", "))
-		}
-	}
-	need := []string{"date", "x-request-id"}
-	if digested {
-		need = append(need, "digest")
-	}
-	for _, h := range []string{"psu-id", "psu-corporate-id", "tpp-redirect-uri"} {
-		if r.Header.Get(h) != "" {
-			need = append(need, h)
-		}
-	}
-	for _, n := range need {
-		if !slices.Contains(signed, n) {
-			return errFormat("Signature", "The signature must cover the header %s.", n)
-		}
-	}
-	return nil
-}
-
-// checkBody accepts JSON only (docs/interface.md section 1.6): Content-Type
-// application/json, valid UTF-8, valid JSON, and no character the
-// downstream systems cannot take (checkCharacters).
-func checkBody(r *http.Request, body []byte) *apiError {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/json" {
-		if strings.Contains(strings.ToLower(r.Header.Get("Content-Type")), "xml") {
-			return errFormat("Content-Type", "XML is not supported; send application/json.")
-		}
-		return errFormat("Content-Type", "The body must be application/json.")
-	}
-	if !utf8.Valid(body) {
-		return errFormat("", "The body is not valid UTF-8.")
-	}
-	if !json.Valid(body) {
-		return errFormat("", "The body is not valid JSON.")
-	}
-	return checkCharacters(body)
-}
-
-// checkCharacters refuses a character the downstream systems cannot
-// process (docs/interface.md sections 1.6 and 7: "for example an emoji"):
-// an Extended_Pictographic character (U+2705, U+2615, U+2764, ...) or any
-// character outside the Basic Multilingual Plane, as the emulator's own
-// rules.Refused reads them off the Unicode grapheme rules. It looks at
-// the decoded strings, every value and key of the body, so a
-// \ud83d\ude00 or \u2705 escape is caught too, and names the first one
-// in path.
-func checkCharacters(body []byte) *apiError {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		return errFormat("", "The body is not valid JSON.")
-	}
-	if path, r, ok := findRefused(v, ""); ok {
-		what := path
-		if what == "" {
-			what = "The body"
-		}
-		return errFormat(path, "%s holds %U, a character that the bank's systems cannot process (an emoji or pictograph, or outside the Basic Multilingual Plane).", what, r)
-	}
-	return nil
-}
-
-// findRefused returns the path of the first string in v holding a
-// character [rules.Refused] reports, and that character. Map keys are
-// visited in sorted order, so one body always gives the same answer.
-func findRefused(v any, path string) (string, rune, bool) {
-	switch t := v.(type) {
-	case string:
-		if i := rules.Index(t); i >= 0 {
-			r, _ := utf8.DecodeRuneInString(t[i:])
-			return path, r, true
-		}
-	case []any:
-		for i, e := range t {
-			if p, r, ok := findRefused(e, fmt.Sprintf("%s[%d]", path, i)); ok {
-				return p, r, true
-			}
-		}
-	case map[string]any:
-		for _, k := range slices.Sorted(maps.Keys(t)) {
-			if p, r, ok := findRefused(k, rules.JoinPath(path, k)); ok {
-				return p, r, true
-			}
-			if p, r, ok := findRefused(t[k], rules.JoinPath(path, k)); ok {
-				return p, r, true
-			}
-		}
-	}
-	return "", 0, false
-}
-
 // signingReason is a short, secret-free reason for a signing error.
 func signingReason(err error) string {
 	for _, e := range []error{signing.ErrNoSignature, signing.ErrMalformed, signing.ErrBadAlgorithm,
@@ -311,22 +193,9 @@ func signingReason(err error) string {
 	return "malformed"
 }
 
-// validRequestID reports whether id is an X-Request-ID the emulator takes:
-// 1 to maxRequestIDLen printable ASCII characters (the HTTP layer has
-// already dropped leading and trailing spaces).
-func validRequestID(id string) bool {
-	return id != "" && len(id) <= maxRequestIDLen && printableASCII(id)
-}
-
-// printableASCII reports whether s has only characters from space to "~".
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
+// printableASCII reports whether s has only characters from space to "~"
+// (rules.PrintableASCII).
+func printableASCII(s string) bool { return rules.PrintableASCII(s) }
 
 // maxRememberedRequestIDs bounds the X-Request-IDs the emulator remembers
 // for its uniqueness check (about 5 MB when full). Past it, the oldest are
@@ -387,44 +256,4 @@ func hash128(parts ...string) [16]byte {
 	var out [16]byte
 	copy(out[:], h.Sum(nil))
 	return out
-}
-
-// headerListLowerCase reports whether the headers part of a Signature
-// value that signing.ParseSignature accepted is in lower case. The value
-// is read as ParseSignature reads it: an RFC 2047 encoded word is decoded
-// first (a word it cannot decode here is let through: the parser took
-// it), then comma-separated key="value" parameters whose values may hold
-// backslash pairs.
-func headerListLowerCase(sig string) bool {
-	v := strings.TrimSpace(sig)
-	if strings.HasPrefix(v, "=?") {
-		d, err := new(mime.WordDecoder).DecodeHeader(v)
-		if err != nil {
-			return true
-		}
-		v = d
-	}
-	for v != "" {
-		v = strings.TrimLeft(v, " \t,")
-		eq := strings.IndexByte(v, '=')
-		if eq < 0 || eq+1 >= len(v) || v[eq+1] != '"' {
-			return true
-		}
-		key := strings.TrimSpace(v[:eq])
-		i := eq + 2
-		for i < len(v) && v[i] != '"' {
-			if v[i] == '\\' {
-				i++
-			}
-			i++
-		}
-		if i >= len(v) {
-			return true
-		}
-		if key == "headers" && v[eq+2:i] != strings.ToLower(v[eq+2:i]) {
-			return false
-		}
-		v = v[i+1:]
-	}
-	return true
 }

@@ -101,8 +101,8 @@ func TestBasketRejections(t *testing.T) {
 	other := newTPPClient(t, s, "Other basket TPP")
 	ids, _ := c.newPayments(11)
 	otherIDs, _ := other.newPayments(1)
-	bulk := c.createPayment("/v1/bulk-payments/"+productNDCT, validBulk().bytes()).PaymentID
-	periodic := c.createPayment("/v1/periodic-payments/"+productNDCT, validPeriodic().bytes()).PaymentID
+	bulk := c.createPayment("/v1/bulk-payments/"+productNDCT, validBulk().Bytes()).PaymentID
+	periodic := c.createPayment("/v1/periodic-payments/"+productNDCT, validPeriodic().Bytes()).PaymentID
 	signed := c.createPayment("/v1/payments/"+productSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)),
 		set("instructedAmount.amount", "99.00")))
 	approve(t, s, signed.Links["scaRedirect"].Href, CustomerKari)

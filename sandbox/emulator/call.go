@@ -2,11 +2,9 @@ package emulator
 
 import (
 	"cmp"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
-	"reflect"
 	"strings"
 	"time"
 
@@ -39,7 +37,7 @@ type handler func(c *call) error
 // handle registers h for pattern (a ServeMux pattern such as
 // "GET /v1/accounts/{id}", without the /api prefix) behind the common
 // request checks of docs/interface.md section 5 (see verify) and the
-// headers the operation requires (see requirement).
+// headers the operation requires (rules.RequirementOf).
 func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
@@ -49,10 +47,10 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 	if method != "" {
 		full = method + " " + full
 	}
-	need := requirementOf(pattern) // required.go
+	need := rules.RequirementOf(pattern)
 	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
 		s.setCommonHeaders(w, r)
-		c, aerr := s.verify(w, r, need.body)
+		c, aerr := s.verify(w, r, need.Body)
 		if aerr != nil {
 			writeError(w, aerr)
 			return
@@ -60,7 +58,9 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 		s.ensureStore(c.tpp.id, c.now) // views.go
 		err := c.checkRole(pattern)    // scenario.go
 		if err == nil {
-			err = need.check(c)
+			if v := need.Check(r.Header); v != nil {
+				err = violation(v)
+			}
 		}
 		if err == nil {
 			err = s.run(c, h) // locks s.mu (data.go)
@@ -119,82 +119,26 @@ func (c *call) query(name string) string { return c.r.URL.Query().Get(name) }
 // "%21" both arrive as "!").
 func (c *call) pathValue(name string) string { return c.r.PathValue(name) }
 
-// require answers 400 HTTP_HEADER_REQUIRED for the first absent header.
+// require answers 400 HTTP_HEADER_REQUIRED for the first absent or blank
+// header of names (rules.RequireHeaders).
 func (c *call) require(names ...string) error {
-	for _, n := range names {
-		if strings.TrimSpace(c.r.Header.Get(n)) == "" {
-			return errHeaderRequired(n)
-		}
+	if v := rules.RequireHeaders(c.r.Header, names...); v != nil {
+		return violation(v)
 	}
 	return nil
-}
-
-// requireAcceptFix checks that x-accept-fix is present and lists value
-// (docs/interface.md section 4.1 to 4.3, 9.2).
-func (c *call) requireAcceptFix(value string) error {
-	v := c.header("x-accept-fix")
-	if strings.TrimSpace(v) == "" {
-		return errHeaderRequired("x-accept-fix")
-	}
-	for _, f := range strings.Split(v, ",") {
-		if strings.EqualFold(strings.TrimSpace(f), value) {
-			return nil
-		}
-	}
-	return newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "The header x-accept-fix must carry %s.", value).at("x-accept-fix")
 }
 
 // psuPresent reports whether the PSU is actively present: PSU-IP-Address
 // is sent (docs/interface.md section 5.14).
 func (c *call) psuPresent() bool { return strings.TrimSpace(c.header("PSU-IP-Address")) != "" }
 
-// decode decodes the JSON body into v. Unknown fields are allowed, and a
-// key naming a field of v in another case is one of them (field names are
-// case-sensitive, docs/interface.md section 2.7; see rules.DropMiscased); a type
-// mismatch gives 400 FORMAT_ERROR naming the field (jsonProblem).
+// decode decodes the JSON body into v (rules.DecodeJSON). Unknown fields
+// are allowed, and a key naming a field of v in another case is one of
+// them (field names are case-sensitive); an empty body or a type mismatch
+// gives 400 FORMAT_ERROR, naming the field when the decoder knows it.
 func (c *call) decode(v any) error {
-	if len(c.body) == 0 {
-		return errFormat("", "A JSON body is required.")
-	}
-	body, _ := rules.DropMiscased(c.body, reflect.TypeOf(v))
-	if err := json.Unmarshal(body, v); err != nil {
-		return jsonProblem(err)
+	if viol := rules.DecodeJSON(c.body, v); viol != nil {
+		return violation(viol)
 	}
 	return nil
-}
-
-// jsonProblem turns an error of decoding a body into a 400 FORMAT_ERROR
-// naming the field when the decoder knows it.
-func jsonProblem(err error) *apiError {
-	var typeErr *json.UnmarshalTypeError
-	if !errors.As(err, &typeErr) {
-		return errFormat("", "The body is not valid JSON.")
-	}
-	t := typeErr.Type
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if typeErr.Field == "" {
-		return errFormat("", "The body must be a JSON %s.", jsonKind(t.Kind()))
-	}
-	return errFormat(typeErr.Field, "%s must be a JSON %s.", typeErr.Field, jsonKind(t.Kind()))
-}
-
-// jsonKind names the JSON type a Go kind decodes from.
-func jsonKind(k reflect.Kind) string {
-	switch k {
-	case reflect.String:
-		return "string"
-	case reflect.Slice, reflect.Array:
-		return "array"
-	case reflect.Struct, reflect.Map:
-		return "object"
-	case reflect.Bool:
-		return "boolean"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
-		reflect.Float32, reflect.Float64:
-		return "number"
-	}
-	return "value of another type"
 }

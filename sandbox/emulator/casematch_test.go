@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/paymentrules"
 )
 
 // rekey renames key old of obj to new, keeping its value.
@@ -54,9 +56,9 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 		body       []byte
 		field, key string
 	}{
-		{"creditorName upper case", ndct, upperName.bytes(), "creditorName", "CREDITORNAME"},
-		{"instructedAmount.amount capitalised", ndct, upperAmount.bytes(), "instructedAmount.amount", "instructedAmount.Amount"},
-		{"bulk entry's creditorName lower case", "/v1/bulk-payments/" + productNDCT, bulk.bytes(), "payments[1].creditorName", "payments[1].creditorname"},
+		{"creditorName upper case", ndct, upperName.Bytes(), "creditorName", "CREDITORNAME"},
+		{"instructedAmount.amount capitalised", ndct, upperAmount.Bytes(), "instructedAmount.amount", "instructedAmount.Amount"},
+		{"bulk entry's creditorName lower case", "/v1/bulk-payments/" + productNDCT, bulk.Bytes(), "payments[1].creditorName", "payments[1].creditorname"},
 	}
 	for _, tt := range tests {
 		r := c.do(http.MethodPost, tt.path, tt.body, c.payHeaders()...)
@@ -67,8 +69,8 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 	}
 
 	// The same bodies written as the interface names the fields.
-	c.createPayment(ndct, validNDCT().bytes())
-	c.createPayment("/v1/bulk-payments/"+productNDCT, validBulk().bytes())
+	c.createPayment(ndct, validNDCT().Bytes())
+	c.createPayment("/v1/bulk-payments/"+productNDCT, validBulk().Bytes())
 
 	// An optional field in another case is ignored like any unknown
 	// field: the payment is created without it.
@@ -76,8 +78,8 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 	setPath(withRemittance, "instructedAmount.amount", "11.00")
 	withRemittance["RemittanceInformationUnstructured"] = "faktura 7"
 	delete(withRemittance, "remittanceInformationUnstructured")
-	c.createPayment(ndct, withRemittance.bytes())
-	decoded, e := decodePaymentBody(withRemittance.bytes())
+	c.createPayment(ndct, withRemittance.Bytes())
+	decoded, e := paymentrules.Decode(withRemittance.Bytes())
 	require.Nil(t, e)
 	assert.Nil(t, decoded.RemittanceInformationUnstructured)
 	require.NotNil(t, decoded.CreditorName)
@@ -87,7 +89,7 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 		b := validNDCT()
 		setPath(b, "instructedAmount.amount", strconv.Itoa(12+i)+".00")
 		delete(b, "creditorName")
-		out := strings.Replace(string(b.bytes()), "{", "{"+raw+",", 1)
+		out := strings.Replace(string(b.Bytes()), "{", "{"+raw+",", 1)
 		c.createPayment(ndct, []byte(out))
 		ps := s.Payments()
 		assert.Equal(t, "Ola Eksempel", ps[len(ps)-1].CreditorName, raw)

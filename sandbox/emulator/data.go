@@ -21,8 +21,8 @@ import (
 
 // Customer types (docs/interface.md section 2.8).
 const (
-	contextPrivate   = "PRIVATE"
-	contextCorporate = "CORPORATE"
+	contextPrivate   = rules.ContextPrivate
+	contextCorporate = rules.ContextCorporate
 )
 
 // store is the sandbox data: customers with their accounts, card accounts,

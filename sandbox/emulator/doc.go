@@ -6,7 +6,8 @@
 // signing-basket life cycle in memory.
 //
 // It imports only the signing and money packages and its own internals
-// (internal/rules): it checks the wire, not the SDK.
+// (internal/rules, internal/paymentrules, which hold its request rules):
+// it checks the wire, not the SDK.
 //
 // # Starting a server
 //

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"unicode/utf8"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // tppMessage is one entry of an error body's tppMessages (docs/interface.md section 7).
@@ -49,18 +51,18 @@ func newError(status int, code, format string, args ...any) *apiError {
 	return &apiError{status: status, msg: tppMessage{Category: "ERROR", Code: code, Text: text}}
 }
 
-// maxQuoted is how many characters of a request's value an error text
-// quotes.
-const maxQuoted = 100
-
 // clip shortens a value from the request (a path, an id, a bad field
-// value) quoted in an error text to maxQuoted characters, never cutting a
-// character in two.
-func clip(s string) string {
-	if utf8.RuneCountInString(s) <= maxQuoted {
-		return s
+// value) quoted in an error text, as the rules do (rules.Clip).
+func clip(s string) string { return rules.Clip(s) }
+
+// violation is the 400 answer to what a request rule refused
+// (internal/rules, internal/paymentrules): its code, path and message; nil
+// for nil.
+func violation(v *rules.Violation) *apiError {
+	if v == nil {
+		return nil
 	}
-	return string([]rune(s)[:maxQuoted]) + "…"
+	return newError(http.StatusBadRequest, v.Code, "%s", v.Message).at(v.Path)
 }
 
 // Shorthands for the common answers (status per docs/interface.md section 10's table).
@@ -70,7 +72,7 @@ func errFormat(path, format string, args ...any) *apiError {
 }
 
 func errHeaderRequired(header string) *apiError {
-	return newError(http.StatusBadRequest, "HTTP_HEADER_REQUIRED", "The header %s is required.", header).at(header)
+	return violation(rules.HeaderRequired(header))
 }
 
 func errNotFound(format string, args ...any) *apiError {

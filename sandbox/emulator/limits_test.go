@@ -92,7 +92,7 @@ func TestLimitsPaymentsAndBaskets(t *testing.T) {
 	s.mu.Lock()
 	flows := len(s.flows)
 	s.mu.Unlock()
-	r := c.do(http.MethodPost, "/v1/payments/"+productSEPA+"?allowLogicalDuplicate=true", validSEPA().bytes(), c.payHeaders()...)
+	r := c.do(http.MethodPost, "/v1/payments/"+productSEPA+"?allowLogicalDuplicate=true", validSEPA().Bytes(), c.payHeaders()...)
 	assertFull(t, r, "Payments")
 	assert.Len(t, s.Payments(), 3)
 	s.mu.Lock()

@@ -117,11 +117,8 @@ func (s *Server) Payments() []Payment {
 	return out
 }
 
-// paymentServices are the first path segments of payment resources.
-var paymentServices = []string{servicePayments, servicePeriodic, serviceBulk}
-
 func (s *Server) registerPaymentRoutes(mux *http.ServeMux) {
-	for _, svc := range paymentServices {
+	for _, svc := range rules.PaymentServices {
 		base := "/v1/" + svc + "/{product}"
 		s.handle(mux, "POST "+base, s.createPayment)
 		s.handle(mux, "GET "+base+"/{id}", s.paymentDetails)
@@ -148,7 +145,7 @@ func errProductUnknown(product string) *apiError {
 func (s *Server) createPayment(c *call) error {
 	service := paymentService(c)
 	product := c.pathValue("product")
-	if !knownProduct(product) {
+	if !rules.KnownProduct(product) {
 		return errProductUnknown(product)
 	}
 	if _, err := c.checkPSU(true); err != nil {
@@ -226,7 +223,7 @@ func (s *Server) createPayment(c *call) error {
 func (s *Server) lookupPayment(c *call) (*payment, error) {
 	service := paymentService(c)
 	product := c.pathValue("product")
-	if !knownProduct(product) {
+	if !rules.KnownProduct(product) {
 		return nil, errProductUnknown(product)
 	}
 	id := c.pathValue("id")

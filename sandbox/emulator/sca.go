@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // scaPagePath is the sandbox authorisation site (the platform's:
@@ -84,17 +86,11 @@ func (c *call) startSCA(kind scaKind, onDone func(scaResult) error) (string, err
 	if c.readOnly {
 		return "", errNeedsWrite // run again under the write lock (data.go)
 	}
-	if err := c.require("TPP-Redirect-URI", "TPP-Session-ID"); err != nil {
-		return "", err
-	}
-	ru, err := url.Parse(c.header("TPP-Redirect-URI"))
-	if err != nil || !ru.IsAbs() || (ru.Scheme != "https" && ru.Scheme != "http") || ru.Host == "" {
-		return "", errFormat("TPP-Redirect-URI", "TPP-Redirect-URI must be an absolute https URL.")
+	ru, v := rules.CheckSCAHeaders(c.r.Header)
+	if v != nil {
+		return "", violation(v)
 	}
 	sid := c.header("TPP-Session-ID")
-	if len(sid) > 200 {
-		return "", errFormat("TPP-Session-ID", "TPP-Session-ID is too long.")
-	}
 	ctxName := contextPrivate
 	if c.header("PSU-Corporate-ID") != "" || strings.EqualFold(c.header("PSU-Context"), contextCorporate) {
 		ctxName = contextCorporate

@@ -165,7 +165,7 @@ func TestSCACallbackHook(t *testing.T) {
 	start := func(fail error) string {
 		req := c.build(http.MethodGet, "/v1/sandbox/customers", nil, hdr("TPP-Session-ID", "s"), hdr("TPP-Redirect-URI", redirectURI))
 		req.Body = http.NoBody
-		ca, aerr := s.verify(nopWriter{}, req, bodyJSON)
+		ca, aerr := s.verify(nopWriter{}, req, rules.BodyJSON)
 		require.Nil(t, aerr)
 		s.ensureStore(ca.tpp.id, ca.now)
 		s.mu.Lock()

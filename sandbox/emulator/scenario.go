@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Scenario controls: in-process methods that make the emulator behave as
@@ -66,7 +68,7 @@ func roleOf(path string) Role {
 	case path == "/v1/user", strings.HasPrefix(path, "/v1/signing-baskets"):
 		return RolePISP
 	}
-	for _, svc := range paymentServices {
+	for _, svc := range rules.PaymentServices {
 		if strings.HasPrefix(path, "/v1/"+svc+"/") {
 			return RolePISP
 		}

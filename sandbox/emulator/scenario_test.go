@@ -29,11 +29,11 @@ func TestSetRolesRefusesTheOtherRole(t *testing.T) {
 	psu := psuHeaders(aisp.login(CustomerKari, sid), sid)
 	assert.Equal(t, http.StatusOK, aisp.get("/v1/accounts", psu...).status)
 	refused(aisp.get("/v1/user", hdr("TPP-Session-ID", "u")))
-	refused(aisp.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().bytes(), psu...))
+	refused(aisp.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().Bytes(), psu...))
 	refused(aisp.do(http.MethodPost, "/v1/signing-baskets", basketBody("x"), psu...))
 
 	// The PISP pays but reads no account.
-	pisp.createPayment("/v1/payments/"+productNDCT, validNDCT().bytes())
+	pisp.createPayment("/v1/payments/"+productNDCT, validNDCT().Bytes())
 	refused(pisp.do(http.MethodPost, "/v1/bank-offered-consents", nil, hdr("TPP-Session-ID", "c")))
 	refused(pisp.get("/v1/accounts", psuHeaders(pisp.pisPSU(), pisSession)...))
 
@@ -42,7 +42,7 @@ func TestSetRolesRefusesTheOtherRole(t *testing.T) {
 		assert.Equal(t, http.StatusOK, c.get("/v1/sandbox/customers").status)
 	}
 	s.SetRoles(aisp.creds.Certificate, RoleAISP|RolePISP)
-	assert.Equal(t, http.StatusCreated, aisp.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().bytes(), aisp.payHeaders()...).status)
+	assert.Equal(t, http.StatusCreated, aisp.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().Bytes(), aisp.payHeaders()...).status)
 }
 
 func TestRemovePaymentPermission(t *testing.T) {

@@ -1,7 +1,13 @@
 package emulator
 
 // How to add endpoints to the emulator (for payments.go, baskets.go, batch.go
-// and faults.go). Everything below lives in this package.
+// and faults.go). Everything below lives in this package, except the
+// request rules: the pure checks of headers and bodies (what an operation
+// requires, what form a value must have, what a payment body must
+// satisfy) are in internal/rules and internal/paymentrules, know nothing
+// of the Server, and return a *rules.Violation, which violation(v) turns
+// into its 400 answer. A new rule that needs no state goes there, with a
+// table test.
 //
 // Routes. Register in registerPaymentRoutes / registerBasketRoutes with
 //
@@ -35,15 +41,15 @@ package emulator
 // The verified call. c.body is the raw body (already checked: JSON,
 // application/json, no character the bank cannot process); c.decode(&v) decodes it (unknown
 // fields allowed; a type error gives 400 FORMAT_ERROR naming the field,
-// jsonProblem).
+// rules.DecodeViolation).
 // c.tpp is the TPP (c.tpp.id is its organisation, tppIdentity, the same
 // across certificate renewals; c.tpp.name its name); c.now is the emulator clock for this request; c.requestID the
 // X-Request-ID; c.header(name) a request header; c.query(name) a query value;
 // c.psuPresent() reports PSU-IP-Address present (docs/interface.md section 5.14).
 //
 // Required headers. The headers an operation needs are declared once, in
-// required.go (requirementOf), and checked by handle before the handler
-// runs (400 HTTP_HEADER_REQUIRED naming the first missing header); a
+// internal/rules (headers.go, rules.RequirementOf), and checked by handle
+// before the handler runs (400 HTTP_HEADER_REQUIRED naming the first missing header); a
 // handler checks only what the values must be (c.checkPSU for PSU-ID,
 // PSU-Corporate-ID and PSU-Context on payment and basket creation).
 //

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Session rules (docs/interface.md sections 3 and 8;
@@ -88,7 +90,7 @@ func (s *Server) psuID(tppID, customerNumber string) string {
 // customerForPSU returns the customer behind psuID for tppID, or nil when
 // no SCA of this TPP produced that PSU-ID. Needs s.mu held.
 func (s *Server) customerForPSU(tppID, psuID string) *customer {
-	if id, ok := canonicalUUID(psuID); ok {
+	if id, ok := rules.CanonicalUUID(psuID); ok {
 		psuID = id
 	}
 	n, ok := s.psus[psuKey{tppID, psuID}]
@@ -119,11 +121,11 @@ func (s *Server) customerForPSU(tppID, psuID string) *customer {
 //   - PSU-ID compares as a UUID: any case of an issued PSU-ID is that
 //     PSU-ID.
 //
-// The headers' presence is checked before (required.go). Needs s.mu held.
+// The headers' presence is checked before (rules.RequirementOf). Needs s.mu held.
 func (c *call) checkPSU(withContext bool) (*customer, error) {
-	psuID, ok := canonicalUUID(c.header("PSU-ID"))
-	if !ok {
-		return nil, errFormat("PSU-ID", "PSU-ID must be a UUID.")
+	psuID, v := rules.CheckPSUID(c.header("PSU-ID"))
+	if v != nil {
+		return nil, violation(v)
 	}
 	cust := c.s.customerForPSU(c.tpp.id, psuID)
 	if cust == nil {
@@ -140,23 +142,10 @@ func (c *call) checkPSU(withContext bool) (*customer, error) {
 	if !withContext {
 		return cust, nil
 	}
-	switch ctx := c.header("PSU-Context"); {
-	case ctx == "":
-		// optional: the platform creates a payment without it
-	case ctx != contextPrivate && ctx != contextCorporate:
-		return nil, errFormat("PSU-Context", "PSU-Context must be %s or %s.", contextPrivate, contextCorporate)
-	case ctx != contextOf(corp):
-		return nil, errFormat("PSU-Context", "PSU-Context is %s but the PSU acts in %s context.", ctx, contextOf(corp))
+	if v := rules.CheckPSUContext(c.header("PSU-Context"), corp); v != nil {
+		return nil, violation(v)
 	}
 	return cust, nil
-}
-
-// contextOf is the context a PSU acts in with PSU-Corporate-ID corp.
-func contextOf(corp string) string {
-	if corp != "" {
-		return contextCorporate
-	}
-	return contextPrivate
 }
 
 // sessionMode says what a call needs from the PSU session.
@@ -206,9 +195,9 @@ func (c *call) session(mode sessionMode) (*session, error) {
 	if c.header("PSU-ID") == "" {
 		return nil, redirect("CONSENT_INVALID", "No valid session for this PSU. Send the PSU to the scaRedirect link.")
 	}
-	psuID, ok := canonicalUUID(c.header("PSU-ID"))
-	if !ok {
-		return nil, errFormat("PSU-ID", "PSU-ID must be a UUID.")
+	psuID, v := rules.CheckPSUID(c.header("PSU-ID"))
+	if v != nil {
+		return nil, violation(v)
 	}
 	cust := c.s.customerForPSU(c.tpp.id, psuID)
 	if cust == nil {

@@ -2,8 +2,9 @@ package emulator
 
 import (
 	"net/http"
-	"net/mail"
 	"strings"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // TPP dialogue: the TPP's contact e-mail address at the bank (PUT and GET
@@ -19,7 +20,7 @@ import (
 //     TPP's id, or any id that is not the caller's, is 403 FORBIDDEN for
 //     GET and PUT alike.
 //   - The address must be a plain local-part@domain address of at most
-//     254 characters (validContactEmail), else 400 FORMAT_ERROR.
+//     254 characters (rules.CheckContactEmail), else 400 FORMAT_ERROR.
 
 // contactState holds the contact address of each TPP, by tppIdentity.
 // Guarded by s.mu; the zero value is ready.
@@ -75,25 +76,12 @@ func (s *Server) putContact(c *call) error {
 	if err := c.decode(&body); err != nil {
 		return err
 	}
-	if body.Email == nil {
-		return errFormat("email", "The body must carry email.")
-	}
-	if !validContactEmail(*body.Email) {
-		return errFormat("email", "email must be an e-mail address of the form local-part@domain.")
+	if v := rules.CheckContactEmail(body.Email); v != nil {
+		return violation(v)
 	}
 	if s.contacts.emails == nil {
 		s.contacts.emails = map[string]string{}
 	}
 	s.contacts.emails[c.tpp.id] = *body.Email
 	return c.reply(http.StatusOK, contactJSON{*body.Email})
-}
-
-// validContactEmail reports whether e is a plain address of at most 254
-// characters (RFC 5321), without display name or brackets.
-func validContactEmail(e string) bool {
-	if e == "" || len(e) > 254 {
-		return false
-	}
-	a, err := mail.ParseAddress(e)
-	return err == nil && a.Name == "" && a.Address == e && strings.Contains(e[strings.LastIndexByte(e, '@')+1:], ".")
 }

@@ -224,3 +224,19 @@ func JoinPath(prefix, field string) string {
 	}
 	return prefix + "." + field
 }
+
+// MiscasedHint returns the sentence the emulator adds to the text of a
+// FORMAT_ERROR naming the field at path (such as "creditorName" or
+// "payments[0].instructedAmount.amount") when body lacks that field while
+// holding a key at that path written in another case ([MiscasedKey]); ""
+// when path is "" or body has no such key.
+func MiscasedHint(body []byte, path string) string {
+	if path == "" || len(body) == 0 {
+		return ""
+	}
+	key := MiscasedKey(body, path)
+	if key == "" {
+		return ""
+	}
+	return " The body has " + strconv.Quote(Clip(key)) + " instead: field names are case-sensitive."
+}

@@ -75,3 +75,23 @@ func TestDropMiscased(t *testing.T) {
 	// The fields of a type are read once.
 	assert.Same(t, fieldsOf(reflect.TypeFor[caseOuter]()), fieldsOf(reflect.TypeFor[caseOuter]()))
 }
+
+func TestMiscasedHint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body, path, want string
+	}{
+		{"nested miscased key", `{"payments":[{"instructedAmount":{"AMOUNT":"1.00"}}]}`, "payments[0].instructedAmount.amount",
+			` The body has "payments[0].instructedAmount.AMOUNT" instead: field names are case-sensitive.`},
+		{"long key clipped", `{"` + strings.Repeat("A", 120) + `":1}`, strings.Repeat("a", 120),
+			` The body has "` + strings.Repeat("A", MaxQuoted) + `…" instead: field names are case-sensitive.`},
+		{"exact key present", `{"creditorName":"x","CREDITORNAME":"y"}`, "creditorName", ""},
+		{"no such key", `{"debtorName":"x"}`, "creditorName", ""},
+		{"no path", `{"CreditorName":"x"}`, "", ""},
+		{"no body", ``, "creditorName", ""},
+		{"body not JSON", `{"CreditorName"`, "creditorName", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, MiscasedHint([]byte(tt.body), tt.path), tt.name)
+	}
+}

@@ -1,7 +1,3 @@
-// Package rules holds the emulator's own checks of request values (the
-// characters the bank cannot process, the check-digit oracle), kept
-// apart from the SDK's so that the emulator checks the wire independently
-// of what the SDK believes.
 package rules
 
 import (

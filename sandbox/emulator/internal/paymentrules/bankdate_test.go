@@ -1,13 +1,14 @@
-package emulator
+package paymentrules_test
 
 import (
-	"net/http"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/sandbox/emulator/internal/paymentrules"
+	pt "github.com/tppkit/psd2/sandbox/emulator/internal/paymentrules/paymentrulestest"
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
@@ -50,20 +51,20 @@ func TestExecutionDateAroundOsloMidnight(t *testing.T) {
 			require.NoError(t, err)
 			yesterday := day.AddDate(0, 0, -1).Format(time.DateOnly)
 			for _, now := range []time.Time{tc.now, tc.now.In(time.FixedZone("UTC-10", -10*60*60))} {
-				b := validNDCT()
+				b := pt.ValidNDCT()
 				b["requestedExecutionDate"] = tc.date
-				_, e := checkPaymentBody(servicePayments, productNDCT, b.bytes(), now)
+				_, e := paymentrules.Check(rules.ServicePayments, rules.ProductNDCT, b.Bytes(), now)
 				assert.Nil(t, e, "today in Oslo is accepted")
 
 				b["requestedExecutionDate"] = yesterday
-				_, e = checkPaymentBody(servicePayments, productNDCT, b.bytes(), now)
-				assert.Equal(t, &problem{Status: http.StatusBadRequest, Code: "EXECUTION_DATE_INVALID", Path: "requestedExecutionDate"},
-					problemOf(e), "yesterday in Oslo is refused")
+				_, e = paymentrules.Check(rules.ServicePayments, rules.ProductNDCT, b.Bytes(), now)
+				assert.Equal(t, &pt.Want{Code: rules.CodeExecutionDateInvalid, Path: "requestedExecutionDate"},
+					wantOf(e), "yesterday in Oslo is refused")
 
-				p := validPeriodic()
+				p := pt.ValidPeriodic()
 				p["startDate"] = yesterday
-				_, e = checkPaymentBody(servicePeriodic, productNDCT, p.bytes(), now)
-				assert.Equal(t, "EXECUTION_DATE_INVALID", problemOf(e).Code)
+				_, e = paymentrules.Check(rules.ServicePeriodic, rules.ProductNDCT, p.Bytes(), now)
+				assert.Equal(t, &pt.Want{Code: rules.CodeExecutionDateInvalid, Path: "startDate"}, wantOf(e))
 			}
 		})
 	}
