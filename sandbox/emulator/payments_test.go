@@ -914,3 +914,26 @@ func BenchmarkCreatePayment(b *testing.B) {
 		}
 	}
 }
+
+// A single payment's body with a member of a bulk payment ("payments")
+// is that single payment: the member is not part of its body and is
+// ignored like any unknown member, never read for the amount or the
+// creditor.
+func TestSinglePaymentIgnoresBulkEntries(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Stray member TPP")
+	b := validSEPA()
+	b["payments"] = []any{map[string]any{
+		"instructedAmount": map[string]any{"amount": "5.00", "currency": "NOK"},
+		"creditorAccount":  map[string]any{"bban": "12345678903"},
+		"creditorName":     "Someone Else",
+	}}
+	want := validSEPA()["instructedAmount"].(map[string]any)
+	c.createPayment("/v1/payments/"+productSEPA, b.Bytes())
+	ps := s.Payments()
+	require.Len(t, ps, 1)
+	assert.Equal(t, want["amount"], ps[0].Amount.Value.StringFixed(2))
+	assert.Equal(t, want["currency"], ps[0].Amount.Currency)
+	assert.Equal(t, validSEPA()["creditorName"], ps[0].CreditorName)
+}

@@ -43,7 +43,8 @@ type paymentCheck struct {
 // Check decodes a payment request body of service (a [rules.PaymentServices]
 // entry) and product ([rules.KnownProduct]) with [Decode] and checks it on
 // the bank's date at now ([rules.BankDate]: Europe/Oslo). It returns the
-// decoded body, or the first violation. The order of the checks is fixed,
+// decoded body (without "payments" unless service is bulk-payments), or
+// the first violation. The order of the checks is fixed,
 // so one body always gives the same answer.
 func Check(service, product string, body []byte, now time.Time) (*Body, *rules.Violation) {
 	b, v := Decode(body)
@@ -53,6 +54,12 @@ func Check(service, product string, body []byte, now time.Time) (*Body, *rules.V
 	c := paymentCheck{service: service, product: product, today: rules.BankDate(now)}
 	if v := c.check(b); v != nil {
 		return nil, v
+	}
+	if service != rules.ServiceBulk {
+		// "payments" is a member of a bulk payment's body only: in
+		// another service's body it is ignored like any unknown member,
+		// so that nothing reads its unchecked entries as the payment.
+		b.Payments = nil
 	}
 	return b, nil
 }
