@@ -1,0 +1,247 @@
+package emulator
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Transactions of mock data: one builder per kind (txSpec for accounts,
+// cardTxSpec for card accounts) used by every door (Server.Seed,
+// Server.AddTransaction and AddTwins, the mock-data operations), and one
+// way to store them (store.postTransactions, store.postCardTransactions)
+// whose only difference between the doors is the balanceRule.
+
+// balanceRule is what storing a booked mock transaction does to the
+// booked balance of its account or card account. It is the one place
+// where the doors differ on balances, and each door states its rule where
+// it stores:
+//
+//   - Server.Seed: balanceStated. A SeedAccount's Balance (a
+//     SeedCardAccount's too) is the balance after its Transactions, as a
+//     bank statement states it, so seeded transactions leave it as given.
+//   - The mock-data operations (POST /v1/sandbox/accounts/{id}/transactions
+//     and card-accounts/{id}/transactions) and Server.AddTransaction,
+//     AddTwins: balanceMoves. They add to an account that already has a
+//     balance, and a booking moves it, as on the bank.
+//
+// Pending transactions never move the booked balance.
+type balanceRule bool
+
+const (
+	// balanceStated leaves the booked balance as the door stated it.
+	balanceStated balanceRule = false
+	// balanceMoves adds each booked amount to the booked balance.
+	balanceMoves balanceRule = true
+)
+
+// txSpec is an account transaction as a door gives it, in the bank's
+// terms (the AIS transaction fields). The other party is given either
+// side by side (creditor and debtor, as the mock-data operations take
+// them) or as the counterparty (as a SeedTransaction gives it), which
+// build puts on the creditor side of money out and the debtor side of
+// money in.
+type txSpec struct {
+	pending bool
+	// bookingDate zero is today; valueDate zero is the booking date.
+	bookingDate, valueDate time.Time
+	// amount is the signed decimal text, required and not zero; currency,
+	// when given, must be the account's.
+	amount, currency string
+
+	creditorName, debtorName       string
+	creditorAccount, debtorAccount *accountRef
+	counterpartyName               string
+	counterpartyAccount            *accountRef
+
+	remittance, code string
+}
+
+// txNames are a door's names of the fields of a txSpec.
+type txNames struct {
+	amount, currency, creditorName, debtorName, counterpartyName   string
+	creditorBBAN, creditorIBAN, counterpartyBBAN, counterpartyIBAN string
+	remittance, code                                               string
+}
+
+var (
+	seedTxNames = txNames{amount: "Amount", counterpartyName: "CounterpartyName",
+		counterpartyBBAN: "CounterpartyBBAN", counterpartyIBAN: "CounterpartyIBAN", remittance: "Remittance", code: "Code"}
+	mockTxNames = txNames{amount: "transactionAmount.amount", currency: "transactionAmount.currency",
+		creditorName: "creditorName", debtorName: "debtorName", creditorBBAN: "creditorAccount.bban",
+		creditorIBAN: "creditorAccount.iban", remittance: "remittanceInformationUnstructured", code: "proprietaryBankTransactionCode"}
+)
+
+// Length limits of transaction texts, in characters.
+const (
+	maxPartyName  = 70
+	maxAccountRef = 34
+	maxRemittance = 140
+	maxTxCode     = 35
+)
+
+// build checks sp and returns the transaction on an account in currency
+// cur: no id yet (postTransactions gives it), the other party shown as the
+// bank shows it. The account itself appears when stored, as the debtor
+// account of money out; money in does not show it.
+func (sp *txSpec) build(cur string, chk *inputCheck, n *txNames) (transaction, *badInput) {
+	if sp.currency != "" && sp.currency != cur {
+		return transaction{}, refuse(n.currency, inputProblem{kind: currencyOther, currency: cur})
+	}
+	v, p := chk.amount(sp.amount, cur, true)
+	if bad := refuse(n.amount, p); bad != nil {
+		return transaction{}, bad
+	}
+	for _, f := range [...]struct {
+		v, field string
+		max      int
+	}{
+		{sp.creditorName, n.creditorName, maxPartyName}, {sp.debtorName, n.debtorName, maxPartyName},
+		{sp.counterpartyName, n.counterpartyName, maxPartyName},
+		{refBBAN(sp.creditorAccount), n.creditorBBAN, maxAccountRef}, {refIBAN(sp.creditorAccount), n.creditorIBAN, maxAccountRef},
+		{refBBAN(sp.counterpartyAccount), n.counterpartyBBAN, maxAccountRef}, {refIBAN(sp.counterpartyAccount), n.counterpartyIBAN, maxAccountRef},
+		{sp.remittance, n.remittance, maxRemittance}, {sp.code, n.code, maxTxCode},
+	} {
+		if bad := refuse(f.field, checkText(f.v, 0, f.max)); bad != nil {
+			return transaction{}, bad
+		}
+	}
+	t := transaction{booked: !sp.pending, bookingDate: chk.day(sp.bookingDate), amount: v, currency: cur,
+		creditorName: sp.creditorName, debtorName: sp.debtorName, remittance: sp.remittance, code: sp.code}
+	if t.booked && !sp.valueDate.IsZero() {
+		t.valueDate = chk.day(sp.valueDate)
+	}
+	if v.IsNegative() { // money out: the other party is the creditor
+		t.creditorName = cmp.Or(sp.creditorName, sp.counterpartyName)
+		t.creditorAccount = cmp.Or(sp.creditorAccount, sp.counterpartyAccount)
+	} else { // money in: the other party is the debtor
+		t.debtorName = cmp.Or(sp.debtorName, sp.counterpartyName)
+		t.debtorAccount = cmp.Or(sp.debtorAccount, sp.counterpartyAccount)
+	}
+	return t, nil
+}
+
+func refBBAN(r *accountRef) string {
+	if r == nil {
+		return ""
+	}
+	return r.BBAN
+}
+
+func refIBAN(r *accountRef) string {
+	if r == nil {
+		return ""
+	}
+	return r.IBAN
+}
+
+// postTransactions stores the built transactions ts on account a of st,
+// in order (ts backs them: do not reuse it). A booked one gets a
+// transactionId unless it has one and a value date unless it has one
+// (its booking date); money out shows a as its debtor account; rule says
+// whether booked amounts move a's booked balance.
+func (st *store) postTransactions(a *account, ts []transaction, rule balanceRule) {
+	own := &accountRef{BBAN: a.bban, IBAN: a.iban}
+	a.transactions = slices.Grow(a.transactions, len(ts))
+	for i := range ts {
+		t := &ts[i]
+		if t.booked {
+			if t.id == "" {
+				t.id = st.nextTxID()
+			}
+			if t.valueDate.IsZero() {
+				t.valueDate = t.bookingDate
+			}
+			if rule == balanceMoves {
+				a.booked = a.booked.Add(t.amount)
+			}
+		}
+		if t.amount.IsNegative() {
+			t.debtorAccount = own
+		}
+		a.transactions = append(a.transactions, t)
+	}
+	st.txCount += len(ts)
+}
+
+// cardTxSpec is a card transaction as a door gives it.
+type cardTxSpec struct {
+	pending bool
+	// transactionDate zero is today; bookingDate zero is the transaction
+	// date.
+	transactionDate, bookingDate time.Time
+	// amount and currency as in txSpec, in the card's currency.
+	amount, currency string
+	// originalAmount in originalCurrency is the purchase's own amount,
+	// required and not zero when either is given; originalCurrency empty
+	// is the card's. Both empty: amount in the card's currency.
+	originalAmount, originalCurrency string
+	invoiced                         bool
+	details                          string
+}
+
+// cardTxNames are a door's names of the fields of a cardTxSpec.
+type cardTxNames struct {
+	amount, currency, originalAmount, originalCurrency, details string
+}
+
+var (
+	seedCardTxNames = cardTxNames{amount: "Amount", originalAmount: "OriginalAmount",
+		originalCurrency: "OriginalCurrency", details: "Details"}
+	mockCardTxNames = cardTxNames{amount: "transactionAmount.amount", currency: "transactionAmount.currency",
+		originalAmount: "originalAmount.amount", originalCurrency: "originalAmount.currency", details: "transactionDetails"}
+)
+
+// maxCardDetails is the longest transactionDetails, in characters.
+const maxCardDetails = 140
+
+// build checks sp and returns the transaction on a card account in
+// currency cur, without an id yet (postCardTransactions gives it).
+func (sp *cardTxSpec) build(cur string, chk *inputCheck, n *cardTxNames) (cardTransaction, *badInput) {
+	if sp.currency != "" && sp.currency != cur {
+		return cardTransaction{}, refuse(n.currency, inputProblem{kind: currencyOther, currency: cur})
+	}
+	v, p := chk.amount(sp.amount, cur, true)
+	if bad := refuse(n.amount, p); bad != nil {
+		return cardTransaction{}, bad
+	}
+	t := cardTransaction{booked: !sp.pending, transactionDate: chk.day(sp.transactionDate), amount: v,
+		currency: cur, originalAmount: v, originalCur: cur, invoiced: sp.invoiced, details: sp.details}
+	if sp.originalAmount != "" || sp.originalCurrency != "" {
+		oc := orDefault(sp.originalCurrency, cur)
+		if bad := refuse(n.originalCurrency, checkCurrency(oc)); bad != nil {
+			return cardTransaction{}, bad
+		}
+		ov, p := chk.amount(sp.originalAmount, oc, true)
+		if bad := refuse(n.originalAmount, p); bad != nil {
+			return cardTransaction{}, bad
+		}
+		t.originalAmount, t.originalCur = ov, oc
+	}
+	if bad := refuse(n.details, checkText(sp.details, 0, maxCardDetails)); bad != nil {
+		return cardTransaction{}, bad
+	}
+	if t.booked {
+		t.bookingDate = t.transactionDate
+		if !sp.bookingDate.IsZero() {
+			t.bookingDate = chk.day(sp.bookingDate)
+		}
+	}
+	return t, nil
+}
+
+// postCardTransactions stores the built transactions ts on card account k
+// of st, in order (ts backs them), each with a new id; rule says whether
+// booked amounts move k's booked balance.
+func (st *store) postCardTransactions(k *cardAccount, ts []cardTransaction, rule balanceRule) {
+	k.transactions = slices.Grow(k.transactions, len(ts))
+	for i := range ts {
+		t := &ts[i]
+		t.id = st.nextTxID()[4:]
+		if t.booked && rule == balanceMoves {
+			k.booked = k.booked.Add(t.amount)
+		}
+		k.transactions = append(k.transactions, t)
+	}
+	st.txCount += len(ts)
+}
