@@ -387,11 +387,12 @@ func (s *Server) createTransactions(c *call) error {
 	return c.reply(http.StatusCreated, out)
 }
 
-// spec reads m, an element of the body at path p, for account a. Its own
-// rules: bookingStatus is booked or pending, transactionAmount is
-// present, dates are YYYY-MM-DD, and debtorAccount, when given, is a
-// itself (docs/interface.md section 4.5: an account-to-account mock
-// transaction fails; a's own is shown on money out in any case).
+// spec reads m, an element of the body at path p, for account a. The
+// rules of this door alone: bookingStatus is booked or pending,
+// transactionAmount is present, dates are YYYY-MM-DD, and debtorAccount,
+// when given, is a's own (docs/interface.md section 4.5: an
+// account-to-account mock transaction fails). It is not passed on: a is
+// the debtor of money out in any case and is not shown on money in.
 func (m *mockTransaction) spec(a *account, p string) (*txSpec, error) {
 	pending, err := mockPending(m.BookingStatus, p)
 	if err != nil {
