@@ -1,0 +1,225 @@
+package emulator
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The two doors of mock data, Server.Seed and the mock-data operations,
+// build through one path (mockbuild.go, mocktx.go, mockcheck.go): these
+// tests give both the same input and compare what comes out.
+
+// entriesTwice decodes the booked and pending entries of a transactions
+// answer (list is "transactions" or "cardTransactions"), drops their ids
+// and checks that each entry appears exactly twice: once from each door.
+func entriesTwice(t *testing.T, r *response, list string, booked, pending int) {
+	t.Helper()
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var page map[string]struct {
+		Booked  []map[string]any `json:"booked"`
+		Pending []map[string]any `json:"pending"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &page))
+	p := page[list]
+	require.Len(t, p.Booked, booked, string(r.body))
+	require.Len(t, p.Pending, pending, string(r.body))
+	seen := map[string]int{}
+	for _, e := range append(p.Booked, p.Pending...) {
+		delete(e, "transactionId")
+		delete(e, "cardTransactionId")
+		b, err := json.Marshal(e)
+		require.NoError(t, err)
+		seen[string(b)]++
+	}
+	for e, n := range seen {
+		assert.Equal(t, 2, n, "once from Seed, once over HTTP: %s", e)
+	}
+}
+
+// TestTransactionDoorsAgree seeds an account and a card account with
+// transactions, posts the same transactions to them over HTTP, and reads
+// them back: apart from their ids the two sets are the same. The balance
+// follows each door's rule: the seed states it, a posted booking moves it.
+func TestTransactionDoorsAgree(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	s := startServer(t, WithClock(clock.Now))
+	c := newTPPClient(t, s, "Doors")
+	today := clock.Now().In(time.UTC)
+	day := func(n int) time.Time { return today.AddDate(0, 0, -n) }
+	date := func(n int) string { return day(n).Format(time.DateOnly) }
+
+	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
+		Accounts: []SeedAccount{{Balance: "1000.00", Transactions: []SeedTransaction{
+			{BookingDate: day(3), ValueDate: day(2), Amount: "-250.00", CounterpartyName: "Butikken",
+				CounterpartyBBAN: "12345678903", Remittance: "Mat", Code: "R_710"},
+			{BookingDate: day(1), Amount: "500.00", CounterpartyName: "Arbeidsgiver", Remittance: "Lønn"},
+			{Pending: true, Amount: "-99.90", CounterpartyName: "Kiosk"},
+		}}},
+		CardAccounts: []SeedCardAccount{{Balance: "-100.00", Transactions: []SeedCardTransaction{
+			{TransactionDate: day(2), BookingDate: day(1), Amount: "-45.00", OriginalAmount: "-4.00",
+				OriginalCurrency: "EUR", Invoiced: true, Details: "KAFFE"},
+			{Pending: true, Amount: "-10.00", Details: "BUSS"},
+			{TransactionDate: day(4), Amount: "-31.00", OriginalAmount: "-30.00", Details: "GEBYR"}, // original in the card's currency
+		}}},
+		Consent: &SeedConsent{},
+	}}})
+	require.NoError(t, err)
+	cu := res.Customers[0]
+	h := append(noPSU(cu.Session, ""), hdr("PSU-IP-Address", "192.0.2.1"))
+	acct, card := "/v1/accounts/"+cu.Accounts[0].ID, "/v1/card-accounts/"+cu.CardAccounts[0].ID
+	balances := func(path string) []string {
+		t.Helper()
+		r := c.get(path+"/balances", h...)
+		require.Equal(t, http.StatusOK, r.status, string(r.body))
+		var b struct {
+			Balances []balanceJSON `json:"balances"`
+		}
+		require.NoError(t, json.Unmarshal(r.body, &b))
+		out := make([]string, len(b.Balances))
+		for i, x := range b.Balances {
+			out[i] = x.BalanceType + " " + x.BalanceAmount.Value.StringFixed(2)
+		}
+		return out
+	}
+	assert.Contains(t, balances(acct), "closingBooked 1000.00", "balanceStated: seeded bookings leave the balance")
+	assert.Contains(t, balances(card), "interimBooked -100.00")
+
+	r := c.do(http.MethodPost, "/v1/sandbox/accounts/"+cu.Accounts[0].ID+"/transactions", []byte(`[
+		{"bookingDate":"`+date(3)+`","valueDate":"`+date(2)+`","transactionAmount":{"amount":"-250.00"},"creditorName":"Butikken","creditorAccount":{"bban":"12345678903"},"remittanceInformationUnstructured":"Mat","proprietaryBankTransactionCode":"R_710"},
+		{"bookingDate":"`+date(1)+`","transactionAmount":{"amount":500,"currency":"NOK"},"debtorName":"Arbeidsgiver","remittanceInformationUnstructured":"Lønn"},
+		{"bookingStatus":"pending","transactionAmount":{"amount":"-99.90"},"creditorName":"Kiosk"}]`))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+	r = c.do(http.MethodPost, "/v1/sandbox/card-accounts/"+strings.ReplaceAll(cu.CardAccounts[0].ID, "!", "%21")+"/transactions", []byte(`[
+		{"transactionDate":"`+date(2)+`","bookingDate":"`+date(1)+`","transactionAmount":{"amount":"-45.00"},"originalAmount":{"amount":"-4.00","currency":"EUR"},"invoiced":true,"transactionDetails":"KAFFE"},
+		{"bookingStatus":"pending","transactionAmount":{"amount":"-10.00"},"transactionDetails":"BUSS"},
+		{"transactionDate":"`+date(4)+`","transactionAmount":{"amount":"-31.00"},"originalAmount":{"amount":"-30.00"},"transactionDetails":"GEBYR"}]`))
+	require.Equal(t, http.StatusCreated, r.status, string(r.body))
+
+	entriesTwice(t, c.get(acct+"/transactions?bookingStatus=both", h...), "transactions", 4, 2)
+	entriesTwice(t, c.get(card+"/transactions?bookingStatus=both", h...), "cardTransactions", 4, 2)
+	assert.Contains(t, balances(acct), "closingBooked 1250.00", "balanceMoves: posted bookings (-250 + 500) move it")
+	assert.Contains(t, balances(card), "interimBooked -176.00", "-100 - 45 - 31")
+}
+
+// TestDoorsRefuseAlike gives the same invalid input to Seed and to the
+// mock-data operation for the same object: both refuse it, at the same
+// field (each in its own naming) for the same reason (each in its own
+// words), and store nothing. (A character the bank cannot process is
+// refused over HTTP by the request rules before the operation runs, with
+// their own words naming the character.)
+func TestDoorsRefuseAlike(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Doors")
+	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
+		{Number: "15867512345", Accounts: []SeedAccount{{}}, CardAccounts: []SeedCardAccount{{}}},
+		{Number: "912345688", Corporate: true, Accounts: []SeedAccount{{}}},
+	}})
+	require.NoError(t, err)
+	priv, corp := res.Customers[0], res.Customers[1]
+	txs := "/v1/sandbox/accounts/" + priv.Accounts[0].ID + "/transactions"
+	cardTxs := "/v1/sandbox/card-accounts/" + strings.ReplaceAll(priv.CardAccounts[0].ID, "!", "%21") + "/transactions"
+	long := func(n int) string { return strings.Repeat("x", n) }
+
+	tx := func(in SeedTransaction) SeedCustomer {
+		return SeedCustomer{Accounts: []SeedAccount{{Transactions: []SeedTransaction{in}}}}
+	}
+	cardTx := func(in SeedCardTransaction) SeedCustomer {
+		return SeedCustomer{CardAccounts: []SeedCardAccount{{Transactions: []SeedCardTransaction{in}}}}
+	}
+	const (
+		smiley     = "\U0001F600" // a character the bank cannot process
+		seedTx     = "Customers[0].Accounts[0].Transactions[0]."
+		seedCardTx = "Customers[0].CardAccounts[0].Transactions[0]."
+	)
+	for _, tc := range []struct {
+		name                 string
+		seed                 SeedCustomer
+		seedPath, seedReason string
+		url, body            string
+		httpPath, httpText   string
+	}{
+		{"zero amount", tx(SeedTransaction{Amount: "0.00"}), seedTx + "Amount", "must not be zero",
+			txs, `[{"transactionAmount":{"amount":"0.00"}}]`, "[0].transactionAmount.amount", "The amount must not be zero."},
+		{"no amount", tx(SeedTransaction{}), seedTx + "Amount", "is required",
+			txs, `[{"transactionAmount":{}}]`, "[0].transactionAmount.amount", "amount is required."},
+		{"minor units", tx(SeedTransaction{Amount: "1.001"}), seedTx + "Amount", "is not a valid amount in NOK",
+			txs, `[{"transactionAmount":{"amount":1.001}}]`, "[0].transactionAmount.amount", "[0].transactionAmount.amount is not a valid amount in NOK."},
+		{"long remittance", tx(SeedTransaction{Amount: "1", Remittance: long(141)}), seedTx + "Remittance", "must be 0 to 140 characters",
+			txs, `[{"transactionAmount":{"amount":"1"},"remittanceInformationUnstructured":"` + long(141) + `"}]`,
+			"[0].remittanceInformationUnstructured", "[0].remittanceInformationUnstructured is longer than 140 characters."},
+		{"emoji counterparty", tx(SeedTransaction{Amount: "-1", CounterpartyName: "Kiosk " + smiley}), seedTx + "CounterpartyName",
+			"holds a character the bank cannot process",
+			txs, `[{"transactionAmount":{"amount":"-1"},"creditorName":"Kiosk ` + smiley + `"}]`,
+			"[0].creditorName", "cannot process"},
+		{"long code", tx(SeedTransaction{Amount: "1", Code: long(36)}), seedTx + "Code", "must be 0 to 35 characters",
+			txs, `[{"transactionAmount":{"amount":"1"},"proprietaryBankTransactionCode":"` + long(36) + `"}]`,
+			"[0].proprietaryBankTransactionCode", "[0].proprietaryBankTransactionCode is longer than 35 characters."},
+		{"long counterparty account", tx(SeedTransaction{Amount: "-1", CounterpartyBBAN: long(35)}), seedTx + "CounterpartyBBAN", "must be 0 to 34 characters",
+			txs, `[{"transactionAmount":{"amount":"-1"},"creditorAccount":{"bban":"` + long(35) + `"}}]`,
+			"[0].creditorAccount.bban", "[0].creditorAccount.bban is longer than 34 characters."},
+		{"zero card amount", cardTx(SeedCardTransaction{Amount: "0"}), seedCardTx + "Amount", "must not be zero",
+			cardTxs, `[{"transactionAmount":{"amount":0}}]`, "[0].transactionAmount.amount", "The amount must not be zero."},
+		{"card original currency", cardTx(SeedCardTransaction{Amount: "-1", OriginalAmount: "-1", OriginalCurrency: "eur"}),
+			seedCardTx + "OriginalCurrency", "must be an ISO 4217 code",
+			cardTxs, `[{"transactionAmount":{"amount":"-1"},"originalAmount":{"amount":"-1","currency":"eur"}}]`,
+			"[0].originalAmount.currency", "currency must be an ISO 4217 code."},
+		{"card original amount", cardTx(SeedCardTransaction{Amount: "-1", OriginalCurrency: "EUR"}),
+			seedCardTx + "OriginalAmount", "is required",
+			cardTxs, `[{"transactionAmount":{"amount":"-1"},"originalAmount":{"currency":"EUR"}}]`,
+			"[0].originalAmount.amount", "amount is required."},
+		{"long card details", cardTx(SeedCardTransaction{Amount: "-1", Details: long(141)}), seedCardTx + "Details", "must be 0 to 140 characters",
+			cardTxs, `[{"transactionAmount":{"amount":"-1"},"transactionDetails":"` + long(141) + `"}]`,
+			"[0].transactionDetails", "[0].transactionDetails is longer than 140 characters."},
+		{"emoji account name", SeedCustomer{Accounts: []SeedAccount{{Name: "Konto " + smiley}}},
+			"Customers[0].Accounts[0].Name", "holds a character the bank cannot process",
+			"/v1/sandbox/accounts", `{"customerNumber":"15867512345","name":"Konto ` + smiley + `"}`,
+			"name", "cannot process"},
+		{"long product", SeedCustomer{Accounts: []SeedAccount{{Product: long(71)}}},
+			"Customers[0].Accounts[0].Product", "must be 0 to 70 characters",
+			"/v1/sandbox/accounts", `{"customerNumber":"15867512345","product":"` + long(71) + `"}`,
+			"product", "product is longer than 70 characters."},
+		{"card credit limit", SeedCustomer{CardAccounts: []SeedCardAccount{{CreditLimit: "ti"}}},
+			"Customers[0].CardAccounts[0].CreditLimit", "is not a valid amount in NOK",
+			"/v1/sandbox/card-accounts", `{"customerNumber":"15867512345","creditLimit":"ti"}`,
+			"creditLimit", "creditLimit is not a valid amount in NOK."},
+		{"emoji customer name", SeedCustomer{Name: "Kari " + smiley}, "Customers[0].Name", "holds a character the bank cannot process",
+			"/v1/sandbox/customers", `{"customerNumber":"15867512399","customerName":"Kari ` + smiley + `"}`,
+			"customerName", "cannot process"},
+		{"private owner", SeedCustomer{Agreements: []SeedAgreement{{}}}, "Customers[0].Agreements", "a private customer has no agreements",
+			"/v1/sandbox/agreements", `{"owner":"` + priv.CustomerID + `","name":"Avtale"}`,
+			"owner", "A private customer has no agreements."},
+		{"long agreement name", SeedCustomer{Corporate: true, Agreements: []SeedAgreement{{Name: long(71)}}},
+			"Customers[0].Agreements[0].Name", "must be 1 to 70 characters",
+			"/v1/sandbox/agreements", `{"owner":"` + corp.Number + `","name":"` + long(71) + `"}`,
+			"name", "name is longer than 70 characters."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := counts(s)
+			_, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{tc.seed}})
+			var se *SeedError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, tc.seedPath, se.Path)
+			assert.Equal(t, tc.seedReason, se.Reason)
+
+			r := c.do(http.MethodPost, tc.url, []byte(tc.body))
+			require.Equal(t, http.StatusBadRequest, r.status, string(r.body))
+			var e struct {
+				TPPMessages []tppMessage `json:"tppMessages"`
+			}
+			require.NoError(t, json.Unmarshal(r.body, &e), string(r.body))
+			require.Len(t, e.TPPMessages, 1)
+			assert.Equal(t, "FORMAT_ERROR", e.TPPMessages[0].Code)
+			assert.Equal(t, tc.httpPath, e.TPPMessages[0].Path)
+			assert.Contains(t, e.TPPMessages[0].Text, tc.httpText)
+			assert.Equal(t, before, counts(s), "nothing stored")
+		})
+	}
+}
