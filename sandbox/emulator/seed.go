@@ -562,23 +562,20 @@ func (b *seeder) card(i, j int, in *SeedCardAccount, p *seedPlan) error {
 	return nil
 }
 
+// agreements builds the customer's agreements into p: those given or, for
+// a corporate customer without any, one over all its accounts.
 func (b *seeder) agreements(i int, in *SeedCustomer, p *seedPlan) error {
-	if len(in.Agreements) > 0 {
-		if r := agreementOwner(p.cu); !r.ok() {
-			return seedFail(r.seedReason(), "Customers[%d].Agreements", i)
-		}
-	}
-	if !in.Corporate {
-		return nil
-	}
 	list := in.Agreements
-	if len(list) == 0 {
+	if len(list) == 0 && in.Corporate {
 		list = []SeedAgreement{{}}
 	}
 	p.agreements = make([]*agreement, len(list))
 	for j, in := range list {
 		ag, bad := agreementSpec{owner: p.cu, name: orDefault(in.Name, p.cu.name), roles: seedAgreementRoles}.build(&seedAgreementNames)
-		if bad != nil {
+		switch {
+		case bad != nil && bad.field == seedAgreementNames.owner: // the customer's fault, not one agreement's
+			return bad.seedError(fmt.Sprintf("Customers[%d]", i))
+		case bad != nil:
 			return bad.seedError(fmt.Sprintf("Customers[%d].Agreements[%d]", i, j))
 		}
 		ids := make([]string, 0, len(p.accounts))
