@@ -13,10 +13,14 @@ import (
 // of input checks (mockcheck.go) and makes the stored object. So a
 // customer, account, card account, transaction or agreement is the same,
 // and the same input is refused for the same reason, whichever door it
-// came through. What stays with a door: reading its own shape (JSON
-// bodies, SeedData), naming fields (the *Names tables below), wording
-// refusals (SeedError or an error answer), drawing free numbers and
-// BBANs, clashes with stored data, and storing under the server's lock.
+// came through. The checks are the ones the mock-data operations have
+// always made, no stricter: a door may not refuse what the bank takes.
+// What stays with a door: reading its own shape (JSON bodies, SeedData,
+// with their defaults such as Seed's original currency), naming fields
+// (the *Names tables below), wording refusals (SeedError or an error
+// answer), drawing free numbers and BBANs, clashes with stored data,
+// storing under the server's lock, and Seed's one limit of its own
+// (seedOnlyLimit, seed.go).
 
 // Defaults of mock data left empty.
 const (
@@ -66,16 +70,18 @@ type accountSpec struct {
 	balance, creditLine                            string
 }
 
-// accountNames are a door's names of the fields of an accountSpec.
+// accountNames are a door's names of the checked fields of an
+// accountSpec (product and cash account type are free text, as the
+// mock-data operation has always taken them).
 type accountNames struct {
-	bban, currency, name, product, cashAccountType, balance, creditLine string
+	bban, currency, name, balance, creditLine string
 }
 
 var (
-	seedAccountNames = accountNames{bban: "BBAN", currency: "Currency", name: "Name", product: "Product",
-		cashAccountType: "CashAccountType", balance: "Balance", creditLine: "CreditLine"}
-	mockAccountNames = accountNames{bban: "bban", currency: "currency", name: "name", product: "product",
-		cashAccountType: "cashAccountType", balance: "balance", creditLine: "creditLine"}
+	seedAccountNames = accountNames{bban: "BBAN", currency: "Currency", name: "Name",
+		balance: "Balance", creditLine: "CreditLine"}
+	mockAccountNames = accountNames{bban: "bban", currency: "currency", name: "name",
+		balance: "balance", creditLine: "creditLine"}
 )
 
 // build fills the defaults of sp, checks it and returns the account, with
@@ -86,13 +92,8 @@ func (sp accountSpec) build(chk *inputCheck, n *accountNames) (*account, *badInp
 	if bad := refuse(n.currency, checkCurrency(cur)); bad != nil {
 		return nil, bad
 	}
-	for _, f := range []struct {
-		v, field string
-		min      int
-	}{{name, n.name, 1}, {sp.product, n.product, 0}, {sp.cashAccountType, n.cashAccountType, 0}} {
-		if bad := refuse(f.field, checkText(f.v, f.min, 70)); bad != nil {
-			return nil, bad
-		}
+	if bad := refuse(n.name, checkText(name, 1, 70)); bad != nil {
+		return nil, bad
 	}
 	balance, p := chk.amount(sp.balance, cur, false)
 	if bad := refuse(n.balance, p); bad != nil {
@@ -119,15 +120,16 @@ type cardSpec struct {
 	creditLimit, balance               string
 }
 
-// cardNames are a door's names of the fields of a cardSpec.
+// cardNames are a door's names of the checked fields of a cardSpec (the
+// product is free text).
 type cardNames struct {
-	maskedPan, currency, name, product, creditLimit, balance string
+	maskedPan, currency, name, creditLimit, balance string
 }
 
 var (
-	seedCardNames = cardNames{maskedPan: "MaskedPan", currency: "Currency", name: "Name", product: "Product",
+	seedCardNames = cardNames{maskedPan: "MaskedPan", currency: "Currency", name: "Name",
 		creditLimit: "CreditLimit", balance: "Balance"}
-	mockCardNames = cardNames{maskedPan: "maskedPan", currency: "currency", name: "name", product: "product",
+	mockCardNames = cardNames{maskedPan: "maskedPan", currency: "currency", name: "name",
 		creditLimit: "creditLimit", balance: "balance"}
 )
 
@@ -142,13 +144,11 @@ func (sp cardSpec) build(chk *inputCheck, n *cardNames) (*cardAccount, *badInput
 	if bad := refuse(n.currency, checkCurrency(cur)); bad != nil {
 		return nil, bad
 	}
-	for _, f := range []struct {
-		v, field string
-		min, max int
-	}{{pan, n.maskedPan, 1, 35}, {name, n.name, 1, 70}, {sp.product, n.product, 0, 70}} {
-		if bad := refuse(f.field, checkText(f.v, f.min, f.max)); bad != nil {
-			return nil, bad
-		}
+	if bad := refuse(n.maskedPan, checkText(pan, 1, 35)); bad != nil {
+		return nil, bad
+	}
+	if bad := refuse(n.name, checkText(name, 1, 70)); bad != nil {
+		return nil, bad
 	}
 	creditLimit, p := chk.amount(sp.creditLimit, cur, false)
 	if bad := refuse(n.creditLimit, p); bad != nil {
@@ -162,38 +162,26 @@ func (sp cardSpec) build(chk *inputCheck, n *cardNames) (*cardAccount, *badInput
 		product: orDefault(sp.product, defaultCardProduct), creditLimit: creditLimit, booked: balance}, nil
 }
 
-// agreementSpec is a mock agreement as given: its owner, name and the
-// roles it starts with. Its accounts are engaged after build
-// (agreement.addEngagements), each door finding them its own way.
+// agreementSpec is a mock agreement as given: its name and the roles it
+// starts with. Its owner and accounts are the door's to find: any
+// customer may own one, as the mock-data operation has always let it
+// (Seed's own limit on private owners is in seed.go, seedOnlyLimit).
 type agreementSpec struct {
-	owner *customer
 	name  string
 	roles []string
 }
 
 // agreementNames are a door's names of the fields of an agreementSpec.
-type agreementNames struct{ owner, name string }
+type agreementNames struct{ name string }
 
 var (
-	seedAgreementNames = agreementNames{owner: "Agreements", name: "Name"}
-	mockAgreementNames = agreementNames{owner: "owner", name: "name"}
+	seedAgreementNames = agreementNames{name: "Name"}
+	mockAgreementNames = agreementNames{name: "name"}
 )
-
-// agreementOwner checks that cu may have agreements: only a corporate
-// customer has them (its PSU-Corporate-IDs).
-func agreementOwner(cu *customer) inputProblem {
-	if !cu.corporate() {
-		return inputProblem{kind: ownerPrivate}
-	}
-	return inputProblem{}
-}
 
 // build checks sp and returns the agreement, with a new id (a UUID, the
 // PSU-Corporate-ID), no accounts and no owner yet.
 func (sp agreementSpec) build(n *agreementNames) (*agreement, *badInput) {
-	if bad := refuse(n.owner, agreementOwner(sp.owner)); bad != nil {
-		return nil, bad
-	}
 	if bad := refuse(n.name, checkText(sp.name, 1, 70)); bad != nil {
 		return nil, bad
 	}

@@ -217,15 +217,21 @@ func (f *flexAmount) UnmarshalJSON(b []byte) error {
 }
 
 // text returns the amount as decimal text for the builders: a JSON
-// string's content or a number's digits; empty when absent or null.
+// string's content or a number's digits; empty (0) when absent or null.
+// An empty JSON string is not an absent amount: it is returned as written
+// (`""`), which no amount parses, so it is refused as not an amount.
 func (f flexAmount) text(path string) (string, error) {
 	raw := strings.TrimSpace(string(f))
 	if raw == "null" {
 		return "", nil
 	}
 	if strings.HasPrefix(raw, `"`) {
-		if err := json.Unmarshal([]byte(raw), &raw); err != nil {
+		var v string
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
 			return "", errFormat(path, "%s is not an amount.", path)
+		}
+		if v != "" {
+			return v, nil
 		}
 	}
 	return raw, nil
@@ -367,12 +373,12 @@ func (s *Server) createTransactions(c *call) error {
 	made := make([]transaction, len(in))
 	for i := range in {
 		p := "[" + strconv.Itoa(i) + "]."
-		sp, err := in[i].spec(a, p)
+		sp, err := in[i].spec(p)
 		if err != nil {
 			return err
 		}
 		var bad *badInput
-		if made[i], bad = sp.build(a.currency, chk, &mockTxNames); bad != nil {
+		if made[i], bad = sp.build(a, chk, &mockTxNames); bad != nil {
 			return bad.answer(p)
 		}
 	}
@@ -387,13 +393,11 @@ func (s *Server) createTransactions(c *call) error {
 	return c.reply(http.StatusCreated, out)
 }
 
-// spec reads m, an element of the body at path p, for account a. The
-// rules of this door alone: bookingStatus is booked or pending,
-// transactionAmount is present, dates are YYYY-MM-DD, and debtorAccount,
-// when given, is a's own (docs/interface.md section 4.5: an
-// account-to-account mock transaction fails). It is not passed on: a is
-// the debtor of money out in any case and is not shown on money in.
-func (m *mockTransaction) spec(a *account, p string) (*txSpec, error) {
+// spec reads m, an element of the body at path p. The rules of this
+// door alone: bookingStatus is booked or pending and transactionAmount
+// is present; the rest is checked by txSpec.build (debtorAccount there
+// too: docs/interface.md section 4.5).
+func (m *mockTransaction) spec(p string) (*txSpec, error) {
 	pending, err := mockPending(m.BookingStatus, p)
 	if err != nil {
 		return nil, err
@@ -402,20 +406,11 @@ func (m *mockTransaction) spec(a *account, p string) (*txSpec, error) {
 		return nil, inputProblem{kind: valueMissing}.answer(p + "transactionAmount")
 	}
 	sp := &txSpec{pending: pending, currency: m.TransactionAmount.Currency, creditorName: m.CreditorName,
-		debtorName: m.DebtorName, creditorAccount: m.CreditorAccount, remittance: m.Remittance, code: m.Code}
+		debtorName: m.DebtorName, creditorAccount: m.CreditorAccount, debtorAccount: m.DebtorAccount,
+		bookingDate: dayIn{text: m.BookingDate}, valueDate: dayIn{text: m.ValueDate},
+		remittance: m.Remittance, code: m.Code}
 	if sp.amount, err = m.TransactionAmount.Amount.text(p + "transactionAmount.amount"); err != nil {
 		return nil, err
-	}
-	if sp.bookingDate, err = mockDay(m.BookingDate, p+"bookingDate"); err != nil {
-		return nil, err
-	}
-	if sp.valueDate, err = mockDay(m.ValueDate, p+"valueDate"); err != nil {
-		return nil, err
-	}
-	if d := m.DebtorAccount; d != nil {
-		if (d.BBAN != "" && d.BBAN != a.bban) || (d.IBAN != "" && d.IBAN != a.iban) || (d.BBAN == "" && d.IBAN == "") {
-			return nil, errFormat(p+"debtorAccount", "A mock transaction cannot have another account as debtor.")
-		}
 	}
 	return sp, nil
 }
@@ -427,15 +422,6 @@ func mockPending(status, p string) (bool, error) {
 		return false, errFormat(p+"bookingStatus", "bookingStatus must be booked or pending.")
 	}
 	return status == "pending", nil
-}
-
-// mockDay reads a date YYYY-MM-DD at path; empty is the zero time.
-func mockDay(v, path string) (time.Time, error) {
-	t, pr := parseDay(v)
-	if !pr.ok() {
-		return t, pr.answer(path)
-	}
-	return t, nil
 }
 
 // mockCardTransaction is one element of the JSON array of POST
@@ -488,7 +474,10 @@ func (s *Server) createCardTransactions(c *call) error {
 	return c.reply(http.StatusCreated, out)
 }
 
-// spec reads m, an element of the body at path p.
+// spec reads m, an element of the body at path p. The rules of this
+// door alone: bookingStatus is booked or pending and transactionAmount
+// is present (its currency is not read: the amount is in the card's);
+// the rest is checked by cardTxSpec.build.
 func (m *mockCardTransaction) spec(p string) (*cardTxSpec, error) {
 	pending, err := mockPending(m.BookingStatus, p)
 	if err != nil {
@@ -497,8 +486,8 @@ func (m *mockCardTransaction) spec(p string) (*cardTxSpec, error) {
 	if m.TransactionAmount == nil {
 		return nil, inputProblem{kind: valueMissing}.answer(p + "transactionAmount")
 	}
-	sp := &cardTxSpec{pending: pending, currency: m.TransactionAmount.Currency, invoiced: m.Invoiced,
-		details: m.TransactionDetails}
+	sp := &cardTxSpec{pending: pending, invoiced: m.Invoiced, details: m.TransactionDetails,
+		transactionDate: dayIn{text: m.TransactionDate}, bookingDate: dayIn{text: m.BookingDate}}
 	if sp.amount, err = m.TransactionAmount.Amount.text(p + "transactionAmount.amount"); err != nil {
 		return nil, err
 	}
@@ -507,12 +496,6 @@ func (m *mockCardTransaction) spec(p string) (*cardTxSpec, error) {
 		if sp.originalAmount, err = o.Amount.text(p + "originalAmount.amount"); err != nil {
 			return nil, err
 		}
-	}
-	if sp.transactionDate, err = mockDay(m.TransactionDate, p+"transactionDate"); err != nil {
-		return nil, err
-	}
-	if sp.bookingDate, err = mockDay(m.BookingDate, p+"bookingDate"); err != nil {
-		return nil, err
 	}
 	return sp, nil
 }
@@ -538,7 +521,7 @@ func (s *Server) createAgreement(c *call) error {
 	if owner == nil {
 		return errNotFound("The owner is unknown.").at("owner")
 	}
-	ag, bad := agreementSpec{owner: owner, name: in.Name}.build(&mockAgreementNames)
+	ag, bad := agreementSpec{name: in.Name}.build(&mockAgreementNames)
 	if bad != nil {
 		return bad.answer("")
 	}

@@ -43,48 +43,58 @@ const (
 // money in.
 type txSpec struct {
 	pending bool
-	// bookingDate zero is today; valueDate zero is the booking date.
-	bookingDate, valueDate time.Time
-	// amount is the signed decimal text, required and not zero; currency,
-	// when given, must be the account's.
+	// bookingDate none is today; valueDate none is the booking date (a
+	// pending transaction keeps none).
+	bookingDate, valueDate dayIn
+	// amount is the signed decimal text, not zero (empty is zero);
+	// currency, when given, must be the account's.
 	amount, currency string
 
-	creditorName, debtorName       string
-	creditorAccount, debtorAccount *accountRef
-	counterpartyName               string
-	counterpartyAccount            *accountRef
+	creditorName, debtorName string
+	creditorAccount          *accountRef
+	counterpartyName         string
+	counterpartyAccount      *accountRef
+	// debtorAccount, when given, must be the account itself
+	// (docs/interface.md section 4.5: an account-to-account mock
+	// transaction fails). It is not stored as given: the account is the
+	// debtor of money out in any case (postTransactions) and money in
+	// does not show it.
+	debtorAccount *accountRef
 
 	remittance, code string
 }
 
 // txNames are a door's names of the fields of a txSpec.
 type txNames struct {
-	amount, currency, creditorName, debtorName, counterpartyName   string
-	creditorBBAN, creditorIBAN, counterpartyBBAN, counterpartyIBAN string
-	remittance, code                                               string
+	amount, currency, bookingDate, valueDate   string
+	creditorName, debtorName, counterpartyName string
+	debtorAccount, remittance                  string
 }
 
 var (
-	seedTxNames = txNames{amount: "Amount", counterpartyName: "CounterpartyName",
-		counterpartyBBAN: "CounterpartyBBAN", counterpartyIBAN: "CounterpartyIBAN", remittance: "Remittance", code: "Code"}
+	seedTxNames = txNames{amount: "Amount", bookingDate: "BookingDate", valueDate: "ValueDate",
+		counterpartyName: "CounterpartyName", remittance: "Remittance"}
 	mockTxNames = txNames{amount: "transactionAmount.amount", currency: "transactionAmount.currency",
-		creditorName: "creditorName", debtorName: "debtorName", creditorBBAN: "creditorAccount.bban",
-		creditorIBAN: "creditorAccount.iban", remittance: "remittanceInformationUnstructured", code: "proprietaryBankTransactionCode"}
+		bookingDate: "bookingDate", valueDate: "valueDate", creditorName: "creditorName", debtorName: "debtorName",
+		debtorAccount: "debtorAccount", remittance: "remittanceInformationUnstructured"}
 )
 
-// Length limits of transaction texts, in characters.
+// Length limits of transaction texts, in characters. The code and the
+// other party's account numbers have none: the mock-data operations
+// never checked them, and the interface gives none for mock data.
 const (
 	maxPartyName  = 70
-	maxAccountRef = 34
 	maxRemittance = 140
-	maxTxCode     = 35
 )
 
-// build checks sp and returns the transaction on an account in currency
-// cur: no id yet (postTransactions gives it), the other party shown as the
-// bank shows it. The account itself appears when stored, as the debtor
-// account of money out; money in does not show it.
-func (sp *txSpec) build(cur string, chk *inputCheck, n *txNames) (transaction, *badInput) {
+// build checks sp and returns the transaction on account a: no id yet
+// (postTransactions gives it), the other party shown as the bank shows
+// it. The account itself appears when stored, as the debtor account of
+// money out; money in does not show it. The checks run in the order the
+// mock-data operation has always run them, so an input with several
+// problems is refused for the same one.
+func (sp *txSpec) build(a *account, chk *inputCheck, n *txNames) (transaction, *badInput) {
+	cur := a.currency
 	if sp.currency != "" && sp.currency != cur {
 		return transaction{}, refuse(n.currency, inputProblem{kind: currencyOther, currency: cur})
 	}
@@ -92,47 +102,42 @@ func (sp *txSpec) build(cur string, chk *inputCheck, n *txNames) (transaction, *
 	if bad := refuse(n.amount, p); bad != nil {
 		return transaction{}, bad
 	}
+	booking, p := chk.dayOr(sp.bookingDate, chk.today)
+	if bad := refuse(n.bookingDate, p); bad != nil {
+		return transaction{}, bad
+	}
+	value, p := chk.dayOr(sp.valueDate, time.Time{})
+	if bad := refuse(n.valueDate, p); bad != nil {
+		return transaction{}, bad
+	}
 	for _, f := range [...]struct {
 		v, field string
 		max      int
 	}{
-		{sp.creditorName, n.creditorName, maxPartyName}, {sp.debtorName, n.debtorName, maxPartyName},
-		{sp.counterpartyName, n.counterpartyName, maxPartyName},
-		{refBBAN(sp.creditorAccount), n.creditorBBAN, maxAccountRef}, {refIBAN(sp.creditorAccount), n.creditorIBAN, maxAccountRef},
-		{refBBAN(sp.counterpartyAccount), n.counterpartyBBAN, maxAccountRef}, {refIBAN(sp.counterpartyAccount), n.counterpartyIBAN, maxAccountRef},
-		{sp.remittance, n.remittance, maxRemittance}, {sp.code, n.code, maxTxCode},
+		{sp.remittance, n.remittance, maxRemittance}, {sp.creditorName, n.creditorName, maxPartyName},
+		{sp.debtorName, n.debtorName, maxPartyName}, {sp.counterpartyName, n.counterpartyName, maxPartyName},
 	} {
 		if bad := refuse(f.field, checkText(f.v, 0, f.max)); bad != nil {
 			return transaction{}, bad
 		}
 	}
-	t := transaction{booked: !sp.pending, bookingDate: chk.day(sp.bookingDate), amount: v, currency: cur,
+	if d := sp.debtorAccount; d != nil &&
+		((d.BBAN != "" && d.BBAN != a.bban) || (d.IBAN != "" && d.IBAN != a.iban) || (d.BBAN == "" && d.IBAN == "")) {
+		return transaction{}, refuse(n.debtorAccount, inputProblem{kind: debtorOther})
+	}
+	t := transaction{booked: !sp.pending, bookingDate: booking, amount: v, currency: cur,
 		creditorName: sp.creditorName, debtorName: sp.debtorName, remittance: sp.remittance, code: sp.code}
-	if t.booked && !sp.valueDate.IsZero() {
-		t.valueDate = chk.day(sp.valueDate)
+	if t.booked {
+		t.valueDate = value
 	}
 	if v.IsNegative() { // money out: the other party is the creditor
 		t.creditorName = cmp.Or(sp.creditorName, sp.counterpartyName)
 		t.creditorAccount = cmp.Or(sp.creditorAccount, sp.counterpartyAccount)
 	} else { // money in: the other party is the debtor
 		t.debtorName = cmp.Or(sp.debtorName, sp.counterpartyName)
-		t.debtorAccount = cmp.Or(sp.debtorAccount, sp.counterpartyAccount)
+		t.debtorAccount = sp.counterpartyAccount
 	}
 	return t, nil
-}
-
-func refBBAN(r *accountRef) string {
-	if r == nil {
-		return ""
-	}
-	return r.BBAN
-}
-
-func refIBAN(r *accountRef) string {
-	if r == nil {
-		return ""
-	}
-	return r.IBAN
 }
 
 // postTransactions stores the built transactions ts on account a of st,
@@ -167,14 +172,15 @@ func (st *store) postTransactions(a *account, ts []transaction, rule balanceRule
 // cardTxSpec is a card transaction as a door gives it.
 type cardTxSpec struct {
 	pending bool
-	// transactionDate zero is today; bookingDate zero is the transaction
-	// date.
-	transactionDate, bookingDate time.Time
-	// amount and currency as in txSpec, in the card's currency.
-	amount, currency string
+	// transactionDate none is today; bookingDate none is the transaction
+	// date (a pending transaction has none, and a given one is ignored).
+	transactionDate, bookingDate dayIn
+	// amount is the signed decimal text in the card's currency; empty is
+	// zero, and zero is taken (the mock-data operation always took it).
+	amount string
 	// originalAmount in originalCurrency is the purchase's own amount,
-	// required and not zero when either is given; originalCurrency empty
-	// is the card's. Both empty: amount in the card's currency.
+	// counted only with an originalCurrency (empty amount: 0). No
+	// originalCurrency: the original is amount in the card's currency.
 	originalAmount, originalCurrency string
 	invoiced                         bool
 	details                          string
@@ -182,50 +188,50 @@ type cardTxSpec struct {
 
 // cardTxNames are a door's names of the fields of a cardTxSpec.
 type cardTxNames struct {
-	amount, currency, originalAmount, originalCurrency, details string
+	amount, originalAmount, originalCurrency, transactionDate, bookingDate, details string
 }
 
 var (
 	seedCardTxNames = cardTxNames{amount: "Amount", originalAmount: "OriginalAmount",
-		originalCurrency: "OriginalCurrency", details: "Details"}
-	mockCardTxNames = cardTxNames{amount: "transactionAmount.amount", currency: "transactionAmount.currency",
-		originalAmount: "originalAmount.amount", originalCurrency: "originalAmount.currency", details: "transactionDetails"}
+		originalCurrency: "OriginalCurrency", transactionDate: "TransactionDate", bookingDate: "BookingDate", details: "Details"}
+	mockCardTxNames = cardTxNames{amount: "transactionAmount.amount", originalAmount: "originalAmount.amount",
+		originalCurrency: "originalAmount.currency", transactionDate: "transactionDate", bookingDate: "bookingDate",
+		details: "transactionDetails"}
 )
 
 // maxCardDetails is the longest transactionDetails, in characters.
 const maxCardDetails = 140
 
 // build checks sp and returns the transaction on a card account in
-// currency cur, without an id yet (postCardTransactions gives it).
+// currency cur, without an id yet (postCardTransactions gives it). The
+// checks run in the order the mock-data operation has always run them.
 func (sp *cardTxSpec) build(cur string, chk *inputCheck, n *cardTxNames) (cardTransaction, *badInput) {
-	if sp.currency != "" && sp.currency != cur {
-		return cardTransaction{}, refuse(n.currency, inputProblem{kind: currencyOther, currency: cur})
-	}
-	v, p := chk.amount(sp.amount, cur, true)
+	v, p := chk.amount(sp.amount, cur, false)
 	if bad := refuse(n.amount, p); bad != nil {
 		return cardTransaction{}, bad
 	}
-	t := cardTransaction{booked: !sp.pending, transactionDate: chk.day(sp.transactionDate), amount: v,
-		currency: cur, originalAmount: v, originalCur: cur, invoiced: sp.invoiced, details: sp.details}
-	if sp.originalAmount != "" || sp.originalCurrency != "" {
-		oc := orDefault(sp.originalCurrency, cur)
+	t := cardTransaction{booked: !sp.pending, amount: v, currency: cur, originalAmount: v, originalCur: cur,
+		invoiced: sp.invoiced, details: sp.details}
+	if oc := sp.originalCurrency; oc != "" {
 		if bad := refuse(n.originalCurrency, checkCurrency(oc)); bad != nil {
 			return cardTransaction{}, bad
 		}
-		ov, p := chk.amount(sp.originalAmount, oc, true)
+		ov, p := chk.amount(sp.originalAmount, oc, false)
 		if bad := refuse(n.originalAmount, p); bad != nil {
 			return cardTransaction{}, bad
 		}
 		t.originalAmount, t.originalCur = ov, oc
 	}
-	if bad := refuse(n.details, checkText(sp.details, 0, maxCardDetails)); bad != nil {
-		return cardTransaction{}, bad
+	if t.transactionDate, p = chk.dayOr(sp.transactionDate, chk.today); !p.ok() {
+		return cardTransaction{}, refuse(n.transactionDate, p)
 	}
 	if t.booked {
-		t.bookingDate = t.transactionDate
-		if !sp.bookingDate.IsZero() {
-			t.bookingDate = chk.day(sp.bookingDate)
+		if t.bookingDate, p = chk.dayOr(sp.bookingDate, t.transactionDate); !p.ok() {
+			return cardTransaction{}, refuse(n.bookingDate, p)
 		}
+	}
+	if bad := refuse(n.details, checkText(sp.details, 0, maxCardDetails)); bad != nil {
+		return cardTransaction{}, bad
 	}
 	return t, nil
 }

@@ -56,7 +56,7 @@ func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string
 	if err := s.roomForTransactions(st, n); err != nil {
 		return nil, &SeedError{Path: "Limits.Transactions", Reason: "the server holds as many transactions as its limit allows", Err: ErrSeedLimit}
 	}
-	t, bad := seedTxSpec(&in).build(a.currency, chk, &seedTxNames)
+	t, bad := seedTxSpec(&in).build(a, chk, &seedTxNames)
 	if bad != nil {
 		return nil, bad.seedError("")
 	}
