@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -235,3 +236,143 @@ func TestDoorsRefuseAlike(t *testing.T) {
 	}
 }
 
+// TestMockDataTakesWhatTheBankTakes posts to the mock-data operations
+// input that the interface gives no rule against and the operations have
+// always taken: each is created (201) and reads back as given. Seed
+// shares the operations' checks, so none of these is a rule of the bank
+// the emulator could refuse.
+func TestMockDataTakesWhatTheBankTakes(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Doors")
+	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
+		Number: "15867512345", Accounts: []SeedAccount{{}}, CardAccounts: []SeedCardAccount{{}}, Consent: &SeedConsent{},
+	}}})
+	require.NoError(t, err)
+	cu := res.Customers[0]
+	h := append(noPSU(cu.Session, ""), hdr("PSU-IP-Address", "192.0.2.1"))
+	acct := "/v1/accounts/" + cu.Accounts[0].ID
+	card := "/v1/card-accounts/" + cu.CardAccounts[0].ID
+	txs := "/v1/sandbox/accounts/" + cu.Accounts[0].ID + "/transactions"
+	cardTxs := "/v1/sandbox/card-accounts/" + strings.ReplaceAll(cu.CardAccounts[0].ID, "!", "%21") + "/transactions"
+	long := func(c byte, n int) string { return strings.Repeat(string(c), n) }
+
+	for _, tc := range []struct {
+		name, url, body string
+		// read is the path that shows the object; "{id}" stands for the
+		// id the creation answered (its resourceId or id).
+		read string
+		want []string // fragments of the read answer
+	}{
+		{"zero card amount", cardTxs, `[{"transactionAmount":{"amount":0},"transactionDetails":"ZERO"}]`,
+			card + "/transactions?bookingStatus=booked", []string{`"transactionAmount":{"amount":"0.00","currency":"NOK"},"originalAmount":{"amount":"0.00","currency":"NOK"},"invoiced":false,"transactionDetails":"ZERO"`}},
+		{"no card amount", cardTxs, `[{"transactionAmount":{},"transactionDetails":"NONE"}]`,
+			card + "/transactions?bookingStatus=booked", []string{`"transactionAmount":{"amount":"0.00","currency":"NOK"},"originalAmount":{"amount":"0.00","currency":"NOK"},"invoiced":false,"transactionDetails":"NONE"`}},
+		{"card amount in another currency", cardTxs, `[{"transactionAmount":{"amount":"-5.00","currency":"EUR"},"transactionDetails":"EURO"}]`,
+			card + "/transactions?bookingStatus=booked", []string{`"transactionAmount":{"amount":"-5.00","currency":"NOK"},"originalAmount":{"amount":"-5.00","currency":"NOK"},"invoiced":false,"transactionDetails":"EURO"`}},
+		{"original currency without amount", cardTxs, `[{"transactionAmount":{"amount":"-7.00"},"originalAmount":{"currency":"EUR"},"transactionDetails":"NOAMOUNT"}]`,
+			card + "/transactions?bookingStatus=booked", []string{`"transactionAmount":{"amount":"-7.00","currency":"NOK"},"originalAmount":{"amount":"0.00","currency":"EUR"},"invoiced":false,"transactionDetails":"NOAMOUNT"`}},
+		{"original amount without currency", cardTxs, `[{"transactionAmount":{"amount":"-8.00"},"originalAmount":{"amount":"x"},"transactionDetails":"NOCURRENCY"}]`,
+			card + "/transactions?bookingStatus=booked", []string{`"transactionAmount":{"amount":"-8.00","currency":"NOK"},"originalAmount":{"amount":"-8.00","currency":"NOK"},"invoiced":false,"transactionDetails":"NOCURRENCY"`}},
+		{"pending card with a bad booking date", cardTxs, `[{"bookingStatus":"pending","bookingDate":"soon","transactionAmount":{"amount":"-9.00"},"transactionDetails":"PENDING"}]`,
+			card + "/transactions?bookingStatus=pending", []string{`"transactionDetails":"PENDING"`}},
+		{"long code", txs, `[{"transactionAmount":{"amount":"-1.00"},"proprietaryBankTransactionCode":"` + long('C', 36) + `"}]`,
+			acct + "/transactions?bookingStatus=booked", []string{`"proprietaryBankTransactionCode":"` + long('C', 36) + `"`}},
+		{"long creditor bban", txs, `[{"transactionAmount":{"amount":"-2.00"},"creditorAccount":{"bban":"` + long('1', 35) + `"}}]`,
+			acct + "/transactions?bookingStatus=booked", []string{`"creditorAccount":{"bban":"` + long('1', 35) + `"}`}},
+		{"long creditor iban", txs, `[{"transactionAmount":{"amount":"-3.00"},"creditorAccount":{"iban":"NO` + long('2', 33) + `"}}]`,
+			acct + "/transactions?bookingStatus=booked", []string{`"creditorAccount":{"iban":"NO` + long('2', 33) + `"}`}},
+		{"long product and cash account type", "/v1/sandbox/accounts",
+			`{"customerId":"` + cu.CustomerID + `","product":"` + long('P', 71) + `","cashAccountType":"` + long('T', 71) + `"}`,
+			"/v1/accounts/{id}", []string{`"product":"` + long('P', 71) + `"`, `"cashAccountType":"` + long('T', 71) + `"`}},
+		{"long card product", "/v1/sandbox/card-accounts", `{"customerId":"` + cu.CustomerID + `","product":"` + long('K', 71) + `"}`,
+			"/v1/card-accounts/{id}", []string{`"product":"` + long('K', 71) + `"`}},
+		{"private owner", "/v1/sandbox/agreements", `{"owner":"` + cu.CustomerID + `","name":"Privat avtale"}`,
+			"/v1/sandbox/agreements/{id}", []string{`"name":"Privat avtale"`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := c.do(http.MethodPost, tc.url, []byte(tc.body))
+			require.Equal(t, http.StatusCreated, r.status, string(r.body))
+			read := tc.read
+			if strings.Contains(read, "{id}") {
+				var made struct {
+					ResourceID string `json:"resourceId"`
+					ID         string `json:"id"`
+				}
+				require.NoError(t, json.Unmarshal(r.body, &made))
+				id := strings.ReplaceAll(cmp.Or(made.ResourceID, made.ID), "!", "%21")
+				require.NotEmpty(t, id, string(r.body))
+				read = strings.ReplaceAll(read, "{id}", id)
+			}
+			r = c.get(read, h...)
+			require.Equal(t, http.StatusOK, r.status, string(r.body))
+			for _, w := range tc.want {
+				assert.Contains(t, string(r.body), w)
+			}
+		})
+	}
+}
+
+// TestMockDataRefusesInItsOwnOrder gives the mock-data operations input
+// with more than one problem: the answer names the problem the operations
+// have always named first, word for word.
+func TestMockDataRefusesInItsOwnOrder(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Doors")
+	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
+		Number: "15867512345", Accounts: []SeedAccount{{BBAN: "95310000028"}}, CardAccounts: []SeedCardAccount{{}},
+	}}})
+	require.NoError(t, err)
+	cu := res.Customers[0]
+	txs := "/v1/sandbox/accounts/" + cu.Accounts[0].ID + "/transactions"
+	cardTxs := "/v1/sandbox/card-accounts/" + strings.ReplaceAll(cu.CardAccounts[0].ID, "!", "%21") + "/transactions"
+	other := `"debtorAccount":{"bban":"12345678903"}`
+	for _, tc := range []struct {
+		name, url, body, path, text string
+	}{
+		{"currency before date", txs, `[{"transactionAmount":{"amount":"1","currency":"EUR"},"bookingDate":"x"}]`,
+			"[0].transactionAmount.currency", "The currency must be the account's (NOK)."},
+		{"empty amount text", txs, `[{"transactionAmount":{"amount":""}}]`,
+			"[0].transactionAmount.amount", "[0].transactionAmount.amount is not a valid amount in NOK."},
+		{"amount before date", txs, `[{"transactionAmount":{"amount":"0"},"valueDate":"x"}]`,
+			"[0].transactionAmount.amount", "The amount must not be zero."},
+		{"date before debtor", txs, `[{"transactionAmount":{"amount":"-1"},"valueDate":"2026-13-01",` + other + `}]`,
+			"[0].valueDate", "valueDate must be a date YYYY-MM-DD."},
+		{"remittance before names", txs, `[{"transactionAmount":{"amount":"-1"},"debtorName":"` + strings.Repeat("d", 71) +
+			`","remittanceInformationUnstructured":"` + strings.Repeat("r", 141) + `"}]`,
+			"[0].remittanceInformationUnstructured", "[0].remittanceInformationUnstructured is longer than 140 characters."},
+		{"names before debtor", txs, `[{"transactionAmount":{"amount":"-1"},"debtorName":"` + strings.Repeat("d", 71) + `",` + other + `}]`,
+			"[0].debtorName", "[0].debtorName is longer than 70 characters."},
+		{"debtor", txs, `[{"transactionAmount":{"amount":"-1"},"debtorAccount":{}}]`,
+			"[0].debtorAccount", "A mock transaction cannot have another account as debtor."},
+		{"second element", txs, `[{"transactionAmount":{"amount":"-1"}},{"bookingStatus":"done"}]`,
+			"[1].bookingStatus", "bookingStatus must be booked or pending."},
+		{"card original before date", cardTxs, `[{"transactionAmount":{"amount":"-1"},"originalAmount":{"amount":"1.5","currency":"JPY"},"transactionDate":"x"}]`,
+			"[0].originalAmount.amount", "[0].originalAmount.amount is not a valid amount in JPY."},
+		{"card date before details", cardTxs, `[{"transactionAmount":{"amount":"-1"},"transactionDate":"x","transactionDetails":"` + strings.Repeat("x", 141) + `"}]`,
+			"[0].transactionDate", "transactionDate must be a date YYYY-MM-DD."},
+		{"card booking date", cardTxs, `[{"transactionAmount":{"amount":"-1"},"bookingDate":"x"}]`,
+			"[0].bookingDate", "bookingDate must be a date YYYY-MM-DD."},
+		{"empty balance text", "/v1/sandbox/accounts", `{"customerId":"` + cu.CustomerID + `","balance":""}`,
+			"balance", "balance is not a valid amount in NOK."},
+		{"currency before name", "/v1/sandbox/accounts", `{"customerId":"` + cu.CustomerID + `","currency":"nok","name":"` + strings.Repeat("n", 71) + `"}`,
+			"currency", "currency must be an ISO 4217 code."},
+		{"card name before limit", "/v1/sandbox/card-accounts", `{"customerId":"` + cu.CustomerID + `","name":"` + strings.Repeat("n", 71) + `","creditLimit":"x"}`,
+			"name", "name is longer than 70 characters."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := counts(s)
+			r := c.do(http.MethodPost, tc.url, []byte(tc.body))
+			require.Equal(t, http.StatusBadRequest, r.status, string(r.body))
+			var e struct {
+				TPPMessages []tppMessage `json:"tppMessages"`
+			}
+			require.NoError(t, json.Unmarshal(r.body, &e), string(r.body))
+			require.Len(t, e.TPPMessages, 1)
+			assert.Equal(t, tc.path, e.TPPMessages[0].Path)
+			assert.Equal(t, tc.text, e.TPPMessages[0].Text)
+			assert.Equal(t, before, counts(s), "nothing stored")
+		})
+	}
+}
