@@ -376,3 +376,44 @@ func TestMockDataRefusesInItsOwnOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedTakesWhatTheOperationsTake seeds what the mock-data operations
+// take (TestMockDataTakesWhatTheBankTakes): Seed shares their checks, so
+// it takes it too and the session reads it back.
+func TestSeedTakesWhatTheOperationsTake(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Doors")
+	code, bban, product := strings.Repeat("C", 36), strings.Repeat("1", 35), strings.Repeat("P", 71)
+	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
+		Accounts: []SeedAccount{{Product: product, CashAccountType: product, Transactions: []SeedTransaction{
+			{Amount: "-1.00", Code: code, CounterpartyBBAN: bban},
+		}}},
+		CardAccounts: []SeedCardAccount{{Product: product, Transactions: []SeedCardTransaction{
+			{Amount: "0", Details: "ZERO"},
+			{Details: "NONE"},
+			{Amount: "-7.00", OriginalCurrency: "EUR", Details: "NOAMOUNT"},
+		}}},
+		Consent: &SeedConsent{},
+	}}})
+	require.NoError(t, err)
+	cu := res.Customers[0]
+	h := append(noPSU(cu.Session, ""), hdr("PSU-IP-Address", "192.0.2.1"))
+	acct, card := "/v1/accounts/"+cu.Accounts[0].ID, "/v1/card-accounts/"+cu.CardAccounts[0].ID
+	for path, want := range map[string][]string{
+		acct: {`"product":"` + product + `"`, `"cashAccountType":"` + product + `"`},
+		acct + "/transactions?bookingStatus=booked": {`"proprietaryBankTransactionCode":"` + code + `"`,
+			`"creditorAccount":{"bban":"` + bban + `"}`},
+		card: {`"product":"` + product + `"`},
+		card + "/transactions?bookingStatus=booked": {
+			`"transactionAmount":{"amount":"0.00","currency":"NOK"},"originalAmount":{"amount":"0.00","currency":"NOK"},"invoiced":false,"transactionDetails":"ZERO"`,
+			`"transactionAmount":{"amount":"0.00","currency":"NOK"},"originalAmount":{"amount":"0.00","currency":"NOK"},"invoiced":false,"transactionDetails":"NONE"`,
+			`"transactionAmount":{"amount":"-7.00","currency":"NOK"},"originalAmount":{"amount":"0.00","currency":"EUR"},"invoiced":false,"transactionDetails":"NOAMOUNT"`},
+	} {
+		r := c.get(path, h...)
+		require.Equal(t, http.StatusOK, r.status, string(r.body))
+		for _, w := range want {
+			assert.Contains(t, string(r.body), w, path)
+		}
+	}
+}
