@@ -47,7 +47,9 @@ type SeedCustomer struct {
 	CardAccounts []SeedCardAccount
 	// Agreements are a corporate customer's agreements. Empty: one
 	// agreement named after the customer covering all its accounts. A
-	// private customer has none.
+	// private customer's seed has none: a limit of Seed, not of the
+	// bank (see [Server.Seed]); POST /v1/sandbox/agreements gives a
+	// private customer one.
 	Agreements []SeedAgreement
 	// Consent, when set, gives the seeding TPP a session with an AIS
 	// consent for this customer, as if the PSU had completed the SCA of
@@ -95,7 +97,7 @@ type SeedTransaction struct {
 	// negative for money out.
 	Amount string
 	// CounterpartyName (up to 70 characters) and CounterpartyBBAN or
-	// CounterpartyIBAN (up to 34 characters) name the other party: the
+	// CounterpartyIBAN (taken as written) name the other party: the
 	// creditor of money out, the debtor of money in.
 	CounterpartyName, CounterpartyBBAN, CounterpartyIBAN string
 	// Remittance is remittanceInformationUnstructured, up to 140
@@ -133,10 +135,11 @@ type SeedCardTransaction struct {
 	TransactionDate time.Time
 	// BookingDate of a booked transaction; zero: the transaction date.
 	BookingDate time.Time
-	// Amount is the signed amount in the card's currency, not zero.
+	// Amount is the signed amount in the card's currency; empty: 0.
 	Amount string
-	// OriginalAmount in OriginalCurrency is the purchase's own amount;
-	// empty: Amount in the card's currency.
+	// OriginalAmount (empty: 0) in OriginalCurrency (empty: the card's)
+	// is the purchase's own amount; both empty: Amount in the card's
+	// currency.
 	OriginalAmount, OriginalCurrency string
 	// Invoiced tells whether the transaction was on an invoice.
 	Invoiced bool
@@ -307,13 +310,17 @@ func (e *SeedError) Unwrap() error { return e.Err }
 // TPP-Session-ID and consent are in the result), so the TPP can refresh
 // balances and transactions at once, without the PSU.
 //
-// Seed checks the data as the mock-data operations check their bodies
-// (customer numbers, BBANs with MOD-11 check digits, currencies, amounts
-// in the currency's minor units, text lengths and characters) and
-// respects the server's [Limits] (customers, accounts and card accounts,
-// agreements, transactions and sessions, each counted with what the
-// TPP's sandbox, or for sessions the server, already holds): data it refuses gives a [*SeedError] (wrapping
-// [ErrSeedLimit] past a cap) and nothing is stored. It is safe to call
+// Seed checks the data with the checks the mock-data operations make of
+// their bodies (customer numbers, BBANs with MOD-11 check digits,
+// currencies, amounts in the currency's minor units, text lengths and
+// the characters the bank cannot process), and refuses nothing else they
+// take but one thing, a limit of Seed rather than a rule of the bank:
+// agreements for a private customer, whose seeded session could not use
+// them. It respects the server's [Limits] (customers, accounts and card
+// accounts, agreements, transactions and sessions, each counted with
+// what the TPP's sandbox, or for sessions the server, already holds):
+// data it refuses gives a [*SeedError] (wrapping [ErrSeedLimit] past a
+// cap) and nothing is stored. It is safe to call
 // while the server serves requests: the checks and most of the work run
 // before it takes the server's lock, which it then holds only to insert.
 func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData) (SeedResult, error) {
