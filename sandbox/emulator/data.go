@@ -408,18 +408,6 @@ func (st *store) book(a *account, tx transaction) *transaction {
 	return t
 }
 
-// addPending adds a pending transaction to a; the balance stays.
-func (st *store) addPending(a *account, tx transaction) *transaction {
-	tx.booked = false
-	if tx.currency == "" {
-		tx.currency = a.currency
-	}
-	t := &tx
-	a.transactions = append(a.transactions, t)
-	st.txCount++
-	return t
-}
-
 // bookCard adds a card transaction to k; a booked one moves the balance.
 func (st *store) bookCard(k *cardAccount, t *cardTransaction) {
 	k.transactions = append(k.transactions, t)

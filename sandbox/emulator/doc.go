@@ -217,7 +217,7 @@
 // withAgreements), GET, POST and DELETE /v1/sandbox/customers/{id}, POST
 // /v1/sandbox/accounts, /v1/sandbox/card-accounts, their
 // /{id}/transactions (a JSON array; a transaction with another account as
-// debtor is 400) and /v1/sandbox/agreements.
+// debtor is 400; booked ones move the balance) and /v1/sandbox/agreements.
 //
 // Several TPPs may share one server, each with a sandbox of its own. A
 // TPP is known by its certificate, for its sandbox as for its PSU-IDs,
@@ -380,8 +380,18 @@
 // seeded consent is what an SCA would have left: [SeededSession] carries
 // the PSU-ID, TPP-Session-ID, context, agreements and times a TPP keeps
 // in its session, so balances and transactions can be refreshed at once
-// without the PSU. Seeded data is checked like mock data and counts
-// against [Limits] (a [*SeedError] wrapping [ErrSeedLimit] past a cap).
+// without the PSU. Seeded data and mock data enter by one path: the same
+// code fills in their defaults, checks them (an input one refuses, the
+// other refuses at the same field for the same reason) and builds the
+// stored objects. The checks are the mock-data operations' own, which
+// refuse nothing the interface shows the bank refusing beyond its body
+// shapes, so seeding never needs input the bank would take but the
+// emulator not. Two differences are deliberate: a seed states balances
+// (seeded bookings do not move them), while a mock transaction posted
+// over HTTP, or added by [Server.AddTransaction], moves the booked
+// balance; and Seed gives a private customer no agreements (a limit of
+// Seed: its seeded session could not use them). Seeded data counts against [Limits] (a [*SeedError] wrapping
+// [ErrSeedLimit] past a cap).
 //
 // Every call finds its customer, account, card account or agreement by
 // index (id, customer number, PSU-ID, BBAN, IBAN, card reference), so the

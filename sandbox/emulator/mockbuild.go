@@ -1,13 +1,26 @@
 package emulator
 
-import "github.com/shopspring/decimal"
+import (
+	"slices"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
+)
 
 // The mock data of a sandbox enters by two doors, Server.Seed (seed.go)
-// and the mock-data operations (mockdata.go). Each door checks its input
-// and words its refusals in its own way (a SeedError path or a
-// tppMessage), but both fill in defaults and build the stored objects
-// here, so a customer, account or card account is the same whichever door
-// it came through.
+// and the mock-data operations (mockdata.go, mockagreements.go), and by
+// one path: each door turns its input into a spec, and the spec's build
+// here (mocktx.go for transactions) fills in defaults, runs the one set
+// of input checks (mockcheck.go) and makes the stored object. So a
+// customer, account, card account, transaction or agreement is the same,
+// and the same input is refused for the same reason, whichever door it
+// came through. The checks are the ones the mock-data operations have
+// always made, no stricter: a door may not refuse what the bank takes.
+// What stays with a door: reading its own shape (JSON bodies, SeedData,
+// with their defaults such as Seed's original currency), naming fields
+// (the *Names tables below), wording refusals (SeedError or an error
+// answer), drawing free numbers and BBANs, clashes with stored data,
+// storing under the server's lock, and Seed's one limit of its own
+// (seedOnlyLimit, seed.go).
 
 // Defaults of mock data left empty.
 const (
@@ -20,54 +33,172 @@ const (
 	mockBIC                = "TSTBNO22"
 )
 
-// newMockCustomer is a customer of the sandbox of TPP tpp.
-func newMockCustomer(number, typ, name, tpp string) *customer {
-	return &customer{id: encID("", 48), number: number, typ: typ, name: name, tpp: tpp}
+// customerSpec is a mock customer as given: number (11 or 9 digits), typ
+// (PRIVATE or CORPORATE) and name.
+type customerSpec struct {
+	number, typ, name string
 }
 
-// accountSpec is a mock account as given, checked by its door.
+// customerNames are a door's names of the fields of a customerSpec.
+type customerNames struct{ number, typ, name string }
+
+var (
+	seedCustomerNames = customerNames{number: "Number", typ: "Corporate", name: "Name"}
+	mockCustomerNames = customerNames{number: "customerNumber", typ: "customerType", name: "customerName"}
+)
+
+// build checks sp and returns the customer of the sandbox of TPP tpp.
+// Whether the number is free is the door's to check.
+func (sp customerSpec) build(tpp string, n *customerNames) (*customer, *badInput) {
+	if !allDigitsN(sp.number, 9, 11) {
+		return nil, refuse(n.number, inputProblem{kind: numberInvalid})
+	}
+	if sp.typ != contextPrivate && sp.typ != contextCorporate {
+		return nil, refuse(n.typ, inputProblem{kind: customerTypeBad})
+	}
+	if bad := refuse(n.name, checkText(sp.name, 1, 70)); bad != nil {
+		return nil, bad
+	}
+	return &customer{id: encID("", 48), number: sp.number, typ: sp.typ, name: sp.name, tpp: tpp}, nil
+}
+
+// accountSpec is a mock account as given. Amounts are decimal texts in
+// the account's currency; empty is 0. An empty bban is drawn by the door
+// before build.
 type accountSpec struct {
 	bban, currency, name, product, cashAccountType string
-	balance, creditLine                            decimal.Decimal
+	balance, creditLine                            string
 }
 
-// withDefaults fills the currency and name the caller left empty (they
-// are checked after this; product and cash account type are filled by
-// build).
-func (sp accountSpec) withDefaults() accountSpec {
-	sp.currency = orDefault(sp.currency, defaultCurrency)
-	sp.name = orDefault(sp.name, defaultAccountName)
-	return sp
+// accountNames are a door's names of the checked fields of an
+// accountSpec (product and cash account type are free text, as the
+// mock-data operation has always taken them).
+type accountNames struct {
+	bban, currency, name, balance, creditLine string
 }
 
-// build is the account, with a new id and no owner yet.
-func (sp accountSpec) build() *account {
-	return &account{
-		id: encID("", 32), bban: sp.bban, iban: ibanOf(sp.bban), currency: sp.currency, name: sp.name,
-		product: orDefault(sp.product, defaultAccountProduct), cashAccountType: orDefault(sp.cashAccountType, defaultCashAccountType),
-		bic: mockBIC, booked: sp.balance, creditLine: sp.creditLine,
+var (
+	seedAccountNames = accountNames{bban: "BBAN", currency: "Currency", name: "Name",
+		balance: "Balance", creditLine: "CreditLine"}
+	mockAccountNames = accountNames{bban: "bban", currency: "currency", name: "name",
+		balance: "balance", creditLine: "creditLine"}
+)
+
+// build fills the defaults of sp, checks it and returns the account, with
+// a new id and no owner yet. Whether the BBAN is free is the door's to
+// check.
+func (sp accountSpec) build(chk *inputCheck, n *accountNames) (*account, *badInput) {
+	cur, name := orDefault(sp.currency, defaultCurrency), orDefault(sp.name, defaultAccountName)
+	if bad := refuse(n.currency, checkCurrency(cur)); bad != nil {
+		return nil, bad
 	}
+	if bad := refuse(n.name, checkText(name, 1, 70)); bad != nil {
+		return nil, bad
+	}
+	balance, p := chk.amount(sp.balance, cur, false)
+	if bad := refuse(n.balance, p); bad != nil {
+		return nil, bad
+	}
+	creditLine, p := chk.amount(sp.creditLine, cur, false)
+	if bad := refuse(n.creditLine, p); bad != nil {
+		return nil, bad
+	}
+	if !rules.ValidNorwegianBBAN(sp.bban) {
+		return nil, refuse(n.bban, inputProblem{kind: bbanInvalid})
+	}
+	return &account{
+		id: encID("", 32), bban: sp.bban, iban: ibanOf(sp.bban), currency: cur, name: name,
+		product: orDefault(sp.product, defaultAccountProduct), cashAccountType: orDefault(sp.cashAccountType, defaultCashAccountType),
+		bic: mockBIC, booked: balance, creditLine: creditLine,
+	}, nil
 }
 
-// cardSpec is a mock card account as given, checked by its door.
+// cardSpec is a mock card account as given; amounts as in accountSpec.
+// An empty masked PAN is drawn.
 type cardSpec struct {
 	maskedPan, currency, name, product string
-	creditLimit, balance               decimal.Decimal
+	creditLimit, balance               string
 }
 
-// withDefaults fills the currency, masked PAN and name the caller left
-// empty (checked after this).
-func (sp cardSpec) withDefaults() cardSpec {
-	sp.currency = orDefault(sp.currency, defaultCurrency)
-	if sp.maskedPan == "" {
-		sp.maskedPan = "552216******" + randomDigits(4)
+// cardNames are a door's names of the checked fields of a cardSpec (the
+// product is free text).
+type cardNames struct {
+	maskedPan, currency, name, creditLimit, balance string
+}
+
+var (
+	seedCardNames = cardNames{maskedPan: "MaskedPan", currency: "Currency", name: "Name",
+		creditLimit: "CreditLimit", balance: "Balance"}
+	mockCardNames = cardNames{maskedPan: "maskedPan", currency: "currency", name: "name",
+		creditLimit: "creditLimit", balance: "balance"}
+)
+
+// build fills the defaults of sp, checks it and returns the card account,
+// with a new id and no owner yet.
+func (sp cardSpec) build(chk *inputCheck, n *cardNames) (*cardAccount, *badInput) {
+	cur, name := orDefault(sp.currency, defaultCurrency), orDefault(sp.name, defaultCardName)
+	pan := sp.maskedPan
+	if pan == "" {
+		pan = "552216******" + randomDigits(4)
 	}
-	sp.name = orDefault(sp.name, defaultCardName)
-	return sp
+	if bad := refuse(n.currency, checkCurrency(cur)); bad != nil {
+		return nil, bad
+	}
+	if bad := refuse(n.maskedPan, checkText(pan, 1, 35)); bad != nil {
+		return nil, bad
+	}
+	if bad := refuse(n.name, checkText(name, 1, 70)); bad != nil {
+		return nil, bad
+	}
+	creditLimit, p := chk.amount(sp.creditLimit, cur, false)
+	if bad := refuse(n.creditLimit, p); bad != nil {
+		return nil, bad
+	}
+	balance, p := chk.amount(sp.balance, cur, false)
+	if bad := refuse(n.balance, p); bad != nil {
+		return nil, bad
+	}
+	return &cardAccount{id: encID("", 32), maskedPan: pan, currency: cur, name: name,
+		product: orDefault(sp.product, defaultCardProduct), creditLimit: creditLimit, booked: balance}, nil
 }
 
-// build is the card account, with a new id and no owner yet.
-func (sp cardSpec) build() *cardAccount {
-	return &cardAccount{id: encID("", 32), maskedPan: sp.maskedPan, currency: sp.currency, name: sp.name,
-		product: orDefault(sp.product, defaultCardProduct), creditLimit: sp.creditLimit, booked: sp.balance}
+// agreementSpec is a mock agreement as given: its name and the roles it
+// starts with. Its owner and accounts are the door's to find: any
+// customer may own one, as the mock-data operation has always let it
+// (Seed's own limit on private owners is in seed.go, seedOnlyLimit).
+type agreementSpec struct {
+	name  string
+	roles []string
+}
+
+// agreementNames are a door's names of the fields of an agreementSpec.
+type agreementNames struct{ name string }
+
+var (
+	seedAgreementNames = agreementNames{name: "Name"}
+	mockAgreementNames = agreementNames{name: "name"}
+)
+
+// build checks sp and returns the agreement, with a new id (a UUID, the
+// PSU-Corporate-ID), no accounts and no owner yet.
+func (sp agreementSpec) build(n *agreementNames) (*agreement, *badInput) {
+	if bad := refuse(n.name, checkText(sp.name, 1, 70)); bad != nil {
+		return nil, bad
+	}
+	ag := &agreement{id: newUUID(), name: sp.name}
+	ag.addEngagements(nil, sp.roles)
+	return ag, nil
+}
+
+// addEngagements engages the accounts with the given ids, in order, and
+// adds the roles ag does not have yet.
+func (ag *agreement) addEngagements(accountIDs, roles []string) {
+	for _, id := range accountIDs {
+		ag.engage(id)
+	}
+	for _, r := range roles {
+		if !slices.Contains(ag.roles, r) {
+			ag.roles = append(ag.roles, r)
+		}
+	}
 }

@@ -9,9 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/shopspring/decimal"
-
-	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
@@ -163,17 +160,10 @@ func (s *Server) createCustomer(c *call) error {
 	if err := c.decode(&in); err != nil {
 		return err
 	}
-	if !allDigitsN(in.CustomerNumber, 9, 11) {
-		return errFormat("customerNumber", "customerNumber must be 11 digits (national identity number) or 9 digits (organisation number).")
-	}
-	if in.CustomerType == "" {
-		in.CustomerType = contextPrivate
-	}
-	if in.CustomerType != contextPrivate && in.CustomerType != contextCorporate {
-		return errFormat("customerType", "customerType must be PRIVATE or CORPORATE.")
-	}
-	if err := textField(in.CustomerName, "customerName", 1, 70); err != nil {
-		return err
+	cu, bad := customerSpec{number: in.CustomerNumber, typ: orDefault(in.CustomerType, contextPrivate),
+		name: in.CustomerName}.build(c.tpp.id, &mockCustomerNames)
+	if bad != nil {
+		return bad.answer("")
 	}
 	if c.data().customerByNumber(in.CustomerNumber) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "A customer with this customerNumber exists.").at("customerNumber")
@@ -184,7 +174,6 @@ func (s *Server) createCustomer(c *call) error {
 	if err := s.roomForCustomer(c.data()); err != nil {
 		return err
 	}
-	cu := newMockCustomer(in.CustomerNumber, in.CustomerType, in.CustomerName, c.tpp.id)
 	c.data().addCustomer(cu)
 	return c.reply(http.StatusCreated, c.data().customerJSON(cu, true, true))
 }
@@ -227,22 +216,25 @@ func (f *flexAmount) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// parse returns the value, checked against the currency's minor units.
-func (f flexAmount) parse(cur, path string) (decimal.Decimal, error) {
+// text returns the amount as decimal text for the builders: a JSON
+// string's content or a number's digits; empty (0) when absent or null.
+// An empty JSON string is not an absent amount: it is returned as written
+// (`""`), which no amount parses, so it is refused as not an amount.
+func (f flexAmount) text(path string) (string, error) {
 	raw := strings.TrimSpace(string(f))
-	if raw == "" || raw == "null" {
-		return decimal.Zero, nil
+	if raw == "null" {
+		return "", nil
 	}
 	if strings.HasPrefix(raw, `"`) {
-		if err := json.Unmarshal([]byte(raw), &raw); err != nil {
-			return decimal.Decimal{}, errFormat(path, "%s is not an amount.", path)
+		var v string
+		if err := json.Unmarshal([]byte(raw), &v); err != nil {
+			return "", errFormat(path, "%s is not an amount.", path)
+		}
+		if v != "" {
+			return v, nil
 		}
 	}
-	a, err := money.Parse(raw, cur)
-	if err != nil {
-		return decimal.Decimal{}, errFormat(path, "%s is not a valid amount in %s.", path, clip(cur))
-	}
-	return a.Value, nil
+	return raw, nil
 }
 
 // createAccount: body {"customerId" or "customerNumber", "bban"
@@ -269,34 +261,30 @@ func (s *Server) createAccount(c *call) error {
 		return err
 	}
 	sp := accountSpec{bban: in.BBAN, currency: in.Currency, name: in.Name, product: in.Product,
-		cashAccountType: in.CashAccountType}.withDefaults()
-	if !money.IsCurrency(sp.currency) {
-		return errFormat("currency", "currency must be an ISO 4217 code.")
-	}
-	if err := textField(sp.name, "name", 1, 70); err != nil {
+		cashAccountType: in.CashAccountType}
+	if sp.balance, err = in.Balance.text("balance"); err != nil {
 		return err
 	}
-	if sp.balance, err = in.Balance.parse(sp.currency, "balance"); err != nil {
+	if sp.creditLine, err = in.CreditLine.text("creditLine"); err != nil {
 		return err
 	}
-	if sp.creditLine, err = in.CreditLine.parse(sp.currency, "creditLine"); err != nil {
-		return err
-	}
-	if sp.bban == "" {
+	if sp.bban == "" { // a free one
 		for sp.bban == "" || c.data().accountByBBAN(sp.bban) != nil || reserved().bbans[sp.bban] {
 			sp.bban = makeBBAN("9" + randomDigits(9))
 		}
-	} else if !rules.ValidNorwegianBBAN(sp.bban) {
-		return errFormat("bban", "bban must be 11 digits with a valid MOD11 check digit.")
-	} else if c.data().accountByBBAN(sp.bban) != nil {
+	}
+	a, bad := sp.build(newInputCheck(c.now, false), &mockAccountNames)
+	switch {
+	case bad != nil:
+		return bad.answer("")
+	case c.data().accountByBBAN(a.bban) != nil:
 		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")
-	} else if reserved().bbans[sp.bban] {
+	case reserved().bbans[a.bban]:
 		return newError(http.StatusConflict, "CONFLICT", "This bban is reserved for a default account; initialise the sandbox to restore it.").at("bban")
 	}
 	if err := s.roomForAccount(c.data()); err != nil {
 		return err
 	}
-	a := sp.build()
 	c.data().addAccount(cu, a)
 	return c.reply(http.StatusCreated, a.json(true))
 }
@@ -322,26 +310,20 @@ func (s *Server) createCard(c *call) error {
 	if err != nil {
 		return err
 	}
-	sp := cardSpec{maskedPan: in.MaskedPan, currency: in.Currency, name: in.Name, product: in.Product}.withDefaults()
-	if !money.IsCurrency(sp.currency) {
-		return errFormat("currency", "currency must be an ISO 4217 code.")
-	}
-	if err := textField(sp.maskedPan, "maskedPan", 1, 35); err != nil {
+	sp := cardSpec{maskedPan: in.MaskedPan, currency: in.Currency, name: in.Name, product: in.Product}
+	if sp.creditLimit, err = in.CreditLimit.text("creditLimit"); err != nil {
 		return err
 	}
-	if err := textField(sp.name, "name", 1, 70); err != nil {
+	if sp.balance, err = in.Balance.text("balance"); err != nil {
 		return err
 	}
-	if sp.creditLimit, err = in.CreditLimit.parse(sp.currency, "creditLimit"); err != nil {
-		return err
-	}
-	if sp.balance, err = in.Balance.parse(sp.currency, "balance"); err != nil {
-		return err
+	k, bad := sp.build(newInputCheck(c.now, false), &mockCardNames)
+	if bad != nil {
+		return bad.answer("")
 	}
 	if err := s.roomForAccount(c.data()); err != nil {
 		return err
 	}
-	k := sp.build()
 	if len(cu.accounts) > 0 {
 		if a := c.data().accountByID(cu.accounts[0]); a != nil {
 			k.relatedBBAN = a.bban
@@ -374,7 +356,7 @@ type mockAmount struct {
 
 // createTransactions adds mock transactions to an account. A transaction
 // whose debtorAccount is another account is refused (docs/interface.md section 4.5).
-// Booked ones move the balance. 201 with the created transactions.
+// Booked ones move the balance (balanceMoves). 201 with the created transactions.
 func (s *Server) createTransactions(c *call) error {
 	a := c.data().accountByID(c.pathValue("id"))
 	if a == nil {
@@ -387,159 +369,135 @@ func (s *Server) createTransactions(c *call) error {
 	if len(in) == 0 {
 		return errFormat("", "The body must be a non-empty JSON array of transactions.")
 	}
-	made := make([]transaction, 0, len(in))
-	for i, m := range in {
+	chk := newInputCheck(c.now, false)
+	made := make([]transaction, len(in))
+	for i := range in {
 		p := "[" + strconv.Itoa(i) + "]."
-		t, err := s.mockTransaction(a, m, p, c.now)
+		sp, err := in[i].spec(p)
 		if err != nil {
 			return err
 		}
-		made = append(made, t)
+		var bad *badInput
+		if made[i], bad = sp.build(a, chk, &mockTxNames); bad != nil {
+			return bad.answer(p)
+		}
 	}
 	if err := s.roomForTransactions(c.data(), len(made)); err != nil {
 		return err
 	}
-	out := make([]transactionJSON, 0, len(made))
-	for _, t := range made {
-		if t.booked {
-			out = append(out, c.data().book(a, t).json())
-		} else {
-			out = append(out, c.data().addPending(a, t).json())
-		}
+	c.data().postTransactions(a, made, balanceMoves)
+	out := make([]transactionJSON, len(made))
+	for i := range made {
+		out[i] = made[i].json()
 	}
 	return c.reply(http.StatusCreated, out)
 }
 
-func (s *Server) mockTransaction(a *account, m mockTransaction, p string, now time.Time) (transaction, error) {
-	t := transaction{booked: m.BookingStatus != "pending", currency: a.currency,
-		creditorName: m.CreditorName, debtorName: m.DebtorName, remittance: m.Remittance, code: m.Code}
-	if m.BookingStatus != "" && m.BookingStatus != "booked" && m.BookingStatus != "pending" {
-		return t, errFormat(p+"bookingStatus", "bookingStatus must be booked or pending.")
+// spec reads m, an element of the body at path p. The rules of this
+// door alone: bookingStatus is booked or pending and transactionAmount
+// is present; the rest is checked by txSpec.build (debtorAccount there
+// too: docs/interface.md section 4.5).
+func (m *mockTransaction) spec(p string) (*txSpec, error) {
+	pending, err := mockPending(m.BookingStatus, p)
+	if err != nil {
+		return nil, err
 	}
 	if m.TransactionAmount == nil {
-		return t, errFormat(p+"transactionAmount", "transactionAmount is required.")
+		return nil, inputProblem{kind: valueMissing}.answer(p + "transactionAmount")
 	}
-	if m.TransactionAmount.Currency != "" && m.TransactionAmount.Currency != a.currency {
-		return t, errFormat(p+"transactionAmount.currency", "The currency must be the account's (%s).", a.currency)
+	sp := &txSpec{pending: pending, currency: m.TransactionAmount.Currency, creditorName: m.CreditorName,
+		debtorName: m.DebtorName, creditorAccount: m.CreditorAccount, debtorAccount: m.DebtorAccount,
+		bookingDate: dayIn{text: m.BookingDate}, valueDate: dayIn{text: m.ValueDate},
+		remittance: m.Remittance, code: m.Code}
+	if sp.amount, err = m.TransactionAmount.Amount.text(p + "transactionAmount.amount"); err != nil {
+		return nil, err
 	}
-	v, err := m.TransactionAmount.Amount.parse(a.currency, p+"transactionAmount.amount")
-	if err != nil {
-		return t, err
-	}
-	if v.IsZero() {
-		return t, errFormat(p+"transactionAmount.amount", "The amount must not be zero.")
-	}
-	t.amount = v
-	t.bookingDate = rules.Today(now)
-	if m.BookingDate != "" {
-		if t.bookingDate, err = time.Parse(time.DateOnly, m.BookingDate); err != nil {
-			return t, errFormat(p+"bookingDate", "bookingDate must be a date YYYY-MM-DD.")
-		}
-	}
-	if m.ValueDate != "" {
-		if t.valueDate, err = time.Parse(time.DateOnly, m.ValueDate); err != nil {
-			return t, errFormat(p+"valueDate", "valueDate must be a date YYYY-MM-DD.")
-		}
-	}
-	if err := textField(m.Remittance, p+"remittanceInformationUnstructured", 0, 140); err != nil {
-		return t, err
-	}
-	if err := textField(m.CreditorName, p+"creditorName", 0, 70); err != nil {
-		return t, err
-	}
-	if err := textField(m.DebtorName, p+"debtorName", 0, 70); err != nil {
-		return t, err
-	}
-	own := &accountRef{BBAN: a.bban, IBAN: a.iban}
-	if d := m.DebtorAccount; d != nil {
-		if (d.BBAN != "" && d.BBAN != a.bban) || (d.IBAN != "" && d.IBAN != a.iban) || (d.BBAN == "" && d.IBAN == "") {
-			return t, errFormat(p+"debtorAccount", "A mock transaction cannot have another account as debtor.")
-		}
-	}
-	t.debtorAccount, t.creditorAccount = own, m.CreditorAccount
-	if v.IsPositive() {
-		// Money in: the platform shows the payer, not this account.
-		t.debtorAccount, t.creditorAccount = nil, nil
-	}
-	return t, nil
+	return sp, nil
 }
 
-// createCardTransactions adds mock card transactions: a JSON array of
-// {"bookingStatus","transactionDate","bookingDate","transactionAmount",
-// "originalAmount","invoiced","transactionDetails"} (shape assumed); 201.
+// mockPending reads a bookingStatus (at path p): booked (the default) or
+// pending.
+func mockPending(status, p string) (bool, error) {
+	if status != "" && status != "booked" && status != "pending" {
+		return false, errFormat(p+"bookingStatus", "bookingStatus must be booked or pending.")
+	}
+	return status == "pending", nil
+}
+
+// mockCardTransaction is one element of the JSON array of POST
+// /v1/sandbox/card-accounts/{id}/transactions (shape assumed).
+type mockCardTransaction struct {
+	BookingStatus      string      `json:"bookingStatus"` // booked (default) or pending
+	TransactionDate    string      `json:"transactionDate"`
+	BookingDate        string      `json:"bookingDate"`
+	TransactionAmount  *mockAmount `json:"transactionAmount"`
+	OriginalAmount     *mockAmount `json:"originalAmount"`
+	Invoiced           bool        `json:"invoiced"`
+	TransactionDetails string      `json:"transactionDetails"`
+}
+
+// createCardTransactions adds mock card transactions (a JSON array of
+// mockCardTransaction); booked ones move the balance (balanceMoves). 201.
 func (s *Server) createCardTransactions(c *call) error {
 	k := c.data().cardByID(c.pathValue("id"))
 	if k == nil {
 		return errNotFound("The card account is unknown.").at("mockAccountId")
 	}
-	var in []struct {
-		BookingStatus      string      `json:"bookingStatus"`
-		TransactionDate    string      `json:"transactionDate"`
-		BookingDate        string      `json:"bookingDate"`
-		TransactionAmount  *mockAmount `json:"transactionAmount"`
-		OriginalAmount     *mockAmount `json:"originalAmount"`
-		Invoiced           bool        `json:"invoiced"`
-		TransactionDetails string      `json:"transactionDetails"`
-	}
+	var in []mockCardTransaction
 	if err := c.decode(&in); err != nil {
 		return err
 	}
 	if len(in) == 0 {
 		return errFormat("", "The body must be a non-empty JSON array of card transactions.")
 	}
-	made := make([]*cardTransaction, 0, len(in))
-	for i, m := range in {
+	chk := newInputCheck(c.now, false)
+	made := make([]cardTransaction, len(in))
+	for i := range in {
 		p := "[" + strconv.Itoa(i) + "]."
-		if m.BookingStatus != "" && m.BookingStatus != "booked" && m.BookingStatus != "pending" {
-			return errFormat(p+"bookingStatus", "bookingStatus must be booked or pending.")
-		}
-		if m.TransactionAmount == nil {
-			return errFormat(p+"transactionAmount", "transactionAmount is required.")
-		}
-		v, err := m.TransactionAmount.Amount.parse(k.currency, p+"transactionAmount.amount")
+		sp, err := in[i].spec(p)
 		if err != nil {
 			return err
 		}
-		t := &cardTransaction{id: c.data().nextTxID()[4:], booked: m.BookingStatus != "pending", amount: v,
-			currency: k.currency, originalAmount: v, originalCur: k.currency, invoiced: m.Invoiced,
-			details: m.TransactionDetails, transactionDate: rules.Today(c.now)}
-		if m.OriginalAmount != nil && m.OriginalAmount.Currency != "" {
-			if !money.IsCurrency(m.OriginalAmount.Currency) {
-				return errFormat(p+"originalAmount.currency", "currency must be an ISO 4217 code.")
-			}
-			ov, err := m.OriginalAmount.Amount.parse(m.OriginalAmount.Currency, p+"originalAmount.amount")
-			if err != nil {
-				return err
-			}
-			t.originalAmount, t.originalCur = ov, m.OriginalAmount.Currency
+		var bad *badInput
+		if made[i], bad = sp.build(k.currency, chk, &mockCardTxNames); bad != nil {
+			return bad.answer(p)
 		}
-		if m.TransactionDate != "" {
-			if t.transactionDate, err = time.Parse(time.DateOnly, m.TransactionDate); err != nil {
-				return errFormat(p+"transactionDate", "transactionDate must be a date YYYY-MM-DD.")
-			}
-		}
-		if t.booked {
-			t.bookingDate = t.transactionDate
-			if m.BookingDate != "" {
-				if t.bookingDate, err = time.Parse(time.DateOnly, m.BookingDate); err != nil {
-					return errFormat(p+"bookingDate", "bookingDate must be a date YYYY-MM-DD.")
-				}
-			}
-		}
-		if err := textField(m.TransactionDetails, p+"transactionDetails", 0, 140); err != nil {
-			return err
-		}
-		made = append(made, t)
 	}
 	if err := s.roomForTransactions(c.data(), len(made)); err != nil {
 		return err
 	}
-	out := make([]cardTransactionJSON, 0, len(made))
-	for _, t := range made {
-		c.data().bookCard(k, t)
-		out = append(out, t.json())
+	c.data().postCardTransactions(k, made, balanceMoves)
+	out := make([]cardTransactionJSON, len(made))
+	for i := range made {
+		out[i] = made[i].json()
 	}
 	return c.reply(http.StatusCreated, out)
+}
+
+// spec reads m, an element of the body at path p. The rules of this
+// door alone: bookingStatus is booked or pending and transactionAmount
+// is present (its currency is not read: the amount is in the card's);
+// the rest is checked by cardTxSpec.build.
+func (m *mockCardTransaction) spec(p string) (*cardTxSpec, error) {
+	pending, err := mockPending(m.BookingStatus, p)
+	if err != nil {
+		return nil, err
+	}
+	if m.TransactionAmount == nil {
+		return nil, inputProblem{kind: valueMissing}.answer(p + "transactionAmount")
+	}
+	sp := &cardTxSpec{pending: pending, invoiced: m.Invoiced, details: m.TransactionDetails,
+		transactionDate: dayIn{text: m.TransactionDate}, bookingDate: dayIn{text: m.BookingDate}}
+	if sp.amount, err = m.TransactionAmount.Amount.text(p + "transactionAmount.amount"); err != nil {
+		return nil, err
+	}
+	if o := m.OriginalAmount; o != nil {
+		sp.originalCurrency = o.Currency
+		if sp.originalAmount, err = o.Amount.text(p + "originalAmount.amount"); err != nil {
+			return nil, err
+		}
+	}
+	return sp, nil
 }
 
 // createAgreement: body {"owner","name","engagements":[{"customer",
@@ -563,13 +521,13 @@ func (s *Server) createAgreement(c *call) error {
 	if owner == nil {
 		return errNotFound("The owner is unknown.").at("owner")
 	}
-	if err := textField(in.Name, "name", 1, 70); err != nil {
-		return err
+	ag, bad := agreementSpec{name: in.Name}.build(&mockAgreementNames)
+	if bad != nil {
+		return bad.answer("")
 	}
 	if err := s.roomForAgreement(st); err != nil {
 		return err
 	}
-	ag := &agreement{id: newUUID(), name: in.Name}
 	if err := st.engageAll(ag, in.Engagements, "engagements"); err != nil {
 		return err
 	}
@@ -607,20 +565,7 @@ func (st *store) engageAll(ag *agreement, es []engagement, path string) error {
 		accounts[i] = a
 	}
 	for i, e := range es {
-		ag.engage(accounts[i].id)
-		for _, r := range e.Roles {
-			if !slices.Contains(ag.roles, r) {
-				ag.roles = append(ag.roles, r)
-			}
-		}
-	}
-	return nil
-}
-
-// textField checks a text's length in characters.
-func textField(v, path string, minLen, maxLen int) error {
-	if e := optionalText(&v, path, minLen, maxLen); e != nil {
-		return e
+		ag.addEngagements([]string{accounts[i].id}, e.Roles)
 	}
 	return nil
 }

@@ -7,9 +7,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
-
-	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Scenario controls for transaction synchronisation: what a bank does to
@@ -49,8 +46,7 @@ func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string
 	if n < 1 {
 		return nil, &SeedError{Path: "n", Reason: "must be at least 1"}
 	}
-	now := s.now()
-	b := &seeder{now: now, day: rules.Today(now), amounts: map[amountKey]decimal.Decimal{}}
+	chk := newInputCheck(s.now(), false)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, a := s.scenarioAccount(accountID)
@@ -60,22 +56,21 @@ func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string
 	if err := s.roomForTransactions(st, n); err != nil {
 		return nil, &SeedError{Path: "Limits.Transactions", Reason: "the server holds as many transactions as its limit allows", Err: ErrSeedLimit}
 	}
-	var t transaction
-	if err := b.transaction(a, &t, &in); err != nil {
-		return nil, err
+	t, bad := seedTxSpec(&in).build(a, chk, &seedTxNames)
+	if bad != nil {
+		return nil, bad.seedError("")
 	}
-	if t.amount.IsNegative() { // as Seed does: money in shows the payer, not this account
-		t.debtorAccount = &accountRef{BBAN: a.bban, IBAN: a.iban}
-	}
-	refs := make([]string, n)
-	for i := range refs {
-		u := t
-		if u.booked {
-			refs[i] = st.book(a, u).id
-		} else {
-			u.id = scenarioPendingRef(st.nextTxID())
-			refs[i] = st.addPending(a, u).id
+	ts := make([]transaction, n)
+	for i := range ts {
+		ts[i] = t
+		if !t.booked {
+			ts[i].id = scenarioPendingRef(st.nextTxID())
 		}
+	}
+	st.postTransactions(a, ts, balanceMoves) // added to a live account: bookings move its balance
+	refs := make([]string, n)
+	for i := range ts {
+		refs[i] = ts[i].id
 	}
 	return refs, nil
 }
@@ -119,8 +114,7 @@ func (s *Server) ChangeTransactionID(accountID, ref string) (string, error) {
 // and, when amount is not empty, for that amount instead (a tip, a
 // currency conversion). It returns the booked entry's transactionId.
 func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amount string) (string, error) {
-	now := s.now()
-	b := &seeder{now: now, day: rules.Today(now), amounts: map[amountKey]decimal.Decimal{}}
+	chk := newInputCheck(s.now(), false)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, a := s.scenarioAccount(accountID)
@@ -130,13 +124,13 @@ func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amoun
 	}
 	u := *t
 	if amount != "" {
-		v, r := b.amount(amount, a.currency, false)
-		if r != "" {
-			return "", &SeedError{Path: "amount", Reason: r}
+		v, p := chk.amount(amount, a.currency, false)
+		if bad := refuse("amount", p); bad != nil {
+			return "", bad.seedError("")
 		}
 		u.amount = v
 	}
-	u.id, u.bookingDate = "", b.date(bookingDate)
+	u.id, u.bookingDate = "", chk.day(bookingDate)
 	u.valueDate = u.bookingDate
 	scenarioRemove(st, a, t)
 	return st.book(a, u).id, nil

@@ -6,15 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
-
-	"github.com/tppkit/psd2/money"
-	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Bulk seeding, in process, for tests and benchmarks: what the mock-data
@@ -53,7 +47,9 @@ type SeedCustomer struct {
 	CardAccounts []SeedCardAccount
 	// Agreements are a corporate customer's agreements. Empty: one
 	// agreement named after the customer covering all its accounts. A
-	// private customer has none.
+	// private customer's seed has none: a limit of Seed, not of the
+	// bank (see [Server.Seed]); POST /v1/sandbox/agreements gives a
+	// private customer one.
 	Agreements []SeedAgreement
 	// Consent, when set, gives the seeding TPP a session with an AIS
 	// consent for this customer, as if the PSU had completed the SCA of
@@ -101,7 +97,7 @@ type SeedTransaction struct {
 	// negative for money out.
 	Amount string
 	// CounterpartyName (up to 70 characters) and CounterpartyBBAN or
-	// CounterpartyIBAN (up to 34 characters) name the other party: the
+	// CounterpartyIBAN (taken as written) name the other party: the
 	// creditor of money out, the debtor of money in.
 	CounterpartyName, CounterpartyBBAN, CounterpartyIBAN string
 	// Remittance is remittanceInformationUnstructured, up to 140
@@ -139,10 +135,11 @@ type SeedCardTransaction struct {
 	TransactionDate time.Time
 	// BookingDate of a booked transaction; zero: the transaction date.
 	BookingDate time.Time
-	// Amount is the signed amount in the card's currency, not zero.
+	// Amount is the signed amount in the card's currency; empty: 0.
 	Amount string
-	// OriginalAmount in OriginalCurrency is the purchase's own amount;
-	// empty: Amount in the card's currency.
+	// OriginalAmount (empty: 0) in OriginalCurrency (empty: the card's)
+	// is the purchase's own amount; both empty: Amount in the card's
+	// currency.
 	OriginalAmount, OriginalCurrency string
 	// Invoiced tells whether the transaction was on an invoice.
 	Invoiced bool
@@ -313,13 +310,17 @@ func (e *SeedError) Unwrap() error { return e.Err }
 // TPP-Session-ID and consent are in the result), so the TPP can refresh
 // balances and transactions at once, without the PSU.
 //
-// Seed checks the data as the mock-data operations check their bodies
-// (customer numbers, BBANs with MOD-11 check digits, currencies, amounts
-// in the currency's minor units, text lengths and characters) and
-// respects the server's [Limits] (customers, accounts and card accounts,
-// agreements, transactions and sessions, each counted with what the
-// TPP's sandbox, or for sessions the server, already holds): data it refuses gives a [*SeedError] (wrapping
-// [ErrSeedLimit] past a cap) and nothing is stored. It is safe to call
+// Seed checks the data with the checks the mock-data operations make of
+// their bodies (customer numbers, BBANs with MOD-11 check digits,
+// currencies, amounts in the currency's minor units, text lengths and
+// the characters the bank cannot process), and refuses nothing else they
+// take but one thing, a limit of Seed rather than a rule of the bank:
+// agreements for a private customer, whose seeded session could not use
+// them. It respects the server's [Limits] (customers, accounts and card
+// accounts, agreements, transactions and sessions, each counted with
+// what the TPP's sandbox, or for sessions the server, already holds):
+// data it refuses gives a [*SeedError] (wrapping [ErrSeedLimit] past a
+// cap) and nothing is stored. It is safe to call
 // while the server serves requests: the checks and most of the work run
 // before it takes the server's lock, which it then holds only to insert.
 func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData) (SeedResult, error) {
@@ -337,8 +338,8 @@ func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData)
 		return SeedResult{}, ErrUnknownTPP
 	}
 	now := s.now()
-	b := &seeder{now: now, day: rules.Today(now), tppID: tppIdentity(tpp), owner: tppIdentity(tpp),
-		amounts: map[amountKey]decimal.Decimal{}, numbers: map[string]bool{}, bbans: map[string]bool{}}
+	b := &seeder{now: now, chk: newInputCheck(now, true), tppID: tppIdentity(tpp), owner: tppIdentity(tpp),
+		numbers: map[string]bool{}, bbans: map[string]bool{}}
 	plan := make([]*seedPlan, len(data.Customers))
 	for i := range data.Customers {
 		if i%1024 == 0 {
@@ -361,17 +362,17 @@ func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData)
 	return b.result(plan), nil // under the lock: a later SCA may change a session
 }
 
-// seeder builds the objects of a seed outside the lock.
+// seeder is the Seed door: it turns SeedData into specs, builds them
+// outside the lock (mockbuild.go, mocktx.go) and renders their refusals
+// as SeedErrors.
 type seeder struct {
-	now, day     time.Time
+	now          time.Time
+	chk          *inputCheck // today and the parsed amounts, since seeds repeat them
 	tppID, owner string
-	amounts      map[amountKey]decimal.Decimal // parsed amounts, since seeds repeat them
-	numbers      map[string]bool               // customer numbers of this seed
-	bbans        map[string]bool               // BBANs of this seed
+	numbers      map[string]bool // customer numbers of this seed
+	bbans        map[string]bool // BBANs of this seed
 	counts       struct{ customers, accounts, agreements, transactions, sessions int }
 }
-
-type amountKey struct{ value, currency string }
 
 // seedPlan is one customer of a seed, built and checked, not yet stored.
 type seedPlan struct {
@@ -379,7 +380,9 @@ type seedPlan struct {
 	drawnNumber bool // Number was empty: may be drawn again on a clash
 	accounts    []*account
 	drawnBBAN   []bool
+	txs         [][]transaction // per account, stored by commitSeedLocked
 	cards       []*cardAccount
+	cardTxs     [][]cardTransaction // per card account
 	agreements  []*agreement
 	consent     *psuState
 	psuID       string
@@ -403,41 +406,38 @@ func (b *seeder) customer(i int, in *SeedCustomer) (*seedPlan, error) {
 			name = "Testfirma AS"
 		}
 	}
-	if r := seedText(name, 1, 70); r != "" {
-		return nil, seedFail(r, "Customers[%d].Name", i)
-	}
 	number := in.Number
-	switch {
-	case number == "":
+	if number == "" {
 		p.drawnNumber = true
 		number = b.drawNumber(in.Corporate)
-	case !allDigitsN(number, 9, 11):
-		return nil, seedFail("must be 11 digits (national identity number) or 9 digits (organisation number)", "Customers[%d].Number", i)
+	}
+	cu, bad := customerSpec{number: number, typ: typ, name: name}.build(b.owner, &seedCustomerNames)
+	switch {
+	case bad != nil:
+		return nil, bad.seedError(fmt.Sprintf("Customers[%d]", i))
 	case reserved().numbers[number]:
 		return nil, seedFail("is a default customer's", "Customers[%d].Number", i)
 	case b.numbers[number]:
 		return nil, seedFail("appears twice in the seed", "Customers[%d].Number", i)
 	}
 	b.numbers[number] = true
-	p.cu = newMockCustomer(number, typ, name, b.owner)
+	p.cu = cu
 	b.counts.customers++
 
 	p.accounts = make([]*account, len(in.Accounts))
 	p.drawnBBAN = make([]bool, len(in.Accounts))
+	p.txs = make([][]transaction, len(in.Accounts))
 	for j := range in.Accounts {
-		a, drawn, err := b.account(i, j, &in.Accounts[j])
-		if err != nil {
+		if err := b.account(i, j, &in.Accounts[j], p); err != nil {
 			return nil, err
 		}
-		p.accounts[j], p.drawnBBAN[j] = a, drawn
 	}
 	p.cards = make([]*cardAccount, len(in.CardAccounts))
+	p.cardTxs = make([][]cardTransaction, len(in.CardAccounts))
 	for j := range in.CardAccounts {
-		k, err := b.card(i, j, &in.CardAccounts[j])
-		if err != nil {
+		if err := b.card(i, j, &in.CardAccounts[j], p); err != nil {
 			return nil, err
 		}
-		p.cards[j] = k
 	}
 	if err := b.agreements(i, in, p); err != nil {
 		return nil, err
@@ -495,245 +495,137 @@ func (b *seeder) drawBBAN() string {
 	}
 }
 
-func (b *seeder) account(i, j int, in *SeedAccount) (*account, bool, error) {
+// account builds the customer's account j (and its transactions) into
+// p.
+func (b *seeder) account(i, j int, in *SeedAccount, p *seedPlan) error {
 	sp := accountSpec{bban: in.BBAN, currency: in.Currency, name: in.Name, product: in.Product,
-		cashAccountType: in.CashAccountType}.withDefaults()
-	cur := sp.currency
-	if !money.IsCurrency(cur) {
-		return nil, false, seedFail("must be an ISO 4217 code", "Customers[%d].Accounts[%d].Currency", i, j)
+		cashAccountType: in.CashAccountType, balance: in.Balance, creditLine: in.CreditLine}
+	drawn := sp.bban == ""
+	if drawn {
+		sp.bban = b.drawBBAN()
 	}
-	if r := seedText(sp.name, 1, 70); r != "" {
-		return nil, false, seedFail(r, "Customers[%d].Accounts[%d].Name", i, j)
-	}
-	for _, f := range []struct{ v, name string }{{in.Product, "Product"}, {in.CashAccountType, "CashAccountType"}} {
-		if r := seedText(f.v, 0, 70); r != "" {
-			return nil, false, seedFail(r, "Customers[%d].Accounts[%d].%s", i, j, f.name)
-		}
-	}
-	var r string
-	if sp.balance, r = b.amount(in.Balance, cur, true); r != "" {
-		return nil, false, seedFail(r, "Customers[%d].Accounts[%d].Balance", i, j)
-	}
-	if sp.creditLine, r = b.amount(in.CreditLine, cur, true); r != "" {
-		return nil, false, seedFail(r, "Customers[%d].Accounts[%d].CreditLine", i, j)
-	}
-	bban, drawn := sp.bban, false
+	a, bad := sp.build(b.chk, &seedAccountNames)
 	switch {
-	case bban == "":
-		bban, drawn = b.drawBBAN(), true
-	case !rules.ValidNorwegianBBAN(bban):
-		return nil, false, seedFail("must be 11 digits with a valid MOD-11 check digit", "Customers[%d].Accounts[%d].BBAN", i, j)
-	case reserved().bbans[bban]:
-		return nil, false, seedFail("is a default account's", "Customers[%d].Accounts[%d].BBAN", i, j)
-	case b.bbans[bban]:
-		return nil, false, seedFail("appears twice in the seed", "Customers[%d].Accounts[%d].BBAN", i, j)
+	case bad != nil:
+		return bad.seedError(fmt.Sprintf("Customers[%d].Accounts[%d]", i, j))
+	case reserved().bbans[a.bban]:
+		return seedFail("is a default account's", "Customers[%d].Accounts[%d].BBAN", i, j)
+	case b.bbans[a.bban]:
+		return seedFail("appears twice in the seed", "Customers[%d].Accounts[%d].BBAN", i, j)
 	}
-	b.bbans[bban] = true
-	sp.bban = bban
-	a := sp.build()
+	b.bbans[a.bban] = true
 	if len(in.Transactions) > 0 {
-		a.transactions = make([]*transaction, len(in.Transactions))
 		txs := make([]transaction, len(in.Transactions)) // one allocation for all
 		for k := range in.Transactions {
-			if err := b.transaction(a, &txs[k], &in.Transactions[k]); err != nil {
-				var se *SeedError
-				if errors.As(err, &se) {
-					se.Path = fmt.Sprintf("Customers[%d].Accounts[%d].Transactions[%d].%s", i, j, k, se.Path)
-				}
-				return nil, false, err
+			var bad *badInput
+			if txs[k], bad = seedTxSpec(&in.Transactions[k]).build(a, b.chk, &seedTxNames); bad != nil {
+				return bad.seedError(fmt.Sprintf("Customers[%d].Accounts[%d].Transactions[%d]", i, j, k))
 			}
-			a.transactions[k] = &txs[k]
 		}
+		p.txs[j] = txs
 		b.counts.transactions += len(txs)
 	}
+	p.accounts[j], p.drawnBBAN[j] = a, drawn
 	b.counts.accounts++
-	return a, drawn, nil
-}
-
-// transaction fills t from in; the error's Path is the field's name only.
-// The id (booked) and the account references are set when stored.
-func (b *seeder) transaction(a *account, t *transaction, in *SeedTransaction) error {
-	v, r := b.amount(in.Amount, a.currency, false)
-	if r != "" {
-		return &SeedError{Path: "Amount", Reason: r}
-	}
-	for _, f := range []struct {
-		v, name string
-		max     int
-	}{
-		{in.CounterpartyName, "CounterpartyName", 70}, {in.Remittance, "Remittance", 140}, {in.Code, "Code", 35},
-		{in.CounterpartyBBAN, "CounterpartyBBAN", 34}, {in.CounterpartyIBAN, "CounterpartyIBAN", 34},
-	} {
-		if r := seedText(f.v, 0, f.max); r != "" {
-			return &SeedError{Path: f.name, Reason: r}
-		}
-	}
-	*t = transaction{booked: !in.Pending, bookingDate: b.date(in.BookingDate), amount: v, currency: a.currency,
-		remittance: in.Remittance, code: in.Code}
-	if t.booked {
-		t.valueDate = t.bookingDate
-		if !in.ValueDate.IsZero() {
-			t.valueDate = b.date(in.ValueDate)
-		}
-	}
-	var counter *accountRef
-	if in.CounterpartyBBAN != "" || in.CounterpartyIBAN != "" {
-		counter = &accountRef{BBAN: in.CounterpartyBBAN, IBAN: in.CounterpartyIBAN}
-	}
-	if v.IsNegative() {
-		t.creditorAccount, t.creditorName = counter, in.CounterpartyName
-	} else {
-		t.debtorAccount, t.debtorName = counter, in.CounterpartyName
-	}
 	return nil
 }
 
-func (b *seeder) card(i, j int, in *SeedCardAccount) (*cardAccount, error) {
-	sp := cardSpec{maskedPan: in.MaskedPan, currency: in.Currency, name: in.Name, product: in.Product}.withDefaults()
-	cur := sp.currency
-	if !money.IsCurrency(cur) {
-		return nil, seedFail("must be an ISO 4217 code", "Customers[%d].CardAccounts[%d].Currency", i, j)
+// seedTxSpec is the spec of a seeded transaction: its counterparty is the
+// creditor of money out and the debtor of money in.
+func seedTxSpec(in *SeedTransaction) *txSpec {
+	sp := &txSpec{pending: in.Pending, bookingDate: dayIn{at: in.BookingDate}, valueDate: dayIn{at: in.ValueDate},
+		amount: in.Amount, counterpartyName: in.CounterpartyName, remittance: in.Remittance, code: in.Code}
+	if in.CounterpartyBBAN != "" || in.CounterpartyIBAN != "" {
+		sp.counterpartyAccount = &accountRef{BBAN: in.CounterpartyBBAN, IBAN: in.CounterpartyIBAN}
 	}
-	if r := seedText(sp.maskedPan, 1, 35); r != "" {
-		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].MaskedPan", i, j)
-	}
-	if r := seedText(sp.name, 1, 70); r != "" {
-		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Name", i, j)
-	}
-	if r := seedText(in.Product, 0, 70); r != "" {
-		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Product", i, j)
-	}
-	var r string
-	if sp.creditLimit, r = b.amount(in.CreditLimit, cur, true); r != "" {
-		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].CreditLimit", i, j)
-	}
-	if sp.balance, r = b.amount(in.Balance, cur, true); r != "" {
-		return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Balance", i, j)
-	}
-	k := sp.build()
-	if len(in.Transactions) > 0 {
-		k.transactions = make([]*cardTransaction, len(in.Transactions))
-		txs := make([]cardTransaction, len(in.Transactions))
-		for n := range in.Transactions {
-			m, t := &in.Transactions[n], &txs[n]
-			v, r := b.amount(m.Amount, cur, false)
-			if r != "" {
-				return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Transactions[%d].Amount", i, j, n)
-			}
-			*t = cardTransaction{booked: !m.Pending, transactionDate: b.date(m.TransactionDate), amount: v,
-				currency: cur, originalAmount: v, originalCur: cur, invoiced: m.Invoiced, details: m.Details}
-			if m.OriginalAmount != "" || m.OriginalCurrency != "" {
-				oc := orDefault(m.OriginalCurrency, cur)
-				if !money.IsCurrency(oc) {
-					return nil, seedFail("must be an ISO 4217 code", "Customers[%d].CardAccounts[%d].Transactions[%d].OriginalCurrency", i, j, n)
-				}
-				ov, r := b.amount(m.OriginalAmount, oc, false)
-				if r != "" {
-					return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Transactions[%d].OriginalAmount", i, j, n)
-				}
-				t.originalAmount, t.originalCur = ov, oc
-			}
-			if r := seedText(m.Details, 0, 140); r != "" {
-				return nil, seedFail(r, "Customers[%d].CardAccounts[%d].Transactions[%d].Details", i, j, n)
-			}
-			if t.booked {
-				t.bookingDate = t.transactionDate
-				if !m.BookingDate.IsZero() {
-					t.bookingDate = b.date(m.BookingDate)
-				}
-			}
-			k.transactions[n] = t
-		}
-		b.counts.transactions += len(txs)
-	}
-	b.counts.accounts++
-	return k, nil
+	return sp
 }
 
-func (b *seeder) agreements(i int, in *SeedCustomer, p *seedPlan) error {
-	if !in.Corporate {
-		if len(in.Agreements) > 0 {
-			return seedFail("a private customer has no agreements", "Customers[%d].Agreements", i)
+// card builds the customer's card account j (and its transactions) into
+// p.
+func (b *seeder) card(i, j int, in *SeedCardAccount, p *seedPlan) error {
+	k, bad := cardSpec{maskedPan: in.MaskedPan, currency: in.Currency, name: in.Name, product: in.Product,
+		creditLimit: in.CreditLimit, balance: in.Balance}.build(b.chk, &seedCardNames)
+	if bad != nil {
+		return bad.seedError(fmt.Sprintf("Customers[%d].CardAccounts[%d]", i, j))
+	}
+	if len(in.Transactions) > 0 {
+		txs := make([]cardTransaction, len(in.Transactions))
+		for n := range in.Transactions {
+			m := &in.Transactions[n]
+			sp := cardTxSpec{pending: m.Pending, transactionDate: dayIn{at: m.TransactionDate},
+				bookingDate: dayIn{at: m.BookingDate}, amount: m.Amount, originalAmount: m.OriginalAmount,
+				originalCurrency: m.OriginalCurrency, invoiced: m.Invoiced, details: m.Details}
+			if sp.originalCurrency == "" && sp.originalAmount != "" { // Seed's reading: the card's currency
+				sp.originalCurrency = k.currency
+			}
+			var bad *badInput
+			if txs[n], bad = sp.build(k.currency, b.chk, &seedCardTxNames); bad != nil {
+				return bad.seedError(fmt.Sprintf("Customers[%d].CardAccounts[%d].Transactions[%d]", i, j, n))
+			}
 		}
-		return nil
+		p.cardTxs[j] = txs
+		b.counts.transactions += len(txs)
+	}
+	p.cards[j] = k
+	b.counts.accounts++
+	return nil
+}
+
+// agreements builds the customer's agreements into p: those given or, for
+// a corporate customer without any, one over all its accounts.
+func (b *seeder) agreements(i int, in *SeedCustomer, p *seedPlan) error {
+	if err := seedOnlyLimit(i, in); err != nil {
+		return err
 	}
 	list := in.Agreements
-	if len(list) == 0 {
+	if len(list) == 0 && in.Corporate {
 		list = []SeedAgreement{{}}
 	}
 	p.agreements = make([]*agreement, len(list))
 	for j, in := range list {
-		name := orDefault(in.Name, p.cu.name)
-		if r := seedText(name, 1, 70); r != "" {
-			return seedFail(r, "Customers[%d].Agreements[%d].Name", i, j)
+		ag, bad := agreementSpec{name: orDefault(in.Name, p.cu.name), roles: seedAgreementRoles}.build(&seedAgreementNames)
+		if bad != nil {
+			return bad.seedError(fmt.Sprintf("Customers[%d].Agreements[%d]", i, j))
 		}
-		ag := &agreement{id: newUUID(), name: name, roles: []string{"VIEW", "REGISTER"}}
+		ids := make([]string, 0, len(p.accounts))
 		if in.Accounts == nil {
 			for _, a := range p.accounts {
-				ag.engage(a.id)
+				ids = append(ids, a.id)
 			}
 		}
 		for _, n := range in.Accounts {
 			if n < 0 || n >= len(p.accounts) {
 				return seedFail("names an account the customer does not have", "Customers[%d].Agreements[%d].Accounts", i, j)
 			}
-			ag.engage(p.accounts[n].id)
+			ids = append(ids, p.accounts[n].id)
 		}
+		ag.addEngagements(ids, nil)
 		p.agreements[j] = ag
 		b.counts.agreements++
 	}
 	return nil
 }
 
-// amount parses a decimal amount in cur; empty is 0 when optional. It
-// returns a reason on failure.
-func (b *seeder) amount(v, cur string, optional bool) (decimal.Decimal, string) {
-	if v == "" {
-		if optional {
-			return decimal.Zero, ""
-		}
-		return decimal.Decimal{}, "is required"
+// seedOnlyLimit is the one refusal of Seed beyond the checks it shares
+// with the mock-data operations (mockcheck.go), and the one place that
+// holds such a refusal. It is a limit of the emulator, not a rule of the
+// bank: over HTTP, POST /v1/sandbox/agreements takes any owner.
+//
+// A private customer's seed has no Agreements. Seed hands out the
+// customer's session with its result ([SeededSession]): a private
+// session works without a PSU-Corporate-ID, so its consent covers no
+// agreement, and its CorporateIDs and [SeededCustomer.SessionAccounts]
+// would have to list agreements the session cannot use.
+func seedOnlyLimit(i int, in *SeedCustomer) error {
+	if !in.Corporate && len(in.Agreements) > 0 {
+		return seedFail("a private customer has no agreements", "Customers[%d].Agreements", i)
 	}
-	k := amountKey{v, cur}
-	if d, ok := b.amounts[k]; ok {
-		return d, ""
-	}
-	a, err := money.Parse(v, cur)
-	if err != nil {
-		return decimal.Decimal{}, "is not a valid amount in " + cur
-	}
-	if !optional && a.Value.IsZero() {
-		return decimal.Decimal{}, "must not be zero"
-	}
-	b.amounts[k] = a.Value
-	return a.Value, ""
+	return nil
 }
 
-// date is the date of t (its own year, month and day) as the emulator
-// keeps dates; zero is today on the server clock.
-func (b *seeder) date(t time.Time) time.Time {
-	if t.IsZero() {
-		return b.day
-	}
-	y, m, d := t.Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-}
-
-// seedText checks a text's length in characters and that the bank can
-// store it (valid UTF-8, no characters rules.Refused refuses); it returns
-// a reason on failure.
-func seedText(v string, minLen, maxLen int) string {
-	n := utf8.RuneCountInString(v)
-	switch {
-	case n < minLen || n > maxLen:
-		return "must be " + strconv.Itoa(minLen) + " to " + strconv.Itoa(maxLen) + " characters"
-	case !utf8.ValidString(v):
-		return "is not valid UTF-8"
-	case rules.Index(v) >= 0:
-		return "holds a character the bank cannot process"
-	}
-	return ""
-}
+// seedAgreementRoles are the roles of a seeded agreement.
+var seedAgreementRoles = []string{"VIEW", "REGISTER"}
 
 // commitSeedLocked checks the seed against the server's limits and data
 // and stores it, all or nothing. Needs s.mu held for writing.
@@ -783,29 +675,20 @@ func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
 			a.iban = ibanOf(a.bban)
 		}
 	}
+	// A seed states its balances: seeded transactions do not move them.
 	for _, p := range plan {
 		cu := p.cu
 		st.addCustomer(cu)
-		for _, a := range p.accounts {
-			own := &accountRef{BBAN: a.bban, IBAN: a.iban}
-			for _, t := range a.transactions {
-				if t.booked {
-					t.id = st.nextTxID()
-				}
-				if t.amount.IsNegative() { // money in shows the payer, not this account
-					t.debtorAccount = own
-				}
-			}
+		for j, a := range p.accounts {
 			st.addAccount(cu, a)
+			st.postTransactions(a, p.txs[j], balanceStated)
 		}
-		for _, k := range p.cards {
+		for j, k := range p.cards {
 			if len(p.accounts) > 0 {
 				k.relatedBBAN = p.accounts[0].bban
 			}
-			for _, t := range k.transactions {
-				t.id = st.nextTxID()[4:]
-			}
 			st.addCard(cu, k)
+			st.postCardTransactions(k, p.cardTxs[j], balanceStated)
 		}
 		for _, ag := range p.agreements {
 			st.addAgreement(cu, ag)
