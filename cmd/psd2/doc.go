@@ -25,6 +25,7 @@
 //	          -known-issues, -limit, the timeouts, -out with its checks)
 //	sandbox   reset, list, or seed mock data from a JSON file: customers,
 //	          each with its accounts, each account with its transactions
+//	          (an example: cmd/psd2/testdata/seed.example.json)
 //	journal   list the payments in doubt, resolve one, or settle one by hand
 //	          (-by who -reason why)
 //	budget    an account's counted calls without the PSU, and when the next

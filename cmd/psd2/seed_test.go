@@ -71,3 +71,29 @@ func TestSandboxSeedsAccountsAndTransactions(t *testing.T) {
 	assert.NotEqual(t, exitOK, code)
 	assert.Contains(t, errOut, "customer 0, account 0, transactions")
 }
+
+// TestExampleSeedFile: the seed file the README points to is one the
+// sandbox takes whole.
+func TestExampleSeedFile(t *testing.T) {
+	t.Parallel()
+	s, _, certFile, keyFile, caFile := tppFiles(t)
+	conn := []string{"-url", s.URL, "-ca", caFile, "-cert", certFile, "-key", keyFile}
+	raw, err := os.ReadFile(filepath.Join("testdata", "seed.example.json"))
+	require.NoError(t, err)
+	var seed []seedCustomer
+	require.NoError(t, json.Unmarshal(raw, &seed))
+	accountsIn, txIn := 0, 0
+	for _, c := range seed {
+		accountsIn += len(c.Accounts)
+		for _, a := range c.Accounts {
+			txIn += len(a.Transactions)
+		}
+	}
+	out, errOut, code := psd2(t, append(append([]string{"sandbox", "seed", "--json"}, conn...), filepath.Join("testdata", "seed.example.json"))...)
+	require.Equal(t, exitOK, code, errOut)
+	var rep seedReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	assert.Len(t, rep.Created, len(seed))
+	assert.Equal(t, accountsIn, rep.Accounts)
+	assert.Equal(t, txIn, rep.Transactions)
+}
