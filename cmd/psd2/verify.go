@@ -34,7 +34,7 @@ const (
 	codeHeaderUnsigned   = "HEADER_UNSIGNED"      // a candidate in the request but not listed (5.5)
 	codeHeaderOrder      = "HEADER_ORDER"         // the list is not in 5.5's order
 	codeHeaderCase       = "HEADER_CASE"          // names not lower-case (5.4)
-	codeHeaderNotUsed    = "HEADER_NOT_USED"      // (request-target) or host listed: not in 5.5's signing string
+	codeHeaderNotUsed    = "HEADER_NOT_USED"      // a header listed that 5.5's signing string has not ((request-target), host, content-type...)
 	codeSignatureInvalid = "SIGNATURE_INVALID"    // does not verify with the certificate's key
 	codeCertificate      = "CERTIFICATE"          // no or an unreadable certificate to check with
 	codeCertMismatch     = "CERTIFICATE_MISMATCH" // TPP-Signature-Certificate is not the -cert given
@@ -223,8 +223,8 @@ func checkHeaderList(req *http.Request, list []string, add func(code, header, fo
 		lower[i] = strings.ToLower(n)
 	}
 	for _, n := range lower {
-		if n == "(request-target)" || n == "host" {
-			add(codeHeaderNotUsed, n, "%q is listed, but the interface's signing string (section 5.5) has only the candidate headers: date, digest, x-request-id, psu-id, psu-corporate-id, tpp-redirect-uri", n)
+		if !slices.Contains(signing.DefaultHeaders(), n) {
+			add(codeHeaderNotUsed, n, "%q is listed, but the interface's signing string (section 5.5) has only the candidate headers: %s", n, strings.Join(signing.DefaultHeaders(), ", "))
 			ok = false
 			continue
 		}

@@ -148,6 +148,9 @@ func faultCases() []faultCase {
 		{name: "(request-target) in the header list", want: codeHeaderNotUsed, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, sdk(c), now, faultBody, nil, signing.WithHeaders("(request-target)", "date", "digest", "x-request-id", "psu-id", "tpp-redirect-uri"))
 		}},
+		{name: "content-type in the header list", want: codeHeaderNotUsed, make: func(t *testing.T, c, _ *signing.Credentials) captured {
+			return signed(t, c, sdk(c), now, faultBody, nil, signing.WithHeaders("date", "digest", "x-request-id", "psu-id", "tpp-redirect-uri", "content-type"))
+		}},
 		{name: "host in the header list", want: codeHeaderNotUsed, make: func(t *testing.T, c, _ *signing.Credentials) captured {
 			return signed(t, c, sdk(c), now, faultBody, nil, signing.WithHeaders("date", "digest", "x-request-id", "psu-id", "tpp-redirect-uri", "host"))
 		}},
