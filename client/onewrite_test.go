@@ -52,7 +52,7 @@ func TestCreateOneSocketWrite(t *testing.T) {
 
 	p, err := c.prepare(&op, nil)
 	require.NoError(t, err)
-	req, err := c.newRequest(t.Context(), p)
+	req, err := c.newRequest(t.Context(), p, true)
 	require.NoError(t, err)
 	assert.Nil(t, req.GetBody, "a payment's body cannot be rewound")
 	assert.NotNil(t, req.Body)

@@ -229,3 +229,16 @@ func TestDecodeFailure(t *testing.T) {
 	assert.ErrorIs(t, err, ErrValidation)
 	assert.EqualValues(t, 1, b.count.Load())
 }
+
+// The options' header values share one backing array (callConfig.setKey),
+// each slice capped at its own value: adding a value to one header never
+// writes over another's.
+func TestOptionHeadersIndependent(t *testing.T) {
+	h, err := headersOf(WithTPPSessionID("s-1"), WithHeader("X-Custom", "c-1"), WithBrandLoggingInformation("Brand"))
+	require.NoError(t, err)
+	h.Add("Tpp-Session-Id", "s-2")
+	h["X-Custom"] = append(h["X-Custom"], "c-2")
+	assert.Equal(t, []string{"s-1", "s-2"}, h.Values("TPP-Session-ID"))
+	assert.Equal(t, []string{"c-1", "c-2"}, h.Values("X-Custom"))
+	assert.Equal(t, []string{"Brand"}, h.Values("TPP-Brand-Logging-Information"))
+}

@@ -247,7 +247,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 		WroteHeaders:     func() { wrote.Store(true) },
 		WroteRequest:     func(httptrace.WroteRequestInfo) { wrote.Store(true) },
 	})
-	req, err := x.c.newRequest(actx, x.p)
+	req, err := x.c.newRequest(actx, x.p, x.attempt == 1)
 	if err != nil {
 		return attemptResult{err: redactURLError(err), local: true}
 	}
@@ -386,7 +386,7 @@ func (x *exchange) finish(res attemptResult) (*reply, error) {
 	if res.err == nil {
 		return res.r, nil
 	}
-	op := x.p.op
+	op := &x.p.op
 	switch {
 	case !x.acted:
 		return nil, &NotSentError{Operation: op.Name, RequestID: x.p.requestID, Err: res.err}
@@ -421,12 +421,22 @@ func (x *exchange) log(ctx context.Context, res attemptResult, retry bool) {
 // io.NopCloser over a *bytes.Reader, which net/http knows cannot block,
 // so it writes the headers and a small body in one socket write (a body
 // of another type makes it flush the headers first: two writes).
-func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, error) {
+//
+// The first attempt is signed in the call's own headers (p.header, made
+// with room for the three signing adds): no copy for a call sent once.
+// Nothing writes to them once it is handed to the transport; a later
+// attempt signs a copy of them, so that the transport may still read the
+// earlier attempt's while it does.
+func (c *Client) newRequest(ctx context.Context, p *prepared, first bool) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, p.op.Method, p.url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header = p.header.Clone()
+	if first {
+		req.Header = p.header
+	} else {
+		req.Header = p.header.Clone()
+	}
 	switch {
 	case !p.op.repeatable() && len(p.body) == 0:
 		req.Body = &onceBody{Reader: bytes.NewReader(nil)}

@@ -110,8 +110,8 @@ func TestNewRequestNeverRewindable(t *testing.T) {
 	for _, op := range []Operation{createOp, startAuthOp} {
 		p, err := c.prepare(&op, nil)
 		require.NoError(t, err)
-		for range 2 {
-			req, err := c.newRequest(t.Context(), p)
+		for i := range 2 {
+			req, err := c.newRequest(t.Context(), p, i == 0)
 			require.NoError(t, err)
 			assert.Nil(t, req.GetBody, op.Name)
 			assert.NotNil(t, req.Body, op.Name)
@@ -123,7 +123,7 @@ func TestNewRequestNeverRewindable(t *testing.T) {
 	get := Operation{Method: http.MethodGet, Path: "/v1/accounts"}
 	p, err := c.prepare(&get, nil)
 	require.NoError(t, err)
-	req, err := c.newRequest(t.Context(), p)
+	req, err := c.newRequest(t.Context(), p, true)
 	require.NoError(t, err)
 	assert.Nil(t, req.Body)
 }
