@@ -235,18 +235,10 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	// context) tells nothing: its attempt may have left. A second
 	// connection asked for after a write is a transport resending on its
 	// own; for a request that is not repeatable it is stopped there.
-	var wrote, reached atomic.Bool
-	repeatable := x.p.op.repeatable()
-	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
-		GetConn: func(string) {
-			if reached.Swap(true) && wrote.Load() && !repeatable {
-				cancel(errTransportResend)
-			}
-		},
-		WroteHeaderField: func(string, []string) { wrote.Store(true) },
-		WroteHeaders:     func() { wrote.Store(true) },
-		WroteRequest:     func(httptrace.WroteRequestInfo) { wrote.Store(true) },
-	})
+	a := &attemptState{repeatable: x.p.op.repeatable(), cancel: cancel,
+		headers: timeoutError{phase: "response headers", d: limit}, body: timeoutError{phase: "response body", d: limit}}
+	a.trace = httptrace.ClientTrace{GetConn: a.getConn, WroteHeaderField: a.wroteField, WroteHeaders: a.setWrote, WroteRequest: a.wroteRequest}
+	actx = httptrace.WithClientTrace(actx, &a.trace)
 	req, err := x.c.newRequest(actx, x.p, x.attempt == 1)
 	if err != nil {
 		return attemptResult{err: redactURLError(err), local: true}
@@ -255,9 +247,9 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	if err := x.sign(req); err != nil {
 		return attemptResult{err: err, local: true}
 	}
-	phase := &timeoutError{phase: "response headers", d: limit}
-	timer := time.AfterFunc(limit, func() { cancel(phase) })
-	defer func() { timer.Stop() }() // the body phase replaces timer
+	a.phase.Store(&a.headers)
+	timer := time.AfterFunc(limit, a.expire)
+	defer timer.Stop()
 	if err := actx.Err(); err != nil {
 		return attemptResult{err: context.Cause(actx)} // nothing handed over
 	}
@@ -266,25 +258,56 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	if err != nil {
 		err = redactURLError(err)
 		switch cause := context.Cause(actx); cause {
-		case phase, errTransportResend:
+		case &a.headers, errTransportResend:
 			err = fmt.Errorf("%w (%w)", cause, err)
 		}
-		return attemptResult{err: err, wrote: wrote.Load() || bodyRead(req) || !reached.Load()}
+		return attemptResult{err: err, wrote: a.wrote.Load() || bodyRead(req) || !a.reached.Load()}
 	}
 	defer resp.Body.Close()
-	timer.Stop()
-	phase = &timeoutError{phase: "response body", d: limit}
-	timer = time.AfterFunc(limit, func() { cancel(phase) })
+	// The body phase: the same timer, restarted, unless it already ended
+	// the headers phase (then the body read fails on the context).
+	if timer.Stop() {
+		a.phase.Store(&a.body)
+		timer.Reset(limit)
+	}
 	r := &reply{status: resp.StatusCode, header: resp.Header}
 	r.body, r.cut, err = readBody(resp.Body, resp.StatusCode)
 	if err != nil {
-		if cause := context.Cause(actx); cause == phase {
-			err = fmt.Errorf("%w (%w)", phase, err)
+		if cause := context.Cause(actx); cause == &a.body {
+			err = fmt.Errorf("%w (%w)", cause, err)
 		}
 		return attemptResult{r: r, err: fmt.Errorf("reading answer: %w", err), wrote: true}
 	}
 	return attemptResult{r: r, wrote: true}
 }
+
+// attemptState is what one attempt's trace and timer share with
+// exchange.run, in one allocation.
+type attemptState struct {
+	wrote, reached atomic.Bool
+	repeatable     bool
+	cancel         context.CancelCauseFunc
+	// phase is the time limit the timer ends the attempt with: headers,
+	// then body.
+	phase         atomic.Pointer[timeoutError]
+	headers, body timeoutError
+	trace         httptrace.ClientTrace
+}
+
+// getConn stops a transport that asks for a second connection after it
+// wrote the request, when the request is not repeatable.
+func (a *attemptState) getConn(string) {
+	if a.reached.Swap(true) && a.wrote.Load() && !a.repeatable {
+		a.cancel(errTransportResend)
+	}
+}
+
+func (a *attemptState) setWrote()                               { a.wrote.Store(true) }
+func (a *attemptState) wroteField(string, []string)             { a.wrote.Store(true) }
+func (a *attemptState) wroteRequest(httptrace.WroteRequestInfo) { a.wrote.Store(true) }
+
+// expire ends the attempt with the time limit of its phase.
+func (a *attemptState) expire() { a.cancel(a.phase.Load()) }
 
 // attemptLimit is the time limit of the next attempt: the response
 // timeout, or for a repeatable call with retries left at most half of the
