@@ -63,16 +63,29 @@ func (cb createBench) sides(b *testing.B) (sdk, bare func() error) {
 	return sdkCreate(b, c), baseline(b, cb.key, bareHC, base)
 }
 
-// sdkCreate returns one payment create through c, as payments.Create
-// declares it.
+// benchCreateOp is a payment create as payments.Create declares it to
+// the client, with the headers it requires.
+func benchCreateOp() Operation {
+	return Operation{Name: "payments.Create", Method: http.MethodPost, Path: "/v1/payments/norwegian-domestic-credit-transfers",
+		Body: benchBody(), ResultID: "paymentId", Require: []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID", "PSU-Context"}}
+}
+
+// benchCreateOpts are the options of a create: the PSU, present, and the
+// TPP session (the headers benchPSU lists).
+var benchCreateOpts = []RequestOption{WithPSU(PSU{ID: benchPSU[0][1], IPAddress: benchPSU[1][1]}),
+	WithPSUContext(PSUContext(benchPSU[2][1])), WithTPPSessionID(benchPSU[3][1])}
+
+// benchPSU are the PSU and session headers of a create, name and value.
+var benchPSU = [...][2]string{{"PSU-ID", "3f1c6a52-8a0e-4d4b-9a57-2a1d2e0c7b11"}, {"PSU-IP-Address", "192.0.2.10"},
+	{"PSU-Context", "PRIVATE"}, {"TPP-Session-ID", "session-1"}}
+
+// sdkCreate returns one payment create through c.
 func sdkCreate(b *testing.B, c *Client) func() error {
-	op := Operation{Name: "payments.Create", Method: http.MethodPost, Path: "/v1/payments/norwegian-domestic-credit-transfers",
-		Body: benchBody(), ResultID: "paymentId"}
-	opt := WithTPPSessionID("session-1")
+	op := benchCreateOp()
 	ctx := b.Context()
 	return func() error {
 		var out benchAnswer
-		_, err := c.Do(ctx, op, &out, opt)
+		_, err := c.Do(ctx, op, &out, benchCreateOpts...)
 		return err
 	}
 }
@@ -280,10 +293,8 @@ func TestBaselineIsSameRequest(t *testing.T) {
 	var sdkT, bareT recordTransport
 	c, err := New("https://psd2.bank.example/api", benchCreds, testDefaults, WithHTTPClient(&http.Client{Transport: &sdkT}))
 	require.NoError(t, err)
-	op := Operation{Name: "payments.Create", Method: http.MethodPost, Path: "/v1/payments/norwegian-domestic-credit-transfers",
-		Body: benchBody(), ResultID: "paymentId"}
 	var out benchAnswer
-	_, err = c.Do(t.Context(), op, &out, WithTPPSessionID("session-1"))
+	_, err = c.Do(t.Context(), benchCreateOp(), &out, benchCreateOpts...)
 	require.NoError(t, err)
 	bare := baseline(t, benchKey, &http.Client{Transport: &bareT}, "https://psd2.bank.example/api")
 	require.NoError(t, bare())
