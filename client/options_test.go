@@ -242,3 +242,22 @@ func TestOptionHeadersIndependent(t *testing.T) {
 	assert.Equal(t, []string{"c-1", "c-2"}, h.Values("X-Custom"))
 	assert.Equal(t, []string{"Brand"}, h.Values("TPP-Brand-Logging-Information"))
 }
+
+// An option checked once as it is made (preset) still fails every call
+// it is given to, each with an error of its own.
+func TestPresetOptionFailsEachCall(t *testing.T) {
+	for _, opt := range []RequestOption{WithRedirectURI("http://tpp.example/cb"), WithTPPSessionID(""), WithPSUContext("")} {
+		_, err1 := headersOf(opt)
+		_, err2 := headersOf(opt)
+		var v1, v2 *ValidationError
+		require.ErrorAs(t, err1, &v1)
+		require.ErrorAs(t, err2, &v2)
+		assert.NotSame(t, v1, v2)
+		assert.Equal(t, *v1, *v2)
+		assert.Contains(t, v1.Field, "header ")
+	}
+	h, err := headersOf(WithRedirectURI("https://tpp.example/cb"), WithRedirectPreferred(false))
+	require.NoError(t, err)
+	assert.Equal(t, "https://tpp.example/cb", h.Get("TPP-Redirect-URI"))
+	assert.Equal(t, "false", h.Get("TPP-Redirect-Preferred"))
+}

@@ -75,18 +75,16 @@ func WithPSU(p PSU) RequestOption {
 // WithTPPSessionID sets TPP-Session-ID, which ties calls to the PSU's SCA
 // session (docs/interface.md section 3).
 func WithTPPSessionID(id string) RequestOption {
-	return func(c *callConfig) error { return c.setRequired("TPP-Session-ID", id) }
+	return preset("TPP-Session-ID", id, true)
 }
 
 // WithRedirectURI sets TPP-Redirect-URI, where the bank sends the PSU back
 // after SCA. It must be an absolute https URL (http only on loopback).
 func WithRedirectURI(uri string) RequestOption {
-	return func(c *callConfig) error {
-		if uri == "" {
-			return checkRedirectURI("TPP-Redirect-URI", uri)
-		}
-		return c.set("TPP-Redirect-URI", uri) // checkRedirectURI, by headerRules
+	if uri == "" {
+		return fail(checkRedirectURI("TPP-Redirect-URI", uri))
 	}
+	return preset("TPP-Redirect-URI", uri, false) // checkRedirectURI, by headerRules
 }
 
 // checkRedirectURI applies the rule of [WithRedirectURI].
@@ -110,9 +108,7 @@ func headerError(name, reason string) error {
 // WithRedirectPreferred sets TPP-Redirect-Preferred; false asks for the
 // bank's app-based (biometric) flow where available (docs/interface.md section 5.12).
 func WithRedirectPreferred(preferred bool) RequestOption {
-	return func(c *callConfig) error {
-		return c.set("TPP-Redirect-Preferred", fmt.Sprint(preferred))
-	}
+	return preset("TPP-Redirect-Preferred", fmt.Sprint(preferred), false)
 }
 
 // checkBool refuses a value other than "true" and "false", the two a
@@ -176,13 +172,13 @@ func checkRequestID(id string) error {
 // WithPSUIdentity sets X-PSU-IDENTITY, the PSU's national identity number,
 // to preselect the PSU at SCA (docs/interface.md section 5.11). It is never logged.
 func WithPSUIdentity(nationalID string) RequestOption {
-	return func(c *callConfig) error { return c.setRequired("X-PSU-IDENTITY", nationalID) }
+	return preset("X-PSU-IDENTITY", nationalID, true)
 }
 
 // WithAuthMethodPreferred sets X-PSU-AuthMethod-Preferred (docs/interface.md section 5.11),
 // for example "ENGANGSKODEAPP_BIOMETRI" or "HA2".
 func WithAuthMethodPreferred(method string) RequestOption {
-	return func(c *callConfig) error { return c.setRequired("X-PSU-AuthMethod-Preferred", method) }
+	return preset("X-PSU-AuthMethod-Preferred", method, true)
 }
 
 // PSUContext says whether the PSU acts as a private person or for a
@@ -203,12 +199,10 @@ func (p PSUContext) Valid() bool { return p == Private || p == Corporate }
 // WithPSUContext sets PSU-Context, [Private] or [Corporate]
 // (docs/interface.md section 4.2); payment creation requires it.
 func WithPSUContext(p PSUContext) RequestOption {
-	return func(c *callConfig) error {
-		if p == "" {
-			return checkPSUContext("PSU-Context", "")
-		}
-		return c.set("PSU-Context", string(p)) // checkPSUContext, by headerRules
+	if p == "" {
+		return fail(checkPSUContext("PSU-Context", ""))
 	}
+	return preset("PSU-Context", string(p), false) // checkPSUContext, by headerRules
 }
 
 // checkPSUContext applies the rule of [WithPSUContext].
@@ -222,7 +216,7 @@ func checkPSUContext(name, v string) error {
 // WithBrandLoggingInformation sets TPP-Brand-Logging-Information, the TPP
 // brand shown to the PSU.
 func WithBrandLoggingInformation(brand string) RequestOption {
-	return func(c *callConfig) error { return c.setRequired("TPP-Brand-Logging-Information", brand) }
+	return preset("TPP-Brand-Logging-Information", brand, true)
 }
 
 // WithCallAcceptFix adds x-accept-fix switches for this call only.
@@ -318,6 +312,46 @@ func applyOptions(lists ...[]RequestOption) (*callConfig, error) {
 	return c, nil
 }
 
+// preset returns the option setting header name to value, with the
+// checks of callConfig.set (and, when required, of setRequired) made
+// once, as the option is made: an option made once and given to every
+// call ([WithDefaults]) costs no check per call, a redirect URI no URL
+// parse. An option whose value fails them fails every call it is given
+// to, each with an error of its own.
+func preset(name, value string, required bool) RequestOption {
+	var err error
+	if required && value == "" {
+		err = headerError(name, "must not be empty")
+	} else {
+		err = checkValue(name, canonicalKey(name), value)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if value == "" {
+		return func(*callConfig) error { return nil }
+	}
+	key := canonicalKey(name)
+	return func(c *callConfig) error {
+		c.setKey(key, value)
+		return nil
+	}
+}
+
+// fail returns the option that fails with err, a copy of it each time
+// when it is a *ValidationError, so that no two calls share one.
+func fail(err error) RequestOption {
+	var verr *ValidationError
+	if !errors.As(err, &verr) || verr != err {
+		return func(*callConfig) error { return err }
+	}
+	v := *verr
+	return func(*callConfig) error {
+		e := v
+		return &e
+	}
+}
+
 func (c *callConfig) setRequired(name, value string) error {
 	if value == "" {
 		return headerError(name, "must not be empty")
@@ -331,19 +365,28 @@ func (c *callConfig) setRequired(name, value string) error {
 // call then ends in a [*NotSentError]) instead of failing inside the
 // transport, where the client could no longer tell that nothing left.
 func (c *callConfig) set(name, value string) error {
+	key := canonicalKey(name)
+	if err := checkValue(name, key, value); err != nil {
+		return err
+	}
+	if value != "" {
+		c.setKey(key, value)
+	}
+	return nil
+}
+
+// checkValue applies the checks of callConfig.set to header name (whose
+// canonical key is key) and value: none to an empty value.
+func checkValue(name, key, value string) error {
 	if value == "" {
 		return nil
 	}
 	if err := checkHeader(name, value); err != nil {
 		return err
 	}
-	key := canonicalKey(name)
 	if rule := headerRules[key]; rule != nil {
-		if err := rule(name, value); err != nil {
-			return err
-		}
+		return rule(name, value)
 	}
-	c.setKey(key, value)
 	return nil
 }
 
