@@ -48,11 +48,14 @@ func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
 		if c.basePath != "" && !strings.HasPrefix(p, c.basePath+"/") {
 			p = c.basePath + p
 		}
-		u, err = url.Parse(c.base.Scheme + "://" + c.base.Host + p)
+		// p is escaped already (EscapedPath of a parsed reference and
+		// of the base URL): the URL is built from it as url.Parse would
+		// build it from the whole string, without parsing it again.
+		path, err := url.PathUnescape(p)
 		if err != nil {
 			return nil, fmt.Errorf("client: invalid path %q", pathTemplate(ref))
 		}
-		u.RawQuery = r.RawQuery
+		u = &url.URL{Scheme: c.base.Scheme, Host: c.base.Host, Path: path, RawPath: p, RawQuery: r.RawQuery}
 	}
 	if len(query) > 0 {
 		q := u.Query()
