@@ -238,6 +238,8 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	a := &attemptState{repeatable: x.p.op.repeatable(), cancel: cancel,
 		headers: timeoutError{phase: "response headers", d: limit}, body: timeoutError{phase: "response body", d: limit}}
 	a.trace = httptrace.ClientTrace{GetConn: a.getConn, WroteHeaderField: a.wroteField, WroteHeaders: a.setWrote, WroteRequest: a.wroteRequest}
+	outer := httptrace.ContextClientTrace(actx)
+	a.ownFieldHook = outer == nil || outer.WroteHeaderField == nil
 	actx = httptrace.WithClientTrace(actx, &a.trace)
 	req, err := x.c.newRequest(actx, x.p, x.attempt == 1)
 	if err != nil {
@@ -292,6 +294,9 @@ type attemptState struct {
 	phase         atomic.Pointer[timeoutError]
 	headers, body timeoutError
 	trace         httptrace.ClientTrace
+	// ownFieldHook: trace.WroteHeaderField is the attempt's alone (the
+	// caller's context carries no trace that wants it too).
+	ownFieldHook bool
 }
 
 // getConn stops a transport that asks for a second connection after it
@@ -303,8 +308,20 @@ func (a *attemptState) getConn(string) {
 }
 
 func (a *attemptState) setWrote()                               { a.wrote.Store(true) }
-func (a *attemptState) wroteField(string, []string)             { a.wrote.Store(true) }
 func (a *attemptState) wroteRequest(httptrace.WroteRequestInfo) { a.wrote.Store(true) }
+
+// wroteField records the first header field written (a byte may leave
+// from there on: net/http flushes a long header as it writes it) and,
+// when the hook is the attempt's alone, unhooks itself: net/http copies
+// every header's values into a new slice for the hook, and the first
+// field says all it can. It runs on the goroutine writing the request,
+// the only one that reads the field.
+func (a *attemptState) wroteField(string, []string) {
+	a.wrote.Store(true)
+	if a.ownFieldHook {
+		a.trace.WroteHeaderField = nil
+	}
+}
 
 // expire ends the attempt with the time limit of its phase.
 func (a *attemptState) expire() { a.cancel(a.phase.Load()) }
