@@ -70,10 +70,14 @@ func benchCreateOp() Operation {
 		Body: benchBody(), ResultID: "paymentId", Require: []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID", "PSU-Context"}}
 }
 
-// benchCreateOpts are the options of a create: the PSU, present, and the
-// TPP session (the headers benchPSU lists).
-var benchCreateOpts = []RequestOption{WithPSU(PSU{ID: benchPSU[0][1], IPAddress: benchPSU[1][1]}),
-	WithPSUContext(PSUContext(benchPSU[2][1])), WithTPPSessionID(benchPSU[3][1])}
+// benchCreateOpts returns the options of a create: the PSU, present, and
+// the TPP session (the headers benchPSU lists). A caller makes them per
+// call (sca.Session.RequestOptions), so the benchmarks do too; the
+// client's defaults (the redirect URI) are made once.
+func benchCreateOpts() []RequestOption {
+	return []RequestOption{WithPSU(PSU{ID: benchPSU[0][1], IPAddress: benchPSU[1][1]}),
+		WithPSUContext(PSUContext(benchPSU[2][1])), WithTPPSessionID(benchPSU[3][1])}
+}
 
 // benchPSU are the PSU and session headers of a create, name and value.
 var benchPSU = [...][2]string{{"PSU-ID", "3f1c6a52-8a0e-4d4b-9a57-2a1d2e0c7b11"}, {"PSU-IP-Address", "192.0.2.10"},
@@ -85,7 +89,7 @@ func sdkCreate(b *testing.B, c *Client) func() error {
 	ctx := b.Context()
 	return func() error {
 		var out benchAnswer
-		_, err := c.Do(ctx, op, &out, benchCreateOpts...)
+		_, err := c.Do(ctx, op, &out, benchCreateOpts()...)
 		return err
 	}
 }
@@ -294,7 +298,7 @@ func TestBaselineIsSameRequest(t *testing.T) {
 	c, err := New("https://psd2.bank.example/api", benchCreds, testDefaults, WithHTTPClient(&http.Client{Transport: &sdkT}))
 	require.NoError(t, err)
 	var out benchAnswer
-	_, err = c.Do(t.Context(), benchCreateOp(), &out, benchCreateOpts...)
+	_, err = c.Do(t.Context(), benchCreateOp(), &out, benchCreateOpts()...)
 	require.NoError(t, err)
 	bare := baseline(t, benchKey, &http.Client{Transport: &bareT}, "https://psd2.bank.example/api")
 	require.NoError(t, bare())
