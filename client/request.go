@@ -22,10 +22,12 @@ import (
 type RequestOption func(*callConfig) error
 
 type callConfig struct {
-	header http.Header
-	// vals backs the one-value slices of header: one allocation for the
-	// headers of a call instead of one per header (set, prepare).
-	vals           []string
+	// kv are the headers set, one value under each canonical key, in
+	// the order first set; kvBuf holds the first ones, so that setting
+	// them allocates nothing. headers turns them into the http.Header,
+	// made once at its final size.
+	kv             []headerKV
+	kvBuf          [12]headerKV
 	requestID      string
 	acceptFix      []AcceptFix
 	query          url.Values // added to the operation's query
@@ -295,10 +297,8 @@ func Combine(opts ...RequestOption) RequestOption {
 // the client's defaults first, then the call's, so a call's option
 // replaces a default that sets the same header.
 func applyOptions(lists ...[]RequestOption) (*callConfig, error) {
-	// Room for the usual headers of a call (the options', the pipeline's
-	// own, prepare, and signing's), so that the map does not grow on the
-	// way.
-	c := &callConfig{header: make(http.Header, callHeaders), vals: make([]string, 0, 12)}
+	c := &callConfig{}
+	c.kv = c.kvBuf[:0]
 	for _, opts := range lists {
 		for _, o := range opts {
 			if o == nil {
@@ -390,19 +390,35 @@ func checkValue(name, key, value string) error {
 	return nil
 }
 
-// callHeaders is the room applyOptions makes for a call's headers: a
-// payment create carries about 15 (TPP-Redirect-URI, TPP-Session-ID,
-// PSU-ID, PSU-IP-Address, PSU-Context, the pipeline's own and the three
-// of signing, Client.newRequest), and a map made for 18 holds 28
-// without growing.
-const callHeaders = 18
+// headerKV is one header a call's options or the pipeline set.
+type headerKV struct{ key, value string }
 
 // setKey sets the header under the canonical key to the one value v,
-// whose slice comes from c.vals: capped at its length, so that an Add to
-// the header copies it instead of writing over the next header's value.
+// replacing the value an earlier option gave it.
 func (c *callConfig) setKey(key, v string) {
-	c.vals = append(c.vals, v)
-	c.header[key] = c.vals[len(c.vals)-1 : len(c.vals) : len(c.vals)]
+	for i := range c.kv {
+		if c.kv[i].key == key {
+			c.kv[i].value = v
+			return
+		}
+	}
+	c.kv = append(c.kv, headerKV{key, v})
+}
+
+// headers returns the headers set as an http.Header made at its size plus
+// room for extra more (signing's, Client.newRequest), so that it does not
+// grow, and no larger: net/http copies it whole for every request. The
+// values share one backing array, each slice capped at its own value, so
+// that adding a value to one header copies it instead of writing over
+// the next header's.
+func (c *callConfig) headers(extra int) http.Header {
+	h := make(http.Header, len(c.kv)+extra)
+	vals := make([]string, len(c.kv))
+	for i, kv := range c.kv {
+		vals[i] = kv.value
+		h[kv.key] = vals[i : i+1 : i+1]
+	}
+	return h
 }
 
 // knownKeys maps the interface's spellings of the headers options set

@@ -290,7 +290,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 			// (an amount without a currency): the operation's validation,
 			// run on the call without its body, says which field.
 			if op.Validate != nil && !call.skipValidation {
-				partial := &Call{Operation: op.Name, Method: op.Method, URL: u.String(), Header: call.header.Clone(), Repeatable: op.repeatable()}
+				partial := &Call{Operation: op.Name, Method: op.Method, URL: u.String(), Header: call.headers(0), Repeatable: op.repeatable()}
 				if verr := op.Validate(partial); verr != nil {
 					err = verr
 				}
@@ -302,9 +302,9 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}
-	// The pipeline's own headers, under their canonical keys, in the
-	// options' backing array (callConfig.setKey): no allocation per
-	// header, nor per key to canonicalise.
+	// The pipeline's own headers, under their canonical keys, with the
+	// options' (callConfig.setKey): no allocation per header, nor per key
+	// to canonicalise; the map is made once they are all known.
 	set := call.setKey
 	set("X-Request-Id", requestID)
 	set("Accept", "application/json")
@@ -319,7 +319,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	if c.cfg.userAgent != "" {
 		set("User-Agent", c.cfg.userAgent)
 	}
-	return &prepared{op: *op, url: u.String(), urlPath: strings.TrimPrefix(u.EscapedPath(), c.basePath), body: body, header: call.header,
+	return &prepared{op: *op, url: u.String(), urlPath: strings.TrimPrefix(u.EscapedPath(), c.basePath), body: body, header: call.headers(len(attemptHeaders)),
 		requestID: requestID, skipValidation: call.skipValidation, scope: c.Scope()}, nil
 }
 
