@@ -57,7 +57,8 @@ func TestResolve(t *testing.T) {
 func TestResolveAsParse(t *testing.T) {
 	t.Parallel()
 	refs := []string{"/v1/accounts", "/v1/payments/sepa/a%2Fb/status", "/v1/accounts/" + accountID + "/balances",
-		"/v1/x/%C3%B8re%20id", "/v1/x/øre", "/v1/x/a;b=c/@:,$", "/v1/x/%25", "/v1/x?q=%2F&r=a+b", "v1/rel", "/v1/x/%7Eok"}
+		"/v1/x/%C3%B8re%20id", "/v1/x/øre", "/v1/x/a;b=c/@:,$", "/v1/x/%25", "/v1/x?q=%2F&r=a+b", "v1/rel", "/v1/x/%7Eok",
+		"/v1/../x/./y", "v1", "/api/v1/accounts", "/v1/a_b-c.d~e/", "/", "/v1/x:y", "/v1/x?"}
 	for _, base := range []string{"https://psd2.bank.example/api", "https://psd2.bank.example", "https://psd2.bank.example/b%C3%A6se/api"} {
 		c := newTestClient(t, base)
 		for _, ref := range refs {
