@@ -61,8 +61,8 @@ func readAnswer(body []byte, resultID string, strict bool, out any) (id string, 
 	}
 	if plainString(raw) {
 		id = string(raw[1 : len(raw)-1])
-	} else if json.Unmarshal(raw, &id) != nil {
-		id = ""
+	} else {
+		id = unquote(raw)
 	}
 	if strings.TrimSpace(id) == "" {
 		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID), decodeErr
@@ -136,8 +136,19 @@ func keyIs(key []byte, name string) bool {
 	if plainString(key) {
 		return string(key[1:len(key)-1]) == name
 	}
-	var k string
-	return json.Unmarshal(key, &k) == nil && k == name
+	k := unquote(key)
+	return k != "" && k == name
+}
+
+// unquote decodes the JSON string raw, or returns "" when it is not one.
+// A function of its own, so that only this rare path (an id with an
+// escape) pays for the variable encoding/json writes into.
+func unquote(raw []byte) string {
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // plainString reports whether the JSON string s means its bytes between

@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,7 +49,7 @@ type benchAnswer struct {
 	Links             Links  `json:"_links"`
 }
 
-func benchSetup(b *testing.B) {
+func benchSetup(b testing.TB) {
 	benchOnce.Do(func() {
 		k, err := rsa.GenerateKey(rand.Reader, 2048)
 		if err != nil {
@@ -77,21 +76,19 @@ func benchBody() *benchPayment {
 	return p
 }
 
+// BenchmarkSignedPOST is one payment create through the SDK with a
+// 2048-bit RSA key over loopback; BenchmarkBaselinePOST the same request
+// by hand. BenchmarkCreateOverhead compares the two in one run.
 func BenchmarkSignedPOST(b *testing.B) {
 	benchSetup(b)
 	c, err := New(benchSrv.URL+"/api", benchCreds, testDefaults)
 	if err != nil {
 		b.Fatal(err)
 	}
-	body := benchBody()
-	op := Operation{Name: "payments.Create", Method: http.MethodPost, Path: "/v1/payments/norwegian-domestic-credit-transfers", Body: body}
-	opt := WithTPPSessionID("session-1")
-	ctx := b.Context()
+	create := sdkCreate(b, c)
 	b.ReportAllocs()
-	b.ResetTimer()
 	for b.Loop() {
-		var out benchAnswer
-		if _, err := c.Do(ctx, op, &out, opt); err != nil {
+		if err := create(); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -99,9 +96,8 @@ func BenchmarkSignedPOST(b *testing.B) {
 
 func BenchmarkBaselinePOST(b *testing.B) {
 	benchSetup(b)
-	do := baseline(b)
+	do := baseline(b, benchKey, &http.Client{Transport: (&Client{}).transport()}, benchSrv.URL+"/api")
 	b.ReportAllocs()
-	b.ResetTimer()
 	for b.Loop() {
 		if err := do(); err != nil {
 			b.Fatal(err)
@@ -109,13 +105,14 @@ func BenchmarkBaselinePOST(b *testing.B) {
 	}
 }
 
-// baseline returns one bare net/http signed POST against the bench server:
-// the same body, headers and RSA signature as the SDK, written by hand.
-func baseline(b *testing.B) func() error {
-	hc := &http.Client{Transport: (&Client{}).transport()}
+// baseline returns one bare net/http signed payment create against
+// base+"/v1/payments/norwegian-domestic-credit-transfers" through hc: the
+// same body, headers and signature as the SDK sends (TestBaselineIsSameRequest),
+// written by hand, with key signing.
+func baseline(b testing.TB, key crypto.Signer, hc *http.Client, base string) func() error {
 	certB64 := base64.StdEncoding.EncodeToString(benchCreds.Certificate.Raw)
 	keyID := signing.KeyID(benchCreds.Certificate)
-	url := benchSrv.URL + "/api/v1/payments/norwegian-domestic-credit-transfers"
+	url := base + "/v1/payments/norwegian-domestic-credit-transfers"
 	body := benchBody()
 	ctx := b.Context()
 	return func() error {
@@ -127,9 +124,9 @@ func baseline(b *testing.B) func() error {
 		digest := "SHA-256=" + base64.StdEncoding.EncodeToString(sum[:])
 		date := time.Now().UTC().Format(http.TimeFormat)
 		id := uuid.NewString()
-		ss := "date: " + date + "\ndigest: " + digest + "\nx-request-id: " + id
+		ss := "date: " + date + "\ndigest: " + digest + "\nx-request-id: " + id + "\npsu-id: " + benchPSU[0][1] + "\ntpp-redirect-uri: " + testRedirectURI
 		h := sha256.Sum256([]byte(ss))
-		sig, err := rsa.SignPKCS1v15(rand.Reader, benchKey, crypto.SHA256, h[:])
+		sig, err := key.Sign(rand.Reader, h[:], crypto.SHA256)
 		if err != nil {
 			return err
 		}
@@ -137,15 +134,19 @@ func baseline(b *testing.B) func() error {
 		if err != nil {
 			return err
 		}
-		req.Header.Set("TPP-Session-ID", "session-1")
+		for _, h := range benchPSU {
+			req.Header.Set(h[0], h[1])
+		}
+		req.Header.Set("TPP-Redirect-URI", testRedirectURI)
 		req.Header.Set("X-Request-ID", id)
 		req.Header.Set("Accept", "application/json")
+		req.Header.Set("Accept-Encoding", "identity")
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Digest", digest)
 		req.Header.Set("X-Accept-Fix", "amount-as-string")
 		req.Header.Set("Date", date)
 		req.Header.Set("TPP-Signature-Certificate", certB64)
-		req.Header.Set("Signature", `keyId="`+keyID+`",algorithm="rsa-sha256",headers="date digest x-request-id",signature="`+base64.StdEncoding.EncodeToString(sig)+`"`)
+		req.Header.Set("Signature", `keyId="`+keyID+`",algorithm="rsa-sha256",headers="date digest x-request-id psu-id tpp-redirect-uri",signature="`+base64.StdEncoding.EncodeToString(sig)+`"`)
 		resp, err := hc.Do(req)
 		if err != nil {
 			return err
@@ -163,49 +164,6 @@ func baseline(b *testing.B) func() error {
 	}
 }
 
-// BenchmarkCreateOverhead alternates one payment create through the SDK
-// and one bare net/http POST signing the same request by hand (baseline)
-// per iteration, so that both see the same machine load (the machine is
-// shared), and reports each one's mean time and their ratio, sdk/baseline
-// (issue 25 goal: at most 1.03).
-func BenchmarkCreateOverhead(b *testing.B) {
-	benchSetup(b)
-	c, err := New(benchSrv.URL+"/api", benchCreds, testDefaults)
-	if err != nil {
-		b.Fatal(err)
-	}
-	op := Operation{Name: "payments.Create", Method: http.MethodPost, Path: "/v1/payments/norwegian-domestic-credit-transfers",
-		Body: benchBody(), ResultID: "paymentId"}
-	opt := WithTPPSessionID("session-1")
-	do := baseline(b)
-	var sdk, base time.Duration
-	var ratios []float64
-	b.ReportAllocs()
-	for b.Loop() {
-		t0 := time.Now()
-		var out benchAnswer
-		if _, err := c.Do(b.Context(), op, &out, opt); err != nil {
-			b.Fatal(err)
-		}
-		t1 := time.Now()
-		if err := do(); err != nil {
-			b.Fatal(err)
-		}
-		d0, d1 := t1.Sub(t0), time.Since(t1)
-		sdk += d0
-		base += d1
-		ratios = append(ratios, float64(d0)/float64(d1))
-	}
-	n := len(ratios)
-	b.ReportMetric(float64(sdk.Nanoseconds())/float64(n), "sdk-ns/op")
-	b.ReportMetric(float64(base.Nanoseconds())/float64(n), "baseline-ns/op")
-	b.ReportMetric(float64(sdk)/float64(base), "sdk/baseline")
-	// The median of the pairs' ratios: a pause of the shared machine
-	// that hits one side of one pair moves the mean, not the median.
-	slices.Sort(ratios)
-	b.ReportMetric(ratios[n/2], "sdk/baseline-median")
-}
-
 // stubTransport answers every request in memory with the bench server's
 // create answer, after reading the body, as a transport would.
 type stubTransport struct{}
@@ -218,44 +176,6 @@ func (stubTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	const answer = `{"paymentId":"enc!!abc","transactionStatus":"RCVD","_links":{"self":{"href":"/v1/payments/norwegian-domestic-credit-transfers/enc!!abc","verbs":["GET"]}}}`
 	return &http.Response{StatusCode: 201, Header: http.Header{"Content-Type": {"application/json"}},
 		Body: io.NopCloser(strings.NewReader(answer)), ContentLength: int64(len(answer)), Request: r}, nil
-}
-
-// BenchmarkCreateStubSigner measures one payment create through the whole
-// pipeline (options, URL, JSON body, ids, Digest, signature, send, answer
-// checks, decoding) with a signer that signs instantly and a transport
-// that answers in memory: the allocations and CPU of the SDK itself per
-// create (issue 25 goal: at most 267 allocations).
-func BenchmarkCreateStubSigner(b *testing.B) {
-	benchSetup(b)
-	creds := &signing.Credentials{Certificate: benchCreds.Certificate, Key: fastKey{benchKey}}
-	op := Operation{Name: "payments.Create", Method: http.MethodPost, Path: "/v1/payments/norwegian-domestic-credit-transfers",
-		Body: benchBody(), ResultID: "paymentId"}
-	opt := WithTPPSessionID("session-1")
-	for _, tc := range []struct {
-		name string
-		base string
-		opts []Option
-	}{
-		// In memory: the SDK's own work.
-		{"memory", "https://psd2.bank.example/api", []Option{WithHTTPClient(&http.Client{Transport: stubTransport{}})}},
-		// Over loopback TCP to the bench server: net/http on both
-		// sides counts too.
-		{"loopback", benchSrv.URL + "/api", nil},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			c, err := New(tc.base, creds, append(tc.opts, testDefaults)...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				var out benchAnswer
-				if _, err := c.Do(b.Context(), op, &out, opt); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
 }
 
 // BenchmarkPipelineWithoutRSA measures the client's own work around the

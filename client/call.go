@@ -198,20 +198,23 @@ func isSandboxPath(path string) bool {
 // of op.Require. Every missing header is reported, each as a
 // *ValidationError naming the option that sets it.
 func checkRequired(op *Operation, urlPath string, h http.Header) error {
-	need := op.Require
-	if !isSandboxPath(urlPath) {
-		need = append([]string{"TPP-Redirect-URI"}, need...)
-	}
 	var errs []error
-	for _, name := range need {
-		if strings.TrimSpace(h.Get(name)) != "" {
-			continue
+	check := func(name string) {
+		key := canonicalKey(name)
+		if vs := h[key]; len(vs) > 0 && strings.TrimSpace(vs[0]) != "" {
+			return
 		}
-		how, ok := requiredOption[http.CanonicalHeaderKey(name)]
+		how, ok := requiredOption[key]
 		if !ok {
 			how = fmt.Sprintf("client.WithHeader(%q, ...)", name)
 		}
 		errs = append(errs, &ValidationError{Field: name, Reason: "header required by " + op.Name + "; set it with " + how})
+	}
+	if !isSandboxPath(urlPath) {
+		check("TPP-Redirect-URI")
+	}
+	for _, name := range op.Require {
+		check(name)
 	}
 	return errors.Join(errs...)
 }

@@ -215,5 +215,5 @@ func headersOf(opts ...RequestOption) (http.Header, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.header, nil
+	return c.headers(0), nil
 }

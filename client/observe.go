@@ -226,13 +226,13 @@ func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.C
 		if resp != nil {
 			e.StatusCode = resp.StatusCode
 		}
-		e.Outcome, e.StatusCode, e.Codes = classify(op, resp, err, e.StatusCode)
+		e.Outcome, e.StatusCode, e.Codes = classify(s.start.Repeatable, resp, err, e.StatusCode)
 		s.o.EndOperation(ctx, e)
 	}
 }
 
 // classify says how an operation ended.
-func classify(op *Operation, resp *Response, err error, status int) (Outcome, int, []string) {
+func classify(repeatable bool, resp *Response, err error, status int) (Outcome, int, []string) {
 	var ce *Error
 	if errors.As(err, &ce) {
 		status = ce.StatusCode
@@ -247,7 +247,7 @@ func classify(op *Operation, resp *Response, err error, status int) (Outcome, in
 	}
 	switch {
 	case err == nil:
-		if !op.repeatable() {
+		if !repeatable {
 			return OutcomeCreated, status, nil
 		}
 		return OutcomeOK, status, nil

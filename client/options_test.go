@@ -229,3 +229,35 @@ func TestDecodeFailure(t *testing.T) {
 	assert.ErrorIs(t, err, ErrValidation)
 	assert.EqualValues(t, 1, b.count.Load())
 }
+
+// The options' header values share one backing array (callConfig.setKey),
+// each slice capped at its own value: adding a value to one header never
+// writes over another's.
+func TestOptionHeadersIndependent(t *testing.T) {
+	h, err := headersOf(WithTPPSessionID("s-1"), WithHeader("X-Custom", "c-1"), WithBrandLoggingInformation("Brand"))
+	require.NoError(t, err)
+	h.Add("Tpp-Session-Id", "s-2")
+	h["X-Custom"] = append(h["X-Custom"], "c-2")
+	assert.Equal(t, []string{"s-1", "s-2"}, h.Values("TPP-Session-ID"))
+	assert.Equal(t, []string{"c-1", "c-2"}, h.Values("X-Custom"))
+	assert.Equal(t, []string{"Brand"}, h.Values("TPP-Brand-Logging-Information"))
+}
+
+// An option checked once as it is made (preset) still fails every call
+// it is given to, each with an error of its own.
+func TestPresetOptionFailsEachCall(t *testing.T) {
+	for _, opt := range []RequestOption{WithRedirectURI("http://tpp.example/cb"), WithTPPSessionID(""), WithPSUContext("")} {
+		_, err1 := headersOf(opt)
+		_, err2 := headersOf(opt)
+		var v1, v2 *ValidationError
+		require.ErrorAs(t, err1, &v1)
+		require.ErrorAs(t, err2, &v2)
+		assert.NotSame(t, v1, v2)
+		assert.Equal(t, *v1, *v2)
+		assert.Contains(t, v1.Field, "header ")
+	}
+	h, err := headersOf(WithRedirectURI("https://tpp.example/cb"), WithRedirectPreferred(false))
+	require.NoError(t, err)
+	assert.Equal(t, "https://tpp.example/cb", h.Get("TPP-Redirect-URI"))
+	assert.Equal(t, "false", h.Get("TPP-Redirect-Preferred"))
+}

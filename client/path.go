@@ -24,35 +24,44 @@ func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
 	if strings.ContainsAny(ref, " \r\n\t#") {
 		return nil, fmt.Errorf("client: invalid path %q", pathTemplate(ref))
 	}
-	r, err := url.Parse(ref)
-	if err != nil {
-		return nil, fmt.Errorf("client: invalid path %q", pathTemplate(ref))
-	}
 	var u *url.URL
-	if r.IsAbs() || r.Host != "" {
-		scheme := strings.ToLower(c.base.Scheme)
-		if !strings.EqualFold(r.Scheme, scheme) || canonicalHost(scheme, r.Host) != canonicalHost(scheme, c.base.Host) {
-			return nil, ErrForeignHost
+	// p and rawQuery are a relative reference's escaped path and query.
+	// A plain one is what url.Parse would read, without parsing it.
+	p, rawQuery := ref, ""
+	if !plainPath(ref) {
+		r, err := url.Parse(ref)
+		if err != nil {
+			return nil, fmt.Errorf("client: invalid path %q", pathTemplate(ref))
 		}
-		// Another spelling of the bank's host (":443", a trailing dot)
-		// is sent to the host as the base URL spells it.
-		u = r
-		if !strings.EqualFold(u.Host, c.base.Host) {
-			u.Host = c.base.Host
+		if r.IsAbs() || r.Host != "" {
+			scheme := strings.ToLower(c.base.Scheme)
+			if !strings.EqualFold(r.Scheme, scheme) || canonicalHost(scheme, r.Host) != canonicalHost(scheme, c.base.Host) {
+				return nil, ErrForeignHost
+			}
+			// Another spelling of the bank's host (":443", a trailing
+			// dot) is sent to the host as the base URL spells it.
+			u = r
+			if !strings.EqualFold(u.Host, c.base.Host) {
+				u.Host = c.base.Host
+			}
 		}
-	} else {
-		p := r.EscapedPath()
+		p, rawQuery = r.EscapedPath(), r.RawQuery
+	}
+	if u == nil {
 		if !strings.HasPrefix(p, "/") {
 			p = "/" + p
 		}
 		if c.basePath != "" && !strings.HasPrefix(p, c.basePath+"/") {
 			p = c.basePath + p
 		}
-		u, err = url.Parse(c.base.Scheme + "://" + c.base.Host + p)
+		// p is escaped already (EscapedPath of a reference and of the
+		// base URL): the URL is built from it as url.Parse would build
+		// it from the whole string, without parsing it again.
+		path, err := url.PathUnescape(p)
 		if err != nil {
 			return nil, fmt.Errorf("client: invalid path %q", pathTemplate(ref))
 		}
-		u.RawQuery = r.RawQuery
+		u = &url.URL{Scheme: c.base.Scheme, Host: c.base.Host, Path: path, RawPath: p, RawQuery: rawQuery}
 	}
 	if len(query) > 0 {
 		q := u.Query()
@@ -62,6 +71,24 @@ func (c *Client) resolve(ref string, query url.Values) (*url.URL, error) {
 		u.RawQuery = q.Encode()
 	}
 	return u, nil
+}
+
+// plainPath reports whether ref is a relative path of letters, digits,
+// "-", ".", "_", "~" and "/" only, not starting with "//": url.Parse
+// would read it as a path that is its own escaped form.
+func plainPath(ref string) bool {
+	if strings.HasPrefix(ref, "//") {
+		return false
+	}
+	for i := 0; i < len(ref); i++ {
+		switch c := ref[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '.', c == '_', c == '~', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // expandPath fills the parameters of an operation's path template with

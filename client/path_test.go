@@ -50,6 +50,40 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// resolve builds a relative reference's URL from its escaped path
+// without parsing the whole URL again: the URL is the one url.Parse
+// gives for the same string, escapes, encoded slashes and non-ASCII
+// included, under base paths with and without escapes of their own.
+func TestResolveAsParse(t *testing.T) {
+	t.Parallel()
+	refs := []string{"/v1/accounts", "/v1/payments/sepa/a%2Fb/status", "/v1/accounts/" + accountID + "/balances",
+		"/v1/x/%C3%B8re%20id", "/v1/x/øre", "/v1/x/a;b=c/@:,$", "/v1/x/%25", "/v1/x?q=%2F&r=a+b", "v1/rel", "/v1/x/%7Eok",
+		"/v1/../x/./y", "v1", "/api/v1/accounts", "/v1/a_b-c.d~e/", "/", "/v1/x:y", "/v1/x?"}
+	for _, base := range []string{"https://psd2.bank.example/api", "https://psd2.bank.example", "https://psd2.bank.example/b%C3%A6se/api"} {
+		c := newTestClient(t, base)
+		for _, ref := range refs {
+			u, err := c.resolve(ref, nil)
+			require.NoError(t, err, ref)
+			r, err := url.Parse(ref)
+			require.NoError(t, err)
+			p := r.EscapedPath()
+			if !strings.HasPrefix(p, "/") {
+				p = "/" + p
+			}
+			if !strings.HasPrefix(p, c.basePath+"/") {
+				p = c.basePath + p
+			}
+			want, err := url.Parse(c.base.Scheme + "://" + c.base.Host + p)
+			require.NoError(t, err)
+			want.RawQuery = r.RawQuery
+			assert.Equal(t, want.String(), u.String(), "%s under %s", ref, base)
+			assert.Equal(t, want.EscapedPath(), u.EscapedPath(), ref)
+			assert.Equal(t, want.Path, u.Path, ref)
+			assert.Equal(t, want.RequestURI(), u.RequestURI(), ref)
+		}
+	}
+}
+
 func TestIDsReachTheServerUnchanged(t *testing.T) {
 	t.Parallel()
 	var got string

@@ -22,7 +22,12 @@ import (
 type RequestOption func(*callConfig) error
 
 type callConfig struct {
-	header         http.Header
+	// kv are the headers set, one value under each canonical key, in
+	// the order first set; kvBuf holds the first ones, so that setting
+	// them allocates nothing. headers turns them into the http.Header,
+	// made once at its final size.
+	kv             []headerKV
+	kvBuf          [12]headerKV
 	requestID      string
 	acceptFix      []AcceptFix
 	query          url.Values // added to the operation's query
@@ -72,18 +77,16 @@ func WithPSU(p PSU) RequestOption {
 // WithTPPSessionID sets TPP-Session-ID, which ties calls to the PSU's SCA
 // session (docs/interface.md section 3).
 func WithTPPSessionID(id string) RequestOption {
-	return func(c *callConfig) error { return c.setRequired("TPP-Session-ID", id) }
+	return preset("TPP-Session-ID", id, true)
 }
 
 // WithRedirectURI sets TPP-Redirect-URI, where the bank sends the PSU back
 // after SCA. It must be an absolute https URL (http only on loopback).
 func WithRedirectURI(uri string) RequestOption {
-	return func(c *callConfig) error {
-		if uri == "" {
-			return checkRedirectURI("TPP-Redirect-URI", uri)
-		}
-		return c.set("TPP-Redirect-URI", uri) // checkRedirectURI, by headerRules
+	if uri == "" {
+		return fail(checkRedirectURI("TPP-Redirect-URI", uri))
 	}
+	return preset("TPP-Redirect-URI", uri, false) // checkRedirectURI, by headerRules
 }
 
 // checkRedirectURI applies the rule of [WithRedirectURI].
@@ -107,9 +110,7 @@ func headerError(name, reason string) error {
 // WithRedirectPreferred sets TPP-Redirect-Preferred; false asks for the
 // bank's app-based (biometric) flow where available (docs/interface.md section 5.12).
 func WithRedirectPreferred(preferred bool) RequestOption {
-	return func(c *callConfig) error {
-		return c.set("TPP-Redirect-Preferred", fmt.Sprint(preferred))
-	}
+	return preset("TPP-Redirect-Preferred", fmt.Sprint(preferred), false)
 }
 
 // checkBool refuses a value other than "true" and "false", the two a
@@ -173,13 +174,13 @@ func checkRequestID(id string) error {
 // WithPSUIdentity sets X-PSU-IDENTITY, the PSU's national identity number,
 // to preselect the PSU at SCA (docs/interface.md section 5.11). It is never logged.
 func WithPSUIdentity(nationalID string) RequestOption {
-	return func(c *callConfig) error { return c.setRequired("X-PSU-IDENTITY", nationalID) }
+	return preset("X-PSU-IDENTITY", nationalID, true)
 }
 
 // WithAuthMethodPreferred sets X-PSU-AuthMethod-Preferred (docs/interface.md section 5.11),
 // for example "ENGANGSKODEAPP_BIOMETRI" or "HA2".
 func WithAuthMethodPreferred(method string) RequestOption {
-	return func(c *callConfig) error { return c.setRequired("X-PSU-AuthMethod-Preferred", method) }
+	return preset("X-PSU-AuthMethod-Preferred", method, true)
 }
 
 // PSUContext says whether the PSU acts as a private person or for a
@@ -200,12 +201,10 @@ func (p PSUContext) Valid() bool { return p == Private || p == Corporate }
 // WithPSUContext sets PSU-Context, [Private] or [Corporate]
 // (docs/interface.md section 4.2); payment creation requires it.
 func WithPSUContext(p PSUContext) RequestOption {
-	return func(c *callConfig) error {
-		if p == "" {
-			return checkPSUContext("PSU-Context", "")
-		}
-		return c.set("PSU-Context", string(p)) // checkPSUContext, by headerRules
+	if p == "" {
+		return fail(checkPSUContext("PSU-Context", ""))
 	}
+	return preset("PSU-Context", string(p), false) // checkPSUContext, by headerRules
 }
 
 // checkPSUContext applies the rule of [WithPSUContext].
@@ -219,7 +218,7 @@ func checkPSUContext(name, v string) error {
 // WithBrandLoggingInformation sets TPP-Brand-Logging-Information, the TPP
 // brand shown to the PSU.
 func WithBrandLoggingInformation(brand string) RequestOption {
-	return func(c *callConfig) error { return c.setRequired("TPP-Brand-Logging-Information", brand) }
+	return preset("TPP-Brand-Logging-Information", brand, true)
 }
 
 // WithCallAcceptFix adds x-accept-fix switches for this call only.
@@ -269,7 +268,7 @@ var headerRules = map[string]func(name, value string) error{
 // their options.
 func WithHeader(name, value string) RequestOption {
 	return func(c *callConfig) error {
-		if opt, ok := reservedHeaders[http.CanonicalHeaderKey(name)]; ok {
+		if opt, ok := reservedHeaders[canonicalKey(name)]; ok {
 			if opt != "" {
 				return headerError(name, "is set by the client; use "+opt)
 			}
@@ -298,7 +297,8 @@ func Combine(opts ...RequestOption) RequestOption {
 // the client's defaults first, then the call's, so a call's option
 // replaces a default that sets the same header.
 func applyOptions(lists ...[]RequestOption) (*callConfig, error) {
-	c := &callConfig{header: http.Header{}}
+	c := &callConfig{}
+	c.kv = c.kvBuf[:0]
 	for _, opts := range lists {
 		for _, o := range opts {
 			if o == nil {
@@ -310,6 +310,46 @@ func applyOptions(lists ...[]RequestOption) (*callConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// preset returns the option setting header name to value, with the
+// checks of callConfig.set (and, when required, of setRequired) made
+// once, as the option is made: an option made once and given to every
+// call ([WithDefaults]) costs no check per call, a redirect URI no URL
+// parse. An option whose value fails them fails every call it is given
+// to, each with an error of its own.
+func preset(name, value string, required bool) RequestOption {
+	var err error
+	if required && value == "" {
+		err = headerError(name, "must not be empty")
+	} else {
+		err = checkValue(name, canonicalKey(name), value)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if value == "" {
+		return func(*callConfig) error { return nil }
+	}
+	key := canonicalKey(name)
+	return func(c *callConfig) error {
+		c.setKey(key, value)
+		return nil
+	}
+}
+
+// fail returns the option that fails with err, a copy of it each time
+// when it is a *ValidationError, so that no two calls share one.
+func fail(err error) RequestOption {
+	var verr *ValidationError
+	if !errors.As(err, &verr) || verr != err {
+		return func(*callConfig) error { return err }
+	}
+	v := *verr
+	return func(*callConfig) error {
+		e := v
+		return &e
+	}
 }
 
 func (c *callConfig) setRequired(name, value string) error {
@@ -325,19 +365,86 @@ func (c *callConfig) setRequired(name, value string) error {
 // call then ends in a [*NotSentError]) instead of failing inside the
 // transport, where the client could no longer tell that nothing left.
 func (c *callConfig) set(name, value string) error {
+	key := canonicalKey(name)
+	if err := checkValue(name, key, value); err != nil {
+		return err
+	}
+	if value != "" {
+		c.setKey(key, value)
+	}
+	return nil
+}
+
+// checkValue applies the checks of callConfig.set to header name (whose
+// canonical key is key) and value: none to an empty value.
+func checkValue(name, key, value string) error {
 	if value == "" {
 		return nil
 	}
 	if err := checkHeader(name, value); err != nil {
 		return err
 	}
-	if rule := headerRules[http.CanonicalHeaderKey(name)]; rule != nil {
-		if err := rule(name, value); err != nil {
-			return err
+	if rule := headerRules[key]; rule != nil {
+		return rule(name, value)
+	}
+	return nil
+}
+
+// headerKV is one header a call's options or the pipeline set.
+type headerKV struct{ key, value string }
+
+// setKey sets the header under the canonical key to the one value v,
+// replacing the value an earlier option gave it.
+func (c *callConfig) setKey(key, v string) {
+	for i := range c.kv {
+		if c.kv[i].key == key {
+			c.kv[i].value = v
+			return
 		}
 	}
-	c.header.Set(name, value)
-	return nil
+	c.kv = append(c.kv, headerKV{key, v})
+}
+
+// headers returns the headers set as an http.Header made at its size plus
+// room for extra more (signing's, Client.newRequest), so that it does not
+// grow, and no larger: net/http copies it whole for every request. The
+// values share one backing array, each slice capped at its own value, so
+// that adding a value to one header copies it instead of writing over
+// the next header's.
+func (c *callConfig) headers(extra int) http.Header {
+	h := make(http.Header, len(c.kv)+extra)
+	vals := make([]string, len(c.kv))
+	for i, kv := range c.kv {
+		vals[i] = kv.value
+		h[kv.key] = vals[i : i+1 : i+1]
+	}
+	return h
+}
+
+// knownKeys maps the interface's spellings of the headers options set
+// (docs/interface.md section 4) to their canonical keys, so that setting
+// or looking them up does not allocate a canonical form on every call.
+var knownKeys = func() map[string]string {
+	m := map[string]string{}
+	for _, n := range []string{
+		"TPP-Session-ID", "TPP-Redirect-URI", "TPP-Redirect-Preferred", "TPP-Brand-Logging-Information",
+		"PSU-ID", "PSU-Corporate-ID", "PSU-IP-Address", "PSU-IP-Port", "PSU-User-Agent", "PSU-Accept",
+		"PSU-Accept-Charset", "PSU-Accept-Encoding", "PSU-Accept-Language", "PSU-Geo-Location",
+		"PSU-HTTP-Method", "PSU-Device-ID", "PSU-Context", "X-PSU-IDENTITY", "X-PSU-AuthMethod-Preferred",
+		"X-Request-ID",
+	} {
+		m[n] = http.CanonicalHeaderKey(n)
+	}
+	return m
+}()
+
+// canonicalKey is http.CanonicalHeaderKey(name), without allocating for
+// the names of knownKeys.
+func canonicalKey(name string) string {
+	if k, ok := knownKeys[name]; ok {
+		return k
+	}
+	return http.CanonicalHeaderKey(name)
 }
 
 // checkHeader refuses a header net/http would refuse to send: a name that

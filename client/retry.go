@@ -235,19 +235,13 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	// context) tells nothing: its attempt may have left. A second
 	// connection asked for after a write is a transport resending on its
 	// own; for a request that is not repeatable it is stopped there.
-	var wrote, reached atomic.Bool
-	repeatable := x.p.op.repeatable()
-	actx = httptrace.WithClientTrace(actx, &httptrace.ClientTrace{
-		GetConn: func(string) {
-			if reached.Swap(true) && wrote.Load() && !repeatable {
-				cancel(errTransportResend)
-			}
-		},
-		WroteHeaderField: func(string, []string) { wrote.Store(true) },
-		WroteHeaders:     func() { wrote.Store(true) },
-		WroteRequest:     func(httptrace.WroteRequestInfo) { wrote.Store(true) },
-	})
-	req, err := x.c.newRequest(actx, x.p)
+	a := &attemptState{repeatable: x.p.op.repeatable(), cancel: cancel,
+		headers: timeoutError{phase: "response headers", d: limit}, body: timeoutError{phase: "response body", d: limit}}
+	a.trace = httptrace.ClientTrace{GetConn: a.getConn, WroteHeaderField: a.wroteField, WroteHeaders: a.setWrote, WroteRequest: a.wroteRequest}
+	outer := httptrace.ContextClientTrace(actx)
+	a.ownFieldHook = outer == nil || outer.WroteHeaderField == nil
+	actx = httptrace.WithClientTrace(actx, &a.trace)
+	req, err := x.c.newRequest(actx, x.p, x.attempt == 1)
 	if err != nil {
 		return attemptResult{err: redactURLError(err), local: true}
 	}
@@ -255,9 +249,9 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	if err := x.sign(req); err != nil {
 		return attemptResult{err: err, local: true}
 	}
-	phase := &timeoutError{phase: "response headers", d: limit}
-	timer := time.AfterFunc(limit, func() { cancel(phase) })
-	defer func() { timer.Stop() }() // the body phase replaces timer
+	a.phase.Store(&a.headers)
+	timer := time.AfterFunc(limit, a.expire)
+	defer timer.Stop()
 	if err := actx.Err(); err != nil {
 		return attemptResult{err: context.Cause(actx)} // nothing handed over
 	}
@@ -266,25 +260,71 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	if err != nil {
 		err = redactURLError(err)
 		switch cause := context.Cause(actx); cause {
-		case phase, errTransportResend:
+		case &a.headers, errTransportResend:
 			err = fmt.Errorf("%w (%w)", cause, err)
 		}
-		return attemptResult{err: err, wrote: wrote.Load() || bodyRead(req) || !reached.Load()}
+		return attemptResult{err: err, wrote: a.wrote.Load() || bodyRead(req) || !a.reached.Load()}
 	}
 	defer resp.Body.Close()
-	timer.Stop()
-	phase = &timeoutError{phase: "response body", d: limit}
-	timer = time.AfterFunc(limit, func() { cancel(phase) })
+	// The body phase: the same timer, restarted, unless it already ended
+	// the headers phase (then the body read fails on the context).
+	if timer.Stop() {
+		a.phase.Store(&a.body)
+		timer.Reset(limit)
+	}
 	r := &reply{status: resp.StatusCode, header: resp.Header}
 	r.body, r.cut, err = readBody(resp.Body, resp.StatusCode)
 	if err != nil {
-		if cause := context.Cause(actx); cause == phase {
-			err = fmt.Errorf("%w (%w)", phase, err)
+		if cause := context.Cause(actx); cause == &a.body {
+			err = fmt.Errorf("%w (%w)", cause, err)
 		}
 		return attemptResult{r: r, err: fmt.Errorf("reading answer: %w", err), wrote: true}
 	}
 	return attemptResult{r: r, wrote: true}
 }
+
+// attemptState is what one attempt's trace and timer share with
+// exchange.run, in one allocation.
+type attemptState struct {
+	wrote, reached atomic.Bool
+	repeatable     bool
+	cancel         context.CancelCauseFunc
+	// phase is the time limit the timer ends the attempt with: headers,
+	// then body.
+	phase         atomic.Pointer[timeoutError]
+	headers, body timeoutError
+	trace         httptrace.ClientTrace
+	// ownFieldHook: trace.WroteHeaderField is the attempt's alone (the
+	// caller's context carries no trace that wants it too).
+	ownFieldHook bool
+}
+
+// getConn stops a transport that asks for a second connection after it
+// wrote the request, when the request is not repeatable.
+func (a *attemptState) getConn(string) {
+	if a.reached.Swap(true) && a.wrote.Load() && !a.repeatable {
+		a.cancel(errTransportResend)
+	}
+}
+
+func (a *attemptState) setWrote()                               { a.wrote.Store(true) }
+func (a *attemptState) wroteRequest(httptrace.WroteRequestInfo) { a.wrote.Store(true) }
+
+// wroteField records the first header field written (a byte may leave
+// from there on: net/http flushes a long header as it writes it) and,
+// when the hook is the attempt's alone, unhooks itself: net/http copies
+// every header's values into a new slice for the hook, and the first
+// field says all it can. It runs on the goroutine writing the request,
+// the only one that reads the field.
+func (a *attemptState) wroteField(string, []string) {
+	a.wrote.Store(true)
+	if a.ownFieldHook {
+		a.trace.WroteHeaderField = nil
+	}
+}
+
+// expire ends the attempt with the time limit of its phase.
+func (a *attemptState) expire() { a.cancel(a.phase.Load()) }
 
 // attemptLimit is the time limit of the next attempt: the response
 // timeout, or for a repeatable call with retries left at most half of the
@@ -386,7 +426,7 @@ func (x *exchange) finish(res attemptResult) (*reply, error) {
 	if res.err == nil {
 		return res.r, nil
 	}
-	op := x.p.op
+	op := &x.p.op
 	switch {
 	case !x.acted:
 		return nil, &NotSentError{Operation: op.Name, RequestID: x.p.requestID, Err: res.err}
@@ -421,12 +461,22 @@ func (x *exchange) log(ctx context.Context, res attemptResult, retry bool) {
 // io.NopCloser over a *bytes.Reader, which net/http knows cannot block,
 // so it writes the headers and a small body in one socket write (a body
 // of another type makes it flush the headers first: two writes).
-func (c *Client) newRequest(ctx context.Context, p *prepared) (*http.Request, error) {
+//
+// The first attempt is signed in the call's own headers (p.header, made
+// with room for the three signing adds): no copy for a call sent once.
+// Nothing writes to them once it is handed to the transport; a later
+// attempt signs a copy of them, so that the transport may still read the
+// earlier attempt's while it does.
+func (c *Client) newRequest(ctx context.Context, p *prepared, first bool) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, p.op.Method, p.url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header = p.header.Clone()
+	if first {
+		req.Header = p.header
+	} else {
+		req.Header = p.header.Clone()
+	}
 	switch {
 	case !p.op.repeatable() && len(p.body) == 0:
 		req.Body = &onceBody{Reader: bytes.NewReader(nil)}

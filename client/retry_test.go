@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -123,6 +124,10 @@ func TestBeforeRetryGatesRetries(t *testing.T) {
 	var gates atomic.Int64
 	op := Operation{Method: "GET", Path: "/v1/accounts/x/balances", BeforeRetry: func(ctx context.Context, call *Call) error {
 		assert.Equal(t, b.URL+"/v1/accounts/x/balances", call.URL)
+		assert.NotEmpty(t, call.Header.Get("X-Request-ID"))
+		for _, k := range attemptHeaders {
+			assert.Empty(t, call.Header.Values(k), "the call's headers, not an attempt's: %s", k)
+		}
 		if gates.Add(1) == 2 {
 			return errors.New("no more calls")
 		}
@@ -142,6 +147,44 @@ func TestBeforeRetryGatesRetries(t *testing.T) {
 		BeforeRetry: func(context.Context, *Call) error { gates.Add(1); return nil }}, nil)
 	require.ErrorIs(t, err, ErrNotSent)
 	assert.Zero(t, gates.Load())
+}
+
+// headerRecorder answers 503 to every request, keeping each attempt's
+// header map and the Signature it carried when it was sent.
+type headerRecorder struct {
+	mu   sync.Mutex
+	maps []http.Header
+	sigs []string
+}
+
+func (h *headerRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	h.mu.Lock()
+	h.maps = append(h.maps, r.Header)
+	h.sigs = append(h.sigs, r.Header.Get("Signature"))
+	h.mu.Unlock()
+	return &http.Response{StatusCode: 503, Header: http.Header{}, Body: http.NoBody, Request: r}, nil
+}
+
+// Each attempt is signed in headers of its own: the first in the call's
+// headers, a retry in a copy, so signing a retry never changes the
+// headers of an attempt the transport may still be reading.
+func TestRetrySignsOwnHeaders(t *testing.T) {
+	t.Parallel()
+	rec := &headerRecorder{}
+	var tick atomic.Int64
+	clock := func() time.Time { return time.Unix(1_800_000_000+tick.Add(1)*10, 0) }
+	c := newTestClient(t, "https://psd2.bank.example/api", WithClock(clock), WithHTTPClient(&http.Client{Transport: rec}))
+	_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts/x/balances"}, nil)
+	require.Error(t, err)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.Len(t, rec.maps, fastRetry.MaxRetries+1)
+	for i, h := range rec.maps {
+		assert.Equal(t, rec.sigs[i], h.Get("Signature"), "attempt %d's headers were changed after it was sent", i+1)
+		if i > 0 {
+			assert.NotEqual(t, rec.sigs[i-1], rec.sigs[i], "each attempt has its own Date and signature")
+		}
+	}
 }
 
 func TestRetryAfterBeyondCapNotRetried(t *testing.T) {

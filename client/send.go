@@ -148,7 +148,7 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
 		}
 	}
-	res := c.exchange(ctx, &op, p, out)
+	res := c.exchange(ctx, &p.op, p, out)
 	if after != nil {
 		after(Result{Sent: !errors.Is(res.err, ErrNotSent), StatusCode: res.status, ResultID: res.id, Err: res.err})
 	}
@@ -220,7 +220,7 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 // X-Request-ID and every header but Date and the signature stay the same on
 // every attempt.
 type prepared struct {
-	op             *Operation
+	op             Operation // a copy: Do's op then stays on its stack
 	url            string
 	urlPath        string
 	body           []byte // nil: no body
@@ -232,14 +232,23 @@ type prepared struct {
 }
 
 // call describes p for hooks and validators, made the first time one
-// asks; its header is a copy.
+// asks; its header is a copy, without the headers the first attempt was
+// signed with when it is made after that attempt (BeforeRetry).
 func (p *prepared) call() *Call {
 	if p.resolved == nil {
+		h := p.header.Clone()
+		for _, k := range attemptHeaders {
+			delete(h, k)
+		}
 		p.resolved = &Call{Operation: p.op.Name, Method: p.op.Method, URL: p.url, Path: p.urlPath, Scope: p.scope,
-			RequestID: p.requestID, Body: p.body, Header: p.header.Clone(), Repeatable: p.op.repeatable()}
+			RequestID: p.requestID, Body: p.body, Header: h, Repeatable: p.op.repeatable()}
 	}
 	return p.resolved
 }
+
+// attemptHeaders are the headers each attempt gets when it is signed
+// (Client.sign).
+var attemptHeaders = [...]string{"Date", "Tpp-Signature-Certificate", "Signature"}
 
 // prepare applies the client's default options and then the call's, once,
 // resolves the URL, encodes the body once and builds the headers shared by
@@ -281,7 +290,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 			// (an amount without a currency): the operation's validation,
 			// run on the call without its body, says which field.
 			if op.Validate != nil && !call.skipValidation {
-				partial := &Call{Operation: op.Name, Method: op.Method, URL: u.String(), Header: call.header.Clone(), Repeatable: op.repeatable()}
+				partial := &Call{Operation: op.Name, Method: op.Method, URL: u.String(), Header: call.headers(0), Repeatable: op.repeatable()}
 				if verr := op.Validate(partial); verr != nil {
 					err = verr
 				}
@@ -293,15 +302,10 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	if requestID == "" {
 		requestID = uuid.NewString()
 	}
-	// The pipeline's own headers, under their canonical keys and in one
-	// backing array: one allocation instead of one per header (and per
-	// key to canonicalise).
-	h := call.header
-	vals := make([]string, 0, 7)
-	set := func(key, v string) {
-		vals = append(vals, v)
-		h[key] = vals[len(vals)-1 : len(vals) : len(vals)]
-	}
+	// The pipeline's own headers, under their canonical keys, with the
+	// options' (callConfig.setKey): no allocation per header, nor per key
+	// to canonicalise; the map is made once they are all known.
+	set := call.setKey
 	set("X-Request-Id", requestID)
 	set("Accept", "application/json")
 	// No compression: the answer's Digest then covers the bytes read
@@ -315,7 +319,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 	if c.cfg.userAgent != "" {
 		set("User-Agent", c.cfg.userAgent)
 	}
-	return &prepared{op: op, url: u.String(), urlPath: strings.TrimPrefix(u.EscapedPath(), c.basePath), body: body, header: h,
+	return &prepared{op: *op, url: u.String(), urlPath: strings.TrimPrefix(u.EscapedPath(), c.basePath), body: body, header: call.headers(len(attemptHeaders)),
 		requestID: requestID, skipValidation: call.skipValidation, scope: c.Scope()}, nil
 }
 

@@ -110,8 +110,8 @@ func TestNewRequestNeverRewindable(t *testing.T) {
 	for _, op := range []Operation{createOp, startAuthOp} {
 		p, err := c.prepare(&op, nil)
 		require.NoError(t, err)
-		for range 2 {
-			req, err := c.newRequest(t.Context(), p)
+		for i := range 2 {
+			req, err := c.newRequest(t.Context(), p, i == 0)
 			require.NoError(t, err)
 			assert.Nil(t, req.GetBody, op.Name)
 			assert.NotNil(t, req.Body, op.Name)
@@ -123,7 +123,7 @@ func TestNewRequestNeverRewindable(t *testing.T) {
 	get := Operation{Method: http.MethodGet, Path: "/v1/accounts"}
 	p, err := c.prepare(&get, nil)
 	require.NoError(t, err)
-	req, err := c.newRequest(t.Context(), p)
+	req, err := c.newRequest(t.Context(), p, true)
 	require.NoError(t, err)
 	assert.Nil(t, req.Body)
 }
@@ -289,6 +289,34 @@ func TestSilentBankTimesOut(t *testing.T) {
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ErrOutcomeUnknown)
 	assert.GreaterOrEqual(t, b.count.Load(), int64(3), "the GET was retried within the call's time")
+}
+
+// TestStalledBodyTimesOut: a bank that sends the answer's headers and
+// then stalls in the body ends the call within the response timeout of
+// the body phase, with a timeout that says so; a POST's outcome is then
+// unknown.
+func TestStalledBodyTimesOut(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		io.WriteString(w, `{"paymentId":`)
+		w.(http.Flusher).Flush()
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	t.Cleanup(func() { close(release) })
+	c := newTestClient(t, b.URL, WithResponseTimeout(200*time.Millisecond), WithCallTimeout(time.Second))
+	_, err := c.Do(context.Background(), createOp, nil)
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	var ne net.Error
+	require.ErrorAs(t, err, &ne)
+	assert.True(t, ne.Timeout())
+	assert.Contains(t, err.Error(), "response body")
+	assert.EqualValues(t, 1, b.count.Load())
 }
 
 // TestGETRetriedWithinCallerDeadline: with a caller deadline shorter than
