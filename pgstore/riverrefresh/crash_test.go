@@ -183,12 +183,7 @@ func TestCrashSIGKILL(t *testing.T) {
 	killed := time.Now()
 	_, _ = child.Process.Wait()
 	// The survivor starts after the kill: every job finishes there.
-	require.NoError(t, survivor.Start(ctx))
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = survivor.Stop(stop)
-	})
+	start(t, survivor)
 	var rescued time.Duration
 	require.Eventually(t, func() bool {
 		var left int

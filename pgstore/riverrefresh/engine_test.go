@@ -136,14 +136,7 @@ func TestTwoEnginesOneRound(t *testing.T) {
 	a, b := w.engine(t, cfg), w.engine(t, cfg)
 	require.NoError(t, a.Migrate(t.Context()))
 	ctx := t.Context()
-	require.NoError(t, a.Start(ctx))
-	require.NoError(t, b.Start(ctx))
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = a.Stop(stop)
-		_ = b.Stop(stop)
-	})
+	start(t, a, b)
 	// Both enqueue the round again, besides their scheduler: unique jobs.
 	_, err := a.Enqueue(ctx, "testbank")
 	require.NoError(t, err)
@@ -195,14 +188,7 @@ func TestSchedulerEnqueuesTheRound(t *testing.T) {
 	worker := w.engine(t, riverrefresh.Config{Work: true, Handle: res.handle})
 	ctx := t.Context()
 	require.NoError(t, sched.Migrate(ctx))
-	for _, e := range []*riverrefresh.Engine{sched, worker} {
-		require.NoError(t, e.Start(ctx))
-		t.Cleanup(func() {
-			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = e.Stop(stop)
-		})
-	}
+	start(t, sched, worker)
 	require.Eventually(t, func() bool {
 		res.mu.Lock()
 		defer res.mu.Unlock()
@@ -218,12 +204,7 @@ func TestScheduleOutlivesJobTimeout(t *testing.T) {
 	sched := w.engine(t, riverrefresh.Config{Schedule: true, JobTimeout: time.Nanosecond})
 	ctx := t.Context()
 	require.NoError(t, sched.Migrate(ctx))
-	require.NoError(t, sched.Start(ctx))
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = sched.Stop(stop)
-	})
+	start(t, sched)
 	var n int
 	require.Eventually(t, func() bool {
 		err := sched.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+".river_job WHERE kind = 'psd2_refresh'").Scan(&n)

@@ -3,12 +3,14 @@ package riverrefresh_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/pgstore/internal/pgtest"
+	"github.com/tppkit/psd2/pgstore/riverrefresh"
 )
 
 // newPool returns a pool of 12 connections on the test server, closed at
@@ -25,4 +27,18 @@ func newStore(tb testing.TB, pool *pgxpool.Pool, schema string) *pgstore.Store {
 	require.NoError(tb, err)
 	require.NoError(tb, st.Migrate(context.Background()))
 	return st
+}
+
+// start starts engines with the test's context and stops them when the
+// test ends.
+func start(t *testing.T, engines ...*riverrefresh.Engine) {
+	t.Helper()
+	for _, e := range engines {
+		require.NoError(t, e.Start(t.Context()))
+		t.Cleanup(func() {
+			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_ = e.Stop(stop)
+		})
+	}
 }

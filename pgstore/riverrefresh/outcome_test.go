@@ -66,12 +66,7 @@ func TestOutcomesMapOntoRiver(t *testing.T) {
 	_, err = e.Enqueue(ctx, "testbank")
 	require.NoError(t, err)
 
-	require.NoError(t, e.Start(ctx))
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = e.Stop(stop)
-	})
+	start(t, e)
 	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()
