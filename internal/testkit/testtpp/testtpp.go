@@ -6,8 +6,10 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
+	"io"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -150,4 +152,23 @@ func Emulator(t testing.TB, opts ...emulator.Option) (*emulator.Server, *client.
 	t.Helper()
 	s := Server(t, opts...)
 	return s, NewClient(t, s, "Test TPP")
+}
+
+// CountingClient returns a client of a TPP called name on a stub bank
+// that answers every request 200 with body as JSON, and the number of
+// requests that reached the bank: tests of what a service refuses
+// before sending check that it stays 0. opts come after the default
+// redirect URI.
+func CountingClient(t testing.TB, name, body string, opts ...client.Option) (*client.Client, *atomic.Int32) {
+	t.Helper()
+	n := new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := client.New(srv.URL, Credentials(t, name), append([]client.Option{client.WithDefaults(client.WithRedirectURI(RedirectURI))}, opts...)...)
+	require.NoError(t, err)
+	return c, n
 }
