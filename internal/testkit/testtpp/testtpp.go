@@ -52,7 +52,6 @@ func Key(t testing.TB) *rsa.PrivateKey {
 // organizationIdentifier, valid from an hour ago for a year.
 func Credentials(t testing.TB, name string) *signing.Credentials {
 	t.Helper()
-	k := Key(t)
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1000 + serial.Add(1)),
@@ -61,6 +60,19 @@ func Credentials(t testing.TB, name string) *signing.Credentials {
 		NotBefore: now.Add(-time.Hour),
 		NotAfter:  now.Add(365 * 24 * time.Hour),
 		KeyUsage:  x509.KeyUsageDigitalSignature,
+	}
+	return SelfSigned(t, tmpl)
+}
+
+// SelfSigned returns credentials for [Key] whose certificate is tmpl,
+// signed by itself: for tests that need a certificate [Credentials] does
+// not make (another organizationIdentifier, none, another validity). A
+// tmpl without a serial number gets the next one of the test binary.
+func SelfSigned(t testing.TB, tmpl *x509.Certificate) *signing.Credentials {
+	t.Helper()
+	k := Key(t)
+	if tmpl.SerialNumber == nil {
+		tmpl.SerialNumber = big.NewInt(1000 + serial.Add(1))
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
 	require.NoError(t, err)
