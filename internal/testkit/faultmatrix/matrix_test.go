@@ -19,6 +19,7 @@ import (
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/faultnet"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
@@ -151,7 +152,7 @@ func newEnv(t *testing.T, h2 bool) *env {
 	require.NoError(t, err)
 	e.bsk, err = basket.New(c)
 	require.NoError(t, err)
-	e.kari = login(t, e.s, c)
+	e.kari = testpsu.Login(t, e.s, c, emulator.CustomerKari)
 
 	refusedAddr, err := faultnet.Refused()
 	require.NoError(t, err)
@@ -164,25 +165,6 @@ func newEnv(t *testing.T, h2 bool) *env {
 		require.NoError(t, err)
 	}
 	return e
-}
-
-// login identifies Kari through the SCA of GET /v1/user (docs/interface.md
-// section 5.10), with no fault armed: payments and baskets are created
-// with the PSU-ID the bank issued to this TPP.
-func login(t *testing.T, s *emulator.Server, c *client.Client) *sca.Session {
-	t.Helper()
-	flow, err := sca.NewFlow("https://tpp.example/cb")
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("matrix")
-	require.NoError(t, err)
-	r, needed, err := sca.User(t.Context(), c, ro)
-	require.NoError(t, err)
-	require.True(t, needed)
-	cb, err := s.Authorize(t.Context(), r.String(), emulator.CustomerKari)
-	require.NoError(t, err)
-	sess, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
-	return sess
 }
 
 // psu are the headers of a call with Kari present: her session's PSU-ID,
