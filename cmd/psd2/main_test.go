@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
@@ -279,16 +280,7 @@ func TestJournalListAndSettleByPerson(t *testing.T) {
 	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
 		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
 	require.NoError(t, err)
-	flow, err := sca.NewFlow(testtpp.RedirectURI, sca.WithClient(c))
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("pisp")
-	require.NoError(t, err)
-	r, _, err := sca.User(ctx, c, ro)
-	require.NoError(t, err)
-	cb, err := s.Authorize(ctx, r.String(), emulator.CustomerKari)
-	require.NoError(t, err)
-	sess, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
+	sess := testpsu.Login(t, s, c, emulator.CustomerKari)
 	j, err := journal.New(st)
 	require.NoError(t, err)
 	svc, err := payments.New(c, payments.WithJournal(j))
