@@ -27,7 +27,6 @@ import (
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
-	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
 	"github.com/tppkit/psd2/store"
 	"software.sslmate.com/src/go-pkcs12"
@@ -219,16 +218,7 @@ func TestBudgetCountsCalls(t *testing.T) {
 	require.NoError(t, err)
 	ais, err := accounts.New(c)
 	require.NoError(t, err)
-	flow, err := sca.NewFlow(testtpp.RedirectURI)
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("user-1")
-	require.NoError(t, err)
-	consent, err := ais.StartConsent(ctx, ro)
-	require.NoError(t, err)
-	cb, err := s.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
-	require.NoError(t, err)
-	sess, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
+	sess := testpsu.Consent(t, s, ais, emulator.CustomerKari)
 	list, err := ais.List(ctx, nil, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}))
 	require.NoError(t, err)
 	account := list[0].ResourceID
