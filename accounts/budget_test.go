@@ -2,7 +2,6 @@ package accounts_test
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
@@ -103,16 +102,11 @@ func (b *countingBank) service(t testing.TB, opts ...accounts.Option) *accounts.
 // authorisation number (organizationIdentifier) is orgID.
 func tppCredentials(t testing.TB, orgID string) *signing.Credentials {
 	t.Helper()
-	k := testtpp.Key(t)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()),
 		Subject: pkix.Name{CommonName: "Other TPP", Organization: []string{"Other TPP AS"},
 			ExtraNames: []pkix.AttributeTypeAndValue{{Type: asn1.ObjectIdentifier{2, 5, 4, 97}, Value: orgID}}},
 		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return &signing.Credentials{Certificate: cert, Key: k}
+	return testtpp.SelfSigned(t, tmpl)
 }
 
 func TestBudgetSlidingWindow(t *testing.T) {

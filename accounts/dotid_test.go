@@ -3,14 +3,9 @@ package accounts_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -23,15 +18,7 @@ import (
 // nothing, and so is an empty one.
 func TestDotAccountIDRefused(t *testing.T) {
 	t.Parallel()
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{}`)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := client.New(srv.URL, testtpp.Credentials(t, "Dot AISP"), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-	require.NoError(t, err)
+	c, n := testtpp.CountingClient(t, "Dot AISP", `{}`)
 	svc := newService(t, c)
 	ctx := context.Background()
 	for _, id := range []string{".", ".."} {
@@ -65,7 +52,7 @@ func TestDotAccountIDRefused(t *testing.T) {
 			assert.ErrorIs(t, err, client.ErrValidation, name)
 		}
 	}
-	_, err = svc.Balances(ctx, "")
+	_, err := svc.Balances(ctx, "")
 	assert.ErrorIs(t, err, client.ErrNotSent)
 	assert.ErrorIs(t, err, client.ErrValidation)
 	assert.Zero(t, n.Load(), "nothing reaches the bank")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
@@ -62,25 +63,12 @@ func startBank(t *testing.T) *bank {
 // bank issued to this TPP.
 func newTPP(t *testing.T, s *emulator.Server, name string) *bank {
 	t.Helper()
-	ctx := t.Context()
 	c := testtpp.NewClient(t, s, name)
 	pay, err := payments.New(c)
 	require.NoError(t, err)
 	bsk, err := basket.New(c)
 	require.NoError(t, err)
-
-	flow, err := sca.NewFlow(testtpp.RedirectURI)
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("pisp")
-	require.NoError(t, err)
-	r, needed, err := sca.User(ctx, c, ro)
-	require.NoError(t, err)
-	require.True(t, needed)
-	cb, err := s.Authorize(ctx, r.String(), emulator.CustomerKari)
-	require.NoError(t, err)
-	psu, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
-	return &bank{s: s, c: c, pay: pay, bsk: bsk, psu: psu}
+	return &bank{s: s, c: c, pay: pay, bsk: bsk, psu: testpsu.Login(t, s, c, emulator.CustomerKari)}
 }
 
 // payOpts are the headers of a payment creation with the PSU present:

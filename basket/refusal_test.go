@@ -3,9 +3,6 @@ package basket_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,11 +19,7 @@ import (
 // with client.WithoutValidation for an id; nothing reaches the bank.
 func TestBasketRefusalsAreNotSentAndValidation(t *testing.T) {
 	t.Parallel()
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { n.Add(1) }))
-	t.Cleanup(srv.Close)
-	c, err := client.New(srv.URL, testtpp.Credentials(t, "Basket PISP"), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-	require.NoError(t, err)
+	c, n := testtpp.CountingClient(t, "Basket PISP", `{}`)
 	svc, err := basket.New(c)
 	require.NoError(t, err)
 	ctx := context.Background()

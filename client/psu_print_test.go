@@ -12,16 +12,6 @@ import (
 	"github.com/tppkit/psd2/internal/redact/redacttest"
 )
 
-// withHex adds the hex form of each secret, which %x of a struct printed
-// field by field would show.
-func withHex(secrets ...string) []string {
-	out := append([]string(nil), secrets...)
-	for _, s := range secrets {
-		out = append(out, hex.EncodeToString([]byte(s)))
-	}
-	return out
-}
-
 // TestPSUEveryVerb: no fmt verb (%d and %x included, which fmt applies to
 // each field of a struct without a Format) and neither slog handler shows
 // a PSU's personal data, whether printed as a value or a pointer.
@@ -30,7 +20,7 @@ func TestPSUEveryVerb(t *testing.T) {
 	p := client.PSU{ID: "7a1c2f0e-5b3d-4e8f-9a6b-1c2d3e4f5a6b", CorporateID: "0f1e2d3c-4b5a-6978-8a9b-acbdcedf0102",
 		IPAddress: "203.0.113.77", IPPort: "54321", UserAgent: "MARK-agent", GeoLocation: "GEO:59.91;10.75",
 		DeviceID: "d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6", AcceptLanguage: "MARK-lang"}
-	secrets := withHex(p.ID, p.CorporateID, p.IPAddress, p.IPPort, p.UserAgent, p.GeoLocation, p.DeviceID, p.AcceptLanguage)
+	secrets := redacttest.WithHex(p.ID, p.CorporateID, p.IPAddress, p.IPPort, p.UserAgent, p.GeoLocation, p.DeviceID, p.AcceptLanguage)
 	forms := redacttest.AssertHidden(t, p, secrets)
 	redacttest.AssertHidden(t, &p, secrets)
 	if forms["%d"] != forms["%v"] {
@@ -45,7 +35,7 @@ func TestLinksEveryVerb(t *testing.T) {
 	t.Parallel()
 	const state = "PLANTEDstate0123456789"
 	links := client.Links{client.LinkSCARedirect: {Href: "https://bank.example/sca/acc-MARK-77?state=" + state}}
-	secrets := withHex(state, "acc-MARK-77")
+	secrets := redacttest.WithHex(state, "acc-MARK-77")
 	redacttest.AssertHidden(t, links, secrets)
 	redacttest.AssertHidden(t, links[client.LinkSCARedirect], secrets)
 	type answer struct {
@@ -67,13 +57,13 @@ func TestClientFormsEveryVerb(t *testing.T) {
 	t.Parallel()
 	op := client.Operation{Name: "payments.Create", Method: "POST", Path: "/v1/payments/norwegian-domestic-credit-transfers/pay-MARK-1/status",
 		Query: url.Values{"q": {"MARK-query"}}, Body: map[string]string{"creditorName": "MARK-creditor"}}
-	redacttest.AssertHidden(t, op, withHex("pay-MARK-1", "MARK-query", "MARK-creditor"))
+	redacttest.AssertHidden(t, op, redacttest.WithHex("pay-MARK-1", "MARK-query", "MARK-creditor"))
 	resp := client.Response{StatusCode: 200, Header: http.Header{"Psu-Id": {"MARK-psu"}, "Set-Cookie": {"MARK-cookie"}}, RequestID: "r-1"}
-	redacttest.AssertHidden(t, resp, withHex("MARK-psu", "MARK-cookie"))
+	redacttest.AssertHidden(t, resp, redacttest.WithHex("MARK-psu", "MARK-cookie"))
 	e := &client.Error{Operation: "accounts.List", StatusCode: 401, PSUMessage: "Hei MARK-name",
 		Header: http.Header{"Psu-Id": {"MARK-psu"}},
 		Links:  client.Links{client.LinkSCARedirect: {Href: "https://bank.example/sca?state=MARK-state"}}}
-	forms := redacttest.AssertHidden(t, e, withHex("MARK-name", "MARK-psu", "MARK-state"))
+	forms := redacttest.AssertHidden(t, e, redacttest.WithHex("MARK-name", "MARK-psu", "MARK-state"))
 	if forms["%v"] != e.Error() || forms["%d"] != e.Error() {
 		t.Errorf("%%v %q and %%d %q, want the message %q", forms["%v"], forms["%d"], e.Error())
 	}

@@ -8,11 +8,10 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testkit/testtpp"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
-	"github.com/tppkit/psd2/sca"
 )
 
 func TestCardDebtor(t *testing.T) {
@@ -38,18 +37,9 @@ func TestEmulatorPayFromCardAccount(t *testing.T) {
 	b := newBank(t)
 	ctx := t.Context()
 	// The consent's SCA identifies Kari; its session serves AIS and PIS.
-	flow, err := sca.NewFlow(testtpp.RedirectURI)
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("ais")
-	require.NoError(t, err)
 	ais, err := accounts.New(b.c)
 	require.NoError(t, err)
-	consent, err := ais.StartConsent(ctx, ro)
-	require.NoError(t, err)
-	cb, err := b.s.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
-	require.NoError(t, err)
-	sess, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
+	sess := testpsu.Consent(t, b.s, ais, emulator.CustomerKari)
 	psu := []client.RequestOption{sess.RequestOptions(&client.PSU{IPAddress: psuIP})}
 	cards, err := ais.CardAccounts(ctx, psu...)
 	require.NoError(t, err)

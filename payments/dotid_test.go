@@ -3,10 +3,6 @@ package payments_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,15 +20,7 @@ import (
 // every payment service, and send nothing.
 func TestDotPaymentIDRefused(t *testing.T) {
 	t.Parallel()
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		n.Add(1)
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"transactionStatus":"ACSC"}`)
-	}))
-	t.Cleanup(srv.Close)
-	c, err := client.New(srv.URL, testtpp.Credentials(t, "Dot PISP"), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-	require.NoError(t, err)
+	c, n := testtpp.CountingClient(t, "Dot PISP", `{"transactionStatus":"ACSC"}`)
 	svc, err := payments.New(c)
 	require.NoError(t, err)
 	ctx := context.Background()

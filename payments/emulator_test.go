@@ -12,6 +12,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
@@ -59,30 +60,9 @@ func bankOn(t *testing.T, s *emulator.Server, c *client.Client) *bank {
 	t.Helper()
 	svc, err := payments.New(c)
 	require.NoError(t, err)
-	return &bank{s: s, c: c, svc: svc, psu: login(t, s, c, emulator.CustomerKari)}
-}
-
-// login runs the PISP's SCA of docs/interface.md section 5.10 for the
-// customer: GET /v1/user (sca.User) answers with a scaRedirect, the
-// emulator approves it as the customer, and the callback gives the
-// session whose PSU-ID the bank issued to this TPP, the PSU-ID a payment's
-// creation needs.
-func login(t *testing.T, s *emulator.Server, c *client.Client, customer string) *sca.Session {
-	t.Helper()
-	ctx := t.Context()
-	flow, err := sca.NewFlow(testtpp.RedirectURI, sca.WithClient(c))
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("pisp")
-	require.NoError(t, err)
-	r, needed, err := sca.User(ctx, c, ro)
-	require.NoError(t, err)
-	require.True(t, needed, "GET /v1/user asks for SCA")
-	cb, err := s.Authorize(ctx, r.String(), customer)
-	require.NoError(t, err)
-	sess, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
-	require.Equal(t, client.Private, sess.Context)
-	return sess
+	psu := testpsu.Login(t, s, c, emulator.CustomerKari)
+	require.Equal(t, client.Private, psu.Context)
+	return &bank{s: s, c: c, svc: svc, psu: psu}
 }
 
 // pisp are the options of a payment call with the PSU present: the PSU's

@@ -1,7 +1,6 @@
 package payments_test
 
 import (
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"io"
@@ -69,14 +68,9 @@ func mockClient(t *testing.T, opts ...client.Option) *client.Client {
 // its own clock.
 func credentialsAt(t *testing.T, now time.Time) *signing.Credentials {
 	t.Helper()
-	k := testtpp.Key(t)
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(now.Unix()), Subject: pkix.Name{CommonName: "Payments test PISP"},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(365 * 24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	return &signing.Credentials{Certificate: cert, Key: k}
+	return testtpp.SelfSigned(t, tmpl)
 }
 
 // testdata returns a file of testdata.

@@ -23,6 +23,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/childproc"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
@@ -164,7 +165,7 @@ func TestJournalSurvivesKill(t *testing.T) {
 			c, err := client.New(bankURL, creds, client.WithHTTPClient(front.Client()),
 				client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
 			require.NoError(t, err)
-			sess := login(t, emu, c, emulator.CustomerKari)
+			sess := testpsu.Login(t, emu, c, emulator.CustomerKari)
 			dir := t.TempDir()
 			writePEM(t, dir, creds)
 			b, err := sess.MarshalBinary()

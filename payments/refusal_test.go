@@ -3,9 +3,6 @@ package payments_test
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,11 +20,7 @@ import (
 // and bad options. Nothing reaches the bank.
 func TestPaymentRefusalsAreNotSentAndValidation(t *testing.T) {
 	t.Parallel()
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { n.Add(1) }))
-	t.Cleanup(srv.Close)
-	c, err := client.New(srv.URL, testtpp.Credentials(t, "Refused PISP"), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-	require.NoError(t, err)
+	c, n := testtpp.CountingClient(t, "Refused PISP", `{}`)
 	svc, err := payments.New(c)
 	require.NoError(t, err)
 	ctx := context.Background()

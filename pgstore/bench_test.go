@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // Sizes of the latency benchmarks: 10,000 operations per round, spread
@@ -53,7 +54,7 @@ func (l *latencies) report(b *testing.B) {
 // clients returns n migrated Stores on one schema, each on a pool of its
 // own with conns connections.
 func clients(b *testing.B, n int, conns int32) []*pgstore.Store {
-	schema := testSchema(b)
+	schema := pgtest.Schema(b)
 	out := make([]*pgstore.Store, n)
 	for i := range out {
 		out[i] = newStore(b, schema, conns)
@@ -171,7 +172,7 @@ func BenchmarkBudgetUpdate(b *testing.B) {
 func TestBudgetCapAcrossClients(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	sts := make([]*pgstore.Store, benchClients)
 	for i := range sts {
 		sts[i] = newStore(t, schema, 2)

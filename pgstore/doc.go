@@ -74,8 +74,9 @@
 //
 // # Tests
 //
-// The package's tests and benchmarks read a connection string
+// The module's tests and benchmarks read a connection string
 // from PSD2_TEST_POSTGRES and use a schema of their own, dropped at the
 // end; without the variable they skip, except when CI=true, where they
-// fail. .ci/services/postgres.sh starts a throwaway server for them.
+// fail. One internal package, pgstore/internal/pgtest, does this for
+// all of them. .ci/services/postgres.sh starts a throwaway server.
 package pgstore

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 	"github.com/tppkit/psd2/store"
 	"github.com/tppkit/psd2/store/storetest"
 )
@@ -29,7 +30,7 @@ import (
 // databases, never see the setting.
 func isolatedDatabase(tb testing.TB, level string) string {
 	tb.Helper()
-	conn := server(tb)
+	conn := pgtest.Conn(tb)
 	var b [6]byte
 	_, err := rand.Read(b[:])
 	require.NoError(tb, err)
@@ -67,7 +68,7 @@ func isolatedDatabase(tb testing.TB, level string) string {
 // every statement.
 func poolOn(tb testing.TB, db string, maxConns int32, tracer pgx.QueryTracer) *pgxpool.Pool {
 	tb.Helper()
-	cfg, err := pgxpool.ParseConfig(server(tb))
+	cfg, err := pgxpool.ParseConfig(pgtest.Conn(tb))
 	require.NoError(tb, err)
 	if db != "" {
 		cfg.ConnConfig.Database = db
@@ -259,7 +260,7 @@ func (tr *txTracer) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndD
 // database's default.
 func TestEveryStatementReadCommitted(t *testing.T) {
 	t.Parallel()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	tr := &txTracer{inTx: map[*pgx.Conn]bool{}}
 	// A subtest returns when its parallel subtests have ended.
 	t.Run("conformance", func(t *testing.T) {
@@ -340,11 +341,11 @@ func TestRetriesSerializationFailuresAndDeadlocks(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	st, err := pgstore.New(poolOn(t, "", 1, nil), pgstore.WithSchema(schema))
 	require.NoError(t, err)
 	require.NoError(t, st.Migrate(ctx))
-	in := newInjector(t, newPool(t, 1), schema)
+	in := newInjector(t, pgtest.Pool(t, 1), schema)
 
 	var calls int
 	incr := func(old []byte, found bool) ([]byte, time.Duration, error) {

@@ -1,21 +1,15 @@
 package pgstore_test
 
 import (
-	"flag"
 	"os"
 	"testing"
+
+	"github.com/tppkit/psd2/internal/testkit/childproc"
 )
 
 // TestMain leaves TestOutboxCrashChild, the consumer process
-// TestOutboxExactlyOnce starts and kills, out of a normal run
-// (-test.skip, unless the run has a -skip of its own), so that it is
-// neither run nor reported as skipped.
+// TestOutboxExactlyOnce starts and kills, out of a normal run.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if os.Getenv(envOutboxChild) == "" {
-		if s := flag.Lookup("test.skip"); s != nil && s.Value.String() == "" {
-			_ = s.Value.Set("^TestOutboxCrashChild$")
-		}
-	}
+	childproc.LeaveOut(envOutboxChild, "TestOutboxCrashChild")
 	os.Exit(m.Run())
 }

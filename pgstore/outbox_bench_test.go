@@ -11,13 +11,14 @@ import (
 
 	"github.com/tppkit/psd2/events"
 	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // BenchmarkOutboxDelivery publishes 1000 events per op and drains them
 // with two consumers on pools of their own (batches of 50), reporting
 // published and delivered events per second.
 func BenchmarkOutboxDelivery(b *testing.B) {
-	schema := testSchema(b)
+	schema := pgtest.Schema(b)
 	st := newStore(b, schema, 4)
 	ob := st.Outbox()
 	c1, c2 := newStore(b, schema, 2).Outbox(), newStore(b, schema, 2).Outbox()

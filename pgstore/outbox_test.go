@@ -18,6 +18,7 @@ import (
 
 	"github.com/tppkit/psd2/events"
 	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // envOutboxChild names the schema a re-executed test binary consumes the
@@ -65,7 +66,7 @@ func TestOutboxCrashChild(t *testing.T) {
 		}
 		t.Skip("the child process of TestOutboxExactlyOnce")
 	}
-	st, err := pgstore.Open(context.Background(), server(t), pgstore.WithSchema(schema))
+	st, err := pgstore.Open(context.Background(), pgtest.Conn(t), pgstore.WithSchema(schema))
 	require.NoError(t, err)
 	_, err = st.Outbox().Consume(context.Background(), 50, recordIn(schema, "child", func(n int) {
 		if n == 10 {
@@ -82,10 +83,10 @@ func TestOutboxCrashChild(t *testing.T) {
 // process, was killed with SIGKILL in the middle of its batch: every
 // event is delivered, none twice.
 func TestOutboxExactlyOnce(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	st := newStore(t, schema, 4)
 	ctx := t.Context()
-	pool := newPool(t, 2)
+	pool := pgtest.Pool(t, 2)
 	_, err := pool.Exec(ctx, `CREATE TABLE `+pgx.Identifier{schema, "received"}.Sanitize()+` (id text NOT NULL, consumer text NOT NULL)`)
 	require.NoError(t, err)
 	ob := st.Outbox()
@@ -96,7 +97,7 @@ func TestOutboxExactlyOnce(t *testing.T) {
 
 	// The consumer that dies mid-batch.
 	cmd := exec.Command(os.Args[0], "-test.run=^TestOutboxCrashChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envOutboxChild+"="+schema, envPostgres+"="+server(t))
+	cmd.Env = append(os.Environ(), envOutboxChild+"="+schema, pgtest.Env+"="+pgtest.Conn(t))
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -177,7 +178,7 @@ func TestOutboxExactlyOnce(t *testing.T) {
 // fails stays pending with those after it, and those before are
 // delivered.
 func TestOutboxHandlerErrorStopsBatch(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	st := newStore(t, schema, 2)
 	ctx := t.Context()
 	ob := st.Outbox()
@@ -214,7 +215,7 @@ func TestOutboxHandlerErrorStopsBatch(t *testing.T) {
 
 // TestOutboxAsEmitterSink wires an events.Emitter to the outbox.
 func TestOutboxAsEmitterSink(t *testing.T) {
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	st := newStore(t, schema, 2)
 	ctx := t.Context()
 	em, err := events.NewEmitter(st.Outbox(), events.WithStore(st))

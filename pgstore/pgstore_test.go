@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 	"github.com/tppkit/psd2/store"
 	"github.com/tppkit/psd2/store/storetest"
 )
@@ -20,7 +21,7 @@ import (
 // Two pools on one database and schema: two replicas.
 func TestConformance(t *testing.T) {
 	t.Parallel()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	storetest.Run(t, func(t *testing.T) store.Store { return newStore(t, schema, 8) })
 }
 
@@ -30,12 +31,12 @@ func TestConformance(t *testing.T) {
 func TestMigrateConcurrently(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	const replicas = 8
 	stores := make([]*pgstore.Store, replicas)
 	for i := range stores {
 		var err error
-		stores[i], err = pgstore.New(newPool(t, 2), pgstore.WithSchema(schema))
+		stores[i], err = pgstore.New(pgtest.Pool(t, 2), pgstore.WithSchema(schema))
 		require.NoError(t, err)
 	}
 	v, err := stores[0].Version(ctx)
@@ -63,7 +64,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	assert.Positive(t, v)
 
 	var n, distinct int
-	require.NoError(t, newPool(t, 1).QueryRow(ctx, `SELECT count(*), count(DISTINCT version) FROM `+
+	require.NoError(t, pgtest.Pool(t, 1).QueryRow(ctx, `SELECT count(*), count(DISTINCT version) FROM `+
 		pgx.Identifier{schema, "schema_migrations"}.Sanitize()).Scan(&n, &distinct))
 	assert.Equal(t, v, n, "every migration recorded once")
 	assert.Equal(t, n, distinct)
@@ -80,9 +81,9 @@ func TestMigrateConcurrently(t *testing.T) {
 func TestMigrateRefusesANewerSchema(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	st := newStore(t, schema, 2)
-	pool := newPool(t, 1)
+	pool := pgtest.Pool(t, 1)
 	_, err := pool.Exec(ctx, `INSERT INTO `+pgx.Identifier{schema, "schema_migrations"}.Sanitize()+
 		` (version, name) VALUES (9999, '9999_future')`)
 	require.NoError(t, err)
@@ -96,9 +97,9 @@ func TestMigrateRefusesANewerSchema(t *testing.T) {
 func TestCleanup(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	st := newStore(t, schema, 4)
-	pool := newPool(t, 1)
+	pool := pgtest.Pool(t, 1)
 	rows := func() int {
 		var n int
 		require.NoError(t, pool.QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{schema, "kv"}.Sanitize()).Scan(&n))
@@ -131,7 +132,7 @@ func TestCleanup(t *testing.T) {
 func TestBackgroundCleanup(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	st := newStore(t, schema, 4)
 	for i := range 100 {
 		require.NoError(t, st.Put(ctx, fmt.Sprintf("old/%03d", i), []byte("o"), time.Millisecond))
@@ -142,7 +143,7 @@ func TestBackgroundCleanup(t *testing.T) {
 	}
 	st.Close() // waits for the background cleanup
 	var n int
-	require.NoError(t, newPool(t, 1).QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{schema, "kv"}.Sanitize()).Scan(&n))
+	require.NoError(t, pgtest.Pool(t, 1).QueryRow(ctx, `SELECT count(*) FROM `+pgx.Identifier{schema, "kv"}.Sanitize()).Scan(&n))
 	assert.Equal(t, 1, n, "the expired rows were deleted in the background")
 }
 
@@ -153,7 +154,7 @@ func TestBackgroundCleanup(t *testing.T) {
 func TestUpdateLocksAgainstOtherReplicas(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	a, b := newStore(t, schema, 2), newStore(t, schema, 2)
 	require.NoError(t, a.Put(ctx, "k", []byte("old"), 0))
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -194,7 +195,7 @@ func TestUpdateLocksAgainstOtherReplicas(t *testing.T) {
 func TestUpdatePlaceholderInvisible(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	a, b := newStore(t, schema, 2), newStore(t, schema, 2)
 	entered, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error, 1)

@@ -17,6 +17,8 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
+
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // counting serves the emulator and counts, per account, the balances
@@ -98,7 +100,7 @@ func budgetRace(tb testing.TB, nClients, nAccounts int) raceResult {
 	bank := &counting{received: map[string]int{}, next: emu.Handler()}
 	front := httptest.NewServer(bank)
 	tb.Cleanup(front.Close)
-	schema := testSchema(tb)
+	schema := pgtest.Schema(tb)
 	services := make([]*accounts.Service, nClients)
 	for i := range services {
 		st := newStore(tb, schema, 2)

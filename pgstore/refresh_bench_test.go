@@ -7,6 +7,8 @@ import (
 
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/store"
+
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // BenchmarkRefresh refreshes 1,000, 10,000 and 30,000 seeded accounts
@@ -30,7 +32,7 @@ func BenchmarkRefresh(b *testing.B) {
 				// A pool as large as the workers (pgx's default, at
 				// least 4, for GOMAXPROCS workers), so that no worker
 				// waits for a connection.
-				refreshbench.Run(b, n, newStore(b, testSchema(b), int32(w)), w)
+				refreshbench.Run(b, n, newStore(b, pgtest.Schema(b), int32(w)), w)
 			})
 		}
 	}
@@ -51,5 +53,5 @@ func BenchmarkRefreshStores(b *testing.B) {
 		b.Fatal(err)
 	}
 	refreshbench.Compare(b, 2_000, []refreshbench.Store{{Name: "memory"}, {Name: "file", Store: fs},
-		{Name: "postgres", Store: newStore(b, testSchema(b), 0)}})
+		{Name: "postgres", Store: newStore(b, pgtest.Schema(b), 0)}})
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
+
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // Two in-process refreshers, each on its own pool, over one PostgreSQL
@@ -23,7 +25,7 @@ import (
 // in the round, with one durable write (its reservation and claim).
 func TestTwoRefreshersOneStore(t *testing.T) {
 	t.Parallel()
-	schema := testSchema(t)
+	schema := pgtest.Schema(t)
 	clock := testtpp.NewClock(time.Now())
 	srv := emulator.NewServer(emulator.WithTPPKey(testtpp.Key(t)), emulator.WithClock(clock.Now))
 	t.Cleanup(srv.Close)

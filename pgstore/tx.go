@@ -99,8 +99,8 @@ func backoff(n int) time.Duration {
 // not retryable, at most maxAttempts times, pausing (see backoff)
 // between attempts. It returns attempt's error as it is, or a
 // *ContentionError when every attempt failed with a retryable one. When
-// ctx ends during a pause it returns the last error at once (the caller's
-// wrap makes it match ctx's error).
+// ctx has ended, during an attempt or a pause, it returns the last error
+// at once (the caller's wrap makes it match ctx's error).
 func retry(ctx context.Context, attempt func() error) error {
 	for n := 1; ; n++ {
 		err := attempt()
@@ -110,13 +110,26 @@ func retry(ctx context.Context, attempt func() error) error {
 		if n >= maxAttempts {
 			return &ContentionError{Attempts: n, Err: err}
 		}
-		t := time.NewTimer(backoff(n))
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !pause(ctx, backoff(n)) {
 			return err
-		case <-t.C:
 		}
+	}
+}
+
+// pause waits d, and reports false at once when ctx has ended or ends
+// meanwhile: a timer that is over by the time a busy goroutine looks at
+// it never wins against an ended ctx.
+func pause(ctx context.Context, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return ctx.Err() == nil
 	}
 }
 

@@ -74,7 +74,7 @@ func TestRunPanicLeavesNoGoroutine(t *testing.T) {
 				}()
 				require.Equal(t, kind, got, "attempt %d: the panic reaches the caller unchanged", attempt)
 			}
-			left := waitNoRefreshGoroutine(2 * time.Second)
+			left := waitNoRefreshGoroutine(30 * time.Second) // bounds a leak; returns when they are gone
 			assert.Empty(t, left, "goroutines of package refresh left after 20 recovered panics")
 		})
 	}

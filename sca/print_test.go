@@ -1,7 +1,6 @@
 package sca_test
 
 import (
-	"encoding/hex"
 	"fmt"
 	"testing"
 	"time"
@@ -11,16 +10,6 @@ import (
 	"github.com/tppkit/psd2/sca"
 )
 
-// withHex adds the hex form of each secret, which %x of a struct printed
-// field by field would show.
-func withHex(secrets ...string) []string {
-	out := append([]string(nil), secrets...)
-	for _, s := range secrets {
-		out = append(out, hex.EncodeToString([]byte(s)))
-	}
-	return out
-}
-
 // TestEveryVerbHidesSecrets: a Session and a Pending show no PSU data, no
 // state and no session id under any fmt verb (%d and %x included) or slog
 // handler, as values and as pointers.
@@ -29,13 +18,13 @@ func TestEveryVerbHidesSecrets(t *testing.T) {
 	at := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	s := sca.Session{Key: "kari@example.no", PSUID: plantedPSU, PSUCorporateID: plantedCorp, TPPSessionID: "5f0c9a1e-sid",
 		Context: client.Corporate, SCAAt: at, AccountIDs: []string{"acc-MARK-1"}, CardAccountIDs: []string{"card-MARK-2"}}
-	secrets := withHex(s.Key, s.PSUID, s.PSUCorporateID, s.TPPSessionID, "acc-MARK-1", "card-MARK-2")
+	secrets := redacttest.WithHex(s.Key, s.PSUID, s.PSUCorporateID, s.TPPSessionID, "acc-MARK-1", "card-MARK-2")
 	redacttest.AssertHidden(t, s, secrets)
 	redacttest.AssertHidden(t, &s, secrets)
 
 	p := sca.Pending{Key: "kari@example.no", State: plantedState, TPPSessionID: "5f0c9a1e-sid",
 		RedirectURI: "https://tpp.example/cb?state=" + plantedState, CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
-	secrets = withHex(p.Key, p.State, p.TPPSessionID, p.RedirectURI)
+	secrets = redacttest.WithHex(p.Key, p.State, p.TPPSessionID, p.RedirectURI)
 	redacttest.AssertHidden(t, p, secrets)
 	redacttest.AssertHidden(t, &p, secrets)
 }
@@ -46,7 +35,7 @@ func TestEveryVerbHidesSecrets(t *testing.T) {
 func TestCallbackErrorEveryVerb(t *testing.T) {
 	t.Parallel()
 	e := &sca.CallbackError{System: "sca", Status: 401, Code: "SCA_INVALID", Message: "Kari MARK-name cancelled", TPPSessionID: "5f0c9a1e-sid"}
-	secrets := withHex("MARK-name", e.TPPSessionID)
+	secrets := redacttest.WithHex("MARK-name", e.TPPSessionID)
 	forms := redacttest.AssertHidden(t, e, secrets)
 	redacttest.AssertHidden(t, *e, secrets)
 	if forms["%v"] != e.Error() || forms["%d"] != e.Error() {

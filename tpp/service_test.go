@@ -1,7 +1,6 @@
 package tpp_test
 
 import (
-	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
@@ -166,15 +165,10 @@ func TestTPPID(t *testing.T) {
 // A certificate without organizationIdentifier names no default tppId:
 // the call fails before sending and asks for WithTPPID.
 func TestNoDefaultTPPID(t *testing.T) {
-	key := testtpp.Key(t)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "No org id"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	cert, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
+	creds := testtpp.SelfSigned(t, &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "No org id"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature})
 
-	_, err = tpp.DefaultTPPID(cert)
+	_, err := tpp.DefaultTPPID(creds.Certificate)
 	var ve *client.ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "tppId", ve.Field)
@@ -182,7 +176,7 @@ func TestNoDefaultTPPID(t *testing.T) {
 	hc := &http.Client{}
 	httpmock.ActivateNonDefault(hc)
 	t.Cleanup(httpmock.DeactivateAndReset)
-	c, err := client.New(testtpp.BaseURL, &signing.Credentials{Certificate: cert, Key: key}, client.WithHTTPClient(hc),
+	c, err := client.New(testtpp.BaseURL, creds, client.WithHTTPClient(hc),
 		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
 	require.NoError(t, err)
 	svc, err := tpp.New(c)

@@ -21,12 +21,12 @@ import (
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
-	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
 	"github.com/tppkit/psd2/store"
 	"software.sslmate.com/src/go-pkcs12"
@@ -218,16 +218,7 @@ func TestBudgetCountsCalls(t *testing.T) {
 	require.NoError(t, err)
 	ais, err := accounts.New(c)
 	require.NoError(t, err)
-	flow, err := sca.NewFlow(testtpp.RedirectURI)
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("user-1")
-	require.NoError(t, err)
-	consent, err := ais.StartConsent(ctx, ro)
-	require.NoError(t, err)
-	cb, err := s.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
-	require.NoError(t, err)
-	sess, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
+	sess := testpsu.Consent(t, s, ais, emulator.CustomerKari)
 	list, err := ais.List(ctx, nil, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}))
 	require.NoError(t, err)
 	account := list[0].ResourceID
@@ -279,16 +270,7 @@ func TestJournalListAndSettleByPerson(t *testing.T) {
 	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
 		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
 	require.NoError(t, err)
-	flow, err := sca.NewFlow(testtpp.RedirectURI, sca.WithClient(c))
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("pisp")
-	require.NoError(t, err)
-	r, _, err := sca.User(ctx, c, ro)
-	require.NoError(t, err)
-	cb, err := s.Authorize(ctx, r.String(), emulator.CustomerKari)
-	require.NoError(t, err)
-	sess, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
+	sess := testpsu.Login(t, s, c, emulator.CustomerKari)
 	j, err := journal.New(st)
 	require.NoError(t, err)
 	svc, err := payments.New(c, payments.WithJournal(j))

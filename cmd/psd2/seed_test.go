@@ -13,8 +13,8 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
-	"github.com/tppkit/psd2/sca"
 )
 
 // TestSandboxSeedsAccountsAndTransactions: sandbox seed makes the
@@ -44,16 +44,7 @@ func TestSandboxSeedsAccountsAndTransactions(t *testing.T) {
 	require.NoError(t, err)
 	ais, err := accounts.New(c)
 	require.NoError(t, err)
-	flow, err := sca.NewFlow(testtpp.RedirectURI)
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("user-1")
-	require.NoError(t, err)
-	consent, err := ais.StartConsent(ctx, ro)
-	require.NoError(t, err)
-	cb, err := s.Authorize(ctx, consent.SCARedirect(), "01017012345")
-	require.NoError(t, err)
-	sess, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
+	sess := testpsu.Consent(t, s, ais, "01017012345")
 	psu := sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})
 	list, err := ais.List(ctx, nil, psu)
 	require.NoError(t, err)

@@ -1,6 +1,6 @@
 // Package testkit groups the SDK's test harnesses, kept apart from the
 // production helpers in internal/: testtpp (the scripted TPP of the
-// service tests), faultnet and faultmatrix (network faults), childproc
+// service tests), testpsu (a PSU signed in at the emulator), faultnet and faultmatrix (network faults), childproc
 // (tests across processes), refreshbench (the background-refresh
 // benchmark), replicademo (replicas sharing one budget) and syncscript
 // (a scripted month of transactions). Nothing a user imports depends on

@@ -21,6 +21,8 @@ import (
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
 	"github.com/tppkit/psd2/store"
+
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // BenchmarkRiverRound refreshes one round of n accounts (2,000, or
@@ -80,8 +82,8 @@ func BenchmarkRiverRound(b *testing.B) {
 
 	// Two River engines over PostgreSQL.
 	rv, rvSessions := tpp("River TPP")
-	schema := testSchema(b)
-	shared := newStore(b, newPool(b, schema), schema)
+	schema := pgtest.CreateSchema(b)
+	shared := newStore(b, newPool(b), schema)
 	for i, s := range rvSessions {
 		if err := sca.SaveSession(ctx, shared, "user-"+strconv.Itoa(i), s); err != nil {
 			b.Fatal(err)
@@ -102,7 +104,7 @@ func BenchmarkRiverRound(b *testing.B) {
 	}
 	var engines []*riverrefresh.Engine
 	for range 2 {
-		pool := newPool(b, schema)
+		pool := newPool(b)
 		st := newStore(b, pool, schema)
 		e, err := riverrefresh.New(riverrefresh.Config{Pool: pool, Schema: schema, Work: true, Handle: handle,
 			Banks: map[string]riverrefresh.Bank{"bench": {Service: rv.service(b, st), Sessions: st, Workers: 2}}})

@@ -29,6 +29,8 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/signing"
 	"github.com/tppkit/psd2/store"
+
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // envCrashChild names the file of a crashChild's configuration: set, the
@@ -48,7 +50,7 @@ type crashChild struct {
 // account refreshed.
 func replica(t *testing.T, c crashChild, creds *signing.Credentials, onDone func(accountID string)) (*riverrefresh.Engine, *accounts.Service) {
 	t.Helper()
-	pool := newPool(t, c.Schema)
+	pool := newPool(t)
 	st := newStore(t, pool, c.Schema)
 	roots := x509.NewCertPool()
 	require.True(t, roots.AppendCertsFromPEM(c.CA))
@@ -139,7 +141,7 @@ func TestCrashSIGKILL(t *testing.T) {
 	for _, c := range creds.Chain {
 		certPEM = append(certPEM, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})...)
 	}
-	c := crashChild{URL: w.srv.URL, Conn: server(t), Schema: w.schema, DoneFile: done,
+	c := crashChild{URL: w.srv.URL, Conn: pgtest.Conn(t), Schema: w.schema, DoneFile: done,
 		CA:      pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Chain[len(creds.Chain)-1].Raw}),
 		CertPEM: certPEM, KeyPEM: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: key})}
 	raw, err := json.Marshal(c)
@@ -181,12 +183,7 @@ func TestCrashSIGKILL(t *testing.T) {
 	killed := time.Now()
 	_, _ = child.Process.Wait()
 	// The survivor starts after the kill: every job finishes there.
-	require.NoError(t, survivor.Start(ctx))
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = survivor.Stop(stop)
-	})
+	start(t, survivor)
 	var rescued time.Duration
 	require.Eventually(t, func() bool {
 		var left int

@@ -17,6 +17,7 @@ import (
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -56,7 +57,7 @@ type world struct {
 
 func newWorld(t *testing.T, customers int) *world {
 	t.Helper()
-	w := &world{schema: testSchema(t), clock: testtpp.NewClock(time.Now())}
+	w := &world{schema: pgtest.CreateSchema(t), clock: testtpp.NewClock(time.Now())}
 	w.srv = emulator.NewServer(emulator.WithTPPKey(testtpp.Key(t)), emulator.WithClock(w.clock.Now),
 		emulator.WithLimits(refreshbench.Limits))
 	t.Cleanup(w.srv.Close)
@@ -66,7 +67,7 @@ func newWorld(t *testing.T, customers int) *world {
 	seeded, err := w.srv.Seed(t.Context(), w.creds.Certificate, refreshbench.Seed(customers, 2, 1, 2, w.clock.Now().Add(-time.Hour)))
 	require.NoError(t, err)
 	w.bank = &countingTransport{next: w.srv.Client().Transport, n: map[string]int{}}
-	st := newStore(t, newPool(t, w.schema), w.schema)
+	st := newStore(t, newPool(t), w.schema)
 	w.seeded, w.store = seeded, st
 	for i, cu := range seeded.Customers {
 		s := refreshbench.Remembered(t, cu)
@@ -91,7 +92,7 @@ func (w *world) svc(t *testing.T) *accounts.Service {
 // engine is a replica: an engine on its own pool, client and store.
 func (w *world) engine(t *testing.T, cfg riverrefresh.Config, opts ...client.Option) *riverrefresh.Engine {
 	t.Helper()
-	pool := newPool(t, w.schema)
+	pool := newPool(t)
 	st := newStore(t, pool, w.schema)
 	c, err := client.New(w.srv.URL, w.creds, append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.bank}),
 		client.WithClock(w.clock.Now), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)),
@@ -135,14 +136,7 @@ func TestTwoEnginesOneRound(t *testing.T) {
 	a, b := w.engine(t, cfg), w.engine(t, cfg)
 	require.NoError(t, a.Migrate(t.Context()))
 	ctx := t.Context()
-	require.NoError(t, a.Start(ctx))
-	require.NoError(t, b.Start(ctx))
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = a.Stop(stop)
-		_ = b.Stop(stop)
-	})
+	start(t, a, b)
 	// Both enqueue the round again, besides their scheduler: unique jobs.
 	_, err := a.Enqueue(ctx, "testbank")
 	require.NoError(t, err)
@@ -194,14 +188,7 @@ func TestSchedulerEnqueuesTheRound(t *testing.T) {
 	worker := w.engine(t, riverrefresh.Config{Work: true, Handle: res.handle})
 	ctx := t.Context()
 	require.NoError(t, sched.Migrate(ctx))
-	for _, e := range []*riverrefresh.Engine{sched, worker} {
-		require.NoError(t, e.Start(ctx))
-		t.Cleanup(func() {
-			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_ = e.Stop(stop)
-		})
-	}
+	start(t, sched, worker)
 	require.Eventually(t, func() bool {
 		res.mu.Lock()
 		defer res.mu.Unlock()
@@ -217,12 +204,7 @@ func TestScheduleOutlivesJobTimeout(t *testing.T) {
 	sched := w.engine(t, riverrefresh.Config{Schedule: true, JobTimeout: time.Nanosecond})
 	ctx := t.Context()
 	require.NoError(t, sched.Migrate(ctx))
-	require.NoError(t, sched.Start(ctx))
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = sched.Stop(stop)
-	})
+	start(t, sched)
 	var n int
 	require.Eventually(t, func() bool {
 		err := sched.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+".river_job WHERE kind = 'psd2_refresh'").Scan(&n)

@@ -62,12 +62,7 @@ func TestRescuedJobBudgetCountsBothRuns(t *testing.T) {
 	require.Positive(t, died.Calls)
 
 	// The survivor rescues the job and runs it again.
-	require.NoError(t, e.Start(ctx))
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = e.Stop(stop)
-	})
+	start(t, e)
 	var attempt int
 	require.Eventually(t, func() bool {
 		var st string

@@ -51,12 +51,7 @@ func TestResultsCarryTheSync(t *testing.T) {
 	}})
 	ctx := t.Context()
 	require.NoError(t, e.Migrate(ctx))
-	require.NoError(t, e.Start(ctx))
-	t.Cleanup(func() {
-		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = e.Stop(stop)
-	})
+	start(t, e)
 	require.Eventually(t, func() bool {
 		mu.Lock()
 		defer mu.Unlock()

@@ -6,6 +6,7 @@ package redacttest
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -29,6 +30,16 @@ func Forms(v any) map[string]string {
 	slog.New(slog.NewJSONHandler(&jb, nil)).Info("m", "v", v)
 	slog.New(slog.NewTextHandler(&tb, nil)).Info("m", "v", v)
 	out["slog JSON"], out["slog text"] = jb.String(), tb.String()
+	return out
+}
+
+// WithHex returns secrets and the hex form of each, which %x of a struct
+// printed field by field would show.
+func WithHex(secrets ...string) []string {
+	out := append([]string(nil), secrets...)
+	for _, s := range secrets {
+		out = append(out, hex.EncodeToString([]byte(s)))
+	}
 	return out
 }
 

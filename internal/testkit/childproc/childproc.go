@@ -6,6 +6,7 @@ package childproc
 
 import (
 	"bufio"
+	"flag"
 	"io"
 	"os"
 	"os/exec"
@@ -59,4 +60,19 @@ func (c *Child) Line(t *testing.T, prefix string) string {
 	require.NoError(t, c.out.Err())
 	t.Fatalf("child ended without a %q line", prefix)
 	return ""
+}
+
+// LeaveOut, called from TestMain, leaves the test named test, the child
+// process of another test, out of a normal run (one without env in its
+// environment) so that it is neither run nor reported as skipped: it
+// sets -test.skip to that test unless the run has a -skip of its own.
+// It parses the command line.
+func LeaveOut(env, test string) {
+	flag.Parse()
+	if os.Getenv(env) != "" {
+		return
+	}
+	if s := flag.Lookup("test.skip"); s != nil && s.Value.String() == "" {
+		_ = s.Value.Set("^" + test + "$")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"sort"
 	"strings"
@@ -18,11 +19,13 @@ import (
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/faultnet"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/signing"
 )
 
 const (
@@ -72,7 +75,7 @@ func faults() []fault {
 		{name: "reset before read", f: faultnet.Fault{Kind: faultnet.ResetBefore}, want: unknown},
 		{name: "reset after read", f: faultnet.Fault{Kind: faultnet.ResetAfter}, want: unknown, created: 1},
 		{name: "GOAWAY after read", f: faultnet.Fault{Kind: faultnet.GoAwayAfter}, h2only: true, want: unknown, created: 1},
-		{name: "hang past deadline", f: faultnet.Fault{Kind: faultnet.Hang}, want: unknown},
+		{name: "hang, caller gives up", f: faultnet.Fault{Kind: faultnet.Hang}, want: unknown},
 		{name: "429", f: faultnet.Fault{Kind: faultnet.Status, Status: 429, RetryAfter: "1"}, want: refused},
 		{name: "refused connection", base: "refused", want: notSent},
 		{name: "TLS failure", base: "tls", want: notSent},
@@ -91,12 +94,19 @@ func faults() []fault {
 	return fs
 }
 
+// patience bounds a call that should be answered: only a hang reaches
+// it, so no cell depends on how fast a loaded machine runs.
+const patience = time.Minute
+
 // env is one emulator behind one front, with a TPP's services over it.
 type env struct {
 	t      *testing.T
 	s      *emulator.Server
 	front  *faultnet.Front
 	armed  atomic.Pointer[faultnet.Fault]
+	hung   chan struct{} // the front holds a request (Hang)
+	creds  *signing.Credentials
+	opts   []client.Option // of every client but its response timeout
 	pay    *payments.Service
 	bsk    *basket.Service
 	n      atomic.Int64 // makes every payment's content unique
@@ -105,17 +115,24 @@ type env struct {
 }
 
 func newEnv(t *testing.T, h2 bool) *env {
-	e := &env{t: t, s: testtpp.Server(t), others: map[string]*payments.Service{}}
+	e := &env{t: t, s: testtpp.Server(t), others: map[string]*payments.Service{}, hung: make(chan struct{}, 1)}
 	decide := func(*http.Request, int) faultnet.Fault {
-		if f := e.armed.Swap(nil); f != nil {
-			return *f
+		f := e.armed.Swap(nil)
+		if f == nil {
+			return faultnet.Fault{}
 		}
-		return faultnet.Fault{}
+		if f.Kind == faultnet.Hang {
+			select {
+			case e.hung <- struct{}{}:
+			default:
+			}
+		}
+		return *f
 	}
 	creds, err := e.s.NewTPP("Fault matrix TPP")
 	require.NoError(t, err)
+	e.creds = creds
 	opts := []client.Option{
-		client.WithResponseTimeout(300 * time.Millisecond),
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 2, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRetryAfter: 2 * time.Second}),
 	}
 	if h2 {
@@ -127,13 +144,15 @@ func newEnv(t *testing.T, h2 bool) *env {
 		e.front = faultnet.NewHTTP1(e.s.Handler(), decide)
 	}
 	t.Cleanup(e.front.Close)
+	e.opts = opts
+	opts = append(opts[:len(opts):len(opts)], client.WithResponseTimeout(patience))
 	c, err := client.New(e.front.URL+"/api", creds, opts...)
 	require.NoError(t, err)
 	e.pay, err = payments.New(c)
 	require.NoError(t, err)
 	e.bsk, err = basket.New(c)
 	require.NoError(t, err)
-	e.kari = login(t, e.s, c)
+	e.kari = testpsu.Login(t, e.s, c, emulator.CustomerKari)
 
 	refusedAddr, err := faultnet.Refused()
 	require.NoError(t, err)
@@ -146,25 +165,6 @@ func newEnv(t *testing.T, h2 bool) *env {
 		require.NoError(t, err)
 	}
 	return e
-}
-
-// login identifies Kari through the SCA of GET /v1/user (docs/interface.md
-// section 5.10), with no fault armed: payments and baskets are created
-// with the PSU-ID the bank issued to this TPP.
-func login(t *testing.T, s *emulator.Server, c *client.Client) *sca.Session {
-	t.Helper()
-	flow, err := sca.NewFlow("https://tpp.example/cb")
-	require.NoError(t, err)
-	pending, ro, err := flow.Start("matrix")
-	require.NoError(t, err)
-	r, needed, err := sca.User(t.Context(), c, ro)
-	require.NoError(t, err)
-	require.True(t, needed)
-	cb, err := s.Authorize(t.Context(), r.String(), emulator.CustomerKari)
-	require.NoError(t, err)
-	sess, err := flow.ParseCallback(pending, cb.String())
-	require.NoError(t, err)
-	return sess
 }
 
 // psu are the headers of a call with Kari present: her session's PSU-ID,
@@ -191,6 +191,29 @@ func (e *env) ndct() *payments.NorwegianDomestic {
 		CreditorAddress:  &payments.Address{Country: "NO"},
 		DebtorAccount:    payments.AccountReference{BBAN: kariBruk, Currency: "NOK"},
 	}
+}
+
+// call runs one call with f armed at the front (none when f is nil).
+// When the front holds the request (Hang), the caller gives up: the
+// call's context ends. It returns the call's error and what the bank
+// created and saw meanwhile.
+func (e *env) call(f *faultnet.Fault, run func(context.Context) error) (err error, created, seen int) {
+	created0, seen0 := e.front.Created(), e.front.Seen()
+	ctx, cancel := context.WithCancel(e.t.Context())
+	defer cancel()
+	go func() {
+		select {
+		case <-e.hung:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if f != nil {
+		e.armed.Store(f)
+	}
+	err = run(ctx)
+	e.armed.Store(nil)
+	return err, e.front.Created() - created0, e.front.Seen() - seen0
 }
 
 // create makes a payment through the front with no fault armed.
@@ -297,15 +320,13 @@ func TestFaultMatrix(t *testing.T) {
 						// basket calls over the other base URLs.
 						run = basketElsewhere(e, c, f.base)
 					}
-					created, seen := e.front.Created(), e.front.Seen()
+					var armed *faultnet.Fault
 					if f.base == "" {
 						ft := f.f
-						e.armed.Store(&ft)
+						armed = &ft
 					}
-					err := run(t.Context())
-					e.armed.Store(nil)
+					err, dCreated, dSeen := e.call(armed, run)
 					got := classify(err)
-					dCreated, dSeen := e.front.Created()-created, e.front.Seen()-seen
 					rows = append(rows, fmt.Sprintf("%-28s %-22s %-24s created %d, requests %d", c.name, f.name, got, dCreated, dSeen))
 					assert.Equal(t, f.want, got, "%s / %s: %v", c.name, f.name, err)
 					assert.Equal(t, f.created, dCreated, "%s / %s: objects created", c.name, f.name)
@@ -322,8 +343,50 @@ func TestFaultMatrix(t *testing.T) {
 				}
 			}
 			t.Logf("%s fault matrix (%d cells):\n%s", proto, len(rows), strings.Join(rows, "\n"))
+			hangPastResponseTimeout(t, e)
 		})
 	}
+}
+
+// hangPastResponseTimeout: a payment create the bank holds past the
+// client's response timeout ends with ErrOutcomeUnknown, the timeout
+// inside, and is not sent again. The timeout runs from before the
+// request leaves, so on a loaded machine a short one may end the call
+// before the request reaches the bank: then nothing left (ErrNotSent),
+// and the check runs again with twice the timeout, up to patience.
+func hangPastResponseTimeout(t *testing.T, e *env) {
+	t.Helper()
+	for d := 250 * time.Millisecond; d <= patience; d *= 2 {
+		c, err := client.New(e.front.URL+"/api", e.creds, append(e.opts[:len(e.opts):len(e.opts)], client.WithResponseTimeout(d))...)
+		require.NoError(t, err)
+		pay, err := payments.New(c)
+		require.NoError(t, err)
+		p := e.ndct()
+		created, seen := e.front.Created(), e.front.Seen()
+		e.armed.Store(&faultnet.Fault{Kind: faultnet.Hang})
+		_, err = pay.CreateNorwegianDomestic(t.Context(), p, e.psu()...)
+		e.armed.Store(nil)
+		select {
+		case <-e.hung: // held by the front, not to end a later call
+		default:
+		}
+		dCreated, dSeen := e.front.Created()-created, e.front.Seen()-seen
+		assert.Zero(t, dCreated, "response timeout %v: objects created", d)
+		switch {
+		case dSeen == 0:
+			assert.Equal(t, notSent, classify(err), "response timeout %v, nothing reached the bank: %v", d, err)
+			continue
+		case dSeen > 1:
+			t.Fatalf("response timeout %v: the request reached the bank %d times", d, dSeen)
+		}
+		require.Equal(t, unknown, classify(err), "response timeout %v: %v", d, err)
+		var ne net.Error
+		require.ErrorAs(t, err, &ne)
+		assert.True(t, ne.Timeout(), "%v", err)
+		t.Logf("held past a response timeout of %v: %v", d, err)
+		return
+	}
+	t.Errorf("the held request never reached the bank within a response timeout of %v", patience)
 }
 
 // basketElsewhere runs a basket call through a client on another base URL

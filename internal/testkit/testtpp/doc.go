@@ -13,4 +13,6 @@
 //     jarcoal/httpmock answers.
 //   - [Server], [NewClient] and [Emulator]: a [emulator.Server] for one
 //     test and clients of TPPs registered on it.
+//   - [CountingClient]: a client on a stub bank that counts the requests
+//     reaching it, for tests of what is refused before sending.
 package testtpp

@@ -6,8 +6,10 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
+	"io"
 	"math/big"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -50,7 +52,6 @@ func Key(t testing.TB) *rsa.PrivateKey {
 // organizationIdentifier, valid from an hour ago for a year.
 func Credentials(t testing.TB, name string) *signing.Credentials {
 	t.Helper()
-	k := Key(t)
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(1000 + serial.Add(1)),
@@ -59,6 +60,19 @@ func Credentials(t testing.TB, name string) *signing.Credentials {
 		NotBefore: now.Add(-time.Hour),
 		NotAfter:  now.Add(365 * 24 * time.Hour),
 		KeyUsage:  x509.KeyUsageDigitalSignature,
+	}
+	return SelfSigned(t, tmpl)
+}
+
+// SelfSigned returns credentials for [Key] whose certificate is tmpl,
+// signed by itself: for tests that need a certificate [Credentials] does
+// not make (another organizationIdentifier, none, another validity). A
+// tmpl without a serial number gets the next one of the test binary.
+func SelfSigned(t testing.TB, tmpl *x509.Certificate) *signing.Credentials {
+	t.Helper()
+	k := Key(t)
+	if tmpl.SerialNumber == nil {
+		tmpl.SerialNumber = big.NewInt(1000 + serial.Add(1))
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
 	require.NoError(t, err)
@@ -150,4 +164,23 @@ func Emulator(t testing.TB, opts ...emulator.Option) (*emulator.Server, *client.
 	t.Helper()
 	s := Server(t, opts...)
 	return s, NewClient(t, s, "Test TPP")
+}
+
+// CountingClient returns a client of a TPP called name on a stub bank
+// that answers every request 200 with body as JSON, and the number of
+// requests that reached the bank: tests of what a service refuses
+// before sending check that it stays 0. opts come after the default
+// redirect URI.
+func CountingClient(t testing.TB, name, body string, opts ...client.Option) (*client.Client, *atomic.Int32) {
+	t.Helper()
+	n := new(atomic.Int32)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := client.New(srv.URL, Credentials(t, name), append([]client.Option{client.WithDefaults(client.WithRedirectURI(RedirectURI))}, opts...)...)
+	require.NoError(t, err)
+	return c, n
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // TestMain runs the test binary as a worker process when the example
@@ -28,13 +30,7 @@ func TestMain(m *testing.M) {
 // The example refreshes every seeded account once, shared out between
 // its two workers.
 func TestRun(t *testing.T) {
-	conn := os.Getenv("PSD2_TEST_POSTGRES")
-	if conn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("PSD2_TEST_POSTGRES is not set, and CI=true: the example must run on PostgreSQL in CI")
-		}
-		t.Skip("no PostgreSQL server: set PSD2_TEST_POSTGRES")
-	}
+	conn := pgtest.Conn(t)
 	var out strings.Builder
 	if err := run(t.Context(), &out, conn, options{Accounts: 60}); err != nil {
 		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
@@ -62,13 +58,7 @@ func TestRun(t *testing.T) {
 // its jobs after River's rescue, and still every account is refreshed
 // exactly once with no call over the budget.
 func TestRunBaselineKill(t *testing.T) {
-	conn := os.Getenv("PSD2_TEST_POSTGRES")
-	if conn == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("PSD2_TEST_POSTGRES is not set, and CI=true: the example must run on PostgreSQL in CI")
-		}
-		t.Skip("no PostgreSQL server: set PSD2_TEST_POSTGRES")
-	}
+	conn := pgtest.Conn(t)
 	var out strings.Builder
 	if err := run(t.Context(), &out, conn, options{Accounts: 200, Workers: 2, Baseline: true, Kill: true, Rescue: 2 * time.Second}); err != nil {
 		t.Fatalf("run: %v\noutput:\n%s", err, out.String())

@@ -1,18 +1,16 @@
 package main
 
 import (
-	"os"
 	"strings"
 	"testing"
+
+	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 )
 
 // The example runs on the test server when there is one (CI starts it),
 // else on a file store, and ends with one payment at the bank.
 func TestRun(t *testing.T) {
-	conn := os.Getenv("PSD2_TEST_POSTGRES")
-	if conn == "" && os.Getenv("CI") == "true" {
-		t.Fatal("PSD2_TEST_POSTGRES is not set, and CI=true: the example must run on PostgreSQL in CI")
-	}
+	conn := pgtest.Optional(t)
 	var out strings.Builder
 	if err := run(t.Context(), &out, conn); err != nil {
 		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
