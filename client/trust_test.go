@@ -268,7 +268,9 @@ func TestTruncatedGETRetried(t *testing.T) {
 // retries that share the call timeout. Nothing here depends on how fast
 // the machine is: the attempts are counted by an Observer, not fitted
 // into a window; the call timeout is either far beyond what the attempts
-// take (a bound on a hang) or far below it.
+// take (a bound on a hang) or far below it. The POST is given a second,
+// not 200 ms: its attempt must have left, whatever the load, for its
+// outcome to be unknown rather than not sent.
 func TestSilentBankTimesOut(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -279,8 +281,7 @@ func TestSilentBankTimesOut(t *testing.T) {
 		}
 	})
 	t.Cleanup(func() { close(release) })
-	const responseTimeout = 200 * time.Millisecond
-	silent := func(maxRetries int, callTimeout time.Duration) (*Client, *obsRecorder) {
+	silent := func(responseTimeout time.Duration, maxRetries int, callTimeout time.Duration) (*Client, *obsRecorder) {
 		rec := &obsRecorder{}
 		return newTestClient(t, b.URL, WithObserver(rec), WithResponseTimeout(responseTimeout), WithCallTimeout(callTimeout),
 			WithRetryPolicy(RetryPolicy{MaxRetries: maxRetries, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})), rec
@@ -297,7 +298,7 @@ func TestSilentBankTimesOut(t *testing.T) {
 
 	// The POST: one attempt, ended by the response timeout (the call
 	// timeout, a minute, only bounds a hang).
-	c, rec := silent(3, time.Minute)
+	c, rec := silent(time.Second, 3, time.Minute)
 	_, err := c.Do(context.Background(), createOp, nil)
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
 	var te *timeoutError
@@ -311,7 +312,7 @@ func TestSilentBankTimesOut(t *testing.T) {
 
 	// A GET: each attempt ended by the response timeout and retried, as
 	// long as the policy allows.
-	c, rec = silent(3, time.Minute)
+	c, rec = silent(200*time.Millisecond, 3, time.Minute)
 	_, err = c.Do(context.Background(), Operation{Method: http.MethodGet, Path: "/v1/accounts"}, nil)
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ErrOutcomeUnknown)
@@ -325,7 +326,7 @@ func TestSilentBankTimesOut(t *testing.T) {
 	// timeout ends the call, retries and all. The 101 attempts the
 	// policy allows would take at least 101 response timeouts (over 20
 	// s), twenty times the call timeout.
-	c, rec = silent(100, time.Second)
+	c, rec = silent(200*time.Millisecond, 100, time.Second)
 	_, err = c.Do(context.Background(), Operation{Method: http.MethodGet, Path: "/v1/accounts"}, nil)
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ErrOutcomeUnknown)
