@@ -347,7 +347,9 @@ func TestSilentBankTimesOut(t *testing.T) {
 // TestStalledBodyTimesOut: a bank that sends the answer's headers and
 // then stalls in the body ends the call within the response timeout of
 // the body phase, with a timeout that says so; a POST's outcome is then
-// unknown.
+// unknown. The response timeout is a second and the call timeout a
+// minute (a bound on a hang): the headers must arrive within the first
+// on a loaded machine, and the second must not end the call first.
 func TestStalledBodyTimesOut(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -362,7 +364,7 @@ func TestStalledBodyTimesOut(t *testing.T) {
 		}
 	})
 	t.Cleanup(func() { close(release) })
-	c := newTestClient(t, b.URL, WithResponseTimeout(200*time.Millisecond), WithCallTimeout(time.Second))
+	c := newTestClient(t, b.URL, WithResponseTimeout(time.Second), WithCallTimeout(time.Minute))
 	_, err := c.Do(context.Background(), createOp, nil)
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
 	var ne net.Error
