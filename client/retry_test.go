@@ -362,7 +362,7 @@ func TestCancelStopsWaiting(t *testing.T) {
 		errc <- err
 	}()
 	// The retry is logged just before the client starts waiting.
-	require.Eventually(t, func() bool { return logs.count(`"retry":true`) == 1 }, 5*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return logs.count(`"retry":true`) == 1 }, time.Minute, time.Millisecond, "a bound on a hang")
 	cancel()
 	err := <-errc
 	require.ErrorIs(t, err, context.Canceled)

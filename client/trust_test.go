@@ -265,7 +265,12 @@ func TestTruncatedGETRetried(t *testing.T) {
 // TestSilentBankTimesOut: a bank that accepts the connection and says
 // nothing ends a call with context.Background() within the response
 // timeout: a POST after one attempt with an unknown outcome, a GET after
-// retries that share the call timeout.
+// retries that share the call timeout. Nothing here depends on how fast
+// the machine is: the attempts are counted by an Observer, not fitted
+// into a window; the call timeout is either far beyond what the attempts
+// take (a bound on a hang) or far below it. The POST is given a second,
+// not 200 ms: its attempt must have left, whatever the load, for its
+// outcome to be unknown rather than not sent.
 func TestSilentBankTimesOut(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -276,25 +281,82 @@ func TestSilentBankTimesOut(t *testing.T) {
 		}
 	})
 	t.Cleanup(func() { close(release) })
-	c := newTestClient(t, b.URL, WithResponseTimeout(200*time.Millisecond), WithCallTimeout(time.Second),
-		WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	silent := func(responseTimeout time.Duration, maxRetries int, callTimeout time.Duration) (*Client, *obsRecorder) {
+		rec := &obsRecorder{}
+		return newTestClient(t, b.URL, WithObserver(rec), WithResponseTimeout(responseTimeout), WithCallTimeout(callTimeout),
+			WithRetryPolicy(RetryPolicy{MaxRetries: maxRetries, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})), rec
+	}
+	// timedOut checks every attempt timed out and was followed by
+	// another, but the last; that one was not, unless the call timeout
+	// may have ended the wait before it (cut).
+	timedOut := func(t *testing.T, rec *obsRecorder, cut bool) {
+		t.Helper()
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		for i, a := range rec.attempts {
+			assert.Equal(t, "timeout", a.ErrorType, "attempt %d", i+1)
+			if last := i == len(rec.attempts)-1; !last || !cut {
+				assert.Equal(t, !last, a.Retry, "attempt %d", i+1)
+			}
+		}
+	}
+
+	// The POST: one attempt that left, ended by the response timeout (the
+	// call timeout, a minute, only bounds a hang). On a starved machine
+	// an attempt may time out before a byte of it left; the policy then
+	// sends it again, and only the attempt that left counts.
+	c, rec := silent(time.Second, 3, time.Minute)
 	_, err := c.Do(context.Background(), createOp, nil)
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	var te *timeoutError
+	require.ErrorAs(t, err, &te, "the response timeout ended it")
 	var ne net.Error
 	require.ErrorAs(t, err, &ne)
 	assert.True(t, ne.Timeout())
-	assert.EqualValues(t, 1, b.count.Load())
+	timedOut(t, rec, false)
+	rec.mu.Lock()
+	for i, a := range rec.attempts {
+		assert.Equal(t, i == len(rec.attempts)-1, a.Sent, "attempt %d: only the last one left", i+1)
+	}
+	rec.mu.Unlock()
+	assert.LessOrEqual(t, b.count.Load(), int64(1), "never sent twice")
 
+	// A GET: each attempt ended by the response timeout and retried, as
+	// long as the policy allows.
+	c, rec = silent(200*time.Millisecond, 3, time.Minute)
 	_, err = c.Do(context.Background(), Operation{Method: http.MethodGet, Path: "/v1/accounts"}, nil)
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, ErrOutcomeUnknown)
-	assert.GreaterOrEqual(t, b.count.Load(), int64(3), "the GET was retried within the call's time")
+	require.ErrorAs(t, err, &te, "the response timeout ended the last attempt")
+	require.ErrorAs(t, err, &ne)
+	assert.True(t, ne.Timeout())
+	assert.Len(t, rec.attempts, 4, "the first attempt and 3 retries")
+	timedOut(t, rec, false)
+
+	// A GET whose retries would outlast the call timeout: the call
+	// timeout ends the call, retries and all. The 101 attempts the
+	// policy allows would take at least 101 response timeouts (over 20
+	// s), twenty times the call timeout.
+	c, rec = silent(200*time.Millisecond, 100, time.Second)
+	_, err = c.Do(context.Background(), Operation{Method: http.MethodGet, Path: "/v1/accounts"}, nil)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, ErrOutcomeUnknown)
+	require.ErrorAs(t, err, &ne)
+	assert.True(t, ne.Timeout())
+	rec.mu.Lock()
+	n := len(rec.attempts)
+	rec.mu.Unlock()
+	assert.Less(t, n, 101, "the call timeout, not the retry policy, ended the call")
+	timedOut(t, rec, true)
 }
 
 // TestStalledBodyTimesOut: a bank that sends the answer's headers and
 // then stalls in the body ends the call within the response timeout of
 // the body phase, with a timeout that says so; a POST's outcome is then
-// unknown.
+// unknown. The call timeout, a minute, only bounds a hang. The response
+// timeout starts at a second and doubles, up to 16 s, while the headers
+// did not come back within it (a starved machine): the case is the body
+// phase's.
 func TestStalledBodyTimesOut(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -309,18 +371,33 @@ func TestStalledBodyTimesOut(t *testing.T) {
 		}
 	})
 	t.Cleanup(func() { close(release) })
-	c := newTestClient(t, b.URL, WithResponseTimeout(200*time.Millisecond), WithCallTimeout(time.Second))
-	_, err := c.Do(context.Background(), createOp, nil)
+	var err error
+	var seen int64
+	for d := time.Second; d <= 16*time.Second; d *= 2 {
+		before := b.count.Load()
+		c := newTestClient(t, b.URL, WithResponseTimeout(d), WithCallTimeout(time.Minute))
+		_, err = c.Do(context.Background(), createOp, nil)
+		seen = b.count.Load() - before
+		if !strings.Contains(fmt.Sprint(err), "no response headers") {
+			break
+		}
+		t.Logf("no headers within %v: trying again with twice the response timeout", d)
+	}
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
 	var ne net.Error
 	require.ErrorAs(t, err, &ne)
 	assert.True(t, ne.Timeout())
 	assert.Contains(t, err.Error(), "response body")
-	assert.EqualValues(t, 1, b.count.Load())
+	assert.EqualValues(t, 1, seen)
 }
 
 // TestGETRetriedWithinCallerDeadline: with a caller deadline shorter than
-// the response timeout, one hung attempt does not take it all.
+// the response timeout, one hung attempt does not take it all: it is cut
+// at half of the time left and the call is answered by a retry. The
+// deadline of 5 s and the response timeout of an hour leave the first
+// attempt 2.5 s, and the retries the other 2.5 s for an answer the bank
+// gives at once: a slow machine only costs a retry more, which is why the
+// attempts after the first are not counted exactly.
 func TestGETRetriedWithinCallerDeadline(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
@@ -330,12 +407,20 @@ func TestGETRetriedWithinCallerDeadline(t *testing.T) {
 		}
 		io.WriteString(w, `{}`)
 	})
-	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	rec := &obsRecorder{}
+	c := newTestClient(t, b.URL, WithObserver(rec), WithResponseTimeout(time.Hour),
+		WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	_, err := c.Do(ctx, Operation{Method: http.MethodGet, Path: "/v1/accounts"}, nil)
-	require.NoError(t, err)
-	assert.EqualValues(t, 2, b.count.Load())
+	require.NoError(t, err, "answered before the caller's deadline")
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	require.GreaterOrEqual(t, len(rec.attempts), 2)
+	first := rec.attempts[0]
+	assert.Equal(t, "timeout", first.ErrorType, "the client cut the hung attempt")
+	assert.True(t, first.Retry)
+	assert.Equal(t, http.StatusOK, rec.attempts[len(rec.attempts)-1].StatusCode)
 }
 
 // TestDefaultTimeouts: a client without options has the documented

@@ -19,50 +19,62 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
 
-// sendLog is a RoundTripper that notes when each request is sent and when
-// the first 429 arrives.
+// pauseMargin is how far from its end the bank's pause is taken to be
+// over, against the system clock being slewed while timers run on the
+// monotonic one.
+const pauseMargin = 100 * time.Millisecond
+
+// sendLog is a RoundTripper between the workers and the bank. It counts
+// the requests sent while the bank's pause is on (pause is the
+// Service's PausedUntil) with more than pauseMargin of it left, and when
+// the call that met the first 429 is sent again (the same X-Request-ID),
+// it notes the end of the pause then. Nothing it records depends on how
+// fast the machine runs: each request is put in or out of the pause by
+// the pause's own state as it is sent, not by a window of wall time.
 type sendLog struct {
 	next  http.RoundTripper
-	mu    sync.Mutex
-	sent  []time.Time
-	first time.Time // the first 429's arrival
+	pause func() (time.Time, bool)
+
+	mu      sync.Mutex
+	during  int    // requests sent during the pause
+	limited string // X-Request-ID of the call that met the 429
+	retried bool   // that call was sent again
+	// pauseEnd is the end of the pause as that call was sent again; the
+	// zero time when no pause was recorded by then.
+	pauseEnd time.Time
+	resentAt time.Time
 }
 
 func (l *sendLog) RoundTrip(req *http.Request) (*http.Response, error) {
-	at := time.Now()
+	id := req.Header.Get("X-Request-ID")
+	until, _ := l.pause()
+	now := time.Now()
 	l.mu.Lock()
-	l.sent = append(l.sent, at)
+	if until.Sub(now) > pauseMargin {
+		l.during++
+	}
+	if id != "" && id == l.limited && !l.retried {
+		l.retried, l.pauseEnd, l.resentAt = true, until, now
+	}
 	l.mu.Unlock()
 	resp, err := l.next.RoundTrip(req)
 	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
 		l.mu.Lock()
-		if l.first.IsZero() {
-			l.first = time.Now()
+		if l.limited == "" {
+			l.limited = id
 		}
 		l.mu.Unlock()
 	}
 	return resp, err
 }
 
-// during returns the number of requests sent within d after the first 429
-// arrived.
-func (l *sendLog) during(d time.Duration) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, t := range l.sent {
-		if t.After(l.first) && t.Before(l.first.Add(d)) {
-			n++
-		}
-	}
-	return n
-}
-
 // A 429 with Retry-After (here ACCESS_EXCEEDED with 2 s, which the
 // client's default policy retries itself) pauses every worker calling
-// the bank at once: almost nothing is sent during the Retry-After (58
-// requests with 4 workers before the pause was the bank's), and every
-// account is still refreshed.
+// the bank at once: the pause is recorded as the answer arrives, before
+// the client waits out the Retry-After, and almost nothing is sent
+// while it lasts (58 requests with 4 workers before the pause was the
+// bank's): at most one request of each other worker, which had checked
+// the pause before it began. Every account is still refreshed.
 func TestRateLimitPausesEveryWorker(t *testing.T) {
 	t.Parallel()
 	const retryAfter = 2 * time.Second
@@ -76,16 +88,22 @@ func TestRateLimitPausesEveryWorker(t *testing.T) {
 	require.NoError(t, err)
 	b.svc, err = accounts.New(c)
 	require.NoError(t, err)
+	log.pause = b.svc.PausedUntil
 	r, err := refresh.New(b.svc, refresh.WithWorkers(4), refresh.WithSpacing(0))
 	require.NoError(t, err)
 	jobs := jobsOf(t, b)
 	// The first request meets the bank's 429.
 	b.srv.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: retryAfter})
 	results := collect(t, r, jobs)
-	require.False(t, log.first.IsZero(), "the 429 arrived")
-	n := log.during(retryAfter - 100*time.Millisecond)
-	t.Logf("requests sent during the %v Retry-After with 4 workers: %d", retryAfter, n)
-	assert.LessOrEqual(t, n, 3, "at most one request of each other worker, sent as the 429 arrived")
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	require.NotEmpty(t, log.limited, "the 429 arrived")
+	require.True(t, log.retried, "the client sent the call again after the Retry-After")
+	require.False(t, log.pauseEnd.IsZero(), "the pause was recorded before the call was sent again")
+	assert.False(t, log.pauseEnd.After(log.resentAt.Add(pauseMargin)),
+		"the pause, recorded as the 429 arrived, ended before the call was sent again (ends %v after)", log.pauseEnd.Sub(log.resentAt))
+	t.Logf("requests sent during the %v pause with 4 workers: %d", retryAfter, log.during)
+	assert.LessOrEqual(t, log.during, 3, "at most one request of each other worker, past its check as the 429 arrived")
 	for _, res := range results {
 		assert.Equal(t, refresh.Done, res.Outcome, "%v: %v", res, res.Err)
 	}

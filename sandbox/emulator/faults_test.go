@@ -99,7 +99,7 @@ func TestFaultHangReleasedByClose(t *testing.T) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		return len(s.faults.armed) == 0
-	}, 5*time.Second, time.Millisecond)
+	}, time.Minute, time.Millisecond, "a bound on a hang")
 	s.Close()
 	assert.Error(t, <-done)
 }

@@ -40,9 +40,3 @@ func checkPaymentBody(service, product string, body []byte, now time.Time) (*pay
 	}
 	return b, nil
 }
-
-// optionalText checks an optional text of min to max characters
-// (rules.OptionalText), answering 400 FORMAT_ERROR naming path.
-func optionalText(s *string, path string, min, max int) *apiError {
-	return violation(rules.OptionalText(s, path, min, max))
-}

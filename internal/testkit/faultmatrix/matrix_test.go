@@ -195,9 +195,9 @@ func (e *env) ndct() *payments.NorwegianDomestic {
 
 // call runs one call with f armed at the front (none when f is nil).
 // When the front holds the request (Hang), the caller gives up: the
-// call's context ends. It returns the call's error and what the bank
-// created and saw meanwhile.
-func (e *env) call(f *faultnet.Fault, run func(context.Context) error) (err error, created, seen int) {
+// call's context ends. It returns what the bank created and saw
+// meanwhile, and the call's error.
+func (e *env) call(f *faultnet.Fault, run func(context.Context) error) (created, seen int, err error) {
 	created0, seen0 := e.front.Created(), e.front.Seen()
 	ctx, cancel := context.WithCancel(e.t.Context())
 	defer cancel()
@@ -213,7 +213,7 @@ func (e *env) call(f *faultnet.Fault, run func(context.Context) error) (err erro
 	}
 	err = run(ctx)
 	e.armed.Store(nil)
-	return err, e.front.Created() - created0, e.front.Seen() - seen0
+	return e.front.Created() - created0, e.front.Seen() - seen0, err
 }
 
 // create makes a payment through the front with no fault armed.
@@ -325,7 +325,7 @@ func TestFaultMatrix(t *testing.T) {
 						ft := f.f
 						armed = &ft
 					}
-					err, dCreated, dSeen := e.call(armed, run)
+					dCreated, dSeen, err := e.call(armed, run)
 					got := classify(err)
 					rows = append(rows, fmt.Sprintf("%-28s %-22s %-24s created %d, requests %d", c.name, f.name, got, dCreated, dSeen))
 					assert.Equal(t, f.want, got, "%s / %s: %v", c.name, f.name, err)
