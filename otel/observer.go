@@ -3,9 +3,7 @@ package otel
 import (
 	"context"
 	"errors"
-	"net"
 	"strconv"
-	"sync"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -49,39 +47,26 @@ type Observer struct {
 	tracer trace.Tracer
 	meter  metric.Meter
 
-	duration  metric.Float64Histogram
-	opDur     metric.Float64Histogram
-	outcomes  metric.Int64Counter
-	spent     metric.Int64Counter
-	refused   metric.Int64Counter
-	rounds    metric.Int64Counter
-	lateness  metric.Float64Histogram
-	hostCache hostPorts
-	sets      sync.Map // setKey -> attribute.Set
+	duration metric.Float64Histogram
+	opDur    metric.Float64Histogram
+	outcomes metric.Int64Counter
+	spent    metric.Int64Counter
+	refused  metric.Int64Counter
+	rounds   metric.Int64Counter
+	lateness metric.Float64Histogram
+	sets     boundedCache[setKey, measure]
+	routes   boundedCache[routeKey, *route]
 }
 
-// setKey identifies a metric attribute set.
-type setKey struct {
-	kind            byte
-	op, bank, class string
+// set returns the measurement options of k's attribute set, built once:
+// metric attributes take few values (operations x banks x classes).
+func (o *Observer) set(k setKey) measure {
+	return o.sets.get(k, buildSet)
 }
 
-// set returns the attribute set of k, built once: metric attributes
-// take few values (operations x banks x classes).
-func (o *Observer) set(k setKey) metric.MeasurementOption {
-	if v, ok := o.sets.Load(k); ok {
-		return metric.WithAttributeSet(v.(attribute.Set))
-	}
-	kvs := []attribute.KeyValue{AttrOperation.String(k.op), AttrBank.String(k.bank)}
-	switch k.kind {
-	case 'r':
-		kvs = append(kvs, AttrStatusClass.String(k.class))
-	case 'o':
-		kvs = append(kvs, AttrOutcome.String(k.class))
-	}
-	set := attribute.NewSet(kvs...)
-	o.sets.Store(k, set)
-	return metric.WithAttributeSet(set)
+// route returns what the spans of op share, built once.
+func (o *Observer) route(op client.OperationStart) *route {
+	return o.routes.get(routeKey{op.Operation, op.Method, op.Route, op.Bank}, buildRoute)
 }
 
 // Option configures [New].
@@ -131,6 +116,7 @@ var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5,
 // WithTracerProvider and WithMeterProvider say otherwise.
 func New(opts ...Option) (*Observer, error) {
 	o := &Observer{tracer: otel.GetTracerProvider().Tracer(ScopeName), meter: otel.GetMeterProvider().Meter(ScopeName)}
+	o.sets.limit, o.routes.limit = cacheLimit, cacheLimit
 	for _, opt := range opts {
 		if err := opt(o); err != nil {
 			return nil, err
@@ -169,22 +155,19 @@ func New(opts ...Option) (*Observer, error) {
 
 // StartOperation starts the operation's span (internal kind).
 func (o *Observer) StartOperation(ctx context.Context, op client.OperationStart) context.Context {
-	ctx, _ = o.tracer.Start(ctx, op.Operation, trace.WithSpanKind(trace.SpanKindInternal), trace.WithTimestamp(op.Start),
-		trace.WithAttributes(AttrOperation.String(op.Operation), AttrBank.String(op.Bank),
-			semconv.HTTPRequestMethodKey.String(op.Method), semconv.URLTemplate(op.Route)))
+	ctx, _ = o.tracer.Start(ctx, op.Operation, kindInternal, trace.WithTimestamp(op.Start), o.route(op).opAttrs)
 	return ctx
 }
 
 // ObserveAttempt records the attempt's client span, a child of the
 // operation's, and its duration.
 func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
-	host, port := o.hostCache.split(a.Bank)
-	attrs := make([]attribute.KeyValue, 0, 10)
-	attrs = append(attrs, semconv.HTTPRequestMethodKey.String(a.Method), semconv.ServerAddress(host),
-		semconv.URLTemplate(a.Route), AttrOperation.String(a.Operation), AttrOutcome.String(a.Outcome.String()),
-		AttrSent.Bool(a.Sent))
-	if port > 0 {
-		attrs = append(attrs, semconv.ServerPort(port))
+	r := o.route(a.OperationStart)
+	attrs := make([]attribute.KeyValue, 0, len(r.attemptHead)+7)
+	attrs = append(attrs, r.attemptHead...)
+	attrs = append(attrs, AttrOutcome.String(a.Outcome.String()), AttrSent.Bool(a.Sent))
+	if r.hasPort {
+		attrs = append(attrs, r.port)
 	}
 	if a.Attempt > 1 {
 		attrs = append(attrs, semconv.HTTPRequestResendCount(a.Attempt-1))
@@ -202,21 +185,21 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 	if len(a.Codes) > 0 {
 		attrs = append(attrs, AttrCodes.StringSlice(a.Codes))
 	}
-	_, span := o.tracer.Start(ctx, a.Method+" "+a.Route, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithTimestamp(a.Start), trace.WithAttributes(attrs...))
+	_, span := o.tracer.Start(ctx, r.attemptName, kindClient, trace.WithTimestamp(a.Start), trace.WithAttributes(attrs...))
 	if errType != "" {
 		span.SetStatus(codes.Error, errType)
 	}
 	span.End(trace.WithTimestamp(a.Start.Add(a.Duration)))
 	if a.Sent {
-		o.duration.Record(ctx, a.Duration.Seconds(), o.set(setKey{'r', a.Operation, a.Bank, statusClass(a.StatusCode)}))
+		o.duration.Record(ctx, a.Duration.Seconds(), o.set(setKey{'r', a.Operation, a.Bank, statusClass(a.StatusCode)}).rec...)
 	}
 }
 
 // EndOperation ends the operation's span and counts its outcome.
 func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	span := trace.SpanFromContext(ctx)
-	attrs := []attribute.KeyValue{AttrOutcome.String(e.Outcome.String()), AttrAttempts.Int(e.Attempts), AttrSent.Bool(e.Sent)}
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, AttrOutcome.String(e.Outcome.String()), AttrAttempts.Int(e.Attempts), AttrSent.Bool(e.Sent))
 	if e.StatusCode > 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(e.StatusCode))
 	}
@@ -235,47 +218,25 @@ func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	span.End(trace.WithTimestamp(e.Start.Add(e.Duration)))
 
 	set := o.set(setKey{'o', e.Operation, e.Bank, e.Outcome.String()})
-	o.outcomes.Add(ctx, 1, set)
-	o.opDur.Record(ctx, e.Duration.Seconds(), set)
+	o.outcomes.Add(ctx, 1, set.add...)
+	o.opDur.Record(ctx, e.Duration.Seconds(), set.rec...)
 	switch {
 	case e.Outcome == client.OutcomeBudgetRefused:
-		o.refused.Add(ctx, 1, o.set(setKey{'b', e.Operation, e.Bank, ""}))
+		o.refused.Add(ctx, 1, o.set(setKey{'b', e.Operation, e.Bank, ""}).add...)
 	case e.BudgetCalls > 0 && e.Sent:
-		o.spent.Add(ctx, int64(e.BudgetCalls), o.set(setKey{'b', e.Operation, e.Bank, ""}))
+		o.spent.Add(ctx, int64(e.BudgetCalls), o.set(setKey{'b', e.Operation, e.Bank, ""}).add...)
 	}
 }
+
+// statusClasses are the status classes by the status's first digit.
+var statusClasses = [...]string{1: "1xx", 2: "2xx", 3: "3xx", 4: "4xx", 5: "5xx"}
 
 // statusClass is "2xx" for 200 to 299 and so on, "none" without a status.
 func statusClass(status int) string {
 	if status < 100 || status > 599 {
 		return "none"
 	}
-	return string(rune('0'+status/100)) + "xx"
-}
-
-// hostPorts splits "host:port" once per bank.
-type hostPorts struct {
-	m sync.Map
-}
-
-func (h *hostPorts) split(hostport string) (string, int) {
-	if v, ok := h.m.Load(hostport); ok {
-		hp := v.(hostPort)
-		return hp.host, hp.port
-	}
-	host, p, err := net.SplitHostPort(hostport)
-	hp := hostPort{host: hostport}
-	if err == nil {
-		hp.host = host
-		hp.port, _ = strconv.Atoi(p)
-	}
-	h.m.Store(hostport, hp)
-	return hp.host, hp.port
-}
-
-type hostPort struct {
-	host string
-	port int
+	return statusClasses[status/100]
 }
 
 var _ client.Observer = (*Observer)(nil)
