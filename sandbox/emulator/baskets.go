@@ -3,6 +3,8 @@ package emulator
 import (
 	"net/http"
 	"strconv"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Signing baskets: the endpoints and rules are documented in the package
@@ -97,7 +99,7 @@ func (s *Server) createBasket(c *call) error {
 		switch {
 		case p == nil || p.tpp != c.tpp.id:
 			return newError(http.StatusBadRequest, "RESOURCE_UNKNOWN", "No payment %q for this TPP.", clip(id)).at(path)
-		case p.Service != servicePayments:
+		case p.Service != rules.ServicePayments:
 			return newError(http.StatusBadRequest, "REFERENCE_MIX_INVALID", "Bulk and periodic payments cannot be added to a signing basket.").at(path)
 		case p.Status != statusRCVD:
 			return newError(http.StatusConflict, "STATUS_INVALID", "The payment is in status %s; only payments in RCVD can be added.", p.Status).at(path)

@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // basketHeaders are the headers of docs/interface.md section 4.1, for the
@@ -29,7 +31,7 @@ func (c *tppClient) newPayments(n int) (ids, selfs []string) {
 	c.t.Helper()
 	base := 10 + len(c.s.Payments())
 	for i := range n {
-		got := c.createPayment("/v1/payments/"+productSEPA,
+		got := c.createPayment("/v1/payments/"+rules.ProductSEPA,
 			sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", fmt.Sprintf("%d.00", base+i))))
 		ids = append(ids, got.PaymentID)
 		selfs = append(selfs, got.Links["self"].Href)
@@ -101,9 +103,9 @@ func TestBasketRejections(t *testing.T) {
 	other := newTPPClient(t, s, "Other basket TPP")
 	ids, _ := c.newPayments(11)
 	otherIDs, _ := other.newPayments(1)
-	bulk := c.createPayment("/v1/bulk-payments/"+productNDCT, validBulk().Bytes()).PaymentID
-	periodic := c.createPayment("/v1/periodic-payments/"+productNDCT, validPeriodic().Bytes()).PaymentID
-	signed := c.createPayment("/v1/payments/"+productSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)),
+	bulk := c.createPayment("/v1/bulk-payments/"+rules.ProductNDCT, validBulk().Bytes()).PaymentID
+	periodic := c.createPayment("/v1/periodic-payments/"+rules.ProductNDCT, validPeriodic().Bytes()).PaymentID
+	signed := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)),
 		set("instructedAmount.amount", "99.00")))
 	approve(t, s, signed.Links["scaRedirect"].Href, CustomerKari)
 
@@ -219,8 +221,8 @@ func TestBasketWorstCase(t *testing.T) {
 	assert.Equal(t, "RJCT", status(b2))
 
 	// A rejected payment (unknown creditor in this bank) makes it RJCT.
-	p1 := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, inBankBad, "11.00")).PaymentID
-	p2 := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, external, "12.00")).PaymentID
+	p1 := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, inBankBad, "11.00")).PaymentID
+	p2 := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, external, "12.00")).PaymentID
 	b3 := newBasket(p1, p2)
 	r = c.do(http.MethodPost, b3+"/authorisations", nil, c.basketHeaders(hdr("PSU-ID", uuid.NewString()))...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))

@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/paymentrules"
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
@@ -86,7 +87,7 @@ func nextBatch(t time.Time) time.Time {
 func (s *Server) runBatchLocked(now time.Time) {
 	date := rules.BankDate(now)
 	for _, p := range s.pay.list {
-		if p.Service == servicePeriodic {
+		if p.Service == rules.ServicePeriodic {
 			continue
 		}
 		switch p.Status {
@@ -197,7 +198,7 @@ func (s *Server) settle(p *payment, now time.Time) {
 // the 4-digit bank code of a sandbox account) that is not a sandbox
 // account does not exist, and the payment is rejected. Accounts of other
 // banks are assumed to exist.
-func (st *store) creditorUnknown(ref *paymentAccount) bool {
+func (st *store) creditorUnknown(ref *paymentrules.Account) bool {
 	if ref == nil {
 		return true
 	}
@@ -212,7 +213,7 @@ func (st *store) creditorUnknown(ref *paymentAccount) bool {
 }
 
 // plainRef converts a request's account reference for a transaction.
-func plainRef(a *paymentAccount) *accountRef {
+func plainRef(a *paymentrules.Account) *accountRef {
 	if a == nil {
 		return nil
 	}
@@ -220,7 +221,7 @@ func plainRef(a *paymentAccount) *accountRef {
 }
 
 // remittanceText is the text a booked transaction shows.
-func remittanceText(b *paymentBody) string {
+func remittanceText(b *paymentrules.Body) string {
 	switch {
 	case b.RemittanceInformationUnstructured != nil:
 		return *b.RemittanceInformationUnstructured

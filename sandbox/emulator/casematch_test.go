@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/sandbox/emulator/internal/paymentrules"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // rekey renames key old of obj to new, keeping its value.
@@ -39,7 +40,7 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 	clock := fixedClock(checkToday)
 	s := startServer(t, WithClock(clock.Now))
 	c := newTPPClient(t, s, "Case TPP")
-	ndct := "/v1/payments/" + productNDCT
+	ndct := "/v1/payments/" + rules.ProductNDCT
 
 	upperName := validNDCT()
 	rekey(upperName, "creditorName", "CREDITORNAME")
@@ -58,7 +59,7 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 	}{
 		{"creditorName upper case", ndct, upperName.Bytes(), "creditorName", "CREDITORNAME"},
 		{"instructedAmount.amount capitalised", ndct, upperAmount.Bytes(), "instructedAmount.amount", "instructedAmount.Amount"},
-		{"bulk entry's creditorName lower case", "/v1/bulk-payments/" + productNDCT, bulk.Bytes(), "payments[1].creditorName", "payments[1].creditorname"},
+		{"bulk entry's creditorName lower case", "/v1/bulk-payments/" + rules.ProductNDCT, bulk.Bytes(), "payments[1].creditorName", "payments[1].creditorname"},
 	}
 	for _, tt := range tests {
 		r := c.do(http.MethodPost, tt.path, tt.body, c.payHeaders()...)
@@ -70,7 +71,7 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 
 	// The same bodies written as the interface names the fields.
 	c.createPayment(ndct, validNDCT().Bytes())
-	c.createPayment("/v1/bulk-payments/"+productNDCT, validBulk().Bytes())
+	c.createPayment("/v1/bulk-payments/"+rules.ProductNDCT, validBulk().Bytes())
 
 	// An optional field in another case is ignored like any unknown
 	// field: the payment is created without it.

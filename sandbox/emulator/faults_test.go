@@ -10,12 +10,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // createReq is a signed SEPA payment creation request.
 func (c *tppClient) createReq() *http.Request {
 	c.t.Helper()
-	return c.build(http.MethodPost, "/v1/payments/"+productSEPA, validSEPA().Bytes(), c.payHeaders()...)
+	return c.build(http.MethodPost, "/v1/payments/"+rules.ProductSEPA, validSEPA().Bytes(), c.payHeaders()...)
 }
 
 func TestFaultStatus(t *testing.T) {
@@ -166,7 +168,7 @@ func TestPaymentsSnapshotIsACopy(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Snapshot TPP")
-	got := c.createPayment("/v1/payments/"+productSEPA, validSEPA().Bytes())
+	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, validSEPA().Bytes())
 	ps := s.Payments()
 	require.Len(t, ps, 1)
 	ps[0].Status = "ACSC"

@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // assertFull checks the answer past a cap: 507 SYSTEM_ERROR naming it.
@@ -92,7 +94,7 @@ func TestLimitsPaymentsAndBaskets(t *testing.T) {
 	s.mu.Lock()
 	flows := len(s.flows)
 	s.mu.Unlock()
-	r := c.do(http.MethodPost, "/v1/payments/"+productSEPA+"?allowLogicalDuplicate=true", validSEPA().Bytes(), c.payHeaders()...)
+	r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductSEPA+"?allowLogicalDuplicate=true", validSEPA().Bytes(), c.payHeaders()...)
 	assertFull(t, r, "Payments")
 	assert.Len(t, s.Payments(), 3)
 	s.mu.Lock()

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/tppkit/psd2/sandbox/emulator/internal/paymentrules/paymentrulestest"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // The payment bodies of the tests are those of paymentrulestest, shared
@@ -51,11 +52,11 @@ func TestPrintedBBANIsCreatedAsWritten(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Printed BBAN TPP")
 	for i, bban := range []string{"8601 11 17947", "8601.11.17947", "NO-ACCT 8601/11/17947"} {
-		c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, bban, fmt.Sprintf("%d.00", 20+i)))
+		c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, bban, fmt.Sprintf("%d.00", 20+i)))
 	}
 	// Refused by section 2.3a: a wrong MOD-11 digit, more than 30 characters.
 	for _, bban := range []string{"86011117948", strings.Repeat("8", 31)} {
-		r := c.do(http.MethodPost, "/v1/payments/"+productNDCT, ndctBody(kariBruk, bban, "30.00"), c.payHeaders()...)
+		r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, bban, "30.00"), c.payHeaders()...)
 		assert.Equal(t, http.StatusBadRequest, r.status, bban)
 		assert.Contains(t, string(r.body), "creditorAccount.bban", bban)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/paymentrules"
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
@@ -80,7 +81,7 @@ type paymentState struct {
 type payment struct {
 	Payment
 	tpp         string
-	body        *paymentBody
+	body        *paymentrules.Body
 	dupKey      string
 	approved    bool   // SCA completed
 	customer    string // customer id of the PSU who approved it
@@ -237,7 +238,7 @@ func (s *Server) lookupPayment(c *call) (*payment, error) {
 // readable applies the known issue of docs/interface.md section 4.2: a single NDCT is
 // unreadable before it has been approved.
 func (s *Server) readable(p *payment) error {
-	if s.knownIssues && !p.approved && p.Service == servicePayments && p.Product == productNDCT {
+	if s.knownIssues && !p.approved && p.Service == rules.ServicePayments && p.Product == rules.ProductNDCT {
 		return errNotFound("The payment cannot be read before it has been approved (known issue of the platform).")
 	}
 	return nil
@@ -285,11 +286,11 @@ func (s *Server) paymentDetails(c *call) error {
 		return err
 	}
 	type details struct {
-		paymentBody
+		paymentrules.Body
 		PaymentID string `json:"paymentId"`
 		Links     links  `json:"_links"`
 	}
-	return c.reply(http.StatusOK, details{paymentBody: *p.body, PaymentID: p.ID, Links: paymentLinks(p)})
+	return c.reply(http.StatusOK, details{Body: *p.body, PaymentID: p.ID, Links: paymentLinks(p)})
 }
 
 // cancelPayment serves DELETE .../{id}.
@@ -353,7 +354,7 @@ func (s *Server) paymentApproval(ps []*payment) func(scaResult) error {
 			}
 			p.approved, p.customer, p.corporateID = true, res.Customer.id, res.CorporateID
 			p.Status = statusACTC
-			if p.Service != servicePeriodic && p.RequestedExecutionDate > today {
+			if p.Service != rules.ServicePeriodic && p.RequestedExecutionDate > today {
 				p.Status = statusPDNG
 			}
 		}
@@ -363,7 +364,7 @@ func (s *Server) paymentApproval(ps []*payment) func(scaResult) error {
 
 // mayDebit reports whether the customer (in the corporate agreement, if
 // any) may pay from the account reference.
-func (st *store) mayDebit(cu *customer, agreementID string, ref *paymentAccount) bool {
+func (st *store) mayDebit(cu *customer, agreementID string, ref *paymentrules.Account) bool {
 	if cu == nil || ref == nil {
 		return false
 	}
@@ -384,7 +385,7 @@ func (st *store) mayDebit(cu *customer, agreementID string, ref *paymentAccount)
 }
 
 // debtorAccount returns the sandbox account of a bban or iban reference.
-func (st *store) debtorAccount(ref *paymentAccount) *account {
+func (st *store) debtorAccount(ref *paymentrules.Account) *account {
 	switch {
 	case ref == nil:
 		return nil
@@ -409,18 +410,18 @@ func (s *Server) isDuplicate(key string) bool {
 // duplicateKey identifies a payment's content for the logical-duplicate
 // check: TPP, service, product, debtor, and per payment the creditor,
 // amount and remittance, and the execution date.
-func duplicateKey(tpp, service, product string, b *paymentBody) string {
+func duplicateKey(tpp, service, product string, b *paymentrules.Body) string {
 	type credit struct {
-		Creditor   *paymentAccount     `json:"c"`
-		Amount     string              `json:"a"`
-		Currency   string              `json:"x"`
-		Text       *string             `json:"t"`
-		Structured *paymentReference   `json:"s"`
-		Array      *[]paymentReference `json:"r"`
+		Creditor   *paymentrules.Account     `json:"c"`
+		Amount     string                    `json:"a"`
+		Currency   string                    `json:"x"`
+		Text       *string                   `json:"t"`
+		Structured *paymentrules.Reference   `json:"s"`
+		Array      *[]paymentrules.Reference `json:"r"`
 	}
 	key := struct {
 		TPP, Service, Product string
-		Debtor                *paymentAccount
+		Debtor                *paymentrules.Account
 		Date, Start           *string
 		Credits               []credit
 	}{TPP: tpp, Service: service, Product: product, Debtor: b.DebtorAccount, Date: b.RequestedExecutionDate, Start: b.StartDate}
@@ -435,18 +436,18 @@ func duplicateKey(tpp, service, product string, b *paymentBody) string {
 }
 
 // credits returns the payments of a body: itself, or a bulk's entries.
-func credits(b *paymentBody) []*paymentBody {
+func credits(b *paymentrules.Body) []*paymentrules.Body {
 	if b.Payments == nil {
-		return []*paymentBody{b}
+		return []*paymentrules.Body{b}
 	}
-	out := make([]*paymentBody, len(*b.Payments))
+	out := make([]*paymentrules.Body, len(*b.Payments))
 	for i := range *b.Payments {
 		out[i] = &(*b.Payments)[i]
 	}
 	return out
 }
 
-func firstCredit(b *paymentBody) *paymentBody {
+func firstCredit(b *paymentrules.Body) *paymentrules.Body {
 	if cs := credits(b); len(cs) > 0 {
 		return cs[0]
 	}
@@ -454,7 +455,7 @@ func firstCredit(b *paymentBody) *paymentBody {
 }
 
 // amountOf parses a checked instructedAmount.
-func amountOf(a *paymentAmount) (money.Amount, bool) {
+func amountOf(a *paymentrules.Amount) (money.Amount, bool) {
 	if a == nil || a.Currency == nil {
 		return money.Amount{}, false
 	}
@@ -468,7 +469,7 @@ func amountOf(a *paymentAmount) (money.Amount, bool) {
 
 // totalAmount is the instructed amount of a checked body; for a bulk
 // payment the sum of its payments, which must share one currency.
-func totalAmount(b *paymentBody) (money.Amount, *apiError) {
+func totalAmount(b *paymentrules.Body) (money.Amount, *apiError) {
 	var total money.Amount
 	for i, e := range credits(b) {
 		a, ok := amountOf(e.InstructedAmount)
@@ -489,7 +490,7 @@ func totalAmount(b *paymentBody) (money.Amount, *apiError) {
 }
 
 // accountText is the bban, iban or card identification of a reference.
-func accountText(a *paymentAccount) string {
+func accountText(a *paymentrules.Account) string {
 	switch {
 	case a == nil:
 		return ""
@@ -515,9 +516,9 @@ func deref(s *string) string {
 // and transfers between two accounts of one customer are free; a bulk
 // payment pays the fee once per payment.
 var productFees = map[string]money.Amount{
-	productNDCT: money.MustParse("3.00", "NOK"),
-	productSEPA: money.MustParse("2.00", "EUR"),
-	productCBCT: money.MustParse("50.00", "NOK"),
+	rules.ProductNDCT: money.MustParse("3.00", "NOK"),
+	rules.ProductSEPA: money.MustParse("2.00", "EUR"),
+	rules.ProductCBCT: money.MustParse("50.00", "NOK"),
 }
 
 // paymentFee returns the transactionFees of p, nil when it is free.
@@ -536,7 +537,7 @@ func (s *Server) paymentFee(p *payment) *money.Amount {
 
 // ownTransfer reports whether both references are sandbox accounts of the
 // same customer.
-func (st *store) ownTransfer(debtor, creditor *paymentAccount) bool {
+func (st *store) ownTransfer(debtor, creditor *paymentrules.Account) bool {
 	d, c := st.debtorAccount(debtor), st.debtorAccount(creditor)
 	return d != nil && c != nil && d.owner == c.owner
 }

@@ -213,14 +213,14 @@ func TestPaymentProducts(t *testing.T) {
 		body                   []byte
 		fee                    *feeJSON
 	}{
-		{"ndct", "payments", productNDCT, validNDCT().Bytes(), fee("3.00", "NOK")},
-		{"ndct to another customer of the bank", "payments", productNDCT, own, fee("3.00", "NOK")},
-		{"ndct between own accounts", "payments", productNDCT, ownKari, nil},
-		{"sepa", "payments", productSEPA, validSEPA().Bytes(), fee("2.00", "EUR")},
-		{"cross-border", "payments", productCBCT, caseNamed(t, "cross-border iban").Body(), fee("50.00", "NOK")},
-		{"instant", "payments", productInstant, validNDCT().Bytes(), nil},
-		{"periodic", "periodic-payments", productNDCT, validPeriodic().Bytes(), fee("3.00", "NOK")},
-		{"bulk of 3", "bulk-payments", productNDCT, bulk.Bytes(), fee("9.00", "NOK")},
+		{"ndct", "payments", rules.ProductNDCT, validNDCT().Bytes(), fee("3.00", "NOK")},
+		{"ndct to another customer of the bank", "payments", rules.ProductNDCT, own, fee("3.00", "NOK")},
+		{"ndct between own accounts", "payments", rules.ProductNDCT, ownKari, nil},
+		{"sepa", "payments", rules.ProductSEPA, validSEPA().Bytes(), fee("2.00", "EUR")},
+		{"cross-border", "payments", rules.ProductCBCT, caseNamed(t, "cross-border iban").Body(), fee("50.00", "NOK")},
+		{"instant", "payments", rules.ProductInstant, validNDCT().Bytes(), nil},
+		{"periodic", "periodic-payments", rules.ProductNDCT, validPeriodic().Bytes(), fee("3.00", "NOK")},
+		{"bulk of 3", "bulk-payments", rules.ProductNDCT, bulk.Bytes(), fee("9.00", "NOK")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -301,15 +301,15 @@ func TestPaymentHeaders(t *testing.T) {
 			problem{400, "FORMAT_ERROR", "allowLogicalDuplicate"}},
 	}
 	for _, tt := range tests {
-		for path, b := range map[string]body{"/v1/payments/" + productNDCT: validNDCT(),
-			"/v1/periodic-payments/" + productNDCT: validPeriodic(), "/v1/bulk-payments/" + productNDCT: validBulk()} {
+		for path, b := range map[string]body{"/v1/payments/" + rules.ProductNDCT: validNDCT(),
+			"/v1/periodic-payments/" + rules.ProductNDCT: validPeriodic(), "/v1/bulk-payments/" + rules.ProductNDCT: validBulk()} {
 			r := c.do(http.MethodPost, path, b.Bytes(), c.payHeaders(tt.opts...)...)
 			code, at := r.problem(t)
 			assert.Equal(t, tt.want, problem{r.status, code, at}, "%s: %s", tt.name, path)
 		}
 	}
 	assert.Empty(t, s.Payments())
-	c.createPayment("/v1/payments/"+productNDCT, validNDCT().Bytes())
+	c.createPayment("/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes())
 	assert.Len(t, s.Payments(), 1)
 }
 
@@ -323,7 +323,7 @@ func TestPISPFlow(t *testing.T) {
 	body := ndctBody(kariBruk, external, "42.00")
 
 	// No PSU-ID yet: the payment is refused and GET /v1/user starts SCA.
-	r := c.do(http.MethodPost, "/v1/payments/"+productNDCT, body, c.payHeaders(without("PSU-ID"))...)
+	r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, body, c.payHeaders(without("PSU-ID"))...)
 	code, at := r.problem(t)
 	assert.Equal(t, problem{400, "HTTP_HEADER_REQUIRED", "PSU-ID"}, problem{r.status, code, at})
 	r = c.get("/v1/user", hdr("TPP-Session-ID", "first-visit"))
@@ -334,13 +334,13 @@ func TestPISPFlow(t *testing.T) {
 	assert.Empty(t, cb.Query().Get("psu-corporate-id"))
 	psuID := cb.Query().Get("psu-id")
 
-	got := c.createPayment("/v1/payments/"+productNDCT, body,
+	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, body,
 		hdr("TPP-Session-ID", "first-visit"), hdr("PSU-ID", psuID), hdr("PSU-Context", cb.Query().Get("context")))
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
 	assert.Equal(t, "ACTC", c.statusOf(got.Links["self"].Href))
 
 	// A basket needs the same PSU-ID, not PSU-Context.
-	other := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, external, "43.00"), hdr("PSU-ID", psuID))
+	other := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, external, "43.00"), hdr("PSU-ID", psuID))
 	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(other.PaymentID), c.basketHeaders(hdr("PSU-ID", uuid.NewString()))...)
 	code, at = r.problem(t)
 	assert.Equal(t, problem{401, "PSU_CREDENTIALS_INVALID", "PSU-ID"}, problem{r.status, code, at})
@@ -370,12 +370,12 @@ func TestRedirectURIRequired(t *testing.T) {
 		{http.MethodGet, "/v1/user"},
 		{http.MethodPost, "/v1/bank-offered-consents"},
 		{http.MethodPost, "/v1/consents"},
-		{http.MethodPost, "/v1/payments/" + productNDCT},
+		{http.MethodPost, "/v1/payments/" + rules.ProductNDCT},
 		{http.MethodPost, "/v1/payments/no-such-product"},
-		{http.MethodGet, "/v1/payments/" + productNDCT + "/enc!!x/status"},
-		{http.MethodGet, "/v1/periodic-payments/" + productNDCT + "/enc!!x"},
-		{http.MethodDelete, "/v1/bulk-payments/" + productNDCT + "/enc!!x"},
-		{http.MethodPost, "/v1/payments/" + productNDCT + "/enc!!x/authorisations"},
+		{http.MethodGet, "/v1/payments/" + rules.ProductNDCT + "/enc!!x/status"},
+		{http.MethodGet, "/v1/periodic-payments/" + rules.ProductNDCT + "/enc!!x"},
+		{http.MethodDelete, "/v1/bulk-payments/" + rules.ProductNDCT + "/enc!!x"},
+		{http.MethodPost, "/v1/payments/" + rules.ProductNDCT + "/enc!!x/authorisations"},
 		{http.MethodPost, "/v1/signing-baskets"},
 		{http.MethodGet, "/v1/signing-baskets/enc!!x/status"},
 		{http.MethodGet, "/v1/tpps/PSDNO-FSA-1/contact-information"},
@@ -397,7 +397,7 @@ func TestLogicalDuplicate(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Duplicate TPP")
 	other := newTPPClient(t, s, "Other TPP")
-	path := "/v1/payments/" + productSEPA
+	path := "/v1/payments/" + rules.ProductSEPA
 	first := c.createPayment(path, validSEPA().Bytes())
 
 	r := c.do(http.MethodPost, path, validSEPA().Bytes(), c.payHeaders()...)
@@ -434,7 +434,7 @@ func TestPaymentLifecycle(t *testing.T) {
 	c := newTPPClient(t, s, "Lifecycle TPP")
 	before, olaBefore := balance(s, kariBruk), balance(s, olaBruk)
 
-	got := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, olaBruk, "1250.00"))
+	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, olaBruk, "1250.00"))
 	self := got.Links["self"].Href
 	// Known issue (docs/interface.md section 4.2): unreadable before approval.
 	for _, p := range []string{self, self + "/status"} {
@@ -499,7 +499,7 @@ func TestKnownIssueOff(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, WithKnownIssues(false))
 	c := newTPPClient(t, s, "No issues TPP")
-	got := c.createPayment("/v1/payments/"+productNDCT, validNDCT().Bytes())
+	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes())
 	self := got.Links["self"].Href
 	assert.Equal(t, map[string]any{
 		"paymentId":         got.PaymentID,
@@ -517,7 +517,7 @@ func TestSEPAReadableBeforeApproval(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "SEPA TPP")
-	got := c.createPayment("/v1/payments/"+productSEPA, validSEPA().Bytes())
+	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, validSEPA().Bytes())
 	assert.Equal(t, "RCVD", c.statusOf(got.Links["self"].Href))
 }
 
@@ -525,7 +525,7 @@ func TestInsufficientFunds(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Funds TPP")
-	got := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariSpar, external, "150.00"))
+	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariSpar, external, "150.00"))
 	self := got.Links["self"].Href
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
 	s.RunBatch()
@@ -557,7 +557,7 @@ func TestFutureDatePending(t *testing.T) {
 	s := startServer(t, WithClock(clock.Now))
 	c := newTPPClient(t, s, "Pending TPP")
 	date := clock.Now().AddDate(0, 0, 3).Format(time.DateOnly)
-	got := c.createPayment("/v1/payments/"+productSEPA, sepaWith(set("requestedExecutionDate", date),
+	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("requestedExecutionDate", date),
 		set("debtorAccount.iban", ibanOf(kariBruk))))
 	self := got.Links["self"].Href
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
@@ -594,7 +594,7 @@ func TestCancelInRCVD(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Cancel TPP")
-	got := c.createPayment("/v1/payments/"+productSEPA, validSEPA().Bytes())
+	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, validSEPA().Bytes())
 	self := got.Links["self"].Href
 	r := c.do(http.MethodDelete, self, nil)
 	assert.Equal(t, http.StatusNoContent, r.status)
@@ -618,7 +618,7 @@ func TestStartAuthorisationAndReject(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Authorisation TPP")
-	got := c.createPayment("/v1/payments/"+productSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk))))
+	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk))))
 	self := got.Links["self"].Href
 
 	// The PSU cancels: the payment stays RCVD and a new SCA can start.
@@ -642,7 +642,7 @@ func TestWrongPSURejectsPayment(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Wrong PSU TPP")
-	got := c.createPayment("/v1/payments/"+productSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk))))
+	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk))))
 	cb, err := s.Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerOla)
 	require.ErrorIs(t, err, ErrSCAFailed)
 	assert.Equal(t, "PAYMENT_FAILED", cb.Query().Get("code"))
@@ -660,7 +660,7 @@ func TestCorporatePayment(t *testing.T) {
 	assert.Equal(t, "CORPORATE", cb.Query().Get("context"))
 	corp := []reqOpt{hdr("TPP-Session-ID", "corp-pis"), hdr("PSU-ID", cb.Query().Get("psu-id")),
 		hdr("PSU-Corporate-ID", cb.Query().Get("psu-corporate-id")), hdr("PSU-Context", "CORPORATE")}
-	got := c.createPayment("/v1/payments/"+productNDCT, ndctBody(fDrift, external, "5000.00"), corp...)
+	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(fDrift, external, "5000.00"), corp...)
 	cb, err := s.AuthorizeCorporate(t.Context(), got.Links["scaRedirect"].Href, CustomerFjordlys, "")
 	require.NoError(t, err)
 	assert.Equal(t, "CORPORATE", cb.Query().Get("context"))
@@ -672,7 +672,7 @@ func TestCreditorUnknownRejected(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Reject TPP")
-	got := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, inBankBad, "10.00"))
+	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, inBankBad, "10.00"))
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
 	before := balance(s, kariBruk)
 	s.RunBatch()
@@ -709,7 +709,7 @@ func TestCardAccountDebtor(t *testing.T) {
 	assert.Equal(t, card.RelatedAccount, details.CardAccount.RelatedAccount, "the details carry relatedAccount")
 
 	pay := func(identification, amount string) created {
-		return c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, external, amount, del("debtorAccount.bban"),
+		return c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, external, amount, del("debtorAccount.bban"),
 			set("debtorAccount.other", map[string]any{"identification": identification, "schemeNameProprietary": "creditCardAccount"})))
 	}
 	statusHeld := func(id string) string {
@@ -753,7 +753,7 @@ func TestPeriodicNotInBatch(t *testing.T) {
 	s := startServer(t, WithClock(clock.Now))
 	c := newTPPClient(t, s, "Periodic TPP")
 	b := ndctBody(kariBruk, external, "10.00", set("startDate", rules.BankDate(clock.Now())), set("frequency", "Weekly"))
-	got := c.createPayment("/v1/periodic-payments/"+productNDCT, b)
+	got := c.createPayment("/v1/periodic-payments/"+rules.ProductNDCT, b)
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
 	s.RunBatch()
 	assert.Equal(t, "ACTC", c.statusOf(got.Links["self"].Href))
@@ -764,7 +764,7 @@ func TestPaymentIDEscapingAndOwnership(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Owner TPP")
 	other := newTPPClient(t, s, "Intruder TPP")
-	got := c.createPayment("/v1/payments/"+productSEPA, validSEPA().Bytes())
+	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, validSEPA().Bytes())
 	self := got.Links["self"].Href
 	require.Contains(t, self, "enc!!")
 	escaped := strings.Replace(self, "!", "%21", 2)
@@ -774,8 +774,8 @@ func TestPaymentIDEscapingAndOwnership(t *testing.T) {
 
 	for _, r := range []*response{
 		other.get(self + "/status"), other.get(self), other.do(http.MethodDelete, self, nil),
-		c.get("/v1/payments/" + productNDCT + "/" + got.PaymentID + "/status"), // wrong product
-		c.get("/v1/payments/" + productSEPA + "/enc!!nope/status"),
+		c.get("/v1/payments/" + rules.ProductNDCT + "/" + got.PaymentID + "/status"), // wrong product
+		c.get("/v1/payments/" + rules.ProductSEPA + "/enc!!nope/status"),
 	} {
 		code, _ := r.problem(t)
 		assert.Equal(t, []any{404, "RESOURCE_UNKNOWN"}, []any{r.status, code}, string(r.body))
@@ -789,7 +789,7 @@ func TestScheduledBatch(t *testing.T) {
 	clock := fixedClock(time.Date(start.Year(), start.Month(), start.Day(), 8, 50, 0, 0, time.UTC))
 	s := startServer(t, WithClock(clock.Now))
 	c := newTPPClient(t, s, "Schedule TPP")
-	got := c.createPayment("/v1/payments/"+productSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk))))
+	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk))))
 	self := got.Links["self"].Href
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
 
@@ -827,7 +827,7 @@ func TestConcurrentPayments(t *testing.T) {
 	var payReqs, accReqs []*http.Request
 	for i := range n {
 		b := ndctBody(kariBruk, external, fmt.Sprintf("%d.00", i+1))
-		payReqs = append(payReqs, c.build(http.MethodPost, "/v1/payments/"+productNDCT, b, c.payHeaders()...))
+		payReqs = append(payReqs, c.build(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, b, c.payHeaders()...))
 		accReqs = append(accReqs, c.build(http.MethodGet, "/v1/accounts", nil, psuHeaders(psu, "conc-session")...))
 	}
 	statuses := make([]int, 2*n)
@@ -908,7 +908,7 @@ func BenchmarkCreatePayment(b *testing.B) {
 	body := validSEPA().Bytes()
 	b.ReportAllocs()
 	for b.Loop() {
-		r := c.do(http.MethodPost, "/v1/payments/"+productSEPA+"?allowLogicalDuplicate=true", body, c.payHeaders()...)
+		r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductSEPA+"?allowLogicalDuplicate=true", body, c.payHeaders()...)
 		if r.status != http.StatusCreated {
 			b.Fatal(string(r.body))
 		}
@@ -930,7 +930,7 @@ func TestSinglePaymentIgnoresBulkEntries(t *testing.T) {
 		"creditorName":     "Someone Else",
 	}}
 	want := validSEPA()["instructedAmount"].(map[string]any)
-	c.createPayment("/v1/payments/"+productSEPA, b.Bytes())
+	c.createPayment("/v1/payments/"+rules.ProductSEPA, b.Bytes())
 	ps := s.Payments()
 	require.Len(t, ps, 1)
 	assert.Equal(t, want["amount"], ps[0].Amount.Value.StringFixed(2))

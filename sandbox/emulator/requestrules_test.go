@@ -8,6 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // The emulator refuses only what the bank refuses (issue: a production
@@ -17,11 +19,11 @@ func TestPaymentWithoutPSUContextIsCreated(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "No Context TPP")
-	r := c.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().Bytes(), c.payHeaders(without("PSU-Context"))...)
+	r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), c.payHeaders(without("PSU-Context"))...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	assert.Len(t, s.Payments(), 1)
 	// A PSU-Context that is sent is still checked.
-	r = c.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().Bytes(), c.payHeaders(hdr("PSU-Context", "BUSINESS"))...)
+	r = c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), c.payHeaders(hdr("PSU-Context", "BUSINESS"))...)
 	code, at := r.problem(t)
 	assert.Equal(t, problem{400, "FORMAT_ERROR", "PSU-Context"}, problem{r.status, code, at})
 }
@@ -32,7 +34,7 @@ func TestPSUIDComparedAsUUID(t *testing.T) {
 	c := newTPPClient(t, s, "Upper Case TPP")
 	upper := strings.ToUpper(c.pisPSU())
 	require.NotEqual(t, c.pisPSU(), upper)
-	c.createPayment("/v1/payments/"+productNDCT, validNDCT().Bytes(), hdr("PSU-ID", upper))
+	c.createPayment("/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), hdr("PSU-ID", upper))
 
 	// AIS calls too: the session of an upper-cased PSU-ID is the PSU's.
 	psu := c.login(CustomerOla, "ais-upper")
@@ -49,7 +51,7 @@ func TestOptionalHeaderForms(t *testing.T) {
 		hdr("PSU-HTTP-Method", "PATCH"),
 		hdr("TPP-Redirect-Preferred", "false"),
 	}
-	c.createPayment("/v1/payments/"+productNDCT, validNDCT().Bytes(), good...)
+	c.createPayment("/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), good...)
 
 	bad := []struct {
 		opt  reqOpt
@@ -65,7 +67,7 @@ func TestOptionalHeaderForms(t *testing.T) {
 	psu := c.login(CustomerOla, "forms")
 	for _, b := range bad {
 		// On a payment, a basket and an AIS call alike.
-		r := c.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().Bytes(), c.payHeaders(b.opt)...)
+		r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), c.payHeaders(b.opt)...)
 		code, at := r.problem(t)
 		assert.Equal(t, problem{400, "FORMAT_ERROR", b.path}, problem{r.status, code, at}, "payment, %s", b.path)
 		r = c.get("/v1/accounts", append(psuHeaders(psu, "forms"), b.opt)...)
@@ -90,7 +92,7 @@ func TestBasketDigestOptionalButChecked(t *testing.T) {
 	assert.Equal(t, problem{400, "FORMAT_ERROR", "Digest"}, problem{r.status, code, at}, "a Digest that is sent is checked")
 
 	// A payment still needs one.
-	r = c.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().Bytes(), c.payHeaders(without("Digest"))...)
+	r = c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), c.payHeaders(without("Digest"))...)
 	code, at = r.problem(t)
 	assert.Equal(t, problem{400, "HTTP_HEADER_REQUIRED", "Digest"}, problem{r.status, code, at})
 }

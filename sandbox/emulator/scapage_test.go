@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // scaPageText GETs an authorisation page and returns its status and HTML.
@@ -59,7 +60,7 @@ func TestSCAPageShowsWhatIsAuthorised(t *testing.T) {
 	})
 
 	t.Run("payment with method and app flow", func(t *testing.T) {
-		got := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, external, "42.50"),
+		got := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, external, "42.50"),
 			hdr("X-PSU-AuthMethod-Preferred", "BANKID_MOBIL"), hdr("TPP-Redirect-Preferred", "false"))
 		_, page := scaPageText(t, s, got.Links["scaRedirect"].Href)
 		assert.Contains(t, page, "<h1>Approve payment</h1>")
@@ -123,7 +124,7 @@ func TestSCAPageCancelAfterShowing(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Canceller")
-	got := c.createPayment("/v1/payments/"+productNDCT, ndctBody(kariBruk, external, "17.00"))
+	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, external, "17.00"))
 	href := got.Links["scaRedirect"].Href
 	status, _ := scaPageText(t, s, href)
 	require.Equal(t, http.StatusOK, status)

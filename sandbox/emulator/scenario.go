@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tppkit/psd2/sandbox/emulator/internal/paymentrules"
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
@@ -123,7 +124,7 @@ func (s *Server) RestorePaymentPermission(bban string) {
 
 // paymentBlocked reports whether the bank removed payment permission on
 // the debtor account of ref (s.mu held).
-func (s *Server) paymentBlocked(st *store, ref *paymentAccount) bool {
+func (s *Server) paymentBlocked(st *store, ref *paymentrules.Account) bool {
 	if len(s.scn.noPayments) == 0 || st == nil {
 		return false
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 func TestSetRolesRefusesTheOtherRole(t *testing.T) {
@@ -29,11 +31,11 @@ func TestSetRolesRefusesTheOtherRole(t *testing.T) {
 	psu := psuHeaders(aisp.login(CustomerKari, sid), sid)
 	assert.Equal(t, http.StatusOK, aisp.get("/v1/accounts", psu...).status)
 	refused(aisp.get("/v1/user", hdr("TPP-Session-ID", "u")))
-	refused(aisp.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().Bytes(), psu...))
+	refused(aisp.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), psu...))
 	refused(aisp.do(http.MethodPost, "/v1/signing-baskets", basketBody("x"), psu...))
 
 	// The PISP pays but reads no account.
-	pisp.createPayment("/v1/payments/"+productNDCT, validNDCT().Bytes())
+	pisp.createPayment("/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes())
 	refused(pisp.do(http.MethodPost, "/v1/bank-offered-consents", nil, hdr("TPP-Session-ID", "c")))
 	refused(pisp.get("/v1/accounts", psuHeaders(pisp.pisPSU(), pisSession)...))
 
@@ -42,7 +44,7 @@ func TestSetRolesRefusesTheOtherRole(t *testing.T) {
 		assert.Equal(t, http.StatusOK, c.get("/v1/sandbox/customers").status)
 	}
 	s.SetRoles(aisp.creds.Certificate, RoleAISP|RolePISP)
-	assert.Equal(t, http.StatusCreated, aisp.do(http.MethodPost, "/v1/payments/"+productNDCT, validNDCT().Bytes(), aisp.payHeaders()...).status)
+	assert.Equal(t, http.StatusCreated, aisp.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), aisp.payHeaders()...).status)
 }
 
 func TestRemovePaymentPermission(t *testing.T) {
@@ -52,13 +54,13 @@ func TestRemovePaymentPermission(t *testing.T) {
 	psu := psuHeaders(c.login(CustomerKari, pisSession), pisSession) // the payments' session
 	before := c.accountIDs(psu...)
 
-	approved := c.createPayment("/v1/payments/"+productSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", "21.00")))
+	approved := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", "21.00")))
 	approve(t, s, approved.Links["scaRedirect"].Href, CustomerKari)
 	require.Equal(t, "ACTC", c.statusOf(approved.Links["self"].Href))
 
 	s.RemovePaymentPermission(kariBruk)
 	assert.Equal(t, before, c.accountIDs(psu...), "the account is still listed")
-	got := c.createPayment("/v1/payments/"+productSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", "22.00")))
+	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", "22.00")))
 	u, err := s.Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerKari)
 	require.ErrorIs(t, err, ErrSCAFailed)
 	assert.Equal(t, "PAYMENT_FAILED", u.Query().Get("code"))
@@ -67,7 +69,7 @@ func TestRemovePaymentPermission(t *testing.T) {
 	assert.Equal(t, "RJCT", c.statusOf(approved.Links["self"].Href), "approved before, refused by the batch")
 
 	s.RestorePaymentPermission(kariBruk)
-	again := c.createPayment("/v1/payments/"+productSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", "23.00")))
+	again := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", "23.00")))
 	approve(t, s, again.Links["scaRedirect"].Href, CustomerKari)
 	s.RunBatch()
 	assert.Equal(t, "ACSC", c.statusOf(again.Links["self"].Href))

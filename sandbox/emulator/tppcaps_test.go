@@ -6,6 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // TestPerTPPCaps: a TPP that fills its share of payments, baskets or
@@ -22,7 +24,7 @@ func TestPerTPPCaps(t *testing.T) {
 	r := a.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[0]), a.basketHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body)) // the third
 	basketSCA := r.scaRedirect(t)
-	r = a.do(http.MethodPost, "/v1/payments/"+productSEPA, sepaWith(set("instructedAmount.amount", "977.00")), a.payHeaders()...)
+	r = a.do(http.MethodPost, "/v1/payments/"+rules.ProductSEPA, sepaWith(set("instructedAmount.amount", "977.00")), a.payHeaders()...)
 	assertFull(t, r, "AuthorisationsPerTPP")
 	r = a.do(http.MethodPost, "/v1/bank-offered-consents", nil, hdr("TPP-Session-ID", "greedy"))
 	assertFull(t, r, "AuthorisationsPerTPP")
@@ -31,15 +33,15 @@ func TestPerTPPCaps(t *testing.T) {
 
 	// Completing an SCA frees its place.
 	approve(t, s, basketSCA, CustomerKari)
-	r = a.do(http.MethodPost, "/v1/payments/"+productSEPA, sepaWith(set("instructedAmount.amount", "978.00")), a.payHeaders()...)
+	r = a.do(http.MethodPost, "/v1/payments/"+rules.ProductSEPA, sepaWith(set("instructedAmount.amount", "978.00")), a.payHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body)) // payment 3 of 3
-	r = a.do(http.MethodPost, "/v1/payments/"+productSEPA, sepaWith(set("instructedAmount.amount", "979.00")), a.payHeaders()...)
+	r = a.do(http.MethodPost, "/v1/payments/"+rules.ProductSEPA, sepaWith(set("instructedAmount.amount", "979.00")), a.payHeaders()...)
 	assertFull(t, r, "PaymentsPerTPP")
 	r = a.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids[1]), a.basketHeaders()...)
 	assertFull(t, r, "BasketsPerTPP")
 
 	for i, amount := range []string{"11.00", "12.00"} {
-		got := b.createPayment("/v1/payments/"+productSEPA, sepaWith(set("instructedAmount.amount", amount)))
+		got := b.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("instructedAmount.amount", amount)))
 		assert.NotEmpty(t, got.PaymentID, "payment %d of the other TPP", i+1)
 	}
 }
