@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/psd2/internal/testkit/cpuclock"
 	"github.com/tppkit/psd2/signing"
 )
 
@@ -101,7 +102,7 @@ func sdkCreate(b *testing.B, c *Client) func() error {
 // Each iteration is one pair: one SDK create and one bare create, in
 // turn first and second (ns/op, B/op and allocs/op are per pair).
 // Around each create the benchmark reads the wall clock and the process
-// CPU clock (processCPU: every thread, so the garbage collection a
+// CPU clock (cpuclock.Process: every thread, so the garbage collection a
 // create's allocations cause is counted too; in stub/memory nothing else
 // runs, over loopback the test server's share is the same for both
 // sides). It reports, per create:
@@ -143,7 +144,7 @@ func BenchmarkCreateOverhead(b *testing.B) {
 type pairStats struct {
 	sdkWall, bareWall time.Duration
 	sdkCPU, bareCPU   time.Duration
-	noCPU             bool // processCPU is not available
+	noCPU             bool // cpuclock.Process is not available
 	wallRatios        []float64
 	cpuRatios         []float64
 }
@@ -156,17 +157,17 @@ func (st *pairStats) pair(sdk, bare func() error, bareFirst bool) error {
 	if bareFirst {
 		first, second = bare, sdk
 	}
-	c0, ok0 := processCPU()
+	c0, ok0 := cpuclock.Process()
 	t0 := time.Now()
 	if err := first(); err != nil {
 		return err
 	}
-	c1, ok1 := processCPU()
+	c1, ok1 := cpuclock.Process()
 	t1 := time.Now()
 	if err := second(); err != nil {
 		return err
 	}
-	c2, ok2 := processCPU()
+	c2, ok2 := cpuclock.Process()
 	t2 := time.Now()
 	wall := [2]time.Duration{t1.Sub(t0), t2.Sub(t1)}
 	cpu := [2]time.Duration{c1 - c0, c2 - c1}

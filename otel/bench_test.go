@@ -13,6 +13,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/cpuclock"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 
 	psd2otel "github.com/tppkit/psd2/otel"
@@ -55,7 +56,7 @@ func BenchmarkPerRequestCost(b *testing.B) {
 		require.NoError(b, err)
 	}
 	ctx := context.Background()
-	_, cpuOK := processCPU()
+	_, cpuOK := cpuclock.Process()
 	var d, cpu [2]time.Duration
 	var pairs, cpuPairs []float64 // otel/none of each pair of calls
 	calls := 0
@@ -63,13 +64,13 @@ func BenchmarkPerRequestCost(b *testing.B) {
 		var el, ec [2]time.Duration
 		for n := range 2 {
 			i := (n + k) % 2 // half the pairs start with the observed client
-			c0, _ := processCPU()
+			c0, _ := cpuclock.Process()
 			t0 := time.Now()
 			if _, err := svcs[i].Balances(ctx, r.account, r.present()); err != nil {
 				b.Fatal(err)
 			}
 			el[i] = time.Since(t0)
-			c1, _ := processCPU()
+			c1, _ := cpuclock.Process()
 			ec[i] = c1 - c0
 			d[i] += el[i]
 			cpu[i] += ec[i]
@@ -114,7 +115,7 @@ func BenchmarkObserverAlone(b *testing.B) {
 	start := client.OperationStart{Operation: "accounts.Balances", Method: "GET", Route: "/v1/accounts/{id}/balances",
 		Bank: "bank.example:443", Repeatable: true, Start: time.Now()}
 	b.ReportAllocs()
-	c0, cpuOK := processCPU()
+	c0, cpuOK := cpuclock.Process()
 	n := 0
 	for b.Loop() {
 		ctx := obs.StartOperation(context.Background(), start)
@@ -127,7 +128,7 @@ func BenchmarkObserverAlone(b *testing.B) {
 	// ns/op is the loop's wall time; the batch span processor and the
 	// garbage collector also run on other threads, which the process's
 	// CPU time per operation counts.
-	if c1, _ := processCPU(); cpuOK && n > 0 {
+	if c1, _ := cpuclock.Process(); cpuOK && n > 0 {
 		b.ReportMetric(float64(c1-c0)/float64(n), "cpu-ns/op")
 	}
 }

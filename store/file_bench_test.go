@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tppkit/psd2/internal/testkit/cpuclock"
 )
 
 // benchMode is one way of writing a FileStore, compared in the same run.
@@ -35,11 +36,11 @@ func benchModes() []benchMode {
 	return modes
 }
 
-// processCPU returns the CPU time (user and system) the process used.
+// processCPU returns the CPU time (user and system) the process used,
+// zero where the clock is not read (cpuclock).
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := cpuclock.Process()
+	return d
 }
 
 // BenchmarkFileStoreUpdate runs Updates of distinct keys (a budget's:
