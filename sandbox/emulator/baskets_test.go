@@ -98,7 +98,8 @@ func TestBasketOfThreeOneSCA(t *testing.T) {
 
 func TestBasketRejections(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
+	// The bodies' dates are relative to checkToday: the bank's clock is frozen there.
+	s := startServer(t, WithClock(fixedClock(checkToday).Now))
 	c := newTPPClient(t, s, "Basket rules TPP")
 	other := newTPPClient(t, s, "Other basket TPP")
 	ids, _ := c.newPayments(11)

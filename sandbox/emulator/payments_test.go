@@ -265,7 +265,8 @@ func TestPaymentProductUnknown(t *testing.T) {
 
 func TestPaymentHeaders(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
+	// The bodies' dates are relative to checkToday: the bank's clock is frozen there.
+	s := startServer(t, WithClock(fixedClock(checkToday).Now))
 	c := newTPPClient(t, s, "Headers TPP")
 	corp := c.consent("corp-session", func(href string) (*url.URL, error) {
 		return s.AuthorizeCorporate(context.Background(), href, CustomerFjordlys, "")

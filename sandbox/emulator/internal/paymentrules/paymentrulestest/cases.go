@@ -8,9 +8,16 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
-// Today is the instant the cases are checked at: their dates are relative
-// to its bank date, 2026-11-23.
+// Today is the instant the cases are checked at: a frozen clock, so that
+// no case depends on the calendar. Every date in the cases is Day(n), n
+// days from its bank date (2026-11-23). A test that sends them runs its
+// bank at this instant.
 var Today = time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
+
+// Day returns the date n days after Today's bank date, as YYYY-MM-DD.
+func Day(n int) string {
+	return rules.Today(Today).AddDate(0, 0, n).Format(time.DateOnly)
+}
 
 // Body is a JSON object that a test edits.
 type Body map[string]any
@@ -47,7 +54,7 @@ func ValidSEPA() Body {
 // ValidPeriodic returns a valid monthly periodic domestic payment.
 func ValidPeriodic() Body {
 	b := ValidNDCT()
-	b["startDate"] = "2026-12-01"
+	b["startDate"] = Day(8)
 	b["frequency"] = "Monthly"
 	return b
 }
@@ -178,8 +185,8 @@ var Cases = []Case{
 	ndct("ndct JPY no fraction", nil, Set("instructedAmount", map[string]any{"amount": "5", "currency": "JPY"})),
 	ndct("ndct KWD three digits", nil, Set("instructedAmount", map[string]any{"amount": "1.250", "currency": "KWD"})),
 	ndct("ndct currency account with agent", nil, Set("creditorAccount.currency", "USD"), Set("creditorAgent", "DNBANOKK")),
-	ndct("ndct execution today", nil, Set("requestedExecutionDate", "2026-11-23")),
-	ndct("ndct execution future", nil, Set("requestedExecutionDate", "2027-01-04")),
+	ndct("ndct execution today", nil, Set("requestedExecutionDate", Day(0))),
+	ndct("ndct execution future", nil, Set("requestedExecutionDate", Day(42))),
 	ndct("ndct purpose code", nil, Set("purposeCode", "SALA")),
 	ndct("ndct full address", nil, Set("creditorAddress", map[string]any{
 		"street": strings.Repeat("s", 70), "buildingNumber": "1", "postalCode": "0150", "city": "Oslo", "country": "NO"})),
@@ -331,7 +338,7 @@ var Cases = []Case{
 	// Other fields.
 	ndct("ultimateDebtor 71", bad("ultimateDebtor"), Set("ultimateDebtor", long71)),
 	ndct("purposeCode unknown", bad("purposeCode"), Set("purposeCode", "GIFT")),
-	ndct("execution date past", badCode("EXECUTION_DATE_INVALID", "requestedExecutionDate"), Set("requestedExecutionDate", "2026-11-22")),
+	ndct("execution date past", badCode("EXECUTION_DATE_INVALID", "requestedExecutionDate"), Set("requestedExecutionDate", Day(-1))),
 	ndct("execution date format", bad("requestedExecutionDate"), Set("requestedExecutionDate", "23.11.2026")),
 
 	// Remittance.
@@ -374,9 +381,9 @@ var Cases = []Case{
 	{Name: "periodic without startDate", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
 		Edit: []func(Body){Del("startDate")}, Want: bad("startDate")},
 	{Name: "periodic startDate past", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
-		Edit: []func(Body){Set("startDate", "2026-01-01")}, Want: badCode("EXECUTION_DATE_INVALID", "startDate")},
+		Edit: []func(Body){Set("startDate", Day(-326))}, Want: badCode("EXECUTION_DATE_INVALID", "startDate")},
 	{Name: "periodic endDate before start", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
-		Edit: []func(Body){Set("endDate", "2026-11-30")}, Want: bad("endDate")},
+		Edit: []func(Body){Set("endDate", Day(7))}, Want: bad("endDate")},
 	{Name: "periodic frequency", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
 		Edit: []func(Body){Set("frequency", "Hourly")}, Want: bad("frequency")},
 	{Name: "periodic duplicate months", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
