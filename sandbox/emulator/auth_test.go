@@ -21,7 +21,9 @@ import (
 
 func TestRequestChecks(t *testing.T) {
 	t.Parallel()
-	s := startServer(t)
+	// A still clock: the Date cases are a fixed distance from the bank's
+	// now however long the machine takes to send them.
+	s := startServer(t, WithClock(newFakeClock().Now))
 	c := newTPPClient(t, s, "Checks TPP")
 	other := newTPPClient(t, startServer(t), "Unregistered TPP")
 	other.s, other.hc = s, s.Client() // talks to s, which does not know it
