@@ -1,10 +1,12 @@
 package banks
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"regexp"
@@ -68,6 +70,12 @@ type Bank struct {
 	// Verified is when the entry was last verified: YYYY, YYYY-MM or
 	// YYYY-MM-DD, as precise as its source.
 	Verified string `json:"verified"`
+	// HostMoved, in a TPP's own file ([Load]), says that the entry points
+	// a bank of the default directory at a new host on purpose: the same
+	// bank, moved, which keeps its budget and journal (see "Moving a
+	// host" in the package doc). Load refuses an entry that changes the
+	// host of a bank the directory holds without it.
+	HostMoved bool `json:"hostMoved,omitempty"`
 }
 
 // ConsentValidity is how long a consent granted at SCA lasts at b:
@@ -125,6 +133,11 @@ func (b Bank) check() error {
 			return fmt.Errorf("bank %s: %s base URL %q is not an https URL without query", b.ID, u.name, u.v)
 		}
 	}
+	if sameURL(b.Production, b.Sandbox) {
+		// Each environment is a scope of its own (Bank.NewClient): one
+		// URL for both would split one bank's budget and journal in two.
+		return fmt.Errorf("bank %s: the sandbox base URL is the production base URL %q", b.ID, b.Production)
+	}
 	if b.ConsentDays < 0 || b.ConsentDays > 3660 {
 		return fmt.Errorf("bank %s: consentDays %d out of range", b.ID, b.ConsentDays)
 	}
@@ -166,11 +179,18 @@ func Default() *Directory {
 }
 
 // Parse reads a directory from JSON: {"banks": [{"id": ..., ...}]}. Every
-// entry must be complete and ids unique; unknown fields are refused, so a
-// misspelt field is not silently ignored.
+// entry must be complete, ids unique, and a bank's sandbox base URL
+// another than its production one. Parse refuses what encoding/json
+// would take silently, so that nothing in the file is ignored: an
+// unknown (or misspelt) field, a member given twice in one object (in
+// any case: "banks" and "Banks" are one member), and anything after the
+// first JSON value.
 func Parse(data []byte) (*Directory, error) {
+	if err := checkJSON(data); err != nil {
+		return nil, fmt.Errorf("banks: %w", err)
+	}
 	var f file
-	dec := json.NewDecoder(strings.NewReader(string(data)))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("banks: %w", err)
@@ -235,9 +255,13 @@ func (d *Directory) Merge(other *Directory) *Directory {
 }
 
 // Load returns the [Default] directory overridden and extended by the
-// TPP's own JSON file at path (the form of [Parse]), so that a changed
-// host, a new bank or a bank's consent validity needs no new release of
-// the SDK.
+// TPP's own JSON file at path (the form of [Parse], as strict), so that a
+// changed host, a new bank or a bank's consent validity needs no new
+// release of the SDK. An entry that points a bank of the default
+// directory at another host (production or sandbox) is refused unless it
+// says "hostMoved": true ([Bank.HostMoved]): the id keeps the bank's
+// budget and journal, which is right for the same bank at a new address
+// and wrong for another bank given an id in use.
 func Load(path string) (*Directory, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -247,7 +271,55 @@ func Load(path string) (*Directory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
-	return Default().Merge(own), nil
+	d := Default()
+	for _, b := range own.banks {
+		if err := checkMove(d, b); err != nil {
+			return nil, fmt.Errorf("%w (in %s)", err, path)
+		}
+	}
+	return d.Merge(own), nil
+}
+
+// checkMove refuses b when it points a bank of d at another host without
+// saying so (Bank.HostMoved).
+func checkMove(d *Directory, b Bank) error {
+	old, ok := d.Lookup(b.ID)
+	if !ok || b.HostMoved {
+		return nil
+	}
+	for _, env := range []Environment{Production, Sandbox} {
+		if from, to := hostOf(old.BaseURL(env)), hostOf(b.BaseURL(env)); from != to {
+			return fmt.Errorf("banks: bank %s: the %s host is %s, not %s as in the directory: for the same bank at a new host "+
+				"(it keeps its budget and journal) add \"hostMoved\": true to its entry; give another bank an id of its own", b.ID, env, to, from)
+		}
+	}
+	return nil
+}
+
+// hostOf is the host of a base URL, in lower case, without a default
+// port or a trailing dot.
+func hostOf(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if p := u.Port(); p != "" && p != "443" {
+		host = net.JoinHostPort(host, p)
+	}
+	return host
+}
+
+// sameURL reports whether two base URLs name one place: the same host
+// (hostOf) and path, but for a trailing slash.
+func sameURL(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return a == b
+	}
+	return strings.EqualFold(ua.Scheme, ub.Scheme) && hostOf(a) == hostOf(b) &&
+		strings.TrimRight(ua.EscapedPath(), "/") == strings.TrimRight(ub.EscapedPath(), "/")
 }
 
 // ErrUnknownBank matches the error for an id the directory does not hold.

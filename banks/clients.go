@@ -8,19 +8,30 @@ import (
 )
 
 // NewClient returns a client for b in env, signing with creds. Its
-// [client.Client.Scope] is b's base URL with the TPP's identity, so the
-// accounts budget and the payments journal kept in a shared store never
-// mix two banks (the Eika banks, behind one host, share one scope).
+// [client.Client.Scope] is b's id and env with the TPP's identity
+// (client.WithBank with [Bank.ScopeName]), not its base URL: the
+// without-PSU budget and the create journal kept in a shared store stay
+// one per bank and environment when the bank's host moves, and never mix
+// two banks. An option client.WithBank in opts replaces the name.
 func (b Bank) NewClient(env Environment, creds *signing.Credentials, opts ...client.Option) (*client.Client, error) {
 	base := b.BaseURL(env)
 	if base == "" {
 		return nil, fmt.Errorf("banks: bank %s: environment %q is not %q or %q", b.ID, env, Production, Sandbox)
 	}
-	c, err := client.New(base, creds, opts...)
+	c, err := client.New(base, creds, append([]client.Option{client.WithBank(b.ScopeName(env))}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("banks: bank %s: %w", b.ID, err)
 	}
 	return c, nil
+}
+
+// ScopeName is the name [Bank.NewClient] gives b in env with
+// client.WithBank: "banks/" + id + "/" + env, such as
+// "banks/sor/production". A client made another way (client.New with
+// b's base URL) shares b's budget and journal when given
+// client.WithBank(b.ScopeName(env)).
+func (b Bank) ScopeName(env Environment) string {
+	return "banks/" + b.ID + "/" + string(env)
 }
 
 // Clients returns one client per id, all signing with the same creds and

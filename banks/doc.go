@@ -15,15 +15,40 @@
 // A TPP overrides or extends the directory from its own JSON file, in the
 // same form, without a new SDK release: [Load] reads it over the default
 // ([Directory.Merge]: an entry replaces the one with its id, a new id is
-// added).
+// added). The file is read strictly ([Parse]): an unknown field, a member
+// given twice in one object (in any case), anything after the first JSON
+// value and a sandbox URL equal to the production URL are refused with an
+// error naming the bank or the member.
 //
 // # One client per bank
 //
 // One set of credentials makes a client per bank ([Bank.NewClient],
-// [Directory.Clients]). Each client's [client.Client.Scope] names the TPP
-// and the bank's base URL, so the accounts budget and the payments journal
-// of each bank stay apart even in one shared store. The Eika banks share
-// one host (the PSU chooses the bank during SCA) and so one scope.
+// [Directory.Clients]). Each client's [client.Client.Scope] names the TPP,
+// and the bank by its directory id and environment ([Bank.ScopeName],
+// given as client.WithBank), not by its URL: the accounts budget and the
+// create journal of each bank stay apart even in one shared store, and stay
+// the bank's when its host moves. The Eika banks share one host (the PSU
+// chooses the bank during SCA) and one entry, and so one scope.
+//
+// # Moving a host
+//
+// When a bank moves to a new host it keeps its id. Give its entry, in the
+// TPP's own file, the new production and sandbox URLs and "hostMoved":
+// true ([Bank.HostMoved]):
+//
+//	{"banks": [{"id": "sor", "name": "Sparebanken Norge", "group": "other",
+//	  "production": "https://psd2.new-host.example/api",
+//	  "sandbox": "https://psd2.new-host.example/api-sandbox",
+//	  "hostMoved": true, "source": "the bank's notice", "verified": "2026-11"}]}
+//
+// Then restart with the file ([Load]). The clients of the id keep their
+// scope: the without-PSU calls counted at the old host still count, and
+// the journal's entries in doubt are resolved at the new host
+// (journal.Journal.Resolve sends to the same path under the new base URL).
+// Load refuses an entry that changes the host of a bank the directory
+// holds without the flag: the id would hand that bank's budget and journal
+// to whatever the new host is. A bank that is really another bank gets an
+// id of its own.
 //
 // # Consent validity
 //

@@ -57,10 +57,14 @@ func ExampleDirectory_Clients() {
 	}
 	defer m.Close()
 	creds, _ := m.NewTPP("Example TPP")
-	d, _ := banks.Parse([]byte(fmt.Sprintf(`{"banks":[
-	 {"id":"alfa","name":"Alfa","group":"other","production":%[1]q,"sandbox":%[1]q,"source":"emulator","verified":"2026"},
-	 {"id":"beta","name":"Beta","group":"other","production":%[2]q,"sandbox":%[2]q,"source":"emulator","verified":"2026"}]}`,
+	d, err := banks.Parse([]byte(fmt.Sprintf(`{"banks":[
+	 {"id":"alfa","name":"Alfa","group":"other","production":"https://psd2.alfa.example/api","sandbox":%[1]q,"source":"emulator","verified":"2026"},
+	 {"id":"beta","name":"Beta","group":"other","production":"https://psd2.beta.example/api","sandbox":%[2]q,"source":"emulator","verified":"2026"}]}`,
 		m.URL("alfa.localhost"), m.URL("beta.localhost"))))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	cs, err := d.Clients(banks.Sandbox, creds, []string{"alfa", "beta"}, client.WithHTTPClient(m.Client()))
 	if err != nil {
 		fmt.Println(err)
@@ -71,9 +75,9 @@ func ExampleDirectory_Clients() {
 		list, err := sb.Customers(context.Background(), nil)
 		fmt.Println(id, len(list), err)
 	}
-	fmt.Println(cs["alfa"].Scope() != cs["beta"].Scope())
+	fmt.Println(cs["alfa"].Scope() != cs["beta"].Scope(), cs["alfa"].Bank())
 	// Output:
 	// alfa 4 <nil>
 	// beta 4 <nil>
-	// true
+	// true bank:banks/alfa/sandbox
 }

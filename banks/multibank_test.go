@@ -14,7 +14,8 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
 
-// directoryFor makes a directory whose sandbox URLs are the banks of m.
+// directoryFor makes a directory whose sandbox URLs are the banks of m
+// (their production URLs are not called).
 func directoryFor(t *testing.T, m *emulator.MultiBank, ids ...string) *banks.Directory {
 	t.Helper()
 	js := `{"banks":[`
@@ -23,7 +24,7 @@ func directoryFor(t *testing.T, m *emulator.MultiBank, ids ...string) *banks.Dir
 			js += ","
 		}
 		u := m.URL(id + ".localhost")
-		js += fmt.Sprintf(`{"id":%q,"name":%q,"group":"other","production":%q,"sandbox":%q,"source":"test","verified":"2026"}`, id, id, u, u)
+		js += fmt.Sprintf(`{"id":%q,"name":%q,"group":"other","production":"https://%s.example/api","sandbox":%q,"source":"test","verified":"2026"}`, id, id, id, u)
 	}
 	d, err := banks.Parse([]byte(js + "]}"))
 	require.NoError(t, err)

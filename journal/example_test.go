@@ -10,8 +10,8 @@ import (
 )
 
 // A journal in a store every replica shares (pgstore in production),
-// swept for entries in doubt: each goes to payments.Service.Resolve (or
-// Journal.Resolve with the client it was journaled with).
+// swept for entries in doubt: each goes to Journal.Resolve with a client of
+// the TPP and bank it was journaled with.
 func Example() {
 	ctx := context.Background()
 	j, err := journal.New(store.NewMemoryStore(), journal.WithInFlight(5*time.Minute))
@@ -26,7 +26,7 @@ func Example() {
 			return
 		}
 		n++
-		_ = e // res, err := pis.Resolve(ctx, e)
+		_ = e // res, err := j.Resolve(ctx, c, e)
 	}
 	fmt.Println("in doubt:", n)
 	fmt.Println("flushed:", j.Flush(ctx) == nil)

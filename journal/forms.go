@@ -13,8 +13,8 @@ import (
 // bank's SCA state) is not printed.
 func (r Resolution) String() string { return r.printed().String() }
 
-// printed is r's printed form (internal/resolveform, shared with
-// payments.Resolution), the Answer marked as set, not printed.
+// printed is r's printed form (internal/resolveform), the Answer marked
+// as set, not printed.
 func (r Resolution) printed() resolveform.Form {
 	f := resolveform.Form{Type: "journal.Resolution", IDKey: "id", Kind: string(r.Kind), ID: r.ID, Status: r.Status,
 		ResendRequestID: r.ResendRequestID, Reason: r.Reason, At: r.At}

@@ -3,7 +3,7 @@ package journal
 import (
 	"context"
 	"encoding/json"
-	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,45 +13,58 @@ import (
 	"github.com/tppkit/psd2/store"
 )
 
-// An entry written when the journal was part of package payments (no
-// Create) is read with the Create of its kind, under the same keys.
-func TestLegacyEntries(t *testing.T) {
+// An entry of a development version that recorded no Create is read with
+// the zero Create; one that did keeps it as given. Both are found under
+// the keys of the journal's first home.
+func TestRecordedCreate(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := store.NewMemoryStore()
 	j, err := New(st)
 	require.NoError(t, err)
-	for _, tc := range []struct {
-		id, legacy string
-		want       Create
-	}{
-		{"ndct", `{"v":1,"requestId":"ndct","operation":"payments.CreateNorwegianDomestic","product":"norwegian-domestic-credit-transfers","url":"https://bank.example/v1/payments/norwegian-domestic-credit-transfers","body":"e30=","scope":"s","created":"2026-01-02T03:04:05Z","outcome":"created","paymentId":"p1"}`,
-			Create{ResultID: "paymentId", DuplicateStatus: http.StatusBadRequest, DuplicateCode: "PAYMENT_FAILED", NotFoundUntilApproved: true}},
-		{"sepa", `{"v":1,"requestId":"sepa","operation":"payments.CreateSEPA","product":"sepa-credit-transfers","url":"https://bank.example/v1/payments/sepa-credit-transfers","body":"e30=","scope":"s","created":"2026-01-02T03:04:05Z"}`,
-			Create{ResultID: "paymentId", DuplicateStatus: http.StatusBadRequest, DuplicateCode: "PAYMENT_FAILED"}},
-		{"basket", `{"v":1,"requestId":"basket","operation":"basket.Create","basket":true,"url":"https://bank.example/v1/signing-baskets","body":"e30=","scope":"s","created":"2026-01-02T03:04:05Z"}`,
-			Create{ResultID: "basketId", DuplicateStatus: http.StatusConflict, DuplicateCode: "STATUS_INVALID"}},
-	} {
-		require.NoError(t, st.Put(ctx, "payments/journal/"+tc.id, []byte(tc.legacy), 0))
-		e, err := j.Entry(ctx, tc.id)
-		require.NoError(t, err)
-		assert.Equal(t, tc.want, e.Create, tc.id)
-		assert.Equal(t, []byte("{}"), e.Body, tc.id)
-	}
-	e, err := j.Entry(ctx, "ndct")
+	bare := `{"v":1,"requestId":"bare","operation":"things.Create","url":"https://bank.example/v1/things","body":"e30=","scope":"s","created":"2026-01-02T03:04:05Z","outcome":"created","paymentId":"p1"}`
+	require.NoError(t, st.Put(ctx, legacy.entries+"bare", []byte(bare), 0))
+	e, err := j.Entry(ctx, "bare")
 	require.NoError(t, err)
+	assert.Equal(t, Create{}, e.Create)
+	assert.Equal(t, []byte("{}"), e.Body)
 	assert.Equal(t, "p1", e.ID)
 	assert.Equal(t, OutcomeCreated, e.Outcome)
+	assert.Equal(t, legacy.entries+"bare", e.key)
 
-	// Written now: the Create is kept as given.
 	rec := journalRecord{V: 1, RequestID: "new", Create: &Create{ResultID: "thingId", DuplicateStatus: 418, DuplicateCode: "X"},
 		URL: "https://bank.example/v1/things", Scope: "s", Created: time.Now()}
 	b, err := json.Marshal(&rec)
 	require.NoError(t, err)
-	require.NoError(t, st.Put(ctx, "payments/journal/new", b, 0))
+	require.NoError(t, st.Put(ctx, current.entries+"new", b, 0))
 	e, err = j.Entry(ctx, "new")
 	require.NoError(t, err)
 	assert.Equal(t, *rec.Create, e.Create)
+	assert.Equal(t, current.entries+"new", e.key)
+}
+
+// The keys of an entry's marker and created id are in its own keyspace.
+func TestKeyspaces(t *testing.T) {
+	t.Parallel()
+	for _, ks := range keyspaces {
+		key, err := entryKey(ks, "a/b c")
+		require.NoError(t, err)
+		assert.Equal(t, ks.entries+"a%2Fb%20c", key)
+		assert.Equal(t, ks.open+"a%2Fb%20c", doubtKey(key))
+		assert.Equal(t, ks.created+"a%2Fb%20c", createdKey(key))
+	}
+	assert.NotEqual(t, current, legacy)
+	for _, a := range keyspaces {
+		for _, p := range []string{a.entries, a.open, a.created} {
+			for _, b := range keyspaces {
+				for _, q := range []string{b.entries, b.open, b.created} {
+					if p != q {
+						assert.False(t, strings.HasPrefix(q, p), "%s lists %s", p, q)
+					}
+				}
+			}
+		}
+	}
 }
 
 // allowLogicalDuplicate is found in any spelling a bank may accept, in
@@ -91,4 +104,19 @@ func TestOptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, j.underWay(e, time.Now()), "the call's own bound holds, whatever the in-flight time")
 	assert.False(t, j.underWay(e, e.Until), "over once the bound passed")
+}
+
+// The trail keeps the last maxTrail items, without the bank's answer.
+func TestTrailBound(t *testing.T) {
+	t.Parallel()
+	var trail []Resolution
+	for i := range maxTrail + 5 {
+		trail = withTrail(trail, Resolution{Kind: NeedsPerson, Reason: strings.Repeat("x", i), Answer: []byte(`{}`)})
+	}
+	require.Len(t, trail, maxTrail)
+	assert.Len(t, trail[0].Reason, 5, "the oldest went first")
+	assert.Len(t, trail[maxTrail-1].Reason, maxTrail+4)
+	for _, r := range trail {
+		assert.Nil(t, r.Answer)
+	}
 }

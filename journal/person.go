@@ -11,8 +11,8 @@ import (
 
 // SettledByPerson: a person settled the entry outside the SDK (asked the
 // bank or the PSU, looked at the account) with [Journal.SettleByPerson];
-// Reason says who and why. The entry is no longer in doubt and nothing is
-// sent for it.
+// Reason says who and why. The entry is no longer in doubt, nothing is
+// sent for it, and no resolution replaces it.
 const SettledByPerson ResolutionKind = "settled-by-person"
 
 // maxPersonText bounds who and why of [Journal.SettleByPerson].
@@ -29,6 +29,13 @@ var ErrNotInDoubt = errors.New("journal: entry not in doubt")
 // knows more about than the SDK can find out. The entry must be in doubt
 // ([Entry.InDoubt]); otherwise the error matches [ErrNotInDoubt]
 // and nothing changes. It returns the entry as recorded.
+//
+// While a Resolve is sending the entry's create again, the settlement is
+// refused with a [*ClaimedError] (matching [ErrClaimed]): that resend may
+// be creating the resource at that very moment. The refused settlement
+// is kept in the entry's Trail; look at the entry again once the resend
+// is over. A settlement recorded here is never replaced by a resolution
+// (see [ErrConflict]).
 func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason string) (Entry, error) {
 	const op = "journal.SettleByPerson"
 	for _, f := range []struct{ name, v string }{{"by", by}, {"reason", reason}} {
@@ -36,24 +43,37 @@ func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason stri
 			return Entry{}, fmt.Errorf("%s: %s %w", op, f.name, err)
 		}
 	}
-	key, err := journalKey(requestID)
+	e, err := j.Entry(ctx, requestID)
 	if err != nil {
 		return Entry{}, fmt.Errorf("%s: %w", op, err)
 	}
 	now := j.now().UTC()
-	err = j.update(ctx, key, func(rec *journalRecord) error {
-		if !rec.entry(j).InDoubt() {
+	settled := "settled by " + strings.TrimSpace(by) + ": " + strings.TrimSpace(reason)
+	var claimed *ClaimedError
+	err = j.update(ctx, e.key, func(rec *journalRecord) error {
+		claimed = nil
+		if !rec.inDoubt() {
 			return ErrNotInDoubt
 		}
-		rec.Resolution = &Resolution{Kind: SettledByPerson, ID: rec.ID,
-			Reason: "settled by " + strings.TrimSpace(by) + ": " + strings.TrimSpace(reason), At: now}
+		if c := rec.Claim; c.live(now) {
+			claimed = &ClaimedError{ResendRequestID: c.RequestID, Until: c.Until}
+			rec.Trail = withTrail(rec.Trail, refusedSettlement(settled, c, now))
+			return nil
+		}
+		if old := rec.Resolution; old != nil {
+			rec.Trail = withTrail(rec.Trail, *old)
+		}
+		rec.Resolution = &Resolution{Kind: SettledByPerson, ID: rec.ID, Reason: settled, At: now}
 		return nil
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return Entry{}, fmt.Errorf("%s: %w", op, err)
+	case claimed != nil:
+		return Entry{}, fmt.Errorf("%s: %w", op, claimed)
 	}
-	j.closeDoubt(ctx, key)
-	return j.read(ctx, key)
+	j.closeDoubt(ctx, e.key)
+	return j.read(ctx, e.key)
 }
 
 // checkPersonText refuses an empty, overlong or multi-line text.

@@ -139,27 +139,32 @@
 // is sent (a store error stops it) and its outcome after. A process that
 // crashed, or got ErrOutcomeUnknown, or another replica on the same
 // store, lists [journal.Journal.InDoubt] and settles each entry with
-// [Service.Resolve], which reads the status when the id is known and
-// otherwise sends the same body again as step 3 says; an entry created
-// with [AllowLogicalDuplicate] is reported as [journal.NeedsPerson],
-// never resent. An entry already settled is never sent again (Resolve
-// returns its recorded resolution), nor is one without an outcome whose
-// create may still be running ([journal.ErrInFlight]), so resolving
-// every entry of [journal.Journal.Entries] is as safe as resolving those
-// of InDoubt. A create refused as a logical duplicate matches
+// [journal.Journal.Resolve] and a client of the same TPP and bank, which
+// reads the status when the id is known and otherwise sends the same
+// body again as step 3 says; an entry created with
+// [AllowLogicalDuplicate] is reported as [journal.NeedsPerson], never
+// resent. An entry already settled is never sent again (Resolve returns
+// its recorded resolution), nor is one without an outcome whose create
+// may still be running ([journal.ErrInFlight]), so resolving every entry
+// of [journal.Journal.Entries] is as safe as resolving those of
+// InDoubt. When the resend created the payment
+// ([journal.ResolvedCreated]), the resolution's Answer is the bank's
+// answer to it: decode it into an [Initiation] (json.Unmarshal) for its
+// scaRedirect, and read the payment under the service and product of
+// the entry's URL. A create refused as a logical duplicate matches
 // [ErrLogicalDuplicate]; docs/design.md section 8 says when paying the
 // same payee the same amount again is safe.
 //
 // A create that returned [client.ErrNotSent] with a Journal was not sent
 // and never will be by the SDK: not by this call, nor later by
-// [Service.Resolve], even when the journal's store wrote the entry while
-// reporting an error (a database connection lost after COMMIT). The
-// journal then marks the entry not sent ([journal.OutcomeNotSent]);
-// should that fail too, the entry stays without an outcome, InDoubt does
-// not yield it and Resolve reports [journal.NeedsPerson] instead of
-// sending it. Sending the
-// payment again, with a new X-Request-ID, is the caller's decision; as
-// for any create, the bank refuses a logical duplicate of a live payment.
+// [journal.Journal.Resolve], even when the journal's store wrote the
+// entry while reporting an error (a database connection lost after
+// COMMIT). The journal then marks the entry not sent
+// ([journal.OutcomeNotSent]); should that fail too, the entry stays
+// without an outcome, InDoubt does not yield it and Resolve reports
+// [journal.NeedsPerson] instead of sending it. Sending the payment
+// again, with a new X-Request-ID, is the caller's decision; as for any
+// create, the bank refuses a logical duplicate of a live payment.
 //
 // # Other products
 //

@@ -1,14 +1,9 @@
 package payments
 
 import (
-	"fmt"
-	"io"
-	"log/slog"
-
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/redact"
-	"github.com/tppkit/psd2/internal/resolveform"
 	"github.com/tppkit/psd2/money"
 )
 
@@ -22,35 +17,6 @@ import (
 // the links' hrefs (the scaRedirect query carries the bank's SCA state)
 // are not shown, and the psuMessage (text for the PSU, which may name
 // them) shows as redacted when set.
-
-// String describes r: its kind, the payment id, status and resend's
-// request id when known, the reason and the time. The Initiation (whose
-// links carry the bank's SCA state) is not printed: read it.
-func (r Resolution) String() string { return r.printed().String() }
-
-// printed is r's printed form: the one of journal.Resolution
-// (internal/resolveform) with the id as paymentId and the Initiation
-// marked as set, in slog with its links redacted.
-func (r Resolution) printed() resolveform.Form {
-	f := resolveform.Form{Type: "payments.Resolution", IDKey: "paymentId", Kind: string(r.Kind), ID: r.ID, Status: r.Status,
-		ResendRequestID: r.ResendRequestID, Reason: r.Reason, At: r.At}
-	if r.Initiation != nil {
-		f.Set, f.Attr = "initiation", slog.Any("initiation", *r.Initiation)
-	}
-	return f
-}
-
-// GoString is String, for %#v.
-func (r Resolution) GoString() string { return r.String() }
-
-// Format prints String for every verb (GoString, for %#v, is String
-// too): printed field by field, a verb other than %v would print the
-// Initiation's links in full.
-func (r Resolution) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, r.String()) }
-
-// LogValue makes log/slog print r as a group of its fields, the
-// Initiation (when set) with its links redacted ([Initiation.LogValue]).
-func (r Resolution) LogValue() slog.Value { return r.printed().LogValue() }
 
 // answer adds what the payment answers share to f (redact.Answer).
 func answer(f *redact.Form, links client.Links, msgs []client.TPPMessage, psuMessage string) *redact.Form {

@@ -61,10 +61,11 @@ func TestFormsHideSecrets(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	entry, err := j.Entry(ctx, id)
 	require.NoError(t, err)
-	res, err := svc.Resolve(ctx, entry, b.pisp(client.WithRedirectURI("https://tpp.example/cb?state="+tppState))...)
+	res, err := resolve(ctx, b.c, entry, b.pisp(client.WithRedirectURI("https://tpp.example/cb?state="+tppState))...)
 	require.NoError(t, err)
 	require.Equal(t, journal.ResolvedCreated, res.Kind)
-	redirect, err := url.Parse(res.Initiation.SCARedirect())
+	init := initiationOf(t, res)
+	redirect, err := url.Parse(init.SCARedirect())
 	require.NoError(t, err)
 	bankState := redirect.Query().Get("state")
 	require.NotEmpty(t, bankState, "the bank's SCA state is in the scaRedirect")
@@ -88,7 +89,7 @@ func TestFormsHideSecrets(t *testing.T) {
 	require.Equal(t, b.psu.TPPSessionID, entry.SessionKey)
 	require.Contains(t, string(entry.Body), kariBruk)
 
-	links := client.Links{client.LinkSCARedirect: {Href: res.Initiation.SCARedirect()}}
+	links := client.Links{client.LinkSCARedirect: {Href: init.SCARedirect()}}
 	fundsOK := true
 	for _, tc := range []struct {
 		name string
@@ -102,10 +103,10 @@ func TestFormsHideSecrets(t *testing.T) {
 		{name: "[]JournalEntry", v: []journal.Entry{entry, resend}},
 		{name: "resend JournalEntry", v: resend},
 		{name: "recorded Resolution", v: *entry.Resolution},
-		{name: "Resolution with Initiation", v: res},
+		{name: "Resolution with its answer", v: res},
 		{name: "*Resolution", v: &res},
-		{name: "Initiation", v: *res.Initiation, documentJSON: true},
-		{name: "*Initiation", v: res.Initiation, documentJSON: true},
+		{name: "Initiation", v: *init, documentJSON: true},
+		{name: "*Initiation", v: init, documentJSON: true},
 		{name: "Authorisation", v: *auth, documentJSON: true},
 		{name: "*Authorisation", v: auth, documentJSON: true},
 		{name: "StatusResponse", v: payments.StatusResponse{PaymentID: res.ID, TransactionStatus: payments.StatusRCVD, FundsAvailable: &fundsOK, Links: links}, documentJSON: true},
@@ -136,7 +137,7 @@ func TestFormsHideSecrets(t *testing.T) {
 	assert.Contains(t, f["slog JSON"], `"requestId":"`+id+`"`)
 	assert.Contains(t, f["slog JSON"], `"kind":"created"`)
 	assert.Contains(t, f["slog text"], "v.inDoubt=false")
-	f = forms(t, *res.Initiation)
+	f = forms(t, *init)
 	assert.Contains(t, f["slog JSON"], res.ID)
 	assert.Contains(t, f["slog JSON"], `"scaRedirect"`, "the links are there, redacted")
 }

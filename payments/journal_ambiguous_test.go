@@ -17,7 +17,6 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/journal"
-	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/store"
 )
@@ -36,7 +35,7 @@ var errConnReset = errors.New("connection reset after COMMIT was sent")
 
 // ambiguousStore plays a store (pgstore, a FileStore) that may commit a
 // write and still report an error. mode says what the n-th Update of a
-// journal entry (1-based, "payments/journal/...") does; failMarkers is
+// journal entry (1-based, "journal/entry/...") does; failMarkers is
 // how many Puts of open markers still fail; cancel, when set, is called on the
 // commitThenFail, as when the call's context ends after COMMIT was sent.
 type ambiguousStore struct {
@@ -50,7 +49,7 @@ type ambiguousStore struct {
 }
 
 func (a *ambiguousStore) Update(ctx context.Context, key string, fn func([]byte, bool) ([]byte, time.Duration, error)) error {
-	if !strings.HasPrefix(key, "payments/journal/") {
+	if !strings.HasPrefix(key, "journal/entry/") {
 		return a.Store.Update(ctx, key, fn)
 	}
 	a.mu.Lock()
@@ -78,7 +77,7 @@ func (a *ambiguousStore) Update(ctx context.Context, key string, fn func([]byte,
 }
 
 func (a *ambiguousStore) Put(ctx context.Context, key string, v []byte, ttl time.Duration) error {
-	if strings.HasPrefix(key, "payments/journal-open/") && a.failMarkers.Add(-1) >= 0 {
+	if strings.HasPrefix(key, "journal/open/") && a.failMarkers.Add(-1) >= 0 {
 		return errStoreDown
 	}
 	return a.Store.Put(ctx, key, v, ttl)
@@ -110,12 +109,12 @@ func countingBank(t *testing.T) (*bank, *postCounter) {
 // resolveAll resolves every entry of the journal, as a TPP that does not
 // trust InDoubt's selection would, and returns the resolutions by
 // request id.
-func resolveAll(t *testing.T, svc *payments.Service, j *journal.Journal, opts []client.RequestOption) map[string]payments.Resolution {
+func resolveAll(t *testing.T, c *client.Client, j *journal.Journal, opts []client.RequestOption) map[string]journal.Resolution {
 	t.Helper()
-	out := map[string]payments.Resolution{}
+	out := map[string]journal.Resolution{}
 	for e, err := range j.Entries(t.Context()) {
 		require.NoError(t, err)
-		res, err := svc.Resolve(t.Context(), e, opts...)
+		res, err := j.Resolve(t.Context(), c, e, opts...)
 		require.NoError(t, err)
 		out[e.RequestID] = res
 	}
@@ -155,10 +154,10 @@ func TestJournalIntentCommittedButReportedFailed(t *testing.T) {
 			require.NoError(t, err, "the store did write the intent")
 			assert.Equal(t, journal.OutcomeNotSent, e.Outcome)
 			assert.False(t, e.InDoubt())
-			assert.Empty(t, keysUnder(t, st, "payments/journal-open/"), "never armed")
+			assert.Empty(t, keysUnder(t, st, "journal/open/"), "never armed")
 			assert.Empty(t, inDoubt(t, j))
 
-			res := resolveAll(t, svc, j, b.pisp())
+			res := resolveAll(t, b.c, j, b.pisp())
 			assert.Equal(t, journal.ResolvedNotCreated, res[id].Kind)
 			assert.Zero(t, posts.n.Load(), "Resolve sent nothing")
 			assert.Empty(t, b.paymentsHeld())
@@ -201,7 +200,7 @@ func TestJournalIntentCommittedAndNotSentMarkFails(t *testing.T) {
 	assert.Empty(t, inDoubt(t, j), "an entry never armed is not yielded")
 
 	for range 2 {
-		res := resolveAll(t, svc, j, b.pisp())
+		res := resolveAll(t, b.c, j, b.pisp())
 		require.Contains(t, res, id)
 		assert.Equal(t, journal.NeedsPerson, res[id].Kind)
 		assert.Contains(t, res[id].Reason, "does not send it again")
@@ -242,7 +241,7 @@ func TestJournalNotSentMarkSparesAnotherCall(t *testing.T) {
 	assert.Equal(t, journal.OutcomeCreated, e.Outcome, "the first create's entry keeps its id, not marked not sent")
 	assert.NotEmpty(t, e.ID)
 	assert.Empty(t, inDoubt(t, j), "the bank created it: nothing in doubt")
-	res, err := svc.Resolve(t.Context(), e, b.pisp()...)
+	res, err := resolve(t.Context(), b.c, e, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedStatus, res.Kind, "the first create exists: its status is read")
 	assert.EqualValues(t, 1, posts.n.Load(), "nothing sent again")
@@ -284,7 +283,7 @@ func TestJournalMarkerFailureDoesNotHideDoubt(t *testing.T) {
 	_, err := svc.CreateNorwegianDomestic(t.Context(), ndct(kariBruk, "14.00"), b.pisp()...)
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, posts.n.Load())
-	assert.Empty(t, keysUnder(t, st, "payments/journal-open/"))
+	assert.Empty(t, keysUnder(t, st, "journal/open/"))
 
 	// Answer lost: the marker fails before the call, the outcome's
 	// marker write works.
@@ -294,12 +293,12 @@ func TestJournalMarkerFailureDoesNotHideDoubt(t *testing.T) {
 	_, err = svc.CreateNorwegianDomestic(t.Context(), ndct(kariBruk, "15.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	assert.EqualValues(t, 2, posts.n.Load())
-	assert.Len(t, keysUnder(t, st, "payments/journal-open/"), 1, "the outcome wrote the marker")
+	assert.Len(t, keysUnder(t, st, "journal/open/"), 1, "the outcome wrote the marker")
 
 	doubt := inDoubt(t, j)
 	require.Len(t, doubt, 1)
 	assert.Equal(t, id, doubt[0].RequestID)
-	res, err := svc.Resolve(t.Context(), doubt[0], b.pisp()...)
+	res, err := resolve(t.Context(), b.c, doubt[0], b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 	assert.Len(t, b.paymentsHeld(), 2, "never a second payment")
@@ -324,7 +323,7 @@ func TestResolveErrorNamesTheOperationOnce(t *testing.T) {
 	require.NoError(t, err)
 
 	down.Store(true)
-	_, err = svc.Resolve(t.Context(), e, b.pisp()...)
+	_, err = resolve(t.Context(), b.c, e, b.pisp()...)
 	require.ErrorIs(t, err, client.ErrNotSent)
 	assert.Equal(t, 1, strings.Count(err.Error(), "journal.Resolve"), err.Error())
 	assert.True(t, strings.HasPrefix(err.Error(), "journal.Resolve: "), err.Error())

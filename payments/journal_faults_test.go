@@ -35,7 +35,7 @@ type stepStore struct {
 }
 
 func (s *stepStore) fail(key string) bool {
-	if !strings.HasPrefix(key, "payments/journal") || s.healed.Load() {
+	if !strings.HasPrefix(key, "journal/") || s.healed.Load() {
 		return false
 	}
 	s.mu.Lock()
@@ -129,18 +129,17 @@ func journalFaultCell(t *testing.T, first, burst int, after string) int {
 	// store healed and the writer flushed and stopped, as an operator
 	// would.
 	for round := range 2 {
-		jr, rsvc := j, svc
+		jr := j
 		if round == 1 {
 			st.healed.Store(true)
 			require.NoError(t, j.Flush(ctx))
 			jr = mustJournal(t, st, journal.WithWritersStopped())
-			rsvc = journaled(t, b, jr)
 		}
 		for e, err := range jr.Entries(ctx) {
 			if err != nil {
 				break
 			}
-			_, _ = rsvc.Resolve(ctx, e, b.pisp()...)
+			_, _ = resolve(ctx, b.c, e, b.pisp()...)
 		}
 	}
 	return len(b.paymentsHeld())
@@ -172,7 +171,7 @@ func TestResolveRefusesAnyAllowLogicalDuplicate(t *testing.T) {
 			require.NoError(t, err)
 			require.Empty(t, e.Outcome, "the process died after sending")
 			assert.True(t, e.AllowLogicalDuplicate)
-			res, err := journaled(t, b, j).Resolve(t.Context(), e, b.pisp()...)
+			res, err := resolve(t.Context(), b.c, e, b.pisp()...)
 			require.NoError(t, err)
 			assert.Equal(t, journal.NeedsPerson, res.Kind)
 			assert.Equal(t, sent, posts.n.Load(), "nothing sent again")
@@ -203,13 +202,13 @@ func TestJournalInFlightCoversTheLongestCall(t *testing.T) {
 
 	sent := posts.n.Load()
 	clock.Add(b.c.LongestCall() - time.Second)
-	_, err = svc.Resolve(ctx, e, b.pisp()...)
+	_, err = resolve(ctx, b.c, e, b.pisp()...)
 	require.ErrorIs(t, err, journal.ErrInFlight)
 	assert.Empty(t, inDoubt(t, j))
 	assert.Equal(t, sent, posts.n.Load())
 
 	pastInFlight(clock, e)
-	res, err := svc.Resolve(ctx, e, b.pisp()...)
+	res, err := resolve(ctx, b.c, e, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 	assert.Len(t, b.paymentsHeld(), 1)
@@ -254,7 +253,7 @@ func TestJournalCreatedIDSurvivesStoreOutage(t *testing.T) {
 			require.NoError(t, err)
 			// A Service without a journal of its own resolves through the
 			// entry's.
-			res, err := b.svc.Resolve(ctx, e, b.pisp()...)
+			res, err := resolve(ctx, b.c, e, b.pisp()...)
 			require.NoError(t, err)
 			assert.Equal(t, journal.ResolvedStatus, res.Kind)
 			assert.Equal(t, init.PaymentID, res.ID)

@@ -46,7 +46,7 @@ func TestSettleByPerson(t *testing.T) {
 	require.ErrorIs(t, err, store.ErrNotStored)
 
 	// Resolve sends nothing for it afterwards.
-	res, err := svc.Resolve(ctx, e, b.pisp()...)
+	res, err := resolve(ctx, b.c, e, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.SettledByPerson, res.Kind)
 	assert.Empty(t, b.paymentsHeld())

@@ -43,8 +43,9 @@ const (
 
 // helperService is the Service of a helper process: the parent's TPP
 // credentials, the bank of the parent, a journal in the FileStore of the
-// parent's directory. It returns the request options of Kari's session.
-func helperService(t *testing.T, dir string) (*payments.Service, *journal.Journal, []client.RequestOption) {
+// parent's directory, with its client. It returns the request options of
+// Kari's session.
+func helperService(t *testing.T, dir string) (*payments.Service, *client.Client, *journal.Journal, []client.RequestOption) {
 	t.Helper()
 	certPEM, err := os.ReadFile(filepath.Join(dir, "cert.pem"))
 	require.NoError(t, err)
@@ -63,7 +64,7 @@ func helperService(t *testing.T, dir string) (*payments.Service, *journal.Journa
 	require.NoError(t, err)
 	var sess sca.Session
 	require.NoError(t, sess.UnmarshalBinary(b))
-	return svc, j, []client.RequestOption{sess.RequestOptions(&client.PSU{IPAddress: psuIP})}
+	return svc, c, j, []client.RequestOption{sess.RequestOptions(&client.PSU{IPAddress: psuIP})}
 }
 
 // TestJournalHelperProcess is not a test: it is the body of the processes
@@ -76,7 +77,7 @@ func TestJournalHelperProcess(t *testing.T) {
 		return // run as an ordinary test: nothing to do
 	}
 	dir := os.Getenv(journalDirEnv)
-	svc, j, opts := helperService(t, dir)
+	svc, c, j, opts := helperService(t, dir)
 	fmt.Println("ready")
 	_, err := bufio.NewReader(os.Stdin).ReadString('\n')
 	require.NoError(t, err)
@@ -88,7 +89,7 @@ func TestJournalHelperProcess(t *testing.T) {
 	case "resolve":
 		for e, err := range j.InDoubt(ctx) {
 			require.NoError(t, err)
-			res, err := svc.Resolve(ctx, e, opts...)
+			res, err := j.Resolve(ctx, c, e, opts...)
 			require.NoError(t, err)
 			id := res.ID
 			if id == "" {

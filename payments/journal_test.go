@@ -30,6 +30,21 @@ func journaled(t *testing.T, b *bank, j *journal.Journal) *payments.Service {
 	return svc
 }
 
+// resolve resolves e with the journal it was read from, through c.
+func resolve(ctx context.Context, c *client.Client, e journal.Entry, opts ...client.RequestOption) (journal.Resolution, error) {
+	return e.Journal().Resolve(ctx, c, e, opts...)
+}
+
+// initiationOf decodes the bank's answer to the resend of res, which
+// created the payment.
+func initiationOf(t *testing.T, res journal.Resolution) *payments.Initiation {
+	t.Helper()
+	require.Equal(t, journal.ResolvedCreated, res.Kind)
+	var init payments.Initiation
+	require.NoError(t, json.Unmarshal(res.Answer, &init))
+	return &init
+}
+
 // mustJournal returns a new Journal on st.
 func mustJournal(t testing.TB, st store.Store, opts ...journal.Option) *journal.Journal {
 	t.Helper()
@@ -214,7 +229,7 @@ func TestJournalEntryWithoutOutcome(t *testing.T) {
 	doubt := inDoubt(t, j)
 	require.Len(t, doubt, 1)
 
-	res, err := svc.Resolve(ctx, doubt[0], b.pisp()...)
+	res, err := resolve(ctx, b.c, doubt[0], b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedDuplicate, res.Kind, "the first payment exists")
 	assert.Len(t, b.paymentsHeld(), 1, "never a second payment")
@@ -273,7 +288,7 @@ func TestResolve(t *testing.T) {
 				assert.Empty(t, inDoubt(t, j))
 			}
 
-			res, err := svc.Resolve(ctx, e, b.pisp()...)
+			res, err := resolve(ctx, b.c, e, b.pisp()...)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, res.Kind, res.Reason)
 			held := b.paymentsHeld()
@@ -282,7 +297,7 @@ func TestResolve(t *testing.T) {
 			case journal.ResolvedCreated:
 				assert.Equal(t, held[0].ID, res.ID)
 				assert.Equal(t, res.ResendRequestID, held[0].RequestID)
-				assert.NotEmpty(t, res.Initiation.SCARedirect(), "the PSU approves the payment created now")
+				assert.NotEmpty(t, initiationOf(t, res).SCARedirect(), "the PSU approves the payment created now")
 				resend, err := j.Entry(ctx, res.ResendRequestID)
 				require.NoError(t, err)
 				assert.Equal(t, id, resend.Resolves, "the resend is journaled too")
@@ -299,7 +314,7 @@ func TestResolve(t *testing.T) {
 				assert.Equal(t, init.PaymentID, res.ID)
 				assert.Empty(t, res.Status, "an NDCT is unreadable before SCA")
 				b.authorize(t, init.SCARedirect())
-				res, err = svc.Resolve(ctx, e, b.pisp()...)
+				res, err = resolve(ctx, b.c, e, b.pisp()...)
 				require.NoError(t, err)
 				assert.Equal(t, string(payments.StatusACTC), res.Status)
 			case journal.NeedsPerson:
@@ -315,7 +330,7 @@ func TestResolve(t *testing.T) {
 			assert.Len(t, inDoubt(t, j), map[bool]int{true: 1}[tc.inDoubt])
 
 			// Resolving again sends no second create.
-			again, err := svc.Resolve(ctx, e, b.pisp()...)
+			again, err := resolve(ctx, b.c, e, b.pisp()...)
 			require.NoError(t, err)
 			assert.Len(t, b.paymentsHeld(), tc.held)
 			if tc.want == journal.ResolvedCreated {
@@ -339,31 +354,32 @@ func TestResolveRefuses(t *testing.T) {
 	require.NoError(t, err)
 
 	// An option that would allow a logical duplicate stops the resend.
-	_, err = svc.Resolve(ctx, e, append(b.pisp(), payments.AllowLogicalDuplicate())...)
+	_, err = resolve(ctx, b.c, e, append(b.pisp(), payments.AllowLogicalDuplicate())...)
 	require.ErrorIs(t, err, client.ErrNotSent)
 	assert.Empty(t, b.paymentsHeld())
 
 	// A client of another bank must not resend it.
 	other := newBank(t)
-	otherSvc := journaled(t, other, j)
-	_, err = otherSvc.Resolve(ctx, e, other.pisp()...)
+	_, err = resolve(ctx, other.c, e, other.pisp()...)
 	require.ErrorIs(t, err, journal.ErrNotResolvable)
 	assert.Empty(t, other.paymentsHeld())
 
 	// An entry not read from a journal.
-	_, err = svc.Resolve(ctx, journal.Entry{RequestID: id})
+	_, err = resolve(ctx, b.c, journal.Entry{RequestID: id})
 	require.ErrorIs(t, err, journal.ErrNotResolvable)
 
 	assert.Len(t, inDoubt(t, j), 1, "still in doubt")
-	res, err := svc.Resolve(ctx, e, b.pisp()...)
+	res, err := resolve(ctx, b.c, e, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedCreated, res.Kind)
 	assert.Len(t, b.paymentsHeld(), 1)
 }
 
-// Two replicas resolve the same entry at once: the bank's duplicate check
-// lets one resend create the payment, the other learns it exists; the
-// journal keeps the resolution that knows the id.
+// Two replicas resolve the same entry at once: one claims it and sends
+// the create again, the other finds the claim and sends nothing
+// (journal.ErrClaimed) or, once the first is done, reads the status of
+// the payment it created; the journal keeps the resolution that knows
+// the id.
 func TestResolveConcurrently(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -376,21 +392,29 @@ func TestResolveConcurrently(t *testing.T) {
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "88.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 
-	replicas := []*payments.Service{journaled(t, b, mustJournal(t, st)), journaled(t, b, mustJournal(t, st))}
-	results := make(chan payments.Resolution, len(replicas))
+	replicas := []*journal.Journal{mustJournal(t, st), mustJournal(t, st)}
+	type result struct {
+		res journal.Resolution
+		err error
+	}
+	results := make(chan result, len(replicas))
 	for _, r := range replicas {
 		go func() {
-			e, err := r.Journal().Entry(ctx, id)
+			e, err := r.Entry(ctx, id)
 			assert.NoError(t, err)
-			res, err := r.Resolve(ctx, e, b.pisp()...)
-			assert.NoError(t, err)
-			results <- res
+			res, err := r.Resolve(ctx, b.c, e, b.pisp()...)
+			results <- result{res, err}
 		}()
 	}
 	kinds := map[journal.ResolutionKind]int{}
 	for range replicas {
-		res := <-results
-		kinds[res.Kind]++
+		r := <-results
+		if r.err != nil {
+			require.ErrorIs(t, r.err, journal.ErrClaimed)
+			kinds["claimed"]++
+			continue
+		}
+		kinds[r.res.Kind]++
 	}
 	held := b.paymentsHeld()
 	require.Len(t, held, 1, "one payment, whoever resolved")
@@ -425,14 +449,14 @@ func TestJournalOpenMarkers(t *testing.T) {
 	clock := testtpp.NewClock(time.Now())
 	j := mustJournal(t, st, journal.WithClient(testtpp.NewClient(t, b.s, "Journal clock", client.WithClock(clock.Now))))
 	svc := journaled(t, b, j)
-	const open = "payments/journal-open/"
+	const open = "journal/open/"
 
 	for _, amount := range []string{"1.00", "2.00", "3.00"} {
 		_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, amount), b.pisp()...)
 		require.NoError(t, err)
 	}
 	assert.Empty(t, keysUnder(t, st, open), "settled creates leave no marker")
-	assert.Len(t, keysUnder(t, st, "payments/journal/"), 3)
+	assert.Len(t, keysUnder(t, st, "journal/entry/"), 3)
 
 	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
@@ -450,7 +474,7 @@ func TestJournalOpenMarkers(t *testing.T) {
 	inDoubt(t, j)
 	assert.NotContains(t, keysUnder(t, st, open), orphan, "old and without intent: removed")
 
-	res, err := svc.Resolve(ctx, doubt[0], b.pisp()...)
+	res, err := resolve(ctx, b.c, doubt[0], b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 	assert.Empty(t, keysUnder(t, st, open), "resolved: the marker is gone")

@@ -76,7 +76,7 @@ func TestResolveSettledDuplicateSendsNothing(t *testing.T) {
 	stale, err := j.Entry(ctx, id)
 	require.NoError(t, err)
 
-	first, err := svc.Resolve(ctx, stale, b.pisp()...)
+	first, err := resolve(ctx, b.c, stale, b.pisp()...)
 	require.NoError(t, err)
 	require.Equal(t, journal.ResolvedDuplicate, first.Kind, first.Reason)
 	require.NotEmpty(t, first.ResendRequestID)
@@ -94,12 +94,12 @@ func TestResolveSettledDuplicateSendsNothing(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, settled.InDoubt())
 	for name, e := range map[string]journal.Entry{"stale copy": stale, "re-read": settled} {
-		res, err := svc.Resolve(ctx, e, b.pisp()...)
+		res, err := resolve(ctx, b.c, e, b.pisp()...)
 		require.NoError(t, err, name)
 		assert.Equal(t, journal.ResolvedDuplicate, res.Kind, name)
 		assert.Equal(t, first.ResendRequestID, res.ResendRequestID, "%s: the recorded resolution", name)
 		assert.True(t, first.At.Equal(res.At), "%s: the recorded resolution's time", name)
-		assert.Nil(t, res.Initiation, name)
+		assert.Nil(t, res.Answer, name)
 	}
 
 	// A reconciler resolving every entry, from two replicas at once.
@@ -109,14 +109,13 @@ func TestResolveSettledDuplicateSendsNothing(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			rj := mustJournal(t, st)
-			rsvc := journaled(t, b, rj)
 			n := 0
 			for e, err := range rj.Entries(ctx) {
 				if !assert.NoError(t, err) {
 					return
 				}
 				n++
-				res, err := rsvc.Resolve(ctx, e, b.pisp()...)
+				res, err := resolve(ctx, b.c, e, b.pisp()...)
 				if e.Resolves != "" {
 					assert.ErrorIs(t, err, journal.ErrNotResolvable, "the resend's own entry")
 					continue
@@ -156,7 +155,7 @@ func TestResolveSettledCreatedSendsNoCreate(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	stale, err := j.Entry(ctx, id)
 	require.NoError(t, err)
-	first, err := svc.Resolve(ctx, stale, b.pisp()...)
+	first, err := resolve(ctx, b.c, stale, b.pisp()...)
 	require.NoError(t, err)
 	require.Equal(t, journal.ResolvedCreated, first.Kind, first.Reason)
 	require.Len(t, b.paymentsHeld(), 1)
@@ -165,12 +164,12 @@ func TestResolveSettledCreatedSendsNoCreate(t *testing.T) {
 	posts := w.posts.Load()
 
 	for _, e := range []journal.Entry{stale, stale} {
-		res, err := svc.Resolve(ctx, e, b.pisp()...)
+		res, err := resolve(ctx, b.c, e, b.pisp()...)
 		require.NoError(t, err)
 		assert.Equal(t, journal.ResolvedStatus, res.Kind)
 		assert.Equal(t, first.ID, res.ID)
 		assert.Empty(t, res.Status, "an NDCT is unreadable before SCA")
-		assert.Nil(t, res.Initiation)
+		assert.Nil(t, res.Answer)
 	}
 	assert.Equal(t, posts, w.posts.Load(), "no create was sent again")
 	assert.Len(t, b.paymentsHeld(), 1, "never a second payment")
@@ -201,7 +200,7 @@ func TestResolveInFlightEntrySendsNothing(t *testing.T) {
 
 	pastInFlight(clock, e)
 	clock.Add(-2 * time.Second)
-	res, err := svc.Resolve(ctx, e, b.pisp()...)
+	res, err := resolve(ctx, b.c, e, b.pisp()...)
 	require.ErrorIs(t, err, journal.ErrInFlight)
 	assert.NotErrorIs(t, err, journal.ErrNotResolvable, "a later call may resolve it")
 	assert.Empty(t, res.Kind)
@@ -213,7 +212,7 @@ func TestResolveInFlightEntrySendsNothing(t *testing.T) {
 
 	clock.Add(time.Second)
 	require.Len(t, inDoubt(t, j), 1)
-	res, err = svc.Resolve(ctx, e, b.pisp()...)
+	res, err = resolve(ctx, b.c, e, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedDuplicate, res.Kind, "the first payment exists")
 	assert.Equal(t, posts+1, w.posts.Load(), "one resend")
@@ -230,7 +229,7 @@ func TestResolveInFlightEntrySendsNothing(t *testing.T) {
 	j0 := mustJournal(t, st, journalClock(t, b, clock), journal.WithWritersStopped())
 	e2, err := j0.Entry(ctx, id2)
 	require.NoError(t, err)
-	res, err = journaled(t, b, j0).Resolve(ctx, e2, b.pisp()...)
+	res, err = resolve(ctx, b.c, e2, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
 }

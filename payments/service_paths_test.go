@@ -460,8 +460,9 @@ func TestNotYetReadableUnderEveryService(t *testing.T) {
 }
 
 // A standing order whose create the bank never processed is created by
-// Resolve, and the Initiation of that resend records its service too.
-func TestResolvedInitiationRecordsService(t *testing.T) {
+// Resolve at its own path, under the periodic service, where its status
+// is then read.
+func TestResolvedStandingOrder(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	b := newBank(t)
@@ -474,13 +475,14 @@ func TestResolvedInitiationRecordsService(t *testing.T) {
 	e, err := j.Entry(ctx, id)
 	require.NoError(t, err)
 
-	res, err := svc.Resolve(ctx, e, b.pisp()...)
+	res, err := resolve(ctx, b.c, e, b.pisp()...)
 	require.NoError(t, err)
 	require.Equal(t, journal.ResolvedCreated, res.Kind, res.Reason)
-	require.NotNil(t, res.Initiation)
-	assert.Equal(t, payments.ServicePeriodic, res.Initiation.Service)
-	assert.Equal(t, payments.ProductNorwegianDomestic, res.Initiation.Product)
-	st, err := svc.Status(ctx, payments.Ref{Service: res.Initiation.Service, Product: res.Initiation.Product, ID: res.ID}, b.pisp()...)
+	assert.Equal(t, res.ID, initiationOf(t, res).PaymentID)
+	resend, err := j.Entry(ctx, res.ResendRequestID)
+	require.NoError(t, err)
+	assert.Equal(t, b.s.URL+"/v1/periodic-payments/norwegian-domestic-credit-transfers", resend.URL)
+	st, err := svc.Status(ctx, payments.Ref{Service: payments.ServicePeriodic, Product: payments.ProductNorwegianDomestic, ID: res.ID}, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusRCVD, st.TransactionStatus)
 }

@@ -142,19 +142,28 @@ func (b *bankFlags) baseURL() (string, error) {
 	case b.bank == "":
 		return "", usagef("give -bank or -url")
 	}
-	d, err := directory(b.banksFile)
+	bk, env, err := b.entry()
 	if err != nil {
 		return "", err
 	}
+	return bk.BaseURL(env), nil
+}
+
+// entry is the directory's bank of -bank, in -env.
+func (b *bankFlags) entry() (banks.Bank, banks.Environment, error) {
+	d, err := directory(b.banksFile)
+	if err != nil {
+		return banks.Bank{}, "", err
+	}
 	bk, ok := d.Lookup(b.bank)
 	if !ok {
-		return "", usagef("%v: %q (psd2 banks lists them)", banks.ErrUnknownBank, b.bank)
+		return banks.Bank{}, "", usagef("%v: %q (psd2 banks lists them)", banks.ErrUnknownBank, b.bank)
 	}
-	u := bk.BaseURL(banks.Environment(b.env))
-	if u == "" {
-		return "", usagef("-env %q: want sandbox or production", b.env)
+	env := banks.Environment(b.env)
+	if bk.BaseURL(env) == "" {
+		return banks.Bank{}, "", usagef("-env %q: want sandbox or production", b.env)
 	}
-	return u, nil
+	return bk, env, nil
 }
 
 // options are the client options of -ca and -store. A host under
@@ -216,7 +225,17 @@ func newClient(b *bankFlags, c *credFlags, extra ...client.Option) (*client.Clie
 	if err != nil {
 		return nil, err
 	}
-	return client.New(base, creds, append(opts, extra...)...)
+	opts = append(opts, extra...)
+	if b.bank != "" {
+		// The directory's client: its scope is the bank's id, whatever
+		// its host (banks.Bank.NewClient).
+		bk, env, err := b.entry()
+		if err != nil {
+			return nil, err
+		}
+		return bk.NewClient(env, creds, opts...)
+	}
+	return client.New(base, creds, opts...)
 }
 
 // oneLine keeps the first line of an error text, for messages that quote

@@ -11,7 +11,6 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/banks"
 	"github.com/tppkit/psd2/journal"
-	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/store"
 )
@@ -180,11 +179,7 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	svc, err := payments.New(c, payments.WithJournal(j))
-	if err != nil {
-		return err
-	}
-	res, err := svc.Resolve(ctx, en)
+	res, err := j.Resolve(ctx, c, en)
 	if err != nil {
 		return err
 	}

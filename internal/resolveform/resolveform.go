@@ -1,8 +1,6 @@
-// Package resolveform prints a journal resolution: the one form behind
-// journal.Resolution and payments.Resolution, which differ only in their
-// type name, the key of the id and what they add (the answer, the
-// decoded Initiation). Nothing secret is in a Form: the bank's answer
-// (whose links carry its SCA state) is never printed, only marked as set.
+// Package resolveform prints a journal resolution (journal.Resolution).
+// Nothing secret is in a Form: the bank's answer (whose links carry its
+// SCA state) is never printed, only marked as set.
 package resolveform
 
 import (

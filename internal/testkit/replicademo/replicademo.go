@@ -221,7 +221,7 @@ func unknownPaymentResolved(ctx context.Context, out io.Writer, bank *emulator.S
 			return err
 		}
 		n++
-		res, err := b.pis.Resolve(ctx, e) // the entry holds the headers the resend needs
+		res, err := b.journal.Resolve(ctx, b.c, e) // the entry holds the headers the resend needs
 		if err != nil {
 			return err
 		}

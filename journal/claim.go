@@ -1,0 +1,189 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// ASSUMPTION (claims): an entry's create is sent again only under a
+// claim. Right before the resend leaves (in its client.Hook, once the
+// X-Request-ID is fixed), Resolve writes a claim into the entry in one
+// store Update: only while the entry is in doubt and no other live claim
+// holds it. While the claim lives, [Journal.SettleByPerson] is refused
+// with a [*ClaimedError], and so is another Resolve: at most one resend
+// of an entry is on its way at a time, and an operator never settles an
+// entry whose resend may be creating the resource at that moment. The
+// claim ends when Resolve records what it found (or gives up), and at
+// the latest at its Until: the resend's own bound (Entry.Until of the
+// resend) plus claimMargin for the recording of the resolution, so that
+// a resolver that died leaves nothing locked for longer. A person's
+// settlement is never replaced by a resolution: one that comes after it
+// (its claim outlived) goes into the entry's Trail, and Resolve reports
+// the conflict ([ErrConflict]).
+
+// claimMargin is the time a claim allows Resolve to record its
+// resolution after the resend and the recording of its outcome are over.
+const claimMargin = outcomeTimeout
+
+// claim is a Resolve's hold on an entry while it sends the create again,
+// stored in the entry.
+type claim struct {
+	// Token is the claiming Resolve's own random token.
+	Token string `json:"token"`
+	// RequestID is the resend's X-Request-ID.
+	RequestID string `json:"requestId"`
+	// Until is when the claim ends at the latest.
+	Until time.Time `json:"until"`
+}
+
+// live reports whether c holds its entry at now.
+func (c *claim) live(now time.Time) bool { return c != nil && now.Before(c.Until) }
+
+// ErrClaimed matches the error of [Journal.SettleByPerson] and
+// [Journal.Resolve] for an entry whose create a Resolve is sending again
+// at that moment: nothing was changed or sent. Call again once the
+// resend is over (its resolution may settle the entry), at the latest at
+// the [ClaimedError]'s Until.
+var ErrClaimed = errors.New("journal: a Resolve is sending the entry's create again")
+
+// ClaimedError is the error of [Journal.SettleByPerson] and
+// [Journal.Resolve] for an entry a Resolve has claimed to send its create
+// again; it matches [ErrClaimed].
+type ClaimedError struct {
+	// ResendRequestID is the X-Request-ID of the resend on its way.
+	ResendRequestID string
+	// Until is when the claim ends at the latest, on the journal's clock.
+	Until time.Time
+}
+
+// Error says that a resend is on its way, and until when at the latest.
+func (e *ClaimedError) Error() string {
+	return fmt.Sprintf("journal: a Resolve is sending the entry's create again (X-Request-ID %s); try again after it is over, at the latest at %s",
+		e.ResendRequestID, e.Until.UTC().Format(time.RFC3339))
+}
+
+// Is makes a ClaimedError match [ErrClaimed].
+func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed }
+
+// ErrConflict matches the error of [Journal.Resolve] when a person
+// settled the entry ([Journal.SettleByPerson]) while Resolve was sending
+// its create again, after Resolve's claim had run out (a resolver slower
+// than its bound). The person's settlement stays in force; what Resolve
+// found is returned with the error (with the bank's Answer) and kept in
+// the entry's Trail. Check the person's decision against it: for
+// [ResolvedCreated], the resource exists now.
+var ErrConflict = errors.New("journal: a person settled the entry while Resolve sent its create again")
+
+// errSettledMeanwhile stops a claim on an entry that is no longer in
+// doubt: it was settled since Resolve read it.
+var errSettledMeanwhile = errors.New("journal: entry settled meanwhile")
+
+// errNotOurClaim stops the release of a claim that is not the caller's.
+var errNotOurClaim = errors.New("journal: not our claim")
+
+// takeClaim claims the entry under key for the resend requestID of the
+// Resolve whose token is token, until until: an error matching
+// errSettledMeanwhile when the entry is no longer in doubt, a
+// *ClaimedError when another live claim holds it.
+func (j *Journal) takeClaim(ctx context.Context, key, token, requestID string, until time.Time) error {
+	now := j.now()
+	return j.update(ctx, key, func(rec *journalRecord) error {
+		if !rec.inDoubt() {
+			return errSettledMeanwhile
+		}
+		if c := rec.Claim; c.live(now) && c.Token != token {
+			return &ClaimedError{ResendRequestID: c.RequestID, Until: c.Until}
+		}
+		rec.Claim = &claim{Token: token, RequestID: requestID, Until: until}
+		return nil
+	})
+}
+
+// dropClaim ends the claim of token on the entry under key, if it still
+// holds it, without the call's cancellation. Best effort: the claim ends
+// at its Until anyway.
+func (j *Journal) dropClaim(ctx context.Context, key, token string) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	_ = j.update(dctx, key, func(rec *journalRecord) error {
+		if rec.Claim == nil || rec.Claim.Token != token {
+			return errNotOurClaim
+		}
+		rec.Claim = nil
+		return nil
+	})
+}
+
+// withTrail returns trail with r added (without its Answer), keeping the
+// last maxTrail.
+func withTrail(trail []Resolution, r Resolution) []Resolution {
+	r.Answer = nil
+	trail = append(trail, r)
+	if n := len(trail) - maxTrail; n > 0 {
+		trail = slices.Clone(trail[n:])
+	}
+	return trail
+}
+
+// sameFinding reports whether a and b say the same, whenever made.
+func sameFinding(a, b Resolution) bool {
+	return a.Kind == b.Kind && a.ID == b.ID && a.Status == b.Status && a.Reason == b.Reason &&
+		a.ResendRequestID == b.ResendRequestID
+}
+
+// record writes res, what the Resolve with token (empty when it sent
+// nothing) found, into the entry under key, ending its claim. It returns
+// the resolution in force afterwards when it is not res (a person's, or
+// a settled one a NeedsPerson does not replace), and whether a person's
+// settlement stood against a resend (ErrConflict).
+func (j *Journal) record(ctx context.Context, key, token string, res Resolution) (kept *Resolution, conflict bool, err error) {
+	settled := false
+	err = j.update(ctx, key, func(rec *journalRecord) error {
+		kept, conflict = nil, false
+		if token != "" && rec.Claim != nil && rec.Claim.Token == token {
+			rec.Claim = nil
+		}
+		r := res
+		r.Answer = nil
+		switch old := rec.Resolution; {
+		case old != nil && old.Kind == SettledByPerson:
+			// A person's settlement is never replaced.
+			rec.Trail = withTrail(rec.Trail, r)
+			k := *old
+			kept, conflict = &k, token != ""
+		case old != nil && old.ID != "" && res.ID == "":
+			// Never replace a resolution that knows the id by one that
+			// does not (a concurrent resolver's duplicate after our
+			// creation).
+			rec.Trail = withTrail(rec.Trail, r)
+		case old != nil && old.Kind != NeedsPerson && res.Kind == NeedsPerson:
+			// Nor a settled resolution by one that needs a person (a
+			// refused resend after another settled it): the entry would
+			// be in doubt again.
+			rec.Trail = withTrail(rec.Trail, r)
+			k := *old
+			kept = &k
+		default:
+			if old != nil && !sameFinding(*old, r) {
+				rec.Trail = withTrail(rec.Trail, *old)
+			}
+			rec.Resolution = &r
+		}
+		settled = rec.settled()
+		return nil
+	})
+	if err == nil && settled {
+		j.closeDoubt(ctx, key)
+	}
+	return kept, conflict, err
+}
+
+// refusedSettlement is the Trail item of a person's settlement, whose
+// Reason is settled, refused at at because of the claim c.
+func refusedSettlement(settled string, c *claim, at time.Time) Resolution {
+	return Resolution{Kind: SettledByPerson, At: at, ResendRequestID: c.RequestID,
+		Reason: "refused while a Resolve was sending the create again: " + settled}
+}

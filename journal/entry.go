@@ -1,0 +1,269 @@
+package journal
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Outcome is what became of a journaled create, as its client reported.
+type Outcome string
+
+// Outcomes of a create. An entry without one ("") was cut short between
+// its intent and its answer: the process crashed or was killed.
+const (
+	// OutcomeCreated: the bank answered 2xx with the created resource's
+	// id.
+	OutcomeCreated Outcome = "created"
+	// OutcomeRefused: the bank answered with an error (4xx); nothing was
+	// created.
+	OutcomeRefused Outcome = "refused"
+	// OutcomeNotSent: nothing left the machine ([client.ErrNotSent]).
+	OutcomeNotSent Outcome = "not-sent"
+	// OutcomeUnknown: the request may have reached the bank without a
+	// usable answer ([client.ErrOutcomeUnknown]).
+	OutcomeUnknown Outcome = "unknown"
+)
+
+// Entry is one journaled create and what is known of it.
+type Entry struct {
+	// RequestID is the create's X-Request-ID.
+	RequestID string
+	// Operation is the SDK call, as its service named it (for example
+	// "payments.CreateNorwegianDomestic").
+	Operation string
+	// Create describes the kind of create, as its service gave it to
+	// [Journal.Hook]. An entry of a development version that recorded
+	// none has the zero Create, and is never sent again.
+	Create Create
+	// URL is the absolute URL of the create, without its query.
+	URL string
+	// Body is the exact request body that was sent.
+	Body []byte
+	// SessionKey is the TPP-Session-ID the create ran in: it names the
+	// PSU's session (package sca) and must not be logged.
+	SessionKey string
+	// AllowLogicalDuplicate reports that the create carried
+	// allowLogicalDuplicate=true; such an entry is never resolved by
+	// sending it again.
+	AllowLogicalDuplicate bool
+	// Created is when the intent was recorded.
+	Created time.Time
+	// Outcome is what the client reported; "" when the process ended
+	// before it could (a crash).
+	Outcome Outcome
+	// ID is the id the bank gave the created resource (the member
+	// Create.ResultID of its answer): from the outcome, or from a
+	// resolution that learned it.
+	ID string
+	// StatusCode and Codes are the bank's answer to a refused (or
+	// unknown) create: the HTTP status and the tppMessages codes.
+	StatusCode int
+	Codes      []string
+	// Resolution is the resolution in force: the last one recorded by
+	// [Journal.Resolve], or a person's ([Journal.SettleByPerson]), which
+	// no later resolution replaces. nil when none.
+	Resolution *Resolution
+	// Trail is what else was recorded on the entry, oldest first, so that
+	// no decision is lost: the resolutions a later one replaced, a
+	// resolution that came after a person's settlement (which stands),
+	// and the settlements by a person that were refused because a
+	// Resolve was sending the create again (Kind SettledByPerson, Reason
+	// starting with "refused"). It keeps the last 20 (maxTrail).
+	Trail []Resolution
+	// Resolves is set on the entry of a resend made by
+	// [Journal.Resolve]: the X-Request-ID of the entry it resolves.
+	Resolves string
+
+	// Until is when its create and the recording of its outcome are
+	// over at the latest: the intent's time, plus the call's bound
+	// ([client.Client.LongestCall], or its context's deadline when
+	// sooner), plus the time allowed to record the outcome. Without an
+	// outcome the entry is in flight until then, and at least for the
+	// journal's in-flight time ([WithInFlight]). Zero for an entry
+	// written before this field.
+	Until time.Time
+
+	key    string // where the entry is stored
+	path   string // the create's path under the base URL; "" before it was kept
+	scope  string
+	header http.Header
+	claim  *claim
+	folded bool // Outcome and ID come from the created record
+	j      *Journal
+}
+
+// maxTrail bounds [Entry.Trail]: the oldest items go first.
+const maxTrail = 20
+
+// InDoubt reports whether the entry may stand for a resource nobody
+// knows about: its outcome is unknown, or missing (a crash), and no
+// resolution settled it. An entry resolved as needing a person stays in
+// doubt.
+func (e Entry) InDoubt() bool {
+	if e.Resolves != "" {
+		return false
+	}
+	if e.Resolution != nil && e.Resolution.Kind != NeedsPerson {
+		return false
+	}
+	return e.Outcome == "" || e.Outcome == OutcomeUnknown || e.Resolution != nil
+}
+
+// Journal returns the Journal the entry was read from, nil for an entry
+// made by hand: the one that resolves it ([Journal.Resolve]).
+func (e Entry) Journal() *Journal { return e.j }
+
+// String describes the entry without its body, session key or PSU data.
+func (e Entry) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "journal.Entry{requestId=%s op=%s", e.RequestID, e.Operation)
+	outcome := string(e.Outcome)
+	if outcome == "" {
+		outcome = "none"
+	}
+	fmt.Fprintf(&b, " outcome=%s", outcome)
+	if e.Resolution != nil {
+		fmt.Fprintf(&b, " resolution=%s", e.Resolution.Kind)
+	}
+	if len(e.Trail) > 0 {
+		fmt.Fprintf(&b, " trail=%d", len(e.Trail))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+// GoString is String, for %#v: the body, URL, session key and PSU
+// headers stay out of it too.
+func (e Entry) GoString() string { return e.String() }
+
+// Format prints String for every verb (GoString, for %#v, is String
+// too), so that no verb (%d, %x on the struct) prints the body, session
+// key or PSU headers field by field.
+func (e Entry) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, e.String()) }
+
+// LogValue makes log/slog print the entry as a group of the fields of
+// its JSON form: without its body, URL, session key or PSU data.
+func (e Entry) LogValue() slog.Value {
+	attrs := []slog.Attr{
+		slog.String("requestId", e.RequestID), slog.String("operation", e.Operation),
+	}
+	if e.AllowLogicalDuplicate {
+		attrs = append(attrs, slog.Bool("allowLogicalDuplicate", true))
+	}
+	attrs = append(attrs, slog.Time("created", e.Created))
+	if e.Outcome != "" {
+		attrs = append(attrs, slog.String("outcome", string(e.Outcome)))
+	}
+	if e.ID != "" {
+		attrs = append(attrs, slog.String("id", e.ID))
+	}
+	if e.StatusCode != 0 {
+		attrs = append(attrs, slog.Int("statusCode", e.StatusCode))
+	}
+	if len(e.Codes) > 0 {
+		attrs = append(attrs, slog.Any("codes", e.Codes))
+	}
+	if e.Resolution != nil {
+		attrs = append(attrs, slog.Any("resolution", *e.Resolution))
+	}
+	if len(e.Trail) > 0 {
+		attrs = append(attrs, slog.Any("trail", e.Trail))
+	}
+	if e.Resolves != "" {
+		attrs = append(attrs, slog.String("resolves", e.Resolves))
+	}
+	attrs = append(attrs, slog.Bool("inDoubt", e.InDoubt()))
+	return slog.GroupValue(attrs...)
+}
+
+// MarshalJSON writes the entry without its body, URL, session key or PSU
+// data, for dashboards and logs.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		RequestID             string       `json:"requestId"`
+		Operation             string       `json:"operation"`
+		AllowLogicalDuplicate bool         `json:"allowLogicalDuplicate,omitempty"`
+		Created               time.Time    `json:"created"`
+		Outcome               Outcome      `json:"outcome,omitempty"`
+		ID                    string       `json:"id,omitempty"`
+		StatusCode            int          `json:"statusCode,omitempty"`
+		Codes                 []string     `json:"codes,omitempty"`
+		Resolution            *Resolution  `json:"resolution,omitempty"`
+		Trail                 []Resolution `json:"trail,omitempty"`
+		Resolves              string       `json:"resolves,omitempty"`
+		InDoubt               bool         `json:"inDoubt"`
+	}{e.RequestID, e.Operation, e.AllowLogicalDuplicate, e.Created, e.Outcome,
+		e.ID, e.StatusCode, e.Codes, e.Resolution, e.Trail, e.Resolves, e.InDoubt()})
+}
+
+// journalRecord is the stored form of an entry (JSON, version 1; the
+// members added since are optional).
+type journalRecord struct {
+	V                     int               `json:"v"`
+	RequestID             string            `json:"requestId"`
+	Operation             string            `json:"operation"`
+	Create                *Create           `json:"create,omitempty"`
+	URL                   string            `json:"url"`
+	Path                  string            `json:"path,omitempty"` // under the base URL (Entry.path)
+	Body                  []byte            `json:"body"`
+	Header                map[string]string `json:"header,omitempty"`
+	AllowLogicalDuplicate bool              `json:"allowLogicalDuplicate,omitempty"`
+	Scope                 string            `json:"scope"`
+	Created               time.Time         `json:"created"`
+	Outcome               Outcome           `json:"outcome,omitempty"`
+	OutcomeAt             *time.Time        `json:"outcomeAt,omitempty"`
+	ID                    string            `json:"paymentId,omitempty"` // the name of version 1
+	StatusCode            int               `json:"statusCode,omitempty"`
+	Codes                 []string          `json:"codes,omitempty"`
+	Resolution            *Resolution       `json:"resolution,omitempty"`
+	Trail                 []Resolution      `json:"trail,omitempty"`
+	Claim                 *claim            `json:"claim,omitempty"`
+	Resolves              string            `json:"resolves,omitempty"`
+	// Until is Entry.Until.
+	Until *time.Time `json:"until,omitempty"`
+	// Intent is a random token of the call that wrote the intent, so
+	// that the call recognises its own entry (see settleNotSent).
+	Intent string `json:"intent,omitempty"`
+}
+
+// entry is the Entry of the record stored under key.
+func (r *journalRecord) entry(j *Journal, key string) Entry {
+	e := Entry{
+		RequestID: r.RequestID, Operation: r.Operation, URL: r.URL,
+		Body: r.Body, SessionKey: r.Header["Tpp-Session-Id"], AllowLogicalDuplicate: r.AllowLogicalDuplicate,
+		Created: r.Created, Outcome: r.Outcome, ID: r.ID, StatusCode: r.StatusCode,
+		Codes: r.Codes, Resolution: r.Resolution, Trail: r.Trail, Resolves: r.Resolves,
+		key: key, path: r.Path, scope: r.Scope, header: http.Header{}, claim: r.Claim, j: j,
+	}
+	if r.Create != nil {
+		e.Create = *r.Create
+	}
+	if r.Until != nil {
+		e.Until = *r.Until
+	}
+	if e.ID == "" && r.Resolution != nil {
+		e.ID = r.Resolution.ID
+	}
+	for k, v := range r.Header {
+		e.header.Set(k, v)
+	}
+	return e
+}
+
+// settled reports whether nothing about the record is in doubt any more,
+// so that it may expire after the retention.
+func (r *journalRecord) settled() bool {
+	e := Entry{Outcome: r.Outcome, Resolution: r.Resolution, Resolves: r.Resolves}
+	return !e.InDoubt() && r.Outcome != ""
+}
+
+// inDoubt is the record's [Entry.InDoubt].
+func (r *journalRecord) inDoubt() bool {
+	e := Entry{Outcome: r.Outcome, Resolution: r.Resolution, Resolves: r.Resolves}
+	return e.InDoubt()
+}

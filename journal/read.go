@@ -1,0 +1,146 @@
+package journal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strings"
+	"time"
+
+	"github.com/tppkit/psd2/store"
+)
+
+// Entry returns the entry of the create sent with X-Request-ID
+// requestID, written by this version or an earlier one (see the package
+// doc); an error matching [store.ErrNotStored] when there is none.
+func (j *Journal) Entry(ctx context.Context, requestID string) (Entry, error) {
+	var err error
+	for _, ks := range keyspaces {
+		var key string
+		if key, err = entryKey(ks, requestID); err != nil {
+			return Entry{}, err
+		}
+		var e Entry
+		if e, err = j.read(ctx, key); !errors.Is(err, store.ErrNotStored) {
+			return e, err
+		}
+	}
+	return Entry{}, err
+}
+
+// read returns the entry stored under key.
+func (j *Journal) read(ctx context.Context, key string) (Entry, error) {
+	if j == nil || j.st == nil {
+		return Entry{}, fmt.Errorf("%w: no journal (use journal.New)", ErrJournal)
+	}
+	b, err := j.st.Get(ctx, key)
+	if err != nil {
+		return Entry{}, fmt.Errorf("%w: %w", ErrJournal, err)
+	}
+	var rec journalRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return Entry{}, fmt.Errorf("%w: entry unreadable: %w", ErrJournal, err)
+	}
+	folded, err := j.foldCreated(ctx, key, &rec)
+	if err != nil {
+		return Entry{}, err
+	}
+	e := rec.entry(j, key)
+	e.folded = folded
+	return e, nil
+}
+
+// Entries yields every entry of the journal: those written by this
+// version in the order of their keys (the escaped request ids), then
+// those an earlier version left under its prefix (see the package doc).
+// An error ends the sequence.
+func (j *Journal) Entries(ctx context.Context) iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		if j == nil || j.st == nil {
+			yield(Entry{}, fmt.Errorf("%w: no journal (use journal.New)", ErrJournal))
+			return
+		}
+		for _, ks := range keyspaces {
+			for key, err := range j.st.Keys(ctx, ks.entries) {
+				if err != nil {
+					yield(Entry{}, fmt.Errorf("%w: %w", ErrJournal, err))
+					return
+				}
+				e, err := j.read(ctx, key)
+				if errors.Is(err, store.ErrNotStored) {
+					continue // expired or deleted meanwhile
+				}
+				if !yield(e, err) || err != nil {
+					return
+				}
+			}
+		}
+	}
+}
+
+// InDoubt yields the entries that may stand for a resource nobody knows
+// about (see [Entry.InDoubt]): outcome unknown, or no outcome at
+// all and older than the in-flight time ([DefaultInFlight],
+// [WithInFlight]), so that creates still on their way in another
+// replica are left alone. Pass each to [Journal.Resolve]. The entries of
+// Resolve's own resends are never yielded: their original is. It reads
+// only the open entries (each gets a marker in the store once its intent
+// is recorded, before it is sent, until it is settled), not the settled
+// ones, of this version and of earlier ones; an entry whose create was
+// reported as [client.ErrNotSent] is never yielded. An error ends the
+// sequence.
+func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		if j == nil || j.st == nil {
+			yield(Entry{}, fmt.Errorf("%w: no journal (use journal.New)", ErrJournal))
+			return
+		}
+		now := j.now()
+		for _, ks := range keyspaces {
+			for marker, err := range j.st.Keys(ctx, ks.open) {
+				if err != nil {
+					yield(Entry{}, fmt.Errorf("%w: %w", ErrJournal, err))
+					return
+				}
+				e, err := j.read(ctx, ks.entries+strings.TrimPrefix(marker, ks.open))
+				switch {
+				case errors.Is(err, store.ErrNotStored):
+					// A marker without its entry (deleted, or left by a
+					// version that wrote the marker before the intent),
+					// once it is older than any create in flight.
+					if j.markerStale(ctx, marker, now) {
+						_ = j.st.Delete(ctx, marker)
+					}
+					continue
+				case err != nil:
+					yield(Entry{}, err)
+					return
+				case !e.InDoubt():
+					if e.folded {
+						_ = j.keepFold(ctx, e.key, e.ID)
+					}
+					j.closeDoubt(ctx, e.key)
+					continue
+				case e.Outcome == "" && j.underWay(e, now):
+					continue
+				}
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// underWay reports whether the create of e, without an outcome, may
+// still be running (or recording its outcome) at now: younger than the
+// in-flight time, or than its call's own bound plus outcomeTimeout. With
+// WithWritersStopped nothing is under way.
+func (j *Journal) underWay(e Entry, now time.Time) bool {
+	if j.stopped {
+		return false
+	}
+	return now.Sub(e.Created) < j.inFlight || now.Before(e.Until)
+}
