@@ -212,6 +212,14 @@ func stateKey(a AccountKey) string { return "txsync/state/" + string(a) }
 // an earlier read. One of them may only be that of a tracked pending
 // entry the read no longer lists (booked late under its old date): it is
 // reported as that entry's change, and is not kept.
+//
+// A tracked entry r does not list is removed only when r asked for it:
+// dated from r.From on (a card entry by its booking and its transaction
+// date). A new entry the state has no room for ([WithMaxEntries]) is
+// counted in [Delta.Overflow], not added; a booked entry dated after the
+// bank's date plus [FutureDays] comes with a [FutureBooked] anomaly. A
+// stored state that fails its checksum gives [ErrCorruptState] and
+// nothing is applied.
 func (s *Syncer) Apply(ctx context.Context, acct AccountKey, r Read) (*Delta, error) {
 	in := make([]item, 0, len(r.Booked)+len(r.Pending))
 	for i := range r.Booked {
