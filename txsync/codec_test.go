@@ -1,6 +1,7 @@
 package txsync
 
 import (
+	"encoding/hex"
 	"errors"
 	"testing"
 
@@ -15,7 +16,34 @@ func sampleState() state {
 		{Seq: 1, Occ: 1, FP: 1<<63 + 5, Core: 42, ID: "enc!!abc", Booking: date.Date{Year: 2026, Month: 12, Day: 31},
 			Value: date.Date{Year: 2026, Month: 1, Day: 1}, Amount: "-49.00", Cur: "NOK", Party: "Kaffebar", Text: "Kaffe ☕ og ø"},
 		{Seq: 299, Pending: true, Amount: "10", Cur: "EUR"},
+		{Seq: 300, Booking: date.Date{Year: 2026, Month: 3, Day: 5}, Amount: "-452.30", Cur: "NOK",
+			Txn: date.Date{Year: 2026, Month: 3, Day: 3}, Orig: "-39.90", OrigCur: "EUR", Text: "CAFE"},
 	}}
+}
+
+// legacyState is a state of version 1 (no checksum), as the package wrote
+// it before the checksum: sampleState's first two entries.
+const legacyState = "01aab933ac02070201018000000000000005000000000000002a0008656e632121616263dfbb33e1b833062d34392e3030" +
+	"034e4f4b084b616666656261720f4b6166666520e29895206f6720c3b8ab02000000000000000000000000000000000001000000023130034555520000"
+
+// A state written before the checksum is still read; the next write
+// gives it one.
+func TestLegacyStateReadable(t *testing.T) {
+	b, err := hex.DecodeString(legacyState)
+	require.NoError(t, err)
+	got, err := decodeState(b, true)
+	require.NoError(t, err)
+	want := sampleState()
+	want.Entries = want.Entries[:2]
+	assert.Equal(t, want, got)
+	again, err := encodeState(got)
+	require.NoError(t, err)
+	assert.Equal(t, byte(stateVersion), again[0])
+	assert.True(t, checksummed(again))
+	// Its version byte set to 2, it is not a checked state.
+	b[0] = stateVersion
+	_, err = decodeState(b, true)
+	assert.ErrorIs(t, err, ErrCorruptState)
 }
 
 func TestStateRoundTrip(t *testing.T) {
@@ -28,8 +56,10 @@ func TestStateRoundTrip(t *testing.T) {
 	empty, err := decodeState(nil, false)
 	require.NoError(t, err)
 	assert.Equal(t, state{}, empty)
+	_, err = decodeState(nil, true)
+	assert.ErrorIs(t, err, ErrCorruptState, "a stored empty value is not a state")
 	// Every truncation is refused, none panics.
-	for i := 1; i < len(b); i++ {
+	for i := range len(b) {
 		_, err := decodeState(b[:i], true)
 		assert.True(t, errors.Is(err, ErrCorruptState), "truncated at %d", i)
 	}
@@ -38,16 +68,22 @@ func TestStateRoundTrip(t *testing.T) {
 }
 
 // FuzzDecodeState: no input panics; what decodes encodes to the same
-// bytes' meaning.
+// bytes' meaning; a checked state (version 2) decodes only with its
+// checksum.
 func FuzzDecodeState(f *testing.F) {
 	b, _ := encodeState(sampleState())
 	f.Add(b)
+	legacy, _ := hex.DecodeString(legacyState)
+	f.Add(legacy)
 	f.Add([]byte{1, 0, 0, 0, 0})
 	f.Add([]byte("{}"))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		s, err := decodeState(in, true)
 		if err != nil {
 			return
+		}
+		if in[0] == stateVersion {
+			require.True(t, checksummed(in))
 		}
 		out, err := encodeState(s)
 		require.NoError(t, err)

@@ -149,20 +149,83 @@ type Delta struct {
 	// From is the first booking date the read covered: booked entries
 	// older than it were neither compared nor reported.
 	From date.Date
-	// First is set for the account's first read: every entry is Added.
+	// First is set for the account's first read: every entry is Added
+	// (but those of Overflow).
 	First bool
+	// Overflow counts the new entries of this read that the account's
+	// state had no room for ([WithMaxEntries]): they are neither added
+	// nor kept, and a later read adds each of them once a place frees
+	// (a tracked entry leaves the bank's list or the overlap window),
+	// while the bank still lists it in the window. Tracked entries keep
+	// their places while the bank lists them, so an identical read
+	// reports nothing and never an entry twice; each read reports its
+	// overflow again. Above zero, the account holds more entries than
+	// the limit: raise it.
+	Overflow int
+	// Anomalies are facts of this read's Added and Changed entries that
+	// the sync does not trust: each comes with the entry it concerns,
+	// when the entry is added or changed, not on every read.
+	Anomalies []Anomaly
 }
 
-// Empty reports whether the read changed nothing.
+// Anomaly is a fact of a reported entry that the sync did not let act on
+// its state.
+type Anomaly struct {
+	// Key is the entry's key, in Added or Changed of the same Delta.
+	Key  Key
+	Kind AnomalyKind
+	// Date is the date the anomaly concerns (for FutureBooked, the
+	// booking date as the bank sent it).
+	Date date.Date
+}
+
+// AnomalyKind says what is wrong with an entry.
+type AnomalyKind uint8
+
+// Kinds of [Anomaly].
+const (
+	// FutureBooked: a booked entry dated more than [FutureDays] after
+	// the bank's date (Europe/Oslo) of the read. It is reported and
+	// tracked, but its date does not move the overlap window: the window
+	// ends at the bank's date plus FutureDays, so the entries booked
+	// after it are still asked for and reported. Pending entries may be
+	// dated ahead (a payment due later) and are not anomalies.
+	FutureBooked AnomalyKind = iota + 1
+)
+
+// String names the kind.
+func (k AnomalyKind) String() string {
+	if k == FutureBooked {
+		return "booked in the future"
+	}
+	return "AnomalyKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// String shows the anomaly: its key, kind and date (no transaction
+// facts).
+func (a Anomaly) String() string {
+	return "txsync.Anomaly{key=" + string(a.Key) + " kind=" + a.Kind.String() + " date=" + a.Date.String() + "}"
+}
+
+// Empty reports whether the read changed nothing: no entry added, changed
+// or removed ([Delta.Overflow] and [Delta.Anomalies] do not count).
 func (d *Delta) Empty() bool {
 	return d == nil || len(d.Added)+len(d.Changed)+len(d.Removed) == 0
 }
 
-// String gives the counts only (no transaction facts).
+// String gives the counts only (no transaction facts); overflow and
+// anomalies when there are any.
 func (d *Delta) String() string {
 	if d == nil {
 		return "txsync.Delta(nil)"
 	}
-	return "txsync.Delta{added=" + strconv.Itoa(len(d.Added)) + " changed=" + strconv.Itoa(len(d.Changed)) +
-		" removed=" + strconv.Itoa(len(d.Removed)) + "}"
+	s := "txsync.Delta{added=" + strconv.Itoa(len(d.Added)) + " changed=" + strconv.Itoa(len(d.Changed)) +
+		" removed=" + strconv.Itoa(len(d.Removed))
+	if d.Overflow > 0 {
+		s += " overflow=" + strconv.Itoa(d.Overflow)
+	}
+	if len(d.Anomalies) > 0 {
+		s += " anomalies=" + strconv.Itoa(len(d.Anomalies))
+	}
+	return s + "}"
 }

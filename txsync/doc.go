@@ -38,7 +38,10 @@
 //     entry's date, for an amount within 50 % of it (a tip, a currency
 //     conversion). That pair is one [Change] ([Booked], perhaps
 //     [Amount]) under the pending entry's key, not one entry added and
-//     one removed.
+//     one removed. A card entry's original amount counts as one of its
+//     amounts: a purchase pending in the merchant's currency and booked
+//     in NOK, with the merchant's amount as its original amount, pairs
+//     too.
 //
 // What remains is [Delta.Added] (new keys) or [Delta.Removed]
 // ([PendingVanished], [BookedGone]). A paired entry whose facts changed
@@ -64,12 +67,55 @@
 // under its own, older date), reported as that entry's change, and
 // otherwise ignored: it is never added, nor kept in the state.
 //
+// The newest booking date is bounded by the bank's date (Europe/Oslo, at
+// the Syncer's clock, [WithClock]) plus [FutureDays] (1): a booked entry
+// dated later is reported and tracked, with a [FutureBooked] anomaly in
+// [Delta.Anomalies], but cannot move the window, so an entry dated a year
+// ahead does not make every later read ask from a date nothing is booked
+// under yet.
+//
+// # Which entries a read asked for
+//
+// An entry the read did not ask for is never reported removed: a booked
+// entry is compared from the window's start (or the read's From, when
+// later) on, a pending one from the read's From on, unless the bank lists
+// every pending entry whatever the dates (the known issue). Accounts'
+// entries are windowed by booking date, the date the bank's dateFrom
+// filters booked entries by. Card accounts' entries are windowed by
+// booking date too, but the interface does not say which date dateFrom
+// filters a card account's list by: the Berlin Group says the booking date
+// for booked entries and the entry (transaction) date for pending ones;
+// the emulator filters by the transaction date. So [Syncer.From] asks
+// from the earliest transaction date of the window's card entries as
+// well, which lists them by either rule, and a card entry is removed only
+// when both its dates are inside the read's dates.
+//
+// # The first read
+//
+// [WithFirstReadDays] sets how many days back the account's first read
+// asks for (Plaid's days_requested; without it the bank's default): up to
+// 89 days any read reaches, deeper only in the hour after the PSU's SCA
+// (docs/interface.md sections 8 and 10). Every entry of the first read is
+// added.
+//
+// # The limit
+//
+// The state keeps at most [WithMaxEntries] entries ([DefaultMaxEntries]).
+// A tracked entry keeps its place while the bank lists it: dropped, it
+// would come back under a new key. A new entry the state has no room for
+// is not reported: [Delta.Overflow] counts it, on every read, until a
+// place frees (a tracked entry leaves the bank's list or the window) and
+// a read adds it, once. Past the limit an identical read reports nothing
+// but its overflow, and no entry is ever reported twice.
+//
 // # State
 //
 // Per account the sync keeps the newest booked date, a counter for keys
 // and, per entry of the window and of the pending list, its key number,
-// two 64-bit fingerprints, its id and the facts of its [Version], in a
-// compact binary form: about 60 bytes an entry with short texts
+// two 64-bit fingerprints, its id and the facts of its [Version] (for a
+// card entry its transaction date and original amount too), in a
+// compact binary form with a version byte and a CRC-64 checksum: about 60
+// bytes an entry with short texts
 // (measured by BenchmarkRound: 1.7 KB for an account with 4 entries a day
 // and 3 pending; the texts add at most 140 characters each), bounded by
 // [WithMaxEntries]. It lives in the SDK's store.Store under
@@ -77,7 +123,12 @@
 // replicas on one shared store (a file store on a shared disk, the
 // PostgreSQL store) share it, and two replicas reading an account at
 // once never report an entry under two keys. A state no read touches
-// expires after [DefaultStateTTL] ([WithStateTTL]).
+// expires after [DefaultStateTTL] ([WithStateTTL]). A stored state that
+// fails its checksum (a bit flipped, bytes lost or added by the store, or
+// a value written by something else) is [ErrCorruptState], never read as
+// another state; [Syncer.Forget] starts the account over. States written
+// before the checksum (version 1) are still read, and written back with
+// it by the next read.
 //
 // # Accounts across consents
 //

@@ -3,6 +3,7 @@ package txsync_test
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/date"
@@ -122,4 +123,50 @@ func ExampleSyncer_Link() {
 	// same key: true new: false
 	// no longer listed: 1 true
 	// resource id maps to it: true
+}
+
+// The first read of an account asks for as many days as the TPP wants
+// shown (Plaid's days_requested); later reads ask for the overlap window.
+// An entry booked in the future is reported with an anomaly, and does not
+// move the window.
+func ExampleWithFirstReadDays() {
+	ctx := context.Background()
+	// The SDK's clock (time.Now in production), frozen for the example.
+	now := func() time.Time { return time.Date(2026, 3, 10, 8, 0, 0, 0, time.UTC) }
+	s, err := txsync.New(store.NewMemoryStore(), txsync.WithFirstReadDays(30), txsync.WithClock(now))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	linked, err := s.Link(ctx, "user-42", []accounts.Account{{ResourceID: "enc!!abc", IBAN: "NO9386011117947"}}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	acct := linked.Accounts[0].Key
+	from, _ := s.From(ctx, acct) // what Sync sends as dateFrom
+	fmt.Println("first read from:", from)
+
+	entry := func(id, date, amount string) accounts.Transaction {
+		return accounts.Transaction{Status: accounts.BookingBooked, TransactionID: id, BookingDate: mustDate(date),
+			TransactionAmount: money.MustParse(amount, "NOK"), CreditorName: "Butikk"}
+	}
+	d, err := s.Apply(ctx, acct, txsync.Read{From: from, Booked: []accounts.Transaction{
+		entry("1", "2026-02-20", "-120.00"), entry("2", "2026-03-09", "-49.00"), entry("3", "2027-03-09", "-10.00"),
+	}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("added:", len(d.Added))
+	for _, a := range d.Anomalies {
+		fmt.Println("anomaly:", a.Kind, a.Date)
+	}
+	from, _ = s.From(ctx, acct)
+	fmt.Println("next read from:", from)
+	// Output:
+	// first read from: 2026-02-08
+	// added: 3
+	// anomaly: booked in the future 2027-03-09
+	// next read from: 2026-03-06
 }

@@ -29,6 +29,30 @@ type item struct {
 	occ      int
 	tx       *accounts.Transaction
 	card     *accounts.CardTransaction
+	// txn, orig and origCur are a card entry's transaction date and
+	// original amount (stored), origValue that amount's value.
+	txn           date.Date
+	orig, origCur string
+	origValue     decimal.Decimal
+}
+
+// amount is one amount of an entry with its currency.
+type amount struct {
+	value decimal.Decimal
+	cur   string
+}
+
+// amounts are the entry's amounts matching compares: its amount and, for
+// a card entry, its original amount.
+func (it *item) amounts() []amount {
+	out := make([]amount, 0, 2)
+	if it.v.Currency != "" {
+		out = append(out, amount{value: it.value, cur: it.v.Currency})
+	}
+	if it.origCur != "" {
+		out = append(out, amount{value: it.origValue, cur: it.origCur})
+	}
+	return out
 }
 
 // entry is the Entry of a read's item under key, with a copy of the
@@ -131,9 +155,11 @@ func cardItem(t *accounts.CardTransaction) item {
 	v.Amount, v.Currency, it.value = amountOf(t.TransactionAmount)
 	v.Counterparty = cut(t.CardAcceptorID)
 	v.Text = cut(t.TransactionDetails)
+	it.txn = t.TransactionDate
 	var orig string
 	if t.OriginalAmount != nil {
 		orig = t.OriginalAmount.String()
+		it.orig, it.origCur, it.origValue = amountOf(*t.OriginalAmount)
 	}
 	core := newHasher()
 	core.add(t.TransactionDate.String(), t.BookingDate.String(), t.ValueDate.String(), v.Amount, v.Currency, orig,

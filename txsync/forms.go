@@ -103,5 +103,6 @@ func (d *Delta) LogValue() slog.Value {
 		return slog.StringValue("nil")
 	}
 	return slog.GroupValue(slog.Int("added", len(d.Added)), slog.Int("changed", len(d.Changed)),
-		slog.Int("removed", len(d.Removed)), slog.String("first", strconv.FormatBool(d.First)))
+		slog.Int("removed", len(d.Removed)), slog.String("first", strconv.FormatBool(d.First)),
+		slog.Int("overflow", d.Overflow), slog.Int("anomalies", len(d.Anomalies)))
 }

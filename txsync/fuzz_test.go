@@ -2,6 +2,7 @@ package txsync_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -12,14 +13,18 @@ import (
 )
 
 // FuzzApply feeds reads of arbitrary entries (ids, dates, amounts, texts,
-// statuses) to one account: no input panics, and every read's lists are
-// consistent with the ledger they update (an added key is new, a changed
-// or removed key is known).
+// statuses) to one account, with a small limit of entries and a clock
+// amid the dates (some are booked in the future): no input panics, every
+// read's lists are consistent with the ledger they update (an added key is
+// new, a changed or removed key is known), and the same read applied again
+// reports nothing.
 func FuzzApply(f *testing.F) {
 	f.Add([]byte("\x01\x02\x03abc\x00\x10\x80\xff"), "1", "-49.00", "Kaffe")
 	f.Add([]byte{0, 0, 0, 0, 1, 1, 1, 1, 2, 2}, "", "0", "")
+	f.Add([]byte("0123456789:;<=>?\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1cabcdefghijklmnopqrstuvwxyz"), "7", "-10.00", "Rema")
 	f.Fuzz(func(t *testing.T, seed []byte, id, amount, text string) {
-		s, k := linked(t)
+		clock := &frozen{now: time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)}
+		s, k := linked(t, txsync.WithMaxEntries(16), txsync.WithClock(clock.Now))
 		ledger := map[txsync.Key]bool{}
 		v, err := decimal.NewFromString(amount)
 		if err != nil {
@@ -65,6 +70,13 @@ func FuzzApply(f *testing.F) {
 					t.Fatalf("unknown key %s removed", x.Key)
 				}
 				delete(ledger, x.Key)
+			}
+			again, err := s.Apply(t.Context(), k, r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !again.Empty() {
+				t.Fatalf("round %d read again: %v", round, again)
 			}
 		}
 	})

@@ -29,13 +29,19 @@ var maxDriftDec = decimal.NewFromFloat(maxDrift)
 type tuning struct {
 	overlap    int
 	maxEntries int
+	firstDays  int
 }
 
-// apply compares the entries of one read (booked ones listed from from
-// on, and the pending list) with the account's state and returns what
-// changed and the next state. It is a pure function of its arguments.
-func apply(acct AccountKey, st state, in []item, from date.Date, t tuning) (*Delta, state) {
+// apply compares the entries of one read (booked ones listed from from on,
+// and the pending list) with the account's state and returns what
+// changed and the next state; today is the bank's date (zero: no bound on
+// dates). It is a pure function of its arguments.
+func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today date.Date) (*Delta, state) {
 	d := &Delta{Account: acct, First: st.Reads == 0}
+	// No date after the bound moves the window; a state that holds one
+	// (written before the bound) is brought back to it.
+	bound := newestBound(today)
+	st.Newest = bounded(st.Newest, bound)
 	cutoff := from
 	if !d.First {
 		if ws := windowStart(st.Newest, t.overlap); cutoff.IsZero() || cutoff.Before(ws) {
@@ -69,7 +75,7 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning) (*Del
 	nCurrent := len(reads)
 	reads = append(reads, late...)
 	// The state's entries the read must list: pending ones, booked ones
-	// from the cutoff on.
+	// from the cutoff on, each only when the read asked for it (asked).
 	// A pending entry dated before the read's From is expected only from a
 	// bank that lists every pending entry whatever the dates (the known
 	// issue of docs/interface.md section 8), which the read shows by
@@ -81,13 +87,18 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning) (*Del
 			unfiltered = true
 		}
 	}
+	// Any of them pairs with what the read lists (eligible); one left
+	// unpaired is removed only when the read asked for it (cand).
+	eligible := make([]bool, len(st.Entries))
 	cand := make([]bool, len(st.Entries))
 	for i := range st.Entries {
 		e := &st.Entries[i]
 		if e.Pending {
-			cand[i] = unfiltered || from.IsZero() || e.date().IsZero() || !e.date().Before(from)
+			eligible[i] = true
+			cand[i] = unfiltered || e.date().IsZero() || asked(e, from)
 		} else {
-			cand[i] = inWindow(e.date())
+			eligible[i] = inWindow(e.date())
+			cand[i] = eligible[i] && asked(e, from)
 		}
 	}
 	readOf := make([]int, len(st.Entries)) // state entry -> read index+1
@@ -97,7 +108,7 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning) (*Del
 	// 1. By transactionId.
 	byID := map[string]int{}
 	for i := range st.Entries {
-		if id := st.Entries[i].ID; cand[i] && id != "" {
+		if id := st.Entries[i].ID; eligible[i] && id != "" {
 			if _, dup := byID[id]; !dup {
 				byID[id] = i
 			}
@@ -112,8 +123,8 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning) (*Del
 	}
 	// 2. By fingerprint, every fact, then the core facts of an entry of
 	// the same status: twins pair in order of occurrence.
-	byFacts(st, reads[:nCurrent], cand, readOf, stateOf, pair, func(e *stored) uint64 { return e.FP }, func(it *item) uint64 { return it.fp }, false)
-	byFacts(st, reads[:nCurrent], cand, readOf, stateOf, pair, func(e *stored) uint64 { return e.Core }, func(it *item) uint64 { return it.core }, true)
+	byFacts(st, reads[:nCurrent], eligible, readOf, stateOf, pair, func(e *stored) uint64 { return e.FP }, func(it *item) uint64 { return it.fp }, false)
+	byFacts(st, reads[:nCurrent], eligible, readOf, stateOf, pair, func(e *stored) uint64 { return e.Core }, func(it *item) uint64 { return it.core }, true)
 	// 3. A vanished pending entry with the new entry most like it, a
 	// booked entry older than the window included.
 	for si := range st.Entries {
@@ -135,48 +146,151 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning) (*Del
 		}
 	}
 
-	// The next state and the delta.
-	next := state{Newest: st.Newest, Seq: st.Seq, Reads: st.Reads + 1, Entries: make([]stored, 0, len(reads)+len(st.Entries))}
+	// The newest booked date: of every booked entry read, none after the
+	// bound; one after it is an anomaly, reported with the entry.
+	next := state{Newest: st.Newest, Seq: st.Seq, Reads: st.Reads + 1}
+	future := make([]bool, len(reads))
 	for ri, it := range reads {
-		if it.v.Status == accounts.BookingBooked && next.Newest.Before(it.v.date()) {
-			next.Newest = it.v.date()
+		if it.v.Status != accounts.BookingBooked {
+			continue
 		}
+		nd := it.v.date()
+		if !bound.IsZero() && bound.Before(nd) {
+			future[ri], nd = true, bound
+		}
+		if next.Newest.Before(nd) {
+			next.Newest = nd
+		}
+	}
+	start := windowStart(next.Newest, t.overlap)
+
+	// What the sync keeps: every tracked entry the read listed, and the
+	// tracked entries older than the read (kept until the window passes
+	// them); a new entry takes a place only while the state has room
+	// (room), so that a tracked entry is never dropped while the bank
+	// lists it, which would report it again under a new key.
+	kept := make([]stored, 0, len(st.Entries)+len(reads))
+	for ri, it := range reads {
+		if si := stateOf[ri] - 1; si >= 0 {
+			kept = append(kept, storedOf(st.Entries[si].Seq, it))
+		}
+	}
+	listed := len(kept)
+	for si := range st.Entries {
+		if e := &st.Entries[si]; readOf[si] == 0 && !cand[si] {
+			kept = append(kept, *e)
+		}
+	}
+	kept = prune(kept, listed, start, t.maxEntries)
+	admit := admitted(reads[:nCurrent], stateOf, start, t.maxEntries-len(kept))
+
+	// The delta, in the bank's order.
+	for ri, it := range reads {
 		si := stateOf[ri] - 1
 		if si < 0 && ri >= nCurrent {
 			continue // older than the window, reported before: not compared
 		}
+		var key Key
 		if si < 0 {
+			if !admit[ri] {
+				d.Overflow++
+				continue
+			}
 			next.Seq++
-			d.Added = append(d.Added, it.entry(keyOf(acct, next.Seq)))
-			next.Entries = append(next.Entries, storedOf(next.Seq, it))
-			continue
+			key = keyOf(acct, next.Seq)
+			d.Added = append(d.Added, it.entry(key))
+			if !passedBy(it, start) {
+				kept = append(kept, storedOf(next.Seq, it))
+			}
+		} else {
+			e := &st.Entries[si]
+			prev := e.version()
+			// A reference that changed counts only for an entry that kept
+			// its id: one matched by its facts changed its id, and its
+			// references with it, perhaps.
+			w := diff(&prev, &it.v, viaID[ri] && e.FP != it.fp)
+			if w == 0 {
+				continue
+			}
+			key = keyOf(acct, e.Seq)
+			d.Changed = append(d.Changed, Change{Entry: it.entry(key), Previous: prev, What: w})
 		}
-		e := &st.Entries[si]
-		prev := e.version()
-		// A reference that changed counts only for an entry that kept its
-		// id: one matched by its facts changed its id, and its references
-		// with it, perhaps.
-		if w := diff(&prev, &it.v, viaID[ri] && e.FP != it.fp); w != 0 {
-			d.Changed = append(d.Changed, Change{Entry: it.entry(keyOf(acct, e.Seq)), Previous: prev, What: w})
+		if future[ri] {
+			d.Anomalies = append(d.Anomalies, Anomaly{Key: key, Kind: FutureBooked, Date: it.v.date()})
 		}
-		next.Entries = append(next.Entries, storedOf(e.Seq, it))
 	}
 	for si := range st.Entries {
-		e := &st.Entries[si]
-		switch {
-		case readOf[si] != 0:
-		case cand[si]:
+		if e := &st.Entries[si]; readOf[si] == 0 && cand[si] {
 			r := BookedGone
 			if e.Pending {
 				r = PendingVanished
 			}
 			d.Removed = append(d.Removed, Removal{Key: keyOf(acct, e.Seq), Previous: e.version(), Reason: r})
-		default:
-			next.Entries = append(next.Entries, *e) // older than the read: kept until the window passes it
 		}
 	}
-	next.Entries = prune(next.Entries, windowStart(next.Newest, t.overlap), t.maxEntries)
+	next.Entries = kept
 	return d, next
+}
+
+// asked reports whether a read from from on (zero: the bank's default)
+// asked for the tracked entry e: whether every date the bank may filter
+// e by is from from on. That is its booking date (else its value date)
+// and, for a card entry, its transaction date too: the interface does not
+// say which of the two a card account's list is filtered by (the Berlin
+// Group says the booking date for booked entries and the transaction date
+// for pending ones; the emulator filters by the transaction date), so a
+// card entry is expected only when both are inside. An entry the read did
+// not ask for is never reported removed.
+func asked(e *stored, from date.Date) bool {
+	if from.IsZero() {
+		return true
+	}
+	for _, d := range [...]date.Date{e.date(), e.Txn} {
+		if !d.IsZero() && d.Before(from) {
+			return false
+		}
+	}
+	return true
+}
+
+// admitted chooses the new entries of a read (those not paired, stateOf
+// 0) the state has room for: room places, booked entries before pending
+// ones and newer before older, so that what is left out is what the
+// window passes first. A new booked entry older than start (the window
+// has passed it within this read) is reported and not kept: it needs no
+// place. The rest are the read's [Delta.Overflow].
+func admitted(reads []*item, stateOf []int, start date.Date, room int) []bool {
+	admit := make([]bool, len(reads))
+	var wait []int
+	for ri, it := range reads {
+		switch {
+		case stateOf[ri] != 0:
+		case passedBy(it, start):
+			admit[ri] = true
+		default:
+			wait = append(wait, ri)
+		}
+	}
+	if len(wait) <= room {
+		for _, ri := range wait {
+			admit[ri] = true
+		}
+		return admit
+	}
+	slices.SortStableFunc(wait, func(a, b int) int {
+		x, y := &reads[a].v, &reads[b].v
+		if px, py := x.Status == accounts.BookingPending, y.Status == accounts.BookingPending; px != py {
+			if px {
+				return 1
+			}
+			return -1
+		}
+		return compareDates(y.date(), x.date())
+	})
+	for _, ri := range wait[:max(room, 0)] {
+		admit[ri] = true
+	}
+	return admit
 }
 
 // byFacts pairs the unpaired entries of the state and the read that have
@@ -221,22 +335,19 @@ func byFacts(st state, reads []*item, cand []bool, readOf, stateOf []int, pair f
 }
 
 // loose reports whether the new entry it may be the pending entry e,
-// booked or changed, and how far apart they are (lower is closer): the
-// same currency and direction, the same counterparty or text (or, with
-// neither, the same amount), a booking date from bookedBefore days before
-// the pending entry's date to bookedAfter days after it, and an amount
-// within maxDrift of the pending one. A pending entry stays that pending
-// entry only with the same date, counterparty and text: its amount alone
-// may change.
+// booked or changed, and how far apart they are (lower is closer): an
+// amount in the same currency (commonAmount) and direction, the same
+// counterparty or text (or, with neither, the same amount), a booking
+// date from bookedBefore days before the pending entry's date to
+// bookedAfter days after it, and an amount within maxDrift of the pending
+// one. A pending entry stays that pending entry only with the same date,
+// counterparty and text: its amount alone may change.
 func loose(e *stored, it *item) (float64, bool) {
-	if e.Cur != it.v.Currency {
+	pv, nv, ok := commonAmount(e.amounts(), it.amounts())
+	if !ok || pv.Sign() != nv.Sign() {
 		return 0, false
 	}
-	pv := e.value()
-	if pv.Sign() != it.value.Sign() {
-		return 0, false
-	}
-	sameAmount := e.Amount == it.v.Amount
+	sameAmount := pv.Equal(nv)
 	if it.v.Status == accounts.BookingPending {
 		// Still pending: only its amount may have changed (a reservation
 		// adjusted); another pending entry is another purchase.
@@ -262,7 +373,7 @@ func loose(e *stored, it *item) (float64, bool) {
 	}
 	score := days / 100
 	if !sameAmount {
-		delta := it.value.Sub(pv).Abs()
+		delta := nv.Sub(pv).Abs()
 		if pv.IsZero() || delta.GreaterThan(pv.Abs().Mul(maxDriftDec)) {
 			return 0, false
 		}
@@ -275,44 +386,92 @@ func loose(e *stored, it *item) (float64, bool) {
 	return score, true
 }
 
+// commonAmount returns the first amounts of the pending entry (pa) and of
+// the new entry (na) in one currency: their amounts, else a card entry's
+// original amount against the other's amount (a purchase pending in the
+// merchant's currency and booked in the card's, with the merchant's
+// amount as its original amount), else both original amounts. Two entries
+// with no amount at all have the same (zero) one.
+func commonAmount(pa, na []amount) (p, n decimal.Decimal, ok bool) {
+	if len(pa) == 0 && len(na) == 0 {
+		return decimal.Zero, decimal.Zero, true
+	}
+	for _, x := range pa {
+		for _, y := range na {
+			if x.cur == y.cur {
+				return x.value, y.value, true
+			}
+		}
+	}
+	return decimal.Zero, decimal.Zero, false
+}
+
 // sameText compares two texts as a person would: case and runs of space
 // aside.
 func sameText(a, b string) bool {
 	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
 }
 
-// prune drops the booked entries older than start (the overlap window has
-// passed them) and the pending ones older than the history a read
-// without the PSU reaches before it, then, past max entries, the oldest
-// booked ones and then the oldest pending ones.
-func prune(es []stored, start date.Date, max int) []stored {
-	var floor date.Date
-	if !start.IsZero() {
-		floor = date.Of(start.Time(time.UTC).AddDate(0, 0, -MaxOverlap))
+// prune drops from the tracked entries es (es[:listed] listed by this
+// read, the rest not asked for by it) the booked entries older than start
+// (the overlap window has passed them) and the unlisted pending ones
+// older than the history a read without the PSU reaches before it. A
+// pending entry the bank still lists stays whatever its date: dropped, it
+// would come back as new. Past limit entries (only when [WithMaxEntries]
+// was lowered since the state was written) the unlisted ones go first,
+// then the oldest booked ones, then the oldest pending ones.
+func prune(es []stored, listed int, start date.Date, limit int) []stored {
+	floor := addDays(start, -MaxOverlap)
+	passed := func(e stored) bool { // booked, and the window passed it
+		return !e.Pending && !start.IsZero() && !e.date().IsZero() && e.date().Before(start)
 	}
-	es = slices.DeleteFunc(es, func(e stored) bool {
-		if e.Pending {
-			return !floor.IsZero() && !e.date().IsZero() && e.date().Before(floor)
+	old := func(e stored) bool { // unlisted pending, older than reads reach
+		return passed(e) || (e.Pending && !floor.IsZero() && !e.date().IsZero() && e.date().Before(floor))
+	}
+	out, n := es[:0], 0 // in place: out never passes the entry read
+	for i, e := range es {
+		switch {
+		case i < listed && passed(e), i >= listed && old(e):
+			continue
+		case i < listed:
+			n++
 		}
-		return !start.IsZero() && !e.date().IsZero() && e.date().Before(start)
-	})
-	if len(es) <= max {
-		return es
+		out = append(out, e)
 	}
-	slices.SortStableFunc(es, func(a, b stored) int {
+	if len(out) <= limit {
+		return out
+	}
+	// Unlisted entries are at the end: drop them first, then the oldest.
+	out = out[:max(limit, n)]
+	if len(out) <= limit {
+		return out
+	}
+	slices.SortStableFunc(out, func(a, b stored) int {
 		if a.Pending != b.Pending {
 			if a.Pending {
 				return 1
 			}
 			return -1
 		}
-		switch da, db := a.date(), b.date(); {
-		case da.Before(db):
-			return -1
-		case db.Before(da):
-			return 1
-		}
-		return 0
+		return compareDates(a.date(), b.date())
 	})
-	return slices.Clone(es[len(es)-max:])
+	return slices.Clone(out[len(out)-limit:])
+}
+
+// passedBy reports whether the window starting at start has passed the
+// read's entry it: a booked entry dated before start.
+func passedBy(it *item, start date.Date) bool {
+	d := it.v.date()
+	return it.v.Status == accounts.BookingBooked && !start.IsZero() && !d.IsZero() && d.Before(start)
+}
+
+// compareDates orders two dates, the zero date first.
+func compareDates(a, b date.Date) int {
+	switch {
+	case a.Before(b):
+		return -1
+	case b.Before(a):
+		return 1
+	}
+	return 0
 }

@@ -38,6 +38,11 @@ type stored struct {
 	Cur     string
 	Party   string
 	Text    string
+	// Txn is a card entry's transaction (purchase) date, Orig and
+	// OrigCur its original amount (in the merchant's currency), when the
+	// bank sent them; zero for an account's entry.
+	Txn           date.Date
+	Orig, OrigCur string
 }
 
 // version is the Version the entry was stored with.
@@ -55,7 +60,7 @@ func storedOf(seq uint64, it *item) stored {
 	v := &it.v
 	return stored{Seq: seq, Occ: it.occ, FP: it.fp, Core: it.core, Pending: v.Status == accounts.BookingPending,
 		ID: v.TransactionID, Booking: v.BookingDate, Value: v.ValueDate, Amount: v.Amount, Cur: v.Currency,
-		Party: v.Counterparty, Text: v.Text}
+		Party: v.Counterparty, Text: v.Text, Txn: it.txn, Orig: it.orig, OrigCur: it.origCur}
 }
 
 func (e *stored) date() date.Date {
@@ -65,8 +70,21 @@ func (e *stored) date() date.Date {
 	return e.Value
 }
 
-func (e *stored) value() decimal.Decimal {
-	d, err := decimal.NewFromString(e.Amount)
+// amounts are the entry's amounts matching compares: its amount and, for
+// a card entry, its original amount.
+func (e *stored) amounts() []amount {
+	out := make([]amount, 0, 2)
+	if e.Cur != "" {
+		out = append(out, amount{value: parseAmount(e.Amount), cur: e.Cur})
+	}
+	if e.OrigCur != "" {
+		out = append(out, amount{value: parseAmount(e.Orig), cur: e.OrigCur})
+	}
+	return out
+}
+
+func parseAmount(s string) decimal.Decimal {
+	d, err := decimal.NewFromString(s)
 	if err != nil {
 		return decimal.Zero
 	}
@@ -84,5 +102,25 @@ func windowStart(newest date.Date, overlap int) date.Date {
 	if newest.IsZero() {
 		return newest
 	}
-	return date.Of(newest.Time(time.UTC).AddDate(0, 0, -overlap))
+	return addDays(newest, -overlap)
+}
+
+// addDays is d moved by n days (the zero date stays zero).
+func addDays(d date.Date, n int) date.Date {
+	if d.IsZero() {
+		return d
+	}
+	return date.Of(d.Time(time.UTC).AddDate(0, 0, n))
+}
+
+// newestBound is the latest date the newest booked date may take when
+// the bank's date is today: today plus [FutureDays] (zero: no bound).
+func newestBound(today date.Date) date.Date { return addDays(today, FutureDays) }
+
+// bounded is newest, no later than bound (when set).
+func bounded(newest, bound date.Date) date.Date {
+	if !bound.IsZero() && bound.Before(newest) {
+		return bound
+	}
+	return newest
 }

@@ -24,9 +24,25 @@ const DefaultOverlap = 5
 const MaxOverlap = 89
 
 // DefaultMaxEntries bounds the entries kept per account (the overlap
-// window's booked entries and the pending list); past it the oldest are
-// dropped first. See [WithMaxEntries].
+// window's booked entries and the pending list): past it new entries wait
+// for a place ([Delta.Overflow]). See [WithMaxEntries].
 const DefaultMaxEntries = 2000
+
+// FutureDays is how many days after the bank's date (its calendar,
+// Europe/Oslo, at the Syncer's clock) a booked entry may be dated and
+// still move the overlap window: the bank's day may turn a few minutes
+// before the clock's, and a bank may date an entry booked after its
+// cut-off with the next day. A later booking date is a [FutureBooked]
+// anomaly: the entry is reported, but the window ends at the bank's date
+// plus FutureDays, so that one entry dated a year ahead cannot make every
+// read ask from a date no entry has yet.
+const FutureDays = 1
+
+// MaxFirstReadDays is the deepest first read [WithFirstReadDays] accepts:
+// two years of history, a bound on the first read's pages. The bank gives
+// that much only in the hour after the PSU's SCA; later, 90 days
+// (docs/interface.md sections 8 and 10).
+const MaxFirstReadDays = 730
 
 // DefaultStateTTL is how long the state of an account no read touches is
 // kept: longer than a consent (90 days), so that a re-consent after it
@@ -38,8 +54,9 @@ var (
 	// ErrNotLinked: [Syncer.KeyOf] (and Sync) for a resource id no
 	// [Syncer.Link] recorded.
 	ErrNotLinked = errors.New("txsync: account not linked")
-	// ErrCorruptState: the stored state of an account cannot be decoded
-	// (it was written by something else). [Syncer.Forget] starts it over.
+	// ErrCorruptState: the stored state of an account fails its checksum
+	// or cannot be decoded (the store damaged it, or something else
+	// wrote it); nothing is applied. [Syncer.Forget] starts it over.
 	ErrCorruptState = errors.New("txsync: corrupt state")
 	// ErrInvalidOption: an option of [New] is out of range.
 	ErrInvalidOption = errors.New("txsync: invalid option")
@@ -76,13 +93,41 @@ func WithOverlap(days int) Option {
 }
 
 // WithMaxEntries bounds the entries kept per account (at least 16;
-// default [DefaultMaxEntries]).
+// default [DefaultMaxEntries]). An entry keeps its place while the bank
+// lists it; a new entry the state has no room for is not reported until a
+// place frees ([Delta.Overflow]). Lowering the limit drops the oldest
+// entries of a state above it: the bank's entries among them come back
+// as added.
 func WithMaxEntries(n int) Option {
 	return func(s *Syncer) error {
 		if n < 16 {
 			return fmt.Errorf("%w: max entries %d (at least 16)", ErrInvalidOption, n)
 		}
 		s.t.maxEntries = n
+		return nil
+	}
+}
+
+// WithFirstReadDays sets how many days of history the account's first
+// read asks for (the dateFrom of [Syncer.Sync] and the date
+// [Syncer.From] gives before the first read): days before the bank's date
+// (Europe/Oslo, at the Syncer's clock), 1 to [MaxFirstReadDays]. Without
+// it the first read sends no dateFrom and takes the bank's default.
+//
+// Up to [MaxOverlap] (89) days any read reaches: a read without the PSU
+// gets 90 days of history (docs/interface.md section 8). A deeper first
+// read gets it only in the hour after the PSU's SCA, when the bank gives
+// the full history (docs/interface.md section 10): make it right after
+// [Syncer.Link]. Later the bank gives 90 days, and the first read reports
+// those. The 180 days of the interface are another rule: a read without
+// the PSU answers only for accounts the PSU used online with SCA in the
+// last 180 days (accounts.OnlineSCARecency), whatever the depth.
+func WithFirstReadDays(days int) Option {
+	return func(s *Syncer) error {
+		if days < 1 || days > MaxFirstReadDays {
+			return fmt.Errorf("%w: first read of %d days (1 to %d)", ErrInvalidOption, days, MaxFirstReadDays)
+		}
+		s.t.firstDays = days
 		return nil
 	}
 }
@@ -167,6 +212,14 @@ func stateKey(a AccountKey) string { return "txsync/state/" + string(a) }
 // an earlier read. One of them may only be that of a tracked pending
 // entry the read no longer lists (booked late under its old date): it is
 // reported as that entry's change, and is not kept.
+//
+// A tracked entry r does not list is removed only when r asked for it:
+// dated from r.From on (a card entry by its booking and its transaction
+// date). A new entry the state has no room for ([WithMaxEntries]) is
+// counted in [Delta.Overflow], not added; a booked entry dated after the
+// bank's date plus [FutureDays] comes with a [FutureBooked] anomaly. A
+// stored state that fails its checksum gives [ErrCorruptState] and
+// nothing is applied.
 func (s *Syncer) Apply(ctx context.Context, acct AccountKey, r Read) (*Delta, error) {
 	in := make([]item, 0, len(r.Booked)+len(r.Pending))
 	for i := range r.Booked {
@@ -202,13 +255,14 @@ func (s *Syncer) apply(ctx context.Context, acct AccountKey, in []item, from dat
 		}
 	}
 	var d *Delta
+	today := s.today()
 	err := s.st.Update(ctx, stateKey(acct), func(old []byte, found bool) ([]byte, time.Duration, error) {
 		st, err := decodeState(old, found)
 		if err != nil {
 			return nil, 0, err
 		}
 		var next state
-		d, next = apply(acct, st, in, from, s.t)
+		d, next = apply(acct, st, in, from, s.t, today)
 		b, err := encodeState(next)
 		return b, s.ttl, err
 	})
@@ -218,24 +272,56 @@ func (s *Syncer) apply(ctx context.Context, acct AccountKey, in []item, from dat
 	return d, nil
 }
 
+// today is the bank's date at the Syncer's clock.
+func (s *Syncer) today() date.Date { return date.Of(s.now().In(date.Oslo())) }
+
 // From returns the first booking date the next read of the account must
 // ask for: the start of the overlap window before the newest booked date
-// seen, or the date of the oldest pending entry tracked when it is older
-// (a bank without the known issue of docs/interface.md section 8 filters
-// pending entries by date too, and one left out would look vanished);
-// zero before the first read (the bank's default).
+// seen (no later than the bank's date plus [FutureDays]), or an earlier
+// date a tracked entry needs: the date of the oldest pending entry (a
+// bank without the known issue of docs/interface.md section 8 filters
+// pending entries by date too, and one left out would look vanished), the
+// transaction date of a card entry of the window (the interface does not
+// say whether a card account's list is filtered by booking or by
+// transaction date; asked from both, the entry is listed either way).
+// Before the first read: [WithFirstReadDays] days before the bank's date,
+// or zero (the bank's default).
 func (s *Syncer) From(ctx context.Context, acct AccountKey) (date.Date, error) {
+	from, _, err := s.from(ctx, acct)
+	return from, err
+}
+
+// from is From, and whether the read is the account's first.
+func (s *Syncer) from(ctx context.Context, acct AccountKey) (date.Date, bool, error) {
 	st, err := s.state(ctx, acct)
 	if err != nil {
-		return date.Date{}, err
+		return date.Date{}, false, err
 	}
-	from := windowStart(st.Newest, s.t.overlap)
+	today := s.today()
+	if st.Reads == 0 {
+		if s.t.firstDays == 0 {
+			return date.Date{}, true, nil
+		}
+		return addDays(today, -s.t.firstDays), true, nil
+	}
+	start := windowStart(bounded(st.Newest, newestBound(today)), s.t.overlap)
+	if start.IsZero() {
+		return start, false, nil // no booked entry yet: the bank's default
+	}
+	from := start
 	for _, e := range st.Entries {
-		if d := e.date(); e.Pending && !d.IsZero() && d.Before(from) {
+		d := e.date()
+		if !e.Pending {
+			if !d.IsZero() && d.Before(start) {
+				continue // older than the window: not compared
+			}
+			d = e.Txn
+		}
+		if !d.IsZero() && d.Before(from) {
 			from = d
 		}
 	}
-	return from, nil
+	return from, false, nil
 }
 
 // StateSize returns the bytes the account's state takes in the store.
@@ -326,11 +412,14 @@ func (s *Syncer) before(ctx context.Context, resourceID string) (AccountKey, dat
 	if err != nil {
 		return "", date.Date{}, err
 	}
-	from, err := s.From(ctx, acct)
+	from, first, err := s.from(ctx, acct)
 	if err != nil {
 		return "", date.Date{}, err
 	}
-	if floor := date.Of(s.now().UTC().AddDate(0, 0, -MaxOverlap)); !from.IsZero() && from.Before(floor) {
+	// A later read reaches 90 days back (docs/interface.md section 8);
+	// the first may reach further, in the hour after the SCA
+	// ([WithFirstReadDays]).
+	if floor := date.Of(s.now().UTC().AddDate(0, 0, -MaxOverlap)); !first && !from.IsZero() && from.Before(floor) {
 		from = floor
 	}
 	return acct, from, nil
