@@ -145,8 +145,8 @@ func checkEnvelope(e events.Envelope) error {
 // writes through tx are rolled back and the event stays pending (see
 // [Outbox]); when it returns nil, they commit with the delivery. The
 // handler must not end the transaction: tx's Commit and Rollback return
-// an error (tx.Begin makes a savepoint of the handler's own, which it may
-// commit or roll back). A statement of the handler that failed while the
+// an error (tx.Begin makes a savepoint of the handler's own, nested in
+// the event's, which it may commit or roll back). A statement of the handler that failed while the
 // handler returned nil fails the attempt too: PostgreSQL has aborted the
 // savepoint, so the handler's writes could not commit.
 type OutboxHandler func(ctx context.Context, tx pgx.Tx, e events.Envelope) error
@@ -183,19 +183,34 @@ func (e *HandlerError) Unwrap() error { return e.Err }
 // consumer's transaction.
 var errHandlerEnds = errors.New("pgstore: outbox: a handler must not commit or roll back the consumer's transaction")
 
-// handlerTx is the savepoint a handler works in, with Commit and
-// Rollback refused: the consumer ends it.
+// handlerTx is the consumer's transaction as a handler gets it, with
+// Commit and Rollback refused: the consumer ends it.
 type handlerTx struct{ pgx.Tx }
 
-// Commit refuses to end the consumer's savepoint.
+// Commit refuses to end the consumer's transaction.
 func (handlerTx) Commit(context.Context) error { return errHandlerEnds }
 
-// Rollback refuses to end the consumer's savepoint.
+// Rollback refuses to end the consumer's transaction.
 func (handlerTx) Rollback(context.Context) error { return errHandlerEnds }
 
 // errStatementFailed is the error of an attempt whose handler returned
 // nil although a statement of it failed.
 var errStatementFailed = errors.New("a statement of the handler failed, and the handler returned no error")
+
+// The savepoint each handler runs in. After a handler succeeds, the next
+// event releases it (keeping the handler's writes) and sets it again, in
+// one round trip; after a handler fails, rolling back to it leaves it
+// set and empty, ready for the next event. The transaction's COMMIT
+// keeps the last one's writes. A handler's own savepoints (tx.Begin) nest
+// inside it.
+const (
+	savepointSet     = "SAVEPOINT pgstore_outbox_event"
+	savepointNext    = "RELEASE SAVEPOINT pgstore_outbox_event; SAVEPOINT pgstore_outbox_event"
+	savepointUndo    = "ROLLBACK TO SAVEPOINT pgstore_outbox_event"
+	savepointNone    = 0 // not set yet
+	savepointEmpty   = 1 // set, nothing done in it
+	savepointWritten = 2 // set, holding a delivered event's writes
+)
 
 // outboxRow is an event as Consume took it.
 type outboxRow struct {
@@ -243,37 +258,51 @@ func (o *Outbox) consume(ctx context.Context, n int, h OutboxHandler) (int, []*H
 	done := make([]int64, 0, len(batch))
 	seen := make([]OutboxAttempt, 0, len(batch))
 	var failed []*HandlerError
+	end := &pgx.Batch{}
+	sp := savepointNone
 	for _, r := range batch {
-		herr, err := o.deliver(ctx, tx, h, r.env)
-		if err == nil && herr != nil && ctx.Err() != nil {
-			// The consumer is stopping: not the event's fault, and nothing
-			// commits anyway.
-			err = herr
+		switch sp {
+		case savepointNone:
+			_, err = tx.Exec(ctx, savepointSet)
+		case savepointWritten:
+			_, err = tx.Exec(ctx, savepointNext)
 		}
 		if err != nil {
 			return 0, nil, wrap(ctx, "outbox consume", err)
 		}
+		herr := h(ctx, handlerTx{tx}, r.env)
+		if herr == nil && tx.Conn().PgConn().TxStatus() == 'E' {
+			herr = errStatementFailed
+		}
 		a := OutboxAttempt{ID: r.env.ID, Kind: r.env.Kind, Attempt: r.attempts + 1, Outcome: OutboxDelivered}
 		if herr == nil {
+			sp = savepointWritten
 			done = append(done, r.seq)
 			seen = append(seen, a)
 			continue
 		}
-		a.Err = herr
-		a.Outcome = OutboxRetry
+		if ctx.Err() != nil {
+			// The consumer is stopping: not the event's fault, and
+			// nothing commits anyway.
+			return 0, nil, wrap(ctx, "outbox consume", herr)
+		}
+		if _, err := tx.Exec(ctx, savepointUndo); err != nil {
+			return 0, nil, wrap(ctx, "outbox consume", err)
+		}
+		sp = savepointEmpty
+		a.Err, a.Outcome = herr, OutboxRetry
 		if a.Attempt >= o.cfg.maxAttempts {
 			a.Outcome = OutboxDead
 		}
-		if _, err := tx.Exec(ctx, o.q.fail, r.seq, a.Attempt, micros(o.cfg.retryDelay(a.Attempt)), a.Outcome == OutboxDead); err != nil {
-			return 0, nil, wrap(ctx, "outbox consume", err)
-		}
+		end.Queue(o.q.fail, r.seq, a.Attempt, micros(o.cfg.retryDelay(a.Attempt)), a.Outcome == OutboxDead)
 		seen = append(seen, a)
 		failed = append(failed, &HandlerError{ID: a.ID, Kind: a.Kind, Attempt: a.Attempt, Dead: a.Outcome == OutboxDead, Err: herr})
 	}
 	if len(done) > 0 {
-		if _, err := tx.Exec(ctx, o.q.mark, done); err != nil {
-			return 0, nil, wrap(ctx, "outbox consume", err)
-		}
+		end.Queue(o.q.mark, done)
+	}
+	if err := tx.SendBatch(ctx, end).Close(); err != nil {
+		return 0, nil, wrap(ctx, "outbox consume", err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, nil, wrap(ctx, "outbox consume", err)
@@ -312,24 +341,6 @@ func (o *Outbox) take(ctx context.Context, tx pgx.Tx, n int) ([]outboxRow, error
 		return nil, wrap(ctx, "outbox consume", err)
 	}
 	return batch, nil
-}
-
-// deliver hands e to h inside a savepoint of tx, released when h
-// succeeds and rolled back when it fails. It returns h's failure apart
-// from an error of the database, which ends the batch.
-func (o *Outbox) deliver(ctx context.Context, tx pgx.Tx, h OutboxHandler, e events.Envelope) (herr, err error) {
-	sp, err := tx.Begin(ctx) // SAVEPOINT
-	if err != nil {
-		return nil, err
-	}
-	herr = h(ctx, handlerTx{sp}, e)
-	if herr == nil && tx.Conn().PgConn().TxStatus() == 'E' {
-		herr = errStatementFailed
-	}
-	if herr == nil {
-		return nil, sp.Commit(ctx) // RELEASE SAVEPOINT
-	}
-	return herr, sp.Rollback(ctx) // ROLLBACK TO SAVEPOINT
 }
 
 // Run consumes batches of up to n events until ctx ends, waiting poll
