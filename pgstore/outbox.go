@@ -49,9 +49,9 @@ import (
 // discarded: a consumer never sees a payment's ACSC after its failed
 // ACTC was skipped, nor a consent's renewal before its failed
 // revocation. Events of other keys are never held. Events of different
-// keys have no order between them, and two events of one key published
-// at the same moment by two transactions are delivered in the order of
-// their sequence numbers, which need not be the order of their commits.
+// keys have no order between them, nor have two events of one key
+// published at the same moment by two transactions (concurrent facts):
+// either may come first. A batch holds at most one event per key.
 // Envelopes without a Key (made by hand, or stored before migration
 // 0003) are held by nothing and hold nothing.
 type Outbox struct {

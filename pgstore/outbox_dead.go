@@ -27,8 +27,9 @@ type OutboxStats struct {
 	// Delivered is the number of delivered (or discarded) events kept
 	// until [Outbox.Prune].
 	Delivered int64 `json:"delivered"`
-	// OldestPending is when the oldest pending event was published; zero
-	// when none is pending. Its age is the outbox's lag.
+	// OldestPending is the time (events.Envelope.At) of the oldest
+	// pending event; zero when none is pending. Its age is the outbox's
+	// lag.
 	OldestPending time.Time `json:"oldestPending,omitzero"`
 }
 
@@ -69,7 +70,7 @@ type DeadLetter struct {
 	// ID and Kind are the event's.
 	ID   string      `json:"id"`
 	Kind events.Kind `json:"kind"`
-	// At is when the event was published.
+	// At is when the event was made (events.Envelope.At).
 	At time.Time `json:"at"`
 	// Attempts is the number of attempts that failed.
 	Attempts int `json:"attempts"`
