@@ -163,6 +163,13 @@ func listDeadLetters(ctx context.Context, e *env, ob *pgstore.Outbox, limit int)
 		if int64(len(dead)) < stats.Dead {
 			fmt.Fprintf(w, " (%d shown: raise -limit)", len(dead))
 		}
+		var holds int64
+		for _, d := range dead {
+			holds += d.Holds
+		}
+		if holds > 0 {
+			fmt.Fprintf(w, ", holding %d later event(s) of their subjects", holds)
+		}
 		fmt.Fprintf(w, "; %d pending, %d of them retrying; %d delivered\n", stats.Pending, stats.Retrying, stats.Delivered)
 		if stats.Dead > 0 {
 			fmt.Fprintln(w, "Once the handler can take them: psd2 outbox retry ID... (or -all). An event no handler will ever take: psd2 outbox discard ID.")
