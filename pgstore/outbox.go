@@ -146,9 +146,12 @@ func checkEnvelope(e events.Envelope) error {
 // [Outbox]); when it returns nil, they commit with the delivery. The
 // handler must not end the transaction: tx's Commit and Rollback return
 // an error (tx.Begin makes a savepoint of the handler's own, nested in
-// the event's, which it may commit or roll back). A statement of the handler that failed while the
-// handler returned nil fails the attempt too: PostgreSQL has aborted the
-// savepoint, so the handler's writes could not commit.
+// the event's, which it may commit or roll back). A statement of the
+// handler that failed while the handler returned nil fails the attempt
+// too: PostgreSQL has aborted the savepoint, so the handler's writes
+// could not commit. A handler that panics is not recovered: the
+// consumer's transaction ends unfinished, as in a crash, so nothing of
+// the batch commits and no attempt is counted.
 type OutboxHandler func(ctx context.Context, tx pgx.Tx, e events.Envelope) error
 
 // HandlerError is the failure of one event's handler in [Outbox.Consume]
