@@ -20,6 +20,8 @@
 // events go into a table, and consumers on any machine take them with
 // SELECT ... FOR UPDATE SKIP LOCKED, each event once.
 //
+// # Identity
+//
 // Every event has a stable [Envelope.ID], derived from what it says (the
 // kind, the reference, the threshold, the new status): the same fact
 // emitted twice, by two replicas or after a restart, has the same ID, so
@@ -28,15 +30,38 @@
 // still use the ID as its idempotency key: a consumer killed after the
 // effect but before its commit gets the event again.
 //
-// Wiring: the refresh and payments packages know nothing of this one; the
-// TPP calls the Emitter where it learns the facts. A refresh job calls
+// A consent is named by the TPP's reference and by its end: the platform
+// gives a consent no id, and a consent the PSU grants later under the same
+// reference ends at another time. So each consent gets its own
+// [ConsentExpired], [ConsentRevoked] and [ReconnectRequired], as it always
+// got its own [ConsentRenewalDue]. (Versions before this one named the
+// first three by the reference alone: a consent that expired before an
+// upgrade and is checked again after it gets its ConsentExpired once
+// more, under its new ID. A second event is the safe side of that change;
+// the old IDs lost the events of every later consent.)
+//
+// [Envelope.Key] is the same for every event about one subject: one
+// consent reference, one payment, one certificate role. pgstore's outbox
+// delivers the events of one Key in the order they were published.
+//
+// IDs and Keys are hashes (128 bits of SHA-256), so the references in
+// them are not readable where IDs are stored or logged.
+//
+// # Wiring
+//
+// The refresh and payments packages know nothing of this one; the TPP
+// calls the Emitter where it learns the facts. A refresh job calls
 // [Emitter.Consent] for each consent it keeps and, for a result whose
 // outcome is refresh.ReconnectNeeded or refresh.Refused,
-// [Emitter.Error] with the result's Err (the PSU is not present); a
-// payment follower (payments.Service.Wait) calls [Emitter.PaymentStatus]
-// with the status it last saw and the new one; start-up calls
-// [Emitter.InDoubt] with the payments journal and [Emitter.Certificate]
-// with the signing and QWAC certificates.
+// [Emitter.ConsentError] with the result's Err and the consent's end
+// (sca.Session.ConsentExpiresAt; the PSU is not present); a payment
+// create that fails calls [Emitter.PaymentError]; a payment follower
+// (payments.Service.Wait) calls [Emitter.PaymentStatus] with the status
+// it last saw and the new one; start-up calls [Emitter.InDoubt] with the
+// payments journal and [Emitter.Certificate] with the signing and QWAC
+// certificates.
+//
+// # Personal data
 //
 // Events carry no personal data: a consent or payment is named by the
 // TPP's own reference ([Emitter.Consent]'s ref, a payment's X-Request-ID),

@@ -157,7 +157,8 @@ func crossed(ths []int, left int) (int, bool) {
 // Consent checks a consent that ends at ends, named by the TPP's
 // reference ref: [ConsentExpired] once it has ended, [ConsentRenewalDue]
 // when a threshold is crossed. Call it from a periodic job for every
-// live consent (the refresh job, for one).
+// live consent (the refresh job, for one). Each consent under ref (each
+// end) gets its own events.
 func (e *Emitter) Consent(ctx context.Context, ref string, ends time.Time) error {
 	if ref == "" || ends.IsZero() {
 		return errors.New("events: Consent needs a reference and an end")
@@ -192,37 +193,55 @@ func (e *Emitter) Certificate(ctx context.Context, role string, cert *x509.Certi
 	return err
 }
 
-// Error turns the error of a call made for the consent or payment ref
-// into its event, if it has one:
-//   - [client.ErrOutcomeUnknown]: [PaymentOutcomeUnknown] (ref is the
-//     payment's reference, its X-Request-ID);
+// ConsentError turns the error of a call made under a consent into its
+// event, if it has one:
 //   - CONSENT_EXPIRED: [ConsentExpired];
 //   - CONSENT_INVALID or CONSENT_UNKNOWN: [ConsentRevoked];
 //   - a demand for SCA ([client.ErrSCARequired]) to a call without the
 //     PSU present: [ReconnectRequired].
 //
-// It reports whether err had an event. Other errors have none.
-func (e *Emitter) Error(ctx context.Context, ref string, psuPresent bool, err error) (bool, error) {
-	if err == nil || ref == "" {
+// The consent is named by the TPP's reference ref and by its end ends
+// (sca.Session.ConsentExpiresAt): a later consent under the same
+// reference ends at another time, so its events are not taken for the
+// first one's. It reports whether err had an event; other errors have
+// none. An error with an event and no reference or end is refused.
+func (e *Emitter) ConsentError(ctx context.Context, ref string, ends time.Time, psuPresent bool, err error) (bool, error) {
+	if err == nil {
 		return false, nil
 	}
 	var ev Event
-	var ou *client.OutcomeUnknownError
 	switch {
-	case errors.As(err, &ou):
-		ev = PaymentOutcomeUnknown{Payment: ref, Operation: ou.Operation}
 	case errors.Is(err, client.ErrConsentExpired):
-		ev = ConsentExpired{Consent: ref}
+		ev = ConsentExpired{Consent: ref, Ends: ends.UTC()}
 	case errors.Is(err, client.ErrConsentInvalid):
-		ev = ConsentRevoked{Consent: ref, Code: client.CodeConsentInvalid}
+		ev = ConsentRevoked{Consent: ref, Ends: ends.UTC(), Code: client.CodeConsentInvalid}
 	case errors.Is(err, client.ErrConsentUnknown):
-		ev = ConsentRevoked{Consent: ref, Code: client.CodeConsentUnknown}
+		ev = ConsentRevoked{Consent: ref, Ends: ends.UTC(), Code: client.CodeConsentUnknown}
 	case errors.Is(err, client.ErrSCARequired) && !psuPresent:
-		ev = ReconnectRequired{Consent: ref, Day: e.now().UTC().Format(time.DateOnly)}
+		ev = ReconnectRequired{Consent: ref, Ends: ends.UTC(), Day: e.now().UTC().Format(time.DateOnly)}
 	default:
 		return false, nil
 	}
+	if ref == "" || ends.IsZero() {
+		return true, errors.New("events: ConsentError needs the consent's reference and end")
+	}
 	_, perr := e.Emit(ctx, ev)
+	return true, perr
+}
+
+// PaymentError turns the error of a payment create whose X-Request-ID is
+// ref into its event, if it has one: [client.ErrOutcomeUnknown] gives
+// [PaymentOutcomeUnknown]. It reports whether err had an event; other
+// errors have none.
+func (e *Emitter) PaymentError(ctx context.Context, ref string, err error) (bool, error) {
+	var ou *client.OutcomeUnknownError
+	if err == nil || !errors.As(err, &ou) {
+		return false, nil
+	}
+	if ref == "" {
+		return true, errors.New("events: PaymentError needs the payment's reference")
+	}
+	_, perr := e.Emit(ctx, PaymentOutcomeUnknown{Payment: ref, Operation: ou.Operation})
 	return true, perr
 }
 

@@ -112,6 +112,7 @@ func TestPublishFailureIsNotRemembered(t *testing.T) {
 func TestErrorEvents(t *testing.T) {
 	col := &collector{}
 	clk := testtpp.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	ends := time.Date(2027, 1, 30, 9, 0, 0, 0, time.UTC)
 	ctx := t.Context()
 	bankErr := func(status int, code string, sca bool) error {
 		e := &client.Error{StatusCode: status, Messages: []client.TPPMessage{{Code: code}}}
@@ -122,24 +123,32 @@ func TestErrorEvents(t *testing.T) {
 	}
 	cases := []struct {
 		err     error
+		payment bool // PaymentError, else ConsentError
 		present bool
 		want    events.Event
 	}{
-		{&client.OutcomeUnknownError{Operation: "payments.CreateNorwegianDomestic"}, true,
+		{&client.OutcomeUnknownError{Operation: "payments.CreateNorwegianDomestic"}, true, true,
 			events.PaymentOutcomeUnknown{Payment: "ref", Operation: "payments.CreateNorwegianDomestic"}},
-		{bankErr(401, client.CodeConsentExpired, false), false, events.ConsentExpired{Consent: "ref"}},
-		{bankErr(401, client.CodeConsentInvalid, false), false, events.ConsentRevoked{Consent: "ref", Code: client.CodeConsentInvalid}},
-		{bankErr(403, client.CodeConsentUnknown, false), false, events.ConsentRevoked{Consent: "ref", Code: client.CodeConsentUnknown}},
-		{bankErr(401, client.CodeConsentInvalid, true), false, events.ReconnectRequired{Consent: "ref", Day: "2026-11-01"}},
-		{bankErr(401, client.CodeConsentInvalid, true), true, nil}, // the PSU is there: the SCA follows now
-		{bankErr(http.StatusBadRequest, client.CodeFormatError, false), false, nil},
+		{&client.OutcomeUnknownError{Operation: "payments.CreateNorwegianDomestic"}, false, true, nil}, // not a consent's
+		{bankErr(401, client.CodeConsentExpired, false), true, false, nil},                             // not a payment's
+		{bankErr(401, client.CodeConsentExpired, false), false, false, events.ConsentExpired{Consent: "ref", Ends: ends}},
+		{bankErr(401, client.CodeConsentInvalid, false), false, false, events.ConsentRevoked{Consent: "ref", Ends: ends, Code: client.CodeConsentInvalid}},
+		{bankErr(403, client.CodeConsentUnknown, false), false, false, events.ConsentRevoked{Consent: "ref", Ends: ends, Code: client.CodeConsentUnknown}},
+		{bankErr(401, client.CodeConsentInvalid, true), false, false, events.ReconnectRequired{Consent: "ref", Ends: ends, Day: "2026-11-01"}},
+		{bankErr(401, client.CodeConsentInvalid, true), false, true, nil}, // the PSU is there: the SCA follows now
+		{bankErr(http.StatusBadRequest, client.CodeFormatError, false), false, false, nil},
 	}
 	for i, c := range cases {
 		col.evs = nil
 		st := store.NewMemoryStore() // each case on fresh memory
 		em, err := events.NewEmitter(col.handler(), events.WithClock(clk.Now), events.WithStore(st))
 		require.NoError(t, err)
-		had, err := em.Error(ctx, "ref", c.present, c.err)
+		var had bool
+		if c.payment {
+			had, err = em.PaymentError(ctx, "ref", c.err)
+		} else {
+			had, err = em.ConsentError(ctx, "ref", ends, c.present, c.err)
+		}
 		require.NoError(t, err)
 		if c.want == nil {
 			assert.False(t, had, "case %d", i)
@@ -149,6 +158,15 @@ func TestErrorEvents(t *testing.T) {
 		assert.True(t, had, "case %d", i)
 		require.Len(t, col.evs, 1, "case %d", i)
 		assert.Equal(t, c.want, col.evs[0], "case %d", i)
+		if !c.payment {
+			// Without the consent's end, the event cannot be told from
+			// another consent's: refused, and nothing is published.
+			col.evs = nil
+			had, err = em.ConsentError(ctx, "ref", time.Time{}, c.present, c.err)
+			assert.True(t, had, "case %d", i)
+			require.Error(t, err, "case %d", i)
+			assert.Empty(t, col.evs, "case %d", i)
+		}
 	}
 }
 
@@ -171,8 +189,10 @@ func TestCertificateExpiring(t *testing.T) {
 func TestEnvelopeRoundTrip(t *testing.T) {
 	all := []events.Event{
 		events.ConsentRenewalDue{Consent: "c", Ends: time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC), DaysLeft: 3, Threshold: 3},
-		events.ConsentExpired{Consent: "c"}, events.ConsentRevoked{Consent: "c", Code: "CONSENT_INVALID"},
-		events.ReconnectRequired{Consent: "c", Day: "2026-11-01"}, events.PaymentStatusChanged{Payment: "p", From: "RCVD", To: "ACSC"},
+		events.ConsentExpired{Consent: "c", Ends: time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC)},
+		events.ConsentRevoked{Consent: "c", Ends: time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC), Code: "CONSENT_INVALID"},
+		events.ReconnectRequired{Consent: "c", Ends: time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC), Day: "2026-11-01"},
+		events.PaymentStatusChanged{Payment: "p", From: "RCVD", To: "ACSC"},
 		events.PaymentOutcomeUnknown{Payment: "p", Operation: "o"}, events.PaymentInDoubt{Payment: "p", Operation: "o"},
 		events.CertificateExpiring{Role: "signing", NotAfter: time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC), DaysLeft: 1, Threshold: 1},
 	}

@@ -32,6 +32,10 @@ type Event interface {
 	Kind() Kind
 	// identity is what makes two events the same fact.
 	identity() string
+	// subject is what the event is about (a consent's or a payment's
+	// reference, a certificate's role): events of one subject share
+	// their Envelope.Key.
+	subject() string
 }
 
 // ConsentRenewalDue says a consent ends within Threshold days: ask the
@@ -48,20 +52,27 @@ type ConsentRenewalDue struct {
 }
 
 // ConsentExpired says a consent has ended (its end passed, or the bank
-// answered CONSENT_EXPIRED).
+// answered CONSENT_EXPIRED). It comes once per consent: a later consent
+// under the same reference, which ends at another time, gets its own.
 type ConsentExpired struct {
 	// Consent is the TPP's own reference of the consent.
 	Consent string `json:"consent"`
-	// Ends is when the consent ended; zero when the bank said so first.
+	// Ends is the consent's end, which tells it from the other consents
+	// under the same reference. It is zero only in events made before
+	// this field named the consent.
 	Ends time.Time `json:"ends,omitzero"`
 }
 
 // ConsentRevoked says the bank answered that the consent is not valid
 // any more (CONSENT_INVALID or CONSENT_UNKNOWN): the PSU or the bank
-// withdrew it.
+// withdrew it. It comes once per consent.
 type ConsentRevoked struct {
 	// Consent is the TPP's own reference of the consent.
 	Consent string `json:"consent"`
+	// Ends is the end the consent had, which tells it from the other
+	// consents under the same reference (zero in events made before this
+	// field existed).
+	Ends time.Time `json:"ends,omitzero"`
 	// Code is the bank's tppMessage code.
 	Code string `json:"code"`
 }
@@ -72,6 +83,10 @@ type ConsentRevoked struct {
 type ReconnectRequired struct {
 	// Consent is the TPP's own reference of the consent.
 	Consent string `json:"consent"`
+	// Ends is the consent's end, which tells it from the other consents
+	// under the same reference (zero in events made before this field
+	// existed).
+	Ends time.Time `json:"ends,omitzero"`
 	// Day is the UTC date (2006-01-02) it was found on.
 	Day string `json:"day"`
 }
@@ -141,12 +156,18 @@ func (PaymentInDoubt) Kind() Kind { return KindPaymentInDoubt }
 // Kind returns [KindCertificateExpiring].
 func (CertificateExpiring) Kind() Kind { return KindCertificateExpiring }
 
+// A consent is named by the TPP's reference and its end: the platform
+// gives a consent no id of its own, and a consent granted later under the
+// same reference (the PSU came back) ends at another time. The end is no
+// personal data, and an ID is a hash in any case.
 func (e ConsentRenewalDue) identity() string {
-	return e.Consent + "|" + e.Ends.UTC().Format(time.RFC3339) + "|" + strconv.Itoa(e.Threshold)
+	return consentIdentity(e.Consent, e.Ends) + "|" + strconv.Itoa(e.Threshold)
 }
-func (e ConsentExpired) identity() string        { return e.Consent }
-func (e ConsentRevoked) identity() string        { return e.Consent }
-func (e ReconnectRequired) identity() string     { return e.Consent + "|" + e.Day }
+func (e ConsentExpired) identity() string { return consentIdentity(e.Consent, e.Ends) }
+func (e ConsentRevoked) identity() string { return consentIdentity(e.Consent, e.Ends) }
+func (e ReconnectRequired) identity() string {
+	return consentIdentity(e.Consent, e.Ends) + "|" + e.Day
+}
 func (e PaymentStatusChanged) identity() string  { return e.Payment + "|" + e.To }
 func (e PaymentOutcomeUnknown) identity() string { return e.Payment }
 func (e PaymentInDoubt) identity() string        { return e.Payment }
@@ -154,10 +175,32 @@ func (e CertificateExpiring) identity() string {
 	return e.Role + "|" + e.NotAfter.UTC().Format(time.RFC3339) + "|" + strconv.Itoa(e.Threshold)
 }
 
-// Envelope is an event as it travels: its ID, kind, time and JSON form.
+// consentIdentity names one consent: the TPP's reference and the end, in
+// UTC to the second (the form ConsentRenewalDue's IDs always had).
+func consentIdentity(ref string, ends time.Time) string {
+	return ref + "|" + ends.UTC().Format(time.RFC3339)
+}
+
+func (e ConsentRenewalDue) subject() string     { return "consent|" + e.Consent }
+func (e ConsentExpired) subject() string        { return "consent|" + e.Consent }
+func (e ConsentRevoked) subject() string        { return "consent|" + e.Consent }
+func (e ReconnectRequired) subject() string     { return "consent|" + e.Consent }
+func (e PaymentStatusChanged) subject() string  { return "payment|" + e.Payment }
+func (e PaymentOutcomeUnknown) subject() string { return "payment|" + e.Payment }
+func (e PaymentInDoubt) subject() string        { return "payment|" + e.Payment }
+func (e CertificateExpiring) subject() string   { return "certificate|" + e.Role }
+
+// Envelope is an event as it travels: its ID, key, kind, time and JSON
+// form.
 type Envelope struct {
 	// ID is the same for the same fact (see the package documentation).
 	ID string `json:"id"`
+	// Key is the same for every event about the same subject: one
+	// consent reference (whichever consent under it), one payment, one
+	// certificate role. A Sink that delivers in order keeps the order per
+	// Key (pgstore's outbox does). Like ID it is a hash, so it holds no
+	// reference in clear. Empty in envelopes made before it existed.
+	Key string `json:"key,omitempty"`
 	// Kind is the event's Kind.
 	Kind Kind `json:"kind"`
 	// At is when the event was made.
@@ -174,6 +217,15 @@ func ID(ev Event) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// KeyOf returns the Envelope.Key of ev: a hash of its subject (see
+// [Envelope.Key]).
+func KeyOf(ev Event) string {
+	h := sha256.New()
+	s := ev.subject()
+	fmt.Fprintf(h, "key;%d:%s;", len(s), s)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
 // Wrap puts ev in an Envelope made at at.
 func Wrap(ev Event, at time.Time) (Envelope, error) {
 	if ev == nil {
@@ -183,7 +235,7 @@ func Wrap(ev Event, at time.Time) (Envelope, error) {
 	if err != nil {
 		return Envelope{}, fmt.Errorf("events: %w", err)
 	}
-	return Envelope{ID: ID(ev), Kind: ev.Kind(), At: at.UTC(), Data: data}, nil
+	return Envelope{ID: ID(ev), Key: KeyOf(ev), Kind: ev.Kind(), At: at.UTC(), Data: data}, nil
 }
 
 // ErrUnknownKind matches an Envelope whose Kind this version does not know.

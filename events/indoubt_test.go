@@ -46,7 +46,7 @@ func TestPaymentInDoubtAndUnknown(t *testing.T) {
 	col := &collector{}
 	em, err := events.NewEmitter(col.handler())
 	require.NoError(t, err)
-	had, err := em.Error(ctx, reqID, true, perr)
+	had, err := em.PaymentError(ctx, reqID, perr)
 	require.NoError(t, err)
 	assert.True(t, had)
 	n, err := em.InDoubt(ctx, j)

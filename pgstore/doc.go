@@ -60,10 +60,23 @@
 // [Store.Outbox] is the outbox of package events, an
 // events.Sink for an events.Emitter. Consumers on any replica take its
 // events with [Outbox.Consume] or [Outbox.Run] (SELECT ... FOR UPDATE
-// SKIP LOCKED), each event once: the handler's writes through the
-// consumer's transaction commit with the delivery, and a consumer that
-// dies before committing hands its batch back. Migration 0002 adds the
-// table.
+// SKIP LOCKED), each event once: the handler runs in a savepoint per
+// event, its writes through the consumer's transaction commit with the
+// delivery or, when it fails, are rolled back; a consumer that dies
+// before committing hands its batch back. A failed event is taken again
+// after a growing pause, and becomes a dead letter after
+// [DefaultMaxAttempts] failures ([WithOutboxMaxAttempts]), so one event
+// the handler always refuses never stops the others;
+// [Outbox.DeadLetters], [Outbox.Retry] and [Outbox.Discard] (and the
+// command psd2 outbox) deal with it. The events of one subject (one
+// consent reference, one payment) are delivered in the order they were
+// published, and a dead letter holds the later ones of its subject.
+//
+// Metrics: [Outbox.Stats] counts events by state (pending, retrying,
+// dead, delivered, the oldest pending), a callback for an OpenTelemetry
+// observable gauge; [WithOutboxObserver] reports every attempt, for a
+// counter. The module itself does not import OpenTelemetry. Migration
+// 0002 adds the table, 0003 its attempts, dead letters and keys.
 //
 // # Connections
 //

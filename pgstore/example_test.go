@@ -7,6 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tppkit/psd2/events"
 	"github.com/tppkit/psd2/pgstore"
 )
 
@@ -35,4 +38,52 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(string(v))
+}
+
+// Consume the outbox on every replica, count each attempt by outcome
+// (the observer is the seam for an OpenTelemetry counter and for logging
+// the handler's errors), and let an operator list and retry the events
+// the handler refused every time (psd2 outbox list, psd2 outbox retry).
+// Compiled, not run: it needs a server.
+func ExampleOutbox_DeadLetters() {
+	ctx := context.Background()
+	st, err := pgstore.Open(ctx, os.Getenv("DATABASE_URL"),
+		pgstore.WithOutboxMaxAttempts(pgstore.DefaultMaxAttempts),
+		pgstore.WithOutboxObserver(func(_ context.Context, a pgstore.OutboxAttempt) {
+			if a.Err != nil {
+				log.Printf("event %s (%s), attempt %d: %s: %v", a.ID, a.Kind, a.Attempt, a.Outcome, a.Err)
+			}
+		}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer st.Close()
+	ob := st.Outbox()
+	go func() {
+		_ = ob.Run(ctx, 50, time.Second, func(ctx context.Context, tx pgx.Tx, e events.Envelope) error {
+			ev, err := e.Event()
+			if err != nil {
+				return err // an unknown kind: a dead letter after its attempts
+			}
+			_, err = tx.Exec(ctx, `INSERT INTO tpp_inbox (event_id, kind) VALUES ($1, $2)`, e.ID, string(ev.Kind()))
+			return err
+		})
+	}()
+
+	s, err := ob.Stats(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if s.Dead > 0 {
+		dead, err := ob.DeadLetters(ctx, 100)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, d := range dead {
+			fmt.Printf("%s %s: %d attempts, holds %d\n", d.ID, d.Kind, d.Attempts, d.Holds)
+			if err := ob.Retry(ctx, d.ID); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 }

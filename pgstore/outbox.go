@@ -19,41 +19,105 @@ import (
 // Delivery: [Outbox.Consume] takes up to n pending events in the order
 // they were published, locking them with SELECT ... FOR UPDATE SKIP
 // LOCKED, so that consumers running side by side take disjoint batches
-// and never wait for each other; it hands each to the handler and marks
-// it delivered in the same transaction. A consumer that dies mid-batch
-// (killed, its connection lost) commits nothing: its events return to
-// pending and another consumer gets them. The handler's writes through
-// the transaction it is given commit with the delivery, so they happen
-// exactly once; an effect outside the database (an e-mail) happens at
-// least once, and should use [events.Envelope.ID] as its idempotency key.
+// and never wait for each other; it hands each to the handler inside a
+// savepoint of its own, and marks the ones handled delivered in the same
+// transaction. A consumer that dies mid-batch (killed, its connection
+// lost) commits nothing: its events return to pending and another
+// consumer gets them. The handler's writes through the transaction it is
+// given commit with the delivery, so they happen exactly once; a handler
+// that fails has its writes rolled back with its savepoint, so they
+// never happen for a failed attempt. An effect outside the database (an
+// e-mail) happens at least once, and should use [events.Envelope.ID] as
+// its idempotency key.
+//
+// Failures: an event whose handler fails stays pending and is taken
+// again after a pause that doubles with each failure (10 s, 20 s, ... up
+// to 1 h: [DefaultRetryDelay], [DefaultMaxRetryDelay]); the failure of
+// its [DefaultMaxAttempts]-th attempt (10, about 85 minutes after the
+// first) makes it a dead letter, which no consumer takes any more (see
+// [WithOutboxMaxAttempts] and [WithOutboxRetryDelay]). The other events
+// go on. [Outbox.DeadLetters] lists the dead letters, [Outbox.Retry]
+// gives one a fresh set of attempts, [Outbox.Discard] sets one aside;
+// the command psd2 outbox does the same for an operator.
+//
+// Order: the events of one subject ([events.Envelope.Key]: one consent
+// reference, one payment, one certificate role) are delivered in the
+// order they were published, across every consumer: an event is taken
+// only once every earlier event of its key is delivered. So a failing
+// event holds the later events of its key while it waits for its next
+// attempt, and a dead letter holds them until it is retried or
+// discarded: a consumer never sees a payment's ACSC after its failed
+// ACTC was skipped, nor a consent's renewal before its failed
+// revocation. Events of other keys are never held. Events of different
+// keys have no order between them, nor have two events of one key
+// published at the same moment by two transactions (concurrent facts):
+// either may come first. A batch holds at most one event per key.
+// Envelopes without a Key (made by hand, or stored before migration
+// 0003) are held by nothing and hold nothing.
 type Outbox struct {
-	s                                     *Store
-	insert, take, mark, prune, countQuery string
+	s   *Store
+	cfg outboxConfig
+	q   outboxQueries
 }
 
-// Outbox returns the store's outbox.
+// outboxQueries are the outbox's statements for one schema.
+type outboxQueries struct {
+	insert, take, fail, mark, prune, count, stats string
+	dead, retry, retryAll, discard                string
+}
+
+// Outbox returns the store's outbox, configured by the store's options
+// ([WithOutboxMaxAttempts], [WithOutboxRetryDelay],
+// [WithOutboxObserver]).
 func (s *Store) Outbox() *Outbox {
 	t := pgx.Identifier{s.schema, "outbox"}.Sanitize()
-	return &Outbox{s: s,
-		insert: `INSERT INTO ` + t + ` (id, kind, at, data) VALUES ($1, $2, $3, $4) ON CONFLICT (id) DO NOTHING`,
-		take: `SELECT seq, id, kind, at, data FROM ` + t + ` WHERE delivered_at IS NULL
-			ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
-		mark:       `UPDATE ` + t + ` SET delivered_at = now() WHERE seq = ANY($1)`,
-		prune:      `DELETE FROM ` + t + ` WHERE delivered_at < now() - make_interval(secs => $1::bigint / 1e6)`,
-		countQuery: `SELECT count(*) FILTER (WHERE delivered_at IS NULL), count(*) FROM ` + t,
-	}
+	// pending is the state of an event no consumer has delivered and
+	// that is no dead letter.
+	const pending = `delivered_at IS NULL AND dead_at IS NULL`
+	return &Outbox{s: s, cfg: s.outbox, q: outboxQueries{
+		insert: `INSERT INTO ` + t + ` (id, key, kind, at, data) VALUES ($1, NULLIF($2, ''), $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
+		// An event is taken when it is pending, its pause after a failure
+		// is over, and no earlier event of its key is undelivered (a dead
+		// letter included): a batch holds at most one event per key.
+		take: `SELECT o.seq, o.id, o.key, o.kind, o.at, o.data, o.attempts FROM ` + t + ` o
+			WHERE o.delivered_at IS NULL AND o.dead_at IS NULL
+			  AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= now())
+			  AND (o.key IS NULL OR NOT EXISTS (SELECT 1 FROM ` + t + ` e
+			       WHERE e.key = o.key AND e.seq < o.seq AND e.delivered_at IS NULL))
+			ORDER BY o.seq LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
+		fail: `UPDATE ` + t + ` SET attempts = $2, failed_at = now(),
+			next_attempt_at = now() + make_interval(secs => $3::bigint / 1e6),
+			dead_at = CASE WHEN $4::boolean THEN now() END WHERE seq = $1`,
+		mark:  `UPDATE ` + t + ` SET delivered_at = now() WHERE seq = ANY($1)`,
+		prune: `DELETE FROM ` + t + ` WHERE delivered_at < now() - make_interval(secs => $1::bigint / 1e6)`,
+		count: `SELECT count(*) FILTER (WHERE ` + pending + `), count(*) FROM ` + t,
+		stats: `SELECT count(*) FILTER (WHERE ` + pending + `),
+			count(*) FILTER (WHERE ` + pending + ` AND attempts > 0),
+			count(*) FILTER (WHERE dead_at IS NOT NULL AND delivered_at IS NULL),
+			count(*) FILTER (WHERE delivered_at IS NOT NULL),
+			min(at) FILTER (WHERE ` + pending + `) FROM ` + t,
+		dead: `SELECT d.id, d.kind, d.at, d.attempts, d.failed_at, d.dead_at,
+			(SELECT count(*) FROM ` + t + ` h WHERE h.key = d.key AND h.seq > d.seq AND h.delivered_at IS NULL)
+			FROM ` + t + ` d WHERE d.dead_at IS NOT NULL AND d.delivered_at IS NULL ORDER BY d.seq LIMIT $1`,
+		retry: `UPDATE ` + t + ` SET attempts = 0, next_attempt_at = NULL, dead_at = NULL
+			WHERE id = $1 AND dead_at IS NOT NULL AND delivered_at IS NULL`,
+		retryAll: `UPDATE ` + t + ` SET attempts = 0, next_attempt_at = NULL, dead_at = NULL
+			WHERE dead_at IS NOT NULL AND delivered_at IS NULL`,
+		discard: `UPDATE ` + t + ` SET delivered_at = now()
+			WHERE id = $1 AND dead_at IS NOT NULL AND delivered_at IS NULL`,
+	}}
 }
 
 var _ events.Sink = (*Outbox)(nil)
 
 // Publish adds e to the outbox; an event whose ID is there already
-// (pending or delivered and not yet pruned) is dropped.
+// (pending, dead, or delivered and not yet pruned) is dropped.
 func (o *Outbox) Publish(ctx context.Context, e events.Envelope) error {
-	if e.ID == "" || e.Kind == "" {
-		return errors.New("pgstore: outbox: an envelope needs an ID and a Kind")
+	if err := checkEnvelope(e); err != nil {
+		return err
 	}
 	return wrapNil(ctx, "outbox publish", o.s.exec(ctx, func(b *pgx.Batch) {
-		b.Queue(o.insert, e.ID, string(e.Kind), e.At, []byte(e.Data))
+		b.Queue(o.q.insert, e.ID, e.Key, string(e.Kind), e.At, []byte(e.Data))
 	}))
 }
 
@@ -61,82 +125,237 @@ func (o *Outbox) Publish(ctx context.Context, e events.Envelope) error {
 // (on this store's database), so that the event commits with the change
 // it reports.
 func (o *Outbox) PublishTx(ctx context.Context, tx pgx.Tx, e events.Envelope) error {
-	if e.ID == "" || e.Kind == "" {
-		return errors.New("pgstore: outbox: an envelope needs an ID and a Kind")
+	if err := checkEnvelope(e); err != nil {
+		return err
 	}
-	_, err := tx.Exec(ctx, o.insert, e.ID, string(e.Kind), e.At, []byte(e.Data))
+	_, err := tx.Exec(ctx, o.q.insert, e.ID, e.Key, string(e.Kind), e.At, []byte(e.Data))
 	return wrapNil(ctx, "outbox publish", err)
 }
 
+// checkEnvelope refuses an envelope the outbox cannot keep.
+func checkEnvelope(e events.Envelope) error {
+	if e.ID == "" || e.Kind == "" {
+		return errors.New("pgstore: outbox: an envelope needs an ID and a Kind")
+	}
+	return nil
+}
+
 // OutboxHandler handles one event within the consumer's transaction tx.
-// An error stops the batch: the events before it are delivered, it and
-// the rest stay pending.
+// It runs inside a savepoint of its own: when it returns an error, its
+// writes through tx are rolled back and the event stays pending (see
+// [Outbox]); when it returns nil, they commit with the delivery. The
+// handler must not end the transaction: tx's Commit and Rollback return
+// an error (tx.Begin makes a savepoint of the handler's own, nested in
+// the event's, which it may commit or roll back). A statement of the
+// handler that failed while the handler returned nil fails the attempt
+// too: PostgreSQL has aborted the savepoint, so the handler's writes
+// could not commit. A handler that panics is not recovered: the
+// consumer's transaction ends unfinished, as in a crash, so nothing of
+// the batch commits and no attempt is counted.
 type OutboxHandler func(ctx context.Context, tx pgx.Tx, e events.Envelope) error
+
+// HandlerError is the failure of one event's handler in [Outbox.Consume]
+// (found with errors.As): the handler's writes were rolled back, the
+// attempt was counted, and the other events of the batch went on.
+type HandlerError struct {
+	// ID and Kind are the event's.
+	ID   string
+	Kind events.Kind
+	// Attempt is the attempt that failed, 1 for the first.
+	Attempt int
+	// Dead is set when it was the last attempt allowed: the event is a
+	// dead letter now ([Outbox.DeadLetters]).
+	Dead bool
+	// Err is the handler's error.
+	Err error
+}
+
+// Error implements error.
+func (e *HandlerError) Error() string {
+	state := "will be retried"
+	if e.Dead {
+		state = "now a dead letter"
+	}
+	return fmt.Sprintf("pgstore: outbox: event %s (%s), attempt %d, %s: %v", e.ID, e.Kind, e.Attempt, state, e.Err)
+}
+
+// Unwrap returns the handler's error.
+func (e *HandlerError) Unwrap() error { return e.Err }
+
+// errHandlerEnds is what a handler gets when it tries to end the
+// consumer's transaction.
+var errHandlerEnds = errors.New("pgstore: outbox: a handler must not commit or roll back the consumer's transaction")
+
+// handlerTx is the consumer's transaction as a handler gets it, with
+// Commit and Rollback refused: the consumer ends it.
+type handlerTx struct{ pgx.Tx }
+
+// Commit refuses to end the consumer's transaction.
+func (handlerTx) Commit(context.Context) error { return errHandlerEnds }
+
+// Rollback refuses to end the consumer's transaction.
+func (handlerTx) Rollback(context.Context) error { return errHandlerEnds }
+
+// errStatementFailed is the error of an attempt whose handler returned
+// nil although a statement of it failed.
+var errStatementFailed = errors.New("a statement of the handler failed, and the handler returned no error")
+
+// The savepoint each handler runs in. After a handler succeeds, the next
+// event releases it (keeping the handler's writes) and sets it again, in
+// one round trip; after a handler fails, rolling back to it leaves it
+// set and empty, ready for the next event. The transaction's COMMIT
+// keeps the last one's writes. A handler's own savepoints (tx.Begin) nest
+// inside it.
+const (
+	savepointSet     = "SAVEPOINT pgstore_outbox_event"
+	savepointNext    = "RELEASE SAVEPOINT pgstore_outbox_event; SAVEPOINT pgstore_outbox_event"
+	savepointUndo    = "ROLLBACK TO SAVEPOINT pgstore_outbox_event"
+	savepointNone    = 0 // not set yet
+	savepointEmpty   = 1 // set, nothing done in it
+	savepointWritten = 2 // set, holding a delivered event's writes
+)
+
+// outboxRow is an event as Consume took it.
+type outboxRow struct {
+	seq      int64
+	env      events.Envelope
+	attempts int
+}
 
 // Consume delivers up to n pending events to h in one transaction and
 // returns how many it delivered (0: none pending, or all locked by other
-// consumers).
+// consumers or held behind an earlier event of their key). Each event's
+// handler runs in a savepoint: a failing one is rolled back, counted
+// (it becomes a dead letter on its last attempt) and reported, and the
+// batch goes on. The error is then the [HandlerError] of every event that
+// failed (errors.Join), and the events delivered are committed all the
+// same. Any other error (the database, ctx ending) commits nothing: the
+// batch's events are pending again, and no attempt is counted.
 func (o *Outbox) Consume(ctx context.Context, n int, h OutboxHandler) (int, error) {
+	delivered, failed, err := o.consume(ctx, n, h)
+	if err != nil {
+		return 0, err
+	}
+	errs := make([]error, len(failed))
+	for i, f := range failed {
+		errs[i] = f
+	}
+	return delivered, errors.Join(errs...)
+}
+
+// consume is Consume, with the handlers' failures apart from the error
+// that committed nothing.
+func (o *Outbox) consume(ctx context.Context, n int, h OutboxHandler) (int, []*HandlerError, error) {
 	if n <= 0 || h == nil {
-		return 0, errors.New("pgstore: outbox: Consume needs n > 0 and a handler")
+		return 0, nil, errors.New("pgstore: outbox: Consume needs n > 0 and a handler")
 	}
 	tx, err := o.s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
-		return 0, wrap(ctx, "outbox consume", err)
+		return 0, nil, wrap(ctx, "outbox consume", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	rows, err := tx.Query(ctx, o.take, n)
+	batch, err := o.take(ctx, tx, n)
+	if err != nil || len(batch) == 0 {
+		return 0, nil, err
+	}
+	done := make([]int64, 0, len(batch))
+	seen := make([]OutboxAttempt, 0, len(batch))
+	var failed []*HandlerError
+	end := &pgx.Batch{}
+	sp := savepointNone
+	for _, r := range batch {
+		switch sp {
+		case savepointNone:
+			_, err = tx.Exec(ctx, savepointSet)
+		case savepointWritten:
+			_, err = tx.Exec(ctx, savepointNext)
+		}
+		if err != nil {
+			return 0, nil, wrap(ctx, "outbox consume", err)
+		}
+		herr := h(ctx, handlerTx{tx}, r.env)
+		if herr == nil && tx.Conn().PgConn().TxStatus() == 'E' {
+			herr = errStatementFailed
+		}
+		a := OutboxAttempt{ID: r.env.ID, Kind: r.env.Kind, Attempt: r.attempts + 1, Outcome: OutboxDelivered}
+		if herr == nil {
+			sp = savepointWritten
+			done = append(done, r.seq)
+			seen = append(seen, a)
+			continue
+		}
+		if ctx.Err() != nil {
+			// The consumer is stopping: not the event's fault, and
+			// nothing commits anyway.
+			return 0, nil, wrap(ctx, "outbox consume", herr)
+		}
+		if _, err := tx.Exec(ctx, savepointUndo); err != nil {
+			return 0, nil, wrap(ctx, "outbox consume", err)
+		}
+		sp = savepointEmpty
+		a.Err, a.Outcome = herr, OutboxRetry
+		if a.Attempt >= o.cfg.maxAttempts {
+			a.Outcome = OutboxDead
+		}
+		end.Queue(o.q.fail, r.seq, a.Attempt, micros(o.cfg.retryDelay(a.Attempt)), a.Outcome == OutboxDead)
+		seen = append(seen, a)
+		failed = append(failed, &HandlerError{ID: a.ID, Kind: a.Kind, Attempt: a.Attempt, Dead: a.Outcome == OutboxDead, Err: herr})
+	}
+	if len(done) > 0 {
+		end.Queue(o.q.mark, done)
+	}
+	if err := tx.SendBatch(ctx, end).Close(); err != nil {
+		return 0, nil, wrap(ctx, "outbox consume", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return 0, nil, wrap(ctx, "outbox consume", err)
+	}
+	if o.cfg.observe != nil {
+		for _, a := range seen {
+			o.cfg.observe(ctx, a)
+		}
+	}
+	return len(done), failed, nil
+}
+
+// take locks and reads up to n events to deliver.
+func (o *Outbox) take(ctx context.Context, tx pgx.Tx, n int) ([]outboxRow, error) {
+	rows, err := tx.Query(ctx, o.q.take, n)
 	if err != nil {
-		return 0, wrap(ctx, "outbox consume", err)
+		return nil, wrap(ctx, "outbox consume", err)
 	}
-	type row struct {
-		seq int64
-		env events.Envelope
-	}
-	var batch []row
+	defer rows.Close()
+	var batch []outboxRow
 	for rows.Next() {
-		var r row
+		var r outboxRow
+		var key *string
 		var kind string
 		var data []byte
-		if err := rows.Scan(&r.seq, &r.env.ID, &kind, &r.env.At, &data); err != nil {
-			rows.Close()
-			return 0, wrap(ctx, "outbox consume", err)
+		if err := rows.Scan(&r.seq, &r.env.ID, &key, &kind, &r.env.At, &data, &r.attempts); err != nil {
+			return nil, wrap(ctx, "outbox consume", err)
+		}
+		if key != nil {
+			r.env.Key = *key
 		}
 		r.env.Kind, r.env.Data = events.Kind(kind), data
 		batch = append(batch, r)
 	}
 	if err := rows.Err(); err != nil {
-		return 0, wrap(ctx, "outbox consume", err)
+		return nil, wrap(ctx, "outbox consume", err)
 	}
-	done := make([]int64, 0, len(batch))
-	var herr error
-	for _, r := range batch {
-		if herr = h(ctx, tx, r.env); herr != nil {
-			herr = fmt.Errorf("pgstore: outbox: handling event %s (%s): %w", r.env.ID, r.env.Kind, herr)
-			break
-		}
-		done = append(done, r.seq)
-	}
-	if len(done) > 0 {
-		if _, err := tx.Exec(ctx, o.mark, done); err != nil {
-			return 0, wrap(ctx, "outbox consume", err)
-		}
-		if err := tx.Commit(ctx); err != nil {
-			return 0, wrap(ctx, "outbox consume", err)
-		}
-	}
-	return len(done), herr
+	return batch, nil
 }
 
 // Run consumes batches of up to n events until ctx ends, waiting poll
-// when none is pending, and returns ctx's error, or the first error of
-// h or of the database.
+// when a batch delivered nothing, and returns ctx's error, or the first
+// error of the database. A handler's failure does not stop it: it is
+// counted, and reported to the observer of [WithOutboxObserver].
 func (o *Outbox) Run(ctx context.Context, n int, poll time.Duration, h OutboxHandler) error {
 	if poll <= 0 {
 		return errors.New("pgstore: outbox: Run needs a positive poll interval")
 	}
 	for {
-		got, err := o.Consume(ctx, n, h)
+		got, _, err := o.consume(ctx, n, h)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -146,18 +365,16 @@ func (o *Outbox) Run(ctx context.Context, n int, poll time.Duration, h OutboxHan
 		if got > 0 {
 			continue
 		}
-		select {
-		case <-ctx.Done():
+		if !pause(ctx, poll) {
 			return ctx.Err()
-		case <-time.After(poll):
 		}
 	}
 }
 
-// Pending returns the number of events not yet delivered and of all
-// events in the outbox.
+// Pending returns the number of pending events (neither delivered nor
+// dead letters; [OutboxStats.Pending]) and of all events in the outbox.
 func (o *Outbox) Pending(ctx context.Context) (pending, total int64, err error) {
-	err = o.s.pool.QueryRow(ctx, o.countQuery).Scan(&pending, &total)
+	err = o.s.pool.QueryRow(ctx, o.q.count).Scan(&pending, &total)
 	return pending, total, wrapNil(ctx, "outbox pending", err)
 }
 
@@ -169,10 +386,11 @@ func wrapNil(ctx context.Context, op string, err error) error {
 	return wrap(ctx, op, err)
 }
 
-// Prune deletes the events delivered more than olderThan ago: after
-// that, the same event published again is delivered again.
+// Prune deletes the events delivered (or discarded) more than olderThan
+// ago: after that, the same event published again is delivered again.
+// Dead letters stay until they are retried and delivered, or discarded.
 func (o *Outbox) Prune(ctx context.Context, olderThan time.Duration) (int64, error) {
-	tag, err := o.s.pool.Exec(ctx, o.prune, micros(olderThan))
+	tag, err := o.s.pool.Exec(ctx, o.q.prune, micros(olderThan))
 	if err != nil {
 		return 0, wrap(ctx, "outbox prune", err)
 	}

@@ -62,6 +62,7 @@ type Store struct {
 	ownPool bool
 	schema  string
 	q       queries
+	outbox  outboxConfig
 
 	writes   atomic.Int64
 	cleaning atomic.Bool
@@ -74,6 +75,7 @@ type Option func(*config) error
 
 type config struct {
 	schema string
+	outbox outboxConfig
 }
 
 // schemaName is what [WithSchema] accepts: a plain lower-case identifier.
@@ -103,11 +105,11 @@ func New(pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{pool: pool, schema: c.schema, q: newQueries(c.schema)}, nil
+	return &Store{pool: pool, schema: c.schema, q: newQueries(c.schema), outbox: c.outbox}, nil
 }
 
 func applyOptions(opts []Option) (config, error) {
-	c := config{schema: DefaultSchema}
+	c := config{schema: DefaultSchema, outbox: defaultOutboxConfig()}
 	for _, o := range opts {
 		if o == nil {
 			continue

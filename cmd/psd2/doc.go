@@ -31,6 +31,10 @@
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed
 //	banks     list the bank directory (package banks), or one bank
+//	outbox    list the dead letters of pgstore's event outbox (events the
+//	          handler refused on every attempt) with the outbox's counts;
+//	          retry them, or discard one no handler will ever take
+//	          (-store a PostgreSQL connection string, or $PSD2_STORE)
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and
 // -banks-file for the TPP's own directory file) or by -url <base URL>.

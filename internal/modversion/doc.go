@@ -3,5 +3,6 @@
 // and the others) requires the core module at the version in the
 // repository's VERSION file, the version they are tagged with, and keeps
 // a replace directive to the core's directory for work in this
-// repository. It has no code of its own.
+// repository; so does every nested module another one requires (cmd/psd2
+// requires pgstore). It has no code of its own.
 package modversion

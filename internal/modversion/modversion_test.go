@@ -50,7 +50,10 @@ func nestedModules(t *testing.T, r string) []string {
 // parse returns the versions the require directives of a go.mod's text
 // give the core, and the right-hand sides ("=> path") of its replace
 // directives for the core, in single-line and block form.
-func parse(gomod string) (requires, replaces []string) {
+func parse(gomod string) (requires, replaces []string) { return parseFor(gomod, core) }
+
+// parseFor is parse for the module path mod.
+func parseFor(gomod, mod string) (requires, replaces []string) {
 	block := ""
 	for _, line := range strings.Split(gomod, "\n") {
 		if i := strings.Index(line, "//"); i >= 0 {
@@ -71,7 +74,7 @@ func parse(gomod string) (requires, replaces []string) {
 		default:
 			f = append([]string{block}, f...)
 		}
-		if len(f) < 3 || f[1] != core {
+		if len(f) < 3 || f[1] != mod {
 			continue
 		}
 		switch f[0] {
@@ -123,6 +126,47 @@ func TestNestedModulesRequireReleaseVersion(t *testing.T) {
 		want, _ := filepath.Rel(filepath.Dir(p), r)
 		if len(rep) != 1 || (rep[0] != "=> "+want && rep[0] != "=> "+want+"/") {
 			t.Errorf("%s: want one replace %s => %s for work in this repository, have %q", rel, core, want, rep)
+		}
+	}
+}
+
+// TestNestedModulesRequireSiblingsAtReleaseVersion checks what
+// TestNestedModulesRequireReleaseVersion checks of the core for the
+// nested modules a nested module requires (cmd/psd2 requires pgstore):
+// the release version, and a replace to the sibling's directory.
+func TestNestedModulesRequireSiblingsAtReleaseVersion(t *testing.T) {
+	r := root(t)
+	raw, err := os.ReadFile(filepath.Join(r, "VERSION"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := strings.TrimSpace(string(raw))
+	mods := nestedModules(t, r)
+	for _, p := range mods {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(r, p)
+		for _, sib := range mods {
+			if sib == p {
+				continue
+			}
+			dir, _ := filepath.Rel(r, filepath.Dir(sib))
+			req, rep := parseFor(string(b), core+"/"+filepath.ToSlash(dir))
+			if len(req) == 0 {
+				continue
+			}
+			for _, v := range req {
+				if v != version {
+					t.Errorf("%s requires %s/%s %s; the release version (VERSION) is %s (run .ci/release, docs/releasing.md)", rel, core, dir, v, version)
+				}
+			}
+			want, _ := filepath.Rel(filepath.Dir(p), filepath.Dir(sib))
+			want = filepath.ToSlash(want)
+			if len(rep) != 1 || (rep[0] != "=> "+want && rep[0] != "=> "+want+"/") {
+				t.Errorf("%s: want one replace %s/%s => %s for work in this repository, have %q", rel, core, dir, want, rep)
+			}
 		}
 	}
 }

@@ -1,0 +1,178 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/tppkit/psd2/events"
+)
+
+// OutboxStats counts the outbox's events by state, over every replica:
+// what an operator watches and alerts on (a dead letter, a growing
+// backlog). [Outbox.Stats] reads them.
+type OutboxStats struct {
+	// Pending is the number of events neither delivered nor dead: waiting
+	// for a consumer, for the pause after a failure, or behind an
+	// undelivered event of their key.
+	Pending int64 `json:"pending"`
+	// Retrying is the number of pending events that failed at least once.
+	Retrying int64 `json:"retrying"`
+	// Dead is the number of dead letters ([Outbox.DeadLetters]).
+	Dead int64 `json:"dead"`
+	// Delivered is the number of delivered (or discarded) events kept
+	// until [Outbox.Prune].
+	Delivered int64 `json:"delivered"`
+	// OldestPending is the time (events.Envelope.At) of the oldest
+	// pending event; zero when none is pending. Its age is the outbox's
+	// lag.
+	OldestPending time.Time `json:"oldestPending,omitzero"`
+}
+
+// Stats counts the outbox's events by state in one statement. It suits
+// an OpenTelemetry observable gauge's callback, read at each collection
+// (the pgstore module does not import OpenTelemetry):
+//
+//	meter.Int64ObservableGauge("psd2.outbox.dead_letters",
+//		metric.WithInt64Callback(func(ctx context.Context, o metric.Int64Observer) error {
+//			s, err := ob.Stats(ctx)
+//			if err != nil {
+//				return err
+//			}
+//			o.Observe(s.Dead)
+//			return nil
+//		}))
+func (o *Outbox) Stats(ctx context.Context) (OutboxStats, error) {
+	var s OutboxStats
+	var oldest *time.Time
+	err := o.s.pool.QueryRow(ctx, o.q.stats).Scan(&s.Pending, &s.Retrying, &s.Dead, &s.Delivered, &oldest)
+	if err != nil {
+		return OutboxStats{}, wrap(ctx, "outbox stats", err)
+	}
+	if oldest != nil {
+		s.OldestPending = oldest.UTC()
+	}
+	return s, nil
+}
+
+// MaxDeadLetters bounds the dead letters [Outbox.DeadLetters] returns at
+// once.
+const MaxDeadLetters = 1000
+
+// DeadLetter is an outbox event whose every attempt failed: no consumer
+// takes it until [Outbox.Retry]. It carries no event data: the data is
+// read by the handler, not by an operator.
+type DeadLetter struct {
+	// ID and Kind are the event's.
+	ID   string      `json:"id"`
+	Kind events.Kind `json:"kind"`
+	// At is when the event was made (events.Envelope.At).
+	At time.Time `json:"at"`
+	// Attempts is the number of attempts that failed.
+	Attempts int `json:"attempts"`
+	// FailedAt is when the last of them failed, which made it a dead
+	// letter.
+	FailedAt time.Time `json:"failedAt"`
+	// Holds is the number of later events of its key it holds back (see
+	// [Outbox]): they are delivered once it is, or discarded.
+	Holds int64 `json:"holds"`
+}
+
+// DeadLetters returns up to limit dead letters (1 to [MaxDeadLetters]),
+// oldest first; [OutboxStats.Dead] says how many there are in all.
+func (o *Outbox) DeadLetters(ctx context.Context, limit int) ([]DeadLetter, error) {
+	if limit < 1 || limit > MaxDeadLetters {
+		return nil, fmt.Errorf("pgstore: outbox: DeadLetters limit %d is not between 1 and %d", limit, MaxDeadLetters)
+	}
+	rows, err := o.s.pool.Query(ctx, o.q.dead, limit)
+	if err != nil {
+		return nil, wrap(ctx, "outbox dead letters", err)
+	}
+	defer rows.Close()
+	out := []DeadLetter{}
+	for rows.Next() {
+		var d DeadLetter
+		var kind string
+		var failed, dead *time.Time
+		if err := rows.Scan(&d.ID, &kind, &d.At, &d.Attempts, &failed, &dead, &d.Holds); err != nil {
+			return nil, wrap(ctx, "outbox dead letters", err)
+		}
+		d.Kind, d.At = events.Kind(kind), d.At.UTC()
+		switch {
+		case failed != nil:
+			d.FailedAt = failed.UTC()
+		case dead != nil:
+			d.FailedAt = dead.UTC()
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(ctx, "outbox dead letters", err)
+	}
+	return out, nil
+}
+
+// ErrNotDeadLetter is the error of [Outbox.Retry] and [Outbox.Discard]
+// for an ID that names no dead letter: no such event, or one that is
+// pending or delivered.
+var ErrNotDeadLetter = errors.New("pgstore: outbox: no dead letter has this ID")
+
+// Retry makes the dead letter id pending again, with a fresh set of
+// attempts and no pause: the next consumer takes it, and then the events
+// of its key it held. Retry it once the handler can take it (the bug is
+// fixed, the mailer is back). The event keeps its place: it is still
+// delivered before the later events of its key.
+func (o *Outbox) Retry(ctx context.Context, id string) error {
+	return o.oneDead(ctx, "outbox retry", o.q.retry, id)
+}
+
+// RetryAll makes every dead letter pending again, as [Outbox.Retry]
+// does, and returns how many there were.
+func (o *Outbox) RetryAll(ctx context.Context) (int64, error) {
+	var n int64
+	err := o.s.exec(ctx, func(b *pgx.Batch) {
+		b.Queue(o.q.retryAll).Exec(func(tag pgconn.CommandTag) error {
+			n = tag.RowsAffected()
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, wrap(ctx, "outbox retry", err)
+	}
+	return n, nil
+}
+
+// Discard sets the dead letter id aside for good: it is marked delivered
+// without a handler, so that the events of its key it held go on, and
+// is pruned with the delivered events ([Outbox.Prune]). Discard an event
+// no handler will ever take (of a kind the TPP does not handle); retry
+// any other.
+func (o *Outbox) Discard(ctx context.Context, id string) error {
+	return o.oneDead(ctx, "outbox discard", o.q.discard, id)
+}
+
+// oneDead runs query, which changes the dead letter $1, and reports
+// ErrNotDeadLetter when it changed none.
+func (o *Outbox) oneDead(ctx context.Context, op, query, id string) error {
+	if id == "" {
+		return ErrNotDeadLetter
+	}
+	var n int64
+	err := o.s.exec(ctx, func(b *pgx.Batch) {
+		b.Queue(query, id).Exec(func(tag pgconn.CommandTag) error {
+			n = tag.RowsAffected()
+			return nil
+		})
+	})
+	if err != nil {
+		return wrap(ctx, op, err)
+	}
+	if n == 0 {
+		return ErrNotDeadLetter
+	}
+	return nil
+}
