@@ -17,8 +17,13 @@
 //	          blank line, body) against docs/interface.md section 5 and name
 //	          each fault: Digest, Date skew, header list and order, keyId
 //	          form, algorithm, signature
-//	probe     send one signed GET per keyId rendering to a bank's sandbox and
-//	          report which one the bank verifies
+//	probe     send one signed GET /v1/accounts without a PSU per keyId
+//	          rendering (each issuer form, each also with a padded serial)
+//	          and say which renderings the bank accepts: verified only on an
+//	          answer given after the signature check (2xx, 401 with a
+//	          scaRedirect, a consent code), refused on a refusal of the
+//	          Signature, undecided with the reason on anything else (404,
+//	          5xx, TLS, the certificate refused)
 //	emulator  serve the emulator on loopback: one bank, or several at once
 //	          with -banks a,b (one host name each, <id>.localhost); every
 //	          flag of cmd/psd2-emulator (-addr, -public, -trust,
@@ -46,8 +51,9 @@
 // Exit status, the same for every command:
 //
 //	0  done; verify: nothing wrong; probe: at least one rendering verified
-//	1  the check ran and found a fault (verify), or the bank verified no
+//	1  the check ran and found a fault (verify), or the bank refused every
 //	   rendering (probe)
 //	2  a command-line mistake
-//	3  any other error: a file, the network, the bank, the store
+//	3  any other error: a file, the network, the bank, the store; for
+//	   probe, answers that decide no rendering (undecided)
 package main
