@@ -14,9 +14,16 @@
 //	          and the certificate's validity
 //	sign      sign a request offline; print its headers and a curl command
 //	verify    check a captured request (raw HTTP: request line, headers,
-//	          blank line, body) against docs/interface.md section 5 and name
-//	          each fault: Digest, Date skew, header list and order, keyId
-//	          form, algorithm, signature
+//	          blank line, body; - reads standard input) against
+//	          docs/interface.md section 5 and name each fault with its code:
+//	          Date, Digest (by the operation's header table), the headers
+//	          list (case, repeats, unsigned, missing, a signature made in
+//	          another order than listed; any listed order the signing string
+//	          follows is right), the RFC 2047 wrapping (none, partial, wrong
+//	          charset), keyId (issuer form, RDN order, serial, another
+//	          certificate), algorithm, certificate, signature. The headers
+//	          are read up to 1 MiB; the body is streamed through the
+//	          digests, never held, so its size does not matter
 //	probe     send one signed GET /v1/accounts without a PSU per keyId
 //	          rendering (each issuer form, each also with a padded serial)
 //	          and say which renderings the bank accepts: verified only on an
