@@ -12,7 +12,10 @@
 //	          (docs/interface.md section 5.4), the other renderings a bank
 //	          might expect (OpenSSL's, OID.2.5.4.97=, Go's, a padded serial)
 //	          and the certificate's validity
-//	sign      sign a request offline; print its headers and a curl command
+//	sign      sign a request offline as the SDK sends it; print it as raw
+//	          HTTP, which verify reads (psd2 sign ... | psd2 verify -), or
+//	          with -curl a curl command that sends it (-ca adds --cacert
+//	          for a bank with its own CA, such as the emulator)
 //	verify    check a captured request (raw HTTP: request line, headers,
 //	          blank line, body; - reads standard input) against
 //	          docs/interface.md section 5 and name each fault with its code:

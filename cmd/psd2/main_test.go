@@ -153,7 +153,7 @@ func TestKeyIDAndSignRoundTrip(t *testing.T) {
 	noSecret(t, keyFile, out+errOut)
 	var sr signedRequest
 	require.NoError(t, json.Unmarshal([]byte(out), &sr))
-	assert.Contains(t, sr.Curl, "curl -X POST")
+	assert.Contains(t, sr.Curl, " -X POST ")
 
 	// What sign printed, captured as a raw request, passes verify.
 	var raw strings.Builder
