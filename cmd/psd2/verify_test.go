@@ -14,6 +14,9 @@ import (
 	"encoding/pem"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"math/big"
 	"net/http"
@@ -547,6 +550,32 @@ func TestVerifyCorpus(t *testing.T) {
 	fresh := t.TempDir()
 	writeCorpusTo(t, fresh, newCorpusKeys(t), cases)
 	assert.Equal(t, len(cases), runCorpus(t, fresh, cases), "the cases made afresh")
+}
+
+// TestVerifyCorpusCoversEveryCode checks that every finding code of
+// verify.go has a captured request in the corpus.
+func TestVerifyCorpusCoversEveryCode(t *testing.T) {
+	t.Parallel()
+	f, err := parser.ParseFile(token.NewFileSet(), "verify.go", nil, 0)
+	require.NoError(t, err)
+	var codes []string
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			for i, n := range spec.(*ast.ValueSpec).Names {
+				if lit, ok := spec.(*ast.ValueSpec).Values[i].(*ast.BasicLit); ok && strings.HasPrefix(n.Name, "code") {
+					codes = append(codes, strings.Trim(lit.Value, `"`))
+				}
+			}
+		}
+	}
+	require.GreaterOrEqual(t, len(codes), 20)
+	for _, c := range codes {
+		assert.True(t, slices.ContainsFunc(corpusCases(), func(cc corpusCase) bool { return cc.Want == c }), "no captured request for %s", c)
+	}
 }
 
 // TestReadCapture checks how verify reads a capture: line ends, the body's
