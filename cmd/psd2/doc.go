@@ -12,13 +12,28 @@
 //	          (docs/interface.md section 5.4), the other renderings a bank
 //	          might expect (OpenSSL's, OID.2.5.4.97=, Go's, a padded serial)
 //	          and the certificate's validity
-//	sign      sign a request offline; print its headers and a curl command
+//	sign      sign a request offline as the SDK sends it; print it as raw
+//	          HTTP, which verify reads (psd2 sign ... | psd2 verify -), or
+//	          with -curl a curl command that sends it (-ca adds --cacert
+//	          for a bank with its own CA, such as the emulator)
 //	verify    check a captured request (raw HTTP: request line, headers,
-//	          blank line, body) against docs/interface.md section 5 and name
-//	          each fault: Digest, Date skew, header list and order, keyId
-//	          form, algorithm, signature
-//	probe     send one signed GET per keyId rendering to a bank's sandbox and
-//	          report which one the bank verifies
+//	          blank line, body; - reads standard input) against
+//	          docs/interface.md section 5 and name each fault with its code:
+//	          Date, Digest (by the operation's header table), the headers
+//	          list (case, repeats, unsigned, missing, a signature made in
+//	          another order than listed; any listed order the signing string
+//	          follows is right), the RFC 2047 wrapping (none, partial, wrong
+//	          charset), keyId (issuer form, RDN order, serial, another
+//	          certificate), algorithm, certificate, signature. The headers
+//	          are read up to 1 MiB; the body is streamed through the
+//	          digests, never held, so its size does not matter
+//	probe     send one signed GET /v1/accounts without a PSU per keyId
+//	          rendering (each issuer form, each also with a padded serial)
+//	          and say which renderings the bank accepts: verified only on an
+//	          answer given after the signature check (2xx, 401 with a
+//	          scaRedirect, a consent code), refused on a refusal of the
+//	          Signature, undecided with the reason on anything else (404,
+//	          5xx, TLS, the certificate refused)
 //	emulator  serve the emulator on loopback: one bank, or several at once
 //	          with -banks a,b (one host name each, <id>.localhost); every
 //	          flag of cmd/psd2-emulator (-addr, -public, -trust,
@@ -50,8 +65,9 @@
 // Exit status, the same for every command:
 //
 //	0  done; verify: nothing wrong; probe: at least one rendering verified
-//	1  the check ran and found a fault (verify), or the bank verified no
+//	1  the check ran and found a fault (verify), or the bank refused every
 //	   rendering (probe)
 //	2  a command-line mistake
-//	3  any other error: a file, the network, the bank, the store
+//	3  any other error: a file, the network, the bank, the store; for
+//	   probe, answers that decide no rendering (undecided)
 package main

@@ -153,7 +153,7 @@ func TestKeyIDAndSignRoundTrip(t *testing.T) {
 	noSecret(t, keyFile, out+errOut)
 	var sr signedRequest
 	require.NoError(t, json.Unmarshal([]byte(out), &sr))
-	assert.Contains(t, sr.Curl, "curl -X POST")
+	assert.Contains(t, sr.Curl, " -X POST ")
 
 	// What sign printed, captured as a raw request, passes verify.
 	var raw strings.Builder
@@ -167,24 +167,6 @@ func TestKeyIDAndSignRoundTrip(t *testing.T) {
 	out, errOut, code = psd2(t, "verify", f)
 	assert.Equal(t, exitOK, code, out+errOut)
 	_ = caFile
-}
-
-func TestProbeAgainstEmulator(t *testing.T) {
-	t.Parallel()
-	s, _, certFile, keyFile, caFile := tppFiles(t)
-	out, errOut, code := psd2(t, "probe", "-url", s.URL, "-ca", caFile, "-cert", certFile, "-key", keyFile, "--json")
-	require.Equal(t, exitOK, code, errOut)
-	noSecret(t, keyFile, out+errOut)
-	var res []probeResult
-	require.NoError(t, json.Unmarshal([]byte(out), &res))
-	got := map[string]bool{}
-	for _, r := range res {
-		got[r.Rendering] = r.Verified
-	}
-	// The emulator accepts every rendering that parses as the
-	// certificate's issuer in RFC 2253 order, and refuses Go's, which
-	// writes the RDNs the other way round.
-	assert.Equal(t, map[string]bool{"sdk": true, "openssl": true, "oid": true, "go": false}, got)
 }
 
 func TestSandboxAgainstEmulator(t *testing.T) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -9,29 +11,71 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/tppkit/psd2/client"
 )
+
+// The probe's call. An account list without a PSU is an operation every
+// bank of the platform serves, in production as in the sandbox, and the
+// interface fixes its answer: 401 with a scaRedirect link (docs/interface.md
+// sections 4.5 and 5.8). A bank hands out an SCA link only to a TPP whose
+// certificate and signature it has checked, so that answer proves the
+// keyId was accepted. Nothing is created: no consent exists until a PSU
+// completes SCA on the link, which nobody follows.
+const (
+	probePath        = "/v1/accounts"
+	probeRedirectURI = "https://tpp.invalid/psd2-probe"
+)
+
+// Verdicts of one rendering.
+const (
+	verdictVerified  = "verified"  // the answer proves the signature was checked and accepted
+	verdictRefused   = "refused"   // the bank said the Signature (its keyId) is wrong
+	verdictUndecided = "undecided" // the answer proves neither; Reason says why
+)
+
+// acceptedAfterSignature are the codes of answers the interface gives only
+// about a PSU's session, which a bank can look up only once it knows which
+// TPP calls, that is once the certificate and the signature passed
+// (docs/interface.md sections 5.8, 7 and 10; the emulator checks the
+// signature first and the session after, in sandbox/emulator's verify and
+// session). Codes a bank could give before the signature (a missing header,
+// a malformed value, the certificate itself) are not among them: the
+// interface fixes no order for those, so they decide nothing.
+var acceptedAfterSignature = []string{"CONSENT_INVALID", "CONSENT_EXPIRED", "CONSENT_UNKNOWN", "ACCESS_EXCEEDED"}
+
+// signatureRefusals are codes that refuse the Signature itself, whatever
+// bank names them (docs/interface.md sections 5.2 and 7: the platform
+// answers 400 FORMAT_ERROR at path Signature).
+var signatureRefusals = []string{"SIGNATURE_INVALID", "SIGNATURE_MISSING"}
+
+// certificateRefusals refuse the certificate before its keyId is read: the
+// same answer for every rendering.
+var certificateRefusals = []string{"CERTIFICATE_INVALID", "CERTIFICATE_EXPIRED", "CERTIFICATE_BLOCKED", "CERTIFICATE_MISSING"}
 
 type probeResult struct {
 	Rendering string `json:"rendering"`
 	KeyID     string `json:"keyId"`
-	Verified  bool   `json:"verified"`
+	Verdict   string `json:"verdict"`
+	Reason    string `json:"reason"`
 	Status    int    `json:"status,omitempty"`
 	Codes     string `json:"codes,omitempty"`
-	Error     string `json:"error,omitempty"`
 }
 
-// signatureRefusals are the answers that say the bank did not accept the
-// signature or its keyId (docs/interface.md section 5.2).
-var signatureRefusals = []string{"SIGNATURE_INVALID", "SIGNATURE_MISSING", "CERTIFICATE_INVALID", "CERTIFICATE_BLOCKED", "CERTIFICATE_EXPIRED"}
+type probeReport struct {
+	Call     string        `json:"call"`
+	Accepted []string      `json:"accepted"`
+	Results  []probeResult `json:"results"`
+}
 
 func runProbe(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("probe", "(-bank ID | -url BASE) (-cert cert.pem [-key key.pem] | -p12 tpp.p12) [-path /v1/sandbox/customers]")
+	fs := e.flags("probe", "(-bank ID | -url BASE) (-cert cert.pem [-key key.pem] | -p12 tpp.p12) [-redirect-uri URL] [-path /v1/accounts]")
 	var cf credFlags
 	var bf bankFlags
 	cf.register(fs, true)
 	bf.register(fs, false)
-	path := fs.String("path", "/v1/sandbox/customers", "path of the signed GET (below the base URL)")
+	path := fs.String("path", probePath, "path of the signed GET (below the base URL); an answer proves a rendering only when the interface gives it after the signature check")
+	redirect := fs.String("redirect-uri", probeRedirectURI, "TPP-Redirect-URI to send (your registered one, if the bank checks it)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -42,54 +86,171 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var results []probeResult
-	for _, r := range renderings(creds.Certificate) {
+	rep := probeReport{Call: http.MethodGet + " " + *path + " (no PSU)", Accepted: []string{}}
+	for _, r := range probeRenderings(creds.Certificate) {
 		c, err := newClient(&bf, &cf, client.WithKeyID(r.KeyID), client.WithRetryPolicy(client.RetryPolicy{}))
 		if err != nil {
 			return err
 		}
 		res := probeResult{Rendering: r.Name, KeyID: r.KeyID}
-		resp, err := c.Do(ctx, client.Operation{Name: "psd2.probe", Method: http.MethodGet, Path: *path}, nil)
+		resp, err := c.Do(ctx, client.Operation{Name: "psd2.probe", Method: http.MethodGet, Path: *path}, nil,
+			client.WithRedirectURI(*redirect), client.WithTPPSessionID(uuid.NewString()))
+		res.Verdict, res.Reason = judgeProbe(err)
 		var ce *client.Error
-		switch {
-		case err == nil:
-			res.Verified, res.Status = true, resp.StatusCode
-		case errors.As(err, &ce):
+		if errors.As(err, &ce) {
 			res.Status = ce.StatusCode
 			var codes []string
-			refused := false
 			for _, m := range ce.Messages {
 				codes = append(codes, m.Code)
-				refused = refused || slices.Contains(signatureRefusals, m.Code) ||
-					(m.Code == "FORMAT_ERROR" && strings.EqualFold(m.Path, "Signature"))
 			}
 			res.Codes = strings.Join(codes, ",")
-			res.Verified = !refused && ce.StatusCode != http.StatusBadRequest
-		default:
-			res.Error = oneLine(err.Error())
+		} else if err == nil {
+			res.Status = resp.StatusCode
 		}
-		results = append(results, res)
+		if res.Verdict == verdictVerified {
+			rep.Accepted = append(rep.Accepted, r.Name)
+		}
+		rep.Results = append(rep.Results, res)
 	}
-	if err := e.emit(results, func(w io.Writer) {
-		for _, r := range results {
-			verdict := "refused"
-			if r.Verified {
-				verdict = "VERIFIED"
-			} else if r.Error != "" {
-				verdict = "error: " + r.Error
+	if err := e.emit(rep, func(w io.Writer) {
+		fmt.Fprintf(w, "probe: %s, once per keyId rendering\n", rep.Call)
+		for _, r := range rep.Results {
+			status := "-"
+			if r.Status != 0 {
+				status = fmt.Sprint(r.Status)
 			}
-			fmt.Fprintf(w, "%-14s %-9s %3d %-20s %s\n", r.Rendering, verdict, r.Status, r.Codes, r.KeyID)
+			fmt.Fprintf(w, "%-22s %-9s %3s %-16s %s\n%-22s %s\n", r.Rendering, r.Verdict, status, r.Codes, r.KeyID, "", r.Reason)
+		}
+		if len(rep.Accepted) > 0 {
+			fmt.Fprintf(w, "the bank accepts: %s\n", strings.Join(rep.Accepted, ", "))
 		}
 	}); err != nil {
 		return err
 	}
-	ok := slices.ContainsFunc(results, func(r probeResult) bool { return r.Verified })
-	allErr := !slices.ContainsFunc(results, func(r probeResult) bool { return r.Error == "" })
 	switch {
-	case allErr:
-		return errors.New("no answer from the bank")
-	case !ok:
-		return failedError{"the bank verified no rendering"}
+	case len(rep.Accepted) > 0:
+		return nil
+	case slices.ContainsFunc(rep.Results, func(r probeResult) bool { return r.Verdict == verdictUndecided }):
+		return fmt.Errorf("undecided: the bank's answers prove no rendering (%s)", firstUndecided(rep.Results))
 	}
-	return nil
+	return failedError{"the bank refused every rendering"}
+}
+
+// firstUndecided is the reason of the first undecided result.
+func firstUndecided(rs []probeResult) string {
+	for _, r := range rs {
+		if r.Verdict == verdictUndecided {
+			return r.Rendering + ": " + r.Reason
+		}
+	}
+	return ""
+}
+
+// judgeProbe decides what the result of the probe's call says about its
+// rendering: verified only on an answer that proves the signature was
+// checked and accepted (a 2xx, a 401 with a scaRedirect link, or one of
+// acceptedAfterSignature), refused on an answer that refuses the Signature,
+// and undecided on anything else (no answer, a TLS failure, 404, 405, 5xx,
+// the certificate refused, an answer the interface may give before the
+// signature check), with the reason.
+func judgeProbe(err error) (verdict, reason string) {
+	if err == nil {
+		return verdictVerified, "2xx: the bank served the call"
+	}
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		if tlsFailure(err) {
+			return verdictUndecided, "TLS failed, the request never reached the bank's checks: " + oneLine(err.Error())
+		}
+		return verdictUndecided, "no answer from the bank: " + oneLine(err.Error())
+	}
+	st := fmt.Sprintf("%d %s", ce.StatusCode, codeList(ce))
+	has := func(codes []string) (client.TPPMessage, bool) {
+		for _, m := range ce.Messages {
+			if slices.Contains(codes, m.Code) {
+				return m, true
+			}
+		}
+		return client.TPPMessage{}, false
+	}
+	for _, m := range ce.Messages {
+		if slices.Contains(signatureRefusals, m.Code) || (m.Code == "FORMAT_ERROR" && strings.EqualFold(m.Path, "Signature")) {
+			return verdictRefused, "the bank refused the Signature: " + clipText(m.Text)
+		}
+	}
+	switch {
+	case ce.StatusCode >= 500:
+		return verdictUndecided, st + ": the bank failed; its answer says nothing about the signature"
+	case ce.StatusCode == http.StatusNotFound, ce.StatusCode == http.StatusMethodNotAllowed:
+		return verdictUndecided, st + ": the bank does not serve this call here; its answer says nothing about the signature"
+	}
+	if m, ok := has(certificateRefusals); ok {
+		return verdictUndecided, st + ": the bank refused the certificate itself, before reading the keyId: " + clipText(m.Text)
+	}
+	if ce.StatusCode == http.StatusUnauthorized && ce.Links.SCARedirect() != "" {
+		return verdictVerified, st + " with a scaRedirect: the bank starts SCA only for a TPP whose signature it checked"
+	}
+	if _, ok := has(acceptedAfterSignature); ok {
+		return verdictVerified, st + ": an answer about the PSU's session, given only after the signature check"
+	}
+	return verdictUndecided, st + ": not an answer the interface gives only after checking the signature"
+}
+
+// codeList is the error's tppMessages codes, or "(no code)".
+func codeList(ce *client.Error) string {
+	var codes []string
+	for _, m := range ce.Messages {
+		codes = append(codes, m.Code)
+	}
+	if len(codes) == 0 {
+		return "(no code)"
+	}
+	return strings.Join(codes, ",")
+}
+
+// clipText keeps a bank's message text to one line of at most 200 bytes.
+func clipText(s string) string {
+	s = oneLine(s)
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// tlsFailure reports whether err is a failed TLS handshake or certificate
+// check.
+func tlsFailure(err error) bool {
+	var cv *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	var rh tls.RecordHeaderError
+	var ae tls.AlertError
+	return errors.As(err, &cv) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci) ||
+		errors.As(err, &rh) || errors.As(err, &ae) || strings.Contains(err.Error(), "tls: ")
+}
+
+// probeRenderings are the keyIds the probe tries: every rendering of
+// psd2 keyid, and each issuer form again with the serial padded to whole
+// bytes, as openssl x509 -serial prints it (the same keyId when the serial
+// already has an even number of hex digits, then tried once).
+func probeRenderings(cert *x509.Certificate) []rendering {
+	base := renderings(cert)
+	sn := strings.ToUpper(cert.SerialNumber.Text(16))
+	out := slices.Clone(base)
+	if len(sn)%2 == 1 {
+		for _, r := range base {
+			issuer, ok := strings.CutPrefix(r.KeyID, "SN="+sn+",CA=")
+			if !ok || r.Name == "sdk" {
+				continue // the SDK's issuer with a padded serial is psd2 keyid's padded-serial
+			}
+			out = append(out, rendering{r.Name + "+padded-serial", "SN=0" + sn + ",CA=" + issuer, r.About + ", serial padded to whole bytes"})
+		}
+	}
+	seen := map[string]bool{}
+	return slices.DeleteFunc(out, func(r rendering) bool {
+		dup := seen[r.KeyID]
+		seen[r.KeyID] = true
+		return dup
+	})
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/pem"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -25,13 +27,14 @@ func (h *headerFlag) Set(v string) error { *h = append(*h, v); return nil }
 type signedRequest struct {
 	Method  string     `json:"method"`
 	URL     string     `json:"url"`
-	Headers [][]string `json:"headers"` // [name, value] in the order sent
+	Headers [][]string `json:"headers"` // [name, value], Host and Content-Length aside, in the order printed
 	Body    string     `json:"body,omitempty"`
+	Request string     `json:"request"` // the raw HTTP request, as psd2 verify reads it
 	Curl    string     `json:"curl"`
 }
 
 func runSign(_ context.Context, e *env, args []string) error {
-	fs := e.flags("sign", "(-cert cert.pem [-key key.pem] | -p12 tpp.p12) -url URL [-X METHOD] [-d BODY | -body-file F] [-H 'Name: value']... [-keyid-form sdk]")
+	fs := e.flags("sign", "(-cert cert.pem [-key key.pem] | -p12 tpp.p12) -url URL [-X METHOD] [-d BODY | -body-file F] [-H 'Name: value']... [-keyid-form sdk] [-curl [-ca ca.pem]]")
 	var cf credFlags
 	cf.register(fs, true)
 	method := fs.String("X", http.MethodGet, "HTTP method")
@@ -40,6 +43,8 @@ func runSign(_ context.Context, e *env, args []string) error {
 	bodyFile := fs.String("body-file", "", "file holding the request body")
 	form := fs.String("keyid-form", "sdk", "keyId rendering (psd2 keyid lists them)")
 	date := fs.String("date", "", "Date header value (default: now), to reproduce a captured request")
+	curl := fs.Bool("curl", false, "print a curl command that sends the request, instead of the request itself")
+	ca := fs.String("ca", "", "PEM file of the bank's CA for the curl command (--cacert), e.g. the emulator's ca.pem")
 	var hdrs headerFlag
 	fs.Var(&hdrs, "H", "extra header 'Name: value' (repeatable; PSU-ID, TPP-Redirect-URI... are signed when present)")
 	if err := parse(fs, args, false); err != nil {
@@ -55,6 +60,12 @@ func runSign(_ context.Context, e *env, args []string) error {
 	body := []byte(*data)
 	if *bodyFile != "" {
 		if body, err = os.ReadFile(*bodyFile); err != nil {
+			return err
+		}
+	}
+	var cacert string
+	if *ca != "" {
+		if cacert, err = caPath(*ca); err != nil {
 			return err
 		}
 	}
@@ -75,22 +86,41 @@ func runSign(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := describe(req, body)
+	dataArg := ""
+	if *bodyFile != "" && len(body) > 0 {
+		abs, err := filepath.Abs(*bodyFile)
+		if err != nil {
+			return err
+		}
+		dataArg = "@" + abs
+	}
+	out := describe(req, body, cacert, dataArg)
 	return e.emit(out, func(w io.Writer) {
-		fmt.Fprintf(w, "%s %s\n", out.Method, out.URL)
-		for _, h := range out.Headers {
-			fmt.Fprintf(w, "%s: %s\n", h[0], h[1])
+		if *curl {
+			fmt.Fprintln(w, out.Curl)
+			return
 		}
-		if len(body) > 0 {
-			fmt.Fprintf(w, "\n%s\n", body)
-		}
-		fmt.Fprintf(w, "\n%s\n", out.Curl)
+		io.WriteString(w, out.Request)
 	})
 }
 
+// caPath checks that file holds a PEM certificate and returns its
+// absolute path, so the curl command works from any directory.
+func caPath(file string) (string, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	if b, _ := pem.Decode(data); b == nil || b.Type != "CERTIFICATE" {
+		return "", fmt.Errorf("%s: no PEM certificate", file)
+	}
+	return filepath.Abs(file)
+}
+
 // buildSigned makes the request as the SDK sends it: Date, X-Request-ID,
-// Digest, Content-Type for a body, TPP-Signature-Certificate and the
-// Signature over docs/interface.md section 5.5's headers.
+// Digest and Content-Type for a body (docs/design.md section 3),
+// TPP-Signature-Certificate and the Signature over docs/interface.md
+// section 5.5's headers.
 func buildSigned(method, target string, body []byte, hdrs []string, date string, creds *signing.Credentials, keyID string) (*http.Request, error) {
 	req, err := http.NewRequest(method, target, bytes.NewReader(body))
 	if err != nil {
@@ -101,8 +131,8 @@ func buildSigned(method, target string, body []byte, hdrs []string, date string,
 	}
 	req.Header.Set("Date", date)
 	req.Header.Set("X-Request-ID", uuid.NewString())
-	req.Header.Set("Digest", signing.Digest(body))
 	if len(body) > 0 {
+		req.Header.Set("Digest", signing.Digest(body))
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for _, h := range hdrs {
@@ -110,7 +140,11 @@ func buildSigned(method, target string, body []byte, hdrs []string, date string,
 		if !ok || strings.TrimSpace(name) == "" {
 			return nil, usagef("-H %q: want 'Name: value'", h)
 		}
-		req.Header.Set(strings.TrimSpace(name), strings.TrimSpace(value))
+		name = strings.TrimSpace(name)
+		if strings.EqualFold(name, "Host") || strings.EqualFold(name, "Content-Length") {
+			return nil, usagef("-H %q: %s follows from -url and the body", h, name)
+		}
+		req.Header.Set(name, strings.TrimSpace(value))
 	}
 	req.Header.Set("TPP-Signature-Certificate", certHeader(creds))
 	s, err := signing.NewSigner(creds.Key, keyID)
@@ -129,26 +163,45 @@ func certHeader(creds *signing.Credentials) string {
 	return b64(creds.Certificate.Raw)
 }
 
-// describe lists req's headers in a fixed order and a curl command.
-func describe(req *http.Request, body []byte) signedRequest {
+// describe writes req as a raw HTTP request (the request line, Host,
+// Content-Length with a body, the headers in name order, a blank line and
+// the body: what psd2 verify reads) and as a curl command that sends it:
+// with --cacert cacert when given, and the body inline or, for dataArg
+// "@file", from the file.
+func describe(req *http.Request, body []byte, cacert, dataArg string) signedRequest {
 	names := make([]string, 0, len(req.Header))
 	for n := range req.Header {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	out := signedRequest{Method: req.Method, URL: req.URL.String(), Body: string(body)}
+	var raw strings.Builder
+	fmt.Fprintf(&raw, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.Method, req.URL.RequestURI(), req.URL.Host)
+	if len(body) > 0 {
+		fmt.Fprintf(&raw, "Content-Length: %d\r\n", len(body))
+	}
 	var curl strings.Builder
-	fmt.Fprintf(&curl, "curl -X %s %s", req.Method, shellQuote(req.URL.String()))
+	fmt.Fprintf(&curl, "curl -sS -i --fail-with-body -X %s %s", req.Method, shellQuote(req.URL.String()))
+	if cacert != "" {
+		fmt.Fprintf(&curl, " \\\n  --cacert %s", shellQuote(cacert))
+	}
 	for _, n := range names {
 		for _, v := range req.Header[n] {
 			out.Headers = append(out.Headers, []string{n, v})
+			fmt.Fprintf(&raw, "%s: %s\r\n", n, v)
 			fmt.Fprintf(&curl, " \\\n  -H %s", shellQuote(n+": "+v))
 		}
 	}
+	raw.WriteString("\r\n")
+	raw.Write(body)
 	if len(body) > 0 {
-		fmt.Fprintf(&curl, " \\\n  --data-binary %s", shellQuote(string(body)))
+		raw.WriteString("\n")
+		if dataArg == "" {
+			dataArg = string(body)
+		}
+		fmt.Fprintf(&curl, " \\\n  --data-binary %s", shellQuote(dataArg))
 	}
-	out.Curl = curl.String()
+	out.Request, out.Curl = raw.String(), curl.String()
 	return out
 }
 
