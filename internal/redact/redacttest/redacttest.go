@@ -71,6 +71,30 @@ func AssertHidden(t testing.TB, v any, secrets []string) map[string]string {
 	return forms
 }
 
+// AssertRedacted is [AssertHidden] for a v whose JSON is a redacted form
+// too (its MarshalJSON is generated from a view, not the document): its
+// json.Marshal, alone and inside a struct, is checked as well, under
+// "json" in the forms it returns. A v that does not marshal fails t.
+func AssertRedacted(t testing.TB, v any, secrets []string) map[string]string {
+	t.Helper()
+	forms := AssertHidden(t, v, secrets)
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%T: json.Marshal: %v", v, err)
+	}
+	nested, err := json.Marshal(struct{ V any }{v})
+	if err != nil {
+		t.Fatalf("%T: json.Marshal: %v", v, err)
+	}
+	forms["json"] = string(b)
+	for _, s := range secrets {
+		if strings.Contains(string(b), s) || strings.Contains(string(nested), s) {
+			t.Errorf("%T via json shows %q: %s", v, s, b)
+		}
+	}
+	return forms
+}
+
 // MinSecret is the shortest value Secrets collects: shorter values (a
 // suffix "1", a day "3") would match harmless text.
 const MinSecret = 4
