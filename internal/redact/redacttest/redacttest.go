@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -69,6 +70,25 @@ func AssertHidden(t testing.TB, v any, secrets []string) map[string]string {
 		}
 	}
 	return forms
+}
+
+// AssertVerbs fails t unless v prints as want under every verb of
+// [Verbs] (%q quoted) but %#v, which prints goWant: the Format that
+// internal/redact/gen writes, which no verb bypasses.
+func AssertVerbs(t testing.TB, v any, want, goWant string) {
+	t.Helper()
+	for _, verb := range Verbs {
+		w := want
+		switch verb {
+		case "%q":
+			w = strconv.Quote(want)
+		case "%#v":
+			w = goWant
+		}
+		if got := fmt.Sprintf(verb, v); got != w {
+			t.Errorf("%T via %s: %s, want %s", v, verb, got, w)
+		}
+	}
 }
 
 // AssertRedacted is [AssertHidden] for a v whose JSON is a redacted form
