@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,6 +39,46 @@ func TestGeneratedIsCurrent(t *testing.T) {
 		if !strings.Contains(string(forms), "//go:generate go run ../internal/redact/gen\n") {
 			t.Errorf("%s/forms.go has no go:generate line", pkg)
 		}
+	}
+}
+
+// TestEveryFormGenerated: a package of the module that declares a form
+// (a file of it mentions redact.Form in a form method) is one of packages,
+// so that TestGeneratedIsCurrent checks it; a print_gen.go anywhere else
+// fails too.
+func TestEveryFormGenerated(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || name == "internal" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if (name == Output || strings.Contains(string(src), ") form() *redact.Form {")) && !slices.Contains(packages, rel) {
+			t.Errorf("%s declares printing forms but %s is not in the packages TestGeneratedIsCurrent checks", path, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
