@@ -75,8 +75,13 @@ func (f *Form) Field(key, text string, v slog.Value) *Form {
 
 // Text shows text under key in String only, as it is (not quoted): a
 // fact that String shows apart from LogValue (a name String abbreviates,
-// a member marked as set that the log leaves out).
+// a member marked as set that the log leaves out). With key "" it shows
+// text alone (a word such as an outcome, or a flag).
 func (f *Form) Text(key, text string) *Form {
+	if key == "" {
+		f.text = append(f.text, text)
+		return f
+	}
 	f.text = append(f.text, key+f.sep+text)
 	return f
 }

@@ -64,6 +64,8 @@ func TestFormShapes(t *testing.T) {
 	}})).Info("m", "f", f.LogValue(), "n", redact.Nil("x.Delta").LogValue())
 	assert.JSONEq(t, `{"level":"INFO","msg":"m","f":{"Path":"/v1/{id}","Scope":"","operation":"create","ID":"[redacted]"},"n":"x.Delta(nil)"}`, b.String())
 	assert.Equal(t, "x.Delta(nil)", redact.Nil("x.Delta").String())
+	assert.Equal(t, "x.Result{done calls=2 deferred}", redact.New("x.Result").Text("", "done").Int("calls", 2).Text("", "deferred").String(),
+		"Text without a key writes the word alone")
 
 	l := link{"https://bank.example/sca?state=S"}
 	for _, verb := range []string{"%v", "%+v", "%s", "%d", "%x"} {
