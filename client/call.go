@@ -2,11 +2,8 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tppkit/psd2/internal/redact"
-	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -58,63 +55,6 @@ type Call struct {
 	RetryAfter  time.Duration
 }
 
-// callView is the redacted form of a Call that its printed, slog and JSON
-// forms show.
-type callView struct {
-	Operation  string
-	Method     string
-	URL        string
-	Path       string
-	Scope      string
-	RequestID  string
-	BodyLen    int
-	Header     map[string]string
-	Repeatable bool
-}
-
-func (c Call) view() callView {
-	return callView{Operation: c.Operation, Method: c.Method, URL: redactHref(c.URL),
-		Path: pathTemplate(c.Path), Scope: c.Scope, RequestID: c.RequestID, BodyLen: len(c.Body), Header: redactedHeader(c.Header),
-		Repeatable: c.Repeatable}
-}
-
-// String describes c redacted: operation, method, the URL's template,
-// request id, the body's length, the headers as the client's logger shows
-// them. It has a value receiver, so a Call value prints redacted too.
-func (c Call) String() string {
-	v := c.view()
-	return fmt.Sprintf("client.Call{Operation:%s Method:%s URL:%s Path:%s Scope:%s RequestID:%s BodyLen:%d Header:%v Repeatable:%t}",
-		v.Operation, v.Method, v.URL, v.Path, v.Scope, v.RequestID, v.BodyLen, v.Header, v.Repeatable)
-}
-
-// GoString is String, for %#v.
-func (c Call) GoString() string { return c.String() }
-
-// Format writes String for every verb (%q quoted), so that no verb
-// (%d, %x) prints the fields one by one.
-func (c Call) Format(st fmt.State, verb rune) { redact.Write(st, verb, c.String()) }
-
-// LogValue makes log/slog print c as a group of the fields String shows.
-func (c Call) LogValue() slog.Value {
-	v := c.view()
-	return slog.GroupValue(
-		slog.String("Operation", v.Operation),
-		slog.String("Method", v.Method),
-		slog.String("URL", v.URL),
-		slog.String("Path", v.Path),
-		slog.String("Scope", v.Scope),
-		slog.String("RequestID", v.RequestID),
-		slog.Int("BodyLen", v.BodyLen),
-		headerAttr("Header", c.Header),
-		slog.Bool("Repeatable", v.Repeatable),
-	)
-}
-
-// MarshalJSON writes c as an object of the fields String shows, under
-// their Go names. There is no JSON form that keeps the body or the
-// headers' values.
-func (c Call) MarshalJSON() ([]byte, error) { return json.Marshal(c.view()) }
-
 // Result is what became of a call, as the client reports it to the
 // call's [Hook].
 type Result struct {
@@ -131,39 +71,6 @@ type Result struct {
 	// Err is the error [Client.Do] returns (nil on success).
 	Err error
 }
-
-// resultView is the form of a Result its slog and JSON forms show: the
-// error as its message, which the client keeps free of secrets (URLs as
-// templates), rather than as the fields of its type.
-type resultView struct {
-	Sent       bool
-	StatusCode int
-	ResultID   string
-	Err        string `json:",omitempty"`
-}
-
-func (r Result) view() resultView {
-	v := resultView{Sent: r.Sent, StatusCode: r.StatusCode, ResultID: r.ResultID}
-	if r.Err != nil {
-		v.Err = r.Err.Error()
-	}
-	return v
-}
-
-// LogValue makes log/slog print r as a group of its fields, the error as
-// its message.
-func (r Result) LogValue() slog.Value {
-	v := r.view()
-	attrs := []slog.Attr{slog.Bool("Sent", v.Sent), slog.Int("StatusCode", v.StatusCode), slog.String("ResultID", v.ResultID)}
-	if r.Err != nil {
-		attrs = append(attrs, slog.String("Err", v.Err))
-	}
-	return slog.GroupValue(attrs...)
-}
-
-// MarshalJSON writes r as an object of its fields under their Go names,
-// the error as its message.
-func (r Result) MarshalJSON() ([]byte, error) { return json.Marshal(r.view()) }
 
 // Hook runs around one call: before the first attempt, with the resolved
 // call, and once more with its result. A Hook that returns an error stops

@@ -4,16 +4,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tppkit/psd2/internal/redact"
 )
 
+//go:generate go run ../internal/redact/gen
+
 // The printed, slog and JSON forms of the exported types that hold a
-// bank's answer or a call's request data ([Error], [Response],
-// [Operation]): headers as the client's logger shows them
-// ([redactedHeader]), hrefs and paths as templates ([redactHref]), bodies
-// never. [Call], [Result], [Link], [Links] and [PSU] have theirs next to
-// their types.
+// bank's answer or a call's request data, generated from the
+// declarations below into print_gen.go: String, GoString, Format (every
+// fmt verb) and LogValue from the form methods, MarshalJSON from the
+// views. Headers show as the client's logger shows them
+// ([redactedHeader]), hrefs and paths as templates ([redactHref]),
+// bodies never. The types print their fields as fmt's %+v does, under
+// their Go names, set or not. Links' JSON is the bank's document and
+// stays data; the JSON of the others is redacted too.
 
 // redactIfSet is [redacted] for a non-empty s, "" otherwise.
 func redactIfSet(s string) string {
@@ -21,6 +29,109 @@ func redactIfSet(s string) string {
 		return ""
 	}
 	return redactedValue
+}
+
+// fields adds each key and value pair of kv to f as fmt's %+v writes a
+// string field: as it is, set or not.
+func fields(f *redact.Form, kv ...string) *redact.Form {
+	for i := 0; i+1 < len(kv); i += 2 {
+		f.Field(kv[i], kv[i+1], slog.StringValue(kv[i+1]))
+	}
+	return f
+}
+
+// callView is the redacted form of a Call that its printed, slog and JSON
+// forms show.
+type callView struct {
+	Operation  string
+	Method     string
+	URL        string
+	Path       string
+	Scope      string
+	RequestID  string
+	BodyLen    int
+	Header     map[string]string
+	Repeatable bool
+}
+
+// MarshalJSON writes c as an object of the fields String shows, under
+// their Go names. There is no JSON form that keeps the body or the
+// headers' values.
+func (c Call) view() callView {
+	return callView{Operation: c.Operation, Method: c.Method, URL: redactHref(c.URL),
+		Path: pathTemplate(c.Path), Scope: c.Scope, RequestID: c.RequestID, BodyLen: len(c.Body), Header: redactedHeader(c.Header),
+		Repeatable: c.Repeatable}
+}
+
+// String describes c redacted: operation, method, the URL's template,
+// request id, the body's length, the headers as the client's logger shows
+// them. It has a value receiver, so a Call value prints redacted too.
+func (c Call) form() *redact.Form {
+	v := c.view()
+	return fields(redact.NewGo("client.Call"), "Operation", v.Operation, "Method", v.Method, "URL", v.URL, "Path", v.Path,
+		"Scope", v.Scope, "RequestID", v.RequestID).
+		Field("BodyLen", strconv.Itoa(v.BodyLen), slog.IntValue(v.BodyLen)).
+		Text("Header", fmt.Sprint(v.Header)).Attr(headerAttr("Header", c.Header)).
+		Field("Repeatable", strconv.FormatBool(v.Repeatable), slog.BoolValue(v.Repeatable))
+}
+
+// resultView is the form of a Result its slog and JSON forms show: the
+// error as its message, which the client keeps free of secrets (URLs as
+// templates), rather than as the fields of its type.
+type resultView struct {
+	Sent       bool
+	StatusCode int
+	ResultID   string
+	Err        string `json:",omitempty"`
+}
+
+// MarshalJSON writes r as an object of its fields under their Go names,
+// the error as its message.
+func (r Result) view() resultView {
+	v := resultView{Sent: r.Sent, StatusCode: r.StatusCode, ResultID: r.ResultID}
+	if r.Err != nil {
+		v.Err = r.Err.Error()
+	}
+	return v
+}
+
+// String describes r: whether a byte was sent, the status, the result id
+// and the error's message (quoted), the fields of its slog and JSON
+// forms.
+func (r Result) form() *redact.Form {
+	v := r.view()
+	f := redact.NewGo("client.Result").Field("Sent", strconv.FormatBool(v.Sent), slog.BoolValue(v.Sent)).
+		Field("StatusCode", strconv.Itoa(v.StatusCode), slog.IntValue(v.StatusCode))
+	fields(f, "ResultID", v.ResultID)
+	if r.Err != nil {
+		f.Field("Err", strconv.Quote(v.Err), slog.StringValue(v.Err))
+	}
+	return f
+}
+
+// String describes l with its href redacted (query and fragment
+// [redacted], ids in the path as {id}), so that printing a link leaks no
+// SCA state or account id. Read Href for the link itself.
+func (l Link) form() *redact.Form {
+	h := redactHref(l.Href)
+	return redact.NewGo("client.Link").Text("Href", h).Text("Verbs", fmt.Sprint(l.Verbs)).
+		Attr(slog.String("href", h)).Attr(slog.Any("verbs", l.Verbs))
+}
+
+// String describes l in name order, each href redacted as in
+// [Link.String]. Read the links with Get, Href or SCARedirect.
+func (l Links) form() *redact.Form {
+	f := redact.NewGo("client.Links")
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range l {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		f.Nested(k, l[k].form())
+	}
+	return f
 }
 
 // errorView is the redacted form of an *Error that its GoString and
@@ -35,6 +146,9 @@ type errorView struct {
 	Header     map[string]string
 }
 
+// MarshalJSON writes e as an object of its fields under their Go names,
+// redacted as in GoString: link hrefs as templates without query, the
+// psuMessage [redacted], headers as the client's logger shows them.
 func (e *Error) view() errorView {
 	return errorView{Operation: e.Operation, StatusCode: e.StatusCode, RequestID: e.RequestID,
 		Messages: e.Messages, Links: e.Links.redactedLinks(), PSUMessage: redactIfSet(e.PSUMessage),
@@ -45,48 +159,14 @@ func (e *Error) view() errorView {
 // href's query carries the bank's SCA state; see [Links]), the
 // psuMessage (which may name the PSU) [redacted] and the response
 // headers as the client's logger shows them.
-func (e *Error) GoString() string {
+func (e *Error) form() *redact.Form {
 	if e == nil {
-		return "(*client.Error)(nil)"
+		return redact.Nil("(*client.Error)")
 	}
 	v := e.view()
-	return fmt.Sprintf("&client.Error{Operation:%q, StatusCode:%d, RequestID:%q, Messages:%#v, Links:%#v, PSUMessage:%q, Header:%#v}",
-		v.Operation, v.StatusCode, v.RequestID, v.Messages, e.Links, v.PSUMessage, v.Header)
-}
-
-// Format prints e's message (Error) under every fmt verb, and GoString
-// for %#v: fmt would otherwise print an error's fields (headers, the
-// psuMessage, link hrefs) for verbs such as %d, which it does not print
-// through Error.
-func (e *Error) Format(st fmt.State, verb rune) {
-	if verb == 'v' && st.Flag('#') {
-		redact.Write(st, verb, e.GoString())
-		return
-	}
-	if e == nil {
-		redact.Write(st, verb, "<nil>")
-		return
-	}
-	redact.Write(st, verb, e.Error())
-}
-
-// LogValue makes log/slog print e as its message (Error), as it prints
-// any other error.
-func (e *Error) LogValue() slog.Value {
-	if e == nil {
-		return slog.StringValue("<nil>")
-	}
-	return slog.StringValue(e.Error())
-}
-
-// MarshalJSON writes e as an object of its fields under their Go names,
-// redacted as in GoString: link hrefs as templates without query, the
-// psuMessage [redacted], headers as the client's logger shows them.
-func (e *Error) MarshalJSON() ([]byte, error) {
-	if e == nil {
-		return []byte("null"), nil
-	}
-	return json.Marshal(e.view())
+	return redact.NewGo("&client.Error").Text("Operation", strconv.Quote(v.Operation)).Text("StatusCode", strconv.Itoa(v.StatusCode)).
+		Text("RequestID", strconv.Quote(v.RequestID)).Text("Messages", fmt.Sprintf("%#v", v.Messages)).
+		Text("Links", e.Links.GoString()).Text("PSUMessage", strconv.Quote(v.PSUMessage)).Text("Header", fmt.Sprintf("%#v", v.Header))
 }
 
 // responseView is the redacted form of a Response.
@@ -96,34 +176,20 @@ type responseView struct {
 	RequestID  string
 }
 
+// MarshalJSON writes r as an object of its fields under their Go names,
+// the headers redacted as in String.
 func (r Response) view() responseView {
 	return responseView{StatusCode: r.StatusCode, Header: redactedHeader(r.Header), RequestID: r.RequestID}
 }
 
 // String describes r with its headers as the client's logger shows them.
 // It has a value receiver, so a Response value prints redacted too.
-func (r Response) String() string {
+func (r Response) form() *redact.Form {
 	v := r.view()
-	return fmt.Sprintf("client.Response{StatusCode:%d Header:%v RequestID:%s}", v.StatusCode, v.Header, v.RequestID)
+	f := redact.NewGo("client.Response").Field("StatusCode", strconv.Itoa(v.StatusCode), slog.IntValue(v.StatusCode)).
+		Text("Header", fmt.Sprint(v.Header)).Attr(headerAttr("Header", r.Header))
+	return fields(f, "RequestID", v.RequestID)
 }
-
-// GoString is String, for %#v.
-func (r Response) GoString() string { return r.String() }
-
-// Format prints String under every fmt verb (%q quoted): fmt would
-// otherwise print the headers in full for verbs such as %d and %x.
-func (r Response) Format(st fmt.State, verb rune) { redact.Write(st, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of its fields, the headers
-// redacted as in String.
-func (r Response) LogValue() slog.Value {
-	return slog.GroupValue(slog.Int("StatusCode", r.StatusCode), headerAttr("Header", r.Header),
-		slog.String("RequestID", r.RequestID))
-}
-
-// MarshalJSON writes r as an object of its fields under their Go names,
-// the headers redacted as in String.
-func (r Response) MarshalJSON() ([]byte, error) { return json.Marshal(r.view()) }
 
 // operationView is the redacted form of an Operation: the path as its
 // template, the query's and the body's presence only, the hooks left out.
@@ -138,6 +204,8 @@ type operationView struct {
 	Require    []string `json:",omitempty"`
 }
 
+// MarshalJSON writes op as an object of the fields String shows, under
+// their Go names.
 func (op Operation) view() operationView {
 	v := operationView{Name: op.Name, Method: op.Method, Path: redactHref(op.Path),
 		Repeatable: op.Repeatable, ResultID: op.ResultID, Require: op.Require}
@@ -154,29 +222,71 @@ func (op Operation) view() operationView {
 // (ids as {id}), the query and the body (account numbers, names) only as
 // [redacted] when set. It has a value receiver, so an Operation value
 // prints redacted too.
-func (op Operation) String() string {
+func (op Operation) form() *redact.Form {
 	v := op.view()
-	return fmt.Sprintf("client.Operation{Name:%s Method:%s Path:%s Query:%s Body:%s Repeatable:%t ResultID:%s Require:%v}",
-		v.Name, v.Method, v.Path, v.Query, v.Body, v.Repeatable, v.ResultID, v.Require)
+	f := fields(redact.NewGo("client.Operation"), "Name", v.Name, "Method", v.Method, "Path", v.Path, "Query", v.Query, "Body", v.Body).
+		Field("Repeatable", strconv.FormatBool(v.Repeatable), slog.BoolValue(v.Repeatable))
+	return fields(f, "ResultID", v.ResultID).Field("Require", fmt.Sprint(v.Require), slog.AnyValue(v.Require))
 }
 
-// GoString is String, for %#v.
-func (op Operation) GoString() string { return op.String() }
-
-// Format prints String under every fmt verb (%q quoted): fmt would
-// otherwise print the path's ids, the query and the body (account
-// numbers, names) for verbs such as %d and %x.
-func (op Operation) Format(st fmt.State, verb rune) { redact.Write(st, verb, op.String()) }
-
-// LogValue makes log/slog print op as a group of the fields String shows.
-func (op Operation) LogValue() slog.Value {
-	v := op.view()
-	return slog.GroupValue(slog.String("Name", v.Name), slog.String("Method", v.Method),
-		slog.String("Path", v.Path), slog.String("Query", v.Query), slog.String("Body", v.Body),
-		slog.Bool("Repeatable", v.Repeatable), slog.String("ResultID", v.ResultID),
-		slog.Any("Require", v.Require))
+// String describes p with every personal value replaced by [redacted]
+// (only HTTPMethod is shown), so that printing or logging a PSU by mistake
+// leaks no IP address, port, device id or PSU-ID. Empty fields are left
+// out. It has a value receiver, so a PSU value prints redacted too.
+func (p PSU) form() *redact.Form {
+	f := redact.NewGo("client.PSU")
+	for _, pf := range p.redactedFields() {
+		fields(f, pf.name, pf.value)
+	}
+	return f
 }
 
-// MarshalJSON writes op as an object of the fields String shows, under
-// their Go names.
-func (op Operation) MarshalJSON() ([]byte, error) { return json.Marshal(op.view()) }
+// MarshalJSON writes p as an object of its set fields under their Go
+// names, redacted as in String. A PSU is request data to pass on, not to
+// store; there is no JSON form that keeps the values.
+func (p PSU) view() json.RawMessage {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range p.redactedFields() {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.name)
+		v, _ := json.Marshal(f.value)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return json.RawMessage(b.String())
+}
+
+// psuField is one set field of a PSU as its printed forms show it.
+type psuField struct{ name, value string }
+
+// redactedFields lists the set fields of p under their Go names, each
+// value [redacted] except a valid HTTPMethod (GET, POST, PUT, PATCH,
+// DELETE), which says nothing about the PSU.
+func (p PSU) redactedFields() []psuField {
+	var out []psuField
+	for _, f := range []struct{ name, value string }{
+		{"ID", p.ID}, {"CorporateID", p.CorporateID}, {"IPAddress", p.IPAddress},
+		{"IPPort", p.IPPort}, {"UserAgent", p.UserAgent}, {"Accept", p.Accept},
+		{"AcceptCharset", p.AcceptCharset}, {"AcceptEncoding", p.AcceptEncoding},
+		{"AcceptLanguage", p.AcceptLanguage}, {"GeoLocation", p.GeoLocation},
+		{"HTTPMethod", p.HTTPMethod}, {"DeviceID", p.DeviceID},
+	} {
+		if f.value == "" {
+			continue
+		}
+		v := redactedValue
+		if f.name == "HTTPMethod" {
+			switch f.value {
+			case "GET", "POST", "PUT", "PATCH", "DELETE":
+				v = f.value
+			}
+		}
+		out = append(out, psuField{f.name, v})
+	}
+	return out
+}

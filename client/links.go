@@ -1,9 +1,6 @@
 package client
 
 import (
-	"fmt"
-	"log/slog"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -56,99 +53,10 @@ func (l Links) Href(name string) string { return l[name].Href }
 func (l Links) SCARedirect() string { return l.Href(LinkSCARedirect) }
 
 // redactHref is an href as the printed forms of [Link] and [Links] show
-// it: scheme and host kept, the path as its template ([pathTemplate]: ids
-// as {id}, base path prefix dropped), user info, query and fragment
+// it: [redact.URI] with the path as its template ([pathTemplate]: ids as
+// {id}, base path prefix dropped), user info, query and fragment
 // [redacted]. An href that does not parse is redacted whole.
-func redactHref(href string) string {
-	if href == "" {
-		return ""
-	}
-	u, err := url.Parse(href)
-	if err != nil || u.Opaque != "" {
-		return redactedValue
-	}
-	var b strings.Builder
-	if u.Scheme != "" || u.Host != "" {
-		if u.Scheme != "" {
-			b.WriteString(u.Scheme + ":")
-		}
-		b.WriteString("//")
-		if u.User != nil {
-			b.WriteString(redactedValue + "@")
-		}
-		b.WriteString(u.Host)
-	}
-	b.WriteString(pathTemplate(u.EscapedPath()))
-	if u.RawQuery != "" || u.ForceQuery {
-		b.WriteString("?" + redactedValue)
-	}
-	if u.Fragment != "" || u.RawFragment != "" {
-		b.WriteString("#" + redactedValue)
-	}
-	return b.String()
-}
-
-// String describes l with its href redacted (query and fragment
-// [redacted], ids in the path as {id}), so that printing a link leaks no
-// SCA state or account id. Read Href for the link itself.
-func (l Link) String() string {
-	return fmt.Sprintf("client.Link{Href:%s Verbs:%v}", redactHref(l.Href), l.Verbs)
-}
-
-// GoString is String, for %#v.
-func (l Link) GoString() string { return l.String() }
-
-// Format prints String under every fmt verb (%q quoted): fmt would
-// otherwise print the href in full for verbs such as %d and %x, SCA state
-// included, also inside any document that holds the link.
-func (l Link) Format(st fmt.State, verb rune) { redact.Write(st, verb, l.String()) }
-
-// LogValue makes log/slog print l as a group of its href, redacted as in
-// String, and its verbs.
-func (l Link) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("href", redactHref(l.Href)), slog.Any("verbs", l.Verbs))
-}
-
-// String describes l in name order, each href redacted as in
-// [Link.String]. Read the links with Get, Href or SCARedirect.
-func (l Links) String() string {
-	names := make([]string, 0, len(l))
-	for k := range l {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	var b strings.Builder
-	b.WriteString("client.Links{")
-	for i, k := range names {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(k + ":" + l[k].String())
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// GoString is String, for %#v.
-func (l Links) GoString() string { return l.String() }
-
-// Format prints String under every fmt verb, as [Link.Format] does.
-func (l Links) Format(st fmt.State, verb rune) { redact.Write(st, verb, l.String()) }
-
-// LogValue makes log/slog print l as a group with one group per link,
-// redacted as in [Link.LogValue].
-func (l Links) LogValue() slog.Value {
-	names := make([]string, 0, len(l))
-	for k := range l {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	attrs := make([]slog.Attr, len(names))
-	for i, k := range names {
-		attrs[i] = slog.Attr{Key: k, Value: l[k].LogValue()}
-	}
-	return slog.GroupValue(attrs...)
-}
+func redactHref(href string) string { return redact.URI(href, pathTemplate) }
 
 // redactedLinks is l with each href redacted as in [Link.String], for the
 // JSON form of types that hold links but are not the bank's document (an

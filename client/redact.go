@@ -1,10 +1,7 @@
 package client
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -13,8 +10,9 @@ import (
 	"github.com/tppkit/psd2/internal/redact"
 )
 
-// redactedValue stands in for a secret in logs, printed values and JSON.
-const redactedValue = "[redacted]"
+// redactedValue stands in for a secret in logs, printed values and JSON:
+// [redact.Redacted], the SDK's one marker.
+const redactedValue = redact.Redacted
 
 // headerShown says how the client's logger renders one header's value.
 type headerShown int
@@ -109,28 +107,8 @@ func redactedHeader(h http.Header) map[string]string {
 
 // redactURI returns scheme, host and path of an absolute URI, with
 // [redacted] in place of user info, query and fragment; a value that does
-// not parse as an absolute URI is redacted whole.
-func redactURI(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
-		return redactedValue
-	}
-	var b strings.Builder
-	b.WriteString(u.Scheme)
-	b.WriteString("://")
-	if u.User != nil {
-		b.WriteString(redactedValue + "@")
-	}
-	b.WriteString(u.Host)
-	b.WriteString(u.EscapedPath())
-	if u.RawQuery != "" || u.ForceQuery {
-		b.WriteString("?" + redactedValue)
-	}
-	if u.Fragment != "" || u.RawFragment != "" {
-		b.WriteString("#" + redactedValue)
-	}
-	return b.String()
-}
+// not parse as an absolute URI is redacted whole ([redact.URI]).
+func redactURI(s string) string { return redact.URI(s, nil) }
 
 // Path templates: the placeholders a logged path shows instead of ids.
 const (
@@ -305,90 +283,4 @@ func (e *urlRedactedError) As(target any) bool {
 		return true
 	}
 	return false
-}
-
-// psuField is one set field of a PSU as its printed forms show it.
-type psuField struct{ name, value string }
-
-// redactedFields lists the set fields of p under their Go names, each
-// value [redacted] except a valid HTTPMethod (GET, POST, PUT, PATCH,
-// DELETE), which says nothing about the PSU.
-func (p PSU) redactedFields() []psuField {
-	var out []psuField
-	for _, f := range []struct{ name, value string }{
-		{"ID", p.ID}, {"CorporateID", p.CorporateID}, {"IPAddress", p.IPAddress},
-		{"IPPort", p.IPPort}, {"UserAgent", p.UserAgent}, {"Accept", p.Accept},
-		{"AcceptCharset", p.AcceptCharset}, {"AcceptEncoding", p.AcceptEncoding},
-		{"AcceptLanguage", p.AcceptLanguage}, {"GeoLocation", p.GeoLocation},
-		{"HTTPMethod", p.HTTPMethod}, {"DeviceID", p.DeviceID},
-	} {
-		if f.value == "" {
-			continue
-		}
-		v := redactedValue
-		if f.name == "HTTPMethod" {
-			switch f.value {
-			case "GET", "POST", "PUT", "PATCH", "DELETE":
-				v = f.value
-			}
-		}
-		out = append(out, psuField{f.name, v})
-	}
-	return out
-}
-
-// String describes p with every personal value replaced by [redacted]
-// (only HTTPMethod is shown), so that printing or logging a PSU by mistake
-// leaks no IP address, port, device id or PSU-ID. Empty fields are left
-// out. It has a value receiver, so a PSU value prints redacted too.
-func (p PSU) String() string {
-	var b strings.Builder
-	b.WriteString("client.PSU{")
-	for i, f := range p.redactedFields() {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(f.name + ":" + f.value)
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// GoString is String, for %#v.
-func (p PSU) GoString() string { return p.String() }
-
-// Format prints String under every fmt verb (%q quoted): fmt would
-// otherwise print a struct field by field for verbs such as %d, %x and
-// %s, showing the IP address and the PSU-ID.
-func (p PSU) Format(st fmt.State, verb rune) { redact.Write(st, verb, p.String()) }
-
-// LogValue makes log/slog print p as a group of its set fields, redacted
-// as in String.
-func (p PSU) LogValue() slog.Value {
-	fs := p.redactedFields()
-	attrs := make([]slog.Attr, len(fs))
-	for i, f := range fs {
-		attrs[i] = slog.String(f.name, f.value)
-	}
-	return slog.GroupValue(attrs...)
-}
-
-// MarshalJSON writes p as an object of its set fields under their Go
-// names, redacted as in String. A PSU is request data to pass on, not to
-// store; there is no JSON form that keeps the values.
-func (p PSU) MarshalJSON() ([]byte, error) {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, f := range p.redactedFields() {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.name)
-		v, _ := json.Marshal(f.value)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return []byte(b.String()), nil
 }

@@ -1,12 +1,7 @@
 package journal
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 )
 
@@ -117,89 +112,6 @@ func (e Entry) InDoubt() bool {
 // Journal returns the Journal the entry was read from, nil for an entry
 // made by hand: the one that resolves it ([Journal.Resolve]).
 func (e Entry) Journal() *Journal { return e.j }
-
-// String describes the entry without its body, session key or PSU data.
-func (e Entry) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "journal.Entry{requestId=%s op=%s", e.RequestID, e.Operation)
-	outcome := string(e.Outcome)
-	if outcome == "" {
-		outcome = "none"
-	}
-	fmt.Fprintf(&b, " outcome=%s", outcome)
-	if e.Resolution != nil {
-		fmt.Fprintf(&b, " resolution=%s", e.Resolution.Kind)
-	}
-	if len(e.Trail) > 0 {
-		fmt.Fprintf(&b, " trail=%d", len(e.Trail))
-	}
-	b.WriteString("}")
-	return b.String()
-}
-
-// GoString is String, for %#v: the body, URL, session key and PSU
-// headers stay out of it too.
-func (e Entry) GoString() string { return e.String() }
-
-// Format prints String for every verb (GoString, for %#v, is String
-// too), so that no verb (%d, %x on the struct) prints the body, session
-// key or PSU headers field by field.
-func (e Entry) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, e.String()) }
-
-// LogValue makes log/slog print the entry as a group of the fields of
-// its JSON form: without its body, URL, session key or PSU data.
-func (e Entry) LogValue() slog.Value {
-	attrs := []slog.Attr{
-		slog.String("requestId", e.RequestID), slog.String("operation", e.Operation),
-	}
-	if e.AllowLogicalDuplicate {
-		attrs = append(attrs, slog.Bool("allowLogicalDuplicate", true))
-	}
-	attrs = append(attrs, slog.Time("created", e.Created))
-	if e.Outcome != "" {
-		attrs = append(attrs, slog.String("outcome", string(e.Outcome)))
-	}
-	if e.ID != "" {
-		attrs = append(attrs, slog.String("id", e.ID))
-	}
-	if e.StatusCode != 0 {
-		attrs = append(attrs, slog.Int("statusCode", e.StatusCode))
-	}
-	if len(e.Codes) > 0 {
-		attrs = append(attrs, slog.Any("codes", e.Codes))
-	}
-	if e.Resolution != nil {
-		attrs = append(attrs, slog.Any("resolution", *e.Resolution))
-	}
-	if len(e.Trail) > 0 {
-		attrs = append(attrs, slog.Any("trail", e.Trail))
-	}
-	if e.Resolves != "" {
-		attrs = append(attrs, slog.String("resolves", e.Resolves))
-	}
-	attrs = append(attrs, slog.Bool("inDoubt", e.InDoubt()))
-	return slog.GroupValue(attrs...)
-}
-
-// MarshalJSON writes the entry without its body, URL, session key or PSU
-// data, for dashboards and logs.
-func (e Entry) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		RequestID             string       `json:"requestId"`
-		Operation             string       `json:"operation"`
-		AllowLogicalDuplicate bool         `json:"allowLogicalDuplicate,omitempty"`
-		Created               time.Time    `json:"created"`
-		Outcome               Outcome      `json:"outcome,omitempty"`
-		ID                    string       `json:"id,omitempty"`
-		StatusCode            int          `json:"statusCode,omitempty"`
-		Codes                 []string     `json:"codes,omitempty"`
-		Resolution            *Resolution  `json:"resolution,omitempty"`
-		Trail                 []Resolution `json:"trail,omitempty"`
-		Resolves              string       `json:"resolves,omitempty"`
-		InDoubt               bool         `json:"inDoubt"`
-	}{e.RequestID, e.Operation, e.AllowLogicalDuplicate, e.Created, e.Outcome,
-		e.ID, e.StatusCode, e.Codes, e.Resolution, e.Trail, e.Resolves, e.InDoubt()})
-}
 
 // journalRecord is the stored form of an entry (JSON, version 1; the
 // members added since are optional).

@@ -2,10 +2,8 @@ package sca
 
 import (
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"unicode"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/redact"
 )
 
 // MaxCallbackLength bounds the callback URL [Flow.ParseCallback] accepts (8 KiB).
@@ -89,46 +86,6 @@ func (e *CallbackError) Error() string {
 
 // Is matches ErrSCAFailed.
 func (e *CallbackError) Is(target error) bool { return target == ErrSCAFailed }
-
-// String is Error, for a CallbackError value (not a pointer) printed with
-// %v.
-func (e CallbackError) String() string { return e.Error() }
-
-// GoString describes the error with Message (free text from the bank,
-// which may name the PSU) and TPPSessionID [redacted], for %#v.
-func (e CallbackError) GoString() string {
-	return fmt.Sprintf("&sca.CallbackError{System:%q Status:%d Code:%q Message:%s TPPSessionID:%s}",
-		e.System, e.Status, e.Code, redactIfSet(e.Message), redactIfSet(e.TPPSessionID))
-}
-
-// Format prints Error under every fmt verb, and GoString for %#v: fmt
-// would otherwise print the fields, Message and TPPSessionID included, for
-// verbs such as %d, which it does not print through Error.
-func (e CallbackError) Format(st fmt.State, verb rune) {
-	if verb == 'v' && st.Flag('#') {
-		redact.Write(st, verb, e.GoString())
-		return
-	}
-	redact.Write(st, verb, e.Error())
-}
-
-// LogValue makes log/slog print the error as a group of system, status
-// and code, with message and TPP-Session-ID [redacted].
-func (e CallbackError) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("system", e.System), slog.Int("status", e.Status), slog.String("code", e.Code),
-		slog.String("message", redactIfSet(e.Message)), slog.String("tppSessionId", redactIfSet(e.TPPSessionID)))
-}
-
-// MarshalJSON writes the fields of LogValue.
-func (e CallbackError) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		System       string `json:"system,omitempty"`
-		Status       int    `json:"status,omitempty"`
-		Code         string `json:"code,omitempty"`
-		Message      string `json:"message,omitempty"`
-		TPPSessionID string `json:"tppSessionId,omitempty"`
-	}{e.System, e.Status, e.Code, redactIfSet(e.Message), redactIfSet(e.TPPSessionID)})
-}
 
 // Callback parameter names (docs/interface.md section 6) and the TPP's own state.
 const (

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strings"
 	"time"
@@ -336,54 +335,9 @@ func newState() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b[:]), nil
 }
 
-// String describes the pending SCA without its state (a secret shared
-// with the PSU's browser), TPP-Session-ID or redirect URI.
-// It has a value receiver so that a Pending value prints redacted too.
-func (p Pending) String() string {
-	return "sca.Pending{state=" + redacted + " expiresAt=" + p.ExpiresAt.UTC().Format(time.RFC3339) + "}"
-}
-
-// GoString is String, for %#v.
-func (p Pending) GoString() string { return p.String() }
-
-// Format prints String under every fmt verb (%q quoted): fmt would
-// otherwise print a struct field by field for verbs such as %d, %x and
-// %s, showing the state, the TPP-Session-ID and the store key.
-func (p Pending) Format(st fmt.State, verb rune) { redact.Write(st, verb, p.String()) }
-
-// LogValue makes log/slog print the pending SCA as String does.
-func (p Pending) LogValue() slog.Value { return slog.StringValue(p.String()) }
-
 // pendingData is the storage form of a Pending: the type without its
 // methods, so encoding/json writes every field in clear.
 type pendingData Pending
-
-// pendingView is the redacted JSON form of a Pending.
-type pendingView struct {
-	State        string    `json:"state"`
-	TPPSessionID string    `json:"tppSessionId"`
-	RedirectURI  string    `json:"redirectUri"`
-	CreatedAt    time.Time `json:"createdAt"`
-	ExpiresAt    time.Time `json:"expiresAt"`
-	Consumed     bool      `json:"consumed,omitempty"`
-	Purpose      Purpose   `json:"purpose,omitempty"`
-}
-
-// MarshalJSON writes the pending SCA with state and TPP-Session-ID
-// [redacted], the redirect URI without its query (which carries the state)
-// and without the key. It is not a storage form: use
-// [Pending.MarshalBinary].
-func (p Pending) MarshalJSON() ([]byte, error) {
-	return json.Marshal(pendingView{
-		State:        redactIfSet(p.State),
-		TPPSessionID: redactIfSet(p.TPPSessionID),
-		RedirectURI:  redactURI(p.RedirectURI),
-		CreatedAt:    p.CreatedAt,
-		ExpiresAt:    p.ExpiresAt,
-		Consumed:     p.Consumed,
-		Purpose:      p.Purpose,
-	})
-}
 
 // UnmarshalJSON reads the storage form (what [Pending.MarshalBinary]
 // writes, and what stores held before MarshalJSON redacted) and refuses
@@ -393,7 +347,7 @@ func (p *Pending) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return err
 	}
-	if d.State == redacted || d.TPPSessionID == redacted {
+	if d.State == redact.Redacted || d.TPPSessionID == redact.Redacted {
 		return ErrRedactedForm
 	}
 	*p = Pending(d)

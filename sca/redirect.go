@@ -3,8 +3,6 @@ package sca
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"log/slog"
 	"net/url"
 	"reflect"
 	"slices"
@@ -25,70 +23,6 @@ type Redirect struct {
 	// answer that carried the link ([Prepared.Redirect], [User]); it decides
 	// whether completing the SCA grants the AIS consent ([Purpose]).
 	Purpose Purpose
-}
-
-// String returns the URL to redirect the PSU to, or "" for the zero
-// Redirect. It is the link itself, in full, because it is what the PSU's
-// browser is sent to; its query carries the bank's own authorisation state.
-// Log a Redirect as a value (slog, %#v, JSON), which shows the link without
-// its query, not its String.
-func (r Redirect) String() string {
-	if r.URL == nil {
-		return ""
-	}
-	return r.URL.String()
-}
-
-// GoString describes the redirect with the link's query and fragment
-// [redacted], for %#v.
-func (r Redirect) GoString() string {
-	return fmt.Sprintf("sca.Redirect{URL:%s Verbs:%v}", r.redactedURL(), r.Verbs)
-}
-
-// LogValue makes log/slog print the link without its query and fragment,
-// and the verbs.
-func (r Redirect) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("url", r.redactedURL()), slog.Any("verbs", r.Verbs))
-}
-
-// MarshalJSON writes {"url": the link without query and fragment, "verbs"}.
-func (r Redirect) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		URL   string   `json:"url"`
-		Verbs []string `json:"verbs,omitempty"`
-	}{r.redactedURL(), r.Verbs})
-}
-
-func (r Redirect) redactedURL() string {
-	if r.URL == nil {
-		return ""
-	}
-	return redactURI(r.URL.String())
-}
-
-// redactURI returns scheme, host and path of an absolute URI with
-// [redacted] in place of user info, query and fragment (they carry states
-// and ids); a value that is not an absolute URI is redacted whole.
-func redactURI(s string) string {
-	if s == "" {
-		return ""
-	}
-	u, err := url.Parse(s)
-	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
-		return redacted
-	}
-	out := u.Scheme + "://"
-	if u.User != nil {
-		out += redacted + "@"
-	}
-	out += u.Host + u.EscapedPath()
-	if u.RawQuery != "" || u.ForceQuery {
-		out += "?" + redacted
-	}
-	if u.Fragment != "" || u.RawFragment != "" {
-		out += "#" + redacted
-	}
-	return out
 }
 
 // linker is satisfied by client.Links, *client.Error and any answer type

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -327,92 +325,15 @@ func headerSafe(s string) bool {
 	return true
 }
 
-// redacted stands in for personal data and secrets in the printed forms
-// (String, GoString, LogValue, MarshalJSON) of the package's types.
-const redacted = "[redacted]"
-
 // ErrRedactedForm is returned when decoding a Session or a Pending from its
 // redacted JSON form (what json.Marshal writes): the ids and the state are
 // gone. Store them with MarshalBinary and read them with UnmarshalBinary.
 var ErrRedactedForm = errors.New("sca: value is the redacted JSON form, not the storage form (use MarshalBinary)")
 
-// redactIfSet returns [redacted] for a non-empty s and "" for an empty one.
-func redactIfSet(s string) string {
-	if s == "" {
-		return ""
-	}
-	return redacted
-}
-
-// String describes the session without its PSU-ID, PSU-Corporate-ID,
-// TPP-Session-ID or account ids (it shows how many accounts it
-// remembers), so that printing or logging a Session by mistake leaks no
-// personal data. The store key is left out too: a TPP may choose its
-// user's e-mail address.
-//
-// It has a value receiver so that a Session value prints redacted too.
-func (s Session) String() string {
-	corp := ""
-	if s.PSUCorporateID != "" {
-		corp = " psuCorporateId=" + redacted
-	}
-	consent := "none"
-	if end := s.ConsentExpiresAt(); !end.IsZero() {
-		consent = end.UTC().Format(time.RFC3339)
-	}
-	return "sca.Session{psuId=" + redacted + corp + " context=" + string(s.Context) +
-		" scaAt=" + s.SCAAt.UTC().Format(time.RFC3339) +
-		" accounts=" + strconv.Itoa(len(s.AccountIDs)) + " cardAccounts=" + strconv.Itoa(len(s.CardAccountIDs)) +
-		" consentExpiresAt=" + consent + "}"
-}
-
-// GoString is String, for %#v.
-func (s Session) GoString() string { return s.String() }
-
-// Format prints String under every fmt verb (%q quoted): fmt would
-// otherwise print a struct field by field for verbs such as %d, %x and
-// %s, showing the PSU-ID, the TPP-Session-ID and the account ids.
-func (s Session) Format(st fmt.State, verb rune) { redact.Write(st, verb, s.String()) }
-
-// LogValue makes log/slog print the session as String does.
-func (s Session) LogValue() slog.Value { return slog.StringValue(s.String()) }
-
 // sessionData is the storage form of a Session: the type without its
 // methods, so encoding/json writes every field in clear, the document the
 // stores have always held.
 type sessionData Session
-
-// sessionView is the redacted JSON form of a Session.
-type sessionView struct {
-	PSUID          string            `json:"psuId"`
-	PSUCorporateID string            `json:"psuCorporateId,omitempty"`
-	TPPSessionID   string            `json:"tppSessionId"`
-	Context        client.PSUContext `json:"context"`
-	SCAAt          time.Time         `json:"scaAt"`
-	Accounts       int               `json:"accountCount,omitempty"`
-	CardAccounts   int               `json:"cardAccountCount,omitempty"`
-	ConsentUntil   time.Time         `json:"consentUntil,omitzero"`
-	NoConsent      bool              `json:"noConsent,omitempty"`
-}
-
-// MarshalJSON writes the session with PSU-ID, PSU-Corporate-ID and
-// TPP-Session-ID [redacted], without its key and with only the number of
-// its account ids, so that a Session inside a logged or returned JSON
-// document leaks nothing. It is not a storage form: use
-// [Session.MarshalBinary].
-func (s Session) MarshalJSON() ([]byte, error) {
-	return json.Marshal(sessionView{
-		PSUID:          redactIfSet(s.PSUID),
-		PSUCorporateID: redactIfSet(s.PSUCorporateID),
-		TPPSessionID:   redactIfSet(s.TPPSessionID),
-		Context:        s.Context,
-		SCAAt:          s.SCAAt,
-		Accounts:       len(s.AccountIDs),
-		CardAccounts:   len(s.CardAccountIDs),
-		ConsentUntil:   s.ConsentUntil,
-		NoConsent:      s.NoConsent,
-	})
-}
 
 // UnmarshalJSON reads the storage form (what [Session.MarshalBinary]
 // writes, and what stores held before MarshalJSON redacted) and refuses
@@ -422,7 +343,7 @@ func (s *Session) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return err
 	}
-	if d.PSUID == redacted || d.PSUCorporateID == redacted || d.TPPSessionID == redacted {
+	if d.PSUID == redact.Redacted || d.PSUCorporateID == redact.Redacted || d.TPPSessionID == redact.Redacted {
 		return ErrRedactedForm
 	}
 	*s = Session(d)

@@ -201,31 +201,8 @@ func (k AnomalyKind) String() string {
 	return "AnomalyKind(" + strconv.Itoa(int(k)) + ")"
 }
 
-// String shows the anomaly: its key, kind and date (no transaction
-// facts).
-func (a Anomaly) String() string {
-	return "txsync.Anomaly{key=" + string(a.Key) + " kind=" + a.Kind.String() + " date=" + a.Date.String() + "}"
-}
-
 // Empty reports whether the read changed nothing: no entry added, changed
 // or removed ([Delta.Overflow] and [Delta.Anomalies] do not count).
 func (d *Delta) Empty() bool {
 	return d == nil || len(d.Added)+len(d.Changed)+len(d.Removed) == 0
-}
-
-// String gives the counts only (no transaction facts); overflow and
-// anomalies when there are any.
-func (d *Delta) String() string {
-	if d == nil {
-		return "txsync.Delta(nil)"
-	}
-	s := "txsync.Delta{added=" + strconv.Itoa(len(d.Added)) + " changed=" + strconv.Itoa(len(d.Changed)) +
-		" removed=" + strconv.Itoa(len(d.Removed))
-	if d.Overflow > 0 {
-		s += " overflow=" + strconv.Itoa(d.Overflow)
-	}
-	if len(d.Anomalies) > 0 {
-		s += " anomalies=" + strconv.Itoa(len(d.Anomalies))
-	}
-	return s + "}"
 }

@@ -1,18 +1,22 @@
 package txsync
 
 import (
-	"fmt"
 	"log/slog"
 	"strconv"
 
 	"github.com/tppkit/psd2/internal/redact"
 )
 
+//go:generate go run ../internal/redact/gen
+
 // The printed and log/slog forms of the package's types show keys,
 // statuses, dates, amounts and counts; transaction ids, counterparties
 // and texts only as [redacted] (they identify people and their
-// payments), as the accounts package prints a Transaction.
+// payments), as the accounts package prints a Transaction. Their String,
+// GoString, Format (every fmt verb) and LogValue are generated from the
+// form methods below into print_gen.go.
 
+// String shows the version with its id, counterparty and text redacted.
 func (v Version) form() *redact.Form {
 	return redact.New("txsync.Version").Str("status", string(v.Status)).Secret("transactionId", v.TransactionID).
 		Value("bookingDate", v.BookingDate).Value("valueDate", v.ValueDate).
@@ -20,18 +24,7 @@ func (v Version) form() *redact.Form {
 		Secret("counterparty", v.Counterparty).Secret("text", v.Text)
 }
 
-// String shows the version with its id, counterparty and text redacted.
-func (v Version) String() string { return v.form().String() }
-
-// GoString is String, for %#v.
-func (v Version) GoString() string { return v.String() }
-
-// Format prints String for every verb.
-func (v Version) Format(s fmt.State, verb rune) { redact.Write(s, verb, v.String()) }
-
-// LogValue is the slog form of String.
-func (v Version) LogValue() slog.Value { return v.form().LogValue() }
-
+// String shows the entry's key, status, date and amount.
 func (e Entry) form() *redact.Form {
 	f := redact.New("txsync.Entry").Str("key", string(e.Key)).Int("occurrence", e.Occurrence)
 	if e.Transaction != nil {
@@ -45,64 +38,51 @@ func (e Entry) form() *redact.Form {
 	return f
 }
 
-// String shows the entry's key, status, date and amount.
-func (e Entry) String() string { return e.form().String() }
-
-// GoString is String, for %#v.
-func (e Entry) GoString() string { return e.String() }
-
-// Format prints String for every verb.
-func (e Entry) Format(s fmt.State, verb rune) { redact.Write(s, verb, e.String()) }
-
-// LogValue is the slog form of String.
-func (e Entry) LogValue() slog.Value { return e.form().LogValue() }
-
+// String shows the change as Entry and Version print.
 func (c Change) form() *redact.Form {
 	return redact.New("txsync.Change").Nested("entry", c.Entry.form()).Str("what", c.What.String()).
 		Nested("previous", c.Previous.form())
 }
 
-// String shows the change as Entry and Version print.
-func (c Change) String() string { return c.form().String() }
-
-// GoString is String, for %#v.
-func (c Change) GoString() string { return c.String() }
-
-// Format prints String for every verb.
-func (c Change) Format(s fmt.State, verb rune) { redact.Write(s, verb, c.String()) }
-
-// LogValue is the slog form of String.
-func (c Change) LogValue() slog.Value { return c.form().LogValue() }
-
+// String shows the removal as Version prints.
 func (r Removal) form() *redact.Form {
 	return redact.New("txsync.Removal").Str("key", string(r.Key)).Str("reason", r.Reason.String()).
 		Nested("previous", r.Previous.form())
 }
 
-// String shows the removal as Version prints.
-func (r Removal) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r Removal) GoString() string { return r.String() }
-
-// Format prints String for every verb.
-func (r Removal) Format(s fmt.State, verb rune) { redact.Write(s, verb, r.String()) }
-
-// LogValue is the slog form of String.
-func (r Removal) LogValue() slog.Value { return r.form().LogValue() }
-
-// GoString is String, for %#v.
-func (d *Delta) GoString() string { return d.String() }
-
-// Format prints String for every verb.
-func (d *Delta) Format(s fmt.State, verb rune) { redact.Write(s, verb, d.String()) }
-
-// LogValue is the slog form of String: the counts.
-func (d *Delta) LogValue() slog.Value {
+// String gives the counts only (no transaction facts); overflow and
+// anomalies when there are any. Its log form has every count, and
+// whether the read was the first.
+func (d *Delta) form() *redact.Form {
 	if d == nil {
-		return slog.StringValue("nil")
+		return redact.Nil("txsync.Delta")
 	}
-	return slog.GroupValue(slog.Int("added", len(d.Added)), slog.Int("changed", len(d.Changed)),
-		slog.Int("removed", len(d.Removed)), slog.String("first", strconv.FormatBool(d.First)),
-		slog.Int("overflow", d.Overflow), slog.Int("anomalies", len(d.Anomalies)))
+	f := redact.New("txsync.Delta").Field("added", strconv.Itoa(len(d.Added)), slog.IntValue(len(d.Added))).
+		Field("changed", strconv.Itoa(len(d.Changed)), slog.IntValue(len(d.Changed))).
+		Field("removed", strconv.Itoa(len(d.Removed)), slog.IntValue(len(d.Removed))).
+		Attr(slog.String("first", strconv.FormatBool(d.First))).
+		Attr(slog.Int("overflow", d.Overflow)).Attr(slog.Int("anomalies", len(d.Anomalies)))
+	if d.Overflow > 0 {
+		f.Text("overflow", strconv.Itoa(d.Overflow))
+	}
+	if len(d.Anomalies) > 0 {
+		f.Text("anomalies", strconv.Itoa(len(d.Anomalies)))
+	}
+	return f
+}
+
+// String shows the anomaly: its key, kind and date (no transaction
+// facts).
+func (a Anomaly) form() *redact.Form {
+	return redact.New("txsync.Anomaly").Field("key", string(a.Key), slog.StringValue(string(a.Key))).
+		Field("kind", a.Kind.String(), slog.StringValue(a.Kind.String())).
+		Field("date", a.Date.String(), slog.StringValue(a.Date.String()))
+}
+
+// String shows the key and whether the account is new, not its resource
+// id (personal data).
+func (a LinkedAccount) form() *redact.Form {
+	return redact.New("txsync.LinkedAccount").Field("key", string(a.Key), slog.StringValue(string(a.Key))).
+		Field("card", strconv.FormatBool(a.Card), slog.BoolValue(a.Card)).
+		Field("new", strconv.FormatBool(a.New), slog.BoolValue(a.New))
 }

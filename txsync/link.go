@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,13 +42,6 @@ type LinkedAccount struct {
 	Key AccountKey
 	// New is set for an account never linked before.
 	New bool
-}
-
-// String shows the key and whether the account is new, not its resource
-// id (personal data).
-func (a LinkedAccount) String() string {
-	return "txsync.LinkedAccount{key=" + string(a.Key) + " card=" + strconv.FormatBool(a.Card) +
-		" new=" + strconv.FormatBool(a.New) + "}"
 }
 
 // identity is what identifies an account across consents: its IBAN, else
@@ -196,12 +188,3 @@ func (s *Syncer) KeyOf(ctx context.Context, resourceID string) (AccountKey, erro
 	}
 	return a, nil
 }
-
-// GoString is String, for %#v.
-func (a LinkedAccount) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a LinkedAccount) Format(s fmt.State, verb rune) { _, _ = fmt.Fprint(s, a.String()) }
-
-// LogValue is the slog form of String.
-func (a LinkedAccount) LogValue() slog.Value { return slog.StringValue(a.String()) }

@@ -12,6 +12,11 @@
 // are then the type's String, GoString and LogValue, and [Write] its
 // Format, so that every fmt verb (%d and %x included, which fmt would
 // otherwise apply to each field in turn) prints the same redacted text.
+//
+// It is the SDK's one printing mechanism: [Redacted] is the one marker of
+// a value left out, and [URI] the one redactor of links and URIs.
+// internal/redact/gen writes the printing methods of every type that
+// declares a form (see its doc for the declarations it reads).
 package redact
 
 import (
@@ -19,29 +24,72 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 )
 
-// Redacted stands in for a value a form does not show.
+// Redacted stands in for a value a form does not show. It is the SDK's
+// one marker: every package that prints or logs a redacted value uses it.
 const Redacted = "[redacted]"
 
 // Form is the printed and slog form of one value: its type's name and
-// the facts it shows, in order. The zero Form is not useful; use [New].
+// the facts it shows, in order. The zero Form is not useful; use [New],
+// [NewGo] or [Nil].
 type Form struct {
 	name  string
+	sep   string // between a fact's key and its text: "=", or ":" (NewGo)
 	attrs []slog.Attr
-	text  []string // the attrs as String shows them, in the same order
+	text  []string // the facts as String shows them
+	isNil bool     // the form of a nil pointer: String is name(nil)
 }
 
 // New starts the form of a value of the type called name (the package
-// qualified Go name, for example "accounts.Account").
-func New(name string) *Form { return &Form{name: name} }
+// qualified Go name, for example "accounts.Account"): String writes its
+// facts as key=value.
+func New(name string) *Form { return &Form{name: name, sep: "="} }
+
+// NewGo starts a form whose String writes its facts as Key:value, the
+// way fmt's %+v writes a struct's fields (the client's types print so,
+// under their Go field names).
+func NewGo(name string) *Form { return &Form{name: name, sep: ":"} }
+
+// Nil is the form of a nil pointer of the type called name: String is
+// name(nil), LogValue that text.
+func Nil(name string) *Form { return &Form{name: name, isNil: true} }
 
 func (f *Form) add(a slog.Attr, text string) *Form {
 	f.attrs = append(f.attrs, a)
-	f.text = append(f.text, a.Key+"="+text)
+	f.text = append(f.text, a.Key+f.sep+text)
+	return f
+}
+
+// Field shows v under key whatever it is, even empty or zero: text in
+// String as it is (not quoted), v in LogValue. Use it only for values
+// that identify no one, already rendered (a template, a count, a time in
+// a chosen layout, a redacted header map).
+func (f *Form) Field(key, text string, v slog.Value) *Form {
+	return f.add(slog.Attr{Key: key, Value: v}, text)
+}
+
+// Text shows text under key in String only, as it is (not quoted): a
+// fact that String shows apart from LogValue (a name String abbreviates,
+// a member marked as set that the log leaves out). With key "" it shows
+// text alone (a word such as an outcome, or a flag).
+func (f *Form) Text(key, text string) *Form {
+	if key == "" {
+		f.text = append(f.text, text)
+		return f
+	}
+	f.text = append(f.text, key+f.sep+text)
+	return f
+}
+
+// Attr adds a to LogValue only: a fact the log carries and String leaves
+// out (a time, a list of codes), or carries under another key.
+func (f *Form) Attr(a slog.Attr) *Form {
+	f.attrs = append(f.attrs, a)
 	return f
 }
 
@@ -165,13 +213,23 @@ func FormsOf[T any](f *Form, key string, vs []T, form func(T) *Form) *Form {
 	return f.Forms(key, ns)
 }
 
-// String writes the form as name{key=value ...}.
+// String writes the form as name{key=value ...} (name{Key:value ...}
+// for [NewGo]), or name(nil) for [Nil].
 func (f *Form) String() string {
+	if f.isNil {
+		return f.name + "(nil)"
+	}
 	return f.name + "{" + strings.Join(f.text, " ") + "}"
 }
 
-// LogValue is the form as a slog group of its facts.
-func (f *Form) LogValue() slog.Value { return slog.GroupValue(f.attrs...) }
+// LogValue is the form as a slog group of its facts; String's text for
+// [Nil].
+func (f *Form) LogValue() slog.Value {
+	if f.isNil {
+		return slog.StringValue(f.String())
+	}
+	return slog.GroupValue(f.attrs...)
+}
 
 // Ptr is the form of *p made by form, nil for a nil p: the form of an
 // optional member ([Form.Nested] leaves a nil form out).
@@ -191,6 +249,64 @@ func Write(st fmt.State, verb rune, s string) {
 		s = strconv.Quote(s)
 	}
 	_, _ = io.WriteString(st, s)
+}
+
+// Format is the Format of a type whose String is not its form (an
+// error's message, a link in full) and whose GoString is: %#v writes
+// GoString, every other verb String (%q quoted), as [Write] does.
+func Format(st fmt.State, verb rune, v interface {
+	fmt.Stringer
+	fmt.GoStringer
+}) {
+	if verb == 'v' && st.Flag('#') {
+		Write(st, verb, v.GoString())
+		return
+	}
+	Write(st, verb, v.String())
+}
+
+// URI is the one redactor of links and URIs in printed, logged and JSON
+// forms: s with its user info, query and fragment (which carry states,
+// session ids and account ids) each replaced by [Redacted], so
+// "https://[redacted]@host/p?[redacted]#[redacted]"; "" stays "".
+//
+// With path nil, s must be an absolute URI with a host (a redirect URI, a
+// link to send a browser to), whose path is kept; anything else is
+// redacted whole. With path, s may be any reference (relative, or
+// "//host/..."), and its escaped path is shown as path returns it (the
+// client's templates, ids as {id}). A value that does not parse, or an
+// opaque one ("mailto:..."), is redacted whole.
+func URI(s string, path func(escapedPath string) string) string {
+	if s == "" {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Opaque != "" || (path == nil && (!u.IsAbs() || u.Host == "")) {
+		return Redacted
+	}
+	p := u.EscapedPath()
+	if path != nil {
+		p = path(p)
+	}
+	var b strings.Builder
+	if u.Scheme != "" || u.Host != "" {
+		if u.Scheme != "" {
+			b.WriteString(u.Scheme + ":")
+		}
+		b.WriteString("//")
+		if u.User != nil {
+			b.WriteString(Redacted + "@")
+		}
+		b.WriteString(u.Host)
+	}
+	b.WriteString(p)
+	if u.RawQuery != "" || u.ForceQuery {
+		b.WriteString("?" + Redacted)
+	}
+	if u.Fragment != "" || u.RawFragment != "" {
+		b.WriteString("#" + Redacted)
+	}
+	return b.String()
 }
 
 // quote quotes v when it would not read as one word in a form.

@@ -40,3 +40,62 @@ func TestForm(t *testing.T) {
 	}})).Info("m", "d", d)
 	assert.JSONEq(t, `{"level":"INFO","msg":"m","d":{"id":"[redacted]","status":"ACTC","note":"two words","flag":true,"inner":{"iban":"[redacted]"}}}`, b.String())
 }
+
+// link prints as its URL in full (String) and as its form otherwise.
+type link struct{ url string }
+
+func (l link) String() string { return l.url }
+func (l link) GoString() string {
+	return redact.NewGo("x.Link").Field("URL", redact.URI(l.url, nil), slog.Value{}).String()
+}
+func (l link) Format(s fmt.State, verb rune) { redact.Format(s, verb, l) }
+
+func TestFormShapes(t *testing.T) {
+	t.Parallel()
+	f := redact.NewGo("x.Call").Field("Path", "/v1/{id}", slog.StringValue("/v1/{id}")).Field("Scope", "", slog.StringValue("")).
+		Text("op", "create").Attr(slog.String("operation", "create")).Secret("ID", "p-1")
+	assert.Equal(t, "x.Call{Path:/v1/{id} Scope: op:create ID:[redacted]}", f.String(), "Field shows empty values, Text is String's")
+	var b bytes.Buffer
+	slog.New(slog.NewJSONHandler(&b, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}})).Info("m", "f", f.LogValue(), "n", redact.Nil("x.Delta").LogValue())
+	assert.JSONEq(t, `{"level":"INFO","msg":"m","f":{"Path":"/v1/{id}","Scope":"","operation":"create","ID":"[redacted]"},"n":"x.Delta(nil)"}`, b.String())
+	assert.Equal(t, "x.Delta(nil)", redact.Nil("x.Delta").String())
+	assert.Equal(t, "x.Result{done calls=2 deferred}", redact.New("x.Result").Text("", "done").Int("calls", 2).Text("", "deferred").String(),
+		"Text without a key writes the word alone")
+
+	l := link{"https://bank.example/sca?state=S"}
+	for _, verb := range []string{"%v", "%+v", "%s", "%d", "%x"} {
+		assert.Equal(t, l.url, fmt.Sprintf(verb, l), verb)
+	}
+	assert.Equal(t, `"`+l.url+`"`, fmt.Sprintf("%q", l))
+	assert.Equal(t, "x.Link{URL:https://bank.example/sca?[redacted]}", fmt.Sprintf("%#v", l))
+}
+
+func TestURI(t *testing.T) {
+	t.Parallel()
+	upper := func(p string) string { return "<" + p + ">" }
+	for _, tt := range []struct {
+		in   string
+		path func(string) string
+		want string
+	}{
+		{"", nil, ""},
+		{"", upper, ""},
+		{"https://tpp.example/cb?state=S#F", nil, "https://tpp.example/cb?[redacted]#[redacted]"},
+		{"https://u:p@tpp.example:8443/cb?", nil, "https://[redacted]@tpp.example:8443/cb?[redacted]"},
+		{"/relative?state=S", nil, redact.Redacted},
+		{"https:///nohost", nil, redact.Redacted},
+		{"/relative?state=S", upper, "</relative>?[redacted]"},
+		{"//bank.example/v1/user", upper, "//bank.example</v1/user>"},
+		{"https://bank.example/a/b#f", upper, "https://bank.example</a/b>#[redacted]"},
+		{"mailto:S@example.com", nil, redact.Redacted},
+		{"mailto:S@example.com", upper, redact.Redacted},
+		{"%zzS", upper, redact.Redacted},
+	} {
+		assert.Equal(t, tt.want, redact.URI(tt.in, tt.path), tt.in)
+	}
+}

@@ -2,15 +2,17 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // packages are the packages whose document types print through a
 // generated print_gen.go.
-var packages = []string{"accounts", "basket", "payments", "sandbox"}
+var packages = []string{"accounts", "basket", "payments", "sandbox", "txsync", "journal", "sca", "signing", "client"}
 
 // TestGeneratedIsCurrent fails when a checked-in print_gen.go differs from
 // what the generator writes now (a form method added, removed or its doc
@@ -37,6 +39,46 @@ func TestGeneratedIsCurrent(t *testing.T) {
 		if !strings.Contains(string(forms), "//go:generate go run ../internal/redact/gen\n") {
 			t.Errorf("%s/forms.go has no go:generate line", pkg)
 		}
+	}
+}
+
+// TestEveryFormGenerated: a package of the module that declares a form
+// (a file of it mentions redact.Form in a form method) is one of packages,
+// so that TestGeneratedIsCurrent checks it; a print_gen.go anywhere else
+// fails too.
+func TestEveryFormGenerated(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join("..", "..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || name == "internal" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if (name == Output || strings.Contains(string(src), ") form() *redact.Form {")) && !slices.Contains(packages, rel) {
+			t.Errorf("%s declares printing forms but %s is not in the packages TestGeneratedIsCurrent checks", path, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -92,5 +134,110 @@ func (a A) form() *redact.Form { return redact.New("doc.A") }
 `)
 	if _, err := Generate(dir); err == nil {
 		t.Error("a form method without String's doc was accepted")
+	}
+}
+
+// TestGenerateShapes: a form on *T, a shown text, a view and an error
+// each get their methods, with the declarations' docs; a declaration the
+// methods could not describe is refused.
+func TestGenerateShapes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "forms.go"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`package doc
+
+import "github.com/tppkit/psd2/internal/redact"
+
+type D struct{ N int }
+
+// String gives the count.
+func (d *D) form() *redact.Form { return redact.New("doc.D").Int("n", d.N) }
+
+// MarshalJSON writes the count.
+func (d *D) view() any { return d.N }
+
+type L struct{ URL string }
+
+// String is the link in full.
+func (l L) shown() string { return l.URL }
+
+// GoString describes l without its query.
+func (l L) form() *redact.Form { return redact.New("doc.L").Str("url", redact.URI(l.URL, nil)) }
+
+type E struct{ Code string }
+
+func (e *E) Error() string { return "doc: " + e.Code }
+
+// GoString describes e with its code.
+func (e *E) form() *redact.Form { return redact.NewGo("&doc.E").Str("Code", e.Code) }
+
+type V struct{ Code string }
+
+func (v *V) Error() string { return "doc: " + v.Code }
+
+// GoString describes v with its code.
+func (v V) form() *redact.Form { return redact.NewGo("doc.V").Str("Code", v.Code) }
+`)
+	src, err := Generate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(src)
+	for _, want := range []string{
+		"\t\"encoding/json\"\n",
+		"// String gives the count.\nfunc (d *D) String() string { return d.form().String() }",
+		"func (d *D) LogValue() slog.Value { return d.form().LogValue() }",
+		"// MarshalJSON writes the count.\nfunc (d *D) MarshalJSON() ([]byte, error) {\n\tif d == nil {\n\t\treturn []byte(\"null\"), nil\n\t}\n\treturn json.Marshal(d.view())\n}",
+		"// String is the link in full.\nfunc (l L) String() string { return l.shown() }",
+		"// GoString describes l without its query.\nfunc (l L) GoString() string { return l.form().String() }",
+		"func (l L) Format(st fmt.State, verb rune) { redact.Format(st, verb, l) }",
+		"func (l L) LogValue() slog.Value { return l.form().LogValue() }",
+		"func (e *E) String() string {\n\tif e == nil {\n\t\treturn \"<nil>\"\n\t}\n\treturn e.Error()\n}",
+		"// GoString describes e with its code.\nfunc (e *E) GoString() string { return e.form().String() }",
+		"func (e *E) Format(st fmt.State, verb rune) { redact.Format(st, verb, e) }",
+		"func (e *E) LogValue() slog.Value { return slog.StringValue(e.String()) }",
+		"func (v V) String() string { return v.Error() }",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("generated code lacks %q:\n%s", want, out)
+		}
+	}
+
+	for name, src := range map[string]string{
+		"an error's form with String's doc": `type E struct{}
+func (e *E) Error() string { return "" }
+// String describes e.
+func (e *E) form() *redact.Form { return redact.New("doc.E") }`,
+		"a shown text without a form": `type L struct{}
+// String is the link.
+func (l L) shown() string { return "" }`,
+		"a view on another receiver": `type L struct{}
+// String describes l.
+func (l L) form() *redact.Form { return redact.New("doc.L") }
+// MarshalJSON writes l.
+func (l *L) view() any { return nil }`,
+		"a view without MarshalJSON's doc": `type L struct{}
+// String describes l.
+func (l L) form() *redact.Form { return redact.New("doc.L") }
+func (l L) view() any { return nil }`,
+		"a shown text on an error": `type E struct{}
+func (e E) Error() string { return "" }
+// String is e.
+func (e E) shown() string { return "" }
+// GoString describes e.
+func (e E) form() *redact.Form { return redact.New("doc.E") }`,
+		"an unnamed receiver": `type L struct{}
+// String describes l.
+func (L) form() *redact.Form { return redact.New("doc.L") }`,
+	} {
+		write("package doc\n\nimport \"github.com/tppkit/psd2/internal/redact\"\n\n" + src + "\n")
+		if _, err := Generate(dir); err == nil {
+			t.Errorf("%s was accepted", name)
+		}
 	}
 }

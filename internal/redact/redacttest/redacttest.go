@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -66,6 +67,49 @@ func AssertHidden(t testing.TB, v any, secrets []string) map[string]string {
 			if strings.Contains(forms[name], s) {
 				t.Errorf("%T via %s shows %q: %s", v, name, s, forms[name])
 			}
+		}
+	}
+	return forms
+}
+
+// AssertVerbs fails t unless v prints as want under every verb of
+// [Verbs] (%q quoted) but %#v, which prints goWant: the Format that
+// internal/redact/gen writes, which no verb bypasses.
+func AssertVerbs(t testing.TB, v any, want, goWant string) {
+	t.Helper()
+	for _, verb := range Verbs {
+		w := want
+		switch verb {
+		case "%q":
+			w = strconv.Quote(want)
+		case "%#v":
+			w = goWant
+		}
+		if got := fmt.Sprintf(verb, v); got != w {
+			t.Errorf("%T via %s: %s, want %s", v, verb, got, w)
+		}
+	}
+}
+
+// AssertRedacted is [AssertHidden] for a v whose JSON is a redacted form
+// too (its MarshalJSON is generated from a view, not the document): its
+// json.Marshal, alone and inside a struct, is checked as well, under
+// "json" in the forms it returns. A v that does not marshal fails t.
+func AssertRedacted(t testing.TB, v any, secrets []string) map[string]string {
+	t.Helper()
+	forms := AssertHidden(t, v, secrets)
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatalf("%T: json.Marshal: %v", v, err)
+	}
+	nested, err := json.Marshal(struct{ V any }{v})
+	if err != nil {
+		t.Fatalf("%T: json.Marshal: %v", v, err)
+	}
+	forms["json"] = string(b)
+	for _, s := range secrets {
+		if strings.Contains(string(b), s) || strings.Contains(string(nested), s) {
+			t.Errorf("%T via json shows %q: %s", v, s, b)
 		}
 	}
 	return forms
