@@ -33,18 +33,18 @@ type bank interface {
 type emulatorBank struct{ s *emulator.Server }
 
 func (b emulatorBank) approve(ctx context.Context, link, customerNumber string) (string, error) {
-	u, err := b.s.Authorize(ctx, link, customerNumber)
+	u, err := b.s.Control().Authorize(ctx, link, customerNumber)
 	if err != nil {
 		return "", err
 	}
 	return u.String(), nil
 }
 
-func (b emulatorBank) runBatch(context.Context) error { b.s.RunBatch(); return nil }
+func (b emulatorBank) runBatch(context.Context) error { b.s.Control().RunBatch(); return nil }
 func (b emulatorBank) close()                         { b.s.Close() }
 
 // emulatorRedirectURI is the TPP-Redirect-URI used against the emulator.
-// Nothing listens there: Server.Authorize returns the callback URL instead
+// Nothing listens there: Controls.Authorize returns the callback URL instead
 // of sending a browser to it.
 const emulatorRedirectURI = "https://tpp.example/callback"
 

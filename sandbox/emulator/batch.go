@@ -40,7 +40,8 @@ var batchHours = [...]int{6, 9, 12, 15, 18}
 // 09:00, 12:00, 15:00 or 18:00 in the clock's own time zone (the Location
 // of the times [WithClock] returns), checked before each signed request;
 // the first request starts the schedule.
-func (s *Server) RunBatch() {
+func (c *Controls) RunBatch() {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runBatchLocked(s.now())

@@ -72,8 +72,8 @@ func (t Timeouts) configure(hs *http.Server, log *slog.Logger) {
 // Transactions count each TPP's sandbox on its own (a TPP fills only its
 // own); the others count the whole server. They apply to what arrives over HTTP
 // (the mock-data operations, payments, baskets, SCA) and to
-// [Server.Seed], not to the other in-process methods ([Server.NewTPP],
-// [Server.Trust], [Server.InjectFault]).
+// [Controls.Seed], not to the other in-process methods ([Server.NewTPP],
+// [Server.Trust], [Controls.InjectFault]).
 //
 // A request that would go past a cap gets 507 Insufficient Storage with a
 // tppMessage of code SYSTEM_ERROR whose path names the cap ("Limits.Payments")

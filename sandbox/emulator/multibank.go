@@ -70,7 +70,7 @@ func NewMultiBank(hosts []string, opts ...Option) (*MultiBank, error) {
 		m.banks[h] = s
 		m.hosts = append(m.hosts, h)
 	}
-	leaf, err := m.ca.serverLeaf(hosts, m.banks[hosts[0]].now())
+	leaf, err := m.ca.serverLeaf(hosts, m.banks[hosts[0]].wireNow())
 	if err != nil {
 		return nil, fmt.Errorf("emulator: NewMultiBank: %w", err)
 	}

@@ -30,7 +30,7 @@ const (
 const duplicateCode = "PAYMENT_FAILED"
 
 // Payment is a snapshot of a payment held by the emulator, as returned by
-// [Server.Payments]. Tests count them, look up the status a TPP should see
+// [Controls.Payments]. Tests count them, look up the status a TPP should see
 // and check that a retried request created nothing.
 //
 // The payment and signing-basket endpoints, and the rules they apply, are
@@ -108,7 +108,8 @@ func (p *payment) href() string {
 
 // Payments returns a snapshot of the payments created so far, oldest
 // first. Changing it does not change the emulator.
-func (s *Server) Payments() []Payment {
+func (c *Controls) Payments() []Payment {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]Payment, len(s.pay.list))

@@ -29,8 +29,8 @@ const (
 	scaBasket  scaKind = "basket"  // a signing basket (baskets.go)
 )
 
-// Errors of [Server.Authorize], [Server.AuthorizeCorporate] and
-// [Server.Reject].
+// Errors of [Controls.Authorize], [Controls.AuthorizeCorporate] and
+// [Controls.Reject].
 var (
 	// ErrAuthorisationUnknown means the scaRedirect is not a pending
 	// authorisation of this server (unknown, or already completed).
@@ -259,14 +259,15 @@ func stateOf(scaRedirect string) (string, error) {
 // (the customer's first agreement). For an unknown customer number it
 // returns the failure callback URL and an error wrapping [ErrSCAFailed].
 // It goes through the same code as a POST of the page's form.
-func (s *Server) Authorize(ctx context.Context, scaRedirect, customerNumber string) (*url.URL, error) {
-	return s.AuthorizeCorporate(ctx, scaRedirect, customerNumber, "")
+func (c *Controls) Authorize(ctx context.Context, scaRedirect, customerNumber string) (*url.URL, error) {
+	return c.AuthorizeCorporate(ctx, scaRedirect, customerNumber, "")
 }
 
-// AuthorizeCorporate is [Server.Authorize] for a corporate customer
+// AuthorizeCorporate is [Controls.Authorize] for a corporate customer
 // choosing the agreement agreementID (the id GET /v1/agreements lists;
 // empty means the first one).
-func (s *Server) AuthorizeCorporate(ctx context.Context, scaRedirect, customerNumber, agreementID string) (*url.URL, error) {
+func (c *Controls) AuthorizeCorporate(ctx context.Context, scaRedirect, customerNumber, agreementID string) (*url.URL, error) {
+	s := c.s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -280,7 +281,8 @@ func (s *Server) AuthorizeCorporate(ctx context.Context, scaRedirect, customerNu
 // Reject cancels the authorisation of scaRedirect as a PSU pressing
 // "cancel" would and returns the failure callback URL: TPP-Redirect-URI
 // with system, status, code (SCA_INVALID) and message (docs/interface.md section 6).
-func (s *Server) Reject(ctx context.Context, scaRedirect string) (*url.URL, error) {
+func (c *Controls) Reject(ctx context.Context, scaRedirect string) (*url.URL, error) {
+	s := c.s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 // Scenario controls: in-process methods that make the emulator behave as
 // the bank does in situations a TPP must handle but cannot bring about
 // over the interface. Their state lives in scenarioState (Server.scn),
-// guarded by s.mu. The payment batch on demand is [Server.RunBatch].
+// guarded by s.mu. The payment batch on demand is [Controls.RunBatch].
 
 // scenarioState is what the scenario controls set.
 type scenarioState struct {
@@ -26,11 +26,11 @@ type scenarioState struct {
 }
 
 // Role is a PSD2 role a TPP is registered for (docs/interface.md section
-// 1.2). A TPP is registered for both unless [Server.SetRoles] says
+// 1.2). A TPP is registered for both unless [Controls.SetRoles] says
 // otherwise.
 type Role uint8
 
-// The roles of [Server.SetRoles].
+// The roles of [Controls.SetRoles].
 const (
 	// RoleAISP: account information (accounts, card accounts, balances,
 	// transactions, consents).
@@ -48,7 +48,8 @@ const (
 // GET /v1/agreements serves both roles; the mock-data and TPP contact
 // operations serve any TPP. SetRoles(cert, RoleAISP|RolePISP) restores
 // the default.
-func (s *Server) SetRoles(cert *x509.Certificate, roles Role) {
+func (c *Controls) SetRoles(cert *x509.Certificate, roles Role) {
+	s := c.s
 	if cert == nil {
 		return
 	}
@@ -104,8 +105,9 @@ func (c *call) checkRole(pattern string) error {
 // account is still listed and read for every TPP, but a payment from it
 // fails: its SCA redirect reports 400 PAYMENT_FAILED and the payment is
 // RJCT, and one approved before is RJCT when the batch reaches it.
-// [Server.RestorePaymentPermission] undoes it.
-func (s *Server) RemovePaymentPermission(bban string) {
+// [Controls.RestorePaymentPermission] undoes it.
+func (c *Controls) RemovePaymentPermission(bban string) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.scn.noPayments == nil {
@@ -115,8 +117,9 @@ func (s *Server) RemovePaymentPermission(bban string) {
 }
 
 // RestorePaymentPermission gives back what
-// [Server.RemovePaymentPermission] removed.
-func (s *Server) RestorePaymentPermission(bban string) {
+// [Controls.RemovePaymentPermission] removed.
+func (c *Controls) RestorePaymentPermission(bban string) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.scn.noPayments, bban)
@@ -147,7 +150,8 @@ const onlineSCAWindow = 180 * 24 * time.Hour
 // SCA through the TPP afterwards counts as a new one. A zero time forgets
 // the setting: by default the emulator takes every PSU as recently
 // authenticated.
-func (s *Server) SetLastOnlineSCA(customerNumber string, at time.Time) {
+func (c *Controls) SetLastOnlineSCA(customerNumber string, at time.Time) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if at.IsZero() {
@@ -192,13 +196,14 @@ func (c *call) onlineSCARule(sess *session) error {
 // GrantAgreement gives the customer with customerNumber access to the
 // corporate agreement agreementID in the sandbox of the TPP of cert, as a
 // company gives an employee access: the PSU may then choose the CORPORATE
-// context with that agreement during SCA ([Server.AuthorizeInContext], or
+// context with that agreement during SCA ([Controls.AuthorizeInContext], or
 // "For a company" on the page), and in that context sees and pays from
 // the agreement's accounts only; in PRIVATE context it keeps its own
 // accounts (docs/interface.md section 1.9). It reports
 // [ErrUnknownTPP] for an unregistered certificate and an error for an
 // unknown customer or agreement.
-func (s *Server) GrantAgreement(cert *x509.Certificate, agreementID, customerNumber string) error {
+func (c *Controls) GrantAgreement(cert *x509.Certificate, agreementID, customerNumber string) error {
+	s := c.s
 	if cert == nil {
 		return ErrUnknownTPP
 	}
@@ -220,14 +225,15 @@ func (s *Server) GrantAgreement(cert *x509.Certificate, agreementID, customerNum
 	return nil
 }
 
-// AuthorizeInContext is [Server.Authorize] with the PSU choosing its
+// AuthorizeInContext is [Controls.Authorize] with the PSU choosing its
 // context on the authorisation page: contextName PRIVATE (its own
 // accounts; a corporate customer, who has none, fails the SCA with
 // CORPORATE_ID_INVALID) or CORPORATE with agreementID, one of its own
-// agreements or one it was granted ([Server.GrantAgreement]); empty takes
+// agreements or one it was granted ([Controls.GrantAgreement]); empty takes
 // its first). The callback carries context and, in CORPORATE context,
 // psu-corporate-id.
-func (s *Server) AuthorizeInContext(ctx context.Context, scaRedirect, customerNumber, contextName, agreementID string) (*url.URL, error) {
+func (c *Controls) AuthorizeInContext(ctx context.Context, scaRedirect, customerNumber, contextName, agreementID string) (*url.URL, error) {
+	s := c.s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

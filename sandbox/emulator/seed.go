@@ -15,7 +15,7 @@ import (
 // operations and an SCA per PSU would set up over many signed calls,
 // in one call.
 
-// SeedData is what [Server.Seed] adds in one step: customers (PSUs) with
+// SeedData is what [Controls.Seed] adds in one step: customers (PSUs) with
 // their accounts, card accounts, transactions and agreements and,
 // optionally, a ready AIS consent for the seeding TPP.
 //
@@ -48,7 +48,7 @@ type SeedCustomer struct {
 	// Agreements are a corporate customer's agreements. Empty: one
 	// agreement named after the customer covering all its accounts. A
 	// private customer's seed has none: a limit of Seed, not of the
-	// bank (see [Server.Seed]); POST /v1/sandbox/agreements gives a
+	// bank (see [Controls.Seed]); POST /v1/sandbox/agreements gives a
 	// private customer one.
 	Agreements []SeedAgreement
 	// Consent, when set, gives the seeding TPP a session with an AIS
@@ -174,7 +174,7 @@ type SeedConsent struct {
 	At time.Time
 }
 
-// SeedResult is what [Server.Seed] created: one [SeededCustomer] per
+// SeedResult is what [Controls.Seed] created: one [SeededCustomer] per
 // [SeedData.Customers] entry, in the same order.
 type SeedResult struct {
 	Customers []SeededCustomer
@@ -272,7 +272,7 @@ type SeededSession struct {
 	ConsentExpiresAt time.Time
 }
 
-// ErrUnknownTPP is returned by [Server.Seed] for a certificate that is not
+// ErrUnknownTPP is returned by [Controls.Seed] for a certificate that is not
 // registered ([Server.NewTPP], [Server.Trust], [WithTrustedCertificates]).
 var ErrUnknownTPP = errors.New("emulator: the TPP certificate is not registered")
 
@@ -280,7 +280,7 @@ var ErrUnknownTPP = errors.New("emulator: the TPP certificate is not registered"
 // the server past one of its [Limits].
 var ErrSeedLimit = errors.New("emulator: past the server's limits")
 
-// SeedError is the error of [Server.Seed] for data it refuses. Nothing is
+// SeedError is the error of [Controls.Seed] for data it refuses. Nothing is
 // stored.
 type SeedError struct {
 	// Path names the refused field ("Customers[3].Accounts[0].BBAN") or,
@@ -323,7 +323,8 @@ func (e *SeedError) Unwrap() error { return e.Err }
 // cap) and nothing is stored. It is safe to call
 // while the server serves requests: the checks and most of the work run
 // before it takes the server's lock, which it then holds only to insert.
-func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData) (SeedResult, error) {
+func (c *Controls) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData) (SeedResult, error) {
+	s := c.s
 	if err := ctx.Err(); err != nil {
 		return SeedResult{}, err
 	}

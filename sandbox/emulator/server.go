@@ -129,8 +129,8 @@ type Server struct {
 	certCacheLen atomic.Int64 // entries stored or refused, bounds certCache
 	ca           *authority
 
-	now         func() time.Time
-	knownIssues bool // section 4.2 (NDCT unreadable before approval): on by default
+	clock       bankClock // the bank's clock over the server's (clock.go)
+	knownIssues bool      // section 4.2 (NDCT unreadable before approval): on by default
 	log         *slog.Logger
 
 	// unfilteredPending: the production platform's section 8 issue
@@ -170,6 +170,8 @@ type Server struct {
 	contacts contactState  // tpp.go: the TPPs' contact addresses
 	usage    tppUsage      // tppcaps.go: what each TPP holds of the per-TPP caps
 	scn      scenarioState // scenario.go: what the scenario controls set
+
+	ctl Controls // Control: c.s is the server
 }
 
 // NewServer starts an emulator on 127.0.0.1 with a fresh certificate
@@ -198,7 +200,7 @@ func NewServer(opts ...Option) *Server {
 // tests).
 func newServer(opts ...Option) *Server {
 	s := &Server{
-		now:         time.Now,
+		clock:       bankClock{wire: time.Now},
 		knownIssues: true,
 		log:         slog.New(slog.DiscardHandler),
 		tpps:        map[string]*tpp{},
@@ -207,11 +209,12 @@ func newServer(opts ...Option) *Server {
 		psus:        map[psuKey]string{},
 		stores:      map[string]*store{},
 	}
+	s.ctl.s = s
 	for _, o := range opts {
 		o(s)
 	}
 	s.limits = s.limits.withDefaults()
-	ca, err := newAuthority(s.now())
+	ca, err := newAuthority(s.wireNow())
 	if err != nil {
 		panic(fmt.Sprintf("emulator: cannot create the certificate authority: %v", err))
 	}
@@ -224,6 +227,14 @@ func newServer(opts ...Option) *Server {
 	s.handler = s.routes()
 	return s
 }
+
+// now is the bank's time: the server's clock as the clock controls moved
+// it (clock.go).
+func (s *Server) now() time.Time { return s.clock.now() }
+
+// wireNow is the server's own clock ([WithClock], else time.Now): the
+// Date header, the Date window and certificates follow it (clock.go).
+func (s *Server) wireNow() time.Time { return s.clock.wire() }
 
 // Close shuts the server down and blocks until all requests have finished.
 // Hanging requests of injected faults are released.
@@ -323,7 +334,7 @@ func apiPath(r *http.Request) string {
 // request's X-Request-ID.
 func (s *Server) setCommonHeaders(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Date", s.now().UTC().Format(http.TimeFormat))
+	h.Set("Date", s.wireNow().UTC().Format(http.TimeFormat))
 	if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 100 {
 		h.Set("X-Request-ID", id)
 	}

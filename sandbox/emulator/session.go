@@ -262,7 +262,8 @@ func (c *call) budget(resource, op string) error {
 // directly with the bank, docs/interface.md section 1.8): later AIS calls of any TPP for
 // that customer get 403 CONSENT_UNKNOWN until the PSU goes through SCA
 // again. An unknown customer number is ignored.
-func (s *Server) RevokeConsent(customerNumber string) {
+func (c *Controls) RevokeConsent(customerNumber string) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, st := range s.sessions {

@@ -224,7 +224,7 @@ func (s *Server) NewTPP(name string) (*signing.Credentials, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emulator: NewTPP: %w", err)
 	}
-	cert, err := s.ca.issue(name, key.Public(), s.now())
+	cert, err := s.ca.issue(name, key.Public(), s.wireNow())
 	if err != nil {
 		return nil, fmt.Errorf("emulator: NewTPP: %w", err)
 	}
