@@ -96,25 +96,6 @@ func (s *Server) initialize(c *call) error {
 	return c.reply(http.StatusOK, c.data().customersJSON(true, true))
 }
 
-// resetSandboxLocked is the sandbox initialisation of the TPP owner (its
-// tppIdentity): its sandbox (views.go) is replaced by the default data as
-// in a new server, with exactly the default customers (CustomerKari,
-// CustomerOla, CustomerFjordlys, CustomerTestfirma), their accounts, card
-// accounts, balances, transactions and agreements, a deleted one
-// included. What owner created or changed (customers, mock accounts and
-// transactions, agreements, booked payments) is gone; the sandboxes of
-// other TPPs are not touched. Transaction ids stay unique within the
-// TPP's sandbox. The PSU-IDs, sessions and access budgets owner held for
-// removed customers and accounts go too.
-func (s *Server) resetSandboxLocked(owner string, now time.Time) {
-	st := newDefaultStore(now)
-	if old := s.storeOf(owner); old != nil {
-		st.seq = max(st.seq, old.seq)
-	}
-	s.stores[owner] = st
-	s.forgetRemovedLocked(owner)
-}
-
 // reserved holds the customer numbers and BBANs of the default data, which
 // created customers and accounts may not take (see resetSandboxLocked).
 var reserved = sync.OnceValue(func() struct{ numbers, bbans map[string]bool } {
@@ -188,24 +169,6 @@ func (s *Server) deleteCustomer(c *call) error {
 	c.data().removeCustomer(cu)
 	s.forgetCustomerLocked(c.tpp.id, cu)
 	return c.replyEmpty(http.StatusNoContent)
-}
-
-// owner finds the customer a mock object belongs to, by customerId or
-// customerNumber.
-func (s *Server) owner(st *store, id, number string) (*customer, error) {
-	var cu *customer
-	switch {
-	case id != "":
-		cu = st.customerByID(id)
-	case number != "":
-		cu = st.customerByNumber(number)
-	default:
-		return nil, newError(http.StatusBadRequest, "FORMAT_ERROR", "customerId or customerNumber is required.").at("customerId")
-	}
-	if cu == nil {
-		return nil, errNotFound("The customer is unknown.").at("customerId")
-	}
-	return cu, nil
 }
 
 // flexAmount is an amount as mock data sends it: a string or a number.

@@ -127,12 +127,12 @@ func (c *Controls) RestorePaymentPermission(bban string) {
 
 // paymentBlocked reports whether the bank removed payment permission on
 // the debtor account of ref (s.mu held).
-func (s *Server) paymentBlocked(st *store, ref *paymentrules.Account) bool {
-	if len(s.scn.noPayments) == 0 || st == nil {
+func (bk *bank) paymentBlocked(st *store, ref *paymentrules.Account) bool {
+	if len(bk.scn.noPayments) == 0 || st == nil {
 		return false
 	}
 	a := st.debtorAccount(ref)
-	return a != nil && s.scn.noPayments[a.bban]
+	return a != nil && bk.scn.noPayments[a.bban]
 }
 
 // onlineSCAWindow is how recently the PSU must have authenticated at the
@@ -166,9 +166,9 @@ func (c *Controls) SetLastOnlineSCA(customerNumber string, at time.Time) {
 
 // notedSCA records an SCA the PSU completed through a TPP at now, where
 // SetLastOnlineSCA set a time (s.mu held).
-func (s *Server) notedSCA(customerNumber string, now time.Time) {
-	if at, ok := s.scn.onlineSCA[customerNumber]; ok && now.After(at) {
-		s.scn.onlineSCA[customerNumber] = now
+func (bk *bank) notedSCA(customerNumber string, now time.Time) {
+	if at, ok := bk.scn.onlineSCA[customerNumber]; ok && now.After(at) {
+		bk.scn.onlineSCA[customerNumber] = now
 	}
 }
 

@@ -163,8 +163,8 @@ func scenarioRemove(st *store, a *account, t *transaction) {
 // scenarioAccount finds the account with resource id id in whichever TPP's
 // sandbox holds it (resource ids are unique across them), with that
 // sandbox. Needs s.mu held.
-func (s *Server) scenarioAccount(id string) (*store, *account) {
-	for _, st := range s.stores {
+func (bk *bank) scenarioAccount(id string) (*store, *account) {
+	for _, st := range bk.stores {
 		if a := st.accountByID(id); a != nil {
 			return st, a
 		}

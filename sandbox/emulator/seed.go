@@ -630,8 +630,8 @@ var seedAgreementRoles = []string{"VIEW", "REGISTER"}
 
 // commitSeedLocked checks the seed against the server's limits and data
 // and stores it, all or nothing. Needs s.mu held for writing.
-func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
-	st, l := s.ensureStoreLocked(b.tppID, b.now), s.limits
+func (bk *bank) commitSeedLocked(b *seeder, plan []*seedPlan) error {
+	st, l := bk.ensureStoreLocked(b.tppID, b.now), bk.limits
 	for _, c := range []struct {
 		have, add, limit int
 		field, what      string
@@ -640,7 +640,7 @@ func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
 		{len(st.accounts) + len(st.cards), b.counts.accounts, l.Accounts, "Accounts", "accounts and card accounts"},
 		{len(st.agreements), b.counts.agreements, l.Agreements, "Agreements", "agreements"},
 		{st.txCount, b.counts.transactions, l.Transactions, "Transactions", "transactions"},
-		{len(s.sessions), b.counts.sessions, l.Sessions, "Sessions", "PSU sessions"},
+		{len(bk.sessions), b.counts.sessions, l.Sessions, "Sessions", "PSU sessions"},
 	} {
 		if c.have+c.add > c.limit {
 			return &SeedError{Path: "Limits." + c.field, Err: ErrSeedLimit,
@@ -695,10 +695,10 @@ func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
 			st.addAgreement(cu, ag)
 		}
 		if p.consent != nil {
-			p.psuID = s.psuID(b.tppID, cu.number)
+			p.psuID = bk.psuID(b.tppID, cu.number)
 			k := sessionKey{b.tppID, p.psuID}
-			s.psus[k] = cu.number
-			s.sessions[k] = p.consent
+			bk.psus[k] = cu.number
+			bk.sessions[k] = p.consent
 		}
 	}
 	return nil

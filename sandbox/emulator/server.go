@@ -21,6 +21,13 @@ package emulator
 // Date window, Digest, JSON body and its characters) and answers 400/401
 // itself when they fail. The handler only runs for a verified request.
 //
+// Surface and model. The Server is the HTTP surface; the bank's model is
+// the bank it embeds (bank.go), whose methods never see a request or an
+// answer. A handler reads the call, asks the bank (s.storeOf,
+// s.customerForPSU, s.finishSCA... are bank methods reached through the
+// embedding) and answers. Model code goes in the bank_*.go files, data.go,
+// batch.go and the like, as a method of *bank.
+//
 // Handlers. Every handler is a method of the Server taking the verified
 // call, func (s *Server) name(c *call) error, registered as s.name; helpers
 // it shares with other handlers take the call too (s.lookupPayment(c),
@@ -125,22 +132,16 @@ type Server struct {
 	ts      *httptest.Server
 	handler http.Handler
 
+	*bank // the bank's model behind the HTTP surface (bank.go)
+
 	certCache    sync.Map     // TPP-Signature-Certificate value -> *x509.Certificate (auth.go)
 	certCacheLen atomic.Int64 // entries stored or refused, bounds certCache
 	ca           *authority
 
-	clock       bankClock // the bank's clock over the server's (clock.go)
-	knownIssues bool      // section 4.2 (NDCT unreadable before approval): on by default
-	log         *slog.Logger
-
-	// unfilteredPending: the production platform's section 8 issue
-	// (pending transactions unfiltered), off by default as in the sandbox;
-	// WithKnownIssues(true) turns it on.
-	unfilteredPending bool
+	log *slog.Logger
 
 	listener net.Listener
 	timeouts Timeouts // WithTimeouts; zero fields take DefaultTimeouts
-	limits   Limits   // WithLimits, completed with DefaultLimits in newServer
 
 	clientOnce sync.Once
 	client     *http.Client
@@ -153,23 +154,8 @@ type Server struct {
 	resp        *respSigning // the answers' signing key, when signAnswers
 
 	requestIDs requestIDLog // X-Request-IDs seen (auth.go); has its own lock
-
-	// mu guards everything below, and the state of the payment, basket and
-	// fault files.
-	mu       sync.RWMutex // read lock: the read-only AIS calls (data.go, run)
-	tpps     map[string]*tpp
-	stores   map[string]*store // tppIdentity -> that TPP's sandbox (views.go)
-	flows    map[string]*scaFlow
-	sessions map[sessionKey]*psuState
-	psus     map[psuKey]string // (TPP, PSU-ID) -> customer number
-	budgets  budgetTable       // limits.go: its own sharded locks
-	lk       lockState         // data.go: the read-only routes; lock-wait timing in tests
-	pay      paymentState
-	baskets  basketState
-	faults   faultState
-	contacts contactState  // tpp.go: the TPPs' contact addresses
-	usage    tppUsage      // tppcaps.go: what each TPP holds of the per-TPP caps
-	scn      scenarioState // scenario.go: what the scenario controls set
+	lk         lockState    // data.go: the read-only routes; lock-wait timing in tests
+	faults     faultState   // faults.go: guarded by the bank's mu
 
 	ctl Controls // Control: c.s is the server
 }
@@ -199,16 +185,7 @@ func NewServer(opts ...Option) *Server {
 // newServer builds a server without a listener (for Handler-only use and
 // tests).
 func newServer(opts ...Option) *Server {
-	s := &Server{
-		clock:       bankClock{wire: time.Now},
-		knownIssues: true,
-		log:         slog.New(slog.DiscardHandler),
-		tpps:        map[string]*tpp{},
-		flows:       map[string]*scaFlow{},
-		sessions:    map[sessionKey]*psuState{},
-		psus:        map[psuKey]string{},
-		stores:      map[string]*store{},
-	}
+	s := &Server{bank: newBank(), log: slog.New(slog.DiscardHandler)}
 	s.ctl.s = s
 	for _, o := range opts {
 		o(s)
@@ -227,10 +204,6 @@ func newServer(opts ...Option) *Server {
 	s.handler = s.routes()
 	return s
 }
-
-// now is the bank's time: the server's clock as the clock controls moved
-// it (clock.go).
-func (s *Server) now() time.Time { return s.clock.now() }
 
 // wireNow is the server's own clock ([WithClock], else time.Now): the
 // Date header, the Date window and certificates follow it (clock.go).

@@ -83,21 +83,21 @@ type session struct {
 }
 
 // psuID returns the PSU-ID the SCA redirect gives tppID for a customer.
-func (s *Server) psuID(tppID, customerNumber string) string {
+func (bk *bank) psuID(tppID, customerNumber string) string {
 	return uuid.NewSHA1(psuNamespace, []byte(tppID+"/"+customerNumber)).String()
 }
 
 // customerForPSU returns the customer behind psuID for tppID, or nil when
 // no SCA of this TPP produced that PSU-ID. Needs s.mu held.
-func (s *Server) customerForPSU(tppID, psuID string) *customer {
+func (bk *bank) customerForPSU(tppID, psuID string) *customer {
 	if id, ok := rules.CanonicalUUID(psuID); ok {
 		psuID = id
 	}
-	n, ok := s.psus[psuKey{tppID, psuID}]
+	n, ok := bk.psus[psuKey{tppID, psuID}]
 	if !ok {
 		return nil
 	}
-	return s.storeOf(tppID).customerByNumber(n)
+	return bk.storeOf(tppID).customerByNumber(n)
 }
 
 // checkPSU checks the PSU a payment or signing basket is created for

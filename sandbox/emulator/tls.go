@@ -260,8 +260,8 @@ func (s *Server) Trust(cert *x509.Certificate) {
 	s.trustLocked(cert, cert.Subject.CommonName)
 }
 
-func (s *Server) trustLocked(cert *x509.Certificate, name string) {
-	s.tpps[fingerprint(cert)] = &tpp{id: tppIdentity(cert), name: name, cert: cert}
+func (bk *bank) trustLocked(cert *x509.Certificate, name string) {
+	bk.tpps[fingerprint(cert)] = &tpp{id: tppIdentity(cert), name: name, cert: cert}
 }
 
 // CACertificate returns the emulator's certificate authority: it signed the
