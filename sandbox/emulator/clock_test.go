@@ -64,6 +64,10 @@ func TestAdvanceMovesConsentsNotTheDateWindow(t *testing.T) {
 		return c.get("/v1/accounts/"+id+"/balances", hdr("PSU-ID", psu), hdr("TPP-Session-ID", sid))
 	}
 	require.Equal(t, http.StatusOK, balances().status)
+	given := s.Control().Now()
+	assert.Equal(t, []Consent{{Given: given, Expires: given.Add(90 * 24 * time.Hour)}},
+		s.Control().Consents(c.creds.Certificate, CustomerKari))
+	assert.Empty(t, s.Control().Consents(c.creds.Certificate, CustomerOla), "no consent of another customer")
 
 	s.Control().Advance(89 * 24 * time.Hour)
 	r := balances()
@@ -75,4 +79,7 @@ func TestAdvanceMovesConsentsNotTheDateWindow(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, r.status, string(r.body))
 	code, _ := r.problem(t)
 	assert.Equal(t, "CONSENT_EXPIRED", code)
+
+	s.Control().RevokeConsent(CustomerKari)
+	assert.Empty(t, s.Control().Consents(c.creds.Certificate, CustomerKari), "revoked")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -245,4 +246,42 @@ func (c *Controls) AuthorizeInContext(ctx context.Context, scaRedirect, customer
 		return nil, err
 	}
 	return s.finishSCA(st, scaInput{customerNumber: customerNumber, agreementID: agreementID, context: contextName})
+}
+
+// Consent is an AIS consent the bank holds for a PSU at a TPP, as
+// [Controls.Consents] reports it.
+type Consent struct {
+	// CorporateID is the agreement the consent is for (PSU-Corporate-ID),
+	// "" for a private PSU's own accounts.
+	CorporateID string
+	// Given is when the SCA that granted it completed, on the bank's clock.
+	Given time.Time
+	// Expires is when it ends: Given plus the bank's consent validity.
+	// From then on AIS calls get 401 CONSENT_EXPIRED with a scaRedirect.
+	Expires time.Time
+}
+
+// Consents returns the AIS consents the customer with customerNumber gave
+// the TPP of cert, ordered by CorporateID: none before the first consent
+// SCA, after [Controls.RevokeConsent], or for an unknown TPP or customer.
+// A test reads from it how many days a consent has left on the bank's
+// clock ([Controls.Now]), which the bank's answers do not say.
+func (c *Controls) Consents(cert *x509.Certificate, customerNumber string) []Consent {
+	if cert == nil {
+		return nil
+	}
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	id := tppIdentity(cert)
+	st := s.sessions[sessionKey{id, s.psuID(id, customerNumber)}]
+	if st == nil || st.revoked {
+		return nil
+	}
+	out := make([]Consent, 0, len(st.consents))
+	for corp, at := range st.consents {
+		out = append(out, Consent{CorporateID: corp, Given: at, Expires: at.Add(consentValidity)})
+	}
+	slices.SortFunc(out, func(a, b Consent) int { return strings.Compare(a.CorporateID, b.CorporateID) })
+	return out
 }
