@@ -28,7 +28,8 @@ import (
 // frozen reading. The zero value reads the server's clock through wire,
 // which newServer sets.
 type bankClock struct {
-	wire func() time.Time // the server's clock: WithClock, else time.Now
+	wire   func() time.Time // the server's clock: WithClock, else time.Now
+	custom bool             // wire is WithClock's: it may move at any time (outages.go polls it)
 
 	mu     sync.RWMutex
 	offset time.Duration // added to wire while running

@@ -57,12 +57,12 @@ func (c *Controls) Now() time.Time { return c.s.now() }
 // so clients go on signing with their real time (as a real bank's clock
 // cannot be moved by a TPP). With [WithClock] both start from the clock
 // given; without clock controls they read the same.
-func (c *Controls) SetTime(t time.Time) { c.s.clock.set(t) }
+func (c *Controls) SetTime(t time.Time) { c.s.clock.set(t); c.s.syncDoor() }
 
 // Advance moves the bank's clock by d (negative: back), frozen or not:
 // Advance(89*24*time.Hour) takes a consent given now to its 89th day. A
 // batch slot passed on the way runs at the next request, once.
-func (c *Controls) Advance(d time.Duration) { c.s.clock.advance(d) }
+func (c *Controls) Advance(d time.Duration) { c.s.clock.advance(d); c.s.syncDoor() }
 
 // Freeze stops the bank's clock at its current reading until
 // [Controls.Resume]; [Controls.Advance] and [Controls.SetTime] still move
@@ -72,4 +72,4 @@ func (c *Controls) Freeze() { c.s.clock.freeze() }
 
 // Resume lets the bank's clock run again from where [Controls.Freeze]
 // stopped it.
-func (c *Controls) Resume() { c.s.clock.resume() }
+func (c *Controls) Resume() { c.s.clock.resume(); c.s.syncDoor() }

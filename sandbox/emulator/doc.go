@@ -35,7 +35,8 @@
 // seeding many PSUs at once ([Controls.Seed]), what a bank does between
 // two reads (id churn, pending to booked, re-consent, revoked consent,
 // roles, removed payment permission, the 180-day rule), the payment batch
-// ([Controls.RunBatch]), faults ([Controls.InjectFault]), and the bank's clock
+// ([Controls.RunBatch]), faults and outages over a time span
+// ([Controls.InjectFault], [Controls.Outage]), and the bank's clock
 // ([Controls.Advance], [Controls.Freeze]).
 //
 // # Several banks

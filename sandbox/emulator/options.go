@@ -20,7 +20,7 @@ type Option func(*Server)
 func WithClock(now func() time.Time) Option {
 	return func(s *Server) {
 		if now != nil {
-			s.clock.wire = now
+			s.clock.wire, s.clock.custom = now, true
 		}
 	}
 }

@@ -156,6 +156,8 @@ type Server struct {
 	requestIDs requestIDLog // X-Request-IDs seen (auth.go); has its own lock
 	lk         lockState    // data.go: the read-only routes; lock-wait timing in tests
 	faults     faultState   // faults.go: guarded by the bank's mu
+	out        outageState  // outages.go: its own lock
+	closeOnce  sync.Once
 
 	ctl Controls // Control: c.s is the server
 }
@@ -172,6 +174,9 @@ func NewServer(opts ...Option) *Server {
 		_ = s.ts.Listener.Close()
 		s.ts.Listener = s.listener
 	}
+	s.out.gate = newGate(s.ts.Listener) // outages shut it (outages.go)
+	s.ts.Listener = s.out.gate
+	s.out.closing = s.ts.CloseClientConnections
 	s.timeouts.configure(s.ts.Config, s.log)
 	s.ts.TLS = &tls.Config{
 		MinVersion:   tls.VersionTLS12,
@@ -186,6 +191,7 @@ func NewServer(opts ...Option) *Server {
 // tests).
 func newServer(opts ...Option) *Server {
 	s := &Server{bank: newBank(), log: slog.New(slog.DiscardHandler)}
+	s.out.done = make(chan struct{})
 	s.ctl.s = s
 	for _, o := range opts {
 		o(s)
@@ -212,7 +218,8 @@ func (s *Server) wireNow() time.Time { return s.clock.wire() }
 // Close shuts the server down and blocks until all requests have finished.
 // Hanging requests of injected faults are released.
 func (s *Server) Close() {
-	s.clientOnce.Do(func() {}) // no client made after Close
+	s.closeOnce.Do(func() { close(s.out.done) }) // outages.go: held requests, the doorman
+	s.clientOnce.Do(func() {})                   // no client made after Close
 	if s.client != nil {
 		s.client.CloseIdleConnections()
 	}
@@ -272,16 +279,23 @@ func (s *Server) routes() http.Handler {
 	if s.resp != nil {
 		answers = s.signedAnswers(api)
 	}
-	root := http.NewServeMux()
-	root.Handle(apiPrefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	faulted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if f := s.takeFault(r); f != nil {
 			s.serveFault(w, r, f, answers)
 			return
 		}
 		answers.ServeHTTP(w, r)
+	})
+	root := http.NewServeMux()
+	root.Handle(apiPrefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d, _ := s.out.current(s.now()); d != nil { // outages.go
+			s.serveOutage(w, r, d, faulted)
+			return
+		}
+		faulted.ServeHTTP(w, r)
 	}))
 	root.HandleFunc(scaPagePath, s.serveSCAPage)
-	return s.logged(root)
+	return s.logged(s.refusing(root))
 }
 
 // allowedMethods lists the methods that have an endpoint at r's path.
