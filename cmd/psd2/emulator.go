@@ -18,6 +18,8 @@ type emulatorInfo struct {
 	TPPCert string            `json:"tppCert,omitempty"`
 	TPPKey  string            `json:"tppKey,omitempty"`
 	Trusted int               `json:"trusted,omitempty"`
+	// Control is the control API (with -control): its URL and token.
+	Control *emulatorcmd.ControlInfo `json:"control,omitempty"`
 }
 
 // runEmulator serves the emulator until interrupted, with every flag of
@@ -25,7 +27,10 @@ type emulatorInfo struct {
 // -known-issues, timeouts, -limit): one bank or, with -banks, one host
 // name per bank id, "<id>.localhost", on one listener.
 func runEmulator(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("emulator", "[-banks id,id...] [-addr 127.0.0.1:0] [-out DIR] [-tpp NAME | -trust cert.pem] [-limit name=N] ...")
+	if len(args) > 0 && args[0] == "ctl" {
+		return runEmulatorCtl(ctx, e, args[1:])
+	}
+	fs := e.flags("emulator", "[-banks id,id...] [-addr 127.0.0.1:0] [-control 127.0.0.1:0] [-out DIR] [-tpp NAME | -trust cert.pem] [-limit name=N] ...\n       psd2 emulator ctl [-out DIR | -control URL -token T] [-bank ID] <control> [name=value ... | JSON]")
 	ids := fs.String("banks", "", "comma-separated bank ids to serve at once, each at <id>.localhost (default: one bank)")
 	cfg := emulatorcmd.Register(fs)
 	if err := parse(fs, args, false); err != nil {
@@ -48,7 +53,7 @@ func runEmulator(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer r.Close()
-	info := emulatorInfo{URLs: map[string]string{}, Addr: r.Addr, CA: r.CA, TPPCert: r.TPPCert, TPPKey: r.TPPKey, Trusted: r.Trusted}
+	info := emulatorInfo{URLs: map[string]string{}, Addr: r.Addr, CA: r.CA, TPPCert: r.TPPCert, TPPKey: r.TPPKey, Trusted: r.Trusted, Control: r.Control}
 	for h, u := range r.URLs {
 		info.URLs[strings.TrimSuffix(h, ".localhost")] = u
 	}
@@ -69,6 +74,9 @@ func runEmulator(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(w, "  TPP cert: %s\n  TPP key:  %s\n", info.TPPCert, info.TPPKey)
 		}
 		fmt.Fprintf(w, "  %s\n", emulatorcmd.Customers())
+		if info.Control != nil {
+			fmt.Fprintf(w, "  control:  %s  token %s\n            (psd2 emulator ctl -out %s <control>; GET /controls lists them)\n", info.Control.URL, info.Control.Token, cfg.Out)
+		}
 		if _, port, err := net.SplitHostPort(info.Addr); err == nil && *ids != "" {
 			fmt.Fprintf(w, "  (curl: --resolve <id>.localhost:%s:127.0.0.1 if your curl does not resolve .localhost)\n", port)
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 
@@ -27,6 +28,9 @@ type Running struct {
 	TPPCert, TPPKey string
 	// Trusted counts the certificates registered from -trust files.
 	Trusted int
+	// Control is the control API's address and token, with -control
+	// (also in control.json in the -out directory, ControlFile).
+	Control *ControlInfo
 
 	close func()
 }
@@ -64,9 +68,10 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 	r := &Running{URLs: map[string]string{}, Trusted: len(trusted)}
 	var ca *x509.Certificate
 	var newTPP func(string) (*signing.Credentials, error)
+	var control func(token string) http.Handler
 	if len(hosts) == 0 {
 		s := emulator.NewServer(opts...)
-		r.close, ca, newTPP = s.Close, s.CACertificate(), s.NewTPP
+		r.close, ca, newTPP, control = s.Close, s.CACertificate(), s.NewTPP, s.ControlHandler
 		r.URLs["emulator"], r.Addr = s.URL, l.Addr().String()
 	} else {
 		m, err := emulator.NewMultiBank(hosts, opts...)
@@ -74,7 +79,7 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 			_ = l.Close()
 			return nil, UsageError{err}
 		}
-		r.close, ca, newTPP = m.Close, m.CACertificate(), m.NewTPP
+		r.close, ca, newTPP, control = m.Close, m.CACertificate(), m.NewTPP, m.ControlHandler
 		for _, h := range hosts {
 			r.URLs[h] = m.URL(h)
 		}
@@ -83,6 +88,15 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 	if err := r.write(cfg, ca, newTPP, len(trusted) == 0); err != nil {
 		r.Close()
 		return nil, err
+	}
+	if cfg.Control != "" {
+		info, stop, err := startControl(cfg, control)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		bank := r.close
+		r.Control, r.close = &info, func() { stop(); bank() }
 	}
 	return r, nil
 }

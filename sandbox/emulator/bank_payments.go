@@ -20,37 +20,37 @@ import (
 // described in the package documentation (Payments; Signing baskets).
 type Payment struct {
 	// ID is the paymentId (enc!!<base64url of 48 bytes>).
-	ID string
+	ID string `json:"id"`
 	// Service is payments, periodic-payments or bulk-payments.
-	Service string
+	Service string `json:"service"`
 	// Product is the payment product of the path, e.g.
 	// norwegian-domestic-credit-transfers.
-	Product string
+	Product string `json:"product"`
 	// Status is the transactionStatus (RCVD, PDNG, ACTC, ACSC, ACCP, RJCT,
 	// CANC).
-	Status string
+	Status string `json:"status"`
 	// FundsAvailable is false when the batch found too little money
 	// (status ACCP); nil otherwise.
-	FundsAvailable *bool
+	FundsAvailable *bool `json:"fundsAvailable"`
 	// RequestID is the X-Request-ID of the request that created it.
-	RequestID string
+	RequestID string `json:"requestId"`
 	// Amount is the instructed amount (for a bulk payment the sum of its
 	// payments).
-	Amount money.Amount
+	Amount money.Amount `json:"amount"`
 	// Fee is the transactionFees of the creation answer, nil when none.
-	Fee *money.Amount
+	Fee *money.Amount `json:"fee"`
 	// DebtorAccount and CreditorAccount are the bban, iban or card
 	// identification of the request (a bulk payment: CreditorAccount of
 	// its first payment).
-	DebtorAccount   string
-	CreditorAccount string
-	CreditorName    string
+	DebtorAccount   string `json:"debtorAccount"`
+	CreditorAccount string `json:"creditorAccount"`
+	CreditorName    string `json:"creditorName"`
 	// RequestedExecutionDate is the requested date (YYYY-MM-DD) or "".
-	RequestedExecutionDate string
+	RequestedExecutionDate string `json:"requestedExecutionDate"`
 	// BasketID is the signing basket holding the payment, or "".
-	BasketID string
+	BasketID string `json:"basketId"`
 	// Created is the emulator time of creation.
-	Created time.Time
+	Created time.Time `json:"created"`
 }
 
 // paymentState is the payments' part of the Server state (guarded by s.mu).

@@ -39,6 +39,14 @@
 // ([Controls.InjectFault], [Controls.Outage]), and the bank's clock
 // ([Controls.Advance], [Controls.Freeze]).
 //
+// # Control API
+//
+// [Server.ControlHandler] serves the same controls as JSON over HTTP,
+// behind a bearer token, for tests in any language; `psd2 emulator
+// -control ADDR` runs it on a loopback listener of its own (the bank's
+// listener never serves a control), and `psd2 emulator ctl` calls it from
+// a shell.
+//
 // # Several banks
 //
 // [NewMultiBank] serves several banks at once, each with its own data,

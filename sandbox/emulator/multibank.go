@@ -216,3 +216,20 @@ func (m *MultiBank) Close() {
 	m.ts.CloseClientConnections()
 	m.ts.Close()
 }
+
+// ControlHandler returns the control API of every bank (see
+// [Server.ControlHandler]): a request names its bank with ?bank=, the
+// bank's host name or its first label ("alpha" for alpha.localhost).
+func (m *MultiBank) ControlHandler(token string) http.Handler {
+	banks := map[string]*Server{}
+	var ids []string
+	for _, h := range m.hosts {
+		id, _, _ := strings.Cut(h, ".")
+		banks[h] = m.banks[h]
+		if banks[id] == nil {
+			banks[id] = m.banks[h]
+		}
+		ids = append(ids, id)
+	}
+	return newControlAPI(token, banks, ids)
+}

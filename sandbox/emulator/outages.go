@@ -165,6 +165,7 @@ type outageState struct {
 	mu   sync.Mutex
 	list []*disruption
 
+	door    sync.Mutex    // serialises the decisions to shut or open the gate (syncDoor)
 	gate    *gateListener // the bank's own listener (NewServer), nil in a Handler
 	closing func()        // closes the connections of the bank's own listener
 	watch   bool          // the doorman goroutine runs
@@ -202,18 +203,22 @@ func (s *Server) addDisruption(d *disruption) {
 // bank's clock's reading, at once: the controls call it, so that after
 // Outage, Advance or EndOutages returns the listener is as they say. The
 // doorman does the same as the clock runs.
-func (s *Server) syncDoor() {
+func (s *Server) syncDoor() (refused, open bool) {
 	o := &s.out
 	if o.gate == nil {
-		return
+		return false, true
 	}
+	// One decision at a time, each on a fresh reading of the clock: the
+	// last to run is right, whoever it is.
+	o.door.Lock()
+	defer o.door.Unlock()
 	if _, refused := o.current(s.now()); refused {
 		if o.gate.shut() && o.closing != nil {
 			o.closing()
 		}
-		return
+		return true, false
 	}
-	o.gate.open()
+	return false, o.gate.open()
 }
 
 // EndOutages ends every outage, slow bank and 429 storm at once: the
@@ -407,12 +412,8 @@ func (s *Server) doorman() {
 	o := &s.out
 	for {
 		now := s.now()
-		_, refused := o.current(now)
-		if refused {
-			if o.gate.shut() && o.closing != nil {
-				o.closing()
-			}
-		} else if !o.gate.open() {
+		refused, open := s.syncDoor()
+		if !refused && !open {
 			// The port was taken meanwhile: try again shortly.
 			select {
 			case <-o.done:

@@ -253,12 +253,12 @@ func (c *Controls) AuthorizeInContext(ctx context.Context, scaRedirect, customer
 type Consent struct {
 	// CorporateID is the agreement the consent is for (PSU-Corporate-ID),
 	// "" for a private PSU's own accounts.
-	CorporateID string
+	CorporateID string `json:"corporateId"`
 	// Given is when the SCA that granted it completed, on the bank's clock.
-	Given time.Time
+	Given time.Time `json:"given"`
 	// Expires is when it ends: Given plus the bank's consent validity.
 	// From then on AIS calls get 401 CONSENT_EXPIRED with a scaRedirect.
-	Expires time.Time
+	Expires time.Time `json:"expires"`
 }
 
 // Consents returns the AIS consents the customer with customerNumber gave
@@ -283,5 +283,44 @@ func (c *Controls) Consents(cert *x509.Certificate, customerNumber string) []Con
 		out = append(out, Consent{CorporateID: corp, Given: at, Expires: at.Add(consentValidity)})
 	}
 	slices.SortFunc(out, func(a, b Consent) int { return strings.Compare(a.CorporateID, b.CorporateID) })
+	return out
+}
+
+// Authorisation is an SCA waiting for the PSU, as
+// [Controls.Authorisations] lists it.
+type Authorisation struct {
+	// SCARedirect is the authorisation page's link, relative to the
+	// bank's host (/tap-sandbox/9999/?...&state=...): what
+	// [Controls.Authorize] and [Controls.Reject] take.
+	SCARedirect string `json:"scaRedirect"`
+	// Kind is what the SCA is for: consent, user (GET /v1/user), payment
+	// or basket.
+	Kind string `json:"kind"`
+	// Context is the context the page starts in, PRIVATE or CORPORATE.
+	Context string `json:"context"`
+	// Started is when the bank started it, on the bank's clock.
+	Started time.Time `json:"started"`
+}
+
+// Authorisations lists the SCAs waiting for the PSU at the TPP of cert
+// (every TPP's with a nil cert), oldest first: for a test that drives
+// the bank from outside and has not kept the scaRedirect of an answer.
+func (c *Controls) Authorisations(cert *x509.Certificate) []Authorisation {
+	s := c.s
+	id := ""
+	if cert != nil {
+		id = tppIdentity(cert)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []Authorisation
+	for _, f := range s.flows {
+		if id != "" && f.tpp != id {
+			continue
+		}
+		out = append(out, Authorisation{SCARedirect: scaPagePath + "?route_secesb_id=1&flow=psd2&state=" + f.state + "&context=" + f.context,
+			Kind: string(f.kind), Context: f.context, Started: f.created})
+	}
+	slices.SortFunc(out, func(a, b Authorisation) int { return a.Started.Compare(b.Started) })
 	return out
 }

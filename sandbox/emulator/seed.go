@@ -177,7 +177,7 @@ type SeedConsent struct {
 // SeedResult is what [Controls.Seed] created: one [SeededCustomer] per
 // [SeedData.Customers] entry, in the same order.
 type SeedResult struct {
-	Customers []SeededCustomer
+	Customers []SeededCustomer `json:"customers"`
 }
 
 // SeededCustomer is a seeded customer: its ids and, with a consent, the
@@ -191,34 +191,35 @@ type SeedResult struct {
 type SeededCustomer struct {
 	// CustomerID is the sandbox customer id (GET and DELETE
 	// /v1/sandbox/customers/{id}).
-	CustomerID string
+	CustomerID string `json:"customerId"`
 	// Number is the customer number (typed on the SCA page).
-	Number string
+	Number string `json:"number"`
 	// Context is PRIVATE or CORPORATE.
-	Context string
+	Context string `json:"context"`
 	// Accounts and CardAccounts are in the order of the seed.
-	Accounts     []SeededAccount
-	CardAccounts []SeededCardAccount
+	Accounts     []SeededAccount     `json:"accounts"`
+	CardAccounts []SeededCardAccount `json:"cardAccounts"`
 	// Agreements are the corporate agreements, in the order of the seed.
-	Agreements []SeededAgreement
+	Agreements []SeededAgreement `json:"agreements"`
 	// Session is the consent's session; nil without [SeedCustomer.Consent].
-	Session *SeededSession
+	Session *SeededSession `json:"session"`
 }
 
 // SeededAccount is a seeded account.
 type SeededAccount struct {
 	// ID is the resourceId of the account endpoints.
-	ID string
+	ID string `json:"id"`
 	// BBAN and IBAN are its account numbers.
-	BBAN, IBAN string
+	BBAN string `json:"bban"`
+	IBAN string `json:"iban"`
 }
 
 // SeededAgreement is a seeded corporate agreement.
 type SeededAgreement struct {
 	// ID is the agreement id, a PSU-Corporate-ID.
-	ID string
+	ID string `json:"id"`
 	// AccountIDs are the accounts it engages: those a session in it sees.
-	AccountIDs []string
+	AccountIDs []string `json:"accountIds"`
 }
 
 // SessionAccounts returns the ids of the accounts and card accounts a
@@ -247,29 +248,29 @@ func (c *SeededCustomer) SessionAccounts(corporateID string) (accountIDs, cardAc
 // SeededCardAccount is a seeded card account.
 type SeededCardAccount struct {
 	// ID is the resourceId of the card account endpoints.
-	ID string
+	ID string `json:"id"`
 	// MaskedPan is its masked card number.
-	MaskedPan string
+	MaskedPan string `json:"maskedPan"`
 }
 
 // SeededSession is the PSU session of a seeded consent, as the SCA
 // redirect would have handed it to the TPP.
 type SeededSession struct {
 	// PSUID is the psu-id: stable per TPP and customer.
-	PSUID string
+	PSUID string `json:"psuId"`
 	// TPPSessionID is the TPP-Session-ID of the SCA.
-	TPPSessionID string
+	TPPSessionID string `json:"tppSessionId"`
 	// Context is PRIVATE or CORPORATE.
-	Context string
+	Context string `json:"context"`
 	// CorporateIDs are the agreements the consent covers (CORPORATE):
 	// each is a PSU-Corporate-ID, so build one SDK session per id. Empty
 	// for a private customer.
-	CorporateIDs []string
+	CorporateIDs []string `json:"corporateIds"`
 	// SCAAt is when the SCA completed ([SeedConsent.At]).
-	SCAAt time.Time
+	SCAAt time.Time `json:"scaAt"`
 	// ConsentExpiresAt is when the consent ends, 90 days after SCAAt;
 	// later AIS calls get 401 CONSENT_EXPIRED with a scaRedirect.
-	ConsentExpiresAt time.Time
+	ConsentExpiresAt time.Time `json:"consentExpiresAt"`
 }
 
 // ErrUnknownTPP is returned by [Controls.Seed] for a certificate that is not
