@@ -41,10 +41,10 @@ type tpp struct {
 // present is the PSU at the browser (docs/interface.md section 5.14).
 var present = &client.PSU{IPAddress: "198.51.100.7", UserAgent: "Mozilla/5.0"}
 
-func newTPP(t *testing.T) *tpp {
+func newTPP(t *testing.T, opts ...emulator.Option) *tpp {
 	t.Helper()
 	clk := testtpp.NewClock(time.Now().Truncate(time.Second))
-	bank := testtpp.Server(t, emulator.WithClock(clk.Now))
+	bank := testtpp.Server(t, append([]emulator.Option{emulator.WithClock(clk.Now)}, opts...)...)
 	c := testtpp.NewClient(t, bank, "SCA Test TPP", client.WithClock(clk.Now))
 
 	acc, err := accounts.New(c)

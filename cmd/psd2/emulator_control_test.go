@@ -124,3 +124,27 @@ func TestEmulatorControlIsLoopbackOnly(t *testing.T) {
 		assert.Contains(t, errOut, "loopback", addr)
 	}
 }
+
+// TestEmulatorProfiles: -profile sets a bank's profile, for every bank
+// or, with an id, for one of -banks.
+func TestEmulatorProfiles(t *testing.T) {
+	t.Parallel()
+	_, out := startEmulator(t, "-control", "127.0.0.1:0", "-banks", "alpha,beta",
+		"-profile", "keyid=any", "-profile", "beta:consent=180,create=start-authorisation")
+	profile := func(id string) string {
+		stdout, errOut, code := psd2(t, "emulator", "ctl", "-out", out, "-bank", id, "profile")
+		require.Equal(t, exitOK, code, errOut)
+		var p struct{ Profile string }
+		require.NoError(t, json.Unmarshal([]byte(stdout), &p))
+		return p.Profile
+	}
+	assert.Equal(t, "consent=90,create=sca-redirect,keyid=any,caps=per-tpp", profile("alpha"))
+	assert.Equal(t, "consent=180,create=start-authorisation,keyid=any,caps=per-tpp", profile("beta"))
+
+	_, errOut, code := psd2(t, "emulator", "-banks", "alpha", "-profile", "gamma:consent=180", "-out", filepath.Join(t.TempDir(), "em"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "gamma")
+	_, errOut, code = psd2(t, "emulator", "-profile", "consent=365", "-out", filepath.Join(t.TempDir(), "em"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "ConsentDays")
+}

@@ -52,13 +52,21 @@ const emulatorRedirectURI = "https://tpp.example/callback"
 // certificate it trusts.
 func openEmulator(r *reporter, cfg config) (bank, *client.Client, string, error) {
 	var s *emulator.Server
+	profile, err := emulator.ParseProfile(cfg.profile)
+	if err != nil {
+		return nil, nil, "", err
+	}
 	if err := r.step("emulator", func() (string, error) {
-		s = emulator.NewServer()
+		s = emulator.NewServer(emulator.WithProfile(profile))
 		r.apiPath = "/api"
 		if cfg.hooks != nil && cfg.hooks.emulator != nil {
 			cfg.hooks.emulator(s)
 		}
-		return "embedded bank sandbox listening on " + s.URL, nil
+		detail := "embedded bank sandbox listening on " + s.URL
+		if cfg.profile != "" {
+			detail += ", profile " + profile.String()
+		}
+		return detail, nil
 	}); err != nil {
 		return nil, nil, "", err
 	}
@@ -68,7 +76,13 @@ func openEmulator(r *reporter, cfg config) (bank, *client.Client, string, error)
 		if err != nil {
 			return "", err
 		}
-		c, err = client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithLogger(r.logger()))
+		opts := []client.Option{client.WithHTTPClient(s.Client()), client.WithLogger(r.logger())}
+		if profile.KeyIDs == emulator.KeyIDOpenSSL {
+			// This bank verifies only OpenSSL's rendering of the issuer
+			// (psd2 probe finds which a bank takes).
+			opts = append(opts, client.WithKeyID(signing.KeyIDOpenSSL(creds.Certificate)))
+		}
+		c, err = client.New(s.URL, creds, opts...)
 		if err != nil {
 			return "", err
 		}

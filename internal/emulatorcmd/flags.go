@@ -33,6 +33,9 @@ type Config struct {
 	// Control is the address of the control API's listener ("" for none);
 	// always loopback, whatever -public says.
 	Control string
+	// Profiles are the -profile settings by bank id ("" for every bank),
+	// in emulator.ParseProfile's form.
+	Profiles map[string]string
 }
 
 // limitFields maps the names -limit takes to the fields of l.
@@ -71,6 +74,20 @@ func Register(fs *flag.FlagSet) *Config {
 		return nil
 	})
 	fs.StringVar(&cfg.Control, "control", "", "serve the control API (the scenario and clock controls as JSON, behind a token) on this loopback address, e.g. 127.0.0.1:0")
+	fs.Func("profile", "a bank profile, [ID:]settings with settings consent=90|180, create=sca-redirect|start-authorisation, keyid=any|rfc2253|openssl, caps=per-tpp|shared, comma-separated (repeatable; without ID: every bank)", func(v string) error {
+		id, settings := "", v
+		if i := strings.Index(v, ":"); i >= 0 && !strings.Contains(v[:i], "=") {
+			id, settings = strings.TrimSpace(v[:i]), v[i+1:]
+		}
+		if _, err := emulator.ParseProfile(settings); err != nil {
+			return err
+		}
+		if cfg.Profiles == nil {
+			cfg.Profiles = map[string]string{}
+		}
+		cfg.Profiles[id] = strings.TrimPrefix(cfg.Profiles[id]+","+settings, ",")
+		return nil
+	})
 	d := emulator.DefaultTimeouts
 	fs.DurationVar(&cfg.Timeouts.ReadHeader, "read-header-timeout", d.ReadHeader, "close a connection whose TLS handshake and request headers take longer (0: off)")
 	fs.DurationVar(&cfg.Timeouts.Read, "read-timeout", d.Read, "close a connection whose request takes longer to read (0: off)")

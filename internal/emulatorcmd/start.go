@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/signing"
@@ -69,8 +71,20 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 	var ca *x509.Certificate
 	var newTPP func(string) (*signing.Credentials, error)
 	var control func(token string) http.Handler
+	profile := func(id string) (emulator.Profile, error) {
+		return emulator.ParseProfile(cfg.Profiles[""] + "," + cfg.Profiles[id])
+	}
+	if err := checkProfileIDs(cfg, hosts); err != nil {
+		_ = l.Close()
+		return nil, err
+	}
 	if len(hosts) == 0 {
-		s := emulator.NewServer(opts...)
+		p, err := profile("")
+		if err != nil {
+			_ = l.Close()
+			return nil, UsageError{err}
+		}
+		s := emulator.NewServer(append(opts, emulator.WithProfile(p))...)
 		r.close, ca, newTPP, control = s.Close, s.CACertificate(), s.NewTPP, s.ControlHandler
 		r.URLs["emulator"], r.Addr = s.URL, l.Addr().String()
 	} else {
@@ -82,6 +96,14 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 		r.close, ca, newTPP, control = m.Close, m.CACertificate(), m.NewTPP, m.ControlHandler
 		for _, h := range hosts {
 			r.URLs[h] = m.URL(h)
+			p, err := profile(bankID(h))
+			if err == nil {
+				err = m.Bank(h).Control().SetProfile(p)
+			}
+			if err != nil {
+				m.Close()
+				return nil, UsageError{err}
+			}
 		}
 		r.Addr = m.Addr()
 	}
@@ -169,4 +191,23 @@ func readCertificates(file string) ([]*x509.Certificate, error) {
 		return nil, errors.New(file + ": no PEM certificate")
 	}
 	return out, nil
+}
+
+// bankID is the id of the bank at host: its first label.
+func bankID(host string) string {
+	id, _, _ := strings.Cut(host, ".")
+	return id
+}
+
+// checkProfileIDs refuses a -profile for a bank that is not served.
+func checkProfileIDs(cfg *Config, hosts []string) error {
+	for id := range cfg.Profiles {
+		if id == "" {
+			continue
+		}
+		if !slices.ContainsFunc(hosts, func(h string) bool { return bankID(h) == id }) {
+			return UsageError{fmt.Errorf("-profile %s: no bank %q is served (-banks)", id, id)}
+		}
+	}
+	return nil
 }

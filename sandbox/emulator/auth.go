@@ -89,7 +89,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 		// algorithm among them.
 		return nil, errFormat("Signature", "The signature algorithm must be given as rsa-sha256.")
 	}
-	if !t.matchKeyID(params.KeyID) {
+	if !s.keyIDAccepted(t, params.KeyID) { // the profile's keyId forms (profile.go)
 		return nil, errFormat("Signature", "The keyId does not match the TPP-Signature-Certificate (expected SN=<serial>,CA=<issuer DN per RFC 2253>).")
 	}
 	date := r.Header.Get("Date")

@@ -43,6 +43,7 @@ type bank struct {
 	contacts contactState  // tpp.go: the TPPs' contact addresses
 	usage    tppUsage      // tppcaps.go: what each TPP holds of the per-TPP caps
 	scn      scenarioState // scenario.go: what the scenario controls set
+	profile  Profile       // profile.go: how this bank differs
 }
 
 // newBank returns an empty bank on the machine's clock.

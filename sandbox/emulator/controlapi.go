@@ -85,6 +85,7 @@ type controlArgs struct {
 	Status         int             `json:"status"`
 	Transaction    SeedTransaction `json:"transaction"`
 	Customers      []SeedCustomer  `json:"customers"`
+	Profile        *string         `json:"profile"`
 }
 
 // controlRoutes are the controls of the API, one per method of Controls
@@ -255,6 +256,22 @@ var controlRoutes = []controlRoute{
 	{method: "RestorePaymentPermission", args: `{"bban":"86011117947"}`, doc: "undo remove-payment-permission", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		s.Control().RestorePaymentPermission(string(a.BBAN))
 		return struct{}{}, nil
+	}},
+	{method: "SetProfile", args: `{"profile":"consent=180,create=start-authorisation,keyid=openssl,caps=per-tpp"}`, doc: "how the bank differs: consent days, the payment creation answer, keyId forms, per-TPP caps", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if a.Profile == nil {
+			return nil, argError(`profile is required ("consent=180,create=start-authorisation", "" for the default)`)
+		}
+		p, err := ParseProfile(*a.Profile)
+		if err != nil {
+			return nil, argError(err.Error())
+		}
+		if err := s.Control().SetProfile(p); err != nil {
+			return nil, argError(err.Error())
+		}
+		return map[string]string{"profile": p.String()}, nil
+	}},
+	{method: "Profile", read: true, doc: "the bank's profile", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
+		return map[string]string{"profile": s.Control().Profile().String()}, nil
 	}},
 	{method: "RunBatch", doc: "run the payment batch now", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
 		s.Control().RunBatch()

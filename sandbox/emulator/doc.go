@@ -24,7 +24,7 @@
 //	c, _ := client.New(s.URL, creds, client.WithHTTPClient(s.Client()))
 //
 // Options ([WithClock], [WithKnownIssues], [WithLimits], [WithTimeouts],
-// [WithResponseSigning]...) set it up. A new bank holds the
+// [WithResponseSigning], [WithProfile]...) set it up. A new bank holds the
 // default customers [CustomerKari], [CustomerOla], [CustomerFjordlys] and
 // [CustomerTestfirma]; [Server.Handler] mounts it in a server of your own.
 //

@@ -114,9 +114,11 @@ func (s *Server) createPayment(c *call) error {
 	if err := s.roomForPayment(); err != nil { // Limits.Payments (limits.go)
 		return err
 	}
-	href, err := c.startSCA(scaPayment, s.paymentApproval([]*payment{p}))
-	if err != nil {
-		return err
+	var href string
+	if s.profile.PaymentSCA == SCARedirectAtCreate { // else the TPP starts it (profile.go)
+		if href, err = c.startSCA(scaPayment, s.paymentApproval([]*payment{p})); err != nil {
+			return err
+		}
 	}
 	if s.pay.byID == nil {
 		s.pay.byID = map[string]*payment{}
@@ -133,7 +135,9 @@ func (s *Server) createPayment(c *call) error {
 		Links                   links         `json:"_links"`
 	}
 	l := paymentLinks(p)
-	l["scaRedirect"] = getLink(href)
+	if href != "" {
+		l["scaRedirect"] = getLink(href)
+	}
 	c.respHeader().Set("Location", p.href())
 	return c.reply(http.StatusCreated, created{
 		PaymentID: p.ID, TransactionStatus: p.Status, TransactionFees: p.Fee,

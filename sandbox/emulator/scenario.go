@@ -280,7 +280,7 @@ func (c *Controls) Consents(cert *x509.Certificate, customerNumber string) []Con
 	}
 	out := make([]Consent, 0, len(st.consents))
 	for corp, at := range st.consents {
-		out = append(out, Consent{CorporateID: corp, Given: at, Expires: at.Add(consentValidity)})
+		out = append(out, Consent{CorporateID: corp, Given: at, Expires: at.Add(s.profile.consentValidity())})
 	}
 	slices.SortFunc(out, func(a, b Consent) int { return strings.Compare(a.CorporateID, b.CorporateID) })
 	return out

@@ -262,6 +262,6 @@ func (c *Controls) Reconsent(tpp *x509.Certificate, customerID string) (SeededCu
 	s.psus[k] = cu.number
 	s.sessions[k] = st
 	p.consent, p.psuID = st, psu
-	b := &seeder{tppID: tppID}
+	b := &seeder{tppID: tppID, consent: s.profile.consentValidity()}
 	return b.result([]*seedPlan{p}).Customers[0], nil
 }

@@ -268,8 +268,9 @@ type SeededSession struct {
 	CorporateIDs []string `json:"corporateIds"`
 	// SCAAt is when the SCA completed ([SeedConsent.At]).
 	SCAAt time.Time `json:"scaAt"`
-	// ConsentExpiresAt is when the consent ends, 90 days after SCAAt;
-	// later AIS calls get 401 CONSENT_EXPIRED with a scaRedirect.
+	// ConsentExpiresAt is when the consent ends, 90 days after SCAAt (the
+	// bank's [Profile] may say 180); later AIS calls get 401
+	// CONSENT_EXPIRED with a scaRedirect.
 	ConsentExpiresAt time.Time `json:"consentExpiresAt"`
 }
 
@@ -361,6 +362,7 @@ func (c *Controls) Seed(ctx context.Context, tpp *x509.Certificate, data SeedDat
 	if err := s.commitSeedLocked(b, plan); err != nil {
 		return SeedResult{}, err
 	}
+	b.consent = s.profile.consentValidity()
 	return b.result(plan), nil // under the lock: a later SCA may change a session
 }
 
@@ -368,6 +370,7 @@ func (c *Controls) Seed(ctx context.Context, tpp *x509.Certificate, data SeedDat
 // outside the lock (mockbuild.go, mocktx.go) and renders their refusals
 // as SeedErrors.
 type seeder struct {
+	consent      time.Duration // the bank's consent validity (Profile)
 	now          time.Time
 	chk          *inputCheck // today and the parsed amounts, since seeds repeat them
 	tppID, owner string
@@ -724,7 +727,7 @@ func (b *seeder) result(plan []*seedPlan) SeedResult {
 		}
 		if st := p.consent; st != nil {
 			c.Session = &SeededSession{PSUID: p.psuID, TPPSessionID: st.tppSessionID, Context: p.cu.typ,
-				CorporateIDs: corporateIDs, SCAAt: st.scaAt, ConsentExpiresAt: st.scaAt.Add(consentValidity)}
+				CorporateIDs: corporateIDs, SCAAt: st.scaAt, ConsentExpiresAt: st.scaAt.Add(b.consent)}
 		}
 		out.Customers[i] = c
 	}

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"crypto/x509"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -227,8 +228,8 @@ func (c *call) session(mode sessionMode) (*session, error) {
 		if !ok {
 			return nil, redirect("CONSENT_INVALID", "No consent for this PSU. Send the PSU to the scaRedirect link.")
 		}
-		if c.now.Sub(at) > consentValidity {
-			return nil, redirect("CONSENT_EXPIRED", "The consent has expired (90 days). Send the PSU to the scaRedirect link.")
+		if v := c.s.profile.consentValidity(); c.now.Sub(at) > v {
+			return nil, redirect("CONSENT_EXPIRED", fmt.Sprintf("The consent has expired (%d days). Send the PSU to the scaRedirect link.", int(v/(24*time.Hour))))
 		}
 	case needPSU:
 		if len(st.consents) == 0 {

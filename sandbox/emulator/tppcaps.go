@@ -26,11 +26,17 @@ const freeOwnShare = "This TPP holds its share; other TPPs are not affected."
 
 // roomForTPPPayment checks the PaymentsPerTPP cap of tpp.
 func (bk *bank) roomForTPPPayment(tpp string) error {
+	if bk.profile.SharedCaps {
+		return nil
+	}
 	return room(bk.usage.payments[tpp], 1, bk.limits.PaymentsPerTPP, "PaymentsPerTPP", "payments of this TPP", freeOwnShare+" "+freeRestart)
 }
 
 // roomForTPPBasket checks the BasketsPerTPP cap of tpp.
 func (bk *bank) roomForTPPBasket(tpp string) error {
+	if bk.profile.SharedCaps {
+		return nil
+	}
 	return room(bk.usage.baskets[tpp], 1, bk.limits.BasketsPerTPP, "BasketsPerTPP", "signing baskets of this TPP", freeOwnShare+" "+freeRestart)
 }
 
@@ -38,6 +44,9 @@ func (bk *bank) roomForTPPBasket(tpp string) error {
 // it is reached, tpp's authorisations older than abandonedAuthorisation
 // are dropped first.
 func (bk *bank) roomForTPPAuthorisation(tpp string, now time.Time) error {
+	if bk.profile.SharedCaps {
+		return nil
+	}
 	if bk.usage.flows[tpp] >= bk.limits.AuthorisationsPerTPP {
 		for state, f := range bk.flows {
 			if f.tpp == tpp && now.Sub(f.created) > abandonedAuthorisation {
