@@ -33,6 +33,13 @@ type Running struct {
 	// Control is the control API's address and token, with -control
 	// (also in control.json in the -out directory, ControlFile).
 	Control *ControlInfo
+	// BanksFile is the bank directory of several banks (banks.json in
+	// the -out directory, for -banks-file): each bank's URL on its own
+	// loopback port. Empty for one bank.
+	BanksFile string
+	// HostURLs maps each of several banks to its URL by host name on the
+	// shared listener (Addr).
+	HostURLs map[string]string
 
 	close func()
 }
@@ -71,6 +78,7 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 	var ca *x509.Certificate
 	var newTPP func(string) (*signing.Credentials, error)
 	var control func(token string) http.Handler
+	var directory func() []byte // several banks: the bank directory
 	profile := func(id string) (emulator.Profile, error) {
 		return emulator.ParseProfile(cfg.Profiles[""] + "," + cfg.Profiles[id])
 	}
@@ -94,8 +102,9 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 			return nil, UsageError{err}
 		}
 		r.close, ca, newTPP, control = m.Close, m.CACertificate(), m.NewTPP, m.ControlHandler
+		r.HostURLs = map[string]string{}
 		for _, h := range hosts {
-			r.URLs[h] = m.URL(h)
+			r.URLs[h], r.HostURLs[h] = m.URL(h), m.HostURL(h)
 			p, err := profile(bankID(h))
 			if err == nil {
 				err = m.Bank(h).Control().SetProfile(p)
@@ -106,10 +115,18 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 			}
 		}
 		r.Addr = m.Addr()
+		directory = m.DirectoryJSON
 	}
 	if err := r.write(cfg, ca, newTPP, len(trusted) == 0); err != nil {
 		r.Close()
 		return nil, err
+	}
+	if directory != nil {
+		r.BanksFile = filepath.Join(cfg.Out, BanksFile)
+		if err := writeFile(r.BanksFile, append(directory(), '\n'), 0o644); err != nil {
+			r.Close()
+			return nil, err
+		}
 	}
 	if cfg.Control != "" {
 		info, stop, err := startControl(cfg, control)
@@ -192,6 +209,10 @@ func readCertificates(file string) ([]*x509.Certificate, error) {
 	}
 	return out, nil
 }
+
+// BanksFile is the name of the bank directory of several banks in the
+// -out directory.
+const BanksFile = "banks.json"
 
 // bankID is the id of the bank at host: its first label.
 func bankID(host string) string {

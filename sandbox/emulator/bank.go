@@ -44,11 +44,14 @@ type bank struct {
 	usage    tppUsage      // tppcaps.go: what each TPP holds of the per-TPP caps
 	scn      scenarioState // scenario.go: what the scenario controls set
 	profile  Profile       // profile.go: how this bank differs
+
+	data     dataSpec           // defaults.go: whose default data (set before the first call)
+	reserved func() reservedIDs // mockdata.go: the default data's numbers and BBANs
 }
 
 // newBank returns an empty bank on the machine's clock.
 func newBank() *bank {
-	return &bank{
+	bk := &bank{
 		clock:       bankClock{wire: time.Now},
 		knownIssues: true,
 		tpps:        map[string]*tpp{},
@@ -57,6 +60,8 @@ func newBank() *bank {
 		psus:        map[psuKey]string{},
 		stores:      map[string]*store{},
 	}
+	bk.reserved = sync.OnceValue(func() reservedIDs { return bk.data.reservedIDs() })
+	return bk
 }
 
 // now is the bank's time: the server's clock as the clock controls moved

@@ -16,7 +16,7 @@ import (
 // TPP's sandbox. The PSU-IDs, sessions and access budgets owner held for
 // removed customers and accounts go too.
 func (bk *bank) resetSandboxLocked(owner string, now time.Time) {
-	st := newDefaultStore(now)
+	st := newDefaultStore(now, bk.data)
 	if old := bk.storeOf(owner); old != nil {
 		st.seq = max(st.seq, old.seq)
 	}

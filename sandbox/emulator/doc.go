@@ -49,6 +49,9 @@
 //
 // # Several banks
 //
-// [NewMultiBank] serves several banks at once, each with its own data,
-// all trusting one TPP certificate ([MultiBank.NewTPP]).
+// [NewMultiBank] serves several banks at once, each with data of its own
+// (no two banks share an account), a [Profile] and a loopback port of its
+// own, all trusting one TPP certificate ([MultiBank.NewTPP]);
+// [MultiBank.DirectoryJSON] describes them as a bank directory (package
+// banks) pointing at the emulator.
 package emulator

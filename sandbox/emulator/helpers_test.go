@@ -302,7 +302,7 @@ func encodeCert(der []byte) string { return base64.StdEncoding.EncodeToString(de
 func (s *Server) soleStore() *store {
 	switch len(s.stores) {
 	case 0:
-		return newDefaultStore(s.now())
+		return newDefaultStore(s.now(), s.data)
 	case 1:
 	default:
 		return nil

@@ -25,7 +25,7 @@ func assertFull(t *testing.T, r *response, field string) {
 
 // defaultCounts counts the default data the caps include.
 func defaultCounts() (customers, accounts, agreements, transactions int) {
-	st := newDefaultStore(time.Now())
+	st := newDefaultStore(time.Now(), dataSpec{})
 	for _, a := range st.accounts {
 		transactions += len(a.transactions)
 	}

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
@@ -96,11 +95,15 @@ func (s *Server) initialize(c *call) error {
 	return c.reply(http.StatusOK, c.data().customersJSON(true, true))
 }
 
-// reserved holds the customer numbers and BBANs of the default data, which
-// created customers and accounts may not take (see resetSandboxLocked).
-var reserved = sync.OnceValue(func() struct{ numbers, bbans map[string]bool } {
-	st := newDefaultStore(time.Unix(0, 0).UTC())
-	r := struct{ numbers, bbans map[string]bool }{map[string]bool{}, map[string]bool{}}
+// reservedIDs are the customer numbers and BBANs of a bank's default
+// data, which created customers and accounts may not take (see
+// resetSandboxLocked): bank.reserved.
+type reservedIDs struct{ numbers, bbans map[string]bool }
+
+// reservedIDs computes d's reserved numbers and BBANs.
+func (d dataSpec) reservedIDs() reservedIDs {
+	st := newDefaultStore(time.Unix(0, 0).UTC(), d)
+	r := reservedIDs{map[string]bool{}, map[string]bool{}}
 	for cu := range st.allCustomers() {
 		r.numbers[cu.number] = true
 	}
@@ -108,7 +111,7 @@ var reserved = sync.OnceValue(func() struct{ numbers, bbans map[string]bool } {
 		r.bbans[a.bban] = true
 	}
 	return r
-})
+}
 
 func (s *Server) listCustomers(c *call) error {
 	wa, err := boolQuery(c, "withAccounts")
@@ -149,7 +152,7 @@ func (s *Server) createCustomer(c *call) error {
 	if c.data().customerByNumber(in.CustomerNumber) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "A customer with this customerNumber exists.").at("customerNumber")
 	}
-	if reserved().numbers[in.CustomerNumber] {
+	if s.reserved().numbers[in.CustomerNumber] {
 		return newError(http.StatusConflict, "CONFLICT", "This customerNumber is reserved for a default customer; initialise the sandbox to restore it.").at("customerNumber")
 	}
 	if err := s.roomForCustomer(c.data()); err != nil {
@@ -232,7 +235,7 @@ func (s *Server) createAccount(c *call) error {
 		return err
 	}
 	if sp.bban == "" { // a free one
-		for sp.bban == "" || c.data().accountByBBAN(sp.bban) != nil || reserved().bbans[sp.bban] {
+		for sp.bban == "" || c.data().accountByBBAN(sp.bban) != nil || s.reserved().bbans[sp.bban] {
 			sp.bban = makeBBAN("9" + randomDigits(9))
 		}
 	}
@@ -242,7 +245,7 @@ func (s *Server) createAccount(c *call) error {
 		return bad.answer("")
 	case c.data().accountByBBAN(a.bban) != nil:
 		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")
-	case reserved().bbans[a.bban]:
+	case s.reserved().bbans[a.bban]:
 		return newError(http.StatusConflict, "CONFLICT", "This bban is reserved for a default account; initialise the sandbox to restore it.").at("bban")
 	}
 	if err := s.roomForAccount(c.data()); err != nil {

@@ -341,7 +341,7 @@ func (c *Controls) Seed(ctx context.Context, tpp *x509.Certificate, data SeedDat
 		return SeedResult{}, ErrUnknownTPP
 	}
 	now := s.now()
-	b := &seeder{now: now, chk: newInputCheck(now, true), tppID: tppIdentity(tpp), owner: tppIdentity(tpp),
+	b := &seeder{now: now, chk: newInputCheck(now, true), tppID: tppIdentity(tpp), owner: tppIdentity(tpp), reserved: s.reserved(),
 		numbers: map[string]bool{}, bbans: map[string]bool{}}
 	plan := make([]*seedPlan, len(data.Customers))
 	for i := range data.Customers {
@@ -371,6 +371,7 @@ func (c *Controls) Seed(ctx context.Context, tpp *x509.Certificate, data SeedDat
 // as SeedErrors.
 type seeder struct {
 	consent      time.Duration // the bank's consent validity (Profile)
+	reserved     reservedIDs   // the bank's default numbers and BBANs
 	now          time.Time
 	chk          *inputCheck // today and the parsed amounts, since seeds repeat them
 	tppID, owner string
@@ -420,7 +421,7 @@ func (b *seeder) customer(i int, in *SeedCustomer) (*seedPlan, error) {
 	switch {
 	case bad != nil:
 		return nil, bad.seedError(fmt.Sprintf("Customers[%d]", i))
-	case reserved().numbers[number]:
+	case b.reserved.numbers[number]:
 		return nil, seedFail("is a default customer's", "Customers[%d].Number", i)
 	case b.numbers[number]:
 		return nil, seedFail("appears twice in the seed", "Customers[%d].Number", i)
@@ -484,7 +485,7 @@ func (b *seeder) drawNumber(corporate bool) string {
 		if corporate {
 			n = "9" + randomDigits(8)
 		}
-		if !b.numbers[n] && !reserved().numbers[n] {
+		if !b.numbers[n] && !b.reserved.numbers[n] {
 			return n
 		}
 	}
@@ -494,7 +495,7 @@ func (b *seeder) drawNumber(corporate bool) string {
 func (b *seeder) drawBBAN() string {
 	for {
 		n := makeBBAN("9" + randomDigits(9))
-		if !b.bbans[n] && !reserved().bbans[n] {
+		if !b.bbans[n] && !b.reserved.bbans[n] {
 			return n
 		}
 	}
@@ -513,7 +514,7 @@ func (b *seeder) account(i, j int, in *SeedAccount, p *seedPlan) error {
 	switch {
 	case bad != nil:
 		return bad.seedError(fmt.Sprintf("Customers[%d].Accounts[%d]", i, j))
-	case reserved().bbans[a.bban]:
+	case b.reserved.bbans[a.bban]:
 		return seedFail("is a default account's", "Customers[%d].Accounts[%d].BBAN", i, j)
 	case b.bbans[a.bban]:
 		return seedFail("appears twice in the seed", "Customers[%d].Accounts[%d].BBAN", i, j)

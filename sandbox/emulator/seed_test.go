@@ -229,7 +229,7 @@ func counts(s *Server) [6]int {
 	defer s.mu.RUnlock()
 	st := s.soleStore()
 	if st == nil {
-		st = newDefaultStore(s.now()) // before the TPP's first call: the defaults
+		st = newDefaultStore(s.now(), s.data) // before the TPP's first call: the defaults
 	}
 	return [6]int{st.customerCount(), len(st.accounts), len(st.cards), len(st.agreements), st.txCount, len(s.sessions)}
 }

@@ -169,10 +169,17 @@ type Server struct {
 // httptest.NewServer.
 func NewServer(opts ...Option) *Server {
 	s := newServer(opts...)
+	s.serve(s.listener, s.ca.tls)
+	return s
+}
+
+// serve starts the server on l (nil: a new listener on a random loopback
+// port) with the TLS certificate cert, and sets URL.
+func (s *Server) serve(l net.Listener, cert tls.Certificate) {
 	s.ts = httptest.NewUnstartedServer(s.handler)
-	if s.listener != nil {
+	if l != nil {
 		_ = s.ts.Listener.Close()
-		s.ts.Listener = s.listener
+		s.ts.Listener = l
 	}
 	s.out.gate = newGate(s.ts.Listener) // outages shut it (outages.go)
 	s.ts.Listener = s.out.gate
@@ -180,11 +187,10 @@ func NewServer(opts ...Option) *Server {
 	s.timeouts.configure(s.ts.Config, s.log)
 	s.ts.TLS = &tls.Config{
 		MinVersion:   tls.VersionTLS12,
-		Certificates: []tls.Certificate{s.ca.tls},
+		Certificates: []tls.Certificate{cert},
 	}
 	s.ts.StartTLS()
 	s.URL = s.ts.URL + apiPrefix
-	return s
 }
 
 // newServer builds a server without a listener (for Handler-only use and

@@ -41,7 +41,7 @@ func (bk *bank) ensureStore(tppID string, now time.Time) {
 func (bk *bank) ensureStoreLocked(tppID string, now time.Time) *store {
 	st := bk.stores[tppID]
 	if st == nil {
-		st = newDefaultStore(now)
+		st = newDefaultStore(now, bk.data)
 		bk.stores[tppID] = st
 	}
 	return st
