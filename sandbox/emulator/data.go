@@ -46,7 +46,7 @@ type store struct {
 	cards      map[string]*cardAccount
 	cardRefs   map[string]*cardAccount // by relatedAccount
 	agreements map[string]*agreement
-	txCount    int // transactions of all accounts and card accounts
+	txCount    int    // transactions of all accounts and card accounts
 	seq        int    // for transaction ids
 	ns         string // the bank's prefix of derived ids (dataSpec)
 }
