@@ -53,7 +53,7 @@ func ExampleService_Remaining() {
 		fmt.Println(err)
 		return
 	}
-	callback, err := bank.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		fmt.Println(err)
 		return

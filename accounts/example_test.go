@@ -41,7 +41,7 @@ func ExampleService_TransactionsIter() {
 	if err != nil {
 		panic(err)
 	}
-	callback, err := bank.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		panic(err)
 	}

@@ -177,11 +177,11 @@ func (b *bank) consent(ctx context.Context, t *testing.T, customer, agreementID 
 	require.True(t, strings.HasPrefix(consent.SCARedirect(), strings.TrimSuffix(b.s.URL, "/api")+"/tap-sandbox/"), "scaRedirect on the emulator's SCA page")
 	var cb interface{ String() string }
 	if agreementID == "" {
-		u, err := b.s.Authorize(ctx, consent.SCARedirect(), customer)
+		u, err := b.s.Control().Authorize(ctx, consent.SCARedirect(), customer)
 		require.NoError(t, err)
 		cb = u
 	} else {
-		u, err := b.s.AuthorizeCorporate(ctx, consent.SCARedirect(), customer, agreementID)
+		u, err := b.s.Control().AuthorizeCorporate(ctx, consent.SCARedirect(), customer, agreementID)
 		require.NoError(t, err)
 		cb = u
 	}

@@ -265,7 +265,7 @@ func TestEmulatorRevokedConsent(t *testing.T) {
 	ctx := t.Context()
 	sess, id := b.firstAccount(ctx, t, emulator.CustomerKari)
 
-	b.s.RevokeConsent(emulator.CustomerKari)
+	b.s.Control().RevokeConsent(emulator.CustomerKari)
 	_, err := b.svc.List(ctx, nil, present(sess)...)
 	require.ErrorIs(t, err, client.ErrConsentUnknown)
 	assert.NotErrorIs(t, err, client.ErrSCARequired)

@@ -20,7 +20,7 @@ func TestPISPOnlyIsRefusedAccountInformation(t *testing.T) {
 	t.Parallel()
 	s := testtpp.Server(t)
 	c := testtpp.NewClient(t, s, "PISP only")
-	s.SetRoles(c.Credentials().Certificate, emulator.RolePISP)
+	s.Control().SetRoles(c.Credentials().Certificate, emulator.RolePISP)
 	svc, err := accounts.New(c)
 	require.NoError(t, err)
 	_, err = svc.StartConsent(t.Context(), client.WithTPPSessionID("roles"))
@@ -30,7 +30,7 @@ func TestPISPOnlyIsRefusedAccountInformation(t *testing.T) {
 	assert.Equal(t, 401, e.StatusCode)
 	assert.Equal(t, client.CodeCertificateInvalid, e.Messages[0].Code)
 
-	s.SetRoles(c.Credentials().Certificate, emulator.RoleAISP|emulator.RolePISP)
+	s.Control().SetRoles(c.Credentials().Certificate, emulator.RoleAISP|emulator.RolePISP)
 	_, err = svc.StartConsent(t.Context(), client.WithTPPSessionID("roles"))
 	assert.NoError(t, err)
 }

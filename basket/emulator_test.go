@@ -173,7 +173,7 @@ func TestEmulatorBasketOfThreeOneSCA(t *testing.T) {
 			assert.Equal(t, payments.StatusRCVD, bk.TransactionStatus)
 			assert.Equal(t, ids, bk.PaymentIDs)
 			assert.NotEmpty(t, bk.SCARedirect())
-			for _, p := range b.s.Payments() {
+			for _, p := range b.s.Control().Payments() {
 				assert.Equal(t, bk.BasketID, p.BasketID, "every payment is in the basket")
 			}
 
@@ -188,14 +188,14 @@ func TestEmulatorBasketOfThreeOneSCA(t *testing.T) {
 			assert.Equal(t, payments.StatusRCVD, b.basketStatus(t, bk.BasketID))
 
 			// One SCA approves all three.
-			cb, err := b.s.Authorize(t.Context(), tt.sca(t, b, bk), emulator.CustomerKari)
+			cb, err := b.s.Control().Authorize(t.Context(), tt.sca(t, b, bk), emulator.CustomerKari)
 			require.NoError(t, err)
 			assert.Equal(t, "basket", cb.Query().Get("state"))
 			assert.Equal(t, repeat(payments.StatusACTC, 3), b.statuses(t, ids))
 			assert.Equal(t, payments.StatusACTC, b.basketStatus(t, bk.BasketID))
 
 			// The batch executes each payment on its own.
-			b.s.RunBatch()
+			b.s.Control().RunBatch()
 			assert.Equal(t, repeat(payments.StatusACSC, 3), b.statuses(t, ids))
 			assert.Equal(t, payments.StatusACTC, b.basketStatus(t, bk.BasketID), "all authorised")
 
@@ -230,11 +230,11 @@ func TestEmulatorBasketWorstCase(t *testing.T) {
 	}
 	bk, err := b.bsk.Create(t.Context(), ids, b.basketOpts()...)
 	require.NoError(t, err)
-	_, err = b.s.Authorize(t.Context(), bk.SCARedirect(), emulator.CustomerKari)
+	_, err = b.s.Control().Authorize(t.Context(), bk.SCARedirect(), emulator.CustomerKari)
 	require.NoError(t, err)
 	assert.Equal(t, repeat(payments.StatusACTC, 3), b.statuses(t, ids))
 
-	b.s.RunBatch()
+	b.s.Control().RunBatch()
 	got, err := b.bsk.PaymentStatuses(t.Context(), basket.Refs(payments.ProductNorwegianDomestic, ids...))
 	require.NoError(t, err)
 	want := []payments.TransactionStatus{payments.StatusACSC, payments.StatusRJCT, payments.StatusACCP}
@@ -259,14 +259,14 @@ func TestEmulatorBasketDelete(t *testing.T) {
 	assert.ErrorIs(t, err, client.ErrNotFound)
 	_, err = b.bsk.Status(t.Context(), bk.BasketID)
 	assert.ErrorIs(t, err, client.ErrNotFound)
-	for _, p := range b.s.Payments() {
+	for _, p := range b.s.Control().Payments() {
 		assert.Empty(t, p.BasketID, "the payments stay, outside any basket")
 		assert.Equal(t, "RCVD", p.Status)
 	}
 	// The deleted basket's SCA approves nothing.
-	_, err = b.s.Authorize(t.Context(), bk.SCARedirect(), emulator.CustomerKari)
+	_, err = b.s.Control().Authorize(t.Context(), bk.SCARedirect(), emulator.CustomerKari)
 	require.ErrorIs(t, err, emulator.ErrSCAFailed)
-	for _, p := range b.s.Payments() {
+	for _, p := range b.s.Control().Payments() {
 		assert.Equal(t, "RCVD", p.Status)
 	}
 	// The payments may join a new basket.
@@ -285,7 +285,7 @@ func TestEmulatorBasketRefusedByBank(t *testing.T) {
 	theirs := other.ndcts(t, 1, 401)
 
 	signed := b.ndct(t, kariBruk, external, "350.00")
-	_, err := b.s.Authorize(t.Context(), signed.SCARedirect(), emulator.CustomerKari)
+	_, err := b.s.Control().Authorize(t.Context(), signed.SCARedirect(), emulator.CustomerKari)
 	require.NoError(t, err)
 
 	inBasket := b.ndct(t, kariBruk, external, "351.00").PaymentID
@@ -331,7 +331,7 @@ func TestEmulatorBasketRefusedByBank(t *testing.T) {
 		})
 	}
 	for _, id := range mine {
-		for _, p := range b.s.Payments() {
+		for _, p := range b.s.Control().Payments() {
 			if p.ID == id {
 				assert.Empty(t, p.BasketID, "a refused basket holds nothing")
 			}
@@ -365,7 +365,7 @@ func TestEmulatorBasketRefusedByBank(t *testing.T) {
 	assert.Equal(t, http.StatusBadRequest, e.StatusCode)
 	assert.True(t, e.HasCode(client.CodeHTTPHeaderRequired))
 	assert.Equal(t, "PSU-ID", e.Messages[0].Path)
-	for _, p := range b.s.Payments() {
+	for _, p := range b.s.Control().Payments() {
 		if p.ID == eleven[10] {
 			assert.Empty(t, p.BasketID)
 		}
@@ -378,7 +378,7 @@ func TestEmulatorCreateOutcomeUnknown(t *testing.T) {
 	t.Parallel()
 	b := startBank(t)
 	ids := b.ndcts(t, 2, 601)
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/signing-baskets"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/signing-baskets"})
 
 	_, err := b.bsk.Create(t.Context(), ids, b.basketOpts()...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
@@ -387,7 +387,7 @@ func TestEmulatorCreateOutcomeUnknown(t *testing.T) {
 	assert.Equal(t, "basket.Create", ou.Operation)
 
 	var basketID string
-	for _, p := range b.s.Payments() {
+	for _, p := range b.s.Control().Payments() {
 		require.NotEmpty(t, p.BasketID, "the bank created the basket once")
 		if basketID == "" {
 			basketID = p.BasketID
@@ -405,7 +405,7 @@ func TestEmulatorCreateOutcomeUnknown(t *testing.T) {
 		_, err := b.pay.Cancel(t.Context(), payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: id}, b.payOpts()...)
 		require.NoError(t, err)
 	}
-	for _, p := range b.s.Payments() {
+	for _, p := range b.s.Control().Payments() {
 		assert.Equal(t, "CANC", p.Status)
 	}
 }

@@ -54,7 +54,7 @@ func ExampleService_Create() {
 	if err != nil {
 		panic(err)
 	}
-	callback, err := bank.Authorize(ctx, login.String(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, login.String(), emulator.CustomerKari)
 	if err != nil {
 		panic(err)
 	}
@@ -89,7 +89,7 @@ func ExampleService_Create() {
 	fmt.Println("created:", b.TransactionStatus, len(b.PaymentIDs), "payments")
 
 	// Send the PSU to b.SCARedirect(); the emulator approves in-process.
-	if _, err := bank.Authorize(ctx, b.SCARedirect(), emulator.CustomerKari); err != nil {
+	if _, err := bank.Control().Authorize(ctx, b.SCARedirect(), emulator.CustomerKari); err != nil {
 		panic(err)
 	}
 	st, err := baskets.Status(ctx, b.BasketID)
@@ -98,7 +98,7 @@ func ExampleService_Create() {
 	}
 	fmt.Println("after SCA:", st.TransactionStatus)
 
-	bank.RunBatch()
+	bank.Control().RunBatch()
 	statuses, err := baskets.PaymentStatuses(ctx, basket.Refs(payments.ProductNorwegianDomestic, ids...))
 	if err != nil {
 		panic(err)

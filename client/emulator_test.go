@@ -261,7 +261,7 @@ func TestEmulatorCorruptedAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s.InjectFault(emulator.Fault{Kind: tt.kind, Method: http.MethodGet, PathPrefix: "/v1/sandbox/customers"})
+			s.Control().InjectFault(emulator.Fault{Kind: tt.kind, Method: http.MethodGet, PathPrefix: "/v1/sandbox/customers"})
 			var out json.RawMessage
 			_, err := c.Do(t.Context(), listCustomers, &out)
 			require.ErrorIs(t, err, ErrResponseSignature)

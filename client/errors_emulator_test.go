@@ -65,7 +65,7 @@ func TestEmulatorSessionSentinels(t *testing.T) {
 	_, err = c.Do(ctx, client.Operation{Method: http.MethodPost, Path: "/v1/bank-offered-consents", Repeatable: true}, &consent,
 		append(base, client.WithPSU(client.PSU{IPAddress: "192.0.2.1"}))...)
 	require.NoError(t, err)
-	cb, err := s.Authorize(ctx, consent.Links.SCARedirect(), emulator.CustomerKari)
+	cb, err := s.Control().Authorize(ctx, consent.Links.SCARedirect(), emulator.CustomerKari)
 	require.NoError(t, err)
 	q, err := url.ParseQuery(cb.RawQuery)
 	require.NoError(t, err)

@@ -150,7 +150,7 @@ func accountFlow(e *env) {
 	_, err = ais.CardTransactions(ctx, cardID, nil, opts)
 	require.NoError(t, err)
 
-	e.s.RevokeConsent(emulator.CustomerKari)
+	e.s.Control().RevokeConsent(emulator.CustomerKari)
 	_, err = ais.Balances(ctx, id, opts)
 	require.ErrorIs(t, err, client.ErrConsentUnknown, "after the PSU revoked the consent")
 }
@@ -199,7 +199,7 @@ func domesticFlow(e *env) {
 	det, err := pis.Get(ctx, payments.Ref{Service: payments.ServiceSingle, Product: product, ID: init.PaymentID}, opts)
 	require.NoError(t, err)
 	assert.Equal(t, init.PaymentID, det.PaymentID)
-	e.s.RunBatch()
+	e.s.Control().RunBatch()
 	_, err = pis.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: product, ID: init.PaymentID}, opts)
 	require.NoError(t, err)
 	_, err = pis.CreateNorwegianDomestic(ctx, p, opts, private)

@@ -19,7 +19,7 @@ import (
 )
 
 // redirectURI is the TPP-Redirect-URI of the flows. Nothing listens there:
-// emulator.Server.Authorize returns the callback URL instead.
+// emulator.Controls.Authorize returns the callback URL instead.
 const redirectURI = "https://tpp.example/callback"
 
 // psuIP is a documentation address (RFC 5737) standing for the PSU's own.
@@ -82,7 +82,7 @@ func (e *env) absent(psuID string) client.RequestOption {
 func (e *env) authorize(link, customer string) string {
 	e.t.Helper()
 	require.NotEmpty(e.t, link, "no scaRedirect")
-	cb, err := e.s.Authorize(e.t.Context(), link, customer)
+	cb, err := e.s.Control().Authorize(e.t.Context(), link, customer)
 	require.NoError(e.t, err)
 	psuID := cb.Query().Get("psu-id")
 	require.NotEmpty(e.t, psuID)

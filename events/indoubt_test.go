@@ -28,12 +28,12 @@ func TestPaymentInDoubtAndUnknown(t *testing.T) {
 	require.NoError(t, err)
 	pay, err := payments.New(c, payments.WithJournal(j))
 	require.NoError(t, err)
-	res, err := s.Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+	res, err := s.Control().Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
 		Accounts: []emulator.SeedAccount{{Balance: "500.00"}}, Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}}})
 	require.NoError(t, err)
 	cu := res.Customers[0]
 	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID, Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
-	s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: "POST", PathPrefix: "/v1/payments/"})
+	s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: "POST", PathPrefix: "/v1/payments/"})
 	reqID := "5d2c8a1e-7b3f-4e9a-a6c4-1f8e0b2d9c37"
 	_, perr := pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
 		InstructedAmount: money.MustParse("10.00", "NOK"), CreditorName: "Ola Eksempel",

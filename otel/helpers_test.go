@@ -79,7 +79,7 @@ func newObservedRig(t testing.TB) *rig {
 // given two hours ago.
 func seedPSU(t testing.TB, r *rig) {
 	t.Helper()
-	res, err := r.s.Seed(t.Context(), r.c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+	res, err := r.s.Control().Seed(t.Context(), r.c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
 		Number: plantedNumber, Name: plantedName,
 		Accounts: []emulator.SeedAccount{{Balance: "1000.00", BBAN: plantedBBAN}},
 		Consent:  &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)},

@@ -59,7 +59,7 @@ func TestScriptedRun(t *testing.T) {
 	ctx := t.Context()
 
 	// 1. A GET the bank first answers 503: two attempts, the second a resend.
-	r.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/", Count: 1})
+	r.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/", Count: 1})
 	_, err := r.acc.Balances(ctx, r.account, r.absent)
 	require.NoError(t, err)
 	// 2. Two more budgeted reads, then the budget (4 a day) is spent.
@@ -163,7 +163,7 @@ func sum(m metricdata.Metrics) int64 {
 // classed rate_limited, with its code, followed by a resend.
 func TestRateLimitedAttempt(t *testing.T) {
 	r := newRig(t)
-	r.s.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, Method: "GET", PathPrefix: "/v1/accounts/", RetryAfter: time.Second})
+	r.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, Method: "GET", PathPrefix: "/v1/accounts/", RetryAfter: time.Second})
 	_, err := r.acc.Balances(t.Context(), r.account, r.present())
 	require.NoError(t, err)
 	spans := r.spans.Ended()

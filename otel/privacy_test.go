@@ -32,7 +32,7 @@ func TestNoPersonalData(t *testing.T) {
 	})
 	require.NoError(t, err)
 
-	r.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/", Count: 1})
+	r.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/", Count: 1})
 	_, err = r.acc.Balances(ctx, r.account, r.absent)
 	require.NoError(t, err)
 	_, err = r.acc.Transactions(ctx, r.account, nil, r.absent)
@@ -41,7 +41,7 @@ func TestNoPersonalData(t *testing.T) {
 	require.Error(t, err)
 	_, err = r.paymentAsPSU(t)
 	require.NoError(t, err)
-	r.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: "POST", PathPrefix: "/v1/payments/"})
+	r.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: "POST", PathPrefix: "/v1/payments/"})
 	_, err = r.paymentAsPSU(t)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	r.obs.RecordRefreshRound(ctx, psd2otel.RoundDone, time.Now().Add(-time.Minute), time.Now())

@@ -54,7 +54,7 @@ func TestEmulatorPayFromCardAccount(t *testing.T) {
 	init, err := b.svc.CreateNorwegianDomestic(ctx, p, psu...) // one session for AIS and PIS
 	require.NoError(t, err)
 	b.authorize(t, init.SCARedirect())
-	b.s.RunBatch()
+	b.s.Control().RunBatch()
 	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), psu...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)

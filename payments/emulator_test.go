@@ -87,13 +87,13 @@ func ndct(debtor, amount string) *payments.NorwegianDomestic {
 func (b *bank) authorize(t *testing.T, scaRedirect string) {
 	t.Helper()
 	require.NotEmpty(t, scaRedirect)
-	cb, err := b.s.Authorize(t.Context(), scaRedirect, emulator.CustomerKari)
+	cb, err := b.s.Control().Authorize(t.Context(), scaRedirect, emulator.CustomerKari)
 	require.NoError(t, err)
 	require.NotEmpty(t, cb.Query().Get("psu-id"))
 }
 
 // paymentsHeld returns the emulator's payments.
-func (b *bank) paymentsHeld() []emulator.Payment { return b.s.Payments() }
+func (b *bank) paymentsHeld() []emulator.Payment { return b.s.Control().Payments() }
 
 func TestEmulatorNorwegianDomesticLifeCycle(t *testing.T) {
 	t.Parallel()
@@ -121,7 +121,7 @@ func TestEmulatorNorwegianDomesticLifeCycle(t *testing.T) {
 	assert.False(t, st.TransactionStatus.IsFinal())
 	assert.False(t, st.FundsUnavailable())
 
-	b.s.RunBatch()
+	b.s.Control().RunBatch()
 	st, err = b.svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductNorwegianDomestic, ID: init.PaymentID}, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
@@ -168,7 +168,7 @@ func TestEmulatorSEPALifeCycle(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
 
-	b.s.RunBatch()
+	b.s.Control().RunBatch()
 	st, err = b.svc.Status(ctx, payments.Ref{Service: payments.ServiceSingle, Product: payments.ProductSEPA, ID: init.PaymentID}, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACSC, st.TransactionStatus)
@@ -186,7 +186,7 @@ func TestEmulatorStartAuthorisation(t *testing.T) {
 	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "42.00"), b.pisp()...)
 	require.NoError(t, err)
 	// The PSU cancels the first SCA; a new authorisation starts.
-	_, err = b.s.Reject(ctx, init.SCARedirect())
+	_, err = b.s.Control().Reject(ctx, init.SCARedirect())
 	require.NoError(t, err)
 	a, err := b.svc.StartAuthorisationAt(ctx, init.Links.Href(client.LinkStartAuthorisation), b.pisp()...)
 	require.NoError(t, err)
@@ -211,7 +211,7 @@ func TestEmulatorInsufficientFunds(t *testing.T) {
 	init, err := b.svc.CreateNorwegianDomestic(ctx, ndct(kariSpar, "500.00"), b.pisp()...)
 	require.NoError(t, err)
 	b.authorize(t, init.SCARedirect())
-	b.s.RunBatch()
+	b.s.Control().RunBatch()
 
 	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), b.pisp()...)
 	require.NoError(t, err)

@@ -55,7 +55,7 @@ func ExampleService_CreateNorwegianDomestic() {
 	if err != nil {
 		panic(err)
 	}
-	callback, err := bank.Authorize(ctx, login.String(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, login.String(), emulator.CustomerKari)
 	if err != nil {
 		panic(err)
 	}
@@ -79,7 +79,7 @@ func ExampleService_CreateNorwegianDomestic() {
 	fmt.Println("created:", init.TransactionStatus, "fee", init.TransactionFees)
 
 	// The PSU approves at init.SCARedirect(); here the emulator does it.
-	if _, err := bank.Authorize(ctx, init.SCARedirect(), emulator.CustomerKari); err != nil {
+	if _, err := bank.Control().Authorize(ctx, init.SCARedirect(), emulator.CustomerKari); err != nil {
 		panic(err)
 	}
 	st, err := svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), call...)
@@ -88,7 +88,7 @@ func ExampleService_CreateNorwegianDomestic() {
 	}
 	fmt.Println("after SCA:", st.TransactionStatus, "final:", st.TransactionStatus.IsFinal())
 
-	bank.RunBatch()
+	bank.Control().RunBatch()
 	st, err = svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), call...)
 	if err != nil {
 		panic(err)

@@ -43,7 +43,7 @@ func TestFaultCreateOutcomeUnknown(t *testing.T) {
 			b := newBank(t)
 			f := tc.fault
 			f.Method, f.PathPrefix = http.MethodPost, "/v1/payments/"
-			b.s.InjectFault(f)
+			b.s.Control().InjectFault(f)
 
 			ctx := t.Context()
 			if tc.timeout > 0 {
@@ -93,7 +93,7 @@ func TestFaultCreateOutcomeUnknown(t *testing.T) {
 func TestFaultCreateDroppedBeforeProcessing(t *testing.T) {
 	t.Parallel()
 	b := newBank(t)
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	_, err := createWithID(t.Context(), b, "12.00", uuid.NewString())
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	assert.Empty(t, b.paymentsHeld(), "not processed, and not sent again")
@@ -108,13 +108,13 @@ func TestFaultStatusRetried(t *testing.T) {
 	require.NoError(t, err)
 	b.authorize(t, init.SCARedirect())
 
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: http.MethodGet, PathPrefix: "/v1/payments/", Count: 2})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: http.MethodGet, PathPrefix: "/v1/payments/", Count: 2})
 	st, err := b.svc.StatusAt(ctx, init.Links.Href(client.LinkStatus), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, payments.StatusACTC, st.TransactionStatus)
 
 	// 429 with Retry-After (the emulator writes at least 1 s) is retried too.
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, Method: http.MethodGet, PathPrefix: "/v1/payments/", RetryAfter: time.Millisecond})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, Method: http.MethodGet, PathPrefix: "/v1/payments/", RetryAfter: time.Millisecond})
 	d, err := b.svc.Get(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, init.PaymentID, d.PaymentID)
@@ -123,7 +123,7 @@ func TestFaultStatusRetried(t *testing.T) {
 	// above were real.
 	noRetry, err := payments.New(mustClient(t, b, client.RetryPolicy{}))
 	require.NoError(t, err)
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: http.MethodGet, PathPrefix: "/v1/payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: http.MethodGet, PathPrefix: "/v1/payments/"})
 	_, err = noRetry.Status(ctx, init.Ref(), b.pisp()...)
 	var e *client.Error
 	require.ErrorAs(t, err, &e)

@@ -54,7 +54,7 @@ func TestFormsHideSecrets(t *testing.T) {
 	j := mustJournal(t, store.NewMemoryStore())
 	svc := journaled(t, b, j)
 	const tppState = "TPPSTATE-5e1f2a"
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	ro := b.pisp(client.WithRequestID(id), client.WithRedirectURI("https://tpp.example/cb?state="+tppState))
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "64.00"), ro...)

@@ -287,7 +287,7 @@ func TestJournalMarkerFailureDoesNotHideDoubt(t *testing.T) {
 
 	// Answer lost: the marker fails before the call, the outcome's
 	// marker write works.
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	st.failMarkers.Store(1)
 	_, err = svc.CreateNorwegianDomestic(t.Context(), ndct(kariBruk, "15.00"), b.pisp(client.WithRequestID(id))...)
@@ -315,7 +315,7 @@ func TestResolveErrorNamesTheOperationOnce(t *testing.T) {
 	}}
 	j := mustJournal(t, st)
 	svc := journaled(t, b, j)
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(t.Context(), ndct(kariBruk, "16.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)

@@ -41,7 +41,7 @@ func TestJournalBasket(t *testing.T) {
 			p2, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "20.00"), b.pisp()...)
 			require.NoError(t, err)
 
-			b.s.InjectFault(emulator.Fault{Kind: tc.fault, Method: http.MethodPost, PathPrefix: "/v1/signing-baskets"})
+			b.s.Control().InjectFault(emulator.Fault{Kind: tc.fault, Method: http.MethodPost, PathPrefix: "/v1/signing-baskets"})
 			id := uuid.NewString()
 			_, err = b.c.Do(ctx, client.Operation{
 				Name: "basket.Create", Method: http.MethodPost, Path: "/v1/signing-baskets",

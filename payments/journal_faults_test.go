@@ -111,13 +111,13 @@ func journalFaultCell(t *testing.T, first, burst int, after string) int {
 	j := mustJournal(t, st)
 	svc := journaled(t, b, j)
 	if after == "answer lost" {
-		b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+		b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	}
 	init, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "25.00"), b.pisp(client.WithRequestID(uuid.NewString()))...)
 	if err == nil {
 		switch after {
 		case "reject":
-			_, err := b.s.Reject(ctx, init.SCARedirect())
+			_, err := b.s.Control().Reject(ctx, init.SCARedirect())
 			require.NoError(t, err)
 		case "cancel":
 			_, err := svc.Cancel(ctx, init.Ref(), b.pisp()...)
@@ -234,7 +234,7 @@ func TestJournalCreatedIDSurvivesStoreOutage(t *testing.T) {
 			init, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "26.00"), b.pisp(client.WithRequestID(id))...)
 			require.NoError(t, err)
 			if after == "reject" {
-				_, err = b.s.Reject(ctx, init.SCARedirect())
+				_, err = b.s.Control().Reject(ctx, init.SCARedirect())
 			} else {
 				_, err = svc.Cancel(ctx, init.Ref(), b.pisp()...)
 			}

@@ -20,7 +20,7 @@ func TestSettleByPerson(t *testing.T) {
 	b := newBank(t)
 	j := mustJournal(t, store.NewMemoryStore())
 	svc := journaled(t, b, j)
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "55.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)

@@ -198,7 +198,7 @@ func TestJournalSurvivesKill(t *testing.T) {
 			require.NoError(t, err)
 			assert.Empty(t, e.Outcome, "killed before the answer was stored")
 			assert.True(t, e.InDoubt())
-			assert.Len(t, emu.Payments(), map[bool]int{true: 1}[tc.processed])
+			assert.Len(t, emu.Control().Payments(), map[bool]int{true: 1}[tc.processed])
 
 			resolver := childproc.Start(t, 1, "TestJournalHelperProcess", append(env, journalHelperEnv+"=resolve")...)[0]
 			_, err = io.WriteString(resolver.Stdin, "go\n")
@@ -210,7 +210,7 @@ func TestJournalSurvivesKill(t *testing.T) {
 			require.Equal(t, "done", resolver.Line(t, "done"))
 			require.NoError(t, resolver.Cmd.Wait())
 
-			held := emu.Payments()
+			held := emu.Control().Payments()
 			require.Len(t, held, 1, "exactly one payment")
 			e, err = j.Entry(ctx, id)
 			require.NoError(t, err)

@@ -267,7 +267,7 @@ func TestResolve(t *testing.T) {
 			if tc.fault != nil {
 				f := *tc.fault
 				f.Method, f.PathPrefix = http.MethodPost, "/v1/payments/"
-				b.s.InjectFault(f)
+				b.s.Control().InjectFault(f)
 			}
 			opts := b.pisp()
 			if tc.allow {
@@ -346,7 +346,7 @@ func TestResolveRefuses(t *testing.T) {
 	b := newBank(t)
 	j := mustJournal(t, store.NewMemoryStore())
 	svc := journaled(t, b, j)
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
@@ -387,7 +387,7 @@ func TestResolveConcurrently(t *testing.T) {
 	st := store.NewMemoryStore()
 	j := mustJournal(t, st)
 	svc := journaled(t, b, j)
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "88.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
@@ -458,7 +458,7 @@ func TestJournalOpenMarkers(t *testing.T) {
 	assert.Empty(t, keysUnder(t, st, open), "settled creates leave no marker")
 	assert.Len(t, keysUnder(t, st, "journal/entry/"), 3)
 
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "4.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)

@@ -243,7 +243,7 @@ func TestBulkPaymentByID(t *testing.T) {
 	b.authorize(t, init.SCARedirect())
 	l.after = func(n int) {
 		if n == 2 { // the wait read ACTC: the bank's batch runs
-			b.s.RunBatch()
+			b.s.Control().RunBatch()
 		}
 	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -468,7 +468,7 @@ func TestResolvedStandingOrder(t *testing.T) {
 	b := newBank(t)
 	j := mustJournal(t, store.NewMemoryStore())
 	svc := journaled(t, b, j)
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/periodic-payments/"})
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/periodic-payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, standingOrder(kariBruk, "400.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
@@ -521,7 +521,7 @@ func ExampleRef() {
 	if err != nil {
 		panic(err)
 	}
-	callback, err := bank.Authorize(ctx, login.String(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, login.String(), emulator.CustomerKari)
 	if err != nil {
 		panic(err)
 	}

@@ -86,10 +86,10 @@ func TestEmulatorWaitReachesACSC(t *testing.T) {
 	reads.after = func(n int) {
 		switch n {
 		case 1: // after the 404: the PSU approves
-			_, err := b.s.Authorize(context.Background(), init.SCARedirect(), emulator.CustomerKari)
+			_, err := b.s.Control().Authorize(context.Background(), init.SCARedirect(), emulator.CustomerKari)
 			assert.NoError(t, err)
 		case 2: // after ACTC: the bank's batch runs
-			b.s.RunBatch()
+			b.s.Control().RunBatch()
 		}
 	}
 	st, err := b.svc.Wait(ctx, init.Ref(), b.pisp()...)
@@ -117,9 +117,9 @@ func TestEmulatorWaitReadsAgainAfter5xx(t *testing.T) {
 	}, b.pisp()...)
 	require.NoError(t, err)
 	b.authorize(t, init.SCARedirect())
-	b.s.RunBatch()
+	b.s.Control().RunBatch()
 
-	b.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable,
+	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable,
 		Method: http.MethodGet, PathPrefix: "/v1/payments/", Count: 2})
 	st, err := b.svc.Wait(ctx, init.Ref(), b.pisp()...)
 	require.NoError(t, err)

@@ -84,7 +84,7 @@ func budgetRace(tb testing.TB, nClients, nAccounts int) raceResult {
 		customers[i] = emulator.SeedCustomer{Accounts: []emulator.SeedAccount{{Balance: "100.00"}},
 			Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}
 	}
-	seeded, err := emu.Seed(ctx, creds.Certificate, emulator.SeedData{Customers: customers})
+	seeded, err := emu.Control().Seed(ctx, creds.Certificate, emulator.SeedData{Customers: customers})
 	require.NoError(tb, err)
 	type target struct {
 		account string

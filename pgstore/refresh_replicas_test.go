@@ -31,7 +31,7 @@ func TestTwoRefreshersOneStore(t *testing.T) {
 	t.Cleanup(srv.Close)
 	creds, err := srv.NewTPP("Replicas")
 	require.NoError(t, err)
-	seeded, err := srv.Seed(t.Context(), creds.Certificate, refreshbench.Seed(20, 2, 1, 2, clock.Now().Add(-time.Hour)))
+	seeded, err := srv.Control().Seed(t.Context(), creds.Certificate, refreshbench.Seed(20, 2, 1, 2, clock.Now().Add(-time.Hour)))
 	require.NoError(t, err)
 	var jobs []refresh.Job
 	for _, cu := range seeded.Customers {

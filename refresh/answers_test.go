@@ -485,7 +485,7 @@ func TestEmulatorRetryAfter(t *testing.T) {
 	b := newBank(t, refreshbench.Seed(1, 2, 0, 1, time.Now().Add(-time.Hour)))
 	r := b.refresher(t, refresh.WithWorkers(1))
 	jobs := jobsOf(t, b)
-	b.srv.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: 90 * time.Second,
+	b.srv.Control().InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: 90 * time.Second,
 		PathPrefix: "/v1/accounts/" + jobs[0].AccountID + "/balances"})
 	got := collect(t, r, jobs)
 	require.Equal(t, jobs[0].AccountID, got[0].Job.AccountID)

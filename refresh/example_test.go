@@ -36,7 +36,7 @@ func Example() {
 	}
 	psu := emulator.SeedCustomer{Consent: &emulator.SeedConsent{},
 		Accounts: []emulator.SeedAccount{{Balance: "1200.00", Transactions: history}, {Balance: "50.00", Transactions: history}}}
-	seeded, err := bank.Seed(ctx, creds.Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{psu, psu}})
+	seeded, err := bank.Control().Seed(ctx, creds.Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{psu, psu}})
 	if err != nil {
 		fmt.Println(err)
 		return

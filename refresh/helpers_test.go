@@ -40,7 +40,7 @@ func newBank(t testing.TB, data emulator.SeedData, opts ...client.Option) *bank 
 	t.Cleanup(srv.Close)
 	creds, err := srv.NewTPP("Refresh test")
 	require.NoError(t, err)
-	seeded, err := srv.Seed(t.Context(), creds.Certificate, data)
+	seeded, err := srv.Control().Seed(t.Context(), creds.Certificate, data)
 	require.NoError(t, err)
 	opts = append([]client.Option{client.WithHTTPClient(srv.Client()), client.WithClock(clock.Now),
 		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)), client.WithRetryPolicy(fastRetries)}, opts...)

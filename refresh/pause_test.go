@@ -93,7 +93,7 @@ func TestRateLimitPausesEveryWorker(t *testing.T) {
 	require.NoError(t, err)
 	jobs := jobsOf(t, b)
 	// The first request meets the bank's 429.
-	b.srv.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: retryAfter})
+	b.srv.Control().InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: retryAfter})
 	results := collect(t, r, jobs)
 	log.mu.Lock()
 	defer log.mu.Unlock()

@@ -213,7 +213,7 @@ func TestRunReconnectNeeded(t *testing.T) {
 	jobs := jobsOf(t, b)
 
 	// The first PSU revoked the consent at the bank: 403 CONSENT_UNKNOWN.
-	b.srv.RevokeConsent(b.seeded.Customers[0].Number)
+	b.srv.Control().RevokeConsent(b.seeded.Customers[0].Number)
 	res := collect(t, r, jobs[:1])[0]
 	assert.Equal(t, refresh.ReconnectNeeded, res.Outcome)
 	assert.ErrorIs(t, res.Err, client.ErrConsentUnknown)
@@ -241,7 +241,7 @@ func TestRunTransientAndRefused(t *testing.T) {
 	jobs := jobsOf(t, b)
 
 	// 503 on every attempt (the client retried once).
-	b.srv.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, PathPrefix: "/v1/accounts/", Count: 2})
+	b.srv.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, PathPrefix: "/v1/accounts/", Count: 2})
 	res := collect(t, r, jobs[:1])[0]
 	assert.Equal(t, refresh.Transient, res.Outcome)
 	var ce *client.Error

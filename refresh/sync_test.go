@@ -67,7 +67,7 @@ func (f *synced) round(t *testing.T) refresh.Result {
 
 func (f *synced) add(t *testing.T, tx emulator.SeedTransaction) string {
 	t.Helper()
-	ref, err := f.w.Srv.AddTransaction(f.id(), tx)
+	ref, err := f.w.Srv.Control().AddTransaction(f.id(), tx)
 	require.NoError(t, err)
 	return ref
 }
@@ -93,7 +93,7 @@ func TestResultsCarryTheSync(t *testing.T) {
 	ref := f.add(t, emulator.SeedTransaction{BookingDate: today(), Amount: "-120.00", CounterpartyName: "Kiwi", Remittance: "Kiwi"})
 	res = f.round(t)
 	require.Len(t, res.Sync.Added, 1)
-	_, err = f.w.Srv.ChangeTransactionID(f.id(), ref)
+	_, err = f.w.Srv.Control().ChangeTransactionID(f.id(), ref)
 	require.NoError(t, err)
 	res = f.round(t)
 	assert.True(t, res.Sync.Empty(), "the sync follows the new id: %v", res.Sync)
@@ -104,7 +104,7 @@ func TestResultsCarryTheSync(t *testing.T) {
 	res = f.round(t)
 	require.Len(t, res.Sync.Added, 1)
 	key := res.Sync.Added[0].Key
-	_, err = f.w.Srv.BookPending(f.id(), ref, today(), "-287.40")
+	_, err = f.w.Srv.Control().BookPending(f.id(), ref, today(), "-287.40")
 	require.NoError(t, err)
 	res = f.round(t)
 	require.Empty(t, res.Sync.Added)
@@ -119,19 +119,19 @@ func TestResultsCarryTheSync(t *testing.T) {
 	ref = f.add(t, emulator.SeedTransaction{Pending: true, BookingDate: today(), Amount: "-99.00", CounterpartyName: "Hotell", Remittance: "Reservasjon"})
 	res = f.round(t)
 	require.Len(t, res.Sync.Added, 1)
-	require.NoError(t, f.w.Srv.DropPending(f.id(), ref))
+	require.NoError(t, f.w.Srv.Control().DropPending(f.id(), ref))
 	res = f.round(t)
 	require.Len(t, res.Sync.Removed, 1)
 	assert.Empty(t, res.Sync.Added)
 	assert.Equal(t, txsync.PendingVanished, res.Sync.Removed[0].Reason)
 
 	// Twins, one of which then changes its id.
-	refs, err := f.w.Srv.AddTwins(f.id(), emulator.SeedTransaction{BookingDate: today(), Amount: "-49.00", CounterpartyName: "Kaffebar", Remittance: "Kaffe"}, 2)
+	refs, err := f.w.Srv.Control().AddTwins(f.id(), emulator.SeedTransaction{BookingDate: today(), Amount: "-49.00", CounterpartyName: "Kaffebar", Remittance: "Kaffe"}, 2)
 	require.NoError(t, err)
 	res = f.round(t)
 	require.Len(t, res.Sync.Added, 2)
 	assert.NotEqual(t, res.Sync.Added[0].Key, res.Sync.Added[1].Key)
-	_, err = f.w.Srv.ChangeTransactionID(f.id(), refs[1])
+	_, err = f.w.Srv.Control().ChangeTransactionID(f.id(), refs[1])
 	require.NoError(t, err)
 	res = f.round(t)
 	assert.True(t, res.Sync.Empty(), "%v", res.Sync)
@@ -145,14 +145,14 @@ func TestResultsCarryTheSync(t *testing.T) {
 // removal and a missed booking, and is not reported again.
 func TestSyncOldPendingBooked(t *testing.T) {
 	f := newSynced(t)
-	f.w.Srv.SetUnfilteredPending(false)
+	f.w.Srv.Control().SetUnfilteredPending(false)
 	f.link(t)
 	ref := f.add(t, emulator.SeedTransaction{Pending: true, BookingDate: f.w.Clock.Now().AddDate(0, 0, -20), Amount: "-1500.00", CounterpartyName: "Leiebil", Remittance: "Depositum"})
 	res := f.round(t)
 	require.Len(t, res.Sync.Added, 12) // the seed's 11 and the reservation
 	res = f.round(t)
 	require.True(t, res.Sync.Empty(), "%v", res.Sync)
-	_, err := f.w.Srv.BookPending(f.id(), ref, f.w.Clock.Now().AddDate(0, 0, -19), "")
+	_, err := f.w.Srv.Control().BookPending(f.id(), ref, f.w.Clock.Now().AddDate(0, 0, -19), "")
 	require.NoError(t, err)
 
 	res = f.round(t)

@@ -56,7 +56,7 @@ func (e *env) session(t *testing.T, customer, agreementID string) client.Request
 	consent, err := e.ais.StartConsent(ctx, ro)
 	require.NoError(t, err)
 	require.NotEmpty(t, consent.SCARedirect())
-	cb, err := e.bank.AuthorizeCorporate(ctx, consent.SCARedirect(), customer, agreementID)
+	cb, err := e.bank.Control().AuthorizeCorporate(ctx, consent.SCARedirect(), customer, agreementID)
 	require.NoError(t, err)
 	s, err := flow.ParseCallback(pending, cb.String())
 	require.NoError(t, err)

@@ -41,10 +41,10 @@ type tpp struct {
 // present is the PSU at the browser (docs/interface.md section 5.14).
 var present = &client.PSU{IPAddress: "198.51.100.7", UserAgent: "Mozilla/5.0"}
 
-func newTPP(t *testing.T) *tpp {
+func newTPP(t *testing.T, opts ...emulator.Option) *tpp {
 	t.Helper()
 	clk := testtpp.NewClock(time.Now().Truncate(time.Second))
-	bank := testtpp.Server(t, emulator.WithClock(clk.Now))
+	bank := testtpp.Server(t, append([]emulator.Option{emulator.WithClock(clk.Now)}, opts...)...)
 	c := testtpp.NewClient(t, bank, "SCA Test TPP", client.WithClock(clk.Now))
 
 	acc, err := accounts.New(c)
@@ -116,7 +116,7 @@ func (e *tpp) login(t *testing.T, key, customer string) *sca.Session {
 	t.Helper()
 	_, r := e.listAccounts(t, key)
 	require.NotNil(t, r, "a PSU without session is sent to SCA")
-	cb, err := e.bank.Authorize(t.Context(), r.String(), customer)
+	cb, err := e.bank.Control().Authorize(t.Context(), r.String(), customer)
 	require.NoError(t, err)
 	s, err := e.visit(t, cb)
 	require.NoError(t, err)
@@ -139,7 +139,7 @@ func TestPrivateSCAThroughHandler(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "https", r.URL.Scheme)
 
-	cb, err := e.bank.Authorize(ctx, r.String(), emulator.CustomerKari)
+	cb, err := e.bank.Control().Authorize(ctx, r.String(), emulator.CustomerKari)
 	require.NoError(t, err)
 	assert.Equal(t, call.Pending.State, cb.Query().Get("state"), "the bank brings the TPP's state back")
 	head, err := e.app.Client().Head(cb.String())
@@ -185,7 +185,7 @@ func TestCorporateSCAThroughHandler(t *testing.T) {
 
 	_, r := e.listAccounts(t, "fjordlys")
 	require.NotNil(t, r)
-	cb, err := e.bank.AuthorizeCorporate(ctx, r.String(), emulator.CustomerFjordlys, "")
+	cb, err := e.bank.Control().AuthorizeCorporate(ctx, r.String(), emulator.CustomerFjordlys, "")
 	require.NoError(t, err)
 	s, err := e.visit(t, cb)
 	require.NoError(t, err)
@@ -212,7 +212,7 @@ func TestCorporateSCAThroughHandler(t *testing.T) {
 	// Consent is per agreement: the bank asks for SCA again.
 	_, r = e.listAccounts(t, "fjordlys")
 	require.NotNil(t, r, "another agreement needs its own consent")
-	cb, err = e.bank.AuthorizeCorporate(ctx, r.String(), emulator.CustomerFjordlys, second)
+	cb, err = e.bank.Control().AuthorizeCorporate(ctx, r.String(), emulator.CustomerFjordlys, second)
 	require.NoError(t, err)
 	s2, err := e.visit(t, cb)
 	require.NoError(t, err)
@@ -243,7 +243,7 @@ func TestSCAExpiresAfterAnHour(t *testing.T) {
 	_, r = e.listAccounts(t, "ola")
 	require.NotNil(t, r, "61 minutes after SCA the bank asks again")
 
-	cb, err := e.bank.Authorize(ctx, r.String(), emulator.CustomerOla)
+	cb, err := e.bank.Control().Authorize(ctx, r.String(), emulator.CustomerOla)
 	require.NoError(t, err)
 	renewed, err := e.visit(t, cb)
 	require.NoError(t, err)
@@ -288,7 +288,7 @@ func TestSwitchTPPSessionID(t *testing.T) {
 			require.NoError(t, e.listWith(t, old), "while the new SCA runs the old session is valid")
 
 			if !completed {
-				cb, err := e.bank.Reject(ctx, r.String())
+				cb, err := e.bank.Control().Reject(ctx, r.String())
 				require.NoError(t, err)
 				s, err := e.visit(t, cb)
 				assert.Nil(t, s)
@@ -303,7 +303,7 @@ func TestSwitchTPPSessionID(t *testing.T) {
 				return
 			}
 
-			cb, err := e.bank.Authorize(ctx, r.String(), emulator.CustomerKari)
+			cb, err := e.bank.Control().Authorize(ctx, r.String(), emulator.CustomerKari)
 			require.NoError(t, err)
 			s, err := e.visit(t, cb)
 			require.NoError(t, err)
@@ -337,7 +337,7 @@ func TestUserForPISP(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, r.String(), r2.String())
 
-	cb, err := e.bank.AuthorizeCorporate(ctx, r.String(), emulator.CustomerTestfirma, "")
+	cb, err := e.bank.Control().AuthorizeCorporate(ctx, r.String(), emulator.CustomerTestfirma, "")
 	require.NoError(t, err)
 	s, err := e.visit(t, cb)
 	require.NoError(t, err)

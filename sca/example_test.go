@@ -99,7 +99,7 @@ func Example_webApplication() {
 
 	// At the sandbox page the PSU types a customer number; the emulator's
 	// Authorize does it and returns where the bank sends the browser.
-	callback, err := bank.Authorize(ctx, redirect.String(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, redirect.String(), emulator.CustomerKari)
 	if err != nil {
 		fmt.Println(err)
 		return

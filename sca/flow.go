@@ -28,7 +28,8 @@ type Flow struct {
 	redirect *url.URL
 	ttl      time.Duration
 	now      func() time.Time
-	consent  time.Duration // WithConsentValidity; 0: ConsentValidity
+	consent  time.Duration  // WithConsentValidity; 0: ConsentValidity
+	client   *client.Client // WithClient: the clock, and Prepared.Redirect's startAuthorisation
 }
 
 // FlowOption configures a [Flow] in [NewFlow].
@@ -49,13 +50,16 @@ func WithPendingTTL(d time.Duration) FlowOption {
 // WithClient makes the Flow read the time from c's clock
 // ([client.Client.Now], set with client.WithClock), the SDK's one clock,
 // instead of time.Now. The time stamps Pending.CreatedAt and
-// Session.SCAAt and decides expiry.
+// Session.SCAAt and decides expiry. With it, [Prepared.Redirect] also
+// starts the authorisation itself through c when an answer carries only a
+// startAuthorisation link (a bank whose payment creation answer has no
+// scaRedirect).
 func WithClient(c *client.Client) FlowOption {
 	return func(f *Flow) error {
 		if c == nil {
 			return errors.New("sca: WithClient(nil)")
 		}
-		f.now = c.Now
+		f.now, f.client = c.Now, c
 		return nil
 	}
 }

@@ -94,7 +94,7 @@ func ExampleManager_HandlerFor() {
 		if err != nil {
 			return 0, err
 		}
-		callback, err := bank.Authorize(ctx, redirect.String(), emulator.CustomerKari)
+		callback, err := bank.Control().Authorize(ctx, redirect.String(), emulator.CustomerKari)
 		if err != nil {
 			return 0, err
 		}

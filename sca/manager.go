@@ -3,8 +3,11 @@ package sca
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -133,6 +136,16 @@ func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []S
 // callback can complete it, and returns the link to send the PSU to. It
 // reports false, with nothing saved, when the answer needs no SCA.
 //
+// An answer with a startAuthorisation link and no scaRedirect (a payment
+// creation at a bank that leaves the start to the TPP, as the platform
+// was recorded doing) needs SCA all the same: Redirect starts the
+// authorisation with POST on that link, through the client given to the
+// Flow with [WithClient] and with the call's Options (the same state,
+// PSU-ID and TPP-Session-ID), and returns the scaRedirect of its answer.
+// Without a client it returns [ErrStartAuthorisation]. The POST is sent
+// once: after an answer that may have reached the bank the error matches
+// client.ErrOutcomeUnknown, and the caller may start it again.
+//
 // Unless [WithPurpose] set it, Redirect records in the pending SCA what the
 // SCA is for, worked out from the answer ([Pending.Purpose]): the error of
 // an account call or an accounts.Consent is the consent flow
@@ -143,7 +156,14 @@ func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []S
 func (c *Prepared) Redirect(ctx context.Context, answer any) (Redirect, bool, error) {
 	r, ok := find(answer)
 	if !ok {
-		return Redirect{}, false, nil
+		href := startAuthorisationLink(answer)
+		if href == "" {
+			return Redirect{}, false, nil
+		}
+		var err error
+		if r, err = c.startAuthorisation(ctx, href, purposeOf(answer)); err != nil {
+			return Redirect{}, false, err
+		}
 	}
 	if c.Pending.Purpose == PurposeUnknown {
 		c.Pending.Purpose = r.Purpose
@@ -263,4 +283,67 @@ func (m *Manager) UseAgreement(ctx context.Context, key, agreementID string) (*S
 		return nil, err
 	}
 	return c, nil
+}
+
+// ErrStartAuthorisation is the error of [Prepared.Redirect] for an answer
+// that carries only a startAuthorisation link when the Flow has no client
+// to start it with ([WithClient]).
+var ErrStartAuthorisation = errors.New("sca: the answer has only a startAuthorisation link; give the Flow a client (WithClient) to start the SCA")
+
+// startAuthorisation starts the SCA of a startAuthorisation link through
+// the Flow's client, with the call's options, and returns the
+// scaRedirect of the answer, with purpose.
+func (c *Prepared) startAuthorisation(ctx context.Context, href string, purpose Purpose) (Redirect, error) {
+	cl := c.m.flow.client
+	if cl == nil {
+		return Redirect{}, ErrStartAuthorisation
+	}
+	var body json.RawMessage
+	_, err := cl.Do(ctx, client.Operation{Name: "sca.StartAuthorisation", Method: http.MethodPost, Path: href, ResultID: "scaStatus"}, &body, c.Options)
+	if err != nil {
+		return Redirect{}, err
+	}
+	r, ok := find(body)
+	if !ok {
+		return Redirect{}, fmt.Errorf("sca: the answer of startAuthorisation has no scaRedirect: %w", client.ErrUnusableAnswer)
+	}
+	r.Purpose = purpose
+	return r, nil
+}
+
+// startAuthorisationLink returns the startAuthorisation href of an answer
+// of the bank: client.Links, or a struct (or pointer to one) with a
+// Links field of type client.Links, as the SDK's answer types have; ""
+// for anything else.
+func startAuthorisationLink(v any) string {
+	switch x := v.(type) {
+	case client.Links:
+		return x.Href(client.LinkStartAuthorisation)
+	case *client.Links:
+		if x != nil {
+			return x.Href(client.LinkStartAuthorisation)
+		}
+		return ""
+	case error:
+		return "" // an error answer starts nothing
+	}
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return ""
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return ""
+	}
+	f := rv.FieldByName("Links")
+	if !f.IsValid() || !f.CanInterface() {
+		return ""
+	}
+	l, ok := f.Interface().(client.Links)
+	if !ok {
+		return ""
+	}
+	return l.Href(client.LinkStartAuthorisation)
 }

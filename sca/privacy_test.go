@@ -347,7 +347,7 @@ func TestClientLogsOfAnSCAFlow(t *testing.T) {
 	r, ok, err := call.Redirect(ctx, err)
 	require.NoError(t, err)
 	require.True(t, ok)
-	cb, err := bank.Authorize(ctx, r.String(), emulator.CustomerKari)
+	cb, err := bank.Control().Authorize(ctx, r.String(), emulator.CustomerKari)
 	require.NoError(t, err)
 	s, err := mgr.Complete(ctx, cb.String())
 	require.NoError(t, err)

@@ -71,7 +71,7 @@ func TestTourPattern(t *testing.T) {
 	// callback in Kari's browser.
 	back := func(link sca.Redirect) {
 		t.Helper()
-		cb, err := bank.Authorize(ctx, link.String(), emulator.CustomerKari)
+		cb, err := bank.Control().Authorize(ctx, link.String(), emulator.CustomerKari)
 		require.NoError(t, err)
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cb.String(), nil)
 		require.NoError(t, err)
@@ -114,7 +114,7 @@ func TestTourPattern(t *testing.T) {
 	back(link)
 
 	// 6. The final status.
-	bank.RunBatch()
+	bank.Control().RunBatch()
 	call, err = sessions.Prepare(ctx, "user-42", present)
 	require.NoError(t, err)
 	st, err := pis.Wait(ctx, init.Ref(), call.Options)

@@ -77,7 +77,7 @@ func (f *fixture) round(t *testing.T) (*txsync.Delta, refresh.Result) {
 
 func (f *fixture) add(t *testing.T, tx emulator.SeedTransaction) string {
 	t.Helper()
-	ref, err := f.w.Srv.AddTransaction(f.id(), tx)
+	ref, err := f.w.Srv.Control().AddTransaction(f.id(), tx)
 	require.NoError(t, err)
 	return ref
 }
@@ -90,7 +90,7 @@ func TestBookedIDChanges(t *testing.T) {
 	d, res := f.round(t)
 	require.Len(t, d.Added, 1)
 	require.Len(t, res.Booked, 1)
-	_, err := f.w.Srv.ChangeTransactionID(f.id(), ref)
+	_, err := f.w.Srv.Control().ChangeTransactionID(f.id(), ref)
 	require.NoError(t, err)
 
 	d, res = f.round(t)
@@ -106,7 +106,7 @@ func TestPendingBookedWithAnotherIDAndAmount(t *testing.T) {
 	d, _ := f.round(t)
 	require.Len(t, d.Added, 1)
 	key := d.Added[0].Key
-	_, err := f.w.Srv.BookPending(f.id(), ref, today(f), "-287.40")
+	_, err := f.w.Srv.Control().BookPending(f.id(), ref, today(f), "-287.40")
 	require.NoError(t, err)
 
 	d, res := f.round(t)
@@ -130,7 +130,7 @@ func TestPendingDropped(t *testing.T) {
 	ref := f.add(t, emulator.SeedTransaction{Pending: true, BookingDate: today(f), Amount: "-99.00", CounterpartyName: "Hotell", Remittance: "Reservasjon"})
 	d, _ := f.round(t)
 	require.Len(t, d.Added, 1)
-	require.NoError(t, f.w.Srv.DropPending(f.id(), ref))
+	require.NoError(t, f.w.Srv.Control().DropPending(f.id(), ref))
 
 	d, _ = f.round(t)
 	require.Len(t, d.Removed, 1)
@@ -141,13 +141,13 @@ func TestPendingDropped(t *testing.T) {
 
 func TestTwins(t *testing.T) {
 	f := newFixture(t)
-	refs, err := f.w.Srv.AddTwins(f.id(), emulator.SeedTransaction{BookingDate: today(f), Amount: "-49.00", CounterpartyName: "Kaffebar", Remittance: "Kaffe"}, 2)
+	refs, err := f.w.Srv.Control().AddTwins(f.id(), emulator.SeedTransaction{BookingDate: today(f), Amount: "-49.00", CounterpartyName: "Kaffebar", Remittance: "Kaffe"}, 2)
 	require.NoError(t, err)
 	d, _ := f.round(t)
 	require.Len(t, d.Added, 2)
 	assert.NotEqual(t, d.Added[0].Key, d.Added[1].Key)
 	assert.ElementsMatch(t, []int{0, 1}, []int{d.Added[0].Occurrence, d.Added[1].Occurrence})
-	_, err = f.w.Srv.ChangeTransactionID(f.id(), refs[1])
+	_, err = f.w.Srv.Control().ChangeTransactionID(f.id(), refs[1])
 	require.NoError(t, err)
 
 	d, res := f.round(t)
@@ -158,7 +158,7 @@ func TestTwins(t *testing.T) {
 func TestReconsentKeepsTheAccount(t *testing.T) {
 	f := newFixture(t)
 	old, oldKey := f.id(), f.key
-	cu, err := f.w.Srv.Reconsent(f.w.Cert(), f.w.Customer.CustomerID)
+	cu, err := f.w.Srv.Control().Reconsent(f.w.Cert(), f.w.Customer.CustomerID)
 	require.NoError(t, err)
 	require.NoError(t, f.w.Renew(cu))
 	require.NotEqual(t, old, f.id())
@@ -200,7 +200,7 @@ func TestUnfilteredPendingList(t *testing.T) {
 	// Without the issue the bank filters pending entries by date; the
 	// sync asks from the oldest pending entry it tracks, so it is still
 	// listed.
-	f.w.Srv.SetUnfilteredPending(false)
+	f.w.Srv.Control().SetUnfilteredPending(false)
 	d, _ = f.round(t)
 	assert.True(t, d.Empty(), "%v", d)
 }
@@ -249,10 +249,10 @@ func TestOldPendingBookedUnderItsDate(t *testing.T) {
 	d, _ := f.round(t)
 	require.Len(t, d.Added, 1)
 	key := d.Added[0].Key
-	f.w.Srv.SetUnfilteredPending(false)
+	f.w.Srv.Control().SetUnfilteredPending(false)
 	d, _ = f.round(t)
 	require.True(t, d.Empty(), "%v", d)
-	_, err := f.w.Srv.BookPending(f.id(), ref, today(f).AddDate(0, 0, -19), "")
+	_, err := f.w.Srv.Control().BookPending(f.id(), ref, today(f).AddDate(0, 0, -19), "")
 	require.NoError(t, err)
 
 	d, _ = f.round(t)

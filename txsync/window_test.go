@@ -40,7 +40,7 @@ func startBank(t *testing.T, clock *frozen, cu emulator.SeedCustomer) *bank {
 	svc, err := accounts.New(c)
 	require.NoError(t, err)
 	cu.Consent = &emulator.SeedConsent{At: clock.Now()}
-	res, err := srv.Seed(t.Context(), creds.Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{cu}})
+	res, err := srv.Control().Seed(t.Context(), creds.Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{cu}})
 	require.NoError(t, err)
 	b := &bank{srv: srv, svc: svc, clock: clock, cu: res.Customers[0]}
 	s := b.cu.Session

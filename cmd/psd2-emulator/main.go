@@ -6,7 +6,7 @@
 //
 //	psd2-emulator [-addr 127.0.0.1:8443] [-public] [-out ./psd2-emulator] [-tpp "Local TPP"] [-trust cert.pem]
 //	              [-known-issues[=false]] [-read-header-timeout 10s] [-read-timeout 30s] [-write-timeout 1m]
-//	              [-idle-timeout 2m] [-limit payments=100000]
+//	              [-idle-timeout 2m] [-limit payments=100000] [-control 127.0.0.1:0]
 //
 // It writes the emulator's CA certificate (ca.pem, to trust its TLS
 // certificate) to the -out directory. Unless -trust names PEM files of TPP
@@ -16,6 +16,12 @@
 // a symbolic link, belongs to another user or can be written by other
 // users is refused, and the files are written without following a
 // symbolic link (a new file renamed into place). It prints the API base URL and runs until interrupted.
+//
+// With -control it also serves the control API (the emulator's scenario
+// and clock controls as JSON, docs/emulator.md) on a loopback listener of
+// its own, guarded by a random token it prints and writes, with the URL,
+// to control.json in the -out directory (mode 0600). The bank's listener
+// never serves a control.
 //
 // It is a network server and behaves like one:
 //
@@ -107,6 +113,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "  TPP cert: %s\n  TPP key:  %s\n", r.TPPCert, r.TPPKey)
 	}
 	fmt.Fprintf(stdout, "  %s\n", emulatorcmd.Customers())
+	if r.Control != nil {
+		fmt.Fprintf(stdout, "  control:  %s  token %s (also in %s)\n", r.Control.URL, r.Control.Token, emulatorcmd.ControlFile)
+	}
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()

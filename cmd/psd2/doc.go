@@ -37,7 +37,11 @@
 //	emulator  serve the emulator on loopback: one bank, or several at once
 //	          with -banks a,b (one host name each, <id>.localhost); every
 //	          flag of cmd/psd2-emulator (-addr, -public, -trust,
-//	          -known-issues, -limit, the timeouts, -out with its checks)
+//	          -known-issues, -limit, the timeouts, -out with its checks);
+//	          -control ADDR serves the scenario and clock controls as
+//	          JSON on a loopback listener of its own, behind a token it
+//	          prints; "psd2 emulator ctl <control> name=value..." calls
+//	          one (docs/emulator.md lists them)
 //	sandbox   reset, list, or seed mock data from a JSON file: customers,
 //	          each with its accounts, each account with its transactions
 //	          (an example: cmd/psd2/testdata/seed.example.json)

@@ -28,7 +28,8 @@ func TestEmulatorServesSeveralBanks(t *testing.T) {
 	var info emulatorInfo
 	require.NoError(t, json.NewDecoder(bufio.NewReader(stdout)).Decode(&info))
 	require.Len(t, info.URLs, 2)
-	assert.Contains(t, info.URLs["alpha"], "https://alpha.localhost:")
+	assert.Contains(t, info.URLs["alpha"], "https://127.0.0.1:", "each bank on a loopback port of its own: no name to resolve")
+	assert.Contains(t, info.HostURLs["alpha"], "https://alpha.localhost:")
 	st, err := os.Stat(info.TPPKey)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
@@ -52,6 +53,16 @@ func TestEmulatorServesSeveralBanks(t *testing.T) {
 		_, errOut, code := psd2(t, append([]string{"probe"}, conn(id)...)...)
 		assert.Equal(t, exitOK, code, errOut)
 	}
+
+	// The bank directory the command writes points at the banks.
+	byDirectory, errOut, code := psd2(t, "sandbox", "list", "-banks-file", info.BanksFile, "-bank", "alpha", "-env", "sandbox",
+		"-ca", info.CA, "-cert", info.TPPCert, "-key", info.TPPKey)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, byDirectory, "Bare Alfa")
+	// By host name on the shared listener too.
+	byHost, errOut, code := psd2(t, "sandbox", "list", "-url", info.HostURLs["beta"], "-ca", info.CA, "-cert", info.TPPCert, "-key", info.TPPKey)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, beta, byHost)
 }
 
 // TestEmulatorHasTheStandaloneFlags: psd2 emulator is cmd/psd2-emulator's

@@ -257,7 +257,7 @@ func TestJournalListAndSettleByPerson(t *testing.T) {
 	require.NoError(t, err)
 	svc, err := payments.New(c, payments.WithJournal(j))
 	require.NoError(t, err)
-	s.InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err = svc.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
 		InstructedAmount: money.MustParse("12.00", "NOK"), CreditorName: "Ola Eksempel",

@@ -46,7 +46,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// 1. Start SCA: the Flow gives a TPP-Session-ID and a redirect URI with
 	// an unguessable state; the bank-offered consent answers with the link
 	// to send the PSU to. (Against the emulator nothing listens at the
-	// redirect URI: Server.Authorize returns the callback URL instead.)
+	// redirect URI: Controls.Authorize returns the callback URL instead.)
 	flow, err := sca.NewFlow(demo.RedirectURI)
 	if err != nil {
 		return err
@@ -63,7 +63,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// 2. The PSU approves at the bank (here: in-process, as customer
 	// 13039319955) and the browser comes back to the redirect URI.
-	callback, err := bank.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}

@@ -105,7 +105,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "basket of %d payments: %s\n", len(ids), b.TransactionStatus)
-	callback, err := bank.Authorize(ctx, b.SCARedirect(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, b.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}
@@ -123,7 +123,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// say how each fared, so read them one by one.
 	refs := basket.Refs(payments.ProductNorwegianDomestic, ids...)
 	for run := 1; run <= 2; run++ {
-		bank.RunBatch()
+		bank.Control().RunBatch()
 		statuses, err := baskets.PaymentStatuses(ctx, refs, opts)
 		if err != nil {
 			return err

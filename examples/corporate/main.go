@@ -58,7 +58,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	callback, err := bank.AuthorizeCorporate(ctx, consent.SCARedirect(), emulator.CustomerFjordlys, "")
+	callback, err := bank.Control().AuthorizeCorporate(ctx, consent.SCARedirect(), emulator.CustomerFjordlys, "")
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("expected the bank to ask for SCA for %q, got %v", other.Name, err)
 	}
 	fmt.Fprintf(out, "\nswitching to %q: the bank asks for SCA (%v)\n", other.Name, errors.Is(err, client.ErrSCARequired))
-	callback, err = bank.AuthorizeCorporate(ctx, link, emulator.CustomerFjordlys, other.ID)
+	callback, err = bank.Control().AuthorizeCorporate(ctx, link, emulator.CustomerFjordlys, other.ID)
 	if err != nil {
 		return err
 	}

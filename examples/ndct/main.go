@@ -106,7 +106,7 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "status before SCA: not readable yet (ErrNotYetReadable: %t)\n", errors.Is(err, payments.ErrNotYetReadable))
 
 	// 2. SCA: the PSU approves at the bank and comes back.
-	callback, err := bank.Authorize(ctx, init.SCARedirect(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, init.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "status after SCA: %s (final: %t)\n", st.TransactionStatus, st.TransactionStatus.IsFinal())
-	bank.RunBatch()
+	bank.Control().RunBatch()
 	st, err = pis.Status(ctx, init.Ref(), opts)
 	if err != nil {
 		return err

@@ -79,7 +79,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if _, _, err := call.Redirect(ctx, redirect); err != nil { // saves the pending SCA
 		return err
 	}
-	callback, err := bank.Authorize(ctx, redirect.String(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, redirect.String(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// 3. The PSU comes back to the redirect URI, where a web app mounts
 	// Manager.HandlerFor. The callback's TPP-Session-ID finds the payment.
-	callback, err = bank.Authorize(ctx, link.String(), emulator.CustomerKari)
+	callback, err = bank.Control().Authorize(ctx, link.String(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func run(ctx context.Context, out io.Writer) error {
 	// a moment later.
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		bank.RunBatch()
+		bank.Control().RunBatch()
 	}()
 	waitCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -33,18 +33,18 @@ type bank interface {
 type emulatorBank struct{ s *emulator.Server }
 
 func (b emulatorBank) approve(ctx context.Context, link, customerNumber string) (string, error) {
-	u, err := b.s.Authorize(ctx, link, customerNumber)
+	u, err := b.s.Control().Authorize(ctx, link, customerNumber)
 	if err != nil {
 		return "", err
 	}
 	return u.String(), nil
 }
 
-func (b emulatorBank) runBatch(context.Context) error { b.s.RunBatch(); return nil }
+func (b emulatorBank) runBatch(context.Context) error { b.s.Control().RunBatch(); return nil }
 func (b emulatorBank) close()                         { b.s.Close() }
 
 // emulatorRedirectURI is the TPP-Redirect-URI used against the emulator.
-// Nothing listens there: Server.Authorize returns the callback URL instead
+// Nothing listens there: Controls.Authorize returns the callback URL instead
 // of sending a browser to it.
 const emulatorRedirectURI = "https://tpp.example/callback"
 
@@ -52,13 +52,21 @@ const emulatorRedirectURI = "https://tpp.example/callback"
 // certificate it trusts.
 func openEmulator(r *reporter, cfg config) (bank, *client.Client, string, error) {
 	var s *emulator.Server
+	profile, err := emulator.ParseProfile(cfg.profile)
+	if err != nil {
+		return nil, nil, "", err
+	}
 	if err := r.step("emulator", func() (string, error) {
-		s = emulator.NewServer()
+		s = emulator.NewServer(emulator.WithProfile(profile))
 		r.apiPath = "/api"
 		if cfg.hooks != nil && cfg.hooks.emulator != nil {
 			cfg.hooks.emulator(s)
 		}
-		return "embedded bank sandbox listening on " + s.URL, nil
+		detail := "embedded bank sandbox listening on " + s.URL
+		if cfg.profile != "" {
+			detail += ", profile " + profile.String()
+		}
+		return detail, nil
 	}); err != nil {
 		return nil, nil, "", err
 	}
@@ -68,7 +76,13 @@ func openEmulator(r *reporter, cfg config) (bank, *client.Client, string, error)
 		if err != nil {
 			return "", err
 		}
-		c, err = client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithLogger(r.logger()))
+		opts := []client.Option{client.WithHTTPClient(s.Client()), client.WithLogger(r.logger())}
+		if profile.KeyIDs == emulator.KeyIDOpenSSL {
+			// This bank verifies only OpenSSL's rendering of the issuer
+			// (psd2 probe finds which a bank takes).
+			opts = append(opts, client.WithKeyID(signing.KeyIDOpenSSL(creds.Certificate)))
+		}
+		c, err = client.New(s.URL, creds, opts...)
 		if err != nil {
 			return "", err
 		}

@@ -33,7 +33,7 @@ func TestRunEmulatorMoneyMoved(t *testing.T) {
 	require.NoError(t, err, out.String())
 	require.NotNil(t, s)
 
-	ps := s.Payments()
+	ps := s.Control().Payments()
 	require.Len(t, ps, 4, "NDCT, SEPA and two basket payments; no duplicate")
 	type row struct{ product, status, amount, basket string }
 	got := make([]row, len(ps))
@@ -95,7 +95,7 @@ func TestRunLiveModeAgainstEmulator(t *testing.T) {
 	assert.Equal(t, 5, person.approved, "consent, NDCT, SEPA, basket, corporate consent")
 	assert.Contains(t, out.String(), "open this link in a browser")
 	assert.Contains(t, out.String(), "1 skipped\n")
-	assert.Equal(t, len(s.Payments()), 4)
+	assert.Equal(t, len(s.Control().Payments()), 4)
 }
 
 // person reads the quickstart's output like the person at the terminal:
@@ -131,7 +131,7 @@ func (p *person) Write(b []byte) (int, error) {
 
 func (p *person) approve(link, customer string) {
 	defer p.wg.Done()
-	callback, err := p.bank.Authorize(p.ctx, link, customer)
+	callback, err := p.bank.Control().Authorize(p.ctx, link, customer)
 	if !assert.NoError(p.t, err) {
 		return
 	}
@@ -159,7 +159,7 @@ func TestRunFailingStep(t *testing.T) {
 	var s *emulator.Server
 	inject := func(e *emulator.Server) {
 		s = e
-		e.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+		e.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: http.StatusServiceUnavailable, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	}
 	var out bytes.Buffer
 	res, err := run(t.Context(), config{hooks: &hooks{emulator: inject}}, &out)
@@ -174,5 +174,5 @@ func TestRunFailingStep(t *testing.T) {
 	assert.Contains(t, out.String(), "✗ 503 POST /v1/payments/norwegian-domestic-credit-transfers")
 	assert.Contains(t, out.String(), `failed at "NDCT payment"`)
 	assert.NotContains(t, out.String(), "SEPA", "no step runs after the failure")
-	assert.Empty(t, s.Payments(), "the faulted POST never reached the bank and was not resent")
+	assert.Empty(t, s.Control().Payments(), "the faulted POST never reached the bank and was not resent")
 }

@@ -75,6 +75,7 @@ type config struct {
 	customer    string
 	scaTimeout  time.Duration
 	noReset     bool
+	profile     string // the embedded emulator's bank profile (emulator.ParseProfile)
 
 	hooks *hooks // for tests; nil otherwise
 }
@@ -110,6 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.redirectURI, "redirect-uri", "", "TPP-Redirect-URI registered for the TPP; the quickstart listens there for the SCA callback")
 	fs.StringVar(&cfg.listen, "listen", "", "address for the callback listener (default: the redirect URI's host and port)")
 	fs.StringVar(&cfg.customer, "customer", defaultCustomer, "sandbox customer number of the private PSU")
+	fs.StringVar(&cfg.profile, "profile", "", "the embedded emulator's bank profile, e.g. consent=180,create=start-authorisation,keyid=openssl (docs/emulator.md)")
 	fs.BoolVar(&cfg.noReset, "no-reset", false, "do not reset the sandbox first (its path, POST /v1/sandbox/initialize, is an assumption)")
 	fs.DurationVar(&cfg.scaTimeout, "sca-timeout", 5*time.Minute, "how long to wait for each SCA callback from a real bank")
 	if err := fs.Parse(args); err != nil {
@@ -122,7 +124,13 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		if cfg.certFile != "" || cfg.keyFile != "" || cfg.p12File != "" || cfg.redirectURI != "" {
 			return config{}, errors.New("-cert, -key, -p12 and -redirect-uri need -base-url")
 		}
+		if _, err := emulator.ParseProfile(cfg.profile); err != nil {
+			return config{}, err
+		}
 		return cfg, nil
+	}
+	if cfg.profile != "" {
+		return config{}, errors.New("-profile is the embedded emulator's; a real bank has its own")
 	}
 	if cfg.redirectURI == "" {
 		return config{}, errors.New("-base-url needs -redirect-uri")

@@ -160,3 +160,30 @@ func TestParseFlags(t *testing.T) {
 	_, err := parseFlags([]string{"-h"}, io.Discard)
 	assert.ErrorIs(t, err, flag.ErrHelp)
 }
+
+// TestRunUnderEachProfile runs the whole walk-through against banks of
+// every profile of the emulator (docs/emulator.md, "Bank profiles"): 180-
+// day consents, a payment creation answer with startAuthorisation only
+// (as recorded), each keyId rendering, shared caps.
+func TestRunUnderEachProfile(t *testing.T) {
+	t.Parallel()
+	profiles := []string{
+		"",
+		"consent=180",
+		"create=start-authorisation",
+		"keyid=rfc2253",
+		"keyid=openssl",
+		"caps=shared",
+		"consent=180,create=start-authorisation,keyid=openssl,caps=shared",
+	}
+	passed := 0
+	for _, p := range profiles {
+		var out bytes.Buffer
+		res, err := run(t.Context(), config{profile: p}, &out)
+		if assert.NoError(t, err, "profile %q:\n%s", p, out.String()) && assert.Empty(t, res.Failed, p) {
+			passed++
+		}
+	}
+	t.Logf("quickstart under each bank profile: %d of %d passed", passed, len(profiles))
+	assert.Equal(t, len(profiles), passed)
+}

@@ -76,7 +76,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 	if w.customer == "" {
 		w.customer = defaultCustomer
 	}
-	flow, err := sca.NewFlow(redirectURI)
+	// With the client, the flow starts an SCA itself where a bank's
+	// answer carries only a startAuthorisation link.
+	flow, err := sca.NewFlow(redirectURI, sca.WithClient(c))
 	if err == nil {
 		w.sessions, err = sca.NewManager(flow, store.NewMemoryStore())
 	}

@@ -83,7 +83,7 @@ func run(ctx context.Context, out io.Writer, n int) error {
 
 	// 1. The bank: n PSUs who have just completed the SCA of a consent,
 	// each with accounts holding 10 transactions (8 booked, 2 pending).
-	seeded, err := bank.Seed(ctx, creds.Certificate, seedData(n, clk.Now()))
+	seeded, err := bank.Control().Seed(ctx, creds.Certificate, seedData(n, clk.Now()))
 	if err != nil {
 		return err
 	}
@@ -108,10 +108,10 @@ func run(ctx context.Context, out io.Writer, n int) error {
 	// fails for one account (503 on every attempt of the client).
 	revoked := max(n/100, 1)
 	for _, cu := range seeded.Customers[:revoked] {
-		bank.RevokeConsent(cu.Number)
+		bank.Control().RevokeConsent(cu.Number)
 	}
 	failing := seeded.Customers[n-1].Accounts[0].ID
-	bank.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, Count: 4,
+	bank.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, Count: 4,
 		PathPrefix: "/v1/accounts/" + failing + "/balances"})
 
 	// 3. The background refresh of every stored session's accounts.

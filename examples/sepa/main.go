@@ -102,7 +102,7 @@ func run(ctx context.Context, out io.Writer) error {
 	fmt.Fprintf(out, "payment created: %s, %s\n", init.TransactionStatus, fee)
 
 	// 2. SCA: the PSU approves at the bank and comes back.
-	callback, err := bank.Authorize(ctx, init.SCARedirect(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, init.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return err
 	}
@@ -117,7 +117,7 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "status after SCA: %s\n", st.TransactionStatus)
-	bank.RunBatch()
+	bank.Control().RunBatch()
 	st, err = pis.Status(ctx, init.Ref(), opts)
 	if err != nil {
 		return err

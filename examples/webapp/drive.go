@@ -101,7 +101,7 @@ func (b *browser) approve(bank *emulator.Server, p *page, customer string) (*pag
 	if p.status != http.StatusSeeOther || !strings.Contains(p.loc, "/tap-sandbox/") {
 		return nil, fmt.Errorf("%s answered %d without the bank's SCA link", p.path, p.status)
 	}
-	cb, err := bank.Authorize(b.ctx, p.loc, customer)
+	cb, err := bank.Control().Authorize(b.ctx, p.loc, customer)
 	if err != nil {
 		return nil, err
 	}

@@ -30,6 +30,12 @@ type Config struct {
 	KnownIssues *bool // nil: the emulator's default, the bank's sandbox
 	Timeouts    emulator.Timeouts
 	Limits      emulator.Limits
+	// Control is the address of the control API's listener ("" for none);
+	// always loopback, whatever -public says.
+	Control string
+	// Profiles are the -profile settings by bank id ("" for every bank),
+	// in emulator.ParseProfile's form.
+	Profiles map[string]string
 }
 
 // limitFields maps the names -limit takes to the fields of l.
@@ -67,6 +73,21 @@ func Register(fs *flag.FlagSet) *Config {
 		cfg.KnownIssues = &on
 		return nil
 	})
+	fs.StringVar(&cfg.Control, "control", "", "serve the control API (the scenario and clock controls as JSON, behind a token) on this loopback address, e.g. 127.0.0.1:0")
+	fs.Func("profile", "a bank profile, [ID:]settings with settings consent=90|180, create=sca-redirect|start-authorisation, keyid=any|rfc2253|openssl, caps=per-tpp|shared, comma-separated (repeatable; without ID: every bank)", func(v string) error {
+		id, settings := "", v
+		if i := strings.Index(v, ":"); i >= 0 && !strings.Contains(v[:i], "=") {
+			id, settings = strings.TrimSpace(v[:i]), v[i+1:]
+		}
+		if _, err := emulator.ParseProfile(settings); err != nil {
+			return err
+		}
+		if cfg.Profiles == nil {
+			cfg.Profiles = map[string]string{}
+		}
+		cfg.Profiles[id] = strings.TrimPrefix(cfg.Profiles[id]+","+settings, ",")
+		return nil
+	})
 	d := emulator.DefaultTimeouts
 	fs.DurationVar(&cfg.Timeouts.ReadHeader, "read-header-timeout", d.ReadHeader, "close a connection whose TLS handshake and request headers take longer (0: off)")
 	fs.DurationVar(&cfg.Timeouts.Read, "read-timeout", d.Read, "close a connection whose request takes longer to read (0: off)")
@@ -100,6 +121,11 @@ func Register(fs *flag.FlagSet) *Config {
 func (cfg *Config) Check() error {
 	if err := CheckAddr(cfg.Addr, cfg.Public); err != nil {
 		return UsageError{err}
+	}
+	if cfg.Control != "" {
+		if err := CheckAddr(cfg.Control, false); err != nil {
+			return UsageError{fmt.Errorf("-control: %w (the control API is never served beyond loopback; -public does not change that)", err)}
+		}
 	}
 	for _, t := range []*time.Duration{&cfg.Timeouts.ReadHeader, &cfg.Timeouts.Read, &cfg.Timeouts.Write, &cfg.Timeouts.Idle} {
 		if *t <= 0 {

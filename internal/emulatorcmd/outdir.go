@@ -40,7 +40,12 @@ func prepareOut(dir string) error {
 // directory (created exclusively, so nothing there can be followed), and
 // a rename puts it in place, replacing whatever file, or link, had that
 // name.
-func writePEM(file, typ string, der []byte, mode os.FileMode) (err error) {
+func writePEM(file, typ string, der []byte, mode os.FileMode) error {
+	return writeFile(file, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), mode)
+}
+
+// writeFile writes data to file with mode, the way writePEM does.
+func writeFile(file string, data []byte, mode os.FileMode) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
 	if err != nil {
 		return err
@@ -54,7 +59,7 @@ func writePEM(file, typ string, der []byte, mode os.FileMode) (err error) {
 		_ = tmp.Close()
 		return err
 	}
-	if _, err := tmp.Write(pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		_ = tmp.Close()
 		return err
 	}

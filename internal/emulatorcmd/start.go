@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/signing"
@@ -27,6 +30,16 @@ type Running struct {
 	TPPCert, TPPKey string
 	// Trusted counts the certificates registered from -trust files.
 	Trusted int
+	// Control is the control API's address and token, with -control
+	// (also in control.json in the -out directory, ControlFile).
+	Control *ControlInfo
+	// BanksFile is the bank directory of several banks (banks.json in
+	// the -out directory, for -banks-file): each bank's URL on its own
+	// loopback port. Empty for one bank.
+	BanksFile string
+	// HostURLs maps each of several banks to its URL by host name on the
+	// shared listener (Addr).
+	HostURLs map[string]string
 
 	close func()
 }
@@ -64,9 +77,23 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 	r := &Running{URLs: map[string]string{}, Trusted: len(trusted)}
 	var ca *x509.Certificate
 	var newTPP func(string) (*signing.Credentials, error)
+	var control func(token string) http.Handler
+	var directory func() []byte // several banks: the bank directory
+	profile := func(id string) (emulator.Profile, error) {
+		return emulator.ParseProfile(cfg.Profiles[""] + "," + cfg.Profiles[id])
+	}
+	if err := checkProfileIDs(cfg, hosts); err != nil {
+		_ = l.Close()
+		return nil, err
+	}
 	if len(hosts) == 0 {
-		s := emulator.NewServer(opts...)
-		r.close, ca, newTPP = s.Close, s.CACertificate(), s.NewTPP
+		p, err := profile("")
+		if err != nil {
+			_ = l.Close()
+			return nil, UsageError{err}
+		}
+		s := emulator.NewServer(append(opts, emulator.WithProfile(p))...)
+		r.close, ca, newTPP, control = s.Close, s.CACertificate(), s.NewTPP, s.ControlHandler
 		r.URLs["emulator"], r.Addr = s.URL, l.Addr().String()
 	} else {
 		m, err := emulator.NewMultiBank(hosts, opts...)
@@ -74,15 +101,41 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 			_ = l.Close()
 			return nil, UsageError{err}
 		}
-		r.close, ca, newTPP = m.Close, m.CACertificate(), m.NewTPP
+		r.close, ca, newTPP, control = m.Close, m.CACertificate(), m.NewTPP, m.ControlHandler
+		r.HostURLs = map[string]string{}
 		for _, h := range hosts {
-			r.URLs[h] = m.URL(h)
+			r.URLs[h], r.HostURLs[h] = m.URL(h), m.HostURL(h)
+			p, err := profile(bankID(h))
+			if err == nil {
+				err = m.Bank(h).Control().SetProfile(p)
+			}
+			if err != nil {
+				m.Close()
+				return nil, UsageError{err}
+			}
 		}
 		r.Addr = m.Addr()
+		directory = m.DirectoryJSON
 	}
 	if err := r.write(cfg, ca, newTPP, len(trusted) == 0); err != nil {
 		r.Close()
 		return nil, err
+	}
+	if directory != nil {
+		r.BanksFile = filepath.Join(cfg.Out, BanksFile)
+		if err := writeFile(r.BanksFile, append(directory(), '\n'), 0o644); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	if cfg.Control != "" {
+		info, stop, err := startControl(cfg, control)
+		if err != nil {
+			r.Close()
+			return nil, err
+		}
+		bank := r.close
+		r.Control, r.close = &info, func() { stop(); bank() }
 	}
 	return r, nil
 }
@@ -155,4 +208,27 @@ func readCertificates(file string) ([]*x509.Certificate, error) {
 		return nil, errors.New(file + ": no PEM certificate")
 	}
 	return out, nil
+}
+
+// BanksFile is the name of the bank directory of several banks in the
+// -out directory.
+const BanksFile = "banks.json"
+
+// bankID is the id of the bank at host: its first label.
+func bankID(host string) string {
+	id, _, _ := strings.Cut(host, ".")
+	return id
+}
+
+// checkProfileIDs refuses a -profile for a bank that is not served.
+func checkProfileIDs(cfg *Config, hosts []string) error {
+	for id := range cfg.Profiles {
+		if id == "" {
+			continue
+		}
+		if !slices.ContainsFunc(hosts, func(h string) bool { return bankID(h) == id }) {
+			return UsageError{fmt.Errorf("-profile %s: no bank %q is served (-banks)", id, id)}
+		}
+	}
+	return nil
 }

@@ -49,7 +49,7 @@ func BenchmarkRiverRound(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		seeded, err := srv.Seed(ctx, creds.Certificate, refreshbench.Seed(n/2, 2, 0, 8, clock.Now().Add(-2*time.Hour)))
+		seeded, err := srv.Control().Seed(ctx, creds.Certificate, refreshbench.Seed(n/2, 2, 0, 8, clock.Now().Add(-2*time.Hour)))
 		if err != nil {
 			b.Fatal(err)
 		}

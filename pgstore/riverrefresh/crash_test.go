@@ -130,7 +130,7 @@ func TestCrashSIGKILL(t *testing.T) {
 	w := newWorld(t, 30)
 	// A slow bank: every call takes 150 ms, so jobs are in flight when
 	// the replica dies.
-	w.srv.InjectFault(emulator.Fault{Kind: emulator.FaultHang, Delay: 150 * time.Millisecond, Count: 100_000})
+	w.srv.Control().InjectFault(emulator.Fault{Kind: emulator.FaultHang, Delay: 150 * time.Millisecond, Count: 100_000})
 	dir := t.TempDir()
 	done := filepath.Join(dir, "done")
 	require.NoError(t, os.WriteFile(done, nil, 0o600))

@@ -64,7 +64,7 @@ func newWorld(t *testing.T, customers int) *world {
 	var err error
 	w.creds, err = w.srv.NewTPP("River test")
 	require.NoError(t, err)
-	seeded, err := w.srv.Seed(t.Context(), w.creds.Certificate, refreshbench.Seed(customers, 2, 1, 2, w.clock.Now().Add(-time.Hour)))
+	seeded, err := w.srv.Control().Seed(t.Context(), w.creds.Certificate, refreshbench.Seed(customers, 2, 1, 2, w.clock.Now().Add(-time.Hour)))
 	require.NoError(t, err)
 	w.bank = &countingTransport{next: w.srv.Client().Transport, n: map[string]int{}}
 	st := newStore(t, newPool(t), w.schema)

@@ -55,7 +55,7 @@ func TestOutcomesMapOntoRiver(t *testing.T) {
 	svc := w.svc(t)
 
 	cus := w.seeded.Customers
-	w.srv.RevokeConsent(cus[0].Number)
+	w.srv.Control().RevokeConsent(cus[0].Number)
 	revoked := cus[0].Accounts[0].ID
 	spentID := cus[1].Accounts[0].ID
 	_, err := svc.Reserve(ctx, accounts.ReserveRequest{AccountID: spentID, Balances: 4, Transactions: 4})
@@ -92,7 +92,7 @@ func TestOutcomesMapOntoRiver(t *testing.T) {
 		"the revoked customer's accounts, the bogus one")
 
 	// The bank's 429 with Retry-After pauses the queue, and it resumes.
-	w.srv.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: 2 * time.Second, Count: 3})
+	w.srv.Control().InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: 2 * time.Second, Count: 3})
 	w.clock.Add(refresh.DefaultSpacing)
 	_, err = e.Enqueue(ctx, "testbank")
 	require.NoError(t, err)

@@ -90,7 +90,7 @@ func TestShapesMatchPlatform(t *testing.T) {
 
 	corp := newTPPClient(t, s, "Corporate AISP")
 	sid := uuid.NewString()
-	cb := corp.consent(sid, func(href string) (*url.URL, error) { return s.Authorize(t.Context(), href, CustomerFjordlys) })
+	cb := corp.consent(sid, func(href string) (*url.URL, error) { return s.Control().Authorize(t.Context(), href, CustomerFjordlys) })
 	corpPSU := psuHeaders(cb.Query().Get("psu-id"), sid)
 
 	noPSU := []reqOpt{hdr("TPP-Session-ID", "x"), hdr("TPP-Redirect-URI", redirectURI)}
@@ -342,7 +342,9 @@ func TestCardAccounts(t *testing.T) {
 	s2 := c.s
 	c2 := newTPPClient(t, s2, "Other")
 	sid := uuid.NewString()
-	cb := c2.consent(sid, func(href string) (*url.URL, error) { return s2.Authorize(t.Context(), href, CustomerTestfirma) })
+	cb := c2.consent(sid, func(href string) (*url.URL, error) {
+		return s2.Control().Authorize(t.Context(), href, CustomerTestfirma)
+	})
 	r = c2.get("/v1/card-accounts", append(psuHeaders(cb.Query().Get("psu-id"), sid), hdr("PSU-Corporate-ID", cb.Query().Get("psu-corporate-id")))...)
 	require.Equal(t, http.StatusOK, r.status)
 	assert.JSONEq(t, `{"cardAccounts":[]}`, string(r.body))

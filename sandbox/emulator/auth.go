@@ -57,7 +57,7 @@ const maxClockSkew = 60 * time.Second
 // is sent is checked whatever rule says, and rules.BodyIgnored skips the
 // checks of the body's content.
 func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyRule) (*call, *apiError) {
-	now := s.now()
+	now, wire := s.now(), s.wireNow() // the bank's clock and the server's (clock.go)
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
 		return nil, errFormat("", "The body cannot be read or is larger than %d bytes.", maxBody)
@@ -68,7 +68,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 		return nil, violation(v)
 	}
 
-	t, aerr := s.certificate(r, now)
+	t, aerr := s.certificate(r, wire)
 	if aerr != nil {
 		return nil, aerr
 	}
@@ -89,7 +89,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 		// algorithm among them.
 		return nil, errFormat("Signature", "The signature algorithm must be given as rsa-sha256.")
 	}
-	if !t.matchKeyID(params.KeyID) {
+	if !s.keyIDAccepted(t, params.KeyID) { // the profile's keyId forms (profile.go)
 		return nil, errFormat("Signature", "The keyId does not match the TPP-Signature-Certificate (expected SN=<serial>,CA=<issuer DN per RFC 2253>).")
 	}
 	date := r.Header.Get("Date")
@@ -107,7 +107,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 	if err != nil {
 		return nil, errFormat("Date", "The Date header must be an RFC 7231 date.")
 	}
-	if d := now.Sub(dt); d > maxClockSkew || d < -maxClockSkew {
+	if d := wire.Sub(dt); d > maxClockSkew || d < -maxClockSkew {
 		return nil, errFormat("Date", "The Date header is more than 60 seconds off the server time.")
 	}
 

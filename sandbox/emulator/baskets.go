@@ -13,40 +13,6 @@ import (
 // maxBasketPayments is the limit of docs/interface.md section 8.
 const maxBasketPayments = 10
 
-// basketState is the signing baskets' part of the Server state (guarded
-// by s.mu).
-type basketState struct {
-	byID map[string]*basket
-}
-
-type basket struct {
-	id       string
-	tpp      string
-	payments []*payment
-}
-
-func (b *basket) href() string { return "/v1/signing-baskets/" + b.id }
-
-// status is the worst case of the basket's payments.
-func (b *basket) status() string {
-	rcvd := 0
-	for _, p := range b.payments {
-		switch p.Status {
-		case statusRJCT, statusCANC:
-			return statusRJCT
-		case statusRCVD:
-			rcvd++
-		}
-	}
-	switch {
-	case rcvd == len(b.payments):
-		return statusRCVD
-	case rcvd > 0:
-		return "PATC"
-	}
-	return statusACTC
-}
-
 func (b *basket) links() links {
 	self := getLink(b.href())
 	l := links{"self": self, "status": getLink(b.href() + "/status")}
@@ -134,19 +100,6 @@ func (s *Server) createBasket(c *call) error {
 		TransactionStatus string `json:"transactionStatus"`
 		Links             links  `json:"_links"`
 	}{BasketID: b.id, TransactionStatus: b.status(), Links: l})
-}
-
-// basketApproval is the SCA callback of a basket: it approves the
-// payments (see paymentApproval) while the basket exists; the SCA of a
-// deleted basket fails with STATUS_INVALID.
-func (s *Server) basketApproval(b *basket) func(scaResult) error {
-	approve := s.paymentApproval(b.payments)
-	return func(res scaResult) error {
-		if res.OK && s.baskets.byID[b.id] != b {
-			return newError(http.StatusConflict, "STATUS_INVALID", "The signing basket was deleted.")
-		}
-		return approve(res)
-	}
 }
 
 // lookupBasket finds the basket of the call's path for the calling TPP.

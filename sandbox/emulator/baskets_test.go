@@ -29,7 +29,7 @@ func basketBody(ids ...string) []byte {
 // amounts distinct from all earlier payments and returns their ids and self hrefs.
 func (c *tppClient) newPayments(n int) (ids, selfs []string) {
 	c.t.Helper()
-	base := 10 + len(c.s.Payments())
+	base := 10 + len(c.s.Control().Payments())
 	for i := range n {
 		got := c.createPayment("/v1/payments/"+rules.ProductSEPA,
 			sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", fmt.Sprintf("%d.00", base+i))))
@@ -83,12 +83,12 @@ func TestBasketOfThreeOneSCA(t *testing.T) {
 	assert.Equal(t, map[string]any{"transactionStatus": "ACTC"}, r.json(t))
 
 	// Settled payments keep the basket ACTC.
-	s.RunBatch()
+	s.Control().RunBatch()
 	for _, p := range selfs {
 		assert.Equal(t, "ACSC", c.statusOf(p))
 	}
 	assert.Equal(t, map[string]any{"transactionStatus": "ACTC"}, c.get(self+"/status").json(t))
-	for _, p := range s.Payments() {
+	for _, p := range s.Control().Payments() {
 		assert.Equal(t, got.BasketID, p.BasketID)
 	}
 	r = c.do(http.MethodDelete, self, nil)
@@ -177,10 +177,10 @@ func TestBasketDelete(t *testing.T) {
 	// approves nothing any more.
 	r = c.do(http.MethodPost, "/v1/signing-baskets", basketBody(ids...), c.basketHeaders()...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
-	for _, p := range s.Payments() {
+	for _, p := range s.Control().Payments() {
 		assert.NotEmpty(t, p.BasketID)
 	}
-	cb, err := s.Authorize(t.Context(), sca, CustomerKari)
+	cb, err := s.Control().Authorize(t.Context(), sca, CustomerKari)
 	require.ErrorIs(t, err, ErrSCAFailed)
 	assert.Equal(t, "STATUS_INVALID", cb.Query().Get("code"))
 	for _, p := range selfs {
@@ -229,7 +229,7 @@ func TestBasketWorstCase(t *testing.T) {
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	approve(t, s, r.scaRedirect(t), CustomerKari)
 	assert.Equal(t, "ACTC", status(b3))
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, "RJCT", status(b3))
 }
 

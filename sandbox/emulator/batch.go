@@ -40,7 +40,8 @@ var batchHours = [...]int{6, 9, 12, 15, 18}
 // 09:00, 12:00, 15:00 or 18:00 in the clock's own time zone (the Location
 // of the times [WithClock] returns), checked before each signed request;
 // the first request starts the schedule.
-func (s *Server) RunBatch() {
+func (c *Controls) RunBatch() {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.runBatchLocked(s.now())
@@ -49,24 +50,24 @@ func (s *Server) RunBatch() {
 // runScheduledBatchLocked runs the batch when one of its daily slots has
 // passed on the clock since the last look. Called with s.mu held before
 // every signed request; the first call only starts the schedule.
-func (s *Server) runScheduledBatchLocked(now time.Time) {
-	last := s.pay.lastBatch
+func (bk *bank) runScheduledBatchLocked(now time.Time) {
+	last := bk.pay.lastBatch
 	if last.IsZero() || now.Before(last) {
-		s.pay.lastBatch = now
+		bk.pay.lastBatch = now
 		return
 	}
 	if now.Before(nextBatch(last)) {
 		return
 	}
-	s.pay.lastBatch = now
-	s.runBatchLocked(now)
+	bk.pay.lastBatch = now
+	bk.runBatchLocked(now)
 }
 
 // batchDueLocked reports whether runScheduledBatchLocked would change
 // anything at now; while it does not, calls may run under the read lock.
 // Needs s.mu held (read or write).
-func (s *Server) batchDueLocked(now time.Time) bool {
-	last := s.pay.lastBatch
+func (bk *bank) batchDueLocked(now time.Time) bool {
+	last := bk.pay.lastBatch
 	return last.IsZero() || now.Before(last) || !now.Before(nextBatch(last))
 }
 
@@ -84,9 +85,9 @@ func nextBatch(t time.Time) time.Time {
 }
 
 // runBatchLocked processes the payments in creation order. Needs s.mu.
-func (s *Server) runBatchLocked(now time.Time) {
+func (bk *bank) runBatchLocked(now time.Time) {
 	date := rules.BankDate(now)
-	for _, p := range s.pay.list {
+	for _, p := range bk.pay.list {
 		if p.Service == rules.ServicePeriodic {
 			continue
 		}
@@ -103,13 +104,13 @@ func (s *Server) runBatchLocked(now time.Time) {
 		default:
 			continue
 		}
-		s.settle(p, now)
+		bk.settle(p, now)
 	}
 }
 
 // settle runs one payment through the batch.
-func (s *Server) settle(p *payment, now time.Time) {
-	st := s.storeOf(p.tpp) // the payment's TPP's sandbox (views.go)
+func (bk *bank) settle(p *payment, now time.Time) {
+	st := bk.storeOf(p.tpp) // the payment's TPP's sandbox (views.go)
 	if st == nil {
 		p.Status, p.FundsAvailable = statusRJCT, nil
 		return
@@ -124,7 +125,7 @@ func (s *Server) settle(p *payment, now time.Time) {
 	} else {
 		acct = st.debtorAccount(ref)
 	}
-	if (acct == nil && card == nil) || s.paymentBlocked(st, ref) { // scenario.go
+	if (acct == nil && card == nil) || bk.paymentBlocked(st, ref) { // scenario.go
 		p.Status, p.FundsAvailable = statusRJCT, nil
 		return
 	}

@@ -92,7 +92,7 @@ func TestFieldNamesAreCaseSensitive(t *testing.T) {
 		delete(b, "creditorName")
 		out := strings.Replace(string(b.Bytes()), "{", "{"+raw+",", 1)
 		c.createPayment(ndct, []byte(out))
-		ps := s.Payments()
+		ps := s.Control().Payments()
 		assert.Equal(t, "Ola Eksempel", ps[len(ps)-1].CreditorName, raw)
 	}
 

@@ -46,8 +46,9 @@ type store struct {
 	cards      map[string]*cardAccount
 	cardRefs   map[string]*cardAccount // by relatedAccount
 	agreements map[string]*agreement
-	txCount    int // transactions of all accounts and card accounts
-	seq        int // for transaction ids
+	txCount    int    // transactions of all accounts and card accounts
+	seq        int    // for transaction ids
+	ns         string // the bank's prefix of derived ids (dataSpec)
 }
 
 func newStore() *store {
@@ -420,7 +421,7 @@ func (st *store) bookCard(k *cardAccount, t *cardTransaction) {
 // nextTxID returns a 16-digit transaction id, stable for a given sequence.
 func (st *store) nextTxID() string {
 	st.seq++
-	sum := sha256.Sum256([]byte("tx" + strconv.Itoa(st.seq)))
+	sum := sha256.Sum256([]byte(st.ns + "tx" + strconv.Itoa(st.seq)))
 	n := uint64(0)
 	for _, b := range sum[:8] {
 		n = n<<8 | uint64(b)

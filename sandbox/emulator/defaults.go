@@ -1,6 +1,10 @@
 package emulator
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,22 +35,59 @@ const (
 
 var agreementNamespace = uuid.MustParse("0b8a7c1e-3d5f-4f6b-8e2a-9c4d1e7f5a30")
 
+// dataSpec says whose default data a bank holds: the emulator's fixed
+// defaults (the zero value: the same ids in every Server), or those of a
+// bank of a MultiBank, derived from the bank so that no two banks share
+// an account or an id.
+type dataSpec struct {
+	ns   string // prefix of every derived id: "bank/<host>/"
+	code string // the 4-digit bank code of the default accounts; "" keeps the fixed ones
+}
+
+// withDefaults makes the bank's default data d's (NewMultiBank).
+func withDefaults(d dataSpec) Option { return func(s *Server) { s.data = d } }
+
+// fixedBankCodes are the bank codes of the fixed default accounts and of
+// the counterparties and creditors the defaults and the SDK's examples
+// use as accounts of other banks; a MultiBank's banks take none of them.
+var fixedBankCodes = []string{"9531", "1206", "1812", "2007", "1803", "8112", "9817", "8601"}
+
+// bankDefaults derives the default data of the bank at host: its ids
+// from the host name, and a bank code from a hash of it, the next free
+// one when taken (used holds the codes of the MultiBank's other banks).
+func bankDefaults(host string, used map[string]bool) dataSpec {
+	sum := sha256.Sum256([]byte("bank code/" + host))
+	n := 1000 + int(binary.BigEndian.Uint32(sum[:4])%9000)
+	for {
+		code := strconv.Itoa(n)
+		if !used[code] && !slices.Contains(fixedBankCodes, code) {
+			used[code] = true
+			return dataSpec{ns: "bank/" + host + "/", code: code}
+		}
+		n = 1000 + (n-999)%9000
+	}
+}
+
 // builder fills a store with mock data.
 type builder struct {
 	st  *store
 	day time.Time
+	d   dataSpec
 }
 
 func (b *builder) customer(number, typ, name string) *customer {
-	c := &customer{id: encID("customer/"+number, 48), number: number, typ: typ, name: name}
+	c := &customer{id: encID(b.d.ns+"customer/"+number, 48), number: number, typ: typ, name: name}
 	b.st.addCustomer(c)
 	return c
 }
 
 func (b *builder) account(c *customer, ten, name, product, cashType, balance string) *account {
+	if b.d.code != "" {
+		ten = b.d.code + ten[4:]
+	}
 	bban := makeBBAN(ten)
 	a := &account{
-		id: encID("account/"+bban, 32), owner: c.id, bban: bban, iban: ibanOf(bban), currency: "NOK",
+		id: encID(b.d.ns+"account/"+bban, 32), owner: c.id, bban: bban, iban: ibanOf(bban), currency: "NOK",
 		name: name, product: product, cashAccountType: cashType, bic: "TSTBNO22",
 		booked: decimal.RequireFromString(balance),
 	}
@@ -56,7 +97,7 @@ func (b *builder) account(c *customer, ten, name, product, cashType, balance str
 
 func (b *builder) card(c *customer, pan, name, product, limit, booked string, related *account) *cardAccount {
 	k := &cardAccount{
-		id: encID("card/"+c.number+"/"+pan, 32), owner: c.id, maskedPan: pan, currency: "NOK",
+		id: encID(b.d.ns+"card/"+c.number+"/"+pan, 32), owner: c.id, maskedPan: pan, currency: "NOK",
 		name: name, product: product, creditLimit: decimal.RequireFromString(limit),
 		booked: decimal.RequireFromString(booked), relatedBBAN: related.bban,
 	}
@@ -66,7 +107,7 @@ func (b *builder) card(c *customer, pan, name, product, limit, booked string, re
 
 func (b *builder) agreement(c *customer, name string, accts ...*account) *agreement {
 	ag := &agreement{
-		id: uuid.NewSHA1(agreementNamespace, []byte(c.number+"/"+name)).String(), name: name, owner: c.id,
+		id: uuid.NewSHA1(agreementNamespace, []byte(b.d.ns+c.number+"/"+name)).String(), name: name, owner: c.id,
 		roles: []string{"VIEW", "REGISTER"},
 	}
 	for _, a := range accts {
@@ -111,9 +152,11 @@ func (b *builder) cardTx(k *cardAccount, daysAgo int, booked bool, amount, origi
 }
 
 // newDefaultStore returns the state after sandbox initialisation, with
-// transaction dates relative to now.
-func newDefaultStore(now time.Time) *store {
-	b := &builder{st: newStore(), day: rules.Today(now)}
+// transaction dates relative to now, the default data of d.
+func newDefaultStore(now time.Time, d dataSpec) *store {
+	st := newStore()
+	st.ns = d.ns
+	b := &builder{st: st, day: rules.Today(now), d: d}
 
 	kari := b.customer(CustomerKari, contextPrivate, "Kari Testperson")
 	brukskonto := b.account(kari, "9531277606", "Brukskonto", "BRUKSKONTO", "CACC", "15234.75")

@@ -64,7 +64,7 @@ func Example() {
 	_ = json.Unmarshal(body["_links"], &links)
 	fmt.Println(status, strings.Contains(links.SCARedirect.Href, "/tap-sandbox/"))
 
-	callback, err := s.Authorize(context.Background(), links.SCARedirect.Href, emulator.CustomerKari)
+	callback, err := s.Control().Authorize(context.Background(), links.SCARedirect.Href, emulator.CustomerKari)
 	if err != nil {
 		panic(err)
 	}

@@ -22,3 +22,7 @@ func (s *Server) TimeLockWaits() func() LockWaits {
 		return LockWaits{Acquisitions: lt.n.Swap(0), Total: time.Duration(lt.total.Swap(0)), Max: time.Duration(lt.max.Swap(0))}
 	}
 }
+
+// HeldRequests is the number of requests an OutageHang holds now (tests
+// only).
+func (s *Server) HeldRequests() int { return int(s.out.held.Load()) }

@@ -49,7 +49,7 @@ const (
 )
 
 // Fault makes the next Count requests matching Method and PathPrefix fail
-// in the way Kind says. See [Server.InjectFault].
+// in the way Kind says. See [Controls.InjectFault].
 type Fault struct {
 	// Kind is what happens to a matching request.
 	Kind FaultKind
@@ -78,7 +78,8 @@ type faultState struct {
 // PathPrefix. Faults apply in the order they were injected, one per
 // request; faulted requests skip the request checks (they never reach the
 // bank's application). A fault with an unknown Kind is ignored.
-func (s *Server) InjectFault(f Fault) {
+func (c *Controls) InjectFault(f Fault) {
+	s := c.s
 	if f.Kind < FaultStatus || f.Kind > lastFault {
 		return
 	}

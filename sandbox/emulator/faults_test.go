@@ -24,8 +24,8 @@ func TestFaultStatus(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Fault status TPP")
-	s.InjectFault(Fault{Kind: FaultStatus, Method: http.MethodPost, PathPrefix: "/v1/payments/", Count: 2, Status: 502})
-	s.InjectFault(Fault{Kind: FaultStatus, Method: http.MethodPost, PathPrefix: "/v1/payments/"}) // 503, once
+	s.Control().InjectFault(Fault{Kind: FaultStatus, Method: http.MethodPost, PathPrefix: "/v1/payments/", Count: 2, Status: 502})
+	s.Control().InjectFault(Fault{Kind: FaultStatus, Method: http.MethodPost, PathPrefix: "/v1/payments/"}) // 503, once
 	for _, want := range []int{502, 502, 503} {
 		req := c.createReq()
 		r := c.send(req)
@@ -33,11 +33,11 @@ func TestFaultStatus(t *testing.T) {
 		assert.Equal(t, []any{want, "SYSTEM_ERROR", req.Header.Get("X-Request-ID")},
 			[]any{r.status, code, r.header.Get("X-Request-ID")})
 	}
-	assert.Empty(t, s.Payments(), "faulted requests are not processed")
+	assert.Empty(t, s.Control().Payments(), "faulted requests are not processed")
 	req := c.createReq()
 	r := c.send(req)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
-	ps := s.Payments()
+	ps := s.Control().Payments()
 	require.Len(t, ps, 1)
 	assert.Equal(t, req.Header.Get("X-Request-ID"), ps[0].RequestID)
 }
@@ -46,14 +46,14 @@ func TestFaultRateLimit(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Fault 429 TPP")
-	s.InjectFault(Fault{Kind: FaultRateLimit, PathPrefix: "/api/v1/payments", RetryAfter: 2500 * time.Millisecond})
-	s.InjectFault(Fault{Kind: FaultRateLimit, PathPrefix: "/v1/payments"})
+	s.Control().InjectFault(Fault{Kind: FaultRateLimit, PathPrefix: "/api/v1/payments", RetryAfter: 2500 * time.Millisecond})
+	s.Control().InjectFault(Fault{Kind: FaultRateLimit, PathPrefix: "/v1/payments"})
 	for _, want := range []string{"3", "1"} {
 		r := c.send(c.createReq())
 		code, _ := r.problem(t)
 		assert.Equal(t, []any{429, "ACCESS_EXCEEDED", want}, []any{r.status, code, r.header.Get("Retry-After")})
 	}
-	assert.Empty(t, s.Payments())
+	assert.Empty(t, s.Control().Payments())
 	assert.Equal(t, http.StatusCreated, c.send(c.createReq()).status)
 }
 
@@ -63,12 +63,12 @@ func TestFaultHang(t *testing.T) {
 	c := newTPPClient(t, s, "Fault hang TPP")
 
 	// Until the client gives up: nothing is processed.
-	s.InjectFault(Fault{Kind: FaultHang, Method: http.MethodPost})
+	s.Control().InjectFault(Fault{Kind: FaultHang, Method: http.MethodPost})
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	_, err := c.hc.Do(c.createReq().WithContext(ctx))
 	require.ErrorIs(t, err, context.DeadlineExceeded)
-	assert.Empty(t, s.Payments())
+	assert.Empty(t, s.Control().Payments())
 	// On a loaded machine the client may give up before its request
 	// reached the server; the fault is then still armed and would hold
 	// the next request without end.
@@ -77,9 +77,9 @@ func TestFaultHang(t *testing.T) {
 	s.mu.Unlock()
 
 	// With a Delay: latency, then normal processing.
-	s.InjectFault(Fault{Kind: FaultHang, Method: http.MethodPost, Delay: 5 * time.Millisecond})
+	s.Control().InjectFault(Fault{Kind: FaultHang, Method: http.MethodPost, Delay: 5 * time.Millisecond})
 	assert.Equal(t, http.StatusCreated, c.send(c.createReq()).status)
-	assert.Len(t, s.Payments(), 1)
+	assert.Len(t, s.Control().Payments(), 1)
 }
 
 func TestFaultHangReleasedByClose(t *testing.T) {
@@ -88,7 +88,7 @@ func TestFaultHangReleasedByClose(t *testing.T) {
 	require.NoError(t, err)
 	s := NewServer(WithTPPKey(key))
 	c := newTPPClient(t, s, "Fault close TPP")
-	s.InjectFault(Fault{Kind: FaultHang})
+	s.Control().InjectFault(Fault{Kind: FaultHang})
 	done := make(chan error, 1)
 	go func() {
 		resp, err := c.hc.Do(c.build(http.MethodGet, "/v1/accounts", nil))
@@ -110,14 +110,14 @@ func TestFaultDropAfterBody(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Fault drop TPP")
-	s.InjectFault(Fault{Kind: FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	s.Control().InjectFault(Fault{Kind: FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	req := c.createReq()
 	resp, err := c.hc.Do(req)
 	if err == nil {
 		resp.Body.Close()
 	}
 	require.Error(t, err, "the connection is dropped without an answer")
-	ps := s.Payments()
+	ps := s.Control().Payments()
 	require.Len(t, ps, 1, "the payment was created")
 	assert.Equal(t, []string{req.Header.Get("X-Request-ID"), "RCVD"}, []string{ps[0].RequestID, ps[0].Status})
 
@@ -125,14 +125,14 @@ func TestFaultDropAfterBody(t *testing.T) {
 	r := c.send(c.createReq())
 	code, _ := r.problem(t)
 	assert.Equal(t, []any{400, "PAYMENT_FAILED"}, []any{r.status, code})
-	assert.Len(t, s.Payments(), 1)
+	assert.Len(t, s.Control().Payments(), 1)
 }
 
 func TestFaultDropBeforeProcessing(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Fault drop early TPP")
-	s.InjectFault(Fault{Kind: FaultDropBeforeProcessing, Method: http.MethodPost, Count: 2})
+	s.Control().InjectFault(Fault{Kind: FaultDropBeforeProcessing, Method: http.MethodPost, Count: 2})
 	for range 2 {
 		resp, err := c.hc.Do(c.createReq())
 		if err == nil {
@@ -140,7 +140,7 @@ func TestFaultDropBeforeProcessing(t *testing.T) {
 		}
 		require.Error(t, err)
 	}
-	assert.Empty(t, s.Payments(), "nothing was processed")
+	assert.Empty(t, s.Control().Payments(), "nothing was processed")
 	assert.Equal(t, http.StatusCreated, c.send(c.createReq()).status)
 }
 
@@ -148,15 +148,15 @@ func TestFaultMatching(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Fault matching TPP")
-	s.InjectFault(Fault{Kind: FaultStatus, Method: http.MethodGet, PathPrefix: "/v1/accounts"})
-	s.InjectFault(Fault{Kind: FaultKind(99)}) // ignored
-	s.InjectFault(Fault{Kind: 0})             // ignored
+	s.Control().InjectFault(Fault{Kind: FaultStatus, Method: http.MethodGet, PathPrefix: "/v1/accounts"})
+	s.Control().InjectFault(Fault{Kind: FaultKind(99)}) // ignored
+	s.Control().InjectFault(Fault{Kind: 0})             // ignored
 
 	assert.Equal(t, http.StatusCreated, c.send(c.createReq()).status, "POST does not match")
 	assert.Equal(t, http.StatusServiceUnavailable, c.get("/v1/accounts").status)
 	assert.NotEqual(t, http.StatusServiceUnavailable, c.get("/v1/accounts").status, "consumed")
 
-	s.InjectFault(Fault{Kind: FaultStatus, Status: 500, Count: 1}) // any method and path
+	s.Control().InjectFault(Fault{Kind: FaultStatus, Status: 500, Count: 1}) // any method and path
 	assert.Equal(t, http.StatusInternalServerError, c.get("/v1/agreements").status)
 	s.mu.Lock()
 	armed := len(s.faults.armed)
@@ -169,11 +169,11 @@ func TestPaymentsSnapshotIsACopy(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Snapshot TPP")
 	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, validSEPA().Bytes())
-	ps := s.Payments()
+	ps := s.Control().Payments()
 	require.Len(t, ps, 1)
 	ps[0].Status = "ACSC"
 	*ps[0].Fee = ps[0].Amount
-	again := s.Payments()
+	again := s.Control().Payments()
 	assert.Equal(t, "RCVD", again[0].Status)
 	assert.Equal(t, "2.00 EUR", again[0].Fee.String())
 	assert.Equal(t, got.PaymentID, again[0].ID)
@@ -184,7 +184,7 @@ func BenchmarkFaultStatus(b *testing.B) {
 	hc := s.Client()
 	b.ReportAllocs()
 	for b.Loop() {
-		s.InjectFault(Fault{Kind: FaultStatus})
+		s.Control().InjectFault(Fault{Kind: FaultStatus})
 		resp, err := hc.Get(s.URL + "/v1/accounts")
 		if err != nil {
 			b.Fatal(err)
@@ -195,10 +195,10 @@ func BenchmarkFaultStatus(b *testing.B) {
 
 // An injected fault makes the next matching request fail, here an
 // unsigned GET through the server's own client.
-func ExampleServer_InjectFault() {
+func ExampleControls_InjectFault() {
 	s := NewServer()
 	defer s.Close()
-	s.InjectFault(Fault{Kind: FaultRateLimit, Method: http.MethodGet, PathPrefix: "/v1/accounts", RetryAfter: 2 * time.Second})
+	s.Control().InjectFault(Fault{Kind: FaultRateLimit, Method: http.MethodGet, PathPrefix: "/v1/accounts", RetryAfter: 2 * time.Second})
 
 	resp, err := s.Client().Get(s.URL + "/v1/accounts")
 	if err != nil {
@@ -206,6 +206,6 @@ func ExampleServer_InjectFault() {
 		return
 	}
 	defer resp.Body.Close()
-	fmt.Println(resp.StatusCode, resp.Header.Get("Retry-After"), len(s.Payments()))
+	fmt.Println(resp.StatusCode, resp.Header.Get("Retry-After"), len(s.Control().Payments()))
 	// Output: 429 2 0
 }

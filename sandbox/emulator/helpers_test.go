@@ -119,7 +119,7 @@ func (c *tppClient) build(method, path string, body []byte, opts ...reqOpt) *htt
 	req, err := http.NewRequestWithContext(context.Background(), method, u, rd)
 	require.NoError(c.t, err)
 	req.Header.Set("X-Request-ID", uuid.NewString())
-	req.Header.Set("Date", c.s.now().UTC().Format(http.TimeFormat))
+	req.Header.Set("Date", c.s.wireNow().UTC().Format(http.TimeFormat)) // the wire clock, as a real client reads it
 	req.Header.Set("TPP-Signature-Certificate", base64.StdEncoding.EncodeToString(c.creds.Certificate.Raw))
 	if len(body) > 0 {
 		req.Header.Set("Content-Type", "application/json")
@@ -208,7 +208,7 @@ func (c *tppClient) get(path string, opts ...reqOpt) *response {
 func (c *tppClient) login(customerNumber, sid string) string {
 	c.t.Helper()
 	cb := c.consent(sid, func(href string) (*url.URL, error) {
-		return c.s.Authorize(context.Background(), href, customerNumber)
+		return c.s.Control().Authorize(context.Background(), href, customerNumber)
 	})
 	psuID := cb.Query().Get("psu-id")
 	require.NotEmpty(c.t, psuID, cb.String())
@@ -302,7 +302,7 @@ func encodeCert(der []byte) string { return base64.StdEncoding.EncodeToString(de
 func (s *Server) soleStore() *store {
 	switch len(s.stores) {
 	case 0:
-		return newDefaultStore(s.now())
+		return newDefaultStore(s.now(), s.data)
 	case 1:
 	default:
 		return nil

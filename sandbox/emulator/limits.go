@@ -72,8 +72,8 @@ func (t Timeouts) configure(hs *http.Server, log *slog.Logger) {
 // Transactions count each TPP's sandbox on its own (a TPP fills only its
 // own); the others count the whole server. They apply to what arrives over HTTP
 // (the mock-data operations, payments, baskets, SCA) and to
-// [Server.Seed], not to the other in-process methods ([Server.NewTPP],
-// [Server.Trust], [Server.InjectFault]).
+// [Controls.Seed], not to the other in-process methods ([Server.NewTPP],
+// [Server.Trust], [Controls.InjectFault]).
 //
 // A request that would go past a cap gets 507 Insufficient Storage with a
 // tppMessage of code SYSTEM_ERROR whose path names the cap ("Limits.Payments")
@@ -187,52 +187,52 @@ const (
 // that no TPP fills another's.
 
 // roomForCustomer checks the Customers cap in the sandbox st.
-func (s *Server) roomForCustomer(st *store) error {
-	return room(st.customerCount(), 1, s.limits.Customers, "Customers", "customers", freeMockData)
+func (bk *bank) roomForCustomer(st *store) error {
+	return room(st.customerCount(), 1, bk.limits.Customers, "Customers", "customers", freeMockData)
 }
 
 // roomForAccount checks the Accounts cap (accounts and card accounts).
-func (s *Server) roomForAccount(st *store) error {
-	return room(len(st.accounts)+len(st.cards), 1, s.limits.Accounts, "Accounts", "accounts and card accounts", freeMockData)
+func (bk *bank) roomForAccount(st *store) error {
+	return room(len(st.accounts)+len(st.cards), 1, bk.limits.Accounts, "Accounts", "accounts and card accounts", freeMockData)
 }
 
 // roomForAgreement checks the Agreements cap.
-func (s *Server) roomForAgreement(st *store) error {
-	return room(len(st.agreements), 1, s.limits.Agreements, "Agreements", "agreements", freeMockData)
+func (bk *bank) roomForAgreement(st *store) error {
+	return room(len(st.agreements), 1, bk.limits.Agreements, "Agreements", "agreements", freeMockData)
 }
 
 // roomForTransactions checks the Transactions cap before n more are added.
-func (s *Server) roomForTransactions(st *store, n int) error {
-	return room(st.txCount, n, s.limits.Transactions, "Transactions", "transactions", freeMockData)
+func (bk *bank) roomForTransactions(st *store, n int) error {
+	return room(st.txCount, n, bk.limits.Transactions, "Transactions", "transactions", freeMockData)
 }
 
 // roomForPayment checks the Payments cap. Call it before startSCA, so a
 // refused payment leaves no authorisation behind.
-func (s *Server) roomForPayment() error {
-	return room(len(s.pay.list), 1, s.limits.Payments, "Payments", "payments", freeRestart)
+func (bk *bank) roomForPayment() error {
+	return room(len(bk.pay.list), 1, bk.limits.Payments, "Payments", "payments", freeRestart)
 }
 
 // roomForBasket checks the Baskets cap. Call it before startSCA.
-func (s *Server) roomForBasket() error {
-	return room(len(s.baskets.byID), 1, s.limits.Baskets, "Baskets", "signing baskets", freeRestart)
+func (bk *bank) roomForBasket() error {
+	return room(len(bk.baskets.byID), 1, bk.limits.Baskets, "Baskets", "signing baskets", freeRestart)
 }
 
 // roomForAuthorisation checks the Authorisations and Sessions caps before
 // an SCA starts (a completed SCA may add a session). When authorisations
 // are full, those older than abandonedAuthorisation are dropped first.
-func (s *Server) roomForAuthorisation(now time.Time) error {
-	if len(s.flows) >= s.limits.Authorisations {
-		for state, f := range s.flows {
+func (bk *bank) roomForAuthorisation(now time.Time) error {
+	if len(bk.flows) >= bk.limits.Authorisations {
+		for state, f := range bk.flows {
 			if now.Sub(f.created) > abandonedAuthorisation {
-				s.dropFlowLocked(state)
+				bk.dropFlowLocked(state)
 			}
 		}
 	}
-	if err := room(len(s.flows), 1, s.limits.Authorisations, "Authorisations", "SCA authorisations waiting for the PSU",
+	if err := room(len(bk.flows), 1, bk.limits.Authorisations, "Authorisations", "SCA authorisations waiting for the PSU",
 		"Complete or abandon them (they are dropped after an hour), or restart the emulator."); err != nil {
 		return err
 	}
-	return room(len(s.sessions), 1, s.limits.Sessions, "Sessions", "PSU sessions", freeMockData)
+	return room(len(bk.sessions), 1, bk.limits.Sessions, "Sessions", "PSU sessions", freeMockData)
 }
 
 // forgetRemovedLocked drops what the TPP owner keeps about customers,
@@ -241,19 +241,19 @@ func (s *Server) roomForAuthorisation(now time.Time) error {
 // budgets of their accounts. Without it they would pile up over
 // initialisations. It walks all PSU state, as the reset walks all
 // customers.
-func (s *Server) forgetRemovedLocked(owner string) {
-	data := s.storeOf(owner)
-	for k, n := range s.psus {
+func (bk *bank) forgetRemovedLocked(owner string) {
+	data := bk.storeOf(owner)
+	for k, n := range bk.psus {
 		if k.tpp == owner && data.byNumber[n] == nil {
-			delete(s.psus, k)
+			delete(bk.psus, k)
 		}
 	}
-	for k, st := range s.sessions {
+	for k, st := range bk.sessions {
 		if k.tpp == owner && data.byNumber[st.customer] == nil {
-			delete(s.sessions, k)
+			delete(bk.sessions, k)
 		}
 	}
-	s.budgets.retain(func(tpp, resource string) bool {
+	bk.budgets.retain(func(tpp, resource string) bool {
 		return tpp != owner || data.accounts[resource] != nil || data.cards[resource] != nil
 	})
 }
@@ -263,15 +263,15 @@ func (s *Server) forgetRemovedLocked(owner string) {
 // accounts and card accounts, in time proportional to the customer's
 // accounts: a PSU-ID is derived from the TPP and the customer number
 // (psuID), so the keys are known without a search.
-func (s *Server) forgetCustomerLocked(owner string, cu *customer) {
-	k := psuKey{owner, s.psuID(owner, cu.number)}
-	delete(s.psus, k)
-	delete(s.sessions, k)
+func (bk *bank) forgetCustomerLocked(owner string, cu *customer) {
+	k := psuKey{owner, bk.psuID(owner, cu.number)}
+	delete(bk.psus, k)
+	delete(bk.sessions, k)
 	for _, id := range cu.accounts {
-		s.budgets.forget(owner, id)
+		bk.budgets.forget(owner, id)
 	}
 	for _, id := range cu.cards {
-		s.budgets.forget(owner, id)
+		bk.budgets.forget(owner, id)
 	}
 }
 

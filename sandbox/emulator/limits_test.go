@@ -25,7 +25,7 @@ func assertFull(t *testing.T, r *response, field string) {
 
 // defaultCounts counts the default data the caps include.
 func defaultCounts() (customers, accounts, agreements, transactions int) {
-	st := newDefaultStore(time.Now())
+	st := newDefaultStore(time.Now(), dataSpec{})
 	for _, a := range st.accounts {
 		transactions += len(a.transactions)
 	}
@@ -96,7 +96,7 @@ func TestLimitsPaymentsAndBaskets(t *testing.T) {
 	s.mu.Unlock()
 	r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductSEPA+"?allowLogicalDuplicate=true", validSEPA().Bytes(), c.payHeaders()...)
 	assertFull(t, r, "Payments")
-	assert.Len(t, s.Payments(), 3)
+	assert.Len(t, s.Control().Payments(), 3)
 	s.mu.Lock()
 	assert.Len(t, s.flows, flows, "a refused payment starts no SCA")
 	s.mu.Unlock()
@@ -126,7 +126,7 @@ func TestLimitsAuthorisations(t *testing.T) {
 	// Past an hour the first is abandoned and makes room; the second still works.
 	clock.Add(31 * time.Minute)
 	require.Equal(t, http.StatusCreated, consent().status)
-	_, err := s.Authorize(t.Context(), young.scaRedirect(t), CustomerOla)
+	_, err := s.Control().Authorize(t.Context(), young.scaRedirect(t), CustomerOla)
 	assert.NoError(t, err)
 }
 

@@ -74,7 +74,7 @@ func TestReadCallsShareTheLock(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, WithClock(newFakeClock().Now)) // a still clock: no batch falls due
 	c := newTPPClient(t, s, "Reader")
-	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
 		{Accounts: []SeedAccount{{Transactions: []SeedTransaction{{Amount: "1"}}}}, Consent: &SeedConsent{}},
 	}})
 	require.NoError(t, err)

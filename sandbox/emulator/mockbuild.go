@@ -6,7 +6,7 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
-// The mock data of a sandbox enters by two doors, Server.Seed (seed.go)
+// The mock data of a sandbox enters by two doors, Controls.Seed (seed.go)
 // and the mock-data operations (mockdata.go, mockagreements.go), and by
 // one path: each door turns its input into a spec, and the spec's build
 // here (mocktx.go for transactions) fills in defaults, runs the one set

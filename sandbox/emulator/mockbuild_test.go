@@ -18,7 +18,7 @@ func TestMockDataDoorsBuildAlike(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Doors")
 
-	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
 		Number: "15867512345", Name: "Nina", Accounts: []SeedAccount{{}}, CardAccounts: []SeedCardAccount{{}},
 	}}})
 	require.NoError(t, err)

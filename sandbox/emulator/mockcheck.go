@@ -12,7 +12,7 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
-// The input checks of mock data, one set for both doors (Server.Seed and
+// The input checks of mock data, one set for both doors (Controls.Seed and
 // the mock-data operations, see mockbuild.go). A check finds a problem;
 // it does not word it. The builders report a problem as a badInput with
 // the field named as the door names it, and each door renders it in its
@@ -221,7 +221,7 @@ func (p inputProblem) seedReason() string {
 	return "is not valid"
 }
 
-// seedError renders b for Server.Seed; prefix is the path of the object
+// seedError renders b for Controls.Seed; prefix is the path of the object
 // the field belongs to ("Customers[1].Accounts[0]"), empty for none.
 func (b *badInput) seedError(prefix string) *SeedError {
 	if prefix == "" {

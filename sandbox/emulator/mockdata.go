@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
@@ -96,30 +95,15 @@ func (s *Server) initialize(c *call) error {
 	return c.reply(http.StatusOK, c.data().customersJSON(true, true))
 }
 
-// resetSandboxLocked is the sandbox initialisation of the TPP owner (its
-// tppIdentity): its sandbox (views.go) is replaced by the default data as
-// in a new server, with exactly the default customers (CustomerKari,
-// CustomerOla, CustomerFjordlys, CustomerTestfirma), their accounts, card
-// accounts, balances, transactions and agreements, a deleted one
-// included. What owner created or changed (customers, mock accounts and
-// transactions, agreements, booked payments) is gone; the sandboxes of
-// other TPPs are not touched. Transaction ids stay unique within the
-// TPP's sandbox. The PSU-IDs, sessions and access budgets owner held for
-// removed customers and accounts go too.
-func (s *Server) resetSandboxLocked(owner string, now time.Time) {
-	st := newDefaultStore(now)
-	if old := s.storeOf(owner); old != nil {
-		st.seq = max(st.seq, old.seq)
-	}
-	s.stores[owner] = st
-	s.forgetRemovedLocked(owner)
-}
+// reservedIDs are the customer numbers and BBANs of a bank's default
+// data, which created customers and accounts may not take (see
+// resetSandboxLocked): bank.reserved.
+type reservedIDs struct{ numbers, bbans map[string]bool }
 
-// reserved holds the customer numbers and BBANs of the default data, which
-// created customers and accounts may not take (see resetSandboxLocked).
-var reserved = sync.OnceValue(func() struct{ numbers, bbans map[string]bool } {
-	st := newDefaultStore(time.Unix(0, 0).UTC())
-	r := struct{ numbers, bbans map[string]bool }{map[string]bool{}, map[string]bool{}}
+// reservedIDs computes d's reserved numbers and BBANs.
+func (d dataSpec) reservedIDs() reservedIDs {
+	st := newDefaultStore(time.Unix(0, 0).UTC(), d)
+	r := reservedIDs{map[string]bool{}, map[string]bool{}}
 	for cu := range st.allCustomers() {
 		r.numbers[cu.number] = true
 	}
@@ -127,7 +111,7 @@ var reserved = sync.OnceValue(func() struct{ numbers, bbans map[string]bool } {
 		r.bbans[a.bban] = true
 	}
 	return r
-})
+}
 
 func (s *Server) listCustomers(c *call) error {
 	wa, err := boolQuery(c, "withAccounts")
@@ -168,7 +152,7 @@ func (s *Server) createCustomer(c *call) error {
 	if c.data().customerByNumber(in.CustomerNumber) != nil {
 		return newError(http.StatusConflict, "CONFLICT", "A customer with this customerNumber exists.").at("customerNumber")
 	}
-	if reserved().numbers[in.CustomerNumber] {
+	if s.reserved().numbers[in.CustomerNumber] {
 		return newError(http.StatusConflict, "CONFLICT", "This customerNumber is reserved for a default customer; initialise the sandbox to restore it.").at("customerNumber")
 	}
 	if err := s.roomForCustomer(c.data()); err != nil {
@@ -188,24 +172,6 @@ func (s *Server) deleteCustomer(c *call) error {
 	c.data().removeCustomer(cu)
 	s.forgetCustomerLocked(c.tpp.id, cu)
 	return c.replyEmpty(http.StatusNoContent)
-}
-
-// owner finds the customer a mock object belongs to, by customerId or
-// customerNumber.
-func (s *Server) owner(st *store, id, number string) (*customer, error) {
-	var cu *customer
-	switch {
-	case id != "":
-		cu = st.customerByID(id)
-	case number != "":
-		cu = st.customerByNumber(number)
-	default:
-		return nil, newError(http.StatusBadRequest, "FORMAT_ERROR", "customerId or customerNumber is required.").at("customerId")
-	}
-	if cu == nil {
-		return nil, errNotFound("The customer is unknown.").at("customerId")
-	}
-	return cu, nil
 }
 
 // flexAmount is an amount as mock data sends it: a string or a number.
@@ -269,7 +235,7 @@ func (s *Server) createAccount(c *call) error {
 		return err
 	}
 	if sp.bban == "" { // a free one
-		for sp.bban == "" || c.data().accountByBBAN(sp.bban) != nil || reserved().bbans[sp.bban] {
+		for sp.bban == "" || c.data().accountByBBAN(sp.bban) != nil || s.reserved().bbans[sp.bban] {
 			sp.bban = makeBBAN("9" + randomDigits(9))
 		}
 	}
@@ -279,7 +245,7 @@ func (s *Server) createAccount(c *call) error {
 		return bad.answer("")
 	case c.data().accountByBBAN(a.bban) != nil:
 		return newError(http.StatusConflict, "CONFLICT", "An account with this bban exists.").at("bban")
-	case reserved().bbans[a.bban]:
+	case s.reserved().bbans[a.bban]:
 		return newError(http.StatusConflict, "CONFLICT", "This bban is reserved for a default account; initialise the sandbox to restore it.").at("bban")
 	}
 	if err := s.roomForAccount(c.data()); err != nil {

@@ -292,7 +292,7 @@ func TestEachTPPHasItsOwnSandbox(t *testing.T) {
 	// B's customer cannot authenticate at A's SCA: its customer number is
 	// unknown in A's sandbox.
 	href := a.do(http.MethodPost, "/v1/bank-offered-consents", nil, hdr("TPP-Session-ID", "a-sca")).scaRedirect(t)
-	_, err := s.Authorize(context.Background(), href, "15867512346")
+	_, err := s.Control().Authorize(context.Background(), href, "15867512346")
 	assert.ErrorIs(t, err, ErrSCAFailed)
 
 	// A initialises: exactly the 4 default customers, as new; B's sandbox

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The two doors of mock data, Server.Seed and the mock-data operations,
+// The two doors of mock data, Controls.Seed and the mock-data operations,
 // build through one path (mockbuild.go, mocktx.go, mockcheck.go): these
 // tests give both the same input and compare what comes out.
 
@@ -56,7 +56,7 @@ func TestTransactionDoorsAgree(t *testing.T) {
 	day := func(n int) time.Time { return today.AddDate(0, 0, -n) }
 	date := func(n int) string { return day(n).Format(time.DateOnly) }
 
-	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
 		Accounts: []SeedAccount{{Balance: "1000.00", Transactions: []SeedTransaction{
 			{BookingDate: day(3), ValueDate: day(2), Amount: "-250.00", CounterpartyName: "Butikken",
 				CounterpartyBBAN: "12345678903", Remittance: "Mat", Code: "R_710"},
@@ -123,7 +123,7 @@ func TestDoorsRefuseAlike(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Doors")
-	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
 		{Number: "15867512345", Accounts: []SeedAccount{{}}, CardAccounts: []SeedCardAccount{{}}},
 		{Number: "912345688", Corporate: true, Accounts: []SeedAccount{{}}},
 	}})
@@ -215,7 +215,7 @@ func TestDoorsRefuseAlike(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := counts(s)
-			_, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{tc.seed}})
+			_, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{tc.seed}})
 			var se *SeedError
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, tc.seedPath, se.Path)
@@ -245,7 +245,7 @@ func TestMockDataTakesWhatTheBankTakes(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Doors")
-	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
 		Number: "15867512345", Accounts: []SeedAccount{{}}, CardAccounts: []SeedCardAccount{{}}, Consent: &SeedConsent{},
 	}}})
 	require.NoError(t, err)
@@ -320,7 +320,7 @@ func TestMockDataRefusesInItsOwnOrder(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Doors")
-	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
 		Number: "15867512345", Accounts: []SeedAccount{{BBAN: "95310000028"}}, CardAccounts: []SeedCardAccount{{}},
 	}}})
 	require.NoError(t, err)
@@ -385,7 +385,7 @@ func TestSeedTakesWhatTheOperationsTake(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Doors")
 	code, bban, product := strings.Repeat("C", 36), strings.Repeat("1", 35), strings.Repeat("P", 71)
-	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
 		Accounts: []SeedAccount{{Product: product, CashAccountType: product, Transactions: []SeedTransaction{
 			{Amount: "-1.00", Code: code, CounterpartyBBAN: bban},
 		}}},

@@ -7,8 +7,8 @@ import (
 )
 
 // Transactions of mock data: one builder per kind (txSpec for accounts,
-// cardTxSpec for card accounts) used by every door (Server.Seed,
-// Server.AddTransaction and AddTwins, the mock-data operations), and one
+// cardTxSpec for card accounts) used by every door (Controls.Seed,
+// Controls.AddTransaction and AddTwins, the mock-data operations), and one
 // way to store them (store.postTransactions, store.postCardTransactions)
 // whose only difference between the doors is the balanceRule.
 
@@ -17,11 +17,11 @@ import (
 // where the doors differ on balances, and each door states its rule where
 // it stores:
 //
-//   - Server.Seed: balanceStated. A SeedAccount's Balance (a
+//   - Controls.Seed: balanceStated. A SeedAccount's Balance (a
 //     SeedCardAccount's too) is the balance after its Transactions, as a
 //     bank statement states it, so seeded transactions leave it as given.
 //   - The mock-data operations (POST /v1/sandbox/accounts/{id}/transactions
-//     and card-accounts/{id}/transactions) and Server.AddTransaction,
+//     and card-accounts/{id}/transactions) and Controls.AddTransaction,
 //     AddTwins: balanceMoves. They add to an account that already has a
 //     balance, and a booking moves it, as on the bank.
 //

@@ -20,9 +20,13 @@ func TestMultiBankWithListener(t *testing.T) {
 	assert.Equal(t, l.Addr().String(), m.Addr())
 	_, port, err := net.SplitHostPort(l.Addr().String())
 	require.NoError(t, err)
-	assert.Equal(t, "https://beta.localhost:"+port+"/api", m.URL("beta.localhost"))
-	resp, err := m.Client().Get(m.URL("alpha.localhost") + "/v1/sandbox/customers")
-	require.NoError(t, err)
-	resp.Body.Close()
-	assert.Equal(t, 400, resp.StatusCode, "an unsigned request reaches the bank, which refuses it")
+	assert.Equal(t, "https://beta.localhost:"+port+"/api", m.HostURL("beta.localhost"))
+	assert.Regexp(t, `^https://127\.0\.0\.1:[0-9]+/api$`, m.URL("beta.localhost"), "each bank has a loopback listener of its own")
+	assert.NotEqual(t, m.URL("alpha.localhost"), m.URL("beta.localhost"))
+	for _, u := range []string{m.HostURL("alpha.localhost"), m.URL("alpha.localhost")} {
+		resp, err := m.Client().Get(u + "/v1/sandbox/customers")
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, 400, resp.StatusCode, "an unsigned request reaches the bank, which refuses it: %s", u)
+	}
 }

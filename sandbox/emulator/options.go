@@ -14,11 +14,13 @@ type Option func(*Server)
 // WithClock makes the server read the time from now instead of time.Now:
 // the Date window, SCA and consent validity, the 24-hour access budget, the
 // 90-day history limit and the batch schedule all follow it. Tests use it to
-// move time forward without sleeping. A nil now is ignored.
+// move time forward without sleeping. A nil now is ignored. The clock
+// controls ([Controls.Advance] and others) move the bank's time from there
+// on, but not the Date window (see [Controls.SetTime]).
 func WithClock(now func() time.Time) Option {
 	return func(s *Server) {
 		if now != nil {
-			s.now = now
+			s.clock.wire, s.clock.custom = now, true
 		}
 	}
 }

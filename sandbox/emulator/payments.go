@@ -5,9 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
-
-	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/sandbox/emulator/internal/paymentrules"
@@ -29,86 +26,10 @@ const (
 // public; PAYMENT_FAILED is the closest code of docs/interface.md section 7).
 const duplicateCode = "PAYMENT_FAILED"
 
-// Payment is a snapshot of a payment held by the emulator, as returned by
-// [Server.Payments]. Tests count them, look up the status a TPP should see
-// and check that a retried request created nothing.
-//
-// The payment and signing-basket endpoints, and the rules they apply, are
-// described in the package documentation (Payments; Signing baskets).
-type Payment struct {
-	// ID is the paymentId (enc!!<base64url of 48 bytes>).
-	ID string
-	// Service is payments, periodic-payments or bulk-payments.
-	Service string
-	// Product is the payment product of the path, e.g.
-	// norwegian-domestic-credit-transfers.
-	Product string
-	// Status is the transactionStatus (RCVD, PDNG, ACTC, ACSC, ACCP, RJCT,
-	// CANC).
-	Status string
-	// FundsAvailable is false when the batch found too little money
-	// (status ACCP); nil otherwise.
-	FundsAvailable *bool
-	// RequestID is the X-Request-ID of the request that created it.
-	RequestID string
-	// Amount is the instructed amount (for a bulk payment the sum of its
-	// payments).
-	Amount money.Amount
-	// Fee is the transactionFees of the creation answer, nil when none.
-	Fee *money.Amount
-	// DebtorAccount and CreditorAccount are the bban, iban or card
-	// identification of the request (a bulk payment: CreditorAccount of
-	// its first payment).
-	DebtorAccount   string
-	CreditorAccount string
-	CreditorName    string
-	// RequestedExecutionDate is the requested date (YYYY-MM-DD) or "".
-	RequestedExecutionDate string
-	// BasketID is the signing basket holding the payment, or "".
-	BasketID string
-	// Created is the emulator time of creation.
-	Created time.Time
-}
-
-// paymentState is the payments' part of the Server state (guarded by s.mu).
-type paymentState struct {
-	list      []*payment // creation order
-	byID      map[string]*payment
-	lastBatch time.Time // clock time the batch schedule was last looked at
-}
-
-// payment is a payment record.
-type payment struct {
-	Payment
-	tpp         string
-	body        *paymentrules.Body
-	dupKey      string
-	approved    bool   // SCA completed
-	customer    string // customer id of the PSU who approved it
-	corporateID string
-}
-
-func (p *payment) snapshot() Payment {
-	out := p.Payment
-	if p.FundsAvailable != nil {
-		v := *p.FundsAvailable
-		out.FundsAvailable = &v
-	}
-	if p.Fee != nil {
-		f := *p.Fee
-		out.Fee = &f
-	}
-	return out
-}
-
-// href is the payment's self link path.
-func (p *payment) href() string {
-	return "/v1/" + p.Service + "/" + p.Product + "/" + p.ID
-}
-
 // Payments returns a snapshot of the payments created so far, oldest
 // first. Changing it does not change the emulator.
-func (s *Server) Payments() []Payment {
+func (c *Controls) Payments() []Payment {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]Payment, len(s.pay.list))
@@ -193,9 +114,11 @@ func (s *Server) createPayment(c *call) error {
 	if err := s.roomForPayment(); err != nil { // Limits.Payments (limits.go)
 		return err
 	}
-	href, err := c.startSCA(scaPayment, s.paymentApproval([]*payment{p}))
-	if err != nil {
-		return err
+	var href string
+	if s.profile.PaymentSCA == SCARedirectAtCreate { // else the TPP starts it (profile.go)
+		if href, err = c.startSCA(scaPayment, s.paymentApproval([]*payment{p})); err != nil {
+			return err
+		}
 	}
 	if s.pay.byID == nil {
 		s.pay.byID = map[string]*payment{}
@@ -212,7 +135,9 @@ func (s *Server) createPayment(c *call) error {
 		Links                   links         `json:"_links"`
 	}
 	l := paymentLinks(p)
-	l["scaRedirect"] = getLink(href)
+	if href != "" {
+		l["scaRedirect"] = getLink(href)
+	}
 	c.respHeader().Set("Location", p.href())
 	return c.reply(http.StatusCreated, created{
 		PaymentID: p.ID, TransactionStatus: p.Status, TransactionFees: p.Fee,
@@ -233,15 +158,6 @@ func (s *Server) lookupPayment(c *call) (*payment, error) {
 		return nil, errNotFound("No payment %q for this TPP and product.", clip(id))
 	}
 	return p, nil
-}
-
-// readable applies the known issue of docs/interface.md section 4.2: a single NDCT is
-// unreadable before it has been approved.
-func (s *Server) readable(p *payment) error {
-	if s.knownIssues && !p.approved && p.Service == rules.ServicePayments && p.Product == rules.ProductNDCT {
-		return errNotFound("The payment cannot be read before it has been approved (known issue of the platform).")
-	}
-	return nil
 }
 
 // paymentLinks are the links of a payment in its current status: DELETE on
@@ -330,111 +246,6 @@ func scaStarted(href string) any {
 	}{SCAStatus: "started", Links: links{"scaRedirect": getLink(href)}}
 }
 
-// paymentApproval returns the SCA callback that approves ps (one payment,
-// or the payments of a basket): each still in RCVD becomes ACTC, or PDNG
-// when its execution date is after the bank date; periodic payments
-// become ACTC. A debtor account the PSU may not use makes the payment
-// RJCT and the redirect a failure. Runs with s.mu held.
-func (s *Server) paymentApproval(ps []*payment) func(scaResult) error {
-	return func(res scaResult) error {
-		if !res.OK {
-			return nil // the PSU cancelled: the payments stay RCVD
-		}
-		today := rules.BankDate(res.Now)
-		var refused error
-		for _, p := range ps {
-			if p.Status != statusRCVD {
-				continue
-			}
-			st := s.storeOf(p.tpp)
-			if !st.mayDebit(res.Customer, res.CorporateID, p.body.DebtorAccount) || s.paymentBlocked(st, p.body.DebtorAccount) {
-				p.Status = statusRJCT
-				refused = newError(http.StatusBadRequest, "PAYMENT_FAILED", "The debtor account is not an account the PSU may pay from.")
-				continue
-			}
-			p.approved, p.customer, p.corporateID = true, res.Customer.id, res.CorporateID
-			p.Status = statusACTC
-			if p.Service != rules.ServicePeriodic && p.RequestedExecutionDate > today {
-				p.Status = statusPDNG
-			}
-		}
-		return refused
-	}
-}
-
-// mayDebit reports whether the customer (in the corporate agreement, if
-// any) may pay from the account reference.
-func (st *store) mayDebit(cu *customer, agreementID string, ref *paymentrules.Account) bool {
-	if cu == nil || ref == nil {
-		return false
-	}
-	if ref.Other != nil {
-		k := st.cardByReference(deref(ref.Other.Identification))
-		return k != nil && k.owner == cu.id
-	}
-	a := st.debtorAccount(ref)
-	if a == nil {
-		return false
-	}
-	for _, v := range st.visibleAccounts(cu, agreementID) {
-		if v == a {
-			return true
-		}
-	}
-	return false
-}
-
-// debtorAccount returns the sandbox account of a bban or iban reference.
-func (st *store) debtorAccount(ref *paymentrules.Account) *account {
-	switch {
-	case ref == nil:
-		return nil
-	case ref.BBAN != nil:
-		return st.accountByBBAN(*ref.BBAN)
-	case ref.IBAN != nil:
-		return st.accountByIBAN(*ref.IBAN)
-	}
-	return nil
-}
-
-// isDuplicate reports whether a live payment has the duplicate key.
-func (s *Server) isDuplicate(key string) bool {
-	for _, p := range s.pay.list {
-		if p.dupKey == key && p.Status != statusRJCT && p.Status != statusCANC {
-			return true
-		}
-	}
-	return false
-}
-
-// duplicateKey identifies a payment's content for the logical-duplicate
-// check: TPP, service, product, debtor, and per payment the creditor,
-// amount and remittance, and the execution date.
-func duplicateKey(tpp, service, product string, b *paymentrules.Body) string {
-	type credit struct {
-		Creditor   *paymentrules.Account     `json:"c"`
-		Amount     string                    `json:"a"`
-		Currency   string                    `json:"x"`
-		Text       *string                   `json:"t"`
-		Structured *paymentrules.Reference   `json:"s"`
-		Array      *[]paymentrules.Reference `json:"r"`
-	}
-	key := struct {
-		TPP, Service, Product string
-		Debtor                *paymentrules.Account
-		Date, Start           *string
-		Credits               []credit
-	}{TPP: tpp, Service: service, Product: product, Debtor: b.DebtorAccount, Date: b.RequestedExecutionDate, Start: b.StartDate}
-	for _, e := range credits(b) {
-		a, _ := amountOf(e.InstructedAmount)
-		key.Credits = append(key.Credits, credit{Creditor: e.CreditorAccount, Amount: a.Text(), Currency: a.Currency,
-			Text: e.RemittanceInformationUnstructured, Structured: e.RemittanceInformationStructured,
-			Array: e.RemittanceInformationStructuredArray})
-	}
-	out, _ := json.Marshal(key)
-	return string(out)
-}
-
 // credits returns the payments of a body: itself, or a bulk's entries.
 func credits(b *paymentrules.Body) []*paymentrules.Body {
 	if b.Payments == nil {
@@ -519,25 +330,4 @@ var productFees = map[string]money.Amount{
 	rules.ProductNDCT: money.MustParse("3.00", "NOK"),
 	rules.ProductSEPA: money.MustParse("2.00", "EUR"),
 	rules.ProductCBCT: money.MustParse("50.00", "NOK"),
-}
-
-// paymentFee returns the transactionFees of p, nil when it is free.
-func (s *Server) paymentFee(p *payment) *money.Amount {
-	fee, ok := productFees[p.Product]
-	if !ok {
-		return nil
-	}
-	cs := credits(p.body)
-	if len(cs) == 1 && s.storeOf(p.tpp).ownTransfer(p.body.DebtorAccount, cs[0].CreditorAccount) {
-		return nil
-	}
-	fee.Value = fee.Value.Mul(decimal.NewFromInt(int64(len(cs))))
-	return &fee
-}
-
-// ownTransfer reports whether both references are sandbox accounts of the
-// same customer.
-func (st *store) ownTransfer(debtor, creditor *paymentrules.Account) bool {
-	d, c := st.debtorAccount(debtor), st.debtorAccount(creditor)
-	return d != nil && c != nil && d.owner == c.owner
 }

@@ -64,7 +64,7 @@ func (c *tppClient) pisPSU() string {
 		return id.(string)
 	}
 	cb := c.pisLogin(pisSession, func(href string) (*url.URL, error) {
-		return c.s.Authorize(context.Background(), href, CustomerKari)
+		return c.s.Control().Authorize(context.Background(), href, CustomerKari)
 	})
 	id := cb.Query().Get("psu-id")
 	pisPSUs.Store(c.creds, id)
@@ -151,7 +151,7 @@ func (c *tppClient) statusOf(self string) string {
 // approve completes the SCA of a scaRedirect as customer.
 func approve(t *testing.T, s *Server, href, customer string) *url.URL {
 	t.Helper()
-	u, err := s.Authorize(t.Context(), href, customer)
+	u, err := s.Control().Authorize(t.Context(), href, customer)
 	require.NoError(t, err)
 	return u
 }
@@ -243,7 +243,7 @@ func TestPaymentProducts(t *testing.T) {
 			}, got.Links)
 		})
 	}
-	ps := s.Payments()
+	ps := s.Control().Payments()
 	require.Len(t, ps, len(tests))
 	assert.Equal(t, "bulk-payments", ps[len(ps)-1].Service)
 	assert.Equal(t, "3750.00 NOK", ps[len(ps)-1].Amount.String())
@@ -269,7 +269,7 @@ func TestPaymentHeaders(t *testing.T) {
 	s := startServer(t, WithClock(fixedClock(checkToday).Now))
 	c := newTPPClient(t, s, "Headers TPP")
 	corp := c.consent("corp-session", func(href string) (*url.URL, error) {
-		return s.AuthorizeCorporate(context.Background(), href, CustomerFjordlys, "")
+		return s.Control().AuthorizeCorporate(context.Background(), href, CustomerFjordlys, "")
 	}).Query().Get("psu-id")
 	// Another TPP's PSU-ID for the same customer names no PSU of this TPP.
 	foreign := newTPPClient(t, s, "Other TPP").pisPSU()
@@ -309,9 +309,9 @@ func TestPaymentHeaders(t *testing.T) {
 			assert.Equal(t, tt.want, problem{r.status, code, at}, "%s: %s", tt.name, path)
 		}
 	}
-	assert.Empty(t, s.Payments())
+	assert.Empty(t, s.Control().Payments())
 	c.createPayment("/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes())
-	assert.Len(t, s.Payments(), 1)
+	assert.Len(t, s.Control().Payments(), 1)
 }
 
 // TestPISPFlow: a PISP without a PSU-ID starts with GET /v1/user, whose
@@ -350,7 +350,7 @@ func TestPISPFlow(t *testing.T) {
 
 	// A corporate PSU: the redirect carries the agreement too.
 	cb = c.pisLogin("corp", func(href string) (*url.URL, error) {
-		return s.AuthorizeCorporate(t.Context(), href, CustomerFjordlys, "")
+		return s.Control().AuthorizeCorporate(t.Context(), href, CustomerFjordlys, "")
 	})
 	assert.Equal(t, "CORPORATE", cb.Query().Get("context"))
 	assert.NotEmpty(t, cb.Query().Get("psu-corporate-id"))
@@ -412,7 +412,7 @@ func TestLogicalDuplicate(t *testing.T) {
 	c.createPayment(path, sepaWith(set("instructedAmount.amount", "100.01")))
 	c.createPayment(path, sepaWith(set("remittanceInformationUnstructured", "Faktura 2")))
 	c.createPayment(path, sepaWith(set("requestedExecutionDate", time.Now().AddDate(0, 0, 5).Format(time.DateOnly))))
-	require.Len(t, s.Payments(), 6)
+	require.Len(t, s.Control().Payments(), 6)
 
 	// A cancelled payment no longer counts; its twin still does.
 	require.Equal(t, http.StatusNoContent, c.do(http.MethodDelete, first.Links["self"].Href, nil).status)
@@ -473,7 +473,7 @@ func TestPaymentLifecycle(t *testing.T) {
 	code, _ := r.problem(t)
 	assert.Equal(t, []any{405, "CANCELLATION_INVALID"}, []any{r.status, code})
 
-	s.RunBatch()
+	s.Control().RunBatch()
 	want["transactionStatus"] = "ACSC"
 	assert.Equal(t, want, c.paymentStatus(self))
 	assert.Equal(t, before.Sub(decimal.RequireFromString("1250.00")).String(), balance(s, kariBruk).String())
@@ -486,13 +486,13 @@ func TestPaymentLifecycle(t *testing.T) {
 	assert.Equal(t, []any{true, "-1250", "Ola Eksempel", olaBruk, "Hyttetur påske"},
 		[]any{last.booked, last.amount.String(), last.creditorName, last.creditorAccount.BBAN, last.remittance})
 
-	ps := s.Payments()
+	ps := s.Control().Payments()
 	require.Len(t, ps, 1)
 	assert.Equal(t, "ACSC", ps[0].Status)
 	assert.Equal(t, "1250.00 NOK", ps[0].Amount.String())
 
 	// The batch does not touch a settled payment again.
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, before.Sub(decimal.RequireFromString("1250.00")).String(), balance(s, kariBruk).String())
 }
 
@@ -529,7 +529,7 @@ func TestInsufficientFunds(t *testing.T) {
 	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariSpar, external, "150.00"))
 	self := got.Links["self"].Href
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, map[string]any{
 		"paymentId":         got.PaymentID,
 		"transactionStatus": "ACCP",
@@ -545,7 +545,7 @@ func TestInsufficientFunds(t *testing.T) {
 	s.mu.Lock()
 	s.soleStore().book(s.soleStore().accountByBBAN(kariSpar), transaction{amount: decimal.RequireFromString("60.00"), bookingDate: rules.Today(s.now())})
 	s.mu.Unlock()
-	s.RunBatch()
+	s.Control().RunBatch()
 	st := c.paymentStatus(self)
 	assert.Equal(t, "ACSC", st["transactionStatus"])
 	assert.NotContains(t, st, "fundsAvailable")
@@ -578,10 +578,10 @@ func TestFutureDatePending(t *testing.T) {
 	code, _ = r.problem(t)
 	assert.Equal(t, []any{409, "STATUS_INVALID"}, []any{r.status, code})
 
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, "PDNG", c.statusOf(self), "not due yet")
 	clock.Add(72 * time.Hour)
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, "ACSC", c.statusOf(self))
 	// 100.00 EUR at the sandbox rate of 11.50 NOK.
 	s.mu.Lock()
@@ -623,7 +623,7 @@ func TestStartAuthorisationAndReject(t *testing.T) {
 	self := got.Links["self"].Href
 
 	// The PSU cancels: the payment stays RCVD and a new SCA can start.
-	cb, err := s.Reject(t.Context(), got.Links["scaRedirect"].Href)
+	cb, err := s.Control().Reject(t.Context(), got.Links["scaRedirect"].Href)
 	require.NoError(t, err)
 	assert.Equal(t, "SCA_INVALID", cb.Query().Get("code"))
 	assert.Equal(t, "RCVD", c.statusOf(self))
@@ -644,7 +644,7 @@ func TestWrongPSURejectsPayment(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Wrong PSU TPP")
 	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk))))
-	cb, err := s.Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerOla)
+	cb, err := s.Control().Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerOla)
 	require.ErrorIs(t, err, ErrSCAFailed)
 	assert.Equal(t, "PAYMENT_FAILED", cb.Query().Get("code"))
 	assert.Equal(t, "RJCT", c.statusOf(got.Links["self"].Href))
@@ -656,16 +656,16 @@ func TestCorporatePayment(t *testing.T) {
 	c := newTPPClient(t, s, "Corporate TPP")
 	fDrift := makeBBAN("1812921560")
 	cb := c.pisLogin("corp-pis", func(href string) (*url.URL, error) {
-		return s.AuthorizeCorporate(t.Context(), href, CustomerFjordlys, "")
+		return s.Control().AuthorizeCorporate(t.Context(), href, CustomerFjordlys, "")
 	})
 	assert.Equal(t, "CORPORATE", cb.Query().Get("context"))
 	corp := []reqOpt{hdr("TPP-Session-ID", "corp-pis"), hdr("PSU-ID", cb.Query().Get("psu-id")),
 		hdr("PSU-Corporate-ID", cb.Query().Get("psu-corporate-id")), hdr("PSU-Context", "CORPORATE")}
 	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(fDrift, external, "5000.00"), corp...)
-	cb, err := s.AuthorizeCorporate(t.Context(), got.Links["scaRedirect"].Href, CustomerFjordlys, "")
+	cb, err := s.Control().AuthorizeCorporate(t.Context(), got.Links["scaRedirect"].Href, CustomerFjordlys, "")
 	require.NoError(t, err)
 	assert.Equal(t, "CORPORATE", cb.Query().Get("context"))
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, "ACSC", c.statusOf(got.Links["self"].Href))
 }
 
@@ -676,7 +676,7 @@ func TestCreditorUnknownRejected(t *testing.T) {
 	got := c.createPayment("/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, inBankBad, "10.00"))
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
 	before := balance(s, kariBruk)
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, "RJCT", c.statusOf(got.Links["self"].Href))
 	assert.Equal(t, before.String(), balance(s, kariBruk).String())
 }
@@ -714,7 +714,7 @@ func TestCardAccountDebtor(t *testing.T) {
 			set("debtorAccount.other", map[string]any{"identification": identification, "schemeNameProprietary": "creditCardAccount"})))
 	}
 	statusHeld := func(id string) string {
-		for _, p := range s.Payments() {
+		for _, p := range s.Control().Payments() {
 			if p.ID == id {
 				return p.Status
 			}
@@ -723,7 +723,7 @@ func TestCardAccountDebtor(t *testing.T) {
 	}
 	for name, ref := range map[string]string{"resourceId": card.ResourceID, "masked PAN": card.MaskedPan, "owner's BBAN": kariBruk} {
 		got := pay(ref, "500.00")
-		cb, err := s.Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerKari)
+		cb, err := s.Control().Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerKari)
 		require.ErrorIs(t, err, ErrSCAFailed, name)
 		assert.Equal(t, "PAYMENT_FAILED", cb.Query().Get("code"), name)
 		assert.Equal(t, "RJCT", statusHeld(got.PaymentID), name)
@@ -731,13 +731,13 @@ func TestCardAccountDebtor(t *testing.T) {
 
 	// Another customer cannot pay from Kari's card.
 	got := pay(card.RelatedAccount, "400.00")
-	_, err := s.Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerOla)
+	_, err := s.Control().Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerOla)
 	require.ErrorIs(t, err, ErrSCAFailed)
 	assert.Equal(t, "RJCT", statusHeld(got.PaymentID))
 
 	got = pay(card.RelatedAccount, "500.00")
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, "ACSC", c.statusOf(got.Links["self"].Href))
 	s.mu.Lock()
 	booked := ""
@@ -756,7 +756,7 @@ func TestPeriodicNotInBatch(t *testing.T) {
 	b := ndctBody(kariBruk, external, "10.00", set("startDate", rules.BankDate(clock.Now())), set("frequency", "Weekly"))
 	got := c.createPayment("/v1/periodic-payments/"+rules.ProductNDCT, b)
 	approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, "ACTC", c.statusOf(got.Links["self"].Href))
 }
 
@@ -860,7 +860,7 @@ func TestConcurrentPayments(t *testing.T) {
 		}
 		assert.Equal(t, want, statuses[i], i)
 	}
-	ps := s.Payments()
+	ps := s.Control().Payments()
 	require.Len(t, ps, n)
 	ids := map[string]bool{}
 	for _, p := range ps {
@@ -932,7 +932,7 @@ func TestSinglePaymentIgnoresBulkEntries(t *testing.T) {
 	}}
 	want := validSEPA()["instructedAmount"].(map[string]any)
 	c.createPayment("/v1/payments/"+rules.ProductSEPA, b.Bytes())
-	ps := s.Payments()
+	ps := s.Control().Payments()
 	require.Len(t, ps, 1)
 	assert.Equal(t, want["amount"], ps[0].Amount.Value.StringFixed(2))
 	assert.Equal(t, want["currency"], ps[0].Amount.Currency)

@@ -21,7 +21,7 @@ func TestPaymentWithoutPSUContextIsCreated(t *testing.T) {
 	c := newTPPClient(t, s, "No Context TPP")
 	r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), c.payHeaders(without("PSU-Context"))...)
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
-	assert.Len(t, s.Payments(), 1)
+	assert.Len(t, s.Control().Payments(), 1)
 	// A PSU-Context that is sent is still checked.
 	r = c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), c.payHeaders(hdr("PSU-Context", "BUSINESS"))...)
 	code, at := r.problem(t)
@@ -74,7 +74,7 @@ func TestOptionalHeaderForms(t *testing.T) {
 		code, at = r.problem(t)
 		assert.Equal(t, problem{400, "FORMAT_ERROR", b.path}, problem{r.status, code, at}, "accounts, %s", b.path)
 	}
-	assert.Len(t, s.Payments(), 1)
+	assert.Len(t, s.Control().Payments(), 1)
 }
 
 func TestBasketDigestOptionalButChecked(t *testing.T) {

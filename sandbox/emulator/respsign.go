@@ -45,7 +45,7 @@ func (s *Server) newRespSigning() (*respSigning, error) {
 	if err != nil {
 		return nil, err
 	}
-	cert, err := s.ca.issue("Emulator Bank Response Signing", &key.PublicKey, s.now())
+	cert, err := s.ca.issue("Emulator Bank Response Signing", &key.PublicKey, s.wireNow())
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (s *Server) signedAnswers(next http.Handler) http.Handler {
 		}
 		body := buf.body.Bytes()
 		if h.Get("Date") == "" {
-			h.Set("Date", s.now().UTC().Format(http.TimeFormat))
+			h.Set("Date", s.wireNow().UTC().Format(http.TimeFormat))
 		}
 		h.Set("Digest", signing.Digest(body))
 		if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 100 && h.Get("X-Request-ID") == "" {

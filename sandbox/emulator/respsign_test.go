@@ -53,13 +53,13 @@ func TestCorruptedAnswerFaults(t *testing.T) {
 	pub := s.ResponseCertificate().PublicKey
 	c := newTPPClient(t, s, "Verifier AS")
 
-	s.InjectFault(Fault{Kind: FaultCorruptSignature, Method: http.MethodGet, PathPrefix: "/v1/sandbox/customers"})
+	s.Control().InjectFault(Fault{Kind: FaultCorruptSignature, Method: http.MethodGet, PathPrefix: "/v1/sandbox/customers"})
 	r := c.send(c.build(http.MethodGet, "/v1/sandbox/customers", nil))
 	assert.Equal(t, http.StatusOK, r.status, "the request itself is processed")
 	require.NoError(t, signing.VerifyDigest(r.header.Get("Digest"), r.body), "only the signature is corrupted")
 	require.ErrorIs(t, signing.VerifyHeader(r.header, pub), signing.ErrBadSignature)
 
-	s.InjectFault(Fault{Kind: FaultCorruptDigest, Method: http.MethodGet, PathPrefix: "/v1/sandbox/customers"})
+	s.Control().InjectFault(Fault{Kind: FaultCorruptDigest, Method: http.MethodGet, PathPrefix: "/v1/sandbox/customers"})
 	r = c.send(c.build(http.MethodGet, "/v1/sandbox/customers", nil))
 	assert.Equal(t, http.StatusOK, r.status)
 	require.NoError(t, signing.VerifyHeader(r.header, pub), "the signature over the headers still holds")

@@ -3,12 +3,9 @@ package emulator
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -29,8 +26,8 @@ const (
 	scaBasket  scaKind = "basket"  // a signing basket (baskets.go)
 )
 
-// Errors of [Server.Authorize], [Server.AuthorizeCorporate] and
-// [Server.Reject].
+// Errors of [Controls.Authorize], [Controls.AuthorizeCorporate] and
+// [Controls.Reject].
 var (
 	// ErrAuthorisationUnknown means the scaRedirect is not a pending
 	// authorisation of this server (unknown, or already completed).
@@ -41,41 +38,6 @@ var (
 	// message.
 	ErrSCAFailed = errors.New("emulator: SCA failed")
 )
-
-// scaFlow is a pending authorisation.
-type scaFlow struct {
-	state        string
-	tpp          string
-	kind         scaKind
-	redirectURI  string
-	tppSessionID string
-	context      string
-	created      time.Time
-	onDone       func(scaResult) error
-	details      scaDetails // what the page shows (scapage.go)
-}
-
-// scaResult is the outcome of an authorisation, handed to the callback of
-// startSCA with s.mu held.
-type scaResult struct {
-	OK           bool
-	Code         string // failure: the code of the redirect (SCA_INVALID, ...)
-	Message      string
-	Customer     *customer // success: who authenticated
-	PSUID        string
-	CorporateID  string // agreement id in CORPORATE context
-	Context      string // PRIVATE or CORPORATE
-	TPPSessionID string
-	Now          time.Time
-}
-
-// scaInput is what the PSU enters on the authorisation page.
-type scaInput struct {
-	customerNumber string
-	agreementID    string
-	context        string // PRIVATE, CORPORATE, or "" for the customer's own
-	cancel         bool
-}
 
 // startSCA registers an authorisation of kind for the calling TPP and
 // returns the absolute scaRedirect href. It needs TPP-Redirect-URI (an
@@ -124,120 +86,6 @@ func (c *call) startSCA(kind scaKind, onDone func(scaResult) error) (string, err
 	return scheme + "://" + c.r.Host + scaPagePath + "?" + q, nil
 }
 
-// finishSCA completes the authorisation state with what the PSU entered.
-// The page and Authorize/Reject both end here. It returns the callback
-// URL, and ErrSCAFailed (wrapped) when the SCA failed for a reason other
-// than the PSU cancelling.
-func (s *Server) finishSCA(state string, in scaInput) (*url.URL, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f := s.flows[state]
-	if f == nil {
-		return nil, ErrAuthorisationUnknown
-	}
-	s.dropFlowLocked(state)
-	now := s.now()
-
-	fail := func(status int, code, msg string) (*url.URL, error) {
-		if f.onDone != nil {
-			_ = f.onDone(scaResult{Code: code, Message: msg, TPPSessionID: f.tppSessionID, Now: now})
-		}
-		u, err := callbackURL(f.redirectURI, [][2]string{
-			{"system", "sca-frontend"}, {"status", strconv.Itoa(status)}, {"code", code}, {"message", msg},
-		})
-		if err != nil {
-			return nil, err
-		}
-		if in.cancel {
-			return u, nil
-		}
-		return u, fmt.Errorf("%w: %s", ErrSCAFailed, code)
-	}
-
-	if in.cancel {
-		return fail(http.StatusUnauthorized, "SCA_INVALID", "The authentication was cancelled by the user")
-	}
-	data := s.storeOf(f.tpp) // the TPP's sandbox (views.go)
-	cust := data.customerByNumber(strings.TrimSpace(in.customerNumber))
-	if cust == nil {
-		return fail(http.StatusUnauthorized, "PSU_CREDENTIALS_INVALID", "Unknown customer number")
-	}
-	res := scaResult{OK: true, Customer: cust, PSUID: s.psuID(f.tpp, cust.number), Context: contextPrivate,
-		TPPSessionID: f.tppSessionID, Now: now}
-	switch {
-	case in.context == contextPrivate && cust.corporate():
-		return fail(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "This customer has no private accounts")
-	case cust.corporate() || in.context == contextCorporate:
-		res.Context = contextCorporate
-		ag := in.agreementID
-		if ag == "" && len(cust.agreements) > 0 {
-			ag = cust.agreements[0]
-		}
-		if ag == "" && len(cust.grants) > 0 {
-			ag = cust.grants[0]
-		}
-		if data.agreementOf(cust, ag) == nil {
-			return fail(http.StatusUnauthorized, "CORPORATE_ID_INVALID", "The agreement is not available to this customer")
-		}
-		res.CorporateID = ag
-	}
-	if f.onDone != nil {
-		if err := f.onDone(res); err != nil {
-			status, code, msg := http.StatusBadRequest, "SCA_INVALID", "The operation was refused"
-			var ae *apiError
-			if errors.As(err, &ae) {
-				status, code, msg = ae.status, ae.msg.Code, ae.msg.Text
-			}
-			f.onDone = nil
-			return fail(status, code, msg)
-		}
-	}
-
-	// The SCA completed: this TPP-Session-ID becomes the PSU's session (the
-	// old one is invalid now, docs/interface.md section 3), and an AIS SCA grants consent.
-	k := sessionKey{f.tpp, res.PSUID}
-	s.psus[k] = cust.number
-	st := s.sessions[k]
-	if st == nil {
-		st = &psuState{customer: cust.number, consents: map[string]time.Time{}}
-		s.sessions[k] = st
-	}
-	st.tppSessionID, st.scaAt = f.tppSessionID, now
-	s.notedSCA(cust.number, now) // scenario.go
-	if f.kind == scaConsent {
-		st.consents[res.CorporateID] = now
-		st.revoked = false
-	}
-
-	params := [][2]string{{"psu-id", res.PSUID}, {"tpp-session-id", f.tppSessionID}, {"context", res.Context}}
-	if res.CorporateID != "" {
-		params = append(params, [2]string{"psu-corporate-id", res.CorporateID})
-	}
-	return callbackURL(f.redirectURI, params)
-}
-
-// callbackURL appends params to the TPP's redirect URI, keeping its own
-// query (e.g. state) first. Values are percent-encoded with %20 for spaces,
-// as the platform does.
-func callbackURL(redirectURI string, params [][2]string) (*url.URL, error) {
-	u, err := url.Parse(redirectURI)
-	if err != nil {
-		return nil, fmt.Errorf("emulator: bad redirect URI: %w", err)
-	}
-	var b strings.Builder
-	b.WriteString(u.RawQuery)
-	for _, p := range params {
-		if b.Len() > 0 {
-			b.WriteByte('&')
-		}
-		b.WriteString(url.QueryEscape(p[0]))
-		b.WriteByte('=')
-		b.WriteString(strings.ReplaceAll(url.QueryEscape(p[1]), "+", "%20"))
-	}
-	u.RawQuery = b.String()
-	return u, nil
-}
-
 // stateOf extracts the authorisation state from a scaRedirect href.
 func stateOf(scaRedirect string) (string, error) {
 	u, err := url.Parse(scaRedirect)
@@ -259,14 +107,15 @@ func stateOf(scaRedirect string) (string, error) {
 // (the customer's first agreement). For an unknown customer number it
 // returns the failure callback URL and an error wrapping [ErrSCAFailed].
 // It goes through the same code as a POST of the page's form.
-func (s *Server) Authorize(ctx context.Context, scaRedirect, customerNumber string) (*url.URL, error) {
-	return s.AuthorizeCorporate(ctx, scaRedirect, customerNumber, "")
+func (c *Controls) Authorize(ctx context.Context, scaRedirect, customerNumber string) (*url.URL, error) {
+	return c.AuthorizeCorporate(ctx, scaRedirect, customerNumber, "")
 }
 
-// AuthorizeCorporate is [Server.Authorize] for a corporate customer
+// AuthorizeCorporate is [Controls.Authorize] for a corporate customer
 // choosing the agreement agreementID (the id GET /v1/agreements lists;
 // empty means the first one).
-func (s *Server) AuthorizeCorporate(ctx context.Context, scaRedirect, customerNumber, agreementID string) (*url.URL, error) {
+func (c *Controls) AuthorizeCorporate(ctx context.Context, scaRedirect, customerNumber, agreementID string) (*url.URL, error) {
+	s := c.s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -280,7 +129,8 @@ func (s *Server) AuthorizeCorporate(ctx context.Context, scaRedirect, customerNu
 // Reject cancels the authorisation of scaRedirect as a PSU pressing
 // "cancel" would and returns the failure callback URL: TPP-Redirect-URI
 // with system, status, code (SCA_INVALID) and message (docs/interface.md section 6).
-func (s *Server) Reject(ctx context.Context, scaRedirect string) (*url.URL, error) {
+func (c *Controls) Reject(ctx context.Context, scaRedirect string) (*url.URL, error) {
+	s := c.s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

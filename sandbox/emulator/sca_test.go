@@ -38,7 +38,7 @@ func TestConsentFlow(t *testing.T) {
 	_, err = uuid.Parse(u.Query().Get("state"))
 	assert.NoError(t, err)
 
-	cb, err := s.Authorize(t.Context(), href, CustomerKari)
+	cb, err := s.Control().Authorize(t.Context(), href, CustomerKari)
 	require.NoError(t, err)
 	assert.Equal(t, "https://tpp.example/cb", cb.Scheme+"://"+cb.Host+cb.Path)
 	assert.True(t, strings.HasPrefix(cb.RawQuery, "state=abc&psu-id="), cb.RawQuery)
@@ -131,27 +131,27 @@ func TestAuthorizeErrors(t *testing.T) {
 		return r.scaRedirect(t)
 	}
 	href := start()
-	cb, err := s.Authorize(t.Context(), href, "00000000000")
+	cb, err := s.Control().Authorize(t.Context(), href, "00000000000")
 	require.ErrorIs(t, err, ErrSCAFailed)
 	assert.Equal(t, "PSU_CREDENTIALS_INVALID", cb.Query().Get("code"))
 	assert.Equal(t, "401", cb.Query().Get("status"))
 	assert.Equal(t, "sca-frontend", cb.Query().Get("system"))
 
-	_, err = s.Authorize(t.Context(), href, CustomerKari)
+	_, err = s.Control().Authorize(t.Context(), href, CustomerKari)
 	assert.ErrorIs(t, err, ErrAuthorisationUnknown, "an authorisation completes once")
-	_, err = s.Authorize(t.Context(), "https://127.0.0.1/elsewhere/?state=x", CustomerKari)
+	_, err = s.Control().Authorize(t.Context(), "https://127.0.0.1/elsewhere/?state=x", CustomerKari)
 	assert.ErrorIs(t, err, ErrAuthorisationUnknown)
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err = s.Authorize(ctx, start(), CustomerKari)
+	_, err = s.Control().Authorize(ctx, start(), CustomerKari)
 	assert.ErrorIs(t, err, context.Canceled)
 
-	cb, err = s.AuthorizeCorporate(t.Context(), start(), CustomerFjordlys, uuid.NewString())
+	cb, err = s.Control().AuthorizeCorporate(t.Context(), start(), CustomerFjordlys, uuid.NewString())
 	require.ErrorIs(t, err, ErrSCAFailed)
 	assert.Equal(t, "CORPORATE_ID_INVALID", cb.Query().Get("code"))
 
-	cb, err = s.Reject(t.Context(), start())
+	cb, err = s.Control().Reject(t.Context(), start())
 	require.NoError(t, err)
 	assert.Equal(t, "SCA_INVALID", cb.Query().Get("code"))
 	assert.Equal(t, "The authentication was cancelled by the user", cb.Query().Get("message"))
@@ -177,11 +177,11 @@ func TestSCACallbackHook(t *testing.T) {
 		require.NoError(t, err)
 		return href
 	}
-	_, err := s.Authorize(t.Context(), start(nil), CustomerKari)
+	_, err := s.Control().Authorize(t.Context(), start(nil), CustomerKari)
 	require.NoError(t, err)
-	_, err = s.Reject(t.Context(), start(nil))
+	_, err = s.Control().Reject(t.Context(), start(nil))
 	require.NoError(t, err)
-	cb, err := s.Authorize(t.Context(), start(newError(http.StatusBadRequest, "PAYMENT_FAILED", "not your account")), CustomerKari)
+	cb, err := s.Control().Authorize(t.Context(), start(newError(http.StatusBadRequest, "PAYMENT_FAILED", "not your account")), CustomerKari)
 	require.ErrorIs(t, err, ErrSCAFailed)
 	assert.Equal(t, "PAYMENT_FAILED", cb.Query().Get("code"))
 	assert.Equal(t, "400", cb.Query().Get("status"))
@@ -249,7 +249,7 @@ func TestConsentExpiresAfter90Days(t *testing.T) {
 	assert.Equal(t, "CONSENT_EXPIRED", code)
 	href := r.scaRedirect(t)
 
-	_, err := s.Authorize(t.Context(), href, CustomerOla)
+	_, err := s.Control().Authorize(t.Context(), href, CustomerOla)
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, c.get("/v1/accounts/"+ids[0]+"/balances", psuHeaders(psuID, sid)...).status)
 }
@@ -262,8 +262,8 @@ func TestRevokeConsent(t *testing.T) {
 	psuID := c.login(CustomerKari, sid)
 	ids := c.accountIDs(psuHeaders(psuID, sid)...)
 
-	s.RevokeConsent(CustomerKari)
-	s.RevokeConsent("no such customer")
+	s.Control().RevokeConsent(CustomerKari)
+	s.Control().RevokeConsent("no such customer")
 	for _, p := range []string{"/v1/accounts", "/v1/accounts/" + ids[0] + "/balances", "/v1/accounts/" + ids[0] + "/transactions?bookingStatus=both"} {
 		r := c.get(p, psuHeaders(psuID, sid)...)
 		require.Equal(t, http.StatusForbidden, r.status, p)
@@ -287,14 +287,14 @@ func TestSessionSwitch(t *testing.T) {
 	r := c.get("/v1/accounts", psuHeaders(psuID, newSID)...)
 	require.Equal(t, http.StatusUnauthorized, r.status)
 	// Aborted: the old session stays valid, the new one is still refused.
-	_, err := s.Reject(t.Context(), r.scaRedirect(t))
+	_, err := s.Control().Reject(t.Context(), r.scaRedirect(t))
 	require.NoError(t, err)
 	assert.Len(t, c.accountIDs(psuHeaders(psuID, oldSID)...), 2)
 	r = c.get("/v1/accounts", psuHeaders(psuID, newSID)...)
 	require.Equal(t, http.StatusUnauthorized, r.status)
 
 	// Completed: the new session works and the old one is invalid.
-	cb, err := s.Authorize(t.Context(), r.scaRedirect(t), CustomerKari)
+	cb, err := s.Control().Authorize(t.Context(), r.scaRedirect(t), CustomerKari)
 	require.NoError(t, err)
 	assert.Equal(t, newSID, cb.Query().Get("tpp-session-id"))
 	assert.Len(t, c.accountIDs(psuHeaders(psuID, newSID)...), 2)
@@ -342,7 +342,7 @@ func TestCorporateSession(t *testing.T) {
 	c := newTPPClient(t, s, "Corporate AISP")
 	sid := uuid.NewString()
 	cb := c.consent(sid, func(href string) (*url.URL, error) {
-		return s.Authorize(t.Context(), href, CustomerFjordlys)
+		return s.Control().Authorize(t.Context(), href, CustomerFjordlys)
 	})
 	q := cb.Query()
 	psuID, corp := q.Get("psu-id"), q.Get("psu-corporate-id")
@@ -380,7 +380,7 @@ func TestCorporateSession(t *testing.T) {
 	require.Equal(t, http.StatusUnauthorized, r.status)
 	href := r.scaRedirect(t)
 	assert.Contains(t, href, "context=CORPORATE")
-	cb, err = s.AuthorizeCorporate(t.Context(), href, CustomerFjordlys, second)
+	cb, err = s.Control().AuthorizeCorporate(t.Context(), href, CustomerFjordlys, second)
 	require.NoError(t, err)
 	assert.Equal(t, second, cb.Query().Get("psu-corporate-id"))
 	assert.Len(t, c.accountIDs(withCorp(second)...), 1)
@@ -395,7 +395,7 @@ func TestUserEndpoint(t *testing.T) {
 	opts := []reqOpt{hdr("TPP-Session-ID", "p1"), hdr("TPP-Redirect-URI", redirectURI)}
 	r := c.get("/v1/user", opts...)
 	require.Equal(t, http.StatusUnauthorized, r.status)
-	cb, err := s.Authorize(t.Context(), r.scaRedirect(t), CustomerTestfirma)
+	cb, err := s.Control().Authorize(t.Context(), r.scaRedirect(t), CustomerTestfirma)
 	require.NoError(t, err)
 	psuID, corp := cb.Query().Get("psu-id"), cb.Query().Get("psu-corporate-id")
 	require.NotEmpty(t, corp)

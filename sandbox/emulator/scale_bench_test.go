@@ -86,7 +86,7 @@ func BenchmarkSeed(b *testing.B) {
 				runtime.GC()
 				b.StartTimer()
 				start := time.Now()
-				res, err := s.Seed(b.Context(), creds.Certificate, data)
+				res, err := s.Control().Seed(b.Context(), creds.Certificate, data)
 				took += time.Since(start)
 				b.StopTimer()
 				if err != nil {
@@ -317,7 +317,7 @@ func benchRefresh(b *testing.B, n, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := s.Seed(b.Context(), creds.Certificate, benchSeed(n, clock.Now().Add(-2*time.Hour)))
+	res, err := s.Control().Seed(b.Context(), creds.Certificate, benchSeed(n, clock.Now().Add(-2*time.Hour)))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -124,7 +124,7 @@ type scaPaymentView struct {
 }
 
 // scaViewLocked builds the page of flow f. Needs s.mu held.
-func (s *Server) scaViewLocked(f *scaFlow) scaView {
+func (bk *bank) scaViewLocked(f *scaFlow) scaView {
 	d := f.details
 	v := scaView{
 		Action: scaPagePath, State: f.state, Context: f.context,
@@ -137,21 +137,21 @@ func (s *Server) scaViewLocked(f *scaFlow) scaView {
 	if d.method != "" {
 		v.Method, v.MethodKnown = scaMethodNames[strings.ToUpper(d.method)]
 	}
-	if ag := s.storeOf(f.tpp).agreementByID(d.corporateID); ag != nil {
+	if ag := bk.storeOf(f.tpp).agreementByID(d.corporateID); ag != nil {
 		v.AgreementName = ag.name
 	}
 	var ps []*payment
 	switch f.kind {
 	case scaPayment:
-		if p := s.scaPaymentLocked(f); p != nil {
+		if p := bk.scaPaymentLocked(f); p != nil {
 			ps = append(ps, p)
 		}
 	case scaBasket:
-		if b := s.baskets.byID[d.basketID]; d.basketID != "" && b != nil && b.tpp == f.tpp {
+		if b := bk.baskets.byID[d.basketID]; d.basketID != "" && b != nil && b.tpp == f.tpp {
 			ps = append(ps, b.payments...)
 		}
 		for _, id := range d.basketIDs {
-			if p := s.pay.byID[id]; p != nil && p.tpp == f.tpp {
+			if p := bk.pay.byID[id]; p != nil && p.tpp == f.tpp {
 				ps = append(ps, p)
 			}
 		}
@@ -190,16 +190,16 @@ func (s *Server) scaViewLocked(f *scaFlow) scaView {
 // id of the start-authorisation path, else the payment the same TPP
 // created with the request that started the SCA (searched from the
 // newest). Needs s.mu held.
-func (s *Server) scaPaymentLocked(f *scaFlow) *payment {
+func (bk *bank) scaPaymentLocked(f *scaFlow) *payment {
 	d := f.details
 	if d.paymentID != "" {
-		if p := s.pay.byID[d.paymentID]; p != nil && p.tpp == f.tpp {
+		if p := bk.pay.byID[d.paymentID]; p != nil && p.tpp == f.tpp {
 			return p
 		}
 		return nil
 	}
-	for i := len(s.pay.list) - 1; i >= 0; i-- {
-		p := s.pay.list[i]
+	for i := len(bk.pay.list) - 1; i >= 0; i-- {
+		p := bk.pay.list[i]
 		if p.tpp == f.tpp && p.RequestID == d.requestID && !p.Created.After(f.created) {
 			return p
 		}

@@ -88,7 +88,7 @@ func TestSCAPageShowsWhatIsAuthorised(t *testing.T) {
 		assert.Contains(t, page, "<h1>Approve 3 payments</h1>")
 		assert.Equal(t, 3, strings.Count(page, `<dl class="payment">`))
 		byID := map[string]Payment{}
-		for _, p := range s.Payments() {
+		for _, p := range s.Control().Payments() {
 			byID[p.ID] = p
 		}
 		total := decimal.Zero
@@ -143,7 +143,7 @@ func TestSCAPageCancelAfterShowing(t *testing.T) {
 	assert.Equal(t, "401", loc.Query().Get("status"))
 	assert.Equal(t, "The authentication was cancelled by the user", loc.Query().Get("message"))
 
-	_, err = s.Authorize(t.Context(), href, CustomerKari)
+	_, err = s.Control().Authorize(t.Context(), href, CustomerKari)
 	assert.ErrorIs(t, err, ErrAuthorisationUnknown)
 	status, page := scaPageText(t, s, href)
 	assert.Equal(t, http.StatusBadRequest, status)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // Scenario controls: in-process methods that make the emulator behave as
 // the bank does in situations a TPP must handle but cannot bring about
 // over the interface. Their state lives in scenarioState (Server.scn),
-// guarded by s.mu. The payment batch on demand is [Server.RunBatch].
+// guarded by s.mu. The payment batch on demand is [Controls.RunBatch].
 
 // scenarioState is what the scenario controls set.
 type scenarioState struct {
@@ -26,11 +27,11 @@ type scenarioState struct {
 }
 
 // Role is a PSD2 role a TPP is registered for (docs/interface.md section
-// 1.2). A TPP is registered for both unless [Server.SetRoles] says
+// 1.2). A TPP is registered for both unless [Controls.SetRoles] says
 // otherwise.
 type Role uint8
 
-// The roles of [Server.SetRoles].
+// The roles of [Controls.SetRoles].
 const (
 	// RoleAISP: account information (accounts, card accounts, balances,
 	// transactions, consents).
@@ -48,7 +49,8 @@ const (
 // GET /v1/agreements serves both roles; the mock-data and TPP contact
 // operations serve any TPP. SetRoles(cert, RoleAISP|RolePISP) restores
 // the default.
-func (s *Server) SetRoles(cert *x509.Certificate, roles Role) {
+func (c *Controls) SetRoles(cert *x509.Certificate, roles Role) {
+	s := c.s
 	if cert == nil {
 		return
 	}
@@ -104,8 +106,9 @@ func (c *call) checkRole(pattern string) error {
 // account is still listed and read for every TPP, but a payment from it
 // fails: its SCA redirect reports 400 PAYMENT_FAILED and the payment is
 // RJCT, and one approved before is RJCT when the batch reaches it.
-// [Server.RestorePaymentPermission] undoes it.
-func (s *Server) RemovePaymentPermission(bban string) {
+// [Controls.RestorePaymentPermission] undoes it.
+func (c *Controls) RemovePaymentPermission(bban string) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.scn.noPayments == nil {
@@ -115,8 +118,9 @@ func (s *Server) RemovePaymentPermission(bban string) {
 }
 
 // RestorePaymentPermission gives back what
-// [Server.RemovePaymentPermission] removed.
-func (s *Server) RestorePaymentPermission(bban string) {
+// [Controls.RemovePaymentPermission] removed.
+func (c *Controls) RestorePaymentPermission(bban string) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.scn.noPayments, bban)
@@ -124,12 +128,12 @@ func (s *Server) RestorePaymentPermission(bban string) {
 
 // paymentBlocked reports whether the bank removed payment permission on
 // the debtor account of ref (s.mu held).
-func (s *Server) paymentBlocked(st *store, ref *paymentrules.Account) bool {
-	if len(s.scn.noPayments) == 0 || st == nil {
+func (bk *bank) paymentBlocked(st *store, ref *paymentrules.Account) bool {
+	if len(bk.scn.noPayments) == 0 || st == nil {
 		return false
 	}
 	a := st.debtorAccount(ref)
-	return a != nil && s.scn.noPayments[a.bban]
+	return a != nil && bk.scn.noPayments[a.bban]
 }
 
 // onlineSCAWindow is how recently the PSU must have authenticated at the
@@ -147,7 +151,8 @@ const onlineSCAWindow = 180 * 24 * time.Hour
 // SCA through the TPP afterwards counts as a new one. A zero time forgets
 // the setting: by default the emulator takes every PSU as recently
 // authenticated.
-func (s *Server) SetLastOnlineSCA(customerNumber string, at time.Time) {
+func (c *Controls) SetLastOnlineSCA(customerNumber string, at time.Time) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if at.IsZero() {
@@ -162,9 +167,9 @@ func (s *Server) SetLastOnlineSCA(customerNumber string, at time.Time) {
 
 // notedSCA records an SCA the PSU completed through a TPP at now, where
 // SetLastOnlineSCA set a time (s.mu held).
-func (s *Server) notedSCA(customerNumber string, now time.Time) {
-	if at, ok := s.scn.onlineSCA[customerNumber]; ok && now.After(at) {
-		s.scn.onlineSCA[customerNumber] = now
+func (bk *bank) notedSCA(customerNumber string, now time.Time) {
+	if at, ok := bk.scn.onlineSCA[customerNumber]; ok && now.After(at) {
+		bk.scn.onlineSCA[customerNumber] = now
 	}
 }
 
@@ -192,13 +197,14 @@ func (c *call) onlineSCARule(sess *session) error {
 // GrantAgreement gives the customer with customerNumber access to the
 // corporate agreement agreementID in the sandbox of the TPP of cert, as a
 // company gives an employee access: the PSU may then choose the CORPORATE
-// context with that agreement during SCA ([Server.AuthorizeInContext], or
+// context with that agreement during SCA ([Controls.AuthorizeInContext], or
 // "For a company" on the page), and in that context sees and pays from
 // the agreement's accounts only; in PRIVATE context it keeps its own
 // accounts (docs/interface.md section 1.9). It reports
 // [ErrUnknownTPP] for an unregistered certificate and an error for an
 // unknown customer or agreement.
-func (s *Server) GrantAgreement(cert *x509.Certificate, agreementID, customerNumber string) error {
+func (c *Controls) GrantAgreement(cert *x509.Certificate, agreementID, customerNumber string) error {
+	s := c.s
 	if cert == nil {
 		return ErrUnknownTPP
 	}
@@ -220,14 +226,15 @@ func (s *Server) GrantAgreement(cert *x509.Certificate, agreementID, customerNum
 	return nil
 }
 
-// AuthorizeInContext is [Server.Authorize] with the PSU choosing its
+// AuthorizeInContext is [Controls.Authorize] with the PSU choosing its
 // context on the authorisation page: contextName PRIVATE (its own
 // accounts; a corporate customer, who has none, fails the SCA with
 // CORPORATE_ID_INVALID) or CORPORATE with agreementID, one of its own
-// agreements or one it was granted ([Server.GrantAgreement]); empty takes
+// agreements or one it was granted ([Controls.GrantAgreement]); empty takes
 // its first). The callback carries context and, in CORPORATE context,
 // psu-corporate-id.
-func (s *Server) AuthorizeInContext(ctx context.Context, scaRedirect, customerNumber, contextName, agreementID string) (*url.URL, error) {
+func (c *Controls) AuthorizeInContext(ctx context.Context, scaRedirect, customerNumber, contextName, agreementID string) (*url.URL, error) {
+	s := c.s
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -239,4 +246,81 @@ func (s *Server) AuthorizeInContext(ctx context.Context, scaRedirect, customerNu
 		return nil, err
 	}
 	return s.finishSCA(st, scaInput{customerNumber: customerNumber, agreementID: agreementID, context: contextName})
+}
+
+// Consent is an AIS consent the bank holds for a PSU at a TPP, as
+// [Controls.Consents] reports it.
+type Consent struct {
+	// CorporateID is the agreement the consent is for (PSU-Corporate-ID),
+	// "" for a private PSU's own accounts.
+	CorporateID string `json:"corporateId"`
+	// Given is when the SCA that granted it completed, on the bank's clock.
+	Given time.Time `json:"given"`
+	// Expires is when it ends: Given plus the bank's consent validity.
+	// From then on AIS calls get 401 CONSENT_EXPIRED with a scaRedirect.
+	Expires time.Time `json:"expires"`
+}
+
+// Consents returns the AIS consents the customer with customerNumber gave
+// the TPP of cert, ordered by CorporateID: none before the first consent
+// SCA, after [Controls.RevokeConsent], or for an unknown TPP or customer.
+// A test reads from it how many days a consent has left on the bank's
+// clock ([Controls.Now]), which the bank's answers do not say.
+func (c *Controls) Consents(cert *x509.Certificate, customerNumber string) []Consent {
+	if cert == nil {
+		return nil
+	}
+	s := c.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	id := tppIdentity(cert)
+	st := s.sessions[sessionKey{id, s.psuID(id, customerNumber)}]
+	if st == nil || st.revoked {
+		return nil
+	}
+	out := make([]Consent, 0, len(st.consents))
+	for corp, at := range st.consents {
+		out = append(out, Consent{CorporateID: corp, Given: at, Expires: at.Add(s.profile.consentValidity())})
+	}
+	slices.SortFunc(out, func(a, b Consent) int { return strings.Compare(a.CorporateID, b.CorporateID) })
+	return out
+}
+
+// Authorisation is an SCA waiting for the PSU, as
+// [Controls.Authorisations] lists it.
+type Authorisation struct {
+	// SCARedirect is the authorisation page's link, relative to the
+	// bank's host (/tap-sandbox/9999/?...&state=...): what
+	// [Controls.Authorize] and [Controls.Reject] take.
+	SCARedirect string `json:"scaRedirect"`
+	// Kind is what the SCA is for: consent, user (GET /v1/user), payment
+	// or basket.
+	Kind string `json:"kind"`
+	// Context is the context the page starts in, PRIVATE or CORPORATE.
+	Context string `json:"context"`
+	// Started is when the bank started it, on the bank's clock.
+	Started time.Time `json:"started"`
+}
+
+// Authorisations lists the SCAs waiting for the PSU at the TPP of cert
+// (every TPP's with a nil cert), oldest first: for a test that drives
+// the bank from outside and has not kept the scaRedirect of an answer.
+func (c *Controls) Authorisations(cert *x509.Certificate) []Authorisation {
+	s := c.s
+	id := ""
+	if cert != nil {
+		id = tppIdentity(cert)
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []Authorisation
+	for _, f := range s.flows {
+		if id != "" && f.tpp != id {
+			continue
+		}
+		out = append(out, Authorisation{SCARedirect: scaPagePath + "?route_secesb_id=1&flow=psd2&state=" + f.state + "&context=" + f.context,
+			Kind: string(f.kind), Context: f.context, Started: f.created})
+	}
+	slices.SortFunc(out, func(a, b Authorisation) int { return a.Started.Compare(b.Started) })
+	return out
 }

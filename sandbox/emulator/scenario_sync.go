@@ -12,7 +12,7 @@ import (
 // Scenario controls for transaction synchronisation: what a bank does to
 // an account's transactions between two reads that a TPP must cope with
 // (docs/interface.md section 2.9 and the known issue of section 8). A test
-// adds entries with [Server.AddTransaction] and changes them with the
+// adds entries with [Controls.AddTransaction] and changes them with the
 // other controls; each returns a reference to the entry it made or
 // changed. The reference of a booked entry is its transactionId; that of
 // a pending entry is the emulator's own handle (the bank sends no id for
@@ -20,7 +20,7 @@ import (
 // them.
 //
 // The known issue's unfiltered pending list is [WithKnownIssues](true),
-// or [Server.SetUnfilteredPending] between reads.
+// or [Controls.SetUnfilteredPending] between reads.
 
 // ErrUnknownTransaction is returned by a scenario control for an account
 // id or a reference the server does not hold, or a reference to an entry
@@ -28,11 +28,11 @@ import (
 var ErrUnknownTransaction = errors.New("emulator: unknown account or transaction")
 
 // AddTransaction adds an entry to the account with resource id accountID,
-// checked as [Server.Seed] checks a [SeedTransaction] (and against the
+// checked as [Controls.Seed] checks a [SeedTransaction] (and against the
 // server's [Limits]); a booked entry moves the booked balance. It returns
 // the entry's reference.
-func (s *Server) AddTransaction(accountID string, in SeedTransaction) (string, error) {
-	refs, err := s.AddTwins(accountID, in, 1)
+func (c *Controls) AddTransaction(accountID string, in SeedTransaction) (string, error) {
+	refs, err := c.AddTwins(accountID, in, 1)
 	if err != nil {
 		return "", err
 	}
@@ -42,7 +42,8 @@ func (s *Server) AddTransaction(accountID string, in SeedTransaction) (string, e
 // AddTwins adds n identical entries (two 49.00 NOK coffees on one day):
 // same dates, amount, counterparty and text; booked twins differ only by
 // their transactionId. It returns their references in order.
-func (s *Server) AddTwins(accountID string, in SeedTransaction, n int) ([]string, error) {
+func (c *Controls) AddTwins(accountID string, in SeedTransaction, n int) ([]string, error) {
+	s := c.s
 	if n < 1 {
 		return nil, &SeedError{Path: "n", Reason: "must be at least 1"}
 	}
@@ -96,7 +97,8 @@ func scenarioFind(a *account, ref string, booked bool) *transaction {
 // ChangeTransactionID gives the booked entry ref of the account another
 // transactionId, as banks were seen to do (the entry is otherwise the
 // same), and returns the new one.
-func (s *Server) ChangeTransactionID(accountID, ref string) (string, error) {
+func (c *Controls) ChangeTransactionID(accountID, ref string) (string, error) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, a := s.scenarioAccount(accountID)
@@ -113,7 +115,8 @@ func (s *Server) ChangeTransactionID(accountID, ref string) (string, error) {
 // transactionId, booked on bookingDate (zero: today on the server clock)
 // and, when amount is not empty, for that amount instead (a tip, a
 // currency conversion). It returns the booked entry's transactionId.
-func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amount string) (string, error) {
+func (c *Controls) BookPending(accountID, ref string, bookingDate time.Time, amount string) (string, error) {
+	s := c.s
 	chk := newInputCheck(s.now(), false)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -138,7 +141,8 @@ func (s *Server) BookPending(accountID, ref string, bookingDate time.Time, amoun
 
 // DropPending removes the pending entry ref from the account, as a bank
 // drops an authorisation that is never booked.
-func (s *Server) DropPending(accountID, ref string) error {
+func (c *Controls) DropPending(accountID, ref string) error {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st, a := s.scenarioAccount(accountID)
@@ -159,8 +163,8 @@ func scenarioRemove(st *store, a *account, t *transaction) {
 // scenarioAccount finds the account with resource id id in whichever TPP's
 // sandbox holds it (resource ids are unique across them), with that
 // sandbox. Needs s.mu held.
-func (s *Server) scenarioAccount(id string) (*store, *account) {
-	for _, st := range s.stores {
+func (bk *bank) scenarioAccount(id string) (*store, *account) {
+	for _, st := range bk.stores {
 		if a := st.accountByID(id); a != nil {
 			return st, a
 		}
@@ -172,7 +176,8 @@ func (s *Server) scenarioAccount(id string) (*store, *account) {
 // 8 on or off from now on: with it, every page with bookingStatus both or
 // pending carries all pending entries of the account, whatever dateFrom,
 // dateTo and limit say ([WithKnownIssues] sets it at start).
-func (s *Server) SetUnfilteredPending(on bool) {
+func (c *Controls) SetUnfilteredPending(on bool) {
+	s := c.s
 	s.mu.Lock()
 	s.unfilteredPending = on
 	s.mu.Unlock()
@@ -183,8 +188,9 @@ func (s *Server) SetUnfilteredPending(on bool) {
 // now: the bank lists the customer's accounts and card accounts under new
 // resource ids (the old ones answer 404), and the session gets a new
 // TPP-Session-ID and SCA time. The result holds the new ids and session,
-// as [Server.Seed] reports them.
-func (s *Server) Reconsent(tpp *x509.Certificate, customerID string) (SeededCustomer, error) {
+// as [Controls.Seed] reports them.
+func (c *Controls) Reconsent(tpp *x509.Certificate, customerID string) (SeededCustomer, error) {
+	s := c.s
 	if tpp == nil {
 		return SeededCustomer{}, ErrUnknownTPP
 	}
@@ -256,6 +262,6 @@ func (s *Server) Reconsent(tpp *x509.Certificate, customerID string) (SeededCust
 	s.psus[k] = cu.number
 	s.sessions[k] = st
 	p.consent, p.psuID = st, psu
-	b := &seeder{tppID: tppID}
+	b := &seeder{tppID: tppID, consent: s.profile.consentValidity()}
 	return b.result([]*seedPlan{p}).Customers[0], nil
 }

@@ -18,8 +18,8 @@ func TestSetRolesRefusesTheOtherRole(t *testing.T) {
 	s := startServer(t)
 	aisp := newTPPClient(t, s, "AISP only")
 	pisp := newTPPClient(t, s, "PISP only")
-	s.SetRoles(aisp.creds.Certificate, RoleAISP)
-	s.SetRoles(pisp.creds.Certificate, RolePISP)
+	s.Control().SetRoles(aisp.creds.Certificate, RoleAISP)
+	s.Control().SetRoles(pisp.creds.Certificate, RolePISP)
 	refused := func(r *response) {
 		t.Helper()
 		code, at := r.problem(t)
@@ -43,7 +43,7 @@ func TestSetRolesRefusesTheOtherRole(t *testing.T) {
 	for _, c := range []*tppClient{aisp, pisp} {
 		assert.Equal(t, http.StatusOK, c.get("/v1/sandbox/customers").status)
 	}
-	s.SetRoles(aisp.creds.Certificate, RoleAISP|RolePISP)
+	s.Control().SetRoles(aisp.creds.Certificate, RoleAISP|RolePISP)
 	assert.Equal(t, http.StatusCreated, aisp.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, validNDCT().Bytes(), aisp.payHeaders()...).status)
 }
 
@@ -58,20 +58,20 @@ func TestRemovePaymentPermission(t *testing.T) {
 	approve(t, s, approved.Links["scaRedirect"].Href, CustomerKari)
 	require.Equal(t, "ACTC", c.statusOf(approved.Links["self"].Href))
 
-	s.RemovePaymentPermission(kariBruk)
+	s.Control().RemovePaymentPermission(kariBruk)
 	assert.Equal(t, before, c.accountIDs(psu...), "the account is still listed")
 	got := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", "22.00")))
-	u, err := s.Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerKari)
+	u, err := s.Control().Authorize(t.Context(), got.Links["scaRedirect"].Href, CustomerKari)
 	require.ErrorIs(t, err, ErrSCAFailed)
 	assert.Equal(t, "PAYMENT_FAILED", u.Query().Get("code"))
 	assert.Equal(t, "RJCT", c.statusOf(got.Links["self"].Href))
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, "RJCT", c.statusOf(approved.Links["self"].Href), "approved before, refused by the batch")
 
-	s.RestorePaymentPermission(kariBruk)
+	s.Control().RestorePaymentPermission(kariBruk)
 	again := c.createPayment("/v1/payments/"+rules.ProductSEPA, sepaWith(set("debtorAccount.iban", ibanOf(kariBruk)), set("instructedAmount.amount", "23.00")))
 	approve(t, s, again.Links["scaRedirect"].Href, CustomerKari)
-	s.RunBatch()
+	s.Control().RunBatch()
 	assert.Equal(t, "ACSC", c.statusOf(again.Links["self"].Href))
 }
 
@@ -83,7 +83,7 @@ func TestLastOnlineSCA180Days(t *testing.T) {
 	tx := "/v1/accounts/" + ids[0] + "/transactions?bookingStatus=booked"
 	require.Equal(t, http.StatusOK, c.get(tx, absent...).status, "by default the PSU counts as recently authenticated")
 
-	s.SetLastOnlineSCA(CustomerKari, clock.Now().Add(-onlineSCAWindow+time.Hour))
+	s.Control().SetLastOnlineSCA(CustomerKari, clock.Now().Add(-onlineSCAWindow+time.Hour))
 	assert.Equal(t, http.StatusOK, c.get(tx, absent...).status, "179 days and 23 hours")
 	clock.Add(2 * time.Hour)
 	r := c.get(tx, absent...)
@@ -97,7 +97,7 @@ func TestLastOnlineSCA180Days(t *testing.T) {
 	// A new SCA through the TPP counts.
 	approve(t, s, r.scaRedirect(t), CustomerKari)
 	assert.Equal(t, http.StatusOK, c.get(tx, absent...).status)
-	s.SetLastOnlineSCA(CustomerKari, time.Time{})
+	s.Control().SetLastOnlineSCA(CustomerKari, time.Time{})
 	assert.Equal(t, http.StatusOK, c.get(tx, absent...).status)
 }
 
@@ -114,13 +114,13 @@ func TestPSUChoosesContext(t *testing.T) {
 			ag = cu.Agreements[0]
 		}
 	}
-	require.NoError(t, s.GrantAgreement(c.creds.Certificate, ag.ID, CustomerKari))
-	assert.Error(t, s.GrantAgreement(c.creds.Certificate, ag.ID, "00000000000"))
-	assert.Error(t, s.GrantAgreement(c.creds.Certificate, uuid.NewString(), CustomerKari))
+	require.NoError(t, s.Control().GrantAgreement(c.creds.Certificate, ag.ID, CustomerKari))
+	assert.Error(t, s.Control().GrantAgreement(c.creds.Certificate, ag.ID, "00000000000"))
+	assert.Error(t, s.Control().GrantAgreement(c.creds.Certificate, uuid.NewString(), CustomerKari))
 
 	consent := func(sid, contextName, agreement, customer string) (*response, error) {
 		href := c.do(http.MethodPost, "/v1/bank-offered-consents", nil, hdr("TPP-Session-ID", sid)).scaRedirect(t)
-		u, err := s.AuthorizeInContext(t.Context(), href, customer, contextName, agreement)
+		u, err := s.Control().AuthorizeInContext(t.Context(), href, customer, contextName, agreement)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,7 @@ import (
 // operations and an SCA per PSU would set up over many signed calls,
 // in one call.
 
-// SeedData is what [Server.Seed] adds in one step: customers (PSUs) with
+// SeedData is what [Controls.Seed] adds in one step: customers (PSUs) with
 // their accounts, card accounts, transactions and agreements and,
 // optionally, a ready AIS consent for the seeding TPP.
 //
@@ -48,7 +48,7 @@ type SeedCustomer struct {
 	// Agreements are a corporate customer's agreements. Empty: one
 	// agreement named after the customer covering all its accounts. A
 	// private customer's seed has none: a limit of Seed, not of the
-	// bank (see [Server.Seed]); POST /v1/sandbox/agreements gives a
+	// bank (see [Controls.Seed]); POST /v1/sandbox/agreements gives a
 	// private customer one.
 	Agreements []SeedAgreement
 	// Consent, when set, gives the seeding TPP a session with an AIS
@@ -174,10 +174,10 @@ type SeedConsent struct {
 	At time.Time
 }
 
-// SeedResult is what [Server.Seed] created: one [SeededCustomer] per
+// SeedResult is what [Controls.Seed] created: one [SeededCustomer] per
 // [SeedData.Customers] entry, in the same order.
 type SeedResult struct {
-	Customers []SeededCustomer
+	Customers []SeededCustomer `json:"customers"`
 }
 
 // SeededCustomer is a seeded customer: its ids and, with a consent, the
@@ -191,34 +191,35 @@ type SeedResult struct {
 type SeededCustomer struct {
 	// CustomerID is the sandbox customer id (GET and DELETE
 	// /v1/sandbox/customers/{id}).
-	CustomerID string
+	CustomerID string `json:"customerId"`
 	// Number is the customer number (typed on the SCA page).
-	Number string
+	Number string `json:"number"`
 	// Context is PRIVATE or CORPORATE.
-	Context string
+	Context string `json:"context"`
 	// Accounts and CardAccounts are in the order of the seed.
-	Accounts     []SeededAccount
-	CardAccounts []SeededCardAccount
+	Accounts     []SeededAccount     `json:"accounts"`
+	CardAccounts []SeededCardAccount `json:"cardAccounts"`
 	// Agreements are the corporate agreements, in the order of the seed.
-	Agreements []SeededAgreement
+	Agreements []SeededAgreement `json:"agreements"`
 	// Session is the consent's session; nil without [SeedCustomer.Consent].
-	Session *SeededSession
+	Session *SeededSession `json:"session"`
 }
 
 // SeededAccount is a seeded account.
 type SeededAccount struct {
 	// ID is the resourceId of the account endpoints.
-	ID string
+	ID string `json:"id"`
 	// BBAN and IBAN are its account numbers.
-	BBAN, IBAN string
+	BBAN string `json:"bban"`
+	IBAN string `json:"iban"`
 }
 
 // SeededAgreement is a seeded corporate agreement.
 type SeededAgreement struct {
 	// ID is the agreement id, a PSU-Corporate-ID.
-	ID string
+	ID string `json:"id"`
 	// AccountIDs are the accounts it engages: those a session in it sees.
-	AccountIDs []string
+	AccountIDs []string `json:"accountIds"`
 }
 
 // SessionAccounts returns the ids of the accounts and card accounts a
@@ -247,32 +248,33 @@ func (c *SeededCustomer) SessionAccounts(corporateID string) (accountIDs, cardAc
 // SeededCardAccount is a seeded card account.
 type SeededCardAccount struct {
 	// ID is the resourceId of the card account endpoints.
-	ID string
+	ID string `json:"id"`
 	// MaskedPan is its masked card number.
-	MaskedPan string
+	MaskedPan string `json:"maskedPan"`
 }
 
 // SeededSession is the PSU session of a seeded consent, as the SCA
 // redirect would have handed it to the TPP.
 type SeededSession struct {
 	// PSUID is the psu-id: stable per TPP and customer.
-	PSUID string
+	PSUID string `json:"psuId"`
 	// TPPSessionID is the TPP-Session-ID of the SCA.
-	TPPSessionID string
+	TPPSessionID string `json:"tppSessionId"`
 	// Context is PRIVATE or CORPORATE.
-	Context string
+	Context string `json:"context"`
 	// CorporateIDs are the agreements the consent covers (CORPORATE):
 	// each is a PSU-Corporate-ID, so build one SDK session per id. Empty
 	// for a private customer.
-	CorporateIDs []string
+	CorporateIDs []string `json:"corporateIds"`
 	// SCAAt is when the SCA completed ([SeedConsent.At]).
-	SCAAt time.Time
-	// ConsentExpiresAt is when the consent ends, 90 days after SCAAt;
-	// later AIS calls get 401 CONSENT_EXPIRED with a scaRedirect.
-	ConsentExpiresAt time.Time
+	SCAAt time.Time `json:"scaAt"`
+	// ConsentExpiresAt is when the consent ends, 90 days after SCAAt (the
+	// bank's [Profile] may say 180); later AIS calls get 401
+	// CONSENT_EXPIRED with a scaRedirect.
+	ConsentExpiresAt time.Time `json:"consentExpiresAt"`
 }
 
-// ErrUnknownTPP is returned by [Server.Seed] for a certificate that is not
+// ErrUnknownTPP is returned by [Controls.Seed] for a certificate that is not
 // registered ([Server.NewTPP], [Server.Trust], [WithTrustedCertificates]).
 var ErrUnknownTPP = errors.New("emulator: the TPP certificate is not registered")
 
@@ -280,7 +282,7 @@ var ErrUnknownTPP = errors.New("emulator: the TPP certificate is not registered"
 // the server past one of its [Limits].
 var ErrSeedLimit = errors.New("emulator: past the server's limits")
 
-// SeedError is the error of [Server.Seed] for data it refuses. Nothing is
+// SeedError is the error of [Controls.Seed] for data it refuses. Nothing is
 // stored.
 type SeedError struct {
 	// Path names the refused field ("Customers[3].Accounts[0].BBAN") or,
@@ -323,7 +325,8 @@ func (e *SeedError) Unwrap() error { return e.Err }
 // cap) and nothing is stored. It is safe to call
 // while the server serves requests: the checks and most of the work run
 // before it takes the server's lock, which it then holds only to insert.
-func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData) (SeedResult, error) {
+func (c *Controls) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData) (SeedResult, error) {
+	s := c.s
 	if err := ctx.Err(); err != nil {
 		return SeedResult{}, err
 	}
@@ -338,7 +341,7 @@ func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData)
 		return SeedResult{}, ErrUnknownTPP
 	}
 	now := s.now()
-	b := &seeder{now: now, chk: newInputCheck(now, true), tppID: tppIdentity(tpp), owner: tppIdentity(tpp),
+	b := &seeder{now: now, chk: newInputCheck(now, true), tppID: tppIdentity(tpp), owner: tppIdentity(tpp), reserved: s.reserved(),
 		numbers: map[string]bool{}, bbans: map[string]bool{}}
 	plan := make([]*seedPlan, len(data.Customers))
 	for i := range data.Customers {
@@ -359,6 +362,7 @@ func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData)
 	if err := s.commitSeedLocked(b, plan); err != nil {
 		return SeedResult{}, err
 	}
+	b.consent = s.profile.consentValidity()
 	return b.result(plan), nil // under the lock: a later SCA may change a session
 }
 
@@ -366,6 +370,8 @@ func (s *Server) Seed(ctx context.Context, tpp *x509.Certificate, data SeedData)
 // outside the lock (mockbuild.go, mocktx.go) and renders their refusals
 // as SeedErrors.
 type seeder struct {
+	consent      time.Duration // the bank's consent validity (Profile)
+	reserved     reservedIDs   // the bank's default numbers and BBANs
 	now          time.Time
 	chk          *inputCheck // today and the parsed amounts, since seeds repeat them
 	tppID, owner string
@@ -415,7 +421,7 @@ func (b *seeder) customer(i int, in *SeedCustomer) (*seedPlan, error) {
 	switch {
 	case bad != nil:
 		return nil, bad.seedError(fmt.Sprintf("Customers[%d]", i))
-	case reserved().numbers[number]:
+	case b.reserved.numbers[number]:
 		return nil, seedFail("is a default customer's", "Customers[%d].Number", i)
 	case b.numbers[number]:
 		return nil, seedFail("appears twice in the seed", "Customers[%d].Number", i)
@@ -479,7 +485,7 @@ func (b *seeder) drawNumber(corporate bool) string {
 		if corporate {
 			n = "9" + randomDigits(8)
 		}
-		if !b.numbers[n] && !reserved().numbers[n] {
+		if !b.numbers[n] && !b.reserved.numbers[n] {
 			return n
 		}
 	}
@@ -489,7 +495,7 @@ func (b *seeder) drawNumber(corporate bool) string {
 func (b *seeder) drawBBAN() string {
 	for {
 		n := makeBBAN("9" + randomDigits(9))
-		if !b.bbans[n] && !reserved().bbans[n] {
+		if !b.bbans[n] && !b.reserved.bbans[n] {
 			return n
 		}
 	}
@@ -508,7 +514,7 @@ func (b *seeder) account(i, j int, in *SeedAccount, p *seedPlan) error {
 	switch {
 	case bad != nil:
 		return bad.seedError(fmt.Sprintf("Customers[%d].Accounts[%d]", i, j))
-	case reserved().bbans[a.bban]:
+	case b.reserved.bbans[a.bban]:
 		return seedFail("is a default account's", "Customers[%d].Accounts[%d].BBAN", i, j)
 	case b.bbans[a.bban]:
 		return seedFail("appears twice in the seed", "Customers[%d].Accounts[%d].BBAN", i, j)
@@ -629,8 +635,8 @@ var seedAgreementRoles = []string{"VIEW", "REGISTER"}
 
 // commitSeedLocked checks the seed against the server's limits and data
 // and stores it, all or nothing. Needs s.mu held for writing.
-func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
-	st, l := s.ensureStoreLocked(b.tppID, b.now), s.limits
+func (bk *bank) commitSeedLocked(b *seeder, plan []*seedPlan) error {
+	st, l := bk.ensureStoreLocked(b.tppID, b.now), bk.limits
 	for _, c := range []struct {
 		have, add, limit int
 		field, what      string
@@ -639,7 +645,7 @@ func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
 		{len(st.accounts) + len(st.cards), b.counts.accounts, l.Accounts, "Accounts", "accounts and card accounts"},
 		{len(st.agreements), b.counts.agreements, l.Agreements, "Agreements", "agreements"},
 		{st.txCount, b.counts.transactions, l.Transactions, "Transactions", "transactions"},
-		{len(s.sessions), b.counts.sessions, l.Sessions, "Sessions", "PSU sessions"},
+		{len(bk.sessions), b.counts.sessions, l.Sessions, "Sessions", "PSU sessions"},
 	} {
 		if c.have+c.add > c.limit {
 			return &SeedError{Path: "Limits." + c.field, Err: ErrSeedLimit,
@@ -694,10 +700,10 @@ func (s *Server) commitSeedLocked(b *seeder, plan []*seedPlan) error {
 			st.addAgreement(cu, ag)
 		}
 		if p.consent != nil {
-			p.psuID = s.psuID(b.tppID, cu.number)
+			p.psuID = bk.psuID(b.tppID, cu.number)
 			k := sessionKey{b.tppID, p.psuID}
-			s.psus[k] = cu.number
-			s.sessions[k] = p.consent
+			bk.psus[k] = cu.number
+			bk.sessions[k] = p.consent
 		}
 	}
 	return nil
@@ -722,7 +728,7 @@ func (b *seeder) result(plan []*seedPlan) SeedResult {
 		}
 		if st := p.consent; st != nil {
 			c.Session = &SeededSession{PSUID: p.psuID, TPPSessionID: st.tppSessionID, Context: p.cu.typ,
-				CorporateIDs: corporateIDs, SCAAt: st.scaAt, ConsentExpiresAt: st.scaAt.Add(consentValidity)}
+				CorporateIDs: corporateIDs, SCAAt: st.scaAt, ConsentExpiresAt: st.scaAt.Add(b.consent)}
 		}
 		out.Customers[i] = c
 	}

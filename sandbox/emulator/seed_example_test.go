@@ -14,11 +14,11 @@ import (
 	"github.com/tppkit/psd2/signing"
 )
 
-// ExampleServer_Seed seeds a thousand PSUs with an account each and a
+// ExampleControls_Seed seeds a thousand PSUs with an account each and a
 // consent given yesterday, then refreshes one account's balances the way
 // a background job does: with the seeded session's PSU-ID and
 // TPP-Session-ID, without the PSU present and without any SCA.
-func ExampleServer_Seed() {
+func ExampleControls_Seed() {
 	s := emulator.NewServer()
 	defer s.Close()
 	creds, err := s.NewTPP("Example AISP")
@@ -38,7 +38,7 @@ func ExampleServer_Seed() {
 			Consent:  consent, // shared: Seed only reads it
 		}
 	}
-	res, err := s.Seed(context.Background(), creds.Certificate, data)
+	res, err := s.Control().Seed(context.Background(), creds.Certificate, data)
 	if err != nil {
 		panic(err)
 	}

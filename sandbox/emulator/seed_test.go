@@ -69,7 +69,7 @@ func TestSeedGivesReadySessions(t *testing.T) {
 	s := startServer(t, WithClock(clock.Now))
 	c := newTPPClient(t, s, "Seeder")
 	at := clock.Now().Add(-2 * time.Hour) // the PSU is gone: no listing, refresh only
-	res, err := s.Seed(t.Context(), c.creds.Certificate, seedSample(at))
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, seedSample(at))
 	require.NoError(t, err)
 	require.Len(t, res.Customers, 2)
 	priv, corp := res.Customers[0], res.Customers[1]
@@ -180,7 +180,7 @@ func TestSeedFreshAndExpiredConsents(t *testing.T) {
 	s := startServer(t, WithClock(clock.Now))
 	c := newTPPClient(t, s, "Seeder")
 
-	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
 		{Accounts: []SeedAccount{{}, {}}, Consent: &SeedConsent{TPPSessionID: "my-session"}},
 		{Accounts: []SeedAccount{{}}, Consent: &SeedConsent{At: clock.Now().Add(-91 * 24 * time.Hour)}},
 		{Accounts: []SeedAccount{{}}},
@@ -229,7 +229,7 @@ func counts(s *Server) [6]int {
 	defer s.mu.RUnlock()
 	st := s.soleStore()
 	if st == nil {
-		st = newDefaultStore(s.now()) // before the TPP's first call: the defaults
+		st = newDefaultStore(s.now(), s.data) // before the TPP's first call: the defaults
 	}
 	return [6]int{st.customerCount(), len(st.accounts), len(st.cards), len(st.agreements), st.txCount, len(s.sessions)}
 }
@@ -239,7 +239,7 @@ func TestSeedRefusesBadData(t *testing.T) {
 	clock := newFakeClock()
 	s := startServer(t, WithClock(clock.Now))
 	c := newTPPClient(t, s, "Seeder")
-	taken, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
+	taken, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
 		{Number: "15867512345", Accounts: []SeedAccount{{BBAN: "95310000028"}}},
 	}})
 	require.NoError(t, err)
@@ -284,7 +284,7 @@ func TestSeedRefusesBadData(t *testing.T) {
 		{"session id", "Customers[1].Consent.TPPSessionID", one(SeedCustomer{Consent: &SeedConsent{TPPSessionID: "ø"}})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := s.Seed(t.Context(), c.creds.Certificate, tc.data)
+			_, err := s.Control().Seed(t.Context(), c.creds.Certificate, tc.data)
 			var se *SeedError
 			require.ErrorAs(t, err, &se)
 			assert.Equal(t, tc.path, se.Path)
@@ -313,14 +313,14 @@ func TestSeedRespectsLimits(t *testing.T) {
 		{"Transactions", SeedData{Customers: []SeedCustomer{{Accounts: []SeedAccount{{Transactions: twoTx}, {Transactions: twoTx[:1]}}}}}},
 		{"Sessions", SeedData{Customers: []SeedCustomer{{Consent: &SeedConsent{}}, {Consent: &SeedConsent{}}}}},
 	} {
-		_, err := s.Seed(t.Context(), c.creds.Certificate, tc.data)
+		_, err := s.Control().Seed(t.Context(), c.creds.Certificate, tc.data)
 		require.ErrorIs(t, err, ErrSeedLimit, tc.field)
 		var se *SeedError
 		require.ErrorAs(t, err, &se)
 		assert.Equal(t, "Limits."+tc.field, se.Path)
 		assert.Equal(t, before, counts(s), "nothing stored")
 	}
-	_, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
+	_, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
 		{Accounts: []SeedAccount{{Transactions: twoTx}}, Consent: &SeedConsent{}},
 		{Corporate: true, Accounts: []SeedAccount{{}}},
 	}})
@@ -333,17 +333,17 @@ func TestSeedNeedsARegisteredTPP(t *testing.T) {
 	elsewhere := startServer(t)
 	creds, err := elsewhere.NewTPP("Not here")
 	require.NoError(t, err)
-	_, err = s.Seed(t.Context(), creds.Certificate, SeedData{})
+	_, err = s.Control().Seed(t.Context(), creds.Certificate, SeedData{})
 	require.ErrorIs(t, err, ErrUnknownTPP)
-	_, err = s.Seed(t.Context(), nil, SeedData{})
+	_, err = s.Control().Seed(t.Context(), nil, SeedData{})
 	require.ErrorIs(t, err, ErrUnknownTPP)
 
 	s.Trust(creds.Certificate)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err = s.Seed(ctx, creds.Certificate, SeedData{Customers: make([]SeedCustomer, 1)})
+	_, err = s.Control().Seed(ctx, creds.Certificate, SeedData{Customers: make([]SeedCustomer, 1)})
 	require.ErrorIs(t, err, context.Canceled)
-	res, err := s.Seed(t.Context(), creds.Certificate, SeedData{Customers: make([]SeedCustomer, 1)})
+	res, err := s.Control().Seed(t.Context(), creds.Certificate, SeedData{Customers: make([]SeedCustomer, 1)})
 	require.NoError(t, err)
 	assert.Len(t, res.Customers, 1)
 }
@@ -356,7 +356,7 @@ func TestSeededCustomersBelongToTheTPP(t *testing.T) {
 	s := startServer(t)
 	owner := newTPPClient(t, s, "Owner")
 	other := newTPPClient(t, s, "Other")
-	res, err := s.Seed(t.Context(), owner.creds.Certificate, SeedData{Customers: []SeedCustomer{
+	res, err := s.Control().Seed(t.Context(), owner.creds.Certificate, SeedData{Customers: []SeedCustomer{
 		{Accounts: []SeedAccount{{}}, CardAccounts: []SeedCardAccount{{}}, Consent: &SeedConsent{}},
 		{Corporate: true, Accounts: []SeedAccount{{}}, Consent: &SeedConsent{}},
 	}})
@@ -448,7 +448,7 @@ func TestIndexesFollowChanges(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, "Indexer")
 	checkIndexes(t, s)
-	res, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: make([]SeedCustomer, 8)})
+	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: make([]SeedCustomer, 8)})
 	require.NoError(t, err)
 	checkIndexes(t, s)
 
@@ -479,7 +479,7 @@ func TestIndexesFollowChanges(t *testing.T) {
 	assert.Equal(t, res.Customers[6].CustomerID, list[4].CustomerID, "creation order is kept")
 	assert.Equal(t, "912345688", list[6].CustomerNumber)
 
-	s.RunBatch()
+	s.Control().RunBatch()
 	checkIndexes(t, s)
 	require.Equal(t, http.StatusOK, c.do(http.MethodPost, "/v1/sandbox/initialize", nil).status)
 	checkIndexes(t, s)
@@ -492,7 +492,7 @@ func TestSeedIsAtomicUnderConcurrency(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Busy")
-	base, err := s.Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
+	base, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{
 		{Accounts: []SeedAccount{{Transactions: []SeedTransaction{{Amount: "1"}}}}, Consent: &SeedConsent{}},
 	}})
 	require.NoError(t, err)
@@ -505,7 +505,7 @@ func TestSeedIsAtomicUnderConcurrency(t *testing.T) {
 			for range 5 {
 				if w%2 == 0 {
 					var res SeedResult
-					if res, err = s.Seed(context.Background(), c.creds.Certificate, SeedData{Customers: make([]SeedCustomer, 20)}); err != nil {
+					if res, err = s.Control().Seed(context.Background(), c.creds.Certificate, SeedData{Customers: make([]SeedCustomer, 20)}); err != nil {
 						return
 					}
 					if len(res.Customers) != 20 {

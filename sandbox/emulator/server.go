@@ -21,6 +21,13 @@ package emulator
 // Date window, Digest, JSON body and its characters) and answers 400/401
 // itself when they fail. The handler only runs for a verified request.
 //
+// Surface and model. The Server is the HTTP surface; the bank's model is
+// the bank it embeds (bank.go), whose methods never see a request or an
+// answer. A handler reads the call, asks the bank (s.storeOf,
+// s.customerForPSU, s.finishSCA... are bank methods reached through the
+// embedding) and answers. Model code goes in the bank_*.go files, data.go,
+// batch.go and the like, as a method of *bank.
+//
 // Handlers. Every handler is a method of the Server taking the verified
 // call, func (s *Server) name(c *call) error, registered as s.name; helpers
 // it shares with other handlers take the call too (s.lookupPayment(c),
@@ -125,22 +132,16 @@ type Server struct {
 	ts      *httptest.Server
 	handler http.Handler
 
+	*bank // the bank's model behind the HTTP surface (bank.go)
+
 	certCache    sync.Map     // TPP-Signature-Certificate value -> *x509.Certificate (auth.go)
 	certCacheLen atomic.Int64 // entries stored or refused, bounds certCache
 	ca           *authority
 
-	now         func() time.Time
-	knownIssues bool // section 4.2 (NDCT unreadable before approval): on by default
-	log         *slog.Logger
-
-	// unfilteredPending: the production platform's section 8 issue
-	// (pending transactions unfiltered), off by default as in the sandbox;
-	// WithKnownIssues(true) turns it on.
-	unfilteredPending bool
+	log *slog.Logger
 
 	listener net.Listener
 	timeouts Timeouts // WithTimeouts; zero fields take DefaultTimeouts
-	limits   Limits   // WithLimits, completed with DefaultLimits in newServer
 
 	clientOnce sync.Once
 	client     *http.Client
@@ -153,23 +154,12 @@ type Server struct {
 	resp        *respSigning // the answers' signing key, when signAnswers
 
 	requestIDs requestIDLog // X-Request-IDs seen (auth.go); has its own lock
+	lk         lockState    // data.go: the read-only routes; lock-wait timing in tests
+	faults     faultState   // faults.go: guarded by the bank's mu
+	out        outageState  // outages.go: its own lock
+	closeOnce  sync.Once
 
-	// mu guards everything below, and the state of the payment, basket and
-	// fault files.
-	mu       sync.RWMutex // read lock: the read-only AIS calls (data.go, run)
-	tpps     map[string]*tpp
-	stores   map[string]*store // tppIdentity -> that TPP's sandbox (views.go)
-	flows    map[string]*scaFlow
-	sessions map[sessionKey]*psuState
-	psus     map[psuKey]string // (TPP, PSU-ID) -> customer number
-	budgets  budgetTable       // limits.go: its own sharded locks
-	lk       lockState         // data.go: the read-only routes; lock-wait timing in tests
-	pay      paymentState
-	baskets  basketState
-	faults   faultState
-	contacts contactState  // tpp.go: the TPPs' contact addresses
-	usage    tppUsage      // tppcaps.go: what each TPP holds of the per-TPP caps
-	scn      scenarioState // scenario.go: what the scenario controls set
+	ctl Controls // Control: c.s is the server
 }
 
 // NewServer starts an emulator on 127.0.0.1 with a fresh certificate
@@ -179,39 +169,41 @@ type Server struct {
 // httptest.NewServer.
 func NewServer(opts ...Option) *Server {
 	s := newServer(opts...)
+	s.serve(s.listener, s.ca.tls)
+	return s
+}
+
+// serve starts the server on l (nil: a new listener on a random loopback
+// port) with the TLS certificate cert, and sets URL.
+func (s *Server) serve(l net.Listener, cert tls.Certificate) {
 	s.ts = httptest.NewUnstartedServer(s.handler)
-	if s.listener != nil {
+	if l != nil {
 		_ = s.ts.Listener.Close()
-		s.ts.Listener = s.listener
+		s.ts.Listener = l
 	}
+	s.out.gate = newGate(s.ts.Listener) // outages shut it (outages.go)
+	s.ts.Listener = s.out.gate
+	s.out.closing = s.ts.CloseClientConnections
 	s.timeouts.configure(s.ts.Config, s.log)
 	s.ts.TLS = &tls.Config{
 		MinVersion:   tls.VersionTLS12,
-		Certificates: []tls.Certificate{s.ca.tls},
+		Certificates: []tls.Certificate{cert},
 	}
 	s.ts.StartTLS()
 	s.URL = s.ts.URL + apiPrefix
-	return s
 }
 
 // newServer builds a server without a listener (for Handler-only use and
 // tests).
 func newServer(opts ...Option) *Server {
-	s := &Server{
-		now:         time.Now,
-		knownIssues: true,
-		log:         slog.New(slog.DiscardHandler),
-		tpps:        map[string]*tpp{},
-		flows:       map[string]*scaFlow{},
-		sessions:    map[sessionKey]*psuState{},
-		psus:        map[psuKey]string{},
-		stores:      map[string]*store{},
-	}
+	s := &Server{bank: newBank(), log: slog.New(slog.DiscardHandler)}
+	s.out.done = make(chan struct{})
+	s.ctl.s = s
 	for _, o := range opts {
 		o(s)
 	}
 	s.limits = s.limits.withDefaults()
-	ca, err := newAuthority(s.now())
+	ca, err := newAuthority(s.wireNow())
 	if err != nil {
 		panic(fmt.Sprintf("emulator: cannot create the certificate authority: %v", err))
 	}
@@ -225,10 +217,15 @@ func newServer(opts ...Option) *Server {
 	return s
 }
 
+// wireNow is the server's own clock ([WithClock], else time.Now): the
+// Date header, the Date window and certificates follow it (clock.go).
+func (s *Server) wireNow() time.Time { return s.clock.wire() }
+
 // Close shuts the server down and blocks until all requests have finished.
 // Hanging requests of injected faults are released.
 func (s *Server) Close() {
-	s.clientOnce.Do(func() {}) // no client made after Close
+	s.closeOnce.Do(func() { close(s.out.done) }) // outages.go: held requests, the doorman
+	s.clientOnce.Do(func() {})                   // no client made after Close
 	if s.client != nil {
 		s.client.CloseIdleConnections()
 	}
@@ -288,16 +285,23 @@ func (s *Server) routes() http.Handler {
 	if s.resp != nil {
 		answers = s.signedAnswers(api)
 	}
-	root := http.NewServeMux()
-	root.Handle(apiPrefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	faulted := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if f := s.takeFault(r); f != nil {
 			s.serveFault(w, r, f, answers)
 			return
 		}
 		answers.ServeHTTP(w, r)
+	})
+	root := http.NewServeMux()
+	root.Handle(apiPrefix+"/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if d, _ := s.out.current(s.now()); d != nil { // outages.go
+			s.serveOutage(w, r, d, faulted)
+			return
+		}
+		faulted.ServeHTTP(w, r)
 	}))
 	root.HandleFunc(scaPagePath, s.serveSCAPage)
-	return s.logged(root)
+	return s.logged(s.refusing(root))
 }
 
 // allowedMethods lists the methods that have an endpoint at r's path.
@@ -323,7 +327,7 @@ func apiPath(r *http.Request) string {
 // request's X-Request-ID.
 func (s *Server) setCommonHeaders(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Date", s.now().UTC().Format(http.TimeFormat))
+	h.Set("Date", s.wireNow().UTC().Format(http.TimeFormat))
 	if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 100 {
 		h.Set("X-Request-ID", id)
 	}

@@ -58,7 +58,7 @@ func TestHandlerMountedElsewhere(t *testing.T) {
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	href := r.scaRedirect(t)
 	assert.True(t, strings.HasPrefix(href, hs.URL+scaPagePath), href)
-	_, err = s.Authorize(t.Context(), href, CustomerKari)
+	_, err = s.Control().Authorize(t.Context(), href, CustomerKari)
 	assert.NoError(t, err)
 }
 

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"crypto/x509"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -83,21 +84,21 @@ type session struct {
 }
 
 // psuID returns the PSU-ID the SCA redirect gives tppID for a customer.
-func (s *Server) psuID(tppID, customerNumber string) string {
+func (bk *bank) psuID(tppID, customerNumber string) string {
 	return uuid.NewSHA1(psuNamespace, []byte(tppID+"/"+customerNumber)).String()
 }
 
 // customerForPSU returns the customer behind psuID for tppID, or nil when
 // no SCA of this TPP produced that PSU-ID. Needs s.mu held.
-func (s *Server) customerForPSU(tppID, psuID string) *customer {
+func (bk *bank) customerForPSU(tppID, psuID string) *customer {
 	if id, ok := rules.CanonicalUUID(psuID); ok {
 		psuID = id
 	}
-	n, ok := s.psus[psuKey{tppID, psuID}]
+	n, ok := bk.psus[psuKey{tppID, psuID}]
 	if !ok {
 		return nil
 	}
-	return s.storeOf(tppID).customerByNumber(n)
+	return bk.storeOf(tppID).customerByNumber(n)
 }
 
 // checkPSU checks the PSU a payment or signing basket is created for
@@ -227,8 +228,8 @@ func (c *call) session(mode sessionMode) (*session, error) {
 		if !ok {
 			return nil, redirect("CONSENT_INVALID", "No consent for this PSU. Send the PSU to the scaRedirect link.")
 		}
-		if c.now.Sub(at) > consentValidity {
-			return nil, redirect("CONSENT_EXPIRED", "The consent has expired (90 days). Send the PSU to the scaRedirect link.")
+		if v := c.s.profile.consentValidity(); c.now.Sub(at) > v {
+			return nil, redirect("CONSENT_EXPIRED", fmt.Sprintf("The consent has expired (%d days). Send the PSU to the scaRedirect link.", int(v/(24*time.Hour))))
 		}
 	case needPSU:
 		if len(st.consents) == 0 {
@@ -262,7 +263,8 @@ func (c *call) budget(resource, op string) error {
 // directly with the bank, docs/interface.md section 1.8): later AIS calls of any TPP for
 // that customer get 403 CONSENT_UNKNOWN until the PSU goes through SCA
 // again. An unknown customer number is ignored.
-func (s *Server) RevokeConsent(customerNumber string) {
+func (c *Controls) RevokeConsent(customerNumber string) {
+	s := c.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, st := range s.sessions {

@@ -224,7 +224,7 @@ func (s *Server) NewTPP(name string) (*signing.Credentials, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emulator: NewTPP: %w", err)
 	}
-	cert, err := s.ca.issue(name, key.Public(), s.now())
+	cert, err := s.ca.issue(name, key.Public(), s.wireNow())
 	if err != nil {
 		return nil, fmt.Errorf("emulator: NewTPP: %w", err)
 	}
@@ -260,8 +260,8 @@ func (s *Server) Trust(cert *x509.Certificate) {
 	s.trustLocked(cert, cert.Subject.CommonName)
 }
 
-func (s *Server) trustLocked(cert *x509.Certificate, name string) {
-	s.tpps[fingerprint(cert)] = &tpp{id: tppIdentity(cert), name: name, cert: cert}
+func (bk *bank) trustLocked(cert *x509.Certificate, name string) {
+	bk.tpps[fingerprint(cert)] = &tpp{id: tppIdentity(cert), name: name, cert: cert}
 }
 
 // CACertificate returns the emulator's certificate authority: it signed the

@@ -25,40 +25,49 @@ func count(m *map[string]int, tpp string, d int) {
 const freeOwnShare = "This TPP holds its share; other TPPs are not affected."
 
 // roomForTPPPayment checks the PaymentsPerTPP cap of tpp.
-func (s *Server) roomForTPPPayment(tpp string) error {
-	return room(s.usage.payments[tpp], 1, s.limits.PaymentsPerTPP, "PaymentsPerTPP", "payments of this TPP", freeOwnShare+" "+freeRestart)
+func (bk *bank) roomForTPPPayment(tpp string) error {
+	if bk.profile.SharedCaps {
+		return nil
+	}
+	return room(bk.usage.payments[tpp], 1, bk.limits.PaymentsPerTPP, "PaymentsPerTPP", "payments of this TPP", freeOwnShare+" "+freeRestart)
 }
 
 // roomForTPPBasket checks the BasketsPerTPP cap of tpp.
-func (s *Server) roomForTPPBasket(tpp string) error {
-	return room(s.usage.baskets[tpp], 1, s.limits.BasketsPerTPP, "BasketsPerTPP", "signing baskets of this TPP", freeOwnShare+" "+freeRestart)
+func (bk *bank) roomForTPPBasket(tpp string) error {
+	if bk.profile.SharedCaps {
+		return nil
+	}
+	return room(bk.usage.baskets[tpp], 1, bk.limits.BasketsPerTPP, "BasketsPerTPP", "signing baskets of this TPP", freeOwnShare+" "+freeRestart)
 }
 
 // roomForTPPAuthorisation checks the AuthorisationsPerTPP cap of tpp; when
 // it is reached, tpp's authorisations older than abandonedAuthorisation
 // are dropped first.
-func (s *Server) roomForTPPAuthorisation(tpp string, now time.Time) error {
-	if s.usage.flows[tpp] >= s.limits.AuthorisationsPerTPP {
-		for state, f := range s.flows {
+func (bk *bank) roomForTPPAuthorisation(tpp string, now time.Time) error {
+	if bk.profile.SharedCaps {
+		return nil
+	}
+	if bk.usage.flows[tpp] >= bk.limits.AuthorisationsPerTPP {
+		for state, f := range bk.flows {
 			if f.tpp == tpp && now.Sub(f.created) > abandonedAuthorisation {
-				s.dropFlowLocked(state)
+				bk.dropFlowLocked(state)
 			}
 		}
 	}
-	return room(s.usage.flows[tpp], 1, s.limits.AuthorisationsPerTPP, "AuthorisationsPerTPP", "SCA authorisations of this TPP waiting for the PSU",
+	return room(bk.usage.flows[tpp], 1, bk.limits.AuthorisationsPerTPP, "AuthorisationsPerTPP", "SCA authorisations of this TPP waiting for the PSU",
 		freeOwnShare+" Complete or abandon them (they are dropped after an hour).")
 }
 
 // addFlowLocked registers the authorisation f.
-func (s *Server) addFlowLocked(f *scaFlow) {
-	s.flows[f.state] = f
-	count(&s.usage.flows, f.tpp, 1)
+func (bk *bank) addFlowLocked(f *scaFlow) {
+	bk.flows[f.state] = f
+	count(&bk.usage.flows, f.tpp, 1)
 }
 
 // dropFlowLocked removes the authorisation state, if held.
-func (s *Server) dropFlowLocked(state string) {
-	if f := s.flows[state]; f != nil {
-		delete(s.flows, state)
-		count(&s.usage.flows, f.tpp, -1)
+func (bk *bank) dropFlowLocked(state string) {
+	if f := bk.flows[state]; f != nil {
+		delete(bk.flows, state)
+		count(&bk.usage.flows, f.tpp, -1)
 	}
 }

@@ -15,7 +15,7 @@ import "time"
 
 // storeOf returns the sandbox of the TPP tppID (its tppIdentity), or nil
 // before the TPP's first call.
-func (s *Server) storeOf(tppID string) *store { return s.stores[tppID] }
+func (bk *bank) storeOf(tppID string) *store { return bk.stores[tppID] }
 
 // data returns the sandbox of the calling TPP. handle made it before the
 // handler runs (ensureStore), so it is never nil.
@@ -24,25 +24,25 @@ func (c *call) data() *store { return c.s.stores[c.tpp.id] }
 // ensureStore makes the sandbox of tppID, with the default customers as of
 // now, unless it has one. It takes s.mu for writing only when the store
 // is missing.
-func (s *Server) ensureStore(tppID string, now time.Time) {
-	s.mu.RLock()
-	ok := s.stores[tppID] != nil
-	s.mu.RUnlock()
+func (bk *bank) ensureStore(tppID string, now time.Time) {
+	bk.mu.RLock()
+	ok := bk.stores[tppID] != nil
+	bk.mu.RUnlock()
 	if ok {
 		return
 	}
-	s.mu.Lock()
-	s.ensureStoreLocked(tppID, now)
-	s.mu.Unlock()
+	bk.mu.Lock()
+	bk.ensureStoreLocked(tppID, now)
+	bk.mu.Unlock()
 }
 
 // ensureStoreLocked is ensureStore with s.mu held for writing; it returns
 // the store.
-func (s *Server) ensureStoreLocked(tppID string, now time.Time) *store {
-	st := s.stores[tppID]
+func (bk *bank) ensureStoreLocked(tppID string, now time.Time) *store {
+	st := bk.stores[tppID]
 	if st == nil {
-		st = newDefaultStore(now)
-		s.stores[tppID] = st
+		st = newDefaultStore(now, bk.data)
+		bk.stores[tppID] = st
 	}
 	return st
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // RedirectURI is the TPP's callback address in the examples. Against the
-// emulator nothing listens there: [emulator.Server.Authorize] returns the
+// emulator nothing listens there: [emulator.Controls.Authorize] returns the
 // callback URL instead.
 const RedirectURI = "https://tpp.example/callback"
 
@@ -55,7 +55,7 @@ func Consent(ctx context.Context, bank *emulator.Server, c *client.Client, flow 
 	if err != nil {
 		return nil, nil, err
 	}
-	callback, err := bank.Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, consent.SCARedirect(), emulator.CustomerKari)
 	if err != nil {
 		return nil, nil, err
 	}

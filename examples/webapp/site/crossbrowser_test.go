@@ -59,7 +59,7 @@ func TestCallbackFromAnotherBrowser(t *testing.T) {
 
 	attacker.get("/")
 	link := attacker.bankLink(attacker.get("/connect"))
-	cb, err := attacker.sb.Bank.Authorize(t.Context(), link, emulator.CustomerKari)
+	cb, err := attacker.sb.Bank.Control().Authorize(t.Context(), link, emulator.CustomerKari)
 	require.NoError(t, err)
 
 	s := victim.get(cb.String())
@@ -95,7 +95,7 @@ func TestCallbackFromAnotherBrowser(t *testing.T) {
 
 	// A browser with no cookie at all is refused the same way.
 	link = attacker.bankLink(attacker.get("/connect"))
-	cb, err = attacker.sb.Bank.Authorize(t.Context(), link, emulator.CustomerKari)
+	cb, err = attacker.sb.Bank.Control().Authorize(t.Context(), link, emulator.CustomerKari)
 	require.NoError(t, err)
 	fresh := attacker.otherBrowser()
 	s = fresh.get(cb.String())

@@ -148,5 +148,5 @@ func TestBankRefusalInWords(t *testing.T) {
 	assert.NotContains(t, s.html, "allowLogicalDuplicate")
 	assert.NotContains(t, s.html, "logical duplicate")
 	assert.Contains(t, s.html, "Your bank already has a payment like this one today")
-	assert.Len(t, p.sb.Bank.Payments(), 1)
+	assert.Len(t, p.sb.Bank.Control().Payments(), 1)
 }

@@ -128,7 +128,7 @@ func StartSandbox(opts SandboxOptions) (*Sandbox, error) {
 			case <-sb.stop:
 				return
 			case <-t.C:
-				bank.RunBatch()
+				bank.Control().RunBatch()
 			}
 		}
 	}()

@@ -90,7 +90,7 @@ func (p *psu) bankLink(s shown) string {
 // returns the callback URL (not loaded).
 func (p *psu) approve(s shown, customer string) string {
 	p.t.Helper()
-	cb, err := p.sb.Bank.Authorize(p.t.Context(), p.bankLink(s), customer)
+	cb, err := p.sb.Bank.Control().Authorize(p.t.Context(), p.bankLink(s), customer)
 	require.NoError(p.t, err)
 	return cb.String()
 }
@@ -171,7 +171,7 @@ func TestPayFormValidation(t *testing.T) {
 		}
 		form = s // the page carries a fresh token
 	}
-	assert.Empty(t, p.sb.Bank.Payments(), "nothing reached the bank")
+	assert.Empty(t, p.sb.Bank.Control().Payments(), "nothing reached the bank")
 }
 
 func TestPaymentToFinalStatus(t *testing.T) {
@@ -207,7 +207,7 @@ func TestCallbackFailures(t *testing.T) {
 	// Cancel: a sentence about the failed-SCA redirect's code, with its
 	// code and status.
 	s := p.do(http.MethodPost, "/pay", payForm(tokenOf(t, form), set("amount", "77,50")))
-	cb, err := p.sb.Bank.Reject(t.Context(), p.bankLink(s))
+	cb, err := p.sb.Bank.Control().Reject(t.Context(), p.bankLink(s))
 	require.NoError(t, err)
 	s = p.get(cb.String())
 	assert.Equal(t, http.StatusOK, s.status)
@@ -239,7 +239,7 @@ func TestCallbackFailures(t *testing.T) {
 	assert.Contains(t, forged.html, "Nothing was changed.")
 
 	// Unknown customer number at the bank: PSU_CREDENTIALS_INVALID.
-	cb, err = p.sb.Bank.Authorize(t.Context(), p.bankLink(p.get("/connect")), "00000000000")
+	cb, err = p.sb.Bank.Control().Authorize(t.Context(), p.bankLink(p.get("/connect")), "00000000000")
 	require.ErrorIs(t, err, emulator.ErrSCAFailed)
 	s = p.get(cb.String())
 	assert.Contains(t, s.html, "Your bank was not connected.")
@@ -257,19 +257,19 @@ func TestFormTokens(t *testing.T) {
 	second := p.do(http.MethodPost, "/pay", v)
 	assert.Equal(t, http.StatusConflict, second.status)
 	assert.Contains(t, second.html, "This form was already sent")
-	assert.Len(t, p.sb.Bank.Payments(), 1, "a double submit creates one payment")
+	assert.Len(t, p.sb.Bank.Control().Payments(), 1, "a double submit creates one payment")
 
 	crossSite := p.do(http.MethodPost, "/pay", payForm(tokenOf(t, p.get("/pay"))), "Sec-Fetch-Site", "cross-site")
 	assert.Equal(t, http.StatusForbidden, crossSite.status)
 	otherOrigin := p.do(http.MethodPost, "/pay", payForm(tokenOf(t, p.get("/pay"))), "Origin", "http://evil.example")
 	assert.Equal(t, http.StatusForbidden, otherOrigin.status)
-	assert.Len(t, p.sb.Bank.Payments(), 1)
+	assert.Len(t, p.sb.Bank.Control().Payments(), 1)
 }
 
 func TestCorporateAgreement(t *testing.T) {
 	t.Parallel()
 	p := newPSU(t)
-	cb, err := p.sb.Bank.AuthorizeCorporate(t.Context(), p.bankLink(p.get("/connect")), emulator.CustomerFjordlys, "")
+	cb, err := p.sb.Bank.Control().AuthorizeCorporate(t.Context(), p.bankLink(p.get("/connect")), emulator.CustomerFjordlys, "")
 	require.NoError(t, err)
 	s := p.get(cb.String())
 	require.Equal(t, "/accounts", s.path)
@@ -288,7 +288,7 @@ func TestCorporateAgreement(t *testing.T) {
 	b, _ := io.ReadAll(bankPage.Body)
 	bankPage.Body.Close()
 	assert.Contains(t, string(b), `value="`+m[1]+`"`)
-	cb, err = p.sb.Bank.AuthorizeCorporate(t.Context(), link, emulator.CustomerFjordlys, m[1])
+	cb, err = p.sb.Bank.Control().AuthorizeCorporate(t.Context(), link, emulator.CustomerFjordlys, m[1])
 	require.NoError(t, err)
 	s = p.get(cb.String())
 	assert.Contains(t, s.html, "Company agreement: <strong>Fjordlys Bakeri AS avdeling Nord</strong>")

@@ -78,7 +78,7 @@ func Compare(b *testing.B, n int, stores []Store) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		seeded, err := srv.Seed(b.Context(), creds.Certificate, Seed((n+warmAccounts)/2, 2, 0, 8, clock.Now().Add(-2*time.Hour)))
+		seeded, err := srv.Control().Seed(b.Context(), creds.Certificate, Seed((n+warmAccounts)/2, 2, 0, 8, clock.Now().Add(-2*time.Hour)))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -41,7 +41,7 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	seeded, err := srv.Seed(b.Context(), creds.Certificate, Seed((n+warmAccounts)/2, 2, 0, 8, clock.Now().Add(-2*time.Hour)))
+	seeded, err := srv.Control().Seed(b.Context(), creds.Certificate, Seed((n+warmAccounts)/2, 2, 0, 8, clock.Now().Add(-2*time.Hour)))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func callbackOnTheOtherReplica(ctx context.Context, out io.Writer, bank *emulato
 		return nil, err
 	}
 	fmt.Fprintln(out, "   replica A started the SCA and saved the pending SCA")
-	callback, err := bank.Authorize(ctx, redirect.String(), emulator.CustomerKari)
+	callback, err := bank.Control().Authorize(ctx, redirect.String(), emulator.CustomerKari)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +165,7 @@ func callbackOnTheOtherReplica(ctx context.Context, out io.Writer, bank *emulato
 // spent by both replicas together.
 func sharedBudget(ctx context.Context, out io.Writer, bank *emulator.Server, tpp *signing.Credentials, a, b *replica) error {
 	fmt.Fprintln(out, "\n2. the without-PSU budget is shared")
-	seeded, err := bank.Seed(ctx, tpp.Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+	seeded, err := bank.Control().Seed(ctx, tpp.Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
 		Accounts: []emulator.SeedAccount{{Balance: "2500.00"}},
 		Consent:  &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}, // the PSU left long ago
 	}}})
@@ -201,7 +201,7 @@ func sharedBudget(ctx context.Context, out io.Writer, bank *emulator.Server, tpp
 // down; B finds the entry in doubt in the journal and resolves it.
 func unknownPaymentResolved(ctx context.Context, out io.Writer, bank *emulator.Server, session *sca.Session, a, b *replica) error {
 	fmt.Fprintln(out, "\n3. a payment whose outcome is unknown, resolved by the other replica")
-	bank.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
+	bank.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	_, err := a.pis.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
 		InstructedAmount:                  money.MustParse("249.00", "NOK"),
 		CreditorName:                      "Nettbutikken AS",
@@ -236,6 +236,6 @@ func unknownPaymentResolved(ctx context.Context, out io.Writer, bank *emulator.S
 	if n == 0 {
 		return errors.New("no entry in doubt")
 	}
-	fmt.Fprintf(out, "   the bank holds %d payment\n", len(bank.Payments()))
+	fmt.Fprintf(out, "   the bank holds %d payment\n", len(bank.Control().Payments()))
 	return nil
 }

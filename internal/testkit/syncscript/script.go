@@ -119,7 +119,7 @@ func (w *World) Advance(ctx context.Context, day int) ([]Event, error) {
 		say("%d booked entries of the last 5 days get new ids", n+n1)
 	}
 	if day == ReconsentDay {
-		cu, err := w.Srv.Reconsent(w.cert, w.Customer.CustomerID)
+		cu, err := w.Srv.Control().Reconsent(w.cert, w.Customer.CustomerID)
 		if err != nil {
 			return nil, err
 		}
@@ -152,7 +152,7 @@ func (w *World) pendingOf(i int, party string) []*entry {
 }
 
 func (w *World) add(i int, t emulator.SeedTransaction) (*entry, error) {
-	ref, err := w.Srv.AddTransaction(w.Customer.Accounts[i].ID, t)
+	ref, err := w.Srv.Control().AddTransaction(w.Customer.Accounts[i].ID, t)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +162,7 @@ func (w *World) add(i int, t emulator.SeedTransaction) (*entry, error) {
 }
 
 func (w *World) twins(i int, t emulator.SeedTransaction) error {
-	refs, err := w.Srv.AddTwins(w.Customer.Accounts[i].ID, t, 2)
+	refs, err := w.Srv.Control().AddTwins(w.Customer.Accounts[i].ID, t, 2)
 	if err != nil {
 		return err
 	}
@@ -182,7 +182,7 @@ func (w *World) book(i int, e *entry, day int, amount, extra string) error {
 	if amount != e.fact.Amount {
 		newAmount = amount
 	}
-	ref, err := w.Srv.BookPending(w.Customer.Accounts[i].ID, e.ref, w.start.AddDate(0, 0, day), newAmount)
+	ref, err := w.Srv.Control().BookPending(w.Customer.Accounts[i].ID, e.ref, w.start.AddDate(0, 0, day), newAmount)
 	if err != nil {
 		return err
 	}
@@ -192,7 +192,7 @@ func (w *World) book(i int, e *entry, day int, amount, extra string) error {
 }
 
 func (w *World) drop(i int, e *entry) error {
-	if err := w.Srv.DropPending(w.Customer.Accounts[i].ID, e.ref); err != nil {
+	if err := w.Srv.Control().DropPending(w.Customer.Accounts[i].ID, e.ref); err != nil {
 		return err
 	}
 	w.bank[i] = deleteEntry(w.bank[i], e)
@@ -210,7 +210,7 @@ func (w *World) churn(i, from, n int) (int, error) {
 		if e.ref == "" || e.fact.Pending || e.fact.Date.Before(w.date(from)) {
 			continue
 		}
-		ref, err := w.Srv.ChangeTransactionID(w.Customer.Accounts[i].ID, e.ref)
+		ref, err := w.Srv.Control().ChangeTransactionID(w.Customer.Accounts[i].ID, e.ref)
 		if err != nil {
 			return done, err
 		}

@@ -134,7 +134,7 @@ func Start(ctx context.Context) (*World, error) {
 	}
 	hist = append(hist, emulator.SeedTransaction{Pending: true, BookingDate: start, Amount: "-77.00", CounterpartyName: "Shell", Remittance: "Shell d0"})
 	quiet = append(quiet, emulator.SeedTransaction{BookingDate: start.AddDate(0, 0, -2), Amount: "500.00", CounterpartyName: "Ola", Remittance: "Tilbake"})
-	seeded, err := w.Srv.Seed(ctx, w.cert, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+	seeded, err := w.Srv.Control().Seed(ctx, w.cert, emulator.SeedData{Customers: []emulator.SeedCustomer{{
 		Accounts: []emulator.SeedAccount{{Balance: "10000.00", Transactions: hist}, {Balance: "500.00", Transactions: quiet}},
 		CardAccounts: []emulator.SeedCardAccount{{Balance: "-165.00", Transactions: []emulator.SeedCardTransaction{
 			{TransactionDate: start.AddDate(0, 0, -2), Amount: "-120.00", Details: "Kiwi"},
@@ -165,7 +165,7 @@ func (w *World) Wait(d time.Duration) { w.Clock.set(w.Clock.Now().Add(d)) }
 func (w *World) Cert() *x509.Certificate { return w.cert }
 
 // Renew takes the customer's ids and session after a re-consent
-// (emulator.Server.Reconsent).
+// (emulator.Controls.Reconsent).
 func (w *World) Renew(cu emulator.SeededCustomer) error {
 	w.Customer = cu
 	return w.newSession()

@@ -70,7 +70,7 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 	if err != nil {
 		return err
 	}
-	seeded, err := bank.Seed(ctx, creds.Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+	seeded, err := bank.Control().Seed(ctx, creds.Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
 		Accounts: []emulator.SeedAccount{{Balance: "1000.00"}},
 		Consent:  &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)},
 	}}})
@@ -127,7 +127,7 @@ func script(ctx context.Context, c *client.Client, bank *emulator.Server, cu emu
 	account := cu.Accounts[0].ID
 
 	planned := time.Now()
-	bank.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/"})
+	bank.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/"})
 	for range 4 { // the 4th is refused by the budget: the retry of the 1st counted too
 		_, err := acc.Balances(ctx, account, absent)
 		if err != nil && !errors.Is(err, accounts.ErrBudgetExhausted) {
@@ -147,7 +147,7 @@ func script(ctx context.Context, c *client.Client, bank *emulator.Server, cu emu
 		return err
 	}
 	// A create the bank acts on without answering: in doubt in the journal.
-	bank.InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: "POST", PathPrefix: "/v1/payments/"})
+	bank.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropAfterBody, Method: "POST", PathPrefix: "/v1/payments/"})
 	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
 		InstructedAmount: money.MustParse("99.00", "NOK"), CreditorName: "Ola Eksempel",
 		CreditorAccount: payments.AccountReference{BBAN: "91026527436", Currency: "NOK"},

@@ -149,7 +149,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	if err != nil {
 		return err
 	}
-	seeded, err := srv.Seed(ctx, creds.Certificate, refreshbench.Seed((n+1)/2, 2, 0, 8, time.Now().Add(-2*time.Hour)))
+	seeded, err := srv.Control().Seed(ctx, creds.Certificate, refreshbench.Seed((n+1)/2, 2, 0, 8, time.Now().Add(-2*time.Hour)))
 	if err != nil {
 		return err
 	}

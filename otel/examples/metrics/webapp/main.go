@@ -121,7 +121,7 @@ func connect(ctx context.Context, hc *http.Client, sb *site.Sandbox) error {
 	if resp.StatusCode != http.StatusSeeOther || loc == "" {
 		return fmt.Errorf("/connect answered %d without the bank's SCA link", resp.StatusCode)
 	}
-	cb, err := sb.Bank.Authorize(ctx, loc, emulator.CustomerKari)
+	cb, err := sb.Bank.Control().Authorize(ctx, loc, emulator.CustomerKari)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/internal/emulatorcmd"
+)
+
+// startEmulator runs psd2 emulator with args and --json and returns what
+// it printed.
+func startEmulator(t *testing.T, args ...string) (emulatorInfo, string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "em")
+	cmd := exec.CommandContext(t.Context(), bin, append([]string{"emulator", "-out", out, "--json"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	var info emulatorInfo
+	require.NoError(t, json.NewDecoder(bufio.NewReader(stdout)).Decode(&info))
+	return info, out
+}
+
+// TestOutsiderDrivesAScenarioOverHTTP: a program that imports only Go's
+// standard library (testdata/outsider, not the SDK) drives a whole
+// scenario against psd2 emulator -control through HTTP alone: consent,
+// the clock to day 89, renewal due, the consent's end, re-consent, and a
+// 503 outage for a minute.
+func TestOutsiderDrivesAScenarioOverHTTP(t *testing.T) {
+	t.Parallel()
+	deps, err := exec.CommandContext(t.Context(), "go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./testdata/outsider").Output()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"github.com/tppkit/psd2/cmd/psd2/testdata/outsider"}, strings.Fields(string(deps)),
+		"the outsider imports only the standard library")
+	prog := filepath.Join(t.TempDir(), "outsider")
+	if runtime.GOOS == "windows" {
+		prog += ".exe"
+	}
+	build, err := exec.CommandContext(t.Context(), "go", "build", "-o", prog, "./testdata/outsider").CombinedOutput()
+	require.NoError(t, err, string(build))
+
+	info, _ := startEmulator(t, "-control", "127.0.0.1:0")
+	require.NotNil(t, info.Control)
+	cmd := exec.CommandContext(t.Context(), prog, "-bank", info.URLs["emulator"], "-ca", info.CA,
+		"-cert", info.TPPCert, "-key", info.TPPKey, "-control", info.Control.URL, "-token", info.Control.Token)
+	out, err := cmd.CombinedOutput()
+	t.Logf("outsider:\n%s", out)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	passed := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "ok ") {
+			passed++
+		}
+	}
+	assert.Equal(t, 14, passed, "steps passed")
+	assert.Equal(t, "passed 14 of 14", lines[len(lines)-1])
+}
+
+// TestEmulatorCtl: psd2 emulator ctl calls the control API from a shell,
+// reading the URL and token from the -out directory.
+func TestEmulatorCtl(t *testing.T) {
+	t.Parallel()
+	info, out := startEmulator(t, "-control", "127.0.0.1:0", "-banks", "alpha,beta")
+	require.NotNil(t, info.Control)
+	st, err := os.Stat(filepath.Join(out, emulatorcmd.ControlFile))
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm(), "control.json holds the token")
+
+	stdout, errOut, code := psd2(t, "emulator", "ctl", "-out", out, "-bank", "alpha", "Freeze")
+	require.Equal(t, exitOK, code, errOut)
+	var clock struct {
+		Now    string `json:"now"`
+		Frozen bool   `json:"frozen"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &clock))
+	assert.True(t, clock.Frozen)
+
+	stdout, errOut, code = psd2(t, "emulator", "ctl", "-out", out, "-bank", "alpha", "advance", "by=89d")
+	require.Equal(t, exitOK, code, errOut)
+	var moved struct {
+		Now string `json:"now"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(stdout), &moved))
+	assert.NotEqual(t, clock.Now, moved.Now)
+
+	_, errOut, code = psd2(t, "emulator", "ctl", "-out", out, "-bank", "alpha", "outage", `{"kind":"refused","for":"1m"}`)
+	require.Equal(t, exitOK, code, errOut)
+	_, errOut, code = psd2(t, "emulator", "ctl", "-out", out, "-bank", "alpha", "authorize", "scaRedirect=https://x/tap-sandbox/9999/?state=1", "customerNumber=13039319955")
+	assert.Equal(t, exitRuntime, code)
+	assert.Contains(t, errOut, "404")
+	_, errOut, code = psd2(t, "emulator", "ctl", "-out", out, "advance", "days=1")
+	assert.Equal(t, exitRuntime, code, "several banks: -bank is needed")
+	assert.Contains(t, errOut, "alpha, beta")
+
+	stdout, _, code = psd2(t, "emulator", "ctl", "-out", out, "controls")
+	require.Equal(t, exitOK, code)
+	assert.Contains(t, stdout, `"name": "rate-limit-storm"`)
+
+	_, _, code = psd2(t, "emulator", "ctl", "-control", info.Control.URL, "-token", "wrong", "now")
+	assert.Equal(t, exitRuntime, code, "a wrong token is refused")
+}
+
+// TestEmulatorControlIsLoopbackOnly: -control refuses an address beyond
+// loopback, even with -public.
+func TestEmulatorControlIsLoopbackOnly(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0"} {
+		_, errOut, code := psd2(t, "emulator", "-public", "-addr", "127.0.0.1:0", "-control", addr, "-out", filepath.Join(t.TempDir(), "em"))
+		assert.Equal(t, exitUsage, code, addr)
+		assert.Contains(t, errOut, "loopback", addr)
+	}
+}
+
+// TestEmulatorProfiles: -profile sets a bank's profile, for every bank
+// or, with an id, for one of -banks.
+func TestEmulatorProfiles(t *testing.T) {
+	t.Parallel()
+	_, out := startEmulator(t, "-control", "127.0.0.1:0", "-banks", "alpha,beta",
+		"-profile", "keyid=any", "-profile", "beta:consent=180,create=start-authorisation")
+	profile := func(id string) string {
+		stdout, errOut, code := psd2(t, "emulator", "ctl", "-out", out, "-bank", id, "profile")
+		require.Equal(t, exitOK, code, errOut)
+		var p struct{ Profile string }
+		require.NoError(t, json.Unmarshal([]byte(stdout), &p))
+		return p.Profile
+	}
+	assert.Equal(t, "consent=90,create=sca-redirect,keyid=any,caps=per-tpp", profile("alpha"))
+	assert.Equal(t, "consent=180,create=start-authorisation,keyid=any,caps=per-tpp", profile("beta"))
+
+	_, errOut, code := psd2(t, "emulator", "-banks", "alpha", "-profile", "gamma:consent=180", "-out", filepath.Join(t.TempDir(), "em"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "gamma")
+	_, errOut, code = psd2(t, "emulator", "-profile", "consent=365", "-out", filepath.Join(t.TempDir(), "em"))
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "ConsentDays")
+}

@@ -1,0 +1,702 @@
+package emulator
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+)
+
+// The control API: every method of [Controls] as JSON over HTTP, for
+// tests in any language. docs/emulator.md lists each control with a curl
+// example. It is its own http.Handler, never mounted on the bank's
+// listener: the command serves it on a loopback listener of its own
+// (psd2 emulator -control), behind a bearer token.
+//
+//	POST /controls/{name}[?bank=ID]   {arguments}  ->  200 {result}
+//	GET  /controls/{name}[?bank=ID]   (the controls that only read)
+//	GET  /controls                    the controls and their arguments
+//	GET  /banks                       the banks served
+//
+// name is the Go method's name in kebab case (Advance: advance,
+// InjectFault: inject-fault). Errors answer {"error": "...", "code":
+// "..."} with 400 (bad arguments), 401 (no or a wrong token), 404 (an
+// unknown control, bank, authorisation or transaction) or 422 (the
+// control refused: a failed SCA, seed data past a limit).
+
+// maxControlBody bounds a control's JSON arguments (seed data included).
+const maxControlBody = 32 << 20
+
+// controlRoute is one control of the API.
+type controlRoute struct {
+	method string // the Controls method's name
+	read   bool   // only reads: GET is allowed
+	args   string // the arguments, as a JSON example ("" for none)
+	doc    string // what it does, one line
+	run    func(ctx context.Context, s *Server, a *controlArgs) (any, error)
+}
+
+// controlArgs are the arguments every control takes its own from. The
+// names are the JSON keys of docs/emulator.md.
+type controlArgs struct {
+	TPP            string          `json:"tpp"` // a TPP certificate, PEM or base64 DER; "": the bank's only TPP
+	SCARedirect    string          `json:"scaRedirect"`
+	CustomerNumber jsonString      `json:"customerNumber"`
+	CustomerID     jsonString      `json:"customerId"`
+	AgreementID    jsonString      `json:"agreementId"`
+	Context        string          `json:"context"`
+	AccountID      jsonString      `json:"accountId"`
+	Ref            jsonString      `json:"ref"`
+	Amount         jsonString      `json:"amount"`
+	BBAN           jsonString      `json:"bban"`
+	On             *bool           `json:"on"`
+	N              int             `json:"n"`
+	Roles          []string        `json:"roles"`
+	Time           *jsonTime       `json:"time"`
+	At             *jsonTime       `json:"at"`
+	BookingDate    *jsonTime       `json:"bookingDate"`
+	By             *jsonDuration   `json:"by"`
+	Days           float64         `json:"days"`
+	For            *jsonDuration   `json:"for"`
+	Down           *jsonDuration   `json:"down"`
+	Up             *jsonDuration   `json:"up"`
+	P50            *jsonDuration   `json:"p50"`
+	P99            *jsonDuration   `json:"p99"`
+	RetryAfter     *jsonDuration   `json:"retryAfter"`
+	Delay          *jsonDuration   `json:"delay"`
+	Kind           string          `json:"kind"`
+	Method         string          `json:"method"`
+	PathPrefix     string          `json:"pathPrefix"`
+	Count          int             `json:"count"`
+	Status         int             `json:"status"`
+	Transaction    SeedTransaction `json:"transaction"`
+	Customers      []SeedCustomer  `json:"customers"`
+	Profile        *string         `json:"profile"`
+}
+
+// controlRoutes are the controls of the API, one per method of Controls
+// (TestControlAPICoversEveryControl checks it).
+var controlRoutes = []controlRoute{
+	{method: "Now", read: true, doc: "the bank's time", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
+		return clockAnswer(s), nil
+	}},
+	{method: "SetTime", args: `{"time":"2026-03-01T09:00:00+01:00"}`, doc: "set the bank's clock (it may go back)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if a.Time == nil {
+			return nil, argError("time is required (RFC 3339, or a date)")
+		}
+		s.Control().SetTime(time.Time(*a.Time))
+		return clockAnswer(s), nil
+	}},
+	{method: "Advance", args: `{"days":89}`, doc: `move the bank's clock on by "by" (a Go duration, or "89d") plus "days"`, run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		d := time.Duration(a.Days * float64(24*time.Hour))
+		if a.By != nil {
+			d += time.Duration(*a.By)
+		}
+		if d == 0 {
+			return nil, argError(`by or days is required ("by":"1m", "by":"89d", "days":89)`)
+		}
+		s.Control().Advance(d)
+		return clockAnswer(s), nil
+	}},
+	{method: "Freeze", doc: "stop the bank's clock", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
+		s.Control().Freeze()
+		return clockAnswer(s), nil
+	}},
+	{method: "Resume", doc: "let the bank's clock run again", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
+		s.Control().Resume()
+		return clockAnswer(s), nil
+	}},
+	{method: "Authorize", args: `{"scaRedirect":"https://...","customerNumber":"13039319955"}`, doc: "approve an SCA as the customer", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		return callbackAnswer(s.Control().Authorize(ctx, a.SCARedirect, string(a.CustomerNumber)))
+	}},
+	{method: "AuthorizeCorporate", args: `{"scaRedirect":"https://...","customerNumber":"993629340","agreementId":""}`, doc: "approve an SCA as a corporate customer in one of its agreements", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		return callbackAnswer(s.Control().AuthorizeCorporate(ctx, a.SCARedirect, string(a.CustomerNumber), string(a.AgreementID)))
+	}},
+	{method: "AuthorizeInContext", args: `{"scaRedirect":"https://...","customerNumber":"13039319955","context":"CORPORATE","agreementId":"..."}`, doc: "approve an SCA as the customer in the PRIVATE or CORPORATE context", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		return callbackAnswer(s.Control().AuthorizeInContext(ctx, a.SCARedirect, string(a.CustomerNumber), a.Context, string(a.AgreementID)))
+	}},
+	{method: "Reject", args: `{"scaRedirect":"https://..."}`, doc: "deny an SCA as the PSU pressing cancel", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		return callbackAnswer(s.Control().Reject(ctx, a.SCARedirect))
+	}},
+	{method: "Authorisations", read: true, args: `{"tpp":""}`, doc: "the SCAs waiting for the PSU", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		var cert *x509.Certificate
+		if a.TPP != "" {
+			c, err := s.controlTPP(a.TPP)
+			if err != nil {
+				return nil, err
+			}
+			cert = c
+		}
+		return map[string]any{"authorisations": orEmpty(s.Control().Authorisations(cert))}, nil
+	}},
+	{method: "RevokeConsent", args: `{"customerNumber":"13039319955"}`, doc: "revoke the customer's consents as the PSU at the bank", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		s.Control().RevokeConsent(string(a.CustomerNumber))
+		return struct{}{}, nil
+	}},
+	{method: "Reconsent", args: `{"customerId":"enc!!..."}`, doc: "a new consent: the accounts get new resource ids", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		cert, err := s.controlTPP(a.TPP)
+		if err != nil {
+			return nil, err
+		}
+		return s.Control().Reconsent(cert, string(a.CustomerID))
+	}},
+	{method: "Consents", read: true, args: `{"customerNumber":"13039319955"}`, doc: "the customer's consents at the TPP, with their end", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		cert, err := s.controlTPP(a.TPP)
+		if err != nil {
+			return nil, err
+		}
+		now := s.now()
+		type consent struct {
+			Consent
+			DaysLeft float64 `json:"daysLeft"`
+		}
+		out := []consent{}
+		for _, c := range s.Control().Consents(cert, string(a.CustomerNumber)) {
+			out = append(out, consent{c, c.Expires.Sub(now).Hours() / 24})
+		}
+		return map[string]any{"now": now, "consents": out}, nil
+	}},
+	{method: "SetLastOnlineSCA", args: `{"customerNumber":"13039319955","at":"2025-06-01T12:00:00Z"}`, doc: "date the PSU's last SCA at the bank (the 180-day rule); no at forgets it", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		var at time.Time
+		if a.At != nil {
+			at = time.Time(*a.At)
+		}
+		s.Control().SetLastOnlineSCA(string(a.CustomerNumber), at)
+		return struct{}{}, nil
+	}},
+	{method: "Seed", args: `{"customers":[{"accounts":[{"balance":"1000.00"}],"consent":{}}]}`, doc: "add customers, accounts, transactions and consents in one step", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		cert, err := s.controlTPP(a.TPP)
+		if err != nil {
+			return nil, err
+		}
+		return s.Control().Seed(ctx, cert, SeedData{Customers: a.Customers})
+	}},
+	{method: "AddTransaction", args: `{"accountId":"enc!!...","transaction":{"amount":"-49.00","counterpartyName":"Kaffebar"}}`, doc: "add a transaction to an account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		ref, err := s.Control().AddTransaction(string(a.AccountID), a.Transaction)
+		return map[string]string{"ref": ref}, err
+	}},
+	{method: "AddTwins", args: `{"accountId":"enc!!...","n":2,"transaction":{"amount":"-49.00"}}`, doc: "add n identical transactions", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		refs, err := s.Control().AddTwins(string(a.AccountID), a.Transaction, a.N)
+		return map[string][]string{"refs": refs}, err
+	}},
+	{method: "ChangeTransactionID", args: `{"accountId":"enc!!...","ref":"..."}`, doc: "give a booked transaction a new id (id churn)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		ref, err := s.Control().ChangeTransactionID(string(a.AccountID), string(a.Ref))
+		return map[string]string{"ref": ref}, err
+	}},
+	{method: "BookPending", args: `{"accountId":"enc!!...","ref":"pending-...","bookingDate":"2026-03-02","amount":"-287.40"}`, doc: "book a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		var day time.Time
+		if a.BookingDate != nil {
+			day = time.Time(*a.BookingDate)
+		}
+		ref, err := s.Control().BookPending(string(a.AccountID), string(a.Ref), day, string(a.Amount))
+		return map[string]string{"ref": ref}, err
+	}},
+	{method: "DropPending", args: `{"accountId":"enc!!...","ref":"pending-..."}`, doc: "drop a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		return struct{}{}, s.Control().DropPending(string(a.AccountID), string(a.Ref))
+	}},
+	{method: "SetUnfilteredPending", args: `{"on":true}`, doc: "the known issue of unfiltered pending transactions on or off", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if a.On == nil {
+			return nil, argError("on is required (true or false)")
+		}
+		s.Control().SetUnfilteredPending(*a.On)
+		return struct{}{}, nil
+	}},
+	{method: "SetRoles", args: `{"roles":["AISP"]}`, doc: "register the TPP as AISP, PISP or both", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		cert, err := s.controlTPP(a.TPP)
+		if err != nil {
+			return nil, err
+		}
+		var roles Role
+		for _, r := range a.Roles {
+			switch strings.ToUpper(r) {
+			case "AISP":
+				roles |= RoleAISP
+			case "PISP":
+				roles |= RolePISP
+			default:
+				return nil, argError("roles are AISP and PISP")
+			}
+		}
+		if roles == 0 {
+			return nil, argError(`roles is required (["AISP"], ["PISP"] or both)`)
+		}
+		s.Control().SetRoles(cert, roles)
+		return struct{}{}, nil
+	}},
+	{method: "GrantAgreement", args: `{"agreementId":"...","customerNumber":"13039319955"}`, doc: "give a private PSU access to a company's agreement", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		cert, err := s.controlTPP(a.TPP)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Control().GrantAgreement(cert, string(a.AgreementID), string(a.CustomerNumber)); err != nil && !errors.Is(err, ErrUnknownTPP) {
+			return nil, &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: err.Error()}
+		} else if err != nil {
+			return nil, err
+		}
+		return struct{}{}, nil
+	}},
+	{method: "RemovePaymentPermission", args: `{"bban":"86011117947"}`, doc: "the account stays listed but cannot pay", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		s.Control().RemovePaymentPermission(string(a.BBAN))
+		return struct{}{}, nil
+	}},
+	{method: "RestorePaymentPermission", args: `{"bban":"86011117947"}`, doc: "undo remove-payment-permission", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		s.Control().RestorePaymentPermission(string(a.BBAN))
+		return struct{}{}, nil
+	}},
+	{method: "SetProfile", args: `{"profile":"consent=180,create=start-authorisation,keyid=openssl,caps=per-tpp"}`, doc: "how the bank differs: consent days, the payment creation answer, keyId forms, per-TPP caps", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if a.Profile == nil {
+			return nil, argError(`profile is required ("consent=180,create=start-authorisation", "" for the default)`)
+		}
+		p, err := ParseProfile(*a.Profile)
+		if err != nil {
+			return nil, argError(err.Error())
+		}
+		if err := s.Control().SetProfile(p); err != nil {
+			return nil, argError(err.Error())
+		}
+		return map[string]string{"profile": p.String()}, nil
+	}},
+	{method: "Profile", read: true, doc: "the bank's profile", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
+		return map[string]string{"profile": s.Control().Profile().String()}, nil
+	}},
+	{method: "RunBatch", doc: "run the payment batch now", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
+		s.Control().RunBatch()
+		return struct{}{}, nil
+	}},
+	{method: "Payments", read: true, doc: "the payments created so far", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
+		return map[string]any{"payments": orEmpty(s.Control().Payments())}, nil
+	}},
+	{method: "InjectFault", args: `{"kind":"status","status":503,"method":"POST","pathPrefix":"/v1/payments/","count":1}`, doc: "fail the next requests (status, rate-limit, hang, drop-after-body, drop-before-processing, corrupt-signature, corrupt-digest)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		k, ok := faultKinds[a.Kind]
+		if !ok {
+			return nil, argError("kind is one of " + strings.Join(faultKindNames(), ", "))
+		}
+		f := Fault{Kind: k, Method: a.Method, PathPrefix: a.PathPrefix, Count: a.Count, Status: a.Status}
+		if a.RetryAfter != nil {
+			f.RetryAfter = time.Duration(*a.RetryAfter)
+		}
+		if a.Delay != nil {
+			f.Delay = time.Duration(*a.Delay)
+		}
+		s.Control().InjectFault(f)
+		return struct{}{}, nil
+	}},
+	{method: "Outage", args: `{"kind":"unavailable","for":"1m"}`, doc: "the bank down for a span of its clock: refused, unavailable (503) or hang", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		k, err := ParseOutageKind(a.Kind)
+		if err != nil {
+			return nil, argError(err.Error())
+		}
+		span, err := a.span()
+		if err != nil {
+			return nil, err
+		}
+		s.Control().Outage(k, span)
+		return clockAnswer(s), nil
+	}},
+	{method: "Flapping", args: `{"kind":"unavailable","down":"10s","up":"50s","for":"1h"}`, doc: "the bank down and up again and again for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		k, err := ParseOutageKind(a.Kind)
+		if err != nil {
+			return nil, argError(err.Error())
+		}
+		span, err := a.span()
+		if err != nil {
+			return nil, err
+		}
+		if a.Down == nil || a.Up == nil || *a.Down <= 0 || *a.Up <= 0 {
+			return nil, argError("down and up are required durations")
+		}
+		s.Control().Flapping(k, time.Duration(*a.Down), time.Duration(*a.Up), span)
+		return clockAnswer(s), nil
+	}},
+	{method: "SlowBank", args: `{"p50":"300ms","p99":"4s","for":"10m"}`, doc: "delay every request by a log-normal draw for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		span, err := a.span()
+		if err != nil {
+			return nil, err
+		}
+		if a.P50 == nil || *a.P50 <= 0 {
+			return nil, argError("p50 is a required duration")
+		}
+		lat := Latency{P50: time.Duration(*a.P50)}
+		if a.P99 != nil {
+			lat.P99 = time.Duration(*a.P99)
+		}
+		s.Control().SlowBank(lat, span)
+		return clockAnswer(s), nil
+	}},
+	{method: "RateLimitStorm", args: `{"retryAfter":"5s","for":"1m"}`, doc: "429 ACCESS_EXCEEDED to every request for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		span, err := a.span()
+		if err != nil {
+			return nil, err
+		}
+		var ra time.Duration
+		if a.RetryAfter != nil {
+			ra = time.Duration(*a.RetryAfter)
+		}
+		s.Control().RateLimitStorm(ra, span)
+		return clockAnswer(s), nil
+	}},
+	{method: "EndOutages", doc: "end every outage now", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
+		s.Control().EndOutages()
+		return clockAnswer(s), nil
+	}},
+}
+
+// faultKinds are the names of the fault kinds in the control API.
+var faultKinds = map[string]FaultKind{
+	"status": FaultStatus, "rate-limit": FaultRateLimit, "hang": FaultHang,
+	"drop-after-body": FaultDropAfterBody, "drop-before-processing": FaultDropBeforeProcessing,
+	"corrupt-signature": FaultCorruptSignature, "corrupt-digest": FaultCorruptDigest,
+}
+
+func faultKindNames() []string {
+	out := make([]string, 0, len(faultKinds))
+	for n := range faultKinds {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ControlName is the control API's name of a [Controls] method: the
+// method's name in kebab case (InjectFault: inject-fault).
+func ControlName(method string) string {
+	var b strings.Builder
+	rs := []rune(method)
+	for i, r := range rs {
+		if unicode.IsUpper(r) {
+			// A word starts at an upper-case letter after a lower-case
+			// one, or before a lower-case one in a run (SCARedirect).
+			if i > 0 && (unicode.IsLower(rs[i-1]) || (i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1]))) {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// span is the "for" argument of the outages.
+func (a *controlArgs) span() (time.Duration, error) {
+	if a.For == nil || *a.For <= 0 {
+		return 0, argError(`for is a required duration ("1m", "90s")`)
+	}
+	return time.Duration(*a.For), nil
+}
+
+// clockAnswer is the answer of the clock controls and outages.
+func clockAnswer(s *Server) any {
+	return map[string]any{"now": s.now(), "frozen": s.clock.isFrozen()}
+}
+
+// callbackAnswer is the answer of the SCA controls: the callback URL the
+// browser would be sent to, and the failure if the SCA failed.
+func callbackAnswer(u *url.URL, err error) (any, error) {
+	if err != nil && u != nil {
+		return nil, &controlError{status: http.StatusUnprocessableEntity, code: "SCA_FAILED", msg: err.Error(), callback: u.String()}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"callback": u.String()}, nil
+}
+
+func orEmpty[T any](v []T) []T {
+	if v == nil {
+		return []T{}
+	}
+	return v
+}
+
+// controlError is an error answer of the control API.
+type controlError struct {
+	status   int
+	code     string
+	msg      string
+	callback string
+}
+
+func (e *controlError) Error() string { return e.msg }
+
+func argError(msg string) error {
+	return &controlError{status: http.StatusBadRequest, code: "BAD_ARGUMENTS", msg: msg}
+}
+
+// controlStatus turns a control's error into its answer.
+func controlStatus(err error) *controlError {
+	var ce *controlError
+	var se *SeedError
+	switch {
+	case errors.As(err, &ce):
+		return ce
+	case errors.As(err, &se):
+		status := http.StatusBadRequest
+		if errors.Is(err, ErrSeedLimit) {
+			status = http.StatusUnprocessableEntity
+		}
+		return &controlError{status: status, code: "SEED_REFUSED", msg: err.Error()}
+	case errors.Is(err, ErrAuthorisationUnknown), errors.Is(err, ErrUnknownTransaction):
+		return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: err.Error()}
+	case errors.Is(err, ErrUnknownTPP):
+		return &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: err.Error()}
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &controlError{status: http.StatusServiceUnavailable, code: "CANCELLED", msg: err.Error()}
+	}
+	return &controlError{status: http.StatusBadRequest, code: "REFUSED", msg: err.Error()}
+}
+
+// controlTPP returns the certificate the "tpp" argument names (PEM or
+// base64 DER of a registered certificate), or with none the bank's only
+// registered TPP.
+func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		var only *x509.Certificate
+		ids := map[string]bool{}
+		for _, t := range s.tpps {
+			ids[t.id] = true
+			if only == nil || t.cert.NotAfter.After(only.NotAfter) {
+				only = t.cert
+			}
+		}
+		if len(ids) != 1 {
+			return nil, argError(fmt.Sprintf("the bank has %d registered TPPs: name one with tpp (its certificate, PEM or base64 DER)", len(ids)))
+		}
+		return only, nil
+	}
+	der := []byte(nil)
+	if b, _ := pem.Decode([]byte(arg)); b != nil {
+		der = b.Bytes
+	} else if d, err := base64.StdEncoding.DecodeString(arg); err == nil {
+		der = d
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, argError("tpp is not a certificate (PEM or base64 DER)")
+	}
+	return cert, nil
+}
+
+// controlAPI serves the controls of one or several banks.
+type controlAPI struct {
+	token [sha256.Size]byte // SHA-256 of the token: compared in constant time
+	banks map[string]*Server
+	ids   []string // the banks' ids, in order
+}
+
+// ControlHandler returns the control API of the server: every method of
+// [Controls] as JSON over HTTP, for tests in any language (see
+// docs/emulator.md). Every request must carry the header "Authorization:
+// Bearer <token>"; an empty token refuses every request. Serve it on a
+// listener of its own on the loopback interface, never on the bank's:
+// whoever holds the token can approve any SCA.
+func (s *Server) ControlHandler(token string) http.Handler {
+	return newControlAPI(token, map[string]*Server{"": s}, nil)
+}
+
+func newControlAPI(token string, banks map[string]*Server, ids []string) http.Handler {
+	api := &controlAPI{banks: banks, ids: ids}
+	if token != "" {
+		api.token = sha256.Sum256([]byte(token))
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /controls", api.list)
+	mux.HandleFunc("GET /banks", func(w http.ResponseWriter, _ *http.Request) {
+		writeControl(w, http.StatusOK, map[string]any{"banks": orEmpty(api.ids)})
+	})
+	for i := range controlRoutes {
+		rt := &controlRoutes[i]
+		path := "/controls/" + ControlName(rt.method)
+		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { api.serve(w, r, rt) })
+		if rt.read {
+			mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) { api.serve(w, r, rt) })
+		}
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeControl(w, http.StatusNotFound, &controlError{code: "NOT_FOUND", msg: "no such control: " + clip(r.Method) + " " + clip(r.URL.Path) + " (GET /controls lists them)"})
+	})
+	return api.guard(mux)
+}
+
+// guard refuses a request without the token.
+func (api *controlAPI) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
+		var zero [sha256.Size]byte
+		if !ok || api.token == zero || subtle.ConstantTimeCompare(sum[:], api.token[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="psd2 emulator control"`)
+			writeControl(w, http.StatusUnauthorized, &controlError{code: "UNAUTHORIZED", msg: "the control API needs Authorization: Bearer <token> (printed when the emulator starts)"})
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// bank returns the bank the request names with ?bank= (its id or host
+// name), or the only one.
+func (api *controlAPI) bank(r *http.Request) (*Server, error) {
+	id := r.URL.Query().Get("bank")
+	if id == "" {
+		if len(api.banks) == 1 {
+			for _, s := range api.banks {
+				return s, nil
+			}
+		}
+		return nil, &controlError{status: http.StatusBadRequest, code: "BAD_ARGUMENTS", msg: "several banks: name one with ?bank= (" + strings.Join(api.ids, ", ") + ")"}
+	}
+	if s := api.banks[strings.ToLower(id)]; s != nil {
+		return s, nil
+	}
+	return nil, &controlError{status: http.StatusNotFound, code: "UNKNOWN_BANK", msg: "no bank " + strconv.Quote(clip(id)) + " (GET /banks lists them)"}
+}
+
+func (api *controlAPI) serve(w http.ResponseWriter, r *http.Request, rt *controlRoute) {
+	s, err := api.bank(r)
+	if err != nil {
+		writeControl(w, 0, err)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxControlBody))
+	if err != nil {
+		writeControl(w, 0, argError(fmt.Sprintf("the arguments cannot be read or are larger than %d bytes", maxControlBody)))
+		return
+	}
+	var a controlArgs
+	if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		if err := dec.Decode(&a); err != nil {
+			writeControl(w, 0, argError("the arguments are not a JSON object of the control's arguments: "+err.Error()))
+			return
+		}
+	}
+	out, err := rt.run(r.Context(), s, &a)
+	if err != nil {
+		writeControl(w, 0, err)
+		return
+	}
+	writeControl(w, http.StatusOK, out)
+}
+
+// list answers GET /controls: every control with its arguments.
+func (api *controlAPI) list(w http.ResponseWriter, _ *http.Request) {
+	type entry struct {
+		Name    string          `json:"name"`
+		Method  string          `json:"method"`
+		Read    bool            `json:"read,omitempty"`
+		Doc     string          `json:"doc"`
+		Example json.RawMessage `json:"example,omitempty"`
+	}
+	out := make([]entry, 0, len(controlRoutes))
+	for _, rt := range controlRoutes {
+		e := entry{Name: ControlName(rt.method), Method: rt.method, Read: rt.read, Doc: rt.doc}
+		if rt.args != "" {
+			e.Example = json.RawMessage(rt.args)
+		}
+		out = append(out, e)
+	}
+	writeControl(w, http.StatusOK, map[string]any{"controls": out})
+}
+
+// writeControl writes v as JSON; an error becomes its error answer.
+func writeControl(w http.ResponseWriter, status int, v any) {
+	if err, ok := v.(error); ok {
+		ce := controlStatus(err)
+		if ce.status != 0 {
+			status = ce.status
+		}
+		body := map[string]string{"error": ce.msg, "code": ce.code}
+		if ce.callback != "" {
+			body["callback"] = ce.callback
+		}
+		v = body
+	}
+	if status == 0 {
+		status = http.StatusOK
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"the answer cannot be encoded","code":"INTERNAL"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// jsonDuration is a duration in JSON: a Go duration string ("90s",
+// "1h30m") or whole or decimal days ("89d").
+type jsonDuration time.Duration
+
+func (d *jsonDuration) UnmarshalJSON(b []byte) error {
+	var v string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return errors.New(`a duration is a string such as "90s", "1h30m" or "89d"`)
+	}
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		f, err := strconv.ParseFloat(n, 64)
+		if err != nil || f > 100*365 || f < -100*365 {
+			return fmt.Errorf("%q is not a number of days", v)
+		}
+		*d = jsonDuration(f * float64(24*time.Hour))
+		return nil
+	}
+	t, err := time.ParseDuration(v)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as 90s, 1h30m or 89d", v)
+	}
+	*d = jsonDuration(t)
+	return nil
+}
+
+// jsonTime is a time in JSON: RFC 3339, or a date (YYYY-MM-DD, midnight
+// UTC).
+type jsonTime time.Time
+
+func (t *jsonTime) UnmarshalJSON(b []byte) error {
+	var v string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return errors.New("a time is an RFC 3339 string or a date YYYY-MM-DD")
+	}
+	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
+		if p, err := time.Parse(layout, v); err == nil {
+			*t = jsonTime(p)
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not an RFC 3339 time or a date YYYY-MM-DD", v)
+}
+
+// jsonString is a string in JSON that may also be written as a number
+// (a customer number or an amount typed on a command line: 13039319955).
+type jsonString string
+
+func (v *jsonString) UnmarshalJSON(b []byte) error {
+	var str string
+	if err := json.Unmarshal(b, &str); err == nil {
+		*v = jsonString(str)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return errors.New("want a string")
+	}
+	*v = jsonString(n.String())
+	return nil
+}
