@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/txsync"
@@ -92,7 +93,7 @@ func (r *Refresher) refreshJob(ctx context.Context, j Job, now time.Time) Result
 	// of them or none, so that a job never spends one endpoint's call for
 	// nothing when the other's budget is spent, and no other replica
 	// refreshes the account in this round.
-	req := accounts.ReserveRequest{AccountID: j.AccountID, Card: j.Card}
+	req := budget.ReserveRequest{AccountID: j.AccountID, Card: j.Card}
 	if want&Balances != 0 {
 		req.Balances = 1
 	}
@@ -105,8 +106,8 @@ func (r *Refresher) refreshJob(ctx context.Context, j Job, now time.Time) Result
 			req.Claim = rand.Text()
 		}
 	}
-	rsv, err := r.svc.Reserve(ctx, req)
-	var claimed *accounts.ClaimedError
+	rsv, err := r.budget.Reserve(ctx, req)
+	var claimed *budget.ClaimedError
 	switch {
 	case errors.As(err, &claimed):
 		res.Outcome, res.RetryAt, res.Deferred, res.Err = BudgetExhausted, claimed.Until, true, err
@@ -114,21 +115,21 @@ func (r *Refresher) refreshJob(ctx context.Context, j Job, now time.Time) Result
 	case err != nil:
 		return r.fail(ctx, res, err)
 	}
-	res = r.call(accounts.WithReservation(ctx, rsv), j, res, now, syncFrom)
+	res = r.call(ctx, j, res, now, syncFrom, rsv.Option())
 	// Best effort: a failed write only leaves the calls counted until
 	// they expire, and the account claimed until the claim ends.
 	_ = rsv.Release(context.WithoutCancel(ctx), res.Outcome != Done)
 	return res
 }
 
-// call makes the calls of job j, reserved in ctx, into res; syncFrom is
-// the sync's first date (see [WithSync]).
-func (r *Refresher) call(ctx context.Context, j Job, res Result, now time.Time, syncFrom date.Date) Result {
+// call makes the calls of job j, with the option of their reservation,
+// into res; syncFrom is the sync's first date (see [WithSync]).
+func (r *Refresher) call(ctx context.Context, j Job, res Result, now time.Time, syncFrom date.Date, reserved client.RequestOption) Result {
 	want := j.want()
-	ro := j.Session.RequestOptions(nil)
-	balances, transactions := accounts.EndpointBalances, accounts.EndpointTransactions
+	ro := client.Combine(j.Session.RequestOptions(nil), reserved)
+	balances, transactions := budget.Balances, budget.Transactions
 	if j.Card {
-		balances, transactions = accounts.EndpointCardBalances, accounts.EndpointCardTransactions
+		balances, transactions = budget.CardBalances, budget.CardTransactions
 	}
 	if want&Balances != 0 {
 		var rep *accounts.BalanceReport
@@ -186,7 +187,7 @@ func (r *Refresher) fail(ctx context.Context, res Result, err error) Result {
 // failCall ends res with the outcome of err, the error of a call of
 // endpoint e (empty: no call): the time to come back, and a pause of
 // every worker after a 429 with Retry-After.
-func (r *Refresher) failCall(ctx context.Context, res Result, err error, e accounts.Endpoint) Result {
+func (r *Refresher) failCall(ctx context.Context, res Result, err error, e budget.Endpoint) Result {
 	v := classify(err)
 	res.Outcome, res.Err, res.Cursor = v.outcome, err, res.Job.Cursor
 	now := r.now()
@@ -197,8 +198,8 @@ func (r *Refresher) failCall(ctx context.Context, res Result, err error, e accou
 		// The bank's 429: the client marked the budget spent, until the
 		// answer's Retry-After or for a window, which says when the
 		// next call is allowed; a Retry-After can only make it later.
-		res.RetryAt = now.Add(accounts.DefaultBudgetWindow + accounts.BudgetClockMargin)
-		if a, err := r.svc.Remaining(context.WithoutCancel(ctx), res.Job.AccountID, e); err == nil && !a.NextAt.IsZero() {
+		res.RetryAt = now.Add(budget.DefaultWindow + budget.ClockMargin)
+		if a, err := r.budget.Remaining(context.WithoutCancel(ctx), res.Job.AccountID, e); err == nil && !a.NextAt.IsZero() {
 			res.RetryAt = a.NextAt
 		}
 		if v.hasRetry && now.Add(v.retryAfter).After(res.RetryAt) {

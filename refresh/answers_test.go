@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -47,13 +48,13 @@ func bankError(w http.ResponseWriter, status int, code string, links string) {
 // spent is the number of calls counted in an account's budgets.
 func spent(t *testing.T, svc *accounts.Service, id string, card bool) int {
 	t.Helper()
-	es := []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions}
+	es := []budget.Endpoint{budget.Balances, budget.Transactions}
 	if card {
-		es = []accounts.Endpoint{accounts.EndpointCardBalances, accounts.EndpointCardTransactions}
+		es = []budget.Endpoint{budget.CardBalances, budget.CardTransactions}
 	}
 	n := 0
 	for _, e := range es {
-		a, err := svc.Remaining(t.Context(), id, e)
+		a, err := budget.Of(svc.Client()).Remaining(t.Context(), id, e)
 		require.NoError(t, err)
 		n += a.Limit - a.Remaining
 	}
@@ -120,7 +121,7 @@ func TestBankRetryAfterDate(t *testing.T) {
 	assert.ErrorIs(t, res.Err, client.ErrAccessExceeded)
 	assert.Equal(t, 1, res.Calls)
 	assert.WithinDuration(t, start.Add(10*time.Minute), res.RetryAt, 5*time.Second, "the bank's Retry-After")
-	a, err := svc.Remaining(t.Context(), job.AccountID, accounts.EndpointBalances)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID, budget.Balances)
 	require.NoError(t, err)
 	assert.Zero(t, a.Remaining, "no call before the bank's time")
 	assert.WithinDuration(t, res.RetryAt, a.NextAt, 5*time.Second)
@@ -145,7 +146,7 @@ func TestBankRetryAfterDate(t *testing.T) {
 	res = collect(t, r, []refresh.Job{job})[0]
 	assert.Equal(t, refresh.Transient, res.Outcome, "%v", res.Err)
 	assert.WithinDuration(t, start.Add(10*time.Minute), res.RetryAt, 5*time.Second)
-	a, err = svc.Remaining(t.Context(), job.AccountID, accounts.EndpointBalances)
+	a, err = budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID, budget.Balances)
 	require.NoError(t, err)
 	assert.WithinDuration(t, res.RetryAt, a.NextAt, 5*time.Second, "the budget allows a call at RetryAt")
 }
@@ -177,7 +178,7 @@ func TestRateLimitRetryAfterDate(t *testing.T) {
 	assert.Zero(t, got[1].Calls)
 	assert.EqualValues(t, 1, bank.calls.Load())
 	// A rate limit does not spend the account's budget.
-	a, err := svc.Remaining(t.Context(), "acct-1", accounts.EndpointBalances)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), "acct-1", budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 3, a.Remaining)
 }
@@ -288,7 +289,7 @@ func TestPageChainAndCursor(t *testing.T) {
 	assert.Len(t, res.Pending, 1, "the repeated pending list once")
 	assert.Equal(t, "2025-06-29", res.Cursor.Date.String())
 	assert.ElementsMatch(t, []string{"a", "b", "c", "d"}, res.Cursor.Seen, "the window's ids")
-	a, err := svc.Remaining(t.Context(), job.AccountID, accounts.EndpointTransactions)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID, budget.Transactions)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining, "every page counts")
 
@@ -296,7 +297,7 @@ func TestPageChainAndCursor(t *testing.T) {
 	pb.mu.Lock()
 	pb.pages = [][]string{{"2025-06-29/b", "2025-06-29/c", "2025-06-29/e"}, {"2025-06-30/f", "2025-06-28/a"}}
 	pb.mu.Unlock()
-	require.NoError(t, svc.ResetBudget(t.Context(), job.AccountID, accounts.EndpointTransactions))
+	require.NoError(t, budget.Of(svc.Client()).Reset(t.Context(), job.AccountID, budget.Transactions))
 	job.Cursor = res.Cursor
 	job.Want = refresh.Transactions
 	res = collect(t, r, []refresh.Job{job})[0]
@@ -314,7 +315,7 @@ func TestPageChainAndCursor(t *testing.T) {
 	pb.pages = [][]string{{"2025-07-01/g"}, {"2025-07-01/h"}, {"2025-07-01/i"}, {"2025-07-01/j"}, {"2025-07-01/k"}}
 	clear(pb.calls)
 	pb.mu.Unlock()
-	require.NoError(t, svc.ResetBudget(t.Context(), job.AccountID, accounts.EndpointTransactions))
+	require.NoError(t, budget.Of(svc.Client()).Reset(t.Context(), job.AccountID, budget.Transactions))
 	before := res.Cursor
 	job.Cursor = before
 	res = collect(t, r, []refresh.Job{job})[0]
@@ -343,7 +344,7 @@ func TestNextLinkOtherAccount(t *testing.T) {
 	pb.mu.Lock()
 	assert.Zero(t, pb.calls["/v1/accounts/acct-2/transactions"])
 	pb.mu.Unlock()
-	a, err := svc.Remaining(t.Context(), "acct-2", accounts.EndpointTransactions)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), "acct-2", budget.Transactions)
 	require.NoError(t, err)
 	assert.Equal(t, 4, a.Remaining, "the other account's budget is untouched")
 }
@@ -370,7 +371,7 @@ func TestBothBudgetsRetryAt(t *testing.T) {
 	res := collect(t, r, []refresh.Job{job})[0]
 	require.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.Zero(t, res.Calls)
-	assert.WithinDuration(t, t0.Add(time.Hour+accounts.DefaultBudgetWindow+accounts.BudgetClockMargin), res.RetryAt, 0, "when both allow a call")
+	assert.WithinDuration(t, t0.Add(time.Hour+budget.DefaultWindow+budget.ClockMargin), res.RetryAt, 0, "when both allow a call")
 
 	clock.Set(res.RetryAt)
 	res = collect(t, r, []refresh.Job{job})[0]

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/txsync"
@@ -21,7 +21,7 @@ type verdict struct {
 	// Retry-After: every call should wait.
 	rateLimit bool
 	// budget holds the SDK's refusal, with its RetryAt.
-	budget *accounts.BudgetExhaustedError
+	budget *budget.ExhaustedError
 }
 
 // classify sorts the error of a call into an outcome:
@@ -37,7 +37,7 @@ type verdict struct {
 //     (client.ErrValidation: an invalid query or link, a missing
 //     TPP-Redirect-URI): Refused.
 func classify(err error) verdict {
-	var be *accounts.BudgetExhaustedError
+	var be *budget.ExhaustedError
 	if errors.As(err, &be) {
 		return verdict{outcome: BudgetExhausted, budget: be}
 	}

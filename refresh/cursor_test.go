@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 )
@@ -177,7 +178,7 @@ func TestClassify(t *testing.T) {
 		want Outcome
 		rate bool
 	}{
-		{"budget", &accounts.BudgetExhaustedError{RetryAt: time.Unix(5, 0)}, BudgetExhausted, false},
+		{"budget", &budget.ExhaustedError{RetryAt: time.Unix(5, 0)}, BudgetExhausted, false},
 		{"bank budget", bankErr(429, "ACCESS_EXCEEDED", nil, nil), BudgetExhausted, false},
 		{"bank budget with retry", bankErr(429, "ACCESS_EXCEEDED", retry, nil), BudgetExhausted, false},
 		{"429 bare", bankErr(429, "", nil, nil), BudgetExhausted, false},
@@ -207,7 +208,7 @@ func TestClassify(t *testing.T) {
 	assert.True(t, v.hasRetry)
 	assert.Equal(t, 7*time.Second, v.retryAfter)
 
-	assert.False(t, sent(&client.NotSentError{Err: &accounts.BudgetExhaustedError{}}))
+	assert.False(t, sent(&client.NotSentError{Err: &budget.ExhaustedError{}}))
 	assert.False(t, sent(&client.NotSentError{Err: errors.New("dial")}))
 	assert.True(t, sent(bankErr(500, "", nil, nil)))
 	assert.True(t, sent(nil))

@@ -101,7 +101,7 @@
 // (accounts.Service.Reserve): one durable write per account refresh, and
 // replicas that run the same jobs refresh each account once per round. A
 // replica that meets another's claim ends the job [BudgetExhausted] with
-// [Result.Deferred], an error matching accounts.ErrClaimed and RetryAt
+// [Result.Deferred], an error matching budget.ErrClaimed and RetryAt
 // when the claim ends, without a call. A job that does not end [Done]
 // gives back the calls it did not use and the claim in one more write,
 // so that the next run can try the account again; after a crash between

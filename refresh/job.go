@@ -339,7 +339,7 @@ type Result struct {
 	// Calls is the number of calls sent to the bank for the job.
 	Calls int
 	// Err is the error behind any outcome but Done (nil with Done): the
-	// bank's *client.Error, an *accounts.BudgetExhaustedError, a
+	// bank's *client.Error, an *budget.ExhaustedError, a
 	// transport error, [ErrNotDue], [ErrPaused], [ErrConsentEnded],
 	// [ErrInvalidJob], ...
 	Err error

@@ -2,6 +2,7 @@ package refresh_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -26,7 +28,7 @@ const pauseMargin = 100 * time.Millisecond
 
 // sendLog is a RoundTripper between the workers and the bank. It counts
 // the requests sent while the bank's pause is on (pause is the
-// Service's PausedUntil) with more than pauseMargin of it left, and when
+// budget's PausedUntil) with more than pauseMargin of it left, and when
 // the call that met the first 429 is sent again (the same X-Request-ID),
 // it notes the end of the pause then. Nothing it records depends on how
 // fast the machine runs: each request is put in or out of the pause by
@@ -88,7 +90,10 @@ func TestRateLimitPausesEveryWorker(t *testing.T) {
 	require.NoError(t, err)
 	b.svc, err = accounts.New(c)
 	require.NoError(t, err)
-	log.pause = b.svc.PausedUntil
+	log.pause = func() (time.Time, bool) {
+		until, paused, _ := budget.Of(c).PausedUntil(context.Background())
+		return until, paused
+	}
 	r, err := refresh.New(b.svc, refresh.WithWorkers(4), refresh.WithSpacing(0))
 	require.NoError(t, err)
 	jobs := jobsOf(t, b)

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
@@ -162,11 +163,11 @@ func TestRunFifthRoundRefusedLocally(t *testing.T) {
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.False(t, res.Deferred)
 	assert.Zero(t, res.Calls)
-	assert.WithinDuration(t, start.Add(accounts.DefaultBudgetWindow+accounts.BudgetClockMargin), res.RetryAt, 0, "when the first call stops counting")
-	assert.ErrorIs(t, res.Err, accounts.ErrBudgetExhausted)
+	assert.WithinDuration(t, start.Add(budget.DefaultWindow+budget.ClockMargin), res.RetryAt, 0, "when the first call stops counting")
+	assert.ErrorIs(t, res.Err, budget.ErrExhausted)
 	assert.Equal(t, jobs[0].Cursor, res.Cursor, "the cursor stays")
-	for _, e := range []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions} {
-		a, err := b.svc.Remaining(t.Context(), jobs[0].AccountID, e)
+	for _, e := range []budget.Endpoint{budget.Balances, budget.Transactions} {
+		a, err := budget.Of(b.svc.Client()).Remaining(t.Context(), jobs[0].AccountID, e)
 		require.NoError(t, err)
 		assert.Zero(t, a.Remaining, e)
 	}
@@ -196,7 +197,7 @@ func TestRunChecksBothBudgetsBeforeSpending(t *testing.T) {
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.Zero(t, res.Calls)
 	assert.Empty(t, res.Balances)
-	a, err := b.svc.Remaining(t.Context(), jobs[0].AccountID, accounts.EndpointBalances)
+	a, err := budget.Of(b.svc.Client()).Remaining(t.Context(), jobs[0].AccountID, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 4, a.Remaining, "no balances call spent")
 
@@ -303,7 +304,7 @@ func TestRunBankAccessExceeded(t *testing.T) {
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.Equal(t, 1, res.Calls)
 	assert.True(t, errors.Is(res.Err, client.ErrAccessExceeded))
-	assert.WithinDuration(t, b.clock.Now().Add(accounts.DefaultBudgetWindow+accounts.BudgetClockMargin), res.RetryAt, 0)
+	assert.WithinDuration(t, b.clock.Now().Add(budget.DefaultWindow+budget.ClockMargin), res.RetryAt, 0)
 
 	res = collect(t, r, jobs)[0]
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)

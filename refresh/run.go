@@ -165,7 +165,10 @@ func (r *Refresher) logResult(ctx context.Context, res *Result) {
 // before a call. A pause longer than the maximum wait is not waited for:
 // it returns ErrPaused with the time it ends.
 func (r *Refresher) waitPause(ctx context.Context) (time.Time, error) {
-	until, ok := r.svc.PausedUntil()
+	until, ok, err := r.budget.PausedUntil(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
 	if !ok {
 		return time.Time{}, nil
 	}

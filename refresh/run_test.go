@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/refresh"
@@ -234,7 +235,7 @@ func TestRunRateLimitPauses(t *testing.T) {
 	assert.EqualValues(t, 1, bank.calls.Load())
 	// A rate limit is not the account's budget: one call counted, not
 	// all four.
-	a, err := svc.Remaining(t.Context(), got[0].Job.AccountID, accounts.EndpointBalances)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), got[0].Job.AccountID, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 3, a.Remaining)
 }
