@@ -443,7 +443,6 @@ func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string,
 	return out, nil
 }
 
-
 // invalid refuses an argument before anything is sent: a
 // *client.ValidationError on field that matches [ErrInvalidQuery] too.
 func invalid(field, reason string) error {

@@ -28,7 +28,8 @@ func Account(accountID string) AccountOf {
 //     one call is reserved before anything is sent, and the call is
 //     refused with an [*ExhaustedError] when the budget is spent; a call
 //     made with a [Reservation]'s option ([Reservation.Option]) uses one
-//     of its calls instead, with no write;
+//     of its calls instead, with no write, and is first held during the
+//     bank's pause as the reservation says ([ReserveRequest.MaxWait]);
 //   - the reservation is given back when the client reports that nothing
 //     was sent, and the budget is marked spent when the bank answered 429
 //     ACCESS_EXCEEDED;
@@ -60,6 +61,11 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 				b.pauseAfter(ctx, r.Err)
 				rsv.noteSent(r)
 			}, nil
+		}
+		if rsv != nil {
+			if err := b.waitPause(ctx, rsv.maxWait); err != nil {
+				return nil, err
+			}
 		}
 		key := b.key(accountID, e.Card())
 		// A call with a reservation (Budget.Reserve) was counted when the

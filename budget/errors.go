@@ -21,6 +21,12 @@ var (
 	// holder claimed the account ([ReserveRequest.Claim]).
 	ErrClaimed = errors.New("budget: the account is claimed by another refresh")
 
+	// ErrPaused: a reservation, or a call made with one, met the bank's
+	// pause ([Budget.PausedUntil]) for longer than the reservation's
+	// MaxWait; nothing was written or sent. The error is a
+	// [*PausedError].
+	ErrPaused = errors.New("budget: paused at the bank's request")
+
 	// ErrOtherLimit: [New] was asked for a limit other than the one the
 	// client's budget already has. A client has one budget with one limit,
 	// whatever the number of services made on it.
@@ -71,3 +77,19 @@ func (e *ClaimedError) Error() string {
 
 // Is makes the error match [ErrClaimed].
 func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed }
+
+// PausedError is the refusal of a reservation, or of a call made with
+// one, during the bank's pause ([Budget.PausedUntil]) when the pause
+// lasts longer than the reservation may wait ([ReserveRequest.MaxWait]):
+// nothing was written or sent. It matches [ErrPaused].
+type PausedError struct {
+	// Until is when the pause ends, on the system clock.
+	Until time.Time
+}
+
+func (e *PausedError) Error() string {
+	return ErrPaused.Error() + " until " + e.Until.UTC().Format(time.RFC3339)
+}
+
+// Is makes the error match [ErrPaused].
+func (e *PausedError) Is(target error) bool { return target == ErrPaused }

@@ -14,7 +14,11 @@ import (
 // account; the account id and the claim's name (a holder's token)
 // redacted.
 func (r ReserveRequest) form() *redact.Form {
-	return redact.New("budget.ReserveRequest").Secret("accountId", r.AccountID).Bool("card", &r.Card).
+	f := redact.New("budget.ReserveRequest").Secret("accountId", r.AccountID).Bool("card", &r.Card).
 		Int("balances", r.Balances).Int("transactions", r.Transactions).
 		Secret("claim", r.Claim).Value("claimUntil", r.ClaimUntil)
+	if r.MaxWait != 0 {
+		f.Str("maxWait", r.MaxWait.String())
+	}
+	return f
 }

@@ -140,6 +140,29 @@ func (b *Budget) pauseBeforeRetry(ctx context.Context, call *client.Call) error 
 	}
 }
 
+// waitPause waits for the end of the bank's pause when it ends within
+// maxWait, and returns a *PausedError at once when it ends later: the
+// admission of a reservation and of the calls made with one. A store
+// that cannot be read leaves the pauses this budget knows.
+func (b *Budget) waitPause(ctx context.Context, maxWait time.Duration) error {
+	until, paused, _ := b.PausedUntil(ctx)
+	if !paused {
+		return nil
+	}
+	wait := time.Until(until)
+	if wait > maxWait {
+		return &PausedError{Until: until}
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // PausedUntil reports the end of the bank's latest pause, on the system
 // clock, and whether it is still running. The bank pauses the TPP with a
 // 429 with Retry-After, or 429 ACCESS_EXCEEDED with a Retry-After of at

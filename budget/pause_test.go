@@ -179,3 +179,54 @@ func TestPausedUntilStoreError(t *testing.T) {
 	_, _, err := budget.Of(c).PausedUntil(context.Background())
 	require.Error(t, err)
 }
+
+// A reservation, and each call made with it, waits for the end of the
+// bank's pause up to its MaxWait; a longer pause refuses them with a
+// *PausedError before anything is written or sent.
+func TestReservationWaitsOutThePause(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	bank := newSlowBank(t, 1)
+	st := &writeCounter{Store: store.NewMemoryStore()}
+	c := bank.client(t, st)
+	svc, err := accounts.New(c)
+	require.NoError(t, err)
+	b := budget.Of(c)
+	_, err = svc.Balances(ctx, acc1, psuPresent()...) // the bank's 429: a pause of 1 s
+	require.Error(t, err)
+	until, paused, err := b.PausedUntil(ctx)
+	require.NoError(t, err)
+	require.True(t, paused)
+	bank.retryAfter.Store(0)
+	sent := bank.requests.Load()
+
+	writes := st.writes.Load()
+	_, err = b.Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1})
+	var pe *budget.PausedError
+	require.ErrorAs(t, err, &pe)
+	require.ErrorIs(t, err, budget.ErrPaused)
+	assert.True(t, pe.Until.Equal(until))
+	assert.Equal(t, writes, st.writes.Load(), "refused without a write")
+
+	_, err = b.Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1, MaxWait: time.Minute})
+	require.NoError(t, err)
+	assert.False(t, time.Now().Before(until), "Reserve waited for the end of the pause")
+	assert.Equal(t, writes+1, st.writes.Load())
+	assert.Equal(t, sent, bank.requests.Load())
+
+	// A pause that starts after a reservation that may not wait holds
+	// its calls: they are refused, not sent.
+	rsv, err := b.Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1})
+	require.NoError(t, err)
+	bank.retryAfter.Store(30)
+	_, err = svc.Balances(ctx, acc2, psuPresent()...)
+	require.Error(t, err)
+	bank.retryAfter.Store(0)
+	sent = bank.requests.Load()
+	_, err = svc.Balances(ctx, acc1, psuAbsent(rsv.Option())...)
+	require.ErrorIs(t, err, budget.ErrPaused)
+	require.ErrorIs(t, err, client.ErrNotSent)
+	assert.Equal(t, sent, bank.requests.Load(), "nothing sent during the pause")
+	bl, _ := rsv.Left()
+	assert.Equal(t, 1, bl, "the reserved call was not used")
+}

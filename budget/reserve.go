@@ -28,6 +28,14 @@ type ReserveRequest struct {
 	// that replicas on one store refresh each account once per round.
 	Claim      string
 	ClaimUntil time.Time
+	// MaxWait is how long Reserve, and then each call made with the
+	// reservation, waits for the end of the bank's pause
+	// ([Budget.PausedUntil]) before it goes on: a pause that ends later
+	// refuses them with a *PausedError ([ErrPaused]) before anything is
+	// written or sent. Zero refuses them during any pause. A background
+	// refresh so never calls the bank while it asks to slow down, even
+	// when the pause began in the middle of the refresh.
+	MaxWait time.Duration
 }
 
 // Reservation is calls taken ahead from one account's budget by
@@ -50,6 +58,7 @@ type Reservation struct {
 	card    bool
 	at      time.Time
 	claimed bool
+	maxWait time.Duration
 	opt     client.RequestOption
 
 	mu   sync.Mutex
@@ -66,7 +75,9 @@ type reservationKey struct{}
 // takes all of them or none: when an endpoint has fewer calls left than
 // asked, it returns an *ExhaustedError for that endpoint (RetryAt: when
 // every asked endpoint allows its calls again) and writes nothing; when
-// another holder claimed the account, a *ClaimedError.
+// another holder claimed the account, a *ClaimedError. During the bank's
+// pause it waits up to req.MaxWait for its end, and otherwise returns a
+// *PausedError without a write.
 func (b *Budget) Reserve(ctx context.Context, req ReserveRequest) (*Reservation, error) {
 	if b == nil {
 		return nil, errNoBudget
@@ -78,9 +89,15 @@ func (b *Budget) Reserve(ctx context.Context, req ReserveRequest) (*Reservation,
 		return nil, fmt.Errorf("budget.Reserve: %d balances and %d transactions calls: needs 0 to %d each",
 			req.Balances, req.Transactions, b.limit)
 	}
+	if req.MaxWait < 0 {
+		return nil, fmt.Errorf("budget.Reserve: negative MaxWait %v", req.MaxWait)
+	}
+	if err := b.waitPause(ctx, req.MaxWait); err != nil {
+		return nil, err
+	}
 	eb, et := endpoints(req.Card)
 	r := &Reservation{b: b, key: b.key(req.AccountID, req.Card), card: req.Card, at: b.now(),
-		claimed: req.Claim != "", left: [2]int{req.Balances, req.Transactions}}
+		claimed: req.Claim != "", maxWait: req.MaxWait, left: [2]int{req.Balances, req.Transactions}}
 	r.opt = client.WithValue(reservationKey{}, r)
 	var refused error
 	err := b.update(ctx, r.key, func(l *ledger) error {

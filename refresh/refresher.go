@@ -77,7 +77,7 @@ func WithWorkers(n int) Option {
 // [Cursor.RefreshedAt]. A job met sooner ends [BudgetExhausted] with
 // [Result.Deferred] set and the time it is due, without a call. The
 // default is [DefaultSpacing]; give the window plus
-// budget.ClockMargin over the limit of an accounts.Service made
+// budget.ClockMargin over the limit of a client whose budget was made
 // with budget.WithLimit, or 0 to refresh an account whenever its budget
 // allows. d must not be negative.
 func WithSpacing(d time.Duration) Option {
@@ -91,9 +91,10 @@ func WithSpacing(d time.Duration) Option {
 }
 
 // WithMaxWait sets the longest pause after a 429 with Retry-After that
-// the workers sit out ([DefaultMaxWait]); a longer pause ends the jobs
-// that meet it [Transient] at once. d must not be negative; 0 never
-// waits.
+// a job sits out before its reservation and before each of its calls
+// ([DefaultMaxWait]; budget.ReserveRequest.MaxWait); a longer pause ends
+// the jobs that meet it [Transient] at once, with [ErrPaused]. d must not
+// be negative; 0 never waits (a job engine that pauses its queue).
 func WithMaxWait(d time.Duration) Option {
 	return func(r *Refresher) error {
 		if d < 0 {
@@ -142,8 +143,8 @@ func WithLogger(l *slog.Logger) Option {
 // the sync never linked ends [Refused] with txsync.ErrNotLinked, without
 // a call. A job's query starts early enough for the sync's overlap
 // window ([txsync.Syncer.ResourceFrom]; never older than the bank gives
-// without the PSU). A read cut short (at the most pages a job reads) is
-// not applied: Result.Sync stays nil, and the next one compares again. A
+// without the PSU). A read cut short (at the most entries a job reads)
+// is not applied: Result.Sync stays nil, and the next one compares again. A
 // failed write of the sync's state ends the job as the store's error does
 // ([Transient]), the cursor not advanced. Without it Result.Sync is nil.
 func WithSync(s *txsync.Syncer) Option {
@@ -157,7 +158,8 @@ func WithSync(s *txsync.Syncer) Option {
 }
 
 // New returns a Refresher that reads accounts through svc and counts
-// against its without-PSU budget (the client's store). It returns an
+// against the without-PSU budget of svc's client (budget.Of, in the
+// client's store; it takes its clock from that client). It returns an
 // error for a nil svc or an invalid option.
 func New(svc *accounts.Service, opts ...Option) (*Refresher, error) {
 	if svc == nil || svc.Client() == nil {

@@ -51,7 +51,7 @@ func TestReplicasRefreshEachAccountOnce(t *testing.T) {
 				mu.Lock()
 				switch {
 				case res.Outcome == refresh.Done:
-					done[res.Job.AccountID]++
+					done[res.Job.AccountID()]++
 				case !errors.Is(res.Err, budget.ErrClaimed) || !res.Deferred || res.Calls != 0:
 					t.Errorf("%v: %v", res, res.Err)
 				}
