@@ -61,7 +61,7 @@
 // [client.ErrConsentUnknown] (403, the PSU revoked the consent),
 // [client.ErrAccessExceeded] (429). This package adds
 // [ErrCardAccountsNotSupported] (404 on the card account list); the
-// budget's refusal before sending is budget.ErrExhausted.
+// budget's refusal before sending is [budget.ErrExhausted].
 //
 // # The without-PSU budget
 //
@@ -69,14 +69,14 @@
 // section 5.14); balances and transactions are then limited to 4 calls per
 // account and endpoint in 24 hours (docs/interface.md section 8). The
 // Service only reads: its counted calls consult the client's budget
-// (budget.Of), which counts them, refuses the fifth with a
-// *budget.ExhaustedError before it reaches the bank, and pauses the bank
+// ([budget.Of]), which counts them, refuses the fifth with a
+// [*budget.ExhaustedError] before it reaches the bank, and pauses the bank
 // after a 429 with Retry-After. What counts: Balances, Transactions,
 // TransactionsAt and NextTransactions (every page), TransactionDetails
 // (within the transactions list's 4 calls), and their card equivalents;
 // listing accounts, single account reads and agreements do not, and
 // calls with PSU-IP-Address never do. Calls made with a
-// budget.Reservation's option use its calls. The rules (when a call
+// [budget.Reservation]'s option use its calls. The rules (when a call
 // counts, replicas, clock differences, reserving ahead, the bank's
 // pause) are package budget's.
 //

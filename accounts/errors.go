@@ -23,7 +23,7 @@ import (
 //     consent with the bank (docs/interface.md section 1.8).
 //   - [client.ErrAccessExceeded]: 429 ACCESS_EXCEEDED, the without-PSU
 //     budget of docs/interface.md section 8 is spent at the bank.
-//     budget.ErrExhausted, the SDK's refusal before sending, matches it
+//     [budget.ErrExhausted], the SDK's refusal before sending, matches it
 //     too.
 //   - [client.ErrNotFound]: 404.
 var (

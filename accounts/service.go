@@ -40,7 +40,7 @@ func New(c *client.Client) (*Service, error) {
 }
 
 // Client returns the client the Service sends its calls through; its
-// budget is budget.Of of it.
+// budget is [budget.Of] of it.
 func (s *Service) Client() *client.Client {
 	if s == nil {
 		return nil
@@ -58,7 +58,7 @@ func (s *Service) client() *client.Client {
 }
 
 // counted declares op as a GET of endpoint e that counts against the
-// without-PSU budget of the account accountOf names (budget.Budget.Counted).
+// without-PSU budget of the account accountOf names ([budget.Budget.Counted]).
 func (s *Service) counted(op client.Operation, e budget.Endpoint, accountOf budget.AccountOf) client.Operation {
 	op.Method = http.MethodGet
 	if s != nil {
@@ -84,7 +84,7 @@ var transactionDetailsKeys = []string{"transactionsDetails", "transactionDetails
 // against the account's transactions budget of 4 calls per 24 hours,
 // shared with the transactions list (budget.Transactions,
 // docs/interface.md sections 8 and 10), and is refused with a
-// *budget.ExhaustedError before it is sent when that budget is spent.
+// [*budget.ExhaustedError] before it is sent when that budget is spent.
 //
 // ASSUMPTION (the platform's documentation says only "4 calls per day,
 // like the list", docs/interface.md section 10): the bank may count

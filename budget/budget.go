@@ -51,8 +51,8 @@ const (
 	CardTransactions Endpoint = "card-transactions"
 )
 
-// Card reports whether e is an endpoint of a card account.
-func (e Endpoint) Card() bool { return e == CardBalances || e == CardTransactions }
+// card reports whether e is an endpoint of a card account.
+func (e Endpoint) card() bool { return e == CardBalances || e == CardTransactions }
 
 // isBalances reports whether e counts in the balances list of a ledger
 // (the others count in its transactions list).
@@ -247,7 +247,7 @@ func (b *Budget) Remaining(ctx context.Context, accountID string, e Endpoint) (A
 	if accountID == "" {
 		return Allowance{}, errors.New("budget.Remaining: empty account id")
 	}
-	raw, err := b.st.Get(ctx, b.key(accountID, e.Card()))
+	raw, err := b.st.Get(ctx, b.key(accountID, e.card()))
 	found := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotStored) {
 		return Allowance{}, fmt.Errorf("budget: store: %w", err)
@@ -265,7 +265,7 @@ func (b *Budget) Reset(ctx context.Context, accountID string, e Endpoint) error 
 	if b == nil {
 		return errNoBudget
 	}
-	err := b.update(ctx, b.key(accountID, e.Card()), func(l *ledger) error {
+	err := b.update(ctx, b.key(accountID, e.card()), func(l *ledger) error {
 		*l.calls(e) = nil
 		return nil
 	})

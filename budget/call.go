@@ -67,7 +67,7 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 				return nil, err
 			}
 		}
-		key := b.key(accountID, e.Card())
+		key := b.key(accountID, e.card())
 		// A call with a reservation (Budget.Reserve) was counted when the
 		// reservation was written: no write now.
 		at, ok := rsv.take(key, e)
@@ -138,7 +138,7 @@ func (b *Budget) retryHook(op string, e Endpoint, accountOf AccountOf) func(cont
 		if err != nil {
 			return err
 		}
-		_, err = b.reserve(ctx, op, b.key(accountID, e.Card()), e)
+		_, err = b.reserve(ctx, op, b.key(accountID, e.card()), e)
 		return err
 	}
 }

@@ -171,7 +171,7 @@ func slot(e Endpoint) int {
 // take uses one reserved call of endpoint e of the budget under key, and
 // returns its reservation time; false when r (nil included) has none.
 func (r *Reservation) take(key string, e Endpoint) (time.Time, bool) {
-	if r == nil || key != r.key || e.Card() != r.card {
+	if r == nil || key != r.key || e.card() != r.card {
 		return time.Time{}, false
 	}
 	r.mu.Lock()
