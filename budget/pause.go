@@ -171,7 +171,8 @@ func (b *Budget) waitPause(ctx context.Context, maxWait time.Duration) error {
 // the client at once and, through the client's store, for every client
 // on a shared store within a second (the budget reads the store at most
 // once a second). A pause that ended is still reported, with false, for
-// an hour. Package refresh checks it before each call, so that no worker
+// an hour. A reservation and the calls made with it wait for its end or
+// are refused ([ReserveRequest.MaxWait]), so that no refresh worker
 // calls the bank during a pause; a job engine pauses its queue with it.
 // The error is the store's: the pause known so far is returned with it.
 func (b *Budget) PausedUntil(ctx context.Context) (until time.Time, paused bool, err error) {
