@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/servicecall"
@@ -145,12 +146,12 @@ func (r *BalanceReport) Find(t BalanceType) (Balance, bool) {
 //
 // Without the PSU present (no PSU-IP-Address in ro) the call counts
 // against the account's budget of 4 balances calls per 24 hours
-// (docs/interface.md section 8) and is refused with a [*BudgetExhaustedError] before it
+// (docs/interface.md section 8) and is refused with a *budget.ExhaustedError before it
 // is sent when the budget is spent.
 func (s *Service) Balances(ctx context.Context, accountID string, ro ...client.RequestOption) (*BalanceReport, error) {
 	const op = "accounts.Balances"
 	out, _, err := servicecall.Do[BalanceReport](ctx, s.client(), s.counted(client.Operation{Name: op,
 		Path: "/v1/accounts/{accountId}/balances", Params: map[string]string{"accountId": accountID}},
-		EndpointBalances, idOf(accountID)), ro)
+		budget.Balances, budget.Account(accountID)), ro)
 	return out, err
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/servicecall"
@@ -275,6 +276,6 @@ func (s *Service) CardBalances(ctx context.Context, cardAccountID string, ro ...
 	const op = "accounts.CardBalances"
 	out, _, err := servicecall.Do[BalanceReport](ctx, s.client(), s.counted(client.Operation{Name: op,
 		Path: "/v1/card-accounts/{cardAccountId}/balances", Params: map[string]string{"cardAccountId": cardAccountID}},
-		EndpointCardBalances, idOf(cardAccountID)), cardOptions(ro))
+		budget.CardBalances, budget.Account(cardAccountID)), cardOptions(ro))
 	return out, err
 }

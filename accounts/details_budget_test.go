@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
 
@@ -48,16 +49,16 @@ func TestEmulatorTransactionDetailsShareListBudget(t *testing.T) {
 			for i, kind := range tt.calls {
 				require.NoError(t, call(kind), "call %d (%s)", i+1, kind)
 			}
-			left, err := b.svc.Remaining(ctx, id, accounts.EndpointTransactions)
+			left, err := budget.Of(b.svc.Client()).Remaining(ctx, id, budget.Transactions)
 			require.NoError(t, err)
 			assert.Zero(t, left.Remaining)
 
 			sent := b.log.countAll(id)
 			err = call(tt.last)
-			require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
-			var be *accounts.BudgetExhaustedError
+			require.ErrorIs(t, err, budget.ErrExhausted)
+			var be *budget.ExhaustedError
 			require.ErrorAs(t, err, &be)
-			assert.Equal(t, accounts.EndpointTransactions, be.Endpoint)
+			assert.Equal(t, budget.Transactions, be.Endpoint)
 			assert.Equal(t, sent, b.log.countAll(id), "nothing reached the emulator")
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -62,23 +63,23 @@ func TestTransactionDetailsBudget(t *testing.T) {
 	svc := newMockService(t)
 	respond(t, http.MethodGet, "/v1/accounts/"+acc1+"/transactions/"+detailsID, http.StatusOK, "transaction-details.json", nil)
 	ctx := t.Context()
-	for i := range accounts.DefaultBudgetLimit {
+	for i := range budget.DefaultLimit {
 		_, err := svc.TransactionDetails(ctx, acc1, detailsID, psuAbsent()...)
 		require.NoError(t, err, "call %d", i+1)
 	}
 	_, err := svc.TransactionDetails(ctx, acc1, detailsID, psuAbsent()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
-	var be *accounts.BudgetExhaustedError
+	require.ErrorIs(t, err, budget.ErrExhausted)
+	var be *budget.ExhaustedError
 	require.ErrorAs(t, err, &be)
-	assert.Equal(t, accounts.EndpointTransactions, be.Endpoint, "the spent budget is the list's")
-	assert.Equal(t, accounts.DefaultBudgetLimit, calls(), "the fifth call was not sent")
+	assert.Equal(t, budget.Transactions, be.Endpoint, "the spent budget is the list's")
+	assert.Equal(t, budget.DefaultLimit, calls(), "the fifth call was not sent")
 
-	left, err := svc.Remaining(ctx, acc1, accounts.EndpointTransactions)
+	left, err := budget.Of(svc.Client()).Remaining(ctx, acc1, budget.Transactions)
 	require.NoError(t, err)
 	assert.Zero(t, left.Remaining, "the details calls spent the list's budget")
-	left, err = svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	left, err = budget.Of(svc.Client()).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.DefaultBudgetLimit, left.Remaining, "balances keep their own")
+	assert.Equal(t, budget.DefaultLimit, left.Remaining, "balances keep their own")
 	_, err = svc.TransactionDetails(ctx, acc1, detailsID, psuPresent()...)
 	require.NoError(t, err, "the PSU present has no budget")
 
@@ -87,7 +88,7 @@ func TestTransactionDetailsBudget(t *testing.T) {
 		require.ErrorIs(t, err, client.ErrNotSent)
 		require.ErrorIs(t, err, client.ErrValidation)
 	}
-	assert.Equal(t, accounts.DefaultBudgetLimit+1, calls())
+	assert.Equal(t, budget.DefaultLimit+1, calls())
 }
 
 // TestTransactionDetailsShapes accepts the singular member name of later
@@ -141,14 +142,14 @@ func TestEmulatorTransactionDetails(t *testing.T) {
 		require.NoError(t, err, "call %d", i+1)
 	}
 	_, err = b.svc.TransactionDetails(ctx, id, want.TransactionID, absent(sess)...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	assert.Equal(t, 5, b.log.countAll("method=GET", id+"/transactions/"+want.TransactionID), "the fifth call without the PSU was not sent")
 
 	// The SDK counts details within the list's budget: the list is
 	// refused too, unsent.
 	sent := b.log.countAll(id)
 	_, err = b.svc.Transactions(ctx, id, nil, absent(sess)...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	assert.Equal(t, sent, b.log.countAll(id), "the list call was not sent")
 
 	c2, err := client.New(b.s.URL, b.c.Credentials(), client.WithHTTPClient(b.s.Client()), client.WithRetryPolicy(client.RetryPolicy{}))
@@ -156,11 +157,11 @@ func TestEmulatorTransactionDetails(t *testing.T) {
 	svc2 := newService(t, c2)
 	_, err = svc2.TransactionDetails(ctx, id, want.TransactionID, absent(sess)...)
 	require.ErrorIs(t, err, client.ErrAccessExceeded, "the emulator counted the first four")
-	assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted)
+	assert.NotErrorIs(t, err, budget.ErrExhausted)
 	// The bank's 429 on details marks the shared budget spent: svc2
 	// refuses the list by itself.
 	sent = b.log.countAll(id)
 	_, err = svc2.Transactions(ctx, id, nil, absent(sess)...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	assert.Equal(t, sent, b.log.countAll(id), "the list call was not sent")
 }

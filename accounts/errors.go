@@ -2,8 +2,6 @@ package accounts
 
 import (
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -25,7 +23,8 @@ import (
 //     consent with the bank (docs/interface.md section 1.8).
 //   - [client.ErrAccessExceeded]: 429 ACCESS_EXCEEDED, the without-PSU
 //     budget of docs/interface.md section 8 is spent at the bank.
-//     [ErrBudgetExhausted] matches it too.
+//     [budget.ErrExhausted], the SDK's refusal before sending, matches it
+//     too.
 //   - [client.ErrNotFound]: 404.
 var (
 	// ErrCardAccountsNotSupported: the bank answered 404 to GET
@@ -33,14 +32,6 @@ var (
 	// (a PSU without cards gets 200 with an empty list). The error is a
 	// [*CardAccountsNotSupportedError].
 	ErrCardAccountsNotSupported = errors.New("accounts: the bank does not offer card accounts")
-
-	// ErrBudgetExhausted: the SDK refused, before sending it, a balances
-	// or transactions call without the PSU present, because the account
-	// has had 4 such calls in the last 24 hours (docs/interface.md section 8). The error
-	// is a [*BudgetExhaustedError]; it also matches
-	// [client.ErrAccessExceeded], so one check covers the SDK's refusal
-	// and the bank's 429.
-	ErrBudgetExhausted = errors.New("accounts: budget of calls without the PSU present is spent")
 
 	// ErrInvalidQuery: a [TransactionQuery] is not acceptable, or a
 	// next link was followed for an empty account id. The client refused
@@ -87,36 +78,6 @@ func (e *CardAccountsNotSupportedError) Unwrap() error { return e.Err }
 // Is matches [ErrCardAccountsNotSupported].
 func (e *CardAccountsNotSupportedError) Is(target error) bool {
 	return target == ErrCardAccountsNotSupported
-}
-
-// BudgetExhaustedError is returned, before anything is sent, for a call
-// without the PSU present that would exceed the account's budget
-// (docs/interface.md section 8). It matches [ErrBudgetExhausted] and
-// [client.ErrAccessExceeded].
-type BudgetExhaustedError struct {
-	// Operation names the SDK call, e.g. "accounts.Balances".
-	Operation string
-	// Endpoint is the counted endpoint.
-	Endpoint Endpoint
-	// Limit is the number of calls allowed in Window.
-	Limit int
-	// Window is the rolling window, 24 hours.
-	Window time.Duration
-	// RetryAt is when the oldest counted call stops counting (Window and
-	// [BudgetClockMargin] after it was made), so that one call is allowed
-	// again.
-	RetryAt time.Time
-}
-
-// Error returns one short line. It names no account or PSU.
-func (e *BudgetExhaustedError) Error() string {
-	return fmt.Sprintf("%s: %d %s calls without the PSU present in %s already made; next allowed at %s",
-		e.Operation, e.Limit, e.Endpoint, e.Window, e.RetryAt.UTC().Format(time.RFC3339))
-}
-
-// Is matches [ErrBudgetExhausted] and [client.ErrAccessExceeded].
-func (e *BudgetExhaustedError) Is(target error) bool {
-	return target == ErrBudgetExhausted || target == client.ErrAccessExceeded
 }
 
 // linkError is an [ErrUnexpectedLink] that may also wrap

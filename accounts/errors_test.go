@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 )
 
@@ -41,7 +42,7 @@ func TestBankErrors(t *testing.T) {
 		}},
 	}
 	sentinels := []error{client.ErrSCARequired, client.ErrSCAExpired, client.ErrConsentExpired, client.ErrConsentInvalid, client.ErrConsentUnknown,
-		client.ErrAccessExceeded, accounts.ErrCardAccountsNotSupported, accounts.ErrBudgetExhausted}
+		client.ErrAccessExceeded, accounts.ErrCardAccountsNotSupported, budget.ErrExhausted}
 	for _, doc := range []struct {
 		file   string
 		status int
@@ -97,14 +98,14 @@ func TestBankAccessExceededSpendsTheBudget(t *testing.T) {
 	ctx := t.Context()
 	_, err := svc.Balances(ctx, acc1, psuAbsent()...)
 	require.ErrorIs(t, err, client.ErrAccessExceeded)
-	assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted, "the bank's refusal, not the SDK's")
+	assert.NotErrorIs(t, err, budget.ErrExhausted, "the bank's refusal, not the SDK's")
 
-	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err := budget.Of(svc.Client()).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 0, a.Remaining)
 
 	_, err = svc.Balances(ctx, acc1, psuAbsent()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	assert.ErrorIs(t, err, client.ErrAccessExceeded, "one check covers both refusals")
 	assert.Equal(t, 1, calls(), "the second call never reached the bank")
 
@@ -152,15 +153,15 @@ func TestProprietaryFieldsAreKept(t *testing.T) {
 }
 
 func TestBudgetErrorNamesNoAccount(t *testing.T) {
-	svc := newMockService(t, accounts.WithLimit(1, 24*time.Hour))
+	svc := newMockService(t, budget.WithLimit(1, 24*time.Hour))
 	respond(t, http.MethodGet, "/v1/accounts/"+acc1+"/balances", http.StatusOK, "balances.json", nil)
 	_, err := svc.Balances(t.Context(), acc1, psuAbsent()...)
 	require.NoError(t, err)
 	_, err = svc.Balances(t.Context(), acc1, psuAbsent()...)
-	var be *accounts.BudgetExhaustedError
+	var be *budget.ExhaustedError
 	require.ErrorAs(t, err, &be)
 	assert.Equal(t, "accounts.Balances", be.Operation)
-	assert.Equal(t, accounts.EndpointBalances, be.Endpoint)
+	assert.Equal(t, budget.Balances, be.Endpoint)
 	assert.Equal(t, 1, be.Limit)
 	for _, secret := range []string{acc1, psuID, sessionID} {
 		assert.False(t, strings.Contains(err.Error(), secret))

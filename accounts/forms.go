@@ -264,12 +264,3 @@ func (a Agreement) form() *redact.Form {
 		Int("engagements", len(a.Engagements))
 	return redact.Keys(f, "links", a.Links)
 }
-
-// String shows what r takes from the budget and until when it claims the
-// account; the account id and the claim's name (a holder's token)
-// redacted.
-func (r ReserveRequest) form() *redact.Form {
-	return redact.New("accounts.ReserveRequest").Secret("accountId", r.AccountID).Bool("card", &r.Card).
-		Int("balances", r.Balances).Int("transactions", r.Transactions).
-		Secret("claim", r.Claim).Value("claimUntil", r.ClaimUntil)
-}

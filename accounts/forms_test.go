@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -206,9 +205,6 @@ func TestFormsHideIdentifyingData(t *testing.T) {
 	require.NotEmpty(t, consent.SCARedirect())
 	checkForms(t, "Consent", consent, secretsOf(doc), []string{"scaRedirect"}, true)
 
-	req := accounts.ReserveRequest{AccountID: "acc-3f9a1c", Balances: 1, Transactions: 2,
-		Claim: "claim-77e0b2", ClaimUntil: time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)}
-	checkForms(t, "ReserveRequest", req, []string{"acc-3f9a1c", "claim-77e0b2"}, []string{"balances", "2026-03-04"}, false)
 }
 
 // The secrets the test looks for are in the documents: a check that finds

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/sandbox/emulator"
@@ -40,16 +41,18 @@ const (
 // activated with httpmock. httpmock.ActivateNonDefault installs the
 // package-wide DefaultTransport, so tests using it do not run in parallel.
 // Retries are off so that every answer is seen once.
-func newMockService(t *testing.T, opts ...accounts.Option) *accounts.Service {
+func newMockService(t *testing.T, opts ...budget.Option) *accounts.Service {
 	t.Helper()
 	c := testtpp.MockClient(t, client.WithRetryPolicy(client.RetryPolicy{}))
 	return newService(t, c, opts...)
 }
 
-// newService returns a Service on c and requires New to accept opts.
-func newService(t testing.TB, c *client.Client, opts ...accounts.Option) *accounts.Service {
+// newService returns a Service on c, whose budget is made with opts first.
+func newService(t testing.TB, c *client.Client, opts ...budget.Option) *accounts.Service {
 	t.Helper()
-	svc, err := accounts.New(c, opts...)
+	_, err := budget.New(c, opts...)
+	require.NoError(t, err)
+	svc, err := accounts.New(c)
 	require.NoError(t, err)
 	return svc
 }
@@ -149,7 +152,7 @@ type bank struct {
 
 // startBank starts an emulator (with clk as its and the client's clock
 // when not nil) and a Service signing as a new TPP.
-func startBank(t *testing.T, clk *testtpp.Clock, opts ...accounts.Option) *bank {
+func startBank(t *testing.T, clk *testtpp.Clock, opts ...budget.Option) *bank {
 	t.Helper()
 	log := &requestLog{}
 	eopts := []emulator.Option{emulator.WithLogger(slog.New(slog.NewTextHandler(log, nil)))}

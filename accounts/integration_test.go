@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -156,20 +157,20 @@ func TestEmulatorBudgetRefusesTheFifthCall(t *testing.T) {
 	for i := range 4 {
 		_, err := b.svc.Balances(ctx, id, absent(sess)...)
 		require.NoError(t, err, "call %d", i+1)
-		a, err := b.svc.Remaining(ctx, id, accounts.EndpointBalances)
+		a, err := budget.Of(b.svc.Client()).Remaining(ctx, id, budget.Balances)
 		require.NoError(t, err)
 		assert.Equal(t, 3-i, a.Remaining)
 	}
 	_, err := b.svc.Balances(ctx, id, absent(sess)...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	assert.ErrorIs(t, err, client.ErrAccessExceeded)
-	var be *accounts.BudgetExhaustedError
+	var be *budget.ExhaustedError
 	require.ErrorAs(t, err, &be)
-	assert.Equal(t, accounts.DefaultBudgetLimit, be.Limit)
+	assert.Equal(t, budget.DefaultLimit, be.Limit)
 	assert.Equal(t, 4, b.log.countAll("method=GET", id, "/balances"), "the emulator received only 4")
 
 	// Transactions have their own budget; the PSU present has none.
-	a, err := b.svc.Remaining(ctx, id, accounts.EndpointTransactions)
+	a, err := budget.Of(b.svc.Client()).Remaining(ctx, id, budget.Transactions)
 	require.NoError(t, err)
 	assert.Equal(t, 4, a.Remaining)
 	_, err = b.svc.Balances(ctx, id, present(sess)...)
@@ -298,7 +299,7 @@ func TestEmulatorBankAccessExceeded(t *testing.T) {
 	other := newService(t, c2)
 	_, err = other.Transactions(ctx, id, nil, absent(sess)...)
 	require.ErrorIs(t, err, client.ErrAccessExceeded)
-	assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted)
+	assert.NotErrorIs(t, err, budget.ErrExhausted)
 	var ce *client.Error
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, http.StatusTooManyRequests, ce.StatusCode)
@@ -307,7 +308,7 @@ func TestEmulatorBankAccessExceeded(t *testing.T) {
 
 	// From then on the second instance refuses by itself.
 	_, err = other.Transactions(ctx, id, nil, absent(sess)...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	assert.Equal(t, 5, b.log.countAll("method=GET", id, "/transactions"))
 }
 

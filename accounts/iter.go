@@ -15,7 +15,7 @@ import (
 //
 // The iterator is lazy: nothing is sent until the loop starts, one page is
 // held in memory at a time, and break stops fetching. An error (including
-// a [*BudgetExhaustedError]) is yielded once, with a nil transaction, and
+// a *budget.ExhaustedError) is yielded once, with a nil transaction, and
 // ends the loop. Next links are followed only when they are transactions
 // links of the same account on the bank's base URL (a link to another
 // host gives [client.ErrForeignHost], another path [ErrUnexpectedLink]);
@@ -32,7 +32,7 @@ import (
 //
 // Without the PSU present every page counts against the account's budget
 // of 4 transactions calls per 24 hours: an iteration over more pages than
-// the budget allows ends with ErrBudgetExhausted.
+// the budget allows ends with budget.ErrExhausted.
 func (s *Service) TransactionsIter(ctx context.Context, accountID string, q *TransactionQuery, ro ...client.RequestOption) iter.Seq2[*Transaction, error] {
 	first := func() (pageView[Transaction], error) {
 		p, err := s.Transactions(ctx, accountID, q, ro...)

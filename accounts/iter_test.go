@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/money"
 )
@@ -297,7 +298,7 @@ func TestTransactionsIterWithoutThePSUStopsAtTheBudget(t *testing.T) {
 	got, errs := collect(svc.TransactionsIter(t.Context(), acc1, nil, psuAbsent()...))
 	assert.Equal(t, []string{"booked:e0", "booked:e1", "booked:e2", "booked:e3"}, texts(got))
 	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], accounts.ErrBudgetExhausted)
+	assert.ErrorIs(t, errs[0], budget.ErrExhausted)
 	assert.Equal(t, 4, calls(), "every page counts; the fifth is not sent")
 
 	// With the PSU present the whole history is read.

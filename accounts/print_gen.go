@@ -273,18 +273,3 @@ func (a Agreement) Format(st fmt.State, verb rune) { redact.Write(st, verb, a.St
 
 // LogValue makes log/slog print a as a group of the facts String shows.
 func (a Agreement) LogValue() slog.Value { return a.form().LogValue() }
-
-// String shows what r takes from the budget and until when it claims the
-// account; the account id and the claim's name (a holder's token)
-// redacted.
-func (r ReserveRequest) String() string { return r.form().String() }
-
-// GoString is String, for %#v.
-func (r ReserveRequest) GoString() string { return r.String() }
-
-// Format prints String under every fmt verb (%q quoted): fmt would
-// otherwise print the fields one by one for verbs such as %d and %x.
-func (r ReserveRequest) Format(st fmt.State, verb rune) { redact.Write(st, verb, r.String()) }
-
-// LogValue makes log/slog print r as a group of the facts String shows.
-func (r ReserveRequest) LogValue() slog.Value { return r.form().LogValue() }

@@ -4,10 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
-	"time"
 
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/servicecall"
 )
@@ -20,54 +19,34 @@ import (
 // defaults.
 //
 // Balances and transactions calls made without the PSU present (no
-// PSU-IP-Address) count against the account's without-PSU budget, kept
-// in the client's store: every Service made on one client shares it. A
-// Service is safe for concurrent use.
+// PSU-IP-Address) count against the account's without-PSU budget: the
+// client's ([budget.Of]), kept in its store, which every Service made on
+// one client shares. A Service is safe for concurrent use.
 type Service struct {
 	c      *client.Client
-	budget *budget
+	budget *budget.Budget
 }
 
-// Option configures a [Service] in [New]; an invalid one makes New fail.
-type Option func(*Service) error
-
-// WithLimit replaces the without-PSU limit of 4 calls in 24 hours
-// ([DefaultBudgetLimit], [DefaultBudgetWindow]) for a bank whose limit
-// differs. calls must be at least 1 and window at least a second.
-func WithLimit(calls int, window time.Duration) Option {
-	return func(s *Service) error {
-		if calls < 1 || window < time.Second {
-			return fmt.Errorf("accounts: WithLimit(%d, %v): needs at least 1 call in at least 1s", calls, window)
-		}
-		s.budget.limit, s.budget.window = calls, window
-		return nil
-	}
-}
-
-// New returns a Service that sends its calls through c. The without-PSU
-// budget is kept in c's store ([client.WithStore]) on c's clock, so every
-// Service of c, and every client on the same shared store, counts the
-// same calls. New refuses a nil client and an invalid option.
-func New(c *client.Client, opts ...Option) (*Service, error) {
+// New returns a Service that sends its calls through c. Its balances and
+// transactions calls without the PSU count against c's budget
+// ([budget.Of]; make it first with budget.New for another limit than 4
+// calls in 24 hours), so every Service of c, and every client on the
+// same shared store, counts the same calls. New refuses a nil client.
+func New(c *client.Client) (*Service, error) {
 	if c == nil {
 		return nil, errNoClient
 	}
-	s := &Service{c: c, budget: &budget{st: c.Store(), scope: c.Scope(), now: c.Now,
-		limit: DefaultBudgetLimit, window: DefaultBudgetWindow}}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
+	return &Service{c: c, budget: budget.Of(c)}, nil
 }
 
 // Client returns the client the Service sends its calls through; its
-// clock ([client.Client.Now]) is the one the budget counts on.
-func (s *Service) Client() *client.Client { return s.c }
+// budget is [budget.Of] of it.
+func (s *Service) Client() *client.Client {
+	if s == nil {
+		return nil
+	}
+	return s.c
+}
 
 // client is the Service's client, nil for a nil Service: the call
 // helper (servicecall.Do) refuses both alike, before sending.
@@ -79,18 +58,13 @@ func (s *Service) client() *client.Client {
 }
 
 // counted declares op as a GET of endpoint e that counts against the
-// without-PSU budget of the account accountOf names (see budget.hook).
-func (s *Service) counted(op client.Operation, e Endpoint, accountOf func(*client.Call) (string, error)) client.Operation {
+// without-PSU budget of the account accountOf names ([budget.Budget.Counted]).
+func (s *Service) counted(op client.Operation, e budget.Endpoint, accountOf budget.AccountOf) client.Operation {
 	op.Method = http.MethodGet
-	if s != nil && s.budget != nil {
-		op.Hook, op.BeforeRetry = s.budget.hook(op.Name, e, accountOf), s.budget.retryHook(op.Name, e, accountOf)
+	if s != nil {
+		op = s.budget.Counted(op, e, accountOf)
 	}
 	return op
-}
-
-// idOf is the accountOf of a call on accountID.
-func idOf(accountID string) func(*client.Call) (string, error) {
-	return func(*client.Call) (string, error) { return accountID, nil }
 }
 
 // transactionDetailsKeys are the members a transaction details answer may
@@ -108,9 +82,9 @@ var transactionDetailsKeys = []string{"transactionsDetails", "transactionDetails
 //
 // Without the PSU present (no PSU-IP-Address in ro) the call counts
 // against the account's transactions budget of 4 calls per 24 hours,
-// shared with the transactions list ([EndpointTransactions],
+// shared with the transactions list (budget.Transactions,
 // docs/interface.md sections 8 and 10), and is refused with a
-// [*BudgetExhaustedError] before it is sent when that budget is spent.
+// [*budget.ExhaustedError] before it is sent when that budget is spent.
 //
 // ASSUMPTION (the platform's documentation says only "4 calls per day,
 // like the list", docs/interface.md section 10): the bank may count
@@ -125,7 +99,7 @@ func (s *Service) TransactionDetails(ctx context.Context, accountID, transaction
 	const op = "accounts.TransactionDetails"
 	out, _, err := servicecall.Do[transactionDetails](ctx, s.client(), s.counted(client.Operation{Name: op, Path: "/v1/accounts/{accountId}/transactions/{transactionId}",
 		Params: map[string]string{"accountId": accountID, "transactionId": transactionID}},
-		EndpointTransactions, idOf(accountID)), ro)
+		budget.Transactions, budget.Account(accountID)), ro)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/servicecall"
@@ -365,7 +366,7 @@ func markStatus(ts []Transaction, s BookingStatus) {
 //
 // Without the PSU present (no PSU-IP-Address) every page counts against
 // the account's budget of 4 transactions calls per 24 hours and is refused
-// with a [*BudgetExhaustedError] before it is sent when the budget is
+// with a *budget.ExhaustedError before it is sent when the budget is
 // spent; without the PSU only [HistoryWithoutPSU] of history is
 // available, for accounts the PSU used with SCA within
 // [OnlineSCARecency].
@@ -374,7 +375,7 @@ func (s *Service) Transactions(ctx context.Context, accountID string, q *Transac
 	v, refuse := q.values()
 	out, _, err := servicecall.Do[TransactionsPage](ctx, s.client(), s.counted(client.Operation{Name: op,
 		Path: "/v1/accounts/{accountId}/transactions", Params: map[string]string{"accountId": accountID},
-		Query: v, Refuse: refuse}, EndpointTransactions, idOf(accountID)), ro)
+		Query: v, Refuse: refuse}, budget.Transactions, budget.Account(accountID)), ro)
 	return out, err
 }
 
@@ -398,7 +399,7 @@ func (s *Service) NextTransactions(ctx context.Context, accountID, href string, 
 
 func (s *Service) transactionsAt(ctx context.Context, op, href, want string, refuse error, ro []client.RequestOption) (*TransactionsPage, error) {
 	out, _, err := servicecall.Do[TransactionsPage](ctx, s.client(), s.counted(client.Operation{Name: op, Path: href,
-		Refuse: linkRefusal(op, href, refuse)}, EndpointTransactions, s.linkAccount(op, accountsCollection, want)), ro)
+		Refuse: linkRefusal(op, href, refuse)}, budget.Transactions, s.linkAccount(op, accountsCollection, want)), ro)
 	if err != nil {
 		return nil, foreignLink(op, err)
 	}
@@ -415,7 +416,7 @@ func (s *Service) CardTransactions(ctx context.Context, cardAccountID string, q 
 	v, refuse := q.values()
 	out, _, err := servicecall.Do[CardTransactionsPage](ctx, s.client(), s.counted(client.Operation{Name: op,
 		Path: "/v1/card-accounts/{cardAccountId}/transactions", Params: map[string]string{"cardAccountId": cardAccountID},
-		Query: v, Refuse: refuse}, EndpointCardTransactions, idOf(cardAccountID)), cardOptions(ro))
+		Query: v, Refuse: refuse}, budget.CardTransactions, budget.Account(cardAccountID)), cardOptions(ro))
 	return out, err
 }
 
@@ -435,15 +436,11 @@ func (s *Service) NextCardTransactions(ctx context.Context, cardAccountID, href 
 
 func (s *Service) cardTransactionsAt(ctx context.Context, op, href, want string, refuse error, ro []client.RequestOption) (*CardTransactionsPage, error) {
 	out, _, err := servicecall.Do[CardTransactionsPage](ctx, s.client(), s.counted(client.Operation{Name: op, Path: href,
-		Refuse: linkRefusal(op, href, refuse)}, EndpointCardTransactions, s.linkAccount(op, cardAccountsCollection, want)), cardOptions(ro))
+		Refuse: linkRefusal(op, href, refuse)}, budget.CardTransactions, s.linkAccount(op, cardAccountsCollection, want)), cardOptions(ro))
 	if err != nil {
 		return nil, foreignLink(op, err)
 	}
 	return out, nil
-}
-
-func errEmptyID(op string) error {
-	return fmt.Errorf("%s: %w", op, invalid("accountId", "required"))
 }
 
 // invalid refuses an argument before anything is sent: a

@@ -49,10 +49,23 @@ type Call struct {
 	// Operation's BeforeRetry: the HTTP status of the answer to the
 	// attempt being retried (0: none arrived) and the bank's Retry-After
 	// the client waits before the retry (0: it waits its own backoff).
-	// The accounts package pauses the without-PSU calls to the bank on a
-	// 429 with Retry-After there, before the client's wait.
+	// Package budget pauses the without-PSU calls to the bank on a 429
+	// with Retry-After there, before the client's wait.
 	RetryStatus int
 	RetryAfter  time.Duration
+
+	values []callValue // WithValue
+}
+
+// Value returns the value a [WithValue] option attached to the call under
+// key, nil when none did.
+func (c *Call) Value(key any) any {
+	for _, v := range c.values {
+		if v.key == key {
+			return v.value
+		}
+	}
+	return nil
 }
 
 // Result is what became of a call, as the client reports it to the
@@ -77,8 +90,8 @@ type Result struct {
 // the call before anything is sent: [Client.Do] returns that error inside
 // a [*NotSentError] and after is not called. Otherwise after (when not
 // nil) is called exactly once, before Do returns, with what became of the
-// call; that is where a service counts a call it spent (the accounts
-// budget) or records an outcome (the payments journal).
+// call; that is where a service counts a call it spent (package budget)
+// or records an outcome (package journal).
 type Hook func(ctx context.Context, call *Call) (after func(Result), err error)
 
 // requiredOption names the option that sets each header an operation can

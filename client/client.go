@@ -43,6 +43,8 @@ type Client struct {
 	identity atomic.Pointer[string] // the TPP's, fixed by the first credentials (identity.go)
 	bankURL  string                 // the base URL in canonical form (identity.go)
 	scope    atomic.Pointer[string] // Scope, once the identity is fixed
+
+	parts sync.Map // Part: key -> value
 }
 
 // New returns a Client for the bank at baseURL (for example

@@ -30,8 +30,36 @@ type callConfig struct {
 	kvBuf          [12]headerKV
 	requestID      string
 	acceptFix      []AcceptFix
-	query          url.Values // added to the operation's query
-	skipValidation bool       // WithoutValidation
+	query          url.Values  // added to the operation's query
+	skipValidation bool        // WithoutValidation
+	values         []callValue // WithValue
+}
+
+// callValue is one value a [WithValue] option attached to a call.
+type callValue struct{ key, value any }
+
+// WithValue attaches value to the call under key, for the operation's
+// hooks to read with [Call.Value]: how a service package hands its hook
+// something that belongs to one call (package budget's
+// Reservation.Option gives the reservation of the account's calls that
+// way). It sets no header and nothing is sent of it. key must be
+// comparable; use an unexported type of the package that reads it, as
+// with context.WithValue. A later option with the same key replaces the
+// value; a nil key fails the call before it is sent.
+func WithValue(key, value any) RequestOption {
+	if key == nil {
+		return fail(&ValidationError{Field: "value", Reason: "nil key"})
+	}
+	return func(c *callConfig) error {
+		for i := range c.values {
+			if c.values[i].key == key {
+				c.values[i].value = value
+				return nil
+			}
+		}
+		c.values = append(c.values, callValue{key, value})
+		return nil
+	}
 }
 
 // PSU holds the PSU-* headers of docs/interface.md section 4.1. ID is the PSU-ID (a UUID

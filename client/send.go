@@ -77,7 +77,7 @@ type Operation struct {
 	// nor before the clock-skew retry, whose attempt the bank refused
 	// without acting on it. An error from it ends the call with that
 	// attempt's result, as if the policy allowed no more retries: the
-	// retry is not sent. The accounts budget reserves one more call there,
+	// retry is not sent. Package budget reserves one more call there,
 	// since the bank may count every attempt it received.
 	BeforeRetry func(ctx context.Context, call *Call) error
 }
@@ -228,7 +228,8 @@ type prepared struct {
 	requestID      string
 	skipValidation bool
 	scope          string
-	resolved       *Call // call(), made once
+	values         []callValue // WithValue
+	resolved       *Call       // call(), made once
 }
 
 // call describes p for hooks and validators, made the first time one
@@ -241,7 +242,7 @@ func (p *prepared) call() *Call {
 			delete(h, k)
 		}
 		p.resolved = &Call{Operation: p.op.Name, Method: p.op.Method, URL: p.url, Path: p.urlPath, Scope: p.scope,
-			RequestID: p.requestID, Body: p.body, Header: h, Repeatable: p.op.repeatable()}
+			RequestID: p.requestID, Body: p.body, Header: h, Repeatable: p.op.repeatable(), values: p.values}
 	}
 	return p.resolved
 }
@@ -290,7 +291,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 			// (an amount without a currency): the operation's validation,
 			// run on the call without its body, says which field.
 			if op.Validate != nil && !call.skipValidation {
-				partial := &Call{Operation: op.Name, Method: op.Method, URL: u.String(), Header: call.headers(0), Repeatable: op.repeatable()}
+				partial := &Call{Operation: op.Name, Method: op.Method, URL: u.String(), Header: call.headers(0), Repeatable: op.repeatable(), values: call.values}
 				if verr := op.Validate(partial); verr != nil {
 					err = verr
 				}
@@ -320,7 +321,7 @@ func (c *Client) prepare(op *Operation, opts []RequestOption) (*prepared, error)
 		set("User-Agent", c.cfg.userAgent)
 	}
 	return &prepared{op: *op, url: u.String(), urlPath: strings.TrimPrefix(u.EscapedPath(), c.basePath), body: body, header: call.headers(len(attemptHeaders)),
-		requestID: requestID, skipValidation: call.skipValidation, scope: c.Scope()}, nil
+		requestID: requestID, skipValidation: call.skipValidation, scope: c.Scope(), values: call.values}, nil
 }
 
 func (c *Client) acceptFixValue(extra []AcceptFix) string {

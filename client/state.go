@@ -11,8 +11,8 @@ import (
 )
 
 // WithStore keeps the client's state in st: the without-PSU call budget
-// of every accounts.Service made on the client (and whatever else a
-// service keeps per client). Give every replica of a TPP's service a
+// (package budget) of every accounts.Service made on the client, and
+// whatever else a service keeps per client. Give every replica of a TPP's service a
 // client on the same shared store (a file store on a shared disk, the
 // PostgreSQL store) so that they count one budget. By default the state
 // is in memory, per client.
@@ -124,4 +124,21 @@ func (c *Client) tppIdentity() string {
 		}
 	}
 	return ""
+}
+
+// Part returns the value kept on c under key, made with mk the first time
+// any caller asks: state that a service package keeps once per client,
+// whatever the number of services made on it. Package budget keeps the
+// client's without-PSU budget there, so that every accounts.Service of c
+// counts against one budget with one limit. When first calls race, mk may
+// run more than once, and every caller gets the one value kept. key must
+// be comparable; use an unexported type of the package that keeps the
+// value, as with context.WithValue. A nil mk only looks: it returns nil
+// when nothing is kept under key.
+func (c *Client) Part(key any, mk func() any) any {
+	if v, ok := c.parts.Load(key); ok || mk == nil {
+		return v
+	}
+	v, _ := c.parts.LoadOrStore(key, mk())
+	return v
 }

@@ -12,7 +12,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sandbox/emulator"
 
@@ -68,7 +68,7 @@ func TestScriptedRun(t *testing.T) {
 		require.NoError(t, err)
 	}
 	_, err = r.acc.Balances(ctx, r.account, r.absent)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	// 3. A bank refusal: an unknown account.
 	_, err = r.acc.Balances(ctx, "enc!!unknown-account", r.absent, client.WithPSU(client.PSU{IPAddress: plantedIP}))
 	require.Error(t, err)

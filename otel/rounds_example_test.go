@@ -48,7 +48,7 @@ func Example_refreshRounds() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	res := r.Refresh(context.Background(), refresh.Job{AccountID: "an account"})
+	res := r.Refresh(context.Background(), refresh.Job{}) // not made with refresh.NewJob: refused
 	fmt.Println(res.Outcome)
 
 	var rm metricdata.ResourceMetrics

@@ -17,7 +17,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/refresh"
@@ -47,13 +49,13 @@ func bankError(w http.ResponseWriter, status int, code string, links string) {
 // spent is the number of calls counted in an account's budgets.
 func spent(t *testing.T, svc *accounts.Service, id string, card bool) int {
 	t.Helper()
-	es := []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions}
+	es := []budget.Endpoint{budget.Balances, budget.Transactions}
 	if card {
-		es = []accounts.Endpoint{accounts.EndpointCardBalances, accounts.EndpointCardTransactions}
+		es = []budget.Endpoint{budget.CardBalances, budget.CardTransactions}
 	}
 	n := 0
 	for _, e := range es {
-		a, err := svc.Remaining(t.Context(), id, e)
+		a, err := budget.Of(svc.Client()).Remaining(t.Context(), id, e)
 		require.NoError(t, err)
 		n += a.Limit - a.Remaining
 	}
@@ -67,7 +69,9 @@ func TestJSONHidesIDs(t *testing.T) {
 	b := newBank(t, refreshbench.Seed(1, 1, 1, 2, time.Now().Add(-time.Hour)))
 	r := b.refresher(t)
 	jobs := jobsOf(t, b)
-	jobs = append(jobs, refresh.Job{Session: jobs[0].Session, AccountID: "enc!!AAAAAAAAAAAAAAAAAAAAAAAAAAAA="})
+	forgetful := *jobs[0].Session() // remembers no account: the bank refuses the unknown one
+	forgetful.AccountIDs, forgetful.CardAccountIDs = nil, nil
+	jobs = append(jobs, newJob(t, &forgetful, "enc!!AAAAAAAAAAAAAAAAAAAAAAAAAAAA=", false))
 	results := collect(t, r, jobs)
 
 	// A bank whose error text names the account.
@@ -77,9 +81,9 @@ func TestJSONHidesIDs(t *testing.T) {
 	}}
 	sr, err := refresh.New(stubService(t, bank))
 	require.NoError(t, err)
-	results = append(results, collect(t, sr, []refresh.Job{{Session: newSession(time.Now()), AccountID: "acct-secret-1"}})...)
+	results = append(results, collect(t, sr, []refresh.Job{newJob(t, newSession(time.Now()), "acct-secret-1", false)})...)
 	for _, res := range results {
-		secrets := []string{res.Job.AccountID, res.Job.Session.PSUID, res.Job.Session.TPPSessionID}
+		secrets := []string{res.Job.AccountID(), res.Job.Session().PSUID, res.Job.Session().TPPSessionID}
 		for _, v := range []any{res, &res, res.Job, &res.Job, []refresh.Result{res}} {
 			out, err := json.Marshal(v)
 			require.NoError(t, err)
@@ -113,14 +117,14 @@ func TestBankRetryAfterDate(t *testing.T) {
 	svc := stubService(t, bank)
 	r, err := refresh.New(svc, refresh.WithWorkers(1), refresh.WithSpacing(0))
 	require.NoError(t, err)
-	job := refresh.Job{Session: newSession(time.Now()), AccountID: "acct-1"}
+	job := newJob(t, newSession(time.Now()), "acct-1", false)
 	start := time.Now()
 	res := collect(t, r, []refresh.Job{job})[0]
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome, "%v", res.Err)
 	assert.ErrorIs(t, res.Err, client.ErrAccessExceeded)
 	assert.Equal(t, 1, res.Calls)
 	assert.WithinDuration(t, start.Add(10*time.Minute), res.RetryAt, 5*time.Second, "the bank's Retry-After")
-	a, err := svc.Remaining(t.Context(), job.AccountID, accounts.EndpointBalances)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID(), budget.Balances)
 	require.NoError(t, err)
 	assert.Zero(t, a.Remaining, "no call before the bank's time")
 	assert.WithinDuration(t, res.RetryAt, a.NextAt, 5*time.Second)
@@ -145,7 +149,7 @@ func TestBankRetryAfterDate(t *testing.T) {
 	res = collect(t, r, []refresh.Job{job})[0]
 	assert.Equal(t, refresh.Transient, res.Outcome, "%v", res.Err)
 	assert.WithinDuration(t, start.Add(10*time.Minute), res.RetryAt, 5*time.Second)
-	a, err = svc.Remaining(t.Context(), job.AccountID, accounts.EndpointBalances)
+	a, err = budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID(), budget.Balances)
 	require.NoError(t, err)
 	assert.WithinDuration(t, res.RetryAt, a.NextAt, 5*time.Second, "the budget allows a call at RetryAt")
 }
@@ -168,7 +172,7 @@ func TestRateLimitRetryAfterDate(t *testing.T) {
 	r, err := refresh.New(svc, refresh.WithWorkers(1), refresh.WithMaxWait(time.Second))
 	require.NoError(t, err)
 	start := time.Now()
-	jobs := []refresh.Job{{Session: newSession(start), AccountID: "acct-1"}, {Session: newSession(start), AccountID: "acct-2"}}
+	jobs := []refresh.Job{newJob(t, newSession(start), "acct-1", false), newJob(t, newSession(start), "acct-2", false)}
 	got := collect(t, r, jobs)
 	assert.Equal(t, refresh.Transient, got[0].Outcome)
 	assert.WithinDuration(t, start.Add(2*time.Minute), got[0].RetryAt, 5*time.Second)
@@ -177,7 +181,7 @@ func TestRateLimitRetryAfterDate(t *testing.T) {
 	assert.Zero(t, got[1].Calls)
 	assert.EqualValues(t, 1, bank.calls.Load())
 	// A rate limit does not spend the account's budget.
-	a, err := svc.Remaining(t.Context(), "acct-1", accounts.EndpointBalances)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), "acct-1", budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 3, a.Remaining)
 }
@@ -219,7 +223,7 @@ func TestConsentAnswers(t *testing.T) {
 		}}
 		r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(1))
 		require.NoError(t, err)
-		res := collect(t, r, []refresh.Job{{Session: newSession(time.Now()), AccountID: "acct-1"}})[0]
+		res := collect(t, r, []refresh.Job{newJob(t, newSession(time.Now()), "acct-1", false)})[0]
 		name := fmt.Sprintf("%d %s %s", tt.status, tt.code, tt.links)
 		assert.Equal(t, tt.want, res.Outcome, name)
 		assert.Equal(t, 1, res.Calls, name)
@@ -235,6 +239,8 @@ type pagedBank struct {
 	pages [][]string // booked entries (date/id) of each page
 	next  func(page int) string
 	calls map[string]int // per path
+	// lastFrom is the dateFrom of the last first page asked for.
+	lastFrom string
 }
 
 func (p *pagedBank) answer(w http.ResponseWriter, r *http.Request) bool {
@@ -243,6 +249,9 @@ func (p *pagedBank) answer(w http.ResponseWriter, r *http.Request) bool {
 	p.calls[r.URL.Path]++
 	if !strings.HasSuffix(r.URL.Path, "/transactions") {
 		return false
+	}
+	if f := r.URL.Query().Get("dateFrom"); f != "" {
+		p.lastFrom = f
 	}
 	page := 0
 	fmt.Sscan(r.URL.Query().Get("page"), &page)
@@ -261,10 +270,11 @@ func (p *pagedBank) answer(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// A chain of pages is read to its end, each page one call of the
-// budget; the pending list repeated on every page is reported once, and
-// the next refresh reports only the booked entries it has not seen.
-func TestPageChainAndCursor(t *testing.T) {
+// A chain of pages is read to its end through the accounts iterator,
+// each page one call of the budget; the pending list repeated on every
+// page is reported once. The next refresh reports what it read (what is
+// new is the sync's to say), from a few days before the last refresh.
+func TestPageChain(t *testing.T) {
 	t.Parallel()
 	pb := &pagedBank{calls: map[string]int{}, pages: [][]string{
 		{"2025-06-28/a", "2025-06-29/b"}, {"2025-06-29/c"}, {"2025-06-27/d"}}}
@@ -272,7 +282,7 @@ func TestPageChainAndCursor(t *testing.T) {
 	svc := stubService(t, &stubBank{answer: pb.answer})
 	r, err := refresh.New(svc, refresh.WithSpacing(0))
 	require.NoError(t, err)
-	job := refresh.Job{Session: newSession(time.Now()), AccountID: "acct-1"}
+	job := newJob(t, newSession(time.Now()), "acct-1", false)
 	res := collect(t, r, []refresh.Job{job})[0]
 	require.Equal(t, refresh.Done, res.Outcome, "%v", res.Err)
 	assert.Equal(t, 4, res.Calls, "balances and 3 pages")
@@ -286,27 +296,28 @@ func TestPageChainAndCursor(t *testing.T) {
 	}
 	assert.Equal(t, []string{"a", "b", "c", "d"}, ids(res.Booked))
 	assert.Len(t, res.Pending, 1, "the repeated pending list once")
-	assert.Equal(t, "2025-06-29", res.Cursor.Date.String())
-	assert.ElementsMatch(t, []string{"a", "b", "c", "d"}, res.Cursor.Seen, "the window's ids")
-	a, err := svc.Remaining(t.Context(), job.AccountID, accounts.EndpointTransactions)
+	assert.False(t, res.Cursor.RefreshedAt.IsZero())
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID(), budget.Transactions)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining, "every page counts")
 
-	// New entries on the cursor's day and after; the old ones again.
+	// New entries; the old ones again.
 	pb.mu.Lock()
 	pb.pages = [][]string{{"2025-06-29/b", "2025-06-29/c", "2025-06-29/e"}, {"2025-06-30/f", "2025-06-28/a"}}
 	pb.mu.Unlock()
-	require.NoError(t, svc.ResetBudget(t.Context(), job.AccountID, accounts.EndpointTransactions))
+	require.NoError(t, budget.Of(svc.Client()).Reset(t.Context(), job.AccountID(), budget.Transactions))
 	job.Cursor = res.Cursor
 	job.Want = refresh.Transactions
 	res = collect(t, r, []refresh.Job{job})[0]
 	require.Equal(t, refresh.Done, res.Outcome, "%v", res.Err)
 	assert.Equal(t, 2, res.Calls)
 	assert.Empty(t, res.Balances)
-	assert.Equal(t, []string{"e", "f"}, ids(res.Booked))
+	assert.Equal(t, []string{"a", "b", "c", "e", "f"}, ids(res.Booked), "every entry read")
 	assert.Len(t, res.Pending, 1, "pending reported every time")
-	assert.Equal(t, "2025-06-30", res.Cursor.Date.String())
-	assert.ElementsMatch(t, []string{"a", "b", "c", "e", "f"}, res.Cursor.Seen, "the ids read from the new window's first day")
+	pb.mu.Lock()
+	assert.Equal(t, date.Of(job.Cursor.RefreshedAt.UTC().AddDate(0, 0, -5)).String(), pb.lastFrom,
+		"read from 5 days before the last refresh")
+	pb.mu.Unlock()
 
 	// More pages than the budget: the refresh stops before the call the
 	// budget does not allow, and the cursor stays.
@@ -314,7 +325,7 @@ func TestPageChainAndCursor(t *testing.T) {
 	pb.pages = [][]string{{"2025-07-01/g"}, {"2025-07-01/h"}, {"2025-07-01/i"}, {"2025-07-01/j"}, {"2025-07-01/k"}}
 	clear(pb.calls)
 	pb.mu.Unlock()
-	require.NoError(t, svc.ResetBudget(t.Context(), job.AccountID, accounts.EndpointTransactions))
+	require.NoError(t, budget.Of(svc.Client()).Reset(t.Context(), job.AccountID(), budget.Transactions))
 	before := res.Cursor
 	job.Cursor = before
 	res = collect(t, r, []refresh.Job{job})[0]
@@ -336,14 +347,14 @@ func TestNextLinkOtherAccount(t *testing.T) {
 	svc := stubService(t, &stubBank{answer: pb.answer})
 	r, err := refresh.New(svc)
 	require.NoError(t, err)
-	res := collect(t, r, []refresh.Job{{Session: newSession(time.Now()), AccountID: "acct-1", Want: refresh.Transactions}})[0]
+	res := collect(t, r, []refresh.Job{jobWith(newJob(t, newSession(time.Now()), "acct-1", false), func(j *refresh.Job) { j.Want = refresh.Transactions })})[0]
 	assert.Equal(t, refresh.Refused, res.Outcome, "%v", res.Err)
 	assert.ErrorIs(t, res.Err, accounts.ErrUnexpectedLink)
 	assert.Equal(t, 1, res.Calls)
 	pb.mu.Lock()
 	assert.Zero(t, pb.calls["/v1/accounts/acct-2/transactions"])
 	pb.mu.Unlock()
-	a, err := svc.Remaining(t.Context(), "acct-2", accounts.EndpointTransactions)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), "acct-2", budget.Transactions)
 	require.NoError(t, err)
 	assert.Equal(t, 4, a.Remaining, "the other account's budget is untouched")
 }
@@ -356,7 +367,7 @@ func TestBothBudgetsRetryAt(t *testing.T) {
 	svc := stubService(t, &stubBank{}, client.WithClock(clock.Now))
 	r, err := refresh.New(svc, refresh.WithSpacing(0))
 	require.NoError(t, err)
-	job := refresh.Job{Session: newSession(clock.Now()), AccountID: "acct-1", Want: refresh.Transactions}
+	job := jobWith(newJob(t, newSession(clock.Now()), "acct-1", false), func(j *refresh.Job) { j.Want = refresh.Transactions })
 	t0 := clock.Now()
 	for range 4 {
 		require.Equal(t, refresh.Done, collect(t, r, []refresh.Job{job})[0].Outcome)
@@ -370,7 +381,7 @@ func TestBothBudgetsRetryAt(t *testing.T) {
 	res := collect(t, r, []refresh.Job{job})[0]
 	require.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.Zero(t, res.Calls)
-	assert.WithinDuration(t, t0.Add(time.Hour+accounts.DefaultBudgetWindow+accounts.BudgetClockMargin), res.RetryAt, 0, "when both allow a call")
+	assert.WithinDuration(t, t0.Add(time.Hour+budget.DefaultWindow+budget.ClockMargin), res.RetryAt, 0, "when both allow a call")
 
 	clock.Set(res.RetryAt)
 	res = collect(t, r, []refresh.Job{job})[0]
@@ -385,18 +396,18 @@ func TestCardJobBudgets(t *testing.T) {
 	r := b.refresher(t)
 	var card refresh.Job
 	for _, j := range jobsOf(t, b) {
-		if j.Card {
+		if j.Card() {
 			card = j
 		}
 	}
-	require.True(t, card.Card)
+	require.True(t, card.Card())
 	card.Want = refresh.Balances
 	res := collect(t, r, []refresh.Job{card})[0]
 	require.Equal(t, refresh.Done, res.Outcome, "%v", res.Err)
 	assert.NotEmpty(t, res.Balances)
 	assert.Empty(t, res.CardBooked)
-	assert.Equal(t, 1, spent(t, b.svc, card.AccountID, true))
-	assert.Zero(t, spent(t, b.svc, card.AccountID, false))
+	assert.Equal(t, 1, spent(t, b.svc, card.AccountID(), true))
+	assert.Zero(t, spent(t, b.svc, card.AccountID(), false))
 }
 
 // After a cancelled run, every account's budget holds exactly the calls
@@ -425,7 +436,7 @@ func TestCancelGivesBackUnsentCalls(t *testing.T) {
 	require.ErrorIs(t, runErr, context.Canceled)
 	total := 0
 	for _, res := range results {
-		assert.Equal(t, res.Calls, spent(t, svc, res.Job.AccountID, false), "%v: %v", res, res.Err)
+		assert.Equal(t, res.Calls, spent(t, svc, res.Job.AccountID(), false), "%v: %v", res, res.Err)
 		total += res.Calls
 	}
 	assert.GreaterOrEqual(t, bank.calls.Load(), int64(total)-int64(len(results)))
@@ -453,18 +464,18 @@ func TestEmptyAndProgressCounts(t *testing.T) {
 		errs++
 	}
 	assert.Equal(t, 1, errs)
-	assert.Zero(t, spent(t, b.svc, jobs[0].AccountID, false))
+	assert.Zero(t, spent(t, b.svc, jobs[0].AccountID(), false))
 
 	require.Len(t, jobs, 4)
 	jobs[1].Cursor.RefreshedAt = b.clock.Now() // deferred
 	jobs[2].Want = 9                           // invalid
-	ended := *jobs[3].Session
+	ended := *jobs[3].Session()
 	ended.ConsentUntil = b.clock.Now().Add(-time.Minute)
-	jobs[3].Session = &ended // consent ended
+	jobs[3] = newJob(t, &ended, jobs[3].AccountID(), false) // consent ended
 	res := collect(t, r, jobs)
 	byID := map[string]refresh.Result{}
 	for _, x := range res {
-		byID[x.Job.AccountID+x.Job.Want.String()] = x
+		byID[x.Job.AccountID()+x.Job.Want.String()] = x
 	}
 	assert.Equal(t, 4, last.Started)
 	assert.Equal(t, 4, last.Finished())
@@ -486,9 +497,9 @@ func TestEmulatorRetryAfter(t *testing.T) {
 	r := b.refresher(t, refresh.WithWorkers(1))
 	jobs := jobsOf(t, b)
 	b.srv.Control().InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: 90 * time.Second,
-		PathPrefix: "/v1/accounts/" + jobs[0].AccountID + "/balances"})
+		PathPrefix: "/v1/accounts/" + jobs[0].AccountID() + "/balances"})
 	got := collect(t, r, jobs)
-	require.Equal(t, jobs[0].AccountID, got[0].Job.AccountID)
+	require.Equal(t, jobs[0].AccountID(), got[0].Job.AccountID())
 	assert.Equal(t, refresh.BudgetExhausted, got[0].Outcome, "%v", got[0].Err)
 	assert.Equal(t, 1, got[0].Calls)
 	assert.WithinDuration(t, b.clock.Now().Add(90*time.Second), got[0].RetryAt, time.Second)

@@ -82,7 +82,8 @@ func BenchmarkSyncRound(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	job := refresh.Job{Session: w.Session, AccountID: w.Customer.Accounts[0].ID, Want: refresh.Transactions, Force: true}
+	job := newJob(b, w.Session, w.Customer.Accounts[0].ID, false)
+	job.Want, job.Force = refresh.Transactions, true
 	var tPlain, tSync time.Duration
 	for range b.N {
 		// Two calls a round: the budget of 4 a day allows a round every

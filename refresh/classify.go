@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/txsync"
@@ -21,7 +21,9 @@ type verdict struct {
 	// Retry-After: every call should wait.
 	rateLimit bool
 	// budget holds the SDK's refusal, with its RetryAt.
-	budget *accounts.BudgetExhaustedError
+	budget *budget.ExhaustedError
+	// paused holds the budget's refusal during the bank's pause.
+	paused *budget.PausedError
 }
 
 // classify sorts the error of a call into an outcome:
@@ -31,15 +33,20 @@ type verdict struct {
 //   - any answer asking for SCA (a scaRedirect), 401 or 403 CONSENT_*
 //     or SCA_EXPIRED, 401 PSU_CREDENTIALS_INVALID, CONSENT_UNKNOWN (revoked),
 //     and a session the SDK cannot send: ReconnectNeeded;
-//   - another 429 (a rate limit), 5xx, and every failure without an
-//     answer (not sent, timed out, cut off, unreadable): Transient;
+//   - another 429 (a rate limit), the bank's pause (ErrPaused), 5xx, and
+//     every failure without an answer (not sent, timed out, cut off,
+//     unreadable): Transient;
 //   - another 4xx, and a call the client refused to send as it stands
 //     (client.ErrValidation: an invalid query or link, a missing
 //     TPP-Redirect-URI): Refused.
 func classify(err error) verdict {
-	var be *accounts.BudgetExhaustedError
+	var be *budget.ExhaustedError
 	if errors.As(err, &be) {
 		return verdict{outcome: BudgetExhausted, budget: be}
+	}
+	var pe *budget.PausedError
+	if errors.As(err, &pe) {
+		return verdict{outcome: Transient, paused: pe}
 	}
 	if errors.Is(err, sca.ErrInvalidSession) || errors.Is(err, ErrConsentEnded) {
 		return verdict{outcome: ReconnectNeeded}
@@ -85,14 +92,6 @@ func classify(err error) verdict {
 		v.outcome = Refused
 	}
 	return v
-}
-
-// sent reports whether the call that ended with err may have reached the
-// bank, and so counts as a call. The client knows: every refusal before
-// sending (the budget's, an invalid argument, link or session, a
-// cancelled context) is a *client.NotSentError.
-func sent(err error) bool {
-	return !errors.Is(err, client.ErrNotSent)
 }
 
 // errorCode returns the HTTP status and first tppMessages code of a

@@ -16,23 +16,27 @@
 //
 // # Jobs
 //
-// A [Job] is one account (or card account) of one session, asking
-// for balances, transactions, or [Both]. [JobsFrom] makes the jobs of
-// every stored session (sca.Manager.Sessions), lazily. Transactions are
-// read from the job's [Cursor], the one the account's previous [Result]
-// returned: only booked transactions not seen before are reported, those
-// a bank books a few days late under an earlier date included, so the
-// TPP keeps one small cursor per account, not its history.
+// A [Job] is one account (or card account) of one session, asking for
+// balances, transactions, or [Both]. [NewJob] makes one and checks it
+// once: a valid session (sca.Session.Validate) and an account its consent
+// covers; [JobsFrom] makes the jobs of every stored session
+// (sca.Manager.Sessions), lazily, each session checked once for all its
+// accounts. A job keeps what its calls need, so running it visits package
+// sca no more; a job engine makes its jobs the same way, once, from what
+// it stored (the pgstore module's riverrefresh, from a River job).
 //
-// # Transactions that stay true
+// # What is new
 //
-// The cursor trusts the bank's booked
-// transaction ids, and a bank that changes them, or books a pending
-// entry under another id and amount, makes it report an entry twice.
-// [WithSync] applies each complete read to a transaction sync (package
-// txsync) and [Result.Sync] carries its added, changed and removed
-// entries under keys the SDK keeps; link each consent's accounts to it
-// first (txsync's Syncer.Link, right after [Remember]).
+// The transaction sync (package txsync) alone says what is new: with
+// [WithSync] each complete read is applied to it, and [Result.Sync]
+// carries its added, changed and removed entries under keys the SDK
+// keeps, true even when a bank changes a booked entry's id or books a
+// pending entry under another id and amount; link each consent's
+// accounts to it first (txsync's Syncer.Link, right after [Remember]).
+// [Result.Booked] and Pending hold every entry read. The job's [Cursor]
+// keeps only what the spacing of the day's calls needs: when the account
+// was last refreshed. The pages are read through the accounts iterator
+// (accounts.Service.TransactionsIter), the one txsync reads with too.
 //
 // # Running
 //
@@ -41,7 +45,7 @@
 // [Result] as soon as it is done, so memory stays flat for any number of
 // accounts. Each result has exactly one [Outcome]:
 //
-//   - [Done]: balances and new transactions read; keep the new Cursor.
+//   - [Done]: balances and transactions read; keep the new Cursor.
 //   - [BudgetExhausted]: the budget does not allow the call now; RetryAt
 //     says when it will. The refresher checks the budget before spending:
 //     a job needing balances and transactions reserves a call of both in
@@ -52,10 +56,9 @@
 //     asks for SCA; the PSU must give consent again.
 //   - [Transient]: 5xx, a timeout or a failed connection, after the
 //     client's retries (client.RetryPolicy), or a 429 asking to slow down.
-//   - [Refused]: another refusal of the bank (a 4xx) or an invalid job,
-//     such as one for an account its session does not remember among
-//     those the PSU consented to (refused before sending: the bank's
-//     refusal could cost a call of the budget).
+//   - [Refused]: another refusal of the bank (a 4xx) or an invalid job
+//     (one not made with [NewJob], an unknown Want): refused before
+//     sending, since the bank's refusal could cost a call of the budget.
 //
 // # Spreading the day's calls
 //
@@ -69,14 +72,16 @@
 //
 // # Slowing down
 //
-// A 429 with Retry-After that is not the account's budget,
-// and a 429 ACCESS_EXCEEDED whose Retry-After is a minute or less, pause
-// every worker that calls that bank (accounts.Service.PausedUntil: the
-// pause is the bank's, shared by every Refresher and Service of the bank
-// in the process) from the moment the answer arrives, whether or not the
-// client then retries that call itself: each worker waits before each of
-// its calls. A pause longer than [WithMaxWait] is not waited for: the jobs
-// that meet it end [Transient] at once with the time to come back. The
+// A 429 with Retry-After that is not the account's budget, and a 429
+// ACCESS_EXCEEDED whose Retry-After is a minute or less, pause the bank
+// (budget.Budget.PausedUntil: the pause is the client's budget's, kept in
+// its store, so shared by every Refresher and service of the client and
+// by every client on a shared store) from the moment the answer arrives,
+// whether or not the client then retries that call itself. No call of a
+// job goes out during the pause: its reservation, and then each of its
+// calls, waits for the pause's end up to [WithMaxWait]
+// (budget.ReserveRequest.MaxWait); a longer pause ends the jobs that meet
+// it [Transient] at once, with [ErrPaused] and the time to come back. The
 // budget's own 429 (ACCESS_EXCEEDED with a long or no Retry-After) ends
 // only that account's job, [BudgetExhausted].
 //
@@ -98,10 +103,12 @@
 // count one budget. Before its first call, a job reserves its calls
 // (balances and the first page of transactions) and claims the account
 // until the spacing has passed, in one atomic write of the store
-// (accounts.Service.Reserve): one durable write per account refresh, and
+// (budget.Budget.Reserve; the calls carry the reservation as a request
+// option, budget.Reservation.Option): one durable write per account
+// refresh, and
 // replicas that run the same jobs refresh each account once per round. A
 // replica that meets another's claim ends the job [BudgetExhausted] with
-// [Result.Deferred], an error matching accounts.ErrClaimed and RetryAt
+// [Result.Deferred], an error matching budget.ErrClaimed and RetryAt
 // when the claim ends, without a call. A job that does not end [Done]
 // gives back the calls it did not use and the claim in one more write,
 // so that the next run can try the account again; after a crash between
@@ -110,6 +117,8 @@
 // passed (a job engine that runs the job again gives the same
 // [Job.Claim], and may go on at once). [Refresher.Refresh] is the step of
 // one account, for a job engine that distributes the jobs itself, such
-// as the River engine of the pgstore module (package riverrefresh).
-// Forced jobs and a spacing of 0 claim nothing.
+// as the River engine of the pgstore module (package riverrefresh); it
+// only orchestrates: the job was checked when it was made, the budget
+// admits and counts its calls, accounts reads the pages, txsync judges
+// what is new. Forced jobs and a spacing of 0 claim nothing.
 package refresh

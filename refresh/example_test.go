@@ -79,7 +79,7 @@ func Example() {
 	cursors := map[string]refresh.Cursor{}
 	round := func() {
 		jobs := refresh.JobsFrom(sca.ListSessions(ctx, sessions), func(j *refresh.Job) bool {
-			j.Cursor = cursors[j.AccountID]
+			j.Cursor = cursors[j.AccountID()]
 			return true
 		}, nil)
 		counts := map[refresh.Outcome]int{}
@@ -93,10 +93,10 @@ func Example() {
 			booked += len(res.Booked)
 			pending += len(res.Pending)
 			if res.Outcome == refresh.Done {
-				cursors[res.Job.AccountID] = res.Cursor
+				cursors[res.Job.AccountID()] = res.Cursor
 			}
 		}
-		fmt.Printf("done %d, waiting %d; %d new booked, %d pending\n",
+		fmt.Printf("done %d, waiting %d; %d booked read, %d pending\n",
 			counts[refresh.Done], counts[refresh.BudgetExhausted], booked, pending)
 	}
 	round()
@@ -104,6 +104,6 @@ func Example() {
 	// so no call is made.
 	round()
 	// Output:
-	// done 4, waiting 0; 12 new booked, 4 pending
-	// done 0, waiting 4; 0 new booked, 0 pending
+	// done 4, waiting 0; 12 booked read, 4 pending
+	// done 0, waiting 4; 0 booked read, 0 pending
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
 )
 
@@ -66,10 +67,10 @@ func jobsOf(t testing.TB, b *bank) []refresh.Job {
 	for _, cu := range b.seeded.Customers {
 		s := refreshbench.Remembered(t, cu)
 		for _, id := range s.AccountIDs {
-			jobs = append(jobs, refresh.Job{Session: s, AccountID: id})
+			jobs = append(jobs, newJob(t, s, id, false))
 		}
 		for _, id := range s.CardAccountIDs {
-			jobs = append(jobs, refresh.Job{Session: s, AccountID: id, Card: true})
+			jobs = append(jobs, newJob(t, s, id, true))
 		}
 	}
 	return jobs
@@ -85,4 +86,18 @@ func collect(t testing.TB, r *refresh.Refresher, jobs []refresh.Job) []refresh.R
 	}
 	require.Len(t, out, len(jobs))
 	return out
+}
+
+// newJob is refresh.NewJob, failing the test on an error.
+func newJob(t testing.TB, s *sca.Session, id string, card bool) refresh.Job {
+	t.Helper()
+	j, err := refresh.NewJob(s, id, card)
+	require.NoError(t, err)
+	return j
+}
+
+// jobWith returns j changed by set.
+func jobWith(j refresh.Job, set func(*refresh.Job)) refresh.Job {
+	set(&j)
+	return j
 }

@@ -3,12 +3,15 @@ package refresh
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/txsync"
@@ -21,8 +24,9 @@ type Want uint8
 const (
 	// Balances reads the account's balances (one call).
 	Balances Want = 1 << iota
-	// Transactions reads the account's transactions since the job's
-	// cursor or date (one call per page).
+	// Transactions reads the account's transactions from the sync's
+	// first date, or the job's (one call per page; see
+	// [Refresher.Refresh]).
 	Transactions
 	// Both reads balances and transactions.
 	Both = Balances | Transactions
@@ -42,23 +46,25 @@ func (w Want) String() string {
 }
 
 // Job is the refresh of one account, or card account, of one PSU
-// session, without the PSU.
+// session, without the PSU. Make it with [NewJob], or take it from
+// [JobsFrom]: the session and the account are checked once, when the job
+// is made, and the job keeps what its calls need (the session's request
+// options, the consent's end), so that running it visits package sca no
+// more. A Job made otherwise (the zero Job) ends [Refused] with
+// [ErrInvalidJob], without a call. Its other fields say what to read and
+// may be set at any time before it runs.
 //
 // The account id is personal data: no printed form of a Job (String,
 // GoString, LogValue, MarshalJSON) shows it.
 type Job struct {
-	// Session is the PSU's session whose consent covers the account.
-	Session *sca.Session
-	// AccountID is the account's resource id (one of
-	// Session.AccountIDs, or of Session.CardAccountIDs with Card).
-	AccountID string
-	// Card marks a card account.
-	Card bool
+	acct *target // set by NewJob and JobsFrom
+
 	// Want is what to read; zero reads [Both].
 	Want Want
 	// Since is the oldest booking date of the transactions to read when
-	// the cursor has none (zero: the bank's default). Without the PSU
-	// the bank gives at most 90 days; an older date is moved up to that.
+	// nothing else says where to start (see [Refresher.Refresh]; zero:
+	// the bank's default). Without the PSU the bank gives at most 90
+	// days; an older date is moved up to that.
 	Since date.Date
 	// Cursor is what the last refresh of the account left
 	// ([Result.Cursor]); the zero Cursor for the first one.
@@ -76,6 +82,80 @@ type Job struct {
 	Claim string
 }
 
+// target is a Job's account, checked when the job was made.
+type target struct {
+	*holder
+	id   string
+	card bool
+}
+
+// holder is what the jobs of one session share, worked out once when
+// they are made: the session, its request options (without the PSU) and
+// its consent's end.
+type holder struct {
+	session    *sca.Session
+	ro         client.RequestOption
+	consentEnd time.Time
+}
+
+// newHolder checks s once for all its jobs.
+func newHolder(s *sca.Session) (*holder, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &holder{session: s, ro: s.RequestOptions(nil), consentEnd: s.ConsentExpiresAt()}, nil
+}
+
+// job returns the job of account id (card: a card account) of h's
+// session; an account the session's consent does not cover, as far as
+// the session knows, gives ErrInvalidJob.
+func (h *holder) job(id string, card bool) (Job, error) {
+	if id == "" {
+		return Job{}, fmt.Errorf("%w: no account id", ErrInvalidJob)
+	}
+	if !covered(h.session, id, card) {
+		return Job{}, fmt.Errorf("%w: the session's consent does not cover the account", ErrInvalidJob)
+	}
+	return Job{acct: &target{holder: h, id: id, card: card}}, nil
+}
+
+// NewJob returns the job of account accountID (card: a card account) of
+// session s, checked once: s must be a valid session (sca.Session.Validate;
+// its error matches sca.ErrInvalidSession) and the account one its consent
+// covers as far as s knows (among s.AccountIDs, or s.CardAccountIDs for a
+// card account, when it remembers any account), else the error matches
+// [ErrInvalidJob]: a job for another account would spend a call of the
+// budget on the bank's refusal. A job engine makes its jobs with it from
+// what it stored (the pgstore module's riverrefresh, from a River job);
+// [JobsFrom] makes those of stored sessions.
+func NewJob(s *sca.Session, accountID string, card bool) (Job, error) {
+	h, err := newHolder(s)
+	if err != nil {
+		return Job{}, err
+	}
+	return h.job(accountID, card)
+}
+
+// Session returns the job's session (nil for a Job not made with
+// NewJob or JobsFrom).
+func (j Job) Session() *sca.Session {
+	if j.acct == nil {
+		return nil
+	}
+	return j.acct.session
+}
+
+// AccountID returns the job's account (or card account) id.
+func (j Job) AccountID() string {
+	if j.acct == nil {
+		return ""
+	}
+	return j.acct.id
+}
+
+// Card reports whether the job's account is a card account.
+func (j Job) Card() bool { return j.acct != nil && j.acct.card }
+
 // want returns j's Want with the zero value read as Both.
 func (j *Job) want() Want {
 	if j.Want == 0 {
@@ -87,10 +167,10 @@ func (j *Job) want() Want {
 // String describes the job without its account id or session ids.
 func (j Job) String() string {
 	kind := "account"
-	if j.Card {
+	if j.Card() {
 		kind = "card account"
 	}
-	return "refresh.Job{" + kind + "=" + redactedIfSet(j.AccountID) + " want=" + j.want().String() +
+	return "refresh.Job{" + kind + "=" + redactedIfSet(j.AccountID()) + " want=" + j.want().String() +
 		" force=" + strconv.FormatBool(j.Force) + "}"
 }
 
@@ -100,20 +180,18 @@ func (j Job) GoString() string { return j.String() }
 // LogValue makes log/slog print the job as String does.
 func (j Job) LogValue() slog.Value { return slog.StringValue(j.String()) }
 
-// covered reports whether the job's account is one the session's consent
-// covers, as far as the session knows: among its AccountIDs (its
-// CardAccountIDs for a card account) when it remembers any account, any
-// account when it remembers none. A job for another account would spend a
-// call of the budget on the bank's refusal.
-func (j Job) covered() bool {
-	s := j.Session
+// covered reports whether account id (card: a card account) is one the
+// session's consent covers, as far as the session knows: among its
+// AccountIDs (its CardAccountIDs for a card account) when it remembers
+// any account, any account when it remembers none.
+func covered(s *sca.Session, id string, card bool) bool {
 	if len(s.AccountIDs) == 0 && len(s.CardAccountIDs) == 0 {
 		return true
 	}
-	if j.Card {
-		return slices.Contains(s.CardAccountIDs, j.AccountID)
+	if card {
+		return slices.Contains(s.CardAccountIDs, id)
 	}
-	return slices.Contains(s.AccountIDs, j.AccountID)
+	return slices.Contains(s.AccountIDs, id)
 }
 
 // jobView is the JSON form of a Job: the account id [redacted], the
@@ -132,9 +210,9 @@ type jobView struct {
 // session as sca.Session writes it (ids [redacted]), so that a job in a
 // logged or returned JSON document leaks no id. It is not a storage form.
 func (j Job) MarshalJSON() ([]byte, error) {
-	v := jobView{Session: j.Session, Card: j.Card, Want: j.want().String(), Since: j.Since,
+	v := jobView{Session: j.Session(), Card: j.Card(), Want: j.want().String(), Since: j.Since,
 		Cursor: j.Cursor, Force: j.Force}
-	if j.AccountID != "" {
+	if j.AccountID() != "" {
 		v.AccountID = "[redacted]"
 	}
 	return json.Marshal(v)
@@ -148,115 +226,28 @@ func redactedIfSet(s string) string {
 }
 
 // Cursor is what the refresh of an account leaves for the next one: when
-// it ran and which booked transactions it saw last. Keep it with the
-// account (it encodes to JSON) and put it in the account's next [Job].
-//
-// The bank lists booked transactions by booking date, and a booked
-// transaction keeps its transactionId (docs/interface.md section 2.9).
-// A refresh asks for transactions from a few days before the cursor's
-// Date on (lookbackDays: a bank may book an entry under an earlier
-// business day) and reports as new those whose ids are not in Seen; so a
-// transaction is reported once, whatever order the bank lists them in and
-// whatever date it is booked under within those days. An entry without an
-// id cannot be told apart: it is reported when it is booked on the
-// cursor's Date or later.
+// it last ran completely, which is all the spacing of the day's calls
+// needs ([WithSpacing]). Keep it with the account (it encodes to JSON) and
+// put it in the account's next [Job]. What is new among the transactions
+// read is the transaction sync's to say ([WithSync], [Result.Sync]), not
+// the cursor's: a cursor of an earlier version of this package, which
+// also held the ids of the booked transactions it saw, decodes into this
+// one, and those ids are dropped.
 type Cursor struct {
 	// RefreshedAt is when the account was last refreshed completely
 	// ([Done]); zero: never. The spacing of [WithSpacing] counts from it.
 	RefreshedAt time.Time `json:"refreshedAt,omitzero"`
-	// Date is the booking date of the newest booked transaction seen.
-	Date date.Date `json:"date,omitzero"`
-	// From is the first booking date Seen covers, a few days before
-	// Date; zero in a cursor of an earlier version of this package,
-	// whose Seen covers Date only.
-	From date.Date `json:"from,omitzero"`
-	// Seen are the ids of the booked transactions seen from From to Date.
-	Seen []string `json:"seen,omitempty"`
 }
 
-// lookbackDays is how many days before the cursor's Date a refresh reads
-// again. ASSUMPTION (the safe option; docs/interface.md does not say how
-// late an entry may be booked under an earlier date): a bank books some
-// entries under an earlier business day, a batch run after a weekend
-// under the Friday, so a refresh that asked only from the newest date it
-// saw would never see them. Five days cover a long weekend with a holiday
-// on either side; an entry booked later than that under an older date is
-// still missed.
+// lookbackDays is how many days before the last refresh a job without a
+// transaction sync reads again. ASSUMPTION (the safe option;
+// docs/interface.md does not say how late an entry may be booked under an
+// earlier date): a bank books some entries under an earlier business day,
+// a batch run after a weekend under the Friday, so a read that asked only
+// from the day of the last refresh would never see them. Five days cover
+// a long weekend with a holiday on either side, and stay one page of the
+// bank, one call of the budget.
 const lookbackDays = 5
-
-// windowStart is the first booking date of the window of a cursor whose
-// newest date is d.
-func windowStart(d date.Date) date.Date {
-	if d.IsZero() {
-		return d
-	}
-	return date.Of(d.Time(time.UTC).AddDate(0, 0, -lookbackDays))
-}
-
-// advance returns the cursor after the booked entries (date, id) read
-// from queried on (the query's first booking date, zero for none; see
-// Refresher.transactions). The new window starts lookbackDays before the
-// newest date, but not before what the read covered (queried, or the
-// oldest entry read when the bank sent older ones): entries older than
-// the read were not seen, and must not be reported as new by the next
-// read (a job that asked for transactions since a date).
-func (c Cursor) advance(dates []date.Date, ids []string, queried date.Date) Cursor {
-	if len(dates) == 0 {
-		c.Seen = slices.Clone(c.Seen)
-		return c
-	}
-	next := Cursor{RefreshedAt: c.RefreshedAt, Date: c.Date}
-	for _, d := range dates {
-		if next.Date.Before(d) {
-			next.Date = d
-		}
-	}
-	next.From = windowStart(next.Date)
-	// What the read covered starts at the query's first date, or at the
-	// oldest entry it brought when the bank sent older ones anyway.
-	covered := queried
-	for _, d := range dates {
-		if !covered.IsZero() && !d.IsZero() && d.Before(covered) {
-			covered = d
-		}
-	}
-	if next.From.Before(covered) {
-		next.From = covered
-	}
-	// The read covered the new window (it starts at or before it), so its
-	// ids are the window's; an earlier version's cursor adds those of its
-	// Date.
-	if c.From.IsZero() && !c.Date.Before(next.From) {
-		next.Seen = slices.Clone(c.Seen)
-	}
-	for i, d := range dates {
-		if !d.IsZero() && !d.Before(next.From) && ids[i] != "" && !slices.Contains(next.Seen, ids[i]) {
-			next.Seen = append(next.Seen, ids[i])
-		}
-	}
-	return next
-}
-
-// isNew reports whether the booked entry (date, id) is one the cursor has
-// not seen.
-func (c Cursor) isNew(date date.Date, id string) bool {
-	switch {
-	case c.Date.IsZero() || date.IsZero():
-		return true
-	case id == "":
-		return !date.Before(c.Date)
-	case c.From.IsZero():
-		// An earlier version's cursor: everything before its Date was
-		// reported, and Seen holds the ids of Date.
-		if date.Before(c.Date) {
-			return false
-		}
-		return date != c.Date || !slices.Contains(c.Seen, id)
-	case date.Before(c.From):
-		return false
-	}
-	return !slices.Contains(c.Seen, id)
-}
 
 // Outcome is how a [Job] ended: exactly one per [Result].
 type Outcome uint8
@@ -305,8 +296,8 @@ func (o Outcome) String() string {
 //
 // Balances and transactions are set as far as they were read, whatever
 // the outcome. Cursor advances only with [Done]; otherwise it is the
-// job's own, so the next refresh reads again what this one may have
-// missed (use TransactionID to recognise a booked entry read twice).
+// job's own. What is new since the last read is in Sync, with
+// [WithSync]: the transaction sync alone says it.
 type Result struct {
 	// Job is the job the result is for.
 	Job Job
@@ -314,18 +305,18 @@ type Result struct {
 	Outcome Outcome
 	// Balances are the account's balances (Want included Balances).
 	Balances []accounts.Balance
-	// Booked are the booked transactions new since the job's cursor (or
-	// Since), as the bank listed them; Pending is the account's whole
-	// pending list, which replaces the one read before (pending entries
-	// have no stable id). For a card account, CardBooked and CardPending
+	// Booked are the booked transactions read, from the query's first
+	// booking date on, as the bank listed them (an entry may have been
+	// read before: Sync says which are new); Pending is the account's
+	// whole pending list. For a card account, CardBooked and CardPending
 	// hold them instead.
 	Booked, Pending         []accounts.Transaction
 	CardBooked, CardPending []accounts.CardTransaction
 	// Sync is what the read changed in the transaction sync of
 	// [WithSync]: the added, changed and removed entries under the sync's
-	// keys, every booked entry read compared (not only those new since
-	// the cursor). Nil without WithSync, when no transactions were read,
-	// and when the read failed or was cut short; its entries are copies.
+	// keys, every entry read compared. Nil without WithSync, when no
+	// transactions were read, and when the read failed or was cut short;
+	// its entries are copies.
 	Sync *txsync.Delta
 	// Cursor is the cursor to give the account's next job.
 	Cursor Cursor
@@ -336,12 +327,13 @@ type Result struct {
 	// Deferred is set with BudgetExhausted when the job was not sent
 	// because the account was refreshed less than the spacing ago.
 	Deferred bool
-	// Calls is the number of calls sent to the bank for the job.
+	// Calls is the number of calls of the job the client reported sent
+	// (budget.Reservation.Sent): the calls the bank may have counted.
 	Calls int
 	// Err is the error behind any outcome but Done (nil with Done): the
-	// bank's *client.Error, an *accounts.BudgetExhaustedError, a
-	// transport error, [ErrNotDue], [ErrPaused], [ErrConsentEnded],
-	// [ErrInvalidJob], ...
+	// bank's *client.Error, a *budget.ExhaustedError, a
+	// *budget.PausedError ([ErrPaused]), a transport error, [ErrNotDue],
+	// [ErrConsentEnded], [ErrInvalidJob], ...
 	Err error
 }
 
@@ -413,11 +405,12 @@ var (
 	// (sca.Session.ConsentExpiresAt is past); the outcome is
 	// [ReconnectNeeded] and nothing was sent.
 	ErrConsentEnded = errors.New("refresh: the session's consent has ended")
-	// ErrInvalidJob: the job has no session or no account id, an
-	// unknown Want, or an account its session's consent does not cover
-	// (one of the session's AccountIDs, or CardAccountIDs for a card
-	// account, when it remembers any); the outcome is [Refused] and
-	// nothing was sent.
+	// ErrInvalidJob: the job was not made with [NewJob] (or
+	// [JobsFrom]), has an unknown Want, or is for an account its
+	// session's consent does not cover (one of the session's AccountIDs,
+	// or CardAccountIDs for a card account, when it remembers any);
+	// NewJob returns it, and a Result of such a job is [Refused] with
+	// nothing sent.
 	ErrInvalidJob = errors.New("refresh: invalid job")
 	// ErrNotDue: the account was refreshed less than the spacing ago
 	// ([WithSpacing]); the outcome is [BudgetExhausted] with
@@ -425,6 +418,7 @@ var (
 	ErrNotDue = errors.New("refresh: the account was refreshed less than the spacing ago")
 	// ErrPaused: the bank asked to slow down (429 with Retry-After) for
 	// longer than [WithMaxWait]; the outcome is [Transient], RetryAt is
-	// when the pause ends, and nothing was sent.
-	ErrPaused = errors.New("refresh: paused at the bank's request")
+	// when the pause ends, and nothing more was sent. It is
+	// budget.ErrPaused: the error is a *budget.PausedError.
+	ErrPaused = budget.ErrPaused
 )

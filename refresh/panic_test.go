@@ -80,7 +80,7 @@ func TestRunPanicLeavesNoGoroutine(t *testing.T) {
 	}
 }
 
-// invalidJobs yields jobs without a session, endlessly, counting them in
+// invalidJobs yields jobs not made with NewJob, endlessly, counting them in
 // taken and calling before ahead of each: each ends Refused at once,
 // without a call.
 func invalidJobs(taken *atomic.Int64, before func()) iter.Seq[refresh.Job] {
@@ -88,7 +88,7 @@ func invalidJobs(taken *atomic.Int64, before func()) iter.Seq[refresh.Job] {
 		for i := 0; ; i++ {
 			before()
 			taken.Add(1)
-			if !yield(refresh.Job{AccountID: fmt.Sprint("acct-", i)}) {
+			if !yield(refresh.Job{Claim: fmt.Sprint("job-", i)}) {
 				return
 			}
 		}

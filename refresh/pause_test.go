@@ -2,9 +2,12 @@ package refresh_test
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -26,7 +30,7 @@ const pauseMargin = 100 * time.Millisecond
 
 // sendLog is a RoundTripper between the workers and the bank. It counts
 // the requests sent while the bank's pause is on (pause is the
-// Service's PausedUntil) with more than pauseMargin of it left, and when
+// budget's PausedUntil) with more than pauseMargin of it left, and when
 // the call that met the first 429 is sent again (the same X-Request-ID),
 // it notes the end of the pause then. Nothing it records depends on how
 // fast the machine runs: each request is put in or out of the pause by
@@ -88,7 +92,10 @@ func TestRateLimitPausesEveryWorker(t *testing.T) {
 	require.NoError(t, err)
 	b.svc, err = accounts.New(c)
 	require.NoError(t, err)
-	log.pause = b.svc.PausedUntil
+	log.pause = func() (time.Time, bool) {
+		until, paused, _ := budget.Of(c).PausedUntil(context.Background())
+		return until, paused
+	}
 	r, err := refresh.New(b.svc, refresh.WithWorkers(4), refresh.WithSpacing(0))
 	require.NoError(t, err)
 	jobs := jobsOf(t, b)
@@ -128,7 +135,48 @@ func TestNoLoggerLogsNothing(t *testing.T) {
 	}}
 	r, err := refresh.New(stubService(t, bank), refresh.WithWorkers(2), refresh.WithSpacing(0))
 	require.NoError(t, err)
-	collect(t, r, []refresh.Job{{Session: newSession(time.Now()), AccountID: "acct-1"},
-		{Session: newSession(time.Now()), AccountID: "acct-2"}})
+	collect(t, r, []refresh.Job{newJob(t, newSession(time.Now()), "acct-1", false),
+		newJob(t, newSession(time.Now()), "acct-2", false)})
 	assert.Empty(t, buf.String())
+}
+
+// A pause that begins in the middle of a job holds the job's next call:
+// the bank answers the balances call, and meanwhile a 429 with
+// Retry-After to another call pauses the bank; the job's transactions
+// call is not sent, and the job ends Transient with ErrPaused at the
+// pause's end (a job engine's WithMaxWait(0)). Before, the job checked
+// the pause before each call itself; now the budget admits each call of
+// the job's reservation.
+func TestPauseMidJobHoldsTheNextCall(t *testing.T) {
+	t.Parallel()
+	var svc *accounts.Service
+	var transactions atomic.Int64
+	bank := &stubBank{answer: func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case strings.Contains(r.URL.Path, "/other/"):
+			w.Header().Set("Retry-After", "30")
+			bankError(w, http.StatusTooManyRequests, "RATE_LIMIT_EXCEEDED", "")
+			return true
+		case strings.HasSuffix(r.URL.Path, "/balances"):
+			// Another call of the TPP meets the bank's 429 meanwhile.
+			_, err := svc.Balances(r.Context(), "other", newSession(time.Now()).RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}))
+			assert.Error(t, err)
+		case strings.HasSuffix(r.URL.Path, "/transactions"):
+			transactions.Add(1)
+		}
+		return false
+	}}
+	svc = stubService(t, bank)
+	r, err := refresh.New(svc, refresh.WithMaxWait(0), refresh.WithSpacing(0))
+	require.NoError(t, err)
+	res := r.Refresh(t.Context(), newJob(t, newSession(time.Now()), "acct-1", false))
+	assert.Equal(t, refresh.Transient, res.Outcome, "%v", res.Err)
+	assert.ErrorIs(t, res.Err, refresh.ErrPaused)
+	assert.Equal(t, 1, res.Calls, "the balances call only")
+	assert.NotEmpty(t, res.Balances)
+	assert.Zero(t, transactions.Load(), "no transactions call during the pause")
+	assert.WithinDuration(t, time.Now().Add(30*time.Second), res.RetryAt, 5*time.Second)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), "acct-1", budget.Transactions)
+	require.NoError(t, err)
+	assert.Equal(t, budget.DefaultLimit, a.Remaining, "the reserved transactions call was given back")
 }

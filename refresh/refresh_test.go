@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
@@ -40,7 +41,7 @@ func TestNewRefusesInvalid(t *testing.T) {
 	// A nil Refresher yields an error once and refreshes nothing.
 	var none *refresh.Refresher
 	n := 0
-	for res, err := range none.Run(t.Context(), slices.Values([]refresh.Job{{AccountID: "x"}})) {
+	for res, err := range none.Run(t.Context(), slices.Values([]refresh.Job{{}})) {
 		n++
 		assert.Error(t, err)
 		assert.Zero(t, res.Calls)
@@ -52,8 +53,10 @@ func TestNewRefusesInvalid(t *testing.T) {
 }
 
 // A first refresh reads balances, the booked transactions since the job's
-// date and the pending ones; the next reads only what is new.
-func TestRunReadsNewTransactionsOnce(t *testing.T) {
+// date and the pending ones; without a transaction sync, the next reads
+// the booked transactions from 5 days before the last refresh on (what
+// is new among them is the sync's to say: TestSync...).
+func TestRunReadsTransactions(t *testing.T) {
 	t.Parallel()
 	// Seeded at noon UTC yesterday, when the UTC date is the bank's
 	// (Oslo) date too, so that the days counted below are the bank's.
@@ -72,9 +75,8 @@ func TestRunReadsNewTransactionsOnce(t *testing.T) {
 		assert.NoError(t, res.Err)
 		assert.NotEmpty(t, res.Balances)
 		assert.Equal(t, 2, res.Calls)
-		assert.WithinDuration(t, b.clock.Now(), res.Cursor.RefreshedAt, 0)
-		assert.False(t, res.Cursor.Date.IsZero())
-		if res.Job.Card {
+		assert.Equal(t, refresh.Cursor{RefreshedAt: b.clock.Now()}, res.Cursor)
+		if res.Job.Card() {
 			assert.Len(t, res.CardBooked, 2)
 			assert.Len(t, res.CardPending, 1)
 			assert.Empty(t, res.Booked)
@@ -88,47 +90,43 @@ func TestRunReadsNewTransactionsOnce(t *testing.T) {
 			assert.False(t, tx.BookingDate.Before(since))
 			assert.NotEmpty(t, tx.TransactionID)
 		}
-		var window []string // the ids of the cursor's window: lookback days up to its date
-		for _, tx := range res.Booked {
-			if !tx.BookingDate.Before(res.Cursor.From) {
-				window = append(window, tx.TransactionID)
-			}
-		}
-		assert.ElementsMatch(t, window, res.Cursor.Seen)
-		// The window starts lookback days before its date, but not before
-		// the read's first day (since): older entries were not read.
-		wantFrom := res.Cursor.Date.Time(time.UTC).AddDate(0, 0, -5)
-		if wantFrom.Before(since.Time(time.UTC)) {
-			wantFrom = since.Time(time.UTC)
-		}
-		assert.Equal(t, wantFrom, res.Cursor.From.Time(time.UTC))
 	}
 
 	// A new booked transaction on one account, today.
-	target := slices.IndexFunc(first, func(r refresh.Result) bool { return !r.Job.Card })
+	target := slices.IndexFunc(first, func(r refresh.Result) bool { return !r.Job.Card() })
 	sb, err := sandbox.New(b.client)
 	require.NoError(t, err)
-	require.NoError(t, sb.CreateTransactions(t.Context(), first[target].Job.AccountID, []sandbox.Transaction{{
+	require.NoError(t, sb.CreateTransactions(t.Context(), first[target].Job.AccountID(), []sandbox.Transaction{{
 		BookingDate: b.clock.Now().Format(time.DateOnly), TransactionAmount: sandbox.Amount{Amount: "-12.34"},
 		RemittanceInformationUnstructured: "Ny"}}))
 
+	last := b.clock.Now()
 	b.clock.Add(refresh.DefaultSpacing)
 	next := make([]refresh.Job, len(first))
 	for i, res := range first {
 		next[i] = res.Job
+		next[i].Since = date.Date{}
 		next[i].Cursor = res.Cursor
 	}
+	lookback := date.Of(last.UTC().AddDate(0, 0, -5))
 	for _, res := range collect(t, r, next) {
 		require.Equal(t, refresh.Done, res.Outcome, "%v: %v", res, res.Err)
-		if res.Job.AccountID == first[target].Job.AccountID {
-			require.Len(t, res.Booked, 1, "only the new transaction")
-			assert.Equal(t, "-12.34", res.Booked[0].TransactionAmount.Value.StringFixed(2))
-			assert.Equal(t, date.Of(b.clock.Now().Add(-refresh.DefaultSpacing)), res.Cursor.Date)
+		assert.NotEmpty(t, res.Balances)
+		if res.Job.Card() {
 			continue
 		}
-		assert.Empty(t, res.Booked, "nothing new")
-		assert.Empty(t, res.CardBooked, "nothing new")
-		assert.NotEmpty(t, res.Balances)
+		for _, tx := range res.Booked {
+			assert.False(t, tx.BookingDate.Before(lookback), "read from 5 days before the last refresh")
+		}
+		var amounts []string
+		for _, tx := range res.Booked {
+			amounts = append(amounts, tx.TransactionAmount.Value.StringFixed(2))
+		}
+		if res.Job.AccountID() == first[target].Job.AccountID() {
+			assert.Contains(t, amounts, "-12.34", "the new transaction")
+			continue
+		}
+		assert.NotContains(t, amounts, "-12.34")
 	}
 }
 
@@ -162,11 +160,11 @@ func TestRunFifthRoundRefusedLocally(t *testing.T) {
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.False(t, res.Deferred)
 	assert.Zero(t, res.Calls)
-	assert.WithinDuration(t, start.Add(accounts.DefaultBudgetWindow+accounts.BudgetClockMargin), res.RetryAt, 0, "when the first call stops counting")
-	assert.ErrorIs(t, res.Err, accounts.ErrBudgetExhausted)
+	assert.WithinDuration(t, start.Add(budget.DefaultWindow+budget.ClockMargin), res.RetryAt, 0, "when the first call stops counting")
+	assert.ErrorIs(t, res.Err, budget.ErrExhausted)
 	assert.Equal(t, jobs[0].Cursor, res.Cursor, "the cursor stays")
-	for _, e := range []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions} {
-		a, err := b.svc.Remaining(t.Context(), jobs[0].AccountID, e)
+	for _, e := range []budget.Endpoint{budget.Balances, budget.Transactions} {
+		a, err := budget.Of(b.svc.Client()).Remaining(t.Context(), jobs[0].AccountID(), e)
 		require.NoError(t, err)
 		assert.Zero(t, a.Remaining, e)
 	}
@@ -196,7 +194,7 @@ func TestRunChecksBothBudgetsBeforeSpending(t *testing.T) {
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.Zero(t, res.Calls)
 	assert.Empty(t, res.Balances)
-	a, err := b.svc.Remaining(t.Context(), jobs[0].AccountID, accounts.EndpointBalances)
+	a, err := budget.Of(b.svc.Client()).Remaining(t.Context(), jobs[0].AccountID(), budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 4, a.Remaining, "no balances call spent")
 
@@ -220,18 +218,17 @@ func TestRunReconnectNeeded(t *testing.T) {
 
 	// The second one's consent ended 90 days after the SCA: known
 	// without a call.
-	b.clock.Set(jobs[1].Session.ConsentExpiresAt())
+	b.clock.Set(jobs[1].Session().ConsentExpiresAt())
 	res = collect(t, r, jobs[1:])[0]
 	assert.Equal(t, refresh.ReconnectNeeded, res.Outcome)
 	assert.ErrorIs(t, res.Err, refresh.ErrConsentEnded)
 	assert.Zero(t, res.Calls)
 
-	// A session that cannot be sent.
-	bad := *jobs[1].Session
+	// A session that cannot be sent: refused when the job is made.
+	bad := *jobs[1].Session()
 	bad.PSUID = "not-a-uuid"
-	res = collect(t, r, []refresh.Job{{Session: &bad, AccountID: jobs[1].AccountID}})[0]
-	assert.Equal(t, refresh.ReconnectNeeded, res.Outcome)
-	assert.ErrorIs(t, res.Err, sca.ErrInvalidSession)
+	_, err := refresh.NewJob(&bad, jobs[1].AccountID(), false)
+	assert.ErrorIs(t, err, sca.ErrInvalidSession)
 }
 
 func TestRunTransientAndRefused(t *testing.T) {
@@ -250,31 +247,28 @@ func TestRunTransientAndRefused(t *testing.T) {
 	assert.Equal(t, 1, res.Calls)
 	assert.Equal(t, jobs[0].Cursor, res.Cursor)
 
-	// An account the consent does not cover: refused before sending when
-	// the session remembers its accounts, by the bank (404) otherwise.
-	unknown := jobs[1]
-	unknown.AccountID = "enc!!AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
-	res = collect(t, r, []refresh.Job{unknown})[0]
-	assert.Equal(t, refresh.Refused, res.Outcome)
-	assert.ErrorIs(t, res.Err, refresh.ErrInvalidJob)
-	assert.Zero(t, res.Calls)
-	forgetful := *unknown.Session
+	// An account the consent does not cover: refused when the job is
+	// made when the session remembers its accounts, by the bank (404)
+	// otherwise.
+	const other = "enc!!AAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+	_, err := refresh.NewJob(jobs[1].Session(), other, false)
+	assert.ErrorIs(t, err, refresh.ErrInvalidJob)
+	forgetful := *jobs[1].Session()
 	forgetful.AccountIDs, forgetful.CardAccountIDs = nil, nil
-	unknown.Session = &forgetful
-	res = collect(t, r, []refresh.Job{unknown})[0]
+	res = collect(t, r, []refresh.Job{newJob(t, &forgetful, other, false)})[0]
 	assert.Equal(t, refresh.Refused, res.Outcome)
 	assert.ErrorIs(t, res.Err, client.ErrNotFound)
 	assert.Equal(t, 1, res.Calls)
 
-	// A card job for an account the session remembers as an account.
-	card := jobs[1]
-	card.Card = true
-	res = collect(t, r, []refresh.Job{card})[0]
-	assert.ErrorIs(t, res.Err, refresh.ErrInvalidJob)
-	assert.Zero(t, res.Calls)
+	// A card job for an account the session remembers as an account, and
+	// a job without an account.
+	_, err = refresh.NewJob(jobs[1].Session(), jobs[1].AccountID(), true)
+	assert.ErrorIs(t, err, refresh.ErrInvalidJob)
+	_, err = refresh.NewJob(jobs[1].Session(), "", false)
+	assert.ErrorIs(t, err, refresh.ErrInvalidJob)
 
-	// Invalid jobs.
-	for _, j := range []refresh.Job{{AccountID: "x"}, {Session: jobs[1].Session}, {Session: jobs[1].Session, AccountID: "x", Want: 8}} {
+	// Jobs not made with NewJob, or with an unknown Want: refused at once.
+	for _, j := range []refresh.Job{{}, {Want: refresh.Balances}, jobWith(jobs[1], func(j *refresh.Job) { j.Want = 8 })} {
 		res = collect(t, r, []refresh.Job{j})[0]
 		assert.Equal(t, refresh.Refused, res.Outcome)
 		assert.ErrorIs(t, res.Err, refresh.ErrInvalidJob)
@@ -296,14 +290,14 @@ func TestRunBankAccessExceeded(t *testing.T) {
 	svc, err := accounts.New(other)
 	require.NoError(t, err)
 	for range 4 {
-		_, err := svc.Balances(t.Context(), jobs[0].AccountID, jobs[0].Session.RequestOptions(nil))
+		_, err := svc.Balances(t.Context(), jobs[0].AccountID(), jobs[0].Session().RequestOptions(nil))
 		require.NoError(t, err)
 	}
 	res := collect(t, r, jobs)[0]
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
 	assert.Equal(t, 1, res.Calls)
 	assert.True(t, errors.Is(res.Err, client.ErrAccessExceeded))
-	assert.WithinDuration(t, b.clock.Now().Add(accounts.DefaultBudgetWindow+accounts.BudgetClockMargin), res.RetryAt, 0)
+	assert.WithinDuration(t, b.clock.Now().Add(budget.DefaultWindow+budget.ClockMargin), res.RetryAt, 0)
 
 	res = collect(t, r, jobs)[0]
 	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)

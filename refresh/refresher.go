@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/txsync"
 )
 
@@ -18,6 +19,7 @@ import (
 // concurrent use.
 type Refresher struct {
 	svc      *accounts.Service
+	budget   *budget.Budget
 	workers  int
 	spacing  time.Duration
 	maxWait  time.Duration
@@ -35,12 +37,12 @@ type Option func(*Refresher) error
 // DefaultSpacing is the least time between two refreshes of an account
 // that a job does not force: the time a call counts against the
 // without-PSU budget (its window and the margin for clock differences
-// between replicas, accounts.BudgetClockMargin) over its limit: (24 hours
+// between replicas, budget.ClockMargin) over its limit: (24 hours
 // + 5 minutes) / 4 calls = 6 hours 1 minute 15 seconds, docs/interface.md
 // section 8. An account's 4 daily calls are so spread over the day
 // instead of spent in the morning, and a refresh one spacing after the
 // 4th finds the first call no longer counted.
-const DefaultSpacing = (accounts.DefaultBudgetWindow + accounts.BudgetClockMargin) / accounts.DefaultBudgetLimit
+const DefaultSpacing = (budget.DefaultWindow + budget.ClockMargin) / budget.DefaultLimit
 
 // DefaultMaxWait is the longest pause after a 429 with Retry-After that
 // workers sit out before sending again; a longer one makes the jobs that
@@ -75,8 +77,8 @@ func WithWorkers(n int) Option {
 // [Cursor.RefreshedAt]. A job met sooner ends [BudgetExhausted] with
 // [Result.Deferred] set and the time it is due, without a call. The
 // default is [DefaultSpacing]; give the window plus
-// accounts.BudgetClockMargin over the limit of an accounts.Service made
-// with accounts.WithLimit, or 0 to refresh an account whenever its budget
+// budget.ClockMargin over the limit of a client whose budget was made
+// with budget.WithLimit, or 0 to refresh an account whenever its budget
 // allows. d must not be negative.
 func WithSpacing(d time.Duration) Option {
 	return func(r *Refresher) error {
@@ -89,9 +91,10 @@ func WithSpacing(d time.Duration) Option {
 }
 
 // WithMaxWait sets the longest pause after a 429 with Retry-After that
-// the workers sit out ([DefaultMaxWait]); a longer pause ends the jobs
-// that meet it [Transient] at once. d must not be negative; 0 never
-// waits.
+// a job sits out before its reservation and before each of its calls
+// ([DefaultMaxWait]; budget.ReserveRequest.MaxWait); a longer pause ends
+// the jobs that meet it [Transient] at once, with [ErrPaused]. d must not
+// be negative; 0 never waits (a job engine that pauses its queue).
 func WithMaxWait(d time.Duration) Option {
 	return func(r *Refresher) error {
 		if d < 0 {
@@ -140,8 +143,8 @@ func WithLogger(l *slog.Logger) Option {
 // the sync never linked ends [Refused] with txsync.ErrNotLinked, without
 // a call. A job's query starts early enough for the sync's overlap
 // window ([txsync.Syncer.ResourceFrom]; never older than the bank gives
-// without the PSU). A read cut short (at the most pages a job reads) is
-// not applied: Result.Sync stays nil, and the next one compares again. A
+// without the PSU). A read cut short (at the most entries a job reads)
+// is not applied: Result.Sync stays nil, and the next one compares again. A
 // failed write of the sync's state ends the job as the store's error does
 // ([Transient]), the cursor not advanced. Without it Result.Sync is nil.
 func WithSync(s *txsync.Syncer) Option {
@@ -155,13 +158,14 @@ func WithSync(s *txsync.Syncer) Option {
 }
 
 // New returns a Refresher that reads accounts through svc and counts
-// against its without-PSU budget (the client's store). It returns an
+// against the without-PSU budget of svc's client (budget.Of, in the
+// client's store; it takes its clock from that client). It returns an
 // error for a nil svc or an invalid option.
 func New(svc *accounts.Service, opts ...Option) (*Refresher, error) {
 	if svc == nil || svc.Client() == nil {
 		return nil, errors.New("refresh: New needs an accounts.Service made with accounts.New")
 	}
-	r := &Refresher{svc: svc, workers: runtime.GOMAXPROCS(0), spacing: DefaultSpacing,
+	r := &Refresher{svc: svc, budget: budget.Of(svc.Client()), workers: runtime.GOMAXPROCS(0), spacing: DefaultSpacing,
 		maxWait: DefaultMaxWait, log: slog.New(slog.DiscardHandler), now: svc.Client().Now}
 	for _, o := range opts {
 		if o == nil {

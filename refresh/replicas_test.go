@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -50,8 +51,8 @@ func TestReplicasRefreshEachAccountOnce(t *testing.T) {
 				mu.Lock()
 				switch {
 				case res.Outcome == refresh.Done:
-					done[res.Job.AccountID]++
-				case !errors.Is(res.Err, accounts.ErrClaimed) || !res.Deferred || res.Calls != 0:
+					done[res.Job.AccountID()]++
+				case !errors.Is(res.Err, budget.ErrClaimed) || !res.Deferred || res.Calls != 0:
 					t.Errorf("%v: %v", res, res.Err)
 				}
 				mu.Unlock()

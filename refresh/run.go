@@ -3,7 +3,6 @@ package refresh
 import (
 	"context"
 	"errors"
-	"fmt"
 	"iter"
 	"log/slog"
 	"sync"
@@ -61,7 +60,7 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 				defer wg.Done()
 				for j := range in {
 					inFlight.Add(1)
-					res := r.refreshOne(run, j)
+					res := r.Refresh(run, j)
 					inFlight.Add(-1)
 					out <- res
 				}
@@ -150,7 +149,7 @@ func (r *Refresher) logResult(ctx context.Context, res *Result) {
 		return
 	}
 	attrs := []slog.Attr{slog.String("outcome", res.Outcome.String()), slog.Int("calls", res.Calls),
-		slog.Bool("card", res.Job.Card)}
+		slog.Bool("card", res.Job.Card())}
 	if status, code := errorCode(res.Err); status != 0 {
 		attrs = append(attrs, slog.Int("status", status), slog.String("code", code))
 	}
@@ -158,36 +157,4 @@ func (r *Refresher) logResult(ctx context.Context, res *Result) {
 		attrs = append(attrs, slog.Time("retryAt", res.RetryAt))
 	}
 	r.log.LogAttrs(ctx, slog.LevelDebug, "account refreshed", attrs...)
-}
-
-// waitPause waits out the bank's pause (a 429 with Retry-After, seen by
-// any worker or any Service of the bank: accounts.Service.PausedUntil)
-// before a call. A pause longer than the maximum wait is not waited for:
-// it returns ErrPaused with the time it ends.
-func (r *Refresher) waitPause(ctx context.Context) (time.Time, error) {
-	until, ok := r.svc.PausedUntil()
-	if !ok {
-		return time.Time{}, nil
-	}
-	wait := time.Until(until)
-	if wait > r.maxWait {
-		return r.now().Add(wait), fmt.Errorf("%w for %s", ErrPaused, wait.Round(time.Second))
-	}
-	r.log.LogAttrs(ctx, slog.LevelDebug, "refresh waits: the bank asked to slow down", slog.Duration("wait", wait))
-	return time.Time{}, sleep(ctx, wait)
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

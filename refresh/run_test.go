@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/refresh"
@@ -82,7 +83,11 @@ func stubJobs(n int, taken *atomic.Int64) func(func(refresh.Job) bool) {
 		for i := range n {
 			s := &sca.Session{PSUID: uuid.NewString(), TPPSessionID: uuid.NewString(), Context: client.Private, SCAAt: time.Now()}
 			taken.Add(1)
-			if !yield(refresh.Job{Session: s, AccountID: fmt.Sprintf("acct-%d", i)}) {
+			j, err := refresh.NewJob(s, fmt.Sprintf("acct-%d", i), false)
+			if err != nil {
+				panic(err)
+			}
+			if !yield(j) {
 				return
 			}
 		}
@@ -234,7 +239,7 @@ func TestRunRateLimitPauses(t *testing.T) {
 	assert.EqualValues(t, 1, bank.calls.Load())
 	// A rate limit is not the account's budget: one call counted, not
 	// all four.
-	a, err := svc.Remaining(t.Context(), got[0].Job.AccountID, accounts.EndpointBalances)
+	a, err := budget.Of(svc.Client()).Remaining(t.Context(), got[0].Job.AccountID(), budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 3, a.Remaining)
 }
@@ -261,10 +266,10 @@ func TestRunLogsNoIDs(t *testing.T) {
 	var secrets []string
 	for res, err := range r.Run(t.Context(), stubJobs(3, &taken)) {
 		require.NoError(t, err)
-		secrets = append(secrets, res.Job.AccountID, res.Job.Session.PSUID, res.Job.Session.TPPSessionID)
+		secrets = append(secrets, res.Job.AccountID(), res.Job.Session().PSUID, res.Job.Session().TPPSessionID)
 		fmt.Fprintf(&printed, "%v %+v %#v %s %v %+v %#v\n", res, res, res, res, res.Job, res.Job, res.Job)
 		log.Info("result", "result", res, "job", res.Job)
-		if res.Job.AccountID == "acct-1" {
+		if res.Job.AccountID() == "acct-1" {
 			assert.Equal(t, refresh.Refused, res.Outcome)
 		}
 	}
@@ -289,7 +294,7 @@ func TestRunReadsJobsBetweenBodies(t *testing.T) {
 	base := stubJobs(50, &taken)
 	jobs := func(yield func(refresh.Job) bool) {
 		for j := range base {
-			j.Force = seen[j.AccountID] > 0
+			j.Force = seen[j.AccountID()] > 0
 			if !yield(j) {
 				return
 			}
@@ -297,7 +302,7 @@ func TestRunReadsJobsBetweenBodies(t *testing.T) {
 	}
 	for res, err := range r.Run(t.Context(), jobs) {
 		require.NoError(t, err)
-		seen[res.Job.AccountID]++
+		seen[res.Job.AccountID()]++
 	}
 	assert.Len(t, seen, 50)
 

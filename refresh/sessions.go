@@ -64,7 +64,8 @@ func Remember(ctx context.Context, svc *accounts.Service, s *sca.Session, presen
 // CardAccountIDs, see [Remember]), lazily, one session at a time: give it
 // sca.Manager.Sessions or sca.ListSessions and hand the result to
 // [Refresher.Run] to refresh every consented account of a store in flat
-// memory.
+// memory. Each session is checked once, as [NewJob] checks it, for all
+// its jobs, which share its request options.
 //
 // prepare, when not nil, is called with each job before it is yielded, to
 // set what the TPP keeps per account (the Cursor of the account's last
@@ -72,11 +73,13 @@ func Remember(ctx context.Context, svc *accounts.Service, s *sca.Session, presen
 // skipped. Without it, every job reads [Both] with a zero Cursor.
 //
 // A session that remembers no accounts gives no job. An error of
-// sessions (a stored session that cannot be read) is passed to failed
-// and the sessions after it still give their jobs; with a nil failed it
-// is skipped. A session whose consent has ended still gives its jobs:
-// they end [ReconnectNeeded] without a call, which tells the TPP to ask
-// the PSU for a new consent.
+// sessions (a stored session that cannot be read) and a session that is
+// not valid (its error matches sca.ErrInvalidSession: the PSU must go
+// through SCA again) are passed to failed, and the sessions after them
+// still give their jobs; with a nil failed they are skipped. A session
+// whose consent has ended still gives its jobs: they end
+// [ReconnectNeeded] without a call, which tells the TPP to ask the PSU
+// for a new consent.
 //
 // An account that several sessions share (a joint account, a company's
 // account seen by two employees) gives a job for each of them, and its
@@ -95,12 +98,25 @@ func JobsFrom(sessions iter.Seq2[*sca.Session, error], prepare func(*Job) bool, 
 				}
 				continue
 			}
-			for i, n := 0, len(s.AccountIDs)+len(s.CardAccountIDs); i < n; i++ {
-				j := Job{Session: s}
+			n := len(s.AccountIDs) + len(s.CardAccountIDs)
+			if n == 0 {
+				continue
+			}
+			h, err := newHolder(s)
+			if err != nil {
+				if failed != nil {
+					failed(fmt.Errorf("refresh: %w", err))
+				}
+				continue
+			}
+			for i := range n {
+				// The ids are the session's own: covered, and checked
+				// by Validate.
+				j := Job{acct: &target{holder: h}}
 				if i < len(s.AccountIDs) {
-					j.AccountID = s.AccountIDs[i]
+					j.acct.id = s.AccountIDs[i]
 				} else {
-					j.AccountID, j.Card = s.CardAccountIDs[i-len(s.AccountIDs)], true
+					j.acct.id, j.acct.card = s.CardAccountIDs[i-len(s.AccountIDs)], true
 				}
 				if prepare != nil && !prepare(&j) {
 					continue

@@ -79,9 +79,9 @@ func TestJobsFromStoredSessions(t *testing.T) {
 	for res, err := range b.refresher(t).Run(t.Context(), jobs) {
 		require.NoError(t, err)
 		require.Equal(t, refresh.Done, res.Outcome, "%v", res.Err)
-		assert.True(t, want[res.Job.AccountID])
-		assert.Equal(t, res.Job.Card, slices.Contains(res.Job.Session.CardAccountIDs, res.Job.AccountID))
-		delete(want, res.Job.AccountID)
+		assert.True(t, want[res.Job.AccountID()])
+		assert.Equal(t, res.Job.Card(), slices.Contains(res.Job.Session().CardAccountIDs, res.Job.AccountID()))
+		delete(want, res.Job.AccountID())
 		n++
 	}
 	assert.Equal(t, 9, n)
@@ -93,9 +93,9 @@ func TestJobsFromStoredSessions(t *testing.T) {
 	var cards int
 	for j := range refresh.JobsFrom(sca.ListSessions(t.Context(), st), func(j *refresh.Job) bool {
 		j.Want = refresh.Balances
-		return j.Card
+		return j.Card()
 	}, nil) {
-		assert.True(t, j.Card)
+		assert.True(t, j.Card())
 		assert.Equal(t, refresh.Balances, j.Want)
 		cards++
 	}

@@ -9,20 +9,24 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/internal/testkit/syncscript"
-	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/store"
 	"github.com/tppkit/psd2/txsync"
 )
 
 // fixture is the first account of the scripted PSU read by the sync and
-// by refresh's "new booked" cursor, one round each so far.
+// by a "new booked" cursor (syncscript.Cursor, what package refresh kept
+// before txsync), one round each so far.
 type fixture struct {
 	w      *syncscript.World
 	s      *txsync.Syncer
-	r      *refresh.Refresher
-	cursor refresh.Cursor
+	cursor syncscript.Cursor
 	key    txsync.AccountKey
+}
+
+// cursorRead is what the cursor reported in a round.
+type cursorRead struct {
+	Booked []accounts.Transaction
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -32,9 +36,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Cleanup(w.Close)
 	s, err := txsync.New(store.NewMemoryStore(), txsync.WithClock(w.Clock.Now))
 	require.NoError(t, err)
-	r, err := refresh.New(w.Svc, refresh.WithWorkers(1))
-	require.NoError(t, err)
-	f := &fixture{w: w, s: s, r: r}
+	f := &fixture{w: w, s: s}
 	f.link(t)
 	d, res := f.round(t)
 	require.True(t, d.First)
@@ -58,21 +60,15 @@ func (f *fixture) link(t *testing.T) *txsync.Linked {
 // round reads the account once with each, 12 hours after the last round
 // (2 calls a round: the without-PSU budget of 4 calls a day, with its
 // 5-minute margin for clock differences, allows a round every 12 hours).
-func (f *fixture) round(t *testing.T) (*txsync.Delta, refresh.Result) {
+func (f *fixture) round(t *testing.T) (*txsync.Delta, cursorRead) {
 	t.Helper()
 	f.w.Wait(12*time.Hour + 6*time.Minute)
 	d, err := f.s.Sync(t.Context(), f.w.Svc, f.id(), f.w.Session.RequestOptions(nil))
 	require.NoError(t, err)
-	var got refresh.Result
-	for res, err := range f.r.Run(t.Context(), func(yield func(refresh.Job) bool) {
-		yield(refresh.Job{Session: f.w.Session, AccountID: f.id(), Want: refresh.Transactions, Cursor: f.cursor, Force: true})
-	}) {
-		require.NoError(t, err)
-		got = res
-	}
-	require.Equal(t, refresh.Done, got.Outcome, "%v", got.Err)
-	f.cursor = got.Cursor
-	return d, got
+	booked, _, next, err := syncscript.ReadNew(t.Context(), f.w.Svc, f.id(), f.cursor, f.w.Clock.Now(), f.w.Session.RequestOptions(nil))
+	require.NoError(t, err)
+	f.cursor = next
+	return d, cursorRead{Booked: booked}
 }
 
 func (f *fixture) add(t *testing.T, tx emulator.SeedTransaction) string {
@@ -167,7 +163,7 @@ func TestReconsentKeepsTheAccount(t *testing.T) {
 	assert.False(t, l.Accounts[0].New)
 	assert.Empty(t, l.Gone)
 
-	f.cursor = refresh.Cursor{} // the new resource id is a new job for refresh
+	f.cursor = syncscript.Cursor{} // the new resource id is a new cursor
 	d, res := f.round(t)
 	assert.True(t, d.Empty(), "%v", d)
 	assert.Len(t, res.Booked, 10, "the cursor reports the whole history again")

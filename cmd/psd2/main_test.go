@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -214,7 +215,7 @@ func TestBudgetCountsCalls(t *testing.T) {
 	assert.NotContains(t, out, account, "the account id is not printed")
 	var rep []budgetReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	require.Equal(t, accounts.EndpointBalances, rep[0].Endpoint)
+	require.Equal(t, budget.Balances, rep[0].Endpoint)
 	assert.Equal(t, 4, rep[0].Counted)
 	assert.Equal(t, 0, rep[0].Remaining)
 	require.NotNil(t, rep[0].NextAt)

@@ -8,8 +8,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/banks"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/store"
@@ -187,12 +187,12 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 }
 
 type budgetReport struct {
-	Endpoint  accounts.Endpoint `json:"endpoint"`
-	Counted   int               `json:"counted"`
-	Remaining int               `json:"remaining"`
-	Limit     int               `json:"limit"`
-	Window    string            `json:"window"`
-	NextAt    *time.Time        `json:"nextAt,omitempty"`
+	Endpoint  budget.Endpoint `json:"endpoint"`
+	Counted   int             `json:"counted"`
+	Remaining int             `json:"remaining"`
+	Limit     int             `json:"limit"`
+	Window    string          `json:"window"`
+	NextAt    *time.Time      `json:"nextAt,omitempty"`
 }
 
 func runBudget(ctx context.Context, e *env, args []string) error {
@@ -215,13 +215,10 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	svc, err := accounts.New(c)
-	if err != nil {
-		return err
-	}
+	b := budget.Of(c)
 	var out []budgetReport
-	for _, ep := range []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions, accounts.EndpointCardBalances, accounts.EndpointCardTransactions} {
-		a, err := svc.Remaining(ctx, *account, ep)
+	for _, ep := range []budget.Endpoint{budget.Balances, budget.Transactions, budget.CardBalances, budget.CardTransactions} {
+		a, err := b.Remaining(ctx, *account, ep)
 		if err != nil {
 			return err
 		}

@@ -122,7 +122,7 @@ func run(ctx context.Context, out io.Writer, n int) error {
 		return err
 	}
 	jobs := refresh.JobsFrom(sca.ListSessions(ctx, sessions), func(j *refresh.Job) bool {
-		j.Cursor = cursors[j.AccountID]
+		j.Cursor = cursors[j.AccountID()]
 		return true
 	}, func(err error) { fmt.Fprintln(out, "a stored session could not be read:", err) })
 	var last refresh.Progress
@@ -133,9 +133,9 @@ func run(ctx context.Context, out io.Writer, n int) error {
 			return err
 		}
 		if res.Outcome == refresh.Done {
-			cursors[res.Job.AccountID] = res.Cursor
+			cursors[res.Job.AccountID()] = res.Cursor
 			booked += len(res.Booked)
-			if one.Session == nil {
+			if one.Session() == nil {
 				one = res.Job
 			}
 		}
@@ -149,7 +149,7 @@ func run(ctx context.Context, out io.Writer, n int) error {
 	// is sent, until the first call stops counting (24 hours and the
 	// budget's 5-minute margin for clock differences after it).
 	fmt.Fprintln(out, "\none account through the day:")
-	first := cursors[one.AccountID].RefreshedAt
+	first := cursors[one.AccountID()].RefreshedAt
 	for round := 2; round <= 5; round++ {
 		if round < 5 {
 			clk.Add(refresh.DefaultSpacing)
@@ -157,7 +157,7 @@ func run(ctx context.Context, out io.Writer, n int) error {
 			clk.Add(4 * time.Hour)
 			one.Force = true // past the spacing: only the budget decides
 		}
-		one.Cursor = cursors[one.AccountID]
+		one.Cursor = cursors[one.AccountID()]
 		for res, err := range r.Run(ctx, func(yield func(refresh.Job) bool) { yield(one) }) {
 			if err != nil {
 				return err
@@ -165,7 +165,7 @@ func run(ctx context.Context, out io.Writer, n int) error {
 			at := clk.Now().Sub(first).Round(time.Minute)
 			switch res.Outcome {
 			case refresh.Done:
-				cursors[one.AccountID] = res.Cursor
+				cursors[one.AccountID()] = res.Cursor
 				fmt.Fprintf(out, "  round %d at +%s: done, %d calls\n", round, at, res.Calls)
 			case refresh.BudgetExhausted:
 				fmt.Fprintf(out, "  round %d at +%s: refused locally, %d calls sent; next call allowed at %s (+%s)\n",
@@ -202,7 +202,7 @@ func seedData(n int, at time.Time) emulator.SeedData {
 // summary prints the outcome classes of a run.
 func summary(out io.Writer, p refresh.Progress, booked int) {
 	rate := float64(p.Calls) / max(p.Elapsed.Seconds(), 1e-9)
-	fmt.Fprintf(out, "refreshed %d accounts in %s: %d calls, %.0f calls/s, %d new booked transactions\n",
+	fmt.Fprintf(out, "refreshed %d accounts in %s: %d calls, %.0f calls/s, %d booked transactions read\n",
 		p.Finished(), p.Elapsed.Round(10*time.Millisecond), p.Calls, rate, booked)
 	for _, o := range []struct {
 		outcome refresh.Outcome

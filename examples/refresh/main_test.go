@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/refresh"
 )
@@ -40,5 +40,5 @@ func TestRun(t *testing.T) {
 	assert.Regexp(t, regexp.QuoteMeta(fmt.Sprintf("round 4 at +%s: done, 2 calls", round4.Round(time.Minute))), text)
 	assert.Regexp(t, regexp.QuoteMeta(fmt.Sprintf("round 5 at +%s: refused locally, 0 calls sent; next call allowed at ",
 		(round4+4*time.Hour).Round(time.Minute)))+`\S+ `+regexp.QuoteMeta(fmt.Sprintf("(+%s)",
-		accounts.DefaultBudgetWindow+accounts.BudgetClockMargin)), text)
+		budget.DefaultWindow+budget.ClockMargin)), text)
 }

@@ -6,7 +6,8 @@
 // entries new ids, and halfway the PSU's new consent lists the accounts
 // under new resource ids. Each round prints the sync's added, changed and
 // removed entries, and the month ends with the ledger scored against the
-// bank's list, next to the ledger refresh's "new booked" cursor gives.
+// bank's list, next to the ledger a "new booked" cursor gives (what
+// package refresh kept before txsync).
 // The sandbox's clock is simulated, so the month takes a moment.
 //
 //	go run ./examples/sync
@@ -76,8 +77,8 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "\n%d rounds; ledgers against the bank's list:\n", res.Rounds)
 	fmt.Fprintf(out, "  %-30s duplicates %3d  missed %3d  false changes %3d\n", "txsync", res.Sync.Duplicates, res.Sync.Missed, res.Sync.FalseChanges)
-	fmt.Fprintf(out, "  %-30s duplicates %3d  missed %3d\n", "refresh cursor", res.Cursor.Duplicates, res.Cursor.Missed)
-	fmt.Fprintf(out, "  %-30s duplicates %3d  missed %3d\n", "refresh cursor, carried over", res.CursorCarried.Duplicates, res.CursorCarried.Missed)
+	fmt.Fprintf(out, "  %-30s duplicates %3d  missed %3d\n", "new-booked cursor", res.Cursor.Duplicates, res.Cursor.Missed)
+	fmt.Fprintf(out, "  %-30s duplicates %3d  missed %3d\n", "new-booked cursor, carried over", res.CursorCarried.Duplicates, res.CursorCarried.Missed)
 	fmt.Fprintf(out, "sync state: at most %d bytes per account\n", res.StateBytes)
 	return nil
 }

@@ -14,7 +14,7 @@ func TestRun(t *testing.T) {
 	text := demo.Run(t, run)
 	assert.Contains(t, text, "31 rounds")
 	assert.Regexp(t, `txsync +duplicates +0  missed +0  false changes +0`, text)
-	m := regexp.MustCompile(`refresh cursor +duplicates +(\d+)`).FindStringSubmatch(text)
+	m := regexp.MustCompile(`new-booked cursor +duplicates +(\d+)`).FindStringSubmatch(text)
 	require.Len(t, m, 2)
 	assert.NotEqual(t, "0", m[1], "today's cursor reports duplicates")
 	assert.Regexp(t, `account 1 changed booked .*Rema d\d+ \(booked\+amount`, text)

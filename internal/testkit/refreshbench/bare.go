@@ -130,14 +130,14 @@ loop:
 // send sends tmpl, the sample's request, for job j.
 func (b *bare) send(ctx context.Context, tmpl *http.Request, j refresh.Job) error {
 	u := *tmpl.URL
-	u.Path = strings.Replace(u.Path, "/"+b.sample.AccountID+"/", "/"+j.AccountID+"/", 1)
+	u.Path = strings.Replace(u.Path, "/"+b.sample.AccountID()+"/", "/"+j.AccountID()+"/", 1)
 	u.RawPath = ""
 	req, err := http.NewRequestWithContext(ctx, tmpl.Method, u.String(), nil)
 	if err != nil {
 		return err
 	}
 	req.Header = tmpl.Header.Clone()
-	for name, v := range map[string]string{"PSU-ID": j.Session.PSUID, "TPP-Session-ID": j.Session.TPPSessionID} {
+	for name, v := range map[string]string{"PSU-ID": j.Session().PSUID, "TPP-Session-ID": j.Session().TPPSessionID} {
 		if req.Header.Get(name) != "" {
 			req.Header.Set(name, v)
 		}

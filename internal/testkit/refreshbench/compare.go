@@ -103,9 +103,7 @@ func Compare(b *testing.B, n int, stores []Store) {
 		var jobs []refresh.Job
 		for _, cu := range seeded.Customers {
 			s := Remembered(b, cu)
-			for _, id := range s.AccountIDs {
-				jobs = append(jobs, refresh.Job{Session: s, AccountID: id})
-			}
+			jobs = append(jobs, AccountJobs(b, s)...)
 		}
 		warm := jobs[len(jobs)-warmAccounts:]
 		if err := runAll(b, r, warm); err != nil {

@@ -70,9 +70,7 @@ func Run(b *testing.B, n int, st store.Store, workers int) {
 	var jobs []refresh.Job
 	for _, cu := range seeded.Customers {
 		s := Remembered(b, cu)
-		for _, id := range s.AccountIDs {
-			jobs = append(jobs, refresh.Job{Session: s, AccountID: id})
-		}
+		jobs = append(jobs, AccountJobs(b, s)...)
 	}
 	seeded = emulator.SeedResult{}
 	warm, jobs := jobs[len(jobs)-warmAccounts:], jobs[:n]

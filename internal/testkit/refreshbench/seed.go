@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 )
@@ -37,6 +38,18 @@ func Remembered(t testing.TB, cu emulator.SeededCustomer) *sca.Session {
 	s, err := SessionOf(cu).WithAccounts(ids, cards)
 	require.NoError(t, err)
 	return s
+}
+
+// AccountJobs are the jobs of the accounts (not the card accounts) s
+// remembers, made as refresh.JobsFrom makes them.
+func AccountJobs(t testing.TB, s *sca.Session) []refresh.Job {
+	t.Helper()
+	var jobs []refresh.Job
+	for j := range refresh.JobsFrom(func(yield func(*sca.Session, error) bool) { yield(s, nil) },
+		func(j *refresh.Job) bool { return !j.Card() }, func(err error) { t.Fatal(err) }) {
+		jobs = append(jobs, j)
+	}
+	return jobs
 }
 
 // Seed is customers private customers with accts accounts each

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/browser"
 	"github.com/tppkit/psd2/journal"
@@ -183,13 +184,13 @@ func sharedBudget(ctx context.Context, out io.Writer, bank *emulator.Server, tpp
 	}
 	fmt.Fprintln(out, "   balances read 4 times without the PSU: twice by replica A, twice by replica B")
 	_, err = a.ais.Balances(ctx, account, absent)
-	var spent *accounts.BudgetExhaustedError
+	var spent *budget.ExhaustedError
 	if !errors.As(err, &spent) {
 		return fmt.Errorf("the 5th call was not refused: %v", err)
 	}
 	fmt.Fprintf(out, "   a 5th call on replica A: refused before sending (%d calls in %.0f hours spent); allowed again in %.0f hours\n",
 		spent.Limit, spent.Window.Hours(), time.Until(spent.RetryAt).Round(time.Hour).Hours())
-	left, err := b.ais.Remaining(ctx, account, accounts.EndpointBalances)
+	left, err := budget.Of(b.ais.Client()).Remaining(ctx, account, budget.Balances)
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,7 @@ package syncscript
 import (
 	"context"
 	"fmt"
-	"slices"
 
-	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/txsync"
 )
 
@@ -26,8 +24,8 @@ type Round struct {
 type Outcome struct {
 	// Sync is the ledger kept by txsync's keys.
 	Sync Score
-	// Cursor is the ledger kept with refresh's "new booked" cursor, as a
-	// TPP does today: the re-consent's new resource ids start new jobs with
+	// Cursor is the ledger kept with a "new booked" cursor ([Cursor]), as
+	// a TPP that trusts the bank's ids does: the re-consent's new resource ids start new jobs with
 	// new cursors. CursorCarried keeps each account's cursor across the
 	// re-consent (a TPP that mapped the accounts itself).
 	Cursor, CursorCarried Score
@@ -39,19 +37,16 @@ type Outcome struct {
 }
 
 // Month plays the month from day 0 to [Days]: each day the bank's events,
-// then the TPP's reads of every account with the sync and with refresh's
-// cursor (fresh and carried). each, when not nil, sees every round.
+// then the TPP's reads of every account with the sync and with the "new
+// booked" cursor (fresh and carried). each, when not nil, sees every
+// round.
 func Month(ctx context.Context, w *World, s *txsync.Syncer, each func(Round)) (Outcome, error) {
 	n := len(w.Customer.Accounts)
 	ledgers := make([]*SyncLedger, n)
 	fresh, carried := make([]CursorLedger, n), make([]CursorLedger, n)
-	freshCur, carriedCur := make([]refresh.Cursor, n), make([]refresh.Cursor, n)
+	freshCur, carriedCur := make([]Cursor, n), make([]Cursor, n)
 	for i := range ledgers {
 		ledgers[i] = NewSyncLedger()
-	}
-	r, err := refresh.New(w.Svc, refresh.WithWorkers(1))
-	if err != nil {
-		return Outcome{}, err
 	}
 	var out Outcome
 	for day := 0; day <= Days; day++ {
@@ -92,23 +87,16 @@ func Month(ctx context.Context, w *World, s *txsync.Syncer, each func(Round)) (O
 			}
 		}
 		for _, v := range []struct {
-			cur    []refresh.Cursor
+			cur    []Cursor
 			ledger []CursorLedger
 		}{{freshCur, fresh}, {carriedCur, carried}} {
-			jobs := make([]refresh.Job, len(ids))
 			for i, id := range ids {
-				jobs[i] = refresh.Job{Session: w.Session, AccountID: id, Want: refresh.Transactions, Cursor: v.cur[i], Force: true}
-			}
-			for res, err := range r.Run(ctx, slices.Values(jobs)) {
+				booked, pending, next, err := ReadNew(ctx, w.Svc, id, v.cur[i], w.Clock.Now(), w.Session.RequestOptions(nil))
 				if err != nil {
-					return out, err
+					return out, fmt.Errorf("day %d: cursor read: %w", day, err)
 				}
-				if res.Outcome != refresh.Done {
-					return out, fmt.Errorf("day %d: refresh: %s: %w", day, res.Outcome, res.Err)
-				}
-				i := slices.Index(ids, res.Job.AccountID)
-				v.cur[i] = res.Cursor
-				v.ledger[i].Apply(res.Booked, res.Pending)
+				v.cur[i] = next
+				v.ledger[i].Apply(booked, pending)
 			}
 		}
 		if each != nil {

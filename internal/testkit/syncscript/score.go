@@ -91,8 +91,8 @@ func (l *SyncLedger) Score(truth []Fact) Score {
 	return s
 }
 
-// CursorLedger is a TPP's ledger kept with refresh's "new booked"
-// results: every booked entry a result reports is added, and the pending
+// CursorLedger is a TPP's ledger kept with a "new booked" cursor's reads
+// ([ReadNew]): every booked entry a result reports is added, and the pending
 // list replaces the one before.
 type CursorLedger struct {
 	booked, pending []Fact

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
@@ -130,7 +131,7 @@ func script(ctx context.Context, c *client.Client, bank *emulator.Server, cu emu
 	bank.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/"})
 	for range 4 { // the 4th is refused by the budget: the retry of the 1st counted too
 		_, err := acc.Balances(ctx, account, absent)
-		if err != nil && !errors.Is(err, accounts.ErrBudgetExhausted) {
+		if err != nil && !errors.Is(err, budget.ErrExhausted) {
 			return err
 		}
 	}

@@ -1,4 +1,4 @@
-package accounts_test
+package budget_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/store"
 )
@@ -23,28 +23,27 @@ func TestReserveOneWriteForBothCalls(t *testing.T) {
 	st := &writeCounter{Store: store.NewMemoryStore()}
 	svc := newService(t, bank.client(t, client.WithStore(st)))
 	ctx := t.Context()
-	res, err := svc.Reserve(ctx, accounts.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 1})
+	res, err := budgetOf(svc).Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 1})
 	require.NoError(t, err)
-	rctx := accounts.WithReservation(ctx, res)
-	_, err = svc.Balances(rctx, acc1, psuAbsent()...)
+	_, err = svc.Balances(ctx, acc1, psuAbsent(res.Option())...)
 	require.NoError(t, err)
-	_, err = svc.Transactions(rctx, acc1, nil, psuAbsent()...)
+	_, err = svc.Transactions(ctx, acc1, nil, psuAbsent(res.Option())...)
 	require.NoError(t, err)
 	assert.EqualValues(t, 1, st.writes.Load(), "one write for the account's refresh")
 	b, tx := res.Left()
 	assert.Zero(t, b+tx)
 	require.NoError(t, res.Release(ctx, false))
 	assert.EqualValues(t, 1, st.writes.Load(), "nothing to give back: no write")
-	for _, e := range []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions} {
-		a, err := svc.Remaining(ctx, acc1, e)
+	for _, e := range []budget.Endpoint{budget.Balances, budget.Transactions} {
+		a, err := budgetOf(svc).Remaining(ctx, acc1, e)
 		require.NoError(t, err)
 		assert.Equal(t, 3, a.Remaining, e)
 	}
 	// A call beyond the reservation counts with a write of its own.
-	_, err = svc.Balances(rctx, acc1, psuAbsent()...)
+	_, err = svc.Balances(ctx, acc1, psuAbsent(res.Option())...)
 	require.NoError(t, err)
 	assert.EqualValues(t, 2, st.writes.Load())
-	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 2, a.Remaining)
 }
@@ -62,9 +61,9 @@ func TestReserveNeverOverSpends(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := accounts.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 1 + i%2}
-			_, err := svc.Reserve(context.Background(), req)
-			var be *accounts.BudgetExhaustedError
+			req := budget.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 1 + i%2}
+			_, err := budgetOf(svc).Reserve(context.Background(), req)
+			var be *budget.ExhaustedError
 			switch {
 			case err == nil:
 				ok.Add(int64(req.Transactions))
@@ -75,7 +74,7 @@ func TestReserveNeverOverSpends(t *testing.T) {
 	}
 	wg.Wait()
 	svc := newService(t, bank.client(t, client.WithStore(shared)))
-	a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointTransactions)
+	a, err := budgetOf(svc).Remaining(t.Context(), acc1, budget.Transactions)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, ok.Load(), int64(4), "transactions calls reserved")
 	assert.Equal(t, 4-int(ok.Load()), a.Remaining)
@@ -91,48 +90,48 @@ func TestReserveCrashAndRelease(t *testing.T) {
 	shared := store.NewMemoryStore()
 	ctx := t.Context()
 	crashed := newService(t, bank.client(t, client.WithStore(shared)))
-	_, err := crashed.Reserve(ctx, accounts.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 1,
+	_, err := budgetOf(crashed).Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 1,
 		Claim: "round-1/job-a", ClaimUntil: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
 	// The reservation is lost with its process. Another replica sees the
 	// calls counted and the account claimed by another job.
 	other := newService(t, bank.client(t, client.WithStore(shared)))
-	a, err := other.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err := budgetOf(other).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 3, a.Remaining)
-	_, err = other.Reserve(ctx, accounts.ReserveRequest{AccountID: acc1, Balances: 1, Claim: "round-1/job-b",
+	_, err = budgetOf(other).Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1, Claim: "round-1/job-b",
 		ClaimUntil: time.Now().Add(time.Hour)})
-	var ce *accounts.ClaimedError
+	var ce *budget.ClaimedError
 	require.ErrorAs(t, err, &ce)
-	assert.ErrorIs(t, err, accounts.ErrClaimed)
+	assert.ErrorIs(t, err, budget.ErrClaimed)
 	// The same job, retried elsewhere, may claim again; the dead
 	// replica's calls stay counted.
-	res, err := other.Reserve(ctx, accounts.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 1,
+	res, err := budgetOf(other).Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 1,
 		Claim: "round-1/job-a", ClaimUntil: time.Now().Add(time.Hour)})
 	require.NoError(t, err)
-	a, err = other.Remaining(ctx, acc1, accounts.EndpointTransactions)
+	a, err = budgetOf(other).Remaining(ctx, acc1, budget.Transactions)
 	require.NoError(t, err)
 	assert.Equal(t, 2, a.Remaining)
 	// It uses balances only, then fails: the unused transactions call and
 	// the claim are given back.
-	_, err = other.Balances(accounts.WithReservation(ctx, res), acc1, psuAbsent()...)
+	_, err = other.Balances(ctx, acc1, psuAbsent(res.Option())...)
 	require.NoError(t, err)
 	require.NoError(t, res.Release(ctx, true))
-	a, err = other.Remaining(ctx, acc1, accounts.EndpointTransactions)
+	a, err = budgetOf(other).Remaining(ctx, acc1, budget.Transactions)
 	require.NoError(t, err)
 	assert.Equal(t, 3, a.Remaining)
-	a, err = other.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err = budgetOf(other).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 2, a.Remaining)
-	_, err = other.Reserve(ctx, accounts.ReserveRequest{AccountID: acc1, Balances: 1, Claim: "round-1/job-b",
+	_, err = budgetOf(other).Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1, Claim: "round-1/job-b",
 		ClaimUntil: time.Now().Add(time.Hour)})
 	require.NoError(t, err, "the claim was given back")
 	// A reservation beyond the budget takes nothing.
-	_, err = other.Reserve(ctx, accounts.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 4})
-	var be *accounts.BudgetExhaustedError
+	_, err = budgetOf(other).Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1, Transactions: 4})
+	var be *budget.ExhaustedError
 	require.ErrorAs(t, err, &be)
-	assert.Equal(t, accounts.EndpointTransactions, be.Endpoint)
-	a, err = other.Remaining(ctx, acc1, accounts.EndpointBalances)
+	assert.Equal(t, budget.Transactions, be.Endpoint)
+	a, err = budgetOf(other).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining)
 }

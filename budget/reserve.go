@@ -1,17 +1,18 @@
-package accounts
+package budget
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/tppkit/psd2/client"
 )
 
-// ReserveRequest says what [Service.Reserve] takes from an account's
-// without-PSU budget.
+// ReserveRequest says what [Budget.Reserve] takes from an account's
+// budget.
 type ReserveRequest struct {
 	// AccountID is the account, or with Card the card account.
 	AccountID string
@@ -27,30 +28,21 @@ type ReserveRequest struct {
 	// that replicas on one store refresh each account once per round.
 	Claim      string
 	ClaimUntil time.Time
+	// MaxWait is how long Reserve, and then each call made with the
+	// reservation, waits for the end of the bank's pause
+	// ([Budget.PausedUntil]) before it goes on: a pause that ends later
+	// refuses them with a *PausedError ([ErrPaused]) before anything is
+	// written or sent. Zero refuses them during any pause. A background
+	// refresh so never calls the bank while it asks to slow down, even
+	// when the pause began in the middle of the refresh.
+	MaxWait time.Duration
 }
 
-// ErrClaimed is matched by the error of [Service.Reserve] when another
-// holder claimed the account ([ReserveRequest.Claim]).
-var ErrClaimed = errors.New("accounts: the account is claimed by another refresh")
-
-// ClaimedError is the refusal of a reservation whose account another
-// holder claimed; Until is when the claim ends. It matches [ErrClaimed].
-type ClaimedError struct {
-	Until time.Time
-}
-
-func (e *ClaimedError) Error() string {
-	return "accounts: the account is claimed by another refresh until " + e.Until.UTC().Format(time.RFC3339)
-}
-
-// Is makes the error match [ErrClaimed].
-func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed }
-
-// Reservation is calls taken ahead from one account's without-PSU budget
-// by [Service.Reserve], in one atomic write of the store. Calls made with
-// a context that carries it ([WithReservation]) use its calls instead of
-// writing each its own; a call beyond them (a next page, a retry) is
-// counted with a write of its own, as always.
+// Reservation is calls taken ahead from one account's budget by
+// [Budget.Reserve], in one atomic write of the store. Calls made with its
+// request option ([Reservation.Option]) use its calls instead of writing
+// each its own; a call beyond them (a next page, a retry) is counted with
+// a write of its own, as always.
 //
 // A reserved call counts as made from the moment it is reserved: no
 // replica can spend it, so the budget is never over-spent, across
@@ -61,40 +53,52 @@ func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed }
 // they expire by the window rule (24 hours and the clock margin after
 // the reservation), like calls made.
 type Reservation struct {
-	b       *budget
+	b       *Budget
 	key     string
 	card    bool
 	at      time.Time
 	claimed bool
+	maxWait time.Duration
+	opt     client.RequestOption
 
 	mu   sync.Mutex
 	left [2]int // unused calls: balances, transactions
+	sent int    // calls made with opt that the client reported sent
 }
+
+// reservationKey is the key of a Reservation among a call's values
+// (client.WithValue).
+type reservationKey struct{}
 
 // Reserve takes req's calls from the account's budget, and claims the
 // account when req.Claim is set, in one atomic write of the store. It
 // takes all of them or none: when an endpoint has fewer calls left than
-// asked, it returns a *BudgetExhaustedError for that endpoint (RetryAt:
-// when every asked endpoint allows its calls again) and writes nothing;
-// when another holder claimed the account, a *ClaimedError.
-func (s *Service) Reserve(ctx context.Context, req ReserveRequest) (*Reservation, error) {
-	if s == nil || s.c == nil {
-		return nil, errNoClient
+// asked, it returns an *ExhaustedError for that endpoint (RetryAt: when
+// every asked endpoint allows its calls again) and writes nothing; when
+// another holder claimed the account, a *ClaimedError. During the bank's
+// pause it waits up to req.MaxWait for its end, and otherwise returns a
+// *PausedError without a write.
+func (b *Budget) Reserve(ctx context.Context, req ReserveRequest) (*Reservation, error) {
+	if b == nil {
+		return nil, errNoBudget
 	}
 	if req.AccountID == "" {
-		return nil, errEmptyID("accounts.Reserve")
+		return nil, errors.New("budget.Reserve: empty account id")
 	}
-	b := s.budget
 	if req.Balances < 0 || req.Transactions < 0 || req.Balances > b.limit || req.Transactions > b.limit {
-		return nil, fmt.Errorf("accounts.Reserve: %d balances and %d transactions calls: needs 0 to %d each",
+		return nil, fmt.Errorf("budget.Reserve: %d balances and %d transactions calls: needs 0 to %d each",
 			req.Balances, req.Transactions, b.limit)
 	}
-	eb, et := EndpointBalances, EndpointTransactions
-	if req.Card {
-		eb, et = EndpointCardBalances, EndpointCardTransactions
+	if req.MaxWait < 0 {
+		return nil, fmt.Errorf("budget.Reserve: negative MaxWait %v", req.MaxWait)
 	}
-	r := &Reservation{b: b, key: b.key(req.AccountID, et), card: req.Card, at: b.now(),
-		claimed: req.Claim != "", left: [2]int{req.Balances, req.Transactions}}
+	if err := b.waitPause(ctx, req.MaxWait); err != nil {
+		return nil, err
+	}
+	eb, et := endpoints(req.Card)
+	r := &Reservation{b: b, key: b.key(req.AccountID, req.Card), card: req.Card, at: b.now(),
+		claimed: req.Claim != "", maxWait: req.MaxWait, left: [2]int{req.Balances, req.Transactions}}
+	r.opt = client.WithValue(reservationKey{}, r)
 	var refused error
 	err := b.update(ctx, r.key, func(l *ledger) error {
 		refused = nil // Update may run fn more than once
@@ -102,7 +106,7 @@ func (s *Service) Reserve(ctx context.Context, req ReserveRequest) (*Reservation
 			refused = &ClaimedError{Until: l.claimUntil}
 			return errUnchanged
 		}
-		var spent *BudgetExhaustedError
+		var spent *ExhaustedError
 		for _, w := range []struct {
 			e Endpoint
 			n int
@@ -116,7 +120,7 @@ func (s *Service) Reserve(ctx context.Context, req ReserveRequest) (*Reservation
 			// oldest stops counting.
 			next := (*calls)[len(*calls)+w.n-b.limit-1].Add(b.span())
 			if spent == nil || next.After(spent.RetryAt) {
-				spent = &BudgetExhaustedError{Operation: "accounts.Reserve", Endpoint: w.e, Limit: b.limit,
+				spent = &ExhaustedError{Operation: "budget.Reserve", Endpoint: w.e, Limit: b.limit,
 					Window: b.window, RetryAt: next}
 			}
 		}
@@ -136,7 +140,7 @@ func (s *Service) Reserve(ctx context.Context, req ReserveRequest) (*Reservation
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("accounts.Reserve: budget store: %w", err)
+		return nil, fmt.Errorf("budget.Reserve: store: %w", err)
 	}
 	if refused != nil {
 		return nil, refused
@@ -144,9 +148,21 @@ func (s *Service) Reserve(ctx context.Context, req ReserveRequest) (*Reservation
 	return r, nil
 }
 
-// index is the slot of endpoint e in left.
-func index(e Endpoint) int {
-	if isBalances(e) {
+// Option returns the request option that makes a call use r: give it to
+// each call of r's account (accounts.Service.Balances, Transactions, the
+// next pages). The calls of r's account made with it take r's reserved
+// calls first. It is one value, made with r: handing it to every call
+// costs nothing. A nil r gives an option that does nothing.
+func (r *Reservation) Option() client.RequestOption {
+	if r == nil {
+		return client.Combine()
+	}
+	return r.opt
+}
+
+// slot is the slot of endpoint e in left.
+func slot(e Endpoint) int {
+	if e.isBalances() {
 		return 0
 	}
 	return 1
@@ -155,17 +171,28 @@ func index(e Endpoint) int {
 // take uses one reserved call of endpoint e of the budget under key, and
 // returns its reservation time; false when r (nil included) has none.
 func (r *Reservation) take(key string, e Endpoint) (time.Time, bool) {
-	if r == nil || key != r.key || isCard(e) != r.card {
+	if r == nil || key != r.key || e.card() != r.card {
 		return time.Time{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	i := index(e)
+	i := slot(e)
 	if r.left[i] == 0 {
 		return time.Time{}, false
 	}
 	r.left[i]--
 	return r.at, true
+}
+
+// noteSent counts a call made with r's option that the client reported
+// sent.
+func (r *Reservation) noteSent(res client.Result) {
+	if r == nil || !res.Sent {
+		return
+	}
+	r.mu.Lock()
+	r.sent++
+	r.mu.Unlock()
 }
 
 // Left returns the reserved calls not used yet, of balances and of
@@ -177,6 +204,19 @@ func (r *Reservation) Left() (balances, transactions int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.left[0], r.left[1]
+}
+
+// Sent returns the number of counted calls (balances, transactions and
+// their pages) made with r's option that the client reported sent, the
+// reserved ones and those beyond alike: what the bank may have counted
+// of them, retries apart.
+func (r *Reservation) Sent() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sent
 }
 
 // Release gives back the reserved calls not used, and with unclaim the
@@ -199,10 +239,7 @@ func (r *Reservation) Release(ctx context.Context, unclaim bool) error {
 	if left == [2]int{} && !unclaim {
 		return nil
 	}
-	eb, et := EndpointBalances, EndpointTransactions
-	if r.card {
-		eb, et = EndpointCardBalances, EndpointCardTransactions
-	}
+	eb, et := endpoints(r.card)
 	err := r.b.update(ctx, r.key, func(l *ledger) error {
 		for _, w := range []struct {
 			e Endpoint
@@ -221,39 +258,7 @@ func (r *Reservation) Release(ctx context.Context, unclaim bool) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("accounts: budget store: %w", err)
+		return fmt.Errorf("budget: store: %w", err)
 	}
 	return nil
-}
-
-// reservationKey is the context key of a Reservation.
-type reservationKey struct{}
-
-// WithReservation returns ctx carrying r: the calls of r's account made
-// with it use r's reserved calls first.
-func WithReservation(ctx context.Context, r *Reservation) context.Context {
-	return context.WithValue(ctx, reservationKey{}, r)
-}
-
-// reservationFrom returns the Reservation in ctx, nil when none.
-func reservationFrom(ctx context.Context) *Reservation {
-	r, _ := ctx.Value(reservationKey{}).(*Reservation)
-	return r
-}
-
-// AccountKey names an account (or card account) without its id: the last
-// element of the store key of its budget, a hash of the id that the store
-// already holds. A job engine names the account by it in its own tables
-// (which must not hold the account id) and finds the id again among a
-// session's account ids.
-func (s *Service) AccountKey(accountID string, card bool) string {
-	if s == nil || s.c == nil {
-		return ""
-	}
-	e := EndpointBalances
-	if card {
-		e = EndpointCardBalances
-	}
-	k := s.budget.key(accountID, e)
-	return k[strings.LastIndexByte(k, '/')+1:]
 }

@@ -1,4 +1,4 @@
-package accounts_test
+package budget_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/store"
 )
@@ -21,7 +22,7 @@ func spendRound(b *testing.B, svc *accounts.Service, goroutines, perGoroutine in
 	ids := make([]string, goroutines)
 	for g := range ids {
 		ids[g] = fmt.Sprintf("enc!!bench-account-%d", g)
-		if err := svc.ResetBudget(b.Context(), ids[g], accounts.EndpointBalances); err != nil {
+		if err := budgetOf(svc).Reset(b.Context(), ids[g], budget.Balances); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -66,7 +67,7 @@ func BenchmarkBudgetSpendFileVsMemory(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	limit := accounts.WithLimit(goroutines*per, accounts.DefaultBudgetWindow)
+	limit := budget.WithLimit(goroutines*per, budget.DefaultWindow)
 	mem := newService(b, bank.client(b, client.WithStore(store.NewMemoryStore())), limit)
 	file := newService(b, bank.client(b, client.WithStore(fs)), limit)
 	var memD, fileD, file1D time.Duration

@@ -1,4 +1,4 @@
-package accounts_test
+package budget_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
@@ -15,8 +16,9 @@ import (
 // the PSU is not present. The fifth is refused before it is sent, with the
 // time the next call is allowed. The budget belongs to the client: every
 // Service made on it (and every client on the same shared store) counts
-// the same calls.
-func ExampleService_Remaining() {
+// the same calls. A background refresh reserves its calls ahead, in one
+// write, and hands the reservation to its calls as a request option.
+func Example() {
 	ctx := context.Background()
 	bank := emulator.NewServer()
 	defer bank.Close()
@@ -31,6 +33,9 @@ func ExampleService_Remaining() {
 		fmt.Println(err)
 		return
 	}
+	// The client's budget, with the platform's limit; budget.New before
+	// the services for another one.
+	b := budget.Of(c)
 	ais, err := accounts.New(c)
 	if err != nil {
 		fmt.Println(err)
@@ -74,7 +79,7 @@ func ExampleService_Remaining() {
 	background := session.RequestOptions(nil)
 	for i := 1; i <= 5; i++ {
 		_, err := ais.Balances(ctx, account, background)
-		var spent *accounts.BudgetExhaustedError
+		var spent *budget.ExhaustedError
 		switch {
 		case errors.As(err, &spent):
 			fmt.Printf("call %d: refused before sending (sent: %v): %d calls in %s, the next one at RetryAt\n",
@@ -83,7 +88,7 @@ func ExampleService_Remaining() {
 			fmt.Println(err)
 			return
 		default:
-			left, _ := ais.Remaining(ctx, account, accounts.EndpointBalances)
+			left, _ := budgetOf(ais).Remaining(ctx, account, budget.Balances)
 			fmt.Printf("call %d: sent, %d left\n", i, left.Remaining)
 		}
 	}
@@ -94,13 +99,35 @@ func ExampleService_Remaining() {
 		fmt.Println(err)
 		return
 	}
-	left, _ := other.Remaining(ctx, account, accounts.EndpointBalances)
-	fmt.Println("left for another Service of the client:", left.Remaining)
+	_, err = other.Balances(ctx, account, background)
+	fmt.Println("another Service of the client:", errors.Is(err, budget.ErrExhausted))
+
+	// A refresh of the transactions: one call reserved in one write,
+	// used by the call that carries the reservation's option.
+	rsv, err := b.Reserve(ctx, budget.ReserveRequest{AccountID: account, Transactions: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := ais.Transactions(ctx, account, nil, background, rsv.Option()); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, left := rsv.Left()
+	fmt.Printf("reserved transactions call used: %d left, %d sent\n", left, rsv.Sent())
+	if err := rsv.Release(ctx, false); err != nil {
+		fmt.Println(err)
+		return
+	}
+	a, _ := b.Remaining(ctx, account, budget.Transactions)
+	fmt.Println("transactions calls left:", a.Remaining)
 	// Output:
 	// call 1: sent, 3 left
 	// call 2: sent, 2 left
 	// call 3: sent, 1 left
 	// call 4: sent, 0 left
 	// call 5: refused before sending (sent: false): 4 calls in 24h0m0s, the next one at RetryAt
-	// left for another Service of the client: 0
+	// another Service of the client: true
+	// reserved transactions call used: 0 left, 1 sent
+	// transactions calls left: 3
 }

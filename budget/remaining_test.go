@@ -1,4 +1,4 @@
-package accounts_test
+package budget_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/store"
 )
@@ -37,18 +37,18 @@ func TestRemainingDoesNotWrite(t *testing.T) {
 	st := &writeCounter{Store: store.NewMemoryStore()}
 	svc := newService(t, bank.client(t, client.WithStore(st)))
 
-	a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+	a, err := budgetOf(svc).Remaining(t.Context(), acc1, budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.DefaultBudgetLimit, a.Remaining)
+	assert.Equal(t, budget.DefaultLimit, a.Remaining)
 	assert.Zero(t, st.writes.Load())
 
 	_, err = svc.Balances(t.Context(), acc1, psuAbsent()...)
 	require.NoError(t, err)
 	spent := st.writes.Load()
 	assert.Equal(t, int64(1), spent, "one write per counted call")
-	a, err = svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+	a, err = budgetOf(svc).Remaining(t.Context(), acc1, budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.DefaultBudgetLimit-1, a.Remaining)
+	assert.Equal(t, budget.DefaultLimit-1, a.Remaining)
 	assert.False(t, a.NextAt.IsZero())
 	assert.Equal(t, spent, st.writes.Load())
 }

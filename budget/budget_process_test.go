@@ -1,4 +1,4 @@
-package accounts_test
+package budget_test
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/childproc"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -26,11 +26,11 @@ import (
 
 // Environment of the helper processes of TestBudgetAcrossProcesses.
 const (
-	helperEnv    = "PSD2_ACCOUNTS_BUDGET_HELPER" // the store directory
-	helperBank   = "PSD2_ACCOUNTS_BUDGET_BANK"   // the bank's base URL
-	helperLimit  = 20                            // budget limit of the test
-	helperCalls  = 30                            // calls each helper tries
-	helperWorker = 3                             // goroutines per helper
+	helperEnv    = "PSD2_BUDGET_HELPER" // the store directory
+	helperBank   = "PSD2_BUDGET_BANK"   // the bank's base URL
+	helperLimit  = 20                   // budget limit of the test
+	helperCalls  = 30                   // calls each helper tries
+	helperWorker = 3                    // goroutines per helper
 )
 
 // TestHelperProcess is not a test: it is the body of the processes that
@@ -49,7 +49,7 @@ func TestHelperProcess(t *testing.T) {
 	c, err := client.New(os.Getenv(helperBank), testtpp.Credentials(t, "Accounts test TPP"),
 		client.WithHTTPClient(&http.Client{}), client.WithRetryPolicy(client.RetryPolicy{}), client.WithStore(fs))
 	require.NoError(t, err)
-	svc := newService(t, c, accounts.WithLimit(helperLimit, accounts.DefaultBudgetWindow))
+	svc := newService(t, c, budget.WithLimit(helperLimit, budget.DefaultWindow))
 
 	fmt.Println("ready")
 	_, err = bufio.NewReader(os.Stdin).ReadString('\n')
@@ -66,7 +66,7 @@ func TestHelperProcess(t *testing.T) {
 				switch {
 				case err == nil:
 					granted.Add(1)
-				case errors.Is(err, accounts.ErrBudgetExhausted):
+				case errors.Is(err, budget.ErrExhausted):
 					refused.Add(1)
 				default:
 					t.Errorf("balances: %v", err)
@@ -112,8 +112,8 @@ func TestBudgetAcrossProcesses(t *testing.T) {
 	// The store agrees: nothing is left of the budget.
 	fs, err := store.NewFileStore(dir)
 	require.NoError(t, err)
-	svc := newService(t, bank.client(t, client.WithStore(fs)), accounts.WithLimit(helperLimit, accounts.DefaultBudgetWindow))
-	a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+	svc := newService(t, bank.client(t, client.WithStore(fs)), budget.WithLimit(helperLimit, budget.DefaultWindow))
+	a, err := budgetOf(svc).Remaining(t.Context(), acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 0, a.Remaining)
 }

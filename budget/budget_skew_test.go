@@ -1,4 +1,4 @@
-package accounts_test
+package budget_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/sca"
@@ -27,7 +28,7 @@ import (
 // skew beyond the margin lets a 5th call through, which shows that the
 // test can see one.
 func TestBudgetClockSkew(t *testing.T) {
-	margin := accounts.BudgetClockMargin
+	margin := budget.ClockMargin
 	for _, tc := range []struct {
 		skew   time.Duration
 		beyond bool // beyond the margin: the bank sees more than 4 calls in 24 hours
@@ -44,20 +45,20 @@ func TestBudgetClockSkew(t *testing.T) {
 			for i, at := range bankSeen {
 				n := 0
 				for _, later := range bankSeen[i:] {
-					if later.Sub(at) < accounts.DefaultBudgetWindow {
+					if later.Sub(at) < budget.DefaultWindow {
 						n++
 					}
 				}
 				most = max(most, n)
 			}
 			if tc.beyond {
-				assert.Greater(t, most, accounts.DefaultBudgetLimit, "beyond the margin")
+				assert.Greater(t, most, budget.DefaultLimit, "beyond the margin")
 				return
 			}
-			assert.Equal(t, accounts.DefaultBudgetLimit, most, "the most calls the bank received in 24 hours of its clock")
+			assert.Equal(t, budget.DefaultLimit, most, "the most calls the bank received in 24 hours of its clock")
 			// Not refusing everything: 4 calls in every window and margin,
 			// minute steps, the first at once.
-			span := accounts.DefaultBudgetWindow + margin + time.Minute + max(tc.skew, 0)
+			span := budget.DefaultWindow + margin + time.Minute + max(tc.skew, 0)
 			assert.GreaterOrEqual(t, len(bankSeen), 4*int(3*24*time.Hour/span), "calls received in 3 days")
 		})
 	}
@@ -98,7 +99,7 @@ func skewDays(t *testing.T, skew time.Duration) []time.Time {
 			r := replicas[(step+i)%len(replicas)] // each goes first in turn
 			_, err := r.Balances(t.Context(), "acct-1", ro)
 			if err != nil {
-				require.ErrorIs(t, err, accounts.ErrBudgetExhausted, "step %d", step)
+				require.ErrorIs(t, err, budget.ErrExhausted, "step %d", step)
 			}
 		}
 		bank.Add(time.Minute)

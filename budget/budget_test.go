@@ -1,4 +1,4 @@
-package accounts_test
+package budget_test
 
 import (
 	"context"
@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/signing"
@@ -93,7 +94,7 @@ func (b *countingBank) clientAs(t testing.TB, creds *signing.Credentials, opts .
 }
 
 // service returns a Service on a new client of the bank.
-func (b *countingBank) service(t testing.TB, opts ...accounts.Option) *accounts.Service {
+func (b *countingBank) service(t testing.TB, opts ...budget.Option) *accounts.Service {
 	t.Helper()
 	return newService(t, b.client(t), opts...)
 }
@@ -118,7 +119,7 @@ func TestBudgetSlidingWindow(t *testing.T) {
 	ctx := t.Context()
 
 	// A call counts for 24 hours and the margin for clock differences.
-	day := 24*time.Hour + accounts.BudgetClockMargin
+	day := 24*time.Hour + budget.ClockMargin
 	steps := []struct {
 		at            time.Duration // since t0
 		wantRefused   bool
@@ -140,7 +141,7 @@ func TestBudgetSlidingWindow(t *testing.T) {
 		clk.Set(t0.Add(st.at))
 		_, err := svc.Balances(ctx, acc1, psuAbsent()...)
 		if st.wantRefused {
-			var be *accounts.BudgetExhaustedError
+			var be *budget.ExhaustedError
 			require.ErrorAs(t, err, &be, "step %d", i)
 			assert.WithinDuration(t, t0.Add(st.wantNext), be.RetryAt, 0, "step %d", i)
 			assert.Equal(t, 24*time.Hour, be.Window)
@@ -149,7 +150,7 @@ func TestBudgetSlidingWindow(t *testing.T) {
 			require.NoError(t, err, "step %d", i)
 			sent++
 		}
-		a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+		a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 		require.NoError(t, err)
 		assert.Equal(t, st.wantRemaining, a.Remaining, "step %d", i)
 		assert.WithinDuration(t, t0.Add(st.wantNext), a.NextAt, 0, "step %d", i)
@@ -162,13 +163,13 @@ func TestBudgetSlidingWindow(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		account string
-		e       accounts.Endpoint
+		e       budget.Endpoint
 	}{
-		{"another account", acc2, accounts.EndpointBalances},
-		{"transactions", acc1, accounts.EndpointTransactions},
-		{"card balances", acc1, accounts.EndpointCardBalances},
+		{"another account", acc2, budget.Balances},
+		{"transactions", acc1, budget.Transactions},
+		{"card balances", acc1, budget.CardBalances},
 	} {
-		a, err := svc.Remaining(ctx, tc.account, tc.e)
+		a, err := budgetOf(svc).Remaining(ctx, tc.account, tc.e)
 		require.NoError(t, err)
 		assert.Equal(t, 4, a.Remaining, tc.name)
 		assert.True(t, a.NextAt.IsZero(), tc.name)
@@ -198,21 +199,21 @@ func TestBudgetIsPerAccountNotPerPSU(t *testing.T) {
 		_, err = svc.Balances(ctx, acc1, otherPSU()...)
 		require.NoError(t, err)
 	}
-	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 0, a.Remaining)
 	for name, ro := range map[string][]client.RequestOption{"first PSU": psuAbsent(), "second PSU": otherPSU()} {
 		_, err = svc.Balances(ctx, acc1, ro...)
-		require.ErrorIs(t, err, accounts.ErrBudgetExhausted, name)
+		require.ErrorIs(t, err, budget.ErrExhausted, name)
 	}
 
 	// Another Service made on the same client shares the budget.
 	again := newService(t, c)
-	a, err = again.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err = budgetOf(again).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 0, a.Remaining)
 	_, err = again.Balances(ctx, acc1, otherPSU()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted, "a second Service of the client")
+	require.ErrorIs(t, err, budget.ErrExhausted, "a second Service of the client")
 	assert.Equal(t, int64(4), bank.balances.Load(), "the bank received the account's 4 calls, no fifth")
 }
 
@@ -247,12 +248,12 @@ func TestBudgetSharedStore(t *testing.T) {
 		{"same TPP and bank, a store of its own", bank.client(t), 4, bank},
 	} {
 		svc := newService(t, tc.c)
-		a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+		a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 		require.NoError(t, err, tc.name)
 		assert.Equal(t, tc.left, a.Remaining, tc.name)
 		_, err = svc.Balances(ctx, acc1, psuAbsent()...)
 		if tc.left == 0 {
-			require.ErrorIs(t, err, accounts.ErrBudgetExhausted, tc.name)
+			require.ErrorIs(t, err, budget.ErrExhausted, tc.name)
 		} else {
 			require.NoError(t, err, tc.name)
 		}
@@ -264,7 +265,7 @@ func TestBudgetSharedStore(t *testing.T) {
 func TestBudgetCountsOnlyWithoutThePSU(t *testing.T) {
 	t.Parallel()
 	bank := newCountingBank(t)
-	svc := bank.service(t, accounts.WithLimit(1, time.Hour))
+	svc := bank.service(t, budget.WithLimit(1, time.Hour))
 	ctx := t.Context()
 	for range 3 {
 		_, err := svc.Balances(ctx, acc1, psuPresent()...)
@@ -272,7 +273,7 @@ func TestBudgetCountsOnlyWithoutThePSU(t *testing.T) {
 		_, err = svc.Transactions(ctx, acc1, nil, psuPresent()...)
 		require.NoError(t, err)
 	}
-	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining, "calls with PSU-IP-Address do not count")
 	assert.Equal(t, time.Hour, a.Window)
@@ -281,10 +282,10 @@ func TestBudgetCountsOnlyWithoutThePSU(t *testing.T) {
 	_, err = svc.Transactions(ctx, acc1, nil, psuAbsent()...)
 	require.NoError(t, err)
 	_, err = svc.Transactions(ctx, acc1, nil, psuAbsent()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	// A stored next link counts against the same budget.
 	_, err = svc.TransactionsAt(ctx, "/v1/accounts/"+acc1+"/transactions?offset=3", psuAbsent()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	_, err = svc.Balances(ctx, acc2, psuAbsent()...)
 	require.NoError(t, err)
 	assert.Equal(t, int64(4), bank.txs.Load())
@@ -293,23 +294,23 @@ func TestBudgetCountsOnlyWithoutThePSU(t *testing.T) {
 	// A call refused before sending (an invalid query) takes nothing.
 	_, err = svc.Transactions(ctx, acc2, &accounts.TransactionQuery{Limit: -1}, psuAbsent()...)
 	require.ErrorIs(t, err, accounts.ErrInvalidQuery)
-	a, err = svc.Remaining(ctx, acc2, accounts.EndpointTransactions)
+	a, err = budgetOf(svc).Remaining(ctx, acc2, budget.Transactions)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining)
 
 	// ResetBudget forgets the account's count of one endpoint.
-	require.NoError(t, svc.ResetBudget(ctx, acc1, accounts.EndpointTransactions))
-	a, err = svc.Remaining(ctx, acc1, accounts.EndpointTransactions)
+	require.NoError(t, budgetOf(svc).Reset(ctx, acc1, budget.Transactions))
+	a, err = budgetOf(svc).Remaining(ctx, acc1, budget.Transactions)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining)
 	assert.True(t, a.NextAt.IsZero())
 	_, err = svc.TransactionsAt(ctx, "/v1/accounts/"+acc1+"/transactions?offset=3", psuAbsent()...)
 	require.NoError(t, err)
 	assert.Equal(t, int64(5), bank.txs.Load())
-	a, err = svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err = budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining, "another endpoint's count is left alone")
-	require.NoError(t, svc.ResetBudget(ctx, "enc!!never-called", accounts.EndpointBalances), "resetting an unknown budget is fine")
+	require.NoError(t, budgetOf(svc).Reset(ctx, "enc!!never-called", budget.Balances), "resetting an unknown budget is fine")
 }
 
 // A call refused locally or never sent does not spend the budget
@@ -329,14 +330,14 @@ func TestBudgetNotSpentWhenNotSent(t *testing.T) {
 		client.WithRetryPolicy(client.RetryPolicy{}), client.WithHTTPClient(&http.Client{Timeout: 10 * time.Second}))
 	require.NoError(t, err)
 	svc := newService(t, c)
-	for range accounts.DefaultBudgetLimit + 2 {
+	for range budget.DefaultLimit + 2 {
 		_, err := svc.Balances(ctx, acc1, psuAbsent()...)
 		require.ErrorIs(t, err, client.ErrNotSent)
-		assert.NotErrorIs(t, err, accounts.ErrBudgetExhausted)
+		assert.NotErrorIs(t, err, budget.ErrExhausted)
 	}
-	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.DefaultBudgetLimit, a.Remaining, "nothing reached a bank on a closed port")
+	assert.Equal(t, budget.DefaultLimit, a.Remaining, "nothing reached a bank on a closed port")
 	assert.True(t, a.NextAt.IsZero())
 
 	bank := newCountingBank(t)
@@ -356,9 +357,9 @@ func TestBudgetNotSpentWhenNotSent(t *testing.T) {
 	} {
 		err := call()
 		require.ErrorIs(t, err, client.ErrNotSent, name)
-		a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+		a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 		require.NoError(t, err)
-		assert.Equal(t, accounts.DefaultBudgetLimit, a.Remaining, name)
+		assert.Equal(t, budget.DefaultLimit, a.Remaining, name)
 	}
 	assert.Zero(t, bank.balances.Load(), "nothing was sent")
 
@@ -368,9 +369,9 @@ func TestBudgetNotSpentWhenNotSent(t *testing.T) {
 	var ce *client.Error
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, http.StatusInternalServerError, ce.StatusCode)
-	a, err = svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err = budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.DefaultBudgetLimit-1, a.Remaining)
+	assert.Equal(t, budget.DefaultLimit-1, a.Remaining)
 	assert.Equal(t, int64(1), bank.balances.Load())
 }
 
@@ -389,9 +390,9 @@ func TestBudgetCountsEveryAttempt(t *testing.T) {
 	_, err := svc.Balances(ctx, acc1, psuAbsent()...)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), bank.balances.Load())
-	a, err := svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.DefaultBudgetLimit-2, a.Remaining)
+	assert.Equal(t, budget.DefaultLimit-2, a.Remaining)
 
 	// Two calls left and the bank keeps answering 503: the first attempt
 	// and one retry are sent, the next retry is not.
@@ -401,20 +402,20 @@ func TestBudgetCountsEveryAttempt(t *testing.T) {
 	require.ErrorAs(t, err, &ce, "the call ends with the bank's own answer")
 	assert.Equal(t, http.StatusServiceUnavailable, ce.StatusCode)
 	assert.Equal(t, int64(4), bank.balances.Load(), "no retry beyond the budget")
-	a, err = svc.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err = budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Zero(t, a.Remaining)
 	_, err = svc.Balances(ctx, acc1, psuAbsent()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	assert.Equal(t, int64(4), bank.balances.Load())
 
 	// With the PSU present nothing counts, retries included.
 	bank.unavailable.Store(2)
 	_, err = svc.Balances(ctx, acc2, psuPresent()...)
 	require.NoError(t, err)
-	a, err = svc.Remaining(ctx, acc2, accounts.EndpointBalances)
+	a, err = budgetOf(svc).Remaining(ctx, acc2, budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.DefaultBudgetLimit, a.Remaining)
+	assert.Equal(t, budget.DefaultLimit, a.Remaining)
 }
 
 // The bank's 429 ACCESS_EXCEEDED says when to come back: the budget is
@@ -425,7 +426,7 @@ func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 	for _, tt := range []struct {
 		retryAfter string
 		want       time.Duration
-	}{{"600", 10 * time.Minute}, {"0", time.Minute}, {"", accounts.DefaultBudgetWindow + accounts.BudgetClockMargin}} {
+	}{{"600", 10 * time.Minute}, {"0", time.Minute}, {"", budget.DefaultWindow + budget.ClockMargin}} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if tt.retryAfter != "" {
 				w.Header().Set("Retry-After", tt.retryAfter)
@@ -442,7 +443,7 @@ func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 		svc := newService(t, c)
 		_, err = svc.Balances(t.Context(), acc1, psuAbsent()...)
 		require.ErrorIs(t, err, client.ErrAccessExceeded, tt.retryAfter)
-		a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+		a, err := budgetOf(svc).Remaining(t.Context(), acc1, budget.Balances)
 		require.NoError(t, err)
 		assert.Zero(t, a.Remaining, tt.retryAfter)
 		assert.WithinDuration(t, now.Add(tt.want), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
@@ -469,15 +470,15 @@ func TestBudgetStorePersistsAcrossServices(t *testing.T) {
 	}
 
 	second := newService()
-	a, err := second.Remaining(ctx, acc1, accounts.EndpointBalances)
+	a, err := budgetOf(second).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, 1, a.Remaining, "the counts survived")
 	_, err = second.Balances(ctx, acc1, psuAbsent()...)
 	require.NoError(t, err)
 	_, err = second.Balances(ctx, acc1, psuAbsent()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted)
+	require.ErrorIs(t, err, budget.ErrExhausted)
 	_, err = first.Balances(ctx, acc1, psuAbsent()...)
-	require.ErrorIs(t, err, accounts.ErrBudgetExhausted, "the first instance sees the second's calls")
+	require.ErrorIs(t, err, budget.ErrExhausted, "the first instance sees the second's calls")
 	assert.Equal(t, int64(4), bank.balances.Load())
 
 	// Nothing personal is written in clear.
@@ -521,7 +522,7 @@ func TestBudgetConcurrentUse(t *testing.T) {
 			switch {
 			case err == nil:
 				ok.Add(1)
-			case errors.Is(err, accounts.ErrBudgetExhausted):
+			case errors.Is(err, budget.ErrExhausted):
 				refused.Add(1)
 			default:
 				t.Errorf("unexpected error: %v", err)
@@ -577,7 +578,7 @@ func TestBudgetStoreErrorsStopTheCall(t *testing.T) {
 			assert.ErrorIs(t, err, diskFull, name)
 		}
 		assert.Zero(t, st.puts.Load(), name)
-		_, err = svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+		_, err = budgetOf(svc).Remaining(t.Context(), acc1, budget.Balances)
 		assert.Error(t, err, name)
 
 		// With the PSU present the budget is not consulted.
@@ -695,49 +696,101 @@ func TestBudgetDoesNotSerialiseAccounts(t *testing.T) {
 	close(gate.open)
 	require.NoError(t, <-doneA)
 	for _, id := range []string{acc1, acc2} {
-		a, err := svc.Remaining(ctx, id, accounts.EndpointBalances)
+		a, err := budgetOf(svc).Remaining(ctx, id, budget.Balances)
 		require.NoError(t, err)
 		assert.Equal(t, 3, a.Remaining)
 	}
 }
 
-// New refuses a nil client and an invalid limit; a Service made without
-// New refuses every call.
+// New refuses a nil client and an invalid limit; a nil Budget (a
+// Service made without New) refuses every call and every question.
 func TestNewRefusesNilClientAndBadLimit(t *testing.T) {
 	t.Parallel()
-	svc, err := accounts.New(nil)
+	b, err := budget.New(nil)
 	require.Error(t, err)
-	assert.Nil(t, svc)
+	assert.Nil(t, b)
+	assert.Nil(t, budget.Of(nil))
 
 	bank := newCountingBank(t)
 	c := bank.client(t)
-	for name, opt := range map[string]accounts.Option{
-		"no calls":          accounts.WithLimit(0, 24*time.Hour),
-		"negative calls":    accounts.WithLimit(-1, 24*time.Hour),
-		"window under 1s":   accounts.WithLimit(4, 500*time.Millisecond),
-		"no window":         accounts.WithLimit(4, 0),
-		"negative window":   accounts.WithLimit(4, -time.Hour),
-		"both out of range": accounts.WithLimit(0, 0),
+	for name, opt := range map[string]budget.Option{
+		"no calls":          budget.WithLimit(0, 24*time.Hour),
+		"negative calls":    budget.WithLimit(-1, 24*time.Hour),
+		"window under 1s":   budget.WithLimit(4, 500*time.Millisecond),
+		"no window":         budget.WithLimit(4, 0),
+		"negative window":   budget.WithLimit(4, -time.Hour),
+		"both out of range": budget.WithLimit(0, 0),
 	} {
-		svc, err := accounts.New(c, opt)
+		b, err := budget.New(c, opt)
 		assert.Error(t, err, name)
-		assert.Nil(t, svc, name)
+		assert.Nil(t, b, name)
 	}
-	svc, err = accounts.New(c, nil, accounts.WithLimit(1, time.Second))
+	b, err = budget.New(c, nil, budget.WithLimit(1, time.Second))
 	require.NoError(t, err)
-	a, err := svc.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+	a, err := b.Remaining(t.Context(), acc1, budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.Allowance{Remaining: 1, Limit: 1, Window: time.Second}, a)
+	assert.Equal(t, budget.Allowance{Remaining: 1, Limit: 1, Window: time.Second}, a)
 
 	var zero accounts.Service
 	_, err = zero.Balances(t.Context(), acc1, psuAbsent()...)
 	assert.Error(t, err)
-	_, err = zero.Remaining(t.Context(), acc1, accounts.EndpointBalances)
+	var none *budget.Budget
+	_, err = none.Remaining(t.Context(), acc1, budget.Balances)
 	assert.Error(t, err)
-	assert.Error(t, zero.ResetBudget(t.Context(), acc1, accounts.EndpointBalances))
-	_, err = svc.Remaining(t.Context(), "", accounts.EndpointBalances)
+	assert.Error(t, none.Reset(t.Context(), acc1, budget.Balances))
+	_, err = none.Reserve(t.Context(), budget.ReserveRequest{AccountID: acc1, Balances: 1})
+	assert.Error(t, err)
+	_, _, err = none.PausedUntil(t.Context())
+	assert.Error(t, err)
+	_, err = b.Remaining(t.Context(), "", budget.Balances)
 	assert.Error(t, err, "no account")
 	assert.Zero(t, bank.balances.Load())
+}
+
+// A client has one budget with one limit, whatever the number of
+// services: every Service of the client counts against the limit New
+// gave, and New with another limit once the client has its budget is
+// refused (ErrOtherLimit) instead of making a second count. Before the
+// budget moved to its own package, two accounts.Service of one client
+// could each have a limit of its own.
+func TestOneLimitPerClient(t *testing.T) {
+	t.Parallel()
+	bank := newCountingBank(t)
+	c := bank.client(t)
+	b, err := budget.New(c, budget.WithLimit(2, 24*time.Hour))
+	require.NoError(t, err)
+	assert.Same(t, b, budget.Of(c))
+	again, err := budget.New(c, budget.WithLimit(2, 24*time.Hour))
+	require.NoError(t, err)
+	assert.Same(t, b, again, "the same limit: the same budget")
+	_, err = budget.New(c)
+	require.ErrorIs(t, err, budget.ErrOtherLimit)
+	_, err = budget.New(c, budget.WithLimit(3, 24*time.Hour))
+	require.ErrorIs(t, err, budget.ErrOtherLimit)
+
+	one, err := accounts.New(c)
+	require.NoError(t, err)
+	two, err := accounts.New(c)
+	require.NoError(t, err)
+	_, err = one.Balances(t.Context(), acc1, psuAbsent()...)
+	require.NoError(t, err)
+	_, err = two.Balances(t.Context(), acc1, psuAbsent()...)
+	require.NoError(t, err)
+	_, err = two.Balances(t.Context(), acc1, psuAbsent()...)
+	require.ErrorIs(t, err, budget.ErrExhausted, "the two services share the limit of 2")
+	_, err = one.Balances(t.Context(), acc1, psuAbsent()...)
+	require.ErrorIs(t, err, budget.ErrExhausted)
+	assert.EqualValues(t, 2, bank.balances.Load())
+
+	// A client whose services came first has the default limit.
+	d := bank.client(t)
+	_, err = accounts.New(d)
+	require.NoError(t, err)
+	_, err = budget.New(d, budget.WithLimit(2, 24*time.Hour))
+	require.ErrorIs(t, err, budget.ErrOtherLimit)
+	calls, window := budget.Of(d).Limit()
+	assert.Equal(t, budget.DefaultLimit, calls)
+	assert.Equal(t, budget.DefaultWindow, window)
 }
 
 // NextTransactions follows a next link of the account's own pages only:
@@ -754,9 +807,9 @@ func TestNextTransactionsStaysOnTheAccount(t *testing.T) {
 	require.ErrorIs(t, err, accounts.ErrUnexpectedLink)
 	require.ErrorIs(t, err, client.ErrNotSent)
 	assert.Zero(t, bank.txs.Load())
-	a, err := svc.Remaining(ctx, acc2, accounts.EndpointTransactions)
+	a, err := budgetOf(svc).Remaining(ctx, acc2, budget.Transactions)
 	require.NoError(t, err)
-	assert.Equal(t, accounts.DefaultBudgetLimit, a.Remaining)
+	assert.Equal(t, budget.DefaultLimit, a.Remaining)
 
 	_, err = svc.NextTransactions(ctx, acc1, link(acc1), psuAbsent()...)
 	require.NoError(t, err)

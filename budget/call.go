@@ -1,0 +1,151 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// AccountOf names the account a call of a counted operation reads, from
+// the call as the client resolved it (for a link, its URL); an error
+// refuses the call before it is sent.
+type AccountOf func(*client.Call) (string, error)
+
+// Account is the AccountOf of a call on accountID.
+func Account(accountID string) AccountOf {
+	return func(*client.Call) (string, error) { return accountID, nil }
+}
+
+// Counted returns op as a call of endpoint e, of the account accountOf
+// names, that counts against the budget; it sets op's Hook and
+// BeforeRetry (and replaces any op had). Package accounts declares its
+// balances and transactions calls with it. The client then runs the
+// budget around the call:
+//
+//   - without the PSU present (no PSU-IP-Address on the resolved call),
+//     one call is reserved before anything is sent, and the call is
+//     refused with an [*ExhaustedError] when the budget is spent; a call
+//     made with a [Reservation]'s option ([Reservation.Option]) uses one
+//     of its calls instead, with no write, and is first held during the
+//     bank's pause as the reservation says ([ReserveRequest.MaxWait]);
+//   - the reservation is given back when the client reports that nothing
+//     was sent, and the budget is marked spent when the bank answered 429
+//     ACCESS_EXCEEDED;
+//   - before a retry of an attempt that may have reached the bank, one
+//     more call is reserved (the retry is not sent when the budget is
+//     spent), after the bank's pause, if one runs;
+//   - a 429 with Retry-After pauses the bank ([Budget.PausedUntil]),
+//     with the PSU present or not.
+//
+// A nil Budget leaves op as it is.
+func (b *Budget) Counted(op client.Operation, e Endpoint, accountOf AccountOf) client.Operation {
+	if b == nil {
+		return op
+	}
+	op.Hook, op.BeforeRetry = b.hook(op.Name, e, accountOf), b.retryHook(op.Name, e, accountOf)
+	return op
+}
+
+// hook is the client hook of a counted call of endpoint e (see Counted).
+func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
+	return func(ctx context.Context, call *client.Call) (func(client.Result), error) {
+		accountID, err := accountOf(call)
+		if err != nil {
+			return nil, err
+		}
+		rsv, _ := call.Value(reservationKey{}).(*Reservation)
+		if call.Header.Get("PSU-IP-Address") != "" {
+			return func(r client.Result) {
+				b.pauseAfter(ctx, r.Err)
+				rsv.noteSent(r)
+			}, nil
+		}
+		if rsv != nil {
+			if err := b.waitPause(ctx, rsv.maxWait); err != nil {
+				return nil, err
+			}
+		}
+		key := b.key(accountID, e.card())
+		// A call with a reservation (Budget.Reserve) was counted when the
+		// reservation was written: no write now.
+		at, ok := rsv.take(key, e)
+		if !ok {
+			if at, err = b.reserve(ctx, op, key, e); err != nil {
+				return nil, err
+			}
+		}
+		return func(r client.Result) {
+			b.pauseAfter(ctx, r.Err)
+			rsv.noteSent(r)
+			// Best effort: a failed write only makes the SDK stricter.
+			switch {
+			case !r.Sent:
+				_ = b.release(context.WithoutCancel(ctx), key, e, at)
+			case bankAccessExceeded(r.Err):
+				_ = b.exhaust(context.WithoutCancel(ctx), key, e, b.exhaustedAt(r.Err, at))
+			}
+		}, nil
+	}
+}
+
+// exhaustedAt is the time exhaust takes the bank's uncounted calls to
+// have been made at, for a call made at t that the bank refused with err:
+// t, so that the next call is allowed a window (and the margin) later;
+// but when the answer says when to come back (Retry-After, in seconds or
+// as an HTTP date measured against the answer's Date), so that the next
+// call is allowed then on this client's clock. A replica whose clock
+// runs ahead of this one's may then try up to its difference early, and
+// meet one more 429: the bank's refusal, not a call over its limit.
+func (b *Budget) exhaustedAt(err error, t time.Time) time.Time {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return t
+	}
+	wait, ok := ce.RetryAfter(b.now())
+	if !ok {
+		return t
+	}
+	return b.now().Add(min(max(wait, minExhaustedWait), b.span()) - b.span())
+}
+
+// minExhaustedWait is the shortest wait the budget takes from a 429
+// ACCESS_EXCEEDED's Retry-After. ASSUMPTION (the safe option): an answer
+// that says the budget is spent but to come back at once, or within
+// seconds, means a minute, so that a job scheduled at the time the SDK
+// reports does not meet the same refusal in a loop.
+const minExhaustedWait = time.Minute
+
+// retryHook is the client's BeforeRetry of a counted call of endpoint e:
+// without the PSU present, every attempt that may have reached the bank
+// is a call the bank may count (docs/interface.md section 8 counts calls,
+// not the SDK's operations), so a retry after such an attempt reserves one
+// more call first, and is not sent when the budget is spent (the call
+// then ends with the attempt's own answer or error). ASSUMPTION (the safe
+// option): the bank counts a call it answered with 5xx or 429, or never
+// answered, as it counts one it answered.
+func (b *Budget) retryHook(op string, e Endpoint, accountOf AccountOf) func(context.Context, *client.Call) error {
+	return func(ctx context.Context, call *client.Call) error {
+		if call.Header.Get("PSU-IP-Address") != "" {
+			b.pauseFrom(ctx, call)
+			return nil
+		}
+		if err := b.pauseBeforeRetry(ctx, call); err != nil {
+			return err
+		}
+		accountID, err := accountOf(call)
+		if err != nil {
+			return err
+		}
+		_, err = b.reserve(ctx, op, b.key(accountID, e.card()), e)
+		return err
+	}
+}
+
+// bankAccessExceeded reports whether err is the bank's own 429
+// ACCESS_EXCEEDED (not the SDK's refusal).
+func bankAccessExceeded(err error) bool {
+	var ce *client.Error
+	return errors.As(err, &ce) && ce.Is(client.ErrAccessExceeded)
+}

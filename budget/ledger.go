@@ -1,0 +1,206 @@
+package budget
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// ledger is an account's budget as stored: the times of the counted calls
+// of each endpoint and the account's claim ([Reservation]). Each
+// account's calls, of both its endpoints, are one value, changed with the
+// store's atomic Update, so that two replicas can never both take the
+// last call, and so that a refresh can take its balances and
+// transactions calls in one write ([Budget.Reserve]); the value expires
+// when its last call stops counting (span) and its claim has ended.
+type ledger struct {
+	balances, transactions []time.Time
+	// claimBy names who claimed the account (ReserveRequest.Claim), until
+	// claimUntil; empty: no claim.
+	claimBy    string
+	claimUntil time.Time
+}
+
+// ledgerJSON is a ledger's stored form, times in Unix nanoseconds. It is
+// the form package accounts wrote before the budget moved here.
+type ledgerJSON struct {
+	B  []int64 `json:"b,omitempty"`
+	T  []int64 `json:"t,omitempty"`
+	CB string  `json:"cb,omitempty"`
+	CU int64   `json:"cu,omitempty"`
+}
+
+// calls returns the call list of endpoint e.
+func (l *ledger) calls(e Endpoint) *[]time.Time {
+	if e.isBalances() {
+		return &l.balances
+	}
+	return &l.transactions
+}
+
+// errUnchanged, returned by the fn of update, leaves the ledger as it
+// was without a write.
+var errUnchanged = errors.New("unchanged")
+
+// update runs fn on the ledger stored under key, atomically. When fn
+// returns errUnchanged nothing is written (a refusal costs no durable
+// write) and update returns nil.
+func (b *Budget) update(ctx context.Context, key string, fn func(l *ledger) error) error {
+	err := b.st.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		l, err := decode(old, found)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := fn(&l); err != nil {
+			return nil, 0, err
+		}
+		now := b.now()
+		var last time.Time
+		var v ledgerJSON
+		for _, c := range []struct {
+			in  []time.Time
+			out *[]int64
+		}{{l.balances, &v.B}, {l.transactions, &v.T}} {
+			for _, t := range c.in {
+				*c.out = append(*c.out, t.UnixNano())
+				if t.Add(b.span()).After(last) {
+					last = t.Add(b.span())
+				}
+			}
+		}
+		if l.claimBy != "" && l.claimUntil.After(now) {
+			v.CB, v.CU = l.claimBy, l.claimUntil.UnixNano()
+			if l.claimUntil.After(last) {
+				last = l.claimUntil
+			}
+		}
+		if last.IsZero() {
+			return nil, 0, nil
+		}
+		raw, err := json.Marshal(v)
+		// The value is needed until its last call stops counting and
+		// its claim has ended.
+		return raw, max(last.Sub(now), time.Second), err
+	})
+	if errors.Is(err, errUnchanged) {
+		return nil
+	}
+	return err
+}
+
+// decode reads a stored ledger (an empty one when not found).
+func decode(raw []byte, found bool) (ledger, error) {
+	if !found {
+		return ledger{}, nil
+	}
+	var v ledgerJSON
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return ledger{}, fmt.Errorf("budget value unreadable: %w", err)
+	}
+	l := ledger{balances: times(v.B), transactions: times(v.T), claimBy: v.CB}
+	if v.CU != 0 {
+		l.claimUntil = time.Unix(0, v.CU).UTC()
+	}
+	return l, nil
+}
+
+// times turns Unix nanoseconds into times.
+func times(nanos []int64) []time.Time {
+	out := make([]time.Time, len(nanos))
+	for i, n := range nanos {
+		out[i] = time.Unix(0, n).UTC()
+	}
+	return out
+}
+
+// prune drops the calls that no longer count and sorts the rest. A call
+// at t counts while now-t < window + ClockMargin.
+func (b *Budget) prune(calls []time.Time, now time.Time) []time.Time {
+	kept := make([]time.Time, 0, len(calls)+1)
+	for _, t := range calls {
+		if now.Sub(t) < b.span() {
+			kept = append(kept, t)
+		}
+	}
+	slices.SortFunc(kept, time.Time.Compare)
+	return kept
+}
+
+func (b *Budget) allowance(calls []time.Time) Allowance {
+	a := Allowance{Remaining: max(b.limit-len(calls), 0), Limit: b.limit, Window: b.window}
+	if len(calls) > 0 {
+		// With more calls than the limit (a shared store, a lowered
+		// limit), one call is allowed again when all but limit-1 left.
+		i := max(len(calls)-b.limit, 0)
+		a.NextAt = calls[i].Add(b.span())
+	}
+	return a
+}
+
+// reserve records a call of endpoint e now, or returns an
+// *ExhaustedError when the budget is spent. The returned time identifies
+// the reservation; the operation's observer learns the calls left
+// (client.NoteBudgetLeft).
+func (b *Budget) reserve(ctx context.Context, op string, key string, e Endpoint) (time.Time, error) {
+	now := b.now()
+	var refused *ExhaustedError
+	left := 0
+	err := b.update(ctx, key, func(l *ledger) error {
+		refused = nil // Update may run fn more than once
+		calls := l.calls(e)
+		*calls = b.prune(*calls, now)
+		if len(*calls) >= b.limit {
+			refused = &ExhaustedError{Operation: op, Endpoint: e, Limit: b.limit,
+				Window: b.window, RetryAt: b.allowance(*calls).NextAt}
+			return errUnchanged
+		}
+		left = b.limit - len(*calls) - 1
+		*calls = append(*calls, now)
+		return nil
+	})
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: budget store: %w", op, err)
+	}
+	if refused != nil {
+		return time.Time{}, refused
+	}
+	client.NoteBudgetLeft(ctx, left)
+	return now, nil
+}
+
+// release removes a reservation of endpoint e made at t for a call that
+// was not sent.
+func (b *Budget) release(ctx context.Context, key string, e Endpoint, t time.Time) error {
+	return b.update(ctx, key, func(l *ledger) error {
+		calls := l.calls(e)
+		if i := slices.IndexFunc(*calls, t.Equal); i >= 0 {
+			*calls = slices.Delete(*calls, i, i+1)
+		}
+		return nil
+	})
+}
+
+// exhaust marks the budget of endpoint e as spent after the bank answered
+// 429 ACCESS_EXCEEDED to a call: the bank counted calls the SDK did not
+// see (a replica on another store, calls made before the store existed).
+// ASSUMPTION (the safe option, docs/interface.md section 8 gives no reset
+// time): the missing calls are taken to have been made at t, the time of
+// the refused call, so the SDK refuses further calls until the window
+// (and the margin) has passed since t instead of earning more 429s; when
+// the bank's answer says when to come back (Retry-After), t is set so
+// that they are allowed again then (exhaustedAt).
+func (b *Budget) exhaust(ctx context.Context, key string, e Endpoint, t time.Time) error {
+	return b.update(ctx, key, func(l *ledger) error {
+		calls := l.calls(e)
+		*calls = b.prune(*calls, b.now())
+		for len(*calls) < b.limit {
+			*calls = append(*calls, t)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,205 @@
+package budget
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/store"
+)
+
+// The bank's request to slow down. A 429 with Retry-After that is not the
+// end of an account's budget asks the TPP to send nothing to the bank for
+// that long; so does a 429 ACCESS_EXCEEDED whose Retry-After is short
+// (at most maxPauseAccessExceeded: a passing limit, not a day's budget).
+// The budget records it the moment the answer arrives, whether the
+// client then retries that call itself (the call's BeforeRetry) or ends
+// it with the answer (the call's hook). The pause is the budget's, so
+// the bank's and the TPP's (client.Client.Scope): every service of the
+// client sees it at once, and it is kept in the client's store, so that
+// every client on a shared store sees it within pauseReadEvery
+// ([Budget.PausedUntil]). While it lasts, a retry of a call without the
+// PSU waits for its end before it is sent.
+
+// maxPauseAccessExceeded is the longest Retry-After of a 429
+// ACCESS_EXCEEDED that pauses the bank: a longer one is the account's
+// budget, which the budget's ledger keeps (exhaust).
+const maxPauseAccessExceeded = minExhaustedWait
+
+// pauseReadEvery is how often a budget reads the pause in its store: a
+// pause another process recorded is seen within it, and a refresher that
+// asks before every call costs one read a second, not one a call.
+const pauseReadEvery = time.Second
+
+// pauseKept is how long the store keeps a pause after its end, so that
+// [Budget.PausedUntil] still reports it (as ended) to a job engine that
+// resumes the work it paused.
+const pauseKept = time.Hour
+
+// pause is the budget's knowledge of the bank's pause.
+type pause struct {
+	// until is the end of the latest pause known, UnixNano on the system
+	// clock; 0: none.
+	until atomic.Int64
+	// readAt is when the store was last read (UnixNano, system clock).
+	readAt atomic.Int64
+}
+
+// pauseKey is the store key of the end of the bank's pause.
+func (b *Budget) pauseKey() string { return "budget/pause/" + b.scope }
+
+// slowDown returns how long the bank asked to pause after an answer of
+// status with a Retry-After of retryAfter: a 429, when it is not
+// ACCESS_EXCEEDED with a long Retry-After; 0 otherwise.
+func slowDown(status int, retryAfter time.Duration, accessExceeded bool) time.Duration {
+	if status != http.StatusTooManyRequests || retryAfter <= 0 {
+		return 0
+	}
+	if accessExceeded && retryAfter > maxPauseAccessExceeded {
+		return 0
+	}
+	return retryAfter
+}
+
+// pauseBank extends the bank's pause to d from now, on the system clock:
+// at once for this budget, and in the store for the others. The store's
+// write is best effort: a failed one leaves the pause to this process.
+func (b *Budget) pauseBank(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	now := time.Now()
+	until := now.Add(d).UnixNano()
+	for {
+		cur := b.pause.until.Load()
+		if cur >= until {
+			return // a pause as long is known, and was written
+		}
+		if b.pause.until.CompareAndSwap(cur, until) {
+			break
+		}
+	}
+	_ = b.st.Update(context.WithoutCancel(ctx), b.pauseKey(), func(old []byte, found bool) ([]byte, time.Duration, error) {
+		end := until
+		if n, err := strconv.ParseInt(string(old), 10, 64); found && err == nil && n > end {
+			end = n
+		}
+		return strconv.AppendInt(nil, end, 10), time.Unix(0, end).Sub(now) + pauseKept, nil
+	})
+}
+
+// pauseAfter records the pause a call's final error asks for.
+func (b *Budget) pauseAfter(ctx context.Context, err error) {
+	var ce *client.Error
+	if !errors.As(err, &ce) {
+		return
+	}
+	ra, ok := ce.RetryAfter(b.now())
+	if !ok {
+		return
+	}
+	b.pauseBank(ctx, slowDown(ce.StatusCode, ra, ce.Is(client.ErrAccessExceeded)))
+}
+
+// pauseFrom records the pause asked by the answer a retry follows and
+// reports whether there was one: ACCESS_EXCEEDED or not, a Retry-After
+// the client honours is short; the caller waits it out, and so should
+// the others.
+func (b *Budget) pauseFrom(ctx context.Context, call *client.Call) bool {
+	if call.RetryStatus != http.StatusTooManyRequests || call.RetryAfter <= 0 {
+		return false
+	}
+	b.pauseBank(ctx, call.RetryAfter)
+	return true
+}
+
+// pauseBeforeRetry records the pause asked by the answer a retry follows
+// (the client waits the Retry-After itself), or waits for the end of a
+// pause another call started.
+func (b *Budget) pauseBeforeRetry(ctx context.Context, call *client.Call) error {
+	if b.pauseFrom(ctx, call) {
+		return nil
+	}
+	// A store that cannot be read leaves the pauses this budget knows.
+	until, paused, _ := b.PausedUntil(ctx)
+	if !paused {
+		return nil
+	}
+	t := time.NewTimer(time.Until(until))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitPause waits for the end of the bank's pause when it ends within
+// maxWait, and returns a *PausedError at once when it ends later: the
+// admission of a reservation and of the calls made with one. A store
+// that cannot be read leaves the pauses this budget knows.
+func (b *Budget) waitPause(ctx context.Context, maxWait time.Duration) error {
+	until, paused, _ := b.PausedUntil(ctx)
+	if !paused {
+		return nil
+	}
+	wait := time.Until(until)
+	if wait > maxWait {
+		return &PausedError{Until: until}
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// PausedUntil reports the end of the bank's latest pause, on the system
+// clock, and whether it is still running. The bank pauses the TPP with a
+// 429 with Retry-After, or 429 ACCESS_EXCEEDED with a Retry-After of at
+// most a minute; the pause starts when the answer arrives, even when the
+// client then retries the call itself, and holds for every service of
+// the client at once and, through the client's store, for every client
+// on a shared store within a second (the budget reads the store at most
+// once a second). A pause that ended is still reported, with false, for
+// an hour. A reservation and the calls made with it wait for its end or
+// are refused ([ReserveRequest.MaxWait]), so that no refresh worker
+// calls the bank during a pause; a job engine pauses its queue with it.
+// The error is the store's: the pause known so far is returned with it.
+func (b *Budget) PausedUntil(ctx context.Context) (until time.Time, paused bool, err error) {
+	if b == nil {
+		return time.Time{}, false, errNoBudget
+	}
+	now := time.Now()
+	if now.UnixNano()-b.pause.readAt.Load() >= int64(pauseReadEvery) {
+		raw, gerr := b.st.Get(ctx, b.pauseKey())
+		switch {
+		case errors.Is(gerr, store.ErrNotStored):
+		case gerr != nil:
+			err = fmt.Errorf("budget: store: %w", gerr)
+		default:
+			if n, perr := strconv.ParseInt(string(raw), 10, 64); perr == nil {
+				for cur := b.pause.until.Load(); n > cur && !b.pause.until.CompareAndSwap(cur, n); cur = b.pause.until.Load() {
+				}
+			}
+		}
+		if err == nil {
+			b.pause.readAt.Store(now.UnixNano())
+		}
+	}
+	n := b.pause.until.Load()
+	if n == 0 {
+		return time.Time{}, false, err
+	}
+	until = time.Unix(0, n)
+	return until, now.Before(until), err
+}
