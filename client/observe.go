@@ -19,20 +19,41 @@ import (
 // The client calls an Observer on the caller's goroutine, synchronously:
 // its methods must be quick, safe for concurrent use and must not call
 // the client. Set one with [WithObserver]; without one the client does
-// no work for it.
+// no work for it. An Observer that is also an [AttemptStarter] is told
+// when each attempt starts as well.
 type Observer interface {
 	// StartOperation is called when an operation begins. The context it
 	// returns (ctx, or one derived from it, carrying a span) is the one
-	// given to ObserveAttempt and EndOperation for this operation.
+	// given to ObserveAttempt and EndOperation for this operation, and
+	// the one the operation's requests are sent with.
 	StartOperation(ctx context.Context, op OperationStart) context.Context
-	// ObserveAttempt is called after each attempt, sent or not.
+	// ObserveAttempt is called after each attempt, sent or not, with the
+	// context StartAttempt returned for it (see [AttemptStarter]), else
+	// the operation's.
 	ObserveAttempt(ctx context.Context, a AttemptEvent)
 	// EndOperation is called once when the operation ends.
 	EndOperation(ctx context.Context, e OperationEvent)
 }
 
+// AttemptStarter is an [Observer] that is also told when each attempt
+// starts, so that it can time the attempt as it runs (an OpenTelemetry
+// span started then, and ended by ObserveAttempt), rather than after
+// the fact. The client calls StartAttempt for every attempt of an
+// operation, before the attempt's request is built and signed, and then
+// ObserveAttempt exactly once for it, with the context StartAttempt
+// returned. An Observer that is not an AttemptStarter is only called
+// after each attempt, as before.
+type AttemptStarter interface {
+	Observer
+	// StartAttempt is called when an attempt begins, with the context
+	// StartOperation returned. The context it returns (ctx, or one
+	// derived from it, carrying the attempt's span) is the attempt's: its
+	// request is sent with it, and ObserveAttempt gets it.
+	StartAttempt(ctx context.Context, a AttemptStart) context.Context
+}
+
 // WithObserver reports every operation and attempt of the client to o
-// (see [Observer]). A nil o is refused.
+// (see [Observer] and [AttemptStarter]). A nil o is refused.
 func WithObserver(o Observer) Option {
 	return func(c *config) error {
 		if o == nil {
@@ -102,14 +123,26 @@ type OperationStart struct {
 	Start time.Time
 }
 
-// AttemptEvent describes one attempt of an operation.
+// AttemptStart describes an attempt as it begins (see [AttemptStarter]).
+type AttemptStart struct {
+	OperationStart
+	// Attempt is the attempt's number, from 1.
+	Attempt int
+	// Start is when the attempt began, before its request was built and
+	// signed.
+	Start time.Time
+}
+
+// AttemptEvent describes one attempt of an operation, once it ended.
 type AttemptEvent struct {
 	OperationStart
 	// Attempt is the attempt's number, from 1.
 	Attempt int
 	// Start is when the request was handed to the transport (when the
 	// attempt began, for one that never got that far); Duration runs from
-	// Start to the end of its answer's body.
+	// Start to the end of the attempt: the end of its answer's body, or
+	// its failure. Start plus Duration is when the attempt ended, before
+	// the client decided what follows it.
 	Start    time.Time
 	Duration time.Duration
 	// Sent reports whether a byte of the attempt may have left the machine.
@@ -206,10 +239,10 @@ type observedKey struct{}
 // observed is the state of one observed operation.
 type observed struct {
 	o           Observer
+	starter     AttemptStarter // o, when it is one
 	start       OperationStart
 	attempts    int
 	sent        bool
-	lastStart   time.Time // x.start of the last attempt reported
 	budgetLeft  int
 	budgetCalls int
 }
@@ -218,6 +251,7 @@ type observed struct {
 func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.Context, func(*Response, error)) {
 	s := &observed{o: c.cfg.observer, start: OperationStart{Operation: op.Name, Method: op.Method,
 		Route: pathTemplate(op.Path), Bank: c.base.Host, Repeatable: op.repeatable(), Start: time.Now()}}
+	s.starter, _ = s.o.(AttemptStarter)
 	ctx = context.WithValue(ctx, observedKey{}, s)
 	ctx = s.o.StartOperation(ctx, s.start)
 	return ctx, func(resp *Response, err error) {
@@ -277,24 +311,50 @@ func statusOutcome(status int, sca bool) Outcome {
 	return OutcomeFailed
 }
 
-// observe reports one attempt to the observer, if any.
-func (x *exchange) observe(ctx context.Context, res attemptResult, retry bool) {
+// attemptTimes is what an observed exchange keeps of its current attempt.
+type attemptTimes struct {
+	s         *observed // the operation's, nil when not observed
+	began     time.Time // when the attempt began
+	prevStart time.Time // exchange.start before the attempt
+	end       time.Time // when the attempt ended
+}
+
+// runObserved makes one attempt (exchange.run), telling the observer, if
+// any, when it starts (AttemptStarter) and noting when it began and
+// ended. It returns the attempt's context: the one StartAttempt returned.
+func (x *exchange) runObserved(ctx context.Context) (context.Context, attemptResult) {
 	if x.c.cfg.observer == nil {
-		return
+		return ctx, x.run(ctx)
 	}
-	s, ok := ctx.Value(observedKey{}).(*observed)
-	if !ok {
+	t := &x.times
+	if t.s == nil {
+		t.s, _ = ctx.Value(observedKey{}).(*observed)
+	}
+	t.began, t.prevStart = time.Now(), x.start
+	actx := ctx
+	if t.s != nil && t.s.starter != nil {
+		actx = t.s.starter.StartAttempt(ctx, AttemptStart{OperationStart: t.s.start, Attempt: x.attempt + 1, Start: t.began})
+	}
+	res := x.run(actx)
+	t.end = time.Now()
+	return actx, res
+}
+
+// observe reports one attempt to the observer, if any, with the attempt's
+// context (runObserved).
+func (x *exchange) observe(ctx context.Context, res attemptResult, retry bool) {
+	s := x.times.s
+	if x.c.cfg.observer == nil || s == nil {
 		return
 	}
 	s.attempts++
 	s.sent = s.sent || res.wrote
 	a := AttemptEvent{OperationStart: s.start, Attempt: x.attempt, Sent: res.wrote, Retry: retry}
-	if x.start.IsZero() || x.start.Equal(s.lastStart) {
-		a.Start = time.Now() // never handed to the transport
-	} else {
-		a.Start, a.Duration = x.start, time.Since(x.start)
+	a.Start = x.start
+	if x.start.IsZero() || x.start.Equal(x.times.prevStart) {
+		a.Start = x.times.began // never handed to the transport
 	}
-	s.lastStart = x.start
+	a.Duration = x.times.end.Sub(a.Start)
 	switch {
 	case res.r != nil && res.err == nil:
 		a.StatusCode = res.r.status

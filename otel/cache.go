@@ -89,12 +89,31 @@ type route struct {
 	opAttrs trace.SpanStartEventOption
 	// attemptName is the attempt span's name ("GET /v1/...").
 	attemptName string
-	// attemptHead are the attempt span's first attributes (method,
-	// server.address, url.template, operation).
+	// attemptFirst and attemptResent are the attempt span's start
+	// options: its attributes (method, server.address, url.template,
+	// operation, server.port when the bank's host has one), and
+	// http.request.resend_count 1 for a second attempt.
+	attemptFirst, attemptResent trace.SpanStartEventOption
+	// attemptHead are those attributes of every attempt.
 	attemptHead []attribute.KeyValue
-	// port is server.port, when the bank's host has one.
-	port    attribute.KeyValue
-	hasPort bool
+}
+
+// attemptStart returns the start option of the attempt numbered n, with
+// its attributes.
+func (r *route) attemptStart(n int) trace.SpanStartEventOption {
+	switch n {
+	case 1:
+		return r.attemptFirst
+	case 2:
+		return r.attemptResent
+	}
+	return resent(r.attemptHead, n-1)
+}
+
+// resent is the start option of an attempt with head's attributes, sent
+// again for the nth time.
+func resent(head []attribute.KeyValue, n int) trace.SpanStartEventOption {
+	return trace.WithAttributes(append(head[:len(head):len(head)], semconv.HTTPRequestResendCount(n))...)
 }
 
 func buildRoute(k routeKey) *route {
@@ -107,8 +126,10 @@ func buildRoute(k routeKey) *route {
 			semconv.URLTemplate(k.route), AttrOperation.String(k.op)},
 	}
 	if port > 0 {
-		r.port, r.hasPort = semconv.ServerPort(port), true
+		r.attemptHead = append(r.attemptHead, semconv.ServerPort(port))
 	}
+	r.attemptFirst = trace.WithAttributes(r.attemptHead...)
+	r.attemptResent = resent(r.attemptHead, 1)
 	return r
 }
 

@@ -37,7 +37,9 @@ func newRecorded(t *testing.T) recorded {
 
 // drive reports operations of several routes, banks and outcomes: a
 // retried read, a refused one, a budget spent, a create in doubt with
-// codes and an error type, a bank without a port.
+// codes and an error type, a bank without a port. Each attempt starts
+// with StartAttempt, as the client does, except those of the last
+// operation, reported after the fact only.
 func drive(o *Observer) {
 	t0 := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
 	ops := []struct {
@@ -63,8 +65,12 @@ func drive(o *Observer) {
 			Start: t0.Add(time.Duration(i) * time.Second)}
 		ctx := o.StartOperation(context.Background(), start)
 		for _, a := range c.attempts {
-			a.OperationStart, a.Start, a.Duration = start, start.Start, 3*time.Millisecond
-			o.ObserveAttempt(ctx, a)
+			a.OperationStart, a.Start, a.Duration = start, start.Start.Add(time.Millisecond), 3*time.Millisecond
+			actx := ctx
+			if i < len(ops)-1 {
+				actx = o.StartAttempt(ctx, client.AttemptStart{OperationStart: start, Attempt: a.Attempt, Start: start.Start})
+			}
+			o.ObserveAttempt(actx, a)
 		}
 		e := c.end
 		e.OperationStart, e.Duration = start, 7*time.Millisecond
@@ -100,15 +106,24 @@ func TestCachedEqualsFresh(t *testing.T) {
 		require.Equal(t, w.Parent().IsValid(), g.Parent().IsValid())
 	}
 
-	// The attributes, in the order the Observer built them before its
-	// caches: the second attempt of the retried read, then its operation.
+	// The attributes, those known when the attempt starts first: the
+	// second attempt of the retried read, then its operation.
 	require.Equal(t, "GET /v1/accounts/{id}/balances", got[1].Name())
 	require.Equal(t, []attribute.KeyValue{
 		semconv.HTTPRequestMethodKey.String("GET"), semconv.ServerAddress("bank.example"),
 		semconv.URLTemplate("/v1/accounts/{id}/balances"), AttrOperation.String("accounts.Balances"),
-		AttrOutcome.String("ok"), AttrSent.Bool(true), semconv.ServerPort(8443),
-		semconv.HTTPRequestResendCount(1), semconv.HTTPResponseStatusCode(200),
+		semconv.ServerPort(8443), semconv.HTTPRequestResendCount(1),
+		AttrOutcome.String("ok"), AttrSent.Bool(true), semconv.HTTPResponseStatusCode(200),
 	}, got[1].Attributes())
+	// A live attempt span starts when the attempt started and ends when
+	// it ended (Start plus Duration of its event).
+	t0 := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
+	require.Equal(t, t0, got[1].StartTime())
+	require.Equal(t, t0.Add(4*time.Millisecond), got[1].EndTime())
+	// One reported after the fact only runs from its event's Start.
+	require.Equal(t, "GET /v1/payments/{product}/{id}/status", got[6].Name())
+	require.Equal(t, t0.Add(3*time.Second+time.Millisecond), got[6].StartTime())
+	require.Equal(t, t0.Add(3*time.Second+4*time.Millisecond), got[6].EndTime())
 	require.Equal(t, "accounts.Balances", got[2].Name())
 	require.Equal(t, []attribute.KeyValue{
 		AttrOperation.String("accounts.Balances"), AttrBank.String("bank.example:8443"),

@@ -22,7 +22,12 @@
 // attempt on, and error.type. The bank's tppMessage codes are in
 // psd2.tpp_message.codes, the outcome class in psd2.outcome. A retried
 // GET shows one child per attempt; a payment create shows exactly one,
-// since the SDK never sends it twice. No header is added to the request:
+// since the SDK never sends it twice. An attempt's span is started when
+// the attempt starts, before its request is signed
+// ([Observer.StartAttempt], a [client.AttemptStarter]), and ended when
+// its answer was read: its timestamps are the attempt's own, and the
+// request is sent with it in its context, so that spans of an
+// instrumented transport are its children. No header is added to the request:
 // the bank receives no trace context (the headers are signed, and the
 // interface defines none).
 //

@@ -159,25 +159,38 @@ func (o *Observer) StartOperation(ctx context.Context, op client.OperationStart)
 	return ctx
 }
 
-// ObserveAttempt records the attempt's client span, a child of the
-// operation's, and its duration.
-func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
+// attemptKey is the context key of the attempt span StartAttempt started.
+type attemptKey struct{}
+
+// StartAttempt starts the attempt's client span, a child of the
+// operation's, when the attempt starts; ObserveAttempt ends it when the
+// attempt ended. The returned context carries it: the client sends the
+// attempt's request with it, so that spans of an instrumented transport
+// are the attempt's children.
+func (o *Observer) StartAttempt(ctx context.Context, a client.AttemptStart) context.Context {
 	r := o.route(a.OperationStart)
-	attrs := make([]attribute.KeyValue, 0, len(r.attemptHead)+7)
-	attrs = append(attrs, r.attemptHead...)
-	attrs = append(attrs, AttrOutcome.String(a.Outcome.String()), AttrSent.Bool(a.Sent))
-	if r.hasPort {
-		attrs = append(attrs, r.port)
-	}
-	if a.Attempt > 1 {
-		attrs = append(attrs, semconv.HTTPRequestResendCount(a.Attempt-1))
-	}
-	if a.StatusCode > 0 {
-		attrs = append(attrs, semconv.HTTPResponseStatusCode(a.StatusCode))
-	}
+	ctx, span := o.tracer.Start(ctx, r.attemptName, kindClient, trace.WithTimestamp(a.Start), r.attemptStart(a.Attempt))
+	return context.WithValue(ctx, attemptKey{}, span)
+}
+
+// ObserveAttempt ends the attempt's client span that StartAttempt
+// started, with the attempt's outcome, and records its duration. Called
+// without StartAttempt (with the operation's context), it records the
+// span after the fact, from a.Start.
+func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
+	span, live := ctx.Value(attemptKey{}).(trace.Span)
 	errType := a.ErrorType
 	if errType == "" && a.StatusCode >= 400 {
 		errType = strconv.Itoa(a.StatusCode)
+	}
+	r := o.route(a.OperationStart)
+	if !live {
+		_, span = o.tracer.Start(ctx, r.attemptName, kindClient, trace.WithTimestamp(a.Start), r.attemptStart(a.Attempt))
+	}
+	attrs := make([]attribute.KeyValue, 0, 5)
+	attrs = append(attrs, AttrOutcome.String(a.Outcome.String()), AttrSent.Bool(a.Sent))
+	if a.StatusCode > 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(a.StatusCode))
 	}
 	if errType != "" {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
@@ -185,7 +198,7 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 	if len(a.Codes) > 0 {
 		attrs = append(attrs, AttrCodes.StringSlice(a.Codes))
 	}
-	_, span := o.tracer.Start(ctx, r.attemptName, kindClient, trace.WithTimestamp(a.Start), trace.WithAttributes(attrs...))
+	span.SetAttributes(attrs...)
 	if errType != "" {
 		span.SetStatus(codes.Error, errType)
 	}
@@ -239,4 +252,4 @@ func statusClass(status int) string {
 	return statusClasses[status/100]
 }
 
-var _ client.Observer = (*Observer)(nil)
+var _ client.AttemptStarter = (*Observer)(nil)
