@@ -9,7 +9,8 @@ import (
 
 // Observer receives what the client does, as typed events: one pair per
 // operation ([Client.Do]) and one event per attempt. The events carry the
-// operation's name, the bank's host, statuses, the bank's tppMessage
+// operation's name, the bank's name (given with [WithBank]: a bank's
+// name, never a person's) or host, statuses, the bank's tppMessage
 // codes, outcome classes, counts and durations, and nothing else: no
 // field of them can hold a PSU id, a session id, an account id, an IP
 // address, SCA state, a URL with its ids, a header or a body. The
@@ -64,6 +65,16 @@ func WithObserver(o Observer) Option {
 	}
 }
 
+// bankLabel names the bank in the observer's events: the name given with
+// [WithBank], else the host (and port, when given) of the base URL. It is
+// a bank's name, never a person's: WithBank takes printable ASCII only.
+func (c *Client) bankLabel() string {
+	if c.cfg.bank != "" {
+		return c.cfg.bank
+	}
+	return c.base.Host
+}
+
 // Outcome classifies how an operation or an attempt ended.
 type Outcome uint8
 
@@ -115,7 +126,9 @@ type OperationStart struct {
 	// Route is the path with every id replaced by a placeholder
 	// ("/v1/consents/{id}/status"): never an id.
 	Route string
-	// Bank is the host (and port, when given) of the bank's base URL.
+	// Bank names the bank: the name given with [WithBank] (the bank's id
+	// in the bank directory, for the clients package banks makes), else
+	// the host (and port, when given) of the bank's base URL.
 	Bank string
 	// Repeatable reports whether the client may send the call again.
 	Repeatable bool
@@ -250,7 +263,7 @@ type observed struct {
 // observeOperation starts reporting op; the returned function ends it.
 func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.Context, func(*Response, error)) {
 	s := &observed{o: c.cfg.observer, start: OperationStart{Operation: op.Name, Method: op.Method,
-		Route: pathTemplate(op.Path), Bank: c.base.Host, Repeatable: op.repeatable(), Start: time.Now()}}
+		Route: pathTemplate(op.Path), Bank: c.bankLabel(), Repeatable: op.repeatable(), Start: time.Now()}}
 	s.starter, _ = s.o.(AttemptStarter)
 	ctx = context.WithValue(ctx, observedKey{}, s)
 	ctx = s.o.StartOperation(ctx, s.start)

@@ -342,3 +342,29 @@ func TestObserverStartAttemptNotHanded(t *testing.T) {
 		assert.Equal(t, "local", a.ErrorType)
 	}
 }
+
+// TestObserverBankLabel: the events name the bank by the name WithBank
+// gave it (the directory's id), else by the base URL's host.
+func TestObserverBankLabel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		opts []Option
+		want string
+	}{
+		{[]Option{WithBank("sr-bank")}, "sr-bank"},
+		{nil, strings.TrimPrefix(srv.URL, "http://")},
+	} {
+		rec := &startRecorder{}
+		cl := newTestClient(t, srv.URL, append(c.opts, WithObserver(rec))...)
+		_, err := cl.Do(context.Background(), Operation{Method: "GET", Path: "/v1/x"}, nil)
+		require.NoError(t, err)
+		require.Len(t, rec.ends, 1)
+		assert.Equal(t, c.want, rec.obsRecorder.starts[0].Bank)
+		assert.Equal(t, c.want, rec.starts[0].Bank)
+		assert.Equal(t, c.want, rec.attempts[0].Bank)
+		assert.Equal(t, c.want, rec.ends[0].Bank)
+	}
+}

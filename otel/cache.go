@@ -55,6 +55,7 @@ var (
 type setKey struct {
 	kind            byte // 'r' request, 'o' operation outcome, 'b' budget
 	op, bank, class string
+	code            string // 'o': the bank's error code (errorCode)
 }
 
 // measure are the options of a measurement carrying one attribute set,
@@ -71,7 +72,7 @@ func buildSet(k setKey) measure {
 	case 'r':
 		kvs = append(kvs, AttrStatusClass.String(k.class))
 	case 'o':
-		kvs = append(kvs, AttrOutcome.String(k.class))
+		kvs = append(kvs, AttrOutcome.String(k.class), AttrErrorCode.String(k.code))
 	}
 	opt := metric.WithAttributeSet(attribute.NewSet(kvs...))
 	return measure{add: []metric.AddOption{opt}, rec: []metric.RecordOption{opt}}

@@ -36,9 +36,11 @@
 //   - psd2.client.request.duration (s): each request that left, by
 //     psd2.operation, psd2.bank and http.response.status_class;
 //   - psd2.client.operation.duration (s) and psd2.client.operations: each
-//     operation by operation, bank and psd2.outcome (ok, created,
+//     operation by operation, bank, psd2.outcome (ok, created,
 //     refused, sca_required, rate_limited, budget_refused, not_sent,
-//     unknown, failed);
+//     unknown, failed) and psd2.error.code, the bank's error code from
+//     the interface's list ([client.Codes]), "OTHER" for an error answer
+//     without one, "none" without an error answer ([AttrErrorCode]);
 //   - psd2.budget.calls.spent and psd2.budget.calls.refused: calls
 //     counted against, and refused by, the without-PSU budget;
 //   - psd2.refresh.rounds and psd2.refresh.start_lateness (s), from
@@ -46,7 +48,17 @@
 //   - observable gauges read at each collection from callbacks the TPP
 //     wires with [Observer.RegisterGauges]: psd2.consents by
 //     psd2.consent.days_left, psd2.certificate.days_left by
-//     psd2.certificate.role, psd2.journal.in_doubt.
+//     psd2.certificate.role and psd2.certificate.serial (so that the
+//     certificates before and after a renewal are told apart),
+//     psd2.journal.in_doubt.
+//
+// psd2.bank names the bank by the name its client was given with
+// client.WithBank, the bank's directory id (banks.Bank.ID), so that banks
+// behind one host are told apart; a client without one is labelled by
+// the host of its base URL. The description of each metric an on-call
+// engineer alerts on (the HELP line of a Prometheus scrape) says what to
+// do and names the psd2 command to run, such as "psd2 journal list" for
+// payments in doubt; the README has the table.
 //
 // The refresh and payments packages know nothing of this module. The TPP
 // wires them: [JournalInDoubt] counts a journal.Journal's entries in

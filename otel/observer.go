@@ -23,10 +23,18 @@ const ScopeName = "github.com/tppkit/psd2/otel"
 const (
 	// AttrOperation is the SDK call, such as "payments.Create".
 	AttrOperation = attribute.Key("psd2.operation")
-	// AttrBank is the host of the bank's base URL.
+	// AttrBank names the bank: its directory id (the name given with
+	// client.WithBank), else the host of its base URL
+	// ([client.OperationStart].Bank).
 	AttrBank = attribute.Key("psd2.bank")
 	// AttrOutcome is the outcome class ([client.Outcome.String]).
 	AttrOutcome = attribute.Key("psd2.outcome")
+	// AttrErrorCode is the bank's error code an operation ended with, on
+	// [MetricOutcomes] and [MetricOperationDuration]: the first tppMessage
+	// code of the bank's error answer that is in the interface's list
+	// ([client.Codes]), "OTHER" for an error answer without one, "none"
+	// when the operation ended without an error answer of the bank.
+	AttrErrorCode = attribute.Key("psd2.error.code")
 	// AttrCodes are the bank's tppMessage codes ([client.Codes]).
 	AttrCodes = attribute.Key("psd2.tpp_message.codes")
 	// AttrStatusClass is "2xx", "4xx", "5xx" (and so on) or "none".
@@ -94,7 +102,9 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 	}
 }
 
-// Metric names.
+// Metric names. The description (a scrape's HELP line) of each metric an
+// on-call engineer alerts on names the psd2 command to run; the README
+// lists them.
 const (
 	MetricRequestDuration   = "psd2.client.request.duration"
 	MetricOperationDuration = "psd2.client.operation.duration"
@@ -107,6 +117,33 @@ const (
 	MetricRefreshRounds     = "psd2.refresh.rounds"
 	MetricRefreshLateness   = "psd2.refresh.start_lateness"
 )
+
+// descriptions are the metrics' descriptions (the HELP line of a
+// Prometheus scrape), by metric name. Those an on-call engineer alerts on
+// say what to do, naming the psd2 command to run (cmd/psd2). The
+// <psd2_bank> they name is the value of the point's psd2.bank label: the
+// bank's directory id, which psd2 -bank takes, for a client named with
+// client.WithBank.
+var descriptions = map[string]string{
+	MetricRequestDuration:   "Duration of each signed HTTP request to the bank, by operation, bank and status class.",
+	MetricOperationDuration: "Duration of each SDK operation, retries and waits included, by outcome and the bank's error code.",
+	MetricOutcomes: "SDK operations by outcome and the bank's error code. unknown: a payment may be in doubt, " +
+		"run `psd2 journal list`; budget_refused or ACCESS_EXCEEDED: run `psd2 budget -bank <psd2_bank>`; " +
+		"CONSENT_EXPIRED, CONSENT_INVALID or sca_required: the PSU must consent again; " +
+		"CERTIFICATE_* or SIGNATURE_*: run `psd2 keyid` and `psd2 probe -bank <psd2_bank>`.",
+	MetricBudgetSpent: "Calls counted against a without-PSU budget (4 a day per account). " +
+		"Run `psd2 budget -bank <psd2_bank>` for an account's count and its next allowed call.",
+	MetricBudgetRefused: "Calls refused before sending because a without-PSU budget was spent. " +
+		"Run `psd2 budget -bank <psd2_bank>` for an account's count and its next allowed call.",
+	MetricConsents: "Live consents by days left until they end. Those in expired and 0-6 need the PSU to consent again.",
+	MetricCertificateDays: "Days until each certificate expires, by role and serial. Renew it before 0; " +
+		"run `psd2 keyid` on the new certificate and `psd2 probe` to check that the bank accepts it.",
+	MetricJournalInDoubt: "Payment journal entries in doubt: the bank may have made the payment. " +
+		"Run `psd2 journal list`, then `psd2 journal resolve <request id>` for each.",
+	MetricRefreshRounds: "Refresh rounds by result (done, snoozed, failed). Snoozed rounds wait for a budget: " +
+		"run `psd2 budget -bank <psd2_bank>`.",
+	MetricRefreshLateness: "How late each refresh round started after its planned time: high values mean the workers fall behind.",
+}
 
 // durationBuckets are the histogram bounds in seconds (those the HTTP
 // semantic conventions advise).
@@ -126,25 +163,25 @@ func New(opts ...Option) (*Observer, error) {
 	var errs []error
 	var err error
 	o.duration, err = m.Float64Histogram(MetricRequestDuration, metric.WithUnit("s"),
-		metric.WithDescription("Duration of each signed HTTP request to the bank."), metric.WithExplicitBucketBoundaries(durationBuckets...))
+		metric.WithDescription(descriptions[MetricRequestDuration]), metric.WithExplicitBucketBoundaries(durationBuckets...))
 	errs = append(errs, err)
 	o.opDur, err = m.Float64Histogram(MetricOperationDuration, metric.WithUnit("s"),
-		metric.WithDescription("Duration of each SDK operation, retries and waits included."), metric.WithExplicitBucketBoundaries(durationBuckets...))
+		metric.WithDescription(descriptions[MetricOperationDuration]), metric.WithExplicitBucketBoundaries(durationBuckets...))
 	errs = append(errs, err)
 	o.outcomes, err = m.Int64Counter(MetricOutcomes, metric.WithUnit("{operation}"),
-		metric.WithDescription("SDK operations by outcome class."))
+		metric.WithDescription(descriptions[MetricOutcomes]))
 	errs = append(errs, err)
 	o.spent, err = m.Int64Counter(MetricBudgetSpent, metric.WithUnit("{call}"),
-		metric.WithDescription("Calls that counted against a without-PSU budget."))
+		metric.WithDescription(descriptions[MetricBudgetSpent]))
 	errs = append(errs, err)
 	o.refused, err = m.Int64Counter(MetricBudgetRefused, metric.WithUnit("{call}"),
-		metric.WithDescription("Calls refused before sending because a without-PSU budget was spent."))
+		metric.WithDescription(descriptions[MetricBudgetRefused]))
 	errs = append(errs, err)
 	o.rounds, err = m.Int64Counter(MetricRefreshRounds, metric.WithUnit("{round}"),
-		metric.WithDescription("Refresh rounds by result (done, snoozed, failed)."))
+		metric.WithDescription(descriptions[MetricRefreshRounds]))
 	errs = append(errs, err)
 	o.lateness, err = m.Float64Histogram(MetricRefreshLateness, metric.WithUnit("s"),
-		metric.WithDescription("How late each refresh round started after its planned time."),
+		metric.WithDescription(descriptions[MetricRefreshLateness]),
 		metric.WithExplicitBucketBoundaries(1, 5, 15, 60, 300, 900, 3600, 4*3600))
 	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
@@ -204,7 +241,7 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 	}
 	span.End(trace.WithTimestamp(a.Start.Add(a.Duration)))
 	if a.Sent {
-		o.duration.Record(ctx, a.Duration.Seconds(), o.set(setKey{'r', a.Operation, a.Bank, statusClass(a.StatusCode)}).rec...)
+		o.duration.Record(ctx, a.Duration.Seconds(), o.set(setKey{'r', a.Operation, a.Bank, statusClass(a.StatusCode), ""}).rec...)
 	}
 }
 
@@ -230,15 +267,39 @@ func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	}
 	span.End(trace.WithTimestamp(e.Start.Add(e.Duration)))
 
-	set := o.set(setKey{'o', e.Operation, e.Bank, e.Outcome.String()})
+	set := o.set(setKey{'o', e.Operation, e.Bank, e.Outcome.String(), errorCode(e)})
 	o.outcomes.Add(ctx, 1, set.add...)
 	o.opDur.Record(ctx, e.Duration.Seconds(), set.rec...)
 	switch {
 	case e.Outcome == client.OutcomeBudgetRefused:
-		o.refused.Add(ctx, 1, o.set(setKey{'b', e.Operation, e.Bank, ""}).add...)
+		o.refused.Add(ctx, 1, o.set(setKey{'b', e.Operation, e.Bank, "", ""}).add...)
 	case e.BudgetCalls > 0 && e.Sent:
-		o.spent.Add(ctx, int64(e.BudgetCalls), o.set(setKey{'b', e.Operation, e.Bank, ""}).add...)
+		o.spent.Add(ctx, int64(e.BudgetCalls), o.set(setKey{'b', e.Operation, e.Bank, "", ""}).add...)
 	}
+}
+
+// knownCodes are the interface's tppMessage codes ([client.Codes]).
+var knownCodes = func() map[string]bool {
+	m := make(map[string]bool, len(client.Codes))
+	for _, c := range client.Codes {
+		m[c] = true
+	}
+	return m
+}()
+
+// errorCode is the value of AttrErrorCode for e: the first of its codes
+// in the interface's list, "OTHER" for an error answer without one,
+// "none" without an error answer.
+func errorCode(e client.OperationEvent) string {
+	if len(e.Codes) == 0 && (e.StatusCode < 300 || e.StatusCode > 599) {
+		return "none"
+	}
+	for _, c := range e.Codes {
+		if knownCodes[c] {
+			return c
+		}
+	}
+	return "OTHER"
 }
 
 // statusClasses are the status classes by the status's first digit.

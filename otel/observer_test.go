@@ -131,10 +131,12 @@ func TestScriptedRun(t *testing.T) {
 	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
 		o, _ := dp.Attributes.Value(psd2otel.AttrOutcome)
 		op, _ := dp.Attributes.Value(psd2otel.AttrOperation)
-		outcomes[op.AsString()+"/"+o.AsString()] += dp.Value
+		code, _ := dp.Attributes.Value(psd2otel.AttrErrorCode)
+		outcomes[op.AsString()+"/"+o.AsString()+"/"+code.AsString()] += dp.Value
 	}
-	assert.Equal(t, map[string]int64{"accounts.Balances/ok": 3, "accounts.Balances/budget_refused": 1,
-		"accounts.Balances/refused": 1, "payments.CreateNorwegianDomestic/created": 1}, outcomes)
+	assert.Equal(t, map[string]int64{"accounts.Balances/ok/none": 3, "accounts.Balances/budget_refused/none": 1,
+		"accounts.Balances/refused/RESOURCE_UNKNOWN": 1, "payments.CreateNorwegianDomestic/created/none": 1}, outcomes,
+		"outcomes carry the bank's error code")
 
 	m, ok = find(rm, psd2otel.MetricBudgetSpent)
 	require.True(t, ok)
