@@ -260,26 +260,35 @@ type observed struct {
 	budgetCalls int
 }
 
-// observeOperation starts reporting op; the returned function ends it.
-func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.Context, func(*Response, error)) {
+// observeOperation starts reporting op; the returned state's end ends
+// it, with the returned context.
+func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.Context, *observed) {
 	s := &observed{o: c.cfg.observer, start: OperationStart{Operation: op.Name, Method: op.Method,
 		Route: pathTemplate(op.Path), Bank: c.bankLabel(), Repeatable: op.repeatable(), Start: time.Now()}}
 	s.starter, _ = s.o.(AttemptStarter)
 	ctx = context.WithValue(ctx, observedKey{}, s)
-	ctx = s.o.StartOperation(ctx, s.start)
-	return ctx, func(resp *Response, err error) {
-		e := OperationEvent{OperationStart: s.start, Duration: time.Since(s.start.Start), Attempts: s.attempts,
-			Sent: s.sent, BudgetLeft: s.budgetLeft, BudgetCalls: s.budgetCalls}
-		if resp != nil {
-			e.StatusCode = resp.StatusCode
-		}
-		e.Outcome, e.StatusCode, e.Codes = classify(s.start.Repeatable, resp, err, e.StatusCode)
-		s.o.EndOperation(ctx, e)
+	return s.o.StartOperation(ctx, s.start), s
+}
+
+// end reports the end of the operation, with what Client.Do returns.
+func (s *observed) end(ctx context.Context, resp *Response, err error) {
+	e := OperationEvent{OperationStart: s.start, Duration: time.Since(s.start.Start), Attempts: s.attempts,
+		Sent: s.sent, BudgetLeft: s.budgetLeft, BudgetCalls: s.budgetCalls}
+	if resp != nil {
+		e.StatusCode = resp.StatusCode
 	}
+	e.Outcome, e.StatusCode, e.Codes = classify(s.start.Repeatable, resp, err, e.StatusCode)
+	s.o.EndOperation(ctx, e)
 }
 
 // classify says how an operation ended.
 func classify(repeatable bool, resp *Response, err error, status int) (Outcome, int, []string) {
+	if err == nil { // before errors.As, whose targets escape
+		if !repeatable {
+			return OutcomeCreated, status, nil
+		}
+		return OutcomeOK, status, nil
+	}
 	var ce *Error
 	if errors.As(err, &ce) {
 		status = ce.StatusCode
@@ -293,11 +302,6 @@ func classify(repeatable bool, resp *Response, err error, status int) (Outcome, 
 		status = ou.StatusCode
 	}
 	switch {
-	case err == nil:
-		if !repeatable {
-			return OutcomeCreated, status, nil
-		}
-		return OutcomeOK, status, nil
 	case errors.Is(err, ErrNotSent):
 		if errors.Is(err, ErrAccessExceeded) {
 			return OutcomeBudgetRefused, status, codes

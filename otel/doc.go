@@ -20,16 +20,20 @@
 // path with every id replaced by a placeholder, never url.full),
 // http.response.status_code, http.request.resend_count from the second
 // attempt on, and error.type. The bank's tppMessage codes are in
-// psd2.tpp_message.codes, the outcome class in psd2.outcome. A retried
+// psd2.tpp_message.codes, the outcome class in psd2.outcome, whether a
+// byte left in psd2.sent. The operation's span carries psd2.operation,
+// psd2.bank, psd2.outcome, psd2.attempts, psd2.sent, the status and
+// codes it ended with, and psd2.budget.left for a call counted against
+// a without-PSU budget. A retried
 // GET shows one child per attempt; a payment create shows exactly one,
 // since the SDK never sends it twice. An attempt's span is started when
 // the attempt starts, before its request is signed
 // ([Observer.StartAttempt], a [client.AttemptStarter]), and ended when
 // its answer was read: its timestamps are the attempt's own, and the
 // request is sent with it in its context, so that spans of an
-// instrumented transport are its children. No header is added to the request:
-// the bank receives no trace context (the headers are signed, and the
-// interface defines none).
+// instrumented transport are its children. No header is added to the
+// request: the bank receives no trace context (the headers are signed,
+// and the interface defines none).
 //
 // # Metrics
 //

@@ -9,7 +9,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tppkit/psd2/client"
@@ -62,17 +61,13 @@ type Observer struct {
 	refused  metric.Int64Counter
 	rounds   metric.Int64Counter
 	lateness metric.Float64Histogram
-	sets     boundedCache[setKey, measure]
 	routes   boundedCache[routeKey, *route]
+	// The attributes spans end with, when they carry no codes.
+	attemptEnds boundedCache[attemptEndKey, []attribute.KeyValue]
+	opEnds      boundedCache[opEndKey, []attribute.KeyValue]
 }
 
-// set returns the measurement options of k's attribute set, built once:
-// metric attributes take few values (operations x banks x classes).
-func (o *Observer) set(k setKey) measure {
-	return o.sets.get(k, buildSet)
-}
-
-// route returns what the spans of op share, built once.
+// route returns what the spans and measurements of op share, built once.
 func (o *Observer) route(op client.OperationStart) *route {
 	return o.routes.get(routeKey{op.Operation, op.Method, op.Route, op.Bank}, buildRoute)
 }
@@ -153,7 +148,7 @@ var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5,
 // WithTracerProvider and WithMeterProvider say otherwise.
 func New(opts ...Option) (*Observer, error) {
 	o := &Observer{tracer: otel.GetTracerProvider().Tracer(ScopeName), meter: otel.GetMeterProvider().Meter(ScopeName)}
-	o.sets.limit, o.routes.limit = cacheLimit, cacheLimit
+	o.routes.limit, o.attemptEnds.limit, o.opEnds.limit = cacheLimit, cacheLimit, cacheLimit
 	for _, opt := range opts {
 		if err := opt(o); err != nil {
 			return nil, err
@@ -190,23 +185,24 @@ func New(opts ...Option) (*Observer, error) {
 	return o, nil
 }
 
-// StartOperation starts the operation's span (internal kind).
+// StartOperation starts the operation's span (internal kind) now: the
+// client calls it when the operation starts.
 func (o *Observer) StartOperation(ctx context.Context, op client.OperationStart) context.Context {
-	ctx, _ = o.tracer.Start(ctx, op.Operation, kindInternal, trace.WithTimestamp(op.Start), o.route(op).opAttrs)
+	ctx, _ = o.tracer.Start(ctx, op.Operation, o.route(op).opStart...)
 	return ctx
 }
 
 // attemptKey is the context key of the attempt span StartAttempt started.
 type attemptKey struct{}
 
-// StartAttempt starts the attempt's client span, a child of the
-// operation's, when the attempt starts; ObserveAttempt ends it when the
-// attempt ended. The returned context carries it: the client sends the
-// attempt's request with it, so that spans of an instrumented transport
-// are the attempt's children.
+// StartAttempt starts the attempt's client span now, a child of the
+// operation's: the client calls it when the attempt starts. ObserveAttempt
+// ends it at the attempt's end. The returned context carries it: the
+// client sends the attempt's request with it, so that spans of an
+// instrumented transport are the attempt's children.
 func (o *Observer) StartAttempt(ctx context.Context, a client.AttemptStart) context.Context {
 	r := o.route(a.OperationStart)
-	ctx, span := o.tracer.Start(ctx, r.attemptName, kindClient, trace.WithTimestamp(a.Start), r.attemptStart(a.Attempt))
+	ctx, span := o.tracer.Start(ctx, r.attemptName, r.attemptStart(a.Attempt)...)
 	return context.WithValue(ctx, attemptKey{}, span)
 }
 
@@ -222,18 +218,15 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 	}
 	r := o.route(a.OperationStart)
 	if !live {
-		_, span = o.tracer.Start(ctx, r.attemptName, kindClient, trace.WithTimestamp(a.Start), r.attemptStart(a.Attempt))
+		opts := append([]trace.SpanStartOption{trace.WithTimestamp(a.Start)}, r.attemptStart(a.Attempt)...)
+		_, span = o.tracer.Start(ctx, r.attemptName, opts...)
 	}
-	attrs := make([]attribute.KeyValue, 0, 5)
-	attrs = append(attrs, AttrOutcome.String(a.Outcome.String()), AttrSent.Bool(a.Sent))
-	if a.StatusCode > 0 {
-		attrs = append(attrs, semconv.HTTPResponseStatusCode(a.StatusCode))
-	}
-	if errType != "" {
-		attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
-	}
-	if len(a.Codes) > 0 {
-		attrs = append(attrs, AttrCodes.StringSlice(a.Codes))
+	k := attemptEndKey{a.Outcome, a.Sent, a.StatusCode, errType}
+	var attrs []attribute.KeyValue
+	if len(a.Codes) == 0 {
+		attrs = o.attemptEnds.get(k, buildAttemptEnd)
+	} else {
+		attrs = append(buildAttemptEnd(k), AttrCodes.StringSlice(a.Codes))
 	}
 	span.SetAttributes(attrs...)
 	if errType != "" {
@@ -241,23 +234,23 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 	}
 	span.End(trace.WithTimestamp(a.Start.Add(a.Duration)))
 	if a.Sent {
-		o.duration.Record(ctx, a.Duration.Seconds(), o.set(setKey{'r', a.Operation, a.Bank, statusClass(a.StatusCode), ""}).rec...)
+		o.duration.Record(ctx, a.Duration.Seconds(), r.requests[statusClass(a.StatusCode)].rec...)
 	}
 }
 
-// EndOperation ends the operation's span and counts its outcome.
+// EndOperation ends the operation's span now (the client calls it when
+// the operation ends) and counts its outcome.
 func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	span := trace.SpanFromContext(ctx)
-	attrs := make([]attribute.KeyValue, 0, 6)
-	attrs = append(attrs, AttrOutcome.String(e.Outcome.String()), AttrAttempts.Int(e.Attempts), AttrSent.Bool(e.Sent))
-	if e.StatusCode > 0 {
-		attrs = append(attrs, semconv.HTTPResponseStatusCode(e.StatusCode))
-	}
-	if len(e.Codes) > 0 {
-		attrs = append(attrs, AttrCodes.StringSlice(e.Codes))
-	}
+	k := opEndKey{outcome: e.Outcome, attempts: e.Attempts, sent: e.Sent, status: e.StatusCode}
 	if e.BudgetCalls > 0 {
-		attrs = append(attrs, AttrBudgetLeft.Int(e.BudgetLeft))
+		k.budget, k.left = true, e.BudgetLeft
+	}
+	var attrs []attribute.KeyValue
+	if len(e.Codes) == 0 {
+		attrs = o.opEnds.get(k, buildOpEnd)
+	} else {
+		attrs = buildOpEndCodes(k, e.Codes)
 	}
 	span.SetAttributes(attrs...)
 	switch e.Outcome {
@@ -265,16 +258,17 @@ func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	default:
 		span.SetStatus(codes.Error, e.Outcome.String())
 	}
-	span.End(trace.WithTimestamp(e.Start.Add(e.Duration)))
+	span.End()
 
-	set := o.set(setKey{'o', e.Operation, e.Bank, e.Outcome.String(), errorCode(e)})
+	r := o.route(e.OperationStart)
+	set := r.outcome(e.Outcome, errorCode(e))
 	o.outcomes.Add(ctx, 1, set.add...)
 	o.opDur.Record(ctx, e.Duration.Seconds(), set.rec...)
 	switch {
 	case e.Outcome == client.OutcomeBudgetRefused:
-		o.refused.Add(ctx, 1, o.set(setKey{'b', e.Operation, e.Bank, "", ""}).add...)
+		o.refused.Add(ctx, 1, r.budget.add...)
 	case e.BudgetCalls > 0 && e.Sent:
-		o.spent.Add(ctx, int64(e.BudgetCalls), o.set(setKey{'b', e.Operation, e.Bank, "", ""}).add...)
+		o.spent.Add(ctx, int64(e.BudgetCalls), r.budget.add...)
 	}
 }
 
@@ -302,15 +296,16 @@ func errorCode(e client.OperationEvent) string {
 	return "OTHER"
 }
 
-// statusClasses are the status classes by the status's first digit.
-var statusClasses = [...]string{1: "1xx", 2: "2xx", 3: "3xx", 4: "4xx", 5: "5xx"}
+// statusClasses are the values of AttrStatusClass, by statusClass.
+var statusClasses = [...]string{0: "none", 1: "1xx", 2: "2xx", 3: "3xx", 4: "4xx", 5: "5xx"}
 
-// statusClass is "2xx" for 200 to 299 and so on, "none" without a status.
-func statusClass(status int) string {
+// statusClass is the index in statusClasses of a status's class: its
+// first digit, 0 ("none") without a status.
+func statusClass(status int) int {
 	if status < 100 || status > 599 {
-		return "none"
+		return 0
 	}
-	return statusClasses[status/100]
+	return status / 100
 }
 
 var _ client.AttemptStarter = (*Observer)(nil)
