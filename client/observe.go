@@ -267,7 +267,10 @@ func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.C
 		Route: pathTemplate(op.Path), Bank: c.bankLabel(), Repeatable: op.repeatable(), Start: time.Now()}}
 	s.starter, _ = s.o.(AttemptStarter)
 	ctx = context.WithValue(ctx, observedKey{}, s)
-	return s.o.StartOperation(ctx, s.start), s
+	if octx := s.o.StartOperation(ctx, s.start); octx != nil { // nil: an observer that broke its contract
+		ctx = octx
+	}
+	return ctx, s
 }
 
 // end reports the end of the operation, with what Client.Do returns.
@@ -351,6 +354,9 @@ func (x *exchange) runObserved(ctx context.Context) (context.Context, attemptRes
 	actx := ctx
 	if t.s != nil && t.s.starter != nil {
 		actx = t.s.starter.StartAttempt(ctx, AttemptStart{OperationStart: t.s.start, Attempt: x.attempt + 1, Start: t.began})
+		if actx == nil { // an observer that broke its contract
+			actx = ctx
+		}
 	}
 	res := x.run(actx)
 	t.end = time.Now()

@@ -368,3 +368,21 @@ func TestObserverBankLabel(t *testing.T) {
 		assert.Equal(t, c.want, rec.ends[0].Bank)
 	}
 }
+
+// nilContextObserver returns no context: a broken observer.
+type nilContextObserver struct{ nopObserver }
+
+func (nilContextObserver) StartOperation(context.Context, OperationStart) context.Context { return nil }
+func (nilContextObserver) StartAttempt(context.Context, AttemptStart) context.Context     { return nil }
+
+// TestObserverNilContext: an observer that returns a nil context does
+// not make the client panic; the call goes on with its own.
+func TestObserverNilContext(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, WithObserver(nilContextObserver{}))
+	_, err := c.Do(context.Background(), Operation{Method: "GET", Path: "/v1/x"}, nil)
+	require.NoError(t, err)
+}
