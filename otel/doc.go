@@ -87,11 +87,14 @@
 // # Cost
 //
 // Without an observer the client does no work for it. With this one, the
-// module's own work is 10 to 15 µs of CPU per operation of one attempt
-// (two spans and three measurements, the batch span processor and the
-// garbage collector included), what repeats per route, bank and
-// attribute set being built once in bounded caches;
-// BenchmarkPerRequestCost compares a read against the emulator with and
-// without it in one run, by wall and by CPU time. The README gives the
-// figures.
+// module's own work is about 10 to 15 µs of CPU per operation of one
+// attempt in a tight loop (two spans and three measurements, the batch
+// span processor and the garbage collector included), what repeats per
+// route, bank and outcome being built once in bounded caches; between
+// two signed requests, with its code and data out of the caches, a
+// request pays several times that. Measurements carry no exemplar
+// unless [WithExemplars]. BenchmarkPerRequestCost compares a read against
+// the emulator with and without it in one run, by wall and by CPU time,
+// and reports the load average the ratios depend on. The README gives
+// the figures.
 package otel

@@ -9,7 +9,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
@@ -149,4 +152,45 @@ func TestAlertableDescriptions(t *testing.T) {
 		assert.True(t, seen[name], "%s was not collected", name)
 	}
 	assert.Len(t, seen, 10, "every metric of the module")
+}
+
+// TestExemplars: with WithExemplars the measurements of a call carry an
+// exemplar naming its trace; without it, none.
+func TestExemplars(t *testing.T) {
+	for _, with := range []bool{false, true} {
+		spans := tracetest.NewSpanRecorder()
+		reader := sdkmetric.NewManualReader()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+		opts := []psd2otel.Option{psd2otel.WithTracerProvider(tp), psd2otel.WithMeterProvider(mp)}
+		if with {
+			opts = append(opts, psd2otel.WithExemplars())
+		}
+		obs, err := psd2otel.New(opts...)
+		require.NoError(t, err)
+		start := client.OperationStart{Operation: "accounts.Balances", Method: "GET", Route: "/v1/accounts/{id}/balances",
+			Bank: "sr-bank", Repeatable: true, Start: time.Now()}
+		ctx := obs.StartOperation(t.Context(), start)
+		actx := obs.StartAttempt(ctx, client.AttemptStart{OperationStart: start, Attempt: 1, Start: time.Now()})
+		obs.ObserveAttempt(actx, client.AttemptEvent{OperationStart: start, Attempt: 1, Start: time.Now(),
+			Duration: time.Millisecond, Sent: true, StatusCode: 200, Outcome: client.OutcomeOK})
+		obs.EndOperation(ctx, client.OperationEvent{OperationStart: start, Duration: time.Millisecond, Attempts: 1,
+			Sent: true, StatusCode: 200, Outcome: client.OutcomeOK})
+
+		var rm metricdata.ResourceMetrics
+		require.NoError(t, reader.Collect(t.Context(), &rm))
+		traceID := spans.Ended()[0].SpanContext().TraceID()
+		for _, name := range []string{psd2otel.MetricRequestDuration, psd2otel.MetricOperationDuration} {
+			m, ok := find(rm, name)
+			require.True(t, ok, name)
+			dps := m.Data.(metricdata.Histogram[float64]).DataPoints
+			require.Len(t, dps, 1)
+			if !with {
+				assert.Empty(t, dps[0].Exemplars, name)
+				continue
+			}
+			require.NotEmpty(t, dps[0].Exemplars, name)
+			assert.Equal(t, traceID[:], dps[0].Exemplars[0].TraceID, name)
+		}
+	}
 }
