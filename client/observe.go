@@ -339,32 +339,39 @@ type attemptTimes struct {
 	end       time.Time // when the attempt ended
 }
 
-// runObserved makes one attempt (exchange.run), telling the observer, if
-// any, when it starts (AttemptStarter) and noting when it began and
-// ended. It returns the attempt's context: the one StartAttempt returned.
-func (x *exchange) runObserved(ctx context.Context) (context.Context, attemptResult) {
+// startAttempt tells the observer, if any, that an attempt starts
+// (AttemptStarter) and notes when it began. It returns the attempt's
+// context: the one StartAttempt returned, else ctx. The loop calls
+// exchange.run itself, so that an observer adds no frame to the path
+// from a call to the transport.
+func (x *exchange) startAttempt(ctx context.Context) context.Context {
 	if x.c.cfg.observer == nil {
-		return ctx, x.run(ctx)
+		return ctx
 	}
 	t := &x.times
 	if t.s == nil {
 		t.s, _ = ctx.Value(observedKey{}).(*observed)
 	}
 	t.began, t.prevStart = time.Now(), x.start
-	actx := ctx
-	if t.s != nil && t.s.starter != nil {
-		actx = t.s.starter.StartAttempt(ctx, AttemptStart{OperationStart: t.s.start, Attempt: x.attempt + 1, Start: t.began})
-		if actx == nil { // an observer that broke its contract
-			actx = ctx
-		}
+	if t.s == nil || t.s.starter == nil {
+		return ctx
 	}
-	res := x.run(actx)
-	t.end = time.Now()
-	return actx, res
+	actx := t.s.starter.StartAttempt(ctx, AttemptStart{OperationStart: t.s.start, Attempt: x.attempt + 1, Start: t.began})
+	if actx == nil { // an observer that broke its contract
+		return ctx
+	}
+	return actx
+}
+
+// endAttempt notes when the attempt ended, for the observer, if any.
+func (x *exchange) endAttempt() {
+	if x.c.cfg.observer != nil {
+		x.times.end = time.Now()
+	}
 }
 
 // observe reports one attempt to the observer, if any, with the attempt's
-// context (runObserved).
+// context (startAttempt).
 func (x *exchange) observe(ctx context.Context, res attemptResult, retry bool) {
 	s := x.times.s
 	if x.c.cfg.observer == nil || s == nil {

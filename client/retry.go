@@ -195,7 +195,9 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 	defer cancel()
 	x := &exchange{c: c, p: p}
 	for {
-		actx, res := x.runObserved(ctx) // observe.go
+		actx := x.startAttempt(ctx) // observe.go
+		res := x.run(actx)
+		x.endAttempt()
 		wait, again := x.decide(ctx, res)
 		if again && res.wrote && !x.useSkew && x.p.op.BeforeRetry != nil {
 			// The attempt may have counted at the bank: the next one
