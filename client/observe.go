@@ -9,7 +9,8 @@ import (
 
 // Observer receives what the client does, as typed events: one pair per
 // operation ([Client.Do]) and one event per attempt. The events carry the
-// operation's name, the bank's host, statuses, the bank's tppMessage
+// operation's name, the bank's name (given with [WithBank]: a bank's
+// name, never a person's) or host, statuses, the bank's tppMessage
 // codes, outcome classes, counts and durations, and nothing else: no
 // field of them can hold a PSU id, a session id, an account id, an IP
 // address, SCA state, a URL with its ids, a header or a body. The
@@ -19,20 +20,41 @@ import (
 // The client calls an Observer on the caller's goroutine, synchronously:
 // its methods must be quick, safe for concurrent use and must not call
 // the client. Set one with [WithObserver]; without one the client does
-// no work for it.
+// no work for it. An Observer that is also an [AttemptStarter] is told
+// when each attempt starts as well.
 type Observer interface {
 	// StartOperation is called when an operation begins. The context it
 	// returns (ctx, or one derived from it, carrying a span) is the one
-	// given to ObserveAttempt and EndOperation for this operation.
+	// given to ObserveAttempt and EndOperation for this operation, and
+	// the one the operation's requests are sent with.
 	StartOperation(ctx context.Context, op OperationStart) context.Context
-	// ObserveAttempt is called after each attempt, sent or not.
+	// ObserveAttempt is called after each attempt, sent or not, with the
+	// context StartAttempt returned for it (see [AttemptStarter]), else
+	// the operation's.
 	ObserveAttempt(ctx context.Context, a AttemptEvent)
 	// EndOperation is called once when the operation ends.
 	EndOperation(ctx context.Context, e OperationEvent)
 }
 
+// AttemptStarter is an [Observer] that is also told when each attempt
+// starts, so that it can time the attempt as it runs (an OpenTelemetry
+// span started then, and ended by ObserveAttempt), rather than after
+// the fact. The client calls StartAttempt for every attempt of an
+// operation, before the attempt's request is built and signed, and then
+// ObserveAttempt exactly once for it, with the context StartAttempt
+// returned. An Observer that is not an AttemptStarter is only called
+// after each attempt, as before.
+type AttemptStarter interface {
+	Observer
+	// StartAttempt is called when an attempt begins, with the context
+	// StartOperation returned. The context it returns (ctx, or one
+	// derived from it, carrying the attempt's span) is the attempt's: its
+	// request is sent with it, and ObserveAttempt gets it.
+	StartAttempt(ctx context.Context, a AttemptStart) context.Context
+}
+
 // WithObserver reports every operation and attempt of the client to o
-// (see [Observer]). A nil o is refused.
+// (see [Observer] and [AttemptStarter]). A nil o is refused.
 func WithObserver(o Observer) Option {
 	return func(c *config) error {
 		if o == nil {
@@ -41,6 +63,16 @@ func WithObserver(o Observer) Option {
 		c.observer = o
 		return nil
 	}
+}
+
+// bankLabel names the bank in the observer's events: the name given with
+// [WithBank], else the host (and port, when given) of the base URL. It is
+// a bank's name, never a person's: WithBank takes printable ASCII only.
+func (c *Client) bankLabel() string {
+	if c.cfg.bank != "" {
+		return c.cfg.bank
+	}
+	return c.base.Host
 }
 
 // Outcome classifies how an operation or an attempt ended.
@@ -94,7 +126,9 @@ type OperationStart struct {
 	// Route is the path with every id replaced by a placeholder
 	// ("/v1/consents/{id}/status"): never an id.
 	Route string
-	// Bank is the host (and port, when given) of the bank's base URL.
+	// Bank names the bank: the name given with [WithBank] (the bank's id
+	// in the bank directory, for the clients package banks makes), else
+	// the host (and port, when given) of the bank's base URL.
 	Bank string
 	// Repeatable reports whether the client may send the call again.
 	Repeatable bool
@@ -102,14 +136,26 @@ type OperationStart struct {
 	Start time.Time
 }
 
-// AttemptEvent describes one attempt of an operation.
+// AttemptStart describes an attempt as it begins (see [AttemptStarter]).
+type AttemptStart struct {
+	OperationStart
+	// Attempt is the attempt's number, from 1.
+	Attempt int
+	// Start is when the attempt began, before its request was built and
+	// signed.
+	Start time.Time
+}
+
+// AttemptEvent describes one attempt of an operation, once it ended.
 type AttemptEvent struct {
 	OperationStart
 	// Attempt is the attempt's number, from 1.
 	Attempt int
 	// Start is when the request was handed to the transport (when the
 	// attempt began, for one that never got that far); Duration runs from
-	// Start to the end of its answer's body.
+	// Start to the end of the attempt: the end of its answer's body, or
+	// its failure. Start plus Duration is when the attempt ended, before
+	// the client decided what follows it.
 	Start    time.Time
 	Duration time.Duration
 	// Sent reports whether a byte of the attempt may have left the machine.
@@ -206,33 +252,46 @@ type observedKey struct{}
 // observed is the state of one observed operation.
 type observed struct {
 	o           Observer
+	starter     AttemptStarter // o, when it is one
 	start       OperationStart
 	attempts    int
 	sent        bool
-	lastStart   time.Time // x.start of the last attempt reported
 	budgetLeft  int
 	budgetCalls int
 }
 
-// observeOperation starts reporting op; the returned function ends it.
-func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.Context, func(*Response, error)) {
+// observeOperation starts reporting op; the returned state's end ends
+// it, with the returned context.
+func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.Context, *observed) {
 	s := &observed{o: c.cfg.observer, start: OperationStart{Operation: op.Name, Method: op.Method,
-		Route: pathTemplate(op.Path), Bank: c.base.Host, Repeatable: op.repeatable(), Start: time.Now()}}
+		Route: pathTemplate(op.Path), Bank: c.bankLabel(), Repeatable: op.repeatable(), Start: time.Now()}}
+	s.starter, _ = s.o.(AttemptStarter)
 	ctx = context.WithValue(ctx, observedKey{}, s)
-	ctx = s.o.StartOperation(ctx, s.start)
-	return ctx, func(resp *Response, err error) {
-		e := OperationEvent{OperationStart: s.start, Duration: time.Since(s.start.Start), Attempts: s.attempts,
-			Sent: s.sent, BudgetLeft: s.budgetLeft, BudgetCalls: s.budgetCalls}
-		if resp != nil {
-			e.StatusCode = resp.StatusCode
-		}
-		e.Outcome, e.StatusCode, e.Codes = classify(s.start.Repeatable, resp, err, e.StatusCode)
-		s.o.EndOperation(ctx, e)
+	if octx := s.o.StartOperation(ctx, s.start); octx != nil { // nil: an observer that broke its contract
+		ctx = octx
 	}
+	return ctx, s
+}
+
+// end reports the end of the operation, with what Client.Do returns.
+func (s *observed) end(ctx context.Context, resp *Response, err error) {
+	e := OperationEvent{OperationStart: s.start, Duration: time.Since(s.start.Start), Attempts: s.attempts,
+		Sent: s.sent, BudgetLeft: s.budgetLeft, BudgetCalls: s.budgetCalls}
+	if resp != nil {
+		e.StatusCode = resp.StatusCode
+	}
+	e.Outcome, e.StatusCode, e.Codes = classify(s.start.Repeatable, resp, err, e.StatusCode)
+	s.o.EndOperation(ctx, e)
 }
 
 // classify says how an operation ended.
 func classify(repeatable bool, resp *Response, err error, status int) (Outcome, int, []string) {
+	if err == nil { // before errors.As, whose targets escape
+		if !repeatable {
+			return OutcomeCreated, status, nil
+		}
+		return OutcomeOK, status, nil
+	}
 	var ce *Error
 	if errors.As(err, &ce) {
 		status = ce.StatusCode
@@ -246,11 +305,6 @@ func classify(repeatable bool, resp *Response, err error, status int) (Outcome, 
 		status = ou.StatusCode
 	}
 	switch {
-	case err == nil:
-		if !repeatable {
-			return OutcomeCreated, status, nil
-		}
-		return OutcomeOK, status, nil
 	case errors.Is(err, ErrNotSent):
 		if errors.Is(err, ErrAccessExceeded) {
 			return OutcomeBudgetRefused, status, codes
@@ -277,24 +331,60 @@ func statusOutcome(status int, sca bool) Outcome {
 	return OutcomeFailed
 }
 
-// observe reports one attempt to the observer, if any.
-func (x *exchange) observe(ctx context.Context, res attemptResult, retry bool) {
+// attemptTimes is what an observed exchange keeps of its current attempt.
+type attemptTimes struct {
+	s         *observed // the operation's, nil when not observed
+	began     time.Time // when the attempt began
+	prevStart time.Time // exchange.start before the attempt
+	end       time.Time // when the attempt ended
+}
+
+// startAttempt tells the observer, if any, that an attempt starts
+// (AttemptStarter) and notes when it began. It returns the attempt's
+// context: the one StartAttempt returned, else ctx. The loop calls
+// exchange.run itself, so that an observer adds no frame to the path
+// from a call to the transport.
+func (x *exchange) startAttempt(ctx context.Context) context.Context {
 	if x.c.cfg.observer == nil {
-		return
+		return ctx
 	}
-	s, ok := ctx.Value(observedKey{}).(*observed)
-	if !ok {
+	t := &x.times
+	if t.s == nil {
+		t.s, _ = ctx.Value(observedKey{}).(*observed)
+	}
+	t.began, t.prevStart = time.Now(), x.start
+	if t.s == nil || t.s.starter == nil {
+		return ctx
+	}
+	actx := t.s.starter.StartAttempt(ctx, AttemptStart{OperationStart: t.s.start, Attempt: x.attempt + 1, Start: t.began})
+	if actx == nil { // an observer that broke its contract
+		return ctx
+	}
+	return actx
+}
+
+// endAttempt notes when the attempt ended, for the observer, if any.
+func (x *exchange) endAttempt() {
+	if x.c.cfg.observer != nil {
+		x.times.end = time.Now()
+	}
+}
+
+// observe reports one attempt to the observer, if any, with the attempt's
+// context (startAttempt).
+func (x *exchange) observe(ctx context.Context, res attemptResult, retry bool) {
+	s := x.times.s
+	if x.c.cfg.observer == nil || s == nil {
 		return
 	}
 	s.attempts++
 	s.sent = s.sent || res.wrote
 	a := AttemptEvent{OperationStart: s.start, Attempt: x.attempt, Sent: res.wrote, Retry: retry}
-	if x.start.IsZero() || x.start.Equal(s.lastStart) {
-		a.Start = time.Now() // never handed to the transport
-	} else {
-		a.Start, a.Duration = x.start, time.Since(x.start)
+	a.Start = x.start
+	if x.start.IsZero() || x.start.Equal(x.times.prevStart) {
+		a.Start = x.times.began // never handed to the transport
 	}
-	s.lastStart = x.start
+	a.Duration = x.times.end.Sub(a.Start)
 	switch {
 	case res.r != nil && res.err == nil:
 		a.StatusCode = res.r.status

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/signing"
 )
 
 // obsRecorder is an Observer that keeps every event.
@@ -236,4 +238,151 @@ func BenchmarkObserverSeam(b *testing.B) {
 	if dNone > 0 {
 		b.ReportMetric(float64(dNop)/float64(dNone), "nop/none")
 	}
+}
+
+// startRecorder is an obsRecorder that is also told when each attempt
+// starts (an AttemptStarter), and keeps the events in their order.
+type startRecorder struct {
+	obsRecorder
+	starts []AttemptStart
+	order  []string
+}
+
+type attemptKey struct{}
+
+func (r *startRecorder) StartAttempt(ctx context.Context, a AttemptStart) context.Context {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ctx.Value(recKey{}) != len(r.obsRecorder.starts) {
+		panic("attempt started without its operation's context")
+	}
+	r.starts = append(r.starts, a)
+	r.order = append(r.order, fmt.Sprintf("start %d", a.Attempt))
+	return context.WithValue(ctx, attemptKey{}, a.Attempt)
+}
+
+func (r *startRecorder) ObserveAttempt(ctx context.Context, a AttemptEvent) {
+	r.obsRecorder.ObserveAttempt(ctx, a)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.order = append(r.order, fmt.Sprintf("end %d (ctx of %v)", a.Attempt, ctx.Value(attemptKey{})))
+}
+
+// TestObserverStartAttempt: an AttemptStarter is told when each attempt
+// starts, before its request is built, and its context is the one the
+// request is sent with and ObserveAttempt gets; the attempt's end is
+// when its answer was read, before the client decided on a retry.
+func TestObserverStartAttempt(t *testing.T) {
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	var sentWith []any // the attempt's key in each request's context
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		sentWith = append(sentWith, r.Context().Value(attemptKey{}))
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	rec := &startRecorder{}
+	c := newTestClient(t, srv.URL, WithObserver(rec), WithHTTPClient(hc))
+	var decided []time.Time // when BeforeRetry ran, after the attempt
+	op := Operation{Name: "accounts.Get", Method: "GET", Path: "/v1/accounts/12345678903",
+		BeforeRetry: func(context.Context, *Call) error {
+			decided = append(decided, time.Now())
+			return nil
+		}}
+	_, err := c.Do(context.Background(), op, nil)
+	require.NoError(t, err)
+
+	assert.Equal(t, []string{"start 1", "end 1 (ctx of 1)", "start 2", "end 2 (ctx of 2)"}, rec.order)
+	assert.Equal(t, []any{1, 2}, sentWith, "each request is sent with its attempt's context")
+	require.Len(t, rec.starts, 2)
+	require.Len(t, rec.attempts, 2)
+	require.Len(t, decided, 1)
+	for i, s := range rec.starts {
+		a := rec.attempts[i]
+		assert.Equal(t, i+1, s.Attempt)
+		assert.Equal(t, "accounts.Get", s.Operation)
+		assert.Equal(t, "/v1/accounts/{id}", s.Route)
+		assert.False(t, a.Start.Before(s.Start), "attempt %d was handed to the transport after it began", s.Attempt)
+	}
+	end1 := rec.attempts[0].Start.Add(rec.attempts[0].Duration)
+	assert.True(t, end1.Before(decided[0]), "the first attempt ended before the retry was decided")
+	assert.True(t, rec.starts[1].Start.After(decided[0]), "the second attempt began after it")
+}
+
+// TestObserverStartAttemptNotHanded: an attempt that fails before its
+// request reaches the transport (here: no credentials to sign with) starts and ends
+// once, from its beginning.
+func TestObserverStartAttemptNotHanded(t *testing.T) {
+	rec := &startRecorder{}
+	creds := testCreds(t, 0)
+	// The source fails only when asked to sign an attempt's request.
+	broken := func(ctx context.Context) (*signing.Credentials, error) {
+		if ctx.Value(attemptKey{}) != nil {
+			return nil, errors.New("vault down")
+		}
+		return creds, nil
+	}
+	c, err := New("https://bank.example", nil, WithObserver(rec), WithCredentialsSource(broken),
+		WithDefaults(WithRedirectURI(testRedirectURI)), WithRetryPolicy(RetryPolicy{MaxRetries: 1, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	require.NoError(t, err)
+	_, err = c.Do(context.Background(), Operation{Method: "GET", Path: "/v1/x"}, nil)
+	require.ErrorIs(t, err, ErrNotSent, "%v", err)
+	require.NotEmpty(t, rec.starts, "%v", err)
+	require.Len(t, rec.attempts, len(rec.starts))
+	for i, s := range rec.starts {
+		a := rec.attempts[i]
+		assert.Equal(t, s.Start, a.Start, "an attempt never handed over starts when it began")
+		assert.False(t, a.Sent)
+		assert.Equal(t, "local", a.ErrorType)
+	}
+}
+
+// TestObserverBankLabel: the events name the bank by the name WithBank
+// gave it (the directory's id), else by the base URL's host.
+func TestObserverBankLabel(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		opts []Option
+		want string
+	}{
+		{[]Option{WithBank("sr-bank")}, "sr-bank"},
+		{nil, strings.TrimPrefix(srv.URL, "http://")},
+	} {
+		rec := &startRecorder{}
+		cl := newTestClient(t, srv.URL, append(c.opts, WithObserver(rec))...)
+		_, err := cl.Do(context.Background(), Operation{Method: "GET", Path: "/v1/x"}, nil)
+		require.NoError(t, err)
+		require.Len(t, rec.ends, 1)
+		assert.Equal(t, c.want, rec.obsRecorder.starts[0].Bank)
+		assert.Equal(t, c.want, rec.starts[0].Bank)
+		assert.Equal(t, c.want, rec.attempts[0].Bank)
+		assert.Equal(t, c.want, rec.ends[0].Bank)
+	}
+}
+
+// nilContextObserver returns no context: a broken observer.
+type nilContextObserver struct{ nopObserver }
+
+func (nilContextObserver) StartOperation(context.Context, OperationStart) context.Context { return nil }
+func (nilContextObserver) StartAttempt(context.Context, AttemptStart) context.Context     { return nil }
+
+// TestObserverNilContext: an observer that returns a nil context does
+// not make the client panic; the call goes on with its own.
+func TestObserverNilContext(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	defer srv.Close()
+	c := newTestClient(t, srv.URL, WithObserver(nilContextObserver{}))
+	_, err := c.Do(context.Background(), Operation{Method: "GET", Path: "/v1/x"}, nil)
+	require.NoError(t, err)
 }

@@ -160,6 +160,7 @@ type exchange struct {
 	retryAfter time.Duration
 	req        *http.Request
 	start      time.Time
+	times      attemptTimes // the observer's (observe.go)
 }
 
 // attemptResult is what one attempt ended with.
@@ -194,7 +195,9 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 	defer cancel()
 	x := &exchange{c: c, p: p}
 	for {
-		res := x.run(ctx)
+		actx := x.startAttempt(ctx) // observe.go
+		res := x.run(actx)
+		x.endAttempt()
 		wait, again := x.decide(ctx, res)
 		if again && res.wrote && !x.useSkew && x.p.op.BeforeRetry != nil {
 			// The attempt may have counted at the bank: the next one
@@ -206,7 +209,7 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 			again = x.p.op.BeforeRetry(ctx, call) == nil
 		}
 		x.log(ctx, res, again)
-		x.observe(ctx, res, again)
+		x.observe(actx, res, again)
 		if !again {
 			return x.finish(res)
 		}

@@ -120,9 +120,9 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 		op.Name = op.Method + " " + pathTemplate(op.Path)
 	}
 	if c.cfg.observer != nil { // observe.go
-		var end func(*Response, error)
-		ctx, end = c.observeOperation(ctx, &op)
-		defer func() { end(resp, err) }()
+		var s *observed
+		ctx, s = c.observeOperation(ctx, &op)
+		defer func() { s.end(ctx, resp, err) }()
 	}
 	if op.Refuse != nil {
 		return nil, &NotSentError{Operation: op.Name, Err: asValidation(op.Refuse)}

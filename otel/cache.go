@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/tppkit/psd2/client"
 )
 
 // cacheLimit bounds the entries of each of an Observer's caches. Their
@@ -29,16 +31,31 @@ type boundedCache[K comparable, V any] struct {
 
 // get returns k's value, cached or built by build.
 func (c *boundedCache[K, V]) get(k K, build func(K) V) V {
-	if v, ok := c.m.Load(k); ok {
-		return v.(V)
+	if v, ok := c.load(k); ok {
+		return v
 	}
 	v := build(k)
+	c.store(k, v)
+	return v
+}
+
+// load returns k's value if it is cached.
+func (c *boundedCache[K, V]) load(k K) (V, bool) {
+	v, ok := c.m.Load(k)
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	return v.(V), true
+}
+
+// store caches v as k's value, unless the cache is full.
+func (c *boundedCache[K, V]) store(k K, v V) {
 	if c.n.Load() < c.limit {
 		if _, loaded := c.m.LoadOrStore(k, v); !loaded {
 			c.n.Add(1)
 		}
 	}
-	return v
 }
 
 // len is the number of entries stored.
@@ -51,12 +68,6 @@ var (
 	kindClient   = trace.WithSpanKind(trace.SpanKindClient)
 )
 
-// setKey identifies a metric attribute set.
-type setKey struct {
-	kind            byte // 'r' request, 'o' operation outcome, 'b' budget
-	op, bank, class string
-}
-
 // measure are the options of a measurement carrying one attribute set,
 // as slices to pass on as they are (no slice made per measurement).
 type measure struct {
@@ -64,52 +75,112 @@ type measure struct {
 	rec []metric.RecordOption
 }
 
-// buildSet returns the measurement options carrying k's attribute set.
-func buildSet(k setKey) measure {
-	kvs := []attribute.KeyValue{AttrOperation.String(k.op), AttrBank.String(k.bank)}
-	switch k.kind {
-	case 'r':
-		kvs = append(kvs, AttrStatusClass.String(k.class))
-	case 'o':
-		kvs = append(kvs, AttrOutcome.String(k.class))
-	}
+// newMeasure returns the measurement options carrying kvs.
+func newMeasure(kvs ...attribute.KeyValue) measure {
 	opt := metric.WithAttributeSet(attribute.NewSet(kvs...))
 	return measure{add: []metric.AddOption{opt}, rec: []metric.RecordOption{opt}}
 }
 
-// routeKey identifies what an operation's spans share: the SDK call, its
-// route and the bank.
+// outcomeKey identifies an operation's outcome attribute set.
+type outcomeKey struct {
+	outcome client.Outcome
+	code    string
+}
+
+// outcomeLimit bounds the outcome sets a route keeps: the outcome
+// classes times the interface's codes, OTHER and none.
+const outcomeLimit = 512
+
+// routeKey identifies what an operation's spans and measurements share:
+// the SDK call, its route and the bank.
 type routeKey struct {
 	op, method, route, bank string
 }
 
-// route is what the spans of one routeKey share, made once.
+// route is what the spans and measurements of one routeKey share, made
+// once.
 type route struct {
-	// opAttrs are the operation span's attributes.
-	opAttrs trace.SpanStartEventOption
+	key routeKey
+	// requests are the attribute sets of MetricRequestDuration (operation,
+	// bank, status class), by statusClass; budget that of the budget's
+	// counters (operation, bank).
+	requests [len(statusClasses)]measure
+	budget   measure
+	// outcomes are the attribute sets of MetricOutcomes and
+	// MetricOperationDuration: operation, bank, outcome, error code.
+	outcomes boundedCache[outcomeKey, measure]
+	// opStart are the operation span's start options: kind internal and
+	// its first attributes, psd2.operation and psd2.bank (the HTTP ones
+	// are its attempts'). A span holds at most 8 attributes in the common
+	// cases: past 8, the SDK allocates a map to deduplicate them when the
+	// span ends. Options are passed on as a slice made once, so that a
+	// call allocates none.
+	opStart []trace.SpanStartOption
 	// attemptName is the attempt span's name ("GET /v1/...").
 	attemptName string
-	// attemptHead are the attempt span's first attributes (method,
-	// server.address, url.template, operation).
+	// attemptFirst and attemptResent are the attempt span's start
+	// options: kind client, its attributes (method, server.address,
+	// url.template, server.port when the bank's host has one; the
+	// operation is its parent's), and http.request.resend_count 1 for a
+	// second attempt.
+	attemptFirst, attemptResent []trace.SpanStartOption
+	// attemptHead are those attributes of every attempt.
 	attemptHead []attribute.KeyValue
-	// port is server.port, when the bank's host has one.
-	port    attribute.KeyValue
-	hasPort bool
+}
+
+// attemptStart returns the start options of the attempt numbered n, with
+// its attributes.
+func (r *route) attemptStart(n int) []trace.SpanStartOption {
+	switch n {
+	case 1:
+		return r.attemptFirst
+	case 2:
+		return r.attemptResent
+	}
+	return resent(r.attemptHead, n-1)
+}
+
+// resent is the start options of an attempt with head's attributes, sent
+// again for the nth time.
+func resent(head []attribute.KeyValue, n int) []trace.SpanStartOption {
+	return []trace.SpanStartOption{kindClient,
+		trace.WithAttributes(append(head[:len(head):len(head)], semconv.HTTPRequestResendCount(n))...)}
 }
 
 func buildRoute(k routeKey) *route {
 	host, port := splitHostPort(k.bank)
 	r := &route{
-		opAttrs: trace.WithAttributes(AttrOperation.String(k.op), AttrBank.String(k.bank),
-			semconv.HTTPRequestMethodKey.String(k.method), semconv.URLTemplate(k.route)),
+		key:         k,
+		opStart:     []trace.SpanStartOption{kindInternal, trace.WithAttributes(AttrOperation.String(k.op), AttrBank.String(k.bank))},
 		attemptName: k.method + " " + k.route,
 		attemptHead: []attribute.KeyValue{semconv.HTTPRequestMethodKey.String(k.method), semconv.ServerAddress(host),
-			semconv.URLTemplate(k.route), AttrOperation.String(k.op)},
+			semconv.URLTemplate(k.route)},
 	}
 	if port > 0 {
-		r.port, r.hasPort = semconv.ServerPort(port), true
+		r.attemptHead = append(r.attemptHead, semconv.ServerPort(port))
 	}
+	r.attemptFirst = []trace.SpanStartOption{kindClient, trace.WithAttributes(r.attemptHead...)}
+	r.attemptResent = resent(r.attemptHead, 1)
+	op, bank := AttrOperation.String(k.op), AttrBank.String(k.bank)
+	for i, class := range statusClasses {
+		r.requests[i] = newMeasure(op, bank, AttrStatusClass.String(class))
+	}
+	r.budget = newMeasure(op, bank)
+	r.outcomes.limit = outcomeLimit
 	return r
+}
+
+// outcome returns the attribute set of an operation of r that ended with
+// the outcome and the bank's error code.
+func (r *route) outcome(o client.Outcome, code string) measure {
+	k := outcomeKey{o, code}
+	if m, ok := r.outcomes.load(k); ok {
+		return m
+	}
+	m := newMeasure(AttrOperation.String(r.key.op), AttrBank.String(r.key.bank),
+		AttrOutcome.String(o.String()), AttrErrorCode.String(code))
+	r.outcomes.store(k, m)
+	return m
 }
 
 // splitHostPort splits "host:port"; without a port the host is all of it.
@@ -120,4 +191,61 @@ func splitHostPort(hostport string) (string, int) {
 	}
 	port, _ := strconv.Atoi(p)
 	return host, port
+}
+
+// attemptEndKey identifies the attributes an attempt span ends with.
+type attemptEndKey struct {
+	outcome client.Outcome
+	sent    bool
+	status  int
+	errType string
+}
+
+// buildAttemptEnd returns the attributes an attempt span of k ends with:
+// psd2.outcome, psd2.sent, http.response.status_code (with a status),
+// error.type (on a failure).
+func buildAttemptEnd(k attemptEndKey) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 5)
+	attrs = append(attrs, AttrOutcome.String(k.outcome.String()), AttrSent.Bool(k.sent))
+	if k.status > 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(k.status))
+	}
+	if k.errType != "" {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(k.errType))
+	}
+	return attrs
+}
+
+// opEndKey identifies the attributes an operation span ends with.
+type opEndKey struct {
+	outcome  client.Outcome
+	attempts int
+	sent     bool
+	status   int
+	budget   bool // it counted against a without-PSU budget, which has left calls left
+	left     int
+}
+
+// buildOpEnd returns the attributes an operation span of k ends with:
+// psd2.outcome, psd2.attempts, psd2.sent, http.response.status_code
+// (with a status), psd2.budget.left (when it counted against a budget).
+func buildOpEnd(k opEndKey) []attribute.KeyValue {
+	return buildOpEndCodes(k, nil)
+}
+
+// buildOpEndCodes is buildOpEnd with the bank's codes, when there are
+// any, before psd2.budget.left.
+func buildOpEndCodes(k opEndKey, codes []string) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, AttrOutcome.String(k.outcome.String()), AttrAttempts.Int(k.attempts), AttrSent.Bool(k.sent))
+	if k.status > 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(k.status))
+	}
+	if len(codes) > 0 {
+		attrs = append(attrs, AttrCodes.StringSlice(codes))
+	}
+	if k.budget {
+		attrs = append(attrs, AttrBudgetLeft.Int(k.left))
+	}
+	return attrs
 }

@@ -8,12 +8,14 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	semconv "go.opentelemetry.io/otel/semconv/v1.39.0"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -37,7 +39,9 @@ func newRecorded(t *testing.T) recorded {
 
 // drive reports operations of several routes, banks and outcomes: a
 // retried read, a refused one, a budget spent, a create in doubt with
-// codes and an error type, a bank without a port.
+// codes and an error type, a bank without a port. Each attempt starts
+// with StartAttempt, as the client does, except those of the last
+// operation, reported after the fact only.
 func drive(o *Observer) {
 	t0 := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
 	ops := []struct {
@@ -63,8 +67,12 @@ func drive(o *Observer) {
 			Start: t0.Add(time.Duration(i) * time.Second)}
 		ctx := o.StartOperation(context.Background(), start)
 		for _, a := range c.attempts {
-			a.OperationStart, a.Start, a.Duration = start, start.Start, 3*time.Millisecond
-			o.ObserveAttempt(ctx, a)
+			a.OperationStart, a.Start, a.Duration = start, start.Start.Add(time.Millisecond), 3*time.Millisecond
+			actx := ctx
+			if i < len(ops)-1 {
+				actx = o.StartAttempt(ctx, client.AttemptStart{OperationStart: start, Attempt: a.Attempt, Start: start.Start})
+			}
+			o.ObserveAttempt(actx, a)
 		}
 		e := c.end
 		e.OperationStart, e.Duration = start, 7*time.Millisecond
@@ -77,14 +85,15 @@ func drive(o *Observer) {
 // serve them record the same spans and the same metrics.
 func TestCachedEqualsFresh(t *testing.T) {
 	cached, fresh := newRecorded(t), newRecorded(t)
-	fresh.o.sets.limit, fresh.o.routes.limit = 0, 0
+	fresh.o.routes.limit, fresh.o.attemptEnds.limit, fresh.o.opEnds.limit = 0, 0, 0
 	for range 2 { // the second time from the caches
 		drive(cached.o)
 		drive(fresh.o)
 	}
-	require.Positive(t, cached.o.sets.len())
 	require.Positive(t, cached.o.routes.len())
-	require.Zero(t, fresh.o.sets.len()+fresh.o.routes.len())
+	require.Positive(t, cached.o.attemptEnds.len())
+	require.Positive(t, cached.o.opEnds.len())
+	require.Zero(t, fresh.o.routes.len()+fresh.o.attemptEnds.len()+fresh.o.opEnds.len())
 
 	got, want := cached.spans.Ended(), fresh.spans.Ended()
 	require.Len(t, got, len(want))
@@ -93,26 +102,34 @@ func TestCachedEqualsFresh(t *testing.T) {
 		g, w := got[i], want[i]
 		require.Equal(t, w.Name(), g.Name())
 		require.Equal(t, w.SpanKind(), g.SpanKind())
-		require.Equal(t, w.StartTime(), g.StartTime())
-		require.Equal(t, w.EndTime(), g.EndTime())
+		if w.SpanKind() == trace.SpanKindClient { // an attempt ends at its event's end
+			require.Equal(t, w.EndTime(), g.EndTime())
+		}
 		require.Equal(t, w.Status(), g.Status())
 		require.Equal(t, w.Attributes(), g.Attributes(), "span %d %s", i, w.Name()) // in the same order
 		require.Equal(t, w.Parent().IsValid(), g.Parent().IsValid())
 	}
 
-	// The attributes, in the order the Observer built them before its
-	// caches: the second attempt of the retried read, then its operation.
+	// The attributes, those known when the attempt starts first: the
+	// second attempt of the retried read, then its operation.
 	require.Equal(t, "GET /v1/accounts/{id}/balances", got[1].Name())
 	require.Equal(t, []attribute.KeyValue{
 		semconv.HTTPRequestMethodKey.String("GET"), semconv.ServerAddress("bank.example"),
-		semconv.URLTemplate("/v1/accounts/{id}/balances"), AttrOperation.String("accounts.Balances"),
-		AttrOutcome.String("ok"), AttrSent.Bool(true), semconv.ServerPort(8443),
-		semconv.HTTPRequestResendCount(1), semconv.HTTPResponseStatusCode(200),
+		semconv.URLTemplate("/v1/accounts/{id}/balances"), semconv.ServerPort(8443), semconv.HTTPRequestResendCount(1),
+		AttrOutcome.String("ok"), AttrSent.Bool(true), semconv.HTTPResponseStatusCode(200),
 	}, got[1].Attributes())
+	// A live attempt span starts when StartAttempt is called (the client
+	// calls it when the attempt starts) and ends when the attempt ended
+	// (Start plus Duration of its event).
+	t0 := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
+	require.Equal(t, t0.Add(4*time.Millisecond), got[1].EndTime())
+	// One reported after the fact only runs from its event's Start.
+	require.Equal(t, "GET /v1/payments/{product}/{id}/status", got[6].Name())
+	require.Equal(t, t0.Add(3*time.Second+time.Millisecond), got[6].StartTime())
+	require.Equal(t, t0.Add(3*time.Second+4*time.Millisecond), got[6].EndTime())
 	require.Equal(t, "accounts.Balances", got[2].Name())
 	require.Equal(t, []attribute.KeyValue{
 		AttrOperation.String("accounts.Balances"), AttrBank.String("bank.example:8443"),
-		semconv.HTTPRequestMethodKey.String("GET"), semconv.URLTemplate("/v1/accounts/{id}/balances"),
 		AttrOutcome.String("ok"), AttrAttempts.Int(2), AttrSent.Bool(true),
 		semconv.HTTPResponseStatusCode(200), AttrBudgetLeft.Int(1),
 	}, got[2].Attributes())
@@ -152,10 +169,37 @@ func TestCachesBounded(t *testing.T) {
 		r.o.EndOperation(ctx, client.OperationEvent{OperationStart: start, Attempts: 1, Sent: true, StatusCode: 200, Outcome: client.OutcomeOK})
 	}
 	require.Equal(t, cacheLimit, r.o.routes.len())
-	require.Equal(t, cacheLimit, r.o.sets.len())
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, r.reader.Collect(context.Background(), &rm))
+	banks := map[string]bool{}
+	for _, m := range rm.ScopeMetrics[0].Metrics {
+		if m.Name == MetricOutcomes {
+			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				b, _ := dp.Attributes.Value(AttrBank)
+				banks[b.AsString()] = true
+			}
+		}
+	}
+	require.Len(t, banks, cacheLimit+50, "every bank counted, past the limit too")
+	require.True(t, banks[fmt.Sprintf("bank%d.example:443", cacheLimit+49)])
 	last := r.spans.Ended()
 	set := attribute.NewSet(last[len(last)-2].Attributes()...) // the last attempt, past the limit
 	v, ok := set.Value("server.address")
 	require.True(t, ok)
 	require.Equal(t, fmt.Sprintf("bank%d.example", cacheLimit+49), v.AsString())
+}
+
+// TestRouteOutcomesBounded: a route keeps at most outcomeLimit outcome
+// sets, and builds the right one past it.
+func TestRouteOutcomesBounded(t *testing.T) {
+	r := buildRoute(routeKey{"accounts.Balances", "GET", "/v1/accounts/{id}/balances", "bank.example"})
+	for i := range outcomeLimit + 20 {
+		m := r.outcome(client.OutcomeRefused, fmt.Sprint("CODE_", i))
+		require.Len(t, m.add, 1)
+	}
+	require.Equal(t, outcomeLimit, r.outcomes.len())
+	set := metric.NewAddConfig(r.outcome(client.OutcomeRefused, "CODE_LAST").add).Attributes()
+	v, ok := set.Value(AttrErrorCode)
+	require.True(t, ok)
+	require.Equal(t, "CODE_LAST", v.AsString())
 }

@@ -20,20 +20,31 @@
 // path with every id replaced by a placeholder, never url.full),
 // http.response.status_code, http.request.resend_count from the second
 // attempt on, and error.type. The bank's tppMessage codes are in
-// psd2.tpp_message.codes, the outcome class in psd2.outcome. A retried
+// psd2.tpp_message.codes, the outcome class in psd2.outcome, whether a
+// byte left in psd2.sent. The operation's span carries psd2.operation,
+// psd2.bank, psd2.outcome, psd2.attempts, psd2.sent, the status and
+// codes it ended with, and psd2.budget.left for a call counted against
+// a without-PSU budget. A retried
 // GET shows one child per attempt; a payment create shows exactly one,
-// since the SDK never sends it twice. No header is added to the request:
-// the bank receives no trace context (the headers are signed, and the
-// interface defines none).
+// since the SDK never sends it twice. An attempt's span is started when
+// the attempt starts, before its request is signed
+// ([Observer.StartAttempt], a [client.AttemptStarter]), and ended when
+// its answer was read: its timestamps are the attempt's own, and the
+// request is sent with it in its context, so that spans of an
+// instrumented transport are its children. No header is added to the
+// request: the bank receives no trace context (the headers are signed,
+// and the interface defines none).
 //
 // # Metrics
 //
 //   - psd2.client.request.duration (s): each request that left, by
 //     psd2.operation, psd2.bank and http.response.status_class;
 //   - psd2.client.operation.duration (s) and psd2.client.operations: each
-//     operation by operation, bank and psd2.outcome (ok, created,
+//     operation by operation, bank, psd2.outcome (ok, created,
 //     refused, sca_required, rate_limited, budget_refused, not_sent,
-//     unknown, failed);
+//     unknown, failed) and psd2.error.code, the bank's error code from
+//     the interface's list ([client.Codes]), "OTHER" for an error answer
+//     without one, "none" without an error answer ([AttrErrorCode]);
 //   - psd2.budget.calls.spent and psd2.budget.calls.refused: calls
 //     counted against, and refused by, the without-PSU budget;
 //   - psd2.refresh.rounds and psd2.refresh.start_lateness (s), from
@@ -41,7 +52,17 @@
 //   - observable gauges read at each collection from callbacks the TPP
 //     wires with [Observer.RegisterGauges]: psd2.consents by
 //     psd2.consent.days_left, psd2.certificate.days_left by
-//     psd2.certificate.role, psd2.journal.in_doubt.
+//     psd2.certificate.role and psd2.certificate.serial (so that the
+//     certificates before and after a renewal are told apart),
+//     psd2.journal.in_doubt.
+//
+// psd2.bank names the bank by the name its client was given with
+// client.WithBank, the bank's directory id (banks.Bank.ID), so that banks
+// behind one host are told apart; a client without one is labelled by
+// the host of its base URL. The description of each metric an on-call
+// engineer alerts on (the HELP line of a Prometheus scrape) says what to
+// do and names the psd2 command to run, such as "psd2 journal list" for
+// payments in doubt; the README has the table.
 //
 // The refresh and payments packages know nothing of this module. The TPP
 // wires them: [JournalInDoubt] counts a journal.Journal's entries in
@@ -66,11 +87,14 @@
 // # Cost
 //
 // Without an observer the client does no work for it. With this one, the
-// module's own work is 10 to 15 µs of CPU per operation of one attempt
-// (two spans and three measurements, the batch span processor and the
-// garbage collector included), what repeats per route, bank and
-// attribute set being built once in bounded caches;
-// BenchmarkPerRequestCost compares a read against the emulator with and
-// without it in one run, by wall and by CPU time. The README gives the
-// figures.
+// module's own work is about 10 to 15 µs of CPU per operation of one
+// attempt in a tight loop (two spans and three measurements, the batch
+// span processor and the garbage collector included), what repeats per
+// route, bank and outcome being built once in bounded caches; between
+// two signed requests, with its code and data out of the caches, a
+// request pays several times that. Measurements carry no exemplar
+// unless [WithExemplars]. BenchmarkPerRequestCost compares a read against
+// the emulator with and without it in one run, by wall and by CPU time,
+// and reports the load average the ratios depend on. The README gives
+// the figures.
 package otel

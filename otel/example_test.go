@@ -7,6 +7,7 @@ import (
 	"log"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -57,4 +58,48 @@ func Example() {
 	// true
 	// client GET /v1/accounts 401
 	// internal accounts.List sca_required
+}
+
+// ExampleWithExemplars links the points of the duration histograms to
+// the traces of the calls they measured: each carries an exemplar with
+// the trace id of a sampled span.
+func ExampleWithExemplars() {
+	tp := sdktrace.NewTracerProvider() // samples every span
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { _ = tp.Shutdown(context.Background()); _ = mp.Shutdown(context.Background()) }()
+	obs, err := psd2otel.New(psd2otel.WithTracerProvider(tp), psd2otel.WithMeterProvider(mp), psd2otel.WithExemplars())
+	if err != nil {
+		log.Fatal(err)
+	}
+	bank := emulator.NewServer()
+	defer bank.Close()
+	creds, err := bank.NewTPP("Example TPP")
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()), client.WithObserver(obs),
+		client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	acc, err := accounts.New(c)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, _ = acc.List(context.Background(), nil, client.WithTPPSessionID("3f1c2a8e-5b7d-4c1e-9a2f-6d8b0e4c7a51"),
+		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}))
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range rm.ScopeMetrics[0].Metrics {
+		if h, ok := m.Data.(metricdata.Histogram[float64]); ok {
+			fmt.Println(m.Name, "exemplars:", len(h.DataPoints[0].Exemplars))
+		}
+	}
+	// Output:
+	// psd2.client.request.duration exemplars: 1
+	// psd2.client.operation.duration exemplars: 1
 }

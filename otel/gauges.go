@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -28,7 +29,10 @@ type Gauges struct {
 	ConsentEnds func(ctx context.Context) ([]time.Time, error)
 	// Certificates returns the certificates whose expiry to watch by role
 	// ("signing", "qwac"). [MetricCertificateDays] reports the days left
-	// of each. [ClientCertificates] reads a client's signing certificate.
+	// of each, by role and serial number ([AttrCertificateSerial]);
+	// during a renewal, give the new certificate a role of its own
+	// ("signing-next") to watch both. [ClientCertificates] reads a
+	// client's signing certificate.
 	Certificates func(ctx context.Context) (map[string]*x509.Certificate, error)
 	// InDoubt returns the number of payment journal entries in doubt.
 	// [JournalInDoubt] counts a journal.Journal's.
@@ -44,6 +48,12 @@ const (
 	AttrDaysLeft = attribute.Key("psd2.consent.days_left")
 	// AttrCertificateRole is the role of a certificate ("signing", "qwac").
 	AttrCertificateRole = attribute.Key("psd2.certificate.role")
+	// AttrCertificateSerial is a certificate's serial number, in
+	// upper-case hexadecimal as the keyId writes it ("SN=" of
+	// docs/interface.md section 5.4), so that two certificates of one
+	// role, before and after a renewal, are told apart. It is public: the
+	// certificate goes to the bank with every request.
+	AttrCertificateSerial = attribute.Key("psd2.certificate.serial")
 	// AttrRoundResult is a refresh round's result ([RoundResult]).
 	AttrRoundResult = attribute.Key("psd2.refresh.result")
 )
@@ -75,11 +85,11 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 		now = time.Now
 	}
 	consents, err1 := o.meter.Int64ObservableGauge(MetricConsents, metric.WithUnit("{consent}"),
-		metric.WithDescription("Live consents by days left until they end."))
+		metric.WithDescription(descriptions[MetricConsents]))
 	certDays, err2 := o.meter.Float64ObservableGauge(MetricCertificateDays, metric.WithUnit("d"),
-		metric.WithDescription("Days until each certificate expires."))
+		metric.WithDescription(descriptions[MetricCertificateDays]))
 	inDoubt, err3 := o.meter.Int64ObservableGauge(MetricJournalInDoubt, metric.WithUnit("{payment}"),
-		metric.WithDescription("Payment journal entries in doubt."))
+		metric.WithDescription(descriptions[MetricJournalInDoubt]))
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return nil, err
 	}
@@ -123,7 +133,8 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 					continue
 				}
 				days := math.Floor(c.NotAfter.Sub(t).Hours()/24*100) / 100
-				obs.ObserveFloat64(certDays, days, metric.WithAttributes(AttrCertificateRole.String(role)))
+				obs.ObserveFloat64(certDays, days, metric.WithAttributes(AttrCertificateRole.String(role),
+					AttrCertificateSerial.String(serial(c))))
 			}
 		}
 		if g.InDoubt != nil {
@@ -141,6 +152,15 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 		}
 		return nil
 	}, insts...)
+}
+
+// serial is c's serial number as the keyId writes it: upper-case
+// hexadecimal without padding ("" without one).
+func serial(c *x509.Certificate) string {
+	if c.SerialNumber == nil {
+		return ""
+	}
+	return strings.ToUpper(c.SerialNumber.Text(16))
 }
 
 // ClientCertificates reads the signing certificate c signs with now,

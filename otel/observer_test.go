@@ -1,6 +1,8 @@
 package otel_test
 
 import (
+	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/sandbox/emulator"
 
 	psd2otel "github.com/tppkit/psd2/otel"
@@ -128,10 +131,12 @@ func TestScriptedRun(t *testing.T) {
 	for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
 		o, _ := dp.Attributes.Value(psd2otel.AttrOutcome)
 		op, _ := dp.Attributes.Value(psd2otel.AttrOperation)
-		outcomes[op.AsString()+"/"+o.AsString()] += dp.Value
+		code, _ := dp.Attributes.Value(psd2otel.AttrErrorCode)
+		outcomes[op.AsString()+"/"+o.AsString()+"/"+code.AsString()] += dp.Value
 	}
-	assert.Equal(t, map[string]int64{"accounts.Balances/ok": 3, "accounts.Balances/budget_refused": 1,
-		"accounts.Balances/refused": 1, "payments.CreateNorwegianDomestic/created": 1}, outcomes)
+	assert.Equal(t, map[string]int64{"accounts.Balances/ok/none": 3, "accounts.Balances/budget_refused/none": 1,
+		"accounts.Balances/refused/RESOURCE_UNKNOWN": 1, "payments.CreateNorwegianDomestic/created/none": 1}, outcomes,
+		"outcomes carry the bank's error code")
 
 	m, ok = find(rm, psd2otel.MetricBudgetSpent)
 	require.True(t, ok)
@@ -180,4 +185,61 @@ func TestRateLimitedAttempt(t *testing.T) {
 	v, _ = attr(ops[0], psd2otel.AttrAttempts)
 	assert.EqualValues(t, 2, v.AsInt64())
 	assert.True(t, atts[1].StartTime().After(atts[0].EndTime()), "the resend came after the wait")
+}
+
+// seenRequest is what a transport saw of one request's context.
+type seenRequest struct {
+	span trace.SpanContext
+	at   time.Time
+}
+
+// seeingTransport records the span in each request's context.
+type seeingTransport struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	seen []seenRequest
+}
+
+func (s *seeingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	s.mu.Lock()
+	s.seen = append(s.seen, seenRequest{trace.SpanContextFromContext(req.Context()), time.Now()})
+	s.mu.Unlock()
+	return s.next.RoundTrip(req)
+}
+
+// TestAttemptSpansLive: each attempt's span is started when the attempt
+// starts (client.AttemptStarter), so it is the span in the context of
+// the request while the request is sent, and its start and end enclose
+// the moment the transport got the request.
+func TestAttemptSpansLive(t *testing.T) {
+	r := newRig(t)
+	tr := &seeingTransport{next: r.s.Client().Transport}
+	c, err := client.New(r.s.URL, r.c.Credentials(), client.WithHTTPClient(&http.Client{Transport: tr}),
+		client.WithObserver(r.obs), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)),
+		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}))
+	require.NoError(t, err)
+	acc, err := accounts.New(c)
+	require.NoError(t, err)
+	r.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/", Count: 1})
+	_, err = acc.Balances(t.Context(), r.account, r.present())
+	require.NoError(t, err)
+
+	spans := r.spans.Ended()
+	ops := operations(spans, "accounts.Balances")
+	require.Len(t, ops, 1)
+	atts := children(spans, ops[0])
+	require.Len(t, atts, 2)
+	require.Len(t, tr.seen, 2)
+	for i, a := range atts {
+		seen := tr.seen[i]
+		assert.Equal(t, a.SpanContext().SpanID(), seen.span.SpanID(), "attempt %d was sent within its own span", i+1)
+		assert.Equal(t, trace.SpanKindClient, a.SpanKind())
+		assert.False(t, seen.at.Before(a.StartTime()), "attempt %d's span started before its request was sent", i+1)
+		assert.False(t, seen.at.After(a.EndTime()), "attempt %d's span ended after its request was sent", i+1)
+		assert.False(t, a.StartTime().Before(ops[0].StartTime()))
+		assert.False(t, a.EndTime().After(ops[0].EndTime()))
+	}
+	v, _ := attr(atts[1], "http.request.resend_count")
+	assert.EqualValues(t, 1, v.AsInt64())
+	assert.True(t, atts[1].StartTime().After(atts[0].EndTime()))
 }

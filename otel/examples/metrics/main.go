@@ -2,7 +2,7 @@
 // Prometheus text format on /metrics, through OpenTelemetry's Prometheus
 // exporter, after a scripted run against the embedded bank sandbox: reads
 // without the PSU until the budget refuses one, a read the bank first
-// answers 503, a payment, and the lifecycle gauges (consents by days left,
+// answers 503, a read the bank refuses, a payment, and the lifecycle gauges (consents by days left,
 // days until the signing certificate expires, journal entries in doubt,
 // a refresh round).
 //
@@ -62,8 +62,11 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 	if err != nil {
 		return err
 	}
+	// WithBank names the bank by its directory id (banks.Bank.ID): the
+	// psd2_bank label of its metrics, which psd2 -bank takes. Without it
+	// the label is the host of the base URL.
 	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()), client.WithObserver(obs),
-		client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
+		client.WithBank("example-bank"), client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
 	if err != nil {
 		return err
 	}
@@ -138,6 +141,11 @@ func script(ctx context.Context, c *client.Client, bank *emulator.Server, cu emu
 	obs.RecordRefreshRound(ctx, psd2otel.RoundDone, planned, planned.Add(1500*time.Millisecond))
 
 	present := sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})
+	// A read the bank refuses: an account it does not know (RESOURCE_UNKNOWN).
+	var refused *client.Error
+	if _, err := acc.Balances(ctx, "no-such-account", present); !errors.As(err, &refused) {
+		return fmt.Errorf("expected the bank's refusal, got %v", err)
+	}
 	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
 		InstructedAmount: money.MustParse("150.00", "NOK"), CreditorName: "Ola Eksempel",
 		CreditorAccount: payments.AccountReference{BBAN: "91026527436", Currency: "NOK"},

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/otel/examples/metrics/promexp"
 )
 
 // TestScrape runs the example and checks its scrape holds every metric
@@ -23,11 +26,39 @@ func TestScrape(t *testing.T) {
 		`psd2_budget_calls_spent_total{`,
 		`psd2_client_request_duration_seconds_count{http_response_status_class="5xx"`,
 		`psd2_consents{psd2_consent_days_left="30-89"} 1`,
-		`psd2_certificate_days_left{psd2_certificate_role="signing"}`,
 		`psd2_journal_in_doubt 1`,
 		`psd2_refresh_rounds_total{psd2_refresh_result="done"} 1`,
 		`psd2_refresh_start_lateness_seconds_sum{psd2_refresh_result="done"} 1.5`,
+		`psd2_bank="example-bank",psd2_error_code="RESOURCE_UNKNOWN",psd2_operation="accounts.Balances",psd2_outcome="refused"} 1`,
+		`psd2_certificate_days_left{psd2_certificate_role="signing",psd2_certificate_serial="`,
 	} {
 		assert.Contains(t, s, want)
 	}
+
+	// The README shows this scrape and every metric's HELP line.
+	md, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	readme := string(md)
+	blocks := promexp.TextBlocks(readme)
+	require.NotEmpty(t, blocks)
+	assert.Equal(t, promexp.Lines(s), promexp.Lines(blocks[0]), "the README's scrape, line for line")
+	help := promexp.Help(s)
+	assert.Len(t, help, 10, "every metric of the module")
+	table := readmeHelp(readme)
+	assert.Equal(t, help, table, "the README's table of metrics and their HELP lines")
+}
+
+// readmeHelp reads the README's table of metrics: the HELP text (last
+// cell) by the Prometheus name (in parentheses in the first cell).
+func readmeHelp(md string) map[string]string {
+	out := map[string]string{}
+	for line := range strings.SplitSeq(md, "\n") {
+		if !strings.HasPrefix(line, "| `psd2.") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		_, name, _ := strings.Cut(cells[0], "(`")
+		out[strings.TrimSuffix(name, "`)")] = cells[len(cells)-1]
+	}
+	return out
 }

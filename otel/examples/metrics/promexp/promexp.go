@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -76,4 +77,64 @@ func Scrape(ctx context.Context, hc *http.Client, out io.Writer, url string) (st
 		return "", fmt.Errorf("no psd2 metric in the scrape of %s (%s)", url, resp.Status)
 	}
 	return string(body), nil
+}
+
+// Lines returns the psd2 samples of a scrape (histogram buckets left
+// out) in a form that is the same at every run of a script: the port of
+// a loopback address is PORT, a certificate's serial is SERIAL, and the
+// values that depend on the machine's speed or the day (durations, days
+// left) are dropped. Counts, gauges and the script's own values stay.
+func Lines(scrape string) []string {
+	var out []string
+	for line := range strings.SplitSeq(scrape, "\n") {
+		if !strings.HasPrefix(line, "psd2_") || strings.Contains(line, "_bucket{") {
+			continue
+		}
+		line = loopbackPort.ReplaceAllString(line, "127.0.0.1:PORT")
+		line = certSerial.ReplaceAllString(line, `psd2_certificate_serial="SERIAL"`)
+		name, _, _ := strings.Cut(line, "{")
+		if i := strings.LastIndexByte(line, ' '); i > 0 && varying[strings.Fields(name)[0]] {
+			line = line[:i] + " _"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+var (
+	loopbackPort = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
+	certSerial   = regexp.MustCompile(`psd2_certificate_serial="[0-9A-F]+"`)
+	// varying are the samples whose values change from run to run.
+	varying = map[string]bool{
+		"psd2_client_request_duration_seconds_sum":   true,
+		"psd2_client_operation_duration_seconds_sum": true,
+		"psd2_certificate_days_left":                 true,
+	}
+)
+
+// Help returns the HELP text of each psd2 metric of a scrape, by the
+// metric's name in the scrape.
+func Help(scrape string) map[string]string {
+	out := map[string]string{}
+	for line := range strings.SplitSeq(scrape, "\n") {
+		if rest, ok := strings.CutPrefix(line, "# HELP psd2_"); ok {
+			name, text, _ := strings.Cut(rest, " ")
+			out["psd2_"+name] = text
+		}
+	}
+	return out
+}
+
+// TextBlocks returns the ```text blocks of a Markdown document, in order.
+func TextBlocks(md string) []string {
+	var out []string
+	for {
+		_, rest, ok := strings.Cut(md, "```text\n")
+		if !ok {
+			return out
+		}
+		block, after, _ := strings.Cut(rest, "```")
+		out = append(out, block)
+		md = after
+	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/otel/examples/metrics/promexp"
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
 
@@ -29,6 +31,12 @@ func TestScrapeAfterConnecting(t *testing.T) {
 	} {
 		assert.Contains(t, out.String(), want)
 	}
+	// The README shows this scrape, line for line (its second text block).
+	md, err := os.ReadFile("../../../README.md")
+	require.NoError(t, err)
+	blocks := promexp.TextBlocks(string(md))
+	require.Len(t, blocks, 2)
+	assert.Equal(t, promexp.Lines(out.String()), promexp.Lines(blocks[1]))
 	for _, secret := range []string{emulator.CustomerKari, "Kari", "Testperson", "9531277606", "9531762150",
 		"552216", "MATBUTIKKEN", "Kaffebaren", "MARK-Browser", "PSU-device", "callback", "state="} {
 		assert.NotContains(t, scrape, secret)
