@@ -49,7 +49,7 @@ func ExampleAttemptStarter() {
 		fmt.Println(err)
 		return
 	}
-	bank.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/payments/", Count: 1})
+	bank.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/payments/", Count: 1})
 	_, err = c.Do(context.Background(), client.Operation{Name: "payments.Status", Method: "GET",
 		Path: "/v1/payments/norwegian-domestic-credit-transfers/no-such-payment/status"}, nil)
 	var ce *client.Error

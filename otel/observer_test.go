@@ -14,6 +14,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -220,7 +221,7 @@ func TestAttemptSpansLive(t *testing.T) {
 	require.NoError(t, err)
 	acc, err := accounts.New(c)
 	require.NoError(t, err)
-	r.s.InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/", Count: 1})
+	r.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/", Count: 1})
 	_, err = acc.Balances(t.Context(), r.account, r.present())
 	require.NoError(t, err)
 
