@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/refresh"
@@ -83,6 +85,15 @@ type Config struct {
 	// minute); the scheduler's job, which enqueues a whole round, is
 	// bounded by ScheduleEvery.
 	JobTimeout time.Duration
+	// Middleware is River middleware the engine's River client runs
+	// around every insert and every job it works, in order (River's
+	// Config.Middleware): River's OpenTelemetry middleware
+	// (github.com/riverqueue/rivercontrib/otelriver), for example. An
+	// entry that is also a River hook (rivertype.Hook, as otelriver's
+	// is) is installed as a hook too, as River's Config.Plugins would.
+	// What the engine gives River names no account, PSU or session
+	// (see the package doc), and so does what a middleware reads.
+	Middleware []rivertype.Middleware
 }
 
 // Event is a job River cancelled or discarded, or a bank's queue paused.
@@ -198,7 +209,13 @@ func New(cfg Config) (*Engine, error) {
 		queues[scheduleQueue] = river.QueueConfig{MaxWorkers: 1}
 	}
 	rc := &river.Config{Schema: cfg.Schema, Logger: cfg.Logger, PeriodicJobs: periodic,
-		RescueStuckJobsAfter: cfg.RescueAfter, JobTimeout: cfg.JobTimeout, Workers: workers}
+		RescueStuckJobsAfter: cfg.RescueAfter, JobTimeout: cfg.JobTimeout, Workers: workers,
+		Middleware: slices.Clone(cfg.Middleware)}
+	for _, m := range cfg.Middleware {
+		if h, ok := m.(rivertype.Hook); ok {
+			rc.Hooks = append(rc.Hooks, h)
+		}
+	}
 	if len(queues) > 0 {
 		rc.Queues = queues
 	}
