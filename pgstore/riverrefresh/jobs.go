@@ -214,7 +214,7 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 			// River's record of it (the cursor Prepare gave says so).
 			return nil
 		}
-		return river.JobSnooze(max(res.RetryAt.Sub(now), time.Second))
+		return snooze(res.RetryAt.Sub(now))
 	case refresh.ReconnectNeeded:
 		e.event(Event{Bank: b.name, Kind: "cancelled", Outcome: res.Outcome, Status: status, Code: code, JobID: job.ID})
 		return river.JobCancel(reason)
@@ -226,11 +226,24 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 	}
 	if !res.RetryAt.IsZero() && (status == http.StatusTooManyRequests || errors.Is(res.Err, refresh.ErrPaused)) {
 		// RetryAt is on the client's clock, the pause on the system's.
-		wait := res.RetryAt.Sub(now)
+		wait := min(res.RetryAt.Sub(now), client.RetryAfterCap)
 		e.pause(ctx, b, time.Now().Add(wait))
-		return river.JobSnooze(max(wait, time.Second))
+		return snooze(wait)
 	}
 	return reason
+}
+
+// maxSnooze bounds every snooze: the longest wait the SDK gives a job,
+// a bank's Retry-After (client.RetryAfterCap) or the budget's window
+// (accounts.DefaultBudgetWindow, 24 hours, and its clock margin), with
+// room to spare. A job snoozed for less than it needed runs early, meets
+// the same wait and is snoozed again: no call is made.
+const maxSnooze = client.RetryAfterCap + time.Hour
+
+// snooze is River's snooze of a job for d, at least a second and at most
+// maxSnooze.
+func snooze(d time.Duration) error {
+	return river.JobSnooze(min(max(d, time.Second), maxSnooze))
 }
 
 // bankCode returns the HTTP status and first error code of the bank's
