@@ -1,6 +1,7 @@
 package riverrefresh
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strconv"
@@ -85,20 +86,68 @@ func (e *Engine) resumeLoop() {
 	}
 }
 
-// resumeIfDue resumes b's queue when the pause the engine recorded has
-// ended.
+// resumeIfDue resumes b's queue when the pause recorded in the store
+// has ended. The order keeps every pause another engine records
+// meanwhile (pause: its end stored, then the queue paused):
+//
+//  1. the end read is deleted only if it is still the one stored, in one
+//     store step (a compare-and-delete through Update): a new pause
+//     stored since is kept, and the queue is not resumed;
+//  2. the queue is resumed (when that fails, the end is put back, unless
+//     a new one was stored: the next look resumes it);
+//  3. the store is read again: a pause stored after step 1 may have
+//     paused the queue before step 2 resumed it, so the queue is paused
+//     again while a stored pause lasts (its own end resumes it later).
+//
+// So a stored end is never deleted unless it has passed, and a queue
+// paused by pause always has a stored end that resumes it.
 func (e *Engine) resumeIfDue(ctx context.Context, b *bank) {
-	raw, err := b.Sessions.Get(ctx, pauseKey(b.name))
-	if errors.Is(err, store.ErrNotStored) || err != nil {
-		return
+	key := pauseKey(b.name)
+	raw, err := b.Sessions.Get(ctx, key)
+	if err != nil {
+		return // none stored (store.ErrNotStored), or the store failed: next time
 	}
 	if !pauseEnded(raw, time.Now()) {
 		return
 	}
+	err = b.Sessions.Update(ctx, key, func(cur []byte, found bool) ([]byte, time.Duration, error) {
+		if !found || !bytes.Equal(cur, raw) {
+			return nil, 0, errPauseChanged
+		}
+		return nil, 0, nil
+	})
+	if err != nil {
+		return // a new pause (or another engine's resume), or the store failed
+	}
 	if err := e.client.QueueResume(ctx, queueOf(b.name), nil); err != nil {
+		_ = b.Sessions.Update(ctx, key, func(cur []byte, found bool) ([]byte, time.Duration, error) {
+			if found {
+				return nil, 0, errPauseChanged
+			}
+			return raw, time.Hour, nil
+		})
 		return
 	}
-	_ = b.Sessions.Delete(ctx, pauseKey(b.name))
+	if lasts, ok := e.storedPause(ctx, b); ok && lasts {
+		_ = e.client.QueuePause(ctx, queueOf(b.name), nil)
+	}
+}
+
+// errPauseChanged stops an Update of a pause's end: the stored end is not
+// the one expected.
+var errPauseChanged = errors.New("riverrefresh: the stored pause changed")
+
+// storedPause reports whether a pause of b is stored and lasts (ok is
+// false when the store could not say).
+func (e *Engine) storedPause(ctx context.Context, b *bank) (lasts, ok bool) {
+	raw, err := b.Sessions.Get(ctx, pauseKey(b.name))
+	if errors.Is(err, store.ErrNotStored) {
+		return false, true
+	}
+	if err != nil {
+		return false, false
+	}
+	return !pauseEnded(raw, time.Now()), true
 }
 
 // pauseEnded reports whether the stored end of a pause, raw, has passed
