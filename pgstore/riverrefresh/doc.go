@@ -7,8 +7,9 @@
 // Each replica makes an [Engine] with the same [Config]: the pool of
 // River's tables, and per bank an accounts.Service on a client whose
 // store is shared by every replica (the pgstore Store) and the store of
-// the bank's PSU sessions. [Engine.Migrate] creates River's tables;
-// [Engine.Start] starts the engine.
+// the bank's PSU sessions. [Engine.Migrate] creates River's tables (every
+// replica may call it at start: a PostgreSQL advisory lock serialises the
+// calls); [Engine.Start] starts the engine.
 //
 //   - Scheduling: an engine with Config.Schedule enqueues every
 //     Config.ScheduleEvery (as River's leader) the current round of each

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"regexp"
 	"slices"
@@ -119,7 +120,7 @@ type Event struct {
 
 // Engine runs the refresh of every remembered account of every bank on
 // River, over PostgreSQL. Make one with [New] in every replica; call
-// [Engine.Migrate] once, then [Engine.Start].
+// [Engine.Migrate] (every replica may, at start), then [Engine.Start].
 type Engine struct {
 	cfg    Config
 	client *river.Client[pgx.Tx]
@@ -238,17 +239,41 @@ const (
 const scheduleQueue = "psd2_refresh_schedule"
 
 // Migrate creates or updates River's tables in the configured schema (which
-// must exist).
+// must exist). Every replica may call it at start, at the same time: it
+// holds a PostgreSQL advisory lock of the schema (pg_advisory_lock, on a
+// connection of its own outside the pool) while River's migrator runs, so
+// one replica migrates and the others wait, then find nothing to do.
+// River's migrator alone races itself: two replicas create the same table.
+// The lock ends with the call, or with the connection if the process dies.
 func (e *Engine) Migrate(ctx context.Context) error {
 	m, err := rivermigrate.New(riverpgxv5.New(e.cfg.Pool), &rivermigrate.Config{Schema: e.cfg.Schema,
 		Logger: e.cfg.Logger})
 	if err != nil {
 		return fmt.Errorf("riverrefresh: %w", err)
 	}
+	conn, err := pgx.ConnectConfig(ctx, e.cfg.Pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("riverrefresh: migrate: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	key := migrateLockKey(e.cfg.Schema)
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
+		return fmt.Errorf("riverrefresh: migrate: taking the lock: %w", err)
+	}
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", key) }()
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("riverrefresh: migrate: %w", err)
 	}
 	return nil
+}
+
+// migrateLockKey is the key of the advisory lock that serialises the
+// Migrate calls of one schema across every replica ("" : the search
+// path's, one key for all of them).
+func migrateLockKey(schema string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("github.com/tppkit/psd2/pgstore/riverrefresh migrate " + schema))
+	return int64(h.Sum64())
 }
 
 // Client returns the engine's River client (for River's UI, or to list
