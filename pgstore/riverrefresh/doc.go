@@ -25,11 +25,14 @@
 //     result goes to Config.Handle (a refresh.Result: keep its Cursor);
 //     its outcome maps onto River: done completes the job; budget
 //     exhausted (or not due yet, or claimed by another job) snoozes it
-//     until the time the next call is allowed; reconnect needed cancels
-//     it; refused discards it (both with an [Event]); a 429 with
-//     Retry-After pauses the bank's queue until then (an Event, and any
-//     engine resumes it when the time has passed) and snoozes the job;
-//     another transient failure is retried with River's backoff.
+//     until the time the next call is allowed; reconnect needed and
+//     refused end it for good through River's JobCancel, never retried
+//     (an [Event] "cancelled" or "discarded"; so does a job that can
+//     never run: undecodable arguments, an unknown bank, an invalid
+//     session key); a 429 with Retry-After pauses the bank's queue until
+//     then, at most client.RetryAfterCap (an Event, and any engine
+//     resumes it when the time has passed) and snoozes the job; another
+//     transient failure is retried with River's backoff.
 //   - Crash: River rescues the job of a worker that died
 //     (Config.RescueAfter) and runs it again elsewhere. Its claim names
 //     the River job, so the new run may take the round; the calls the

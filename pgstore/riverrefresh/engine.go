@@ -97,14 +97,19 @@ type Config struct {
 	Middleware []rivertype.Middleware
 }
 
-// Event is a job River cancelled or discarded, or a bank's queue paused.
-// It names no account, PSU or session.
+// Event is a job the engine ended for good, or a bank's queue paused. It
+// names no account, PSU or session.
 type Event struct {
-	// Bank is the job's bank.
+	// Bank is the job's bank ("" for a job whose bank is not one of the
+	// engine's).
 	Bank string
 	// Kind is "cancelled" (ReconnectNeeded: the PSU must consent again),
-	// "discarded" (Refused) or "paused" (the bank's 429 with Retry-After;
-	// the queue resumes at Until).
+	// "discarded" (Refused: the bank refused the call, or the job can
+	// never run: its arguments do not decode, its bank is not one of the
+	// engine's, its session key is invalid) or "paused" (the bank's 429
+	// with Retry-After; the queue resumes at Until). A cancelled or
+	// discarded job is ended through River's JobCancel, never retried:
+	// River shows it as cancelled, its error naming the reason.
 	Kind string
 	// Outcome is the job's outcome (zero for "paused").
 	Outcome refresh.Outcome
