@@ -237,3 +237,16 @@ func BenchmarkObserverSeam(b *testing.B) {
 		b.ReportMetric(float64(dNop)/float64(dNone), "nop/none")
 	}
 }
+
+// TestSafeCode: SafeCode keeps exactly the interface's codes (Codes) and
+// turns everything else a bank could send into "OTHER".
+func TestSafeCode(t *testing.T) {
+	t.Parallel()
+	for _, c := range Codes {
+		assert.Equal(t, c, SafeCode(c))
+	}
+	for _, c := range []string{"01017012345", "consent_unknown", "CONSENT_UNKNOWN ", "Ola Nordmann", "OTHER", strings.Repeat("A", 1<<16)} {
+		assert.Equal(t, "OTHER", SafeCode(c), "%.40q", c)
+	}
+	assert.Empty(t, SafeCode(""))
+}

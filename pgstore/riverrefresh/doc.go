@@ -46,7 +46,9 @@
 //   - Privacy: a job's arguments ([Args]) name the session by its store
 //     key and the account by accounts.Service.AccountKey, a hash; the
 //     errors River records name the outcome and the bank's status and
-//     code. No account id, IBAN, BBAN or PSU-ID reaches River's tables.
+//     code, one of the interface's codes or "OTHER" (client.SafeCode). No
+//     account id, IBAN, BBAN, PSU-ID or text of the bank's reaches
+//     River's tables.
 //
 // River's web UI (riverqueue.com/riverui) shows the queues and every
 // waiting, snoozed, retried, cancelled and discarded job; give it

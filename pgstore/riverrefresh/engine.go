@@ -114,7 +114,8 @@ type Event struct {
 	// Outcome is the job's outcome (zero for "paused").
 	Outcome refresh.Outcome
 	// Status and Code are the bank's HTTP status and error code, when the
-	// bank answered.
+	// bank answered: the code is one of the interface's codes, or "OTHER"
+	// for anything else the bank put there (client.SafeCode).
 	Status int
 	Code   string
 	// JobID is River's id of the job (0 for "paused").

@@ -241,7 +241,8 @@ func (e *Engine) job(ctx context.Context, b *bank, job *river.Job[Args]) (refres
 // pause asked by the bank pauses the bank's queue and
 // snoozes the job until its end, another transient failure is retried
 // with River's backoff. The error River records names the outcome and the
-// bank's status and code only.
+// bank's status and code only (bankCode: one of the interface's codes, or
+// OTHER).
 func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res *refresh.Result) error {
 	status, code := bankCode(res.Err)
 	reason := fmt.Errorf("refresh: %s (status %d, code %q)", res.Outcome, status, code)
@@ -294,7 +295,10 @@ func snooze(d time.Duration) error {
 }
 
 // bankCode returns the HTTP status and first error code of the bank's
-// answer in err, if any.
+// answer in err, if any. The code is one of the interface's codes or
+// "OTHER" (client.SafeCode): a bank's code field can hold any text, a
+// person's national identity number included, and the code is written
+// into River's job records and Events.
 func bankCode(err error) (int, string) {
 	var ce *client.Error
 	if !errors.As(err, &ce) {
@@ -302,7 +306,7 @@ func bankCode(err error) (int, string) {
 	}
 	code := ""
 	if len(ce.Messages) > 0 {
-		code = ce.Messages[0].Code
+		code = client.SafeCode(ce.Messages[0].Code)
 	}
 	return ce.StatusCode, code
 }
