@@ -220,6 +220,22 @@ var knownCodes = func() map[string]string {
 	return m
 }()
 
+// SafeCode returns code when it is one of the interface's codes
+// ([Codes]), and "OTHER" for anything else a bank sent in its place: the
+// form of a bank's code that may be logged, stored or exported (events,
+// OpenTelemetry, River's job records), since a code field can carry any
+// text, a person's name or national identity number included. The empty
+// code stays empty.
+func SafeCode(code string) string {
+	if code == "" {
+		return ""
+	}
+	if c, ok := knownCodes[code]; ok {
+		return c
+	}
+	return "OTHER"
+}
+
 // safeCodes maps the messages' codes into Codes, "OTHER" for the rest.
 func safeCodes(msgs []TPPMessage) []string {
 	if len(msgs) == 0 {
@@ -227,8 +243,8 @@ func safeCodes(msgs []TPPMessage) []string {
 	}
 	out := make([]string, 0, len(msgs))
 	for _, m := range msgs {
-		c, ok := knownCodes[m.Code]
-		if !ok {
+		c := SafeCode(m.Code)
+		if c == "" {
 			c = "OTHER"
 		}
 		out = append(out, c)

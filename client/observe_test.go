@@ -386,3 +386,16 @@ func TestObserverNilContext(t *testing.T) {
 	_, err := c.Do(context.Background(), Operation{Method: "GET", Path: "/v1/x"}, nil)
 	require.NoError(t, err)
 }
+
+// TestSafeCode: SafeCode keeps exactly the interface's codes (Codes) and
+// turns everything else a bank could send into "OTHER".
+func TestSafeCode(t *testing.T) {
+	t.Parallel()
+	for _, c := range Codes {
+		assert.Equal(t, c, SafeCode(c))
+	}
+	for _, c := range []string{"01017012345", "consent_unknown", "CONSENT_UNKNOWN ", "Ola Nordmann", "OTHER", strings.Repeat("A", 1<<16)} {
+		assert.Equal(t, "OTHER", SafeCode(c), "%.40q", c)
+	}
+	assert.Empty(t, SafeCode(""))
+}

@@ -61,14 +61,26 @@ func (p RetryPolicy) backoff(n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// maxRetryAfterSeconds caps a Retry-After in seconds at 24 hours: a
-// longer one, however many digits it has, means the same to the client
-// (beyond any RetryPolicy.MaxRetryAfter).
-const maxRetryAfterSeconds = int64(24 * time.Hour / time.Second)
+// RetryAfterCap is the longest wait a bank's Retry-After can ask for, in
+// whatever form it comes: a longer one, in seconds (however many digits)
+// or as an HTTP date (a year ahead, or in year 9999), means this. Beyond
+// it a wait means the same to every part of the SDK (the client retries
+// only within RetryPolicy.MaxRetryAfter; the accounts pause, refresh's
+// RetryAt and riverrefresh's paused queue and snoozed job all end within
+// it), and it keeps every time computed from it, now.Add(wait), far from
+// the limits of time.Time and of int64 nanoseconds. ASSUMPTION (the safe
+// option): no bank means to be left alone for more than a day; one that
+// does answers 429 again.
+const RetryAfterCap = 24 * time.Hour
 
-// retryAfter reads a Retry-After header, in seconds or as an HTTP date
-// (measured against the bank's Date when known). Seconds beyond int64
-// are the 24-hour cap, not an absent header.
+// retryAfter is the one reading of a Retry-After header in the SDK
+// ([Error.RetryAfter] and the client's retries use it): the wait it asks
+// for, between 0 and [RetryAfterCap], and whether there was a readable
+// one. The header is delta-seconds (a non-negative integer: beyond int64
+// it is the cap, not an absent header) or an HTTP date, measured against
+// server (the bank's Date, when known) or else now: a date in the past
+// is a wait of 0, one beyond the cap is the cap. An empty, negative or
+// otherwise unreadable value is no Retry-After (false).
 func retryAfter(h http.Header, server time.Time, now time.Time) (time.Duration, bool) {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
@@ -82,7 +94,10 @@ func retryAfter(h http.Header, server time.Time, now time.Time) (time.Duration, 
 		if s < 0 {
 			return 0, false
 		}
-		return time.Duration(min(s, maxRetryAfterSeconds)) * time.Second, true
+		if s >= int64(RetryAfterCap/time.Second) {
+			return RetryAfterCap, true
+		}
+		return time.Duration(s) * time.Second, true
 	}
 	t, err := http.ParseTime(v)
 	if err != nil {
@@ -91,7 +106,9 @@ func retryAfter(h http.Header, server time.Time, now time.Time) (time.Duration, 
 	if server.IsZero() {
 		server = now
 	}
-	return max(t.Sub(server), 0), true
+	// Sub saturates at the limits of time.Duration rather than
+	// overflowing: the clamp below is all the bound needs.
+	return min(max(t.Sub(server), 0), RetryAfterCap), true
 }
 
 // retryableStatus lists the answers a repeatable request is retried on.

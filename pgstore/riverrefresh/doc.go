@@ -7,8 +7,9 @@
 // Each replica makes an [Engine] with the same [Config]: the pool of
 // River's tables, and per bank an accounts.Service on a client whose
 // store is shared by every replica (the pgstore Store) and the store of
-// the bank's PSU sessions. [Engine.Migrate] creates River's tables;
-// [Engine.Start] starts the engine.
+// the bank's PSU sessions. [Engine.Migrate] creates River's tables (every
+// replica may call it at start: a PostgreSQL advisory lock serialises the
+// calls); [Engine.Start] starts the engine.
 //
 //   - Scheduling: an engine with Config.Schedule enqueues every
 //     Config.ScheduleEvery (as River's leader) the current round of each
@@ -24,11 +25,14 @@
 //     result goes to Config.Handle (a refresh.Result: keep its Cursor);
 //     its outcome maps onto River: done completes the job; budget
 //     exhausted (or not due yet, or claimed by another job) snoozes it
-//     until the time the next call is allowed; reconnect needed cancels
-//     it; refused discards it (both with an [Event]); a 429 with
-//     Retry-After pauses the bank's queue until then (an Event, and any
-//     engine resumes it when the time has passed) and snoozes the job;
-//     another transient failure is retried with River's backoff.
+//     until the time the next call is allowed; reconnect needed and
+//     refused end it for good through River's JobCancel, never retried
+//     (an [Event] "cancelled" or "discarded"; so does a job that can
+//     never run: undecodable arguments, an unknown bank, an invalid
+//     session key); a 429 with Retry-After pauses the bank's queue until
+//     then, at most client.RetryAfterCap (an Event, and any engine
+//     resumes it when the time has passed) and snoozes the job; another
+//     transient failure is retried with River's backoff.
 //   - Crash: River rescues the job of a worker that died
 //     (Config.RescueAfter) and runs it again elsewhere. Its claim names
 //     the River job, so the new run may take the round; the calls the
@@ -42,7 +46,9 @@
 //   - Privacy: a job's arguments ([Args]) name the session by its store
 //     key and the account by accounts.Service.AccountKey, a hash; the
 //     errors River records name the outcome and the bank's status and
-//     code. No account id, IBAN, BBAN or PSU-ID reaches River's tables.
+//     code, one of the interface's codes or "OTHER" (client.SafeCode). No
+//     account id, IBAN, BBAN, PSU-ID or text of the bank's reaches
+//     River's tables.
 //
 // River's web UI (riverqueue.com/riverui) shows the queues and every
 // waiting, snoozed, retried, cancelled and discarded job; give it

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/refresh"
@@ -83,21 +86,36 @@ type Config struct {
 	// minute); the scheduler's job, which enqueues a whole round, is
 	// bounded by ScheduleEvery.
 	JobTimeout time.Duration
+	// Middleware is River middleware the engine's River client runs
+	// around every insert and every job it works, in order (River's
+	// Config.Middleware): River's OpenTelemetry middleware
+	// (github.com/riverqueue/rivercontrib/otelriver), for example. An
+	// entry that is also a River hook (rivertype.Hook, as otelriver's
+	// is) is installed as a hook too, as River's Config.Plugins would.
+	// What the engine gives River names no account, PSU or session
+	// (see the package doc), and so does what a middleware reads.
+	Middleware []rivertype.Middleware
 }
 
-// Event is a job River cancelled or discarded, or a bank's queue paused.
-// It names no account, PSU or session.
+// Event is a job the engine ended for good, or a bank's queue paused. It
+// names no account, PSU or session.
 type Event struct {
-	// Bank is the job's bank.
+	// Bank is the job's bank ("" for a job whose bank is not one of the
+	// engine's).
 	Bank string
 	// Kind is "cancelled" (ReconnectNeeded: the PSU must consent again),
-	// "discarded" (Refused) or "paused" (the bank's 429 with Retry-After;
-	// the queue resumes at Until).
+	// "discarded" (Refused: the bank refused the call, or the job can
+	// never run: its arguments do not decode, its bank is not one of the
+	// engine's, its session key is invalid) or "paused" (the bank's 429
+	// with Retry-After; the queue resumes at Until). A cancelled or
+	// discarded job is ended through River's JobCancel, never retried:
+	// River shows it as cancelled, its error naming the reason.
 	Kind string
 	// Outcome is the job's outcome (zero for "paused").
 	Outcome refresh.Outcome
 	// Status and Code are the bank's HTTP status and error code, when the
-	// bank answered.
+	// bank answered: the code is one of the interface's codes, or "OTHER"
+	// for anything else the bank put there (client.SafeCode).
 	Status int
 	Code   string
 	// JobID is River's id of the job (0 for "paused").
@@ -108,7 +126,7 @@ type Event struct {
 
 // Engine runs the refresh of every remembered account of every bank on
 // River, over PostgreSQL. Make one with [New] in every replica; call
-// [Engine.Migrate] once, then [Engine.Start].
+// [Engine.Migrate] (every replica may, at start), then [Engine.Start].
 type Engine struct {
 	cfg    Config
 	client *river.Client[pgx.Tx]
@@ -198,7 +216,13 @@ func New(cfg Config) (*Engine, error) {
 		queues[scheduleQueue] = river.QueueConfig{MaxWorkers: 1}
 	}
 	rc := &river.Config{Schema: cfg.Schema, Logger: cfg.Logger, PeriodicJobs: periodic,
-		RescueStuckJobsAfter: cfg.RescueAfter, JobTimeout: cfg.JobTimeout, Workers: workers}
+		RescueStuckJobsAfter: cfg.RescueAfter, JobTimeout: cfg.JobTimeout, Workers: workers,
+		Middleware: slices.Clone(cfg.Middleware)}
+	for _, m := range cfg.Middleware {
+		if h, ok := m.(rivertype.Hook); ok {
+			rc.Hooks = append(rc.Hooks, h)
+		}
+	}
 	if len(queues) > 0 {
 		rc.Queues = queues
 	}
@@ -221,17 +245,41 @@ const (
 const scheduleQueue = "psd2_refresh_schedule"
 
 // Migrate creates or updates River's tables in the configured schema (which
-// must exist).
+// must exist). Every replica may call it at start, at the same time: it
+// holds a PostgreSQL advisory lock of the schema (pg_advisory_lock, on a
+// connection of its own outside the pool) while River's migrator runs, so
+// one replica migrates and the others wait, then find nothing to do.
+// River's migrator alone races itself: two replicas create the same table.
+// The lock ends with the call, or with the connection if the process dies.
 func (e *Engine) Migrate(ctx context.Context) error {
 	m, err := rivermigrate.New(riverpgxv5.New(e.cfg.Pool), &rivermigrate.Config{Schema: e.cfg.Schema,
 		Logger: e.cfg.Logger})
 	if err != nil {
 		return fmt.Errorf("riverrefresh: %w", err)
 	}
+	conn, err := pgx.ConnectConfig(ctx, e.cfg.Pool.Config().ConnConfig.Copy())
+	if err != nil {
+		return fmt.Errorf("riverrefresh: migrate: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	key := migrateLockKey(e.cfg.Schema)
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
+		return fmt.Errorf("riverrefresh: migrate: taking the lock: %w", err)
+	}
+	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", key) }()
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("riverrefresh: migrate: %w", err)
 	}
 	return nil
+}
+
+// migrateLockKey is the key of the advisory lock that serialises the
+// Migrate calls of one schema across every replica ("" : the search
+// path's, one key for all of them).
+func migrateLockKey(schema string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("github.com/tppkit/psd2/pgstore/riverrefresh migrate " + schema))
+	return int64(h.Sum64())
 }
 
 // Client returns the engine's River client (for River's UI, or to list

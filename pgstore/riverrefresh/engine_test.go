@@ -23,6 +23,7 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
+	"github.com/tppkit/psd2/store"
 )
 
 // countingTransport counts the requests that reach the bank, per path.
@@ -92,6 +93,13 @@ func (w *world) svc(t *testing.T) *accounts.Service {
 // engine is a replica: an engine on its own pool, client and store.
 func (w *world) engine(t *testing.T, cfg riverrefresh.Config, opts ...client.Option) *riverrefresh.Engine {
 	t.Helper()
+	return w.engineOn(t, cfg, nil, opts...)
+}
+
+// engineOn is engine with sessions as the bank's Sessions store (nil:
+// the replica's own store).
+func (w *world) engineOn(t *testing.T, cfg riverrefresh.Config, sessions store.Store, opts ...client.Option) *riverrefresh.Engine {
+	t.Helper()
 	pool := newPool(t)
 	st := newStore(t, pool, w.schema)
 	c, err := client.New(w.srv.URL, w.creds, append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.bank}),
@@ -101,7 +109,10 @@ func (w *world) engine(t *testing.T, cfg riverrefresh.Config, opts ...client.Opt
 	svc, err := accounts.New(c)
 	require.NoError(t, err)
 	cfg.Pool, cfg.Schema = pool, w.schema
-	cfg.Banks = map[string]riverrefresh.Bank{"testbank": {Service: svc, Sessions: st, Workers: 3, Options: w.options}}
+	if sessions == nil {
+		sessions = st
+	}
+	cfg.Banks = map[string]riverrefresh.Bank{"testbank": {Service: svc, Sessions: sessions, Workers: 3, Options: w.options}}
 	e, err := riverrefresh.New(cfg)
 	require.NoError(t, err)
 	return e

@@ -67,7 +67,7 @@ func Example() {
 		},
 		Handle: func(ctx context.Context, _ string, res refresh.Result) {
 			if res.Outcome != refresh.Done {
-				return // River snoozes, retries, cancels or discards the job
+				return // River snoozes, retries or cancels the job
 			}
 			// Store res.Booked and res.Balances, then the cursor.
 			if raw, err := json.Marshal(res.Cursor); err == nil {
@@ -75,11 +75,14 @@ func Example() {
 			}
 		},
 		Event: func(ev riverrefresh.Event) { log.Printf("refresh %s: %s", ev.Bank, ev.Kind) },
+		// River middleware, such as River's OpenTelemetry middleware
+		// (pgstore/examples/refreshworkers wires it):
+		// Middleware: []rivertype.Middleware{otelriver.NewMiddleware(nil)},
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := e.Migrate(ctx); err != nil {
+	if err := e.Migrate(ctx); err != nil { // every replica may, at start
 		log.Fatal(err)
 	}
 	if err := e.Start(ctx); err != nil {

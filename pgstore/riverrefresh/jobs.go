@@ -2,6 +2,7 @@ package riverrefresh
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -28,10 +29,29 @@ type Args struct {
 	Account string `json:"account" river:"unique"`
 	Card    bool   `json:"card,omitempty" river:"unique"`
 	Round   int64  `json:"round" river:"unique"`
+
+	// undecodable: River's stored arguments did not decode as Args.
+	undecodable bool
 }
 
 // Kind is River's kind of a refresh job.
 func (Args) Kind() string { return "psd2_refresh" }
+
+// UnmarshalJSON decodes a job's arguments as River stores them. Arguments
+// that do not decode as Args (not an object, a field of another type)
+// give an Args the engine ends for good (River's JobCancel, a "discarded"
+// Event), since no run of the job could decode them; left to River, a
+// decoding error is retried 25 times.
+func (a *Args) UnmarshalJSON(b []byte) error {
+	type plain Args // Args without this method
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		*a = Args{undecodable: true}
+		return nil
+	}
+	*a = Args(v)
+	return nil
+}
 
 // ScheduleArgs are the arguments of the periodic job that enqueues a
 // bank's round.
@@ -131,19 +151,38 @@ func (w *refreshWorker) Timeout(*river.Job[Args]) time.Duration { return w.e.cfg
 // Work refreshes the job's account with the bank's Refresher
 // (refresh.Refresher.Refresh, the step of refresh.Refresher.Run), hands
 // the result to Config.Handle and maps its outcome onto River.
+//
+// A job that can never succeed ends at once, for good, through River's
+// JobCancel (never retried): its arguments do not decode, its bank is not
+// one of the engine's, its session key is not a valid store key (each a
+// "discarded" Event), or its session or account is gone or its stored
+// session is invalid (the PSU must consent again: a "cancelled" Event).
 func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) error {
 	e, a := w.e, job.Args
+	if a.undecodable {
+		return e.discard(job, "", errors.New("riverrefresh: the job's arguments do not decode"))
+	}
 	b, ok := e.banks[a.Bank]
 	if !ok {
-		return river.JobCancel(fmt.Errorf("riverrefresh: unknown bank %q", a.Bank))
+		name := ""
+		if bankName.MatchString(a.Bank) {
+			name = a.Bank // else a text the engine never wrote: not repeated
+		}
+		return e.discard(job, name, fmt.Errorf("riverrefresh: bank %q is not one of the engine's", name))
 	}
 	j, err := e.job(ctx, b, job)
 	if err != nil {
-		if errors.Is(err, errGone) {
-			// The session or the account is gone: the PSU must consent
-			// again.
+		switch {
+		case errors.Is(err, errGone), errors.Is(err, sca.ErrInvalidSession):
+			// The session or the account is gone, or the stored session
+			// is unusable: the PSU must consent again.
 			e.event(Event{Bank: b.name, Kind: "cancelled", Outcome: refresh.ReconnectNeeded, JobID: job.ID})
+			if !errors.Is(err, errGone) {
+				err = errors.New("riverrefresh: the stored session is invalid")
+			}
 			return river.JobCancel(err)
+		case errors.Is(err, store.ErrInvalidKey):
+			return e.discard(job, b.name, errors.New("riverrefresh: the job's session key is not a valid store key"))
 		}
 		return err
 	}
@@ -157,6 +196,14 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) error {
 		e.cfg.Handle(ctx, b.name, res)
 	}
 	return e.outcome(ctx, b, job, &res)
+}
+
+// discard ends a job that can never succeed for good (River's JobCancel:
+// not retried) and tells Config.Event ("discarded", bank "" when it is
+// not known).
+func (e *Engine) discard(job *river.Job[Args], bank string, reason error) error {
+	e.event(Event{Bank: bank, Kind: "discarded", Outcome: refresh.Refused, JobID: job.ID})
+	return river.JobCancel(reason)
 }
 
 // errGone: a job's session or account is no longer stored.
@@ -189,11 +236,13 @@ func (e *Engine) job(ctx context.Context, b *bank, job *river.Job[Args]) (refres
 }
 
 // outcome maps a result onto River: done completes, budget exhausted
-// snoozes until the next call is allowed, reconnect needed cancels,
-// refused discards, a pause asked by the bank pauses the bank's queue and
+// snoozes until the next call is allowed, reconnect needed and refused
+// end the job for good (River's JobCancel; the Event says which), a
+// pause asked by the bank pauses the bank's queue and
 // snoozes the job until its end, another transient failure is retried
 // with River's backoff. The error River records names the outcome and the
-// bank's status and code only.
+// bank's status and code only (bankCode: one of the interface's codes, or
+// OTHER).
 func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res *refresh.Result) error {
 	status, code := bankCode(res.Err)
 	reason := fmt.Errorf("refresh: %s (status %d, code %q)", res.Outcome, status, code)
@@ -214,27 +263,42 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 			// River's record of it (the cursor Prepare gave says so).
 			return nil
 		}
-		return river.JobSnooze(max(res.RetryAt.Sub(now), time.Second))
+		return snooze(res.RetryAt.Sub(now))
 	case refresh.ReconnectNeeded:
 		e.event(Event{Bank: b.name, Kind: "cancelled", Outcome: res.Outcome, Status: status, Code: code, JobID: job.ID})
 		return river.JobCancel(reason)
 	case refresh.Refused:
+		// No retry can change the bank's refusal: ended for good.
 		e.event(Event{Bank: b.name, Kind: "discarded", Outcome: res.Outcome, Status: status, Code: code, JobID: job.ID})
-		// River discards a job that fails its last attempt: this one is.
-		job.MaxAttempts = job.Attempt
-		return reason
+		return river.JobCancel(reason)
 	}
 	if !res.RetryAt.IsZero() && (status == http.StatusTooManyRequests || errors.Is(res.Err, refresh.ErrPaused)) {
 		// RetryAt is on the client's clock, the pause on the system's.
-		wait := res.RetryAt.Sub(now)
+		wait := min(res.RetryAt.Sub(now), client.RetryAfterCap)
 		e.pause(ctx, b, time.Now().Add(wait))
-		return river.JobSnooze(max(wait, time.Second))
+		return snooze(wait)
 	}
 	return reason
 }
 
+// maxSnooze bounds every snooze: the longest wait the SDK gives a job,
+// a bank's Retry-After (client.RetryAfterCap) or the budget's window
+// (accounts.DefaultBudgetWindow, 24 hours, and its clock margin), with
+// room to spare. A job snoozed for less than it needed runs early, meets
+// the same wait and is snoozed again: no call is made.
+const maxSnooze = client.RetryAfterCap + time.Hour
+
+// snooze is River's snooze of a job for d, at least a second and at most
+// maxSnooze.
+func snooze(d time.Duration) error {
+	return river.JobSnooze(min(max(d, time.Second), maxSnooze))
+}
+
 // bankCode returns the HTTP status and first error code of the bank's
-// answer in err, if any.
+// answer in err, if any. The code is one of the interface's codes or
+// "OTHER" (client.SafeCode): a bank's code field can hold any text, a
+// person's national identity number included, and the code is written
+// into River's job records and Events.
 func bankCode(err error) (int, string) {
 	var ce *client.Error
 	if !errors.As(err, &ce) {
@@ -242,7 +306,7 @@ func bankCode(err error) (int, string) {
 	}
 	code := ""
 	if len(ce.Messages) > 0 {
-		code = ce.Messages[0].Code
+		code = client.SafeCode(ce.Messages[0].Code)
 	}
 	return ce.StatusCode, code
 }

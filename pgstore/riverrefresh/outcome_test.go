@@ -29,8 +29,8 @@ func state(t *testing.T, e *riverrefresh.Engine, schema, account string) string 
 }
 
 // Each outcome lands in its River state: done completed, a revoked
-// consent cancelled, an account the bank refuses discarded (both with an
-// event), a spent budget snoozed until the next call is allowed, a 429
+// consent and an account the bank refuses cancelled at the first attempt
+// (River's JobCancel, with a "cancelled" and a "discarded" event), a spent budget snoozed until the next call is allowed, a 429
 // with Retry-After pauses the bank's queue (an event) until then.
 func TestOutcomesMapOntoRiver(t *testing.T) {
 	w := newWorld(t, 4)
@@ -74,7 +74,15 @@ func TestOutcomesMapOntoRiver(t *testing.T) {
 	}, 60*time.Second, 50*time.Millisecond)
 
 	assert.Equal(t, "cancelled", stateEventually(t, e, w.schema, svc.AccountKey(revoked, false), "cancelled"))
-	assert.Equal(t, "discarded", stateEventually(t, e, w.schema, svc.AccountKey("enc!!no-such-account", false), "discarded"))
+	// Refused: ended for good at its first attempt (River's JobCancel),
+	// not retried, not by lowering its MaxAttempts.
+	bogusKey := svc.AccountKey("enc!!no-such-account", false)
+	assert.Equal(t, "cancelled", stateEventually(t, e, w.schema, bogusKey, "cancelled"))
+	var attempt, maxAttempts int
+	require.NoError(t, e.Pool().QueryRow(ctx, "SELECT attempt, max_attempts FROM "+w.schema+".river_job WHERE args->>'account' = $1",
+		bogusKey).Scan(&attempt, &maxAttempts))
+	assert.Equal(t, 1, attempt)
+	assert.Equal(t, 25, maxAttempts, "River's default, untouched")
 	assert.Equal(t, "scheduled", stateEventually(t, e, w.schema, svc.AccountKey(spentID, false), "scheduled"))
 	assert.Equal(t, "completed", stateEventually(t, e, w.schema, svc.AccountKey(cus[3].Accounts[0].ID, false), "completed"))
 	assert.Equal(t, refresh.BudgetExhausted, got[spentID].Outcome)

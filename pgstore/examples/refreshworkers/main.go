@@ -7,7 +7,9 @@
 // shows a progress line (plain lines when stdout is not a terminal) and,
 // at the end, a table of the outcomes each worker saw. River's web UI is
 // served on a loopback port meanwhile (-ui; -linger keeps it up after the
-// round).
+// round). Every engine runs River's OpenTelemetry middleware (otelriver,
+// through riverrefresh.Config.Middleware) on an OpenTelemetry tracer
+// provider; the example prints how many spans each process made.
 //
 // It reads the server from PSD2_TEST_POSTGRES (a pgx connection string),
 // works in a schema of its own and drops it at the end:
@@ -175,7 +177,8 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	if su.CertPEM, su.KeyPEM, err = credsPEM(creds); err != nil {
 		return err
 	}
-	e, pool, st, svc, err := engine(ctx, su, riverrefresh.Config{Schedule: true,
+	tr := newTracing()
+	e, pool, st, svc, err := engine(ctx, su, riverrefresh.Config{Schedule: true, Middleware: tr.middleware(),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return err
@@ -297,6 +300,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		}
 	}
 	printTable(out, tallies)
+	printSpans(out, tr, dir)
 	if err := report(ctx, out, pool, schema, st, svc, sessions, tallies, k); err != nil {
 		return err
 	}
@@ -460,7 +464,13 @@ func work(ctx context.Context, file, name string) error {
 	var mu sync.Mutex
 	var st *pgstore.Store
 	var svc *accounts.Service
-	cfg := riverrefresh.Config{Work: true,
+	tr := newTracing()
+	defer func() {
+		if err := tr.save(spanFile(su.Dir, name)); err != nil {
+			fmt.Fprintln(os.Stderr, name+": keeping the span counts:", err)
+		}
+	}()
+	cfg := riverrefresh.Config{Work: true, Middleware: tr.middleware(),
 		Prepare: func(ctx context.Context, _ string, j *refresh.Job) error {
 			return loadCursor(ctx, st, svc, j)
 		},

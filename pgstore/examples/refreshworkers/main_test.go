@@ -41,6 +41,19 @@ func TestRun(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", line, out.String())
 		}
 	}
+	// River's OpenTelemetry middleware traced the scheduler's inserts and
+	// every job the workers ran: at least one span per account.
+	sp := regexp.MustCompile(`otelriver\): scheduler (\d+) river.insert_many spans; river.work spans: worker-1 (\d+), worker-2 (\d+)`).
+		FindStringSubmatch(out.String())
+	if sp == nil {
+		t.Fatalf("no span line:\n%s", out.String())
+	}
+	inserts, _ := strconv.Atoi(sp[1])
+	w1, _ := strconv.Atoi(sp[2])
+	w2, _ := strconv.Atoi(sp[3])
+	if inserts < 1 || w1+w2 < 60 {
+		t.Errorf("spans: %d inserts, %d + %d jobs; want an insert and at least 60 jobs:\n%s", inserts, w1, w2, out.String())
+	}
 	// The workers' tables add up to every account done once.
 	m := regexp.MustCompile(`(?m)^done +(\d+) +(\d+)$`).FindStringSubmatch(out.String())
 	if m == nil {

@@ -1,0 +1,102 @@
+package riverrefresh_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/pgstore/riverrefresh"
+	"github.com/tppkit/psd2/sandbox/emulator"
+)
+
+// dateRetryAfter makes every 429 of the bank a rate limit (no
+// ACCESS_EXCEEDED, which would be the account's budget) with the
+// Retry-After value, an HTTP date.
+type dateRetryAfter struct {
+	next  http.RoundTripper
+	value string
+}
+
+func (d *dateRetryAfter) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := d.next.RoundTrip(req)
+	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
+		_ = resp.Body.Close()
+		resp.Body, resp.ContentLength = http.NoBody, 0
+		resp.Header.Del("Content-Type")
+		resp.Header.Del("Content-Length")
+		resp.Header.Set("Retry-After", d.value)
+	}
+	return resp, err
+}
+
+// A bank's 429 whose Retry-After is an HTTP date a year ahead, or in year
+// 9999, pauses the bank's queue, stores the pause and snoozes the jobs
+// for at most client.RetryAfterCap (the snooze for at most
+// riverrefresh.MaxSnooze). Before the cap applied to dates, a year ahead
+// paused the queue for a year, stored; year 9999 overflowed: nothing was
+// paused and every job was snoozed until 2319.
+func TestRetryAfterDateIsBounded(t *testing.T) {
+	for _, tc := range []struct{ name, value string }{
+		{"a year ahead", time.Now().AddDate(1, 0, 0).UTC().Format(http.TimeFormat)},
+		{"year 9999", "Fri, 31 Dec 9999 23:59:59 GMT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWorld(t, 2)
+			ctx := t.Context()
+			w.bank.next = &dateRetryAfter{next: w.bank.next, value: tc.value}
+			var mu sync.Mutex
+			var paused []riverrefresh.Event
+			cfg := riverrefresh.Config{Work: true, Event: func(ev riverrefresh.Event) {
+				mu.Lock()
+				defer mu.Unlock()
+				if ev.Kind == "paused" {
+					paused = append(paused, ev)
+				}
+			}}
+			// Without the client's retries: the 429 ends its call.
+			e := w.engine(t, cfg, client.WithRetryPolicy(client.RetryPolicy{}))
+			require.NoError(t, e.Migrate(ctx))
+			w.srv.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: time.Second, Count: 1000})
+			_, err := e.Enqueue(ctx, "testbank")
+			require.NoError(t, err)
+			start(t, e)
+			require.Eventually(t, func() bool {
+				q, err := e.Client().QueueGet(ctx, "psd2_refresh_testbank")
+				return err == nil && q.PausedAt != nil
+			}, time.Minute, 20*time.Millisecond, "the bank's queue is paused")
+			var snoozed int
+			require.Eventually(t, func() bool {
+				err := e.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+".river_job WHERE state = 'scheduled'").Scan(&snoozed)
+				return err == nil && snoozed > 0
+			}, time.Minute, 20*time.Millisecond, "a job is snoozed")
+
+			// Every time below was computed before now: each is at most
+			// the cap from now.
+			now := time.Now()
+			raw, err := w.store.Get(ctx, riverrefresh.PauseKey("testbank"))
+			require.NoError(t, err, "the pause is stored")
+			n, err := strconv.ParseInt(string(raw), 10, 64)
+			require.NoError(t, err)
+			assert.False(t, time.Unix(0, n).After(now.Add(client.RetryAfterCap)), "stored pause ends %v", time.Unix(0, n))
+			mu.Lock()
+			require.NotEmpty(t, paused, "a paused event")
+			for _, ev := range paused {
+				assert.False(t, ev.Until.After(now.Add(client.RetryAfterCap)), "paused until %v", ev.Until)
+			}
+			mu.Unlock()
+			var latest time.Time
+			require.NoError(t, e.Pool().QueryRow(ctx, "SELECT max(scheduled_at) FROM "+w.schema+".river_job WHERE state = 'scheduled'").Scan(&latest))
+			assert.False(t, latest.After(now.Add(riverrefresh.MaxSnooze)), "a job is snoozed until %v", latest)
+			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			require.NoError(t, e.Stop(stop))
+		})
+	}
+}
