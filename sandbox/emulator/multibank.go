@@ -281,8 +281,11 @@ func (m *MultiBank) ControlHandler(token string) http.Handler {
 // point at the emulator, in the JSON form package banks reads: give it to
 // banks.Parse (and Directory.Merge) and directory-driven code runs
 // unchanged against the emulator. Each bank's id is its host's first
-// label ("alpha" for alpha.localhost), its name the host, and both its
-// sandbox and production URLs its [MultiBank.URL]; consentDays says its
+// label ("alpha" for alpha.localhost), its name the host, its sandbox URL
+// its [MultiBank.URL] (a loopback address: works from any program) and
+// its production URL its [MultiBank.HostURL] (the host name on the shared
+// listener), since a directory refuses one URL for both environments
+// (each is a scope of its own); use banks.Sandbox. consentDays says its
 // [Profile]'s consent validity when that is not the default.
 //
 // The emulator imports only the signing and money packages (it checks the
@@ -306,7 +309,7 @@ func (m *MultiBank) DirectoryJSON() []byte {
 	for _, h := range m.hosts {
 		s := m.banks[h]
 		id, _, _ := strings.Cut(h, ".")
-		e := entry{ID: id, Name: h, Group: "other", Production: s.URL, Sandbox: s.URL,
+		e := entry{ID: id, Name: h, Group: "other", Production: m.HostURL(h), Sandbox: s.URL,
 			Notes: "psd2 emulator, profile " + s.Control().Profile().String(), Source: "psd2 emulator",
 			Verified: s.wireNow().UTC().Format(time.DateOnly)}
 		if days := s.Control().Profile().ConsentDays; days > 0 && days != int(consentValidity/(24*time.Hour)) {

@@ -161,7 +161,7 @@ func TestMultiBankDirectory(t *testing.T) {
 		b, ok := d.Lookup(id)
 		require.True(t, ok, id)
 		assert.Equal(t, m.URL(h), b.BaseURL(banks.Sandbox))
-		assert.Equal(t, m.URL(h), b.BaseURL(banks.Production))
+		assert.Equal(t, m.HostURL(h), b.BaseURL(banks.Production))
 		assert.True(t, strings.HasPrefix(b.Sandbox, "https://127.0.0.1:"), b.Sandbox)
 		assert.Equal(t, banks.DefaultConsentValidity, b.ConsentValidity())
 	}
