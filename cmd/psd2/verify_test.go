@@ -664,13 +664,18 @@ func TestVerifyStreamsTheBody(t *testing.T) {
 
 	cmd := exec.CommandContext(t.Context(), bin, "verify", "--json", "-")
 	cmd.Stdin = io.MultiReader(&head, patternReader(size))
-	out, err := cmd.Output()
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	require.NoError(t, cmd.Start())
+	peakRSS := watchRSS(cmd.Process.Pid)
+	err = cmd.Wait()
+	peak := peakRSS()
+	out := stdout.Bytes()
 	require.NoError(t, err, "verify on a 100 MB body: %s", out)
 	var rep verifyReport
 	require.NoError(t, json.Unmarshal(out, &rep))
 	assert.True(t, rep.OK, "%v", rep.Findings)
 	assert.Equal(t, int64(size), rep.BodySize)
-	peak := maxRSS(cmd.ProcessState)
 	t.Logf("verify of a %d MB body: peak RSS %d MB", size>>20, peak>>20)
 	if peak > 0 {
 		assert.Less(t, peak, int64(48<<20), "the body must be streamed, not held")
