@@ -172,7 +172,10 @@ func TestRetrySignsOwnHeaders(t *testing.T) {
 	t.Parallel()
 	rec := &headerRecorder{}
 	var tick atomic.Int64
-	clock := func() time.Time { return time.Unix(1_800_000_000+tick.Add(1)*10, 0) }
+	// Ten seconds later at each reading, from now: testCreds' certificate
+	// is valid from a day before the real clock's now to a year after.
+	start := time.Now()
+	clock := func() time.Time { return start.Add(time.Duration(tick.Add(1)) * 10 * time.Second) }
 	c := newTestClient(t, "https://psd2.bank.example/api", WithClock(clock), WithHTTPClient(&http.Client{Transport: rec}))
 	_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts/x/balances"}, nil)
 	require.Error(t, err)
