@@ -280,7 +280,7 @@ func TestInvalidInput(t *testing.T) {
 		{},
 		{RequestID: "x", Created: f.clk.Now(), Amount: nok("1.00"), CreditorBBAN: merchantBBAN},                                           // no scheme
 		{RequestID: "x", Created: f.clk.Now(), Product: payments.ProductSEPA, CreditorBBAN: merchantBBAN},                                 // no amount
-		{RequestID: "x", Created: f.clk.Now(), Product: payments.ProductSEPA, Amount: nok("-1.00"), CreditorBBAN: merchantBBAN},          // negative
+		{RequestID: "x", Created: f.clk.Now(), Product: payments.ProductSEPA, Amount: nok("-1.00"), CreditorBBAN: merchantBBAN},           // negative
 		{RequestID: "x", Created: f.clk.Now(), Product: payments.ProductSEPA, Amount: nok("1.00")},                                        // no creditor
 		{RequestID: "x", Created: f.clk.Now().AddDate(0, 0, -200), Product: payments.ProductSEPA, Amount: nok("1.00"), CreditorBBAN: "1"}, // too old
 	} {
