@@ -149,3 +149,11 @@ func keys(sts []reconcile.State) []string {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+func newClockAt(d string) *testtpp.Clock { return testtpp.NewClock(oslo(d)) }
+
+// payment is a KID payment of 100.00 NOK to the merchant, accepted.
+func payment(id string, created time.Time) reconcile.Payment {
+	return reconcile.Payment{RequestID: id, Created: created, Product: payments.ProductNorwegianDomestic, Amount: nok("100.00"),
+		CreditorBBAN: merchantBBAN, KID: "5550001112", Status: payments.StatusACTC, StatusAt: created}
+}

@@ -56,8 +56,9 @@ type mutation struct {
 	changed  bool
 	round    Round
 	// announce are the indexes of the payments whose events this call
-	// claimed to emit.
+	// claimed to emit; mine the ids of those whose facts it decided.
 	announce []int
+	mine     map[string]bool
 	bounds   map[int32][2]int32
 }
 
@@ -142,11 +143,19 @@ func (m *mutation) view(views []payView, s *acctState, i int) *payView {
 	return v
 }
 
-// apply matches the bookings of a delta against the state.
-func (m *mutation) apply(s *acctState, bs []booking) {
+// apply matches the bookings of a delta against the state. A booking
+// whose key was seen is skipped; in the first read of an account (the
+// sync's state started over, every entry under a new key) so is one
+// whose facts were seen. Elsewhere the facts do not count: an identical
+// twin booked late, once its sibling left the sync's window, is a new
+// credit under its own key.
+func (m *mutation) apply(s *acctState, bs []booking, first bool) {
 	known := make(map[uint64]bool, 2*len(s.seen))
 	for _, e := range s.seen {
-		known[e.kh], known[e.fp] = true, true
+		known[e.kh] = true
+		if first {
+			known[e.fp] = true
+		}
 	}
 	var credits, debits []*booking
 	horizon := m.today - retentionDays
@@ -274,6 +283,10 @@ func (m *mutation) announceOf(p *pay, a uint8) {
 	if m.emitting {
 		p.announce |= a
 		p.lease = m.now
+		if m.mine == nil {
+			m.mine = map[string]bool{}
+		}
+		m.mine[p.id] = true
 	}
 }
 
@@ -287,7 +300,7 @@ func (m *mutation) claim(s *acctState) {
 			continue
 		}
 		switch {
-		case p.lease == m.now:
+		case m.mine[p.id]:
 		case m.now-p.lease >= int64(announceLease/time.Second) || p.lease > m.now+int64(announceLease/time.Second):
 			p.lease = m.now
 			m.changed = true

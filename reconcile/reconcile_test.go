@@ -315,3 +315,19 @@ func TestPendingThenBooked(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, r.Settled, 1)
 }
+
+// TestLateTwinIsNew: an identical twin credit that comes in a later read
+// under its own key (booked late, its sibling already out of the sync's
+// window, so both have occurrence 0) is a new credit: it settles the
+// second twin payment.
+func TestLateTwinIsNew(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("first", nok("49.00"), "", "Kaffe")
+	f.pay("second", nok("49.00"), "", "Kaffe")
+	require.Len(t, f.apply(credit("a", "2026-03-16", nok("49.00"), "Kaffe")).Settled, 1)
+	f.at("2026-03-23")
+	r := f.apply(credit("b", "2026-03-16", nok("49.00"), "Kaffe"))
+	assert.Equal(t, []string{"second=" + string(acct) + "-b"}, keys(r.Settled))
+	assert.Zero(t, r.Repeated)
+}

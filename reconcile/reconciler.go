@@ -261,7 +261,7 @@ func (r *Reconciler) Track(ctx context.Context, p Payment) (State, error) {
 		rec.e2e = ""
 	}
 	var st State
-	err = r.commit(ctx, key, func(m *mutation, s *acctState) error {
+	committed, err := r.commit(ctx, key, func(m *mutation, s *acctState) error {
 		i := s.find(rec.id)
 		if i < 0 {
 			p := rec
@@ -277,13 +277,13 @@ func (r *Reconciler) Track(ctx context.Context, p Payment) (State, error) {
 	if errors.Is(err, ErrNotTracked) { // watched, but its state is gone (Forget)
 		return State{Payment: p.RequestID, Settlement: NotApplicable, Scheme: sch, Created: p.Created.UTC(), Instructed: p.Amount}, nil
 	}
-	if err != nil {
+	if !committed {
 		return State{}, err
 	}
-	if err := r.st.Put(ctx, paymentPrefix+digest(p.RequestID), []byte(key), Retention); err != nil {
-		return st, r.storeErr(err)
+	if perr := r.st.Put(ctx, paymentPrefix+digest(p.RequestID), []byte(key), Retention); perr != nil {
+		return st, errors.Join(err, r.storeErr(perr))
 	}
-	return st, nil
+	return st, err
 }
 
 // checkPayment checks p and returns its scheme.
@@ -354,7 +354,7 @@ func (r *Reconciler) Status(ctx context.Context, requestID string, s payments.Tr
 	if err != nil {
 		return err
 	}
-	return r.commit(ctx, key, func(m *mutation, st *acctState) error {
+	_, err = r.commit(ctx, key, func(m *mutation, st *acctState) error {
 		i := st.find(requestID)
 		if i < 0 {
 			return ErrNotTracked
@@ -362,6 +362,7 @@ func (r *Reconciler) Status(ctx context.Context, requestID string, s payments.Tr
 		m.status(&st.pays[i], s, time.Time{})
 		return nil
 	}, true)
+	return err
 }
 
 // accountOf returns the watched account a tracked payment is kept on.
@@ -422,9 +423,10 @@ func (r *Reconciler) read(ctx context.Context, key txsync.AccountKey) (*acctStat
 // evidence first; its debits against the settled payments (a return);
 // and, as a read of the account, finds the accepted payments whose
 // window ended without a credit (stalled). Call it after every read of
-// the account, an empty delta included. Bookings seen before (the same
-// delta again, or the same credits read under new keys after the sync's
-// state was lost) are skipped. A delta of an account that is not watched
+// the account, an empty delta included. Bookings seen before are
+// skipped: under their keys (the same delta again, a re-consent, whose
+// Link keeps the keys), and in a first read (d.First: the sync's state
+// started over, every entry under a new key) by their facts too. A delta of an account that is not watched
 // gives a Round with Watched false, at the cost of one store read.
 func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error) {
 	if d == nil {
@@ -459,27 +461,27 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 		return &Round{Account: d.Account}, nil
 	}
 	m := r.mutation(d.Account)
-	m.run(s, bs)
+	m.run(s, bs, d.First)
 	if !m.changed && len(m.announce) == 0 {
 		m.round.Watched = true
 		return &m.round, nil
 	}
 	var round Round
-	err = r.commit(ctx, d.Account, func(m *mutation, s *acctState) error {
-		m.run(s, bs)
+	committed, err := r.commit(ctx, d.Account, func(m *mutation, s *acctState) error {
+		m.run(s, bs, d.First)
 		round = m.round
 		return nil
 	}, false)
-	if err != nil {
+	if !committed {
 		return nil, err
 	}
 	round.Watched = true
-	return &round, nil
+	return &round, err
 }
 
 // run is the whole of an Apply's change of s.
-func (m *mutation) run(s *acctState, bs []booking) {
-	m.apply(s, bs)
+func (m *mutation) run(s *acctState, bs []booking, first bool) {
+	m.apply(s, bs, first)
 	m.stalls(s)
 	m.expire(s)
 	m.claim(s)
@@ -495,8 +497,9 @@ func (r *Reconciler) mutation(key txsync.AccountKey) *mutation {
 // the change claimed and clears their announcements. An account without
 // state is [ErrNotTracked]. With tidy, the state's expiry runs and the
 // announcements left by other calls are claimed too (Apply's change does
-// both itself).
-func (r *Reconciler) commit(ctx context.Context, key txsync.AccountKey, fn func(m *mutation, s *acctState) error, tidy bool) error {
+// both itself). It reports whether the change was stored: an error
+// emitting an event comes after the change was made.
+func (r *Reconciler) commit(ctx context.Context, key txsync.AccountKey, fn func(m *mutation, s *acctState) error, tidy bool) (bool, error) {
 	var m *mutation
 	var due []pending
 	err := r.st.Update(ctx, accountPrefix+string(key), func(old []byte, found bool) ([]byte, time.Duration, error) {
@@ -529,9 +532,9 @@ func (r *Reconciler) commit(ctx context.Context, key txsync.AccountKey, fn func(
 		return b, StateTTL, nil
 	})
 	if err != nil {
-		return r.storeErr(err)
+		return false, r.storeErr(err)
 	}
-	return r.announce(ctx, key, due)
+	return true, r.announce(ctx, key, due)
 }
 
 // pending is a payment's state and the announcements due for it.
@@ -540,12 +543,15 @@ type pending struct {
 	ann uint8
 }
 
-// announce emits the events due, then clears their announcements.
+// announce emits the events due, in order per payment, then clears
+// their announcements; a payment whose event failed keeps its
+// announcements, free for the next call to take at once.
 func (r *Reconciler) announce(ctx context.Context, key txsync.AccountKey, due []pending) error {
 	if r.em == nil || len(due) == 0 {
 		return nil
 	}
 	done := map[string]uint8{}
+	failed := map[string]bool{}
 	var emitErr error
 	for _, d := range due {
 		st := d.st
@@ -553,13 +559,12 @@ func (r *Reconciler) announce(ctx context.Context, key txsync.AccountKey, due []
 		for _, ev := range eventsOf(st, d.ann) {
 			if _, err := r.em.Emit(ctx, ev.ev); err != nil {
 				emitErr = errors.Join(emitErr, err)
-				continue
+				failed[st.Payment] = true
+				break // the later facts wait: the order per payment holds
 			}
 			sent |= ev.ann
 		}
-		if sent != 0 {
-			done[st.Payment] = sent
-		}
+		done[st.Payment] = sent
 	}
 	if len(done) > 0 {
 		err := r.st.Update(ctx, accountPrefix+string(key), func(old []byte, found bool) ([]byte, time.Duration, error) {
@@ -575,6 +580,10 @@ func (r *Reconciler) announce(ctx context.Context, key txsync.AccountKey, due []
 				p := &s.pays[i]
 				if a, ok := done[p.id]; ok && p.announce&a != 0 {
 					p.announce &^= a
+					changed = true
+				}
+				if failed[p.id] && p.announce != 0 && p.lease != 0 {
+					p.lease = 0
 					changed = true
 				}
 			}
