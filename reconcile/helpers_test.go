@@ -2,6 +2,7 @@ package reconcile_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
@@ -157,3 +158,5 @@ func payment(id string, created time.Time) reconcile.Payment {
 	return reconcile.Payment{RequestID: id, Created: created, Product: payments.ProductNorwegianDomestic, Amount: nok("100.00"),
 		CreditorBBAN: merchantBBAN, KID: "5550001112", Status: payments.StatusACTC, StatusAt: created}
 }
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
