@@ -55,8 +55,9 @@ type mutation struct {
 	emitting bool
 	changed  bool
 	round    Round
-	// announce are the indexes of the payments whose events this call
-	// claimed to emit; mine the ids of those whose facts it decided.
+	// announce are the indexes (in the state's anns) of the
+	// announcements this call claimed to make; mine the ids of the
+	// payments whose facts it decided.
 	announce []int
 	mine     map[string]bool
 	bounds   map[int32][2]int32
@@ -105,41 +106,55 @@ type payView struct {
 	created     int32
 	strong, txt int32
 	words       []string
-	ready       bool
 }
 
-// matches reports whether booking b settles payment p under tier t.
-func (m *mutation) matches(t tier, p *pay, v *payView, b *booking) bool {
-	if b.day < v.created || !b.amtOK {
+// matches reports whether booking b settles payment s.pays[i] under
+// tier t: the cheap facts first, the dates (views) only for a payment
+// whose evidence fits.
+func (m *mutation) matches(t tier, s *acctState, i int, views map[int]*payView, b *booking) bool {
+	p := &s.pays[i]
+	if !b.amtOK {
+		return false
+	}
+	var ok bool
+	switch t {
+	case tierKID:
+		ok = p.kid != "" && b.amt == p.amt && contains(b.kids, p.kid)
+	case tierE2E:
+		ok = p.e2e != "" && b.e2e == p.e2e
+	case tierText:
+		ok = p.text != "" && b.amt == p.amt
+	case tierKIDOther:
+		ok = p.kid != "" && contains(b.kids, p.kid)
+	case tierTextFee:
+		ok = p.text != "" && b.amt.within(p.amt, FeeShare)
+	}
+	if !ok {
+		return false
+	}
+	v := m.view(views, s, i)
+	if b.day < v.created {
 		return false
 	}
 	switch t {
-	case tierKID:
-		return p.kid != "" && b.amt == p.amt && contains(b.kids, p.kid) && b.day <= v.strong
-	case tierE2E:
-		return p.e2e != "" && b.e2e == p.e2e && b.day <= v.strong
-	case tierText:
-		return b.amt == p.amt && b.day <= v.txt && textMatches(v.words, b.words)
-	case tierKIDOther:
-		return p.kid != "" && contains(b.kids, p.kid) && b.day <= v.strong
-	case tierTextFee:
-		return b.amt.within(p.amt, FeeShare) && b.day <= v.txt && textMatches(v.words, b.words)
+	case tierText, tierTextFee:
+		return b.day <= v.txt && textMatches(v.words, b.words)
 	}
-	return false
+	return b.day <= v.strong
 }
 
 // view returns the payView of s.pays[i], computing it once.
-func (m *mutation) view(views []payView, s *acctState, i int) *payView {
-	v := &views[i]
-	if !v.ready {
-		p := &s.pays[i]
-		v.created = bankDay(time.Unix(p.created, 0))
-		v.strong, v.txt = m.until(p.deadline)
-		if p.text != "" {
-			v.words = strings.Fields(p.text)
-		}
-		v.ready = true
+func (m *mutation) view(views map[int]*payView, s *acctState, i int) *payView {
+	if v, ok := views[i]; ok {
+		return v
 	}
+	p := &s.pays[i]
+	v := &payView{created: bankDay(time.Unix(p.created, 0))}
+	v.strong, v.txt = m.until(p.deadline)
+	if p.text != "" {
+		v.words = strings.Fields(p.text)
+	}
+	views[i] = v
 	return v
 }
 
@@ -150,6 +165,9 @@ func (m *mutation) view(views []payView, s *acctState, i int) *payView {
 // twin booked late, once its sibling left the sync's window, is a new
 // credit under its own key.
 func (m *mutation) apply(s *acctState, bs []booking, first bool) {
+	if len(bs) == 0 {
+		return
+	}
 	known := make(map[uint64]bool, 2*len(s.seen))
 	for _, e := range s.seen {
 		known[e.kh] = true
@@ -179,7 +197,7 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool) {
 	slices.SortStableFunc(debits, byDay)
 
 	if len(credits) > 0 {
-		views := make([]payView, len(s.pays))
+		views := map[int]*payView{}
 		taken := make([]bool, len(credits))
 		for t := range tiers {
 			for ci, b := range credits {
@@ -191,7 +209,7 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool) {
 					if !p.open() || p.flags&flagClosed != 0 {
 						continue
 					}
-					if m.matches(t, p, m.view(views, s, i), b) {
+					if m.matches(t, s, i, views, b) {
 						m.settle(s, i, t.evidence(), b)
 						taken[ci] = true
 						break
@@ -210,10 +228,10 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool) {
 	for _, b := range debits {
 		if i := m.returnOf(s, b); i >= 0 {
 			p := &s.pays[i]
-			p.out, p.ret, p.rday = outReturned, string(b.key), b.day
+			p.out, p.o.ret, p.o.rday = outReturned, string(b.key), b.day
 			p.flags |= flagClosed
 			p.kid, p.e2e, p.text = "", "", ""
-			m.announceOf(p, annReturned)
+			m.announceOf(s, p, annReturned)
 			m.round.Returned = append(m.round.Returned, p.state(m.acct))
 			s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
 			m.changed = true
@@ -224,15 +242,14 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool) {
 // settle records that booking b settles s.pays[i].
 func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
 	p := &s.pays[i]
-	p.out, p.by, p.booking, p.bday = outSettled, by, string(b.key), b.day
-	p.booked = b.amt
+	p.out, p.o = outSettled, &outcome{by: by, booking: string(b.key), bday: b.day, booked: b.amt}
 	if b.amt != p.amt {
 		p.out = outOther
 	}
 	if b.day > p.deadline {
 		p.flags |= flagLate
 	}
-	m.announceOf(p, annSettled)
+	m.announceOf(s, p, annSettled)
 	m.round.Settled = append(m.round.Settled, p.state(m.acct))
 }
 
@@ -247,15 +264,15 @@ func (m *mutation) returnOf(s *acctState, b *booking) int {
 	best := -1
 	for i := range s.pays {
 		p := &s.pays[i]
-		if (p.out != outSettled && p.out != outOther) || p.flags&flagClosed != 0 || p.booked.cur == "" {
+		if (p.out != outSettled && p.out != outOther) || p.flags&flagClosed != 0 || p.o.booked.cur == "" {
 			continue
 		}
-		if b.amt != p.booked.neg() || b.day < p.bday || b.day > p.bday+int32(ReturnDays) {
+		if b.amt != p.o.booked.neg() || b.day < p.o.bday || b.day > p.o.bday+int32(ReturnDays) {
 			continue
 		}
 		ref := (p.kid != "" && contains(b.kids, p.kid)) || (p.e2e != "" && b.e2e == p.e2e) ||
 			(p.text != "" && textMatches(strings.Fields(p.text), b.words))
-		if ref && (best < 0 || p.bday < s.pays[best].bday) {
+		if ref && (best < 0 || p.o.bday < s.pays[best].o.bday) {
 			best = i
 		}
 	}
@@ -270,7 +287,7 @@ func (m *mutation) stalls(s *acctState) {
 		p := &s.pays[i]
 		if p.open() && p.accepted != 0 && p.flags&flagStalled == 0 && m.today > p.deadline {
 			p.flags |= flagStalled
-			m.announceOf(p, annStalled)
+			m.announceOf(s, p, annStalled)
 			m.round.Stalled = append(m.round.Stalled, p.state(m.acct))
 			m.changed = true
 		}
@@ -279,30 +296,37 @@ func (m *mutation) stalls(s *acctState) {
 
 // announceOf records that p's event of kind a is due, claimed by this
 // call, when the reconciler emits events.
-func (m *mutation) announceOf(p *pay, a uint8) {
-	if m.emitting {
-		p.announce |= a
-		p.lease = m.now
-		if m.mine == nil {
-			m.mine = map[string]bool{}
-		}
-		m.mine[p.id] = true
+func (m *mutation) announceOf(s *acctState, p *pay, a uint8) {
+	if !m.emitting {
+		return
 	}
+	i := s.announced(p.id)
+	if i < 0 {
+		s.anns = append(s.anns, ann{id: p.id})
+		i = len(s.anns) - 1
+	}
+	s.anns[i].bits |= a
+	s.anns[i].lease = m.now
+	if m.mine == nil {
+		m.mine = map[string]bool{}
+	}
+	m.mine[p.id] = true
 }
 
 // claim takes over the announcements of calls that did not finish them
-// within announceLease, and lists every announcement this call makes.
+// within announceLease (or failed to emit them), and lists in m.announce
+// the indexes of every announcement this call makes.
 func (m *mutation) claim(s *acctState) {
 	m.announce = m.announce[:0]
-	for i := range s.pays {
-		p := &s.pays[i]
-		if p.announce == 0 {
+	for i := range s.anns {
+		a := &s.anns[i]
+		if a.bits == 0 {
 			continue
 		}
 		switch {
-		case m.mine[p.id]:
-		case m.now-p.lease >= int64(announceLease/time.Second) || p.lease > m.now+int64(announceLease/time.Second):
-			p.lease = m.now
+		case m.mine[a.id]:
+		case claimable(a, m.now):
+			a.lease = m.now
 			m.changed = true
 		default:
 			continue // another call is announcing it
@@ -311,20 +335,30 @@ func (m *mutation) claim(s *acctState) {
 	}
 }
 
+// claimable reports whether another call may take a's announcements at
+// now: their lease ran out, or lies impossibly far ahead.
+func claimable(a *ann, now int64) bool {
+	lease := int64(announceLease / time.Second)
+	return a.bits != 0 && (now-a.lease >= lease || a.lease > now+lease)
+}
+
 // expire drops what the state need not keep: payments past Retention
 // (with no announcement due), the matching facts of payments closed
 // (returned, not executed, or settled more than ReturnDays ago), and the
 // bookings seen past Retention.
 func (m *mutation) expire(s *acctState) {
 	horizon := m.today - retentionDays
+	// A payment created before this instant was created before the
+	// horizon's bank date.
+	before := dateOf(horizon).Time(date.Oslo()).Unix()
 	kept := s.pays[:0]
 	for i := range s.pays {
 		p := s.pays[i]
-		if p.announce == 0 && bankDay(time.Unix(p.created, 0)) < horizon {
+		if p.created < before && s.announced(p.id) < 0 {
 			m.changed = true
 			continue
 		}
-		settledLong := (p.out == outSettled || p.out == outOther) && m.today > p.bday+int32(ReturnDays)
+		settledLong := (p.out == outSettled || p.out == outOther) && m.today > p.o.bday+int32(ReturnDays)
 		if p.flags&flagClosed == 0 && (settledLong || p.out == outReturned || p.flags&flagVoid != 0) {
 			p.flags |= flagClosed
 			p.kid, p.e2e, p.text = "", "", ""
@@ -351,7 +385,7 @@ func (m *mutation) expire(s *acctState) {
 func fit(s *acctState) ([]byte, bool) {
 	b := encodeState(s)
 	for len(b) > maxStateBytes {
-		i := slices.IndexFunc(s.pays, func(p pay) bool { return !p.open() && p.announce == 0 })
+		i := slices.IndexFunc(s.pays, func(p pay) bool { return !p.open() && s.announced(p.id) < 0 })
 		switch {
 		case i >= 0:
 			s.pays = slices.Delete(s.pays, i, i+1)
@@ -385,11 +419,11 @@ func (p *pay) state(acct txsync.AccountKey) State {
 		st.Settlement = Awaiting
 	}
 	if p.out != outNone {
-		st.By, st.Booking, st.BookingDate, st.Booked = p.by, txsync.Key(p.booking), dateOf(p.bday), p.booked.money()
+		st.By, st.Booking, st.BookingDate, st.Booked = p.o.by, txsync.Key(p.o.booking), dateOf(p.o.bday), p.o.booked.money()
 		st.Late = p.flags&flagLate != 0
 	}
 	if p.out == outReturned {
-		st.Reversal, st.ReversalDate = txsync.Key(p.ret), dateOf(p.rday)
+		st.Reversal, st.ReversalDate = txsync.Key(p.o.ret), dateOf(p.o.rday)
 	}
 	return st
 }

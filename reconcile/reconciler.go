@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -451,20 +452,25 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 		}
 		n++
 	}
-	// A first look without writing: most reads of an account change
-	// nothing (no new credit, no window ending).
-	s, err := r.read(ctx, d.Account)
-	if err != nil {
-		return nil, err
-	}
-	if s == nil {
-		return &Round{Account: d.Account}, nil
-	}
-	m := r.mutation(d.Account)
-	m.run(s, bs, d.First)
-	if !m.changed && len(m.announce) == 0 {
-		m.round.Watched = true
-		return &m.round, nil
+	if len(bs) == 0 {
+		// A first look, at the state's header alone: most reads of an
+		// account bring no booking, end no window and find no event
+		// left to emit.
+		b, err := r.st.Get(ctx, accountPrefix+string(d.Account))
+		if errors.Is(err, store.ErrNotStored) {
+			return &Round{Account: d.Account}, nil
+		}
+		if err != nil {
+			return nil, r.storeErr(err)
+		}
+		h, err := decodeHeader(b)
+		if err != nil {
+			return nil, err
+		}
+		now := r.now()
+		if bankDay(now) < h.due && !slices.ContainsFunc(h.anns, func(a ann) bool { return claimable(&a, now.Unix()) }) {
+			return &Round{Account: d.Account, Watched: true}, nil
+		}
 	}
 	var round Round
 	committed, err := r.commit(ctx, d.Account, func(m *mutation, s *acctState) error {
@@ -472,6 +478,9 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 		round = m.round
 		return nil
 	}, false)
+	if errors.Is(err, ErrNotTracked) {
+		return &Round{Account: d.Account}, nil // not watched
+	}
 	if !committed {
 		return nil, err
 	}
@@ -527,7 +536,10 @@ func (r *Reconciler) commit(ctx context.Context, key txsync.AccountKey, fn func(
 		}
 		due = due[:0]
 		for _, i := range m.announce {
-			due = append(due, pending{s.pays[i].state(key), s.pays[i].announce})
+			a := s.anns[i]
+			if j := s.find(a.id); j >= 0 {
+				due = append(due, pending{s.pays[j].state(key), a.bits})
+			}
 		}
 		return b, StateTTL, nil
 	})
@@ -567,30 +579,35 @@ func (r *Reconciler) announce(ctx context.Context, key txsync.AccountKey, due []
 		done[st.Payment] = sent
 	}
 	if len(done) > 0 {
+		// The announcements are in the header: the body is kept as it
+		// is, bytes and checksum.
 		err := r.st.Update(ctx, accountPrefix+string(key), func(old []byte, found bool) ([]byte, time.Duration, error) {
 			if !found {
 				return nil, 0, nil
 			}
-			s, err := decodeState(old)
+			h, err := decodeHeader(old)
 			if err != nil {
 				return nil, 0, err
 			}
+			s := &acctState{since: h.since, due: h.due}
 			changed := false
-			for i := range s.pays {
-				p := &s.pays[i]
-				if a, ok := done[p.id]; ok && p.announce&a != 0 {
-					p.announce &^= a
+			for _, a := range h.anns {
+				if bits, ok := done[a.id]; ok && a.bits&bits != 0 {
+					a.bits &^= bits
 					changed = true
 				}
-				if failed[p.id] && p.announce != 0 && p.lease != 0 {
-					p.lease = 0
+				if failed[a.id] && a.bits != 0 && a.lease != 0 {
+					a.lease = 0 // free for the next call at once
 					changed = true
+				}
+				if a.bits != 0 {
+					s.anns = append(s.anns, a)
 				}
 			}
 			if !changed {
 				return old, StateTTL, nil
 			}
-			return encodeState(s), StateTTL, nil
+			return encodeHeader(s, h.body, 0), StateTTL, nil
 		})
 		if err != nil {
 			return errors.Join(emitErr, r.storeErr(err))

@@ -151,10 +151,15 @@ func TestCorruptState(t *testing.T) {
 	ctx := t.Context()
 	b, err := f.st.Get(ctx, "reconcile/account/"+string(acct))
 	require.NoError(t, err)
-	b[len(b)/2] ^= 0x40
+	header := append([]byte(nil), b...)
+	header[3] ^= 0x01
+	b[len(b)-20] ^= 0x40
 	require.NoError(t, f.st.Put(ctx, "reconcile/account/"+string(acct), b, 0))
-	_, err = f.r.Apply(ctx, &txsync.Delta{Account: acct})
+	_, err = f.r.Apply(ctx, &txsync.Delta{Account: acct, Added: []txsync.Entry{credit("a", "2026-03-16", nok("1.00"), "x")}})
 	assert.ErrorIs(t, err, reconcile.ErrCorruptState)
+	r, err := f.r.Apply(ctx, &txsync.Delta{Account: acct})
+	require.NoError(t, err, "a read that brings nothing reads the header alone")
+	assert.True(t, r.Empty())
 	_, err = f.r.Payment(ctx, "p")
 	assert.ErrorIs(t, err, reconcile.ErrCorruptState)
 	assert.ErrorIs(t, f.r.Status(ctx, "p", "ACSC"), reconcile.ErrCorruptState)
@@ -164,6 +169,9 @@ func TestCorruptState(t *testing.T) {
 		assert.ErrorIs(t, err, reconcile.ErrCorruptState)
 	}
 	assert.ErrorIs(t, f.r.Watch(ctx, acct, accounts.Account{BBAN: merchantBBAN}), reconcile.ErrCorruptState)
+	require.NoError(t, f.st.Put(ctx, "reconcile/account/"+string(acct), header, 0))
+	_, err = f.r.Apply(ctx, &txsync.Delta{Account: acct})
+	assert.ErrorIs(t, err, reconcile.ErrCorruptState)
 	require.NoError(t, f.r.Forget(ctx, acct))
 	require.NoError(t, f.r.Watch(ctx, acct, accounts.Account{BBAN: merchantBBAN}))
 	st, err := f.r.Track(ctx, payment("q", f.clk.Now()))
