@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -18,6 +19,9 @@ import (
 
 // benchOpen is the open payments of the benchmark's watched account.
 const benchOpen = 1000
+
+// benchID is a request id of the form a TPP gives (a UUID).
+func benchID(i int) string { return fmt.Sprintf("0c39%04d-7e1a-4c2b-9d3f-%012d", i, i) }
 
 // BenchmarkRound measures, in one run, the CPU of a round of a watched
 // account with 1,000 open payments (KID invoices of a price list, so many
@@ -60,7 +64,7 @@ func BenchmarkRound(b *testing.B) {
 	kidOf := func(i int) string { return strconv.Itoa(7000000000 + i) }
 	for i := range benchOpen + 4 {
 		created := now.Add(-time.Duration(benchOpen+4-i) * time.Minute)
-		_, err := r.Track(ctx, Payment{RequestID: "p" + strconv.Itoa(i), Created: created, Product: payments.ProductNorwegianDomestic,
+		_, err := r.Track(ctx, Payment{RequestID: benchID(i), Created: created, Product: payments.ProductNorwegianDomestic,
 			Amount: money.MustParse(prices[i%len(prices)], "NOK"), CreditorBBAN: acct.BBAN, KID: kidOf(i),
 			ExecutionDate: date.Of(now.AddDate(0, 0, 30)), Status: payments.StatusACTC, StatusAt: created})
 		if err != nil {
@@ -161,7 +165,7 @@ func BenchmarkRound(b *testing.B) {
 func openState() *acctState {
 	s := &acctState{since: 20000}
 	for i := range benchOpen {
-		s.pays = append(s.pays, pay{id: "0c39" + strconv.Itoa(1000000+i) + "-7e1a-4c2b-9d3f-000000000000", created: 1773650000 + int64(i),
+		s.pays = append(s.pays, pay{id: benchID(i), created: 1773650000 + int64(i),
 			scheme: Domestic, amt: amt{units: 249, cur: "NOK"}, kid: strconv.Itoa(7000000000 + i), exec: 20560, accepted: 20530, deadline: 20561})
 	}
 	return s

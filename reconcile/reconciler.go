@@ -488,6 +488,16 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 	return &round, err
 }
 
+// Observe is [Reconciler.Apply] for a hook that acts on the events
+// alone (the Round is dropped): the function a refresh job or the River
+// engine calls with the delta of every account it read, an empty one
+// included (see the package documentation, "Where it runs"). Its error
+// is Apply's; the delta may be given again: bookings seen are skipped.
+func (r *Reconciler) Observe(ctx context.Context, d *txsync.Delta) error {
+	_, err := r.Apply(ctx, d)
+	return err
+}
+
 // run is the whole of an Apply's change of s.
 func (m *mutation) run(s *acctState, bs []booking, first bool) {
 	m.apply(s, bs, first)

@@ -39,7 +39,7 @@ import (
 // a return the reversal's key and day. A string is a uvarint length and
 // its bytes; an amount a zigzag varint of units, a scale byte and the
 // currency; a day a uvarint day number (days since 1970-01-01, 0 for
-// none). About 45 bytes an open KID payment, 40 a closed one.
+// none).
 const stateVersion = 1
 
 // Payment flags.
@@ -73,8 +73,9 @@ const (
 var ErrCorruptState = errors.New("reconcile: corrupt state")
 
 // ErrFull matches the error of [Reconciler.Track] when the watched
-// account's state has no room for another open payment (about 8,000 at
-// 100 bytes each: maxStateBytes): the payment is not tracked.
+// account's state has no room for another payment (maxStateBytes: about
+// 8,000 payments at 110 bytes each), once the oldest closed payments and
+// bookings seen were let go: the payment is not tracked.
 var ErrFull = errors.New("reconcile: too many open payments on the account")
 
 // maxStateBytes bounds an account's state, below store.MaxValueLen.
