@@ -228,9 +228,12 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool) {
 	for _, b := range debits {
 		if i := m.returnOf(s, b); i >= 0 {
 			p := &s.pays[i]
-			p.out, p.o.ret, p.o.rday = outReturned, string(b.key), b.day
+			o := *p.o // outcomes are shared with the reconciler's cache: copied, never changed
+			o.ret, o.rday = string(b.key), b.day
+			p.out, p.o = outReturned, &o
 			p.flags |= flagClosed
 			p.kid, p.e2e, p.text = "", "", ""
+			p.enc = nil
 			m.announceOf(s, p, annReturned)
 			m.round.Returned = append(m.round.Returned, p.state(m.acct))
 			s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
@@ -249,6 +252,7 @@ func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
 	if b.day > p.deadline {
 		p.flags |= flagLate
 	}
+	p.enc = nil
 	m.announceOf(s, p, annSettled)
 	m.round.Settled = append(m.round.Settled, p.state(m.acct))
 }
@@ -287,6 +291,7 @@ func (m *mutation) stalls(s *acctState) {
 		p := &s.pays[i]
 		if p.open() && p.accepted != 0 && p.flags&flagStalled == 0 && m.today > p.deadline {
 			p.flags |= flagStalled
+			p.enc = nil
 			m.announceOf(s, p, annStalled)
 			m.round.Stalled = append(m.round.Stalled, p.state(m.acct))
 			m.changed = true
@@ -362,6 +367,7 @@ func (m *mutation) expire(s *acctState) {
 		if p.flags&flagClosed == 0 && (settledLong || p.out == outReturned || p.flags&flagVoid != 0) {
 			p.flags |= flagClosed
 			p.kid, p.e2e, p.text = "", "", ""
+			p.enc = nil
 			m.changed = true
 		}
 		kept = append(kept, p)

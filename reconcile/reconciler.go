@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
@@ -59,6 +61,59 @@ type Reconciler struct {
 	st  store.Store
 	now func() time.Time
 	em  *events.Emitter
+
+	// cache keeps the decoded state of the accounts this Reconciler read
+	// or wrote last, by the bytes of its body: a state read again with
+	// the same body (no other replica wrote it since) is not decoded
+	// again.
+	mu    sync.Mutex
+	cache map[txsync.AccountKey]*cached
+}
+
+// cached is a state as decoded or encoded, and its body's bytes. It is
+// never changed: load gives out copies.
+type cached struct {
+	body []byte
+	s    *acctState
+}
+
+// cacheAccounts bounds the states a Reconciler keeps decoded.
+const cacheAccounts = 64
+
+// load decodes the state b of account key, from the cache when its body
+// is the one cached.
+func (r *Reconciler) load(key txsync.AccountKey, b []byte) (*acctState, error) {
+	h, err := decodeHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	c := r.cache[key]
+	r.mu.Unlock()
+	if c != nil && bytes.Equal(c.body, h.body) {
+		return &acctState{since: h.since, due: h.due, anns: h.anns, pays: slices.Clone(c.s.pays), seen: slices.Clone(c.s.seen)}, nil
+	}
+	return decodeState(b)
+}
+
+// remember caches s, whose encoding is b.
+func (r *Reconciler) remember(key txsync.AccountKey, b []byte, s *acctState) {
+	h, err := decodeHeader(b)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cache == nil {
+		r.cache = map[txsync.AccountKey]*cached{}
+	}
+	if _, ok := r.cache[key]; !ok && len(r.cache) >= cacheAccounts {
+		for k := range r.cache { // any one
+			delete(r.cache, k)
+			break
+		}
+	}
+	r.cache[key] = &cached{body: h.body, s: s}
 }
 
 // Option configures a [Reconciler] in [New]; an invalid one makes New
@@ -333,6 +388,7 @@ func (m *mutation) status(p *pay, s payments.TransactionStatus, at time.Time) {
 	case s.IsRejected() || s.IsCancelled():
 		if p.open() {
 			p.flags |= flagVoid
+			p.enc = nil
 			m.changed = true
 		}
 	case s.IsAccepted() && s != payments.StatusACCP && p.accepted == 0:
@@ -342,6 +398,7 @@ func (m *mutation) status(p *pay, s payments.TransactionStatus, at time.Time) {
 		}
 		p.accepted = max(day, bankDay(time.Unix(p.created, 0)))
 		p.deadline = deadline(p, p.accepted)
+		p.enc = nil
 		m.changed = true
 	}
 }
@@ -521,12 +578,14 @@ func (r *Reconciler) mutation(key txsync.AccountKey) *mutation {
 func (r *Reconciler) commit(ctx context.Context, key txsync.AccountKey, fn func(m *mutation, s *acctState) error, tidy bool) (bool, error) {
 	var m *mutation
 	var due []pending
+	var final *acctState
+	var finalBytes []byte
 	err := r.st.Update(ctx, accountPrefix+string(key), func(old []byte, found bool) ([]byte, time.Duration, error) {
-		m = r.mutation(key)
+		m, final, finalBytes = r.mutation(key), nil, nil
 		if !found {
 			return nil, 0, ErrNotTracked
 		}
-		s, err := decodeState(old)
+		s, err := r.load(key, old)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -538,12 +597,14 @@ func (r *Reconciler) commit(ctx context.Context, key txsync.AccountKey, fn func(
 			m.claim(s)
 		}
 		if !m.changed {
+			final, finalBytes = s, old
 			return old, StateTTL, nil
 		}
 		b, ok := fit(s)
 		if !ok {
 			return nil, 0, ErrFull
 		}
+		final, finalBytes = s, b
 		due = due[:0]
 		for _, i := range m.announce {
 			a := s.anns[i]
@@ -555,6 +616,9 @@ func (r *Reconciler) commit(ctx context.Context, key txsync.AccountKey, fn func(
 	})
 	if err != nil {
 		return false, r.storeErr(err)
+	}
+	if final != nil {
+		r.remember(key, finalBytes, final)
 	}
 	return true, r.announce(ctx, key, due)
 }

@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -96,6 +97,10 @@ type pay struct {
 	flags    uint8
 	out      uint8
 	o        *outcome // with out
+	// enc is the payment's encoding as read or last written, nil once a
+	// field changed: every change of a payment sets it to nil, and an
+	// unchanged payment is written back by copying it.
+	enc []byte
 }
 
 // outcome is the credit of a settled or returned payment: the evidence,
@@ -195,6 +200,12 @@ func encodeState(s *acctState) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s.pays)))
 	for i := range s.pays {
 		p := &s.pays[i]
+		at := len(b)
+		if p.enc != nil {
+			b = append(b, p.enc...)
+			p.enc = b[at:len(b):len(b)]
+			continue
+		}
 		b = appendString(b, p.id)
 		b = binary.AppendVarint(b, p.created)
 		b = append(b, byte(p.scheme))
@@ -216,6 +227,7 @@ func encodeState(s *acctState) []byte {
 				b = appendDay(b, p.o.rday)
 			}
 		}
+		p.enc = b[at:len(b):len(b)]
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.seen)))
 	for _, e := range s.seen {
@@ -434,12 +446,13 @@ func decodeState(b []byte) (*acctState, error) {
 	if crc64.Checksum(body, crcTable) != binary.BigEndian.Uint64(h.body[len(body):]) {
 		return nil, fmt.Errorf("%w: checksum", ErrCorruptState)
 	}
-	d := newDecoder(body)
+	d := newDecoder(bytes.Clone(body)) // the payments' enc keep pieces of it
 	s := &acctState{since: h.since, due: h.due, anns: h.anns}
 	n := d.count(20)
 	s.pays = make([]pay, n)
 	for i := range n {
 		p := &s.pays[i]
+		at := d.off
 		p.id = d.string()
 		p.created = d.varint()
 		p.scheme = Scheme(d.byte())
@@ -463,6 +476,7 @@ func decodeState(b []byte) (*acctState, error) {
 		if d.err != nil {
 			break
 		}
+		p.enc = d.b[at:d.off:d.off]
 	}
 	m := d.count(17)
 	s.seen = make([]seen, 0, m)
