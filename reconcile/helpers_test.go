@@ -21,11 +21,12 @@ import (
 	"github.com/tppkit/psd2/txsync"
 )
 
-// The merchant's watched account.
+// The merchant's watched account: its key and numbers.
+const acct txsync.AccountKey = "amerchantaccount1"
+
 const (
-	acct         txsync.AccountKey = "amerchantaccount1"
-	merchantIBAN                   = "NO9386011117947"
-	merchantBBAN                   = "86011117947"
+	merchantIBAN = "NO9386011117947"
+	merchantBBAN = "86011117947"
 )
 
 // oslo is a time on a bank date, at 10:00 in Oslo.

@@ -230,10 +230,9 @@ func TestStoreErrors(t *testing.T) {
 
 // flakySink fails its first n publications.
 type flakySink struct {
-	mu   sync.Mutex
-	n    int
-	got  []events.Envelope
-	fail error
+	mu  sync.Mutex
+	n   int
+	got []events.Envelope
 }
 
 func (s *flakySink) Publish(_ context.Context, e events.Envelope) error {
