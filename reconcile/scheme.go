@@ -20,7 +20,9 @@ const (
 	Domestic Scheme = iota + 1
 	// Instant is the instant domestic transfer (straks), and a transfer
 	// between the PSU's own accounts, credited within seconds on every
-	// day ([WindowInstant]).
+	// day ([WindowInstant]). [SchemeOf] gives it for the straks product;
+	// a TPP that knows an NDCT goes between two accounts of one bank (the
+	// PSU's own), which the bank books at once, sets [Payment.Scheme].
 	Instant
 	// SEPA is a SEPA credit transfer in euro ([WindowSEPA]).
 	SEPA
