@@ -5,6 +5,11 @@
 // A date-time with an offset in a date field is read as its date in the
 // bank's time zone, Europe/Oslo ([Oslo]).
 //
+// It also keeps the Norwegian banking calendar, the days banks settle
+// payments on ([IsBankingDay], [AddBankingDays], [NorwegianHoliday],
+// [Easter]), in which package reconcile counts a payment's booking
+// window.
+//
 // Like money, it is a leaf: it imports no other package of the SDK but
 // an internal JSON helper, so the client and every service (accounts,
 // payments, txsync, ...) can use it and imports keep pointing one way

@@ -11,7 +11,11 @@
 //   - [PaymentStatusChanged];
 //   - [PaymentOutcomeUnknown], for a create whose outcome is unknown, and
 //     [PaymentInDoubt], for a journal entry still in doubt after a crash;
-//   - [CertificateExpiring], for the signing or QWAC certificate.
+//   - [CertificateExpiring], for the signing or QWAC certificate;
+//   - [PaymentSettled], [PaymentSettlementStalled] and [PaymentReturned],
+//     for a payment whose creditor's account the TPP watches: the money
+//     arrived, did not arrive within its scheme's window, or came back
+//     (package reconcile makes them).
 //
 // An [Emitter] makes them and hands each, wrapped in an [Envelope], to a
 // [Sink]. In one process the Sink is a [Handler], called synchronously
@@ -59,11 +63,16 @@
 // (payments.Service.Wait) calls [Emitter.PaymentStatus] with the status
 // it last saw and the new one; start-up calls [Emitter.InDoubt] with the
 // payments journal and [Emitter.Certificate] with the signing and QWAC
-// certificates.
+// certificates. Package reconcile, given the Emitter
+// (reconcile.WithEmitter), emits the settlement events itself with
+// [Emitter.Emit], each once per payment.
 //
 // # Personal data
 //
 // Events carry no personal data: a consent or payment is named by the
 // TPP's own reference ([Emitter.Consent]'s ref, a payment's X-Request-ID),
-// never by a PSU-ID, a session id, an account id or an IP address.
+// never by a PSU-ID, a session id, an account id or an IP address. A
+// settlement names the booking by the SDK's key of it (txsync.Key, random)
+// and carries amounts and dates, never the KID, the remittance text, the
+// counterparty or an account number.
 package events

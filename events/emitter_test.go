@@ -13,8 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/events"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
+	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -195,6 +197,13 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 		events.PaymentStatusChanged{Payment: "p", From: "RCVD", To: "ACSC"},
 		events.PaymentOutcomeUnknown{Payment: "p", Operation: "o"}, events.PaymentInDoubt{Payment: "p", Operation: "o"},
 		events.CertificateExpiring{Role: "signing", NotAfter: time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC), DaysLeft: 1, Threshold: 1},
+		events.PaymentSettled{Payment: "p", Booking: "k1", BookingDate: date.Date{Year: 2026, Month: 4, Day: 7},
+			Amount: money.MustParse("99.00", "NOK"), Instructed: money.MustParse("100.00", "NOK"), DifferentAmount: true,
+			MatchedBy: "kid", Late: true},
+		events.PaymentSettlementStalled{Payment: "p", Scheme: "domestic", Accepted: date.Date{Year: 2026, Month: 4, Day: 1},
+			Deadline: date.Date{Year: 2026, Month: 4, Day: 7}},
+		events.PaymentReturned{Payment: "p", Booking: "k2", Settled: "k1", BookingDate: date.Date{Year: 2026, Month: 4, Day: 9},
+			Amount: money.MustParse("-99.00", "NOK")},
 	}
 	ids := map[string]bool{}
 	for _, ev := range all {

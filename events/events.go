@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/tppkit/psd2/date"
+	"github.com/tppkit/psd2/money"
 )
 
 // Kind names an event type; it is the Envelope's Kind.
@@ -24,6 +27,10 @@ const (
 	KindPaymentOutcomeUnknown Kind = "payment.outcome_unknown"
 	KindPaymentInDoubt        Kind = "payment.in_doubt"
 	KindCertificateExpiring   Kind = "certificate.expiring"
+
+	KindPaymentSettled           Kind = "payment.settled"
+	KindPaymentSettlementStalled Kind = "payment.settlement_stalled"
+	KindPaymentReturned          Kind = "payment.returned"
 )
 
 // Event is one of the typed events of this package.
@@ -132,6 +139,68 @@ type CertificateExpiring struct {
 	Threshold int `json:"threshold"`
 }
 
+// PaymentSettled says the money of a payment was booked on its
+// creditor's account, which the TPP watches (package reconcile): the
+// booking's key and date, the amount booked and the amount instructed.
+// When the two differ (a fee deducted, a partial payment, another
+// currency: no conversion is guessed) DifferentAmount is set. It comes
+// once per payment.
+type PaymentSettled struct {
+	// Payment is the TPP's reference of the payment (its create's
+	// X-Request-ID, as the payments journal keys it).
+	Payment string `json:"payment"`
+	// Booking is the credit's key under the SDK's transaction sync
+	// (txsync.Key): the TPP's own key of the entry in its ledger.
+	Booking string `json:"booking"`
+	// BookingDate is the credit's booking date.
+	BookingDate date.Date `json:"bookingDate"`
+	// Amount is the amount booked; Instructed the payment's amount.
+	Amount     money.Amount `json:"amount"`
+	Instructed money.Amount `json:"instructed"`
+	// DifferentAmount is set when Amount is not Instructed.
+	DifferentAmount bool `json:"differentAmount,omitempty"`
+	// MatchedBy names the evidence: "kid", "end-to-end-id" or
+	// "remittance".
+	MatchedBy string `json:"matchedBy"`
+	// Late is set when the credit was booked after the scheme's window.
+	Late bool `json:"late,omitempty"`
+}
+
+// PaymentSettlementStalled says an accepted payment was not booked on
+// its creditor's watched account within its scheme's window (package
+// reconcile). It comes once per payment; a later booking still brings
+// [PaymentSettled].
+type PaymentSettlementStalled struct {
+	// Payment is the TPP's reference of the payment (its create's
+	// X-Request-ID).
+	Payment string `json:"payment"`
+	// Scheme is the payment's scheme ("domestic", "instant", "sepa",
+	// "cross-border").
+	Scheme string `json:"scheme"`
+	// Accepted is the bank date the payment was first seen accepted;
+	// Deadline the last banking day of its window.
+	Accepted date.Date `json:"accepted"`
+	Deadline date.Date `json:"deadline"`
+}
+
+// PaymentReturned says the credit of a settled payment was reversed: a
+// debit of the same amount, with the payment's reference, was booked
+// later on the creditor's watched account (package reconcile). It comes
+// once per payment.
+type PaymentReturned struct {
+	// Payment is the TPP's reference of the payment (its create's
+	// X-Request-ID).
+	Payment string `json:"payment"`
+	// Booking is the reversal's key (txsync.Key); Settled the key of
+	// the credit it reverses.
+	Booking string `json:"booking"`
+	Settled string `json:"settled"`
+	// BookingDate is the reversal's booking date, Amount its amount
+	// (negative).
+	BookingDate date.Date    `json:"bookingDate"`
+	Amount      money.Amount `json:"amount"`
+}
+
 // Kind returns [KindConsentRenewalDue].
 func (ConsentRenewalDue) Kind() Kind { return KindConsentRenewalDue }
 
@@ -156,6 +225,15 @@ func (PaymentInDoubt) Kind() Kind { return KindPaymentInDoubt }
 // Kind returns [KindCertificateExpiring].
 func (CertificateExpiring) Kind() Kind { return KindCertificateExpiring }
 
+// Kind returns [KindPaymentSettled].
+func (PaymentSettled) Kind() Kind { return KindPaymentSettled }
+
+// Kind returns [KindPaymentSettlementStalled].
+func (PaymentSettlementStalled) Kind() Kind { return KindPaymentSettlementStalled }
+
+// Kind returns [KindPaymentReturned].
+func (PaymentReturned) Kind() Kind { return KindPaymentReturned }
+
 // A consent is named by the TPP's reference and its end: the platform
 // gives a consent no id of its own, and a consent granted later under the
 // same reference (the PSU came back) ends at another time. The end is no
@@ -171,6 +249,13 @@ func (e ReconnectRequired) identity() string {
 func (e PaymentStatusChanged) identity() string  { return e.Payment + "|" + e.To }
 func (e PaymentOutcomeUnknown) identity() string { return e.Payment }
 func (e PaymentInDoubt) identity() string        { return e.Payment }
+
+// A payment settles, stalls and is returned at most once: its reference
+// names each fact, so that a replica, a restart or a second read of the
+// same booking (under another key, after a re-consent) emits the same ID.
+func (e PaymentSettled) identity() string           { return e.Payment }
+func (e PaymentSettlementStalled) identity() string { return e.Payment }
+func (e PaymentReturned) identity() string          { return e.Payment }
 func (e CertificateExpiring) identity() string {
 	return e.Role + "|" + e.NotAfter.UTC().Format(time.RFC3339) + "|" + strconv.Itoa(e.Threshold)
 }
@@ -189,6 +274,10 @@ func (e PaymentStatusChanged) subject() string  { return "payment|" + e.Payment 
 func (e PaymentOutcomeUnknown) subject() string { return "payment|" + e.Payment }
 func (e PaymentInDoubt) subject() string        { return "payment|" + e.Payment }
 func (e CertificateExpiring) subject() string   { return "certificate|" + e.Role }
+func (e PaymentSettled) subject() string        { return "payment|" + e.Payment }
+func (e PaymentReturned) subject() string       { return "payment|" + e.Payment }
+
+func (e PaymentSettlementStalled) subject() string { return "payment|" + e.Payment }
 
 // Envelope is an event as it travels: its ID, key, kind, time and JSON
 // form.
@@ -261,6 +350,12 @@ func (e Envelope) Event() (Event, error) {
 		ev = decode[PaymentInDoubt](e.Data)
 	case KindCertificateExpiring:
 		ev = decode[CertificateExpiring](e.Data)
+	case KindPaymentSettled:
+		ev = decode[PaymentSettled](e.Data)
+	case KindPaymentSettlementStalled:
+		ev = decode[PaymentSettlementStalled](e.Data)
+	case KindPaymentReturned:
+		ev = decode[PaymentReturned](e.Data)
 	default:
 		return nil, fmt.Errorf("%w %q", ErrUnknownKind, e.Kind)
 	}

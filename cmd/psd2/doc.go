@@ -54,6 +54,14 @@
 //	          handler refused on every attempt) with the outbox's counts;
 //	          retry them, or discard one no handler will ever take
 //	          (-store a PostgreSQL connection string, or $PSD2_STORE)
+//	reconcile list the payments created in a period (-from, -to; the last
+//	          30 days by default) with their settlement as package
+//	          reconcile knows it (settled, settled with another amount,
+//	          returned, stalled, awaiting, not executed; from the journal,
+//	          not applicable or untracked), as a table or --json; -store is
+//	          a file store's directory (which must exist) or a pgstore's
+//	          connection string, and a store that cannot be read, or holds
+//	          no reconciliation state, is an error, never an empty list
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and
 // -banks-file for the TPP's own directory file) or by -url <base URL>.

@@ -47,6 +47,7 @@ func commands() []command {
 		{"budget", "an account's counted calls without the PSU and the next allowed time", runBudget},
 		{"banks", "list the bank directory", runBanks},
 		{"outbox", "list the event outbox's dead letters; retry or discard them", runOutbox},
+		{"reconcile", "a period's payments and whether their money arrived", runReconcile},
 	}
 }
 

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tppkit/psd2/date"
+	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/reconcile"
+	"github.com/tppkit/psd2/store"
+)
+
+// reconcileUsage is the usage line of psd2 reconcile.
+const reconcileUsage = "-store DIR|POSTGRES-URL [-schema NAME] [-from YYYY-MM-DD] [-to YYYY-MM-DD] [-limit N]"
+
+// reconcileDays is the period psd2 reconcile lists without -from: the
+// last 30 days, today included.
+const reconcileDays = 30
+
+// maxReconcileLimit bounds -limit.
+const maxReconcileLimit = 100000
+
+// reconcileReport is what psd2 reconcile prints: the period, its
+// payments in creation order with their settlement, the count of each
+// settlement, and whether -limit cut the list.
+type reconcileReport struct {
+	From     date.Date                    `json:"from"`
+	To       date.Date                    `json:"to"`
+	Payments []reconcile.State            `json:"payments"`
+	Counts   map[reconcile.Settlement]int `json:"counts"`
+	More     bool                         `json:"more,omitempty"`
+}
+
+func runReconcile(ctx context.Context, e *env, args []string) error {
+	fs := e.flags("reconcile", reconcileUsage)
+	conn := fs.String("store", "", "the TPP's store: a file store's directory, or the PostgreSQL connection string of a pgstore; default $"+envStore)
+	schema := fs.String("schema", pgstore.DefaultSchema, "the pgstore's schema")
+	from := fs.String("from", "", fmt.Sprintf("the first day of the period (bank date); default %d days before -to", reconcileDays-1))
+	to := fs.String("to", "", "the last day of the period (bank date); default today")
+	limit := fs.Int("limit", 1000, fmt.Sprintf("at most this many payments (1 to %d)", maxReconcileLimit))
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	if *limit < 1 || *limit > maxReconcileLimit {
+		return usagef("-limit %d: want 1 to %d", *limit, maxReconcileLimit)
+	}
+	rep := reconcileReport{Counts: map[reconcile.Settlement]int{}}
+	var err error
+	if rep.To, err = dateFlag("-to", *to, date.Of(time.Now().In(date.Oslo()))); err != nil {
+		return err
+	}
+	if rep.From, err = dateFlag("-from", *from, date.Of(rep.To.Time(nil).AddDate(0, 0, 1-reconcileDays))); err != nil {
+		return err
+	}
+	if rep.To.Before(rep.From) {
+		return usagef("-from %s is after -to %s", rep.From, rep.To)
+	}
+	st, done, err := openTPPStore(ctx, *conn, *schema)
+	if err != nil {
+		return err
+	}
+	defer done()
+	r, err := reconcile.New(st)
+	if err != nil {
+		return err
+	}
+	j, err := journal.New(st)
+	if err != nil {
+		return err
+	}
+	// An empty list must mean no payments, never a store that could not
+	// be read or is not the TPP's.
+	watching, err := r.Watching(ctx)
+	if err != nil {
+		return err
+	}
+	if !watching {
+		return errors.New("no reconciliation state in this store: no account was ever watched here (reconcile.Reconciler.Watch); check -store and -schema")
+	}
+	for s, err := range r.Report(ctx, j, rep.From, rep.To) {
+		if err != nil {
+			return err
+		}
+		if len(rep.Payments) == *limit {
+			rep.More = true
+			break
+		}
+		rep.Payments = append(rep.Payments, s)
+		rep.Counts[s.Settlement]++
+	}
+	slices.SortFunc(rep.Payments, func(a, b reconcile.State) int {
+		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.Payment, b.Payment))
+	})
+	if rep.Payments == nil {
+		rep.Payments = []reconcile.State{}
+	}
+	return e.emit(rep, func(w io.Writer) { printReconcile(w, &rep) })
+}
+
+// dateFlag reads a date flag, def when it is empty.
+func dateFlag(name, v string, def date.Date) (date.Date, error) {
+	if v == "" {
+		return def, nil
+	}
+	d, err := date.Parse(v)
+	if err != nil || len(v) != len("2006-01-02") {
+		return date.Date{}, usagef("%s %q: want YYYY-MM-DD", name, v)
+	}
+	return d, nil
+}
+
+// printReconcile writes the report as a table and a summary.
+func printReconcile(w io.Writer, rep *reconcileReport) {
+	fmt.Fprintf(w, "payments created %s to %s\n", rep.From, rep.To)
+	if len(rep.Payments) > 0 {
+		fmt.Fprintf(w, "%-16s  %-36s  %-12s  %14s  %-20s  %14s  %-10s  %s\n",
+			"CREATED", "PAYMENT", "SCHEME", "INSTRUCTED", "STATE", "BOOKED", "ON", "BY")
+	}
+	for _, s := range rep.Payments {
+		state := s.Settlement.String()
+		if s.Late {
+			state += " (late)"
+		} else if s.WasStalled && s.Settlement != reconcile.Stalled {
+			state += " (stalled)"
+		}
+		booked, on := "", ""
+		if s.Booking != "" {
+			booked, on = s.Booked.String(), s.BookingDate.String()
+		}
+		if s.Settlement == reconcile.Stalled || s.Settlement == reconcile.Awaiting {
+			on = "by " + s.Deadline.String()
+		}
+		fmt.Fprintf(w, "%-16s  %-36s  %-12s  %14s  %-20s  %14s  %-10s  %s\n",
+			s.Created.In(date.Oslo()).Format("2006-01-02 15:04"), s.Payment, s.Scheme, s.Instructed, state, booked, on, s.By)
+	}
+	var parts []string
+	for _, k := range []reconcile.Settlement{reconcile.Settled, reconcile.SettledOtherAmount, reconcile.Returned, reconcile.Stalled,
+		reconcile.Awaiting, reconcile.NotExecuted, reconcile.NotApplicable, reconcile.Untracked} {
+		if n := rep.Counts[k]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k))
+		}
+	}
+	fmt.Fprintf(w, "%d payment(s)", len(rep.Payments))
+	if len(parts) > 0 {
+		fmt.Fprintf(w, ": %s", strings.Join(parts, ", "))
+	}
+	if rep.More {
+		fmt.Fprint(w, " (more in the period: raise -limit or narrow -from and -to)")
+	}
+	fmt.Fprintln(w)
+	if rep.Counts[reconcile.Untracked] > 0 {
+		fmt.Fprintln(w, "Untracked payments go to a watched account but were never tracked: the service's Reconciler.TrackJournal tracks them.")
+	}
+}
+
+// openTPPStore opens the TPP's store: a pgstore for a PostgreSQL
+// connection string (whose schema must exist), else the file store in
+// the directory conn, which must exist (a mistyped path must not become a
+// new, empty store).
+func openTPPStore(ctx context.Context, conn, schema string) (store.Store, func(), error) {
+	if conn == "" {
+		conn = os.Getenv(envStore)
+	}
+	if conn == "" {
+		return nil, nil, usagef("give -store, the TPP's store: a file store's directory or a PostgreSQL connection string (or set %s)", envStore)
+	}
+	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") || strings.Contains(conn, "=") {
+		st, err := pgstore.Open(ctx, conn, pgstore.WithSchema(schema))
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := st.Version(ctx)
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		if v == 0 {
+			st.Close()
+			return nil, nil, fmt.Errorf("no pgstore in schema %q of this database: check -store and -schema", schema)
+		}
+		return st, st.Close, nil
+	}
+	if fi, err := os.Stat(conn); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, fmt.Errorf("no file store at %s: the directory does not exist", conn)
+		}
+		return nil, nil, fmt.Errorf("file store: %w", err)
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("no file store at %s: not a directory", conn)
+	}
+	st, err := store.NewFileStore(conn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, func() {}, nil
+}

@@ -1,0 +1,165 @@
+// Package reconcile tells a TPP that a payment's money arrived: it
+// matches the payments the TPP initiated to the credits booked on the
+// accounts it watches, and reports each payment settled (with the
+// booking's key, date and amount), settled with another amount (a fee
+// deducted, a partial payment, another currency: both amounts), returned
+// (a later reversal booked), or stalled (not booked within its scheme's
+// window after an accepted status), and each credit nothing matched
+// (docs/reconcile.md).
+//
+// It works where the TPP may read the creditor's account: a TPP that
+// collects into its own account, or acts for a business that consented
+// to account information. A payment to any other account is
+// [NotApplicable].
+//
+//	r, err := reconcile.New(st, reconcile.WithClock(c.Now), reconcile.WithEmitter(em))
+//	err = r.Watch(ctx, linked.Accounts[0].Key, merchantAccount) // after each txsync Link
+//	st, err := r.Track(ctx, payment)                             // after each create
+//	err = r.Status(ctx, requestID, status)                       // as payments.Service.Wait sees it
+//	round, err := r.Apply(ctx, delta)                            // after each read of the account
+//
+// # Inputs
+//
+//   - The payments: [Reconciler.Track] takes a [Payment], which
+//     [PaymentOf] reads from the payments journal's entry of its create
+//     (journal.Journal.Entry with the create's X-Request-ID), or
+//     [Reconciler.TrackJournal] tracks every payment of the journal that
+//     may exist (created, or in doubt) at once. A payment is kept on the
+//     watched account its creditor account (IBAN, else BBAN, in any
+//     notation) names; tracking is idempotent. Track a payment before
+//     its credit can be read: a credit read before its payment was
+//     tracked is reported unmatched, and stays so.
+//   - The payment status reads: [Reconciler.Status] (or Payment.Status
+//     at Track, a journal resolution's status with PaymentOf). The first
+//     accepted status starts the payment's window; ACCP does not (on this
+//     platform it also means waiting for funds); RJCT and CANC end the
+//     wait ([NotExecuted]). A payment never seen accepted never stalls.
+//   - The txsync deltas of the watched accounts: [Reconciler.Apply] (or
+//     [Reconciler.Observe]) with every delta of an account, an empty one
+//     included: the credits added, and those changed from pending to
+//     booked, are matched; a pending credit waits until it is booked.
+//     [Reconciler.Watch] declares an account watched, under the key
+//     txsync's Link gave it: a re-consent keeps the key, and every state.
+//
+// # Matching
+//
+// Each credit of a delta is matched, strongest evidence first across all
+// of the delta's credits:
+//
+//  1. the payment's KID and amount ([ByKID]);
+//  2. its end-to-end id, where the bank echoes it ([ByEndToEndID]);
+//  3. its remittance text and amount ([ByRemittance]), within the
+//     expected dates: up to [TextLateDays] banking days after the window;
+//  4. its KID, for another amount (a fee, a partial payment, another
+//     currency);
+//  5. its remittance text, for the amount less at most [FeeShare] percent
+//     (a fee), in the same currency.
+//
+// No credit is taken for a payment before the payment's creation date, or
+// more than [LateDays] banking days after its window (by KID or
+// end-to-end id). Currency conversion is never guessed: a match by amount
+// needs the same currency, and a match by reference across currencies
+// reports both amounts. Twins (two 49.00 NOK payments on one day with
+// the same text) are matched one to one, each credit to the first payment
+// by initiation order ([Payment.Created]) that it fits. A credit that
+// matches nothing is reported in [Round.Unmatched], never forced onto a
+// payment.
+//
+// Each payment and each booking is matched at most once. A booking seen
+// before is skipped ([Round.Repeated]): under its key (the same delta
+// again, a re-consent), and, in the first read of an account
+// (txsync.Delta.First: the sync's state started over, every entry under
+// a new key), by its facts: dates, amount, counterparty, texts,
+// references, and its occurrence among identical entries.
+//
+// # What the bank echoes
+//
+// The interface does not say how a credit carries the payment's
+// references, and the platform's recorded answers show only the
+// unstructured text. A KID is looked for in the structured remittance
+// members (a string or an object, alone or in an array), in an
+// additionalInformationProprietaryN that is the KID, and in the text:
+// alone, or as a word of at least 5 digits. The end-to-end id is the
+// entry's endToEndId. Texts are compared as words of ASCII letters and
+// digits, since the bank may truncate or re-encode them
+// (docs/interface.md section 2.4): the payment's words among the credit's
+// (a bank that adds a word), or the credit's a cut of the payment's, at
+// least 25 characters long. The choice is in one place (evidence.go).
+//
+// # Windows
+//
+// Each [Scheme] has a booking window in Norwegian banking days (package
+// date's calendar: weekends, public holidays, Christmas Eve and New
+// Year's Eve are not): [WindowDomestic] (NICS), [WindowInstant] (the
+// instant product and transfers between the PSU's own accounts),
+// [WindowSEPA] and [WindowCrossBorder]. It starts on the first banking day
+// on or after the payment's accepted status, or its requested execution
+// date when later, and ends [WindowDomestic] (and so on) banking days
+// after ([Scheme.Deadline]). An accepted payment not credited by then is
+// [Stalled] at the first read of the account after that day; a credit
+// that comes later still settles it, marked late.
+//
+// # Events
+//
+// With [WithEmitter], the outcomes are events of package events:
+// events.PaymentSettled, events.PaymentSettlementStalled and
+// events.PaymentReturned, each once per payment, in the order of the
+// facts. An outcome is recorded in the account's state with its
+// announcement, in the same write; the call that decided it emits the
+// events and then clears the announcement. A call that finds an
+// announcement another call left (it crashed, or the Emitter's sink
+// failed) emits it once announceLease (2 minutes) has passed; the
+// events' stable IDs make the Emitter with a shared store and pgstore's
+// outbox deliver it once. The events carry the TPP's reference of the
+// payment, the SDK's key of the booking, amounts and dates: no KID, text,
+// account number or name.
+//
+// # State
+//
+// Each watched account's state is one value in the SDK's store.Store,
+// under "reconcile/account/<account key>", changed by one atomic
+// store.Update per call: replicas on one store (a FileStore on one
+// machine, pgstore) share it, and two reconcilers applying the same
+// deltas at once match each payment and booking once. A tracked
+// payment's account is found under "reconcile/payment/<digest>", a
+// watched account by its numbers under "reconcile/watch/<digest>":
+// digests (SHA-256) of the request id and the account numbers, never the
+// values; the state keeps the payments' KIDs and texts in clear, as the
+// journal keeps their bodies. An open KID payment takes about 75 bytes
+// (its UUID request id half of them; BenchmarkRound), a settled one
+// about 105 with its booking's key, and each booking seen 20 (TestMonth:
+// about 125 bytes a payment for a month of a merchant's account). A
+// payment stays [Retention] (120 days) after its creation, longer than
+// the journal keeps it, so that TrackJournal never tracks it twice.
+// The state has a header (the next day a read can change anything, and
+// the announcements), read alone by the usual round that brings no
+// booking, and a body; each has a CRC-64, and a state that fails one is
+// [ErrCorruptState] ([Reconciler.Forget] starts the account over). An
+// account holds up to about 8,000 payments within the retention
+// ([ErrFull]: the state's bound is 900 KiB, below the store's 1 MiB).
+//
+// # Where it runs
+//
+// A TPP that reads its accounts with txsync (Syncer.Sync, Apply) calls
+// [Reconciler.Apply] after each read. Package refresh and the River
+// engine of module pgstore are to take [Reconciler.Observe] as a delta
+// hook, one option that calls it with every job's delta (Result.Sync).
+// Because txsync reports a booking once, a delta whose Apply failed must
+// be given again: Apply is idempotent. The command psd2 reconcile lists a
+// period's payments with their settlement ([Reconciler.Report]).
+//
+// # When it cannot tell
+//
+//   - The creditor account is not one the TPP may read: [NotApplicable].
+//   - The bank books many KID payments as one credit (an OCR batch): the
+//     batch matches nothing and is reported unmatched; its payments
+//     stall.
+//   - A credit carries none of the payment's references and another
+//     amount, or another currency without a reference: unmatched.
+//   - A payment returned before it was credited shows as stalled: the
+//     return is booked on the debtor's account, which is not watched.
+//   - A credit booked more than [LateDays] banking days after the window,
+//     or read before its payment was tracked: unmatched.
+//   - A delta lost between txsync's write and Apply (a crash in between)
+//     is not read again; its credits' payments stall.
+package reconcile

@@ -1,0 +1,319 @@
+package reconcile
+
+import (
+	"encoding/json"
+	"hash/fnv"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/txsync"
+)
+
+// What a booking echoes of the payment that made it, the one place the
+// package decides it.
+//
+// ASSUMPTION (docs/interface.md section 2.9 gives the fields of a
+// transaction but not how a credit echoes the payment's references; the
+// recorded answers of the platform carry remittanceInformationUnstructured
+// and its array, never endToEndId nor a structured reference): a KID may
+// come back
+//
+//   - in remittanceInformationStructured, a string (Berlin Group 1.3.9)
+//     or an object whose "reference" it is (earlier versions), or in
+//     remittanceInformationStructuredArray, of either;
+//   - in an additionalInformationProprietaryN whose whole value is the
+//     KID;
+//   - in the unstructured text or its array, alone ("1234567890128", as
+//     the SDK's emulator echoes it) or among words ("KID 1234567890128"),
+//     as a word of at least minTextKID digits (a shorter number in a
+//     text is a price, a date, an invoice line, more often than a KID).
+//
+// The end-to-end id comes back in endToEndId; "NOTPROVIDED" (ISO 20022's
+// placeholder) is none. The remittance text comes back in
+// remittanceInformationUnstructured, else its array joined, and is
+// compared as words (see words and textMatches): the interface says the
+// bank may truncate or re-encode it (section 2.4).
+
+// minTextKID is the fewest digits of a KID found in free text.
+const minTextKID = 5
+
+// maxKIDs bounds the KIDs taken from one booking.
+const maxKIDs = 8
+
+// notProvided is ISO 20022's end-to-end id of a payment without one.
+const notProvided = "NOTPROVIDED"
+
+// booking is one booked entry of a delta, with what matching needs.
+type booking struct {
+	key    txsync.Key
+	kh, fp uint64 // hashes of the key and of the facts (see fingerprint)
+	day    int32  // booking date (else value date), as a day number
+	amt    amt
+	amtOK  bool // the amount fits amt
+	kids   []string
+	e2e    string
+	words  []string
+	entry  *accounts.Transaction
+	order  int
+}
+
+// bookingOf returns the booking of a booked entry of an account; false
+// for a pending entry, a card entry, or one without a date or amount.
+func bookingOf(e txsync.Entry, order int) (booking, bool) {
+	t := e.Transaction
+	if t == nil || t.Status == accounts.BookingPending || t.TransactionAmount.Err() != nil || t.TransactionAmount.IsZero() {
+		return booking{}, false
+	}
+	d := t.BookingDate
+	if d.IsZero() {
+		d = t.ValueDate
+	}
+	if d.IsZero() {
+		return booking{}, false
+	}
+	b := booking{key: e.Key, kh: hashString(string(e.Key)), day: dayOf(d), entry: t, order: order}
+	b.amt, b.amtOK = amtOf(t.TransactionAmount)
+	b.fp = fingerprint(t, e.Occurrence)
+	b.kids = echoedKIDs(t)
+	if id := strings.TrimSpace(t.EndToEndID); id != "" && !strings.EqualFold(id, notProvided) {
+		b.e2e = id
+	}
+	b.words = words(textOf(t))
+	return b, true
+}
+
+// textOf is the remittance text of an entry.
+func textOf(t *accounts.Transaction) string {
+	if t.RemittanceInformationUnstructured != "" {
+		return t.RemittanceInformationUnstructured
+	}
+	return strings.Join(t.RemittanceInformationUnstructuredArray, " ")
+}
+
+// echoedKIDs returns the KIDs an entry may carry (see above), each once.
+func echoedKIDs(t *accounts.Transaction) []string {
+	var out []string
+	add := func(s string) {
+		s = strings.TrimSpace(s)
+		if isKID(s) && len(out) < maxKIDs && !contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	for _, r := range structuredReferences(t.RemittanceInformationStructured, false) {
+		add(r)
+	}
+	for _, r := range structuredReferences(t.RemittanceInformationStructuredArray, true) {
+		add(r)
+	}
+	for _, p := range t.AdditionalInformationProprietary {
+		add(p.Value)
+	}
+	texts := append([]string{t.RemittanceInformationUnstructured}, t.RemittanceInformationUnstructuredArray...)
+	for _, text := range texts {
+		if isKID(strings.TrimSpace(text)) {
+			add(text)
+			continue
+		}
+		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !isDigit(r) && r != '-' }) {
+			f = strings.TrimLeft(f, "-")
+			if len(strings.TrimRight(f, "-")) >= minTextKID {
+				add(f)
+			}
+		}
+	}
+	return out
+}
+
+// maxStructured bounds the structured references read from one member.
+const maxStructured = 16
+
+// structuredReferences reads the references of a structured remittance
+// member as sent: a string, an object with "reference", or (array) a
+// list of either. Anything else gives none.
+func structuredReferences(raw json.RawMessage, array bool) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	one := func(m json.RawMessage) (string, bool) {
+		var s string
+		if json.Unmarshal(m, &s) == nil {
+			return s, true
+		}
+		var o struct {
+			Reference string `json:"reference"`
+		}
+		if json.Unmarshal(m, &o) == nil && o.Reference != "" {
+			return o.Reference, true
+		}
+		return "", false
+	}
+	if !array {
+		if s, ok := one(raw); ok {
+			return []string{s}
+		}
+		return nil
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(raw, &items) != nil {
+		if s, ok := one(raw); ok { // a bank that sends one where the array belongs
+			return []string{s}
+		}
+		return nil
+	}
+	var out []string
+	for _, m := range items[:min(len(items), maxStructured)] {
+		if s, ok := one(m); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// isKID reports whether s has a KID's form: 2 to 25 digits, the last of
+// which may be '-' (a MOD-11 check value of 10, docs/interface.md section
+// 10). Its check digit is not verified: a KID is compared, not judged.
+func isKID(s string) bool {
+	if len(s) < 2 || len(s) > 25 {
+		return false
+	}
+	for i := range len(s) {
+		if !isDigit(rune(s[i])) && (s[i] != '-' || i != len(s)-1) {
+			return false
+		}
+	}
+	return true
+}
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// maxWords bounds the words kept of a text (140 characters make at most
+// 70 words).
+const maxWords = 70
+
+// words returns the words of a remittance text as compared: ASCII letters
+// and digits in lower case, split at white space and ASCII punctuation.
+// Every other character ('æ', 'ø', 'å', the '?' or U+FFFD a re-encoding
+// leaves, the bytes of a double encoding) is dropped inside its word, so
+// that "Strøm", "Str?m" and "StrÃ¸m" all read "strm" (a bank that
+// writes "Strom" instead is not recognised).
+func words(s string) []string {
+	var out []string
+	var w strings.Builder
+	flush := func() {
+		if w.Len() > 0 && len(out) < maxWords {
+			out = append(out, w.String())
+		}
+		w.Reset()
+	}
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			w.WriteRune(r)
+		case r >= 'A' && r <= 'Z':
+			w.WriteRune(r + ('a' - 'A'))
+		case r == '?' || r >= utf8.RuneSelf:
+			if isSpace(r) {
+				flush()
+			}
+		default:
+			flush() // ASCII space, punctuation, control
+		}
+	}
+	flush()
+	return out
+}
+
+func isSpace(r rune) bool {
+	switch r {
+	case '\u00a0', '\u2000', '\u2001', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008',
+		'\u2009', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\u0085':
+		return true
+	}
+	return false
+}
+
+// minTruncated is the fewest characters (of the words, joined) of a text
+// the bank cut short that still matches the payment's longer text.
+const minTruncated = 25
+
+// textMatches reports whether a booking's words echo a payment's: the
+// payment's words appear in the booking's in order and together (a bank
+// that adds a word, "Giro" or a date, before or after), or the booking's
+// are the payment's cut short (the last one perhaps inside a word), at
+// least minTruncated characters long.
+func textMatches(pay, booked []string) bool {
+	if len(pay) == 0 || len(booked) == 0 {
+		return false
+	}
+	for i := 0; i+len(pay) <= len(booked); i++ {
+		if equalWords(booked[i:i+len(pay)], pay) {
+			return true
+		}
+	}
+	if len(booked) > len(pay) {
+		return false
+	}
+	n := 0
+	for i, w := range booked {
+		last := i == len(booked)-1
+		if w != pay[i] && (!last || !strings.HasPrefix(pay[i], w)) {
+			return false
+		}
+		n += len(w)
+	}
+	return n >= minTruncated
+}
+
+func equalWords(a, b []string) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// fingerprint identifies a booking by its facts, not its id nor its key,
+// so that the same credit read again under a new key (the sync's state
+// lost, an account linked anew) is known: booking and value date,
+// amount, counterparty accounts and names, texts and end-to-end id, and
+// its occurrence among identical entries of its read (twins stay two).
+func fingerprint(t *accounts.Transaction, occurrence int) uint64 {
+	h := fnv.New64a()
+	add := func(parts ...string) {
+		for _, p := range parts {
+			_, _ = h.Write([]byte(p))
+			_, _ = h.Write([]byte{0})
+		}
+	}
+	ref := func(r *accounts.AccountReference) string {
+		if r == nil {
+			return ""
+		}
+		return r.IBAN + "/" + r.BBAN
+	}
+	add(t.BookingDate.String(), t.ValueDate.String(), t.TransactionAmount.Text(), t.TransactionAmount.Currency,
+		t.DebtorName, ref(t.DebtorAccount), t.CreditorName, ref(t.CreditorAccount),
+		t.RemittanceInformationUnstructured, strings.Join(t.RemittanceInformationUnstructuredArray, "\x1f"),
+		string(t.RemittanceInformationStructured), string(t.RemittanceInformationStructuredArray), t.EndToEndID,
+		strconv.Itoa(occurrence))
+	return h.Sum64()
+}
+
+// hashString is a 64-bit FNV-1a hash (stored: the same on every replica).
+func hashString(s string) uint64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(s))
+	return h.Sum64()
+}

@@ -1,0 +1,137 @@
+package reconcile_test
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
+	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/reconcile"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
+)
+
+// TestPaymentOf reads journal entries: the payments that may exist, with
+// their KID, end-to-end id, text and resolved status; the others are
+// ErrNotPayment.
+func TestPaymentOf(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 3, 16, 9, 0, 0, 0, time.UTC)
+	body := func(v any) []byte {
+		b, err := json.Marshal(v)
+		require.NoError(t, err)
+		return b
+	}
+	ndct := body(payments.NorwegianDomestic{InstructedAmount: nok("1250.00"), CreditorName: "Eksempel AS",
+		CreditorAccount: payments.AccountReference{BBAN: merchantBBAN, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
+		DebtorAccount:                        payments.AccountReference{BBAN: "12345678903", Currency: "NOK"},
+		RemittanceInformationStructuredArray: []payments.StructuredReference{payments.KID("1234567890128")},
+		RequestedExecutionDate:               date.Date{Year: 2026, Month: 3, Day: 18}})
+	sepa := body(payments.SEPA{EndToEndIdentification: "E2E-42", InstructedAmount: money.MustParse("10.00", "EUR"), CreditorName: "X",
+		CreditorAccount: payments.AccountReference{IBAN: merchantIBAN, Currency: "EUR"},
+		DebtorAccount:   payments.AccountReference{IBAN: "NO9312345678903", Currency: "NOK"}, RemittanceInformationUnstructured: "Order 7"})
+	base := "https://bank.example/api/v1/"
+	entry := func(url string, b []byte, out journal.Outcome, res *journal.Resolution) journal.Entry {
+		return journal.Entry{RequestID: "r1", URL: url, Body: b, Created: at, Outcome: out, Resolution: res}
+	}
+	p, err := reconcile.PaymentOf(entry(base+"payments/norwegian-domestic-credit-transfers", ndct, journal.OutcomeCreated, nil))
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Payment{RequestID: "r1", Created: at, Product: payments.ProductNorwegianDomestic, Amount: nok("1250.00"),
+		CreditorBBAN: merchantBBAN, KID: "1234567890128", ExecutionDate: date.Date{Year: 2026, Month: 3, Day: 18}}, p)
+
+	p, err = reconcile.PaymentOf(entry(base+"payments/sepa-credit-transfers", sepa, "",
+		&journal.Resolution{Kind: journal.ResolvedStatus, Status: "ACSC", At: at.Add(time.Hour)}))
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Payment{RequestID: "r1", Created: at, Product: payments.ProductSEPA, Amount: money.MustParse("10.00", "EUR"),
+		CreditorIBAN: merchantIBAN, EndToEndID: "E2E-42", Remittance: "Order 7", Status: payments.StatusACSC, StatusAt: at.Add(time.Hour)}, p)
+
+	p, err = reconcile.PaymentOf(entry(base+"payments/sepa-credit-transfers", sepa, journal.OutcomeUnknown, nil))
+	require.NoError(t, err, "in doubt: it may exist")
+	assert.Equal(t, "E2E-42", p.EndToEndID)
+
+	for name, e := range map[string]journal.Entry{
+		"periodic":  entry(base+"periodic-payments/sepa-credit-transfers", sepa, journal.OutcomeCreated, nil),
+		"bulk":      entry(base+"bulk-payments/sepa-credit-transfers", sepa, journal.OutcomeCreated, nil),
+		"basket":    entry(base+"signing-baskets", []byte(`{"paymentIds":["x"]}`), journal.OutcomeCreated, nil),
+		"status":    entry(base+"payments/sepa-credit-transfers/abc/status", sepa, journal.OutcomeCreated, nil),
+		"refused":   entry(base+"payments/sepa-credit-transfers", sepa, journal.OutcomeRefused, nil),
+		"not sent":  entry(base+"payments/sepa-credit-transfers", sepa, journal.OutcomeNotSent, nil),
+		"resolved":  entry(base+"payments/sepa-credit-transfers", sepa, journal.OutcomeUnknown, &journal.Resolution{Kind: journal.ResolvedNotCreated}),
+		"by resend": entry(base+"payments/sepa-credit-transfers", sepa, journal.OutcomeUnknown, &journal.Resolution{Kind: journal.ResolvedCreated, ResendRequestID: "r2"}),
+		"bad url":   entry("://", sepa, journal.OutcomeCreated, nil),
+	} {
+		_, err := reconcile.PaymentOf(e)
+		assert.ErrorIs(t, err, reconcile.ErrNotPayment, name)
+	}
+	_, err = reconcile.PaymentOf(entry(base+"payments/sepa-credit-transfers", []byte("{"), journal.OutcomeCreated, nil))
+	assert.ErrorIs(t, err, reconcile.ErrInvalid)
+}
+
+// TestTrackJournal creates payments through the payments service with a
+// journal, against the emulator: TrackJournal tracks the one to the
+// watched account once, reports the other as not applicable, and Report
+// lists both.
+func TestTrackJournal(t *testing.T) {
+	t.Parallel()
+	s, c := testtpp.Emulator(t)
+	ctx := t.Context()
+	st := store.NewMemoryStore()
+	j, err := journal.New(st, journal.WithClient(c))
+	require.NoError(t, err)
+	pay, err := payments.New(c, payments.WithJournal(j))
+	require.NoError(t, err)
+	res, err := s.Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+		Accounts: []emulator.SeedAccount{{Balance: "5000.00"}}, Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}}})
+	require.NoError(t, err)
+	cu := res.Customers[0]
+	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID, Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
+	ro := sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.1"})
+	create := func(reqID, creditor string) {
+		_, err := pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+			InstructedAmount: nok("120.00"), CreditorName: "Eksempel AS",
+			CreditorAccount: payments.AccountReference{BBAN: creditor, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
+			DebtorAccount:                        payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
+			RemittanceInformationStructuredArray: []payments.StructuredReference{payments.KID("1234567890128")},
+		}, ro, client.WithRequestID(reqID))
+		require.NoError(t, err)
+	}
+	create("6f1c0e2a-0000-4000-8000-000000000001", merchantBBAN)
+	create("6f1c0e2a-0000-4000-8000-000000000002", "91026527436")
+
+	r, err := reconcile.New(st, reconcile.WithClock(c.Now))
+	require.NoError(t, err)
+	require.NoError(t, r.Watch(ctx, acct, accounts.Account{BBAN: merchantBBAN}))
+	n, err := r.TrackJournal(ctx, j)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Tracked{New: 1, NotApplicable: 1}, n)
+	n, err = r.TrackJournal(ctx, j)
+	require.NoError(t, err)
+	assert.Equal(t, reconcile.Tracked{Known: 1, NotApplicable: 1}, n)
+
+	var list []reconcile.State
+	for st, err := range r.Report(ctx, j, date.Date{}, date.Date{}) {
+		require.NoError(t, err)
+		list = append(list, st)
+	}
+	slices.SortFunc(list, func(a, b reconcile.State) int { return a.Created.Compare(b.Created) })
+	require.Len(t, list, 2)
+	assert.Equal(t, reconcile.Awaiting, list[0].Settlement)
+	assert.Equal(t, reconcile.NotApplicable, list[1].Settlement)
+	assert.Equal(t, "6f1c0e2a-0000-4000-8000-000000000002", list[1].Payment)
+	tomorrow := date.Of(c.Now().In(date.Oslo()).AddDate(0, 0, 1))
+	for st, err := range r.Report(ctx, j, tomorrow, date.Date{}) {
+		require.NoError(t, err)
+		t.Errorf("created today, listed from tomorrow: %v", st)
+	}
+}

@@ -1,0 +1,435 @@
+package reconcile
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tppkit/psd2/date"
+	"github.com/tppkit/psd2/txsync"
+)
+
+// Matching bounds, in one place.
+const (
+	// LateDays is how many banking days after its window's last day a
+	// credit still settles a payment by its KID or end-to-end id (a late
+	// booking, reported Late).
+	LateDays = 10
+	// TextLateDays is the same for a match by the remittance text, which
+	// is weaker evidence: the "expected dates" of a text match end this
+	// many banking days after the window.
+	TextLateDays = 2
+	// FeeShare is the largest fee, in percent of the instructed amount,
+	// that a match by remittance text accepts as deducted (a credit for
+	// less, in the same currency). A match by KID or end-to-end id takes
+	// any amount, a currency conversion included, and reports both.
+	FeeShare = 10
+	// ReturnDays is how many days after its credit a reversal of it (a
+	// debit of the amount booked, with the payment's reference) returns
+	// a payment.
+	ReturnDays = 30
+	// Retention is how long the reconciler keeps a payment after its
+	// creation, whatever became of it: longer than the journal's
+	// retention (journal.DefaultRetention, 90 days), so that
+	// [Reconciler.TrackJournal] never tracks a payment a second time.
+	// Track refuses a payment created longer ago.
+	Retention = 120 * 24 * time.Hour
+	// announceLease is how long a call that decided an outcome has to
+	// emit its event before another call takes the announcement over (a
+	// crash between the state's write and the emission). The events'
+	// stable IDs keep the outbox from delivering one twice either way.
+	announceLease = 2 * time.Minute
+)
+
+// retentionDays is Retention in days.
+const retentionDays = int32(Retention / (24 * time.Hour))
+
+// mutation is one change of an account's state, with what it reports. A
+// store.Update may run its function more than once: each run starts a
+// new mutation.
+type mutation struct {
+	acct     txsync.AccountKey
+	today    int32
+	now      int64
+	emitting bool
+	changed  bool
+	round    Round
+	// announce are the indexes (in the state's anns) of the
+	// announcements this call claimed to make; mine the ids of the
+	// payments whose facts it decided.
+	announce []int
+	mine     map[string]bool
+	bounds   map[int32][2]int32
+}
+
+// until returns the last day a credit may settle a payment whose window
+// ends on deadline: by KID or end-to-end id, and by text.
+func (m *mutation) until(deadline int32) (strong, text int32) {
+	if b, ok := m.bounds[deadline]; ok {
+		return b[0], b[1]
+	}
+	d := dateOf(deadline)
+	strong, text = dayOf(date.AddBankingDays(d, LateDays)), dayOf(date.AddBankingDays(d, TextLateDays))
+	if m.bounds == nil {
+		m.bounds = map[int32][2]int32{}
+	}
+	m.bounds[deadline] = [2]int32{strong, text}
+	return strong, text
+}
+
+// tier is one rule of matching, strongest first.
+type tier uint8
+
+const (
+	tierKID      tier = iota // KID and amount
+	tierE2E                  // end-to-end id
+	tierText                 // remittance text and amount, within the dates
+	tierKIDOther             // KID, another amount
+	tierTextFee              // remittance text, the amount less a fee
+	tiers
+)
+
+// evidence is the Evidence of a tier.
+func (t tier) evidence() Evidence {
+	switch t {
+	case tierKID, tierKIDOther:
+		return ByKID
+	case tierE2E:
+		return ByEndToEndID
+	}
+	return ByRemittance
+}
+
+// payView is what matching computes of a payment once per mutation.
+type payView struct {
+	created     int32
+	strong, txt int32
+	words       []string
+}
+
+// matches reports whether booking b settles payment s.pays[i] under
+// tier t: the cheap facts first, the dates (views) only for a payment
+// whose evidence fits.
+func (m *mutation) matches(t tier, s *acctState, i int, views map[int]*payView, b *booking) bool {
+	p := &s.pays[i]
+	if !b.amtOK {
+		return false
+	}
+	var ok bool
+	switch t {
+	case tierKID:
+		ok = p.kid != "" && b.amt == p.amt && contains(b.kids, p.kid)
+	case tierE2E:
+		ok = p.e2e != "" && b.e2e == p.e2e
+	case tierText:
+		ok = p.text != "" && b.amt == p.amt
+	case tierKIDOther:
+		ok = p.kid != "" && contains(b.kids, p.kid)
+	case tierTextFee:
+		ok = p.text != "" && b.amt.within(p.amt, FeeShare)
+	}
+	if !ok {
+		return false
+	}
+	v := m.view(views, s, i)
+	if b.day < v.created {
+		return false
+	}
+	switch t {
+	case tierText, tierTextFee:
+		return b.day <= v.txt && textMatches(v.words, b.words)
+	}
+	return b.day <= v.strong
+}
+
+// view returns the payView of s.pays[i], computing it once.
+func (m *mutation) view(views map[int]*payView, s *acctState, i int) *payView {
+	if v, ok := views[i]; ok {
+		return v
+	}
+	p := &s.pays[i]
+	v := &payView{created: bankDay(time.Unix(p.created, 0))}
+	v.strong, v.txt = m.until(p.deadline)
+	if p.text != "" {
+		v.words = strings.Fields(p.text)
+	}
+	views[i] = v
+	return v
+}
+
+// apply matches the bookings of a delta against the state. A booking
+// whose key was seen is skipped; in the first read of an account (the
+// sync's state started over, every entry under a new key) so is one
+// whose facts were seen. Elsewhere the facts do not count: an identical
+// twin booked late, once its sibling left the sync's window, is a new
+// credit under its own key.
+func (m *mutation) apply(s *acctState, bs []booking, first bool) {
+	if len(bs) == 0 {
+		return
+	}
+	known := make(map[uint64]bool, 2*len(s.seen))
+	for _, e := range s.seen {
+		known[e.kh] = true
+		if first {
+			known[e.fp] = true
+		}
+	}
+	var credits, debits []*booking
+	horizon := m.today - retentionDays
+	for i := range bs {
+		b := &bs[i]
+		switch {
+		case known[b.kh] || known[b.fp]:
+			m.round.Repeated++
+			continue
+		case b.day < s.since || b.day < horizon:
+			continue // before the account was watched: no payment of it
+		}
+		if b.entry.TransactionAmount.Value.IsPositive() {
+			credits = append(credits, b)
+		} else {
+			debits = append(debits, b)
+		}
+	}
+	byDay := func(a, b *booking) int { return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.order, b.order)) }
+	slices.SortStableFunc(credits, byDay)
+	slices.SortStableFunc(debits, byDay)
+
+	if len(credits) > 0 {
+		views := map[int]*payView{}
+		taken := make([]bool, len(credits))
+		for t := range tiers {
+			for ci, b := range credits {
+				if taken[ci] {
+					continue
+				}
+				for i := range s.pays {
+					p := &s.pays[i]
+					if !p.open() || p.flags&flagClosed != 0 {
+						continue
+					}
+					if m.matches(t, s, i, views, b) {
+						m.settle(s, i, t.evidence(), b)
+						taken[ci] = true
+						break
+					}
+				}
+			}
+		}
+		for ci, b := range credits {
+			s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
+			if !taken[ci] {
+				m.round.Unmatched = append(m.round.Unmatched, Credit{Key: b.key, BookingDate: dateOf(b.day), Amount: b.entry.TransactionAmount})
+			}
+		}
+		m.changed = true
+	}
+	for _, b := range debits {
+		if i := m.returnOf(s, b); i >= 0 {
+			p := &s.pays[i]
+			o := *p.o // outcomes are shared with the reconciler's cache: copied, never changed
+			o.ret, o.rday = string(b.key), b.day
+			p.out, p.o = outReturned, &o
+			p.flags |= flagClosed
+			p.kid, p.e2e, p.text = "", "", ""
+			p.enc = nil
+			m.announceOf(s, p, annReturned)
+			m.round.Returned = append(m.round.Returned, p.state(m.acct))
+			s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
+			m.changed = true
+		}
+	}
+}
+
+// settle records that booking b settles s.pays[i].
+func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
+	p := &s.pays[i]
+	p.out, p.o = outSettled, &outcome{by: by, booking: string(b.key), bday: b.day, booked: b.amt}
+	if b.amt != p.amt {
+		p.out = outOther
+	}
+	if b.day > p.deadline {
+		p.flags |= flagLate
+	}
+	p.enc = nil
+	m.announceOf(s, p, annSettled)
+	m.round.Settled = append(m.round.Settled, p.state(m.acct))
+}
+
+// returnOf returns the index of the settled payment debit b reverses, -1
+// when none: the amount booked, in its currency, booked on or after the
+// credit and within ReturnDays of it, with the payment's KID, end-to-end
+// id or text. The payment settled first goes first.
+func (m *mutation) returnOf(s *acctState, b *booking) int {
+	if !b.amtOK {
+		return -1
+	}
+	best := -1
+	for i := range s.pays {
+		p := &s.pays[i]
+		if (p.out != outSettled && p.out != outOther) || p.flags&flagClosed != 0 || p.o.booked.cur == "" {
+			continue
+		}
+		if b.amt != p.o.booked.neg() || b.day < p.o.bday || b.day > p.o.bday+int32(ReturnDays) {
+			continue
+		}
+		ref := (p.kid != "" && contains(b.kids, p.kid)) || (p.e2e != "" && b.e2e == p.e2e) ||
+			(p.text != "" && textMatches(strings.Fields(p.text), b.words))
+		if ref && (best < 0 || p.o.bday < s.pays[best].o.bday) {
+			best = i
+		}
+	}
+	return best
+}
+
+// stalls flags the open, accepted payments whose window ended before
+// today: this read of the account, after the window's last banking day,
+// does not show their credit.
+func (m *mutation) stalls(s *acctState) {
+	for i := range s.pays {
+		p := &s.pays[i]
+		if p.open() && p.accepted != 0 && p.flags&flagStalled == 0 && m.today > p.deadline {
+			p.flags |= flagStalled
+			p.enc = nil
+			m.announceOf(s, p, annStalled)
+			m.round.Stalled = append(m.round.Stalled, p.state(m.acct))
+			m.changed = true
+		}
+	}
+}
+
+// announceOf records that p's event of kind a is due, claimed by this
+// call, when the reconciler emits events.
+func (m *mutation) announceOf(s *acctState, p *pay, a uint8) {
+	if !m.emitting {
+		return
+	}
+	i := s.announced(p.id)
+	if i < 0 {
+		s.anns = append(s.anns, ann{id: p.id})
+		i = len(s.anns) - 1
+	}
+	s.anns[i].bits |= a
+	s.anns[i].lease = m.now
+	if m.mine == nil {
+		m.mine = map[string]bool{}
+	}
+	m.mine[p.id] = true
+}
+
+// claim takes over the announcements of calls that did not finish them
+// within announceLease (or failed to emit them), and lists in m.announce
+// the indexes of every announcement this call makes.
+func (m *mutation) claim(s *acctState) {
+	m.announce = m.announce[:0]
+	for i := range s.anns {
+		a := &s.anns[i]
+		if a.bits == 0 {
+			continue
+		}
+		switch {
+		case m.mine[a.id]:
+		case claimable(a, m.now):
+			a.lease = m.now
+			m.changed = true
+		default:
+			continue // another call is announcing it
+		}
+		m.announce = append(m.announce, i)
+	}
+}
+
+// claimable reports whether another call may take a's announcements at
+// now: their lease ran out, or lies impossibly far ahead.
+func claimable(a *ann, now int64) bool {
+	lease := int64(announceLease / time.Second)
+	return a.bits != 0 && (now-a.lease >= lease || a.lease > now+lease)
+}
+
+// expire drops what the state need not keep: payments past Retention
+// (with no announcement due), the matching facts of payments closed
+// (returned, not executed, or settled more than ReturnDays ago), and the
+// bookings seen past Retention.
+func (m *mutation) expire(s *acctState) {
+	horizon := m.today - retentionDays
+	// A payment created before this instant was created before the
+	// horizon's bank date.
+	before := dateOf(horizon).Time(date.Oslo()).Unix()
+	kept := s.pays[:0]
+	for i := range s.pays {
+		p := s.pays[i]
+		if p.created < before && s.announced(p.id) < 0 {
+			m.changed = true
+			continue
+		}
+		settledLong := (p.out == outSettled || p.out == outOther) && m.today > p.o.bday+int32(ReturnDays)
+		if p.flags&flagClosed == 0 && (settledLong || p.out == outReturned || p.flags&flagVoid != 0) {
+			p.flags |= flagClosed
+			p.kid, p.e2e, p.text = "", "", ""
+			p.enc = nil
+			m.changed = true
+		}
+		kept = append(kept, p)
+	}
+	clear(s.pays[len(kept):])
+	s.pays = kept
+	seenKept := s.seen[:0]
+	for _, e := range s.seen {
+		if e.day >= horizon {
+			seenKept = append(seenKept, e)
+		} else {
+			m.changed = true
+		}
+	}
+	s.seen = seenKept
+}
+
+// fit drops, when the encoded state is above maxStateBytes, the oldest
+// closed payments and then the oldest bookings seen, and reports whether
+// it fits then.
+func fit(s *acctState) ([]byte, bool) {
+	b := encodeState(s)
+	for len(b) > maxStateBytes {
+		i := slices.IndexFunc(s.pays, func(p pay) bool { return !p.open() && s.announced(p.id) < 0 })
+		switch {
+		case i >= 0:
+			s.pays = slices.Delete(s.pays, i, i+1)
+		case len(s.seen) > 0:
+			s.seen = s.seen[min(len(s.seen), 64):]
+		default:
+			return b, false
+		}
+		b = encodeState(s)
+	}
+	return b, true
+}
+
+// state is the State of p on account acct.
+func (p *pay) state(acct txsync.AccountKey) State {
+	st := State{Payment: p.id, Account: acct, Scheme: p.scheme, Created: time.Unix(p.created, 0).UTC(),
+		Instructed: p.amt.money(), Accepted: dateOf(p.accepted), Deadline: dateOf(p.deadline),
+		WasStalled: p.flags&flagStalled != 0}
+	switch {
+	case p.out == outSettled:
+		st.Settlement = Settled
+	case p.out == outOther:
+		st.Settlement = SettledOtherAmount
+	case p.out == outReturned:
+		st.Settlement = Returned
+	case p.flags&flagVoid != 0:
+		st.Settlement = NotExecuted
+	case p.flags&flagStalled != 0:
+		st.Settlement = Stalled
+	default:
+		st.Settlement = Awaiting
+	}
+	if p.out != outNone {
+		st.By, st.Booking, st.BookingDate, st.Booked = p.o.by, txsync.Key(p.o.booking), dateOf(p.o.bday), p.o.booked.money()
+		st.Late = p.flags&flagLate != 0
+	}
+	if p.out == outReturned {
+		st.Reversal, st.ReversalDate = txsync.Key(p.o.ret), dateOf(p.o.rday)
+	}
+	return st
+}

@@ -1,0 +1,497 @@
+package reconcile
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc64"
+	"math"
+	"slices"
+	"strings"
+)
+
+// The state of a watched account, one value in the store under
+// "reconcile/account/<account key>", read and written with one atomic
+// store.Update by every call that changes it, so that replicas sharing
+// the store match each payment and each booking at most once.
+//
+// Its encoding is a header and a body, each followed by its CRC-64
+// (ECMA), 8 bytes big-endian, so that a state the store changed in any
+// way is [ErrCorruptState], never read as another; the header alone is
+// enough for the usual read of an account, which brings nothing new:
+//
+//   - the version byte (stateVersion) and the header's length (uvarint);
+//   - the header: uvarint since (the day the account was first watched),
+//     uvarint due (the first day a read can find something to do without
+//     a new booking: a window's end, a return's horizon, an expiry), and
+//     the announcements still to make: their count, then each payment's
+//     request id, the events' byte and varint when last claimed;
+//   - the CRC of the version, length and header;
+//   - the body: the count of payments and each, the count of the bookings
+//     seen and each (two 8-byte hashes and a uvarint day);
+//   - the body's CRC.
+//
+// A payment: its request id, varint created (Unix seconds), the scheme
+// byte, the instructed amount, KID, end-to-end id and remittance words
+// (empty once the payment is closed), uvarint execution date, accepted
+// date and deadline, a flags byte, the outcome byte and, with one, the
+// evidence byte, the booking key, its day and the amount booked, and for
+// a return the reversal's key and day. A string is a uvarint length and
+// its bytes; an amount a zigzag varint of units, a scale byte and the
+// currency; a day a uvarint day number (days since 1970-01-01, 0 for
+// none).
+const stateVersion = 1
+
+// Payment flags.
+const (
+	flagVoid    = 1 << iota // rejected or cancelled: no credit is expected
+	flagStalled             // flagged stalled (the event may be due still)
+	flagLate                // its credit was booked after the window
+	flagClosed              // matching facts dropped: settled past ReturnDays, returned or void
+)
+
+// Outcomes.
+const (
+	outNone uint8 = iota
+	outSettled
+	outOther // settled with another amount
+	outReturned
+)
+
+// Announcements (events still to emit).
+const (
+	annSettled uint8 = 1 << iota
+	annStalled
+	annReturned
+)
+
+// ErrCorruptState matches the error of every call that meets a stored
+// state that fails its checksum or cannot be read (bytes lost, added or
+// changed by the store, or a value something else wrote): nothing is
+// matched, and nothing is reported as not found. [Reconciler.Forget]
+// starts the account over.
+var ErrCorruptState = errors.New("reconcile: corrupt state")
+
+// ErrFull matches the error of [Reconciler.Track] when the watched
+// account's state has no room for another payment (maxStateBytes: about
+// 8,000 payments at 110 bytes each), once the oldest closed payments and
+// bookings seen were let go: the payment is not tracked.
+var ErrFull = errors.New("reconcile: too many open payments on the account")
+
+// maxStateBytes bounds an account's state, below store.MaxValueLen.
+const maxStateBytes = 900 << 10
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+type pay struct {
+	id       string
+	created  int64 // Unix seconds: initiation order
+	scheme   Scheme
+	amt      amt
+	kid, e2e string
+	text     string // the remittance's words, joined by spaces
+	exec     int32  // requested execution date
+	accepted int32  // bank date an accepted status was first seen
+	deadline int32  // last banking day of the window
+	flags    uint8
+	out      uint8
+	o        *outcome // with out
+	// enc is the payment's encoding as read or last written, nil once a
+	// field changed: every change of a payment sets it to nil, and an
+	// unchanged payment is written back by copying it.
+	enc []byte
+}
+
+// outcome is the credit of a settled or returned payment: the evidence,
+// the booking's key, day and amount, and for a return the reversal's key
+// and day. Apart from pay, so that an open payment is small to decode.
+type outcome struct {
+	by      Evidence
+	booking string
+	bday    int32
+	booked  amt
+	ret     string
+	rday    int32
+}
+
+// open reports whether p still waits for its credit.
+func (p *pay) open() bool { return p.out == outNone && p.flags&flagVoid == 0 }
+
+// seen is a booking matching has seen: the hash of its key and its
+// fingerprint, and its day (for expiry).
+type seen struct {
+	kh, fp uint64
+	day    int32
+}
+
+// ann is the announcements due for a payment: the events still to
+// emit, and when a call last claimed them (Unix seconds).
+type ann struct {
+	id    string
+	bits  uint8
+	lease int64
+}
+
+type acctState struct {
+	since int32
+	due   int32 // as read (see above); encode computes it anew
+	anns  []ann
+	pays  []pay // in initiation order (created, then id)
+	seen  []seen
+}
+
+// announced returns the index of id's announcements, -1 if none.
+func (s *acctState) announced(id string) int {
+	for i := range s.anns {
+		if s.anns[i].id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// insert adds p in initiation order; false when its id is there.
+func (s *acctState) insert(p pay) bool {
+	if s.find(p.id) >= 0 {
+		return false
+	}
+	i, _ := slices.BinarySearchFunc(s.pays, p, func(a, b pay) int {
+		if a.created != b.created {
+			if a.created < b.created {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	s.pays = slices.Insert(s.pays, i, p)
+	return true
+}
+
+// find returns the index of the payment with request id id, -1 if none.
+func (s *acctState) find(id string) int {
+	for i := range s.pays {
+		if s.pays[i].id == id {
+			return i
+		}
+	}
+	return -1
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendAmt(b []byte, a amt) []byte {
+	b = binary.AppendVarint(b, a.units)
+	b = append(b, a.scale)
+	return appendString(b, a.cur)
+}
+
+func appendDay(b []byte, d int32) []byte { return binary.AppendUvarint(b, uint64(max(d, 0))) }
+
+// encodeState encodes s, its due day computed anew, in one allocation.
+func encodeState(s *acctState) []byte {
+	s.due = s.nextDue()
+	b := encodeHeader(s, nil, 24+len(s.pays)*64+len(s.seen)*20)
+	start := len(b)
+	b = binary.AppendUvarint(b, uint64(len(s.pays)))
+	for i := range s.pays {
+		p := &s.pays[i]
+		at := len(b)
+		if p.enc != nil {
+			b = append(b, p.enc...)
+			p.enc = b[at:len(b):len(b)]
+			continue
+		}
+		b = appendString(b, p.id)
+		b = binary.AppendVarint(b, p.created)
+		b = append(b, byte(p.scheme))
+		b = appendAmt(b, p.amt)
+		b = appendString(b, p.kid)
+		b = appendString(b, p.e2e)
+		b = appendString(b, p.text)
+		b = appendDay(b, p.exec)
+		b = appendDay(b, p.accepted)
+		b = appendDay(b, p.deadline)
+		b = append(b, p.flags, p.out)
+		if p.out != outNone {
+			b = append(b, byte(p.o.by))
+			b = appendString(b, p.o.booking)
+			b = appendDay(b, p.o.bday)
+			b = appendAmt(b, p.o.booked)
+			if p.out == outReturned {
+				b = appendString(b, p.o.ret)
+				b = appendDay(b, p.o.rday)
+			}
+		}
+		p.enc = b[at:len(b):len(b)]
+	}
+	b = binary.AppendUvarint(b, uint64(len(s.seen)))
+	for _, e := range s.seen {
+		b = binary.BigEndian.AppendUint64(b, e.kh)
+		b = binary.BigEndian.AppendUint64(b, e.fp)
+		b = appendDay(b, e.day)
+	}
+	return binary.BigEndian.AppendUint64(b, crc64.Checksum(b[start:], crcTable))
+}
+
+// encodeHeader encodes s's header (s.due as it is), followed by body
+// (which ends with its own checksum), in a slice with room for extra
+// bytes more.
+func encodeHeader(s *acctState, body []byte, extra int) []byte {
+	var h []byte
+	h = appendDay(h, s.since)
+	h = appendDay(h, s.due)
+	h = binary.AppendUvarint(h, uint64(len(s.anns)))
+	for _, a := range s.anns {
+		h = appendString(h, a.id)
+		h = append(h, a.bits)
+		h = binary.AppendVarint(h, a.lease)
+	}
+	b := make([]byte, 0, 1+binary.MaxVarintLen64+len(h)+8+len(body)+extra)
+	b = append(b, stateVersion)
+	b = binary.AppendUvarint(b, uint64(len(h)))
+	b = append(b, h...)
+	b = binary.BigEndian.AppendUint64(b, crc64.Checksum(b, crcTable))
+	return append(b, body...)
+}
+
+// nextDue is the first day a read without a new booking can change s:
+// an open accepted payment's window over, a settled payment's return
+// horizon passed, a payment or booking seen past Retention. A day too
+// early costs one full read of the state; one too late would miss a
+// stall, so each is on the early side.
+func (s *acctState) nextDue() int32 {
+	due := int32(math.MaxInt32)
+	for i := range s.pays {
+		p := &s.pays[i]
+		if p.open() && p.accepted != 0 && p.flags&flagStalled == 0 {
+			due = min(due, p.deadline+1)
+		}
+		if p.flags&flagClosed == 0 && p.out != outNone {
+			due = min(due, p.o.bday+int32(ReturnDays)+1)
+		}
+		if p.flags&flagClosed == 0 && (p.out == outReturned || p.flags&flagVoid != 0) {
+			due = 0
+		}
+		// The bank date of created is at least its UTC date.
+		due = min(due, int32(p.created/86400)+retentionDays)
+	}
+	for _, e := range s.seen {
+		due = min(due, e.day+retentionDays)
+	}
+	return max(due, 0)
+}
+
+// decoder reads an encoded state; the first error sticks. It moves an
+// offset, never its slice (no write barrier per field), and its strings
+// are substrings of one copy of the bytes (src), so that a state of a
+// thousand payments makes one allocation for them, not thousands.
+type decoder struct {
+	b   []byte
+	src string
+	off int
+	err error
+}
+
+func newDecoder(b []byte) decoder { return decoder{b: b, src: string(b)} }
+
+// rest returns the bytes not read yet.
+func (d *decoder) rest() []byte { return d.b[d.off:] }
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = ErrCorruptState
+	}
+}
+
+func (d *decoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b[d.off:])
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Varint(d.b[d.off:])
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.off += n
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil || d.off >= len(d.b) {
+		d.fail()
+		return 0
+	}
+	c := d.b[d.off]
+	d.off++
+	return c
+}
+
+func (d *decoder) u64() uint64 {
+	if d.err != nil || len(d.b)-d.off < 8 {
+		d.fail()
+		return 0
+	}
+	v := binary.BigEndian.Uint64(d.b[d.off:])
+	d.off += 8
+	return v
+}
+
+func (d *decoder) string() string {
+	n := d.uvarint()
+	if d.err != nil || n > uint64(len(d.b)-d.off) {
+		d.fail()
+		return ""
+	}
+	if n == 0 {
+		return ""
+	}
+	s := d.src[d.off : d.off+int(n)]
+	d.off += int(n)
+	return s
+}
+
+func (d *decoder) day() int32 {
+	v := d.uvarint()
+	if v > 1<<31-1 {
+		d.fail()
+		return 0
+	}
+	return int32(v)
+}
+
+func (d *decoder) amt() amt {
+	a := amt{units: d.varint(), scale: d.byte(), cur: d.string()}
+	if a.scale > maxScale || (a.cur != "" && len(a.cur) != 3) {
+		d.fail()
+	}
+	return a
+}
+
+// count reads a count of items of at least min bytes each.
+func (d *decoder) count(min int) int {
+	n := d.uvarint()
+	if d.err == nil && n > uint64((len(d.b)-d.off)/min) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+// header is the header of an encoded state, and its body, not yet
+// checked.
+type header struct {
+	since, due int32
+	anns       []ann
+	body       []byte
+}
+
+// decodeHeader reads and checks the header of an encoded state.
+func decodeHeader(b []byte) (header, error) {
+	if len(b) < 1 || b[0] != stateVersion {
+		return header{}, fmt.Errorf("%w: unknown version", ErrCorruptState)
+	}
+	n, k := binary.Uvarint(b[1:])
+	if k <= 0 || n > uint64(len(b)) || 1+k+int(n)+16 > len(b) {
+		return header{}, fmt.Errorf("%w: too short", ErrCorruptState)
+	}
+	end := 1 + k + int(n)
+	if crc64.Checksum(b[:end], crcTable) != binary.BigEndian.Uint64(b[end:end+8]) {
+		return header{}, fmt.Errorf("%w: checksum", ErrCorruptState)
+	}
+	d := newDecoder(b[1+k : end])
+	h := header{since: d.day(), due: d.day(), body: b[end+8:]}
+	m := d.count(3)
+	h.anns = make([]ann, 0, m)
+	for range m {
+		a := ann{id: d.string(), bits: d.byte(), lease: d.varint()}
+		if d.err != nil {
+			break
+		}
+		h.anns = append(h.anns, a)
+	}
+	if d.err == nil && len(d.rest()) != 0 {
+		d.fail()
+	}
+	if d.err != nil {
+		return header{}, fmt.Errorf("%w: unreadable header", d.err)
+	}
+	return h, nil
+}
+
+// decodeState reads an encoded state (see above).
+func decodeState(b []byte) (*acctState, error) {
+	h, err := decodeHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	body := h.body[:len(h.body)-8]
+	if crc64.Checksum(body, crcTable) != binary.BigEndian.Uint64(h.body[len(body):]) {
+		return nil, fmt.Errorf("%w: checksum", ErrCorruptState)
+	}
+	d := newDecoder(bytes.Clone(body)) // the payments' enc keep pieces of it
+	s := &acctState{since: h.since, due: h.due, anns: h.anns}
+	n := d.count(20)
+	s.pays = make([]pay, n)
+	for i := range n {
+		p := &s.pays[i]
+		at := d.off
+		p.id = d.string()
+		p.created = d.varint()
+		p.scheme = Scheme(d.byte())
+		p.amt = d.amt()
+		p.kid, p.e2e, p.text = d.string(), d.string(), d.string()
+		p.exec, p.accepted, p.deadline = d.day(), d.day(), d.day()
+		p.flags, p.out = d.byte(), d.byte()
+		if p.out > outReturned || (d.err == nil && !p.scheme.valid()) {
+			d.fail()
+		}
+		if p.out != outNone {
+			p.o = &outcome{}
+			p.o.by = Evidence(d.byte())
+			p.o.booking = d.string()
+			p.o.bday = d.day()
+			p.o.booked = d.amt()
+			if p.out == outReturned {
+				p.o.ret, p.o.rday = d.string(), d.day()
+			}
+		}
+		if d.err != nil {
+			break
+		}
+		p.enc = d.b[at:d.off:d.off]
+	}
+	m := d.count(17)
+	s.seen = make([]seen, 0, m)
+	for range m {
+		e := seen{kh: d.u64(), fp: d.u64(), day: d.day()}
+		if d.err != nil {
+			break
+		}
+		s.seen = append(s.seen, e)
+	}
+	if d.err == nil && len(d.rest()) != 0 {
+		d.fail()
+	}
+	if d.err != nil {
+		return nil, fmt.Errorf("%w: unreadable", d.err)
+	}
+	return s, nil
+}

@@ -1,0 +1,211 @@
+package reconcile
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/tppkit/psd2/date"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/txsync"
+)
+
+// Payment is a payment as matching needs it: what its create sent, and
+// the status last seen. [PaymentOf] reads it from the payments journal;
+// [Reconciler.Track] takes it.
+type Payment struct {
+	// RequestID is the create's X-Request-ID: the TPP's own reference of
+	// the payment, as the journal and the events name it (required).
+	RequestID string
+	// Created is when the create was made: payments are matched in this
+	// order (initiation order), and no credit booked before its bank
+	// date is taken for it (required).
+	Created time.Time
+	// Product is the payment product; Scheme the scheme, from the
+	// product when zero ([SchemeOf]). One of them is required.
+	Product payments.Product
+	Scheme  Scheme
+	// Amount is the instructed amount (required).
+	Amount money.Amount
+	// CreditorIBAN and CreditorBBAN are the creditor account as sent
+	// (one required): it chooses the watched account.
+	CreditorIBAN, CreditorBBAN string
+	// KID is the structured creditor reference (a Norwegian KID), when
+	// the payment carried one.
+	KID string
+	// EndToEndID is the endToEndIdentification, when the payment carried
+	// one.
+	EndToEndID string
+	// Remittance is the unstructured remittance information.
+	Remittance string
+	// ExecutionDate is the requested execution date; zero for as soon as
+	// possible.
+	ExecutionDate date.Date
+	// Status is the transaction status last seen, if any, and StatusAt
+	// when: Track records it as [Reconciler.Status] would.
+	Status   payments.TransactionStatus
+	StatusAt time.Time
+}
+
+// Settlement is what became of a payment's money, as far as its
+// creditor's watched account shows.
+type Settlement uint8
+
+// The settlement states of a payment.
+const (
+	// Awaiting: tracked, not booked yet, its window not over (or not
+	// started: no accepted status seen).
+	Awaiting Settlement = iota + 1
+	// Settled: its credit was booked, for the amount instructed.
+	Settled
+	// SettledOtherAmount: its credit was booked for another amount (a
+	// fee deducted, a partial payment, or another currency: the
+	// conversion is never guessed); both amounts are reported.
+	SettledOtherAmount
+	// Returned: its credit was reversed by a later booking.
+	Returned
+	// Stalled: accepted, and not booked within its scheme's window.
+	Stalled
+	// NotExecuted: rejected or cancelled: no credit will come.
+	NotExecuted
+	// NotApplicable: its creditor account is not watched.
+	NotApplicable
+	// Untracked: the journal has it and its creditor account is
+	// watched, but it was never tracked ([Reconciler.TrackJournal]
+	// tracks it).
+	Untracked
+)
+
+// String names the state ("settled", "settled-other-amount", ...).
+func (s Settlement) String() string {
+	switch s {
+	case Awaiting:
+		return "awaiting"
+	case Settled:
+		return "settled"
+	case SettledOtherAmount:
+		return "settled-other-amount"
+	case Returned:
+		return "returned"
+	case Stalled:
+		return "stalled"
+	case NotExecuted:
+		return "not-executed"
+	case NotApplicable:
+		return "not-applicable"
+	case Untracked:
+		return "untracked"
+	}
+	return "Settlement(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalText writes the state's name.
+func (s Settlement) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Evidence is what matched a credit to its payment, strongest first.
+type Evidence uint8
+
+// The evidence, in the order matching tries it.
+const (
+	// ByKID: the KID the payment carried, echoed by the credit.
+	ByKID Evidence = iota + 1
+	// ByEndToEndID: the end-to-end id, echoed by the credit.
+	ByEndToEndID
+	// ByRemittance: the remittance text, echoed by the credit, for the
+	// amount (or the amount less a fee) within the expected dates.
+	ByRemittance
+)
+
+// String names the evidence: "kid", "end-to-end-id" or "remittance".
+func (e Evidence) String() string {
+	switch e {
+	case ByKID:
+		return "kid"
+	case ByEndToEndID:
+		return "end-to-end-id"
+	case ByRemittance:
+		return "remittance"
+	case 0:
+		return ""
+	}
+	return "Evidence(" + strconv.Itoa(int(e)) + ")"
+}
+
+// MarshalText writes the evidence's name.
+func (e Evidence) MarshalText() ([]byte, error) { return []byte(e.String()), nil }
+
+// State is a payment's settlement as the reconciler knows it. It carries
+// no personal data: the TPP's reference, the SDK's keys, amounts and
+// dates.
+type State struct {
+	// Payment is the create's X-Request-ID.
+	Payment string `json:"payment"`
+	// Account is the watched account's key (txsync.AccountKey); empty
+	// when NotApplicable.
+	Account txsync.AccountKey `json:"account,omitempty"`
+	// Settlement is the state.
+	Settlement Settlement `json:"settlement"`
+	Scheme     Scheme     `json:"scheme,omitzero"`
+	// Created is when the create was made.
+	Created time.Time `json:"created"`
+	// Instructed is the payment's amount.
+	Instructed money.Amount `json:"instructed"`
+	// Accepted is the bank date an accepted status was first seen, zero
+	// when none was; Deadline the last banking day of the window (from
+	// the creation date while none was).
+	Accepted date.Date `json:"accepted,omitzero"`
+	Deadline date.Date `json:"deadline,omitzero"`
+	// WasStalled is set once the payment was reported stalled, also
+	// when its credit came later.
+	WasStalled bool `json:"wasStalled,omitempty"`
+	// By, Booking, BookingDate and Booked describe the credit of a
+	// settled (or returned) payment: the evidence, the credit's key and
+	// date, and the amount booked. Late is set when it was booked after
+	// the window.
+	By          Evidence     `json:"by,omitzero"`
+	Booking     txsync.Key   `json:"booking,omitempty"`
+	BookingDate date.Date    `json:"bookingDate,omitzero"`
+	Booked      money.Amount `json:"booked,omitzero"`
+	Late        bool         `json:"late,omitempty"`
+	// Reversal and ReversalDate are the key and date of the booking that
+	// returned it.
+	Reversal     txsync.Key `json:"reversal,omitempty"`
+	ReversalDate date.Date  `json:"reversalDate,omitzero"`
+}
+
+// Credit is a credit booked on a watched account that matched no
+// payment: it is reported, never forced onto one. Look it up in the
+// TPP's ledger by its key.
+type Credit struct {
+	Key         txsync.Key   `json:"key"`
+	BookingDate date.Date    `json:"bookingDate"`
+	Amount      money.Amount `json:"amount"`
+}
+
+// Round is what one call learned about a watched account: the payments
+// it settled, returned or found stalled, and the credits no payment
+// matched.
+type Round struct {
+	// Account is the account's key.
+	Account txsync.AccountKey `json:"account"`
+	// Watched is false for an account the reconciler does not watch:
+	// nothing else is set.
+	Watched bool `json:"watched"`
+	// Settled are the payments settled (Settled or SettledOtherAmount)
+	// by this call, Returned those returned, Stalled those found
+	// stalled.
+	Settled  []State `json:"settled,omitempty"`
+	Returned []State `json:"returned,omitempty"`
+	Stalled  []State `json:"stalled,omitempty"`
+	// Unmatched are the new credits no payment matched.
+	Unmatched []Credit `json:"unmatched,omitempty"`
+	// Repeated counts the bookings of the delta matching had seen
+	// before (the same credit under a new key, after the sync's state
+	// was lost or the account linked anew): each is skipped.
+	Repeated int `json:"repeated,omitempty"`
+}
+
+// Empty reports whether the call learned nothing.
+func (r *Round) Empty() bool {
+	return r == nil || len(r.Settled)+len(r.Returned)+len(r.Stalled)+len(r.Unmatched) == 0
+}
