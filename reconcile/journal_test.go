@@ -91,7 +91,7 @@ func TestTrackJournal(t *testing.T) {
 	require.NoError(t, err)
 	pay, err := payments.New(c, payments.WithJournal(j))
 	require.NoError(t, err)
-	res, err := s.Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+	res, err := s.Control().Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
 		Accounts: []emulator.SeedAccount{{Balance: "5000.00"}}, Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}}})
 	require.NoError(t, err)
 	cu := res.Customers[0]
