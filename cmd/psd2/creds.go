@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -17,7 +16,6 @@ import (
 	"github.com/tppkit/psd2/banks"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/signing"
-	"github.com/tppkit/psd2/store"
 	"software.sslmate.com/src/go-pkcs12"
 )
 
@@ -111,18 +109,15 @@ func (c *credFlags) credentials() (*signing.Credentials, error) {
 
 // bankFlags name the bank a command talks to: a directory id or a base URL.
 type bankFlags struct {
-	bank, url, env, banksFile, ca, store string
+	bank, url, env, banksFile, ca string
 }
 
-func (b *bankFlags) register(fs *flag.FlagSet, withStore bool) {
+func (b *bankFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.bank, "bank", "", "bank id in the directory (psd2 banks)")
 	fs.StringVar(&b.url, "url", "", "API base URL (instead of -bank), e.g. the emulator's")
 	fs.StringVar(&b.env, "env", string(banks.Sandbox), "with -bank: sandbox or production")
 	fs.StringVar(&b.banksFile, "banks-file", "", "JSON file overriding and extending the bank directory")
 	fs.StringVar(&b.ca, "ca", "", "PEM file of an extra root CA to trust (the emulator's ca.pem)")
-	if withStore {
-		fs.StringVar(&b.store, "store", "", "directory of the SDK's file store (budgets, journal)")
-	}
 }
 
 func directory(file string) (*banks.Directory, error) {
@@ -166,7 +161,7 @@ func (b *bankFlags) entry() (banks.Bank, banks.Environment, error) {
 	return bk, env, nil
 }
 
-// options are the client options of -ca and -store. A host under
+// options are the client options of -ca. A host under
 // .localhost (the emulator's banks, RFC 6761) is reached on 127.0.0.1.
 func (b *bankFlags) options(base string) ([]client.Option, error) {
 	var opts []client.Option
@@ -200,13 +195,6 @@ func (b *bankFlags) options(base string) ([]client.Option, error) {
 		opts = append(opts, client.WithHTTPClient(&http.Client{Transport: tr}))
 	} else if pool != nil {
 		opts = append(opts, client.WithRootCAs(pool))
-	}
-	if b.store != "" {
-		st, err := store.NewFileStore(b.store)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, client.WithStore(st))
 	}
 	return opts, nil
 }
@@ -244,5 +232,3 @@ func oneLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
-
-var errNoStore = errors.New("give -store, the directory of the SDK's file store")

@@ -45,6 +45,18 @@
 //	          (-by who -reason why)
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed
+//
+// journal and budget read the service's store, named by -store (or
+// $PSD2_STORE): the directory of its file store, or the PostgreSQL
+// connection string (a postgres:// URL or key=value) of its pgstore, with
+// -schema when it is not pgstore's default. A location that holds no
+// store of the SDK (a missing or foreign directory, a URL of another
+// scheme, a database without a pgstore in that schema) is refused with
+// exit status 3: psd2 never creates a store, and never reads a wrong one
+// as an empty one. A connection string is never printed.
+//
+// More commands:
+//
 //	banks     list the bank directory (package banks), or one bank
 //	outbox    list the dead letters of pgstore's event outbox (events the
 //	          handler refused on every attempt) with the outbox's counts;

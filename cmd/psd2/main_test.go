@@ -228,6 +228,9 @@ func TestBudgetAndJournalWithEmptyStore(t *testing.T) {
 	t.Parallel()
 	s, _, certFile, keyFile, _ := tppFiles(t)
 	st := filepath.Join(t.TempDir(), "store")
+	fst, err := store.NewFileStore(st)
+	require.NoError(t, err)
+	require.NoError(t, fst.Put(t.Context(), "sca/session/other", []byte("{}"), 0)) // a store some service wrote
 	out, errOut, code := psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", st, "-account", "acc-secret-1", "--json")
 	require.Equal(t, exitOK, code, errOut)
 	assert.NotContains(t, out, "acc-secret-1")

@@ -12,7 +12,7 @@ import (
 	"github.com/tppkit/psd2/banks"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/sandbox"
-	"github.com/tppkit/psd2/store"
+	"github.com/tppkit/psd2/client"
 )
 
 func runBanks(_ context.Context, e *env, args []string) error {
@@ -58,7 +58,7 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 	var cf credFlags
 	var bf bankFlags
 	cf.register(fs, true)
-	bf.register(fs, false)
+	bf.register(fs)
 	if err := parse(fs, args[1:], sub == "seed"); err != nil {
 		return err
 	}
@@ -122,20 +122,20 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("journal "+sub, usage)
 	var cf credFlags
 	var bf bankFlags
+	var sf storeFlags
 	cf.register(fs, true)
-	bf.register(fs, true)
+	bf.register(fs)
+	sf.register(fs)
 	by := fs.String("by", "", "settle: who settles the payment (an operator id; no PSU data)")
 	reason := fs.String("reason", "", "settle: why, in one line (no PSU data)")
 	if err := parse(fs, args[1:], sub != "list"); err != nil {
 		return err
 	}
-	if bf.store == "" {
-		return usageError{errNoStore}
-	}
-	st, err := store.NewFileStore(bf.store)
+	st, done, err := sf.open(ctx)
 	if err != nil {
 		return err
 	}
+	defer done()
 	j, err := journal.New(st)
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := newClient(&bf, &cf)
+	c, err := newClient(&bf, &cf, client.WithStore(st))
 	if err != nil {
 		return err
 	}
@@ -199,19 +199,23 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("budget", "-account ID -store DIR (-bank ID | -url BASE) (-cert ... | -p12 ...)")
 	var cf credFlags
 	var bf bankFlags
+	var sf storeFlags
 	cf.register(fs, true)
-	bf.register(fs, true)
+	bf.register(fs)
+	sf.register(fs)
 	account := fs.String("account", "", "the account's resource id (not printed)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
-	if bf.store == "" {
-		return usageError{errNoStore}
-	}
 	if *account == "" {
 		return usagef("give -account")
 	}
-	c, err := newClient(&bf, &cf)
+	st, done, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	c, err := newClient(&bf, &cf, client.WithStore(st))
 	if err != nil {
 		return err
 	}
