@@ -10,9 +10,9 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/banks"
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/sandbox"
-	"github.com/tppkit/psd2/client"
 )
 
 func runBanks(_ context.Context, e *env, args []string) error {
