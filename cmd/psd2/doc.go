@@ -41,8 +41,17 @@
 //	sandbox   reset, list, or seed mock data from a JSON file: customers,
 //	          each with its accounts, each account with its transactions
 //	          (an example: cmd/psd2/testdata/seed.example.json)
-//	journal   list the payments in doubt, resolve one, or settle one by hand
-//	          (-by who -reason why)
+//	journal   list the payments in doubt as a table (request id, bank id,
+//	          age, what, amount and currency, the creditor's account masked
+//	          to its last four digits, state; -all every entry), show one
+//	          with its resolution and trail, resolve one, or settle one by
+//	          hand (-by who -reason why). resolve and settle end with what
+//	          the payment is, what to tell the PSU and the next step; for a
+//	          payment the resend just created, its scaRedirect, which the
+//	          service must bring to the PSU. An entry a resolver is sending
+//	          again (its claim) is shown as such and is not settled; a
+//	          person's settlement that a later resend contradicts is shown
+//	          as a conflict (exit status 1 from the resolve that finds it)
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed
 //

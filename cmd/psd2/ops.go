@@ -11,7 +11,6 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/banks"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/sandbox"
 )
 
@@ -107,83 +106,6 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(w, "%-12s %-10s %-30s %d account(s), %d card account(s)\n", cu.CustomerNumber, cu.CustomerType, cu.CustomerName, len(cu.Accounts), len(cu.CardAccounts))
 		}
 	})
-}
-
-func runJournal(ctx context.Context, e *env, args []string) error {
-	usage := "(list | resolve REQUEST-ID | settle -by WHO -reason WHY REQUEST-ID) -store DIR [(-bank ID | -url BASE) (-cert ... | -p12 ...) for resolve]"
-	if len(args) == 0 || (args[0] != "list" && args[0] != "resolve" && args[0] != "settle") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintf(e.stderr, "Usage: psd2 journal %s\n", usage)
-			return nil
-		}
-		return usagef("want a subcommand: list, resolve or settle")
-	}
-	sub := args[0]
-	fs := e.flags("journal "+sub, usage)
-	var cf credFlags
-	var bf bankFlags
-	var sf storeFlags
-	cf.register(fs, true)
-	bf.register(fs)
-	sf.register(fs)
-	by := fs.String("by", "", "settle: who settles the payment (an operator id; no PSU data)")
-	reason := fs.String("reason", "", "settle: why, in one line (no PSU data)")
-	if err := parse(fs, args[1:], sub != "list"); err != nil {
-		return err
-	}
-	st, done, err := sf.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer done()
-	j, err := journal.New(st)
-	if err != nil {
-		return err
-	}
-	if sub == "list" {
-		var list []journal.Entry
-		for en, err := range j.InDoubt(ctx) {
-			if err != nil {
-				return err
-			}
-			list = append(list, en)
-		}
-		if list == nil {
-			list = []journal.Entry{}
-		}
-		return e.emit(list, func(w io.Writer) {
-			for _, en := range list {
-				fmt.Fprintln(w, en.String())
-			}
-			fmt.Fprintf(w, "%d payment(s) in doubt\n", len(list))
-		})
-	}
-	if fs.NArg() != 1 {
-		return usagef("%s takes one X-Request-ID (psd2 journal list shows them)", sub)
-	}
-	if sub == "settle" {
-		if *by == "" || *reason == "" {
-			return usagef("settle needs -by and -reason")
-		}
-		en, err := j.SettleByPerson(ctx, fs.Arg(0), *by, *reason)
-		if err != nil {
-			return err
-		}
-		return e.emit(en, func(w io.Writer) { fmt.Fprintln(w, en.String()) })
-	}
-	en, err := j.Entry(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	c, err := newClient(&bf, &cf, client.WithStore(st))
-	if err != nil {
-		return err
-	}
-	res, err := j.Resolve(ctx, c, en)
-	if err != nil {
-		return err
-	}
-	return e.emit(res, func(w io.Writer) { fmt.Fprintln(w, res.String()) })
 }
 
 type budgetReport struct {
