@@ -24,15 +24,25 @@ import (
 // command line (where ps and shell history show it).
 type credFlags struct {
 	cert, key, p12, passwordEnv string
+	// own: the flags are the command's own (verify's certificate to
+	// check against), never filled from a profile or PSD2_* variables.
+	own bool
 }
 
 func (c *credFlags) register(fs *flag.FlagSet, needKey bool) {
-	fs.StringVar(&c.cert, "cert", "", "PEM file of the TPP signing certificate (and its chain)")
-	if needKey {
-		fs.StringVar(&c.key, "key", "", "PEM file of the RSA private key (default: looked for in -cert)")
+	str := func(p *string, key, value, usage string) {
+		if c.own {
+			fs.StringVar(p, flagName(key), value, usage)
+			return
+		}
+		settingVar(fs, p, key, value, usage)
 	}
-	fs.StringVar(&c.p12, "p12", "", "PKCS#12 file holding the certificate"+map[bool]string{true: " and key", false: ""}[needKey]+" (instead of -cert)")
-	fs.StringVar(&c.passwordEnv, "password-env", "PSD2_P12_PASSWORD", "name of the environment variable holding the PKCS#12 password")
+	str(&c.cert, "cert", "", "PEM file of the TPP signing certificate (and its chain)")
+	if needKey {
+		str(&c.key, "key", "", "PEM file of the RSA private key (default: looked for in -cert)")
+	}
+	str(&c.p12, "p12", "", "PKCS#12 file holding the certificate"+map[bool]string{true: " and key", false: ""}[needKey]+" (instead of -cert)")
+	str(&c.passwordEnv, "passwordEnv", "PSD2_P12_PASSWORD", "name of the environment variable holding the PKCS#12 password")
 }
 
 func (c *credFlags) check() error {
@@ -113,11 +123,11 @@ type bankFlags struct {
 }
 
 func (b *bankFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&b.bank, "bank", "", "bank id in the directory (psd2 banks)")
-	fs.StringVar(&b.url, "url", "", "API base URL (instead of -bank), e.g. the emulator's")
-	fs.StringVar(&b.env, "env", string(banks.Sandbox), "with -bank: sandbox or production")
-	fs.StringVar(&b.banksFile, "banks-file", "", "JSON file overriding and extending the bank directory")
-	fs.StringVar(&b.ca, "ca", "", "PEM file of an extra root CA to trust (the emulator's ca.pem)")
+	settingVar(fs, &b.bank, "bank", "", "bank id in the directory (psd2 banks)")
+	settingVar(fs, &b.url, "url", "", "API base URL (instead of -bank), e.g. the emulator's")
+	settingVar(fs, &b.env, "env", string(banks.Sandbox), "with -bank: sandbox or production")
+	settingVar(fs, &b.banksFile, "banksFile", "", "JSON file overriding and extending the bank directory")
+	settingVar(fs, &b.ca, "ca", "", "PEM file of an extra root CA to trust (the emulator's ca.pem)")
 }
 
 func directory(file string) (*banks.Directory, error) {

@@ -71,12 +71,46 @@
 //	          handler refused on every attempt) with the outbox's counts;
 //	          retry them, or discard one no handler will ever take
 //	          (-store a PostgreSQL connection string, or $PSD2_STORE)
+//	profile   the settings a command takes, and where each comes from
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and
 // -banks-file for the TPP's own directory file) or by -url <base URL>.
 // Credentials come from -cert/-key (PEM) or -p12; the PKCS#12 password is
 // read from the environment variable -password-env names
 // (PSD2_P12_PASSWORD), never from the command line.
+//
+// # Settings and profiles
+//
+// The settings -bank, -url, -env, -banks-file, -ca, -cert, -key, -p12,
+// -password-env, -store and -schema come from the command line, else from
+// the variable PSD2_ and the name in upper case (PSD2_BANK, PSD2_URL,
+// PSD2_ENV, PSD2_BANKS_FILE, PSD2_CA, PSD2_CERT, PSD2_KEY, PSD2_P12,
+// PSD2_PASSWORD_ENV, PSD2_STORE, PSD2_SCHEMA), else from a profile of the
+// config file. The config file is $PSD2_CONFIG (which must then exist),
+// else psd2/config.json in the user's config directory ($XDG_CONFIG_HOME,
+// else ~/.config, on Linux; os.UserConfigDir elsewhere); without it there
+// are no profiles. The profile is -profile NAME, else $PSD2_PROFILE, else
+// the file's "profile". The file is JSON, with the settings' names in
+// camel case:
+//
+//	{
+//	  "profile": "sandbox",
+//	  "profiles": {
+//	    "sandbox": {"bank": "sor", "env": "sandbox", "cert": "/etc/tpp/qseal.pem",
+//	                "key": "/etc/tpp/qseal.key", "store": "/var/lib/tpp/store"},
+//	    "prod":    {"bank": "sor", "env": "production", "p12": "/etc/tpp/qseal.p12",
+//	                "passwordEnv": "TPP_P12_PASSWORD", "store": "postgres://tpp@db.internal/tpp"}
+//	  }
+//	}
+//
+// A profile names files and places, never a secret: a file with an
+// unknown member, a PEM block, or a store connection string holding a
+// password is refused (exit status 3); psd2 never writes it. -bank and
+// -url come from one place (the first of the command line, the
+// variables and the profile that gives either), and so do -cert, -key
+// and -p12. psd2 profile prints each setting and where it came from (a
+// password as xxxxx; of the PKCS#12 password only whether its variable
+// is set). verify's -cert is its own: never taken from a profile.
 //
 // Every command takes -h and --json. No command prints a private key, a
 // password or an account id it was given; journal entries are printed in

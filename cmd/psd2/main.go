@@ -47,6 +47,7 @@ func commands() []command {
 		{"budget", "an account's counted calls without the PSU and the next allowed time", runBudget},
 		{"banks", "list the bank directory", runBanks},
 		{"outbox", "list the event outbox's dead letters; retry or discard them", runOutbox},
+		{"profile", "the settings a command takes (flags, PSD2_* variables, the config file's profile)", runProfile},
 	}
 }
 
@@ -124,6 +125,7 @@ func (e *env) flags(name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("psd2 "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.BoolVar(&e.json, "json", false, "print JSON instead of text")
+	fs.String("profile", "", "the config file's profile to take settings from ($"+envProfile+"; psd2 profile shows them)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: psd2 %s %s\n\nFlags:\n", name, usage)
 		fs.PrintDefaults()
@@ -131,18 +133,30 @@ func (e *env) flags(name, usage string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args; positional arguments are refused unless allowed.
+// parse parses args, then fills the settings the command line left
+// unset from PSD2_* variables and the profile (applySettings);
+// positional arguments are refused unless allowed.
 func parse(fs *flag.FlagSet, args []string, positional bool) error {
+	_, err := parseSettings(fs, args, positional)
+	return err
+}
+
+// parseSettings is parse, returning where each setting came from.
+func parseSettings(fs *flag.FlagSet, args []string, positional bool) (map[string]source, error) {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return nil, err
 		}
-		return usageError{err}
+		return nil, usageError{err}
 	}
 	if !positional && fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return nil, usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	return nil
+	name := ""
+	if f := fs.Lookup("profile"); f != nil {
+		name = f.Value.String()
+	}
+	return applySettings(fs, name)
 }
 
 // emit prints v as indented JSON with --json, else calls text.

@@ -58,6 +58,7 @@ func TestMain(m *testing.M) {
 func psd2(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), bin, args...)
+	cmd.Env = cleanEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -192,8 +192,7 @@ func TestOutboxCommandRefuses(t *testing.T) {
 	}
 	// -store from the environment.
 	cmd := []string{"outbox", "list", "-schema", schema}
-	t.Setenv(envStore, conn)
-	out, stderr, code := psd2(t, cmd...)
+	out, stderr, code := psd2In(t, t.TempDir(), []string{envStore + "=" + conn}, cmd...)
 	require.Zero(t, code, stderr)
 	assert.Contains(t, out, "0 dead letter(s)")
 }

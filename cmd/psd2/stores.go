@@ -21,8 +21,8 @@ type storeFlags struct {
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.loc, "store", "", "the service's store: the directory of its file store, or the PostgreSQL connection string (URL or key=value) of its pgstore; default $"+envStore)
-	fs.StringVar(&s.schema, "schema", pgstore.DefaultSchema, "with a PostgreSQL -store: the pgstore's schema")
+	settingVar(fs, &s.loc, "store", "", "the service's store: the directory of its file store, or the PostgreSQL connection string (URL or key=value) of its pgstore")
+	settingVar(fs, &s.schema, "schema", pgstore.DefaultSchema, "with a PostgreSQL -store: the pgstore's schema")
 }
 
 // storeKind is what a -store value names.
