@@ -162,7 +162,7 @@ func (b *bankFlags) entry() (banks.Bank, banks.Environment, error) {
 	}
 	bk, ok := d.Lookup(b.bank)
 	if !ok {
-		return banks.Bank{}, "", usagef("%v: %q (psd2 banks lists them)", banks.ErrUnknownBank, b.bank)
+		return banks.Bank{}, "", usagef("no bank %q in the directory (psd2 banks lists them)", b.bank)
 	}
 	env := banks.Environment(b.env)
 	if bk.BaseURL(env) == "" {

@@ -40,7 +40,12 @@
 //	          -known-issues, -limit, the timeouts, -out with its checks)
 //	sandbox   reset, list, or seed mock data from a JSON file: customers,
 //	          each with its accounts, each account with its transactions
-//	          (an example: cmd/psd2/testdata/seed.example.json)
+//	          (an example: cmd/psd2/testdata/seed.example.json); a customer
+//	          the sandbox has already (its customer number) is skipped with
+//	          its accounts, so a file seeds once however often it is run.
+//	          Refused, before any request, for a base URL the bank
+//	          directory lists as a production API, or one it does not know
+//	          that is not on loopback (the emulator), unless -force
 //	journal   list the payments in doubt as a table (request id, bank id,
 //	          age, what, amount and currency, the creditor's account masked
 //	          to its last four digits, state; -all every entry), show one
@@ -66,7 +71,8 @@
 //
 // More commands:
 //
-//	banks     list the bank directory (package banks), or one bank
+//	banks     list the bank directory (package banks), or the banks named
+//	          (psd2 banks sor, or -bank sor)
 //	outbox    list the dead letters of pgstore's event outbox (events the
 //	          handler refused on every attempt) with the outbox's counts;
 //	          retry them, or discard one no handler will ever take
@@ -111,6 +117,11 @@
 // and -p12. psd2 profile prints each setting and where it came from (a
 // password as xxxxx; of the PKCS#12 password only whether its variable
 // is set). verify's -cert is its own: never taken from a profile.
+//
+// Flags may come before or after a command's arguments (psd2 journal
+// resolve ID -bank sor); "--" ends them. An error is one line in the
+// operator's words: what is wrong and what to give or do, without the
+// SDK's package names.
 //
 // Every command takes -h and --json. No command prints a private key, a
 // password or an account id it was given; journal entries are printed in

@@ -99,13 +99,13 @@ func exitCode(err error, prefix string, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, words(err))
 		return exitUsage
 	case errors.As(err, &fe):
-		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, words(err))
 		return exitFailed
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+	fmt.Fprintf(stderr, "%s: %s\n", prefix, words(err))
 	return exitRuntime
 }
 
@@ -143,7 +143,7 @@ func parse(fs *flag.FlagSet, args []string, positional bool) error {
 
 // parseSettings is parse, returning where each setting came from.
 func parseSettings(fs *flag.FlagSet, args []string, positional bool) (map[string]source, error) {
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
@@ -157,6 +157,45 @@ func parseSettings(fs *flag.FlagSet, args []string, positional bool) (map[string
 		name = f.Value.String()
 	}
 	return applySettings(fs, name)
+}
+
+// flagsFirst moves the flags of args before its positional arguments,
+// so that flags given after them (psd2 journal resolve ID -store DIR) are
+// parsed, not read as more arguments; "--" ends the flags. A flag that
+// takes a value keeps the argument after it, whatever it looks like.
+func flagsFirst(fs *flag.FlagSet, args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // Parse reports it
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	if len(pos) == 0 {
+		return flags
+	}
+	return append(append(flags, "--"), pos...)
 }
 
 // emit prints v as indented JSON with --json, else calls text.

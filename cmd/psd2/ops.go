@@ -5,33 +5,42 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
-	"github.com/tppkit/psd2/banks"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sandbox"
 )
 
 func runBanks(_ context.Context, e *env, args []string) error {
-	fs := e.flags("banks", "[-banks-file own.json] [-id ID]")
-	file := fs.String("banks-file", "", "JSON file overriding and extending the directory")
-	id := fs.String("id", "", "show one bank")
-	if err := parse(fs, args, false); err != nil {
+	fs := e.flags("banks", "[-banks-file own.json] [ID... | -bank ID]")
+	var file string
+	settingVar(fs, &file, "banksFile", "", "JSON file overriding and extending the directory")
+	var ids []string
+	one := func(id string) error { ids = append(ids, id); return nil }
+	fs.Func("bank", "show this bank (or give the ids as arguments: psd2 banks sor dnb)", one)
+	fs.Func("id", "the same as -bank", one)
+	if err := parse(fs, args, true); err != nil {
 		return err
 	}
-	d, err := directory(*file)
+	d, err := directory(file)
 	if err != nil {
 		return err
 	}
 	list := d.All()
-	if *id != "" {
-		b, ok := d.Lookup(*id)
-		if !ok {
-			return usagef("%v: %q", banks.ErrUnknownBank, *id)
+	if ids = append(ids, fs.Args()...); len(ids) > 0 {
+		list = nil
+		for _, id := range ids {
+			b, ok := d.Lookup(id)
+			if !ok {
+				return usagef("no bank %q in the directory (psd2 banks lists them)", id)
+			}
+			list = append(list, b)
 		}
-		list = []banks.Bank{b}
 	}
 	return e.emit(list, func(w io.Writer) {
 		for _, b := range list {
@@ -58,8 +67,18 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 	var bf bankFlags
 	cf.register(fs, true)
 	bf.register(fs)
+	force := fs.Bool("force", false, "act on a host that is not known as a sandbox (the sandbox commands write mock data)")
 	if err := parse(fs, args[1:], sub == "seed"); err != nil {
 		return err
+	}
+	base, err := bf.baseURL()
+	if err != nil {
+		return err
+	}
+	if !*force {
+		if err := bf.sandboxOnly(base); err != nil {
+			return err
+		}
 	}
 	var seed []seedCustomer
 	if sub == "seed" {
@@ -94,7 +113,11 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		return e.emit(rep, func(w io.Writer) {
-			fmt.Fprintf(w, "created %d customer(s), %d account(s), %d transaction(s)\n", len(rep.Created), rep.Accounts, rep.Transactions)
+			fmt.Fprintf(w, "created %d customer(s), %d account(s), %d transaction(s)", len(rep.Created), rep.Accounts, rep.Transactions)
+			if len(rep.Skipped) > 0 {
+				fmt.Fprintf(w, "; skipped %d customer(s) the sandbox has already (entries %s of the file), with their accounts", len(rep.Skipped), strings.Trim(fmt.Sprint(rep.Skipped), "[]"))
+			}
+			fmt.Fprintln(w)
 		})
 	}
 	list, err := s.Customers(ctx, &sandbox.CustomersQuery{WithAccounts: true})
@@ -106,6 +129,49 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(w, "%-12s %-10s %-30s %d account(s), %d card account(s)\n", cu.CustomerNumber, cu.CustomerType, cu.CustomerName, len(cu.Accounts), len(cu.CardAccounts))
 		}
 	})
+}
+
+// sandboxOnly refuses a base URL that is not a sandbox, before any
+// request: one the bank directory lists as a bank's production API, or
+// one it does not list as a sandbox that is not on loopback (the
+// emulator). The sandbox commands write mock data; -force skips this.
+func (b *bankFlags) sandboxOnly(base string) error {
+	d, err := directory(b.banksFile)
+	if err != nil {
+		return err
+	}
+	for _, bk := range d.All() {
+		switch {
+		case sameBase(base, bk.Production):
+			return usagef("%s is %s's production API, not a sandbox: the sandbox commands write mock data (give -force if this really is a sandbox)", base, bk.ID)
+		case sameBase(base, bk.Sandbox):
+			return nil
+		}
+	}
+	if u, err := url.Parse(base); err == nil && isLoopback(u.Hostname()) {
+		return nil
+	}
+	return usagef("%s is not a sandbox the bank directory knows (psd2 banks), nor the emulator on loopback: the sandbox commands write mock data (give -force if it is a sandbox)", base)
+}
+
+// sameBase reports whether two base URLs name one API: scheme and host
+// in any case, no trailing slash.
+func sameBase(a, b string) bool {
+	ua, erra := url.Parse(a)
+	ub, errb := url.Parse(b)
+	return erra == nil && errb == nil && strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host) &&
+		strings.TrimRight(ua.Path, "/") == strings.TrimRight(ub.Path, "/")
+}
+
+// isLoopback reports whether host is this machine: localhost, a name
+// under .localhost (RFC 6761), or a loopback address.
+func isLoopback(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 type budgetReport struct {
