@@ -174,13 +174,17 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// budgetReport is one endpoint's budget; the text and the JSON say the
+// same: a call is allowed now (AllowedNow), or at NextAt.
 type budgetReport struct {
-	Endpoint  accounts.Endpoint `json:"endpoint"`
-	Counted   int               `json:"counted"`
-	Remaining int               `json:"remaining"`
-	Limit     int               `json:"limit"`
-	Window    string            `json:"window"`
-	NextAt    *time.Time        `json:"nextAt,omitempty"`
+	Endpoint   accounts.Endpoint `json:"endpoint"`
+	Counted    int               `json:"counted"`
+	Remaining  int               `json:"remaining"`
+	Limit      int               `json:"limit"`
+	Window     string            `json:"window"`
+	AllowedNow bool              `json:"allowedNow"`
+	// NextAt is when the next call is allowed, when it is not now.
+	NextAt *time.Time `json:"nextAt,omitempty"`
 }
 
 func runBudget(ctx context.Context, e *env, args []string) error {
@@ -217,8 +221,9 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		r := budgetReport{Endpoint: ep, Counted: a.Limit - a.Remaining, Remaining: a.Remaining, Limit: a.Limit, Window: a.Window.String()}
-		if !a.NextAt.IsZero() {
+		r := budgetReport{Endpoint: ep, Counted: a.Limit - a.Remaining, Remaining: a.Remaining, Limit: a.Limit, Window: a.Window.String(),
+			AllowedNow: a.Remaining > 0 || a.NextAt.IsZero()}
+		if !r.AllowedNow {
 			t := a.NextAt.UTC()
 			r.NextAt = &t
 		}
@@ -227,7 +232,7 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 	return e.emit(out, func(w io.Writer) {
 		for _, r := range out {
 			next := "now"
-			if r.Remaining == 0 && r.NextAt != nil {
+			if !r.AllowedNow {
 				next = r.NextAt.Format(time.RFC3339)
 			}
 			fmt.Fprintf(w, "%-18s %d of %d counted in %s; next call allowed: %s\n", r.Endpoint, r.Counted, r.Limit, r.Window, next)
