@@ -6,7 +6,8 @@
 //
 //	go test -json ./... | go run .ci/testsum.go
 //
-// It exits 0; the exit status of go test is what counts.
+// It prints each line as go test reports it, not at the end, and exits
+// 0; the exit status of go test is what counts.
 package main
 
 import (
@@ -28,8 +29,9 @@ type event struct {
 type skip struct{ pkg, test, reason string }
 
 func main() {
-	out := bufio.NewWriter(os.Stdout)
-	defer out.Flush()
+	// Each line is written as its event arrives (a package's ok line as
+	// the package ends), never held until go test is over.
+	out := os.Stdout
 	logs := map[[2]string][]string{} // (package, test) -> output lines
 	var skips []skip
 	sc := bufio.NewScanner(os.Stdin)

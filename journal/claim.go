@@ -68,6 +68,19 @@ func (e *ClaimedError) Error() string {
 // Is makes a ClaimedError match [ErrClaimed].
 func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed }
 
+// Claimed returns the claim that holds the entry at now, as a
+// [*ClaimedError] (the resend's X-Request-ID and when the claim ends at
+// the latest), or nil when no Resolve is sending its create again: an
+// operator's tool shows it, and an operator waits for the resend before
+// settling the entry by hand. now is the journal's clock (time.Now, or
+// the client's of [WithClient]).
+func (e Entry) Claimed(now time.Time) *ClaimedError {
+	if !e.claim.live(now) {
+		return nil
+	}
+	return &ClaimedError{ResendRequestID: e.claim.RequestID, Until: e.claim.Until}
+}
+
 // ErrConflict matches the error of [Journal.Resolve] when a person
 // settled the entry ([Journal.SettleByPerson]) while Resolve was sending
 // its create again, after Resolve's claim had run out (a resolver slower

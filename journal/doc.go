@@ -22,14 +22,25 @@
 // # Usage
 //
 //	j, err := journal.New(st, journal.WithClient(c))
+//	if err != nil {
+//		return err
+//	}
 //	pis, err := payments.New(c, payments.WithJournal(j))
-//	...
+//	// pis creates payments; after a crash, or client.ErrOutcomeUnknown:
 //	for e, err := range j.InDoubt(ctx) {
-//		if err != nil { ... }
+//		if err != nil {
+//			return err
+//		}
 //		res, err := j.Resolve(ctx, c, e)
+//		if err != nil {
+//			return err // the entry stays in doubt: resolve it later
+//		}
 //		if res.Kind == journal.ResolvedCreated {
 //			var init payments.Initiation
-//			err = json.Unmarshal(res.Answer, &init) // init.SCARedirect()
+//			if err := json.Unmarshal(res.Answer, &init); err != nil {
+//				return err
+//			}
+//			// send the PSU to init.SCARedirect(): the payment awaits approval
 //		}
 //	}
 //

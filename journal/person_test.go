@@ -175,9 +175,18 @@ func TestResolveWhileClaimed(t *testing.T) {
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, resendID, ce.ResendRequestID)
 	assert.True(t, errors.Is(err, journal.ErrClaimed))
+	held, err := j.Entry(ctx, e.RequestID)
+	require.NoError(t, err)
+	claim := held.Claimed(time.Now())
+	require.NotNil(t, claim, "the entry shows its claim")
+	assert.Equal(t, resendID, claim.ResendRequestID)
+	assert.Nil(t, held.Claimed(claim.Until), "a claim ends at its Until")
 	release()
 	require.NoError(t, <-done)
 	assert.Equal(t, posts+1, b.posts.Load(), "one resend")
+	after, err := j.Entry(ctx, e.RequestID)
+	require.NoError(t, err)
+	assert.Nil(t, after.Claimed(time.Now()), "the claim ended with the resolution")
 
 	// A Resolve whose resend fails ends its claim: the next one may send.
 	e2 := inDoubt(t, b, c, j, `{"fails":1}`)

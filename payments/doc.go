@@ -7,6 +7,8 @@
 //	if err != nil {
 //		return err
 //	}
+//	// sid and psuID are the PSU's session: the callback of an earlier
+//	// SCA (a login with sca.User, or a consent) brought them.
 //	init, err := svc.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
 //		InstructedAmount: money.MustParse("1250.00", "NOK"),
 //		CreditorName:     "Ola Eksempel",
@@ -15,7 +17,7 @@
 //		DebtorAccount:    payments.AccountReference{BBAN: "95312776066", Currency: "NOK"},
 //		RemittanceInformationUnstructured: "Hyttetur",
 //	}, client.WithTPPSessionID(sid), client.WithRedirectURI(cb),
-//		client.WithPSU(client.PSU{IPAddress: ip}))
+//		client.WithPSU(client.PSU{ID: psuID, IPAddress: ip}), client.WithPSUContext(client.Private))
 //	// send the PSU to init.SCARedirect()
 //
 // # Creating

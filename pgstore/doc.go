@@ -6,9 +6,13 @@
 // the core module carries no database driver; it uses jackc/pgx v5.
 //
 //	st, err := pgstore.Open(ctx, os.Getenv("DATABASE_URL"))
-//	if err != nil { ... }
+//	if err != nil {
+//		return err
+//	}
 //	defer st.Close()
-//	if err := st.Migrate(ctx); err != nil { ... } // every replica may, at once
+//	if err := st.Migrate(ctx); err != nil { // every replica may, at once
+//		return err
+//	}
 //	c, err := client.New(bankURL, creds, client.WithStore(st))
 //	mgr, err := sca.NewManager(flow, st)
 //	j, err := journal.New(st, journal.WithClient(c))

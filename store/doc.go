@@ -18,7 +18,9 @@
 // keeps one file per key in a private directory, shared by the processes
 // of one machine through flock(2) locks, with atomic, fsynced writes; it
 // refuses unsafe directories ([ErrUnsafeStore]) and removes expired
-// values when it meets them and in a sweep ([FileStore.Sweep]). The
+// values when it meets them and in a sweep ([FileStore.Sweep]);
+// [OpenFileStore] opens an existing one for a tool that reads a
+// service's state, and never creates one at a mistyped path. The
 // PostgreSQL store of module github.com/tppkit/psd2/pgstore is the one
 // for several replicas on several machines. A user's own (Redis,
 // DynamoDB, ...) fits behind the same six methods.

@@ -6,8 +6,13 @@
 // signed like every other request; no PSU takes part.
 //
 //	svc, err := tpp.New(c)
-//	contact, err := svc.SetContact(ctx, "psd2-operations@tpp.example")
-//	contact, err = svc.Contact(ctx)
+//	if err != nil {
+//		return err
+//	}
+//	// Every call carries TPP-Redirect-URI: here per call, or once for
+//	// all with client.WithDefaults(client.WithRedirectURI(cb)).
+//	contact, err := svc.SetContact(ctx, "psd2-operations@tpp.example", client.WithRedirectURI(cb))
+//	contact, err = svc.Contact(ctx, client.WithRedirectURI(cb))
 //
 // # Registering
 //

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -17,7 +16,6 @@ import (
 	"github.com/tppkit/psd2/banks"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/signing"
-	"github.com/tppkit/psd2/store"
 	"software.sslmate.com/src/go-pkcs12"
 )
 
@@ -26,15 +24,25 @@ import (
 // command line (where ps and shell history show it).
 type credFlags struct {
 	cert, key, p12, passwordEnv string
+	// own: the flags are the command's own (verify's certificate to
+	// check against), never filled from a profile or PSD2_* variables.
+	own bool
 }
 
 func (c *credFlags) register(fs *flag.FlagSet, needKey bool) {
-	fs.StringVar(&c.cert, "cert", "", "PEM file of the TPP signing certificate (and its chain)")
-	if needKey {
-		fs.StringVar(&c.key, "key", "", "PEM file of the RSA private key (default: looked for in -cert)")
+	str := func(p *string, key, value, usage string) {
+		if c.own {
+			fs.StringVar(p, flagName(key), value, usage)
+			return
+		}
+		settingVar(fs, p, key, value, usage)
 	}
-	fs.StringVar(&c.p12, "p12", "", "PKCS#12 file holding the certificate"+map[bool]string{true: " and key", false: ""}[needKey]+" (instead of -cert)")
-	fs.StringVar(&c.passwordEnv, "password-env", "PSD2_P12_PASSWORD", "name of the environment variable holding the PKCS#12 password")
+	str(&c.cert, "cert", "", "PEM file of the TPP signing certificate (and its chain)")
+	if needKey {
+		str(&c.key, "key", "", "PEM file of the RSA private key (default: looked for in -cert)")
+	}
+	str(&c.p12, "p12", "", "PKCS#12 file holding the certificate"+map[bool]string{true: " and key", false: ""}[needKey]+" (instead of -cert)")
+	str(&c.passwordEnv, "passwordEnv", "PSD2_P12_PASSWORD", "name of the environment variable holding the PKCS#12 password")
 }
 
 func (c *credFlags) check() error {
@@ -111,18 +119,15 @@ func (c *credFlags) credentials() (*signing.Credentials, error) {
 
 // bankFlags name the bank a command talks to: a directory id or a base URL.
 type bankFlags struct {
-	bank, url, env, banksFile, ca, store string
+	bank, url, env, banksFile, ca string
 }
 
-func (b *bankFlags) register(fs *flag.FlagSet, withStore bool) {
-	fs.StringVar(&b.bank, "bank", "", "bank id in the directory (psd2 banks)")
-	fs.StringVar(&b.url, "url", "", "API base URL (instead of -bank), e.g. the emulator's")
-	fs.StringVar(&b.env, "env", string(banks.Sandbox), "with -bank: sandbox or production")
-	fs.StringVar(&b.banksFile, "banks-file", "", "JSON file overriding and extending the bank directory")
-	fs.StringVar(&b.ca, "ca", "", "PEM file of an extra root CA to trust (the emulator's ca.pem)")
-	if withStore {
-		fs.StringVar(&b.store, "store", "", "directory of the SDK's file store (budgets, journal)")
-	}
+func (b *bankFlags) register(fs *flag.FlagSet) {
+	settingVar(fs, &b.bank, "bank", "", "bank id in the directory (psd2 banks)")
+	settingVar(fs, &b.url, "url", "", "API base URL (instead of -bank), e.g. the emulator's")
+	settingVar(fs, &b.env, "env", string(banks.Sandbox), "with -bank: sandbox or production")
+	settingVar(fs, &b.banksFile, "banksFile", "", "JSON file overriding and extending the bank directory")
+	settingVar(fs, &b.ca, "ca", "", "PEM file of an extra root CA to trust (the emulator's ca.pem)")
 }
 
 func directory(file string) (*banks.Directory, error) {
@@ -157,7 +162,7 @@ func (b *bankFlags) entry() (banks.Bank, banks.Environment, error) {
 	}
 	bk, ok := d.Lookup(b.bank)
 	if !ok {
-		return banks.Bank{}, "", usagef("%v: %q (psd2 banks lists them)", banks.ErrUnknownBank, b.bank)
+		return banks.Bank{}, "", usagef("no bank %q in the directory (psd2 banks lists them)", b.bank)
 	}
 	env := banks.Environment(b.env)
 	if bk.BaseURL(env) == "" {
@@ -166,7 +171,7 @@ func (b *bankFlags) entry() (banks.Bank, banks.Environment, error) {
 	return bk, env, nil
 }
 
-// options are the client options of -ca and -store. A host under
+// options are the client options of -ca. A host under
 // .localhost (the emulator's banks, RFC 6761) is reached on 127.0.0.1.
 func (b *bankFlags) options(base string) ([]client.Option, error) {
 	var opts []client.Option
@@ -200,13 +205,6 @@ func (b *bankFlags) options(base string) ([]client.Option, error) {
 		opts = append(opts, client.WithHTTPClient(&http.Client{Transport: tr}))
 	} else if pool != nil {
 		opts = append(opts, client.WithRootCAs(pool))
-	}
-	if b.store != "" {
-		st, err := store.NewFileStore(b.store)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, client.WithStore(st))
 	}
 	return opts, nil
 }
@@ -244,5 +242,3 @@ func oneLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
 }
-
-var errNoStore = errors.New("give -store, the directory of the SDK's file store")

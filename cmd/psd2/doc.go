@@ -44,12 +44,39 @@
 //	          one (docs/emulator.md lists them)
 //	sandbox   reset, list, or seed mock data from a JSON file: customers,
 //	          each with its accounts, each account with its transactions
-//	          (an example: cmd/psd2/testdata/seed.example.json)
-//	journal   list the payments in doubt, resolve one, or settle one by hand
-//	          (-by who -reason why)
+//	          (an example: cmd/psd2/testdata/seed.example.json); a customer
+//	          the sandbox has already (its customer number) is skipped with
+//	          its accounts, so a file seeds once however often it is run.
+//	          Refused, before any request, for a base URL the bank
+//	          directory lists as a production API, or one it does not know
+//	          that is not on loopback (the emulator), unless -force
+//	journal   list the payments in doubt as a table (request id, bank id,
+//	          age, what, amount and currency, the creditor's account masked
+//	          to its last four digits, state; -all every entry), show one
+//	          with its resolution and trail, resolve one, or settle one by
+//	          hand (-by who -reason why). resolve and settle end with what
+//	          the payment is, what to tell the PSU and the next step; for a
+//	          payment the resend just created, its scaRedirect, which the
+//	          service must bring to the PSU. An entry a resolver is sending
+//	          again (its claim) is shown as such and is not settled; a
+//	          person's settlement that a later resend contradicts is shown
+//	          as a conflict (exit status 1 from the resolve that finds it)
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed
-//	banks     list the bank directory (package banks), or one bank
+//
+// journal and budget read the service's store, named by -store (or
+// $PSD2_STORE): the directory of its file store, or the PostgreSQL
+// connection string (a postgres:// URL or key=value) of its pgstore, with
+// -schema when it is not pgstore's default. A location that holds no
+// store of the SDK (a missing or foreign directory, a URL of another
+// scheme, a database without a pgstore in that schema) is refused with
+// exit status 3: psd2 never creates a store, and never reads a wrong one
+// as an empty one. A connection string is never printed.
+//
+// More commands:
+//
+//	banks     list the bank directory (package banks), or the banks named
+//	          (psd2 banks sor, or -bank sor)
 //	outbox    list the dead letters of pgstore's event outbox (events the
 //	          handler refused on every attempt) with the outbox's counts;
 //	          retry them, or discard one no handler will ever take
@@ -62,12 +89,51 @@
 //	          a file store's directory (which must exist) or a pgstore's
 //	          connection string, and a store that cannot be read, or holds
 //	          no reconciliation state, is an error, never an empty list
+//	profile   the settings a command takes, and where each comes from
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and
 // -banks-file for the TPP's own directory file) or by -url <base URL>.
 // Credentials come from -cert/-key (PEM) or -p12; the PKCS#12 password is
 // read from the environment variable -password-env names
 // (PSD2_P12_PASSWORD), never from the command line.
+//
+// # Settings and profiles
+//
+// The settings -bank, -url, -env, -banks-file, -ca, -cert, -key, -p12,
+// -password-env, -store and -schema come from the command line, else from
+// the variable PSD2_ and the name in upper case (PSD2_BANK, PSD2_URL,
+// PSD2_ENV, PSD2_BANKS_FILE, PSD2_CA, PSD2_CERT, PSD2_KEY, PSD2_P12,
+// PSD2_PASSWORD_ENV, PSD2_STORE, PSD2_SCHEMA), else from a profile of the
+// config file. The config file is $PSD2_CONFIG (which must then exist),
+// else psd2/config.json in the user's config directory ($XDG_CONFIG_HOME,
+// else ~/.config, on Linux; os.UserConfigDir elsewhere); without it there
+// are no profiles. The profile is -profile NAME, else $PSD2_PROFILE, else
+// the file's "profile". The file is JSON, with the settings' names in
+// camel case:
+//
+//	{
+//	  "profile": "sandbox",
+//	  "profiles": {
+//	    "sandbox": {"bank": "sor", "env": "sandbox", "cert": "/etc/tpp/qseal.pem",
+//	                "key": "/etc/tpp/qseal.key", "store": "/var/lib/tpp/store"},
+//	    "prod":    {"bank": "sor", "env": "production", "p12": "/etc/tpp/qseal.p12",
+//	                "passwordEnv": "TPP_P12_PASSWORD", "store": "postgres://tpp@db.internal/tpp"}
+//	  }
+//	}
+//
+// A profile names files and places, never a secret: a file with an
+// unknown member, a PEM block, or a store connection string holding a
+// password is refused (exit status 3); psd2 never writes it. -bank and
+// -url come from one place (the first of the command line, the
+// variables and the profile that gives either), and so do -cert, -key
+// and -p12. psd2 profile prints each setting and where it came from (a
+// password as xxxxx; of the PKCS#12 password only whether its variable
+// is set). verify's -cert is its own: never taken from a profile.
+//
+// Flags may come before or after a command's arguments (psd2 journal
+// resolve ID -bank sor); "--" ends them. An error is one line in the
+// operator's words: what is wrong and what to give or do, without the
+// SDK's package names.
 //
 // Every command takes -h and --json. No command prints a private key, a
 // password or an account id it was given; journal entries are printed in

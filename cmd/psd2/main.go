@@ -48,6 +48,7 @@ func commands() []command {
 		{"banks", "list the bank directory", runBanks},
 		{"outbox", "list the event outbox's dead letters; retry or discard them", runOutbox},
 		{"reconcile", "a period's payments and whether their money arrived", runReconcile},
+		{"profile", "the settings a command takes (flags, PSD2_* variables, the config file's profile)", runProfile},
 	}
 }
 
@@ -99,13 +100,13 @@ func exitCode(err error, prefix string, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, words(err))
 		return exitUsage
 	case errors.As(err, &fe):
-		fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, words(err))
 		return exitFailed
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", prefix, err)
+	fmt.Fprintf(stderr, "%s: %s\n", prefix, words(err))
 	return exitRuntime
 }
 
@@ -125,6 +126,7 @@ func (e *env) flags(name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("psd2 "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.BoolVar(&e.json, "json", false, "print JSON instead of text")
+	fs.String("profile", "", "the config file's profile to take settings from ($"+envProfile+"; psd2 profile shows them)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: psd2 %s %s\n\nFlags:\n", name, usage)
 		fs.PrintDefaults()
@@ -132,18 +134,69 @@ func (e *env) flags(name, usage string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args; positional arguments are refused unless allowed.
+// parse parses args, then fills the settings the command line left
+// unset from PSD2_* variables and the profile (applySettings);
+// positional arguments are refused unless allowed.
 func parse(fs *flag.FlagSet, args []string, positional bool) error {
-	if err := fs.Parse(args); err != nil {
+	_, err := parseSettings(fs, args, positional)
+	return err
+}
+
+// parseSettings is parse, returning where each setting came from.
+func parseSettings(fs *flag.FlagSet, args []string, positional bool) (map[string]source, error) {
+	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return nil, err
 		}
-		return usageError{err}
+		return nil, usageError{err}
 	}
 	if !positional && fs.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+		return nil, usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
-	return nil
+	name := ""
+	if f := fs.Lookup("profile"); f != nil {
+		name = f.Value.String()
+	}
+	return applySettings(fs, name)
+}
+
+// flagsFirst moves the flags of args before its positional arguments,
+// so that flags given after them (psd2 journal resolve ID -store DIR) are
+// parsed, not read as more arguments; "--" ends the flags. A flag that
+// takes a value keeps the argument after it, whatever it looks like.
+func flagsFirst(fs *flag.FlagSet, args []string) []string {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // Parse reports it
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 < len(args) {
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	if len(pos) == 0 {
+		return flags
+	}
+	return append(append(flags, "--"), pos...)
 }
 
 // emit prints v as indented JSON with --json, else calls text.

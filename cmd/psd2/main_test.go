@@ -59,6 +59,7 @@ func TestMain(m *testing.M) {
 func psd2(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), bin, args...)
+	cmd.Env = cleanEnv()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -220,15 +221,32 @@ func TestBudgetCountsCalls(t *testing.T) {
 	assert.Equal(t, 0, rep[0].Remaining)
 	require.NotNil(t, rep[0].NextAt)
 	assert.True(t, rep[0].NextAt.After(time.Now().Add(23*time.Hour)), "the next call only after the window")
+	assert.False(t, rep[0].AllowedNow)
 	assert.Equal(t, 0, rep[1].Counted, "transactions are counted apart")
 	text, _, _ := psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account)
-	assert.Contains(t, text, "4 of 4 counted")
+	assert.Contains(t, text, "4 of 4 counted in 24h0m0s; next call allowed: "+rep[0].NextAt.Format(time.RFC3339))
+
+	// One call counted: the text says "now", and so does the JSON.
+	_, err = ais.Transactions(ctx, account, nil, sess.RequestOptions(nil))
+	require.NoError(t, err)
+	out, errOut, code = psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account, "--json")
+	require.Equal(t, exitOK, code, errOut)
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Equal(t, budget.Transactions, rep[1].Endpoint)
+	assert.Equal(t, 1, rep[1].Counted)
+	assert.True(t, rep[1].AllowedNow)
+	assert.Nil(t, rep[1].NextAt, "no next time when a call is allowed now")
+	text, _, _ = psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account)
+	assert.Contains(t, text, "1 of 4 counted in 24h0m0s; next call allowed: now")
 }
 
 func TestBudgetAndJournalWithEmptyStore(t *testing.T) {
 	t.Parallel()
 	s, _, certFile, keyFile, _ := tppFiles(t)
 	st := filepath.Join(t.TempDir(), "store")
+	fst, err := store.NewFileStore(st)
+	require.NoError(t, err)
+	require.NoError(t, fst.Put(t.Context(), "sca/session/other", []byte("{}"), 0)) // a store some service wrote
 	out, errOut, code := psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", st, "-account", "acc-secret-1", "--json")
 	require.Equal(t, exitOK, code, errOut)
 	assert.NotContains(t, out, "acc-secret-1")

@@ -5,34 +5,42 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
-	"github.com/tppkit/psd2/banks"
 	"github.com/tppkit/psd2/budget"
-	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sandbox"
-	"github.com/tppkit/psd2/store"
 )
 
 func runBanks(_ context.Context, e *env, args []string) error {
-	fs := e.flags("banks", "[-banks-file own.json] [-id ID]")
-	file := fs.String("banks-file", "", "JSON file overriding and extending the directory")
-	id := fs.String("id", "", "show one bank")
-	if err := parse(fs, args, false); err != nil {
+	fs := e.flags("banks", "[-banks-file own.json] [ID... | -bank ID]")
+	var file string
+	settingVar(fs, &file, "banksFile", "", "JSON file overriding and extending the directory")
+	var ids []string
+	one := func(id string) error { ids = append(ids, id); return nil }
+	fs.Func("bank", "show this bank (or give the ids as arguments: psd2 banks sor dnb)", one)
+	fs.Func("id", "the same as -bank", one)
+	if err := parse(fs, args, true); err != nil {
 		return err
 	}
-	d, err := directory(*file)
+	d, err := directory(file)
 	if err != nil {
 		return err
 	}
 	list := d.All()
-	if *id != "" {
-		b, ok := d.Lookup(*id)
-		if !ok {
-			return usagef("%v: %q", banks.ErrUnknownBank, *id)
+	if ids = append(ids, fs.Args()...); len(ids) > 0 {
+		list = nil
+		for _, id := range ids {
+			b, ok := d.Lookup(id)
+			if !ok {
+				return usagef("no bank %q in the directory (psd2 banks lists them)", id)
+			}
+			list = append(list, b)
 		}
-		list = []banks.Bank{b}
 	}
 	return e.emit(list, func(w io.Writer) {
 		for _, b := range list {
@@ -58,9 +66,19 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 	var cf credFlags
 	var bf bankFlags
 	cf.register(fs, true)
-	bf.register(fs, false)
+	bf.register(fs)
+	force := fs.Bool("force", false, "act on a host that is not known as a sandbox (the sandbox commands write mock data)")
 	if err := parse(fs, args[1:], sub == "seed"); err != nil {
 		return err
+	}
+	base, err := bf.baseURL()
+	if err != nil {
+		return err
+	}
+	if !*force {
+		if err := bf.sandboxOnly(base); err != nil {
+			return err
+		}
 	}
 	var seed []seedCustomer
 	if sub == "seed" {
@@ -95,7 +113,11 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		return e.emit(rep, func(w io.Writer) {
-			fmt.Fprintf(w, "created %d customer(s), %d account(s), %d transaction(s)\n", len(rep.Created), rep.Accounts, rep.Transactions)
+			fmt.Fprintf(w, "created %d customer(s), %d account(s), %d transaction(s)", len(rep.Created), rep.Accounts, rep.Transactions)
+			if len(rep.Skipped) > 0 {
+				fmt.Fprintf(w, "; skipped %d customer(s) the sandbox has already (entries %s of the file), with their accounts", len(rep.Skipped), strings.Trim(fmt.Sprint(rep.Skipped), "[]"))
+			}
+			fmt.Fprintln(w)
 		})
 	}
 	list, err := s.Customers(ctx, &sandbox.CustomersQuery{WithAccounts: true})
@@ -109,109 +131,83 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 	})
 }
 
-func runJournal(ctx context.Context, e *env, args []string) error {
-	usage := "(list | resolve REQUEST-ID | settle -by WHO -reason WHY REQUEST-ID) -store DIR [(-bank ID | -url BASE) (-cert ... | -p12 ...) for resolve]"
-	if len(args) == 0 || (args[0] != "list" && args[0] != "resolve" && args[0] != "settle") {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
-			fmt.Fprintf(e.stderr, "Usage: psd2 journal %s\n", usage)
+// sandboxOnly refuses a base URL that is not a sandbox, before any
+// request: one the bank directory lists as a bank's production API, or
+// one it does not list as a sandbox that is not on loopback (the
+// emulator). The sandbox commands write mock data; -force skips this.
+func (b *bankFlags) sandboxOnly(base string) error {
+	d, err := directory(b.banksFile)
+	if err != nil {
+		return err
+	}
+	for _, bk := range d.All() {
+		switch {
+		case sameBase(base, bk.Production):
+			return usagef("%s is %s's production API, not a sandbox: the sandbox commands write mock data (give -force if this really is a sandbox)", base, bk.ID)
+		case sameBase(base, bk.Sandbox):
 			return nil
 		}
-		return usagef("want a subcommand: list, resolve or settle")
 	}
-	sub := args[0]
-	fs := e.flags("journal "+sub, usage)
-	var cf credFlags
-	var bf bankFlags
-	cf.register(fs, true)
-	bf.register(fs, true)
-	by := fs.String("by", "", "settle: who settles the payment (an operator id; no PSU data)")
-	reason := fs.String("reason", "", "settle: why, in one line (no PSU data)")
-	if err := parse(fs, args[1:], sub != "list"); err != nil {
-		return err
+	if u, err := url.Parse(base); err == nil && isLoopback(u.Hostname()) {
+		return nil
 	}
-	if bf.store == "" {
-		return usageError{errNoStore}
-	}
-	st, err := store.NewFileStore(bf.store)
-	if err != nil {
-		return err
-	}
-	j, err := journal.New(st)
-	if err != nil {
-		return err
-	}
-	if sub == "list" {
-		var list []journal.Entry
-		for en, err := range j.InDoubt(ctx) {
-			if err != nil {
-				return err
-			}
-			list = append(list, en)
-		}
-		if list == nil {
-			list = []journal.Entry{}
-		}
-		return e.emit(list, func(w io.Writer) {
-			for _, en := range list {
-				fmt.Fprintln(w, en.String())
-			}
-			fmt.Fprintf(w, "%d payment(s) in doubt\n", len(list))
-		})
-	}
-	if fs.NArg() != 1 {
-		return usagef("%s takes one X-Request-ID (psd2 journal list shows them)", sub)
-	}
-	if sub == "settle" {
-		if *by == "" || *reason == "" {
-			return usagef("settle needs -by and -reason")
-		}
-		en, err := j.SettleByPerson(ctx, fs.Arg(0), *by, *reason)
-		if err != nil {
-			return err
-		}
-		return e.emit(en, func(w io.Writer) { fmt.Fprintln(w, en.String()) })
-	}
-	en, err := j.Entry(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	c, err := newClient(&bf, &cf)
-	if err != nil {
-		return err
-	}
-	res, err := j.Resolve(ctx, c, en)
-	if err != nil {
-		return err
-	}
-	return e.emit(res, func(w io.Writer) { fmt.Fprintln(w, res.String()) })
+	return usagef("%s is not a sandbox the bank directory knows (psd2 banks), nor the emulator on loopback: the sandbox commands write mock data (give -force if it is a sandbox)", base)
 }
 
+// sameBase reports whether two base URLs name one API: scheme and host
+// in any case, no trailing slash.
+func sameBase(a, b string) bool {
+	ua, erra := url.Parse(a)
+	ub, errb := url.Parse(b)
+	return erra == nil && errb == nil && strings.EqualFold(ua.Scheme, ub.Scheme) && strings.EqualFold(ua.Host, ub.Host) &&
+		strings.TrimRight(ua.Path, "/") == strings.TrimRight(ub.Path, "/")
+}
+
+// isLoopback reports whether host is this machine: localhost, a name
+// under .localhost (RFC 6761), or a loopback address.
+func isLoopback(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// budgetReport is one endpoint's budget; the text and the JSON say the
+// same: a call is allowed now (AllowedNow), or at NextAt.
 type budgetReport struct {
-	Endpoint  budget.Endpoint `json:"endpoint"`
-	Counted   int             `json:"counted"`
-	Remaining int             `json:"remaining"`
-	Limit     int             `json:"limit"`
-	Window    string          `json:"window"`
-	NextAt    *time.Time      `json:"nextAt,omitempty"`
+	Endpoint   budget.Endpoint `json:"endpoint"`
+	Counted    int             `json:"counted"`
+	Remaining  int             `json:"remaining"`
+	Limit      int             `json:"limit"`
+	Window     string          `json:"window"`
+	AllowedNow bool            `json:"allowedNow"`
+	// NextAt is when the next call is allowed, when it is not now.
+	NextAt *time.Time `json:"nextAt,omitempty"`
 }
 
 func runBudget(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("budget", "-account ID -store DIR (-bank ID | -url BASE) (-cert ... | -p12 ...)")
 	var cf credFlags
 	var bf bankFlags
+	var sf storeFlags
 	cf.register(fs, true)
-	bf.register(fs, true)
+	bf.register(fs)
+	sf.register(fs)
 	account := fs.String("account", "", "the account's resource id (not printed)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
-	if bf.store == "" {
-		return usageError{errNoStore}
-	}
 	if *account == "" {
 		return usagef("give -account")
 	}
-	c, err := newClient(&bf, &cf)
+	st, done, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	c, err := newClient(&bf, &cf, client.WithStore(st))
 	if err != nil {
 		return err
 	}
@@ -222,8 +218,9 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		r := budgetReport{Endpoint: ep, Counted: a.Limit - a.Remaining, Remaining: a.Remaining, Limit: a.Limit, Window: a.Window.String()}
-		if !a.NextAt.IsZero() {
+		r := budgetReport{Endpoint: ep, Counted: a.Limit - a.Remaining, Remaining: a.Remaining, Limit: a.Limit, Window: a.Window.String(),
+			AllowedNow: a.Remaining > 0 || a.NextAt.IsZero()}
+		if !r.AllowedNow {
 			t := a.NextAt.UTC()
 			r.NextAt = &t
 		}
@@ -232,7 +229,7 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 	return e.emit(out, func(w io.Writer) {
 		for _, r := range out {
 			next := "now"
-			if r.Remaining == 0 && r.NextAt != nil {
+			if !r.AllowedNow {
 				next = r.NextAt.Format(time.RFC3339)
 			}
 			fmt.Fprintf(w, "%-18s %d of %d counted in %s; next call allowed: %s\n", r.Endpoint, r.Counted, r.Limit, r.Window, next)

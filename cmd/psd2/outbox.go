@@ -42,8 +42,9 @@ func runOutbox(ctx context.Context, e *env, args []string) error {
 	}
 	sub := args[0]
 	fs := e.flags("outbox "+sub, outboxUsage)
-	conn := fs.String("store", "", "PostgreSQL connection string (URL or key=value) of the pgstore holding the outbox; default $"+envStore)
-	schema := fs.String("schema", pgstore.DefaultSchema, "the pgstore's schema")
+	conn, schema := new(string), new(string)
+	settingVar(fs, conn, "store", "", "PostgreSQL connection string (URL or key=value) of the pgstore holding the outbox")
+	settingVar(fs, schema, "schema", pgstore.DefaultSchema, "the pgstore's schema")
 	limit := fs.Int("limit", 100, fmt.Sprintf("list: at most this many dead letters (1 to %d)", pgstore.MaxDeadLetters))
 	all := fs.Bool("all", false, "retry: every dead letter")
 	if err := parse(fs, args[1:], sub != "list"); err != nil {

@@ -73,7 +73,7 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 	var cf credFlags
 	var bf bankFlags
 	cf.register(fs, true)
-	bf.register(fs, false)
+	bf.register(fs)
 	path := fs.String("path", probePath, "path of the signed GET (below the base URL); an answer proves a rendering only when the interface gives it after the signature check")
 	redirect := fs.String("redirect-uri", probeRedirectURI, "TPP-Redirect-URI to send (your registered one, if the bank checks it)")
 	if err := parse(fs, args, false); err != nil {

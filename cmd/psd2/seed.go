@@ -29,18 +29,35 @@ type seedAccount struct {
 // seedReport is what sandbox seed made: the customers' ids and counts
 // (the accounts' ids are not printed).
 type seedReport struct {
-	Created      []string `json:"created"`
-	Accounts     int      `json:"accounts"`
-	Transactions int      `json:"transactions"`
+	Created []string `json:"created"`
+	// Skipped are the entries of the file (0-based) whose customer the
+	// sandbox has already: neither it nor its accounts were made again.
+	Skipped      []int `json:"skipped"`
+	Accounts     int   `json:"accounts"`
+	Transactions int   `json:"transactions"`
 }
 
 // seedSandbox creates each customer, then its accounts, then each
-// account's transactions, with the sandbox package's mock-data calls. It
-// stops at the first refusal, naming the entry; what was made before
-// stays (reset clears it).
+// account's transactions, with the sandbox package's mock-data calls. A
+// customer whose customer number the sandbox has already is skipped with
+// its accounts, so that seeding twice makes nothing twice. It stops at
+// the first refusal, naming the entry; what was made before stays (reset
+// clears it).
 func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (seedReport, error) {
-	rep := seedReport{Created: []string{}}
+	rep := seedReport{Created: []string{}, Skipped: []int{}}
+	have, err := s.Customers(ctx, nil)
+	if err != nil {
+		return rep, fmt.Errorf("listing the sandbox's customers: %w", err)
+	}
+	exists := map[string]bool{}
+	for _, cu := range have {
+		exists[cu.CustomerNumber] = true
+	}
 	for i := range seed {
+		if n := seed[i].CustomerNumber; n != "" && exists[n] {
+			rep.Skipped = append(rep.Skipped, i)
+			continue
+		}
 		cu, err := s.CreateCustomer(ctx, &seed[i].NewCustomer)
 		if err != nil {
 			return rep, fmt.Errorf("customer %d: %w", i, err)

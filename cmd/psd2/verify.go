@@ -64,7 +64,7 @@ type verifyReport struct {
 
 func runVerify(_ context.Context, e *env, args []string) error {
 	fs := e.flags("verify", "[-cert cert.pem] [-now RFC1123-time] [-skew 60s] request.http   (- reads standard input)")
-	var cf credFlags
+	cf := credFlags{own: true}
 	cf.register(fs, false)
 	nowFlag := fs.String("now", "", "judge the Date against this time (RFC 1123, as a Date header; default: now)")
 	skew := fs.Duration("skew", 60*time.Second, "allowed difference between Date and -now (docs/interface.md section 5.3)")

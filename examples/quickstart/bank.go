@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -143,7 +144,14 @@ func openLive(r *reporter, cfg config) (bank, *client.Client, string, error) {
 		}
 		r.apiPath = u.Path
 		opts := []client.Option{client.WithLogger(r.logger())}
-		if cfg.hooks != nil && cfg.hooks.rootCAs != nil {
+		switch {
+		case cfg.caFile != "":
+			pool, err := extraCA(cfg.caFile)
+			if err != nil {
+				return "", err
+			}
+			opts = append(opts, client.WithRootCAs(pool))
+		case cfg.hooks != nil && cfg.hooks.rootCAs != nil:
 			opts = append(opts, client.WithRootCAs(cfg.hooks.rootCAs))
 		}
 		c, err = client.New(cfg.baseURL, creds, opts...)
@@ -200,6 +208,22 @@ func openLive(r *reporter, cfg config) (bank, *client.Client, string, error) {
 		return nil, nil, "", err
 	}
 	return b, c, cfg.redirectURI, nil
+}
+
+// extraCA is the system's roots and the CA in file (-ca).
+func extraCA(file string) (*x509.CertPool, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := x509.SystemCertPool()
+	if err != nil {
+		pool = x509.NewCertPool()
+	}
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, fmt.Errorf("-ca %s: no PEM certificate", file)
+	}
+	return pool, nil
 }
 
 // loadCredentials reads -cert and -key (PEM) or -p12.

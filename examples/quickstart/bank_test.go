@@ -98,6 +98,43 @@ func TestRunLiveModeAgainstEmulator(t *testing.T) {
 	assert.Equal(t, len(s.Control().Payments()), 4)
 }
 
+// TestRunTwiceAgainstOneSandbox runs the real-bank mode twice in a row
+// against one sandbox with a CA of its own, trusted with -ca (as psd2
+// emulator serves it): both runs pass; the second is not refused as a
+// duplicate of the first, whose payments the reset keeps.
+func TestRunTwiceAgainstOneSandbox(t *testing.T) {
+	t.Parallel()
+	s := emulator.NewServer()
+	defer s.Close()
+	creds, err := s.NewTPP("Twice TPP")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	certFile, keyFile, caFile := filepath.Join(dir, "qseal.pem"), filepath.Join(dir, "qseal.key"), filepath.Join(dir, "ca.pem")
+	keyDER, err := x509.MarshalPKCS8PrivateKey(creds.Key)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Certificate.Raw}), 0o600))
+	require.NoError(t, os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600))
+	require.NoError(t, os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.CACertificate().Raw}), 0o600))
+
+	for run := 1; run <= 2; run++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		cfg, err := parseFlags([]string{"-base-url", s.URL, "-ca", caFile, "-cert", certFile, "-key", keyFile,
+			"-redirect-uri", "http://" + ln.Addr().String() + "/callback", "-sca-timeout", "1m"}, io.Discard)
+		require.NoError(t, err)
+		cfg.hooks = &hooks{listener: ln}
+		person := &person{t: t, ctx: t.Context(), bank: s}
+		var out bytes.Buffer
+		res, err := runQuickstart(t, cfg, io.MultiWriter(&out, person))
+		person.wg.Wait()
+		require.NoError(t, err, "run %d:\n%s", run, out.String())
+		assert.Empty(t, res.Failed, "run %d", run)
+		assert.Len(t, s.Control().Payments(), 4*run, "run %d: its four payments, none refused as a duplicate", run)
+	}
+	_, err = parseFlags([]string{"-ca", caFile}, io.Discard)
+	assert.ErrorContains(t, err, "need -base-url", "-ca is for a sandbox named with -base-url")
+}
+
 // person reads the quickstart's output like the person at the terminal:
 // for each printed SCA link it approves at the bank and lets the browser
 // follow the redirect to the callback listener.
@@ -148,6 +185,12 @@ func (p *person) approve(link, customer string) {
 	body, _ := io.ReadAll(resp.Body)
 	assert.Equal(p.t, http.StatusOK, resp.StatusCode)
 	assert.Contains(p.t, string(body), "Go back to the terminal")
+}
+
+// runQuickstart is run with the test's context.
+func runQuickstart(t *testing.T, cfg config, out io.Writer) (*result, error) {
+	t.Helper()
+	return run(t.Context(), cfg, out)
 }
 
 // TestRunFailingStep: when the bank fails a step, the run stops there,

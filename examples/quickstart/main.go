@@ -25,8 +25,19 @@
 //	go run ./examples/quickstart -base-url https://psd2.bank.example/api \
 //	    -cert qseal.pem -key qseal.key -redirect-uri http://localhost:8765/callback
 //
+// A sandbox with a CA of its own, such as the one psd2 emulator serves,
+// is trusted with -ca and the CA's PEM file:
+//
+//	go run ./examples/quickstart -base-url https://127.0.0.1:8443/api -ca ca.pem \
+//	    -cert tpp-cert.pem -key tpp-key.pem -redirect-uri http://localhost:8765/callback
+//
 // -no-reset leaves the sandbox data as it is (the reset path,
-// POST /v1/sandbox/initialize, is an assumption of the SDK).
+// POST /v1/sandbox/initialize, is an assumption of the SDK). A reset
+// drops the mock data, not the payments (docs/interface.md section 1),
+// so every run tags its payments' remittance information with a run id
+// of its own: the walk-through runs again and again against one
+// sandbox, and the bank never refuses a payment of a later run as a
+// logical duplicate of an earlier one.
 package main
 
 import (
@@ -70,6 +81,7 @@ type config struct {
 	keyFile     string
 	p12File     string
 	p12Password string
+	caFile      string
 	redirectURI string
 	listen      string
 	customer    string
@@ -108,6 +120,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.keyFile, "key", "", "PEM file of the QSealC's private key")
 	fs.StringVar(&cfg.p12File, "p12", "", "PKCS#12 file with the QSealC and its key (instead of -cert and -key)")
 	fs.StringVar(&cfg.p12Password, "p12-password", "", "password of the -p12 file")
+	fs.StringVar(&cfg.caFile, "ca", "", "PEM file of the CA of a sandbox with its own (such as psd2 emulator's ca.pem), trusted besides the system's")
 	fs.StringVar(&cfg.redirectURI, "redirect-uri", "", "TPP-Redirect-URI registered for the TPP; the quickstart listens there for the SCA callback")
 	fs.StringVar(&cfg.listen, "listen", "", "address for the callback listener (default: the redirect URI's host and port)")
 	fs.StringVar(&cfg.customer, "customer", defaultCustomer, "sandbox customer number of the private PSU")
@@ -121,8 +134,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	if !cfg.live() {
-		if cfg.certFile != "" || cfg.keyFile != "" || cfg.p12File != "" || cfg.redirectURI != "" {
-			return config{}, errors.New("-cert, -key, -p12 and -redirect-uri need -base-url")
+		if cfg.certFile != "" || cfg.keyFile != "" || cfg.p12File != "" || cfg.redirectURI != "" || cfg.caFile != "" {
+			return config{}, errors.New("-cert, -key, -p12, -ca and -redirect-uri need -base-url")
 		}
 		if _, err := emulator.ParseProfile(cfg.profile); err != nil {
 			return config{}, err

@@ -49,7 +49,9 @@ func (w *walk) ndct(amount, message string) *payments.NorwegianDomestic {
 	}
 }
 
-const domesticMessage = "Quickstart savings"
+// domesticMessage is the remittance of the walk-through's domestic
+// payment, which the bank-error step sends again as a logical duplicate.
+func (w *walk) domesticMessage() string { return "Quickstart savings " + w.run }
 
 // initiate creates a payment in the private PSU's session (step name) and
 // has the PSU approve it (step "SCA: name"). It returns the payment id.
@@ -120,7 +122,7 @@ func describe(st *payments.StatusResponse) string {
 
 func (w *walk) domestic(ctx context.Context, pis *payments.Service) error {
 	id, err := w.initiate(ctx, "NDCT payment", func(opts client.RequestOption) (*payments.Initiation, error) {
-		return pis.CreateNorwegianDomestic(ctx, w.ndct("150.00", domesticMessage), opts)
+		return pis.CreateNorwegianDomestic(ctx, w.ndct("150.00", w.domesticMessage()), opts)
 	})
 	if err != nil {
 		return err
@@ -154,12 +156,12 @@ func (w *walk) domestic(ctx context.Context, pis *payments.Service) error {
 func (w *walk) sepa(ctx context.Context, pis *payments.Service) error {
 	id, err := w.initiate(ctx, "SEPA payment", func(opts client.RequestOption) (*payments.Initiation, error) {
 		return pis.CreateSEPA(ctx, &payments.SEPA{
-			EndToEndIdentification:            "QUICKSTART-SEPA-1",
+			EndToEndIdentification:            "QUICKSTART-SEPA-" + w.run,
 			InstructedAmount:                  money.MustParse("25.00", "EUR"),
 			CreditorName:                      "Kari Nordmann",
 			CreditorAccount:                   payments.AccountReference{IBAN: w.to().IBAN, Currency: "EUR"},
 			DebtorAccount:                     payments.AccountReference{IBAN: w.from().IBAN, Currency: w.from().Currency},
-			RemittanceInformationUnstructured: "Quickstart SEPA",
+			RemittanceInformationUnstructured: "Quickstart SEPA " + w.run,
 		}, opts)
 	})
 	if err != nil {
@@ -178,7 +180,7 @@ func (w *walk) basket(ctx context.Context, pis *payments.Service) error {
 			return "", err
 		}
 		for i, amount := range []string{"40.00", "60.00"} {
-			init, err := pis.CreateNorwegianDomestic(ctx, w.ndct(amount, fmt.Sprintf("Quickstart basket %d", i+1)), opts)
+			init, err := pis.CreateNorwegianDomestic(ctx, w.ndct(amount, fmt.Sprintf("Quickstart basket %d %s", i+1, w.run)), opts)
 			if err != nil {
 				return "", err
 			}
@@ -286,7 +288,7 @@ func (w *walk) typedErrors(ctx context.Context) error {
 		if err != nil {
 			return "", err
 		}
-		_, err = pis.CreateNorwegianDomestic(ctx, w.ndct("150.00", domesticMessage), opts)
+		_, err = pis.CreateNorwegianDomestic(ctx, w.ndct("150.00", w.domesticMessage()), opts)
 		var bankErr *client.Error
 		switch {
 		case err == nil:

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -41,6 +43,7 @@ type walk struct {
 	ais      *accounts.Service
 
 	reset     bool               // reset the sandbox first
+	run       string             // this run's id, in every payment's remittance (see newRunID)
 	customer  string             // the private PSU's sandbox customer number
 	corporate string             // a corporate customer's number, from the sandbox listing
 	accounts  []accounts.Account // the private PSU's accounts
@@ -72,7 +75,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 		_ = r.step("services", func() (string, error) { return "", err })
 		return &r.res, r.summary()
 	}
-	w := &walk{r: r, bank: b, c: c, ais: ais, customer: cfg.customer, reset: !cfg.noReset}
+	w := &walk{r: r, bank: b, c: c, ais: ais, customer: cfg.customer, reset: !cfg.noReset, run: newRunID()}
 	if w.customer == "" {
 		w.customer = defaultCustomer
 	}
@@ -100,6 +103,16 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 		}
 	}
 	return &r.res, r.summary()
+}
+
+// newRunID is a run's id: 8 random hex digits. A sandbox reset keeps the
+// payments (docs/interface.md section 1: it drops the mock data), so the
+// id in the payments' remittance keeps a run's payments apart from an
+// earlier run's, which the bank would refuse as logical duplicates.
+func newRunID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // sandbox resets the sandbox to its default customers and finds a

@@ -1,0 +1,662 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tppkit/psd2/banks"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/store"
+)
+
+// journalUsage is the usage line of psd2 journal.
+const journalUsage = "(list [-all] | show REQUEST-ID | resolve REQUEST-ID | settle -by WHO -reason WHY REQUEST-ID) -store STORE [-schema NAME]\n" +
+	"       [(-bank ID | -url BASE) (-cert ... | -p12 ...) for resolve]"
+
+func runJournal(ctx context.Context, e *env, args []string) error {
+	subs := []string{"list", "show", "resolve", "settle"}
+	if len(args) == 0 || !slices.Contains(subs, args[0]) {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help") {
+			fmt.Fprintf(e.stderr, "Usage: psd2 journal %s\n", journalUsage)
+			return nil
+		}
+		return usagef("want a subcommand: list, show, resolve or settle")
+	}
+	sub := args[0]
+	fs := e.flags("journal "+sub, journalUsage)
+	var cf credFlags
+	var bf bankFlags
+	var sf storeFlags
+	cf.register(fs, true)
+	bf.register(fs)
+	sf.register(fs)
+	by := fs.String("by", "", "settle: who settles the payment (an operator id; no PSU data)")
+	reason := fs.String("reason", "", "settle: why, in one line (no PSU data)")
+	all := fs.Bool("all", false, "list: every entry the journal keeps, settled ones too")
+	stopped := fs.Bool("writers-stopped", false, "list, resolve: every process that sends payments has stopped, so an entry without an answer is in doubt at once (never while the service runs)")
+	if err := parse(fs, args[1:], sub != "list"); err != nil {
+		return err
+	}
+	if sub != "list" && fs.NArg() != 1 {
+		return usagef("%s takes one X-Request-ID (psd2 journal list shows them)", sub)
+	}
+	if sub == "settle" && (*by == "" || *reason == "") {
+		return usagef("settle needs -by and -reason")
+	}
+	dir, err := directory(bf.banksFile)
+	if err != nil {
+		return err
+	}
+	st, done, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var opts []journal.Option
+	if *stopped {
+		opts = append(opts, journal.WithWritersStopped())
+	}
+	j, err := journal.New(st, opts...)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	switch sub {
+	case "list":
+		return listJournal(ctx, e, j, dir, now, *all)
+	case "show":
+		en, err := j.Entry(ctx, fs.Arg(0))
+		if err != nil {
+			return entryError(err, fs.Arg(0))
+		}
+		row := rowOf(en, dir, now)
+		return e.emit(row, func(w io.Writer) { printEntry(w, row) })
+	case "settle":
+		en, err := j.SettleByPerson(ctx, fs.Arg(0), *by, *reason)
+		if err != nil {
+			return entryError(err, fs.Arg(0))
+		}
+		row := rowOf(en, dir, now)
+		rep := reportOf(row, *en.Resolution, nil)
+		return e.emit(rep, func(w io.Writer) { printResolution(w, rep) })
+	}
+	en, err := j.Entry(ctx, fs.Arg(0))
+	if err != nil {
+		return entryError(err, fs.Arg(0))
+	}
+	c, err := newClient(&bf, &cf, client.WithStore(st))
+	if err != nil {
+		return err
+	}
+	res, err := j.Resolve(ctx, c, en)
+	var conflict error
+	switch {
+	case errors.Is(err, journal.ErrConflict):
+		conflict = err
+	case err != nil:
+		return entryError(err, fs.Arg(0))
+	}
+	if en, err = j.Entry(ctx, fs.Arg(0)); err != nil {
+		return entryError(err, fs.Arg(0))
+	}
+	rep := reportOf(rowOf(en, dir, now), res, conflict)
+	if err := e.emit(rep, func(w io.Writer) { printResolution(w, rep) }); err != nil {
+		return err
+	}
+	if conflict != nil {
+		return failedError{"a person settled this payment while psd2 sent it again: their settlement stands; check it against what the resend found (above)"}
+	}
+	return nil
+}
+
+// listJournal prints the entries in doubt (every entry with all) as a
+// table, and what to do with them.
+func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Directory, now time.Time, all bool) error {
+	seq := j.InDoubt(ctx)
+	if all {
+		seq = j.Entries(ctx)
+	}
+	rows := []entryRow{}
+	for en, err := range seq {
+		if err != nil {
+			return fmt.Errorf("reading the journal: %w", err)
+		}
+		rows = append(rows, rowOf(en, dir, now))
+	}
+	return e.emit(rows, func(w io.Writer) {
+		if len(rows) > 0 {
+			fmt.Fprintf(w, "%-36s  %-14s  %6s  %-18s  %15s  %-9s  %s\n", "REQUEST ID", "BANK", "AGE", "OPERATION", "AMOUNT", "CREDITOR", "STATE")
+		}
+		doubt, person, claimed := 0, 0, 0
+		for _, r := range rows {
+			fmt.Fprintf(w, "%-36s  %-14s  %6s  %-18s  %15s  %-9s  %s\n", r.RequestID, r.Bank, r.Age, r.What, r.amountText(), dash(r.Creditor), r.StateText)
+			if r.InDoubt {
+				doubt++
+			}
+			switch r.State {
+			case stateNeedsPerson:
+				person++
+			case stateResending:
+				claimed++
+			}
+		}
+		if all {
+			fmt.Fprintf(w, "%d journal entries, %d of them in doubt\n", len(rows), doubt)
+		} else {
+			fmt.Fprintf(w, "%d payment(s) in doubt\n", len(rows))
+		}
+		if doubt-person-claimed > 0 {
+			fmt.Fprintln(w, "Next: psd2 journal resolve REQUEST-ID, with the bank (-bank or -url) and the certificate the service uses: it finds out whether the bank has the payment, and says what to tell the PSU.")
+		}
+		if person > 0 {
+			fmt.Fprintln(w, "An entry that needs a person: ask the bank or the PSU whether the payment exists, then psd2 journal settle -by WHO -reason WHAT-YOU-FOUND REQUEST-ID.")
+		}
+		if claimed > 0 {
+			fmt.Fprintln(w, "An entry being resent is being resolved right now: leave it; psd2 journal show REQUEST-ID after the time it names.")
+		}
+	})
+}
+
+// States of an entry, as psd2 names them.
+const (
+	stateNoAnswer    = "no-answer"         // no outcome: the process ended during the call
+	stateUnknown     = "outcome-unknown"   // sent, no usable answer
+	stateNeedsPerson = "needs-person"      // Resolve cannot settle it
+	stateResending   = "resending"         // a Resolve holds its claim now
+	stateInFlight    = "in-flight"         // no outcome yet, the call may still run
+	stateCreated     = "created"           // the bank created it
+	stateRefused     = "refused"           // the bank refused it: nothing created
+	stateNotSent     = "not-sent"          // never left the machine
+	stateResolved    = "resolved"          // settled by Resolve
+	stateByPerson    = "settled-by-person" // settled by a person
+	stateConflict    = "conflict"          // settled by a person; a resend found otherwise
+	stateResend      = "resend"            // the entry of a resend made by Resolve
+)
+
+// entryRow is one journal entry in the operator's words: no body, no
+// session, no PSU data; the creditor's account masked.
+type entryRow struct {
+	RequestID   string     `json:"requestId"`
+	Bank        string     `json:"bank"`
+	Environment string     `json:"environment,omitempty"`
+	Created     time.Time  `json:"created"`
+	Age         string     `json:"age"`
+	Operation   string     `json:"operation"`
+	What        string     `json:"what"`
+	Amount      string     `json:"amount,omitempty"`
+	Currency    string     `json:"currency,omitempty"`
+	Payments    int        `json:"payments,omitempty"`
+	Creditor    string     `json:"creditor,omitempty"`
+	State       string     `json:"state"`
+	StateText   string     `json:"stateText"`
+	InDoubt     bool       `json:"inDoubt"`
+	Outcome     string     `json:"outcome,omitempty"`
+	ID          string     `json:"id,omitempty"`
+	Claim       *claimInfo `json:"claim,omitempty"`
+	Resolution  *resInfo   `json:"resolution,omitempty"`
+	Trail       []resInfo  `json:"trail,omitempty"`
+	Resolves    string     `json:"resolves,omitempty"`
+}
+
+// claimInfo is a live claim on an entry: a resend on its way.
+type claimInfo struct {
+	ResendRequestID string    `json:"resendRequestId"`
+	Until           time.Time `json:"until"`
+}
+
+// resInfo is a resolution of an entry, recorded or in its trail.
+type resInfo struct {
+	Kind            journal.ResolutionKind `json:"kind"`
+	ID              string                 `json:"id,omitempty"`
+	Status          string                 `json:"status,omitempty"`
+	Reason          string                 `json:"reason,omitempty"`
+	ResendRequestID string                 `json:"resendRequestId,omitempty"`
+	At              time.Time              `json:"at"`
+}
+
+func infoOf(r journal.Resolution) resInfo {
+	return resInfo{Kind: r.Kind, ID: r.ID, Status: r.Status, Reason: r.Reason, ResendRequestID: r.ResendRequestID, At: r.At.UTC()}
+}
+
+func (r entryRow) amountText() string {
+	switch {
+	case r.Amount != "":
+		return r.Amount + " " + r.Currency
+	case r.Payments > 0:
+		return fmt.Sprintf("%d payments", r.Payments)
+	}
+	return "-"
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// rowOf describes en for the operator at now.
+func rowOf(en journal.Entry, dir *banks.Directory, now time.Time) entryRow {
+	r := entryRow{
+		RequestID: en.RequestID, Created: en.Created.UTC(), Age: age(now.Sub(en.Created)),
+		Operation: en.Operation, What: operationWords(en.Operation), InDoubt: en.InDoubt(),
+		Outcome: string(en.Outcome), ID: en.ID, Resolves: en.Resolves,
+	}
+	r.Bank, r.Environment = bankOf(en.URL, dir)
+	describeBody(&r, en.Body)
+	if c := en.Claimed(now); c != nil {
+		r.Claim = &claimInfo{ResendRequestID: c.ResendRequestID, Until: c.Until.UTC()}
+	}
+	if en.Resolution != nil {
+		ri := infoOf(*en.Resolution)
+		r.Resolution = &ri
+	}
+	for _, t := range en.Trail {
+		r.Trail = append(r.Trail, infoOf(t))
+	}
+	r.State, r.StateText = stateOf(en, r, now)
+	return r
+}
+
+// stateOf names the entry's state, in a word and in a phrase.
+func stateOf(en journal.Entry, r entryRow, now time.Time) (string, string) {
+	switch {
+	case en.Resolves != "":
+		return stateResend, "the resend of " + en.Resolves
+	case r.Claim != nil:
+		return stateResending, fmt.Sprintf("being resolved: a resend is on its way (until %s)", r.Claim.Until.Format(time.TimeOnly+" MST"))
+	case en.Resolution != nil && en.Resolution.Kind == journal.SettledByPerson:
+		if conflictOf(en) != nil {
+			return stateConflict, "conflict: settled by a person, but a later resend found otherwise (psd2 journal show " + en.RequestID + ")"
+		}
+		return stateByPerson, en.Resolution.Reason
+	case en.Resolution != nil && en.Resolution.Kind == journal.NeedsPerson:
+		return stateNeedsPerson, "needs a person: " + en.Resolution.Reason
+	case en.Resolution != nil:
+		return stateResolved, "resolved: " + kindWords(en.Resolution.Kind)
+	case en.Outcome == journal.OutcomeUnknown:
+		return stateUnknown, "outcome unknown: sent, no usable answer"
+	case en.Outcome == "" && !en.Until.IsZero() && now.Before(en.Until):
+		return stateInFlight, "no answer yet: the call may still be running"
+	case en.Outcome == "":
+		return stateNoAnswer, "no answer recorded: the process ended during the call"
+	case en.Outcome == journal.OutcomeCreated:
+		return stateCreated, "created by the bank"
+	case en.Outcome == journal.OutcomeRefused:
+		return stateRefused, "refused by the bank: nothing created"
+	case en.Outcome == journal.OutcomeNotSent:
+		return stateNotSent, "never sent"
+	}
+	return string(en.Outcome), string(en.Outcome)
+}
+
+// conflictOf is the resolution a resend found after a person's
+// settlement (ErrConflict), kept in the trail; nil when none.
+func conflictOf(en journal.Entry) *journal.Resolution {
+	if en.Resolution == nil || en.Resolution.Kind != journal.SettledByPerson {
+		return nil
+	}
+	for i := len(en.Trail) - 1; i >= 0; i-- {
+		t := en.Trail[i]
+		if t.Kind != journal.SettledByPerson && t.Kind != journal.NeedsPerson && t.At.After(en.Resolution.At) {
+			return &t
+		}
+	}
+	return nil
+}
+
+// bankOf names the bank of a create's URL: its directory id and
+// environment, else its host.
+func bankOf(raw string, dir *banks.Directory) (string, string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "?", ""
+	}
+	for _, b := range dir.All() {
+		for _, env := range []banks.Environment{banks.Sandbox, banks.Production} {
+			base, err := url.Parse(b.BaseURL(env))
+			if err != nil || !strings.EqualFold(base.Host, u.Host) {
+				continue
+			}
+			p := strings.TrimRight(base.Path, "/")
+			if u.Path == p || strings.HasPrefix(u.Path, p+"/") {
+				return b.ID, string(env)
+			}
+		}
+	}
+	return u.Host, ""
+}
+
+// operationWords says what a journaled operation creates.
+func operationWords(op string) string {
+	switch op {
+	case "payments.CreateNorwegianDomestic":
+		return "domestic payment"
+	case "payments.CreateSEPA":
+		return "SEPA payment"
+	case "payments.Create":
+		return "payment"
+	case "payments.CreatePeriodic":
+		return "standing order"
+	case "payments.CreateBulk":
+		return "bulk payment"
+	}
+	if op == "journal.Resolve" {
+		return "resend"
+	}
+	if strings.HasPrefix(op, "basket.") {
+		return "signing basket"
+	}
+	return op
+}
+
+// describeBody reads the amount, currency and masked creditor account
+// of a create's body; a bulk's or a basket's count of payments.
+func describeBody(r *entryRow, body []byte) {
+	type account struct {
+		IBAN, BBAN, PAN, MaskedPAN, MSISDN string
+	}
+	type payment struct {
+		InstructedAmount *struct {
+			Amount   json.Number `json:"amount"`
+			Currency string      `json:"currency"`
+		} `json:"instructedAmount"`
+		CreditorAccount *account `json:"creditorAccount"`
+	}
+	var doc struct {
+		payment
+		Payments   []payment `json:"payments"`
+		PaymentIDs []string  `json:"paymentIds"`
+	}
+	d := json.NewDecoder(strings.NewReader(string(body)))
+	d.UseNumber()
+	if d.Decode(&doc) != nil {
+		return
+	}
+	switch {
+	case doc.InstructedAmount != nil:
+		r.Amount, r.Currency = doc.InstructedAmount.Amount.String(), doc.InstructedAmount.Currency
+		if a := doc.CreditorAccount; a != nil {
+			r.Creditor = mask(a.IBAN + a.BBAN + a.PAN + a.MaskedPAN + a.MSISDN)
+		}
+	case len(doc.Payments) > 0:
+		r.Payments = len(doc.Payments)
+	case len(doc.PaymentIDs) > 0:
+		r.Payments = len(doc.PaymentIDs)
+	}
+}
+
+// mask shows the last four characters of an account number.
+func mask(acct string) string {
+	acct = strings.ReplaceAll(acct, " ", "")
+	if len(acct) <= 4 {
+		return strings.Repeat("*", len(acct))
+	}
+	return "****" + acct[len(acct)-4:]
+}
+
+// age is a duration as an operator reads it: 45s, 12m, 3h05m, 2d04h.
+func age(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%dd%02dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}
+
+// printEntry prints one entry with its resolution and trail.
+func printEntry(w io.Writer, r entryRow) {
+	fmt.Fprintf(w, "request id  %s\n", r.RequestID)
+	fmt.Fprintf(w, "bank        %s %s\n", r.Bank, r.Environment)
+	fmt.Fprintf(w, "made        %s (%s ago)\n", r.Created.Format(time.RFC3339), r.Age)
+	fmt.Fprintf(w, "what        %s of %s to %s (%s)\n", r.What, r.amountText(), dash(r.Creditor), r.Operation)
+	fmt.Fprintf(w, "state       %s\n", r.StateText)
+	if r.ID != "" {
+		fmt.Fprintf(w, "bank's id   %s\n", r.ID)
+	}
+	if r.Claim != nil {
+		fmt.Fprintf(w, "resend      X-Request-ID %s, on its way until %s at the latest: settle nothing before\n", r.Claim.ResendRequestID, r.Claim.Until.Format(time.RFC3339))
+	}
+	if r.Resolution != nil {
+		fmt.Fprintf(w, "resolution  %s\n", resWords(*r.Resolution))
+	}
+	if r.State == stateConflict {
+		fmt.Fprintln(w, "CONFLICT    a person settled this entry while psd2 sent it again: the settlement stands; check it against the resend's finding in the trail")
+	}
+	for _, t := range r.Trail {
+		fmt.Fprintf(w, "trail       %s\n", resWords(t))
+	}
+}
+
+// resWords is a resolution in one line.
+func resWords(r resInfo) string {
+	if r.Kind == journal.SettledByPerson && r.Reason != "" {
+		// The reason says it: "settled by WHO: WHY", or "refused while ...".
+		return r.At.Format(time.RFC3339) + " " + r.Reason
+	}
+	s := r.At.Format(time.RFC3339) + " " + kindWords(r.Kind)
+	if r.ID != "" {
+		s += ", id " + r.ID
+	}
+	if r.Status != "" {
+		s += ", status " + r.Status
+	}
+	if r.ResendRequestID != "" {
+		s += ", resend " + r.ResendRequestID
+	}
+	if r.Reason != "" {
+		s += ": " + r.Reason
+	}
+	return s
+}
+
+// kindWords says a resolution kind in words.
+func kindWords(k journal.ResolutionKind) string {
+	switch k {
+	case journal.ResolvedStatus:
+		return "the bank has it (status read)"
+	case journal.ResolvedCreated:
+		return "created by a resend (the first never arrived)"
+	case journal.ResolvedDuplicate:
+		return "the bank has it (a resend was refused as a duplicate), id unknown"
+	case journal.ResolvedNotCreated:
+		return "nothing created"
+	case journal.NeedsPerson:
+		return "needs a person"
+	case journal.SettledByPerson:
+		return "settled by a person"
+	}
+	return string(k)
+}
+
+// entryError says in the operator's words what went wrong with the
+// entry of requestID.
+func entryError(err error, requestID string) error {
+	var ce *journal.ClaimedError
+	switch {
+	case errors.Is(err, store.ErrNotStored):
+		return fmt.Errorf("no journal entry with request id %s in this store (psd2 journal list -all shows them)", requestID)
+	case errors.As(err, &ce):
+		return fmt.Errorf("a resend of %s is on its way right now (X-Request-ID %s): nothing was changed or sent; look again after %s (psd2 journal show %s)",
+			requestID, ce.ResendRequestID, ce.Until.UTC().Format(time.RFC3339), requestID)
+	case errors.Is(err, journal.ErrNotInDoubt):
+		return fmt.Errorf("%s is not in doubt: it is settled already (psd2 journal show %s says how)", requestID, requestID)
+	case errors.Is(err, journal.ErrInFlight):
+		return fmt.Errorf("%s may still be on its way: the call that sent it has no answer yet and may still run; look again in a few minutes (with -writers-stopped when every process that sends payments has stopped)", requestID)
+	case errors.Is(err, journal.ErrNotResolvable) && strings.Contains(err.Error(), "another TPP or bank"):
+		return fmt.Errorf("%s was made with another bank or certificate than this command's: give the bank it was made at (psd2 journal show %s names it) and the service's certificate", requestID, requestID)
+	case errors.Is(err, journal.ErrNotResolvable) && strings.Contains(err.Error(), "is a resend"):
+		return fmt.Errorf("%s is the resend of another entry, made by psd2 journal resolve: resolve that one (psd2 journal show %s names it)", requestID, requestID)
+	}
+	return err
+}
+
+// resolveReport is what resolve and settle print: the entry, what was
+// found, and what to do next.
+type resolveReport struct {
+	Entry entryRow `json:"entry"`
+	// Kind is how the journal settled the entry (journal.ResolutionKind).
+	Kind journal.ResolutionKind `json:"kind"`
+	// Finding is the payment's state in a word: paid, awaiting-approval,
+	// accepted, rejected, cancelled, not-created, exists-unapprovable,
+	// needs-person, settled-by-person, status-unknown.
+	Finding string `json:"finding"`
+	// ID is the bank's id of the payment, when known.
+	ID string `json:"id,omitempty"`
+	// Status is the transactionStatus the bank gave; absent when it gave
+	// none (StatusNote says why).
+	Status     string `json:"status,omitempty"`
+	StatusNote string `json:"statusNote,omitempty"`
+	// SCARedirect is the approval link of a payment just created by the
+	// resend; who must bring it to the PSU is in NextStep.
+	SCARedirect     string `json:"scaRedirect,omitempty"`
+	ResendRequestID string `json:"resendRequestId,omitempty"`
+	Reason          string `json:"reason,omitempty"`
+	// Meaning, TellPSU and NextStep are the operator's words.
+	Meaning  string `json:"meaning"`
+	TellPSU  string `json:"tellPSU"`
+	NextStep string `json:"nextStep"`
+	// Conflict is set when a person settled the entry while the resend
+	// ran: their settlement stands.
+	Conflict string `json:"conflict,omitempty"`
+}
+
+// reportOf says what res means for the payment of row, and what to do.
+func reportOf(row entryRow, res journal.Resolution, conflict error) resolveReport {
+	rep := resolveReport{Entry: row, Kind: res.Kind, ID: res.ID, Status: res.Status, ResendRequestID: res.ResendRequestID, Reason: res.Reason}
+	what := fmt.Sprintf("the %s of %s to %s", row.What, row.amountText(), dash(row.Creditor))
+	settle := "psd2 journal settle -by YOU -reason 'WHAT YOU FOUND' " + row.RequestID
+	switch res.Kind {
+	case journal.ResolvedCreated:
+		rep.SCARedirect = scaRedirectOf(res.Answer)
+		rep.Finding = "awaiting-approval"
+		rep.Meaning = fmt.Sprintf("The first request never reached the bank, so psd2 sent it again and the bank created it now, id %s: %s exists once, not paid yet; it waits for the PSU's approval (SCA).", dash(res.ID), what)
+		rep.TellPSU = fmt.Sprintf("Your %s is waiting for your approval at your bank.", row.What)
+		if rep.SCARedirect != "" {
+			rep.NextStep = "Your service must bring the PSU to the scaRedirect below (in the app or web page where the PSU made the payment, or a message to the PSU): only the PSU approves it, at the bank. Unapproved, it expires unpaid."
+		} else {
+			rep.NextStep = "The bank gave no scaRedirect: your service starts the payment's authorisation (payments.Service.StartAuthorisation) and brings the PSU to the scaRedirect it answers. Unapproved, it expires unpaid."
+		}
+	case journal.ResolvedStatus:
+		statusReport(&rep, res, what)
+	case journal.ResolvedDuplicate:
+		rep.Finding = "exists-unapprovable"
+		rep.Meaning = fmt.Sprintf("The first request reached the bank: %s exists there, but its id and approval link were lost with the answer, so nobody can approve it; it stays unsigned and expires, and nothing is debited.", what)
+		rep.TellPSU = "Your payment was not completed: nothing was paid."
+		rep.NextStep = "Do not report it as paid. To pay again, your service creates it again with payments.AllowLogicalDuplicate() once no other entry for it is in doubt (docs/design.md section 8)."
+	case journal.ResolvedNotCreated:
+		rep.Finding = "not-created"
+		rep.Meaning = fmt.Sprintf("Nothing was created: the bank refused %s, or it was never sent.", what)
+		rep.TellPSU = "Your payment was not made: nothing was paid; you may pay again."
+		rep.NextStep = "Nothing to do in the journal."
+	case journal.NeedsPerson:
+		rep.Finding = "needs-person"
+		rep.Meaning = "psd2 cannot settle this without risking a second payment: " + res.Reason + "."
+		rep.TellPSU = "We are checking whether your payment went through: do not pay again yet."
+		rep.NextStep = fmt.Sprintf("Ask the bank (its support, with the request id %s) or the PSU (their account) whether %s made %s exists; then record what you found: %s", row.RequestID, what, row.Created.Format(time.RFC3339), settle)
+	case journal.SettledByPerson:
+		rep.Finding = "settled-by-person"
+		rep.Meaning = fmt.Sprintf("Settled by a person (%s): psd2 sends nothing for it, and no resolution replaces it.", res.Reason)
+		rep.TellPSU = "What the person who settled it found (the reason above)."
+		rep.NextStep = "Nothing to do in the journal."
+	default:
+		rep.Finding = string(res.Kind)
+		rep.Meaning = kindWords(res.Kind)
+		rep.NextStep = "psd2 journal show " + row.RequestID
+	}
+	if conflict != nil {
+		rep.Conflict = fmt.Sprintf("a person settled this entry while the resend ran (%s); their settlement stands and this finding is in the entry's trail: check their decision against it", row.Resolution.Reason)
+	}
+	return rep
+}
+
+// statusReport fills rep for a payment whose status the bank gave (or
+// could not give yet).
+func statusReport(rep *resolveReport, res journal.Resolution, what string) {
+	s := payments.TransactionStatus(res.Status)
+	known := fmt.Sprintf("The bank has %s, id %s", what, res.ID)
+	switch {
+	case res.Status == "":
+		rep.Finding = "awaiting-approval"
+		rep.StatusNote = "this bank shows a payment's status only once the PSU approved it"
+		rep.Meaning = known + ": not approved by the PSU yet (the bank shows the status of an approved payment only)."
+		rep.TellPSU = "Your payment is waiting for your approval at your bank."
+		rep.NextStep = "If the PSU no longer has the approval link, your service starts a new authorisation (payments.Service.StartAuthorisation) and brings the PSU to its scaRedirect; unapproved, it expires unpaid. psd2 journal resolve again shows its status once approved."
+	case s.IsExecuted():
+		rep.Finding = "paid"
+		rep.Meaning = known + ", executed (" + res.Status + "): the money has left the account."
+		rep.TellPSU = "Your payment is done."
+		rep.NextStep = "Nothing to do."
+	case s.IsRejected():
+		rep.Finding = "rejected"
+		rep.Meaning = known + ", rejected (RJCT): nothing was paid."
+		rep.TellPSU = "Your bank rejected the payment: nothing was paid."
+		rep.NextStep = "Nothing to do in the journal; the PSU may pay again."
+	case s.IsCancelled():
+		rep.Finding = "cancelled"
+		rep.Meaning = known + ", cancelled (CANC): nothing was paid."
+		rep.TellPSU = "The payment was cancelled: nothing was paid."
+		rep.NextStep = "Nothing to do in the journal."
+	case s == payments.StatusRCVD || s == payments.StatusPATC:
+		rep.Finding = "awaiting-approval"
+		rep.Meaning = known + ", received (" + res.Status + "): not approved by the PSU yet."
+		rep.TellPSU = "Your payment is waiting for your approval at your bank."
+		rep.NextStep = "If the PSU no longer has the approval link, your service starts a new authorisation (payments.Service.StartAuthorisation) and brings the PSU to its scaRedirect; unapproved, it expires unpaid."
+	case s.IsAccepted() || s == payments.StatusPDNG:
+		rep.Finding = "accepted"
+		rep.Meaning = known + ", approved and accepted (" + res.Status + "): it is on its way, not yet executed."
+		rep.TellPSU = "Your payment is approved and on its way."
+		rep.NextStep = "Nothing to do; your service follows its status until it is executed."
+	default:
+		rep.Finding = "status-unknown"
+		rep.Meaning = known + ", with a status psd2 does not know (" + res.Status + ")."
+		rep.TellPSU = "We are checking your payment's status."
+		rep.NextStep = "Ask the bank what status " + res.Status + " means for this payment."
+	}
+}
+
+// scaRedirectOf is the scaRedirect link of a create's answer.
+func scaRedirectOf(answer json.RawMessage) string {
+	var doc struct {
+		Links struct {
+			SCARedirect struct {
+				Href string `json:"href"`
+			} `json:"scaRedirect"`
+		} `json:"_links"`
+	}
+	if json.Unmarshal(answer, &doc) != nil {
+		return ""
+	}
+	return doc.Links.SCARedirect.Href
+}
+
+// printResolution prints a resolution as the operator reads it: what
+// the payment is, what to tell the PSU, and the next step.
+func printResolution(w io.Writer, rep resolveReport) {
+	r := rep.Entry
+	fmt.Fprintf(w, "%s: %s of %s to %s at %s, made %s ago\n", r.RequestID, r.What, r.amountText(), dash(r.Creditor), r.Bank, r.Age)
+	fmt.Fprintln(w, rep.Meaning)
+	if rep.Conflict != "" {
+		fmt.Fprintf(w, "CONFLICT: %s.\n", rep.Conflict)
+	}
+	if rep.SCARedirect != "" {
+		fmt.Fprintf(w, "scaRedirect: %s\n", rep.SCARedirect)
+	}
+	fmt.Fprintf(w, "Tell the PSU: %s\n", rep.TellPSU)
+	fmt.Fprintf(w, "Next: %s\n", rep.NextStep)
+}

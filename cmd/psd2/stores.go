@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/tppkit/psd2/pgstore"
+	"github.com/tppkit/psd2/store"
+)
+
+// storeFlags name the store a command reads: the file store's directory
+// or a PostgreSQL connection string (-store), and pgstore's schema.
+type storeFlags struct {
+	loc, schema string
+}
+
+func (s *storeFlags) register(fs *flag.FlagSet) {
+	settingVar(fs, &s.loc, "store", "", "the service's store: the directory of its file store, or the PostgreSQL connection string (URL or key=value) of its pgstore")
+	settingVar(fs, &s.schema, "schema", pgstore.DefaultSchema, "with a PostgreSQL -store: the pgstore's schema")
+}
+
+// storeKind is what a -store value names.
+type storeKind int
+
+const (
+	storeFile     storeKind = iota // a directory
+	storePostgres                  // a PostgreSQL connection string
+	storeOther                     // a URL of another scheme: no store of the SDK
+)
+
+// pgKeyword matches the start of a key=value PostgreSQL connection
+// string: a libpq keyword and "=".
+var pgKeyword = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|sslcert|sslkey|sslrootcert|service|connect_timeout|application_name|options|target_session_attrs)\s*=`)
+
+// kindOf says what loc names. A path with "://" in it is taken for a URL:
+// no file store is ever made there.
+func kindOf(loc string) storeKind {
+	l := strings.ToLower(strings.TrimSpace(loc))
+	switch {
+	case strings.HasPrefix(l, "postgres://"), strings.HasPrefix(l, "postgresql://"), pgKeyword.MatchString(l):
+		return storePostgres
+	case strings.Contains(l, "://"):
+		return storeOther
+	}
+	return storeFile
+}
+
+// storesOfSDK is the sentence every refusal of -store ends with.
+const storesOfSDK = "a store of the SDK is the directory a service's file store wrote to, or the PostgreSQL connection string of its pgstore"
+
+// openStore opens the store at loc for reading and writing what a
+// service keeps there (the journal, the budget). It never creates one:
+// a missing or foreign directory, a URL of another scheme, a database
+// without a pgstore in schema, are errors (exit status 3), so that a
+// wrong -store is never read as an empty store. The connection string
+// is never quoted: it may hold a password.
+func openStore(ctx context.Context, loc, schema string) (store.Store, func(), error) {
+	switch kindOf(loc) {
+	case storeOther:
+		scheme, _, _ := strings.Cut(strings.TrimSpace(loc), "://")
+		return nil, nil, fmt.Errorf("-store is a %s:// URL, no store of the SDK: %s", scheme, storesOfSDK)
+	case storePostgres:
+		st, err := pgstore.Open(ctx, loc, pgstore.WithSchema(schema))
+		if err != nil {
+			return nil, nil, fmt.Errorf("the PostgreSQL of -store: %s", lines(strings.TrimPrefix(err.Error(), "pgstore: ")))
+		}
+		v, err := st.Version(ctx)
+		if err != nil {
+			st.Close()
+			return nil, nil, fmt.Errorf("the PostgreSQL of -store: %s", lines(strings.TrimPrefix(err.Error(), "pgstore: ")))
+		}
+		if v == 0 {
+			st.Close()
+			return nil, nil, fmt.Errorf("no pgstore in schema %q of the database of -store: check -store and -schema", schema)
+		}
+		return st, st.Close, nil
+	}
+	fst, err := store.OpenFileStore(loc)
+	switch {
+	case errors.Is(err, store.ErrNoFileStore):
+		return nil, nil, fmt.Errorf("no store at -store %s: %s", strings.TrimPrefix(err.Error(), store.ErrNoFileStore.Error()+": "), storesOfSDK)
+	case err != nil:
+		return nil, nil, err
+	}
+	return fst, func() {}, nil
+}
+
+// open opens the store of the flags, or of $PSD2_STORE.
+func (s *storeFlags) open(ctx context.Context) (store.Store, func(), error) {
+	if s.loc == "" {
+		s.loc = os.Getenv(envStore)
+	}
+	if s.loc == "" {
+		return nil, nil, usageError{errNoStore}
+	}
+	return openStore(ctx, s.loc, s.schema)
+}
+
+var errNoStore = errors.New("give -store: the directory of the service's file store, or the PostgreSQL connection string of its pgstore (or set " + envStore + ")")
+
+// lines puts a message of several lines (pgx names each address it
+// tried on a line of its own) on one, without repeats.
+func lines(msg string) string {
+	var out []string
+	for _, l := range strings.Split(msg, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, " ")
+}
