@@ -12,11 +12,14 @@
 // to account information. A payment to any other account is
 // [NotApplicable].
 //
-//	r, err := reconcile.New(st, reconcile.WithClock(c.Now), reconcile.WithEmitter(em))
-//	err = r.Watch(ctx, linked.Accounts[0].Key, merchantAccount) // after each txsync Link
-//	st, err := r.Track(ctx, payment)                             // after each create
-//	err = r.Status(ctx, requestID, status)                       // as payments.Service.Wait sees it
-//	round, err := r.Apply(ctx, delta)                            // after each read of the account
+// The calls, in the order a service makes them (examples/reconcile runs
+// them against the emulator):
+//
+//	reconcile.New(st, reconcile.WithClock(c.Now), reconcile.WithEmitter(em))
+//	r.Watch(ctx, linked.Accounts[0].Key, merchantAccount) // after each txsync Link
+//	r.Track(ctx, payment)                                 // after each create
+//	r.Status(ctx, requestID, status)                      // as payments.Service.Wait sees it
+//	r.Apply(ctx, delta)                                   // after each read of the account
 //
 // # Inputs
 //

@@ -35,10 +35,10 @@ func runEmulator(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && args[0] == "ctl" {
 		return runEmulatorCtl(ctx, e, args[1:])
 	}
-	fs := e.flags("emulator", "[-banks id,id...] [-addr 127.0.0.1:0] [-control 127.0.0.1:0] [-out DIR] [-tpp NAME | -trust cert.pem] [-limit name=N] ...\n       psd2 emulator ctl [-out DIR | -control URL -token T] [-bank ID] <control> [name=value ... | JSON]")
+	fs := e.localFlags("emulator", "[-banks id,id...] [-addr 127.0.0.1:0] [-control 127.0.0.1:0] [-out DIR] [-tpp NAME | -trust cert.pem] [-limit name=N] ...\n       psd2 emulator ctl [-out DIR | -control URL -token T] [-bank ID] <control> [name=value ... | JSON]")
 	ids := fs.String("banks", "", "comma-separated bank ids to serve at once, each on a loopback port of its own and at <id>.localhost on -addr (default: one bank)")
 	cfg := emulatorcmd.Register(fs)
-	if err := parse(fs, args, false); err != nil {
+	if err := parseLocal(fs, args, false); err != nil {
 		return err
 	}
 	if err := cfg.Check(); err != nil {

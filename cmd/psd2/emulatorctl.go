@@ -32,12 +32,12 @@ const maxCtlAnswer = 64 << 20
 // -control and -token, else from $PSD2_EMULATOR_CONTROL and
 // $PSD2_EMULATOR_TOKEN, else from control.json in the -out directory.
 func runEmulatorCtl(ctx context.Context, e *env, args []string) error {
-	fs := e.flags("emulator ctl", "[-out DIR | -control URL -token T] [-bank ID] <control> [name=value ... | JSON]")
+	fs := e.localFlags("emulator ctl", "[-out DIR | -control URL -token T] [-bank ID] <control> [name=value ... | JSON]")
 	out := fs.String("out", "psd2-emulator", "the emulator's -out directory, whose control.json names the control API and its token")
 	base := fs.String("control", os.Getenv("PSD2_EMULATOR_CONTROL"), "the control API's URL (default $PSD2_EMULATOR_CONTROL, else control.json)")
 	token := fs.String("token", os.Getenv("PSD2_EMULATOR_TOKEN"), "the control API's token (default $PSD2_EMULATOR_TOKEN, else control.json)")
 	bank := fs.String("bank", "", "the bank, with several (-banks): its id")
-	if err := parse(fs, args, true); err != nil {
+	if err := parseLocal(fs, args, true); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

@@ -121,12 +121,20 @@ func printUsage(w io.Writer) {
 	fmt.Fprintln(w, "2 a command-line mistake, 3 any other error.")
 }
 
-// flags starts a command's flag set with --json.
+// flags starts a command's flag set with --json and -profile.
 func (e *env) flags(name, usage string) *flag.FlagSet {
+	fs := e.localFlags(name, usage)
+	fs.String("profile", "", "the config file's profile to take settings from ($"+envProfile+"; psd2 profile shows them)")
+	return fs
+}
+
+// localFlags starts the flag set of a command that takes no settings from
+// the environment or the config file (psd2 emulator, whose -profile is a
+// bank profile): --json only. Such a command parses with parseLocal.
+func (e *env) localFlags(name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet("psd2 "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.BoolVar(&e.json, "json", false, "print JSON instead of text")
-	fs.String("profile", "", "the config file's profile to take settings from ($"+envProfile+"; psd2 profile shows them)")
 	fs.Usage = func() {
 		fmt.Fprintf(e.stderr, "Usage: psd2 %s %s\n\nFlags:\n", name, usage)
 		fs.PrintDefaults()
@@ -144,20 +152,28 @@ func parse(fs *flag.FlagSet, args []string, positional bool) error {
 
 // parseSettings is parse, returning where each setting came from.
 func parseSettings(fs *flag.FlagSet, args []string, positional bool) (map[string]source, error) {
-	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, usageError{err}
-	}
-	if !positional && fs.NArg() > 0 {
-		return nil, usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	if err := parseLocal(fs, args, positional); err != nil {
+		return nil, err
 	}
 	name := ""
 	if f := fs.Lookup("profile"); f != nil {
 		name = f.Value.String()
 	}
 	return applySettings(fs, name)
+}
+
+// parseLocal parses args alone, for a flag set of localFlags.
+func parseLocal(fs *flag.FlagSet, args []string, positional bool) error {
+	if err := fs.Parse(flagsFirst(fs, args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if !positional && fs.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	return nil
 }
 
 // flagsFirst moves the flags of args before its positional arguments,

@@ -43,6 +43,7 @@ var docConfig = docsnippets.Config{
 	Imports: map[string]string{
 		"accounts": "github.com/tppkit/psd2/accounts",
 		"basket":   "github.com/tppkit/psd2/basket",
+		"budget":   "github.com/tppkit/psd2/budget",
 		"banks":    "github.com/tppkit/psd2/banks",
 		"client":   "github.com/tppkit/psd2/client",
 		"emulator": "github.com/tppkit/psd2/sandbox/emulator",
@@ -63,6 +64,8 @@ var docConfig = docsnippets.Config{
 		"psuID": "g.psuID",
 		"st":    "g.st",
 		"ids":   "g.ids",
+		// accountID: an account's resource id.
+		"accountID": "g.accountID",
 		// The payments doc's second snippet: a standing order, its service
 		// and the PSU's options.
 		"payments.svc":           "g.payments",
@@ -121,14 +124,15 @@ func TestDocSnippetsRun(t *testing.T) {
 // the emulator trusts, with a store; the PSU Kari's session (sid,
 // psuID) after her login; the callback URI; her IP address.
 type docGivens struct {
-	s        *emulator.Server
-	c        *client.Client
-	st       store.Store
-	sid      string
-	psuID    string
-	cb       string
-	ip       string
-	customer string
+	s         *emulator.Server
+	c         *client.Client
+	st        store.Store
+	sid       string
+	psuID     string
+	cb        string
+	ip        string
+	customer  string
+	accountID string // an account's resource id (the budget snippet reads its count)
 
 	ids           []string               // two payments awaiting authorisation (basket)
 	payments      *payments.Service      // the payments service (its second snippet)
@@ -154,6 +158,7 @@ func newGivens(t *testing.T, name string) *docGivens {
 		client.WithPSU(client.PSU{ID: g.psuID, IPAddress: g.ip}), client.WithPSUContext(client.Private)}
 	g.payments, err = payments.New(c)
 	require.NoError(t, err)
+	g.accountID = "doc-account-" + strings.ReplaceAll(name, "/", "-")
 	g.standingOrder = struct {
 		payments.NorwegianDomestic
 		StartDate date.Date `json:"startDate"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/basket"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
@@ -25,11 +26,11 @@ var docSnippets = []struct {
 }{
 	{"accounts/doc.go:10", docSnippet00},
 	{"basket/doc.go:8", docSnippet01},
-	{"journal/doc.go:24", docSnippet02},
-	{"payments/doc.go:6", docSnippet03},
-	{"payments/doc.go:184", docSnippet04},
-	{"sandbox/emulator/doc.go:14", docSnippet05},
-	{"sandbox/emulator/doc.go:41", docSnippet06},
+	{"budget/doc.go:15", docSnippet02},
+	{"journal/doc.go:24", docSnippet03},
+	{"payments/doc.go:6", docSnippet04},
+	{"payments/doc.go:184", docSnippet05},
+	{"sandbox/emulator/doc.go:21", docSnippet06},
 	{"tpp/doc.go:8", docSnippet07},
 }
 
@@ -109,8 +110,31 @@ func docSnippet01(t *testing.T, ctx context.Context, g *docGivens) error {
 	return nil
 }
 
-// docSnippet02 is the snippet of journal/doc.go:24.
+// docSnippet02 is the snippet of budget/doc.go:15.
 func docSnippet02(t *testing.T, ctx context.Context, g *docGivens) error {
+	accountID := g.accountID
+	_ = accountID
+	c := g.c
+	_ = c
+	{
+		b := budget.Of(c)
+		_ = b
+		ais, err := accounts.New(c)
+		_ = ais
+		if err != nil {
+			return fmt.Errorf("budget/doc.go:16: %w", err)
+		}
+		left, err := b.Remaining(ctx, accountID, budget.Balances)
+		_ = left
+		if err != nil {
+			return fmt.Errorf("budget/doc.go:17: %w", err)
+		}
+	}
+	return nil
+}
+
+// docSnippet03 is the snippet of journal/doc.go:24.
+func docSnippet03(t *testing.T, ctx context.Context, g *docGivens) error {
 	c := g.c
 	_ = c
 	psuID := g.psuID
@@ -161,8 +185,8 @@ func docSnippet02(t *testing.T, ctx context.Context, g *docGivens) error {
 	return nil
 }
 
-// docSnippet03 is the snippet of payments/doc.go:6.
-func docSnippet03(t *testing.T, ctx context.Context, g *docGivens) error {
+// docSnippet04 is the snippet of payments/doc.go:6.
+func docSnippet04(t *testing.T, ctx context.Context, g *docGivens) error {
 	c := g.c
 	_ = c
 	cb := g.cb
@@ -193,8 +217,8 @@ func docSnippet03(t *testing.T, ctx context.Context, g *docGivens) error {
 	return nil
 }
 
-// docSnippet04 is the snippet of payments/doc.go:184.
-func docSnippet04(t *testing.T, ctx context.Context, g *docGivens) error {
+// docSnippet05 is the snippet of payments/doc.go:184.
+func docSnippet05(t *testing.T, ctx context.Context, g *docGivens) error {
 	opts := g.opts
 	_ = opts
 	standingOrder := g.standingOrder
@@ -223,8 +247,8 @@ func docSnippet04(t *testing.T, ctx context.Context, g *docGivens) error {
 	return nil
 }
 
-// docSnippet05 is the snippet of sandbox/emulator/doc.go:14.
-func docSnippet05(t *testing.T, ctx context.Context, g *docGivens) error {
+// docSnippet06 is the snippet of sandbox/emulator/doc.go:21.
+func docSnippet06(t *testing.T, ctx context.Context, g *docGivens) error {
 	{
 		s := emulator.NewServer()
 		_ = s
@@ -232,20 +256,6 @@ func docSnippet05(t *testing.T, ctx context.Context, g *docGivens) error {
 		creds, _ := s.NewTPP("My TPP")
 		_ = creds
 		c, _ := client.New(s.URL, creds, client.WithHTTPClient(s.Client()))
-		_ = c
-	}
-	return nil
-}
-
-// docSnippet06 is the snippet of sandbox/emulator/doc.go:41.
-func docSnippet06(t *testing.T, ctx context.Context, g *docGivens) error {
-	{
-		m, _ := emulator.NewMultiBank([]string{"alpha.localhost", "beta.localhost"})
-		_ = m
-		defer m.Close()
-		creds, _ := m.NewTPP("My TPP")
-		_ = creds
-		c, _ := client.New(m.URL("alpha.localhost"), creds, client.WithHTTPClient(m.Client()))
 		_ = c
 	}
 	return nil
