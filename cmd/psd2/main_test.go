@@ -226,6 +226,20 @@ func TestBudgetCountsCalls(t *testing.T) {
 	text, _, _ := psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account)
 	assert.Contains(t, text, "4 of 4 counted in 24h0m0s; next call allowed: "+rep[0].NextAt.Format(time.RFC3339))
 
+	// Another account id of this bank (a typo), and this account at
+	// another bank: refused, never "every call left".
+	out, errOut, code = psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account+"x", "--json")
+	assert.Equal(t, exitRuntime, code, out)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "no budget of that account")
+	other := emulator.NewServer()
+	t.Cleanup(other.Close)
+	out, errOut, code = psd2(t, "budget", "-url", other.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account, "--json")
+	assert.Equal(t, exitRuntime, code, out)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "no budget of bank")
+	assert.NotContains(t, errOut, account)
+
 	// One call counted: the text says "now", and so does the JSON.
 	_, err = ais.Transactions(ctx, account, nil, sess.RequestOptions(nil))
 	require.NoError(t, err)
@@ -247,13 +261,13 @@ func TestBudgetAndJournalWithEmptyStore(t *testing.T) {
 	fst, err := store.NewFileStore(st)
 	require.NoError(t, err)
 	require.NoError(t, fst.Put(t.Context(), "sca/session/other", []byte("{}"), 0)) // a store some service wrote
+	// A store without any budget of the bank: not "4 of 4 left", a refusal
+	// that names what may be wrong.
 	out, errOut, code := psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", st, "-account", "acc-secret-1", "--json")
-	require.Equal(t, exitOK, code, errOut)
-	assert.NotContains(t, out, "acc-secret-1")
-	var rep []budgetReport
-	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	require.Len(t, rep, 4)
-	assert.Equal(t, 4, rep[0].Remaining)
+	assert.Equal(t, exitRuntime, code, out)
+	assert.Empty(t, out, "nothing on stdout")
+	assert.Contains(t, errOut, "no budget of bank")
+	assert.NotContains(t, errOut+out, "acc-secret-1")
 	out, errOut, code = psd2(t, "journal", "list", "-store", st, "--json")
 	require.Equal(t, exitOK, code, errOut)
 	assert.JSONEq(t, "[]", out)

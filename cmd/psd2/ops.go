@@ -174,6 +174,12 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// budgetWindow is b's window, as the text says it.
+func budgetWindow(b *budget.Budget) string {
+	_, w := b.Limit()
+	return w.String()
+}
+
 // budgetReport is one endpoint's budget; the text and the JSON say the
 // same: a call is allowed now (AllowedNow), or at NextAt.
 type budgetReport struct {
@@ -212,6 +218,18 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	b := budget.Of(c)
+	// An account with no ledger reads as "4 of 4 left", exactly like a
+	// mistyped id or another bank's account: say which, never all-clear.
+	rec, err := b.Recorded(ctx, *account)
+	if err != nil {
+		return err
+	}
+	switch {
+	case !rec.Bank:
+		return fmt.Errorf("this store holds no budget of bank %s: no account of it was read without the PSU in the last %s (check -bank or -url, and -store)", c.Bank(), budgetWindow(b))
+	case !rec.Account:
+		return fmt.Errorf("this store holds no budget of that account at bank %s: it was not read without the PSU in the last %s (every call left), or the account id is not one of this bank (check -account)", c.Bank(), budgetWindow(b))
+	}
 	var out []budgetReport
 	for _, ep := range []budget.Endpoint{budget.Balances, budget.Transactions, budget.CardBalances, budget.CardTransactions} {
 		a, err := b.Remaining(ctx, *account, ep)
