@@ -227,7 +227,8 @@ const (
 func (p PSUContext) Valid() bool { return p == Private || p == Corporate }
 
 // WithPSUContext sets PSU-Context, [Private] or [Corporate]
-// (docs/interface.md section 4.2); payment creation requires it.
+// (docs/interface.md section 4.2): optional on a payment's creation, which
+// the interface says single-SCA initiation needs.
 func WithPSUContext(p PSUContext) RequestOption {
 	if p == "" {
 		return fail(checkPSUContext("PSU-Context", ""))
