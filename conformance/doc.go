@@ -67,6 +67,12 @@
 //	11.21 relatedAccount on card accounts
 //	11.22 no authorisationId when an authorisation starts
 //
+// Each deviation names the platform's recorded answer documents
+// (testdata/platform) that show it, the evidence that the platform and
+// not only the emulator differs; TestConformance holds that list equal to
+// the documents whose findings the deviation excuses. Where a recording
+// and the text of docs/interface.md disagree, the recording wins.
+//
 // A finding no deviation excuses fails its exchange's subtest. An entry
 // that excused nothing in a full run, per operation it names, fails
 // TestConformance, so the table cannot outlive the differences it

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"testing"
 	"time"
 
@@ -87,6 +89,14 @@ func TestConformance(t *testing.T) {
 		complete(t)
 		for _, u := range led.unused(led.defects, led.defUsed) {
 			t.Errorf("known defect %s no longer occurs: remove it from knownDefects", u)
+		}
+	})
+	t.Run("every deviation's evidence is recorded", func(t *testing.T) {
+		complete(t)
+		for i, d := range deviations {
+			shown := slices.Clone(led.shown[i])
+			sort.Strings(shown)
+			assert.Equal(t, d.Recorded, shown, "deviation 11.%d: the recorded answer documents that show it", i+1)
 		}
 	})
 	t.Run("docs/openapi.json coverage", func(t *testing.T) {

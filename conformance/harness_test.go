@@ -122,6 +122,9 @@ type ledger struct {
 	// described counts the exchanges (or answer documents) checked
 	// against docs/openapi.json, by operationId of that document.
 	described map[string]int
+	// shown lists, by index of deviations, the recorded answer documents
+	// of testdata/platform whose findings the deviation excused.
+	shown map[int][]string
 }
 
 // checkPlatform validates an exchange against the platform's own
@@ -156,6 +159,21 @@ type refusal struct {
 // the description's payment-product enum leaves out and the bank answers
 // with 404 PRODUCT_UNKNOWN.
 var refusedOnPurpose = []refusal{{"initiatePayment", "request path payment-product", 404}}
+
+// recorded notes the deviations the findings of the recorded answer
+// document file show.
+func (l *ledger) recorded(file string, findings []finding) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.shown == nil {
+		l.shown = map[int][]string{}
+	}
+	for _, f := range findings {
+		if i, ok := matchEntry(l.deviations, f); ok && !slices.Contains(l.shown[i], file) {
+			l.shown[i] = append(l.shown[i], file)
+		}
+	}
+}
 
 // countDescribed counts one check against docs/openapi.json.
 func (l *ledger) countDescribed(op string) {
