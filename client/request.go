@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -205,10 +206,28 @@ func WithPSUIdentity(nationalID string) RequestOption {
 	return preset("X-PSU-IDENTITY", nationalID, true)
 }
 
-// WithAuthMethodPreferred sets X-PSU-AuthMethod-Preferred (docs/interface.md section 5.11),
-// for example "ENGANGSKODEAPP_BIOMETRI" or "HA2".
+// WithAuthMethodPreferred sets X-PSU-AuthMethod-Preferred (docs/interface.md section 5.11)
+// to one of the methods the interface lists: "ENGANGSKODEAPP_BIOMETRI",
+// "HA2", "BANKID_MOBIL" or "BANKID" (sca.AuthMethod names them). Any
+// other value fails the call with a *ValidationError before it is sent.
 func WithAuthMethodPreferred(method string) RequestOption {
 	return preset("X-PSU-AuthMethod-Preferred", method, true)
+}
+
+// authMethods are the values of X-PSU-AuthMethod-Preferred the interface
+// lists (docs/interface.md section 5.11). It writes the two brand-named
+// methods as <EID_MOBILE_METHOD> and <BANK_ID_METHOD> without a value:
+// BANKID_MOBIL and BANKID are the SDK's assumption (sca.AuthMethod),
+// kept in this one list on the client's side.
+var authMethods = []string{"ENGANGSKODEAPP_BIOMETRI", "HA2", "BANKID_MOBIL", "BANKID"}
+
+// checkAuthMethod applies the rule of [WithAuthMethodPreferred], naming
+// the header in the interface's spelling whatever case it was given in.
+func checkAuthMethod(_, method string) error {
+	if !slices.Contains(authMethods, method) {
+		return headerError("X-PSU-AuthMethod-Preferred", "must be one of "+strings.Join(authMethods, ", "))
+	}
+	return nil
 }
 
 // PSUContext says whether the PSU acts as a private person or for a
@@ -227,7 +246,8 @@ const (
 func (p PSUContext) Valid() bool { return p == Private || p == Corporate }
 
 // WithPSUContext sets PSU-Context, [Private] or [Corporate]
-// (docs/interface.md section 4.2); payment creation requires it.
+// (docs/interface.md section 4.2): optional on a payment's creation, which
+// the interface says single-SCA initiation needs.
 func WithPSUContext(p PSUContext) RequestOption {
 	if p == "" {
 		return fail(checkPSUContext("PSU-Context", ""))
@@ -276,12 +296,13 @@ var reservedHeaders = map[string]string{
 // option: a PSU-ID that is not a UUID or an http TPP-Redirect-URI is
 // refused either way.
 var headerRules = map[string]func(name, value string) error{
-	"Psu-Id":                 checkUUID,
-	"Psu-Device-Id":          checkUUID,
-	"Psu-Http-Method":        checkPSUHTTPMethod,
-	"Tpp-Redirect-Uri":       checkRedirectURI,
-	"Psu-Context":            checkPSUContext,
-	"Tpp-Redirect-Preferred": checkBool,
+	"Psu-Id":                     checkUUID,
+	"Psu-Device-Id":              checkUUID,
+	"Psu-Http-Method":            checkPSUHTTPMethod,
+	"Tpp-Redirect-Uri":           checkRedirectURI,
+	"Psu-Context":                checkPSUContext,
+	"Tpp-Redirect-Preferred":     checkBool,
+	"X-Psu-Authmethod-Preferred": checkAuthMethod,
 }
 
 // WithHeader sets any other request header. Headers the pipeline owns
@@ -291,7 +312,8 @@ var headerRules = map[string]func(name, value string) error{
 // PSU-ID and PSU-Device-ID must be UUIDs ([WithPSU]), PSU-HTTP-Method one
 // of GET, POST, PUT, PATCH, DELETE, TPP-Redirect-URI an absolute https
 // URL ([WithRedirectURI]), PSU-Context PRIVATE or CORPORATE
-// ([WithPSUContext]), TPP-Redirect-Preferred true or false; the others
+// ([WithPSUContext]), TPP-Redirect-Preferred true or false,
+// X-PSU-AuthMethod-Preferred a listed method ([WithAuthMethodPreferred]); the others
 // (TPP-Session-ID, PSU-Corporate-ID, ...) must not be empty, as with
 // their options.
 func WithHeader(name, value string) RequestOption {

@@ -30,6 +30,13 @@ type entry struct {
 	// Section is the docs/interface.md section of the platform rule
 	// (deviations), or the file at fault (known defects).
 	Section string
+	// Recorded lists, sorted, the platform's recorded answer documents
+	// (testdata/platform) that show the deviation: the evidence that the
+	// platform, not only the emulator, differs. TestConformance holds it
+	// equal to the documents whose findings the deviation excuses. A
+	// deviation of the request (headers, query, paths, request bodies) has
+	// none: the documents are answers.
+	Recorded []string
 }
 
 // matches reports whether e excuses f.
@@ -149,8 +156,9 @@ var deviations = []entry{
 	},
 	{ // 11.11
 		Where: []string{consentOp}, What: "response body /{consentId,consentStatus}", Reason: "required member missing",
-		Why:     "the bank-offered consent answers 201 with only _links.scaRedirect: no consent id and no consent status",
-		Section: "10",
+		Why:      "the bank-offered consent answers 201 with only _links.scaRedirect: no consent id and no consent status",
+		Section:  "10",
+		Recorded: []string{"bank-offered-consent-201.json"},
 	},
 	{ // 11.12
 		Where: []string{"GET /v1/tpps/{tppId}/contact-information", "PUT /v1/tpps/{tppId}/contact-information"}, What: "request route",
@@ -164,6 +172,10 @@ var deviations = []entry{
 		What:    "response body {,/account,/accounts/*,/cardAccount,/cardAccounts/*,/transactions,/cardTransactions}/_links/*/verbs",
 		Why:     "every link carries verbs, the HTTP methods allowed on it now; Berlin Group links have only href",
 		Section: "2.1",
+		Recorded: []string{"account.json", "accounts.json", "bank-offered-consent-201.json", "card-accounts.json", "card-transactions.json",
+			"error-401-sca-redirect.json", "payment-ndct-create-201.json", "payment-sepa-create-201.json", "payment-start-authorisation-201.json",
+			"payment-status-accp-funds-unavailable.json", "payment-status-actc.json", "signing-basket-create-201.json", "signing-basket-get.json",
+			"transactions-page1.json", "transactions-page2.json"},
 	},
 	{ // 11.14
 		Where: []string{"initiatePayment"}, What: "request body /creditorAddress/{street,postalCode,city}",
@@ -187,18 +199,21 @@ var deviations = []entry{
 	},
 	{ // 11.18
 		Where: []string{"getPaymentInitiationStatus", "getPaymentInformation"}, What: "response body /paymentId",
-		Why:     "status and details answers carry the paymentId",
-		Section: "10",
+		Why:      "status and details answers carry the paymentId",
+		Section:  "10",
+		Recorded: []string{"payment-ndct-details.json", "payment-status-accp-funds-unavailable.json", "payment-status-actc.json"},
 	},
 	{ // 11.19
 		Where: []string{"getBalances", "getCardAccountBalances", "getPaymentInformation"}, What: "response body /_links",
-		Why:     "balances and payment details answers carry links (self; for a payment also status)",
-		Section: "10",
+		Why:      "balances and payment details answers carry links (self; for a payment also status)",
+		Section:  "10",
+		Recorded: []string{"balances.json", "card-account-balances.json", "payment-ndct-details.json"},
 	},
 	{ // 11.20
 		Where: []string{"getTransactionList"}, What: "response body /transactions/_links/account", Reason: "required member missing",
-		Why:     "the transactions' links are self and next (paging); the account link Berlin Group requires is not sent",
-		Section: "10",
+		Why:      "the transactions' links are self and next (paging); the account link Berlin Group requires is not sent",
+		Section:  "10",
+		Recorded: []string{"transactions-page1.json", "transactions-page2.json"},
 	},
 	{ // 11.21
 		Where: []string{"getCardAccountList", "readCardAccountDetails"}, What: "response body /{cardAccounts/*,cardAccount}/relatedAccount",
@@ -207,8 +222,9 @@ var deviations = []entry{
 	},
 	{ // 11.22
 		Where: []string{"startPaymentAuthorisation", "startSigningBasketAuthorisation"}, What: "response body /authorisationId", Reason: "required member missing",
-		Why:     "starting an authorisation answers 201 with scaStatus and the scaRedirect link only; there is no authorisation sub-resource",
-		Section: "10",
+		Why:      "starting an authorisation answers 201 with scaStatus and the scaRedirect link only; there is no authorisation sub-resource",
+		Section:  "10",
+		Recorded: []string{"payment-start-authorisation-201.json"},
 	},
 }
 

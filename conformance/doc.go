@@ -67,10 +67,38 @@
 //	11.21 relatedAccount on card accounts
 //	11.22 no authorisationId when an authorisation starts
 //
+// Each deviation names the platform's recorded answer documents
+// (testdata/platform) that show it, the evidence that the platform and
+// not only the emulator differs; TestConformance holds that list equal to
+// the documents whose findings the deviation excuses. Where a recording
+// and the text of docs/interface.md disagree, the recording wins.
+//
 // A finding no deviation excuses fails its exchange's subtest. An entry
 // that excused nothing in a full run, per operation it names, fails
 // TestConformance, so the table cannot outlive the differences it
 // describes.
+//
+// # The platform's description: docs/openapi.json
+//
+// docs/openapi.json is an OpenAPI 3.1 description of the interface as the
+// SDK and the emulator implement it, for teams that work in another
+// language (a client generator takes it). It is generated, not written:
+// openapi_test.go takes the operations the SDK calls from the Berlin
+// Group file and changes them where the platform differs, one block per
+// entry of deviations, each change marked x-deviation with its
+// docs/interface.md section 11 number (the root's x-deviations lists them
+// with the table's reasons); the TPP dialogue, which Berlin Group does not
+// define, is added; unused components are dropped. The emulator serves
+// the same file at /openapi.json (sandbox/emulator/openapi.json, a copy).
+// TestOpenAPIDocument fails while either file differs from what the
+// generator makes; regenerate both with
+//
+//	go generate ./...   (in conformance/)
+//
+// TestConformance validates every exchange of the flows and every answer
+// document of testdata/platform against docs/openapi.json as well, where
+// any finding fails: the deviations are part of that description. The
+// flows send one request outside it on purpose (refusedOnPurpose).
 //
 // # Known defects
 //
@@ -80,3 +108,5 @@
 // the exchange's subtest skips with that reason; an entry that no longer
 // occurs fails the run, so a fixed defect leaves the table with its fix.
 package conformance
+
+//go:generate go test -run TestOpenAPIDocument -update

@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"testing"
 	"time"
 
@@ -89,7 +91,37 @@ func TestConformance(t *testing.T) {
 			t.Errorf("known defect %s no longer occurs: remove it from knownDefects", u)
 		}
 	})
+	t.Run("every deviation's evidence is recorded", func(t *testing.T) {
+		complete(t)
+		for i, d := range deviations {
+			shown := slices.Clone(led.shown[i])
+			sort.Strings(shown)
+			assert.Equal(t, d.Recorded, shown, "deviation 11.%d: the recorded answer documents that show it", i+1)
+		}
+	})
+	t.Run("docs/openapi.json coverage", func(t *testing.T) {
+		complete(t)
+		spec, err := loadPlatformSpec()
+		require.NoError(t, err)
+		all := operationIDs(spec.doc)
+		var checks int
+		var unexercised []string
+		for _, op := range all {
+			checks += led.described[op]
+			if led.described[op] == 0 {
+				unexercised = append(unexercised, op)
+			}
+		}
+		t.Logf("docs/openapi.json: %d exchanges and answer documents validated, over %d of its %d operations; not exercised: %v",
+			checks, len(all)-len(unexercised), len(all), unexercised)
+		assert.LessOrEqual(t, len(unexercised), maxUnexercised, "operations of docs/openapi.json no flow calls: %v", unexercised)
+	})
 }
+
+// maxUnexercised bounds the operations of docs/openapi.json that no flow
+// calls and no answer document answers, so that a flow dropped by
+// mistake shows.
+const maxUnexercised = 0
 
 // consent runs the bank-offered consent for customer and returns the
 // PSU-ID.

@@ -66,6 +66,17 @@ func platformDocuments(t *testing.T, led *ledger) bool {
 			findings, err := spec.checkAnswer(t.Context(), a.method, a.path, a.status, body)
 			require.NoError(t, err)
 			led.settle(t, findings)
+			led.recorded(a.file, findings)
+			pspec, err := loadPlatformSpec()
+			require.NoError(t, err)
+			op, err := pspec.resolve(a.method, a.path)
+			require.NoError(t, err)
+			pf, err := pspec.checkAnswer(t.Context(), a.method, a.path, a.status, body)
+			require.NoError(t, err)
+			led.countDescribed(op.name)
+			for _, f := range pf {
+				t.Errorf("not as docs/openapi.json describes: %s", f)
+			}
 		}) && ok
 	}
 	return ok

@@ -52,7 +52,7 @@
 // whether the status is final ([TransactionStatus.IsFinal]: ACSC, ACCC,
 // RJCT, CANC) or may change. [Service.Wait] reads it until it is final,
 // and stops at once with [ErrUnknownStatus] on a status the SDK does not
-// know, or none (the status of payments on hold has no code in
+// know, or none (the status of payments on hold or stopped has no code in
 // docs/interface.md section 3). ACCP with fundsAvailable false
 // ([StatusResponse.FundsUnavailable]) means the bank cannot fund the
 // payment now; its batch tries again (docs/interface.md sections 2.6 and 3). Known issue

@@ -79,8 +79,6 @@ func TestCreateRequiresHeaders(t *testing.T) {
 	}{
 		{"no PSU-ID", withRedirect(), []client.RequestOption{session, context, client.WithPSU(client.PSU{IPAddress: psuIP})},
 			"PSU-ID", "client.WithPSU (ID)"},
-		{"no PSU-Context", withRedirect(), []client.RequestOption{session, client.WithPSU(client.PSU{ID: psuID, IPAddress: psuIP})},
-			"PSU-Context", "client.WithPSUContext"},
 		{"no PSU-IP-Address", withRedirect(), []client.RequestOption{session, context, client.WithPSU(client.PSU{ID: psuID})},
 			"PSU-IP-Address", "client.WithPSU (IPAddress)"},
 		{"no TPP-Session-ID", withRedirect(), []client.RequestOption{context, client.WithPSU(client.PSU{ID: psuID, IPAddress: psuIP})},
@@ -119,6 +117,28 @@ func TestCreateRequiresHeaders(t *testing.T) {
 	}
 }
 
+// A payment's creation without PSU-Context is sent, for every product and
+// service: the interface lists the header as optional (docs/interface.md
+// section 4.2), and the platform was recorded creating a payment without
+// it. The SDK sends no PSU-Context it was not given.
+func TestCreateWithoutPSUContextIsSent(t *testing.T) {
+	svc, err := payments.New(mockClient(t, withRedirect()...))
+	require.NoError(t, err)
+	var sent []*http.Request
+	httpmock.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+		sent = append(sent, req)
+		return httpmock.NewStringResponse(http.StatusCreated, `{"paymentId":"p1","transactionStatus":"RCVD"}`), nil
+	})
+	ro := []client.RequestOption{client.WithTPPSessionID(sessionID), client.WithPSU(client.PSU{ID: psuID, IPAddress: psuIP})}
+	for name, create := range creates() {
+		require.NoError(t, create(svc, t, ro...), name)
+	}
+	require.Len(t, sent, len(creates()))
+	for _, req := range sent {
+		assert.Empty(t, req.Header.Values("PSU-Context"), req.URL.Path)
+	}
+}
+
 // Every missing header is reported at once, each naming its option; with
 // them all, the same call is sent.
 func TestCreateReportsEveryMissingHeader(t *testing.T) {
@@ -131,11 +151,11 @@ func TestCreateReportsEveryMissingHeader(t *testing.T) {
 	for _, ve := range validationErrors(err) {
 		fields[ve.Field] = ve.Reason
 	}
-	require.Len(t, fields, 4, "%v", err)
+	require.Len(t, fields, 3, "%v", err)
 	assert.Contains(t, fields["PSU-ID"], "client.WithPSU")
 	assert.Contains(t, fields["PSU-IP-Address"], "client.WithPSU")
 	assert.Contains(t, fields["TPP-Session-ID"], "client.WithTPPSessionID")
-	assert.Contains(t, fields["PSU-Context"], "client.WithPSUContext")
+	assert.NotContains(t, fields, "PSU-Context", "PSU-Context is optional (docs/interface.md section 4.2)")
 	assert.Nil(t, got.req)
 	assert.Zero(t, httpmock.GetTotalCallCount())
 
@@ -150,7 +170,6 @@ func TestCreateReportsEveryMissingHeader(t *testing.T) {
 		fields[ve.Field] = ve.Reason
 	}
 	assert.Contains(t, fields, "TPP-Session-ID")
-	assert.Contains(t, fields, "PSU-Context")
 	assert.NotContains(t, fields, "creditorName", "the body is checked once the headers are there")
 	assert.Zero(t, httpmock.GetTotalCallCount())
 

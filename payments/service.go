@@ -119,10 +119,10 @@ type validator interface {
 // an error matching [client.ErrValidation] and nothing is sent.
 //
 // The headers docs/interface.md section 4.2 requires must be among the
-// options or the client's defaults: PSU-ID, PSU-IP-Address and
-// PSU-Context (client.WithPSU, client.WithPSUContext; an
-// sca.Session's RequestOptions carries them), TPP-Session-ID and
-// TPP-Redirect-URI. Without one, the call fails with a
+// options or the client's defaults: PSU-ID and PSU-IP-Address
+// (client.WithPSU; an sca.Session's RequestOptions carries them),
+// TPP-Session-ID and TPP-Redirect-URI. PSU-Context (client.WithPSUContext)
+// is optional and sent when given. Without one, the call fails with a
 // *client.ValidationError naming the option and nothing is sent. A call
 // that may have reached the bank without a clear answer returns
 // [client.ErrOutcomeUnknown] and is never sent again: see the package
@@ -173,11 +173,11 @@ func (s *Service) CreateBulk(ctx context.Context, product Product, body any, opt
 // createHeaders are the headers docs/interface.md sections 4.1 to 4.3
 // require on a payment's creation, besides TPP-Redirect-URI (required on
 // every call) and the x-accept-fix and Digest the client always sends.
-// PSU-Context is "required for single-SCA payment initiation"; a payment
-// meant for a signing basket is created the same way, so the SDK requires
-// it on every creation (the safe choice: the bank refuses a single-SCA
-// payment without it, and the PSU's context is always known).
-var createHeaders = []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID", "PSU-Context"}
+// PSU-Context is not among them: the interface lists it as optional
+// (section 4.2), and the platform was recorded creating a payment with a
+// bank-issued PSU-ID and no PSU-Context. An sca.Session's RequestOptions
+// send it whenever the session knows the PSU's context.
+var createHeaders = []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID"}
 
 // create validates body and sends the create as an operation that is not
 // repeatable: the client never sends it twice.

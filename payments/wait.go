@@ -37,9 +37,9 @@ func WithPolling(min, max time.Duration) Option {
 // with the status response it read, when the bank
 // answers a transactionStatus that is not one of this package's statuses
 // ([TransactionStatus.IsKnown]), or none at all. docs/interface.md
-// section 3 names a status for payments on hold without giving its code;
-// a status the SDK cannot place may be that one, or a new one, and
-// neither says whether the payment will move on
+// section 3 names a status for payments on hold or stopped without giving
+// its code; a status the SDK cannot place may be that one, or a new one,
+// and neither says whether the payment will move on
 // ([TransactionStatus.IsPending] reports false): reading it again until
 // ctx ends would hide it. Show the payment to a person, or call Wait again
 // later if the caller knows the status passes.

@@ -11,9 +11,10 @@ type AuthMethod string
 // docs/interface.md writes the two provider-branded methods as <EID_MOBILE_METHOD>
 // and <BANK_ID_METHOD> without their values, and no public documentation of
 // the platform spells them out. AuthMethodBankIDMobile and AuthMethodBankID
-// are therefore ASSUMED values, kept here and nowhere else: "BANKID_MOBIL"
-// for BankID on mobile and "BANKID" for the BankID app / code device. Any
-// other string can be sent as AuthMethod("...") if a bank documents it.
+// are therefore ASSUMED values: "BANKID_MOBIL" for BankID on mobile and
+// "BANKID" for the BankID app / code device, the same in the client's list
+// (client.WithAuthMethodPreferred) and the emulator's. Any other value is
+// refused before a call is sent.
 const (
 	// AuthMethodApp is the bank's one-time-code app with biometrics.
 	AuthMethodApp AuthMethod = "ENGANGSKODEAPP_BIOMETRI"
@@ -26,15 +27,13 @@ const (
 	AuthMethodBankID AuthMethod = "BANKID"
 )
 
+// validate refuses a method the interface does not list: the client
+// would refuse it too (client.WithAuthMethodPreferred), and so does the
+// bank.
 func (m AuthMethod) validate() error {
-	if m == "" || len(m) > 64 {
-		return errors.New("sca: invalid X-PSU-AuthMethod-Preferred")
+	switch m {
+	case AuthMethodApp, AuthMethodHA2, AuthMethodBankIDMobile, AuthMethodBankID:
+		return nil
 	}
-	for i := 0; i < len(m); i++ {
-		c := m[i]
-		if !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return errors.New("sca: invalid X-PSU-AuthMethod-Preferred")
-		}
-	}
-	return nil
+	return errors.New("sca: X-PSU-AuthMethod-Preferred must be one of the methods of docs/interface.md section 5.11")
 }

@@ -279,6 +279,8 @@ func TestNewFlowAndStartRefuse(t *testing.T) {
 		{"empty identity", "k", WithPSUIdentity("")},
 		{"auth method with space", "k", WithAuthMethod("BANK ID")},
 		{"empty auth method", "k", WithAuthMethod("")},
+		{"unlisted auth method", "k", WithAuthMethod("FACE_ID")},
+		{"auth method in lower case", "k", WithAuthMethod("ha2")},
 		{"context", "k", WithContext("BUSINESS")},
 		{"renew invalid session", "k", Renew(&Session{PSUID: "x"})},
 		{"switch nil session", "k", switchTo(nil)},

@@ -55,8 +55,8 @@ type txSpec struct {
 	counterpartyName         string
 	counterpartyAccount      *accountRef
 	// debtorAccount, when given, must be the account itself
-	// (docs/interface.md section 4.5: an account-to-account mock
-	// transaction fails). It is not stored as given: the account is the
+	// (docs/interface.md section 4.5: a mock transaction whose debtor is
+	// another account fails). It is not stored as given: the account is the
 	// debtor of money out in any case (postTransactions) and money in
 	// does not show it.
 	debtorAccount *accountRef

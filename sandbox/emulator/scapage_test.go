@@ -71,12 +71,17 @@ func TestSCAPageShowsWhatIsAuthorised(t *testing.T) {
 		assert.Contains(t, page, "Method: <strong>BankID on mobile</strong>, as Nettbutikken AS asked.")
 		assert.Contains(t, page, "asked for the Testbank app")
 
-		// Starting the authorisation again names the same payment.
+		// A method the interface does not list is refused (docs/interface.md
+		// section 5.11); starting the authorisation again with a listed one
+		// names the same payment.
 		r := c.do(http.MethodPost, got.Links["startAuthorisation"].Href, nil, c.payHeaders(hdr("X-PSU-AuthMethod-Preferred", "FINGER_PAINT"))...)
+		require.Equal(t, http.StatusBadRequest, r.status, string(r.body))
+		assert.Contains(t, string(r.body), `"code":"FORMAT_ERROR","path":"X-PSU-AuthMethod-Preferred"`)
+		r = c.do(http.MethodPost, got.Links["startAuthorisation"].Href, nil, c.payHeaders(hdr("X-PSU-AuthMethod-Preferred", "HA2"))...)
 		require.Equal(t, http.StatusCreated, r.status, string(r.body))
 		_, page = scaPageText(t, s, r.scaRedirect(t))
 		assert.Contains(t, page, `<dd class="amount">42.50 NOK</dd>`)
-		assert.Contains(t, page, "asked for the method <strong>FINGER_PAINT</strong>, which Testbank does not offer")
+		assert.Contains(t, page, "Method: <strong>HA2 (code device or SMS)</strong>")
 		assert.NotContains(t, page, "asked for the Testbank app")
 	})
 
@@ -108,11 +113,10 @@ func TestSCAPageEscapes(t *testing.T) {
 	s := startServer(t)
 	c := newTPPClient(t, s, `<script>alert("x")</script> & Co`)
 	r := c.do(http.MethodPost, "/v1/bank-offered-consents", nil, hdr("TPP-Session-ID", "esc"), hdr("TPP-Redirect-URI", redirectURI),
-		hdr("X-PSU-AuthMethod-Preferred", `"><img src=x>`), hdr("X-PSU-IDENTITY", `" autofocus onfocus="x`))
+		hdr("X-PSU-IDENTITY", `" autofocus onfocus="x`))
 	require.Equal(t, http.StatusCreated, r.status, string(r.body))
 	_, page := scaPageText(t, s, r.scaRedirect(t))
 	assert.NotContains(t, page, "<script>")
-	assert.NotContains(t, page, "<img")
 	assert.NotContains(t, page, `" autofocus`)
 	assert.Contains(t, page, "&lt;script&gt;")
 }

@@ -301,6 +301,7 @@ func (s *Server) routes() http.Handler {
 		faulted.ServeHTTP(w, r)
 	}))
 	root.HandleFunc(scaPagePath, s.serveSCAPage)
+	root.HandleFunc(OpenAPIPath, s.serveOpenAPI)
 	return s.logged(s.refusing(root))
 }
 

@@ -39,8 +39,8 @@ import (
 // the emulator (a UUID it issued to this TPP), x-accept-fix here,
 // TPP-Redirect-URI and TPP-Session-ID when SCA starts, and the headers
 // whose form the interface fixes (PSU-Device-ID, PSU-HTTP-Method,
-// TPP-Redirect-Preferred) by [CheckHeaderForms], on every call that sends
-// them.
+// TPP-Redirect-Preferred, X-PSU-AuthMethod-Preferred) by
+// [CheckHeaderForms], on every call that sends them.
 
 // Requirement is what an operation needs of a request beyond the headers
 // of every signed request.
@@ -176,12 +176,23 @@ var headerForms = []struct {
 	{"TPP-Redirect-Preferred", "true or false", func(v string) bool {
 		return strings.EqualFold(v, "true") || strings.EqualFold(v, "false")
 	}},
+	{"X-PSU-AuthMethod-Preferred", "one of " + strings.Join(AuthMethods, ", "), func(v string) bool {
+		return slices.Contains(AuthMethods, v)
+	}},
 }
+
+// AuthMethods are the values of X-PSU-AuthMethod-Preferred the interface
+// lists (docs/interface.md section 5.11), as the SDK spells them
+// (sca.AuthMethod): the interface writes the two brand-named methods as
+// <EID_MOBILE_METHOD> and <BANK_ID_METHOD> without a value, so BANKID_MOBIL
+// and BANKID are the SDK's assumption, kept in this one list on the bank's
+// side. Any other value is 400 FORMAT_ERROR ([CheckHeaderForms]).
+var AuthMethods = []string{"ENGANGSKODEAPP_BIOMETRI", "HA2", "BANKID_MOBIL", "BANKID"}
 
 // CheckHeaderForms returns a [CodeFormat] violation, naming the header in
 // path, for the first of PSU-Device-ID (a UUID), PSU-HTTP-Method (GET,
-// POST, PUT, PATCH or DELETE) and TPP-Redirect-Preferred (true or false)
-// that h carries with a value outside its form, or more than once; nil
+// POST, PUT, PATCH or DELETE), TPP-Redirect-Preferred (true or false) and
+// X-PSU-AuthMethod-Preferred (one of [AuthMethods]) that h carries with a value outside its form, or more than once; nil
 // otherwise. A header that is not sent is not checked.
 func CheckHeaderForms(h http.Header) *Violation {
 	for _, f := range headerForms {

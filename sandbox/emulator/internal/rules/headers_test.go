@@ -106,6 +106,15 @@ func TestCheckHeaderForms(t *testing.T) {
 		{header("TPP-Redirect-Preferred", ""), "TPP-Redirect-Preferred"},
 		{header("TPP-Redirect-Preferred", "1"), "TPP-Redirect-Preferred"},
 		{header("PSU-HTTP-Method", "HEAD", "PSU-Device-ID", "x"), "PSU-Device-ID"},
+		{header("X-PSU-AuthMethod-Preferred", "HA2"), ""},
+		{header("X-PSU-AuthMethod-Preferred", "ENGANGSKODEAPP_BIOMETRI"), ""},
+		{header("X-PSU-AuthMethod-Preferred", "BANKID_MOBIL"), ""},
+		{header("X-PSU-AuthMethod-Preferred", "BANKID"), ""},
+		{header("X-PSU-AuthMethod-Preferred", "FACE_ID"), "X-PSU-AuthMethod-Preferred"},
+		{header("X-PSU-AuthMethod-Preferred", "ha2"), "X-PSU-AuthMethod-Preferred"},
+		{header("X-PSU-AuthMethod-Preferred", "<BANK_ID_METHOD>"), "X-PSU-AuthMethod-Preferred"},
+		{header("X-PSU-AuthMethod-Preferred", ""), "X-PSU-AuthMethod-Preferred"},
+		{header("X-PSU-AuthMethod-Preferred", "HA2", "X-PSU-AuthMethod-Preferred", "HA2"), "X-PSU-AuthMethod-Preferred"},
 	}
 	for _, tt := range tests {
 		v := CheckHeaderForms(tt.h)

@@ -1,0 +1,656 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The platform's OpenAPI description, docs/openapi.json, is generated here
+// from the Berlin Group 1.3.9 file and the deviations table: nothing in it
+// is written by hand but the few operations Berlin Group does not define.
+// TestOpenAPIDocument fails while the checked-in file differs from what
+// buildPlatformDoc makes; regenerate it with
+//
+//	cd conformance && go test -run TestOpenAPIDocument -update
+//
+// (go generate ./... in the conformance module runs the same).
+
+// platformDocPath is the generated description, checked in under docs/.
+const platformDocPath = "../docs/openapi.json"
+
+// emulatorDocPath is the copy the emulator embeds and serves at
+// /openapi.json (sandbox/emulator can only embed files of its own
+// directory); TestOpenAPIDocument holds it equal to platformDocPath.
+const emulatorDocPath = "../sandbox/emulator/openapi.json"
+
+var update = flag.Bool("update", false, "rewrite docs/openapi.json and the emulator's copy from the Berlin Group file and the deviations")
+
+// described are the operations of the Berlin Group file the SDK calls, by
+// path template and method; the rest of the file is left out.
+var described = []struct{ path, method string }{
+	{"/v1/accounts", "get"},
+	{"/v1/accounts/{account-id}", "get"},
+	{"/v1/accounts/{account-id}/balances", "get"},
+	{"/v1/accounts/{account-id}/transactions", "get"},
+	{"/v1/accounts/{account-id}/transactions/{transactionId}", "get"},
+	{"/v1/card-accounts", "get"},
+	{"/v1/card-accounts/{account-id}", "get"},
+	{"/v1/card-accounts/{account-id}/balances", "get"},
+	{"/v1/card-accounts/{account-id}/transactions", "get"},
+	{"/v1/{payment-service}/{payment-product}", "post"},
+	{"/v1/{payment-service}/{payment-product}/{paymentId}", "get"},
+	{"/v1/{payment-service}/{payment-product}/{paymentId}", "delete"},
+	{"/v1/{payment-service}/{payment-product}/{paymentId}/status", "get"},
+	{"/v1/{payment-service}/{payment-product}/{paymentId}/authorisations", "post"},
+	{"/v1/signing-baskets", "post"},
+	{"/v1/signing-baskets/{basketId}", "get"},
+	{"/v1/signing-baskets/{basketId}", "delete"},
+	{"/v1/signing-baskets/{basketId}/status", "get"},
+	{"/v1/signing-baskets/{basketId}/authorisations", "post"},
+}
+
+// jsonMap is a JSON object of the document being built.
+type jsonMap = map[string]any
+
+// at returns the object at keys below m, making the missing ones.
+func at(m jsonMap, keys ...string) jsonMap {
+	for _, k := range keys {
+		next, ok := m[k].(jsonMap)
+		if !ok {
+			next = jsonMap{}
+			m[k] = next
+		}
+		m = next
+	}
+	return m
+}
+
+// refTo is a $ref to a component.
+func refTo(kind, name string) jsonMap {
+	return jsonMap{"$ref": "#/components/" + kind + "/" + name}
+}
+
+// deepCopy copies a JSON value.
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case jsonMap:
+		out := make(jsonMap, len(x))
+		for k, e := range x {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
+
+// without returns list without the strings of drop.
+func without(list any, drop ...string) []any {
+	var out []any
+	for _, v := range list.([]any) {
+		if s, ok := v.(string); !ok || !slices.Contains(drop, s) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// deviationID is the docs/interface.md number of deviations[i-1]: "11.i".
+func deviationID(i int) string {
+	if i < 1 || i > len(deviations) {
+		panic(fmt.Sprintf("no deviation 11.%d", i))
+	}
+	return fmt.Sprintf("11.%d", i)
+}
+
+// mark notes on an element of the document the deviation it carries.
+func mark(m jsonMap, i int) jsonMap {
+	id := deviationID(i)
+	switch prev := m["x-deviation"].(type) {
+	case nil:
+		m["x-deviation"] = id
+	case string:
+		if prev != id {
+			m["x-deviation"] = []any{prev, id}
+		}
+	case []any:
+		if !slices.Contains(prev, any(id)) {
+			m["x-deviation"] = append(prev, id)
+		}
+	}
+	return m
+}
+
+// platformDoc is the document being built, with its operations by
+// operationId.
+type platformDoc struct {
+	doc jsonMap
+	ops map[string]jsonMap
+}
+
+// buildPlatformDoc makes the platform's OpenAPI 3.1 description: the
+// operations of described as the Berlin Group file defines them, changed
+// where the platform differs (each change marked x-deviation with its
+// docs/interface.md section 11 number), plus the platform's own
+// operations the SDK calls; the components no operation reaches are left
+// out.
+func buildPlatformDoc() ([]byte, error) {
+	bg, err := openapi3.NewLoader().LoadFromFile(specPath)
+	if err != nil {
+		return nil, fmt.Errorf("load %s: %w", specPath, err)
+	}
+	raw, err := json.Marshal(bg)
+	if err != nil {
+		return nil, err
+	}
+	var src jsonMap
+	if err := json.Unmarshal(raw, &src); err != nil {
+		return nil, err
+	}
+	p := &platformDoc{doc: jsonMap{}, ops: map[string]jsonMap{}}
+	p.doc["components"] = src["components"]
+	if sec, ok := src["security"]; ok {
+		p.doc["security"] = sec
+	}
+	paths := at(p.doc, "paths")
+	for _, d := range described {
+		item, ok := src["paths"].(jsonMap)[d.path].(jsonMap)
+		if !ok || item[d.method] == nil {
+			return nil, fmt.Errorf("%s %s: not in the Berlin Group file", d.method, d.path)
+		}
+		out := at(paths, d.path)
+		if params, ok := item["parameters"]; ok {
+			out["parameters"] = params
+		}
+		op := item[d.method].(jsonMap)
+		out[d.method] = op
+		p.ops[op["operationId"].(string)] = op
+	}
+	if err := p.deviate(src); err != nil {
+		return nil, err
+	}
+	p.platformOperations()
+	p.prune()
+	to31(p.doc)
+	p.doc["openapi"] = "3.1.0"
+	p.doc["info"] = jsonMap{
+		"title":   "Norwegian shared PSD2 interface, as the tppkit SDK and its emulator implement it",
+		"version": "1.3.9-platform",
+		"description": "Generated by the conformance module of github.com/tppkit/psd2 (conformance/openapi_test.go) " +
+			"from the Berlin Group NextGenPSD2 XS2A Framework 1.3.9 OpenAPI file and the platform's deviations " +
+			"from it (docs/interface.md section 11). Every place where the platform differs from Berlin Group " +
+			"carries x-deviation, the number of its item in docs/interface.md section 11; x-deviations lists them, " +
+			"with the platform's recorded answers that show each (recorded) where there are any. " +
+			"Do not edit: regenerate with `go test -run TestOpenAPIDocument -update` in conformance/.",
+	}
+	var list []any
+	for i, d := range deviations {
+		dev := jsonMap{"id": deviationID(i + 1), "why": d.Why, "interface": "docs/interface.md section " + d.Section}
+		if len(d.Recorded) > 0 {
+			var files []any
+			for _, f := range d.Recorded {
+				files = append(files, "conformance/testdata/platform/"+f)
+			}
+			dev["recorded"] = files
+		}
+		list = append(list, dev)
+	}
+	p.doc["x-deviations"] = list
+	p.doc["servers"] = []any{jsonMap{"url": "/api", "description": "the bank's base URL (the emulator's, or a bank of the directory)"}}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(p.doc); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// op returns the operation with the Berlin Group operationId id.
+func (p *platformDoc) op(id string) jsonMap {
+	op, ok := p.ops[id]
+	if !ok {
+		panic("no operation " + id)
+	}
+	return op
+}
+
+// addParam adds a parameter (a component, made once) to the operations.
+func (p *platformDoc) addParam(name string, param jsonMap, ops ...string) {
+	comps := at(p.doc, "components", "parameters")
+	if _, ok := comps[name]; !ok {
+		comps[name] = param
+	}
+	for _, id := range ops {
+		op := p.op(id)
+		params, _ := op["parameters"].([]any)
+		ref := "#/components/parameters/" + name
+		if slices.ContainsFunc(params, func(v any) bool { return v.(jsonMap)["$ref"] == ref }) {
+			continue
+		}
+		op["parameters"] = append(params, refTo("parameters", name))
+	}
+}
+
+// header is an optional header parameter of string values.
+func header(name, description string, i int, schema jsonMap) jsonMap {
+	if schema == nil {
+		schema = jsonMap{"type": "string"}
+	}
+	return mark(jsonMap{"name": name, "in": "header", "required": false, "description": description, "schema": schema}, i)
+}
+
+// schema returns the component schema name.
+func (p *platformDoc) schema(name string) jsonMap {
+	s, ok := at(p.doc, "components", "schemas")[name].(jsonMap)
+	if !ok {
+		panic("no schema " + name)
+	}
+	return s
+}
+
+// addProperty adds a member to a component schema.
+func (p *platformDoc) addProperty(schemaName, member string, s jsonMap, i int) {
+	at(p.schema(schemaName), "properties")[member] = mark(s, i)
+	mark(p.schema(schemaName), i)
+}
+
+// optional makes members of a component schema optional.
+func (p *platformDoc) optional(schemaName string, i int, members ...string) {
+	s := p.schema(schemaName)
+	s["required"] = without(s["required"], members...)
+	mark(s, i)
+}
+
+// deviate changes the Berlin Group operations where the platform differs,
+// one block per entry of deviations (docs/interface.md section 11).
+func (p *platformDoc) deviate(src jsonMap) error {
+	all := concat(aisOps, paymentOps, basketOps)
+	str := func(desc string) jsonMap { return jsonMap{"type": "string", "description": desc} }
+
+	// 11.1 the platform's own payment products.
+	product := at(p.doc, "components", "parameters", "paymentProduct")
+	schema := at(product, "schema")
+	schema["enum"] = []any{"norwegian-domestic-credit-transfers", "instant-norwegian-domestic-credit-transfers-straks",
+		"sepa-credit-transfers", "cross-border-credit-transfers"}
+	mark(product, 1)
+
+	// 11.2 no Consent-ID on account information.
+	for _, id := range aisOps {
+		op := p.op(id)
+		op["parameters"] = slices.DeleteFunc(op["parameters"].([]any), func(v any) bool {
+			return strings.HasPrefix(fmt.Sprint(v.(jsonMap)["$ref"]), "#/components/parameters/consentId_HEADER")
+		})
+		mark(op, 2)
+	}
+
+	// 11.3 and 11.4 on every operation.
+	p.addParam("x-accept-fix", header("x-accept-fix", "The platform's switches for early adoption of breaking changes; the SDK always sends amount-as-string.", 3, nil), all...)
+	p.addParam("TPP-Session-ID", header("TPP-Session-ID", "Binds the SCA and the later calls of a PSU's session.", 4, nil), all...)
+
+	// 11.5 TPP-Redirect-URI and 11.6 PSU-ID on more operations.
+	p.addParam("TPP-Redirect-URI", nil, concat(aisOps, []string{"getPaymentInitiationStatus", "getPaymentInformation", "getSigningBasket", "getSigningBasketStatus", "deleteSigningBasket"})...)
+	p.addParam("PSU-ID", nil, concat(aisOps, []string{"getPaymentInitiationStatus", "getPaymentInformation", "cancelPayment", "getSigningBasket", "deleteSigningBasket"})...)
+	mark(at(p.doc, "components", "parameters", "TPP-Redirect-URI"), 5)
+	mark(at(p.doc, "components", "parameters", "PSU-ID"), 6)
+
+	// 11.7 SCA streamlining and the PSU's context on payment initiation.
+	p.addParam("X-PSU-IDENTITY", header("X-PSU-IDENTITY", "Preselects the PSU at SCA (a national identity number).", 7, nil), "initiatePayment")
+	p.addParam("X-PSU-AuthMethod-Preferred", header("X-PSU-AuthMethod-Preferred",
+		"The SCA method the bank jumps to. The interface writes the brand-named methods <EID_MOBILE_METHOD> and <BANK_ID_METHOD>; BANKID_MOBIL and BANKID are the SDK's values for them.", 7,
+		jsonMap{"type": "string", "enum": []any{"ENGANGSKODEAPP_BIOMETRI", "HA2", "BANKID_MOBIL", "BANKID"}}), "initiatePayment")
+	p.addParam("PSU-Context", header("PSU-Context", "Whether the PSU acts as a private person or for a company; optional.", 7,
+		jsonMap{"type": "string", "enum": []any{"PRIVATE", "CORPORATE"}}), "initiatePayment")
+
+	// 11.8 and 11.9 query parameters.
+	query := func(name, desc string, typ string, i int) jsonMap {
+		return mark(jsonMap{"name": name, "in": "query", "required": false, "description": desc, "schema": jsonMap{"type": typ}}, i)
+	}
+	p.addParam("allowLogicalDuplicate", query("allowLogicalDuplicate", "Allows a logical duplicate of a live payment.", "boolean", 8), "initiatePayment")
+	p.addParam("limit", query("limit", "The platform's paging: transactions per page (its next links carry it).", "integer", 9), "getTransactionList")
+	p.addParam("offset", query("offset", "The platform's paging: the first transaction of the page.", "integer", 9), "getTransactionList")
+
+	// 11.10 and 11.11 the bank-offered consent.
+	consents := src["paths"].(jsonMap)["/v1/consents"].(jsonMap)["post"].(jsonMap)
+	bo := deepCopy(consents).(jsonMap)
+	delete(bo, "requestBody")
+	bo["operationId"] = "createBankOfferedConsent"
+	bo["summary"] = "Start a bank-offered consent (no body)"
+	bo["description"] = "The platform's consent is bank-offered: no body, and the 201 answer carries only _links.scaRedirect."
+	bo["parameters"] = slices.DeleteFunc(bo["parameters"].([]any), func(v any) bool {
+		return strings.HasPrefix(fmt.Sprint(v.(jsonMap)["$ref"]), "#/components/parameters/consentId_HEADER")
+	})
+	mark(bo, 10)
+	created := deepCopy(at(p.doc, "components", "responses", "CREATED_201_Consents")).(jsonMap)
+	at(created, "content", "application/json")["schema"] = refTo("schemas", "bankOfferedConsentsResponse-201")
+	delete(at(created, "content", "application/json"), "example")
+	delete(at(created, "content", "application/json"), "examples")
+	at(bo, "responses")["201"] = mark(created, 11)
+	boSchema := deepCopy(p.schema("consentsResponse-201")).(jsonMap)
+	boSchema["required"] = without(boSchema["required"], "consentId", "consentStatus")
+	at(p.doc, "components", "schemas")["bankOfferedConsentsResponse-201"] = mark(boSchema, 11)
+	at(p.doc, "paths", "/v1/bank-offered-consents")["post"] = bo
+	p.ops["createBankOfferedConsent"] = bo
+	p.addParam("x-accept-fix", nil, "createBankOfferedConsent")
+	p.addParam("TPP-Session-ID", nil, "createBankOfferedConsent")
+
+	// 11.12 the TPP dialogue: see platformOperations.
+
+	// 11.13 verbs on every link.
+	p.addProperty("hrefType", "verbs", jsonMap{"type": "array", "items": jsonMap{"type": "string"},
+		"description": "The HTTP methods allowed on the link now."}, 13)
+
+	// 11.14 and 11.15 the platform's address members.
+	for _, m := range []string{"street", "postalCode", "city"} {
+		p.addProperty("address", m, str("The platform's address member ("+m+")."), 14)
+	}
+	mark(p.schema("address"), 15)
+
+	// 11.16 a card account as the debtor of an NDCT.
+	p.addProperty("accountReference", "other", jsonMap{"type": "object",
+		"description": "A card account as the debtor of an NDCT: identification is the card account's relatedAccount.",
+		"required":    []any{"identification", "schemeNameProprietary"},
+		"properties": jsonMap{
+			"identification":        jsonMap{"type": "string"},
+			"schemeNameProprietary": jsonMap{"type": "string", "enum": []any{"creditCardAccount"}},
+		}}, 16)
+
+	// 11.17 structured references are objects.
+	arr := p.schema("remittanceInformationStructuredArray")
+	arr["items"] = refTo("schemas", "remittanceInformationStructured")
+	mark(arr, 17)
+
+	// 11.18 paymentId in status and details answers.
+	for _, s := range []string{"paymentInitiationStatusResponse-200_json", "paymentInitiationWithStatusResponse",
+		"periodicPaymentInitiationWithStatusResponse", "bulkPaymentInitiationWithStatusResponse"} {
+		p.addProperty(s, "paymentId", refTo("schemas", "paymentId"), 18)
+	}
+
+	// 11.19 _links in balances answers and payment details.
+	for _, s := range []string{"readAccountBalanceResponse-200", "readCardAccountBalanceResponse-200", "paymentInitiationWithStatusResponse",
+		"periodicPaymentInitiationWithStatusResponse", "bulkPaymentInitiationWithStatusResponse"} {
+		p.addProperty(s, "_links", refTo("schemas", "_linksAll"), 19)
+	}
+
+	// 11.20 no account link in the transactions' links.
+	p.optional("_linksAccountReport", 20, "account")
+
+	// 11.21 relatedAccount on card accounts.
+	p.addProperty("cardAccountDetails", "relatedAccount", str("The reference that makes the card account the debtor of an NDCT (debtorAccount.other.identification)."), 21)
+
+	// 11.22 no authorisationId when an authorisation starts.
+	p.optional("startScaprocessResponse", 22, "authorisationId")
+	return nil
+}
+
+// platformOperations adds the platform's operations the SDK calls that
+// Berlin Group does not define (docs/interface.md section 10 "Paths").
+func (p *platformDoc) platformOperations() {
+	common := []any{
+		refTo("parameters", "X-Request-ID"), refTo("parameters", "Digest"), refTo("parameters", "Signature"),
+		refTo("parameters", "TPP-Signature-Certificate"), refTo("parameters", "x-accept-fix"),
+		refTo("parameters", "TPP-Session-ID"), refTo("parameters", "TPP-Redirect-URI"),
+	}
+	errors := func(ok jsonMap) jsonMap {
+		r := jsonMap{}
+		for code, name := range map[string]string{"400": "BAD_REQUEST_400_PIS", "401": "UNAUTHORIZED_401_PIS", "403": "FORBIDDEN_403_PIS",
+			"404": "NOT_FOUND_404_PIS", "405": "METHOD_NOT_ALLOWED_405_PIS", "429": "TOO_MANY_REQUESTS_429_PIS",
+			"500": "INTERNAL_SERVER_ERROR_500_PIS", "503": "SERVICE_UNAVAILABLE_503_PIS"} {
+			r[code] = refTo("responses", name)
+		}
+		r["200"] = ok
+		return r
+	}
+	at(p.doc, "components", "schemas")["tppContactInformation"] = mark(jsonMap{
+		"type": "object", "required": []any{"email"},
+		"properties": jsonMap{"email": jsonMap{"type": "string", "description": "The TPP's official contact e-mail address."}},
+	}, 12)
+	contact := jsonMap{"content": jsonMap{"application/json": jsonMap{"schema": refTo("schemas", "tppContactInformation")}},
+		"description": "The TPP's contact information.",
+		"headers":     jsonMap{"X-Request-ID": refTo("headers", "X-Request-ID")}}
+	tppID := jsonMap{"name": "tppId", "in": "path", "required": true, "schema": jsonMap{"type": "string"},
+		"description": "The TPP's organizationIdentifier, as in its certificate (e.g. PSDNO-FSA-987654321)."}
+	item := at(p.doc, "paths", "/v1/tpps/{tppId}/contact-information")
+	item["parameters"] = []any{tppID}
+	item["get"] = mark(jsonMap{"operationId": "getTppContactInformation", "summary": "Read the TPP's contact information",
+		"tags": []any{"TPP dialogue"}, "parameters": common, "responses": errors(contact)}, 12)
+	item["put"] = mark(jsonMap{"operationId": "putTppContactInformation", "summary": "Register the TPP's contact information",
+		"tags": []any{"TPP dialogue"}, "parameters": common, "responses": errors(contact),
+		"requestBody": jsonMap{"required": true, "content": jsonMap{"application/json": jsonMap{"schema": refTo("schemas", "tppContactInformation")}}}}, 12)
+}
+
+// prune drops the components no path reaches.
+func (p *platformDoc) prune() {
+	comps := p.doc["components"].(jsonMap)
+	keep := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case jsonMap:
+			if r, ok := x["$ref"].(string); ok {
+				if name, ok := strings.CutPrefix(r, "#/components/"); ok && !keep[name] {
+					keep[name] = true
+					kind, n, _ := strings.Cut(name, "/")
+					walk(comps[kind].(jsonMap)[n])
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(p.doc["paths"])
+	for kind, v := range comps {
+		if kind == "securitySchemes" {
+			continue
+		}
+		m := v.(jsonMap)
+		for n := range m {
+			if !keep[kind+"/"+n] {
+				delete(m, n)
+			}
+		}
+		if len(m) == 0 {
+			delete(comps, kind)
+		}
+	}
+}
+
+// to31 rewrites what OpenAPI 3.1 spells otherwise than the Berlin Group
+// file's 3.0: a boolean exclusiveMinimum or exclusiveMaximum (3.1 has a
+// number there; the file only has false, which says nothing).
+func to31(v any) {
+	switch x := v.(type) {
+	case jsonMap:
+		for _, k := range []string{"exclusiveMinimum", "exclusiveMaximum"} {
+			if b, ok := x[k].(bool); ok && !b {
+				delete(x, k)
+			}
+		}
+		for _, e := range x {
+			to31(e)
+		}
+	case []any:
+		for _, e := range x {
+			to31(e)
+		}
+	}
+}
+
+// operationIDs lists the operationIds of a document, sorted.
+func operationIDs(doc *openapi3.T) []string {
+	var out []string
+	for _, item := range doc.Paths.Map() {
+		for _, op := range item.Operations() {
+			out = append(out, op.OperationID)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// writeOrCompare writes data to path with -update, and otherwise reports
+// whether the file holds it.
+func writeOrCompare(path string, data []byte) (bool, error) {
+	if *update {
+		return true, os.WriteFile(path, data, 0o644)
+	}
+	have, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(have, data), nil
+}
+
+// TestOpenAPIDocument checks that docs/openapi.json and the emulator's
+// copy are what buildPlatformDoc makes (rewrite them with -update), that
+// the result is a valid OpenAPI 3.1 document a generator can take, that
+// it describes the operations of described and the platform's own, and
+// that every deviation is marked in it.
+func TestOpenAPIDocument(t *testing.T) {
+	data, err := buildPlatformDoc()
+	require.NoError(t, err)
+	for _, path := range []string{platformDocPath, emulatorDocPath} {
+		same, err := writeOrCompare(path, data)
+		require.NoError(t, err)
+		assert.True(t, same, "%s is stale: run `go test -run TestOpenAPIDocument -update` in conformance/", path)
+	}
+
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(data)
+	require.NoError(t, err)
+	assert.True(t, doc.IsOpenAPI31OrLater(), "version %s", doc.OpenAPI)
+	require.NoError(t, doc.Validate(t.Context(), openapi3.DisableExamplesValidation()))
+
+	want := []string{"createBankOfferedConsent", "getTppContactInformation", "putTppContactInformation"}
+	want = append(want, concat(aisOps, paymentOps, basketOps)...)
+	sort.Strings(want)
+	assert.Equal(t, want, operationIDs(doc))
+	assert.Len(t, want, len(described)+3)
+
+	var tree jsonMap
+	require.NoError(t, json.Unmarshal(data, &tree))
+	marked := map[string]int{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case jsonMap:
+			switch d := x["x-deviation"].(type) {
+			case string:
+				marked[d]++
+			case []any:
+				for _, id := range d {
+					marked[id.(string)]++
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(tree)
+	for i := range deviations {
+		id := deviationID(i + 1)
+		assert.Positive(t, marked[id], "deviation %s is marked nowhere", id)
+	}
+	assert.Len(t, marked, len(deviations), "marks of deviations the table does not have: %v", marked)
+	assert.NotContains(t, string(data), "exclusiveMinimum\": false", "a 3.0 boolean bound is left")
+}
+
+// TestPlatformDocFinds checks that docs/openapi.json takes what the
+// platform does where Berlin Group would not (the deviations), and still
+// reports what neither allows: each case changes one thing of a valid
+// payment initiation and its recorded answer.
+func TestPlatformDocFinds(t *testing.T) {
+	t.Parallel()
+	spec, err := loadPlatformSpec()
+	require.NoError(t, err)
+	build := func(mutate func(h http.Header, body, answer map[string]any), path string) exchange {
+		h, body := sepaRequest()
+		h.Set("x-accept-fix", "amount-as-string")
+		h.Set("TPP-Session-ID", "s-1")
+		ans := answerDoc(t, "payment-sepa-create-201.json")
+		mutate(h, body, ans)
+		req, err := json.Marshal(body)
+		require.NoError(t, err)
+		data, err := json.Marshal(ans)
+		require.NoError(t, err)
+		rh := http.Header{}
+		rh.Set("Content-Type", "application/json")
+		rh.Set("X-Request-ID", h.Get("X-Request-ID"))
+		return exchange{method: http.MethodPost, path: path, reqHeader: h, reqBody: req, status: 201, respHeader: rh, respBody: data}
+	}
+	none := func(http.Header, map[string]any, map[string]any) {}
+	tests := []struct {
+		name string
+		x    exchange
+		loc  string // "" for no finding
+		msg  string
+	}{
+		{"recorded answer with verbs (11.13)", build(none, sepaPath), "", ""},
+		{"NDCT product (11.1)", build(none, ndctPath), "", ""},
+		{"platform address members (11.14)", build(func(_ http.Header, b, _ map[string]any) {
+			b["creditorAddress"] = map[string]any{"street": "Storgata 1", "postalCode": "0155", "city": "Oslo", "country": "NO"}
+		}, sepaPath), "", ""},
+		{"structured reference object (11.17)", build(func(_ http.Header, b, _ map[string]any) {
+			b["remittanceInformationStructuredArray"] = []any{map[string]any{"reference": "2345676", "referenceType": "KID"}}
+		}, ndctPath), "", ""},
+		{"listed auth method (11.7)", build(func(h http.Header, _, _ map[string]any) { h.Set("X-PSU-AuthMethod-Preferred", "HA2") }, sepaPath), "", ""},
+		{"unlisted auth method", build(func(h http.Header, _, _ map[string]any) { h.Set("X-PSU-AuthMethod-Preferred", "FACE_ID") }, sepaPath),
+			"request header x-psu-authmethod-preferred", "must be one of"},
+		{"PSU-Context neither", build(func(h http.Header, _, _ map[string]any) { h.Set("PSU-Context", "BUSINESS") }, sepaPath),
+			"request header psu-context", "must be one of"},
+		{"product neither offers", build(none, "/v1/payments/instant-sepa-credit-transfers"),
+			"request path payment-product", "must be one of"},
+		{"address member misspelt", build(func(_ http.Header, b, _ map[string]any) {
+			b["creditorAddress"] = map[string]any{"streetname": "Storgata 1", "country": "NO"}
+		}, sepaPath), "request body /creditorAddress/streetname", "member not defined"},
+		{"verbs not a list", build(func(_ http.Header, _, a map[string]any) {
+			a["_links"].(map[string]any)["self"].(map[string]any)["verbs"] = "GET"
+		}, sepaPath), "response body /_links/self/verbs", "must be an array"},
+		{"answer without paymentId", build(func(_ http.Header, _, a map[string]any) { delete(a, "paymentId") }, sepaPath),
+			"response body /paymentId", "required member missing"},
+		{"header the platform does not define", build(func(h http.Header, _, _ map[string]any) { h.Set("X-Trace", "1") }, sepaPath),
+			"request header x-trace", "not defined"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			findings, err := spec.check(t.Context(), tt.x)
+			require.NoError(t, err)
+			if tt.loc == "" {
+				assert.Empty(t, findings)
+				return
+			}
+			require.Len(t, findings, 1, "findings: %v", findings)
+			assert.Equal(t, tt.loc, findings[0].loc)
+			assert.Contains(t, findings[0].msg, tt.msg)
+		})
+	}
+}
