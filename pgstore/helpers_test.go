@@ -8,6 +8,8 @@ import (
 
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/pgstore/internal/pgtest"
+	"github.com/tppkit/psd2/refresh"
+	"github.com/tppkit/psd2/sca"
 )
 
 // newStore returns a migrated Store in schema on a pool of its own.
@@ -18,4 +20,13 @@ func newStore(tb testing.TB, schema string, maxConns int32) *pgstore.Store {
 	require.NoError(tb, st.Migrate(context.Background()))
 	tb.Cleanup(st.Close)
 	return st
+}
+
+// newJob returns the refresh job of account id (card: a card account) of
+// session s.
+func newJob(tb testing.TB, s *sca.Session, id string, card bool) refresh.Job {
+	tb.Helper()
+	j, err := refresh.NewJob(s, id, card)
+	require.NoError(tb, err)
+	return j
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
@@ -129,7 +130,7 @@ func budgetRace(tb testing.TB, nClients, nAccounts int) raceResult {
 				_, err := svc.Balances(ctx, tg.account, tg.ro)
 				switch {
 				case err == nil:
-				case errors.Is(err, accounts.ErrBudgetExhausted):
+				case errors.Is(err, budget.ErrExhausted):
 					refused.Add(1)
 				case errors.Is(err, client.ErrAccessExceeded):
 					// the bank's 429: counted by the bank's side
@@ -150,7 +151,7 @@ func budgetRace(tb testing.TB, nClients, nAccounts int) raceResult {
 	defer bank.mu.Unlock()
 	for _, n := range bank.received {
 		res.received += n
-		res.overspent += max(n-accounts.DefaultBudgetLimit, 0)
+		res.overspent += max(n-budget.DefaultLimit, 0)
 	}
 	return res
 }
@@ -164,8 +165,8 @@ func TestBudgetRaceAgainstTheBank(t *testing.T) {
 	r := budgetRace(t, clients, accts)
 	assert.Zero(t, r.overspent, "requests beyond the budget, as counted by the bank")
 	assert.Zero(t, r.bank429, "the bank's 429 answers")
-	assert.Equal(t, accts*accounts.DefaultBudgetLimit, r.received, "every allowed call was made")
-	assert.Equal(t, int64(accts*(clients-accounts.DefaultBudgetLimit)), r.sdkRefused, "the rest refused locally")
+	assert.Equal(t, accts*budget.DefaultLimit, r.received, "every allowed call was made")
+	assert.Equal(t, int64(accts*(clients-budget.DefaultLimit)), r.sdkRefused, "the rest refused locally")
 }
 
 // BenchmarkBudgetRace: 16 clients on 1,000 accounts. It reports the

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -37,10 +38,10 @@ func TestTwoRefreshersOneStore(t *testing.T) {
 	for _, cu := range seeded.Customers {
 		s := refreshbench.Remembered(t, cu)
 		for _, id := range s.AccountIDs {
-			jobs = append(jobs, refresh.Job{Session: s, AccountID: id})
+			jobs = append(jobs, newJob(t, s, id, false))
 		}
 		for _, id := range s.CardAccountIDs {
-			jobs = append(jobs, refresh.Job{Session: s, AccountID: id, Card: true})
+			jobs = append(jobs, newJob(t, s, id, true))
 		}
 	}
 	var writes []*refreshbench.Counted
@@ -67,8 +68,8 @@ func TestTwoRefreshersOneStore(t *testing.T) {
 				mu.Lock()
 				switch {
 				case res.Outcome == refresh.Done:
-					done[res.Job.AccountID]++
-				case !errors.Is(res.Err, accounts.ErrClaimed) || res.Calls != 0:
+					done[res.Job.AccountID()]++
+				case !errors.Is(res.Err, budget.ErrClaimed) || res.Calls != 0:
 					t.Errorf("%v: %v", res, res.Err)
 				}
 				mu.Unlock()

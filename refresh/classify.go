@@ -95,7 +95,9 @@ func classify(err error) verdict {
 }
 
 // errorCode returns the HTTP status and first tppMessages code of a
-// bank's answer, for the log: they name no account or PSU.
+// bank's answer, for the log and a Result's JSON: the code as
+// client.SafeCode gives it, one of the interface's codes or "OTHER",
+// since a bank's code field can hold any text, personal data included.
 func errorCode(err error) (int, string) {
 	var ce *client.Error
 	if !errors.As(err, &ce) {
@@ -103,7 +105,7 @@ func errorCode(err error) (int, string) {
 	}
 	code := ""
 	if len(ce.Messages) > 0 {
-		code = ce.Messages[0].Code
+		code = client.SafeCode(ce.Messages[0].Code)
 	}
 	return ce.StatusCode, code
 }

@@ -386,7 +386,8 @@ type resultView struct {
 // and its error as the bank's HTTP status and code (or, for an error
 // that is not the bank's answer, its message), never the bank's texts,
 // links or headers: no JSON form of a Result shows an account id, PSU-ID
-// or session id.
+// or session id. The code is one of the interface's codes or "OTHER"
+// (client.SafeCode): a bank's code field can hold any text.
 func (r Result) MarshalJSON() ([]byte, error) {
 	v := resultView{Job: r.Job, Outcome: r.Outcome.String(), Balances: r.Balances, Booked: r.Booked,
 		Pending: r.Pending, CardBooked: r.CardBooked, CardPending: r.CardPending, Sync: r.Sync, Cursor: r.Cursor,

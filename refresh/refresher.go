@@ -120,9 +120,11 @@ func WithProgress(fn func(Progress)) Option {
 }
 
 // WithLogger logs the run to l: each result at Debug level (its outcome,
-// the HTTP status and error code of a failure), a pause for a 429 at
-// Warn, and a summary at Info when the run ends. No account id, PSU-ID or
-// session id is ever logged. Without it the Refresher logs nothing.
+// the HTTP status and error code of a failure: one of the interface's
+// codes or "OTHER", client.SafeCode), a pause for a 429 at Warn, and a
+// summary at Info when the run ends. No account id, PSU-ID or session id,
+// and no code a bank made up, is ever logged. Without it the Refresher
+// logs nothing.
 func WithLogger(l *slog.Logger) Option {
 	return func(r *Refresher) error {
 		if l == nil {

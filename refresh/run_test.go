@@ -3,6 +3,7 @@ package refresh_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -280,6 +281,50 @@ func TestRunLogsNoIDs(t *testing.T) {
 	for _, s := range secrets {
 		assert.NotContains(t, out, s)
 	}
+}
+
+// A bank's code field can hold any text, a national identity number
+// included: the log and the JSON of a Result give the interface's codes
+// only, anything else as "OTHER" (client.SafeCode), for a refusal (400)
+// and a transient failure (503) alike. Before, both wrote the bank's code
+// verbatim.
+func TestRunLogsOnlyTheInterfacesCodes(t *testing.T) {
+	t.Parallel()
+	const nationalID = "01017012345"
+	bank := &stubBank{answer: func(w http.ResponseWriter, r *http.Request) bool {
+		status := 0
+		switch {
+		case strings.Contains(r.URL.Path, "acct-0/"):
+			status = http.StatusBadRequest
+		case strings.Contains(r.URL.Path, "acct-1/"):
+			status = http.StatusServiceUnavailable
+		default:
+			return false
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprint(w, `{"tppMessages":[{"category":"ERROR","code":"`+nationalID+`","text":"Ola Nordmann"}]}`)
+		return true
+	}}
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	r, err := refresh.New(stubService(t, bank), refresh.WithLogger(log))
+	require.NoError(t, err)
+	var taken atomic.Int64
+	var marshalled strings.Builder
+	outcomes := map[string]refresh.Outcome{}
+	for res, err := range r.Run(t.Context(), stubJobs(3, &taken)) {
+		require.NoError(t, err)
+		outcomes[res.Job.AccountID()] = res.Outcome
+		raw, err := json.Marshal(res)
+		require.NoError(t, err)
+		marshalled.Write(raw)
+	}
+	require.Equal(t, map[string]refresh.Outcome{"acct-0": refresh.Refused, "acct-1": refresh.Transient, "acct-2": refresh.Done}, outcomes)
+	assert.NotContains(t, buf.String(), nationalID)
+	assert.NotContains(t, marshalled.String(), nationalID)
+	assert.Equal(t, 2, strings.Count(buf.String(), `"code":"OTHER"`), "the log names the two failures' codes OTHER:\n%s", buf.String())
+	assert.Equal(t, 2, strings.Count(marshalled.String(), `"code":"OTHER"`), "the JSON names the two failures' codes OTHER:\n%s", marshalled.String())
 }
 
 // The jobs sequence is read between the loop's bodies, on the loop's

@@ -247,7 +247,7 @@ func (m *Manager) previous(ctx context.Context, key string) (*Session, error) {
 	switch {
 	case err == nil:
 		return prev, nil
-	case errors.Is(err, store.ErrNotStored), errors.Is(err, ErrInvalidSession), errors.Is(err, errDecodeSession):
+	case errors.Is(err, store.ErrNotStored), errors.Is(err, ErrInvalidSession), errors.Is(err, ErrUndecodableSession):
 		return nil, nil
 	}
 	return nil, err

@@ -27,9 +27,12 @@ const maxKeyLen = store.MaxKeyLen - len(sessionPrefix)
 // Past it, the store forgets the pending SCA on its own.
 const pendingGrace = time.Hour
 
-// errDecodeSession wraps the error of a stored session that cannot be
-// decoded.
-var errDecodeSession = errors.New("sca: decoding stored session")
+// ErrUndecodableSession: the value stored under a session key does not
+// decode as a session (it was not written by [SaveSession], or the store
+// corrupted it). [LoadSession] wraps the decoder's error in it. Reading
+// it again gives the same error: the PSU must go through SCA again, and
+// a background job that needs the session can end for good.
+var ErrUndecodableSession = errors.New("sca: the stored session does not decode")
 
 // checkSessionKey refuses a session key that [store.CheckKey] refuses,
 // alone or behind its prefix.
@@ -67,7 +70,9 @@ func SaveSession(ctx context.Context, st store.Store, key string, s *Session) er
 }
 
 // LoadSession returns the session stored under key, or an error matching
-// [store.ErrNotStored].
+// [store.ErrNotStored]. A stored value that does not decode gives an error
+// matching [ErrUndecodableSession], one that is not a valid session an
+// error matching [ErrInvalidSession].
 func LoadSession(ctx context.Context, st store.Store, key string) (*Session, error) {
 	if err := checkSessionKey(key); err != nil {
 		return nil, err
@@ -78,7 +83,7 @@ func LoadSession(ctx context.Context, st store.Store, key string) (*Session, err
 	}
 	var s Session
 	if err := s.UnmarshalBinary(b); err != nil {
-		return nil, fmt.Errorf("%w: %w", errDecodeSession, err)
+		return nil, fmt.Errorf("%w: %w", ErrUndecodableSession, err)
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err

@@ -107,7 +107,7 @@ func TestSessionHelpers(t *testing.T) {
 
 			require.NoError(t, st.Put(ctx, sessionPrefix+"broken", []byte("{"), 0))
 			_, err = LoadSession(ctx, st, "broken")
-			assert.Error(t, err)
+			assert.ErrorIs(t, err, ErrUndecodableSession)
 
 			require.NoError(t, deleteSession(ctx, st, "user-1"))
 			_, err = LoadSession(ctx, st, "user-1")

@@ -69,7 +69,7 @@ func BenchmarkRiverRound(b *testing.B) {
 	var jobs []refresh.Job
 	for _, s := range memSessions {
 		for _, id := range s.AccountIDs {
-			jobs = append(jobs, refresh.Job{Session: s, AccountID: id})
+			jobs = append(jobs, newJob(b, s, id, false))
 		}
 	}
 	start := time.Now()
@@ -96,7 +96,7 @@ func BenchmarkRiverRound(b *testing.B) {
 		mu.Lock()
 		defer mu.Unlock()
 		if res.Outcome == refresh.Done {
-			done[res.Job.AccountID]++
+			done[res.Job.AccountID()]++
 		}
 		if st, _ := statusOf(res.Err); st == http.StatusTooManyRequests {
 			over++

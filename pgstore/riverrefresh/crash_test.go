@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
@@ -60,7 +61,7 @@ func replica(t *testing.T, c crashChild, creds *signing.Credentials, onDone func
 	require.NoError(t, err)
 	svc, err := accounts.New(cl)
 	require.NoError(t, err)
-	cursorKey := func(j *refresh.Job) string { return "test/cursor/" + svc.AccountKey(j.AccountID, j.Card) }
+	cursorKey := func(j *refresh.Job) string { return "test/cursor/" + budget.Key(j.AccountID(), j.Card()) }
 	cfg := riverrefresh.Config{Work: true, RescueAfter: 3 * time.Second, JobTimeout: 2 * time.Second,
 		Pool: pool, Schema: c.Schema,
 		Banks: map[string]riverrefresh.Bank{"testbank": {Service: svc, Sessions: st, Workers: 3}},
@@ -85,7 +86,7 @@ func replica(t *testing.T, c crashChild, creds *signing.Credentials, onDone func
 			if err != nil {
 				t.Error(err)
 			}
-			onDone(res.Job.AccountID)
+			onDone(res.Job.AccountID())
 		}}
 	e, err := riverrefresh.New(cfg)
 	require.NoError(t, err)
@@ -222,8 +223,8 @@ func TestCrashSIGKILL(t *testing.T) {
 	assert.Zero(t, twice)
 	// The budget holds every call, the dead replica's included: none over.
 	for _, id := range w.ids {
-		for _, e := range []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions} {
-			a, err := svc.Remaining(ctx, id, e)
+		for _, e := range []budget.Endpoint{budget.Balances, budget.Transactions} {
+			a, err := budget.Of(svc.Client()).Remaining(ctx, id, e)
 			require.NoError(t, err)
 			assert.GreaterOrEqual(t, a.Remaining, 0)
 		}

@@ -29,10 +29,15 @@
 //     refused end it for good through River's JobCancel, never retried
 //     (an [Event] "cancelled" or "discarded"; so does a job that can
 //     never run: undecodable arguments, an unknown bank, an invalid
-//     session key); a 429 with Retry-After pauses the bank's queue until
-//     then, at most client.RetryAfterCap (an Event, and any engine
-//     resumes it when the time has passed) and snoozes the job; another
-//     transient failure is retried with River's backoff.
+//     session key, a stored session gone, undecodable or invalid); the
+//     bank's pause (a 429 with Retry-After, at most client.RetryAfterCap:
+//     the budget's, budget.Budget.PausedUntil, shared by every replica)
+//     pauses the bank's queue until it ends (an Event, and any engine
+//     resumes it within about two seconds of the end) and snoozes the
+//     job; another transient failure is retried with River's backoff.
+//     The job's refresh.Job is made once, with refresh.NewJob, when the
+//     job runs; the engine's times are on the budget's clock
+//     (budget.Budget.Now).
 //   - Crash: River rescues the job of a worker that died
 //     (Config.RescueAfter) and runs it again elsewhere. Its claim names
 //     the River job, so the new run may take the round; the calls the
@@ -44,7 +49,7 @@
 //     cursors where every replica reads them (the shared store, a
 //     table).
 //   - Privacy: a job's arguments ([Args]) name the session by its store
-//     key and the account by accounts.Service.AccountKey, a hash; the
+//     key and the account by budget.Key, a hash of its id; the
 //     errors River records name the outcome and the bank's status and
 //     code, one of the interface's codes or "OTHER" (client.SafeCode). No
 //     account id, IBAN, BBAN, PSU-ID or text of the bank's reaches

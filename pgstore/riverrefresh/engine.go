@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"regexp"
 	"slices"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,6 +19,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/store"
 )
@@ -140,8 +141,16 @@ type bank struct {
 	Bank
 	name string
 	r    *refresh.Refresher
-	// pausedTo is the end of the last pause this engine set (UnixNano).
-	pausedTo atomic.Int64
+	// budget is the without-PSU budget of Service's client: its clock
+	// and the bank's pause.
+	budget *budget.Budget
+	// queueMu serialises this engine's pauses and resumes of the bank's
+	// queue; pausedFor and resumedFor (UnixNano) are the ends of the last
+	// pauses it paused the queue for and resumed it after (see pause.go).
+	queueMu               sync.Mutex
+	pausedFor, resumedFor int64
+	// pauseSource replaces the budget's pause in tests (nil: the budget's).
+	pauseSource func(context.Context) (time.Time, bool)
 }
 
 var bankName = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
@@ -191,7 +200,7 @@ func New(cfg Config) (*Engine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("riverrefresh: bank %s: %w", name, err)
 		}
-		e.banks[name] = &bank{Bank: b, name: name, r: r}
+		e.banks[name] = &bank{Bank: b, name: name, r: r, budget: budget.Of(b.Service.Client())}
 		if cfg.Work {
 			// A refresh job takes tens of milliseconds: River's default
 			// cooldown between fetches (100 ms) would cap a queue at a

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
@@ -131,7 +132,7 @@ func (r *results) handle(_ context.Context, _ string, res refresh.Result) {
 	defer r.mu.Unlock()
 	r.total.Add(1)
 	if res.Outcome == refresh.Done {
-		r.done[res.Job.AccountID]++
+		r.done[res.Job.AccountID()]++
 		return
 	}
 	r.other = append(r.other, res)
@@ -169,7 +170,7 @@ func TestTwoEnginesOneRound(t *testing.T) {
 	// transactions page, once.
 	w.bank.mu.Lock()
 	for path, n := range w.bank.n {
-		assert.LessOrEqual(t, n, accounts.DefaultBudgetLimit, path)
+		assert.LessOrEqual(t, n, budget.DefaultLimit, path)
 		assert.Equal(t, 1, n, "calls of one endpoint of one account in the round")
 	}
 	assert.Len(t, w.bank.n, 2*len(w.ids))

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
@@ -51,7 +52,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	cursorKey := func(j *refresh.Job) string { return "tpp/cursor/" + ais.AccountKey(j.AccountID, j.Card) }
+	cursorKey := func(j *refresh.Job) string { return "tpp/cursor/" + budget.Key(j.AccountID(), j.Card()) }
 	e, err := riverrefresh.New(riverrefresh.Config{
 		Pool: pool, Work: true, Schedule: true,
 		Banks: map[string]riverrefresh.Bank{"examplebank": {Service: ais, Sessions: st, Workers: 8}},

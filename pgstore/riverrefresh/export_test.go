@@ -7,16 +7,20 @@ import (
 
 // Internals the external tests drive directly.
 
-// PauseKey is the store key of the end of bank's pause.
-func PauseKey(bank string) string { return pauseKey(bank) }
-
-// Pause pauses bank's queue until until, as a 429 with Retry-After does.
-func (e *Engine) Pause(ctx context.Context, bank string, until time.Time) {
-	e.pause(ctx, e.banks[bank], until)
+// SetPauseSource makes src the bank's pause in place of its budget's
+// (budget.Budget.PausedUntil), as the engine reads it.
+func (e *Engine) SetPauseSource(bank string, src func(context.Context) (time.Time, bool)) {
+	e.banks[bank].pauseSource = src
 }
 
-// ResumeIfDue resumes bank's queue when its pause has ended, as the
-// engine's resume loop does every resumeEvery.
+// ObservePause pauses bank's queue when its pause runs, as the engine does
+// after each job.
+func (e *Engine) ObservePause(ctx context.Context, bank string) {
+	e.observePause(ctx, e.banks[bank])
+}
+
+// ResumeIfDue mirrors bank's pause onto its queue, as the engine's resume
+// loop does every resumeEvery.
 func (e *Engine) ResumeIfDue(ctx context.Context, bank string) {
 	e.resumeIfDue(ctx, e.banks[bank])
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
+	"github.com/tppkit/psd2/refresh"
+	"github.com/tppkit/psd2/sca"
 )
 
 // newPool returns a pool of 12 connections on the test server, closed at
@@ -41,4 +43,19 @@ func start(t *testing.T, engines ...*riverrefresh.Engine) {
 			_ = e.Stop(stop)
 		})
 	}
+}
+
+// newJob returns the refresh job of account id (card: a card account) of
+// session s.
+func newJob(tb testing.TB, s *sca.Session, id string, card bool) refresh.Job {
+	tb.Helper()
+	j, err := refresh.NewJob(s, id, card)
+	require.NoError(tb, err)
+	return j
+}
+
+// jobWithClaim returns j with its Claim set to claim.
+func jobWithClaim(j refresh.Job, claim string) refresh.Job {
+	j.Claim = claim
+	return j
 }

@@ -80,3 +80,41 @@ func TestHopelessJobsEndAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// A job whose stored session does not decode (not written by
+// sca.SaveSession, or corrupted) ends at its first attempt through
+// River's JobCancel with a "cancelled" event (the PSU must consent
+// again), as one whose session is gone does. Before, the decoding error
+// was retried as a store failure, up to River's 25 attempts.
+func TestUndecodableSessionCancelsItsJob(t *testing.T) {
+	w := newWorld(t, 1)
+	ctx := t.Context()
+	var mu sync.Mutex
+	events := map[int64]riverrefresh.Event{}
+	e := w.engine(t, riverrefresh.Config{Work: true, Event: func(ev riverrefresh.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		events[ev.JobID] = ev
+	}})
+	require.NoError(t, e.Migrate(ctx))
+	// sca's key prefix for sessions, and a value that is no session.
+	require.NoError(t, w.store.Put(ctx, "sca/session/user-broken", []byte("{"), 0))
+	res, err := e.Client().Insert(ctx, riverrefresh.Args{Bank: "testbank", Session: "user-broken", Account: "a", Round: 1},
+		&river.InsertOpts{Queue: "psd2_refresh_testbank"})
+	require.NoError(t, err)
+	id := res.Job.ID
+	start(t, e)
+	require.Eventually(t, func() bool {
+		j, err := e.Client().JobGet(ctx, id)
+		return err == nil && j.FinalizedAt != nil
+	}, time.Minute, 20*time.Millisecond, "the job ends")
+	j, err := e.Client().JobGet(ctx, id)
+	require.NoError(t, err)
+	assert.Equal(t, "cancelled", string(j.State))
+	assert.Equal(t, 1, j.Attempt, "not retried")
+	mu.Lock()
+	ev, ok := events[id]
+	mu.Unlock()
+	require.True(t, ok, "an event")
+	assert.Equal(t, riverrefresh.Event{Bank: "testbank", Kind: "cancelled", Outcome: refresh.ReconnectNeeded, JobID: id}, ev)
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sca"
@@ -19,8 +20,8 @@ import (
 
 // Args are a refresh job's arguments, as River stores them: the bank, the
 // session by the key it is stored under (sca.SaveSession), the account
-// by accounts.Service.AccountKey (a hash of its id, the key of its
-// budget in the store) and the round. No account id, IBAN, BBAN, PSU-ID
+// by budget.Key (a hash of its id, the key of its budget in the store)
+// and the round. No account id, IBAN, BBAN, PSU-ID
 // or TPP-Session-ID is written. A job is unique per account and round
 // (all its fields).
 type Args struct {
@@ -93,7 +94,7 @@ func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("riverrefresh: unknown bank %q", name)
 	}
-	now := b.Service.Client().Now()
+	now := b.budget.Now()
 	round := e.Round(now)
 	opts := &river.InsertOpts{Queue: queueOf(name), UniqueOpts: river.UniqueOpts{ByArgs: true}}
 	var batch []river.InsertManyParams
@@ -127,7 +128,7 @@ func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 		}{{s.AccountIDs, false}, {s.CardAccountIDs, true}} {
 			for _, id := range a.ids {
 				batch = append(batch, river.InsertManyParams{Args: Args{Bank: name, Session: s.Key,
-					Account: b.Service.AccountKey(id, a.card), Card: a.card, Round: round}, InsertOpts: opts})
+					Account: budget.Key(id, a.card), Card: a.card, Round: round}, InsertOpts: opts})
 				if len(batch) == insertBatch {
 					if err := flush(); err != nil {
 						return inserted, err
@@ -154,9 +155,12 @@ func (w *refreshWorker) Timeout(*river.Job[Args]) time.Duration { return w.e.cfg
 //
 // A job that can never succeed ends at once, for good, through River's
 // JobCancel (never retried): its arguments do not decode, its bank is not
-// one of the engine's, its session key is not a valid store key (each a
-// "discarded" Event), or its session or account is gone or its stored
-// session is invalid (the PSU must consent again: a "cancelled" Event).
+// one of the engine's, its session key is not a valid store key, or its
+// account cannot make a refresh.Job (refresh.ErrInvalidJob) (each a
+// "discarded" Event), or its session or account is gone, or its stored
+// session does not decode or is not valid (the PSU must consent again: a
+// "cancelled" Event). The refresh.Job is made once, here, with
+// refresh.NewJob.
 func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) error {
 	e, a := w.e, job.Args
 	if a.undecodable {
@@ -173,7 +177,7 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) error {
 	j, err := e.job(ctx, b, job)
 	if err != nil {
 		switch {
-		case errors.Is(err, errGone), errors.Is(err, sca.ErrInvalidSession):
+		case errors.Is(err, errGone), errors.Is(err, sca.ErrInvalidSession), errors.Is(err, sca.ErrUndecodableSession):
 			// The session or the account is gone, or the stored session
 			// is unusable: the PSU must consent again.
 			e.event(Event{Bank: b.name, Kind: "cancelled", Outcome: refresh.ReconnectNeeded, JobID: job.ID})
@@ -181,6 +185,8 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) error {
 				err = errors.New("riverrefresh: the stored session is invalid")
 			}
 			return river.JobCancel(err)
+		case errors.Is(err, refresh.ErrInvalidJob):
+			return e.discard(job, b.name, errors.New("riverrefresh: the job's account makes no refresh job"))
 		case errors.Is(err, store.ErrInvalidKey):
 			return e.discard(job, b.name, errors.New("riverrefresh: the job's session key is not a valid store key"))
 		}
@@ -209,8 +215,12 @@ func (e *Engine) discard(job *river.Job[Args], bank string, reason error) error 
 // errGone: a job's session or account is no longer stored.
 var errGone = errors.New("riverrefresh: the session or the account is no longer stored")
 
-// job makes the refresh.Job of a River job: the session loaded by its
-// key, the account found among its ids by its key.
+// job makes the refresh.Job of a River job, once (refresh.NewJob): the
+// session loaded by its key, the account found among its ids by its key
+// (budget.Key). Its errors match errGone, sca.ErrInvalidSession,
+// sca.ErrUndecodableSession, refresh.ErrInvalidJob or
+// store.ErrInvalidKey when no run of the job could make it, else the
+// store failed.
 func (e *Engine) job(ctx context.Context, b *bank, job *river.Job[Args]) (refresh.Job, error) {
 	a := job.Args
 	s, err := sca.LoadSession(ctx, b.Sessions, a.Session)
@@ -225,12 +235,17 @@ func (e *Engine) job(ctx context.Context, b *bank, job *river.Job[Args]) (refres
 		ids = s.CardAccountIDs
 	}
 	for _, id := range ids {
-		if b.Service.AccountKey(id, a.Card) == a.Account {
-			// The claim names the River job: a run of it after its
-			// worker died may take the round its claim holds.
-			return refresh.Job{Session: s, AccountID: id, Card: a.Card,
-				Claim: "river/" + strconv.FormatInt(job.ID, 10)}, nil
+		if budget.Key(id, a.Card) != a.Account {
+			continue
 		}
+		j, err := refresh.NewJob(s, id, a.Card)
+		if err != nil {
+			return refresh.Job{}, fmt.Errorf("riverrefresh: %w", err)
+		}
+		// The claim names the River job: a run of it after its worker
+		// died may take the round its claim holds.
+		j.Claim = "river/" + strconv.FormatInt(job.ID, 10)
+		return j, nil
 	}
 	return refresh.Job{}, errGone
 }
@@ -238,21 +253,20 @@ func (e *Engine) job(ctx context.Context, b *bank, job *river.Job[Args]) (refres
 // outcome maps a result onto River: done completes, budget exhausted
 // snoozes until the next call is allowed, reconnect needed and refused
 // end the job for good (River's JobCancel; the Event says which), a
-// pause asked by the bank pauses the bank's queue and
-// snoozes the job until its end, another transient failure is retried
-// with River's backoff. The error River records names the outcome and the
-// bank's status and code only (bankCode: one of the interface's codes, or
-// OTHER).
+// pause asked by the bank (the budget's, budget.Budget.PausedUntil)
+// pauses the bank's queue and snoozes the job until its end, another
+// transient failure is retried with River's backoff. The error River
+// records names the outcome and the bank's status and code only
+// (bankCode: one of the interface's codes, or OTHER). Its times are on
+// the budget's clock (budget.Budget.Now), as the result's RetryAt.
 func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res *refresh.Result) error {
 	status, code := bankCode(res.Err)
 	reason := fmt.Errorf("refresh: %s (status %d, code %q)", res.Outcome, status, code)
-	now := b.Service.Client().Now()
-	if until, ok := b.Service.PausedUntil(); ok {
-		// The bank asked to slow down (a 429 with Retry-After, to this
-		// job or another of the process, retried by the client or not):
-		// every engine stops taking the bank's jobs until then.
-		e.pause(ctx, b, until)
-	}
+	now := b.budget.Now()
+	// The bank asked to slow down (a 429 with Retry-After, to this job or
+	// another call of the client, retried by the client or not): every
+	// engine stops taking the bank's jobs until then.
+	e.observePause(ctx, b)
 	switch res.Outcome {
 	case refresh.Done:
 		return nil
@@ -273,17 +287,16 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 		return river.JobCancel(reason)
 	}
 	if !res.RetryAt.IsZero() && (status == http.StatusTooManyRequests || errors.Is(res.Err, refresh.ErrPaused)) {
-		// RetryAt is on the client's clock, the pause on the system's.
-		wait := min(res.RetryAt.Sub(now), client.RetryAfterCap)
-		e.pause(ctx, b, time.Now().Add(wait))
-		return snooze(wait)
+		// The queue is paused until the pause ends (observePause); the
+		// job waits as long.
+		return snooze(min(res.RetryAt.Sub(now), client.RetryAfterCap))
 	}
 	return reason
 }
 
 // maxSnooze bounds every snooze: the longest wait the SDK gives a job,
 // a bank's Retry-After (client.RetryAfterCap) or the budget's window
-// (accounts.DefaultBudgetWindow, 24 hours, and its clock margin), with
+// (budget.DefaultWindow, 24 hours, and budget.ClockMargin), with
 // room to spare. A job snoozed for less than it needed runs early, meets
 // the same wait and is snoozed again: no call is made.
 const maxSnooze = client.RetryAfterCap + time.Hour

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
@@ -42,7 +42,7 @@ func TestOutcomesMapOntoRiver(t *testing.T) {
 		Handle: func(_ context.Context, _ string, res refresh.Result) {
 			mu.Lock()
 			defer mu.Unlock()
-			got[res.Job.AccountID] = res
+			got[res.Job.AccountID()] = res
 		},
 		Event: func(ev riverrefresh.Event) {
 			mu.Lock()
@@ -58,7 +58,7 @@ func TestOutcomesMapOntoRiver(t *testing.T) {
 	w.srv.Control().RevokeConsent(cus[0].Number)
 	revoked := cus[0].Accounts[0].ID
 	spentID := cus[1].Accounts[0].ID
-	_, err := svc.Reserve(ctx, accounts.ReserveRequest{AccountID: spentID, Balances: 4, Transactions: 4})
+	_, err := budget.Of(svc.Client()).Reserve(ctx, budget.ReserveRequest{AccountID: spentID, Balances: 4, Transactions: 4})
 	require.NoError(t, err)
 	bogus, err := refreshbench.Remembered(t, cus[2]).WithAccounts([]string{"enc!!no-such-account"}, nil)
 	require.NoError(t, err)
@@ -73,22 +73,22 @@ func TestOutcomesMapOntoRiver(t *testing.T) {
 		return len(got) == len(w.ids)+1
 	}, 60*time.Second, 50*time.Millisecond)
 
-	assert.Equal(t, "cancelled", stateEventually(t, e, w.schema, svc.AccountKey(revoked, false), "cancelled"))
+	assert.Equal(t, "cancelled", stateEventually(t, e, w.schema, budget.Key(revoked, false), "cancelled"))
 	// Refused: ended for good at its first attempt (River's JobCancel),
 	// not retried, not by lowering its MaxAttempts.
-	bogusKey := svc.AccountKey("enc!!no-such-account", false)
+	bogusKey := budget.Key("enc!!no-such-account", false)
 	assert.Equal(t, "cancelled", stateEventually(t, e, w.schema, bogusKey, "cancelled"))
 	var attempt, maxAttempts int
 	require.NoError(t, e.Pool().QueryRow(ctx, "SELECT attempt, max_attempts FROM "+w.schema+".river_job WHERE args->>'account' = $1",
 		bogusKey).Scan(&attempt, &maxAttempts))
 	assert.Equal(t, 1, attempt)
 	assert.Equal(t, 25, maxAttempts, "River's default, untouched")
-	assert.Equal(t, "scheduled", stateEventually(t, e, w.schema, svc.AccountKey(spentID, false), "scheduled"))
-	assert.Equal(t, "completed", stateEventually(t, e, w.schema, svc.AccountKey(cus[3].Accounts[0].ID, false), "completed"))
+	assert.Equal(t, "scheduled", stateEventually(t, e, w.schema, budget.Key(spentID, false), "scheduled"))
+	assert.Equal(t, "completed", stateEventually(t, e, w.schema, budget.Key(cus[3].Accounts[0].ID, false), "completed"))
 	assert.Equal(t, refresh.BudgetExhausted, got[spentID].Outcome)
 	var at time.Time
 	require.NoError(t, e.Pool().QueryRow(ctx, "SELECT scheduled_at FROM "+w.schema+".river_job WHERE args->>'account' = $1",
-		svc.AccountKey(spentID, false)).Scan(&at))
+		budget.Key(spentID, false)).Scan(&at))
 	assert.WithinDuration(t, got[spentID].RetryAt, at, 5*time.Second, "snoozed until the next call is allowed")
 	mu.Lock()
 	kinds := map[string]int{}

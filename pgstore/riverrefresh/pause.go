@@ -1,75 +1,87 @@
 package riverrefresh
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"strconv"
 	"time"
-
-	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/store"
 )
 
-// A 429 with Retry-After pauses the bank's queue in River (every engine
-// stops taking its jobs) until the time the bank gave. The end is kept in
-// the bank's Sessions store (pauseKey), so that any engine resumes the
-// queue when it has passed, even when the one that paused it died: each
-// engine looks every resumeEvery. A queue an operator paused (River's UI)
-// has no such key and is left alone.
+// The bank's pause is the budget's (budget.Budget.PausedUntil): a 429 with
+// Retry-After pauses the bank for every service of the client and, through
+// the shared store, for every replica within a second. The engine mirrors
+// it onto River: it pauses the bank's queue (every engine stops taking its
+// jobs) while the pause runs, and resumes it when the pause has ended. The
+// budget reports an ended pause for an hour, and each engine looks every
+// resumeEvery, so any living engine resumes the queue within about two
+// seconds of the end, even when the one that paused it died.
+//
+// Each engine keeps, per bank, the end of the last pause it paused the
+// queue for (pausedFor: once per pause, not once per job) and the end of
+// the last pause it resumed the queue after (resumedFor), and does both
+// under one lock, reading the pause again under it:
+//
+//   - the end an engine resumes after is the one it read as ended before
+//     QueueResume, never one read later: a 429 that lands between the
+//     resume and this bookkeeping leaves a pause the engine has not
+//     resumed after, which its next look resumes when it ends;
+//   - an engine never pauses the queue for a pause it already resumed
+//     after (the pause read under the lock is the latest; the budget's
+//     end only grows), so a pause whose QueuePause comes late is resumed
+//     by the same engine;
+//   - a pause recorded after the resume read the pause may have paused
+//     the queue before QueueResume ran: after the resume the pause is read
+//     again, and the queue paused again if one runs; every look also
+//     pauses the queue for a running pause the engine has not paused for.
+//
+// A queue an operator paused (River's UI) is resumed only at the end of a
+// bank's pause that an engine sees end: within the hour the budget
+// reports it. ASSUMPTION (the safe option): an operator who pauses a queue
+// during a bank's pause, or in the hour after one, pauses it again.
 
-// resumeEvery is how often an engine looks for pauses that have ended.
+// resumeEvery is how often an engine looks at the banks' pauses.
 const resumeEvery = time.Second
 
-// A pause ends at most client.RetryAfterCap after it starts, whatever
-// the bank's Retry-After said (client.Error.RetryAfter bounds it; pause
-// bounds it again, since the end is stored and outlives a restart), and a
-// stored end further ahead than that (written by an older release, or
-// garbage) counts as ended.
-
-// pauseKey is the store key of the end of bank's pause.
-func pauseKey(bank string) string { return "riverrefresh/pause/" + bank }
-
-// pause pauses b's queue until until (on the system clock), at most
-// client.RetryAfterCap from now, once per pause in this engine.
-func (e *Engine) pause(ctx context.Context, b *bank, until time.Time) {
-	now := time.Now()
-	limit := now.Add(client.RetryAfterCap)
-	if until.After(limit) {
-		until = limit
+// pausedUntil is the bank's pause: the budget's (budget.Budget.PausedUntil),
+// unless a test replaced it. A store that cannot be read leaves the pause
+// the budget knows.
+func (b *bank) pausedUntil(ctx context.Context) (time.Time, bool) {
+	if b.pauseSource != nil {
+		return b.pauseSource(ctx)
 	}
-	if !until.After(now) {
+	until, paused, _ := b.budget.PausedUntil(ctx)
+	return until, paused
+}
+
+// observePause pauses b's queue when the bank's pause runs and this
+// engine has not paused it for that pause yet: the check after each job.
+func (e *Engine) observePause(ctx context.Context, b *bank) {
+	until, paused := b.pausedUntil(ctx)
+	if !paused {
 		return
 	}
-	for {
-		last := b.pausedTo.Load()
-		if last >= until.UnixNano() {
-			return
-		}
-		if b.pausedTo.CompareAndSwap(last, until.UnixNano()) {
-			break
-		}
+	b.queueMu.Lock()
+	defer b.queueMu.Unlock()
+	if until.UnixNano() <= b.pausedFor {
+		return
 	}
-	ctx = context.WithoutCancel(ctx)
-	v := []byte(strconv.FormatInt(until.UnixNano(), 10))
-	err := b.Sessions.Update(ctx, pauseKey(b.name), func(old []byte, found bool) ([]byte, time.Duration, error) {
-		if found {
-			if n, err := strconv.ParseInt(string(old), 10, 64); err == nil && n >= until.UnixNano() && n <= limit.UnixNano() {
-				return old, time.Until(time.Unix(0, n)) + time.Hour, nil
-			}
-		}
-		return v, time.Until(until) + time.Hour, nil
-	})
-	if err != nil {
-		return // the job is snoozed all the same
+	e.pauseLocked(context.WithoutCancel(ctx), b)
+}
+
+// pauseLocked pauses b's queue for the pause running now, read again
+// under b.queueMu (held), unless this engine paused it for that pause
+// already.
+func (e *Engine) pauseLocked(ctx context.Context, b *bank) {
+	until, paused := b.pausedUntil(ctx)
+	if !paused || until.UnixNano() <= b.pausedFor {
+		return
 	}
 	if err := e.client.QueuePause(ctx, queueOf(b.name), nil); err != nil {
-		return
+		return // the next job or look tries again
 	}
+	b.pausedFor = until.UnixNano()
 	e.event(Event{Bank: b.name, Kind: "paused", Until: until})
 }
 
-// resumeLoop resumes the queues whose pause has ended, until Stop.
+// resumeLoop mirrors the banks' pauses onto their queues, until Stop.
 func (e *Engine) resumeLoop() {
 	defer close(e.done)
 	t := time.NewTicker(resumeEvery)
@@ -86,77 +98,26 @@ func (e *Engine) resumeLoop() {
 	}
 }
 
-// resumeIfDue resumes b's queue when the pause recorded in the store
-// has ended. The order keeps every pause another engine records
-// meanwhile (pause: its end stored, then the queue paused):
-//
-//  1. the end read is deleted only if it is still the one stored, in one
-//     store step (a compare-and-delete through Update): a new pause
-//     stored since is kept, and the queue is not resumed;
-//  2. the queue is resumed (when that fails, the end is put back, unless
-//     a new one was stored: the next look resumes it);
-//  3. the store is read again: a pause stored after step 1 may have
-//     paused the queue before step 2 resumed it, so the queue is paused
-//     again while a stored pause lasts (its own end resumes it later).
-//
-// So a stored end is never deleted unless it has passed, and a queue
-// paused by pause always has a stored end that resumes it.
+// resumeIfDue resumes b's queue when the bank's latest pause has ended and
+// this engine has not resumed the queue after it yet, and pauses it when a
+// pause runs that this engine has not paused it for.
 func (e *Engine) resumeIfDue(ctx context.Context, b *bank) {
-	key := pauseKey(b.name)
-	raw, err := b.Sessions.Get(ctx, key)
-	if err != nil {
-		return // none stored (store.ErrNotStored), or the store failed: next time
-	}
-	if !pauseEnded(raw, time.Now()) {
+	b.queueMu.Lock()
+	defer b.queueMu.Unlock()
+	until, paused := b.pausedUntil(ctx)
+	if paused {
+		e.pauseLocked(ctx, b)
 		return
 	}
-	err = b.Sessions.Update(ctx, key, func(cur []byte, found bool) ([]byte, time.Duration, error) {
-		if !found || !bytes.Equal(cur, raw) {
-			return nil, 0, errPauseChanged
-		}
-		return nil, 0, nil
-	})
-	if err != nil {
-		return // a new pause (or another engine's resume), or the store failed
+	end := until.UnixNano()
+	if until.IsZero() || end <= b.resumedFor {
+		return
 	}
 	if err := e.client.QueueResume(ctx, queueOf(b.name), nil); err != nil {
-		_ = b.Sessions.Update(ctx, key, func(cur []byte, found bool) ([]byte, time.Duration, error) {
-			if found {
-				return nil, 0, errPauseChanged
-			}
-			return raw, time.Hour, nil
-		})
-		return
+		return // the next look tries again
 	}
-	if lasts, ok := e.storedPause(ctx, b); ok && lasts {
-		_ = e.client.QueuePause(ctx, queueOf(b.name), nil)
-	}
-}
-
-// errPauseChanged stops an Update of a pause's end: the stored end is not
-// the one expected.
-var errPauseChanged = errors.New("riverrefresh: the stored pause changed")
-
-// storedPause reports whether a pause of b is stored and lasts (ok is
-// false when the store could not say).
-func (e *Engine) storedPause(ctx context.Context, b *bank) (lasts, ok bool) {
-	raw, err := b.Sessions.Get(ctx, pauseKey(b.name))
-	if errors.Is(err, store.ErrNotStored) {
-		return false, true
-	}
-	if err != nil {
-		return false, false
-	}
-	return !pauseEnded(raw, time.Now()), true
-}
-
-// pauseEnded reports whether the stored end of a pause, raw, has passed
-// at now: it has when it is unreadable, or further ahead than a pause can
-// last (client.RetryAfterCap).
-func pauseEnded(raw []byte, now time.Time) bool {
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil || n > now.Add(client.RetryAfterCap).UnixNano() {
-		return true
-	}
-	return !now.Before(time.Unix(0, n))
+	b.resumedFor = end
+	// A pause recorded since the read above may have paused the queue
+	// (another engine's) before the resume: pause it again.
+	e.pauseLocked(ctx, b)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
 )
 
@@ -70,8 +71,7 @@ func TestRiverKeepsOnlyTheInterfacesCodes(t *testing.T) {
 	_, err := e.Enqueue(ctx, "testbank")
 	require.NoError(t, err)
 	start(t, e)
-	svc := w.svc(t)
-	refused, transient := svc.AccountKey(acct[0].ID, false), svc.AccountKey(acct[1].ID, false)
+	refused, transient := budget.Key(acct[0].ID, false), budget.Key(acct[1].ID, false)
 	assert.Equal(t, "cancelled", stateEventually(t, e, w.schema, refused, "cancelled"))
 	require.Eventually(t, func() bool {
 		var n int

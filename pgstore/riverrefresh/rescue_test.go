@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sca"
@@ -49,7 +50,7 @@ func TestRescuedJobBudgetCountsBothRuns(t *testing.T) {
 	require.NoError(t, err)
 	var accountID string
 	for _, a := range s.AccountIDs {
-		if svc.AccountKey(a, false) == args.Account {
+		if budget.Key(a, false) == args.Account {
 			accountID = a
 		}
 	}
@@ -57,7 +58,7 @@ func TestRescuedJobBudgetCountsBothRuns(t *testing.T) {
 	before := remaining(t, svc, accountID)
 	dead, err := refresh.New(svc, refresh.WithMaxWait(0))
 	require.NoError(t, err)
-	died := dead.Refresh(ctx, refresh.Job{Session: s, AccountID: accountID, Claim: "river/" + strconv.FormatInt(id, 10)})
+	died := dead.Refresh(ctx, jobWithClaim(newJob(t, s, accountID, false), "river/"+strconv.FormatInt(id, 10)))
 	require.Equal(t, refresh.Done, died.Outcome, "%v", died.Err)
 	require.Positive(t, died.Calls)
 
@@ -75,7 +76,7 @@ func TestRescuedJobBudgetCountsBothRuns(t *testing.T) {
 	defer mu.Unlock()
 	retryCalls := 0
 	for _, r := range retried {
-		if r.Job.AccountID == accountID {
+		if r.Job.AccountID() == accountID {
 			require.Equal(t, refresh.Done, r.Outcome, "%v", r.Err)
 			retryCalls += r.Calls
 		}
@@ -95,8 +96,8 @@ func TestRescuedJobBudgetCountsBothRuns(t *testing.T) {
 func remaining(t *testing.T, svc *accounts.Service, id string) [2]int {
 	t.Helper()
 	var out [2]int
-	for i, ep := range []accounts.Endpoint{accounts.EndpointBalances, accounts.EndpointTransactions} {
-		a, err := svc.Remaining(t.Context(), id, ep)
+	for i, ep := range []budget.Endpoint{budget.Balances, budget.Transactions} {
+		a, err := budget.Of(svc.Client()).Remaining(t.Context(), id, ep)
 		require.NoError(t, err)
 		out[i] = a.Remaining
 	}

@@ -2,8 +2,9 @@ package riverrefresh_test
 
 import (
 	"context"
+	"io"
 	"net/http"
-	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,25 +12,31 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
 
-// dateRetryAfter makes every 429 of the bank a rate limit (no
-// ACCESS_EXCEEDED, which would be the account's budget) with the
-// Retry-After value, an HTTP date.
+// dateRetryAfter makes every 429 of the bank a rate limit with the
+// Retry-After value, an HTTP date. Its body names another code than
+// ACCESS_EXCEEDED: a 429 ACCESS_EXCEEDED with a Retry-After beyond a
+// minute is the account's budget, not a pause of the bank, and so is a
+// 429 without codes (client.ErrAccessExceeded).
 type dateRetryAfter struct {
 	next  http.RoundTripper
 	value string
 }
 
+// rateLimitBody is the body of dateRetryAfter's 429s.
+const rateLimitBody = `{"tppMessages":[{"category":"ERROR","code":"SYSTEM_ERROR","text":"slow down"}]}`
+
 func (d *dateRetryAfter) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := d.next.RoundTrip(req)
 	if err == nil && resp.StatusCode == http.StatusTooManyRequests {
 		_ = resp.Body.Close()
-		resp.Body, resp.ContentLength = http.NoBody, 0
-		resp.Header.Del("Content-Type")
+		resp.Body, resp.ContentLength = io.NopCloser(strings.NewReader(rateLimitBody)), int64(len(rateLimitBody))
+		resp.Header.Set("Content-Type", "application/json")
 		resp.Header.Del("Content-Length")
 		resp.Header.Set("Retry-After", d.value)
 	}
@@ -37,7 +44,8 @@ func (d *dateRetryAfter) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // A bank's 429 whose Retry-After is an HTTP date a year ahead, or in year
-// 9999, pauses the bank's queue, stores the pause and snoozes the jobs
+// 9999, pauses the bank's queue, stores the pause (the budget's, read by
+// another replica) and snoozes the jobs
 // for at most client.RetryAfterCap (the snooze for at most
 // riverrefresh.MaxSnooze). Before the cap applied to dates, a year ahead
 // paused the queue for a year, stored; year 9999 overflowed: nothing was
@@ -63,7 +71,7 @@ func TestRetryAfterDateIsBounded(t *testing.T) {
 			// Without the client's retries: the 429 ends its call.
 			e := w.engine(t, cfg, client.WithRetryPolicy(client.RetryPolicy{}))
 			require.NoError(t, e.Migrate(ctx))
-			w.srv.InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: time.Second, Count: 1000})
+			w.srv.Control().InjectFault(emulator.Fault{Kind: emulator.FaultRateLimit, RetryAfter: time.Second, Count: 1000})
 			_, err := e.Enqueue(ctx, "testbank")
 			require.NoError(t, err)
 			start(t, e)
@@ -80,11 +88,12 @@ func TestRetryAfterDateIsBounded(t *testing.T) {
 			// Every time below was computed before now: each is at most
 			// the cap from now.
 			now := time.Now()
-			raw, err := w.store.Get(ctx, riverrefresh.PauseKey("testbank"))
-			require.NoError(t, err, "the pause is stored")
-			n, err := strconv.ParseInt(string(raw), 10, 64)
+			// The budget of another replica's client reads the pause
+			// from the shared store.
+			until, pausing, err := budget.Of(w.svc(t).Client()).PausedUntil(ctx)
 			require.NoError(t, err)
-			assert.False(t, time.Unix(0, n).After(now.Add(client.RetryAfterCap)), "stored pause ends %v", time.Unix(0, n))
+			require.True(t, pausing, "the pause is stored")
+			assert.False(t, until.After(now.Add(client.RetryAfterCap)), "stored pause ends %v", until)
 			mu.Lock()
 			require.NotEmpty(t, paused, "a paused event")
 			for _, ev := range paused {

@@ -47,7 +47,7 @@ func TestResultsCarryTheSync(t *testing.T) {
 	e := w.engine(t, riverrefresh.Config{Schedule: true, Work: true, Handle: func(_ context.Context, _ string, res refresh.Result) {
 		mu.Lock()
 		defer mu.Unlock()
-		got[res.Job.AccountID] = res
+		got[res.Job.AccountID()] = res
 	}})
 	ctx := t.Context()
 	require.NoError(t, e.Migrate(ctx))

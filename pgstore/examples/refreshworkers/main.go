@@ -178,7 +178,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		return err
 	}
 	tr := newTracing()
-	e, pool, st, svc, err := engine(ctx, su, riverrefresh.Config{Schedule: true, Middleware: tr.middleware(),
+	e, pool, st, _, err := engine(ctx, su, riverrefresh.Config{Schedule: true, Middleware: tr.middleware(),
 		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	if err != nil {
 		return err
@@ -301,7 +301,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	}
 	printTable(out, tallies)
 	printSpans(out, tr, dir)
-	if err := report(ctx, out, pool, schema, st, svc, sessions, tallies, k); err != nil {
+	if err := report(ctx, out, pool, schema, st, sessions, tallies, k); err != nil {
 		return err
 	}
 	if o.Baseline {
@@ -463,7 +463,6 @@ func work(ctx context.Context, file, name string) error {
 	defer f.Close()
 	var mu sync.Mutex
 	var st *pgstore.Store
-	var svc *accounts.Service
 	tr := newTracing()
 	defer func() {
 		if err := tr.save(spanFile(su.Dir, name)); err != nil {
@@ -472,21 +471,21 @@ func work(ctx context.Context, file, name string) error {
 	}()
 	cfg := riverrefresh.Config{Work: true, Middleware: tr.middleware(),
 		Prepare: func(ctx context.Context, _ string, j *refresh.Job) error {
-			return loadCursor(ctx, st, svc, j)
+			return loadCursor(ctx, st, j.AccountID(), j.Card(), &j.Cursor)
 		},
 		Handle: func(ctx context.Context, _ string, res refresh.Result) {
 			if res.Outcome == refresh.Done {
-				if err := saveCursor(ctx, st, svc, res); err != nil {
+				if err := saveCursor(ctx, st, res); err != nil {
 					fmt.Fprintln(os.Stderr, name+": keeping the cursor:", err)
 				}
 			}
 			// One write per line: what the file holds survives a SIGKILL.
-			line := resultLine(svc, res)
+			line := resultLine(res)
 			mu.Lock()
 			_, _ = f.WriteString(line)
 			mu.Unlock()
 		}}
-	e, pool, st, svc, err := engine(ctx, su, cfg)
+	e, pool, st, _, err := engine(ctx, su, cfg)
 	if err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/pgstore"
@@ -64,8 +65,8 @@ func classOf(res refresh.Result) string {
 
 // resultLine is a worker's line for res: its class and the account's key
 // (a hash, not the account id).
-func resultLine(svc *accounts.Service, res refresh.Result) string {
-	return classOf(res) + " " + svc.AccountKey(res.Job.AccountID, res.Job.Card) + "\n"
+func resultLine(res refresh.Result) string {
+	return classOf(res) + " " + budget.Key(res.Job.AccountID(), res.Job.Card()) + "\n"
 }
 
 // readTally reads a worker's lines (no file: the worker saw nothing).
@@ -90,30 +91,31 @@ func readTally(path string) (*tally, error) {
 	return t, sc.Err()
 }
 
-// cursorKey is the store key of an account's cursor.
-func cursorKey(svc *accounts.Service, j *refresh.Job) string {
-	return "refreshworkers/cursor/" + svc.AccountKey(j.AccountID, j.Card)
+// cursorKey is the store key of an account's cursor: its budget key (a
+// hash, not the account id).
+func cursorKey(accountID string, card bool) string {
+	return "refreshworkers/cursor/" + budget.Key(accountID, card)
 }
 
-// loadCursor gives job j the cursor kept for its account, if any.
-func loadCursor(ctx context.Context, st store.Store, svc *accounts.Service, j *refresh.Job) error {
-	raw, err := st.Get(ctx, cursorKey(svc, j))
+// loadCursor reads into c the cursor kept for an account, if any.
+func loadCursor(ctx context.Context, st store.Store, accountID string, card bool, c *refresh.Cursor) error {
+	raw, err := st.Get(ctx, cursorKey(accountID, card))
 	if errors.Is(err, store.ErrNotStored) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	return json.Unmarshal(raw, &j.Cursor)
+	return json.Unmarshal(raw, c)
 }
 
 // saveCursor keeps the cursor of a done result.
-func saveCursor(ctx context.Context, st store.Store, svc *accounts.Service, res refresh.Result) error {
+func saveCursor(ctx context.Context, st store.Store, res refresh.Result) error {
 	raw, err := json.Marshal(res.Cursor)
 	if err != nil {
 		return err
 	}
-	return st.Put(ctx, cursorKey(svc, &res.Job), raw, 0)
+	return st.Put(ctx, cursorKey(res.Job.AccountID(), res.Job.Card()), raw, 0)
 }
 
 // baseline refreshes every account of sessions once with the in-process
@@ -153,7 +155,7 @@ func baseline(ctx context.Context, srv *emulator.Server, creds *signing.Credenti
 		if err != nil {
 			return nil, 0, err
 		}
-		t.add(classOf(res), svc.AccountKey(res.Job.AccountID, res.Job.Card))
+		t.add(classOf(res), budget.Key(res.Job.AccountID(), res.Job.Card()))
 	}
 	took := time.Since(start)
 	return t, float64(t.outcomes["done"]) / took.Seconds(), nil
@@ -192,7 +194,7 @@ func jobSpan(ctx context.Context, pool *pgxpool.Pool, schema string) (time.Durat
 // report prints the round's checks: refreshes per account (none lost,
 // none twice), calls over the budget, and, after a kill, how long the
 // jobs running then took to finish.
-func report(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema string, st *pgstore.Store, svc *accounts.Service,
+func report(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema string, st *pgstore.Store,
 	sessions []*sca.Session, tallies []*tally, k *kill) error {
 	accountsN, once, lost, twice, over := 0, 0, 0, 0, 0
 	for _, t := range tallies {
@@ -201,7 +203,7 @@ func report(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema strin
 	for _, s := range sessions {
 		for _, id := range s.AccountIDs {
 			accountsN++
-			key := svc.AccountKey(id, false)
+			key := budget.Key(id, false)
 			n := 0
 			for _, t := range tallies {
 				n += t.done[key]
@@ -215,11 +217,11 @@ func report(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema strin
 				// No line: lost, unless the cursor says the account was
 				// refreshed this round (a worker killed between keeping
 				// the cursor and writing its line).
-				j := refresh.Job{AccountID: id}
-				if err := loadCursor(ctx, st, svc, &j); err != nil {
+				var c refresh.Cursor
+				if err := loadCursor(ctx, st, id, false, &c); err != nil {
 					return err
 				}
-				if j.Cursor.RefreshedAt.IsZero() {
+				if c.RefreshedAt.IsZero() {
 					lost++
 				} else {
 					once++
