@@ -145,8 +145,10 @@
 //
 // A TPP that reads its accounts with txsync (Syncer.Sync, Apply) calls
 // [Reconciler.Apply] after each read. Package refresh and the River
-// engine of module pgstore are to take [Reconciler.Observe] as a delta
-// hook, one option that calls it with every job's delta (Result.Sync).
+// engine of module pgstore take [Reconciler.Observe] as a delta hook,
+// one option that calls it with every job's delta (Result.Sync):
+// refresh.WithDeltaHook(r.Observe), among a bank's refresh options for
+// the River engine.
 // Because txsync reports a booking once, a delta whose Apply failed must
 // be given again: Apply is idempotent. The command psd2 reconcile lists a
 // period's payments with their settlement ([Reconciler.Report]).

@@ -179,6 +179,9 @@ func (r *Refresher) finish(ctx context.Context, res Result, rsv *budget.Reservat
 		} else {
 			res.Sync, err = r.sync.ApplyResource(ctx, a.id, txsync.Read{From: q.DateFrom, Booked: res.Booked, Pending: res.Pending})
 		}
+		if err == nil && r.onDelta != nil {
+			err = r.deliverDelta(ctx, res.Sync)
+		}
 		e = ""
 	}
 	if err != nil {
@@ -251,4 +254,26 @@ func (r *Refresher) from(j *Job, syncFrom date.Date, now time.Time) date.Date {
 		d = floor
 	}
 	return d
+}
+
+// deliverDelta gives d to the WithDeltaHook function, up to
+// DeltaHookAttempts times (the delta is not read again once txsync has
+// it), a short wait between attempts.
+func (r *Refresher) deliverDelta(ctx context.Context, d *txsync.Delta) error {
+	var err error
+	for attempt := range DeltaHookAttempts {
+		if attempt > 0 {
+			t := time.NewTimer(time.Duration(attempt) * 100 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return fmt.Errorf("refresh: delta hook: %w", err)
+			case <-t.C:
+			}
+		}
+		if err = r.onDelta(ctx, d); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("refresh: delta hook: %w", err)
 }

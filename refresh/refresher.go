@@ -25,6 +25,7 @@ type Refresher struct {
 	maxWait  time.Duration
 	progress func(Progress)
 	sync     *txsync.Syncer
+	onDelta  func(context.Context, *txsync.Delta) error
 	round    func(context.Context, Round)
 	log      *slog.Logger
 	now      func() time.Time
@@ -159,6 +160,32 @@ func WithSync(s *txsync.Syncer) Option {
 	}
 }
 
+// WithDeltaHook has each job that applied its read to the sync
+// ([WithSync], which it needs) call fn with the delta, an empty one
+// included, before the job ends: one option that feeds every account a
+// refresh reads to a consumer of deltas, such as reconcile.Reconciler's
+// Observe. The River engine of module pgstore takes it among a bank's
+// refresh options.
+//
+// txsync reports a booking once, so a delta fn refused is not read
+// again: fn is called up to [DeltaHookAttempts] times, and when it
+// fails on each the job ends as the error does (a store's error:
+// [Transient]), with the delta in Result.Sync for the caller to give
+// again (fn must take a delta twice: reconcile's does).
+func WithDeltaHook(fn func(context.Context, *txsync.Delta) error) Option {
+	return func(r *Refresher) error {
+		if fn == nil {
+			return errors.New("refresh: WithDeltaHook(nil)")
+		}
+		r.onDelta = fn
+		return nil
+	}
+}
+
+// DeltaHookAttempts is how many times a job calls the [WithDeltaHook]
+// function with its delta before it ends with the function's error.
+const DeltaHookAttempts = 3
+
 // New returns a Refresher that reads accounts through svc and counts
 // against the without-PSU budget of svc's client (budget.Of, in the
 // client's store; it takes its clock from that client). It returns an
@@ -176,6 +203,9 @@ func New(svc *accounts.Service, opts ...Option) (*Refresher, error) {
 		if err := o(r); err != nil {
 			return nil, err
 		}
+	}
+	if r.onDelta != nil && r.sync == nil {
+		return nil, errors.New("refresh: WithDeltaHook needs WithSync: the deltas are the sync's")
 	}
 	return r, nil
 }

@@ -40,8 +40,10 @@ type Bank struct {
 	// refresh.WithMaxWait(0) (a pause is River's: the queue is paused)
 	// and the spacing of Config.Spacing. With refresh.WithSync the
 	// results Config.Handle receives carry the transaction sync's lists
-	// (refresh.Result.Sync); with refresh.WithRounds each job's round is
-	// reported.
+	// (refresh.Result.Sync); with refresh.WithDeltaHook each job's delta
+	// is also given to a consumer such as reconcile.Reconciler.Observe
+	// before the job completes; with refresh.WithRounds each job's round
+	// is reported.
 	Options []refresh.Option
 }
 
