@@ -68,8 +68,8 @@ import (
 // options are the command line.
 type options struct {
 	Accounts, Runs, Rounds, Chunk, Workers, Warm int
-	Dir, CPUProfile                             string
-	InProcess                                   bool
+	Dir, CPUProfile                              string
+	InProcess                                    bool
 }
 
 // sideNames are the two sides, the baseline first.
