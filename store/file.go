@@ -180,13 +180,18 @@ var ErrCorrupt = errors.New("store: file store entry is not readable")
 type FileStore struct {
 	dir string
 	// uid is the user that must own the directory and its files.
-	uid    int
-	locks  [lockShards]sync.Mutex
-	writes atomic.Int64
-	sweep  sweeper
+	uid   int
+	locks [lockShards]sync.Mutex
+	// lockFiles are the shards' open lock files, each guarded by its
+	// shard's mutex (see lock); nil until the shard's first lock.
+	lockFiles [lockShards]*os.File
+	writes    atomic.Int64
+	sweep     sweeper
 	// testSweepSlice, when above 0 (tests only), replaces
 	// fileSweepSlice.
 	testSweepSlice int
+	// testSpareBatch, when above 0 (tests only), replaces spareBatch.
+	testSpareBatch int
 	now            func() time.Time // nil: time.Now
 	// crashHook, when set (tests only), runs after the new value was
 	// written to the temporary file and before it is synced and renamed;
@@ -334,17 +339,31 @@ func lockName(shard int) string { return fmt.Sprintf("%s%02x", lockPrefix, shard
 // lock takes the lock of shard: the in-process mutex, then the OS file
 // lock shared with other processes. It returns the function that releases
 // both.
+//
+// The shard's lock file is opened (and vetted) by the first lock of the
+// shard and kept open by the FileStore: opening, checking and closing it
+// on every write cost as much CPU time as the write's own data sync. The
+// in-process mutex is held whenever the file is, so one open file per
+// shard serves every goroutine; the store never removes or renames a
+// lock file, so the open file stays the one other processes lock.
 func (s *FileStore) lock(ctx context.Context, shard int) (func(), error) {
 	mu := &s.locks[shard]
 	mu.Lock()
-	path := filepath.Join(s.dir, lockName(shard))
-	release, err := lockFile(ctx, path, s.checkFile)
-	if err != nil {
+	f := s.lockFiles[shard]
+	if f == nil {
+		var err error
+		if f, err = openLockFile(filepath.Join(s.dir, lockName(shard)), s.checkFile); err != nil {
+			mu.Unlock()
+			return nil, err
+		}
+		s.lockFiles[shard] = f
+	}
+	if err := lockOpenFile(ctx, f); err != nil {
 		mu.Unlock()
 		return nil, err
 	}
 	return func() {
-		release()
+		_ = unlockFile(f)
 		mu.Unlock()
 	}, nil
 }

@@ -24,8 +24,8 @@ func openNoFollow(string, int, fs.FileMode) (*os.File, error) { return nil, erro
 // ownedBy is never reached: NewFileStore refuses first.
 func ownedBy(fs.FileInfo, int) bool { return false }
 
-// lockFile is never reached: NewFileStore refuses first.
-func lockFile(context.Context, string, func(*os.File) error) (func(), error) {
+// openLockFile is never reached: NewFileStore refuses first.
+func openLockFile(string, func(*os.File) error) (*os.File, error) {
 	return nil, errors.ErrUnsupported
 }
 

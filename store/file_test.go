@@ -289,7 +289,11 @@ func TestFileStorePermissions(t *testing.T) {
 	assert.Equal(t, fs.FileMode(0o700), fi.Mode().Perm(), "directory")
 	entries, err := os.ReadDir(st.Dir())
 	require.NoError(t, err)
-	require.Len(t, entries, 2, "the value and its shard's lock file")
+	want := 2
+	if st.reuse && preparesSpares {
+		want += spareBatch - 1 // the prepared spares the write did not use
+	}
+	require.Len(t, entries, want, "the value, its shard's lock file and the spares left")
 	for _, e := range entries {
 		info, err := e.Info()
 		require.NoError(t, err)
@@ -748,6 +752,9 @@ func TestFileStoreReusesFiles(t *testing.T) {
 		if !st.reuse {
 			t.Skip("files are reused on Linux only")
 		}
+		// One spare made at a time, so that the test counts the files
+		// values leave (TestFileStorePreparesSpares covers batches).
+		st.testSpareBatch = 1
 		return st
 	}
 	fileOf := func(t *testing.T, st *FileStore, key string) os.FileInfo {
@@ -883,4 +890,57 @@ func TestFileStoreReaderFallsBackToTheKeyLock(t *testing.T) {
 	_, err = st.Get(short, "k")
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	unlock()
+}
+
+// TestFileStorePreparesSpares: on Linux, a write of a new key that finds
+// no spare makes spareBatch of them at once, each of spareSize bytes and
+// locked against other writers and the stale sweep; the next new keys use
+// them without creating a file, and every value stays readable by a store
+// opened afresh on the directory.
+func TestFileStorePreparesSpares(t *testing.T) {
+	t.Parallel()
+	st := newFileStore(t)
+	if !st.reuse || !preparesSpares {
+		t.Skip("spares are prepared in batches on Linux only")
+	}
+	ctx := t.Context()
+	spares := func() []string {
+		t.Helper()
+		m, err := filepath.Glob(filepath.Join(st.Dir(), tmpPrefix+"*"))
+		require.NoError(t, err)
+		return m
+	}
+	require.NoError(t, st.Put(ctx, "k/0", []byte("v0"), time.Hour))
+	left := spares()
+	require.Len(t, left, spareBatch-1, "the spares the first write did not use")
+	for _, path := range left {
+		fi, err := os.Lstat(path)
+		require.NoError(t, err)
+		assert.Equal(t, int64(spareSize), fi.Size())
+		assert.Equal(t, fs.FileMode(0o600), fi.Mode().Perm())
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		free, err := tryLockFile(f, true)
+		require.NoError(t, err)
+		assert.False(t, free, "a prepared spare is locked by its store")
+		require.NoError(t, f.Close())
+	}
+	for i := 1; i < spareBatch; i++ {
+		require.NoError(t, st.Put(ctx, "k/"+strconv.Itoa(i), []byte("v"+strconv.Itoa(i)), time.Hour))
+		assert.Len(t, spares(), spareBatch-1-i, "write %d used a prepared spare", i)
+	}
+	require.NoError(t, st.Update(ctx, "k/new", func([]byte, bool) ([]byte, time.Duration, error) {
+		return []byte("updated"), time.Hour, nil
+	}))
+	assert.Len(t, spares(), spareBatch-1, "a write that found none made a batch again")
+	again, err := NewFileStore(st.Dir())
+	require.NoError(t, err)
+	for i := range spareBatch {
+		got, err := again.Get(ctx, "k/"+strconv.Itoa(i))
+		require.NoError(t, err)
+		assert.Equal(t, "v"+strconv.Itoa(i), string(got))
+	}
+	got, err := again.Get(ctx, "k/new")
+	require.NoError(t, err)
+	assert.Equal(t, "updated", string(got))
 }

@@ -24,9 +24,21 @@ const (
 func platformSupported() error { return nil }
 
 // openNoFollow opens path with flag and perm, failing instead of following
-// a symbolic link in its last element.
+// a symbolic link in its last element. It opens with open(2) and wraps
+// the descriptor with os.NewFile: os.OpenFile would also try to register
+// the regular file with the network poller, which Linux refuses, at the
+// cost of four more system calls on every open of the store's files (a
+// tenth of an Update's CPU time in the storeratio harness's profile).
 func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
-	return os.OpenFile(path, flag|syscall.O_NOFOLLOW, perm)
+	for {
+		fd, err := syscall.Open(path, flag|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, uint32(perm.Perm()))
+		if err == nil {
+			return os.NewFile(uintptr(fd), path), nil
+		}
+		if err != syscall.EINTR {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+	}
 }
 
 // ownedBy reports whether fi belongs to the user uid.
@@ -35,12 +47,10 @@ func ownedBy(fi fs.FileInfo, uid int) bool {
 	return ok && int64(st.Uid) == int64(uid)
 }
 
-// lockFile takes an exclusive flock(2) on the lock file path (created
-// with mode 0600 if missing, never through a link) and returns the
-// function that releases it. check vets the opened file (a regular file
-// of the store's user). A lock held by a process that dies is
-// released by the kernel. It waits until the lock is free or ctx ends.
-func lockFile(ctx context.Context, path string, check func(*os.File) error) (func(), error) {
+// openLockFile opens the lock file path (created with mode 0600 if
+// missing, never through a link) for flock(2). check vets the opened
+// file (a regular file of the store's user).
+func openLockFile(path string, check func(*os.File) error) (*os.File, error) {
 	f, err := openNoFollow(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, openError("lock", path, err)
@@ -49,14 +59,7 @@ func lockFile(ctx context.Context, path string, check func(*os.File) error) (fun
 		_ = f.Close()
 		return nil, err
 	}
-	if err := lockOpenFile(ctx, f); err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	return func() {
-		// Closing the only descriptor of the open file releases the lock.
-		_ = f.Close()
-	}, nil
+	return f, nil
 }
 
 // tryLockFile tries to take a flock(2) on f without waiting: shared for
