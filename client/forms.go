@@ -191,7 +191,8 @@ func (r Response) form() *redact.Form {
 		Text("Header", fmt.Sprint(redactedHeader(r.Header))).Attr(headerAttr("Header", r.Header))
 }
 
-// metaView is the JSON form of a Meta.
+// metaView is the JSON form of a Meta: its fields, the empty ones left
+// out (the tags).
 type metaView struct {
 	Operation       string
 	RequestID       string
@@ -206,9 +207,7 @@ type metaView struct {
 // MarshalJSON writes m as an object of its fields under their Go names,
 // the empty ones left out.
 func (m Meta) view() metaView {
-	return metaView{Operation: m.Operation, RequestID: m.RequestID, EchoedRequestID: m.EchoedRequestID,
-		StatusCode: m.StatusCode, Attempts: m.Attempts, Date: m.Date, SCAApproach: m.SCAApproach,
-		RetryAfter: m.RetryAfter}
+	return metaView(m)
 }
 
 // String describes m as fmt's %+v would, with Date in the HTTP format.
