@@ -57,6 +57,11 @@ func (t CashAccountType) IsLegacy() bool {
 // Fields the bank does not send stay empty; members no field names are
 // kept in Extra.
 type Account struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts);
+	// zero for an element of a list, whose metadata the list's call has.
+	client.Answer
+
 	// ResourceID identifies the account in later calls. It has the
 	// platform's "enc!!<base64url>=" form; prefer the hrefs of Links.
 	ResourceID string `json:"resourceId"`
@@ -208,6 +213,7 @@ func (s *Service) Get(ctx context.Context, accountID string, ro ...client.Reques
 	if err != nil {
 		return nil, err
 	}
+	out.v.Answer = out.Answer
 	return &out.v, nil
 }
 
@@ -215,7 +221,8 @@ func (s *Service) Get(ctx context.Context, accountID string, ro ...client.Reques
 // ({"account": {...}}, the Berlin Group shape) or
 // bare, since no recording of the platform's answer exists.
 type wrapped[T any, K wrapKey] struct {
-	v T
+	client.Answer // the metadata, moved to v by the caller
+	v             T
 }
 
 // wrapKey names the member a wrapped resource may be under.

@@ -59,6 +59,10 @@ type Balance struct {
 // [Service.CardBalances]: the account (or card account) reference and its
 // balances.
 type BalanceReport struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// Account is set for an account's balances (bban, iban, currency).
 	Account *AccountReference `json:"account,omitempty"`
 	// CardAccount is set for a card account's balances (maskedPan).

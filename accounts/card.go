@@ -17,6 +17,11 @@ import (
 // /v1/card-accounts; the Berlin Group 1.3.9 cardAccountDetails schema).
 // Members no field names are kept in Extra.
 type CardAccount struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts);
+	// zero for an element of a list, whose metadata the list's call has.
+	client.Answer
+
 	ResourceID string `json:"resourceId"`
 	// MaskedPAN is the card number with the middle digits masked, e.g.
 	// "552216******4810".
@@ -264,6 +269,7 @@ func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...c
 	if err != nil {
 		return nil, err
 	}
+	out.v.Answer = out.Answer
 	return &out.v, nil
 }
 

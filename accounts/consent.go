@@ -14,6 +14,10 @@ import (
 // platform; after SCA the PSU-ID and TPP-Session-ID identify the session,
 // which is the consent (docs/interface.md section 10 "Session model").
 type Consent struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// Links holds scaRedirect.
 	Links client.Links `json:"_links"`
 }

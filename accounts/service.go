@@ -103,11 +103,15 @@ func (s *Service) TransactionDetails(ctx context.Context, accountID, transaction
 	if err != nil {
 		return nil, err
 	}
+	out.t.Answer = out.Answer
 	return &out.t, nil
 }
 
 // transactionDetails decodes a transaction details answer.
-type transactionDetails struct{ t Transaction }
+type transactionDetails struct {
+	client.Answer // the metadata, moved to t by the caller
+	t             Transaction
+}
 
 func (d *transactionDetails) UnmarshalJSON(data []byte) error {
 	var probe map[string]json.RawMessage

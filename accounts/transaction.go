@@ -26,6 +26,11 @@ import (
 // have neither TransactionID nor ValueDate and may change between reads;
 // do not use them as keys.
 type Transaction struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts);
+	// zero for an element of a list, whose metadata the list's call has.
+	client.Answer
+
 	// Status says whether the entry came from the booked or the pending
 	// list of its page. It is not a field of the bank's document.
 	Status BookingStatus `json:"-"`

@@ -101,6 +101,10 @@ func (q *TransactionQuery) values() (url.Values, error) {
 // It encodes back to the bank's shape: decoding a page, encoding it and
 // decoding the result gives the same page.
 type TransactionsPage struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// Account is the account reference of the answer (bban and iban;
 	// the platform sends no currency here).
 	Account AccountReference
@@ -262,6 +266,10 @@ func (p TransactionsPage) MarshalJSON() ([]byte, error) {
 // shape: decoding a page, encoding it and decoding the result gives the
 // same page.
 type CardTransactionsPage struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// CardAccount is the card account reference of the answer
 	// (maskedPan).
 	CardAccount AccountReference

@@ -18,6 +18,10 @@ const MaxPayments = 10
 // payments (RCVD, ACTC, PATC or RJCT, docs/interface.md section 3). Read each payment's
 // own status with [Service.PaymentStatuses].
 type Basket struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// BasketID identifies the basket in later calls. The spec marks it
 	// optional in the answer; the platform sends it on create.
 	BasketID string `json:"basketId,omitempty"`
@@ -71,6 +75,10 @@ func (b *Basket) SCARedirect() string {
 // StatusResponse is the answer of GET /v1/signing-baskets/{id}/status
 // ([Service.Status]).
 type StatusResponse struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// TransactionStatus is the basket's status, the worst case of its
 	// payments: RCVD, ACTC, PATC or RJCT (docs/interface.md section 2.7, 3).
 	TransactionStatus payments.TransactionStatus `json:"transactionStatus"`

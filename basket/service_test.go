@@ -15,6 +15,7 @@ import (
 
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/metatest"
 	"github.com/tppkit/psd2/payments"
 )
 
@@ -95,7 +96,7 @@ func TestCreateOnTheWire(t *testing.T) {
 			"status":             {Href: self + "/status", Verbs: []string{"GET"}},
 			"startAuthorisation": {Href: self + "/authorisations", Verbs: []string{"POST"}},
 		},
-	}, got)
+	}, metatest.Strip(got))
 	assert.Empty(t, got.SCARedirect(), "the literal create answer has no scaRedirect")
 
 	// The ids of the answer are a copy: changing the caller's slice does
@@ -125,7 +126,7 @@ func TestGetOnTheWire(t *testing.T) {
 			"self":   {Href: self, Verbs: []string{"GET"}},
 			"status": {Href: self + "/status", Verbs: []string{"GET"}},
 		},
-	}, got)
+	}, metatest.Strip(got))
 	self2, ok := got.Links.Get(client.LinkSelf)
 	require.True(t, ok)
 	assert.False(t, self2.Allows(http.MethodDelete), "a signed basket can no longer be deleted")
@@ -141,7 +142,7 @@ func TestStatusOnTheWire(t *testing.T) {
 			got, err := svc.Status(t.Context(), docBasketID)
 			require.NoError(t, err)
 			assert.Equal(t, "/api/v1/signing-baskets/"+docBasketID+"/status", rec.only(t).Path)
-			assert.Equal(t, &basket.StatusResponse{TransactionStatus: st}, got)
+			assert.Equal(t, &basket.StatusResponse{TransactionStatus: st}, metatest.Strip(got))
 		})
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tppkit/psd2/internal/redact"
 )
@@ -171,24 +173,57 @@ func (e *Error) form() *redact.Form {
 
 // responseView is the redacted form of a Response.
 type responseView struct {
-	StatusCode int
-	Header     map[string]string
-	RequestID  string
+	Meta   metaView
+	Header map[string]string
 }
 
 // MarshalJSON writes r as an object of its fields under their Go names,
-// the headers redacted as in String.
+// the Meta as its own JSON form, the headers redacted as in String.
 func (r Response) view() responseView {
-	return responseView{StatusCode: r.StatusCode, Header: redactedHeader(r.Header), RequestID: r.RequestID}
+	return responseView{Meta: r.Meta.view(), Header: redactedHeader(r.Header)}
 }
 
-// String describes r with its headers as the client's logger shows them.
-// It has a value receiver, so a Response value prints redacted too.
+// String describes r: its Meta as [Meta.String] does, its headers as the
+// client's logger shows them. It has a value receiver, so a Response
+// value prints redacted too.
 func (r Response) form() *redact.Form {
-	v := r.view()
-	f := redact.NewGo("client.Response").Field("StatusCode", strconv.Itoa(v.StatusCode), slog.IntValue(v.StatusCode)).
-		Text("Header", fmt.Sprint(v.Header)).Attr(headerAttr("Header", r.Header))
-	return fields(f, "RequestID", v.RequestID)
+	return redact.NewGo("client.Response").Nested("Meta", r.Meta.form()).
+		Text("Header", fmt.Sprint(redactedHeader(r.Header))).Attr(headerAttr("Header", r.Header))
+}
+
+// metaView is the JSON form of a Meta: its fields, the empty ones left
+// out (the tags).
+type metaView struct {
+	Operation       string
+	RequestID       string
+	EchoedRequestID string `json:",omitempty"`
+	StatusCode      int
+	Attempts        int
+	Date            time.Time     `json:",omitzero"`
+	SCAApproach     string        `json:",omitempty"`
+	RetryAfter      time.Duration `json:",omitempty"`
+}
+
+// MarshalJSON writes m as an object of its fields under their Go names,
+// the empty ones left out.
+func (m Meta) view() metaView {
+	return metaView(m)
+}
+
+// String describes m as fmt's %+v would, with Date in the HTTP format.
+// It has a value receiver, so a Meta value prints the same.
+func (m Meta) form() *redact.Form {
+	v := m.view()
+	f := fields(redact.NewGo("client.Meta"), "Operation", v.Operation, "RequestID", v.RequestID, "EchoedRequestID", v.EchoedRequestID).
+		Field("StatusCode", strconv.Itoa(v.StatusCode), slog.IntValue(v.StatusCode)).
+		Field("Attempts", strconv.Itoa(v.Attempts), slog.IntValue(v.Attempts))
+	date := ""
+	if !v.Date.IsZero() {
+		date = v.Date.UTC().Format(http.TimeFormat)
+	}
+	f.Field("Date", date, slog.TimeValue(v.Date))
+	return fields(f, "SCAApproach", v.SCAApproach).
+		Field("RetryAfter", v.RetryAfter.String(), slog.DurationValue(v.RetryAfter))
 }
 
 // operationView is the redacted form of an Operation: the path as its

@@ -43,8 +43,9 @@ func TestFormsEveryVerb(t *testing.T) {
 	redacttest.AssertVerbs(t, res, resText, resText)
 	redacttest.AssertRedacted(t, res, secrets)
 
-	resp := client.Response{StatusCode: 201, Header: hdr, RequestID: "r-1"}
-	const respText = "client.Response{StatusCode:201 Header:map[Content-Type:application/json Psu-Id:[redacted] Tpp-Redirect-Uri:https://tpp.example/cb?[redacted]] RequestID:r-1}"
+	resp := client.Response{Meta: client.Meta{StatusCode: 201, RequestID: "r-1"}, Header: hdr}
+	const respText = "client.Response{Meta:client.Meta{Operation: RequestID:r-1 EchoedRequestID: StatusCode:201 Attempts:0 Date: SCAApproach: RetryAfter:0s} " +
+		"Header:map[Content-Type:application/json Psu-Id:[redacted] Tpp-Redirect-Uri:https://tpp.example/cb?[redacted]]}"
 	redacttest.AssertVerbs(t, resp, respText, respText)
 	redacttest.AssertRedacted(t, resp, secrets)
 

@@ -111,8 +111,9 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 	return json.Marshal(e.view())
 }
 
-// String describes r with its headers as the client's logger shows them.
-// It has a value receiver, so a Response value prints redacted too.
+// String describes r: its Meta as [Meta.String] does, its headers as the
+// client's logger shows them. It has a value receiver, so a Response
+// value prints redacted too.
 func (r Response) String() string { return r.form().String() }
 
 // GoString is String, for %#v.
@@ -126,8 +127,26 @@ func (r Response) Format(st fmt.State, verb rune) { redact.Write(st, verb, r.Str
 func (r Response) LogValue() slog.Value { return r.form().LogValue() }
 
 // MarshalJSON writes r as an object of its fields under their Go names,
-// the headers redacted as in String.
+// the Meta as its own JSON form, the headers redacted as in String.
 func (r Response) MarshalJSON() ([]byte, error) { return json.Marshal(r.view()) }
+
+// String describes m as fmt's %+v would, with Date in the HTTP format.
+// It has a value receiver, so a Meta value prints the same.
+func (m Meta) String() string { return m.form().String() }
+
+// GoString is String, for %#v.
+func (m Meta) GoString() string { return m.String() }
+
+// Format prints String under every fmt verb (%q quoted): fmt would
+// otherwise print the fields one by one for verbs such as %d and %x.
+func (m Meta) Format(st fmt.State, verb rune) { redact.Write(st, verb, m.String()) }
+
+// LogValue makes log/slog print m as a group of the facts String shows.
+func (m Meta) LogValue() slog.Value { return m.form().LogValue() }
+
+// MarshalJSON writes m as an object of its fields under their Go names,
+// the empty ones left out.
+func (m Meta) MarshalJSON() ([]byte, error) { return json.Marshal(m.view()) }
 
 // String describes op redacted: name, method, the path as its template
 // (ids as {id}), the query and the body (account numbers, names) only as

@@ -58,7 +58,7 @@ func TestClientFormsEveryVerb(t *testing.T) {
 	op := client.Operation{Name: "payments.Create", Method: "POST", Path: "/v1/payments/norwegian-domestic-credit-transfers/pay-MARK-1/status",
 		Query: url.Values{"q": {"MARK-query"}}, Body: map[string]string{"creditorName": "MARK-creditor"}}
 	redacttest.AssertHidden(t, op, redacttest.WithHex("pay-MARK-1", "MARK-query", "MARK-creditor"))
-	resp := client.Response{StatusCode: 200, Header: http.Header{"Psu-Id": {"MARK-psu"}, "Set-Cookie": {"MARK-cookie"}}, RequestID: "r-1"}
+	resp := client.Response{Meta: client.Meta{StatusCode: 200, RequestID: "r-1"}, Header: http.Header{"Psu-Id": {"MARK-psu"}, "Set-Cookie": {"MARK-cookie"}}}
 	redacttest.AssertHidden(t, resp, redacttest.WithHex("MARK-psu", "MARK-cookie"))
 	e := &client.Error{Operation: "accounts.List", StatusCode: 401, PSUMessage: "Hei MARK-name",
 		Header: http.Header{"Psu-Id": {"MARK-psu"}},

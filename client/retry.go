@@ -149,6 +149,9 @@ type reply struct {
 	header http.Header
 	body   []byte
 	cut    bool // a non-2xx body cut at maxErrorBody
+	// attempts is the number of attempts the call took, set on the
+	// answer the call ends with (exchange.finish).
+	attempts int
 
 	// What Client.checkReply found, worked out once per answer: the
 	// retry loop may need the verdict before Client.exchange does.
@@ -444,6 +447,7 @@ func (x *exchange) decide(ctx context.Context, res attemptResult) (time.Duration
 // error that says what became of the request.
 func (x *exchange) finish(res attemptResult) (*reply, error) {
 	if res.err == nil {
+		res.r.attempts = x.attempt
 		return res.r, nil
 	}
 	op := &x.p.op

@@ -90,12 +90,15 @@ func (op *Operation) repeatable() bool {
 	return op.Repeatable
 }
 
-// Response describes a successful answer.
+// Response describes a successful answer to [Client.Do]: its response
+// metadata, which every typed result of the services carries too
+// ([Answer]), and its headers.
 type Response struct {
-	StatusCode int
-	Header     http.Header
-	// RequestID is the X-Request-ID the client sent.
-	RequestID string
+	Meta
+	// Header holds the answer's headers as they came, for a caller of
+	// [Client.Do] that needs one Meta does not keep. Its printed forms
+	// show it as the client's logger does.
+	Header http.Header
 }
 
 // Do sends op through the pipeline of docs/design.md section 2 and decodes
@@ -201,7 +204,7 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		}
 		return fail(e)
 	}
-	resp := &Response{StatusCode: r.status, Header: r.header, RequestID: p.requestID}
+	resp := &Response{Meta: newMeta(op.Name, p.requestID, r, c.cfg.clock()), Header: r.header}
 	id, unusable, err := readAnswer(r.body, op.ResultID, !op.repeatable(), out)
 	switch {
 	case unusable != nil && !op.repeatable():
@@ -213,6 +216,7 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		}
 		return outcome{resp: resp, status: r.status, id: id, err: fmt.Errorf("%s: %w", op.Name, err)}
 	}
+	deliverMeta(resp.Meta, out, p.values) // meta.go
 	return outcome{resp: resp, status: r.status, id: id}
 }
 

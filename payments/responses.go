@@ -9,6 +9,10 @@ import (
 // Initiation is the bank's answer to a payment creation (docs/interface.md section 2.6):
 // the paymentId, the status (RCVD), fees and the links to follow.
 type Initiation struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// PaymentID identifies the payment; keep it to read the status and to
 	// put the payment in a signing basket.
 	PaymentID string `json:"paymentId"`
@@ -51,6 +55,10 @@ func (i *Initiation) SCARedirect() string {
 // (docs/interface.md section 10 "Paths"): {paymentId, transactionStatus, fundsAvailable?,
 // _links}.
 type StatusResponse struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// PaymentID is the payment's id (the platform sends it).
 	PaymentID string `json:"paymentId,omitempty"`
 	// TransactionStatus is the current status.
@@ -81,6 +89,10 @@ func (r *StatusResponse) FundsUnavailable() bool {
 // InstructedAmount is the zero Amount, left out when encoded, when the
 // bank sends none, as for a bulk payment, whose Payments carry theirs.
 type Details struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	PaymentID                            string                `json:"paymentId"`
 	EndToEndIdentification               string                `json:"endToEndIdentification,omitempty"`
 	InstructedAmount                     money.Amount          `json:"instructedAmount,omitzero"`
@@ -121,6 +133,10 @@ type Details struct {
 // or a signing basket (docs/interface.md section 10 "Paths"): scaStatus (started) and the
 // scaRedirect link.
 type Authorisation struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// ScaStatus is one of received, psuIdentified, psuAuthenticated,
 	// scaMethodSelected, started, unconfirmed, finalised, failed,
 	// exempted (docs/interface.md section 10 "Status values").
@@ -147,6 +163,10 @@ func (a *Authorisation) SCARedirect() string {
 // body (the payment is cancelled), or 202 with a body whose status and
 // links say what happens next (for example a further authorisation).
 type Cancellation struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// StatusCode is 204 or 202.
 	StatusCode int `json:"-"`
 	// TransactionStatus is the status a 202 body names; "" for 204.

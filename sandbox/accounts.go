@@ -50,6 +50,10 @@ type NewAccount struct {
 // as the account information service shows it (docs/interface.md section 10 "JSON shapes").
 // Fields the sandbox does not send stay empty.
 type Account struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	ResourceID      string       `json:"resourceId"`
 	BBAN            string       `json:"bban,omitempty"`
 	IBAN            string       `json:"iban,omitempty"`
@@ -89,6 +93,10 @@ type NewCardAccount struct {
 // CardAccount is the sandbox's answer to POST /v1/sandbox/card-accounts:
 // the card account as the account information service shows it.
 type CardAccount struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	ResourceID string       `json:"resourceId"`
 	MaskedPan  string       `json:"maskedPan,omitempty"`
 	Currency   string       `json:"currency,omitempty"`

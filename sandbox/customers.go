@@ -13,6 +13,10 @@ import (
 // Customer is a sandbox customer (docs/interface.md section 2.8). CustomerNumber is what
 // the PSU types at the sandbox SCA page (docs/interface.md section 5.13).
 type Customer struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	CustomerID     string            `json:"customerId"`
 	CustomerNumber string            `json:"customerNumber"`
 	CustomerType   client.PSUContext `json:"customerType"`
@@ -30,6 +34,10 @@ type Customer struct {
 // Agreement is a sandbox agreement of a customer (docs/interface.md section 2.8):
 // engagements are ids of engaged accounts; Links has self and engagements.
 type Agreement struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	ID          string       `json:"id"`
 	Name        string       `json:"name"`
 	Engagements []string     `json:"engagements"`

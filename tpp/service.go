@@ -116,6 +116,10 @@ func (s *Service) ID() (string, error) {
 
 // Contact is the TPP's contact information at the bank.
 type Contact struct {
+	// Answer gives, by its Meta method, the response metadata of the
+	// answer the value was decoded from (X-Request-ID, status, attempts).
+	client.Answer
+
 	// Email is the registered address.
 	Email string `json:"email"`
 }

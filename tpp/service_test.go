@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/metatest"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/signing"
 	"github.com/tppkit/psd2/tpp"
@@ -59,7 +60,7 @@ func TestSetContact(t *testing.T) {
 
 	got, err := svc.SetContact(t.Context(), "tpp.contact@tpp.example.com")
 	require.NoError(t, err)
-	assert.Equal(t, &tpp.Contact{Email: "tpp.contact@tpp.example.com"}, got)
+	assert.Equal(t, &tpp.Contact{Email: "tpp.contact@tpp.example.com"}, metatest.Strip(got))
 	assert.JSONEq(t, `{"email":"tpp.contact@tpp.example.com"}`, string(sent))
 	assert.Equal(t, 1, httpmock.GetTotalCallCount())
 }
@@ -102,7 +103,7 @@ func TestContact(t *testing.T) {
 	})
 	got, err := svc.Contact(t.Context())
 	require.NoError(t, err)
-	assert.Equal(t, &tpp.Contact{Email: "tpp.contact@tpp.example.com"}, got)
+	assert.Equal(t, &tpp.Contact{Email: "tpp.contact@tpp.example.com"}, metatest.Strip(got))
 }
 
 // No registered address is ErrNotRegistered, whether the bank answers 404
