@@ -4,11 +4,15 @@
 // shapes of the shared Norwegian PSD2 platform, checks every request the
 // way the bank does (signature, Digest, Date, required headers, bodies),
 // and runs the whole SCA, consent, account, payment and signing-basket
-// life cycle in memory. It imports only the signing and money packages
-// and its own internals: it checks the wire, not the SDK.
+// life cycle in memory. It imports only the signing, money and date (the
+// banking calendar) packages and its own internals: it checks the wire,
+// not the SDK. An executed payment is booked on both accounts when both
+// are in the sandbox, echoing its KID, text and end-to-end id, and
+// [Controls.SetSettlement], [Controls.UnrelatedCredit] and [Controls.Twin]
+// play what reconciling payments with credits must cope with.
 //
 // docs/emulator.md is the how-to: every rule the emulator checks, the
-// sandbox data, payments and baskets, each scenario control, the control
+// sandbox data, payments and baskets, settlement, each scenario control, the control
 // API with a curl example per control, outages, bank profiles and several
 // banks at once.
 //
