@@ -3,6 +3,7 @@ package emulator
 import (
 	"encoding/json"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -259,4 +260,36 @@ func TestSetSettlementRefuses(t *testing.T) {
 	assert.ErrorIs(t, s.Control().SetSettlement(ext.PaymentID, Settlement{}), ErrUnknownPayment)
 	s.Control().RunBatch()
 	assert.ErrorIs(t, s.Control().SetSettlement(id, Settlement{LateDays: 1}), ErrSettled)
+}
+
+// TestSettlementOverControlAPI: the settlement controls over HTTP: a fee
+// set, a twin made and an unrelated credit booked; an unknown payment
+// answers 404 and an executed one 422.
+func TestSettlementOverControlAPI(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Control settlement TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	id, _, nOla := approvedKID(t, s, c, "300.00")
+
+	status, out := ctl.call(http.MethodPost, "set-settlement", `{"paymentId":"`+id+`","settlement":{"fee":{"amount":"2.00","currency":"NOK"}}}`)
+	require.Equal(t, http.StatusOK, status, out)
+	status, out = ctl.call(http.MethodPost, "twin", `{"paymentId":"`+id+`"}`)
+	require.Equal(t, http.StatusOK, status, out)
+	twin := out["payment"].(map[string]any)
+	assert.NotEqual(t, id, twin["id"])
+	status, out = ctl.call(http.MethodPost, "unrelated-credit", `{"paymentId":"`+id+`","text":"Faktura 7"}`)
+	require.Equal(t, http.StatusOK, status, out)
+	assert.NotEmpty(t, out["ref"])
+	status, out = ctl.call(http.MethodPost, "set-settlement", `{"paymentId":"enc!!nosuch","settlement":{}}`)
+	assert.Equal(t, []any{http.StatusNotFound, "UNKNOWN"}, []any{status, out["code"]})
+
+	s.Control().RunBatch()
+	var amounts []string
+	for _, tx := range newSince(s, olaBruk, nOla) {
+		amounts = append(amounts, tx.amount.String()+" "+tx.remittance)
+	}
+	assert.Equal(t, []string{"300 Faktura 7", "298 " + kidRef, "298 " + kidRef}, amounts)
+	status, out = ctl.call(http.MethodPost, "set-settlement", `{"paymentId":"`+id+`","settlement":{"lateDays":1}}`)
+	assert.Equal(t, []any{http.StatusUnprocessableEntity, "REFUSED"}, []any{status, out["code"]})
 }
