@@ -46,7 +46,8 @@ type Settlement struct {
 	// calendar) after the day of execution, at the first batch run on or
 	// after that day; 0 books it with the debit. At most 60.
 	LateDays int `json:"lateDays,omitempty"`
-	// Fee is deducted from the credit: the creditor's bank charged it.
+	// Fee is deducted from the credit (from each credit of a bulk
+	// payment): the creditor's bank charged it.
 	// In the currency of the instructed amount; a zero value is no fee. It
 	// must be less than the amount.
 	Fee money.Amount `json:"fee,omitzero"`
@@ -155,6 +156,9 @@ func (c *Controls) UnrelatedCredit(paymentID, text string) (string, error) {
 	p, st := s.settlementPayment(paymentID)
 	if p == nil {
 		return "", ErrUnknownPayment
+	}
+	if err := s.roomForTransactions(st, 1); err != nil {
+		return "", &SeedError{Path: "Limits.Transactions", Reason: "the server holds as many transactions as its limit allows", Err: ErrSeedLimit}
 	}
 	e := firstCredit(p.body)
 	to := st.creditorAccount(e.CreditorAccount)
