@@ -228,6 +228,7 @@ func historyFloor(c *call, sess *session) time.Time {
 
 type transactionJSON struct {
 	TransactionID                          string       `json:"transactionId,omitempty"`
+	EndToEndID                             string       `json:"endToEndId,omitempty"`
 	BookingDate                            string       `json:"bookingDate,omitempty"`
 	ValueDate                              string       `json:"valueDate,omitempty"`
 	TransactionAmount                      money.Amount `json:"transactionAmount"`
@@ -237,6 +238,7 @@ type transactionJSON struct {
 	DebtorAccount                          *accountRef  `json:"debtorAccount,omitempty"`
 	RemittanceInformationUnstructured      string       `json:"remittanceInformationUnstructured,omitempty"`
 	RemittanceInformationUnstructuredArray []string     `json:"remittanceInformationUnstructuredArray,omitempty"`
+	RemittanceInformationStructured        string       `json:"remittanceInformationStructured,omitempty"`
 	ProprietaryBankTransactionCode         string       `json:"proprietaryBankTransactionCode,omitempty"`
 }
 
@@ -246,6 +248,8 @@ func (t *transaction) json() transactionJSON {
 		CreditorName:      t.creditorName, CreditorAccount: t.creditorAccount,
 		DebtorName: t.debtorName, DebtorAccount: t.debtorAccount,
 		RemittanceInformationUnstructured: t.remittance,
+		RemittanceInformationStructured:   t.structured,
+		EndToEndID:                        t.endToEndID,
 		ProprietaryBankTransactionCode:    t.code,
 	}
 	if t.remittance != "" {

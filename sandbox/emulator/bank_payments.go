@@ -58,6 +58,10 @@ type paymentState struct {
 	list      []*payment // creation order
 	byID      map[string]*payment
 	lastBatch time.Time // clock time the batch schedule was last looked at
+	// settlements are the settlement controls by payment id, due the
+	// late credits and returns the batch books on their day (settle.go).
+	settlements map[string]Settlement
+	due         []*dueBooking
 }
 
 // payment is a payment record.
@@ -125,9 +129,20 @@ func (bk *bank) paymentApproval(ps []*payment) func(scaResult) error {
 			if p.Service != rules.ServicePeriodic && p.RequestedExecutionDate > today {
 				p.Status = statusPDNG
 			}
+			if p.Status == statusACTC && executesAtOnce(p) {
+				bk.settle(p, res.Now)
+			}
 		}
 		return refused
 	}
+}
+
+// executesAtOnce reports whether an approved payment is executed at once
+// rather than at the next batch run: a single instant payment (the
+// platform's instant product, for transfers between the PSU's own
+// accounts) due today.
+func executesAtOnce(p *payment) bool {
+	return p.Service == rules.ServicePayments && p.Product == rules.ProductInstant
 }
 
 // mayDebit reports whether the customer (in the corporate agreement, if

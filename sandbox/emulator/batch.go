@@ -21,7 +21,8 @@ var batchHours = [...]int{6, 9, 12, 15, 18}
 //
 //	ACTC, due PDNG, waiting ACCP -> ACSC   funds suffice: the debtor account is debited
 //	                                       with a booked transaction (a sandbox creditor
-//	                                       account is credited)
+//	                                       account is credited, as Controls.SetSettlement
+//	                                       says: settle.go)
 //	                             -> ACCP   fundsAvailable false; every later run retries
 //	                             -> RJCT   the debtor account no longer exists, or the
 //	                                       creditor account is unknown (below)
@@ -31,7 +32,8 @@ var batchHours = [...]int{6, 9, 12, 15, 18}
 // instructed amount is debited; fees are shown but not charged. An amount
 // in another currency than the account's is converted at fixed sandbox
 // rates (EUR 11.50, USD 10.50, GBP 13.40, SEK 0.98, DKK 1.54, CHF 12.10
-// NOK; other currencies 1 NOK). A creditor account is unknown when it
+// NOK; other currencies 1 NOK). Then the run books the late credits and
+// the returns whose banking day has come ([Settlement]). A creditor account is unknown when it
 // carries the 4-digit bank code of a sandbox account (a Norwegian BBAN,
 // or the BBAN in a NO IBAN) but is no sandbox account; accounts of other
 // banks are assumed to exist. Periodic payments are never processed.
@@ -84,8 +86,10 @@ func nextBatch(t time.Time) time.Time {
 	}
 }
 
-// runBatchLocked processes the payments in creation order. Needs s.mu.
+// runBatchLocked processes the payments in creation order, then books
+// the late credits and returns whose day has come (settle.go). Needs s.mu.
 func (bk *bank) runBatchLocked(now time.Time) {
+	defer bk.runDueLocked(now)
 	date := rules.BankDate(now)
 	for _, p := range bk.pay.list {
 		if p.Service == rules.ServicePeriodic {
@@ -162,16 +166,19 @@ func (bk *bank) settle(p *payment, now time.Time) {
 			debtorName = cu.name
 		}
 	}
+	from := plainRef(ref)
+	if acct != nil {
+		from = &accountRef{BBAN: acct.bban, IBAN: acct.iban}
+	}
 	for _, e := range cs {
 		a, _ := amountOf(e.InstructedAmount)
 		debit := convert(a, cur)
-		text := remittanceText(e)
 		if acct != nil {
 			st.book(acct, transaction{
 				bookingDate: day, amount: debit.Neg(), creditorName: deref(e.CreditorName),
 				creditorAccount: plainRef(e.CreditorAccount), debtorAccount: &accountRef{BBAN: acct.bban, IBAN: acct.iban},
-				remittance: text, code: "R_203",
-			})
+				code: codeDebit,
+			}.withEcho(creditEcho(e)))
 		} else {
 			st.bookCard(card, &cardTransaction{
 				id: st.nextTxID()[4:], booked: true, bookingDate: day, transactionDate: day,
@@ -179,16 +186,8 @@ func (bk *bank) settle(p *payment, now time.Time) {
 				details: deref(e.CreditorName),
 			})
 		}
-		if to := st.debtorAccount(e.CreditorAccount); to != nil {
-			from := plainRef(ref)
-			if acct != nil {
-				from = &accountRef{BBAN: acct.bban, IBAN: acct.iban}
-			}
-			st.book(to, transaction{
-				bookingDate: day, amount: convert(a, to.currency), debtorName: debtorName,
-				debtorAccount: from, creditorAccount: &accountRef{BBAN: to.bban, IBAN: to.iban},
-				remittance: text, code: "R_230",
-			})
+		if to := st.creditorAccount(e.CreditorAccount); to != nil { // settle.go
+			bk.bookCredit(st, p, e, to, acct, debtorName, from, debit, day)
 		}
 	}
 	p.Status, p.FundsAvailable = statusACSC, nil

@@ -86,6 +86,9 @@ type controlArgs struct {
 	Transaction    SeedTransaction `json:"transaction"`
 	Customers      []SeedCustomer  `json:"customers"`
 	Profile        *string         `json:"profile"`
+	PaymentID      jsonString      `json:"paymentId"`
+	Settlement     Settlement      `json:"settlement"`
+	Text           string          `json:"text"`
 }
 
 // controlRoutes are the controls of the API, one per method of Controls
@@ -280,6 +283,17 @@ var controlRoutes = []controlRoute{
 	{method: "Payments", read: true, doc: "the payments created so far", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
 		return map[string]any{"payments": orEmpty(s.Control().Payments())}, nil
 	}},
+	{method: "SetSettlement", args: `{"paymentId":"enc!!...","settlement":{"lateDays":2,"fee":{"amount":"5.00","currency":"NOK"},"returnDays":3}}`, doc: "book a payment's credit late, less a fee, or return it later", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		return struct{}{}, s.Control().SetSettlement(string(a.PaymentID), a.Settlement)
+	}},
+	{method: "Twin", args: `{"paymentId":"enc!!..."}`, doc: "a second, identical payment of an approved one (paid twice)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		p, err := s.Control().Twin(string(a.PaymentID))
+		return map[string]any{"payment": p}, err
+	}},
+	{method: "UnrelatedCredit", args: `{"paymentId":"enc!!...","text":"Faktura"}`, doc: "a credit of a payment's amount from elsewhere on its creditor account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		ref, err := s.Control().UnrelatedCredit(string(a.PaymentID), a.Text)
+		return map[string]string{"ref": ref}, err
+	}},
 	{method: "InjectFault", args: `{"kind":"status","status":503,"method":"POST","pathPrefix":"/v1/payments/","count":1}`, doc: "fail the next requests (status, rate-limit, hang, drop-after-body, drop-before-processing, corrupt-signature, corrupt-digest)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		k, ok := faultKinds[a.Kind]
 		if !ok {
@@ -449,10 +463,12 @@ func controlStatus(err error) *controlError {
 			status = http.StatusUnprocessableEntity
 		}
 		return &controlError{status: status, code: "SEED_REFUSED", msg: err.Error()}
-	case errors.Is(err, ErrAuthorisationUnknown), errors.Is(err, ErrUnknownTransaction):
+	case errors.Is(err, ErrAuthorisationUnknown), errors.Is(err, ErrUnknownTransaction), errors.Is(err, ErrUnknownPayment):
 		return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: err.Error()}
 	case errors.Is(err, ErrUnknownTPP):
 		return &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: err.Error()}
+	case errors.Is(err, ErrSettled), errors.Is(err, ErrNotApproved):
+		return &controlError{status: http.StatusUnprocessableEntity, code: "REFUSED", msg: err.Error()}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &controlError{status: http.StatusServiceUnavailable, code: "CANCELLED", msg: err.Error()}
 	}

@@ -246,6 +246,8 @@ type transaction struct {
 	creditorAccount *accountRef
 	debtorAccount   *accountRef
 	remittance      string
+	structured      string // remittanceInformationStructured (settle.go)
+	endToEndID      string // endToEndId (settle.go)
 	code            string // proprietaryBankTransactionCode
 }
 

@@ -4,11 +4,11 @@
 // shapes of the shared Norwegian PSD2 platform, checks every request the
 // way the bank does (signature, Digest, Date, required headers, bodies),
 // and runs the whole SCA, consent, account, payment and signing-basket
-// life cycle in memory. It imports only the signing and money packages
+// life cycle in memory. It imports only the signing, money and date packages
 // and its own internals: it checks the wire, not the SDK.
 //
 // docs/emulator.md is the how-to: every rule the emulator checks, the
-// sandbox data, payments and baskets, each scenario control, the control
+// sandbox data, payments and baskets, settlement, each scenario control, the control
 // API with a curl example per control, outages, bank profiles and several
 // banks at once.
 //
@@ -38,6 +38,13 @@
 // ([Controls.RunBatch]), faults and outages over a time span
 // ([Controls.InjectFault], [Controls.Outage]), and the bank's clock
 // ([Controls.Advance], [Controls.Freeze]).
+//
+// An executed payment is booked on both accounts when both are in the
+// sandbox, the credit echoing the payment's KID, text and end-to-end id;
+// [Controls.SetSettlement] (a late credit, a fee deducted, a return),
+// [Controls.UnrelatedCredit] and [Controls.Twin] play what code that
+// reconciles payments with credits must cope with (package date gives the
+// banking days).
 //
 // # Control API
 //
