@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/backoff"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -149,7 +150,7 @@ func (j *Journal) settle(ctx context.Context, key string, r client.Result) {
 		if o == OutcomeCreated && j.putCreated(octx, key, id) == nil {
 			return
 		}
-		if try+1 == outcomeTries || !sleepCtx(octx, time.Duration(try+1)*100*time.Millisecond) {
+		if try+1 == outcomeTries || !backoff.Sleep(octx, time.Duration(try+1)*100*time.Millisecond) {
 			break
 		}
 	}
@@ -196,7 +197,7 @@ func (j *Journal) recordCreated(ctx context.Context, key, id string) {
 		defer cancel()
 		r := client.Result{Sent: true, StatusCode: http.StatusCreated, ResultID: id}
 		for wait := 200 * time.Millisecond; ; wait = min(2*wait, 30*time.Second) {
-			if !sleepCtx(bctx, wait) {
+			if !backoff.Sleep(bctx, wait) {
 				return
 			}
 			if j.recordOutcome(bctx, key, r) == nil || j.putCreated(bctx, key, id) == nil {

@@ -185,15 +185,3 @@ func (j *Journal) Flush(ctx context.Context) error {
 		return fmt.Errorf("%w: flush: %w", ErrJournal, ctx.Err())
 	}
 }
-
-// sleepCtx waits d, or until ctx ends (false).
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/backoff"
 )
 
 // Default polling of [Service.Wait]: the first read after DefaultPollMin,
@@ -94,13 +94,8 @@ func (s *Service) Wait(ctx context.Context, ref Ref, opts ...client.RequestOptio
 		}
 		// Jitter in the upper half, so that many waiting PSUs do not poll
 		// in step.
-		d := wait/2 + rand.N(wait/2+1)
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !backoff.Sleep(ctx, backoff.Jitter(wait)) {
 			return last, fmt.Errorf("%s: %w", op, ctx.Err())
-		case <-t.C:
 		}
 		wait = min(wait+wait/2, maxWait)
 	}

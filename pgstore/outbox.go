@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/tppkit/psd2/events"
+	"github.com/tppkit/psd2/internal/backoff"
 )
 
 // Outbox is the store's table of lifecycle events (package events): an
@@ -365,7 +366,7 @@ func (o *Outbox) Run(ctx context.Context, n int, poll time.Duration, h OutboxHan
 		if got > 0 {
 			continue
 		}
-		if !pause(ctx, poll) {
+		if !backoff.Sleep(ctx, poll) {
 			return ctx.Err()
 		}
 	}

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/tppkit/psd2/internal/backoff"
 )
 
 // beginSQL opens every transaction of the store, single statements
@@ -83,20 +84,15 @@ func retryable(err error) bool {
 	return errors.As(err, &pe) && (pe.Code == serializationFailure || pe.Code == deadlockDetected)
 }
 
-// backoff is the pause before the n-th retry (n >= 1): between half and
+// retryWait is the pause before the n-th retry (n >= 1): between half and
 // all of min(retryBase·2ⁿ⁻¹, retryMax), so that transactions that failed
 // together do not collide again.
-func backoff(n int) time.Duration {
-	ceil := retryMax
-	if n <= 16 {
-		ceil = min(retryBase<<(n-1), retryMax)
-	}
-	half := ceil / 2
-	return half + rand.N(half+1)
+func retryWait(n int) time.Duration {
+	return backoff.Jitter(backoff.Exp(n-1, retryBase, retryMax))
 }
 
 // retry runs attempt until it succeeds or fails with an error that is
-// not retryable, at most maxAttempts times, pausing (see backoff)
+// not retryable, at most maxAttempts times, pausing (see retryWait)
 // between attempts. It returns attempt's error as it is, or a
 // *ContentionError when every attempt failed with a retryable one. When
 // ctx has ended, during an attempt or a pause, it returns the last error
@@ -110,26 +106,9 @@ func retry(ctx context.Context, attempt func() error) error {
 		if n >= maxAttempts {
 			return &ContentionError{Attempts: n, Err: err}
 		}
-		if !pause(ctx, backoff(n)) {
+		if !backoff.Sleep(ctx, retryWait(n)) {
 			return err
 		}
-	}
-}
-
-// pause waits d, and reports false at once when ctx has ended or ends
-// meanwhile: a timer that is over by the time a busy goroutine looks at
-// it never wins against an ended ctx.
-func pause(ctx context.Context, d time.Duration) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return ctx.Err() == nil
 	}
 }
 

@@ -81,7 +81,7 @@ func TestBackoff(t *testing.T) {
 		ceil := min(retryBase<<min(n-1, 16), retryMax)
 		seen := map[time.Duration]bool{}
 		for range 50 {
-			d := backoff(n)
+			d := retryWait(n)
 			require.GreaterOrEqual(t, d, ceil/2, "retry %d", n)
 			require.LessOrEqual(t, d, ceil, "retry %d", n)
 			seen[d] = true

@@ -11,6 +11,7 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/date"
+	"github.com/tppkit/psd2/internal/backoff"
 	"github.com/tppkit/psd2/txsync"
 )
 
@@ -262,14 +263,8 @@ func (r *Refresher) from(j *Job, syncFrom date.Date, now time.Time) date.Date {
 func (r *Refresher) deliverDelta(ctx context.Context, d *txsync.Delta) error {
 	var err error
 	for attempt := range DeltaHookAttempts {
-		if attempt > 0 {
-			t := time.NewTimer(time.Duration(attempt) * 100 * time.Millisecond)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return fmt.Errorf("refresh: delta hook: %w", err)
-			case <-t.C:
-			}
+		if attempt > 0 && !backoff.Sleep(ctx, time.Duration(attempt)*100*time.Millisecond) {
+			return fmt.Errorf("refresh: delta hook: %w", err)
 		}
 		if err = r.onDelta(ctx, d); err == nil {
 			return nil
