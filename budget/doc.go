@@ -44,10 +44,15 @@
 //     the answer (a 429 or a transport error after sending counts too); a
 //     call refused locally (an invalid option, a missing header, a foreign
 //     link, the spent budget) or whose bytes never left does not. Each
-//     attempt that may have reached the bank counts: a retry of the client
-//     (after a 5xx, a 429 with a short Retry-After, a timeout) first
-//     reserves one more call, and is not sent when the budget is spent;
-//     the call then ends with the attempt's own answer.
+//     attempt that may have reached the bank counts, a 5xx answer
+//     included (the safe reading of "calls"). So a counted call is never
+//     retried blindly: after a 5xx, a timeout or a connection lost once
+//     the request left, the client does not retry it, and the call ends
+//     with that answer for its scheduler (River's backoff, the
+//     refresher's next pass) to try later; one blip costs at most one
+//     call. After a 429 with a Retry-After the client honours, a retry
+//     first reserves one more call, and is sent only when the endpoint
+//     then still has [RetryReserve] calls left for the next round.
 //   - When the bank itself answers 429 ACCESS_EXCEEDED (calls the SDK did
 //     not see), the budget is taken as spent from then on: until the time
 //     the answer's Retry-After gives, else for the whole window.

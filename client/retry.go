@@ -215,6 +215,9 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 		actx := x.startAttempt(ctx) // observe.go
 		res := x.run(actx)
 		x.endAttempt()
+		if res.wrote {
+			p.sent++
+		}
 		wait, again := x.decide(ctx, res)
 		if again && res.wrote && !x.useSkew && x.p.op.BeforeRetry != nil {
 			// The attempt may have counted at the bank: the next one

@@ -150,7 +150,7 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 	}
 	res := c.exchange(ctx, &p.op, p, out)
 	if after != nil {
-		after(Result{Sent: !errors.Is(res.err, ErrNotSent), StatusCode: res.status, ResultID: res.id, Err: res.err})
+		after(Result{Sent: !errors.Is(res.err, ErrNotSent), Attempts: p.sent, StatusCode: res.status, ResultID: res.id, Err: res.err})
 	}
 	return res.resp, res.err
 }
@@ -230,6 +230,9 @@ type prepared struct {
 	scope          string
 	values         []callValue // WithValue
 	resolved       *Call       // call(), made once
+	// sent counts the attempts a byte of which may have left (the
+	// retry loop's), for Result.Attempts.
+	sent int
 }
 
 // call describes p for hooks and validators, made the first time one
