@@ -494,15 +494,26 @@ func TestReservationCountsEveryRequest(t *testing.T) {
 	assert.Equal(t, 2, rsv.Sent(), "the 429 and the retry")
 }
 
-// The bank's 429 ACCESS_EXCEEDED says when to come back: the budget is
-// spent until then, and at least a minute (an answer asking to retry at
-// once would otherwise send the next job into the same refusal).
+// The bank's 429 ACCESS_EXCEEDED means two things on this platform
+// (budget.Budget.RateLimit): with a Retry-After shorter than the window it
+// is a rate limit (the wait is as asked, at least a second; the bank is
+// paused for a wait of up to a minute; the account's budget is not
+// spent); without one, or with one of a window or
+// more, the account's budget is spent until then.
 func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		retryAfter string
-		want       time.Duration
-	}{{"600", 10 * time.Minute}, {"0", time.Minute}, {"", budget.DefaultWindow + budget.ClockMargin}} {
+		spent      time.Duration // 0: a rate limit, not spent
+		wait       time.Duration // the wait, for a rate limit
+		bankPause  bool
+	}{
+		{retryAfter: "5", wait: 5 * time.Second, bankPause: true},
+		{retryAfter: "600", wait: 10 * time.Minute},
+		{retryAfter: "0", wait: time.Second, bankPause: true},
+		{retryAfter: "", spent: budget.DefaultWindow + budget.ClockMargin},
+		{retryAfter: "86400", spent: budget.DefaultWindow},
+	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if tt.retryAfter != "" {
 				w.Header().Set("Retry-After", tt.retryAfter)
@@ -519,10 +530,23 @@ func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 		svc := newService(t, c)
 		_, err = svc.Balances(t.Context(), acc1, psuAbsent()...)
 		require.ErrorIs(t, err, client.ErrAccessExceeded, tt.retryAfter)
-		a, err := budgetOf(svc).Remaining(t.Context(), acc1, budget.Balances)
-		require.NoError(t, err)
+		b := budgetOf(svc)
+		wait, limited := b.RateLimit(err)
+		a, rerr := b.Remaining(t.Context(), acc1, budget.Balances)
+		require.NoError(t, rerr)
+		_, paused, perr := b.PausedUntil(t.Context())
+		require.NoError(t, perr)
+		if tt.spent == 0 {
+			assert.True(t, limited, tt.retryAfter)
+			assert.Equal(t, tt.wait, wait, tt.retryAfter)
+			assert.Equal(t, tt.bankPause, paused, "the bank's pause, Retry-After %q", tt.retryAfter)
+			assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "a rate limit spends no budget, Retry-After %q", tt.retryAfter)
+			continue
+		}
+		assert.False(t, limited, tt.retryAfter)
+		assert.False(t, paused, tt.retryAfter)
 		assert.Zero(t, a.Remaining, tt.retryAfter)
-		assert.WithinDuration(t, now.Add(tt.want), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
+		assert.WithinDuration(t, now.Add(tt.spent), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
 	}
 }
 

@@ -84,7 +84,7 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 			switch {
 			case !r.Sent:
 				_ = b.release(context.WithoutCancel(ctx), key, e, at)
-			case bankAccessExceeded(r.Err):
+			case bankAccessExceeded(r.Err) && !b.isRateLimit(r.Err):
 				_ = b.exhaust(context.WithoutCancel(ctx), key, e, b.exhaustedAt(r.Err, at))
 			}
 		}, nil
@@ -182,4 +182,11 @@ func (b *Budget) retryHook(op string, e Endpoint, accountOf AccountOf) func(cont
 func bankAccessExceeded(err error) bool {
 	var ce *client.Error
 	return errors.As(err, &ce) && ce.Is(client.ErrAccessExceeded)
+}
+
+// isRateLimit reports whether err is a 429 that [Budget.RateLimit] reads
+// as a rate limit: the account's budget is then not marked spent.
+func (b *Budget) isRateLimit(err error) bool {
+	_, ok := b.RateLimit(err)
+	return ok
 }

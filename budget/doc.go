@@ -53,9 +53,12 @@
 //     call. After a 429 with a Retry-After the client honours, a retry
 //     first reserves one more call, and is sent only when the endpoint
 //     then still has [RetryReserve] calls left for the next round.
-//   - When the bank itself answers 429 ACCESS_EXCEEDED (calls the SDK did
-//     not see), the budget is taken as spent from then on: until the time
-//     the answer's Retry-After gives, else for the whole window.
+//   - When the bank itself answers 429 ACCESS_EXCEEDED without a
+//     Retry-After, or with one of a window or more (calls the SDK did not
+//     see), the budget is taken as spent from then on: until the time the
+//     answer's Retry-After gives, else for the whole window. With a
+//     shorter Retry-After the code is a rate limit ([Budget.RateLimit]):
+//     the bank is paused for the wait, the account's budget is not spent.
 //
 // # Replicas and clocks
 //
@@ -93,7 +96,7 @@
 // # Slowing down
 //
 // A 429 with Retry-After, other than the end of an account's budget
-// (ACCESS_EXCEEDED with a Retry-After beyond a minute), pauses the bank
+// (ACCESS_EXCEEDED with a Retry-After of a window or more), pauses the bank
 // from the moment it arrives ([Budget.PausedUntil]): the pause is a field
 // of the budget, seen at once by every service of the client, and kept
 // in the client's store, so that every client on a shared store sees it
