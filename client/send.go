@@ -142,6 +142,12 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: asValidation(err)}
 		}
 	}
+	adm, err := c.admit(ctx) // breaker.go
+	if err != nil {
+		return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
+	}
+	defer adm.done()
+	p.adm = adm
 	var after func(Result)
 	if op.Hook != nil {
 		if after, err = op.Hook(ctx, p.call()); err != nil {
@@ -233,6 +239,7 @@ type prepared struct {
 	// sent counts the attempts a byte of which may have left (the
 	// retry loop's), for Result.Attempts.
 	sent int
+	adm  admission // the call's pass through the bank's breaker
 }
 
 // call describes p for hooks and validators, made the first time one
