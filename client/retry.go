@@ -177,7 +177,7 @@ type exchange struct {
 	retryAfter time.Duration
 	req        *http.Request
 	start      time.Time
-	sentAt     time.Time // start on the client's clock, for the breaker's evidence
+	sentAt     time.Time    // start on the client's clock, for the breaker's evidence
 	times      attemptTimes // the observer's (observe.go)
 }
 
