@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/tppkit/psd2/store"
 )
 
 // The circuit breaker (docs/design.md section 12). Every client keeps a
@@ -165,6 +167,17 @@ func (s BreakerState) String() string {
 
 // MarshalText writes the state's name.
 func (s BreakerState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a state's name.
+func (s *BreakerState) UnmarshalText(b []byte) error {
+	for _, v := range []BreakerState{BreakerClosed, BreakerOpen, BreakerHalfOpen} {
+		if string(b) == v.String() {
+			*s = v
+			return nil
+		}
+	}
+	return fmt.Errorf("client: unknown breaker state %q", b)
+}
 
 // attemptKind is what one attempt tells the breaker and the health view.
 type attemptKind int
@@ -325,4 +338,24 @@ func statusText(k attemptKind, res attemptResult) string {
 		return "timeout"
 	}
 	return "no answer"
+}
+
+// StoredBreaker returns what the client's store says of its bank's
+// breaker, as every replica on the store sees it: open (since when, and
+// when the next probe goes) while some client on the store holds it open,
+// else closed. It is what an operator's tool reads (psd2 health); a
+// process's own breaker is in [Client.BankHealth].
+func (c *Client) StoredBreaker(ctx context.Context) (state BreakerState, since, probeAt time.Time, err error) {
+	raw, err := c.cfg.store.Get(ctx, breakerKey(c.Scope()))
+	if errors.Is(err, store.ErrNotStored) {
+		return BreakerClosed, time.Time{}, time.Time{}, nil
+	}
+	if err != nil {
+		return BreakerClosed, time.Time{}, time.Time{}, fmt.Errorf("client: reading the breaker: %w", err)
+	}
+	var s, p int64
+	if _, err := fmt.Sscanf(string(raw), "%d %d", &s, &p); err != nil {
+		return BreakerClosed, time.Time{}, time.Time{}, fmt.Errorf("client: the stored breaker is unreadable")
+	}
+	return BreakerOpen, time.Unix(0, s), time.Unix(0, p), nil
 }

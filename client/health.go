@@ -342,7 +342,7 @@ func (h *Health) Banks() []BankHealth {
 	h.mu.Unlock()
 	out := make([]BankHealth, 0, len(banks))
 	for _, b := range banks {
-		out = append(out, b.view())
+		out = append(out, b.snapshot())
 	}
 	slices.SortFunc(out, func(a, b BankHealth) int {
 		if a.Bank != b.Bank {
@@ -363,10 +363,10 @@ func (h *Health) Banks() []BankHealth {
 }
 
 // BankHealth returns the health of the client's bank.
-func (c *Client) BankHealth() BankHealth { return c.bankHealth().view() }
+func (c *Client) BankHealth() BankHealth { return c.bankHealth().snapshot() }
 
-// view returns b's health now.
-func (b *bankHealth) view() BankHealth {
+// snapshot returns b's health now.
+func (b *bankHealth) snapshot() BankHealth {
 	now := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
