@@ -230,7 +230,11 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 		if b := p.adm.b; b != nil {
 			took := time.Since(x.start)
 			k := kindOf(ctx, res, took, b.policy.AnswerWithin)
-			b.record(k, Evidence{RequestID: p.requestID, At: x.sentAt, Status: res.status(), Result: statusText(k, res), Operation: p.op.Name}, took)
+			ev := Evidence{Status: res.status()}
+			if k.failed() { // the evidence of a downtime record
+				ev.RequestID, ev.At, ev.Result, ev.Operation = p.requestID, x.sentAt, statusText(k, res), p.op.Name
+			}
+			b.record(k, ev, took)
 		}
 		wait, again := x.decide(ctx, res)
 		if again && !p.adm.mayRetry() {
