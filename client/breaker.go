@@ -69,8 +69,8 @@ type BreakerPolicy struct {
 	// one (30 s, the EBA's).
 	AnswerWithin time.Duration
 	// ErrorRate opens the breaker when at least RateMin requests were
-	// made within RateWindow and this share of them failed (0.5, within
-	// 60 s, at least 20 requests).
+	// made within RateWindow and more than this share of them failed
+	// (more than half of at least 20 requests within 60 s).
 	ErrorRate  float64
 	RateMin    int
 	RateWindow time.Duration
@@ -82,7 +82,7 @@ type BreakerPolicy struct {
 // DefaultBreakerPolicy returns the policy of a client without
 // [WithBreaker]: open after 5 requests in a row not answered within 30 s
 // or answered 5xx (the EBA's guidelines on the dedicated interface), or
-// when half of at least 20 requests within 60 s failed; a probe every 5 s
+// when more than half of at least 20 requests within 60 s failed; a probe every 5 s
 // while open. ASSUMPTION (the safe option): a probe every 5 s costs a
 // down bank little and finds it back within seconds; an error rate of one
 // half is far above what a working bank answers.

@@ -223,24 +223,38 @@ func TestBreakerProbeFails(t *testing.T) {
 	assert.EqualValues(t, 6, b.count.Load())
 }
 
-// The error-rate rule opens the breaker on a bank that fails every other
-// request, which never makes 5 in a row.
+// The error-rate rule opens the breaker on a bank that fails two
+// requests of three, which never makes 5 in a row; one that fails one of
+// two stays below it.
 func TestBreakerErrorRate(t *testing.T) {
 	t.Parallel()
-	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+	half := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		if n%2 == 0 {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
 		_, _ = w.Write([]byte(`{}`))
 	})
-	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{}), WithBreaker(BreakerPolicy{RateMin: 10, ErrorRate: 0.5}))
+	c := newTestClient(t, half.URL, WithRetryPolicy(RetryPolicy{}), WithBreaker(BreakerPolicy{RateMin: 10, ErrorRate: 0.5}))
+	for range 30 {
+		_, _ = c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+	}
+	assert.Equal(t, BreakerClosed, c.BankHealth().State, "half failed: not more than half")
+
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n%3 != 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte(`{}`))
+	})
+	c = newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{}), WithBreaker(BreakerPolicy{RateMin: 10, ErrorRate: 0.5}))
 	var err error
 	for range 10 {
 		_, err = c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
 	}
 	require.Error(t, err)
-	assert.Equal(t, BreakerOpen, c.BankHealth().State, "5 of 10 failed")
+	assert.Equal(t, BreakerOpen, c.BankHealth().State, "7 of 10 failed")
 	_, err = c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
 	require.ErrorIs(t, err, ErrBankUnavailable)
 }

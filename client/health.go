@@ -256,7 +256,7 @@ func (b *bankHealth) rateExceeded(now time.Time) bool {
 		req += c.requests
 		failed += c.requests - c.answered
 	}
-	return req >= b.policy.RateMin && float64(failed) >= b.policy.ErrorRate*float64(req)
+	return req >= b.policy.RateMin && float64(failed) > b.policy.ErrorRate*float64(req)
 }
 
 // inWindow returns the buckets within d before now (at most the
