@@ -70,7 +70,7 @@ type BreakerPolicy struct {
 	AnswerWithin time.Duration
 	// ErrorRate opens the breaker when at least RateMin requests were
 	// made within RateWindow and more than this share of them failed
-	// (more than half of at least 20 requests within 60 s).
+	// (more than 80% of at least 20 requests within 60 s).
 	ErrorRate  float64
 	RateMin    int
 	RateWindow time.Duration
@@ -82,12 +82,14 @@ type BreakerPolicy struct {
 // DefaultBreakerPolicy returns the policy of a client without
 // [WithBreaker]: open after 5 requests in a row not answered within 30 s
 // or answered 5xx (the EBA's guidelines on the dedicated interface), or
-// when more than half of at least 20 requests within 60 s failed; a probe every 5 s
-// while open. ASSUMPTION (the safe option): a probe every 5 s costs a
-// down bank little and finds it back within seconds; an error rate of one
-// half is far above what a working bank answers.
+// when more than 80% of at least 20 requests within 60 s failed; a probe
+// every 5 s while open. ASSUMPTION (the safe option): a probe every 5 s
+// costs a down bank little and finds it back within seconds; a bank that
+// fails more than 4 requests of 5 without 5 in a row is flapping faster
+// than the consecutive rule sees, while one that fails every other
+// request still answers half of them, which a TPP should not give up.
 func DefaultBreakerPolicy() BreakerPolicy {
-	return BreakerPolicy{Consecutive: 5, AnswerWithin: 30 * time.Second, ErrorRate: 0.5, RateMin: 20,
+	return BreakerPolicy{Consecutive: 5, AnswerWithin: 30 * time.Second, ErrorRate: 0.8, RateMin: 20,
 		RateWindow: time.Minute, ProbeAfter: 5 * time.Second}
 }
 
