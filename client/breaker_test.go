@@ -170,6 +170,8 @@ func TestBreakerHalfOpenProbe(t *testing.T) {
 	h := c.BankHealth()
 	assert.Equal(t, BreakerClosed, h.State)
 	assert.Equal(t, end, h.Changed)
+	require.Len(t, h.Recent, 1, "the process keeps the record too")
+	assert.True(t, h.Recent[0].End.Equal(end))
 	assert.EqualValues(t, 6, b.count.Load(), "5 failures and the probe")
 
 	mu.Lock()

@@ -330,6 +330,9 @@ type BankHealth struct {
 	ProbeAt time.Time    `json:"probeAt,omitzero"`
 	// Down is the unavailability under way, if any.
 	Down *Downtime `json:"down,omitempty"`
+	// Recent are the last unavailabilities this process saw end (at most
+	// 64), oldest first; the store keeps every one ([Client.Downtimes]).
+	Recent []Downtime `json:"recent,omitempty"`
 }
 
 // Banks returns the health of every bank h knows, ordered by bank.
@@ -398,20 +401,6 @@ func (b *bankHealth) snapshot() BankHealth {
 		d.Evidence = slices.Clone(d.Evidence)
 		v.Down = &d
 	}
+	v.Recent = slices.Clone(b.downs)
 	return v
-}
-
-// Downtimes returns the unavailabilities of the client's bank this
-// process saw end (at most the last 64), oldest first; the store keeps
-// every one ([Client.Downtimes] reads them across replicas).
-func (h *Health) downtimes(scope string) []Downtime {
-	h.mu.Lock()
-	b := h.banks[scope]
-	h.mu.Unlock()
-	if b == nil {
-		return nil
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return slices.Clone(b.downs)
 }
