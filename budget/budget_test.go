@@ -40,6 +40,10 @@ type countingBank struct {
 	status   atomic.Int64 // 0: 200 with the document
 	// unavailable is the number of the next requests answered 503.
 	unavailable atomic.Int64
+	// limited is the number of the next requests answered 429 (a rate
+	// limit that is not the budget, Retry-After: 0); dropped the number of the next requests
+	// whose connection is closed once they were read, without an answer.
+	limited, dropped atomic.Int64
 }
 
 func newCountingBank(t testing.TB) *countingBank {
@@ -58,6 +62,18 @@ func newCountingBank(t testing.TB) *countingBank {
 			doc = page
 		default:
 			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		if b.dropped.Add(-1) >= 0 {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				_ = conn.Close()
+			}
+			return
+		}
+		if b.limited.Add(-1) >= 0 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = w.Write([]byte(`{"tppMessages":[{"category":"ERROR","code":"SERVICE_BLOCKED"}]}`))
 			return
 		}
 		if b.unavailable.Add(-1) >= 0 {
@@ -375,18 +391,72 @@ func TestBudgetNotSpentWhenNotSent(t *testing.T) {
 	assert.Equal(t, int64(1), bank.balances.Load())
 }
 
-// Every attempt that reached the bank is a call it may count: a retry of
-// the client after a 503 reserves one more call first, and is not sent
-// when the budget has none left.
-func TestBudgetCountsEveryAttempt(t *testing.T) {
+// A counted call without the PSU is never retried blindly: after a 5xx
+// or a connection lost once the request was sent, the client ends the
+// call with that answer (the round's scheduler tries again), so a blip
+// costs one call, whatever the client's retry policy. The call counts:
+// the bank may count a call it answered 5xx (docs/interface.md section 8
+// counts "calls"; the safe reading).
+func TestBudgetBlipCostsOneCall(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	bank := newCountingBank(t)
 	retries := client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
 	svc := newService(t, bank.client(t, retries))
 
-	// One 503, then the answer: two requests, two calls counted.
-	bank.unavailable.Store(1)
+	bank.unavailable.Store(10)
+	_, err := svc.Balances(ctx, acc1, psuAbsent()...)
+	var ce *client.Error
+	require.ErrorAs(t, err, &ce, "the call ends with the bank's own answer")
+	assert.Equal(t, http.StatusServiceUnavailable, ce.StatusCode)
+	assert.Equal(t, int64(1), bank.balances.Load(), "no retry after a 5xx")
+	a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
+	require.NoError(t, err)
+	assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "the 5xx counts, once")
+
+	// With the PSU present nothing counts, and the client retries as its
+	// policy says.
+	bank.unavailable.Store(2)
+	_, err = svc.Balances(ctx, acc2, psuPresent()...)
+	require.NoError(t, err)
+	assert.Equal(t, int64(4), bank.balances.Load(), "1 + 2 answered 503 + the answer")
+	a, err = budgetOf(svc).Remaining(ctx, acc2, budget.Balances)
+	require.NoError(t, err)
+	assert.Equal(t, budget.DefaultLimit, a.Remaining)
+}
+
+// A connection dropped after the request was sent (on a new connection:
+// net/http itself resends a GET whose reused connection the server
+// closed) leaves no answer: no retry, one call counted.
+func TestBudgetLostAnswerCostsOneCall(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	bank := newCountingBank(t)
+	retries := client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond})
+	svc := newService(t, bank.client(t, retries))
+	bank.dropped.Store(10)
+	_, err := svc.Transactions(ctx, acc1, &accounts.TransactionQuery{BookingStatus: accounts.BookingBooked}, psuAbsent()...)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, client.ErrNotSent)
+	assert.Equal(t, int64(1), bank.txs.Load(), "no retry after a lost answer")
+	a, err := budgetOf(svc).Remaining(ctx, acc1, budget.Transactions)
+	require.NoError(t, err)
+	assert.Equal(t, budget.DefaultLimit-1, a.Remaining)
+}
+
+// After a 429 (the bank asked to slow down) the client retries a counted
+// call only when the budget can spare the retry and still keep
+// budget.RetryReserve calls for the next round; the retry is reserved
+// before it is sent, and the call's hook learns how many requests left.
+func TestBudgetRetryKeepsReserve(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	bank := newCountingBank(t)
+	retries := client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, MaxRetryAfter: time.Second})
+	svc := newService(t, bank.client(t, retries))
+
+	// 4 calls: the first attempt and one retry leave 2.
+	bank.limited.Store(1)
 	_, err := svc.Balances(ctx, acc1, psuAbsent()...)
 	require.NoError(t, err)
 	assert.Equal(t, int64(2), bank.balances.Load())
@@ -394,39 +464,56 @@ func TestBudgetCountsEveryAttempt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, budget.DefaultLimit-2, a.Remaining)
 
-	// Two calls left and the bank keeps answering 503: the first attempt
-	// and one retry are sent, the next retry is not.
-	bank.unavailable.Store(10)
+	// 2 left: the first attempt takes one; a retry would leave fewer
+	// than the reserve, so the call ends with the 429.
+	bank.limited.Store(5)
 	_, err = svc.Balances(ctx, acc1, psuAbsent()...)
 	var ce *client.Error
-	require.ErrorAs(t, err, &ce, "the call ends with the bank's own answer")
-	assert.Equal(t, http.StatusServiceUnavailable, ce.StatusCode)
-	assert.Equal(t, int64(4), bank.balances.Load(), "no retry beyond the budget")
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, http.StatusTooManyRequests, ce.StatusCode)
+	assert.Equal(t, int64(3), bank.balances.Load(), "no retry that would spend the reserve")
 	a, err = budgetOf(svc).Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
-	assert.Zero(t, a.Remaining)
-	_, err = svc.Balances(ctx, acc1, psuAbsent()...)
-	require.ErrorIs(t, err, budget.ErrExhausted)
-	assert.Equal(t, int64(4), bank.balances.Load())
-
-	// With the PSU present nothing counts, retries included.
-	bank.unavailable.Store(2)
-	_, err = svc.Balances(ctx, acc2, psuPresent()...)
-	require.NoError(t, err)
-	a, err = budgetOf(svc).Remaining(ctx, acc2, budget.Balances)
-	require.NoError(t, err)
-	assert.Equal(t, budget.DefaultLimit, a.Remaining)
+	assert.Equal(t, budget.RetryReserve, a.Remaining, "the reserve is left for the next round")
 }
 
-// The bank's 429 ACCESS_EXCEEDED says when to come back: the budget is
-// spent until then, and at least a minute (an answer asking to retry at
-// once would otherwise send the next job into the same refusal).
+// A Reservation counts every request its calls sent, the client's
+// retries included (refresh.Result.Calls).
+func TestReservationCountsEveryRequest(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	bank := newCountingBank(t)
+	retries := client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, MaxRetryAfter: time.Second})
+	svc := newService(t, bank.client(t, retries))
+	rsv, err := budgetOf(svc).Reserve(ctx, budget.ReserveRequest{AccountID: acc1, Balances: 1})
+	require.NoError(t, err)
+	bank.limited.Store(1)
+	_, err = svc.Balances(ctx, acc1, psuAbsent(rsv.Option())...)
+	require.NoError(t, err)
+	assert.Equal(t, int64(2), bank.balances.Load())
+	assert.Equal(t, 2, rsv.Sent(), "the 429 and the retry")
+}
+
+// The bank's 429 ACCESS_EXCEEDED means two things on this platform
+// (budget.Budget.RateLimit): with a Retry-After shorter than the window it
+// is a rate limit (the wait is as asked, at least a second; the bank is
+// paused for a wait of up to a minute; the account's budget is not
+// spent); without one, or with one of a window or
+// more, the account's budget is spent until then.
 func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		retryAfter string
-		want       time.Duration
-	}{{"600", 10 * time.Minute}, {"0", time.Minute}, {"", budget.DefaultWindow + budget.ClockMargin}} {
+		spent      time.Duration // 0: a rate limit, not spent
+		wait       time.Duration // the wait, for a rate limit
+		bankPause  bool
+	}{
+		{retryAfter: "5", wait: 5 * time.Second, bankPause: true},
+		{retryAfter: "600", wait: 10 * time.Minute},
+		{retryAfter: "0", wait: time.Second, bankPause: true},
+		{retryAfter: "", spent: budget.DefaultWindow + budget.ClockMargin},
+		{retryAfter: "86400", spent: budget.DefaultWindow},
+	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if tt.retryAfter != "" {
 				w.Header().Set("Retry-After", tt.retryAfter)
@@ -443,10 +530,23 @@ func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 		svc := newService(t, c)
 		_, err = svc.Balances(t.Context(), acc1, psuAbsent()...)
 		require.ErrorIs(t, err, client.ErrAccessExceeded, tt.retryAfter)
-		a, err := budgetOf(svc).Remaining(t.Context(), acc1, budget.Balances)
-		require.NoError(t, err)
+		b := budgetOf(svc)
+		wait, limited := b.RateLimit(err)
+		a, rerr := b.Remaining(t.Context(), acc1, budget.Balances)
+		require.NoError(t, rerr)
+		_, paused, perr := b.PausedUntil(t.Context())
+		require.NoError(t, perr)
+		if tt.spent == 0 {
+			assert.True(t, limited, tt.retryAfter)
+			assert.Equal(t, tt.wait, wait, tt.retryAfter)
+			assert.Equal(t, tt.bankPause, paused, "the bank's pause, Retry-After %q", tt.retryAfter)
+			assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "a rate limit spends no budget, Retry-After %q", tt.retryAfter)
+			continue
+		}
+		assert.False(t, limited, tt.retryAfter)
+		assert.False(t, paused, tt.retryAfter)
 		assert.Zero(t, a.Remaining, tt.retryAfter)
-		assert.WithinDuration(t, now.Add(tt.want), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
+		assert.WithinDuration(t, now.Add(tt.spent), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
 	}
 }
 

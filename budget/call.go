@@ -3,6 +3,7 @@ package budget
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -83,7 +84,7 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 			switch {
 			case !r.Sent:
 				_ = b.release(context.WithoutCancel(ctx), key, e, at)
-			case bankAccessExceeded(r.Err):
+			case bankAccessExceeded(r.Err) && !b.isRateLimit(r.Err):
 				_ = b.exhaust(context.WithoutCancel(ctx), key, e, b.exhaustedAt(r.Err, at))
 			}
 		}, nil
@@ -117,19 +118,52 @@ func (b *Budget) exhaustedAt(err error, t time.Time) time.Time {
 // reports does not meet the same refusal in a loop.
 const minExhaustedWait = time.Minute
 
-// retryHook is the client's BeforeRetry of a counted call of endpoint e:
-// without the PSU present, every attempt that may have reached the bank
-// is a call the bank may count (docs/interface.md section 8 counts calls,
-// not the SDK's operations), so a retry after such an attempt reserves one
-// more call first, and is not sent when the budget is spent (the call
-// then ends with the attempt's own answer or error). ASSUMPTION (the safe
-// option): the bank counts a call it answered with 5xx or 429, or never
-// answered, as it counts one it answered.
+// RetryReserve is the number of calls of an account's endpoint that a
+// retry within a call never takes: they stay for the next round. The
+// client retries a counted call without the PSU only after a 429 (the
+// bank asked to slow down), and only when, once the retry is counted,
+// the endpoint still has RetryReserve calls left in its window; otherwise
+// the call ends with the 429 and its scheduler (River's backoff, or the
+// refresher's next pass) tries again. With the default limit of 4 a
+// refresh round's call and one retry leave at least one call for the
+// next round. ASSUMPTION (the safe option): a retry the budget can spare
+// is worth a call only when the bank said to come back; a round that
+// keeps one call back can still run later in the day.
+const RetryReserve = 1
+
+// errNoBlindRetry refuses the client's retry of a counted call without
+// the PSU after a 5xx, a timeout or a connection lost after sending: the
+// call ends with that attempt's answer or error, and the round's
+// scheduler tries again later. The client does not return it.
+var errNoBlindRetry = errors.New("budget: a counted call is not retried after a 5xx or no answer; its scheduler tries again")
+
+// retryHook is the client's BeforeRetry of a counted call of endpoint e,
+// without the PSU present, after an attempt that may have reached the
+// bank. Every such attempt is a call the bank may count
+// (docs/interface.md section 8 counts calls, not the SDK's operations),
+// so a counted call is never retried blindly within one call:
+//
+//   - after a 5xx, a timeout or a connection lost after sending, it is
+//     not retried at all: the call ends with that attempt's answer or
+//     error, and the round's scheduler (River's backoff, the refresher's
+//     next pass) tries again, so that one blip costs at most one call;
+//   - after a 429 (the bank asked to slow down, and the client waits
+//     its Retry-After), it is retried once the pause has ended, and only
+//     when the budget can spare one more call and still keep
+//     [RetryReserve] for the next round; that call is reserved before the
+//     retry is sent.
+//
+// ASSUMPTION (the safe option, docs/interface.md section 8 counts
+// "calls"): the bank counts a call it answered with 5xx or 429, or never
+// answered, as it counts one it answered; such a call stays counted.
 func (b *Budget) retryHook(op string, e Endpoint, accountOf AccountOf) func(context.Context, *client.Call) error {
 	return func(ctx context.Context, call *client.Call) error {
 		if call.Header.Get("PSU-IP-Address") != "" {
 			b.pauseFrom(ctx, call)
 			return nil
+		}
+		if call.RetryStatus != http.StatusTooManyRequests {
+			return errNoBlindRetry
 		}
 		if err := b.pauseBeforeRetry(ctx, call); err != nil {
 			return err
@@ -138,7 +172,7 @@ func (b *Budget) retryHook(op string, e Endpoint, accountOf AccountOf) func(cont
 		if err != nil {
 			return err
 		}
-		_, err = b.reserve(ctx, op, b.key(accountID, e.card()), e)
+		_, err = b.reserveKeeping(ctx, op, b.key(accountID, e.card()), e, RetryReserve)
 		return err
 	}
 }
@@ -148,4 +182,11 @@ func (b *Budget) retryHook(op string, e Endpoint, accountOf AccountOf) func(cont
 func bankAccessExceeded(err error) bool {
 	var ce *client.Error
 	return errors.As(err, &ce) && ce.Is(client.ErrAccessExceeded)
+}
+
+// isRateLimit reports whether err is a 429 that [Budget.RateLimit] reads
+// as a rate limit: the account's budget is then not marked spent.
+func (b *Budget) isRateLimit(err error) bool {
+	_, ok := b.RateLimit(err)
+	return ok
 }

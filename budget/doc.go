@@ -44,13 +44,21 @@
 //     the answer (a 429 or a transport error after sending counts too); a
 //     call refused locally (an invalid option, a missing header, a foreign
 //     link, the spent budget) or whose bytes never left does not. Each
-//     attempt that may have reached the bank counts: a retry of the client
-//     (after a 5xx, a 429 with a short Retry-After, a timeout) first
-//     reserves one more call, and is not sent when the budget is spent;
-//     the call then ends with the attempt's own answer.
-//   - When the bank itself answers 429 ACCESS_EXCEEDED (calls the SDK did
-//     not see), the budget is taken as spent from then on: until the time
-//     the answer's Retry-After gives, else for the whole window.
+//     attempt that may have reached the bank counts, a 5xx answer
+//     included (the safe reading of "calls"). So a counted call is never
+//     retried blindly: after a 5xx, a timeout or a connection lost once
+//     the request left, the client does not retry it, and the call ends
+//     with that answer for its scheduler (River's backoff, the
+//     refresher's next pass) to try later; one blip costs at most one
+//     call. After a 429 with a Retry-After the client honours, a retry
+//     first reserves one more call, and is sent only when the endpoint
+//     then still has [RetryReserve] calls left for the next round.
+//   - When the bank itself answers 429 ACCESS_EXCEEDED without a
+//     Retry-After, or with one of a window or more (calls the SDK did not
+//     see), the budget is taken as spent from then on: until the time the
+//     answer's Retry-After gives, else for the whole window. With a
+//     shorter Retry-After the code is a rate limit ([Budget.RateLimit]):
+//     the bank is paused for the wait, the account's budget is not spent.
 //
 // # Replicas and clocks
 //
@@ -88,7 +96,7 @@
 // # Slowing down
 //
 // A 429 with Retry-After, other than the end of an account's budget
-// (ACCESS_EXCEEDED with a Retry-After beyond a minute), pauses the bank
+// (ACCESS_EXCEEDED with a Retry-After of a window or more), pauses the bank
 // from the moment it arrives ([Budget.PausedUntil]): the pause is a field
 // of the budget, seen at once by every service of the client, and kept
 // in the client's store, so that every client on a shared store sees it

@@ -147,6 +147,13 @@ func (b *Budget) allowance(calls []time.Time) Allowance {
 // the reservation; the operation's observer learns the calls left
 // (client.NoteBudgetLeft).
 func (b *Budget) reserve(ctx context.Context, op string, key string, e Endpoint) (time.Time, error) {
+	return b.reserveKeeping(ctx, op, key, e, 0)
+}
+
+// reserveKeeping is reserve that also refuses, with an *ExhaustedError,
+// when the call would leave fewer than keep calls of the window (a
+// retry, which keeps RetryReserve for the next round).
+func (b *Budget) reserveKeeping(ctx context.Context, op string, key string, e Endpoint, keep int) (time.Time, error) {
 	now := b.now()
 	var refused *ExhaustedError
 	left := 0
@@ -154,7 +161,7 @@ func (b *Budget) reserve(ctx context.Context, op string, key string, e Endpoint)
 		refused = nil // Update may run fn more than once
 		calls := l.calls(e)
 		*calls = b.prune(*calls, now)
-		if len(*calls) >= b.limit {
+		if len(*calls)+keep >= b.limit {
 			refused = &ExhaustedError{Operation: op, Endpoint: e, Limit: b.limit,
 				Window: b.window, RetryAt: b.allowance(*calls).NextAt}
 			return errUnchanged

@@ -13,23 +13,63 @@ import (
 	"github.com/tppkit/psd2/store"
 )
 
-// The bank's request to slow down. A 429 with Retry-After that is not the
-// end of an account's budget asks the TPP to send nothing to the bank for
-// that long; so does a 429 ACCESS_EXCEEDED whose Retry-After is short
-// (at most maxPauseAccessExceeded: a passing limit, not a day's budget).
-// The budget records it the moment the answer arrives, whether the
-// client then retries that call itself (the call's BeforeRetry) or ends
-// it with the answer (the call's hook). The pause is the budget's, so
-// the bank's and the TPP's (client.Client.Scope): every service of the
-// client sees it at once, and it is kept in the client's store, so that
-// every client on a shared store sees it within pauseReadEvery
-// ([Budget.PausedUntil]). While it lasts, a retry of a call without the
-// PSU waits for its end before it is sent.
+// The bank's request to slow down. A 429 with a Retry-After that is not
+// the end of an account's budget ([Budget.RateLimit]: any 429 with a
+// Retry-After but an ACCESS_EXCEEDED asking for a window or more) asks
+// the TPP to send nothing to the bank for that long. The budget records
+// it the moment the answer arrives, whether the client then retries
+// that call itself (the call's BeforeRetry) or ends it with the answer
+// (the call's hook). The pause is the budget's, so the bank's and the
+// TPP's (client.Client.Scope): every service of the client sees it at
+// once, and it is kept in the client's store, so that every client on a
+// shared store sees it within pauseReadEvery ([Budget.PausedUntil]).
+// While it lasts, a retry of a call without the PSU waits for its end
+// before it is sent.
 
-// maxPauseAccessExceeded is the longest Retry-After of a 429
-// ACCESS_EXCEEDED that pauses the bank: a longer one is the account's
-// budget, which the budget's ledger keeps (exhaust).
-const maxPauseAccessExceeded = minExhaustedWait
+// maxPauseAccessExceeded is the longest rate limit of a 429
+// ACCESS_EXCEEDED that pauses the whole bank: a longer one is the
+// account's own wait (its job comes back after it, refresh.Result's
+// RetryAt), so that one account's answer cannot stop every other.
+const maxPauseAccessExceeded = time.Minute
+
+// minRateLimitWait is the shortest wait the SDK takes from a rate
+// limit's Retry-After: an answer asking to come back at once ("0") would
+// otherwise send the next call into the same refusal. ASSUMPTION (the
+// safe option): a second is short enough for any rate limit.
+const minRateLimitWait = time.Second
+
+// RateLimit is the SDK's one reading of a 429 (docs/interface.md section
+// 8): it reports whether err is the bank's answer asking the TPP to slow
+// down, rather than the end of an account's budget, and how long to
+// wait. On this platform 429 ACCESS_EXCEEDED means both:
+//
+//   - with a Retry-After shorter than the budget's window, it is a rate
+//     limit: the wait is the Retry-After, at least a second
+//     (minRateLimitWait) and at most client.RetryAfterCap; the account's
+//     budget is not marked spent; the bank is paused for the wait when it
+//     is at most a minute (maxPauseAccessExceeded), and only the
+//     account's job waits for a longer one;
+//   - without a Retry-After, or with one of a window or more, it is the
+//     account's budget, spent: the budget's ledger takes the calls the
+//     SDK did not see as made, until the Retry-After or for a window
+//     (refresh.BudgetExhausted).
+//
+// Any other 429 with a Retry-After is a rate limit too; a 429 of another
+// code without one is neither (false).
+func (b *Budget) RateLimit(err error) (time.Duration, bool) {
+	var ce *client.Error
+	if !errors.As(err, &ce) || ce.StatusCode != http.StatusTooManyRequests {
+		return 0, false
+	}
+	wait, ok := ce.RetryAfter(time.Now())
+	if !ok {
+		return 0, false
+	}
+	if ce.Is(client.ErrAccessExceeded) && b != nil && wait >= b.window {
+		return 0, false
+	}
+	return max(wait, minRateLimitWait), true
+}
 
 // pauseReadEvery is how often a budget reads the pause in its store: a
 // pause another process recorded is seen within it, and a refresher that
@@ -52,19 +92,6 @@ type pause struct {
 
 // pauseKey is the store key of the end of the bank's pause.
 func (b *Budget) pauseKey() string { return "budget/pause/" + b.scope }
-
-// slowDown returns how long the bank asked to pause after an answer of
-// status with a Retry-After of retryAfter: a 429, when it is not
-// ACCESS_EXCEEDED with a long Retry-After; 0 otherwise.
-func slowDown(status int, retryAfter time.Duration, accessExceeded bool) time.Duration {
-	if status != http.StatusTooManyRequests || retryAfter <= 0 {
-		return 0
-	}
-	if accessExceeded && retryAfter > maxPauseAccessExceeded {
-		return 0
-	}
-	return retryAfter
-}
 
 // pauseBank extends the bank's pause to d from now, on the system clock:
 // at once for this budget, and in the store for the others. The store's
@@ -95,15 +122,12 @@ func (b *Budget) pauseBank(ctx context.Context, d time.Duration) {
 
 // pauseAfter records the pause a call's final error asks for.
 func (b *Budget) pauseAfter(ctx context.Context, err error) {
+	wait, ok := b.RateLimit(err)
 	var ce *client.Error
-	if !errors.As(err, &ce) {
-		return
+	if !ok || errors.As(err, &ce) && ce.Is(client.ErrAccessExceeded) && wait > maxPauseAccessExceeded {
+		return // the account's own wait (refresh's RetryAt), not the bank's
 	}
-	ra, ok := ce.RetryAfter(b.now())
-	if !ok {
-		return
-	}
-	b.pauseBank(ctx, slowDown(ce.StatusCode, ra, ce.Is(client.ErrAccessExceeded)))
+	b.pauseBank(ctx, wait)
 }
 
 // pauseFrom records the pause asked by the answer a retry follows and
@@ -165,8 +189,7 @@ func (b *Budget) waitPause(ctx context.Context, maxWait time.Duration) error {
 
 // PausedUntil reports the end of the bank's latest pause, on the system
 // clock, and whether it is still running. The bank pauses the TPP with a
-// 429 with Retry-After, or 429 ACCESS_EXCEEDED with a Retry-After of at
-// most a minute; the pause starts when the answer arrives, even when the
+// 429 that [Budget.RateLimit] reads as a rate limit; the pause starts when the answer arrives, even when the
 // client then retries the call itself, and holds for every service of
 // the client at once and, through the client's store, for every client
 // on a shared store within a second (the budget reads the store at most

@@ -143,14 +143,14 @@ func TestPauseOnlyGrows(t *testing.T) {
 	assert.True(t, got.Equal(end), "an ended pause is still reported")
 }
 
-// A 429 ACCESS_EXCEEDED with a long Retry-After is the account's budget,
-// not a pause of the bank: no pause is recorded.
+// A 429 ACCESS_EXCEEDED with a Retry-After of a window or more is the
+// account's budget, not a pause of the bank: no pause is recorded.
 func TestAccessExceededIsNoPause(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Retry-After", "3600")
+		w.Header().Set("Retry-After", "86400")
 		w.WriteHeader(http.StatusTooManyRequests)
 		_, _ = w.Write([]byte(`{"tppMessages":[{"category":"ERROR","code":"ACCESS_EXCEEDED"}]}`))
 	}))

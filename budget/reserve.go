@@ -63,7 +63,7 @@ type Reservation struct {
 
 	mu   sync.Mutex
 	left [2]int // unused calls: balances, transactions
-	sent int    // calls made with opt that the client reported sent
+	sent int    // requests of the calls made with opt that may have left
 }
 
 // reservationKey is the key of a Reservation among a call's values
@@ -184,14 +184,14 @@ func (r *Reservation) take(key string, e Endpoint) (time.Time, bool) {
 	return r.at, true
 }
 
-// noteSent counts a call made with r's option that the client reported
-// sent.
+// noteSent counts the requests of a call made with r's option that the
+// client reported may have left (its retries included).
 func (r *Reservation) noteSent(res client.Result) {
-	if r == nil || !res.Sent {
+	if r == nil || res.Attempts == 0 {
 		return
 	}
 	r.mu.Lock()
-	r.sent++
+	r.sent += res.Attempts
 	r.mu.Unlock()
 }
 
@@ -206,10 +206,10 @@ func (r *Reservation) Left() (balances, transactions int) {
 	return r.left[0], r.left[1]
 }
 
-// Sent returns the number of counted calls (balances, transactions and
-// their pages) made with r's option that the client reported sent, the
-// reserved ones and those beyond alike: what the bank may have counted
-// of them, retries apart.
+// Sent returns the number of requests of the counted calls (balances,
+// transactions and their pages) made with r's option that the client
+// reported may have left, the reserved ones and those beyond alike, and
+// each retry of the client too: what the bank may have counted.
 func (r *Reservation) Sent() int {
 	if r == nil {
 		return 0

@@ -75,6 +75,13 @@ type Result struct {
 	// (Err then matches [ErrNotSent]): the bank saw nothing, counted
 	// nothing, created nothing.
 	Sent bool
+	// Attempts is the number of the call's attempts a byte of which may
+	// have left the machine (the client's retries, and its clock-skew
+	// retry, included): the requests the bank may have received, and
+	// counted. 0 when Sent is false, except after a clock-skew retry
+	// that was not sent (the bank refused the first with a 400 that
+	// proves it did nothing).
+	Attempts int
 	// StatusCode is the HTTP status of the answer the call ended with, 0
 	// without one.
 	StatusCode int

@@ -166,7 +166,7 @@ func TestHookIsToldWhetherTheCallWasSent(t *testing.T) {
 	s, err := run(b.URL, "/v1/created")
 	require.NoError(t, err)
 	assert.Equal(t, 1, s.n)
-	assert.Equal(t, Result{Sent: true, StatusCode: 201, ResultID: "p-1"}, s.result)
+	assert.Equal(t, Result{Sent: true, Attempts: 1, StatusCode: 201, ResultID: "p-1"}, s.result)
 	assert.False(t, s.call.Repeatable)
 	assert.NotEmpty(t, s.call.RequestID)
 
@@ -179,11 +179,13 @@ func TestHookIsToldWhetherTheCallWasSent(t *testing.T) {
 	s, err = run(b.URL, "/v1/broken")
 	assert.ErrorIs(t, err, ErrOutcomeUnknown)
 	assert.True(t, s.result.Sent, "a 500 may have created the payment")
+	assert.Equal(t, 1, s.result.Attempts, "a payment is never sent again")
 
 	s, err = run(closed, "/v1/created")
 	assert.ErrorIs(t, err, ErrNotSent)
 	assert.Equal(t, 1, s.n)
 	assert.False(t, s.result.Sent)
+	assert.Zero(t, s.result.Attempts)
 	assert.Zero(t, s.result.StatusCode)
 
 	// A hook that refuses stops the call: nothing is sent, after is not called.
@@ -266,4 +268,27 @@ func TestCallPathAndScope(t *testing.T) {
 	assert.Equal(t, c.Scope(), got.Scope)
 	assert.NotContains(t, got.String(), "acc-secret-1")
 	assert.Contains(t, got.String(), "Scope:"+c.Scope())
+}
+
+// Result.Attempts counts every request of the call that may have reached
+// the bank, the client's retries included: what the bank may count.
+func TestResultCountsEveryAttempt(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n <= 2 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte(`{}`))
+	})
+	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	var got Result
+	op := Operation{Name: "accounts.Balances", Method: http.MethodGet, Path: "/v1/x",
+		Hook: func(context.Context, *Call) (func(Result), error) {
+			return func(r Result) { got = r }, nil
+		}}
+	_, err := c.Do(context.Background(), op, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(3), b.count.Load())
+	assert.Equal(t, 3, got.Attempts, "two 503s and the answer")
 }

@@ -45,6 +45,8 @@ type Client struct {
 	scope    atomic.Pointer[string] // Scope, once the identity is fixed
 
 	parts sync.Map // Part: key -> value
+
+	health atomic.Pointer[bankHealth] // the bank's health, once the scope is fixed (health.go)
 }
 
 // New returns a Client for the bank at baseURL (for example
@@ -89,6 +91,9 @@ func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, e
 	}
 	if c.cfg.store == nil {
 		c.cfg.store = store.NewMemoryStore()
+	}
+	if c.cfg.health == nil {
+		c.cfg.health = NewHealth()
 	}
 	if creds != nil || c.cfg.credSource == nil {
 		if err := c.SetCredentials(creds); err != nil {

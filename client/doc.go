@@ -31,6 +31,16 @@
 // module github.com/tppkit/psd2/otel turns them into OpenTelemetry traces
 // and metrics.
 //
+// # When a bank is down
+//
+// A circuit breaker per bank ([BreakerPolicy], shared through [Health]
+// and the client's store) opens after 5 requests in a row not answered
+// within 30 s or answered 5xx, or on an error rate; calls then fail fast
+// with [ErrBankUnavailable] (also [ErrNotSent]) until a probe is
+// answered. [Client.BankHealth] shows the bank's rolling health, and
+// [Client.Downtimes] and [Report] the unavailabilities recorded, with
+// their evidence. See docs/design.md section 2.
+//
 // # Links
 //
 // Relative hrefs of the bank's _links are resolved under the base

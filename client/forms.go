@@ -82,6 +82,7 @@ func (c Call) form() *redact.Form {
 // templates), rather than as the fields of its type.
 type resultView struct {
 	Sent       bool
+	Attempts   int
 	StatusCode int
 	ResultID   string
 	Err        string `json:",omitempty"`
@@ -90,7 +91,7 @@ type resultView struct {
 // MarshalJSON writes r as an object of its fields under their Go names,
 // the error as its message.
 func (r Result) view() resultView {
-	v := resultView{Sent: r.Sent, StatusCode: r.StatusCode, ResultID: r.ResultID}
+	v := resultView{Sent: r.Sent, Attempts: r.Attempts, StatusCode: r.StatusCode, ResultID: r.ResultID}
 	if r.Err != nil {
 		v.Err = r.Err.Error()
 	}
@@ -103,6 +104,7 @@ func (r Result) view() resultView {
 func (r Result) form() *redact.Form {
 	v := r.view()
 	f := redact.NewGo("client.Result").Field("Sent", strconv.FormatBool(v.Sent), slog.BoolValue(v.Sent)).
+		Field("Attempts", strconv.Itoa(v.Attempts), slog.IntValue(v.Attempts)).
 		Field("StatusCode", strconv.Itoa(v.StatusCode), slog.IntValue(v.StatusCode))
 	fields(f, "ResultID", v.ResultID)
 	if r.Err != nil {

@@ -39,7 +39,7 @@ func TestFormsEveryVerb(t *testing.T) {
 	redacttest.AssertVerbs(t, (*client.Error)(nil), "<nil>", "(*client.Error)(nil)")
 
 	res := client.Result{Sent: true, StatusCode: 401, Err: e}
-	const resText = `client.Result{Sent:true StatusCode:401 ResultID: Err:"accounts.List: 401 Unauthorized: CONSENT_INVALID"}`
+	const resText = `client.Result{Sent:true Attempts:0 StatusCode:401 ResultID: Err:"accounts.List: 401 Unauthorized: CONSENT_INVALID"}`
 	redacttest.AssertVerbs(t, res, resText, resText)
 	redacttest.AssertRedacted(t, res, secrets)
 

@@ -55,6 +55,8 @@ type config struct {
 	store    store.Store     // WithStore (state.go)
 	observer Observer        // WithObserver (observe.go)
 	bank     string          // WithBank (state.go)
+	breaker  *BreakerPolicy  // WithBreaker (breaker.go)
+	health   *Health         // WithHealth (health.go)
 }
 
 // validate checks the options together, after all were applied.

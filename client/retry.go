@@ -180,6 +180,7 @@ type exchange struct {
 	retryAfter time.Duration
 	req        *http.Request
 	start      time.Time
+	sentAt     time.Time    // start on the client's clock, for the breaker's evidence
 	times      attemptTimes // the observer's (observe.go)
 }
 
@@ -189,6 +190,14 @@ type attemptResult struct {
 	err   error  // transport, timeout or body error; nil with a reply
 	wrote bool   // a byte of the request may have left
 	local bool   // failed before sending (signing, credentials)
+}
+
+// status is the HTTP status of the attempt's answer, 0 without one.
+func (r attemptResult) status() int {
+	if r.r == nil || r.err != nil {
+		return 0
+	}
+	return r.r.status
 }
 
 // send runs the attempts of one call and returns the last answer with its
@@ -218,7 +227,22 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 		actx := x.startAttempt(ctx) // observe.go
 		res := x.run(actx)
 		x.endAttempt()
+		if res.wrote {
+			p.sent++
+		}
+		if b := p.adm.b; b != nil {
+			took := time.Since(x.start)
+			k := kindOf(ctx, res, took, b.policy.AnswerWithin)
+			ev := Evidence{Status: res.status()}
+			if k.failed() { // the evidence of a downtime record
+				ev.RequestID, ev.At, ev.Result, ev.Operation = p.requestID, x.sentAt, statusText(k, res), p.op.Name
+			}
+			b.record(k, ev, took)
+		}
 		wait, again := x.decide(ctx, res)
+		if again && !p.adm.mayRetry() {
+			again = false // the bank is unavailable: no more attempts
+		}
 		if again && res.wrote && !x.useSkew && x.p.op.BeforeRetry != nil {
 			// The attempt may have counted at the bank: the next one
 			// must be allowed first.
@@ -278,7 +302,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	if err := actx.Err(); err != nil {
 		return attemptResult{err: context.Cause(actx)} // nothing handed over
 	}
-	x.start = time.Now()
+	x.start, x.sentAt = time.Now(), x.c.cfg.clock()
 	resp, err := x.c.hc.Do(req)
 	if err != nil {
 		err = redactURLError(err)

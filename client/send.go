@@ -145,6 +145,12 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 			return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: asValidation(err)}
 		}
 	}
+	adm, err := c.admit(ctx) // breaker.go
+	if err != nil {
+		return nil, &NotSentError{Operation: op.Name, RequestID: p.requestID, Err: err}
+	}
+	defer adm.done()
+	p.adm = adm
 	var after func(Result)
 	if op.Hook != nil {
 		if after, err = op.Hook(ctx, p.call()); err != nil {
@@ -153,7 +159,7 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 	}
 	res := c.exchange(ctx, &p.op, p, out)
 	if after != nil {
-		after(Result{Sent: !errors.Is(res.err, ErrNotSent), StatusCode: res.status, ResultID: res.id, Err: res.err})
+		after(Result{Sent: !errors.Is(res.err, ErrNotSent), Attempts: p.sent, StatusCode: res.status, ResultID: res.id, Err: res.err})
 	}
 	return res.resp, res.err
 }
@@ -234,6 +240,10 @@ type prepared struct {
 	scope          string
 	values         []callValue // WithValue
 	resolved       *Call       // call(), made once
+	// sent counts the attempts a byte of which may have left (the
+	// retry loop's), for Result.Attempts.
+	sent int
+	adm  admission // the call's pass through the bank's breaker
 }
 
 // call describes p for hooks and validators, made the first time one

@@ -523,7 +523,8 @@ func TestClockPoisoning(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusServiceUnavailable)
 	})
-	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{}))
+	// The breaker off: every answer here is a 503 (it would open).
+	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{}), WithBreaker(BreakerPolicy{Off: true}))
 	get := Operation{Method: http.MethodGet, Path: "/v1/accounts"}
 	for _, d := range []time.Duration{3 * 365 * 24 * time.Hour, -10 * time.Minute, 5 * time.Minute} {
 		poison.Store(d)

@@ -270,3 +270,24 @@ func (e *Emitter) InDoubt(ctx context.Context, j *journal.Journal) (int, error) 
 	}
 	return n, nil
 }
+
+// Breaker publishes a change of a bank's circuit breaker as
+// [BankUnavailable] (it opened) or [BankAvailable] (it closed); other
+// changes (a probe under way) publish nothing. Subscribe it with
+// client.Health.OnChange, from a goroutine of its own if the sink is
+// slow:
+//
+//	h.OnChange(func(ch client.BreakerChange) { _ = em.Breaker(context.Background(), ch) })
+func (e *Emitter) Breaker(ctx context.Context, ch client.BreakerChange) error {
+	var ev Event
+	switch {
+	case ch.To == client.BreakerOpen && ch.From == client.BreakerClosed:
+		ev = BankUnavailable{Scope: ch.Scope, Downtime: ch.Downtime}
+	case ch.To == client.BreakerClosed:
+		ev = BankAvailable{Scope: ch.Scope, Downtime: ch.Downtime}
+	default:
+		return nil
+	}
+	_, err := e.Emit(ctx, ev)
+	return err
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 )
@@ -31,6 +32,8 @@ const (
 	KindPaymentSettled           Kind = "payment.settled"
 	KindPaymentSettlementStalled Kind = "payment.settlement_stalled"
 	KindPaymentReturned          Kind = "payment.returned"
+	KindBankUnavailable          Kind = "bank.unavailable"
+	KindBankAvailable            Kind = "bank.available"
 )
 
 // Event is one of the typed events of this package.
@@ -201,6 +204,43 @@ type PaymentReturned struct {
 	Amount      money.Amount `json:"amount"`
 }
 
+// BankUnavailable says a bank stopped answering: the client's circuit
+// breaker opened (client.BreakerChange). It carries the start of the
+// unavailability and its evidence (the failed requests' X-Request-IDs,
+// statuses and times), no personal data. It comes once per
+// unavailability.
+type BankUnavailable struct {
+	// Scope is the client's scope (client.Client.Scope): this TPP at
+	// this bank.
+	Scope string `json:"scope"`
+	// Downtime is the record so far (End zero).
+	Downtime client.Downtime `json:"downtime"`
+}
+
+// BankAvailable says a bank answers again: the breaker closed. Its
+// Downtime is the whole record, start to end, that a TPP can file.
+type BankAvailable struct {
+	// Scope is the client's scope.
+	Scope string `json:"scope"`
+	// Downtime is the record, End set.
+	Downtime client.Downtime `json:"downtime"`
+}
+
+// Kind returns [KindBankUnavailable].
+func (BankUnavailable) Kind() Kind { return KindBankUnavailable }
+
+// Kind returns [KindBankAvailable].
+func (BankAvailable) Kind() Kind { return KindBankAvailable }
+
+func (e BankUnavailable) identity() string {
+	return e.Scope + "|" + e.Downtime.Start.UTC().Format(time.RFC3339Nano)
+}
+func (e BankAvailable) identity() string {
+	return e.Scope + "|" + e.Downtime.Start.UTC().Format(time.RFC3339Nano)
+}
+func (e BankUnavailable) subject() string { return "bank|" + e.Scope }
+func (e BankAvailable) subject() string   { return "bank|" + e.Scope }
+
 // Kind returns [KindConsentRenewalDue].
 func (ConsentRenewalDue) Kind() Kind { return KindConsentRenewalDue }
 
@@ -356,6 +396,10 @@ func (e Envelope) Event() (Event, error) {
 		ev = decode[PaymentSettlementStalled](e.Data)
 	case KindPaymentReturned:
 		ev = decode[PaymentReturned](e.Data)
+	case KindBankUnavailable:
+		ev = decode[BankUnavailable](e.Data)
+	case KindBankAvailable:
+		ev = decode[BankAvailable](e.Data)
 	default:
 		return nil, fmt.Errorf("%w %q", ErrUnknownKind, e.Kind)
 	}

@@ -54,7 +54,9 @@
 //     psd2.consent.days_left, psd2.certificate.days_left by
 //     psd2.certificate.role and psd2.certificate.serial (so that the
 //     certificates before and after a renewal are told apart),
-//     psd2.journal.in_doubt.
+//     psd2.journal.in_doubt, and from a client.Health (Gauges.Health)
+//     psd2.bank.breaker, psd2.bank.requests by psd2.bank.result and
+//     psd2.bank.latency by psd2.quantile, each by psd2.bank.
 //
 // psd2.bank names the bank by the name its client was given with
 // client.WithBank, the bank's directory id (banks.Bank.ID), so that banks

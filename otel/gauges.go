@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"strings"
 	"time"
 
@@ -37,6 +38,10 @@ type Gauges struct {
 	// InDoubt returns the number of payment journal entries in doubt.
 	// [JournalInDoubt] counts a journal.Journal's.
 	InDoubt func(ctx context.Context) (int64, error)
+	// Health returns the health of the banks the TPP's clients call
+	// (client.Health.Banks). [MetricBankBreaker], [MetricBankRequests]
+	// and [MetricBankLatency] report it by bank ([AttrBank]).
+	Health func() []client.BankHealth
 	// Now is the clock the days are counted on (time.Now when nil).
 	Now func() time.Time
 }
@@ -54,6 +59,12 @@ const (
 	// role, before and after a renewal, are told apart. It is public: the
 	// certificate goes to the bank with every request.
 	AttrCertificateSerial = attribute.Key("psd2.certificate.serial")
+	// AttrBankResult is what became of requests to a bank
+	// ([MetricBankRequests]): "answered", "5xx", "timeout", "no_answer",
+	// "429" (counted among answered too).
+	AttrBankResult = attribute.Key("psd2.bank.result")
+	// AttrQuantile is a latency quantile: "p50", "p95", "p99".
+	AttrQuantile = attribute.Key("psd2.quantile")
 	// AttrRoundResult is a refresh round's result ([RoundResult]).
 	AttrRoundResult = attribute.Key("psd2.refresh.result")
 )
@@ -90,7 +101,12 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 		metric.WithDescription(descriptions[MetricCertificateDays]))
 	inDoubt, err3 := o.meter.Int64ObservableGauge(MetricJournalInDoubt, metric.WithUnit("{payment}"),
 		metric.WithDescription(descriptions[MetricJournalInDoubt]))
-	if err := errors.Join(err1, err2, err3); err != nil {
+	breaker, err4 := o.meter.Int64ObservableGauge(MetricBankBreaker, metric.WithDescription(descriptions[MetricBankBreaker]))
+	requests, err5 := o.meter.Int64ObservableGauge(MetricBankRequests, metric.WithUnit("{request}"),
+		metric.WithDescription(descriptions[MetricBankRequests]))
+	latency, err6 := o.meter.Float64ObservableGauge(MetricBankLatency, metric.WithUnit("s"),
+		metric.WithDescription(descriptions[MetricBankLatency]))
+	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
 		return nil, err
 	}
 	var insts []metric.Observable
@@ -102,6 +118,9 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 	}
 	if g.InDoubt != nil {
 		insts = append(insts, inDoubt)
+	}
+	if g.Health != nil {
+		insts = append(insts, breaker, requests, latency)
 	}
 	if len(insts) == 0 {
 		return nil, errors.New("otel: RegisterGauges: no callback set")
@@ -143,6 +162,25 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 				errs = append(errs, err)
 			} else {
 				obs.ObserveInt64(inDoubt, n)
+			}
+		}
+		if g.Health != nil {
+			for _, h := range g.Health() {
+				bank := AttrBank.String(bankLabel(h.Bank))
+				obs.ObserveInt64(breaker, int64(h.State), metric.WithAttributes(bank))
+				noAnswer := h.Requests - h.Answered - h.Status5xx - h.Timeouts
+				for _, r := range []struct {
+					name string
+					n    int
+				}{{"answered", h.Answered}, {"5xx", h.Status5xx}, {"timeout", h.Timeouts}, {"no_answer", noAnswer}, {"429", h.Status429}} {
+					obs.ObserveInt64(requests, int64(r.n), metric.WithAttributes(bank, AttrBankResult.String(r.name)))
+				}
+				for _, q := range []struct {
+					name string
+					d    time.Duration
+				}{{"p50", h.P50}, {"p95", h.P95}, {"p99", h.P99}} {
+					obs.ObserveFloat64(latency, q.d.Seconds(), metric.WithAttributes(bank, AttrQuantile.String(q.name)))
+				}
 			}
 		}
 		if err := errors.Join(errs...); err != nil {
@@ -213,4 +251,17 @@ func (o *Observer) RecordRefreshRound(ctx context.Context, result RoundResult, p
 	set := metric.WithAttributes(AttrRoundResult.String(string(result)))
 	o.rounds.Add(ctx, 1, set)
 	o.lateness.Record(ctx, max(started.Sub(planned), 0).Seconds(), set)
+}
+
+// bankLabel is the psd2.bank value of a client.BankHealth's Bank: the
+// directory id given with client.WithBank, else the base URL's host, as
+// the observer's other metrics name it.
+func bankLabel(bank string) string {
+	if name, ok := strings.CutPrefix(bank, "bank:"); ok {
+		return name
+	}
+	if u, err := url.Parse(bank); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return bank
 }

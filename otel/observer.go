@@ -136,6 +136,9 @@ const (
 	MetricJournalInDoubt    = "psd2.journal.in_doubt"
 	MetricRefreshRounds     = "psd2.refresh.rounds"
 	MetricRefreshLateness   = "psd2.refresh.start_lateness"
+	MetricBankBreaker       = "psd2.bank.breaker"
+	MetricBankRequests      = "psd2.bank.requests"
+	MetricBankLatency       = "psd2.bank.latency"
 )
 
 // descriptions are the metrics' descriptions (the HELP line of a
@@ -163,6 +166,11 @@ var descriptions = map[string]string{
 	MetricRefreshRounds: "Refresh rounds by result (done, snoozed, failed). Snoozed rounds wait for a budget: " +
 		"run `psd2 budget -bank <psd2_bank>`.",
 	MetricRefreshLateness: "How late each refresh round started after its planned time: high values mean the workers fall behind.",
+	MetricBankBreaker: "The bank's circuit breaker: 0 closed, 1 open (the bank is unavailable; calls fail fast), 2 half-open. " +
+		"Run `psd2 health -bank <psd2_bank>`, and `psd2 health report -bank <psd2_bank> -from ... -to ...` for the record to file.",
+	MetricBankRequests: "Requests to the bank in the last minute by result (answered, 5xx, timeout, no_answer; 429 among answered). " +
+		"Run `psd2 health -bank <psd2_bank>`.",
+	MetricBankLatency: "Latency of the bank's answers in the last minute, by quantile (p50, p95, p99).",
 }
 
 // durationBuckets are the histogram bounds in seconds (those the HTTP

@@ -202,6 +202,12 @@ func (r *Refresher) finish(ctx context.Context, res Result, rsv *budget.Reservat
 // with Retry-After, which paused the bank.
 func (r *Refresher) fail(ctx context.Context, res Result, err error, e budget.Endpoint) Result {
 	v := classify(err)
+	if wait, ok := r.budget.RateLimit(err); ok && v.budget == nil && v.outcome == BudgetExhausted {
+		// 429 ACCESS_EXCEEDED with a Retry-After shorter than the
+		// budget's window: a rate limit (budget.Budget.RateLimit), not a
+		// spent budget; the job waits as asked.
+		v.outcome, v.rateLimit, v.retryAfter, v.hasRetry = Transient, true, wait, true
+	}
 	res.Outcome, res.Err, res.Cursor = v.outcome, err, res.Job.Cursor
 	now := r.now()
 	switch {

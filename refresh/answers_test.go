@@ -100,9 +100,10 @@ func TestJSONHidesIDs(t *testing.T) {
 	}
 }
 
-// The bank's 429 ACCESS_EXCEEDED with a Retry-After (an HTTP date) says
-// when the next call is allowed: the result's RetryAt and the budget
-// follow it, not a whole window.
+// The bank's 429 ACCESS_EXCEEDED with a Retry-After (an HTTP date)
+// shorter than the budget's window is a rate limit
+// (budget.Budget.RateLimit): the job waits as asked (RetryAt), and the
+// account's budget is not spent.
 func TestBankRetryAfterDate(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
@@ -120,20 +121,13 @@ func TestBankRetryAfterDate(t *testing.T) {
 	job := newJob(t, newSession(time.Now()), "acct-1", false)
 	start := time.Now()
 	res := collect(t, r, []refresh.Job{job})[0]
-	assert.Equal(t, refresh.BudgetExhausted, res.Outcome, "%v", res.Err)
+	assert.Equal(t, refresh.Transient, res.Outcome, "%v", res.Err)
 	assert.ErrorIs(t, res.Err, client.ErrAccessExceeded)
 	assert.Equal(t, 1, res.Calls)
 	assert.WithinDuration(t, start.Add(10*time.Minute), res.RetryAt, 5*time.Second, "the bank's Retry-After")
 	a, err := budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID(), budget.Balances)
 	require.NoError(t, err)
-	assert.Zero(t, a.Remaining, "no call before the bank's time")
-	assert.WithinDuration(t, res.RetryAt, a.NextAt, 5*time.Second)
-
-	// Until then the account is refused locally.
-	res = collect(t, r, []refresh.Job{job})[0]
-	assert.Equal(t, refresh.BudgetExhausted, res.Outcome)
-	assert.Zero(t, res.Calls)
-	assert.EqualValues(t, 1, bank.calls.Load())
+	assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "a rate limit spends no budget")
 
 	// A 429 without a code, with Retry-After in seconds: a rate limit;
 	// the account's budget allows its next call when the result says.
@@ -151,7 +145,7 @@ func TestBankRetryAfterDate(t *testing.T) {
 	assert.WithinDuration(t, start.Add(10*time.Minute), res.RetryAt, 5*time.Second)
 	a, err = budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID(), budget.Balances)
 	require.NoError(t, err)
-	assert.WithinDuration(t, res.RetryAt, a.NextAt, 5*time.Second, "the budget allows a call at RetryAt")
+	assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "a rate limit spends no budget")
 }
 
 // A 429 with Retry-After as an HTTP date and no budget code pauses the
@@ -489,8 +483,9 @@ func TestEmptyAndProgressCounts(t *testing.T) {
 }
 
 // The emulator's 429 ACCESS_EXCEEDED with Retry-After (a rate limit
-// longer than the client waits) ends only that account's job, until the
-// time the bank gave; the account is refreshed again from then on.
+// longer than the client waits) ends only that account's job, as
+// transient, until the time the bank gave, without spending its budget;
+// the account is refreshed again from then on.
 func TestEmulatorRetryAfter(t *testing.T) {
 	t.Parallel()
 	b := newBank(t, refreshbench.Seed(1, 2, 0, 1, time.Now().Add(-time.Hour)))
@@ -500,7 +495,7 @@ func TestEmulatorRetryAfter(t *testing.T) {
 		PathPrefix: "/v1/accounts/" + jobs[0].AccountID() + "/balances"})
 	got := collect(t, r, jobs)
 	require.Equal(t, jobs[0].AccountID(), got[0].Job.AccountID())
-	assert.Equal(t, refresh.BudgetExhausted, got[0].Outcome, "%v", got[0].Err)
+	assert.Equal(t, refresh.Transient, got[0].Outcome, "%v", got[0].Err)
 	assert.Equal(t, 1, got[0].Calls)
 	assert.WithinDuration(t, b.clock.Now().Add(90*time.Second), got[0].RetryAt, time.Second)
 	assert.Equal(t, refresh.Done, got[1].Outcome, "another account goes on: %v", got[1].Err)

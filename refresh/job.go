@@ -327,8 +327,9 @@ type Result struct {
 	// Deferred is set with BudgetExhausted when the job was not sent
 	// because the account was refreshed less than the spacing ago.
 	Deferred bool
-	// Calls is the number of calls of the job the client reported sent
-	// (budget.Reservation.Sent): the calls the bank may have counted.
+	// Calls is the number of requests of the job that may have reached
+	// the bank, the client's retries included (budget.Reservation.Sent):
+	// the calls the bank may have counted.
 	Calls int
 	// Err is the error behind any outcome but Done (nil with Done): the
 	// bank's *client.Error, a *budget.ExhaustedError, a

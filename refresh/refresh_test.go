@@ -237,8 +237,9 @@ func TestRunTransientAndRefused(t *testing.T) {
 	r := b.refresher(t, refresh.WithWorkers(1))
 	jobs := jobsOf(t, b)
 
-	// 503 on every attempt (the client retried once).
-	b.srv.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, PathPrefix: "/v1/accounts/", Count: 2})
+	// A 503: the client does not retry a counted call (the refresher's
+	// next pass does), so the blip costs one call.
+	b.srv.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, PathPrefix: "/v1/accounts/", Count: 1})
 	res := collect(t, r, jobs[:1])[0]
 	assert.Equal(t, refresh.Transient, res.Outcome)
 	var ce *client.Error

@@ -134,6 +134,9 @@ func newEnv(t *testing.T, h2 bool) *env {
 	e.creds = creds
 	opts := []client.Option{
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 2, MinBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond, MaxRetryAfter: 2 * time.Second}),
+		// The matrix injects fault after fault into one bank: each cell
+		// must meet its own fault, not a breaker its neighbours opened.
+		client.WithBreaker(client.BreakerPolicy{Off: true}),
 	}
 	if h2 {
 		front, pool, err := faultnet.NewHTTP2(e.s.Handler(), decide)

@@ -1,0 +1,363 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/tppkit/psd2/store"
+)
+
+// The circuit breaker (docs/design.md section 12). Every client keeps a
+// breaker per bank, in its [Health]: clients given one Health
+// ([WithHealth]) share the breaker of their bank, and clients on one
+// shared store see each other's open breakers (breakerReadEvery). It
+// opens on the EBA's definition of an unavailable dedicated interface
+// (BreakerPolicy.Consecutive requests in a row not answered within
+// BreakerPolicy.AnswerWithin, or answered 5xx) and on an error rate
+// (BreakerPolicy.ErrorRate over BreakerPolicy.RateWindow). While it is
+// open a call fails fast, before its hook, with a *NotSentError around a
+// *BankUnavailableError: nothing is sent, no budget is spent, and the
+// call matches both [ErrNotSent] and [ErrBankUnavailable]. After
+// BreakerPolicy.ProbeAfter one call at a time goes through as a probe
+// (half-open); an answer closes the breaker, a failure opens it again.
+// A payment POST whose outcome is unknown counts as not answered, and is
+// never sent again: the breaker only refuses new calls and stops retries
+// the policy would have made anyway.
+
+// ErrBankUnavailable is matched (errors.Is) by the error of a call the
+// client's circuit breaker refused because the bank is not answering
+// ([BankUnavailableError]). Such an error also matches [ErrNotSent]:
+// nothing left the machine, the bank saw nothing and counted nothing.
+var ErrBankUnavailable = errors.New("client: bank unavailable")
+
+// BankUnavailableError is the reason, inside a *NotSentError, of a call
+// the breaker refused. It holds no personal data.
+type BankUnavailableError struct {
+	// Bank is the bank's identity in the client's scope ([Client.Bank]).
+	Bank string
+	// Since is when the breaker opened (the client's clock).
+	Since time.Time
+	// ProbeAt is when the breaker lets its next probe through.
+	ProbeAt time.Time
+}
+
+// Error says the bank is not answering and when the next probe goes.
+func (e *BankUnavailableError) Error() string {
+	return "bank " + e.Bank + " unavailable since " + e.Since.UTC().Format(time.RFC3339) +
+		" (circuit breaker open; next probe at " + e.ProbeAt.UTC().Format(time.RFC3339) + ")"
+}
+
+// Is matches [ErrBankUnavailable].
+func (e *BankUnavailableError) Is(target error) bool { return target == ErrBankUnavailable }
+
+// BreakerPolicy configures a client's circuit breaker for its bank. The
+// zero value of a field takes its default ([DefaultBreakerPolicy]).
+type BreakerPolicy struct {
+	// Off turns the breaker off: every call is sent, whatever the bank's
+	// health (the health view still counts).
+	Off bool
+	// Consecutive is the number of requests in a row, not answered within
+	// AnswerWithin or answered 5xx, that opens the breaker: the EBA's
+	// definition of an unavailable dedicated interface (5).
+	Consecutive int
+	// AnswerWithin is how long an answer may take and still count as
+	// one (30 s, the EBA's).
+	AnswerWithin time.Duration
+	// ErrorRate opens the breaker when at least RateMin requests were
+	// made within RateWindow and more than this share of them failed
+	// (more than 80% of at least 20 requests within 60 s).
+	ErrorRate  float64
+	RateMin    int
+	RateWindow time.Duration
+	// ProbeAfter is how long the breaker stays open before it lets one
+	// probe through (5 s).
+	ProbeAfter time.Duration
+}
+
+// DefaultBreakerPolicy returns the policy of a client without
+// [WithBreaker]: open after 5 requests in a row not answered within 30 s
+// or answered 5xx (the EBA's guidelines on the dedicated interface), or
+// when more than 80% of at least 20 requests within 60 s failed; a probe
+// every 5 s while open. ASSUMPTION (the safe option): a probe every 5 s
+// costs a down bank little and finds it back within seconds; a bank that
+// fails more than 4 requests of 5 without 5 in a row is flapping faster
+// than the consecutive rule sees, while one that fails every other
+// request still answers half of them, which a TPP should not give up.
+func DefaultBreakerPolicy() BreakerPolicy {
+	return BreakerPolicy{Consecutive: 5, AnswerWithin: 30 * time.Second, ErrorRate: 0.8, RateMin: 20,
+		RateWindow: time.Minute, ProbeAfter: 5 * time.Second}
+}
+
+// withDefaults fills p's zero fields from DefaultBreakerPolicy.
+func (p BreakerPolicy) withDefaults() BreakerPolicy {
+	d := DefaultBreakerPolicy()
+	if p.Consecutive == 0 {
+		p.Consecutive = d.Consecutive
+	}
+	if p.AnswerWithin == 0 {
+		p.AnswerWithin = d.AnswerWithin
+	}
+	if p.ErrorRate == 0 {
+		p.ErrorRate = d.ErrorRate
+	}
+	if p.RateMin == 0 {
+		p.RateMin = d.RateMin
+	}
+	if p.RateWindow == 0 {
+		p.RateWindow = d.RateWindow
+	}
+	if p.ProbeAfter == 0 {
+		p.ProbeAfter = d.ProbeAfter
+	}
+	return p
+}
+
+func (p BreakerPolicy) validate() error {
+	if p.Consecutive < 1 || p.Consecutive > 1000 || p.AnswerWithin < time.Millisecond || p.AnswerWithin > time.Hour ||
+		!(p.ErrorRate > 0 && p.ErrorRate <= 1) || p.RateMin < 1 || p.RateMin > 1_000_000 ||
+		p.RateWindow < time.Second || p.RateWindow > 24*time.Hour || p.ProbeAfter < time.Millisecond || p.ProbeAfter > time.Hour {
+		return errors.New("client: invalid BreakerPolicy")
+	}
+	return nil
+}
+
+// WithBreaker sets the circuit breaker's policy for the client's bank
+// (zero fields take [DefaultBreakerPolicy]'s). Clients sharing a
+// [Health] share their bank's breaker, which keeps the policy of the
+// first client of that bank.
+func WithBreaker(p BreakerPolicy) Option {
+	return func(c *config) error {
+		p = p.withDefaults()
+		if err := p.validate(); err != nil {
+			return err
+		}
+		c.breaker = &p
+		return nil
+	}
+}
+
+// BreakerState is the state of a bank's circuit breaker.
+type BreakerState int
+
+// The breaker's states.
+const (
+	// BreakerClosed: calls go to the bank.
+	BreakerClosed BreakerState = iota
+	// BreakerOpen: calls fail fast with ErrBankUnavailable.
+	BreakerOpen
+	// BreakerHalfOpen: one probe is on its way; other calls fail fast.
+	BreakerHalfOpen
+)
+
+// String returns "closed", "open" or "half-open".
+func (s BreakerState) String() string {
+	switch s {
+	case BreakerClosed:
+		return "closed"
+	case BreakerOpen:
+		return "open"
+	case BreakerHalfOpen:
+		return "half-open"
+	}
+	return "BreakerState(" + strconv.Itoa(int(s)) + ")"
+}
+
+// MarshalText writes the state's name.
+func (s BreakerState) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a state's name.
+func (s *BreakerState) UnmarshalText(b []byte) error {
+	for _, v := range []BreakerState{BreakerClosed, BreakerOpen, BreakerHalfOpen} {
+		if string(b) == v.String() {
+			*s = v
+			return nil
+		}
+	}
+	return fmt.Errorf("client: unknown breaker state %q", b)
+}
+
+// attemptKind is what one attempt tells the breaker and the health view.
+type attemptKind int
+
+const (
+	kindIgnored  attemptKind = iota // local failure, the caller's cancel
+	kindAnswered                    // an answer within AnswerWithin (not 5xx)
+	kind5xx                         // a 5xx answer
+	kindTimeout                     // no answer within the time limit, or too slow
+	kindNoAnswer                    // connection refused, reset, cut
+)
+
+// failed reports whether the attempt counts as "not answered" for the
+// breaker.
+func (k attemptKind) failed() bool { return k == kind5xx || k == kindTimeout || k == kindNoAnswer }
+
+// kindOf sorts one attempt: caller is the call's context (its end is the
+// caller's doing, not the bank's), took how long the attempt waited.
+func kindOf(caller context.Context, res attemptResult, took, answerWithin time.Duration) attemptKind {
+	if res.local {
+		return kindIgnored
+	}
+	if res.err != nil {
+		if caller.Err() != nil && took < answerWithin {
+			return kindIgnored // the caller gave up before the bank's time was up
+		}
+		var te *timeoutError
+		var ne net.Error
+		if errors.As(res.err, &te) || errors.Is(res.err, context.DeadlineExceeded) || errors.As(res.err, &ne) && ne.Timeout() {
+			return kindTimeout
+		}
+		return kindNoAnswer
+	}
+	switch {
+	case res.r.status >= 500:
+		return kind5xx
+	case took > answerWithin:
+		return kindTimeout
+	}
+	return kindAnswered
+}
+
+// admission is a call's pass through its bank's breaker: done must be
+// called once the call ended.
+type admission struct {
+	b     *bankHealth
+	probe bool
+}
+
+// admit lets a call through the breaker of c's bank, or refuses it with
+// a *BankUnavailableError.
+func (c *Client) admit(ctx context.Context) (admission, error) {
+	b := c.bankHealth()
+	if b.policy.Off {
+		return admission{b: b}, nil
+	}
+	b.readShared(ctx)
+	now := c.cfg.clock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch b.state {
+	case BreakerClosed:
+		return admission{b: b}, nil
+	case BreakerOpen:
+		if !now.Before(b.probeAt) {
+			b.setState(BreakerHalfOpen, now)
+			return admission{b: b, probe: true}, nil
+		}
+	}
+	return admission{}, &BankUnavailableError{Bank: b.bank, Since: b.openedAt, ProbeAt: b.probeAt}
+}
+
+// done ends a call's admission: a probe that sent nothing the breaker
+// could judge (a hook refused it, the caller gave up) lets the next one
+// through.
+func (a admission) done() {
+	if a.b == nil || !a.probe {
+		return
+	}
+	a.b.mu.Lock()
+	if a.b.state == BreakerHalfOpen {
+		a.b.state = BreakerOpen // probeAt has passed: the next call probes
+	}
+	a.b.mu.Unlock()
+}
+
+// mayRetry reports whether the breaker lets the call send another
+// attempt: not once it opened.
+func (a admission) mayRetry() bool {
+	if a.b == nil || a.b.policy.Off {
+		return true
+	}
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	return a.b.state == BreakerClosed
+}
+
+// breakerReadEvery is how often a closed breaker reads its bank's shared
+// state in the client's store: a breaker another replica opened is seen
+// within it, at the cost of one read a second, not one a call.
+const breakerReadEvery = time.Second
+
+// breakerKey is the store key of a bank's open breaker, for the
+// replicas on the store.
+func breakerKey(scope string) string { return "client/breaker/" + scope }
+
+// readShared adopts an open breaker another client on the store wrote,
+// at most once every breakerReadEvery. A store that cannot be read leaves
+// the breaker as this process knows it.
+func (b *bankHealth) readShared(ctx context.Context) {
+	if b.st == nil {
+		return
+	}
+	now := time.Now().UnixNano()
+	last := b.readAt.Load()
+	if now-last < int64(breakerReadEvery) || !b.readAt.CompareAndSwap(last, now) {
+		return
+	}
+	raw, err := b.st.Get(context.WithoutCancel(ctx), breakerKey(b.scope))
+	if err != nil {
+		return
+	}
+	var since, probe int64
+	if _, err := fmt.Sscanf(string(raw), "%d %d", &since, &probe); err != nil {
+		return
+	}
+	t := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state == BreakerClosed && t.Before(time.Unix(0, probe)) {
+		b.openedAt, b.probeAt = time.Unix(0, since), time.Unix(0, probe)
+		b.setState(BreakerOpen, t)
+	}
+}
+
+// writeShared tells the replicas on the store that the breaker is open
+// until probeAt (best effort), or that it closed.
+func (b *bankHealth) writeShared(open bool, since, probeAt time.Time) {
+	if b.st == nil {
+		return
+	}
+	ctx := context.Background()
+	if !open {
+		_ = b.st.Delete(ctx, breakerKey(b.scope))
+		return
+	}
+	v := strconv.FormatInt(since.UnixNano(), 10) + " " + strconv.FormatInt(probeAt.UnixNano(), 10)
+	_ = b.st.Put(ctx, breakerKey(b.scope), []byte(v), max(time.Until(probeAt), time.Second)+time.Minute)
+}
+
+// statusText is the status of an attempt for the evidence: the HTTP
+// status, or what became of it.
+func statusText(k attemptKind, res attemptResult) string {
+	switch {
+	case res.r != nil && res.err == nil:
+		return strconv.Itoa(res.r.status) + " " + http.StatusText(res.r.status)
+	case k == kindTimeout:
+		return "timeout"
+	}
+	return "no answer"
+}
+
+// StoredBreaker returns what the client's store says of its bank's
+// breaker, as every replica on the store sees it: open (since when, and
+// when the next probe goes) while some client on the store holds it open,
+// else closed. It is what an operator's tool reads (psd2 health); a
+// process's own breaker is in [Client.BankHealth].
+func (c *Client) StoredBreaker(ctx context.Context) (state BreakerState, since, probeAt time.Time, err error) {
+	raw, err := c.cfg.store.Get(ctx, breakerKey(c.Scope()))
+	if errors.Is(err, store.ErrNotStored) {
+		return BreakerClosed, time.Time{}, time.Time{}, nil
+	}
+	if err != nil {
+		return BreakerClosed, time.Time{}, time.Time{}, fmt.Errorf("client: reading the breaker: %w", err)
+	}
+	var s, p int64
+	if _, err := fmt.Sscanf(string(raw), "%d %d", &s, &p); err != nil {
+		return BreakerClosed, time.Time{}, time.Time{}, fmt.Errorf("client: the stored breaker is unreadable")
+	}
+	return BreakerOpen, time.Unix(0, s), time.Unix(0, p), nil
+}

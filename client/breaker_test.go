@@ -1,0 +1,410 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/store"
+)
+
+// frozenClock is a clock the test moves.
+type frozenClock struct{ ns atomic.Int64 }
+
+func newFrozenClock() *frozenClock {
+	c := &frozenClock{}
+	c.ns.Store(time.Now().UnixNano())
+	return c
+}
+func (c *frozenClock) now() time.Time      { return time.Unix(0, c.ns.Load()) }
+func (c *frozenClock) add(d time.Duration) { c.ns.Add(int64(d)) }
+func (c *frozenClock) opt() Option         { return WithClock(c.now) }
+func hooked(n *atomic.Int64) Hook {
+	return func(context.Context, *Call) (func(Result), error) { n.Add(1); return nil, nil }
+}
+
+// The EBA's rule: 5 requests in a row answered 5xx open the breaker;
+// the retries of the call that meets the fifth stop there, and every
+// later call fails fast with ErrBankUnavailable, which matches
+// ErrNotSent: nothing is sent and the call's hook (the budget's) never
+// runs.
+func TestBreakerOpensAfterFiveFailures(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusServiceUnavailable) })
+	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	var hooks atomic.Int64
+	get := Operation{Name: "accounts.Balances", Method: http.MethodGet, Path: "/v1/accounts/a/balances", Hook: hooked(&hooks)}
+
+	_, err := c.Do(t.Context(), get, nil) // 4 attempts
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	_, err = c.Do(t.Context(), get, nil) // the fifth opens it: no more retries
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, http.StatusServiceUnavailable, e.StatusCode)
+	assert.EqualValues(t, 5, b.count.Load(), "detection within 5 requests")
+	assert.Equal(t, BreakerOpen, c.BankHealth().State)
+
+	for range 100 {
+		_, err = c.Do(t.Context(), get, nil)
+		require.ErrorIs(t, err, ErrBankUnavailable)
+		require.ErrorIs(t, err, ErrNotSent)
+	}
+	var bu *BankUnavailableError
+	require.ErrorAs(t, err, &bu)
+	assert.Equal(t, c.Bank(), bu.Bank)
+	assert.EqualValues(t, 5, b.count.Load(), "nothing sent while open")
+	assert.EqualValues(t, 2, hooks.Load(), "the hook of a refused call never runs")
+}
+
+// With the breaker off, the same bank costs every attempt of every call.
+func TestBreakerOff(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusServiceUnavailable) })
+	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{}), WithBreaker(BreakerPolicy{Off: true}))
+	for range 20 {
+		_, err := c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+		require.NotErrorIs(t, err, ErrBankUnavailable)
+	}
+	assert.EqualValues(t, 20, b.count.Load())
+	assert.Equal(t, BreakerClosed, c.BankHealth().State)
+	assert.Equal(t, 20, c.BankHealth().Status5xx)
+}
+
+// A connection refused is a request not answered too.
+func TestBreakerOpensOnRefusedConnections(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	closed := "http://" + ln.Addr().String()
+	require.NoError(t, ln.Close())
+	c := newTestClient(t, closed, WithRetryPolicy(RetryPolicy{}))
+	for range 5 {
+		_, err := c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+		require.ErrorIs(t, err, ErrNotSent)
+		require.NotErrorIs(t, err, ErrBankUnavailable)
+	}
+	_, err = c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+	require.ErrorIs(t, err, ErrBankUnavailable)
+}
+
+// A payment POST whose outcome is unknown (a 500) counts as not answered,
+// and is never sent again: one request per call, ErrOutcomeUnknown, until
+// the breaker opens and refuses the next one as not sent.
+func TestBreakerNeverResendsAPayment(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusInternalServerError) })
+	c := newTestClient(t, b.URL)
+	create := Operation{Name: "payments.Create", Method: http.MethodPost, Path: "/v1/payments/x", Body: map[string]string{"a": "b"}, ResultID: "paymentId"}
+	for i := range 5 {
+		_, err := c.Do(t.Context(), create, nil)
+		require.ErrorIs(t, err, ErrOutcomeUnknown, "call %d", i)
+		assert.EqualValues(t, i+1, b.count.Load(), "never resent")
+	}
+	_, err := c.Do(t.Context(), create, nil)
+	require.ErrorIs(t, err, ErrBankUnavailable)
+	require.ErrorIs(t, err, ErrNotSent)
+	assert.NotErrorIs(t, err, ErrOutcomeUnknown)
+	assert.EqualValues(t, 5, b.count.Load())
+}
+
+// Half-open: once ProbeAfter has passed one call at a time goes through;
+// the others fail fast meanwhile. An answer closes the breaker and ends
+// the downtime record, which the store keeps with its evidence.
+func TestBreakerHalfOpenProbe(t *testing.T) {
+	t.Parallel()
+	var down atomic.Bool
+	down.Store(true)
+	probing := make(chan struct{})
+	release := make(chan struct{})
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if down.Load() {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		close(probing)
+		<-release
+		_, _ = w.Write([]byte(`{}`))
+	})
+	clk := newFrozenClock()
+	st := store.NewMemoryStore()
+	c := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	var changes []BreakerChange
+	var mu sync.Mutex
+	c.Health().OnChange(func(ch BreakerChange) { mu.Lock(); changes = append(changes, ch); mu.Unlock() })
+	get := Operation{Name: "accounts.Transactions", Method: http.MethodGet, Path: "/v1/x"}
+	start := clk.now()
+	var ids []string
+	for range 5 {
+		_, err := c.Do(t.Context(), get, nil)
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		ids = append(ids, e.RequestID)
+		clk.add(time.Second)
+	}
+	require.Equal(t, BreakerOpen, c.BankHealth().State)
+	_, err := c.Do(t.Context(), get, nil)
+	require.ErrorIs(t, err, ErrBankUnavailable, "before ProbeAfter")
+
+	clk.add(DefaultBreakerPolicy().ProbeAfter)
+	down.Store(false)
+	probe := make(chan error, 1)
+	go func() { _, err := c.Do(context.Background(), get, nil); probe <- err }()
+	<-probing
+	assert.Equal(t, BreakerHalfOpen, c.BankHealth().State)
+	for range 10 {
+		_, err = c.Do(t.Context(), get, nil)
+		require.ErrorIs(t, err, ErrBankUnavailable, "one probe at a time")
+	}
+	end := clk.now()
+	close(release)
+	require.NoError(t, <-probe)
+	h := c.BankHealth()
+	assert.Equal(t, BreakerClosed, h.State)
+	assert.Equal(t, end, h.Changed)
+	require.Len(t, h.Recent, 1, "the process keeps the record too")
+	assert.True(t, h.Recent[0].End.Equal(end))
+	assert.EqualValues(t, 6, b.count.Load(), "5 failures and the probe")
+
+	mu.Lock()
+	require.Len(t, changes, 2)
+	assert.Equal(t, BreakerOpen, changes[0].To)
+	assert.Equal(t, BreakerClosed, changes[1].To)
+	mu.Unlock()
+
+	downs, err := c.Downtimes(t.Context(), start.Add(-time.Hour), end.Add(time.Hour))
+	require.NoError(t, err)
+	require.Len(t, downs, 1)
+	d := downs[0]
+	assert.True(t, d.Start.Equal(start), "starts at the first failed request")
+	assert.True(t, d.End.Equal(end), "ends at the answer")
+	assert.Equal(t, 5, d.Failures)
+	require.Len(t, d.Evidence, 5)
+	for i, ev := range d.Evidence {
+		assert.Equal(t, ids[i], ev.RequestID)
+		assert.Equal(t, http.StatusBadGateway, ev.Status)
+		assert.Equal(t, "accounts.Transactions", ev.Operation)
+	}
+	raw, err := json.Marshal(d)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), "PSU")
+
+	a := Report(c.Bank(), downs, start, start.Add(time.Hour), end)
+	assert.Equal(t, 1, a.Count)
+	assert.Equal(t, end.Sub(start), a.Unavailable)
+	assert.Equal(t, end.Sub(start), a.Longest)
+	assert.InDelta(t, 100*(1-end.Sub(start).Seconds()/3600), a.Uptime, 1e-9)
+}
+
+// A probe that fails opens the breaker again until the next probe.
+func TestBreakerProbeFails(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusServiceUnavailable) })
+	clk := newFrozenClock()
+	c := newTestClient(t, b.URL, clk.opt(), WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond}))
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	for range 2 {
+		_, _ = c.Do(t.Context(), get, nil)
+	}
+	require.EqualValues(t, 5, b.count.Load())
+	clk.add(5 * time.Second)
+	_, err := c.Do(t.Context(), get, nil)
+	require.NotErrorIs(t, err, ErrBankUnavailable, "the probe is sent")
+	assert.EqualValues(t, 6, b.count.Load(), "the probe is not retried")
+	assert.Equal(t, BreakerOpen, c.BankHealth().State)
+	_, err = c.Do(t.Context(), get, nil)
+	require.ErrorIs(t, err, ErrBankUnavailable)
+	assert.EqualValues(t, 6, b.count.Load())
+}
+
+// The error-rate rule opens the breaker on a bank that fails two
+// requests of three, which never makes 5 in a row; one that fails one of
+// two stays below it.
+func TestBreakerErrorRate(t *testing.T) {
+	t.Parallel()
+	half := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n%2 == 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte(`{}`))
+	})
+	c := newTestClient(t, half.URL, WithRetryPolicy(RetryPolicy{}), WithBreaker(BreakerPolicy{RateMin: 10, ErrorRate: 0.5}))
+	for range 30 {
+		_, _ = c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+	}
+	assert.Equal(t, BreakerClosed, c.BankHealth().State, "half failed: not more than half")
+
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n%3 != 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte(`{}`))
+	})
+	c = newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{}), WithBreaker(BreakerPolicy{RateMin: 10, ErrorRate: 0.5}))
+	var err error
+	for range 10 {
+		_, err = c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+	}
+	require.Error(t, err)
+	assert.Equal(t, BreakerOpen, c.BankHealth().State, "7 of 10 failed")
+	_, err = c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+	require.ErrorIs(t, err, ErrBankUnavailable)
+}
+
+// Clients given one Health share their bank's breaker; a client on the
+// same store with a Health of its own (another replica) sees the open
+// breaker through the store.
+func TestBreakerShared(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusServiceUnavailable) })
+	h := NewHealth()
+	st := store.NewMemoryStore()
+	one := newTestClient(t, b.URL, WithHealth(h), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	two := newTestClient(t, b.URL, WithHealth(h), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	replica := newTestClient(t, b.URL, WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	for range 5 {
+		_, _ = one.Do(t.Context(), get, nil)
+	}
+	_, err := two.Do(t.Context(), get, nil)
+	require.ErrorIs(t, err, ErrBankUnavailable, "the same process")
+	_, err = replica.Do(t.Context(), get, nil)
+	require.ErrorIs(t, err, ErrBankUnavailable, "another replica on the store")
+	assert.EqualValues(t, 5, b.count.Load())
+	require.Len(t, h.Banks(), 1)
+}
+
+// The health view counts the requests of the last minute by what became
+// of them, with latency percentiles.
+func TestBankHealthView(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		switch {
+		case n == 1:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case n == 2:
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+		default:
+			_, _ = w.Write([]byte(`{}`))
+		}
+	})
+	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{}))
+	for range 10 {
+		_, _ = c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+	}
+	h := c.BankHealth()
+	assert.Equal(t, 10, h.Requests)
+	assert.Equal(t, 9, h.Answered)
+	assert.Equal(t, 1, h.Status5xx)
+	assert.Equal(t, 1, h.Status429)
+	assert.Zero(t, h.Timeouts)
+	assert.Positive(t, h.P50)
+	assert.LessOrEqual(t, h.P50, h.P95)
+	assert.LessOrEqual(t, h.P95, h.P99)
+	assert.Equal(t, BreakerClosed, h.State)
+	raw, err := json.Marshal(h)
+	require.NoError(t, err)
+	assert.Contains(t, string(raw), `"state":"closed"`)
+}
+
+// A caller that gives up is not the bank's failure.
+func TestBreakerIgnoresTheCallersCancel(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { <-r.Context().Done() })
+	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{}))
+	for range 6 {
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() { time.Sleep(5 * time.Millisecond); cancel() }()
+		_, err := c.Do(ctx, Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+		require.Error(t, err)
+		require.False(t, errors.Is(err, ErrBankUnavailable))
+	}
+	assert.Equal(t, BreakerClosed, c.BankHealth().State)
+}
+
+func TestBreakerPolicyValidation(t *testing.T) {
+	t.Parallel()
+	for _, p := range []BreakerPolicy{{Consecutive: -1}, {ErrorRate: 2}, {ProbeAfter: -time.Second}, {RateWindow: time.Millisecond}} {
+		_, err := New("http://127.0.0.1:1", testCreds(t, 0), WithBreaker(p))
+		assert.Error(t, err, "%+v", p)
+	}
+	_, err := New("http://127.0.0.1:1", testCreds(t, 0), WithHealth(nil))
+	assert.Error(t, err)
+}
+
+// What a down bank costs: 100 calls with the default retry policy send
+// 400 requests with the breaker off, 5 with it on.
+func TestBreakerSavesRequestsOnADownBank(t *testing.T) {
+	t.Parallel()
+	retry := WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: time.Microsecond, MaxBackoff: time.Microsecond})
+	for _, tt := range []struct {
+		policy BreakerPolicy
+		want   int64
+	}{{BreakerPolicy{Off: true}, 400}, {BreakerPolicy{}, 5}} {
+		b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusServiceUnavailable) })
+		c := newTestClient(t, b.URL, retry, WithBreaker(tt.policy))
+		for range 100 {
+			_, err := c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+			require.Error(t, err)
+		}
+		assert.Equal(t, tt.want, b.count.Load(), "breaker off: %v", tt.policy.Off)
+	}
+}
+
+// BenchmarkBreakerOverhead measures the breaker's cost per call on a
+// healthy bank: the same calls, interleaved, through a client with the
+// breaker on and one with it off; it reports the ratio on/off.
+func BenchmarkBreakerOverhead(b *testing.B) {
+	bank := newBank(b, nil)
+	on := newTestClient(b, bank.URL)
+	off := newTestClient(b, bank.URL, WithBreaker(BreakerPolicy{Off: true}))
+	op := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	var tOn, tOff time.Duration
+	run := func(c *Client, d *time.Duration) {
+		start := time.Now()
+		if _, err := c.Do(context.Background(), op, nil); err != nil {
+			b.Fatal(err)
+		}
+		*d += time.Since(start)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if i%2 == 0 {
+			run(on, &tOn)
+			run(off, &tOff)
+		} else {
+			run(off, &tOff)
+			run(on, &tOn)
+		}
+	}
+	b.ReportMetric(float64(tOn)/float64(tOff), "on/off")
+}
+
+// BenchmarkBreakerHotPath measures what the breaker adds to one call on a
+// healthy bank, without the network: an admission, one attempt recorded,
+// the admission's end.
+func BenchmarkBreakerHotPath(b *testing.B) {
+	c := newTestClient(b, "http://127.0.0.1:1")
+	res := attemptResult{r: &reply{status: http.StatusOK}, wrote: true}
+	ctx := context.Background()
+	for b.Loop() {
+		adm, err := c.admit(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k := kindOf(ctx, res, time.Millisecond, adm.b.policy.AnswerWithin)
+		adm.b.record(k, Evidence{Status: 200}, time.Millisecond)
+		adm.done()
+	}
+}

@@ -1,0 +1,177 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Downtime is one unavailability of a bank, as the breaker recorded it:
+// the record a TPP can file (the EBA's guidelines on the dedicated
+// interface; PSD3/PSR let a TPP report such obstacles). It holds no
+// personal data: the bank, times, statuses and the X-Request-IDs of the
+// failed requests, which the bank can look up.
+type Downtime struct {
+	// Bank is the bank's identity ([Client.Bank]).
+	Bank string `json:"bank"`
+	// Start is the time of the first failed request of the run that
+	// opened the breaker; End the time of the answer that closed it
+	// (zero while it lasts, or when the process that saw it start never
+	// saw it end).
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end,omitzero"`
+	// Failures counts the failed requests recorded: those that opened
+	// the breaker and the failed probes.
+	Failures int `json:"failures"`
+	// Evidence lists the failed requests (at most 32).
+	Evidence []Evidence `json:"evidence"`
+}
+
+// Evidence is one failed request of a downtime record.
+type Evidence struct {
+	// RequestID is the request's X-Request-ID.
+	RequestID string `json:"requestId"`
+	// At is when it was sent (the client's clock).
+	At time.Time `json:"at"`
+	// Status is the HTTP status of its answer (0: none); Result says
+	// what became of it: "503 Service Unavailable", "timeout", "no
+	// answer".
+	Status int    `json:"status,omitempty"`
+	Result string `json:"result"`
+	// Operation is the SDK call, for example "accounts.Balances".
+	Operation string `json:"operation"`
+}
+
+// DowntimeKept is how long the client's store keeps a downtime record:
+// long enough for a TPP to file a year's complaints.
+const DowntimeKept = 400 * 24 * time.Hour
+
+// downtimePrefix is the store prefix of a bank's downtime records; the
+// start in 20 decimal digits orders them.
+func downtimePrefix(scope string) string { return "client/downtime/" + scope + "/" }
+
+// writeRecord writes the downtime record of a change to the client's
+// store (best effort): at the start, so that a record survives a crash,
+// and at the end.
+func (b *bankHealth) writeRecord(ch BreakerChange) {
+	if b.st == nil {
+		return
+	}
+	raw, err := json.Marshal(ch.Downtime)
+	if err != nil {
+		return
+	}
+	key := downtimePrefix(b.scope) + fmt.Sprintf("%020d", ch.Downtime.Start.UnixNano())
+	_ = b.st.Put(context.Background(), key, raw, DowntimeKept)
+}
+
+// Downtimes returns the client's bank's downtime records that overlap
+// [from, to), oldest first, from the client's store: with a shared store
+// (pgstore) those of every replica, durable. A record whose end was never
+// written ends at the next record's start, or runs on.
+func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime, error) {
+	var out []Downtime
+	for key, err := range c.cfg.store.Keys(ctx, downtimePrefix(c.Scope())) {
+		if err != nil {
+			return nil, fmt.Errorf("client: reading downtimes: %w", err)
+		}
+		raw, err := c.cfg.store.Get(ctx, key)
+		if err != nil {
+			continue // expired or removed since
+		}
+		var d Downtime
+		if json.Unmarshal(raw, &d) != nil || d.Start.IsZero() {
+			continue
+		}
+		if len(out) > 0 && out[len(out)-1].End.IsZero() {
+			out[len(out)-1].End = d.Start
+		}
+		out = append(out, d)
+	}
+	kept := out[:0]
+	for _, d := range out {
+		if d.Start.Before(to) && (d.End.IsZero() || d.End.After(from)) {
+			kept = append(kept, d)
+		}
+	}
+	return kept, nil
+}
+
+// Availability is a bank's unavailability over a period in the EBA's
+// terms.
+type Availability struct {
+	Bank string    `json:"bank"`
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+	// Count is the number of unavailabilities; Unavailable their time
+	// within the period, Longest the longest of them.
+	Count       int           `json:"count"`
+	Unavailable time.Duration `json:"unavailable"`
+	Longest     time.Duration `json:"longest"`
+	// Uptime is the share of the period the bank was available, in
+	// percent.
+	Uptime float64 `json:"uptimePercent"`
+	// Downtimes are the records, with their evidence.
+	Downtimes []Downtime `json:"downtimes"`
+}
+
+// Report sums downs (from [Client.Downtimes]) over [from, to): a record
+// still open ends at to (or now, when earlier).
+func Report(bank string, downs []Downtime, from, to, now time.Time) Availability {
+	a := Availability{Bank: bank, From: from, To: to, Downtimes: downs}
+	if a.Downtimes == nil {
+		a.Downtimes = []Downtime{}
+	}
+	for _, d := range downs {
+		end := d.End
+		if end.IsZero() {
+			end = earliest(to, now)
+		}
+		s, e := latest(d.Start, from), earliest(end, to)
+		if !e.After(s) {
+			continue
+		}
+		a.Count++
+		a.Unavailable += e.Sub(s)
+		a.Longest = max(a.Longest, e.Sub(s))
+	}
+	if span := to.Sub(from); span > 0 {
+		a.Uptime = 100 * float64(span-a.Unavailable) / float64(span)
+	}
+	return a
+}
+
+// String prints a as a table.
+func (a Availability) String() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "bank %s, %s to %s\n", a.Bank, a.From.UTC().Format(time.RFC3339), a.To.UTC().Format(time.RFC3339))
+	fmt.Fprintf(&sb, "unavailable: %d time(s), %.1f minutes, longest %s, uptime %.3f%%\n",
+		a.Count, a.Unavailable.Minutes(), a.Longest.Round(time.Second), a.Uptime)
+	for _, d := range a.Downtimes {
+		end := "ongoing"
+		if !d.End.IsZero() {
+			end = d.End.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(&sb, "  %s to %s, %d failed request(s)\n", d.Start.UTC().Format(time.RFC3339), end, d.Failures)
+		for _, e := range d.Evidence {
+			fmt.Fprintf(&sb, "    %s  %-36s  %-26s  %s\n", e.At.UTC().Format(time.RFC3339Nano), e.RequestID, e.Result, e.Operation)
+		}
+	}
+	return sb.String()
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,406 @@
+package client
+
+import (
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tppkit/psd2/store"
+)
+
+// Health keeps the health of the banks its clients call: per bank a
+// rolling view of the requests (answers, 5xx, timeouts, 429s, latency)
+// and the bank's circuit breaker (breaker.go). Give every client of a
+// process one Health ([WithHealth]) so that they share each bank's
+// breaker; a client without one keeps its own. A Health is safe for
+// concurrent use; it holds no personal data.
+type Health struct {
+	mu    sync.Mutex
+	banks map[string]*bankHealth // by Client.Scope
+	subs  []func(BreakerChange)
+}
+
+// NewHealth returns an empty Health.
+func NewHealth() *Health { return &Health{banks: map[string]*bankHealth{}} }
+
+// WithHealth keeps the client's bank health, and its circuit breaker,
+// in h, shared with every other client given h.
+func WithHealth(h *Health) Option {
+	return func(c *config) error {
+		if h == nil {
+			return errors.New("client: WithHealth(nil)")
+		}
+		c.health = h
+		return nil
+	}
+}
+
+// Health returns the Health the client reports to ([WithHealth], else
+// its own).
+func (c *Client) Health() *Health { return c.cfg.health }
+
+// OnChange calls fn, on the goroutine of the call that caused it, with
+// every change of a breaker's state: the start of an unavailability
+// (open) and its end (closed), with its downtime record. fn must not
+// block; package events turns changes into "bank unavailable" and "bank
+// available" events.
+func (h *Health) OnChange(fn func(BreakerChange)) {
+	h.mu.Lock()
+	h.subs = append(h.subs, fn)
+	h.mu.Unlock()
+}
+
+// BreakerChange is a change of a bank's breaker.
+type BreakerChange struct {
+	// Bank is the bank's identity ([Client.Bank]); Scope the client's
+	// [Client.Scope].
+	Bank, Scope string
+	// From and To are the states before and after.
+	From, To BreakerState
+	// At is when it changed (the client's clock).
+	At time.Time
+	// Downtime is the unavailability the change opened or closed (End
+	// zero while it lasts).
+	Downtime Downtime
+}
+
+// bank returns the state of the bank of c, made on first use.
+func (h *Health) bank(c *Client) *bankHealth {
+	scope := c.Scope()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if b, ok := h.banks[scope]; ok {
+		return b
+	}
+	p := DefaultBreakerPolicy()
+	if c.cfg.breaker != nil {
+		p = *c.cfg.breaker
+	}
+	b := &bankHealth{h: h, scope: scope, bank: c.Bank(), policy: p, st: c.cfg.store, now: c.cfg.clock}
+	h.banks[scope] = b
+	return b
+}
+
+// bankHealth returns the health of c's bank.
+func (c *Client) bankHealth() *bankHealth {
+	if b := c.health.Load(); b != nil {
+		return b
+	}
+	b := c.cfg.health.bank(c)
+	if c.identity.Load() != nil { // the scope is fixed
+		c.health.Store(b)
+	}
+	return b
+}
+
+// healthBuckets and healthBucket make the rolling window of the health
+// view: 12 buckets of 5 s, the last minute.
+const (
+	healthBuckets = 12
+	healthBucket  = 5 * time.Second
+	// latencySamples bounds the latencies kept for the percentiles: the
+	// last ones of the window.
+	latencySamples = 1024
+	// maxEvidence bounds the failed requests a downtime record keeps:
+	// those that opened the breaker and the first failed probes.
+	maxEvidence = 32
+	// keptDowntimes bounds the downtime records a Health keeps in memory
+	// per bank (the store keeps them all, for DowntimeKept).
+	keptDowntimes = 64
+)
+
+// counts is one bucket of the rolling window.
+type counts struct {
+	start                                         int64 // bucket's start, UnixNano / healthBucket
+	requests, answered, status5xx, timeouts, s429 int
+}
+
+// bankHealth is one bank's health and breaker.
+type bankHealth struct {
+	h      *Health
+	scope  string
+	bank   string
+	policy BreakerPolicy
+	st     store.Store
+	now    func() time.Time
+	readAt atomic.Int64 // readShared's last read, UnixNano
+
+	mu          sync.Mutex
+	state       BreakerState
+	changed     time.Time
+	consecutive int
+	openedAt    time.Time
+	probeAt     time.Time
+	streak      []Evidence // failed requests since the last answer
+	window      [healthBuckets]counts
+	lat         [latencySamples]time.Duration
+	latAt       [latencySamples]int64 // UnixNano of each sample
+	latN        int
+	current     *Downtime
+	downs       []Downtime
+}
+
+// record takes one attempt into the bank's health and breaker.
+func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration) {
+	if k == kindIgnored {
+		return
+	}
+	now := b.now()
+	var changes []BreakerChange
+	b.mu.Lock()
+	c := b.bucket(now)
+	c.requests++
+	switch k {
+	case kindAnswered:
+		c.answered++
+		if ev.Status == 429 {
+			c.s429++
+		}
+	case kind5xx:
+		c.status5xx++
+	case kindTimeout:
+		c.timeouts++
+	}
+	if ev.Status != 0 || k == kindAnswered {
+		i := b.latN % latencySamples
+		b.lat[i], b.latAt[i] = took, now.UnixNano()
+		b.latN++
+	}
+	if !b.policy.Off {
+		changes = b.judge(k, ev, now)
+	}
+	b.mu.Unlock()
+	for _, ch := range changes {
+		b.h.notify(ch)
+		if ch.To == BreakerOpen && ch.From == BreakerClosed || ch.To == BreakerClosed {
+			b.writeRecord(ch)
+		}
+	}
+}
+
+// bucket returns the window's bucket of now, emptied when it was an
+// older one's.
+func (b *bankHealth) bucket(now time.Time) *counts {
+	n := now.UnixNano() / int64(healthBucket)
+	c := &b.window[n%healthBuckets]
+	if c.start != n {
+		*c = counts{start: n}
+	}
+	return c
+}
+
+// judge runs the breaker's rules on one attempt; b.mu is held.
+func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerChange {
+	p := b.policy
+	if !k.failed() {
+		b.consecutive, b.streak = 0, b.streak[:0]
+		if b.state == BreakerClosed {
+			return nil
+		}
+		// A probe answered: the bank is back.
+		from := b.state
+		b.setState(BreakerClosed, now)
+		b.writeShared(false, time.Time{}, time.Time{})
+		if b.current == nil {
+			// Opened from another replica's state (readShared): that
+			// replica keeps the record.
+			return nil
+		}
+		d := *b.current
+		d.End = now
+		b.current = nil
+		b.keep(d)
+		return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: from, To: BreakerClosed, At: now, Downtime: d}}
+	}
+	b.consecutive++
+	if len(b.streak) < maxEvidence {
+		b.streak = append(b.streak, ev)
+	}
+	switch b.state {
+	case BreakerHalfOpen, BreakerOpen:
+		// The probe failed (or a call admitted before it opened): open
+		// again until the next probe.
+		from := b.state
+		if b.current != nil && len(b.current.Evidence) < maxEvidence {
+			b.current.Evidence = append(b.current.Evidence, ev)
+			b.current.Failures++
+		}
+		b.probeAt = now.Add(p.ProbeAfter)
+		if from == BreakerHalfOpen {
+			b.setState(BreakerOpen, now)
+			b.writeShared(true, b.openedAt, b.probeAt)
+		}
+		return nil
+	}
+	if b.consecutive < p.Consecutive && !b.rateExceeded(now) {
+		return nil
+	}
+	b.openedAt, b.probeAt = now, now.Add(p.ProbeAfter)
+	b.setState(BreakerOpen, now)
+	start := now
+	if len(b.streak) > 0 {
+		start = b.streak[0].At
+	}
+	d := Downtime{Bank: b.bank, Start: start, Failures: b.consecutive, Evidence: slices.Clone(b.streak)}
+	b.current = &d
+	b.writeShared(true, b.openedAt, b.probeAt)
+	return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: BreakerClosed, To: BreakerOpen, At: now, Downtime: d}}
+}
+
+// rateExceeded reports whether the error-rate rule opens the breaker.
+func (b *bankHealth) rateExceeded(now time.Time) bool {
+	var req, failed int
+	for _, c := range b.inWindow(now, b.policy.RateWindow) {
+		req += c.requests
+		failed += c.requests - c.answered
+	}
+	return req >= b.policy.RateMin && float64(failed) > b.policy.ErrorRate*float64(req)
+}
+
+// inWindow returns the buckets within d before now (at most the
+// window's minute).
+func (b *bankHealth) inWindow(now time.Time, d time.Duration) []counts {
+	n := now.UnixNano() / int64(healthBucket)
+	oldest := n - int64(min(d, healthBuckets*healthBucket)/healthBucket) + 1
+	out := make([]counts, 0, healthBuckets)
+	for _, c := range b.window {
+		if c.start >= oldest && c.start <= n {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// setState changes the state; b.mu is held.
+func (b *bankHealth) setState(s BreakerState, now time.Time) {
+	if b.state != s {
+		b.state, b.changed = s, now
+	}
+}
+
+// keep adds d to the records kept in memory; b.mu is held.
+func (b *bankHealth) keep(d Downtime) {
+	if len(b.downs) == keptDowntimes {
+		b.downs = slices.Delete(b.downs, 0, 1)
+	}
+	b.downs = append(b.downs, d)
+}
+
+// notify calls the subscribers with ch.
+func (h *Health) notify(ch BreakerChange) {
+	h.mu.Lock()
+	subs := slices.Clone(h.subs)
+	h.mu.Unlock()
+	for _, fn := range subs {
+		fn(ch)
+	}
+}
+
+// BankHealth is the health of one bank over the last minute, as one
+// process saw it.
+type BankHealth struct {
+	// Bank is the bank's identity ([Client.Bank]); Scope the client's
+	// [Client.Scope].
+	Bank  string `json:"bank"`
+	Scope string `json:"scope"`
+	// Requests counts the requests sent within Window (attempts,
+	// retries included); Answered those answered (not 5xx) within the
+	// breaker's AnswerWithin; Status5xx, Timeouts and Status429 what
+	// their names say. Requests - Answered - Status5xx - Timeouts is the
+	// requests that got no answer at all.
+	Requests  int `json:"requests"`
+	Answered  int `json:"answered"`
+	Status5xx int `json:"status5xx"`
+	Timeouts  int `json:"timeouts"`
+	Status429 int `json:"status429"`
+	// P50, P95 and P99 are the latency percentiles of the answers within
+	// Window (at most the last 1024).
+	P50 time.Duration `json:"p50"`
+	P95 time.Duration `json:"p95"`
+	P99 time.Duration `json:"p99"`
+	// Window is the span the counts cover.
+	Window time.Duration `json:"window"`
+	// State is the breaker's state and Changed the time of its last
+	// change (zero: never changed); ProbeAt, while open, when the next
+	// probe goes.
+	State   BreakerState `json:"state"`
+	Changed time.Time    `json:"changed,omitzero"`
+	ProbeAt time.Time    `json:"probeAt,omitzero"`
+	// Down is the unavailability under way, if any.
+	Down *Downtime `json:"down,omitempty"`
+	// Recent are the last unavailabilities this process saw end (at most
+	// 64), oldest first; the store keeps every one ([Client.Downtimes]).
+	Recent []Downtime `json:"recent,omitempty"`
+}
+
+// Banks returns the health of every bank h knows, ordered by bank.
+func (h *Health) Banks() []BankHealth {
+	h.mu.Lock()
+	banks := make([]*bankHealth, 0, len(h.banks))
+	for _, b := range h.banks {
+		banks = append(banks, b)
+	}
+	h.mu.Unlock()
+	out := make([]BankHealth, 0, len(banks))
+	for _, b := range banks {
+		out = append(out, b.snapshot())
+	}
+	slices.SortFunc(out, func(a, b BankHealth) int {
+		if a.Bank != b.Bank {
+			if a.Bank < b.Bank {
+				return -1
+			}
+			return 1
+		}
+		if a.Scope < b.Scope {
+			return -1
+		}
+		if a.Scope > b.Scope {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// BankHealth returns the health of the client's bank.
+func (c *Client) BankHealth() BankHealth { return c.bankHealth().snapshot() }
+
+// snapshot returns b's health now.
+func (b *bankHealth) snapshot() BankHealth {
+	now := b.now()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	v := BankHealth{Bank: b.bank, Scope: b.scope, Window: healthBuckets * healthBucket, State: b.state, Changed: b.changed}
+	for _, c := range b.inWindow(now, v.Window) {
+		v.Requests += c.requests
+		v.Answered += c.answered
+		v.Status5xx += c.status5xx
+		v.Timeouts += c.timeouts
+		v.Status429 += c.s429
+	}
+	oldest := now.Add(-v.Window).UnixNano()
+	lat := make([]time.Duration, 0, min(b.latN, latencySamples))
+	for i := range min(b.latN, latencySamples) {
+		if b.latAt[i] >= oldest {
+			lat = append(lat, b.lat[i])
+		}
+	}
+	if len(lat) > 0 {
+		slices.Sort(lat)
+		pct := func(p int) time.Duration { return lat[min(len(lat)-1, (len(lat)*p+99)/100-1)] }
+		v.P50, v.P95, v.P99 = pct(50), pct(95), pct(99)
+	}
+	if b.state != BreakerClosed {
+		v.ProbeAt = b.probeAt
+	}
+	if b.current != nil {
+		d := *b.current
+		d.Evidence = slices.Clone(d.Evidence)
+		v.Down = &d
+	}
+	v.Recent = slices.Clone(b.downs)
+	return v
+}

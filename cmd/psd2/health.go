@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// healthStatus is what psd2 health prints: the bank's breaker as the
+// shared store holds it, and its unavailabilities of the last day.
+type healthStatus struct {
+	Bank    string              `json:"bank"`
+	Breaker client.BreakerState `json:"breaker"`
+	Since   *time.Time          `json:"since,omitempty"`
+	ProbeAt *time.Time          `json:"probeAt,omitempty"`
+	LastDay client.Availability `json:"lastDay"`
+}
+
+// runHealth prints a bank's health from the SDK's store: psd2 health
+// (the breaker and the last day), psd2 health report -from -to (the
+// unavailability of a period in the EBA's terms, with the evidence).
+func runHealth(ctx context.Context, e *env, args []string) error {
+	usage := "[report -from TIME -to TIME] -store DIR (-bank ID | -url BASE) (-cert ... | -p12 ...)"
+	report := len(args) > 0 && args[0] == "report"
+	if report {
+		args = args[1:]
+	}
+	fs := e.flags("health", usage)
+	var cf credFlags
+	var bf bankFlags
+	cf.register(fs, true)
+	bf.register(fs, true)
+	fromS := fs.String("from", "", "report: start of the period (RFC 3339, or a date 2006-01-02 in UTC)")
+	toS := fs.String("to", "", "report: end of the period (RFC 3339, or a date; default now)")
+	if err := parse(fs, args, false); err != nil {
+		return err
+	}
+	if bf.store == "" {
+		return usageError{errNoStore}
+	}
+	if !report && (*fromS != "" || *toS != "") {
+		return usagef("-from and -to belong to psd2 health report")
+	}
+	c, err := newClient(&bf, &cf) // on the -store (bankFlags.options)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	if report {
+		if *fromS == "" {
+			return usagef("report needs -from")
+		}
+		from, err := parseWhen(*fromS)
+		if err != nil {
+			return usagef("-from: %v", err)
+		}
+		to := now
+		if *toS != "" {
+			if to, err = parseWhen(*toS); err != nil {
+				return usagef("-to: %v", err)
+			}
+		}
+		if !to.After(from) {
+			return usagef("-to must be after -from")
+		}
+		a, err := availability(ctx, c, from, to, now)
+		if err != nil {
+			return err
+		}
+		return e.emit(a, func(w io.Writer) { fmt.Fprint(w, a.String()) })
+	}
+	state, since, probe, err := c.StoredBreaker(ctx)
+	if err != nil {
+		return err
+	}
+	a, err := availability(ctx, c, now.Add(-24*time.Hour), now, now)
+	if err != nil {
+		return err
+	}
+	h := healthStatus{Bank: c.Bank(), Breaker: state, LastDay: a}
+	if state != client.BreakerClosed {
+		s, p := since.UTC(), probe.UTC()
+		h.Since, h.ProbeAt = &s, &p
+	}
+	return e.emit(h, func(w io.Writer) {
+		switch state {
+		case client.BreakerClosed:
+			fmt.Fprintf(w, "bank %s: available (circuit breaker closed)\n", h.Bank)
+		default:
+			fmt.Fprintf(w, "bank %s: UNAVAILABLE since %s (circuit breaker open; next probe at %s)\n",
+				h.Bank, h.Since.Format(time.RFC3339), h.ProbeAt.Format(time.RFC3339))
+		}
+		fmt.Fprintf(w, "last 24 h: unavailable %d time(s), %.1f minutes, longest %s, uptime %.3f%%\n",
+			a.Count, a.Unavailable.Minutes(), a.Longest.Round(time.Second), a.Uptime)
+		fmt.Fprintln(w, "the evidence to file: psd2 health report -from ... -to ...")
+	})
+}
+
+// availability reads the bank's downtime records of [from, to) and sums
+// them.
+func availability(ctx context.Context, c *client.Client, from, to, now time.Time) (client.Availability, error) {
+	downs, err := c.Downtimes(ctx, from, to)
+	if err != nil {
+		return client.Availability{}, err
+	}
+	return client.Report(c.Bank(), downs, from, to, now), nil
+}
+
+// parseWhen reads an RFC 3339 time or a date (midnight UTC).
+func parseWhen(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("want RFC 3339 (2026-05-01T10:00:00Z) or a date (2026-05-01), got %q", s)
+	}
+	return t, nil
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/store"
+)
+
+// psd2 health reads the breaker and the downtime records a client left in
+// the shared store; psd2 health report prints the period's record in the
+// EBA's terms with its evidence.
+func TestHealthAndReport(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	var now atomic.Int64
+	now.Store(time.Now().UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()) }
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st), client.WithClock(clock),
+		client.WithRetryPolicy(client.RetryPolicy{}), client.WithDefaults(client.WithRedirectURI("https://tpp.example/cb")))
+	require.NoError(t, err)
+	s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, PathPrefix: "/v1/", Count: 5})
+	get := client.Operation{Method: "GET", Path: "/v1/accounts"}
+	start := clock()
+	for range 5 {
+		_, _ = c.Do(ctx, get, nil)
+	}
+	_, err = c.Do(ctx, get, nil)
+	require.ErrorIs(t, err, client.ErrBankUnavailable)
+
+	args := []string{"-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir}
+	out, errOut, code := psd2(t, append([]string{"health", "--json"}, args...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var h healthStatus
+	require.NoError(t, json.Unmarshal([]byte(out), &h))
+	assert.Equal(t, client.BreakerOpen, h.Breaker)
+	text, _, _ := psd2(t, append([]string{"health"}, args...)...)
+	assert.Contains(t, text, "UNAVAILABLE")
+
+	now.Add(int64(10 * time.Second))
+	_, _ = c.Do(ctx, get, nil) // the probe: answered, the breaker closes
+	end := clock()
+	out, errOut, code = psd2(t, append([]string{"health", "--json"}, args...)...)
+	require.Equal(t, exitOK, code, errOut)
+	require.NoError(t, json.Unmarshal([]byte(out), &h))
+	assert.Equal(t, client.BreakerClosed, h.Breaker)
+	assert.Equal(t, 1, h.LastDay.Count)
+
+	from, to := start.Add(-time.Hour).UTC().Format(time.RFC3339), start.Add(time.Hour).UTC().Format(time.RFC3339)
+	out, errOut, code = psd2(t, append([]string{"health", "report", "-from", from, "-to", to, "--json"}, args...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var a client.Availability
+	require.NoError(t, json.Unmarshal([]byte(out), &a))
+	assert.Equal(t, 1, a.Count)
+	assert.Equal(t, end.Sub(start), a.Unavailable)
+	require.Len(t, a.Downtimes, 1)
+	require.Len(t, a.Downtimes[0].Evidence, 5)
+	assert.Equal(t, 503, a.Downtimes[0].Evidence[0].Status)
+	assert.NotEmpty(t, a.Downtimes[0].Evidence[0].RequestID)
+	text, _, _ = psd2(t, append([]string{"health", "report", "-from", from, "-to", to}, args...)...)
+	assert.Contains(t, text, "unavailable: 1 time(s)")
+
+	_, _, code = psd2(t, append([]string{"health", "report"}, args...)...)
+	assert.Equal(t, exitUsage, code, "no -from")
+}
