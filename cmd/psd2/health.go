@@ -31,20 +31,24 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("health", usage)
 	var cf credFlags
 	var bf bankFlags
+	var sf storeFlags
 	cf.register(fs, true)
-	bf.register(fs, true)
+	bf.register(fs)
+	sf.register(fs)
 	fromS := fs.String("from", "", "report: start of the period (RFC 3339, or a date 2006-01-02 in UTC)")
 	toS := fs.String("to", "", "report: end of the period (RFC 3339, or a date; default now)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
-	if bf.store == "" {
-		return usageError{errNoStore}
-	}
 	if !report && (*fromS != "" || *toS != "") {
 		return usagef("-from and -to belong to psd2 health report")
 	}
-	c, err := newClient(&bf, &cf) // on the -store (bankFlags.options)
+	st, done, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	c, err := newClient(&bf, &cf, client.WithStore(st))
 	if err != nil {
 		return err
 	}
