@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -151,6 +152,10 @@ type bank struct {
 	// pauses it paused the queue for and resumed it after (see pause.go).
 	queueMu               sync.Mutex
 	pausedFor, resumedFor int64
+	// breakerProbe is the latest next-probe time (UnixNano) this engine
+	// read of the bank's open circuit breaker: the end of the breaker's
+	// pause once it has closed (see pause.go).
+	breakerProbe atomic.Int64
 	// pauseSource replaces the budget's pause in tests (nil: the budget's).
 	pauseSource func(context.Context) (time.Time, bool)
 }

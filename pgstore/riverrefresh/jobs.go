@@ -286,6 +286,13 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 		e.event(Event{Bank: b.name, Kind: "discarded", Outcome: res.Outcome, Status: status, Code: code, JobID: job.ID})
 		return river.JobCancel(reason)
 	}
+	var down *client.BankUnavailableError
+	if errors.As(res.Err, &down) {
+		// The bank's circuit breaker is open: nothing was sent or spent.
+		// The queue is paused until its next probe (observePause); the
+		// job waits as long, without using an attempt.
+		return snooze(min(down.ProbeAt.Sub(now), client.RetryAfterCap))
+	}
 	if !res.RetryAt.IsZero() && (status == http.StatusTooManyRequests || errors.Is(res.Err, refresh.ErrPaused)) {
 		// The queue is paused until the pause ends (observePause); the
 		// job waits as long.

@@ -3,6 +3,8 @@ package riverrefresh
 import (
 	"context"
 	"time"
+
+	"github.com/tppkit/psd2/client"
 )
 
 // The bank's pause is the budget's (budget.Budget.PausedUntil): a 429 with
@@ -37,6 +39,15 @@ import (
 // reports it. ASSUMPTION (the safe option): an operator who pauses a queue
 // during a bank's pause, or in the hour after one, pauses it again.
 
+// The bank's circuit breaker (client.Client.StoredBreaker, shared
+// through the store) pauses the queue too: while it is open, until its
+// next probe, so that no job of the bank is taken only to fail fast. When
+// the probe time comes the queue resumes and the first job is the probe;
+// a failed probe sets a later one, which pauses the queue again; a
+// breaker that closed ends its pause at the last probe time the engine
+// read. The pause the engine mirrors is the later of the budget's and the
+// breaker's, so its end only grows, as the bookkeeping above needs.
+
 // resumeEvery is how often an engine looks at the banks' pauses.
 const resumeEvery = time.Second
 
@@ -48,7 +59,39 @@ func (b *bank) pausedUntil(ctx context.Context) (time.Time, bool) {
 		return b.pauseSource(ctx)
 	}
 	until, paused, _ := b.budget.PausedUntil(ctx)
+	probe, open := b.breakerPause(ctx)
+	switch {
+	case open && (!paused || probe.After(until)):
+		return probe, true
+	case paused:
+		return until, true
+	case probe.After(until):
+		return probe, false
+	}
 	return until, paused
+}
+
+// breakerPause is the pause of the bank's circuit breaker: until its next
+// probe while it is open and the probe is ahead, else the last probe time
+// read (an ended pause; zero when the breaker never opened). A store that
+// cannot be read leaves the last one read, ended.
+func (b *bank) breakerPause(ctx context.Context) (time.Time, bool) {
+	state, _, probe, err := b.Service.Client().StoredBreaker(ctx)
+	if err == nil && state != client.BreakerClosed && !probe.IsZero() {
+		for {
+			last := b.breakerProbe.Load()
+			if probe.UnixNano() <= last || b.breakerProbe.CompareAndSwap(last, probe.UnixNano()) {
+				break
+			}
+		}
+		if probe.After(b.budget.Now()) {
+			return probe, true
+		}
+	}
+	if last := b.breakerProbe.Load(); last != 0 {
+		return time.Unix(0, last), false
+	}
+	return time.Time{}, false
 }
 
 // observePause pauses b's queue when the bank's pause runs and this
