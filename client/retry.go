@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/tppkit/psd2/internal/backoff"
 )
 
 // RetryPolicy says how often and how long the client retries requests that
@@ -49,16 +50,7 @@ func (p RetryPolicy) validate() error {
 // backoff is the wait before retry n (0-based): exponential from MinBackoff,
 // capped at MaxBackoff, with jitter in its upper half.
 func (p RetryPolicy) backoff(n int) time.Duration {
-	d := p.MaxBackoff
-	if n < 32 {
-		if e := p.MinBackoff << n; e > 0 && e < d {
-			d = e
-		}
-	}
-	if d <= 1 {
-		return d
-	}
-	return d/2 + rand.N(d/2+1)
+	return backoff.Jitter(backoff.Exp(n, p.MinBackoff, p.MaxBackoff))
 }
 
 // RetryAfterCap is the longest wait a bank's Retry-After can ask for, in
@@ -257,14 +249,8 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 		if !again {
 			return x.finish(res)
 		}
-		if wait > 0 {
-			t := time.NewTimer(wait)
-			select {
-			case <-ctx.Done():
-				t.Stop()
-				return x.finish(attemptResult{err: ctx.Err()})
-			case <-t.C:
-			}
+		if wait > 0 && !backoff.Sleep(ctx, wait) {
+			return x.finish(attemptResult{err: ctx.Err()})
 		}
 	}
 }
