@@ -89,6 +89,12 @@
 //	          a file store's directory (which must exist) or a pgstore's
 //	          connection string, and a store that cannot be read, or holds
 //	          no reconciliation state, is an error, never an empty list
+//	health    a bank's circuit breaker as the replicas on the store see it
+//	          (open since when, next probe) and its unavailability of the
+//	          last 24 hours; "health report -from -to" prints a period's
+//	          downtime records in the EBA's terms (unavailable minutes,
+//	          count, longest, uptime) with each record's evidence (the
+//	          failed requests' X-Request-IDs, statuses and times)
 //	profile   the settings a command takes, and where each comes from
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and
