@@ -63,6 +63,9 @@ func New(c *client.Client, opts ...Option) (*Service, error) {
 	return s, nil
 }
 
+// basketsPath is the signing baskets' collection.
+const basketsPath = "/v1/signing-baskets"
+
 // Create puts the payments paymentIDs in a new signing basket (POST
 // /v1/signing-baskets, body {"paymentIds":[...]}, docs/interface.md section 4.1) and
 // returns the bank's answer: basketId, transactionStatus (RCVD) and links,
@@ -96,6 +99,12 @@ func New(c *client.Client, opts ...Option) (*Service, error) {
 // basket whose id the TPP never learned; cancel them with
 // payments.Service.Cancel and create them again.
 //
+// The basket resource does not require basketId in the create answer
+// (docs/interface.md): an answer without it is a success when its links
+// name the basket (self or status: /v1/signing-baskets/{basketId}...),
+// and BasketID is that id; the scaRedirect is kept as it came. An answer
+// with neither is an unknown outcome, as any unusable answer to a create.
+//
 // The answer's PaymentIDs are the ids the bank lists, or, when the create
 // answer lists none (the usual case), a copy of paymentIDs.
 func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...client.RequestOption) (*Basket, error) {
@@ -106,13 +115,16 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 	operation := client.Operation{
 		Name:   "basket.Create",
 		Method: http.MethodPost,
-		Path:   "/v1/signing-baskets",
+		Path:   basketsPath,
 		Body:   createRequest{PaymentIDs: ids},
 		// Not repeatable: a second basket must never be created unseen.
 		Repeatable: false,
 		ResultID:   "basketId",
-		Require:    createHeaders,
-		Validate:   func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
+		// The basket resource does not require basketId in the answer:
+		// without it, the links (self, status) name the basket.
+		ResultIDFromLinks: true,
+		Require:           createHeaders,
+		Validate:          func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
 	}
 	c := s.client()
 	if c != nil && s.journal != nil {
@@ -121,6 +133,9 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 	out, _, err := servicecall.Do[Basket](ctx, c, operation, opts)
 	if err != nil {
 		return nil, err
+	}
+	if out.BasketID == "" {
+		out.BasketID = out.Links.IDUnder(basketsPath)
 	}
 	if out.PaymentIDs == nil {
 		out.PaymentIDs = slices.Clone(ids)

@@ -16,7 +16,10 @@ import (
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/metatest"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/store"
 )
 
 // The unit tests below use httpmock.ActivateNonDefault, which installs
@@ -489,4 +492,51 @@ func TestPaymentStatusesUnit(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, got)
 	})
+}
+
+// A 201 without basketId (the basket resource does not require it) is a
+// success when its links name the basket: the id comes from them, the
+// scaRedirect is kept, and a journaled create records the basket as
+// created. An answer that names the basket nowhere stays an unknown
+// outcome, never a success without an id.
+func TestCreateWithoutBasketID(t *testing.T) {
+	const id = "bsk-7f3a"
+	for _, tc := range []struct {
+		name, body, want string
+	}{
+		{"relative links", `{"transactionStatus":"RCVD","_links":{"self":{"href":"/v1/signing-baskets/` + id + `"},` +
+			`"status":{"href":"/v1/signing-baskets/` + id + `/status"},"scaRedirect":{"href":"https://bank.example/sca?state=x"}}}`, id},
+		{"absolute links under a base path", `{"transactionStatus":"RCVD","_links":{"status":{"href":"https://psd2.bank.example/api/v1/signing-baskets/` + id + `/status"},` +
+			`"scaRedirect":{"href":"https://bank.example/sca?state=x"}}}`, id},
+		{"only the redirect", `{"transactionStatus":"RCVD","_links":{"scaRedirect":{"href":"https://bank.example/sca?state=x"}}}`, ""},
+		{"links that disagree", `{"transactionStatus":"RCVD","_links":{"self":{"href":"/v1/signing-baskets/a"},"status":{"href":"/v1/signing-baskets/b/status"}}}`, ""},
+		{"a dot segment", `{"transactionStatus":"RCVD","_links":{"self":{"href":"/v1/signing-baskets/../x"}}}`, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j, err := journal.New(store.NewMemoryStore())
+			require.NoError(t, err)
+			svc, err := basket.New(testtpp.MockClient(t), basket.WithJournal(j))
+			require.NoError(t, err)
+			var rec recorder
+			httpmock.RegisterResponder(http.MethodPost, basketURL, rec.responder(http.StatusCreated, []byte(tc.body)))
+			got, err := svc.Create(t.Context(), []string{docPayment1}, basketOpts()...)
+			var entries []journal.Entry
+			for e, err := range j.Entries(t.Context()) {
+				require.NoError(t, err)
+				entries = append(entries, e)
+			}
+			require.Len(t, entries, 1)
+			if tc.want == "" {
+				require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+				assert.True(t, entries[0].InDoubt(), "in doubt, for Resolve")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got.BasketID)
+			assert.Equal(t, journal.OutcomeCreated, entries[0].Outcome)
+			assert.Equal(t, tc.want, entries[0].ID, "the journal records the basket")
+			assert.Equal(t, "https://bank.example/sca?state=x", got.SCARedirect(), "the redirect kept")
+			assert.Equal(t, 1, httpmock.GetTotalCallCount(), "sent once")
+		})
+	}
 }

@@ -22,7 +22,7 @@ var ErrUnusableAnswer = errors.New("client: answer unusable")
 // be JSON other than null, and, when resultID is set, an object carrying
 // resultID as a non-empty string; unusable says what is wrong. decodeErr
 // is out's decoding error.
-func readAnswer(body []byte, resultID string, strict bool, out any) (id string, unusable, decodeErr error) {
+func readAnswer(body []byte, resultID, under string, strict bool, out any) (id string, unusable, decodeErr error) {
 	body = bytes.TrimSpace(body)
 	if strict {
 		switch {
@@ -55,6 +55,12 @@ func readAnswer(body []byte, resultID string, strict bool, out any) (id string, 
 	raw, isObject := topMember(body, resultID)
 	if !isObject {
 		return "", fmt.Errorf("%w: not a JSON object", ErrUnusableAnswer), decodeErr
+	}
+	if len(raw) == 0 && under != "" {
+		// No member: the id the answer's links give, if any.
+		if id = idFromLinks(body, under); id != "" {
+			return id, nil, decodeErr
+		}
 	}
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID), decodeErr
@@ -204,4 +210,18 @@ func endOfValue(b []byte, i int) int {
 		}
 	}
 	return len(b)
+}
+
+// idFromLinks is the id the _links member of body gives of a resource
+// created under path ([Links.IDUnder]), "" when none.
+func idFromLinks(body []byte, path string) string {
+	raw, isObject := topMember(body, "_links")
+	if !isObject || len(raw) == 0 {
+		return ""
+	}
+	var links Links
+	if json.Unmarshal(raw, &links) != nil {
+		return ""
+	}
+	return links.IDUnder(path)
 }

@@ -39,7 +39,7 @@ var answerSeeds = []string{
 func TestTopMemberAgreesWithDecoding(t *testing.T) {
 	for _, body := range answerSeeds {
 		want, wantOK := referenceID([]byte(body), "paymentId")
-		id, unusable, _ := readAnswer([]byte(body), "paymentId", true, nil)
+		id, unusable, _ := readAnswer([]byte(body), "paymentId", "", true, nil)
 		assert.Equal(t, wantOK, unusable == nil, "%s: %v", body, unusable)
 		assert.Equal(t, want, id, body)
 	}
@@ -51,7 +51,7 @@ func FuzzTopMember(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		var out map[string]any
-		id, unusable, _ := readAnswer([]byte(body), "paymentId", true, &out)
+		id, unusable, _ := readAnswer([]byte(body), "paymentId", "", true, &out)
 		if !json.Valid([]byte(body)) {
 			require.Error(t, unusable)
 			return

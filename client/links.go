@@ -1,6 +1,7 @@
 package client
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 
@@ -70,4 +71,37 @@ func (l Links) redactedLinks() Links {
 		out[k] = Link{Href: redactHref(v.Href), Verbs: v.Verbs}
 	}
 	return out
+}
+
+// IDUnder returns the id the links give of a resource created under
+// path (a collection such as "/v1/signing-baskets"): the path segment
+// right after path in the hrefs of its links (self, status,
+// startAuthorisation, ...), whatever the base URL before it. It returns
+// "" when no link is under path, when two links name different ids, or
+// when the segment cannot name a resource (empty, "." or ".."): never a
+// guess.
+func (l Links) IDUnder(path string) string {
+	prefix := strings.TrimSuffix(path, "/") + "/"
+	id := ""
+	for _, link := range l {
+		u, err := url.Parse(link.Href)
+		if err != nil {
+			continue
+		}
+		p := u.EscapedPath()
+		i := strings.Index(p, prefix)
+		if i < 0 {
+			continue
+		}
+		seg, _, _ := strings.Cut(p[i+len(prefix):], "/")
+		seg, err = url.PathUnescape(seg)
+		if err != nil || seg == "" || seg == "." || seg == ".." || strings.TrimSpace(seg) != seg {
+			return ""
+		}
+		if id != "" && id != seg {
+			return ""
+		}
+		id = seg
+	}
+	return id
 }

@@ -55,6 +55,13 @@ type Operation struct {
 	// caller's type and, when ResultID is set, carrying that member as a
 	// non-empty string; otherwise the outcome is unknown.
 	ResultID string
+	// ResultIDFromLinks lets the id come from the answer's links when its
+	// ResultID member is absent: the segment after Path (a path without
+	// parameters) in the hrefs of its _links ([Links.IDUnder]). Only
+	// when no member and no link gives it is the outcome unknown. For a
+	// resource whose answer the interface does not require to carry its
+	// id (a signing basket's basketId).
+	ResultIDFromLinks bool
 	// Require lists the headers the interface requires for this call
 	// (docs/interface.md section 4), such as "PSU-ID" or
 	// "TPP-Session-ID". A call without one of them is refused before it is
@@ -211,7 +218,11 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		return fail(e)
 	}
 	resp := &Response{Meta: newMeta(op.Name, p.requestID, r, c.cfg.clock()), Header: r.header}
-	id, unusable, err := readAnswer(r.body, op.ResultID, !op.repeatable(), out)
+	under := ""
+	if op.ResultIDFromLinks {
+		under = op.Path
+	}
+	id, unusable, err := readAnswer(r.body, op.ResultID, under, !op.repeatable(), out)
 	switch {
 	case unusable != nil && !op.repeatable():
 		return fail(unknown(unusable))
