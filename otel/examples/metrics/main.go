@@ -65,8 +65,12 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 	// WithBank names the bank by its directory id (banks.Bank.ID): the
 	// psd2_bank label of its metrics, which psd2 -bank takes. Without it
 	// the label is the host of the base URL.
+	// health is the banks' health (requests, latency, the breaker), which
+	// the bank gauges read.
+	health := client.NewHealth()
 	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()), client.WithObserver(obs),
-		client.WithBank("example-bank"), client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
+		client.WithBank("example-bank"), client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")),
+		client.WithHealth(health))
 	if err != nil {
 		return err
 	}
@@ -87,6 +91,7 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 		ConsentEnds:  func(context.Context) ([]time.Time, error) { return []time.Time{consentEnds}, nil },
 		Certificates: psd2otel.ClientCertificates(c),
 		InDoubt:      psd2otel.JournalInDoubt(jr),
+		Health:       health.Banks,
 	})
 	if err != nil {
 		return err
@@ -132,7 +137,14 @@ func script(ctx context.Context, c *client.Client, bank *emulator.Server, cu emu
 
 	planned := time.Now()
 	bank.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Method: "GET", PathPrefix: "/v1/accounts/"})
-	for range 4 { // the 4th is refused by the budget: the retry of the 1st counted too
+	// The first read meets the 503 and is not retried (a counted call
+	// without the PSU is never retried blindly: the 503 counted one call);
+	// two more are answered; the 5th is refused by the budget.
+	var unavailable *client.Error
+	if _, err := acc.Balances(ctx, account, absent); !errors.As(err, &unavailable) {
+		return fmt.Errorf("expected the bank's 503, got %v", err)
+	}
+	for range 4 {
 		_, err := acc.Balances(ctx, account, absent)
 		if err != nil && !errors.Is(err, budget.ErrExhausted) {
 			return err

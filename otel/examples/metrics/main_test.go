@@ -31,6 +31,9 @@ func TestScrape(t *testing.T) {
 		`psd2_refresh_start_lateness_seconds_sum{psd2_refresh_result="done"} 1.5`,
 		`psd2_bank="example-bank",psd2_error_code="RESOURCE_UNKNOWN",psd2_operation="accounts.Balances",psd2_outcome="refused"} 1`,
 		`psd2_certificate_days_left{psd2_certificate_role="signing",psd2_certificate_serial="`,
+		`psd2_error_code="SYSTEM_ERROR",psd2_operation="accounts.Balances",psd2_outcome="failed"} 1`,
+		`psd2_bank_breaker{psd2_bank="example-bank"} 0`,
+		`psd2_bank_requests{psd2_bank="example-bank",psd2_bank_result="5xx"} 1`,
 	} {
 		assert.Contains(t, s, want)
 	}
@@ -43,7 +46,7 @@ func TestScrape(t *testing.T) {
 	require.NotEmpty(t, blocks)
 	assert.Equal(t, promexp.Lines(s), promexp.Lines(blocks[0]), "the README's scrape, line for line")
 	help := promexp.Help(s)
-	assert.Len(t, help, 10, "every metric of the module")
+	assert.Len(t, help, 13, "every metric of the module")
 	table := readmeHelp(readme)
 	assert.Equal(t, help, table, "the README's table of metrics and their HELP lines")
 }

@@ -109,6 +109,7 @@ var (
 		"psd2_client_request_duration_seconds_sum":   true,
 		"psd2_client_operation_duration_seconds_sum": true,
 		"psd2_certificate_days_left":                 true,
+		"psd2_bank_latency_seconds":                  true,
 	}
 )
 
