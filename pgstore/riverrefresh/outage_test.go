@@ -114,7 +114,7 @@ func (b *outageBank) StartAttempt(ctx context.Context, _ client.AttemptStart) co
 	return ctx
 }
 
-func (b *outageBank) ObserveAttempt(context.Context, client.AttemptEvent)   {}
+func (b *outageBank) ObserveAttempt(context.Context, client.AttemptEvent) {}
 func (b *outageBank) EndOperation(context.Context, client.OperationEvent) {}
 
 // changed follows the breaker's changes (client.Health.OnChange).
