@@ -75,8 +75,9 @@ type outageBank struct {
 	epoch atomic.Int64
 	// whileOpen counts the attempts that started while the breaker was
 	// open, in an operation that began after it opened; inFlight those of
-	// an operation that began before.
-	whileOpen, inFlight atomic.Int64
+	// an operation that began before, retries those of inFlight that
+	// were not the operation's first attempt.
+	whileOpen, inFlight, retries atomic.Int64
 	// sentAtOpen is sent when the breaker first opened (-1: never).
 	sentAtOpen atomic.Int64
 	mu         sync.Mutex
@@ -102,7 +103,7 @@ func (b *outageBank) StartOperation(ctx context.Context, _ client.OperationStart
 	return context.WithValue(ctx, opKey{}, opView{open: b.open.Load(), epoch: b.epoch.Load()})
 }
 
-func (b *outageBank) StartAttempt(ctx context.Context, _ client.AttemptStart) context.Context {
+func (b *outageBank) StartAttempt(ctx context.Context, a client.AttemptStart) context.Context {
 	if !b.open.Load() || b.cl.BankHealth().State != client.BreakerOpen {
 		return ctx // closed, or the probe (half-open)
 	}
@@ -110,6 +111,9 @@ func (b *outageBank) StartAttempt(ctx context.Context, _ client.AttemptStart) co
 		b.whileOpen.Add(1)
 	} else {
 		b.inFlight.Add(1)
+		if a.Attempt > 1 {
+			b.retries.Add(1)
+		}
 	}
 	return ctx
 }
@@ -269,8 +273,8 @@ func outageRound(t *testing.T, n int, kind emulator.OutageKind) {
 	}
 	t.Logf("%d accounts (%d at up, %d at down), outage %s of %v; round %.1fs; the up bank had %d done when it started and finished %.1fs after",
 		n, len(up.ids), len(down.ids), kind, outageSpan, finished.Sub(began).Seconds(), upAtStart, upLast.Sub(outageStart).Seconds())
-	t.Logf("(a) budget calls at the down bank while its breaker was open: %d (attempts in flight when it opened: %d)",
-		down.whileOpen.Load(), down.inFlight.Load())
+	t.Logf("(a) budget calls at the down bank while its breaker was open: %d (attempts started while it was open in operations admitted before: %d, %d of them retries)",
+		down.whileOpen.Load(), down.inFlight.Load(), down.retries.Load())
 	t.Logf("(b) accounts not refreshed in the round: 0 (asserted); refreshed twice: %d", twice)
 	duringEnd := outageEnd // the up bank may have finished before the outage ended
 	if upLast.Before(duringEnd) {
