@@ -104,6 +104,9 @@ func (b *outageBank) StartOperation(ctx context.Context, _ client.OperationStart
 }
 
 func (b *outageBank) StartAttempt(ctx context.Context, a client.AttemptStart) context.Context {
+	// BankHealth only reads a snapshot under the health view's lock,
+	// which the client does not hold while it starts an attempt; OnChange
+	// tells open and closed, not the half-open of a probe.
 	if !b.open.Load() || b.cl.BankHealth().State != client.BreakerOpen {
 		return ctx // closed, or the probe (half-open)
 	}
