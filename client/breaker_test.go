@@ -408,3 +408,35 @@ func BenchmarkBreakerHotPath(b *testing.B) {
 		adm.done()
 	}
 }
+
+// A call whose retry was decided before the breaker opened, and waits
+// its backoff meanwhile, sends nothing more once it has waited: the
+// breaker is asked again after the wait.
+func TestBreakerStopsARetryThatWaited(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusServiceUnavailable) })
+	h := NewHealth()
+	slow := newTestClient(t, b.URL, WithHealth(h),
+		WithRetryPolicy(RetryPolicy{MaxRetries: 3, MinBackoff: 2 * time.Second, MaxBackoff: 2 * time.Second}))
+	once := newTestClient(t, b.URL, WithHealth(h), WithRetryPolicy(RetryPolicy{}))
+	get := Operation{Name: "accounts.List", Method: http.MethodGet, Path: "/v1/accounts"}
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := slow.Do(context.Background(), get, nil)
+		done <- err
+	}()
+	require.Eventually(t, func() bool { return b.count.Load() == 1 }, 10*time.Second, time.Millisecond, "the first attempt")
+	// 4 more failures while the first call waits its backoff: the fifth
+	// opens the breaker.
+	for range 4 {
+		_, err := once.Do(t.Context(), get, nil)
+		require.Error(t, err)
+	}
+	require.Equal(t, BreakerOpen, h.Banks()[0].State)
+	err := <-done
+	var e *Error
+	require.ErrorAs(t, err, &e, "the waiting call ends with its last answer")
+	assert.Equal(t, http.StatusServiceUnavailable, e.StatusCode)
+	assert.EqualValues(t, 5, b.count.Load(), "no retry sent after the breaker opened")
+}

@@ -252,6 +252,11 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 		if wait > 0 && !backoff.Sleep(ctx, wait) {
 			return x.finish(attemptResult{err: ctx.Err()})
 		}
+		if !p.adm.mayRetry() {
+			// The breaker opened while this call waited: the retry
+			// decided before is not sent, the last answer stands.
+			return x.finish(res)
+		}
 	}
 }
 
