@@ -23,8 +23,10 @@
 //     process of its own (as each River worker runs in its own, and
 //     apart from this one, which serves the emulator), with as many
 //     workers as the two worker processes have together, then runs the
-//     River round, then the baseline again, and prints the rates and the
-//     ratio of River's to the baseline's mean;
+//     River round, then the baseline again, and prints the rates, the
+//     ratio of River's to the baseline's mean, and the CPU time each
+//     side's processes spent per account (the emulator's and
+//     PostgreSQL's not counted);
 //   - -kill sends SIGKILL to worker-1 when half the round is done, and
 //     prints how long its running jobs took to finish in worker-2
 //     (River's rescue, after -rescue).
@@ -243,12 +245,14 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	// in a process of its own (this program again), as each River worker
 	// does, and not in this one, which serves the emulator.
 	var baseRates []float64
+	var baseCPU time.Duration
 	runBaseline := func(when string) error {
 		base, err := runBaselineProcess(ctx, file)
 		if err != nil {
 			return err
 		}
 		baseRates = append(baseRates, base.Rate)
+		baseCPU += base.CPU
 		fmt.Fprintf(out, "baseline %s: the in-process refresher on a memory store in a process of its own, %d workers: %d of %d accounts done, %.0f accounts/s, calls over the budget %d\n",
 			when, 2*o.Workers, base.Done, total, base.Rate, base.Over)
 		return nil
@@ -315,6 +319,10 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		_ = p.Process.Signal(os.Interrupt)
 	}
 	wg.Wait()
+	var workersCPU time.Duration
+	for _, p := range procs {
+		workersCPU += cpuOf(p)
+	}
 	procs = nil
 	fmt.Fprintf(out, "round done in %v\n", wall.Round(100*time.Millisecond))
 	tallies := make([]*tally, 2)
@@ -342,6 +350,10 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 			rate, span.Round(100*time.Millisecond), wallRate, wall.Round(100*time.Millisecond))
 		fmt.Fprintf(out, "throughput River / in-process memory (mean of before and after): %.2f (jobs' span), %.2f (from the engines' start)\n",
 			rate/baseRate, wallRate/baseRate)
+		// The emulator (this process) and PostgreSQL are not counted: the
+		// CPU each side's own processes spent per account.
+		fmt.Fprintf(out, "CPU per account (user and system, the processes' own): River's workers %.2f ms, in-process baseline %.2f ms (mean of before and after)\n",
+			ms(workersCPU)/float64(total), ms(baseCPU)/float64(2*total))
 	}
 	if linger > 0 && uiAddr != "" {
 		fmt.Fprintf(out, "River's UI stays up for %v\n", linger)
@@ -352,6 +364,9 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	}
 	return nil
 }
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // workerName is the name of worker i (from 0): worker-1, worker-2.
 func workerName(i int) string { return "worker-" + strconv.Itoa(i+1) }

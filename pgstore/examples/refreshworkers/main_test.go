@@ -91,6 +91,7 @@ func TestRunBaselineKill(t *testing.T) {
 		`accounts 200: refreshed once 200, lost 0, refreshed twice 0; calls over the budget \(the bank's 429 ACCESS_EXCEEDED\) 0`,
 		`after SIGKILL: of the \d+ jobs running then, \d+ rescued by River .* later; all finished .* later \(0 not completed\)`,
 		`throughput River / in-process memory \(mean of before and after\): \d+\.\d\d`,
+		`CPU per account \(user and system, the processes' own\): River's workers \d+\.\d\d ms, in-process baseline \d+\.\d\d ms`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("output lacks %s:\n%s", re, out.String())

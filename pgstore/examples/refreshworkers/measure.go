@@ -120,6 +120,9 @@ func saveCursor(ctx context.Context, st store.Store, res refresh.Result) error {
 type baselineResult struct {
 	Done, Over int
 	Rate       float64
+	// CPU is the process's CPU time (user and system), which the
+	// scheduler reads when the process has ended.
+	CPU time.Duration `json:"-"`
 }
 
 // runBaselineProcess runs the baseline in a process of its own (this
@@ -135,6 +138,7 @@ func runBaselineProcess(ctx context.Context, file string) (baselineResult, error
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return res, fmt.Errorf("the baseline process's result: %w", err)
 	}
+	res.CPU = cpuOf(cmd)
 	return res, nil
 }
 
@@ -303,4 +307,13 @@ func report(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema strin
 			len(k.running), rescues, since(rescued), since(last), left)
 	}
 	return nil
+}
+
+// cpuOf is the CPU time (user and system) of an ended process (0 for one
+// not ended).
+func cpuOf(cmd *exec.Cmd) time.Duration {
+	if cmd.ProcessState == nil {
+		return 0
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
