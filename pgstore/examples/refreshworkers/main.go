@@ -33,7 +33,8 @@
 //
 // -fetch-cooldown and -fetch-poll set the workers' River fetch settings
 // (riverrefresh.Config.FetchCooldown and FetchPollInterval), to compare
-// River's defaults (100ms, 1s) with the engine's.
+// River's defaults (100ms, 1s) with the engine's; -no-otel leaves River's
+// OpenTelemetry middleware out of them, as the baseline has none.
 //
 // Every mode ends with the checks of the round: refreshes per account
 // (each exactly once: none lost, none twice) and calls the bank refused
@@ -108,6 +109,9 @@ type options struct {
 	// (riverrefresh.Config.FetchCooldown and FetchPollInterval; 0: the
 	// engine's defaults).
 	FetchCooldown, FetchPoll time.Duration
+	// NoOtel leaves River's OpenTelemetry middleware out of the workers
+	// (the in-process baseline has none).
+	NoOtel bool
 }
 
 // setup is what a worker process needs: the bank, the TPP's credentials,
@@ -120,6 +124,7 @@ type setup struct {
 	CA, CertPEM, KeyPEM              []byte
 	Workers, Sessions                int
 	Rescue, FetchCooldown, FetchPoll time.Duration
+	NoOtel                           bool
 }
 
 func main() {
@@ -134,6 +139,7 @@ func main() {
 	flag.StringVar(&uiAddr, "ui", "127.0.0.1:0", "loopback address of River's web UI (empty: none)")
 	flag.DurationVar(&linger, "linger", 0, "time to keep the UI up after the round")
 	worker := flag.String("worker", "", "run as a worker process with this setup file (used by the example itself)")
+	flag.BoolVar(&o.NoOtel, "no-otel", false, "leave River's OpenTelemetry middleware out of the worker processes (the baseline has none)")
 	baselineFile := flag.String("baseline-process", "", "run the in-process baseline with this setup file and print its result (used by the example itself)")
 	name := flag.String("name", "", "the worker's name")
 	flag.Parse()
@@ -195,7 +201,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	}
 	defer os.RemoveAll(dir)
 	su := setup{URL: srv.URL, Conn: conn, Schema: schema, Dir: dir, Workers: o.Workers, Rescue: o.Rescue,
-		FetchCooldown: o.FetchCooldown, FetchPoll: o.FetchPoll,
+		FetchCooldown: o.FetchCooldown, FetchPoll: o.FetchPoll, NoOtel: o.NoOtel,
 		CA: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Chain[len(creds.Chain)-1].Raw})}
 	if su.CertPEM, su.KeyPEM, err = credsPEM(creds); err != nil {
 		return err
@@ -508,8 +514,7 @@ func work(ctx context.Context, file, name string) error {
 			fmt.Fprintln(os.Stderr, name+": keeping the span counts:", err)
 		}
 	}()
-	cfg := riverrefresh.Config{Work: true, Middleware: tr.middleware(),
-		FetchCooldown: su.FetchCooldown, FetchPollInterval: su.FetchPoll,
+	cfg := riverrefresh.Config{Work: true, FetchCooldown: su.FetchCooldown, FetchPollInterval: su.FetchPoll,
 		Prepare: func(ctx context.Context, _ string, j *refresh.Job) error {
 			return loadCursor(ctx, st, j.AccountID(), j.Card(), &j.Cursor)
 		},
@@ -525,6 +530,9 @@ func work(ctx context.Context, file, name string) error {
 			_, _ = f.WriteString(line)
 			mu.Unlock()
 		}}
+	if !su.NoOtel {
+		cfg.Middleware = tr.middleware()
+	}
 	e, pool, st, _, err := engine(ctx, su, cfg)
 	if err != nil {
 		return err
