@@ -38,6 +38,16 @@
 //     The job's refresh.Job is made once, with refresh.NewJob, when the
 //     job runs; the engine's times are on the budget's clock
 //     (budget.Budget.Now).
+//   - Fetching: a bank's queue fetches jobs at most every
+//     Config.FetchCooldown (DefaultFetchCooldown, 5 ms; River's default
+//     is 100 ms) and polls for them every Config.FetchPollInterval
+//     (DefaultFetchPollInterval, 250 ms; River's is 1 s) besides River's
+//     notice of each insert. A refresh job takes tens of milliseconds:
+//     with River's cooldown a worker slot freed would wait up to 100 ms
+//     for its next job, about a job's own time. The bounds are checked
+//     by [New] (a [ConfigError]). River completes jobs in batches (every
+//     250 ms, or at once when 100 wait) after the worker's slot is free;
+//     River has no setting for it.
 //   - Crash: River rescues the job of a worker that died
 //     (Config.RescueAfter) and runs it again elsewhere. Its claim names
 //     the River job, so the new run may take the round; the calls the

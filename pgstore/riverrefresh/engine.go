@@ -99,6 +99,82 @@ type Config struct {
 	// What the engine gives River names no account, PSU or session
 	// (see the package doc), and so does what a middleware reads.
 	Middleware []rivertype.Middleware
+	// FetchCooldown is the least time between two fetches of jobs from a
+	// bank's queue in this engine (River's QueueConfig.FetchCooldown).
+	// A worker slot that frees while jobs wait runs its next job after
+	// at most this long (plus the fetch), so a queue runs at most
+	// Workers jobs per FetchCooldown and per job finished. 0:
+	// DefaultFetchCooldown (5 ms), for refresh jobs of tens of
+	// milliseconds; River's own default is 100 ms. From
+	// MinFetchCooldown (1 ms, River's least) to MaxFetchCooldown (1 s),
+	// and at most FetchPollInterval; else New returns a *ConfigError.
+	FetchCooldown time.Duration
+	// FetchPollInterval is how often a bank's queue looks for jobs when
+	// nothing told it of any (River's QueueConfig.FetchPollInterval):
+	// River's LISTEN/NOTIFY tells the queue of inserted jobs at once, and
+	// a finished job that filled its fetch makes the queue fetch again,
+	// so the poll is the fallback. 0: DefaultFetchPollInterval (250 ms;
+	// River's default is 1 s). From FetchCooldown to
+	// MaxFetchPollInterval (1 minute); else New returns a *ConfigError.
+	//
+	// River completes jobs in batches, off the worker's slot (its batch
+	// completer writes every 250 ms, or at once when 100 wait); River
+	// v0.51 has no setting for it.
+	FetchPollInterval time.Duration
+}
+
+// The bounds and defaults of Config.FetchCooldown and
+// Config.FetchPollInterval. A cooldown below 1 ms River refuses; one above
+// a second caps a queue far below what a bank serves. A poll above a
+// minute would leave jobs waiting long whenever a notification is lost.
+const (
+	DefaultFetchCooldown     = 5 * time.Millisecond
+	MinFetchCooldown         = time.Millisecond
+	MaxFetchCooldown         = time.Second
+	DefaultFetchPollInterval = 250 * time.Millisecond
+	MaxFetchPollInterval     = time.Minute
+)
+
+// ErrInvalidConfig is the error of a Config that New refuses; every such
+// error is a *ConfigError that wraps it.
+var ErrInvalidConfig = errors.New("riverrefresh: invalid Config")
+
+// ConfigError is the error of a Config field out of its bounds.
+type ConfigError struct {
+	// Field is the field's name in Config ("FetchCooldown").
+	Field string
+	// Value is the field's value.
+	Value time.Duration
+	// Reason says what the field must be.
+	Reason string
+}
+
+func (e *ConfigError) Error() string {
+	return fmt.Sprintf("riverrefresh: Config.%s %v: %s", e.Field, e.Value, e.Reason)
+}
+
+// Unwrap returns ErrInvalidConfig.
+func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// fetchSettings returns cfg's fetch settings, defaults applied, or the
+// *ConfigError of one out of its bounds.
+func fetchSettings(cfg Config) (cooldown, poll time.Duration, err error) {
+	cooldown, poll = cfg.FetchCooldown, cfg.FetchPollInterval
+	if cooldown == 0 {
+		cooldown = DefaultFetchCooldown
+	}
+	if poll == 0 {
+		poll = max(DefaultFetchPollInterval, cooldown)
+	}
+	switch {
+	case cooldown < MinFetchCooldown || cooldown > MaxFetchCooldown:
+		return 0, 0, &ConfigError{Field: "FetchCooldown", Value: cfg.FetchCooldown,
+			Reason: fmt.Sprintf("must be 0 (%v) or from %v to %v", DefaultFetchCooldown, MinFetchCooldown, MaxFetchCooldown)}
+	case poll < cooldown || poll > MaxFetchPollInterval:
+		return 0, 0, &ConfigError{Field: "FetchPollInterval", Value: cfg.FetchPollInterval,
+			Reason: fmt.Sprintf("must be 0 (%v) or from FetchCooldown (%v) to %v", DefaultFetchPollInterval, cooldown, MaxFetchPollInterval)}
+	}
+	return cooldown, poll, nil
 }
 
 // Event is a job the engine ended for good, or a bank's queue paused. It
@@ -134,6 +210,8 @@ type Event struct {
 type Engine struct {
 	cfg    Config
 	client *river.Client[pgx.Tx]
+	// queues are the configs of the queues the engine gave River.
+	queues map[string]river.QueueConfig
 	banks  map[string]*bank
 	stop   chan struct{}
 	done   chan struct{}
@@ -188,6 +266,10 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	var err error
+	if cfg.FetchCooldown, cfg.FetchPollInterval, err = fetchSettings(cfg); err != nil {
+		return nil, err
+	}
 	e := &Engine{cfg: cfg, banks: map[string]*bank{}}
 	workers := river.NewWorkers()
 	queues := map[string]river.QueueConfig{}
@@ -212,8 +294,8 @@ func New(cfg Config) (*Engine, error) {
 			// A refresh job takes tens of milliseconds: River's default
 			// cooldown between fetches (100 ms) would cap a queue at a
 			// few batches of Workers jobs per second.
-			queues[queueOf(name)] = river.QueueConfig{MaxWorkers: b.Workers, FetchCooldown: fetchCooldown,
-				FetchPollInterval: fetchPoll}
+			queues[queueOf(name)] = river.QueueConfig{MaxWorkers: b.Workers, FetchCooldown: cfg.FetchCooldown,
+				FetchPollInterval: cfg.FetchPollInterval}
 		}
 		if cfg.Schedule {
 			args := ScheduleArgs{Bank: name}
@@ -246,16 +328,9 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("riverrefresh: %w", err)
 	}
-	e.client = client
+	e.client, e.queues = client, queues
 	return e, nil
 }
-
-// fetchCooldown and fetchPoll are the River fetch settings of a bank's
-// queue.
-const (
-	fetchCooldown = 5 * time.Millisecond
-	fetchPoll     = 250 * time.Millisecond
-)
 
 // scheduleQueue is the queue of the scheduler's periodic jobs.
 const scheduleQueue = "psd2_refresh_schedule"

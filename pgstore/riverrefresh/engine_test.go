@@ -55,6 +55,8 @@ type world struct {
 	store  *pgstore.Store
 	// options are the bank's refresh options in every engine.
 	options []refresh.Option
+	// workers is the bank's Workers in every engine (0: 3).
+	workers int
 }
 
 func newWorld(t *testing.T, customers int) *world {
@@ -113,7 +115,11 @@ func (w *world) engineOn(t *testing.T, cfg riverrefresh.Config, sessions store.S
 	if sessions == nil {
 		sessions = st
 	}
-	cfg.Banks = map[string]riverrefresh.Bank{"testbank": {Service: svc, Sessions: sessions, Workers: 3, Options: w.options}}
+	workers := w.workers
+	if workers == 0 {
+		workers = 3
+	}
+	cfg.Banks = map[string]riverrefresh.Bank{"testbank": {Service: svc, Sessions: sessions, Workers: workers, Options: w.options}}
 	e, err := riverrefresh.New(cfg)
 	require.NoError(t, err)
 	return e

@@ -3,6 +3,8 @@ package riverrefresh
 import (
 	"context"
 	"time"
+
+	"github.com/riverqueue/river"
 )
 
 // Internals the external tests drive directly.
@@ -27,3 +29,10 @@ func (e *Engine) ResumeIfDue(ctx context.Context, bank string) {
 
 // MaxSnooze is the longest snooze of a job.
 const MaxSnooze = maxSnooze
+
+// QueueConfig returns the config the engine gave River for bank's queue
+// (false: the engine works no queue of bank).
+func (e *Engine) QueueConfig(bank string) (river.QueueConfig, bool) {
+	q, ok := e.queues[queueOf(bank)]
+	return q, ok
+}

@@ -19,12 +19,22 @@
 // Two more modes measure the engine in the same run:
 //
 //   - -baseline first refreshes the same seeded accounts with the
-//     in-process refresher (package refresh) on a memory store, with as
-//     many workers as the two processes have together, then runs the
-//     River round, and prints both rates and their ratio;
+//     in-process refresher (package refresh) on a memory store, in a
+//     process of its own (as each River worker runs in its own, and
+//     apart from this one, which serves the emulator), with as many
+//     workers as the two worker processes have together, then runs the
+//     River round, then the baseline again, and prints the rates, the
+//     ratio of River's to the baseline's mean, and the CPU time each
+//     side's processes spent per account (the emulator's and
+//     PostgreSQL's not counted);
 //   - -kill sends SIGKILL to worker-1 when half the round is done, and
 //     prints how long its running jobs took to finish in worker-2
 //     (River's rescue, after -rescue).
+//
+// -fetch-cooldown and -fetch-poll set the workers' River fetch settings
+// (riverrefresh.Config.FetchCooldown and FetchPollInterval), to compare
+// River's defaults (100ms, 1s) with the engine's; -no-otel leaves River's
+// OpenTelemetry middleware out of them, as the baseline has none.
 //
 // Every mode ends with the checks of the round: refreshes per account
 // (each exactly once: none lost, none twice) and calls the bank refused
@@ -70,6 +80,7 @@ import (
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/signing"
+	"github.com/tppkit/psd2/store"
 
 	"riverqueue.com/riverui"
 )
@@ -94,16 +105,26 @@ type options struct {
 	Baseline, Kill bool
 	// Rescue is River's RescueStuckJobsAfter.
 	Rescue time.Duration
+	// FetchCooldown and FetchPoll are the workers' River fetch settings
+	// (riverrefresh.Config.FetchCooldown and FetchPollInterval; 0: the
+	// engine's defaults).
+	FetchCooldown, FetchPoll time.Duration
+	// NoOtel leaves River's OpenTelemetry middleware out of the workers
+	// (the in-process baseline has none).
+	NoOtel bool
 }
 
 // setup is what a worker process needs: the bank, the TPP's credentials,
-// the database, its worker limit, River's rescue delay and the directory
-// where each worker writes a line per result (Dir/name).
+// the database, its worker limit, River's rescue delay and fetch
+// settings, and the directory where each worker writes a line per result
+// (Dir/name); and what the baseline process needs besides: the number of
+// stored sessions (keys user-0, user-1, ...).
 type setup struct {
-	URL, Conn, Schema, Dir string
-	CA, CertPEM, KeyPEM    []byte
-	Workers                int
-	Rescue                 time.Duration
+	URL, Conn, Schema, Dir           string
+	CA, CertPEM, KeyPEM              []byte
+	Workers, Sessions                int
+	Rescue, FetchCooldown, FetchPoll time.Duration
+	NoOtel                           bool
 }
 
 func main() {
@@ -113,17 +134,24 @@ func main() {
 	flag.BoolVar(&o.Baseline, "baseline", false, "first refresh the same accounts in-process on a memory store and compare the rates")
 	flag.BoolVar(&o.Kill, "kill", false, "SIGKILL worker-1 when half the round is done")
 	flag.DurationVar(&o.Rescue, "rescue", 10*time.Second, "how long a job may run before River rescues it (its worker died)")
+	flag.DurationVar(&o.FetchCooldown, "fetch-cooldown", 0, "the workers' River fetch cooldown (0: riverrefresh.DefaultFetchCooldown; River's default is 100ms)")
+	flag.DurationVar(&o.FetchPoll, "fetch-poll", 0, "the workers' River fetch poll interval (0: riverrefresh.DefaultFetchPollInterval; River's default is 1s)")
 	flag.StringVar(&uiAddr, "ui", "127.0.0.1:0", "loopback address of River's web UI (empty: none)")
 	flag.DurationVar(&linger, "linger", 0, "time to keep the UI up after the round")
 	worker := flag.String("worker", "", "run as a worker process with this setup file (used by the example itself)")
+	flag.BoolVar(&o.NoOtel, "no-otel", false, "leave River's OpenTelemetry middleware out of the worker processes (the baseline has none)")
+	baselineFile := flag.String("baseline-process", "", "run the in-process baseline with this setup file and print its result (used by the example itself)")
 	name := flag.String("name", "", "the worker's name")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	var err error
-	if *worker != "" {
+	switch {
+	case *worker != "":
 		err = work(ctx, *worker, *name)
-	} else {
+	case *baselineFile != "":
+		err = baselineProcess(ctx, os.Stdout, *baselineFile)
+	default:
 		err = run(ctx, os.Stdout, os.Getenv("PSD2_TEST_POSTGRES"), o)
 	}
 	if err != nil {
@@ -173,6 +201,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	}
 	defer os.RemoveAll(dir)
 	su := setup{URL: srv.URL, Conn: conn, Schema: schema, Dir: dir, Workers: o.Workers, Rescue: o.Rescue,
+		FetchCooldown: o.FetchCooldown, FetchPoll: o.FetchPoll, NoOtel: o.NoOtel,
 		CA: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Chain[len(creds.Chain)-1].Raw})}
 	if su.CertPEM, su.KeyPEM, err = credsPEM(creds); err != nil {
 		return err
@@ -204,29 +233,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	if err := e.Migrate(ctx); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d accounts of %d PSUs in schema %s; scheduler, 2 workers of %d jobs at once\n",
-		total, len(seeded.Customers), schema, o.Workers)
-	// The baseline runs before the River round and after it, and the
-	// ratio is against the mean of the two: a shared machine's load
-	// moves during a run. Each refreshes every account once: with the
-	// River round, 3 of the 4 calls a day each account allows.
-	var baseRates []float64
-	runBaseline := func(when string) error {
-		base, rate, err := baseline(ctx, srv, creds, sessions, 2*o.Workers)
-		if err != nil {
-			return err
-		}
-		baseRates = append(baseRates, rate)
-		fmt.Fprintf(out, "baseline %s: the in-process refresher on a memory store, %d workers: %d of %d accounts done, %.0f accounts/s, calls over the budget %d\n",
-			when, 2*o.Workers, base.outcomes["done"], total, rate, base.outcomes[overBudget])
-		return nil
-	}
-	if o.Baseline {
-		if err := runBaseline("before"); err != nil {
-			return err
-		}
-	}
-
+	su.Sessions = len(sessions)
 	raw, err := json.Marshal(su)
 	if err != nil {
 		return err
@@ -235,6 +242,33 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	if err := os.WriteFile(file, raw, 0o600); err != nil {
 		return err
 	}
+	fmt.Fprintf(out, "%d accounts of %d PSUs in schema %s; scheduler, 2 workers of %d jobs at once\n",
+		total, len(seeded.Customers), schema, o.Workers)
+	// The baseline runs before the River round and after it, and the
+	// ratio is against the mean of the two: a shared machine's load
+	// moves during a run. Each refreshes every account once: with the
+	// River round, 3 of the 4 calls a day each account allows. It runs
+	// in a process of its own (this program again), as each River worker
+	// does, and not in this one, which serves the emulator.
+	var baseRates []float64
+	var baseCPU time.Duration
+	runBaseline := func(when string) error {
+		base, err := runBaselineProcess(ctx, file)
+		if err != nil {
+			return err
+		}
+		baseRates = append(baseRates, base.Rate)
+		baseCPU += base.CPU
+		fmt.Fprintf(out, "baseline %s: the in-process refresher on a memory store in a process of its own, %d workers: %d of %d accounts done, %.0f accounts/s, calls over the budget %d\n",
+			when, 2*o.Workers, base.Done, total, base.Rate, base.Over)
+		return nil
+	}
+	if o.Baseline {
+		if err := runBaseline("before"); err != nil {
+			return err
+		}
+	}
+
 	var wg sync.WaitGroup
 	var procs []*exec.Cmd
 	for i := range 2 {
@@ -291,6 +325,10 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		_ = p.Process.Signal(os.Interrupt)
 	}
 	wg.Wait()
+	var workersCPU time.Duration
+	for _, p := range procs {
+		workersCPU += cpuOf(p)
+	}
 	procs = nil
 	fmt.Fprintf(out, "round done in %v\n", wall.Round(100*time.Millisecond))
 	tallies := make([]*tally, 2)
@@ -318,6 +356,10 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 			rate, span.Round(100*time.Millisecond), wallRate, wall.Round(100*time.Millisecond))
 		fmt.Fprintf(out, "throughput River / in-process memory (mean of before and after): %.2f (jobs' span), %.2f (from the engines' start)\n",
 			rate/baseRate, wallRate/baseRate)
+		// The emulator (this process) and PostgreSQL are not counted: the
+		// CPU each side's own processes spent per account.
+		fmt.Fprintf(out, "CPU per account (user and system, the processes' own): River's workers %.2f ms, in-process baseline %.2f ms (mean of before and after)\n",
+			ms(workersCPU)/float64(total), ms(baseCPU)/float64(2*total))
 	}
 	if linger > 0 && uiAddr != "" {
 		fmt.Fprintf(out, "River's UI stays up for %v\n", linger)
@@ -328,6 +370,9 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	}
 	return nil
 }
+
+// ms is d in milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // workerName is the name of worker i (from 0): worker-1, worker-2.
 func workerName(i int) string { return "worker-" + strconv.Itoa(i+1) }
@@ -469,7 +514,7 @@ func work(ctx context.Context, file, name string) error {
 			fmt.Fprintln(os.Stderr, name+": keeping the span counts:", err)
 		}
 	}()
-	cfg := riverrefresh.Config{Work: true, Middleware: tr.middleware(),
+	cfg := riverrefresh.Config{Work: true, FetchCooldown: su.FetchCooldown, FetchPollInterval: su.FetchPoll,
 		Prepare: func(ctx context.Context, _ string, j *refresh.Job) error {
 			return loadCursor(ctx, st, j.AccountID(), j.Card(), &j.Cursor)
 		},
@@ -485,6 +530,9 @@ func work(ctx context.Context, file, name string) error {
 			_, _ = f.WriteString(line)
 			mu.Unlock()
 		}}
+	if !su.NoOtel {
+		cfg.Middleware = tr.middleware()
+	}
 	e, pool, st, _, err := engine(ctx, su, cfg)
 	if err != nil {
 		return err
@@ -515,23 +563,10 @@ func engine(ctx context.Context, su setup, cfg riverrefresh.Config) (*riverrefre
 	if err == nil {
 		err = st.Migrate(ctx)
 	}
-	var creds *signing.Credentials
-	if err == nil {
-		creds, err = signing.LoadPEM(su.CertPEM, su.KeyPEM)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(su.CA)
 	var svc *accounts.Service
 	if err == nil {
 		var c *client.Client
-		c, err = client.New(su.URL, creds, client.WithStore(st),
-			// An idle connection kept per worker: net/http keeps 2 by
-			// default, and a new TLS handshake per job costs more than
-			// the job.
-			client.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: su.Workers,
-				TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}),
-			client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-		if err == nil {
+		if c, err = newClient(su, st, su.Workers); err == nil {
 			svc, err = accounts.New(c)
 		}
 	}
@@ -549,6 +584,24 @@ func engine(ctx context.Context, su setup, cfg riverrefresh.Config) (*riverrefre
 		return nil, nil, nil, nil, err
 	}
 	return e, pool, st, svc, nil
+}
+
+// newClient returns a client of the setup's bank and TPP on store st,
+// keeping an idle connection for each of idle jobs at once.
+func newClient(su setup, st store.Store, idle int) (*client.Client, error) {
+	creds, err := signing.LoadPEM(su.CertPEM, su.KeyPEM)
+	if err != nil {
+		return nil, err
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(su.CA)
+	return client.New(su.URL, creds, client.WithStore(st),
+		// An idle connection kept per worker: net/http keeps 2 by
+		// default, and a new TLS handshake per job costs more than the
+		// job.
+		client.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: idle,
+			TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
 }
 
 // credsPEM encodes credentials as PEM for a worker process.

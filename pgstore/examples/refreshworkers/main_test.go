@@ -14,12 +14,19 @@ import (
 )
 
 // TestMain runs the test binary as a worker process when the example
-// starts one (it runs os.Args[0] -worker file -name n).
+// starts one (it runs os.Args[0] -worker file -name n) ...
 func TestMain(m *testing.M) {
 	if len(os.Args) == 5 && os.Args[1] == "-worker" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		if err := work(ctx, os.Args[2], os.Args[4]); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	// ... and as the baseline's process (os.Args[0] -baseline-process file).
+	if len(os.Args) == 3 && os.Args[1] == "-baseline-process" {
+		if err := baselineProcess(context.Background(), os.Stdout, os.Args[2]); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -78,12 +85,13 @@ func TestRunBaselineKill(t *testing.T) {
 	}
 	t.Log(out.String())
 	for _, re := range []string{
-		`baseline before: .* 200 of 200 accounts done, .* calls over the budget 0`,
+		`baseline before: .* in a process of its own, .* 200 of 200 accounts done, .* calls over the budget 0`,
 		`baseline after: .* 200 of 200 accounts done, .* calls over the budget 0`,
 		`SIGKILL worker-1 at \d+/200 done`,
 		`accounts 200: refreshed once 200, lost 0, refreshed twice 0; calls over the budget \(the bank's 429 ACCESS_EXCEEDED\) 0`,
 		`after SIGKILL: of the \d+ jobs running then, \d+ rescued by River .* later; all finished .* later \(0 not completed\)`,
 		`throughput River / in-process memory \(mean of before and after\): \d+\.\d\d`,
+		`CPU per account \(user and system, the processes' own\): River's workers \d+\.\d\d ms, in-process baseline \d+\.\d\d ms`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("output lacks %s:\n%s", re, out.String())

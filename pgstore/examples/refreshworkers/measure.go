@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,12 +20,9 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/refresh"
-	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
-	"github.com/tppkit/psd2/signing"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -118,19 +115,77 @@ func saveCursor(ctx context.Context, st store.Store, res refresh.Result) error {
 	return st.Put(ctx, cursorKey(res.Job.AccountID(), res.Job.Card()), raw, 0)
 }
 
-// baseline refreshes every account of sessions once with the in-process
-// refresher on a memory store and workers workers, against the same
-// emulator, and returns what it saw and its rate in accounts per second.
-func baseline(ctx context.Context, srv *emulator.Server, creds *signing.Credentials, sessions []*sca.Session, workers int) (*tally, float64, error) {
-	// An idle connection kept per worker, as the worker processes do.
-	tr, ok := srv.Client().Transport.(*http.Transport)
-	if !ok {
-		return nil, 0, errors.New("the emulator's client has no *http.Transport")
+// baselineResult is what the baseline process prints: accounts done,
+// calls the bank refused as over the budget, and accounts per second.
+type baselineResult struct {
+	Done, Over int
+	Rate       float64
+	// CPU is the process's CPU time (user and system), which the
+	// scheduler reads when the process has ended.
+	CPU time.Duration `json:"-"`
+}
+
+// runBaselineProcess runs the baseline in a process of its own (this
+// program again, with -baseline-process file) and returns its result.
+func runBaselineProcess(ctx context.Context, file string) (baselineResult, error) {
+	var res baselineResult
+	cmd := exec.CommandContext(ctx, os.Args[0], "-baseline-process", file)
+	cmd.Stderr = os.Stderr
+	raw, err := cmd.Output()
+	if err != nil {
+		return res, fmt.Errorf("the baseline process: %w", err)
 	}
-	tr = tr.Clone()
-	tr.MaxIdleConnsPerHost = workers
-	c, err := client.New(srv.URL, creds, client.WithHTTPClient(&http.Client{Transport: tr}), client.WithStore(store.NewMemoryStore()),
-		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return res, fmt.Errorf("the baseline process's result: %w", err)
+	}
+	res.CPU = cpuOf(cmd)
+	return res, nil
+}
+
+// baselineProcess is the baseline's process: it refreshes every account
+// of the stored sessions once with the in-process refresher on a memory
+// store and as many workers as the two worker processes have together,
+// against the same emulator, and prints its result as JSON to out.
+func baselineProcess(ctx context.Context, out io.Writer, file string) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var su setup
+	if err := json.Unmarshal(raw, &su); err != nil {
+		return err
+	}
+	pcfg, err := pgxpool.ParseConfig(su.Conn)
+	if err != nil {
+		return err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	st, err := pgstore.New(pool, pgstore.WithSchema(su.Schema))
+	if err != nil {
+		return err
+	}
+	sessions := make([]*sca.Session, su.Sessions)
+	for i := range sessions {
+		if sessions[i], err = sca.LoadSession(ctx, st, "user-"+strconv.Itoa(i)); err != nil {
+			return err
+		}
+	}
+	t, rate, err := baseline(ctx, su, sessions, 2*su.Workers)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(out).Encode(baselineResult{Done: t.outcomes["done"], Over: t.outcomes[overBudget], Rate: rate})
+}
+
+// baseline refreshes every account of sessions once with the in-process
+// refresher on a memory store and workers workers, against the setup's
+// bank, and returns what it saw and its rate in accounts per second.
+func baseline(ctx context.Context, su setup, sessions []*sca.Session, workers int) (*tally, float64, error) {
+	c, err := newClient(su, store.NewMemoryStore(), workers)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -252,4 +307,13 @@ func report(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema strin
 			len(k.running), rescues, since(rescued), since(last), left)
 	}
 	return nil
+}
+
+// cpuOf is the CPU time (user and system) of an ended process (0 for one
+// not ended).
+func cpuOf(cmd *exec.Cmd) time.Duration {
+	if cmd.ProcessState == nil {
+		return 0
+	}
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
