@@ -94,6 +94,12 @@ var (
 	basketOps = []string{"createSigningBasket", "getSigningBasket", "getSigningBasketStatus", "deleteSigningBasket", "startSigningBasketAuthorisation"}
 	// consentOp is the bank-offered consent, checked as createConsent.
 	consentOp = "POST /v1/bank-offered-consents"
+	// sandboxOps are the sandbox's mock-data operations (package sandbox),
+	// platform-only: "METHOD template" (the templates of platformOnly).
+	sandboxOps = []string{"POST /v1/sandbox/initialize", "GET /v1/sandbox/customers", "POST /v1/sandbox/customers",
+		"GET /v1/sandbox/customers/{customerId}", "DELETE /v1/sandbox/customers/{customerId}", "POST /v1/sandbox/accounts",
+		"POST /v1/sandbox/card-accounts", "POST /v1/sandbox/accounts/{accountId}/transactions",
+		"POST /v1/sandbox/card-accounts/{cardAccountId}/transactions", "POST /v1/sandbox/agreements"}
 )
 
 // deviations are the places where the platform legitimately differs from
@@ -225,6 +231,23 @@ var deviations = []entry{
 		Why:      "starting an authorisation answers 201 with scaStatus and the scaRedirect link only; there is no authorisation sub-resource",
 		Section:  "10",
 		Recorded: []string{"payment-start-authorisation-201.json"},
+	},
+	{ // 11.23
+		Where: []string{"GET /v1/agreements"}, What: "request route",
+		Why:      "the PSU's corporate agreements, whose id PSU-Corporate-ID carries, are listed by the platform's own operation",
+		Section:  "4.5, 5.10, 10",
+		Recorded: []string{"agreements.json"},
+	},
+	{ // 11.24
+		Where: []string{"GET /v1/user"}, What: "request route",
+		Why:     "a PISP starts the PSU's SCA, which names a corporate user's agreement, with the platform's own GET /v1/user",
+		Section: "4.5, 5.10, 10",
+	},
+	{ // 11.25
+		Where: sandboxOps, What: "request route",
+		Why:      "the sandbox's mock-data operations under /v1/sandbox (initialisation, customers, accounts, card accounts, their transactions, agreements) are the platform's own, absent from production",
+		Section:  "1.4, 1.5, 2.8, 4.4, 4.5, 10",
+		Recorded: []string{"sandbox-customers.json"},
 	},
 }
 

@@ -8,13 +8,15 @@
 //
 // # What is checked
 //
-// The tests drive the SDK (client, accounts, payments, basket, tpp)
-// against the in-process emulator (sandbox/emulator) through a recording
-// http.RoundTripper: consent, accounts, balances, paged transactions,
-// transaction details, card accounts; Norwegian domestic, SEPA, periodic
-// and bulk payments with status, details, cancellation and start of
-// authorisation; signing baskets; the TPP's contact address; and the
-// emulator's error answers (400, 401, 403, 404, 405, 429). Every request
+// The tests drive the SDK (client, accounts, payments, basket, tpp, sca,
+// sandbox) against the in-process emulator (sandbox/emulator) through a
+// recording http.RoundTripper: consent, accounts, balances, paged
+// transactions, transaction details, card accounts; Norwegian domestic,
+// SEPA, periodic and bulk payments with status, details, cancellation and
+// start of authorisation; signing baskets; the TPP's contact address; a
+// corporate PSU's GET /v1/user and agreements; every mock-data operation
+// of the sandbox; and the emulator's error answers (400, 401, 403, 404,
+// 405, 429). Every request
 // is validated with openapi3filter.ValidateRequest (path, query, headers
 // including the required ones, JSON body) and every answer with
 // openapi3filter.ValidateResponse (status, headers, JSON body) against the
@@ -66,6 +68,9 @@
 //	11.20 no account link in the transactions' _links
 //	11.21 relatedAccount on card accounts
 //	11.22 no authorisationId when an authorisation starts
+//	11.23 GET /v1/agreements: the PSU's corporate agreements
+//	11.24 GET /v1/user: the SCA of a PISP
+//	11.25 the sandbox's mock-data operations under /v1/sandbox
 //
 // Each deviation names the platform's recorded answer documents
 // (testdata/platform) that show it, the evidence that the platform and
@@ -87,8 +92,12 @@
 // Group file and changes them where the platform differs, one block per
 // entry of deviations, each change marked x-deviation with its
 // docs/interface.md section 11 number (the root's x-deviations lists them
-// with the table's reasons); the TPP dialogue, which Berlin Group does not
-// define, is added; unused components are dropped. The emulator serves
+// with the table's reasons); the platform's own operations, which Berlin
+// Group does not define, are added (the TPP dialogue, the corporate
+// agreements, GET /v1/user and the sandbox's mock data, each marked with
+// its deviation); unused components are dropped. It describes every
+// operation the SDK calls, and TestConformance fails while a flow calls
+// none of one (maxUnexercised). The emulator serves
 // the same file at /openapi.json (sandbox/emulator/openapi.json, a copy).
 // TestOpenAPIDocument fails while either file differs from what the
 // generator makes; regenerate both with

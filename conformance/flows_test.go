@@ -16,7 +16,9 @@ import (
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/tpp"
 )
 
@@ -44,6 +46,8 @@ var flows = []struct {
 	{"bulk payment", bulkFlow},
 	{"signing basket", basketFlow},
 	{"TPP contact", tppFlow},
+	{"corporate agreements and the PISP's user", corporateFlow},
+	{"sandbox mock data", sandboxFlow},
 	{"error answers", errorFlow},
 }
 
@@ -408,6 +412,100 @@ func tppFlow(e *env) {
 	got, err := svc.Contact(ctx, opts)
 	require.NoError(t, err)
 	assert.Equal(t, "psd2-operations@tpp.example", got.Email)
+}
+
+// corporateFlow starts a corporate PSU's SCA as a PISP does (GET
+// /v1/user: 401 with the redirect, then 200 once the session has a fresh
+// SCA) and lists the PSU's corporate agreements (GET /v1/agreements).
+func corporateFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	corporate := client.WithPSUContext(client.Corporate)
+	r, needed, err := sca.User(ctx, e.c, e.present(""), corporate)
+	require.NoError(t, err)
+	require.True(t, needed, "GET /v1/user without a session starts SCA")
+	cb, err := e.s.Control().AuthorizeCorporate(ctx, r.String(), emulator.CustomerFjordlys, "")
+	require.NoError(t, err)
+	psu, corporateID := cb.Query().Get("psu-id"), cb.Query().Get("psu-corporate-id")
+	require.NotEmpty(t, psu)
+	require.NotEmpty(t, corporateID, "the callback names the chosen agreement")
+	opts := client.Combine(client.WithTPPSessionID(e.sid), client.WithRedirectURI(redirectURI),
+		client.WithPSU(client.PSU{ID: psu, CorporateID: corporateID, IPAddress: psuIP}), corporate)
+
+	_, needed, err = sca.User(ctx, e.c, opts)
+	require.NoError(t, err)
+	assert.False(t, needed, "the session's SCA is fresh")
+
+	// The agreements are account information: they need the PSU's consent.
+	ais := must(accounts.New(e.c))(t)
+	c, err := ais.StartConsent(ctx, client.WithTPPSessionID(e.sid), client.WithRedirectURI(redirectURI),
+		client.WithPSU(client.PSU{ID: psu, CorporateID: corporateID, IPAddress: psuIP}))
+	require.NoError(t, err)
+	cb, err = e.s.Control().AuthorizeCorporate(ctx, c.SCARedirect(), emulator.CustomerFjordlys, corporateID)
+	require.NoError(t, err)
+	opts = client.Combine(client.WithTPPSessionID(e.sid), client.WithRedirectURI(redirectURI),
+		client.WithPSU(client.PSU{ID: cb.Query().Get("psu-id"), CorporateID: corporateID, IPAddress: psuIP}), corporate)
+	ags, err := ais.Agreements(ctx, opts)
+	require.NoError(t, err)
+	require.Len(t, ags, 2, "Fjordlys has two agreements")
+	assert.Equal(t, corporateID, ags[0].ID)
+}
+
+// sandboxFlow calls every mock-data operation of package sandbox:
+// initialisation, customers (list, create, read, delete), a mock account
+// and card account with transactions, and a mock agreement.
+func sandboxFlow(e *env) {
+	t, ctx := e.t, e.t.Context()
+	sb := must(sandbox.New(e.c))(t)
+	opts := client.WithRedirectURI(redirectURI)
+
+	require.NoError(t, sb.Initialize(ctx, opts))
+	all, err := sb.Customers(ctx, &sandbox.CustomersQuery{WithAccounts: true, WithAgreements: true}, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, all)
+	_, err = sb.Customers(ctx, nil, opts)
+	require.NoError(t, err)
+
+	cu, err := sb.CreateCustomer(ctx, &sandbox.NewCustomer{CustomerNumber: "15867512345", CustomerType: client.Private,
+		CustomerName: "Kari Testperson"}, opts)
+	require.NoError(t, err)
+	acc, err := sb.CreateAccount(ctx, &sandbox.NewAccount{CustomerID: cu.CustomerID, Currency: "NOK", Name: "Brukskonto",
+		Balance: "1000.50"}, opts)
+	require.NoError(t, err)
+	require.NotEmpty(t, acc.ResourceID)
+	today := e.clk.Now().Format(time.DateOnly)
+	require.NoError(t, sb.CreateTransactions(ctx, acc.ResourceID, []sandbox.Transaction{{
+		BookingDate: today, ValueDate: today, TransactionAmount: sandbox.Amount{Amount: "-120.00", Currency: "NOK"},
+		CreditorName: "Ola Eksempel", CreditorAccount: &sandbox.AccountRef{BBAN: externalBBAN},
+		RemittanceInformationUnstructured: "Conformance mock transaction",
+	}, {
+		BookingStatus: sandbox.Pending, TransactionAmount: sandbox.Amount{Amount: "45.00", Currency: "NOK"}, DebtorName: "Ola Eksempel",
+	}}, opts))
+	card, err := sb.CreateCardAccount(ctx, &sandbox.NewCardAccount{CustomerID: cu.CustomerID, Currency: "NOK", Name: "Kredittkort",
+		CreditLimit: "20000"}, opts)
+	require.NoError(t, err)
+	require.NoError(t, sb.CreateCardTransactions(ctx, card.ResourceID, []sandbox.CardTransaction{{
+		TransactionDate: today, BookingDate: today, TransactionAmount: sandbox.Amount{Amount: "-99.90", Currency: "NOK"},
+		OriginalAmount: &sandbox.Amount{Amount: "-8.50", Currency: "EUR"}, TransactionDetails: "Conformance card purchase",
+	}}, opts))
+
+	var corporate *sandbox.Customer
+	for i := range all {
+		if all[i].CustomerNumber == emulator.CustomerTestfirma {
+			corporate = &all[i]
+		}
+	}
+	require.NotNil(t, corporate, "the default corporate customer")
+	ag, err := sb.CreateAgreement(ctx, &sandbox.NewAgreement{Owner: corporate.CustomerNumber, Name: "Conformance agreement",
+		Engagements: []sandbox.Engagement{{Customer: cu.CustomerNumber, Account: sandbox.AccountRef{BBAN: acc.BBAN},
+			Roles: []string{sandbox.RoleView, sandbox.RoleRegister}}}}, opts)
+	require.NoError(t, err)
+	assert.Equal(t, []string{acc.ResourceID}, ag.Engagements)
+
+	got, err := sb.Customer(ctx, cu.CustomerID, opts)
+	require.NoError(t, err)
+	assert.Equal(t, []string{acc.ResourceID}, got.Accounts)
+	assert.Equal(t, []string{card.ResourceID}, got.CardAccounts)
+	require.NoError(t, sb.DeleteCustomer(ctx, cu.CustomerID, opts))
 }
 
 // errorFlow provokes the emulator's error answers, so that their bodies

@@ -61,6 +61,12 @@ var described = []struct{ path, method string }{
 	{"/v1/signing-baskets/{basketId}/authorisations", "post"},
 }
 
+// sandboxOperationIDs are the operationIds docs/openapi.json gives the
+// sandbox's mock-data operations (sandboxOps, in the same order).
+var sandboxOperationIDs = []string{"initializeSandbox", "listSandboxCustomers", "createSandboxCustomer", "getSandboxCustomer",
+	"deleteSandboxCustomer", "createSandboxAccount", "createSandboxCardAccount", "createSandboxTransactions",
+	"createSandboxCardTransactions", "createSandboxAgreement"}
+
 // jsonMap is a JSON object of the document being built.
 type jsonMap = map[string]any
 
@@ -435,6 +441,232 @@ func (p *platformDoc) platformOperations() {
 	item["put"] = mark(jsonMap{"operationId": "putTppContactInformation", "summary": "Register the TPP's contact information",
 		"tags": []any{"TPP dialogue"}, "parameters": common, "responses": errors(contact),
 		"requestBody": jsonMap{"required": true, "content": jsonMap{"application/json": jsonMap{"schema": refTo("schemas", "tppContactInformation")}}}}, 12)
+
+	p.corporateOperations(common)
+	p.sandboxOperations(common)
+}
+
+// answer is a JSON answer of schema, with its X-Request-ID.
+func answer(description string, schema jsonMap) jsonMap {
+	return jsonMap{"description": description, "content": jsonMap{"application/json": jsonMap{"schema": schema}},
+		"headers": jsonMap{"X-Request-ID": refTo("headers", "X-Request-ID")}}
+}
+
+// errorAnswers are the Berlin Group error answers of a service (AIS or
+// PIS) by status, with ok (status: answer) besides.
+func errorAnswers(service string, ok jsonMap) jsonMap {
+	r := jsonMap{}
+	for code, name := range map[string]string{"400": "BAD_REQUEST_400_", "401": "UNAUTHORIZED_401_", "403": "FORBIDDEN_403_",
+		"404": "NOT_FOUND_404_", "405": "METHOD_NOT_ALLOWED_405_", "409": "CONFLICT_409_", "429": "TOO_MANY_REQUESTS_429_",
+		"500": "INTERNAL_SERVER_ERROR_500_", "503": "SERVICE_UNAVAILABLE_503_"} {
+		r[code] = refTo("responses", name+service)
+	}
+	for code, a := range ok {
+		r[code] = a
+	}
+	return r
+}
+
+// withParams returns common followed by the parameter components names.
+func withParams(common []any, names ...string) []any {
+	out := slices.Clone(common)
+	for _, n := range names {
+		out = append(out, refTo("parameters", n))
+	}
+	return out
+}
+
+// addSchemas adds component schemas, each marked with deviation i.
+func (p *platformDoc) addSchemas(i int, schemas jsonMap) {
+	comps := at(p.doc, "components", "schemas")
+	for name, s := range schemas {
+		comps[name] = mark(s.(jsonMap), i)
+	}
+}
+
+// object is a JSON object schema of properties, the members of required
+// required.
+func object(description string, properties jsonMap, required ...string) jsonMap {
+	o := jsonMap{"type": "object", "properties": properties}
+	if description != "" {
+		o["description"] = description
+	}
+	if len(required) > 0 {
+		var r []any
+		for _, m := range required {
+			r = append(r, m)
+		}
+		o["required"] = r
+	}
+	return o
+}
+
+// array is a JSON array schema of items.
+func array(items jsonMap) jsonMap { return jsonMap{"type": "array", "items": items} }
+
+// text is a string schema.
+func text(description string) jsonMap { return jsonMap{"type": "string", "description": description} }
+
+// psuParams are the PSU's headers of the platform's AIS-like operations:
+// the session's PSU-ID, the PSU's address, the corporate agreement and
+// the context.
+var psuParams = []string{"PSU-ID", "PSU-IP-Address_optional", "PSU-Corporate-ID", "PSU-Context"}
+
+// corporateOperations adds GET /v1/agreements (11.23) and GET /v1/user
+// (11.24), the corporate context's and the PISP's own operations
+// (docs/interface.md sections 4.5, 5.10, 10).
+func (p *platformDoc) corporateOperations(common []any) {
+	p.addSchemas(23, jsonMap{
+		"corporateAgreement": object("A corporate agreement of the PSU: its id is what PSU-Corporate-ID carries.", jsonMap{
+			"id":   text("The agreement's id (a UUID), sent as PSU-Corporate-ID."),
+			"name": text("The agreement's name."),
+		}, "id"),
+		"corporateAgreementList": object("The PSU's corporate agreements (the shape is assumed: the platform shows only the request).",
+			jsonMap{"agreements": array(refTo("schemas", "corporateAgreement"))}, "agreements"),
+	})
+	at(p.doc, "paths", "/v1/agreements")["get"] = mark(jsonMap{"operationId": "getCorporateAgreements",
+		"summary": "List the PSU's corporate agreements", "tags": []any{"Corporate context"},
+		"description": "Lists the corporate agreements of the PSU of the session; one is chosen and its id sent as PSU-Corporate-ID.",
+		"parameters":  withParams(common, psuParams...),
+		"responses":   errorAnswers("AIS", jsonMap{"200": answer("The PSU's agreements.", refTo("schemas", "corporateAgreementList"))})}, 23)
+
+	p.addSchemas(24, jsonMap{
+		"userResponse-200": object("The PSU of a session with a fresh SCA (the shape is assumed). An answer with _links.scaRedirect asks for SCA, as a 401 does.", jsonMap{
+			"psuId":          text("The PSU-ID of the session."),
+			"psuCorporateId": text("The corporate agreement of the session, for a corporate user."),
+			"context":        jsonMap{"type": "string", "enum": []any{"PRIVATE", "CORPORATE"}},
+			"_links":         refTo("schemas", "_linksAll"),
+		}),
+	})
+	at(p.doc, "paths", "/v1/user")["get"] = mark(jsonMap{"operationId": "getUser",
+		"summary": "Identify the PSU (the SCA of a PISP)", "tags": []any{"Corporate context"},
+		"description": "Starts the SCA of a PISP: without a fresh SCA in the session the answer is 401 with _links.scaRedirect, whose callback brings the psu-id (and a corporate user's psu-corporate-id).",
+		"parameters":  withParams(common, psuParams...),
+		"responses":   errorAnswers("AIS", jsonMap{"200": answer("The session's PSU.", refTo("schemas", "userResponse-200"))})}, 24)
+}
+
+// sandboxOperations adds the sandbox's mock-data operations under
+// /v1/sandbox (11.25; docs/interface.md sections 1.4, 1.5, 2.8, 4.4, 4.5,
+// 10). The bodies of accounts, card accounts and transactions are not
+// shown by the platform: they are the shapes package sandbox sends and
+// the emulator takes.
+func (p *platformDoc) sandboxOperations(common []any) {
+	amount := jsonMap{"oneOf": []any{jsonMap{"type": "number"}, jsonMap{"type": "string"}}, "description": "An amount: mock data carries JSON numbers."}
+	ref := object("An account by IBAN or BBAN.", jsonMap{"iban": refTo("schemas", "iban"), "bban": refTo("schemas", "bban")})
+	link := refTo("schemas", "hrefType")
+	p.addSchemas(25, jsonMap{
+		"sandboxAmount":           object("An amount of mock data with its currency.", jsonMap{"amount": amount, "currency": refTo("schemas", "currencyCode")}, "amount"),
+		"sandboxAccountReference": ref,
+		"sandboxAgreement": object("A mock agreement: engagements are the ids of the engaged accounts.", jsonMap{
+			"id": text("The agreement's id."), "name": text("The agreement's name."),
+			"engagements": array(jsonMap{"type": "string"}),
+			"_links":      object("", jsonMap{"self": link, "engagements": link}, "self", "engagements"),
+		}, "id", "name", "engagements", "_links"),
+		"sandboxCustomer": object("A sandbox customer (docs/interface.md section 2.8).", jsonMap{
+			"customerId":     text("The customer's id."),
+			"customerNumber": text("What the PSU types at the sandbox SCA page."),
+			"customerType":   jsonMap{"type": "string", "enum": []any{"PRIVATE", "CORPORATE"}},
+			"customerName":   text("The customer's name."),
+			"agreements":     array(refTo("schemas", "sandboxAgreement")),
+			"accounts":       array(jsonMap{"type": "string"}),
+			"cardAccounts":   array(jsonMap{"type": "string"}),
+			"_links":         object("", jsonMap{"self": link}, "self"),
+		}, "customerId", "customerNumber", "customerType", "customerName", "agreements", "accounts", "cardAccounts", "_links"),
+		"sandboxCustomerList": array(refTo("schemas", "sandboxCustomer")),
+		"sandboxNewCustomer": object("A new sandbox customer (the shape is assumed: the writable fields of a customer).", jsonMap{
+			"customerNumber": text("11 digits for a private customer, a 9-digit organisation number for a corporate one."),
+			"customerType":   jsonMap{"type": "string", "enum": []any{"PRIVATE", "CORPORATE"}},
+			"customerName":   jsonMap{"type": "string", "maxLength": 70},
+		}, "customerNumber", "customerName"),
+		"sandboxNewAccount": object("A new mock account of the customer given by customerId or customerNumber (the shape is assumed).", jsonMap{
+			"customerId": text(""), "customerNumber": text(""), "bban": refTo("schemas", "bban"), "currency": refTo("schemas", "currencyCode"),
+			"name": jsonMap{"type": "string", "maxLength": 70}, "product": text(""), "cashAccountType": text(""),
+			"balance": amount, "creditLine": amount,
+		}, "currency"),
+		"sandboxNewCardAccount": object("A new mock card account of the customer given by customerId or customerNumber (the shape is assumed).", jsonMap{
+			"customerId": text(""), "customerNumber": text(""), "maskedPan": jsonMap{"type": "string", "maxLength": 35},
+			"currency": refTo("schemas", "currencyCode"), "name": jsonMap{"type": "string", "maxLength": 70}, "product": text(""),
+			"creditLimit": amount, "balance": amount,
+		}, "currency"),
+		"sandboxTransaction": object("A mock transaction: the account information fields plus bookingStatus (the shape is assumed). A debtorAccount that is another account of the sandbox is refused.", jsonMap{
+			"bookingStatus": jsonMap{"type": "string", "enum": []any{"booked", "pending"}},
+			"bookingDate":   jsonMap{"type": "string", "format": "date"}, "valueDate": jsonMap{"type": "string", "format": "date"},
+			"transactionAmount": refTo("schemas", "sandboxAmount"),
+			"creditorName":      jsonMap{"type": "string", "maxLength": 70}, "creditorAccount": refTo("schemas", "sandboxAccountReference"),
+			"debtorName": jsonMap{"type": "string", "maxLength": 70}, "debtorAccount": refTo("schemas", "sandboxAccountReference"),
+			"remittanceInformationUnstructured": jsonMap{"type": "string", "maxLength": 140},
+			"proprietaryBankTransactionCode":    text(""),
+		}, "transactionAmount"),
+		"sandboxCardTransaction": object("A mock card transaction (the shape is assumed).", jsonMap{
+			"bookingStatus":   jsonMap{"type": "string", "enum": []any{"booked", "pending"}},
+			"transactionDate": jsonMap{"type": "string", "format": "date"}, "bookingDate": jsonMap{"type": "string", "format": "date"},
+			"transactionAmount": refTo("schemas", "sandboxAmount"), "originalAmount": refTo("schemas", "sandboxAmount"),
+			"invoiced": jsonMap{"type": "boolean"}, "transactionDetails": jsonMap{"type": "string", "maxLength": 140},
+		}, "transactionAmount"),
+		"sandboxNewAgreement": object("A mock corporate agreement owned by the corporate customer owner (a customerId or customerNumber).", jsonMap{
+			"owner": text(""), "name": jsonMap{"type": "string", "maxLength": 70},
+			"engagements": array(object("Gives customer (a customerId or customerNumber) roles on account.", jsonMap{
+				"customer": text(""), "account": refTo("schemas", "sandboxAccountReference"),
+				"roles": array(jsonMap{"type": "string"}),
+			}, "account", "roles")),
+		}, "owner", "name", "engagements"),
+	})
+	body := func(schema jsonMap) jsonMap {
+		return jsonMap{"required": true, "content": jsonMap{"application/json": jsonMap{"schema": schema}}}
+	}
+	created := func(d string, schema jsonMap) jsonMap { return jsonMap{"201": answer(d, schema)} }
+	noContent := jsonMap{"204": jsonMap{"description": "Deleted.", "headers": jsonMap{"X-Request-ID": refTo("headers", "X-Request-ID")}}}
+	idParam := func(name, desc string) []any {
+		return []any{jsonMap{"name": name, "in": "path", "required": true, "schema": jsonMap{"type": "string"}, "description": desc}}
+	}
+	flag := func(name, desc string) jsonMap {
+		return jsonMap{"name": name, "in": "query", "required": false, "schema": jsonMap{"type": "boolean"}, "description": desc}
+	}
+	ops := []struct {
+		method, path, id, summary string
+		pathParams                []any
+		params                    []any
+		body                      jsonMap
+		ok                        jsonMap
+	}{
+		{"post", "/v1/sandbox/initialize", "initializeSandbox", "Reset the sandbox to its default data (path assumed)", nil, nil, nil,
+			jsonMap{"200": answer("The customers, as listed with withAccounts and withAgreements.", refTo("schemas", "sandboxCustomerList"))}},
+		{"get", "/v1/sandbox/customers", "listSandboxCustomers", "List the sandbox customers", nil,
+			[]any{flag("withAccounts", "List each customer's accounts and card accounts (false is faster)."),
+				flag("withAgreements", "List each customer's agreements (false is faster).")}, nil,
+			jsonMap{"200": answer("The customers.", refTo("schemas", "sandboxCustomerList"))}},
+		{"post", "/v1/sandbox/customers", "createSandboxCustomer", "Create a sandbox customer", nil, nil, refTo("schemas", "sandboxNewCustomer"),
+			created("The customer.", refTo("schemas", "sandboxCustomer"))},
+		{"get", "/v1/sandbox/customers/{customerId}", "getSandboxCustomer", "Read a sandbox customer with its accounts and agreements",
+			idParam("customerId", "The customer's id."), nil, nil, jsonMap{"200": answer("The customer.", refTo("schemas", "sandboxCustomer"))}},
+		{"delete", "/v1/sandbox/customers/{customerId}", "deleteSandboxCustomer", "Delete a sandbox customer with its accounts and agreements",
+			idParam("customerId", "The customer's id."), nil, nil, noContent},
+		{"post", "/v1/sandbox/accounts", "createSandboxAccount", "Create a mock account", nil, nil, refTo("schemas", "sandboxNewAccount"),
+			created("The account as the account information service shows it.", refTo("schemas", "accountDetails"))},
+		{"post", "/v1/sandbox/card-accounts", "createSandboxCardAccount", "Create a mock card account", nil, nil, refTo("schemas", "sandboxNewCardAccount"),
+			created("The card account as the account information service shows it.", refTo("schemas", "cardAccountDetails"))},
+		{"post", "/v1/sandbox/accounts/{accountId}/transactions", "createSandboxTransactions", "Add mock transactions to a mock account",
+			idParam("accountId", "The mock account's id."), nil, array(refTo("schemas", "sandboxTransaction")),
+			created("The transactions as the account information service shows them.", array(refTo("schemas", "transactions")))},
+		{"post", "/v1/sandbox/card-accounts/{cardAccountId}/transactions", "createSandboxCardTransactions", "Add mock transactions to a mock card account",
+			idParam("cardAccountId", "The mock card account's id."), nil, array(refTo("schemas", "sandboxCardTransaction")),
+			created("The card transactions as the account information service shows them.", array(refTo("schemas", "cardTransaction")))},
+		{"post", "/v1/sandbox/agreements", "createSandboxAgreement", "Create a mock corporate agreement", nil, nil, refTo("schemas", "sandboxNewAgreement"),
+			created("The agreement.", refTo("schemas", "sandboxAgreement"))},
+	}
+	for _, o := range ops {
+		item := at(p.doc, "paths", o.path)
+		if o.pathParams != nil {
+			item["parameters"] = o.pathParams
+		}
+		op := jsonMap{"operationId": o.id, "summary": o.summary, "tags": []any{"Sandbox mock data"},
+			"description": "Sandbox only (absent from production); shared headers only, no PSU.",
+			"parameters":  append(slices.Clone(common), o.params...), "responses": errorAnswers("PIS", o.ok)}
+		if o.body != nil {
+			op["requestBody"] = body(o.body)
+		}
+		item[o.method] = mark(op, 25)
+	}
 }
 
 // prune drops the components no path reaches.
@@ -544,11 +776,13 @@ func TestOpenAPIDocument(t *testing.T) {
 	assert.True(t, doc.IsOpenAPI31OrLater(), "version %s", doc.OpenAPI)
 	require.NoError(t, doc.Validate(t.Context(), openapi3.DisableExamplesValidation()))
 
-	want := []string{"createBankOfferedConsent", "getTppContactInformation", "putTppContactInformation"}
+	want := []string{"createBankOfferedConsent", "getTppContactInformation", "putTppContactInformation",
+		"getCorporateAgreements", "getUser"}
+	want = append(want, sandboxOperationIDs...)
 	want = append(want, concat(aisOps, paymentOps, basketOps)...)
 	sort.Strings(want)
 	assert.Equal(t, want, operationIDs(doc))
-	assert.Len(t, want, len(described)+3)
+	assert.Len(t, want, len(described)+5+len(sandboxOps), "the operations the SDK calls")
 
 	var tree jsonMap
 	require.NoError(t, json.Unmarshal(data, &tree))
@@ -653,4 +887,100 @@ func TestPlatformDocFinds(t *testing.T) {
 			assert.Contains(t, findings[0].msg, tt.msg)
 		})
 	}
+}
+
+// TestPlatformDocFindsPlatformOperations checks that the description of
+// the platform's own operations (11.23 to 11.25) takes their recorded
+// answers and a mock-data request as the SDK sends them, and reports a
+// broken one: each case changes one thing of a valid exchange.
+func TestPlatformDocFindsPlatformOperations(t *testing.T) {
+	t.Parallel()
+	spec, err := loadPlatformSpec()
+	require.NoError(t, err)
+	recorded := func(file string) any {
+		data, err := os.ReadFile("testdata/platform/" + file)
+		require.NoError(t, err)
+		var v any
+		require.NoError(t, json.Unmarshal(data, &v))
+		return v
+	}
+	customers := func(mutate func(first map[string]any)) exchange {
+		list := recorded("sandbox-customers.json")
+		mutate(list.([]any)[0].(map[string]any))
+		return getExchange(t, "/v1/sandbox/customers", "withAccounts=true&withAgreements=true", list)
+	}
+	agreements := func(mutate func(doc map[string]any) any) exchange {
+		return getExchange(t, "/v1/agreements", "", mutate(recorded("agreements.json").(map[string]any)))
+	}
+	newCustomer := func(mutate func(b map[string]any)) exchange {
+		b := map[string]any{"customerNumber": "15867512345", "customerType": "PRIVATE", "customerName": "Kari Testperson"}
+		mutate(b)
+		x := getExchange(t, "/v1/sandbox/customers", "", recorded("sandbox-customers.json").([]any)[0])
+		x.method, x.status = http.MethodPost, 201
+		x.reqBody, err = json.Marshal(b)
+		require.NoError(t, err)
+		x.reqHeader.Set("Content-Type", "application/json")
+		x.reqHeader.Set("Digest", "SHA-256=abc=")
+		return x
+	}
+	same := func(doc map[string]any) any { return doc }
+	tests := []struct {
+		name string
+		x    exchange
+		loc  string // "" for no finding
+		msg  string
+	}{
+		{"recorded sandbox customers (11.25)", customers(func(map[string]any) {}), "", ""},
+		{"recorded agreements (11.23)", agreements(same), "", ""},
+		{"a customer without customerNumber", customers(func(c map[string]any) { delete(c, "customerNumber") }),
+			"response body /0/customerNumber", "required member missing"},
+		{"a customer type neither", customers(func(c map[string]any) { c["customerType"] = "BUSINESS" }),
+			"response body /0/customerType", "allowed values"},
+		{"an agreement without its engagements link", customers(func(c map[string]any) {
+			delete(c["agreements"].([]any)[0].(map[string]any)["_links"].(map[string]any), "engagements")
+		}), "response body /0/agreements/0/_links/engagements", "required member missing"},
+		{"agreements as a bare array", agreements(func(d map[string]any) any { return d["agreements"] }),
+			"response body /", "must be an object"},
+		{"an agreement without id", agreements(func(d map[string]any) any {
+			delete(d["agreements"].([]any)[0].(map[string]any), "id")
+			return d
+		}), "response body /agreements/0/id", "required member missing"},
+		{"new customer as the SDK sends it", newCustomer(func(map[string]any) {}), "", ""},
+		// kin-openapi validates these request bodies of a 3.1 document
+		// with its JSON Schema validator, whose errors name the member in
+		// the message, not in a pointer: the finding is at the body's root.
+		{"new customer with a misspelt member", newCustomer(func(b map[string]any) { b["customerNo"] = b["customerNumber"] }),
+			"request body /", "'customerNo' not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			findings, err := spec.check(t.Context(), tt.x)
+			require.NoError(t, err)
+			if tt.loc == "" {
+				assert.Empty(t, findings)
+				return
+			}
+			require.Len(t, findings, 1, "findings: %v", findings)
+			assert.Equal(t, tt.loc, findings[0].loc)
+			assert.Contains(t, findings[0].msg, tt.msg)
+		})
+	}
+}
+
+// getExchange is a signed GET of path and query (no PSU) answered 200 with
+// answer.
+func getExchange(t *testing.T, path, query string, answer any) exchange {
+	t.Helper()
+	h := http.Header{}
+	h.Set("X-Request-ID", "2f6e0c39-3d1c-4a63-8e1b-5f8a2f7f2d10")
+	h.Set("Signature", `keyId="SN=1,CA=CN=Test",algorithm="rsa-sha256",headers="date x-request-id",signature="c2ln"`)
+	h.Set("TPP-Signature-Certificate", "TUlJQw==")
+	h.Set("x-accept-fix", "amount-as-string")
+	data, err := json.Marshal(answer)
+	require.NoError(t, err)
+	rh := http.Header{}
+	rh.Set("Content-Type", "application/json")
+	rh.Set("X-Request-ID", h.Get("X-Request-ID"))
+	return exchange{method: http.MethodGet, path: path, rawQuery: query, reqHeader: h, status: 200, respHeader: rh, respBody: data}
 }

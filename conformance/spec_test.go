@@ -167,6 +167,16 @@ var platformOnly = []struct {
 	{http.MethodGet, "/v1/user", ""},
 	{http.MethodGet, "/v1/tpps/{tppId}/contact-information", ""},
 	{http.MethodPut, "/v1/tpps/{tppId}/contact-information", ""},
+	{http.MethodPost, "/v1/sandbox/initialize", ""},
+	{http.MethodGet, "/v1/sandbox/customers", ""},
+	{http.MethodPost, "/v1/sandbox/customers", ""},
+	{http.MethodGet, "/v1/sandbox/customers/{customerId}", ""},
+	{http.MethodDelete, "/v1/sandbox/customers/{customerId}", ""},
+	{http.MethodPost, "/v1/sandbox/accounts", ""},
+	{http.MethodPost, "/v1/sandbox/card-accounts", ""},
+	{http.MethodPost, "/v1/sandbox/accounts/{accountId}/transactions", ""},
+	{http.MethodPost, "/v1/sandbox/card-accounts/{cardAccountId}/transactions", ""},
+	{http.MethodPost, "/v1/sandbox/agreements", ""},
 }
 
 // operation is one call resolved against the Berlin Group file.
