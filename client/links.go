@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tppkit/psd2/internal/pathseg"
 	"github.com/tppkit/psd2/internal/redact"
 )
 
@@ -78,8 +79,8 @@ func (l Links) redactedLinks() Links {
 // right after path in the hrefs of its links (self, status,
 // startAuthorisation, ...), whatever the base URL before it. It returns
 // "" when no link is under path, when two links name different ids, or
-// when the segment cannot name a resource (empty, "." or ".."): never a
-// guess.
+// when the segment cannot name a resource (empty, a dot
+// segment, a control character; or padded with spaces): never a guess.
 func (l Links) IDUnder(path string) string {
 	prefix := strings.TrimSuffix(path, "/") + "/"
 	id := ""
@@ -95,7 +96,7 @@ func (l Links) IDUnder(path string) string {
 		}
 		seg, _, _ := strings.Cut(p[i+len(prefix):], "/")
 		seg, err = url.PathUnescape(seg)
-		if err != nil || seg == "" || seg == "." || seg == ".." || strings.TrimSpace(seg) != seg {
+		if err != nil || pathseg.Problem(seg) != "" || strings.TrimSpace(seg) != seg {
 			return ""
 		}
 		if id != "" && id != seg {

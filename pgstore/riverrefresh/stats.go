@@ -123,7 +123,7 @@ func (e *Engine) QueueStats(ctx context.Context) ([]QueueStats, error) {
 	return out, nil
 }
 
-// table is the name of River's table name in the engine's schema, quoted.
+// table is River's table name, in the engine's schema, quoted.
 func (e *Engine) table(name string) string {
 	if e.cfg.Schema == "" {
 		return pgx.Identifier{name}.Sanitize()
