@@ -426,7 +426,12 @@ func TestBreakerStopsARetryThatWaited(t *testing.T) {
 		_, err := slow.Do(context.Background(), get, nil)
 		done <- err
 	}()
-	require.Eventually(t, func() bool { return b.count.Load() == 1 }, 10*time.Second, time.Millisecond, "the first attempt")
+	// The first attempt answered and recorded (the bank counts a request
+	// before the client has read its answer).
+	require.Eventually(t, func() bool {
+		banks := h.Banks()
+		return len(banks) == 1 && banks[0].Status5xx == 1
+	}, 10*time.Second, time.Millisecond, "the first attempt")
 	// 4 more failures while the first call waits its backoff: the fifth
 	// opens the breaker.
 	for range 4 {
