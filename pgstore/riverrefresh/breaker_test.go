@@ -1,6 +1,9 @@
 package riverrefresh_test
 
 import (
+	"context"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,6 +13,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/store"
 )
 
 // TestBreakerPausesTheQueue: a bank that answers 503 opens the client's
@@ -69,4 +73,46 @@ func (w *world) requests() int {
 		n += c
 	}
 	return n
+}
+
+// breakerReads counts the reads of the stored breaker (client/breaker/)
+// made through it.
+type breakerReads struct {
+	store.Store
+	n atomic.Int64
+}
+
+func (r *breakerReads) Get(ctx context.Context, key string) ([]byte, error) {
+	if strings.HasPrefix(key, "client/breaker/") {
+		r.n.Add(1)
+	}
+	return r.Store.Get(ctx, key)
+}
+
+// TestDoneJobsReadTheBreakerOnceASecond: the check after a job that ended
+// Done reads the bank's stored breaker at most once a second (the resume
+// loop reads it once a second too), not once per job: on the code before,
+// every job cost one more round trip to the database for it.
+func TestDoneJobsReadTheBreakerOnceASecond(t *testing.T) {
+	w := newWorld(t, 20)
+	ctx := t.Context()
+	res := &results{done: map[string]int{}}
+	reads := &breakerReads{Store: w.store}
+	e := w.engine(t, riverrefresh.Config{Work: true, Handle: res.handle}, client.WithStore(reads))
+	require.NoError(t, e.Migrate(ctx))
+	_, err := e.Enqueue(ctx, "testbank")
+	require.NoError(t, err)
+	began := time.Now()
+	start(t, e)
+	require.Eventually(t, func() bool {
+		res.mu.Lock()
+		defer res.mu.Unlock()
+		return len(res.done) == len(w.ids)
+	}, time.Minute, 20*time.Millisecond, "every account refreshed")
+	seconds := int64(time.Since(began)/time.Second) + 1
+	res.mu.Lock()
+	assert.Empty(t, res.other, "every job ended Done")
+	res.mu.Unlock()
+	// Per second: one read by the resume loop, one after a job.
+	assert.LessOrEqual(t, reads.n.Load(), 2*seconds+2, "reads of the stored breaker for %d jobs in %d s", len(w.ids), seconds)
 }

@@ -234,6 +234,9 @@ type bank struct {
 	// read of the bank's open circuit breaker: the end of the breaker's
 	// pause once it has closed (see pause.go).
 	breakerProbe atomic.Int64
+	// breakerRead is when (UnixNano, system clock) this engine last read
+	// the bank's stored breaker (see resumeEvery).
+	breakerRead atomic.Int64
 	// pauseSource replaces the budget's pause in tests (nil: the budget's).
 	pauseSource func(context.Context) (time.Time, bool)
 }

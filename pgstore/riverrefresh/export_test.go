@@ -18,7 +18,7 @@ func (e *Engine) SetPauseSource(bank string, src func(context.Context) (time.Tim
 // ObservePause pauses bank's queue when its pause runs, as the engine does
 // after each job.
 func (e *Engine) ObservePause(ctx context.Context, bank string) {
-	e.observePause(ctx, e.banks[bank])
+	e.observePause(ctx, e.banks[bank], false)
 }
 
 // ResumeIfDue mirrors bank's pause onto its queue, as the engine's resume

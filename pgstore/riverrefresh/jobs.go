@@ -266,7 +266,7 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 	// The bank asked to slow down (a 429 with Retry-After, to this job or
 	// another call of the client, retried by the client or not): every
 	// engine stops taking the bank's jobs until then.
-	e.observePause(ctx, b)
+	e.observePause(ctx, b, res.Outcome == refresh.Done)
 	switch res.Outcome {
 	case refresh.Done:
 		return nil

@@ -48,18 +48,25 @@ import (
 // read. The pause the engine mirrors is the later of the budget's and the
 // breaker's, so its end only grows, as the bookkeeping above needs.
 
-// resumeEvery is how often an engine looks at the banks' pauses.
+// resumeEvery is how often an engine looks at the banks' pauses. It is
+// also the age of the stored breaker a job that ended Done may go on: the
+// check after each job reads the breaker from the store at most once per
+// resumeEvery (breakerPause), as the client's breakers read each other's
+// (once a second), rather than once per job, which was one more round
+// trip to the database per job. A job that ended otherwise reads it at
+// once: the breaker may just have opened.
 const resumeEvery = time.Second
 
 // pausedUntil is the bank's pause: the budget's (budget.Budget.PausedUntil),
 // unless a test replaced it. A store that cannot be read leaves the pause
-// the budget knows.
-func (b *bank) pausedUntil(ctx context.Context) (time.Time, bool) {
+// the budget knows. With cached, the breaker read less than resumeEvery
+// ago may serve (see breakerPause).
+func (b *bank) pausedUntil(ctx context.Context, cached bool) (time.Time, bool) {
 	if b.pauseSource != nil {
 		return b.pauseSource(ctx)
 	}
 	until, paused, _ := b.budget.PausedUntil(ctx)
-	probe, open := b.breakerPause(ctx)
+	probe, open := b.breakerPause(ctx, cached)
 	switch {
 	case open && (!paused || probe.After(until)):
 		return probe, true
@@ -74,9 +81,22 @@ func (b *bank) pausedUntil(ctx context.Context) (time.Time, bool) {
 // breakerPause is the pause of the bank's circuit breaker: until its next
 // probe while it is open and the probe is ahead, else the last probe time
 // read (an ended pause; zero when the breaker never opened). A store that
-// cannot be read leaves the last one read, ended.
-func (b *bank) breakerPause(ctx context.Context) (time.Time, bool) {
+// cannot be read leaves the last one read, ended. With cached, a read
+// less than resumeEvery old serves: the pause is then the last probe time
+// read, open while it is ahead.
+func (b *bank) breakerPause(ctx context.Context, cached bool) (time.Time, bool) {
+	now := time.Now().UnixNano()
+	if last := b.breakerRead.Load(); cached && last != 0 && now-last < int64(resumeEvery) {
+		if p := b.breakerProbe.Load(); p != 0 {
+			probe := time.Unix(0, p)
+			return probe, probe.After(b.budget.Now())
+		}
+		return time.Time{}, false
+	}
 	state, _, probe, err := b.Service.Client().StoredBreaker(ctx)
+	if err == nil {
+		b.breakerRead.Store(now)
+	}
 	if err == nil && state != client.BreakerClosed && !probe.IsZero() {
 		for {
 			last := b.breakerProbe.Load()
@@ -95,9 +115,11 @@ func (b *bank) breakerPause(ctx context.Context) (time.Time, bool) {
 }
 
 // observePause pauses b's queue when the bank's pause runs and this
-// engine has not paused it for that pause yet: the check after each job.
-func (e *Engine) observePause(ctx context.Context, b *bank) {
-	until, paused := b.pausedUntil(ctx)
+// engine has not paused it for that pause yet: the check after each job,
+// on a breaker read up to resumeEvery old when cached (a job that ended
+// Done).
+func (e *Engine) observePause(ctx context.Context, b *bank, cached bool) {
+	until, paused := b.pausedUntil(ctx, cached)
 	if !paused {
 		return
 	}
@@ -113,7 +135,7 @@ func (e *Engine) observePause(ctx context.Context, b *bank) {
 // under b.queueMu (held), unless this engine paused it for that pause
 // already.
 func (e *Engine) pauseLocked(ctx context.Context, b *bank) {
-	until, paused := b.pausedUntil(ctx)
+	until, paused := b.pausedUntil(ctx, false)
 	if !paused || until.UnixNano() <= b.pausedFor {
 		return
 	}
@@ -147,7 +169,7 @@ func (e *Engine) resumeLoop() {
 func (e *Engine) resumeIfDue(ctx context.Context, b *bank) {
 	b.queueMu.Lock()
 	defer b.queueMu.Unlock()
-	until, paused := b.pausedUntil(ctx)
+	until, paused := b.pausedUntil(ctx, false)
 	if paused {
 		e.pauseLocked(ctx, b)
 		return
