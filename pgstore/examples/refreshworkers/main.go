@@ -31,6 +31,15 @@
 //     prints how long its running jobs took to finish in worker-2
 //     (River's rescue, after -rescue).
 //
+// -baseline-store pgstore gives the baseline the workers' store kind:
+// the budget in pgstore (a schema of its own per run) and each account's
+// cursor read and written around its job, on as many goroutines as the
+// workers have jobs at once, the work of a River worker's job without
+// River; the default, memory, is the baseline the goal is set
+// against. -cpuprofile DIR writes each worker's and baseline's CPU
+// profile into DIR (worker-1.pprof, baseline-PID.pprof), for go tool
+// pprof.
+//
 // -fetch-cooldown and -fetch-poll set the workers' River fetch settings
 // (riverrefresh.Config.FetchCooldown and FetchPollInterval), to compare
 // River's defaults (100ms, 1s) with the engine's; -no-otel leaves River's
@@ -59,6 +68,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"sync"
@@ -112,6 +122,12 @@ type options struct {
 	// NoOtel leaves River's OpenTelemetry middleware out of the workers
 	// (the in-process baseline has none).
 	NoOtel bool
+	// Profile is where the worker and baseline processes write CPU
+	// profiles (setup.Profile).
+	Profile string
+	// BaseStore is the baseline's store for the budget and the cursors:
+	// baseMemory or basePgstore.
+	BaseStore string
 }
 
 // setup is what a worker process needs: the bank, the TPP's credentials,
@@ -125,7 +141,26 @@ type setup struct {
 	Workers, Sessions                int
 	Rescue, FetchCooldown, FetchPoll time.Duration
 	NoOtel                           bool
+	// Profile is a directory where each worker and baseline process
+	// writes its CPU profile (name.pprof); empty: none.
+	Profile string
+	// BaseStore is the baseline's store (options.BaseStore); with
+	// basePgstore each baseline run works in a schema of its own,
+	// Schema+baseSchemaSuffix+its process id.
+	BaseStore string
 }
+
+// The baseline's stores: a memory store (the budget only, as the
+// in-process refresher's default), or pgstore, the workers' store kind,
+// in a schema of its own per run (the budget's counts and claims apart
+// from the River round's and new, as a memory store's are), where it also
+// keeps each account's cursor, read before the account's job and written
+// after it, as the workers do.
+const (
+	baseMemory       = "memory"
+	basePgstore      = "pgstore"
+	baseSchemaSuffix = "_base"
+)
 
 func main() {
 	var o options
@@ -142,6 +177,8 @@ func main() {
 	flag.BoolVar(&o.NoOtel, "no-otel", false, "leave River's OpenTelemetry middleware out of the worker processes (the baseline has none)")
 	baselineFile := flag.String("baseline-process", "", "run the in-process baseline with this setup file and print its result (used by the example itself)")
 	name := flag.String("name", "", "the worker's name")
+	flag.StringVar(&o.BaseStore, "baseline-store", baseMemory, "the baseline's store: memory, or pgstore (the workers' kind, with the cursors kept as the workers keep them)")
+	flag.StringVar(&o.Profile, "cpuprofile", "", "directory where each worker and baseline process writes its CPU profile (worker-1.pprof, baseline-1.pprof, ...)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -173,6 +210,13 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	if conn == "" {
 		return errors.New("PSD2_TEST_POSTGRES is unset: the example needs a PostgreSQL server")
 	}
+	switch o.BaseStore {
+	case "":
+		o.BaseStore = baseMemory
+	case baseMemory, basePgstore:
+	default:
+		return fmt.Errorf("-baseline-store %q: memory or pgstore", o.BaseStore)
+	}
 	srv := emulator.NewServer(emulator.WithLimits(refreshbench.Limits))
 	defer srv.Close()
 	creds, err := srv.NewTPP("Refresh workers example")
@@ -201,7 +245,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	}
 	defer os.RemoveAll(dir)
 	su := setup{URL: srv.URL, Conn: conn, Schema: schema, Dir: dir, Workers: o.Workers, Rescue: o.Rescue,
-		FetchCooldown: o.FetchCooldown, FetchPoll: o.FetchPoll, NoOtel: o.NoOtel,
+		FetchCooldown: o.FetchCooldown, FetchPoll: o.FetchPoll, NoOtel: o.NoOtel, Profile: o.Profile, BaseStore: o.BaseStore,
 		CA: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Chain[len(creds.Chain)-1].Raw})}
 	if su.CertPEM, su.KeyPEM, err = credsPEM(creds); err != nil {
 		return err
@@ -259,8 +303,8 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		}
 		baseRates = append(baseRates, base.Rate)
 		baseCPU += base.CPU
-		fmt.Fprintf(out, "baseline %s: the in-process refresher on a memory store in a process of its own, %d workers: %d of %d accounts done, %.0f accounts/s, calls over the budget %d\n",
-			when, 2*o.Workers, base.Done, total, base.Rate, base.Over)
+		fmt.Fprintf(out, "baseline %s: the in-process refresher on a %s store in a process of its own, %d workers: %d of %d accounts done, %.0f accounts/s, calls over the budget %d\n",
+			when, o.BaseStore, 2*o.Workers, base.Done, total, base.Rate, base.Over)
 		return nil
 	}
 	if o.Baseline {
@@ -354,8 +398,8 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		rate, wallRate := float64(total)/span.Seconds(), float64(total)/wall.Seconds()
 		fmt.Fprintf(out, "River: %.0f accounts/s from the first job's start to the last job's end (%v), %.0f accounts/s from the engines' start (%v)\n",
 			rate, span.Round(100*time.Millisecond), wallRate, wall.Round(100*time.Millisecond))
-		fmt.Fprintf(out, "throughput River / in-process memory (mean of before and after): %.2f (jobs' span), %.2f (from the engines' start)\n",
-			rate/baseRate, wallRate/baseRate)
+		fmt.Fprintf(out, "throughput River / in-process %s (mean of before and after): %.2f (jobs' span), %.2f (from the engines' start)\n",
+			o.BaseStore, rate/baseRate, wallRate/baseRate)
 		// The emulator (this process) and PostgreSQL are not counted: the
 		// CPU each side's own processes spent per account.
 		fmt.Fprintf(out, "CPU per account (user and system, the processes' own): River's workers %.2f ms, in-process baseline %.2f ms (mean of before and after)\n",
@@ -501,6 +545,11 @@ func work(ctx context.Context, file, name string) error {
 	if name != workerName(0) && name != workerName(1) {
 		return fmt.Errorf("-name %q: worker-1 or worker-2", name)
 	}
+	stopProfile, err := startProfile(su.Profile, name)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	f, err := os.OpenFile(filepath.Join(su.Dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
@@ -626,4 +675,25 @@ func exec1(ctx context.Context, conn, sql string) error {
 	defer c.Close(ctx)
 	_, err = c.Exec(ctx, sql)
 	return err
+}
+
+// startProfile starts writing this process's CPU profile to
+// dir/name.pprof, and returns the function that ends it; with no dir it
+// does nothing.
+func startProfile(dir, name string) (func(), error) {
+	if dir == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(filepath.Join(dir, name+".pprof"))
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -174,7 +175,12 @@ func baselineProcess(ctx context.Context, out io.Writer, file string) error {
 			return err
 		}
 	}
-	t, rate, err := baseline(ctx, su, sessions, 2*su.Workers)
+	stopProfile, err := startProfile(su.Profile, "baseline-"+strconv.Itoa(os.Getpid()))
+	if err != nil {
+		return err
+	}
+	t, rate, err := baseline(ctx, su, sessions, st, 2*su.Workers)
+	stopProfile()
 	if err != nil {
 		return err
 	}
@@ -182,38 +188,128 @@ func baselineProcess(ctx context.Context, out io.Writer, file string) error {
 }
 
 // baseline refreshes every account of sessions once with the in-process
-// refresher on a memory store and workers workers, against the setup's
-// bank, and returns what it saw and its rate in accounts per second.
-func baseline(ctx context.Context, su setup, sessions []*sca.Session, workers int) (*tally, float64, error) {
-	c, err := newClient(su, store.NewMemoryStore(), workers)
-	if err != nil {
-		return nil, 0, err
-	}
-	svc, err := accounts.New(c)
-	if err != nil {
-		return nil, 0, err
-	}
-	r, err := refresh.New(svc, refresh.WithWorkers(workers))
-	if err != nil {
-		return nil, 0, err
-	}
-	all := func(yield func(*sca.Session, error) bool) {
-		for _, s := range sessions {
-			if !yield(s, nil) {
-				return
-			}
-		}
-	}
-	t := newTally()
-	start := time.Now()
-	for res, err := range r.Run(ctx, refresh.JobsFrom(all, nil, nil)) {
+// refresher on the setup's baseline store (see baseMemory) and workers
+// workers, against the setup's bank, and returns what it saw and its
+// rate in accounts per second. On a memory store it runs
+// refresh.Refresher.Run over the sessions in memory. On pgstore, in a
+// schema of its own made for this run (its budget keys new, as a memory
+// store's are), it lists the sessions from stored, as a TPP's refresher
+// does, and workers goroutines each read a job's cursor, refresh the
+// account (refresh.Refresher.Refresh, the step riverrefresh runs) and
+// write the cursor: the work of a River worker's job, without River.
+func baseline(ctx context.Context, su setup, sessions []*sca.Session, stored store.Store, workers int) (*tally, float64, error) {
+	if su.BaseStore != basePgstore {
+		c, err := newClient(su, store.NewMemoryStore(), workers)
 		if err != nil {
 			return nil, 0, err
 		}
+		r, err := newRefresher(c, workers)
+		if err != nil {
+			return nil, 0, err
+		}
+		all := func(yield func(*sca.Session, error) bool) {
+			for _, s := range sessions {
+				if !yield(s, nil) {
+					return
+				}
+			}
+		}
+		t := newTally()
+		start := time.Now()
+		for res, err := range r.Run(ctx, refresh.JobsFrom(all, nil, nil)) {
+			if err != nil {
+				return nil, 0, err
+			}
+			t.add(classOf(res), budget.Key(res.Job.AccountID(), res.Job.Card()))
+		}
+		took := time.Since(start)
+		return t, float64(t.outcomes["done"]) / took.Seconds(), nil
+	}
+
+	pcfg, err := pgxpool.ParseConfig(su.Conn)
+	if err != nil {
+		return nil, 0, err
+	}
+	pcfg.MaxConns = int32(workers + 2)
+	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer pool.Close()
+	schema := su.Schema + baseSchemaSuffix + strconv.Itoa(os.Getpid())
+	if _, err := pool.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		return nil, 0, err
+	}
+	defer func() {
+		_, _ = pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	}()
+	st, err := pgstore.New(pool, pgstore.WithSchema(schema))
+	if err == nil {
+		err = st.Migrate(ctx)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	c, err := newClient(su, st, workers)
+	if err != nil {
+		return nil, 0, err
+	}
+	r, err := newRefresher(c, workers)
+	if err != nil {
+		return nil, 0, err
+	}
+	var failed error
+	jobs := make(chan refresh.Job)
+	results := make(chan refresh.Result)
+	var wg sync.WaitGroup
+	start := time.Now()
+	go func() {
+		defer close(jobs)
+		for j := range refresh.JobsFrom(sca.ListSessions(ctx, stored), nil, func(err error) { failed = err }) {
+			jobs <- j
+		}
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				if err := loadCursor(ctx, st, j.AccountID(), j.Card(), &j.Cursor); err != nil {
+					results <- refresh.Result{Job: j, Outcome: refresh.Transient, Err: err}
+					continue
+				}
+				res := r.Refresh(ctx, j)
+				if res.Outcome == refresh.Done {
+					if err := saveCursor(ctx, st, res); err != nil {
+						res.Outcome, res.Err = refresh.Transient, err
+					}
+				}
+				results <- res
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+	t := newTally()
+	for res := range results {
 		t.add(classOf(res), budget.Key(res.Job.AccountID(), res.Job.Card()))
 	}
 	took := time.Since(start)
+	if failed != nil {
+		return nil, 0, failed
+	}
 	return t, float64(t.outcomes["done"]) / took.Seconds(), nil
+}
+
+// newRefresher returns a refresher of workers workers on c.
+func newRefresher(c *client.Client, workers int) (*refresh.Refresher, error) {
+	svc, err := accounts.New(c)
+	if err != nil {
+		return nil, err
+	}
+	return refresh.New(svc, refresh.WithWorkers(workers))
 }
 
 // kill is worker-1's SIGKILL: the jobs running (in either worker) at
