@@ -56,7 +56,11 @@
 //     certificates before and after a renewal are told apart),
 //     psd2.journal.in_doubt, and from a client.Health (Gauges.Health)
 //     psd2.bank.breaker, psd2.bank.requests by psd2.bank.result and
-//     psd2.bank.latency by psd2.quantile, each by psd2.bank.
+//     psd2.bank.latency by psd2.quantile, each by psd2.bank, and from
+//     the River refresh engine's queues (Gauges.Queues)
+//     psd2.refresh.queue.jobs by psd2.bank and psd2.refresh.job_state
+//     (available, running, scheduled, retryable, discarded, cancelled)
+//     and psd2.refresh.queue.paused (1 while paused) by psd2.bank.
 //
 // psd2.bank names the bank by the name its client was given with
 // client.WithBank, the bank's directory id (banks.Bank.ID), so that banks
@@ -69,7 +73,10 @@
 // The refresh and payments packages know nothing of this module. The TPP
 // wires them: [JournalInDoubt] counts a journal.Journal's entries in
 // doubt; [ClientCertificates] reads a client's signing certificate; a
-// consent list comes from the TPP's own records; RecordRefreshRound is
+// consent list comes from the TPP's own records; the River engine's
+// queues come from the pgstore module's riverrefresh.Engine.QueueStats,
+// each turned into a [QueueState] (its comment has the few lines: the
+// two modules do not import each other); RecordRefreshRound is
 // called where a refresh round ends (a refresh.WithProgress callback,
 // the end of a River job), with the time the round was planned for; a
 // refresh.Result's outcome maps to [RoundDone] (Done), [RoundSnoozed]

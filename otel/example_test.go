@@ -103,3 +103,56 @@ func ExampleWithExemplars() {
 	// psd2.client.request.duration exemplars: 1
 	// psd2.client.operation.duration exemplars: 1
 }
+
+// ExampleObserver_RegisterGauges_queues exports the state of the
+// refresh queues a River engine reads: a TPP's Queues is the adapter of
+// [psd2otel.QueueState] over the pgstore module's
+// riverrefresh.Engine.QueueStats; this one returns the states as it
+// would.
+func ExampleObserver_RegisterGauges_queues() {
+	reader := sdkmetric.NewManualReader() // in production: a Prometheus or OTLP exporter
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	defer func() { _ = mp.Shutdown(context.Background()) }()
+	obs, err := psd2otel.New(psd2otel.WithMeterProvider(mp))
+	if err != nil {
+		log.Fatal(err)
+	}
+	reg, err := obs.RegisterGauges(psd2otel.Gauges{
+		Queues: func(context.Context) ([]psd2otel.QueueState, error) {
+			// stats, err := engine.QueueStats(ctx), then one QueueState
+			// per riverrefresh.QueueStats (see QueueState).
+			return []psd2otel.QueueState{
+				{Bank: "dnb", Available: 120, Running: 8, Scheduled: 40},
+				{Bank: "sbanken", Scheduled: 300, Paused: true},
+			}, nil
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer func() { _ = reg.Unregister() }()
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range rm.ScopeMetrics[0].Metrics {
+		for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
+			bank, _ := dp.Attributes.Value(psd2otel.AttrBank)
+			state, ok := dp.Attributes.Value(psd2otel.AttrJobState)
+			switch {
+			case !ok: // psd2.refresh.queue.paused
+				fmt.Println(m.Name, bank.AsString(), dp.Value)
+			case dp.Value > 0: // the states with a job
+				fmt.Println(m.Name, bank.AsString(), state.AsString(), dp.Value)
+			}
+		}
+	}
+	// Unordered output:
+	// psd2.refresh.queue.jobs dnb available 120
+	// psd2.refresh.queue.jobs dnb running 8
+	// psd2.refresh.queue.jobs dnb scheduled 40
+	// psd2.refresh.queue.jobs sbanken scheduled 300
+	// psd2.refresh.queue.paused dnb 0
+	// psd2.refresh.queue.paused sbanken 1
+}

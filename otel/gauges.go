@@ -22,8 +22,9 @@ import (
 // every collection of the metrics (a Prometheus scrape, an export). A nil
 // callback leaves its gauge out; a callback's error goes to OpenTelemetry's
 // global error handler (otel.Handle), and the other gauges are still
-// observed. They return counts and dates only: no callback can hand a
-// personal value to a metric.
+// observed. They return counts, dates and the TPP's own names of banks
+// and certificate roles only: no callback can hand a personal value to a
+// metric.
 type Gauges struct {
 	// ConsentEnds returns the end (validUntil) of every live consent the
 	// TPP keeps. [MetricConsents] counts them by days left.
@@ -42,6 +43,12 @@ type Gauges struct {
 	// (client.Health.Banks). [MetricBankBreaker], [MetricBankRequests]
 	// and [MetricBankLatency] report it by bank ([AttrBank]).
 	Health func() []client.BankHealth
+	// Queues returns the state of each bank's refresh queue on River
+	// (the pgstore module's riverrefresh.Engine.QueueStats, through the
+	// few lines [QueueState] shows). [MetricQueueJobs] counts each
+	// queue's jobs by state ([AttrJobState]) and [MetricQueuePaused]
+	// reports whether it is paused, by bank ([AttrBank]).
+	Queues func(ctx context.Context) ([]QueueState, error)
 	// Now is the clock the days are counted on (time.Now when nil).
 	Now func() time.Time
 }
@@ -67,7 +74,62 @@ const (
 	AttrQuantile = attribute.Key("psd2.quantile")
 	// AttrRoundResult is a refresh round's result ([RoundResult]).
 	AttrRoundResult = attribute.Key("psd2.refresh.result")
+	// AttrJobState is the River state of a bank queue's refresh jobs
+	// ([MetricQueueJobs]): "available" (waiting for a worker),
+	// "running", "scheduled" (snoozed: a bank's pause, a budget spent, a
+	// spacing; or planned ahead), "retryable" (an attempt failed; the
+	// next waits), "discarded" (out of attempts), "cancelled" (ended by
+	// the engine: a reconnect needed, a refusal).
+	AttrJobState = attribute.Key("psd2.refresh.job_state")
 )
+
+// QueueState is one bank's refresh queue, for [Gauges.Queues]: how many
+// of its jobs are in each River state an on-call engineer acts on
+// (completed jobs are not counted), and whether it is paused. Bank names
+// the queue's bank, as the engine was given it: give the engine the
+// banks' directory ids (banks.Bank.ID), so that the psd2.bank of these
+// points is the one of the clients' metrics and psd2 -bank takes it.
+//
+// The pgstore module's River engine reads them
+// (riverrefresh.Engine.QueueStats). Neither module imports the other, so
+// the TPP's program, which imports both, hands them over:
+//
+//	Queues: func(ctx context.Context) ([]otel.QueueState, error) {
+//		stats, err := engine.QueueStats(ctx) // engine: a *riverrefresh.Engine
+//		out := make([]otel.QueueState, len(stats))
+//		for i, s := range stats {
+//			out[i] = otel.QueueState{Bank: s.Bank, Available: s.Available, Running: s.Running,
+//				Scheduled: s.Scheduled, Retryable: s.Retryable, Discarded: s.Discarded,
+//				Cancelled: s.Cancelled, Paused: !s.PausedAt.IsZero()}
+//		}
+//		return out, err
+//	},
+//
+// The queues are in the shared database: every replica reads the same
+// counts, so register the gauge in one of them, or in each and
+// aggregate with max (not sum) by psd2.bank and state.
+type QueueState struct {
+	// Bank is the bank's name in the engine (riverrefresh.Config.Banks).
+	Bank string
+	// The queue's jobs by River state ([AttrJobState]).
+	Available, Running, Scheduled, Retryable, Discarded, Cancelled int64
+	// Paused is true while the queue is paused.
+	Paused bool
+}
+
+// jobStates are the values of AttrJobState, in order, with the count of
+// each in a QueueState.
+var jobStates = []struct {
+	name  string
+	count func(QueueState) int64
+}{
+	{"available", func(q QueueState) int64 { return q.Available }},
+	{"running", func(q QueueState) int64 { return q.Running }},
+	{"scheduled", func(q QueueState) int64 { return q.Scheduled }},
+	{"retryable", func(q QueueState) int64 { return q.Retryable }},
+	{"discarded", func(q QueueState) int64 { return q.Discarded }},
+	{"cancelled", func(q QueueState) int64 { return q.Cancelled }},
+}
 
 // daysLeftBuckets are the values of AttrDaysLeft, in order.
 var daysLeftBuckets = []string{"expired", "0-6", "7-29", "30-89", "90+"}
@@ -106,7 +168,11 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 		metric.WithDescription(descriptions[MetricBankRequests]))
 	latency, err6 := o.meter.Float64ObservableGauge(MetricBankLatency, metric.WithUnit("s"),
 		metric.WithDescription(descriptions[MetricBankLatency]))
-	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
+	queueJobs, err7 := o.meter.Int64ObservableGauge(MetricQueueJobs, metric.WithUnit("{job}"),
+		metric.WithDescription(descriptions[MetricQueueJobs]))
+	queuePaused, err8 := o.meter.Int64ObservableGauge(MetricQueuePaused,
+		metric.WithDescription(descriptions[MetricQueuePaused]))
+	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7, err8); err != nil {
 		return nil, err
 	}
 	var insts []metric.Observable
@@ -121,6 +187,9 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 	}
 	if g.Health != nil {
 		insts = append(insts, breaker, requests, latency)
+	}
+	if g.Queues != nil {
+		insts = append(insts, queueJobs, queuePaused)
 	}
 	if len(insts) == 0 {
 		return nil, errors.New("otel: RegisterGauges: no callback set")
@@ -180,6 +249,24 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 					d    time.Duration
 				}{{"p50", h.P50}, {"p95", h.P95}, {"p99", h.P99}} {
 					obs.ObserveFloat64(latency, q.d.Seconds(), metric.WithAttributes(bank, AttrQuantile.String(q.name)))
+				}
+			}
+		}
+		if g.Queues != nil {
+			queues, err := g.Queues(ctx)
+			if err != nil {
+				errs = append(errs, err)
+			} else {
+				for _, q := range queues {
+					bank := AttrBank.String(q.Bank)
+					for _, st := range jobStates {
+						obs.ObserveInt64(queueJobs, st.count(q), metric.WithAttributes(bank, AttrJobState.String(st.name)))
+					}
+					paused := int64(0)
+					if q.Paused {
+						paused = 1
+					}
+					obs.ObserveInt64(queuePaused, paused, metric.WithAttributes(bank))
 				}
 			}
 		}

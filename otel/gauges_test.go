@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/store"
 
@@ -114,4 +115,87 @@ func TestNewRefusesNilProviders(t *testing.T) {
 	require.Error(t, err)
 	_, err = psd2otel.New(psd2otel.WithMeterProvider(nil))
 	require.Error(t, err)
+}
+
+// TestQueueGauges: each bank queue's jobs are observed by River state,
+// and its pause as 0 or 1, by bank.
+func TestQueueGauges(t *testing.T) {
+	r := newObservedRig(t)
+	reg, err := r.obs.RegisterGauges(psd2otel.Gauges{
+		Queues: func(context.Context) ([]psd2otel.QueueState, error) {
+			return []psd2otel.QueueState{
+				{Bank: "alpha", Available: 11, Running: 2, Scheduled: 3, Retryable: 4, Discarded: 5, Cancelled: 6},
+				{Bank: "beta", Available: 7, Retryable: 1, Paused: true},
+			}, nil
+		},
+	})
+	require.NoError(t, err)
+	defer func() { _ = reg.Unregister() }()
+
+	rm := r.collect(t)
+	m, ok := find(rm, psd2otel.MetricQueueJobs)
+	require.True(t, ok)
+	assert.Equal(t, "{job}", m.Unit)
+	jobs := map[string]int64{}
+	for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
+		assert.Equal(t, 2, dp.Attributes.Len(), "bank and state only: %v", dp.Attributes.ToSlice())
+		bank, _ := dp.Attributes.Value(psd2otel.AttrBank)
+		state, _ := dp.Attributes.Value(psd2otel.AttrJobState)
+		jobs[bank.AsString()+"/"+state.AsString()] = dp.Value
+	}
+	assert.Equal(t, map[string]int64{
+		"alpha/available": 11, "alpha/running": 2, "alpha/scheduled": 3, "alpha/retryable": 4, "alpha/discarded": 5, "alpha/cancelled": 6,
+		"beta/available": 7, "beta/running": 0, "beta/scheduled": 0, "beta/retryable": 1, "beta/discarded": 0, "beta/cancelled": 0,
+	}, jobs)
+
+	m, ok = find(rm, psd2otel.MetricQueuePaused)
+	require.True(t, ok)
+	paused := map[string]int64{}
+	for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
+		assert.Equal(t, 1, dp.Attributes.Len(), "the bank only: %v", dp.Attributes.ToSlice())
+		bank, _ := dp.Attributes.Value(psd2otel.AttrBank)
+		paused[bank.AsString()] = dp.Value
+	}
+	assert.Equal(t, map[string]int64{"alpha": 0, "beta": 1}, paused)
+}
+
+// TestQueueGaugeErrorKeepsTheOthers: a Queues callback that fails (the
+// database is down) reports no queue point, and the other gauges are
+// still observed; a failing other callback leaves the queues observed.
+func TestQueueGaugeErrorKeepsTheOthers(t *testing.T) {
+	r := newObservedRig(t)
+	_, err := r.obs.RegisterGauges(psd2otel.Gauges{
+		Queues:  func(context.Context) ([]psd2otel.QueueState, error) { return nil, errors.New("db down") },
+		InDoubt: func(context.Context) (int64, error) { return 3, nil },
+		Health: func() []client.BankHealth {
+			return []client.BankHealth{{Bank: "bank:alpha", State: client.BreakerOpen}}
+		},
+	})
+	require.NoError(t, err)
+	rm := r.collect(t)
+	for _, name := range []string{psd2otel.MetricQueueJobs, psd2otel.MetricQueuePaused} {
+		m, ok := find(rm, name)
+		if ok {
+			assert.Empty(t, m.Data.(metricdata.Gauge[int64]).DataPoints, "%s: no point from a failed read", name)
+		}
+	}
+	m, ok := find(rm, psd2otel.MetricJournalInDoubt)
+	require.True(t, ok)
+	assert.EqualValues(t, 3, m.Data.(metricdata.Gauge[int64]).DataPoints[0].Value)
+	m, ok = find(rm, psd2otel.MetricBankBreaker)
+	require.True(t, ok)
+	require.Len(t, m.Data.(metricdata.Gauge[int64]).DataPoints, 1)
+	assert.EqualValues(t, client.BreakerOpen, m.Data.(metricdata.Gauge[int64]).DataPoints[0].Value)
+
+	r = newObservedRig(t)
+	_, err = r.obs.RegisterGauges(psd2otel.Gauges{
+		Queues: func(context.Context) ([]psd2otel.QueueState, error) {
+			return []psd2otel.QueueState{{Bank: "alpha", Running: 4}}, nil
+		},
+		InDoubt: func(context.Context) (int64, error) { return 0, errors.New("journal unreadable") },
+	})
+	require.NoError(t, err)
+	m, ok = find(r.collect(t), psd2otel.MetricQueueJobs)
+	require.True(t, ok)
+	assert.Len(t, m.Data.(metricdata.Gauge[int64]).DataPoints, 6)
 }

@@ -117,6 +117,8 @@ var alertable = map[string][]string{
 	psd2otel.MetricCertificateDays: {"`psd2 keyid`", "`psd2 probe`"},
 	psd2otel.MetricJournalInDoubt:  {"`psd2 journal list`", "`psd2 journal resolve"},
 	psd2otel.MetricRefreshRounds:   {"`psd2 budget -bank <psd2_bank>`"},
+	psd2otel.MetricQueueJobs:       {"`psd2 health -bank <psd2_bank>`", "River's UI"},
+	psd2otel.MetricQueuePaused:     {"`psd2 health -bank <psd2_bank>`", "`psd2 budget -bank <psd2_bank>`", "River's UI"},
 }
 
 // TestAlertableDescriptions: each alertable metric's description (its
@@ -127,6 +129,9 @@ func TestAlertableDescriptions(t *testing.T) {
 		ConsentEnds:  func(context.Context) ([]time.Time, error) { return nil, nil },
 		Certificates: psd2otel.ClientCertificates(r.c),
 		InDoubt:      func(context.Context) (int64, error) { return 0, nil },
+		Queues: func(context.Context) ([]psd2otel.QueueState, error) {
+			return []psd2otel.QueueState{{Bank: "alpha"}}, nil
+		},
 	})
 	require.NoError(t, err)
 	_, err = r.acc.Balances(t.Context(), r.account, r.absent)
@@ -151,7 +156,7 @@ func TestAlertableDescriptions(t *testing.T) {
 	for name := range alertable {
 		assert.True(t, seen[name], "%s was not collected", name)
 	}
-	assert.Len(t, seen, 10, "every metric of the module")
+	assert.Len(t, seen, 12, "every metric of the module")
 }
 
 // TestExemplars: with WithExemplars the measurements of a call carry an

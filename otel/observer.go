@@ -139,6 +139,8 @@ const (
 	MetricBankBreaker       = "psd2.bank.breaker"
 	MetricBankRequests      = "psd2.bank.requests"
 	MetricBankLatency       = "psd2.bank.latency"
+	MetricQueueJobs         = "psd2.refresh.queue.jobs"
+	MetricQueuePaused       = "psd2.refresh.queue.paused"
 )
 
 // descriptions are the metrics' descriptions (the HELP line of a
@@ -171,6 +173,12 @@ var descriptions = map[string]string{
 	MetricBankRequests: "Requests to the bank in the last minute by result (answered, 5xx, timeout, no_answer; 429 among answered). " +
 		"Run `psd2 health -bank <psd2_bank>`.",
 	MetricBankLatency: "Latency of the bank's answers in the last minute, by quantile (p50, p95, p99).",
+	MetricQueueJobs: "Refresh jobs in each bank's River queue by state (available, running, scheduled: snoozed or planned, " +
+		"retryable, discarded, cancelled). Retryable or discarded rising: run `psd2 health -bank <psd2_bank>` " +
+		"and read the jobs' errors in River's UI; available rising while running stays flat: the workers are down or fall behind.",
+	MetricQueuePaused: "1 while the bank's River refresh queue is paused (the bank's 429 with Retry-After, its open breaker, " +
+		"or an operator in River's UI), else 0. Run `psd2 health -bank <psd2_bank>` and `psd2 budget -bank <psd2_bank>`; " +
+		"a queue an operator paused is resumed in River's UI.",
 }
 
 // durationBuckets are the histogram bounds in seconds (those the HTTP

@@ -10,8 +10,11 @@ require (
 	github.com/riverqueue/river/rivertype v0.51.2
 	github.com/riverqueue/rivercontrib/otelriver v0.12.0
 	github.com/tppkit/psd2 v0.1.0
+	github.com/tppkit/psd2/otel v0.1.0
 	github.com/tppkit/psd2/pgstore v0.1.0
+	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
+	go.opentelemetry.io/otel/sdk/metric v1.47.0
 	riverqueue.com/riverui v0.22.0
 )
 
@@ -48,7 +51,6 @@ require (
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
-	go.opentelemetry.io/otel/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
@@ -65,6 +67,7 @@ require (
 
 replace (
 	github.com/tppkit/psd2 => ../..
+	github.com/tppkit/psd2/otel => ../../otel
 	github.com/tppkit/psd2/pgstore => ..
 )
 

@@ -67,5 +67,8 @@
 //
 // River's web UI (riverqueue.com/riverui) shows the queues and every
 // waiting, snoozed, retried, cancelled and discarded job; give it
-// [Engine.Client]'s pool.
+// [Engine.Client]'s pool. [Engine.QueueStats] counts each bank queue's
+// jobs by state and reads its pause, for metrics: the otel module
+// exports them as psd2.refresh.queue.jobs and psd2.refresh.queue.paused
+// (otel.Gauges.Queues).
 package riverrefresh

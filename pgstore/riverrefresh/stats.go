@@ -38,28 +38,13 @@ var QueueStates = []string{"available", "running", "scheduled", "retryable", "di
 
 // QueueStats counts each bank queue's jobs by state, and reads whether
 // it is paused, in two statements, for every bank of the engine (sorted
-// by name). It suits an OpenTelemetry observable gauge's callback, read
-// at each collection (the pgstore module does not import OpenTelemetry):
-//
-//	meter.Int64ObservableGauge("psd2.refresh.queue.jobs",
-//		metric.WithDescription("Refresh jobs per bank queue and River state; many retryable or discarded: psd2 health, and River's UI"),
-//		metric.WithInt64Callback(func(ctx context.Context, o metric.Int64Observer) error {
-//			stats, err := e.QueueStats(ctx)
-//			if err != nil {
-//				return err
-//			}
-//			for _, s := range stats {
-//				bank := attribute.String("psd2.bank", s.Bank)
-//				o.Observe(s.Available, metric.WithAttributes(bank, attribute.String("state", "available")))
-//				// ... Running, Scheduled, Retryable, Discarded, Cancelled
-//				paused := int64(0)
-//				if !s.PausedAt.IsZero() {
-//					paused = 1
-//				}
-//				o.Observe(paused, metric.WithAttributes(bank, attribute.String("state", "paused")))
-//			}
-//			return nil
-//		}))
+// by name). The otel module exports them as the gauges
+// psd2.refresh.queue.jobs (by psd2.bank and psd2.refresh.job_state) and
+// psd2.refresh.queue.paused, read at each collection through its
+// Gauges.Queues callback; this module does not import OpenTelemetry, so
+// the TPP's program turns each QueueStats into an otel.QueueState (the
+// comment of otel.QueueState has the few lines;
+// pgstore/examples/refreshworkers does it in queues.go).
 func (e *Engine) QueueStats(ctx context.Context) ([]QueueStats, error) {
 	names := make([]string, 0, len(e.banks))
 	for name := range e.banks {

@@ -4,7 +4,7 @@
 // without the PSU until the budget refuses one, a read the bank first
 // answers 503, a read the bank refuses, a payment, and the lifecycle gauges (consents by days left,
 // days until the signing certificate expires, journal entries in doubt,
-// a refresh round).
+// a refresh round, a River refresh queue).
 //
 // Without flags it prints one scrape of /metrics and exits; with -serve
 // it keeps serving on -addr for a Prometheus server:
@@ -92,6 +92,14 @@ func run(ctx context.Context, out io.Writer, addr string, serve bool) error {
 		Certificates: psd2otel.ClientCertificates(c),
 		InDoubt:      psd2otel.JournalInDoubt(jr),
 		Health:       health.Banks,
+		// A River refresh engine's queues (the pgstore module's
+		// riverrefresh.Engine.QueueStats, through the adapter of
+		// psd2otel.QueueState's comment): this program runs no River, so
+		// it reports one bank queue as QueueStats reads one mid-round.
+		// pgstore/examples/refreshworkers exports a real engine's.
+		Queues: func(context.Context) ([]psd2otel.QueueState, error) {
+			return []psd2otel.QueueState{{Bank: "example-bank", Available: 40, Running: 8, Scheduled: 3, Retryable: 1}}, nil
+		},
 	})
 	if err != nil {
 		return err

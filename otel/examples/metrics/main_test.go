@@ -34,6 +34,9 @@ func TestScrape(t *testing.T) {
 		`psd2_error_code="SYSTEM_ERROR",psd2_operation="accounts.Balances",psd2_outcome="failed"} 1`,
 		`psd2_bank_breaker{psd2_bank="example-bank"} 0`,
 		`psd2_bank_requests{psd2_bank="example-bank",psd2_bank_result="5xx"} 1`,
+		`psd2_refresh_queue_jobs{psd2_bank="example-bank",psd2_refresh_job_state="available"} 40`,
+		`psd2_refresh_queue_jobs{psd2_bank="example-bank",psd2_refresh_job_state="discarded"} 0`,
+		`psd2_refresh_queue_paused{psd2_bank="example-bank"} 0`,
 	} {
 		assert.Contains(t, s, want)
 	}
@@ -46,7 +49,7 @@ func TestScrape(t *testing.T) {
 	require.NotEmpty(t, blocks)
 	assert.Equal(t, promexp.Lines(s), promexp.Lines(blocks[0]), "the README's scrape, line for line")
 	help := promexp.Help(s)
-	assert.Len(t, help, 13, "every metric of the module")
+	assert.Len(t, help, 15, "every metric of the module")
 	table := readmeHelp(readme)
 	assert.Equal(t, help, table, "the README's table of metrics and their HELP lines")
 }

@@ -9,7 +9,10 @@
 // served on a loopback port meanwhile (-ui; -linger keeps it up after the
 // round). Every engine runs River's OpenTelemetry middleware (otelriver,
 // through riverrefresh.Config.Middleware) on an OpenTelemetry tracer
-// provider; the example prints how many spans each process made.
+// provider; the example prints how many spans each process made. The
+// scheduler exports River's queue states per bank queue through the otel
+// module's gauges (psd2otel.Gauges.Queues over Engine.QueueStats, the
+// adapter in queues.go) and prints one collection at half the round.
 //
 // It reads the server from PSD2_TEST_POSTGRES (a pgx connection string),
 // works in a schema of its own and drops it at the end:
@@ -346,20 +349,39 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		}
 		defer stopUI()
 	}
+	// River's queue states as OpenTelemetry gauges (the otel module's
+	// psd2.refresh.queue.jobs and psd2.refresh.queue.paused), read from
+	// this process's engine at each collection; shown once at half the
+	// round.
+	qg, err := newQueueGauge(e)
+	if err != nil {
+		return err
+	}
+	defer qg.close()
 	start := time.Now()
 	var k *kill
-	var halfway func(done int) error
-	if o.Kill {
-		halfway = func(done int) error {
-			if k != nil || done < total/2 {
-				return nil
-			}
-			k, err = killWorker(ctx, pool, schema, procs[0])
-			if err == nil {
-				fmt.Fprintf(out, "SIGKILL worker-1 at %d/%d done, %d jobs running\n", done, total, len(k.running))
-			}
-			return err
+	queuesShown := false
+	halfway := func(done int) error {
+		if done < total/2 {
+			return nil
 		}
+		if !queuesShown {
+			queuesShown = true
+			line, err := qg.line(ctx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "at %d/%d done, River's queues as OpenTelemetry collects them (psd2.refresh.queue.jobs, psd2.refresh.queue.paused): %s\n",
+				done, total, line)
+		}
+		if !o.Kill || k != nil {
+			return nil
+		}
+		k, err = killWorker(ctx, pool, schema, procs[0])
+		if err == nil {
+			fmt.Fprintf(out, "SIGKILL worker-1 at %d/%d done, %d jobs running\n", done, total, len(k.running))
+		}
+		return err
 	}
 	if err := progress(ctx, out, pool, schema, total, start, halfway); err != nil {
 		return err

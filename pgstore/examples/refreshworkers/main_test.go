@@ -61,6 +61,20 @@ func TestRun(t *testing.T) {
 	if inserts < 1 || w1+w2 < 60 {
 		t.Errorf("spans: %d inserts, %d + %d jobs; want an insert and at least 60 jobs:\n%s", inserts, w1, w2, out.String())
 	}
+	// At half the round the scheduler printed one collection of River's
+	// queue gauges: the bank's jobs by state, and its queue not paused.
+	q := regexp.MustCompile(`at (\d+)/60 done, River's queues as OpenTelemetry collects them \(psd2.refresh.queue.jobs, psd2.refresh.queue.paused\): ` +
+		`examplebank: available (\d+) running (\d+) scheduled \d+ retryable \d+ discarded 0 cancelled 0 paused 0\n`).FindStringSubmatch(out.String())
+	if q == nil {
+		t.Fatalf("no queue gauge line:\n%s", out.String())
+	}
+	// Read after half was done: what is left to do is at most the other half.
+	done, _ := strconv.Atoi(q[1])
+	avail, _ := strconv.Atoi(q[2])
+	running, _ := strconv.Atoi(q[3])
+	if done < 30 || avail+running > 60-30 {
+		t.Errorf("queue gauge at %d done: available %d, running %d; want at most 30 together:\n%s", done, avail, running, out.String())
+	}
 	// The workers' tables add up to every account done once.
 	m := regexp.MustCompile(`(?m)^done +(\d+) +(\d+)$`).FindStringSubmatch(out.String())
 	if m == nil {
