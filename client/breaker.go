@@ -25,6 +25,11 @@ import (
 // call matches both [ErrNotSent] and [ErrBankUnavailable]. After
 // BreakerPolicy.ProbeAfter one call at a time goes through as a probe
 // (half-open); an answer closes the breaker, a failure opens it again.
+// Replicas on one store take turns: one probe per ProbeAfter among them
+// (claimProbe). A probe is a real call: a failed probe of a without-PSU
+// read costs that account one of its calls, as any failed call does;
+// the interface names no request that proves the bank answers and counts
+// against nothing.
 // A payment POST whose outcome is unknown counts as not answered, and is
 // never sent again: the breaker only refuses new calls and stops retries
 // the policy would have made anyway.
@@ -245,12 +250,65 @@ func (c *Client) admit(ctx context.Context) (admission, error) {
 		return admission{b: b}, nil
 	case BreakerOpen:
 		if !now.Before(b.probeAt) {
-			b.setState(BreakerHalfOpen, now)
-			return admission{b: b, probe: true}, nil
+			// The probe is due: this replica sends it only when it takes
+			// the bank's probe turn on the shared store (claimProbe,
+			// outside the lock: a store round trip); else another replica
+			// probes, and this one waits for the turn's end.
+			probeAt := b.probeAt
+			b.mu.Unlock()
+			until, ok := b.claimProbe(ctx, now)
+			b.mu.Lock()
+			if !ok {
+				if until.After(b.probeAt) {
+					b.probeAt = until
+				}
+				break
+			}
+			if b.state == BreakerOpen && b.probeAt.Equal(probeAt) {
+				b.setState(BreakerHalfOpen, now)
+				return admission{b: b, probe: true}, nil
+			}
+			if b.state == BreakerClosed {
+				return admission{b: b}, nil
+			}
 		}
 	}
 	return admission{}, &BankUnavailableError{Bank: b.bank, Since: b.openedAt, ProbeAt: b.probeAt}
 }
+
+// probeKey is the store key of a bank's probe turn (see claimProbe).
+func probeKey(scope string) string { return "client/breaker-probe/" + scope }
+
+// claimProbe takes the bank's probe turn on the client's store: of the
+// replicas on one store whose breakers are open, one probes per
+// ProbeAfter, not each (a failed probe of a without-PSU read costs one of
+// the account's calls). It reports false, with the turn's end, when
+// another replica holds the turn. Without a store, or when the store
+// cannot be reached, the process probes on its own: the breaker never
+// waits on the store to learn that the bank is back.
+func (b *bankHealth) claimProbe(ctx context.Context, now time.Time) (time.Time, bool) {
+	if b.st == nil {
+		return time.Time{}, true
+	}
+	var held time.Time
+	err := b.st.Update(context.WithoutCancel(ctx), probeKey(b.scope), func(old []byte, found bool) ([]byte, time.Duration, error) {
+		if found {
+			if n, err := strconv.ParseInt(string(old), 10, 64); err == nil && now.Before(time.Unix(0, n)) {
+				held = time.Unix(0, n)
+				return nil, 0, errProbeHeld
+			}
+		}
+		end := now.Add(b.policy.ProbeAfter)
+		return []byte(strconv.FormatInt(end.UnixNano(), 10)), max(b.policy.ProbeAfter, time.Second), nil
+	})
+	if errors.Is(err, errProbeHeld) {
+		return held, false
+	}
+	return time.Time{}, true
+}
+
+// errProbeHeld: another replica holds the bank's probe turn.
+var errProbeHeld = errors.New("client: another replica probes the bank")
 
 // done ends a call's admission: a probe that sent nothing the breaker
 // could judge (a hook refused it, the caller gave up) lets the next one

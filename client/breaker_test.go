@@ -470,3 +470,39 @@ func TestBreakerStopsARetryThatWaited(t *testing.T) {
 	assert.Equal(t, http.StatusServiceUnavailable, e.StatusCode)
 	assert.EqualValues(t, 5, b.count.Load(), "no retry sent after the breaker opened")
 }
+
+// Replicas on one store whose breakers are open probe the down bank once
+// per ProbeAfter between them, not once each: the first to reach the
+// probe time takes the probe turn on the store, the others fail fast
+// until the turn ends, then one of them probes.
+func TestBreakerReplicasShareTheProbe(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.WriteHeader(http.StatusServiceUnavailable) })
+	clk := newFrozenClock()
+	st := store.NewMemoryStore()
+	var replicas []*Client
+	for range 3 {
+		replicas = append(replicas, newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{})))
+	}
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	// Each replica opens its own breaker on 5 failures.
+	for _, c := range replicas {
+		for range 5 {
+			_, _ = c.Do(t.Context(), get, nil)
+		}
+		require.Equal(t, BreakerOpen, c.BankHealth().State)
+	}
+	sent := b.count.Load()
+	for round := range 3 {
+		clk.add(DefaultBreakerPolicy().ProbeAfter)
+		probes := 0
+		for _, c := range replicas {
+			_, err := c.Do(t.Context(), get, nil)
+			if !errors.Is(err, ErrBankUnavailable) {
+				probes++
+			}
+		}
+		assert.Equal(t, 1, probes, "round %d: one replica probes", round)
+		assert.EqualValues(t, sent+int64(round)+1, b.count.Load(), "round %d: requests to the down bank", round)
+	}
+}
