@@ -18,7 +18,6 @@
 //     ended. Rounds are Config.Spacing long (refresh.DefaultSpacing: 4 a
 //     day); a job is unique per account and round, so any number of
 //     replicas enqueue each round once ([Engine.Enqueue]).
-//
 //   - Working: an engine with Config.Work runs the jobs with the step of
 //     package refresh (refresh.Refresher.Refresh; one code path): the
 //     account's calls are reserved, and the account claimed for the
@@ -39,7 +38,6 @@
 //     The job's refresh.Job is made once, with refresh.NewJob, when the
 //     job runs; the engine's times are on the budget's clock
 //     (budget.Budget.Now).
-//
 //   - Fetching: a bank's queue fetches jobs at most every
 //     Config.FetchCooldown (DefaultFetchCooldown, 5 ms; River's default
 //     is 100 ms) and polls for them every Config.FetchPollInterval
@@ -50,7 +48,6 @@
 //     by [New] (a [ConfigError]). River completes jobs in batches (every
 //     250 ms, or at once when 100 wait) after the worker's slot is free;
 //     River has no setting for it.
-//
 //   - Crash: River rescues the job of a worker that died
 //     (Config.RescueAfter) and runs it again elsewhere. Its claim names
 //     the River job, so the new run may take the round; the calls the
@@ -61,14 +58,12 @@
 //     refreshed in this round and completes without a call. Keep the
 //     cursors where every replica reads them (the shared store, a
 //     table).
-//
 //   - Privacy: a job's arguments ([Args]) name the session by its store
 //     key and the account by budget.Key, a hash of its id; the
 //     errors River records name the outcome and the bank's status and
 //     code, one of the interface's codes or "OTHER" (client.SafeCode). No
 //     account id, IBAN, BBAN, PSU-ID or text of the bank's reaches
 //     River's tables.
-//
 //   - Retention: River's job cleaner, on River's leader, deletes a
 //     finished job after Config.CompletedJobRetentionPeriod (twice
 //     Spacing: 12 hours), CancelledJobRetentionPeriod (24 hours) or
