@@ -489,7 +489,8 @@ func (s *Store) wrote() {
 // PSU never came back, budget windows that ended), in batches of 1000
 // until none is left, and returns how many it deleted. A Store also
 // starts one batch in the background every 512 writes; call Cleanup on a
-// timer (hourly, say) when writes are rare. Replicas may run it at the
+// timer (hourly, say) when writes are rare (riverrefresh's scheduler does,
+// Config.CleanupEvery). Replicas may run it at the
 // same time: each batch skips the rows another one is deleting.
 func (s *Store) Cleanup(ctx context.Context) (int64, error) {
 	var total int64
