@@ -27,9 +27,11 @@
 // invisible placeholder row when the key is missing, so that a missing
 // key is locked too), so that two replicas never both take an account's
 // last budget call. A value's time to live becomes expires_at, computed
-// by the server's clock; expired rows are invisible at once and deleted
-// in bounded batches by [Store.Cleanup], which a Store also starts in the
-// background every 512 writes. It passes the conformance suite of package
+// by the server's clock ([WithClock] gives a Go clock instead, for tests
+// and soaks that simulate days); expired rows are invisible at once and
+// deleted in bounded batches by [Store.Cleanup], which a Store also
+// starts in the background every 512 writes, and which riverrefresh's
+// scheduler runs every hour. It passes the conformance suite of package
 // store/storetest, races between two pools included.
 //
 // # Isolation and retries

@@ -63,6 +63,8 @@ type Store struct {
 	schema  string
 	q       queries
 	outbox  outboxConfig
+	// clock is WithClock's clock; nil: the database's now().
+	clock func() time.Time
 
 	writes   atomic.Int64
 	cleaning atomic.Bool
@@ -76,6 +78,7 @@ type Option func(*config) error
 type config struct {
 	schema string
 	outbox outboxConfig
+	clock  func() time.Time
 }
 
 // schemaName is what [WithSchema] accepts: a plain lower-case identifier.
@@ -95,6 +98,27 @@ func WithSchema(schema string) Option {
 	}
 }
 
+// WithClock makes the store judge expiry by now instead of the
+// database's clock: a value written with a ttl expires at now()+ttl, and
+// Get, Take, Update, Keys and [Store.Cleanup] take a value as expired
+// once now() has passed its end. It is for tests and simulations that
+// move time on (a frozen or advanced clock, a soak of many simulated
+// days), with the clock the code under test reads (client.WithClock). In
+// production leave it unset: the database's clock then judges every
+// replica's values, one clock for all of them. A store with a clock still
+// keeps a value for at least its ttl on that clock, so a budget's count
+// (whose ttl is measured on the same clock) never expires before its
+// window ends. The outbox's times stay on the database's clock.
+func WithClock(now func() time.Time) Option {
+	return func(c *config) error {
+		if now == nil {
+			return errors.New("pgstore: WithClock needs a clock")
+		}
+		c.clock = now
+		return nil
+	}
+}
+
 // New returns a Store using pool, which stays the caller's: [Store.Close]
 // does not close it.
 func New(pool *pgxpool.Pool, opts ...Option) (*Store, error) {
@@ -105,7 +129,7 @@ func New(pool *pgxpool.Pool, opts ...Option) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{pool: pool, schema: c.schema, q: newQueries(c.schema), outbox: c.outbox}, nil
+	return &Store{pool: pool, schema: c.schema, q: newQueries(c.schema, c.clock != nil), outbox: c.outbox, clock: c.clock}, nil
 }
 
 func applyOptions(opts []Option) (config, error) {
@@ -169,29 +193,48 @@ type queries struct {
 	get, put, del, take, lock, set, keys, keysTo, cleanup string
 }
 
-func newQueries(schema string) queries {
+func newQueries(schema string, clocked bool) queries {
 	t := pgx.Identifier{schema, "kv"}.Sanitize()
-	const live = `(expires_at IS NULL OR expires_at > now())`
+	// now is the statement's current time: the database's now(), or,
+	// with WithClock, parameter $n, the store's clock.
+	now := func(n int) string {
+		if clocked {
+			return fmt.Sprintf("$%d::timestamptz", n)
+		}
+		return "now()"
+	}
+	live := func(n int) string { return `(expires_at IS NULL OR expires_at > ` + now(n) + `)` }
 	// $3 is the ttl in microseconds; 0 keeps the value until deleted.
-	const expires = `CASE WHEN $3::bigint > 0 THEN now() + make_interval(secs => $3::bigint / 1e6) END`
+	expires := func(n int) string {
+		return `CASE WHEN $3::bigint > 0 THEN ` + now(n) + ` + make_interval(secs => $3::bigint / 1e6) END`
+	}
 	return queries{
-		get: `SELECT value FROM ` + t + ` WHERE key = $1 AND ` + live,
-		put: `INSERT INTO ` + t + ` (key, value, expires_at) VALUES ($1, $2, ` + expires + `)
+		get: `SELECT value FROM ` + t + ` WHERE key = $1 AND ` + live(2),
+		put: `INSERT INTO ` + t + ` (key, value, expires_at) VALUES ($1, $2, ` + expires(4) + `)
 			ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at`,
 		del:  `DELETE FROM ` + t + ` WHERE key = $1`,
-		take: `DELETE FROM ` + t + ` WHERE key = $1 RETURNING value, ` + live,
+		take: `DELETE FROM ` + t + ` WHERE key = $1 RETURNING value, ` + live(2),
 		// Lock the key's row, creating an expired placeholder (invisible
 		// to every other statement) when there is none, so that two
 		// Updates of a missing key wait for each other too.
 		lock: `INSERT INTO ` + t + ` AS kv (key, value, expires_at) VALUES ($1, '', '-infinity')
 			ON CONFLICT (key) DO UPDATE SET key = kv.key
-			RETURNING value, ` + live,
-		set:    `UPDATE ` + t + ` SET value = $2, expires_at = ` + expires + ` WHERE key = $1`,
-		keys:   `SELECT key FROM ` + t + ` WHERE key > $1 AND starts_with(key, $2) AND ` + live + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
-		keysTo: `SELECT key FROM ` + t + ` WHERE key > $1 AND key < $3 AND starts_with(key, $2) AND ` + live + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+			RETURNING value, ` + live(2),
+		set:    `UPDATE ` + t + ` SET value = $2, expires_at = ` + expires(4) + ` WHERE key = $1`,
+		keys:   `SELECT key FROM ` + t + ` WHERE key > $1 AND starts_with(key, $2) AND ` + live(3) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+		keysTo: `SELECT key FROM ` + t + ` WHERE key > $1 AND key < $3 AND starts_with(key, $2) AND ` + live(4) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
 		cleanup: `DELETE FROM ` + t + ` WHERE key IN (SELECT key FROM ` + t + `
-			WHERE expires_at <= now() ORDER BY expires_at LIMIT ` + fmt.Sprint(cleanupBatch) + ` FOR UPDATE SKIP LOCKED)`,
+			WHERE expires_at <= ` + now(1) + ` ORDER BY expires_at LIMIT ` + fmt.Sprint(cleanupBatch) + ` FOR UPDATE SKIP LOCKED)`,
 	}
+}
+
+// at returns args followed by the store's clock's time when it has one
+// (WithClock): the parameter the statements of a clocked store end with.
+func (s *Store) at(args ...any) []any {
+	if s.clock != nil {
+		args = append(args, s.clock())
+	}
+	return args
 }
 
 // begin checks the context and the key, as every method does first.
@@ -230,7 +273,7 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 		found bool
 	)
 	err := s.exec(ctx, func(b *pgx.Batch) {
-		b.Queue(s.q.get, key).QueryRow(scanRow(&found, &v))
+		b.Queue(s.q.get, s.at(key)...).QueryRow(scanRow(&found, &v))
 	})
 	if err != nil {
 		return nil, wrap(ctx, "get", err)
@@ -255,7 +298,7 @@ func (s *Store) Put(ctx context.Context, key string, value []byte, ttl time.Dura
 	if value == nil {
 		value = []byte{}
 	}
-	if err := s.exec(ctx, func(b *pgx.Batch) { b.Queue(s.q.put, key, value, micros(ttl)) }); err != nil {
+	if err := s.exec(ctx, func(b *pgx.Batch) { b.Queue(s.q.put, s.at(key, value, micros(ttl))...) }); err != nil {
 		return wrap(ctx, "put", err)
 	}
 	s.wrote()
@@ -286,7 +329,7 @@ func (s *Store) Take(ctx context.Context, key string) ([]byte, error) {
 		found, live bool
 	)
 	err := s.exec(ctx, func(b *pgx.Batch) {
-		b.Queue(s.q.take, key).QueryRow(scanRow(&found, &v, &live))
+		b.Queue(s.q.take, s.at(key)...).QueryRow(scanRow(&found, &v, &live))
 	})
 	if err != nil {
 		return nil, wrap(ctx, "take", err)
@@ -322,7 +365,7 @@ func (s *Store) Update(ctx context.Context, key string, fn func(old []byte, foun
 			live bool
 		)
 		err := t.send(ctx, false, func(b *pgx.Batch) {
-			b.Queue(s.q.lock, key).QueryRow(func(row pgx.Row) error { return row.Scan(&old, &live) })
+			b.Queue(s.q.lock, s.at(key)...).QueryRow(func(row pgx.Row) error { return row.Scan(&old, &live) })
 		})
 		if err != nil {
 			return err
@@ -346,7 +389,7 @@ func (s *Store) Update(ctx context.Context, key string, fn func(old []byte, foun
 			if value == nil {
 				b.Queue(s.q.del, key)
 			} else {
-				b.Queue(s.q.set, key, value, micros(ttl))
+				b.Queue(s.q.set, s.at(key, value, micros(ttl))...)
 			}
 		})
 	})
@@ -379,9 +422,9 @@ func (s *Store) Keys(ctx context.Context, prefix string) iter.Seq2[string, error
 			err := s.exec(ctx, func(b *pgx.Batch) {
 				var q *pgx.QueuedQuery
 				if bounded {
-					q = b.Queue(s.q.keysTo, after, prefix, upper)
+					q = b.Queue(s.q.keysTo, s.at(after, prefix, upper)...)
 				} else {
-					q = b.Queue(s.q.keys, after, prefix)
+					q = b.Queue(s.q.keys, s.at(after, prefix)...)
 				}
 				q.Query(func(rows pgx.Rows) (err error) {
 					page, err = pgx.CollectRows(rows, pgx.RowTo[string])
@@ -446,7 +489,8 @@ func (s *Store) wrote() {
 // PSU never came back, budget windows that ended), in batches of 1000
 // until none is left, and returns how many it deleted. A Store also
 // starts one batch in the background every 512 writes; call Cleanup on a
-// timer (hourly, say) when writes are rare. Replicas may run it at the
+// timer (hourly, say) when writes are rare (riverrefresh's scheduler does,
+// Config.CleanupEvery). Replicas may run it at the
 // same time: each batch skips the rows another one is deleting.
 func (s *Store) Cleanup(ctx context.Context) (int64, error) {
 	var total int64
@@ -462,7 +506,7 @@ func (s *Store) Cleanup(ctx context.Context) (int64, error) {
 func (s *Store) cleanupOnce(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.exec(ctx, func(b *pgx.Batch) {
-		b.Queue(s.q.cleanup).Exec(func(tag pgconn.CommandTag) error {
+		b.Queue(s.q.cleanup, s.at()...).Exec(func(tag pgconn.CommandTag) error {
 			n = tag.RowsAffected()
 			return nil
 		})

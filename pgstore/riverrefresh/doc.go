@@ -64,6 +64,18 @@
 //     code, one of the interface's codes or "OTHER" (client.SafeCode). No
 //     account id, IBAN, BBAN, PSU-ID or text of the bank's reaches
 //     River's tables.
+//   - Retention: River's job cleaner, on River's leader, deletes a
+//     finished job after Config.CompletedJobRetentionPeriod (twice
+//     Spacing: 12 hours), CancelledJobRetentionPeriod (24 hours) or
+//     DiscardedJobRetentionPeriod (7 days), each at least Spacing: a job
+//     is unique per account and round, whatever its end, while River
+//     keeps it, so no account is enqueued twice in a round. The
+//     scheduler sweeps the expired values of the banks' stores every
+//     Config.CleanupEvery (1 hour; [Engine.Cleanup], pgstore's
+//     Store.Cleanup). The store holds one budget row per account
+//     (overwritten each round, expiring when its last call stops
+//     counting); River's table about retention/Spacing jobs per account:
+//     both stay bounded round after round.
 //
 // River's web UI (riverqueue.com/riverui) shows the queues and every
 // waiting, snoozed, retried, cancelled and discarded job; give it

@@ -121,6 +121,31 @@ type Config struct {
 	// completer writes every 250 ms, or at once when 100 wait); River
 	// v0.51 has no setting for it.
 	FetchPollInterval time.Duration
+	// CompletedJobRetentionPeriod, CancelledJobRetentionPeriod and
+	// DiscardedJobRetentionPeriod are how long River keeps a finished job
+	// before its job cleaner (run by River's leader every 30 seconds)
+	// deletes it: River's settings of the same names. 0: twice Spacing
+	// for completed jobs (12 hours at 4 rounds a day: the round's job and
+	// the one before); the longer of twice Spacing and
+	// DefaultCancelledJobRetentionPeriod (24 hours) for cancelled ones
+	// and DefaultDiscardedJobRetentionPeriod (7 days) for discarded ones.
+	// Each must be at least Spacing (a job is unique per account and
+	// round only while River keeps it: deleted within its round, the
+	// account would be enqueued again) and at most MaxJobRetentionPeriod
+	// (30 days); else New returns a *ConfigError. River's table then
+	// holds about retention/Spacing jobs per account.
+	CompletedJobRetentionPeriod time.Duration
+	CancelledJobRetentionPeriod time.Duration
+	DiscardedJobRetentionPeriod time.Duration
+	// CleanupEvery is how often the scheduler (an engine with Schedule,
+	// as River's leader: once across the replicas) deletes the expired
+	// values of the banks' stores with [Engine.Cleanup]: budget windows
+	// that ended, pending SCAs never completed. 0: DefaultCleanupEvery (1
+	// hour); negative: never (call Engine.Cleanup or the store's Cleanup
+	// yourself). From MinCleanupEvery (1 minute) to MaxCleanupEvery (24
+	// hours); else New returns a *ConfigError. An expired value is
+	// invisible at once; the sweep only frees its row.
+	CleanupEvery time.Duration
 }
 
 // The bounds and defaults of Config.FetchCooldown and
@@ -213,8 +238,12 @@ type Engine struct {
 	// queues are the configs of the queues the engine gave River.
 	queues map[string]river.QueueConfig
 	banks  map[string]*bank
-	stop   chan struct{}
-	done   chan struct{}
+	// cleaners are the banks' stores Cleanup sweeps.
+	cleaners []Cleaner
+	// retention is what the engine gave River: the retention periods.
+	retention [3]time.Duration
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 // bank is a Bank as the engine runs it.
@@ -273,6 +302,13 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.FetchCooldown, cfg.FetchPollInterval, err = fetchSettings(cfg); err != nil {
 		return nil, err
 	}
+	completed, cancelled, discarded, err := jobRetention(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.CleanupEvery, err = cleanupEvery(cfg); err != nil {
+		return nil, err
+	}
 	e := &Engine{cfg: cfg, banks: map[string]*bank{}}
 	workers := river.NewWorkers()
 	queues := map[string]river.QueueConfig{}
@@ -315,10 +351,20 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Schedule {
 		river.AddWorker(workers, &scheduleWorker{e: e})
 		queues[scheduleQueue] = river.QueueConfig{MaxWorkers: 1}
+		if cfg.CleanupEvery > 0 {
+			river.AddWorker(workers, &cleanupWorker{e: e})
+			periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.CleanupEvery),
+				func() (river.JobArgs, *river.InsertOpts) {
+					return CleanupArgs{}, &river.InsertOpts{Queue: scheduleQueue}
+				}, &river.PeriodicJobOpts{RunOnStart: true}))
+		}
 	}
+	e.cleaners = cleanersOf(e.banks)
 	rc := &river.Config{Schema: cfg.Schema, Logger: cfg.Logger, PeriodicJobs: periodic,
 		RescueStuckJobsAfter: cfg.RescueAfter, JobTimeout: cfg.JobTimeout, Workers: workers,
-		Middleware: slices.Clone(cfg.Middleware)}
+		Middleware:                  slices.Clone(cfg.Middleware),
+		CompletedJobRetentionPeriod: completed, CancelledJobRetentionPeriod: cancelled,
+		DiscardedJobRetentionPeriod: discarded}
 	for _, m := range cfg.Middleware {
 		if h, ok := m.(rivertype.Hook); ok {
 			rc.Hooks = append(rc.Hooks, h)
@@ -332,6 +378,7 @@ func New(cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("riverrefresh: %w", err)
 	}
 	e.client, e.queues = client, queues
+	e.retention = [3]time.Duration{rc.CompletedJobRetentionPeriod, rc.CancelledJobRetentionPeriod, rc.DiscardedJobRetentionPeriod}
 	return e, nil
 }
 

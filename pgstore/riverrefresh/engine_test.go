@@ -57,6 +57,8 @@ type world struct {
 	options []refresh.Option
 	// workers is the bank's Workers in every engine (0: 3).
 	workers int
+	// storeOpts are the options of every engine's store.
+	storeOpts []pgstore.Option
 }
 
 func newWorld(t *testing.T, customers int) *world {
@@ -104,7 +106,7 @@ func (w *world) engine(t *testing.T, cfg riverrefresh.Config, opts ...client.Opt
 func (w *world) engineOn(t *testing.T, cfg riverrefresh.Config, sessions store.Store, opts ...client.Option) *riverrefresh.Engine {
 	t.Helper()
 	pool := newPool(t)
-	st := newStore(t, pool, w.schema)
+	st := newStore(t, pool, w.schema, w.storeOpts...)
 	c, err := client.New(w.srv.URL, w.creds, append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.bank}),
 		client.WithClock(w.clock.Now), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)),
 		client.WithStore(st)}, opts...)...)

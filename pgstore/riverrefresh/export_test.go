@@ -36,3 +36,10 @@ func (e *Engine) QueueConfig(bank string) (river.QueueConfig, bool) {
 	q, ok := e.queues[queueOf(bank)]
 	return q, ok
 }
+
+// Retention returns the retention periods the engine gave River:
+// completed, cancelled, discarded.
+func (e *Engine) Retention() [3]time.Duration { return e.retention }
+
+// CleanupEvery returns the engine's CleanupEvery, the default applied.
+func (e *Engine) CleanupEvery() time.Duration { return e.cfg.CleanupEvery }

@@ -22,10 +22,11 @@ func newPool(tb testing.TB) *pgxpool.Pool {
 	return pgtest.Pool(tb, 12)
 }
 
-// newStore returns a migrated pgstore Store in schema on pool.
-func newStore(tb testing.TB, pool *pgxpool.Pool, schema string) *pgstore.Store {
+// newStore returns a migrated pgstore Store in schema on pool, with
+// opts.
+func newStore(tb testing.TB, pool *pgxpool.Pool, schema string, opts ...pgstore.Option) *pgstore.Store {
 	tb.Helper()
-	st, err := pgstore.New(pool, pgstore.WithSchema(schema))
+	st, err := pgstore.New(pool, append([]pgstore.Option{pgstore.WithSchema(schema)}, opts...)...)
 	require.NoError(tb, err)
 	require.NoError(tb, st.Migrate(context.Background()))
 	return st

@@ -96,7 +96,7 @@ func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 	}
 	now := b.budget.Now()
 	round := e.Round(now)
-	opts := &river.InsertOpts{Queue: queueOf(name), UniqueOpts: river.UniqueOpts{ByArgs: true}}
+	opts := &river.InsertOpts{Queue: queueOf(name), UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}}
 	var batch []river.InsertManyParams
 	inserted := 0
 	flush := func() error {
