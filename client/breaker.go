@@ -82,20 +82,41 @@ type BreakerPolicy struct {
 	// ProbeAfter is how long the breaker stays open before it lets one
 	// probe through (5 s).
 	ProbeAfter time.Duration
+	// ProbeMax bounds the wait between probes: each failed probe doubles
+	// the wait, from ProbeAfter up to ProbeMax (at least ProbeAfter; by
+	// default ProbeAfter itself: no doubling). A probe is a real call, so
+	// a ProbeMax of a minute makes an hour's outage cost about 60 probes
+	// instead of 720, and finds the bank back up to a minute late, which
+	// the downtime record then holds too.
+	ProbeMax time.Duration
+}
+
+// probeWait is the wait before the next probe after failed failed probes
+// since the breaker opened: ProbeAfter doubled per failed probe, at most
+// ProbeMax.
+func (p BreakerPolicy) probeWait(failed int) time.Duration {
+	if failed > 30 {
+		return p.ProbeMax
+	}
+	return min(p.ProbeAfter<<failed, p.ProbeMax)
 }
 
 // DefaultBreakerPolicy returns the policy of a client without
 // [WithBreaker]: open after 5 requests in a row not answered within 30 s
 // or answered 5xx (the EBA's guidelines on the dedicated interface), or
 // when more than 80% of at least 20 requests within 60 s failed; a probe
-// every 5 s while open. ASSUMPTION (the safe option): a probe every 5 s
-// costs a down bank little and finds it back within seconds; a bank that
+// every 5 s while open (ProbeMax 5 s: no doubling). ASSUMPTION (the safe
+// option): a probe every 5 s finds the bank back within seconds, so that
+// no round waits on a bank that answers again and the downtime record
+// ends within 5 s of the outage (what a report to the regulator needs);
+// a TPP that would rather spend fewer probes on a long outage sets
+// ProbeMax; a bank that
 // fails more than 4 requests of 5 without 5 in a row is flapping faster
 // than the consecutive rule sees, while one that fails every other
 // request still answers half of them, which a TPP should not give up.
 func DefaultBreakerPolicy() BreakerPolicy {
 	return BreakerPolicy{Consecutive: 5, AnswerWithin: 30 * time.Second, ErrorRate: 0.8, RateMin: 20,
-		RateWindow: time.Minute, ProbeAfter: 5 * time.Second}
+		RateWindow: time.Minute, ProbeAfter: 5 * time.Second, ProbeMax: 5 * time.Second}
 }
 
 // withDefaults fills p's zero fields from DefaultBreakerPolicy.
@@ -119,13 +140,17 @@ func (p BreakerPolicy) withDefaults() BreakerPolicy {
 	if p.ProbeAfter == 0 {
 		p.ProbeAfter = d.ProbeAfter
 	}
+	if p.ProbeMax == 0 {
+		p.ProbeMax = max(d.ProbeMax, p.ProbeAfter)
+	}
 	return p
 }
 
 func (p BreakerPolicy) validate() error {
 	if p.Consecutive < 1 || p.Consecutive > 1000 || p.AnswerWithin < time.Millisecond || p.AnswerWithin > time.Hour ||
 		!(p.ErrorRate > 0 && p.ErrorRate <= 1) || p.RateMin < 1 || p.RateMin > 1_000_000 ||
-		p.RateWindow < time.Second || p.RateWindow > 24*time.Hour || p.ProbeAfter < time.Millisecond || p.ProbeAfter > time.Hour {
+		p.RateWindow < time.Second || p.RateWindow > 24*time.Hour || p.ProbeAfter < time.Millisecond || p.ProbeAfter > time.Hour ||
+		p.ProbeMax < p.ProbeAfter || p.ProbeMax > time.Hour {
 		return errors.New("client: invalid BreakerPolicy")
 	}
 	return nil
@@ -254,9 +279,9 @@ func (c *Client) admit(ctx context.Context) (admission, error) {
 			// the bank's probe turn on the shared store (claimProbe,
 			// outside the lock: a store round trip); else another replica
 			// probes, and this one waits for the turn's end.
-			probeAt := b.probeAt
+			probeAt, turn := b.probeAt, b.policy.probeWait(b.failedProbes+1)
 			b.mu.Unlock()
-			until, ok := b.claimProbe(ctx, now)
+			until, ok := b.claimProbe(ctx, now, turn)
 			b.mu.Lock()
 			if !ok {
 				if until.After(b.probeAt) {
@@ -279,14 +304,15 @@ func (c *Client) admit(ctx context.Context) (admission, error) {
 // probeKey is the store key of a bank's probe turn (see claimProbe).
 func probeKey(scope string) string { return "client/breaker-probe/" + scope }
 
-// claimProbe takes the bank's probe turn on the client's store: of the
-// replicas on one store whose breakers are open, one probes per
-// ProbeAfter, not each (a failed probe of a without-PSU read costs one of
-// the account's calls). It reports false, with the turn's end, when
+// claimProbe takes the bank's probe turn on the client's store for turn
+// (the wait after the probe, should it fail): of the replicas on one
+// store whose breakers are open, one probes per turn, not each (a failed
+// probe of a without-PSU read costs one of the account's calls). It
+// reports false, with the turn's end, when
 // another replica holds the turn. Without a store, or when the store
 // cannot be reached, the process probes on its own: the breaker never
 // waits on the store to learn that the bank is back.
-func (b *bankHealth) claimProbe(ctx context.Context, now time.Time) (time.Time, bool) {
+func (b *bankHealth) claimProbe(ctx context.Context, now time.Time, turn time.Duration) (time.Time, bool) {
 	if b.st == nil {
 		return time.Time{}, true
 	}
@@ -298,8 +324,8 @@ func (b *bankHealth) claimProbe(ctx context.Context, now time.Time) (time.Time, 
 				return nil, 0, errProbeHeld
 			}
 		}
-		end := now.Add(b.policy.ProbeAfter)
-		return []byte(strconv.FormatInt(end.UnixNano(), 10)), max(b.policy.ProbeAfter, time.Second), nil
+		end := now.Add(turn)
+		return []byte(strconv.FormatInt(end.UnixNano(), 10)), max(turn, time.Second), nil
 	})
 	if errors.Is(err, errProbeHeld) {
 		return held, false
@@ -382,6 +408,7 @@ func (b *bankHealth) writeShared(open bool, since, probeAt time.Time) {
 	ctx := context.Background()
 	if !open {
 		_ = b.st.Delete(ctx, breakerKey(b.scope))
+		_ = b.st.Delete(ctx, probeKey(b.scope)) // the next outage's first probe is not held back
 		return
 	}
 	v := strconv.FormatInt(since.UnixNano(), 10) + " " + strconv.FormatInt(probeAt.UnixNano(), 10)

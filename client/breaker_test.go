@@ -494,7 +494,7 @@ func TestBreakerReplicasShareTheProbe(t *testing.T) {
 	}
 	sent := b.count.Load()
 	for round := range 3 {
-		clk.add(DefaultBreakerPolicy().ProbeAfter)
+		clk.add(DefaultBreakerPolicy().ProbeMax) // every replica's probe is due
 		probes := 0
 		for _, c := range replicas {
 			_, err := c.Do(t.Context(), get, nil)
@@ -505,4 +505,52 @@ func TestBreakerReplicasShareTheProbe(t *testing.T) {
 		assert.Equal(t, 1, probes, "round %d: one replica probes", round)
 		assert.EqualValues(t, sent+int64(round)+1, b.count.Load(), "round %d: requests to the down bank", round)
 	}
+}
+
+// With ProbeMax, a probe that fails doubles the wait before the next,
+// from ProbeAfter up to ProbeMax: a long outage costs a probe a minute,
+// not one every 5 s. An answer closes the breaker, and the next outage
+// starts again from ProbeAfter.
+func TestBreakerProbesBackOff(t *testing.T) {
+	t.Parallel()
+	var up atomic.Bool
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if up.Load() {
+			_, _ = w.Write([]byte(`{}`))
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	clk := newFrozenClock()
+	p := DefaultBreakerPolicy()
+	p.ProbeMax = time.Minute
+	c := newTestClient(t, b.URL, clk.opt(), WithRetryPolicy(RetryPolicy{}), WithBreaker(p))
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	outage := func(probes int) []time.Duration {
+		for range 5 {
+			_, _ = c.Do(t.Context(), get, nil)
+		}
+		var waits []time.Duration
+		for range probes {
+			_, err := c.Do(t.Context(), get, nil)
+			var down *BankUnavailableError
+			require.ErrorAs(t, err, &down)
+			waits = append(waits, down.ProbeAt.Sub(clk.now()))
+			clk.add(down.ProbeAt.Sub(clk.now()))
+			sent := b.count.Load()
+			_, err = c.Do(t.Context(), get, nil)
+			require.NotErrorIs(t, err, ErrBankUnavailable, "the probe is sent when due")
+			require.Equal(t, sent+1, b.count.Load())
+		}
+		return waits
+	}
+	assert.Equal(t, []time.Duration{p.ProbeAfter, 2 * p.ProbeAfter, 4 * p.ProbeAfter, 8 * p.ProbeAfter, p.ProbeMax, p.ProbeMax, p.ProbeMax},
+		outage(7))
+	up.Store(true)
+	clk.add(p.ProbeMax)
+	_, err := c.Do(t.Context(), get, nil)
+	require.NoError(t, err, "the probe finds the bank back")
+	require.Equal(t, BreakerClosed, c.BankHealth().State)
+	up.Store(false)
+	assert.Equal(t, []time.Duration{p.ProbeAfter, 2 * p.ProbeAfter}, outage(2), "a new outage starts from ProbeAfter")
 }

@@ -131,15 +131,18 @@ type bankHealth struct {
 	state       BreakerState
 	changed     time.Time
 	consecutive int
-	openedAt    time.Time
-	probeAt     time.Time
-	streak      []Evidence // failed requests since the last answer
-	window      [healthBuckets]counts
-	lat         [latencySamples]time.Duration
-	latAt       [latencySamples]int64 // UnixNano of each sample
-	latN        int
-	current     *Downtime
-	downs       []Downtime
+	// failedProbes counts the probes that failed since the breaker
+	// opened (BreakerPolicy.probeWait).
+	failedProbes int
+	openedAt     time.Time
+	probeAt      time.Time
+	streak       []Evidence // failed requests since the last answer
+	window       [healthBuckets]counts
+	lat          [latencySamples]time.Duration
+	latAt        [latencySamples]int64 // UnixNano of each sample
+	latN         int
+	current      *Downtime
+	downs        []Downtime
 }
 
 // record takes one attempt into the bank's health and breaker.
@@ -227,7 +230,10 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerC
 			b.current.Evidence = append(b.current.Evidence, ev)
 			b.current.Failures++
 		}
-		b.probeAt = now.Add(p.ProbeAfter)
+		if from == BreakerHalfOpen {
+			b.failedProbes++
+		}
+		b.probeAt = now.Add(p.probeWait(b.failedProbes))
 		if from == BreakerHalfOpen {
 			b.setState(BreakerOpen, now)
 			b.writeShared(true, b.openedAt, b.probeAt)
@@ -237,7 +243,7 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerC
 	if b.consecutive < p.Consecutive && !b.rateExceeded(now) {
 		return nil
 	}
-	b.openedAt, b.probeAt = now, now.Add(p.ProbeAfter)
+	b.openedAt, b.probeAt, b.failedProbes = now, now.Add(p.ProbeAfter), 0
 	b.setState(BreakerOpen, now)
 	start := now
 	if len(b.streak) > 0 {
