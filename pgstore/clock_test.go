@@ -3,7 +3,6 @@ package pgstore_test
 import (
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 	"github.com/tppkit/psd2/store"
@@ -31,24 +31,6 @@ func TestConformanceWithClock(t *testing.T) {
 	})
 }
 
-// frozen is a clock that moves only when told.
-type frozen struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *frozen) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *frozen) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 // With a clock, expiry follows the clock, not the database: a value with
 // a ttl of a day is there until the clock has moved a day, whatever the
 // time on the database, then invisible to every method and deleted by
@@ -58,7 +40,7 @@ func TestClockJudgesExpiry(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	schema := pgtest.Schema(t)
-	clock := &frozen{now: time.Now().Add(90 * 24 * time.Hour)}
+	clock := testtpp.NewClock(time.Now().Add(90 * 24 * time.Hour))
 	st, err := pgstore.New(pgtest.Pool(t, 4), pgstore.WithSchema(schema), pgstore.WithClock(clock.Now))
 	require.NoError(t, err)
 	require.NoError(t, st.Migrate(ctx))
