@@ -2,12 +2,12 @@ package riverrefresh_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
@@ -87,7 +87,8 @@ func saveSessions(tb testing.TB, st store.Store, n int, at time.Time) {
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += 16 {
-				s := &sca.Session{PSUID: uuid.NewString(), TPPSessionID: uuid.NewString(), Context: client.Private, SCAAt: at}
+				id := fmt.Sprintf("%08x-0000-4000-8000-%012x", i, i) // a UUID's form
+				s := &sca.Session{PSUID: id, TPPSessionID: id, Context: client.Private, SCAAt: at}
 				s, err := s.WithAccounts([]string{"acct-" + strconv.Itoa(2*i), "acct-" + strconv.Itoa(2*i+1)}, nil)
 				if err == nil {
 					err = sca.SaveSession(context.Background(), st, "user-"+strconv.Itoa(i), s)

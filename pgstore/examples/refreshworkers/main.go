@@ -284,6 +284,9 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 
 	var wg sync.WaitGroup
 	var procs []*exec.Cmd
+	// This process's CPU from here to the round's end: the emulator's
+	// answers and the scheduler's enqueue.
+	schedCPU := refreshbench.ProcessCPU()
 	for i := range o.Procs {
 		cmd := exec.CommandContext(ctx, os.Args[0], "-worker", file, "-name", workerName(i))
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -334,6 +337,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		return err
 	}
 	wall := time.Since(start)
+	schedCPU = refreshbench.ProcessCPU() - schedCPU
 	for _, p := range procs {
 		_ = p.Process.Signal(os.Interrupt)
 	}
@@ -355,7 +359,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	if err := report(ctx, out, pool, schema, st, sessions, tallies, k); err != nil {
 		return err
 	}
-	if err := timing(ctx, out, pool, schema, total, wall); err != nil {
+	if err := timing(ctx, out, pool, schema, total, wall, workersCPU, schedCPU); err != nil {
 		return err
 	}
 	if o.Baseline {

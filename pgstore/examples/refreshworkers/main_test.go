@@ -50,7 +50,8 @@ func TestRun(t *testing.T) {
 		}
 	}
 	for _, re := range []string{`seeding the emulator took \S+ \(\d+\.\d µs per account\); storing the sessions \S+`,
-		`time per account: \d+\.\d{3} ms over the jobs' span \(\S+\), \d+\.\d{3} ms from the engines' start \(\S+\)`} {
+		`time per account: \d+\.\d{3} ms over the jobs' span \(\S+\), \d+\.\d{3} ms from the engines' start \(\S+\)`,
+		`CPU per account over the round \(user and system\): worker processes \d+\.\d{3} ms, this process \(the emulator, the scheduler\) \d+\.\d{3} ms`} {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("output lacks %s:\n%s", re, out.String())
 		}
