@@ -140,3 +140,32 @@ func TestRunFourProcs(t *testing.T) {
 		t.Errorf("-procs %d: no error", maxProcs+1)
 	}
 }
+
+// The progress's looks, each a scan of River's table, come less often in
+// a larger round: their cost per account stays flat (a look a second
+// over 100,000 accounts would cost 10 times as much per account as over
+// 10,000).
+func TestLookEveryGrowsWithTheRound(t *testing.T) {
+	for _, c := range []struct {
+		total int
+		often bool
+		want  time.Duration
+	}{
+		{60, false, time.Second}, {1_000, false, time.Second}, {10_000, false, time.Second},
+		{30_000, false, 3 * time.Second}, {100_000, false, 10 * time.Second},
+		{1_000, true, 200 * time.Millisecond}, {100_000, true, 2 * time.Second},
+	} {
+		if got := lookEvery(c.total, c.often); got != c.want {
+			t.Errorf("lookEvery(%d, %v) = %v, want %v", c.total, c.often, got, c.want)
+		}
+	}
+	// At a steady rate (100 accounts/s), the rows the looks scan per
+	// account (looks x total / total: the looks) stay flat from 10,000
+	// accounts up.
+	looks := func(total int) time.Duration {
+		return time.Duration(total) * 10 * time.Millisecond / lookEvery(total, false)
+	}
+	if a, b := looks(10_000), looks(100_000); b > a {
+		t.Errorf("rows scanned per account: %d at 10,000 accounts, %d at 100,000", a, b)
+	}
+}
