@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/tppkit/psd2/budget"
@@ -81,14 +82,25 @@ func (w *scheduleWorker) Work(ctx context.Context, job *river.Job[ScheduleArgs])
 	return err
 }
 
-// insertBatch is how many jobs Enqueue inserts at once.
+// insertBatch is how many jobs Enqueue inserts at once (one River
+// InsertMany, one transaction): 500 jobs of about 150 bytes of arguments
+// each, a round of 100,000 accounts in 200 statements.
 const insertBatch = 500
 
 // Enqueue enqueues the current round of bank: one job per account and
 // card account that the bank's stored sessions remember, but those whose
 // consent has ended. A job already enqueued for the account in this round
-// (by any engine, whatever its state) is not enqueued again. It returns
-// the number of jobs inserted.
+// (by any engine, in one of River's unique states: all but cancelled and
+// discarded) is not enqueued again. It returns the number of jobs
+// inserted.
+//
+// The jobs are inserted in batches of 500 (River's InsertMany, unique by
+// their arguments: two engines enqueuing the same round at once insert
+// each job once). The jobs the round already has are read first, in one
+// query, and left out of the batches: River's unique insert would skip
+// them too, but only by rewriting each one's row (its ON CONFLICT DO
+// UPDATE), which for a round of 100,000 accounts enqueued again every
+// ScheduleEvery took half a minute and locked the rows of running jobs.
 func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 	b, ok := e.banks[name]
 	if !ok {
@@ -96,6 +108,10 @@ func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 	}
 	now := b.budget.Now()
 	round := e.Round(now)
+	have, err := e.enqueued(ctx, name, round)
+	if err != nil {
+		return 0, fmt.Errorf("riverrefresh: enqueue: %w", err)
+	}
 	opts := &river.InsertOpts{Queue: queueOf(name), UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}}
 	var batch []river.InsertManyParams
 	inserted := 0
@@ -127,8 +143,11 @@ func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 			card bool
 		}{{s.AccountIDs, false}, {s.CardAccountIDs, true}} {
 			for _, id := range a.ids {
-				batch = append(batch, river.InsertManyParams{Args: Args{Bank: name, Session: s.Key,
-					Account: budget.Key(id, a.card), Card: a.card, Round: round}, InsertOpts: opts})
+				args := Args{Bank: name, Session: s.Key, Account: budget.Key(id, a.card), Card: a.card, Round: round}
+				if _, ok := have[jobKey{args.Session, args.Account, args.Card}]; ok {
+					continue
+				}
+				batch = append(batch, river.InsertManyParams{Args: args, InsertOpts: opts})
 				if len(batch) == insertBatch {
 					if err := flush(); err != nil {
 						return inserted, err
@@ -138,6 +157,51 @@ func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 		}
 	}
 	return inserted, flush()
+}
+
+// jobKey is what makes a refresh job of a bank and round unique: its
+// session key, account key and card flag.
+type jobKey struct {
+	session, account string
+	card             bool
+}
+
+// enqueued returns the keys of the refresh jobs of bank and round that
+// River holds in one of the engine's unique states (uniqueStates: every
+// state, cancelled and discarded included, so that an account has one
+// job per round whatever its end), read in one query through River's
+// index of the arguments (GIN, for @>). It holds the round's keys in
+// memory, some 100 bytes per account: 10 MB for 100,000 accounts. No
+// cast of an argument can fail: arguments the engine did not write give
+// keys no account of the round has.
+func (e *Engine) enqueued(ctx context.Context, bank string, round int64) (map[jobKey]struct{}, error) {
+	var states []string
+	for _, st := range uniqueStates {
+		states = append(states, string(st))
+	}
+	table := pgx.Identifier{"river_job"}
+	if e.cfg.Schema != "" {
+		table = pgx.Identifier{e.cfg.Schema, "river_job"}
+	}
+	match, err := json.Marshal(struct {
+		Bank  string `json:"bank"`
+		Round int64  `json:"round"`
+	}{bank, round})
+	if err != nil {
+		return nil, err
+	}
+	rows, err := e.cfg.Pool.Query(ctx, "SELECT coalesce(args->>'session', ''), coalesce(args->>'account', ''), coalesce(args->'card' = 'true'::jsonb, false) FROM "+
+		table.Sanitize()+" WHERE kind = $1 AND args @> $2::jsonb AND state::text = ANY($3)", Args{}.Kind(), string(match), states)
+	if err != nil {
+		return nil, err
+	}
+	have := map[jobKey]struct{}{}
+	var k jobKey
+	_, err = pgx.ForEachRow(rows, []any{&k.session, &k.account, &k.card}, func() error {
+		have[k] = struct{}{}
+		return nil
+	})
+	return have, err
 }
 
 // refreshWorker runs refresh jobs.

@@ -13,10 +13,11 @@ import (
 	"github.com/tppkit/psd2/sca"
 )
 
-// Limits are emulator caps (emulator.WithLimits) that hold 30,000
-// accounts and their customers, sessions and transactions.
-var Limits = emulator.Limits{Customers: 100_000, Accounts: 100_000, Agreements: 100_000,
-	Transactions: 2_000_000, Sessions: 100_000}
+// Limits are emulator caps (emulator.WithLimits) that hold 100,000
+// accounts (Seed's, 10 transactions each, beside the server's default
+// ones) and their customers, sessions and transactions.
+var Limits = emulator.Limits{Customers: 200_000, Accounts: 200_000, Agreements: 200_000,
+	Transactions: 3_000_000, Sessions: 200_000}
 
 // SessionOf is the SDK session of a seeded customer's consent.
 func SessionOf(cu emulator.SeededCustomer) *sca.Session {

@@ -1,7 +1,8 @@
-// Command refreshworkers refreshes a few thousand accounts on River, as a
-// TPP with several replicas would: against the embedded emulator and a
-// PostgreSQL database, it runs a scheduler (this process) and two worker
-// processes (this program again, with -worker), each a
+// Command refreshworkers refreshes a round of accounts (a few thousand,
+// or 100,000) on River, as a TPP with several replicas would: against the
+// embedded emulator and a PostgreSQL database, it runs a scheduler (this
+// process) and two worker processes (-procs: 1 to 8; this program again,
+// with -worker), each a
 // riverrefresh.Engine. The scheduler enqueues the round (one job per
 // account), the workers share it out through River, and this process
 // shows a progress line (plain lines when stdout is not a terminal) and,
@@ -25,14 +26,14 @@
 //     in-process refresher (package refresh) on a memory store, in a
 //     process of its own (as each River worker runs in its own, and
 //     apart from this one, which serves the emulator), with as many
-//     workers as the two worker processes have together, then runs the
+//     workers as the worker processes have together, then runs the
 //     River round, then the baseline again, and prints the rates, the
 //     ratio of River's to the baseline's mean, and the CPU time each
 //     side's processes spent per account (the emulator's and
 //     PostgreSQL's not counted);
 //   - -kill sends SIGKILL to worker-1 when half the round is done, and
-//     prints how long its running jobs took to finish in worker-2
-//     (River's rescue, after -rescue).
+//     prints how long its running jobs took to finish in the other
+//     workers (River's rescue, after -rescue).
 //
 // -baseline-store pgstore gives the baseline the workers' store kind:
 // the budget in pgstore (a schema of its own per run) and each account's
@@ -50,7 +51,14 @@
 //
 // Every mode ends with the checks of the round: refreshes per account
 // (each exactly once: none lost, none twice) and calls the bank refused
-// as over its budget of 4 a day (none).
+// as over its budget of 4 a day (none); and with its times: seeding the
+// emulator and storing the sessions, the scheduler's enqueue of the round
+// (its River job's run: the sessions read, the jobs inserted in
+// riverrefresh's batches) and the time per account (the refresh jobs'
+// span, and the time from the engines' start, over the accounts), which
+// stays flat from 1,000 to 100,000 accounts:
+//
+//	go run ./examples/refreshworkers -accounts 100000 -procs 4 -ui '' -no-otel
 package main
 
 import (
@@ -111,8 +119,9 @@ const bankName = "examplebank"
 // options are the scheduler's flags.
 type options struct {
 	// Accounts is the number of accounts seeded and refreshed; Workers
-	// the jobs each worker process runs at once.
-	Accounts, Workers int
+	// the jobs each worker process runs at once; Procs the worker
+	// processes (0: 2).
+	Accounts, Workers, Procs int
 	// Baseline measures the in-process refresher first; Kill sends
 	// SIGKILL to worker-1 halfway.
 	Baseline, Kill bool
@@ -141,7 +150,7 @@ type options struct {
 type setup struct {
 	URL, Conn, Schema, Dir           string
 	CA, CertPEM, KeyPEM              []byte
-	Workers, Sessions                int
+	Workers, Procs, Sessions         int
 	Rescue, FetchCooldown, FetchPoll time.Duration
 	NoOtel                           bool
 	// Profile is a directory where each worker and baseline process
@@ -169,6 +178,7 @@ func main() {
 	var o options
 	flag.IntVar(&o.Accounts, "accounts", 2000, "accounts to seed and refresh")
 	flag.IntVar(&o.Workers, "workers", 4, "jobs each worker process runs at once")
+	flag.IntVar(&o.Procs, "procs", 2, fmt.Sprintf("worker processes (1 to %d)", maxProcs))
 	flag.BoolVar(&o.Baseline, "baseline", false, "first refresh the same accounts in-process on a memory store and compare the rates")
 	flag.BoolVar(&o.Kill, "kill", false, "SIGKILL worker-1 when half the round is done")
 	flag.DurationVar(&o.Rescue, "rescue", 10*time.Second, "how long a job may run before River rescues it (its worker died)")
@@ -210,6 +220,12 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	if o.Rescue <= 0 {
 		o.Rescue = 10 * time.Second
 	}
+	if o.Procs == 0 {
+		o.Procs = 2
+	}
+	if o.Procs < 1 || o.Procs > maxProcs {
+		return fmt.Errorf("-procs %d: 1 to %d worker processes", o.Procs, maxProcs)
+	}
 	if conn == "" {
 		return errors.New("PSD2_TEST_POSTGRES is unset: the example needs a PostgreSQL server")
 	}
@@ -226,10 +242,12 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	if err != nil {
 		return err
 	}
+	seedStart := time.Now()
 	seeded, err := srv.Control().Seed(ctx, creds.Certificate, refreshbench.Seed((n+1)/2, 2, 0, 8, time.Now().Add(-2*time.Hour)))
 	if err != nil {
 		return err
 	}
+	seedTook := time.Since(seedStart)
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return err
@@ -247,7 +265,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	su := setup{URL: srv.URL, Conn: conn, Schema: schema, Dir: dir, Workers: o.Workers, Rescue: o.Rescue,
+	su := setup{URL: srv.URL, Conn: conn, Schema: schema, Dir: dir, Workers: o.Workers, Procs: o.Procs, Rescue: o.Rescue,
 		FetchCooldown: o.FetchCooldown, FetchPoll: o.FetchPoll, NoOtel: o.NoOtel, Profile: o.Profile, BaseStore: o.BaseStore,
 		CA: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Chain[len(creds.Chain)-1].Raw})}
 	if su.CertPEM, su.KeyPEM, err = credsPEM(creds); err != nil {
@@ -260,22 +278,15 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		return err
 	}
 	defer pool.Close()
-	var sessions []*sca.Session
+	saveStart := time.Now()
+	sessions, err := saveSessions(ctx, st, seeded.Customers)
+	if err != nil {
+		return err
+	}
+	saveTook := time.Since(saveStart)
 	total := 0
-	for i, cu := range seeded.Customers {
-		s := refreshbench.SessionOf(cu)
-		var ids []string
-		for _, a := range cu.Accounts {
-			ids = append(ids, a.ID)
-		}
-		if s, err = s.WithAccounts(ids, nil); err != nil {
-			return err
-		}
-		if err := sca.SaveSession(ctx, st, "user-"+strconv.Itoa(i), s); err != nil {
-			return err
-		}
-		sessions = append(sessions, s)
-		total += len(ids)
+	for _, s := range sessions {
+		total += len(s.AccountIDs)
 	}
 	if err := e.Migrate(ctx); err != nil {
 		return err
@@ -289,8 +300,10 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	if err := os.WriteFile(file, raw, 0o600); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%d accounts of %d PSUs in schema %s; scheduler, 2 workers of %d jobs at once\n",
-		total, len(seeded.Customers), schema, o.Workers)
+	fmt.Fprintf(out, "%d accounts of %d PSUs in schema %s; scheduler, %d workers of %d jobs at once\n",
+		total, len(seeded.Customers), schema, o.Procs, o.Workers)
+	fmt.Fprintf(out, "seeding the emulator took %v (%.1f µs per account); storing the sessions %v\n",
+		seedTook.Round(time.Millisecond), float64(seedTook.Nanoseconds())/1e3/float64(max(total, 1)), saveTook.Round(time.Millisecond))
 	// The baseline runs before the River round and after it, and the
 	// ratio is against the mean of the two: a shared machine's load
 	// moves during a run. Each refreshes every account once: with the
@@ -307,7 +320,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		baseRates = append(baseRates, base.Rate)
 		baseCPU += base.CPU
 		fmt.Fprintf(out, "baseline %s: the in-process refresher on a %s store in a process of its own, %d workers: %d of %d accounts done, %.0f accounts/s, calls over the budget %d\n",
-			when, o.BaseStore, 2*o.Workers, base.Done, total, base.Rate, base.Over)
+			when, o.BaseStore, o.Procs*o.Workers, base.Done, total, base.Rate, base.Over)
 		return nil
 	}
 	if o.Baseline {
@@ -318,7 +331,10 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 
 	var wg sync.WaitGroup
 	var procs []*exec.Cmd
-	for i := range 2 {
+	// This process's CPU from here to the round's end: the emulator's
+	// answers and the scheduler's enqueue.
+	schedCPU := refreshbench.ProcessCPU()
+	for i := range o.Procs {
 		cmd := exec.CommandContext(ctx, os.Args[0], "-worker", file, "-name", workerName(i))
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Start(); err != nil {
@@ -387,6 +403,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		return err
 	}
 	wall := time.Since(start)
+	schedCPU = refreshbench.ProcessCPU() - schedCPU
 	for _, p := range procs {
 		_ = p.Process.Signal(os.Interrupt)
 	}
@@ -397,15 +414,18 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	}
 	procs = nil
 	fmt.Fprintf(out, "round done in %v\n", wall.Round(100*time.Millisecond))
-	tallies := make([]*tally, 2)
+	tallies := make([]*tally, o.Procs)
 	for i := range tallies {
 		if tallies[i], err = readTally(filepath.Join(dir, workerName(i))); err != nil {
 			return err
 		}
 	}
 	printTable(out, tallies)
-	printSpans(out, tr, dir)
+	printSpans(out, tr, dir, o.Procs)
 	if err := report(ctx, out, pool, schema, st, sessions, tallies, k); err != nil {
+		return err
+	}
+	if err := timing(ctx, out, pool, schema, total, wall, workersCPU, schedCPU); err != nil {
 		return err
 	}
 	if o.Baseline {
@@ -413,7 +433,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 			return err
 		}
 		baseRate := (baseRates[0] + baseRates[1]) / 2
-		span, err := jobSpan(ctx, pool, schema)
+		span, err := jobSpan(ctx, pool, schema, "psd2_refresh")
 		if err != nil {
 			return err
 		}
@@ -440,8 +460,55 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// workerName is the name of worker i (from 0): worker-1, worker-2.
+// maxProcs is the most worker processes -procs starts.
+const maxProcs = 8
+
+// workerName is the name of worker i (from 0): worker-1, worker-2, ...
 func workerName(i int) string { return "worker-" + strconv.Itoa(i+1) }
+
+// validWorkerName reports whether name is one of workerName's.
+func validWorkerName(name string) bool {
+	for i := range maxProcs {
+		if name == workerName(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// saveWriters is how many sessions saveSessions stores at once.
+const saveWriters = 8
+
+// saveSessions stores the SDK session of each seeded customer, with its
+// accounts, under "user-" and its index, saveWriters at once, and returns
+// them in the customers' order.
+func saveSessions(ctx context.Context, st store.Store, customers []emulator.SeededCustomer) ([]*sca.Session, error) {
+	sessions := make([]*sca.Session, len(customers))
+	for i, cu := range customers {
+		ids := make([]string, 0, len(cu.Accounts))
+		for _, a := range cu.Accounts {
+			ids = append(ids, a.ID)
+		}
+		s, err := refreshbench.SessionOf(cu).WithAccounts(ids, nil)
+		if err != nil {
+			return nil, err
+		}
+		sessions[i] = s
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, saveWriters)
+	for w := range saveWriters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(sessions) && errs[w] == nil; i += saveWriters {
+				errs[w] = sca.SaveSession(ctx, st, "user-"+strconv.Itoa(i), sessions[i])
+			}
+		}()
+	}
+	wg.Wait()
+	return sessions, errors.Join(errs...)
+}
 
 // serveUI serves River's web UI on a loopback address: every queue and
 // every waiting, snoozed, retried, cancelled and discarded job.
@@ -477,7 +544,8 @@ func progress(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema str
 	halfway func(done int) error) error {
 	fi, _ := os.Stdout.Stat()
 	tty := out == io.Writer(os.Stdout) && fi != nil && fi.Mode()&os.ModeCharDevice != 0
-	every, look := time.Second, 200*time.Millisecond
+	look := lookEvery(total, tty || halfway != nil)
+	every := max(time.Second, look)
 	if tty {
 		every = look
 	}
@@ -530,6 +598,23 @@ func progress(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema str
 	}
 }
 
+// lookEvery is how often progress counts the round's jobs. Each look is a
+// scan of River's table, which grows with the round (50 to 120 ms of
+// PostgreSQL's time over 100,000 jobs on this machine's 2 shared cores):
+// looking once a second would add an O(n) cost per second to a round of
+// n accounts, and so a cost per account that grows with n. A look every
+// 100 µs per account (at least a second: 10 s over 100,000 accounts)
+// keeps the looks' cost per account flat; a terminal, or a -kill that
+// waits for the halfway mark, looks every 200 ms up to 10,000 accounts
+// and as often as that above.
+func lookEvery(total int, often bool) time.Duration {
+	d := time.Duration(total) * 100 * time.Microsecond
+	if often {
+		return max(200*time.Millisecond, d/5)
+	}
+	return max(time.Second, d)
+}
+
 // printTable prints the outcome classes per worker.
 func printTable(out io.Writer, tallies []*tally) {
 	seen := map[string]bool{}
@@ -543,9 +628,17 @@ func printTable(out io.Writer, tallies []*tally) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	fmt.Fprintf(out, "%-18s %10s %10s\n", "outcome", "worker-1", "worker-2")
+	fmt.Fprintf(out, "%-18s", "outcome")
+	for i := range tallies {
+		fmt.Fprintf(out, " %10s", workerName(i))
+	}
+	fmt.Fprintln(out)
 	for _, k := range keys {
-		fmt.Fprintf(out, "%-18s %10d %10d\n", k, tallies[0].outcomes[k], tallies[1].outcomes[k])
+		fmt.Fprintf(out, "%-18s", k)
+		for _, t := range tallies {
+			fmt.Fprintf(out, " %10d", t.outcomes[k])
+		}
+		fmt.Fprintln(out)
 	}
 }
 
@@ -564,8 +657,8 @@ func work(ctx context.Context, file, name string) error {
 	if err := json.Unmarshal(raw, &su); err != nil {
 		return err
 	}
-	if name != workerName(0) && name != workerName(1) {
-		return fmt.Errorf("-name %q: worker-1 or worker-2", name)
+	if !validWorkerName(name) {
+		return fmt.Errorf("-name %q: worker-1 to worker-%d", name, maxProcs)
 	}
 	stopProfile, err := startProfile(su.Profile, name)
 	if err != nil {

@@ -43,9 +43,17 @@ func TestRun(t *testing.T) {
 		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
 	}
 	for _, line := range []string{"60 accounts of 30 PSUs", "done 60/60", "round done", "worker-1   worker-2",
-		"accounts 60: refreshed once 60, lost 0, refreshed twice 0; calls over the budget (the bank's 429 ACCESS_EXCEEDED) 0"} {
+		"accounts 60: refreshed once 60, lost 0, refreshed twice 0; calls over the budget (the bank's 429 ACCESS_EXCEEDED) 0",
+		"enqueue: the scheduler's job enqueued 60 jobs in "} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, out.String())
+		}
+	}
+	for _, re := range []string{`seeding the emulator took \S+ \(\d+\.\d µs per account\); storing the sessions \S+`,
+		`time per account: \d+\.\d{3} ms over the jobs' span \(\S+\), \d+\.\d{3} ms from the engines' start \(\S+\)`,
+		`CPU per account over the round \(user and system\): worker processes \d+\.\d{3} ms, this process \(the emulator, the scheduler\) \d+\.\d{3} ms`} {
+		if !regexp.MustCompile(re).MatchString(out.String()) {
+			t.Errorf("output lacks %s:\n%s", re, out.String())
 		}
 	}
 	// River's OpenTelemetry middleware traced the scheduler's inserts and
@@ -110,5 +118,68 @@ func TestRunBaselineKill(t *testing.T) {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("output lacks %s:\n%s", re, out.String())
 		}
+	}
+}
+
+// -procs 4: four worker processes share the round out, and still every
+// account is refreshed exactly once with no call over the budget.
+func TestRunFourProcs(t *testing.T) {
+	conn := pgtest.Conn(t)
+	var out strings.Builder
+	if err := run(t.Context(), &out, conn, options{Accounts: 80, Workers: 2, Procs: 4, NoOtel: true}); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	for _, line := range []string{"80 accounts of 40 PSUs in schema", "scheduler, 4 workers of 2 jobs at once",
+		"worker-1   worker-2   worker-3   worker-4",
+		"accounts 80: refreshed once 80, lost 0, refreshed twice 0; calls over the budget (the bank's 429 ACCESS_EXCEEDED) 0"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("output lacks %q:\n%s", line, out.String())
+		}
+	}
+	// The four workers' tables add up to every account done once.
+	m := regexp.MustCompile(`(?m)^done +(\d+) +(\d+) +(\d+) +(\d+)$`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("no done row of four workers:\n%s", out.String())
+	}
+	sum := 0
+	for _, v := range m[1:] {
+		n, _ := strconv.Atoi(v)
+		sum += n
+	}
+	if sum != 80 {
+		t.Errorf("done %v, sum %d, want 80:\n%s", m[1:], sum, out.String())
+	}
+	var bad strings.Builder
+	if err := run(t.Context(), &bad, conn, options{Accounts: 2, Procs: maxProcs + 1}); err == nil {
+		t.Errorf("-procs %d: no error", maxProcs+1)
+	}
+}
+
+// The progress's looks, each a scan of River's table, come less often in
+// a larger round: their cost per account stays flat (a look a second
+// over 100,000 accounts would cost 10 times as much per account as over
+// 10,000).
+func TestLookEveryGrowsWithTheRound(t *testing.T) {
+	for _, c := range []struct {
+		total int
+		often bool
+		want  time.Duration
+	}{
+		{60, false, time.Second}, {1_000, false, time.Second}, {10_000, false, time.Second},
+		{30_000, false, 3 * time.Second}, {100_000, false, 10 * time.Second},
+		{1_000, true, 200 * time.Millisecond}, {100_000, true, 2 * time.Second},
+	} {
+		if got := lookEvery(c.total, c.often); got != c.want {
+			t.Errorf("lookEvery(%d, %v) = %v, want %v", c.total, c.often, got, c.want)
+		}
+	}
+	// At a steady rate (100 accounts/s), the rows the looks scan per
+	// account (looks x total / total: the looks) stay flat from 10,000
+	// accounts up.
+	looks := func(total int) time.Duration {
+		return time.Duration(total) * 10 * time.Millisecond / lookEvery(total, false)
+	}
+	if a, b := looks(10_000), looks(100_000); b > a {
+		t.Errorf("rows scanned per account: %d at 10,000 accounts, %d at 100,000", a, b)
 	}
 }

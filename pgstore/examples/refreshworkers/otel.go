@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/riverqueue/river/rivertype"
@@ -78,8 +79,8 @@ func spanFile(dir, name string) string { return filepath.Join(dir, name+".spans"
 // printSpans prints the spans River's OpenTelemetry middleware made: the
 // scheduler's inserts and each worker's jobs (none for a worker killed
 // before it could write them).
-func printSpans(out io.Writer, sched *tracing, dir string) {
-	work := make([]int, 2)
+func printSpans(out io.Writer, sched *tracing, dir string, procs int) {
+	work := make([]int, procs)
 	for i := range work {
 		raw, err := os.ReadFile(spanFile(dir, workerName(i)))
 		if err != nil {
@@ -97,6 +98,10 @@ func printSpans(out io.Writer, sched *tracing, dir string) {
 		}
 		return fmt.Sprint(n)
 	}
-	fmt.Fprintf(out, "River's OpenTelemetry middleware (otelriver): scheduler %d river.insert_many spans; river.work spans: worker-1 %s, worker-2 %s\n",
-		sched.counts()["river.insert_many"], show(work[0]), show(work[1]))
+	var per []string
+	for i, n := range work {
+		per = append(per, workerName(i)+" "+show(n))
+	}
+	fmt.Fprintf(out, "River's OpenTelemetry middleware (otelriver): scheduler %d river.insert_many spans; river.work spans: %s\n",
+		sched.counts()["river.insert_many"], strings.Join(per, ", "))
 }
