@@ -144,8 +144,8 @@ func runBaselineProcess(ctx context.Context, file string) (baselineResult, error
 }
 
 // baselineProcess is the baseline's process: it refreshes every account
-// of the stored sessions once with the in-process refresher on a memory
-// store and as many workers as the worker processes have together,
+// of the stored sessions once with the in-process refresher on its
+// baseline store and as many workers as the worker processes have together,
 // against the same emulator, and prints its result as JSON to out.
 func baselineProcess(ctx context.Context, out io.Writer, file string) error {
 	raw, err := os.ReadFile(file)
