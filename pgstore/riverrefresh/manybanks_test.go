@@ -286,7 +286,7 @@ func TestStuckBankLeavesOthersRunning(t *testing.T) {
 //	go test -run '^$' -bench ManyBanks -benchtime 1x -count 3 -timeout 30m
 func BenchmarkManyBanks(b *testing.B) {
 	const banks, workers = 40, 2
-	accts := envInt("RIVERREFRESH_MANYBANKS_ACCOUNTS", 150)
+	accts := envInt(b, "RIVERREFRESH_MANYBANKS_ACCOUNTS", 150)
 	latency := 100 * time.Millisecond
 	if d, err := time.ParseDuration(os.Getenv("RIVERREFRESH_MANYBANKS_LATENCY")); err == nil && d > 0 {
 		latency = d
@@ -392,15 +392,6 @@ func BenchmarkManyBanks(b *testing.B) {
 		b.ReportMetric(load0, "loadavg-start")
 		b.ReportMetric(load1, "loadavg-end")
 	}
-}
-
-// envInt is the positive integer in the environment variable name, or
-// def.
-func envInt(name string, def int) int {
-	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
-		return v
-	}
-	return def
 }
 
 // loadAverage is the machine's load average over the last minute (Linux's

@@ -40,7 +40,7 @@ const (
 // snooze the jobs for real minutes.
 const soakDay = 24 * time.Hour
 
-func envInt(t *testing.T, name string, def int) int {
+func envInt(t testing.TB, name string, def int) int {
 	t.Helper()
 	v := os.Getenv(name)
 	if v == "" {
