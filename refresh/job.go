@@ -1,10 +1,8 @@
 package refresh
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strconv"
 	"time"
@@ -164,22 +162,6 @@ func (j *Job) want() Want {
 	return j.Want
 }
 
-// String describes the job without its account id or session ids.
-func (j Job) String() string {
-	kind := "account"
-	if j.Card() {
-		kind = "card account"
-	}
-	return "refresh.Job{" + kind + "=" + redactedIfSet(j.AccountID()) + " want=" + j.want().String() +
-		" force=" + strconv.FormatBool(j.Force) + "}"
-}
-
-// GoString is String, for %#v.
-func (j Job) GoString() string { return j.String() }
-
-// LogValue makes log/slog print the job as String does.
-func (j Job) LogValue() slog.Value { return slog.StringValue(j.String()) }
-
 // covered reports whether account id (card: a card account) is one the
 // session's consent covers, as far as the session knows: among its
 // AccountIDs (its CardAccountIDs for a card account) when it remembers
@@ -204,25 +186,6 @@ type jobView struct {
 	Since     date.Date    `json:"since,omitzero"`
 	Cursor    Cursor       `json:"cursor"`
 	Force     bool         `json:"force,omitempty"`
-}
-
-// MarshalJSON writes the job with its account id [redacted] and its
-// session as sca.Session writes it (ids [redacted]), so that a job in a
-// logged or returned JSON document leaks no id. It is not a storage form.
-func (j Job) MarshalJSON() ([]byte, error) {
-	v := jobView{Session: j.Session(), Card: j.Card(), Want: j.want().String(), Since: j.Since,
-		Cursor: j.Cursor, Force: j.Force}
-	if j.AccountID() != "" {
-		v.AccountID = "[redacted]"
-	}
-	return json.Marshal(v)
-}
-
-func redactedIfSet(s string) string {
-	if s == "" {
-		return `""`
-	}
-	return "[redacted]"
 }
 
 // Cursor is what the refresh of an account leaves for the next one: when
@@ -338,32 +301,6 @@ type Result struct {
 	Err error
 }
 
-// String describes the result without ids: the outcome, the counts and
-// the retry time.
-func (r Result) String() string {
-	s := "refresh.Result{" + r.Outcome.String() + " calls=" + strconv.Itoa(r.Calls) +
-		" balances=" + strconv.Itoa(len(r.Balances)) +
-		" booked=" + strconv.Itoa(len(r.Booked)+len(r.CardBooked)) +
-		" pending=" + strconv.Itoa(len(r.Pending)+len(r.CardPending))
-	if r.Sync != nil {
-		s += " added=" + strconv.Itoa(len(r.Sync.Added)) + " changed=" + strconv.Itoa(len(r.Sync.Changed)) +
-			" removed=" + strconv.Itoa(len(r.Sync.Removed))
-	}
-	if !r.RetryAt.IsZero() {
-		s += " retryAt=" + r.RetryAt.UTC().Format(time.RFC3339)
-	}
-	if r.Deferred {
-		s += " deferred"
-	}
-	return s + "}"
-}
-
-// GoString is String, for %#v.
-func (r Result) GoString() string { return r.String() }
-
-// LogValue makes log/slog print the result as String does.
-func (r Result) LogValue() slog.Value { return slog.StringValue(r.String()) }
-
 // resultView is the JSON form of a Result.
 type resultView struct {
 	Job         Job                        `json:"job"`
@@ -381,24 +318,6 @@ type resultView struct {
 	Status      int                        `json:"status,omitempty"`
 	Code        string                     `json:"code,omitempty"`
 	Err         string                     `json:"error,omitempty"`
-}
-
-// MarshalJSON writes the result with its job as [Job.MarshalJSON] does
-// and its error as the bank's HTTP status and code (or, for an error
-// that is not the bank's answer, its message), never the bank's texts,
-// links or headers: no JSON form of a Result shows an account id, PSU-ID
-// or session id. The code is one of the interface's codes or "OTHER"
-// (client.SafeCode): a bank's code field can hold any text.
-func (r Result) MarshalJSON() ([]byte, error) {
-	v := resultView{Job: r.Job, Outcome: r.Outcome.String(), Balances: r.Balances, Booked: r.Booked,
-		Pending: r.Pending, CardBooked: r.CardBooked, CardPending: r.CardPending, Sync: r.Sync, Cursor: r.Cursor,
-		RetryAt: r.RetryAt, Deferred: r.Deferred, Calls: r.Calls}
-	if r.Err != nil {
-		if v.Status, v.Code = errorCode(r.Err); v.Status == 0 {
-			v.Err = r.Err.Error()
-		}
-	}
-	return json.Marshal(v)
 }
 
 // Errors of a [Result] that the package itself decides, before any call.

@@ -1,0 +1,86 @@
+package refresh
+
+import (
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/tppkit/psd2/internal/redact"
+)
+
+//go:generate go run ../internal/redact/gen
+
+// The printed, log/slog and JSON forms of a Job and a Result show no
+// account id, PSU-ID or session id. Their String, GoString, Format (every
+// fmt verb), LogValue and MarshalJSON are generated from the form and
+// view methods below into print_gen.go.
+
+// String describes the job without its account id or session ids.
+func (j Job) form() *redact.Form {
+	f := redact.New("refresh.Job")
+	if j.Card() {
+		f.Secret("cardAccountId", j.AccountID())
+	} else {
+		f.Secret("accountId", j.AccountID())
+	}
+	force := j.Force
+	return f.Str("want", j.want().String()).Value("since", j.Since).Bool("force", &force)
+}
+
+// MarshalJSON writes the job with its account id [redacted] and its
+// session as sca.Session writes it (ids [redacted]), so that a job in a
+// logged or returned JSON document leaks no id. It is not a storage form.
+func (j Job) view() jobView {
+	v := jobView{Session: j.Session(), Card: j.Card(), Want: j.want().String(), Since: j.Since,
+		Cursor: j.Cursor, Force: j.Force}
+	if j.AccountID() != "" {
+		v.AccountID = redact.Redacted
+	}
+	return v
+}
+
+// String describes the result without ids: the outcome, the counts and
+// the retry time.
+func (r Result) form() *redact.Form {
+	f := redact.New("refresh.Result").Str("outcome", r.Outcome.String()).Int("calls", r.Calls).
+		Int("balances", len(r.Balances)).Int("booked", len(r.Booked)+len(r.CardBooked)).
+		Int("pending", len(r.Pending)+len(r.CardPending))
+	if r.Sync != nil {
+		// Shown even when zero: a read the sync compared.
+		for _, c := range []struct {
+			key string
+			n   int
+		}{{"added", len(r.Sync.Added)}, {"changed", len(r.Sync.Changed)}, {"removed", len(r.Sync.Removed)}} {
+			f.Field(c.key, strconv.Itoa(c.n), slog.IntValue(c.n))
+		}
+	}
+	if !r.RetryAt.IsZero() {
+		f.Str("retryAt", r.RetryAt.UTC().Format(time.RFC3339))
+	}
+	if r.Deferred {
+		f.Text("", "deferred")
+	}
+	if r.Err != nil {
+		status, code := errorCode(r.Err)
+		f.Int("status", status).Str("code", code)
+	}
+	return f
+}
+
+// MarshalJSON writes the result with its job as [Job.MarshalJSON] does
+// and its error as the bank's HTTP status and code (or, for an error
+// that is not the bank's answer, its message), never the bank's texts,
+// links or headers: no JSON form of a Result shows an account id, PSU-ID
+// or session id. The code is one of the interface's codes or "OTHER"
+// (client.SafeCode): a bank's code field can hold any text.
+func (r Result) view() resultView {
+	v := resultView{Job: r.Job, Outcome: r.Outcome.String(), Balances: r.Balances, Booked: r.Booked,
+		Pending: r.Pending, CardBooked: r.CardBooked, CardPending: r.CardPending, Sync: r.Sync, Cursor: r.Cursor,
+		RetryAt: r.RetryAt, Deferred: r.Deferred, Calls: r.Calls}
+	if r.Err != nil {
+		if v.Status, v.Code = errorCode(r.Err); v.Status == 0 {
+			v.Err = r.Err.Error()
+		}
+	}
+	return v
+}
