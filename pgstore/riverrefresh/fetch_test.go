@@ -1,7 +1,6 @@
 package riverrefresh_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -79,13 +78,7 @@ func TestFetchSettingsBounds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := offlineConfig(t)
 			cfg.FetchCooldown, cfg.FetchPollInterval = tc.cooldown, tc.poll
-			e, err := riverrefresh.New(cfg)
-			require.Error(t, err)
-			assert.Nil(t, e)
-			assert.ErrorIs(t, err, riverrefresh.ErrInvalidConfig)
-			var ce *riverrefresh.ConfigError
-			require.True(t, errors.As(err, &ce), "%T", err)
-			assert.Equal(t, tc.field, ce.Field)
+			err := requireConfigError(t, cfg, tc.field)
 			assert.Contains(t, err.Error(), "Config."+tc.field)
 		})
 	}

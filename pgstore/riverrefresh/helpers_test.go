@@ -2,10 +2,12 @@ package riverrefresh_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/pgstore"
@@ -59,4 +61,18 @@ func newJob(tb testing.TB, s *sca.Session, id string, card bool) refresh.Job {
 func jobWithClaim(j refresh.Job, claim string) refresh.Job {
 	j.Claim = claim
 	return j
+}
+
+// requireConfigError asserts that New refuses cfg with a *ConfigError
+// (ErrInvalidConfig) naming field, and no engine, and returns the error.
+func requireConfigError(t *testing.T, cfg riverrefresh.Config, field string) error {
+	t.Helper()
+	e, err := riverrefresh.New(cfg)
+	require.Error(t, err)
+	assert.Nil(t, e)
+	assert.ErrorIs(t, err, riverrefresh.ErrInvalidConfig)
+	var ce *riverrefresh.ConfigError
+	require.True(t, errors.As(err, &ce), "%T", err)
+	assert.Equal(t, field, ce.Field)
+	return err
 }

@@ -1,7 +1,6 @@
 package riverrefresh_test
 
 import (
-	"errors"
 	"testing"
 	"time"
 
@@ -76,13 +75,7 @@ func TestRetentionSettingsBounds(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := offlineConfig(t)
 			tc.set(&cfg)
-			e, err := riverrefresh.New(cfg)
-			require.Error(t, err)
-			assert.Nil(t, e)
-			assert.ErrorIs(t, err, riverrefresh.ErrInvalidConfig)
-			var ce *riverrefresh.ConfigError
-			require.True(t, errors.As(err, &ce), "%T", err)
-			assert.Equal(t, tc.field, ce.Field)
+			requireConfigError(t, cfg, tc.field)
 		})
 	}
 }
