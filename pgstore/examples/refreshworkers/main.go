@@ -1,19 +1,24 @@
 // Command refreshworkers refreshes a round of accounts (a few thousand,
 // or 100,000) on River, as a TPP with several replicas would: against the
-// embedded emulator and a PostgreSQL database, it runs a scheduler (this
-// process) and two worker processes (-procs: 1 to 8; this program again,
-// with -worker), each a
-// riverrefresh.Engine. The scheduler enqueues the round (one job per
-// account), the workers share it out through River, and this process
-// shows a progress line (plain lines when stdout is not a terminal) and,
-// at the end, a table of the outcomes each worker saw. River's web UI is
-// served on a loopback port meanwhile (-ui; -linger keeps it up after the
-// round). Every engine runs River's OpenTelemetry middleware (otelriver,
-// through riverrefresh.Config.Middleware) on an OpenTelemetry tracer
-// provider; the example prints how many spans each process made. The
-// scheduler exports River's queue states per bank queue through the otel
-// module's gauges (psd2otel.Gauges.Queues over Engine.QueueStats, the
-// adapter in queues.go) and prints one collection at half the round.
+// emulator and a PostgreSQL database, it runs a scheduler (this process),
+// two worker processes (-procs: 1 to 8; this program again, with
+// -worker), each a riverrefresh.Engine, and the bank: the emulator behind
+// a counting front, in a process of its own (this program again, with
+// -emulator-process). The scheduler enqueues the round (one job per
+// account) and watches it; the workers share it out through River; the
+// front counts, per phase, the requests, the emulator's time over them,
+// the 429 answers (calls over an account's budget) and each account's
+// balances answered: what the bank saw, apart from what the workers say.
+// The scheduler shows a progress line (plain lines when stdout is not a
+// terminal) and, at the end, a table of the outcomes each worker saw.
+// River's web UI is served on a loopback port meanwhile (-ui; -linger
+// keeps it up after the round). Every engine runs River's OpenTelemetry
+// middleware (otelriver, through riverrefresh.Config.Middleware) on an
+// OpenTelemetry tracer provider; the example prints how many spans each
+// process made. The scheduler exports River's queue states per bank
+// queue through the otel module's gauges (psd2otel.Gauges.Queues over
+// Engine.QueueStats, the adapter in queues.go) and prints one collection
+// at half the round.
 //
 // It reads the server from PSD2_TEST_POSTGRES (a pgx connection string),
 // works in a schema of its own and drops it at the end:
@@ -24,13 +29,12 @@
 //
 //   - -baseline first refreshes the same seeded accounts with the
 //     in-process refresher (package refresh) on a memory store, in a
-//     process of its own (as each River worker runs in its own, and
-//     apart from this one, which serves the emulator), with as many
-//     workers as the worker processes have together, then runs the
-//     River round, then the baseline again, and prints the rates, the
-//     ratio of River's to the baseline's mean, and the CPU time each
-//     side's processes spent per account (the emulator's and
-//     PostgreSQL's not counted);
+//     process of its own (as each River worker and the bank run in
+//     theirs), with as many workers as the worker processes have
+//     together, then runs the River round, then the baseline again, and
+//     prints the rates, the ratio of River's to the baseline's mean, and
+//     the CPU time each side's processes spent per account (the bank's
+//     process is reported apart; PostgreSQL's is not counted);
 //   - -kill sends SIGKILL to worker-1 when half the round is done, and
 //     prints how long its running jobs took to finish in the other
 //     workers (River's rescue, after -rescue).
@@ -44,6 +48,28 @@
 // profile into DIR (worker-1.pprof, baseline-PID.pprof), for go tool
 // pprof.
 //
+// Every run ends with a per-job breakdown (breakdown.go), the median
+// and the 90th percentile per side of: the job; its time at the bank
+// (the client's requests, to the answer's headers); its time in the
+// store (its store.Store calls); the rest (the SDK's own work, the wait
+// for a CPU); and, on River's side, the fetch wait (from a job's end,
+// which frees its slot, to the slot's next job, in each worker process)
+// and the completion (River's, to its batched UPDATE; the slot is free
+// meanwhile). -runs N repeats the whole measurement (a new bank, seed and
+// schema each time) and prints each figure's median and range over the
+// runs. On 2 shared cores (PostgreSQL and every process on them, load 3
+// to 9 from other work), 3 runs over 2,000 accounts each:
+//
+//	go run ./examples/refreshworkers -accounts 2000 -baseline -runs 3 -ui '' -no-otel
+//
+// River refreshed 0.40 (0.35-0.43) of the memory baseline's accounts/s
+// and, with -baseline-store pgstore, 0.75 (0.60-0.78) of the pgstore
+// baseline's. Per job (medians) River's job took 30.5 ms and the
+// pgstore baseline's 31.5 ms (at the bank 3.6 and 6.2 ms, in the store
+// 16.6 and 17.9 ms); River's fetch wait added 10.5 ms a job (p90 35.6
+// ms), against none for the baseline's goroutines, and its completion
+// took 143 ms, off the slot.
+//
 // -fetch-cooldown and -fetch-poll set the workers' River fetch settings
 // (riverrefresh.Config.FetchCooldown and FetchPollInterval), to compare
 // River's defaults (100ms, 1s) with the engine's; -no-otel leaves River's
@@ -51,12 +77,13 @@
 //
 // Every mode ends with the checks of the round: refreshes per account
 // (each exactly once: none lost, none twice) and calls the bank refused
-// as over its budget of 4 a day (none); and with its times: seeding the
-// emulator and storing the sessions, the scheduler's enqueue of the round
-// (its River job's run: the sessions read, the jobs inserted in
-// riverrefresh's batches) and the time per account (the refresh jobs'
-// span, and the time from the engines' start, over the accounts), which
-// stays flat from 1,000 to 100,000 accounts:
+// as over its budget of 4 a day (none), from the workers' lines and from
+// the bank's front; and with its times: seeding the emulator and storing
+// the sessions, the scheduler's enqueue of the round (its River job's
+// run: the sessions read, the jobs inserted in riverrefresh's batches)
+// and the time per account (the refresh jobs' span, and the time from
+// the engines' start, over the accounts), which stays flat from 1,000 to
+// 100,000 accounts:
 //
 //	go run ./examples/refreshworkers -accounts 100000 -procs 4 -ui '' -no-otel
 package main
@@ -140,6 +167,8 @@ type options struct {
 	// BaseStore is the baseline's store for the budget and the cursors:
 	// baseMemory or basePgstore.
 	BaseStore string
+	// Runs is how many times the whole measurement runs (0: once).
+	Runs int
 }
 
 // setup is what a worker process needs: the bank, the TPP's credentials,
@@ -175,34 +204,25 @@ const (
 )
 
 func main() {
-	var o options
-	flag.IntVar(&o.Accounts, "accounts", 2000, "accounts to seed and refresh")
-	flag.IntVar(&o.Workers, "workers", 4, "jobs each worker process runs at once")
-	flag.IntVar(&o.Procs, "procs", 2, fmt.Sprintf("worker processes (1 to %d)", maxProcs))
-	flag.BoolVar(&o.Baseline, "baseline", false, "first refresh the same accounts in-process on a memory store and compare the rates")
-	flag.BoolVar(&o.Kill, "kill", false, "SIGKILL worker-1 when half the round is done")
-	flag.DurationVar(&o.Rescue, "rescue", 10*time.Second, "how long a job may run before River rescues it (its worker died)")
-	flag.DurationVar(&o.FetchCooldown, "fetch-cooldown", 0, "the workers' River fetch cooldown (0: riverrefresh.DefaultFetchCooldown; River's default is 100ms)")
-	flag.DurationVar(&o.FetchPoll, "fetch-poll", 0, "the workers' River fetch poll interval (0: riverrefresh.DefaultFetchPollInterval; River's default is 1s)")
-	flag.StringVar(&uiAddr, "ui", "127.0.0.1:0", "loopback address of River's web UI (empty: none)")
-	flag.DurationVar(&linger, "linger", 0, "time to keep the UI up after the round")
-	worker := flag.String("worker", "", "run as a worker process with this setup file (used by the example itself)")
-	flag.BoolVar(&o.NoOtel, "no-otel", false, "leave River's OpenTelemetry middleware out of the worker processes (the baseline has none)")
-	baselineFile := flag.String("baseline-process", "", "run the in-process baseline with this setup file and print its result (used by the example itself)")
-	name := flag.String("name", "", "the worker's name")
-	flag.StringVar(&o.BaseStore, "baseline-store", baseMemory, "the baseline's store: memory, or pgstore (the workers' kind, with the cursors kept as the workers keep them)")
-	flag.StringVar(&o.Profile, "cpuprofile", "", "directory where each worker and baseline process writes its CPU profile (worker-1.pprof, baseline-1.pprof, ...)")
-	flag.Parse()
+	c, err := parseArgs(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
+	if err != nil {
+		os.Exit(2) // the flag package printed why
+	}
+	uiAddr, linger = c.ui, c.linger
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var err error
 	switch {
-	case *worker != "":
-		err = work(ctx, *worker, *name)
-	case *baselineFile != "":
-		err = baselineProcess(ctx, os.Stdout, *baselineFile)
+	case c.worker != "":
+		err = work(ctx, c.worker, c.name)
+	case c.baselineFile != "":
+		err = baselineProcess(ctx, os.Stdout, c.baselineFile)
+	case c.bankAccounts != 0:
+		err = bankProcess(ctx, os.Stdin, os.Stdout, c.bankAccounts)
 	default:
-		err = run(ctx, os.Stdout, os.Getenv("PSD2_TEST_POSTGRES"), o)
+		err = run(ctx, os.Stdout, os.Getenv("PSD2_TEST_POSTGRES"), c.o)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "refreshworkers:", err)
@@ -210,9 +230,87 @@ func main() {
 	}
 }
 
-// run is the scheduler's process: it starts the emulator, seeds it,
-// stores the sessions, starts two workers and shows their progress.
+// cmdline is the command line: the scheduler's options, River's UI, and
+// the process the example starts itself as (a worker, the baseline, the
+// bank), if any.
+type cmdline struct {
+	o                          options
+	ui                         string
+	linger                     time.Duration
+	worker, name, baselineFile string
+	bankAccounts               int
+}
+
+// parseArgs parses the command line's arguments.
+func parseArgs(args []string) (cmdline, error) {
+	var c cmdline
+	o := &c.o
+	fs := flag.NewFlagSet("refreshworkers", flag.ContinueOnError)
+	fs.IntVar(&o.Accounts, "accounts", 2000, "accounts to seed and refresh")
+	fs.IntVar(&o.Workers, "workers", 4, "jobs each worker process runs at once")
+	fs.IntVar(&o.Procs, "procs", 2, fmt.Sprintf("worker processes (1 to %d)", maxProcs))
+	fs.BoolVar(&o.Baseline, "baseline", false, "first refresh the same accounts in-process on a memory store and compare the rates")
+	fs.BoolVar(&o.Kill, "kill", false, "SIGKILL worker-1 when half the round is done")
+	fs.DurationVar(&o.Rescue, "rescue", 10*time.Second, "how long a job may run before River rescues it (its worker died)")
+	fs.DurationVar(&o.FetchCooldown, "fetch-cooldown", 0, "the workers' River fetch cooldown (0: riverrefresh.DefaultFetchCooldown; River's default is 100ms)")
+	fs.DurationVar(&o.FetchPoll, "fetch-poll", 0, "the workers' River fetch poll interval (0: riverrefresh.DefaultFetchPollInterval; River's default is 1s)")
+	fs.StringVar(&c.ui, "ui", "127.0.0.1:0", "loopback address of River's web UI (empty: none)")
+	fs.DurationVar(&c.linger, "linger", 0, "time to keep the UI up after the round")
+	fs.StringVar(&c.worker, "worker", "", "run as a worker process with this setup file (used by the example itself)")
+	fs.BoolVar(&o.NoOtel, "no-otel", false, "leave River's OpenTelemetry middleware out of the worker processes (the baseline has none)")
+	fs.StringVar(&c.baselineFile, "baseline-process", "", "run the in-process baseline with this setup file and print its result (used by the example itself)")
+	fs.StringVar(&c.name, "name", "", "the worker's name")
+	fs.StringVar(&o.BaseStore, "baseline-store", baseMemory, "the baseline's store: memory, or pgstore (the workers' kind, with the cursors kept as the workers keep them)")
+	fs.IntVar(&o.Runs, "runs", 1, fmt.Sprintf("how many times to run the whole measurement (1 to %d); over more than one, each figure's median and range", maxRuns))
+	fs.IntVar(&c.bankAccounts, "emulator-process", 0, "run as the bank's process: the emulator with this many accounts seeded, behind its counting front (used by the example itself)")
+	fs.StringVar(&o.Profile, "cpuprofile", "", "directory where each worker and baseline process writes its CPU profile (worker-1.pprof, baseline-1.pprof, ...)")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		err := fmt.Errorf("unexpected arguments %q", fs.Args())
+		fmt.Fprintln(fs.Output(), err)
+		return c, err
+	}
+	return c, nil
+}
+
+// run measures o.Runs times (runOnce) and, over more than one run, prints
+// each figure's median and range over them.
 func run(ctx context.Context, out io.Writer, conn string, o options) error {
+	if o.Runs == 0 {
+		o.Runs = 1
+	}
+	if o.Runs < 1 || o.Runs > maxRuns {
+		return fmt.Errorf("-runs %d: 1 to %d", o.Runs, maxRuns)
+	}
+	var all []figures
+	for i := range o.Runs {
+		if o.Runs > 1 {
+			fmt.Fprintf(out, "== run %d of %d\n", i+1, o.Runs)
+		}
+		figs, err := runOnce(ctx, out, conn, o)
+		if err != nil {
+			return err
+		}
+		all = append(all, figs)
+	}
+	if o.Runs > 1 {
+		printSpreads(out, all)
+	}
+	return nil
+}
+
+// maxRuns is the most runs -runs repeats.
+const maxRuns = 20
+
+// runOnce is one measurement, from the scheduler's process: it starts
+// the bank's process (the emulator, seeded, behind its counting front),
+// stores the sessions, starts the workers, enqueues the round and shows
+// its progress; with -baseline it runs the baseline's process before and
+// after. It returns the run's figures.
+func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figures, error) {
+	var figs figures
 	n := o.Accounts
 	if o.Workers <= 0 {
 		o.Workers = 4
@@ -224,37 +322,31 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		o.Procs = 2
 	}
 	if o.Procs < 1 || o.Procs > maxProcs {
-		return fmt.Errorf("-procs %d: 1 to %d worker processes", o.Procs, maxProcs)
+		return nil, fmt.Errorf("-procs %d: 1 to %d worker processes", o.Procs, maxProcs)
 	}
 	if conn == "" {
-		return errors.New("PSD2_TEST_POSTGRES is unset: the example needs a PostgreSQL server")
+		return nil, errors.New("PSD2_TEST_POSTGRES is unset: the example needs a PostgreSQL server")
 	}
 	switch o.BaseStore {
 	case "":
 		o.BaseStore = baseMemory
 	case baseMemory, basePgstore:
 	default:
-		return fmt.Errorf("-baseline-store %q: memory or pgstore", o.BaseStore)
+		return nil, fmt.Errorf("-baseline-store %q: memory or pgstore", o.BaseStore)
 	}
-	srv := emulator.NewServer(emulator.WithLimits(refreshbench.Limits))
-	defer srv.Close()
-	creds, err := srv.NewTPP("Refresh workers example")
+	bk, err := startBank(ctx, n)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	seedStart := time.Now()
-	seeded, err := srv.Control().Seed(ctx, creds.Certificate, refreshbench.Seed((n+1)/2, 2, 0, 8, time.Now().Add(-2*time.Hour)))
-	if err != nil {
-		return err
-	}
-	seedTook := time.Since(seedStart)
+	defer func() { _, _ = bk.close() }()
+	var seeded = bk.hello.Seeded
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return err
+		return nil, err
 	}
 	schema := "refreshworkers_" + hex.EncodeToString(b[:])
 	if err := exec1(ctx, conn, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		_ = exec1(context.Background(), conn, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
@@ -262,26 +354,23 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 
 	dir, err := os.MkdirTemp("", "refreshworkers-")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	su := setup{URL: srv.URL, Conn: conn, Schema: schema, Dir: dir, Workers: o.Workers, Procs: o.Procs, Rescue: o.Rescue,
+	su := setup{URL: bk.hello.URL, Conn: conn, Schema: schema, Dir: dir, Workers: o.Workers, Procs: o.Procs, Rescue: o.Rescue,
 		FetchCooldown: o.FetchCooldown, FetchPoll: o.FetchPoll, NoOtel: o.NoOtel, Profile: o.Profile, BaseStore: o.BaseStore,
-		CA: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: creds.Chain[len(creds.Chain)-1].Raw})}
-	if su.CertPEM, su.KeyPEM, err = credsPEM(creds); err != nil {
-		return err
-	}
+		CA: bk.hello.CA, CertPEM: bk.hello.CertPEM, KeyPEM: bk.hello.KeyPEM}
 	tr := newTracing()
 	e, pool, st, _, err := engine(ctx, su, riverrefresh.Config{Schedule: true, Middleware: tr.middleware(),
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer pool.Close()
 	saveStart := time.Now()
 	sessions, err := saveSessions(ctx, st, seeded.Customers)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	saveTook := time.Since(saveStart)
 	total := 0
@@ -289,29 +378,50 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		total += len(s.AccountIDs)
 	}
 	if err := e.Migrate(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	su.Sessions = len(sessions)
 	raw, err := json.Marshal(su)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	file := filepath.Join(dir, "setup.json")
 	if err := os.WriteFile(file, raw, 0o600); err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Fprintf(out, "%d accounts of %d PSUs in schema %s; scheduler, %d workers of %d jobs at once\n",
-		total, len(seeded.Customers), schema, o.Procs, o.Workers)
+	fmt.Fprintf(out, "%d accounts of %d PSUs in schema %s; scheduler, %d workers of %d jobs at once; the bank (the emulator behind a counting front) in a process of its own (pid %d)\n",
+		total, len(seeded.Customers), schema, o.Procs, o.Workers, bk.cmd.Process.Pid)
+	seedTook := bk.hello.SeedTook
 	fmt.Fprintf(out, "seeding the emulator took %v (%.1f µs per account); storing the sessions %v\n",
 		seedTook.Round(time.Millisecond), float64(seedTook.Nanoseconds())/1e3/float64(max(total, 1)), saveTook.Round(time.Millisecond))
+	// What the bank saw in each phase: each mark ends one.
+	if _, err := bk.mark(); err != nil {
+		return nil, err
+	}
+	var bankCPU = map[string]time.Duration{}
+	bankSaw := func(phase string) (bankCounts, error) {
+		c, err := bk.mark()
+		if err != nil {
+			return c, err
+		}
+		bankCPU[phase] += c.CPU
+		perCall := 0.0
+		if c.Requests > 0 {
+			perCall = ms(c.Handling) / float64(c.Requests)
+		}
+		fmt.Fprintf(out, "the bank over %s: %d requests (the emulator's time %.3f ms each); balances answered for %d accounts once, %d more than once; 429 (over the budget) %d; its CPU %.2f ms per account\n",
+			phase, c.Requests, perCall, c.Once, c.More, c.Refused, ms(c.CPU)/float64(max(total, 1)))
+		return c, nil
+	}
 	// The baseline runs before the River round and after it, and the
 	// ratio is against the mean of the two: a shared machine's load
 	// moves during a run. Each refreshes every account once: with the
 	// River round, 3 of the 4 calls a day each account allows. It runs
 	// in a process of its own (this program again), as each River worker
-	// does, and not in this one, which serves the emulator.
+	// and the bank do.
 	var baseRates []float64
 	var baseCPU time.Duration
+	var baseJobs []jobTiming
 	runBaseline := func(when string) error {
 		base, err := runBaselineProcess(ctx, file)
 		if err != nil {
@@ -319,26 +429,28 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		}
 		baseRates = append(baseRates, base.Rate)
 		baseCPU += base.CPU
+		baseJobs = append(baseJobs, base.Jobs...)
 		fmt.Fprintf(out, "baseline %s: the in-process refresher on a %s store in a process of its own, %d workers: %d of %d accounts done, %.0f accounts/s, calls over the budget %d\n",
 			when, o.BaseStore, o.Procs*o.Workers, base.Done, total, base.Rate, base.Over)
-		return nil
+		_, err = bankSaw("the baseline " + when)
+		return err
 	}
 	if o.Baseline {
 		if err := runBaseline("before"); err != nil {
-			return err
+			return nil, err
 		}
 	}
 
 	var wg sync.WaitGroup
 	var procs []*exec.Cmd
-	// This process's CPU from here to the round's end: the emulator's
-	// answers and the scheduler's enqueue.
+	// This process's CPU from here to the round's end: the scheduler's
+	// enqueue and its watch.
 	schedCPU := refreshbench.ProcessCPU()
 	for i := range o.Procs {
 		cmd := exec.CommandContext(ctx, os.Args[0], "-worker", file, "-name", workerName(i))
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 		if err := cmd.Start(); err != nil {
-			return err
+			return nil, err
 		}
 		procs = append(procs, cmd)
 		wg.Add(1)
@@ -355,13 +467,13 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	}()
 	// The scheduler enqueues the round when it starts (River's leader).
 	if err := e.Start(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	defer e.Stop(context.Background())
 	if uiAddr != "" {
 		stopUI, err := serveUI(ctx, out, e, uiAddr)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer stopUI()
 	}
@@ -371,7 +483,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	// round.
 	qg, err := newQueueGauge(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer qg.close()
 	start := time.Now()
@@ -400,7 +512,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		return err
 	}
 	if err := progress(ctx, out, pool, schema, total, start, halfway); err != nil {
-		return err
+		return nil, err
 	}
 	wall := time.Since(start)
 	schedCPU = refreshbench.ProcessCPU() - schedCPU
@@ -414,39 +526,64 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 	}
 	procs = nil
 	fmt.Fprintf(out, "round done in %v\n", wall.Round(100*time.Millisecond))
+	if _, err := bankSaw("the River round"); err != nil {
+		return nil, err
+	}
 	tallies := make([]*tally, o.Procs)
 	for i := range tallies {
 		if tallies[i], err = readTally(filepath.Join(dir, workerName(i))); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	printTable(out, tallies)
 	printSpans(out, tr, dir, o.Procs)
 	if err := report(ctx, out, pool, schema, st, sessions, tallies, k); err != nil {
-		return err
+		return nil, err
 	}
-	if err := timing(ctx, out, pool, schema, total, wall, workersCPU, schedCPU); err != nil {
-		return err
+	if err := timing(ctx, out, pool, schema, total, wall, workersCPU, schedCPU, bankCPU["the River round"]); err != nil {
+		return nil, err
 	}
+	riverJobs, missing, err := readTimings(dir, o.Procs)
+	if err != nil {
+		return nil, err
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(out, "not in the per-job breakdown: the jobs of %v (killed before it wrote them)\n", missing)
+	}
+	span, err := jobSpan(ctx, pool, schema, refreshKind)
+	if err != nil {
+		return nil, err
+	}
+	per := float64(max(total, 1))
+	rate, wallRate := float64(total)/span.Seconds(), float64(total)/wall.Seconds()
+	figs.add("River: accounts/s over the jobs' span", "accounts/s", rate)
+	figs.add("River: accounts/s from the engines' start", "accounts/s", wallRate)
+	figs.add("River: CPU per account, the workers", "ms", ms(workersCPU)/per)
+	figs.add("River: CPU per account, the scheduler", "ms", ms(schedCPU)/per)
+	figs.add("River: CPU per account, the bank's process", "ms", ms(bankCPU["the River round"])/per)
+	sides := []side{{name: "River", jobs: riverJobs}}
 	if o.Baseline {
 		if err := runBaseline("after"); err != nil {
-			return err
+			return nil, err
 		}
 		baseRate := (baseRates[0] + baseRates[1]) / 2
-		span, err := jobSpan(ctx, pool, schema, "psd2_refresh")
-		if err != nil {
-			return err
-		}
-		rate, wallRate := float64(total)/span.Seconds(), float64(total)/wall.Seconds()
 		fmt.Fprintf(out, "River: %.0f accounts/s from the first job's start to the last job's end (%v), %.0f accounts/s from the engines' start (%v)\n",
 			rate, span.Round(100*time.Millisecond), wallRate, wall.Round(100*time.Millisecond))
 		fmt.Fprintf(out, "throughput River / in-process %s (mean of before and after): %.2f (jobs' span), %.2f (from the engines' start)\n",
 			o.BaseStore, rate/baseRate, wallRate/baseRate)
-		// The emulator (this process) and PostgreSQL are not counted: the
-		// CPU each side's own processes spent per account.
-		fmt.Fprintf(out, "CPU per account (user and system, the processes' own): River's workers %.2f ms, in-process baseline %.2f ms (mean of before and after)\n",
-			ms(workersCPU)/float64(total), ms(baseCPU)/float64(2*total))
+		// The bank's process and PostgreSQL are not counted: the CPU each
+		// side's own processes spent per account.
+		baseBankCPU := bankCPU["the baseline before"] + bankCPU["the baseline after"]
+		fmt.Fprintf(out, "CPU per account (user and system, the processes' own): River's workers %.2f ms, in-process baseline %.2f ms (mean of before and after); the bank's process %.2f ms (River), %.2f ms (baseline)\n",
+			ms(workersCPU)/per, ms(baseCPU)/(2*per), ms(bankCPU["the River round"])/per, ms(baseBankCPU)/(2*per))
+		figs.add("baseline "+o.BaseStore+": accounts/s (mean of before and after)", "accounts/s", baseRate)
+		figs.add("ratio River / baseline "+o.BaseStore+" (jobs' span)", "", rate/baseRate)
+		figs.add("ratio River / baseline "+o.BaseStore+" (from the engines' start)", "", wallRate/baseRate)
+		figs.add("baseline "+o.BaseStore+": CPU per account", "ms", ms(baseCPU)/(2*per))
+		figs.add("baseline "+o.BaseStore+": CPU per account, the bank's process", "ms", ms(baseBankCPU)/(2*per))
+		sides = append(sides, side{name: "baseline " + o.BaseStore, jobs: baseJobs})
 	}
+	printBreakdown(out, sides, &figs)
 	if linger > 0 && uiAddr != "" {
 		fmt.Fprintf(out, "River's UI stays up for %v\n", linger)
 		select {
@@ -454,7 +591,7 @@ func run(ctx context.Context, out io.Writer, conn string, o options) error {
 		case <-time.After(linger):
 		}
 	}
-	return nil
+	return figs, nil
 }
 
 // ms is d in milliseconds.
@@ -671,7 +808,7 @@ func work(ctx context.Context, file, name string) error {
 	}
 	defer f.Close()
 	var mu sync.Mutex
-	var st *pgstore.Store
+	var st store.Store
 	tr := newTracing()
 	defer func() {
 		if err := tr.save(spanFile(su.Dir, name)); err != nil {
@@ -697,23 +834,39 @@ func work(ctx context.Context, file, name string) error {
 	if !su.NoOtel {
 		cfg.Middleware = tr.middleware()
 	}
-	e, pool, st, _, err := engine(ctx, su, cfg)
+	// The per-job breakdown (breakdown.go): each job timed, and its calls
+	// to the bank and the store.
+	jt := newJobTimer()
+	cfg.Middleware = append(cfg.Middleware, jt)
+	e, pool, _, st, err := engine(ctx, su, cfg, &meter{})
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
+	listened := jt.listen(e.Client())
 	if err := e.Start(context.Background()); err != nil {
 		return err
 	}
 	<-ctx.Done()
 	stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return e.Stop(stop)
+	err = e.Stop(stop)
+	// River closes the completion events' channel when it has stopped.
+	select {
+	case <-listened:
+	case <-stop.Done():
+	}
+	if serr := saveTimings(jobsFile(su.Dir, name), jt.timings()); serr != nil {
+		fmt.Fprintln(os.Stderr, name+": keeping the jobs' timings:", serr)
+	}
+	return err
 }
 
 // engine makes a replica's engine, on a pool, store and accounts.Service
-// of its own.
-func engine(ctx context.Context, su setup, cfg riverrefresh.Config) (*riverrefresh.Engine, *pgxpool.Pool, *pgstore.Store, *accounts.Service, error) {
+// of its own; it returns the store and the store the engine uses: with a
+// meter, the store timed on it (timedStore), as the client's requests are
+// (timedTransport).
+func engine(ctx context.Context, su setup, cfg riverrefresh.Config, m *meter) (*riverrefresh.Engine, *pgxpool.Pool, *pgstore.Store, store.Store, error) {
 	pcfg, err := pgxpool.ParseConfig(su.Conn)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -727,10 +880,14 @@ func engine(ctx context.Context, su setup, cfg riverrefresh.Config) (*riverrefre
 	if err == nil {
 		err = st.Migrate(ctx)
 	}
+	var used store.Store = st
+	if m != nil {
+		used = &timedStore{Store: st, m: m}
+	}
 	var svc *accounts.Service
 	if err == nil {
 		var c *client.Client
-		if c, err = newClient(su, st, su.Workers); err == nil {
+		if c, err = newClient(su, used, su.Workers, m); err == nil {
 			svc, err = accounts.New(c)
 		}
 	}
@@ -741,30 +898,33 @@ func engine(ctx context.Context, su setup, cfg riverrefresh.Config) (*riverrefre
 	// A job takes milliseconds: a job running for RescueAfter has lost
 	// its worker. JobTimeout stays below it, as River requires.
 	cfg.Pool, cfg.Schema, cfg.RescueAfter, cfg.JobTimeout = pool, su.Schema, su.Rescue, su.Rescue/2
-	cfg.Banks = map[string]riverrefresh.Bank{bankName: {Service: svc, Sessions: st, Workers: su.Workers}}
+	cfg.Banks = map[string]riverrefresh.Bank{bankName: {Service: svc, Sessions: used, Workers: su.Workers}}
 	e, err := riverrefresh.New(cfg)
 	if err != nil {
 		pool.Close()
 		return nil, nil, nil, nil, err
 	}
-	return e, pool, st, svc, nil
+	return e, pool, st, used, nil
 }
 
 // newClient returns a client of the setup's bank and TPP on store st,
-// keeping an idle connection for each of idle jobs at once.
-func newClient(su setup, st store.Store, idle int) (*client.Client, error) {
+// keeping an idle connection for each of idle jobs at once; with a meter,
+// its requests are timed on it (timedTransport).
+func newClient(su setup, st store.Store, idle int, m *meter) (*client.Client, error) {
 	creds, err := signing.LoadPEM(su.CertPEM, su.KeyPEM)
 	if err != nil {
 		return nil, err
 	}
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(su.CA)
-	return client.New(su.URL, creds, client.WithStore(st),
-		// An idle connection kept per worker: net/http keeps 2 by
-		// default, and a new TLS handshake per job costs more than the
-		// job.
-		client.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: idle,
-			TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}),
+	// An idle connection kept per worker: net/http keeps 2 by default,
+	// and a new TLS handshake per job costs more than the job.
+	var rt http.RoundTripper = &http.Transport{MaxIdleConnsPerHost: idle,
+		TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}
+	if m != nil {
+		rt = &timedTransport{next: rt, m: m}
+	}
+	return client.New(su.URL, creds, client.WithStore(st), client.WithHTTPClient(&http.Client{Transport: rt}),
 		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
 }
 

@@ -31,6 +31,17 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	// ... and as the bank's process (os.Args[0] -emulator-process N).
+	if len(os.Args) == 3 && os.Args[1] == "-emulator-process" {
+		n, err := strconv.Atoi(os.Args[2])
+		if err == nil {
+			err = bankProcess(context.Background(), os.Stdin, os.Stdout, n)
+		}
+		if err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	os.Exit(m.Run())
 }
 
@@ -51,7 +62,20 @@ func TestRun(t *testing.T) {
 	}
 	for _, re := range []string{`seeding the emulator took \S+ \(\d+\.\d µs per account\); storing the sessions \S+`,
 		`time per account: \d+\.\d{3} ms over the jobs' span \(\S+\), \d+\.\d{3} ms from the engines' start \(\S+\)`,
-		`CPU per account over the round \(user and system\): worker processes \d+\.\d{3} ms, this process \(the emulator, the scheduler\) \d+\.\d{3} ms`} {
+		`CPU per account over the round \(user and system\): worker processes \d+\.\d{3} ms, this process \(the scheduler\) \d+\.\d{3} ms, the bank's process \d+\.\d{3} ms`,
+		// The bank runs in a process of its own, and its counting front
+		// saw every account's balances answered once, no call refused.
+		`the bank \(the emulator behind a counting front\) in a process of its own \(pid \d+\)`,
+		`the bank over the River round: \d+ requests \(the emulator's time \d+\.\d{3} ms each\); balances answered for 60 accounts once, 0 more than once; 429 \(over the budget\) 0; its CPU \d+\.\d\d ms per account`,
+		// The per-job breakdown: every job of the round timed, each row
+		// measured on River's side.
+		`per job, ms: median / p90 +River \(60\)\n`,
+		`\n  job \(Work; cursor read to write\) +\d+\.\d\d / +\d+\.\d\d\n`,
+		`\n  at the bank \(to the answer's headers\) +\d+\.\d\d / +\d+\.\d\d\n`,
+		`\n  in the store \(store.Store calls\) +\d+\.\d\d / +\d+\.\d\d\n`,
+		`\n  other \(job - bank - store\) +\d+\.\d\d / +\d+\.\d\d\n`,
+		`\n  fetch wait \(slot free to next job\) +\d+\.\d\d / +\d+\.\d\d\n`,
+		`\n  completion \(River's batched UPDATE\) +\d+\.\d\d / +\d+\.\d\d\n`} {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("output lacks %s:\n%s", re, out.String())
 		}
@@ -114,6 +138,17 @@ func TestRunBaselineKill(t *testing.T) {
 		`after SIGKILL: of the \d+ jobs running then, \d+ rescued by River .* later; all finished .* later \(0 not completed\)`,
 		`throughput River / in-process memory \(mean of before and after\): \d+\.\d\d`,
 		`CPU per account \(user and system, the processes' own\): River's workers \d+\.\d\d ms, in-process baseline \d+\.\d\d ms`,
+		// What the bank saw of each baseline: every account's balances
+		// once, no call refused.
+		`the bank over the baseline before: \d+ requests .*; balances answered for 200 accounts once, 0 more than once; 429 \(over the budget\) 0`,
+		`the bank over the baseline after: \d+ requests .*; balances answered for 200 accounts once, 0 more than once; 429 \(over the budget\) 0`,
+		// The killed worker's jobs are not in the breakdown; the baseline's
+		// are, the two runs' 400, with no job time on the memory store's
+		// Run but the bank's and the store's per account.
+		`not in the per-job breakdown: the jobs of \[worker-1\]`,
+		`per job, ms: median / p90 +River \(\d+\) +baseline memory \(400\)\n`,
+		`\n  job \(Work; cursor read to write\) +\d+\.\d\d / +\d+\.\d\d +-\n`,
+		`\n  at the bank \(to the answer's headers\) +\d+\.\d\d / +\d+\.\d\d +\d+\.\d\d / +\d+\.\d\d\n`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out.String()) {
 			t.Errorf("output lacks %s:\n%s", re, out.String())
@@ -181,5 +216,91 @@ func TestLookEveryGrowsWithTheRound(t *testing.T) {
 	}
 	if a, b := looks(10_000), looks(100_000); b > a {
 		t.Errorf("rows scanned per account: %d at 10,000 accounts, %d at 100,000", a, b)
+	}
+}
+
+// -runs 2 runs the whole measurement twice, the baseline on pgstore, and
+// prints each figure's median and range over the two: the rates, the
+// ratio and the per-job breakdown of both sides.
+func TestRunTwice(t *testing.T) {
+	conn := pgtest.Conn(t)
+	var out strings.Builder
+	if err := run(t.Context(), &out, conn, options{Accounts: 20, Workers: 2, Procs: 1, Baseline: true, BaseStore: basePgstore,
+		NoOtel: true, Runs: 2}); err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	for _, re := range []string{`== run 1 of 2\n`, `== run 2 of 2\n`, `over 2 runs: median \(least-greatest\)\n`,
+		`\n  River: accounts/s over the jobs' span +\d+(\.\d+)? \(\d+(\.\d+)?-\d+(\.\d+)?\) accounts/s\n`,
+		`\n  ratio River / baseline pgstore \(jobs' span\) +\d+\.\d\d \(\d+\.\d\d-\d+\.\d\d\)\n`,
+		`\n  per job, River: fetch wait, median +\d+(\.\d+)? \(\d+(\.\d+)?-\d+(\.\d+)?\) ms\n`,
+		`\n  per job, baseline pgstore: store, p90 +\d+(\.\d+)? \(\d+(\.\d+)?-\d+(\.\d+)?\) ms\n`,
+		// The pgstore baseline's jobs are timed whole, one per account
+		// and run (before and after).
+		`per job, ms: median / p90 +River \(20\) +baseline pgstore \(40\)\n  job \(Work; cursor read to write\) +\d+\.\d\d / +\d+\.\d\d +\d+\.\d\d / +\d+\.\d\d\n`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out.String()) {
+			t.Errorf("output lacks %s:\n%s", re, out.String())
+		}
+	}
+	if n := strings.Count(out.String(), "accounts 20: refreshed once 20, lost 0, refreshed twice 0"); n != 2 {
+		t.Errorf("%d rounds checked, want 2:\n%s", n, out.String())
+	}
+}
+
+// The command line: -runs and the baseline's flags parse into the
+// options, -runs defaults to 1, and a count out of range is refused
+// before anything starts.
+func TestRunsFlag(t *testing.T) {
+	c, err := parseArgs([]string{"-runs", "3", "-baseline", "-baseline-store", "pgstore", "-ui", "", "-no-otel"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.o.Runs != 3 || !c.o.Baseline || c.o.BaseStore != basePgstore || c.ui != "" || !c.o.NoOtel {
+		t.Errorf("parsed %+v, ui %q", c.o, c.ui)
+	}
+	if c, err := parseArgs(nil); err != nil || c.o.Runs != 1 || c.o.BaseStore != baseMemory || c.ui != "127.0.0.1:0" {
+		t.Errorf("defaults: %+v, ui %q, %v", c.o, c.ui, err)
+	}
+	if _, err := parseArgs([]string{"-runs", "three"}); err == nil {
+		t.Error("-runs three: no error")
+	}
+	for _, n := range []int{-1, maxRuns + 1} {
+		var out strings.Builder
+		err := run(t.Context(), &out, "host=/nonexistent", options{Accounts: 2, Runs: n})
+		if err == nil || !strings.Contains(err.Error(), "-runs") {
+			t.Errorf("-runs %d: %v", n, err)
+		}
+	}
+}
+
+// Each figure's median and range over the runs, in the order the figures
+// first came; a figure some run lacks says so.
+func TestSpreads(t *testing.T) {
+	runs := []figures{
+		{{"rate", "accounts/s", 300}, {"ratio", "", 0.5}},
+		{{"rate", "accounts/s", 100}, {"ratio", "", 0.7}, {"late", "ms", 2}},
+		{{"rate", "accounts/s", 200}, {"ratio", "", 0.6}},
+	}
+	got := spreads(runs)
+	want := []spread{{"rate", "accounts/s", 200, 100, 300, 3}, {"ratio", "", 0.6, 0.5, 0.7, 3}, {"late", "ms", 2, 2, 2, 1}}
+	if len(got) != len(want) {
+		t.Fatalf("spreads = %+v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("spread %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// An even count: the mean of the two middle values.
+	if s := spreads(runs[:2])[0]; s.median != 200 {
+		t.Errorf("median of 300 and 100 = %v", s.median)
+	}
+	var out strings.Builder
+	printSpreads(&out, runs)
+	for _, line := range []string{"over 3 runs: median (least-greatest)\n", "rate", "200 (100-300) accounts/s\n",
+		"0.60 (0.50-0.70)\n", "2.00 (2.00-2.00) ms [1 of 3 runs]\n"} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("output lacks %q:\n%s", line, out.String())
+		}
 	}
 }

@@ -121,6 +121,8 @@ func saveCursor(ctx context.Context, st store.Store, res refresh.Result) error {
 type baselineResult struct {
 	Done, Over int
 	Rate       float64
+	// Jobs are the per-job breakdowns (breakdown.go).
+	Jobs []jobTiming
 	// CPU is the process's CPU time (user and system), which the
 	// scheduler reads when the process has ended.
 	CPU time.Duration `json:"-"`
@@ -179,33 +181,44 @@ func baselineProcess(ctx context.Context, out io.Writer, file string) error {
 	if err != nil {
 		return err
 	}
-	t, rate, err := baseline(ctx, su, sessions, st, su.Procs*su.Workers)
+	t, rate, jobs, err := baseline(ctx, su, sessions, st, su.Procs*su.Workers)
 	stopProfile()
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(out).Encode(baselineResult{Done: t.outcomes["done"], Over: t.outcomes[overBudget], Rate: rate})
+	return json.NewEncoder(out).Encode(baselineResult{Done: t.outcomes["done"], Over: t.outcomes[overBudget], Rate: rate, Jobs: jobs})
 }
 
 // baseline refreshes every account of sessions once with the in-process
 // refresher on the setup's baseline store (see baseMemory) and workers
-// workers, against the setup's bank, and returns what it saw and its
-// rate in accounts per second. On a memory store it runs
+// workers, against the setup's bank, and returns what it saw, its rate in
+// accounts per second and its jobs' breakdowns (breakdown.go). On a memory store it runs
 // refresh.Refresher.Run over the sessions in memory. On pgstore, in a
 // schema of its own made for this run (its budget keys new, as a memory
 // store's are), it lists the sessions from stored, as a TPP's refresher
 // does, and workers goroutines each read a job's cursor, refresh the
 // account (refresh.Refresher.Refresh, the step riverrefresh runs) and
 // write the cursor: the work of a River worker's job, without River.
-func baseline(ctx context.Context, su setup, sessions []*sca.Session, stored store.Store, workers int) (*tally, float64, error) {
+func baseline(ctx context.Context, su setup, sessions []*sca.Session, stored store.Store, workers int) (*tally, float64, []jobTiming, error) {
 	if su.BaseStore != basePgstore {
-		c, err := newClient(su, store.NewMemoryStore(), workers)
+		// Run gives a job no context of its own: each call counts on the
+		// clock of the account it names.
+		m := &meter{byAccount: map[string]*jobClock{}}
+		for _, s := range sessions {
+			for _, id := range s.AccountIDs {
+				m.byAccount[budget.Key(id, false)] = &jobClock{}
+			}
+			for _, id := range s.CardAccountIDs {
+				m.byAccount[budget.Key(id, true)] = &jobClock{}
+			}
+		}
+		c, err := newClient(su, &timedStore{Store: store.NewMemoryStore(), m: m}, workers, m)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		r, err := newRefresher(c, workers)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		all := func(yield func(*sca.Session, error) bool) {
 			for _, s := range sessions {
@@ -218,27 +231,31 @@ func baseline(ctx context.Context, su setup, sessions []*sca.Session, stored sto
 		start := time.Now()
 		for res, err := range r.Run(ctx, refresh.JobsFrom(all, nil, nil)) {
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 			t.add(classOf(res), budget.Key(res.Job.AccountID(), res.Job.Card()))
 		}
 		took := time.Since(start)
-		return t, float64(t.outcomes["done"]) / took.Seconds(), nil
+		jobs := make([]jobTiming, 0, len(m.byAccount))
+		for _, c := range m.byAccount {
+			jobs = append(jobs, jobTiming{Job: -1, Bank: time.Duration(c.bank.Load()), Store: time.Duration(c.store.Load()), Gap: -1, Done: -1})
+		}
+		return t, float64(t.outcomes["done"]) / took.Seconds(), jobs, nil
 	}
 
 	pcfg, err := pgxpool.ParseConfig(su.Conn)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	pcfg.MaxConns = int32(workers + 2)
 	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer pool.Close()
 	schema := su.Schema + baseSchemaSuffix + strconv.Itoa(os.Getpid())
 	if _, err := pool.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer func() {
 		_, _ = pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
@@ -248,20 +265,24 @@ func baseline(ctx context.Context, su setup, sessions []*sca.Session, stored sto
 		err = st.Migrate(ctx)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
-	c, err := newClient(su, st, workers)
+	m := &meter{}
+	timed := &timedStore{Store: st, m: m}
+	c, err := newClient(su, timed, workers, m)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	r, err := newRefresher(c, workers)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	var failed error
 	jobs := make(chan refresh.Job)
 	results := make(chan refresh.Result)
 	var wg sync.WaitGroup
+	var timingsMu sync.Mutex
+	var timings []jobTiming
 	start := time.Now()
 	go func() {
 		defer close(jobs)
@@ -273,17 +294,30 @@ func baseline(ctx context.Context, su setup, sessions []*sca.Session, stored sto
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// The fetch wait's counterpart: from this worker's last job's
+			// end to its next job's start (the sessions' listing).
+			var free time.Time
 			for j := range jobs {
-				if err := loadCursor(ctx, st, j.AccountID(), j.Card(), &j.Cursor); err != nil {
-					results <- refresh.Result{Job: j, Outcome: refresh.Transient, Err: err}
-					continue
+				start := time.Now()
+				gap := time.Duration(-1)
+				if !free.IsZero() {
+					gap = start.Sub(free)
 				}
-				res := r.Refresh(ctx, j)
-				if res.Outcome == refresh.Done {
-					if err := saveCursor(ctx, st, res); err != nil {
-						res.Outcome, res.Err = refresh.Transient, err
+				jctx, c := withJobClock(ctx)
+				res := refresh.Result{Job: j, Outcome: refresh.Transient}
+				if res.Err = loadCursor(jctx, timed, j.AccountID(), j.Card(), &j.Cursor); res.Err == nil {
+					res = r.Refresh(jctx, j)
+					if res.Outcome == refresh.Done {
+						if err := saveCursor(jctx, timed, res); err != nil {
+							res.Outcome, res.Err = refresh.Transient, err
+						}
 					}
 				}
+				free = time.Now()
+				timingsMu.Lock()
+				timings = append(timings, jobTiming{Job: free.Sub(start), Bank: time.Duration(c.bank.Load()),
+					Store: time.Duration(c.store.Load()), Gap: gap, Done: -1})
+				timingsMu.Unlock()
 				results <- res
 			}
 		}()
@@ -298,9 +332,9 @@ func baseline(ctx context.Context, su setup, sessions []*sca.Session, stored sto
 	}
 	took := time.Since(start)
 	if failed != nil {
-		return nil, 0, failed
+		return nil, 0, nil, failed
 	}
-	return t, float64(t.outcomes["done"]) / took.Seconds(), nil
+	return t, float64(t.outcomes["done"]) / took.Seconds(), timings, nil
 }
 
 // newRefresher returns a refresher of workers workers on c.
@@ -350,7 +384,7 @@ func jobSpan(ctx context.Context, pool *pgxpool.Pool, schema, kind string) (time
 // the worker processes and of this one (the emulator's answers, the
 // enqueue) over the round, which a shared machine's load moves less. The
 // time per account is what stays flat from 1,000 to 100,000 accounts.
-func timing(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema string, total int, wall, workersCPU, schedCPU time.Duration) error {
+func timing(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema string, total int, wall, workersCPU, schedCPU, bankCPU time.Duration) error {
 	var from, to time.Time
 	err := pool.QueryRow(ctx, "SELECT attempted_at, finalized_at FROM "+pgx.Identifier{schema}.Sanitize()+
 		".river_job WHERE kind = 'psd2_refresh_schedule' ORDER BY id LIMIT 1").Scan(&from, &to)
@@ -366,8 +400,8 @@ func timing(ctx context.Context, out io.Writer, pool *pgxpool.Pool, schema strin
 		total, enq.Round(time.Millisecond), float64(enq.Nanoseconds())/1e3/n)
 	fmt.Fprintf(out, "time per account: %.3f ms over the jobs' span (%v), %.3f ms from the engines' start (%v)\n",
 		ms(span)/n, span.Round(100*time.Millisecond), ms(wall)/n, wall.Round(100*time.Millisecond))
-	fmt.Fprintf(out, "CPU per account over the round (user and system): worker processes %.3f ms, this process (the emulator, the scheduler) %.3f ms\n",
-		ms(workersCPU)/n, ms(schedCPU)/n)
+	fmt.Fprintf(out, "CPU per account over the round (user and system): worker processes %.3f ms, this process (the scheduler) %.3f ms, the bank's process %.3f ms\n",
+		ms(workersCPU)/n, ms(schedCPU)/n, ms(bankCPU)/n)
 	return nil
 }
 
