@@ -3,9 +3,12 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/tppkit/psd2/store"
 )
 
 // Downtime is one unavailability of a bank, as the breaker recorded it:
@@ -70,7 +73,9 @@ func (b *bankHealth) writeRecord(ch BreakerChange) {
 // Downtimes returns the client's bank's downtime records that overlap
 // [from, to), oldest first, from the client's store: with a shared store
 // (pgstore) those of every replica, durable. A record whose end was never
-// written ends at the next record's start, or runs on.
+// written ends at the next record's start, or runs on. A record the store
+// holds but could not give, or gave unreadable, is an error: a report
+// without it would show the bank available.
 func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime, error) {
 	var out []Downtime
 	for key, err := range c.cfg.store.Keys(ctx, downtimePrefix(c.Scope())) {
@@ -78,12 +83,17 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 			return nil, fmt.Errorf("client: reading downtimes: %w", err)
 		}
 		raw, err := c.cfg.store.Get(ctx, key)
-		if err != nil {
+		if errors.Is(err, store.ErrNotStored) {
 			continue // expired or removed since
+		}
+		if err != nil {
+			return nil, fmt.Errorf("client: reading downtimes: %w", err)
 		}
 		var d Downtime
 		if json.Unmarshal(raw, &d) != nil || d.Start.IsZero() {
-			continue
+			// A record left out would show the bank available when it
+			// was not.
+			return nil, fmt.Errorf("client: reading downtimes: the record %s is unreadable", strings.TrimPrefix(key, downtimePrefix(c.Scope())))
 		}
 		if len(out) > 0 && out[len(out)-1].End.IsZero() {
 			out[len(out)-1].End = d.Start
