@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,24 +129,35 @@ type Availability struct {
 }
 
 // Report sums downs (from [Client.Downtimes]) over [from, to): a record
-// still open ends at to (or now, when earlier).
+// still open ends at to (or now, when earlier). Records that overlap (the
+// replicas on one store each record the outage they all met) are one
+// unavailability, counted once.
 func Report(bank string, downs []Downtime, from, to, now time.Time) Availability {
 	a := Availability{Bank: bank, From: from, To: to, Downtimes: downs}
 	if a.Downtimes == nil {
 		a.Downtimes = []Downtime{}
 	}
+	type span struct{ s, e time.Time }
+	spans := make([]span, 0, len(downs))
 	for _, d := range downs {
 		end := d.End
 		if end.IsZero() {
 			end = earliest(to, now)
 		}
 		s, e := latest(d.Start, from), earliest(end, to)
-		if !e.After(s) {
-			continue
+		if e.After(s) {
+			spans = append(spans, span{s, e})
+		}
+	}
+	slices.SortFunc(spans, func(x, y span) int { return x.s.Compare(y.s) })
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		for i++; i < len(spans) && !spans[i].s.After(cur.e); i++ {
+			cur.e = latest(cur.e, spans[i].e)
 		}
 		a.Count++
-		a.Unavailable += e.Sub(s)
-		a.Longest = max(a.Longest, e.Sub(s))
+		a.Unavailable += cur.e.Sub(cur.s)
+		a.Longest = max(a.Longest, cur.e.Sub(cur.s))
 	}
 	if span := to.Sub(from); span > 0 {
 		a.Uptime = 100 * float64(span-a.Unavailable) / float64(span)

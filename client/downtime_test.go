@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/store"
@@ -59,4 +60,27 @@ func TestDowntimesUnreadIsAnError(t *testing.T) {
 	require.NoError(t, mem.Put(t.Context(), downtimePrefix(c.Scope())+fmt.Sprintf("%020d", start.Add(3*time.Hour).UnixNano()), []byte("{garbled"), time.Hour))
 	_, err = c.Downtimes(t.Context(), start.Add(-time.Hour), start.Add(5*time.Hour))
 	require.Error(t, err, "an unreadable record is no record")
+}
+
+// Replicas on one store each open their own breaker in an outage they
+// all meet, and each writes its record: the report counts the time the
+// bank was unavailable once, not once per replica (an hour's outage
+// seen by three replicas is an hour, and the uptime never goes below 0).
+func TestReportOverlappingRecords(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	to := from.Add(2 * time.Hour)
+	start := from.Add(30 * time.Minute)
+	downs := []Downtime{
+		{Bank: "b", Start: start, End: start.Add(time.Hour)},
+		{Bank: "b", Start: start.Add(time.Second), End: start.Add(time.Hour + time.Second)},
+		{Bank: "b", Start: start.Add(2 * time.Second), End: start.Add(time.Hour - time.Minute)},
+		{Bank: "b", Start: start.Add(80 * time.Minute), End: start.Add(85 * time.Minute)},
+	}
+	a := Report("b", downs, from, to, to)
+	assert.Equal(t, 2, a.Count, "two unavailabilities")
+	assert.Equal(t, time.Hour+time.Second+5*time.Minute, a.Unavailable)
+	assert.Equal(t, time.Hour+time.Second, a.Longest)
+	assert.InDelta(t, 100*(1-(3901.0/7200)), a.Uptime, 1e-9)
+	assert.Len(t, a.Downtimes, 4, "every replica's record and its evidence")
 }
