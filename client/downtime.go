@@ -71,6 +71,43 @@ func (b *bankHealth) writeRecord(ch BreakerChange) {
 	_ = b.st.Put(context.Background(), key, raw, DowntimeKept)
 }
 
+// endAdopted ends, at end, the latest downtime record of the bank in the
+// store, written by the replica whose open breaker this one adopted
+// (readShared) and then closed: that replica may have crashed, and a
+// record never ended reads as an outage running on. It returns the
+// record, or false when there is none to end (no store, none written,
+// or its replica ended it already). Best effort, like writeRecord.
+func (b *bankHealth) endAdopted(end time.Time) (Downtime, bool) {
+	if b.st == nil {
+		return Downtime{}, false
+	}
+	ctx := context.Background()
+	var last string
+	for key, err := range b.st.Keys(ctx, downtimePrefix(b.scope)) {
+		if err != nil {
+			return Downtime{}, false
+		}
+		last = max(last, key)
+	}
+	if last == "" {
+		return Downtime{}, false
+	}
+	var d Downtime
+	err := b.st.Update(ctx, last, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		d = Downtime{} // fn may run again
+		if !found || json.Unmarshal(old, &d) != nil || !d.End.IsZero() || d.Start.After(end) {
+			return nil, 0, errNoRecordToEnd
+		}
+		d.End = end
+		raw, err := json.Marshal(d)
+		return raw, DowntimeKept, err
+	})
+	return d, err == nil
+}
+
+// errNoRecordToEnd: endAdopted found no record under way.
+var errNoRecordToEnd = errors.New("client: no downtime record under way")
+
 // Downtimes returns the client's bank's downtime records that overlap
 // [from, to), oldest first, from the client's store: with a shared store
 // (pgstore) those of every replica, durable. A record whose end was never

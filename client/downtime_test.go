@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,4 +86,57 @@ func TestReportOverlappingRecords(t *testing.T) {
 	assert.Equal(t, time.Hour+time.Second, a.Longest)
 	assert.InDelta(t, 100*(1-(3901.0/7200)), a.Uptime, 1e-9)
 	assert.Len(t, a.Downtimes, 4, "every replica's record and its evidence")
+}
+
+// A replica that adopted another's open breaker from the store and then
+// found the bank back ends the downtime record the other wrote, and
+// tells its subscribers (bank.available): the replica that opened it may
+// have crashed, and a record never ended would read as an outage running
+// on to this day.
+func TestAdoptedBreakerEndsTheRecord(t *testing.T) {
+	t.Parallel()
+	var up atomic.Bool
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if up.Load() {
+			_, _ = w.Write([]byte(`{}`))
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	clk := newFrozenClock()
+	st := store.NewMemoryStore()
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	crashed := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	start := clk.now()
+	for range 5 {
+		_, _ = crashed.Do(t.Context(), get, nil)
+	}
+	require.Equal(t, BreakerOpen, crashed.BankHealth().State)
+
+	replica := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	var changes []BreakerChange
+	var mu sync.Mutex
+	replica.Health().OnChange(func(ch BreakerChange) { mu.Lock(); changes = append(changes, ch); mu.Unlock() })
+	_, err := replica.Do(t.Context(), get, nil)
+	require.ErrorIs(t, err, ErrBankUnavailable, "the replica adopts the open breaker")
+
+	up.Store(true)
+	clk.add(DefaultBreakerPolicy().ProbeMax)
+	_, err = replica.Do(t.Context(), get, nil)
+	require.NoError(t, err, "the replica's probe finds the bank back")
+	end := clk.now()
+
+	downs, err := replica.Downtimes(t.Context(), start.Add(-time.Hour), end.Add(time.Hour))
+	require.NoError(t, err)
+	require.Len(t, downs, 1)
+	assert.True(t, downs[0].Start.Equal(start))
+	assert.True(t, downs[0].End.Equal(end), "the record ends when the bank answered again")
+	a := Report(replica.Bank(), downs, start, end.Add(24*time.Hour), end.Add(24*time.Hour))
+	assert.Equal(t, end.Sub(start), a.Unavailable, "not an outage running on")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, changes, 1)
+	assert.Equal(t, BreakerClosed, changes[0].To)
+	assert.True(t, changes[0].Downtime.Start.Equal(start))
+	assert.True(t, changes[0].Downtime.End.Equal(end))
 }

@@ -176,6 +176,14 @@ func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration) {
 	}
 	b.mu.Unlock()
 	for _, ch := range changes {
+		if ch.To == BreakerClosed && ch.Downtime.Start.IsZero() {
+			var ok bool
+			if ch.Downtime, ok = b.endAdopted(ch.At); !ok {
+				continue // no record to end, or its replica ended it
+			}
+			b.h.notify(ch)
+			continue
+		}
 		b.h.notify(ch)
 		if ch.To == BreakerOpen && ch.From == BreakerClosed || ch.To == BreakerClosed {
 			b.writeRecord(ch)
@@ -207,9 +215,10 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerC
 		b.setState(BreakerClosed, now)
 		b.writeShared(false, time.Time{}, time.Time{})
 		if b.current == nil {
-			// Opened from another replica's state (readShared): that
-			// replica keeps the record.
-			return nil
+			// Opened from another replica's state (readShared): its
+			// record is in the store, and that replica may be gone;
+			// record ends it (endAdopted), the Downtime zero until then.
+			return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: from, To: BreakerClosed, At: now}}
 		}
 		d := *b.current
 		d.End = now
