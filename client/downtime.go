@@ -71,12 +71,44 @@ func (b *bankHealth) writeRecord(ch BreakerChange) {
 	_ = b.st.Put(context.Background(), key, raw, DowntimeKept)
 }
 
+// sweepStale ends, at now, a downtime record a crashed process left
+// under way, once per process and bank, at the first answer: when no
+// replica holds the bank's breaker open in the store, an outage the
+// record says runs on ended by now at the latest. It tells the
+// subscribers, as the close of that outage's breaker would have.
+func (b *bankHealth) sweepStale(now time.Time) {
+	if b.st == nil || b.swept.Load() || !b.swept.CompareAndSwap(false, true) {
+		return
+	}
+	b.mu.Lock()
+	// A breaker not closed ends its outage's record itself (judge,
+	// endAdopted); one this process opened wrote a record after any a
+	// crashed process left, which Downtimes ends at its start. A sweep
+	// then could only race with that record's own end.
+	skip := b.state != BreakerClosed || b.opened
+	b.mu.Unlock()
+	if skip {
+		return
+	}
+	_, err := b.st.Get(context.Background(), breakerKey(b.scope))
+	if !errors.Is(err, store.ErrNotStored) {
+		if err != nil {
+			b.swept.Store(false) // the store could not tell: a later answer looks again
+		}
+		return // some replica holds the breaker open: its record is under way
+	}
+	if d, ok := b.endAdopted(now); ok {
+		b.h.notify(BreakerChange{Bank: b.bank, Scope: b.scope, From: BreakerOpen, To: BreakerClosed, At: now, Downtime: d})
+	}
+}
+
 // endAdopted ends, at end, the latest downtime record of the bank in the
 // store, written by the replica whose open breaker this one adopted
-// (readShared) and then closed: that replica may have crashed, and a
-// record never ended reads as an outage running on. It returns the
-// record, or false when there is none to end (no store, none written,
-// or its replica ended it already). Best effort, like writeRecord.
+// (readShared) and then closed, or by a process that crashed during the
+// outage (sweepStale): a record never ended reads as an outage running
+// on. It returns the record, or false when there is none to end (no
+// store, none written, or its replica ended it already). Best effort,
+// like writeRecord.
 func (b *bankHealth) endAdopted(end time.Time) (Downtime, bool) {
 	if b.st == nil {
 		return Downtime{}, false

@@ -140,3 +140,48 @@ func TestAdoptedBreakerEndsTheRecord(t *testing.T) {
 	assert.True(t, changes[0].Downtime.Start.Equal(start))
 	assert.True(t, changes[0].Downtime.End.Equal(end))
 }
+
+// The only replica crashed during an outage and came back once its open
+// breaker had left the store: its record was never ended. The first
+// answer the bank gives the new process ends it (the bank answered again
+// by then at the latest), rather than leaving an outage that runs on in
+// every report.
+func TestRecordOfACrashedReplicaEndsAtTheNextAnswer(t *testing.T) {
+	t.Parallel()
+	var up atomic.Bool
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if up.Load() {
+			_, _ = w.Write([]byte(`{}`))
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	clk := newFrozenClock()
+	st := store.NewMemoryStore()
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	crashed := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	start := clk.now()
+	for range 5 {
+		_, _ = crashed.Do(t.Context(), get, nil)
+	}
+	require.Equal(t, BreakerOpen, crashed.BankHealth().State)
+	// The open breaker leaves the store a minute after its probe time.
+	require.NoError(t, st.Delete(t.Context(), breakerKey(crashed.Scope())))
+
+	up.Store(true)
+	clk.add(10 * time.Minute)
+	restarted := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	_, err := restarted.Do(t.Context(), get, nil)
+	require.NoError(t, err)
+	back := clk.now()
+	clk.add(time.Hour)
+	_, err = restarted.Do(t.Context(), get, nil)
+	require.NoError(t, err)
+
+	downs, err := restarted.Downtimes(t.Context(), start.Add(-time.Hour), clk.now())
+	require.NoError(t, err)
+	require.Len(t, downs, 1)
+	assert.True(t, downs[0].End.Equal(back), "ends at the first answer after the crash, not later: %v", downs[0].End)
+	a := Report(restarted.Bank(), downs, start.Add(-time.Hour), clk.now(), clk.now())
+	assert.Equal(t, back.Sub(start), a.Unavailable)
+}

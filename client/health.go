@@ -126,6 +126,7 @@ type bankHealth struct {
 	st     store.Store
 	now    func() time.Time
 	readAt atomic.Int64 // readShared's last read, UnixNano
+	swept  atomic.Bool  // sweepStale ran
 
 	mu          sync.Mutex
 	state       BreakerState
@@ -143,6 +144,10 @@ type bankHealth struct {
 	latN         int
 	current      *Downtime
 	downs        []Downtime
+
+	// opened says this process opened the breaker itself once: a record
+	// a crashed process left is then not the last (sweepStale).
+	opened bool
 }
 
 // record takes one attempt into the bank's health and breaker.
@@ -175,6 +180,9 @@ func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration) {
 		changes = b.judge(k, ev, now)
 	}
 	b.mu.Unlock()
+	if k == kindAnswered && len(changes) == 0 {
+		b.sweepStale(now)
+	}
 	for _, ch := range changes {
 		if ch.To == BreakerClosed && ch.Downtime.Start.IsZero() {
 			var ok bool
@@ -260,6 +268,7 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerC
 	}
 	d := Downtime{Bank: b.bank, Start: start, Failures: b.consecutive, Evidence: slices.Clone(b.streak)}
 	b.current = &d
+	b.opened = true
 	b.writeShared(true, b.openedAt, b.probeAt)
 	return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: BreakerClosed, To: BreakerOpen, At: now, Downtime: d}}
 }
