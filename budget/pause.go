@@ -81,6 +81,21 @@ const pauseReadEvery = time.Second
 // resumes the work it paused.
 const pauseKept = time.Hour
 
+// storedPause reads the end of a pause as the store holds it: the
+// UnixNano a budget wrote, when it is no further ahead of now than the
+// longest pause a bank can ask (client.RetryAfterCap) and an hour for the
+// clock of the replica that wrote it. A later one was written by no
+// replica with a sane clock, or is garbled: it is no pause, so that it
+// can neither stop the bank's calls until then nor be carried forward
+// by each later pause.
+func storedPause(raw []byte, now time.Time) (int64, bool) {
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil || n > now.Add(client.RetryAfterCap+time.Hour).UnixNano() {
+		return 0, false
+	}
+	return n, true
+}
+
 // pause is the budget's knowledge of the bank's pause.
 type pause struct {
 	// until is the end of the latest pause known, UnixNano on the system
@@ -113,7 +128,7 @@ func (b *Budget) pauseBank(ctx context.Context, d time.Duration) {
 	}
 	_ = b.st.Update(context.WithoutCancel(ctx), b.pauseKey(), func(old []byte, found bool) ([]byte, time.Duration, error) {
 		end := until
-		if n, err := strconv.ParseInt(string(old), 10, 64); found && err == nil && n > end {
+		if n, ok := storedPause(old, now); found && ok && n > end {
 			end = n
 		}
 		return strconv.AppendInt(nil, end, 10), time.Unix(0, end).Sub(now) + pauseKept, nil
@@ -198,6 +213,8 @@ func (b *Budget) waitPause(ctx context.Context, maxWait time.Duration) error {
 // are refused ([ReserveRequest.MaxWait]), so that no refresh worker
 // calls the bank during a pause; a job engine pauses its queue with it.
 // The error is the store's: the pause known so far is returned with it.
+// A pause in the store that ends more than client.RetryAfterCap and an
+// hour ahead (a replica's clock far ahead, a garbled value) is no pause.
 func (b *Budget) PausedUntil(ctx context.Context) (until time.Time, paused bool, err error) {
 	if b == nil {
 		return time.Time{}, false, errNoBudget
@@ -210,7 +227,7 @@ func (b *Budget) PausedUntil(ctx context.Context) (until time.Time, paused bool,
 		case gerr != nil:
 			err = fmt.Errorf("budget: store: %w", gerr)
 		default:
-			if n, perr := strconv.ParseInt(string(raw), 10, 64); perr == nil {
+			if n, ok := storedPause(raw, now); ok {
 				for cur := b.pause.until.Load(); n > cur && !b.pause.until.CompareAndSwap(cur, n); cur = b.pause.until.Load() {
 				}
 			}

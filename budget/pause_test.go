@@ -230,3 +230,33 @@ func TestReservationWaitsOutThePause(t *testing.T) {
 	bl, _ := rsv.Left()
 	assert.Equal(t, 1, bl, "the reserved call was not used")
 }
+
+// A pause in the store ending further ahead than any bank can ask
+// (client.RetryAfterCap, and an hour for the writer's clock) was written
+// by no replica with a sane clock, or is garbled: it is no pause. Before,
+// it was taken as one, kept in every replica's budget even after the
+// store dropped it, and carried forward by each later pause: the bank's
+// calls and a job engine's queue stopped until then (years).
+func TestPauseFarAheadIsNoPause(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	bank := newSlowBank(t, 30)
+	st := store.NewMemoryStore()
+	c := bank.client(t, st)
+	far := time.Now().Add(10 * 365 * 24 * time.Hour).UnixNano()
+	require.NoError(t, st.Put(ctx, "budget/pause/"+c.Scope(), []byte(strconv.FormatInt(far, 10)), time.Hour))
+	until, paused, err := budget.Of(c).PausedUntil(ctx)
+	require.NoError(t, err)
+	assert.False(t, paused, "paused until %v", until)
+
+	// A bank's own pause is recorded as asked, not carried to the far end.
+	svc, err := accounts.New(c)
+	require.NoError(t, err)
+	before := time.Now()
+	_, err = svc.Balances(ctx, acc1, psuPresent()...)
+	require.Error(t, err)
+	until, paused, err = budget.Of(bank.client(t, st)).PausedUntil(ctx)
+	require.NoError(t, err)
+	assert.True(t, paused)
+	assert.WithinRange(t, until, before.Add(30*time.Second), time.Now().Add(30*time.Second))
+}

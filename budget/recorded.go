@@ -48,12 +48,25 @@ func (b *Budget) Recorded(ctx context.Context, accountID string) (Records, error
 		r.Bank = true
 		return r, nil
 	}
-	for _, err := range b.st.Keys(ctx, keyPrefix+b.scope+"/") {
-		if err != nil {
-			return Records{}, fmt.Errorf("budget: store: %w", err)
-		}
-		r.Bank = true
-		break
+	var err error
+	if r.Bank, err = b.RecordedBank(ctx); err != nil {
+		return Records{}, err
 	}
 	return r, nil
+}
+
+// RecordedBank reports whether the store holds a ledger of any account of
+// the client's bank (Records.Bank): whether some account of it was read
+// without the PSU within the window.
+func (b *Budget) RecordedBank(ctx context.Context) (bool, error) {
+	if b == nil {
+		return false, errNoBudget
+	}
+	for _, err := range b.st.Keys(ctx, keyPrefix+b.scope+"/") {
+		if err != nil {
+			return false, fmt.Errorf("budget: store: %w", err)
+		}
+		return true, nil
+	}
+	return false, nil
 }

@@ -319,7 +319,11 @@ func (b *bankHealth) claimProbe(ctx context.Context, now time.Time, turn time.Du
 	var held time.Time
 	err := b.st.Update(context.WithoutCancel(ctx), probeKey(b.scope), func(old []byte, found bool) ([]byte, time.Duration, error) {
 		if found {
-			if n, err := strconv.ParseInt(string(old), 10, 64); err == nil && now.Before(time.Unix(0, n)) {
+			// A turn ending beyond ProbeMax from now is no turn a replica
+			// of this policy took (a clock far ahead, a crashed replica's,
+			// a garbled value): it is taken over, never waited for.
+			if n, err := strconv.ParseInt(string(old), 10, 64); err == nil && now.Before(time.Unix(0, n)) &&
+				!time.Unix(0, n).After(now.Add(b.policy.ProbeMax)) {
 				held = time.Unix(0, n)
 				return nil, 0, errProbeHeld
 			}
@@ -394,7 +398,10 @@ func (b *bankHealth) readShared(ctx context.Context) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.state == BreakerClosed && t.Before(time.Unix(0, probe)) {
-		b.openedAt, b.probeAt = time.Unix(0, since), time.Unix(0, probe)
+		// The next probe is at most ProbeMax away, whatever the writer's
+		// clock: a replica's probe time far ahead never holds this one's
+		// probing back.
+		b.openedAt, b.probeAt = time.Unix(0, since), earliest(time.Unix(0, probe), t.Add(b.policy.ProbeMax))
 		b.setState(BreakerOpen, t)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -553,4 +554,49 @@ func TestBreakerProbesBackOff(t *testing.T) {
 	require.Equal(t, BreakerClosed, c.BankHealth().State)
 	up.Store(false)
 	assert.Equal(t, []time.Duration{p.ProbeAfter, 2 * p.ProbeAfter}, outage(2), "a new outage starts from ProbeAfter")
+}
+
+// A probe turn or an open breaker another replica left in the store with
+// an end far beyond ProbeMax (a replica whose clock ran ahead, then
+// crashed; a value no replica of this policy writes) never holds this
+// replica's probing back for longer than ProbeMax: it probes, finds the
+// bank back and closes, instead of refusing every call until that end.
+func TestBreakerStaleFarProbeClaim(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{"probe turn", "open breaker"} {
+		t.Run(key, func(t *testing.T) {
+			t.Parallel()
+			var up atomic.Bool
+			b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if up.Load() {
+					_, _ = w.Write([]byte(`{}`))
+					return
+				}
+				w.WriteHeader(http.StatusServiceUnavailable)
+			})
+			clk := newFrozenClock()
+			st := store.NewMemoryStore()
+			c := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+			get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+			far := clk.now().Add(10 * 365 * 24 * time.Hour).UnixNano()
+			if key == "probe turn" {
+				for range 5 {
+					_, _ = c.Do(t.Context(), get, nil)
+				}
+				require.Equal(t, BreakerOpen, c.BankHealth().State)
+				require.NoError(t, st.Put(t.Context(), probeKey(c.Scope()), []byte(strconv.FormatInt(far, 10)), time.Minute))
+			} else {
+				v := strconv.FormatInt(clk.now().UnixNano(), 10) + " " + strconv.FormatInt(far, 10)
+				require.NoError(t, st.Put(t.Context(), breakerKey(c.Scope()), []byte(v), time.Minute))
+			}
+			up.Store(true)
+			p := DefaultBreakerPolicy()
+			clk.add(p.ProbeMax)
+			_, _ = c.Do(t.Context(), get, nil)
+			clk.add(p.ProbeMax)
+			_, err := c.Do(t.Context(), get, nil)
+			require.NoError(t, err, "a probe goes within ProbeMax, whatever the store says")
+			assert.Equal(t, BreakerClosed, c.BankHealth().State)
+		})
+	}
 }

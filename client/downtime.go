@@ -3,9 +3,13 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/tppkit/psd2/store"
 )
 
 // Downtime is one unavailability of a bank, as the breaker recorded it:
@@ -67,10 +71,81 @@ func (b *bankHealth) writeRecord(ch BreakerChange) {
 	_ = b.st.Put(context.Background(), key, raw, DowntimeKept)
 }
 
+// sweepStale ends, at now, a downtime record a crashed process left
+// under way, once per process and bank, at the first answer: when no
+// replica holds the bank's breaker open in the store, an outage the
+// record says runs on ended by now at the latest. It tells the
+// subscribers, as the close of that outage's breaker would have.
+func (b *bankHealth) sweepStale(now time.Time) {
+	if b.st == nil || b.swept.Load() || !b.swept.CompareAndSwap(false, true) {
+		return
+	}
+	b.mu.Lock()
+	// A breaker not closed ends its outage's record itself (judge,
+	// endAdopted); one this process opened wrote a record after any a
+	// crashed process left, which Downtimes ends at its start. A sweep
+	// then could only race with that record's own end.
+	skip := b.state != BreakerClosed || b.opened
+	b.mu.Unlock()
+	if skip {
+		return
+	}
+	_, err := b.st.Get(context.Background(), breakerKey(b.scope))
+	if !errors.Is(err, store.ErrNotStored) {
+		if err != nil {
+			b.swept.Store(false) // the store could not tell: a later answer looks again
+		}
+		return // some replica holds the breaker open: its record is under way
+	}
+	if d, ok := b.endAdopted(now); ok {
+		b.h.notify(BreakerChange{Bank: b.bank, Scope: b.scope, From: BreakerOpen, To: BreakerClosed, At: now, Downtime: d})
+	}
+}
+
+// endAdopted ends, at end, the latest downtime record of the bank in the
+// store, written by the replica whose open breaker this one adopted
+// (readShared) and then closed, or by a process that crashed during the
+// outage (sweepStale): a record never ended reads as an outage running
+// on. It returns the record, or false when there is none to end (no
+// store, none written, or its replica ended it already). Best effort,
+// like writeRecord.
+func (b *bankHealth) endAdopted(end time.Time) (Downtime, bool) {
+	if b.st == nil {
+		return Downtime{}, false
+	}
+	ctx := context.Background()
+	var last string
+	for key, err := range b.st.Keys(ctx, downtimePrefix(b.scope)) {
+		if err != nil {
+			return Downtime{}, false
+		}
+		last = max(last, key)
+	}
+	if last == "" {
+		return Downtime{}, false
+	}
+	var d Downtime
+	err := b.st.Update(ctx, last, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		d = Downtime{} // fn may run again
+		if !found || json.Unmarshal(old, &d) != nil || !d.End.IsZero() || d.Start.After(end) {
+			return nil, 0, errNoRecordToEnd
+		}
+		d.End = end
+		raw, err := json.Marshal(d)
+		return raw, DowntimeKept, err
+	})
+	return d, err == nil
+}
+
+// errNoRecordToEnd: endAdopted found no record under way.
+var errNoRecordToEnd = errors.New("client: no downtime record under way")
+
 // Downtimes returns the client's bank's downtime records that overlap
 // [from, to), oldest first, from the client's store: with a shared store
 // (pgstore) those of every replica, durable. A record whose end was never
-// written ends at the next record's start, or runs on.
+// written ends at the next record's start, or runs on. A record the store
+// holds but could not give, or gave unreadable, is an error: a report
+// without it would show the bank available.
 func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime, error) {
 	var out []Downtime
 	for key, err := range c.cfg.store.Keys(ctx, downtimePrefix(c.Scope())) {
@@ -78,12 +153,17 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 			return nil, fmt.Errorf("client: reading downtimes: %w", err)
 		}
 		raw, err := c.cfg.store.Get(ctx, key)
-		if err != nil {
+		if errors.Is(err, store.ErrNotStored) {
 			continue // expired or removed since
+		}
+		if err != nil {
+			return nil, fmt.Errorf("client: reading downtimes: %w", err)
 		}
 		var d Downtime
 		if json.Unmarshal(raw, &d) != nil || d.Start.IsZero() {
-			continue
+			// A record left out would show the bank available when it
+			// was not.
+			return nil, fmt.Errorf("client: reading downtimes: the record %s is unreadable", strings.TrimPrefix(key, downtimePrefix(c.Scope())))
 		}
 		if len(out) > 0 && out[len(out)-1].End.IsZero() {
 			out[len(out)-1].End = d.Start
@@ -118,24 +198,35 @@ type Availability struct {
 }
 
 // Report sums downs (from [Client.Downtimes]) over [from, to): a record
-// still open ends at to (or now, when earlier).
+// still open ends at to (or now, when earlier). Records that overlap (the
+// replicas on one store each record the outage they all met) are one
+// unavailability, counted once.
 func Report(bank string, downs []Downtime, from, to, now time.Time) Availability {
 	a := Availability{Bank: bank, From: from, To: to, Downtimes: downs}
 	if a.Downtimes == nil {
 		a.Downtimes = []Downtime{}
 	}
+	type span struct{ s, e time.Time }
+	spans := make([]span, 0, len(downs))
 	for _, d := range downs {
 		end := d.End
 		if end.IsZero() {
 			end = earliest(to, now)
 		}
 		s, e := latest(d.Start, from), earliest(end, to)
-		if !e.After(s) {
-			continue
+		if e.After(s) {
+			spans = append(spans, span{s, e})
+		}
+	}
+	slices.SortFunc(spans, func(x, y span) int { return x.s.Compare(y.s) })
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		for i++; i < len(spans) && !spans[i].s.After(cur.e); i++ {
+			cur.e = latest(cur.e, spans[i].e)
 		}
 		a.Count++
-		a.Unavailable += e.Sub(s)
-		a.Longest = max(a.Longest, e.Sub(s))
+		a.Unavailable += cur.e.Sub(cur.s)
+		a.Longest = max(a.Longest, cur.e.Sub(cur.s))
 	}
 	if span := to.Sub(from); span > 0 {
 		a.Uptime = 100 * float64(span-a.Unavailable) / float64(span)

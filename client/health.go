@@ -126,6 +126,7 @@ type bankHealth struct {
 	st     store.Store
 	now    func() time.Time
 	readAt atomic.Int64 // readShared's last read, UnixNano
+	swept  atomic.Bool  // sweepStale ran
 
 	mu          sync.Mutex
 	state       BreakerState
@@ -143,6 +144,10 @@ type bankHealth struct {
 	latN         int
 	current      *Downtime
 	downs        []Downtime
+
+	// opened says this process opened the breaker itself once: a record
+	// a crashed process left is then not the last (sweepStale).
+	opened bool
 }
 
 // record takes one attempt into the bank's health and breaker.
@@ -175,7 +180,18 @@ func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration) {
 		changes = b.judge(k, ev, now)
 	}
 	b.mu.Unlock()
+	if k == kindAnswered && len(changes) == 0 {
+		b.sweepStale(now)
+	}
 	for _, ch := range changes {
+		if ch.To == BreakerClosed && ch.Downtime.Start.IsZero() {
+			var ok bool
+			if ch.Downtime, ok = b.endAdopted(ch.At); !ok {
+				continue // no record to end, or its replica ended it
+			}
+			b.h.notify(ch)
+			continue
+		}
 		b.h.notify(ch)
 		if ch.To == BreakerOpen && ch.From == BreakerClosed || ch.To == BreakerClosed {
 			b.writeRecord(ch)
@@ -207,9 +223,10 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerC
 		b.setState(BreakerClosed, now)
 		b.writeShared(false, time.Time{}, time.Time{})
 		if b.current == nil {
-			// Opened from another replica's state (readShared): that
-			// replica keeps the record.
-			return nil
+			// Opened from another replica's state (readShared): its
+			// record is in the store, and that replica may be gone;
+			// record ends it (endAdopted), the Downtime zero until then.
+			return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: from, To: BreakerClosed, At: now}}
 		}
 		d := *b.current
 		d.End = now
@@ -251,6 +268,7 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerC
 	}
 	d := Downtime{Bank: b.bank, Start: start, Failures: b.consecutive, Evidence: slices.Clone(b.streak)}
 	b.current = &d
+	b.opened = true
 	b.writeShared(true, b.openedAt, b.probeAt)
 	return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: BreakerClosed, To: BreakerOpen, At: now, Downtime: d}}
 }

@@ -106,7 +106,10 @@
 // is not reported: [Delta.Overflow] counts it, on every read, until a
 // place frees (a tracked entry leaves the bank's list or the window) and
 // a read adds it, once. Past the limit an identical read reports nothing
-// but its overflow, and no entry is ever reported twice.
+// but its overflow, and no entry is ever reported twice. One read
+// ([Syncer.Sync], [Syncer.SyncCard]) holds at most [MaxReadEntries]
+// entries: pages past it (a bank whose next links never end) end it in
+// [ErrReadTooLarge], nothing applied.
 //
 // # State
 //

@@ -44,6 +44,14 @@ const FutureDays = 1
 // (docs/interface.md sections 8 and 10).
 const MaxFirstReadDays = 730
 
+// MaxReadEntries bounds the entries, booked and pending, one
+// [Syncer.Sync] or [Syncer.SyncCard] reads through the pages' next links
+// before it applies them: with the PSU present no budget bounds the
+// pages, and a bank whose next links never end would otherwise fill the
+// memory. 100,000 entries is 137 a day over the deepest first read
+// ([MaxFirstReadDays]); a read past it is [ErrReadTooLarge].
+const MaxReadEntries = 100_000
+
 // DefaultStateTTL is how long the state of an account no read touches is
 // kept: longer than a consent (90 days), so that a re-consent after it
 // still finds the account's state.
@@ -60,6 +68,11 @@ var (
 	ErrCorruptState = errors.New("txsync: corrupt state")
 	// ErrInvalidOption: an option of [New] is out of range.
 	ErrInvalidOption = errors.New("txsync: invalid option")
+	// ErrReadTooLarge: the pages of one [Syncer.Sync] or
+	// [Syncer.SyncCard] held more than [MaxReadEntries] entries (a bank
+	// whose next links never end); no further page is read and nothing
+	// is applied.
+	ErrReadTooLarge = errors.New("txsync: the read holds too many entries")
 )
 
 // Syncer keeps the sync state of accounts in a store.Store and reports,
@@ -364,7 +377,8 @@ func (s *Syncer) state(ctx context.Context, acct AccountKey) (state, error) {
 // pages' next links: each page is a call of the without-PSU budget) and
 // applies them ([Syncer.Apply]). The account must have been linked
 // ([Syncer.Link]). When a page cannot be read nothing is applied: the
-// next Sync reads it all again.
+// next Sync reads it all again. Pages holding more than [MaxReadEntries]
+// entries end the read in [ErrReadTooLarge], nothing applied.
 func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID string, ro ...client.RequestOption) (*Delta, error) {
 	acct, from, err := s.before(ctx, accountID)
 	if err != nil {
@@ -380,6 +394,9 @@ func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID stri
 			r.Pending = append(r.Pending, *tr)
 		} else if tr.Status == accounts.BookingBooked {
 			r.Booked = append(r.Booked, *tr)
+		}
+		if len(r.Booked)+len(r.Pending) > MaxReadEntries {
+			return nil, fmt.Errorf("%w: more than %d", ErrReadTooLarge, MaxReadEntries)
 		}
 	}
 	return s.Apply(ctx, acct, r)
@@ -401,6 +418,9 @@ func (s *Syncer) SyncCard(ctx context.Context, svc *accounts.Service, cardAccoun
 			r.Pending = append(r.Pending, *tr)
 		} else {
 			r.Booked = append(r.Booked, *tr)
+		}
+		if len(r.Booked)+len(r.Pending) > MaxReadEntries {
+			return nil, fmt.Errorf("%w: more than %d", ErrReadTooLarge, MaxReadEntries)
 		}
 	}
 	return s.ApplyCard(ctx, acct, r)

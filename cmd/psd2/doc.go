@@ -94,7 +94,9 @@
 //	          last 24 hours; "health report -from -to" prints a period's
 //	          downtime records in the EBA's terms (unavailable minutes,
 //	          count, longest, uptime) with each record's evidence (the
-//	          failed requests' X-Request-IDs, statuses and times)
+//	          failed requests' X-Request-IDs, statuses and times); a store
+//	          that holds nothing of the bank for this TPP (no open breaker,
+//	          downtime record or budget ledger) is an error, never "available"
 //	profile   the settings a command takes, and where each comes from
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and

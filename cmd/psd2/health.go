@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 )
 
@@ -53,6 +54,9 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	now := time.Now()
+	if err := recognised(ctx, c, now); err != nil {
+		return err
+	}
 	if report {
 		if *fromS == "" {
 			return usagef("report needs -from")
@@ -101,6 +105,29 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 			a.Count, a.Unavailable.Minutes(), a.Longest.Round(time.Second), a.Uptime)
 		fmt.Fprintln(w, "the evidence to file: psd2 health report -from ... -to ...")
 	})
+}
+
+// recognised fails unless the store holds something of c's bank for this
+// TPP: an open breaker, a downtime record kept, or a budget ledger. A
+// store that holds none (a wrong -store, -bank or -url, another TPP's
+// certificate) would read as a bank available all along: it is refused,
+// never reported as 100% uptime.
+func recognised(ctx context.Context, c *client.Client, now time.Time) error {
+	state, _, _, err := c.StoredBreaker(ctx)
+	if err != nil || state != client.BreakerClosed {
+		return err
+	}
+	downs, err := c.Downtimes(ctx, now.Add(-client.DowntimeKept), now.Add(time.Hour))
+	if err != nil || len(downs) > 0 {
+		return err
+	}
+	b := budget.Of(c)
+	ledger, err := b.RecordedBank(ctx)
+	if err != nil || ledger {
+		return err
+	}
+	return fmt.Errorf("this store holds nothing of bank %s for this TPP: no unavailability in the last %d days, no account read without the PSU in the last %s; "+
+		"if the service calls this bank, check -bank or -url, the certificate and -store", c.Bank(), int(client.DowntimeKept/(24*time.Hour)), budgetWindow(b))
 }
 
 // availability reads the bank's downtime records of [from, to) and sums

@@ -75,3 +75,40 @@ func TestHealthAndReport(t *testing.T) {
 	_, _, code = psd2(t, append([]string{"health", "report"}, args...)...)
 	assert.Equal(t, exitUsage, code, "no -from")
 }
+
+// psd2 health pointed at a store that holds nothing of the bank for this
+// TPP (another bank's records, a mistyped -url or -bank, another TPP's
+// certificate) says so and fails; it never reports the bank available
+// with 100% uptime from records it does not have.
+func TestHealthStoreOfNothingOfTheBank(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	// The store of a service that saw another bank go down (nothing
+	// listens there: connections refused).
+	const otherURL = "http://127.0.0.1:1"
+	other, err := client.New(otherURL, creds, client.WithStore(st),
+		client.WithRetryPolicy(client.RetryPolicy{}), client.WithDefaults(client.WithRedirectURI("https://tpp.example/cb")))
+	require.NoError(t, err)
+	for range 5 {
+		_, _ = other.Do(ctx, client.Operation{Method: "GET", Path: "/v1/accounts"}, nil)
+	}
+	require.Equal(t, client.BreakerOpen, other.BankHealth().State)
+
+	args := []string{"-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir}
+	for _, cmd := range [][]string{{"health"}, {"health", "--json"}, {"health", "report", "-from", "2026-01-01"}} {
+		out, errOut, code := psd2(t, append(cmd, args...)...)
+		assert.Equal(t, exitRuntime, code, "%v: %s", cmd, out)
+		assert.NotContains(t, out, "available", "%v", cmd)
+		assert.NotContains(t, out, "uptime", "%v", cmd)
+		assert.Contains(t, errOut, "holds nothing of bank", "%v", cmd)
+	}
+
+	// The bank it does hold: read as before.
+	out, errOut, code := psd2(t, "health", "-url", otherURL, "-cert", certFile, "-key", keyFile, "-store", dir)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "UNAVAILABLE")
+}

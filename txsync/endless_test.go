@@ -1,0 +1,72 @@
+package txsync_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
+	"github.com/tppkit/psd2/txsync"
+)
+
+// A bank whose next links keep coming (a new offset on every page, each
+// page full) cannot make Sync hold its pages without end: past
+// MaxReadEntries the read ends in ErrReadTooLarge, nothing is applied,
+// and no further page is asked for. With the PSU present no budget
+// bounds the pages.
+func TestSyncEndlessPagesAreBounded(t *testing.T) {
+	t.Parallel()
+	const perPage = 500
+	pages := txsync.MaxReadEntries/perPage + 50 // the bank stops there: beyond the bound
+	var served atomic.Int64
+	bank := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(served.Add(1))
+		off, _ := strconv.Atoi(r.URL.Query().Get("offset"))
+		booked := make([]map[string]any, perPage)
+		day := time.Now().UTC().Format(time.DateOnly)
+		for i := range booked {
+			booked[i] = map[string]any{"transactionId": fmt.Sprintf("t%d-%d", off, i), "bookingDate": day, "valueDate": day,
+				"transactionAmount": map[string]string{"amount": "-1.00", "currency": "NOK"}}
+		}
+		links := map[string]any{}
+		if n < pages {
+			links["next"] = map[string]any{"href": fmt.Sprintf("/v1/accounts/acc/transactions?bookingStatus=both&offset=%d", off+perPage), "verbs": []string{"GET"}}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"account": map[string]string{"bban": "95312776066"},
+			"transactions": map[string]any{"booked": booked, "pending": []any{}, "_links": links}})
+	}))
+	t.Cleanup(bank.Close)
+	emu := emulator.NewServer()
+	t.Cleanup(emu.Close)
+	creds, err := emu.NewTPP("txsync endless")
+	require.NoError(t, err)
+	c, err := client.New(bank.URL, creds, client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
+	require.NoError(t, err)
+	svc, err := accounts.New(c)
+	require.NoError(t, err)
+	sess := &sca.Session{PSUID: "0b5e8a3c-3a8f-4c1e-9d5a-2b7f6c1d9e40", TPPSessionID: "3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b",
+		Context: client.PSUContext("PRIVATE"), SCAAt: time.Now()}
+	present := sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})
+
+	s, err := txsync.New(store.NewMemoryStore())
+	require.NoError(t, err)
+	_, err = s.Link(t.Context(), "user-1", []accounts.Account{{ResourceID: "acc", Currency: "NOK"}}, nil)
+	require.NoError(t, err)
+	d, err := s.Sync(t.Context(), svc, "acc", present)
+	require.ErrorIs(t, err, txsync.ErrReadTooLarge)
+	assert.Nil(t, d, "nothing applied")
+	assert.LessOrEqual(t, served.Load(), int64(txsync.MaxReadEntries/perPage+1), "no page asked for past the bound")
+}
