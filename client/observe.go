@@ -38,8 +38,8 @@ type Observer interface {
 
 // AttemptStarter is an [Observer] that is also told when each attempt
 // starts, so that it can time the attempt as it runs (an OpenTelemetry
-// span started then, and ended by ObserveAttempt), rather than after
-// the fact. The client calls StartAttempt for every attempt of an
+// span started then, ending at the end ObserveAttempt reports), rather
+// than after the fact. The client calls StartAttempt for every attempt of an
 // operation, before the attempt's request is built and signed, and then
 // ObserveAttempt exactly once for it, with the context StartAttempt
 // returned. An Observer that is not an AttemptStarter is only called
