@@ -38,8 +38,8 @@ type Observer interface {
 
 // AttemptStarter is an [Observer] that is also told when each attempt
 // starts, so that it can time the attempt as it runs (an OpenTelemetry
-// span started then, and ended by ObserveAttempt), rather than after
-// the fact. The client calls StartAttempt for every attempt of an
+// span started then, ending at the end ObserveAttempt reports), rather
+// than after the fact. The client calls StartAttempt for every attempt of an
 // operation, before the attempt's request is built and signed, and then
 // ObserveAttempt exactly once for it, with the context StartAttempt
 // returned. An Observer that is not an AttemptStarter is only called
@@ -265,8 +265,11 @@ func NoteBudgetLeft(ctx context.Context, left int) {
 
 type observedKey struct{}
 
-// observed is the state of one observed operation.
+// observed is the state of one observed operation. It is also the
+// context the operation runs with (ctx with the state as its value for
+// observedKey), so that an observed call allocates one object for both.
 type observed struct {
+	context.Context
 	o           Observer
 	starter     AttemptStarter // o, when it is one
 	start       OperationStart
@@ -276,13 +279,22 @@ type observed struct {
 	budgetCalls int
 }
 
+// Value returns s for observedKey, else the value of the context it
+// wraps.
+func (s *observed) Value(key any) any {
+	if key == (observedKey{}) {
+		return s
+	}
+	return s.Context.Value(key)
+}
+
 // observeOperation starts reporting op; the returned state's end ends
 // it, with the returned context.
 func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.Context, *observed) {
-	s := &observed{o: c.cfg.observer, start: OperationStart{Operation: op.Name, Method: op.Method,
-		Route: pathTemplate(op.Path), Bank: c.bankLabel(), Repeatable: op.repeatable(), Start: time.Now()}}
+	s := &observed{Context: ctx, o: c.cfg.observer, start: OperationStart{Operation: op.Name, Method: op.Method,
+		Route: routeTemplate(op.Path), Bank: c.bankLabel(), Repeatable: op.repeatable(), Start: time.Now()}}
 	s.starter, _ = s.o.(AttemptStarter)
-	ctx = context.WithValue(ctx, observedKey{}, s)
+	ctx = s
 	if octx := s.o.StartOperation(ctx, s.start); octx != nil { // nil: an observer that broke its contract
 		ctx = octx
 	}

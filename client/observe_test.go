@@ -399,3 +399,41 @@ func TestSafeCode(t *testing.T) {
 	}
 	assert.Empty(t, SafeCode(""))
 }
+
+// nopStarter is a nopObserver that is also an AttemptStarter.
+type nopStarter struct{ nopObserver }
+
+func (nopStarter) StartAttempt(ctx context.Context, _ AttemptStart) context.Context { return ctx }
+
+// observerAllocBudget is the most allocations the client may make for an
+// observer per call of one attempt, beyond those of the same call without
+// one: the operation's state, which is also its context. Its events are
+// passed by value; the route template of a route seen before is the one
+// made then.
+const observerAllocBudget = 1
+
+// TestObserverAllocationBudget holds the client's own work for an
+// observer (one that does nothing) to observerAllocBudget allocations
+// per payment create (stub key, stubTransport).
+func TestObserverAllocationBudget(t *testing.T) {
+	benchSetup(t)
+	creds := &signing.Credentials{Certificate: benchCreds.Certificate, Key: fastKey{benchKey}}
+	allocs := func(opts ...Option) float64 {
+		c, err := New("https://psd2.bank.example/api", creds,
+			append([]Option{testDefaults, WithHTTPClient(&http.Client{Transport: stubTransport{}})}, opts...)...)
+		require.NoError(t, err)
+		op := benchCreateOp()
+		var failed error
+		n := testing.AllocsPerRun(200, func() {
+			var out benchAnswer
+			if _, err := c.Do(t.Context(), op, &out, benchCreateOpts()...); err != nil {
+				failed = err
+			}
+		})
+		require.NoError(t, failed)
+		return n
+	}
+	none, observed := allocs(), allocs(WithObserver(nopStarter{}))
+	t.Logf("%.1f allocations per create, %.1f with an observer", none, observed)
+	assert.LessOrEqual(t, observed-none, float64(observerAllocBudget))
+}

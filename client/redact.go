@@ -2,10 +2,13 @@ package client
 
 import (
 	"errors"
+	"maps"
 	"net/http"
 	"net/url"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/tppkit/psd2/internal/redact"
 )
@@ -164,45 +167,107 @@ var paymentProducts = map[string]bool{
 // prefix either; each of its segments that is not a literal of the
 // interface is shown as {id}.
 func pathTemplate(escapedPath string) string {
+	return string(appendPathTemplate(make([]byte, 0, len(escapedPath)), escapedPath))
+}
+
+// appendPathTemplate appends escapedPath's template ([pathTemplate]) to b.
+func appendPathTemplate(b []byte, escapedPath string) []byte {
 	if i := strings.IndexAny(escapedPath, "?#"); i >= 0 {
 		escapedPath = escapedPath[:i]
 	}
-	segs := strings.Split(strings.TrimPrefix(escapedPath, "/"), "/")
-	for i, s := range segs {
-		if isVersion(s) {
-			segs = segs[i:]
+	p := strings.TrimPrefix(escapedPath, "/")
+	for rest := p; ; { // from the first version segment, if any
+		seg, after, more := strings.Cut(rest, "/")
+		if isVersion(seg) {
+			p = rest
 			break
 		}
+		if !more {
+			break
+		}
+		rest = after
 	}
-	var b strings.Builder
-	b.Grow(len(escapedPath))
 	next := "" // placeholder of the next segment; "" means a literal is expected
-	for _, s := range segs {
-		b.WriteByte('/')
+	for more := true; more; {
+		var s string
+		s, p, more = strings.Cut(p, "/")
+		b = append(b, '/')
 		switch {
 		case s == "":
 			// An empty segment (a trailing or doubled slash) says nothing.
 		case next == placeholderProduct:
 			if paymentProducts[s] {
-				b.WriteString(s)
+				b = append(b, s...)
 			} else {
-				b.WriteString(placeholderProduct)
+				b = append(b, placeholderProduct...)
 			}
 			next = placeholderID
 			continue
 		case next == placeholderID:
-			b.WriteString(placeholderID)
+			b = append(b, placeholderID...)
 		default:
 			if follow, ok := pathWords[s]; ok || isVersion(s) {
-				b.WriteString(s)
+				b = append(b, s...)
 				next = follow
 				continue
 			}
-			b.WriteString(placeholderID)
+			b = append(b, placeholderID...)
 		}
 		next = ""
 	}
-	return b.String()
+	return b
+}
+
+// routeTemplates holds the templates routeTemplate made, so that an
+// observed call of a route made before allocates none.
+var routeTemplates internedStrings
+
+// routeTemplate is pathTemplate(escapedPath), the same string for every
+// path of one route while at most internLimit templates are held.
+func routeTemplate(escapedPath string) string {
+	var buf [128]byte
+	return routeTemplates.get(appendPathTemplate(buf[:0], escapedPath))
+}
+
+// internLimit bounds the strings an internedStrings holds. The
+// interface's routes are a few dozen; past the limit a string is made
+// afresh at each call.
+const internLimit = 1024
+
+// internedStrings returns one string for equal byte slices, up to
+// internLimit of them. Readers load the map without a lock; a writer
+// replaces it with a copy that holds one more.
+type internedStrings struct {
+	m  atomic.Pointer[map[string]string]
+	mu sync.Mutex // serialises writers
+}
+
+// get returns the string of b, held if there is room.
+func (t *internedStrings) get(b []byte) string {
+	if m := t.m.Load(); m != nil {
+		if s, ok := (*m)[string(b)]; ok {
+			return s
+		}
+	}
+	s := string(b)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := t.m.Load()
+	if old != nil {
+		if held, ok := (*old)[s]; ok {
+			return held
+		}
+		if len(*old) >= internLimit {
+			return s
+		}
+	}
+	m := map[string]string{}
+	if old != nil {
+		m = maps.Clone(*old)
+	}
+	m[s] = s
+	t.m.Store(&m)
+	return s
 }
 
 // isVersion reports whether s is a version segment such as "v1".

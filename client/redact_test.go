@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -257,4 +258,90 @@ func BenchmarkHeaderAttr(b *testing.B) {
 	for b.Loop() {
 		_ = headerAttr("request_header", h)
 	}
+}
+
+// splitPathTemplate is pathTemplate as first written, with strings.Split
+// and a strings.Builder: the reference FuzzPathTemplate holds the
+// allocation-free one to.
+func splitPathTemplate(escapedPath string) string {
+	if i := strings.IndexAny(escapedPath, "?#"); i >= 0 {
+		escapedPath = escapedPath[:i]
+	}
+	segs := strings.Split(strings.TrimPrefix(escapedPath, "/"), "/")
+	for i, s := range segs {
+		if isVersion(s) {
+			segs = segs[i:]
+			break
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(escapedPath))
+	next := "" // placeholder of the next segment; "" means a literal is expected
+	for _, s := range segs {
+		b.WriteByte('/')
+		switch {
+		case s == "":
+			// An empty segment (a trailing or doubled slash) says nothing.
+		case next == placeholderProduct:
+			if paymentProducts[s] {
+				b.WriteString(s)
+			} else {
+				b.WriteString(placeholderProduct)
+			}
+			next = placeholderID
+			continue
+		case next == placeholderID:
+			b.WriteString(placeholderID)
+		default:
+			if follow, ok := pathWords[s]; ok || isVersion(s) {
+				b.WriteString(s)
+				next = follow
+				continue
+			}
+			b.WriteString(placeholderID)
+		}
+		next = ""
+	}
+	return b.String()
+}
+
+// FuzzPathTemplate: pathTemplate and routeTemplate give the reference's
+// template for any path.
+func FuzzPathTemplate(f *testing.F) {
+	for _, p := range []string{"", "/", "//", "/v1/accounts/a1/balances", "/api/v1/payments/sepa-credit-transfers/x/status",
+		"/v1/payments/nope/x", "/api/SECRET", "/v1//SECRET/", "v1/consents/c?x#y", "/a/b/v22/tpps/t/contact-information"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		want := splitPathTemplate(p)
+		if got := pathTemplate(p); got != want {
+			t.Fatalf("pathTemplate(%q) = %q, want %q", p, got, want)
+		}
+		if got := routeTemplate(p); got != want {
+			t.Fatalf("routeTemplate(%q) = %q, want %q", p, got, want)
+		}
+	})
+}
+
+// TestRouteTemplateInterned: the template of a route seen before is the
+// string made then, and routeTemplate allocates nothing for it.
+func TestRouteTemplateInterned(t *testing.T) {
+	a, b := routeTemplate("/v1/accounts/a1/balances"), routeTemplate("/v1/accounts/b2/balances")
+	assert.Equal(t, "/v1/accounts/{id}/balances", a)
+	assert.Equal(t, unsafe.StringData(a), unsafe.StringData(b), "one string for one route")
+	allocs := testing.AllocsPerRun(100, func() { _ = routeTemplate("/v1/accounts/c3/balances") })
+	assert.Zero(t, allocs)
+}
+
+// TestInternedStringsBounded: past internLimit strings are made afresh,
+// equal to what they would be, and none is held.
+func TestInternedStringsBounded(t *testing.T) {
+	var in internedStrings
+	for i := range internLimit + 10 {
+		s := fmt.Sprintf("/v1/r%d", i)
+		assert.Equal(t, s, in.get([]byte(s)))
+	}
+	assert.Len(t, *in.m.Load(), internLimit)
+	s := in.get([]byte("/v1/r5"))
+	assert.Equal(t, unsafe.StringData(s), unsafe.StringData(in.get([]byte("/v1/r5"))), "a held one is still shared")
 }

@@ -99,10 +99,14 @@
 // module's own work is about 10 to 15 µs of CPU per operation of one
 // attempt in a tight loop (two spans and three measurements, the batch
 // span processor and the garbage collector included), what repeats per
-// route, bank and outcome being built once in bounded caches; between
-// two signed requests, with its code and data out of the caches, a
-// request pays several times that. Measurements carry no exemplar
-// unless [WithExemplars]. BenchmarkPerRequestCost compares a read against
+// route, bank and outcome being built once in bounded caches, and 14
+// allocations of the module and the SDK; an operation looks its route up
+// once, and the span of its last attempt reaches the span processor
+// together with its own (a batch span processor is woken once per
+// operation, not twice). Between two signed requests, with its code and
+// data out of the caches, a request pays several times that. The client
+// makes one allocation per call for an observer. Measurements carry no
+// exemplar unless [WithExemplars]. BenchmarkPerRequestCost compares a read against
 // the emulator with and without it in one run, by wall and by CPU time,
 // and reports the load average the ratios depend on. The README gives
 // the figures.

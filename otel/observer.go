@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"sync"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -227,40 +229,128 @@ func New(opts ...Option) (*Observer, error) {
 }
 
 // StartOperation starts the operation's span (internal kind) now: the
-// client calls it when the operation starts.
+// client calls it when the operation starts. The context it returns
+// carries the span and what the operation's attempts and its end share,
+// so that they look nothing up again.
 func (o *Observer) StartOperation(ctx context.Context, op client.OperationStart) context.Context {
-	ctx, _ = o.tracer.Start(ctx, op.Operation, o.route(op).opStart...)
-	return ctx
+	r := o.route(op)
+	ctx, span := o.tracer.Start(ctx, op.Operation, r.opStart...)
+	return &opContext{Context: ctx, span: span, r: r}
 }
 
-// attemptKey is the context key of the attempt span StartAttempt started.
+// opKey is the context key of an operation's opContext.
+type opKey struct{}
+
+// opContext is the context StartOperation returns: the tracer's, which
+// carries the operation's span, with the operation's route and the spans
+// of its attempts. One operation's calls come one after the other (the
+// client makes them on the caller's goroutine); mu guards the spans
+// against an Observer shared by a caller that does not.
+type opContext struct {
+	context.Context
+	span trace.Span
+	r    *route
+
+	mu sync.Mutex
+	// live is the span StartAttempt started for the attempt that runs,
+	// until ObserveAttempt takes it.
+	live trace.Span
+	// last is the span of the operation's last attempt (one after which
+	// no retry follows), which EndOperation ends at lastEnd, the
+	// attempt's end, together with the operation's.
+	last    trace.Span
+	lastEnd time.Time
+	// endOpts holds the option an attempt's span ends with, so that
+	// ending it makes no slice.
+	endOpts [1]trace.SpanEndOption
+}
+
+// Value returns c for opKey, else ctx's value.
+func (c *opContext) Value(key any) any {
+	if key == (opKey{}) {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+// opContextOf returns the opContext ctx carries, nil without one (an
+// operation this Observer did not start).
+func opContextOf(ctx context.Context) *opContext {
+	c, _ := ctx.Value(opKey{}).(*opContext)
+	return c
+}
+
+// endAt ends an attempt's span at t; c.mu is held.
+func (c *opContext) endAt(span trace.Span, t time.Time) {
+	c.endOpts[0] = trace.WithTimestamp(t)
+	span.End(c.endOpts[:]...)
+	c.endOpts[0] = nil
+}
+
+// endLast ends the last attempt's span, if any; c.mu is held.
+func (c *opContext) endLast() {
+	if c.last != nil {
+		c.endAt(c.last, c.lastEnd)
+		c.last = nil
+	}
+}
+
+// attemptKey is the context key of the attempt span StartAttempt started
+// in an operation this Observer did not start.
 type attemptKey struct{}
 
 // StartAttempt starts the attempt's client span now, a child of the
-// operation's: the client calls it when the attempt starts. ObserveAttempt
-// ends it at the attempt's end. The returned context carries it: the
+// operation's: the client calls it when the attempt starts. The span ends
+// at the attempt's end (see ObserveAttempt). The returned context carries it: the
 // client sends the attempt's request with it, so that spans of an
 // instrumented transport are the attempt's children.
 func (o *Observer) StartAttempt(ctx context.Context, a client.AttemptStart) context.Context {
-	r := o.route(a.OperationStart)
-	ctx, span := o.tracer.Start(ctx, r.attemptName, r.attemptStart(a.Attempt)...)
-	return context.WithValue(ctx, attemptKey{}, span)
+	oc := opContextOf(ctx)
+	if oc == nil {
+		r := o.route(a.OperationStart)
+		ctx, span := o.tracer.Start(ctx, r.attemptName, r.attemptStart(a.Attempt)...)
+		return context.WithValue(ctx, attemptKey{}, span)
+	}
+	ctx, span := o.tracer.Start(ctx, oc.r.attemptName, oc.r.attemptStart(a.Attempt)...)
+	oc.mu.Lock()
+	oc.endLast() // an attempt said to be the last was not
+	if oc.live != nil {
+		oc.live.End() // never observed
+	}
+	oc.live = span
+	oc.mu.Unlock()
+	return ctx
 }
 
 // ObserveAttempt ends the attempt's client span that StartAttempt
-// started, with the attempt's outcome, and records its duration. Called
-// without StartAttempt (with the operation's context), it records the
-// span after the fact, from a.Start.
+// started, at the attempt's end (a.Start plus a.Duration), with the
+// attempt's outcome, and records its duration. Called without
+// StartAttempt (with the operation's context), it records the span after
+// the fact, from a.Start. The span of an operation's last attempt (no
+// retry follows it) is handed to the span processor by EndOperation,
+// just before the operation's own, so that a batch span processor is
+// woken once per operation rather than twice; its timestamps are the
+// same.
 func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
-	span, live := ctx.Value(attemptKey{}).(trace.Span)
+	oc := opContextOf(ctx)
+	var span trace.Span
+	var r *route
+	if oc != nil {
+		r = oc.r
+		oc.mu.Lock()
+		span, oc.live = oc.live, nil
+		oc.mu.Unlock()
+	} else {
+		r = o.route(a.OperationStart)
+		span, _ = ctx.Value(attemptKey{}).(trace.Span)
+	}
+	if span == nil {
+		opts := append([]trace.SpanStartOption{trace.WithTimestamp(a.Start)}, r.attemptStart(a.Attempt)...)
+		_, span = o.tracer.Start(ctx, r.attemptName, opts...)
+	}
 	errType := a.ErrorType
 	if errType == "" && a.StatusCode >= 400 {
 		errType = strconv.Itoa(a.StatusCode)
-	}
-	r := o.route(a.OperationStart)
-	if !live {
-		opts := append([]trace.SpanStartOption{trace.WithTimestamp(a.Start)}, r.attemptStart(a.Attempt)...)
-		_, span = o.tracer.Start(ctx, r.attemptName, opts...)
 	}
 	k := attemptEndKey{a.Outcome, a.Sent, a.StatusCode, errType}
 	var attrs []attribute.KeyValue
@@ -273,16 +363,36 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 	if errType != "" {
 		span.SetStatus(codes.Error, errType)
 	}
-	span.End(trace.WithTimestamp(a.Start.Add(a.Duration)))
+	end := a.Start.Add(a.Duration)
+	if oc != nil {
+		oc.mu.Lock()
+		oc.endLast()
+		if a.Retry {
+			oc.endAt(span, end)
+		} else {
+			oc.last, oc.lastEnd = span, end
+		}
+		oc.mu.Unlock()
+	} else {
+		span.End(trace.WithTimestamp(end))
+	}
 	if a.Sent {
 		o.duration.Record(o.measureCtx(ctx), a.Duration.Seconds(), r.requests[statusClass(a.StatusCode)].rec...)
 	}
 }
 
-// EndOperation ends the operation's span now (the client calls it when
-// the operation ends) and counts its outcome.
+// EndOperation ends the span of the operation's last attempt, if
+// ObserveAttempt left it, and the operation's span now (the client calls
+// it when the operation ends), and counts its outcome.
 func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
-	span := trace.SpanFromContext(ctx)
+	var span trace.Span
+	var r *route
+	oc := opContextOf(ctx)
+	if oc != nil {
+		span, r = oc.span, oc.r
+	} else {
+		span, r = trace.SpanFromContext(ctx), o.route(e.OperationStart)
+	}
 	k := opEndKey{outcome: e.Outcome, attempts: e.Attempts, sent: e.Sent, status: e.StatusCode}
 	if e.BudgetCalls > 0 {
 		k.budget, k.left = true, e.BudgetLeft
@@ -299,9 +409,17 @@ func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	default:
 		span.SetStatus(codes.Error, e.Outcome.String())
 	}
+	if oc != nil {
+		oc.mu.Lock()
+		oc.endLast()
+		if oc.live != nil {
+			oc.live.End() // never observed
+			oc.live = nil
+		}
+		oc.mu.Unlock()
+	}
 	span.End()
 
-	r := o.route(e.OperationStart)
 	set := r.outcome(e.Outcome, errorCode(e))
 	ctx = o.measureCtx(ctx)
 	o.outcomes.Add(ctx, 1, set.add...)
