@@ -28,8 +28,40 @@ import (
 // bounds the pages.
 func TestSyncEndlessPagesAreBounded(t *testing.T) {
 	t.Parallel()
-	const perPage = 500
 	pages := txsync.MaxReadEntries/perPage + 50 // the bank stops there: beyond the bound
+	svc, present, served := endlessBank(t, pages)
+	s, err := txsync.New(store.NewMemoryStore())
+	require.NoError(t, err)
+	_, err = s.Link(t.Context(), "user-1", []accounts.Account{{ResourceID: "acc", Currency: "NOK"}}, nil)
+	require.NoError(t, err)
+	d, err := s.Sync(t.Context(), svc, "acc", present)
+	require.ErrorIs(t, err, txsync.ErrReadTooLarge)
+	assert.Nil(t, d, "nothing applied")
+	assert.LessOrEqual(t, served.Load(), int64(txsync.MaxReadEntries/perPage+1), "no page asked for past the bound")
+}
+
+// A Syncer that keeps more entries than MaxReadEntries (WithMaxEntries)
+// reads as many: a read of 105,000 entries is not refused as too large.
+func TestSyncReadBoundFollowsMaxEntries(t *testing.T) {
+	t.Parallel()
+	pages := txsync.MaxReadEntries/perPage + 10
+	svc, present, served := endlessBank(t, pages)
+	s, err := txsync.New(store.NewMemoryStore(), txsync.WithMaxEntries(txsync.MaxReadEntries+20*perPage))
+	require.NoError(t, err)
+	_, err = s.Link(t.Context(), "user-1", []accounts.Account{{ResourceID: "acc", Currency: "NOK"}}, nil)
+	require.NoError(t, err)
+	_, err = s.Sync(t.Context(), svc, "acc", present)
+	assert.NotErrorIs(t, err, txsync.ErrReadTooLarge)
+	assert.Equal(t, int64(pages), served.Load(), "every page read")
+}
+
+// perPage is the entries of a page of endlessBank.
+const perPage = 500
+
+// endlessBank is a bank whose transaction pages, perPage entries each,
+// link to a next page until the pages-th; it returns an accounts service
+// of it, the PSU's request options and the count of pages served.
+func endlessBank(t *testing.T, pages int) (*accounts.Service, client.RequestOption, *atomic.Int64) {
 	var served atomic.Int64
 	bank := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := int(served.Add(1))
@@ -59,14 +91,5 @@ func TestSyncEndlessPagesAreBounded(t *testing.T) {
 	require.NoError(t, err)
 	sess := &sca.Session{PSUID: "0b5e8a3c-3a8f-4c1e-9d5a-2b7f6c1d9e40", TPPSessionID: "3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b",
 		Context: client.PSUContext("PRIVATE"), SCAAt: time.Now()}
-	present := sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})
-
-	s, err := txsync.New(store.NewMemoryStore())
-	require.NoError(t, err)
-	_, err = s.Link(t.Context(), "user-1", []accounts.Account{{ResourceID: "acc", Currency: "NOK"}}, nil)
-	require.NoError(t, err)
-	d, err := s.Sync(t.Context(), svc, "acc", present)
-	require.ErrorIs(t, err, txsync.ErrReadTooLarge)
-	assert.Nil(t, d, "nothing applied")
-	assert.LessOrEqual(t, served.Load(), int64(txsync.MaxReadEntries/perPage+1), "no page asked for past the bound")
+	return svc, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}), &served
 }

@@ -49,8 +49,15 @@ const MaxFirstReadDays = 730
 // before it applies them: with the PSU present no budget bounds the
 // pages, and a bank whose next links never end would otherwise fill the
 // memory. 100,000 entries is 137 a day over the deepest first read
-// ([MaxFirstReadDays]); a read past it is [ErrReadTooLarge].
+// ([MaxFirstReadDays]), and 50 times the entries a state keeps by
+// default ([DefaultMaxEntries]); a Syncer that keeps more
+// ([WithMaxEntries]) reads as many as it keeps. A read past it is
+// [ErrReadTooLarge].
 const MaxReadEntries = 100_000
+
+// readLimit is the most entries one read holds: [MaxReadEntries], or the
+// entries the state keeps when [WithMaxEntries] set more.
+func (s *Syncer) readLimit() int { return max(MaxReadEntries, s.t.maxEntries) }
 
 // DefaultStateTTL is how long the state of an account no read touches is
 // kept: longer than a consent (90 days), so that a re-consent after it
@@ -395,8 +402,8 @@ func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID stri
 		} else if tr.Status == accounts.BookingBooked {
 			r.Booked = append(r.Booked, *tr)
 		}
-		if len(r.Booked)+len(r.Pending) > MaxReadEntries {
-			return nil, fmt.Errorf("%w: more than %d", ErrReadTooLarge, MaxReadEntries)
+		if n := s.readLimit(); len(r.Booked)+len(r.Pending) > n {
+			return nil, fmt.Errorf("%w: more than %d", ErrReadTooLarge, n)
 		}
 	}
 	return s.Apply(ctx, acct, r)
@@ -419,8 +426,8 @@ func (s *Syncer) SyncCard(ctx context.Context, svc *accounts.Service, cardAccoun
 		} else {
 			r.Booked = append(r.Booked, *tr)
 		}
-		if len(r.Booked)+len(r.Pending) > MaxReadEntries {
-			return nil, fmt.Errorf("%w: more than %d", ErrReadTooLarge, MaxReadEntries)
+		if n := s.readLimit(); len(r.Booked)+len(r.Pending) > n {
+			return nil, fmt.Errorf("%w: more than %d", ErrReadTooLarge, n)
 		}
 	}
 	return s.ApplyCard(ctx, acct, r)
