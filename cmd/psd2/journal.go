@@ -132,6 +132,18 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 		}
 		rows = append(rows, rowOf(en, dir, now))
 	}
+	if len(rows) == 0 {
+		// Nothing in doubt is a claim about the payment service's
+		// journal: a store without any journal entry may be another
+		// service's, or a mistyped one, and says so.
+		empty, err := journalEmpty(ctx, j, all)
+		if err != nil {
+			return fmt.Errorf("reading the journal: %w", err)
+		}
+		if empty {
+			fmt.Fprintln(e.stderr, noJournalNote)
+		}
+	}
 	return e.emit(rows, func(w io.Writer) {
 		if len(rows) > 0 {
 			fmt.Fprintf(w, "%-36s  %-14s  %6s  %-18s  %15s  %-9s  %s\n", "REQUEST ID", "BANK", "AGE", "OPERATION", "AMOUNT", "CREDITOR", "STATE")
@@ -164,6 +176,25 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 			fmt.Fprintln(w, "An entry being resent is being resolved right now: leave it; psd2 journal show REQUEST-ID after the time it names.")
 		}
 	})
+}
+
+// noJournalNote is said when a store holds no journal entry at all.
+const noJournalNote = "note: this store holds no journal entry at all: either no payment was ever created with a journal on it, " +
+	"or -store is not the payment service's store (check it before reading this as nothing in doubt)"
+
+// journalEmpty reports whether j holds no entry at all; all says the
+// entries were listed already (none found).
+func journalEmpty(ctx context.Context, j *journal.Journal, all bool) (bool, error) {
+	if all {
+		return true, nil
+	}
+	for _, err := range j.Entries(ctx) {
+		if err != nil {
+			return false, err
+		}
+		return false, nil
+	}
+	return true, nil
 }
 
 // States of an entry, as psd2 names them.

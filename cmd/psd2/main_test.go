@@ -271,6 +271,13 @@ func TestBudgetAndJournalWithEmptyStore(t *testing.T) {
 	out, errOut, code = psd2(t, "journal", "list", "-store", st, "--json")
 	require.Equal(t, exitOK, code, errOut)
 	assert.JSONEq(t, "[]", out)
+	// Nothing in doubt, and no journal at all: said, not read as an
+	// all-clear (the store may be another service's).
+	assert.Contains(t, errOut, "no journal entry at all")
+	out, errOut, code = psd2(t, "journal", "list", "-store", st)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "0 payment(s) in doubt")
+	assert.Contains(t, errOut, "no journal entry at all")
 	_, _, code = psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-account", "x")
 	assert.Equal(t, exitUsage, code, "no -store")
 }
@@ -310,9 +317,10 @@ func TestJournalListAndSettleByPerson(t *testing.T) {
 	out, errOut, code = psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", "-reason", "bank says no payment", "--json", id)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "settled-by-person")
-	out, _, code = psd2(t, "journal", "list", "-store", dir, "--json")
+	out, errOut, code = psd2(t, "journal", "list", "-store", dir, "--json")
 	require.Equal(t, exitOK, code)
 	assert.JSONEq(t, "[]", out)
+	assert.NotContains(t, errOut, "no journal entry at all", "the store holds a settled entry")
 	_, _, code = psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", "-reason", "again", id)
 	assert.Equal(t, exitRuntime, code, "not in doubt any more")
 }
