@@ -51,6 +51,11 @@ var (
 	// [client.ErrForeignHost], which the error also matches.
 	ErrUnexpectedLink = errors.New("accounts: link is not a transactions link of this account")
 
+	// ErrTooManyPages: an iteration over transactions pages met a next
+	// link past [MaxPages] pages (a bank whose next links never end); it
+	// was not followed.
+	ErrTooManyPages = errors.New("accounts: more transactions pages than MaxPages")
+
 	// ErrNoSCARedirect: the bank answered the bank-offered consent request
 	// without a scaRedirect link.
 	ErrNoSCARedirect = errors.New("accounts: consent answer has no scaRedirect link")

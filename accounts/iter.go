@@ -20,7 +20,8 @@ import (
 // links of the same account on the bank's base URL (a link to another
 // host gives [client.ErrForeignHost], another path [ErrUnexpectedLink]);
 // a next link already followed ends the loop quietly, as nothing new can
-// be read from it. A yielded *Transaction points into the current page:
+// be read from it, and a next link past [MaxPages] pages ends it with
+// [ErrTooManyPages]. A yielded *Transaction points into the current page:
 // keep a copy (*tr), not the pointer, so that earlier pages can be freed.
 //
 // Known issue (docs/interface.md section 8): with BookingBoth (the default) or
@@ -82,8 +83,17 @@ func cardTransactionsView(p *CardTransactionsPage) pageView[CardTransaction] {
 		self: p.Links.Href(client.LinkSelf), next: p.Next()}
 }
 
+// MaxPages bounds the pages one iteration ([Service.TransactionsIter],
+// [Service.CardTransactionsIter]) reads: with the PSU present no budget
+// bounds them, and a bank whose next links never repeat would otherwise
+// be asked for pages without end. 10,000 pages hold millions of entries,
+// more than any account's history; the page past it ends the loop with
+// [ErrTooManyPages], unsent.
+const MaxPages = 10_000
+
 // follow yields the entries of the first page and of the pages its next
-// links lead to. It keeps one page and a 64-bit hash of every link seen.
+// links lead to, at most MaxPages. It keeps one page and a 64-bit hash of
+// every link seen.
 func follow[T any](first func() (pageView[T], error), next func(string) (pageView[T], error)) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		seed := maphash.MakeSeed()
@@ -94,6 +104,7 @@ func follow[T any](first func() (pageView[T], error), next func(string) (pageVie
 			}
 		}
 		var lastPending [sha256.Size]byte
+		pages := 0 // pages read before page
 		page, err := first()
 		for {
 			if err != nil {
@@ -119,6 +130,10 @@ func follow[T any](first func() (pageView[T], error), next func(string) (pageVie
 				return
 			}
 			if _, dup := seen[maphash.String(seed, href)]; dup {
+				return
+			}
+			if pages++; pages >= MaxPages {
+				yield(nil, ErrTooManyPages)
 				return
 			}
 			mark(href)
