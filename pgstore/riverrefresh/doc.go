@@ -44,8 +44,12 @@
 //     (DefaultFetchPollInterval, 250 ms; River's is 1 s) besides River's
 //     notice of each insert. A refresh job takes tens of milliseconds:
 //     with River's cooldown a worker slot freed would wait up to 100 ms
-//     for its next job, about a job's own time. The bounds are checked
-//     by [New] (a [ConfigError]). River completes jobs in batches (every
+//     for its next job, about a job's own time. River fetches only for
+//     free slots, and a slot that frees during a fetch waits for the
+//     next job's end: the engine takes Config.FetchAhead jobs more
+//     (DefaultFetchAhead, 4) and runs Workers of them at once, so a
+//     worker that ends starts a job at hand while River fetches. The
+//     bounds are checked by [New] (a [ConfigError]). River completes jobs in batches (every
 //     250 ms, or at once when 100 wait) after the worker's slot is free;
 //     River has no setting for it.
 //   - Crash: River rescues the job of a worker that died

@@ -34,8 +34,9 @@ type Bank struct {
 	// Sessions is the store holding the bank's PSU sessions (sca.SaveSession),
 	// the accounts they remember included.
 	Sessions store.Store
-	// Workers is the most jobs of the bank this engine runs at once (the
-	// bank's queue's worker limit); 0: 4.
+	// Workers is the most jobs of the bank this engine runs at once; 0:
+	// 4. River's worker limit of the bank's queue is Workers +
+	// Config.FetchAhead: the jobs beyond Workers wait in the engine.
 	Workers int
 	// Options configure the bank's refresh.Refresher; the engine adds
 	// refresh.WithMaxWait(0) (a pause is River's: the queue is paused)
@@ -146,6 +147,26 @@ type Config struct {
 	// hours); else New returns a *ConfigError. An expired value is
 	// invisible at once; the sweep only frees its row.
 	CleanupEvery time.Duration
+	// FetchAhead is how many refresh jobs of a bank's queue beyond its
+	// Workers this engine takes from River at once (River's
+	// QueueConfig.MaxWorkers is Workers + FetchAhead); the engine runs
+	// at most Workers of them, the others wait in the engine for a
+	// worker to end. River fetches jobs only for its free slots, when a
+	// job ends and the fetch it last made filled them, and a fetch
+	// query under load takes milliseconds: without jobs at hand, a
+	// worker that ends waits for a fetch of its own, and one ending
+	// during another fetch waits for the next job's end. With jobs at
+	// hand it starts the next at once while River fetches. 0:
+	// DefaultFetchAhead (4); negative: none (River's fetch alone). At
+	// most MaxFetchAhead (100); else New returns a *ConfigError. A job
+	// waits at most half the time between JobTimeout and RescueAfter
+	// (River counts it from its fetch, rescues it after RescueAfter),
+	// then is snoozed back to the queue without counting an attempt;
+	// with RescueAfter equal to JobTimeout there is no fetch-ahead.
+	// The jobs at hand are River's running ones: an engine that dies
+	// leaves them to River's rescue, after RescueAfter, as its running
+	// ones.
+	FetchAhead int
 }
 
 // The bounds and defaults of Config.FetchCooldown and
@@ -160,6 +181,19 @@ const (
 	MaxFetchPollInterval     = time.Minute
 )
 
+// The default and bound of Config.FetchAhead. 4 is a bank's default
+// Workers: one fetch's worth at hand. Over rounds of 2,000 accounts on 2
+// engines of 4 workers (PostgreSQL and every process on 2 shared cores,
+// load 9 to 14), a worker waited 0.11 to 0.15 ms (medians; p90 3 to 11
+// ms) from a job's end to its next job with 4, against 8.5 to 17.8 ms
+// (p90 27 to 52 ms) with none, and River's time per account was 11% less
+// (the median of 6 pairs of rounds run back to back: 20% less to 2%
+// more).
+const (
+	DefaultFetchAhead = 4
+	MaxFetchAhead     = 100
+)
+
 // ErrInvalidConfig is the error of a Config that New refuses; every such
 // error is a *ConfigError that wraps it.
 var ErrInvalidConfig = errors.New("riverrefresh: invalid Config")
@@ -168,18 +202,39 @@ var ErrInvalidConfig = errors.New("riverrefresh: invalid Config")
 type ConfigError struct {
 	// Field is the field's name in Config ("FetchCooldown").
 	Field string
-	// Value is the field's value.
+	// Value is the field's value, for a duration; Count for a count
+	// (FetchAhead).
 	Value time.Duration
+	Count int
 	// Reason says what the field must be.
 	Reason string
 }
 
 func (e *ConfigError) Error() string {
+	if e.Field == "FetchAhead" {
+		return fmt.Sprintf("riverrefresh: Config.%s %d: %s", e.Field, e.Count, e.Reason)
+	}
 	return fmt.Sprintf("riverrefresh: Config.%s %v: %s", e.Field, e.Value, e.Reason)
 }
 
 // Unwrap returns ErrInvalidConfig.
 func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
+
+// fetchAhead returns cfg's FetchAhead, the default applied and none
+// (0) for a negative one, or the *ConfigError of one above its bound.
+func fetchAhead(cfg Config) (int, error) {
+	switch v := cfg.FetchAhead; {
+	case v == 0:
+		return DefaultFetchAhead, nil
+	case v < 0:
+		return 0, nil
+	case v > MaxFetchAhead:
+		return 0, &ConfigError{Field: "FetchAhead", Count: v,
+			Reason: fmt.Sprintf("must be 0 (%d), negative (none) or at most %d", DefaultFetchAhead, MaxFetchAhead)}
+	default:
+		return v, nil
+	}
+}
 
 // fetchSettings returns cfg's fetch settings, defaults applied, or the
 // *ConfigError of one out of its bounds.
@@ -237,7 +292,9 @@ type Engine struct {
 	client *river.Client[pgx.Tx]
 	// queues are the configs of the queues the engine gave River.
 	queues map[string]river.QueueConfig
-	banks  map[string]*bank
+	// gate runs at most a bank's Workers of the jobs River hands it.
+	gate  *gate
+	banks map[string]*bank
 	// cleaners are the banks' stores Cleanup sweeps.
 	cleaners []Cleaner
 	// retention is what the engine gave River: the retention periods.
@@ -309,6 +366,15 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.CleanupEvery, err = cleanupEvery(cfg); err != nil {
 		return nil, err
 	}
+	if cfg.FetchAhead, err = fetchAhead(cfg); err != nil {
+		return nil, err
+	}
+	// A job waiting for a worker counts toward RescueAfter: it waits at
+	// most half the time its run leaves (gate).
+	g := &gate{slots: map[string]chan struct{}{}, wait: (cfg.RescueAfter - cfg.JobTimeout) / 2}
+	if g.wait <= 0 {
+		cfg.FetchAhead = 0
+	}
 	e := &Engine{cfg: cfg, banks: map[string]*bank{}}
 	workers := river.NewWorkers()
 	queues := map[string]river.QueueConfig{}
@@ -332,8 +398,12 @@ func New(cfg Config) (*Engine, error) {
 		if cfg.Work {
 			// A refresh job takes tens of milliseconds: River's default
 			// cooldown between fetches (100 ms) would cap a queue at a
-			// few batches of Workers jobs per second.
-			queues[queueOf(name)] = river.QueueConfig{MaxWorkers: b.Workers, FetchCooldown: cfg.FetchCooldown,
+			// few batches of Workers jobs per second. FetchAhead jobs
+			// more are fetched than run at once (gate).
+			if cfg.FetchAhead > 0 {
+				g.slots[queueOf(name)] = make(chan struct{}, b.Workers)
+			}
+			queues[queueOf(name)] = river.QueueConfig{MaxWorkers: b.Workers + cfg.FetchAhead, FetchCooldown: cfg.FetchCooldown,
 				FetchPollInterval: cfg.FetchPollInterval}
 		}
 		if cfg.Schedule {
@@ -365,6 +435,9 @@ func New(cfg Config) (*Engine, error) {
 		Middleware:                  slices.Clone(cfg.Middleware),
 		CompletedJobRetentionPeriod: completed, CancelledJobRetentionPeriod: cancelled,
 		DiscardedJobRetentionPeriod: discarded}
+	if len(g.slots) > 0 {
+		rc.Middleware = append([]rivertype.Middleware{g}, rc.Middleware...)
+	}
 	for _, m := range cfg.Middleware {
 		if h, ok := m.(rivertype.Hook); ok {
 			rc.Hooks = append(rc.Hooks, h)
@@ -377,7 +450,7 @@ func New(cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("riverrefresh: %w", err)
 	}
-	e.client, e.queues = client, queues
+	e.client, e.queues, e.gate = client, queues, g
 	e.retention = [3]time.Duration{rc.CompletedJobRetentionPeriod, rc.CancelledJobRetentionPeriod, rc.DiscardedJobRetentionPeriod}
 	return e, nil
 }

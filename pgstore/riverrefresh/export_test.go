@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Internals the external tests drive directly.
@@ -43,3 +44,7 @@ func (e *Engine) Retention() [3]time.Duration { return e.retention }
 
 // CleanupEvery returns the engine's CleanupEvery, the default applied.
 func (e *Engine) CleanupEvery() time.Duration { return e.cfg.CleanupEvery }
+
+// Gate returns the engine's middleware that runs at most a bank's Workers
+// jobs at once, and how long a job waits in it for a worker.
+func (e *Engine) Gate() (rivertype.WorkerMiddleware, time.Duration) { return e.gate, e.gate.wait }

@@ -16,7 +16,9 @@ import (
 type QueueStats struct {
 	// Bank is the bank's name (Config.Banks).
 	Bank string `json:"bank"`
-	// Available jobs wait for a worker; Running ones are being worked.
+	// Available jobs wait for a worker; Running ones are being worked,
+	// or were fetched ahead and wait in an engine (Config.FetchAhead),
+	// or are done and wait for River's batched completion.
 	Available int64 `json:"available"`
 	Running   int64 `json:"running"`
 	// Scheduled jobs wait for their time: snoozed (a pause, a budget

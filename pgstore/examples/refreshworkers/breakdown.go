@@ -49,7 +49,9 @@ var refreshKind = riverrefresh.Args{}.Kind()
 //     freed slots taken in the order they were freed (jobTimer). It is the
 //     slot's time in River between two jobs: the executor's end of the
 //     job, the producer's fetch (its cooldown and poll), the fetch query
-//     and the dispatch. A process's first jobs (no slot freed yet) have
+//     and the dispatch; or, with jobs fetched ahead
+//     (riverrefresh.Config.FetchAhead), the hand-over to a job waiting in
+//     the engine. A process's first jobs (no slot freed yet) have
 //     none. River's own QueueWaitDuration (attempted at less scheduled
 //     at) is left out: every job of a round is scheduled at its start, so
 //     it measures the job's place in the queue, not River's cost.
