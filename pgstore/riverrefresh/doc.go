@@ -12,8 +12,10 @@
 // calls); [Engine.Start] starts the engine.
 //
 //   - Scheduling: an engine with Config.Schedule enqueues every
-//     Config.ScheduleEvery (as River's leader) the current round of each
-//     bank: a job per account and card account remembered by a stored
+//     Config.ScheduleEvery the current round of each bank (River's
+//     leader, whichever engine River elects, inserts the schedule job; an
+//     engine with Schedule runs it): a job per account and card account
+//     remembered by a stored
 //     session (sca.SaveSession, refresh.Remember) whose consent has not
 //     ended. Rounds are Config.Spacing long (refresh.DefaultSpacing: 4 a
 //     day); a job is unique per account and round, so any number of

@@ -60,9 +60,13 @@ type Config struct {
 	// the name) and is written in each job.
 	Banks map[string]Bank
 	// Work makes this engine work jobs; Schedule makes it enqueue the
-	// rounds (periodically, as River's leader: any number of engines may
-	// schedule, each round is enqueued once). A scheduler-only process
-	// sets Schedule alone.
+	// rounds (any number of engines may schedule, each round is enqueued
+	// once). A scheduler-only process sets Schedule alone. River runs
+	// periodic jobs on its elected leader only, which may be any engine:
+	// every engine inserts the schedule's periodic jobs when it leads
+	// (ScheduleEvery and CleanupEvery of its own Config: give every engine
+	// the same), and an engine with Schedule runs them. With no engine
+	// with Schedule running, one schedule job per bank waits for one.
 	Work, Schedule bool
 	// Spacing is the time between two rounds of an account
 	// (refresh.DefaultSpacing when zero): 4 rounds a day.
@@ -139,7 +143,7 @@ type Config struct {
 	CancelledJobRetentionPeriod time.Duration
 	DiscardedJobRetentionPeriod time.Duration
 	// CleanupEvery is how often the scheduler (an engine with Schedule,
-	// as River's leader: once across the replicas) deletes the expired
+	// once across the replicas; see Work) deletes the expired
 	// values of the banks' stores with [Engine.Cleanup]: budget windows
 	// that ended, pending SCAs never completed. 0: DefaultCleanupEvery (1
 	// hour); negative: never (call Engine.Cleanup or the store's Cleanup
@@ -406,28 +410,28 @@ func New(cfg Config) (*Engine, error) {
 			queues[queueOf(name)] = river.QueueConfig{MaxWorkers: b.Workers + cfg.FetchAhead, FetchCooldown: cfg.FetchCooldown,
 				FetchPollInterval: cfg.FetchPollInterval}
 		}
-		if cfg.Schedule {
-			args := ScheduleArgs{Bank: name}
-			periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.ScheduleEvery),
-				func() (river.JobArgs, *river.InsertOpts) {
-					return args, &river.InsertOpts{Queue: scheduleQueue}
-				}, &river.PeriodicJobOpts{RunOnStart: true}))
-		}
+		// Every engine declares the schedule's periodic jobs, whether it
+		// schedules or not: River inserts periodic jobs on its leader
+		// only, and any engine may be elected. They go to scheduleQueue,
+		// which only an engine with Schedule works.
+		args := ScheduleArgs{Bank: name}
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.ScheduleEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return args, scheduleInsertOpts() },
+			&river.PeriodicJobOpts{RunOnStart: true}))
 	}
 	// Registered in every engine: River inserts only the kinds its
 	// client knows (a scheduler's too); only the queues of an engine with
-	// Work are worked.
+	// Work are worked, and scheduleQueue only by one with Schedule.
 	river.AddWorker(workers, &refreshWorker{e: e})
+	river.AddWorker(workers, &scheduleWorker{e: e})
+	if cfg.CleanupEvery > 0 {
+		river.AddWorker(workers, &cleanupWorker{e: e})
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.CleanupEvery),
+			func() (river.JobArgs, *river.InsertOpts) { return CleanupArgs{}, scheduleInsertOpts() },
+			&river.PeriodicJobOpts{RunOnStart: true}))
+	}
 	if cfg.Schedule {
-		river.AddWorker(workers, &scheduleWorker{e: e})
 		queues[scheduleQueue] = river.QueueConfig{MaxWorkers: 1}
-		if cfg.CleanupEvery > 0 {
-			river.AddWorker(workers, &cleanupWorker{e: e})
-			periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(cfg.CleanupEvery),
-				func() (river.JobArgs, *river.InsertOpts) {
-					return CleanupArgs{}, &river.InsertOpts{Queue: scheduleQueue}
-				}, &river.PeriodicJobOpts{RunOnStart: true}))
-		}
 	}
 	e.cleaners = cleanersOf(e.banks)
 	rc := &river.Config{Schema: cfg.Schema, Logger: cfg.Logger, PeriodicJobs: periodic,
@@ -457,6 +461,16 @@ func New(cfg Config) (*Engine, error) {
 
 // scheduleQueue is the queue of the scheduler's periodic jobs.
 const scheduleQueue = "psd2_refresh_schedule"
+
+// scheduleInsertOpts are the insert options of the periodic jobs: in
+// scheduleQueue, and unique among those not yet run, so that a leader
+// without a scheduler to work them (every engine Work only for a while)
+// leaves one per bank waiting, not one per ScheduleEvery.
+func scheduleInsertOpts() *river.InsertOpts {
+	return &river.InsertOpts{Queue: scheduleQueue, UniqueOpts: river.UniqueOpts{ByArgs: true,
+		ByState: []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+			rivertype.JobStateRetryable, rivertype.JobStateRunning, rivertype.JobStateScheduled}}}
+}
 
 // Migrate creates or updates River's tables in the configured schema (which
 // must exist). Every replica may call it at start, at the same time: it

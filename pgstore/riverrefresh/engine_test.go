@@ -231,3 +231,34 @@ func TestScheduleOutlivesJobTimeout(t *testing.T) {
 		return err == nil && n == len(w.ids)
 	}, 30*time.Second, 100*time.Millisecond, "jobs enqueued: %d of %d", n, len(w.ids))
 }
+
+// A worker-only engine that River elects leader (it started first)
+// inserts the schedule's periodic job, and the scheduler-only engine
+// started after it runs it: the round is enqueued and refreshed. River
+// runs periodic jobs on its leader only; an engine that declared none
+// left every round unscheduled while it led.
+func TestWorkerLeaderStillSchedules(t *testing.T) {
+	w := newWorld(t, 3)
+	res := &results{done: map[string]int{}}
+	worker := w.engine(t, riverrefresh.Config{Work: true, Handle: res.handle})
+	ctx := t.Context()
+	require.NoError(t, worker.Migrate(ctx))
+	start(t, worker)
+	var leaders int
+	require.Eventually(t, func() bool {
+		err := worker.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+".river_leader").Scan(&leaders)
+		return err == nil && leaders == 1
+	}, 30*time.Second, 20*time.Millisecond, "the worker-only engine is elected")
+	sched := w.engine(t, riverrefresh.Config{Schedule: true})
+	start(t, sched)
+	require.Eventually(t, func() bool {
+		res.mu.Lock()
+		defer res.mu.Unlock()
+		return len(res.done) == len(w.ids)
+	}, 30*time.Second, 50*time.Millisecond, "every account refreshed")
+	// The schedule jobs waiting for a scheduler are one per bank.
+	var waiting int
+	require.NoError(t, worker.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+
+		".river_job WHERE queue = 'psd2_refresh_schedule' AND kind = 'psd2_refresh_schedule' AND state IN ('available', 'scheduled', 'retryable')").Scan(&waiting))
+	assert.LessOrEqual(t, waiting, 1)
+}
