@@ -514,14 +514,7 @@ func TestBreakerReplicasShareTheProbe(t *testing.T) {
 // starts again from ProbeAfter.
 func TestBreakerProbesBackOff(t *testing.T) {
 	t.Parallel()
-	var up atomic.Bool
-	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		if up.Load() {
-			_, _ = w.Write([]byte(`{}`))
-			return
-		}
-		w.WriteHeader(http.StatusServiceUnavailable)
-	})
+	b, up := downBank(t)
 	clk := newFrozenClock()
 	p := DefaultBreakerPolicy()
 	p.ProbeMax = time.Minute
@@ -566,14 +559,7 @@ func TestBreakerStaleFarProbeClaim(t *testing.T) {
 	for _, key := range []string{"probe turn", "open breaker"} {
 		t.Run(key, func(t *testing.T) {
 			t.Parallel()
-			var up atomic.Bool
-			b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
-				if up.Load() {
-					_, _ = w.Write([]byte(`{}`))
-					return
-				}
-				w.WriteHeader(http.StatusServiceUnavailable)
-			})
+			b, up := downBank(t)
 			clk := newFrozenClock()
 			st := store.NewMemoryStore()
 			c := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))

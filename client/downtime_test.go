@@ -95,23 +95,8 @@ func TestReportOverlappingRecords(t *testing.T) {
 // on to this day.
 func TestAdoptedBreakerEndsTheRecord(t *testing.T) {
 	t.Parallel()
-	var up atomic.Bool
-	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		if up.Load() {
-			_, _ = w.Write([]byte(`{}`))
-			return
-		}
-		w.WriteHeader(http.StatusServiceUnavailable)
-	})
-	clk := newFrozenClock()
-	st := store.NewMemoryStore()
+	b, up, clk, st, _, start := outageOfAReplica(t)
 	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
-	crashed := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
-	start := clk.now()
-	for range 5 {
-		_, _ = crashed.Do(t.Context(), get, nil)
-	}
-	require.Equal(t, BreakerOpen, crashed.BankHealth().State)
 
 	replica := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
 	var changes []BreakerChange
@@ -148,23 +133,8 @@ func TestAdoptedBreakerEndsTheRecord(t *testing.T) {
 // every report.
 func TestRecordOfACrashedReplicaEndsAtTheNextAnswer(t *testing.T) {
 	t.Parallel()
-	var up atomic.Bool
-	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		if up.Load() {
-			_, _ = w.Write([]byte(`{}`))
-			return
-		}
-		w.WriteHeader(http.StatusServiceUnavailable)
-	})
-	clk := newFrozenClock()
-	st := store.NewMemoryStore()
+	b, up, clk, st, crashed, start := outageOfAReplica(t)
 	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
-	crashed := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
-	start := clk.now()
-	for range 5 {
-		_, _ = crashed.Do(t.Context(), get, nil)
-	}
-	require.Equal(t, BreakerOpen, crashed.BankHealth().State)
 	// The open breaker leaves the store a minute after its probe time.
 	require.NoError(t, st.Delete(t.Context(), breakerKey(crashed.Scope())))
 
@@ -184,4 +154,21 @@ func TestRecordOfACrashedReplicaEndsAtTheNextAnswer(t *testing.T) {
 	assert.True(t, downs[0].End.Equal(back), "ends at the first answer after the crash, not later: %v", downs[0].End)
 	a := Report(restarted.Bank(), downs, start.Add(-time.Hour), clk.now(), clk.now())
 	assert.Equal(t, back.Sub(start), a.Unavailable)
+}
+
+// outageOfAReplica is a bank down (up unset) and a replica (crashed) on
+// store st and frozen clock clk whose calls from start opened its
+// breaker, which the store holds with its downtime record.
+func outageOfAReplica(t *testing.T) (b *bank, up *atomic.Bool, clk *frozenClock, st store.Store, crashed *Client, start time.Time) {
+	t.Helper()
+	b, up = downBank(t)
+	clk = newFrozenClock()
+	st = store.NewMemoryStore()
+	crashed = newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	start = clk.now()
+	for range 5 {
+		_, _ = crashed.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/x"}, nil)
+	}
+	require.Equal(t, BreakerOpen, crashed.BankHealth().State)
+	return b, up, clk, st, crashed, start
 }

@@ -108,6 +108,19 @@ func newBank(t testing.TB, handle func(w http.ResponseWriter, r *http.Request, n
 	return b
 }
 
+// downBank is a bank that answers 503 until up is set, then {}.
+func downBank(t testing.TB) (b *bank, up *atomic.Bool) {
+	up = new(atomic.Bool)
+	b = newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if up.Load() {
+			_, _ = w.Write([]byte(`{}`))
+			return
+		}
+		w.WriteHeader(http.StatusServiceUnavailable)
+	})
+	return b, up
+}
+
 func (b *bank) serve(w http.ResponseWriter, r *http.Request) {
 	n := int(b.count.Add(1))
 	body, _ := io.ReadAll(r.Body)
