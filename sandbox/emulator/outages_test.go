@@ -33,7 +33,11 @@ func newOutageBank(t *testing.T) *outageBank {
 	t.Cleanup(s.Close)
 	creds, err := s.NewTPP("Outage TPP")
 	require.NoError(t, err)
-	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithRetryPolicy(client.RetryPolicy{}))
+	// The client's circuit breaker is off: these tests read the bank's
+	// answers, which an open breaker would replace with its own refusal
+	// (calls racing an outage may open it).
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithRetryPolicy(client.RetryPolicy{}),
+		client.WithBreaker(client.BreakerPolicy{Off: true}))
 	require.NoError(t, err)
 	sb, err := sandbox.New(c)
 	require.NoError(t, err)
