@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/store"
@@ -274,26 +275,33 @@ func (c *Client) admit(ctx context.Context) (admission, error) {
 	case BreakerClosed:
 		return admission{b: b}, nil
 	case BreakerOpen:
-		if !now.Before(b.probeAt) {
+		if !now.Before(b.probeAt) && !b.claiming {
 			// The probe is due: this replica sends it only when it takes
 			// the bank's probe turn on the shared store (claimProbe,
 			// outside the lock: a store round trip); else another replica
-			// probes, and this one waits for the turn's end.
-			probeAt, turn := b.probeAt, b.policy.probeWait(b.failedProbes+1)
+			// probes, and this one waits for the turn's end. One call of
+			// the process takes part (claiming); the others fail fast:
+			// two calls of one process taking part would each lose to
+			// the other, the turn held by the process and no probe sent.
+			turn := b.policy.probeWait(b.failedProbes + 1)
+			b.claiming = true
 			b.mu.Unlock()
 			until, ok := b.claimProbe(ctx, now, turn)
 			b.mu.Lock()
+			b.claiming = false
 			if !ok {
 				if until.After(b.probeAt) {
 					b.probeAt = until
 				}
 				break
 			}
-			if b.state == BreakerOpen && b.probeAt.Equal(probeAt) {
+			switch b.state {
+			case BreakerOpen:
+				// The turn is this process's: it probes, even when a call
+				// sent before the breaker opened failed meanwhile.
 				b.setState(BreakerHalfOpen, now)
 				return admission{b: b, probe: true}, nil
-			}
-			if b.state == BreakerClosed {
+			case BreakerClosed:
 				return admission{b: b}, nil
 			}
 		}
@@ -321,15 +329,18 @@ func (b *bankHealth) claimProbe(ctx context.Context, now time.Time, turn time.Du
 		if found {
 			// A turn ending beyond ProbeMax from now is no turn a replica
 			// of this policy took (a clock far ahead, a crashed replica's,
-			// a garbled value): it is taken over, never waited for.
-			if n, err := strconv.ParseInt(string(old), 10, 64); err == nil && now.Before(time.Unix(0, n)) &&
+			// a garbled value): it is taken over, never waited for. A
+			// turn this process holds is its own to take again: its
+			// probe sent nothing (admission.done).
+			end, owner, _ := strings.Cut(string(old), " ")
+			if n, err := strconv.ParseInt(end, 10, 64); err == nil && owner != b.owner && now.Before(time.Unix(0, n)) &&
 				!time.Unix(0, n).After(now.Add(b.policy.ProbeMax)) {
 				held = time.Unix(0, n)
 				return nil, 0, errProbeHeld
 			}
 		}
 		end := now.Add(turn)
-		return []byte(strconv.FormatInt(end.UnixNano(), 10)), max(turn, time.Second), nil
+		return []byte(strconv.FormatInt(end.UnixNano(), 10) + " " + b.owner), max(turn, time.Second), nil
 	})
 	if errors.Is(err, errProbeHeld) {
 		return held, false

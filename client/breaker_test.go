@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -585,4 +586,100 @@ func TestBreakerStaleFarProbeClaim(t *testing.T) {
 			assert.Equal(t, BreakerClosed, c.BankHealth().State)
 		})
 	}
+}
+
+// slowProbeClaim is a store whose first Update of the probe turn returns
+// only after another Update of it has ended, or after a while (the store
+// round trip of one call, overtaken by a second call of the same
+// process).
+type slowProbeClaim struct {
+	store.Store
+	first    atomic.Bool
+	other    chan struct{}
+	overtook atomic.Bool
+}
+
+func (s *slowProbeClaim) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
+	if !strings.HasPrefix(key, "client/breaker-probe/") {
+		return s.Store.Update(ctx, key, fn)
+	}
+	if s.first.CompareAndSwap(false, true) {
+		err := s.Store.Update(ctx, key, fn)
+		select {
+		case <-s.other:
+			s.overtook.Store(true)
+		case <-time.After(300 * time.Millisecond):
+		}
+		return err
+	}
+	defer close(s.other)
+	return s.Store.Update(ctx, key, fn)
+}
+
+// Two calls of one process meet a due probe at once: one of them probes.
+// On the code before, both took part in the store's probe turn, the
+// loser moved the process's probe time to the turn's end, which made the
+// winner give up its probe too: the process held the turn and did not
+// probe, and every call failed fast until the turn ended (forever on a
+// frozen clock; a whole probe wait on a real one).
+func TestBreakerCallsOfOneProcessShareTheProbe(t *testing.T) {
+	t.Parallel()
+	b, up := downBank(t)
+	clk := newFrozenClock()
+	st := &slowProbeClaim{Store: store.NewMemoryStore(), other: make(chan struct{})}
+	c := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	for range 5 {
+		_, _ = c.Do(t.Context(), get, nil)
+	}
+	require.Equal(t, BreakerOpen, c.BankHealth().State)
+	up.Store(true)
+	clk.add(DefaultBreakerPolicy().ProbeAfter)
+	sent := b.count.Load()
+
+	errs := make(chan error, 2)
+	go func() { _, err := c.Do(t.Context(), get, nil); errs <- err }()
+	time.Sleep(50 * time.Millisecond) // the first call waits in the probe turn's Update
+	go func() { _, err := c.Do(t.Context(), get, nil); errs <- err }()
+	probes := 0
+	for range 2 {
+		if err := <-errs; err == nil {
+			probes++
+		} else {
+			require.ErrorIs(t, err, ErrBankUnavailable)
+		}
+	}
+	assert.False(t, st.overtook.Load(), "the second call took no part in the probe turn")
+	assert.Equal(t, 1, probes, "one of the two calls probes")
+	assert.EqualValues(t, sent+int64(probes), b.count.Load(), "requests to the bank")
+	assert.Equal(t, BreakerClosed, c.BankHealth().State, "the probe closed the breaker")
+	_, err := c.Do(t.Context(), get, nil)
+	assert.NoError(t, err, "the next call goes")
+}
+
+// A probe that sent nothing (a hook refused the call) lets the process's
+// next call probe at once: the probe turn is its own. On the code before,
+// the process waited for the end of its own turn, which it had not used.
+func TestBreakerUnusedProbeTurnIsTakenAgain(t *testing.T) {
+	t.Parallel()
+	b, up := downBank(t)
+	clk := newFrozenClock()
+	c := newTestClient(t, b.URL, clk.opt(), WithStore(store.NewMemoryStore()), WithRetryPolicy(RetryPolicy{}))
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	for range 5 {
+		_, _ = c.Do(t.Context(), get, nil)
+	}
+	require.Equal(t, BreakerOpen, c.BankHealth().State)
+	up.Store(true)
+	clk.add(DefaultBreakerPolicy().ProbeAfter)
+	sent := b.count.Load()
+	refused := get
+	refused.Hook = func(context.Context, *Call) (func(Result), error) { return nil, errors.New("no budget") }
+	_, err := c.Do(t.Context(), refused, nil)
+	require.ErrorIs(t, err, ErrNotSent)
+	require.NotErrorIs(t, err, ErrBankUnavailable, "the refused call was the probe")
+	_, err = c.Do(t.Context(), get, nil)
+	require.NoError(t, err, "the next call probes")
+	assert.EqualValues(t, sent+1, b.count.Load(), "requests to the bank")
+	assert.Equal(t, BreakerClosed, c.BankHealth().State)
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"crypto/rand"
 	"errors"
 	"slices"
 	"sync"
@@ -78,7 +79,7 @@ func (h *Health) bank(c *Client) *bankHealth {
 	if c.cfg.breaker != nil {
 		p = *c.cfg.breaker
 	}
-	b := &bankHealth{h: h, scope: scope, bank: c.Bank(), policy: p, st: c.cfg.store, now: c.cfg.clock}
+	b := &bankHealth{h: h, scope: scope, bank: c.Bank(), policy: p, st: c.cfg.store, now: c.cfg.clock, owner: rand.Text()}
 	h.banks[scope] = b
 	return b
 }
@@ -125,6 +126,9 @@ type bankHealth struct {
 	policy BreakerPolicy
 	st     store.Store
 	now    func() time.Time
+	// owner names this process's probe turns in the store (claimProbe):
+	// random, never an account's or a PSU's.
+	owner  string
 	readAt atomic.Int64 // readShared's last read, UnixNano
 	swept  atomic.Bool  // sweepStale ran
 
@@ -135,15 +139,18 @@ type bankHealth struct {
 	// failedProbes counts the probes that failed since the breaker
 	// opened (BreakerPolicy.probeWait).
 	failedProbes int
-	openedAt     time.Time
-	probeAt      time.Time
-	streak       []Evidence // failed requests since the last answer
-	window       [healthBuckets]counts
-	lat          [latencySamples]time.Duration
-	latAt        [latencySamples]int64 // UnixNano of each sample
-	latN         int
-	current      *Downtime
-	downs        []Downtime
+	// claiming: a call of this process takes part in the probe turn
+	// (admit), so that the process's other calls do not.
+	claiming bool
+	openedAt time.Time
+	probeAt  time.Time
+	streak   []Evidence // failed requests since the last answer
+	window   [healthBuckets]counts
+	lat      [latencySamples]time.Duration
+	latAt    [latencySamples]int64 // UnixNano of each sample
+	latN     int
+	current  *Downtime
+	downs    []Downtime
 
 	// opened says this process opened the breaker itself once: a record
 	// a crashed process left is then not the last (sweepStale).
