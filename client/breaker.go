@@ -325,7 +325,9 @@ func (b *bankHealth) claimProbe(ctx context.Context, now time.Time, turn time.Du
 		return time.Time{}, true
 	}
 	var held time.Time
-	err := b.st.Update(context.WithoutCancel(ctx), probeKey(b.scope), func(old []byte, found bool) ([]byte, time.Duration, error) {
+	ctx, cancel := b.storeContext(ctx)
+	defer cancel()
+	err := b.st.Update(ctx, probeKey(b.scope), func(old []byte, found bool) ([]byte, time.Duration, error) {
 		if found {
 			// A turn ending beyond ProbeMax from now is no turn a replica
 			// of this policy took (a clock far ahead, a crashed replica's,
@@ -397,7 +399,12 @@ func (b *bankHealth) readShared(ctx context.Context) {
 	if now-last < int64(breakerReadEvery) || !b.readAt.CompareAndSwap(last, now) {
 		return
 	}
-	raw, err := b.st.Get(context.WithoutCancel(ctx), breakerKey(b.scope))
+	b.mu.Lock()
+	seq := b.shareSeq
+	b.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, b.storeWait)
+	raw, err := b.st.Get(ctx, breakerKey(b.scope))
+	cancel()
 	if err != nil {
 		return
 	}
@@ -408,7 +415,10 @@ func (b *bankHealth) readShared(ctx context.Context) {
 	t := b.now()
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.state == BreakerClosed && t.Before(time.Unix(0, probe)) {
+	// A change of this process's breaker since the read (shareSeq) is
+	// newer than what was read: a breaker that just closed is not opened
+	// again by the record its close is deleting.
+	if b.state == BreakerClosed && b.shareSeq == seq && t.Before(time.Unix(0, probe)) {
 		// The next probe is at most ProbeMax away, whatever the writer's
 		// clock: a replica's probe time far ahead never holds this one's
 		// probing back.
@@ -417,20 +427,66 @@ func (b *bankHealth) readShared(ctx context.Context) {
 	}
 }
 
+// sharedWrite is a change of the breaker for the replicas on the store
+// (writeShared): open until probeAt, or closed. seq orders the writes.
+type sharedWrite struct {
+	seq            uint64
+	open           bool
+	since, probeAt time.Time
+}
+
+// shareLocked returns the write that tells the replicas of the breaker's
+// state now, the next in order; b.mu is held. The caller makes it with
+// writeShared once b.mu is released: no store round trip is ever made
+// under b.mu, which every call takes (admit), so a slow store never
+// holds back the calls of a process.
+func (b *bankHealth) shareLocked(open bool) *sharedWrite {
+	b.shareSeq++
+	w := &sharedWrite{seq: b.shareSeq, open: open}
+	if open {
+		w.since, w.probeAt = b.openedAt, b.probeAt
+	}
+	return w
+}
+
 // writeShared tells the replicas on the store that the breaker is open
-// until probeAt (best effort), or that it closed.
-func (b *bankHealth) writeShared(open bool, since, probeAt time.Time) {
-	if b.st == nil {
+// until probeAt (best effort, within breakerStoreWait), or that it
+// closed. Writes are made in order: one older than the last written is
+// dropped (the breaker's state is the latest write's).
+func (b *bankHealth) writeShared(w *sharedWrite) {
+	if b.st == nil || w == nil {
 		return
 	}
-	ctx := context.Background()
-	if !open {
+	b.shareMu.Lock()
+	defer b.shareMu.Unlock()
+	if w.seq <= b.shareWritten {
+		return
+	}
+	b.shareWritten = w.seq
+	ctx, cancel := b.storeContext(context.Background())
+	defer cancel()
+	if !w.open {
 		_ = b.st.Delete(ctx, breakerKey(b.scope))
 		_ = b.st.Delete(ctx, probeKey(b.scope)) // the next outage's first probe is not held back
 		return
 	}
-	v := strconv.FormatInt(since.UnixNano(), 10) + " " + strconv.FormatInt(probeAt.UnixNano(), 10)
-	_ = b.st.Put(ctx, breakerKey(b.scope), []byte(v), max(time.Until(probeAt), time.Second)+time.Minute)
+	v := strconv.FormatInt(w.since.UnixNano(), 10) + " " + strconv.FormatInt(w.probeAt.UnixNano(), 10)
+	_ = b.st.Put(ctx, breakerKey(b.scope), []byte(v), max(time.Until(w.probeAt), time.Second)+time.Minute)
+}
+
+// breakerStoreWait bounds each of the breaker's reads and writes of the
+// client's store (the shared breaker, the probe turn, the downtime
+// records): a store slower than this is one the breaker cannot reach,
+// and it works on its own, as it does without a store. It never waits
+// on a slow or hung database longer than this: no call is held longer
+// for it.
+const breakerStoreWait = 2 * time.Second
+
+// storeContext is ctx without its cancellation (a write the breaker
+// began is not cut short because a caller gave up) and with the
+// breakerStoreWait bound (b.storeWait: a test's may be shorter).
+func (b *bankHealth) storeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), b.storeWait)
 }
 
 // statusText is the status of an attempt for the evidence: the HTTP

@@ -683,3 +683,71 @@ func TestBreakerUnusedProbeTurnIsTakenAgain(t *testing.T) {
 	assert.EqualValues(t, sent+1, b.count.Load(), "requests to the bank")
 	assert.Equal(t, BreakerClosed, c.BankHealth().State)
 }
+
+// hungStore is a database that stopped answering: every call waits for
+// its context's end (or for the test's).
+type hungStore struct {
+	store.Store
+	gone chan struct{}
+}
+
+func (h *hungStore) wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-h.gone:
+		return errors.New("test over")
+	}
+}
+
+func (h *hungStore) Get(ctx context.Context, key string) ([]byte, error) { return nil, h.wait(ctx) }
+func (h *hungStore) Put(ctx context.Context, key string, v []byte, ttl time.Duration) error {
+	return h.wait(ctx)
+}
+func (h *hungStore) Delete(ctx context.Context, key string) error { return h.wait(ctx) }
+func (h *hungStore) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
+	return h.wait(ctx)
+}
+
+// A hung database never holds the breaker's calls: each of its reads
+// and writes gives up after breakerStoreWait, and none is made under the
+// lock every call takes. On the code before, the breaker's store calls
+// had no deadline (the first call hung in the shared read for ever) and
+// the shared write was made under that lock.
+func TestBreakerHungStoreHoldsNoCall(t *testing.T) {
+	t.Parallel()
+	b, up := downBank(t)
+	clk := newFrozenClock()
+	hung := &hungStore{Store: store.NewMemoryStore(), gone: make(chan struct{})}
+	t.Cleanup(func() { close(hung.gone) })
+	c := newTestClient(t, b.URL, clk.opt(), WithStore(hung), WithRetryPolicy(RetryPolicy{}))
+	c.bankHealth().storeWait = 200 * time.Millisecond // breakerStoreWait, shorter
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	done := make(chan error, 1)
+	go func() {
+		for range 5 {
+			_, _ = c.Do(t.Context(), get, nil) // the fifth opens the breaker
+		}
+		_, err := c.Do(t.Context(), get, nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, ErrBankUnavailable, "the breaker opened without its store")
+	case <-time.After(time.Minute):
+		t.Fatal("the calls wait on the hung store")
+	}
+	up.Store(true)
+	clk.add(DefaultBreakerPolicy().ProbeAfter)
+	go func() {
+		_, err := c.Do(t.Context(), get, nil) // the probe: the store cannot be reached, it probes alone
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("the probe waits on the hung store")
+	}
+	assert.Equal(t, BreakerClosed, c.BankHealth().State)
+}

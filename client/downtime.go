@@ -68,7 +68,9 @@ func (b *bankHealth) writeRecord(ch BreakerChange) {
 		return
 	}
 	key := downtimePrefix(b.scope) + fmt.Sprintf("%020d", ch.Downtime.Start.UnixNano())
-	_ = b.st.Put(context.Background(), key, raw, DowntimeKept)
+	ctx, cancel := b.storeContext(context.Background())
+	defer cancel()
+	_ = b.st.Put(ctx, key, raw, DowntimeKept)
 }
 
 // sweepStale ends, at now, a downtime record a crashed process left
@@ -90,7 +92,9 @@ func (b *bankHealth) sweepStale(now time.Time) {
 	if skip {
 		return
 	}
-	_, err := b.st.Get(context.Background(), breakerKey(b.scope))
+	ctx, cancel := b.storeContext(context.Background())
+	_, err := b.st.Get(ctx, breakerKey(b.scope))
+	cancel()
 	if !errors.Is(err, store.ErrNotStored) {
 		if err != nil {
 			b.swept.Store(false) // the store could not tell: a later answer looks again
@@ -113,7 +117,8 @@ func (b *bankHealth) endAdopted(end time.Time) (Downtime, bool) {
 	if b.st == nil {
 		return Downtime{}, false
 	}
-	ctx := context.Background()
+	ctx, cancel := b.storeContext(context.Background())
+	defer cancel()
 	var last string
 	for key, err := range b.st.Keys(ctx, downtimePrefix(b.scope)) {
 		if err != nil {

@@ -79,7 +79,8 @@ func (h *Health) bank(c *Client) *bankHealth {
 	if c.cfg.breaker != nil {
 		p = *c.cfg.breaker
 	}
-	b := &bankHealth{h: h, scope: scope, bank: c.Bank(), policy: p, st: c.cfg.store, now: c.cfg.clock, owner: rand.Text()}
+	b := &bankHealth{h: h, scope: scope, bank: c.Bank(), policy: p, st: c.cfg.store, now: c.cfg.clock, owner: rand.Text(),
+		storeWait: breakerStoreWait}
 	h.banks[scope] = b
 	return b
 }
@@ -128,9 +129,11 @@ type bankHealth struct {
 	now    func() time.Time
 	// owner names this process's probe turns in the store (claimProbe):
 	// random, never an account's or a PSU's.
-	owner  string
-	readAt atomic.Int64 // readShared's last read, UnixNano
-	swept  atomic.Bool  // sweepStale ran
+	owner string
+	// storeWait is breakerStoreWait.
+	storeWait time.Duration
+	readAt    atomic.Int64 // readShared's last read, UnixNano
+	swept     atomic.Bool  // sweepStale ran
 
 	mu          sync.Mutex
 	state       BreakerState
@@ -142,15 +145,21 @@ type bankHealth struct {
 	// claiming: a call of this process takes part in the probe turn
 	// (admit), so that the process's other calls do not.
 	claiming bool
-	openedAt time.Time
-	probeAt  time.Time
-	streak   []Evidence // failed requests since the last answer
-	window   [healthBuckets]counts
-	lat      [latencySamples]time.Duration
-	latAt    [latencySamples]int64 // UnixNano of each sample
-	latN     int
-	current  *Downtime
-	downs    []Downtime
+	// shareSeq numbers the breaker's writes for the replicas
+	// (shareLocked); shareMu orders them and shareWritten is the last
+	// made (writeShared).
+	shareSeq     uint64
+	shareMu      sync.Mutex
+	shareWritten uint64
+	openedAt     time.Time
+	probeAt      time.Time
+	streak       []Evidence // failed requests since the last answer
+	window       [healthBuckets]counts
+	lat          [latencySamples]time.Duration
+	latAt        [latencySamples]int64 // UnixNano of each sample
+	latN         int
+	current      *Downtime
+	downs        []Downtime
 
 	// opened says this process opened the breaker itself once: a record
 	// a crashed process left is then not the last (sweepStale).
@@ -164,6 +173,7 @@ func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration) {
 	}
 	now := b.now()
 	var changes []BreakerChange
+	var share *sharedWrite
 	b.mu.Lock()
 	c := b.bucket(now)
 	c.requests++
@@ -184,9 +194,10 @@ func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration) {
 		b.latN++
 	}
 	if !b.policy.Off {
-		changes = b.judge(k, ev, now)
+		changes, share = b.judge(k, ev, now)
 	}
 	b.mu.Unlock()
+	b.writeShared(share)
 	if k == kindAnswered && len(changes) == 0 {
 		b.sweepStale(now)
 	}
@@ -217,29 +228,31 @@ func (b *bankHealth) bucket(now time.Time) *counts {
 	return c
 }
 
-// judge runs the breaker's rules on one attempt; b.mu is held.
-func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerChange {
+// judge runs the breaker's rules on one attempt; b.mu is held. It
+// returns the changes and the write that tells the replicas of them
+// (nil: none), made once b.mu is released.
+func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) ([]BreakerChange, *sharedWrite) {
 	p := b.policy
 	if !k.failed() {
 		b.consecutive, b.streak = 0, b.streak[:0]
 		if b.state == BreakerClosed {
-			return nil
+			return nil, nil
 		}
 		// A probe answered: the bank is back.
 		from := b.state
 		b.setState(BreakerClosed, now)
-		b.writeShared(false, time.Time{}, time.Time{})
+		share := b.shareLocked(false)
 		if b.current == nil {
 			// Opened from another replica's state (readShared): its
 			// record is in the store, and that replica may be gone;
 			// record ends it (endAdopted), the Downtime zero until then.
-			return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: from, To: BreakerClosed, At: now}}
+			return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: from, To: BreakerClosed, At: now}}, share
 		}
 		d := *b.current
 		d.End = now
 		b.current = nil
 		b.keep(d)
-		return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: from, To: BreakerClosed, At: now, Downtime: d}}
+		return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: from, To: BreakerClosed, At: now, Downtime: d}}, share
 	}
 	b.consecutive++
 	if len(b.streak) < maxEvidence {
@@ -260,12 +273,12 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerC
 		b.probeAt = now.Add(p.probeWait(b.failedProbes))
 		if from == BreakerHalfOpen {
 			b.setState(BreakerOpen, now)
-			b.writeShared(true, b.openedAt, b.probeAt)
+			return nil, b.shareLocked(true)
 		}
-		return nil
+		return nil, nil
 	}
 	if b.consecutive < p.Consecutive && !b.rateExceeded(now) {
-		return nil
+		return nil, nil
 	}
 	b.openedAt, b.probeAt, b.failedProbes = now, now.Add(p.ProbeAfter), 0
 	b.setState(BreakerOpen, now)
@@ -276,8 +289,7 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) []BreakerC
 	d := Downtime{Bank: b.bank, Start: start, Failures: b.consecutive, Evidence: slices.Clone(b.streak)}
 	b.current = &d
 	b.opened = true
-	b.writeShared(true, b.openedAt, b.probeAt)
-	return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: BreakerClosed, To: BreakerOpen, At: now, Downtime: d}}
+	return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: BreakerClosed, To: BreakerOpen, At: now, Downtime: d}}, b.shareLocked(true)
 }
 
 // rateExceeded reports whether the error-rate rule opens the breaker.

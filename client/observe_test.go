@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -424,12 +425,17 @@ func TestObserverAllocationBudget(t *testing.T) {
 		require.NoError(t, err)
 		op := benchCreateOp()
 		var failed error
-		n := testing.AllocsPerRun(200, func() {
-			var out benchAnswer
-			if _, err := c.Do(t.Context(), op, &out, benchCreateOpts()...); err != nil {
-				failed = err
-			}
-		})
+		// The least of 5 measurements: under the race detector sync.Pool
+		// drops items at random, which adds an allocation now and then.
+		n := math.Inf(1)
+		for range 5 {
+			n = min(n, testing.AllocsPerRun(200, func() {
+				var out benchAnswer
+				if _, err := c.Do(t.Context(), op, &out, benchCreateOpts()...); err != nil {
+					failed = err
+				}
+			}))
+		}
 		require.NoError(t, failed)
 		return n
 	}

@@ -520,7 +520,7 @@ func (e *Engine) Start(ctx context.Context) error {
 		return fmt.Errorf("riverrefresh: %w", err)
 	}
 	e.stop, e.done = make(chan struct{}), make(chan struct{})
-	go e.resumeLoop()
+	go e.resumeLoop(e.stop, e.done)
 	return nil
 }
 
@@ -529,7 +529,12 @@ func (e *Engine) Start(ctx context.Context) error {
 func (e *Engine) Stop(ctx context.Context) error {
 	if e.stop != nil {
 		close(e.stop)
-		<-e.done
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+			// The loop's look is bounded (lookTimeout) and cancelled by
+			// the close: it ends soon; Stop does not wait past ctx.
+		}
 		e.stop = nil
 	}
 	return e.client.Stop(ctx)

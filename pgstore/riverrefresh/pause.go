@@ -146,19 +146,38 @@ func (e *Engine) pauseLocked(ctx context.Context, b *bank) {
 	e.event(Event{Bank: b.name, Kind: "paused", Until: until})
 }
 
+// lookTimeout bounds one look of the resume loop at a bank (its reads of
+// the pause and the breaker, and River's pause or resume of the queue):
+// a slow or hung database delays the next look, never stops the loop or
+// Stop for good. A look that gave up leaves the queue as it was; the next
+// one tries again.
+const lookTimeout = 10 * time.Second
+
 // resumeLoop mirrors the banks' pauses onto their queues, until Stop.
-func (e *Engine) resumeLoop() {
-	defer close(e.done)
+// stop and done are Start's channels (Stop may end before the loop).
+func (e *Engine) resumeLoop(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	t := time.NewTicker(resumeEvery)
 	defer t.Stop()
 	for {
 		select {
-		case <-e.stop:
+		case <-stop:
 			return
 		case <-t.C:
 		}
 		for _, b := range e.banks {
-			e.resumeIfDue(context.Background(), b)
+			look, end := context.WithTimeout(ctx, lookTimeout)
+			e.resumeIfDue(look, b)
+			end()
 		}
 	}
 }
