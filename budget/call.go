@@ -81,11 +81,13 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 			b.pauseAfter(ctx, r.Err)
 			rsv.noteSent(r)
 			// Best effort: a failed write only makes the SDK stricter.
+			ctx, cancel := settleContext(ctx)
+			defer cancel()
 			switch {
 			case !r.Sent:
-				_ = b.release(context.WithoutCancel(ctx), key, e, at)
+				_ = b.release(ctx, key, e, at)
 			case bankAccessExceeded(r.Err) && !b.isRateLimit(r.Err):
-				_ = b.exhaust(context.WithoutCancel(ctx), key, e, b.exhaustedAt(r.Err, at))
+				_ = b.exhaust(ctx, key, e, b.exhaustedAt(r.Err, at))
 			}
 		}, nil
 	}

@@ -211,3 +211,18 @@ func (b *Budget) exhaust(ctx context.Context, key string, e Endpoint, t time.Tim
 		return nil
 	})
 }
+
+// SettleWait bounds each of the budget's writes that settle a call or a
+// job after it ended (a call not sent given back, a bank's refusal
+// recorded, the bank's pause, [Reservation.Release]). Those writes run
+// even when the caller's context has ended, so that what was spent is
+// counted right; a store slower than SettleWait (a slow or hung
+// database) is given up on, the write lost, as any failed best-effort
+// write: the SDK is then stricter, never more lenient, and no call or
+// job waits on the store for ever.
+const SettleWait = 10 * time.Second
+
+// settleContext is ctx without its end and with the SettleWait bound.
+func settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), SettleWait)
+}

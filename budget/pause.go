@@ -126,7 +126,9 @@ func (b *Budget) pauseBank(ctx context.Context, d time.Duration) {
 			break
 		}
 	}
-	_ = b.st.Update(context.WithoutCancel(ctx), b.pauseKey(), func(old []byte, found bool) ([]byte, time.Duration, error) {
+	ctx, cancel := settleContext(ctx)
+	defer cancel()
+	_ = b.st.Update(ctx, b.pauseKey(), func(old []byte, found bool) ([]byte, time.Duration, error) {
 		end := until
 		if n, ok := storedPause(old, now); found && ok && n > end {
 			end = n

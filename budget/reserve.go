@@ -223,11 +223,15 @@ func (r *Reservation) Sent() int {
 // reservation's claim of the account (so that another refresh may take
 // the account in this round, after a failure), in one write; it writes
 // nothing when there is nothing to give back. The calls used stay
-// counted. It is safe to call more than once.
+// counted. It is safe to call more than once. It is a job's last step:
+// it writes even when ctx has ended (a job that timed out gives back its
+// calls too), and waits at most [SettleWait] for the store.
 func (r *Reservation) Release(ctx context.Context, unclaim bool) error {
 	if r == nil {
 		return nil
 	}
+	ctx, cancel := settleContext(ctx)
+	defer cancel()
 	r.mu.Lock()
 	left := r.left
 	r.left = [2]int{}

@@ -193,7 +193,8 @@ func (r *Refresher) finish(ctx context.Context, res Result, rsv *budget.Reservat
 	}
 	// Best effort: a failed write only leaves the calls counted until
 	// they expire, and the account claimed until the claim ends.
-	_ = rsv.Release(context.WithoutCancel(ctx), res.Outcome != Done)
+	// Release writes even when ctx has ended, within budget.SettleWait.
+	_ = rsv.Release(ctx, res.Outcome != Done)
 	return res
 }
 
@@ -221,9 +222,11 @@ func (r *Refresher) fail(ctx context.Context, res Result, err error, e budget.En
 		// answer's Retry-After or for a window, which says when the next
 		// call is allowed; a Retry-After can only make it later.
 		res.RetryAt = now.Add(budget.DefaultWindow + budget.ClockMargin)
-		if a, err := r.budget.Remaining(context.WithoutCancel(ctx), res.Job.AccountID(), e); err == nil && !a.NextAt.IsZero() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget.SettleWait)
+		if a, err := r.budget.Remaining(rctx, res.Job.AccountID(), e); err == nil && !a.NextAt.IsZero() {
 			res.RetryAt = a.NextAt
 		}
+		cancel()
 		if v.hasRetry && now.Add(v.retryAfter).After(res.RetryAt) {
 			res.RetryAt = now.Add(v.retryAfter)
 		}

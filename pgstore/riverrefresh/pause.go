@@ -128,7 +128,11 @@ func (e *Engine) observePause(ctx context.Context, b *bank, cached bool) {
 	if until.UnixNano() <= b.pausedFor {
 		return
 	}
-	e.pauseLocked(context.WithoutCancel(ctx), b)
+	// The job's context may have ended; the pause is made within
+	// lookTimeout all the same.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookTimeout)
+	defer cancel()
+	e.pauseLocked(ctx, b)
 }
 
 // pauseLocked pauses b's queue for the pause running now, read again
