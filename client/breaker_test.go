@@ -616,17 +616,13 @@ func (s *slowProbeClaim) Update(ctx context.Context, key string, fn func(old []b
 	return s.Store.Update(ctx, key, fn)
 }
 
-// Two calls of one process meet a due probe at once: one of them probes.
-// On the code before, both took part in the store's probe turn, the
-// loser moved the process's probe time to the turn's end, which made the
-// winner give up its probe too: the process held the turn and did not
-// probe, and every call failed fast until the turn ended (forever on a
-// frozen clock; a whole probe wait on a real one).
-func TestBreakerCallsOfOneProcessShareTheProbe(t *testing.T) {
-	t.Parallel()
+// backAtProbeTime returns a client on st whose breaker 5 failed calls
+// (get) opened, its bank back and its probe due (on a frozen clock), with
+// the requests the bank received so far.
+func backAtProbeTime(t *testing.T, st store.Store) (*Client, *bank, Operation, int64) {
+	t.Helper()
 	b, up := downBank(t)
 	clk := newFrozenClock()
-	st := &slowProbeClaim{Store: store.NewMemoryStore(), other: make(chan struct{})}
 	c := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
 	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
 	for range 5 {
@@ -635,7 +631,19 @@ func TestBreakerCallsOfOneProcessShareTheProbe(t *testing.T) {
 	require.Equal(t, BreakerOpen, c.BankHealth().State)
 	up.Store(true)
 	clk.add(DefaultBreakerPolicy().ProbeAfter)
-	sent := b.count.Load()
+	return c, b, get, b.count.Load()
+}
+
+// Two calls of one process meet a due probe at once: one of them probes.
+// On the code before, both took part in the store's probe turn, the
+// loser moved the process's probe time to the turn's end, which made the
+// winner give up its probe too: the process held the turn and did not
+// probe, and every call failed fast until the turn ended (forever on a
+// frozen clock; a whole probe wait on a real one).
+func TestBreakerCallsOfOneProcessShareTheProbe(t *testing.T) {
+	t.Parallel()
+	st := &slowProbeClaim{Store: store.NewMemoryStore(), other: make(chan struct{})}
+	c, b, get, sent := backAtProbeTime(t, st)
 
 	errs := make(chan error, 2)
 	go func() { _, err := c.Do(t.Context(), get, nil); errs <- err }()
@@ -662,17 +670,7 @@ func TestBreakerCallsOfOneProcessShareTheProbe(t *testing.T) {
 // the process waited for the end of its own turn, which it had not used.
 func TestBreakerUnusedProbeTurnIsTakenAgain(t *testing.T) {
 	t.Parallel()
-	b, up := downBank(t)
-	clk := newFrozenClock()
-	c := newTestClient(t, b.URL, clk.opt(), WithStore(store.NewMemoryStore()), WithRetryPolicy(RetryPolicy{}))
-	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
-	for range 5 {
-		_, _ = c.Do(t.Context(), get, nil)
-	}
-	require.Equal(t, BreakerOpen, c.BankHealth().State)
-	up.Store(true)
-	clk.add(DefaultBreakerPolicy().ProbeAfter)
-	sent := b.count.Load()
+	c, b, get, sent := backAtProbeTime(t, store.NewMemoryStore())
 	refused := get
 	refused.Hook = func(context.Context, *Call) (func(Result), error) { return nil, errors.New("no budget") }
 	_, err := c.Do(t.Context(), refused, nil)
