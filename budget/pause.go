@@ -191,7 +191,10 @@ func (b *Budget) waitPause(ctx context.Context, maxWait time.Duration) error {
 		return nil
 	}
 	wait := time.Until(until)
-	if wait > maxWait {
+	if dl, ok := ctx.Deadline(); wait > maxWait || ok && until.After(dl) {
+		// Longer than the call may wait, or past its deadline (the
+		// client's call timeout included): refused at once, not after a
+		// wait that could only end in the deadline.
 		return &PausedError{Until: until}
 	}
 	t := time.NewTimer(wait)

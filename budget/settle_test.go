@@ -90,3 +90,26 @@ func TestSettlingWritesAreBounded(t *testing.T) {
 	assert.Equal(t, budget.DefaultLimit, a.Remaining, "the reserved call was given back")
 	assert.Empty(t, st.unbounded(), "writes without a deadline")
 }
+
+// A call that may wait for the bank's pause (its reservation's MaxWait)
+// but whose deadline comes first is refused at once with the pause, not
+// after waiting out its deadline. On the code before, it waited until
+// its deadline and ended with context.DeadlineExceeded, which says
+// nothing of the pause.
+func TestPausePastTheDeadlineRefusesAtOnce(t *testing.T) {
+	t.Parallel()
+	bank := newSlowBank(t, 0)
+	svc := newService(t, bank.client(t, store.NewMemoryStore()))
+	rsv, err := budgetOf(svc).Reserve(t.Context(), budget.ReserveRequest{AccountID: acc1, Balances: 1, MaxWait: time.Minute})
+	require.NoError(t, err)
+	bank.retryAfter.Store(20)
+	_, err = svc.Balances(t.Context(), acc1, psuPresent()...)
+	require.Error(t, err, "the bank's 429 pauses it for 20 s")
+	bank.retryAfter.Store(0)
+	var paused *budget.PausedError
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	_, err = svc.Balances(ctx, acc1, psuAbsent(rsv.Option())...)
+	require.ErrorAs(t, err, &paused, "refused with the pause")
+	assert.NotErrorIs(t, err, context.DeadlineExceeded)
+}
