@@ -64,7 +64,7 @@
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed
 //
-// journal and budget read the service's store, named by -store (or
+// journal, budget and reconcile read the service's store, named by -store (or
 // $PSD2_STORE): the directory of its file store, or the PostgreSQL
 // connection string (a postgres:// URL or key=value) of its pgstore, with
 // -schema when it is not pgstore's default. A location that holds no
@@ -85,10 +85,10 @@
 //	          30 days by default) with their settlement as package
 //	          reconcile knows it (settled, settled with another amount,
 //	          returned, stalled, awaiting, not executed; from the journal,
-//	          not applicable or untracked), as a table or --json; -store is
-//	          a file store's directory (which must exist) or a pgstore's
-//	          connection string, and a store that cannot be read, or holds
-//	          no reconciliation state, is an error, never an empty list
+//	          not applicable or untracked), as a table or --json; -store
+//	          as for journal (below), and a store that cannot be read, or
+//	          holds no reconciliation state, is an error, never an empty
+//	          list
 //	health    a bank's circuit breaker as the replicas on the store see it
 //	          (open since when, next probe) and its unavailability of the
 //	          last 24 hours; "health report -from -to" prints a period's

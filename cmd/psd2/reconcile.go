@@ -6,17 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/journal"
-	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/reconcile"
-	"github.com/tppkit/psd2/store"
 )
 
 // reconcileUsage is the usage line of psd2 reconcile.
@@ -42,8 +38,8 @@ type reconcileReport struct {
 
 func runReconcile(ctx context.Context, e *env, args []string) error {
 	fs := e.flags("reconcile", reconcileUsage)
-	conn := fs.String("store", "", "the TPP's store: a file store's directory, or the PostgreSQL connection string of a pgstore; default $"+envStore)
-	schema := fs.String("schema", pgstore.DefaultSchema, "the pgstore's schema")
+	var sf storeFlags
+	sf.register(fs)
 	from := fs.String("from", "", fmt.Sprintf("the first day of the period (bank date); default %d days before -to", reconcileDays-1))
 	to := fs.String("to", "", "the last day of the period (bank date); default today")
 	limit := fs.Int("limit", 1000, fmt.Sprintf("at most this many payments (1 to %d)", maxReconcileLimit))
@@ -64,7 +60,7 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 	if rep.To.Before(rep.From) {
 		return usagef("-from %s is after -to %s", rep.From, rep.To)
 	}
-	st, done, err := openTPPStore(ctx, *conn, *schema)
+	st, done, err := sf.open(ctx)
 	if err != nil {
 		return err
 	}
@@ -160,46 +156,4 @@ func printReconcile(w io.Writer, rep *reconcileReport) {
 	if rep.Counts[reconcile.Untracked] > 0 {
 		fmt.Fprintln(w, "Untracked payments go to a watched account but were never tracked: the service's Reconciler.TrackJournal tracks them.")
 	}
-}
-
-// openTPPStore opens the TPP's store: a pgstore for a PostgreSQL
-// connection string (whose schema must exist), else the file store in
-// the directory conn, which must exist (a mistyped path must not become a
-// new, empty store).
-func openTPPStore(ctx context.Context, conn, schema string) (store.Store, func(), error) {
-	if conn == "" {
-		conn = os.Getenv(envStore)
-	}
-	if conn == "" {
-		return nil, nil, usagef("give -store, the TPP's store: a file store's directory or a PostgreSQL connection string (or set %s)", envStore)
-	}
-	if strings.HasPrefix(conn, "postgres://") || strings.HasPrefix(conn, "postgresql://") || strings.Contains(conn, "=") {
-		st, err := pgstore.Open(ctx, conn, pgstore.WithSchema(schema))
-		if err != nil {
-			return nil, nil, err
-		}
-		v, err := st.Version(ctx)
-		if err != nil {
-			st.Close()
-			return nil, nil, err
-		}
-		if v == 0 {
-			st.Close()
-			return nil, nil, fmt.Errorf("no pgstore in schema %q of this database: check -store and -schema", schema)
-		}
-		return st, st.Close, nil
-	}
-	if fi, err := os.Stat(conn); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fmt.Errorf("no file store at %s: the directory does not exist", conn)
-		}
-		return nil, nil, fmt.Errorf("file store: %w", err)
-	} else if !fi.IsDir() {
-		return nil, nil, fmt.Errorf("no file store at %s: not a directory", conn)
-	}
-	st, err := store.NewFileStore(conn)
-	if err != nil {
-		return nil, nil, err
-	}
-	return st, func() {}, nil
 }

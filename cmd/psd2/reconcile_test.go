@@ -120,8 +120,9 @@ func TestReconcileRefusesUnreadableStores(t *testing.T) {
 	assert.Contains(t, errOut, "not a directory")
 
 	empty := fileStoreDir(t)
-	_, err = store.NewFileStore(empty)
+	other, err := store.NewFileStore(empty)
 	require.NoError(t, err)
+	require.NoError(t, other.Put(context.Background(), "journal/other", []byte("x"), 0))
 	_, errOut, code = psd2(t, "reconcile", "-store", empty)
 	assert.Equal(t, exitRuntime, code)
 	assert.Contains(t, errOut, "no reconciliation state")
@@ -159,4 +160,55 @@ func TestReconcileCommandPostgres(t *testing.T) {
 	_, errOut, code = psd2(t, "reconcile", "-store", conn, "-schema", schema+"_none")
 	assert.Equal(t, exitRuntime, code)
 	assert.Contains(t, errOut, "no pgstore in schema")
+}
+
+// TestReconcileWrongStoresNeverQuoted: reconcile opens -store as journal
+// and budget do. A URL of another scheme is refused without quoting it
+// (it may hold a password), a directory of another application is named
+// as such, and nothing is created there.
+func TestReconcileWrongStoresNeverQuoted(t *testing.T) {
+	t.Parallel()
+	foreign := filepath.Join(t.TempDir(), "home")
+	require.NoError(t, os.Mkdir(foreign, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(foreign, ".bashrc"), []byte("x"), 0o600))
+	for _, c := range []struct{ store, says string }{
+		{"redis://ops:s3cret@cache.internal:6379/0", "redis:// URL, no store of the SDK"},
+		{"mysql://ops:s3cret@db.internal/tpp", "mysql:// URL, no store of the SDK"},
+		{foreign, `holds ".bashrc"`},
+	} {
+		out, errOut, code := psd2(t, "reconcile", "-store", c.store)
+		assert.Equal(t, exitRuntime, code, c.store)
+		assert.Empty(t, out, c.store)
+		assert.Contains(t, errOut, c.says, c.store)
+		assert.NotContains(t, errOut, "s3cret", "the connection string is never quoted")
+	}
+	left, err := os.ReadDir(foreign)
+	require.NoError(t, err)
+	assert.Len(t, left, 1, "nothing written into another application's directory")
+}
+
+// TestReconcileTakesTheSettings: -store and -schema of reconcile come
+// from PSD2_STORE and PSD2_SCHEMA, and from a profile, as every other
+// store command's: with PSD2_SCHEMA naming the service's schema, reconcile
+// reads that schema, not pgstore's default.
+func TestReconcileTakesTheSettings(t *testing.T) {
+	dir := fileStoreDir(t)
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	seedReconcile(t, st)
+	cfgDir := t.TempDir()
+	cfg := filepath.Join(cfgDir, "config.json")
+	quoted, err := json.Marshal(dir)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(cfg, []byte(`{"profiles":{"ops":{"store":`+string(quoted)+`}}}`), 0o600))
+	out, errOut, code := psd2In(t, t.TempDir(), []string{"PSD2_CONFIG=" + cfg}, "reconcile", "-profile", "ops", "-from", "2026-03-01", "-to", "2026-03-31")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "3 payment(s)")
+
+	conn := testPostgres(t)
+	pst, schema := outboxSchema(t, conn)
+	seedReconcile(t, pst)
+	out, errOut, code = psd2In(t, t.TempDir(), []string{"PSD2_STORE=" + conn, "PSD2_SCHEMA=" + schema}, "reconcile", "-from", "2026-03-01", "-to", "2026-03-31")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "3 payment(s): 1 settled, 1 stalled, 1 not-executed")
 }
