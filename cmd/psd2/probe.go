@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -95,7 +96,7 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 		res := probeResult{Rendering: r.Name, KeyID: r.KeyID}
 		resp, err := c.Do(ctx, client.Operation{Name: "psd2.probe", Method: http.MethodGet, Path: *path}, nil,
 			client.WithRedirectURI(*redirect), client.WithTPPSessionID(uuid.NewString()))
-		res.Verdict, res.Reason = judgeProbe(err)
+		res.Verdict, res.Reason = judgeProbe(resp, err)
 		var ce *client.Error
 		if errors.As(err, &ce) {
 			res.Status = ce.StatusCode
@@ -152,9 +153,17 @@ func firstUndecided(rs []probeResult) string {
 // acceptedAfterSignature), refused on an answer that refuses the Signature,
 // and undecided on anything else (no answer, a TLS failure, 404, 405, 5xx,
 // the certificate refused, an answer the interface may give before the
-// signature check), with the reason.
-func judgeProbe(err error) (verdict, reason string) {
+// signature check, a 2xx that is not JSON), with the reason.
+func judgeProbe(resp *client.Response, err error) (verdict, reason string) {
 	if err == nil {
+		// A web page (a developer portal, a proxy's landing page) answers
+		// every path with 200: only the interface's JSON is the bank's.
+		if resp == nil {
+			return verdictUndecided, "no answer from the bank"
+		}
+		if ct := resp.Header.Get("Content-Type"); !isJSON(ct) {
+			return verdictUndecided, fmt.Sprintf("%d with Content-Type %q, not the interface's JSON: a web page or another server, not the bank's API (check -url or -bank)", resp.StatusCode, clipText(ct))
+		}
 		return verdictVerified, "2xx: the bank served the call"
 	}
 	var ce *client.Error
@@ -194,6 +203,13 @@ func judgeProbe(err error) (verdict, reason string) {
 		return verdictVerified, st + ": an answer about the PSU's session, given only after the signature check"
 	}
 	return verdictUndecided, st + ": not an answer the interface gives only after checking the signature"
+}
+
+// isJSON reports whether a Content-Type is JSON (application/json, or a
+// type with the +json suffix).
+func isJSON(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
 }
 
 // codeList is the error's tppMessages codes, or "(no code)".

@@ -196,3 +196,28 @@ func TestProbeUndecided(t *testing.T) {
 		t.Logf("%s: undecided %d of %d renderings", c.name, undecided, len(rep.Results))
 	}
 }
+
+// TestProbeWebPageIsNoBank: a -url that serves a web page for every path
+// (a bank's developer portal, a proxy's landing page) answers the probe's
+// GET with 200 and HTML. That proves nothing about the signature: every
+// rendering is undecided (exit 3), never "the bank accepts" them all.
+func TestProbeWebPageIsNoBank(t *testing.T) {
+	t.Parallel()
+	_, _, certFile, keyFile, _ := tppFiles(t)
+	portal := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!doctype html><title>Developer portal</title>"))
+	}))
+	t.Cleanup(portal.Close)
+	ca := filepath.Join(t.TempDir(), "portal-ca.pem")
+	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: portal.Certificate().Raw}), 0o600))
+	rep, errOut, code := runProbeBin(t, "-url", portal.URL+"/api", "-ca", ca, "-cert", certFile, "-key", keyFile)
+	assert.Equal(t, exitRuntime, code, errOut)
+	assert.Empty(t, rep.Accepted)
+	assert.Contains(t, errOut, "undecided")
+	require.NotEmpty(t, rep.Results)
+	for _, r := range rep.Results {
+		assert.Equal(t, verdictUndecided, r.Verdict, r.Rendering)
+		assert.Contains(t, r.Reason, "text/html", r.Rendering)
+	}
+}
