@@ -51,8 +51,19 @@ func (c *credFlags) check() error {
 		return usagef("give -cert or -p12")
 	case c.cert != "" && c.p12 != "":
 		return usagef("give -cert or -p12, not both")
+	case c.p12 != "" && c.key != "":
+		return usagef("give -key with -cert only: the key of -p12 is in its file")
 	}
 	return nil
+}
+
+// p12Error is the error of a PKCS#12 file that did not decode: when the
+// variable of its password is not set, it says so.
+func (c *credFlags) p12Error(err error) error {
+	if _, ok := os.LookupEnv(c.passwordEnv); !ok {
+		return fmt.Errorf("%s: %w (the password variable %s is not set: -password-env names it)", c.p12, err, c.passwordEnv)
+	}
+	return fmt.Errorf("%s: %w", c.p12, err)
 }
 
 // certificate reads the certificate only (no key, no validity check), so
@@ -68,7 +79,7 @@ func (c *credFlags) certificate() (*x509.Certificate, error) {
 		}
 		_, cert, _, err := pkcs12.DecodeChain(data, os.Getenv(c.passwordEnv))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.p12, err)
+			return nil, c.p12Error(err)
 		}
 		return cert, nil
 	}
@@ -102,7 +113,11 @@ func (c *credFlags) credentials() (*signing.Credentials, error) {
 		if err != nil {
 			return nil, err
 		}
-		return signing.LoadPKCS12(data, os.Getenv(c.passwordEnv))
+		creds, err := signing.LoadPKCS12(data, os.Getenv(c.passwordEnv))
+		if err != nil {
+			return nil, c.p12Error(err)
+		}
+		return creds, nil
 	}
 	certPEM, err := os.ReadFile(c.cert)
 	if err != nil {

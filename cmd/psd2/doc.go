@@ -144,9 +144,11 @@
 // SDK's package names.
 //
 // Every command takes -h and --json. No command prints a private key, a
-// password or an account id it was given; journal entries are printed in
-// their redacted form. The signature and keyId sign prints are not
-// secrets: they go over the wire in every request.
+// password or an account id it was given, but sign, whose output is the
+// request it was given: its URL, headers (a PSU-ID given with -H) and
+// body as they are; journal entries are printed in their redacted form.
+// The signature and keyId sign prints are not secrets: they go over the
+// wire in every request.
 //
 // Exit status, the same for every command:
 //

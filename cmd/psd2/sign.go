@@ -137,10 +137,14 @@ func buildSigned(method, target string, body []byte, hdrs []string, date string,
 	}
 	for _, h := range hdrs {
 		name, value, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(name) == "" {
-			return nil, usagef("-H %q: want 'Name: value'", h)
-		}
 		name = strings.TrimSpace(name)
+		if !ok || !headerName(name) {
+			return nil, usagef("-H %q: want 'Name: value', the name a header name", h)
+		}
+		if strings.ContainsFunc(value, func(r rune) bool { return r != '\t' && (r < ' ' || r == 0x7f) }) {
+			// A line break would print a header of its own.
+			return nil, usagef("-H %s: a control character or line break in the value", name)
+		}
 		if strings.EqualFold(name, "Host") || strings.EqualFold(name, "Content-Length") {
 			return nil, usagef("-H %q: %s follows from -url and the body", h, name)
 		}
@@ -155,6 +159,14 @@ func buildSigned(method, target string, body []byte, hdrs []string, date string,
 		return nil, err
 	}
 	return req, nil
+}
+
+// headerName reports whether name is a header name: one or more
+// token characters (RFC 9110 section 5.1).
+func headerName(name string) bool {
+	return name != "" && !strings.ContainsFunc(name, func(r rune) bool {
+		return r > '~' || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r)
+	})
 }
 
 // certHeader is the TPP-Signature-Certificate value: the base64 DER of the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"software.sslmate.com/src/go-pkcs12"
 )
 
 // TestSignVerifyRoundTrip signs requests with psd2 sign and checks that
@@ -113,4 +114,40 @@ func TestSignCurlAgainstEmulator(t *testing.T) {
 	assert.Equal(t, exitRuntime, code)
 	assert.Contains(t, errOut, "no PEM certificate")
 	noSecret(t, keyFile, errOut)
+}
+
+// TestSignRefusesContradictoryFlags: -key with -p12 (the key is in the
+// PKCS#12 file: one of them would be ignored), and a -H whose name is no
+// header name or whose value holds a line break (it would print a request
+// with a header the operator did not ask for) are command-line mistakes
+// (exit 2), and nothing is printed. A PKCS#12 file whose password
+// variable is unset says so.
+func TestSignRefusesContradictoryFlags(t *testing.T) {
+	t.Parallel()
+	_, creds, certFile, keyFile, _ := tppFiles(t)
+	der, err := pkcs12.Modern.Encode(creds.Key, creds.Certificate, nil, "s3cret-pw")
+	require.NoError(t, err)
+	p12 := filepath.Join(t.TempDir(), "tpp.p12")
+	require.NoError(t, os.WriteFile(p12, der, 0o600))
+	url := "https://psd2.bank.example/api/v1/accounts"
+	for _, c := range []struct {
+		name string
+		args []string
+		says string
+	}{
+		{"-key with -p12", []string{"-p12", p12, "-password-env", "TEST_P12_PW", "-key", keyFile, "-url", url}, "-key"},
+		{"a line break in a header value", []string{"-cert", certFile, "-key", keyFile, "-url", url, "-H", "X-Note: a\r\nPSU-ID: someone-else"}, "-H"},
+		{"a line feed in a header value", []string{"-cert", certFile, "-key", keyFile, "-url", url, "-H", "X-Note: a\nb"}, "-H"},
+		{"a space in a header name", []string{"-cert", certFile, "-key", keyFile, "-url", url, "-H", "PSU ID: x"}, "-H"},
+	} {
+		out, errOut, code := psd2In(t, t.TempDir(), []string{"TEST_P12_PW=s3cret-pw"}, append([]string{"sign"}, c.args...)...)
+		assert.Equal(t, exitUsage, code, "%s: %s", c.name, errOut)
+		assert.Empty(t, out, c.name)
+		assert.Contains(t, errOut, c.says, c.name)
+		assert.NotContains(t, errOut, "someone-else", c.name)
+	}
+
+	_, errOut, code := psd2(t, "keyid", "-p12", p12, "-password-env", "TEST_P12_UNSET")
+	assert.Equal(t, exitRuntime, code)
+	assert.Contains(t, errOut, "TEST_P12_UNSET is not set")
 }
