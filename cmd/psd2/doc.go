@@ -80,7 +80,9 @@
 //	outbox    list the dead letters of pgstore's event outbox (events the
 //	          handler refused on every attempt) with the outbox's counts;
 //	          retry them, or discard one no handler will ever take
-//	          (-store a PostgreSQL connection string, or $PSD2_STORE)
+//	          (-store a PostgreSQL connection string, or $PSD2_STORE); an
+//	          outbox that holds no event at all (none pending, dead or
+//	          delivered: perhaps not the service's) is said so on stderr
 //	reconcile list the payments created in a period (-from, -to; the last
 //	          30 days by default) with their settlement as package
 //	          reconcile knows it (settled, settled with another amount,

@@ -143,6 +143,10 @@ func deadLetterError(err error, id string) error {
 	return err
 }
 
+// noEventNote is said when the outbox holds no event at all.
+const noEventNote = "note: this outbox holds no event at all (none pending, dead or delivered): either the service publishes no events to it, " +
+	"or every one was delivered and pruned, or -store and -schema are not the service's (check them before reading this as no dead letters)"
+
 func listDeadLetters(ctx context.Context, e *env, ob *pgstore.Outbox, limit int) error {
 	stats, err := ob.Stats(ctx)
 	if err != nil {
@@ -153,6 +157,9 @@ func listDeadLetters(ctx context.Context, e *env, ob *pgstore.Outbox, limit int)
 		return err
 	}
 	rep := outboxReport{Stats: stats, DeadLetters: dead}
+	if stats.Pending == 0 && stats.Dead == 0 && stats.Delivered == 0 && len(dead) == 0 {
+		fmt.Fprintln(e.stderr, noEventNote)
+	}
 	return e.emit(rep, func(w io.Writer) {
 		if len(dead) > 0 {
 			fmt.Fprintf(w, "%-32s  %-24s  %8s  %-20s  %5s\n", "ID", "KIND", "ATTEMPTS", "FAILED", "HOLDS")

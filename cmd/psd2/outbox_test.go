@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,4 +196,34 @@ func TestOutboxCommandRefuses(t *testing.T) {
 	out, stderr, code := psd2In(t, t.TempDir(), []string{envStore + "=" + conn}, cmd...)
 	require.Zero(t, code, stderr)
 	assert.Contains(t, out, "0 dead letter(s)")
+}
+
+// TestOutboxListOfNoEventSaysSo: an outbox that holds no event at all
+// (none pending, dead or delivered) is what a schema the service never
+// published to looks like: outbox list says so on stderr next to "0 dead
+// letter(s)", never a bare all-clear; once it holds an event, no note.
+func TestOutboxListOfNoEventSaysSo(t *testing.T) {
+	conn := testPostgres(t)
+	st, schema := outboxSchema(t, conn)
+	args := []string{"outbox", "list", "-store", conn, "-schema", schema}
+	for _, json := range []bool{false, true} {
+		a := args
+		if json {
+			a = append(a, "--json")
+		}
+		out, stderr, code := psd2(t, a...)
+		require.Zero(t, code, stderr)
+		if !json {
+			assert.Contains(t, out, "0 dead letter(s)")
+		}
+		assert.Contains(t, stderr, "holds no event at all")
+		assert.Equal(t, 1, strings.Count(stderr, "\n"), "one line")
+	}
+	env, err := events.Wrap(events.PaymentStatusChanged{Payment: "pay-x", From: "RCVD", To: "ACTC"}, time.Now())
+	require.NoError(t, err)
+	require.NoError(t, st.Outbox().Publish(t.Context(), env))
+	out, stderr, code := psd2(t, args...)
+	require.Zero(t, code, stderr)
+	assert.Contains(t, out, "0 dead letter(s); 1 pending")
+	assert.Empty(t, stderr)
 }
