@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/tppkit/psd2/client"
@@ -102,7 +104,7 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 			res.Status = ce.StatusCode
 			var codes []string
 			for _, m := range ce.Messages {
-				codes = append(codes, m.Code)
+				codes = append(codes, clipCode(m.Code))
 			}
 			res.Codes = strings.Join(codes, ",")
 		} else if err == nil {
@@ -216,7 +218,7 @@ func isJSON(ct string) bool {
 func codeList(ce *client.Error) string {
 	var codes []string
 	for _, m := range ce.Messages {
-		codes = append(codes, m.Code)
+		codes = append(codes, clipCode(m.Code))
 	}
 	if len(codes) == 0 {
 		return "(no code)"
@@ -224,13 +226,32 @@ func codeList(ce *client.Error) string {
 	return strings.Join(codes, ",")
 }
 
-// clipText keeps a bank's message text to one line of at most 200 bytes.
+// clipText keeps a bank's message text to one line of at most 200 bytes,
+// cut on a character, without control characters (an escape sequence
+// would drive the operator's terminal) or invalid UTF-8.
 func clipText(s string) string {
-	s = oneLine(s)
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	return clip(oneLine(s), 200)
+}
+
+// clipCode is a bank's code as clipText keeps a text, to 64 bytes.
+func clipCode(s string) string { return clip(s, 64) }
+
+// clip replaces the control characters and invalid UTF-8 of s with
+// U+FFFD and keeps at most n bytes of it, cut on a character.
+func clip(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // tlsFailure reports whether err is a failed TLS handshake or certificate

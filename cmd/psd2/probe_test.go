@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -219,5 +220,36 @@ func TestProbeWebPageIsNoBank(t *testing.T) {
 	for _, r := range rep.Results {
 		assert.Equal(t, verdictUndecided, r.Verdict, r.Rendering)
 		assert.Contains(t, r.Reason, "text/html", r.Rendering)
+	}
+}
+
+// TestProbePrintsNoControlCharacters: a bank's codes and texts are
+// printed without their control characters (an escape sequence would
+// drive the operator's terminal), and a text is cut on a character, never
+// inside one.
+func TestProbePrintsNoControlCharacters(t *testing.T) {
+	t.Parallel()
+	_, _, certFile, keyFile, _ := tppFiles(t)
+	bank := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		text := "\x1b]0;owned\x07bad\rkeyId " + strings.Repeat("ø", 150)
+		quoted, _ := json.Marshal(text)
+		_, _ = fmt.Fprintf(w, `{"tppMessages":[{"category":"ERROR","code":"FORMAT_ERROR","path":"Signature","text":%s},{"code":"X\u001b[31m"}]}`, quoted)
+	}))
+	t.Cleanup(bank.Close)
+	ca := filepath.Join(t.TempDir(), "bank-ca.pem")
+	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: bank.Certificate().Raw}), 0o600))
+	for _, json := range []bool{false, true} {
+		args := []string{"probe", "-url", bank.URL + "/api", "-ca", ca, "-cert", certFile, "-key", keyFile}
+		if json {
+			args = append(args, "--json")
+		}
+		out, errOut, code := psd2(t, args...)
+		assert.NotEqual(t, exitOK, code)
+		assert.NotContains(t, out+errOut, "\x1b", "json %v", json)
+		assert.NotContains(t, out+errOut, "\r", "json %v", json)
+		assert.NotContains(t, out+errOut, "\x07", "json %v", json)
+		assert.True(t, utf8.ValidString(out+errOut), "json %v", json)
 	}
 }
