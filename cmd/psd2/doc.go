@@ -155,8 +155,9 @@
 // Exit status, the same for every command:
 //
 //	0  done; verify: nothing wrong; probe: at least one rendering verified
-//	1  the check ran and found a fault (verify), or the bank refused every
-//	   rendering (probe)
+//	1  the check ran and found a fault (verify), the bank refused every
+//	   rendering (probe), or a resolve found a person's settlement that
+//	   the resend contradicts (journal)
 //	2  a command-line mistake
 //	3  any other error: a file, the network, the bank, the store; for
 //	   probe, answers that decide no rendering (undecided)
