@@ -98,6 +98,11 @@ func (c *credFlags) certificate() (*x509.Certificate, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", c.cert, err)
 			}
+			if cert.BasicConstraintsValid && cert.IsCA {
+				// The SDK signs with the first certificate (its chain
+				// follows): a CA's first is a chain in the other order.
+				return nil, fmt.Errorf("%s: the first certificate is a CA's certificate (%s), not the TPP's: put the TPP's certificate first, its chain after it", c.cert, cert.Subject.CommonName)
+			}
 			return cert, nil
 		}
 	}

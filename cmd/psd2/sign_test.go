@@ -151,3 +151,26 @@ func TestSignRefusesContradictoryFlags(t *testing.T) {
 	assert.Equal(t, exitRuntime, code)
 	assert.Contains(t, errOut, "TEST_P12_UNSET is not set")
 }
+
+// TestKeyIDRefusesACAFirst: a PEM bundle with its CA's certificate
+// before the TPP's (a chain file in the other order) gave the CA's keyId
+// as the TPP's, exit 0; sign refuses the same file (the key is not the
+// certificate's). keyid now names the mistake, exit 3.
+func TestKeyIDRefusesACAFirst(t *testing.T) {
+	t.Parallel()
+	_, _, certFile, _, caFile := tppFiles(t)
+	leaf, err := os.ReadFile(certFile)
+	require.NoError(t, err)
+	ca, err := os.ReadFile(caFile)
+	require.NoError(t, err)
+	bundle := filepath.Join(t.TempDir(), "chain.pem")
+	require.NoError(t, os.WriteFile(bundle, append(append([]byte{}, ca...), leaf...), 0o600))
+	out, errOut, code := psd2(t, "keyid", "-cert", bundle)
+	assert.Equal(t, exitRuntime, code, out)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "a CA's certificate")
+
+	out, errOut, code = psd2(t, "keyid", "-cert", certFile)
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "keyId:")
+}
