@@ -158,7 +158,7 @@ func TestSignRefusesContradictoryFlags(t *testing.T) {
 // certificate's). keyid now names the mistake, exit 3.
 func TestKeyIDRefusesACAFirst(t *testing.T) {
 	t.Parallel()
-	_, _, certFile, _, caFile := tppFiles(t)
+	_, _, certFile, keyFile, caFile := tppFiles(t)
 	leaf, err := os.ReadFile(certFile)
 	require.NoError(t, err)
 	ca, err := os.ReadFile(caFile)
@@ -169,6 +169,8 @@ func TestKeyIDRefusesACAFirst(t *testing.T) {
 	assert.Equal(t, exitRuntime, code, out)
 	assert.Empty(t, out)
 	assert.Contains(t, errOut, "a CA's certificate")
+	_, _, code = psd2(t, "sign", "-cert", bundle, "-key", keyFile, "-url", "https://psd2.bank.example/api/v1/accounts")
+	assert.Equal(t, exitRuntime, code, "sign refuses the bundle too")
 
 	out, errOut, code = psd2(t, "keyid", "-cert", certFile)
 	assert.Equal(t, exitOK, code, errOut)
