@@ -194,7 +194,10 @@ func (r *Reconciler) Payments(ctx context.Context, from, to date.Date) iter.Seq2
 
 // Report yields [Reconciler.Payments] and then, from the journal j, the
 // payments created in the period that were never tracked: [Untracked]
-// when their creditor account is watched, else [NotApplicable].
+// when their creditor account is watched, else [NotApplicable]. A
+// payment of the period whose recorded create cannot be read (its body
+// garbled, its facts missing) ends the sequence with an error matching
+// [ErrInvalid] that names it: never a report without it.
 func (r *Reconciler) Report(ctx context.Context, j *journal.Journal, from, to date.Date) iter.Seq2[State, error] {
 	return func(yield func(State, error) bool) {
 		for st, err := range r.Payments(ctx, from, to) {
@@ -210,18 +213,24 @@ func (r *Reconciler) Report(ctx context.Context, j *journal.Journal, from, to da
 				yield(State{}, err)
 				return
 			}
-			p, err := PaymentOf(e)
-			if err != nil {
+			if !inPeriod(State{Created: e.Created}, from, to) {
 				continue
 			}
-			sch, err := checkPayment(&p)
-			if err != nil {
+			p, err := PaymentOf(e)
+			if errors.Is(err, ErrNotPayment) {
 				continue
+			}
+			sch := Scheme(0)
+			if err == nil {
+				sch, err = checkPayment(&p)
+			}
+			if err != nil {
+				// A payment that may exist, left out, would read as
+				// none.
+				yield(State{}, fmt.Errorf("journal entry %s: %w", e.RequestID, err))
+				return
 			}
 			st := State{Payment: p.RequestID, Scheme: sch, Created: p.Created.UTC(), Instructed: p.Amount, Settlement: NotApplicable}
-			if !inPeriod(st, from, to) {
-				continue
-			}
 			switch _, err := r.accountOf(ctx, p.RequestID); {
 			case err == nil:
 				continue // tracked: listed above

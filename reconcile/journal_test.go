@@ -135,3 +135,70 @@ func TestTrackJournal(t *testing.T) {
 		t.Errorf("created today, listed from tomorrow: %v", st)
 	}
 }
+
+// TestReportNeverLeavesOutAnUnreadablePayment: a payment of the journal
+// whose recorded body cannot be read (the store garbled it) is not left
+// out of the period's report as if it did not exist: Report yields an
+// error naming it. Outside the period it is not read.
+func TestReportNeverLeavesOutAnUnreadablePayment(t *testing.T) {
+	t.Parallel()
+	s, c := testtpp.Emulator(t)
+	ctx := t.Context()
+	st := store.NewMemoryStore()
+	j, err := journal.New(st, journal.WithClient(c))
+	require.NoError(t, err)
+	pay, err := payments.New(c, payments.WithJournal(j))
+	require.NoError(t, err)
+	res, err := s.Control().Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+		Accounts: []emulator.SeedAccount{{Balance: "5000.00"}}, Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}}})
+	require.NoError(t, err)
+	cu := res.Customers[0]
+	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID, Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
+	const reqID = "6f1c0e2a-0000-4000-8000-0000000000aa"
+	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+		InstructedAmount: nok("120.00"), CreditorName: "Eksempel AS",
+		CreditorAccount: payments.AccountReference{BBAN: merchantBBAN, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
+		DebtorAccount: payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
+	}, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.1"}), client.WithRequestID(reqID))
+	require.NoError(t, err)
+	r, err := reconcile.New(st, reconcile.WithClock(c.Now))
+	require.NoError(t, err)
+	require.NoError(t, r.Watch(ctx, acct, accounts.Account{BBAN: merchantBBAN}))
+
+	// The store garbles the recorded body of the create.
+	garbled := 0
+	for key, err := range st.Keys(ctx, "") {
+		require.NoError(t, err)
+		raw, err := st.Get(ctx, key)
+		require.NoError(t, err)
+		var rec map[string]any
+		if json.Unmarshal(raw, &rec) != nil || rec["requestId"] != reqID || rec["body"] == nil {
+			continue
+		}
+		rec["body"] = []byte(`{"instructedAmount":`)
+		b, err := json.Marshal(rec)
+		require.NoError(t, err)
+		require.NoError(t, st.Put(ctx, key, b, 0))
+		garbled++
+	}
+	require.Equal(t, 1, garbled)
+
+	var list []reconcile.State
+	var failed error
+	for st, err := range r.Report(ctx, j, date.Date{}, date.Date{}) {
+		if err != nil {
+			failed = err
+			break
+		}
+		list = append(list, st)
+	}
+	require.Error(t, failed, "listed %v: the unreadable payment left out", list)
+	assert.ErrorIs(t, failed, reconcile.ErrInvalid)
+	assert.Contains(t, failed.Error(), reqID)
+
+	tomorrow := date.Of(c.Now().In(date.Oslo()).AddDate(0, 0, 1))
+	for st, err := range r.Report(ctx, j, tomorrow, date.Date{}) {
+		require.NoError(t, err, "created today: not read for a period from tomorrow")
+		t.Errorf("listed %v", st)
+	}
+}
