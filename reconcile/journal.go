@@ -194,16 +194,20 @@ func (r *Reconciler) Payments(ctx context.Context, from, to date.Date) iter.Seq2
 
 // Report yields [Reconciler.Payments] and then, from the journal j, the
 // payments created in the period that were never tracked: [Untracked]
-// when their creditor account is watched, else [NotApplicable]. A
+// when their creditor account is watched, else [NotApplicable]; a
+// payment another process tracked while Report read is yielded with its
+// state. It keeps the request ids of the period's tracked payments. A
 // payment of the period whose recorded create cannot be read (its body
 // garbled, its facts missing) ends the sequence with an error matching
 // [ErrInvalid] that names it: never a report without it.
 func (r *Reconciler) Report(ctx context.Context, j *journal.Journal, from, to date.Date) iter.Seq2[State, error] {
 	return func(yield func(State, error) bool) {
+		listed := map[string]bool{}
 		for st, err := range r.Payments(ctx, from, to) {
 			if !yield(st, err) || err != nil {
 				return
 			}
+			listed[st.Payment] = true
 		}
 		if j == nil {
 			return
@@ -231,9 +235,17 @@ func (r *Reconciler) Report(ctx context.Context, j *journal.Journal, from, to da
 				return
 			}
 			st := State{Payment: p.RequestID, Scheme: sch, Created: p.Created.UTC(), Instructed: p.Amount, Settlement: NotApplicable}
-			switch _, err := r.accountOf(ctx, p.RequestID); {
+			if listed[p.RequestID] {
+				continue
+			}
+			// Tracked by another process since its account was read
+			// above: its state now.
+			switch tracked, err := r.Payment(ctx, p.RequestID); {
 			case err == nil:
-				continue // tracked: listed above
+				if inPeriod(tracked, from, to) && !yield(tracked, nil) {
+					return
+				}
+				continue
 			case !errors.Is(err, ErrNotTracked):
 				yield(State{}, err)
 				return

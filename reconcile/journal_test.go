@@ -1,8 +1,11 @@
 package reconcile_test
 
 import (
+	"context"
 	"encoding/json"
+	"iter"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -201,4 +204,67 @@ func TestReportNeverLeavesOutAnUnreadablePayment(t *testing.T) {
 		require.NoError(t, err, "created today: not read for a period from tomorrow")
 		t.Errorf("listed %v", st)
 	}
+}
+
+// trackingStore is a store on which the service's tracker runs once,
+// right when Report turns from the tracked payments to the journal: the
+// moment another process may track a payment Report has not seen yet.
+type trackingStore struct {
+	store.Store
+	once  bool
+	track func()
+}
+
+func (s *trackingStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	if !s.once && s.track != nil && !strings.HasPrefix(prefix, "reconcile/") {
+		s.once = true
+		s.track()
+	}
+	return s.Store.Keys(ctx, prefix)
+}
+
+// TestReportSeesAPaymentTrackedMeanwhile: a payment the service tracks
+// while Report reads (after the tracked payments, before the journal) is
+// listed, not skipped as "tracked, listed above" when it never was.
+func TestReportSeesAPaymentTrackedMeanwhile(t *testing.T) {
+	t.Parallel()
+	s, c := testtpp.Emulator(t)
+	ctx := t.Context()
+	st := &trackingStore{Store: store.NewMemoryStore()}
+	j, err := journal.New(st, journal.WithClient(c))
+	require.NoError(t, err)
+	pay, err := payments.New(c, payments.WithJournal(j))
+	require.NoError(t, err)
+	res, err := s.Control().Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+		Accounts: []emulator.SeedAccount{{Balance: "5000.00"}}, Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}}})
+	require.NoError(t, err)
+	cu := res.Customers[0]
+	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID, Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
+	const reqID = "6f1c0e2a-0000-4000-8000-0000000000bb"
+	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+		InstructedAmount: nok("120.00"), CreditorName: "Eksempel AS",
+		CreditorAccount: payments.AccountReference{BBAN: merchantBBAN, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
+		DebtorAccount: payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
+	}, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.1"}), client.WithRequestID(reqID))
+	require.NoError(t, err)
+	r, err := reconcile.New(st, reconcile.WithClock(c.Now))
+	require.NoError(t, err)
+	require.NoError(t, r.Watch(ctx, acct, accounts.Account{BBAN: merchantBBAN}))
+	service, err := reconcile.New(st.Store, reconcile.WithClock(c.Now))
+	require.NoError(t, err)
+	st.track = func() {
+		n, err := service.TrackJournal(ctx, j)
+		require.NoError(t, err)
+		require.Equal(t, 1, n.New)
+	}
+
+	var list []reconcile.State
+	for st, err := range r.Report(ctx, j, date.Date{}, date.Date{}) {
+		require.NoError(t, err)
+		list = append(list, st)
+	}
+	require.True(t, st.once, "the service tracked it while Report read")
+	require.Len(t, list, 1, "the payment tracked meanwhile is listed once")
+	assert.Equal(t, reqID, list[0].Payment)
+	assert.Equal(t, reconcile.Awaiting, list[0].Settlement)
 }
