@@ -129,6 +129,9 @@ func buildSigned(method, target string, body []byte, hdrs []string, date string,
 	if date == "" {
 		date = time.Now().UTC().Format(http.TimeFormat)
 	}
+	if strings.ContainsFunc(date, isControl) {
+		return nil, usagef("-date: a control character or line break in the value")
+	}
 	req.Header.Set("Date", date)
 	req.Header.Set("X-Request-ID", uuid.NewString())
 	if len(body) > 0 {
@@ -141,7 +144,7 @@ func buildSigned(method, target string, body []byte, hdrs []string, date string,
 		if !ok || !headerName(name) {
 			return nil, usagef("-H %q: want 'Name: value', the name a header name", h)
 		}
-		if strings.ContainsFunc(value, func(r rune) bool { return r != '\t' && (r < ' ' || r == 0x7f) }) {
+		if strings.ContainsFunc(value, isControl) {
 			// A line break would print a header of its own.
 			return nil, usagef("-H %s: a control character or line break in the value", name)
 		}
@@ -160,6 +163,11 @@ func buildSigned(method, target string, body []byte, hdrs []string, date string,
 	}
 	return req, nil
 }
+
+// isControl reports whether r may not stand in a header value: a control
+// character other than a tab (a line break would start a header of its
+// own).
+func isControl(r rune) bool { return r != '\t' && (r < ' ' || r == 0x7f) }
 
 // headerName reports whether name is a header name: one or more
 // token characters (RFC 9110 section 5.1).

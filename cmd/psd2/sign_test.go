@@ -139,6 +139,7 @@ func TestSignRefusesContradictoryFlags(t *testing.T) {
 		{"a line break in a header value", []string{"-cert", certFile, "-key", keyFile, "-url", url, "-H", "X-Note: a\r\nPSU-ID: someone-else"}, "-H"},
 		{"a line feed in a header value", []string{"-cert", certFile, "-key", keyFile, "-url", url, "-H", "X-Note: a\nb"}, "-H"},
 		{"a space in a header name", []string{"-cert", certFile, "-key", keyFile, "-url", url, "-H", "PSU ID: x"}, "-H"},
+		{"a line break in -date", []string{"-cert", certFile, "-key", keyFile, "-url", url, "-date", "Mon, 02 Mar 2026 10:00:00 GMT\r\nPSU-ID: someone-else"}, "-date"},
 	} {
 		out, errOut, code := psd2In(t, t.TempDir(), []string{"TEST_P12_PW=s3cret-pw"}, append([]string{"sign"}, c.args...)...)
 		assert.Equal(t, exitUsage, code, "%s: %s", c.name, errOut)
