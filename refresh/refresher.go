@@ -18,17 +18,19 @@ import (
 // start a refresh with [Refresher.Run]. A Refresher is safe for
 // concurrent use.
 type Refresher struct {
-	svc      *accounts.Service
-	budget   *budget.Budget
-	workers  int
-	spacing  time.Duration
-	maxWait  time.Duration
-	progress func(Progress)
-	sync     *txsync.Syncer
-	onDelta  func(context.Context, *txsync.Delta) error
-	round    func(context.Context, Round)
-	log      *slog.Logger
-	now      func() time.Time
+	svc     *accounts.Service
+	budget  *budget.Budget
+	workers int
+	spacing time.Duration
+	maxWait time.Duration
+	// jobTimeout bounds each job of Run (WithJobTimeout).
+	jobTimeout time.Duration
+	progress   func(Progress)
+	sync       *txsync.Syncer
+	onDelta    func(context.Context, *txsync.Delta) error
+	round      func(context.Context, Round)
+	log        *slog.Logger
+	now        func() time.Time
 }
 
 // Option configures a [Refresher] in [New]; an invalid one makes New
@@ -102,6 +104,27 @@ func WithMaxWait(d time.Duration) Option {
 			return fmt.Errorf("refresh: WithMaxWait(%v): negative", d)
 		}
 		r.maxWait = d
+		return nil
+	}
+}
+
+// DefaultJobTimeout bounds each job of [Refresher.Run]: its wait for the
+// bank's pause, its calls and its store work together. A bank or a
+// database that stops answering holds a worker no longer: the job ends
+// [Transient] and the run goes on. It is generous, so that an account's
+// first sync of many pages ends; riverrefresh bounds its jobs with its
+// own JobTimeout, and [Refresher.Refresh] with the caller's context.
+const DefaultJobTimeout = 10 * time.Minute
+
+// WithJobTimeout replaces [DefaultJobTimeout]; 0 leaves a job of Run
+// bounded only by the run's context (the calls have their own time
+// limits, the store's work none). d must not be negative.
+func WithJobTimeout(d time.Duration) Option {
+	return func(r *Refresher) error {
+		if d < 0 {
+			return fmt.Errorf("refresh: WithJobTimeout(%v): negative", d)
+		}
+		r.jobTimeout = d
 		return nil
 	}
 }
@@ -195,7 +218,7 @@ func New(svc *accounts.Service, opts ...Option) (*Refresher, error) {
 		return nil, errors.New("refresh: New needs an accounts.Service made with accounts.New")
 	}
 	r := &Refresher{svc: svc, budget: budget.Of(svc.Client()), workers: runtime.GOMAXPROCS(0), spacing: DefaultSpacing,
-		maxWait: DefaultMaxWait, log: slog.New(slog.DiscardHandler), now: svc.Client().Now}
+		maxWait: DefaultMaxWait, jobTimeout: DefaultJobTimeout, log: slog.New(slog.DiscardHandler), now: svc.Client().Now}
 	for _, o := range opts {
 		if o == nil {
 			continue

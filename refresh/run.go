@@ -60,7 +60,7 @@ func (r *Refresher) Run(ctx context.Context, jobs iter.Seq[Job]) iter.Seq2[Resul
 				defer wg.Done()
 				for j := range in {
 					inFlight.Add(1)
-					res := r.Refresh(run, j)
+					res := r.refreshWithin(run, j)
 					inFlight.Add(-1)
 					out <- res
 				}
@@ -157,4 +157,14 @@ func (r *Refresher) logResult(ctx context.Context, res *Result) {
 		attrs = append(attrs, slog.Time("retryAt", res.RetryAt))
 	}
 	r.log.LogAttrs(ctx, slog.LevelDebug, "account refreshed", attrs...)
+}
+
+// refreshWithin is Refresh, bounded by the Refresher's job timeout.
+func (r *Refresher) refreshWithin(ctx context.Context, j Job) Result {
+	if r.jobTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.jobTimeout)
+		defer cancel()
+	}
+	return r.Refresh(ctx, j)
 }

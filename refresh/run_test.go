@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,9 +22,11 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/refreshbench"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
 )
 
 // stubBank answers every balances and transactions call with fixed
@@ -356,4 +359,48 @@ func TestRunReadsJobsBetweenBodies(t *testing.T) {
 		for range r.Run(t.Context(), func(func(refresh.Job) bool) { panic("jobs") }) {
 		}
 	})
+}
+
+// hangingStore is a database that stopped answering: every call waits
+// for its context's end.
+type hangingStore struct{ store.Store }
+
+func (hangingStore) Get(ctx context.Context, _ string) ([]byte, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (hangingStore) Update(ctx context.Context, _ string, _ func([]byte, bool) ([]byte, time.Duration, error)) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A store that hangs holds no worker of Run for ever: each job ends
+// Transient at its job timeout and the run ends. On the code before, a
+// job's reservation waited on the store for as long as the run's
+// context, which had no end.
+func TestRunJobTimeoutBoundsAHungStore(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, refreshbench.Seed(2, 1, 0, 1, time.Now().Add(-time.Hour)), client.WithStore(hangingStore{store.NewMemoryStore()}))
+	r := b.refresher(t, refresh.WithJobTimeout(200*time.Millisecond), refresh.WithWorkers(2))
+	jobs := jobsOf(t, b)
+	ended := make(chan []refresh.Result, 1)
+	go func() {
+		var out []refresh.Result
+		for res, err := range r.Run(context.Background(), slices.Values(jobs)) {
+			if err == nil {
+				out = append(out, res)
+			}
+		}
+		ended <- out
+	}()
+	select {
+	case out := <-ended:
+		require.Len(t, out, len(jobs))
+		for _, res := range out {
+			assert.Equal(t, refresh.Transient, res.Outcome, "%v", res.Err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the run waits on the hung store")
+	}
 }
