@@ -85,6 +85,10 @@
 // budget's own 429 (ACCESS_EXCEEDED with a long or no Retry-After) ends
 // only that account's job, [BudgetExhausted].
 //
+// Each job of [Refresher.Run] is bounded by [WithJobTimeout]
+// ([DefaultJobTimeout], 10 minutes): a bank or a store that stops
+// answering ends the job [Transient] and frees its worker.
+//
 // # Watching
 //
 // [WithProgress] is called with the counts of done, waiting and
