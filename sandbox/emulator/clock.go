@@ -23,6 +23,23 @@ import (
 // authentication alone.
 //
 // Without clock controls the two clocks read the same.
+//
+// The bank's clock stays within maxClockShift of the server's, either
+// way: SetTime and Advance stop there.
+
+// maxClockShift bounds how far the bank's clock may be from the server's
+// clock, either way. A century covers any consent, SCA or settlement
+// scenario, keeps every reading a year that JSON and the bank date can
+// write (0 to 9999), and keeps the offset far from time.Duration's range
+// (about 292 years), which a sum of moves would otherwise wrap around.
+// The control API refuses a move past it; the Go controls stop at it.
+const maxClockShift = 100 * 365 * 24 * time.Hour
+
+// clampShift returns the shift of the reading r from the server's clock
+// w, bounded by maxClockShift.
+func clampShift(r, w time.Time) time.Duration {
+	return min(max(r.Sub(w), -maxClockShift), maxClockShift)
+}
 
 // bankClock is the bank's clock: the server's clock plus an offset, or a
 // frozen reading. The zero value reads the server's clock through wire,
@@ -56,21 +73,23 @@ func (k *bankClock) set(t time.Time) {
 	w := k.wire()
 	t = t.In(w.Location())
 	k.change(func() {
+		shift := clampShift(t, w)
 		if k.frozen {
-			k.at = t
+			k.at = w.Add(shift)
 		} else {
-			k.offset = t.Sub(w)
+			k.offset = shift
 		}
 	})
 }
 
 // advance moves the bank's clock by d (negative: back).
 func (k *bankClock) advance(d time.Duration) {
+	w := k.wire()
 	k.change(func() {
 		if k.frozen {
-			k.at = k.at.Add(d)
+			k.at = w.Add(clampShift(k.at.Add(d), w))
 		} else {
-			k.offset += d
+			k.offset = clampShift(w.Add(k.offset).Add(d), w)
 		}
 	})
 }

@@ -12,8 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,9 +37,12 @@ import (
 //
 // name is the Go method's name in kebab case (Advance: advance,
 // InjectFault: inject-fault). Errors answer {"error": "...", "code":
-// "..."} with 400 (bad arguments), 401 (no or a wrong token), 404 (an
-// unknown control, bank, authorisation or transaction) or 422 (the
-// control refused: a failed SCA, seed data past a limit).
+// "..."} with 400 (bad arguments, the field named), 401 (no or a wrong
+// token), 404 (an unknown control, bank, authorisation or transaction),
+// 413 (arguments past maxControlBody or Limits.controlValues) or 422 (the
+// control refused: a failed SCA, seed data past a limit). Every argument
+// is bounded before the control runs (decodeControlArgs,
+// maxControlDuration, maxClockShift, the checks of each route).
 
 // maxControlBody bounds a control's JSON arguments (seed data included).
 const maxControlBody = 32 << 20
@@ -101,16 +107,26 @@ var controlRoutes = []controlRoute{
 		if a.Time == nil {
 			return nil, argError("time is required (RFC 3339, or a date)")
 		}
-		s.Control().SetTime(time.Time(*a.Time))
+		t := time.Time(*a.Time)
+		if err := clockReach(s, "time", t); err != nil {
+			return nil, err
+		}
+		s.Control().SetTime(t)
 		return clockAnswer(s), nil
 	}},
 	{method: "Advance", args: `{"days":89}`, doc: `move the bank's clock on by "by" (a Go duration, or "89d") plus "days"`, run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if math.Abs(a.Days) > maxControlDuration.Hours()/24 {
+			return nil, argError(fmt.Sprintf("days: %g is more than %d days", a.Days, int(maxControlDuration.Hours()/24)))
+		}
 		d := time.Duration(a.Days * float64(24*time.Hour))
 		if a.By != nil {
-			d += time.Duration(*a.By)
+			d += time.Duration(*a.By) // each within maxControlDuration: no overflow
 		}
 		if d == 0 {
 			return nil, argError(`by or days is required ("by":"1m", "by":"89d", "days":89)`)
+		}
+		if err := clockReach(s, "by", s.now().Add(d)); err != nil {
+			return nil, err
 		}
 		s.Control().Advance(d)
 		return clockAnswer(s), nil
@@ -306,6 +322,14 @@ var controlRoutes = []controlRoute{
 		if a.Delay != nil {
 			f.Delay = time.Duration(*a.Delay)
 		}
+		switch {
+		case f.Count < 0:
+			return nil, argError("count: the number of requests to fail, 1 or more (0: 1)")
+		case f.Status != 0 && (f.Status < minFaultStatus || f.Status > maxFaultStatus):
+			return nil, argError(fmt.Sprintf("status: an error status, %d to %d (0: 503)", minFaultStatus, maxFaultStatus))
+		case f.Delay < 0:
+			return nil, argError("delay: a duration of 0 (until the client gives up) or more")
+		}
 		s.Control().InjectFault(f)
 		return struct{}{}, nil
 	}},
@@ -332,6 +356,9 @@ var controlRoutes = []controlRoute{
 		}
 		if a.Down == nil || a.Up == nil || *a.Down <= 0 || *a.Up <= 0 {
 			return nil, argError("down and up are required durations")
+		}
+		if time.Duration(*a.Down) < minFlapPhase || time.Duration(*a.Up) < minFlapPhase {
+			return nil, argError(fmt.Sprintf("down, up: each at least %v", minFlapPhase))
 		}
 		s.Control().Flapping(k, time.Duration(*a.Down), time.Duration(*a.Up), span)
 		return clockAnswer(s), nil
@@ -410,6 +437,16 @@ func (a *controlArgs) span() (time.Duration, error) {
 		return 0, argError(`for is a required duration ("1m", "90s")`)
 	}
 	return time.Duration(*a.For), nil
+}
+
+// clockReach refuses a move of the bank's clock (the argument field) to
+// t, more than maxClockShift from the server's clock.
+func clockReach(s *Server, field string, t time.Time) error {
+	if shift := t.Sub(s.clock.wire()); shift > maxClockShift || shift < -maxClockShift {
+		return argError(fmt.Sprintf("%s: the bank's clock would be %.0f days from the server's; it stays within %.0f days of it",
+			field, shift.Hours()/24, maxClockShift.Hours()/24))
+	}
+	return nil
 }
 
 // clockAnswer is the answer of the clock controls and outages.
@@ -592,16 +629,17 @@ func (api *controlAPI) serve(w http.ResponseWriter, r *http.Request, rt *control
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxControlBody))
 	if err != nil {
-		writeControl(w, 0, argError(fmt.Sprintf("the arguments cannot be read or are larger than %d bytes", maxControlBody)))
+		if mb := (*http.MaxBytesError)(nil); errors.As(err, &mb) {
+			writeControl(w, 0, &controlError{status: http.StatusRequestEntityTooLarge, code: "TOO_LARGE", msg: fmt.Sprintf("the arguments are larger than %d bytes", maxControlBody)})
+			return
+		}
+		writeControl(w, 0, argError("the arguments cannot be read"))
 		return
 	}
 	var a controlArgs
-	if len(bytes.TrimSpace(body)) > 0 {
-		dec := json.NewDecoder(bytes.NewReader(body))
-		if err := dec.Decode(&a); err != nil {
-			writeControl(w, 0, argError("the arguments are not a JSON object of the control's arguments: "+err.Error()))
-			return
-		}
+	if err := decodeControlArgs(body, s.limits.controlValues(), &a); err != nil {
+		writeControl(w, 0, err)
+		return
 	}
 	out, err := rt.run(r.Context(), s, &a)
 	if err != nil {
@@ -609,6 +647,107 @@ func (api *controlAPI) serve(w http.ResponseWriter, r *http.Request, rt *control
 		return
 	}
 	writeControl(w, http.StatusOK, out)
+}
+
+// controlArgNames are the JSON keys of controlArgs, in lower case (the
+// decoder matches keys without regard to case).
+var controlArgNames = func() map[string]bool {
+	out := map[string]bool{}
+	t := reflect.TypeFor[controlArgs]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		out[strings.ToLower(name)] = true
+	}
+	return out
+}()
+
+// decodeControlArgs decodes a control's arguments, a JSON object (or an
+// empty body or null: none), into a. It refuses, naming the field, a key
+// that is no control's argument, at any depth (a typo must not pass for
+// an argument left out), and a value of the wrong form; and, before decoding, arguments whose
+// arrays hold more than maxValues values together, so that a small body
+// ("[{},{},...]" is 3 bytes a value) cannot unfold into gigabytes of
+// seed entries.
+func decodeControlArgs(body []byte, maxValues int, a *controlArgs) error {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	if n := jsonArrayValues(body, maxValues); n > maxValues {
+		return &controlError{status: http.StatusRequestEntityTooLarge, code: "TOO_LARGE",
+			msg: fmt.Sprintf("the arguments' arrays hold more than %d values together (customers, accounts, transactions...): past what the bank's Limits can take", maxValues)}
+	}
+	var fields map[string]json.RawMessage // null: none
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&fields); err != nil {
+		return argError("the arguments are not a JSON object of the control's arguments")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return argError("the arguments are followed by more than white space")
+	}
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
+		if !controlArgNames[strings.ToLower(k)] {
+			return argError(strconv.Quote(clip(k)) + ": no control takes this argument (GET /controls lists them)")
+		}
+		one, _ := json.Marshal(map[string]json.RawMessage{k: fields[k]})
+		dec := json.NewDecoder(bytes.NewReader(one))
+		dec.DisallowUnknownFields() // in a seed's customers or a transaction too
+		if err := dec.Decode(a); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				err = fmt.Errorf("want %s, not a JSON %s", te.Type, te.Value)
+			}
+			return argError(clip(k) + ": " + err.Error())
+		}
+	}
+	return nil
+}
+
+// jsonArrayValues counts the values in the arrays of the JSON text b,
+// at any depth, stopping past limit. It only scans: b need not be valid.
+func jsonArrayValues(b []byte, limit int) int {
+	n := 0
+	var inArray []bool // the open containers: true for an array
+	inString, escaped, opened := false, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			if escaped {
+				escaped = false
+			} else if c == '\\' {
+				escaped = true
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			continue
+		}
+		if opened && c != ']' {
+			n++ // the first value of an array
+		}
+		opened = false
+		switch c {
+		case '"':
+			inString = true
+		case '[':
+			inArray = append(inArray, true)
+			opened = true
+		case '{':
+			inArray = append(inArray, false)
+		case ']', '}':
+			if len(inArray) > 0 {
+				inArray = inArray[:len(inArray)-1]
+			}
+		case ',':
+			if len(inArray) > 0 && inArray[len(inArray)-1] {
+				n++
+			}
+		}
+		if n > limit {
+			return n
+		}
+	}
+	return n
 }
 
 // list answers GET /controls: every control with its arguments.
@@ -656,8 +795,14 @@ func writeControl(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
+// maxControlDuration bounds every duration argument of the control API,
+// either way (a move of the clock, an outage's span, a latency): the
+// bank's clock's own range, 100 years.
+const maxControlDuration = maxClockShift
+
 // jsonDuration is a duration in JSON: a Go duration string ("90s",
-// "1h30m") or whole or decimal days ("89d").
+// "1h30m") or whole or decimal days ("89d"), within maxControlDuration
+// either way.
 type jsonDuration time.Duration
 
 func (d *jsonDuration) UnmarshalJSON(b []byte) error {
@@ -665,17 +810,24 @@ func (d *jsonDuration) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return errors.New(`a duration is a string such as "90s", "1h30m" or "89d"`)
 	}
+	limit := maxControlDuration.Hours() / 24
 	if n, ok := strings.CutSuffix(v, "d"); ok {
 		f, err := strconv.ParseFloat(n, 64)
-		if err != nil || f > 100*365 || f < -100*365 {
-			return fmt.Errorf("%q is not a number of days", v)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("%q is not a number of days", clip(v))
+		}
+		if math.Abs(f) > limit {
+			return fmt.Errorf("%q is more than %.0f days", clip(v), limit)
 		}
 		*d = jsonDuration(f * float64(24*time.Hour))
 		return nil
 	}
 	t, err := time.ParseDuration(v)
 	if err != nil {
-		return fmt.Errorf("%q is not a duration such as 90s, 1h30m or 89d", v)
+		return fmt.Errorf("%q is not a duration such as 90s, 1h30m or 89d", clip(v))
+	}
+	if t > maxControlDuration || t < -maxControlDuration {
+		return fmt.Errorf("%q is more than %.0f days", clip(v), limit)
 	}
 	*d = jsonDuration(t)
 	return nil
@@ -696,7 +848,7 @@ func (t *jsonTime) UnmarshalJSON(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q is not an RFC 3339 time or a date YYYY-MM-DD", v)
+	return fmt.Errorf("%q is not an RFC 3339 time or a date YYYY-MM-DD", clip(v))
 }
 
 // jsonString is a string in JSON that may also be written as a number

@@ -47,7 +47,9 @@ func (s *Server) Control() *Controls { return &s.ctl }
 func (c *Controls) Now() time.Time { return c.s.now() }
 
 // SetTime sets the bank's clock to t; it runs on from t unless frozen
-// ([Controls.Freeze]), in which case it stays at t. It may go back.
+// ([Controls.Freeze]), in which case it stays at t. It may go back. The
+// bank's clock stays within 100 years of the server's: a t beyond that
+// sets it to the 100th year.
 //
 // The bank's clock is what the bank keeps and decides: SCA and consent
 // validity, the access budget's 24 hours, the 180-day rule, the bank date
@@ -61,7 +63,8 @@ func (c *Controls) SetTime(t time.Time) { c.s.clock.set(t); c.s.syncDoor() }
 
 // Advance moves the bank's clock by d (negative: back), frozen or not:
 // Advance(89*24*time.Hour) takes a consent given now to its 89th day. A
-// batch slot passed on the way runs at the next request, once.
+// batch slot passed on the way runs at the next request, once. The bank's
+// clock stops 100 years from the server's, as with [Controls.SetTime].
 func (c *Controls) Advance(d time.Duration) { c.s.clock.advance(d); c.s.syncDoor() }
 
 // Freeze stops the bank's clock at its current reading until

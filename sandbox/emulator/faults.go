@@ -61,13 +61,22 @@ type Fault struct {
 	PathPrefix string
 	// Count is the number of requests to fail; 0 means 1.
 	Count int
-	// Status is the HTTP status of FaultStatus (default 503).
+	// Status is the HTTP status of FaultStatus, an error status from 400
+	// to 599 (default 503; one out of that range answers 503 too, and
+	// the control API refuses it).
 	Status int
 	// RetryAfter is the Retry-After of FaultRateLimit (default 1 s).
 	RetryAfter time.Duration
 	// Delay bounds a FaultHang (0: until the client gives up).
 	Delay time.Duration
 }
+
+// minFaultStatus and maxFaultStatus bound the status of a FaultStatus: a
+// fault fails the request, so its status is an error's.
+const (
+	minFaultStatus = 400
+	maxFaultStatus = 599
+)
 
 // faultState is the faults' part of the Server state (guarded by s.mu).
 type faultState struct {
@@ -129,7 +138,7 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, f *Fault, ne
 		drain(r)
 		s.setCommonHeaders(w, r)
 		status := f.Status
-		if status < 100 || status > 999 {
+		if status < minFaultStatus || status > maxFaultStatus {
 			status = http.StatusServiceUnavailable
 		}
 		writeError(w, newError(status, "SYSTEM_ERROR", "Injected fault: the service is unavailable."))

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"log/slog"
+	"math"
 	"net/http"
 	"sync"
 	"time"
@@ -160,6 +161,27 @@ func (l Limits) withDefaults() Limits {
 	}
 }
 
+// controlValuesSlack is the room controlValues leaves beyond the seed's
+// entries (roles, a few entries of a control other than seed).
+const controlValuesSlack = 1024
+
+// controlValues bounds the values in the arrays of one call of the
+// control API, together (decodeControlArgs): what a seed could add under
+// the caps of l (customers, accounts with as many agreement account
+// indexes, agreements, transactions), plus controlValuesSlack. It is
+// counted before the arguments are decoded, so that one request holds
+// memory in proportion to the caps, not to a body of empty entries.
+func (l Limits) controlValues() int {
+	n := controlValuesSlack
+	for _, v := range []int{l.Customers, l.Accounts, l.Accounts, l.Agreements, l.Transactions} {
+		if v > math.MaxInt-n {
+			return math.MaxInt
+		}
+		n += v
+	}
+	return n
+}
+
 // errLimit is the answer past a cap: 507 SYSTEM_ERROR naming the cap.
 func errLimit(field string, limit int, what, free string) *apiError {
 	return newError(http.StatusInsufficientStorage, "SYSTEM_ERROR",
@@ -169,7 +191,7 @@ func errLimit(field string, limit int, what, free string) *apiError {
 
 // room returns the 507 when adding n to have would pass limit, else nil.
 func room(have, n, limit int, field, what, free string) error {
-	if have+n > limit {
+	if n > limit-have { // not have+n: n may be near math.MaxInt (AddTwins' n)
 		return errLimit(field, limit, what, free)
 	}
 	return nil

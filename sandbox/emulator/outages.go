@@ -285,14 +285,21 @@ func (c *Controls) Outage(kind OutageKind, span time.Duration) {
 	c.s.addDisruption(&disruption{kind: kind, from: now, to: now.Add(span)})
 }
 
+// minFlapPhase is the shortest down or up phase of [Controls.Flapping]:
+// the bank's listener is shut and opened again at every change of a
+// refusing one, and phases of nanoseconds would keep a goroutine doing
+// nothing else for the whole span.
+const minFlapPhase = 10 * time.Millisecond
+
 // Flapping makes the bank go down as kind says and come back, again and
 // again, from now for span on the bank's clock: down for down, then up for
 // up, and so on. A non-positive span, down or up, or an unknown kind, does
-// nothing.
+// nothing; a down or up shorter than 10 ms counts as 10 ms.
 func (c *Controls) Flapping(kind OutageKind, down, up, span time.Duration) {
 	if kind < OutageRefused || kind > lastOutage || span <= 0 || down <= 0 || up <= 0 {
 		return
 	}
+	down, up = max(down, minFlapPhase), max(up, minFlapPhase)
 	now := c.s.now()
 	c.s.addDisruption(&disruption{kind: kind, from: now, to: now.Add(span), down: down, up: up})
 }

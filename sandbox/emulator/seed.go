@@ -340,6 +340,9 @@ func (c *Controls) Seed(ctx context.Context, tpp *x509.Certificate, data SeedDat
 	if !known {
 		return SeedResult{}, ErrUnknownTPP
 	}
+	if err := seedPastLimits(&data, s.limits); err != nil {
+		return SeedResult{}, err
+	}
 	now := s.now()
 	b := &seeder{now: now, chk: newInputCheck(now, true), tppID: tppIdentity(tpp), owner: tppIdentity(tpp), reserved: s.reserved(),
 		numbers: map[string]bool{}, bbans: map[string]bool{}}
@@ -364,6 +367,45 @@ func (c *Controls) Seed(ctx context.Context, tpp *x509.Certificate, data SeedDat
 	}
 	b.consent = s.profile.consentValidity()
 	return b.result(plan), nil // under the lock: a later SCA may change a session
+}
+
+// seedPastLimits refuses, before any entry is built, data that alone
+// passes a cap of l: a seed of a million accounts costs a count, not the
+// building of a million accounts that commitSeedLocked would then refuse.
+// (commitSeedLocked counts again, with what the server holds and the
+// agreements a corporate customer gets without any.)
+func seedPastLimits(data *SeedData, l Limits) error {
+	var accounts, agreements, transactions, sessions int
+	for i := range data.Customers {
+		c := &data.Customers[i]
+		accounts += len(c.Accounts) + len(c.CardAccounts)
+		agreements += len(c.Agreements)
+		for j := range c.Accounts {
+			transactions += len(c.Accounts[j].Transactions)
+		}
+		for j := range c.CardAccounts {
+			transactions += len(c.CardAccounts[j].Transactions)
+		}
+		if c.Consent != nil {
+			sessions++
+		}
+	}
+	for _, c := range []struct {
+		add, limit  int
+		field, what string
+	}{
+		{len(data.Customers), l.Customers, "Customers", "customers"},
+		{accounts, l.Accounts, "Accounts", "accounts and card accounts"},
+		{agreements, l.Agreements, "Agreements", "agreements"},
+		{transactions, l.Transactions, "Transactions", "transactions"},
+		{sessions, l.Sessions, "Sessions", "PSU sessions"},
+	} {
+		if c.add > c.limit {
+			return &SeedError{Path: "Limits." + c.field, Err: ErrSeedLimit,
+				Reason: fmt.Sprintf("the seed adds %d %s, the limit is %d (WithLimits)", c.add, c.what, c.limit)}
+		}
+	}
+	return nil
 }
 
 // seeder is the Seed door: it turns SeedData into specs, builds them

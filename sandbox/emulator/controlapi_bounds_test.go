@@ -1,0 +1,211 @@
+package emulator
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The control API as a test suite in another language drives it: every
+// argument bounded, refused with a 4xx naming the field before any work,
+// and no success for a call that did not do what it was asked.
+
+// TestControlAPIClockStaysInRange: the bank's clock cannot be set or
+// moved more than 100 years from the server's (a clock in the year 9999
+// wrapped round to 2319 and answered 200; days=1e308 did the same); in Go
+// it stops at the bound instead of wrapping round.
+func TestControlAPIClockStaysInRange(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	s.Control().Freeze()
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	before := s.Control().Now()
+	for _, tc := range []struct{ name, body, field string }{
+		{"set-time", `{"time":"9999-12-31T23:59:59Z"}`, "time:"},
+		{"set-time", `{"time":"0001-01-01"}`, "time:"},
+		{"advance", `{"days":1e308}`, "days:"},
+		{"advance", `{"days":-9223372036854775807}`, "days:"},
+		{"advance", `{"by":"2562047h"}`, "by:"},
+		{"advance", `{"by":"36501d"}`, "by:"},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s %s: %v", tc.name, tc.body, body)
+		assert.Contains(t, body["error"], tc.field, tc.body)
+		assert.Equal(t, before, s.Control().Now(), "%s %s moved the clock", tc.name, tc.body)
+	}
+
+	// Two moves of 100 years: the second would pass the bound.
+	status, body := ctl.call(http.MethodPost, "advance", `{"by":"36000d"}`)
+	require.Equal(t, http.StatusOK, status, body)
+	moved := s.Control().Now()
+	status, body = ctl.call(http.MethodPost, "advance", `{"days":36000}`)
+	assert.Equal(t, http.StatusBadRequest, status, body)
+	assert.Equal(t, moved, s.Control().Now())
+
+	// In Go the clock stops at the bound, frozen or running, however
+	// often it is moved (the offset used to wrap round after three).
+	for _, frozen := range []bool{true, false} {
+		g := startServer(t)
+		if frozen {
+			g.Control().Freeze()
+		}
+		for range 4 {
+			g.Control().Advance(maxClockShift)
+		}
+		assert.InDelta(t, maxClockShift.Hours(), time.Until(g.Control().Now()).Hours(), 1, "frozen %v", frozen)
+		g.Control().SetTime(time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC))
+		assert.InDelta(t, -maxClockShift.Hours(), time.Until(g.Control().Now()).Hours(), 1, "frozen %v", frozen)
+		_, err := json.Marshal(g.Control().Now())
+		assert.NoError(t, err)
+	}
+}
+
+// TestControlAPIArgumentsNameTheField: a key no control takes is refused
+// (a misspelt "retry_after" gave a 1 s Retry-After and 200), and every
+// refused value names its field.
+func TestControlAPIArgumentsNameTheField(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	s.Control().Freeze()
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, tc := range []struct{ name, body, field string }{
+		{"rate-limit-storm", `{"retry_after":"5s","for":"1m"}`, `"retry_after"`},
+		{"outage", `{"kind":"unavailable","for":"soon"}`, "for:"},
+		{"outage", `{"kind":"unavailable","for":"1m","durée":"1m"}`, `"durée"`},
+		{"add-twins", `{"accountId":"x","n":"two"}`, "n:"},
+		{"advance", `{"days":"1"}`, "days:"},
+		{"advance", `{"days":1} {"days":2}`, "more than white space"},
+		{"advance", `[{"days":1}]`, "JSON object"},
+		{"advance", `"89d"`, "JSON object"},
+		{"seed", `{"customers":[{"acounts":[{}]}]}`, `customers: json: unknown field "acounts"`},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s %s: %v", tc.name, tc.body, body)
+		assert.Contains(t, body["error"], tc.field, tc.body)
+	}
+	assert.Empty(t, s.out.list, "no outage started")
+	status, body := ctl.call(http.MethodPost, "advance", `{"DAYS":1}`)
+	assert.Equal(t, http.StatusOK, status, "keys match without regard to case, as before: %v", body)
+	status, body = ctl.call(http.MethodPost, "freeze", `null`)
+	assert.Equal(t, http.StatusOK, status, "null is no arguments, as before: %v", body)
+}
+
+// TestControlAPIFaultArguments: a status that is no error status, a
+// negative count or delay are refused (they answered 200 and then did
+// something else: a 503, one request, a hang without end).
+func TestControlAPIFaultArguments(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, tc := range []struct{ body, field string }{
+		{`{"kind":"status","status":42}`, "status:"},
+		{`{"kind":"status","status":200}`, "status:"},
+		{`{"kind":"status","status":9223372036854775807}`, "status:"},
+		{`{"kind":"status","count":-1}`, "count:"},
+		{`{"kind":"hang","delay":"-1s"}`, "delay:"},
+	} {
+		status, body := ctl.call(http.MethodPost, "inject-fault", tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s: %v", tc.body, body)
+		assert.Contains(t, body["error"], tc.field, tc.body)
+	}
+	s.mu.RLock()
+	assert.Empty(t, s.faults.armed)
+	s.mu.RUnlock()
+	status, body := ctl.call(http.MethodPost, "inject-fault", `{"kind":"status","status":500,"count":2}`)
+	assert.Equal(t, http.StatusOK, status, body)
+}
+
+// TestFlappingPhasesBounded: phases of a nanosecond are refused by the
+// control API and count as minFlapPhase in Go (they kept the doorman
+// shutting and opening the listener without pause for the whole span).
+func TestFlappingPhasesBounded(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	s.Control().Freeze()
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	status, body := ctl.call(http.MethodPost, "flapping", `{"kind":"refused","down":"1ns","up":"1ns","for":"1h"}`)
+	assert.Equal(t, http.StatusBadRequest, status, body)
+	assert.Contains(t, body["error"], "down, up:")
+	assert.Empty(t, s.out.list)
+
+	s.Control().Flapping(OutageUnavailable, time.Nanosecond, time.Nanosecond, time.Hour)
+	s.Control().Advance(minFlapPhase + minFlapPhase/2) // in the first up phase
+	first, _ := s.out.current(s.now())
+	assert.Nil(t, first, "up for minFlapPhase after minFlapPhase down")
+	s.Control().Advance(minFlapPhase)
+	first, _ = s.out.current(s.now())
+	assert.NotNil(t, first, "down again")
+}
+
+// TestControlAPISeedBodyBounded: the values of a seed's arrays are
+// counted against the bank's Limits before the body is decoded: a body of
+// empty entries ("{}," is 3 bytes, a decoded transaction some 170) no
+// longer unfolds into gigabytes before the seed's own limits refuse it.
+func TestControlAPISeedBodyBounded(t *testing.T) {
+	s := startServer(t, WithLimits(Limits{Customers: 5, Accounts: 5, Agreements: 5, Transactions: 10}))
+	newTPPClient(t, s, "Seed TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	body := `{"customers":[{"accounts":[{"transactions":[` + strings.Repeat(`{},`, 2000) + `{}]}]}]}`
+	status, out := ctl.call(http.MethodPost, "seed", body)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, status, out)
+	assert.Equal(t, "TOO_LARGE", out["code"])
+	// Commas and brackets in strings are not values.
+	status, out = ctl.call(http.MethodPost, "seed", `{"customers":[{"name":"`+strings.Repeat(`[,`, 2000)+`"}]}`)
+	assert.NotEqual(t, http.StatusRequestEntityTooLarge, status, out)
+
+	// A body past maxControlBody.
+	status, out = ctl.call(http.MethodPost, "seed", `{"customers":[{"name":"`+strings.Repeat("a", maxControlBody)+`"}]}`)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, status, out)
+
+	// With the default limits: a million empty transactions (3 MB) are
+	// refused without decoding them (they allocated some 750 MB).
+	d := startServer(t)
+	newTPPClient(t, d, "Seed TPP")
+	dctl := &controlClient{t: t, h: d.ControlHandler("tok"), token: "tok"}
+	body = `{"customers":[{"accounts":[{"transactions":[` + strings.Repeat(`{},`, 1_000_000) + `{}]}]}]}`
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	status, out = dctl.call(http.MethodPost, "seed", body)
+	runtime.ReadMemStats(&m1)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, status, out)
+	assert.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(64<<20), "bytes allocated for the refused seed")
+}
+
+// TestSeedPastLimitsBeforeBuilding: a seed that alone passes a cap is
+// refused before its entries are built (it built every entry first, and
+// so reported the first bad entry, past the cap, instead).
+func TestSeedPastLimitsBeforeBuilding(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, WithLimits(Limits{Customers: 2}))
+	c := newTPPClient(t, s, "Seed TPP")
+	data := SeedData{Customers: []SeedCustomer{{}, {Number: "not a number"}, {}}}
+	_, err := s.Control().Seed(t.Context(), c.creds.Certificate, data)
+	var se *SeedError
+	require.True(t, errors.As(err, &se), "%v", err)
+	assert.Equal(t, "Limits.Customers", se.Path)
+	assert.ErrorIs(t, err, ErrSeedLimit)
+}
+
+// TestControlAPIAddTwinsHugeN: n near the largest int is refused by the
+// Transactions cap (have+n wrapped round, passed the cap and panicked in
+// make).
+func TestControlAPIAddTwinsHugeN(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	newTPPClient(t, s, "Twins TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	status, out := ctl.call(http.MethodPost, "seed", `{"customers":[{"accounts":[{"balance":"10.00"}],"consent":{}}]}`)
+	require.Equal(t, http.StatusOK, status, out)
+	id := out["customers"].([]any)[0].(map[string]any)["accounts"].([]any)[0].(map[string]any)["id"].(string)
+	status, out = ctl.call(http.MethodPost, "add-twins", `{"accountId":"`+id+`","n":9223372036854775807,"transaction":{"amount":"-1.00"}}`)
+	assert.Equal(t, http.StatusUnprocessableEntity, status, out)
+	assert.Contains(t, out["error"], "Limits.Transactions")
+}
