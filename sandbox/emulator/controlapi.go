@@ -163,6 +163,9 @@ var controlRoutes = []controlRoute{
 		return map[string]any{"authorisations": orEmpty(s.Control().Authorisations(cert))}, nil
 	}},
 	{method: "RevokeConsent", args: `{"customerNumber":"13039319955"}`, doc: "revoke the customer's consents as the PSU at the bank", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := s.controlCustomer(string(a.CustomerNumber)); err != nil {
+			return nil, err
+		}
 		s.Control().RevokeConsent(string(a.CustomerNumber))
 		return struct{}{}, nil
 	}},
@@ -193,6 +196,9 @@ var controlRoutes = []controlRoute{
 		var at time.Time
 		if a.At != nil {
 			at = time.Time(*a.At)
+		}
+		if err := s.controlCustomer(string(a.CustomerNumber)); err != nil {
+			return nil, err
 		}
 		s.Control().SetLastOnlineSCA(string(a.CustomerNumber), at)
 		return struct{}{}, nil
@@ -269,10 +275,16 @@ var controlRoutes = []controlRoute{
 		return struct{}{}, nil
 	}},
 	{method: "RemovePaymentPermission", args: `{"bban":"86011117947"}`, doc: "the account stays listed but cannot pay", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := s.controlBBAN(string(a.BBAN)); err != nil {
+			return nil, err
+		}
 		s.Control().RemovePaymentPermission(string(a.BBAN))
 		return struct{}{}, nil
 	}},
 	{method: "RestorePaymentPermission", args: `{"bban":"86011117947"}`, doc: "undo remove-payment-permission", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := s.controlBBAN(string(a.BBAN)); err != nil {
+			return nil, err
+		}
 		s.Control().RestorePaymentPermission(string(a.BBAN))
 		return struct{}{}, nil
 	}},
@@ -544,6 +556,39 @@ func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 		return nil, argError("tpp is not a certificate (PEM or base64 DER)")
 	}
 	return cert, nil
+}
+
+// controlCustomer refuses a customer number that no customer of the bank
+// has (a default customer, or one of any TPP's sandbox): a control for
+// it would answer 200 and change nothing.
+func (s *Server) controlCustomer(number string) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.reserved().numbers[number] {
+		return nil
+	}
+	for _, st := range s.stores {
+		if st.byNumber[number] != nil {
+			return nil
+		}
+	}
+	return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: "customerNumber: no customer of the bank has it"}
+}
+
+// controlBBAN refuses a BBAN that no account of the bank has, as
+// controlCustomer does a customer number.
+func (s *Server) controlBBAN(bban string) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.reserved().bbans[bban] {
+		return nil
+	}
+	for _, st := range s.stores {
+		if st.byBBAN[bban] != nil {
+			return nil
+		}
+	}
+	return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: "bban: no account of the bank has it"}
 }
 
 // controlAPI serves the controls of one or several banks.

@@ -209,3 +209,36 @@ func TestControlAPIAddTwinsHugeN(t *testing.T) {
 	assert.Equal(t, http.StatusUnprocessableEntity, status, out)
 	assert.Contains(t, out["error"], "Limits.Transactions")
 }
+
+// TestControlAPIUnknownCustomerOrAccount: a control for a customer number
+// or a BBAN the bank does not have answers 404 (it answered 200 and
+// changed nothing: a misspelt number passed for a revoked consent).
+func TestControlAPIUnknownCustomerOrAccount(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, tc := range []struct{ name, body, field string }{
+		{"revoke-consent", `{"customerNumber":"13039319956"}`, "customerNumber:"},
+		{"revoke-consent", ``, "customerNumber:"},
+		{"set-last-online-sca", `{"customerNumber":"1","at":"2025-06-01"}`, "customerNumber:"},
+		{"remove-payment-permission", `{"bban":"12345678903"}`, "bban:"},
+		{"restore-payment-permission", `{"bban":"` + strings.Repeat("9", 1000) + `"}`, "bban:"},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusNotFound, status, "%s %s: %v", tc.name, tc.body, body)
+		assert.Contains(t, body["error"], tc.field, tc.body)
+	}
+	s.mu.RLock()
+	assert.Empty(t, s.scn.noPayments)
+	assert.Empty(t, s.scn.onlineSCA)
+	s.mu.RUnlock()
+	for _, tc := range []struct{ name, body string }{
+		{"revoke-consent", `{"customerNumber":"` + CustomerKari + `"}`},
+		{"set-last-online-sca", `{"customerNumber":"` + CustomerKari + `","at":"2025-06-01"}`},
+		{"remove-payment-permission", `{"bban":"` + kariBruk + `"}`},
+		{"restore-payment-permission", `{"bban":"` + kariBruk + `"}`},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusOK, status, "%s %s: %v", tc.name, tc.body, body)
+	}
+}
