@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -241,4 +242,21 @@ func TestControlAPIUnknownCustomerOrAccount(t *testing.T) {
 		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
 		assert.Equal(t, http.StatusOK, status, "%s %s: %v", tc.name, tc.body, body)
 	}
+}
+
+// TestMultiBankBounded: past maxBanks hosts NewMultiBank refuses before
+// starting any bank (past the 9,000 bank codes it looked for a free one
+// for ever).
+func TestMultiBankBounded(t *testing.T) {
+	t.Parallel()
+	hosts := make([]string, maxBanks+1)
+	for i := range hosts {
+		hosts[i] = "b" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + "-" + strconv.Itoa(i) + ".localhost"
+	}
+	m, err := NewMultiBank(hosts)
+	if m != nil {
+		m.Close()
+	}
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "at most")
 }

@@ -48,16 +48,26 @@ type MultiBank struct {
 	once   sync.Once
 }
 
+// maxBanks bounds the banks of a MultiBank: each is a whole server with
+// its default data and a listener, and each takes one of the 9,000 bank
+// codes of its BBANs (bankDefaults would look for a free one for ever
+// past them).
+const maxBanks = 256
+
 var hostPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 
 // NewMultiBank starts an emulator for each host, with opts applied to
 // every bank; a [WithListener] option gives the shared host-name
 // listener (by default a new one on a random loopback port), and each
 // bank gets a listener of its own on a random port of the same address.
-// Hosts are lower-case DNS names, at least one, each once.
+// Hosts are lower-case DNS names, at least one and at most 256, each
+// once.
 func NewMultiBank(hosts []string, opts ...Option) (*MultiBank, error) {
 	if len(hosts) == 0 {
 		return nil, errors.New("emulator: NewMultiBank: no host")
+	}
+	if len(hosts) > maxBanks {
+		return nil, fmt.Errorf("emulator: NewMultiBank: %d hosts, at most %d", len(hosts), maxBanks)
 	}
 	m := &MultiBank{banks: map[string]*Server{}, addrs: map[string]string{}}
 	codes := map[string]bool{}
