@@ -3,6 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,4 +150,41 @@ func TestEmulatorProfiles(t *testing.T) {
 	_, errOut, code = psd2(t, "emulator", "-profile", "consent=365", "-out", filepath.Join(t.TempDir(), "em"))
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "ConsentDays")
+}
+
+// TestEmulatorCtlUnreadableAnswer: an answer ctl cannot take whole (past
+// maxCtlAnswer) or that is not the control API's JSON fails the command
+// (it printed the first 64 MiB, or a proxy's page, and exited 0).
+func TestEmulatorCtlUnreadableAnswer(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, want string
+		answer     func(w http.ResponseWriter)
+	}{
+		{"too large", "larger than", func(w http.ResponseWriter) {
+			_, _ = io.WriteString(w, `{"payments":"`)
+			_, _ = io.Copy(w, io.LimitReader(zeros{}, maxCtlAnswer))
+			_, _ = io.WriteString(w, `"}`)
+		}},
+		{"not JSON", "not JSON", func(w http.ResponseWriter) {
+			_, _ = io.WriteString(w, "<html>It works!</html>")
+		}},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { tc.answer(w) }))
+		stdout, errOut, code := psd2(t, "emulator", "ctl", "-control", srv.URL, "-token", "t", "payments")
+		srv.Close()
+		assert.Equal(t, exitRuntime, code, tc.name)
+		assert.Contains(t, errOut, tc.want, tc.name)
+		assert.Zero(t, len(stdout), "bytes printed: %s", tc.name)
+	}
+}
+
+// zeros reads as an endless run of '0'.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = '0'
+	}
+	return len(p), nil
 }

@@ -89,14 +89,22 @@ func runEmulatorCtl(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxCtlAnswer))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxCtlAnswer+1))
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: reading the answer: %w", name, err)
+	}
+	if len(answer) > maxCtlAnswer {
+		return fmt.Errorf("%s: %s, but the answer is larger than %d bytes: not printed", name, resp.Status, maxCtlAnswer)
 	}
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, answer, "", "  ") != nil {
 		pretty.Reset()
 		pretty.Write(answer)
+		if resp.StatusCode/100 == 2 {
+			// Not the control API (another server on that port, a
+			// proxy's page): its 200 is no success of the control.
+			return fmt.Errorf("%s: %s, but the answer is not JSON: is %s the emulator's control API?", name, resp.Status, *base)
+		}
 	}
 	if resp.StatusCode/100 != 2 {
 		fmt.Fprint(e.stderr, pretty.String())
