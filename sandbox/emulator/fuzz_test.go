@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"bytes"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -62,5 +63,39 @@ func FuzzRequest(f *testing.F) {
 		if rec.Code < 400 || rec.Code >= 500 {
 			t.Fatalf("status %d for field %d value %q body %q: %s", rec.Code, field, value, body, rec.Body.String())
 		}
+	})
+}
+
+// FuzzControlAPI sends fuzz arguments to every control of the control
+// API, as a test suite in another language might: nothing may panic,
+// every answer is JSON, and none is a 5xx but 503 for a cancelled call.
+func FuzzControlAPI(f *testing.F) {
+	key, err := testKey()
+	require.NoError(f, err)
+	s := NewServer(WithTPPKey(key))
+	f.Cleanup(s.Close)
+	_, err = s.NewTPP("Fuzz TPP")
+	require.NoError(f, err)
+	s.Control().Freeze()
+	h := s.ControlHandler("tok")
+	for i, rt := range controlRoutes {
+		f.Add(uint8(i), []byte(rt.args))
+	}
+	f.Add(uint8(0), []byte(`{"days":1e308,"by":"-2562047h"}`))
+	f.Add(uint8(0), []byte(`{"customers":[{"accounts":[{"transactions":[{},{},{"amount":"1e400"}]}]}]}`))
+	f.Add(uint8(0), []byte(`{"n":9223372036854775807,"count":-1,"status":-1}`))
+	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
+		rt := &controlRoutes[int(route)%len(controlRoutes)]
+		req := httptest.NewRequest(http.MethodPost, "/controls/"+ControlName(rt.method), bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer tok")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code >= 500 && rec.Code != http.StatusServiceUnavailable {
+			t.Fatalf("%s %q: %d %s", rt.method, body, rec.Code, rec.Body)
+		}
+		if !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("%s %q: not JSON: %s", rt.method, body, rec.Body)
+		}
+		s.Control().EndOutages()
 	})
 }
