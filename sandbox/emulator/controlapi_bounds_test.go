@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -259,4 +261,69 @@ func TestMultiBankBounded(t *testing.T) {
 	}
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "at most")
+}
+
+// TestControlAPIRacesWithBankCalls: control calls over HTTP (the clock,
+// outages, faults, scenario data) while a TPP reads accounts, for the
+// race detector; every control answers 200 and the bank answers after.
+func TestControlAPIRacesWithBankCalls(t *testing.T) {
+	t.Parallel()
+	s, c, ids, psu := aisSetup(t)
+	h := s.ControlHandler("tok")
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				path := "/v1/accounts"
+				if i%2 == 1 {
+					path = "/v1/accounts/" + ids[0] + "/transactions?bookingStatus=both"
+				}
+				resp, err := c.hc.Do(c.build(http.MethodGet, path, nil, psu...))
+				if err == nil {
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	calls := []struct{ name, body string }{
+		{"advance", `{"by":"1h"}`}, {"set-time", `{"time":"2026-03-01T09:00:00+01:00"}`},
+		{"freeze", ``}, {"resume", ``},
+		{"outage", `{"kind":"unavailable","for":"1s"}`}, {"slow-bank", `{"p50":"1ms","for":"1s"}`},
+		{"rate-limit-storm", `{"for":"1s"}`}, {"end-outages", ``},
+		{"inject-fault", `{"kind":"status","status":503}`},
+		{"add-transaction", `{"accountId":"` + ids[0] + `","transaction":{"amount":"-1.00"}}`},
+		{"set-unfiltered-pending", `{"on":true}`},
+		{"remove-payment-permission", `{"bban":"` + kariBruk + `"}`}, {"restore-payment-permission", `{"bban":"` + kariBruk + `"}`},
+	}
+	var cw sync.WaitGroup
+	for g := range 2 {
+		cw.Add(1)
+		go func() {
+			defer cw.Done()
+			for i := range 40 {
+				call := calls[(i+g)%len(calls)]
+				req := httptest.NewRequest(http.MethodPost, "/controls/"+call.name, strings.NewReader(call.body))
+				req.Header.Set("Authorization", "Bearer tok")
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				assert.Equal(t, http.StatusOK, rec.Code, "%s: %s", call.name, rec.Body)
+			}
+		}()
+	}
+	cw.Wait()
+	close(done)
+	wg.Wait()
+	s.Control().EndOutages()
+	s.Control().Resume()
+	resp, err := c.hc.Do(c.build(http.MethodGet, "/v1/accounts", nil, psu...))
+	require.NoError(t, err)
+	resp.Body.Close()
 }
