@@ -47,6 +47,8 @@
 //	          (an example: cmd/psd2/testdata/seed.example.json); a customer
 //	          the sandbox has already (its customer number) is skipped with
 //	          its accounts, so a file seeds once however often it is run.
+//	          The file is a JSON list of at most 32 MiB; a larger one, or
+//	          null, is refused before any request.
 //	          Refused, before any request, for a base URL the bank
 //	          directory lists as a production API, or one it does not know
 //	          that is not on loopback (the emulator), unless -force

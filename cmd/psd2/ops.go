@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -85,12 +84,15 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 		if fs.NArg() != 1 {
 			return usagef("seed takes one JSON file: %s", seedShape)
 		}
-		data, err := os.ReadFile(fs.Arg(0))
+		data, err := readBounded(fs.Arg(0), maxSeedFile)
 		if err != nil {
 			return err
 		}
 		if err := json.Unmarshal(data, &seed); err != nil {
 			return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		}
+		if seed == nil {
+			return fmt.Errorf("%s: no list of customers (want %s)", fs.Arg(0), seedShape)
 		}
 	}
 	c, err := newClient(&bf, &cf)

@@ -3,9 +3,33 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/tppkit/psd2/sandbox"
 )
+
+// maxSeedFile bounds the seed file sandbox seed reads (as the
+// emulator's control API bounds a seed's body).
+const maxSeedFile = 32 << 20
+
+// readBounded reads the file at path, refusing one larger than limit
+// bytes (a device or a mistaken file would otherwise be read whole).
+func readBounded(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	return data, nil
+}
 
 // seedShape shows the seed file's form in usage messages.
 const seedShape = `[{"customerNumber":..., "customerType":"PRIVATE"|"CORPORATE", "customerName":..., ` +

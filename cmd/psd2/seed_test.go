@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -87,4 +88,24 @@ func TestExampleSeedFile(t *testing.T) {
 	assert.Len(t, rep.Created, len(seed))
 	assert.Equal(t, accountsIn, rep.Accounts)
 	assert.Equal(t, txIn, rep.Transactions)
+}
+
+// TestSandboxSeedUnreadableFile: a seed file past maxSeedFile or one
+// that is JSON null fails before the bank is called (the first was read
+// whole, however large: /dev/zero without end; the second seeded nothing
+// and exited 0).
+func TestSandboxSeedUnreadableFile(t *testing.T) {
+	t.Parallel()
+	s, _, certFile, keyFile, caFile := tppFiles(t)
+	conn := []string{"-url", s.URL, "-ca", caFile, "-cert", certFile, "-key", keyFile}
+	null := filepath.Join(t.TempDir(), "null.json")
+	require.NoError(t, os.WriteFile(null, []byte("null\n"), 0o600))
+	large := filepath.Join(t.TempDir(), "large.json")
+	require.NoError(t, os.WriteFile(large, bytes.Repeat([]byte(" "), maxSeedFile+1), 0o600))
+	for file, want := range map[string]string{large: "larger than", null: "no list of customers"} {
+		out, errOut, code := psd2(t, append(append([]string{"sandbox", "seed"}, conn...), file)...)
+		assert.NotEqual(t, exitOK, code, file)
+		assert.Contains(t, errOut, want, file)
+		assert.Empty(t, out, file)
+	}
 }
