@@ -387,6 +387,10 @@ var controlRoutes = []controlRoute{
 		if a.P99 != nil {
 			lat.P99 = time.Duration(*a.P99)
 		}
+		if lat.P50 > maxLatency || lat.P99 > maxLatency {
+			// No draw is longer: a longer one would answer 200 and wait less.
+			return nil, argError(fmt.Sprintf("p50, p99: at most %v", maxLatency))
+		}
 		s.Control().SlowBank(lat, span)
 		return clockAnswer(s), nil
 	}},

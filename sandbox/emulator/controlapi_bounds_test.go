@@ -127,7 +127,9 @@ func TestControlAPIFaultArguments(t *testing.T) {
 
 // TestFlappingPhasesBounded: phases of a nanosecond are refused by the
 // control API and count as minFlapPhase in Go (they kept the doorman
-// shutting and opening the listener without pause for the whole span).
+// shutting and opening the listener without pause for the whole span);
+// a slow bank's p50 or p99 past maxLatency is refused (it answered 200
+// and waited maxLatency).
 func TestFlappingPhasesBounded(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -136,6 +138,13 @@ func TestFlappingPhasesBounded(t *testing.T) {
 	status, body := ctl.call(http.MethodPost, "flapping", `{"kind":"refused","down":"1ns","up":"1ns","for":"1h"}`)
 	assert.Equal(t, http.StatusBadRequest, status, body)
 	assert.Contains(t, body["error"], "down, up:")
+	assert.Empty(t, s.out.list)
+
+	for _, body := range []string{`{"p50":"11m","for":"1h"}`, `{"p50":"1s","p99":"1000h","for":"1h"}`} {
+		status, body := ctl.call(http.MethodPost, "slow-bank", body)
+		assert.Equal(t, http.StatusBadRequest, status, "a delay past maxLatency: %v", body)
+		assert.Contains(t, body["error"], "p50, p99:")
+	}
 	assert.Empty(t, s.out.list)
 
 	s.Control().Flapping(OutageUnavailable, time.Nanosecond, time.Nanosecond, time.Hour)
