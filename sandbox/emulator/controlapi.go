@@ -728,7 +728,7 @@ func decodeControlArgs(body []byte, maxValues int, a *controlArgs) error {
 	var fields map[string]json.RawMessage // null: none
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(&fields); err != nil {
-		return argError("the arguments are not a JSON object of the control's arguments")
+		return argError("the arguments are not a JSON object of the control's arguments: " + clip(err.Error()))
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return argError("the arguments are followed by more than white space")
