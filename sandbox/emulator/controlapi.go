@@ -346,6 +346,9 @@ var controlRoutes = []controlRoute{
 		return struct{}{}, nil
 	}},
 	{method: "Outage", args: `{"kind":"unavailable","for":"1m"}`, doc: "the bank down for a span of its clock: refused, unavailable (503) or hang", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := outageRoom(s); err != nil {
+			return nil, err
+		}
 		k, err := ParseOutageKind(a.Kind)
 		if err != nil {
 			return nil, argError(err.Error())
@@ -358,6 +361,9 @@ var controlRoutes = []controlRoute{
 		return clockAnswer(s), nil
 	}},
 	{method: "Flapping", args: `{"kind":"unavailable","down":"10s","up":"50s","for":"1h"}`, doc: "the bank down and up again and again for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := outageRoom(s); err != nil {
+			return nil, err
+		}
 		k, err := ParseOutageKind(a.Kind)
 		if err != nil {
 			return nil, argError(err.Error())
@@ -376,6 +382,9 @@ var controlRoutes = []controlRoute{
 		return clockAnswer(s), nil
 	}},
 	{method: "SlowBank", args: `{"p50":"300ms","p99":"4s","for":"10m"}`, doc: "delay every request by a log-normal draw for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := outageRoom(s); err != nil {
+			return nil, err
+		}
 		span, err := a.span()
 		if err != nil {
 			return nil, err
@@ -395,6 +404,9 @@ var controlRoutes = []controlRoute{
 		return clockAnswer(s), nil
 	}},
 	{method: "RateLimitStorm", args: `{"retryAfter":"5s","for":"1m"}`, doc: "429 ACCESS_EXCEEDED to every request for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := outageRoom(s); err != nil {
+			return nil, err
+		}
 		span, err := a.span()
 		if err != nil {
 			return nil, err
@@ -461,6 +473,15 @@ func clockReach(s *Server, field string, t time.Time) error {
 	if shift := t.Sub(s.clock.wire()); shift > maxClockShift || shift < -maxClockShift {
 		return argError(fmt.Sprintf("%s: the bank's clock would be %.0f days from the server's; it stays within %.0f days of it",
 			field, shift.Hours()/24, maxClockShift.Hours()/24))
+	}
+	return nil
+}
+
+// outageRoom refuses a new outage while maxOutages run.
+func outageRoom(s *Server) error {
+	if s.outagesRunning() >= maxOutages {
+		return &controlError{status: http.StatusUnprocessableEntity, code: "REFUSED",
+			msg: fmt.Sprintf("%d outages run already, the most at once (end-outages ends them)", maxOutages)}
 	}
 	return nil
 }

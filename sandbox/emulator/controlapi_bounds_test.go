@@ -336,3 +336,30 @@ func TestControlAPIRacesWithBankCalls(t *testing.T) {
 	require.NoError(t, err)
 	resp.Body.Close()
 }
+
+// TestControlAPIOutagesBounded: past maxOutages running at once, a new
+// one is refused (every call added one to the list each bank request
+// walks, without end); end-outages makes room.
+func TestControlAPIOutagesBounded(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	s.Control().Freeze()
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for range maxOutages {
+		s.Control().RateLimitStorm(time.Second, time.Hour)
+	}
+	for _, tc := range []struct{ name, body string }{
+		{"outage", `{"kind":"unavailable","for":"1m"}`},
+		{"flapping", `{"kind":"unavailable","down":"10s","up":"50s","for":"1h"}`},
+		{"slow-bank", `{"p50":"300ms","for":"10m"}`},
+		{"rate-limit-storm", `{"retryAfter":"5s","for":"1m"}`},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusUnprocessableEntity, status, "%s: %v", tc.name, body)
+	}
+	assert.Equal(t, maxOutages, s.outagesRunning())
+	status, body := ctl.call(http.MethodPost, "end-outages", "")
+	require.Equal(t, http.StatusOK, status, body)
+	status, body = ctl.call(http.MethodPost, "outage", `{"kind":"unavailable","for":"1m"}`)
+	assert.Equal(t, http.StatusOK, status, body)
+}

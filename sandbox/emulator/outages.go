@@ -199,6 +199,26 @@ func (s *Server) addDisruption(d *disruption) {
 	s.syncDoor()
 }
 
+// maxOutages bounds the outages, slow banks and 429 storms the control API
+// keeps running at once: every request of the bank looks at each of them.
+const maxOutages = 1024
+
+// outagesRunning returns the number of outages not over at the bank's
+// clock's reading.
+func (s *Server) outagesRunning() int {
+	o := &s.out
+	now := s.now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := 0
+	for _, e := range o.list {
+		if now.Before(e.to) {
+			n++
+		}
+	}
+	return n
+}
+
 // syncDoor shuts or opens the bank's listener as the outages say at the
 // bank's clock's reading, at once: the controls call it, so that after
 // Outage, Advance or EndOutages returns the listener is as they say. The
