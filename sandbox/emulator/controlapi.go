@@ -341,6 +341,9 @@ var controlRoutes = []controlRoute{
 			return nil, argError(fmt.Sprintf("status: an error status, %d to %d (0: 503)", minFaultStatus, maxFaultStatus))
 		case f.Delay < 0:
 			return nil, argError("delay: a duration of 0 (until the client gives up) or more")
+		case s.faultsArmed() >= maxFaults:
+			return nil, &controlError{status: http.StatusUnprocessableEntity, code: "REFUSED",
+				msg: fmt.Sprintf("%d faults are armed already, the most at once (give one a count instead)", maxFaults)}
 		}
 		s.Control().InjectFault(f)
 		return struct{}{}, nil

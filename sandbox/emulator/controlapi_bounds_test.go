@@ -102,7 +102,8 @@ func TestControlAPIArgumentsNameTheField(t *testing.T) {
 
 // TestControlAPIFaultArguments: a status that is no error status, a
 // negative count or delay are refused (they answered 200 and then did
-// something else: a 503, one request, a hang without end).
+// something else: a 503, one request, a hang without end), and so is a
+// fault past maxFaults armed.
 func TestControlAPIFaultArguments(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -123,6 +124,15 @@ func TestControlAPIFaultArguments(t *testing.T) {
 	s.mu.RUnlock()
 	status, body := ctl.call(http.MethodPost, "inject-fault", `{"kind":"status","status":500,"count":2}`)
 	assert.Equal(t, http.StatusOK, status, body)
+
+	// At most maxFaults armed at once (each call added one to the list
+	// every bank request walks, without end).
+	for s.faultsArmed() < maxFaults {
+		s.Control().InjectFault(Fault{Kind: FaultStatus, PathPrefix: "/never"})
+	}
+	status, body = ctl.call(http.MethodPost, "inject-fault", `{"kind":"status"}`)
+	assert.Equal(t, http.StatusUnprocessableEntity, status, body)
+	assert.Equal(t, maxFaults, s.faultsArmed())
 }
 
 // TestFlappingPhasesBounded: phases of a nanosecond are refused by the

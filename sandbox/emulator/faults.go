@@ -78,6 +78,17 @@ const (
 	maxFaultStatus = 599
 )
 
+// maxFaults bounds the faults the control API keeps armed at once: every
+// request of the bank looks at each of them.
+const maxFaults = 1024
+
+// faultsArmed returns the number of faults armed.
+func (s *Server) faultsArmed() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.faults.armed)
+}
+
 // faultState is the faults' part of the Server state (guarded by s.mu).
 type faultState struct {
 	armed []*Fault // remaining counts, in injection order
