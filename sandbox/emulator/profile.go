@@ -136,13 +136,13 @@ func ParseProfile(s string) (Profile, error) {
 		}
 		k, v, ok := strings.Cut(part, "=")
 		if !ok {
-			return Profile{}, fmt.Errorf("emulator: profile setting %q is not name=value", part)
+			return Profile{}, fmt.Errorf("emulator: profile setting %q is not name=value", clip(part))
 		}
 		switch strings.ToLower(strings.TrimSpace(k)) {
 		case "consent", "consent-days":
 			n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), "d"))
 			if err != nil {
-				return Profile{}, fmt.Errorf("emulator: profile consent=%q is not a number of days", v)
+				return Profile{}, fmt.Errorf("emulator: profile consent=%q is not a number of days", clip(v))
 			}
 			p.ConsentDays = n
 		case "create", "payment-sca":
@@ -152,7 +152,7 @@ func ParseProfile(s string) (Profile, error) {
 			case "start-authorisation", "start-authorization":
 				p.PaymentSCA = StartAuthorisationOnly
 			default:
-				return Profile{}, fmt.Errorf("emulator: profile create=%q: want sca-redirect or start-authorisation", v)
+				return Profile{}, fmt.Errorf("emulator: profile create=%q: want sca-redirect or start-authorisation", clip(v))
 			}
 		case "keyid":
 			switch v {
@@ -163,7 +163,7 @@ func ParseProfile(s string) (Profile, error) {
 			case "openssl":
 				p.KeyIDs = KeyIDOpenSSL
 			default:
-				return Profile{}, fmt.Errorf("emulator: profile keyid=%q: want any, rfc2253 or openssl", v)
+				return Profile{}, fmt.Errorf("emulator: profile keyid=%q: want any, rfc2253 or openssl", clip(v))
 			}
 		case "caps":
 			switch v {
@@ -172,10 +172,10 @@ func ParseProfile(s string) (Profile, error) {
 			case "shared":
 				p.SharedCaps = true
 			default:
-				return Profile{}, fmt.Errorf("emulator: profile caps=%q: want per-tpp or shared", v)
+				return Profile{}, fmt.Errorf("emulator: profile caps=%q: want per-tpp or shared", clip(v))
 			}
 		default:
-			return Profile{}, fmt.Errorf("emulator: unknown profile setting %q (consent, create, keyid, caps)", k)
+			return Profile{}, fmt.Errorf("emulator: unknown profile setting %q (consent, create, keyid, caps)", clip(k))
 		}
 	}
 	return p, p.check()

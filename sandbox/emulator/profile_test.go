@@ -4,6 +4,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,3 +134,16 @@ func TestProfileSharedCaps(t *testing.T) {
 }
 
 func keysOf(m map[string]link) []string { return slices.Sorted(maps.Keys(m)) }
+
+// A profile's error quotes what it could not read clipped: a profile is
+// read from a command line, a file or the control API (up to its body's
+// 32 MiB), and its error goes into an answer and a log. On the code
+// before, the whole value came back in the error.
+func TestParseProfileErrorIsClipped(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	for _, in := range []string{huge, "consent=" + huge, "create=" + huge, "keyid=" + huge, "caps=" + huge, huge + "=1"} {
+		_, err := ParseProfile(in)
+		require.Error(t, err)
+		assert.Less(t, len(err.Error()), 1000, "the error of %q...", in[:12])
+	}
+}
