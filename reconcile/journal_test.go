@@ -145,28 +145,10 @@ func TestTrackJournal(t *testing.T) {
 // error naming it. Outside the period it is not read.
 func TestReportNeverLeavesOutAnUnreadablePayment(t *testing.T) {
 	t.Parallel()
-	s, c := testtpp.Emulator(t)
 	ctx := t.Context()
 	st := store.NewMemoryStore()
-	j, err := journal.New(st, journal.WithClient(c))
-	require.NoError(t, err)
-	pay, err := payments.New(c, payments.WithJournal(j))
-	require.NoError(t, err)
-	res, err := s.Control().Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
-		Accounts: []emulator.SeedAccount{{Balance: "5000.00"}}, Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}}})
-	require.NoError(t, err)
-	cu := res.Customers[0]
-	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID, Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
 	const reqID = "6f1c0e2a-0000-4000-8000-0000000000aa"
-	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
-		InstructedAmount: nok("120.00"), CreditorName: "Eksempel AS",
-		CreditorAccount: payments.AccountReference{BBAN: merchantBBAN, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
-		DebtorAccount: payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
-	}, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.1"}), client.WithRequestID(reqID))
-	require.NoError(t, err)
-	r, err := reconcile.New(st, reconcile.WithClock(c.Now))
-	require.NoError(t, err)
-	require.NoError(t, r.Watch(ctx, acct, accounts.Account{BBAN: merchantBBAN}))
+	c, j, r := journaledPayment(t, st, reqID)
 
 	// The store garbles the recorded body of the create.
 	garbled := 0
@@ -228,28 +210,10 @@ func (s *trackingStore) Keys(ctx context.Context, prefix string) iter.Seq2[strin
 // listed, not skipped as "tracked, listed above" when it never was.
 func TestReportSeesAPaymentTrackedMeanwhile(t *testing.T) {
 	t.Parallel()
-	s, c := testtpp.Emulator(t)
 	ctx := t.Context()
 	st := &trackingStore{Store: store.NewMemoryStore()}
-	j, err := journal.New(st, journal.WithClient(c))
-	require.NoError(t, err)
-	pay, err := payments.New(c, payments.WithJournal(j))
-	require.NoError(t, err)
-	res, err := s.Control().Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
-		Accounts: []emulator.SeedAccount{{Balance: "5000.00"}}, Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}}})
-	require.NoError(t, err)
-	cu := res.Customers[0]
-	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID, Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
 	const reqID = "6f1c0e2a-0000-4000-8000-0000000000bb"
-	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
-		InstructedAmount: nok("120.00"), CreditorName: "Eksempel AS",
-		CreditorAccount: payments.AccountReference{BBAN: merchantBBAN, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
-		DebtorAccount: payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
-	}, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.1"}), client.WithRequestID(reqID))
-	require.NoError(t, err)
-	r, err := reconcile.New(st, reconcile.WithClock(c.Now))
-	require.NoError(t, err)
-	require.NoError(t, r.Watch(ctx, acct, accounts.Account{BBAN: merchantBBAN}))
+	c, j, r := journaledPayment(t, st, reqID)
 	service, err := reconcile.New(st.Store, reconcile.WithClock(c.Now))
 	require.NoError(t, err)
 	st.track = func() {
@@ -267,4 +231,33 @@ func TestReportSeesAPaymentTrackedMeanwhile(t *testing.T) {
 	require.Len(t, list, 1, "the payment tracked meanwhile is listed once")
 	assert.Equal(t, reqID, list[0].Payment)
 	assert.Equal(t, reconcile.Awaiting, list[0].Settlement)
+}
+
+// journaledPayment creates a payment to the watched merchant account
+// with request id reqID through a journal on st, at an emulator with a
+// customer of its own, and returns the client, the journal and a
+// Reconciler on st watching the merchant account.
+func journaledPayment(t *testing.T, st store.Store, reqID string) (*client.Client, *journal.Journal, *reconcile.Reconciler) {
+	t.Helper()
+	s, c := testtpp.Emulator(t)
+	ctx := t.Context()
+	j, err := journal.New(st, journal.WithClient(c))
+	require.NoError(t, err)
+	pay, err := payments.New(c, payments.WithJournal(j))
+	require.NoError(t, err)
+	res, err := s.Control().Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
+		Accounts: []emulator.SeedAccount{{Balance: "5000.00"}}, Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}}})
+	require.NoError(t, err)
+	cu := res.Customers[0]
+	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID, Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
+	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+		InstructedAmount: nok("120.00"), CreditorName: "Eksempel AS",
+		CreditorAccount: payments.AccountReference{BBAN: merchantBBAN, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
+		DebtorAccount: payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
+	}, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.1"}), client.WithRequestID(reqID))
+	require.NoError(t, err)
+	r, err := reconcile.New(st, reconcile.WithClock(c.Now))
+	require.NoError(t, err)
+	require.NoError(t, r.Watch(ctx, acct, accounts.Account{BBAN: merchantBBAN}))
+	return c, j, r
 }
