@@ -87,28 +87,9 @@ func TestPaymentOf(t *testing.T) {
 // lists both.
 func TestTrackJournal(t *testing.T) {
 	t.Parallel()
-	s, c := testtpp.Emulator(t)
 	ctx := t.Context()
 	st := store.NewMemoryStore()
-	j, err := journal.New(st, journal.WithClient(c))
-	require.NoError(t, err)
-	pay, err := payments.New(c, payments.WithJournal(j))
-	require.NoError(t, err)
-	res, err := s.Control().Seed(ctx, c.Credentials().Certificate, emulator.SeedData{Customers: []emulator.SeedCustomer{{
-		Accounts: []emulator.SeedAccount{{Balance: "5000.00"}}, Consent: &emulator.SeedConsent{At: time.Now().Add(-2 * time.Hour)}}}})
-	require.NoError(t, err)
-	cu := res.Customers[0]
-	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID, Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
-	ro := sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.1"})
-	create := func(reqID, creditor string) {
-		_, err := pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
-			InstructedAmount: nok("120.00"), CreditorName: "Eksempel AS",
-			CreditorAccount: payments.AccountReference{BBAN: creditor, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
-			DebtorAccount:                        payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
-			RemittanceInformationStructuredArray: []payments.StructuredReference{payments.KID("1234567890128")},
-		}, ro, client.WithRequestID(reqID))
-		require.NoError(t, err)
-	}
+	c, j, create := journalCreator(t, st)
 	create("6f1c0e2a-0000-4000-8000-000000000001", merchantBBAN)
 	create("6f1c0e2a-0000-4000-8000-000000000002", "91026527436")
 
@@ -233,11 +214,11 @@ func TestReportSeesAPaymentTrackedMeanwhile(t *testing.T) {
 	assert.Equal(t, reconcile.Awaiting, list[0].Settlement)
 }
 
-// journaledPayment creates a payment to the watched merchant account
-// with request id reqID through a journal on st, at an emulator with a
-// customer of its own, and returns the client, the journal and a
-// Reconciler on st watching the merchant account.
-func journaledPayment(t *testing.T, st store.Store, reqID string) (*client.Client, *journal.Journal, *reconcile.Reconciler) {
+// journalCreator returns a client of an emulator with a customer of its
+// own, a journal on st, and create, which creates a payment of 120.00
+// NOK from the customer to creditor, with request id reqID, through the
+// journal.
+func journalCreator(t *testing.T, st store.Store) (*client.Client, *journal.Journal, func(reqID, creditor string)) {
 	t.Helper()
 	s, c := testtpp.Emulator(t)
 	ctx := t.Context()
@@ -250,14 +231,29 @@ func journaledPayment(t *testing.T, st store.Store, reqID string) (*client.Clien
 	require.NoError(t, err)
 	cu := res.Customers[0]
 	sess := &sca.Session{PSUID: cu.Session.PSUID, TPPSessionID: cu.Session.TPPSessionID, Context: client.PSUContext(cu.Session.Context), SCAAt: cu.Session.SCAAt}
-	_, err = pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
-		InstructedAmount: nok("120.00"), CreditorName: "Eksempel AS",
-		CreditorAccount: payments.AccountReference{BBAN: merchantBBAN, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
-		DebtorAccount: payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
-	}, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.1"}), client.WithRequestID(reqID))
-	require.NoError(t, err)
+	ro := sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.1"})
+	return c, j, func(reqID, creditor string) {
+		t.Helper()
+		_, err := pay.CreateNorwegianDomestic(ctx, &payments.NorwegianDomestic{
+			InstructedAmount: nok("120.00"), CreditorName: "Eksempel AS",
+			CreditorAccount: payments.AccountReference{BBAN: creditor, Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
+			DebtorAccount:                        payments.AccountReference{BBAN: cu.Accounts[0].BBAN, Currency: "NOK"},
+			RemittanceInformationStructuredArray: []payments.StructuredReference{payments.KID("1234567890128")},
+		}, ro, client.WithRequestID(reqID))
+		require.NoError(t, err)
+	}
+}
+
+// journaledPayment creates a payment to the watched merchant account
+// with request id reqID through a journal on st (journalCreator), and
+// returns the client, the journal and a Reconciler on st watching the
+// merchant account.
+func journaledPayment(t *testing.T, st store.Store, reqID string) (*client.Client, *journal.Journal, *reconcile.Reconciler) {
+	t.Helper()
+	c, j, create := journalCreator(t, st)
+	create(reqID, merchantBBAN)
 	r, err := reconcile.New(st, reconcile.WithClock(c.Now))
 	require.NoError(t, err)
-	require.NoError(t, r.Watch(ctx, acct, accounts.Account{BBAN: merchantBBAN}))
+	require.NoError(t, r.Watch(t.Context(), acct, accounts.Account{BBAN: merchantBBAN}))
 	return c, j, r
 }

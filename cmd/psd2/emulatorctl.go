@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -89,11 +88,11 @@ func runEmulatorCtl(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer resp.Body.Close()
-	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxCtlAnswer+1))
+	answer, tooLarge, err := readAtMost(resp.Body, maxCtlAnswer)
 	if err != nil {
 		return fmt.Errorf("%s: reading the answer: %w", name, err)
 	}
-	if len(answer) > maxCtlAnswer {
+	if tooLarge {
 		return fmt.Errorf("%s: %s, but the answer is larger than %d bytes: not printed", name, resp.Status, maxCtlAnswer)
 	}
 	var pretty bytes.Buffer

@@ -138,11 +138,11 @@ func loadConfig() (*config, string, error) {
 		return nil, path, fmt.Errorf("the config file: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxConfig+1))
+	data, tooLarge, err := readAtMost(f, maxConfig)
 	if err != nil {
 		return nil, path, fmt.Errorf("the config file %s: %w", path, err)
 	}
-	if len(data) > maxConfig {
+	if tooLarge {
 		return nil, path, fmt.Errorf("the config file %s is larger than %d bytes", path, maxConfig)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

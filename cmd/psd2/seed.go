@@ -21,14 +21,21 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	data, tooLarge, err := readAtMost(f, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if int64(len(data)) > limit {
+	if tooLarge {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
 	}
 	return data, nil
+}
+
+// readAtMost reads r to its end, but no more than limit bytes: tooLarge
+// says r held more (what was read is then cut short).
+func readAtMost(r io.Reader, limit int64) (data []byte, tooLarge bool, err error) {
+	data, err = io.ReadAll(io.LimitReader(r, limit+1))
+	return data, int64(len(data)) > limit, err
 }
 
 // seedShape shows the seed file's form in usage messages.

@@ -49,11 +49,7 @@ func TestBreakerPausesTheQueue(t *testing.T) {
 	// The bank is back and the probe is due: the queue resumes, the
 	// probe closes the breaker, every account is refreshed once.
 	w.clock.Add(2 * time.Minute)
-	require.Eventually(t, func() bool {
-		res.mu.Lock()
-		defer res.mu.Unlock()
-		return len(res.done) == len(w.ids)
-	}, time.Minute, 50*time.Millisecond, "every account refreshed once the bank is back")
+	require.Eventually(t, res.allDone(len(w.ids)), time.Minute, 50*time.Millisecond, "every account refreshed once the bank is back")
 	stats, err := e.QueueStats(ctx)
 	require.NoError(t, err)
 	assert.True(t, stats[0].PausedAt.IsZero(), "the queue runs again")
@@ -104,11 +100,7 @@ func TestDoneJobsReadTheBreakerOnceASecond(t *testing.T) {
 	require.NoError(t, err)
 	began := time.Now()
 	start(t, e)
-	require.Eventually(t, func() bool {
-		res.mu.Lock()
-		defer res.mu.Unlock()
-		return len(res.done) == len(w.ids)
-	}, time.Minute, 20*time.Millisecond, "every account refreshed")
+	require.Eventually(t, res.allDone(len(w.ids)), time.Minute, 20*time.Millisecond, "every account refreshed")
 	seconds := int64(time.Since(began)/time.Second) + 1
 	res.mu.Lock()
 	assert.Empty(t, res.other, "every job ended Done")

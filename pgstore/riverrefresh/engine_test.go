@@ -135,6 +135,16 @@ type results struct {
 	total atomic.Int64
 }
 
+// allDone reports, for require.Eventually, whether n accounts have
+// been refreshed.
+func (r *results) allDone(n int) func() bool {
+	return func() bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.done) == n
+	}
+}
+
 func (r *results) handle(_ context.Context, _ string, res refresh.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -162,11 +172,7 @@ func TestTwoEnginesOneRound(t *testing.T) {
 	require.NoError(t, err)
 	_, err = b.Enqueue(ctx, "testbank")
 	require.NoError(t, err)
-	require.Eventually(t, func() bool {
-		res.mu.Lock()
-		defer res.mu.Unlock()
-		return len(res.done) == len(w.ids)
-	}, 60*time.Second, 50*time.Millisecond)
+	require.Eventually(t, res.allDone(len(w.ids)), 60*time.Second, 50*time.Millisecond)
 	time.Sleep(300 * time.Millisecond) // let a duplicate show, if any
 	res.mu.Lock()
 	for id, n := range res.done {
@@ -209,11 +215,7 @@ func TestSchedulerEnqueuesTheRound(t *testing.T) {
 	ctx := t.Context()
 	require.NoError(t, sched.Migrate(ctx))
 	start(t, sched, worker)
-	require.Eventually(t, func() bool {
-		res.mu.Lock()
-		defer res.mu.Unlock()
-		return len(res.done) == len(w.ids)
-	}, 60*time.Second, 50*time.Millisecond)
+	require.Eventually(t, res.allDone(len(w.ids)), 60*time.Second, 50*time.Millisecond)
 }
 
 // The schedule job is bounded by ScheduleEvery, not by JobTimeout (one
@@ -251,11 +253,7 @@ func TestWorkerLeaderStillSchedules(t *testing.T) {
 	}, 30*time.Second, 20*time.Millisecond, "the worker-only engine is elected")
 	sched := w.engine(t, riverrefresh.Config{Schedule: true})
 	start(t, sched)
-	require.Eventually(t, func() bool {
-		res.mu.Lock()
-		defer res.mu.Unlock()
-		return len(res.done) == len(w.ids)
-	}, 30*time.Second, 50*time.Millisecond, "every account refreshed")
+	require.Eventually(t, res.allDone(len(w.ids)), 30*time.Second, 50*time.Millisecond, "every account refreshed")
 	// The schedule jobs waiting for a scheduler are one per bank.
 	var waiting int
 	require.NoError(t, worker.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+

@@ -103,11 +103,7 @@ func TestFetchSettingsOneWorkerRound(t *testing.T) {
 	require.Equal(t, riverrefresh.MinFetchCooldown, q.FetchCooldown)
 	require.NoError(t, e.Migrate(t.Context()))
 	start(t, e)
-	require.Eventually(t, func() bool {
-		res.mu.Lock()
-		defer res.mu.Unlock()
-		return len(res.done) == len(w.ids)
-	}, 60*time.Second, 50*time.Millisecond)
+	require.Eventually(t, res.allDone(len(w.ids)), 60*time.Second, 50*time.Millisecond)
 	res.mu.Lock()
 	defer res.mu.Unlock()
 	for id, n := range res.done {
@@ -223,11 +219,7 @@ func TestFetchAheadRunsAtMostWorkers(t *testing.T) {
 	require.Equal(t, 6, q.MaxWorkers, "River hands the queue Workers + FetchAhead")
 	require.NoError(t, e.Migrate(t.Context()))
 	start(t, e)
-	require.Eventually(t, func() bool {
-		res.mu.Lock()
-		defer res.mu.Unlock()
-		return len(res.done) == len(w.ids)
-	}, time.Minute, 20*time.Millisecond)
+	require.Eventually(t, res.allDone(len(w.ids)), time.Minute, 20*time.Millisecond)
 	mu.Lock()
 	assert.LessOrEqual(t, most, 2, "refresh jobs at once")
 	assert.Positive(t, most)

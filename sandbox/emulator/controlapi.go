@@ -590,33 +590,34 @@ func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 // has (a default customer, or one of any TPP's sandbox): a control for
 // it would answer 200 and change nothing.
 func (s *Server) controlCustomer(number string) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.reserved().numbers[number] {
-		return nil
-	}
-	for _, st := range s.stores {
-		if st.byNumber[number] != nil {
-			return nil
-		}
-	}
-	return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: "customerNumber: no customer of the bank has it"}
+	return s.controlKnown("customerNumber: no customer of the bank has it", func(r reservedIDs, st *store) bool {
+		return r.numbers[number] || st != nil && st.byNumber[number] != nil
+	})
 }
 
 // controlBBAN refuses a BBAN that no account of the bank has, as
 // controlCustomer does a customer number.
 func (s *Server) controlBBAN(bban string) error {
+	return s.controlKnown("bban: no account of the bank has it", func(r reservedIDs, st *store) bool {
+		return r.bbans[bban] || st != nil && st.byBBAN[bban] != nil
+	})
+}
+
+// controlKnown answers 404 with msg unless has holds for the default
+// data (st nil) or for one TPP's sandbox.
+func (s *Server) controlKnown(msg string, has func(r reservedIDs, st *store) bool) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if s.reserved().bbans[bban] {
+	r := s.reserved()
+	if has(r, nil) {
 		return nil
 	}
 	for _, st := range s.stores {
-		if st.byBBAN[bban] != nil {
+		if has(r, st) {
 			return nil
 		}
 	}
-	return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: "bban: no account of the bank has it"}
+	return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: msg}
 }
 
 // controlAPI serves the controls of one or several banks.
@@ -776,48 +777,29 @@ func decodeControlArgs(body []byte, maxValues int, a *controlArgs) error {
 }
 
 // jsonArrayValues counts the values in the arrays of the JSON text b,
-// at any depth, stopping past limit. It only scans: b need not be valid.
+// at any depth, stopping past limit. It reads tokens only (no value is
+// built); text that is not JSON ends the count where it stops being
+// JSON, and decoding then says what is wrong.
 func jsonArrayValues(b []byte, limit int) int {
-	n := 0
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
 	var inArray []bool // the open containers: true for an array
-	inString, escaped, opened := false, false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			if escaped {
-				escaped = false
-			} else if c == '\\' {
-				escaped = true
-			} else if c == '"' {
-				inString = false
-			}
-			continue
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			continue
-		}
-		if opened && c != ']' {
-			n++ // the first value of an array
-		}
-		opened = false
-		switch c {
-		case '"':
-			inString = true
-		case '[':
-			inArray = append(inArray, true)
-			opened = true
-		case '{':
-			inArray = append(inArray, false)
-		case ']', '}':
-			if len(inArray) > 0 {
-				inArray = inArray[:len(inArray)-1]
-			}
-		case ',':
-			if len(inArray) > 0 && inArray[len(inArray)-1] {
-				n++
-			}
-		}
-		if n > limit {
+	n := 0
+	for n <= limit {
+		tok, err := dec.Token()
+		if err != nil {
 			return n
+		}
+		d, delim := tok.(json.Delim)
+		if delim && (d == ']' || d == '}') {
+			inArray = inArray[:len(inArray)-1]
+			continue
+		}
+		if len(inArray) > 0 && inArray[len(inArray)-1] {
+			n++ // a value of an array (an object's keys are not counted)
+		}
+		if delim {
+			inArray = append(inArray, d == '[')
 		}
 	}
 	return n
