@@ -80,7 +80,8 @@
 //	banks     list the bank directory (package banks), or the banks named
 //	          (psd2 banks sor, or -bank sor)
 //	outbox    list the dead letters of pgstore's event outbox (events the
-//	          handler refused on every attempt) with the outbox's counts;
+//	          handler refused on every attempt) with the outbox's counts,
+//	          both read at one moment (one snapshot: they agree);
 //	          retry them, or discard one no handler will ever take
 //	          (-store a PostgreSQL connection string, or $PSD2_STORE); an
 //	          outbox that holds no event at all (none pending, dead or
