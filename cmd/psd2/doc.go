@@ -48,7 +48,9 @@
 //	          the sandbox has already (its customer number) is skipped with
 //	          its accounts, so a file seeds once however often it is run.
 //	          The file is a JSON list of at most 32 MiB; a larger one, or
-//	          null, is refused before any request.
+//	          null, is refused before any request. list ends with the
+//	          count ("N customer(s)"); a sandbox with no customer at all
+//	          (perhaps not the one meant) is said so on stderr.
 //	          Refused, before any request, for a base URL the bank
 //	          directory lists as a production API, or one it does not know
 //	          that is not on loopback (the emulator), unless -force
