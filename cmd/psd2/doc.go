@@ -30,10 +30,13 @@
 //	probe     send one signed GET /v1/accounts without a PSU per keyId
 //	          rendering (each issuer form, each also with a padded serial)
 //	          and say which renderings the bank accepts: verified only on an
-//	          answer given after the signature check (2xx JSON, 401 with
-//	          a scaRedirect, a consent code), refused on a refusal of the
-//	          Signature, undecided with the reason on anything else (404,
-//	          5xx, TLS, the certificate refused, a 2xx web page)
+//	          answer given after the signature check (a 2xx shaped as the
+//	          interface's answer, {"accounts":[...]} each with a
+//	          resourceId; 401 with a scaRedirect; a consent code),
+//	          refused on a refusal of the Signature, undecided with the
+//	          reason on anything else (404, 5xx, TLS, the certificate
+//	          refused, a 2xx web page or other JSON, a 2xx of a -path
+//	          whose answer the probe does not know)
 //	emulator  serve the emulator on loopback: one bank, or several at once
 //	          with -banks a,b (one host name each, <id>.localhost); every
 //	          flag of cmd/psd2-emulator (-addr, -public, -trust,
