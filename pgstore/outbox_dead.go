@@ -140,7 +140,9 @@ func (o *Outbox) List(ctx context.Context, limit int) (OutboxStats, []DeadLetter
 		if err != nil {
 			return wrap(ctx, "outbox list", err)
 		}
-		defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }() // it wrote nothing
+		// It wrote nothing; a rollback that fails (ctx ended) closes the
+		// connection rather than return it to the pool inside a transaction.
+		defer func() { _ = tx.Rollback(ctx) }()
 		if stats, err = o.stats(ctx, tx); err != nil {
 			return err
 		}
