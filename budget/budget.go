@@ -88,6 +88,9 @@ type Budget struct {
 	limit  int
 	window time.Duration
 	pause  pause
+	// storeWait bounds each store call (SettleWait; a test's may be
+	// shorter).
+	storeWait time.Duration
 }
 
 // Option configures a [Budget] in [New]; an invalid one makes New fail.
@@ -151,7 +154,8 @@ func Of(c *client.Client) *Budget {
 // newBudget is a budget of c with the default limit, on c's store, scope
 // and clock.
 func newBudget(c *client.Client) *Budget {
-	return &Budget{c: c, st: c.Store(), scope: c.Scope(), now: c.Now, limit: DefaultLimit, window: DefaultWindow}
+	return &Budget{c: c, st: c.Store(), scope: c.Scope(), now: c.Now, limit: DefaultLimit, window: DefaultWindow,
+		storeWait: SettleWait}
 }
 
 // Client returns the client whose budget b is.
@@ -247,6 +251,8 @@ func (b *Budget) Remaining(ctx context.Context, accountID string, e Endpoint) (A
 	if accountID == "" {
 		return Allowance{}, errors.New("budget.Remaining: empty account id")
 	}
+	ctx, cancel := b.storeContext(ctx)
+	defer cancel()
 	raw, err := b.st.Get(ctx, b.key(accountID, e.card()))
 	found := err == nil
 	if err != nil && !errors.Is(err, store.ErrNotStored) {

@@ -81,7 +81,7 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 			b.pauseAfter(ctx, r.Err)
 			rsv.noteSent(r)
 			// Best effort: a failed write only makes the SDK stricter.
-			ctx, cancel := settleContext(ctx)
+			ctx, cancel := b.settleContext(ctx)
 			defer cancel()
 			switch {
 			case !r.Sent:

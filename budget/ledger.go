@@ -47,10 +47,13 @@ func (l *ledger) calls(e Endpoint) *[]time.Time {
 // was without a write.
 var errUnchanged = errors.New("unchanged")
 
-// update runs fn on the ledger stored under key, atomically. When fn
-// returns errUnchanged nothing is written (a refusal costs no durable
-// write) and update returns nil.
+// update runs fn on the ledger stored under key, atomically, waiting at
+// most SettleWait for the store (storeContext). When fn returns
+// errUnchanged nothing is written (a refusal costs no durable write) and
+// update returns nil.
 func (b *Budget) update(ctx context.Context, key string, fn func(l *ledger) error) error {
+	ctx, cancel := b.storeContext(ctx)
+	defer cancel()
 	err := b.st.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
 		l, err := decode(old, found)
 		if err != nil {
@@ -212,17 +215,35 @@ func (b *Budget) exhaust(ctx context.Context, key string, e Endpoint, t time.Tim
 	})
 }
 
-// SettleWait bounds each of the budget's writes that settle a call or a
-// job after it ended (a call not sent given back, a bank's refusal
-// recorded, the bank's pause, [Reservation.Release]). Those writes run
-// even when the caller's context has ended, so that what was spent is
-// counted right; a store slower than SettleWait (a slow or hung
-// database) is given up on, the write lost, as any failed best-effort
-// write: the SDK is then stricter, never more lenient, and no call or
-// job waits on the store for ever.
+// SettleWait bounds each of the budget's calls of its store: a store
+// slower than SettleWait (a slow or hung database) is given up on, so
+// that no call or job waits on the store for ever, whatever its context.
+//
+// The reservation a call without the PSU takes before it is sent, a
+// retry's, [Budget.Reserve]'s, and the budget's reads (the bank's pause,
+// [Budget.Remaining], [Budget.Recorded]) run on the caller's context and
+// wait at most SettleWait, or less when the context ends sooner: a
+// reservation given up on refuses its call (nothing is sent, and a
+// reservation the store reports unwritten is not counted; one it wrote
+// all the same stays counted until it expires: the SDK is then stricter,
+// never more lenient). The bound is the store call's own: a call's
+// deadline, and what is computed from it, stay the caller's.
+//
+// The writes that settle a call or a job after it ended (a call not sent
+// given back, a bank's refusal recorded, the bank's pause,
+// [Reservation.Release]) run even when the caller's context has ended,
+// so that what was spent is counted right, and wait at most SettleWait:
+// a write given up on is lost, as any failed best-effort write.
 const SettleWait = 10 * time.Second
 
-// settleContext is ctx without its end and with the SettleWait bound.
-func settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.WithoutCancel(ctx), SettleWait)
+// storeContext is ctx bounded by the budget's store wait (SettleWait; a
+// test's may be shorter): the context of each of its store calls.
+func (b *Budget) storeContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, b.storeWait)
+}
+
+// settleContext is ctx without its end and with the store wait's bound:
+// the context of a write that settles a call or a job after it ended.
+func (b *Budget) settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return b.storeContext(context.WithoutCancel(ctx))
 }

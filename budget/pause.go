@@ -126,7 +126,7 @@ func (b *Budget) pauseBank(ctx context.Context, d time.Duration) {
 			break
 		}
 	}
-	ctx, cancel := settleContext(ctx)
+	ctx, cancel := b.settleContext(ctx)
 	defer cancel()
 	_ = b.st.Update(ctx, b.pauseKey(), func(old []byte, found bool) ([]byte, time.Duration, error) {
 		end := until
@@ -226,7 +226,9 @@ func (b *Budget) PausedUntil(ctx context.Context) (until time.Time, paused bool,
 	}
 	now := time.Now()
 	if now.UnixNano()-b.pause.readAt.Load() >= int64(pauseReadEvery) {
-		raw, gerr := b.st.Get(ctx, b.pauseKey())
+		gctx, cancel := b.storeContext(ctx)
+		raw, gerr := b.st.Get(gctx, b.pauseKey())
+		cancel()
 		switch {
 		case errors.Is(gerr, store.ErrNotStored):
 		case gerr != nil:

@@ -34,6 +34,8 @@ func (b *Budget) Recorded(ctx context.Context, accountID string) (Records, error
 	if accountID == "" {
 		return Records{}, errors.New("budget.Recorded: empty account id")
 	}
+	ctx, cancel := b.storeContext(ctx)
+	defer cancel()
 	var r Records
 	for _, card := range []bool{false, true} {
 		_, err := b.st.Get(ctx, b.key(accountID, card))
@@ -62,6 +64,8 @@ func (b *Budget) RecordedBank(ctx context.Context) (bool, error) {
 	if b == nil {
 		return false, errNoBudget
 	}
+	ctx, cancel := b.storeContext(ctx)
+	defer cancel()
 	for _, err := range b.st.Keys(ctx, keyPrefix+b.scope+"/") {
 		if err != nil {
 			return false, fmt.Errorf("budget: store: %w", err)

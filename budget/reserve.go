@@ -230,7 +230,7 @@ func (r *Reservation) Release(ctx context.Context, unclaim bool) error {
 	if r == nil {
 		return nil
 	}
-	ctx, cancel := settleContext(ctx)
+	ctx, cancel := r.b.settleContext(ctx)
 	defer cancel()
 	r.mu.Lock()
 	left := r.left

@@ -1,0 +1,7 @@
+package budget
+
+import "time"
+
+// SetStoreWait shortens b's bound of each store call (SettleWait) for a
+// test of a hung store.
+func SetStoreWait(b *Budget, d time.Duration) { b.storeWait = d }
