@@ -40,14 +40,15 @@ var errRequestIDReused = errors.New("the X-Request-ID is already in the journal 
 //
 // Before the first attempt it records the intent, and returns an error
 // (so the client sends nothing: [client.ErrNotSent]) when the store
-// fails or the X-Request-ID is already journaled. As a store may have
-// written the intent all the same, it then marks the entry not sent
-// ([OutcomeNotSent]) before returning, without the call's cancellation;
-// should that fail too, the entry stays without an outcome and unarmed,
-// and the SDK never sends it (see [Journal.Resolve]). After the call it
-// records the outcome, retrying the store a few times; should that
-// still fail, the entry stays without an outcome and [Journal.InDoubt]
-// reports it later. A create the bank answered with its id never falls
+// fails, or does not answer within 10 s whatever the call's context (a
+// slow or hung database), or the X-Request-ID is already journaled. As
+// a store may have written the intent all the same, it then marks the
+// entry not sent ([OutcomeNotSent]) before returning, without the call's
+// cancellation; should that fail too, the entry stays without an outcome
+// and unarmed, and the SDK never sends it (see [Journal.Resolve]). After
+// the call it records the outcome, retrying the store a few times;
+// should that still fail, the entry stays without an outcome and
+// [Journal.InDoubt] reports it later. A create the bank answered with its id never falls
 // back to "no outcome": see recordCreated.
 func (j *Journal) Hook(c *client.Client, create Create) client.Hook {
 	if c == nil || create.ResultID == "" {

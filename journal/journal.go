@@ -37,6 +37,9 @@ const (
 	// intent was reported unwritten, which runs even when the call's
 	// context ended; the caller waits for it.
 	settleTimeout = 5 * time.Second
+	// storeTimeout bounds each of the journal's calls of its store on
+	// one key (see boundedStore), whatever the context it is made on.
+	storeTimeout = 10 * time.Second
 )
 
 // Journal records every create it is given a [Journal.Hook] for (every
@@ -146,7 +149,8 @@ func New(st store.Store, opts ...Option) (*Journal, error) {
 	if st == nil {
 		return nil, errors.New("journal: New needs a store")
 	}
-	j := &Journal{st: st, now: time.Now, inFlight: DefaultInFlight, retention: DefaultRetention}
+	j := &Journal{st: boundedStore{Store: st, wait: storeTimeout}, now: time.Now, inFlight: DefaultInFlight,
+		retention: DefaultRetention}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -156,6 +160,51 @@ func New(st store.Store, opts ...Option) (*Journal, error) {
 		}
 	}
 	return j, nil
+}
+
+// boundedStore is the journal's store with each call on one key bounded
+// by wait (storeTimeout; a test's may be shorter), so that a slow or hung
+// database never holds a call, a job or a Resolve for ever, even on a
+// context without a deadline. Above all the writes a create's hook makes
+// before the create is sent (its intent, its open marker, a resend's
+// claim): one given up on ends the hook with an error, and the create is
+// not sent (client.ErrNotSent), as after any failed write of the intent.
+// The bound is the store call's own: an entry's in-flight bound
+// (Entry.Until) is still computed from the call's context. A listing
+// (Keys) is bounded by its caller's context alone.
+type boundedStore struct {
+	store.Store
+	wait time.Duration
+}
+
+func (b boundedStore) Get(ctx context.Context, key string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.wait)
+	defer cancel()
+	return b.Store.Get(ctx, key)
+}
+
+func (b boundedStore) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, b.wait)
+	defer cancel()
+	return b.Store.Put(ctx, key, value, ttl)
+}
+
+func (b boundedStore) Delete(ctx context.Context, key string) error {
+	ctx, cancel := context.WithTimeout(ctx, b.wait)
+	defer cancel()
+	return b.Store.Delete(ctx, key)
+}
+
+func (b boundedStore) Take(ctx context.Context, key string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.wait)
+	defer cancel()
+	return b.Store.Take(ctx, key)
+}
+
+func (b boundedStore) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, b.wait)
+	defer cancel()
+	return b.Store.Update(ctx, key, fn)
 }
 
 // ErrJournal matches the errors of the journal's store: an intent that
