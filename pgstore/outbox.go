@@ -257,7 +257,11 @@ func (o *Outbox) consume(ctx context.Context, n int, h OutboxHandler) (int, []*H
 	if err != nil {
 		return 0, nil, wrap(ctx, "outbox consume", err)
 	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	defer func() {
+		rctx, cancel := o.cfg.rollbackContext(ctx)
+		defer cancel()
+		_ = tx.Rollback(rctx)
+	}()
 	batch, err := o.take(ctx, tx, n)
 	if err != nil || len(batch) == 0 {
 		return 0, nil, err

@@ -31,10 +31,27 @@ type outboxConfig struct {
 	maxAttempts          int
 	firstDelay, maxDelay time.Duration
 	observe              func(ctx context.Context, a OutboxAttempt)
+	// rollbackWait is rollbackTimeout (a test's may be shorter).
+	rollbackWait time.Duration
 }
 
+// rollbackTimeout bounds the rollback that ends a Consume batch that did
+// not commit. It runs even when the consumer's context has ended (the
+// consumer stopping), so that the connection goes back to the pool
+// clean; a slow or hung database is given up on after it, and pgx then
+// closes the connection, which ends the transaction as well. Without it
+// a consumer stopping while its database hung would wait for ever.
+const rollbackTimeout = 10 * time.Second
+
 func defaultOutboxConfig() outboxConfig {
-	return outboxConfig{maxAttempts: DefaultMaxAttempts, firstDelay: DefaultRetryDelay, maxDelay: DefaultMaxRetryDelay}
+	return outboxConfig{maxAttempts: DefaultMaxAttempts, firstDelay: DefaultRetryDelay, maxDelay: DefaultMaxRetryDelay,
+		rollbackWait: rollbackTimeout}
+}
+
+// rollbackContext is ctx without its end and with the rollbackTimeout
+// bound: the context of the rollback that ends a batch.
+func (c outboxConfig) rollbackContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), c.rollbackWait)
 }
 
 // retryDelay is the pause after the attempt-th failure (attempt >= 1).
