@@ -305,6 +305,8 @@ type Engine struct {
 	retention [3]time.Duration
 	stop      chan struct{}
 	done      chan struct{}
+	// releaseWait is releaseTimeout.
+	releaseWait time.Duration
 }
 
 // bank is a Bank as the engine runs it.
@@ -379,7 +381,7 @@ func New(cfg Config) (*Engine, error) {
 	if g.wait <= 0 {
 		cfg.FetchAhead = 0
 	}
-	e := &Engine{cfg: cfg, banks: map[string]*bank{}}
+	e := &Engine{cfg: cfg, banks: map[string]*bank{}, releaseWait: releaseTimeout}
 	workers := river.NewWorkers()
 	queues := map[string]river.QueueConfig{}
 	var periodic []*river.PeriodicJob
@@ -489,16 +491,36 @@ func (e *Engine) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("riverrefresh: migrate: %w", err)
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer func() {
+		cctx, cancel := e.releaseContext(ctx)
+		defer cancel()
+		_ = conn.Close(cctx)
+	}()
 	key := migrateLockKey(e.cfg.Schema)
 	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", key); err != nil {
 		return fmt.Errorf("riverrefresh: migrate: taking the lock: %w", err)
 	}
-	defer func() { _, _ = conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", key) }()
+	defer func() {
+		uctx, cancel := e.releaseContext(ctx)
+		defer cancel()
+		_, _ = conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", key)
+	}()
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("riverrefresh: migrate: %w", err)
 	}
 	return nil
+}
+
+// releaseTimeout bounds each step of Migrate's release of its lock (the
+// unlock, then the close of its connection, which ends the lock too).
+// They run even when Migrate's context has ended; a slow or hung
+// database is given up on after it, so that Migrate returns.
+const releaseTimeout = 10 * time.Second
+
+// releaseContext is ctx without its end and with the releaseTimeout bound
+// (e.releaseWait: a test's may be shorter).
+func (e *Engine) releaseContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), e.releaseWait)
 }
 
 // migrateLockKey is the key of the advisory lock that serialises the

@@ -48,3 +48,7 @@ func (e *Engine) CleanupEvery() time.Duration { return e.cfg.CleanupEvery }
 // Gate returns the engine's middleware that runs at most a bank's Workers
 // jobs at once, and how long a job waits in it for a worker.
 func (e *Engine) Gate() (rivertype.WorkerMiddleware, time.Duration) { return e.gate, e.gate.wait }
+
+// SetReleaseWait shortens the bound of each step of Migrate's release of
+// its lock (releaseTimeout) for a test of a hung database.
+func (e *Engine) SetReleaseWait(d time.Duration) { e.releaseWait = d }
