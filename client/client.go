@@ -43,6 +43,8 @@ type Client struct {
 	identity atomic.Pointer[string] // the TPP's, fixed by the first credentials (identity.go)
 	bankURL  string                 // the base URL in canonical form (identity.go)
 	scope    atomic.Pointer[string] // Scope, once the identity is fixed
+	// identityWait is identityWait (a test's may be shorter).
+	identityWait time.Duration
 
 	parts sync.Map // Part: key -> value
 
@@ -72,7 +74,8 @@ func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, e
 	if u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Opaque != "" {
 		return nil, errors.New("client: base URL must not carry query, fragment or user info")
 	}
-	c := &Client{base: u, basePath: strings.TrimRight(u.EscapedPath(), "/"), bankURL: canonicalBank(u)}
+	c := &Client{base: u, basePath: strings.TrimRight(u.EscapedPath(), "/"), bankURL: canonicalBank(u),
+		identityWait: identityWait}
 	c.cfg.retry = DefaultRetryPolicy()
 	c.cfg.clock = time.Now
 	c.cfg.expiryWarning = DefaultExpiryWarning

@@ -8,6 +8,7 @@ import (
 	"encoding/asn1"
 	"math/big"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,4 +150,46 @@ func TestCredentialsSourceOtherTPPRefused(t *testing.T) {
 	require.ErrorIs(t, err, ErrNotSent)
 	assert.Zero(t, b.count.Load())
 	assert.Equal(t, scope, c.Scope())
+}
+
+// A credentials source that hangs (a secret store that stopped
+// answering) never holds a call for ever, even on a context without a
+// deadline: Scope's question to it, which fixes the TPP's identity and
+// is made outside any call's context, gives up after identityWait
+// (shorter here). On the code before, Scope asked it on
+// context.Background(), and every call waited in Scope for ever.
+func TestHungCredentialsSourceHoldsNoCall(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) { w.Write([]byte(`{}`)) })
+	var hung atomic.Bool
+	hung.Store(true)
+	creds := testCreds(t, 0)
+	src := func(ctx context.Context) (*signing.Credentials, error) {
+		if hung.Load() {
+			<-ctx.Done() // the secret store does not answer
+			return nil, ctx.Err()
+		}
+		return creds, nil
+	}
+	c, err := New(b.URL, nil, WithCredentialsSource(src), WithCallTimeout(200*time.Millisecond), testDefaults)
+	require.NoError(t, err)
+	c.identityWait = 100 * time.Millisecond
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Do(context.Background(), Operation{Method: "GET", Path: "/v1/accounts"}, nil)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, ErrNotSent)
+		require.ErrorIs(t, err, context.DeadlineExceeded, "the source was given up on")
+	case <-time.After(time.Minute):
+		t.Fatal("the call waits on the hung credentials source")
+	}
+	assert.Zero(t, b.count.Load(), "nothing was sent")
+
+	hung.Store(false)
+	_, err = c.Do(context.Background(), Operation{Method: "GET", Path: "/v1/accounts"}, nil)
+	require.NoError(t, err, "the source answers again")
+	assert.EqualValues(t, 1, b.count.Load())
 }

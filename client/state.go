@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tppkit/psd2/store"
 )
@@ -42,6 +43,7 @@ func (c *Client) Store() store.Store { return c.cfg.store }
 // the client sees (those given to [New], or the first answer of a
 // [CredentialsSource]); credentials of another TPP are refused
 // ([ErrOtherTPP]), so the scope never changes under a running service.
+// Until a source has answered, Scope asks it, waiting at most 10 s.
 //
 // The bank's identity is the name given with [WithBank], else the base
 // URL in a canonical form, so that the spellings of one URL are one bank:
@@ -108,6 +110,14 @@ func WithBank(name string) Option {
 // certificate.
 const oidOrganizationIdentifier = "2.5.4.97"
 
+// identityWait bounds the question to the credentials source that fixes
+// the TPP's identity (tppIdentity): Scope asks it outside any call's
+// context, on the way of every call until the identity is fixed. A source
+// that does not answer within it (a secret store that hangs) leaves the
+// identity unfixed, as a source's error does, instead of holding every
+// call for ever; each call then asks the source again on its own context.
+const identityWait = 10 * time.Second
+
 // tppIdentity is the TPP's part of the scope: the identity fixed by the
 // first credentials the client saw. A client whose credentials come only
 // from a source asks it once, the first time it needs the identity.
@@ -116,7 +126,10 @@ func (c *Client) tppIdentity() string {
 		return *id
 	}
 	if src := c.cfg.credSource; src != nil {
-		if creds, err := src(context.Background()); err == nil && creds != nil && creds.Certificate != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), c.identityWait)
+		creds, err := src(ctx)
+		cancel()
+		if err == nil && creds != nil && creds.Certificate != nil {
 			_ = c.pinIdentity(creds.Certificate)
 			if id := c.identity.Load(); id != nil {
 				return *id
