@@ -192,7 +192,9 @@ type FileStore struct {
 	testSweepSlice int
 	// testSpareBatch, when above 0 (tests only), replaces spareBatch.
 	testSpareBatch int
-	now            func() time.Time // nil: time.Now
+	// testUndoWait, when above 0 (tests only), replaces undoWait.
+	testUndoWait time.Duration
+	now          func() time.Time // nil: time.Now
 	// crashHook, when set (tests only), runs after the new value was
 	// written to the temporary file and before it is synced and renamed;
 	// an error from it stands for a crash at that point.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 )
 
 // Writing in place. Replacing a value's file costs the file system a new
@@ -44,12 +45,12 @@ func (s *FileStore) writeInPlace(ctx context.Context, f *os.File, path string, h
 	}
 	if s.crashHook != nil {
 		if err := s.crashHook(path); err != nil {
-			s.dropSlot(f, at)
+			s.dropSlot(ctx, f, at)
 			return err
 		}
 	}
 	if err := s.syncContent(f); err != nil {
-		s.dropSlot(f, at)
+		s.dropSlot(ctx, f, at)
 		return err
 	}
 	return nil
@@ -57,13 +58,30 @@ func (s *FileStore) writeInPlace(ctx context.Context, f *os.File, path string, h
 
 // dropSlot empties the slot at offset at after a failed write, so that
 // the previous value is the file's again (best effort: what it cannot
-// undo is a value that was not made durable).
-func (s *FileStore) dropSlot(f *os.File, at int64) {
+// undo is a value that was not made durable). It runs even when ctx has
+// ended, and waits at most undoWait for the file's lock: a process that
+// hung while holding it (stopped mid-write) never holds the write for
+// ever; the slot then stays as written.
+func (s *FileStore) dropSlot(ctx context.Context, f *os.File, at int64) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.undoWait())
+	defer cancel()
 	var empty [slotHeaderLen]byte
-	if lockOpenFile(context.Background(), f) != nil {
+	if lockOpenFile(ctx, f) != nil {
 		return
 	}
 	_, _ = f.WriteAt(empty[:], at)
 	_ = unlockFile(f)
 	_ = s.syncContent(f)
+}
+
+// undoWait bounds dropSlot's wait for the lock of the file it undoes a
+// write in.
+const undoWait = 10 * time.Second
+
+// undoWait is undoWait, or the test's testUndoWait.
+func (s *FileStore) undoWait() time.Duration {
+	if s.testUndoWait > 0 {
+		return s.testUndoWait
+	}
+	return undoWait
 }

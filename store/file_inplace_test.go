@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,6 +146,42 @@ func TestFileStoreInPlaceCrashKeepsThePreviousValue(t *testing.T) {
 	got, err = st.Get(ctx, "k")
 	require.NoError(t, err)
 	assert.Equal(t, "xx", string(got))
+}
+
+// A write in place that failed, whose undo cannot take the file's lock
+// (another process hung while holding it), ends all the same: the undo
+// waits at most undoWait (shorter here). On the code before, it waited
+// for the lock on context.Background(), for ever.
+func TestFileStoreInPlaceUndoIsBounded(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background() // no deadline
+	st := newFileStore(t)
+	st.testUndoWait = 100 * time.Millisecond
+	require.NoError(t, st.Update(ctx, "k", count))
+	crash := errors.New("simulated failure")
+	var holder *os.File
+	st.crashHook = func(path string) error {
+		f, err := os.Open(path) // another open file: its flock excludes the store's
+		if err != nil {
+			return err
+		}
+		holder = f
+		if ok, err := tryLockFile(f, true); !ok || err != nil {
+			return fmt.Errorf("locking: %v %w", ok, err)
+		}
+		return crash
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- st.Update(ctx, "k", count) }()
+	select {
+	case err := <-ended:
+		require.ErrorIs(t, err, crash)
+	case <-time.After(time.Minute):
+		t.Fatal("the undo waits for the lock for ever")
+	}
+	require.NotNil(t, holder)
+	require.NoError(t, unlockFile(holder))
+	require.NoError(t, holder.Close())
 }
 
 // Files of formats 1 and 2 are read, and the first Update writes a
