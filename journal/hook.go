@@ -127,13 +127,32 @@ func (j *Journal) hook(scope string, longest time.Duration, create Create, resol
 
 // callBound returns the time now and when a call made now with ctx,
 // bounded by longest (client.Client.LongestCall), and the recording of
-// its outcome are over at the latest (Entry.Until).
+// its outcome are over at the latest (Entry.Until). The call is sent
+// after the hook's own writes (the intent, then the open marker), each of
+// which may take the store's bound (boundedStore.wait): on a context
+// without a deadline, where the client's bound of the call starts when it
+// is sent, a slow store would otherwise move the call's end past Until,
+// and a replica could resolve a create still on its way.
 func (j *Journal) callBound(ctx context.Context, longest time.Duration) (now, until time.Time) {
 	now = j.now().UTC()
+	longest += preSendWrites * j.storeWait()
 	if dl, ok := ctx.Deadline(); ok {
 		longest = min(longest, max(time.Until(dl), 0))
 	}
 	return now, now.Add(longest + outcomeTimeout)
+}
+
+// preSendWrites is the number of store calls a create's hook makes
+// before the create is sent: its intent and its open marker.
+const preSendWrites = 2
+
+// storeWait is the bound of each of j's store calls (storeTimeout, or a
+// test's).
+func (j *Journal) storeWait() time.Duration {
+	if b, ok := j.st.(boundedStore); ok {
+		return b.wait
+	}
+	return storeTimeout
 }
 
 // settle records the outcome r of the create under key, retrying the

@@ -153,3 +153,37 @@ func TestHungStoreHoldsNoCreate(t *testing.T) {
 		assert.Equal(t, journal.ResolvedCreated, res.Kind)
 	})
 }
+
+// An entry stays in flight (Entry.Until) for as long as its create may
+// still be on its way: the create is sent after the hook's intent and
+// open marker, each of which may take the store's bound, so on a context
+// without a deadline the bound covers both writes as well as the call
+// itself. On the code before, Until was the call's bound from the
+// intent's time alone: a store slow on those two writes moved the
+// create's end past Until, where a replica may resolve it. A context
+// with a deadline still bounds the entry by that deadline.
+func TestInFlightCoversTheWritesBeforeTheSend(t *testing.T) {
+	t.Parallel()
+	b := newThingBank(t)
+	c := b.client(t)
+	j, err := journal.New(store.NewMemoryStore())
+	require.NoError(t, err)
+	const wait = time.Hour // the store's bound, long enough to stand out
+	journal.SetStoreWait(j, wait)
+
+	id := uuid.NewString()
+	require.NoError(t, create(context.Background(), c, j, id, `{"n":1}`))
+	e, err := j.Entry(t.Context(), id)
+	require.NoError(t, err)
+	assert.GreaterOrEqual(t, e.Until.Sub(e.Created), c.LongestCall()+2*wait,
+		"the create may be sent two store bounds after its intent, and then run the client's longest call")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dl, _ := ctx.Deadline()
+	id = uuid.NewString()
+	require.NoError(t, create(ctx, c, j, id, `{"n":2}`))
+	e, err = j.Entry(t.Context(), id)
+	require.NoError(t, err)
+	assert.True(t, e.Until.Before(dl.Add(time.Minute)), "a deadline bounds the entry: %v after it", e.Until.Sub(dl))
+}

@@ -169,8 +169,9 @@ func New(st store.Store, opts ...Option) (*Journal, error) {
 // before the create is sent (its intent, its open marker, a resend's
 // claim): one given up on ends the hook with an error, and the create is
 // not sent (client.ErrNotSent), as after any failed write of the intent.
-// The bound is the store call's own: an entry's in-flight bound
-// (Entry.Until) is still computed from the call's context. A listing
+// The bound is the store call's own; an entry's in-flight bound
+// (Entry.Until, see callBound) counts the two it may take before the
+// create is sent. A listing
 // (Keys) is bounded by its caller's context alone.
 type boundedStore struct {
 	store.Store
