@@ -212,6 +212,12 @@ const (
 	baseSchemaSuffix = "_base"
 )
 
+// cleanupTimeout bounds each clean-up at the end of a run (dropping a
+// schema, stopping the scheduler's engine), which runs after the run's
+// context may have ended: a database that stopped answering must not
+// hold the program.
+const cleanupTimeout = 30 * time.Second
+
 func main() {
 	c, err := parseArgs(os.Args[1:])
 	if errors.Is(err, flag.ErrHelp) {
@@ -359,7 +365,9 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 		return nil, err
 	}
 	defer func() {
-		_ = exec1(context.Background(), conn, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+		cctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		_ = exec1(cctx, conn, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 	}()
 
 	dir, err := os.MkdirTemp("", "refreshworkers-")
@@ -479,7 +487,11 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 	if err := e.Start(ctx); err != nil {
 		return nil, err
 	}
-	defer e.Stop(context.Background())
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		_ = e.Stop(sctx)
+	}()
 	if uiAddr != "" {
 		stopUI, err := serveUI(ctx, out, e, uiAddr)
 		if err != nil {

@@ -258,7 +258,9 @@ func baseline(ctx context.Context, su setup, sessions []*sca.Session, stored sto
 		return nil, 0, nil, err
 	}
 	defer func() {
-		_, _ = pool.Exec(context.Background(), "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+		cctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+		defer cancel()
+		_, _ = pool.Exec(cctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
 	}()
 	st, err := pgstore.New(pool, pgstore.WithSchema(schema))
 	if err == nil {
