@@ -16,7 +16,6 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -32,12 +31,14 @@ import (
 //
 //	POST /controls/{name}[?bank=ID]   {arguments}  ->  200 {result}
 //	GET  /controls/{name}[?bank=ID]   (the controls that only read)
-//	GET  /controls                    the controls and their arguments
+//	GET  /controls                    the controls, the arguments each takes, an example
 //	GET  /banks                       the banks served
 //
 // name is the Go method's name in kebab case (Advance: advance,
 // InjectFault: inject-fault). Errors answer {"error": "...", "code":
-// "..."} with 400 (bad arguments, the field named), 401 (no or a wrong
+// "..."} with 400 (bad arguments, the field named; a key the control
+// does not take, another control's included, names the key and the
+// control), 401 (no or a wrong
 // token), 404 (an unknown control, bank, authorisation or transaction),
 // 413 (arguments past maxControlBody or Limits.controlValues) or 422 (the
 // control refused: a failed SCA, seed data past a limit). Every argument
@@ -51,9 +52,15 @@ const maxControlBody = 32 << 20
 type controlRoute struct {
 	method string // the Controls method's name
 	read   bool   // only reads: GET is allowed
-	args   string // the arguments, as a JSON example ("" for none)
-	doc    string // what it does, one line
-	run    func(ctx context.Context, s *Server, a *controlArgs) (any, error)
+	// keys are the arguments the control takes, their JSON keys (of
+	// controlArgs) separated by spaces, "" for none: the one declaration
+	// of them. The control refuses any other key (decodeControlArgs), and
+	// TestControlRoutesDeclareTheirKeys checks that run reads these
+	// fields of controlArgs and no other.
+	keys string
+	args string // an example of the arguments, in JSON ("" for none)
+	doc  string // what it does, one line
+	run  func(ctx context.Context, s *Server, a *controlArgs) (any, error)
 }
 
 // controlArgs are the arguments every control takes its own from. The
@@ -103,7 +110,7 @@ var controlRoutes = []controlRoute{
 	{method: "Now", read: true, doc: "the bank's time", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
 		return clockAnswer(s), nil
 	}},
-	{method: "SetTime", args: `{"time":"2026-03-01T09:00:00+01:00"}`, doc: "set the bank's clock (it may go back)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetTime", keys: "time", args: `{"time":"2026-03-01T09:00:00+01:00"}`, doc: "set the bank's clock (it may go back)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if a.Time == nil {
 			return nil, argError("time is required (RFC 3339, or a date)")
 		}
@@ -114,7 +121,7 @@ var controlRoutes = []controlRoute{
 		s.Control().SetTime(t)
 		return clockAnswer(s), nil
 	}},
-	{method: "Advance", args: `{"days":89}`, doc: `move the bank's clock on by "by" (a Go duration, or "89d") plus "days"`, run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Advance", keys: "by days", args: `{"days":89}`, doc: `move the bank's clock on by "by" (a Go duration, or "89d") plus "days"`, run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if math.Abs(a.Days) > maxControlDuration.Hours()/24 {
 			return nil, argError(fmt.Sprintf("days: %g is more than %d days", a.Days, int(maxControlDuration.Hours()/24)))
 		}
@@ -139,19 +146,19 @@ var controlRoutes = []controlRoute{
 		s.Control().Resume()
 		return clockAnswer(s), nil
 	}},
-	{method: "Authorize", args: `{"scaRedirect":"https://...","customerNumber":"13039319955"}`, doc: "approve an SCA as the customer", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Authorize", keys: "scaRedirect customerNumber", args: `{"scaRedirect":"https://...","customerNumber":"13039319955"}`, doc: "approve an SCA as the customer", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		return callbackAnswer(s.Control().Authorize(ctx, a.SCARedirect, string(a.CustomerNumber)))
 	}},
-	{method: "AuthorizeCorporate", args: `{"scaRedirect":"https://...","customerNumber":"993629340","agreementId":""}`, doc: "approve an SCA as a corporate customer in one of its agreements", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "AuthorizeCorporate", keys: "scaRedirect customerNumber agreementId", args: `{"scaRedirect":"https://...","customerNumber":"993629340","agreementId":""}`, doc: "approve an SCA as a corporate customer in one of its agreements", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		return callbackAnswer(s.Control().AuthorizeCorporate(ctx, a.SCARedirect, string(a.CustomerNumber), string(a.AgreementID)))
 	}},
-	{method: "AuthorizeInContext", args: `{"scaRedirect":"https://...","customerNumber":"13039319955","context":"CORPORATE","agreementId":"..."}`, doc: "approve an SCA as the customer in the PRIVATE or CORPORATE context", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "AuthorizeInContext", keys: "scaRedirect customerNumber context agreementId", args: `{"scaRedirect":"https://...","customerNumber":"13039319955","context":"CORPORATE","agreementId":"..."}`, doc: "approve an SCA as the customer in the PRIVATE or CORPORATE context", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		return callbackAnswer(s.Control().AuthorizeInContext(ctx, a.SCARedirect, string(a.CustomerNumber), a.Context, string(a.AgreementID)))
 	}},
-	{method: "Reject", args: `{"scaRedirect":"https://..."}`, doc: "deny an SCA as the PSU pressing cancel", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Reject", keys: "scaRedirect", args: `{"scaRedirect":"https://..."}`, doc: "deny an SCA as the PSU pressing cancel", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		return callbackAnswer(s.Control().Reject(ctx, a.SCARedirect))
 	}},
-	{method: "Authorisations", read: true, args: `{"tpp":""}`, doc: "the SCAs waiting for the PSU", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Authorisations", read: true, keys: "tpp", args: `{"tpp":""}`, doc: "the SCAs waiting for the PSU", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var cert *x509.Certificate
 		if a.TPP != "" {
 			c, err := s.controlTPP(a.TPP)
@@ -162,21 +169,21 @@ var controlRoutes = []controlRoute{
 		}
 		return map[string]any{"authorisations": orEmpty(s.Control().Authorisations(cert))}, nil
 	}},
-	{method: "RevokeConsent", args: `{"customerNumber":"13039319955"}`, doc: "revoke the customer's consents as the PSU at the bank", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RevokeConsent", keys: "customerNumber", args: `{"customerNumber":"13039319955"}`, doc: "revoke the customer's consents as the PSU at the bank", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := s.controlCustomer(string(a.CustomerNumber)); err != nil {
 			return nil, err
 		}
 		s.Control().RevokeConsent(string(a.CustomerNumber))
 		return struct{}{}, nil
 	}},
-	{method: "Reconsent", args: `{"customerId":"enc!!..."}`, doc: "a new consent: the accounts get new resource ids", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Reconsent", keys: "tpp customerId", args: `{"customerId":"enc!!..."}`, doc: "a new consent: the accounts get new resource ids", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		cert, err := s.controlTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
 		return s.Control().Reconsent(cert, string(a.CustomerID))
 	}},
-	{method: "Consents", read: true, args: `{"customerNumber":"13039319955"}`, doc: "the customer's consents at the TPP, with their end", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Consents", read: true, keys: "tpp customerNumber", args: `{"customerNumber":"13039319955"}`, doc: "the customer's consents at the TPP, with their end", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		cert, err := s.controlTPP(a.TPP)
 		if err != nil {
 			return nil, err
@@ -192,7 +199,7 @@ var controlRoutes = []controlRoute{
 		}
 		return map[string]any{"now": now, "consents": out}, nil
 	}},
-	{method: "SetLastOnlineSCA", args: `{"customerNumber":"13039319955","at":"2025-06-01T12:00:00Z"}`, doc: "date the PSU's last SCA at the bank (the 180-day rule); no at forgets it", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetLastOnlineSCA", keys: "customerNumber at", args: `{"customerNumber":"13039319955","at":"2025-06-01T12:00:00Z"}`, doc: "date the PSU's last SCA at the bank (the 180-day rule); no at forgets it", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var at time.Time
 		if a.At != nil {
 			at = time.Time(*a.At)
@@ -203,26 +210,26 @@ var controlRoutes = []controlRoute{
 		s.Control().SetLastOnlineSCA(string(a.CustomerNumber), at)
 		return struct{}{}, nil
 	}},
-	{method: "Seed", args: `{"customers":[{"accounts":[{"balance":"1000.00"}],"consent":{}}]}`, doc: "add customers, accounts, transactions and consents in one step", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Seed", keys: "tpp customers", args: `{"customers":[{"accounts":[{"balance":"1000.00"}],"consent":{}}]}`, doc: "add customers, accounts, transactions and consents in one step", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		cert, err := s.controlTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
 		return s.Control().Seed(ctx, cert, SeedData{Customers: a.Customers})
 	}},
-	{method: "AddTransaction", args: `{"accountId":"enc!!...","transaction":{"amount":"-49.00","counterpartyName":"Kaffebar"}}`, doc: "add a transaction to an account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "AddTransaction", keys: "accountId transaction", args: `{"accountId":"enc!!...","transaction":{"amount":"-49.00","counterpartyName":"Kaffebar"}}`, doc: "add a transaction to an account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		ref, err := s.Control().AddTransaction(string(a.AccountID), a.Transaction)
 		return map[string]string{"ref": ref}, err
 	}},
-	{method: "AddTwins", args: `{"accountId":"enc!!...","n":2,"transaction":{"amount":"-49.00"}}`, doc: "add n identical transactions", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "AddTwins", keys: "accountId n transaction", args: `{"accountId":"enc!!...","n":2,"transaction":{"amount":"-49.00"}}`, doc: "add n identical transactions", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		refs, err := s.Control().AddTwins(string(a.AccountID), a.Transaction, a.N)
 		return map[string][]string{"refs": refs}, err
 	}},
-	{method: "ChangeTransactionID", args: `{"accountId":"enc!!...","ref":"..."}`, doc: "give a booked transaction a new id (id churn)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "ChangeTransactionID", keys: "accountId ref", args: `{"accountId":"enc!!...","ref":"..."}`, doc: "give a booked transaction a new id (id churn)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		ref, err := s.Control().ChangeTransactionID(string(a.AccountID), string(a.Ref))
 		return map[string]string{"ref": ref}, err
 	}},
-	{method: "BookPending", args: `{"accountId":"enc!!...","ref":"pending-...","bookingDate":"2026-03-02","amount":"-287.40"}`, doc: "book a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "BookPending", keys: "accountId ref bookingDate amount", args: `{"accountId":"enc!!...","ref":"pending-...","bookingDate":"2026-03-02","amount":"-287.40"}`, doc: "book a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var day time.Time
 		if a.BookingDate != nil {
 			day = time.Time(*a.BookingDate)
@@ -230,17 +237,17 @@ var controlRoutes = []controlRoute{
 		ref, err := s.Control().BookPending(string(a.AccountID), string(a.Ref), day, string(a.Amount))
 		return map[string]string{"ref": ref}, err
 	}},
-	{method: "DropPending", args: `{"accountId":"enc!!...","ref":"pending-..."}`, doc: "drop a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "DropPending", keys: "accountId ref", args: `{"accountId":"enc!!...","ref":"pending-..."}`, doc: "drop a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		return struct{}{}, s.Control().DropPending(string(a.AccountID), string(a.Ref))
 	}},
-	{method: "SetUnfilteredPending", args: `{"on":true}`, doc: "the known issue of unfiltered pending transactions on or off", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetUnfilteredPending", keys: "on", args: `{"on":true}`, doc: "the known issue of unfiltered pending transactions on or off", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if a.On == nil {
 			return nil, argError("on is required (true or false)")
 		}
 		s.Control().SetUnfilteredPending(*a.On)
 		return struct{}{}, nil
 	}},
-	{method: "SetRoles", args: `{"roles":["AISP"]}`, doc: "register the TPP as AISP, PISP or both", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetRoles", keys: "tpp roles", args: `{"roles":["AISP"]}`, doc: "register the TPP as AISP, PISP or both", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		cert, err := s.controlTPP(a.TPP)
 		if err != nil {
 			return nil, err
@@ -262,7 +269,7 @@ var controlRoutes = []controlRoute{
 		s.Control().SetRoles(cert, roles)
 		return struct{}{}, nil
 	}},
-	{method: "GrantAgreement", args: `{"agreementId":"...","customerNumber":"13039319955"}`, doc: "give a private PSU access to a company's agreement", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "GrantAgreement", keys: "tpp agreementId customerNumber", args: `{"agreementId":"...","customerNumber":"13039319955"}`, doc: "give a private PSU access to a company's agreement", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		cert, err := s.controlTPP(a.TPP)
 		if err != nil {
 			return nil, err
@@ -274,21 +281,21 @@ var controlRoutes = []controlRoute{
 		}
 		return struct{}{}, nil
 	}},
-	{method: "RemovePaymentPermission", args: `{"bban":"86011117947"}`, doc: "the account stays listed but cannot pay", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RemovePaymentPermission", keys: "bban", args: `{"bban":"86011117947"}`, doc: "the account stays listed but cannot pay", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := s.controlBBAN(string(a.BBAN)); err != nil {
 			return nil, err
 		}
 		s.Control().RemovePaymentPermission(string(a.BBAN))
 		return struct{}{}, nil
 	}},
-	{method: "RestorePaymentPermission", args: `{"bban":"86011117947"}`, doc: "undo remove-payment-permission", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RestorePaymentPermission", keys: "bban", args: `{"bban":"86011117947"}`, doc: "undo remove-payment-permission", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := s.controlBBAN(string(a.BBAN)); err != nil {
 			return nil, err
 		}
 		s.Control().RestorePaymentPermission(string(a.BBAN))
 		return struct{}{}, nil
 	}},
-	{method: "SetProfile", args: `{"profile":"consent=180,create=start-authorisation,keyid=openssl,caps=per-tpp"}`, doc: "how the bank differs: consent days, the payment creation answer, keyId forms, per-TPP caps", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetProfile", keys: "profile", args: `{"profile":"consent=180,create=start-authorisation,keyid=openssl,caps=per-tpp"}`, doc: "how the bank differs: consent days, the payment creation answer, keyId forms, per-TPP caps", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if a.Profile == nil {
 			return nil, argError(`profile is required ("consent=180,create=start-authorisation", "" for the default)`)
 		}
@@ -311,18 +318,18 @@ var controlRoutes = []controlRoute{
 	{method: "Payments", read: true, doc: "the payments created so far", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
 		return map[string]any{"payments": orEmpty(s.Control().Payments())}, nil
 	}},
-	{method: "SetSettlement", args: `{"paymentId":"enc!!...","settlement":{"lateDays":2,"fee":{"amount":"5.00","currency":"NOK"},"returnDays":3}}`, doc: "book a payment's credit late, less a fee, or return it later", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetSettlement", keys: "paymentId settlement", args: `{"paymentId":"enc!!...","settlement":{"lateDays":2,"fee":{"amount":"5.00","currency":"NOK"},"returnDays":3}}`, doc: "book a payment's credit late, less a fee, or return it later", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		return struct{}{}, s.Control().SetSettlement(string(a.PaymentID), a.Settlement)
 	}},
-	{method: "Twin", args: `{"paymentId":"enc!!..."}`, doc: "a second, identical payment of an approved one (paid twice)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Twin", keys: "paymentId", args: `{"paymentId":"enc!!..."}`, doc: "a second, identical payment of an approved one (paid twice)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		p, err := s.Control().Twin(string(a.PaymentID))
 		return map[string]any{"payment": p}, err
 	}},
-	{method: "UnrelatedCredit", args: `{"paymentId":"enc!!...","text":"Faktura"}`, doc: "a credit of a payment's amount from elsewhere on its creditor account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "UnrelatedCredit", keys: "paymentId text", args: `{"paymentId":"enc!!...","text":"Faktura"}`, doc: "a credit of a payment's amount from elsewhere on its creditor account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		ref, err := s.Control().UnrelatedCredit(string(a.PaymentID), a.Text)
 		return map[string]string{"ref": ref}, err
 	}},
-	{method: "InjectFault", args: `{"kind":"status","status":503,"method":"POST","pathPrefix":"/v1/payments/","count":1}`, doc: "fail the next requests (status, rate-limit, hang, drop-after-body, drop-before-processing, corrupt-signature, corrupt-digest)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "InjectFault", keys: "kind status method pathPrefix count retryAfter delay", args: `{"kind":"status","status":503,"method":"POST","pathPrefix":"/v1/payments/","count":1}`, doc: "fail the next requests (status, rate-limit, hang, drop-after-body, drop-before-processing, corrupt-signature, corrupt-digest)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		k, ok := faultKinds[a.Kind]
 		if !ok {
 			return nil, argError("kind is one of " + strings.Join(faultKindNames(), ", "))
@@ -348,7 +355,7 @@ var controlRoutes = []controlRoute{
 		s.Control().InjectFault(f)
 		return struct{}{}, nil
 	}},
-	{method: "Outage", args: `{"kind":"unavailable","for":"1m"}`, doc: "the bank down for a span of its clock: refused, unavailable (503) or hang", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Outage", keys: "kind for", args: `{"kind":"unavailable","for":"1m"}`, doc: "the bank down for a span of its clock: refused, unavailable (503) or hang", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := outageRoom(s); err != nil {
 			return nil, err
 		}
@@ -363,7 +370,7 @@ var controlRoutes = []controlRoute{
 		s.Control().Outage(k, span)
 		return clockAnswer(s), nil
 	}},
-	{method: "Flapping", args: `{"kind":"unavailable","down":"10s","up":"50s","for":"1h"}`, doc: "the bank down and up again and again for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Flapping", keys: "kind down up for", args: `{"kind":"unavailable","down":"10s","up":"50s","for":"1h"}`, doc: "the bank down and up again and again for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := outageRoom(s); err != nil {
 			return nil, err
 		}
@@ -384,7 +391,7 @@ var controlRoutes = []controlRoute{
 		s.Control().Flapping(k, time.Duration(*a.Down), time.Duration(*a.Up), span)
 		return clockAnswer(s), nil
 	}},
-	{method: "SlowBank", args: `{"p50":"300ms","p99":"4s","for":"10m"}`, doc: "delay every request by a log-normal draw for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SlowBank", keys: "p50 p99 for", args: `{"p50":"300ms","p99":"4s","for":"10m"}`, doc: "delay every request by a log-normal draw for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := outageRoom(s); err != nil {
 			return nil, err
 		}
@@ -406,7 +413,7 @@ var controlRoutes = []controlRoute{
 		s.Control().SlowBank(lat, span)
 		return clockAnswer(s), nil
 	}},
-	{method: "RateLimitStorm", args: `{"retryAfter":"5s","for":"1m"}`, doc: "429 ACCESS_EXCEEDED to every request for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RateLimitStorm", keys: "retryAfter for", args: `{"retryAfter":"5s","for":"1m"}`, doc: "429 ACCESS_EXCEEDED to every request for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := outageRoom(s); err != nil {
 			return nil, err
 		}
@@ -711,7 +718,7 @@ func (api *controlAPI) serve(w http.ResponseWriter, r *http.Request, rt *control
 		return
 	}
 	var a controlArgs
-	if err := decodeControlArgs(body, s.limits.controlValues(), &a); err != nil {
+	if err := decodeControlArgs(body, s.limits.controlValues(), rt, &a); err != nil {
 		writeControl(w, 0, err)
 		return
 	}
@@ -723,26 +730,38 @@ func (api *controlAPI) serve(w http.ResponseWriter, r *http.Request, rt *control
 	writeControl(w, http.StatusOK, out)
 }
 
-// controlArgNames are the JSON keys of controlArgs, in lower case (the
-// decoder matches keys without regard to case).
-var controlArgNames = func() map[string]bool {
-	out := map[string]bool{}
-	t := reflect.TypeFor[controlArgs]()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		out[strings.ToLower(name)] = true
+// takes reports whether the control takes the argument key (keys
+// match without regard to case, as the decoder matches them).
+func (rt *controlRoute) takes(key string) bool {
+	for k := range strings.FieldsSeq(rt.keys) {
+		if strings.EqualFold(k, key) {
+			return true
+		}
 	}
-	return out
-}()
+	return false
+}
 
-// decodeControlArgs decodes a control's arguments, a JSON object (or an
-// empty body or null: none), into a. It refuses, naming the field, a key
-// that is no control's argument, at any depth (a typo must not pass for
-// an argument left out), and a value of the wrong form; and, before decoding, arguments whose
-// arrays hold more than maxValues values together, so that a small body
-// ("[{},{},...]" is 3 bytes a value) cannot unfold into gigabytes of
-// seed entries.
-func decodeControlArgs(body []byte, maxValues int, a *controlArgs) error {
+// refuseKey is the refusal of the argument key, one the control rt does
+// not take: no control's, or another control's.
+func (rt *controlRoute) refuseKey(key string) error {
+	name := ControlName(rt.method)
+	if rt.keys == "" {
+		return argError(strconv.Quote(clip(key)) + ": " + name + " takes no arguments")
+	}
+	return argError(strconv.Quote(clip(key)) + ": not an argument of " + name +
+		" (it takes " + strings.Join(strings.Fields(rt.keys), ", ") + "; GET /controls lists each control's)")
+}
+
+// decodeControlArgs decodes the arguments of the control rt, a JSON
+// object (or an empty body or null: none), into a. It refuses, naming
+// the field, a key the control does not take (rt.keys): one no control
+// takes, or another control's (a typo or an argument of the wrong
+// control must not pass for an argument left out); a key no control
+// takes at any depth; and a value of the wrong form; and, before
+// decoding, arguments whose arrays hold more than maxValues values
+// together, so that a small body ("[{},{},...]" is 3 bytes a value)
+// cannot unfold into gigabytes of seed entries.
+func decodeControlArgs(body []byte, maxValues int, rt *controlRoute, a *controlArgs) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
@@ -759,8 +778,8 @@ func decodeControlArgs(body []byte, maxValues int, a *controlArgs) error {
 		return argError("the arguments are followed by more than white space")
 	}
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if !controlArgNames[strings.ToLower(k)] {
-			return argError(strconv.Quote(clip(k)) + ": no control takes this argument (GET /controls lists them)")
+		if !rt.takes(k) {
+			return rt.refuseKey(k)
 		}
 		one, _ := json.Marshal(map[string]json.RawMessage{k: fields[k]})
 		dec := json.NewDecoder(bytes.NewReader(one))
@@ -805,18 +824,23 @@ func jsonArrayValues(b []byte, limit int) int {
 	return n
 }
 
-// list answers GET /controls: every control with its arguments.
+// list answers GET /controls: every control with the arguments it
+// takes and an example of them.
 func (api *controlAPI) list(w http.ResponseWriter, _ *http.Request) {
 	type entry struct {
 		Name    string          `json:"name"`
 		Method  string          `json:"method"`
 		Read    bool            `json:"read,omitempty"`
 		Doc     string          `json:"doc"`
+		Args    []string        `json:"args"`
 		Example json.RawMessage `json:"example,omitempty"`
 	}
 	out := make([]entry, 0, len(controlRoutes))
 	for _, rt := range controlRoutes {
-		e := entry{Name: ControlName(rt.method), Method: rt.method, Read: rt.read, Doc: rt.doc}
+		e := entry{Name: ControlName(rt.method), Method: rt.method, Read: rt.read, Doc: rt.doc, Args: strings.Fields(rt.keys)}
+		if e.Args == nil {
+			e.Args = []string{}
+		}
 		if rt.args != "" {
 			e.Example = json.RawMessage(rt.args)
 		}
