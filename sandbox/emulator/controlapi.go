@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -21,6 +22,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The control API: every method of [Controls] as JSON over HTTP, for
@@ -758,16 +760,17 @@ func (rt *controlRoute) refuseKey(key string) error {
 // takes, or another control's (a typo or an argument of the wrong
 // control must not pass for an argument left out); a key no control
 // takes at any depth; and a value of the wrong form; and, before
-// decoding, arguments whose arrays hold more than maxValues values
-// together, so that a small body ("[{},{},...]" is 3 bytes a value)
-// cannot unfold into gigabytes of seed entries.
+// decoding, arguments past the bounds of scanControlArgs: arrays
+// holding more than maxValues values together, so that a small body
+// ("[{},{},...]" is 3 bytes a value) cannot unfold into gigabytes of
+// seed entries, nesting, and texts of more than maxControlText
+// characters.
 func decodeControlArgs(body []byte, maxValues int, rt *controlRoute, a *controlArgs) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	if n := jsonArrayValues(body, maxValues); n > maxValues {
-		return &controlError{status: http.StatusRequestEntityTooLarge, code: "TOO_LARGE",
-			msg: fmt.Sprintf("the arguments' arrays hold more than %d values together (customers, accounts, transactions...): past what the bank's Limits can take", maxValues)}
+	if err := scanControlArgs(body, maxValues); err != nil {
+		return err
 	}
 	var fields map[string]json.RawMessage // null: none
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -788,6 +791,9 @@ func decodeControlArgs(body []byte, maxValues int, rt *controlRoute, a *controlA
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
 				err = fmt.Errorf("want %s, not a JSON %s", te.Type, te.Value)
+				if te.Field != "" {
+					k = te.Field // the path to a field inside the argument
+				}
 			}
 			return argError(clip(k) + ": " + err.Error())
 		}
@@ -795,33 +801,125 @@ func decodeControlArgs(body []byte, maxValues int, rt *controlRoute, a *controlA
 	return nil
 }
 
-// jsonArrayValues counts the values in the arrays of the JSON text b,
-// at any depth, stopping past limit. It reads tokens only (no value is
-// built); text that is not JSON ends the count where it stops being
-// JSON, and decoding then says what is wrong.
-func jsonArrayValues(b []byte, limit int) int {
+// Bounds of a control's arguments beyond the count of their arrays'
+// values, checked by scanControlArgs before they are decoded.
+const (
+	// maxControlDepth bounds the nesting of objects and arrays (a seed's
+	// transaction is at depth 6, under customers, accounts and
+	// transactions).
+	maxControlDepth = 16
+	// maxControlText bounds every string and number of the arguments,
+	// and every key, in characters: past the longest text the bank takes
+	// (a remittance's 140, a TPP-Session-ID's 200), so that no text the
+	// emulator keeps (a product, a transaction code, a fault's path) can
+	// be megabytes.
+	maxControlText = 256
+)
+
+// controlTextBounds are the longer bounds of the values of some keys (in
+// lower case), in characters.
+var controlTextBounds = map[string]int{
+	"tpp":         64 << 10, // a certificate, PEM or base64 DER
+	"scaredirect": 8 << 10,  // a URL the bank made
+	"profile":     1 << 10,
+}
+
+// scanFrame is an open object or array of the arguments.
+type scanFrame struct {
+	array   bool
+	keyNext bool   // an object: its next token is a key
+	key     string // an object: the key of its current value
+	index   int    // an array: the values seen
+}
+
+// scanControlArgs checks the JSON text b against the bounds of the
+// control API before it is decoded: the values in its arrays, at any
+// depth, at most maxValues together (413; an object's keys are not
+// counted), its nesting, and the length of every key, string and
+// number (400, naming the field by its path:
+// customers[0].accounts[1].product). It reads tokens only (no value is
+// built) and stops at the first bound passed; text that is not JSON
+// ends the scan where it stops being JSON, and decoding then says what
+// is wrong.
+func scanControlArgs(b []byte, maxValues int) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var inArray []bool // the open containers: true for an array
+	var open []scanFrame
 	n := 0
-	for n <= limit {
+	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return n
+			return nil
 		}
 		d, delim := tok.(json.Delim)
 		if delim && (d == ']' || d == '}') {
-			inArray = inArray[:len(inArray)-1]
+			open = open[:len(open)-1]
 			continue
 		}
-		if len(inArray) > 0 && inArray[len(inArray)-1] {
-			n++ // a value of an array (an object's keys are not counted)
+		var top *scanFrame
+		if len(open) > 0 {
+			top = &open[len(open)-1]
 		}
-		if delim {
-			inArray = append(inArray, d == '[')
+		if top != nil && top.keyNext {
+			k, _ := tok.(string)
+			top.key, top.keyNext = k, false
+			if utf8.RuneCountInString(k) > maxControlText {
+				return argError(fmt.Sprintf("%s: a key of more than %d characters", clip(scanPath(open)), maxControlText))
+			}
+			continue
+		}
+		if top != nil && top.array {
+			if n++; n > maxValues {
+				return &controlError{status: http.StatusRequestEntityTooLarge, code: "TOO_LARGE",
+					msg: fmt.Sprintf("the arguments' arrays hold more than %d values together (customers, accounts, transactions...): past what the bank's Limits can take", maxValues)}
+			}
+			top.index++
+		} else if top != nil {
+			top.keyNext = true // the value read, a key comes next
+		}
+		var text string
+		switch v := tok.(type) {
+		case json.Delim:
+			if len(open) >= maxControlDepth {
+				return argError(fmt.Sprintf("%s: the arguments nest deeper than %d objects and arrays", clip(scanPath(open)), maxControlDepth))
+			}
+			open = append(open, scanFrame{array: v == '[', keyNext: v == '{'})
+			continue
+		case string:
+			text = v
+		case json.Number:
+			text = string(v)
+		default:
+			continue
+		}
+		limit := maxControlText
+		for i := len(open) - 1; i >= 0; i-- {
+			if !open[i].array {
+				limit = cmp.Or(controlTextBounds[strings.ToLower(open[i].key)], maxControlText)
+				break
+			}
+		}
+		if utf8.RuneCountInString(text) > limit {
+			return argError(fmt.Sprintf("%s: at most %d characters", clip(scanPath(open)), limit))
 		}
 	}
-	return n
+}
+
+// scanPath names the value scanControlArgs is at: the keys and indexes
+// of open, customers[0].accounts[1].product ("" at the top).
+func scanPath(open []scanFrame) string {
+	var b strings.Builder
+	for _, f := range open {
+		switch {
+		case f.array:
+			b.WriteString("[" + strconv.Itoa(f.index-1) + "]")
+		case b.Len() == 0:
+			b.WriteString(f.key)
+		default:
+			b.WriteString("." + f.key)
+		}
+	}
+	return b.String()
 }
 
 // list answers GET /controls: every control with the arguments it

@@ -244,7 +244,7 @@ func TestControlAPIUnknownCustomerOrAccount(t *testing.T) {
 		{"revoke-consent", ``, "customerNumber:"},
 		{"set-last-online-sca", `{"customerNumber":"1","at":"2025-06-01"}`, "customerNumber:"},
 		{"remove-payment-permission", `{"bban":"12345678903"}`, "bban:"},
-		{"restore-payment-permission", `{"bban":"` + strings.Repeat("9", 1000) + `"}`, "bban:"},
+		{"restore-payment-permission", `{"bban":"` + strings.Repeat("9", 30) + `"}`, "bban:"},
 	} {
 		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
 		assert.Equal(t, http.StatusNotFound, status, "%s %s: %v", tc.name, tc.body, body)
@@ -371,5 +371,49 @@ func TestControlAPIOutagesBounded(t *testing.T) {
 	status, body := ctl.call(http.MethodPost, "end-outages", "")
 	require.Equal(t, http.StatusOK, status, body)
 	status, body = ctl.call(http.MethodPost, "outage", `{"kind":"unavailable","for":"1m"}`)
+	assert.Equal(t, http.StatusOK, status, body)
+}
+
+// TestControlAPITextsBounded: every key, string and number of the
+// arguments is at most maxControlText characters (a few keys' values
+// longer), and the arguments nest at most maxControlDepth deep, each
+// refusal naming the field by its path, before anything is decoded or
+// kept (a seed's product, a fault's path of megabytes were kept for the
+// life of the server); a value of the wrong type inside an argument
+// names the field inside it.
+func TestControlAPITextsBounded(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	newTPPClient(t, s, "Texts TPP")
+	s.Control().Freeze()
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	long := strings.Repeat("x", maxControlText+1)
+	for _, tc := range []struct{ name, body, field string }{
+		{"seed", `{"customers":[{"accounts":[{},{"product":"` + long + `"}]}]}`, "customers[0].accounts[1].product: at most 256 characters"},
+		{"seed", `{"customers":[{"accounts":[{"transactions":[{"code":"` + long + `"}]}]}]}`, "customers[0].accounts[0].transactions[0].code: at most 256"},
+		{"inject-fault", `{"kind":"status","pathPrefix":"/` + long + `"}`, "pathPrefix: at most 256"},
+		{"revoke-consent", `{"customerNumber":` + strings.Repeat("9", 1000) + `}`, "customerNumber: at most 256"},
+		{"restore-payment-permission", `{"bban":"` + strings.Repeat("9", 1000) + `"}`, "bban: at most 256"},
+		{"set-roles", `{"roles":["AISP","` + long + `"]}`, "roles[1]: at most 256"},
+		{"reconsent", `{"tpp":"` + strings.Repeat("A", 65<<10) + `","customerId":"x"}`, "tpp: at most 65536"},
+		{"authorize", `{"scaRedirect":"https://x/` + strings.Repeat("a", 9<<10) + `"}`, "scaRedirect: at most 8192"},
+		{"advance", `{"` + long + `":1}`, "a key of more than 256"},
+		{"seed", strings.Repeat(`{"customers":[`, 9) + strings.Repeat(`]}`, 9), "nest deeper than 16"},
+		{"seed", `{"customers":[{"accounts":[{"balance":5}]}]}`, "customers.Accounts.Balance: want string"},
+		{"add-transaction", `{"accountId":"x","transaction":{"amount":-5}}`, "transaction.Amount: want string"},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s %.200s: %v", tc.name, tc.body, body)
+		assert.Contains(t, body["error"], tc.field, "%s %.200s", tc.name, tc.body)
+		assert.Less(t, len(body["error"].(string)), 400, "%s: the error is short", tc.name)
+	}
+	s.mu.RLock()
+	assert.Empty(t, s.faults.armed)
+	assert.Empty(t, s.stores, "nothing seeded")
+	s.mu.RUnlock()
+
+	// Texts of the longest the bank takes pass: 256 characters of two
+	// bytes each, a certificate, an SCA link.
+	status, body := ctl.call(http.MethodPost, "seed", `{"customers":[{"accounts":[{"product":"`+strings.Repeat("ø", maxControlText)+`"}]}]}`)
 	assert.Equal(t, http.StatusOK, status, body)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/date"
@@ -28,7 +29,7 @@ func (t *SeedTransaction) UnmarshalJSON(b []byte) error {
 		*fields
 		BookingDate, ValueDate json.RawMessage
 	}{fields: (*fields)(t)}
-	if err := decodeStrict(b, &v); err != nil {
+	if err := decodeStrict(b, &v, "SeedTransaction"); err != nil {
 		return err
 	}
 	return seedDates(
@@ -45,7 +46,7 @@ func (t *SeedCardTransaction) UnmarshalJSON(b []byte) error {
 		*fields
 		TransactionDate, BookingDate json.RawMessage
 	}{fields: (*fields)(t)}
-	if err := decodeStrict(b, &v); err != nil {
+	if err := decodeStrict(b, &v, "SeedCardTransaction"); err != nil {
 		return err
 	}
 	return seedDates(
@@ -53,13 +54,18 @@ func (t *SeedCardTransaction) UnmarshalJSON(b []byte) error {
 		seedDate{"bookingDate", v.BookingDate, &t.BookingDate})
 }
 
-// decodeStrict decodes the JSON value b into v, refusing a key that is
-// no field of v (a custom UnmarshalJSON does not inherit the caller's
-// DisallowUnknownFields).
-func decodeStrict(b []byte, v any) error {
+// decodeStrict decodes the JSON value b into v, the fields of the type
+// named typ embedded as "fields", refusing a key that is no field of v
+// (a custom UnmarshalJSON does not inherit the caller's
+// DisallowUnknownFields). A value of the wrong type is named as a field
+// of typ.
+func decodeStrict(b []byte, v any, typ string) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+			te.Struct, te.Field = typ, strings.TrimPrefix(te.Field, "fields.")
+		}
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
