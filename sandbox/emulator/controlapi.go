@@ -334,9 +334,21 @@ var controlRoutes = []controlRoute{
 	{method: "InjectFault", keys: "kind status method pathPrefix count retryAfter delay", args: `{"kind":"status","status":503,"method":"POST","pathPrefix":"/v1/payments/","count":1}`, doc: "fail the next requests (status, rate-limit, hang, drop-after-body, drop-before-processing, corrupt-signature, corrupt-digest)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		k, ok := faultKinds[a.Kind]
 		if !ok {
-			return nil, argError("kind is one of " + strings.Join(faultKindNames(), ", "))
+			return nil, argError("kind: one of " + strings.Join(faultKindNames(), ", "))
 		}
-		f := Fault{Kind: k, Method: a.Method, PathPrefix: a.PathPrefix, Count: a.Count, Status: a.Status}
+		// Each of status, retryAfter and delay is its kind's alone: on
+		// another kind it would answer 200 and do nothing.
+		for _, only := range []struct {
+			given bool
+			field string
+			kind  FaultKind
+		}{{a.Status != 0, "status", FaultStatus}, {a.RetryAfter != nil, "retryAfter", FaultRateLimit}, {a.Delay != nil, "delay", FaultHang}} {
+			if only.given && k != only.kind {
+				return nil, argError(fmt.Sprintf("%s: only a fault of kind %s has one, not %s", only.field, faultKindName(only.kind), a.Kind))
+			}
+		}
+		method := strings.ToUpper(a.Method)
+		f := Fault{Kind: k, Method: method, PathPrefix: a.PathPrefix, Count: a.Count, Status: a.Status}
 		if a.RetryAfter != nil {
 			f.RetryAfter = time.Duration(*a.RetryAfter)
 		}
@@ -344,10 +356,17 @@ var controlRoutes = []controlRoute{
 			f.Delay = time.Duration(*a.Delay)
 		}
 		switch {
+		case method != "" && !slices.Contains(faultMethods, method):
+			// Another method would never match a request: armed for ever.
+			return nil, argError("method: one of " + strings.Join(faultMethods, ", ") + " (empty: any)")
+		case f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/"):
+			return nil, argError(`pathPrefix: a path starting with "/", such as "/v1/payments/" (empty: any)`)
 		case f.Count < 0:
 			return nil, argError("count: the number of requests to fail, 1 or more (0: 1)")
 		case f.Status != 0 && (f.Status < minFaultStatus || f.Status > maxFaultStatus):
 			return nil, argError(fmt.Sprintf("status: an error status, %d to %d (0: 503)", minFaultStatus, maxFaultStatus))
+		case f.RetryAfter < 0:
+			return nil, argError("retryAfter: a duration of 0 (1 s) or more")
 		case f.Delay < 0:
 			return nil, argError("delay: a duration of 0 (until the client gives up) or more")
 		case s.faultsArmed() >= maxFaults:
@@ -363,7 +382,7 @@ var controlRoutes = []controlRoute{
 		}
 		k, err := ParseOutageKind(a.Kind)
 		if err != nil {
-			return nil, argError(err.Error())
+			return nil, argError("kind: " + err.Error())
 		}
 		span, err := a.span()
 		if err != nil {
@@ -378,7 +397,7 @@ var controlRoutes = []controlRoute{
 		}
 		k, err := ParseOutageKind(a.Kind)
 		if err != nil {
-			return nil, argError(err.Error())
+			return nil, argError("kind: " + err.Error())
 		}
 		span, err := a.span()
 		if err != nil {
@@ -412,6 +431,10 @@ var controlRoutes = []controlRoute{
 			// No draw is longer: a longer one would answer 200 and wait less.
 			return nil, argError(fmt.Sprintf("p50, p99: at most %v", maxLatency))
 		}
+		if a.P99 != nil && lat.P99 < lat.P50 {
+			// It would answer 200 and delay every request by p50.
+			return nil, argError("p99: at least p50 (none: every delay p50)")
+		}
 		s.Control().SlowBank(lat, span)
 		return clockAnswer(s), nil
 	}},
@@ -427,6 +450,9 @@ var controlRoutes = []controlRoute{
 		if a.RetryAfter != nil {
 			ra = time.Duration(*a.RetryAfter)
 		}
+		if ra < 0 {
+			return nil, argError("retryAfter: a duration of 0 (1 s) or more")
+		}
 		s.Control().RateLimitStorm(ra, span)
 		return clockAnswer(s), nil
 	}},
@@ -441,6 +467,20 @@ var faultKinds = map[string]FaultKind{
 	"status": FaultStatus, "rate-limit": FaultRateLimit, "hang": FaultHang,
 	"drop-after-body": FaultDropAfterBody, "drop-before-processing": FaultDropBeforeProcessing,
 	"corrupt-signature": FaultCorruptSignature, "corrupt-digest": FaultCorruptDigest,
+}
+
+// faultMethods are the methods a fault may match: a request of the bank
+// has one of them.
+var faultMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
+// faultKindName is the control API's name of the fault kind k.
+func faultKindName(k FaultKind) string {
+	for n, v := range faultKinds {
+		if v == k {
+			return n
+		}
+	}
+	return ""
 }
 
 func faultKindNames() []string {

@@ -417,3 +417,52 @@ func TestControlAPITextsBounded(t *testing.T) {
 	status, body := ctl.call(http.MethodPost, "seed", `{"customers":[{"accounts":[{"product":"`+strings.Repeat("ø", maxControlText)+`"}]}]}`)
 	assert.Equal(t, http.StatusOK, status, body)
 }
+
+// TestControlAPIArgumentsThatWouldDoNothing: arguments that answered 200
+// and then did nothing, or something else, are refused naming the field:
+// a status, retryAfter or delay on a fault of another kind, a fault
+// method or path no request has (the fault stayed armed for ever), a
+// negative Retry-After (it was 1 s), a p99 below p50 (every delay was
+// p50); an unknown outage kind names kind.
+func TestControlAPIArgumentsThatWouldDoNothing(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	s.Control().Freeze()
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, tc := range []struct{ name, body, field string }{
+		{"inject-fault", `{"kind":"hang","status":500}`, "status: only a fault of kind status"},
+		{"inject-fault", `{"kind":"status","retryAfter":"5s"}`, "retryAfter: only a fault of kind rate-limit"},
+		{"inject-fault", `{"kind":"rate-limit","delay":"5s"}`, "delay: only a fault of kind hang"},
+		{"inject-fault", `{"kind":"rate-limit","retryAfter":"-5s"}`, "retryAfter:"},
+		{"inject-fault", `{"kind":"status","method":"POST /v1/payments"}`, "method:"},
+		{"inject-fault", `{"kind":"status","method":"PSOT"}`, "method:"},
+		{"inject-fault", `{"kind":"status","pathPrefix":"v1/payments/"}`, "pathPrefix:"},
+		{"inject-fault", `{"kind":"statuss"}`, "kind:"},
+		{"rate-limit-storm", `{"retryAfter":"-1s","for":"1m"}`, "retryAfter:"},
+		{"slow-bank", `{"p50":"2s","p99":"1s","for":"1m"}`, "p99:"},
+		{"outage", `{"kind":"down","for":"1m"}`, "kind:"},
+		{"flapping", `{"kind":"","down":"10s","up":"50s","for":"1h"}`, "kind:"},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s %s: %v", tc.name, tc.body, body)
+		assert.Contains(t, body["error"], tc.field, tc.body)
+	}
+	s.mu.RLock()
+	assert.Empty(t, s.faults.armed)
+	s.mu.RUnlock()
+	assert.Empty(t, s.out.list)
+
+	for _, tc := range []struct{ name, body string }{
+		{"inject-fault", `{"kind":"rate-limit","retryAfter":"5s","method":"post","pathPrefix":"/api/v1/payments/"}`},
+		{"inject-fault", `{"kind":"hang","delay":"1s","method":"GET"}`},
+		{"slow-bank", `{"p50":"1s","p99":"1s","for":"1m"}`},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusOK, status, "%s %s: %v", tc.name, tc.body, body)
+	}
+	s.mu.RLock()
+	require.Len(t, s.faults.armed, 2)
+	assert.Equal(t, "POST", s.faults.armed[0].Method)
+	assert.Equal(t, "/v1/payments/", s.faults.armed[0].PathPrefix)
+	s.mu.RUnlock()
+}
