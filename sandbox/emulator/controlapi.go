@@ -149,16 +149,20 @@ var controlRoutes = []controlRoute{
 		return clockAnswer(s), nil
 	}},
 	{method: "Authorize", keys: "scaRedirect customerNumber", args: `{"scaRedirect":"https://...","customerNumber":"13039319955"}`, doc: "approve an SCA as the customer", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		return callbackAnswer(s.Control().Authorize(ctx, a.SCARedirect, string(a.CustomerNumber)))
+		u, err := s.Control().Authorize(ctx, a.SCARedirect, string(a.CustomerNumber))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", "no SCA of the bank waits at this link (unknown, or completed)"))
 	}},
 	{method: "AuthorizeCorporate", keys: "scaRedirect customerNumber agreementId", args: `{"scaRedirect":"https://...","customerNumber":"993629340","agreementId":""}`, doc: "approve an SCA as a corporate customer in one of its agreements", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		return callbackAnswer(s.Control().AuthorizeCorporate(ctx, a.SCARedirect, string(a.CustomerNumber), string(a.AgreementID)))
+		u, err := s.Control().AuthorizeCorporate(ctx, a.SCARedirect, string(a.CustomerNumber), string(a.AgreementID))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", "no SCA of the bank waits at this link (unknown, or completed)"))
 	}},
 	{method: "AuthorizeInContext", keys: "scaRedirect customerNumber context agreementId", args: `{"scaRedirect":"https://...","customerNumber":"13039319955","context":"CORPORATE","agreementId":"..."}`, doc: "approve an SCA as the customer in the PRIVATE or CORPORATE context", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		return callbackAnswer(s.Control().AuthorizeInContext(ctx, a.SCARedirect, string(a.CustomerNumber), a.Context, string(a.AgreementID)))
+		u, err := s.Control().AuthorizeInContext(ctx, a.SCARedirect, string(a.CustomerNumber), a.Context, string(a.AgreementID))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", "no SCA of the bank waits at this link (unknown, or completed)"))
 	}},
 	{method: "Reject", keys: "scaRedirect", args: `{"scaRedirect":"https://..."}`, doc: "deny an SCA as the PSU pressing cancel", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		return callbackAnswer(s.Control().Reject(ctx, a.SCARedirect))
+		u, err := s.Control().Reject(ctx, a.SCARedirect)
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", "no SCA of the bank waits at this link (unknown, or completed)"))
 	}},
 	{method: "Authorisations", read: true, keys: "tpp", args: `{"tpp":""}`, doc: "the SCAs waiting for the PSU", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var cert *x509.Certificate
@@ -183,7 +187,8 @@ var controlRoutes = []controlRoute{
 		if err != nil {
 			return nil, err
 		}
-		return s.Control().Reconsent(cert, string(a.CustomerID))
+		out, err := s.Control().Reconsent(cert, string(a.CustomerID))
+		return out, named(err, ErrUnknownTransaction, "customerId", "no customer of the TPP's sandbox has it")
 	}},
 	{method: "Consents", read: true, keys: "tpp customerNumber", args: `{"customerNumber":"13039319955"}`, doc: "the customer's consents at the TPP, with their end", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		cert, err := s.controlTPP(a.TPP)
@@ -221,26 +226,35 @@ var controlRoutes = []controlRoute{
 	}},
 	{method: "AddTransaction", keys: "accountId transaction", args: `{"accountId":"enc!!...","transaction":{"amount":"-49.00","counterpartyName":"Kaffebar"}}`, doc: "add a transaction to an account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		ref, err := s.Control().AddTransaction(string(a.AccountID), a.Transaction)
-		return map[string]string{"ref": ref}, err
+		return map[string]string{"ref": ref}, named(seedErrorIn("transaction", err), ErrUnknownTransaction, "accountId", noAccount)
 	}},
 	{method: "AddTwins", keys: "accountId n transaction", args: `{"accountId":"enc!!...","n":2,"transaction":{"amount":"-49.00"}}`, doc: "add n identical transactions", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		refs, err := s.Control().AddTwins(string(a.AccountID), a.Transaction, a.N)
-		return map[string][]string{"refs": refs}, err
+		return map[string][]string{"refs": refs}, named(seedErrorIn("transaction", err), ErrUnknownTransaction, "accountId", noAccount)
 	}},
 	{method: "ChangeTransactionID", keys: "accountId ref", args: `{"accountId":"enc!!...","ref":"..."}`, doc: "give a booked transaction a new id (id churn)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := s.controlAccount(string(a.AccountID)); err != nil {
+			return nil, err
+		}
 		ref, err := s.Control().ChangeTransactionID(string(a.AccountID), string(a.Ref))
-		return map[string]string{"ref": ref}, err
+		return map[string]string{"ref": ref}, named(err, ErrUnknownTransaction, "ref", "the account has no booked transaction with it")
 	}},
 	{method: "BookPending", keys: "accountId ref bookingDate amount", args: `{"accountId":"enc!!...","ref":"pending-...","bookingDate":"2026-03-02","amount":"-287.40"}`, doc: "book a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var day time.Time
 		if a.BookingDate != nil {
 			day = time.Time(*a.BookingDate)
 		}
+		if err := s.controlAccount(string(a.AccountID)); err != nil {
+			return nil, err
+		}
 		ref, err := s.Control().BookPending(string(a.AccountID), string(a.Ref), day, string(a.Amount))
-		return map[string]string{"ref": ref}, err
+		return map[string]string{"ref": ref}, named(err, ErrUnknownTransaction, "ref", noPending)
 	}},
 	{method: "DropPending", keys: "accountId ref", args: `{"accountId":"enc!!...","ref":"pending-..."}`, doc: "drop a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		return struct{}{}, s.Control().DropPending(string(a.AccountID), string(a.Ref))
+		if err := s.controlAccount(string(a.AccountID)); err != nil {
+			return nil, err
+		}
+		return struct{}{}, named(s.Control().DropPending(string(a.AccountID), string(a.Ref)), ErrUnknownTransaction, "ref", noPending)
 	}},
 	{method: "SetUnfilteredPending", keys: "on", args: `{"on":true}`, doc: "the known issue of unfiltered pending transactions on or off", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if a.On == nil {
@@ -321,15 +335,16 @@ var controlRoutes = []controlRoute{
 		return map[string]any{"payments": orEmpty(s.Control().Payments())}, nil
 	}},
 	{method: "SetSettlement", keys: "paymentId settlement", args: `{"paymentId":"enc!!...","settlement":{"lateDays":2,"fee":{"amount":"5.00","currency":"NOK"},"returnDays":3}}`, doc: "book a payment's credit late, less a fee, or return it later", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		return struct{}{}, s.Control().SetSettlement(string(a.PaymentID), a.Settlement)
+		err := s.Control().SetSettlement(string(a.PaymentID), a.Settlement)
+		return struct{}{}, named(seedErrorIn("settlement", err), ErrUnknownPayment, "paymentId", noPayment)
 	}},
 	{method: "Twin", keys: "paymentId", args: `{"paymentId":"enc!!..."}`, doc: "a second, identical payment of an approved one (paid twice)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		p, err := s.Control().Twin(string(a.PaymentID))
-		return map[string]any{"payment": p}, err
+		return map[string]any{"payment": p}, named(err, ErrUnknownPayment, "paymentId", noPayment)
 	}},
 	{method: "UnrelatedCredit", keys: "paymentId text", args: `{"paymentId":"enc!!...","text":"Faktura"}`, doc: "a credit of a payment's amount from elsewhere on its creditor account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		ref, err := s.Control().UnrelatedCredit(string(a.PaymentID), a.Text)
-		return map[string]string{"ref": ref}, err
+		return map[string]string{"ref": ref}, named(err, ErrUnknownPayment, "paymentId", noPayment)
 	}},
 	{method: "InjectFault", keys: "kind status method pathPrefix count retryAfter delay", args: `{"kind":"status","status":503,"method":"POST","pathPrefix":"/v1/payments/","count":1}`, doc: "fail the next requests (status, rate-limit, hang, drop-after-body, drop-before-processing, corrupt-signature, corrupt-digest)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		k, ok := faultKinds[a.Kind]
@@ -633,6 +648,47 @@ func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 		return nil, argError("tpp is not a certificate (PEM or base64 DER)")
 	}
 	return cert, nil
+}
+
+// The refusals of an unknown id, naming its field (named).
+const (
+	noAccount = "no account of the bank has it"
+	noPending = "the account has no pending transaction with it"
+	noPayment = "no payment of the bank has it, or its creditor account is no sandbox account"
+)
+
+// named is err, a control's error, answered 404 naming the field it is
+// about ("field: msg") when it is the sentinel is; any other error as it
+// is.
+func named(err, is error, field, msg string) error {
+	if err != nil && errors.Is(err, is) {
+		return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: field + ": " + msg}
+	}
+	return err
+}
+
+// seedErrorIn names the field of a *SeedError as a field of the argument
+// arg (Amount: transaction.Amount); a cap (Limits.Transactions), another
+// argument (n) and any other error pass as they are.
+func seedErrorIn(arg string, err error) error {
+	var se *SeedError
+	if !errors.As(err, &se) || se.Err != nil || se.Path == "n" {
+		return err
+	}
+	in := *se
+	in.Path = arg + "." + se.Path
+	return &in
+}
+
+// controlAccount refuses an account id that no account of the bank has,
+// as controlCustomer does a customer number.
+func (s *Server) controlAccount(id string) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, a := s.scenarioAccount(id); a == nil {
+		return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: "accountId: " + noAccount}
+	}
+	return nil
 }
 
 // controlCustomer refuses a customer number that no customer of the bank

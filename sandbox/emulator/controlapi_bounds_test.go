@@ -466,3 +466,60 @@ func TestControlAPIArgumentsThatWouldDoNothing(t *testing.T) {
 	assert.Equal(t, "/v1/payments/", s.faults.armed[0].PathPrefix)
 	s.mu.RUnlock()
 }
+
+// TestControlAPIRefusalsNameTheField: an unknown SCA link, account,
+// transaction reference, customer id or payment answers 404 naming its
+// field (they answered "unknown account or transaction", "unknown
+// payment" or "unknown or completed authorisation", and a customer id
+// unknown to reconsent an unknown transaction); a bad value inside
+// add-transaction's transaction or set-settlement's settlement names
+// the field inside it (it named Amount, LateDays alone).
+func TestControlAPIRefusalsNameTheField(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	newTPPClient(t, s, "Names TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	status, out := ctl.call(http.MethodPost, "seed", `{"customers":[{"accounts":[{"balance":"10.00"}],"consent":{}}]}`)
+	require.Equal(t, http.StatusOK, status, out)
+	cu := out["customers"].([]any)[0].(map[string]any)
+	id := cu["accounts"].([]any)[0].(map[string]any)["id"].(string)
+	link := `"scaRedirect":"https://127.0.0.1/tap-sandbox/9999/?state=nosuchstate"`
+	for _, tc := range []struct {
+		name, body, field string
+		want              int
+	}{
+		{"authorize", `{` + link + `,"customerNumber":"` + CustomerKari + `"}`, "scaRedirect:", http.StatusNotFound},
+		{"authorize-corporate", `{` + link + `,"customerNumber":"` + CustomerKari + `"}`, "scaRedirect:", http.StatusNotFound},
+		{"authorize-in-context", `{` + link + `,"customerNumber":"` + CustomerKari + `","context":"PRIVATE"}`, "scaRedirect:", http.StatusNotFound},
+		{"reject", `{"scaRedirect":"not a link"}`, "scaRedirect:", http.StatusNotFound},
+		{"reconsent", `{"customerId":"enc!!nosuchcustomer"}`, "customerId:", http.StatusNotFound},
+		{"add-transaction", `{"accountId":"enc!!nosuchaccount","transaction":{"amount":"-1.00"}}`, "accountId:", http.StatusNotFound},
+		{"add-twins", `{"accountId":"enc!!nosuchaccount","n":2,"transaction":{"amount":"-1.00"}}`, "accountId:", http.StatusNotFound},
+		{"change-transaction-id", `{"accountId":"enc!!nosuchaccount","ref":"x"}`, "accountId:", http.StatusNotFound},
+		{"change-transaction-id", `{"accountId":"` + id + `","ref":"x"}`, "ref:", http.StatusNotFound},
+		{"book-pending", `{"accountId":"enc!!nosuchaccount","ref":"pending-x"}`, "accountId:", http.StatusNotFound},
+		{"book-pending", `{"accountId":"` + id + `","ref":"pending-x"}`, "ref:", http.StatusNotFound},
+		{"drop-pending", `{"accountId":"` + id + `","ref":"pending-x"}`, "ref:", http.StatusNotFound},
+		{"set-settlement", `{"paymentId":"enc!!nosuchpayment"}`, "paymentId:", http.StatusNotFound},
+		{"twin", `{"paymentId":"enc!!nosuchpayment"}`, "paymentId:", http.StatusNotFound},
+		{"unrelated-credit", `{"paymentId":"enc!!nosuchpayment"}`, "paymentId:", http.StatusNotFound},
+		{"add-transaction", `{"accountId":"` + id + `","transaction":{"amount":"0"}}`, "transaction.Amount:", http.StatusBadRequest},
+		{"add-twins", `{"accountId":"` + id + `","n":0,"transaction":{"amount":"-1.00"}}`, "n:", http.StatusBadRequest},
+		{"set-settlement", `{"paymentId":"enc!!x","settlement":{"lateDays":61}}`, "settlement.LateDays:", http.StatusBadRequest},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, tc.want, status, "%s %s: %v", tc.name, tc.body, body)
+		assert.Contains(t, body["error"], tc.field, "%s %s", tc.name, tc.body)
+	}
+
+	// unrelated-credit's text counts characters, as a remittance does
+	// (140 two-byte characters were refused as more than 140).
+	c := newTPPClient(t, s, "Credit TPP")
+	pid, _, _ := approvedKID(t, s, c, "49.00")
+	_, err := s.Control().UnrelatedCredit(pid, strings.Repeat("ø", 140))
+	require.NoError(t, err)
+	_, err = s.Control().UnrelatedCredit(pid, strings.Repeat("ø", 141))
+	var se *SeedError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "text", se.Path)
+}
