@@ -14,9 +14,10 @@ import (
 )
 
 // Seed data in JSON (the control API's seed and add-transaction): the
-// dates of a transaction in the interface's own form, an ISO date
-// "YYYY-MM-DD", as the bank's documents and the mock-data operations
-// write them, or, as before, an RFC 3339 time.
+// dates of a transaction (and a consent's time) in the interface's own
+// form, an ISO date "YYYY-MM-DD", as the bank's documents and the
+// mock-data operations write them, or, as before, an RFC 3339 time; a
+// date of another form is refused naming its field.
 
 // UnmarshalJSON reads a transaction from JSON, its keys the names of its
 // fields (without regard to case). BookingDate and ValueDate are a date
@@ -52,6 +53,21 @@ func (t *SeedCardTransaction) UnmarshalJSON(b []byte) error {
 	return seedDates(
 		seedDate{"transactionDate", v.TransactionDate, &t.TransactionDate},
 		seedDate{"bookingDate", v.BookingDate, &t.BookingDate})
+}
+
+// UnmarshalJSON reads a consent from JSON as
+// [SeedTransaction.UnmarshalJSON] reads a transaction: At is an RFC 3339
+// time or a date "YYYY-MM-DD" (midnight UTC).
+func (c *SeedConsent) UnmarshalJSON(b []byte) error {
+	type fields SeedConsent // without this method
+	v := struct {
+		*fields
+		At json.RawMessage
+	}{fields: (*fields)(c)}
+	if err := decodeStrict(b, &v, "SeedConsent"); err != nil {
+		return err
+	}
+	return seedDates(seedDate{"at", v.At, &c.At})
 }
 
 // decodeStrict decodes the JSON value b into v, the fields of the type

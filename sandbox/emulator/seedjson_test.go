@@ -102,3 +102,27 @@ func TestControlAPISeedTakesISODates(t *testing.T) {
 		assert.Contains(t, out["error"], "YYYY-MM-DD", tc.body)
 	}
 }
+
+// TestSeedConsentAtInJSON: a seeded consent's at in JSON is an RFC 3339
+// time or a date, and another form is refused naming at (the error said
+// "parsing time" without the field).
+func TestSeedConsentAtInJSON(t *testing.T) {
+	t.Parallel()
+	var c SeedConsent
+	require.NoError(t, json.Unmarshal([]byte(`{"at":"2026-03-01T09:00:00+01:00","tppSessionId":"s1"}`), &c))
+	assert.True(t, c.At.Equal(time.Date(2026, 3, 1, 8, 0, 0, 0, time.UTC)))
+	assert.Equal(t, "s1", c.TPPSessionID)
+	c = SeedConsent{}
+	require.NoError(t, json.Unmarshal([]byte(`{"at":"2026-03-01"}`), &c))
+	assert.Equal(t, time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), c.At)
+	err := json.Unmarshal([]byte(`{"at":"1 March 2026"}`), &SeedConsent{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "at:")
+
+	s := startServer(t)
+	newTPPClient(t, s, "Consent TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	status, out := ctl.call(http.MethodPost, "seed", `{"customers":[{"accounts":[{}],"consent":{"at":"yesterday"}}]}`)
+	assert.Equal(t, http.StatusBadRequest, status, out)
+	assert.Contains(t, out["error"], "at:")
+}
