@@ -335,6 +335,12 @@ var controlRoutes = []controlRoute{
 		return map[string]any{"payments": orEmpty(s.Control().Payments())}, nil
 	}},
 	{method: "SetSettlement", keys: "paymentId settlement", args: `{"paymentId":"enc!!...","settlement":{"lateDays":2,"fee":{"amount":"5.00","currency":"NOK"},"returnDays":3}}`, doc: "book a payment's credit late, less a fee, or return it later", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if fee := a.Settlement.Fee; fee.Err() != nil || !fee.Value.IsZero() || fee.Currency != "" {
+			// An unreadable fee read as none: 200, and no fee deducted.
+			if err := fee.Validate(); err != nil {
+				return nil, argError("settlement.fee: " + clip(err.Error()))
+			}
+		}
 		err := s.Control().SetSettlement(string(a.PaymentID), a.Settlement)
 		return struct{}{}, named(seedErrorIn("settlement", err), ErrUnknownPayment, "paymentId", noPayment)
 	}},

@@ -523,3 +523,24 @@ func TestControlAPIRefusalsNameTheField(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, "text", se.Path)
 }
+
+// TestControlAPISettlementFeeRead: a settlement's fee that cannot be read
+// as money is refused naming settlement.fee (it was read as no fee: 200,
+// and the credit booked whole).
+func TestControlAPISettlementFeeRead(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Fee TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	pid, _, _ := approvedKID(t, s, c, "49.00")
+	for _, fee := range []string{`{"amount":"abc","currency":"NOK"}`, `{"amount":"5.00"}`, `{"amount":"5.001","currency":"NOK"}`, `{"amount":"5.00","curency":"NOK"}`, `"5.00"`} {
+		status, out := ctl.call(http.MethodPost, "set-settlement", `{"paymentId":"`+pid+`","settlement":{"fee":`+fee+`}}`)
+		assert.Equal(t, http.StatusBadRequest, status, "%s: %v", fee, out)
+		assert.Contains(t, out["error"], "settlement.fee", fee)
+	}
+	s.mu.RLock()
+	assert.Empty(t, s.pay.settlements)
+	s.mu.RUnlock()
+	status, out := ctl.call(http.MethodPost, "set-settlement", `{"paymentId":"`+pid+`","settlement":{"fee":{"amount":"5.00","currency":"NOK"}}}`)
+	assert.Equal(t, http.StatusOK, status, out)
+}
