@@ -623,8 +623,8 @@ func controlStatus(err error) *controlError {
 }
 
 // controlTPP returns the certificate the "tpp" argument names (PEM or
-// base64 DER of a registered certificate), or with none the bank's only
-// registered TPP.
+// base64 DER of a registered certificate; another is refused), or with
+// none the bank's only registered TPP.
 func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
@@ -651,7 +651,15 @@ func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, argError("tpp is not a certificate (PEM or base64 DER)")
+		return nil, argError("tpp: not a certificate (PEM or base64 DER)")
+	}
+	s.mu.RLock()
+	known := s.tpps[fingerprint(cert)] != nil
+	s.mu.RUnlock()
+	if !known {
+		// A control for it would answer 200 and change nothing (or keep,
+		// for set-roles, an entry per certificate sent, without end).
+		return nil, &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: "tpp: no TPP registered at the bank has this certificate"}
 	}
 	return cert, nil
 }

@@ -544,3 +544,35 @@ func TestControlAPISettlementFeeRead(t *testing.T) {
 	status, out := ctl.call(http.MethodPost, "set-settlement", `{"paymentId":"`+pid+`","settlement":{"fee":{"amount":"5.00","currency":"NOK"}}}`)
 	assert.Equal(t, http.StatusOK, status, out)
 }
+
+// TestControlAPIUnknownTPP: a tpp certificate the bank has not
+// registered is refused naming tpp (set-roles answered 200 and kept an
+// entry for every certificate sent, without end; authorisations and
+// consents answered an empty list).
+func TestControlAPIUnknownTPP(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Known TPP")
+	other, err := startServer(t).NewTPP("Stranger TPP")
+	require.NoError(t, err)
+	stranger := `"tpp":"` + encodeCert(other.Certificate.Raw) + `"`
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, tc := range []struct{ name, body string }{
+		{"set-roles", `{` + stranger + `,"roles":["AISP"]}`},
+		{"authorisations", `{` + stranger + `}`},
+		{"consents", `{` + stranger + `,"customerNumber":"` + CustomerKari + `"}`},
+		{"seed", `{` + stranger + `,"customers":[]}`},
+		{"reconsent", `{` + stranger + `,"customerId":"x"}`},
+		{"grant-agreement", `{` + stranger + `,"agreementId":"x","customerNumber":"` + CustomerKari + `"}`},
+		{"set-roles", `{"tpp":"MIIBnotacert","roles":["AISP"]}`},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s: %v", tc.name, body)
+		assert.Contains(t, body["error"], "tpp:", tc.name)
+	}
+	s.mu.RLock()
+	assert.Empty(t, s.scn.roles)
+	s.mu.RUnlock()
+	status, body := ctl.call(http.MethodPost, "set-roles", `{"tpp":"`+encodeCert(c.creds.Certificate.Raw)+`","roles":["AISP"]}`)
+	assert.Equal(t, http.StatusOK, status, body)
+}
