@@ -37,15 +37,19 @@ import (
 //	GET  /banks                       the banks served
 //
 // name is the Go method's name in kebab case (Advance: advance,
-// InjectFault: inject-fault). Errors answer {"error": "...", "code":
-// "..."} with 400 (bad arguments, the field named; a key the control
-// does not take, another control's included, names the key and the
-// control), 401 (no or a wrong
-// token), 404 (an unknown control, bank, authorisation or transaction),
-// 413 (arguments past maxControlBody or Limits.controlValues) or 422 (the
-// control refused: a failed SCA, seed data past a limit). Every argument
-// is bounded before the control runs (decodeControlArgs,
-// maxControlDuration, maxClockShift, the checks of each route).
+// InjectFault: inject-fault). Each control takes the argument keys its
+// route declares (controlRoute.keys) and refuses any other. Errors
+// answer {"error": "...", "code": "..."} with 400 (bad arguments; a key
+// the control does not take, another control's included, names the key
+// and the control), 401 (no or a wrong token), 404 (an unknown control,
+// bank, authorisation, account, transaction, customer or payment), 413
+// (arguments past maxControlBody or Limits.controlValues) or 422 (the
+// control refused: a failed SCA, seed data past a limit); every refusal
+// of an argument starts with the field's name or path
+// (customers[0].accounts[1].product: ...). Every argument is bounded
+// before the control runs (scanControlArgs: array values, nesting,
+// texts; decodeControlArgs: keys and types; maxControlDuration,
+// maxClockShift, the checks of each route).
 
 // maxControlBody bounds a control's JSON arguments (seed data included).
 const maxControlBody = 32 << 20
