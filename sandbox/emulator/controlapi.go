@@ -45,8 +45,8 @@ import (
 // bank, authorisation, account, transaction, customer or payment), 413
 // (arguments past maxControlBody or Limits.controlValues) or 422 (the
 // control refused: a failed SCA, seed data past a limit); every refusal
-// of an argument starts with the field's name or path
-// (customers[0].accounts[1].product: ...). Every argument is bounded
+// of an argument names the field, inside an argument by its path
+// (customers[0].accounts[1].product). Every argument is bounded
 // before the control runs (scanControlArgs: array values, nesting,
 // texts; decodeControlArgs: keys and types; maxControlDuration,
 // maxClockShift, the checks of each route).
@@ -321,10 +321,10 @@ var controlRoutes = []controlRoute{
 		}
 		p, err := ParseProfile(*a.Profile)
 		if err != nil {
-			return nil, argError(err.Error())
+			return nil, argError("profile: " + err.Error())
 		}
 		if err := s.Control().SetProfile(p); err != nil {
-			return nil, argError(err.Error())
+			return nil, argError("profile: " + err.Error())
 		}
 		return map[string]string{"profile": p.String()}, nil
 	}},
@@ -643,7 +643,7 @@ func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 			}
 		}
 		if len(ids) != 1 {
-			return nil, argError(fmt.Sprintf("the bank has %d registered TPPs: name one with tpp (its certificate, PEM or base64 DER)", len(ids)))
+			return nil, argError(fmt.Sprintf("tpp: the bank has %d registered TPPs: name one (its certificate, PEM or base64 DER)", len(ids)))
 		}
 		return only, nil
 	}

@@ -576,3 +576,23 @@ func TestControlAPIUnknownTPP(t *testing.T) {
 	status, body := ctl.call(http.MethodPost, "set-roles", `{"tpp":"`+encodeCert(c.creds.Certificate.Raw)+`","roles":["AISP"]}`)
 	assert.Equal(t, http.StatusOK, status, body)
 }
+
+// TestControlAPIProfileAndTPPNameTheField: a bad profile and a missing
+// tpp with several TPPs name their field first (they began "emulator:
+// profile consent=..." and "the bank has 2 registered TPPs").
+func TestControlAPIProfileAndTPPNameTheField(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	newTPPClient(t, s, "One TPP")
+	newTPPClient(t, s, "Two TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, tc := range []struct{ name, body, field string }{
+		{"set-profile", `{"profile":"consent=x"}`, "profile: "},
+		{"set-profile", `{"profile":"colour=blue"}`, "profile: "},
+		{"consents", `{"customerNumber":"` + CustomerKari + `"}`, "tpp: "},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s: %v", tc.name, body)
+		assert.True(t, strings.HasPrefix(body["error"].(string), tc.field), "%s %s: %v", tc.name, tc.body, body)
+	}
+}
