@@ -1020,8 +1020,12 @@ func scanControlArgs(b []byte, maxValues int) error {
 }
 
 // scanPath names the value scanControlArgs is at: the keys and indexes
-// of open, customers[0].accounts[1].product ("" at the top).
+// of open, customers[0].accounts[1].product ("the arguments" at the
+// top).
 func scanPath(open []scanFrame) string {
+	if len(open) == 0 {
+		return "the arguments"
+	}
 	var b strings.Builder
 	for _, f := range open {
 		switch {

@@ -399,6 +399,7 @@ func TestControlAPITextsBounded(t *testing.T) {
 		{"authorize", `{"scaRedirect":"https://x/` + strings.Repeat("a", 9<<10) + `"}`, "scaRedirect: at most 8192"},
 		{"advance", `{"` + long + `":1}`, "a key of more than 256"},
 		{"seed", strings.Repeat(`{"customers":[`, 9) + strings.Repeat(`]}`, 9), "nest deeper than 16"},
+		{"advance", `"` + long + `"`, "the arguments: at most 256"},
 		{"seed", `{"customers":[{"accounts":[{"balance":5}]}]}`, "customers.Accounts.Balance: want string"},
 		{"add-transaction", `{"accountId":"x","transaction":{"amount":-5}}`, "transaction.Amount: want string"},
 	} {
