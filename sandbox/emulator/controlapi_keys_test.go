@@ -8,7 +8,10 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -195,5 +198,31 @@ func TestControlAPIRefusesAnotherControlsKey(t *testing.T) {
 	require.Len(t, list.Controls, len(controlRoutes))
 	for i, c := range list.Controls {
 		assert.Equal(t, strings.Fields(controlRoutes[i].keys), slices.Clip(c.Args), c.Name)
+	}
+}
+
+// TestDocsExamplesTakeTheirKeys: every curl example of docs/emulator.md
+// sends only keys its control takes (it would be refused).
+func TestDocsExamplesTakeTheirKeys(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "emulator.md"))
+	require.NoError(t, err)
+	routes := map[string]*controlRoute{}
+	for i := range controlRoutes {
+		routes[ControlName(controlRoutes[i].method)] = &controlRoutes[i]
+	}
+	examples := regexp.MustCompile(`\$CONTROL/controls/([a-z-]+) -d '([^']*)'`).FindAllSubmatch(doc, -1)
+	require.NotEmpty(t, examples)
+	for _, m := range examples {
+		rt := routes[string(m[1])]
+		if !assert.NotNil(t, rt, "no control %s", m[1]) {
+			continue
+		}
+		var args map[string]json.RawMessage
+		if assert.NoError(t, json.Unmarshal(m[2], &args), "%s", m[2]) {
+			for k := range args {
+				assert.True(t, rt.takes(k), "docs: %s does not take %q", m[1], k)
+			}
+		}
 	}
 }
