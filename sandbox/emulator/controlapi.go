@@ -171,7 +171,7 @@ var controlRoutes = []controlRoute{
 	{method: "Authorisations", read: true, keys: "tpp", args: `{"tpp":""}`, doc: "the SCAs waiting for the PSU", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var cert *x509.Certificate
 		if a.TPP != "" {
-			c, err := s.controlTPP(a.TPP)
+			c, err := s.controlRegisteredTPP(a.TPP)
 			if err != nil {
 				return nil, err
 			}
@@ -187,7 +187,7 @@ var controlRoutes = []controlRoute{
 		return struct{}{}, nil
 	}},
 	{method: "Reconsent", keys: "tpp customerId", args: `{"customerId":"enc!!..."}`, doc: "a new consent: the accounts get new resource ids", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		cert, err := s.controlTPP(a.TPP)
+		cert, err := s.controlRegisteredTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
@@ -195,7 +195,7 @@ var controlRoutes = []controlRoute{
 		return out, named(err, ErrUnknownTransaction, "customerId", "no customer of the TPP's sandbox has it")
 	}},
 	{method: "Consents", read: true, keys: "tpp customerNumber", args: `{"customerNumber":"13039319955"}`, doc: "the customer's consents at the TPP, with their end", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		cert, err := s.controlTPP(a.TPP)
+		cert, err := s.controlRegisteredTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +222,7 @@ var controlRoutes = []controlRoute{
 		return struct{}{}, nil
 	}},
 	{method: "Seed", keys: "tpp customers", args: `{"customers":[{"accounts":[{"balance":"1000.00"}],"consent":{}}]}`, doc: "add customers, accounts, transactions and consents in one step", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		cert, err := s.controlTPP(a.TPP)
+		cert, err := s.controlRegisteredTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
@@ -290,7 +290,7 @@ var controlRoutes = []controlRoute{
 		return struct{}{}, nil
 	}},
 	{method: "GrantAgreement", keys: "tpp agreementId customerNumber", args: `{"agreementId":"...","customerNumber":"13039319955"}`, doc: "give a private PSU access to a company's agreement", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		cert, err := s.controlTPP(a.TPP)
+		cert, err := s.controlRegisteredTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
@@ -617,7 +617,7 @@ func controlStatus(err error) *controlError {
 	case errors.Is(err, ErrAuthorisationUnknown), errors.Is(err, ErrUnknownTransaction), errors.Is(err, ErrUnknownPayment):
 		return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: err.Error()}
 	case errors.Is(err, ErrUnknownTPP):
-		return &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: err.Error()}
+		return &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: "tpp: " + err.Error()}
 	case errors.Is(err, ErrSettled), errors.Is(err, ErrNotApproved):
 		return &controlError{status: http.StatusUnprocessableEntity, code: "REFUSED", msg: err.Error()}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -627,8 +627,7 @@ func controlStatus(err error) *controlError {
 }
 
 // controlTPP returns the certificate the "tpp" argument names (PEM or
-// base64 DER of a registered certificate; another is refused), or with
-// none the bank's only registered TPP.
+// base64 DER), or with none the bank's only registered TPP.
 func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
@@ -657,15 +656,27 @@ func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 	if err != nil {
 		return nil, argError("tpp: not a certificate (PEM or base64 DER)")
 	}
-	s.mu.RLock()
-	known := s.tpps[fingerprint(cert)] != nil
-	s.mu.RUnlock()
-	if !known {
-		// A control for it would answer 200 and change nothing (or keep,
-		// for set-roles, an entry per certificate sent, without end).
-		return nil, &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: "tpp: no TPP registered at the bank has this certificate"}
-	}
 	return cert, nil
+}
+
+// controlRegisteredTPP is controlTPP refusing a certificate of no
+// registered TPP (its identity, tppIdentity: a renewal of a registered
+// TPP's certificate is that TPP): a control for it would answer 200 and
+// change nothing, or list nothing.
+func (s *Server) controlRegisteredTPP(arg string) (*x509.Certificate, error) {
+	cert, err := s.controlTPP(arg)
+	if err != nil {
+		return nil, err
+	}
+	id := tppIdentity(cert)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, t := range s.tpps {
+		if t.id == id {
+			return cert, nil
+		}
+	}
+	return nil, &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: "tpp: no TPP registered at the bank has this certificate"}
 }
 
 // The refusals of an unknown id, naming its field (named).

@@ -546,10 +546,10 @@ func TestControlAPISettlementFeeRead(t *testing.T) {
 	assert.Equal(t, http.StatusOK, status, out)
 }
 
-// TestControlAPIUnknownTPP: a tpp certificate the bank has not
-// registered is refused naming tpp (set-roles answered 200 and kept an
-// entry for every certificate sent, without end; authorisations and
-// consents answered an empty list).
+// TestControlAPIUnknownTPP: a tpp certificate of no TPP the bank has
+// registered is refused naming tpp (authorisations and consents answered
+// an empty list; seed, reconsent and grant-agreement did not name the
+// field); set-roles has its own check (roleCertificate).
 func TestControlAPIUnknownTPP(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
@@ -559,7 +559,6 @@ func TestControlAPIUnknownTPP(t *testing.T) {
 	stranger := `"tpp":"` + encodeCert(other.Certificate.Raw) + `"`
 	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
 	for _, tc := range []struct{ name, body string }{
-		{"set-roles", `{` + stranger + `,"roles":["AISP"]}`},
 		{"authorisations", `{` + stranger + `}`},
 		{"consents", `{` + stranger + `,"customerNumber":"` + CustomerKari + `"}`},
 		{"seed", `{` + stranger + `,"customers":[]}`},
@@ -571,10 +570,7 @@ func TestControlAPIUnknownTPP(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, status, "%s: %v", tc.name, body)
 		assert.Contains(t, body["error"], "tpp:", tc.name)
 	}
-	s.mu.RLock()
-	assert.Empty(t, s.scn.roles)
-	s.mu.RUnlock()
-	status, body := ctl.call(http.MethodPost, "set-roles", `{"tpp":"`+encodeCert(c.creds.Certificate.Raw)+`","roles":["AISP"]}`)
+	status, body := ctl.call(http.MethodPost, "authorisations", `{"tpp":"`+encodeCert(c.creds.Certificate.Raw)+`"}`)
 	assert.Equal(t, http.StatusOK, status, body)
 }
 
