@@ -74,7 +74,8 @@
 // [DefaultMaxAttempts] failures ([WithOutboxMaxAttempts]), so one event
 // the handler always refuses never stops the others;
 // [Outbox.DeadLetters], [Outbox.Retry] and [Outbox.Discard] (and the
-// command psd2 outbox) deal with it. The events of one subject (one
+// command psd2 outbox) deal with it; [Outbox.List] reads the counts and
+// the dead letters from one snapshot, so that they agree. The events of one subject (one
 // consent reference, one payment) are delivered in the order they were
 // published, and a dead letter holds the later ones of its subject.
 //

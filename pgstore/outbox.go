@@ -59,6 +59,9 @@ type Outbox struct {
 	s   *Store
 	cfg outboxConfig
 	q   outboxQueries
+	// afterStats, when set (by a test), runs in List between its two
+	// reads.
+	afterStats func()
 }
 
 // outboxQueries are the outbox's statements for one schema.

@@ -46,10 +46,25 @@ type OutboxStats struct {
 //			o.Observe(s.Dead)
 //			return nil
 //		}))
+//
+// Stats and [Outbox.DeadLetters] called one after the other read the
+// outbox at two moments, and may disagree; [Outbox.List] reads both at
+// one.
 func (o *Outbox) Stats(ctx context.Context) (OutboxStats, error) {
+	return o.stats(ctx, o.s.pool)
+}
+
+// querier runs a statement on a pool or in a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// stats is Stats through q.
+func (o *Outbox) stats(ctx context.Context, q querier) (OutboxStats, error) {
 	var s OutboxStats
 	var oldest *time.Time
-	err := o.s.pool.QueryRow(ctx, o.q.stats).Scan(&s.Pending, &s.Retrying, &s.Dead, &s.Delivered, &oldest)
+	err := q.QueryRow(ctx, o.q.stats).Scan(&s.Pending, &s.Retrying, &s.Dead, &s.Delivered, &oldest)
 	if err != nil {
 		return OutboxStats{}, wrap(ctx, "outbox stats", err)
 	}
@@ -85,10 +100,67 @@ type DeadLetter struct {
 // DeadLetters returns up to limit dead letters (1 to [MaxDeadLetters]),
 // oldest first; [OutboxStats.Dead] says how many there are in all.
 func (o *Outbox) DeadLetters(ctx context.Context, limit int) ([]DeadLetter, error) {
-	if limit < 1 || limit > MaxDeadLetters {
-		return nil, fmt.Errorf("pgstore: outbox: DeadLetters limit %d is not between 1 and %d", limit, MaxDeadLetters)
+	if err := checkDeadLimit("DeadLetters", limit); err != nil {
+		return nil, err
 	}
-	rows, err := o.s.pool.Query(ctx, o.q.dead, limit)
+	return o.deadLetters(ctx, o.s.pool, limit)
+}
+
+// checkDeadLimit refuses a limit of dead letters out of 1 to
+// MaxDeadLetters.
+func checkDeadLimit(method string, limit int) error {
+	if limit < 1 || limit > MaxDeadLetters {
+		return fmt.Errorf("pgstore: outbox: %s limit %d is not between 1 and %d", method, limit, MaxDeadLetters)
+	}
+	return nil
+}
+
+// List returns the outbox's counts ([Outbox.Stats]) and up to limit of
+// its dead letters (1 to [MaxDeadLetters]), oldest first
+// ([Outbox.DeadLetters]), read from one snapshot of the outbox: a
+// read-only REPEATABLE READ transaction, so that the two agree whatever
+// consumers, [Outbox.Retry] and [Outbox.Discard] do meanwhile (Dead
+// counts the letters listed, each letter's Holds counts events Pending
+// counts). Stats and DeadLetters called one after the other read two
+// moments: a letter retried between them is counted dead and not
+// listed, or listed and not counted. List is what an operator's listing
+// reads (psd2 outbox list).
+func (o *Outbox) List(ctx context.Context, limit int) (OutboxStats, []DeadLetter, error) {
+	if err := checkDeadLimit("List", limit); err != nil {
+		return OutboxStats{}, nil, err
+	}
+	var stats OutboxStats
+	var dead []DeadLetter
+	// A read-only transaction under REPEATABLE READ takes its snapshot
+	// at its first statement, waits for no lock and never fails to
+	// serialize on a primary; on a hot standby a conflict with recovery
+	// (40001) runs it again (retry).
+	err := retry(ctx, func() error {
+		tx, err := o.s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		if err != nil {
+			return wrap(ctx, "outbox list", err)
+		}
+		// It wrote nothing; a rollback that fails (ctx ended) closes the
+		// connection rather than return it to the pool inside a transaction.
+		defer func() { _ = tx.Rollback(ctx) }()
+		if stats, err = o.stats(ctx, tx); err != nil {
+			return err
+		}
+		if o.afterStats != nil {
+			o.afterStats()
+		}
+		dead, err = o.deadLetters(ctx, tx, limit)
+		return err
+	})
+	if err != nil {
+		return OutboxStats{}, nil, err
+	}
+	return stats, dead, nil
+}
+
+// deadLetters is DeadLetters through q.
+func (o *Outbox) deadLetters(ctx context.Context, q querier, limit int) ([]DeadLetter, error) {
+	rows, err := q.Query(ctx, o.q.dead, limit)
 	if err != nil {
 		return nil, wrap(ctx, "outbox dead letters", err)
 	}

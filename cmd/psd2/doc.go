@@ -30,10 +30,13 @@
 //	probe     send one signed GET /v1/accounts without a PSU per keyId
 //	          rendering (each issuer form, each also with a padded serial)
 //	          and say which renderings the bank accepts: verified only on an
-//	          answer given after the signature check (2xx JSON, 401 with
-//	          a scaRedirect, a consent code), refused on a refusal of the
-//	          Signature, undecided with the reason on anything else (404,
-//	          5xx, TLS, the certificate refused, a 2xx web page)
+//	          answer given after the signature check (a 2xx shaped as the
+//	          interface's answer, {"accounts":[...]} each with a
+//	          resourceId; 401 with a scaRedirect; a consent code),
+//	          refused on a refusal of the Signature, undecided with the
+//	          reason on anything else (404, 5xx, TLS, the certificate
+//	          refused, a 2xx web page or other JSON, a 2xx of a -path
+//	          whose answer the probe does not know)
 //	emulator  serve the emulator on loopback: one bank, or several at once
 //	          with -banks a,b (one host name each, <id>.localhost); every
 //	          flag of cmd/psd2-emulator (-addr, -public, -trust,
@@ -48,7 +51,9 @@
 //	          the sandbox has already (its customer number) is skipped with
 //	          its accounts, so a file seeds once however often it is run.
 //	          The file is a JSON list of at most 32 MiB; a larger one, or
-//	          null, is refused before any request.
+//	          null, is refused before any request. list ends with the
+//	          count ("N customer(s)"); a sandbox with no customer at all
+//	          (perhaps not the one meant) is said so on stderr.
 //	          Refused, before any request, for a base URL the bank
 //	          directory lists as a production API, or one it does not know
 //	          that is not on loopback (the emulator), unless -force
@@ -80,7 +85,8 @@
 //	banks     list the bank directory (package banks), or the banks named
 //	          (psd2 banks sor, or -bank sor)
 //	outbox    list the dead letters of pgstore's event outbox (events the
-//	          handler refused on every attempt) with the outbox's counts;
+//	          handler refused on every attempt) with the outbox's counts,
+//	          both read at one moment (one snapshot: they agree);
 //	          retry them, or discard one no handler will ever take
 //	          (-store a PostgreSQL connection string, or $PSD2_STORE); an
 //	          outbox that holds no event at all (none pending, dead or

@@ -188,3 +188,22 @@ func (zeros) Read(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestEmulatorCtlSetRolesRefusesTheCA: psd2 emulator ctl set-roles with
+// the emulator's CA certificate as tpp fails (exit 3) and says why; the
+// TPP's own certificate is taken. The control took the CA's and answered
+// with success.
+func TestEmulatorCtlSetRolesRefusesTheCA(t *testing.T) {
+	t.Parallel()
+	info, out := startEmulator(t, "-control", "127.0.0.1:0")
+	ca, err := os.ReadFile(info.CA)
+	require.NoError(t, err)
+	tpp, err := os.ReadFile(info.TPPCert)
+	require.NoError(t, err)
+	stdout, stderr, code := psd2(t, "emulator", "ctl", "-out", out, "set-roles", `roles=["PISP"]`, "tpp="+string(ca))
+	assert.Equal(t, exitRuntime, code, stderr)
+	assert.Contains(t, stderr, "is a CA certificate")
+	assert.Empty(t, stdout)
+	_, stderr, code = psd2(t, "emulator", "ctl", "-out", out, "set-roles", `roles=["PISP"]`, "tpp="+string(tpp))
+	assert.Equal(t, exitOK, code, stderr)
+}

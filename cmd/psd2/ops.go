@@ -126,12 +126,23 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(list) == 0 {
+		// An empty list is a claim about this TPP's sandbox at this
+		// bank: said so, never a silent nothing.
+		list = []sandbox.Customer{}
+		fmt.Fprintln(e.stderr, noCustomerNote)
+	}
 	return e.emit(list, func(w io.Writer) {
 		for _, cu := range list {
 			fmt.Fprintf(w, "%-12s %-10s %-30s %d account(s), %d card account(s)\n", cu.CustomerNumber, cu.CustomerType, cu.CustomerName, len(cu.Accounts), len(cu.CardAccounts))
 		}
+		fmt.Fprintf(w, "%d customer(s)\n", len(list))
 	})
 }
+
+// noCustomerNote is said when a sandbox lists no customer at all.
+const noCustomerNote = "note: this sandbox holds no customer at all (not even the default ones): either every customer was deleted (psd2 sandbox reset brings the default ones back), " +
+	"or -bank, -url or the certificate is not the one whose sandbox you mean (check them before reading this as an empty sandbox)"
 
 // sandboxOnly refuses a base URL that is not a sandbox, before any
 // request: one the bank directory lists as a bank's production API, or

@@ -147,12 +147,11 @@ func deadLetterError(err error, id string) error {
 const noEventNote = "note: this outbox holds no event at all (none pending, dead or delivered): either the service publishes no events to it, " +
 	"or every one was delivered and pruned, or -store and -schema are not the service's (check them before reading this as no dead letters)"
 
+// listDeadLetters prints the outbox's counts and up to limit dead
+// letters, read at one moment (Outbox.List): the counts and the letters
+// listed agree.
 func listDeadLetters(ctx context.Context, e *env, ob *pgstore.Outbox, limit int) error {
-	stats, err := ob.Stats(ctx)
-	if err != nil {
-		return err
-	}
-	dead, err := ob.DeadLetters(ctx, limit)
+	stats, dead, err := ob.List(ctx, limit)
 	if err != nil {
 		return err
 	}

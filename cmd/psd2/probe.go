@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"net/http"
 	"slices"
@@ -77,7 +80,7 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 	var bf bankFlags
 	cf.register(fs, true)
 	bf.register(fs)
-	path := fs.String("path", probePath, "path of the signed GET (below the base URL); an answer proves a rendering only when the interface gives it after the signature check")
+	path := fs.String("path", probePath, "path of the signed GET (below the base URL); an answer proves a rendering only when the interface gives it after the signature check (a 2xx only for /v1/accounts and /v1/card-accounts, whose answer the probe knows)")
 	redirect := fs.String("redirect-uri", probeRedirectURI, "TPP-Redirect-URI to send (your registered one, if the bank checks it)")
 	if err := parse(fs, args, false); err != nil {
 		return err
@@ -96,9 +99,10 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		res := probeResult{Rendering: r.Name, KeyID: r.KeyID}
-		resp, err := c.Do(ctx, client.Operation{Name: "psd2.probe", Method: http.MethodGet, Path: *path}, nil,
+		ans := newProbeAnswer(*path)
+		resp, err := c.Do(ctx, client.Operation{Name: "psd2.probe", Method: http.MethodGet, Path: *path}, ans,
 			client.WithRedirectURI(*redirect), client.WithTPPSessionID(uuid.NewString()))
-		res.Verdict, res.Reason = judgeProbe(resp, err)
+		res.Verdict, res.Reason = judgeProbe(resp, ans, err)
 		var ce *client.Error
 		if errors.As(err, &ce) {
 			res.Status = ce.StatusCode
@@ -107,7 +111,7 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 				codes = append(codes, clipCode(m.Code))
 			}
 			res.Codes = strings.Join(codes, ",")
-		} else if err == nil {
+		} else if resp != nil {
 			res.Status = resp.StatusCode
 		}
 		if res.Verdict == verdictVerified {
@@ -151,22 +155,35 @@ func firstUndecided(rs []probeResult) string {
 
 // judgeProbe decides what the result of the probe's call says about its
 // rendering: verified only on an answer that proves the signature was
-// checked and accepted (a 2xx, a 401 with a scaRedirect link, or one of
-// acceptedAfterSignature), refused on an answer that refuses the Signature,
-// and undecided on anything else (no answer, a TLS failure, 404, 405, 5xx,
-// the certificate refused, an answer the interface may give before the
-// signature check, a 2xx that is not JSON), with the reason.
-func judgeProbe(resp *client.Response, err error) (verdict, reason string) {
-	if err == nil {
-		// A web page (a developer portal, a proxy's landing page) answers
-		// every path with 200: only the interface's JSON is the bank's.
-		if resp == nil {
-			return verdictUndecided, "no answer from the bank"
-		}
+// checked and accepted (a 2xx shaped as the interface answers the call,
+// see probeAnswer; a 401 with a scaRedirect link, or one of
+// acceptedAfterSignature), refused on an answer that refuses the
+// Signature, and undecided on anything else (no answer, a TLS failure,
+// 404, 405, 5xx, the certificate refused, an answer the interface may
+// give before the signature check, a 2xx that is not JSON or not the
+// interface's answer), with the reason.
+func judgeProbe(resp *client.Response, ans *probeAnswer, err error) (verdict, reason string) {
+	if resp != nil {
+		// A 2xx; err is a body that did not decode. A web page (a
+		// developer portal, a proxy's landing page) answers every path
+		// with 200, and another JSON API may too: only the interface's
+		// answer to the call is the bank's.
 		if ct := resp.Header.Get("Content-Type"); !isJSON(ct) {
 			return verdictUndecided, fmt.Sprintf("%d with Content-Type %q, not the interface's JSON: a web page or another server, not the bank's API (check -url or -bank)", resp.StatusCode, clipText(ct))
 		}
-		return verdictVerified, "2xx: the bank served the call"
+		switch {
+		case ans.list == "":
+			return verdictUndecided, fmt.Sprintf("%d JSON of a path whose answer the probe does not know (it knows GET %s): it cannot tell the bank's answer from another server's (probe the default -path)", resp.StatusCode, strings.Join(slices.Sorted(maps.Keys(probeLists)), " and "))
+		case err != nil:
+			return verdictUndecided, fmt.Sprintf("%d whose body does not decode as JSON: another server, not the bank's API (check -url or -bank)", resp.StatusCode)
+		}
+		if why := ans.problem(); why != "" {
+			return verdictUndecided, fmt.Sprintf("%d JSON, but not the interface's answer to this call: %s: another server's API, not the bank's (check -url or -bank)", resp.StatusCode, why)
+		}
+		return verdictVerified, fmt.Sprintf("%d with the interface's answer (%s): the bank served the call", resp.StatusCode, ans.shape)
+	}
+	if err == nil {
+		return verdictUndecided, "no answer from the bank"
 	}
 	var ce *client.Error
 	if !errors.As(err, &ce) {
@@ -205,6 +222,79 @@ func judgeProbe(resp *client.Response, err error) (verdict, reason string) {
 		return verdictVerified, st + ": an answer about the PSU's session, given only after the signature check"
 	}
 	return verdictUndecided, st + ": not an answer the interface gives only after checking the signature"
+}
+
+// probeAnswer reads the 2xx answer of the probe's call and says whether
+// it is shaped as the interface answers that call: for GET /v1/accounts
+// (docs/interface.md: {"accounts":[...]}) and GET /v1/card-accounts
+// ({"cardAccounts":[...]}), a JSON object whose list member is a list of
+// objects, each with a resourceId string; an empty list is an answer
+// too. For another -path the probe knows no shape, so no 2xx of it
+// proves the bank served the call. Decoding never fails: what it finds
+// wrong is kept for problem. The client bounds the answer it reads.
+type probeAnswer struct {
+	list  string // the member holding the list, "" when the path has none known
+	shape string // the shape, as the reason says it
+	read  bool   // a body was decoded
+	why   string // what is not the interface's, "" when it is
+}
+
+// probeLists are the paths whose 2xx answer the probe recognises, with
+// the member holding their list.
+var probeLists = map[string]string{
+	"/v1/accounts":      "accounts",
+	"/v1/card-accounts": "cardAccounts",
+}
+
+// newProbeAnswer is the probeAnswer of a call of path.
+func newProbeAnswer(path string) *probeAnswer {
+	list := probeLists[path]
+	return &probeAnswer{list: list, shape: fmt.Sprintf(`{"%s":[{"resourceId":...},...]}`, list)}
+}
+
+// UnmarshalJSON records whether data has the shape; it never fails.
+func (a *probeAnswer) UnmarshalJSON(data []byte) error {
+	a.read = true
+	a.why = a.check(data)
+	return nil
+}
+
+// check returns what makes data not the interface's answer, "" for
+// nothing.
+func (a *probeAnswer) check(data []byte) string {
+	if a.list == "" {
+		return ""
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return "not a JSON object (want " + a.shape + ")"
+	}
+	raw, ok := top[a.list]
+	if !ok {
+		return fmt.Sprintf("no %q member (want %s)", a.list, a.shape)
+	}
+	var items []json.RawMessage
+	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '[' || json.Unmarshal(t, &items) != nil {
+		return fmt.Sprintf("%q is not a list (want %s)", a.list, a.shape)
+	}
+	for i, it := range items {
+		var item struct {
+			ResourceID *string `json:"resourceId"`
+		}
+		if t := bytes.TrimSpace(it); len(t) == 0 || t[0] != '{' || json.Unmarshal(t, &item) != nil || item.ResourceID == nil || *item.ResourceID == "" {
+			return fmt.Sprintf("entry %d of %q is not an object with a resourceId (want %s)", i, a.list, a.shape)
+		}
+	}
+	return ""
+}
+
+// problem says why the answer read is not the interface's, "" when it
+// is; a path without a known shape is judgeProbe's.
+func (a *probeAnswer) problem() string {
+	if !a.read {
+		return "an empty body (want " + a.shape + ")"
+	}
+	return a.why
 }
 
 // isJSON reports whether a Content-Type is JSON (application/json, or a

@@ -253,3 +253,77 @@ func TestProbePrintsNoControlCharacters(t *testing.T) {
 		assert.True(t, utf8.ValidString(out+errOut), "json %v", json)
 	}
 }
+
+// TestProbeJSONAPIIsNoBank: a -url that is another JSON API (a status
+// endpoint, a gateway's health check, another service) answers the
+// probe's GET with 200 and JSON. Only an answer shaped as the
+// interface's answer to the call ({"accounts":[...]} for GET
+// /v1/accounts, each entry with a resourceId) proves the bank served it:
+// every other 2xx leaves each rendering undecided with the reason (exit
+// 3). Before, any 2xx JSON was "verified", and the probe said the bank
+// accepted every rendering. The platform's own answers (the accounts and
+// card accounts of accounts/testdata) are verified.
+func TestProbeJSONAPIIsNoBank(t *testing.T) {
+	t.Parallel()
+	_, _, certFile, keyFile, _ := tppFiles(t)
+	accountsAnswer, err := os.ReadFile(filepath.Join("..", "..", "accounts", "testdata", "accounts.json"))
+	require.NoError(t, err)
+	cardsAnswer, err := os.ReadFile(filepath.Join("..", "..", "accounts", "testdata", "card-accounts.json"))
+	require.NoError(t, err)
+	// answering serves body with 200 and Content-Type ct for every path.
+	answering := func(ct, body string) (url, ca string) {
+		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", ct)
+			_, _ = w.Write([]byte(body))
+		}))
+		t.Cleanup(srv.Close)
+		ca = filepath.Join(t.TempDir(), "ca.pem")
+		require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600))
+		return srv.URL + "/api", ca
+	}
+	const json = "application/json"
+	cases := []struct {
+		name, ct, body, path string
+		verified             bool
+		reason               string
+	}{
+		{"a status endpoint", json, `{"status":"ok","version":"1.4.2"}`, "", false, `no "accounts" member`},
+		{"a top-level list", json, `[{"resourceId":"enc!!abc="}]`, "", false, "not a JSON object"},
+		{"accounts not a list", json, `{"accounts":"none"}`, "", false, `"accounts" is not a list`},
+		{"accounts null", json, `{"accounts":null}`, "", false, `"accounts" is not a list`},
+		{"an entry without resourceId", json, `{"accounts":[{"id":"a1","name":"Main"}]}`, "", false, `entry 0 of "accounts"`},
+		{"an entry null", json, `{"accounts":[null]}`, "", false, `entry 0 of "accounts"`},
+		{"an empty resourceId", json, `{"accounts":[{"resourceId":""}]}`, "", false, `entry 0 of "accounts"`},
+		{"an empty body", json, ``, "", false, "an empty body"},
+		{"a body that is not JSON", json, `<html>`, "", false, "does not decode as JSON"},
+		{"a +json type, not the shape", "application/problem+json", `{"title":"ok"}`, "", false, `no "accounts" member`},
+		{"a path whose answer the probe does not know", json, `{"agreements":[]}`, "/v1/agreements", false, "does not know"},
+		{"the platform's account list", json, string(accountsAnswer), "", true, "the interface's answer"},
+		{"an empty account list", json, `{"accounts":[]}`, "", true, "the interface's answer"},
+		{"the platform's card account list", json, string(cardsAnswer), "/v1/card-accounts", true, "the interface's answer"},
+	}
+	for _, c := range cases {
+		base, ca := answering(c.ct, c.body)
+		args := []string{"-url", base, "-ca", ca, "-cert", certFile, "-key", keyFile}
+		if c.path != "" {
+			args = append(args, "-path", c.path)
+		}
+		rep, errOut, code := runProbeBin(t, args...)
+		require.NotEmpty(t, rep.Results, c.name)
+		want := verdictUndecided
+		if c.verified {
+			want = verdictVerified
+			assert.Equal(t, exitOK, code, "%s: %s", c.name, errOut)
+			assert.Len(t, rep.Accepted, len(rep.Results), c.name)
+		} else {
+			assert.Equal(t, exitRuntime, code, "%s: %s", c.name, errOut)
+			assert.Empty(t, rep.Accepted, c.name)
+			assert.Contains(t, errOut, "undecided", c.name)
+		}
+		for _, r := range rep.Results {
+			assert.Equal(t, want, r.Verdict, "%s: %s: %s", c.name, r.Rendering, r.Reason)
+			assert.Contains(t, r.Reason, c.reason, c.name)
+			assert.Equal(t, http.StatusOK, r.Status, c.name)
+		}
+	}
+}

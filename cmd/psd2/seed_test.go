@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testpsu"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
+	"github.com/tppkit/psd2/sandbox"
 )
 
 // TestSandboxSeedsAccountsAndTransactions: sandbox seed makes the
@@ -107,5 +110,49 @@ func TestSandboxSeedUnreadableFile(t *testing.T) {
 		assert.NotEqual(t, exitOK, code, file)
 		assert.Contains(t, errOut, want, file)
 		assert.Empty(t, out, file)
+	}
+}
+
+// TestSandboxListOfNoCustomerSaysSo: a sandbox whose every customer was
+// deleted lists none. sandbox list printed nothing at all for it, the
+// same as for a listing that never ran; it now says "0 customer(s)" on
+// stdout and why that may be on stderr (one line, exit 0), and --json
+// prints an empty list, not null. A sandbox with customers has no note.
+func TestSandboxListOfNoCustomerSaysSo(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, caFile := tppFiles(t)
+	args := []string{"sandbox", "list", "-url", s.URL, "-ca", caFile, "-cert", certFile, "-key", keyFile}
+	out, errOut, code := psd2(t, args...)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "Kari Testperson")
+	assert.Contains(t, out, "4 customer(s)\n")
+	assert.Empty(t, errOut)
+
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()))
+	require.NoError(t, err)
+	sb, err := sandbox.New(c)
+	require.NoError(t, err)
+	list, err := sb.Customers(ctx, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, list)
+	for _, cu := range list {
+		require.NoError(t, sb.DeleteCustomer(ctx, cu.CustomerID))
+	}
+
+	for _, json := range []bool{false, true} {
+		a := args
+		if json {
+			a = append(slices.Clone(args), "--json")
+		}
+		out, errOut, code := psd2(t, a...)
+		require.Equal(t, exitOK, code, errOut)
+		if json {
+			assert.Equal(t, "[]\n", out)
+		} else {
+			assert.Equal(t, "0 customer(s)\n", out)
+		}
+		assert.Contains(t, errOut, "holds no customer at all")
+		assert.Equal(t, 1, strings.Count(errOut, "\n"), "one line")
 	}
 }

@@ -48,11 +48,14 @@ func psd2In(t *testing.T, dir string, env []string, args ...string) (string, str
 
 // cleanEnv is the test's environment without PSD2_* variables (the
 // store of the test server stays out of a command that is not given it),
-// and with a config home of no profiles.
+// and with a config home of no profiles. PSD2_CLOCK_SHIFT_SECONDS stays:
+// under .ci/clockshift the command's clock moves with the test's, which
+// makes the certificates it is given.
 func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "PSD2_") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+		keep := strings.HasPrefix(kv, "PSD2_CLOCK_SHIFT_SECONDS=")
+		if keep || !strings.HasPrefix(kv, "PSD2_") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
 			env = append(env, kv)
 		}
 	}

@@ -272,6 +272,9 @@ var controlRoutes = []controlRoute{
 		if err != nil {
 			return nil, err
 		}
+		if err := s.roleCertificate(cert); err != nil { // rolecert.go
+			return nil, err
+		}
 		var roles Role
 		for _, r := range a.Roles {
 			switch strings.ToUpper(r) {
