@@ -389,8 +389,8 @@ var controlRoutes = []controlRoute{
 			return nil, argError("method: one of " + strings.Join(faultMethods, ", ") + " (empty: any)")
 		case f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/"):
 			return nil, argError(`pathPrefix: a path starting with "/", such as "/v1/payments/" (empty: any)`)
-		case f.Count < 0:
-			return nil, argError("count: the number of requests to fail, 1 or more (0: 1)")
+		case f.Count < 0 || f.Count > maxFaultCount:
+			return nil, argError(fmt.Sprintf("count: the number of requests to fail, 1 to %d (0: 1; for every request over a span, outage)", maxFaultCount))
 		case f.Status != 0 && (f.Status < minFaultStatus || f.Status > maxFaultStatus):
 			return nil, argError(fmt.Sprintf("status: an error status, %d to %d (0: 503)", minFaultStatus, maxFaultStatus))
 		case f.RetryAfter < 0:
@@ -496,6 +496,11 @@ var faultKinds = map[string]FaultKind{
 	"drop-after-body": FaultDropAfterBody, "drop-before-processing": FaultDropBeforeProcessing,
 	"corrupt-signature": FaultCorruptSignature, "corrupt-digest": FaultCorruptDigest,
 }
+
+// maxFaultCount bounds the count of a fault armed over the control API:
+// far past the requests of any test; a bank that fails every request
+// for a while is an outage (Outage, RateLimitStorm).
+const maxFaultCount = 1_000_000
 
 // faultMethods are the methods a fault may match: a request of the bank
 // has one of them.

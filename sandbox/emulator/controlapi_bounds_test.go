@@ -439,6 +439,8 @@ func TestControlAPIArgumentsThatWouldDoNothing(t *testing.T) {
 		{"inject-fault", `{"kind":"status","method":"PSOT"}`, "method:"},
 		{"inject-fault", `{"kind":"status","pathPrefix":"v1/payments/"}`, "pathPrefix:"},
 		{"inject-fault", `{"kind":"statuss"}`, "kind:"},
+		{"inject-fault", `{"kind":"status","count":1000001}`, "count: the number of requests to fail, 1 to 1000000"},
+		{"inject-fault", `{"kind":"status","count":9223372036854775807}`, "count:"},
 		{"rate-limit-storm", `{"retryAfter":"-1s","for":"1m"}`, "retryAfter:"},
 		{"slow-bank", `{"p50":"2s","p99":"1s","for":"1m"}`, "p99:"},
 		{"outage", `{"kind":"down","for":"1m"}`, "kind:"},
