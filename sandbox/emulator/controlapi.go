@@ -154,19 +154,19 @@ var controlRoutes = []controlRoute{
 	}},
 	{method: "Authorize", keys: "scaRedirect customerNumber", args: `{"scaRedirect":"https://...","customerNumber":"13039319955"}`, doc: "approve an SCA as the customer", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		u, err := s.Control().Authorize(ctx, a.SCARedirect, string(a.CustomerNumber))
-		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", "no SCA of the bank waits at this link (unknown, or completed)"))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
 	{method: "AuthorizeCorporate", keys: "scaRedirect customerNumber agreementId", args: `{"scaRedirect":"https://...","customerNumber":"993629340","agreementId":""}`, doc: "approve an SCA as a corporate customer in one of its agreements", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		u, err := s.Control().AuthorizeCorporate(ctx, a.SCARedirect, string(a.CustomerNumber), string(a.AgreementID))
-		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", "no SCA of the bank waits at this link (unknown, or completed)"))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
 	{method: "AuthorizeInContext", keys: "scaRedirect customerNumber context agreementId", args: `{"scaRedirect":"https://...","customerNumber":"13039319955","context":"CORPORATE","agreementId":"..."}`, doc: "approve an SCA as the customer in the PRIVATE or CORPORATE context", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		u, err := s.Control().AuthorizeInContext(ctx, a.SCARedirect, string(a.CustomerNumber), a.Context, string(a.AgreementID))
-		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", "no SCA of the bank waits at this link (unknown, or completed)"))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
 	{method: "Reject", keys: "scaRedirect", args: `{"scaRedirect":"https://..."}`, doc: "deny an SCA as the PSU pressing cancel", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		u, err := s.Control().Reject(ctx, a.SCARedirect)
-		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", "no SCA of the bank waits at this link (unknown, or completed)"))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
 	{method: "Authorisations", read: true, keys: "tpp", args: `{"tpp":""}`, doc: "the SCAs waiting for the PSU", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var cert *x509.Certificate
@@ -689,6 +689,7 @@ func (s *Server) controlRegisteredTPP(arg string) (*x509.Certificate, error) {
 
 // The refusals of an unknown id, naming its field (named).
 const (
+	noSCA     = "no SCA of the bank waits at this link (unknown, or completed)"
 	noAccount = "no account of the bank has it"
 	noPending = "the account has no pending transaction with it"
 	noPayment = "no payment of the bank has it, or its creditor account is no sandbox account"
