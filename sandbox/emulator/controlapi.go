@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -16,12 +17,12 @@ import (
 	"math"
 	"net/http"
 	"net/url"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // The control API: every method of [Controls] as JSON over HTTP, for
@@ -32,17 +33,23 @@ import (
 //
 //	POST /controls/{name}[?bank=ID]   {arguments}  ->  200 {result}
 //	GET  /controls/{name}[?bank=ID]   (the controls that only read)
-//	GET  /controls                    the controls and their arguments
+//	GET  /controls                    the controls, the arguments each takes, an example
 //	GET  /banks                       the banks served
 //
 // name is the Go method's name in kebab case (Advance: advance,
-// InjectFault: inject-fault). Errors answer {"error": "...", "code":
-// "..."} with 400 (bad arguments, the field named), 401 (no or a wrong
-// token), 404 (an unknown control, bank, authorisation or transaction),
-// 413 (arguments past maxControlBody or Limits.controlValues) or 422 (the
-// control refused: a failed SCA, seed data past a limit). Every argument
-// is bounded before the control runs (decodeControlArgs,
-// maxControlDuration, maxClockShift, the checks of each route).
+// InjectFault: inject-fault). Each control takes the argument keys its
+// route declares (controlRoute.keys) and refuses any other. Errors
+// answer {"error": "...", "code": "..."} with 400 (bad arguments; a key
+// the control does not take, another control's included, names the key
+// and the control), 401 (no or a wrong token), 404 (an unknown control,
+// bank, authorisation, account, transaction, customer or payment), 413
+// (arguments past maxControlBody or Limits.controlValues) or 422 (the
+// control refused: a failed SCA, seed data past a limit); every refusal
+// of an argument names the field, inside an argument by its path
+// (customers[0].accounts[1].product). Every argument is bounded
+// before the control runs (scanControlArgs: array values, nesting,
+// texts; decodeControlArgs: keys and types; maxControlDuration,
+// maxClockShift, the checks of each route).
 
 // maxControlBody bounds a control's JSON arguments (seed data included).
 const maxControlBody = 32 << 20
@@ -51,9 +58,15 @@ const maxControlBody = 32 << 20
 type controlRoute struct {
 	method string // the Controls method's name
 	read   bool   // only reads: GET is allowed
-	args   string // the arguments, as a JSON example ("" for none)
-	doc    string // what it does, one line
-	run    func(ctx context.Context, s *Server, a *controlArgs) (any, error)
+	// keys are the arguments the control takes, their JSON keys (of
+	// controlArgs) separated by spaces, "" for none: the one declaration
+	// of them. The control refuses any other key (decodeControlArgs), and
+	// TestControlRoutesDeclareTheirKeys checks that run reads these
+	// fields of controlArgs and no other.
+	keys string
+	args string // an example of the arguments, in JSON ("" for none)
+	doc  string // what it does, one line
+	run  func(ctx context.Context, s *Server, a *controlArgs) (any, error)
 }
 
 // controlArgs are the arguments every control takes its own from. The
@@ -103,7 +116,7 @@ var controlRoutes = []controlRoute{
 	{method: "Now", read: true, doc: "the bank's time", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
 		return clockAnswer(s), nil
 	}},
-	{method: "SetTime", args: `{"time":"2026-03-01T09:00:00+01:00"}`, doc: "set the bank's clock (it may go back)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetTime", keys: "time", args: `{"time":"2026-03-01T09:00:00+01:00"}`, doc: "set the bank's clock (it may go back)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if a.Time == nil {
 			return nil, argError("time is required (RFC 3339, or a date)")
 		}
@@ -114,7 +127,7 @@ var controlRoutes = []controlRoute{
 		s.Control().SetTime(t)
 		return clockAnswer(s), nil
 	}},
-	{method: "Advance", args: `{"days":89}`, doc: `move the bank's clock on by "by" (a Go duration, or "89d") plus "days"`, run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Advance", keys: "by days", args: `{"days":89}`, doc: `move the bank's clock on by "by" (a Go duration, or "89d") plus "days"`, run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if math.Abs(a.Days) > maxControlDuration.Hours()/24 {
 			return nil, argError(fmt.Sprintf("days: %g is more than %d days", a.Days, int(maxControlDuration.Hours()/24)))
 		}
@@ -139,22 +152,26 @@ var controlRoutes = []controlRoute{
 		s.Control().Resume()
 		return clockAnswer(s), nil
 	}},
-	{method: "Authorize", args: `{"scaRedirect":"https://...","customerNumber":"13039319955"}`, doc: "approve an SCA as the customer", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		return callbackAnswer(s.Control().Authorize(ctx, a.SCARedirect, string(a.CustomerNumber)))
+	{method: "Authorize", keys: "scaRedirect customerNumber", args: `{"scaRedirect":"https://...","customerNumber":"13039319955"}`, doc: "approve an SCA as the customer", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		u, err := s.Control().Authorize(ctx, a.SCARedirect, string(a.CustomerNumber))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
-	{method: "AuthorizeCorporate", args: `{"scaRedirect":"https://...","customerNumber":"993629340","agreementId":""}`, doc: "approve an SCA as a corporate customer in one of its agreements", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		return callbackAnswer(s.Control().AuthorizeCorporate(ctx, a.SCARedirect, string(a.CustomerNumber), string(a.AgreementID)))
+	{method: "AuthorizeCorporate", keys: "scaRedirect customerNumber agreementId", args: `{"scaRedirect":"https://...","customerNumber":"993629340","agreementId":""}`, doc: "approve an SCA as a corporate customer in one of its agreements", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		u, err := s.Control().AuthorizeCorporate(ctx, a.SCARedirect, string(a.CustomerNumber), string(a.AgreementID))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
-	{method: "AuthorizeInContext", args: `{"scaRedirect":"https://...","customerNumber":"13039319955","context":"CORPORATE","agreementId":"..."}`, doc: "approve an SCA as the customer in the PRIVATE or CORPORATE context", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		return callbackAnswer(s.Control().AuthorizeInContext(ctx, a.SCARedirect, string(a.CustomerNumber), a.Context, string(a.AgreementID)))
+	{method: "AuthorizeInContext", keys: "scaRedirect customerNumber context agreementId", args: `{"scaRedirect":"https://...","customerNumber":"13039319955","context":"CORPORATE","agreementId":"..."}`, doc: "approve an SCA as the customer in the PRIVATE or CORPORATE context", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		u, err := s.Control().AuthorizeInContext(ctx, a.SCARedirect, string(a.CustomerNumber), a.Context, string(a.AgreementID))
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
-	{method: "Reject", args: `{"scaRedirect":"https://..."}`, doc: "deny an SCA as the PSU pressing cancel", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		return callbackAnswer(s.Control().Reject(ctx, a.SCARedirect))
+	{method: "Reject", keys: "scaRedirect", args: `{"scaRedirect":"https://..."}`, doc: "deny an SCA as the PSU pressing cancel", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		u, err := s.Control().Reject(ctx, a.SCARedirect)
+		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
-	{method: "Authorisations", read: true, args: `{"tpp":""}`, doc: "the SCAs waiting for the PSU", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Authorisations", read: true, keys: "tpp", args: `{"tpp":""}`, doc: "the SCAs waiting for the PSU", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var cert *x509.Certificate
 		if a.TPP != "" {
-			c, err := s.controlTPP(a.TPP)
+			c, err := s.controlRegisteredTPP(a.TPP)
 			if err != nil {
 				return nil, err
 			}
@@ -162,22 +179,23 @@ var controlRoutes = []controlRoute{
 		}
 		return map[string]any{"authorisations": orEmpty(s.Control().Authorisations(cert))}, nil
 	}},
-	{method: "RevokeConsent", args: `{"customerNumber":"13039319955"}`, doc: "revoke the customer's consents as the PSU at the bank", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RevokeConsent", keys: "customerNumber", args: `{"customerNumber":"13039319955"}`, doc: "revoke the customer's consents as the PSU at the bank", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := s.controlCustomer(string(a.CustomerNumber)); err != nil {
 			return nil, err
 		}
 		s.Control().RevokeConsent(string(a.CustomerNumber))
 		return struct{}{}, nil
 	}},
-	{method: "Reconsent", args: `{"customerId":"enc!!..."}`, doc: "a new consent: the accounts get new resource ids", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		cert, err := s.controlTPP(a.TPP)
+	{method: "Reconsent", keys: "tpp customerId", args: `{"customerId":"enc!!..."}`, doc: "a new consent: the accounts get new resource ids", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		cert, err := s.controlRegisteredTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
-		return s.Control().Reconsent(cert, string(a.CustomerID))
+		out, err := s.Control().Reconsent(cert, string(a.CustomerID))
+		return out, named(err, ErrUnknownTransaction, "customerId", "no customer of the TPP's sandbox has it")
 	}},
-	{method: "Consents", read: true, args: `{"customerNumber":"13039319955"}`, doc: "the customer's consents at the TPP, with their end", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		cert, err := s.controlTPP(a.TPP)
+	{method: "Consents", read: true, keys: "tpp customerNumber", args: `{"customerNumber":"13039319955"}`, doc: "the customer's consents at the TPP, with their end", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		cert, err := s.controlRegisteredTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
@@ -192,7 +210,7 @@ var controlRoutes = []controlRoute{
 		}
 		return map[string]any{"now": now, "consents": out}, nil
 	}},
-	{method: "SetLastOnlineSCA", args: `{"customerNumber":"13039319955","at":"2025-06-01T12:00:00Z"}`, doc: "date the PSU's last SCA at the bank (the 180-day rule); no at forgets it", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetLastOnlineSCA", keys: "customerNumber at", args: `{"customerNumber":"13039319955","at":"2025-06-01T12:00:00Z"}`, doc: "date the PSU's last SCA at the bank (the 180-day rule); no at forgets it", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var at time.Time
 		if a.At != nil {
 			at = time.Time(*a.At)
@@ -203,44 +221,53 @@ var controlRoutes = []controlRoute{
 		s.Control().SetLastOnlineSCA(string(a.CustomerNumber), at)
 		return struct{}{}, nil
 	}},
-	{method: "Seed", args: `{"customers":[{"accounts":[{"balance":"1000.00"}],"consent":{}}]}`, doc: "add customers, accounts, transactions and consents in one step", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
-		cert, err := s.controlTPP(a.TPP)
+	{method: "Seed", keys: "tpp customers", args: `{"customers":[{"accounts":[{"balance":"1000.00"}],"consent":{}}]}`, doc: "add customers, accounts, transactions and consents in one step", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+		cert, err := s.controlRegisteredTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
 		return s.Control().Seed(ctx, cert, SeedData{Customers: a.Customers})
 	}},
-	{method: "AddTransaction", args: `{"accountId":"enc!!...","transaction":{"amount":"-49.00","counterpartyName":"Kaffebar"}}`, doc: "add a transaction to an account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "AddTransaction", keys: "accountId transaction", args: `{"accountId":"enc!!...","transaction":{"amount":"-49.00","counterpartyName":"Kaffebar"}}`, doc: "add a transaction to an account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		ref, err := s.Control().AddTransaction(string(a.AccountID), a.Transaction)
-		return map[string]string{"ref": ref}, err
+		return map[string]string{"ref": ref}, named(seedErrorIn("transaction", err), ErrUnknownTransaction, "accountId", noAccount)
 	}},
-	{method: "AddTwins", args: `{"accountId":"enc!!...","n":2,"transaction":{"amount":"-49.00"}}`, doc: "add n identical transactions", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "AddTwins", keys: "accountId n transaction", args: `{"accountId":"enc!!...","n":2,"transaction":{"amount":"-49.00"}}`, doc: "add n identical transactions", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		refs, err := s.Control().AddTwins(string(a.AccountID), a.Transaction, a.N)
-		return map[string][]string{"refs": refs}, err
+		return map[string][]string{"refs": refs}, named(seedErrorIn("transaction", err), ErrUnknownTransaction, "accountId", noAccount)
 	}},
-	{method: "ChangeTransactionID", args: `{"accountId":"enc!!...","ref":"..."}`, doc: "give a booked transaction a new id (id churn)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "ChangeTransactionID", keys: "accountId ref", args: `{"accountId":"enc!!...","ref":"..."}`, doc: "give a booked transaction a new id (id churn)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := s.controlAccount(string(a.AccountID)); err != nil {
+			return nil, err
+		}
 		ref, err := s.Control().ChangeTransactionID(string(a.AccountID), string(a.Ref))
-		return map[string]string{"ref": ref}, err
+		return map[string]string{"ref": ref}, named(err, ErrUnknownTransaction, "ref", "the account has no booked transaction with it")
 	}},
-	{method: "BookPending", args: `{"accountId":"enc!!...","ref":"pending-...","bookingDate":"2026-03-02","amount":"-287.40"}`, doc: "book a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "BookPending", keys: "accountId ref bookingDate amount", args: `{"accountId":"enc!!...","ref":"pending-...","bookingDate":"2026-03-02","amount":"-287.40"}`, doc: "book a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var day time.Time
 		if a.BookingDate != nil {
 			day = time.Time(*a.BookingDate)
 		}
+		if err := s.controlAccount(string(a.AccountID)); err != nil {
+			return nil, err
+		}
 		ref, err := s.Control().BookPending(string(a.AccountID), string(a.Ref), day, string(a.Amount))
-		return map[string]string{"ref": ref}, err
+		return map[string]string{"ref": ref}, named(err, ErrUnknownTransaction, "ref", noPending)
 	}},
-	{method: "DropPending", args: `{"accountId":"enc!!...","ref":"pending-..."}`, doc: "drop a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		return struct{}{}, s.Control().DropPending(string(a.AccountID), string(a.Ref))
+	{method: "DropPending", keys: "accountId ref", args: `{"accountId":"enc!!...","ref":"pending-..."}`, doc: "drop a pending transaction", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if err := s.controlAccount(string(a.AccountID)); err != nil {
+			return nil, err
+		}
+		return struct{}{}, named(s.Control().DropPending(string(a.AccountID), string(a.Ref)), ErrUnknownTransaction, "ref", noPending)
 	}},
-	{method: "SetUnfilteredPending", args: `{"on":true}`, doc: "the known issue of unfiltered pending transactions on or off", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetUnfilteredPending", keys: "on", args: `{"on":true}`, doc: "the known issue of unfiltered pending transactions on or off", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if a.On == nil {
 			return nil, argError("on is required (true or false)")
 		}
 		s.Control().SetUnfilteredPending(*a.On)
 		return struct{}{}, nil
 	}},
-	{method: "SetRoles", args: `{"roles":["AISP"]}`, doc: "register the TPP as AISP, PISP or both", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetRoles", keys: "tpp roles", args: `{"roles":["AISP"]}`, doc: "register the TPP as AISP, PISP or both", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		cert, err := s.controlTPP(a.TPP)
 		if err != nil {
 			return nil, err
@@ -265,8 +292,8 @@ var controlRoutes = []controlRoute{
 		s.Control().SetRoles(cert, roles)
 		return struct{}{}, nil
 	}},
-	{method: "GrantAgreement", args: `{"agreementId":"...","customerNumber":"13039319955"}`, doc: "give a private PSU access to a company's agreement", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		cert, err := s.controlTPP(a.TPP)
+	{method: "GrantAgreement", keys: "tpp agreementId customerNumber", args: `{"agreementId":"...","customerNumber":"13039319955"}`, doc: "give a private PSU access to a company's agreement", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		cert, err := s.controlRegisteredTPP(a.TPP)
 		if err != nil {
 			return nil, err
 		}
@@ -277,30 +304,30 @@ var controlRoutes = []controlRoute{
 		}
 		return struct{}{}, nil
 	}},
-	{method: "RemovePaymentPermission", args: `{"bban":"86011117947"}`, doc: "the account stays listed but cannot pay", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RemovePaymentPermission", keys: "bban", args: `{"bban":"86011117947"}`, doc: "the account stays listed but cannot pay", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := s.controlBBAN(string(a.BBAN)); err != nil {
 			return nil, err
 		}
 		s.Control().RemovePaymentPermission(string(a.BBAN))
 		return struct{}{}, nil
 	}},
-	{method: "RestorePaymentPermission", args: `{"bban":"86011117947"}`, doc: "undo remove-payment-permission", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RestorePaymentPermission", keys: "bban", args: `{"bban":"86011117947"}`, doc: "undo remove-payment-permission", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := s.controlBBAN(string(a.BBAN)); err != nil {
 			return nil, err
 		}
 		s.Control().RestorePaymentPermission(string(a.BBAN))
 		return struct{}{}, nil
 	}},
-	{method: "SetProfile", args: `{"profile":"consent=180,create=start-authorisation,keyid=openssl,caps=per-tpp"}`, doc: "how the bank differs: consent days, the payment creation answer, keyId forms, per-TPP caps", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetProfile", keys: "profile", args: `{"profile":"consent=180,create=start-authorisation,keyid=openssl,caps=per-tpp"}`, doc: "how the bank differs: consent days, the payment creation answer, keyId forms, per-TPP caps", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if a.Profile == nil {
 			return nil, argError(`profile is required ("consent=180,create=start-authorisation", "" for the default)`)
 		}
 		p, err := ParseProfile(*a.Profile)
 		if err != nil {
-			return nil, argError(err.Error())
+			return nil, argError("profile: " + err.Error())
 		}
 		if err := s.Control().SetProfile(p); err != nil {
-			return nil, argError(err.Error())
+			return nil, argError("profile: " + err.Error())
 		}
 		return map[string]string{"profile": p.String()}, nil
 	}},
@@ -314,23 +341,42 @@ var controlRoutes = []controlRoute{
 	{method: "Payments", read: true, doc: "the payments created so far", run: func(_ context.Context, s *Server, _ *controlArgs) (any, error) {
 		return map[string]any{"payments": orEmpty(s.Control().Payments())}, nil
 	}},
-	{method: "SetSettlement", args: `{"paymentId":"enc!!...","settlement":{"lateDays":2,"fee":{"amount":"5.00","currency":"NOK"},"returnDays":3}}`, doc: "book a payment's credit late, less a fee, or return it later", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		return struct{}{}, s.Control().SetSettlement(string(a.PaymentID), a.Settlement)
+	{method: "SetSettlement", keys: "paymentId settlement", args: `{"paymentId":"enc!!...","settlement":{"lateDays":2,"fee":{"amount":"5.00","currency":"NOK"},"returnDays":3}}`, doc: "book a payment's credit late, less a fee, or return it later", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+		if fee := a.Settlement.Fee; fee.Err() != nil || !fee.Value.IsZero() || fee.Currency != "" {
+			// An unreadable fee read as none: 200, and no fee deducted.
+			if err := fee.Validate(); err != nil {
+				return nil, argError("settlement.fee: " + clip(err.Error()))
+			}
+		}
+		err := s.Control().SetSettlement(string(a.PaymentID), a.Settlement)
+		return struct{}{}, named(seedErrorIn("settlement", err), ErrUnknownPayment, "paymentId", noPayment)
 	}},
-	{method: "Twin", args: `{"paymentId":"enc!!..."}`, doc: "a second, identical payment of an approved one (paid twice)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Twin", keys: "paymentId", args: `{"paymentId":"enc!!..."}`, doc: "a second, identical payment of an approved one (paid twice)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		p, err := s.Control().Twin(string(a.PaymentID))
-		return map[string]any{"payment": p}, err
+		return map[string]any{"payment": p}, named(err, ErrUnknownPayment, "paymentId", noPayment)
 	}},
-	{method: "UnrelatedCredit", args: `{"paymentId":"enc!!...","text":"Faktura"}`, doc: "a credit of a payment's amount from elsewhere on its creditor account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "UnrelatedCredit", keys: "paymentId text", args: `{"paymentId":"enc!!...","text":"Faktura"}`, doc: "a credit of a payment's amount from elsewhere on its creditor account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		ref, err := s.Control().UnrelatedCredit(string(a.PaymentID), a.Text)
-		return map[string]string{"ref": ref}, err
+		return map[string]string{"ref": ref}, named(err, ErrUnknownPayment, "paymentId", noPayment)
 	}},
-	{method: "InjectFault", args: `{"kind":"status","status":503,"method":"POST","pathPrefix":"/v1/payments/","count":1}`, doc: "fail the next requests (status, rate-limit, hang, drop-after-body, drop-before-processing, corrupt-signature, corrupt-digest)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "InjectFault", keys: "kind status method pathPrefix count retryAfter delay", args: `{"kind":"status","status":503,"method":"POST","pathPrefix":"/v1/payments/","count":1}`, doc: "fail the next requests (status, rate-limit, hang, drop-after-body, drop-before-processing, corrupt-signature, corrupt-digest)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		k, ok := faultKinds[a.Kind]
 		if !ok {
-			return nil, argError("kind is one of " + strings.Join(faultKindNames(), ", "))
+			return nil, argError("kind: one of " + strings.Join(faultKindNames(), ", "))
 		}
-		f := Fault{Kind: k, Method: a.Method, PathPrefix: a.PathPrefix, Count: a.Count, Status: a.Status}
+		// Each of status, retryAfter and delay is its kind's alone: on
+		// another kind it would answer 200 and do nothing.
+		for _, only := range []struct {
+			given bool
+			field string
+			kind  FaultKind
+		}{{a.Status != 0, "status", FaultStatus}, {a.RetryAfter != nil, "retryAfter", FaultRateLimit}, {a.Delay != nil, "delay", FaultHang}} {
+			if only.given && k != only.kind {
+				return nil, argError(fmt.Sprintf("%s: only a fault of kind %s has one, not %s", only.field, faultKindName(only.kind), a.Kind))
+			}
+		}
+		method := strings.ToUpper(a.Method)
+		f := Fault{Kind: k, Method: method, PathPrefix: a.PathPrefix, Count: a.Count, Status: a.Status}
 		if a.RetryAfter != nil {
 			f.RetryAfter = time.Duration(*a.RetryAfter)
 		}
@@ -338,10 +384,17 @@ var controlRoutes = []controlRoute{
 			f.Delay = time.Duration(*a.Delay)
 		}
 		switch {
-		case f.Count < 0:
-			return nil, argError("count: the number of requests to fail, 1 or more (0: 1)")
+		case method != "" && !slices.Contains(faultMethods, method):
+			// Another method would never match a request: armed for ever.
+			return nil, argError("method: one of " + strings.Join(faultMethods, ", ") + " (empty: any)")
+		case f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/"):
+			return nil, argError(`pathPrefix: a path starting with "/", such as "/v1/payments/" (empty: any)`)
+		case f.Count < 0 || f.Count > maxFaultCount:
+			return nil, argError(fmt.Sprintf("count: the number of requests to fail, 1 to %d (0: 1; for every request over a span, outage)", maxFaultCount))
 		case f.Status != 0 && (f.Status < minFaultStatus || f.Status > maxFaultStatus):
 			return nil, argError(fmt.Sprintf("status: an error status, %d to %d (0: 503)", minFaultStatus, maxFaultStatus))
+		case f.RetryAfter < 0:
+			return nil, argError("retryAfter: a duration of 0 (1 s) or more")
 		case f.Delay < 0:
 			return nil, argError("delay: a duration of 0 (until the client gives up) or more")
 		case s.faultsArmed() >= maxFaults:
@@ -351,13 +404,13 @@ var controlRoutes = []controlRoute{
 		s.Control().InjectFault(f)
 		return struct{}{}, nil
 	}},
-	{method: "Outage", args: `{"kind":"unavailable","for":"1m"}`, doc: "the bank down for a span of its clock: refused, unavailable (503) or hang", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Outage", keys: "kind for", args: `{"kind":"unavailable","for":"1m"}`, doc: "the bank down for a span of its clock: refused, unavailable (503) or hang", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := outageRoom(s); err != nil {
 			return nil, err
 		}
 		k, err := ParseOutageKind(a.Kind)
 		if err != nil {
-			return nil, argError(err.Error())
+			return nil, argError("kind: " + err.Error())
 		}
 		span, err := a.span()
 		if err != nil {
@@ -366,13 +419,13 @@ var controlRoutes = []controlRoute{
 		s.Control().Outage(k, span)
 		return clockAnswer(s), nil
 	}},
-	{method: "Flapping", args: `{"kind":"unavailable","down":"10s","up":"50s","for":"1h"}`, doc: "the bank down and up again and again for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "Flapping", keys: "kind down up for", args: `{"kind":"unavailable","down":"10s","up":"50s","for":"1h"}`, doc: "the bank down and up again and again for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := outageRoom(s); err != nil {
 			return nil, err
 		}
 		k, err := ParseOutageKind(a.Kind)
 		if err != nil {
-			return nil, argError(err.Error())
+			return nil, argError("kind: " + err.Error())
 		}
 		span, err := a.span()
 		if err != nil {
@@ -387,7 +440,7 @@ var controlRoutes = []controlRoute{
 		s.Control().Flapping(k, time.Duration(*a.Down), time.Duration(*a.Up), span)
 		return clockAnswer(s), nil
 	}},
-	{method: "SlowBank", args: `{"p50":"300ms","p99":"4s","for":"10m"}`, doc: "delay every request by a log-normal draw for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SlowBank", keys: "p50 p99 for", args: `{"p50":"300ms","p99":"4s","for":"10m"}`, doc: "delay every request by a log-normal draw for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := outageRoom(s); err != nil {
 			return nil, err
 		}
@@ -406,10 +459,14 @@ var controlRoutes = []controlRoute{
 			// No draw is longer: a longer one would answer 200 and wait less.
 			return nil, argError(fmt.Sprintf("p50, p99: at most %v", maxLatency))
 		}
+		if a.P99 != nil && lat.P99 < lat.P50 {
+			// It would answer 200 and delay every request by p50.
+			return nil, argError("p99: at least p50 (none: every delay p50)")
+		}
 		s.Control().SlowBank(lat, span)
 		return clockAnswer(s), nil
 	}},
-	{method: "RateLimitStorm", args: `{"retryAfter":"5s","for":"1m"}`, doc: "429 ACCESS_EXCEEDED to every request for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RateLimitStorm", keys: "retryAfter for", args: `{"retryAfter":"5s","for":"1m"}`, doc: "429 ACCESS_EXCEEDED to every request for a span", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := outageRoom(s); err != nil {
 			return nil, err
 		}
@@ -420,6 +477,9 @@ var controlRoutes = []controlRoute{
 		var ra time.Duration
 		if a.RetryAfter != nil {
 			ra = time.Duration(*a.RetryAfter)
+		}
+		if ra < 0 {
+			return nil, argError("retryAfter: a duration of 0 (1 s) or more")
 		}
 		s.Control().RateLimitStorm(ra, span)
 		return clockAnswer(s), nil
@@ -435,6 +495,25 @@ var faultKinds = map[string]FaultKind{
 	"status": FaultStatus, "rate-limit": FaultRateLimit, "hang": FaultHang,
 	"drop-after-body": FaultDropAfterBody, "drop-before-processing": FaultDropBeforeProcessing,
 	"corrupt-signature": FaultCorruptSignature, "corrupt-digest": FaultCorruptDigest,
+}
+
+// maxFaultCount bounds the count of a fault armed over the control API:
+// far past the requests of any test; a bank that fails every request
+// for a while is an outage (Outage, RateLimitStorm).
+const maxFaultCount = 1_000_000
+
+// faultMethods are the methods a fault may match: a request of the bank
+// has one of them.
+var faultMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
+// faultKindName is the control API's name of the fault kind k.
+func faultKindName(k FaultKind) string {
+	for n, v := range faultKinds {
+		if v == k {
+			return n
+		}
+	}
+	return ""
 }
 
 func faultKindNames() []string {
@@ -546,7 +625,7 @@ func controlStatus(err error) *controlError {
 	case errors.Is(err, ErrAuthorisationUnknown), errors.Is(err, ErrUnknownTransaction), errors.Is(err, ErrUnknownPayment):
 		return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: err.Error()}
 	case errors.Is(err, ErrUnknownTPP):
-		return &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: err.Error()}
+		return &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: "tpp: " + err.Error()}
 	case errors.Is(err, ErrSettled), errors.Is(err, ErrNotApproved):
 		return &controlError{status: http.StatusUnprocessableEntity, code: "REFUSED", msg: err.Error()}
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
@@ -556,8 +635,7 @@ func controlStatus(err error) *controlError {
 }
 
 // controlTPP returns the certificate the "tpp" argument names (PEM or
-// base64 DER of a registered certificate), or with none the bank's only
-// registered TPP.
+// base64 DER), or with none the bank's only registered TPP.
 func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
@@ -572,7 +650,7 @@ func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 			}
 		}
 		if len(ids) != 1 {
-			return nil, argError(fmt.Sprintf("the bank has %d registered TPPs: name one with tpp (its certificate, PEM or base64 DER)", len(ids)))
+			return nil, argError(fmt.Sprintf("tpp: the bank has %d registered TPPs: name one (its certificate, PEM or base64 DER)", len(ids)))
 		}
 		return only, nil
 	}
@@ -584,9 +662,71 @@ func (s *Server) controlTPP(arg string) (*x509.Certificate, error) {
 	}
 	cert, err := x509.ParseCertificate(der)
 	if err != nil {
-		return nil, argError("tpp is not a certificate (PEM or base64 DER)")
+		return nil, argError("tpp: not a certificate (PEM or base64 DER)")
 	}
 	return cert, nil
+}
+
+// controlRegisteredTPP is controlTPP refusing a certificate of no
+// registered TPP (its identity, tppIdentity: a renewal of a registered
+// TPP's certificate is that TPP): a control for it would answer 200 and
+// change nothing, or list nothing.
+func (s *Server) controlRegisteredTPP(arg string) (*x509.Certificate, error) {
+	cert, err := s.controlTPP(arg)
+	if err != nil {
+		return nil, err
+	}
+	id := tppIdentity(cert)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	for _, t := range s.tpps {
+		if t.id == id {
+			return cert, nil
+		}
+	}
+	return nil, &controlError{status: http.StatusBadRequest, code: "UNKNOWN_TPP", msg: "tpp: no TPP registered at the bank has this certificate"}
+}
+
+// The refusals of an unknown id, naming its field (named).
+const (
+	noSCA     = "no SCA of the bank waits at this link (unknown, or completed)"
+	noAccount = "no account of the bank has it"
+	noPending = "the account has no pending transaction with it"
+	noPayment = "no payment of the bank has it, or its creditor account is no sandbox account"
+)
+
+// named is err, a control's error, answered 404 naming the field it is
+// about ("field: msg") when it is the sentinel is; any other error as it
+// is.
+func named(err, is error, field, msg string) error {
+	if err != nil && errors.Is(err, is) {
+		return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: field + ": " + msg}
+	}
+	return err
+}
+
+// seedErrorIn names the field of a *SeedError as a field of the argument
+// arg (Amount: transaction.Amount); a cap (Limits.Transactions), another
+// argument (n) and any other error pass as they are.
+func seedErrorIn(arg string, err error) error {
+	var se *SeedError
+	if !errors.As(err, &se) || se.Err != nil || se.Path == "n" {
+		return err
+	}
+	in := *se
+	in.Path = arg + "." + se.Path
+	return &in
+}
+
+// controlAccount refuses an account id that no account of the bank has,
+// as controlCustomer does a customer number.
+func (s *Server) controlAccount(id string) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, a := s.scenarioAccount(id); a == nil {
+		return &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: "accountId: " + noAccount}
+	}
+	return nil
 }
 
 // controlCustomer refuses a customer number that no customer of the bank
@@ -714,7 +854,7 @@ func (api *controlAPI) serve(w http.ResponseWriter, r *http.Request, rt *control
 		return
 	}
 	var a controlArgs
-	if err := decodeControlArgs(body, s.limits.controlValues(), &a); err != nil {
+	if err := decodeControlArgs(body, s.limits.controlValues(), rt, &a); err != nil {
 		writeControl(w, 0, err)
 		return
 	}
@@ -726,32 +866,45 @@ func (api *controlAPI) serve(w http.ResponseWriter, r *http.Request, rt *control
 	writeControl(w, http.StatusOK, out)
 }
 
-// controlArgNames are the JSON keys of controlArgs, in lower case (the
-// decoder matches keys without regard to case).
-var controlArgNames = func() map[string]bool {
-	out := map[string]bool{}
-	t := reflect.TypeFor[controlArgs]()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		out[strings.ToLower(name)] = true
+// takes reports whether the control takes the argument key (keys
+// match without regard to case, as the decoder matches them).
+func (rt *controlRoute) takes(key string) bool {
+	for k := range strings.FieldsSeq(rt.keys) {
+		if strings.EqualFold(k, key) {
+			return true
+		}
 	}
-	return out
-}()
+	return false
+}
 
-// decodeControlArgs decodes a control's arguments, a JSON object (or an
-// empty body or null: none), into a. It refuses, naming the field, a key
-// that is no control's argument, at any depth (a typo must not pass for
-// an argument left out), and a value of the wrong form; and, before decoding, arguments whose
-// arrays hold more than maxValues values together, so that a small body
+// refuseKey is the refusal of the argument key, one the control rt does
+// not take: no control's, or another control's.
+func (rt *controlRoute) refuseKey(key string) error {
+	name := ControlName(rt.method)
+	if rt.keys == "" {
+		return argError(strconv.Quote(clip(key)) + ": " + name + " takes no arguments")
+	}
+	return argError(strconv.Quote(clip(key)) + ": not an argument of " + name +
+		" (it takes " + strings.Join(strings.Fields(rt.keys), ", ") + "; GET /controls lists each control's)")
+}
+
+// decodeControlArgs decodes the arguments of the control rt, a JSON
+// object (or an empty body or null: none), into a. It refuses, naming
+// the field, a key the control does not take (rt.keys): one no control
+// takes, or another control's (a typo or an argument of the wrong
+// control must not pass for an argument left out); a key no control
+// takes at any depth; and a value of the wrong form; and, before
+// decoding, arguments past the bounds of scanControlArgs: arrays
+// holding more than maxValues values together, so that a small body
 // ("[{},{},...]" is 3 bytes a value) cannot unfold into gigabytes of
-// seed entries.
-func decodeControlArgs(body []byte, maxValues int, a *controlArgs) error {
+// seed entries, nesting, and texts of more than maxControlText
+// characters.
+func decodeControlArgs(body []byte, maxValues int, rt *controlRoute, a *controlArgs) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	if n := jsonArrayValues(body, maxValues); n > maxValues {
-		return &controlError{status: http.StatusRequestEntityTooLarge, code: "TOO_LARGE",
-			msg: fmt.Sprintf("the arguments' arrays hold more than %d values together (customers, accounts, transactions...): past what the bank's Limits can take", maxValues)}
+	if err := scanControlArgs(body, maxValues); err != nil {
+		return err
 	}
 	var fields map[string]json.RawMessage // null: none
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -762,8 +915,8 @@ func decodeControlArgs(body []byte, maxValues int, a *controlArgs) error {
 		return argError("the arguments are followed by more than white space")
 	}
 	for _, k := range slices.Sorted(maps.Keys(fields)) {
-		if !controlArgNames[strings.ToLower(k)] {
-			return argError(strconv.Quote(clip(k)) + ": no control takes this argument (GET /controls lists them)")
+		if !rt.takes(k) {
+			return rt.refuseKey(k)
 		}
 		one, _ := json.Marshal(map[string]json.RawMessage{k: fields[k]})
 		dec := json.NewDecoder(bytes.NewReader(one))
@@ -772,6 +925,9 @@ func decodeControlArgs(body []byte, maxValues int, a *controlArgs) error {
 			var te *json.UnmarshalTypeError
 			if errors.As(err, &te) {
 				err = fmt.Errorf("want %s, not a JSON %s", te.Type, te.Value)
+				if te.Field != "" {
+					k = te.Field // the path to a field inside the argument
+				}
 			}
 			return argError(clip(k) + ": " + err.Error())
 		}
@@ -779,47 +935,148 @@ func decodeControlArgs(body []byte, maxValues int, a *controlArgs) error {
 	return nil
 }
 
-// jsonArrayValues counts the values in the arrays of the JSON text b,
-// at any depth, stopping past limit. It reads tokens only (no value is
-// built); text that is not JSON ends the count where it stops being
-// JSON, and decoding then says what is wrong.
-func jsonArrayValues(b []byte, limit int) int {
+// Bounds of a control's arguments beyond the count of their arrays'
+// values, checked by scanControlArgs before they are decoded.
+const (
+	// maxControlDepth bounds the nesting of objects and arrays (a seed's
+	// transaction is at depth 6, under customers, accounts and
+	// transactions).
+	maxControlDepth = 16
+	// maxControlText bounds every string and number of the arguments,
+	// and every key, in characters: past the longest text the bank takes
+	// (a remittance's 140, a TPP-Session-ID's 200), so that no text the
+	// emulator keeps (a product, a transaction code, a fault's path) can
+	// be megabytes.
+	maxControlText = 256
+)
+
+// controlTextBounds are the longer bounds of the values of some keys (in
+// lower case), in characters.
+var controlTextBounds = map[string]int{
+	"tpp":         64 << 10, // a certificate, PEM or base64 DER
+	"scaredirect": 8 << 10,  // a URL the bank made
+	"profile":     1 << 10,
+}
+
+// scanFrame is an open object or array of the arguments.
+type scanFrame struct {
+	array   bool
+	keyNext bool   // an object: its next token is a key
+	key     string // an object: the key of its current value
+	index   int    // an array: the values seen
+}
+
+// scanControlArgs checks the JSON text b against the bounds of the
+// control API before it is decoded: the values in its arrays, at any
+// depth, at most maxValues together (413; an object's keys are not
+// counted), its nesting, and the length of every key, string and
+// number (400, naming the field by its path:
+// customers[0].accounts[1].product). It reads tokens only (no value is
+// built) and stops at the first bound passed; text that is not JSON
+// ends the scan where it stops being JSON, and decoding then says what
+// is wrong.
+func scanControlArgs(b []byte, maxValues int) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
-	var inArray []bool // the open containers: true for an array
+	var open []scanFrame
 	n := 0
-	for n <= limit {
+	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return n
+			return nil
 		}
 		d, delim := tok.(json.Delim)
 		if delim && (d == ']' || d == '}') {
-			inArray = inArray[:len(inArray)-1]
+			open = open[:len(open)-1]
 			continue
 		}
-		if len(inArray) > 0 && inArray[len(inArray)-1] {
-			n++ // a value of an array (an object's keys are not counted)
+		var top *scanFrame
+		if len(open) > 0 {
+			top = &open[len(open)-1]
 		}
-		if delim {
-			inArray = append(inArray, d == '[')
+		if top != nil && top.keyNext {
+			k, _ := tok.(string)
+			top.key, top.keyNext = k, false
+			if utf8.RuneCountInString(k) > maxControlText {
+				return argError(fmt.Sprintf("%s: a key of more than %d characters", clip(scanPath(open)), maxControlText))
+			}
+			continue
+		}
+		if top != nil && top.array {
+			if n++; n > maxValues {
+				return &controlError{status: http.StatusRequestEntityTooLarge, code: "TOO_LARGE",
+					msg: fmt.Sprintf("the arguments' arrays hold more than %d values together (customers, accounts, transactions...): past what the bank's Limits can take", maxValues)}
+			}
+			top.index++
+		} else if top != nil {
+			top.keyNext = true // the value read, a key comes next
+		}
+		var text string
+		switch v := tok.(type) {
+		case json.Delim:
+			if len(open) >= maxControlDepth {
+				return argError(fmt.Sprintf("%s: the arguments nest deeper than %d objects and arrays", clip(scanPath(open)), maxControlDepth))
+			}
+			open = append(open, scanFrame{array: v == '[', keyNext: v == '{'})
+			continue
+		case string:
+			text = v
+		case json.Number:
+			text = string(v)
+		default:
+			continue
+		}
+		limit := maxControlText
+		for i := len(open) - 1; i >= 0; i-- {
+			if !open[i].array {
+				limit = cmp.Or(controlTextBounds[strings.ToLower(open[i].key)], maxControlText)
+				break
+			}
+		}
+		if utf8.RuneCountInString(text) > limit {
+			return argError(fmt.Sprintf("%s: at most %d characters", clip(scanPath(open)), limit))
 		}
 	}
-	return n
 }
 
-// list answers GET /controls: every control with its arguments.
+// scanPath names the value scanControlArgs is at: the keys and indexes
+// of open, customers[0].accounts[1].product ("the arguments" at the
+// top).
+func scanPath(open []scanFrame) string {
+	if len(open) == 0 {
+		return "the arguments"
+	}
+	var b strings.Builder
+	for _, f := range open {
+		switch {
+		case f.array:
+			b.WriteString("[" + strconv.Itoa(f.index-1) + "]")
+		case b.Len() == 0:
+			b.WriteString(f.key)
+		default:
+			b.WriteString("." + f.key)
+		}
+	}
+	return b.String()
+}
+
+// list answers GET /controls: every control with the arguments it
+// takes and an example of them.
 func (api *controlAPI) list(w http.ResponseWriter, _ *http.Request) {
 	type entry struct {
 		Name    string          `json:"name"`
 		Method  string          `json:"method"`
 		Read    bool            `json:"read,omitempty"`
 		Doc     string          `json:"doc"`
+		Args    []string        `json:"args"`
 		Example json.RawMessage `json:"example,omitempty"`
 	}
 	out := make([]entry, 0, len(controlRoutes))
 	for _, rt := range controlRoutes {
-		e := entry{Name: ControlName(rt.method), Method: rt.method, Read: rt.read, Doc: rt.doc}
+		e := entry{Name: ControlName(rt.method), Method: rt.method, Read: rt.read, Doc: rt.doc, Args: strings.Fields(rt.keys)}
+		if e.Args == nil {
+			e.Args = []string{}
+		}
 		if rt.args != "" {
 			e.Example = json.RawMessage(rt.args)
 		}

@@ -244,7 +244,7 @@ func TestControlAPIUnknownCustomerOrAccount(t *testing.T) {
 		{"revoke-consent", ``, "customerNumber:"},
 		{"set-last-online-sca", `{"customerNumber":"1","at":"2025-06-01"}`, "customerNumber:"},
 		{"remove-payment-permission", `{"bban":"12345678903"}`, "bban:"},
-		{"restore-payment-permission", `{"bban":"` + strings.Repeat("9", 1000) + `"}`, "bban:"},
+		{"restore-payment-permission", `{"bban":"` + strings.Repeat("9", 30) + `"}`, "bban:"},
 	} {
 		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
 		assert.Equal(t, http.StatusNotFound, status, "%s %s: %v", tc.name, tc.body, body)
@@ -372,4 +372,226 @@ func TestControlAPIOutagesBounded(t *testing.T) {
 	require.Equal(t, http.StatusOK, status, body)
 	status, body = ctl.call(http.MethodPost, "outage", `{"kind":"unavailable","for":"1m"}`)
 	assert.Equal(t, http.StatusOK, status, body)
+}
+
+// TestControlAPITextsBounded: every key, string and number of the
+// arguments is at most maxControlText characters (a few keys' values
+// longer), and the arguments nest at most maxControlDepth deep, each
+// refusal naming the field by its path, before anything is decoded or
+// kept (a seed's product, a fault's path of megabytes were kept for the
+// life of the server); a value of the wrong type inside an argument
+// names the field inside it.
+func TestControlAPITextsBounded(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	newTPPClient(t, s, "Texts TPP")
+	s.Control().Freeze()
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	long := strings.Repeat("x", maxControlText+1)
+	for _, tc := range []struct{ name, body, field string }{
+		{"seed", `{"customers":[{"accounts":[{},{"product":"` + long + `"}]}]}`, "customers[0].accounts[1].product: at most 256 characters"},
+		{"seed", `{"customers":[{"accounts":[{"transactions":[{"code":"` + long + `"}]}]}]}`, "customers[0].accounts[0].transactions[0].code: at most 256"},
+		{"inject-fault", `{"kind":"status","pathPrefix":"/` + long + `"}`, "pathPrefix: at most 256"},
+		{"revoke-consent", `{"customerNumber":` + strings.Repeat("9", 1000) + `}`, "customerNumber: at most 256"},
+		{"restore-payment-permission", `{"bban":"` + strings.Repeat("9", 1000) + `"}`, "bban: at most 256"},
+		{"set-roles", `{"roles":["AISP","` + long + `"]}`, "roles[1]: at most 256"},
+		{"reconsent", `{"tpp":"` + strings.Repeat("A", 65<<10) + `","customerId":"x"}`, "tpp: at most 65536"},
+		{"authorize", `{"scaRedirect":"https://x/` + strings.Repeat("a", 9<<10) + `"}`, "scaRedirect: at most 8192"},
+		{"advance", `{"` + long + `":1}`, "a key of more than 256"},
+		{"seed", strings.Repeat(`{"customers":[`, 9) + strings.Repeat(`]}`, 9), "nest deeper than 16"},
+		{"advance", `"` + long + `"`, "the arguments: at most 256"},
+		{"seed", `{"customers":[{"accounts":[{"balance":5}]}]}`, "customers.Accounts.Balance: want string"},
+		{"add-transaction", `{"accountId":"x","transaction":{"amount":-5}}`, "transaction.Amount: want string"},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s %.200s: %v", tc.name, tc.body, body)
+		assert.Contains(t, body["error"], tc.field, "%s %.200s", tc.name, tc.body)
+		assert.Less(t, len(body["error"].(string)), 400, "%s: the error is short", tc.name)
+	}
+	s.mu.RLock()
+	assert.Empty(t, s.faults.armed)
+	assert.Empty(t, s.stores, "nothing seeded")
+	s.mu.RUnlock()
+
+	// Texts of the longest the bank takes pass: 256 characters of two
+	// bytes each, a certificate, an SCA link.
+	status, body := ctl.call(http.MethodPost, "seed", `{"customers":[{"accounts":[{"product":"`+strings.Repeat("ø", maxControlText)+`"}]}]}`)
+	assert.Equal(t, http.StatusOK, status, body)
+}
+
+// TestControlAPIArgumentsThatWouldDoNothing: arguments that answered 200
+// and then did nothing, or something else, are refused naming the field:
+// a status, retryAfter or delay on a fault of another kind, a fault
+// method or path no request has (the fault stayed armed for ever), a
+// negative Retry-After (it was 1 s), a p99 below p50 (every delay was
+// p50); an unknown outage kind names kind.
+func TestControlAPIArgumentsThatWouldDoNothing(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	s.Control().Freeze()
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, tc := range []struct{ name, body, field string }{
+		{"inject-fault", `{"kind":"hang","status":500}`, "status: only a fault of kind status"},
+		{"inject-fault", `{"kind":"status","retryAfter":"5s"}`, "retryAfter: only a fault of kind rate-limit"},
+		{"inject-fault", `{"kind":"rate-limit","delay":"5s"}`, "delay: only a fault of kind hang"},
+		{"inject-fault", `{"kind":"rate-limit","retryAfter":"-5s"}`, "retryAfter:"},
+		{"inject-fault", `{"kind":"status","method":"POST /v1/payments"}`, "method:"},
+		{"inject-fault", `{"kind":"status","method":"PSOT"}`, "method:"},
+		{"inject-fault", `{"kind":"status","pathPrefix":"v1/payments/"}`, "pathPrefix:"},
+		{"inject-fault", `{"kind":"statuss"}`, "kind:"},
+		{"inject-fault", `{"kind":"status","count":1000001}`, "count: the number of requests to fail, 1 to 1000000"},
+		{"inject-fault", `{"kind":"status","count":9223372036854775807}`, "count:"},
+		{"rate-limit-storm", `{"retryAfter":"-1s","for":"1m"}`, "retryAfter:"},
+		{"slow-bank", `{"p50":"2s","p99":"1s","for":"1m"}`, "p99:"},
+		{"outage", `{"kind":"down","for":"1m"}`, "kind:"},
+		{"flapping", `{"kind":"","down":"10s","up":"50s","for":"1h"}`, "kind:"},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s %s: %v", tc.name, tc.body, body)
+		assert.Contains(t, body["error"], tc.field, tc.body)
+	}
+	s.mu.RLock()
+	assert.Empty(t, s.faults.armed)
+	s.mu.RUnlock()
+	assert.Empty(t, s.out.list)
+
+	for _, tc := range []struct{ name, body string }{
+		{"inject-fault", `{"kind":"rate-limit","retryAfter":"5s","method":"post","pathPrefix":"/api/v1/payments/"}`},
+		{"inject-fault", `{"kind":"hang","delay":"1s","method":"GET"}`},
+		{"slow-bank", `{"p50":"1s","p99":"1s","for":"1m"}`},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusOK, status, "%s %s: %v", tc.name, tc.body, body)
+	}
+	s.mu.RLock()
+	require.Len(t, s.faults.armed, 2)
+	assert.Equal(t, "POST", s.faults.armed[0].Method)
+	assert.Equal(t, "/v1/payments/", s.faults.armed[0].PathPrefix)
+	s.mu.RUnlock()
+}
+
+// TestControlAPIRefusalsNameTheField: an unknown SCA link, account,
+// transaction reference, customer id or payment answers 404 naming its
+// field (they answered "unknown account or transaction", "unknown
+// payment" or "unknown or completed authorisation", and a customer id
+// unknown to reconsent an unknown transaction); a bad value inside
+// add-transaction's transaction or set-settlement's settlement names
+// the field inside it (it named Amount, LateDays alone).
+func TestControlAPIRefusalsNameTheField(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	newTPPClient(t, s, "Names TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	status, out := ctl.call(http.MethodPost, "seed", `{"customers":[{"accounts":[{"balance":"10.00"}],"consent":{}}]}`)
+	require.Equal(t, http.StatusOK, status, out)
+	cu := out["customers"].([]any)[0].(map[string]any)
+	id := cu["accounts"].([]any)[0].(map[string]any)["id"].(string)
+	link := `"scaRedirect":"https://127.0.0.1/tap-sandbox/9999/?state=nosuchstate"`
+	for _, tc := range []struct {
+		name, body, field string
+		want              int
+	}{
+		{"authorize", `{` + link + `,"customerNumber":"` + CustomerKari + `"}`, "scaRedirect:", http.StatusNotFound},
+		{"authorize-corporate", `{` + link + `,"customerNumber":"` + CustomerKari + `"}`, "scaRedirect:", http.StatusNotFound},
+		{"authorize-in-context", `{` + link + `,"customerNumber":"` + CustomerKari + `","context":"PRIVATE"}`, "scaRedirect:", http.StatusNotFound},
+		{"reject", `{"scaRedirect":"not a link"}`, "scaRedirect:", http.StatusNotFound},
+		{"reconsent", `{"customerId":"enc!!nosuchcustomer"}`, "customerId:", http.StatusNotFound},
+		{"add-transaction", `{"accountId":"enc!!nosuchaccount","transaction":{"amount":"-1.00"}}`, "accountId:", http.StatusNotFound},
+		{"add-twins", `{"accountId":"enc!!nosuchaccount","n":2,"transaction":{"amount":"-1.00"}}`, "accountId:", http.StatusNotFound},
+		{"change-transaction-id", `{"accountId":"enc!!nosuchaccount","ref":"x"}`, "accountId:", http.StatusNotFound},
+		{"change-transaction-id", `{"accountId":"` + id + `","ref":"x"}`, "ref:", http.StatusNotFound},
+		{"book-pending", `{"accountId":"enc!!nosuchaccount","ref":"pending-x"}`, "accountId:", http.StatusNotFound},
+		{"book-pending", `{"accountId":"` + id + `","ref":"pending-x"}`, "ref:", http.StatusNotFound},
+		{"drop-pending", `{"accountId":"` + id + `","ref":"pending-x"}`, "ref:", http.StatusNotFound},
+		{"set-settlement", `{"paymentId":"enc!!nosuchpayment"}`, "paymentId:", http.StatusNotFound},
+		{"twin", `{"paymentId":"enc!!nosuchpayment"}`, "paymentId:", http.StatusNotFound},
+		{"unrelated-credit", `{"paymentId":"enc!!nosuchpayment"}`, "paymentId:", http.StatusNotFound},
+		{"add-transaction", `{"accountId":"` + id + `","transaction":{"amount":"0"}}`, "transaction.Amount:", http.StatusBadRequest},
+		{"add-twins", `{"accountId":"` + id + `","n":0,"transaction":{"amount":"-1.00"}}`, "n:", http.StatusBadRequest},
+		{"set-settlement", `{"paymentId":"enc!!x","settlement":{"lateDays":61}}`, "settlement.LateDays:", http.StatusBadRequest},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, tc.want, status, "%s %s: %v", tc.name, tc.body, body)
+		assert.Contains(t, body["error"], tc.field, "%s %s", tc.name, tc.body)
+	}
+
+	// unrelated-credit's text counts characters, as a remittance does
+	// (140 two-byte characters were refused as more than 140).
+	c := newTPPClient(t, s, "Credit TPP")
+	pid, _, _ := approvedKID(t, s, c, "49.00")
+	_, err := s.Control().UnrelatedCredit(pid, strings.Repeat("ø", 140))
+	require.NoError(t, err)
+	_, err = s.Control().UnrelatedCredit(pid, strings.Repeat("ø", 141))
+	var se *SeedError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, "text", se.Path)
+}
+
+// TestControlAPISettlementFeeRead: a settlement's fee that cannot be read
+// as money is refused naming settlement.fee (it was read as no fee: 200,
+// and the credit booked whole).
+func TestControlAPISettlementFeeRead(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Fee TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	pid, _, _ := approvedKID(t, s, c, "49.00")
+	for _, fee := range []string{`{"amount":"abc","currency":"NOK"}`, `{"amount":"5.00"}`, `{"amount":"5.001","currency":"NOK"}`, `{"amount":"5.00","curency":"NOK"}`, `"5.00"`} {
+		status, out := ctl.call(http.MethodPost, "set-settlement", `{"paymentId":"`+pid+`","settlement":{"fee":`+fee+`}}`)
+		assert.Equal(t, http.StatusBadRequest, status, "%s: %v", fee, out)
+		assert.Contains(t, out["error"], "settlement.fee", fee)
+	}
+	s.mu.RLock()
+	assert.Empty(t, s.pay.settlements)
+	s.mu.RUnlock()
+	status, out := ctl.call(http.MethodPost, "set-settlement", `{"paymentId":"`+pid+`","settlement":{"fee":{"amount":"5.00","currency":"NOK"}}}`)
+	assert.Equal(t, http.StatusOK, status, out)
+}
+
+// TestControlAPIUnknownTPP: a tpp certificate of no TPP the bank has
+// registered is refused naming tpp (authorisations and consents answered
+// an empty list; seed, reconsent and grant-agreement did not name the
+// field); set-roles has its own check (roleCertificate).
+func TestControlAPIUnknownTPP(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Known TPP")
+	other, err := startServer(t).NewTPP("Stranger TPP")
+	require.NoError(t, err)
+	stranger := `"tpp":"` + encodeCert(other.Certificate.Raw) + `"`
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, tc := range []struct{ name, body string }{
+		{"authorisations", `{` + stranger + `}`},
+		{"consents", `{` + stranger + `,"customerNumber":"` + CustomerKari + `"}`},
+		{"seed", `{` + stranger + `,"customers":[]}`},
+		{"reconsent", `{` + stranger + `,"customerId":"x"}`},
+		{"grant-agreement", `{` + stranger + `,"agreementId":"x","customerNumber":"` + CustomerKari + `"}`},
+		{"set-roles", `{"tpp":"MIIBnotacert","roles":["AISP"]}`},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s: %v", tc.name, body)
+		assert.Contains(t, body["error"], "tpp:", tc.name)
+	}
+	status, body := ctl.call(http.MethodPost, "authorisations", `{"tpp":"`+encodeCert(c.creds.Certificate.Raw)+`"}`)
+	assert.Equal(t, http.StatusOK, status, body)
+}
+
+// TestControlAPIProfileAndTPPNameTheField: a bad profile and a missing
+// tpp with several TPPs name their field first (they began "emulator:
+// profile consent=..." and "the bank has 2 registered TPPs").
+func TestControlAPIProfileAndTPPNameTheField(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	newTPPClient(t, s, "One TPP")
+	newTPPClient(t, s, "Two TPP")
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, tc := range []struct{ name, body, field string }{
+		{"set-profile", `{"profile":"consent=x"}`, "profile: "},
+		{"set-profile", `{"profile":"colour=blue"}`, "profile: "},
+		{"consents", `{"customerNumber":"` + CustomerKari + `"}`, "tpp: "},
+	} {
+		status, body := ctl.call(http.MethodPost, tc.name, tc.body)
+		assert.Equal(t, http.StatusBadRequest, status, "%s: %v", tc.name, body)
+		assert.True(t, strings.HasPrefix(body["error"].(string), tc.field), "%s %s: %v", tc.name, tc.body, body)
+	}
 }

@@ -84,6 +84,9 @@ func FuzzControlAPI(f *testing.F) {
 	f.Add(uint8(0), []byte(`{"days":1e308,"by":"-2562047h"}`))
 	f.Add(uint8(0), []byte(`{"customers":[{"accounts":[{"transactions":[{},{},{"amount":"1e400"}]}]}]}`))
 	f.Add(uint8(0), []byte(`{"n":9223372036854775807,"count":-1,"status":-1}`))
+	f.Add(uint8(0), []byte(`{"customers":[{"accounts":[{"transactions":[{"bookingDate":"2026-03-02","valueDate":"2026-03-02T10:00:00Z"}]}],"cardAccounts":[{"transactions":[{"transactionDate":"2026-02-30"}]}]}]}`))
+	f.Add(uint8(0), []byte(`{"transaction":{"bookingDate":20260302,"amount":-1},"settlement":{"lateDays":1e3,"fee":{"amount":"1e400"}}}`))
+	f.Add(uint8(0), []byte(`{"a":{"b":{"c":[[[[{"d":"\ud800"}]]]]}}}`))
 	f.Fuzz(func(t *testing.T, route uint8, body []byte) {
 		rt := &controlRoutes[int(route)%len(controlRoutes)]
 		req := httptest.NewRequest(http.MethodPost, "/controls/"+ControlName(rt.method), bytes.NewReader(body))

@@ -142,13 +142,14 @@ func (c *Controls) Twin(paymentID string) (Payment, error) {
 // UnrelatedCredit books now, on the creditor account of the payment with
 // id paymentID, a credit of the payment's amount from elsewhere: another
 // debtor (an account of another bank), the remittance text (may be
-// empty), no structured reference and no end-to-end id. Code that
+// empty; up to 140 characters, checked as a seeded transaction's
+// Remittance), no structured reference and no end-to-end id. Code that
 // reconciles must not take it for the payment. It returns the credit's
 // transactionId; ErrUnknownPayment for an unknown id or a creditor
 // account that is no sandbox account.
 func (c *Controls) UnrelatedCredit(paymentID, text string) (string, error) {
-	if len(text) > 140 {
-		return "", &SeedError{Path: "text", Reason: "at most 140 characters"}
+	if bad := refuse("text", checkText(text, 0, maxRemittance)); bad != nil {
+		return "", bad.seedError("")
 	}
 	s := c.s
 	s.mu.Lock()
