@@ -210,10 +210,13 @@ var controlRoutes = []controlRoute{
 		}
 		return map[string]any{"now": now, "consents": out}, nil
 	}},
-	{method: "SetLastOnlineSCA", keys: "customerNumber at", args: `{"customerNumber":"13039319955","at":"2025-06-01T12:00:00Z"}`, doc: "date the PSU's last SCA at the bank (the 180-day rule); no at forgets it", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "SetLastOnlineSCA", keys: "customerNumber at", args: `{"customerNumber":"13039319955","at":"2025-06-01T12:00:00Z"}`, doc: "date the PSU's last SCA at the bank (the 180-day rule), not after the emulator's clock; no at forgets it", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		var at time.Time
 		if a.At != nil {
 			at = time.Time(*a.At)
+		}
+		if now := s.now(); at.After(now) {
+			return nil, argError("at: " + at.Format(time.RFC3339) + " is after the emulator's clock (" + now.Format(time.RFC3339) + "): the PSU's last SCA cannot be in the future")
 		}
 		if err := s.controlCustomer(string(a.CustomerNumber)); err != nil {
 			return nil, err

@@ -595,3 +595,29 @@ func TestControlAPIProfileAndTPPNameTheField(t *testing.T) {
 		assert.True(t, strings.HasPrefix(body["error"].(string), tc.field), "%s %s: %v", tc.name, tc.body, body)
 	}
 }
+
+// TestControlAPILastOnlineSCANotInFuture: set-last-online-sca refuses an
+// at after the emulator's own clock, naming at, and keeps nothing (it
+// answered 200 and the PSU counted as authenticated until then); at the
+// clock itself and before it is taken.
+func TestControlAPILastOnlineSCANotInFuture(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	s.Control().Freeze()
+	s.Control().SetTime(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	ctl := &controlClient{t: t, h: s.ControlHandler("tok"), token: "tok"}
+	for _, at := range []string{"2026-03-01T12:00:01Z", "2026-03-02", "2030-01-01T00:00:00Z"} {
+		status, body := ctl.call(http.MethodPost, "set-last-online-sca", `{"customerNumber":"`+CustomerKari+`","at":"`+at+`"}`)
+		assert.Equal(t, http.StatusBadRequest, status, "%s: %v", at, body)
+		msg, _ := body["error"].(string)
+		assert.True(t, strings.HasPrefix(msg, "at: "), "%s: %v", at, body)
+		s.mu.Lock()
+		_, kept := s.scn.onlineSCA[CustomerKari]
+		s.mu.Unlock()
+		assert.False(t, kept, "%s was kept", at)
+	}
+	for _, at := range []string{"2026-03-01T12:00:00Z", "2025-06-01T12:00:00Z"} {
+		status, body := ctl.call(http.MethodPost, "set-last-online-sca", `{"customerNumber":"`+CustomerKari+`","at":"`+at+`"}`)
+		assert.Equal(t, http.StatusOK, status, "%s: %v", at, body)
+	}
+}
