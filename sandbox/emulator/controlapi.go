@@ -2,7 +2,6 @@ package emulator
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -22,7 +21,6 @@ import (
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 )
 
 // The control API: every method of [Controls] as JSON over HTTP, for
@@ -949,8 +947,9 @@ const (
 	// and every key, in characters: past the longest text the bank takes
 	// (a remittance's 140, a TPP-Session-ID's 200), so that no text the
 	// emulator keeps (a product, a transaction code, a fault's path) can
-	// be megabytes.
-	maxControlText = 256
+	// be megabytes. It is the bound of the mock-data operations' free
+	// texts (maxFreeText), so that a text one door takes the other takes.
+	maxControlText = maxFreeText
 )
 
 // controlTextBounds are the longer bounds of the values of some keys (in
@@ -961,90 +960,30 @@ var controlTextBounds = map[string]int{
 	"profile":     1 << 10,
 }
 
-// scanFrame is an open object or array of the arguments.
-type scanFrame struct {
-	array   bool
-	keyNext bool   // an object: its next token is a key
-	key     string // an object: the key of its current value
-	index   int    // an array: the values seen
-}
-
 // scanControlArgs checks the JSON text b against the bounds of the
-// control API before it is decoded: the values in its arrays, at any
-// depth, at most maxValues together (413; an object's keys are not
-// counted), its nesting, and the length of every key, string and
-// number (400, naming the field by its path:
-// customers[0].accounts[1].product). It reads tokens only (no value is
-// built) and stops at the first bound passed; text that is not JSON
-// ends the scan where it stops being JSON, and decoding then says what
-// is wrong.
+// control API before it is decoded (scanJSON): the values in its
+// arrays, at any depth, at most maxValues together (413; an object's
+// keys are not counted), its nesting, and the length of every key,
+// string and number (400, naming the field by its path:
+// customers[0].accounts[1].product).
 func scanControlArgs(b []byte, maxValues int) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var open []scanFrame
-	n := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		d, delim := tok.(json.Delim)
-		if delim && (d == ']' || d == '}') {
-			open = open[:len(open)-1]
-			continue
-		}
-		var top *scanFrame
-		if len(open) > 0 {
-			top = &open[len(open)-1]
-		}
-		if top != nil && top.keyNext {
-			k, _ := tok.(string)
-			top.key, top.keyNext = k, false
-			if utf8.RuneCountInString(k) > maxControlText {
-				return argError(fmt.Sprintf("%s: a key of more than %d characters", clip(scanPath(open)), maxControlText))
-			}
-			continue
-		}
-		if top != nil && top.array {
-			if n++; n > maxValues {
-				return &controlError{status: http.StatusRequestEntityTooLarge, code: "TOO_LARGE",
-					msg: fmt.Sprintf("the arguments' arrays hold more than %d values together (customers, accounts, transactions...): past what the bank's Limits can take", maxValues)}
-			}
-			top.index++
-		} else if top != nil {
-			top.keyNext = true // the value read, a key comes next
-		}
-		var text string
-		switch v := tok.(type) {
-		case json.Delim:
-			if len(open) >= maxControlDepth {
-				return argError(fmt.Sprintf("%s: the arguments nest deeper than %d objects and arrays", clip(scanPath(open)), maxControlDepth))
-			}
-			open = append(open, scanFrame{array: v == '[', keyNext: v == '{'})
-			continue
-		case string:
-			text = v
-		case json.Number:
-			text = string(v)
-		default:
-			continue
-		}
-		limit := maxControlText
-		for i := len(open) - 1; i >= 0; i-- {
-			if !open[i].array {
-				limit = cmp.Or(controlTextBounds[strings.ToLower(open[i].key)], maxControlText)
-				break
-			}
-		}
-		if utf8.RuneCountInString(text) > limit {
-			return argError(fmt.Sprintf("%s: at most %d characters", clip(scanPath(open)), limit))
-		}
+	o := scanJSON(b, jsonBounds{values: maxValues, depth: maxControlDepth, text: maxControlText, textOf: controlTextBounds})
+	switch {
+	case o == nil:
+		return nil
+	case o.kind == overValues:
+		return &controlError{status: http.StatusRequestEntityTooLarge, code: "TOO_LARGE",
+			msg: fmt.Sprintf("the arguments' arrays hold more than %d values together (customers, accounts, transactions...): past what the bank's Limits can take", maxValues)}
+	case o.kind == overDepth:
+		return argError(fmt.Sprintf("%s: the arguments nest deeper than %d objects and arrays", clip(o.path), o.limit))
+	case o.kind == overKey:
+		return argError(fmt.Sprintf("%s: a key of more than %d characters", clip(o.path), o.limit))
 	}
+	return argError(fmt.Sprintf("%s: at most %d characters", clip(o.path), o.limit))
 }
 
-// scanPath names the value scanControlArgs is at: the keys and indexes
-// of open, customers[0].accounts[1].product ("the arguments" at the
-// top).
+// scanPath names the value scanJSON is at: the keys and indexes of
+// open, customers[0].accounts[1].product ("the arguments" at the top).
 func scanPath(open []scanFrame) string {
 	if len(open) == 0 {
 		return "the arguments"

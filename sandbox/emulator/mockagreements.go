@@ -72,11 +72,11 @@ func (s *Server) addEngagements(c *call) error {
 	var es []engagement
 	if bytes.HasPrefix(bytes.TrimSpace(c.body), []byte("{")) {
 		var one engagement
-		if err := c.decode(&one); err != nil {
+		if err := c.decodeMock(&one); err != nil {
 			return err
 		}
 		es = []engagement{one}
-	} else if err := c.decode(&es); err != nil {
+	} else if err := c.decodeMock(&es); err != nil {
 		return err
 	}
 	if len(es) == 0 {

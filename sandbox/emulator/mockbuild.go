@@ -14,7 +14,8 @@ import (
 // customer, account, card account, transaction or agreement is the same,
 // and the same input is refused for the same reason, whichever door it
 // came through. The checks are the ones the mock-data operations have
-// always made, no stricter: a door may not refuse what the bank takes.
+// always made and the bounds of the texts they keep (mockcheck.go), no
+// stricter: a door may not refuse what the bank takes.
 // What stays with a door: reading its own shape (JSON bodies, SeedData,
 // with their defaults such as Seed's original currency), naming fields
 // (the *Names tables below), wording refusals (SeedError or an error
@@ -72,16 +73,17 @@ type accountSpec struct {
 
 // accountNames are a door's names of the checked fields of an
 // accountSpec (product and cash account type are free text, as the
-// mock-data operation has always taken them).
+// mock-data operation has always taken them, of at most maxFreeText
+// characters).
 type accountNames struct {
-	bban, currency, name, balance, creditLine string
+	bban, currency, name, product, cashAccountType, balance, creditLine string
 }
 
 var (
-	seedAccountNames = accountNames{bban: "BBAN", currency: "Currency", name: "Name",
-		balance: "Balance", creditLine: "CreditLine"}
-	mockAccountNames = accountNames{bban: "bban", currency: "currency", name: "name",
-		balance: "balance", creditLine: "creditLine"}
+	seedAccountNames = accountNames{bban: "BBAN", currency: "Currency", name: "Name", product: "Product",
+		cashAccountType: "CashAccountType", balance: "Balance", creditLine: "CreditLine"}
+	mockAccountNames = accountNames{bban: "bban", currency: "currency", name: "name", product: "product",
+		cashAccountType: "cashAccountType", balance: "balance", creditLine: "creditLine"}
 )
 
 // build fills the defaults of sp, checks it and returns the account, with
@@ -93,6 +95,12 @@ func (sp accountSpec) build(chk *inputCheck, n *accountNames) (*account, *badInp
 		return nil, bad
 	}
 	if bad := refuse(n.name, checkText(name, 1, 70)); bad != nil {
+		return nil, bad
+	}
+	if bad := refuse(n.product, checkText(sp.product, 0, maxFreeText)); bad != nil {
+		return nil, bad
+	}
+	if bad := refuse(n.cashAccountType, checkText(sp.cashAccountType, 0, maxFreeText)); bad != nil {
 		return nil, bad
 	}
 	balance, p := chk.amount(sp.balance, cur, false)
@@ -121,15 +129,15 @@ type cardSpec struct {
 }
 
 // cardNames are a door's names of the checked fields of a cardSpec (the
-// product is free text).
+// product is free text of at most maxFreeText characters).
 type cardNames struct {
-	maskedPan, currency, name, creditLimit, balance string
+	maskedPan, currency, name, product, creditLimit, balance string
 }
 
 var (
-	seedCardNames = cardNames{maskedPan: "MaskedPan", currency: "Currency", name: "Name",
+	seedCardNames = cardNames{maskedPan: "MaskedPan", currency: "Currency", name: "Name", product: "Product",
 		creditLimit: "CreditLimit", balance: "Balance"}
-	mockCardNames = cardNames{maskedPan: "maskedPan", currency: "currency", name: "name",
+	mockCardNames = cardNames{maskedPan: "maskedPan", currency: "currency", name: "name", product: "product",
 		creditLimit: "creditLimit", balance: "balance"}
 )
 
@@ -148,6 +156,9 @@ func (sp cardSpec) build(chk *inputCheck, n *cardNames) (*cardAccount, *badInput
 		return nil, bad
 	}
 	if bad := refuse(n.name, checkText(name, 1, 70)); bad != nil {
+		return nil, bad
+	}
+	if bad := refuse(n.product, checkText(sp.product, 0, maxFreeText)); bad != nil {
 		return nil, bad
 	}
 	creditLimit, p := chk.amount(sp.creditLimit, cur, false)

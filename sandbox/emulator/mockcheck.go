@@ -19,21 +19,34 @@ import (
 // own form: Seed as a SeedError (path and reason), the operations as a
 // 400 FORMAT_ERROR answer with the field's path.
 //
-// The set is what the mock-data operations have always checked, and no
-// more: the interface shows no field rules for mock data (docs/interface.md
-// sections 4.5 and 10) beyond the body shapes and the refusal of a mock
-// transaction with another account as debtor, and the emulator refuses
-// only what the bank refuses. The few rules beyond the shapes are the
-// emulator's own readings, kept as they were: the customer number and
-// type, text lengths (1 to 70 for names, 0 to 140 for remittance and
-// details, 1 to 35 for a masked PAN), ISO 4217 currencies, amounts in the
-// currency's minor units, a non-zero amount in the account's currency on
-// an account transaction, dates YYYY-MM-DD and MOD-11 BBANs. The
+// The set is what the mock-data operations have always checked, and the
+// bound of every text they keep: the interface shows no field rules for
+// mock data (docs/interface.md sections 4.5 and 10) beyond the body
+// shapes, its lengths (section 8) and the refusal of a mock transaction
+// with another account as debtor, and the emulator refuses only what the
+// bank refuses and texts past maxFreeText, kept for the server's life.
+// The few rules beyond the shapes are the emulator's own readings, kept
+// as they were: the customer number and type, text lengths (1 to 70 for
+// names, 0 to 140 for remittance and details, 1 to 35 for a masked PAN,
+// 30 for a bban and 34 for an iban of the other party, maxFreeText for
+// the texts the interface gives no length for), ISO 4217 currencies,
+// amounts in the currency's minor units, a non-zero amount in the
+// account's currency on an account transaction, dates YYYY-MM-DD and
+// MOD-11 BBANs. The
 // characters the bank cannot process (docs/interface.md section 1.6) are
 // refused over HTTP by the request rules before an operation runs; the
 // text check refuses them too, for the doors that bypass the request
 // rules (Seed, the scenario controls). The one refusal Seed keeps beyond
 // this set is in seed.go (seedOnlyLimit).
+
+// maxFreeText bounds, in characters, every text of mock data the
+// interface gives no length for: an account's product and cash account
+// type, a card account's product, a transaction's code, an agreement's
+// roles. It is past the longest text the bank takes (a remittance's
+// 140), so that no text the emulator keeps for the server's life can be
+// megabytes of a request's body. The control API bounds every text of
+// its arguments by the same (maxControlText).
+const maxFreeText = 256
 
 // problemKind is what a check found wrong with a value.
 type problemKind uint8

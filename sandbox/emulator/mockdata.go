@@ -141,7 +141,7 @@ func (s *Server) createCustomer(c *call) error {
 		CustomerType   string `json:"customerType"`
 		CustomerName   string `json:"customerName"`
 	}
-	if err := c.decode(&in); err != nil {
+	if err := c.decodeMock(&in); err != nil {
 		return err
 	}
 	cu, bad := customerSpec{number: in.CustomerNumber, typ: orDefault(in.CustomerType, contextPrivate),
@@ -219,7 +219,7 @@ func (s *Server) createAccount(c *call) error {
 		Balance         flexAmount `json:"balance"`
 		CreditLine      flexAmount `json:"creditLine"`
 	}
-	if err := c.decode(&in); err != nil {
+	if err := c.decodeMock(&in); err != nil {
 		return err
 	}
 	cu, err := s.owner(c.data(), in.CustomerID, in.CustomerNumber)
@@ -269,7 +269,7 @@ func (s *Server) createCard(c *call) error {
 		CreditLimit    flexAmount `json:"creditLimit"`
 		Balance        flexAmount `json:"balance"`
 	}
-	if err := c.decode(&in); err != nil {
+	if err := c.decodeMock(&in); err != nil {
 		return err
 	}
 	cu, err := s.owner(c.data(), in.CustomerID, in.CustomerNumber)
@@ -329,7 +329,7 @@ func (s *Server) createTransactions(c *call) error {
 		return errNotFound("The account is unknown.").at("mockAccountId")
 	}
 	var in []mockTransaction
-	if err := c.decode(&in); err != nil {
+	if err := c.decodeMock(&in); err != nil {
 		return err
 	}
 	if len(in) == 0 {
@@ -410,7 +410,7 @@ func (s *Server) createCardTransactions(c *call) error {
 		return errNotFound("The card account is unknown.").at("mockAccountId")
 	}
 	var in []mockCardTransaction
-	if err := c.decode(&in); err != nil {
+	if err := c.decodeMock(&in); err != nil {
 		return err
 	}
 	if len(in) == 0 {
@@ -476,7 +476,7 @@ func (s *Server) createAgreement(c *call) error {
 		Name        string       `json:"name"`
 		Engagements []engagement `json:"engagements"`
 	}
-	if err := c.decode(&in); err != nil {
+	if err := c.decodeMock(&in); err != nil {
 		return err
 	}
 	st := c.data()
@@ -509,12 +509,33 @@ type engagement struct {
 	Roles    []string   `json:"roles"`
 }
 
+// maxAgreementRoles bounds the roles one agreement holds (an
+// engagement's roles are added to its agreement's, once each), so that
+// engagements posted again and again with new roles cannot grow it
+// without end.
+const maxAgreementRoles = 32
+
 // engageAll adds the engagements es to ag, or changes nothing and answers
-// the first problem (path names the list).
+// the first problem (path names the list). A role is a text of 1 to
+// maxFreeText characters, and ag holds at most maxAgreementRoles.
 func (st *store) engageAll(ag *agreement, es []engagement, path string) error {
 	accounts := make([]*account, len(es))
+	roles := slices.Clone(ag.roles)
 	for i, e := range es {
 		p := path + "[" + strconv.Itoa(i) + "]"
+		for j, r := range e.Roles {
+			rp := p + ".roles[" + strconv.Itoa(j) + "]"
+			if bad := checkText(r, 1, maxFreeText); !bad.ok() {
+				return bad.answer(rp)
+			}
+			if slices.Contains(roles, r) {
+				continue
+			}
+			if len(roles) == maxAgreementRoles {
+				return errFormat(rp, "An agreement holds at most %d roles.", maxAgreementRoles)
+			}
+			roles = append(roles, r)
+		}
 		var a *account
 		switch {
 		case e.Account.IBAN != "":

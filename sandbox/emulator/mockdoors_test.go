@@ -278,10 +278,12 @@ func TestMockDataTakesWhatTheBankTakes(t *testing.T) {
 			card + "/transactions?bookingStatus=pending", []string{`"transactionDetails":"PENDING"`}},
 		{"long code", txs, `[{"transactionAmount":{"amount":"-1.00"},"proprietaryBankTransactionCode":"` + long('C', 36) + `"}]`,
 			acct + "/transactions?bookingStatus=booked", []string{`"proprietaryBankTransactionCode":"` + long('C', 36) + `"`}},
-		{"long creditor bban", txs, `[{"transactionAmount":{"amount":"-2.00"},"creditorAccount":{"bban":"` + long('1', 35) + `"}}]`,
-			acct + "/transactions?bookingStatus=booked", []string{`"creditorAccount":{"bban":"` + long('1', 35) + `"}`}},
-		{"long creditor iban", txs, `[{"transactionAmount":{"amount":"-3.00"},"creditorAccount":{"iban":"NO` + long('2', 33) + `"}}]`,
-			acct + "/transactions?bookingStatus=booked", []string{`"creditorAccount":{"iban":"NO` + long('2', 33) + `"}`}},
+		// The other party's account numbers: any text up to the
+		// interface's 30 (bban) and 34 (iban) characters.
+		{"long creditor bban", txs, `[{"transactionAmount":{"amount":"-2.00"},"creditorAccount":{"bban":"` + long('1', 30) + `"}}]`,
+			acct + "/transactions?bookingStatus=booked", []string{`"creditorAccount":{"bban":"` + long('1', 30) + `"}`}},
+		{"long creditor iban", txs, `[{"transactionAmount":{"amount":"-3.00"},"creditorAccount":{"iban":"NO` + long('2', 32) + `"}}]`,
+			acct + "/transactions?bookingStatus=booked", []string{`"creditorAccount":{"iban":"NO` + long('2', 32) + `"}`}},
 		{"long product and cash account type", "/v1/sandbox/accounts",
 			`{"customerId":"` + cu.CustomerID + `","product":"` + long('P', 71) + `","cashAccountType":"` + long('T', 71) + `"}`,
 			"/v1/accounts/{id}", []string{`"product":"` + long('P', 71) + `"`, `"cashAccountType":"` + long('T', 71) + `"`}},
@@ -384,7 +386,7 @@ func TestSeedTakesWhatTheOperationsTake(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Doors")
-	code, bban, product := strings.Repeat("C", 36), strings.Repeat("1", 35), strings.Repeat("P", 71)
+	code, bban, product := strings.Repeat("C", 36), strings.Repeat("1", 30), strings.Repeat("P", 71)
 	res, err := s.Control().Seed(t.Context(), c.creds.Certificate, SeedData{Customers: []SeedCustomer{{
 		Accounts: []SeedAccount{{Product: product, CashAccountType: product, Transactions: []SeedTransaction{
 			{Amount: "-1.00", Code: code, CounterpartyBBAN: bban},

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // Transactions of mock data: one builder per kind (txSpec for accounts,
@@ -68,20 +70,25 @@ type txSpec struct {
 type txNames struct {
 	amount, currency, bookingDate, valueDate   string
 	creditorName, debtorName, counterpartyName string
-	debtorAccount, remittance                  string
+	creditorBBAN, creditorIBAN                 string
+	counterpartyBBAN, counterpartyIBAN         string
+	debtorAccount, remittance, code            string
 }
 
 var (
 	seedTxNames = txNames{amount: "Amount", bookingDate: "BookingDate", valueDate: "ValueDate",
-		counterpartyName: "CounterpartyName", remittance: "Remittance"}
+		counterpartyName: "CounterpartyName", counterpartyBBAN: "CounterpartyBBAN", counterpartyIBAN: "CounterpartyIBAN",
+		remittance: "Remittance", code: "Code"}
 	mockTxNames = txNames{amount: "transactionAmount.amount", currency: "transactionAmount.currency",
 		bookingDate: "bookingDate", valueDate: "valueDate", creditorName: "creditorName", debtorName: "debtorName",
-		debtorAccount: "debtorAccount", remittance: "remittanceInformationUnstructured"}
+		creditorBBAN: "creditorAccount.bban", creditorIBAN: "creditorAccount.iban",
+		debtorAccount: "debtorAccount", remittance: "remittanceInformationUnstructured", code: "proprietaryBankTransactionCode"}
 )
 
-// Length limits of transaction texts, in characters. The code and the
-// other party's account numbers have none: the mock-data operations
-// never checked them, and the interface gives none for mock data.
+// Length limits of transaction texts, in characters: the interface's
+// for names, remittance and the other party's account numbers
+// (rules.MaxBBANLen, rules.MaxIBANLen; docs/interface.md section 8),
+// maxFreeText for the code, for which it gives none.
 const (
 	maxPartyName  = 70
 	maxRemittance = 140
@@ -110,13 +117,22 @@ func (sp *txSpec) build(a *account, chk *inputCheck, n *txNames) (transaction, *
 	if bad := refuse(n.valueDate, p); bad != nil {
 		return transaction{}, bad
 	}
-	for _, f := range [...]struct {
+	type text struct {
 		v, field string
 		max      int
-	}{
+	}
+	texts := []text{
 		{sp.remittance, n.remittance, maxRemittance}, {sp.creditorName, n.creditorName, maxPartyName},
 		{sp.debtorName, n.debtorName, maxPartyName}, {sp.counterpartyName, n.counterpartyName, maxPartyName},
-	} {
+		{sp.code, n.code, maxFreeText},
+	}
+	if r := sp.creditorAccount; r != nil {
+		texts = append(texts, text{r.BBAN, n.creditorBBAN, rules.MaxBBANLen}, text{r.IBAN, n.creditorIBAN, rules.MaxIBANLen})
+	}
+	if r := sp.counterpartyAccount; r != nil {
+		texts = append(texts, text{r.BBAN, n.counterpartyBBAN, rules.MaxBBANLen}, text{r.IBAN, n.counterpartyIBAN, rules.MaxIBANLen})
+	}
+	for _, f := range texts {
 		if bad := refuse(f.field, checkText(f.v, 0, f.max)); bad != nil {
 			return transaction{}, bad
 		}

@@ -66,9 +66,9 @@ type SeedAccount struct {
 	BBAN string
 	// Currency is an ISO 4217 code; empty: NOK.
 	Currency string
-	// Name (1 to 70 characters, empty: "Konto"), Product (empty:
-	// BRUKSKONTO) and CashAccountType (empty: CACC) are shown by the
-	// account endpoints.
+	// Name (1 to 70 characters, empty: "Konto"), Product (up to 256
+	// characters, empty: BRUKSKONTO) and CashAccountType (up to 256
+	// characters, empty: CACC) are shown by the account endpoints.
 	Name, Product, CashAccountType string
 	// Balance is the closingBooked balance; empty: 0. It is the balance
 	// after Transactions: booked transactions do not move it (pending
@@ -96,14 +96,15 @@ type SeedTransaction struct {
 	// Amount is the signed amount in the account's currency, not zero:
 	// negative for money out.
 	Amount string
-	// CounterpartyName (up to 70 characters) and CounterpartyBBAN or
-	// CounterpartyIBAN (taken as written) name the other party: the
-	// creditor of money out, the debtor of money in.
+	// CounterpartyName (up to 70 characters) and CounterpartyBBAN (up to
+	// 30) or CounterpartyIBAN (up to 34; either taken as written) name
+	// the other party: the creditor of money out, the debtor of money in.
 	CounterpartyName, CounterpartyBBAN, CounterpartyIBAN string
 	// Remittance is remittanceInformationUnstructured, up to 140
 	// characters.
 	Remittance string
-	// Code is the proprietaryBankTransactionCode (such as R_710).
+	// Code is the proprietaryBankTransactionCode (such as R_710), up to
+	// 256 characters.
 	Code string
 }
 
@@ -112,8 +113,8 @@ type SeedCardAccount struct {
 	// MaskedPan (up to 35 characters); empty: a Mastercard-like masked
 	// number.
 	MaskedPan string
-	// Name (1 to 70 characters, empty: "Kredittkort") and Product (empty:
-	// Kredittkort).
+	// Name (1 to 70 characters, empty: "Kredittkort") and Product (up
+	// to 256 characters, empty: Kredittkort).
 	Name, Product string
 	// Currency is an ISO 4217 code; empty: NOK.
 	Currency string

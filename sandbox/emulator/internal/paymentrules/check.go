@@ -14,7 +14,7 @@ import (
 // Limits of docs/interface.md sections 2.3 to 2.5 and 8.
 const (
 	maxNameLen         = 70               // creditorName, ultimateDebtor, street
-	maxBBANLen         = 30               // bban
+	maxBBANLen         = rules.MaxBBANLen // bban
 	maxIBANLen         = rules.MaxIBANLen // iban
 	maxUnstructuredLen = 140              // remittanceInformationUnstructured
 	maxReferenceLen    = 35               // reference, referenceType, referenceIssuer

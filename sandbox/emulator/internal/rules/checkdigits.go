@@ -14,6 +14,10 @@ package rules
 // MaxIBANLen is the length of the longest IBAN (ISO 13616).
 const MaxIBANLen = 34
 
+// MaxBBANLen is the length of the longest bban the interface takes
+// (docs/interface.md section 8).
+const MaxBBANLen = 30
+
 // noBBANWeights are the MOD-11 weights of a Norwegian account number over
 // its first ten digits (the Norwegian MOD-11 rule).
 var noBBANWeights = [10]int{5, 4, 3, 2, 7, 6, 5, 4, 3, 2}
