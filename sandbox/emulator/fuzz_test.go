@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -100,5 +101,56 @@ func FuzzControlAPI(f *testing.F) {
 			t.Fatalf("%s %q: not JSON: %s", rt.method, body, rec.Body)
 		}
 		s.Control().EndOutages()
+	})
+}
+
+// FuzzMockData posts fuzz bodies to every mock-data operation of the
+// bank (the sandbox resources a TPP seeds its test data with), as a
+// TPP's test suite in any language might: nothing may panic, no answer
+// is a 5xx, and every answer with a body is JSON.
+func FuzzMockData(f *testing.F) {
+	s := startServer(f)
+	c := newTPPClient(f, s, "Fuzz mock data")
+	created := func(path, body string, v any) {
+		r := c.do(http.MethodPost, path, []byte(body))
+		require.Equal(f, http.StatusCreated, r.status, string(r.body))
+		require.NoError(f, json.Unmarshal(r.body, v))
+	}
+	created("/v1/sandbox/customers", `{"customerNumber":"912345688","customerType":"CORPORATE","customerName":"Fuzz AS"}`, &struct{}{})
+	var a accountJSON
+	created("/v1/sandbox/accounts", `{"customerNumber":"912345688"}`, &a)
+	var k cardJSON
+	created("/v1/sandbox/card-accounts", `{"customerNumber":"`+CustomerKari+`"}`, &k)
+	var ag agreementJSON
+	created("/v1/sandbox/agreements", `{"owner":"912345688","name":"Fuzz","engagements":[{"account":{"iban":"`+a.IBAN+`"},"roles":["VIEW"]}]}`, &ag)
+	paths := []string{
+		"/v1/sandbox/customers",
+		"/v1/sandbox/accounts",
+		"/v1/sandbox/card-accounts",
+		"/v1/sandbox/accounts/" + a.ResourceID + "/transactions",
+		"/v1/sandbox/card-accounts/" + strings.ReplaceAll(k.ResourceID, "!", "%21") + "/transactions",
+		"/v1/sandbox/agreements",
+		"/v1/sandbox/agreements/" + ag.ID + "/engagements",
+	}
+
+	f.Add(uint8(0), []byte(`{"customerNumber":"01017054321","customerType":"PRIVATE","customerName":"Fuzz Kunde"}`))
+	f.Add(uint8(1), []byte(`{"customerNumber":"912345688","product":"x","cashAccountType":"CACC"}`))
+	f.Add(uint8(2), []byte(`{"customerNumber":"`+CustomerKari+`","product":"\u00f8"}`))
+	f.Add(uint8(3), []byte(`[{"transactionAmount":{"amount":"-1.00","currency":"NOK"},"bookingDate":"2026-12-01","creditorAccount":{"bban":"86011117947"}}]`))
+	f.Add(uint8(3), []byte(`[{"transactionAmount":{"amount":"1e400"}},{}]`))
+	f.Add(uint8(4), []byte(`[{"transactionAmount":{"amount":"12.50"},"transactionDetails":"kiosk"}]`))
+	f.Add(uint8(5), []byte(`{"owner":"912345688","name":"A","engagements":[{"account":{"iban":"`+a.IBAN+`"},"roles":["VIEW",""]}]}`))
+	f.Add(uint8(6), []byte(`[{"account":{"iban":"`+a.IBAN+`"},"roles":["PAY"]}]`))
+	f.Add(uint8(3), []byte(strings.Repeat("[", 40)))
+	f.Add(uint8(0), []byte("\xff\xfe{}"))
+	f.Fuzz(func(t *testing.T, which uint8, body []byte) {
+		tc := &tppClient{t: t, s: s, creds: c.creds, signer: c.signer, hc: c.hc}
+		r := tc.do(http.MethodPost, paths[int(which)%len(paths)], body)
+		if r.status >= 500 {
+			t.Fatalf("status %d for %q: %s", r.status, body, r.body)
+		}
+		if len(r.body) > 0 && !json.Valid(r.body) {
+			t.Fatalf("status %d for %q: not JSON: %q", r.status, body, r.body)
+		}
 	})
 }
