@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"iter"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -145,10 +146,23 @@ func applyOptions(opts []Option) (config, error) {
 	return c, nil
 }
 
+// DefaultConnectTimeout bounds each connection attempt of a pool [Open]
+// makes (the connection and the server's answer to its startup), unless
+// the connection string sets connect_timeout: pgx's own default is no
+// bound, so that a host that drops packets, or a port that accepts and
+// never answers (a wrong -store), would hold Open, and every later
+// connection of the pool, for as long as the caller's context.
+const DefaultConnectTimeout = 10 * time.Second
+
+// connectTimeout is DefaultConnectTimeout (a test's may be shorter).
+var connectTimeout = DefaultConnectTimeout
+
 // Open connects to the database of connString (a pgx connection string
 // or URL, for example "postgres://tpp@db.internal/tpp" or "host=/run/pg
 // dbname=tpp") with a pool of its own, checks that the server answers,
-// and returns a Store that closes the pool in [Store.Close].
+// and returns a Store that closes the pool in [Store.Close]. Each
+// connection attempt waits at most [DefaultConnectTimeout] unless the
+// string sets connect_timeout.
 func Open(ctx context.Context, connString string, opts ...Option) (*Store, error) {
 	if _, err := applyOptions(opts); err != nil {
 		return nil, err
@@ -157,6 +171,9 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	if err != nil {
 		// The connection string may hold a password: never quote it.
 		return nil, errors.New("pgstore: the connection string is not valid")
+	}
+	if !strings.Contains(connString, "connect_timeout") {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
