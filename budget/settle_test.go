@@ -2,12 +2,8 @@ package budget_test
 
 import (
 	"context"
-	"errors"
-	"iter"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +12,7 @@ import (
 
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/hungstore"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -118,64 +115,6 @@ func TestPausePastTheDeadlineRefusesAtOnce(t *testing.T) {
 	assert.NotErrorIs(t, err, context.DeadlineExceeded)
 }
 
-// hungUnder is a database that stopped answering for the keys under its
-// prefixes while hung is set: each call on them waits for its context's
-// end (or the test's), and writes nothing.
-type hungUnder struct {
-	store.Store
-	prefixes []string
-	hung     atomic.Bool
-	gone     chan struct{}
-}
-
-func newHungUnder(t *testing.T, prefixes ...string) *hungUnder {
-	h := &hungUnder{Store: store.NewMemoryStore(), prefixes: prefixes, gone: make(chan struct{})}
-	h.hung.Store(true)
-	t.Cleanup(func() { close(h.gone) })
-	return h
-}
-
-// wait reports whether a call on key hangs, and then waits for its end.
-func (h *hungUnder) wait(ctx context.Context, key string) (bool, error) {
-	if !h.hung.Load() || !slices.ContainsFunc(h.prefixes, func(p string) bool { return strings.HasPrefix(key, p) }) {
-		return false, nil
-	}
-	select {
-	case <-ctx.Done():
-		return true, ctx.Err()
-	case <-h.gone:
-		return true, errors.New("test over")
-	}
-}
-
-func (h *hungUnder) Get(ctx context.Context, key string) ([]byte, error) {
-	if hung, err := h.wait(ctx, key); hung {
-		return nil, err
-	}
-	return h.Store.Get(ctx, key)
-}
-
-func (h *hungUnder) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
-	if hung, err := h.wait(ctx, key); hung {
-		return err
-	}
-	return h.Store.Update(ctx, key, fn)
-}
-
-func (h *hungUnder) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		if hung, err := h.wait(ctx, prefix); hung {
-			yield("", err)
-			return
-		}
-		for k, err := range h.Store.Keys(ctx, prefix) {
-			if !yield(k, err) {
-				return
-			}
-		}
-	}
-}
-
 // A hung database never holds a call without the PSU, nor a job's
 // reservation or the budget's reads, even on a context without a
 // deadline: each store call gives up after SettleWait (shorter here).
@@ -185,25 +124,14 @@ func (h *hungUnder) Keys(ctx context.Context, prefix string) iter.Seq2[string, e
 // end: the call hung for ever, and so did Reserve and the reads.
 func TestHungStoreHoldsNoCall(t *testing.T) {
 	t.Parallel()
-	hung := newHungUnder(t, "accounts/budget/", "budget/pause/")
+	hung := hungstore.New(t, []string{"Get", "Update", "Keys"}, "accounts/budget/", "budget/pause/")
 	bank := newCountingBank(t)
 	svc := newService(t, bank.client(t, client.WithStore(hung)))
 	b := budgetOf(svc)
 	budget.SetStoreWait(b, 100*time.Millisecond)
 	ctx := context.Background() // no deadline: only the store's bound ends a hung call
 
-	ended := make(chan error, 1)
-	within := func(what string, f func() error) error {
-		t.Helper()
-		go func() { ended <- f() }()
-		select {
-		case err := <-ended:
-			return err
-		case <-time.After(time.Minute):
-			t.Fatalf("%s waits on the hung store", what)
-			return nil
-		}
-	}
+	within := func(what string, f func() error) error { t.Helper(); return hungstore.Within(t, what, f) }
 
 	err := within("a call without the PSU", func() error {
 		_, err := svc.Balances(ctx, acc1, psuAbsent()...)
@@ -235,7 +163,7 @@ func TestHungStoreHoldsNoCall(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
 	// The database answers again: nothing was charged, and calls go on.
-	hung.hung.Store(false)
+	hung.Hung.Store(false)
 	a, err := b.Remaining(ctx, acc1, budget.Balances)
 	require.NoError(t, err)
 	assert.Equal(t, budget.DefaultLimit, a.Remaining, "the call given up on was not charged")

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/internal/testkit/hungstore"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -682,31 +683,6 @@ func TestBreakerUnusedProbeTurnIsTakenAgain(t *testing.T) {
 	assert.Equal(t, BreakerClosed, c.BankHealth().State)
 }
 
-// hungStore is a database that stopped answering: every call waits for
-// its context's end (or for the test's).
-type hungStore struct {
-	store.Store
-	gone chan struct{}
-}
-
-func (h *hungStore) wait(ctx context.Context) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-h.gone:
-		return errors.New("test over")
-	}
-}
-
-func (h *hungStore) Get(ctx context.Context, key string) ([]byte, error) { return nil, h.wait(ctx) }
-func (h *hungStore) Put(ctx context.Context, key string, v []byte, ttl time.Duration) error {
-	return h.wait(ctx)
-}
-func (h *hungStore) Delete(ctx context.Context, key string) error { return h.wait(ctx) }
-func (h *hungStore) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
-	return h.wait(ctx)
-}
-
 // A hung database never holds the breaker's calls: each of its reads
 // and writes gives up after breakerStoreWait, and none is made under the
 // lock every call takes. On the code before, the breaker's store calls
@@ -716,8 +692,7 @@ func TestBreakerHungStoreHoldsNoCall(t *testing.T) {
 	t.Parallel()
 	b, up := downBank(t)
 	clk := newFrozenClock()
-	hung := &hungStore{Store: store.NewMemoryStore(), gone: make(chan struct{})}
-	t.Cleanup(func() { close(hung.gone) })
+	hung := hungstore.New(t, []string{"Get", "Put", "Delete", "Update"})
 	c := newTestClient(t, b.URL, clk.opt(), WithStore(hung), WithRetryPolicy(RetryPolicy{}))
 	c.bankHealth().storeWait = 200 * time.Millisecond // breakerStoreWait, shorter
 	get := Operation{Method: http.MethodGet, Path: "/v1/x"}

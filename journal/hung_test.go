@@ -2,9 +2,6 @@ package journal_test
 
 import (
 	"context"
-	"errors"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -13,68 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/hungstore"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/store"
 )
-
-// hungWrites is a database that stopped answering the writes of one kind
-// (Update, or Put) under one prefix while hung is set: each waits for
-// its context's end (or the test's), and writes nothing.
-type hungWrites struct {
-	store.Store
-	method, prefix string
-	hung           atomic.Bool
-	gone           chan struct{}
-}
-
-func newHungWrites(t *testing.T, method, prefix string) *hungWrites {
-	h := &hungWrites{Store: store.NewMemoryStore(), method: method, prefix: prefix, gone: make(chan struct{})}
-	t.Cleanup(func() { close(h.gone) })
-	return h
-}
-
-// wait reports whether the call method on key hangs, and then waits for
-// its end.
-func (h *hungWrites) wait(ctx context.Context, method, key string) (bool, error) {
-	if !h.hung.Load() || method != h.method || !strings.HasPrefix(key, h.prefix) {
-		return false, nil
-	}
-	select {
-	case <-ctx.Done():
-		return true, ctx.Err()
-	case <-h.gone:
-		return true, errors.New("test over")
-	}
-}
-
-func (h *hungWrites) Put(ctx context.Context, key string, v []byte, ttl time.Duration) error {
-	if hung, err := h.wait(ctx, "Put", key); hung {
-		return err
-	}
-	return h.Store.Put(ctx, key, v, ttl)
-}
-
-func (h *hungWrites) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
-	if hung, err := h.wait(ctx, "Update", key); hung {
-		return err
-	}
-	return h.Store.Update(ctx, key, fn)
-}
-
-// within runs f and returns its error, failing t when f waits on the
-// hung store for a minute.
-func within(t *testing.T, what string, f func() error) error {
-	t.Helper()
-	ended := make(chan error, 1)
-	go func() { ended <- f() }()
-	select {
-	case err := <-ended:
-		return err
-	case <-time.After(time.Minute):
-		t.Fatalf("%s waits on the hung store", what)
-		return nil
-	}
-}
 
 // A hung database never holds a journaled create, even on a context
 // without a deadline: each write before the create is sent gives up
@@ -92,19 +31,20 @@ func TestHungStoreHoldsNoCreate(t *testing.T) {
 		t.Parallel()
 		b := newThingBank(t)
 		c := b.client(t)
-		st := newHungWrites(t, "Update", "journal/entry/")
+		st := hungstore.New(t, []string{"Update"}, "journal/entry/")
+		st.Hung.Store(false) // hung from below on
 		j, err := journal.New(st)
 		require.NoError(t, err)
 		journal.SetStoreWait(j, 100*time.Millisecond)
-		st.hung.Store(true)
+		st.Hung.Store(true)
 		id := uuid.NewString()
-		err = within(t, "the intent", func() error { return create(ctx, c, j, id, `{"n":1}`) })
+		err = hungstore.Within(t, "the intent", func() error { return create(ctx, c, j, id, `{"n":1}`) })
 		require.ErrorIs(t, err, client.ErrNotSent)
 		require.ErrorIs(t, err, journal.ErrJournal)
 		require.ErrorIs(t, err, context.DeadlineExceeded, "the intent was given up on")
 		assert.Zero(t, b.posts.Load(), "nothing was sent")
 
-		st.hung.Store(false)
+		st.Hung.Store(false)
 		_, err = j.Entry(ctx, id)
 		require.ErrorIs(t, err, store.ErrNotStored, "nothing was journaled")
 		require.NoError(t, create(ctx, c, j, uuid.NewString(), `{"n":1}`), "the database answers again")
@@ -115,13 +55,14 @@ func TestHungStoreHoldsNoCreate(t *testing.T) {
 		t.Parallel()
 		b := newThingBank(t)
 		c := b.client(t)
-		st := newHungWrites(t, "Put", "journal/open/")
+		st := hungstore.New(t, []string{"Put"}, "journal/open/")
+		st.Hung.Store(false) // hung from below on
 		j, err := journal.New(st)
 		require.NoError(t, err)
 		journal.SetStoreWait(j, 100*time.Millisecond)
-		st.hung.Store(true)
+		st.Hung.Store(true)
 		id := uuid.NewString()
-		require.NoError(t, within(t, "the open marker", func() error { return create(ctx, c, j, id, `{"n":2}`) }))
+		require.NoError(t, hungstore.Within(t, "the open marker", func() error { return create(ctx, c, j, id, `{"n":2}`) }))
 		assert.EqualValues(t, 1, b.posts.Load(), "sent once, after its intent")
 		e, err := j.Entry(ctx, id)
 		require.NoError(t, err)
@@ -132,14 +73,15 @@ func TestHungStoreHoldsNoCreate(t *testing.T) {
 		t.Parallel()
 		b := newThingBank(t)
 		c := b.client(t)
-		st := newHungWrites(t, "Update", "journal/entry/")
+		st := hungstore.New(t, []string{"Update"}, "journal/entry/")
+		st.Hung.Store(false) // hung from below on
 		j, err := journal.New(st, journal.WithWritersStopped())
 		require.NoError(t, err)
 		journal.SetStoreWait(j, 100*time.Millisecond)
 		e := inDoubt(t, b, c, j, `{"n":3}`)
 		sent := b.posts.Load()
-		st.hung.Store(true)
-		err = within(t, "Resolve", func() error {
+		st.Hung.Store(true)
+		err = hungstore.Within(t, "Resolve", func() error {
 			_, err := j.Resolve(ctx, c, e)
 			return err
 		})
@@ -147,7 +89,7 @@ func TestHungStoreHoldsNoCreate(t *testing.T) {
 		require.ErrorIs(t, err, context.DeadlineExceeded, "the claim was given up on")
 		assert.Equal(t, sent, b.posts.Load(), "nothing was sent again")
 
-		st.hung.Store(false)
+		st.Hung.Store(false)
 		res, err := j.Resolve(ctx, c, e)
 		require.NoError(t, err, "the database answers again")
 		assert.Equal(t, journal.ResolvedCreated, res.Kind)

@@ -87,7 +87,8 @@ type Option func(*Journal) error
 // WithInFlight replaces [DefaultInFlight]: entries without an outcome
 // younger than d are not in doubt yet. It never shortens an entry's own
 // bound: an entry stays in flight until its create and the recording of
-// its outcome cannot be running any more (the client's
+// its outcome cannot be running any more ([Entry.Until]: the journal's
+// writes before the create is sent and the client's
 // [client.Client.LongestCall], or the call's deadline when sooner, plus
 // the time allowed to record the outcome), whatever d is. A negative d
 // is refused. To resolve at once the entries of writers known to have
