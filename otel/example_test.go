@@ -156,3 +156,44 @@ func ExampleObserver_RegisterGauges_queues() {
 	// psd2.refresh.queue.paused dnb 0
 	// psd2.refresh.queue.paused sbanken 1
 }
+
+// ExampleNewSpanBatcher batches the spans to the exporter as the SDK's
+// batch span processor does, without waking its export goroutine at
+// every span's end.
+func ExampleNewSpanBatcher() {
+	exp := tracetest.NewInMemoryExporter() // in production: an OTLP exporter
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(psd2otel.NewSpanBatcher(exp)))
+	obs, err := psd2otel.New(psd2otel.WithTracerProvider(tp))
+	if err != nil {
+		log.Fatal(err)
+	}
+	bank := emulator.NewServer()
+	defer bank.Close()
+	creds, err := bank.NewTPP("Example TPP")
+	if err != nil {
+		log.Fatal(err)
+	}
+	c, err := client.New(bank.URL, creds, client.WithHTTPClient(bank.Client()), client.WithObserver(obs),
+		client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	acc, err := accounts.New(c)
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, _ = acc.List(context.Background(), nil, client.WithTPPSessionID("3f1c2a8e-5b7d-4c1e-9a2f-6d8b0e4c7a51"),
+		client.WithPSU(client.PSU{IPAddress: "192.0.2.10"}))
+
+	// The spans wait for a full batch or 5 s; ForceFlush exports them now.
+	if err := tp.ForceFlush(context.Background()); err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range exp.GetSpans() {
+		fmt.Println(s.Name)
+	}
+	_ = tp.Shutdown(context.Background())
+	// Output:
+	// GET /v1/accounts
+	// accounts.List
+}
