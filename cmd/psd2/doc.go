@@ -78,7 +78,11 @@
 // store of the SDK (a missing or foreign directory, a URL of another
 // scheme, a database without a pgstore in that schema) is refused with
 // exit status 3: psd2 never creates a store, and never reads a wrong one
-// as an empty one. A connection string is never printed.
+// as an empty one. A connection string is never printed. Each answer of
+// the store (health's and outbox's too) is awaited at most -store-wait
+// (30s; 1s to 1h): a database that takes the connection and then answers
+// nothing ends the command with exit status 3 and "the store did not
+// answer within 30s", never with a partial listing.
 //
 // More commands:
 //
@@ -118,10 +122,11 @@
 // # Settings and profiles
 //
 // The settings -bank, -url, -env, -banks-file, -ca, -cert, -key, -p12,
-// -password-env, -store and -schema come from the command line, else from
-// the variable PSD2_ and the name in upper case (PSD2_BANK, PSD2_URL,
-// PSD2_ENV, PSD2_BANKS_FILE, PSD2_CA, PSD2_CERT, PSD2_KEY, PSD2_P12,
-// PSD2_PASSWORD_ENV, PSD2_STORE, PSD2_SCHEMA), else from a profile of the
+// -password-env, -store, -schema and -store-wait come from the command
+// line, else from the variable PSD2_ and the name in upper case
+// (PSD2_BANK, PSD2_URL, PSD2_ENV, PSD2_BANKS_FILE, PSD2_CA, PSD2_CERT,
+// PSD2_KEY, PSD2_P12, PSD2_PASSWORD_ENV, PSD2_STORE, PSD2_SCHEMA,
+// PSD2_STORE_WAIT), else from a profile of the
 // config file. The config file is $PSD2_CONFIG (which must then exist),
 // else psd2/config.json in the user's config directory ($XDG_CONFIG_HOME,
 // else ~/.config, on Linux; os.UserConfigDir elsewhere); without it there

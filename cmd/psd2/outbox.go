@@ -45,6 +45,8 @@ func runOutbox(ctx context.Context, e *env, args []string) error {
 	conn, schema := new(string), new(string)
 	settingVar(fs, conn, "store", "", "PostgreSQL connection string (URL or key=value) of the pgstore holding the outbox")
 	settingVar(fs, schema, "schema", pgstore.DefaultSchema, "the pgstore's schema")
+	waitS := new(string)
+	registerStoreWait(fs, waitS)
 	limit := fs.Int("limit", 100, fmt.Sprintf("list: at most this many dead letters (1 to %d)", pgstore.MaxDeadLetters))
 	all := fs.Bool("all", false, "retry: every dead letter")
 	if err := parse(fs, args[1:], sub != "list"); err != nil {
@@ -60,16 +62,31 @@ func runOutbox(ctx context.Context, e *env, args []string) error {
 	case sub == "discard" && fs.NArg() != 1:
 		return usagef("discard takes one ID (psd2 outbox list shows them)")
 	}
-	ob, done, err := openOutbox(ctx, *conn, *schema)
+	wait, err := parseStoreWait(*waitS)
+	if err != nil {
+		return err
+	}
+	ob, done, err := openOutbox(ctx, *conn, *schema, wait)
 	if err != nil {
 		return err
 	}
 	defer done()
+	// Each call to the outbox waits at most wait.
+	call := func(f func(ctx context.Context) error) error {
+		ctx, cancel := waiting(ctx, wait)
+		defer cancel()
+		return storeErr(ctx, f(ctx))
+	}
 	switch sub {
 	case "list":
-		return listDeadLetters(ctx, e, ob, *limit)
+		var stats pgstore.OutboxStats
+		var dead []pgstore.DeadLetter
+		if err := call(func(ctx context.Context) (err error) { stats, dead, err = ob.List(ctx, *limit); return err }); err != nil {
+			return err
+		}
+		return listDeadLetters(e, stats, dead)
 	case "discard":
-		if err := ob.Discard(ctx, fs.Arg(0)); err != nil {
+		if err := call(func(ctx context.Context) error { return ob.Discard(ctx, fs.Arg(0)) }); err != nil {
 			return deadLetterError(err, fs.Arg(0))
 		}
 		res := outboxResult{Discarded: []string{fs.Arg(0)}, Count: 1}
@@ -79,12 +96,12 @@ func runOutbox(ctx context.Context, e *env, args []string) error {
 	}
 	var res outboxResult
 	if *all {
-		if res.Count, err = ob.RetryAll(ctx); err != nil {
+		if err := call(func(ctx context.Context) (err error) { res.Count, err = ob.RetryAll(ctx); return err }); err != nil {
 			return err
 		}
 	} else {
 		for _, id := range fs.Args() {
-			if err := ob.Retry(ctx, id); err != nil {
+			if err := call(func(ctx context.Context) error { return ob.Retry(ctx, id) }); err != nil {
 				if len(res.Retried) > 0 {
 					fmt.Fprintf(e.stderr, "retried before the error: %s\n", strings.Join(res.Retried, " "))
 				}
@@ -101,7 +118,7 @@ func runOutbox(ctx context.Context, e *env, args []string) error {
 
 // openOutbox opens the outbox of the pgstore at conn (or $PSD2_STORE)
 // in schema, and refuses a database or schema that holds none.
-func openOutbox(ctx context.Context, conn, schema string) (*pgstore.Outbox, func(), error) {
+func openOutbox(ctx context.Context, conn, schema string, wait time.Duration) (*pgstore.Outbox, func(), error) {
 	if conn == "" {
 		conn = os.Getenv(envStore)
 	}
@@ -112,13 +129,8 @@ func openOutbox(ctx context.Context, conn, schema string) (*pgstore.Outbox, func
 		// Never quote it: it may hold a password.
 		return nil, nil, usagef("-store is not a PostgreSQL connection string (postgres://... or key=value): the outbox lives in a pgstore, not in a file store")
 	}
-	st, err := pgstore.Open(ctx, conn, pgstore.WithSchema(schema))
+	st, v, err := openPostgres(ctx, conn, schema, wait)
 	if err != nil {
-		return nil, nil, err
-	}
-	v, err := st.Version(ctx)
-	if err != nil {
-		st.Close()
 		return nil, nil, err
 	}
 	if v < outboxVersion {
@@ -150,11 +162,7 @@ const noEventNote = "note: this outbox holds no event at all (none pending, dead
 // listDeadLetters prints the outbox's counts and up to limit dead
 // letters, read at one moment (Outbox.List): the counts and the letters
 // listed agree.
-func listDeadLetters(ctx context.Context, e *env, ob *pgstore.Outbox, limit int) error {
-	stats, dead, err := ob.List(ctx, limit)
-	if err != nil {
-		return err
-	}
+func listDeadLetters(e *env, stats pgstore.OutboxStats, dead []pgstore.DeadLetter) error {
 	rep := outboxReport{Stats: stats, DeadLetters: dead}
 	if stats.Pending == 0 && stats.Dead == 0 && stats.Delivered == 0 && len(dead) == 0 {
 		fmt.Fprintln(e.stderr, noEventNote)

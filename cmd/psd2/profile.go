@@ -30,7 +30,7 @@ const (
 // by their name in a profile; each is a flag of the same name in
 // kebab case (banksFile is -banks-file) and the variable PSD2_ and its
 // name in upper snake case (PSD2_BANKS_FILE).
-var settingKeys = []string{"bank", "url", "env", "banksFile", "ca", "cert", "key", "p12", "passwordEnv", "store", "schema"}
+var settingKeys = []string{"bank", "url", "env", "banksFile", "ca", "cert", "key", "p12", "passwordEnv", "store", "schema", "storeWait"}
 
 // settingGroups are settings that name one thing together: they come
 // from one source, the first (command line, environment, profile) that
@@ -100,12 +100,13 @@ type profile struct {
 	PasswordEnv string `json:"passwordEnv,omitempty"`
 	Store       string `json:"store,omitempty"`
 	Schema      string `json:"schema,omitempty"`
+	StoreWait   string `json:"storeWait,omitempty"`
 }
 
 // get is the profile's setting key.
 func (p profile) get(key string) string {
 	return map[string]string{"bank": p.Bank, "url": p.URL, "env": p.Env, "banksFile": p.BanksFile, "ca": p.CA,
-		"cert": p.Cert, "key": p.Key, "p12": p.P12, "passwordEnv": p.PasswordEnv, "store": p.Store, "schema": p.Schema}[key]
+		"cert": p.Cert, "key": p.Key, "p12": p.P12, "passwordEnv": p.PasswordEnv, "store": p.Store, "schema": p.Schema, "storeWait": p.StoreWait}[key]
 }
 
 // configPath is where the config file is: $PSD2_CONFIG, else psd2/config.json

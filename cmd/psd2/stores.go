@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/store"
@@ -17,12 +18,18 @@ import (
 // storeFlags name the store a command reads: the file store's directory
 // or a PostgreSQL connection string (-store), and pgstore's schema.
 type storeFlags struct {
-	loc, schema string
+	loc, schema, wait string
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet) {
 	settingVar(fs, &s.loc, "store", "", "the service's store: the directory of its file store, or the PostgreSQL connection string (URL or key=value) of its pgstore")
 	settingVar(fs, &s.schema, "schema", pgstore.DefaultSchema, "with a PostgreSQL -store: the pgstore's schema")
+	registerStoreWait(fs, &s.wait)
+}
+
+// registerStoreWait defines -store-wait.
+func registerStoreWait(fs *flag.FlagSet, p *string) {
+	settingVar(fs, p, "storeWait", defaultStoreWait.String(), fmt.Sprintf("the longest to wait for any one answer of the store (%s to %s); past it the command ends with exit status 3", minStoreWait, maxStoreWait))
 }
 
 // storeKind is what a -store value names.
@@ -60,26 +67,24 @@ const storesOfSDK = "a store of the SDK is the directory a service's file store 
 // without a pgstore in schema, are errors (exit status 3), so that a
 // wrong -store is never read as an empty store. The connection string
 // is never quoted: it may hold a password.
-func openStore(ctx context.Context, loc, schema string) (store.Store, func(), error) {
+//
+// Each answer of the store, from the first connection on, is awaited at
+// most wait (storeWait).
+func openStore(ctx context.Context, loc, schema string, wait time.Duration) (store.Store, func(), error) {
 	switch kindOf(loc) {
 	case storeOther:
 		scheme, _, _ := strings.Cut(strings.TrimSpace(loc), "://")
 		return nil, nil, fmt.Errorf("-store is a %s:// URL, no store of the SDK: %s", scheme, storesOfSDK)
 	case storePostgres:
-		st, err := pgstore.Open(ctx, loc, pgstore.WithSchema(schema))
+		st, v, err := openPostgres(ctx, loc, schema, wait)
 		if err != nil {
-			return nil, nil, fmt.Errorf("the PostgreSQL of -store: %s", lines(strings.TrimPrefix(err.Error(), "pgstore: ")))
-		}
-		v, err := st.Version(ctx)
-		if err != nil {
-			st.Close()
-			return nil, nil, fmt.Errorf("the PostgreSQL of -store: %s", lines(strings.TrimPrefix(err.Error(), "pgstore: ")))
+			return nil, nil, err
 		}
 		if v == 0 {
 			st.Close()
 			return nil, nil, fmt.Errorf("no pgstore in schema %q of the database of -store: check -store and -schema", schema)
 		}
-		return st, st.Close, nil
+		return &waitingStore{st: st, wait: wait}, st.Close, nil
 	}
 	fst, err := store.OpenFileStore(loc)
 	switch {
@@ -88,7 +93,26 @@ func openStore(ctx context.Context, loc, schema string) (store.Store, func(), er
 	case err != nil:
 		return nil, nil, err
 	}
-	return fst, func() {}, nil
+	return &waitingStore{st: fst, wait: wait}, func() {}, nil
+}
+
+// openPostgres opens the pgstore at conn in schema and reads its
+// version, waiting at most wait for each.
+func openPostgres(ctx context.Context, conn, schema string, wait time.Duration) (*pgstore.Store, int, error) {
+	octx, cancel := waiting(ctx, wait)
+	defer cancel()
+	st, err := pgstore.Open(octx, conn, pgstore.WithSchema(schema))
+	if err = storeErr(octx, err); err != nil {
+		return nil, 0, fmt.Errorf("the PostgreSQL of -store: %s", lines(strings.TrimPrefix(err.Error(), "pgstore: ")))
+	}
+	vctx, cancel := waiting(ctx, wait)
+	defer cancel()
+	v, err := st.Version(vctx)
+	if err = storeErr(vctx, err); err != nil {
+		st.Close()
+		return nil, 0, fmt.Errorf("the PostgreSQL of -store: %s", lines(strings.TrimPrefix(err.Error(), "pgstore: ")))
+	}
+	return st, v, nil
 }
 
 // open opens the store of the flags, or of $PSD2_STORE.
@@ -99,7 +123,11 @@ func (s *storeFlags) open(ctx context.Context) (store.Store, func(), error) {
 	if s.loc == "" {
 		return nil, nil, usageError{errNoStore}
 	}
-	return openStore(ctx, s.loc, s.schema)
+	wait, err := parseStoreWait(s.wait)
+	if err != nil {
+		return nil, nil, err
+	}
+	return openStore(ctx, s.loc, s.schema, wait)
 }
 
 var errNoStore = errors.New("give -store: the directory of the service's file store, or the PostgreSQL connection string of its pgstore (or set " + envStore + ")")
