@@ -2,6 +2,7 @@ package journal_test
 
 import (
 	"context"
+	"iter"
 	"testing"
 	"time"
 
@@ -128,4 +129,35 @@ func TestInFlightCoversTheWritesBeforeTheSend(t *testing.T) {
 	e, err = j.Entry(t.Context(), id)
 	require.NoError(t, err)
 	assert.True(t, e.Until.Before(dl.Add(time.Minute)), "a deadline bounds the entry: %v after it", e.Until.Sub(dl))
+}
+
+// A listing of the journal (Entries, InDoubt) on a store that stopped
+// answering ends with an error after the store's bound for one key, even
+// on a context without a deadline; once the store answers, a listing
+// runs whole. On the code before, it waited for as long as the caller's
+// context, which had no end.
+func TestHungStoreHoldsNoListing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := hungstore.New(t, []string{"Keys"})
+	j, err := journal.New(st)
+	require.NoError(t, err)
+	journal.SetStoreWait(j, 200*time.Millisecond)
+	for name, list := range map[string]func(context.Context) iter.Seq2[journal.Entry, error]{
+		"Entries": j.Entries, "InDoubt": j.InDoubt,
+	} {
+		err := hungstore.Within(t, name, func() error {
+			for _, err := range list(ctx) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		require.ErrorIs(t, err, context.DeadlineExceeded, name)
+	}
+	st.Hung.Store(false)
+	for _, err := range j.Entries(ctx) {
+		require.NoError(t, err)
+	}
 }

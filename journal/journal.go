@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/storebound"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -172,11 +174,17 @@ func New(st store.Store, opts ...Option) (*Journal, error) {
 // not sent (client.ErrNotSent), as after any failed write of the intent.
 // The bound is the store call's own; an entry's in-flight bound
 // (Entry.Until, see callBound) counts the two it may take before the
-// create is sent. A listing
-// (Keys) is bounded by its caller's context alone.
+// create is sent. A listing (Keys, under Entries, InDoubt and the
+// resolver's scans) waits at most wait for each key: a long one that
+// goes on is never cut, a store that stopped answering ends it with
+// context.DeadlineExceeded.
 type boundedStore struct {
 	store.Store
 	wait time.Duration
+}
+
+func (b boundedStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	return storebound.Keys(ctx, b.Store, prefix, b.wait, nil)
 }
 
 func (b boundedStore) Get(ctx context.Context, key string) ([]byte, error) {

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/tppkit/psd2/internal/storebound"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -98,25 +99,5 @@ func (w *waitingStore) Update(ctx context.Context, key string, fn func(old []byt
 // Keys waits at most wait for each key, the clock stopped while the
 // caller handles one.
 func (w *waitingStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return func(yield func(string, error) bool) {
-		ctx, cancel := context.WithCancelCause(ctx)
-		defer cancel(nil)
-		t := time.AfterFunc(w.wait, func() { cancel(&storeWaitError{w.wait}) })
-		defer t.Stop()
-		for k, err := range w.st.Keys(ctx, prefix) {
-			if !t.Stop() && err == nil {
-				err = context.Cause(ctx) // the key came as the wait ended
-			}
-			if !yield(k, storeErr(ctx, err)) || err != nil {
-				return
-			}
-			t.Reset(w.wait)
-		}
-		if context.Cause(ctx) != nil && ctx.Err() != nil {
-			var we *storeWaitError
-			if errors.As(context.Cause(ctx), &we) {
-				yield("", we)
-			}
-		}
-	}
+	return storebound.Keys(ctx, w.st, prefix, w.wait, &storeWaitError{w.wait})
 }
