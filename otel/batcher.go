@@ -34,7 +34,8 @@ const (
 // handler, otel.Handle, as are failed exports). ForceFlush exports every
 // span ended before it; Shutdown exports them too, then shuts exp down.
 // The exporter is never called concurrently, and a batch's slice is
-// reused once its export returned, as the SDK's processor does.
+// reused once its export returned, as the SDK's processor does. The
+// limits are fixed: the OTEL_BSP_* variables are not read.
 //
 // The difference is the cost of ending a span. The SDK's processor
 // sends each ended span on a channel to its export goroutine, which
