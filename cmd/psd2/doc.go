@@ -82,7 +82,9 @@
 // the store (health's and outbox's too) is awaited at most -store-wait
 // (30s; 1s to 1h): a database that takes the connection and then answers
 // nothing ends the command with exit status 3 and "the store did not
-// answer within 30s", never with a partial listing.
+// answer within 30s", never with a partial listing (the journal's and
+// the budget's own bound of one store call, 10 s, ends it sooner, with
+// "within 10s").
 //
 // More commands:
 //

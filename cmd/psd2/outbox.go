@@ -73,9 +73,8 @@ func runOutbox(ctx context.Context, e *env, args []string) error {
 	defer done()
 	// Each call to the outbox waits at most wait.
 	call := func(f func(ctx context.Context) error) error {
-		ctx, cancel := waiting(ctx, wait)
-		defer cancel()
-		return storeErr(ctx, f(ctx))
+		ctx, end := waiting(ctx, wait)
+		return end(f(ctx))
 	}
 	switch sub {
 	case "list":

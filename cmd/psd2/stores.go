@@ -99,16 +99,14 @@ func openStore(ctx context.Context, loc, schema string, wait time.Duration) (sto
 // openPostgres opens the pgstore at conn in schema and reads its
 // version, waiting at most wait for each.
 func openPostgres(ctx context.Context, conn, schema string, wait time.Duration) (*pgstore.Store, int, error) {
-	octx, cancel := waiting(ctx, wait)
-	defer cancel()
+	octx, end := waiting(ctx, wait)
 	st, err := pgstore.Open(octx, conn, pgstore.WithSchema(schema))
-	if err = storeErr(octx, err); err != nil {
+	if err = end(err); err != nil {
 		return nil, 0, fmt.Errorf("the PostgreSQL of -store: %s", lines(strings.TrimPrefix(err.Error(), "pgstore: ")))
 	}
-	vctx, cancel := waiting(ctx, wait)
-	defer cancel()
+	vctx, end := waiting(ctx, wait)
 	v, err := st.Version(vctx)
-	if err = storeErr(vctx, err); err != nil {
+	if err = end(err); err != nil {
 		st.Close()
 		return nil, 0, fmt.Errorf("the PostgreSQL of -store: %s", lines(strings.TrimPrefix(err.Error(), "pgstore: ")))
 	}

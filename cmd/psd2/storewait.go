@@ -25,11 +25,20 @@ const (
 	maxStoreWait = time.Hour
 )
 
-// storeWaitError is the cause of a store call given up after wait.
-type storeWaitError struct{ wait time.Duration }
+// storeWaitError is the error of a store call given up after wait: by
+// -store-wait (flag), or sooner by a bound of the SDK's own, such as the
+// journal's and the budget's 10 s for one store call.
+type storeWaitError struct {
+	wait time.Duration
+	flag bool
+}
 
 func (e *storeWaitError) Error() string {
-	return fmt.Sprintf("the store did not answer within %s (-store-wait): nothing was read or changed after that point", e.wait)
+	by := "the SDK's bound of one store call"
+	if e.flag {
+		by = "-store-wait"
+	}
+	return fmt.Sprintf("the store did not answer within %s (%s): nothing was read or changed after that point", e.wait, by)
 }
 
 // parseStoreWait reads -store-wait.
@@ -41,17 +50,32 @@ func parseStoreWait(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// waiting bounds ctx by wait; the error of a call made with it is
-// passed through storeErr.
-func waiting(ctx context.Context, wait time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, wait, &storeWaitError{wait})
+// waiting bounds one store call by wait: it returns the call's context
+// and the function that ends the call, which takes the call's error and
+// returns it in the operator's words when a bound ended the call
+// (storeErr).
+func waiting(ctx context.Context, wait time.Duration) (context.Context, func(error) error) {
+	start := time.Now()
+	ctx, cancel := context.WithTimeoutCause(ctx, wait, &storeWaitError{wait: wait, flag: true})
+	return ctx, func(err error) error {
+		defer cancel()
+		return storeErr(ctx, start, err)
+	}
 }
 
-// storeErr is err, or the storeWaitError that ended ctx when it did.
-func storeErr(ctx context.Context, err error) error {
+// storeErr is err, or a storeWaitError when a deadline ended ctx, the
+// context of a store call made at start: -store-wait's, or a shorter
+// one of the SDK's (then with the time it waited).
+func storeErr(ctx context.Context, start time.Time, err error) error {
+	if err == nil {
+		return nil
+	}
 	var we *storeWaitError
-	if err != nil && errors.As(context.Cause(ctx), &we) {
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &we):
 		return we
+	case errors.Is(cause, context.DeadlineExceeded):
+		return &storeWaitError{wait: time.Since(start).Round(time.Second)}
 	}
 	return err
 }
@@ -65,39 +89,34 @@ type waitingStore struct {
 }
 
 func (w *waitingStore) Get(ctx context.Context, key string) ([]byte, error) {
-	ctx, cancel := waiting(ctx, w.wait)
-	defer cancel()
+	ctx, end := waiting(ctx, w.wait)
 	v, err := w.st.Get(ctx, key)
-	return v, storeErr(ctx, err)
+	return v, end(err)
 }
 
 func (w *waitingStore) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	ctx, cancel := waiting(ctx, w.wait)
-	defer cancel()
-	return storeErr(ctx, w.st.Put(ctx, key, value, ttl))
+	ctx, end := waiting(ctx, w.wait)
+	return end(w.st.Put(ctx, key, value, ttl))
 }
 
 func (w *waitingStore) Delete(ctx context.Context, key string) error {
-	ctx, cancel := waiting(ctx, w.wait)
-	defer cancel()
-	return storeErr(ctx, w.st.Delete(ctx, key))
+	ctx, end := waiting(ctx, w.wait)
+	return end(w.st.Delete(ctx, key))
 }
 
 func (w *waitingStore) Take(ctx context.Context, key string) ([]byte, error) {
-	ctx, cancel := waiting(ctx, w.wait)
-	defer cancel()
+	ctx, end := waiting(ctx, w.wait)
 	v, err := w.st.Take(ctx, key)
-	return v, storeErr(ctx, err)
+	return v, end(err)
 }
 
 func (w *waitingStore) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
-	ctx, cancel := waiting(ctx, w.wait)
-	defer cancel()
-	return storeErr(ctx, w.st.Update(ctx, key, fn))
+	ctx, end := waiting(ctx, w.wait)
+	return end(w.st.Update(ctx, key, fn))
 }
 
 // Keys waits at most wait for each key, the clock stopped while the
 // caller handles one.
 func (w *waitingStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return storebound.Keys(ctx, w.st, prefix, w.wait, &storeWaitError{w.wait})
+	return storebound.Keys(ctx, w.st, prefix, w.wait, &storeWaitError{wait: w.wait, flag: true})
 }

@@ -8,19 +8,31 @@ package storebound
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"time"
 
 	"github.com/tppkit/psd2/store"
 )
 
+// NoAnswerError is the error of a listing that waited Wait for its next
+// key; it matches context.DeadlineExceeded.
+type NoAnswerError struct{ Wait time.Duration }
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("the store did not answer within %s", e.Wait)
+}
+
+// Is reports whether target is context.DeadlineExceeded.
+func (e *NoAnswerError) Is(target error) bool { return target == context.DeadlineExceeded }
+
 // Keys yields st.Keys(ctx, prefix), waiting at most wait for each key;
 // the clock stops while the caller handles one. When a key does not come
-// in time the listing is cancelled and ends with cause
-// (context.DeadlineExceeded when nil) as its error.
+// in time the listing is cancelled and ends with cause (a *NoAnswerError
+// when nil) as its error.
 func Keys(ctx context.Context, st store.Store, prefix string, wait time.Duration, cause error) iter.Seq2[string, error] {
 	if cause == nil {
-		cause = context.DeadlineExceeded
+		cause = &NoAnswerError{Wait: wait}
 	}
 	return func(yield func(string, error) bool) {
 		ctx, cancel := context.WithCancelCause(ctx)

@@ -89,4 +89,7 @@ func TestStalledListingEndsWithCause(t *testing.T) {
 		return "", nil
 	}()
 	require.ErrorIs(t, err, context.DeadlineExceeded, "the default cause")
+	var na *storebound.NoAnswerError
+	require.ErrorAs(t, err, &na)
+	require.Equal(t, 50*time.Millisecond, na.Wait)
 }
