@@ -207,21 +207,24 @@ func TestSpanBatcherHonoursContexts(t *testing.T) {
 }
 
 // Spans ended from many goroutines, with flushes among them, are each
-// exported once, and the exporter is never called concurrently.
+// exported once, and the exporter is never called concurrently. They
+// are fewer than the queue holds (2,048), so that none is dropped
+// however slowly the exports run (as under the race detector).
 func TestSpanBatcherConcurrentEnds(t *testing.T) {
 	exp := &recordingExporter{}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(psd2otel.NewSpanBatcher(exp)))
+	const goroutines, each = 8, 250 // 2,000 spans
 	var wg sync.WaitGroup
-	for g := range 8 {
+	for g := range goroutines {
 		wg.Go(func() {
-			endSpans(tp, fmt.Sprintf("g%d", g), 300)
+			endSpans(tp, fmt.Sprintf("g%d", g), each)
 			_ = tp.ForceFlush(context.Background())
 		})
 	}
 	wg.Wait()
 	require.NoError(t, tp.Shutdown(context.Background()))
 	names, _, _ := exp.got()
-	require.Len(t, names, 8*300)
+	require.Len(t, names, goroutines*each)
 	seen := make(map[string]bool, len(names))
 	for _, n := range names {
 		require.False(t, seen[n], "%s exported twice", n)
