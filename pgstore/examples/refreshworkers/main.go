@@ -34,7 +34,12 @@
 //     together, then runs the River round, then the baseline again, and
 //     prints the rates, the ratio of River's to the baseline's mean, and
 //     the CPU time each side's processes spent per account (the bank's
-//     process is reported apart; PostgreSQL's is not counted);
+//     process is reported apart); with PostgreSQL on this machine, also
+//     the server's CPU time per account in each side's phase, and the
+//     ratio of the two sides' CPU per account over every process of the
+//     run (their own, the bank's and the server's: on 2 shared cores,
+//     what sets the throughput), or a line saying why the server's time
+//     could not be read (pgcpu.go);
 //   - -kill sends SIGKILL to worker-1 when half the round is done, and
 //     prints how long its running jobs took to finish in the other
 //     workers (River's rescue, after -rescue).
@@ -440,11 +445,29 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 	var baseRates []float64
 	var baseCPU time.Duration
 	var baseJobs []jobTiming
+	// PostgreSQL's CPU in each phase, when the server is a process of this
+	// machine (pgcpu.go); pgErr says why not.
+	pg := findServer(ctx, pool)
+	pgCPU := map[string]time.Duration{}
+	var pgErr error
+	pgPhase := func() func(phase string) {
+		before, err := pg.cpu()
+		return func(phase string) {
+			after, err2 := pg.cpu()
+			if err = errors.Join(err, err2); err != nil {
+				pgErr = err
+				return
+			}
+			pgCPU[phase] += after - before
+		}
+	}
 	runBaseline := func(when string) error {
+		pgDone := pgPhase()
 		base, err := runBaselineProcess(ctx, file)
 		if err != nil {
 			return err
 		}
+		pgDone("baseline")
 		baseRates = append(baseRates, base.Rate)
 		baseCPU += base.CPU
 		baseJobs = append(baseJobs, base.Jobs...)
@@ -464,6 +487,7 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 	// This process's CPU from here to the round's end: the scheduler's
 	// enqueue and its watch.
 	schedCPU := refreshbench.ProcessCPU()
+	pgRound := pgPhase()
 	for i := range o.Procs {
 		cmd := exec.CommandContext(ctx, os.Args[0], "-worker", file, "-name", workerName(i))
 		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -538,6 +562,7 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 	}
 	wall := time.Since(start)
 	schedCPU = refreshbench.ProcessCPU() - schedCPU
+	pgRound("River")
 	for _, p := range procs {
 		_ = p.Process.Signal(os.Interrupt)
 	}
@@ -583,6 +608,9 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 	figs.add("River: CPU per account, the workers", "ms", ms(workersCPU)/per)
 	figs.add("River: CPU per account, the scheduler", "ms", ms(schedCPU)/per)
 	figs.add("River: CPU per account, the bank's process", "ms", ms(bankCPU["the River round"])/per)
+	if pgErr == nil {
+		figs.add("River: CPU per account, PostgreSQL", "ms", ms(pgCPU["River"])/per)
+	}
 	sides := []side{{name: "River", jobs: riverJobs}}
 	if o.Baseline {
 		if err := runBaseline("after"); err != nil {
@@ -603,6 +631,18 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 		figs.add("ratio River / baseline "+o.BaseStore+" (from the engines' start)", "", wallRate/baseRate)
 		figs.add("baseline "+o.BaseStore+": CPU per account", "ms", ms(baseCPU)/(2*per))
 		figs.add("baseline "+o.BaseStore+": CPU per account, the bank's process", "ms", ms(baseBankCPU)/(2*per))
+		if pgErr != nil {
+			fmt.Fprintf(out, "PostgreSQL's CPU per account: not measured (%v)\n", pgErr)
+		} else {
+			// Every process of the run on this machine: the side's own,
+			// the bank's and the database's.
+			riverAll := workersCPU + schedCPU + bankCPU["the River round"] + pgCPU["River"]
+			baseAll := (baseCPU + baseBankCPU + pgCPU["baseline"]) / 2
+			fmt.Fprintf(out, "PostgreSQL's CPU per account: River %.2f ms, baseline %.2f ms (mean of before and after); all of the run's processes: River %.2f ms, baseline %.2f ms (ratio %.2f)\n",
+				ms(pgCPU["River"])/per, ms(pgCPU["baseline"])/(2*per), ms(riverAll)/per, ms(baseAll)/per, float64(riverAll)/float64(baseAll))
+			figs.add("baseline "+o.BaseStore+": CPU per account, PostgreSQL", "ms", ms(pgCPU["baseline"])/(2*per))
+			figs.add("CPU per account, all processes: River / baseline "+o.BaseStore, "", float64(riverAll)/float64(baseAll))
+		}
 		sides = append(sides, side{name: "baseline " + o.BaseStore, jobs: baseJobs})
 	}
 	printBreakdown(out, sides, &figs)

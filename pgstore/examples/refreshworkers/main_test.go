@@ -138,6 +138,9 @@ func TestRunBaselineKill(t *testing.T) {
 		`after SIGKILL: of the \d+ jobs running then, \d+ rescued by River .* later; all finished .* later \(0 not completed\)`,
 		`throughput River / in-process memory \(mean of before and after\): \d+\.\d\d`,
 		`CPU per account \(user and system, the processes' own\): River's workers \d+\.\d\d ms, in-process baseline \d+\.\d\d ms`,
+		// The server's CPU, or why it could not be read: never a silent
+		// zero.
+		`PostgreSQL's CPU per account: (River \d+\.\d\d ms, baseline \d+\.\d\d ms \(mean of before and after\); all of the run's processes: River \d+\.\d\d ms, baseline \d+\.\d\d ms \(ratio \d+\.\d\d\)|not measured \(.+\))\n`,
 		// What the bank saw of each baseline: every account's balances
 		// once, no call refused.
 		`the bank over the baseline before: \d+ requests .*; balances answered for 200 accounts once, 0 more than once; 429 \(over the budget\) 0`,
