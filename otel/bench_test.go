@@ -23,67 +23,86 @@ import (
 )
 
 // BenchmarkPerRequestCost measures one balances read (the PSU present)
-// against the emulator by a client without an observer and by two with
-// this module (every span sampled and batched to an exporter, every
-// metric aggregated): one whose tracer provider has the OpenTelemetry
-// SDK's batch span processor (sdktrace.WithBatcher), one with this
-// module's NewSpanBatcher. The three are interleaved call by call in one
-// run, each taking each place in turn, so that the machine's noise falls
-// on all alike; one op is one call of each. The emulator runs in the
-// process, so its work counts on every side alike.
+// against the emulator by a client without an observer (none) and by
+// one with this module (every span sampled and batched to an exporter,
+// every metric aggregated), in three sub-benchmarks, one per setup of
+// the module:
+//   - otel: the tracer provider has the OpenTelemetry SDK's batch span
+//     processor (sdktrace.WithBatcher), the default setup;
+//   - batcher: it has this module's NewSpanBatcher instead;
+//   - direct: the SDK's processor, and an Observer that records each
+//     measurement as its call ends rather than in batches (deferred.go),
+//     as before deferral.
 //
-// It reports, for each side, wall time and (on Linux) process CPU time
-// per call: none-ns/call, otel-ns/call (the SDK's processor),
-// batcher-ns/call, and the same as -cpu-ns/call. The module's cost per
-// request (goal: at most 1.02) is, with the SDK's processor, otel/none
-// (ratio of the sums of wall time), otel/none-median (the median of the
+// In each, the two clients' calls are interleaved call by call, each
+// taking each place in turn, so that the machine's noise falls on both
+// alike; one op is one call of each. Two sides only: a call's cost
+// depends on what ran before it (the module's code and data stay in the
+// processor's caches when another instrumented call ran just before),
+// so each setup is measured against none alone, as a TPP's service runs
+// it. The emulator runs in the process, so its work counts on both
+// sides alike.
+//
+// It reports wall time and (on Linux) process CPU time per call of each
+// side (none-ns/call, X-ns/call, none-cpu-ns/call, X-cpu-ns/call, X
+// being the sub-benchmark's name) and the module's cost per request
+// (goal: at most 1.02): X/none (ratio of the sums of wall time),
+// X/none-cpu (the same of CPU time), X/none-median (the median of the
 // calls' wall ratios to the none call of their round) and
-// otel/none-cpu-median (the same of CPU time); with NewSpanBatcher,
-// batcher/none, batcher/none-median and batcher/none-cpu-median. CPU
-// time counts what the process did whoever else runs on the machine, so
-// on a loaded machine the CPU median is the figure to read; the wall
-// ratios also count the time the process waits for a core. After each
-// call the benchmark waits a moment (settle) before it reads the CPU
-// time, so that work the call left to another goroutine, such as the
-// SDK's span processor's, is counted on the call that caused it and not
-// on the next call, which may be another side's.
+// X/none-cpu-median (the same of CPU time). The medians leave out the
+// one call in DeferBatch measurements that records a batch; the ratios
+// of sums count it. CPU time counts what the process did whoever else
+// runs on the machine, so on a loaded machine the CPU figures are the
+// ones to read; the wall ratios also count the time the process waits
+// for a core. After each call the benchmark waits a moment (settle)
+// before it reads the CPU time, so that work the call left to another
+// goroutine, such as the span processor's, is counted on the call that
+// caused it and not on the next call, which is the other side's.
 func BenchmarkPerRequestCost(b *testing.B) {
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
-	tpb := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(psd2otel.NewSpanBatcher(tracetest.NewNoopExporter())))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	mpb := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer func() {
-		ctx := context.Background()
-		_, _, _, _ = tp.Shutdown(ctx), tpb.Shutdown(ctx), mp.Shutdown(ctx), mpb.Shutdown(ctx)
-	}()
+	for _, setup := range []struct {
+		name   string
+		proc   func(sdktrace.SpanExporter) sdktrace.SpanProcessor
+		atOnce bool
+	}{
+		{"otel", func(e sdktrace.SpanExporter) sdktrace.SpanProcessor { return sdktrace.NewBatchSpanProcessor(e) }, false},
+		{"batcher", psd2otel.NewSpanBatcher, false},
+		{"direct", func(e sdktrace.SpanExporter) sdktrace.SpanProcessor { return sdktrace.NewBatchSpanProcessor(e) }, true},
+	} {
+		b.Run(setup.name, func(b *testing.B) {
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(setup.proc(tracetest.NewNoopExporter())))
+			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+			defer func() { _, _ = tp.Shutdown(context.Background()), mp.Shutdown(context.Background()) }()
+			obs, err := psd2otel.New(psd2otel.WithTracerProvider(tp), psd2otel.WithMeterProvider(mp))
+			require.NoError(b, err)
+			if setup.atOnce {
+				psd2otel.RecordAtOnce(obs)
+			}
+			perRequestCost(b, setup.name, obs)
+		})
+	}
+}
 
+// perRequestCost is one sub-benchmark of BenchmarkPerRequestCost: a
+// client without an observer against one with obs, whose figures are
+// named after name.
+func perRequestCost(b *testing.B, name string, obs client.Observer) {
 	s := testtpp.Server(b)
 	none := testtpp.NewClient(b, s, "Bench TPP")
-	clients := []*client.Client{none}
-	for _, p := range []struct {
-		tp *sdktrace.TracerProvider
-		mp *sdkmetric.MeterProvider
-	}{{tp, mp}, {tpb, mpb}} {
-		obs, err := psd2otel.New(psd2otel.WithTracerProvider(p.tp), psd2otel.WithMeterProvider(p.mp))
-		require.NoError(b, err)
-		c, err := client.New(s.URL, none.Credentials(), client.WithHTTPClient(s.Client()),
-			client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)), client.WithObserver(obs))
-		require.NoError(b, err)
-		clients = append(clients, c)
-	}
+	observed, err := client.New(s.URL, none.Credentials(), client.WithHTTPClient(s.Client()),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)), client.WithObserver(obs))
+	require.NoError(b, err)
 	r := &rig{s: s, c: none}
 	seedPSU(b, r)
-	const sides = 3 // none, the SDK's processor, NewSpanBatcher
+	const sides = 2 // none, observed
 	var svcs [sides]*accounts.Service
-	for i, c := range clients {
-		var err error
+	for i, c := range []*client.Client{none, observed} {
 		svcs[i], err = accounts.New(c)
 		require.NoError(b, err)
 	}
 	ctx := context.Background()
 	_, cpuOK := cpuclock.Process()
 	var d, cpu [sides]time.Duration
-	var ratios, cpuRatios [sides][]float64 // side/none of each round, sides 1 and 2
+	var ratios, cpuRatios []float64 // observed/none of each round
 	calls := 0
 	for k := 0; b.Loop(); k++ {
 		var el, ec [sides]time.Duration
@@ -98,7 +117,7 @@ func BenchmarkPerRequestCost(b *testing.B) {
 			// The call's work on other goroutines (a span processor's,
 			// woken by the span's end) is the call's: let it run before
 			// the process's CPU time is read, so that it is not counted
-			// against the next call, another side's.
+			// against the next call, the other side's.
 			time.Sleep(settle)
 			c1, _ := cpuclock.Process()
 			ec[i] = c1 - c0
@@ -106,33 +125,25 @@ func BenchmarkPerRequestCost(b *testing.B) {
 			cpu[i] += ec[i]
 		}
 		calls++
-		for i := 1; i < sides; i++ {
-			ratios[i] = append(ratios[i], float64(el[i])/float64(el[0]))
-			if ec[0] > 0 {
-				cpuRatios[i] = append(cpuRatios[i], float64(ec[i])/float64(ec[0]))
-			}
+		ratios = append(ratios, float64(el[1])/float64(el[0]))
+		if ec[0] > 0 {
+			cpuRatios = append(cpuRatios, float64(ec[1])/float64(ec[0]))
 		}
 	}
 	if calls == 0 || d[0] <= 0 {
 		return
 	}
-	names := [sides]string{"none", "otel", "batcher"}
-	for i, name := range names {
-		b.ReportMetric(float64(d[i])/float64(calls), name+"-ns/call")
-		if i == 0 {
-			continue
-		}
-		b.ReportMetric(float64(d[i])/float64(d[0]), name+"/none")
-		// The median of the rounds' ratios is robust to the pauses
-		// another process inflicts on a single call.
-		b.ReportMetric(median(ratios[i]), name+"/none-median")
-		if cpuOK && cpu[0] > 0 && len(cpuRatios[i]) > 0 {
-			b.ReportMetric(float64(cpu[i])/float64(calls), name+"-cpu-ns/call")
-			b.ReportMetric(median(cpuRatios[i]), name+"/none-cpu-median")
-		}
-	}
-	if cpuOK && cpu[0] > 0 {
+	b.ReportMetric(float64(d[0])/float64(calls), "none-ns/call")
+	b.ReportMetric(float64(d[1])/float64(calls), name+"-ns/call")
+	b.ReportMetric(float64(d[1])/float64(d[0]), name+"/none")
+	// The median of the rounds' ratios is robust to the pauses another
+	// process inflicts on a single call.
+	b.ReportMetric(median(ratios), name+"/none-median")
+	if cpuOK && cpu[0] > 0 && len(cpuRatios) > 0 {
 		b.ReportMetric(float64(cpu[0])/float64(calls), "none-cpu-ns/call")
+		b.ReportMetric(float64(cpu[1])/float64(calls), name+"-cpu-ns/call")
+		b.ReportMetric(float64(cpu[1])/float64(cpu[0]), name+"/none-cpu")
+		b.ReportMetric(median(cpuRatios), name+"/none-cpu-median")
 	}
 	// The ratios grow with the machine's load (the module's work is
 	// memory-bound and runs with cold caches between two signed

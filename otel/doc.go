@@ -106,10 +106,14 @@
 // operation, not twice). Between two signed requests, with its code and
 // data out of the caches, a request pays several times that. The client
 // makes one allocation per call for an observer. Measurements carry no
-// exemplar unless [WithExemplars]. [NewSpanBatcher] is a batch span
+// exemplar unless [WithExemplars]. On the OpenTelemetry SDK's meter an
+// operation's measurements are recorded in batches (see [New]): before
+// each collection, so a reader misses none, and otherwise when 64 are
+// kept or a second after the first. [NewSpanBatcher] is a batch span
 // processor that, unlike the SDK's, wakes no goroutine at each span's
 // end. BenchmarkPerRequestCost compares a read against the emulator
-// without an observer and with one on each of the two processors, in one
-// run, by wall and by CPU time, and reports the load average the ratios
-// depend on. The README gives the figures.
+// without an observer and with one, for each of three setups (the SDK's
+// span processor, NewSpanBatcher, measurements recorded at once), by
+// wall and by CPU time, and reports the load average the ratios depend
+// on. The README gives the figures.
 package otel
