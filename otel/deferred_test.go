@@ -172,3 +172,47 @@ func TestMeasurementsNotDeferred(t *testing.T) {
 	endOps(ex, 2)
 	assert.Equal(t, want(2), counts(t, collectFrom(t, reader)))
 }
+
+// countingExporter is a metric exporter that keeps the counts of the
+// last export it was given.
+type countingExporter struct {
+	t    *testing.T
+	mu   sync.Mutex
+	last map[string]int64
+}
+
+func (e *countingExporter) Temporality(k sdkmetric.InstrumentKind) metricdata.Temporality {
+	return sdkmetric.DefaultTemporalitySelector(k)
+}
+
+func (e *countingExporter) Aggregation(k sdkmetric.InstrumentKind) sdkmetric.Aggregation {
+	return sdkmetric.DefaultAggregationSelector(k)
+}
+
+func (e *countingExporter) Export(_ context.Context, rm *metricdata.ResourceMetrics) error {
+	c := counts(e.t, *rm)
+	e.mu.Lock()
+	e.last = c
+	e.mu.Unlock()
+	return nil
+}
+
+func (e *countingExporter) ForceFlush(context.Context) error { return nil }
+func (e *countingExporter) Shutdown(context.Context) error   { return nil }
+
+// A service that shuts its meter provider down as it stops exports the
+// measurements still kept: the periodic reader's last collection records
+// them first.
+func TestDeferredMeasurementsAtShutdown(t *testing.T) {
+	exp := &countingExporter{t: t}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewPeriodicReader(exp, sdkmetric.WithInterval(time.Hour))))
+	obs, err := psd2otel.New(psd2otel.WithMeterProvider(mp))
+	require.NoError(t, err)
+	require.True(t, psd2otel.Deferring(obs))
+	endOps(obs, 5)
+	require.NotZero(t, psd2otel.Kept(obs))
+	require.NoError(t, mp.Shutdown(context.Background()))
+	exp.mu.Lock()
+	defer exp.mu.Unlock()
+	assert.Equal(t, want(5), exp.last)
+}
