@@ -104,6 +104,9 @@ func main() {
 	}
 }
 
+// createProbe is how many files createCost creates.
+const createProbe = 500
+
 // setup is what the emulator process hands over: where the bank is, its
 // CA, the clock's start and each side's TPP with its seeded customers.
 type setup struct {
@@ -338,6 +341,12 @@ func run(ctx context.Context, out io.Writer, o options) (err error) {
 	}
 	fmt.Fprintf(out, "%d accounts per side, %d runs of %d rounds, chunks of %d, %s, %s\n",
 		o.Accounts, o.Runs, o.Rounds, o.Chunk, workers, placement)
+	cpu, wall, err := createCost(o.Dir, createProbe)
+	if err != nil {
+		return fmt.Errorf("measuring a file's creation: %w", err)
+	}
+	fmt.Fprintf(out, "the file system of the stores: creating a file costs %.0f µs of this process's CPU (%.0f µs wall), over %d files\n",
+		float64(cpu)/1e3, float64(wall)/1e3, createProbe)
 	ratios := make([][]float64, o.Rounds) // by round, over the runs
 	for run := range o.Runs {
 		if run > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -30,6 +31,7 @@ func TestRun(t *testing.T) {
 		}
 		for _, re := range []string{
 			`(?m)^24 accounts per side, 2 runs of 2 rounds, chunks of 10, the default workers, the emulator in (a process of its own|this process)$`,
+			`(?m)^the file system of the stores: creating a file costs \d+ µs of this process's CPU \(\d+ µs wall\), over 500 files$`,
 			`(?m)^run 2 \(load \S+ \S+ \S+, after \S+ \S+ \S+\):$`,
 			`(?m)^  round 1 \(first, new budget keys\): memory \d+ accounts/s, file \d+ accounts/s, file/memory \d+\.\d{3}; per account `,
 			`(?m)^  round 2: memory \d+ accounts/s, file \d+ accounts/s, file/memory \d+\.\d{3}; `,
@@ -50,5 +52,26 @@ func TestRunRefusesBadOptions(t *testing.T) {
 		if err := run(t.Context(), &strings.Builder{}, o); err == nil {
 			t.Errorf("%+v: no error", o)
 		}
+	}
+}
+
+// createCost creates its files in a directory of its own and leaves
+// nothing behind; a directory it cannot write in is an error, not a
+// figure.
+func TestCreateCost(t *testing.T) {
+	dir := t.TempDir()
+	cpu, wall, err := createCost(dir, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wall <= 0 || cpu < 0 {
+		t.Errorf("cpu %v, wall %v per file", cpu, wall)
+	}
+	left, err := os.ReadDir(dir)
+	if err != nil || len(left) != 0 {
+		t.Errorf("left behind: %v (%v)", left, err)
+	}
+	if _, _, err := createCost(filepath.Join(dir, "missing"), 1); err == nil {
+		t.Error("no error for a directory that does not exist")
 	}
 }
