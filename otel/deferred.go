@@ -151,24 +151,22 @@ func (o *Observer) measure(ctx context.Context, p pending) {
 }
 
 // flush records the kept measurements now.
-func (o *Observer) flush() {
-	d := &o.deferred
-	d.mu.Lock()
-	kept := d.batch
-	d.batch = nil
-	d.mu.Unlock()
-	o.recordAll(kept)
-}
+func (o *Observer) flush() { o.recordAll(o.deferred.take(false)) }
 
 // flushTimed is the timer's flush.
-func (o *Observer) flushTimed() {
-	d := &o.deferred
+func (o *Observer) flushTimed() { o.recordAll(o.deferred.take(true)) }
+
+// take returns the kept measurements and keeps none; timed says the
+// timer fired, so that the next measurement kept arms it again.
+func (d *deferred) take(timed bool) []pending {
 	d.mu.Lock()
-	d.armed = false
+	defer d.mu.Unlock()
+	if timed {
+		d.armed = false
+	}
 	kept := d.batch
 	d.batch = nil
-	d.mu.Unlock()
-	o.recordAll(kept)
+	return kept
 }
 
 // recordAll records ps.
