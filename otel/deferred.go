@@ -112,6 +112,9 @@ func (o *Observer) startDeferring() error {
 // sdkRegistration says whether reg is a callback the OpenTelemetry SDK's
 // meter will run at each collection: one of its own, not the no-op it
 // returns when every instrument of the callback is dropped by a view.
+// It knows that no-op by its type's name, unexported in the SDK: were a
+// new SDK version to rename it, TestMeasurementsNotDeferred (a view
+// dropping the hook) would fail.
 func sdkRegistration(reg metric.Registration) bool {
 	if reg == nil {
 		return false

@@ -24,15 +24,22 @@ func TestReadStat(t *testing.T) {
 	if st.ppid != os.Getppid() {
 		t.Errorf("ppid %d, want %d", st.ppid, os.Getppid())
 	}
-	spin := time.Now()
-	for time.Since(spin) < 100*time.Millisecond {
-	}
-	after, err := readStat(os.Getpid())
-	if err != nil {
-		t.Fatal(err)
+	// Work until the ticks move, for at most 10 s of wall time: on a
+	// loaded machine 100 ms of wall time may bring less than a tick of
+	// CPU.
+	var after procStat
+	for spin := time.Now(); time.Since(spin) < 10*time.Second; {
+		for busy := time.Now(); time.Since(busy) < 20*time.Millisecond; {
+		}
+		if after, err = readStat(os.Getpid()); err != nil {
+			t.Fatal(err)
+		}
+		if after.utime+after.stime > st.utime+st.stime {
+			break
+		}
 	}
 	if after.utime+after.stime <= st.utime+st.stime {
-		t.Errorf("CPU ticks %d then %d after 100 ms of work", st.utime+st.stime, after.utime+after.stime)
+		t.Errorf("CPU ticks %d then %d after 10 s of work", st.utime+st.stime, after.utime+after.stime)
 	}
 	if _, err := readStat(-1); err == nil {
 		t.Error("readStat(-1): no error")
