@@ -26,7 +26,8 @@
 // a day, so that the bank's budget of every account is whole again.
 //
 // It prints each run's rates and ratios with the load average
-// (/proc/loadavg) before and after, then the ratio of the first rounds
+// (/proc/loadavg) before and after and what creating a file costs in the
+// run's store directory (fscost.go), then the ratio of the first rounds
 // and of the later rounds as the median and the range over the runs.
 // -cpuprofile writes this process's CPU profile (the emulator's work is
 // not in it unless -inprocess).
@@ -104,8 +105,10 @@ func main() {
 	}
 }
 
-// createProbe is how many files createCost creates.
-const createProbe = 500
+// createProbe is how many files createCost creates, before a run's
+// rounds and after them (few, since the store's first round may reuse
+// the inodes of those made before).
+const createProbe = 200
 
 // setup is what the emulator process hands over: where the bank is, its
 // CA, the clock's start and each side's TPP with its seeded customers.
@@ -341,12 +344,6 @@ func run(ctx context.Context, out io.Writer, o options) (err error) {
 	}
 	fmt.Fprintf(out, "%d accounts per side, %d runs of %d rounds, chunks of %d, %s, %s\n",
 		o.Accounts, o.Runs, o.Rounds, o.Chunk, workers, placement)
-	cpu, wall, err := createCost(o.Dir, createProbe)
-	if err != nil {
-		return fmt.Errorf("measuring a file's creation: %w", err)
-	}
-	fmt.Fprintf(out, "the file system of the stores: creating a file costs %.0f µs of this process's CPU (%.0f µs wall), over %d files\n",
-		float64(cpu)/1e3, float64(wall)/1e3, createProbe)
 	ratios := make([][]float64, o.Rounds) // by round, over the runs
 	for run := range o.Runs {
 		if run > 0 {
@@ -354,6 +351,7 @@ func run(ctx context.Context, out io.Writer, o options) (err error) {
 				return err
 			}
 		}
+		var probe [4]time.Duration // CPU and wall per file created, before and after the rounds
 		dir, err := os.MkdirTemp(o.Dir, "storeratio-")
 		if err != nil {
 			return err
@@ -362,6 +360,12 @@ func run(ctx context.Context, out io.Writer, o options) (err error) {
 		for _, s := range sides {
 			var st store.Store = store.NewMemoryStore()
 			if s.name == "file" {
+				if err := os.Mkdir(dir+"/store", 0o700); err != nil {
+					return err
+				}
+				if probe[0], probe[1], err = createCost(dir+"/store", createProbe); err != nil {
+					return fmt.Errorf("measuring a file's creation: %w", err)
+				}
 				if st, err = store.NewFileStore(dir + "/store"); err != nil {
 					return err
 				}
@@ -424,7 +428,12 @@ func run(ctx context.Context, out io.Writer, o options) (err error) {
 				"per account %.2f ms and %.2f ms, CPU %.2f ms and %.2f ms, in the store's Update %.2f ms and %.2f ms (summed over the workers)\n",
 				round+1, firstOrLater(round), mem, file, file/mem, perAccount(sides[0]), perAccount(sides[1]), cpu(sides[0]), cpu(sides[1]), inStore(sides[0]), inStore(sides[1]))
 		}
+		if probe[2], probe[3], err = createCost(dir+"/store", createProbe); err != nil {
+			return fmt.Errorf("measuring a file's creation: %w", err)
+		}
 		fmt.Fprintf(out, "run %d (load %s, after %s):\n%s", run+1, load0, loadAvg(), line.String())
+		fmt.Fprintf(out, "  creating a file in the run's store directory: %.0f µs of this process's CPU (%.0f µs wall) before the rounds, %.0f µs (%.0f µs) after, over %d files each\n",
+			us(probe[0]), us(probe[1]), us(probe[2]), us(probe[3]), createProbe)
 	}
 	var later []float64
 	for _, r := range ratios[1:] {
@@ -443,6 +452,9 @@ func firstOrLater(round int) string {
 	}
 	return ""
 }
+
+// us is d in microseconds.
+func us(d time.Duration) float64 { return float64(d) / 1e3 }
 
 func rate(n int, d time.Duration) float64 { return float64(n) / d.Seconds() }
 
