@@ -13,8 +13,10 @@
 //
 //   - Scheduling: an engine with Config.Schedule enqueues every
 //     Config.ScheduleEvery the current round of each bank (River's
-//     leader, whichever engine River elects, inserts the schedule job; an
-//     engine with Schedule runs it): a job per account and card account
+//     leader, whichever engine River elects, inserts the schedule job,
+//     and an engine with Schedule inserts it too when it starts, one per
+//     bank all the same; an engine with Schedule runs it): a job per
+//     account and card account
 //     remembered by a stored
 //     session (sca.SaveSession, refresh.Remember) whose consent has not
 //     ended. Rounds are Config.Spacing long (refresh.DefaultSpacing: 4 a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"maps"
 	"regexp"
 	"slices"
 	"sync"
@@ -537,13 +538,42 @@ func migrateLockKey(schema string) int64 {
 func (e *Engine) Client() *river.Client[pgx.Tx] { return e.client }
 
 // Start starts working and scheduling, as configured, until [Engine.Stop].
+// An engine with Config.Schedule inserts each bank's schedule job before
+// it returns (see scheduleNow), so that the current round is enqueued at
+// once rather than when River's leader starts its periodic jobs.
 func (e *Engine) Start(ctx context.Context) error {
 	if err := e.client.Start(ctx); err != nil {
 		return fmt.Errorf("riverrefresh: %w", err)
 	}
 	e.stop, e.done = make(chan struct{}), make(chan struct{})
 	go e.resumeLoop(e.stop, e.done)
+	if e.cfg.Schedule {
+		e.scheduleNow(ctx)
+	}
 	return nil
+}
+
+// scheduleNow inserts each bank's schedule job, as River's periodic job
+// does (with scheduleInsertOpts: one per bank while it waits or runs, so
+// an engine started again, or several schedulers started together, add
+// none). River inserts periodic jobs on its leader only, after a random
+// pause of up to a second once it is elected and the start of its
+// enqueuer: 2.1 s after the election in one logged round, every worker
+// idle meanwhile. The periodic job stays (RunOnStart too, for a leader
+// elected later): when it finds the job this inserted still waiting or
+// running it adds none, and a second run of a round already enqueued
+// reads the sessions and inserts nothing. A failed insert is left to the
+// periodic job: Start does not fail for it, as the engine runs without
+// it.
+func (e *Engine) scheduleNow(ctx context.Context) {
+	params := make([]river.InsertManyParams, 0, len(e.banks))
+	for _, name := range slices.Sorted(maps.Keys(e.banks)) {
+		params = append(params, river.InsertManyParams{Args: ScheduleArgs{Bank: name}, InsertOpts: scheduleInsertOpts()})
+	}
+	if _, err := e.client.InsertMany(ctx, params); err != nil {
+		e.cfg.Logger.WarnContext(ctx, "riverrefresh: the schedule jobs were not inserted at start; River's periodic job will insert them",
+			slog.String("error", err.Error()))
+	}
 }
 
 // Stop stops the engine: it takes no more jobs and waits for those

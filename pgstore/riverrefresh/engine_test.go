@@ -218,6 +218,38 @@ func TestSchedulerEnqueuesTheRound(t *testing.T) {
 	require.Eventually(t, res.allDone(len(w.ids)), 60*time.Second, 50*time.Millisecond)
 }
 
+// An engine that schedules has each bank's schedule job inserted when
+// Start returns: the round starts without waiting for River's leader to
+// start its periodic-job enqueuer (a random pause of up to a second
+// after the election, then the enqueuer's own start; 2.1 s in one
+// logged round). Started twice, or with another scheduler, the job is
+// still one per bank (unique while it waits or runs).
+func TestStartSchedulesAtOnce(t *testing.T) {
+	w := newWorld(t, 3)
+	sched := w.engine(t, riverrefresh.Config{Schedule: true})
+	other := w.engine(t, riverrefresh.Config{Schedule: true})
+	ctx := t.Context()
+	require.NoError(t, sched.Migrate(ctx))
+	scheduleJobs := func() int {
+		var n int
+		require.NoError(t, sched.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+
+			".river_job WHERE kind = 'psd2_refresh_schedule'").Scan(&n))
+		return n
+	}
+	start(t, sched)
+	assert.Equal(t, 1, scheduleJobs(), "schedule jobs when Start returned")
+	start(t, other)
+	var n int
+	require.NoError(t, sched.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+
+		".river_job WHERE kind = 'psd2_refresh_schedule' AND state IN ('available', 'pending', 'retryable', 'running', 'scheduled')").Scan(&n))
+	assert.LessOrEqual(t, n, 1, "schedule jobs waiting or running after a second scheduler's start")
+	require.Eventually(t, func() bool {
+		var n int
+		err := sched.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+".river_job WHERE kind = 'psd2_refresh'").Scan(&n)
+		return err == nil && n == len(w.ids)
+	}, 30*time.Second, 50*time.Millisecond, "the round enqueued")
+}
+
 // The schedule job is bounded by ScheduleEvery, not by JobTimeout (one
 // account's refresh): a JobTimeout too short for a round's inserts
 // still lets the scheduler enqueue the round.
@@ -251,6 +283,13 @@ func TestWorkerLeaderStillSchedules(t *testing.T) {
 		err := worker.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+".river_leader").Scan(&leaders)
 		return err == nil && leaders == 1
 	}, 30*time.Second, 20*time.Millisecond, "the worker-only engine is elected")
+	// Its periodic job is inserted before any scheduler starts (which
+	// would insert one of its own, TestStartSchedulesAtOnce).
+	require.Eventually(t, func() bool {
+		var n int
+		err := worker.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+".river_job WHERE kind = 'psd2_refresh_schedule'").Scan(&n)
+		return err == nil && n == 1
+	}, 30*time.Second, 20*time.Millisecond, "the worker-only leader inserts the schedule job")
 	sched := w.engine(t, riverrefresh.Config{Schedule: true})
 	start(t, sched)
 	require.Eventually(t, res.allDone(len(w.ids)), 30*time.Second, 50*time.Millisecond, "every account refreshed")
