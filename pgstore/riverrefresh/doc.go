@@ -43,7 +43,7 @@
 //     job runs; the engine's times are on the budget's clock
 //     (budget.Budget.Now).
 //   - Fetching: a bank's queue fetches jobs at most every
-//     Config.FetchCooldown (DefaultFetchCooldown, 5 ms; River's default
+//     Config.FetchCooldown (DefaultFetchCooldown, 20 ms; River's default
 //     is 100 ms) and polls for them every Config.FetchPollInterval
 //     (DefaultFetchPollInterval, 250 ms; River's is 1 s) besides River's
 //     notice of each insert. A refresh job takes tens of milliseconds:
@@ -51,8 +51,9 @@
 //     for its next job, about a job's own time. River fetches only for
 //     free slots, and a slot that frees during a fetch waits for the
 //     next job's end: the engine takes Config.FetchAhead jobs more
-//     (DefaultFetchAhead, 4) and runs Workers of them at once, so a
-//     worker that ends starts a job at hand while River fetches. The
+//     (DefaultFetchAhead, 8) and runs Workers of them at once, so a
+//     worker that ends starts a job at hand while River fetches, and
+//     each fetch brings several jobs. The
 //     bounds are checked by [New] (a [ConfigError]). River completes jobs in batches (every
 //     250 ms, or at once when 100 wait) after the worker's slot is free;
 //     River has no setting for it.
