@@ -82,8 +82,8 @@
 //
 // Over 10,000 accounts, with the engine's fetch defaults of now (a 20
 // ms cooldown, 8 jobs ahead), River reached 0.86 (0.79-1.00) of the
-// pgstore baseline over the jobs' span, in 9 runs interleaved with the
-// earlier defaults (5 ms, 4 ahead: 0.83, 0.73-0.89), load 0.5 to 6:
+// pgstore baseline over the jobs' span, in 9 runs paired with runs of
+// the earlier defaults (5 ms, 4 ahead: 0.83, 0.73-0.89), load 0.5 to 6:
 //
 //	go run ./examples/refreshworkers -accounts 10000 -baseline -baseline-store pgstore -runs 3 -ui '' -no-otel
 //
