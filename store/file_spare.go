@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 )
 
 // Reusing files. Creating a file costs a file system far more than
@@ -55,10 +56,21 @@ type spare struct {
 type sparePool struct {
 	mu   sync.Mutex
 	free []*spare
+	// coming is the number of spares that writes making a batch
+	// (makeSpares) will give the pool.
+	coming int
+	// discarded counts the spares removed for want of room in the pool
+	// (tests read it).
+	discarded atomic.Int64
 }
 
 // takeSpare returns a spare to fill: one of the pool, or a new temporary
-// file.
+// file. A write that finds the pool empty makes a batch of spares, as
+// many as the pool has room for besides the spares of the batches other
+// writes are making: batches made at once would overflow the pool, and
+// each spare removed for want of room is an inode made and freed for
+// nothing, which the next creations of files may have to skip (see
+// makeSpares).
 func (s *FileStore) takeSpare() (*spare, error) {
 	p := &s.spares
 	p.mu.Lock()
@@ -68,11 +80,15 @@ func (s *FileStore) takeSpare() (*spare, error) {
 		p.mu.Unlock()
 		return sp, nil
 	}
-	p.mu.Unlock()
 	if !s.reuse || !preparesSpares {
+		p.mu.Unlock()
 		return s.newSpare()
 	}
-	return s.makeSpares()
+	// The write's own spare, and the others it may give the pool.
+	give := max(0, min(s.spareBatchLen()-1, maxSpares-len(p.free)-p.coming))
+	p.coming += give
+	p.mu.Unlock()
+	return s.makeSpares(give)
 }
 
 // newSpare creates an empty spare.
@@ -121,13 +137,20 @@ func (s *FileStore) spareBatchLen() int {
 	return spareBatch
 }
 
-// makeSpares makes spareBatch spares, returns one and gives the others
-// to the pool. Each is locked exclusively (see sparePool).
-func (s *FileStore) makeSpares() (*spare, error) {
+// makeSpares makes 1+give spares, returns one and gives the others to
+// the pool, where takeSpare counted them as coming. Each is locked
+// exclusively (see sparePool).
+//
+// On ext4 without a journal a file's creation skips every inode of its
+// group freed in the last minute or more (they are not reused so soon),
+// checking each one: a spare made and removed makes the next creations
+// slower, which is why none is made for nothing.
+func (s *FileStore) makeSpares(give int) (*spare, error) {
+	p := &s.spares
 	content := make([]byte, spareSize)
 	copy(content, fileMagic)
 	var made []*spare
-	for range s.spareBatchLen() {
+	for range 1 + give {
 		sp, err := s.newSpare()
 		if err == nil {
 			if ok, lerr := tryLockFile(sp.f, true); !ok || lerr != nil {
@@ -144,6 +167,9 @@ func (s *FileStore) makeSpares() (*spare, error) {
 			if len(made) > 0 {
 				break // use what was made
 			}
+			p.mu.Lock()
+			p.coming -= give
+			p.mu.Unlock()
 			return nil, err
 		}
 		made = append(made, sp)
@@ -152,14 +178,15 @@ func (s *FileStore) makeSpares() (*spare, error) {
 	// syncs it as a new file.
 	_ = prepareSpares(made)
 	first, rest := made[0], made[1:]
-	p := &s.spares
 	p.mu.Lock()
+	p.coming -= give
 	for len(rest) > 0 && len(p.free) < maxSpares {
 		p.free = append(p.free, rest[0])
 		rest = rest[1:]
 	}
 	p.mu.Unlock()
 	for _, sp := range rest {
+		p.discarded.Add(1)
 		sp.discard()
 	}
 	return first, nil
@@ -223,6 +250,7 @@ func (s *FileStore) adopt(path string) {
 	}
 	p.mu.Unlock()
 	if sp != nil {
+		p.discarded.Add(1)
 		sp.discard()
 	}
 }

@@ -944,3 +944,37 @@ func TestFileStorePreparesSpares(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "updated", string(got))
 }
+
+// Writes of new keys that find no spare at the same time make batches of
+// spares that fit in the pool together: none is made only to be removed
+// for want of room (on the code before, each made a whole batch and 8
+// writers starting together removed 99 to 203 of them).
+func TestFileStoreMakesOneBatchAtATime(t *testing.T) {
+	t.Parallel()
+	st := newFileStore(t)
+	if !st.reuse || !preparesSpares {
+		t.Skip("spares are prepared in batches on Linux only")
+	}
+	ctx := t.Context()
+	const writers, keys = 8, 3 * spareBatch
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			<-start
+			for k := range keys {
+				err := st.Update(ctx, fmt.Sprintf("w%d/k%d", w, k), func([]byte, bool) ([]byte, time.Duration, error) {
+					return []byte("v"), time.Hour, nil
+				})
+				assert.NoError(t, err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	assert.Zero(t, st.spares.discarded.Load(), "spares removed for want of room")
+	m, err := filepath.Glob(filepath.Join(st.Dir(), tmpPrefix+"*"))
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(m), maxSpares, "spares left after %d new keys", writers*keys)
+	assert.Len(t, valueFiles(t, st.Dir()), writers*keys)
+}
