@@ -106,8 +106,8 @@ func main() {
 }
 
 // createProbe is how many files createCost creates, before a run's
-// rounds and after them (few, since the store's first round may reuse
-// the inodes of those made before).
+// rounds and after them (few: they stay in the store's directory until
+// the program ends).
 const createProbe = 200
 
 // setup is what the emulator process hands over: where the bank is, its
@@ -363,7 +363,7 @@ func run(ctx context.Context, out io.Writer, o options) (err error) {
 				if err := os.Mkdir(dir+"/store", 0o700); err != nil {
 					return err
 				}
-				if probe[0], probe[1], err = createCost(dir+"/store", createProbe); err != nil {
+				if probe[0], probe[1], err = createCost(dir+"/store", "before", createProbe); err != nil {
 					return fmt.Errorf("measuring a file's creation: %w", err)
 				}
 				if st, err = store.NewFileStore(dir + "/store"); err != nil {
@@ -428,7 +428,7 @@ func run(ctx context.Context, out io.Writer, o options) (err error) {
 				"per account %.2f ms and %.2f ms, CPU %.2f ms and %.2f ms, in the store's Update %.2f ms and %.2f ms (summed over the workers)\n",
 				round+1, firstOrLater(round), mem, file, file/mem, perAccount(sides[0]), perAccount(sides[1]), cpu(sides[0]), cpu(sides[1]), inStore(sides[0]), inStore(sides[1]))
 		}
-		if probe[2], probe[3], err = createCost(dir+"/store", createProbe); err != nil {
+		if probe[2], probe[3], err = createCost(dir+"/store", "after", createProbe); err != nil {
 			return fmt.Errorf("measuring a file's creation: %w", err)
 		}
 		fmt.Fprintf(out, "run %d (load %s, after %s):\n%s", run+1, load0, loadAvg(), line.String())

@@ -55,23 +55,31 @@ func TestRunRefusesBadOptions(t *testing.T) {
 	}
 }
 
-// createCost creates its files in the directory it is given and leaves
-// nothing behind; a directory it cannot write in is an error, not a
-// figure.
+// createCost creates its files in the directory it is given, under
+// names of its own, and leaves them there (removing them would slow the
+// file creations it is measured before); a directory it cannot write in
+// is an error, not a figure.
 func TestCreateCost(t *testing.T) {
 	dir := t.TempDir()
-	cpu, wall, err := createCost(dir, 20)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if wall <= 0 || cpu < 0 {
-		t.Errorf("cpu %v, wall %v per file", cpu, wall)
+	for _, label := range []string{"before", "after"} {
+		cpu, wall, err := createCost(dir, label, 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wall <= 0 || cpu < 0 {
+			t.Errorf("cpu %v, wall %v per file", cpu, wall)
+		}
 	}
 	left, err := os.ReadDir(dir)
-	if err != nil || len(left) != 0 {
-		t.Errorf("left behind: %v (%v)", left, err)
+	if err != nil || len(left) != 40 {
+		t.Errorf("%d files left, want 40 (%v)", len(left), err)
 	}
-	if _, _, err := createCost(filepath.Join(dir, "missing"), 1); err == nil {
+	for _, e := range left {
+		if !strings.HasPrefix(e.Name(), probePrefix) {
+			t.Errorf("file %q is not the probe's", e.Name())
+		}
+	}
+	if _, _, err := createCost(filepath.Join(dir, "missing"), "before", 1); err == nil {
 		t.Error("no error for a directory that does not exist")
 	}
 }
