@@ -369,6 +369,18 @@ func TestDecodeLongWord(t *testing.T) {
 	}
 }
 
+// manyHeaderNames lists n distinct header names.
+func manyHeaderNames(n int) string {
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("x-h%d", i)
+	}
+	return strings.Join(names, " ")
+}
+
+// A headers list naming a header twice, or more than maxSignedHeaders
+// names, is malformed: each listing copies the header's value into the
+// signing string before any check.
 func TestParseSignatureErrors(t *testing.T) {
 	t.Parallel()
 	const sig = `signature="AAAA"`
@@ -384,6 +396,8 @@ func TestParseSignatureErrors(t *testing.T) {
 		{name: "empty algorithm", value: `keyId="k",algorithm="",` + sig, text: "empty algorithm"},
 		{name: "empty headers", value: `keyId="k",headers=" ",` + sig, text: "empty headers list"},
 		{name: "bad header name", value: `keyId="k",headers="date (bad",` + sig, text: `"(bad" in the headers list is not a header name`},
+		{name: "header listed twice", value: `keyId="k",headers="date x-request-id Date",` + sig, text: `"date" listed twice in the headers list`},
+		{name: "too many headers", value: `keyId="k",headers="` + manyHeaderNames(maxSignedHeaders+1) + `",` + sig, text: "more than 32 names in the headers list"},
 		{name: "duplicate keyId", value: `keyId="k",keyId="k",` + sig, text: "parameter keyId given twice"},
 		{name: "duplicate signature", value: `keyId="k",` + sig + `,` + sig, text: "parameter signature given twice"},
 		{name: "duplicate algorithm", value: `keyId="k",algorithm="rsa-sha256",algorithm="rsa-sha256",` + sig, text: "parameter algorithm given twice"},

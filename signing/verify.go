@@ -11,6 +11,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -140,15 +141,29 @@ func ParseSignature(value string) (*SignatureParams, error) {
 	return p, nil
 }
 
-// parseHeaderList splits a headers part into lower-case names.
+// maxSignedHeaders bounds the names of a headers list: the interface
+// signs six at most.
+const maxSignedHeaders = 32
+
+// parseHeaderList splits a headers part into lower-case names, at most
+// maxSignedHeaders, none twice.
 func parseHeaderList(val string) ([]string, error) {
 	hs := strings.Fields(strings.ToLower(val))
 	if len(hs) == 0 {
 		return nil, fmt.Errorf("%w: empty headers list", ErrMalformed)
 	}
-	for _, h := range hs {
+	if len(hs) > maxSignedHeaders {
+		return nil, fmt.Errorf("%w: more than %d names in the headers list", ErrMalformed, maxSignedHeaders)
+	}
+	for i, h := range hs {
 		if h != requestTarget && !isToken(h) {
 			return nil, fmt.Errorf("%w: %q in the headers list is not a header name", ErrMalformed, h)
+		}
+		// A name listed twice would copy its header's value into the
+		// signing string once per listing: a 16 KiB list of one name
+		// over a large header costs gigabytes.
+		if slices.Contains(hs[:i], h) {
+			return nil, fmt.Errorf("%w: %q listed twice in the headers list", ErrMalformed, h)
 		}
 	}
 	return hs, nil
