@@ -243,24 +243,44 @@ func decodeLinks(raw json.RawMessage) Links {
 func (e *Error) Error() string {
 	s := fmt.Sprintf("%s: %d %s", e.Operation, e.StatusCode, http.StatusText(e.StatusCode))
 	if len(e.Messages) > 0 {
+		// The bank's code, path and text can hold any text, the PSU's
+		// national identity number or an IBAN included (a bank may echo
+		// the request): the line shows one of the interface's codes
+		// (SafeCode), a path only when it names a field, and no text.
+		// Messages keeps them all.
 		m := e.Messages[0]
-		s += ": " + m.Code
-		if m.Path != "" {
+		s += ": " + SafeCode(m.Code)
+		if isFieldPath(m.Path) {
 			s += " at " + m.Path
-		}
-		if m.Text != "" {
-			s += ": " + truncateText(m.Text, 200)
 		}
 	}
 	return s
 }
 
-func truncateText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+// isFieldPath reports whether p reads as the path of a request field
+// ("creditorAccount.bban", "payments[0].instructedAmount"): letters,
+// digits, '.', '_', '[' and ']', starting with a letter, at most 100
+// bytes, and no run of more than 3 digits (a value, not an index).
+func isFieldPath(p string) bool {
+	if p == "" || len(p) > 100 || !('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z') {
+		return false
 	}
-	return string(r[:n]) + "…"
+	digits := 0
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case '0' <= c && c <= '9':
+			if digits++; digits > 3 {
+				return false
+			}
+			continue
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '.', c == '_', c == '[', c == ']':
+		default:
+			return false
+		}
+		digits = 0
+	}
+	return true
 }
 
 // HasCode reports whether any tppMessage carries code.

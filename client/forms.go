@@ -138,6 +138,23 @@ func (l Links) form() *redact.Form {
 	return f
 }
 
+// shownMessage is a tppMessage as it may be printed or logged: a bank
+// may echo the request in any of its fields (a national identity number
+// as the code, an IBAN in the path or the text), so the code is one of
+// the interface's or "OTHER" (SafeCode), the category ERROR or WARNING,
+// the path one that names a field (isFieldPath), and the text [redacted].
+// The Error's Messages keep what the bank sent.
+func shownMessage(m TPPMessage) TPPMessage {
+	out := TPPMessage{Category: m.Category, Code: SafeCode(m.Code), Path: m.Path, Text: redactIfSet(m.Text)}
+	if out.Category != "ERROR" && out.Category != "WARNING" {
+		out.Category = redactIfSet(out.Category)
+	}
+	if out.Path != "" && !isFieldPath(out.Path) {
+		out.Path = redactedValue
+	}
+	return out
+}
+
 // errorView is the redacted form of an *Error that its GoString and
 // MarshalJSON show, under the Go names of its fields.
 type errorView struct {
@@ -152,10 +169,15 @@ type errorView struct {
 
 // MarshalJSON writes e as an object of its fields under their Go names,
 // redacted as in GoString: link hrefs as templates without query, the
-// psuMessage [redacted], headers as the client's logger shows them.
+// psuMessage [redacted], headers as the client's logger shows them, and
+// the tppMessages as shownMessage shows them.
 func (e *Error) view() errorView {
+	var msgs []TPPMessage
+	for _, m := range e.Messages {
+		msgs = append(msgs, shownMessage(m))
+	}
 	return errorView{Operation: e.Operation, StatusCode: e.StatusCode, RequestID: e.RequestID,
-		Messages: e.Messages, Links: e.Links.redactedLinks(), PSUMessage: redactIfSet(e.PSUMessage),
+		Messages: msgs, Links: e.Links.redactedLinks(), PSUMessage: redactIfSet(e.PSUMessage),
 		Header: redactedHeader(e.Header)}
 }
 

@@ -395,6 +395,15 @@ func TestSafeCode(t *testing.T) {
 	for _, c := range Codes {
 		assert.Equal(t, c, SafeCode(c))
 	}
+	// Every code of the interface's error list is one of them (on the
+	// code before, seven were reported as "OTHER").
+	for _, c := range []string{"SYSTEM_ERROR", "BAD_REQUEST", "FORBIDDEN", "NOT_FOUND", "CONFLICT", "HTTP_HEADER_REQUIRED",
+		"QUERY_PARAMETER_REQUIRED", "SCA_NOT_FOUND", "SCA_EXPIRED", "SCA_INVALID", "FORMAT_ERROR", "RESOURCE_UNKNOWN",
+		"PSU_CREDENTIALS_INVALID", "CONSENT_UNKNOWN", "CONSENT_INVALID", "CONSENT_EXPIRED", "ACCESS_EXCEEDED",
+		"PRODUCT_UNKNOWN", "PRODUCT_INVALID", "KID_MISSING", "KID_INVALID", "PAYMENT_FAILED", "EXECUTION_DATE_INVALID",
+		"REFERENCE_MIX_INVALID"} {
+		assert.Equal(t, c, SafeCode(c))
+	}
 	for _, c := range []string{"01017012345", "consent_unknown", "CONSENT_UNKNOWN ", "Ola Nordmann", "OTHER", strings.Repeat("A", 1<<16)} {
 		assert.Equal(t, "OTHER", SafeCode(c), "%.40q", c)
 	}

@@ -103,7 +103,8 @@ func (e *Error) LogValue() slog.Value { return slog.StringValue(e.String()) }
 
 // MarshalJSON writes e as an object of its fields under their Go names,
 // redacted as in GoString: link hrefs as templates without query, the
-// psuMessage [redacted], headers as the client's logger shows them.
+// psuMessage [redacted], headers as the client's logger shows them, and
+// the tppMessages as shownMessage shows them.
 func (e *Error) MarshalJSON() ([]byte, error) {
 	if e == nil {
 		return []byte("null"), nil

@@ -118,7 +118,11 @@ func retryableStatus(code int) bool {
 // could count against it. A 429 that says when to come back (Retry-After,
 // honoured up to the cap) is a passing rate limit and is retried.
 func quotaExhausted(r *reply) bool {
-	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "" {
+	if r.status != http.StatusTooManyRequests {
+		return false
+	}
+	// The one reading of Retry-After: an unreadable one is none.
+	if _, ok := retryAfter(r.header, time.Time{}, time.Now()); ok {
 		return false
 	}
 	var doc struct {
@@ -405,6 +409,19 @@ func (x *exchange) decide(ctx context.Context, res attemptResult) (time.Duration
 		server, _ = x.c.observeClock(res.r.header, trusted)
 	}
 	skew := res.r != nil && res.err == nil && retryForClockSkew(res.r.status, x.sentDate, server)
+	if skew && !x.p.op.repeatable() {
+		// Only the bank's own 400 (its tppMessages) proves that nothing
+		// was done; a bare 400 may be a gateway's after the bank acted
+		// (bankRefusal), and a request that is not repeatable is not
+		// sent again on it.
+		body := res.r.body
+		if d, _, err := decodeContent(res.r.header, body, res.r.status); err == nil && d != nil {
+			body = d
+		}
+		if !bankRefusal(res.r, newError("", res.r.status, "", nil, body)) {
+			skew = false
+		}
+	}
 	if skew && x.c.checksSignatures() && x.c.checkReply(res.r, x.p.requestID) != nil {
 		// A 400 that fails verification proves nothing was done: it
 		// may be forged after the bank acted. No skew retry; the call

@@ -469,6 +469,7 @@ func TestClockSkewRetriedOnce(t *testing.T) {
 	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("Date", time.Now().Add(5*time.Minute).UTC().Format(http.TimeFormat))
 		w.WriteHeader(400)
+		io.WriteString(w, `{"tppMessages":[{"category":"ERROR","code":"FORMAT_ERROR","path":"Date"}]}`)
 	})
 	c := newTestClient(t, b.URL)
 	_, err := c.Do(t.Context(), Operation{Method: "POST", Path: "/v1/payments/x", Body: 1}, nil)
