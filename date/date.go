@@ -78,7 +78,14 @@ func Parse(s string) (Date, error) {
 		if rest := s[11:]; strings.HasSuffix(rest, "Z") || strings.HasSuffix(rest, "z") || strings.ContainsAny(rest, "+-") {
 			for _, layout := range dateTimeLayouts {
 				if t, err := time.Parse(layout, strings.ToUpper(s)); err == nil {
-					return Of(t.In(Oslo())), nil
+					// The instant's date in Oslo may leave the years a
+					// YYYY-MM-DD date can write ("9999-12-31T23:30:00Z"
+					// is year 10000): not a date of this type.
+					d := Of(t.In(Oslo()))
+					if d.Year < 0 || d.Year > 9999 {
+						return Date{}, fmt.Errorf("invalid date-time %q: its date in the bank's time zone is outside years 0000 to 9999", clip(s))
+					}
+					return d, nil
 				}
 			}
 			return Date{}, fmt.Errorf("invalid date-time %q", clip(s))

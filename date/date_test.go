@@ -44,6 +44,21 @@ func TestParseAndJSON(t *testing.T) {
 // winter, UTC+2 in summer), around midnight and on the days summer time
 // starts (2025-03-30) and ends (2025-10-26); one without an offset keeps
 // its date as written, even a local time that does not exist in Oslo.
+// A date-time whose date in Oslo leaves the years a YYYY-MM-DD date
+// writes is refused, not read as year 10000 or -1.
+func TestParseDateTimeOutsideYears(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"9999-12-31T23:30:00Z", "9999-12-31T23:00:00+00:00", "0000-01-01T00:00:00+14:00", "0000-01-01T00:59:59+02:00"} {
+		_, err := Parse(in)
+		assert.ErrorContains(t, err, "outside years 0000 to 9999", in)
+	}
+	for in, want := range map[string]string{"9999-12-31T22:59:59Z": "9999-12-31", "0000-01-01T12:00:00Z": "0000-01-01"} {
+		d, err := Parse(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, d.String(), in)
+	}
+}
+
 func TestParseDateTimeInOslo(t *testing.T) {
 	t.Parallel()
 	assert.Equal(t, "Europe/Oslo", Oslo().String())
