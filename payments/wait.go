@@ -93,8 +93,20 @@ func (s *Service) Wait(ctx context.Context, ref Ref, opts ...client.RequestOptio
 			return last, fmt.Errorf("%s: %w", op, err)
 		}
 		// Jitter in the upper half, so that many waiting PSUs do not poll
-		// in step.
-		if !backoff.Sleep(ctx, backoff.Jitter(wait)) {
+		// in step; never sooner than the bank's Retry-After asks (already
+		// capped at client.RetryAfterCap). A pause that outlasts ctx ends
+		// the wait now, with the bank's answer.
+		pause := backoff.Jitter(wait)
+		var ce *client.Error
+		if errors.As(err, &ce) {
+			if ra, ok := ce.RetryAfter(time.Now()); ok && ra > pause {
+				if dl, ok := ctx.Deadline(); ok && time.Until(dl) < ra {
+					return last, fmt.Errorf("%s: %w", op, err)
+				}
+				pause = ra
+			}
+		}
+		if !backoff.Sleep(ctx, pause) {
 			return last, fmt.Errorf("%s: %w", op, ctx.Err())
 		}
 		wait = min(wait+wait/2, maxWait)
