@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/redact"
 )
 
@@ -60,7 +61,7 @@ func (e Entry) form() *redact.Form {
 		f.Attr(slog.Int("statusCode", e.StatusCode))
 	}
 	if len(e.Codes) > 0 {
-		f.Attr(slog.Any("codes", e.Codes))
+		f.Attr(slog.Any("codes", safeCodes(e.Codes)))
 	}
 	if e.Resolution != nil {
 		f.Text("resolution", string(e.Resolution.Kind)).Attr(slog.Any("resolution", *e.Resolution))
@@ -94,5 +95,19 @@ type entryView struct {
 // data, for dashboards and logs.
 func (e Entry) view() entryView {
 	return entryView{e.RequestID, e.Operation, e.AllowLogicalDuplicate, e.Created, e.Outcome,
-		e.ID, e.StatusCode, e.Codes, e.Resolution, e.Trail, e.Resolves, e.InDoubt()}
+		e.ID, e.StatusCode, safeCodes(e.Codes), e.Resolution, e.Trail, e.Resolves, e.InDoubt()}
+}
+
+// safeCodes is codes as they may be printed, logged or exported: each one
+// of the interface's codes, or "OTHER" (client.SafeCode), since a bank's
+// code field can hold any text. The entry keeps the bank's codes.
+func safeCodes(codes []string) []string {
+	if codes == nil {
+		return nil
+	}
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = client.SafeCode(c)
+	}
+	return out
 }

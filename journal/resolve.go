@@ -354,7 +354,7 @@ func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []
 	case errors.As(err, &ce) && ce.StatusCode >= 400 && ce.StatusCode < 500 && !errors.Is(err, client.ErrOutcomeUnknown):
 		code := ""
 		if len(ce.Messages) > 0 {
-			code = " " + ce.Messages[0].Code
+			code = " " + client.SafeCode(ce.Messages[0].Code) // a bank's code can hold any text
 		}
 		return Resolution{Kind: NeedsPerson, ResendRequestID: requestID,
 			Reason: fmt.Sprintf("the bank refused the resend (%d%s), not as a duplicate: whether the first create arrived is unknown", ce.StatusCode, code)}, token, nil

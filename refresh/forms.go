@@ -67,16 +67,21 @@ func (r Result) form() *redact.Form {
 	return f
 }
 
-// MarshalJSON writes the result with its job as [Job.MarshalJSON] does
-// and its error as the bank's HTTP status and code (or, for an error
-// that is not the bank's answer, its message), never the bank's texts,
-// links or headers: no JSON form of a Result shows an account id, PSU-ID
-// or session id. The code is one of the interface's codes or "OTHER"
+// MarshalJSON writes the result with its job as [Job.MarshalJSON] does,
+// its entries as counts (booked, pending, and the sync's added, changed
+// and removed: an entry names the account, its counterparties and their
+// accounts) and its error as the bank's HTTP status and code (or, for an
+// error that is not the bank's answer, its message), never the bank's
+// texts, links or headers: no JSON form of a Result shows an account id,
+// PSU-ID or session id. The code is one of the interface's codes or "OTHER"
 // (client.SafeCode): a bank's code field can hold any text.
 func (r Result) view() resultView {
-	v := resultView{Job: r.Job, Outcome: r.Outcome.String(), Balances: r.Balances, Booked: r.Booked,
-		Pending: r.Pending, CardBooked: r.CardBooked, CardPending: r.CardPending, Sync: r.Sync, Cursor: r.Cursor,
+	v := resultView{Job: r.Job, Outcome: r.Outcome.String(), Balances: r.Balances, Booked: len(r.Booked) + len(r.CardBooked),
+		Pending: len(r.Pending) + len(r.CardPending), Cursor: r.Cursor,
 		RetryAt: r.RetryAt, Deferred: r.Deferred, Calls: r.Calls}
+	if r.Sync != nil {
+		v.Sync = &syncView{Added: len(r.Sync.Added), Changed: len(r.Sync.Changed), Removed: len(r.Sync.Removed)}
+	}
 	if r.Err != nil {
 		if v.Status, v.Code = errorCode(r.Err); v.Status == 0 {
 			v.Err = r.Err.Error()

@@ -301,23 +301,30 @@ type Result struct {
 	Err error
 }
 
+// syncView is the JSON form of a Result's Sync: its counts.
+type syncView struct {
+	Added   int `json:"added"`
+	Changed int `json:"changed"`
+	Removed int `json:"removed"`
+}
+
 // resultView is the JSON form of a Result.
 type resultView struct {
-	Job         Job                        `json:"job"`
-	Outcome     string                     `json:"outcome"`
-	Balances    []accounts.Balance         `json:"balances,omitempty"`
-	Booked      []accounts.Transaction     `json:"booked,omitempty"`
-	Pending     []accounts.Transaction     `json:"pending,omitempty"`
-	CardBooked  []accounts.CardTransaction `json:"cardBooked,omitempty"`
-	CardPending []accounts.CardTransaction `json:"cardPending,omitempty"`
-	Sync        *txsync.Delta              `json:"sync,omitempty"`
-	Cursor      Cursor                     `json:"cursor"`
-	RetryAt     time.Time                  `json:"retryAt,omitzero"`
-	Deferred    bool                       `json:"deferred,omitempty"`
-	Calls       int                        `json:"calls"`
-	Status      int                        `json:"status,omitempty"`
-	Code        string                     `json:"code,omitempty"`
-	Err         string                     `json:"error,omitempty"`
+	Job      Job                `json:"job"`
+	Outcome  string             `json:"outcome"`
+	Balances []accounts.Balance `json:"balances,omitempty"`
+	// The entries as counts: an entry's document names the account
+	// (its IBAN as debtorAccount), counterparties and their accounts.
+	Booked   int       `json:"booked,omitempty"`
+	Pending  int       `json:"pending,omitempty"`
+	Sync     *syncView `json:"sync,omitempty"`
+	Cursor   Cursor    `json:"cursor"`
+	RetryAt  time.Time `json:"retryAt,omitzero"`
+	Deferred bool      `json:"deferred,omitempty"`
+	Calls    int       `json:"calls"`
+	Status   int       `json:"status,omitempty"`
+	Code     string    `json:"code,omitempty"`
+	Err      string    `json:"error,omitempty"`
 }
 
 // Errors of a [Result] that the package itself decides, before any call.

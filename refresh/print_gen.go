@@ -42,10 +42,12 @@ func (r Result) Format(st fmt.State, verb rune) { redact.Write(st, verb, r.Strin
 // LogValue makes log/slog print r as a group of the facts String shows.
 func (r Result) LogValue() slog.Value { return r.form().LogValue() }
 
-// MarshalJSON writes the result with its job as [Job.MarshalJSON] does
-// and its error as the bank's HTTP status and code (or, for an error
-// that is not the bank's answer, its message), never the bank's texts,
-// links or headers: no JSON form of a Result shows an account id, PSU-ID
-// or session id. The code is one of the interface's codes or "OTHER"
+// MarshalJSON writes the result with its job as [Job.MarshalJSON] does,
+// its entries as counts (booked, pending, and the sync's added, changed
+// and removed: an entry names the account, its counterparties and their
+// accounts) and its error as the bank's HTTP status and code (or, for an
+// error that is not the bank's answer, its message), never the bank's
+// texts, links or headers: no JSON form of a Result shows an account id,
+// PSU-ID or session id. The code is one of the interface's codes or "OTHER"
 // (client.SafeCode): a bank's code field can hold any text.
 func (r Result) MarshalJSON() ([]byte, error) { return json.Marshal(r.view()) }

@@ -79,7 +79,10 @@ func (e *CallbackError) Error() string {
 		s += ": " + strconv.Itoa(e.Status)
 	}
 	if e.Code != "" {
-		s += " " + e.Code
+		// The code comes from the callback URL's query: any text, a
+		// national identity number included. Only the interface's codes
+		// are shown (client.SafeCode); the field keeps the bank's.
+		s += " " + client.SafeCode(e.Code)
 	}
 	return s
 }

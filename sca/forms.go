@@ -120,7 +120,7 @@ func (p Pending) view() pendingView {
 // which may name the PSU) and TPPSessionID [redacted], for %#v.
 func (e CallbackError) form() *redact.Form {
 	return redact.NewGo("&sca.CallbackError").Text("System", strconv.Quote(e.System)).Text("Status", strconv.Itoa(e.Status)).
-		Text("Code", strconv.Quote(e.Code)).Text("Message", redactIfSet(e.Message)).Text("TPPSessionID", redactIfSet(e.TPPSessionID))
+		Text("Code", strconv.Quote(client.SafeCode(e.Code))).Text("Message", redactIfSet(e.Message)).Text("TPPSessionID", redactIfSet(e.TPPSessionID))
 }
 
 // callbackErrorView is the JSON form of a CallbackError.
@@ -135,7 +135,7 @@ type callbackErrorView struct {
 // MarshalJSON writes system, status and code, with message and
 // TPP-Session-ID [redacted].
 func (e CallbackError) view() callbackErrorView {
-	return callbackErrorView{e.System, e.Status, e.Code, redactIfSet(e.Message), redactIfSet(e.TPPSessionID)}
+	return callbackErrorView{e.System, e.Status, client.SafeCode(e.Code), redactIfSet(e.Message), redactIfSet(e.TPPSessionID)}
 }
 
 // String returns the URL to redirect the PSU to, or "" for the zero

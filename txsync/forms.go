@@ -79,6 +79,25 @@ func (a Anomaly) form() *redact.Form {
 		Field("date", a.Date.String(), slog.StringValue(a.Date.String()))
 }
 
+// linkedAccountView is the JSON form of a LinkedAccount.
+type linkedAccountView struct {
+	ResourceID string `json:",omitempty"`
+	Card       bool
+	Key        AccountKey
+	New        bool
+}
+
+// MarshalJSON writes the account under its Go field names with its
+// resource id [redacted], so that a [Linked] logged with slog's JSON
+// handler or marshalled leaks no account id.
+func (a LinkedAccount) view() linkedAccountView {
+	v := linkedAccountView{Card: a.Card, Key: a.Key, New: a.New}
+	if a.ResourceID != "" {
+		v.ResourceID = redact.Redacted
+	}
+	return v
+}
+
 // String shows the key and whether the account is new, not its resource
 // id (personal data).
 func (a LinkedAccount) form() *redact.Form {

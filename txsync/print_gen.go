@@ -3,6 +3,7 @@
 package txsync
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 
@@ -103,3 +104,8 @@ func (a LinkedAccount) Format(st fmt.State, verb rune) { redact.Write(st, verb, 
 
 // LogValue makes log/slog print a as a group of the facts String shows.
 func (a LinkedAccount) LogValue() slog.Value { return a.form().LogValue() }
+
+// MarshalJSON writes the account under its Go field names with its
+// resource id [redacted], so that a [Linked] logged with slog's JSON
+// handler or marshalled leaks no account id.
+func (a LinkedAccount) MarshalJSON() ([]byte, error) { return json.Marshal(a.view()) }
