@@ -282,8 +282,9 @@ func (s *Site) createFailed(w http.ResponseWriter, r *http.Request, key string, 
 		}
 	case errors.As(err, &bankErr) && bankErr.StatusCode < 500:
 		// The bank's text is written for the TPP's developers ("Set
-		// allowLogicalDuplicate=true ..."): it goes to the log, and the
-		// PSU reads a sentence about the code.
+		// allowLogicalDuplicate=true ..."), and may echo the request: it
+		// stays in bankErr.Messages (the logged error shows the code and
+		// the field), and the PSU reads a sentence about the code.
 		s.log.Info("webapp: the bank refused a payment", "err", err)
 		for _, m := range bankErr.Messages {
 			form.add(fieldOf(m.Path), refusal(m.Code, fieldOf(m.Path)))
