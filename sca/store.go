@@ -44,7 +44,8 @@ func checkSessionKey(key string) error {
 }
 
 // SaveSession stores s under key (the TPP's key for the PSU, e.g. its user
-// id) in its storage form ([Session.MarshalBinary], every field in clear)
+// id: an opaque id, since the key is not secret to the store's readers and
+// the River engine writes it into its jobs' arguments) in its storage form ([Session.MarshalBinary], every field in clear)
 // and sets s.Key. It replaces the PSU's earlier session: call it only
 // when a new SCA completed (docs/interface.md section 3), as [Manager.HandlerFor] does.
 // A key [store.CheckKey] refuses gives an error matching

@@ -25,6 +25,11 @@ import (
 // and the round. No account id, IBAN, BBAN, PSU-ID
 // or TPP-Session-ID is written. A job is unique per account and round
 // (all its fields).
+//
+// The session's key is written as the TPP chose it, and River's tables
+// and River UI show it to whoever operates the queues: key sessions by an
+// opaque id (a user id, a random id), never by an e-mail address, a name
+// or a national identity number.
 type Args struct {
 	Bank    string `json:"bank" river:"unique"`
 	Session string `json:"session" river:"unique"`
