@@ -59,7 +59,29 @@ func appendDate(b []byte, d date.Date) []byte {
 	return binary.AppendUvarint(b, uint64(d.Year)*416+uint64(d.Month)*32+uint64(d.Day))
 }
 
+// storableDate reports whether appendDate writes d so that reader.date
+// reads it back: the zero date, or a valid date of the years 0000 to 9999
+// (what a YYYY-MM-DD date can write; date.Parse reads no other).
+func storableDate(d date.Date) bool {
+	return d.IsZero() || d.Year >= 0 && d.Year <= 9999 && d.Month >= 1 && d.Month <= 12 && d.Day >= 1 && d.Day <= 31
+}
+
+// errUnstorableDate: a state would hold a date its reader refuses.
+var errUnstorableDate = errors.New("txsync: a date outside years 0000 to 9999 cannot be stored")
+
 func encodeState(s state) ([]byte, error) {
+	// A state written with a date it cannot read back would make every
+	// later From and Apply of the account fail (ErrCorruptState): refuse
+	// to write it instead.
+	if !storableDate(s.Newest) {
+		return nil, errUnstorableDate
+	}
+	for i := range s.Entries {
+		e := &s.Entries[i]
+		if !storableDate(e.Booking) || !storableDate(e.Value) || !storableDate(e.Txn) {
+			return nil, errUnstorableDate
+		}
+	}
 	b := make([]byte, 0, 24+len(s.Entries)*96)
 	b = append(b, stateVersion)
 	b = appendDate(b, s.Newest)

@@ -92,3 +92,29 @@ func FuzzDecodeState(f *testing.F) {
 		assert.Equal(t, s, again)
 	})
 }
+
+// A state that would hold a date its reader refuses (a year past 9999,
+// a negative one, a month 13) is not written: encodeState returns an
+// error, and the account's stored state stays readable. On the code
+// before, it was written and every later read failed as corrupt.
+func TestUnstorableDateNotWritten(t *testing.T) {
+	for _, d := range []date.Date{{Year: 10000, Month: 1, Day: 1}, {Year: -1, Month: 12, Day: 31}, {Year: 2026, Month: 13, Day: 1}, {Year: 2026, Month: 1, Day: 0}} {
+		s := sampleState()
+		s.Entries[0].Value = d
+		_, err := encodeState(s)
+		assert.ErrorIs(t, err, errUnstorableDate, "%+v", d)
+		s = sampleState()
+		s.Newest = d
+		_, err = encodeState(s)
+		assert.ErrorIs(t, err, errUnstorableDate, "newest %+v", d)
+	}
+	for _, d := range []date.Date{{}, {Year: 0, Month: 1, Day: 1}, {Year: 9999, Month: 12, Day: 31}} {
+		s := sampleState()
+		s.Entries[2].Txn = d
+		b, err := encodeState(s)
+		require.NoError(t, err, "%+v", d)
+		got, err := decodeState(b, true)
+		require.NoError(t, err)
+		assert.Equal(t, d, got.Entries[2].Txn)
+	}
+}
