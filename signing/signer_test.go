@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -369,6 +370,26 @@ func TestDecodeLongWord(t *testing.T) {
 	}
 }
 
+// A headers list naming a header twice is read (a tool may say so) but
+// never verified: each listing would copy the header's value into the
+// signing string before the RSA check. More than 32 names are refused
+// when read.
+func TestVerifyRefusesRepeatedHeaders(t *testing.T) {
+	t.Parallel()
+	p, err := ParseSignature(`keyId="k",algorithm="rsa-sha256",headers="date x-request-id Date",signature="AAAA"`)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"date", "x-request-id", "date"}, p.Headers)
+	req := httptest.NewRequest(http.MethodGet, "/v1/accounts", nil)
+	req.Header.Set("Date", "Thu, 03 Dec 2026 10:00:00 GMT")
+	req.Header.Set("X-Request-ID", "99391c7e-ad88-49ec-a2ad-99ddcb1f7721")
+	key := testKey(0)
+	err = p.Verify(req, &key.PublicKey)
+	require.ErrorIs(t, err, ErrMalformed)
+	assert.ErrorContains(t, err, `"date" listed twice in the headers list`)
+	p.Headers = strings.Fields(manyHeaderNames(maxSignedHeaders + 1))
+	assert.ErrorIs(t, p.Verify(req, &key.PublicKey), ErrMalformed)
+}
+
 // manyHeaderNames lists n distinct header names.
 func manyHeaderNames(n int) string {
 	names := make([]string, n)
@@ -378,9 +399,6 @@ func manyHeaderNames(n int) string {
 	return strings.Join(names, " ")
 }
 
-// A headers list naming a header twice, or more than maxSignedHeaders
-// names, is malformed: each listing copies the header's value into the
-// signing string before any check.
 func TestParseSignatureErrors(t *testing.T) {
 	t.Parallel()
 	const sig = `signature="AAAA"`
@@ -396,7 +414,6 @@ func TestParseSignatureErrors(t *testing.T) {
 		{name: "empty algorithm", value: `keyId="k",algorithm="",` + sig, text: "empty algorithm"},
 		{name: "empty headers", value: `keyId="k",headers=" ",` + sig, text: "empty headers list"},
 		{name: "bad header name", value: `keyId="k",headers="date (bad",` + sig, text: `"(bad" in the headers list is not a header name`},
-		{name: "header listed twice", value: `keyId="k",headers="date x-request-id Date",` + sig, text: `"date" listed twice in the headers list`},
 		{name: "too many headers", value: `keyId="k",headers="` + manyHeaderNames(maxSignedHeaders+1) + `",` + sig, text: "more than 32 names in the headers list"},
 		{name: "duplicate keyId", value: `keyId="k",keyId="k",` + sig, text: "parameter keyId given twice"},
 		{name: "duplicate signature", value: `keyId="k",` + sig + `,` + sig, text: "parameter signature given twice"},

@@ -503,6 +503,7 @@ func checkSignature(req *http.Request, p *signing.SignatureParams, raw string, c
 		add(codeCertificate, "TPP-Signature-Certificate", "the certificate's key is not RSA; the interface signs with rsa-sha256 (section 5.4)")
 		return
 	case errors.Is(err, signing.ErrMissingHeader) && !headersOK,
+		errors.Is(err, signing.ErrMalformed) && !headersOK, // a name listed twice: HEADER_REPEATED
 		errors.Is(err, signing.ErrBadAlgorithm) && p.Algorithm != signing.Algorithm:
 		return // named above
 	}
