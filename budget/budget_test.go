@@ -919,3 +919,17 @@ func TestNextTransactionsStaysOnTheAccount(t *testing.T) {
 	_, err = svc.NextCardTransactions(ctx, acc1, bank.srv.URL+"/api/v1/card-accounts/"+acc2+"/transactions", psuAbsent()...)
 	require.ErrorIs(t, err, accounts.ErrUnexpectedLink)
 }
+
+// A stored ledger in another form (a member this version does not know,
+// no call and no claim, trailing data) is unreadable, never read as a
+// ledger that counts no call: read so, it would let the client call over
+// the bank's budget, and psd2 budget would say "next call allowed: now".
+func TestLedgerOfAnotherFormUnreadable(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{`{"v":2,"calls":{"balances":[1,2,3,4]}}`, `{}`, `{"b":[1]} {"b":[2]}`, `{"b":[1],"x":1}`} {
+		assert.Error(t, budget.Decode([]byte(raw)), raw)
+	}
+	for _, raw := range []string{`{"b":[1770000000000000000]}`, `{"t":[1770000000000000000],"cb":"r1","cu":1770000000000000000}`} {
+		assert.NoError(t, budget.Decode([]byte(raw)), raw)
+	}
+}

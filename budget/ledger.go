@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,9 +102,18 @@ func decode(raw []byte, found bool) (ledger, error) {
 	if !found {
 		return ledger{}, nil
 	}
+	// A member this version does not know, or a value without any call
+	// or claim (never written: an empty ledger is deleted), is another
+	// form, a newer version's say: read as this one it would count no
+	// call, and a rewrite would drop what it holds.
 	var v ledgerJSON
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return ledger{}, fmt.Errorf("budget value unreadable: %w", err)
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&v); err != nil {
+		return ledger{}, fmt.Errorf("budget value unreadable (a newer version's form?): %w", err)
+	}
+	if d.More() || len(v.B) == 0 && len(v.T) == 0 && v.CB == "" {
+		return ledger{}, errors.New("budget value unreadable: not a ledger of this version (a newer version's form?)")
 	}
 	l := ledger{balances: times(v.B), transactions: times(v.T), claimBy: v.CB}
 	if v.CU != 0 {

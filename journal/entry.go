@@ -1,7 +1,9 @@
 package journal
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -143,6 +145,41 @@ type journalRecord struct {
 	// Intent is a random token of the call that wrote the intent, so
 	// that the call recognises its own entry (see settleNotSent).
 	Intent string `json:"intent,omitempty"`
+}
+
+// recordVersion is the newest stored form of an entry this version
+// reads and writes (journalRecord's V).
+const recordVersion = 1
+
+// check refuses a record this version cannot read faithfully: one of a
+// newer stored form, or with an outcome or resolution kind it does not
+// know (a newer version's). Read as version 1, such an entry could pass
+// for settled (its open marker then removed), and rewriting it would
+// drop the members this version does not know.
+func (r *journalRecord) check() error {
+	switch {
+	case r.V > recordVersion:
+		return fmt.Errorf("written by a newer version of the SDK (stored form %d, this one reads up to %d): use a psd2 of that version", r.V, recordVersion)
+	case r.V < 1 || r.RequestID == "":
+		return fmt.Errorf("not a journal entry (stored form %d, request id %q)", r.V, r.RequestID)
+	}
+	switch r.Outcome {
+	case "", OutcomeCreated, OutcomeRefused, OutcomeNotSent, OutcomeUnknown:
+	default:
+		return fmt.Errorf("outcome %q unknown to this version of the SDK (a newer one wrote it?)", r.Outcome)
+	}
+	rs := slices.Clone(r.Trail)
+	if r.Resolution != nil {
+		rs = append(rs, *r.Resolution)
+	}
+	for _, res := range rs {
+		switch res.Kind {
+		case ResolvedStatus, ResolvedCreated, ResolvedDuplicate, ResolvedNotCreated, NeedsPerson, SettledByPerson:
+		default:
+			return fmt.Errorf("resolution %q unknown to this version of the SDK (a newer one wrote it?)", res.Kind)
+		}
+	}
+	return nil
 }
 
 // entry is the Entry of the record stored under key.

@@ -362,6 +362,9 @@ func (j *Journal) update(ctx context.Context, key string, fn func(*journalRecord
 		if err := json.Unmarshal(old, &rec); err != nil {
 			return nil, 0, fmt.Errorf("%w: entry unreadable: %w", ErrJournal, err)
 		}
+		if err := rec.check(); err != nil {
+			return nil, 0, fmt.Errorf("%w: entry unreadable: %w", ErrJournal, err)
+		}
 		if err := fn(&rec); err != nil {
 			return nil, 0, err
 		}

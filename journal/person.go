@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 )
@@ -35,7 +36,9 @@ var ErrNotInDoubt = errors.New("journal: entry not in doubt")
 // be creating the resource at that very moment. The refused settlement
 // is kept in the entry's Trail; look at the entry again once the resend
 // is over. A settlement recorded here is never replaced by a resolution
-// (see [ErrConflict]).
+// (see [ErrConflict]). An entry without an outcome whose create may still
+// be running (see [ErrInFlight]) is refused with an error matching
+// ErrInFlight, unless the Journal was made [WithWritersStopped].
 func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason string) (Entry, error) {
 	const op = "journal.SettleByPerson"
 	for _, f := range []struct{ name, v string }{{"by", by}, {"reason", reason}} {
@@ -54,6 +57,14 @@ func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason stri
 		claimed = nil
 		if !rec.inDoubt() {
 			return ErrNotInDoubt
+		}
+		if rec.Outcome == "" && rec.Resolution == nil {
+			// The create may still be on its way: a person who asks the
+			// bank now may hear of no payment that lands a moment later.
+			if e := rec.entry(j, e.key); j.underWay(e, now) {
+				return fmt.Errorf("%w: no outcome yet, journaled %s ago (in-flight time %s)", ErrInFlight,
+					now.Sub(e.Created).Round(time.Millisecond), j.inFlight)
+			}
 		}
 		if c := rec.Claim; c.live(now) {
 			claimed = &ClaimedError{ResendRequestID: c.RequestID, Until: c.Until}

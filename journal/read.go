@@ -43,6 +43,9 @@ func (j *Journal) read(ctx context.Context, key string) (Entry, error) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return Entry{}, fmt.Errorf("%w: entry unreadable: %w", ErrJournal, err)
 	}
+	if err := rec.check(); err != nil {
+		return Entry{}, fmt.Errorf("%w: entry %s unreadable: %w", ErrJournal, key, err)
+	}
 	folded, err := j.foldCreated(ctx, key, &rec)
 	if err != nil {
 		return Entry{}, err

@@ -74,10 +74,27 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 		if !to.After(from) {
 			return usagef("-to must be after -from")
 		}
-		a, err := availability(ctx, c, from, to, now)
+		// A period the store cannot hold records of would read as 100%
+		// uptime: records leave after client.DowntimeKept, and the
+		// future has none yet.
+		if oldest := now.Add(-client.DowntimeKept); from.Before(oldest) {
+			return usagef("-from %s: the store keeps downtime records for %d days, so nothing before %s can be reported (give a later -from)",
+				from.UTC().Format(time.RFC3339), int(client.DowntimeKept/(24*time.Hour)), oldest.UTC().Format(time.RFC3339))
+		}
+		if !from.Before(now) {
+			return usagef("-from %s is in the future: no record says how available the bank will be", from.UTC().Format(time.RFC3339))
+		}
+		downs, err := c.Downtimes(ctx, from, to)
 		if err != nil {
 			return err
 		}
+		// The future has no record: the report ends now (or at the
+		// latest record, written by a replica whose clock is ahead).
+		if last := lastRecorded(downs, now); to.After(last) {
+			fmt.Fprintf(e.stderr, "note: -to %s is in the future: the report ends at %s\n", to.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339))
+			to = last
+		}
+		a := client.Report(c.Bank(), downs, from, to, now)
 		return e.emit(a, func(w io.Writer) { fmt.Fprint(w, a.String()) })
 	}
 	state, since, probe, err := c.StoredBreaker(ctx)
@@ -138,6 +155,19 @@ func availability(ctx context.Context, c *client.Client, from, to, now time.Time
 		return client.Availability{}, err
 	}
 	return client.Report(c.Bank(), downs, from, to, now), nil
+}
+
+// lastRecorded is the latest time downs record, or now when later.
+func lastRecorded(downs []client.Downtime, now time.Time) time.Time {
+	last := now
+	for _, d := range downs {
+		for _, t := range []time.Time{d.Start, d.End} {
+			if t.After(last) {
+				last = t
+			}
+		}
+	}
+	return last
 }
 
 // parseWhen reads an RFC 3339 time or a date (midnight UTC).

@@ -42,7 +42,7 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	by := fs.String("by", "", "settle: who settles the payment (an operator id; no PSU data)")
 	reason := fs.String("reason", "", "settle: why, in one line (no PSU data)")
 	all := fs.Bool("all", false, "list: every entry the journal keeps, settled ones too")
-	stopped := fs.Bool("writers-stopped", false, "list, resolve: every process that sends payments has stopped, so an entry without an answer is in doubt at once (never while the service runs)")
+	stopped := fs.Bool("writers-stopped", false, "list, resolve, settle: every process that sends payments has stopped, so an entry without an answer is in doubt at once (never while the service runs)")
 	if err := parse(fs, args[1:], sub != "list"); err != nil {
 		return err
 	}

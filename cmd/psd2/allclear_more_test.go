@@ -1,0 +1,189 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/testpsu"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
+	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/money"
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/store"
+)
+
+// putRawEntry writes a journal entry and its open marker as a service
+// (possibly of a newer version) would have left them.
+// putRawEntry stores rec as the journal entry id, with its open marker,
+// as a version of the SDK that wrote another form would.
+func putRawEntry(t *testing.T, st store.Store, id string, rec map[string]any) {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	require.NoError(t, err)
+	require.NoError(t, st.Put(t.Context(), "journal/entry/"+id, b, 0))
+	created, _ := rec["created"].(string)
+	require.NoError(t, st.Put(t.Context(), "journal/open/"+id, []byte(created), 0))
+}
+
+// TestJournalNewerVersionEntryIsNoAllClear: an entry in doubt
+// written by a newer version (v 2, an outcome this version does not
+// know) must not be read as settled: journal list must not say "0 in
+// doubt" with exit 0, and must not delete its open marker.
+// An in-doubt entry in a newer stored form (v 2, an outcome this
+// version does not know) is no all-clear: journal list fails and keeps
+// the entry's open marker. On the code before, it read the entry as
+// settled, removed the marker and printed "0 payment(s) in doubt".
+func TestJournalNewerVersionEntryIsNoAllClear(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	id := uuid.NewString()
+	created := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano)
+	putRawEntry(t, st, id, map[string]any{
+		"v": 2, "requestId": id, "operation": "payments.CreateNorwegianDomestic",
+		"url": "https://psd2.bank.example/v1/payments/norwegian-domestic-credit-transfers", "body": []byte(`{}`),
+		"scope": "x", "created": created, "until": created,
+		"outcome": "sent-awaiting-bank", // an outcome of a newer version
+	})
+
+	out, errOut, code := psd2(t, "journal", "list", "-store", dir)
+	t.Logf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	_, err = st.Get(t.Context(), "journal/open/"+id)
+	assert.NoError(t, err, "the open marker of the newer version's entry is kept")
+	assert.NotEqual(t, exitOK, code, "an entry psd2 cannot read is no all-clear")
+	assert.NotContains(t, out, "0 payment(s) in doubt")
+}
+
+// TestJournalSettleRefusesACreateInFlight: psd2 journal settle on
+// an entry whose create is still on its way (no outcome, within its
+// in-flight bound) must be refused, as resolve refuses it (ErrInFlight):
+// a person who asks the bank now hears "no such payment", settles it so,
+// and the create then lands: the payment exists while the journal says
+// a person found none (and the PSU was told to pay again).
+// journal settle refuses an entry whose create may still be on its way
+// (ErrInFlight, as Resolve does). On the code before, a person's "no
+// such payment" was recorded while the bank was still creating it.
+func TestJournalSettleRefusesACreateInFlight(t *testing.T) {
+	t.Parallel()
+	s, creds, _, _, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	require.NoError(t, err)
+	sess := testpsu.Login(t, s, c, emulator.CustomerKari)
+	j, err := journal.New(st)
+	require.NoError(t, err)
+	svc, err := payments.New(c, payments.WithJournal(j))
+	require.NoError(t, err)
+	// The bank takes 4 s to answer the create, then creates it.
+	s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultHang, Delay: 4 * time.Second, Method: http.MethodPost, PathPrefix: "/v1/payments/", Count: 1})
+	id := uuid.NewString()
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.CreateNorwegianDomestic(t.Context(), &payments.NorwegianDomestic{
+			InstructedAmount: money.MustParse("12.50", "NOK"), CreditorName: "Ola Eksempel",
+			CreditorAccount: payments.AccountReference{BBAN: "12345678903", Currency: "NOK"}, CreditorAddress: &payments.Address{Country: "NO"},
+			DebtorAccount: payments.AccountReference{BBAN: "95312776066", Currency: "NOK"}, RemittanceInformationUnstructured: "Test " + id[:8],
+		}, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}), client.WithRequestID(id))
+		done <- err
+	}()
+	require.Eventually(t, func() bool { _, err := st.Get(t.Context(), "journal/open/"+id); return err == nil }, 3*time.Second, 10*time.Millisecond)
+
+	out, errOut, code := psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", "-reason", "bank support finds no such payment", id)
+	t.Logf("settle while the create is on its way: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	require.NoError(t, <-done, "the bank created the payment")
+	show, _, _ := psd2(t, "journal", "show", "-store", dir, id)
+	t.Logf("after the create landed:\n%s", show)
+	assert.NotEqual(t, exitOK, code, "settle must refuse an entry whose create may still be on its way")
+}
+
+// TestBudgetNewerLedgerIsNoAllClear: a ledger psd2 cannot read (a
+// newer stored form, members this version does not know) must not read
+// as "0 of 4 counted; next call allowed: now".
+// psd2 budget fails on a ledger in another form rather than report its
+// calls as 0 of 4. On the code before, it exited 0 with "next call
+// allowed: now" over 4 calls made.
+func TestBudgetNewerLedgerIsNoAllClear(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+	require.NoError(t, err)
+	ais, err := accounts.New(c)
+	require.NoError(t, err)
+	sess := testpsu.Consent(t, s, ais, emulator.CustomerKari)
+	list, err := ais.List(ctx, nil, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}))
+	require.NoError(t, err)
+	account := list[0].ResourceID
+	for range 4 { // the whole budget, without the PSU
+		_, err := ais.Balances(ctx, account, sess.RequestOptions(nil))
+		require.NoError(t, err)
+	}
+	// A newer version keeps the same four calls in another form.
+	var keys []string
+	for k, err := range st.Keys(ctx, "accounts/budget/") {
+		require.NoError(t, err)
+		keys = append(keys, k)
+	}
+	require.Len(t, keys, 1)
+	now := time.Now().UnixNano()
+	newer, _ := json.Marshal(map[string]any{"v": 2, "calls": map[string][]int64{"balances": {now, now, now, now}}})
+	require.NoError(t, st.Put(ctx, keys[0], newer, time.Hour))
+
+	out, errOut, code := psd2(t, "budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account)
+	t.Logf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	assert.NotEqual(t, exitOK, code, "a ledger psd2 cannot read is no all-clear")
+	assert.NotContains(t, out, "0 of 4 counted in 24h0m0s; next call allowed: now")
+}
+
+// TestHealthReportBeyondTheRecords: psd2 health report for a period
+// the store cannot hold records of (older than client.DowntimeKept, or
+// in the future) must not report 100% uptime: records older than 400
+// days are gone, and the future has none yet.
+// health report refuses a period the store keeps no records of (older
+// than client.DowntimeKept, or in the future) rather than claim 100%
+// uptime for it, as it did on the code before.
+func TestHealthReportBeyondTheRecords(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
+		client.WithRetryPolicy(client.RetryPolicy{}), client.WithDefaults(client.WithRedirectURI("https://tpp.example/cb")))
+	require.NoError(t, err)
+	// The bank went down once today: the store holds its record.
+	s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, PathPrefix: "/v1/", Count: 5})
+	for range 5 {
+		_, _ = c.Do(ctx, client.Operation{Method: "GET", Path: "/v1/accounts"}, nil)
+	}
+	args := []string{"-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir}
+	now := time.Now().UTC()
+	for _, period := range [][2]time.Time{
+		{now.Add(-500 * 24 * time.Hour), now.Add(-450 * 24 * time.Hour)}, // records of then are gone
+		{now.Add(24 * time.Hour), now.Add(48 * time.Hour)},               // no record yet
+	} {
+		out, errOut, code := psd2(t, append([]string{"health", "report", "-from", period[0].Format(time.RFC3339), "-to", period[1].Format(time.RFC3339)}, args...)...)
+		t.Logf("%v: exit %d\nstdout: %s\nstderr: %s", period, code, out, errOut)
+		assert.NotEqual(t, exitOK, code, "a period the store holds no records of is no 100%% uptime")
+		assert.NotContains(t, out, "uptime 100.000%")
+	}
+}
