@@ -177,7 +177,7 @@ func (s *Signer) Sign(req *http.Request) error {
 	if names == nil {
 		names, canon = nameBuf[:0], canonBuf[:0]
 		for i, c := range defaultCanon {
-			if len(req.Header[c]) > 0 {
+			if len(headerValues(req.Header, c)) > 0 {
 				names = append(names, defaultNames[i])
 				canon = append(canon, c)
 			}
@@ -415,10 +415,7 @@ func appendSigningString(dst []byte, req *http.Request, names, canon []string) (
 			dst = append(dst, h...)
 			continue
 		}
-		vs := req.Header[canon[i]]
-		if len(vs) == 0 {
-			vs = req.Header[n] // a non-canonical key set directly in the map
-		}
+		vs := headerValues(req.Header, canon[i])
 		if len(vs) == 0 {
 			return nil, fmt.Errorf("%w: %s", ErrMissingHeader, n)
 		}
@@ -443,4 +440,22 @@ func validValue(v string) bool {
 		}
 	}
 	return true
+}
+
+// headerValues returns the values of the header whose canonical key is
+// canon: under that key, or, for a header set directly in the map under
+// another spelling ("PSU-ID", "psu-id"), which net/http sends as it is,
+// under the first key equal to canon in any case. HTTP header names are
+// case-insensitive, so both Sign's choice of the default headers and the
+// signing string see such a header.
+func headerValues(h http.Header, canon string) []string {
+	if vs := h[canon]; len(vs) > 0 {
+		return vs
+	}
+	for k, vs := range h {
+		if len(vs) > 0 && strings.EqualFold(k, canon) {
+			return vs
+		}
+	}
+	return nil
 }

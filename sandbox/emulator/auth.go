@@ -36,9 +36,9 @@ const maxClockSkew = 60 * time.Second
 //     (400 HTTP_HEADER_REQUIRED; see rules.BodyRule);
 //  5. the signed headers are among date, digest, x-request-id, psu-id,
 //     psu-corporate-id, tpp-redirect-uri, and list date, x-request-id,
-//     digest (with a body) and psu-id, psu-corporate-id, tpp-redirect-uri
+//     digest (whenever one is sent) and psu-id, psu-corporate-id, tpp-redirect-uri
 //     when sent (400 FORMAT_ERROR);
-//  6. Date within 60 s of the emulator clock, Digest matching the body
+//  6. Date within 60 s of the emulator clock, a sent Digest matching the body (empty or not)
 //     with SHA-256 or SHA-512 (400 FORMAT_ERROR);
 //  7. the signature verifies with the certificate's key (400 FORMAT_ERROR);
 //  8. a body is application/json, valid UTF-8 JSON, with no character
@@ -96,7 +96,10 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 	if date == "" {
 		return nil, errHeaderRequired("Date")
 	}
-	digested := len(body) > 0 && strings.TrimSpace(r.Header.Get("Digest")) != ""
+	// A Digest that is sent covers the exact bytes sent, the empty body
+	// of a GET or of a POST without a body included: it is checked, and
+	// must be signed, whenever it is present (sections 4.2, 5.5).
+	digested := strings.TrimSpace(r.Header.Get("Digest")) != ""
 	if len(body) > 0 && !digested && rule.DigestRequired() {
 		return nil, errHeaderRequired("Digest")
 	}

@@ -1,0 +1,33 @@
+package emulator
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/tppkit/psd2/signing"
+)
+
+// SERVICE.md section 5.5 (digest is an eligible signed header) and
+// section 4.2 (Digest: hash of the body, RFC 3230): a Digest that is
+// sent covers the exact bytes sent, the empty body of a GET included.
+// The emulator's own rule (auth.go: "a Digest that is sent is checked
+// whatever rule says") must then refuse a signed Digest that does not
+// match an empty body.
+func TestDigestOnEmptyBodyIsChecked(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Digest TPP")
+	wrong := signing.Digest([]byte(`{"not":"the body"}`))
+	r := c.get("/v1/sandbox/customers", hdr("Digest", wrong))
+	assert.Equal(t, http.StatusBadRequest, r.status, string(r.body))
+	if r.status == http.StatusBadRequest {
+		code, path := r.problem(t)
+		assert.Equal(t, "FORMAT_ERROR", code)
+		assert.Equal(t, "Digest", path)
+	}
+	// The Digest of the empty body passes.
+	ok := c.get("/v1/sandbox/customers", hdr("Digest", signing.Digest(nil)))
+	assert.Equal(t, http.StatusOK, ok.status, string(ok.body))
+}

@@ -1,0 +1,34 @@
+package signing
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// SERVICE.md section 5.5: the headers list names each eligible header
+// (date, digest, x-request-id, psu-id, psu-corporate-id,
+// tpp-redirect-uri) that the request carries; HTTP header names are
+// case-insensitive, and net/http sends a header set under a
+// non-canonical map key ("PSU-ID") as it is. The default Signer must list
+// such a header too: appendSigningString already reads non-canonical keys,
+// but Sign chooses the default headers by canonical key only, so PSU-ID
+// goes out unsigned and the bank refuses the request.
+func TestDefaultHeadersNonCanonicalKeys(t *testing.T) {
+	s, err := NewSigner(testKey(0), "SN=1,CA=CN=Test")
+	require.NoError(t, err)
+	req, err := http.NewRequest(http.MethodGet, "https://bank.example/api/v1/accounts", nil)
+	require.NoError(t, err)
+	req.Header = http.Header{
+		"Date":             {"Thu, 03 Dec 2026 10:05:57 GMT"},
+		"X-Request-ID":     {"0d9f3a4e-6b1c-4c55-9a57-2f0e8a6b1c11"},
+		"PSU-ID":           {"5b2a8f0c-3d4e-4f61-8a7b-9c0d1e2f3a4b"},
+		"TPP-Redirect-URI": {"https://tpp.example/cb"},
+	}
+	require.NoError(t, s.Sign(req))
+	p, err := ParseSignature(req.Header.Get("Signature"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"date", "x-request-id", "psu-id", "tpp-redirect-uri"}, p.Headers)
+}
