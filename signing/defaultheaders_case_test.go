@@ -8,14 +8,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// SERVICE.md section 5.5: the headers list names each eligible header
-// (date, digest, x-request-id, psu-id, psu-corporate-id,
-// tpp-redirect-uri) that the request carries; HTTP header names are
-// case-insensitive, and net/http sends a header set under a
-// non-canonical map key ("PSU-ID") as it is. The default Signer must list
-// such a header too: appendSigningString already reads non-canonical keys,
-// but Sign chooses the default headers by canonical key only, so PSU-ID
-// goes out unsigned and the bank refuses the request.
+// The headers list names each eligible header the request carries
+// (docs/interface.md section 5.5: date, digest, x-request-id, psu-id,
+// psu-corporate-id, tpp-redirect-uri), whatever the case of its key:
+// net/http sends a header set under a non-canonical map key ("PSU-ID")
+// as it is. On the code before, Sign chose the default headers by
+// canonical key only, so PSU-ID went out unsigned and the bank refused
+// the request.
 func TestDefaultHeadersNonCanonicalKeys(t *testing.T) {
 	s, err := NewSigner(testKey(0), "SN=1,CA=CN=Test")
 	require.NoError(t, err)

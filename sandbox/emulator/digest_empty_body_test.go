@@ -9,12 +9,11 @@ import (
 	"github.com/tppkit/psd2/signing"
 )
 
-// SERVICE.md section 5.5 (digest is an eligible signed header) and
-// section 4.2 (Digest: hash of the body, RFC 3230): a Digest that is
-// sent covers the exact bytes sent, the empty body of a GET included.
-// The emulator's own rule (auth.go: "a Digest that is sent is checked
-// whatever rule says") must then refuse a signed Digest that does not
-// match an empty body.
+// A Digest that is sent covers the exact bytes sent, the empty body of a
+// GET included, and is a signed header (docs/interface.md section 5.5):
+// the emulator refuses a Digest that does not match an empty body, as
+// its rule says of any Digest sent. On the code before, it checked a
+// Digest only beside a body, and a wrong one on a GET was accepted.
 func TestDigestOnEmptyBodyIsChecked(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
