@@ -949,7 +949,7 @@ func TestFileStorePreparesSpares(t *testing.T) {
 // spares that fit in the pool together: none is made only to be removed
 // for want of room (on the code before, each made a whole batch and 8
 // writers starting together removed 99 to 203 of them).
-func TestFileStoreMakesOneBatchAtATime(t *testing.T) {
+func TestFileStoreMakesNoSpareForNothing(t *testing.T) {
 	t.Parallel()
 	st := newFileStore(t)
 	if !st.reuse || !preparesSpares {
