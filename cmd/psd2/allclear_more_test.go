@@ -19,13 +19,25 @@ import (
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
+	"github.com/tppkit/psd2/signing"
 	"github.com/tppkit/psd2/store"
 )
 
-// putRawEntry writes a journal entry and its open marker as a service
-// (possibly of a newer version) would have left them.
 // putRawEntry stores rec as the journal entry id, with its open marker,
 // as a version of the SDK that wrote another form would.
+// storeClient makes a file store in a new directory and a client of the
+// emulator's TPP on it, as a payment service would run.
+func storeClient(t *testing.T, s *emulator.Server, creds *signing.Credentials, opts ...client.Option) (string, store.Store, *client.Client) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, append([]client.Option{client.WithHTTPClient(s.Client()), client.WithStore(st),
+		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI))}, opts...)...)
+	require.NoError(t, err)
+	return dir, st, c
+}
+
 func putRawEntry(t *testing.T, st store.Store, id string, rec map[string]any) {
 	t.Helper()
 	b, err := json.Marshal(rec)
@@ -35,10 +47,6 @@ func putRawEntry(t *testing.T, st store.Store, id string, rec map[string]any) {
 	require.NoError(t, st.Put(t.Context(), "journal/open/"+id, []byte(created), 0))
 }
 
-// TestJournalNewerVersionEntryIsNoAllClear: an entry in doubt
-// written by a newer version (v 2, an outcome this version does not
-// know) must not be read as settled: journal list must not say "0 in
-// doubt" with exit 0, and must not delete its open marker.
 // An in-doubt entry in a newer stored form (v 2, an outcome this
 // version does not know) is no all-clear: journal list fails and keeps
 // the entry's open marker. On the code before, it read the entry as
@@ -65,24 +73,13 @@ func TestJournalNewerVersionEntryIsNoAllClear(t *testing.T) {
 	assert.NotContains(t, out, "0 payment(s) in doubt")
 }
 
-// TestJournalSettleRefusesACreateInFlight: psd2 journal settle on
-// an entry whose create is still on its way (no outcome, within its
-// in-flight bound) must be refused, as resolve refuses it (ErrInFlight):
-// a person who asks the bank now hears "no such payment", settles it so,
-// and the create then lands: the payment exists while the journal says
-// a person found none (and the PSU was told to pay again).
 // journal settle refuses an entry whose create may still be on its way
 // (ErrInFlight, as Resolve does). On the code before, a person's "no
 // such payment" was recorded while the bank was still creating it.
 func TestJournalSettleRefusesACreateInFlight(t *testing.T) {
 	t.Parallel()
 	s, creds, _, _, _ := tppFiles(t)
-	dir := filepath.Join(t.TempDir(), "store")
-	st, err := store.NewFileStore(dir)
-	require.NoError(t, err)
-	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
-		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-	require.NoError(t, err)
+	dir, st, c := storeClient(t, s, creds)
 	sess := testpsu.Login(t, s, c, emulator.CustomerKari)
 	j, err := journal.New(st)
 	require.NoError(t, err)
@@ -110,9 +107,6 @@ func TestJournalSettleRefusesACreateInFlight(t *testing.T) {
 	assert.NotEqual(t, exitOK, code, "settle must refuse an entry whose create may still be on its way")
 }
 
-// TestBudgetNewerLedgerIsNoAllClear: a ledger psd2 cannot read (a
-// newer stored form, members this version does not know) must not read
-// as "0 of 4 counted; next call allowed: now".
 // psd2 budget fails on a ledger in another form rather than report its
 // calls as 0 of 4. On the code before, it exited 0 with "next call
 // allowed: now" over 4 calls made.
@@ -120,12 +114,7 @@ func TestBudgetNewerLedgerIsNoAllClear(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	s, creds, certFile, keyFile, _ := tppFiles(t)
-	dir := filepath.Join(t.TempDir(), "store")
-	st, err := store.NewFileStore(dir)
-	require.NoError(t, err)
-	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
-		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-	require.NoError(t, err)
+	dir, st, c := storeClient(t, s, creds)
 	ais, err := accounts.New(c)
 	require.NoError(t, err)
 	sess := testpsu.Consent(t, s, ais, emulator.CustomerKari)
@@ -153,10 +142,6 @@ func TestBudgetNewerLedgerIsNoAllClear(t *testing.T) {
 	assert.NotContains(t, out, "0 of 4 counted in 24h0m0s; next call allowed: now")
 }
 
-// TestHealthReportBeyondTheRecords: psd2 health report for a period
-// the store cannot hold records of (older than client.DowntimeKept, or
-// in the future) must not report 100% uptime: records older than 400
-// days are gone, and the future has none yet.
 // health report refuses a period the store keeps no records of (older
 // than client.DowntimeKept, or in the future) rather than claim 100%
 // uptime for it, as it did on the code before.
@@ -164,12 +149,7 @@ func TestHealthReportBeyondTheRecords(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	s, creds, certFile, keyFile, _ := tppFiles(t)
-	dir := filepath.Join(t.TempDir(), "store")
-	st, err := store.NewFileStore(dir)
-	require.NoError(t, err)
-	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st),
-		client.WithRetryPolicy(client.RetryPolicy{}), client.WithDefaults(client.WithRedirectURI("https://tpp.example/cb")))
-	require.NoError(t, err)
+	dir, _, c := storeClient(t, s, creds, client.WithRetryPolicy(client.RetryPolicy{}))
 	// The bank went down once today: the store holds its record.
 	s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, PathPrefix: "/v1/", Count: 5})
 	for range 5 {
