@@ -171,7 +171,7 @@ func Parse(amount, cur string) (Amount, error) {
 
 func parseDecimal(s string) (decimal.Decimal, error) {
 	t := strings.TrimSpace(s)
-	if t == "" || t != s || strings.ContainsAny(t, "eE_") || len(t) > 64 {
+	if t == "" || t != s || strings.ContainsAny(t, "eE_") || len(t) > 64 || !signsInFront(t) {
 		return decimal.Decimal{}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(s))
 	}
 	v, err := newDecimal(t)
@@ -439,11 +439,28 @@ func readAmount(text string) (decimal.Decimal, error) {
 			return decimal.Decimal{}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(text))
 		}
 	}
+	if !signsInFront(t) {
+		return decimal.Decimal{}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(text))
+	}
 	v, err := newDecimal(t)
 	if err != nil || v.Exponent() > maxExponent || v.Exponent() < -maxExponent {
 		return decimal.Decimal{}, fmt.Errorf("%w: %q", ErrInvalidAmount, truncate(text))
 	}
 	return v, nil
+}
+
+// signsInFront reports whether every '+' or '-' of t stands in front of
+// the number or of its exponent (right after 'e' or 'E'). shopspring's
+// NewFromString takes a sign anywhere after the decimal point (".-5" is
+// -0.05 to it, the sign counted as a fraction digit), so the sign's place
+// is checked first.
+func signsInFront(t string) bool {
+	for i := 1; i < len(t); i++ {
+		if c := t[i]; (c == '+' || c == '-') && t[i-1] != 'e' && t[i-1] != 'E' {
+			return false
+		}
+	}
+	return true
 }
 
 // maxAmountText bounds the length of a decoded amount's text.

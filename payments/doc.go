@@ -113,8 +113,9 @@
 // bank's "today" is the date in Europe/Oslo (UTC+1 in winter, UTC+2 in
 // summer; the zone data is embedded with time/tzdata, so no machine falls
 // back to a fixed offset), as in the bank emulator; the deprecated single
-// structured reference and the array are not sent together; a Norwegian
-// IBAN's BBAN is MOD-11 checked.
+// structured reference may go with the array or with the unstructured
+// text (only those two exclude each other); a Norwegian IBAN's BBAN is
+// MOD-11 checked.
 //
 // # Safety and reconciliation
 //

@@ -251,6 +251,14 @@ func (p *problems) executionDate(field string, d date.Date, now time.Time) {
 	if d.IsZero() {
 		return
 	}
+	// A date.Date is a struct filled in by hand: 2025-04-31 or month 13
+	// would be normalised by d.Time and pass the comparison, then be sent
+	// as written, which is no ISO 8601 date (docs/interface.md sections
+	// 1.7 and 2.1).
+	if d.Year < 1 || d.Year > 9999 || date.Of(d.Time(nil)) != d {
+		p.add(field, "not a calendar date YYYY-MM-DD")
+		return
+	}
 	if d.Before(BankToday(now)) {
 		p.add(field, "before today ("+BankToday(now).String()+" in Norway)")
 	}
