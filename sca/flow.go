@@ -71,7 +71,7 @@ func WithClient(c *client.Client) FlowOption {
 // appends state to it.
 func NewFlow(redirectURI string, opts ...FlowOption) (*Flow, error) {
 	u, err := url.Parse(redirectURI)
-	if err != nil || !u.IsAbs() || u.Host == "" || u.User != nil || u.Opaque != "" {
+	if err != nil || !u.IsAbs() || u.Hostname() == "" || u.User != nil || u.Opaque != "" {
 		return nil, errors.New("sca: redirect URI must be an absolute URL")
 	}
 	switch {

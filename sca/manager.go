@@ -221,36 +221,32 @@ func (m *Manager) complete(ctx context.Context, key, callbackURL string) (*Sessi
 		// Taken above: the SCA is used up for both browsers.
 		return nil, ErrWrongBrowser
 	}
-	sess, err := m.flow.ParseCallback(p, callbackURL)
+	parsed, err := m.flow.ParseCallback(p, callbackURL)
 	if err != nil {
 		return nil, err
 	}
-	if sess.NoConsent || !p.Purpose.valid() {
-		prev, err := m.previous(ctx, p.Key)
-		if err != nil {
-			return nil, fmt.Errorf("sca: reading the previous session: %w", err)
+	// The previous session is read and the new one stored in one atomic
+	// step: a session another callback stores meanwhile (a consent SCA
+	// completing on another replica) is carried over, never overwritten
+	// by one made from the session it replaced.
+	sess, err := updateSession(ctx, m.store, p.Key, func(prev *Session, loadErr error) (*Session, error) {
+		if !parsed.NoConsent && p.Purpose.valid() {
+			return parsed, nil
 		}
-		sess = sess.afterUnknown(prev)
-	}
-	if err := SaveSession(ctx, m.store, p.Key, sess); err != nil {
+		switch {
+		case loadErr == nil:
+		case errors.Is(loadErr, store.ErrNotStored), errors.Is(loadErr, ErrInvalidSession), errors.Is(loadErr, ErrUndecodableSession):
+			// Nothing valid to carry over: it is about to be replaced.
+			prev = nil
+		default:
+			return nil, fmt.Errorf("sca: reading the previous session: %w", loadErr)
+		}
+		return parsed.afterUnknown(prev), nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("sca: storing session: %w", err)
 	}
 	return sess, nil
-}
-
-// previous returns the session stored under key before an SCA completes,
-// nil when there is none or the stored value is not a valid session (it
-// is about to be replaced and has nothing to carry over); only a failure
-// of the store itself is an error.
-func (m *Manager) previous(ctx context.Context, key string) (*Session, error) {
-	prev, err := m.Session(ctx, key)
-	switch {
-	case err == nil:
-		return prev, nil
-	case errors.Is(err, store.ErrNotStored), errors.Is(err, ErrInvalidSession), errors.Is(err, ErrUndecodableSession):
-		return nil, nil
-	}
-	return nil, err
 }
 
 // SCAValid reports whether the PSU under key has a session whose SCA still
@@ -271,18 +267,14 @@ func (m *Manager) SCAValid(ctx context.Context, key string, now time.Time) (bool
 // next call may answer with a scaRedirect: a consent for that agreement,
 // handled like any other through [Prepared.Redirect].
 func (m *Manager) UseAgreement(ctx context.Context, key, agreementID string) (*Session, error) {
-	s, err := m.Session(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.WithCorporate(agreementID)
-	if err != nil {
-		return nil, err
-	}
-	if err := SaveSession(ctx, m.store, key, c); err != nil {
-		return nil, err
-	}
-	return c, nil
+	// One atomic read-modify-write: a session a callback stores meanwhile
+	// gets the agreement, instead of being replaced by the older one.
+	return updateSession(ctx, m.store, key, func(s *Session, loadErr error) (*Session, error) {
+		if loadErr != nil {
+			return nil, loadErr
+		}
+		return s.WithCorporate(agreementID)
+	})
 }
 
 // ErrStartAuthorisation is the error of [Prepared.Redirect] for an answer

@@ -146,7 +146,7 @@ func fromHref(href string, verbs []string) (Redirect, bool) {
 		return Redirect{}, false
 	}
 	u, err := url.Parse(href)
-	if err != nil || !u.IsAbs() || u.Host == "" || u.User != nil || u.Opaque != "" {
+	if err != nil || !u.IsAbs() || u.Hostname() == "" || u.User != nil || u.Opaque != "" {
 		return Redirect{}, false
 	}
 	switch strings.ToLower(u.Scheme) {

@@ -82,6 +82,11 @@ func LoadSession(ctx context.Context, st store.Store, key string) (*Session, err
 	if err != nil {
 		return nil, err
 	}
+	return decodeSession(b, key)
+}
+
+// decodeSession reads a stored session as [LoadSession] does.
+func decodeSession(b []byte, key string) (*Session, error) {
 	var s Session
 	if err := s.UnmarshalBinary(b); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrUndecodableSession, err)
@@ -91,6 +96,47 @@ func LoadSession(ctx context.Context, st store.Store, key string) (*Session, err
 	}
 	s.Key = key
 	return &s, nil
+}
+
+// updateSession replaces the session stored under key in one atomic
+// read-modify-write ([store.Store] Update), so that a session another
+// replica stores meanwhile (a callback completing, an agreement chosen)
+// is never overwritten by one computed from the session it replaced. fn
+// gets the stored session, or nil and the error [LoadSession] would give
+// (matching store.ErrNotStored, [ErrUndecodableSession] or
+// [ErrInvalidSession]), and returns the session to store, or an error
+// that leaves the stored one as it was. fn may run more than once.
+func updateSession(ctx context.Context, st store.Store, key string, fn func(prev *Session, loadErr error) (*Session, error)) (*Session, error) {
+	if err := checkSessionKey(key); err != nil {
+		return nil, err
+	}
+	var out *Session
+	err := st.Update(ctx, sessionPrefix+key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		out = nil
+		prev, loadErr := (*Session)(nil), error(store.ErrNotStored)
+		if found {
+			prev, loadErr = decodeSession(old, key)
+		}
+		next, err := fn(prev, loadErr)
+		if err != nil {
+			return nil, 0, err
+		}
+		if err := next.Validate(); err != nil {
+			return nil, 0, err
+		}
+		c := *next
+		c.Key = key
+		b, err := c.MarshalBinary()
+		if err != nil {
+			return nil, 0, fmt.Errorf("sca: encoding session: %w", err)
+		}
+		out = &c
+		return b, 0, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // deleteSession removes the session stored under key (for example when the
