@@ -62,8 +62,23 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 	reads := make([]*item, 0, len(in))
 	var late []*item
 	occ := map[uint64]int{}
+	// A booked entry listed again under the same transactionId with the
+	// same facts is the same entry, listed twice by the bank's pages (an
+	// offset that shifted between two pages): it is compared once.
+	type listing struct {
+		id string
+		fp uint64
+	}
+	listedOnce := map[listing]bool{}
 	for i := range in {
 		it := &in[i]
+		if it.v.Status == accounts.BookingBooked && it.v.TransactionID != "" {
+			l := listing{it.v.TransactionID, it.fp}
+			if listedOnce[l] {
+				continue
+			}
+			listedOnce[l] = true
+		}
 		it.occ = occ[it.fp]
 		occ[it.fp]++
 		if it.v.Status == accounts.BookingBooked && !d.First && !inWindow(it.v.date()) {
@@ -115,8 +130,12 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 		}
 	}
 	viaID := make([]bool, len(reads))
-	for ri, it := range reads[:nCurrent] {
-		if si, ok := byID[it.v.TransactionID]; ok && it.v.TransactionID != "" && readOf[si] == 0 {
+	// A booked entry older than the window pairs by its id only with a
+	// tracked pending entry: one booked under its old date, with the id
+	// it had while pending (docs/interface.md section 2.9).
+	for ri, it := range reads {
+		if si, ok := byID[it.v.TransactionID]; ok && it.v.TransactionID != "" && readOf[si] == 0 &&
+			(ri < nCurrent || st.Entries[si].Pending) {
 			pair(si, ri)
 			viaID[ri] = true
 		}
