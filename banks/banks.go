@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -131,6 +132,15 @@ func (b Bank) check() error {
 		p, err := url.Parse(u.v)
 		if err != nil || p.Scheme != "https" || p.Host == "" || p.RawQuery != "" || p.Fragment != "" || p.User != nil {
 			return fmt.Errorf("bank %s: %s base URL %q is not an https URL without query", b.ID, u.name, u.v)
+		}
+		if p.Hostname() == "" {
+			// "https://:443/api": the client would dial the local machine.
+			return fmt.Errorf("bank %s: %s base URL %q names no host", b.ID, u.name, u.v)
+		}
+		if port := p.Port(); port != "" {
+			if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+				return fmt.Errorf("bank %s: %s base URL %q: port %s is not 1 to 65535", b.ID, u.name, u.v, port)
+			}
 		}
 	}
 	if sameURL(b.Production, b.Sandbox) {
@@ -319,7 +329,7 @@ func sameURL(a, b string) bool {
 		return a == b
 	}
 	return strings.EqualFold(ua.Scheme, ub.Scheme) && hostOf(a) == hostOf(b) &&
-		strings.TrimRight(ua.EscapedPath(), "/") == strings.TrimRight(ub.EscapedPath(), "/")
+		strings.TrimRight(ua.Path, "/") == strings.TrimRight(ub.Path, "/") // decoded: /%61pi is /api to the server
 }
 
 // ErrUnknownBank matches the error for an id the directory does not hold.

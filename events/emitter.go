@@ -136,10 +136,16 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 	return true, nil
 }
 
-// daysLeft is the whole days from now to end, rounded up.
+// daysLeft is the whole days from now to end, rounded up. end.Sub
+// saturates at about 292 years, so the rounding must not add to d: a far
+// end (a NotAfter of 9999-12-31) would overflow to a negative count.
 func daysLeft(now, end time.Time) int {
 	d := end.Sub(now)
-	return int((d + 24*time.Hour - 1) / (24 * time.Hour))
+	days := d / (24 * time.Hour)
+	if d%(24*time.Hour) > 0 {
+		days++
+	}
+	return int(days)
 }
 
 // crossed returns the smallest threshold at or above left, false when

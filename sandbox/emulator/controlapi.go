@@ -390,6 +390,11 @@ var controlRoutes = []controlRoute{
 			return nil, argError("method: one of " + strings.Join(faultMethods, ", ") + " (empty: any)")
 		case f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/"):
 			return nil, argError(`pathPrefix: a path starting with "/", such as "/v1/payments/" (empty: any)`)
+		case f.PathPrefix != "" && !strings.HasPrefix(faultPrefix(f.PathPrefix), "/v1/") && !strings.HasPrefix("/v1/", faultPrefix(f.PathPrefix)):
+			// Faults apply to the API's paths (/v1/... after /api) only:
+			// the SCA page, /openapi.json or another path would never
+			// match a request, and the fault would stay armed for ever.
+			return nil, argError(`pathPrefix: a path of the API, such as "/v1/payments/" or "/api/v1/payments/" (empty: any)`)
 		case f.Count < 0 || f.Count > maxFaultCount:
 			return nil, argError(fmt.Sprintf("count: the number of requests to fail, 1 to %d (0: 1; for every request over a span, outage)", maxFaultCount))
 		case f.Status != 0 && (f.Status < minFaultStatus || f.Status > maxFaultStatus):

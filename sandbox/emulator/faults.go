@@ -106,12 +106,19 @@ func (c *Controls) InjectFault(f Fault) {
 	if f.Count <= 0 {
 		f.Count = 1
 	}
-	if strings.HasPrefix(f.PathPrefix, apiPrefix+"/") {
-		f.PathPrefix = strings.TrimPrefix(f.PathPrefix, apiPrefix)
-	}
+	f.PathPrefix = faultPrefix(f.PathPrefix)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.faults.armed = append(s.faults.armed, &f)
+}
+
+// faultPrefix is p as matched against the path after /api: a leading
+// "/api/" (or "/api" alone) is dropped.
+func faultPrefix(p string) string {
+	if p == apiPrefix || strings.HasPrefix(p, apiPrefix+"/") {
+		return strings.TrimPrefix(p, apiPrefix)
+	}
+	return p
 }
 
 // takeFault returns the fault to apply to r, if any, and consumes it.

@@ -78,6 +78,12 @@ func NewMultiBank(hosts []string, opts ...Option) (*MultiBank, error) {
 		if m.banks[h] != nil {
 			return nil, fmt.Errorf("emulator: NewMultiBank: host %q twice", h)
 		}
+		// A bank's id is its host's first label (DirectoryJSON, the
+		// control API's ?bank=): two banks must not share one.
+		id, _, _ := strings.Cut(h, ".")
+		if other := slices.IndexFunc(m.hosts, func(o string) bool { o, _, _ = strings.Cut(o, "."); return o == id }); other >= 0 {
+			return nil, fmt.Errorf("emulator: NewMultiBank: hosts %q and %q share the bank id %q (the first label)", m.hosts[other], h, id)
+		}
 		s := newServer(append([]Option{withDefaults(bankDefaults(h, codes))}, opts...)...)
 		if m.ca == nil {
 			m.ca = s.ca
