@@ -118,6 +118,7 @@ func TestWithDefaults(t *testing.T) {
 	for name, opt := range map[string]RequestOption{
 		"request id":    WithRequestID("same-every-time"),
 		"invalid":       WithRedirectURI("ftp://x"),
+		"no host name":  WithRedirectURI("https://:443/cb"),
 		"bad context":   WithPSUContext("SOLE"),
 		"empty session": WithTPPSessionID(""),
 	} {

@@ -59,7 +59,9 @@ type Client struct {
 // supplies the credentials.
 func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, error) {
 	u, err := url.Parse(baseURL)
-	if err != nil || u.Host == "" || !u.IsAbs() {
+	// Hostname, not Host: "https://:443/api" names no host (it would dial
+	// this machine).
+	if err != nil || u.Hostname() == "" || !u.IsAbs() {
 		return nil, fmt.Errorf("client: invalid base URL %q", baseURL)
 	}
 	switch u.Scheme {

@@ -35,6 +35,7 @@ func TestNew(t *testing.T) {
 		"ftp://psd2.bank.example",
 		"psd2.bank.example/api",
 		"https:///api",
+		"https://:443/api", // a port, no host name: it would dial this machine
 		"https://psd2.bank.example/api?x=1",
 		"https://psd2.bank.example/api#f",
 		"https://user:pw@psd2.bank.example/api",

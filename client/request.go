@@ -121,7 +121,7 @@ func WithRedirectURI(uri string) RequestOption {
 // checkRedirectURI applies the rule of [WithRedirectURI].
 func checkRedirectURI(name, uri string) error {
 	u, err := url.Parse(uri)
-	if err != nil || !u.IsAbs() || u.Host == "" {
+	if err != nil || !u.IsAbs() || u.Hostname() == "" {
 		return headerError(name, "must be an absolute URL")
 	}
 	if u.Scheme != "https" && !(u.Scheme == "http" && isLoopback(u.Hostname())) {
