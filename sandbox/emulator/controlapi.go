@@ -154,7 +154,7 @@ var controlRoutes = []controlRoute{
 		u, err := s.Control().Authorize(ctx, a.SCARedirect, string(a.CustomerNumber))
 		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
-	{method: "AuthorizeCorporate", keys: "scaRedirect customerNumber agreementId", args: `{"scaRedirect":"https://...","customerNumber":"993629340","agreementId":""}`, doc: "approve an SCA as a corporate customer in one of its agreements", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "AuthorizeCorporate", keys: "scaRedirect customerNumber agreementId", args: `{"scaRedirect":"https://...","customerNumber":"18129215603","agreementId":""}`, doc: "approve an SCA as a corporate customer in one of its agreements", run: func(ctx context.Context, s *Server, a *controlArgs) (any, error) {
 		u, err := s.Control().AuthorizeCorporate(ctx, a.SCARedirect, string(a.CustomerNumber), string(a.AgreementID))
 		return callbackAnswer(u, named(err, ErrAuthorisationUnknown, "scaRedirect", noSCA))
 	}},
@@ -305,14 +305,14 @@ var controlRoutes = []controlRoute{
 		}
 		return struct{}{}, nil
 	}},
-	{method: "RemovePaymentPermission", keys: "bban", args: `{"bban":"86011117947"}`, doc: "the account stays listed but cannot pay", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RemovePaymentPermission", keys: "bban", args: `{"bban":"95312776066"}`, doc: "the account stays listed but cannot pay", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := s.controlBBAN(string(a.BBAN)); err != nil {
 			return nil, err
 		}
 		s.Control().RemovePaymentPermission(string(a.BBAN))
 		return struct{}{}, nil
 	}},
-	{method: "RestorePaymentPermission", keys: "bban", args: `{"bban":"86011117947"}`, doc: "undo remove-payment-permission", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
+	{method: "RestorePaymentPermission", keys: "bban", args: `{"bban":"95312776066"}`, doc: "undo remove-payment-permission", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := s.controlBBAN(string(a.BBAN)); err != nil {
 			return nil, err
 		}
