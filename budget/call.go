@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -49,6 +50,15 @@ func (b *Budget) Counted(op client.Operation, e Endpoint, accountOf AccountOf) c
 	return op
 }
 
+// psuPresent reports whether call is made with the PSU present: it
+// carries a PSU-IP-Address (docs/interface.md section 5.14) that is not
+// blank. HTTP drops the blanks around a header value, so a value of
+// blanks reaches the bank as an empty header: no PSU present, a call
+// the bank counts.
+func psuPresent(call *client.Call) bool {
+	return strings.Trim(call.Header.Get("PSU-IP-Address"), " \t") != ""
+}
+
 // hook is the client hook of a counted call of endpoint e (see Counted).
 func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 	return func(ctx context.Context, call *client.Call) (func(client.Result), error) {
@@ -57,7 +67,7 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 			return nil, err
 		}
 		rsv, _ := call.Value(reservationKey{}).(*Reservation)
-		if call.Header.Get("PSU-IP-Address") != "" {
+		if psuPresent(call) {
 			return func(r client.Result) {
 				b.pauseAfter(ctx, r.Err)
 				rsv.noteSent(r)
@@ -87,6 +97,10 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 			case !r.Sent:
 				_ = b.release(ctx, key, e, at)
 			case bankAccessExceeded(r.Err) && !b.isRateLimit(r.Err):
+				// The bank says the endpoint is spent: the reservation's
+				// unused calls of it are spent too, and must not be
+				// given back by Release, which would undo the fill.
+				rsv.spend(key, e)
 				_ = b.exhaust(ctx, key, e, b.exhaustedAt(r.Err, at))
 			}
 		}, nil
@@ -160,7 +174,7 @@ var errNoBlindRetry = errors.New("budget: a counted call is not retried after a 
 // answered, as it counts one it answered; such a call stays counted.
 func (b *Budget) retryHook(op string, e Endpoint, accountOf AccountOf) func(context.Context, *client.Call) error {
 	return func(ctx context.Context, call *client.Call) error {
-		if call.Header.Get("PSU-IP-Address") != "" {
+		if psuPresent(call) {
 			b.pauseFrom(ctx, call)
 			return nil
 		}

@@ -184,6 +184,18 @@ func (r *Reservation) take(key string, e Endpoint) (time.Time, bool) {
 	return r.at, true
 }
 
+// spend drops r's unused calls of endpoint e of the budget under key:
+// the bank answered that the endpoint's budget is spent (exhaust), so
+// they are spent with it and [Reservation.Release] keeps them counted.
+func (r *Reservation) spend(key string, e Endpoint) {
+	if r == nil || key != r.key || e.card() != r.card {
+		return
+	}
+	r.mu.Lock()
+	r.left[slot(e)] = 0
+	r.mu.Unlock()
+}
+
 // noteSent counts the requests of a call made with r's option that the
 // client reported may have left (its retries included).
 func (r *Reservation) noteSent(res client.Result) {

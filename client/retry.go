@@ -243,8 +243,12 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 			// The attempt may have counted at the bank: the next one
 			// must be allowed first.
 			call := x.p.call()
+			// The Call is made once: an attempt without an answer must
+			// not show the status of an earlier attempt's (a 429 would
+			// make a lost connection look like a request to slow down).
+			call.RetryStatus, call.RetryAfter = 0, x.retryAfter
 			if res.r != nil {
-				call.RetryStatus, call.RetryAfter = res.r.status, x.retryAfter
+				call.RetryStatus = res.r.status
 			}
 			again = x.p.op.BeforeRetry(ctx, call) == nil
 		}
