@@ -50,8 +50,12 @@ func (e *OutcomeUnknownError) Error() string {
 	return fmt.Sprintf("%s: outcome unknown, not sent again (X-Request-ID %s): %v", e.Operation, e.RequestID, e.Err)
 }
 
-// Unwrap returns the underlying error.
-func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
+// Unwrap returns the underlying error. Should it match [ErrNotSent] (a
+// caller's context cancelled with such an error as its cause, which
+// net/http returns as the attempt's error), it comes without that match,
+// nor a *NotSentError for errors.As: the call matches only
+// ErrOutcomeUnknown. Err keeps it as it came.
+func (e *OutcomeUnknownError) Unwrap() error { return without(e.Err, ErrNotSent) }
 
 // Is matches ErrOutcomeUnknown.
 func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
@@ -73,8 +77,49 @@ func (e *NotSentError) Error() string {
 	return fmt.Sprintf("%s: not sent: %v", e.Operation, e.Err)
 }
 
-// Unwrap returns the underlying error.
-func (e *NotSentError) Unwrap() error { return e.Err }
+// Unwrap returns the underlying error. Should it match
+// [ErrOutcomeUnknown] (a caller's context cancelled with such an error as
+// its cause), it comes without that match, nor an *OutcomeUnknownError
+// for errors.As: the call matches only ErrNotSent. Err keeps it as it
+// came.
+func (e *NotSentError) Unwrap() error { return without(e.Err, ErrOutcomeUnknown) }
+
+// without returns err, or, when err matches sentinel (ErrNotSent or
+// ErrOutcomeUnknown), err without that match: every failed call matches
+// exactly one of the two sentinels, whatever foreign error (a caller's
+// context cause, a caller's transport's error) its chain holds.
+func without(err, sentinel error) error {
+	if err == nil || !errors.Is(err, sentinel) {
+		return err
+	}
+	return &withoutSentinel{err: err, sentinel: sentinel}
+}
+
+// withoutSentinel is an error chain that matches neither its sentinel
+// nor the sentinel's error type, and everything else its error matches.
+type withoutSentinel struct{ err, sentinel error }
+
+func (w *withoutSentinel) Error() string { return w.err.Error() }
+
+// Is matches what the error matches, but the sentinel.
+func (w *withoutSentinel) Is(target error) bool {
+	return target != w.sentinel && errors.Is(w.err, target)
+}
+
+// As finds what errors.As finds in the error, but the sentinel's type.
+func (w *withoutSentinel) As(target any) bool {
+	switch target.(type) {
+	case **NotSentError:
+		if w.sentinel == ErrNotSent {
+			return false
+		}
+	case **OutcomeUnknownError:
+		if w.sentinel == ErrOutcomeUnknown {
+			return false
+		}
+	}
+	return errors.As(w.err, target)
+}
 
 // Is matches ErrNotSent.
 func (e *NotSentError) Is(target error) bool { return target == ErrNotSent }
