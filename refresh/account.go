@@ -128,7 +128,15 @@ func (r *Refresher) start(ctx context.Context, j Job, now time.Time) (res Result
 	case !a.consentEnd.IsZero() && !now.Before(a.consentEnd):
 		return r.fail(ctx, res, ErrConsentEnded, ""), nil, nil
 	}
-	if due := j.Cursor.RefreshedAt.Add(r.spacing); !j.Force && r.spacing > 0 && !j.Cursor.RefreshedAt.IsZero() && now.Before(due) {
+	// A cursor later than now (beyond the budget's margin for clock
+	// differences) is no last refresh: a clock that jumped ahead wrote
+	// it, and deferring from it would put the account off for as long.
+	// The budget's ledger and the round's claim still guard the spend.
+	last := j.Cursor.RefreshedAt
+	if last.After(now.Add(budget.ClockMargin)) {
+		last = time.Time{}
+	}
+	if due := last.Add(r.spacing); !j.Force && r.spacing > 0 && !last.IsZero() && now.Before(due) {
 		res.Outcome, res.RetryAt, res.Deferred, res.Err = BudgetExhausted, due, true, ErrNotDue
 		return res, nil, nil
 	}
@@ -251,7 +259,11 @@ func (r *Refresher) from(j *Job, syncFrom date.Date, now time.Time) date.Date {
 	d := syncFrom
 	if d == none {
 		d = j.Since
-		if last := j.Cursor.RefreshedAt; r.sync == nil && !last.IsZero() {
+		last := j.Cursor.RefreshedAt
+		if last.After(now) {
+			last = now // a cursor from a clock ahead: read from today
+		}
+		if r.sync == nil && !last.IsZero() {
 			if start := date.Of(last.UTC().AddDate(0, 0, -lookbackDays)); d == none || d.Before(start) {
 				d = start
 			}
