@@ -12,6 +12,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -385,11 +386,21 @@ func (h fileHeader) expired(now time.Time) bool {
 	return !h.expires.IsZero() && !now.Before(h.expires)
 }
 
+// maxExpires is the latest expiry a file holds: the last instant whose
+// Unix nanoseconds fit an int64. A later one is written as it.
+var maxExpires = time.Unix(0, math.MaxInt64)
+
 // encodeContent returns a slot's content for key.
 func encodeContent(key string, value []byte, expires time.Time) []byte {
 	b := make([]byte, 0, contentHeaderLen+len(key)+len(value))
 	var exp int64
-	if !expires.IsZero() {
+	switch {
+	case expires.IsZero():
+	case expires.After(maxExpires):
+		// UnixNano is undefined past 2262 (a ttl of some 240 years or
+		// more): it wrapped, and the value expired at once.
+		exp = math.MaxInt64
+	default:
 		exp = expires.UnixNano()
 	}
 	b = binary.BigEndian.AppendUint64(b, uint64(exp))
@@ -579,9 +590,13 @@ func (s *FileStore) Update(ctx context.Context, key string, fn func(old []byte, 
 	if err != nil {
 		return err
 	}
-	newFile, err := s.update(ctx, name, key, fn)
+	// The lock is released even when fn panics (a caller that recovers,
+	// as net/http does, would otherwise leave the shard locked for good).
+	newFile, err := func() (bool, error) {
+		defer unlock()
+		return s.update(ctx, name, key, fn)
+	}()
 	// The sweep takes shard locks: it runs once this one is released.
-	unlock()
 	if newFile {
 		s.afterWrite(ctx)
 	}

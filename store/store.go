@@ -7,6 +7,7 @@ import (
 	"iter"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Store keeps small values by a key the SDK chooses. It is the one state
@@ -87,7 +88,8 @@ func CheckKey(key string) error {
 		return fmt.Errorf("%w: absolute or with a backslash", ErrInvalidKey)
 	}
 	for _, r := range key {
-		if r < 0x20 || r == 0x7f || r == '\uFFFD' {
+		// unicode.IsControl: C0, DEL and the C1 controls U+0080..U+009F.
+		if unicode.IsControl(r) || r == '\uFFFD' {
 			return fmt.Errorf("%w: control character or invalid UTF-8", ErrInvalidKey)
 		}
 	}

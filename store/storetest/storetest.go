@@ -32,6 +32,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +71,8 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 		{"Take", testTake},
 		{"Update", testUpdate},
 		{"TTL", testTTL},
+		{"FarTTL", testFarTTL},
+		{"UpdatePanic", testUpdatePanic},
 		{"Keys", testKeys},
 		{"InvalidKeys", testInvalidKeys},
 		{"ValueLimit", testValueLimit},
@@ -374,6 +377,54 @@ func testTTL(t *testing.T, a, b store.Store, p string) {
 	// An expired key can be written again.
 	put(t, b, short, "again", time.Hour)
 	wantValue(t, a, short, "again", "an expired key written again")
+}
+
+// testFarTTL: a ttl far in the future (the longest time.Duration, some
+// 292 years, and 250 years, past the int64 Unix nanoseconds of 2262)
+// keeps the value: a store must not overflow its expiry into the past.
+func testFarTTL(t *testing.T, a, b store.Store, p string) {
+	ctx := t.Context()
+	for i, ttl := range []time.Duration{math.MaxInt64, 250 * 365 * 24 * time.Hour} {
+		k, u := p+"put"+strconv.Itoa(i), p+"update"+strconv.Itoa(i)
+		put(t, a, k, "v", ttl)
+		wantValue(t, b, k, "v", fmt.Sprintf("Put with ttl %v", ttl))
+		if err := a.Update(ctx, u, func([]byte, bool) ([]byte, time.Duration, error) { return []byte("v"), ttl, nil }); err != nil {
+			t.Fatalf("Update: %v", err)
+		}
+		wantValue(t, b, u, "v", fmt.Sprintf("Update with ttl %v", ttl))
+	}
+}
+
+// testUpdatePanic: an fn that panics, recovered by the caller (as net/http
+// recovers a handler's panic), leaves the key usable: the store released
+// its lock, and the value is unchanged.
+func testUpdatePanic(t *testing.T, a, b store.Store, p string) {
+	k := p + "k"
+	put(t, a, k, "v", 0)
+	func() {
+		defer func() { _ = recover() }()
+		_ = a.Update(t.Context(), k, func([]byte, bool) ([]byte, time.Duration, error) { panic("storetest: fn panics") })
+		t.Error("Update did not pass fn's panic on")
+	}()
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := a.Update(ctx, k, func(old []byte, _ bool) ([]byte, time.Duration, error) { return append(old, '2'), 0, nil })
+		if err == nil {
+			err = b.Put(ctx, k+"x", []byte("x"), 0)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("Update after a panicking Update: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("Update after a panicking Update still waits after 15s: the key's lock was not released")
+	}
+	wantValue(t, b, k, "v2", "a panicking fn changes nothing")
 }
 
 func testKeys(t *testing.T, a, b store.Store, p string) {
