@@ -251,9 +251,50 @@ func New(opts ...Option) (*Observer, error) {
 // carries the span and what the operation's attempts and its end share,
 // so that they look nothing up again.
 func (o *Observer) StartOperation(ctx context.Context, op client.OperationStart) context.Context {
+	ctx = orBackground(ctx)
 	r := o.route(op)
 	ctx, span := o.tracer.Start(ctx, op.Operation, r.opStart...)
 	return &opContext{Context: ctx, span: span, r: r}
+}
+
+// orBackground returns ctx, or context.Background() for a nil one: the
+// observer never panics on what the client hands it.
+func orBackground(ctx context.Context) context.Context {
+	if ctx == nil {
+		return context.Background()
+	}
+	return ctx
+}
+
+// errorTypes are the values of ErrorType the client reports
+// ([client.AttemptEvent]); any other is recorded as "_OTHER", so that no
+// free text reaches a span.
+var errorTypes = map[string]bool{"timeout": true, "canceled": true, "transport": true, "answer_too_large": true, "local": true}
+
+// safeErrorType returns t when it is one of errorTypes, else "_OTHER".
+func safeErrorType(t string) string {
+	if t == "" || errorTypes[t] {
+		return t
+	}
+	return "_OTHER"
+}
+
+// safeCodes returns codes with each code outside the interface's list
+// replaced by "OTHER" (client.SafeCode); codes itself when all are in it.
+func safeCodes(codes []string) []string {
+	for i, c := range codes {
+		if !knownCodes[c] && c != "OTHER" {
+			out := make([]string, len(codes))
+			copy(out, codes[:i])
+			for j := i; j < len(codes); j++ {
+				if out[j] = client.SafeCode(codes[j]); out[j] == "" {
+					out[j] = "OTHER"
+				}
+			}
+			return out
+		}
+	}
+	return codes
 }
 
 // opKey is the context key of an operation's opContext.
@@ -278,6 +319,9 @@ type opContext struct {
 	// attempt's end, together with the operation's.
 	last    trace.Span
 	lastEnd time.Time
+	// ended says EndOperation ran: an attempt observed later ends its
+	// span at once.
+	ended bool
 	// endOpts holds the option an attempt's span ends with, so that
 	// ending it makes no slice.
 	endOpts [1]trace.SpanEndOption
@@ -323,6 +367,7 @@ type attemptKey struct{}
 // client sends the attempt's request with it, so that spans of an
 // instrumented transport are the attempt's children.
 func (o *Observer) StartAttempt(ctx context.Context, a client.AttemptStart) context.Context {
+	ctx = orBackground(ctx)
 	oc := opContextOf(ctx)
 	if oc == nil {
 		r := o.route(a.OperationStart)
@@ -350,6 +395,7 @@ func (o *Observer) StartAttempt(ctx context.Context, a client.AttemptStart) cont
 // woken once per operation rather than twice; its timestamps are the
 // same.
 func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
+	ctx = orBackground(ctx)
 	oc := opContextOf(ctx)
 	var span trace.Span
 	var r *route
@@ -366,7 +412,7 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 		opts := append([]trace.SpanStartOption{trace.WithTimestamp(a.Start)}, r.attemptStart(a.Attempt)...)
 		_, span = o.tracer.Start(ctx, r.attemptName, opts...)
 	}
-	errType := a.ErrorType
+	errType := safeErrorType(a.ErrorType)
 	if errType == "" && a.StatusCode >= 400 {
 		errType = strconv.Itoa(a.StatusCode)
 	}
@@ -375,7 +421,7 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 	if len(a.Codes) == 0 {
 		attrs = o.attemptEnds.get(k, buildAttemptEnd)
 	} else {
-		attrs = append(buildAttemptEnd(k), AttrCodes.StringSlice(a.Codes))
+		attrs = append(buildAttemptEnd(k), AttrCodes.StringSlice(safeCodes(a.Codes)))
 	}
 	span.SetAttributes(attrs...)
 	if errType != "" {
@@ -385,7 +431,7 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 	if oc != nil {
 		oc.mu.Lock()
 		oc.endLast()
-		if a.Retry {
+		if a.Retry || oc.ended {
 			oc.endAt(span, end)
 		} else {
 			oc.last, oc.lastEnd = span, end
@@ -403,6 +449,7 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 // ObserveAttempt left it, and the operation's span now (the client calls
 // it when the operation ends), and counts its outcome.
 func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
+	ctx = orBackground(ctx)
 	var span trace.Span
 	var r *route
 	oc := opContextOf(ctx)
@@ -419,7 +466,7 @@ func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	if len(e.Codes) == 0 {
 		attrs = o.opEnds.get(k, buildOpEnd)
 	} else {
-		attrs = buildOpEndCodes(k, e.Codes)
+		attrs = buildOpEndCodes(k, safeCodes(e.Codes))
 	}
 	span.SetAttributes(attrs...)
 	switch e.Outcome {
@@ -429,6 +476,7 @@ func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	}
 	if oc != nil {
 		oc.mu.Lock()
+		oc.ended = true
 		oc.endLast()
 		if oc.live != nil {
 			oc.live.End() // never observed
