@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -166,9 +167,9 @@ type AttemptEvent struct {
 	Codes []string
 	// Outcome classes the attempt alone.
 	Outcome Outcome
-	// ErrorType names a failure without an answer from a closed set:
-	// "timeout", "canceled", "transport", "answer_too_large", "local"
-	// (signing, credentials), "" for none.
+	// ErrorType names a failure without an answer from a closed set
+	// ([ErrorTypes]): "timeout", "canceled", "transport",
+	// "answer_too_large", "local" (signing, credentials), "" for none.
 	ErrorType string
 	// Retry reports whether another attempt follows.
 	Retry bool
@@ -442,20 +443,43 @@ func (x *exchange) observe(ctx context.Context, res attemptResult, retry bool) {
 	s.o.ObserveAttempt(ctx, a)
 }
 
-// errorType names an attempt's failure from a closed set.
+// The values of [AttemptEvent.ErrorType].
+const (
+	ErrorTypeTimeout        = "timeout"          // the attempt's or the caller's deadline passed
+	ErrorTypeCanceled       = "canceled"         // the caller cancelled
+	ErrorTypeTransport      = "transport"        // the connection failed or was lost
+	ErrorTypeAnswerTooLarge = "answer_too_large" // the answer passed the client's size limit
+	ErrorTypeLocal          = "local"            // signing or credentials failed before sending
+)
+
+// ErrorTypes lists every value [AttemptEvent.ErrorType] can hold but the
+// empty one. An observer exports only these ([SafeErrorType]).
+var ErrorTypes = []string{ErrorTypeTimeout, ErrorTypeCanceled, ErrorTypeTransport, ErrorTypeAnswerTooLarge, ErrorTypeLocal}
+
+// SafeErrorType returns t when it is empty or one of [ErrorTypes], and
+// "_OTHER" for anything else, so that an observer handed an event built
+// elsewhere never exports free text.
+func SafeErrorType(t string) string {
+	if t == "" || slices.Contains(ErrorTypes, t) {
+		return t
+	}
+	return "_OTHER"
+}
+
+// errorType names an attempt's failure from [ErrorTypes].
 func errorType(res attemptResult) string {
 	var te *timeoutError
 	switch {
 	case res.err == nil:
 		return ""
 	case res.local:
-		return "local"
+		return ErrorTypeLocal
 	case errors.As(res.err, &te), errors.Is(res.err, context.DeadlineExceeded):
-		return "timeout"
+		return ErrorTypeTimeout
 	case errors.Is(res.err, context.Canceled):
-		return "canceled"
+		return ErrorTypeCanceled
 	case errors.Is(res.err, ErrAnswerTooLarge):
-		return "answer_too_large"
+		return ErrorTypeAnswerTooLarge
 	}
-	return "transport"
+	return ErrorTypeTransport
 }

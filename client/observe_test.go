@@ -452,3 +452,12 @@ func TestObserverAllocationBudget(t *testing.T) {
 	t.Logf("%.1f allocations per create, %.1f with an observer", none, observed)
 	assert.LessOrEqual(t, observed-none, float64(observerAllocBudget))
 }
+
+func TestSafeErrorType(t *testing.T) {
+	for _, typ := range ErrorTypes {
+		assert.Equal(t, typ, SafeErrorType(typ))
+	}
+	assert.Equal(t, "", SafeErrorType(""))
+	assert.Equal(t, "_OTHER", SafeErrorType("dial tcp 203.0.113.7:443: refused"))
+	assert.Equal(t, "_OTHER", SafeErrorType("Timeout"), "the set is matched exactly")
+}

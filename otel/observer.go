@@ -266,19 +266,6 @@ func orBackground(ctx context.Context) context.Context {
 	return ctx
 }
 
-// errorTypes are the values of ErrorType the client reports
-// ([client.AttemptEvent]); any other is recorded as "_OTHER", so that no
-// free text reaches a span.
-var errorTypes = map[string]bool{"timeout": true, "canceled": true, "transport": true, "answer_too_large": true, "local": true}
-
-// safeErrorType returns t when it is one of errorTypes, else "_OTHER".
-func safeErrorType(t string) string {
-	if t == "" || errorTypes[t] {
-		return t
-	}
-	return "_OTHER"
-}
-
 // safeCodes returns codes with each code outside the interface's list
 // replaced by "OTHER" (client.SafeCode); codes itself when all are in it.
 func safeCodes(codes []string) []string {
@@ -412,7 +399,7 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 		opts := append([]trace.SpanStartOption{trace.WithTimestamp(a.Start)}, r.attemptStart(a.Attempt)...)
 		_, span = o.tracer.Start(ctx, r.attemptName, opts...)
 	}
-	errType := safeErrorType(a.ErrorType)
+	errType := client.SafeErrorType(a.ErrorType)
 	if errType == "" && a.StatusCode >= 400 {
 		errType = strconv.Itoa(a.StatusCode)
 	}
