@@ -21,6 +21,13 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
+// SchemaVersion is the newest schema version this package knows: the
+// version [Store.Migrate] brings a schema to, and the highest that
+// [Store.Version] reads from a schema this release migrated. A schema at
+// a higher version was migrated by a newer release: Migrate refuses it,
+// and a tool of this release should not read or change it.
+const SchemaVersion = 3
+
 // migration is one embedded version.
 type migration struct {
 	version int
@@ -74,6 +81,9 @@ func lockKey(schema string) int64 {
 // wait and then find nothing to do. A failed migration leaves the schema
 // as it was. A database whose schema has a version this package does not
 // know (a newer release ran) is left alone and reported as an error.
+// Creating the schema needs the CREATE privilege on the database, and
+// creating tables the CREATE privilege on the schema (its owner has it);
+// Migrate asks for neither when there is nothing to create.
 func (s *Store) Migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
@@ -90,14 +100,28 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return err
 		}
 		tx := t.conn
-		if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+		// Each is created only when missing: PostgreSQL checks CREATE
+		// SCHEMA IF NOT EXISTS against the database's CREATE privilege
+		// (and CREATE TABLE IF NOT EXISTS against the schema's) before
+		// it looks, and a service's role that owns or uses a schema a
+		// DBA made for it commonly has neither.
+		var hasSchema, hasTable bool
+		if err := tx.QueryRow(ctx, `SELECT to_regnamespace($1) IS NOT NULL, to_regclass($2) IS NOT NULL`,
+			schema, table).Scan(&hasSchema, &hasTable); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (
-			version    integer PRIMARY KEY,
-			name       text NOT NULL,
-			applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-			return err
+		if !hasSchema {
+			if _, err := tx.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+				return err
+			}
+		}
+		if !hasTable {
+			if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS `+table+` (
+				version    integer PRIMARY KEY,
+				name       text NOT NULL,
+				applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+				return err
+			}
 		}
 		rows, err := tx.Query(ctx, `SELECT version FROM `+table)
 		if err != nil {

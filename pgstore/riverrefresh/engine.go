@@ -496,6 +496,8 @@ func scheduleInsertOpts() *river.InsertOpts {
 // one replica migrates and the others wait, then find nothing to do.
 // River's migrator alone races itself: two replicas create the same table.
 // The lock ends with the call, or with the connection if the process dies.
+// Tables a newer River migrated (a version of River's main line this
+// River does not know) are refused with an error and left as they are.
 func (e *Engine) Migrate(ctx context.Context) error {
 	m, err := rivermigrate.New(riverpgxv5.New(e.cfg.Pool), &rivermigrate.Config{Schema: e.cfg.Schema,
 		Logger: e.cfg.Logger})
@@ -520,8 +522,47 @@ func (e *Engine) Migrate(ctx context.Context) error {
 		defer cancel()
 		_, _ = conn.Exec(uctx, "SELECT pg_advisory_unlock($1)", key)
 	}()
+	latest := 0
+	for _, v := range m.AllVersions() {
+		latest = max(latest, v.Version)
+	}
+	if err := e.checkRiverVersion(ctx, conn, latest); err != nil {
+		return err
+	}
 	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
 		return fmt.Errorf("riverrefresh: migrate: %w", err)
+	}
+	return nil
+}
+
+// checkRiverVersion refuses a schema whose River tables a newer River
+// migrated: a version of River's main line above latest, the newest this
+// River knows. River's migrator finds nothing to apply there and says
+// nothing, and this River's client would then work on tables it does
+// not know. It reads on conn, which holds Migrate's lock.
+func (e *Engine) checkRiverVersion(ctx context.Context, conn *pgx.Conn, latest int) error {
+	table := e.table("river_migration")
+	var exists, lines bool
+	if err := conn.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&exists); err != nil {
+		return fmt.Errorf("riverrefresh: migrate: reading River's version: %w", err)
+	}
+	if !exists {
+		return nil
+	}
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = $1::regclass
+		AND attname = 'line' AND NOT attisdropped)`, table).Scan(&lines); err != nil {
+		return fmt.Errorf("riverrefresh: migrate: reading River's version: %w", err)
+	}
+	q := `SELECT coalesce(max(version), 0) FROM ` + table
+	if lines {
+		q += ` WHERE line = 'main'`
+	}
+	var v int
+	if err := conn.QueryRow(ctx, q).Scan(&v); err != nil {
+		return fmt.Errorf("riverrefresh: migrate: reading River's version: %w", err)
+	}
+	if v > latest {
+		return fmt.Errorf("riverrefresh: migrate: River's tables are at version %d, newer than this River's %d: a newer release migrated them; left as they are", v, latest)
 	}
 	return nil
 }

@@ -77,3 +77,30 @@ func TestConcurrentMigrate(t *testing.T) {
 	t.Logf("%d rounds of %d replicas migrating at once: %d failed", rounds, replicas, failed)
 	assert.Zero(t, failed, "rounds with a failed Migrate")
 }
+
+// A schema a newer River migrated (a version this River does not know
+// on its main line) is refused by Migrate, with the versions in words,
+// and left as it was: this River's client may not read or write what the
+// newer one left. River's migrator alone finds nothing to apply and
+// returns no error.
+func TestMigrateRefusesANewerRiverSchema(t *testing.T) {
+	w := newWorld(t, 1)
+	pool := pgtest.Pool(t, 2)
+	e, err := riverrefresh.New(riverrefresh.Config{Pool: pool, Schema: w.schema, Work: true,
+		Banks: map[string]riverrefresh.Bank{"testbank": {Service: w.svc(t), Sessions: w.store}}})
+	require.NoError(t, err)
+	require.NoError(t, e.Migrate(t.Context()))
+	table := fmt.Sprintf("%q.river_migration", w.schema)
+	_, err = pool.Exec(t.Context(), `INSERT INTO `+table+` (line, version) VALUES ('main', 999)`)
+	require.NoError(t, err)
+	var before int
+	require.NoError(t, pool.QueryRow(t.Context(), `SELECT count(*) FROM `+table).Scan(&before))
+
+	err = e.Migrate(t.Context())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "version 999")
+	assert.Contains(t, err.Error(), "newer")
+	var after int
+	require.NoError(t, pool.QueryRow(t.Context(), `SELECT count(*) FROM `+table).Scan(&after))
+	assert.Equal(t, before, after, "nothing applied or removed")
+}
