@@ -115,7 +115,9 @@ func (s *Store) Outbox() *Outbox {
 var _ events.Sink = (*Outbox)(nil)
 
 // Publish adds e to the outbox; an event whose ID is there already
-// (pending, dead, or delivered and not yet pruned) is dropped.
+// (pending, dead, or delivered and not yet pruned) is dropped. An
+// envelope without an ID or a Kind, or above [MaxEventIDLen] or
+// [MaxEventDataLen], is refused.
 func (o *Outbox) Publish(ctx context.Context, e events.Envelope) error {
 	if err := checkEnvelope(e); err != nil {
 		return err
@@ -136,10 +138,17 @@ func (o *Outbox) PublishTx(ctx context.Context, tx pgx.Tx, e events.Envelope) er
 	return wrapNil(ctx, "outbox publish", err)
 }
 
-// checkEnvelope refuses an envelope the outbox cannot keep.
+// checkEnvelope refuses an envelope the outbox cannot keep: without an
+// ID or a Kind, or above the outbox's bounds (MaxEventIDLen,
+// MaxEventDataLen). Its error quotes none of the envelope's fields.
 func checkEnvelope(e events.Envelope) error {
-	if e.ID == "" || e.Kind == "" {
+	switch {
+	case e.ID == "" || e.Kind == "":
 		return errors.New("pgstore: outbox: an envelope needs an ID and a Kind")
+	case len(e.ID) > MaxEventIDLen || len(e.Key) > MaxEventIDLen || len(e.Kind) > MaxEventIDLen:
+		return fmt.Errorf("pgstore: outbox: an envelope's ID, Key and Kind are at most %d bytes each", MaxEventIDLen)
+	case len(e.Data) > MaxEventDataLen:
+		return fmt.Errorf("pgstore: outbox: an envelope's Data of %d bytes is above the outbox's %d", len(e.Data), MaxEventDataLen)
 	}
 	return nil
 }
@@ -226,8 +235,8 @@ type outboxRow struct {
 	attempts int
 }
 
-// Consume delivers up to n pending events to h in one transaction and
-// returns how many it delivered (0: none pending, or all locked by other
+// Consume delivers up to n pending events (at most [MaxConsumeBatch]) to
+// h in one transaction and returns how many it delivered (0: none pending, or all locked by other
 // consumers or held behind an earlier event of their key). Each event's
 // handler runs in a savepoint: a failing one is rolled back, counted
 // (it becomes a dead letter on its last attempt) and reported, and the
@@ -253,6 +262,7 @@ func (o *Outbox) consume(ctx context.Context, n int, h OutboxHandler) (int, []*H
 	if n <= 0 || h == nil {
 		return 0, nil, errors.New("pgstore: outbox: Consume needs n > 0 and a handler")
 	}
+	n = min(n, MaxConsumeBatch)
 	tx, err := o.s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return 0, nil, wrap(ctx, "outbox consume", err)
@@ -354,9 +364,9 @@ func (o *Outbox) take(ctx context.Context, tx pgx.Tx, n int) ([]outboxRow, error
 	return batch, nil
 }
 
-// Run consumes batches of up to n events until ctx ends, waiting poll
-// when a batch delivered nothing, and returns ctx's error, or the first
-// error of the database. A handler's failure does not stop it: it is
+// Run consumes batches of up to n events (at most [MaxConsumeBatch])
+// until ctx ends, waiting poll when a batch delivered nothing, and
+// returns ctx's error, or the first error of the database. A handler's failure does not stop it: it is
 // counted, and reported to the observer of [WithOutboxObserver].
 func (o *Outbox) Run(ctx context.Context, n int, poll time.Duration, h OutboxHandler) error {
 	if poll <= 0 {

@@ -23,6 +23,23 @@ const (
 	DefaultMaxRetryDelay = time.Hour
 )
 
+// Bounds of the outbox, so that no event, batch or listing strains a
+// consumer's memory or a transaction's locks.
+const (
+	// MaxEventDataLen is the largest events.Envelope.Data the outbox
+	// keeps: far above any event of package events (a few hundred
+	// bytes). [Outbox.Publish] refuses a larger one.
+	MaxEventDataLen = 64 << 10
+	// MaxEventIDLen bounds an envelope's ID, Key and Kind (package events
+	// makes 32-character hashes and short kinds).
+	MaxEventIDLen = 256
+	// MaxConsumeBatch is the most events [Outbox.Consume] takes in one
+	// transaction (and so [Outbox.Run] in one batch): a larger n takes
+	// this many. With MaxEventDataLen it bounds a batch to 64 MiB of
+	// event data.
+	MaxConsumeBatch = 1000
+)
+
 // maxOutboxAttempts bounds [WithOutboxMaxAttempts].
 const maxOutboxAttempts = 1000
 

@@ -96,7 +96,9 @@
 //	          retry them, or discard one no handler will ever take
 //	          (-store a PostgreSQL connection string, or $PSD2_STORE); an
 //	          outbox that holds no event at all (none pending, dead or
-//	          delivered: perhaps not the service's) is said so on stderr
+//	          delivered: perhaps not the service's) is said so on stderr;
+//	          a schema at a version newer than this psd2 knows (or whose
+//	          schema_migrations is another application's) is an error
 //	reconcile list the payments created in a period (-from, -to; the last
 //	          30 days by default) with their settlement as package
 //	          reconcile knows it (settled, settled with another amount,

@@ -132,6 +132,17 @@ func openOutbox(ctx context.Context, conn, schema string, wait time.Duration) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	if v > pgstore.SchemaVersion {
+		// A newer release's schema may keep its events otherwise (a
+		// listing of it could be a false all-clear, a retry could break
+		// what that release holds), and another application's
+		// schema_migrations (golang-migrate's, say) reads as a version
+		// too, often a date.
+		st.Close()
+		return nil, nil, fmt.Errorf("the schema %q is at version %d, newer than this psd2 knows (it knows versions up to %d): "+
+			"either a newer release of the service migrated it (use the psd2 of that release), or its schema_migrations is another application's (check -store and -schema)",
+			schema, v, pgstore.SchemaVersion)
+	}
 	if v < outboxVersion {
 		st.Close()
 		if v == 0 {

@@ -227,3 +227,41 @@ func TestOutboxListOfNoEventSaysSo(t *testing.T) {
 	assert.Contains(t, out, "0 dead letter(s); 1 pending")
 	assert.Empty(t, stderr)
 }
+
+// TestOutboxCommandRefusesAnUnknownSchema: a schema a newer release
+// migrated (a version this psd2 does not know), or whose
+// schema_migrations is another application's, is refused with exit
+// status 3 and words that say so, for every subcommand: its outbox may
+// not be what this psd2 reads and writes, and a listing of it could be
+// an all-clear it cannot give.
+func TestOutboxCommandRefusesAnUnknownSchema(t *testing.T) {
+	conn := testPostgres(t)
+	newer, newerSchema := outboxSchema(t, conn)
+	ctx := t.Context()
+	c, err := pgx.Connect(ctx, conn)
+	require.NoError(t, err)
+	defer c.Close(context.Background())
+	_, err = c.Exec(ctx, `INSERT INTO `+pgx.Identifier{newerSchema, "schema_migrations"}.Sanitize()+
+		` (version, name) VALUES ($1, 'future')`, pgstore.SchemaVersion+1)
+	require.NoError(t, err)
+	_ = newer
+
+	// Another application's schema_migrations (golang-migrate's shape).
+	_, other := outboxSchema(t, conn)
+	_, err = c.Exec(ctx, `DROP TABLE `+pgx.Identifier{other, "schema_migrations"}.Sanitize()+`;
+		CREATE TABLE `+pgx.Identifier{other, "schema_migrations"}.Sanitize()+` (version bigint NOT NULL PRIMARY KEY, dirty boolean NOT NULL);
+		INSERT INTO `+pgx.Identifier{other, "schema_migrations"}.Sanitize()+` VALUES (20240101120000, false)`)
+	require.NoError(t, err)
+
+	for _, schema := range []string{newerSchema, other} {
+		for _, sub := range [][]string{{"list"}, {"retry", "-all"}, {"retry", "f00d"}, {"discard", "f00d"}} {
+			args := append(append([]string{"outbox"}, sub...), "-store", conn, "-schema", schema)
+			out, stderr, code := psd2(t, args...)
+			assert.Equal(t, exitRuntime, code, "%v: %s", sub, stderr)
+			assert.Empty(t, out, "%v", sub)
+			assert.Contains(t, stderr, fmt.Sprintf("schema %q", schema), "%v", sub)
+			assert.Contains(t, stderr, "this psd2 knows", "%v", sub)
+			assert.NotContains(t, stderr, conn)
+		}
+	}
+}
