@@ -335,6 +335,10 @@ func classify(repeatable bool, resp *Response, err error, status int) (Outcome, 
 	if errors.As(err, &ou) && status == 0 {
 		status = ou.StatusCode
 	}
+	var us *UnexpectedStatusError
+	if errors.As(err, &us) && status == 0 {
+		status = us.StatusCode
+	}
 	switch {
 	case errors.Is(err, ErrNotSent):
 		if errors.Is(err, ErrAccessExceeded) {

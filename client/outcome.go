@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 )
 
 // What became of a request that failed without a usable answer. Every
@@ -135,3 +137,37 @@ func bankRefusal(r *reply, e *Error) bool {
 	}
 	return len(e.Messages) > 0 || (bytes.Contains(r.body, []byte(`"tppMessages"`)) && !json.Valid(r.body))
 }
+
+// ErrUnexpectedStatus matches the error of a call whose 2xx answer has a
+// status the interface does not name for it ([Operation.Statuses]): see
+// [UnexpectedStatusError].
+var ErrUnexpectedStatus = errors.New("client: the bank's 2xx status is not one the interface names for this call")
+
+// UnexpectedStatusError is a 2xx answer whose status is not among those
+// the interface names for the call ([Operation.Statuses]), a 200 to a
+// payment's cancellation (204, or 202 with a body) for example. The bank
+// answered, but not as the interface says: the SDK does not guess what
+// it did, and does not decode the answer. Learn the resource's state by
+// reading it. It matches [ErrUnexpectedStatus]; for a request that is not
+// repeatable it comes inside an [*OutcomeUnknownError].
+type UnexpectedStatusError struct {
+	Operation string
+	// RequestID is the X-Request-ID of the request.
+	RequestID string
+	// StatusCode is the status the bank answered.
+	StatusCode int
+	// Named are the statuses the interface names for the call.
+	Named []int
+}
+
+func (e *UnexpectedStatusError) Error() string {
+	named := make([]string, len(e.Named))
+	for i, s := range e.Named {
+		named[i] = strconv.Itoa(s)
+	}
+	return fmt.Sprintf("%s: the bank answered %d, not an answer the interface names for this call (%s) (X-Request-ID %s): what the bank did is unknown",
+		e.Operation, e.StatusCode, strings.Join(named, " or "), e.RequestID)
+}
+
+// Is matches [ErrUnexpectedStatus].
+func (e *UnexpectedStatusError) Is(target error) bool { return target == ErrUnexpectedStatus }

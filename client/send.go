@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,6 +63,14 @@ type Operation struct {
 	// resource whose answer the interface does not require to carry its
 	// id (a signing basket's basketId).
 	ResultIDFromLinks bool
+	// Statuses, when set, lists the 2xx statuses the interface names for
+	// the call's answer (a payment's cancellation: 204 and 202). A 2xx
+	// answer with another status is neither decoded nor a success: the
+	// call fails with an [*UnexpectedStatusError] (inside an
+	// [*OutcomeUnknownError] for a request that is not repeatable), which
+	// says the bank answered but not as the interface says, so what it
+	// did is unknown. Empty: every 2xx status is a success.
+	Statuses []int
 	// Require lists the headers the interface requires for this call
 	// (docs/interface.md section 4), such as "PSU-ID" or
 	// "TPP-Session-ID". A call without one of them is refused before it is
@@ -216,6 +225,20 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 			return fail(unknown(e))
 		}
 		return fail(e)
+	}
+	if len(op.Statuses) > 0 && !slices.Contains(op.Statuses, r.status) {
+		var e error = &UnexpectedStatusError{Operation: op.Name, RequestID: p.requestID, StatusCode: r.status, Named: slices.Clone(op.Statuses)}
+		if !op.repeatable() {
+			e = unknown(e)
+		}
+		return fail(e)
+	}
+	if r.status == http.StatusNoContent {
+		// A 204 has no content (RFC 9110 section 15.3.5): whatever came
+		// with it is not read, so it can neither fail the answer nor put
+		// values into the caller's result. (net/http's transport drops
+		// such a body before it is read; another transport may not.)
+		r.body = nil
 	}
 	resp := &Response{Meta: newMeta(op.Name, p.requestID, r, c.cfg.clock()), Header: r.header}
 	under := ""

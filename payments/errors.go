@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/tppkit/psd2/client"
@@ -132,4 +133,53 @@ func logicalDuplicate(err error) error {
 		return &logicalDuplicateError{err}
 	}
 	return err
+}
+
+// ErrCancellationUnconfirmed matches the error of a cancellation
+// ([Service.Cancel], [Service.CancelAt]) that the bank answered with a
+// 2xx that is not one the interface names (docs/interface.md section 10
+// "Paths": 204, or 202 with a body): another 2xx status, or a 202 without
+// a body, whose body is not a JSON object, or names neither a
+// transactionStatus nor a link. The bank received the cancellation, but
+// its answer says neither that the payment was cancelled nor that it was
+// not: read the payment's status ([Service.Status]; CANC is cancelled)
+// before telling anyone either. The error is a
+// [*CancellationUnconfirmedError].
+var ErrCancellationUnconfirmed = errors.New("payments: the bank's answer to the cancellation is not one the interface names")
+
+// CancellationUnconfirmedError is a cancellation's 2xx answer that is not
+// one the interface names ([ErrCancellationUnconfirmed]). It quotes
+// nothing of the bank's body.
+type CancellationUnconfirmedError struct {
+	// Operation is "payments.Cancel" or "payments.CancelAt".
+	Operation string
+	// RequestID is the X-Request-ID of the cancellation.
+	RequestID string
+	// StatusCode is the status the bank answered.
+	StatusCode int
+	// Reason says what is wrong with a 202's body ("without a body", ...);
+	// "" when the status itself is not one the interface names.
+	Reason string
+	// Err is the client's [*client.UnexpectedStatusError] when the status
+	// is not one the interface names, else nil.
+	Err error
+}
+
+// Error returns one line: the answer, that it is not one the interface
+// names, and what to do.
+func (e *CancellationUnconfirmedError) Error() string {
+	answer := strconv.Itoa(e.StatusCode)
+	if e.Reason != "" {
+		answer += " " + e.Reason
+	}
+	return e.Operation + ": the bank answered " + answer + ", not an answer the interface names for a cancellation (204, or 202 with a body) (X-Request-ID " + e.RequestID +
+		"): whether the payment was cancelled is unknown; read the payment's status to learn it"
+}
+
+// Unwrap returns Err.
+func (e *CancellationUnconfirmedError) Unwrap() error { return e.Err }
+
+// Is matches [ErrCancellationUnconfirmed].
+func (e *CancellationUnconfirmedError) Is(target error) bool {
+	return target == ErrCancellationUnconfirmed
 }

@@ -1,6 +1,8 @@
 package payments
 
 import (
+	"encoding/json"
+
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
@@ -181,4 +183,46 @@ func (c *Cancellation) SCARedirect() string {
 		return ""
 	}
 	return c.Links.SCARedirect()
+}
+
+// cancelAnswer is what a cancellation's answer is decoded into: the
+// Cancellation, and what the body was, so that a 202 whose body is
+// missing or says nothing is told apart from one that says what happens
+// next. Its decoding never fails: a body that does not decode is
+// recorded, and only a 202's body matters (a 204's is not read).
+type cancelAnswer struct {
+	Cancellation
+	body    bool   // a body came
+	invalid string // why the body is unusable, "" when it is not
+}
+
+// UnmarshalJSON keeps the Cancellation a JSON object decodes into, and
+// records any other body.
+func (a *cancelAnswer) UnmarshalJSON(b []byte) error {
+	a.body = true
+	if len(b) == 0 || b[0] != '{' {
+		a.invalid = "whose body is not a JSON object"
+		return nil
+	}
+	var c Cancellation
+	if err := json.Unmarshal(b, &c); err != nil {
+		a.invalid = "whose body does not decode"
+		return nil
+	}
+	a.Cancellation.TransactionStatus, a.Cancellation.Links = c.TransactionStatus, c.Links
+	return nil
+}
+
+// unusable says why a 202's body does not say what happens next, "" when
+// it does.
+func (a *cancelAnswer) unusable() string {
+	switch {
+	case !a.body:
+		return "without a body"
+	case a.invalid != "":
+		return a.invalid
+	case a.TransactionStatus == "" && len(a.Links) == 0:
+		return "whose body names neither a transactionStatus nor a link"
+	}
+	return ""
 }

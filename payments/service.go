@@ -336,22 +336,55 @@ func (s *Service) GetAt(ctx context.Context, href string, opts ...client.Request
 // "deleting a payment in status PDNG"). Any error, a 404 included
 // (matching [client.ErrNotFound]), means that the bank did not confirm a
 // cancellation.
+//
+// The interface names two answers (docs/interface.md section 10
+// "Paths"): 204, the payment is cancelled (the Cancellation then has
+// StatusCode 204 and nothing else, whatever body came with it), and 202
+// with a body whose transactionStatus and links say what happens next.
+// Any other 2xx status, and a 202 without a body, with one that is not a
+// JSON object or naming neither a transactionStatus nor a link, is an
+// error matching [ErrCancellationUnconfirmed]: the bank answered, but
+// whether the payment was cancelled is unknown until its status is read
+// ([Service.Status]).
 func (s *Service) Cancel(ctx context.Context, ref Ref, opts ...client.RequestOption) (*Cancellation, error) {
-	return cancelled(servicecall.Do[Cancellation](ctx, s.client(), ref.operation("payments.Cancel", http.MethodDelete, ""), opts))
+	return s.cancel(ctx, ref.operation("payments.Cancel", http.MethodDelete, ""), opts)
 }
 
-// CancelAt deletes a payment by the href of its self link.
+// CancelAt deletes a payment by the href of its self link, with the
+// answers of [Service.Cancel].
 func (s *Service) CancelAt(ctx context.Context, href string, opts ...client.RequestOption) (*Cancellation, error) {
-	return cancelled(servicecall.Do[Cancellation](ctx, s.client(), linkOperation("payments.CancelAt", http.MethodDelete, href), opts))
+	return s.cancel(ctx, linkOperation("payments.CancelAt", http.MethodDelete, href), opts)
 }
 
-// cancelled records the answer's HTTP status in a cancellation.
-func cancelled(out *Cancellation, resp *client.Response, err error) (*Cancellation, error) {
+// cancelStatuses are the answers docs/interface.md section 10 "Paths"
+// names for a cancellation: 204, or 202 with a body.
+var cancelStatuses = []int{http.StatusNoContent, http.StatusAccepted}
+
+// cancel sends a cancellation and checks its answer: the client refuses a
+// 2xx status other than cancelStatuses and reads no body of a 204; a
+// 202's body must say what happens next.
+func (s *Service) cancel(ctx context.Context, op client.Operation, opts []client.RequestOption) (*Cancellation, error) {
+	op.Statuses = cancelStatuses
+	out, resp, err := servicecall.Do[cancelAnswer](ctx, s.client(), op, opts)
 	if err != nil {
+		var us *client.UnexpectedStatusError
+		if errors.As(err, &us) {
+			return nil, &CancellationUnconfirmedError{Operation: us.Operation, RequestID: us.RequestID, StatusCode: us.StatusCode, Err: us}
+		}
+		if resp != nil && resp.StatusCode == http.StatusAccepted {
+			// The client's decoding refused the body: it is not JSON.
+			return nil, &CancellationUnconfirmedError{Operation: op.Name, RequestID: resp.RequestID, StatusCode: resp.StatusCode, Reason: "whose body is not JSON"}
+		}
 		return nil, err
 	}
-	out.StatusCode = resp.StatusCode
-	return out, nil
+	c := &out.Cancellation
+	c.StatusCode = resp.StatusCode
+	if resp.StatusCode == http.StatusAccepted {
+		if why := out.unusable(); why != "" {
+			return nil, &CancellationUnconfirmedError{Operation: op.Name, RequestID: resp.RequestID, StatusCode: resp.StatusCode, Reason: why}
+		}
+	}
+	return c, nil
 }
 
 // StartAuthorisation starts the PSU's SCA for a payment with POST
