@@ -100,6 +100,15 @@ var (
 		"GET /v1/sandbox/customers/{customerId}", "DELETE /v1/sandbox/customers/{customerId}", "POST /v1/sandbox/accounts",
 		"POST /v1/sandbox/card-accounts", "POST /v1/sandbox/accounts/{accountId}/transactions",
 		"POST /v1/sandbox/card-accounts/{cardAccountId}/transactions", "POST /v1/sandbox/agreements"}
+	// sandboxLinkOps are the links of a mock agreement, which the emulator
+	// serves and package sandbox does not call (the sandbox flow does,
+	// through the client).
+	sandboxLinkOps = []string{"GET /v1/sandbox/agreements/{agreementId}", "DELETE /v1/sandbox/agreements/{agreementId}",
+		"GET /v1/sandbox/agreements/{agreementId}/engagements", "POST /v1/sandbox/agreements/{agreementId}/engagements"}
+	// deprecatedConsentOp is the deprecated POST /v1/consents, which the
+	// platform still serves: Berlin Group's createConsent, its body
+	// ignored, answered as the bank-offered consent.
+	deprecatedConsentOp = "createConsent"
 )
 
 // deviations are the places where the platform legitimately differs from
@@ -119,12 +128,12 @@ var deviations = []entry{
 		Section: "10 (Session model)",
 	},
 	{ // 11.3
-		Where: concat(aisOps, paymentOps, basketOps, []string{consentOp}), What: "request header x-accept-fix",
+		Where: concat(aisOps, paymentOps, basketOps, []string{consentOp, deprecatedConsentOp}), What: "request header x-accept-fix",
 		Why:     "the platform's switches for early adoption of breaking changes; the SDK always sends amount-as-string",
 		Section: "4.1, 4.2, 9.2",
 	},
 	{ // 11.4
-		Where: concat(aisOps, paymentOps, basketOps, []string{consentOp}), What: "request header tpp-session-id",
+		Where: concat(aisOps, paymentOps, basketOps, []string{consentOp, deprecatedConsentOp}), What: "request header tpp-session-id",
 		Why:     "the TPP's session id binds the SCA and later calls of a PSU; Berlin Group has no such header",
 		Section: "4.1, 10 (Session model)",
 	},
@@ -161,7 +170,7 @@ var deviations = []entry{
 		Section: "1.8, 9.3, 10",
 	},
 	{ // 11.11
-		Where: []string{consentOp}, What: "response body /{consentId,consentStatus}", Reason: "required member missing",
+		Where: []string{consentOp, deprecatedConsentOp}, What: "response body /{consentId,consentStatus}", Reason: "required member missing",
 		Why:      "the bank-offered consent answers 201 with only _links.scaRedirect: no consent id and no consent status",
 		Section:  "10",
 		Recorded: []string{"bank-offered-consent-201.json"},
@@ -172,7 +181,7 @@ var deviations = []entry{
 		Section: "4.5, 10",
 	},
 	{ // 11.13
-		Where: []string{consentOp, "initiatePayment", "getPaymentInitiationStatus", "startPaymentAuthorisation",
+		Where: []string{consentOp, deprecatedConsentOp, "initiatePayment", "getPaymentInitiationStatus", "startPaymentAuthorisation",
 			"getAccountList", "readAccountDetails", "getBalances", "getTransactionList", "getCardAccountList", "readCardAccountDetails",
 			"getCardAccountTransactionList", "createSigningBasket", "getSigningBasket", "startSigningBasketAuthorisation"},
 		What:    "response body {,/account,/accounts/*,/cardAccount,/cardAccounts/*,/transactions,/cardTransactions}/_links/*/verbs",
@@ -244,7 +253,7 @@ var deviations = []entry{
 		Section: "4.5, 5.10, 10",
 	},
 	{ // 11.25
-		Where: sandboxOps, What: "request route",
+		Where: concat(sandboxOps, sandboxLinkOps), What: "request route",
 		Why:      "the sandbox's mock-data operations under /v1/sandbox (initialisation, customers, accounts, card accounts, their transactions, agreements) are the platform's own, absent from production",
 		Section:  "1.4, 1.5, 2.8, 4.4, 4.5, 10",
 		Recorded: []string{"sandbox-customers.json"},

@@ -96,8 +96,11 @@
 // Group does not define, are added (the TPP dialogue, the corporate
 // agreements, GET /v1/user and the sandbox's mock data, each marked with
 // its deviation); unused components are dropped. It describes every
-// operation the SDK calls, and TestConformance fails while a flow calls
-// none of one (maxUnexercised). The emulator serves
+// operation the SDK calls and those only the emulator serves (the
+// deprecated POST /v1/consents, the links of a sandbox agreement), and
+// TestConformance fails while a flow calls none of one (maxUnexercised);
+// sandbox/emulator's TestOpenAPIDescribesEveryRoute fails while its
+// paths and methods differ from the routes the emulator serves. The emulator serves
 // the same file at /openapi.json (sandbox/emulator/openapi.json, a copy).
 // TestOpenAPIDocument fails while either file differs from what the
 // generator makes; regenerate both with

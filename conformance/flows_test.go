@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"slices"
 	"sort"
 	"testing"
@@ -142,6 +144,17 @@ func accountFlow(e *env) {
 
 	_, err := ais.List(ctx, nil, e.present(""))
 	require.ErrorIs(t, err, client.ErrSCARequired, "first call without consent")
+	// The deprecated POST /v1/consents, which the SDK does not call: the
+	// platform ignores its body (this one is Berlin Group's) and answers
+	// as the bank-offered consent does.
+	var dep struct {
+		Links client.Links `json:"_links"`
+	}
+	_, err = e.c.Do(ctx, client.Operation{Name: "conformance.DeprecatedConsent", Method: http.MethodPost, Path: "/v1/consents", Repeatable: true,
+		Body: json.RawMessage(`{"access":{"allPsd2":"allAccounts"},"recurringIndicator":true,"validUntil":"2099-12-31","frequencyPerDay":4,"combinedServiceIndicator":false}`)},
+		&dep, e.present(""))
+	require.NoError(t, err)
+	assert.NotEmpty(t, dep.Links.SCARedirect(), "the deprecated consent answers an SCA redirect")
 	psu := consent(e, ais, emulator.CustomerKari)
 	opts := e.present(psu)
 
@@ -500,6 +513,26 @@ func sandboxFlow(e *env) {
 			Roles: []string{sandbox.RoleView, sandbox.RoleRegister}}}}, opts)
 	require.NoError(t, err)
 	assert.Equal(t, []string{acc.ResourceID}, ag.Engagements)
+
+	// The links of the agreement, which package sandbox does not call:
+	// the emulator serves them, and docs/openapi.json describes them.
+	agPath := "/v1/sandbox/agreements/{agreementId}"
+	param := map[string]string{"agreementId": ag.ID}
+	var one sandbox.Agreement
+	_, err = e.c.Do(ctx, client.Operation{Name: "conformance.GetAgreement", Method: http.MethodGet, Path: agPath, Params: param}, &one, opts)
+	require.NoError(t, err)
+	assert.Equal(t, ag.ID, one.ID)
+	var engaged struct {
+		Engagements []string `json:"engagements"`
+	}
+	_, err = e.c.Do(ctx, client.Operation{Name: "conformance.ListEngagements", Method: http.MethodGet, Path: agPath + "/engagements", Params: param}, &engaged, opts)
+	require.NoError(t, err)
+	assert.Equal(t, []string{acc.ResourceID}, engaged.Engagements)
+	_, err = e.c.Do(ctx, client.Operation{Name: "conformance.AddEngagements", Method: http.MethodPost, Path: agPath + "/engagements", Params: param,
+		Repeatable: true, Body: sandbox.Engagement{Customer: cu.CustomerNumber, Account: sandbox.AccountRef{BBAN: acc.BBAN}, Roles: []string{sandbox.RoleView}}}, &one, opts)
+	require.NoError(t, err)
+	_, err = e.c.Do(ctx, client.Operation{Name: "conformance.DeleteAgreement", Method: http.MethodDelete, Path: agPath, Params: param}, nil, opts)
+	require.NoError(t, err)
 
 	got, err := sb.Customer(ctx, cu.CustomerID, opts)
 	require.NoError(t, err)

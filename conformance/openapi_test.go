@@ -67,6 +67,15 @@ var sandboxOperationIDs = []string{"initializeSandbox", "listSandboxCustomers", 
 	"deleteSandboxCustomer", "createSandboxAccount", "createSandboxCardAccount", "createSandboxTransactions",
 	"createSandboxCardTransactions", "createSandboxAgreement"}
 
+// servedOnlyOperationIDs are the operationIds of the operations the
+// emulator serves that the SDK does not call: the deprecated POST
+// /v1/consents and the links of a mock agreement. docs/openapi.json
+// describes them all the same; sandbox/emulator's
+// TestOpenAPIDescribesEveryRoute holds its paths equal to the emulator's
+// routes.
+var servedOnlyOperationIDs = []string{"createConsent", "getSandboxAgreement", "deleteSandboxAgreement",
+	"listSandboxAgreementEngagements", "addSandboxAgreementEngagements"}
+
 // jsonMap is a JSON object of the document being built.
 type jsonMap = map[string]any
 
@@ -358,6 +367,19 @@ func (p *platformDoc) deviate(src jsonMap) error {
 	p.addParam("x-accept-fix", nil, "createBankOfferedConsent")
 	p.addParam("TPP-Session-ID", nil, "createBankOfferedConsent")
 
+	// The deprecated POST /v1/consents, which the platform (and the
+	// emulator) still serve (docs/interface.md sections 4.5, 9.3): the
+	// bank-offered consent's operation, whatever body it is sent ignored.
+	dep := deepCopy(bo).(jsonMap)
+	dep["operationId"] = "createConsent"
+	dep["deprecated"] = true
+	dep["summary"] = "Start a consent (deprecated: use POST /v1/bank-offered-consents)"
+	dep["description"] = "Deprecated in favour of POST /v1/bank-offered-consents. A body is ignored, whatever it is; " +
+		"the answer is the bank-offered consent's, 201 with only _links.scaRedirect."
+	dep["requestBody"] = jsonMap{"required": false, "description": "Ignored.", "content": jsonMap{"application/json": jsonMap{"schema": jsonMap{}}}}
+	at(p.doc, "paths", "/v1/consents")["post"] = dep
+	p.ops["createConsent"] = dep
+
 	// 11.12 the TPP dialogue: see platformOperations.
 
 	// 11.13 verbs on every link.
@@ -605,11 +627,14 @@ func (p *platformDoc) sandboxOperations(common []any) {
 		}, "transactionAmount"),
 		"sandboxNewAgreement": object("A mock corporate agreement owned by the corporate customer owner (a customerId or customerNumber).", jsonMap{
 			"owner": text(""), "name": jsonMap{"type": "string", "maxLength": 70},
-			"engagements": array(object("Gives customer (a customerId or customerNumber) roles on account.", jsonMap{
-				"customer": text(""), "account": refTo("schemas", "sandboxAccountReference"),
-				"roles": array(jsonMap{"type": "string"}),
-			}, "account", "roles")),
+			"engagements": array(refTo("schemas", "sandboxEngagement")),
 		}, "owner", "name", "engagements"),
+		"sandboxEngagement": object("Gives customer (a customerId or customerNumber) roles on account.", jsonMap{
+			"customer": text(""), "account": refTo("schemas", "sandboxAccountReference"),
+			"roles": array(jsonMap{"type": "string"}),
+		}, "account", "roles"),
+		"sandboxEngagementList": object("The ids of the accounts an agreement engages (the shape is assumed).",
+			jsonMap{"engagements": array(jsonMap{"type": "string"})}, "engagements"),
 	})
 	body := func(schema jsonMap) jsonMap {
 		return jsonMap{"required": true, "content": jsonMap{"application/json": jsonMap{"schema": schema}}}
@@ -652,6 +677,18 @@ func (p *platformDoc) sandboxOperations(common []any) {
 			idParam("cardAccountId", "The mock card account's id."), nil, array(refTo("schemas", "sandboxCardTransaction")),
 			created("The card transactions as the account information service shows them.", array(refTo("schemas", "cardTransaction")))},
 		{"post", "/v1/sandbox/agreements", "createSandboxAgreement", "Create a mock corporate agreement", nil, nil, refTo("schemas", "sandboxNewAgreement"),
+			created("The agreement.", refTo("schemas", "sandboxAgreement"))},
+		// The links of a mock agreement (self, engagements); the shapes
+		// are assumed.
+		{"get", "/v1/sandbox/agreements/{agreementId}", "getSandboxAgreement", "Read a mock corporate agreement (its self link)",
+			idParam("agreementId", "The agreement's id."), nil, nil, jsonMap{"200": answer("The agreement, as in the customer listing.", refTo("schemas", "sandboxAgreement"))}},
+		{"delete", "/v1/sandbox/agreements/{agreementId}", "deleteSandboxAgreement", "Delete a mock corporate agreement",
+			idParam("agreementId", "The agreement's id."), nil, nil, noContent},
+		{"get", "/v1/sandbox/agreements/{agreementId}/engagements", "listSandboxAgreementEngagements", "List the accounts a mock agreement engages (its engagements link)",
+			idParam("agreementId", "The agreement's id."), nil, nil, jsonMap{"200": answer("The engaged accounts.", refTo("schemas", "sandboxEngagementList"))}},
+		{"post", "/v1/sandbox/agreements/{agreementId}/engagements", "addSandboxAgreementEngagements", "Add engagements to a mock agreement",
+			idParam("agreementId", "The agreement's id."), nil,
+			jsonMap{"oneOf": []any{refTo("schemas", "sandboxEngagement"), array(refTo("schemas", "sandboxEngagement"))}, "description": "One engagement, or a non-empty list of them."},
 			created("The agreement.", refTo("schemas", "sandboxAgreement"))},
 	}
 	for _, o := range ops {
@@ -780,9 +817,10 @@ func TestOpenAPIDocument(t *testing.T) {
 		"getCorporateAgreements", "getUser"}
 	want = append(want, sandboxOperationIDs...)
 	want = append(want, concat(aisOps, paymentOps, basketOps)...)
+	want = append(want, servedOnlyOperationIDs...)
 	sort.Strings(want)
 	assert.Equal(t, want, operationIDs(doc))
-	assert.Len(t, want, len(described)+5+len(sandboxOps), "the operations the SDK calls")
+	assert.Len(t, want, len(described)+5+len(sandboxOps)+len(servedOnlyOperationIDs), "the operations the SDK calls and those only the emulator serves")
 
 	var tree jsonMap
 	require.NoError(t, json.Unmarshal(data, &tree))

@@ -177,6 +177,10 @@ var platformOnly = []struct {
 	{http.MethodPost, "/v1/sandbox/accounts/{accountId}/transactions", ""},
 	{http.MethodPost, "/v1/sandbox/card-accounts/{cardAccountId}/transactions", ""},
 	{http.MethodPost, "/v1/sandbox/agreements", ""},
+	{http.MethodGet, "/v1/sandbox/agreements/{agreementId}", ""},
+	{http.MethodDelete, "/v1/sandbox/agreements/{agreementId}", ""},
+	{http.MethodGet, "/v1/sandbox/agreements/{agreementId}/engagements", ""},
+	{http.MethodPost, "/v1/sandbox/agreements/{agreementId}/engagements", ""},
 }
 
 // operation is one call resolved against the Berlin Group file.

@@ -47,6 +47,7 @@ func (s *Server) handle(mux *http.ServeMux, pattern string, h handler) {
 	if method != "" {
 		full = method + " " + full
 	}
+	s.apiRoutes = append(s.apiRoutes, pattern)
 	need := rules.RequirementOf(pattern)
 	mux.HandleFunc(full, func(w http.ResponseWriter, r *http.Request) {
 		s.setCommonHeaders(w, r)

@@ -155,6 +155,7 @@ type Server struct {
 
 	requestIDs requestIDLog // X-Request-IDs seen (auth.go); has its own lock
 	lk         lockState    // data.go: the read-only routes; lock-wait timing in tests
+	apiRoutes  []string     // every pattern of handle, "METHOD /v1/...", in registration order (openapi_test.go)
 	faults     faultState   // faults.go: guarded by the bank's mu
 	out        outageState  // outages.go: its own lock
 	closeOnce  sync.Once
