@@ -75,6 +75,17 @@ type Resolution struct {
 // settled without a resolution or id to report.
 var ErrNotResolvable = errors.New("journal: journal entry not resolvable here")
 
+// ErrNotRecorded matches the error of [Journal.Resolve] that found what
+// became of the entry but could not record it in the journal (the store
+// failed). The [Resolution] it returns with the error is what it found:
+// after a resend that created the resource (ResolvedCreated), its new ID
+// and Answer (with the scaRedirect) exist nowhere else, since the entry
+// stays in doubt and a later Resolve would send the create again, which
+// the bank refuses as a duplicate. Report the Resolution, and record it
+// by other means (a person's settlement, [Journal.SettleByPerson]) once
+// the store works.
+var ErrNotRecorded = errors.New("journal: what Resolve found was not recorded in the journal")
+
 // ErrInFlight matches the error of [Journal.Resolve] for an entry without
 // an outcome whose create may still be running: younger than the
 // journal's in-flight time ([DefaultInFlight], [WithInFlight]) or
@@ -132,7 +143,10 @@ var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 // allowLogicalDuplicate stops the resend before it is sent.
 //
 // An error (the store, the network, a resend whose outcome is unknown
-// again) leaves the entry in doubt: call Resolve again later.
+// again) leaves the entry in doubt: call Resolve again later. The one
+// exception is an error matching [ErrNotRecorded]: Resolve found what
+// became of the entry and returns it with the error, but the journal
+// does not hold it; report it before anything else.
 //
 // A resource that reached the bank and was later rejected or cancelled no
 // longer counts as a duplicate: a resend then creates a new one, which
@@ -240,7 +254,7 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 		if token != "" {
 			j.dropClaim(ctx, key, token)
 		}
-		return res, fmt.Errorf("recording the resolution: %w", err)
+		return res, fmt.Errorf("%w: %w", ErrNotRecorded, err)
 	case conflict:
 		return res, fmt.Errorf("%w: the person's settlement (%s) stands; this resolution is in the entry's trail", ErrConflict, kept.Reason)
 	case kept != nil:

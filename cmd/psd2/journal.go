@@ -97,25 +97,87 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	return resolveEntry(ctx, e, j, c, en, dir, now)
+}
+
+// resolveEntry resolves en with c and prints what was found. Whatever
+// the bank told it is printed, even when the journal could not record it
+// or be read back: a payment the resend just created has its id and
+// approval link nowhere else. Such a run exits non-zero and says what the
+// journal lacks.
+func resolveEntry(ctx context.Context, e *env, j *journal.Journal, c *client.Client, en journal.Entry, dir *banks.Directory, now time.Time) error {
+	requestID := en.RequestID
 	res, err := j.Resolve(ctx, c, en)
-	var conflict error
+	var conflict, notRecorded error
 	switch {
 	case errors.Is(err, journal.ErrConflict):
 		conflict = err
+	case errors.Is(err, journal.ErrNotRecorded):
+		notRecorded = err
 	case err != nil:
-		return entryError(err, fs.Arg(0))
+		return entryError(err, requestID)
 	}
-	if en, err = j.Entry(ctx, fs.Arg(0)); err != nil {
-		return entryError(err, fs.Arg(0))
+	var unread error
+	if notRecorded == nil {
+		// The entry as the journal now holds it; should it not be read
+		// back, the one read before the resolve still says which
+		// payment this is.
+		if after, err := j.Entry(ctx, requestID); err != nil {
+			unread = err
+		} else {
+			en = after
+		}
 	}
 	rep := reportOf(rowOf(en, dir, now), res, conflict)
+	switch {
+	case notRecorded != nil:
+		notRecordedReport(&rep, res, notRecorded)
+	case unread != nil:
+		rep.Journal = fmt.Sprintf("NOT READ BACK: psd2 recorded this, but could not read the entry back (%v): psd2 journal show %s says what the journal holds", unread, requestID)
+	}
 	if err := e.emit(rep, func(w io.Writer) { printResolution(w, rep) }); err != nil {
 		return err
 	}
-	if conflict != nil {
+	switch {
+	case notRecorded != nil:
+		return failedError{"the journal was not updated: record what psd2 found (above) with psd2 journal settle before anything else"}
+	case conflict != nil:
 		return failedError{"a person settled this payment while psd2 sent it again: their settlement stands; check it against what the resend found (above)"}
+	case unread != nil:
+		return failedError{"the entry could not be read back from the journal after the resolve (above)"}
 	}
 	return nil
+}
+
+// notRecordedReport adds to rep that the journal does not hold what was
+// found (err, an error matching journal.ErrNotRecorded), and makes
+// recording it the first next step: the entry is still in doubt, and a
+// later resolve of a payment the resend created would send it again, be
+// refused as a duplicate, and never show this id again.
+func notRecordedReport(rep *resolveReport, res journal.Resolution, err error) {
+	settle := fmt.Sprintf("psd2 journal settle -by YOU -reason %q %s", "resolved: "+findingWords(res), rep.Entry.RequestID)
+	rep.Journal = fmt.Sprintf("NOT UPDATED: the journal could not record this (%v); it still lists the entry as in doubt", err)
+	step := "First record this finding by hand, once the store works: " + settle + "."
+	if res.Kind == journal.ResolvedCreated {
+		step += " Do not run psd2 journal resolve on it before that: it would send the payment again, the bank would refuse it as a duplicate, and this id and approval link would not be shown again."
+	}
+	rep.NextStep = step + " Then: " + rep.NextStep
+}
+
+// findingWords is a one-line reason for a settlement of what res found:
+// the payment's id and status, in no PSU data.
+func findingWords(res journal.Resolution) string {
+	out := string(res.Kind)
+	if res.ID != "" {
+		out += ", payment id " + res.ID
+	}
+	if res.Status != "" {
+		out += ", status " + res.Status
+	}
+	if res.ResendRequestID != "" {
+		out += ", resend X-Request-ID " + res.ResendRequestID
+	}
+	return out
 }
 
 // listJournal prints the entries in doubt (every entry with all) as a
@@ -565,6 +627,10 @@ type resolveReport struct {
 	// Conflict is set when a person settled the entry while the resend
 	// ran: their settlement stands.
 	Conflict string `json:"conflict,omitempty"`
+	// Journal is set when the journal does not hold this finding (it
+	// could not be recorded) or could not be read back; NextStep then
+	// starts with what to do about it.
+	Journal string `json:"journal,omitempty"`
 }
 
 // reportOf says what res means for the payment of row, and what to do.
@@ -685,8 +751,17 @@ func printResolution(w io.Writer, rep resolveReport) {
 	if rep.Conflict != "" {
 		fmt.Fprintf(w, "CONFLICT: %s.\n", rep.Conflict)
 	}
+	if rep.ID != "" {
+		fmt.Fprintf(w, "Payment id: %s\n", rep.ID)
+	}
+	if rep.Status != "" {
+		fmt.Fprintf(w, "Status: %s\n", rep.Status)
+	}
 	if rep.SCARedirect != "" {
 		fmt.Fprintf(w, "scaRedirect: %s\n", rep.SCARedirect)
+	}
+	if rep.Journal != "" {
+		fmt.Fprintf(w, "JOURNAL %s.\n", rep.Journal)
 	}
 	fmt.Fprintf(w, "Tell the PSU: %s\n", rep.TellPSU)
 	fmt.Fprintf(w, "Next: %s\n", rep.NextStep)
