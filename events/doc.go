@@ -12,10 +12,11 @@
 //   - [PaymentOutcomeUnknown], for a create whose outcome is unknown, and
 //     [PaymentInDoubt], for a journal entry still in doubt after a crash;
 //   - [CertificateExpiring], for the signing or QWAC certificate;
-//   - [PaymentSettled], [PaymentSettlementStalled] and [PaymentReturned],
-//     for a payment whose creditor's account the TPP watches: the money
-//     arrived, did not arrive within its scheme's window, or came back
-//     (package reconcile makes them).
+//   - [PaymentSettled], [PaymentSettlementStalled], [PaymentReturned] and
+//     [PaymentSettlementWithdrawn], for a payment whose creditor's account
+//     the TPP watches: the money arrived, did not arrive within its
+//     scheme's window, came back, or the credit that settled it was
+//     withdrawn by the bank (package reconcile makes them).
 //
 // An [Emitter] makes them and hands each, wrapped in an [Envelope], to a
 // [Sink]. In one process the Sink is a [Handler], called synchronously

@@ -32,8 +32,11 @@ const (
 	KindPaymentSettled           Kind = "payment.settled"
 	KindPaymentSettlementStalled Kind = "payment.settlement_stalled"
 	KindPaymentReturned          Kind = "payment.returned"
-	KindBankUnavailable          Kind = "bank.unavailable"
-	KindBankAvailable            Kind = "bank.available"
+	// KindPaymentSettlementWithdrawn is the kind of
+	// [PaymentSettlementWithdrawn].
+	KindPaymentSettlementWithdrawn Kind = "payment.settlement_withdrawn"
+	KindBankUnavailable            Kind = "bank.unavailable"
+	KindBankAvailable              Kind = "bank.available"
 )
 
 // Event is one of the typed events of this package.
@@ -147,7 +150,8 @@ type CertificateExpiring struct {
 // booking's key and date, the amount booked and the amount instructed.
 // When the two differ (a fee deducted, a partial payment, another
 // currency: no conversion is guessed) DifferentAmount is set. It comes
-// once per payment.
+// once per payment, and once more after each
+// [PaymentSettlementWithdrawn] when another credit settles it again.
 type PaymentSettled struct {
 	// Payment is the TPP's reference of the payment (its create's
 	// X-Request-ID, as the payments journal keys it).
@@ -167,6 +171,31 @@ type PaymentSettled struct {
 	MatchedBy string `json:"matchedBy"`
 	// Late is set when the credit was booked after the scheme's window.
 	Late bool `json:"late,omitempty"`
+	// Withdrawals counts the earlier settlements of the payment that the
+	// bank withdrew ([PaymentSettlementWithdrawn]): 0 for its first
+	// settlement. A settlement after a withdrawal is a fact of its own,
+	// with an ID of its own.
+	Withdrawals int `json:"withdrawals,omitempty"`
+}
+
+// PaymentSettlementWithdrawn says the credit that settled a payment
+// ([PaymentSettled]) is no longer booked: the bank no longer lists it,
+// lists it as pending again, or changed it so that it no longer settles
+// the payment (package reconcile). The money is not known to have
+// arrived: the payment waits for a credit again, and a later one brings
+// another PaymentSettled. It comes once per withdrawal.
+type PaymentSettlementWithdrawn struct {
+	// Payment is the TPP's reference of the payment (its create's
+	// X-Request-ID).
+	Payment string `json:"payment"`
+	// Booking is the withdrawn credit's key (txsync.Key), BookingDate
+	// and Amount its booking date and amount as they settled the
+	// payment.
+	Booking     string       `json:"booking"`
+	BookingDate date.Date    `json:"bookingDate"`
+	Amount      money.Amount `json:"amount"`
+	// Withdrawal counts the payment's withdrawals: 1 for its first.
+	Withdrawal int `json:"withdrawal"`
 }
 
 // PaymentSettlementStalled says an accepted payment was not booked on
@@ -274,6 +303,9 @@ func (PaymentSettlementStalled) Kind() Kind { return KindPaymentSettlementStalle
 // Kind returns [KindPaymentReturned].
 func (PaymentReturned) Kind() Kind { return KindPaymentReturned }
 
+// Kind returns [KindPaymentSettlementWithdrawn].
+func (PaymentSettlementWithdrawn) Kind() Kind { return KindPaymentSettlementWithdrawn }
+
 // A consent is named by the TPP's reference and its end: the platform
 // gives a consent no id of its own, and a consent granted later under the
 // same reference (the PSU came back) ends at another time. The end is no
@@ -293,9 +325,21 @@ func (e PaymentInDoubt) identity() string        { return e.Payment }
 // A payment settles, stalls and is returned at most once: its reference
 // names each fact, so that a replica, a restart or a second read of the
 // same booking (under another key, after a re-consent) emits the same ID.
-func (e PaymentSettled) identity() string           { return e.Payment }
-func (e PaymentSettlementStalled) identity() string { return e.Payment }
-func (e PaymentReturned) identity() string          { return e.Payment }
+// A settlement withdrawn by the bank is counted: each withdrawal, and the
+// settlement after it, is a fact of its own (a first settlement keeps the
+// ID it always had).
+func (e PaymentSettled) identity() string {
+	if e.Withdrawals == 0 {
+		return e.Payment
+	}
+	return e.Payment + "|" + strconv.Itoa(e.Withdrawals)
+}
+func (e PaymentSettlementWithdrawn) identity() string {
+	return e.Payment + "|" + strconv.Itoa(e.Withdrawal)
+}
+func (e PaymentSettlementWithdrawn) subject() string { return "payment|" + e.Payment }
+func (e PaymentSettlementStalled) identity() string  { return e.Payment }
+func (e PaymentReturned) identity() string           { return e.Payment }
 func (e CertificateExpiring) identity() string {
 	return e.Role + "|" + e.NotAfter.UTC().Format(time.RFC3339) + "|" + strconv.Itoa(e.Threshold)
 }
@@ -396,6 +440,8 @@ func (e Envelope) Event() (Event, error) {
 		ev = decode[PaymentSettlementStalled](e.Data)
 	case KindPaymentReturned:
 		ev = decode[PaymentReturned](e.Data)
+	case KindPaymentSettlementWithdrawn:
+		ev = decode[PaymentSettlementWithdrawn](e.Data)
 	case KindBankUnavailable:
 		ev = decode[BankUnavailable](e.Data)
 	case KindBankAvailable:

@@ -75,3 +75,35 @@ func TestSettlementEventMembers(t *testing.T) {
 		assert.JSONEq(t, tc.want, string(b))
 	}
 }
+
+// TestSettlementWithdrawnIdentity: each withdrawal of a payment's
+// settlement, and the settlement after it, is a fact of its own; a
+// payment's first settlement has one ID whatever its booking; the
+// withdrawal shares the payment's Key and decodes back.
+func TestSettlementWithdrawnIdentity(t *testing.T) {
+	t.Parallel()
+	d := date.Date{Year: 2026, Month: 4, Day: 7}
+	nok := money.MustParse("1.00", "NOK")
+	wrap := func(ev events.Event) events.Envelope {
+		env, err := events.Wrap(ev, time.Now())
+		require.NoError(t, err)
+		return env
+	}
+	first := wrap(events.PaymentSettled{Payment: "p", Booking: "k1", BookingDate: d, Amount: nok, Instructed: nok, MatchedBy: "kid"})
+	again := wrap(events.PaymentSettled{Payment: "p", Booking: "k2", BookingDate: d, Amount: nok, Instructed: nok, MatchedBy: "kid", Withdrawals: 1})
+	w1 := wrap(events.PaymentSettlementWithdrawn{Payment: "p", Booking: "k1", BookingDate: d, Amount: nok, Withdrawal: 1})
+	w1b := wrap(events.PaymentSettlementWithdrawn{Payment: "p", Booking: "k9", BookingDate: d, Amount: nok, Withdrawal: 1})
+	w2 := wrap(events.PaymentSettlementWithdrawn{Payment: "p", Booking: "k2", BookingDate: d, Amount: nok, Withdrawal: 2})
+	ids := map[string]bool{first.ID: true, again.ID: true, w1.ID: true, w2.ID: true}
+	assert.Len(t, ids, 4)
+	assert.Equal(t, w1.ID, w1b.ID, "one withdrawal, one fact")
+	assert.Equal(t, first.Key, w1.Key)
+	ev, err := w1.Event()
+	require.NoError(t, err)
+	assert.Equal(t, events.PaymentSettlementWithdrawn{Payment: "p", Booking: "k1", BookingDate: d, Amount: nok, Withdrawal: 1}, ev)
+	b, err := json.Marshal(ev)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"payment":"p","booking":"k1","bookingDate":"2026-04-07","amount":{"amount":"1.00","currency":"NOK"},"withdrawal":1}`, string(b))
+	other := wrap(events.PaymentSettled{Payment: "p", Booking: "k9", BookingDate: d, Amount: nok, Instructed: nok, MatchedBy: "remittance"})
+	assert.Equal(t, first.ID, other.ID, "a first settlement: the payment's one ID, as before")
+}

@@ -3,8 +3,9 @@
 // accounts it watches, and reports each payment settled (with the
 // booking's key, date and amount), settled with another amount (a fee
 // deducted, a partial payment, another currency: both amounts), returned
-// (a later reversal booked), or stalled (not booked within its scheme's
-// window after an accepted status), and each credit nothing matched
+// (a later reversal booked), stalled (not booked within its scheme's
+// window after an accepted status), or withdrawn (the bank took back the
+// credit that settled it), and each credit nothing matched
 // (docs/reconcile.md).
 //
 // It works where the TPP may read the creditor's account: a TPP that
@@ -41,6 +42,8 @@
 //     [Reconciler.Observe]) with every delta of an account, an empty one
 //     included: the credits added, and those changed from pending to
 //     booked, are matched; a pending credit waits until it is booked.
+//     Its removed and changed entries withdraw the settlements they made
+//     (see Withdrawn credits below).
 //     [Reconciler.Watch] declares an account watched, under the key
 //     txsync's Link gave it: a re-consent keeps the key, and every state.
 //
@@ -73,7 +76,32 @@
 // again, a re-consent), and, in the first read of an account
 // (txsync.Delta.First: the sync's state started over, every entry under
 // a new key), by its facts: dates, amount, counterparty, texts,
-// references, and its occurrence among identical entries.
+// references, and its occurrence among identical entries. A booking a
+// delta lists twice is taken once.
+//
+// # Withdrawn credits
+//
+// A booked credit is evidence only while the bank books it. When the
+// credit that settled a payment leaves the bank's list (a removal of
+// txsync.BookedGone in Delta.Removed), comes back as pending (a change
+// of txsync.Unbooked), or changes (amount, dates or texts: a change of
+// txsync.Amount, Dates or Text) so that it no longer settles the payment
+// with the same evidence, amount and date, the payment is [Withdrawn]:
+// not known to have arrived, waiting for a credit again as an Awaiting
+// payment does (it stalls after its window, once, as any payment), with
+// the withdrawn credit's key, date and amount and the count of its
+// withdrawals in its [State]. The call reports it in [Round.Withdrawn]
+// and emits events.PaymentSettlementWithdrawn, once per withdrawal. A
+// later credit settles it again (a changed credit is matched again at
+// once, as it is now): Settled, with another events.PaymentSettled whose
+// Withdrawals counts the withdrawals before it (and so has an ID of its
+// own). A credit the bank no longer lists stays seen: a delta given again
+// after the removal's does not bring it back; txsync gives it a new key
+// if the bank lists it again. One listed as pending again is matched
+// anew when it is booked, under its key. After a first read (the sync's
+// state started over), a credit seen before is known under its new key,
+// and withdrawn under it. A withdrawn reversal does not undo a return
+// (see When it cannot tell).
 //
 // # What the bank echoes
 //
@@ -106,8 +134,11 @@
 //
 // With [WithEmitter], the outcomes are events of package events:
 // events.PaymentSettled, events.PaymentSettlementStalled and
-// events.PaymentReturned, each once per payment, in the order of the
-// facts. An outcome is recorded in the account's state with its
+// events.PaymentReturned, each once per payment, and
+// events.PaymentSettlementWithdrawn, once per withdrawal (with the
+// settlement that follows it), in the order of the facts. An event whose
+// fact no longer holds when it is emitted (a settlement withdrawn before
+// its event went out) is not emitted. An outcome is recorded in the account's state with its
 // announcement, in the same write; the call that decided it emits the
 // events and then clears the announcement. A call that finds an
 // announcement another call left (it crashed, or the Emitter's sink
@@ -137,7 +168,11 @@
 // The state has a header (the next day a read can change anything, and
 // the announcements), read alone by the usual round that brings no
 // booking, and a body; each has a CRC-64, and a state that fails one is
-// [ErrCorruptState] ([Reconciler.Forget] starts the account over). An
+// [ErrCorruptState] ([Reconciler.Forget] starts the account over). A
+// state is written in the form of the earlier release (version 1) until
+// a credit of its account is withdrawn, and both forms are read: a
+// replica of the earlier release reads the state until then, and refuses
+// it after ([ErrCorruptState], not another state). An
 // account holds up to about 8,000 payments within the retention
 // ([ErrFull]: the state's bound is 900 KiB, below the store's 1 MiB).
 //
@@ -166,5 +201,10 @@
 //   - A credit booked more than [LateDays] banking days after the window,
 //     or read before its payment was tracked: unmatched.
 //   - A delta lost between txsync's write and Apply (a crash in between)
-//     is not read again; its credits' payments stall.
+//     is not read again; its credits' payments stall, and a withdrawal in
+//     it is not seen: the payment stays settled.
+//   - A credit withdrawn more than [ReturnDays] after its booking: the
+//     payment is [Withdrawn], but its references were let go, and no
+//     later credit settles it.
+//   - A reversal the bank withdraws: the payment stays [Returned].
 package reconcile

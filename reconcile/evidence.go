@@ -57,6 +57,7 @@ type booking struct {
 	words  []string
 	entry  *accounts.Transaction
 	order  int
+	again  bool // seen before: a changed credit matched again
 }
 
 // bookingOf returns the booking of a booked entry of an account; false

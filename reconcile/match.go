@@ -158,38 +158,174 @@ func (m *mutation) view(views map[int]*payView, s *acctState, i int) *payView {
 	return v
 }
 
-// apply matches the bookings of a delta against the state. A booking
+// revisions are the entries of a delta that the bank took back or
+// changed after they were booked: what may withdraw a settlement.
+type revisions struct {
+	// gone are the booked entries the bank no longer lists
+	// (txsync.BookedGone): txsync gives an entry listed again a new key.
+	gone []txsync.Key
+	// unbooked are the booked entries listed as pending again
+	// (txsync.Unbooked): booked again, each keeps its key.
+	unbooked []txsync.Key
+	// changed are the booked entries whose amount, dates or texts
+	// changed, as they are now (unreadable: ok false).
+	changed []revised
+}
+
+// revised is a booked entry whose facts changed.
+type revised struct {
+	b  booking
+	ok bool // b is a booking (its amount and date readable)
+}
+
+func (v *revisions) empty() bool { return len(v.gone)+len(v.unbooked)+len(v.changed) == 0 }
+
+// settledBy returns the index of each payment by the credit that
+// settled it (Settled or SettledOtherAmount).
+func (s *acctState) settledBy() map[string]int {
+	out := map[string]int{}
+	for i := range s.pays {
+		if p := &s.pays[i]; p.out == outSettled || p.out == outOther {
+			out[p.o.booking] = i
+		}
+	}
+	return out
+}
+
+// revise withdraws the settlements whose credit the bank took back or
+// changed so that it no longer settles its payment, and returns the
+// changed credits to match again. A credit no longer listed stays seen
+// (a delta given again after a later one does not bring it back); one
+// listed as pending again is forgotten, so that its booking, under the
+// same key, is matched anew.
+func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []booking {
+	by := s.settledBy()
+	withdraw := func(key txsync.Key) {
+		if i, ok := by[string(key)]; ok {
+			delete(by, string(key))
+			m.withdraw(s, i)
+		}
+	}
+	seenKeys := make(map[uint64]bool, len(s.seen))
+	for _, e := range s.seen {
+		seenKeys[e.kh] = true
+	}
+	for _, k := range v.gone {
+		withdraw(k)
+		if kh := hashString(string(k)); !seenKeys[kh] {
+			seenKeys[kh] = true
+			s.seen = append(s.seen, seen{kh: kh, fp: kh, day: m.today})
+			m.changed = true
+		}
+	}
+	unbooked := map[uint64]bool{}
+	for _, k := range v.unbooked {
+		withdraw(k)
+		unbooked[hashString(string(k))] = true
+	}
+	if n := len(s.seen); len(unbooked) > 0 && n > 0 {
+		s.seen = slices.DeleteFunc(s.seen, func(e seen) bool { return unbooked[e.kh] })
+		m.changed = m.changed || len(s.seen) != n
+	}
+	var again []booking
+	for _, c := range v.changed {
+		i, ok := by[string(c.b.key)]
+		if !ok {
+			continue // a credit that settled nothing is not matched again
+		}
+		if p := &s.pays[i]; c.ok && c.b.amt == p.o.booked && c.b.day == p.o.bday && (p.flags&flagClosed != 0 || m.stillMatches(s, i, views, &c.b)) {
+			continue // the same evidence, amount and date
+		}
+		withdraw(c.b.key)
+		if c.ok {
+			again = append(again, c.b)
+		}
+	}
+	return again
+}
+
+// stillMatches reports whether booking b settles s.pays[i] under any
+// tier.
+func (m *mutation) stillMatches(s *acctState, i int, views map[int]*payView, b *booking) bool {
+	for t := range tiers {
+		if m.matches(t, s, i, views, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// withdraw records that the credit that settled s.pays[i] no longer
+// does: the payment waits for a credit again, Withdrawn.
+func (m *mutation) withdraw(s *acctState, i int) {
+	p := &s.pays[i]
+	w := &withdrawal{n: 1, booking: p.o.booking, bday: p.o.bday, booked: p.o.booked}
+	if p.wd != nil { // shared with the reconciler's cache: replaced, never changed
+		w.n = p.wd.n + 1
+	}
+	p.wd, p.out, p.o = w, outNone, nil
+	p.flags = p.flags&^flagLate | flagWithdrawn
+	p.enc = nil
+	m.announceOf(s, p, annWithdrawn)
+	m.round.Withdrawn = append(m.round.Withdrawn, p.state(m.acct))
+	m.changed = true
+}
+
+// apply matches the bookings of a delta against the state, once the
+// revisions of its earlier bookings are applied (revise). A booking
 // whose key was seen is skipped; in the first read of an account (the
 // sync's state started over, every entry under a new key) so is one
 // whose facts were seen. Elsewhere the facts do not count: an identical
 // twin booked late, once its sibling left the sync's window, is a new
 // credit under its own key.
-func (m *mutation) apply(s *acctState, bs []booking, first bool) {
-	if len(bs) == 0 {
+func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions) {
+	views := map[int]*payView{}
+	var again []booking
+	if rev != nil && !rev.empty() {
+		again = m.revise(s, rev, views)
+	}
+	if len(bs)+len(again) == 0 {
 		return
 	}
-	known := make(map[uint64]bool, 2*len(s.seen))
-	for _, e := range s.seen {
+	known := make(map[uint64]bool, len(s.seen))
+	var byFact map[uint64]int // in a first read: the index in seen of each fingerprint
+	if first {
+		byFact = make(map[uint64]int, len(s.seen))
+	}
+	for j, e := range s.seen {
 		known[e.kh] = true
 		if first {
-			known[e.fp] = true
+			byFact[e.fp] = j
 		}
 	}
 	var credits, debits []*booking
 	horizon := m.today - retentionDays
+	taking := make(map[uint64]bool, len(bs))
 	for i := range bs {
 		b := &bs[i]
-		switch {
-		case known[b.kh] || known[b.fp]:
+		if known[b.kh] || taking[b.kh] {
 			m.round.Repeated++
 			continue
-		case b.day < s.since || b.day < horizon:
+		}
+		if j, ok := byFact[b.fp]; ok { // byFact is nil but in a first read
+			m.rekey(s, j, b)
+			m.round.Repeated++
+			continue
+		}
+		if b.day < s.since || b.day < horizon {
 			continue // before the account was watched: no payment of it
 		}
+		taking[b.kh] = true // one key once, even listed twice
 		if b.entry.TransactionAmount.Value.IsPositive() {
 			credits = append(credits, b)
 		} else {
 			debits = append(debits, b)
+		}
+	}
+	for i := range again { // seen already: matched again as they are now
+		if b := &again[i]; b.entry.TransactionAmount.Value.IsPositive() && b.day >= s.since && b.day >= horizon && !taking[b.kh] {
+			b.again, taking[b.kh] = true, true
+			credits = append(credits, b)
 		}
 	}
 	byDay := func(a, b *booking) int { return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.order, b.order)) }
@@ -197,7 +333,6 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool) {
 	slices.SortStableFunc(debits, byDay)
 
 	if len(credits) > 0 {
-		views := map[int]*payView{}
 		taken := make([]bool, len(credits))
 		for t := range tiers {
 			for ci, b := range credits {
@@ -218,7 +353,9 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool) {
 			}
 		}
 		for ci, b := range credits {
-			s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
+			if !b.again {
+				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
+			}
 			if !taken[ci] {
 				m.round.Unmatched = append(m.round.Unmatched, Credit{Key: b.key, BookingDate: dateOf(b.day), Amount: b.entry.TransactionAmount})
 			}
@@ -242,6 +379,33 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool) {
 	}
 }
 
+// rekey records that s.seen[j], seen under another key, is booking b
+// read again under its new key (a first read: the sync's state started
+// over): the payment it settled or returned is known under the new key,
+// so that the bank's withdrawal of it, under that key, is recognised.
+func (m *mutation) rekey(s *acctState, j int, b *booking) {
+	old := s.seen[j].kh
+	if old == b.kh {
+		return
+	}
+	s.seen[j].kh = b.kh
+	m.changed = true
+	for i := range s.pays {
+		p := &s.pays[i]
+		if p.out == outNone {
+			continue
+		}
+		switch {
+		case hashString(p.o.booking) == old:
+			o := *p.o // shared with the reconciler's cache: copied, never changed
+			o.booking, p.o, p.enc = string(b.key), &o, nil
+		case p.out == outReturned && hashString(p.o.ret) == old:
+			o := *p.o
+			o.ret, p.o, p.enc = string(b.key), &o, nil
+		}
+	}
+}
+
 // settle records that booking b settles s.pays[i].
 func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
 	p := &s.pays[i]
@@ -249,6 +413,7 @@ func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
 	if b.amt != p.amt {
 		p.out = outOther
 	}
+	p.flags &^= flagLate // a credit withdrawn before may have been late
 	if b.day > p.deadline {
 		p.flags |= flagLate
 	}
@@ -419,6 +584,8 @@ func (p *pay) state(acct txsync.AccountKey) State {
 		st.Settlement = Returned
 	case p.flags&flagVoid != 0:
 		st.Settlement = NotExecuted
+	case p.flags&flagWithdrawn != 0:
+		st.Settlement = Withdrawn
 	case p.flags&flagStalled != 0:
 		st.Settlement = Stalled
 	default:
@@ -430,6 +597,10 @@ func (p *pay) state(acct txsync.AccountKey) State {
 	}
 	if p.out == outReturned {
 		st.Reversal, st.ReversalDate = txsync.Key(p.o.ret), dateOf(p.o.rday)
+	}
+	if p.flags&flagWithdrawn != 0 {
+		st.Withdrawals, st.WithdrawnBooking = int(p.wd.n), txsync.Key(p.wd.booking)
+		st.WithdrawnBookingDate, st.WithdrawnAmount = dateOf(p.wd.bday), p.wd.booked.money()
 	}
 	return st
 }

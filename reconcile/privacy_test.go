@@ -46,9 +46,10 @@ func (e *envelopes) Publish(_ context.Context, env events.Envelope) error {
 }
 
 // TestNoPersonalData runs every outcome (settled by KID, by end-to-end
-// id, by text, with another amount, stalled, returned, unmatched) with
-// planted personal data: no event (ID, Key, data), no Round or State in
-// JSON, and no store key holds any of it; a Payment prints it redacted.
+// id, by text, with another amount, stalled, returned, withdrawn,
+// unmatched) with planted personal data: no event (ID, Key, data), no
+// Round or State in JSON, and no store key holds any of it; a Payment
+// prints it redacted.
 func TestNoPersonalData(t *testing.T) {
 	t.Parallel()
 	st := store.NewMemoryStore()
@@ -96,6 +97,13 @@ func TestNoPersonalData(t *testing.T) {
 		out = append(out, round)
 		clk.Set(oslo("2026-03-20"))
 	}
+	// The bank withdraws the credit of "text": withdrawn, and stalled
+	// (its window is over).
+	c := entry("c", "20.00", plantedText+" april", "")
+	round, err := r.Apply(ctx, &txsync.Delta{Account: acct, Removed: []txsync.Removal{{Key: c.Key, Reason: txsync.BookedGone,
+		Previous: txsync.Version{Status: accounts.BookingBooked, Amount: "20.00", Currency: "NOK", Counterparty: plantedDebtorName, Text: plantedText}}}})
+	require.NoError(t, err)
+	out = append(out, round)
 	var sts []reconcile.State
 	for s, err := range r.Payments(ctx, day("2026-03-01"), day("2026-03-31")) {
 		require.NoError(t, err)
@@ -107,8 +115,8 @@ func TestNoPersonalData(t *testing.T) {
 		kinds[s.Settlement] = true
 	}
 	assert.Equal(t, map[reconcile.Settlement]bool{reconcile.Settled: true, reconcile.SettledOtherAmount: true,
-		reconcile.Returned: true, reconcile.Stalled: true}, kinds, "every outcome ran")
-	require.Len(t, sink.all, 6, "4 settled (by KID, end-to-end id, text, text less a fee), 1 stalled, 1 returned")
+		reconcile.Returned: true, reconcile.Stalled: true, reconcile.Withdrawn: true}, kinds, "every outcome ran")
+	require.Len(t, sink.all, 8, "4 settled (by KID, end-to-end id, text, text less a fee), 1 withdrawn, 2 stalled, 1 returned")
 
 	var text strings.Builder
 	for _, env := range sink.all {

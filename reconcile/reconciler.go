@@ -484,8 +484,11 @@ func (r *Reconciler) read(ctx context.Context, key txsync.AccountKey) (*acctStat
 // the account, an empty delta included. Bookings seen before are
 // skipped: under their keys (the same delta again, a re-consent, whose
 // Link keeps the keys), and in a first read (d.First: the sync's state
-// started over, every entry under a new key) by their facts too. A delta of an account that is not watched
-// gives a Round with Watched false, at the cost of one store read.
+// started over, every entry under a new key) by their facts too. The
+// credits of d.Removed, of its changes to pending, and of its changed
+// amounts, dates or texts withdraw the settlements they made ([Withdrawn],
+// in Round.Withdrawn). A delta of an account that is not watched gives a
+// Round with Watched false, at the cost of one store read.
 func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%w: nil delta", ErrInvalid)
@@ -494,6 +497,7 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 		return nil, err
 	}
 	var bs []booking
+	var rev revisions
 	n := 0
 	for _, e := range d.Added {
 		if b, ok := bookingOf(e, n); ok {
@@ -502,14 +506,28 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 		n++
 	}
 	for _, c := range d.Changed {
-		if c.What&txsync.Booked != 0 {
+		switch {
+		case c.What&txsync.Booked != 0:
 			if b, ok := bookingOf(c.Entry, n); ok {
 				bs = append(bs, b)
 			}
+		case c.What&txsync.Unbooked != 0:
+			rev.unbooked = append(rev.unbooked, c.Key)
+		case c.What&(txsync.Amount|txsync.Dates|txsync.Text) != 0:
+			b, ok := bookingOf(c.Entry, n)
+			if !ok {
+				b = booking{key: c.Key}
+			}
+			rev.changed = append(rev.changed, revised{b: b, ok: ok})
 		}
 		n++
 	}
-	if len(bs) == 0 {
+	for _, rm := range d.Removed {
+		if rm.Reason == txsync.BookedGone {
+			rev.gone = append(rev.gone, rm.Key)
+		}
+	}
+	if len(bs) == 0 && rev.empty() {
 		// A first look, at the state's header alone: most reads of an
 		// account bring no booking, end no window and find no event
 		// left to emit.
@@ -531,7 +549,7 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 	}
 	var round Round
 	committed, err := r.commit(ctx, d.Account, func(m *mutation, s *acctState) error {
-		m.run(s, bs, d.First)
+		m.run(s, bs, d.First, &rev)
 		round = m.round
 		return nil
 	}, false)
@@ -556,8 +574,8 @@ func (r *Reconciler) Observe(ctx context.Context, d *txsync.Delta) error {
 }
 
 // run is the whole of an Apply's change of s.
-func (m *mutation) run(s *acctState, bs []booking, first bool) {
-	m.apply(s, bs, first)
+func (m *mutation) run(s *acctState, bs []booking, first bool, rev *revisions) {
+	m.apply(s, bs, first, rev)
 	m.stalls(s)
 	m.expire(s)
 	m.claim(s)
@@ -641,8 +659,9 @@ func (r *Reconciler) announce(ctx context.Context, key txsync.AccountKey, due []
 	var emitErr error
 	for _, d := range due {
 		st := d.st
-		var sent uint8
-		for _, ev := range eventsOf(st, d.ann) {
+		evs, moot := eventsOf(st, d.ann)
+		sent := moot // facts the state no longer shows: no event, cleared
+		for _, ev := range evs {
 			if _, err := r.em.Emit(ctx, ev.ev); err != nil {
 				emitErr = errors.Join(emitErr, err)
 				failed[st.Payment] = true
@@ -681,7 +700,7 @@ func (r *Reconciler) announce(ctx context.Context, key txsync.AccountKey, due []
 			if !changed {
 				return old, StateTTL, nil
 			}
-			return encodeHeader(s, h.body, 0), StateTTL, nil
+			return encodeHeader(s, h.version, h.body, 0), StateTTL, nil
 		})
 		if err != nil {
 			return errors.Join(emitErr, r.storeErr(err))
@@ -697,25 +716,47 @@ type announcement struct {
 }
 
 // eventsOf returns the events of the announcements ann of a state, in
-// the order the facts happen: stalled, settled, returned (a call that
-// announces one of a payment's facts claims its earlier ones with it, so
-// that pgstore's outbox, which keeps the order per payment, delivers
-// them in this order).
-func eventsOf(st State, ann uint8) []announcement {
-	var out []announcement
-	if ann&annStalled != 0 && st.WasStalled {
-		out = append(out, announcement{events.PaymentSettlementStalled{Payment: st.Payment, Scheme: st.Scheme.String(),
-			Accepted: st.Accepted, Deadline: st.Deadline}, annStalled})
+// the order the facts happen: stalled, withdrawn, settled, returned (a
+// call that announces one of a payment's facts claims its earlier ones
+// with it, so that pgstore's outbox, which keeps the order per payment,
+// delivers them in this order), and the announcements whose fact the
+// state no longer shows (moot: a settlement withdrawn before its event
+// went out), which are cleared without an event.
+func eventsOf(st State, ann uint8) (out []announcement, moot uint8) {
+	if ann&annStalled != 0 {
+		if st.WasStalled {
+			out = append(out, announcement{events.PaymentSettlementStalled{Payment: st.Payment, Scheme: st.Scheme.String(),
+				Accepted: st.Accepted, Deadline: st.Deadline}, annStalled})
+		} else {
+			moot |= annStalled
+		}
 	}
-	if ann&annSettled != 0 && st.Booking != "" {
-		out = append(out, announcement{events.PaymentSettled{Payment: st.Payment, Booking: string(st.Booking),
-			BookingDate: st.BookingDate, Amount: st.Booked, Instructed: st.Instructed,
-			DifferentAmount: !st.Booked.Equal(st.Instructed), MatchedBy: st.By.String(), Late: st.Late}, annSettled})
+	if ann&annWithdrawn != 0 {
+		if st.Withdrawals > 0 {
+			out = append(out, announcement{events.PaymentSettlementWithdrawn{Payment: st.Payment, Booking: string(st.WithdrawnBooking),
+				BookingDate: st.WithdrawnBookingDate, Amount: st.WithdrawnAmount, Withdrawal: st.Withdrawals}, annWithdrawn})
+		} else {
+			moot |= annWithdrawn
+		}
 	}
-	if ann&annReturned != 0 && st.Settlement == Returned {
-		out = append(out, announcement{events.PaymentReturned{Payment: st.Payment, Booking: string(st.Reversal),
-			Settled: string(st.Booking), BookingDate: st.ReversalDate,
-			Amount: money.Amount{Value: st.Booked.Value.Neg(), Currency: st.Booked.Currency}}, annReturned})
+	if ann&annSettled != 0 {
+		if st.Booking != "" {
+			out = append(out, announcement{events.PaymentSettled{Payment: st.Payment, Booking: string(st.Booking),
+				BookingDate: st.BookingDate, Amount: st.Booked, Instructed: st.Instructed,
+				DifferentAmount: !st.Booked.Equal(st.Instructed), MatchedBy: st.By.String(), Late: st.Late,
+				Withdrawals: st.Withdrawals}, annSettled})
+		} else {
+			moot |= annSettled
+		}
 	}
-	return out
+	if ann&annReturned != 0 {
+		if st.Settlement == Returned {
+			out = append(out, announcement{events.PaymentReturned{Payment: st.Payment, Booking: string(st.Reversal),
+				Settled: string(st.Booking), BookingDate: st.ReversalDate,
+				Amount: money.Amount{Value: st.Booked.Value.Neg(), Currency: st.Booked.Currency}}, annReturned})
+		} else {
+			moot |= annReturned
+		}
+	}
+	return out, moot
 }

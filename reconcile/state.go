@@ -37,18 +37,28 @@ import (
 // (empty once the payment is closed), uvarint execution date, accepted
 // date and deadline, a flags byte, the outcome byte and, with one, the
 // evidence byte, the booking key, its day and the amount booked, and for
-// a return the reversal's key and day. A string is a uvarint length and
-// its bytes; an amount a zigzag varint of units, a scale byte and the
-// currency; a day a uvarint day number (days since 1970-01-01, 0 for
-// none).
-const stateVersion = 1
+// a return the reversal's key and day; then, in version 2 and for a
+// payment flagged withdrawn only, the withdrawals' uvarint count and the
+// last withdrawn credit's key, day and amount. A string is a uvarint
+// length and its bytes; an amount a zigzag varint of units, a scale byte
+// and the currency; a day a uvarint day number (days since 1970-01-01, 0
+// for none).
+//
+// Version 1 is version 2 without a withdrawn payment: a state is written
+// as version 1 while none of its payments was withdrawn, so that a
+// replica of an earlier release reads it, and both are read.
+const (
+	stateVersion    = 2
+	stateVersionOne = 1
+)
 
 // Payment flags.
 const (
-	flagVoid    = 1 << iota // rejected or cancelled: no credit is expected
-	flagStalled             // flagged stalled (the event may be due still)
-	flagLate                // its credit was booked after the window
-	flagClosed              // matching facts dropped: settled past ReturnDays, returned or void
+	flagVoid      = 1 << iota // rejected or cancelled: no credit is expected
+	flagStalled               // flagged stalled (the event may be due still)
+	flagLate                  // its credit was booked after the window
+	flagClosed                // matching facts dropped: settled past ReturnDays, returned or void
+	flagWithdrawn             // a credit that settled it was withdrawn (wd is set); version 2
 )
 
 // Outcomes.
@@ -64,6 +74,7 @@ const (
 	annSettled uint8 = 1 << iota
 	annStalled
 	annReturned
+	annWithdrawn
 )
 
 // ErrCorruptState matches the error of every call that meets a stored
@@ -96,7 +107,8 @@ type pay struct {
 	deadline int32  // last banking day of the window
 	flags    uint8
 	out      uint8
-	o        *outcome // with out
+	o        *outcome    // with out
+	wd       *withdrawal // with flagWithdrawn
 	// enc is the payment's encoding as read or last written, nil once a
 	// field changed: every change of a payment sets it to nil, and an
 	// unchanged payment is written back by copying it.
@@ -113,6 +125,15 @@ type outcome struct {
 	booked  amt
 	ret     string
 	rday    int32
+}
+
+// withdrawal is the last credit that settled a payment and that the
+// bank withdrew, and how many were: apart from pay, as outcome is.
+type withdrawal struct {
+	n       uint64
+	booking string
+	bday    int32
+	booked  amt
 }
 
 // open reports whether p still waits for its credit.
@@ -192,10 +213,21 @@ func appendAmt(b []byte, a amt) []byte {
 
 func appendDay(b []byte, d int32) []byte { return binary.AppendUvarint(b, uint64(max(d, 0))) }
 
+// version is the version s is written in: 1 while no payment of it
+// was withdrawn (see above).
+func (s *acctState) version() byte {
+	for i := range s.pays {
+		if s.pays[i].flags&flagWithdrawn != 0 {
+			return stateVersion
+		}
+	}
+	return stateVersionOne
+}
+
 // encodeState encodes s, its due day computed anew, in one allocation.
 func encodeState(s *acctState) []byte {
 	s.due = s.nextDue()
-	b := encodeHeader(s, nil, 24+len(s.pays)*64+len(s.seen)*20)
+	b := encodeHeader(s, s.version(), nil, 24+len(s.pays)*64+len(s.seen)*20)
 	start := len(b)
 	b = binary.AppendUvarint(b, uint64(len(s.pays)))
 	for i := range s.pays {
@@ -227,6 +259,12 @@ func encodeState(s *acctState) []byte {
 				b = appendDay(b, p.o.rday)
 			}
 		}
+		if p.flags&flagWithdrawn != 0 {
+			b = binary.AppendUvarint(b, p.wd.n)
+			b = appendString(b, p.wd.booking)
+			b = appendDay(b, p.wd.bday)
+			b = appendAmt(b, p.wd.booked)
+		}
 		p.enc = b[at:len(b):len(b)]
 	}
 	b = binary.AppendUvarint(b, uint64(len(s.seen)))
@@ -238,10 +276,10 @@ func encodeState(s *acctState) []byte {
 	return binary.BigEndian.AppendUint64(b, crc64.Checksum(b[start:], crcTable))
 }
 
-// encodeHeader encodes s's header (s.due as it is), followed by body
-// (which ends with its own checksum), in a slice with room for extra
-// bytes more.
-func encodeHeader(s *acctState, body []byte, extra int) []byte {
+// encodeHeader encodes s's header (s.due as it is) in version v,
+// followed by body (which ends with its own checksum), in a slice with
+// room for extra bytes more.
+func encodeHeader(s *acctState, v byte, body []byte, extra int) []byte {
 	var h []byte
 	h = appendDay(h, s.since)
 	h = appendDay(h, s.due)
@@ -252,7 +290,7 @@ func encodeHeader(s *acctState, body []byte, extra int) []byte {
 		h = binary.AppendVarint(h, a.lease)
 	}
 	b := make([]byte, 0, 1+binary.MaxVarintLen64+len(h)+8+len(body)+extra)
-	b = append(b, stateVersion)
+	b = append(b, v)
 	b = binary.AppendUvarint(b, uint64(len(h)))
 	b = append(b, h...)
 	b = binary.BigEndian.AppendUint64(b, crc64.Checksum(b, crcTable))
@@ -398,6 +436,7 @@ func (d *decoder) count(min int) int {
 // header is the header of an encoded state, and its body, not yet
 // checked.
 type header struct {
+	version    byte
 	since, due int32
 	anns       []ann
 	body       []byte
@@ -405,7 +444,7 @@ type header struct {
 
 // decodeHeader reads and checks the header of an encoded state.
 func decodeHeader(b []byte) (header, error) {
-	if len(b) < 1 || b[0] != stateVersion {
+	if len(b) < 1 || (b[0] != stateVersion && b[0] != stateVersionOne) {
 		return header{}, fmt.Errorf("%w: unknown version", ErrCorruptState)
 	}
 	n, k := binary.Uvarint(b[1:])
@@ -417,7 +456,7 @@ func decodeHeader(b []byte) (header, error) {
 		return header{}, fmt.Errorf("%w: checksum", ErrCorruptState)
 	}
 	d := newDecoder(b[1+k : end])
-	h := header{since: d.day(), due: d.day(), body: b[end+8:]}
+	h := header{version: b[0], since: d.day(), due: d.day(), body: b[end+8:]}
 	m := d.count(3)
 	h.anns = make([]ann, 0, m)
 	for range m {
@@ -471,6 +510,15 @@ func decodeState(b []byte) (*acctState, error) {
 			p.o.booked = d.amt()
 			if p.out == outReturned {
 				p.o.ret, p.o.rday = d.string(), d.day()
+			}
+		}
+		if p.flags&flagWithdrawn != 0 {
+			if h.version == stateVersionOne {
+				d.fail()
+			}
+			p.wd = &withdrawal{n: d.uvarint(), booking: d.string(), bday: d.day(), booked: d.amt()}
+			if d.err == nil && (p.wd.n == 0 || p.wd.n > math.MaxInt32) {
+				d.fail()
 			}
 		}
 		if d.err != nil {

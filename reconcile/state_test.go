@@ -3,6 +3,7 @@ package reconcile
 import (
 	"encoding/binary"
 	"hash/crc64"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,11 +66,12 @@ func FuzzDecodeState(f *testing.F) {
 		return h.body[:len(h.body)-8]
 	}
 	f.Add(body(sampleState()))
+	f.Add(body(withdrawnState()))
 	f.Add(body(&acctState{}))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		b = binary.BigEndian.AppendUint64(append([]byte(nil), b...), crc64.Checksum(b, crcTable))
-		b = encodeHeader(&acctState{anns: []ann{{id: "x", bits: 1}}}, b, 0)
+		b = encodeHeader(&acctState{anns: []ann{{id: "x", bits: 1}}}, stateVersion, b, 0)
 		s, err := decodeState(b)
 		if err != nil {
 			return
@@ -78,4 +80,63 @@ func FuzzDecodeState(f *testing.F) {
 		require.NoError(t, err)
 		assert.Equal(t, s, again)
 	})
+}
+
+// withdrawnState is sampleState with a payment whose credit was
+// withdrawn twice, the second time after it settled again.
+func withdrawnState() *acctState {
+	s := sampleState()
+	s.pays = append(s.pays, pay{id: "r-4", created: 1773650002, scheme: Instant, amt: amt{units: 5, cur: "NOK"}, kid: "55667788",
+		deadline: 20533, flags: flagWithdrawn | flagStalled,
+		wd: &withdrawal{n: 2, booking: "akey0000000000000-9", bday: 20532, booked: amt{units: 5, cur: "NOK"}}})
+	s.due = s.nextDue()
+	return s
+}
+
+// TestStateVersions: a state of the earlier release (version 1, in
+// testdata) still reads, and is written back as it was, in version 1,
+// while none of its payments was withdrawn; a withdrawn payment makes it
+// version 2, which reads back the same; a version 1 state never holds a
+// withdrawn payment.
+func TestStateVersions(t *testing.T) {
+	t.Parallel()
+	old, err := os.ReadFile("testdata/state-v1.bin")
+	require.NoError(t, err)
+	require.Equal(t, byte(1), old[0])
+	s, err := decodeState(old)
+	require.NoError(t, err)
+	want := sampleState()
+	for i := range s.pays {
+		s.pays[i].enc = nil
+	}
+	assert.Equal(t, want, s)
+	assert.Equal(t, old, encodeState(s), "written back in version 1")
+
+	w := withdrawnState()
+	b := encodeState(w)
+	assert.Equal(t, byte(stateVersion), b[0])
+	back, err := decodeState(b)
+	require.NoError(t, err)
+	assert.Equal(t, w, back)
+	assert.Equal(t, Withdrawn, back.pays[3].state("a").Settlement)
+
+	h, err := decodeHeader(b)
+	require.NoError(t, err)
+	_, err = decodeState(encodeHeader(&acctState{since: h.since, due: h.due, anns: h.anns}, stateVersionOne, h.body, 0))
+	assert.ErrorIs(t, err, ErrCorruptState, "version 1 with a withdrawn payment")
+}
+
+// TestWithdrawnStateCorruption is TestStateCorruption for a version 2
+// state.
+func TestWithdrawnStateCorruption(t *testing.T) {
+	t.Parallel()
+	b := encodeState(withdrawnState())
+	for i := range b {
+		for bit := range 8 {
+			c := append([]byte(nil), b...)
+			c[i] ^= 1 << bit
+			_, err := decodeState(c)
+			require.ErrorIs(t, err, ErrCorruptState, "byte %d bit %d", i, bit)
+		}
+	}
 }

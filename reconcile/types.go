@@ -74,6 +74,13 @@ const (
 	// watched, but it was never tracked ([Reconciler.TrackJournal]
 	// tracks it).
 	Untracked
+	// Withdrawn: the credit that settled it is no longer booked (the
+	// bank no longer lists it, lists it as pending again, or changed it
+	// so that it no longer settles the payment): the money is not known
+	// to have arrived, and the payment waits for a credit again, as
+	// Awaiting does (it still stalls after its window). The withdrawn
+	// credit is in [State.WithdrawnBooking].
+	Withdrawn
 )
 
 // String names the state ("settled", "settled-other-amount", ...).
@@ -95,6 +102,8 @@ func (s Settlement) String() string {
 		return "not-applicable"
 	case Untracked:
 		return "untracked"
+	case Withdrawn:
+		return "withdrawn"
 	}
 	return "Settlement(" + strconv.Itoa(int(s)) + ")"
 }
@@ -171,6 +180,15 @@ type State struct {
 	// returned it.
 	Reversal     txsync.Key `json:"reversal,omitempty"`
 	ReversalDate date.Date  `json:"reversalDate,omitzero"`
+	// Withdrawals counts the credits that settled the payment and that
+	// the bank withdrew since (see [Withdrawn]; the payment may have
+	// settled again since). WithdrawnBooking, WithdrawnBookingDate and
+	// WithdrawnAmount are the last of them: its key, booking date and
+	// amount as they settled the payment.
+	Withdrawals          int          `json:"withdrawals,omitempty"`
+	WithdrawnBooking     txsync.Key   `json:"withdrawnBooking,omitempty"`
+	WithdrawnBookingDate date.Date    `json:"withdrawnBookingDate,omitzero"`
+	WithdrawnAmount      money.Amount `json:"withdrawnAmount,omitzero"`
 }
 
 // Credit is a credit booked on a watched account that matched no
@@ -193,10 +211,12 @@ type Round struct {
 	Watched bool `json:"watched"`
 	// Settled are the payments settled (Settled or SettledOtherAmount)
 	// by this call, Returned those returned, Stalled those found
-	// stalled.
-	Settled  []State `json:"settled,omitempty"`
-	Returned []State `json:"returned,omitempty"`
-	Stalled  []State `json:"stalled,omitempty"`
+	// stalled, Withdrawn those whose credit the bank withdrew (a
+	// payment settled again by the same call is in Settled too, after).
+	Settled   []State `json:"settled,omitempty"`
+	Returned  []State `json:"returned,omitempty"`
+	Stalled   []State `json:"stalled,omitempty"`
+	Withdrawn []State `json:"withdrawn,omitempty"`
 	// Unmatched are the new credits no payment matched.
 	Unmatched []Credit `json:"unmatched,omitempty"`
 	// Repeated counts the bookings of the delta matching had seen
@@ -207,5 +227,5 @@ type Round struct {
 
 // Empty reports whether the call learned nothing.
 func (r *Round) Empty() bool {
-	return r == nil || len(r.Settled)+len(r.Returned)+len(r.Stalled)+len(r.Unmatched) == 0
+	return r == nil || len(r.Settled)+len(r.Returned)+len(r.Stalled)+len(r.Withdrawn)+len(r.Unmatched) == 0
 }

@@ -25,22 +25,47 @@ type amt struct {
 // scale is 5).
 const maxScale = 18
 
+// maxTrailingZeros bounds the zeros beyond maxScale that amtOf drops from
+// an amount's fraction (a bank's text is at most 64 characters).
+const maxTrailingZeros = 64
+
 // amtOf returns a's amt; false when it is unreadable or does not fit.
 func amtOf(a money.Amount) (amt, bool) {
 	if a.Err() != nil || len(a.Currency) != 3 {
 		return amt{}, false
 	}
 	v := a.Value
-	exp := v.Exponent()
+	exp := int64(v.Exponent()) // in int64: -math.MinInt32 does not fit an int32
 	coef := v.Coefficient()
 	if exp > 0 {
 		if exp > 18 {
 			return amt{}, false
 		}
-		coef.Mul(coef, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(exp)), nil))
+		coef.Mul(coef, new(big.Int).Exp(big.NewInt(10), big.NewInt(exp), nil))
 		exp = 0
 	}
-	if -exp > maxScale || !coef.IsInt64() {
+	// Fraction digits beyond maxScale are kept only when they are zeros
+	// (125.000…0 is 125): an amount is read exactly, or not at all.
+	if extra := -exp - maxScale; extra > 0 {
+		if extra > maxTrailingZeros {
+			return amt{}, false
+		}
+		var rem big.Int
+		coef.QuoRem(coef, new(big.Int).Exp(big.NewInt(10), big.NewInt(extra), nil), &rem)
+		if rem.Sign() != 0 {
+			return amt{}, false
+		}
+		exp = -maxScale
+	}
+	ten := big.NewInt(10)
+	for exp < 0 && coef.Sign() != 0 && !coef.IsInt64() {
+		var q, rem big.Int
+		if q.QuoRem(coef, ten, &rem); rem.Sign() != 0 {
+			break
+		}
+		coef, exp = &q, exp+1
+	}
+	if !coef.IsInt64() {
 		return amt{}, false
 	}
 	out := amt{units: coef.Int64(), scale: uint8(-exp), cur: a.Currency}

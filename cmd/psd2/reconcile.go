@@ -132,15 +132,15 @@ func printReconcile(w io.Writer, rep *reconcileReport) {
 		if s.Booking != "" {
 			booked, on = s.Booked.String(), s.BookingDate.String()
 		}
-		if s.Settlement == reconcile.Stalled || s.Settlement == reconcile.Awaiting {
+		if s.Settlement == reconcile.Stalled || s.Settlement == reconcile.Awaiting || s.Settlement == reconcile.Withdrawn {
 			on = "by " + s.Deadline.String()
 		}
 		fmt.Fprintf(w, "%-16s  %-36s  %-12s  %14s  %-20s  %14s  %-10s  %s\n",
 			s.Created.In(date.Oslo()).Format("2006-01-02 15:04"), s.Payment, s.Scheme, s.Instructed, state, booked, on, s.By)
 	}
 	var parts []string
-	for _, k := range []reconcile.Settlement{reconcile.Settled, reconcile.SettledOtherAmount, reconcile.Returned, reconcile.Stalled,
-		reconcile.Awaiting, reconcile.NotExecuted, reconcile.NotApplicable, reconcile.Untracked} {
+	for _, k := range []reconcile.Settlement{reconcile.Settled, reconcile.SettledOtherAmount, reconcile.Returned, reconcile.Withdrawn,
+		reconcile.Stalled, reconcile.Awaiting, reconcile.NotExecuted, reconcile.NotApplicable, reconcile.Untracked} {
 		if n := rep.Counts[k]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
