@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -91,6 +92,11 @@ type Budget struct {
 	// storeWait bounds each store call (SettleWait; a test's may be
 	// shorter).
 	storeWait time.Duration
+	// retried holds the retries reserved by each counted call under way
+	// (*retryCalls), by its *client.Call, which the client hands to the
+	// call's hook and to its BeforeRetry alike; the hook's end removes
+	// the call's.
+	retried sync.Map
 }
 
 // Option configures a [Budget] in [New]; an invalid one makes New fail.

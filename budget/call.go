@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -87,15 +89,27 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 				return nil, err
 			}
 		}
+		rt := &retryCalls{}
+		b.retried.Store(call, rt)
 		return func(r client.Result) {
+			b.retried.Delete(call)
 			b.pauseAfter(ctx, r.Err)
 			rsv.noteSent(r)
 			// Best effort: a failed write only makes the SDK stricter.
 			ctx, cancel := b.settleContext(ctx)
 			defer cancel()
+			// The retries reserved but never sent (the breaker opened, or
+			// the caller gave up, while the call waited; the retry's
+			// request never left) are given back: a call counts exactly
+			// when the client reports it may have been sent.
+			if unused := rt.unused(r); len(unused) > 0 || !r.Sent {
+				if !r.Sent {
+					unused = append(unused, at)
+				}
+				_ = b.release(ctx, key, e, unused...)
+			}
 			switch {
 			case !r.Sent:
-				_ = b.release(ctx, key, e, at)
 			case bankAccessExceeded(r.Err) && !b.isRateLimit(r.Err):
 				// The bank says the endpoint is spent: the reservation's
 				// unused calls of it are spent too, and must not be
@@ -188,9 +202,51 @@ func (b *Budget) retryHook(op string, e Endpoint, accountOf AccountOf) func(cont
 		if err != nil {
 			return err
 		}
-		_, err = b.reserveKeeping(ctx, op, b.key(accountID, e.card()), e, RetryReserve)
-		return err
+		at, err := b.reserveKeeping(ctx, op, b.key(accountID, e.card()), e, RetryReserve)
+		if err != nil {
+			return err
+		}
+		if rt, ok := b.retried.Load(call); ok {
+			rt.(*retryCalls).add(at)
+		}
+		return nil
 	}
+}
+
+// retryCalls are the calls a counted call reserved for its retries
+// (retryHook), by their times, until its hook settles them: the client
+// may decide a retry, have the budget reserve it, and then not send it
+// (the bank's breaker opened, or the caller gave up, during the wait
+// before it; its request never left).
+type retryCalls struct {
+	mu sync.Mutex
+	at []time.Time
+}
+
+// add records a retry reserved at t.
+func (rt *retryCalls) add(t time.Time) {
+	rt.mu.Lock()
+	rt.at = append(rt.at, t)
+	rt.mu.Unlock()
+}
+
+// unused returns the times of the reserved retries that r, the call's
+// result, says were never sent, the latest ones: the call's first
+// request and each reserved retry are one request each, and r.Attempts
+// counts those that may have left (a retry of a request that never left
+// is sent on the same reservation). A clock-skew retry, which reserves
+// nothing, can only make it give back less: the SDK is then stricter.
+func (rt *retryCalls) unused(r client.Result) []time.Time {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	n := len(rt.at)
+	if r.Sent {
+		n = min(n, 1+len(rt.at)-r.Attempts)
+	}
+	if n <= 0 {
+		return nil
+	}
+	return slices.Clone(rt.at[len(rt.at)-n:])
 }
 
 // bankAccessExceeded reports whether err is the bank's own 429

@@ -193,13 +193,15 @@ func (b *Budget) reserveKeeping(ctx context.Context, op string, key string, e En
 	return now, nil
 }
 
-// release removes a reservation of endpoint e made at t for a call that
-// was not sent.
-func (b *Budget) release(ctx context.Context, key string, e Endpoint, t time.Time) error {
+// release removes the reservations of endpoint e made at ts (one each)
+// for requests that were not sent, in one write.
+func (b *Budget) release(ctx context.Context, key string, e Endpoint, ts ...time.Time) error {
 	return b.update(ctx, key, func(l *ledger) error {
 		calls := l.calls(e)
-		if i := slices.IndexFunc(*calls, t.Equal); i >= 0 {
-			*calls = slices.Delete(*calls, i, i+1)
+		for _, t := range ts {
+			if i := slices.IndexFunc(*calls, t.Equal); i >= 0 {
+				*calls = slices.Delete(*calls, i, i+1)
+			}
 		}
 		return nil
 	})

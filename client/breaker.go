@@ -230,7 +230,8 @@ func (k attemptKind) failed() bool { return k == kind5xx || k == kindTimeout || 
 // kindOf sorts one attempt: caller is the call's context (its end is the
 // caller's doing, not the bank's), took how long the attempt waited.
 func kindOf(caller context.Context, res attemptResult, took, answerWithin time.Duration) attemptKind {
-	if res.local {
+	if res.local || res.early {
+		// Nothing reached the bank: it cannot have failed to answer.
 		return kindIgnored
 	}
 	if res.err != nil {
@@ -258,6 +259,10 @@ func kindOf(caller context.Context, res attemptResult, took, answerWithin time.D
 type admission struct {
 	b     *bankHealth
 	probe bool
+	// seq is the probe's number (bankHealth.probeSeq) when probe is
+	// set, else 0: the half-open state it opened is this admission's
+	// only while the number is the bank's current one.
+	seq uint64
 }
 
 // admit lets a call through the breaker of c's bank, or refuses it with
@@ -300,7 +305,8 @@ func (c *Client) admit(ctx context.Context) (admission, error) {
 				// The turn is this process's: it probes, even when a call
 				// sent before the breaker opened failed meanwhile.
 				b.setState(BreakerHalfOpen, now)
-				return admission{b: b, probe: true}, nil
+				b.probeSeq++
+				return admission{b: b, probe: true, seq: b.probeSeq}, nil
 			case BreakerClosed:
 				return admission{b: b}, nil
 			}
@@ -355,13 +361,15 @@ var errProbeHeld = errors.New("client: another replica probes the bank")
 
 // done ends a call's admission: a probe that sent nothing the breaker
 // could judge (a hook refused it, the caller gave up) lets the next one
-// through.
+// through. Only the half-open state this probe opened is its to end: a
+// probe whose answer closed the breaker may end after the breaker opened
+// again and a later probe went out, which it must not double.
 func (a admission) done() {
 	if a.b == nil || !a.probe {
 		return
 	}
 	a.b.mu.Lock()
-	if a.b.state == BreakerHalfOpen {
+	if a.b.state == BreakerHalfOpen && a.b.probeSeq == a.seq {
 		a.b.state = BreakerOpen // probeAt has passed: the next call probes
 	}
 	a.b.mu.Unlock()
@@ -422,7 +430,7 @@ func (b *bankHealth) readShared(ctx context.Context) {
 		// The next probe is at most ProbeMax away, whatever the writer's
 		// clock: a replica's probe time far ahead never holds this one's
 		// probing back.
-		b.openedAt, b.probeAt = time.Unix(0, since), earliest(time.Unix(0, probe), t.Add(b.policy.ProbeMax))
+		b.openedAt, b.probeAt = earliest(time.Unix(0, since), t), earliest(time.Unix(0, probe), t.Add(b.policy.ProbeMax))
 		b.setState(BreakerOpen, t)
 	}
 }
@@ -505,7 +513,10 @@ func statusText(k attemptKind, res attemptResult) string {
 // breaker, as every replica on the store sees it: open (since when, and
 // when the next probe goes) while some client on the store holds it open,
 // else closed. It is what an operator's tool reads (psd2 health); a
-// process's own breaker is in [Client.BankHealth].
+// process's own breaker is in [Client.BankHealth]. The times are bounded
+// on the client's clock whatever the store holds: since is never later
+// than now, and probeAt never later than the breaker policy's ProbeMax
+// from now.
 func (c *Client) StoredBreaker(ctx context.Context) (state BreakerState, since, probeAt time.Time, err error) {
 	raw, err := c.cfg.store.Get(ctx, breakerKey(c.Scope()))
 	if errors.Is(err, store.ErrNotStored) {
@@ -518,5 +529,11 @@ func (c *Client) StoredBreaker(ctx context.Context) (state BreakerState, since, 
 	if _, err := fmt.Sscanf(string(raw), "%d %d", &s, &p); err != nil {
 		return BreakerClosed, time.Time{}, time.Time{}, fmt.Errorf("client: the stored breaker is unreadable")
 	}
-	return BreakerOpen, time.Unix(0, s), time.Unix(0, p), nil
+	// Bounded as readShared bounds what it adopts: the next probe at
+	// most ProbeMax away and an opening not in the future, whatever the
+	// writer's clock (or a garbled value) says, so that no reader (a job
+	// engine pausing the bank's queue until the probe) waits beyond it.
+	now := c.cfg.clock()
+	since, probeAt = earliest(time.Unix(0, s), now), earliest(time.Unix(0, p), now.Add(c.bankHealth().policy.ProbeMax))
+	return BreakerOpen, since, probeAt, nil
 }

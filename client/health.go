@@ -142,6 +142,9 @@ type bankHealth struct {
 	// failedProbes counts the probes that failed since the breaker
 	// opened (BreakerPolicy.probeWait).
 	failedProbes int
+	// probeSeq numbers the probes (admit): the half-open state is the
+	// probe's whose admission carries the current number.
+	probeSeq uint64
 	// claiming: a call of this process takes part in the probe turn
 	// (admit), so that the process's other calls do not.
 	claiming bool
@@ -166,8 +169,10 @@ type bankHealth struct {
 	opened bool
 }
 
-// record takes one attempt into the bank's health and breaker.
-func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration) {
+// record takes one attempt into the bank's health and breaker; probe is
+// the number of the probe the attempt belongs to (admission.seq), 0 for
+// a call that is no probe.
+func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration, probe uint64) {
 	if k == kindIgnored {
 		return
 	}
@@ -194,7 +199,7 @@ func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration) {
 		b.latN++
 	}
 	if !b.policy.Off {
-		changes, share = b.judge(k, ev, now)
+		changes, share = b.judge(k, ev, now, probe)
 	}
 	b.mu.Unlock()
 	b.writeShared(share)
@@ -228,10 +233,10 @@ func (b *bankHealth) bucket(now time.Time) *counts {
 	return c
 }
 
-// judge runs the breaker's rules on one attempt; b.mu is held. It
-// returns the changes and the write that tells the replicas of them
-// (nil: none), made once b.mu is released.
-func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) ([]BreakerChange, *sharedWrite) {
+// judge runs the breaker's rules on one attempt of probe (0: no probe);
+// b.mu is held. It returns the changes and the write that tells the
+// replicas of them (nil: none), made once b.mu is released.
+func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time, probe uint64) ([]BreakerChange, *sharedWrite) {
 	p := b.policy
 	if !k.failed() {
 		b.consecutive, b.streak = 0, b.streak[:0]
@@ -266,6 +271,12 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time) ([]Breaker
 		if b.current != nil && len(b.current.Evidence) < maxEvidence {
 			b.current.Evidence = append(b.current.Evidence, ev)
 			b.current.Failures++
+		}
+		if from == BreakerHalfOpen && probe != b.probeSeq {
+			// A call admitted before the breaker opened failed while
+			// the probe is on its way: the probe's own end decides, and
+			// no second probe goes out meanwhile.
+			return nil, nil
 		}
 		if from == BreakerHalfOpen {
 			b.failedProbes++

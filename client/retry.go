@@ -186,6 +186,10 @@ type attemptResult struct {
 	err   error  // transport, timeout or body error; nil with a reply
 	wrote bool   // a byte of the request may have left
 	local bool   // failed before sending (signing, credentials)
+	// early: the attempt ended before it was handed to the transport
+	// (its context ended first): no bank saw it, and its time
+	// (exchange.start) is an earlier attempt's, or none.
+	early bool
 }
 
 // status is the HTTP status of the attempt's answer, 0 without one.
@@ -233,7 +237,7 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 			if k.failed() { // the evidence of a downtime record
 				ev.RequestID, ev.At, ev.Result, ev.Operation = p.requestID, x.sentAt, statusText(k, res), p.op.Name
 			}
-			b.record(k, ev, took)
+			b.record(k, ev, took, p.adm.seq)
 		}
 		wait, again := x.decide(ctx, res)
 		if again && !p.adm.mayRetry() {
@@ -299,7 +303,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	timer := time.AfterFunc(limit, a.expire)
 	defer timer.Stop()
 	if err := actx.Err(); err != nil {
-		return attemptResult{err: context.Cause(actx)} // nothing handed over
+		return attemptResult{err: context.Cause(actx), early: true} // nothing handed over
 	}
 	x.start, x.sentAt = time.Now(), x.c.cfg.clock()
 	resp, err := x.c.hc.Do(req)

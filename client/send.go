@@ -89,7 +89,7 @@ type Operation struct {
 	Hook Hook
 	// BeforeRetry, when set, runs before each retry that follows an
 	// attempt that may have reached the bank (a byte of it left), with
-	// the resolved call; not before a retry of an attempt that never left,
+	// the resolved call (the same *Call the call's Hook was given); not before a retry of an attempt that never left,
 	// nor before the clock-skew retry, whose attempt the bank refused
 	// without acting on it. An error from it ends the call with that
 	// attempt's result, as if the policy allowed no more retries: the
