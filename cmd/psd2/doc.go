@@ -71,14 +71,19 @@
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed
 //
-// journal, budget and reconcile read the service's store, named by -store (or
-// $PSD2_STORE): the directory of its file store, or the PostgreSQL
+// journal, budget, reconcile and health read the service's store, named
+// by -store (or $PSD2_STORE): the directory of its file store, or the PostgreSQL
 // connection string (a postgres:// URL or key=value) of its pgstore, with
-// -schema when it is not pgstore's default. A location that holds no
-// store of the SDK (a missing or foreign directory, a URL of another
-// scheme, a database without a pgstore in that schema) is refused with
-// exit status 3: psd2 never creates a store, and never reads a wrong one
-// as an empty one. A connection string is never printed. Each answer of
+// -schema when it is not pgstore's default; a key=value string may
+// start with any keyword (gssencmode=..., pool_max_conns=...). A location
+// that holds no store of the SDK (a missing or foreign directory, a URL
+// of another scheme, a database without a pgstore in that schema or a
+// schema never migrated) is refused with exit status 3, and so is a
+// schema at a version newer than this psd2 knows (a newer release
+// migrated it, or its schema_migrations is another application's), by
+// every command that opens -store (journal, budget, reconcile, health,
+// outbox): psd2 never creates a store, and never reads a wrong one as
+// an empty one. A connection string is never printed. Each answer of
 // the store (health's and outbox's too) is awaited at most -store-wait
 // (30s; 1s to 1h): a database that takes the connection and then answers
 // nothing ends the command with exit status 3 and "the store did not

@@ -124,31 +124,13 @@ func openOutbox(ctx context.Context, conn, schema string, wait time.Duration) (*
 	if conn == "" {
 		return nil, nil, usagef("give -store, the PostgreSQL connection string of the pgstore (or set %s)", envStore)
 	}
-	if !strings.HasPrefix(conn, "postgres://") && !strings.HasPrefix(conn, "postgresql://") && !strings.Contains(conn, "=") {
+	if kindOf(conn) != storePostgres {
 		// Never quote it: it may hold a password.
 		return nil, nil, usagef("-store is not a PostgreSQL connection string (postgres://... or key=value): the outbox lives in a pgstore, not in a file store")
 	}
-	st, v, err := openPostgres(ctx, conn, schema, wait)
+	st, err := openPgstore(ctx, conn, schema, wait, outboxVersion)
 	if err != nil {
 		return nil, nil, err
-	}
-	if v > pgstore.SchemaVersion {
-		// A newer release's schema may keep its events otherwise (a
-		// listing of it could be a false all-clear, a retry could break
-		// what that release holds), and another application's
-		// schema_migrations (golang-migrate's, say) reads as a version
-		// too, often a date.
-		st.Close()
-		return nil, nil, fmt.Errorf("the schema %q is at version %d, newer than this psd2 knows (it knows versions up to %d): "+
-			"either a newer release of the service migrated it (use the psd2 of that release), or its schema_migrations is another application's (check -store and -schema)",
-			schema, v, pgstore.SchemaVersion)
-	}
-	if v < outboxVersion {
-		st.Close()
-		if v == 0 {
-			return nil, nil, fmt.Errorf("no pgstore in schema %q of this database: check -store and -schema", schema)
-		}
-		return nil, nil, fmt.Errorf("the pgstore in schema %q is at version %d; dead letters need version %d: upgrade the service (its Store.Migrate)", schema, v, outboxVersion)
 	}
 	return st.Outbox(), st.Close, nil
 }

@@ -42,8 +42,13 @@ const (
 )
 
 // pgKeyword matches the start of a key=value PostgreSQL connection
-// string: a libpq keyword and "=".
-var pgKeyword = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|sslcert|sslkey|sslrootcert|service|connect_timeout|application_name|options|target_session_attrs)\s*=`)
+// string: a keyword and "=". Any keyword, not only a list of libpq's:
+// libpq has dozens (gssencmode, channel_binding, keepalives,
+// sslpassword, require_auth...), pgx and pgxpool add their own
+// (pool_max_conns...), and a string of them taken for a directory would
+// be quoted in an error, password and all. A directory named so is
+// given as ./name.
+var pgKeyword = regexp.MustCompile(`^\s*[a-z_][a-z0-9_]*\s*=`)
 
 // kindOf says what loc names. A path with "://" in it is taken for a URL:
 // no file store is ever made there.
@@ -65,7 +70,8 @@ const storesOfSDK = "a store of the SDK is the directory a service's file store 
 // service keeps there (the journal, the budget). It never creates one:
 // a missing or foreign directory, a URL of another scheme, a database
 // without a pgstore in schema, are errors (exit status 3), so that a
-// wrong -store is never read as an empty store. The connection string
+// wrong -store is never read as an empty store; so is a schema at a
+// version this psd2 does not know (openPgstore). The connection string
 // is never quoted: it may hold a password.
 //
 // Each answer of the store, from the first connection on, is awaited at
@@ -76,13 +82,9 @@ func openStore(ctx context.Context, loc, schema string, wait time.Duration) (sto
 		scheme, _, _ := strings.Cut(strings.TrimSpace(loc), "://")
 		return nil, nil, fmt.Errorf("-store is a %s:// URL, no store of the SDK: %s", scheme, storesOfSDK)
 	case storePostgres:
-		st, v, err := openPostgres(ctx, loc, schema, wait)
+		st, err := openPgstore(ctx, loc, schema, wait, 1)
 		if err != nil {
 			return nil, nil, err
-		}
-		if v == 0 {
-			st.Close()
-			return nil, nil, fmt.Errorf("no pgstore in schema %q of the database of -store: check -store and -schema", schema)
 		}
 		return &waitingStore{st: st, wait: wait}, st.Close, nil
 	}
@@ -94,6 +96,44 @@ func openStore(ctx context.Context, loc, schema string, wait time.Duration) (sto
 		return nil, nil, err
 	}
 	return &waitingStore{st: fst, wait: wait}, func() {}, nil
+}
+
+// openPgstore opens the pgstore at conn in schema for a command that
+// needs its schema at version need or later, and refuses every other
+// schema (pgstoreVersionError): the one check of a pgstore's version,
+// for every command that opens one.
+func openPgstore(ctx context.Context, conn, schema string, wait time.Duration, need int) (*pgstore.Store, error) {
+	st, v, err := openPostgres(ctx, conn, schema, wait)
+	if err != nil {
+		return nil, err
+	}
+	if err := pgstoreVersionError(schema, v, need); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// pgstoreVersionError is nil when a pgstore's schema at version v (as
+// pgstore's Store.Version reads it) is one this psd2 reads and writes,
+// need or later; else the error that says why not. 0 is a schema never
+// migrated (or none at all); above pgstore.SchemaVersion, a schema a
+// newer release migrated, whose keys or events may be kept otherwise (a
+// listing of it could be a false all-clear, a write could break what
+// that release holds), or another application's schema_migrations
+// (golang-migrate's, say, whose versions are often dates).
+func pgstoreVersionError(schema string, v, need int) error {
+	switch {
+	case v > pgstore.SchemaVersion:
+		return fmt.Errorf("the schema %q is at version %d, newer than this psd2 knows (it knows versions up to %d): "+
+			"either a newer release of the service migrated it (use the psd2 of that release), or its schema_migrations is another application's (check -store and -schema)",
+			schema, v, pgstore.SchemaVersion)
+	case v == 0:
+		return fmt.Errorf("no pgstore in schema %q of the database of -store: the schema does not exist or was never migrated (the service's Store.Migrate); check -store and -schema", schema)
+	case v < need:
+		return fmt.Errorf("the pgstore in schema %q is at version %d; this command needs version %d: upgrade the service (its Store.Migrate)", schema, v, need)
+	}
+	return nil
 }
 
 // openPostgres opens the pgstore at conn in schema and reads its
