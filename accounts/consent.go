@@ -39,10 +39,14 @@ func (c *Consent) SCARedirect() string {
 // [client.WithRedirectURI] and [client.WithTPPSessionID] in ro.
 //
 // The deprecated POST /v1/consents is not offered (docs/interface.md section 9.3). The
-// request is not repeated automatically: each one starts a new SCA.
+// request is not repeated automatically: each one starts a new SCA. The
+// interface names 201 for it (docs/interface.md section 10 "Paths"):
+// another 2xx status is a [*client.UnexpectedStatusError] inside a
+// [*client.OutcomeUnknownError].
 func (s *Service) StartConsent(ctx context.Context, ro ...client.RequestOption) (*Consent, error) {
 	const op = "accounts.StartConsent"
-	out, _, err := servicecall.Do[Consent](ctx, s.client(), client.Operation{Name: op, Method: http.MethodPost, Path: "/v1/bank-offered-consents"}, ro)
+	out, _, err := servicecall.Do[Consent](ctx, s.client(), client.Operation{Name: op, Method: http.MethodPost, Path: "/v1/bank-offered-consents",
+		Statuses: []int{http.StatusCreated}}, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -169,9 +169,13 @@ func (s *Service) Status(ctx context.Context, basketID string, opts ...client.Re
 // payments are not cancelled: they stay in RCVD and may join another
 // basket (so the emulator behaves; the spec is silent). The bank allows it only before the basket is
 // authorised (the self link lists DELETE); otherwise the answer is an
-// error such as 405 CANCELLATION_INVALID.
+// error such as 405 CANCELLATION_INVALID. Another 2xx than 204 (a 200,
+// a 202) is a [*client.UnexpectedStatusError]: the bank did not say the
+// basket is gone; read it ([Service.Get]) to learn whether it is.
 func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.RequestOption) error {
-	_, _, err := servicecall.Do[struct{}](ctx, s.client(), byID("basket.Delete", http.MethodDelete, basketID, ""), opts)
+	op := byID("basket.Delete", http.MethodDelete, basketID, "")
+	op.Statuses = deleteStatuses
+	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
 	return err
 }
 
@@ -189,6 +193,7 @@ func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.Re
 func (s *Service) StartAuthorisation(ctx context.Context, basketID string, opts ...client.RequestOption) (*Authorisation, error) {
 	op := byID("basket.StartAuthorisation", http.MethodPost, basketID, "/authorisations")
 	op.ResultID = "scaStatus"
+	op.Statuses = authorisationStatuses
 	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
 	return out, err
 }
@@ -205,9 +210,22 @@ func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.Requ
 	return out, err
 }
 
-// DeleteAt deletes a basket by the href of its self link.
+// authorisationStatuses are the answers docs/interface.md section 10
+// "Paths" names for starting a basket's authorisation: 201 (another 2xx
+// is a [*client.UnexpectedStatusError] inside a
+// [*client.OutcomeUnknownError]).
+var authorisationStatuses = []int{http.StatusCreated}
+
+// deleteStatuses are the answers docs/interface.md section 10 "Paths"
+// names for a basket's deletion: 204.
+var deleteStatuses = []int{http.StatusNoContent}
+
+// DeleteAt deletes a basket by the href of its self link, with the
+// answers of [Service.Delete].
 func (s *Service) DeleteAt(ctx context.Context, href string, opts ...client.RequestOption) error {
-	_, _, err := servicecall.Do[struct{}](ctx, s.client(), at("basket.DeleteAt", http.MethodDelete, href), opts)
+	op := at("basket.DeleteAt", http.MethodDelete, href)
+	op.Statuses = deleteStatuses
+	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
 	return err
 }
 
@@ -216,6 +234,7 @@ func (s *Service) DeleteAt(ctx context.Context, href string, opts ...client.Requ
 func (s *Service) StartAuthorisationAt(ctx context.Context, href string, opts ...client.RequestOption) (*Authorisation, error) {
 	op := at("basket.StartAuthorisationAt", http.MethodPost, href)
 	op.ResultID = "scaStatus"
+	op.Statuses = authorisationStatuses
 	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
 	return out, err
 }

@@ -73,6 +73,9 @@ func readAnswer(body []byte, resultID, under string, strict bool, out any) (id s
 	if strings.TrimSpace(id) == "" {
 		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID), decodeErr
 	}
+	if len(id) > MaxIDLength {
+		return "", fmt.Errorf("%w: %w", ErrUnusableAnswer, &ValueTooLongError{Field: resultID, Length: len(id), Max: MaxIDLength}), decodeErr
+	}
 	if id == "." || id == ".." {
 		// A dot segment cannot name the resource in a path: nothing
 		// could read or cancel it.

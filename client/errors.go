@@ -151,7 +151,7 @@ func newError(op string, status int, requestID string, header http.Header, body 
 	}
 	e.Messages = decodeMessages(b.TPPMessages)
 	e.Links = decodeLinks(b.Links)
-	e.PSUMessage = decodeString(b.PSUMessage)
+	e.PSUMessage = ClipText(decodeString(b.PSUMessage))
 	return e
 }
 
@@ -172,7 +172,8 @@ func decodeString(raw json.RawMessage) string {
 
 // decodeMessages reads tppMessages: a list whose objects become messages
 // (other entries are dropped), or one object read as a list of one. Each
-// field of a message that is not a string is left empty.
+// field of a message that is not a string is left empty; the text is cut
+// to [MaxTextLength] characters, the other fields to [MaxIDLength] bytes.
 func decodeMessages(raw json.RawMessage) []TPPMessage {
 	if len(raw) == 0 {
 		return nil
@@ -195,17 +196,18 @@ func decodeMessages(raw json.RawMessage) []TPPMessage {
 			continue
 		}
 		out = append(out, TPPMessage{
-			Category: decodeString(f.Category),
-			Code:     decodeString(f.Code),
-			Path:     decodeString(f.Path),
-			Text:     decodeString(f.Text),
+			Category: clipBytes(decodeString(f.Category)),
+			Code:     clipBytes(decodeString(f.Code)),
+			Path:     clipBytes(decodeString(f.Path)),
+			Text:     ClipText(decodeString(f.Text)),
 		})
 	}
 	return out
 }
 
 // decodeLinks reads _links link by link: a link that is not an object is
-// dropped, an href that is not a string is left empty, and verbs keeps the
+// dropped (so is one whose href is longer than [MaxHrefLength]), an href
+// that is not a string is left empty, and verbs keeps the
 // strings of a list (verbs of another form are left out, so the link
 // allows nothing: [Link.Allows]).
 func decodeLinks(raw json.RawMessage) Links {
@@ -223,6 +225,9 @@ func decodeLinks(raw json.RawMessage) Links {
 			continue
 		}
 		link := Link{Href: decodeString(f.Href)}
+		if len(link.Href) > MaxHrefLength {
+			continue // as a malformed link: MaxHrefLength
+		}
 		var verbs []json.RawMessage
 		if len(f.Verbs) > 0 && json.Unmarshal(f.Verbs, &verbs) == nil {
 			for _, v := range verbs {

@@ -183,3 +183,38 @@ func (e *CancellationUnconfirmedError) Unwrap() error { return e.Err }
 func (e *CancellationUnconfirmedError) Is(target error) bool {
 	return target == ErrCancellationUnconfirmed
 }
+
+// ErrIncompleteAnswer matches the error of a payment read whose 200
+// answer lacks what the interface says it carries (docs/interface.md
+// section 10 "Paths"): a status answer ([Service.Status],
+// [Service.StatusAt]) without a transactionStatus, a details answer
+// ([Service.Get], [Service.GetAt]) without a paymentId, an empty body
+// or `{}` included. The error is an [*IncompleteAnswerError]. A read
+// answered with another 2xx status (a 204) fails with a
+// [*client.UnexpectedStatusError] instead ([client.ErrUnexpectedStatus]).
+// Neither says anything about the payment's state: read it again later.
+var ErrIncompleteAnswer = errors.New("payments: the bank's answer lacks what the interface says it carries")
+
+// IncompleteAnswerError is a payment read's 200 answer without the member
+// the interface says it carries ([ErrIncompleteAnswer]).
+type IncompleteAnswerError struct {
+	// Operation is the SDK call, e.g. "payments.Status".
+	Operation string
+	// RequestID is the X-Request-ID of the read.
+	RequestID string
+	// StatusCode is the status the bank answered.
+	StatusCode int
+	// Missing names the member the answer lacks ("transactionStatus",
+	// "paymentId").
+	Missing string
+}
+
+// Error returns one line: the call, the member missing, and that the
+// payment's state is unknown.
+func (e *IncompleteAnswerError) Error() string {
+	return e.Operation + ": the bank answered " + strconv.Itoa(e.StatusCode) + " without " + e.Missing + " (X-Request-ID " + e.RequestID +
+		"): the payment's state is unknown; read it again later"
+}
+
+// Is matches [ErrIncompleteAnswer].
+func (e *IncompleteAnswerError) Is(target error) bool { return target == ErrIncompleteAnswer }

@@ -1,5 +1,11 @@
 package payments
 
+import (
+	"encoding/json"
+
+	"github.com/tppkit/psd2/client"
+)
+
 // Product is a payment product, the {payment-product} segment of the
 // payment paths (docs/interface.md section 10 "Paths").
 type Product string
@@ -61,6 +67,21 @@ const (
 	// StatusPART: partially accepted (some payments of a bulk).
 	StatusPART TransactionStatus = "PART"
 )
+
+// UnmarshalJSON decodes a transactionStatus and refuses one longer than
+// [client.MaxIDLength] bytes with a [*client.ValueTooLongError]: a status
+// drives what the SDK and its caller do next, so it is never cut.
+func (s *TransactionStatus) UnmarshalJSON(b []byte) error {
+	var v string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if err := client.CheckLength("transactionStatus", v, client.MaxIDLength); err != nil {
+		return err
+	}
+	*s = TransactionStatus(v)
+	return nil
+}
 
 // IsKnown reports whether s is one of the statuses above.
 func (s TransactionStatus) IsKnown() bool {

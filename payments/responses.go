@@ -2,6 +2,7 @@ package payments
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
@@ -150,6 +151,21 @@ type Authorisation struct {
 	Links client.Links `json:"_links,omitempty"`
 	// PSUMessage is text for the PSU, when present.
 	PSUMessage string `json:"psuMessage,omitempty"`
+}
+
+// scaStatuses are the scaStatus values docs/interface.md section 10
+// "Status values" lists.
+var scaStatuses = []string{"received", "psuIdentified", "psuAuthenticated", "scaMethodSelected",
+	"started", "unconfirmed", "finalised", "failed", "exempted"}
+
+// ScaStatusKnown reports whether the answer's scaStatus is one the
+// interface lists. A start of authorisation whose scaStatus is not
+// listed is not refused: the authorisation may exist, and its scaRedirect
+// is still where to send the PSU. The SDK keeps such a value as it came
+// and no code of the SDK treats any scaStatus as final: the payment's
+// own status ([Service.Status]) says what became of it.
+func (a *Authorisation) ScaStatusKnown() bool {
+	return a != nil && slices.Contains(scaStatuses, a.ScaStatus)
 }
 
 // SCARedirect returns the absolute URL of the bank's authorisation page,

@@ -3,6 +3,7 @@ package payments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -283,24 +284,57 @@ func (s *Service) client() *client.Client {
 // PSU has approved it; its 404 is returned as an error matching
 // [ErrNotYetReadable], under every service.
 func (s *Service) Status(ctx context.Context, ref Ref, opts ...client.RequestOption) (*StatusResponse, error) {
+	return complete(s.status(ctx, ref, opts))
+}
+
+// readStatuses are the answers docs/interface.md section 10 "Paths" names
+// for a payment's status and details reads: 200. A 204 (or another 2xx)
+// is a *client.UnexpectedStatusError, not an empty status.
+var readStatuses = []int{http.StatusOK}
+
+// status reads a payment's status; an answer without transactionStatus
+// is returned as it came (Wait reports it as an unknown status).
+func (s *Service) status(ctx context.Context, ref Ref, opts []client.RequestOption) (*StatusResponse, error) {
 	op := ref.operation("payments.Status", http.MethodGet, "/"+segStatus)
+	op.Statuses = readStatuses
 	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), op, opts)
 	if err != nil {
 		return nil, notYetReadable(readPath(op), err)
 	}
+	if err := client.CheckLength("paymentId", out.PaymentID, client.MaxIDLength); err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Name, err)
+	}
 	return out, nil
+}
+
+// complete refuses a status answer without a transactionStatus with an
+// *IncompleteAnswerError.
+func complete(st *StatusResponse, err error) (*StatusResponse, error) {
+	if err != nil {
+		return nil, err
+	}
+	if st.TransactionStatus == "" {
+		m := st.Meta()
+		return nil, &IncompleteAnswerError{Operation: m.Operation, RequestID: m.RequestID, StatusCode: m.StatusCode, Missing: "transactionStatus"}
+	}
+	return st, nil
 }
 
 // StatusAt reads a payment's status by the href of an earlier answer's
 // status link (Initiation.Links.Href("status")), of a single, periodic or
 // bulk payment. The href is resolved against the base URL; it is never
-// sent to another host.
+// sent to another host. Its answers are those of [Service.Status].
 func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.RequestOption) (*StatusResponse, error) {
-	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), linkOperation("payments.StatusAt", http.MethodGet, href), opts)
+	op := linkOperation("payments.StatusAt", http.MethodGet, href)
+	op.Statuses = readStatuses
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), op, opts)
 	if err != nil {
 		return nil, notYetReadable(href, err)
 	}
-	return out, nil
+	if err := client.CheckLength("paymentId", out.PaymentID, client.MaxIDLength); err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Name, err)
+	}
+	return complete(out, nil)
 }
 
 // Get reads a payment's details with GET
@@ -308,22 +342,34 @@ func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.Requ
 // with the periodic fields of a periodic payment and the payments of a
 // bulk payment. The platform sends no transactionStatus here; use
 // [Service.Status]. An NDCT not yet approved by the PSU answers 404,
-// returned as an error matching [ErrNotYetReadable].
+// returned as an error matching [ErrNotYetReadable]. A 200 answer
+// without a paymentId (`{}`) is an error matching [ErrIncompleteAnswer];
+// another 2xx status is a [*client.UnexpectedStatusError].
 func (s *Service) Get(ctx context.Context, ref Ref, opts ...client.RequestOption) (*Details, error) {
 	op := ref.operation("payments.Get", http.MethodGet, "")
-	out, _, err := servicecall.Do[Details](ctx, s.client(), op, opts)
-	if err != nil {
-		return nil, notYetReadable(readPath(op), err)
-	}
-	return out, nil
+	return s.details(ctx, op, readPath(op), opts)
 }
 
-// GetAt reads a payment's details by the href of a self link.
+// GetAt reads a payment's details by the href of a self link, with the
+// answers of [Service.Get].
 func (s *Service) GetAt(ctx context.Context, href string, opts ...client.RequestOption) (*Details, error) {
-	op := linkOperation("payments.GetAt", http.MethodGet, href)
+	return s.details(ctx, linkOperation("payments.GetAt", http.MethodGet, href), href, opts)
+}
+
+// details reads a payment's details and checks the answer names the
+// payment.
+func (s *Service) details(ctx context.Context, op client.Operation, path string, opts []client.RequestOption) (*Details, error) {
+	op.Statuses = readStatuses
 	out, _, err := servicecall.Do[Details](ctx, s.client(), op, opts)
 	if err != nil {
-		return nil, notYetReadable(href, err)
+		return nil, notYetReadable(path, err)
+	}
+	if out.PaymentID == "" {
+		m := out.Meta()
+		return nil, &IncompleteAnswerError{Operation: m.Operation, RequestID: m.RequestID, StatusCode: m.StatusCode, Missing: "paymentId"}
+	}
+	if err := client.CheckLength("paymentId", out.PaymentID, client.MaxIDLength); err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Name, err)
 	}
 	return out, nil
 }
@@ -387,6 +433,13 @@ func (s *Service) cancel(ctx context.Context, op client.Operation, opts []client
 	return c, nil
 }
 
+// authorisationStatuses are the answers docs/interface.md section 10
+// "Paths" names for starting a payment's authorisation: 201. Another 2xx
+// status is a [*client.UnexpectedStatusError] inside a
+// [*client.OutcomeUnknownError]: an authorisation may have been started,
+// the answer is not read.
+var authorisationStatuses = []int{http.StatusCreated}
+
 // StartAuthorisation starts the PSU's SCA for a payment with POST
 // /v1/{payment-service}/{product}/{id}/authorisations, for a create answer
 // without a scaRedirect or after the PSU cancelled. The answer's
@@ -395,11 +448,15 @@ func (s *Service) cancel(ctx context.Context, op client.Operation, opts []client
 // Starting an authorisation moves no money, but each one that reaches the
 // bank is a new authorisation, so the request is sent once: after a
 // failure that may have reached the bank (a dropped connection, a timeout,
-// a 5xx, a 201 without scaStatus) the call returns client.ErrOutcomeUnknown,
-// and the caller may start it again deliberately.
+// a 5xx, a 201 without scaStatus, a 2xx other than 201) the call returns
+// client.ErrOutcomeUnknown, and the caller may start it again
+// deliberately. A scaStatus the interface does not list is kept as it
+// came (see [Authorisation.ScaStatusKnown]); an over-long one
+// ([client.MaxIDLength]) is refused.
 func (s *Service) StartAuthorisation(ctx context.Context, ref Ref, opts ...client.RequestOption) (*Authorisation, error) {
 	op := ref.operation("payments.StartAuthorisation", http.MethodPost, "/"+segAuthorisations)
 	op.ResultID = "scaStatus"
+	op.Statuses = authorisationStatuses
 	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
 	return out, err
 }
@@ -409,6 +466,7 @@ func (s *Service) StartAuthorisation(ctx context.Context, ref Ref, opts ...clien
 func (s *Service) StartAuthorisationAt(ctx context.Context, href string, opts ...client.RequestOption) (*Authorisation, error) {
 	op := linkOperation("payments.StartAuthorisationAt", http.MethodPost, href)
 	op.ResultID = "scaStatus"
+	op.Statuses = authorisationStatuses
 	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
 	return out, err
 }

@@ -61,7 +61,9 @@ var ErrUnknownStatus = errors.New("payments: the bank answered a payment status 
 //   - a read that failed on the way (the client's retries spent,
 //     [client.ErrNotSent], a 5xx, 429) is read again at the next step;
 //   - any other answer of the bank (a 4xx: the payment is unknown, the
-//     consent or session is wrong) ends the wait with that error;
+//     consent or session is wrong; a 2xx other than 200, such as a 204,
+//     [client.ErrUnexpectedStatus]; an id or status longer than the SDK
+//     accepts, [client.ErrValueTooLong]) ends the wait with that error;
 //   - when ctx ends first, Wait returns the last status it read (nil if
 //     none) with an error matching ctx.Err().
 //
@@ -77,7 +79,7 @@ func (s *Service) Wait(ctx context.Context, ref Ref, opts ...client.RequestOptio
 	var last *StatusResponse
 	wait := minWait
 	for {
-		st, err := s.Status(ctx, ref, opts...)
+		st, err := s.status(ctx, ref, opts)
 		switch {
 		case err == nil:
 			last = st
@@ -117,6 +119,11 @@ func (s *Service) Wait(ctx context.Context, ref Ref, opts ...client.RequestOptio
 func waitAgain(err error) bool {
 	if errors.Is(err, client.ErrValidation) {
 		return false // refused before sending: the same call is refused again
+	}
+	if errors.Is(err, client.ErrUnexpectedStatus) || errors.Is(err, client.ErrValueTooLong) {
+		// The bank answered, but not as the interface says (a 204): a
+		// read again would most likely bring the same answer.
+		return false
 	}
 	if errors.Is(err, ErrNotYetReadable) || errors.Is(err, client.ErrNotSent) {
 		return true

@@ -284,14 +284,17 @@ var ErrStartAuthorisation = errors.New("sca: the answer has only a startAuthoris
 
 // startAuthorisation starts the SCA of a startAuthorisation link through
 // the Flow's client, with the call's options, and returns the
-// scaRedirect of the answer, with purpose.
+// scaRedirect of the answer, with purpose. The interface names 201 for
+// it (docs/interface.md section 10 "Paths"): another 2xx status is a
+// *client.UnexpectedStatusError inside a *client.OutcomeUnknownError.
 func (c *Prepared) startAuthorisation(ctx context.Context, href string, purpose Purpose) (Redirect, error) {
 	cl := c.m.flow.client
 	if cl == nil {
 		return Redirect{}, ErrStartAuthorisation
 	}
 	var body json.RawMessage
-	_, err := cl.Do(ctx, client.Operation{Name: "sca.StartAuthorisation", Method: http.MethodPost, Path: href, ResultID: "scaStatus"}, &body, c.Options)
+	_, err := cl.Do(ctx, client.Operation{Name: "sca.StartAuthorisation", Method: http.MethodPost, Path: href, ResultID: "scaStatus",
+		Statuses: []int{http.StatusCreated}}, &body, c.Options)
 	if err != nil {
 		return Redirect{}, err
 	}

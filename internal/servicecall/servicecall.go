@@ -9,6 +9,7 @@ package servicecall
 import (
 	"context"
 	"errors"
+	"reflect"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -35,5 +36,21 @@ func Do[T any](ctx context.Context, c *client.Client, op client.Operation, opts 
 	if err != nil {
 		return nil, resp, err
 	}
+	clipPSUMessage(out)
 	return out, resp, nil
+}
+
+// clipPSUMessage cuts a top-level string field PSUMessage of *out (the
+// answers of payments and baskets carry one) to [client.MaxTextLength]
+// characters ([client.ClipText]): the bank's text for the PSU is only
+// shown, so a longer one is cut rather than refused.
+func clipPSUMessage(out any) {
+	v := reflect.ValueOf(out)
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	f := v.Elem().FieldByName("PSUMessage")
+	if f.IsValid() && f.Kind() == reflect.String && f.CanSet() {
+		f.SetString(client.ClipText(f.String()))
+	}
 }

@@ -1,0 +1,126 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Bounds on the strings of a bank's answer that the SDK keeps or shows,
+// besides the bound on the whole body. This is the one place they are
+// set (docs/interface.md section 8 gives the first; the others are
+// generous bounds of the SDK's own, far above anything the platform was
+// seen to send):
+//
+//   - MaxTextLength: free text that is only shown, psuMessage and the
+//     text of a tppMessage (the interface's 512 characters). A longer
+//     text is cut to MaxTextLength characters ([ClipText]), not refused.
+//   - MaxIDLength: ids and codes that drive what the SDK or its caller
+//     does next: a created resource's id (paymentId, basketId), the
+//     scaStatus of a started authorisation, a transactionStatus. A longer
+//     one is refused with a [*ValueTooLongError]: a cut id would name
+//     another resource, a cut status another state.
+//   - MaxHrefLength: the href of a link, followed by the SDK and handed to
+//     the PSU's browser (scaRedirect). In a 2xx answer a longer one is
+//     refused with a [*ValueTooLongError]; in an error answer the link is
+//     left out, as a malformed one is.
+const (
+	MaxTextLength = 512
+	MaxIDLength   = 256
+	MaxHrefLength = 4096
+)
+
+// ErrValueTooLong matches a [*ValueTooLongError].
+var ErrValueTooLong = errors.New("client: a value of the bank's answer is longer than the SDK accepts")
+
+// ValueTooLongError is an id, status or href of a bank's answer longer
+// than the SDK's bound for it ([MaxIDLength], [MaxHrefLength]). It quotes
+// nothing of the value. It matches [ErrValueTooLong]; in the answer of a
+// request that is not repeatable it comes inside an
+// [*OutcomeUnknownError].
+type ValueTooLongError struct {
+	// Field names the member, e.g. "paymentId" or "_links.self.href".
+	Field string
+	// Length is the value's length in bytes.
+	Length int
+	// Max is the bound it exceeds, in bytes.
+	Max int
+}
+
+func (e *ValueTooLongError) Error() string {
+	return fmt.Sprintf("client: the bank's %s is %d bytes long, more than the %d the SDK accepts", e.Field, e.Length, e.Max)
+}
+
+// Is matches [ErrValueTooLong].
+func (e *ValueTooLongError) Is(target error) bool { return target == ErrValueTooLong }
+
+// CheckLength returns a [*ValueTooLongError] naming field when s is
+// longer than max bytes, else nil.
+func CheckLength(field, s string, max int) error {
+	if len(s) > max {
+		return &ValueTooLongError{Field: field, Length: len(s), Max: max}
+	}
+	return nil
+}
+
+// ClipText returns s cut to at most [MaxTextLength] characters (runes),
+// for free text of the bank's that is only shown (psuMessage, a
+// tppMessage's text). A cut text ends with "…" in place of its last
+// character.
+func ClipText(s string) string {
+	if len(s) <= MaxTextLength || utf8.RuneCountInString(s) <= MaxTextLength {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == MaxTextLength-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
+// UnmarshalJSON decodes a link and refuses an href longer than
+// [MaxHrefLength] with a [*ValueTooLongError].
+func (l *Link) UnmarshalJSON(b []byte) error {
+	type plain Link
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	if err := CheckLength("link href", p.Href, MaxHrefLength); err != nil {
+		return err
+	}
+	*l = Link(p)
+	return nil
+}
+
+// UnmarshalJSON decodes a tppMessage and cuts its text to
+// [MaxTextLength] characters ([ClipText]); code, category and path are
+// cut to [MaxIDLength] bytes at a character boundary: they are shown
+// and compared, never followed.
+func (m *TPPMessage) UnmarshalJSON(b []byte) error {
+	type plain TPPMessage
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	p.Text = ClipText(p.Text)
+	p.Code, p.Category, p.Path = clipBytes(p.Code), clipBytes(p.Category), clipBytes(p.Path)
+	*m = TPPMessage(p)
+	return nil
+}
+
+// clipBytes cuts s to at most MaxIDLength bytes at a character boundary.
+func clipBytes(s string) string {
+	if len(s) <= MaxIDLength {
+		return s
+	}
+	i := MaxIDLength
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i]
+}
