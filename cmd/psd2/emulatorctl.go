@@ -131,7 +131,7 @@ func ctlName(name string) string {
 }
 
 // ctlArgs makes the JSON arguments of name=value pairs, or takes one JSON
-// object as it is.
+// object as it is. A name given twice is refused.
 func ctlArgs(args []string) ([]byte, error) {
 	if len(args) == 1 && strings.HasPrefix(strings.TrimSpace(args[0]), "{") {
 		if !json.Valid([]byte(args[0])) {
@@ -144,6 +144,10 @@ func ctlArgs(args []string) ([]byte, error) {
 		k, v, ok := strings.Cut(a, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("argument %q: want name=value", a)
+		}
+		if _, twice := obj[k]; twice {
+			// Not the last taken and the other dropped without a word.
+			return nil, fmt.Errorf("argument %q: %s is given twice", a, k)
 		}
 		if json.Valid([]byte(v)) {
 			obj[k] = json.RawMessage(v)

@@ -105,7 +105,7 @@ type controlArgs struct {
 	Profile        *string         `json:"profile"`
 	PaymentID      jsonString      `json:"paymentId"`
 	Settlement     Settlement      `json:"settlement"`
-	Text           string          `json:"text"`
+	Text           jsonString      `json:"text"` // a number too: an invoice number typed on a command line
 }
 
 // controlRoutes are the controls of the API, one per method of Controls
@@ -195,6 +195,11 @@ var controlRoutes = []controlRoute{
 	{method: "Consents", read: true, keys: "tpp customerNumber", args: `{"customerNumber":"13039319955"}`, doc: "the customer's consents at the TPP, with their end", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		cert, err := s.controlRegisteredTPP(a.TPP)
 		if err != nil {
+			return nil, err
+		}
+		// A number no customer has (a typo, or none given) would list no
+		// consents: the all-clear of a test that checks one was revoked.
+		if err := s.controlCustomer(string(a.CustomerNumber)); err != nil {
 			return nil, err
 		}
 		now := s.now()
@@ -357,7 +362,7 @@ var controlRoutes = []controlRoute{
 		return map[string]any{"payment": p}, named(err, ErrUnknownPayment, "paymentId", noPayment)
 	}},
 	{method: "UnrelatedCredit", keys: "paymentId text", args: `{"paymentId":"enc!!...","text":"Faktura"}`, doc: "a credit of a payment's amount from elsewhere on its creditor account", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
-		ref, err := s.Control().UnrelatedCredit(string(a.PaymentID), a.Text)
+		ref, err := s.Control().UnrelatedCredit(string(a.PaymentID), string(a.Text))
 		return map[string]string{"ref": ref}, named(err, ErrUnknownPayment, "paymentId", noPayment)
 	}},
 	{method: "InjectFault", keys: "kind status method pathPrefix count retryAfter delay", args: `{"kind":"status","status":503,"method":"POST","pathPrefix":"/v1/payments/","count":1}`, doc: "fail the next requests (status, rate-limit, hang, drop-after-body, drop-before-processing, corrupt-signature, corrupt-digest)", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
@@ -390,6 +395,10 @@ var controlRoutes = []controlRoute{
 			return nil, argError("method: one of " + strings.Join(faultMethods, ", ") + " (empty: any)")
 		case f.PathPrefix != "" && !strings.HasPrefix(f.PathPrefix, "/"):
 			return nil, argError(`pathPrefix: a path starting with "/", such as "/v1/payments/" (empty: any)`)
+		case strings.ContainsAny(f.PathPrefix, "?#"):
+			// A request's path holds no query or fragment: the fault
+			// would never match a request and stay armed for ever.
+			return nil, argError(`pathPrefix: a path without a query or fragment ("?", "#"), such as "/v1/payments/"`)
 		case f.PathPrefix != "" && !strings.HasPrefix(faultPrefix(f.PathPrefix), "/v1/") && !strings.HasPrefix("/v1/", faultPrefix(f.PathPrefix)):
 			// Faults apply to the API's paths (/v1/... after /api) only:
 			// the SCA page, /openapi.json or another path would never
@@ -814,7 +823,9 @@ func newControlAPI(token string, banks map[string]*Server, ids []string) http.Ha
 func (api *controlAPI) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		// The scheme matches without regard to case (RFC 9110, 11.1).
+		scheme, got, _ := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		ok := strings.EqualFold(scheme, "Bearer")
 		sum := sha256.Sum256([]byte(strings.TrimSpace(got)))
 		var zero [sha256.Size]byte
 		if !ok || api.token == zero || subtle.ConstantTimeCompare(sum[:], api.token[:]) != 1 {
@@ -849,6 +860,14 @@ func (api *controlAPI) serve(w http.ResponseWriter, r *http.Request, rt *control
 	if err != nil {
 		writeControl(w, 0, err)
 		return
+	}
+	for k := range r.URL.Query() {
+		if k != "bank" {
+			// GET /controls/consents?customerNumber=... would run the
+			// control without it and list nothing.
+			writeControl(w, 0, argError(strconv.Quote(clip(k))+": the arguments are a JSON object in the body; the query takes bank alone"))
+			return
+		}
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxControlBody))
 	if err != nil {
@@ -929,6 +948,10 @@ func decodeControlArgs(body []byte, maxValues int, rt *controlRoute, a *controlA
 		dec.DisallowUnknownFields() // in a seed's customers or a transaction too
 		if err := dec.Decode(a); err != nil {
 			var te *json.UnmarshalTypeError
+			var fe *fieldError
+			if errors.As(err, &fe) {
+				return argError(clip(k) + "." + fe.path + ": " + fe.msg)
+			}
 			if errors.As(err, &te) {
 				err = fmt.Errorf("want %s, not a JSON %s", te.Type, te.Value)
 				if te.Field != "" {
@@ -968,11 +991,12 @@ var controlTextBounds = map[string]int{
 // scanControlArgs checks the JSON text b against the bounds of the
 // control API before it is decoded (scanJSON): the values in its
 // arrays, at any depth, at most maxValues together (413; an object's
-// keys are not counted), its nesting, and the length of every key,
-// string and number (400, naming the field by its path:
+// keys are not counted), its nesting, the length of every key, string
+// and number, and no key twice in one object, matched without regard to
+// case (400, naming the field by its path:
 // customers[0].accounts[1].product).
 func scanControlArgs(b []byte, maxValues int) error {
-	o := scanJSON(b, jsonBounds{values: maxValues, depth: maxControlDepth, text: maxControlText, textOf: controlTextBounds})
+	o := scanJSON(b, jsonBounds{values: maxValues, depth: maxControlDepth, text: maxControlText, textOf: controlTextBounds, unique: true})
 	switch {
 	case o == nil:
 		return nil
@@ -983,6 +1007,8 @@ func scanControlArgs(b []byte, maxValues int) error {
 		return argError(fmt.Sprintf("%s: the arguments nest deeper than %d objects and arrays", clip(o.path), o.limit))
 	case o.kind == overKey:
 		return argError(fmt.Sprintf("%s: a key of more than %d characters", clip(o.path), o.limit))
+	case o.kind == overDupKey:
+		return argError(fmt.Sprintf("%s: given twice (keys match without regard to case): which one is meant?", clip(o.path)))
 	}
 	return argError(fmt.Sprintf("%s: at most %d characters", clip(o.path), o.limit))
 }

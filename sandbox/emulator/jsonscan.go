@@ -26,6 +26,10 @@ type jsonBounds struct {
 	// are not checked here.
 	text   int
 	textOf map[string]int
+	// unique refuses a key an object holds twice, matched without
+	// regard to case as the decoder matches keys to fields: the decoder
+	// would keep the last and drop the other without a word.
+	unique bool
 }
 
 // overKind is the bound a JSON text passed.
@@ -36,6 +40,7 @@ const (
 	overDepth                  // nested deeper than jsonBounds.depth
 	overKey                    // a key longer than jsonBounds.text
 	overText                   // a string or number longer than its bound
+	overDupKey                 // a key its object holds twice (jsonBounds.unique)
 )
 
 // jsonOver is the first bound scanJSON found passed: which, at which
@@ -49,9 +54,10 @@ type jsonOver struct {
 // scanFrame is an open object or array of the text.
 type scanFrame struct {
 	array   bool
-	keyNext bool   // an object: its next token is a key
-	key     string // an object: the key of its current value
-	index   int    // an array: the values seen
+	keyNext bool            // an object: its next token is a key
+	key     string          // an object: the key of its current value
+	index   int             // an array: the values seen
+	keys    map[string]bool // an object, with jsonBounds.unique: its keys, folded
 }
 
 // scanJSON checks the JSON text b against bd before it is decoded and
@@ -83,6 +89,16 @@ func scanJSON(b []byte, bd jsonBounds) *jsonOver {
 			top.key, top.keyNext = k, false
 			if bd.text > 0 && utf8.RuneCountInString(k) > bd.text {
 				return &jsonOver{kind: overKey, path: scanPath(open), limit: bd.text}
+			}
+			if bd.unique {
+				folded := strings.ToLower(k)
+				if top.keys[folded] {
+					return &jsonOver{kind: overDupKey, path: scanPath(open)}
+				}
+				if top.keys == nil {
+					top.keys = map[string]bool{}
+				}
+				top.keys[folded] = true
 			}
 			continue
 		}

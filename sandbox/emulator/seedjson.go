@@ -138,3 +138,38 @@ func parseSeedDate(raw json.RawMessage) (*time.Time, error) {
 	}
 	return nil, fmt.Errorf("%s is not a date YYYY-MM-DD (or an RFC 3339 time)", strconv.Quote(clip(s)))
 }
+
+// UnmarshalJSON reads a settlement from JSON, its keys the names of its
+// fields (without regard to case), as [SeedTransaction.UnmarshalJSON]
+// reads a transaction: a key that is no field is refused, in Fee too,
+// whose keys are amount and currency ({"fee":{"amount":"5.00",
+// "curency":"EUR"}} was taken, the misspelt key dropped without a word,
+// since money.Amount reads a bank's documents leniently).
+func (s *Settlement) UnmarshalJSON(b []byte) error {
+	type fields Settlement // without this method
+	v := struct {
+		*fields
+		Fee json.RawMessage `json:"fee"` // the tag of Settlement.Fee: this one is read
+	}{fields: (*fields)(s)}
+	if err := decodeStrict(b, &v, "Settlement"); err != nil {
+		return err
+	}
+	if v.Fee == nil {
+		return nil
+	}
+	var keys map[string]json.RawMessage // any other value: Fee reads it (and Validate refuses it)
+	if json.Unmarshal(v.Fee, &keys) == nil {
+		for k := range keys {
+			if !strings.EqualFold(k, "amount") && !strings.EqualFold(k, "currency") {
+				return &fieldError{path: "fee", msg: strconv.Quote(clip(k)) + " is no key of a fee (amount, currency)"}
+			}
+		}
+	}
+	return s.Fee.UnmarshalJSON(v.Fee)
+}
+
+// fieldError is a refusal of a value inside a JSON argument, path naming
+// it from the argument (fee: settlement.fee in the control API).
+type fieldError struct{ path, msg string }
+
+func (e *fieldError) Error() string { return e.path + ": " + e.msg }
