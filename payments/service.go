@@ -284,7 +284,9 @@ func (s *Service) client() *client.Client {
 // PSU has approved it; its 404 is returned as an error matching
 // [ErrNotYetReadable], under every service.
 func (s *Service) Status(ctx context.Context, ref Ref, opts ...client.RequestOption) (*StatusResponse, error) {
-	return complete(s.status(ctx, ref, opts))
+	op := ref.statusOperation()
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), op, opts)
+	return complete(readStatus(op, out, err))
 }
 
 // readStatuses are the answers docs/interface.md section 10 "Paths" names
@@ -294,10 +296,25 @@ var readStatuses = []int{http.StatusOK}
 
 // status reads a payment's status; an answer without transactionStatus
 // is returned as it came (Wait reports it as an unknown status).
+// (Status calls servicecall.Do itself, so that its reads stay as few
+// frames deep as every other service call.)
 func (s *Service) status(ctx context.Context, ref Ref, opts []client.RequestOption) (*StatusResponse, error) {
+	op := ref.statusOperation()
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), op, opts)
+	return readStatus(op, out, err)
+}
+
+// statusOperation is the operation of a payment's status read.
+func (ref Ref) statusOperation() client.Operation {
 	op := ref.operation("payments.Status", http.MethodGet, "/"+segStatus)
 	op.Statuses = readStatuses
-	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), op, opts)
+	return op
+}
+
+// readStatus checks what a status read returned: an error becomes the
+// read's error (notYetReadable), an over-long paymentId a
+// *client.ValueTooLongError.
+func readStatus(op client.Operation, out *StatusResponse, err error) (*StatusResponse, error) {
 	if err != nil {
 		return nil, notYetReadable(readPath(op), err)
 	}
