@@ -512,6 +512,18 @@ func decodeSlots(b []byte) (fileHeader, []byte, error) {
 	return h, content[contentHeaderLen+int(n):], nil
 }
 
+// notOurFormat is the error of a value file whose first bytes, magic,
+// are no format this package reads. A later format of this package
+// ("psd2store" and a higher number) is named as such: a newer release of
+// the SDK wrote it, and this one must not run on its directory.
+func notOurFormat(magic string) error {
+	const prefix = "psd2store"
+	if v, ok := strings.CutPrefix(strings.TrimSuffix(magic, "\n"), prefix); ok && len(v) == 1 && v[0] > fileMagic[len(prefix)] && v[0] <= '9' {
+		return fmt.Errorf("%w: written in format %s by a newer release of this package, which this one does not read", ErrCorrupt, v)
+	}
+	return fmt.Errorf("%w: not in the store's format", ErrCorrupt)
+}
+
 // decodeHeader reads the header at the start of b, the content (or the
 // first bytes) of a version 1 or 2 value file, and returns it with the
 // header's length.
@@ -520,7 +532,7 @@ func decodeHeader(b []byte) (fileHeader, int, error) {
 		return fileHeader{}, 0, fmt.Errorf("%w: header cut short", ErrCorrupt)
 	}
 	if m := string(b[:len(fileMagic)]); m != fileMagicV2 && m != fileMagicV1 {
-		return fileHeader{}, 0, fmt.Errorf("%w: not in the store's format", ErrCorrupt)
+		return fileHeader{}, 0, notOurFormat(m)
 	}
 	exp := int64(binary.BigEndian.Uint64(b[len(fileMagic):]))
 	n := binary.BigEndian.Uint32(b[len(fileMagic)+8:])

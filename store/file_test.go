@@ -978,3 +978,31 @@ func TestFileStoreMakesNoSpareForNothing(t *testing.T) {
 	assert.LessOrEqual(t, len(m), maxSpares, "spares left after %d new keys", writers*keys)
 	assert.Len(t, valueFiles(t, st.Dir()), writers*keys)
 }
+
+// TestFileStoreNamesANewerFormat: a value file a later release of this
+// package wrote (its magic "psd2store" with a higher number) is refused
+// as ErrCorrupt with an error that says a newer release wrote it, so an
+// operator running an older psd2 on the directory learns why; a foreign
+// file keeps the plain "not in the store's format".
+func TestFileStoreNamesANewerFormat(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st := newFileStore(t)
+	require.NoError(t, st.Put(ctx, "a", []byte("a's value"), 0))
+	name, _ := st.name("a")
+	path := filepath.Join(st.Dir(), name)
+	content, err := os.ReadFile(path)
+	require.NoError(t, err)
+	newer := []byte(fileMagic)
+	newer[len(newer)-2]++ // psd2store3 -> psd2store4
+	copy(content, newer)
+	require.NoError(t, os.WriteFile(path, content, 0o600))
+	_, err = st.Get(ctx, "a")
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.Contains(t, err.Error(), "newer release")
+
+	require.NoError(t, os.WriteFile(path, []byte("psd2storeX\nsomething else entirely"), 0o600))
+	_, err = st.Get(ctx, "a")
+	require.ErrorIs(t, err, ErrCorrupt)
+	assert.NotContains(t, err.Error(), "newer release")
+}
