@@ -1,6 +1,7 @@
 package signing
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
 	"testing"
@@ -110,4 +111,27 @@ func TestQuoteParam(t *testing.T) {
 		assert.Equal(t, tt.ok, ok, tt.in)
 		assert.Equal(t, tt.val, val, tt.in)
 	}
+}
+
+// TestDecodeWord: DecodeWord reads a Signature value as ParseSignature
+// does: EncodeWord's word, the charset spellings the parser takes (utf8,
+// a language tag, ISO-8859-1 in Q encoding) decoded; a plain value as it
+// is; a bad word refused.
+func TestDecodeWord(t *testing.T) {
+	t.Parallel()
+	const v = `keyId="SN=1,CA=O=Bank Norge ø",headers="Date"`
+	b64 := base64.StdEncoding.EncodeToString([]byte(v))
+	for in, want := range map[string]string{
+		EncodeWord(v):                                   v,
+		" =?utf8?B?" + b64 + "?= ":                      v,
+		"=?UTF-8*no?B?" + b64 + "?=":                    v,
+		`=?iso-8859-1?Q?keyId=3D"CA=3DO=3DNorge_=F8"?=`: `keyId="CA=O=Norge ø"`,
+		`keyId="SN=1,CA=CN=x",signature="AA=="`:         `keyId="SN=1,CA=CN=x",signature="AA=="`,
+	} {
+		got, err := DecodeWord(in)
+		require.NoError(t, err, in)
+		assert.Equal(t, want, got, in)
+	}
+	_, err := DecodeWord("=?utf-8?B?not base64?=")
+	assert.ErrorIs(t, err, ErrMalformed)
 }

@@ -190,6 +190,14 @@ func charsetReader(charset string, r io.Reader) (io.Reader, error) {
 	return nil, fmt.Errorf("unsupported charset %q (want utf-8 or iso-8859-1)", charset)
 }
 
+// DecodeWord returns a Signature header value as [ParseSignature] reads
+// it: one RFC 2047 encoded word (docs/interface.md section 5.6; B or Q
+// encoding, utf-8 or iso-8859-1 and the charset spellings ParseSignature
+// takes) decoded, any other value as it is, without leading and trailing
+// spaces. It undoes [EncodeWord]. A bad encoded word gives an error
+// wrapping [ErrMalformed].
+func DecodeWord(value string) (string, error) { return decodeWord(strings.TrimSpace(value)) }
+
 // decodeWord undoes the RFC 2047 wrapping of docs/interface.md section 5.6
 // when present: a value starting with "=?" must be one encoded word, in B
 // or Q encoding, whose text is valid UTF-8 once decoded.

@@ -81,7 +81,8 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 	if err != nil {
 		return nil, errFormat("Signature", "The Signature header cannot be parsed: %s.", signingReason(err))
 	}
-	if v := rules.CheckHeaderListCase(sig); v != nil {
+	decoded, _ := signing.DecodeWord(sig) // ParseSignature read it
+	if v := rules.CheckHeaderListCase(decoded); v != nil {
 		return nil, violation(v)
 	}
 	if params.Algorithm != signing.Algorithm {

@@ -2,6 +2,7 @@ package emulator
 
 import (
 	"encoding/base64"
+	"fmt"
 	"mime"
 	"net/http"
 	"strings"
@@ -18,7 +19,7 @@ func TestSignatureHeaderListLowerCase(t *testing.T) {
 	t.Parallel()
 	s := startServer(t)
 	c := newTPPClient(t, s, "Case TPP")
-	upper := func(encode bool) reqOpt {
+	upper := func(charset string) reqOpt {
 		return after(func(r *http.Request) {
 			v := r.Header.Get("Signature")
 			if d, err := new(mime.WordDecoder).DecodeHeader(v); err == nil {
@@ -27,16 +28,22 @@ func TestSignatureHeaderListLowerCase(t *testing.T) {
 			i := strings.Index(v, `headers="`) + len(`headers="`)
 			j := i + strings.IndexByte(v[i:], '"')
 			v = v[:i] + strings.ToUpper(v[i:i+1]) + v[i+1:j] + v[j:] // "Date x-request-id ..."
-			if encode {
-				v = "=?utf-8?B?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+			if charset != "" {
+				v = "=?" + charset + "?B?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
+			} else {
+				v = hexPairs(v) // the issuer's "ø" as RFC 2253's \C3\B8: the value stays ASCII
 			}
 			r.Header.Set("Signature", v)
 		})
 	}
 	for name, opts := range map[string][]reqOpt{
 		"lower case":         nil,
-		"upper case":         {upper(false)},
-		"upper case, a word": {upper(true)},
+		"upper case":         {upper("")},
+		"upper case, a word": {upper("utf-8")},
+		// Charset spellings the Signature parser reads (the alias utf8,
+		// an RFC 2231 language tag) are read here too.
+		"upper case, a word in utf8":     {upper("utf8")},
+		"upper case, a word in UTF-8*no": {upper("UTF-8*no")},
 	} {
 		r := c.get("/v1/sandbox/customers", opts...)
 		if opts == nil {
@@ -47,5 +54,19 @@ func TestSignatureHeaderListLowerCase(t *testing.T) {
 		code, path := r.problem(t)
 		assert.Equal(t, "FORMAT_ERROR", code, name)
 		assert.Equal(t, "Signature", path, name)
+		assert.Contains(t, string(r.body), "lower-case header names", name)
 	}
+}
+
+// hexPairs writes each non-ASCII byte of v as an RFC 2253 hex pair (\XX).
+func hexPairs(v string) string {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c >= 0x80 {
+			fmt.Fprintf(&b, `\%02X`, c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

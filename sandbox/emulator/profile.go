@@ -61,10 +61,12 @@ const (
 	// OpenSSL's both pass. The default.
 	KeyIDAnyForm KeyIDForms = iota
 	// KeyIDRFC2253: only the strict RFC 2253 rendering of signing.KeyID
-	// (Java's: organizationIdentifier as 2.5.4.97=#hex), as written.
+	// (Java's: organizationIdentifier as 2.5.4.97=#hex), as written (an
+	// escaped double quote also as the signer's \22).
 	KeyIDRFC2253
 	// KeyIDOpenSSL: only OpenSSL's rendering of signing.KeyIDOpenSSL
-	// (organizationIdentifier=NTRNO-...), as written.
+	// (organizationIdentifier=NTRNO-...), as written (an escaped double
+	// quote also as the signer's \22).
 	KeyIDOpenSSL
 
 	lastKeyIDForm = KeyIDOpenSSL
@@ -213,6 +215,14 @@ func (c *Controls) Profile() Profile {
 	return c.s.profile
 }
 
+// sameRendering reports whether keyID, as read between the quotes of a
+// Signature value, is the rendering want: written as it is, or as the
+// SDK's signer writes it (signing.QuoteParam: RFC 2253's escaped double
+// quote \" as its hex pair \22, so that it does not end the quoted value).
+func sameRendering(keyID, want string) bool {
+	return keyID == want || keyID == signing.QuoteParam(want)
+}
+
 // keyIDAccepted reports whether keyID is a rendering the bank's profile
 // verifies for t's certificate. Needs no lock: the profile is read under
 // the read lock.
@@ -222,9 +232,9 @@ func (s *Server) keyIDAccepted(t *tpp, keyID string) bool {
 	s.mu.RUnlock()
 	switch forms {
 	case KeyIDRFC2253:
-		return keyID == signing.KeyID(t.cert)
+		return sameRendering(keyID, signing.KeyID(t.cert))
 	case KeyIDOpenSSL:
-		return keyID == signing.KeyIDOpenSSL(t.cert)
+		return sameRendering(keyID, signing.KeyIDOpenSSL(t.cert))
 	}
 	return t.matchKeyID(keyID)
 }

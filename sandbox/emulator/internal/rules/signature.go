@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"mime"
 	"net/http"
 	"slices"
 	"strings"
@@ -60,6 +59,9 @@ func CheckSignatureValue(sig string) *Violation {
 // CheckHeaderListCase returns a [CodeFormat] violation when the headers
 // part of a Signature value that signing.ParseSignature accepted is not
 // in lower case (section 5.4; the parser reads any case); nil otherwise.
+// sig is the value as the parser reads it: an RFC 2047 encoded word is
+// given decoded (signing.DecodeWord), so that every charset spelling the
+// parser takes is checked alike.
 func CheckHeaderListCase(sig string) *Violation {
 	if !headerListLowerCase(sig) {
 		return Format("Signature", "The headers part of the Signature must list lower-case header names.")
@@ -67,21 +69,12 @@ func CheckHeaderListCase(sig string) *Violation {
 	return nil
 }
 
-// headerListLowerCase reports whether the headers part of a Signature
-// value that signing.ParseSignature accepted is in lower case. The value
-// is read as ParseSignature reads it: an RFC 2047 encoded word is decoded
-// first (a word it cannot decode here is let through: the parser took
-// it), then comma-separated key="value" parameters whose values may hold
-// backslash pairs.
+// headerListLowerCase reports whether the headers part of a decoded
+// Signature value that signing.ParseSignature accepted is in lower case.
+// The value is read as ParseSignature reads it: comma-separated
+// key="value" parameters whose values may hold backslash pairs.
 func headerListLowerCase(sig string) bool {
 	v := strings.TrimSpace(sig)
-	if strings.HasPrefix(v, "=?") {
-		d, err := new(mime.WordDecoder).DecodeHeader(v)
-		if err != nil {
-			return true
-		}
-		v = d
-	}
 	for v != "" {
 		v = strings.TrimLeft(v, " \t,")
 		eq := strings.IndexByte(v, '=')
