@@ -410,6 +410,13 @@ func TestTransactionQuery(t *testing.T) {
 			if tc.wantErr {
 				assert.ErrorIs(t, err, accounts.ErrInvalidQuery)
 				assert.Equal(t, 0, calls(), "refused before sending")
+				// The refusal names the field that is wrong.
+				wantField := map[string]string{"unknown booking status": "bookingStatus", "dateTo before dateFrom": "dateTo",
+					"not a calendar date": "dateFrom", "negative limit": "limit", "negative offset": "offset"}[tc.name]
+				var ve *client.ValidationError
+				if assert.ErrorAs(t, err, &ve) {
+					assert.Equal(t, wantField, ve.Field)
+				}
 				return
 			}
 			require.NoError(t, err)

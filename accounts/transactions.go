@@ -85,8 +85,11 @@ func (q *TransactionQuery) values() (url.Values, error) {
 	if !q.DateFrom.IsZero() && !q.DateTo.IsZero() && q.DateTo.Before(q.DateFrom) {
 		return nil, invalid("dateTo", "before dateFrom")
 	}
-	if q.Limit < 0 || q.Offset < 0 {
-		return nil, invalid("limit", "negative limit or offset")
+	if q.Limit < 0 {
+		return nil, invalid("limit", "negative")
+	}
+	if q.Offset < 0 {
+		return nil, invalid("offset", "negative")
 	}
 	if q.Limit > 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))

@@ -31,6 +31,14 @@ func TestBasketRefusalsAreNotSentAndValidation(t *testing.T) {
 		{"dot id", "basketId", func() error { _, err := svc.Status(ctx, "."); return err }},
 		{"dot-dot id without validation", "basketId", func() error { return svc.Delete(ctx, "..", client.WithoutValidation()) }},
 		{"empty link", "href", func() error { _, err := svc.GetAt(ctx, ""); return err }},
+		{"blank id", "basketId", func() error { _, err := svc.Get(ctx, "  "); return err }},
+		{"id with surrounding space", "basketId", func() error { _, err := svc.Status(ctx, " enc!!Qk1-_ZZ="); return err }},
+		{"nil context", "ctx", func() error { _, err := svc.Get(nilContext(), "enc!!Qk1-_ZZ="); return err }},
+		{"nil context, statuses", "ctx", func() error {
+			_, err := svc.PaymentStatuses(nilContext(), []payments.Ref{{Service: payments.ServiceSingle, Product: "sepa-credit-transfers", ID: "enc!!a"}})
+			return err
+		}},
+		{"blank payment id", "paymentIds", func() error { _, err := svc.Create(ctx, []string{"enc!!a", " "}, basketOpts()...); return err }},
 		{"empty ref", "refs[0].paymentId", func() error {
 			_, err := svc.PaymentStatuses(ctx, []payments.Ref{{Service: payments.ServiceSingle, Product: "sepa-credit-transfers"}})
 			return err
@@ -46,3 +54,6 @@ func TestBasketRefusalsAreNotSentAndValidation(t *testing.T) {
 	}
 	assert.Zero(t, n.Load())
 }
+
+// nilContext is a nil context.Context, the bad argument some tests pass.
+func nilContext() context.Context { return nil }

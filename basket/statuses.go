@@ -55,6 +55,9 @@ func (s *Service) PaymentStatuses(ctx context.Context, refs []payments.Ref, opts
 	if s == nil || s.c == nil || s.pay == nil {
 		return nil, errNoClient
 	}
+	if ctx == nil {
+		return nil, &client.NotSentError{Operation: op, Err: &client.ValidationError{Field: "ctx", Reason: "nil context"}}
+	}
 	for i, r := range refs {
 		// Refused as the client refuses one call, since none is sent.
 		switch {

@@ -3,6 +3,7 @@ package basket
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -19,9 +20,9 @@ var createHeaders = []string{"TPP-Session-ID", "PSU-ID", "PSU-IP-Address"}
 var errNoClient = errors.New("basket: Service has no client")
 
 // ValidatePaymentIDs checks ids the way [Service.Create] does before
-// sending (docs/interface.md section 2.7 and 8): 1 to [MaxPayments] ids, none empty, no
-// id twice. It returns nil or [*client.ValidationError]s with Field
-// "paymentIds" (joined with errors.Join when several rules are broken),
+// sending (docs/interface.md section 2.7 and 8): 1 to [MaxPayments] ids,
+// none empty, blank or with spaces around it, no id twice. It returns nil
+// or [*client.ValidationError]s with Field "paymentIds" (joined with errors.Join when several rules are broken),
 // all matching [client.ErrValidation]. The messages name positions, never
 // the ids.
 func ValidatePaymentIDs(ids []string) error {
@@ -37,6 +38,17 @@ func ValidatePaymentIDs(ids []string) error {
 	for i, id := range ids {
 		if id == "" {
 			errs = append(errs, &client.ValidationError{Field: "paymentIds", Reason: fmt.Sprintf("entry %d is empty", i)})
+			continue
+		}
+		// No payment id has spaces around it (enc!!<base64url>): a
+		// blank or padded entry is a caller's slip the bank would refuse.
+		switch strings.TrimSpace(id) {
+		case "":
+			errs = append(errs, &client.ValidationError{Field: "paymentIds", Reason: fmt.Sprintf("entry %d is blank", i)})
+			continue
+		case id:
+		default:
+			errs = append(errs, &client.ValidationError{Field: "paymentIds", Reason: fmt.Sprintf("entry %d has leading or trailing spaces", i)})
 			continue
 		}
 		if j, dup := first[id]; dup {

@@ -138,10 +138,22 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 	if op.Name == "" {
 		op.Name = op.Method + " " + pathTemplate(op.Path)
 	}
+	if c == nil {
+		return nil, &NotSentError{Operation: op.Name, Err: &ValidationError{Field: "client", Reason: "no client (use client.New)"}}
+	}
+	// A nil context is refused as a bad argument, never dereferenced;
+	// the observer sees the refusal under a background context.
+	noCtx := ctx == nil
+	if noCtx {
+		ctx = context.Background()
+	}
 	if c.cfg.observer != nil { // observe.go
 		var s *observed
 		ctx, s = c.observeOperation(ctx, &op)
 		defer func() { s.end(ctx, resp, err) }()
+	}
+	if noCtx {
+		return nil, &NotSentError{Operation: op.Name, Err: &ValidationError{Field: "ctx", Reason: "nil context"}}
 	}
 	if op.Refuse != nil {
 		return nil, &NotSentError{Operation: op.Name, Err: asValidation(op.Refuse)}

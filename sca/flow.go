@@ -109,8 +109,22 @@ func NewFlow(redirectURI string, opts ...FlowOption) (*Flow, error) {
 }
 
 // RedirectURI returns the TPP-Redirect-URI the Flow was made with (without
-// state).
-func (f *Flow) RedirectURI() string { return f.redirect.String() }
+// state); "" for a nil Flow or one not made with NewFlow.
+func (f *Flow) RedirectURI() string {
+	if f.ready() != nil {
+		return ""
+	}
+	return f.redirect.String()
+}
+
+// ready refuses a nil Flow or one not made with NewFlow (no redirect URI,
+// no clock): a *client.ValidationError, never a panic.
+func (f *Flow) ready() error {
+	if f == nil || f.redirect == nil || f.now == nil {
+		return &client.ValidationError{Field: "flow", Reason: "nil or not made with NewFlow"}
+	}
+	return nil
+}
 
 // Pending is an SCA the TPP started and whose callback it waits for. Keep
 // it (in a [store.Store], see [savePending], or in the PSU's server-side web
@@ -245,6 +259,9 @@ func WithContext(ctx client.PSUContext) StartOption {
 // [Prepared.Redirect], which works it out from the answer) the SCA is taken
 // to grant no AIS consent ([Purpose.GrantsConsent]).
 func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestOption, error) {
+	if err := f.ready(); err != nil {
+		return nil, nil, err
+	}
 	if key == "" || len(key) > maxKeyLen {
 		return nil, nil, fmt.Errorf("sca: session key must have 1 to %d bytes", maxKeyLen)
 	}
@@ -324,6 +341,9 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 // ParseCallback updates p; do not call it concurrently for one Pending
 // ([Manager.HandlerFor] takes the Pending from the store atomically).
 func (f *Flow) ParseCallback(p *Pending, callbackURL string) (*Session, error) {
+	if err := f.ready(); err != nil {
+		return nil, err
+	}
 	s, err := parseCallback(p, callbackURL, f.now())
 	if err == nil && f.consent > 0 && !s.NoConsent {
 		s.ConsentUntil = s.SCAAt.Add(f.consent)

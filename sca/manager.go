@@ -42,15 +42,43 @@ func NewManager(flow *Flow, st store.Store) (*Manager, error) {
 	return &Manager{flow: flow, store: st}, nil
 }
 
-// Flow returns the Manager's Flow.
-func (m *Manager) Flow() *Flow { return m.flow }
+// errNoManager refuses the calls of a nil Manager or one not made with
+// NewManager (no flow or no store): a *client.ValidationError, never a
+// panic.
+func errNoManager() error {
+	return &client.ValidationError{Field: "manager", Reason: "nil or not made with NewManager"}
+}
 
-// Store returns the Manager's store.
-func (m *Manager) Store() store.Store { return m.store }
+// ready reports errNoManager for a Manager that cannot work.
+func (m *Manager) ready() error {
+	if m == nil || m.flow == nil || m.store == nil {
+		return errNoManager()
+	}
+	return m.flow.ready()
+}
+
+// Flow returns the Manager's Flow (nil for a nil Manager).
+func (m *Manager) Flow() *Flow {
+	if m == nil {
+		return nil
+	}
+	return m.flow
+}
+
+// Store returns the Manager's store (nil for a nil Manager).
+func (m *Manager) Store() store.Store {
+	if m == nil {
+		return nil
+	}
+	return m.store
+}
 
 // Session returns the PSU's current session stored under key, or an error
 // matching [store.ErrNotStored].
 func (m *Manager) Session(ctx context.Context, key string) (*Session, error) {
+	if err := m.ready(); err != nil {
+		return nil, err
+	}
 	return LoadSession(ctx, m.store, key)
 }
 
@@ -154,6 +182,12 @@ func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []S
 // [PurposeIdentify]; raw JSON and links are [PurposeUnknown]. The returned
 // Redirect carries the purpose recorded.
 func (c *Prepared) Redirect(ctx context.Context, answer any) (Redirect, bool, error) {
+	if c == nil || c.Pending == nil {
+		return Redirect{}, false, &client.ValidationError{Field: "prepared", Reason: "nil or not made by Manager.Prepare or Manager.Begin"}
+	}
+	if err := c.m.ready(); err != nil {
+		return Redirect{}, false, err
+	}
 	r, ok := find(answer)
 	if !ok {
 		href := startAuthorisationLink(answer)
@@ -209,6 +243,9 @@ var ErrWrongBrowser = errors.New("sca: SCA callback brought by another browser t
 // its state: without it, a PSU who approves a bank link someone else
 // started would connect her accounts to that other person's session.
 func (m *Manager) complete(ctx context.Context, key, callbackURL string) (*Session, error) {
+	if err := m.ready(); err != nil {
+		return nil, err
+	}
 	state, err := callbackState(callbackURL)
 	if err != nil {
 		return nil, err
@@ -267,6 +304,9 @@ func (m *Manager) SCAValid(ctx context.Context, key string, now time.Time) (bool
 // next call may answer with a scaRedirect: a consent for that agreement,
 // handled like any other through [Prepared.Redirect].
 func (m *Manager) UseAgreement(ctx context.Context, key, agreementID string) (*Session, error) {
+	if err := m.ready(); err != nil {
+		return nil, err
+	}
 	// One atomic read-modify-write: a session a callback stores meanwhile
 	// gets the agreement, instead of being replaced by the older one.
 	return updateSession(ctx, m.store, key, func(s *Session, loadErr error) (*Session, error) {

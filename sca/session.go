@@ -250,7 +250,13 @@ func (s *Session) SCAValid(now time.Time) bool {
 }
 
 // SCAExpiresAt is when the session's SCA stops holding.
-func (s *Session) SCAExpiresAt() time.Time { return s.SCAAt.Add(SCAValidity) }
+// A nil Session's is the zero time.
+func (s *Session) SCAExpiresAt() time.Time {
+	if s == nil {
+		return time.Time{}
+	}
+	return s.SCAAt.Add(SCAValidity)
+}
 
 // NeedsCorporateID reports whether the session is CORPORATE but has no
 // PSU-Corporate-ID yet: list the agreements (accounts.Service.Agreements) and choose one

@@ -26,6 +26,10 @@ func ListSessions(ctx context.Context, st store.Store) iter.Seq2[*Session, error
 			yield(nil, errors.New("sca: ListSessions needs a store"))
 			return
 		}
+		if err := checkStore(ctx, st); err != nil {
+			yield(nil, err)
+			return
+		}
 		for key, err := range st.Keys(ctx, sessionPrefix) {
 			if err != nil {
 				yield(nil, err)
@@ -49,5 +53,8 @@ func ListSessions(ctx context.Context, st store.Store) iter.Seq2[*Session, error
 // Sessions yields the sessions the Manager's store holds, as
 // [ListSessions] does.
 func (m *Manager) Sessions(ctx context.Context) iter.Seq2[*Session, error] {
+	if err := m.ready(); err != nil {
+		return func(yield func(*Session, error) bool) { yield(nil, err) }
+	}
 	return ListSessions(ctx, m.store)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -34,6 +35,18 @@ const pendingGrace = time.Hour
 // a background job that needs the session can end for good.
 var ErrUndecodableSession = errors.New("sca: the stored session does not decode")
 
+// checkStore refuses a nil context or a nil store before the store is
+// touched: a *client.ValidationError naming ctx or store, never a panic.
+func checkStore(ctx context.Context, st store.Store) error {
+	switch {
+	case ctx == nil:
+		return &client.ValidationError{Field: "ctx", Reason: "nil context"}
+	case st == nil:
+		return &client.ValidationError{Field: "store", Reason: "no store"}
+	}
+	return nil
+}
+
 // checkSessionKey refuses a session key that [store.CheckKey] refuses,
 // alone or behind its prefix.
 func checkSessionKey(key string) error {
@@ -51,6 +64,9 @@ func checkSessionKey(key string) error {
 // A key [store.CheckKey] refuses gives an error matching
 // [store.ErrInvalidKey].
 func SaveSession(ctx context.Context, st store.Store, key string, s *Session) error {
+	if err := checkStore(ctx, st); err != nil {
+		return err
+	}
 	if err := checkSessionKey(key); err != nil {
 		return err
 	}
@@ -75,6 +91,9 @@ func SaveSession(ctx context.Context, st store.Store, key string, s *Session) er
 // matching [ErrUndecodableSession], one that is not a valid session an
 // error matching [ErrInvalidSession].
 func LoadSession(ctx context.Context, st store.Store, key string) (*Session, error) {
+	if err := checkStore(ctx, st); err != nil {
+		return nil, err
+	}
 	if err := checkSessionKey(key); err != nil {
 		return nil, err
 	}
@@ -107,6 +126,9 @@ func decodeSession(b []byte, key string) (*Session, error) {
 // [ErrInvalidSession]), and returns the session to store, or an error
 // that leaves the stored one as it was. fn may run more than once.
 func updateSession(ctx context.Context, st store.Store, key string, fn func(prev *Session, loadErr error) (*Session, error)) (*Session, error) {
+	if err := checkStore(ctx, st); err != nil {
+		return nil, err
+	}
 	if err := checkSessionKey(key); err != nil {
 		return nil, err
 	}
@@ -142,6 +164,9 @@ func updateSession(ctx context.Context, st store.Store, key string, fn func(prev
 // deleteSession removes the session stored under key (for example when the
 // bank answered 403 CONSENT_UNKNOWN: the PSU revoked consent).
 func deleteSession(ctx context.Context, st store.Store, key string) error {
+	if err := checkStore(ctx, st); err != nil {
+		return err
+	}
 	if err := checkSessionKey(key); err != nil {
 		return err
 	}
@@ -165,6 +190,9 @@ func pendingTTL(p *Pending) time.Duration {
 // finds it when the callback arrives. The store forgets it an hour after
 // it expired, so a PSU who never returns leaves nothing behind.
 func savePending(ctx context.Context, st store.Store, p *Pending) error {
+	if err := checkStore(ctx, st); err != nil {
+		return err
+	}
 	if p == nil || p.State == "" || len(p.State) > maxParamLen {
 		return ErrNoPending
 	}
@@ -181,6 +209,9 @@ func savePending(ctx context.Context, st store.Store, p *Pending) error {
 // ErrNoPending when there is none (unknown state, already taken: a
 // replay, or forgotten by the store after it expired).
 func takePending(ctx context.Context, st store.Store, state string) (*Pending, error) {
+	if err := checkStore(ctx, st); err != nil {
+		return nil, err
+	}
 	if state == "" || len(state) > maxParamLen {
 		return nil, ErrNoPending
 	}

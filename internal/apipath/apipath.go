@@ -15,7 +15,7 @@ import (
 // "" (the path would lose the segment), the dot segments "." and ".."
 // (which [Segment] keeps, as RFC 3986 allows, and which a server or proxy
 // resolves, changing the path: /v1/payments/sepa-credit-transfers/../status),
-// a control character. The error is a *client.ValidationError on field
+// a control character, a blank id or one with spaces around it. The error is a *client.ValidationError on field
 // (the path parameter, for example "paymentId"), so a caller that returns
 // it sends nothing and its error matches client.ErrValidation. The
 // client applies the same rule to the parameters of an operation's path

@@ -27,7 +27,7 @@ func TestSegment(t *testing.T) {
 
 func TestCheck(t *testing.T) {
 	t.Parallel()
-	for _, id := range []string{"", ".", ".."} {
+	for _, id := range []string{"", ".", "..", " ", " x", "x "} {
 		err := Check("paymentId", id)
 		var ve *client.ValidationError
 		if assert.ErrorAs(t, err, &ve, "%q", id) {
@@ -35,7 +35,7 @@ func TestCheck(t *testing.T) {
 		}
 		assert.ErrorIs(t, err, client.ErrValidation)
 	}
-	for _, id := range []string{accountID, "...", ".a", "a.", "a/..", "%2E%2E", " ", "x"} {
+	for _, id := range []string{accountID, "...", ".a", "a.", "a/..", "%2E%2E", "a b", "x"} {
 		assert.NoError(t, Check("paymentId", id), "%q", id)
 	}
 }

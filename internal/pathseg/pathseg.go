@@ -11,7 +11,10 @@ import (
 
 // Problem says why id cannot be a path segment, or "" when it can: it is
 // empty, a dot segment ("." or "..", which would change the path), holds
-// a control character or is not UTF-8.
+// a control character, is not UTF-8, or is blank or has spaces around it
+// (no id of the interface has: enc!!<base64url>, UUIDs, digits; a copied
+// id with a stray space would be sent as %20 and answered 404). A space
+// inside an id is taken.
 func Problem(id string) string {
 	switch id {
 	case "":
@@ -26,6 +29,13 @@ func Problem(id string) string {
 	}
 	if !utf8.ValidString(id) {
 		return "is not UTF-8"
+	}
+	switch strings.TrimSpace(id) {
+	case "":
+		return "is blank"
+	case id:
+	default:
+		return "has leading or trailing spaces"
 	}
 	return ""
 }

@@ -8,6 +8,7 @@ import (
 func TestProblem(t *testing.T) {
 	for id, bad := range map[string]bool{
 		"": true, ".": true, "..": true, "a\x00b": true, "a\nb": true, "\x7f": true, "\xff": true,
+		" ": true, "  ": true, "\u00a0": true, " enc!!abc=": true, "enc!!abc= ": true,
 		"enc!!abc=": false, "...": false, ".a": false, "a/b": false, "æøå": false, "a b": false,
 	} {
 		if got := Problem(id) != ""; got != bad {
