@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -271,9 +272,10 @@ func (d *Directory) Merge(other *Directory) *Directory {
 // directory at another host (production or sandbox) is refused unless it
 // says "hostMoved": true ([Bank.HostMoved]): the id keeps the bank's
 // budget and journal, which is right for the same bank at a new address
-// and wrong for another bank given an id in use.
+// and wrong for another bank given an id in use. A file above 4 MiB is
+// refused unread.
 func Load(path string) (*Directory, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("banks: %w", err)
 	}
@@ -288,6 +290,28 @@ func Load(path string) (*Directory, error) {
 		}
 	}
 	return d.Merge(own), nil
+}
+
+// maxFile bounds the file Load reads: a directory of every bank in
+// Europe is some hundreds of KiB; a device or a mistaken file named as
+// the directory is refused, not read whole.
+const maxFile = 4 << 20
+
+// readFile reads the file at path, at most maxFile bytes.
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxFile)
+	}
+	return data, nil
 }
 
 // checkMove refuses b when it points a bank of d at another host without

@@ -148,6 +148,8 @@ func (c *Client) transport() *http.Transport {
 		ExpectContinueTimeout: 1 * time.Second,
 		// The client asks for identity (prepare); no transparent gzip.
 		DisableCompression: true,
+		// An answer's headers are bounded like its body (limits.go).
+		MaxResponseHeaderBytes: maxHeaderBytes,
 	}
 }
 

@@ -39,6 +39,14 @@ const (
 	// the answer under VerifyRequired, which promises a body checked
 	// against a signed Digest (errCutBody).
 	maxErrorBody = 64 << 10
+	// maxHeaderBytes bounds the header section of an answer (the SDK's
+	// own transport's MaxResponseHeaderBytes): the bank's headers,
+	// Signature and certificate included, take a few KiB, and net/http
+	// would otherwise read 10 MiB of them, over 100 MiB of heap when
+	// they are short fields. An answer past it fails as net/http's
+	// "server response headers exceeded" transport error. A caller's own
+	// http.Client (WithHTTPClient) keeps its transport's setting.
+	maxHeaderBytes = 64 << 10
 )
 
 // ErrAnswerTooLarge matches an answer beyond the client's size limits:

@@ -55,6 +55,12 @@ const (
 //     is retried.
 //   - Expired rows are deleted by [Store.Cleanup], in batches of 1000,
 //     which the Store also starts in the background every 512 writes.
+//   - A row no Put or Update could write (another application's, a
+//     hand-made or a damaged one) costs no more than one the Store wrote:
+//     Get, Take and Update refuse a value above [store.MaxValueLen] with
+//     an error matching [store.ErrValueTooLarge] without reading it
+//     (Take deletes it all the same; Update leaves it and does not call
+//     fn), and Keys leaves out a key above [store.MaxKeyLen].
 //
 // Run [Store.Migrate] once at start-up (every replica may). A Store is
 // safe for concurrent use.
@@ -225,21 +231,27 @@ func newQueries(schema string, clocked bool) queries {
 	expires := func(n int) string {
 		return `CASE WHEN $3::bigint > 0 THEN ` + now(n) + ` + make_interval(secs => $3::bigint / 1e6) END`
 	}
+	// bounded reads a value only within store.MaxValueLen, and its
+	// length: a longer value (written by other means) never crosses the
+	// wire (checkRead). keyBound leaves out of Keys a key longer than
+	// store.MaxKeyLen, which no other method takes.
+	bounded := fmt.Sprintf(`CASE WHEN octet_length(value) <= %d THEN value END, octet_length(value)`, store.MaxValueLen)
+	keyBound := fmt.Sprintf(`octet_length(key) <= %d`, store.MaxKeyLen)
 	return queries{
-		get: `SELECT value FROM ` + t + ` WHERE key = $1 AND ` + live(2),
+		get: `SELECT ` + bounded + ` FROM ` + t + ` WHERE key = $1 AND ` + live(2),
 		put: `INSERT INTO ` + t + ` (key, value, expires_at) VALUES ($1, $2, ` + expires(4) + `)
 			ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at`,
 		del:  `DELETE FROM ` + t + ` WHERE key = $1`,
-		take: `DELETE FROM ` + t + ` WHERE key = $1 RETURNING value, ` + live(2),
+		take: `DELETE FROM ` + t + ` WHERE key = $1 RETURNING ` + bounded + `, ` + live(2),
 		// Lock the key's row, creating an expired placeholder (invisible
 		// to every other statement) when there is none, so that two
 		// Updates of a missing key wait for each other too.
 		lock: `INSERT INTO ` + t + ` AS kv (key, value, expires_at) VALUES ($1, '', '-infinity')
 			ON CONFLICT (key) DO UPDATE SET key = kv.key
-			RETURNING value, ` + live(2),
+			RETURNING ` + bounded + `, ` + live(2),
 		set:    `UPDATE ` + t + ` SET value = $2, expires_at = ` + expires(4) + ` WHERE key = $1`,
-		keys:   `SELECT key FROM ` + t + ` WHERE key > $1 AND starts_with(key, $2) AND ` + live(3) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
-		keysTo: `SELECT key FROM ` + t + ` WHERE key > $1 AND key < $3 AND starts_with(key, $2) AND ` + live(4) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+		keys:   `SELECT key FROM ` + t + ` WHERE key > $1 AND starts_with(key, $2) AND ` + keyBound + ` AND ` + live(3) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+		keysTo: `SELECT key FROM ` + t + ` WHERE key > $1 AND key < $3 AND starts_with(key, $2) AND ` + keyBound + ` AND ` + live(4) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
 		cleanup: `DELETE FROM ` + t + ` WHERE key IN (SELECT key FROM ` + t + `
 			WHERE expires_at <= ` + now(1) + ` ORDER BY expires_at LIMIT ` + fmt.Sprint(cleanupBatch) + ` FOR UPDATE SKIP LOCKED)`,
 	}
@@ -287,10 +299,11 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	}
 	var (
 		v     []byte
+		n     int64
 		found bool
 	)
 	err := s.exec(ctx, func(b *pgx.Batch) {
-		b.Queue(s.q.get, s.at(key)...).QueryRow(scanRow(&found, &v))
+		b.Queue(s.q.get, s.at(key)...).QueryRow(scanRow(&found, &v, &n))
 	})
 	if err != nil {
 		return nil, wrap(ctx, "get", err)
@@ -298,10 +311,25 @@ func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
 	if !found {
 		return nil, store.ErrNotStored
 	}
+	if err := checkRead("get", n); err != nil {
+		return nil, err
+	}
 	if v == nil {
 		v = []byte{}
 	}
 	return v, nil
+}
+
+// checkRead refuses a stored value of n bytes above store.MaxValueLen,
+// which the statements did not read (queries.bounded): no Put or Update
+// writes one, but another application, a hand-made row or a damaged
+// table may hold up to PostgreSQL's 1 GB. The error matches
+// store.ErrValueTooLarge.
+func checkRead(op string, n int64) error {
+	if n <= store.MaxValueLen {
+		return nil
+	}
+	return fmt.Errorf("pgstore: %s: the stored value has %d bytes, at most %d are read: %w", op, n, store.MaxValueLen, store.ErrValueTooLarge)
 }
 
 // Put implements [store.Store].
@@ -343,16 +371,20 @@ func (s *Store) Take(ctx context.Context, key string) ([]byte, error) {
 	}
 	var (
 		v           []byte
+		n           int64
 		found, live bool
 	)
 	err := s.exec(ctx, func(b *pgx.Batch) {
-		b.Queue(s.q.take, s.at(key)...).QueryRow(scanRow(&found, &v, &live))
+		b.Queue(s.q.take, s.at(key)...).QueryRow(scanRow(&found, &v, &n, &live))
 	})
 	if err != nil {
 		return nil, wrap(ctx, "take", err)
 	}
 	if !found || !live {
 		return nil, store.ErrNotStored
+	}
+	if err := checkRead("take", n); err != nil {
+		return nil, err // taken: the value is gone, as a Take's is
 	}
 	if v == nil {
 		v = []byte{}
@@ -379,13 +411,20 @@ func (s *Store) Update(ctx context.Context, key string, fn func(old []byte, foun
 	err := s.inTx(ctx, func(t *tx) error {
 		var (
 			old  []byte
+			n    int64
 			live bool
 		)
 		err := t.send(ctx, false, func(b *pgx.Batch) {
-			b.Queue(s.q.lock, s.at(key)...).QueryRow(func(row pgx.Row) error { return row.Scan(&old, &live) })
+			b.Queue(s.q.lock, s.at(key)...).QueryRow(func(row pgx.Row) error { return row.Scan(&old, &n, &live) })
 		})
 		if err != nil {
 			return err
+		}
+		if live {
+			if err := checkRead("update", n); err != nil {
+				fnErr = err // rolled back: the row stays as it was
+				return errFn
+			}
 		}
 		if !live {
 			old = nil

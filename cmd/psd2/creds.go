@@ -73,7 +73,7 @@ func (c *credFlags) certificate() (*x509.Certificate, error) {
 		return nil, err
 	}
 	if c.p12 != "" {
-		data, err := os.ReadFile(c.p12)
+		data, err := readBounded(c.p12, maxCredentialFile)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func (c *credFlags) certificate() (*x509.Certificate, error) {
 		}
 		return cert, nil
 	}
-	data, err := os.ReadFile(c.cert)
+	data, err := readBounded(c.cert, maxCredentialFile)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (c *credFlags) credentials() (*signing.Credentials, error) {
 		return nil, err
 	}
 	if c.p12 != "" {
-		data, err := os.ReadFile(c.p12)
+		data, err := readBounded(c.p12, maxCredentialFile)
 		if err != nil {
 			return nil, err
 		}
@@ -124,13 +124,13 @@ func (c *credFlags) credentials() (*signing.Credentials, error) {
 		}
 		return creds, nil
 	}
-	certPEM, err := os.ReadFile(c.cert)
+	certPEM, err := readBounded(c.cert, maxCredentialFile)
 	if err != nil {
 		return nil, err
 	}
 	var keyPEM []byte
 	if c.key != "" {
-		if keyPEM, err = os.ReadFile(c.key); err != nil {
+		if keyPEM, err = readBounded(c.key, maxCredentialFile); err != nil {
 			return nil, err
 		}
 	}
@@ -197,7 +197,7 @@ func (b *bankFlags) options(base string) ([]client.Option, error) {
 	var opts []client.Option
 	var pool *x509.CertPool
 	if b.ca != "" {
-		data, err := os.ReadFile(b.ca)
+		data, err := readBounded(b.ca, maxCredentialFile)
 		if err != nil {
 			return nil, err
 		}

@@ -43,7 +43,7 @@ func runEmulatorCtl(ctx context.Context, e *env, args []string) error {
 		return usagef("name a control (psd2 emulator ctl controls lists them)")
 	}
 	if *base == "" || *token == "" {
-		data, err := os.ReadFile(filepath.Join(*out, emulatorcmd.ControlFile))
+		data, err := readBounded(filepath.Join(*out, emulatorcmd.ControlFile), maxConfig)
 		if err != nil {
 			return usagef("no control API given (-control and -token) and %v; start the emulator with -control 127.0.0.1:0", err)
 		}

@@ -13,6 +13,15 @@ import (
 // emulator's control API bounds a seed's body).
 const maxSeedFile = 32 << 20
 
+// maxCredentialFile bounds a certificate, key, PKCS#12 or CA file (a
+// certificate chain is a few KiB, a CA bundle some hundreds).
+const maxCredentialFile = 1 << 20
+
+// maxRequestBodyFile bounds the body file psd2 sign reads: the
+// interface's requests are small, and a bank reads no more of an answer
+// (the client's limit) than this.
+const maxRequestBodyFile = 4 << 20
+
 // readBounded reads the file at path, refusing one larger than limit
 // bytes (a device or a mistaken file would otherwise be read whole).
 func readBounded(path string, limit int64) ([]byte, error) {

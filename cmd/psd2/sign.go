@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -59,7 +58,7 @@ func runSign(_ context.Context, e *env, args []string) error {
 	}
 	body := []byte(*data)
 	if *bodyFile != "" {
-		if body, err = os.ReadFile(*bodyFile); err != nil {
+		if body, err = readBounded(*bodyFile, maxRequestBodyFile); err != nil {
 			return err
 		}
 	}
@@ -107,7 +106,7 @@ func runSign(_ context.Context, e *env, args []string) error {
 // caPath checks that file holds a PEM certificate and returns its
 // absolute path, so the curl command works from any directory.
 func caPath(file string) (string, error) {
-	data, err := os.ReadFile(file)
+	data, err := readBounded(file, maxCredentialFile)
 	if err != nil {
 		return "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -183,10 +184,23 @@ func listen(cfg *Config) (net.Listener, error) {
 	return l, nil
 }
 
+// maxCertificateFile bounds a certificate file the emulator reads (a
+// chain is a few KiB, a CA bundle some hundreds): a device or a mistaken
+// file named there is refused, not read whole.
+const maxCertificateFile = 1 << 20
+
 func readCertificates(file string) ([]*x509.Certificate, error) {
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxCertificateFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxCertificateFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes", file, maxCertificateFile)
 	}
 	var out []*x509.Certificate
 	for {
