@@ -168,8 +168,14 @@ func loadConfig() (*config, string, error) {
 	return &c, path, nil
 }
 
-// pgPassword matches a password in a key=value connection string.
-var pgPassword = regexp.MustCompile(`(?i)(^|\s)password\s*=\s*('(\\.|[^'])*'|\S*)`)
+// pgPassword matches a password in a key=value connection string:
+// password, and sslpassword, the passphrase of the client's TLS key
+// (sslkey), which libpq and pgx take as well.
+var pgPassword = regexp.MustCompile(`(?i)(^|\s)((?:ssl)?password)\s*=\s*('(\\.|[^'])*'|\S*)`)
+
+// pgPasswordParams are the query parameters of a connection URL that hold
+// a password (pgPassword).
+var pgPasswordParams = []string{"password", "sslpassword"}
 
 // check refuses a profile that holds a secret: a PEM block instead of a
 // path, or a store connection string with its password.
@@ -192,7 +198,8 @@ func hasPassword(conn string) bool {
 	}
 	if u, err := url.Parse(conn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		_, ok := u.User.Password()
-		return ok || u.Query().Has("password")
+		q := u.Query()
+		return ok || slices.ContainsFunc(pgPasswordParams, q.Has)
 	}
 	return pgPassword.MatchString(conn)
 }
@@ -206,13 +213,19 @@ func redactConn(conn string) string {
 		if _, ok := u.User.Password(); ok {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
 		}
-		if q := u.Query(); q.Has("password") {
-			q.Set("password", "xxxxx")
+		q, redacted := u.Query(), false
+		for _, k := range pgPasswordParams {
+			if q.Has(k) {
+				q.Set(k, "xxxxx")
+				redacted = true
+			}
+		}
+		if redacted {
 			u.RawQuery = q.Encode()
 		}
 		return u.String()
 	}
-	return pgPassword.ReplaceAllString(conn, "${1}password=xxxxx")
+	return pgPassword.ReplaceAllString(conn, "${1}${2}=xxxxx")
 }
 
 // source says where a setting's value came from.
