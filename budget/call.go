@@ -71,8 +71,8 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 		rsv, _ := call.Value(reservationKey{}).(*Reservation)
 		if psuPresent(call) {
 			return func(r client.Result) {
-				b.pauseAfter(ctx, r.Err)
 				rsv.noteSent(r)
+				b.pauseAfter(ctx, r.Err)
 			}, nil
 		}
 		if rsv != nil {
@@ -93,30 +93,37 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 		b.retried.Store(call, rt)
 		return func(r client.Result) {
 			b.retried.Delete(call)
-			b.pauseAfter(ctx, r.Err)
+			// What this process knows is settled at once, before the
+			// caller is back; the store's writes after it (settleWithin).
 			rsv.noteSent(r)
-			// Best effort: a failed write only makes the SDK stricter.
-			ctx, cancel := b.settleContext(ctx)
-			defer cancel()
 			// The retries reserved but never sent (the breaker opened, or
 			// the caller gave up, while the call waited; the retry's
 			// request never left) are given back: a call counts exactly
 			// when the client reports it may have been sent.
-			if unused := rt.unused(r); len(unused) > 0 || !r.Sent {
-				if !r.Sent {
-					unused = append(unused, at)
-				}
-				_ = b.release(ctx, key, e, unused...)
+			unused := rt.unused(r)
+			if !r.Sent {
+				unused = append(unused, at)
 			}
-			switch {
-			case !r.Sent:
-			case bankAccessExceeded(r.Err) && !b.isRateLimit(r.Err):
+			spent := r.Sent && bankAccessExceeded(r.Err) && !b.isRateLimit(r.Err)
+			if spent {
 				// The bank says the endpoint is spent: the reservation's
 				// unused calls of it are spent too, and must not be
 				// given back by Release, which would undo the fill.
 				rsv.spend(key, e)
-				_ = b.exhaust(ctx, key, e, b.exhaustedAt(r.Err, at))
 			}
+			b.pauseAfter(ctx, r.Err)
+			if len(unused) == 0 && !spent {
+				return
+			}
+			// Best effort: a failed write only makes the SDK stricter.
+			b.settleWithin(ctx, func(ctx context.Context) {
+				if len(unused) > 0 {
+					_ = b.release(ctx, key, e, unused...)
+				}
+				if spent {
+					_ = b.exhaust(ctx, key, e, b.exhaustedAt(r.Err, at))
+				}
+			})
 		}, nil
 	}
 }

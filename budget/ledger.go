@@ -259,3 +259,24 @@ func (b *Budget) storeContext(ctx context.Context) (context.Context, context.Can
 func (b *Budget) settleContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return b.storeContext(context.WithoutCancel(ctx))
 }
+
+// settleWithin makes the store writes write, which settle a call after
+// its answer, on settleContext (without the call's cancellation, within
+// the store's bound) and on a goroutine of their own; it waits for them
+// as long as ctx, the caller's, lasts. The caller's deadline thus bounds
+// the call whatever the store does, and a write not over by then goes on
+// within its bound: until it lands, the calls it gives back stay counted
+// (the strict side).
+func (b *Budget) settleWithin(ctx context.Context, write func(context.Context)) {
+	sctx, cancel := b.settleContext(ctx)
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer cancel()
+		write(sctx)
+	}()
+	select {
+	case <-ended:
+	case <-ctx.Done():
+	}
+}

@@ -126,14 +126,14 @@ func (b *Budget) pauseBank(ctx context.Context, d time.Duration) {
 			break
 		}
 	}
-	ctx, cancel := b.settleContext(ctx)
-	defer cancel()
-	_ = b.st.Update(ctx, b.pauseKey(), func(old []byte, found bool) ([]byte, time.Duration, error) {
-		end := until
-		if n, ok := storedPause(old, now); found && ok && n > end {
-			end = n
-		}
-		return strconv.AppendInt(nil, end, 10), time.Unix(0, end).Sub(now) + pauseKept, nil
+	b.settleWithin(ctx, func(ctx context.Context) {
+		_ = b.st.Update(ctx, b.pauseKey(), func(old []byte, found bool) ([]byte, time.Duration, error) {
+			end := until
+			if n, ok := storedPause(old, now); found && ok && n > end {
+				end = n
+			}
+			return strconv.AppendInt(nil, end, 10), time.Unix(0, end).Sub(now) + pauseKept, nil
+		})
 	})
 }
 

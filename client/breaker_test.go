@@ -413,7 +413,7 @@ func BenchmarkBreakerOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		k := kindOf(ctx, res, time.Millisecond, adm.b.policy.AnswerWithin)
-		adm.b.record(k, Evidence{Status: 200}, time.Millisecond, adm.seq)
+		adm.b.record(context.Background(), k, Evidence{Status: 200}, time.Millisecond, adm.seq)
 		adm.done()
 	}
 	b.ReportMetric(1+float64(time.Since(start))/float64(tOff), "hot/call")
@@ -432,7 +432,7 @@ func BenchmarkBreakerHotPath(b *testing.B) {
 			b.Fatal(err)
 		}
 		k := kindOf(ctx, res, time.Millisecond, adm.b.policy.AnswerWithin)
-		adm.b.record(k, Evidence{Status: 200}, time.Millisecond, adm.seq)
+		adm.b.record(context.Background(), k, Evidence{Status: 200}, time.Millisecond, adm.seq)
 		adm.done()
 	}
 }

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"slices"
@@ -42,10 +43,11 @@ func WithHealth(h *Health) Option {
 // its own).
 func (c *Client) Health() *Health { return c.cfg.health }
 
-// OnChange calls fn, on the goroutine of the call that caused it, with
-// every change of a breaker's state: the start of an unavailability
-// (open) and its end (closed), with its downtime record. fn must not
-// block; package events turns changes into "bank unavailable" and "bank
+// OnChange calls fn, on the goroutine of the call that caused it (or on
+// one of its own, when that call's context ended while the client's
+// store was slow: the call does not wait past its deadline), with every
+// change of a breaker's state: the start of an unavailability (open) and
+// its end (closed), with its downtime record. fn must not block; package events turns changes into "bank unavailable" and "bank
 // available" events.
 func (h *Health) OnChange(fn func(BreakerChange)) {
 	h.mu.Lock()
@@ -172,7 +174,14 @@ type bankHealth struct {
 // record takes one attempt into the bank's health and breaker; probe is
 // the number of the probe the attempt belongs to (admission.seq), 0 for
 // a call that is no probe.
-func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration, probe uint64) {
+//
+// The store's reads and writes that follow (the shared breaker, the
+// downtime records) and the subscribers' notices run after b.mu is
+// released, each store call within breakerStoreWait, and are waited for
+// only as long as ctx, the caller's, lasts: the caller's deadline bounds
+// the call whatever the store does, and what is not over by then goes on
+// without it, within its bound.
+func (b *bankHealth) record(ctx context.Context, k attemptKind, ev Evidence, took time.Duration, probe uint64) {
 	if k == kindIgnored {
 		return
 	}
@@ -202,6 +211,28 @@ func (b *bankHealth) record(k attemptKind, ev Evidence, took time.Duration, prob
 		changes, share = b.judge(k, ev, now, probe)
 	}
 	b.mu.Unlock()
+	if b.st == nil {
+		b.tell(k, now, share, changes)
+		return
+	}
+	if share == nil && len(changes) == 0 && (k != kindAnswered || b.swept.Load()) {
+		return // nothing for the store, nor the subscribers
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		b.tell(k, now, share, changes)
+	}()
+	select {
+	case <-ended:
+	case <-ctx.Done():
+	}
+}
+
+// tell makes the store's reads and writes an attempt of kind k at now
+// called for (the shared write share, the downtime records of changes)
+// and notifies the subscribers of changes (see record).
+func (b *bankHealth) tell(k attemptKind, now time.Time, share *sharedWrite, changes []BreakerChange) {
 	b.writeShared(share)
 	if k == kindAnswered && len(changes) == 0 {
 		b.sweepStale(now)

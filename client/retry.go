@@ -237,7 +237,7 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 			if k.failed() { // the evidence of a downtime record
 				ev.RequestID, ev.At, ev.Result, ev.Operation = p.requestID, x.sentAt, statusText(k, res), p.op.Name
 			}
-			b.record(k, ev, took, p.adm.seq)
+			b.record(ctx, k, ev, took, p.adm.seq)
 		}
 		wait, again := x.decide(ctx, res)
 		if again && !p.adm.mayRetry() {

@@ -33,7 +33,19 @@ type Emitter struct {
 	now         func() time.Time
 	renewal     []int
 	certificate []int
+	// storeWait bounds each store call (StoreWait; a test's may be
+	// shorter).
+	storeWait time.Duration
 }
+
+// StoreWait bounds each of an Emitter's calls of its store, whatever the
+// caller's context: a slow or hung database ends a check with an error
+// (nothing published) after it, and never holds the caller for ever,
+// even on a context without a deadline (an OnChange subscriber runs on
+// the goroutine of the call that changed the breaker). The mark written
+// after a publication does not end with the caller's context (the
+// publication happened and must be remembered), only with this bound.
+const StoreWait = 10 * time.Second
 
 // Option configures an Emitter in [NewEmitter].
 type Option func(*Emitter) error
@@ -103,7 +115,7 @@ func NewEmitter(sink Sink, opts ...Option) (*Emitter, error) {
 		return nil, errors.New("events: nil Sink")
 	}
 	e := &Emitter{sink: sink, st: store.NewMemoryStore(), now: time.Now,
-		renewal: DefaultRenewalDays, certificate: DefaultCertificateDays}
+		renewal: DefaultRenewalDays, certificate: DefaultCertificateDays, storeWait: StoreWait}
 	for _, o := range opts {
 		if err := o(e); err != nil {
 			return nil, err
@@ -120,7 +132,10 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 		return false, err
 	}
 	key := "events/emitted/" + env.ID
-	if _, err := e.st.Get(ctx, key); err == nil {
+	gctx, cancel := context.WithTimeout(ctx, e.storeWait)
+	_, err = e.st.Get(gctx, key)
+	cancel()
+	if err == nil {
 		return false, nil
 	} else if !errors.Is(err, store.ErrNotStored) {
 		return false, fmt.Errorf("events: store: %w", err)
@@ -130,7 +145,9 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 	if err := e.sink.Publish(ctx, env); err != nil {
 		return false, fmt.Errorf("events: publishing %s: %w", env.Kind, err)
 	}
-	if err := e.st.Put(ctx, key, []byte{1}, rememberFor); err != nil {
+	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.storeWait)
+	defer cancel()
+	if err := e.st.Put(pctx, key, []byte{1}, rememberFor); err != nil {
 		return true, fmt.Errorf("events: store: %w", err)
 	}
 	return true, nil

@@ -121,7 +121,7 @@ func (j *Journal) hook(scope string, longest time.Duration, create Create, resol
 		if resolves == "" {
 			_ = j.putMarker(ctx, key, rec.Created)
 		}
-		return func(r client.Result) { j.settle(ctx, key, r) }, nil
+		return func(r client.Result) { j.settleWithin(ctx, key, r) }, nil
 	}
 }
 
@@ -153,6 +153,46 @@ func (j *Journal) storeWait() time.Duration {
 		return b.wait
 	}
 	return storeTimeout
+}
+
+// settleWithin settles the outcome r of the create under key (settle)
+// on a goroutine of its own, and waits for it as long as the caller's
+// context lasts: the caller's deadline bounds the whole call, the bank's
+// answer included, whatever the store does. A recording not over by then
+// goes on without the caller, within its own bounds (outcomeTimeout, then
+// recordCreated's), and Flush waits for it. The entry stays in flight for
+// as long (Entry.Until counts outcomeTimeout), so that no replica
+// resolves it meanwhile.
+func (j *Journal) settleWithin(ctx context.Context, key string, r client.Result) {
+	done := j.track()
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		defer done()
+		j.settle(ctx, key, r)
+	}()
+	select {
+	case <-ended:
+	case <-ctx.Done():
+	}
+}
+
+// track counts one write under way in the background, for Flush, until
+// the returned func is called.
+func (j *Journal) track() func() {
+	j.mu.Lock()
+	if j.pending == 0 {
+		j.idle = make(chan struct{})
+	}
+	j.pending++
+	j.mu.Unlock()
+	return func() {
+		j.mu.Lock()
+		if j.pending--; j.pending == 0 {
+			close(j.idle)
+		}
+		j.mu.Unlock()
+	}
 }
 
 // settle records the outcome r of the create under key, retrying the
@@ -199,20 +239,9 @@ func (j *Journal) recordCreated(ctx context.Context, key, id string) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	_ = j.st.Delete(dctx, doubtKey(key))
 	cancel()
-	j.mu.Lock()
-	if j.pending == 0 {
-		j.idle = make(chan struct{})
-	}
-	j.pending++
-	j.mu.Unlock()
+	done := j.track()
 	go func() {
-		defer func() {
-			j.mu.Lock()
-			if j.pending--; j.pending == 0 {
-				close(j.idle)
-			}
-			j.mu.Unlock()
-		}()
+		defer done()
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createdRetryFor)
 		defer cancel()
 		r := client.Result{Sent: true, StatusCode: http.StatusCreated, ResultID: id}

@@ -222,8 +222,10 @@ func (b boundedStore) Update(ctx context.Context, key string, fn func(old []byte
 // be read.
 var ErrJournal = errors.New("journal: store")
 
-// Flush waits until every created id whose recording the store refused
-// (see recordCreated) has been recorded, or ctx ends (its error then).
+// Flush waits until every outcome still being recorded after its call
+// returned (the caller's deadline came first, see settleWithin) and every
+// created id whose recording the store refused (see recordCreated) has
+// been recorded, or ctx ends (its error then).
 // Call it before a process exits, so that a resource the bank created is
 // not left without an outcome.
 func (j *Journal) Flush(ctx context.Context) error {

@@ -218,6 +218,12 @@ func (c *Prepared) Redirect(ctx context.Context, answer any) (Redirect, bool, er
 // any, stays as it was.
 var ErrWrongBrowser = errors.New("sca: SCA callback brought by another browser than the one that started it")
 
+// completeStoreWait bounds each of a callback's store calls (taking the
+// pending SCA, storing the session), whatever the request's context: a
+// slow or hung database ends the callback with an error after it, never
+// holds it for ever.
+const completeStoreWait = 10 * time.Second
+
 // complete handles the browser's return to TPP-Redirect-URI: it takes the
 // pending SCA named by the callback's state from the store (once: a second
 // callback gives ErrNoPending), checks that it was started under key (the
@@ -250,7 +256,9 @@ func (m *Manager) complete(ctx context.Context, key, callbackURL string) (*Sessi
 	if err != nil {
 		return nil, err
 	}
-	p, err := takePending(ctx, m.store, state)
+	tctx, cancel := context.WithTimeout(ctx, completeStoreWait)
+	p, err := takePending(tctx, m.store, state)
+	cancel()
 	if err != nil {
 		return nil, err
 	}
@@ -265,8 +273,13 @@ func (m *Manager) complete(ctx context.Context, key, callbackURL string) (*Sessi
 	// The previous session is read and the new one stored in one atomic
 	// step: a session another callback stores meanwhile (a consent SCA
 	// completing on another replica) is carried over, never overwritten
-	// by one made from the session it replaced.
-	sess, err := updateSession(ctx, m.store, p.Key, func(prev *Session, loadErr error) (*Session, error) {
+	// by one made from the session it replaced. The pending SCA is used
+	// up: the session is written even when the callback's request has
+	// ended meanwhile (the browser gave up), within completeStoreWait,
+	// so that an SCA the PSU approved is not lost with it.
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), completeStoreWait)
+	defer cancel()
+	sess, err := updateSession(sctx, m.store, p.Key, func(prev *Session, loadErr error) (*Session, error) {
 		if !parsed.NoConsent && p.Purpose.valid() {
 			return parsed, nil
 		}
