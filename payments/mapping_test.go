@@ -2,6 +2,7 @@ package payments_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"testing"
@@ -337,4 +338,29 @@ func TestCreateValidatesValues(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "creditorAccount.iban", ve.Field)
 	assert.Equal(t, 0, httpmock.GetTotalCallCount())
+}
+
+// Every recorded answer of the payment endpoints decodes into its SDK
+// type and encodes back to the same members: nothing the bank sent (a
+// fee, fundsAvailable, a link's verbs, the echoed payment) is dropped
+// by a type that lacks a field for it.
+func TestRecordedAnswersKeepEveryMember(t *testing.T) {
+	t.Parallel()
+	for file, v := range map[string]any{
+		"payment-ndct-create-201.json":               new(payments.Initiation),
+		"payment-sepa-create-201.json":               new(payments.Initiation),
+		"payment-ndct-details.json":                  new(payments.Details),
+		"payment-status-actc.json":                   new(payments.StatusResponse),
+		"payment-status-accp-funds-unavailable.json": new(payments.StatusResponse),
+		"payment-start-authorisation-201.json":       new(payments.Authorisation),
+	} {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			doc := testdata(t, file)
+			require.NoError(t, json.Unmarshal(doc, v))
+			enc, err := json.Marshal(v)
+			require.NoError(t, err)
+			assert.JSONEq(t, string(doc), string(enc))
+		})
+	}
 }

@@ -138,6 +138,9 @@ func TestShapesMatchPlatform(t *testing.T) {
 			want := append(shape(t, fixture(t, tt.fixture)), beyond[tt.fixture]...)
 			slices.Sort(want)
 			assert.Equal(t, want, shape(t, r.body))
+			if strings.Contains(string(fixture(t, tt.fixture)), `"_links"`) {
+				assertLinkStyle(t, r.body)
+			}
 		})
 	}
 }
