@@ -8,9 +8,12 @@ import "time"
 // and from how long a consent lasts (sca.ConsentValidity, a per-bank fact:
 // banks.Bank.ConsentValidity).
 const (
-	// HistoryWithoutPSU is how far back transactions can be read without
-	// the PSU present: 90 days.
-	HistoryWithoutPSU = 90 * 24 * time.Hour
+	// HistoryDaysWithoutPSU is how many days back transactions can be
+	// read without the PSU present: 90. The one place the rule is
+	// written: txsync and refresh derive their reach from it.
+	HistoryDaysWithoutPSU = 90
+	// HistoryWithoutPSU is [HistoryDaysWithoutPSU] as a duration.
+	HistoryWithoutPSU = HistoryDaysWithoutPSU * 24 * time.Hour
 	// OnlineSCARecency is the platform's rule for reading transactions
 	// without the PSU: only accounts the PSU accessed online with SCA in
 	// the last 180 days answer.

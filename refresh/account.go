@@ -16,9 +16,10 @@ import (
 )
 
 // historyDays is how far back a query without the PSU reaches: the bank
-// gives 90 days (docs/interface.md section 8); one day less leaves room
-// for the bank's time zone.
-const historyDays = 89
+// gives 90 days (docs/interface.md section 8,
+// accounts.HistoryDaysWithoutPSU); one day less leaves room for the
+// bank's time zone, as txsync's reach.
+const historyDays = txsync.MaxOverlap
 
 // maxEntries bounds the entries one job reads, whatever the budget (each
 // page is a call of it, 4 a day by default): a bank whose next links

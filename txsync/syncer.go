@@ -19,9 +19,10 @@ import (
 // budget of 4 a day (docs/interface.md section 8).
 const DefaultOverlap = 5
 
-// MaxOverlap is the longest overlap [WithOverlap] accepts: the 89 days a
-// read without the PSU reaches, less a day for the bank's time zone.
-const MaxOverlap = 89
+// MaxOverlap is the longest overlap [WithOverlap] accepts: the days a
+// read without the PSU reaches ([accounts.HistoryDaysWithoutPSU], 90),
+// less a day for the bank's time zone: 89.
+const MaxOverlap = accounts.HistoryDaysWithoutPSU - 1
 
 // DefaultMaxEntries bounds the entries kept per account (the overlap
 // window's booked entries and the pending list): past it new entries wait
