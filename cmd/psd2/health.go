@@ -8,6 +8,7 @@ import (
 
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 )
 
 // healthStatus is what psd2 health prints: the bank's breaker as the
@@ -36,8 +37,8 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	cf.register(fs, true)
 	bf.register(fs)
 	sf.register(fs)
-	fromS := fs.String("from", "", "report: start of the period (RFC 3339, or a date 2006-01-02 in UTC)")
-	toS := fs.String("to", "", "report: end of the period (RFC 3339, or a date; default now)")
+	fromS := fs.String("from", "", "report: start of the period (RFC 3339, or a date 2006-01-02: its start in Oslo)")
+	toS := fs.String("to", "", "report: end of the period (RFC 3339, or a date: its start in Oslo; default now)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -170,12 +171,14 @@ func lastRecorded(downs []client.Downtime, now time.Time) time.Time {
 	return last
 }
 
-// parseWhen reads an RFC 3339 time or a date (midnight UTC).
+// parseWhen reads an RFC 3339 time or a date: its start in Oslo, as
+// psd2 reconcile reads dates, so that a month's report covers the
+// Norwegian month's days whole.
 func parseWhen(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
-	t, err := time.Parse(time.DateOnly, s)
+	t, err := time.ParseInLocation(time.DateOnly, s, date.Oslo())
 	if err != nil {
 		return time.Time{}, fmt.Errorf("want RFC 3339 (2026-05-01T10:00:00Z) or a date (2026-05-01), got %q", s)
 	}

@@ -112,3 +112,23 @@ func TestHealthStoreOfNothingOfTheBank(t *testing.T) {
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "UNAVAILABLE")
 }
+
+// TestHealthReportDatesAreOsloDays: a bare date of health report -from
+// or -to is the start of that day in Oslo, as psd2 reconcile reads
+// dates, not midnight UTC, which left the first one or two hours of the
+// Norwegian day out of a month's report.
+func TestHealthReportDatesAreOsloDays(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"2026-06-01", "2026-05-31T22:00:00Z"}, // summer time
+		{"2026-12-01", "2026-11-30T23:00:00Z"},
+		{"2026-06-01T10:00:00Z", "2026-06-01T10:00:00Z"},
+	} {
+		got, err := parseWhen(tt.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.UTC().Format(time.RFC3339) != tt.want {
+			t.Errorf("parseWhen(%q) = %s, want %s", tt.in, got.UTC().Format(time.RFC3339), tt.want)
+		}
+	}
+}
