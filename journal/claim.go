@@ -2,10 +2,13 @@ package journal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/tppkit/psd2/store"
 )
 
 // ASSUMPTION (claims): an entry's create is sent again only under a
@@ -101,17 +104,87 @@ var errNotOurClaim = errors.New("journal: not our claim")
 // Resolve whose token is token, until until: an error matching
 // errSettledMeanwhile when the entry is no longer in doubt, a
 // *ClaimedError when another live claim holds it.
+//
+// The claim is taken first as a lease (see leases): a store value under
+// claimKey whose ttl is the claim's remaining time, written only when no
+// other Resolve's lease lives, so that replicas whose clocks disagree
+// still see one claim at a time.
 func (j *Journal) takeClaim(ctx context.Context, key, token, requestID string, until time.Time) error {
 	now := j.now()
-	return j.update(ctx, key, func(rec *journalRecord) error {
+	c := &claim{Token: token, RequestID: requestID, Until: until}
+	lease, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrJournal, err)
+	}
+	err = j.st.Update(ctx, claimKey(key), func(old []byte, found bool) ([]byte, time.Duration, error) {
+		if found {
+			if o, ok := readLease(old); !ok || o.Token != token {
+				return nil, 0, o.error()
+			}
+		}
+		return lease, until.Sub(now), nil
+	})
+	if err != nil {
+		return err
+	}
+	err = j.update(ctx, key, func(rec *journalRecord) error {
 		if !rec.inDoubt() {
 			return errSettledMeanwhile
 		}
 		if c := rec.Claim; c.live(now) && c.Token != token {
 			return &ClaimedError{ResendRequestID: c.RequestID, Until: c.Until}
 		}
-		rec.Claim = &claim{Token: token, RequestID: requestID, Until: until}
+		rec.Claim = c
 		return nil
+	})
+	if err != nil {
+		j.dropLease(ctx, key, token)
+	}
+	return err
+}
+
+// readLease reads a claim lease; false when it cannot be read (held by
+// an unknown writer: taken as another's).
+func readLease(b []byte) (*claim, bool) {
+	var c claim
+	if json.Unmarshal(b, &c) != nil || c.Token == "" {
+		return &c, false
+	}
+	return &c, true
+}
+
+// error is the *ClaimedError of a lease held by another Resolve.
+func (c *claim) error() *ClaimedError {
+	return &ClaimedError{ResendRequestID: c.RequestID, Until: c.Until}
+}
+
+// leasedClaim returns the claim lease of the entry under key as a
+// *ClaimedError when it lives and is not token's, nil otherwise.
+func (j *Journal) leasedClaim(ctx context.Context, key, token string) (*ClaimedError, error) {
+	b, err := j.st.Get(ctx, claimKey(key))
+	switch {
+	case errors.Is(err, store.ErrNotStored):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("%w: %w", ErrJournal, err)
+	}
+	if c, ok := readLease(b); !ok || c.Token != token {
+		return c.error(), nil
+	}
+	return nil, nil
+}
+
+// dropLease removes the claim lease of token on the entry under key, if
+// it is still token's, without the call's cancellation. Best effort: the
+// lease expires anyway.
+func (j *Journal) dropLease(ctx context.Context, key, token string) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	_ = j.st.Update(dctx, claimKey(key), func(old []byte, found bool) ([]byte, time.Duration, error) {
+		if c, ok := readLease(old); !found || !ok || c.Token != token {
+			return nil, 0, errNotOurClaim
+		}
+		return nil, 0, nil // deletes the lease
 	})
 }
 
@@ -128,6 +201,7 @@ func (j *Journal) dropClaim(ctx context.Context, key, token string) {
 		rec.Claim = nil
 		return nil
 	})
+	j.dropLease(ctx, key, token)
 }
 
 // withTrail returns trail with r added (without its Answer), keeping the
@@ -188,6 +262,9 @@ func (j *Journal) record(ctx context.Context, key, token string, res Resolution)
 		settled = rec.settled()
 		return nil
 	})
+	if err == nil && token != "" {
+		j.dropLease(ctx, key, token)
+	}
 	if err == nil && settled {
 		j.closeDoubt(ctx, key)
 	}

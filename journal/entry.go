@@ -78,8 +78,9 @@ type Entry struct {
 
 	// Until is when its create and the recording of its outcome are
 	// over at the latest: the intent's time, plus the call's bound (the
-	// journal's writes before the create is sent, the intent and the
-	// open marker, 10 s each at most, and [client.Client.LongestCall];
+	// journal's writes before the create is sent, the intent, its
+	// in-flight lease and the open marker, 10 s each at most, and
+	// [client.Client.LongestCall];
 	// or its context's deadline when sooner), plus the time allowed to
 	// record the outcome. Without an
 	// outcome the entry is in flight until then, and at least for the

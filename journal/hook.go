@@ -116,9 +116,14 @@ func (j *Journal) hook(scope string, longest time.Duration, create Create, resol
 			}
 			return nil, fmt.Errorf("%w: recording the intent: %w", ErrJournal, err)
 		}
-		// The open marker arms the entry (see armedCreates); its failure
-		// does not stop the call. A resend has none: its original has.
+		// The in-flight lease keeps the entry in flight on the store's
+		// clock (see leases), and the open marker arms it (see
+		// armedCreates); the failure of either does not stop the call. A
+		// resend has neither: its original has, and its claim holds it.
 		if resolves == "" {
+			if ttl := until.Sub(j.now()); ttl > 0 {
+				_ = j.st.Put(ctx, flightKey(key), []byte(until.Format(time.RFC3339Nano)), ttl)
+			}
 			_ = j.putMarker(ctx, key, rec.Created)
 		}
 		return func(r client.Result) { j.settleWithin(ctx, key, r) }, nil
@@ -128,7 +133,7 @@ func (j *Journal) hook(scope string, longest time.Duration, create Create, resol
 // callBound returns the time now and when a call made now with ctx,
 // bounded by longest (client.Client.LongestCall), and the recording of
 // its outcome are over at the latest (Entry.Until). The call is sent
-// after the hook's own writes (the intent, then the open marker), each of
+// after the hook's own writes (the intent, its in-flight lease, then the open marker), each of
 // which may take the store's bound (boundedStore.wait): on a context
 // without a deadline, where the client's bound of the call starts when it
 // is sent, a slow store would otherwise move the call's end past Until,
@@ -143,8 +148,9 @@ func (j *Journal) callBound(ctx context.Context, longest time.Duration) (now, un
 }
 
 // preSendWrites is the number of store calls a create's hook makes
-// before the create is sent: its intent and its open marker.
-const preSendWrites = 2
+// before the create is sent: its intent, its in-flight lease and its
+// open marker.
+const preSendWrites = 3
 
 // storeWait is the bound of each of j's store calls (storeTimeout, or a
 // test's).
@@ -368,6 +374,10 @@ func (j *Journal) recordOutcome(ctx context.Context, key string, r client.Result
 		open = !settled && rec.Resolves == ""
 		return nil
 	})
+	if err == nil {
+		// The outcome is known: the create is no longer on its way.
+		_ = j.st.Delete(ctx, flightKey(key))
+	}
 	switch {
 	case err != nil:
 	case settled:

@@ -99,11 +99,11 @@ func TestOptions(t *testing.T) {
 	j, err := New(store.NewMemoryStore(), WithWritersStopped(), WithInFlight(time.Hour))
 	require.NoError(t, err)
 	e := Entry{Created: time.Now(), Until: time.Now().Add(time.Hour)}
-	assert.False(t, j.underWay(e, time.Now()), "writers stopped: nothing under way")
+	assert.False(t, j.mayBeUnderWay(t.Context(), e, time.Now()), "writers stopped: nothing under way")
 	j, err = New(store.NewMemoryStore(), WithInFlight(0))
 	require.NoError(t, err)
-	assert.True(t, j.underWay(e, time.Now()), "the call's own bound holds, whatever the in-flight time")
-	assert.False(t, j.underWay(e, e.Until), "over once the bound passed")
+	assert.True(t, j.mayBeUnderWay(t.Context(), e, time.Now()), "the call's own bound holds, whatever the in-flight time")
+	assert.False(t, j.mayBeUnderWay(t.Context(), e, e.Until), "over once the bound passed")
 }
 
 // The trail keeps the last maxTrail items, without the bank's answer.

@@ -17,7 +17,7 @@ import (
 // open entries, not months of settled ones), and the created id of an
 // entry that could not be updated (one Put records it, and reading the
 // entry folds it in: see recordCreated).
-type keyspace struct{ entries, open, created string }
+type keyspace struct{ entries, open, created, flight, claim string }
 
 // ASSUMPTION (keyspaces): the journal writes every new entry under
 // current. Versions before it kept the journal under the prefixes of its
@@ -31,8 +31,10 @@ type keyspace struct{ entries, open, created string }
 // create has its own, random one); [Journal.Entry] then returns the
 // current entry.
 var (
-	current   = keyspace{entries: "journal/entry/", open: "journal/open/", created: "journal/created/"}
-	legacy    = keyspace{entries: "payments/journal/", open: "payments/journal-open/", created: "payments/journal-created/"}
+	current = keyspace{entries: "journal/entry/", open: "journal/open/", created: "journal/created/",
+		flight: "journal/flight/", claim: "journal/claim/"}
+	legacy = keyspace{entries: "payments/journal/", open: "payments/journal-open/", created: "payments/journal-created/",
+		flight: "payments/journal-flight/", claim: "payments/journal-claim/"}
 	keyspaces = [...]keyspace{current, legacy}
 )
 
@@ -65,6 +67,45 @@ func doubtKey(key string) string {
 func createdKey(key string) string {
 	ks := spaceOf(key)
 	return ks.created + strings.TrimPrefix(key, ks.entries)
+}
+
+// flightKey returns the key of the in-flight lease of the entry under
+// key (see leases).
+func flightKey(key string) string {
+	ks := spaceOf(key)
+	return ks.flight + strings.TrimPrefix(key, ks.entries)
+}
+
+// claimKey returns the key of the claim lease of the entry under key
+// (see leases).
+func claimKey(key string) string {
+	ks := spaceOf(key)
+	return ks.claim + strings.TrimPrefix(key, ks.entries)
+}
+
+// ASSUMPTION (leases): replicas' clocks disagree (a replica without NTP
+// drifts by minutes), so no replica judges on its own clock a time
+// another replica wrote. An entry's in-flight bound (Until) and a
+// Resolve's claim (claim.Until) are therefore also written as leases:
+// store values whose ttl is the remaining time, which the store expires
+// on its one clock (pgstore: the database's; a FileStore or MemoryStore:
+// the one machine's). While its lease exists an entry's create is under
+// way, or its claim holds, whatever the reader's clock says; once the
+// lease is gone (or its write failed) the times in the entry decide, as
+// before.
+
+// flying reports whether the in-flight lease of the entry under key
+// exists: its create may still be on its way. A store error is an
+// error (the caller sends nothing).
+func (j *Journal) flying(ctx context.Context, key string) (bool, error) {
+	_, err := j.st.Get(ctx, flightKey(key))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, store.ErrNotStored):
+		return false, nil
+	}
+	return false, fmt.Errorf("%w: %w", ErrJournal, err)
 }
 
 // closeDoubt removes the open marker of the entry under key once the

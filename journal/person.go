@@ -50,6 +50,18 @@ func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason stri
 	if err != nil {
 		return Entry{}, fmt.Errorf("%s: %w", op, err)
 	}
+	// The leases of the create and of a resend (see leases), read before
+	// the update: they hold whatever this journal's clock says.
+	flying := false
+	if !j.stopped {
+		if flying, err = j.flying(ctx, e.key); err != nil {
+			return Entry{}, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	leased, err := j.leasedClaim(ctx, e.key, "")
+	if err != nil {
+		return Entry{}, fmt.Errorf("%s: %w", op, err)
+	}
 	now := j.now().UTC()
 	settled := "settled by " + strings.TrimSpace(by) + ": " + strings.TrimSpace(reason)
 	var claimed *ClaimedError
@@ -61,12 +73,16 @@ func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason stri
 		if rec.Outcome == "" && rec.Resolution == nil {
 			// The create may still be on its way: a person who asks the
 			// bank now may hear of no payment that lands a moment later.
-			if e := rec.entry(j, e.key); j.underWay(e, now) {
+			if e := rec.entry(j, e.key); !j.stopped && (flying || j.youngAt(e, now)) {
 				return fmt.Errorf("%w: no outcome yet, journaled %s ago (in-flight time %s)", ErrInFlight,
 					now.Sub(e.Created).Round(time.Millisecond), j.inFlight)
 			}
 		}
-		if c := rec.Claim; c.live(now) {
+		c := rec.Claim
+		if !c.live(now) && leased != nil {
+			c = &claim{RequestID: leased.ResendRequestID, Until: leased.Until}
+		}
+		if c.live(now) || leased != nil {
 			claimed = &ClaimedError{ResendRequestID: c.RequestID, Until: c.Until}
 			rec.Trail = withTrail(rec.Trail, refusedSettlement(settled, c, now))
 			return nil

@@ -108,7 +108,7 @@ func TestSettlementOutlivesExpiredClaim(t *testing.T) {
 	b := newThingBank(t)
 	c := b.client(t)
 	clock := testtpp.NewClock(time.Now())
-	j, _ := newJournal(t, journal.WithClient(b.client(t, client.WithClock(clock.Now))))
+	j, st := newJournal(t, journal.WithClient(b.client(t, client.WithClock(clock.Now))))
 	e := inDoubt(t, b, c, j, `{"slow":1}`)
 
 	arrived, release := b.holdNext()
@@ -122,7 +122,8 @@ func TestSettlementOutlivesExpiredClaim(t *testing.T) {
 	<-arrived
 	_, err := j.SettleByPerson(ctx, e.RequestID, "ops-anna", "nothing arrived")
 	require.ErrorIs(t, err, journal.ErrClaimed, "the claim lives")
-	clock.Add(c.LongestCall() + time.Hour) // past the claim
+	clock.Add(c.LongestCall() + time.Hour)   // past the claim
+	journal.ExpireLeases(t, st, e.RequestID) // and its lease, on the store's clock
 	_, err = j.SettleByPerson(ctx, e.RequestID, "ops-anna", "nothing arrived")
 	require.NoError(t, err, "the claim ran out")
 	release()

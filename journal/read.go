@@ -126,8 +126,17 @@ func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[Entry, error] {
 					}
 					j.closeDoubt(ctx, e.key)
 					continue
-				case e.Outcome == "" && j.underWay(e, now):
-					continue
+				case e.Outcome == "":
+					under, err := j.underWay(ctx, e, now)
+					if err != nil {
+						// Not known not to be in flight: left out, the
+						// list would claim less in doubt than there is.
+						yield(Entry{}, err)
+						return
+					}
+					if under {
+						continue
+					}
 				}
 				if !yield(e, nil) {
 					return
@@ -141,9 +150,27 @@ func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[Entry, error] {
 // still be running (or recording its outcome) at now: younger than the
 // in-flight time, or than its call's own bound plus outcomeTimeout. With
 // WithWritersStopped nothing is under way.
-func (j *Journal) underWay(e Entry, now time.Time) bool {
+// Whatever the reader's clock says, it is under way while its in-flight
+// lease lives (see leases); a store error reading the lease is returned,
+// and the entry is then to be taken as under way.
+func (j *Journal) underWay(ctx context.Context, e Entry, now time.Time) (bool, error) {
 	if j.stopped {
-		return false
+		return false, nil
 	}
+	if j.youngAt(e, now) {
+		return true, nil
+	}
+	return j.flying(ctx, e.key)
+}
+
+// mayBeUnderWay is underWay with a store error taken as under way.
+func (j *Journal) mayBeUnderWay(ctx context.Context, e Entry, now time.Time) bool {
+	under, err := j.underWay(ctx, e, now)
+	return under || err != nil
+}
+
+// youngAt reports whether e is younger, at now on this journal's clock,
+// than the in-flight time or its own bound.
+func (j *Journal) youngAt(e Entry, now time.Time) bool {
 	return now.Sub(e.Created) < j.inFlight || now.Before(e.Until)
 }

@@ -220,12 +220,18 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 		res = Resolution{Kind: NeedsPerson, Reason: "created with allowLogicalDuplicate: a resend would not be refused as a duplicate, so only a person can tell whether the resource exists"}
 	case entry.Create.ResultID == "":
 		res = Resolution{Kind: NeedsPerson, Reason: noCreateReason}
-	case entry.Outcome == "" && entry.Resolution == nil && j.underWay(entry, now):
+	case entry.Outcome == "" && entry.Resolution == nil && j.mayBeUnderWay(ctx, entry, now):
 		return Resolution{}, fmt.Errorf("%w: no outcome yet, journaled %s ago (in-flight time %s)", ErrInFlight,
 			now.Sub(entry.Created).Round(time.Millisecond), j.inFlight)
 	case entry.claim.live(now):
 		return Resolution{}, &ClaimedError{ResendRequestID: entry.claim.RequestID, Until: entry.claim.Until}
 	default:
+		if ce, cerr := j.leasedClaim(ctx, key, ""); cerr != nil || ce != nil {
+			if cerr != nil {
+				return Resolution{}, cerr
+			}
+			return Resolution{}, ce
+		}
 		if entry.Outcome == "" {
 			armed, aerr := j.armed(ctx, key)
 			if aerr != nil {

@@ -207,7 +207,7 @@ func TestJournalInFlightCoversTheLongestCall(t *testing.T) {
 	assert.Empty(t, inDoubt(t, j))
 	assert.Equal(t, sent, posts.n.Load())
 
-	pastInFlight(clock, e)
+	pastInFlight(t, clock, st, e)
 	res, err := resolve(ctx, b.c, e, b.pisp()...)
 	require.NoError(t, err)
 	assert.Equal(t, journal.ResolvedDuplicate, res.Kind)
@@ -227,7 +227,7 @@ func TestJournalCreatedIDSurvivesStoreOutage(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			b, posts := countingBank(t)
-			st := &stepStore{Store: store.NewMemoryStore(), first: 3, burst: 1 << 20} // after the intent and its marker
+			st := &stepStore{Store: store.NewMemoryStore(), first: 4, burst: 1 << 20} // after the intent, its in-flight lease and its marker
 			j := mustJournal(t, st)
 			svc := journaled(t, b, j)
 			id := uuid.NewString()

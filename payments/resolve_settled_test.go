@@ -198,7 +198,7 @@ func TestResolveInFlightEntrySendsNothing(t *testing.T) {
 	require.Empty(t, e.Outcome)
 	posts := w.posts.Load()
 
-	pastInFlight(clock, e)
+	pastInFlight(t, clock, st, e)
 	clock.Add(-2 * time.Second)
 	res, err := resolve(ctx, b.c, e, b.pisp()...)
 	require.ErrorIs(t, err, journal.ErrInFlight)
