@@ -42,6 +42,7 @@ type Client struct {
 
 	identity atomic.Pointer[string] // the TPP's, fixed by the first credentials (identity.go)
 	bankURL  string                 // the base URL in canonical form (identity.go)
+	hostPort string                 // the base URL's host and port, the scheme's default port when it names none (OperationStart.Host)
 	scope    atomic.Pointer[string] // Scope, once the identity is fixed
 	// identityWait is identityWait (a test's may be shorter).
 	identityWait time.Duration
@@ -77,7 +78,7 @@ func New(baseURL string, creds *signing.Credentials, opts ...Option) (*Client, e
 		return nil, errors.New("client: base URL must not carry query, fragment or user info")
 	}
 	c := &Client{base: u, basePath: strings.TrimRight(u.EscapedPath(), "/"), bankURL: canonicalBank(u),
-		identityWait: identityWait}
+		hostPort: hostPort(u), identityWait: identityWait}
 	c.cfg.retry = DefaultRetryPolicy()
 	c.cfg.clock = time.Now
 	c.cfg.expiryWarning = DefaultExpiryWarning

@@ -3,7 +3,9 @@ package client
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"time"
 )
@@ -76,6 +78,19 @@ func (c *Client) bankLabel() string {
 	return c.base.Host
 }
 
+// hostPort returns u's host and port, the scheme's default port when u
+// names none ([OperationStart.Host]).
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	port := "443"
+	if u.Scheme == "http" {
+		port = "80"
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
 // Outcome classifies how an operation or an attempt ended.
 type Outcome uint8
 
@@ -131,6 +146,12 @@ type OperationStart struct {
 	// in the bank directory, for the clients package banks makes), else
 	// the host (and port, when given) of the bank's base URL.
 	Bank string
+	// Host is the host and port of the bank's base URL, the port its
+	// scheme's default (443 for https, 80 for http) when the URL names
+	// none, such as "bank.example:443": where the requests go, for the
+	// HTTP client semantic conventions' server.address and server.port.
+	// Unlike Bank it never holds the name given with [WithBank].
+	Host string
 	// Repeatable reports whether the client may send the call again.
 	Repeatable bool
 	// Start is when the operation began.
@@ -295,7 +316,7 @@ func (s *observed) Value(key any) any {
 // it, with the returned context.
 func (c *Client) observeOperation(ctx context.Context, op *Operation) (context.Context, *observed) {
 	s := &observed{Context: ctx, o: c.cfg.observer, start: OperationStart{Operation: op.Name, Method: op.Method,
-		Route: routeTemplate(op.Path), Bank: c.bankLabel(), Repeatable: op.repeatable(), Start: time.Now()}}
+		Route: routeTemplate(op.Path), Bank: c.bankLabel(), Host: c.hostPort, Repeatable: op.repeatable(), Start: time.Now()}}
 	s.starter, _ = s.o.(AttemptStarter)
 	ctx = s
 	if octx := s.o.StartOperation(ctx, s.start); octx != nil { // nil: an observer that broke its contract

@@ -61,6 +61,62 @@ func (c *boundedCache[K, V]) store(k K, v V) {
 // len is the number of entries stored.
 func (c *boundedCache[K, V]) len() int { return int(c.n.Load()) }
 
+// Label value limits: the distinct values of each label an Observer
+// exports. The SDK's operations are a few dozen, its routes as many, and
+// a TPP's banks (the directory's ids, or hosts) a few hundred at most;
+// past its limit a new value (a caller's per-request name given with
+// client.WithBank or as an operation's name, a path of a custom call
+// that is not the interface's, a bank host that varies) is exported as
+// [OtherValue], so that no caller or bank can grow a metric's series or
+// the span names without bound.
+const (
+	bankLimit      = 256
+	operationLimit = 256
+	routeLimit     = 256
+	hostLimit      = 256
+)
+
+// OtherValue stands for a label value past its limit (a bank, an
+// operation, a route, a host), and for an HTTP method that is not one of
+// the known ones, as the semantic conventions write it.
+const OtherValue = "_OTHER"
+
+// admitted is a set of label values that admits the first limit values
+// it is asked about; any later one is OtherValue. A value admitted stays.
+type admitted struct {
+	mu    sync.RWMutex
+	m     map[string]struct{}
+	limit int
+}
+
+// value returns v when it is admitted (or can be), else OtherValue.
+func (a *admitted) value(v string) string {
+	a.mu.RLock()
+	_, ok := a.m[v]
+	a.mu.RUnlock()
+	if ok {
+		return v
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.m[v]; ok {
+		return v
+	}
+	if len(a.m) >= a.limit {
+		return OtherValue
+	}
+	if a.m == nil {
+		a.m = make(map[string]struct{})
+	}
+	a.m[v] = struct{}{}
+	return v
+}
+
+// knownMethods are the HTTP methods of the semantic conventions (RFC 9110
+// and PATCH); any other is exported as OtherValue.
+var knownMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "DELETE": true,
+	"CONNECT": true, "OPTIONS": true, "TRACE": true, "PATCH": true}
+
 // Span start options that never change, made once rather than at each
 // call (trace.WithSpanKind allocates a closure).
 var (
@@ -94,7 +150,7 @@ const outcomeLimit = 512
 // routeKey identifies what an operation's spans and measurements share:
 // the SDK call, its route and the bank.
 type routeKey struct {
-	op, method, route, bank string
+	op, method, route, bank, host string
 }
 
 // route is what the spans and measurements of one routeKey share, made
@@ -147,12 +203,22 @@ func resent(head []attribute.KeyValue, n int) []trace.SpanStartOption {
 		trace.WithAttributes(append(head[:len(head):len(head)], semconv.HTTPRequestResendCount(n))...)}
 }
 
+// buildRoute builds k's route; k's values are those exported (see
+// Observer.route).
 func buildRoute(k routeKey) *route {
-	host, port := splitHostPort(k.bank)
+	hostport := k.host
+	if hostport == "" { // an event built elsewhere: the bank's label is its host
+		hostport = k.bank
+	}
+	host, port := splitHostPort(hostport)
+	name := k.method
+	if name == OtherValue {
+		name = "HTTP" // the semantic conventions' name of a span of an unknown method
+	}
 	r := &route{
 		key:         k,
 		opStart:     []trace.SpanStartOption{kindInternal, trace.WithAttributes(AttrOperation.String(k.op), AttrBank.String(k.bank))},
-		attemptName: k.method + " " + k.route,
+		attemptName: name + " " + k.route,
 		attemptHead: []attribute.KeyValue{semconv.HTTPRequestMethodKey.String(k.method), semconv.ServerAddress(host),
 			semconv.URLTemplate(k.route)},
 	}

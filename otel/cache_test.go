@@ -171,28 +171,37 @@ func TestCachesBounded(t *testing.T) {
 	require.Equal(t, cacheLimit, r.o.routes.len())
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, r.reader.Collect(context.Background(), &rm))
-	banks := map[string]bool{}
+	banks := map[string]int64{}
+	var total int64
 	for _, m := range rm.ScopeMetrics[0].Metrics {
 		if m.Name == MetricOutcomes {
 			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
 				b, _ := dp.Attributes.Value(AttrBank)
-				banks[b.AsString()] = true
+				banks[b.AsString()] += dp.Value
+				total += dp.Value
 			}
 		}
 	}
-	require.Len(t, banks, cacheLimit+50, "every bank counted, past the limit too")
-	require.True(t, banks[fmt.Sprintf("bank%d.example:443", cacheLimit+49)])
+	// Every operation counted; the banks past the limit as OtherValue, so
+	// that a caller's per-request bank names make no series of their own.
+	require.Equal(t, int64(cacheLimit+50), total)
+	require.Len(t, banks, bankLimit+1)
+	require.Equal(t, int64(cacheLimit+50-bankLimit), banks[OtherValue])
+	require.Equal(t, int64(1), banks["bank0.example:443"])
 	last := r.spans.Ended()
 	set := attribute.NewSet(last[len(last)-2].Attributes()...) // the last attempt, past the limit
 	v, ok := set.Value("server.address")
 	require.True(t, ok)
-	require.Equal(t, fmt.Sprintf("bank%d.example", cacheLimit+49), v.AsString())
+	require.Equal(t, OtherValue, v.AsString(), "an event without Host: its bank label stands for the host")
+	set = attribute.NewSet(last[0].Attributes()...) // the first operation's attempt
+	v, _ = set.Value("server.address")
+	require.Equal(t, "bank0.example", v.AsString())
 }
 
 // TestRouteOutcomesBounded: a route keeps at most outcomeLimit outcome
 // sets, and builds the right one past it.
 func TestRouteOutcomesBounded(t *testing.T) {
-	r := buildRoute(routeKey{"accounts.Balances", "GET", "/v1/accounts/{id}/balances", "bank.example"})
+	r := buildRoute(routeKey{"accounts.Balances", "GET", "/v1/accounts/{id}/balances", "bank.example", ""})
 	for i := range outcomeLimit + 20 {
 		m := r.outcome(client.OutcomeRefused, fmt.Sprint("CODE_", i))
 		require.Len(t, m.add, 1)

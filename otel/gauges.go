@@ -234,8 +234,8 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 			}
 		}
 		if g.Health != nil {
-			for _, h := range g.Health() {
-				bank := AttrBank.String(bankLabel(h.Bank))
+			for _, h := range o.healthByLabel(g.Health()) {
+				bank := AttrBank.String(h.Bank)
 				obs.ObserveInt64(breaker, int64(h.State), metric.WithAttributes(bank))
 				noAnswer := h.Requests - h.Answered - h.Status5xx - h.Timeouts
 				for _, r := range []struct {
@@ -257,7 +257,7 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 			if err != nil {
 				errs = append(errs, err)
 			} else {
-				for _, q := range queues {
+				for _, q := range queuesByLabel(o, queues) {
 					bank := AttrBank.String(q.Bank)
 					for _, st := range jobStates {
 						obs.ObserveInt64(queueJobs, st.count(q), metric.WithAttributes(bank, AttrJobState.String(st.name)))
@@ -351,4 +351,73 @@ func bankLabel(bank string) string {
 		return u.Host
 	}
 	return bank
+}
+
+// breakerRank orders breaker states from healthy to the worst: closed,
+// half-open, open.
+func breakerRank(s client.BreakerState) int {
+	switch s {
+	case client.BreakerClosed:
+		return 0
+	case client.BreakerHalfOpen:
+		return 1
+	}
+	return 2
+}
+
+// healthByLabel returns hs with one entry per psd2.bank value (in Bank):
+// the entries of one label (one bank's clients of two TPP identities,
+// two base URLs on one host, banks past the limit) merged, so that no
+// entry's observation overwrites another's: the worst breaker state, the
+// requests summed, the highest of each latency quantile.
+func (o *Observer) healthByLabel(hs []client.BankHealth) []client.BankHealth {
+	out := make([]client.BankHealth, 0, len(hs))
+	at := make(map[string]int, len(hs))
+	for _, h := range hs {
+		label := o.bankValue(bankLabel(h.Bank))
+		i, ok := at[label]
+		if !ok {
+			at[label] = len(out)
+			out = append(out, client.BankHealth{Bank: label, State: h.State, Requests: h.Requests, Answered: h.Answered,
+				Status5xx: h.Status5xx, Timeouts: h.Timeouts, Status429: h.Status429, P50: h.P50, P95: h.P95, P99: h.P99})
+			continue
+		}
+		m := &out[i]
+		if breakerRank(h.State) > breakerRank(m.State) {
+			m.State = h.State
+		}
+		m.Requests += h.Requests
+		m.Answered += h.Answered
+		m.Status5xx += h.Status5xx
+		m.Timeouts += h.Timeouts
+		m.Status429 += h.Status429
+		m.P50, m.P95, m.P99 = max(m.P50, h.P50), max(m.P95, h.P95), max(m.P99, h.P99)
+	}
+	return out
+}
+
+// queuesByLabel returns qs with one entry per psd2.bank value: the
+// queues of one label (banks past the limit) merged, their jobs summed,
+// paused if any is.
+func queuesByLabel(o *Observer, qs []QueueState) []QueueState {
+	out := make([]QueueState, 0, len(qs))
+	at := make(map[string]int, len(qs))
+	for _, q := range qs {
+		q.Bank = o.bankValue(q.Bank)
+		i, ok := at[q.Bank]
+		if !ok {
+			at[q.Bank] = len(out)
+			out = append(out, q)
+			continue
+		}
+		m := &out[i]
+		m.Available += q.Available
+		m.Running += q.Running
+		m.Scheduled += q.Scheduled
+		m.Retryable += q.Retryable
+		m.Discarded += q.Discarded
+		m.Cancelled += q.Cancelled
+		m.Paused = m.Paused || q.Paused
+	}
+	return out
 }

@@ -64,6 +64,8 @@ type Observer struct {
 	rounds   metric.Int64Counter
 	lateness metric.Float64Histogram
 	routes   boundedCache[routeKey, *route]
+	// The label values exported, each set bounded (cache.go).
+	banks, operations, routeNames, hosts admitted
 	// exemplars: WithExemplars.
 	exemplars bool
 	// The attributes spans end with, when they carry no codes.
@@ -74,9 +76,35 @@ type Observer struct {
 }
 
 // route returns what the spans and measurements of op share, built once.
+// Its values are bounded: each of bank, operation, route and host is one
+// of the first values of its kind the Observer saw, else OtherValue; the
+// method one of the known ones, else OtherValue.
 func (o *Observer) route(op client.OperationStart) *route {
-	return o.routes.get(routeKey{op.Operation, op.Method, op.Route, op.Bank}, buildRoute)
+	k := routeKey{op.Operation, op.Method, op.Route, op.Bank, op.Host}
+	if r, ok := o.routes.load(k); ok {
+		return r
+	}
+	r := buildRoute(o.exported(k))
+	o.routes.store(k, r)
+	return r
 }
+
+// exported returns k with each value as it is exported.
+func (o *Observer) exported(k routeKey) routeKey {
+	k.op, k.route = o.operations.value(k.op), o.routeNames.value(k.route)
+	k.bank = o.bankValue(k.bank)
+	if k.host != "" {
+		k.host = o.hosts.value(k.host)
+	}
+	if !knownMethods[k.method] {
+		k.method = OtherValue
+	}
+	return k
+}
+
+// bankValue is the psd2.bank value of bank: bank, else OtherValue past
+// the limit of banks.
+func (o *Observer) bankValue(bank string) string { return o.banks.value(bank) }
 
 // Option configures [New].
 type Option func(*Observer) error
@@ -207,6 +235,7 @@ var durationBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5,
 func New(opts ...Option) (*Observer, error) {
 	o := &Observer{tracer: otel.GetTracerProvider().Tracer(ScopeName), meter: otel.GetMeterProvider().Meter(ScopeName)}
 	o.routes.limit, o.attemptEnds.limit, o.opEnds.limit = cacheLimit, cacheLimit, cacheLimit
+	o.banks.limit, o.operations.limit, o.routeNames.limit, o.hosts.limit = bankLimit, operationLimit, routeLimit, hostLimit
 	for _, opt := range opts {
 		if err := opt(o); err != nil {
 			return nil, err
@@ -253,7 +282,7 @@ func New(opts ...Option) (*Observer, error) {
 func (o *Observer) StartOperation(ctx context.Context, op client.OperationStart) context.Context {
 	ctx = orBackground(ctx)
 	r := o.route(op)
-	ctx, span := o.tracer.Start(ctx, op.Operation, r.opStart...)
+	ctx, span := o.tracer.Start(ctx, r.key.op, r.opStart...)
 	return &opContext{Context: ctx, span: span, r: r}
 }
 
