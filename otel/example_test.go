@@ -140,7 +140,10 @@ func ExampleObserver_RegisterGauges_queues() {
 		for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
 			bank, _ := dp.Attributes.Value(psd2otel.AttrBank)
 			state, ok := dp.Attributes.Value(psd2otel.AttrJobState)
+			gauge, isGauge := dp.Attributes.Value(psd2otel.AttrGauge)
 			switch {
+			case isGauge: // psd2.gauge.readable: the queues were read
+				fmt.Println(m.Name, gauge.AsString(), dp.Value)
 			case !ok: // psd2.refresh.queue.paused
 				fmt.Println(m.Name, bank.AsString(), dp.Value)
 			case dp.Value > 0: // the states with a job
@@ -149,6 +152,7 @@ func ExampleObserver_RegisterGauges_queues() {
 		}
 	}
 	// Unordered output:
+	// psd2.gauge.readable queues 1
 	// psd2.refresh.queue.jobs dnb available 120
 	// psd2.refresh.queue.jobs dnb running 8
 	// psd2.refresh.queue.jobs dnb scheduled 40

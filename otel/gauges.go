@@ -81,6 +81,9 @@ const (
 	// next waits), "discarded" (out of attempts), "cancelled" (ended by
 	// the engine: a reconnect needed, a refusal).
 	AttrJobState = attribute.Key("psd2.refresh.job_state")
+	// AttrGauge names the gauge [MetricGaugeReadable] reports on:
+	// "consents", "certificates", "journal_in_doubt" or "queues".
+	AttrGauge = attribute.Key("psd2.gauge")
 )
 
 // QueueState is one bank's refresh queue, for [Gauges.Queues]: how many
@@ -172,10 +175,12 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 		metric.WithDescription(descriptions[MetricQueueJobs]))
 	queuePaused, err8 := o.meter.Int64ObservableGauge(MetricQueuePaused,
 		metric.WithDescription(descriptions[MetricQueuePaused]))
-	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7, err8); err != nil {
+	readable, err9 := o.meter.Int64ObservableGauge(MetricGaugeReadable,
+		metric.WithDescription(descriptions[MetricGaugeReadable]))
+	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7, err8, err9); err != nil {
 		return nil, err
 	}
-	var insts []metric.Observable
+	insts := []metric.Observable{readable}
 	if g.ConsentEnds != nil {
 		insts = append(insts, consents)
 	}
@@ -191,17 +196,28 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 	if g.Queues != nil {
 		insts = append(insts, queueJobs, queuePaused)
 	}
-	if len(insts) == 0 {
+	if len(insts) == 1 {
 		return nil, errors.New("otel: RegisterGauges: no callback set")
 	}
 	return o.meter.RegisterCallback(func(ctx context.Context, obs metric.Observer) error {
 		t := now()
 		var errs []error
+		// read reports on MetricGaugeReadable whether the gauge name read
+		// its source: a gauge that could not is left out, so its points
+		// go stale rather than read 0, and this one says why they are
+		// missing.
+		read := func(name string, err error) {
+			ok := int64(1)
+			if err != nil {
+				ok = 0
+				errs = append(errs, err)
+			}
+			obs.ObserveInt64(readable, ok, metric.WithAttributes(AttrGauge.String(name)))
+		}
 		if g.ConsentEnds != nil {
 			ends, err := g.ConsentEnds(ctx)
-			if err != nil {
-				errs = append(errs, err)
-			} else {
+			read("consents", err)
+			if err == nil {
 				counts := make([]int64, len(daysLeftBuckets))
 				for _, end := range ends {
 					counts[daysLeftBucket(end, t)]++
@@ -213,9 +229,7 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 		}
 		if g.Certificates != nil {
 			certs, err := g.Certificates(ctx)
-			if err != nil {
-				errs = append(errs, err)
-			}
+			read("certificates", err)
 			for role, c := range certs {
 				if c == nil {
 					continue
@@ -227,9 +241,8 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 		}
 		if g.InDoubt != nil {
 			n, err := g.InDoubt(ctx)
-			if err != nil {
-				errs = append(errs, err)
-			} else {
+			read("journal_in_doubt", err)
+			if err == nil {
 				obs.ObserveInt64(inDoubt, n)
 			}
 		}
@@ -254,9 +267,8 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 		}
 		if g.Queues != nil {
 			queues, err := g.Queues(ctx)
-			if err != nil {
-				errs = append(errs, err)
-			} else {
+			read("queues", err)
+			if err == nil {
 				for _, q := range queuesByLabel(o, queues) {
 					bank := AttrBank.String(q.Bank)
 					for _, st := range jobStates {

@@ -76,6 +76,19 @@ func TestGaugeCallbackErrorKeepsTheOthers(t *testing.T) {
 	m, ok := find(rm, psd2otel.MetricJournalInDoubt)
 	require.True(t, ok)
 	assert.EqualValues(t, 3, m.Data.(metricdata.Gauge[int64]).DataPoints[0].Value)
+	_, ok = find(rm, psd2otel.MetricConsents)
+	assert.False(t, ok, "a gauge that could not read reports no point, not 0")
+
+	// psd2.gauge.readable says which gauge could not read, so that its
+	// missing points are not taken for an all-clear.
+	m, ok = find(rm, psd2otel.MetricGaugeReadable)
+	require.True(t, ok)
+	readable := map[string]int64{}
+	for _, dp := range m.Data.(metricdata.Gauge[int64]).DataPoints {
+		g, _ := dp.Attributes.Value(psd2otel.AttrGauge)
+		readable[g.AsString()] = dp.Value
+	}
+	assert.Equal(t, map[string]int64{"consents": 0, "journal_in_doubt": 1}, readable)
 }
 
 func TestRegisterGaugesNeedsACallback(t *testing.T) {

@@ -119,6 +119,7 @@ var alertable = map[string][]string{
 	psd2otel.MetricRefreshRounds:   {"`psd2 budget -bank <psd2_bank>`"},
 	psd2otel.MetricQueueJobs:       {"`psd2 health -bank <psd2_bank>`", "River's UI"},
 	psd2otel.MetricQueuePaused:     {"`psd2 health -bank <psd2_bank>`", "`psd2 budget -bank <psd2_bank>`", "River's UI"},
+	psd2otel.MetricGaugeReadable:   {"`psd2 journal list`", "`psd2 health -bank <psd2_bank>`"},
 }
 
 // TestAlertableDescriptions: each alertable metric's description (its
@@ -156,7 +157,7 @@ func TestAlertableDescriptions(t *testing.T) {
 	for name := range alertable {
 		assert.True(t, seen[name], "%s was not collected", name)
 	}
-	assert.Len(t, seen, 12, "every metric of the module")
+	assert.Len(t, seen, 13, "every metric of the module")
 }
 
 // TestExemplars: with WithExemplars the measurements of a call carry an

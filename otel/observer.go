@@ -174,6 +174,7 @@ const (
 	MetricBankLatency       = "psd2.bank.latency"
 	MetricQueueJobs         = "psd2.refresh.queue.jobs"
 	MetricQueuePaused       = "psd2.refresh.queue.paused"
+	MetricGaugeReadable     = "psd2.gauge.readable"
 )
 
 // descriptions are the metrics' descriptions (the HELP line of a
@@ -212,6 +213,9 @@ var descriptions = map[string]string{
 	MetricQueuePaused: "1 while the bank's River refresh queue is paused (the bank's 429 with Retry-After, its open breaker, " +
 		"or an operator in River's UI), else 0. Run `psd2 health -bank <psd2_bank>` and `psd2 budget -bank <psd2_bank>`; " +
 		"a queue an operator paused is resumed in River's UI.",
+	MetricGaugeReadable: "1 when the gauge named by psd2_gauge read its source at the last collection, 0 when it could not: " +
+		"its points are then missing, not zero, and an alert on its value stays quiet. At 0, run the gauge's command " +
+		"(`psd2 journal list`, `psd2 health -bank <psd2_bank>`) to see the store's error.",
 }
 
 // durationBuckets are the histogram bounds in seconds (those the HTTP

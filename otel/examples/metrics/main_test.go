@@ -37,6 +37,7 @@ func TestScrape(t *testing.T) {
 		`psd2_refresh_queue_jobs{psd2_bank="example-bank",psd2_refresh_job_state="available"} 40`,
 		`psd2_refresh_queue_jobs{psd2_bank="example-bank",psd2_refresh_job_state="discarded"} 0`,
 		`psd2_refresh_queue_paused{psd2_bank="example-bank"} 0`,
+		`psd2_gauge_readable{psd2_gauge="journal_in_doubt"} 1`,
 	} {
 		assert.Contains(t, s, want)
 	}
@@ -49,7 +50,7 @@ func TestScrape(t *testing.T) {
 	require.NotEmpty(t, blocks)
 	assert.Equal(t, promexp.Lines(s), promexp.Lines(blocks[0]), "the README's scrape, line for line")
 	help := promexp.Help(s)
-	assert.Len(t, help, 15, "every metric of the module")
+	assert.Len(t, help, 16, "every metric of the module")
 	table := readmeHelp(readme)
 	assert.Equal(t, help, table, "the README's table of metrics and their HELP lines")
 }
