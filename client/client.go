@@ -46,6 +46,8 @@ type Client struct {
 	scope    atomic.Pointer[string] // Scope, once the identity is fixed
 	// identityWait is identityWait (a test's may be shorter).
 	identityWait time.Duration
+	// longest, when not 0, is LongestCall (a test's, shorter).
+	longest time.Duration
 
 	parts sync.Map // Part: key -> value
 

@@ -222,6 +222,24 @@ func (r attemptResult) status() int {
 func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 	ctx, cancel := c.callContext(ctx)
 	defer cancel()
+	if !p.op.repeatable() {
+		// A call that is not repeatable runs no longer than LongestCall
+		// from here, right after its Hook, whatever the caller's context
+		// (none, or a far deadline) and however long its credentials and
+		// signing take (a remote KMS): a journal keeps its entry in
+		// flight that long from its intent, and then another replica may
+		// resolve it by sending it again. Credentials and signing get the
+		// bound through the request's context, and an attempt that is
+		// ready only once it passed is never handed to the transport
+		// (run's check before it): ErrNotSent.
+		// (The call timeout, by default shorter, usually bounds it
+		// already: then no context of its own.)
+		if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > c.LongestCall() {
+			var stop context.CancelFunc
+			ctx, stop = context.WithTimeout(ctx, c.LongestCall())
+			defer stop()
+		}
+	}
 	x := &exchange{c: c, p: p}
 	for {
 		actx := x.startAttempt(ctx) // observe.go
@@ -284,10 +302,14 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	// RoundTripper that sends a copy of the request under another
 	// context) tells nothing: its attempt may have left. A second
 	// connection asked for after a write is a transport resending on its
-	// own; for a request that is not repeatable it is stopped there.
+	// own; for a request that is not repeatable it is stopped there: the
+	// attempt is cancelled, and the connection net/http hands over all
+	// the same (its getConn picks an idle one or the cancelled context
+	// at random, and its write loop does not look at the context) is
+	// closed before anything is written on it (gotConn).
 	a := &attemptState{repeatable: x.p.op.repeatable(), cancel: cancel,
 		headers: timeoutError{phase: "response headers", d: limit}, body: timeoutError{phase: "response body", d: limit}}
-	a.trace = httptrace.ClientTrace{GetConn: a.getConn, WroteHeaderField: a.wroteField, WroteHeaders: a.setWrote, WroteRequest: a.wroteRequest}
+	a.trace = httptrace.ClientTrace{GetConn: a.getConn, GotConn: a.gotConn, WroteHeaderField: a.wroteField, WroteHeaders: a.setWrote, WroteRequest: a.wroteRequest}
 	outer := httptrace.ContextClientTrace(actx)
 	a.ownFieldHook = outer == nil || outer.WroteHeaderField == nil
 	actx = httptrace.WithClientTrace(actx, &a.trace)
@@ -337,8 +359,11 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 // exchange.run, in one allocation.
 type attemptState struct {
 	wrote, reached atomic.Bool
-	repeatable     bool
-	cancel         context.CancelCauseFunc
+	// resend: the transport asked for another connection after it
+	// wrote a request that is not repeatable (getConn).
+	resend     atomic.Bool
+	repeatable bool
+	cancel     context.CancelCauseFunc
 	// phase is the time limit the timer ends the attempt with: headers,
 	// then body.
 	phase         atomic.Pointer[timeoutError]
@@ -353,7 +378,24 @@ type attemptState struct {
 // wrote the request, when the request is not repeatable.
 func (a *attemptState) getConn(string) {
 	if a.reached.Swap(true) && a.wrote.Load() && !a.repeatable {
+		a.resend.Store(true)
 		a.cancel(errTransportResend)
+	}
+}
+
+// gotConn closes the connection a transport got for a resend that
+// getConn cancelled: the cancellation alone does not stop net/http,
+// which may still take an idle connection and write the request on it
+// (Transport.getConn chooses between a ready connection and the done
+// context at random; persistConn.writeLoop writes without looking at the
+// context, and the close the context's end brings may come after the
+// write). The hook runs before the connection is handed back to the
+// transport, so nothing of the resend is written on it. An HTTP/2
+// connection shared with other calls is closed with them; their requests
+// end as a lost connection would end them, never sent twice.
+func (a *attemptState) gotConn(info httptrace.GotConnInfo) {
+	if a.resend.Load() && info.Conn != nil {
+		_ = info.Conn.Close()
 	}
 }
 

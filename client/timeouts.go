@@ -87,11 +87,17 @@ const dialBound = 30*time.Second + 10*time.Second
 // clock-skew retry) connecting, waiting the response timeout for the
 // headers and again for the body, and backing off. A journal keeps an
 // entry without an outcome in flight at least this long, so that no
-// replica resolves a create still under way. With [WithCallTimeout]
+// replica resolves a create still under way. The client holds such a
+// call to it: counted from the call's [Hook], credentials and signing
+// (a remote key included) take from the same time, and an attempt not
+// handed to the transport by then is not sent ([ErrNotSent]). With [WithCallTimeout]
 // and a context without a deadline, a call ends sooner. A transport
 // brought with [WithHTTPClient] is assumed to connect within the SDK's
 // own dial and handshake timeouts (40 seconds).
 func (c *Client) LongestCall() time.Duration {
+	if c.longest > 0 {
+		return c.longest
+	}
 	attempts := time.Duration(c.cfg.retry.MaxRetries + 2)
 	return attempts*(dialBound+2*c.cfg.responseTimeout) + attempts*c.cfg.retry.MaxBackoff
 }
