@@ -218,6 +218,9 @@ func Parse(data []byte) (*Directory, error) {
 		seen[b.ID] = true
 		d.banks = append(d.banks, b)
 	}
+	if err := checkPlaces(d.banks, func(b Bank) bool { return b.HostMoved }); err != nil {
+		return nil, err
+	}
 	slices.SortFunc(d.banks, func(a, b Bank) int { return strings.Compare(a.ID, b.ID) })
 	return d, nil
 }
@@ -289,7 +292,50 @@ func Load(path string) (*Directory, error) {
 			return nil, fmt.Errorf("%w (in %s)", err, path)
 		}
 	}
-	return d.Merge(own), nil
+	merged := d.Merge(own)
+	// A flag on an id the directory does not hold moves nothing.
+	moved := func(b Bank) bool { _, known := d.Lookup(b.ID); return b.HostMoved && known }
+	if err := checkPlaces(merged.banks, moved); err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, path)
+	}
+	return merged, nil
+}
+
+// checkPlaces refuses two ids at one place: a base URL of one bank (in
+// either environment) naming the place of a base URL of another
+// (sameURL). Each id is a scope of its own (Bank.NewClient), so two ids
+// at one host's API would count one bank's calls without the PSU, and
+// journal its payments, in two: the Eika banks share one host and so one
+// entry. It is allowed where one of the two is moved there on purpose
+// (moved: a bank of the directory given "hostMoved": true, such as two
+// banks merging onto one host, each keeping its budget and journal).
+func checkPlaces(bs []Bank, moved func(Bank) bool) error {
+	first := map[string]Bank{} // place -> the first bank there not moved
+	for _, b := range bs {
+		if moved(b) {
+			continue
+		}
+		for _, env := range []Environment{Production, Sandbox} {
+			p := placeOf(b.BaseURL(env))
+			if o, ok := first[p]; ok && o.ID != b.ID {
+				return fmt.Errorf("banks: banks %s and %s are at the same place (%s): each id is a scope of its own, which would "+
+					"split one host's budget and journal in two; banks sharing a host share one entry (the Eika banks: id eika), "+
+					"and a bank of the directory moved there says \"hostMoved\": true", o.ID, b.ID, b.BaseURL(env))
+			}
+			first[p] = b
+		}
+	}
+	return nil
+}
+
+// placeOf is the place a base URL names, as sameURL compares them: its
+// host (hostOf) and decoded path without a trailing slash.
+func placeOf(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base
+	}
+	return hostOf(base) + strings.TrimRight(u.Path, "/")
 }
 
 // maxFile bounds the file Load reads: a directory of every bank in

@@ -76,7 +76,7 @@ func TestParseRefuses(t *testing.T) {
 	}
 	_, err := banks.Parse([]byte(`{"banks":[` + good + `],"comment":"a"}` + "\n\t "))
 	assert.NoError(t, err, "white space after the value")
-	_, err = banks.Parse([]byte(`{"banks":[` + good + `,` + strings.Replace(good, `"id":"x"`, `"id":"y"`, 1) + `]}`))
+	_, err = banks.Parse([]byte(`{"banks":[` + good + `,` + strings.ReplaceAll(strings.Replace(good, `"id":"x"`, `"id":"y"`, 1), "x.example", "y.example") + `]}`))
 	assert.NoError(t, err, "one member per object, in every object")
 	d, err := banks.Parse([]byte(`{"banks":[` + good + `]}`))
 	require.NoError(t, err)

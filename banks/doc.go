@@ -1,6 +1,7 @@
 // Package banks is the directory of the banks that run the shared
-// Norwegian PSD2 interface (docs/interface.md): one host per bank, the API
-// under /api and the sandbox under /api-sandbox.
+// Norwegian PSD2 interface (docs/interface.md): a host per bank, but for
+// the Eika banks, which share one (one entry, id eika), the API under /api
+// and the sandbox under /api-sandbox.
 //
 // # The directory
 //
@@ -18,7 +19,9 @@
 // added). The file is read strictly ([Parse]): an unknown field, a member
 // given twice in one object (in any case), anything after the first JSON
 // value and a sandbox URL equal to the production URL are refused with an
-// error naming the bank or the member.
+// error naming the bank or the member. So are two ids at one base URL
+// (each id is a scope of its own), unless one of them is a bank of the
+// directory moved there with "hostMoved": true.
 //
 // # One client per bank
 //

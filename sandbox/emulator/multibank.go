@@ -54,7 +54,7 @@ type MultiBank struct {
 // past them).
 const maxBanks = 256
 
-var hostPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+var hostPattern = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`) // labels of at most 63 (RFC 1035)
 
 // NewMultiBank starts an emulator for each host, with opts applied to
 // every bank; a [WithListener] option gives the shared host-name
