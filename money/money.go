@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -284,7 +285,40 @@ func (a Amount) IsZero() bool {
 // (150.0 NOK equals 150.00 NOK). Unreadable amounts are equal only to an
 // unreadable amount with the same raw text.
 func (a Amount) Equal(b Amount) bool {
-	return a.Currency == b.Currency && a.Value.Equal(b.Value) && a.rawText() == b.rawText()
+	return a.Currency == b.Currency && sameValue(a.Value, b.Value) && a.rawText() == b.rawText()
+}
+
+// sameValue reports whether x and y are numerically equal. shopspring's
+// Equal rescales one value to the other's exponent, building 10^d for an
+// exponent difference d: an amount built in code as decimal.New(1, 1e9)
+// would take hours and gigabytes. Out of range ([expInRange]), both are
+// compared by coefficient and exponent once trailing zeros are dropped,
+// which costs nothing for the exponent.
+func sameValue(x, y decimal.Decimal) bool {
+	if expInRange(x) && expInRange(y) {
+		return x.Equal(y)
+	}
+	cx, ex := normalized(x)
+	cy, ey := normalized(y)
+	return ex == ey && cx.Cmp(cy) == 0
+}
+
+// normalized returns v's coefficient without trailing zeros and the
+// exponent that goes with it (0 for zero).
+func normalized(v decimal.Decimal) (*big.Int, int64) {
+	c, e := v.Coefficient(), int64(v.Exponent())
+	if c.Sign() == 0 {
+		return c, 0
+	}
+	ten := big.NewInt(10)
+	var q, r big.Int
+	for {
+		if q.QuoRem(c, ten, &r); r.Sign() != 0 {
+			return c, e
+		}
+		c.Set(&q)
+		e++
+	}
 }
 
 // Positive reports whether the value is greater than zero (never for an
