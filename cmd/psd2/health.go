@@ -38,7 +38,7 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	bf.register(fs)
 	sf.register(fs)
 	fromS := fs.String("from", "", "report: start of the period (RFC 3339, or a date 2006-01-02: its start in Oslo)")
-	toS := fs.String("to", "", "report: end of the period (RFC 3339, or a date: its start in Oslo; default now)")
+	toS := fs.String("to", "", "report: end of the period (RFC 3339, or a date: the day included, to its end in Oslo; default now)")
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -62,13 +62,13 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 		if *fromS == "" {
 			return usagef("report needs -from")
 		}
-		from, err := parseWhen(*fromS)
+		from, err := parseWhen(*fromS, false)
 		if err != nil {
 			return usagef("-from: %v", err)
 		}
 		to := now
 		if *toS != "" {
-			if to, err = parseWhen(*toS); err != nil {
+			if to, err = parseWhen(*toS, true); err != nil {
 				return usagef("-to: %v", err)
 			}
 		}
@@ -171,16 +171,20 @@ func lastRecorded(downs []client.Downtime, now time.Time) time.Time {
 	return last
 }
 
-// parseWhen reads an RFC 3339 time or a date: its start in Oslo, as
-// psd2 reconcile reads dates, so that a month's report covers the
-// Norwegian month's days whole.
-func parseWhen(s string) (time.Time, error) {
+// parseWhen reads an RFC 3339 time or a date, as psd2 reconcile reads
+// dates: Oslo days, whole. A date is its start in Oslo, or with end (the
+// period's -to) its end, the next day's start, so that -from 2026-03-01
+// -to 2026-03-31 is March whole.
+func parseWhen(s string, end bool) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
 	t, err := time.ParseInLocation(time.DateOnly, s, date.Oslo())
 	if err != nil {
 		return time.Time{}, fmt.Errorf("want RFC 3339 (2026-05-01T10:00:00Z) or a date (2026-05-01), got %q", s)
+	}
+	if end {
+		t = t.AddDate(0, 0, 1) // the next day's midnight in Oslo, 23 or 25 hours on when the clocks change
 	}
 	return t, nil
 }

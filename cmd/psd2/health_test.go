@@ -114,21 +114,28 @@ func TestHealthStoreOfNothingOfTheBank(t *testing.T) {
 }
 
 // TestHealthReportDatesAreOsloDays: a bare date of health report -from
-// or -to is the start of that day in Oslo, as psd2 reconcile reads
-// dates, not midnight UTC, which left the first one or two hours of the
-// Norwegian day out of a month's report.
+// is the start of that day in Oslo and one of -to its end, as psd2
+// reconcile reads dates: not midnight UTC, which left the first one or
+// two hours of the Norwegian day out of a month's report, and -to
+// 2026-03-31 includes the 31st.
 func TestHealthReportDatesAreOsloDays(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"2026-06-01", "2026-05-31T22:00:00Z"}, // summer time
-		{"2026-12-01", "2026-11-30T23:00:00Z"},
-		{"2026-06-01T10:00:00Z", "2026-06-01T10:00:00Z"},
+	for _, tt := range []struct {
+		in   string
+		end  bool
+		want string
+	}{
+		{"2026-06-01", false, "2026-05-31T22:00:00Z"}, // summer time
+		{"2026-12-01", false, "2026-11-30T23:00:00Z"},
+		{"2026-03-31", true, "2026-03-31T22:00:00Z"}, // the 31st whole, in summer time
+		{"2026-03-28", true, "2026-03-28T23:00:00Z"}, // the day before the clocks go forward
+		{"2026-06-01T10:00:00Z", true, "2026-06-01T10:00:00Z"},
 	} {
-		got, err := parseWhen(tt.in)
+		got, err := parseWhen(tt.in, tt.end)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.UTC().Format(time.RFC3339) != tt.want {
-			t.Errorf("parseWhen(%q) = %s, want %s", tt.in, got.UTC().Format(time.RFC3339), tt.want)
+			t.Errorf("parseWhen(%q, %v) = %s, want %s", tt.in, tt.end, got.UTC().Format(time.RFC3339), tt.want)
 		}
 	}
 }
