@@ -195,6 +195,8 @@ func (b *Budget) reserveKeeping(ctx context.Context, op string, key string, e En
 
 // release removes the reservations of endpoint e made at ts (one each)
 // for requests that were not sent, in one write.
+// A release cannot undo the bank's "spent": exhaust counts the limit
+// beside every reservation (see there).
 func (b *Budget) release(ctx context.Context, key string, e Endpoint, ts ...time.Time) error {
 	return b.update(ctx, key, func(l *ledger) error {
 		calls := l.calls(e)
@@ -216,11 +218,24 @@ func (b *Budget) release(ctx context.Context, key string, e Endpoint, ts ...time
 // (and the margin) has passed since t instead of earning more 429s; when
 // the bank's answer says when to come back (Retry-After), t is set so
 // that they are allowed again then (exhaustedAt).
+//
+// The limit's calls at t are counted beside every call the ledger holds,
+// not in place of them: some of those may be reservations of calls that
+// were never sent, whose release, from another call on a goroutine of its
+// own, can land after this write. Giving them back then leaves the
+// limit's calls at t, and the bank's "spent" stands. (A ledger of an
+// earlier release counts the same entries, and refuses as well.)
 func (b *Budget) exhaust(ctx context.Context, key string, e Endpoint, t time.Time) error {
 	return b.update(ctx, key, func(l *ledger) error {
 		calls := l.calls(e)
 		*calls = b.prune(*calls, b.now())
-		for len(*calls) < b.limit {
+		n := 0
+		for _, c := range *calls {
+			if c.Equal(t) {
+				n++
+			}
+		}
+		for ; n < b.limit; n++ {
 			*calls = append(*calls, t)
 		}
 		return nil

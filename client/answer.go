@@ -59,6 +59,9 @@ func readAnswer(body []byte, resultID, under string, strict bool, out any) (id s
 	if len(raw) == 0 && under != "" {
 		// No member: the id the answer's links give, if any.
 		if id = idFromLinks(body, under); id != "" {
+			if len(id) > MaxIDLength {
+				return "", fmt.Errorf("%w: %w", ErrUnusableAnswer, &ValueTooLongError{Field: resultID, Length: len(id), Max: MaxIDLength}), decodeErr
+			}
 			return id, nil, decodeErr
 		}
 	}
@@ -222,9 +225,19 @@ func idFromLinks(body []byte, path string) string {
 	if !isObject || len(raw) == 0 {
 		return ""
 	}
-	var links Links
-	if json.Unmarshal(raw, &links) != nil {
+	// Decoded without Link's bound on an href (MaxHrefLength): a long
+	// link beside the one naming the id (an scaRedirect) fails the
+	// caller's decoding, not the id the answer gives (readAnswer bounds
+	// the id itself).
+	var plain map[string]struct {
+		Href string `json:"href"`
+	}
+	if json.Unmarshal(raw, &plain) != nil {
 		return ""
+	}
+	links := make(Links, len(plain))
+	for name, l := range plain {
+		links[name] = Link{Href: l.Href}
 	}
 	return links.IDUnder(path)
 }

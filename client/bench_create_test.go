@@ -5,8 +5,10 @@ import (
 	"crypto"
 	"io"
 	"maps"
+	"math"
 	"net/http"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -349,12 +351,21 @@ func TestCreateAllocationBudget(t *testing.T) {
 	require.NoError(t, err)
 	op := benchCreateOp()
 	var failed error
-	allocs := testing.AllocsPerRun(100, func() {
-		var out benchAnswer
-		if _, err := c.Do(t.Context(), op, &out, benchCreateOpts()...); err != nil {
-			failed = err
-		}
-	})
+	// The least of 5 measurements, with no collection during them: a
+	// collection empties every sync.Pool, the race detector drops pooled
+	// items at random, and AllocsPerRun counts what any goroutine of the
+	// process allocates meanwhile; each adds to a measurement now and then.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	runtime.GC()
+	allocs := math.Inf(1)
+	for range 5 {
+		allocs = min(allocs, testing.AllocsPerRun(100, func() {
+			var out benchAnswer
+			if _, err := c.Do(t.Context(), op, &out, benchCreateOpts()...); err != nil {
+				failed = err
+			}
+		}))
+	}
 	require.NoError(t, failed)
 	t.Logf("%.0f allocations per create", allocs)
 	assert.LessOrEqual(t, allocs, float64(createAllocBudget))

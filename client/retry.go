@@ -309,6 +309,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	// closed before anything is written on it (gotConn).
 	a := &attemptState{repeatable: x.p.op.repeatable(), cancel: cancel,
 		headers: timeoutError{phase: "response headers", d: limit}, body: timeoutError{phase: "response body", d: limit}}
+	defer func() { x.p.sent += int(a.resends.Load()) }() // the transport's own resends, after the attempt's own (send)
 	a.trace = httptrace.ClientTrace{GetConn: a.getConn, GotConn: a.gotConn, WroteHeaderField: a.wroteField, WroteHeaders: a.setWrote, WroteRequest: a.wroteRequest}
 	outer := httptrace.ContextClientTrace(actx)
 	a.ownFieldHook = outer == nil || outer.WroteHeaderField == nil
@@ -361,7 +362,11 @@ type attemptState struct {
 	wrote, reached atomic.Bool
 	// resend: the transport asked for another connection after it
 	// wrote a request that is not repeatable (getConn).
-	resend     atomic.Bool
+	resend atomic.Bool
+	// resends counts the times the transport sent a repeatable request
+	// again on its own after it was written (getConn): each is a request
+	// the bank may have counted (Result.Attempts).
+	resends    atomic.Int32
 	repeatable bool
 	cancel     context.CancelCauseFunc
 	// phase is the time limit the timer ends the attempt with: headers,
@@ -377,9 +382,16 @@ type attemptState struct {
 // getConn stops a transport that asks for a second connection after it
 // wrote the request, when the request is not repeatable.
 func (a *attemptState) getConn(string) {
-	if a.reached.Swap(true) && a.wrote.Load() && !a.repeatable {
-		a.resend.Store(true)
-		a.cancel(errTransportResend)
+	if a.reached.Swap(true) && a.wrote.Load() {
+		if !a.repeatable {
+			a.resend.Store(true)
+			a.cancel(errTransportResend)
+			return
+		}
+		// A repeatable request the transport sends again on its own
+		// (net/http, after its pooled connection broke once the request
+		// was written): the bank may have received, and counted, both.
+		a.resends.Add(1)
 	}
 }
 

@@ -264,7 +264,11 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 	case err != nil:
 		err = fmt.Errorf("decoding answer: %w", err)
 		if !op.repeatable() {
-			return fail(unknown(err))
+			// The id was read from the 2xx answer all the same (a member
+			// beside it failed, such as an href over MaxHrefLength): the
+			// resource exists, and the Hook gets its id (a journal keeps
+			// it, never resending a create the bank made).
+			return outcome{status: r.status, id: id, err: unknown(err)}
 		}
 		return outcome{resp: resp, status: r.status, id: id, err: fmt.Errorf("%s: %w", op.Name, err)}
 	}

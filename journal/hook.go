@@ -340,7 +340,10 @@ func intentOf(b []byte) string {
 func outcomeOf(r client.Result) (o Outcome, id string, status int, codes []string) {
 	var ce *client.Error
 	switch {
-	case r.Err == nil && r.ResultID != "":
+	case r.ResultID != "" && (r.Err == nil || r.StatusCode >= 200 && r.StatusCode <= 299):
+		// A 2xx answer with the created id: the resource exists, even
+		// when another member of the answer could not be read (the
+		// caller's error then says the outcome is unknown to it).
 		return OutcomeCreated, r.ResultID, r.StatusCode, nil
 	case !r.Sent:
 		return OutcomeNotSent, "", 0, nil
