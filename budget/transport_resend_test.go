@@ -51,8 +51,8 @@ func TestBudgetCountsTransportResendOfGet(t *testing.T) {
 	creds := testtpp.Credentials(t, "Accounts test TPP")
 	c, err := client.New(srv.URL+"/api", creds, client.WithHTTPClient(srv.Client()),
 		client.WithRetryPolicy(client.RetryPolicy{MaxRetries: 3, MinBackoff: time.Millisecond, MaxBackoff: time.Millisecond, MaxRetryAfter: 10 * time.Second}))
-	warm, err := client.New(srv.URL+"/api", creds, client.WithHTTPClient(srv.Client()), client.WithDefaults(client.WithRedirectURI(redirectURI)))
 	require.NoError(t, err)
+	warm, err := client.New(srv.URL+"/api", creds, client.WithHTTPClient(srv.Client()), client.WithDefaults(client.WithRedirectURI(redirectURI)))
 	require.NoError(t, err)
 	_, err = warm.Do(t.Context(), client.Operation{Method: http.MethodGet, Path: "/v1/warm"}, nil)
 	require.NoError(t, err)
