@@ -350,6 +350,9 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxFile) // not read at all
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
 	if err != nil {
 		return nil, err

@@ -30,6 +30,9 @@ func readBounded(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit) // not read at all
+	}
 	data, tooLarge, err := readAtMost(f, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

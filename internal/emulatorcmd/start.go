@@ -195,6 +195,9 @@ func readCertificates(file string) ([]*x509.Certificate, error) {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxCertificateFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes", file, maxCertificateFile) // not read at all
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxCertificateFile+1))
 	if err != nil {
 		return nil, err
