@@ -22,8 +22,10 @@ import (
 // skips a key above store.MaxKeyLen, which no other method takes. On the
 // code before, Get of a 64 MiB value allocated the 64 MiB (and up to
 // PostgreSQL's 1 GB for a bytea), and Keys read every key whole.
+//
+// Not parallel, and the bound is generous (each value read would add 64
+// MiB): the allocations counted are the whole process's.
 func TestStoredValueBounded(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	schema := pgtest.Schema(t)
 	st := newStore(t, schema, 2)
@@ -61,5 +63,5 @@ func TestStoredValueBounded(t *testing.T) {
 	assert.ErrorIs(t, updErr, store.ErrValueTooLarge, "Update")
 	assert.False(t, ran, "Update ran fn on a value above store.MaxValueLen")
 	assert.Equal(t, []string{"big/get", "big/update"}, keys, "Keys")
-	assert.Less(t, alloc, uint64(8<<20), "reading values above store.MaxValueLen allocated them")
+	assert.Less(t, alloc, uint64(size/2), "reading values above store.MaxValueLen allocated them")
 }
