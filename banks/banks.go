@@ -6,16 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/tppkit/psd2/internal/boundedfile"
 	"github.com/tppkit/psd2/sca"
 )
 
@@ -278,7 +277,7 @@ func (d *Directory) Merge(other *Directory) *Directory {
 // and wrong for another bank given an id in use. A file above 4 MiB is
 // refused unread.
 func Load(path string) (*Directory, error) {
-	data, err := readFile(path)
+	data, err := boundedfile.Read(path, maxFile)
 	if err != nil {
 		return nil, fmt.Errorf("banks: %w", err)
 	}
@@ -342,26 +341,6 @@ func placeOf(base string) string {
 // Europe is some hundreds of KiB; a device or a mistaken file named as
 // the directory is refused, not read whole.
 const maxFile = 4 << 20
-
-// readFile reads the file at path, at most maxFile bytes.
-func readFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxFile {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxFile) // not read at all
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxFile {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, maxFile)
-	}
-	return data, nil
-}
 
 // checkMove refuses b when it points a bank of d at another host without
 // saying so (Bank.HostMoved).

@@ -58,29 +58,28 @@ func entryKey(ks keyspace, requestID string) (string, error) {
 }
 
 // doubtKey returns the key of the open marker of the entry under key.
-func doubtKey(key string) string {
-	ks := spaceOf(key)
-	return ks.open + strings.TrimPrefix(key, ks.entries)
-}
+func doubtKey(key string) string { return besideKey(key, func(ks keyspace) string { return ks.open }) }
 
 // createdKey returns the key of the created id of the entry under key.
 func createdKey(key string) string {
-	ks := spaceOf(key)
-	return ks.created + strings.TrimPrefix(key, ks.entries)
+	return besideKey(key, func(ks keyspace) string { return ks.created })
 }
 
 // flightKey returns the key of the in-flight lease of the entry under
 // key (see leases).
 func flightKey(key string) string {
-	ks := spaceOf(key)
-	return ks.flight + strings.TrimPrefix(key, ks.entries)
+	return besideKey(key, func(ks keyspace) string { return ks.flight })
 }
 
 // claimKey returns the key of the claim lease of the entry under key
 // (see leases).
-func claimKey(key string) string {
+func claimKey(key string) string { return besideKey(key, func(ks keyspace) string { return ks.claim }) }
+
+// besideKey returns the key, under the prefix of the entry's keyspace
+// that prefix names, of the value kept beside the entry under key.
+func besideKey(key string, prefix func(keyspace) string) string {
 	ks := spaceOf(key)
-	return ks.claim + strings.TrimPrefix(key, ks.entries)
+	return prefix(ks) + strings.TrimPrefix(key, ks.entries)
 }
 
 // ASSUMPTION (leases): replicas' clocks disagree (a replica without NTP

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
+	"github.com/tppkit/psd2/internal/boundedfile"
 	"github.com/tppkit/psd2/sandbox"
 )
 
@@ -25,22 +25,7 @@ const maxRequestBodyFile = 4 << 20
 // readBounded reads the file at path, refusing one larger than limit
 // bytes (a device or a mistaken file would otherwise be read whole).
 func readBounded(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit) // not read at all
-	}
-	data, tooLarge, err := readAtMost(f, limit)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if tooLarge {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return data, nil
+	return boundedfile.Read(path, limit)
 }
 
 // readAtMost reads r to its end, but no more than limit bytes: tooLarge

@@ -5,14 +5,13 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/tppkit/psd2/internal/boundedfile"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/signing"
 )
@@ -190,20 +189,9 @@ func listen(cfg *Config) (net.Listener, error) {
 const maxCertificateFile = 1 << 20
 
 func readCertificates(file string) ([]*x509.Certificate, error) {
-	f, err := os.Open(file)
+	data, err := boundedfile.Read(file, maxCertificateFile)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxCertificateFile {
-		return nil, fmt.Errorf("%s is larger than %d bytes", file, maxCertificateFile) // not read at all
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxCertificateFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > maxCertificateFile {
-		return nil, fmt.Errorf("%s is larger than %d bytes", file, maxCertificateFile)
 	}
 	var out []*x509.Certificate
 	for {
