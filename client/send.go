@@ -204,6 +204,12 @@ type outcome struct {
 func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out any) outcome {
 	r, err := c.send(ctx, p)
 	if err != nil {
+		// An answer whose body could not be read still has its status:
+		// a create answered 2xx exists even when its id was lost.
+		var ue *OutcomeUnknownError
+		if errors.As(err, &ue) {
+			return outcome{status: ue.StatusCode, err: err}
+		}
 		return outcome{err: err}
 	}
 	fail := func(err error) outcome { return outcome{status: r.status, err: err} }

@@ -26,9 +26,12 @@ const (
 	// first never reached the bank; the resource exists once, with the
 	// resend's id (the PSU still has to approve it: see Answer).
 	ResolvedCreated ResolutionKind = "created"
-	// ResolvedDuplicate: the bank refused the same create sent again as a
-	// logical duplicate, so the first reached it and the resource exists
-	// (its id is unknown: the bank never sent it).
+	// ResolvedDuplicate: the resource exists and its id is unknown. The
+	// bank refused the same create sent again as a logical duplicate, so
+	// the first reached it; or the bank had answered the create with a
+	// 2xx status without an id the SDK could read (none, one over
+	// [client.MaxIDLength], or a body cut short), and nothing was sent
+	// again (Reason says so, ResendRequestID is empty).
 	ResolvedDuplicate ResolutionKind = "duplicate"
 	// ResolvedNotCreated: the journal already knew that nothing was
 	// created (the bank refused the create, or it was never sent).
@@ -109,6 +112,9 @@ var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 //     by a person ([Journal.SettleByPerson]), it sends nothing and returns
 //     that recorded resolution (its Answer is nil). Resolving every entry
 //     of [Journal.Entries] is therefore safe.
+//   - When the bank answered the create with a 2xx status but without an
+//     id the SDK could read, the resource exists: it sends nothing and
+//     reports ResolvedDuplicate.
 //   - When the create carried allowLogicalDuplicate in any spelling (any
 //     case of the name, padded, any value, in its query or body), it
 //     sends nothing and reports NeedsPerson: the bank would not refuse a
@@ -216,6 +222,11 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 			return *entry.Resolution, nil
 		}
 		return Resolution{}, fmt.Errorf("%w: the entry is settled (outcome %q) without an id", ErrNotResolvable, entry.Outcome)
+	case entry.Outcome == OutcomeUnknown && entry.StatusCode >= 200 && entry.StatusCode <= 299:
+		// The bank accepted the create: it exists, with an id the SDK
+		// could not read. A resend could only be refused as a duplicate,
+		// or, should the bank miss that, make a second one.
+		res = Resolution{Kind: ResolvedDuplicate, Reason: answeredReason(entry.StatusCode)}
 	case entry.AllowLogicalDuplicate || bodyAllowsDuplicate(entry.Body):
 		res = Resolution{Kind: NeedsPerson, Reason: "created with allowLogicalDuplicate: a resend would not be refused as a duplicate, so only a person can tell whether the resource exists"}
 	case entry.Create.ResultID == "":
@@ -273,6 +284,13 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 // no Create: it does not say how the bank refuses a duplicate.
 const noCreateReason = "the entry records no description of its create (a development version wrote it): " +
 	"whether a resend would be refused as a duplicate is unknown, so the SDK does not send it again"
+
+// answeredReason is the reason of ResolvedDuplicate for a create the
+// bank answered with a 2xx status that carried no usable id.
+func answeredReason(status int) string {
+	return fmt.Sprintf("the bank answered the create %d %s without an id the SDK could read: it exists, its id unknown; nothing was sent again",
+		status, http.StatusText(status))
+}
 
 // unarmedReason is the reason of NeedsPerson for an entry without an
 // outcome whose open marker is missing (see armedCreates in hook.go).

@@ -566,7 +566,7 @@ func kindWords(k journal.ResolutionKind) string {
 	case journal.ResolvedCreated:
 		return "created by a resend (the first never arrived)"
 	case journal.ResolvedDuplicate:
-		return "the bank has it (a resend was refused as a duplicate), id unknown"
+		return "the bank has it, id unknown (a resend was refused as a duplicate, or the create was answered 2xx without an id)"
 	case journal.ResolvedNotCreated:
 		return "nothing created"
 	case journal.NeedsPerson:
