@@ -127,6 +127,7 @@ func inDoubt(t *testing.T, b *thingBank, c *client.Client, j *journal.Journal, b
 	e, err := j.Entry(t.Context(), id)
 	require.NoError(t, err)
 	require.True(t, e.InDoubt())
+	journal.Age(j, e) // the bank is done with it
 	return e
 }
 

@@ -108,9 +108,11 @@ func WithInFlight(d time.Duration) Option {
 // WithWritersStopped is for a Journal read by an operator who knows
 // that every process that could be sending a create journaled in it has
 // stopped (crashed, killed, shut down): an entry without an outcome is
-// then in doubt at once, whatever its in-flight time. Never give it to a
-// Journal of a running fleet: a create still under way would be resolved
-// by a resend.
+// then in doubt at once, whatever its in-flight time. So is an entry
+// whose outcome is unknown: the operator vouches that the bank is done
+// with it too (a few minutes have passed since its client gave up).
+// Never give it to a Journal of a running fleet: a create still under way
+// would be resolved by a resend.
 func WithWritersStopped() Option {
 	return func(j *Journal) error {
 		j.stopped = true

@@ -59,6 +59,7 @@ func TestJournalFormsHideBankCode(t *testing.T) {
 	require.ErrorIs(t, do(doubt), client.ErrOutcomeUnknown)
 	e, err := j.Entry(t.Context(), doubt)
 	require.NoError(t, err)
+	journal.Age(j, e)
 	res, err := j.Resolve(t.Context(), c, e)
 	require.NoError(t, err)
 	// 2. A create the bank refuses.

@@ -87,7 +87,9 @@ func (j *Journal) Entries(ctx context.Context) iter.Seq2[Entry, error] {
 // about (see [Entry.InDoubt]): outcome unknown, or no outcome at
 // all and older than the in-flight time ([DefaultInFlight],
 // [WithInFlight]), so that creates still on their way in another
-// replica are left alone. Pass each to [Journal.Resolve]. The entries of
+// replica are left alone. An entry whose outcome is unknown is yielded
+// at once, though [Journal.Resolve] sends nothing for it until the bank
+// is done with it ([ErrInFlight]). Pass each to [Journal.Resolve]. The entries of
 // Resolve's own resends are never yielded: their original is. It reads
 // only the open entries (each gets a marker in the store once its intent
 // is recorded, before it is sent, until it is settled), not the settled

@@ -121,7 +121,13 @@ var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 //     resend. So it does for an entry that records no [Create].
 //   - When the entry has no outcome and is younger than the in-flight
 //     time (the create may still be running in another replica), it
-//     sends nothing and returns an error matching [ErrInFlight].
+//     sends nothing and returns an error matching [ErrInFlight]. So it
+//     does for an entry whose outcome is unknown, until it is older than
+//     the in-flight time and its own bound ([Entry.Until]): the client
+//     gave up on the create (a timeout, a lost connection, a gateway's
+//     504), but the bank may still be working on it, and a resend that
+//     arrived before the first was recorded there could pass its
+//     duplicate check. [WithWritersStopped] resolves it at once.
 //   - When another Resolve is sending the create again at that moment,
 //     it sends nothing and returns a [*ClaimedError] ([ErrClaimed]).
 //   - When the entry has no outcome and was never armed (its intent was
@@ -234,6 +240,12 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 	case entry.Outcome == "" && entry.Resolution == nil && j.mayBeUnderWay(ctx, entry, now):
 		return Resolution{}, fmt.Errorf("%w: no outcome yet, journaled %s ago (in-flight time %s)", ErrInFlight,
 			now.Sub(entry.Created).Round(time.Millisecond), j.inFlight)
+	case entry.Outcome == OutcomeUnknown && entry.Resolution == nil && !j.stopped && j.youngAt(entry, now):
+		// The client gave up on the create, but the bank may still be
+		// working on it: a resend now could reach the bank before the
+		// first is recorded there, and its duplicate check would miss it.
+		return Resolution{}, fmt.Errorf("%w: the outcome is unknown, journaled %s ago: the bank may still be working on the create (in-flight time %s)",
+			ErrInFlight, now.Sub(entry.Created).Round(time.Millisecond), j.inFlight)
 	case entry.claim.live(now):
 		return Resolution{}, &ClaimedError{ResendRequestID: entry.claim.RequestID, Until: entry.claim.Until}
 	default:

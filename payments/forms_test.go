@@ -51,7 +51,7 @@ func TestFormsHideSecrets(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	b := newBank(t)
-	j := mustJournal(t, store.NewMemoryStore())
+	j, bankDone := agingJournal(t, b, store.NewMemoryStore())
 	svc := journaled(t, b, j)
 	const tppState = "TPPSTATE-5e1f2a"
 	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
@@ -59,6 +59,7 @@ func TestFormsHideSecrets(t *testing.T) {
 	ro := b.pisp(client.WithRequestID(id), client.WithRedirectURI("https://tpp.example/cb?state="+tppState))
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "64.00"), ro...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	bankDone()
 	entry, err := j.Entry(ctx, id)
 	require.NoError(t, err)
 	res, err := resolve(ctx, b.c, entry, b.pisp(client.WithRedirectURI("https://tpp.example/cb?state="+tppState))...)

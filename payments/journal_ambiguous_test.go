@@ -313,12 +313,13 @@ func TestResolveErrorNamesTheOperationOnce(t *testing.T) {
 	st := &ambiguousStore{Store: store.NewMemoryStore(), mode: func(int) updateMode {
 		return map[bool]updateMode{true: failBefore}[down.Load()]
 	}}
-	j := mustJournal(t, st)
+	j, bankDone := agingJournal(t, b, st)
 	svc := journaled(t, b, j)
 	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(t.Context(), ndct(kariBruk, "16.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	bankDone()
 	e, err := j.Entry(t.Context(), id)
 	require.NoError(t, err)
 

@@ -34,7 +34,7 @@ func TestJournalBasket(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			b := newBank(t)
-			j := mustJournal(t, store.NewMemoryStore())
+			j, bankDone := agingJournal(t, b, store.NewMemoryStore())
 			svc := journaled(t, b, j)
 			p1, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "10.00"), b.pisp()...)
 			require.NoError(t, err)
@@ -49,6 +49,7 @@ func TestJournalBasket(t *testing.T) {
 				ResultID: "basketId", Hook: j.Hook(b.c, journal.Create{ResultID: "basketId", DuplicateStatus: http.StatusConflict, DuplicateCode: "STATUS_INVALID"}),
 			}, nil, b.pisp(client.WithRequestID(id))...)
 			require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+			bankDone()
 			e, err := j.Entry(ctx, id)
 			require.NoError(t, err)
 			assert.Equal(t, "basketId", e.Create.ResultID)

@@ -18,12 +18,13 @@ func TestSettleByPerson(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	b := newBank(t)
-	j := mustJournal(t, store.NewMemoryStore())
-	svc := journaled(t, b, j)
+	st := store.NewMemoryStore()
+	svc := journaled(t, b, mustJournal(t, st))
 	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "55.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	j := later(t, b, st)
 	require.Len(t, inDoubt(t, j), 1)
 
 	for _, bad := range [][2]string{{"", "why"}, {"ops-anna", ""}, {"ops-anna", "two\nlines"}, {strings.Repeat("x", 501), "why"}} {

@@ -45,6 +45,32 @@ func initiationOf(t *testing.T, res journal.Resolution) *payments.Initiation {
 	return &init
 }
 
+// later returns a Journal on st whose clock runs an hour ahead: a
+// resolver that runs once the bank is done with the creates whose
+// outcome is unknown (Resolve and InDoubt leave them alone until then).
+func later(t *testing.T, b *bank, st store.Store) *journal.Journal {
+	t.Helper()
+	return mustJournal(t, st, journalClock(t, b, testtpp.NewClock(time.Now().Add(time.Hour))))
+}
+
+// agingJournal returns a Journal on st whose clock stands still until
+// bankDone moves it on by an hour: past the time the bank may still work
+// on a create whose outcome is unknown (Resolve and InDoubt leave such an
+// entry alone until then).
+func agingJournal(t *testing.T, b *bank, st store.Store) (j *journal.Journal, bankDone func()) {
+	t.Helper()
+	clock := testtpp.NewClock(time.Now())
+	return mustJournal(t, st, journalClock(t, b, clock)), func() { clock.Add(time.Hour) }
+}
+
+// mustEntry reads the entry of requestID from j.
+func mustEntry(t *testing.T, j *journal.Journal, requestID string) journal.Entry {
+	t.Helper()
+	e, err := j.Entry(t.Context(), requestID)
+	require.NoError(t, err)
+	return e
+}
+
 // mustJournal returns a new Journal on st.
 func mustJournal(t testing.TB, st store.Store, opts ...journal.Option) *journal.Journal {
 	t.Helper()
@@ -268,7 +294,7 @@ func TestResolve(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			b := newBank(t)
-			j := mustJournal(t, store.NewMemoryStore())
+			j, bankDone := agingJournal(t, b, store.NewMemoryStore())
 			svc := journaled(t, b, j)
 			if tc.fault != nil {
 				f := *tc.fault
@@ -281,6 +307,12 @@ func TestResolve(t *testing.T) {
 			}
 			id := uuid.NewString()
 			init, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "250.00"), append(opts, client.WithRequestID(id))...)
+			if tc.fault != nil && !tc.allow { // (allowLogicalDuplicate: NeedsPerson at once, nothing sent)
+				require.Len(t, inDoubt(t, j), 1, "in doubt at once")
+				_, err := resolve(ctx, b.c, mustEntry(t, j, id), b.pisp()...)
+				require.ErrorIs(t, err, journal.ErrInFlight, "the bank may still be working on it")
+			}
+			bankDone()
 			e, jerr := j.Entry(ctx, id)
 			require.NoError(t, jerr)
 			if tc.fault != nil {
@@ -350,12 +382,13 @@ func TestResolveRefuses(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	b := newBank(t)
-	j := mustJournal(t, store.NewMemoryStore())
+	j, bankDone := agingJournal(t, b, store.NewMemoryStore())
 	svc := journaled(t, b, j)
 	b.s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultDropBeforeProcessing, Method: http.MethodPost, PathPrefix: "/v1/payments/"})
 	id := uuid.NewString()
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "77.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
+	bankDone()
 	e, err := j.Entry(ctx, id)
 	require.NoError(t, err)
 
@@ -398,7 +431,7 @@ func TestResolveConcurrently(t *testing.T) {
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "88.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 
-	replicas := []*journal.Journal{mustJournal(t, st), mustJournal(t, st)}
+	replicas := []*journal.Journal{later(t, b, st), later(t, b, st)}
 	type result struct {
 		res journal.Resolution
 		err error
@@ -469,6 +502,7 @@ func TestJournalOpenMarkers(t *testing.T) {
 	_, err := svc.CreateNorwegianDomestic(ctx, ndct(kariBruk, "4.00"), b.pisp(client.WithRequestID(id))...)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	assert.Equal(t, []string{open + id}, keysUnder(t, st, open))
+	clock.Add(time.Hour) // the bank is done with it
 
 	// A marker left by a process that died before writing its intent.
 	orphan := open + "orphan-request"

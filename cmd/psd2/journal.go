@@ -42,7 +42,7 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	by := fs.String("by", "", "settle: who settles the payment (an operator id; no PSU data)")
 	reason := fs.String("reason", "", "settle: why, in one line (no PSU data)")
 	all := fs.Bool("all", false, "list: every entry the journal keeps, settled ones too")
-	stopped := fs.Bool("writers-stopped", false, "list, resolve, settle: every process that sends payments has stopped, so an entry without an answer is in doubt at once (never while the service runs)")
+	stopped := fs.Bool("writers-stopped", false, "list, resolve, settle: every process that sends payments has stopped, so an entry without an answer, or whose outcome is unknown, is in doubt at once (never while the service runs)")
 	if err := parse(fs, args[1:], sub != "list"); err != nil {
 		return err
 	}
@@ -590,7 +590,7 @@ func entryError(err error, requestID string) error {
 	case errors.Is(err, journal.ErrNotInDoubt):
 		return fmt.Errorf("%s is not in doubt: it is settled already (psd2 journal show %s says how)", requestID, requestID)
 	case errors.Is(err, journal.ErrInFlight):
-		return fmt.Errorf("%s may still be on its way: the call that sent it has no answer yet and may still run; look again in a few minutes (with -writers-stopped when every process that sends payments has stopped)", requestID)
+		return fmt.Errorf("%s may still be on its way: the call that sent it has no answer yet and may still run, or the bank may still be working on it; look again in a few minutes (with -writers-stopped when every process that sends payments has stopped and the bank is done with it)", requestID)
 	case errors.Is(err, journal.ErrNotResolvable) && strings.Contains(err.Error(), "another TPP or bank"):
 		return fmt.Errorf("%s was made with another bank or certificate than this command's: give the bank it was made at (psd2 journal show %s names it) and the service's certificate", requestID, requestID)
 	case errors.Is(err, journal.ErrNotResolvable) && strings.Contains(err.Error(), "is a resend"):

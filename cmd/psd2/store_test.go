@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -71,7 +72,11 @@ func inDoubt(t *testing.T, s *emulator.Server, creds *signing.Credentials, st st
 		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI))}, opts...)...)
 	require.NoError(t, err)
 	sess := testpsu.Login(t, s, c, emulator.CustomerKari)
-	j, err := journal.New(st)
+	// The journal dates the create an hour back: the bank is done with it,
+	// so psd2 journal resolve may act on it at once.
+	hourAgo, err := client.New(s.URL, creds, client.WithClock(func() time.Time { return time.Now().Add(-time.Hour) }))
+	require.NoError(t, err)
+	j, err := journal.New(st, journal.WithClient(hourAgo))
 	require.NoError(t, err)
 	svc, err := payments.New(c, payments.WithJournal(j))
 	require.NoError(t, err)

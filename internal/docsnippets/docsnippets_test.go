@@ -173,9 +173,12 @@ func newGivens(t *testing.T, name string) *docGivens {
 			g.ids = append(g.ids, init.PaymentID)
 		}
 	case strings.HasPrefix(name, "journal/"):
-		// A payment in doubt: the bank drops the request before it
-		// processes it.
-		j, err := journal.New(st, journal.WithClient(c))
+		// A payment in doubt: the bank dropped the request before it
+		// processed it, an hour ago (the journal's clock says), so the
+		// bank is done with it and Resolve acts at once.
+		hourAgo, err := client.New(s.URL, creds, client.WithClock(func() time.Time { return time.Now().Add(-time.Hour) }))
+		require.NoError(t, err)
+		j, err := journal.New(st, journal.WithClient(hourAgo))
 		require.NoError(t, err)
 		pis, err := payments.New(c, payments.WithJournal(j))
 		require.NoError(t, err)

@@ -57,6 +57,7 @@ type replica struct {
 	ais     *accounts.Service
 	pis     *payments.Service
 	journal *journal.Journal
+	later   *journal.Journal // journal, its clock an hour on
 }
 
 // newReplica opens the replica's own client of db and builds its services
@@ -91,7 +92,17 @@ func newReplica(ctx context.Context, name string, db Database, bank *emulator.Se
 	if err != nil {
 		return nil, err
 	}
-	return &replica{name: name, c: c, mgr: mgr, ais: ais, pis: pis, journal: j}, nil
+	// The same journal an hour on: the demo's stand-in for waiting until
+	// the bank is done with a create whose outcome is unknown.
+	hour, err := client.New(bank.URL, tpp, client.WithClock(func() time.Time { return time.Now().Add(time.Hour) }))
+	if err != nil {
+		return nil, err
+	}
+	later, err := journal.New(st, journal.WithClient(hour))
+	if err != nil {
+		return nil, err
+	}
+	return &replica{name: name, c: c, mgr: mgr, ais: ais, pis: pis, journal: j, later: later}, nil
 }
 
 // Run runs the example on db, writing what happens to out.
@@ -216,13 +227,23 @@ func unknownPaymentResolved(ctx context.Context, out io.Writer, bank *emulator.S
 	}
 	fmt.Fprintln(out, "   replica A sent a payment; the connection dropped before the answer: outcome unknown")
 	fmt.Fprintln(out, "   replica A goes down; replica B looks in the journal")
-	n := 0
 	for e, err := range b.journal.InDoubt(ctx) {
 		if err != nil {
 			return err
 		}
+		if _, err := b.journal.Resolve(ctx, b.c, e); !errors.Is(err, journal.ErrInFlight) {
+			return fmt.Errorf("expected Resolve to wait while the bank may still work on the create, got %v", err)
+		}
+		fmt.Fprintln(out, "   replica B finds it in doubt; Resolve sends nothing yet: the bank may still be working on it (journal.ErrInFlight)")
+	}
+	fmt.Fprintln(out, "   an hour later (the demo moves replica B's journal clock on), replica B resolves it")
+	n := 0
+	for e, err := range b.later.InDoubt(ctx) {
+		if err != nil {
+			return err
+		}
 		n++
-		res, err := b.journal.Resolve(ctx, b.c, e) // the entry holds the headers the resend needs
+		res, err := b.later.Resolve(ctx, b.c, e) // the entry holds the headers the resend needs
 		if err != nil {
 			return err
 		}
