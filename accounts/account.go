@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/url"
 
 	"github.com/shopspring/decimal"
@@ -199,7 +198,7 @@ func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.Requ
 	}
 	out, _, err := servicecall.Do[struct {
 		Accounts []Account `json:"accounts"`
-	}](ctx, s.client(), client.Operation{Name: "accounts.List", Method: http.MethodGet, Path: "/v1/accounts", Query: q}, ro)
+	}](ctx, s.client(), read(client.Operation{Name: "accounts.List", Path: "/v1/accounts", Query: q}), ro)
 	if err != nil {
 		return nil, err
 	}
@@ -208,8 +207,8 @@ func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.Requ
 
 // Get returns one account (GET /v1/accounts/{id}).
 func (s *Service) Get(ctx context.Context, accountID string, ro ...client.RequestOption) (*Account, error) {
-	out, _, err := servicecall.Do[wrapped[Account, accountKey]](ctx, s.client(), client.Operation{Name: "accounts.Get", Method: http.MethodGet,
-		Path: "/v1/accounts/{accountId}", Params: map[string]string{"accountId": accountID}}, ro)
+	out, _, err := servicecall.Do[wrapped[Account, accountKey]](ctx, s.client(), read(client.Operation{Name: "accounts.Get",
+		Path: "/v1/accounts/{accountId}", Params: map[string]string{"accountId": accountID}}), ro)
 	if err != nil {
 		return nil, err
 	}

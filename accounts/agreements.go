@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/servicecall"
@@ -30,7 +29,7 @@ type Agreement struct {
 // PSU-Corporate-ID ([client.PSU].CorporateID); a new agreement may start a
 // new consent flow (docs/interface.md section 5.10).
 func (s *Service) Agreements(ctx context.Context, ro ...client.RequestOption) ([]Agreement, error) {
-	out, _, err := servicecall.Do[agreementList](ctx, s.client(), client.Operation{Name: "accounts.Agreements", Method: http.MethodGet, Path: "/v1/agreements"}, ro)
+	out, _, err := servicecall.Do[agreementList](ctx, s.client(), read(client.Operation{Name: "accounts.Agreements", Path: "/v1/agreements"}), ro)
 	if err != nil {
 		return nil, err
 	}

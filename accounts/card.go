@@ -246,7 +246,7 @@ func (a Address) MarshalJSON() ([]byte, error) {
 func (s *Service) CardAccounts(ctx context.Context, ro ...client.RequestOption) ([]CardAccount, error) {
 	out, _, err := servicecall.Do[struct {
 		CardAccounts []CardAccount `json:"cardAccounts"`
-	}](ctx, s.client(), client.Operation{Name: "accounts.CardAccounts", Method: http.MethodGet, Path: "/v1/card-accounts"}, cardOptions(ro))
+	}](ctx, s.client(), read(client.Operation{Name: "accounts.CardAccounts", Path: "/v1/card-accounts"}), cardOptions(ro))
 	var ce *client.Error
 	if errors.As(err, &ce) && ce.StatusCode == http.StatusNotFound {
 		return nil, &CardAccountsNotSupportedError{Err: ce}
@@ -264,8 +264,8 @@ func (s *Service) CardAccounts(ctx context.Context, ro ...client.RequestOption) 
 // answer may be wrapped as {"cardAccount": {...}} or bare.
 func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...client.RequestOption) (*CardAccount, error) {
 	const op = "accounts.CardAccount"
-	out, _, err := servicecall.Do[wrapped[CardAccount, cardAccountKey]](ctx, s.client(), client.Operation{Name: op, Method: http.MethodGet,
-		Path: "/v1/card-accounts/{cardAccountId}", Params: map[string]string{"cardAccountId": cardAccountID}}, cardOptions(ro))
+	out, _, err := servicecall.Do[wrapped[CardAccount, cardAccountKey]](ctx, s.client(), read(client.Operation{Name: op,
+		Path: "/v1/card-accounts/{cardAccountId}", Params: map[string]string{"cardAccountId": cardAccountID}}), cardOptions(ro))
 	if err != nil {
 		return nil, err
 	}

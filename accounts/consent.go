@@ -31,12 +31,21 @@ func (c *Consent) SCARedirect() string {
 	return c.Links.SCARedirect()
 }
 
+// consentHeaders are the headers a consent's start needs besides
+// TPP-Redirect-URI (required on every call): TPP-Session-ID, which the SCA
+// it starts belongs to and the bank's redirect brings back as
+// tpp-session-id (docs/interface.md sections 3 and 6; section 10
+// "Session model").
+var consentHeaders = []string{"TPP-Session-ID"}
+
 // StartConsent asks the bank for a bank-offered consent (POST
 // /v1/bank-offered-consents, no body; docs/interface.md section 1.8). Send the PSU to
 // the answer's [Consent.SCARedirect]; the PSU chooses the accounts there,
 // and the bank redirects to TPP-Redirect-URI with psu-id and
 // tpp-session-id (the sca package parses that callback). Pass
-// [client.WithRedirectURI] and [client.WithTPPSessionID] in ro.
+// [client.WithRedirectURI] and [client.WithTPPSessionID] in ro: a call
+// without either is refused before it is sent with a
+// [*client.ValidationError] naming the header.
 //
 // The deprecated POST /v1/consents is not offered (docs/interface.md section 9.3). The
 // request is not repeated automatically: each one starts a new SCA. The
@@ -46,7 +55,7 @@ func (c *Consent) SCARedirect() string {
 func (s *Service) StartConsent(ctx context.Context, ro ...client.RequestOption) (*Consent, error) {
 	const op = "accounts.StartConsent"
 	out, _, err := servicecall.Do[Consent](ctx, s.client(), client.Operation{Name: op, Method: http.MethodPost, Path: "/v1/bank-offered-consents",
-		Statuses: []int{http.StatusCreated}}, ro)
+		Statuses: []int{http.StatusCreated}, Require: consentHeaders}, ro)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,10 @@
 // [client.ErrConsentUnknown] (403, the PSU revoked the consent),
 // [client.ErrAccessExceeded] (429). This package adds
 // [ErrCardAccountsNotSupported] (404 on the card account list); the
-// budget's refusal before sending is [budget.ErrExhausted].
+// budget's refusal before sending is [budget.ErrExhausted]. Every read
+// answers 200 (docs/interface.md section 10 "Paths"); another 2xx status,
+// a 204 without a body included, is a [*client.UnexpectedStatusError]
+// ([client.ErrUnexpectedStatus]), never an empty list or page.
 //
 // # The without-PSU budget
 //

@@ -60,10 +60,23 @@ func (s *Service) client() *client.Client {
 // counted declares op as a GET of endpoint e that counts against the
 // without-PSU budget of the account accountOf names ([budget.Budget.Counted]).
 func (s *Service) counted(op client.Operation, e budget.Endpoint, accountOf budget.AccountOf) client.Operation {
-	op.Method = http.MethodGet
+	op = read(op)
 	if s != nil {
 		op = s.budget.Counted(op, e, accountOf)
 	}
+	return op
+}
+
+// readStatuses are the answers docs/interface.md section 10 "Paths" names
+// for every account information read: 200. Another 2xx status (a 204
+// without a body, a 202) is a *client.UnexpectedStatusError, never an
+// empty list, report or page: it says nothing of the account.
+var readStatuses = []int{http.StatusOK}
+
+// read declares op a GET whose answer must be 200 (readStatuses).
+func read(op client.Operation) client.Operation {
+	op.Method = http.MethodGet
+	op.Statuses = readStatuses
 	return op
 }
 

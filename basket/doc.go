@@ -45,7 +45,11 @@
 //
 // [Service.Get] returns the basket with its payment ids (the GET
 // answer names the field payments, the request paymentIds; [Basket]
-// decodes both) and [Service.Status] the basket's status alone.
+// decodes both) and [Service.Status] the basket's status alone. Both
+// answer 200 with a transactionStatus (docs/interface.md section 2.7): a 200
+// without one is a *payments.IncompleteAnswerError
+// (payments.ErrIncompleteAnswer), another 2xx status a
+// *client.UnexpectedStatusError.
 //
 // # Not atomic
 //

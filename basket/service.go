@@ -146,8 +146,13 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 // Get reads the basket basketID (GET /v1/signing-baskets/{id}): its
 // payment ids, its status and its links. The GET answer does not repeat the
 // id; the returned BasketID is basketID then.
+//
+// The answer is 200 with a transactionStatus (docs/interface.md sections
+// 2.7 and 10 "Paths"): one without it is a [*payments.IncompleteAnswerError]
+// (payments.ErrIncompleteAnswer), another 2xx status (a 204) a
+// [*client.UnexpectedStatusError]; neither is a basket whose status is "".
 func (s *Service) Get(ctx context.Context, basketID string, opts ...client.RequestOption) (*Basket, error) {
-	out, _, err := servicecall.Do[Basket](ctx, s.client(), byID("basket.Get", http.MethodGet, basketID, ""), opts)
+	out, err := readBasket(ctx, s, byID("basket.Get", http.MethodGet, basketID, ""), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -160,9 +165,10 @@ func (s *Service) Get(ctx context.Context, basketID string, opts ...client.Reque
 // Status reads the basket's status (GET /v1/signing-baskets/{id}/status):
 // the worst case of its payments, RCVD, ACTC, PATC or RJCT (docs/interface.md
 // 2.7). Read each payment's status with [Service.PaymentStatuses].
+// Its answers are checked as those of [Service.Get]: 200 with a
+// transactionStatus.
 func (s *Service) Status(ctx context.Context, basketID string, opts ...client.RequestOption) (*StatusResponse, error) {
-	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), byID("basket.Status", http.MethodGet, basketID, "/status"), opts)
-	return out, err
+	return readStatus(ctx, s, byID("basket.Status", http.MethodGet, basketID, "/status"), opts)
 }
 
 // Delete deletes the basket (DELETE /v1/signing-baskets/{id}, 204). Its
@@ -198,16 +204,54 @@ func (s *Service) StartAuthorisation(ctx context.Context, basketID string, opts 
 	return out, err
 }
 
-// GetAt reads a basket by the href of an earlier answer's self link.
+// GetAt reads a basket by the href of an earlier answer's self link, with
+// the answers of [Service.Get].
 func (s *Service) GetAt(ctx context.Context, href string, opts ...client.RequestOption) (*Basket, error) {
-	out, _, err := servicecall.Do[Basket](ctx, s.client(), at("basket.GetAt", http.MethodGet, href), opts)
-	return out, err
+	return readBasket(ctx, s, at("basket.GetAt", http.MethodGet, href), opts)
 }
 
-// StatusAt reads a basket's status by the href of a status link.
+// StatusAt reads a basket's status by the href of a status link, with
+// the answers of [Service.Status].
 func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.RequestOption) (*StatusResponse, error) {
-	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), at("basket.StatusAt", http.MethodGet, href), opts)
-	return out, err
+	return readStatus(ctx, s, at("basket.StatusAt", http.MethodGet, href), opts)
+}
+
+// readStatuses are the answers docs/interface.md section 10 "Paths" names
+// for reading a basket and its status: 200. A 204 (or another 2xx) is a
+// *client.UnexpectedStatusError, not a basket without a status.
+var readStatuses = []int{http.StatusOK}
+
+// readBasket sends the basket read op (Get, GetAt) and refuses an answer
+// without the transactionStatus docs/interface.md section 2.7 requires.
+func readBasket(ctx context.Context, s *Service, op client.Operation, opts []client.RequestOption) (*Basket, error) {
+	op.Statuses = readStatuses
+	out, _, err := servicecall.Do[Basket](ctx, s.client(), op, opts)
+	if err != nil {
+		return nil, err
+	}
+	if out.TransactionStatus == "" {
+		return nil, incomplete(out.Meta())
+	}
+	return out, nil
+}
+
+// readStatus is readBasket for a basket's status (Status, StatusAt).
+func readStatus(ctx context.Context, s *Service, op client.Operation, opts []client.RequestOption) (*StatusResponse, error) {
+	op.Statuses = readStatuses
+	out, _, err := servicecall.Do[StatusResponse](ctx, s.client(), op, opts)
+	if err != nil {
+		return nil, err
+	}
+	if out.TransactionStatus == "" {
+		return nil, incomplete(out.Meta())
+	}
+	return out, nil
+}
+
+// incomplete is the error of a basket read answered 200 without a
+// transactionStatus: the answer says nothing of the basket's state.
+func incomplete(m client.Meta) error {
+	return &payments.IncompleteAnswerError{Operation: m.Operation, RequestID: m.RequestID, StatusCode: m.StatusCode, Missing: "transactionStatus"}
 }
 
 // authorisationStatuses are the answers docs/interface.md section 10

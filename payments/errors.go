@@ -189,14 +189,17 @@ func (e *CancellationUnconfirmedError) Is(target error) bool {
 // section 10 "Paths"): a status answer ([Service.Status],
 // [Service.StatusAt]) without a transactionStatus, a details answer
 // ([Service.Get], [Service.GetAt]) without a paymentId, an empty body
-// or `{}` included. The error is an [*IncompleteAnswerError]. A read
+// or `{}` included; so is a signing basket's read (package basket's Get,
+// GetAt, Status and StatusAt) without a transactionStatus
+// (docs/interface.md section 2.7). The error is an [*IncompleteAnswerError]. A read
 // answered with another 2xx status (a 204) fails with a
 // [*client.UnexpectedStatusError] instead ([client.ErrUnexpectedStatus]).
 // Neither says anything about the payment's state: read it again later.
 var ErrIncompleteAnswer = errors.New("payments: the bank's answer lacks what the interface says it carries")
 
-// IncompleteAnswerError is a payment read's 200 answer without the member
-// the interface says it carries ([ErrIncompleteAnswer]).
+// IncompleteAnswerError is the 200 answer of a payment's (or a signing
+// basket's) read without the member the interface says it carries
+// ([ErrIncompleteAnswer]).
 type IncompleteAnswerError struct {
 	// Operation is the SDK call, e.g. "payments.Status".
 	Operation string
@@ -212,8 +215,12 @@ type IncompleteAnswerError struct {
 // Error returns one line: the call, the member missing, and that the
 // payment's state is unknown.
 func (e *IncompleteAnswerError) Error() string {
+	what := "payment"
+	if strings.HasPrefix(e.Operation, "basket.") {
+		what = "basket"
+	}
 	return e.Operation + ": the bank answered " + strconv.Itoa(e.StatusCode) + " without " + e.Missing + " (X-Request-ID " + e.RequestID +
-		"): the payment's state is unknown; read it again later"
+		"): the " + what + "'s state is unknown; read it again later"
 }
 
 // Is matches [ErrIncompleteAnswer].
