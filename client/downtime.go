@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,7 +28,8 @@ type Downtime struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end,omitzero"`
 	// Failures counts the failed requests recorded: those that opened
-	// the breaker and the failed probes.
+	// the breaker and the failed probes, every one of them, also beyond
+	// the evidence kept.
 	Failures int `json:"failures"`
 	// Evidence lists the failed requests (at most 32).
 	Evidence []Evidence `json:"evidence"`
@@ -52,6 +54,25 @@ type Evidence struct {
 // long enough for a TPP to file a year's complaints.
 const DowntimeKept = 400 * 24 * time.Hour
 
+// MaxDowntimes bounds the downtime records the client's store keeps per
+// bank (and client scope), the records of every replica together: a bank
+// that flaps, up and down all day, writes a record per outage for
+// DowntimeKept, and without a bound they would fill the store and every
+// read of them ([Client.Downtimes]). When a new record would pass it,
+// the oldest go, and the time up to which records went is kept:
+// [Client.Downtimes] refuses a period from before it
+// ([ErrDowntimesDropped]) rather than report it with outages left out.
+// 10,000 records are 25 a day over DowntimeKept, more than a bank that
+// keeps its dedicated interface up makes; each holds at most 32 pieces
+// of evidence, so that reading the records of any period is bounded.
+const MaxDowntimes = 10_000
+
+// ErrDowntimesDropped is matched (errors.Is) by the error of
+// [Client.Downtimes] for a period that begins before records were
+// dropped to keep the bank's records within [MaxDowntimes]: a report of
+// it would leave outages out.
+var ErrDowntimesDropped = errors.New("client: downtime records of the period were dropped")
+
 // downtimePrefix is the store prefix of a bank's downtime records; the
 // start in 20 decimal digits orders them.
 func downtimePrefix(scope string) string { return "client/downtime/" + scope + "/" }
@@ -69,8 +90,88 @@ func (b *bankHealth) writeRecord(ch BreakerChange) {
 	}
 	key := downtimePrefix(b.scope) + fmt.Sprintf("%020d", ch.Downtime.Start.UnixNano())
 	ctx, cancel := b.storeContext(context.Background())
+	err = b.st.Put(ctx, key, raw, DowntimeKept)
+	cancel()
+	if err == nil && ch.To == BreakerOpen {
+		b.dropOldest() // a new record: the bank's may pass MaxDowntimes
+	}
+}
+
+// dropBatch bounds the records one dropOldest removes: a store written
+// before MaxDowntimes bounded the records (or by a replica without the
+// bound) shrinks to it over a few outages, each write bounded.
+const dropBatch = 64
+
+// droppedKey is the store key of the time up to which a bank's downtime
+// records were dropped (dropOldest): a period before it is refused
+// (Downtimes). Its value is that time in Unix nanoseconds.
+func droppedKey(scope string) string { return "client/downtime-dropped/" + scope }
+
+// dropOldest removes the bank's oldest downtime records beyond
+// MaxDowntimes (at most dropBatch of them), best effort, like
+// writeRecord. Before it removes any it records, in droppedKey, the time
+// up to which the records it removes covered (their ends, or for a
+// record never ended the next record's start, where Downtimes ends it):
+// a record never goes without that, so no reader takes a period with
+// records gone for one without outages. Each pass over the keys streams
+// them: a count, then the oldest.
+func (b *bankHealth) dropOldest() {
+	prefix := downtimePrefix(b.scope)
+	ctx, cancel := b.storeContext(context.Background())
 	defer cancel()
-	_ = b.st.Put(ctx, key, raw, DowntimeKept)
+	n := 0
+	for _, err := range b.st.Keys(ctx, prefix) {
+		if err != nil {
+			return
+		}
+		n++
+	}
+	excess := min(n-MaxDowntimes, dropBatch)
+	if excess <= 0 {
+		return
+	}
+	drop := make([]string, 0, excess)
+	var until time.Time
+	for key, err := range b.st.Keys(ctx, prefix) {
+		if err != nil {
+			return
+		}
+		if len(drop) == excess {
+			// The next record: a dropped record never ended ends at its
+			// start.
+			start, err := strconv.ParseInt(strings.TrimPrefix(key, prefix), 10, 64)
+			if err != nil {
+				return
+			}
+			until = latest(until, time.Unix(0, start))
+			break
+		}
+		raw, err := b.st.Get(ctx, key)
+		if err != nil && !errors.Is(err, store.ErrNotStored) {
+			return // its end unknown: nothing goes
+		}
+		var d Downtime
+		if err == nil && json.Unmarshal(raw, &d) == nil {
+			until = latest(until, d.End)
+		}
+		drop = append(drop, key)
+	}
+	if len(drop) < excess {
+		return // records went meanwhile: another replica dropped them
+	}
+	err := b.st.Update(ctx, droppedKey(b.scope), func(old []byte, found bool) ([]byte, time.Duration, error) {
+		t := until
+		if n, err := strconv.ParseInt(string(old), 10, 64); found && err == nil {
+			t = latest(t, time.Unix(0, n))
+		}
+		return []byte(strconv.FormatInt(t.UnixNano(), 10)), DowntimeKept, nil
+	})
+	if err != nil {
+		return
+	}
+	for _, key := range drop {
+		_ = b.st.Delete(ctx, key)
+	}
 }
 
 // sweepStale ends, at now, a downtime record a crashed process left
@@ -150,10 +251,29 @@ var errNoRecordToEnd = errors.New("client: no downtime record under way")
 // (pgstore) those of every replica, durable. A record whose end was never
 // written ends at the next record's start, or runs on. A record the store
 // holds but could not give, or gave unreadable, is an error: a report
-// without it would show the bank available.
+// without it would show the bank available. So is a period that begins
+// before the time up to which records were dropped to keep the bank's
+// within [MaxDowntimes] ([ErrDowntimesDropped]), and one that holds more
+// than MaxDowntimes records (a store written before the bound): the
+// records are streamed from the store, those of the period alone kept,
+// and no record that starts after the period is read.
 func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime, error) {
+	prefix := downtimePrefix(c.Scope())
 	var out []Downtime
-	for key, err := range c.cfg.store.Keys(ctx, downtimePrefix(c.Scope())) {
+	// prev is the last record read, whose end may be the next one's
+	// start: it is kept or left once the next one is read.
+	var prev *Downtime
+	keep := func(d Downtime) error {
+		if !d.Start.Before(to) || !d.End.IsZero() && !d.End.After(from) {
+			return nil
+		}
+		if len(out) == MaxDowntimes {
+			return fmt.Errorf("client: reading downtimes: more than %d records in the period (give a shorter one)", MaxDowntimes)
+		}
+		out = append(out, d)
+		return nil
+	}
+	for key, err := range c.cfg.store.Keys(ctx, prefix) {
 		if err != nil {
 			return nil, fmt.Errorf("client: reading downtimes: %w", err)
 		}
@@ -168,20 +288,46 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 		if json.Unmarshal(raw, &d) != nil || d.Start.IsZero() {
 			// A record left out would show the bank available when it
 			// was not.
-			return nil, fmt.Errorf("client: reading downtimes: the record %s is unreadable", strings.TrimPrefix(key, downtimePrefix(c.Scope())))
+			return nil, fmt.Errorf("client: reading downtimes: the record %s is unreadable", strings.TrimPrefix(key, prefix))
 		}
-		if len(out) > 0 && out[len(out)-1].End.IsZero() {
-			out[len(out)-1].End = d.Start
+		if prev != nil {
+			if prev.End.IsZero() {
+				prev.End = d.Start
+			}
+			if err := keep(*prev); err != nil {
+				return nil, err
+			}
 		}
-		out = append(out, d)
+		prev = &d
+		if !d.Start.Before(to) {
+			// The keys are in the order of the records' starts: none
+			// after this one overlaps the period, nor ends this one.
+			prev = nil
+			break
+		}
 	}
-	kept := out[:0]
-	for _, d := range out {
-		if d.Start.Before(to) && (d.End.IsZero() || d.End.After(from)) {
-			kept = append(kept, d)
+	if prev != nil {
+		if err := keep(*prev); err != nil {
+			return nil, err
 		}
 	}
-	return kept, nil
+	// Read after the records: dropOldest writes it before it removes
+	// any, so a record that went during the reading is seen here.
+	raw, err := c.cfg.store.Get(ctx, droppedKey(c.Scope()))
+	if err != nil && !errors.Is(err, store.ErrNotStored) {
+		return nil, fmt.Errorf("client: reading downtimes: %w", err)
+	}
+	if err == nil {
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			return nil, errors.New("client: reading downtimes: the time up to which records were dropped is unreadable")
+		}
+		if until := time.Unix(0, n); from.Before(until) {
+			return nil, fmt.Errorf("client: reading downtimes: %w: the records up to %s went to keep the bank's within %d (give a period from then on)",
+				ErrDowntimesDropped, until.UTC().Format(time.RFC3339Nano), MaxDowntimes)
+		}
+	}
+	return out, nil
 }
 
 // Availability is a bank's unavailability over a period in the EBA's

@@ -111,7 +111,8 @@ const (
 	// those that opened the breaker and the first failed probes.
 	maxEvidence = 32
 	// keptDowntimes bounds the downtime records a Health keeps in memory
-	// per bank (the store keeps them all, for DowntimeKept).
+	// per bank (the store keeps them for DowntimeKept, at most
+	// MaxDowntimes).
 	keptDowntimes = 64
 )
 
@@ -299,9 +300,12 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time, probe uint
 		// The probe failed (or a call admitted before it opened): open
 		// again until the next probe.
 		from := b.state
-		if b.current != nil && len(b.current.Evidence) < maxEvidence {
-			b.current.Evidence = append(b.current.Evidence, ev)
+		if b.current != nil {
+			// Every failure counts; the evidence stops at its bound.
 			b.current.Failures++
+			if len(b.current.Evidence) < maxEvidence {
+				b.current.Evidence = append(b.current.Evidence, ev)
+			}
 		}
 		if from == BreakerHalfOpen && probe != b.probeSeq {
 			// A call admitted before the breaker opened failed while
@@ -416,7 +420,8 @@ type BankHealth struct {
 	// Down is the unavailability under way, if any.
 	Down *Downtime `json:"down,omitempty"`
 	// Recent are the last unavailabilities this process saw end (at most
-	// 64), oldest first; the store keeps every one ([Client.Downtimes]).
+	// 64), oldest first; the store keeps them for [DowntimeKept], at most
+	// [MaxDowntimes] ([Client.Downtimes]).
 	Recent []Downtime `json:"recent,omitempty"`
 }
 

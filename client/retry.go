@@ -3,7 +3,6 @@ package client
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -116,7 +115,11 @@ func retryableStatus(code int) bool {
 // Retry-After: the daily without-PSU budget (docs/interface.md section 8)
 // is spent, which no retry within the call can change, and each retry
 // could count against it. A 429 that says when to come back (Retry-After,
-// honoured up to the cap) is a passing rate limit and is retried.
+// honoured up to the cap) is a passing rate limit and is retried. The
+// body is read as the call's error reads it (newError): its
+// Content-Encoding undone (a bank that gzips although the client asked
+// for none) and its tppMessages in any form the error reads, so that no
+// answer the caller gets as ACCESS_EXCEEDED was retried.
 func quotaExhausted(r *reply) bool {
 	if r.status != http.StatusTooManyRequests {
 		return false
@@ -125,18 +128,11 @@ func quotaExhausted(r *reply) bool {
 	if _, ok := retryAfter(r.header, time.Time{}, time.Now()); ok {
 		return false
 	}
-	var doc struct {
-		TPPMessages []TPPMessage `json:"tppMessages"`
+	body := r.body
+	if d, _, err := decodeContent(r.header, body, r.status); err == nil && d != nil {
+		body = d
 	}
-	if json.Unmarshal(r.body, &doc) != nil {
-		return false
-	}
-	for _, m := range doc.TPPMessages {
-		if m.Code == CodeAccessExceeded {
-			return true
-		}
-	}
-	return false
+	return newError("", r.status, "", nil, body).HasCode(CodeAccessExceeded)
 }
 
 // reply is an answer with its body read, within the limits of limits.go.

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -166,4 +168,47 @@ func TestHealthReportBeyondTheRecords(t *testing.T) {
 		assert.NotEqual(t, exitOK, code, "a period the store holds no records of is no 100%% uptime")
 		assert.NotContains(t, out, "uptime 100.000%")
 	}
+}
+
+// A store whose oldest downtime records of the bank went to keep them
+// within client.MaxDowntimes (a bank that flapped) still holds the bank:
+// psd2 health reads it, and health report refuses only a period that
+// begins before the records that went, rather than report it without
+// their outages.
+func TestHealthAfterDroppedDowntimes(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	var clk atomic.Int64
+	clk.Store(time.Now().UnixNano())
+	dir, st, c := storeClient(t, s, creds, client.WithRetryPolicy(client.RetryPolicy{}),
+		client.WithClock(func() time.Time { return time.Unix(0, clk.Load()) }))
+	s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, PathPrefix: "/v1/", Count: 5})
+	for range 5 {
+		_, _ = c.Do(ctx, client.Operation{Method: "GET", Path: "/v1/accounts"}, nil)
+	}
+	require.Equal(t, client.BreakerOpen, c.BankHealth().State)
+	clk.Add(int64(10 * time.Second))
+	_, _ = c.Do(ctx, client.Operation{Method: "GET", Path: "/v1/accounts"}, nil) // the probe closes it
+	require.Equal(t, client.BreakerClosed, c.BankHealth().State)
+	// The records up to ten days ago went (what the client's store
+	// holds once it dropped some: see client.ErrDowntimesDropped).
+	dropped := time.Now().Add(-10 * 24 * time.Hour)
+	require.NoError(t, st.Put(ctx, "client/downtime-dropped/"+c.Scope(), []byte(strconv.FormatInt(dropped.UnixNano(), 10)), client.DowntimeKept))
+
+	args := []string{"-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir}
+	out, errOut, code := psd2(t, append([]string{"health"}, args...)...)
+	require.Equal(t, exitOK, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "available (circuit breaker closed)")
+	assert.Contains(t, out, "unavailable 1 time(s)")
+
+	now := time.Now().UTC()
+	out, errOut, code = psd2(t, append([]string{"health", "report", "-from", now.Add(-20 * 24 * time.Hour).Format(time.RFC3339), "-to", now.Format(time.RFC3339)}, args...)...)
+	assert.Equal(t, exitRuntime, code, "%s%s", out, errOut)
+	assert.NotContains(t, out, "uptime")
+	assert.Contains(t, errOut, "dropped")
+
+	out, errOut, code = psd2(t, append([]string{"health", "report", "-from", now.Add(-24 * time.Hour).Format(time.RFC3339), "-to", now.Add(time.Minute).Format(time.RFC3339)}, args...)...)
+	require.Equal(t, exitOK, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "unavailable: 1 time(s)")
 }
