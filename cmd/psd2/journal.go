@@ -377,6 +377,10 @@ func stateOf(en journal.Entry, r entryRow, now time.Time) (string, string) {
 	case en.Resolution != nil:
 		return stateResolved, "resolved: " + kindWords(en.Resolution.Kind)
 	case en.Outcome == journal.OutcomeUnknown:
+		if from := resolvableFrom(en); now.Before(from) {
+			return stateUnknown, "outcome unknown: sent, no usable answer; the bank may still be working on it: psd2 journal resolve acts from " +
+				from.UTC().Format(time.TimeOnly+" MST")
+		}
 		return stateUnknown, "outcome unknown: sent, no usable answer"
 	case en.Outcome == "" && !en.Until.IsZero() && now.Before(en.Until):
 		return stateInFlight, "no answer yet: the call may still be running"
@@ -390,6 +394,17 @@ func stateOf(en journal.Entry, r entryRow, now time.Time) (string, string) {
 		return stateNotSent, "never sent"
 	}
 	return string(en.Outcome), string(en.Outcome)
+}
+
+// resolvableFrom is when journal.Resolve sends the create of en, whose
+// outcome is unknown, again at the earliest (with the journal's default
+// in-flight time): the bank may still be working on it until then.
+func resolvableFrom(en journal.Entry) time.Time {
+	from := en.Created.Add(journal.DefaultInFlight)
+	if en.Until.After(from) {
+		from = en.Until
+	}
+	return from
 }
 
 // conflictOf is the resolution a resend found after a person's

@@ -168,3 +168,30 @@ func TestJournalSpeaksTheOperatorsLanguage(t *testing.T) {
 	assert.Equal(t, exitRuntime, code)
 	assert.Equal(t, "psd2 journal: no journal entry with request id no-such-id in this store (psd2 journal list -all shows them)\n", errOut)
 }
+
+// A payment whose outcome just became unknown is listed in doubt at once,
+// with the time from which psd2 journal resolve acts on it (the bank may
+// still be working on it until then); resolve before it sends nothing.
+func TestJournalListSaysWhenAnUnknownOutcomeIsResolvable(t *testing.T) {
+	t.Parallel()
+	s, creds, certFile, keyFile, caFile := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	id := inDoubtAt(t, s, creds, st, time.Now)
+	posts := len(s.Control().Payments())
+
+	out, errOut, code := psd2In(t, t.TempDir(), nil, "journal", "list", "-store", dir)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "1 payment(s) in doubt")
+	assert.Contains(t, out, id)
+	out, errOut, code = psd2In(t, t.TempDir(), nil, "journal", "show", id, "-store", dir)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "the bank may still be working on it: psd2 journal resolve acts from")
+
+	_, errOut, code = psd2In(t, t.TempDir(), nil, "journal", "resolve", id, "-store", dir,
+		"-url", s.URL, "-ca", caFile, "-cert", certFile, "-key", keyFile)
+	assert.NotEqual(t, exitOK, code)
+	assert.Contains(t, errOut, "may still be on its way")
+	assert.Len(t, s.Control().Payments(), posts, "nothing sent again")
+}

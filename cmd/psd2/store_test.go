@@ -68,15 +68,21 @@ func cleanEnv() []string {
 // X-Request-ID.
 func inDoubt(t *testing.T, s *emulator.Server, creds *signing.Credentials, st store.Store, opts ...client.Option) string {
 	t.Helper()
+	// The journal dates the create an hour back: the bank is done with it,
+	// so psd2 journal resolve may act on it at once.
+	return inDoubtAt(t, s, creds, st, func() time.Time { return time.Now().Add(-time.Hour) }, opts...)
+}
+
+// inDoubtAt is inDoubt with the journal's clock now.
+func inDoubtAt(t *testing.T, s *emulator.Server, creds *signing.Credentials, st store.Store, now func() time.Time, opts ...client.Option) string {
+	t.Helper()
 	c, err := client.New(s.URL, creds, append([]client.Option{client.WithHTTPClient(s.Client()), client.WithStore(st),
 		client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI))}, opts...)...)
 	require.NoError(t, err)
 	sess := testpsu.Login(t, s, c, emulator.CustomerKari)
-	// The journal dates the create an hour back: the bank is done with it,
-	// so psd2 journal resolve may act on it at once.
-	hourAgo, err := client.New(s.URL, creds, client.WithClock(func() time.Time { return time.Now().Add(-time.Hour) }))
+	clock, err := client.New(s.URL, creds, client.WithClock(now))
 	require.NoError(t, err)
-	j, err := journal.New(st, journal.WithClient(hourAgo))
+	j, err := journal.New(st, journal.WithClient(clock))
 	require.NoError(t, err)
 	svc, err := payments.New(c, payments.WithJournal(j))
 	require.NoError(t, err)
