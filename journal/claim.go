@@ -223,9 +223,10 @@ func sameFinding(a, b Resolution) bool {
 
 // record writes res, what the Resolve with token (empty when it sent
 // nothing) found, into the entry under key, ending its claim. It returns
-// the resolution in force afterwards when it is not res (a person's, or
-// a settled one a NeedsPerson does not replace), and whether a person's
-// settlement stood against a resend (ErrConflict).
+// the resolution in force afterwards when it is not res (a person's, one
+// that knows the id res lacks, or a settled one a NeedsPerson does not
+// replace), and whether a person's settlement stood against a resend
+// (ErrConflict).
 func (j *Journal) record(ctx context.Context, key, token string, res Resolution) (kept *Resolution, conflict bool, err error) {
 	settled := false
 	err = j.update(ctx, key, func(rec *journalRecord) error {
@@ -244,8 +245,10 @@ func (j *Journal) record(ctx context.Context, key, token string, res Resolution)
 		case old != nil && old.ID != "" && res.ID == "":
 			// Never replace a resolution that knows the id by one that
 			// does not (a concurrent resolver's duplicate after our
-			// creation).
+			// creation); that one is in force, and what Resolve reports.
 			rec.Trail = withTrail(rec.Trail, r)
+			k := *old
+			kept = &k
 		case old != nil && old.Kind != NeedsPerson && res.Kind == NeedsPerson:
 			// Nor a settled resolution by one that needs a person (a
 			// refused resend after another settled it): the entry would

@@ -144,7 +144,10 @@ var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 //     (ResolvedDuplicate). Any other refusal is NeedsPerson. Should a
 //     person have settled the entry meanwhile (the claim ran out first),
 //     their settlement stays in force, and Resolve returns what it found
-//     with an error matching [ErrConflict].
+//     with an error matching [ErrConflict]. Should another Resolve have
+//     recorded a resolution that knows the resource's id meanwhile (a
+//     resend created it while this one's was on its way), that one stays
+//     in force and is returned; this one's finding goes into the Trail.
 //
 // A resolution that replaces another keeps the old one in the entry's
 // Trail ([Entry.Trail]).

@@ -244,8 +244,13 @@ func (r *Reconciler) Watch(ctx context.Context, key txsync.AccountKey, acct acco
 }
 
 // watched returns the key of the watched account of a creditor, "" when
-// none.
+// none. A watch whose value is no account key (garbled by the store, or
+// written by something else) is ErrCorruptState, not "not watched": the
+// creditor's payments would be reported as not applicable, and never
+// tracked; another number of the creditor's watched still answers.
+// Watching the account again rewrites it.
 func (r *Reconciler) watched(ctx context.Context, iban, bban string) (txsync.AccountKey, error) {
+	corrupt := false
 	for _, n := range numbers(iban, bban) {
 		b, err := r.st.Get(ctx, watchPrefix+digest(n))
 		if errors.Is(err, store.ErrNotStored) {
@@ -254,9 +259,14 @@ func (r *Reconciler) watched(ctx context.Context, iban, bban string) (txsync.Acc
 		if err != nil {
 			return "", r.storeErr(err)
 		}
-		if checkAccount(txsync.AccountKey(b)) == nil {
-			return txsync.AccountKey(b), nil
+		if checkAccount(txsync.AccountKey(b)) != nil {
+			corrupt = true
+			continue
 		}
+		return txsync.AccountKey(b), nil
+	}
+	if corrupt {
+		return "", fmt.Errorf("%w: the watch of a creditor account holds no account key (Watch the account again)", ErrCorruptState)
 	}
 	return "", nil
 }

@@ -69,7 +69,8 @@
 //	          person's settlement that a later resend contradicts is shown
 //	          as a conflict (exit status 1 from the resolve that finds it)
 //	budget    an account's counted calls without the PSU, and when the next
-//	          one is allowed
+//	          one is allowed (not before the end of the bank's pause, when
+//	          it asked the TPP to slow down: a 429 with a Retry-After)
 //
 // journal, budget, reconcile and health read the service's store, named
 // by -store (or $PSD2_STORE): the directory of its file store, or the PostgreSQL
@@ -119,7 +120,10 @@
 //	          count, longest, uptime) with each record's evidence (the
 //	          failed requests' X-Request-IDs, statuses and times); a store
 //	          that holds nothing of the bank for this TPP (no open breaker,
-//	          downtime record or budget ledger) is an error, never "available"
+//	          downtime record or budget ledger) is an error, never "available";
+//	          so is an unavailability whose record was never ended while no
+//	          client holds the breaker open (UNKNOWN, exit status 3: the
+//	          processes that saw it stopped before the bank answered again)
 //	profile   the settings a command takes, and where each comes from
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and
@@ -179,7 +183,8 @@
 //	0  done; verify: nothing wrong; probe: at least one rendering verified
 //	1  the check ran and found a fault (verify), the bank refused every
 //	   rendering (probe), or a resolve found a person's settlement that
-//	   the resend contradicts (journal)
+//	   the resend contradicts, or left the payment in doubt for a person
+//	   to settle (journal)
 //	2  a command-line mistake
 //	3  any other error: a file, the network, the bank, the store; for
 //	   probe, answers that decide no rendering (undecided)

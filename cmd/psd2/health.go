@@ -20,6 +20,12 @@ type healthStatus struct {
 	Since   *time.Time          `json:"since,omitempty"`
 	ProbeAt *time.Time          `json:"probeAt,omitempty"`
 	LastDay client.Availability `json:"lastDay"`
+	// UnendedSince is the start of the latest unavailability when its
+	// record was never ended and no client on the store holds the
+	// breaker open: the processes that saw the outage stopped before the
+	// bank answered again. Whether the bank is back is unknown (exit
+	// status 3), never "available".
+	UnendedSince *time.Time `json:"unendedSince,omitempty"`
 }
 
 // runHealth prints a bank's health from the SDK's store: psd2 health
@@ -111,10 +117,15 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	if state != client.BreakerClosed {
 		s, p := since.UTC(), probe.UTC()
 		h.Since, h.ProbeAt = &s, &p
+	} else if start, ok := unended(a.Downtimes); ok {
+		h.UnendedSince = &start
 	}
-	return e.emit(h, func(w io.Writer) {
-		switch state {
-		case client.BreakerClosed:
+	err = e.emit(h, func(w io.Writer) {
+		switch {
+		case h.UnendedSince != nil:
+			fmt.Fprintf(w, "bank %s: UNKNOWN: no client on the store holds its circuit breaker open, but the unavailability since %s was never seen to end (no answer of the bank recorded since)\n",
+				h.Bank, h.UnendedSince.Format(time.RFC3339))
+		case state == client.BreakerClosed:
 			fmt.Fprintf(w, "bank %s: available (circuit breaker closed)\n", h.Bank)
 		default:
 			fmt.Fprintf(w, "bank %s: UNAVAILABLE since %s (circuit breaker open; next probe at %s)\n",
@@ -124,6 +135,23 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 			a.Count, a.Unavailable.Minutes(), a.Longest.Round(time.Second), a.Uptime)
 		fmt.Fprintln(w, "the evidence to file: psd2 health report -from ... -to ...")
 	})
+	if err == nil && h.UnendedSince != nil {
+		err = fmt.Errorf("whether bank %s is available again is unknown: its unavailability since %s was never recorded as ended, and no client on the store holds its breaker open "+
+			"(the processes that saw it may have stopped before the bank answered again)", h.Bank, h.UnendedSince.Format(time.RFC3339))
+	}
+	return err
+}
+
+// unended is the start of the downtime record of downs (from
+// client.Downtimes) that was never ended, if any: only the latest can
+// be, Downtimes ends any other at the next one's start.
+func unended(downs []client.Downtime) (time.Time, bool) {
+	for _, d := range downs {
+		if d.End.IsZero() {
+			return d.Start.UTC(), true
+		}
+	}
+	return time.Time{}, false
 }
 
 // recognised fails unless the store holds something of c's bank for this

@@ -83,7 +83,7 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	case "settle":
 		en, err := j.SettleByPerson(ctx, fs.Arg(0), *by, *reason)
 		if err != nil {
-			return entryError(err, fs.Arg(0))
+			return settleError(err, fs.Arg(0))
 		}
 		row := rowOf(en, dir, now)
 		rep := reportOf(row, *en.Resolution, nil)
@@ -104,7 +104,8 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 // the bank told it is printed, even when the journal could not record it
 // or be read back: a payment the resend just created has its id and
 // approval link nowhere else. Such a run exits non-zero and says what the
-// journal lacks.
+// journal lacks; so does one that leaves the payment in doubt
+// (NeedsPerson).
 func resolveEntry(ctx context.Context, e *env, j *journal.Journal, c *client.Client, en journal.Entry, dir *banks.Directory, now time.Time) error {
 	requestID := en.RequestID
 	res, err := j.Resolve(ctx, c, en)
@@ -145,6 +146,9 @@ func resolveEntry(ctx context.Context, e *env, j *journal.Journal, c *client.Cli
 		return failedError{"a person settled this payment while psd2 sent it again: their settlement stands; check it against what the resend found (above)"}
 	case unread != nil:
 		return failedError{"the entry could not be read back from the journal after the resolve (above)"}
+	case res.Kind == journal.NeedsPerson:
+		// Not settled: whether the payment exists is unknown.
+		return failedError{"the payment is still in doubt: psd2 cannot tell whether it exists; a person settles it (Next, above)"}
 	}
 	return nil
 }
@@ -592,6 +596,19 @@ func kindWords(k journal.ResolutionKind) string {
 	return string(k)
 }
 
+// settleError is entryError for psd2 journal settle: a settlement
+// refused during a resend is not the entry's resolution, but the journal
+// keeps it in the entry's trail (journal.SettleByPerson), so it is not
+// "nothing changed".
+func settleError(err error, requestID string) error {
+	var ce *journal.ClaimedError
+	if errors.As(err, &ce) {
+		return fmt.Errorf("a resend of %s is on its way right now (X-Request-ID %s): your settlement was not recorded as its resolution (the entry's trail keeps it, as refused); look again after %s (psd2 journal show %s)",
+			requestID, ce.ResendRequestID, ce.Until.UTC().Format(time.RFC3339), requestID)
+	}
+	return entryError(err, requestID)
+}
+
 // entryError says in the operator's words what went wrong with the
 // entry of requestID.
 func entryError(err error, requestID string) error {
@@ -692,7 +709,14 @@ func reportOf(row entryRow, res journal.Resolution, conflict error) resolveRepor
 		rep.NextStep = "psd2 journal show " + row.RequestID
 	}
 	if conflict != nil {
-		rep.Conflict = fmt.Sprintf("a person settled this entry while the resend ran (%s); their settlement stands and this finding is in the entry's trail: check their decision against it", row.Resolution.Reason)
+		// The person's reason is in the entry read back after the
+		// resolve; when it could not be read, row is the entry before,
+		// which has none.
+		why := "psd2 journal show " + row.RequestID + " says why"
+		if r := row.Resolution; r != nil && r.Kind == journal.SettledByPerson {
+			why = r.Reason
+		}
+		rep.Conflict = fmt.Sprintf("a person settled this entry while the resend ran (%s); their settlement stands and this finding is in the entry's trail: check their decision against it", why)
 	}
 	return rep
 }

@@ -143,7 +143,12 @@ func TestJournalSpeaksTheOperatorsLanguage(t *testing.T) {
 	for _, cmd := range [][]string{{"journal", "settle", "-by", "ops", "-reason", "checked"}, append([]string{"journal", "resolve"}, bank...)} {
 		_, errOut, code = psd2In(t, t.TempDir(), nil, append(append(cmd, storeArgs...), claimed)...)
 		assert.Equal(t, exitRuntime, code, errOut)
-		assert.Contains(t, errOut, "a resend of "+claimed+" is on its way right now (X-Request-ID resend-0001): nothing was changed or sent; look again after "+until.Format(time.RFC3339))
+		assert.Contains(t, errOut, "a resend of "+claimed+" is on its way right now (X-Request-ID resend-0001): ")
+		if cmd[1] == "settle" {
+			assert.Contains(t, errOut, "your settlement was not recorded as its resolution (the entry's trail keeps it, as refused); look again after "+until.Format(time.RFC3339))
+		} else {
+			assert.Contains(t, errOut, "nothing was changed or sent; look again after "+until.Format(time.RFC3339))
+		}
 	}
 
 	// A conflict: a person settled it, and a resend found it created

@@ -204,6 +204,10 @@ type budgetReport struct {
 	AllowedNow bool            `json:"allowedNow"`
 	// NextAt is when the next call is allowed, when it is not now.
 	NextAt *time.Time `json:"nextAt,omitempty"`
+	// BankPausedUntil is the end of the bank's pause (a 429 with a
+	// Retry-After, budget.Budget.PausedUntil) while it runs: no refresh
+	// calls the bank before, whatever the account's calls left.
+	BankPausedUntil *time.Time `json:"bankPausedUntil,omitempty"`
 }
 
 func runBudget(ctx context.Context, e *env, args []string) error {
@@ -243,6 +247,12 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 	case !rec.Account:
 		return fmt.Errorf("this store holds no budget of that account at bank %s: it was not read without the PSU in the last %s (every call left), or the account id is not one of this bank (check -account)", c.Bank(), budgetWindow(b))
 	}
+	// The bank's pause holds every call of a refresh, whatever the
+	// account's calls left: never "allowed now" during it.
+	pausedUntil, paused, err := b.PausedUntil(ctx)
+	if err != nil {
+		return err
+	}
 	var out []budgetReport
 	for _, ep := range []budget.Endpoint{budget.Balances, budget.Transactions, budget.CardBalances, budget.CardTransactions} {
 		a, err := b.Remaining(ctx, *account, ep)
@@ -251,8 +261,17 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 		}
 		r := budgetReport{Endpoint: ep, Counted: a.Limit - a.Remaining, Remaining: a.Remaining, Limit: a.Limit, Window: a.Window.String(),
 			AllowedNow: a.Remaining > 0 || a.NextAt.IsZero()}
+		next := a.NextAt
+		if paused {
+			p := pausedUntil.UTC()
+			r.BankPausedUntil = &p
+			r.AllowedNow = false
+			if a.Remaining > 0 || next.Before(p) {
+				next = p
+			}
+		}
 		if !r.AllowedNow {
-			t := a.NextAt.UTC()
+			t := next.UTC()
 			r.NextAt = &t
 		}
 		out = append(out, r)
@@ -264,6 +283,9 @@ func runBudget(ctx context.Context, e *env, args []string) error {
 				next = r.NextAt.Format(time.RFC3339)
 			}
 			fmt.Fprintf(w, "%-18s %d of %d counted in %s; next call allowed: %s\n", r.Endpoint, r.Counted, r.Limit, r.Window, next)
+		}
+		if paused {
+			fmt.Fprintf(w, "the bank is paused until %s: it asked the TPP to slow down (429 with a Retry-After), and no refresh calls it before\n", pausedUntil.UTC().Format(time.RFC3339))
 		}
 	})
 }
