@@ -97,6 +97,13 @@ type Budget struct {
 	// call's hook and to its BeforeRetry alike; the hook's end removes
 	// the call's.
 	retried sync.Map
+
+	// Settling writes still under way after their call returned
+	// (settleWithin, Flush): their number, and a channel closed when it
+	// falls to zero.
+	mu      sync.Mutex
+	pending int
+	idle    chan struct{}
 }
 
 // Option configures a [Budget] in [New]; an invalid one makes New fail.

@@ -281,17 +281,63 @@ func (b *Budget) settleContext(ctx context.Context) (context.Context, context.Ca
 // as long as ctx, the caller's, lasts. The caller's deadline thus bounds
 // the call whatever the store does, and a write not over by then goes on
 // within its bound: until it lands, the calls it gives back stay counted
-// (the strict side).
+// (the strict side). Flush waits for it.
 func (b *Budget) settleWithin(ctx context.Context, write func(context.Context)) {
 	sctx, cancel := b.settleContext(ctx)
+	done := b.track()
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
+		defer done()
 		defer cancel()
 		write(sctx)
 	}()
 	select {
 	case <-ended:
 	case <-ctx.Done():
+	}
+}
+
+// track counts one settling write under way, for Flush, until the
+// returned func is called.
+func (b *Budget) track() func() {
+	b.mu.Lock()
+	if b.pending == 0 {
+		b.idle = make(chan struct{})
+	}
+	b.pending++
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		if b.pending--; b.pending == 0 {
+			close(b.idle)
+		}
+		b.mu.Unlock()
+	}
+}
+
+// Flush waits until every write that settles a call and was still under
+// way when its call returned (the caller's deadline came first: a call
+// not sent given back, the bank's refusal or pause recorded) is over,
+// each within [SettleWait], or ctx ends (its error then). Call it before
+// a process exits, as the journal's Flush, so that the bank's pause or
+// refusal is not lost with the process and its next start does not call
+// the bank again within it. A nil Budget has nothing to wait for.
+func (b *Budget) Flush(ctx context.Context) error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	if b.pending == 0 {
+		b.mu.Unlock()
+		return nil
+	}
+	idle := b.idle
+	b.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("budget: flush: %w", ctx.Err())
 	}
 }

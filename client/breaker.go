@@ -326,12 +326,19 @@ func probeKey(scope string) string { return "client/breaker-probe/" + scope }
 // another replica holds the turn. Without a store, or when the store
 // cannot be reached, the process probes on its own: the breaker never
 // waits on the store to learn that the bank is back.
+//
+// The claim is made on the caller's context, within breakerStoreWait:
+// it is part of the call, and no wait may outlast the caller's deadline
+// (docs/design.md section 2). A claim given up on at the deadline lets
+// the call through as the probe, which then ends with the caller's
+// error and lets the next call probe (admission.done); a turn the store
+// wrote all the same is this process's own to take again.
 func (b *bankHealth) claimProbe(ctx context.Context, now time.Time, turn time.Duration) (time.Time, bool) {
 	if b.st == nil {
 		return time.Time{}, true
 	}
 	var held time.Time
-	ctx, cancel := b.storeContext(ctx)
+	ctx, cancel := context.WithTimeout(ctx, b.storeWait)
 	defer cancel()
 	err := b.st.Update(ctx, probeKey(b.scope), func(old []byte, found bool) ([]byte, time.Duration, error) {
 		if found {

@@ -10,7 +10,7 @@ import (
 // SetStoreWait shortens j's bound of each store call (storeTimeout) for
 // a test of a hung store.
 func SetStoreWait(j *Journal, d time.Duration) {
-	j.st = boundedStore{Store: j.st.(boundedStore).Store, wait: d}
+	j.st = boundedStore{Store: j.st.(boundedStore).Store, Wait: d}
 }
 
 // ExpireLeases removes the in-flight and claim leases of the entry of

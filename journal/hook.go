@@ -134,7 +134,7 @@ func (j *Journal) hook(scope string, longest time.Duration, create Create, resol
 // bounded by longest (client.Client.LongestCall), and the recording of
 // its outcome are over at the latest (Entry.Until). The call is sent
 // after the hook's own writes (the intent, its in-flight lease, then the open marker), each of
-// which may take the store's bound (boundedStore.wait): on a context
+// which may take the store's bound (boundedStore.Wait): on a context
 // without a deadline, where the client's bound of the call starts when it
 // is sent, a slow store would otherwise move the call's end past Until,
 // and a replica could resolve a create still on its way.
@@ -156,7 +156,7 @@ const preSendWrites = 3
 // test's).
 func (j *Journal) storeWait() time.Duration {
 	if b, ok := j.st.(boundedStore); ok {
-		return b.wait
+		return b.Wait
 	}
 	return storeTimeout
 }

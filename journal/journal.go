@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"sync"
 	"time"
 
@@ -154,7 +153,7 @@ func New(st store.Store, opts ...Option) (*Journal, error) {
 	if st == nil {
 		return nil, errors.New("journal: New needs a store")
 	}
-	j := &Journal{st: boundedStore{Store: st, wait: storeTimeout}, now: time.Now, inFlight: DefaultInFlight,
+	j := &Journal{st: boundedStore{Store: st, Wait: storeTimeout}, now: time.Now, inFlight: DefaultInFlight,
 		retention: DefaultRetention}
 	for _, o := range opts {
 		if o == nil {
@@ -168,7 +167,7 @@ func New(st store.Store, opts ...Option) (*Journal, error) {
 }
 
 // boundedStore is the journal's store with each call on one key bounded
-// by wait (storeTimeout; a test's may be shorter), so that a slow or hung
+// by Wait (storeTimeout; a test's may be shorter), so that a slow or hung
 // database never holds a call, a job or a Resolve for ever, even on a
 // context without a deadline. Above all the writes a create's hook makes
 // before the create is sent (its intent, its open marker, a resend's
@@ -177,47 +176,10 @@ func New(st store.Store, opts ...Option) (*Journal, error) {
 // The bound is the store call's own; an entry's in-flight bound
 // (Entry.Until, see callBound) counts the two it may take before the
 // create is sent. A listing (Keys, under Entries, InDoubt and the
-// resolver's scans) waits at most wait for each key: a long one that
+// resolver's scans) waits at most Wait for each key: a long one that
 // goes on is never cut, a store that stopped answering ends it with
 // context.DeadlineExceeded.
-type boundedStore struct {
-	store.Store
-	wait time.Duration
-}
-
-func (b boundedStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
-	return storebound.Keys(ctx, b.Store, prefix, b.wait, nil)
-}
-
-func (b boundedStore) Get(ctx context.Context, key string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.wait)
-	defer cancel()
-	return b.Store.Get(ctx, key)
-}
-
-func (b boundedStore) Put(ctx context.Context, key string, value []byte, ttl time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, b.wait)
-	defer cancel()
-	return b.Store.Put(ctx, key, value, ttl)
-}
-
-func (b boundedStore) Delete(ctx context.Context, key string) error {
-	ctx, cancel := context.WithTimeout(ctx, b.wait)
-	defer cancel()
-	return b.Store.Delete(ctx, key)
-}
-
-func (b boundedStore) Take(ctx context.Context, key string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, b.wait)
-	defer cancel()
-	return b.Store.Take(ctx, key)
-}
-
-func (b boundedStore) Update(ctx context.Context, key string, fn func(old []byte, found bool) ([]byte, time.Duration, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, b.wait)
-	defer cancel()
-	return b.Store.Update(ctx, key, fn)
-}
+type boundedStore = storebound.Store
 
 // ErrJournal matches the errors of the journal's store: an intent that
 // could not be recorded (the create was not sent), an entry that cannot

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/events"
+	"github.com/tppkit/psd2/internal/storebound"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/store"
@@ -57,6 +58,12 @@ var (
 // replicas on one shared store (a FileStore on one machine, pgstore) share
 // it, and each payment and each booking is matched at most once, whoever
 // reads. A Reconciler is safe for concurrent use.
+//
+// Each of its calls of the store waits at most 10 s (storeWait), and a
+// listing at most as long for each key, however long the caller's
+// context lasts: a slow or hung database ends the call with an error
+// matching [ErrStore] and context.DeadlineExceeded, never holds it for
+// ever, even on a context without a deadline.
 type Reconciler struct {
 	st  store.Store
 	now func() time.Time
@@ -150,12 +157,16 @@ func WithEmitter(em *events.Emitter) Option {
 	}
 }
 
+// storeWait bounds each of a Reconciler's calls of its store (see
+// storebound.Store), whatever the context it is made on.
+const storeWait = 10 * time.Second
+
 // New returns a Reconciler keeping its state in st.
 func New(st store.Store, opts ...Option) (*Reconciler, error) {
 	if st == nil {
 		return nil, fmt.Errorf("%w: New needs a store", ErrInvalid)
 	}
-	r := &Reconciler{st: st, now: time.Now}
+	r := &Reconciler{st: storebound.Store{Store: st, Wait: storeWait}, now: time.Now}
 	for _, o := range opts {
 		if o == nil {
 			continue

@@ -3,6 +3,7 @@ package sca
 import (
 	"context"
 	"net/http"
+	"time"
 )
 
 // Test-only doors. The package completes an SCA one way in a web
@@ -52,3 +53,7 @@ var (
 	TakePending   = takePending
 	SavePending   = savePending
 )
+
+// SetStoreWait shortens m's bound of each store call (storeWait) for a
+// test of a hung store.
+func SetStoreWait(m *Manager, d time.Duration) { m.st.Wait = d }

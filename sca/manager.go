@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/storebound"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -24,11 +25,27 @@ import (
 //     when the bank invalidates the old TPP-Session-ID;
 //   - a failed or aborted SCA leaves the old session in place.
 //
+// Each of its calls of the store waits at most 10 s, however long the
+// caller's context lasts: a slow or hung database ends the call with an
+// error matching context.DeadlineExceeded, never holds it for ever.
+//
 // A Manager is safe for concurrent use.
 type Manager struct {
 	flow  *Flow
 	store store.Store
+	// st is store with each call bounded by storeWait: the store the
+	// Manager's calls use.
+	st storebound.Store
 }
+
+// storeWait bounds each of a Manager's calls of its store (see
+// storebound.Store), whatever the caller's context: a slow or hung
+// database ends a call (Session, Prepare, Begin, UseAgreement, Sessions'
+// wait for each session, saving a pending SCA) with an error matching
+// context.DeadlineExceeded after it, never holds it for ever, even on a
+// context without a deadline. A caller's earlier deadline still ends it
+// sooner.
+const storeWait = 10 * time.Second
 
 // NewManager returns a Manager starting SCAs with flow and keeping
 // sessions and pending SCAs in st. Replicas of a TPP's service that
@@ -39,7 +56,7 @@ func NewManager(flow *Flow, st store.Store) (*Manager, error) {
 	if flow == nil || st == nil {
 		return nil, errors.New("sca: NewManager needs a flow and a store")
 	}
-	return &Manager{flow: flow, store: st}, nil
+	return &Manager{flow: flow, store: st, st: storebound.Store{Store: st, Wait: storeWait}}, nil
 }
 
 // errNoManager refuses the calls of a nil Manager or one not made with
@@ -79,7 +96,7 @@ func (m *Manager) Session(ctx context.Context, key string) (*Session, error) {
 	if err := m.ready(); err != nil {
 		return nil, err
 	}
-	return LoadSession(ctx, m.store, key)
+	return LoadSession(ctx, m.st, key)
 }
 
 // Prepared is one bank call prepared by [Manager.Prepare] or
@@ -203,7 +220,7 @@ func (c *Prepared) Redirect(ctx context.Context, answer any) (Redirect, bool, er
 		c.Pending.Purpose = r.Purpose
 	}
 	r.Purpose = c.Pending.Purpose
-	if err := savePending(ctx, c.m.store, c.Pending); err != nil {
+	if err := savePending(ctx, c.m.st, c.Pending); err != nil {
 		return Redirect{}, false, err
 	}
 	return r, true, nil
@@ -257,7 +274,7 @@ func (m *Manager) complete(ctx context.Context, key, callbackURL string) (*Sessi
 		return nil, err
 	}
 	tctx, cancel := context.WithTimeout(ctx, completeStoreWait)
-	p, err := takePending(tctx, m.store, state)
+	p, err := takePending(tctx, m.st, state)
 	cancel()
 	if err != nil {
 		return nil, err
@@ -279,7 +296,7 @@ func (m *Manager) complete(ctx context.Context, key, callbackURL string) (*Sessi
 	// so that an SCA the PSU approved is not lost with it.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), completeStoreWait)
 	defer cancel()
-	sess, err := updateSession(sctx, m.store, p.Key, func(prev *Session, loadErr error) (*Session, error) {
+	sess, err := updateSession(sctx, m.st, p.Key, func(prev *Session, loadErr error) (*Session, error) {
 		if !parsed.NoConsent && p.Purpose.valid() {
 			return parsed, nil
 		}
@@ -322,7 +339,7 @@ func (m *Manager) UseAgreement(ctx context.Context, key, agreementID string) (*S
 	}
 	// One atomic read-modify-write: a session a callback stores meanwhile
 	// gets the agreement, instead of being replaced by the older one.
-	return updateSession(ctx, m.store, key, func(s *Session, loadErr error) (*Session, error) {
+	return updateSession(ctx, m.st, key, func(s *Session, loadErr error) (*Session, error) {
 		if loadErr != nil {
 			return nil, loadErr
 		}

@@ -56,5 +56,5 @@ func (m *Manager) Sessions(ctx context.Context) iter.Seq2[*Session, error] {
 	if err := m.ready(); err != nil {
 		return func(yield func(*Session, error) bool) { yield(nil, err) }
 	}
-	return ListSessions(ctx, m.store)
+	return ListSessions(ctx, m.st)
 }

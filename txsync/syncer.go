@@ -9,6 +9,7 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
+	"github.com/tppkit/psd2/internal/storebound"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -89,6 +90,12 @@ var (
 // share the state, each read applied atomically (store.Store.Update), so
 // two replicas reading the same account never report an entry twice
 // under two keys.
+//
+// Each of its calls of the store waits at most 10 s (storeWait), however
+// long the caller's context lasts: a slow or hung database ends the
+// call with an error matching context.DeadlineExceeded, never holds it
+// for ever, even on a context without a deadline; nothing is applied
+// unless the store's atomic write reports it done.
 type Syncer struct {
 	st  store.Store
 	t   tuning
@@ -184,7 +191,7 @@ func New(st store.Store, opts ...Option) (*Syncer, error) {
 	if st == nil {
 		return nil, fmt.Errorf("%w: nil store", ErrInvalidOption)
 	}
-	s := &Syncer{st: st, t: tuning{overlap: DefaultOverlap, maxEntries: DefaultMaxEntries}, ttl: DefaultStateTTL, now: time.Now}
+	s := &Syncer{st: storebound.Store{Store: st, Wait: storeWait}, t: tuning{overlap: DefaultOverlap, maxEntries: DefaultMaxEntries}, ttl: DefaultStateTTL, now: time.Now}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -195,6 +202,10 @@ func New(st store.Store, opts ...Option) (*Syncer, error) {
 	}
 	return s, nil
 }
+
+// storeWait bounds each of a Syncer's calls of its store (see
+// storebound.Store), whatever the context it is made on.
+const storeWait = 10 * time.Second
 
 // Read is one read of an account's transactions: the booked entries the
 // bank listed from From on (zero: the bank's default) and its pending

@@ -1,0 +1,13 @@
+package txsync
+
+import (
+	"time"
+
+	"github.com/tppkit/psd2/internal/storebound"
+)
+
+// SetStoreWait shortens s's bound of each store call (storeWait) for a
+// test of a hung store.
+func SetStoreWait(s *Syncer, d time.Duration) {
+	s.st = storebound.Store{Store: s.st.(storebound.Store).Store, Wait: d}
+}
