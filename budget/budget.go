@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/storebound"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -99,11 +100,8 @@ type Budget struct {
 	retried sync.Map
 
 	// Settling writes still under way after their call returned
-	// (settleWithin, Flush): their number, and a channel closed when it
-	// falls to zero.
-	mu      sync.Mutex
-	pending int
-	idle    chan struct{}
+	// (settleWithin, Flush).
+	writes storebound.Writes
 }
 
 // Option configures a [Budget] in [New]; an invalid one makes New fail.

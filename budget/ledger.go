@@ -284,7 +284,7 @@ func (b *Budget) settleContext(ctx context.Context) (context.Context, context.Ca
 // (the strict side). Flush waits for it.
 func (b *Budget) settleWithin(ctx context.Context, write func(context.Context)) {
 	sctx, cancel := b.settleContext(ctx)
-	done := b.track()
+	done := b.writes.Track()
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
@@ -295,24 +295,6 @@ func (b *Budget) settleWithin(ctx context.Context, write func(context.Context)) 
 	select {
 	case <-ended:
 	case <-ctx.Done():
-	}
-}
-
-// track counts one settling write under way, for Flush, until the
-// returned func is called.
-func (b *Budget) track() func() {
-	b.mu.Lock()
-	if b.pending == 0 {
-		b.idle = make(chan struct{})
-	}
-	b.pending++
-	b.mu.Unlock()
-	return func() {
-		b.mu.Lock()
-		if b.pending--; b.pending == 0 {
-			close(b.idle)
-		}
-		b.mu.Unlock()
 	}
 }
 
@@ -327,17 +309,8 @@ func (b *Budget) Flush(ctx context.Context) error {
 	if b == nil {
 		return nil
 	}
-	b.mu.Lock()
-	if b.pending == 0 {
-		b.mu.Unlock()
-		return nil
+	if err := b.writes.Wait(ctx); err != nil {
+		return fmt.Errorf("budget: flush: %w", err)
 	}
-	idle := b.idle
-	b.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("budget: flush: %w", ctx.Err())
-	}
+	return nil
 }

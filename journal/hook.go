@@ -185,21 +185,7 @@ func (j *Journal) settleWithin(ctx context.Context, key string, r client.Result)
 
 // track counts one write under way in the background, for Flush, until
 // the returned func is called.
-func (j *Journal) track() func() {
-	j.mu.Lock()
-	if j.pending == 0 {
-		j.idle = make(chan struct{})
-	}
-	j.pending++
-	j.mu.Unlock()
-	return func() {
-		j.mu.Lock()
-		if j.pending--; j.pending == 0 {
-			close(j.idle)
-		}
-		j.mu.Unlock()
-	}
-}
+func (j *Journal) track() func() { return j.writes.Track() }
 
 // settle records the outcome r of the create under key, retrying the
 // store a few times within outcomeTimeout, without the call's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -74,11 +73,9 @@ type Journal struct {
 	retention time.Duration
 	stopped   bool // WithWritersStopped
 
-	// Created ids still being recorded in the background (Flush): their
-	// number, and a channel closed when it falls to zero.
-	mu      sync.Mutex
-	pending int
-	idle    chan struct{}
+	// Outcomes and created ids still being recorded in the background
+	// (Flush).
+	writes storebound.Writes
 }
 
 // Option configures a [Journal] in [New]; an invalid one
@@ -196,17 +193,8 @@ func (j *Journal) Flush(ctx context.Context) error {
 	if j == nil {
 		return nil
 	}
-	j.mu.Lock()
-	if j.pending == 0 {
-		j.mu.Unlock()
-		return nil
+	if err := j.writes.Wait(ctx); err != nil {
+		return fmt.Errorf("%w: flush: %w", ErrJournal, err)
 	}
-	idle := j.idle
-	j.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("%w: flush: %w", ErrJournal, ctx.Err())
-	}
+	return nil
 }
