@@ -58,6 +58,7 @@ type booking struct {
 	entry  *accounts.Transaction
 	order  int
 	again  bool // seen before: a changed credit matched again
+	quiet  bool // matched again after it settled nothing: not reported unmatched again
 }
 
 // bookingOf returns the booking of a booked entry of an account; false

@@ -194,7 +194,8 @@ func (s *acctState) settledBy() map[string]int {
 
 // revise withdraws the settlements whose credit the bank took back or
 // changed so that it no longer settles its payment, and returns the
-// changed credits to match again. A credit no longer listed stays seen
+// changed credits to match again: those and the changed credits that
+// settled nothing. A credit no longer listed stays seen
 // (a delta given again after a later one does not bring it back); one
 // listed as pending again is forgotten, so that its booking, under the
 // same key, is matched anew.
@@ -227,11 +228,28 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 		s.seen = slices.DeleteFunc(s.seen, func(e seen) bool { return unbooked[e.kh] })
 		m.changed = m.changed || len(s.seen) != n
 	}
+	// The credits a payment holds (settled by them, or returned): each
+	// settled its payment, and one booking settles one payment.
+	held := map[string]bool{}
+	for i := range s.pays {
+		if p := &s.pays[i]; p.out != outNone {
+			held[p.o.booking] = true
+			held[p.o.ret] = true
+		}
+	}
 	var again []booking
 	for _, c := range v.changed {
 		i, ok := by[string(c.b.key)]
 		if !ok {
-			continue // a credit that settled nothing is not matched again
+			// A credit that settled nothing (reported unmatched when it
+			// was read) is matched again as it is now: the bank may have
+			// corrected the amount, date or text that kept it from its
+			// payment. It is not reported unmatched a second time.
+			if c.ok && !held[string(c.b.key)] {
+				c.b.quiet = true
+				again = append(again, c.b)
+			}
+			continue
 		}
 		if p := &s.pays[i]; c.ok && c.b.amt == p.o.booked && c.b.day == p.o.bday && (p.flags&flagClosed != 0 || m.stillMatches(s, i, views, &c.b)) {
 			continue // the same evidence, amount and date
@@ -356,7 +374,7 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 			if !b.again {
 				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
 			}
-			if !taken[ci] {
+			if !taken[ci] && !b.quiet {
 				m.round.Unmatched = append(m.round.Unmatched, Credit{Key: b.key, BookingDate: dateOf(b.day), Amount: b.entry.TransactionAmount})
 			}
 		}

@@ -65,7 +65,12 @@
 // than the window is then read too: it is offered to a tracked pending
 // entry that left the pending list in the same read (a reservation booked
 // under its own, older date), reported as that entry's change, and
-// otherwise ignored: it is never added, nor kept in the state.
+// otherwise ignored: it is never added. A booked entry the window passed
+// that a tracked pending entry could still be booked under (dated from 3
+// days before the oldest pending entry's date on) is held in the state,
+// in the places the window's entries leave, so that a read listing it
+// again knows it as the entry reported before, not as the pending
+// entry's booking.
 //
 // The newest booking date is bounded by the bank's date (Europe/Oslo, at
 // the Syncer's clock, [WithClock]) plus [FutureDays] (1): a booked entry

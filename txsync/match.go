@@ -144,6 +144,42 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 	// the same status: twins pair in order of occurrence.
 	byFacts(st, reads[:nCurrent], eligible, readOf, stateOf, pair, func(e *stored) uint64 { return e.FP }, func(it *item) uint64 { return it.fp }, false)
 	byFacts(st, reads[:nCurrent], eligible, readOf, stateOf, pair, func(e *stored) uint64 { return e.Core }, func(it *item) uint64 { return it.core }, true)
+	// 2b. A booked entry older than the window that the sync still holds
+	// (heldBy: a tracked pending entry could be booked under its date)
+	// is that entry, by its id or its facts: reported by an earlier
+	// read, it is not offered to a vanished pending entry, which would
+	// report it a second time under the pending entry's key.
+	heldID := map[string]int{}
+	heldFP := map[uint64][]int{}
+	for i := range st.Entries {
+		if e := &st.Entries[i]; !e.Pending && !eligible[i] {
+			if e.ID != "" {
+				if _, dup := heldID[e.ID]; !dup {
+					heldID[e.ID] = i
+				}
+			}
+			heldFP[e.FP] = append(heldFP[e.FP], i)
+		}
+	}
+	for ri := nCurrent; ri < len(reads) && len(heldFP) > 0; ri++ {
+		it := reads[ri]
+		if stateOf[ri] != 0 || it.v.Status != accounts.BookingBooked {
+			continue
+		}
+		si, ok := heldID[it.v.TransactionID]
+		if !ok || it.v.TransactionID == "" || readOf[si] != 0 {
+			si = -1
+			for _, i := range heldFP[it.fp] {
+				if readOf[i] == 0 {
+					si = i
+					break
+				}
+			}
+		}
+		if si >= 0 {
+			pair(si, ri)
+		}
+	}
 	// 3. A vanished pending entry with the new entry most like it, a
 	// booked entry older than the window included.
 	for si := range st.Entries {
@@ -200,13 +236,23 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 			kept = append(kept, *e)
 		}
 	}
+	// The booked entries the window passed that a tracked pending entry
+	// could still be booked under (heldBy) are held apart, in the places
+	// the state has left once the read's entries have theirs.
+	floor := pendingFloor(kept, reads[:nCurrent])
+	var held []stored
+	for _, e := range kept {
+		if heldBy(&e, start, floor) {
+			held = append(held, e)
+		}
+	}
 	kept = prune(kept, listed, start, t.maxEntries)
 	admit := admitted(reads[:nCurrent], stateOf, start, t.maxEntries-len(kept))
 
 	// The delta, in the bank's order.
 	for ri, it := range reads {
 		si := stateOf[ri] - 1
-		if si < 0 && ri >= nCurrent {
+		if ri >= nCurrent && (si < 0 || !st.Entries[si].Pending) {
 			continue // older than the window, reported before: not compared
 		}
 		var key Key
@@ -218,8 +264,10 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 			next.Seq++
 			key = keyOf(acct, next.Seq)
 			d.Added = append(d.Added, it.entry(key))
-			if !passedBy(it, start) {
-				kept = append(kept, storedOf(next.Seq, it))
+			if e := storedOf(next.Seq, it); !passedBy(it, start) {
+				kept = append(kept, e)
+			} else if heldBy(&e, start, floor) {
+				held = append(held, e)
 			}
 		} else {
 			e := &st.Entries[si]
@@ -247,8 +295,52 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 			d.Removed = append(d.Removed, Removal{Key: keyOf(acct, e.Seq), Previous: e.version(), Reason: r})
 		}
 	}
-	next.Entries = kept
+	next.Entries = hold(kept, held, t.maxEntries)
 	return d, next
+}
+
+// pendingFloor is the earliest booking date a tracked pending entry (of
+// the entries kept, or of the read) may be booked under and still pair
+// with it (bookedBefore days before its date); zero without one.
+func pendingFloor(kept []stored, reads []*item) date.Date {
+	var oldest date.Date
+	older := func(d date.Date) {
+		if !d.IsZero() && (oldest.IsZero() || d.Before(oldest)) {
+			oldest = d
+		}
+	}
+	for i := range kept {
+		if kept[i].Pending {
+			older(kept[i].date())
+		}
+	}
+	for _, it := range reads {
+		if it.v.Status == accounts.BookingPending {
+			older(it.v.date())
+		}
+	}
+	return addDays(oldest, -bookedBefore)
+}
+
+// heldBy reports whether the booked entry e, passed by the window
+// starting at start, is held: dated from floor on, so that a later read
+// asked from a tracked pending entry's date lists it again, and it must
+// be known as the entry reported before, not offered to the pending
+// entry as its booking.
+func heldBy(e *stored, start, floor date.Date) bool {
+	d := e.date()
+	return !e.Pending && !floor.IsZero() && !start.IsZero() && !d.IsZero() && d.Before(start) && !d.Before(floor)
+}
+
+// hold adds the held entries to kept while the state has room, the
+// newest first: the entries the bank lists in the window have their
+// places before them.
+func hold(kept, held []stored, limit int) []stored {
+	if len(held) == 0 || len(kept) >= limit {
+		return kept
+	}
+	slices.SortStableFunc(held, func(a, b stored) int { return compareDates(b.date(), a.date()) })
+	return append(kept, held[:min(len(held), limit-len(kept))]...)
 }
 
 // asked reports whether a read from from on (zero: the bank's default)
