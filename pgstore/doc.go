@@ -72,7 +72,10 @@
 // before committing hands its batch back. A failed event is taken again
 // after a growing pause, and becomes a dead letter after
 // [DefaultMaxAttempts] failures ([WithOutboxMaxAttempts]), so one event
-// the handler always refuses never stops the others;
+// the handler always refuses never stops the others (an event stored
+// out of the outbox's bounds, by an earlier release or by hand, is a
+// dead letter at once, never given to the handler:
+// [ErrStoredEventRefused]);
 // [Outbox.DeadLetters], [Outbox.Retry] and [Outbox.Discard] (and the
 // command psd2 outbox) deal with it; [Outbox.List] reads the counts and
 // the dead letters from one snapshot, so that they agree. The events of one subject (one

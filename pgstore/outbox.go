@@ -39,7 +39,10 @@ import (
 // [WithOutboxMaxAttempts] and [WithOutboxRetryDelay]). The other events
 // go on. [Outbox.DeadLetters] lists the dead letters, [Outbox.Retry]
 // gives one a fresh set of attempts, [Outbox.Discard] sets one aside;
-// the command psd2 outbox does the same for an operator.
+// the command psd2 outbox does the same for an operator. An event
+// stored out of the outbox's bounds (by an earlier release or by hand:
+// see [ErrStoredEventRefused]) is never given to a handler, nor its data
+// read: it becomes a dead letter at its first attempt.
 //
 // Order: the events of one subject ([events.Envelope.Key]: one consent
 // reference, one payment, one certificate role) are delivered in the
@@ -83,7 +86,13 @@ func (s *Store) Outbox() *Outbox {
 		// An event is taken when it is pending, its pause after a failure
 		// is over, and no earlier event of its key is undelivered (a dead
 		// letter included): a batch holds at most one event per key.
-		take: `SELECT o.seq, o.id, o.key, o.kind, o.at, o.data, o.attempts FROM ` + t + ` o
+		// Each field is read only within its bound, with its length: a
+		// row no Publish could write (an earlier release's, a hand-made
+		// one) costs no more than one it wrote, and is refused
+		// (storedOutOfBounds).
+		take: `SELECT o.seq, ` + boundedID("o.id") + `, ` + bounded("o.key", MaxEventIDLen) + `, ` + bounded("o.kind", MaxEventIDLen) + `,
+			CASE WHEN isfinite(o.at) THEN o.at END, ` + bounded("o.data", MaxEventDataLen) + `, o.attempts,
+			octet_length(o.id), coalesce(octet_length(o.key), 0), octet_length(o.kind), octet_length(o.data) FROM ` + t + ` o
 			WHERE o.delivered_at IS NULL AND o.dead_at IS NULL
 			  AND (o.next_attempt_at IS NULL OR o.next_attempt_at <= now())
 			  AND (o.key IS NULL OR NOT EXISTS (SELECT 1 FROM ` + t + ` e
@@ -99,9 +108,12 @@ func (s *Store) Outbox() *Outbox {
 			count(*) FILTER (WHERE ` + pending + ` AND attempts > 0),
 			count(*) FILTER (WHERE dead_at IS NOT NULL AND delivered_at IS NULL),
 			count(*) FILTER (WHERE delivered_at IS NOT NULL),
-			min(at) FILTER (WHERE ` + pending + `) FROM ` + t,
-		dead: `SELECT d.id, d.kind, d.at, d.attempts, d.failed_at, d.dead_at,
-			(SELECT count(*) FROM ` + t + ` h WHERE h.key = d.key AND h.seq > d.seq AND h.delivered_at IS NULL)
+			min(at) FILTER (WHERE ` + pending + ` AND isfinite(at)) FROM ` + t,
+		dead: `SELECT ` + boundedID("d.id") + `, coalesce(` + bounded("d.kind", MaxEventIDLen) + `, ''),
+			CASE WHEN isfinite(d.at) THEN d.at END, d.attempts,
+			CASE WHEN isfinite(d.failed_at) THEN d.failed_at END, CASE WHEN isfinite(d.dead_at) THEN d.dead_at END,
+			(SELECT count(*) FROM ` + t + ` h WHERE h.key = d.key AND h.seq > d.seq AND h.delivered_at IS NULL),
+			octet_length(d.id), coalesce(octet_length(d.key), 0), octet_length(d.kind), octet_length(d.data)
 			FROM ` + t + ` d WHERE d.dead_at IS NOT NULL AND d.delivered_at IS NULL ORDER BY d.seq LIMIT $1`,
 		retry: `UPDATE ` + t + ` SET attempts = 0, next_attempt_at = NULL, dead_at = NULL
 			WHERE id = $1 AND dead_at IS NOT NULL AND delivered_at IS NULL`,
@@ -113,6 +125,54 @@ func (s *Store) Outbox() *Outbox {
 }
 
 var _ events.Sink = (*Outbox)(nil)
+
+// bounded reads column only when it is at most limit bytes, else NULL.
+func bounded(column string, limit int) string {
+	return fmt.Sprintf(`CASE WHEN octet_length(%[1]s) <= %[2]d THEN %[1]s END`, column, limit)
+}
+
+// maxReadIDLen bounds the ID of a row read out of bounds: an ID up to
+// it is read whole (so that Retry and Discard can name the row), a
+// longer one as its first MaxEventIDLen characters. The ID's unique
+// index keeps IDs below some 2.7 kB, unless they compress well.
+const maxReadIDLen = 8 << 10
+
+// boundedID reads column, an event's ID, within maxReadIDLen.
+func boundedID(column string) string {
+	return fmt.Sprintf(`CASE WHEN octet_length(%[1]s) <= %[2]d THEN %[1]s ELSE left(%[1]s, %[3]d) END`, column, maxReadIDLen, MaxEventIDLen)
+}
+
+// ErrStoredEventRefused is the error (matched with errors.Is, in a
+// [HandlerError]) of an event stored out of the outbox's bounds: its
+// data above [MaxEventDataLen], its ID, Key or Kind above
+// [MaxEventIDLen], or its time not finite. No Publish writes one; an
+// earlier release, a hand-made row or another application may have.
+// [Outbox.Consume] never reads its data nor gives it to the handler: it
+// makes it a dead letter at once, at its first attempt, whatever
+// [WithOutboxMaxAttempts] says ([DeadLetter.Reason] says why). Discard
+// it ([Outbox.Discard]) to let the later events of its key go on, and
+// publish its fact again within the bounds if it is still needed; a
+// Retry makes it a dead letter again at once.
+var ErrStoredEventRefused = errors.New("pgstore: outbox: the stored event is out of the outbox's bounds, and no handler is given it")
+
+// storedOutOfBounds says why a stored event of these lengths (bytes;
+// key 0 for none) and time is out of the outbox's bounds, "" when it is
+// within them.
+func storedOutOfBounds(id, key, kind, data int64, finite bool) string {
+	switch {
+	case data > MaxEventDataLen:
+		return fmt.Sprintf("its data has %d bytes, above MaxEventDataLen (%d)", data, MaxEventDataLen)
+	case id > MaxEventIDLen:
+		return fmt.Sprintf("its ID has %d bytes, above MaxEventIDLen (%d)", id, MaxEventIDLen)
+	case key > MaxEventIDLen:
+		return fmt.Sprintf("its Key has %d bytes, above MaxEventIDLen (%d)", key, MaxEventIDLen)
+	case kind > MaxEventIDLen:
+		return fmt.Sprintf("its Kind has %d bytes, above MaxEventIDLen (%d)", kind, MaxEventIDLen)
+	case !finite:
+		return "its time (Envelope.At) is not finite"
+	}
+	return ""
+}
 
 // Publish adds e to the outbox; an event whose ID is there already
 // (pending, dead, or delivered and not yet pruned) is dropped. An
@@ -179,7 +239,9 @@ type HandlerError struct {
 	// Dead is set when it was the last attempt allowed: the event is a
 	// dead letter now ([Outbox.DeadLetters]).
 	Dead bool
-	// Err is the handler's error.
+	// Err is the handler's error, or, for an event stored out of the
+	// outbox's bounds that no handler was given, one matching
+	// [ErrStoredEventRefused].
 	Err error
 }
 
@@ -233,6 +295,9 @@ type outboxRow struct {
 	seq      int64
 	env      events.Envelope
 	attempts int
+	// refused says why the row is out of the outbox's bounds
+	// (storedOutOfBounds); "" when it is within them.
+	refused string
 }
 
 // Consume delivers up to n pending events (at most [MaxConsumeBatch]) to
@@ -282,6 +347,15 @@ func (o *Outbox) consume(ctx context.Context, n int, h OutboxHandler) (int, []*H
 	end := &pgx.Batch{}
 	sp := savepointNone
 	for _, r := range batch {
+		if r.refused != "" {
+			// Not the handler's to see: a dead letter at once.
+			herr := fmt.Errorf("%w: %s", ErrStoredEventRefused, r.refused)
+			a := OutboxAttempt{ID: r.env.ID, Kind: r.env.Kind, Attempt: r.attempts + 1, Outcome: OutboxDead, Err: herr}
+			end.Queue(o.q.fail, r.seq, a.Attempt, micros(o.cfg.retryDelay(a.Attempt)), true)
+			seen = append(seen, a)
+			failed = append(failed, &HandlerError{ID: a.ID, Kind: a.Kind, Attempt: a.Attempt, Dead: true, Err: herr})
+			continue
+		}
 		switch sp {
 		case savepointNone:
 			_, err = tx.Exec(ctx, savepointSet)
@@ -346,16 +420,25 @@ func (o *Outbox) take(ctx context.Context, tx pgx.Tx, n int) ([]outboxRow, error
 	var batch []outboxRow
 	for rows.Next() {
 		var r outboxRow
-		var key *string
-		var kind string
+		var key, kind *string
+		var at *time.Time
 		var data []byte
-		if err := rows.Scan(&r.seq, &r.env.ID, &key, &kind, &r.env.At, &data, &r.attempts); err != nil {
+		var idLen, keyLen, kindLen, dataLen int64
+		if err := rows.Scan(&r.seq, &r.env.ID, &key, &kind, &at, &data, &r.attempts,
+			&idLen, &keyLen, &kindLen, &dataLen); err != nil {
 			return nil, wrap(ctx, "outbox consume", err)
 		}
 		if key != nil {
 			r.env.Key = *key
 		}
-		r.env.Kind, r.env.Data = events.Kind(kind), data
+		if kind != nil {
+			r.env.Kind = events.Kind(*kind)
+		}
+		if at != nil {
+			r.env.At = *at
+		}
+		r.env.Data = data
+		r.refused = storedOutOfBounds(idLen, keyLen, kindLen, dataLen, at != nil)
 		batch = append(batch, r)
 	}
 	if err := rows.Err(); err != nil {

@@ -95,6 +95,11 @@ type DeadLetter struct {
 	// Holds is the number of later events of its key it holds back (see
 	// [Outbox]): they are delivered once it is, or discarded.
 	Holds int64 `json:"holds"`
+	// Reason is set when the event is stored out of the outbox's bounds
+	// ([ErrStoredEventRefused]): it says which bound, and the event
+	// became a dead letter without a handler. Empty for a letter whose
+	// handler failed (the handler's error is never kept).
+	Reason string `json:"reason,omitempty"`
 }
 
 // DeadLetters returns up to limit dead letters (1 to [MaxDeadLetters]),
@@ -169,11 +174,17 @@ func (o *Outbox) deadLetters(ctx context.Context, q querier, limit int) ([]DeadL
 	for rows.Next() {
 		var d DeadLetter
 		var kind string
-		var failed, dead *time.Time
-		if err := rows.Scan(&d.ID, &kind, &d.At, &d.Attempts, &failed, &dead, &d.Holds); err != nil {
+		var at, failed, dead *time.Time
+		var idLen, keyLen, kindLen, dataLen int64
+		if err := rows.Scan(&d.ID, &kind, &at, &d.Attempts, &failed, &dead, &d.Holds,
+			&idLen, &keyLen, &kindLen, &dataLen); err != nil {
 			return nil, wrap(ctx, "outbox dead letters", err)
 		}
-		d.Kind, d.At = events.Kind(kind), d.At.UTC()
+		d.Kind = events.Kind(kind)
+		if at != nil {
+			d.At = at.UTC()
+		}
+		d.Reason = storedOutOfBounds(idLen, keyLen, kindLen, dataLen, at != nil)
 		switch {
 		case failed != nil:
 			d.FailedAt = failed.UTC()

@@ -133,7 +133,9 @@ type OutboxAttempt struct {
 	Attempt int
 	// Outcome says what came of it.
 	Outcome OutboxOutcome
-	// Err is the handler's error; nil when delivered.
+	// Err is the handler's error; nil when delivered. An event stored
+	// out of the outbox's bounds is given to no handler: its Err matches
+	// [ErrStoredEventRefused], and its Outcome is OutboxDead.
 	Err error
 }
 

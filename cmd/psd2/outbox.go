@@ -165,6 +165,9 @@ func listDeadLetters(e *env, stats pgstore.OutboxStats, dead []pgstore.DeadLette
 		}
 		for _, d := range dead {
 			fmt.Fprintf(w, "%-32s  %-24s  %8d  %-20s  %5d\n", d.ID, d.Kind, d.Attempts, d.FailedAt.Format(time.RFC3339), d.Holds)
+			if d.Reason != "" {
+				fmt.Fprintf(w, "  refused, never given to a handler: %s\n", d.Reason)
+			}
 		}
 		fmt.Fprintf(w, "%d dead letter(s)", stats.Dead)
 		if int64(len(dead)) < stats.Dead {

@@ -21,7 +21,10 @@
 //     session (sca.SaveSession, refresh.Remember) whose consent has not
 //     ended. Rounds are Config.Spacing long (refresh.DefaultSpacing: 4 a
 //     day); a job is unique per account and round, so any number of
-//     replicas enqueue each round once ([Engine.Enqueue]).
+//     replicas enqueue each round once ([Engine.Enqueue]). A schedule
+//     job that can never run (its arguments do not decode, its bank is
+//     no longer one of the engine's) ends at once through River's
+//     JobCancel, never retried.
 //   - Working: an engine with Config.Work runs the jobs with the step of
 //     package refresh (refresh.Refresher.Refresh; one code path): the
 //     account's calls are reserved, and the account claimed for the

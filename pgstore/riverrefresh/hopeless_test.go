@@ -2,6 +2,7 @@ package riverrefresh_test
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -117,4 +118,67 @@ func TestUndecodableSessionCancelsItsJob(t *testing.T) {
 	mu.Unlock()
 	require.True(t, ok, "an event")
 	assert.Equal(t, riverrefresh.Event{Bank: "testbank", Kind: "cancelled", Outcome: refresh.ReconnectNeeded, JobID: id}, ev)
+}
+
+// rawJob is a job of kind with arguments as anything may have written
+// them into River's table.
+type rawJob struct {
+	kind string
+	args map[string]any
+}
+
+func (r rawJob) Kind() string                 { return r.kind }
+func (r rawJob) MarshalJSON() ([]byte, error) { return json.Marshal(r.args) }
+
+// A schedule or cleanup job that can never succeed ends at its first
+// attempt through River's JobCancel instead of River's 25 retries over
+// some three weeks: a schedule job of a bank the engine no longer has
+// (removed from Config.Banks while its job waited), or one whose
+// arguments do not decode. A cleanup job's arguments are not read: one
+// whose arguments do not decode runs its sweep. River's record of the
+// error does not repeat a bank "name" the engine never wrote.
+//
+// Before, each failed (an unknown bank, River's decoding error) and was
+// retried, a retryable job at each attempt.
+func TestHopelessScheduleJobsEndAtOnce(t *testing.T) {
+	w := newWorld(t, 1)
+	ctx := t.Context()
+	e := w.engine(t, riverrefresh.Config{Schedule: true})
+	require.NoError(t, e.Migrate(ctx))
+	queue := &river.InsertOpts{Queue: "psd2_refresh_schedule"}
+	for _, tc := range []struct {
+		name  string
+		args  river.JobArgs
+		state string
+	}{
+		{"bank removed", riverrefresh.ScheduleArgs{Bank: "otherbank"}, "cancelled"},
+		{"bank not a bank name", riverrefresh.ScheduleArgs{Bank: "01017012345 Ola Nordmann"}, "cancelled"},
+		{"schedule arguments undecodable", rawJob{riverrefresh.ScheduleArgs{}.Kind(), map[string]any{"bank": []int{1}}}, "cancelled"},
+		{"cleanup arguments undecodable", rawJob{riverrefresh.CleanupArgs{}.Kind(), map[string]any{"x": 1}}, "completed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := e.Client().Insert(ctx, tc.args, queue)
+			require.NoError(t, err)
+			id := res.Job.ID
+			if tc.name == "cleanup arguments undecodable" {
+				_, err := e.Pool().Exec(ctx, "UPDATE "+w.schema+".river_job SET args = '[1, 2]' WHERE id = $1", id)
+				require.NoError(t, err)
+			}
+			start(t, e)
+			require.Eventually(t, func() bool {
+				j, err := e.Client().JobGet(ctx, id)
+				return err == nil && (j.FinalizedAt != nil || len(j.Errors) > 0)
+			}, time.Minute, 20*time.Millisecond, "the job ran")
+			j, err := e.Client().JobGet(ctx, id)
+			require.NoError(t, err)
+			assert.Equal(t, tc.state, string(j.State))
+			assert.Equal(t, 1, j.Attempt, "not retried")
+			for _, je := range j.Errors {
+				assert.NotContains(t, je.Error, "01017012345")
+			}
+			stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			require.NoError(t, e.Stop(stop))
+		})
+	}
 }

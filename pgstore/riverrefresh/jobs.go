@@ -64,10 +64,28 @@ func (a *Args) UnmarshalJSON(b []byte) error {
 // bank's round.
 type ScheduleArgs struct {
 	Bank string `json:"bank"`
+
+	// undecodable: River's stored arguments did not decode as
+	// ScheduleArgs.
+	undecodable bool
 }
 
 // Kind is River's kind of a schedule job.
 func (ScheduleArgs) Kind() string { return "psd2_refresh_schedule" }
+
+// UnmarshalJSON decodes a schedule job's arguments as River stores them.
+// Arguments that do not decode give a ScheduleArgs the scheduler ends
+// for good (River's JobCancel), as Args does.
+func (a *ScheduleArgs) UnmarshalJSON(b []byte) error {
+	type plain ScheduleArgs // ScheduleArgs without this method
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		*a = ScheduleArgs{undecodable: true}
+		return nil
+	}
+	*a = ScheduleArgs(v)
+	return nil
+}
 
 // scheduleWorker enqueues a bank's current round.
 type scheduleWorker struct {
@@ -82,8 +100,25 @@ func (w *scheduleWorker) Timeout(*river.Job[ScheduleArgs]) time.Duration {
 	return w.e.cfg.ScheduleEvery
 }
 
+// Work enqueues the bank's round (Engine.Enqueue). A job that can never
+// succeed ends at once, for good, through River's JobCancel (never
+// retried): its arguments do not decode, or its bank is not one of the
+// engine's (a bank removed from Config.Banks while its job waited; the
+// engines that have it insert its next job). Its error names the bank
+// only when it is a bank name.
 func (w *scheduleWorker) Work(ctx context.Context, job *river.Job[ScheduleArgs]) error {
-	_, err := w.e.Enqueue(ctx, job.Args.Bank)
+	a := job.Args
+	if a.undecodable {
+		return river.JobCancel(errors.New("riverrefresh: the schedule job's arguments do not decode"))
+	}
+	if _, ok := w.e.banks[a.Bank]; !ok {
+		name := ""
+		if bankName.MatchString(a.Bank) {
+			name = a.Bank // else a text the engine never wrote: not repeated
+		}
+		return river.JobCancel(fmt.Errorf("riverrefresh: schedule: bank %q is not one of the engine's", name))
+	}
+	_, err := w.e.Enqueue(ctx, a.Bank)
 	return err
 }
 

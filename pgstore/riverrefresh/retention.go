@@ -170,6 +170,12 @@ type CleanupArgs struct{}
 // Kind is River's kind of a cleanup job.
 func (CleanupArgs) Kind() string { return "psd2_refresh_cleanup" }
 
+// UnmarshalJSON reads nothing: a cleanup job has no arguments, and one
+// whose stored arguments are anything else (a row edited by hand) runs
+// its sweep all the same, instead of failing River's decoding at each of
+// its 25 attempts.
+func (*CleanupArgs) UnmarshalJSON([]byte) error { return nil }
+
 // cleanupWorker runs Engine.Cleanup.
 type cleanupWorker struct {
 	river.WorkerDefaults[CleanupArgs]
