@@ -109,7 +109,8 @@ func TestShapesMatchPlatform(t *testing.T) {
 			day.AddDate(0, 0, -60).Format(time.DateOnly) + "&dateTo=" + day.Format(time.DateOnly) + "&bookingStatus=both", psu, 200, nil},
 		{"card-accounts.json", "GET", "/v1/card-accounts", psu, 200, nil},
 		{"card-account-balances.json", "GET", "/v1/card-accounts/" + card + "/balances", psu, 200, nil},
-		{"card-transactions.json", "GET", "/v1/card-accounts/" + card + "/transactions?bookingStatus=both", psu, 200, nil},
+		{"card-transactions.json", "GET", "/v1/card-accounts/" + card + "/transactions?dateFrom=" +
+			day.AddDate(0, 0, -40).Format(time.DateOnly) + "&dateTo=" + day.Format(time.DateOnly) + "&bookingStatus=both", psu, 200, nil},
 		{"agreements.json", "GET", "/v1/agreements", corpPSU, 200, corp},
 		{"bank-offered-consent-201.json", "POST", "/v1/bank-offered-consents", noPSU, 201, nil},
 		{"sandbox-customers.json", "GET", "/v1/sandbox/customers?withAccounts=true&withAgreements=true", nil, 200, nil},
@@ -141,6 +142,7 @@ func TestShapesMatchPlatform(t *testing.T) {
 			if strings.Contains(string(fixture(t, tt.fixture)), `"_links"`) {
 				assertLinkStyle(t, r.body)
 			}
+			assertAsRecorded(t, tt.fixture, r.body)
 		})
 	}
 }

@@ -2,12 +2,15 @@ package emulator
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,25 +54,28 @@ func TestPISShapesMatchPlatform(t *testing.T) {
 	require.Equal(t, http.StatusOK, status.status, string(status.body))
 
 	for _, tt := range []struct {
-		fixture string
-		body    []byte
-		beyond  []string
+		fixture     string
+		body        []byte
+		beyond      []string
+		beyondLinks []string
 	}{
-		{"payment-ndct-create-201.json", ndct.body, nil},
-		{"payment-sepa-create-201.json", sepa.body, nil},
-		{"payment-start-authorisation-201.json", start.body, nil},
-		{"payment-status-actc.json", status.body, nil},
-		{"signing-basket-get.json", bg.body, nil},
+		{"payment-ndct-create-201.json", ndct.body, nil, nil},
+		{"payment-sepa-create-201.json", sepa.body, nil, nil},
+		{"payment-start-authorisation-201.json", start.body, nil, nil},
+		{"payment-status-actc.json", status.body, nil, nil},
+		{"signing-basket-get.json", bg.body, nil, nil},
 		// The document's link set is an assumption (no recording of
 		// this call exists); like a payment's (docs/interface.md section
 		// 10), the basket's links add scaRedirect when SCA is needed.
-		{"signing-basket-create-201.json", bc.body, []string{"_links.scaRedirect.href:string", "_links.scaRedirect.verbs:array", "_links.scaRedirect.verbs[]:string", "_links.scaRedirect:object"}},
+		{"signing-basket-create-201.json", bc.body, []string{"_links.scaRedirect.href:string", "_links.scaRedirect.verbs:array", "_links.scaRedirect.verbs[]:string", "_links.scaRedirect:object"},
+			[]string{`_links.scaRedirect ["GET"] https://{site}/tap/{nnnn}/?route_secesb_id=1&flow=psd2&state={id}&context=PRIVATE`}},
 	} {
 		t.Run(tt.fixture, func(t *testing.T) {
 			want := append(shape(t, fixture(t, tt.fixture)), tt.beyond...)
 			slices.Sort(want)
 			assert.Equal(t, want, shape(t, tt.body), string(tt.body))
 			assertLinkStyle(t, tt.body)
+			assertAsRecorded(t, tt.fixture, tt.body, tt.beyondLinks...)
 		})
 	}
 	t.Run("payment-ndct-details.json", func(t *testing.T) {
@@ -78,11 +84,28 @@ func TestPISShapesMatchPlatform(t *testing.T) {
 		want := slices.DeleteFunc(shape(t, fixture(t, "payment-ndct-details.json")), func(s string) bool { return s == "requestedExecutionDate:string" })
 		assert.Equal(t, want, shape(t, details.body), string(details.body))
 		assertLinkStyle(t, details.body)
+		assertAsRecorded(t, "payment-ndct-details.json", details.body)
+	})
+	t.Run("payment-status-accp-funds-unavailable.json", func(t *testing.T) {
+		// 150.00 NOK from an account holding 100.00: the batch leaves
+		// it ACCP with fundsAvailable false.
+		p := c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, ndctBody(kariSpar, external, "150.00"), c.payHeaders()...)
+		require.Equal(t, http.StatusCreated, p.status, string(p.body))
+		var got created
+		require.NoError(t, jsonUnmarshal(p.body, &got))
+		approve(t, s, got.Links["scaRedirect"].Href, CustomerKari)
+		s.Control().RunBatch()
+		r := c.get(got.Links["status"].Href)
+		require.Equal(t, http.StatusOK, r.status, string(r.body))
+		assert.Equal(t, shape(t, fixture(t, "payment-status-accp-funds-unavailable.json")), shape(t, r.body), string(r.body))
+		assertLinkStyle(t, r.body)
+		assertAsRecorded(t, "payment-status-accp-funds-unavailable.json", r.body)
 	})
 	t.Run("error-400-format-error.json", func(t *testing.T) {
 		r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, "91026527437", "42.00"), c.payHeaders()...)
 		require.Equal(t, http.StatusBadRequest, r.status, string(r.body))
 		assert.Equal(t, shape(t, fixture(t, "error-400-format-error.json")), shape(t, r.body), string(r.body))
+		assertAsRecorded(t, "error-400-format-error.json", r.body)
 	})
 	t.Run("error-400-kid-invalid.json", func(t *testing.T) {
 		r := c.do(http.MethodPost, "/v1/payments/"+rules.ProductNDCT, ndctBody(kariBruk, external, "42.00", func(b body) {
@@ -91,6 +114,7 @@ func TestPISShapesMatchPlatform(t *testing.T) {
 		}), c.payHeaders()...)
 		require.Equal(t, http.StatusBadRequest, r.status, string(r.body))
 		assert.Equal(t, shape(t, fixture(t, "error-400-kid-invalid.json")), shape(t, r.body), string(r.body))
+		assertAsRecorded(t, "error-400-kid-invalid.json", r.body)
 		code, at := r.problem(t)
 		assert.Equal(t, []string{"KID_INVALID", "remittanceInformationStructured.reference"}, []string{code, at})
 	})
@@ -102,7 +126,9 @@ func TestPISShapesMatchPlatform(t *testing.T) {
 func TestAISShapesMatchPlatformMore(t *testing.T) {
 	t.Parallel()
 	s, c, ids, psu := aisSetup(t)
-	first := c.get("/v1/accounts/"+ids[0]+"/transactions?bookingStatus=both&limit=3", psu...)
+	day := rules.Today(s.now())
+	first := c.get("/v1/accounts/"+ids[0]+"/transactions?bookingStatus=both&limit=3&dateFrom="+
+		day.AddDate(0, 0, -150).Format(time.DateOnly)+"&dateTo="+day.Format(time.DateOnly), psu...)
 	require.Equal(t, http.StatusOK, first.status, string(first.body))
 	p := decodeTxPage(t, first)
 	next, ok := p.Transactions.Links["next"]
@@ -119,11 +145,13 @@ func TestAISShapesMatchPlatformMore(t *testing.T) {
 	require.Equal(t, http.StatusOK, last.status, string(last.body))
 	assert.Equal(t, shape(t, fixture(t, "transactions-page2.json")), shape(t, last.body), string(last.body))
 	assertLinkStyle(t, last.body)
+	assertAsRecorded(t, "transactions-page2.json", last.body)
 
 	s.Control().RevokeConsent(CustomerKari)
 	r := c.get("/v1/accounts", psu...)
 	require.Equal(t, http.StatusForbidden, r.status, string(r.body))
 	assert.Equal(t, shape(t, fixture(t, "error-403-consent-unknown.json")), shape(t, r.body), string(r.body))
+	assertAsRecorded(t, "error-403-consent-unknown.json", r.body)
 }
 
 // assertLinkStyle checks every _links member of an answer as the
@@ -173,4 +201,102 @@ func assertLinkStyle(t *testing.T, body []byte) {
 	}
 	walk(v)
 	assert.Positive(t, n, "the answer has links")
+}
+
+// Patterns linkSet writes over: resource ids, dates, non-zero offsets and
+// the authorisation site's host, /tap or /tap-sandbox (production and
+// sandbox, docs/interface.md section 10) and state.
+var (
+	linkIDPattern     = regexp.MustCompile(`enc!![A-Za-z0-9_=-]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	linkDatePattern   = regexp.MustCompile(`\d{4}-\d{2}-\d{2}`)
+	linkOffsetPattern = regexp.MustCompile(`offset=[1-9]\d*`)
+	linkSitePattern   = regexp.MustCompile(`^https://[^/]+/tap(-sandbox)?/\d{4}/`)
+)
+
+// linkSet lists every link of an answer as "where.name [VERBS] href",
+// with ids, dates, non-zero offsets and the authorisation site's host
+// written as placeholders, so that an answer and a platform document of
+// the same call list the same links with the same verbs and the same
+// href form (query members and their order included).
+func linkSet(t testing.TB, body []byte) []string {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(body, &v), string(body))
+	set := map[string]bool{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if k != "_links" {
+					walk(strings.TrimPrefix(prefix+"."+k, "."), e)
+					continue
+				}
+				links, _ := e.(map[string]any)
+				for name, l := range links {
+					m, _ := l.(map[string]any)
+					href, _ := m["href"].(string)
+					href = linkSitePattern.ReplaceAllString(href, "https://{site}/tap/{nnnn}/")
+					href = linkIDPattern.ReplaceAllString(href, "{id}")
+					href = linkDatePattern.ReplaceAllString(href, "{date}")
+					href = linkOffsetPattern.ReplaceAllString(href, "offset={n}")
+					verbs, _ := json.Marshal(m["verbs"])
+					set[strings.TrimPrefix(fmt.Sprintf("%s._links.%s %s %s", prefix, name, verbs, href), ".")] = true
+				}
+			}
+		case []any:
+			for _, e := range x {
+				walk(prefix+"[]", e)
+			}
+		}
+	}
+	walk("", v)
+	return slices.Sorted(maps.Keys(set))
+}
+
+// enumValues lists the values of the members that name a kind rather
+// than carry data (statuses, types, error codes and paths, flags) as
+// "where:value", sorted.
+func enumValues(t testing.TB, body []byte) []string {
+	t.Helper()
+	kinds := map[string]bool{
+		"cashAccountType": true, "balanceType": true, "transactionStatus": true, "scaStatus": true,
+		"category": true, "code": true, "path": true, "customerType": true,
+		"text": true, "transactionFeeIndicator": true, "fundsAvailable": true, "invoiced": true,
+	}
+	var v any
+	require.NoError(t, json.Unmarshal(body, &v), string(body))
+	set := map[string]bool{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				p := strings.TrimPrefix(prefix+"."+k, ".")
+				if kinds[k] {
+					set[fmt.Sprintf("%s:%v", p, e)] = true
+					continue
+				}
+				walk(p, e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(prefix+"[]", e)
+			}
+		}
+	}
+	walk("", v)
+	return slices.Sorted(maps.Keys(set))
+}
+
+// assertAsRecorded compares an answer with a platform document beyond
+// its shape: the links with their verbs and href forms, and the values
+// of enumValues's members. beyondLinks are linkSet entries the answer
+// has beyond the document.
+func assertAsRecorded(t *testing.T, doc string, body []byte, beyondLinks ...string) {
+	t.Helper()
+	want := fixture(t, doc)
+	got := slices.DeleteFunc(linkSet(t, body), func(l string) bool { return slices.Contains(beyondLinks, l) })
+	assert.Equal(t, linkSet(t, want), got, "links of %s\n%s", doc, body)
+	assert.Equal(t, enumValues(t, want), enumValues(t, body), "values of %s\n%s", doc, body)
 }

@@ -170,7 +170,9 @@ func requiredBBAN(s *string, path string, norwegian bool) *rules.Violation {
 		return nil
 	}
 	if len(*s) == 11 && rules.AllDigits(*s) && !rules.ValidNorwegianBBAN(*s) {
-		return rules.Format(path, "%s is not a valid Norwegian account number: its MOD11 check digit is wrong.", path)
+		// The text of the platform's answer document for this FORMAT_ERROR
+		// (testdata/platform/error-400-format-error.json of package emulator).
+		return rules.Format(path, "%s must be 11 digits with a valid MOD11 check digit.", path)
 	}
 	return nil
 }

@@ -82,7 +82,7 @@ func TestCheckMessages(t *testing.T) {
 		{"instant in EUR", rules.ServicePayments, rules.ProductInstant, ndct(pt.Set("instructedAmount.currency", "EUR")),
 			rules.Violation{Code: rules.CodeFormat, Path: "instructedAmount.currency", Message: "Instant payments are in NOK only."}},
 		{"MOD-11", rules.ServicePayments, rules.ProductNDCT, ndct(pt.Set("creditorAccount.bban", "91026527437")),
-			rules.Violation{Code: rules.CodeFormat, Path: "creditorAccount.bban", Message: "creditorAccount.bban is not a valid Norwegian account number: its MOD11 check digit is wrong."}},
+			rules.Violation{Code: rules.CodeFormat, Path: "creditorAccount.bban", Message: "creditorAccount.bban must be 11 digits with a valid MOD11 check digit."}},
 		{"KID type in lower case, no KID", rules.ServicePayments, rules.ProductNDCT, ndct(noText, kid("")),
 			rules.Violation{Code: rules.CodeKIDMissing, Path: "remittanceInformationStructuredArray[0].reference", Message: "A structured reference of type KID needs the KID in reference."}},
 		{"KID check digit", rules.ServicePayments, rules.ProductNDCT, ndct(noText, kid("1234567890")),
