@@ -497,8 +497,9 @@ func TestReservationCountsEveryRequest(t *testing.T) {
 // The bank's 429 ACCESS_EXCEEDED means two things on this platform
 // (budget.Budget.RateLimit): with a Retry-After shorter than the window it
 // is a rate limit (the wait is as asked, at least a second; the bank is
-// paused for a wait of up to a minute; the account's budget is not
-// spent); without one, or with one of a window or
+// paused for a wait of up to a minute, the account's endpoint held until
+// a longer one ends; the account's budget is not spent beyond the
+// wait); without one, or with one of a window or
 // more, the account's budget is spent until then.
 func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 	t.Parallel()
@@ -524,8 +525,9 @@ func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 		}))
 		t.Cleanup(srv.Close)
 		now := time.Now()
+		clock := now
 		c, err := client.New(srv.URL+"/api", testtpp.Credentials(t, "Accounts test TPP"), client.WithHTTPClient(srv.Client()),
-			client.WithRetryPolicy(client.RetryPolicy{}), client.WithClock(func() time.Time { return now }))
+			client.WithRetryPolicy(client.RetryPolicy{}), client.WithClock(func() time.Time { return clock }))
 		require.NoError(t, err)
 		svc := newService(t, c)
 		_, err = svc.Balances(t.Context(), acc1, psuAbsent()...)
@@ -540,6 +542,15 @@ func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 			assert.True(t, limited, tt.retryAfter)
 			assert.Equal(t, tt.wait, wait, tt.retryAfter)
 			assert.Equal(t, tt.bankPause, paused, "the bank's pause, Retry-After %q", tt.retryAfter)
+			if !tt.bankPause {
+				// The account's own wait: its endpoint is held until
+				// the Retry-After, in the store.
+				assert.Zero(t, a.Remaining, "held until the Retry-After %q", tt.retryAfter)
+				assert.WithinDuration(t, now.Add(tt.wait), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
+				clock = now.Add(tt.wait)
+				a, rerr = b.Remaining(t.Context(), acc1, budget.Balances)
+				require.NoError(t, rerr)
+			}
 			assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "a rate limit spends no budget, Retry-After %q", tt.retryAfter)
 			continue
 		}

@@ -111,8 +111,15 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 				// given back by Release, which would undo the fill.
 				rsv.spend(key, e)
 			}
+			// The bank's rate limit of this account, too long to pause
+			// the whole bank: held in the ledger until its end, as a
+			// spent budget is, so that no replica, and no process
+			// started since, calls the endpoint before the bank said.
+			// The fill stops counting at the Retry-After: after it, only
+			// the calls made count.
+			held := r.Sent && b.accountRateLimit(r.Err)
 			b.pauseAfter(ctx, r.Err)
-			if len(unused) == 0 && !spent {
+			if len(unused) == 0 && !spent && !held {
 				return
 			}
 			// Best effort: a failed write only makes the SDK stricter.
@@ -120,7 +127,7 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 				if len(unused) > 0 {
 					_ = b.release(ctx, key, e, unused...)
 				}
-				if spent {
+				if spent || held {
 					_ = b.exhaust(ctx, key, e, b.exhaustedAt(r.Err, at))
 				}
 			})

@@ -58,7 +58,10 @@
 //     see), the budget is taken as spent from then on: until the time the
 //     answer's Retry-After gives, else for the whole window. With a
 //     shorter Retry-After the code is a rate limit ([Budget.RateLimit]):
-//     the bank is paused for the wait, the account's budget is not spent.
+//     the bank is paused for a wait of a minute or less; a longer one
+//     holds only the account's endpoint, in its ledger in the store (no
+//     replica, and no process started since, calls it before the wait
+//     ends); the account's budget is not spent beyond the wait.
 //
 // # Replicas and clocks
 //

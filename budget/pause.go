@@ -29,7 +29,9 @@ import (
 // maxPauseAccessExceeded is the longest rate limit of a 429
 // ACCESS_EXCEEDED that pauses the whole bank: a longer one is the
 // account's own wait (its job comes back after it, refresh.Result's
-// RetryAt), so that one account's answer cannot stop every other.
+// RetryAt, and the account's ledger in the store refuses the endpoint's
+// calls until then, on every replica), so that one account's answer
+// cannot stop every other.
 const maxPauseAccessExceeded = time.Minute
 
 // minRateLimitWait is the shortest wait the SDK takes from a rate
@@ -48,7 +50,9 @@ const minRateLimitWait = time.Second
 //     (minRateLimitWait) and at most client.RetryAfterCap; the account's
 //     budget is not marked spent; the bank is paused for the wait when it
 //     is at most a minute (maxPauseAccessExceeded), and only the
-//     account's job waits for a longer one;
+//     account's endpoint waits for a longer one: its ledger refuses the
+//     endpoint's calls until the wait ends, on every client of the
+//     store, and then counts only the calls made;
 //   - without a Retry-After, or with one of a window or more, it is the
 //     account's budget, spent: the budget's ledger takes the calls the
 //     SDK did not see as made, until the Retry-After or for a window
@@ -140,11 +144,22 @@ func (b *Budget) pauseBank(ctx context.Context, d time.Duration) {
 // pauseAfter records the pause a call's final error asks for.
 func (b *Budget) pauseAfter(ctx context.Context, err error) {
 	wait, ok := b.RateLimit(err)
-	var ce *client.Error
-	if !ok || errors.As(err, &ce) && ce.Is(client.ErrAccessExceeded) && wait > maxPauseAccessExceeded {
-		return // the account's own wait (refresh's RetryAt), not the bank's
+	if !ok || b.accountRateLimit(err) {
+		return // the account's own wait (its ledger holds it), not the bank's
 	}
 	b.pauseBank(ctx, wait)
+}
+
+// accountRateLimit reports whether err is a 429 ACCESS_EXCEEDED that
+// [Budget.RateLimit] reads as a rate limit longer than
+// maxPauseAccessExceeded: the account's own wait, not the bank's. The
+// budget holds the account's endpoint until its end in the account's
+// ledger (exhaustedAt), on the store, so that every replica, and a
+// process started later, waits for it too.
+func (b *Budget) accountRateLimit(err error) bool {
+	wait, ok := b.RateLimit(err)
+	var ce *client.Error
+	return ok && errors.As(err, &ce) && ce.Is(client.ErrAccessExceeded) && wait > maxPauseAccessExceeded
 }
 
 // pauseFrom records the pause asked by the answer a retry follows and

@@ -48,7 +48,9 @@ type BankUnavailableError struct {
 	Bank string
 	// Since is when the breaker opened (the client's clock).
 	Since time.Time
-	// ProbeAt is when the breaker lets its next probe through.
+	// ProbeAt is when the breaker lets its next probe through; while a
+	// probe is on its way, the earliest a next one can go should that
+	// probe fail (never a time already past).
 	ProbeAt time.Time
 }
 
@@ -312,7 +314,17 @@ func (c *Client) admit(ctx context.Context) (admission, error) {
 			}
 		}
 	}
-	return admission{}, &BankUnavailableError{Bank: b.bank, Since: b.openedAt, ProbeAt: b.probeAt}
+	probeAt := b.probeAt
+	if !now.Before(probeAt) {
+		// The probe was due and is on its way (half-open), or another
+		// call of the process is taking its turn: the next probe can be
+		// no sooner than that probe's turn, should it fail. A refused
+		// call is told that, never a time past, so that whoever defers
+		// its job until then (a job engine) does not come back at once
+		// and again for as long as the probe takes.
+		probeAt = now.Add(b.policy.probeWait(b.failedProbes + 1))
+	}
+	return admission{}, &BankUnavailableError{Bank: b.bank, Since: b.openedAt, ProbeAt: probeAt}
 }
 
 // probeKey is the store key of a bank's probe turn (see claimProbe).

@@ -226,6 +226,14 @@ func (r *Refresher) fail(ctx context.Context, res Result, err error, e budget.En
 	case v.paused != nil:
 		// The pause is on the system clock; RetryAt on the client's.
 		res.RetryAt = now.Add(time.Until(v.paused.Until))
+	case v.down != nil:
+		// The bank's circuit breaker is open: nothing was sent, and the
+		// bank may answer again from its next probe (the client's
+		// clock, as RetryAt).
+		res.RetryAt = v.down.ProbeAt
+		if res.RetryAt.Before(now) {
+			res.RetryAt = now
+		}
 	case v.outcome == BudgetExhausted && e != "":
 		// The bank's 429: the budget marked the account spent, until the
 		// answer's Retry-After or for a window, which says when the next

@@ -102,8 +102,9 @@ func TestJSONHidesIDs(t *testing.T) {
 
 // The bank's 429 ACCESS_EXCEEDED with a Retry-After (an HTTP date)
 // shorter than the budget's window is a rate limit
-// (budget.Budget.RateLimit): the job waits as asked (RetryAt), and the
-// account's budget is not spent.
+// (budget.Budget.RateLimit): the job waits as asked (RetryAt), the
+// account's endpoint is held in the store until then, and the account's
+// budget is not spent beyond it.
 func TestBankRetryAfterDate(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int64
@@ -127,7 +128,8 @@ func TestBankRetryAfterDate(t *testing.T) {
 	assert.WithinDuration(t, start.Add(10*time.Minute), res.RetryAt, 5*time.Second, "the bank's Retry-After")
 	a, err := budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID(), budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "a rate limit spends no budget")
+	assert.Zero(t, a.Remaining, "the account's endpoint is held until the bank's time")
+	assert.WithinDuration(t, res.RetryAt, a.NextAt, 5*time.Second, "and then counts only the call made")
 
 	// A 429 without a code, with Retry-After in seconds: a rate limit;
 	// the account's budget allows its next call when the result says.
@@ -145,7 +147,8 @@ func TestBankRetryAfterDate(t *testing.T) {
 	assert.WithinDuration(t, start.Add(10*time.Minute), res.RetryAt, 5*time.Second)
 	a, err = budget.Of(svc.Client()).Remaining(t.Context(), job.AccountID(), budget.Balances)
 	require.NoError(t, err)
-	assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "a rate limit spends no budget")
+	assert.Zero(t, a.Remaining, "the account's endpoint is held until the bank's time")
+	assert.WithinDuration(t, res.RetryAt, a.NextAt, 5*time.Second, "and then counts only the call made")
 }
 
 // A 429 with Retry-After as an HTTP date and no budget code pauses the

@@ -24,6 +24,9 @@ type verdict struct {
 	budget *budget.ExhaustedError
 	// paused holds the budget's refusal during the bank's pause.
 	paused *budget.PausedError
+	// down holds the client's refusal while the bank's circuit breaker
+	// is open.
+	down *client.BankUnavailableError
 }
 
 // classify sorts the error of a call into an outcome:
@@ -47,6 +50,10 @@ func classify(err error) verdict {
 	var pe *budget.PausedError
 	if errors.As(err, &pe) {
 		return verdict{outcome: Transient, paused: pe}
+	}
+	var down *client.BankUnavailableError
+	if errors.As(err, &down) {
+		return verdict{outcome: Transient, down: down}
 	}
 	if errors.Is(err, sca.ErrInvalidSession) || errors.Is(err, ErrConsentEnded) {
 		return verdict{outcome: ReconnectNeeded}

@@ -83,7 +83,12 @@
 // (budget.ReserveRequest.MaxWait); a longer pause ends the jobs that meet
 // it [Transient] at once, with [ErrPaused] and the time to come back. The
 // budget's own 429 (ACCESS_EXCEEDED with a long or no Retry-After) ends
-// only that account's job, [BudgetExhausted].
+// only that account's job, [BudgetExhausted]; an ACCESS_EXCEEDED whose
+// Retry-After is longer than a minute but shorter than the budget's
+// window ends it [Transient] with that RetryAt, and the budget holds the
+// account's endpoint until then on every replica of the store. While
+// the bank's circuit breaker is open a job sends nothing and ends
+// [Transient] with client.ErrBankUnavailable, RetryAt its next probe.
 //
 // Each job of [Refresher.Run] is bounded by [WithJobTimeout]
 // ([DefaultJobTimeout], 10 minutes): a bank or a store that stops

@@ -285,7 +285,9 @@ type Result struct {
 	Cursor Cursor
 	// RetryAt is when to try again: with BudgetExhausted, when the
 	// budget (or the spacing) allows the next call; with Transient, when
-	// the bank said (Retry-After), else zero.
+	// the bank said (Retry-After), when the bank's pause ends
+	// ([ErrPaused]), or, while the bank's circuit breaker is open
+	// (client.ErrBankUnavailable), its next probe; else zero.
 	RetryAt time.Time
 	// Deferred is set with BudgetExhausted when the job was not sent
 	// because the account was refreshed less than the spacing ago.

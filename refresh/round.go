@@ -3,7 +3,10 @@ package refresh
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
+
+	"github.com/tppkit/psd2/client"
 )
 
 // Round is the report of one account's refresh, a job that was due,
@@ -19,20 +22,41 @@ type Round struct {
 	Planned time.Time
 	// Started is when the job started.
 	Started time.Time
+
+	// putOff: a Transient job put off until the bank may answer (see
+	// Class), which a job engine snoozes.
+	putOff bool
 }
 
 // Class names the outcome as metrics count rounds: "done" ([Done]),
-// "snoozed" (put off until the budget allows: [BudgetExhausted]) or
-// "failed" (the others). These are
-// the values of the otel module's RoundResult.
+// "snoozed" (put off until the budget allows: [BudgetExhausted]; or
+// [Transient] put off until the bank may answer: its circuit breaker
+// open (client.ErrBankUnavailable), its pause ([ErrPaused]), its 429
+// with Retry-After; what a job engine snoozes) or "failed" (the others).
+// These are the values of the otel module's RoundResult.
 func (r Round) Class() string {
 	switch {
 	case r.Outcome == Done:
 		return "done"
-	case r.Outcome == BudgetExhausted:
+	case r.Outcome == BudgetExhausted, r.Outcome == Transient && r.putOff:
 		return "snoozed"
 	}
 	return "failed"
+}
+
+// putOff reports whether res, [Transient], was put off until the bank
+// may answer rather than failed by it: the bank's circuit breaker was
+// open or its pause ran (nothing sent), or it answered 429 with a
+// Retry-After (a rate limit); RetryAt says until when.
+func putOff(res *Result) bool {
+	if res.Outcome != Transient || res.RetryAt.IsZero() {
+		return false
+	}
+	if errors.Is(res.Err, ErrPaused) || errors.Is(res.Err, client.ErrBankUnavailable) {
+		return true
+	}
+	status, _ := errorCode(res.Err)
+	return status == http.StatusTooManyRequests
 }
 
 // Late is how late the round started after it was planned; never
@@ -70,5 +94,5 @@ func (r *Refresher) reportRound(ctx context.Context, j *Job, started time.Time, 
 	if r.spacing > 0 && !j.Force && !j.Cursor.RefreshedAt.IsZero() {
 		planned = j.Cursor.RefreshedAt.Add(r.spacing)
 	}
-	r.round(ctx, Round{Outcome: res.Outcome, Planned: planned, Started: started})
+	r.round(ctx, Round{Outcome: res.Outcome, Planned: planned, Started: started, putOff: putOff(res)})
 }

@@ -39,6 +39,11 @@ type Args struct {
 
 	// undecodable: River's stored arguments did not decode as Args.
 	undecodable bool
+	// retryAt is the earliest time, on the system clock, at which River
+	// may run the job again after its attempt failed: when the bank
+	// said (a Retry-After on a failure), else zero (River's backoff).
+	// Work sets it, NextRetry reads it; it is never stored.
+	retryAt time.Time
 }
 
 // Kind is River's kind of a refresh job.
@@ -253,6 +258,25 @@ type refreshWorker struct {
 // Timeout is the engine's JobTimeout.
 func (w *refreshWorker) Timeout(*river.Job[Args]) time.Duration { return w.e.cfg.JobTimeout }
 
+// NextRetry is when River runs a failed job again: River's backoff, but
+// no sooner than the bank said (the Retry-After of a 5xx, say, that
+// Work kept): each try of a job is a call of the account's budget, and
+// one before the bank's time would spend it on the same refusal.
+func (w *refreshWorker) NextRetry(job *river.Job[Args]) time.Time {
+	if job.Args.retryAt.IsZero() {
+		return time.Time{} // River's backoff
+	}
+	return latest(job.Args.retryAt, (&river.DefaultClientRetryPolicy{}).NextRetry(job.JobRow))
+}
+
+// latest returns the later of a and b.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
 // Work refreshes the job's account with the bank's Refresher
 // (refresh.Refresher.Refresh, the step of refresh.Refresher.Run), hands
 // the result to Config.Handle and maps its outcome onto River.
@@ -401,6 +425,12 @@ func (e *Engine) outcome(ctx context.Context, b *bank, job *river.Job[Args], res
 		// The queue is paused until the pause ends (observePause); the
 		// job waits as long.
 		return snooze(min(res.RetryAt.Sub(now), client.RetryAfterCap))
+	}
+	if !res.RetryAt.IsZero() {
+		// A failure the bank said when to try again after (a 5xx with
+		// Retry-After): an attempt, retried no sooner (NextRetry), on
+		// the system clock, within the bound of every snooze.
+		job.Args.retryAt = time.Now().Add(min(max(res.RetryAt.Sub(now), 0), maxSnooze))
 	}
 	return reason
 }
