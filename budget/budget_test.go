@@ -498,22 +498,22 @@ func TestReservationCountsEveryRequest(t *testing.T) {
 // (budget.Budget.RateLimit): with a Retry-After shorter than the window it
 // is a rate limit (the wait is as asked, at least a second; the bank is
 // paused for a wait of up to a minute, the account's endpoint held until
-// a longer one ends; the account's budget is not spent beyond the
-// wait); without one, or with one of a window or
-// more, the account's budget is spent until then.
+// a longer one and the clock margin end; the account's budget is not
+// spent beyond the wait); without one, or with one of a window or more,
+// the account's budget is spent for the window and the margin.
 func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		retryAfter string
-		spent      time.Duration // 0: a rate limit, not spent
+		spent      time.Duration // 0: not spent
 		wait       time.Duration // the wait, for a rate limit
 		bankPause  bool
 	}{
 		{retryAfter: "5", wait: 5 * time.Second, bankPause: true},
-		{retryAfter: "600", wait: 10 * time.Minute},
+		{retryAfter: "600", wait: 10 * time.Minute, spent: 10*time.Minute + budget.ClockMargin},
 		{retryAfter: "0", wait: time.Second, bankPause: true},
 		{retryAfter: "", spent: budget.DefaultWindow + budget.ClockMargin},
-		{retryAfter: "86400", spent: budget.DefaultWindow},
+		{retryAfter: "86400", spent: budget.DefaultWindow + budget.ClockMargin},
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if tt.retryAfter != "" {
@@ -538,24 +538,22 @@ func TestBudgetAccessExceededRetryAfter(t *testing.T) {
 		require.NoError(t, rerr)
 		_, paused, perr := b.PausedUntil(t.Context())
 		require.NoError(t, perr)
+		assert.Equal(t, tt.wait != 0, limited, tt.retryAfter)
+		assert.Equal(t, tt.wait, wait, tt.retryAfter)
+		assert.Equal(t, tt.bankPause, paused, "the bank's pause, Retry-After %q", tt.retryAfter)
 		if tt.spent == 0 {
-			assert.True(t, limited, tt.retryAfter)
-			assert.Equal(t, tt.wait, wait, tt.retryAfter)
-			assert.Equal(t, tt.bankPause, paused, "the bank's pause, Retry-After %q", tt.retryAfter)
 			if !tt.bankPause {
 				// The account's own wait: its endpoint is held until
-				// the Retry-After, in the store.
+				// the Retry-After and the clock margin, in the store.
 				assert.Zero(t, a.Remaining, "held until the Retry-After %q", tt.retryAfter)
-				assert.WithinDuration(t, now.Add(tt.wait), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
-				clock = now.Add(tt.wait)
+				assert.WithinDuration(t, now.Add(tt.wait+budget.ClockMargin), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
+				clock = now.Add(tt.wait + budget.ClockMargin)
 				a, rerr = b.Remaining(t.Context(), acc1, budget.Balances)
 				require.NoError(t, rerr)
 			}
-			assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "a rate limit spends no budget, Retry-After %q", tt.retryAfter)
+			assert.Equal(t, budget.DefaultLimit-1, a.Remaining, "a rate limit spends no budget beyond its wait, Retry-After %q", tt.retryAfter)
 			continue
 		}
-		assert.False(t, limited, tt.retryAfter)
-		assert.False(t, paused, tt.retryAfter)
 		assert.Zero(t, a.Remaining, tt.retryAfter)
 		assert.WithinDuration(t, now.Add(tt.spent), a.NextAt, time.Second, "Retry-After %q", tt.retryAfter)
 	}

@@ -140,9 +140,10 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 // t, so that the next call is allowed a window (and the margin) later;
 // but when the answer says when to come back (Retry-After, in seconds or
 // as an HTTP date measured against the answer's Date), so that the next
-// call is allowed then on this client's clock. A replica whose clock
-// runs ahead of this one's may then try up to its difference early, and
-// meet one more 429: the bank's refusal, not a call over its limit.
+// call is allowed then and [ClockMargin] later on this client's clock,
+// a window at most: the margin is kept on the strict side, as for every
+// call counted, so that a replica whose clock runs ahead of this one's by
+// less than the margin does not call before the bank's time either.
 func (b *Budget) exhaustedAt(err error, t time.Time) time.Time {
 	var ce *client.Error
 	if !errors.As(err, &ce) {
@@ -152,7 +153,7 @@ func (b *Budget) exhaustedAt(err error, t time.Time) time.Time {
 	if !ok {
 		return t
 	}
-	return b.now().Add(min(max(wait, minExhaustedWait), b.span()) - b.span())
+	return b.now().Add(min(max(wait, minExhaustedWait), b.window) - b.window)
 }
 
 // minExhaustedWait is the shortest wait the budget takes from a 429
@@ -271,7 +272,8 @@ func bankAccessExceeded(err error) bool {
 }
 
 // isRateLimit reports whether err is a 429 that [Budget.RateLimit] reads
-// as a rate limit: the account's budget is then not marked spent.
+// as a rate limit: the account's budget is then not marked spent (a long
+// one holds the account's endpoint until its end: accountRateLimit).
 func (b *Budget) isRateLimit(err error) bool {
 	_, ok := b.RateLimit(err)
 	return ok

@@ -56,12 +56,14 @@
 //   - When the bank itself answers 429 ACCESS_EXCEEDED without a
 //     Retry-After, or with one of a window or more (calls the SDK did not
 //     see), the budget is taken as spent from then on: until the time the
-//     answer's Retry-After gives, else for the whole window. With a
-//     shorter Retry-After the code is a rate limit ([Budget.RateLimit]):
-//     the bank is paused for a wait of a minute or less; a longer one
-//     holds only the account's endpoint, in its ledger in the store (no
-//     replica, and no process started since, calls it before the wait
-//     ends); the account's budget is not spent beyond the wait.
+//     answer's Retry-After gives and [ClockMargin], else for the whole
+//     window and the margin. With a shorter Retry-After the code is a
+//     rate limit ([Budget.RateLimit]): one of a minute or less pauses the
+//     bank for the wait and spends nothing; a longer one is the account's
+//     own, and the account's endpoint is held in its ledger in the store
+//     until the Retry-After and the margin, so that no replica on the
+//     store, no process started since and no other caller sends it again
+//     before the bank allows it; after it, only the calls made count.
 //
 // # Replicas and clocks
 //

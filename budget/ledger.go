@@ -115,11 +115,61 @@ func decode(raw []byte, found bool) (ledger, error) {
 	if d.More() || len(v.B) == 0 && len(v.T) == 0 && v.CB == "" {
 		return ledger{}, errors.New("budget value unreadable: not a ledger of this version (a newer version's form?)")
 	}
+	// JSON matches member names without regard to case and keeps the
+	// last of two equal ones: a value whose members are spelt or repeated
+	// otherwise than this version writes them could read as fewer calls
+	// than it holds.
+	if err := exactMembers(raw); err != nil {
+		return ledger{}, fmt.Errorf("budget value unreadable (a newer version's form?): %w", err)
+	}
+	// A call time before minCallTime is no time this version wrote (Unix
+	// nanoseconds): seconds, milliseconds or microseconds read as
+	// nanoseconds fall in January 1970, and would count no call.
+	for _, n := range slices.Concat(v.B, v.T) {
+		if n < minCallTime {
+			return ledger{}, fmt.Errorf("budget value unreadable: call time %d is not in Unix nanoseconds (a newer version's form?)", n)
+		}
+	}
 	l := ledger{balances: times(v.B), transactions: times(v.T), claimBy: v.CB}
 	if v.CU != 0 {
 		l.claimUntil = time.Unix(0, v.CU).UTC()
 	}
 	return l, nil
+}
+
+// minCallTime is the earliest call time a stored ledger can hold, in
+// Unix nanoseconds: 2000-01-01 UTC, before any call this SDK counted and
+// after every time in seconds, milliseconds or microseconds of this
+// century read as nanoseconds.
+const minCallTime = 946684800 * int64(time.Second)
+
+// ledgerMembers are the member names of ledgerJSON, as written.
+var ledgerMembers = []string{"b", "t", "cb", "cu"}
+
+// exactMembers checks that raw, a JSON object, names each of its
+// members as ledgerJSON writes it, at most once.
+func exactMembers(raw []byte) error {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return errors.New("not an object")
+	}
+	var seen []string
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := tok.(string)
+		if !slices.Contains(ledgerMembers, name) || slices.Contains(seen, name) {
+			return fmt.Errorf("member %q unknown or repeated", name)
+		}
+		seen = append(seen, name)
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // times turns Unix nanoseconds into times.
@@ -217,7 +267,7 @@ func (b *Budget) release(ctx context.Context, key string, e Endpoint, ts ...time
 // the refused call, so the SDK refuses further calls until the window
 // (and the margin) has passed since t instead of earning more 429s; when
 // the bank's answer says when to come back (Retry-After), t is set so
-// that they are allowed again then (exhaustedAt).
+// that they are allowed again then and ClockMargin later (exhaustedAt).
 //
 // The limit's calls at t are counted beside every call the ledger holds,
 // not in place of them: some of those may be reservations of calls that

@@ -51,8 +51,8 @@ const minRateLimitWait = time.Second
 //     budget is not marked spent; the bank is paused for the wait when it
 //     is at most a minute (maxPauseAccessExceeded), and only the
 //     account's endpoint waits for a longer one: its ledger refuses the
-//     endpoint's calls until the wait ends, on every client of the
-//     store, and then counts only the calls made;
+//     endpoint's calls until the wait and [ClockMargin] end, on every
+//     client of the store, and then counts only the calls made;
 //   - without a Retry-After, or with one of a window or more, it is the
 //     account's budget, spent: the budget's ledger takes the calls the
 //     SDK did not see as made, until the Retry-After or for a window

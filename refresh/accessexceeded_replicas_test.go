@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/refresh"
@@ -61,7 +62,7 @@ func TestAccessExceededRetryAfterHoldsAccountAcrossReplicas(t *testing.T) {
 	first := replica().Refresh(t.Context(), newJob(t, s, "acct-1", false))
 	require.NotEqual(t, refresh.Done, first.Outcome, "%v", first.Err)
 	require.Equal(t, int64(1), calls.Load())
-	assert.WithinDuration(t, clock.Now().Add(2*time.Hour), first.RetryAt, time.Minute)
+	assert.WithinDuration(t, clock.Now().Add(2*time.Hour+budget.ClockMargin), first.RetryAt, time.Minute, "the bank's Retry-After and the clock margin")
 
 	// Another replica, or this one after a restart, an hour later.
 	clock.Add(time.Hour)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/budget"
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/backoff"
 	"github.com/tppkit/psd2/txsync"
@@ -215,7 +216,8 @@ func (r *Refresher) fail(ctx context.Context, res Result, err error, e budget.En
 	if wait, ok := r.budget.RateLimit(err); ok && v.budget == nil && v.outcome == BudgetExhausted {
 		// 429 ACCESS_EXCEEDED with a Retry-After shorter than the
 		// budget's window: a rate limit (budget.Budget.RateLimit), not a
-		// spent budget; the job waits as asked.
+		// spent budget; the job waits as asked (and, for a wait of the
+		// account's own, as long as the budget then says, below).
 		v.outcome, v.rateLimit, v.retryAfter, v.hasRetry = Transient, true, wait, true
 	}
 	res.Outcome, res.Err, res.Cursor = v.outcome, err, res.Job.Cursor
@@ -249,6 +251,17 @@ func (r *Refresher) fail(ctx context.Context, res Result, err error, e budget.En
 		}
 	case v.hasRetry:
 		res.RetryAt = now.Add(v.retryAfter)
+		if v.rateLimit && e != "" && errors.Is(err, client.ErrAccessExceeded) {
+			// A rate limit of the account's own (longer than the bank's
+			// pause) spent the account's endpoint in the budget until the
+			// Retry-After and the clock margin: the job comes back when
+			// the budget allows the call, not earlier for a refusal.
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), budget.SettleWait)
+			if a, err := r.budget.Remaining(rctx, res.Job.AccountID(), e); err == nil && a.Remaining == 0 && a.NextAt.After(res.RetryAt) {
+				res.RetryAt = a.NextAt
+			}
+			cancel()
+		}
 		if v.rateLimit {
 			// The budget paused the bank when the answer came.
 			r.log.LogAttrs(ctx, slog.LevelWarn, "refresh paused: the bank answered 429 with Retry-After",

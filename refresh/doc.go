@@ -85,10 +85,11 @@
 // budget's own 429 (ACCESS_EXCEEDED with a long or no Retry-After) ends
 // only that account's job, [BudgetExhausted]; an ACCESS_EXCEEDED whose
 // Retry-After is longer than a minute but shorter than the budget's
-// window ends it [Transient] with that RetryAt, and the budget holds the
-// account's endpoint until then on every replica of the store. While
-// the bank's circuit breaker is open a job sends nothing and ends
-// [Transient] with client.ErrBankUnavailable, RetryAt its next probe.
+// window ends it [Transient], RetryAt the Retry-After and
+// budget.ClockMargin, and the budget holds the account's endpoint until
+// then on every replica of the store. While the bank's circuit breaker
+// is open a job sends nothing and ends [Transient] with
+// client.ErrBankUnavailable, RetryAt its next probe.
 //
 // Each job of [Refresher.Run] is bounded by [WithJobTimeout]
 // ([DefaultJobTimeout], 10 minutes): a bank or a store that stops
