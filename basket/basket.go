@@ -2,6 +2,7 @@ package basket
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/payments"
@@ -45,6 +46,9 @@ type Basket struct {
 // UnmarshalJSON decodes a basket answer, taking the payment ids from
 // paymentIds or, when that is absent, from payments (the field name of the
 // GET answer, docs/interface.md section 10). Unknown fields are ignored.
+// The basketId and every payment id are held to [client.MaxIDLength]
+// bytes, as a payment's id is: later calls put them in a path, so a
+// longer one is refused with a [*client.ValueTooLongError], not cut.
 func (b *Basket) UnmarshalJSON(data []byte) error {
 	type plain Basket
 	var v struct {
@@ -54,10 +58,20 @@ func (b *Basket) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	*b = Basket(v.plain)
-	if b.PaymentIDs == nil {
-		b.PaymentIDs = v.Payments
+	if err := client.CheckLength("basketId", v.BasketID, client.MaxIDLength); err != nil {
+		return err
 	}
+	field, ids := "paymentIds", v.PaymentIDs
+	if ids == nil {
+		field, ids = "payments", v.Payments
+	}
+	for i, id := range ids {
+		if err := client.CheckLength(field+"["+strconv.Itoa(i)+"]", id, client.MaxIDLength); err != nil {
+			return err
+		}
+	}
+	*b = Basket(v.plain)
+	b.PaymentIDs = ids
 	return nil
 }
 

@@ -69,13 +69,22 @@
 // # Retries
 //
 // Create is a POST that is never sent twice; when its outcome is
-// unknown the error matches [client.ErrOutcomeUnknown]. Get, Status,
-// Delete and StartAuthorisation (which moves no money) are retried by the
-// client on transient failures. Errors of the bank are [*client.Error]s
+// unknown the error matches [client.ErrOutcomeUnknown]. StartAuthorisation
+// moves no money but each one that reaches the bank is a new
+// authorisation, so it is sent once too. Get, Status and Delete are
+// retried by the client on transient failures.
+//
+// # Answers
+//
+// Each call succeeds only with the status the interface names for it:
+// Create and StartAuthorisation 201, Get and Status 200, Delete 204.
+// Another 2xx is a [*client.UnexpectedStatusError] (inside a
+// [*client.OutcomeUnknownError] for the two POSTs). The ids of an answer
+// (basketId, the payments' ids) are held to [client.MaxIDLength] bytes. Errors of the bank are [*client.Error]s
 // carrying the tppMessages code, e.g. [client.CodeReferenceMixInvalid].
 //
 // Assumptions where the spec is silent, each in one place: the required
-// headers are checked before sending (requiredCreateHeaders, from the
+// headers are checked before sending (createHeaders, from the
 // table of docs/interface.md section 4.1); a create answer without payment ids is
 // completed with the ids sent.
 package basket

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/servicecall"
@@ -123,8 +124,11 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		// The basket resource does not require basketId in the answer:
 		// without it, the links (self, status) name the basket.
 		ResultIDFromLinks: true,
-		Require:           createHeaders,
-		Validate:          func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
+		// Any 2xx naming the basket is taken (201 is the one
+		// docs/interface.md section 4.1 names), as for a payment's
+		// create: the bank created it, and its id is never thrown away.
+		Require:  createHeaders,
+		Validate: func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
 	}
 	c := s.client()
 	if c != nil && s.journal != nil {
@@ -304,8 +308,14 @@ func at(op, method, href string) client.Operation {
 
 // byID declares the call op on the basket basketID plus suffix
 // ("/status"). The client checks and escapes the basket id (basketId: not
-// empty, not "." or "..") even with client.WithoutValidation.
+// empty, not "." or "..") even with client.WithoutValidation; an id
+// longer than client.MaxIDLength bytes, which no basket's answer may
+// carry, is refused too.
 func byID(op, method, basketID, suffix string) client.Operation {
+	var refuse error
+	if len(basketID) > client.MaxIDLength {
+		refuse = &client.ValidationError{Field: "basketId", Reason: "longer than " + strconv.Itoa(client.MaxIDLength) + " bytes"}
+	}
 	return client.Operation{Name: op, Method: method, Path: "/v1/signing-baskets/{basketId}" + suffix,
-		Params: map[string]string{"basketId": basketID}}
+		Params: map[string]string{"basketId": basketID}, Refuse: refuse}
 }

@@ -21,7 +21,8 @@ var errNoClient = errors.New("basket: Service has no client")
 
 // ValidatePaymentIDs checks ids the way [Service.Create] does before
 // sending (docs/interface.md section 2.7 and 8): 1 to [MaxPayments] ids,
-// none empty, blank or with spaces around it, no id twice. It returns nil
+// none empty, blank, with spaces around it or longer than
+// [client.MaxIDLength] bytes, no id twice. It returns nil
 // or [*client.ValidationError]s with Field "paymentIds" (joined with errors.Join when several rules are broken),
 // all matching [client.ErrValidation]. The messages name positions, never
 // the ids.
@@ -49,6 +50,11 @@ func ValidatePaymentIDs(ids []string) error {
 		case id:
 		default:
 			errs = append(errs, &client.ValidationError{Field: "paymentIds", Reason: fmt.Sprintf("entry %d has leading or trailing spaces", i)})
+			continue
+		}
+		if len(id) > client.MaxIDLength {
+			errs = append(errs, &client.ValidationError{Field: "paymentIds",
+				Reason: fmt.Sprintf("entry %d is longer than %d bytes", i, client.MaxIDLength)})
 			continue
 		}
 		if j, dup := first[id]; dup {

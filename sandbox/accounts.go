@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"github.com/shopspring/decimal"
+	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/servicecall"
+	"github.com/tppkit/psd2/money"
 )
 
 // Mock-data bodies. docs/interface.md section 4.5 says their payload shapes are "not
@@ -47,27 +50,38 @@ type NewAccount struct {
 }
 
 // Account is the sandbox's answer to POST /v1/sandbox/accounts: the account
-// as the account information service shows it (docs/interface.md section 10 "JSON shapes").
-// Fields the sandbox does not send stay empty.
+// as the account information service shows it (docs/interface.md section 10 "JSON shapes"),
+// with its balances and the sandbox's own members (accountName,
+// customerNumber, creditLine). Fields the sandbox does not send stay empty.
 type Account struct {
 	// Answer gives, by its Meta method, the response metadata of the
 	// answer the value was decoded from (X-Request-ID, status, attempts).
 	client.Answer
 
-	ResourceID      string       `json:"resourceId"`
-	BBAN            string       `json:"bban,omitempty"`
-	IBAN            string       `json:"iban,omitempty"`
-	Currency        string       `json:"currency,omitempty"`
-	Name            string       `json:"name,omitempty"`
-	Product         string       `json:"product,omitempty"`
-	CashAccountType string       `json:"cashAccountType,omitempty"`
-	BIC             string       `json:"bic,omitempty"`
-	Links           client.Links `json:"_links,omitempty"`
+	ResourceID      string `json:"resourceId"`
+	BBAN            string `json:"bban,omitempty"`
+	IBAN            string `json:"iban,omitempty"`
+	Currency        string `json:"currency,omitempty"`
+	Name            string `json:"name,omitempty"`
+	Product         string `json:"product,omitempty"`
+	CashAccountType string `json:"cashAccountType,omitempty"`
+	BIC             string `json:"bic,omitempty"`
+	// Balances are the account's balances as the sandbox reports them
+	// (closingBooked, expected; the amounts strings or JSON numbers).
+	Balances []accounts.Balance `json:"balances,omitempty"`
+	// AccountName, CustomerNumber (the owner's mocked national identity
+	// number) and CreditLine (a JSON number or string, nil when absent)
+	// are members the sandbox adds to its accounts.
+	AccountName    string           `json:"accountName,omitempty"`
+	CustomerNumber string           `json:"customerNumber,omitempty"`
+	CreditLine     *decimal.Decimal `json:"creditLine,omitempty"`
+	Links          client.Links     `json:"_links,omitempty"`
 }
 
 // CreateAccount creates a mock account with POST /v1/sandbox/accounts.
 func (s *Service) CreateAccount(ctx context.Context, a *NewAccount, opts ...client.RequestOption) (*Account, error) {
-	op := client.Operation{Name: "sandbox.CreateAccount", Method: http.MethodPost, Path: accountsPath, Body: a, Refuse: a.validate()}
+	op := client.Operation{Name: "sandbox.CreateAccount", Method: http.MethodPost, Path: accountsPath, Body: a, Refuse: a.validate(),
+		Statuses: createStatuses}
 	out, _, err := servicecall.Do[Account](ctx, s.client(), op, opts)
 	if err != nil {
 		return nil, err
@@ -97,18 +111,39 @@ type CardAccount struct {
 	// answer the value was decoded from (X-Request-ID, status, attempts).
 	client.Answer
 
-	ResourceID string       `json:"resourceId"`
-	MaskedPan  string       `json:"maskedPan,omitempty"`
-	Currency   string       `json:"currency,omitempty"`
-	Name       string       `json:"name,omitempty"`
-	Product    string       `json:"product,omitempty"`
-	Links      client.Links `json:"_links,omitempty"`
+	ResourceID string `json:"resourceId"`
+	MaskedPan  string `json:"maskedPan,omitempty"`
+	Currency   string `json:"currency,omitempty"`
+	Name       string `json:"name,omitempty"`
+	Product    string `json:"product,omitempty"`
+	// CreditLimit is nil when absent.
+	CreditLimit *money.Amount `json:"creditLimit,omitempty"`
+	// Balances are the card account's balances (forwardAvailable, ...).
+	Balances []accounts.Balance `json:"balances,omitempty"`
+	// RelatedAccount is the reference to pay from the card account with
+	// (debtorAccount.other.identification of a domestic payment,
+	// docs/interface.md section 2.3a), kept as sent; see
+	// [CardAccount.RelatedAccountID].
+	RelatedAccount json.RawMessage `json:"relatedAccount,omitempty"`
+	Links          client.Links    `json:"_links,omitempty"`
+}
+
+// RelatedAccountID returns the card account's relatedAccount when it is
+// a JSON string, else "": the identification to pay from the card with
+// (docs/interface.md section 2.3a).
+func (a *CardAccount) RelatedAccountID() string {
+	var s string
+	if a == nil || len(a.RelatedAccount) == 0 || json.Unmarshal(a.RelatedAccount, &s) != nil {
+		return ""
+	}
+	return s
 }
 
 // CreateCardAccount creates a mock card account with POST
 // /v1/sandbox/card-accounts.
 func (s *Service) CreateCardAccount(ctx context.Context, a *NewCardAccount, opts ...client.RequestOption) (*CardAccount, error) {
-	op := client.Operation{Name: "sandbox.CreateCardAccount", Method: http.MethodPost, Path: cardAccountsPath, Body: a, Refuse: a.validate()}
+	op := client.Operation{Name: "sandbox.CreateCardAccount", Method: http.MethodPost, Path: cardAccountsPath, Body: a, Refuse: a.validate(),
+		Statuses: createStatuses}
 	out, _, err := servicecall.Do[CardAccount](ctx, s.client(), op, opts)
 	if err != nil {
 		return nil, err
@@ -155,7 +190,8 @@ func (s *Service) CreateTransactions(ctx context.Context, accountID string, txs 
 		}
 	}
 	op := client.Operation{Name: "sandbox.CreateTransactions", Method: http.MethodPost,
-		Path: accountsPath + "/{accountId}/transactions", Params: map[string]string{"accountId": accountID}, Body: txs, Refuse: refuse}
+		Path: accountsPath + "/{accountId}/transactions", Params: map[string]string{"accountId": accountID}, Body: txs, Refuse: refuse,
+		Statuses: createStatuses}
 	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
 	return err
 }
@@ -186,7 +222,8 @@ func (s *Service) CreateCardTransactions(ctx context.Context, cardAccountID stri
 		}
 	}
 	op := client.Operation{Name: "sandbox.CreateCardTransactions", Method: http.MethodPost,
-		Path: cardAccountsPath + "/{cardAccountId}/transactions", Params: map[string]string{"cardAccountId": cardAccountID}, Body: txs, Refuse: refuse}
+		Path: cardAccountsPath + "/{cardAccountId}/transactions", Params: map[string]string{"cardAccountId": cardAccountID}, Body: txs, Refuse: refuse,
+		Statuses: createStatuses}
 	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
 	return err
 }

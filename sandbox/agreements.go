@@ -34,7 +34,8 @@ type Engagement struct {
 // CreateAgreement creates a mock corporate agreement with POST
 // /v1/sandbox/agreements and returns it as the sandbox answers.
 func (s *Service) CreateAgreement(ctx context.Context, a *NewAgreement, opts ...client.RequestOption) (*Agreement, error) {
-	op := client.Operation{Name: "sandbox.CreateAgreement", Method: http.MethodPost, Path: agreementsPath, Body: a, Refuse: a.validate()}
+	op := client.Operation{Name: "sandbox.CreateAgreement", Method: http.MethodPost, Path: agreementsPath, Body: a, Refuse: a.validate(),
+		Statuses: createStatuses}
 	out, _, err := servicecall.Do[Agreement](ctx, s.client(), op, opts)
 	if err != nil {
 		return nil, err

@@ -61,7 +61,7 @@ func (s *Service) Customers(ctx context.Context, q *CustomersQuery, opts ...clie
 			"withAgreements": {strconv.FormatBool(q.WithAgreements)},
 		}
 	}
-	op := client.Operation{Name: "sandbox.Customers", Method: http.MethodGet, Path: customersPath, Query: query}
+	op := client.Operation{Name: "sandbox.Customers", Method: http.MethodGet, Path: customersPath, Query: query, Statuses: readStatuses}
 	out, _, err := servicecall.Do[[]Customer](ctx, s.client(), op, opts)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,8 @@ func (n *NewCustomer) validate() error {
 // CreateCustomer creates a sandbox customer with POST
 // /v1/sandbox/customers and returns it as the sandbox answers.
 func (s *Service) CreateCustomer(ctx context.Context, n *NewCustomer, opts ...client.RequestOption) (*Customer, error) {
-	op := client.Operation{Name: "sandbox.CreateCustomer", Method: http.MethodPost, Path: customersPath, Body: n, Refuse: n.validate()}
+	op := client.Operation{Name: "sandbox.CreateCustomer", Method: http.MethodPost, Path: customersPath, Body: n, Refuse: n.validate(),
+		Statuses: createStatuses}
 	out, _, err := servicecall.Do[Customer](ctx, s.client(), op, opts)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func (s *Service) CreateCustomer(ctx context.Context, n *NewCustomer, opts ...cl
 // /v1/sandbox/customers/{id}.
 func (s *Service) DeleteCustomer(ctx context.Context, customerID string, opts ...client.RequestOption) error {
 	op := client.Operation{Name: "sandbox.DeleteCustomer", Method: http.MethodDelete, Path: customersPath + "/{customerId}",
-		Params: map[string]string{"customerId": customerID}, Refuse: checkID("customerId", customerID)}
+		Params: map[string]string{"customerId": customerID}, Refuse: checkID("customerId", customerID), Statuses: deleteStatuses}
 	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
 	return err
 }
@@ -142,7 +143,7 @@ func digits(s string) bool {
 // agreements, with GET /v1/sandbox/customers/{id}.
 func (s *Service) Customer(ctx context.Context, customerID string, opts ...client.RequestOption) (*Customer, error) {
 	op := client.Operation{Name: "sandbox.Customer", Method: http.MethodGet, Path: customersPath + "/{customerId}",
-		Params: map[string]string{"customerId": customerID}, Refuse: checkID("customerId", customerID)}
+		Params: map[string]string{"customerId": customerID}, Refuse: checkID("customerId", customerID), Statuses: readStatuses}
 	out, _, err := servicecall.Do[Customer](ctx, s.client(), op, opts)
 	if err != nil {
 		return nil, err

@@ -49,6 +49,16 @@
 // Multilingual Plane, which the bank answers with 400 (docs/interface.md
 // sections 1.6 and 7; the rule of package payments).
 //
+// # Answers
+//
 // Every call goes through the [client.Client] given to [New]: signed,
 // with X-Request-ID, and returning a *client.Error for a non-2xx answer.
+// Each succeeds only with the status docs/interface.md section 10 "Paths"
+// names for it: [Service.Customers] and [Service.Customer] 200, the
+// Create calls 201, [Service.DeleteCustomer] 204; another 2xx is a
+// [*client.UnexpectedStatusError]. The reset's status is not published:
+// any 2xx is its success. A created account or card account comes back
+// with every member the sandbox sends (balances, a card's creditLimit and
+// relatedAccount, the sandbox's accountName, customerNumber and
+// creditLine).
 package sandbox

@@ -43,11 +43,12 @@ func (n NewCustomer) form() *redact.Form {
 		Str("customerType", string(n.CustomerType)).Secret("customerName", n.CustomerName)
 }
 
-// String describes a mock account: currency, product and codes; its ids and name redacted.
+// String describes a mock account: currency, product, codes and the number of balances; its ids, names and customer number redacted.
 func (a Account) form() *redact.Form {
 	f := redact.New("sandbox.Account").Secret("resourceId", a.ResourceID).Secret("bban", a.BBAN).Secret("iban", a.IBAN).
 		Str("currency", a.Currency).Secret("name", a.Name).Str("product", a.Product).
-		Str("cashAccountType", a.CashAccountType).Str("bic", a.BIC)
+		Str("cashAccountType", a.CashAccountType).Str("bic", a.BIC).Int("balances", len(a.Balances)).
+		Secret("accountName", a.AccountName).Secret("customerNumber", a.CustomerNumber)
 	return redact.Keys(f, "links", a.Links)
 }
 
@@ -58,10 +59,11 @@ func (a NewAccount) form() *redact.Form {
 		Str("cashAccountType", a.CashAccountType).Str("balance", string(a.Balance)).Str("creditLine", string(a.CreditLine))
 }
 
-// String describes a mock card account: currency and product; its id, masked PAN and name redacted.
+// String describes a mock card account: currency, product and the number of balances; its id, masked PAN, name and related account redacted.
 func (a CardAccount) form() *redact.Form {
 	f := redact.New("sandbox.CardAccount").Secret("resourceId", a.ResourceID).Secret("maskedPan", a.MaskedPan).
-		Str("currency", a.Currency).Secret("name", a.Name).Str("product", a.Product)
+		Str("currency", a.Currency).Secret("name", a.Name).Str("product", a.Product).
+		Int("balances", len(a.Balances)).Secret("relatedAccount", string(a.RelatedAccount))
 	return redact.Keys(f, "links", a.Links)
 }
 

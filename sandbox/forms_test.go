@@ -19,7 +19,7 @@ import (
 // values identify a customer or an account.
 var identifying = []string{"customerId", "customerNumber", "customerName", "id", "name", "engagements",
 	"accounts", "cardAccounts", "resourceId", "bban", "iban", "maskedPan", "creditorName", "debtorName",
-	"remittanceInformationUnstructured", "transactionDetails", "owner", "customer"}
+	"remittanceInformationUnstructured", "transactionDetails", "owner", "customer", "accountName", "relatedAccount"}
 
 // No printed form (%v %+v %#v %s %q %x %d, of the value, its pointer, a
 // slice and a struct holding it) and no slog form of the sandbox's types
@@ -46,9 +46,9 @@ func TestFormsHideCustomerData(t *testing.T) {
 		{"Customer", customers[0], []string{"PRIVATE", "accounts"}},
 		{"Agreement", customers[0].Agreements[0], []string{"engagements"}},
 		{"NewCustomer", sandbox.NewCustomer{CustomerNumber: "15867512345", CustomerType: client.Private, CustomerName: "Kari Testperson"}, []string{"PRIVATE"}},
-		{"Account", sandbox.Account{ResourceID: "enc!!c2FuZGJveC1hY2M=", BBAN: "95312776066", IBAN: "NO8495312776066", Currency: "NOK", Name: "Karis konto", Product: "BRUKSKONTO", CashAccountType: "CACC", BIC: "TSTBNO22", Links: client.Links{"self": {Href: "/v1/accounts/enc!!c2FuZGJveC1hY2M="}}}, []string{"NOK", "CACC", "self"}},
+		{"Account", sandbox.Account{ResourceID: "enc!!c2FuZGJveC1hY2M=", BBAN: "95312776066", IBAN: "NO8495312776066", Currency: "NOK", Name: "Karis konto", Product: "BRUKSKONTO", CashAccountType: "CACC", BIC: "TSTBNO22", AccountName: "Karis brukskonto", CustomerNumber: "15867512345", Links: client.Links{"self": {Href: "/v1/accounts/enc!!c2FuZGJveC1hY2M="}}}, []string{"NOK", "CACC", "self"}},
 		{"NewAccount", sandbox.NewAccount{CustomerID: "enc!!Y3VzdG9tZXI=", CustomerNumber: "15867512345", BBAN: "95312776066", Currency: "NOK", Name: "Karis konto", Balance: "15234.75", CreditLine: "5000"}, []string{"NOK", "15234.75"}},
-		{"CardAccount", sandbox.CardAccount{ResourceID: "enc!!Y2FyZA==", MaskedPan: "552216******4810", Currency: "NOK", Name: "Karis kort", Product: "Gold"}, []string{"NOK", "Gold"}},
+		{"CardAccount", sandbox.CardAccount{ResourceID: "enc!!Y2FyZA==", MaskedPan: "552216******4810", Currency: "NOK", Name: "Karis kort", Product: "Gold", RelatedAccount: json.RawMessage(`"enc!!cmVsYXRlZA=="`)}, []string{"NOK", "Gold"}},
 		{"NewCardAccount", sandbox.NewCardAccount{CustomerNumber: "15867512345", MaskedPan: "552216******4810", Currency: "NOK", Name: "Karis kort", CreditLimit: "50000", Balance: "-1200"}, []string{"50000", "-1200"}},
 		{"AccountRef", ref, nil},
 		{"Transaction", sandbox.Transaction{BookingStatus: sandbox.Booked, BookingDate: "2025-03-03", TransactionAmount: sandbox.Amount{Amount: "-8750.00", Currency: "NOK"}, CreditorName: "Utleier Testesen", CreditorAccount: &sandbox.AccountRef{BBAN: "98176002468"}, DebtorName: "Kari Testperson", DebtorAccount: &ref, RemittanceInformationUnstructured: "Husleie mars", ProprietaryBankTransactionCode: "R_203"}, []string{"-8750.00 NOK", "2025-03-03", "R_203"}},

@@ -48,7 +48,7 @@ func (n NewCustomer) Format(st fmt.State, verb rune) { redact.Write(st, verb, n.
 // LogValue makes log/slog print n as a group of the facts String shows.
 func (n NewCustomer) LogValue() slog.Value { return n.form().LogValue() }
 
-// String describes a mock account: currency, product and codes; its ids and name redacted.
+// String describes a mock account: currency, product, codes and the number of balances; its ids, names and customer number redacted.
 func (a Account) String() string { return a.form().String() }
 
 // GoString is String, for %#v.
@@ -74,7 +74,7 @@ func (a NewAccount) Format(st fmt.State, verb rune) { redact.Write(st, verb, a.S
 // LogValue makes log/slog print a as a group of the facts String shows.
 func (a NewAccount) LogValue() slog.Value { return a.form().LogValue() }
 
-// String describes a mock card account: currency and product; its id, masked PAN and name redacted.
+// String describes a mock card account: currency, product and the number of balances; its id, masked PAN, name and related account redacted.
 func (a CardAccount) String() string { return a.form().String() }
 
 // GoString is String, for %#v.

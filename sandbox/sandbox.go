@@ -19,6 +19,19 @@ const (
 	agreementsPath   = "/v1/sandbox/agreements"
 )
 
+// The statuses docs/interface.md section 10 "Paths" names for the
+// mock-data operations: the customer listing and reads 200, the creates
+// 201, a customer's deletion 204. Another 2xx is a
+// [*client.UnexpectedStatusError] (inside a [*client.OutcomeUnknownError]
+// for a create, which is not repeatable): the sandbox did not answer as
+// the interface says, so what it did is unknown. The reset's status is not
+// published (its path is an assumption): any 2xx is a success.
+var (
+	readStatuses   = []int{http.StatusOK}
+	createStatuses = []int{http.StatusCreated}
+	deleteStatuses = []int{http.StatusNoContent}
+)
+
 // InitializePath is the path of the sandbox reset.
 //
 // ASSUMPTION: the platform does not publish it (docs/interface.md section 4.5 "the

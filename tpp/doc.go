@@ -37,6 +37,13 @@
 // an assumption: a bank that wants another form (its portal shows
 // NO-FSA-987654321) is served with [WithTPPID].
 //
+// # Answers
+//
+// Both calls succeed only with the 200 the interface names; another 2xx
+// is a [*client.UnexpectedStatusError]. A [Contact] prints (every fmt
+// verb, String, log/slog) with its address redacted, since a TPP may
+// have registered a person's address; its JSON and Email keep it.
+//
 // # Validation
 //
 // Before sending, SetContact checks the address with

@@ -149,13 +149,20 @@ func (e *notRegisteredError) Unwrap() error { return e.err }
 func (s *Service) operation(op, method string) client.Operation {
 	id, err := s.ID()
 	return client.Operation{Name: op, Method: method, Path: "/v1/tpps/{tppId}/contact-information",
-		Params: map[string]string{"tppId": id}, Refuse: err}
+		Params: map[string]string{"tppId": id}, Refuse: err, Statuses: contactStatuses}
 }
+
+// contactStatuses are the answers docs/interface.md section 10 "Paths"
+// names for reading and registering the contact address: 200. Another
+// 2xx is a [*client.UnexpectedStatusError]: the bank did not answer as
+// the interface says, so neither the address nor its absence is known.
+var contactStatuses = []int{http.StatusOK}
 
 // Contact returns the contact address registered for the TPP (GET
 // /v1/tpps/{tppId}/contact-information). With none registered the error
 // matches [ErrNotRegistered]: the bank answers 404 (as the emulator does)
-// or, possibly, an empty address; both are reported the same way. A bank
+// or, possibly, an empty address; both are reported the same way. The
+// answer is 200; another 2xx status is a [*client.UnexpectedStatusError]. A bank
 // that does not offer the TPP dialogue answers 404 too; errors.As gives
 // its [*client.Error] to tell them apart by code.
 func (s *Service) Contact(ctx context.Context, ro ...client.RequestOption) (*Contact, error) {
@@ -177,7 +184,8 @@ func (s *Service) Contact(ctx context.Context, ro ...client.RequestOption) (*Con
 // SetContact registers email as the TPP's contact address (PUT
 // /v1/tpps/{tppId}/contact-information, body {"email": "..."}), replacing
 // the address registered before, and returns the bank's answer (the
-// registered address; email when the answer has no body). Use an
+// registered address; email when the 200 answer has no body). Another
+// 2xx status than 200 is a [*client.UnexpectedStatusError]. Use an
 // official, non-personal address of the TPP.
 //
 // Before sending, the address is checked with [ValidateEmail]; a failure

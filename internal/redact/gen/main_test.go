@@ -12,7 +12,7 @@ import (
 
 // packages are the packages whose document types print through a
 // generated print_gen.go.
-var packages = []string{"accounts", "basket", "budget", "payments", "sandbox", "txsync", "journal", "sca", "signing", "client", "reconcile", "refresh"}
+var packages = []string{"accounts", "basket", "budget", "payments", "sandbox", "txsync", "journal", "sca", "signing", "client", "reconcile", "refresh", "tpp"}
 
 // TestGeneratedIsCurrent fails when a checked-in print_gen.go differs from
 // what the generator writes now (a form method added, removed or its doc
