@@ -19,10 +19,14 @@ import (
 // with a [*ClaimedError], and so is another Resolve: at most one resend
 // of an entry is on its way at a time, and an operator never settles an
 // entry whose resend may be creating the resource at that moment. The
-// claim ends when Resolve records what it found (or gives up), and at
-// the latest at its Until: the resend's own bound (Entry.Until of the
-// resend) plus claimMargin for the recording of the resolution, so that
-// a resolver that died leaves nothing locked for longer. A person's
+// claim ends when Resolve records what it found (or gives up on a resend
+// that never left), and at the latest at its Until: the resend's own
+// bound (Entry.Until of the resend) plus claimMargin for the recording
+// of the resolution, and at least the journal's in-flight time, so that
+// a resolver that died leaves nothing locked for longer. A resend whose
+// outcome is unknown keeps its claim until then: the bank may still be
+// working on it, and a resend sent meanwhile could pass its duplicate
+// check (as for a first create, see ErrInFlight). A person's
 // settlement is never replaced by a resolution: one that comes after it
 // (its claim outlived) goes into the entry's Trail, and Resolve reports
 // the conflict ([ErrConflict]).

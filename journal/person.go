@@ -37,7 +37,8 @@ var ErrNotInDoubt = errors.New("journal: entry not in doubt")
 // is kept in the entry's Trail; look at the entry again once the resend
 // is over. A settlement recorded here is never replaced by a resolution
 // (see [ErrConflict]). An entry without an outcome whose create may still
-// be running (see [ErrInFlight]) is refused with an error matching
+// be running, or whose outcome is unknown while the bank may still be
+// working on it (see [ErrInFlight]), is refused with an error matching
 // ErrInFlight, unless the Journal was made [WithWritersStopped].
 func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason string) (Entry, error) {
 	const op = "journal.SettleByPerson"
@@ -70,11 +71,17 @@ func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason stri
 		if !rec.inDoubt() {
 			return ErrNotInDoubt
 		}
-		if rec.Outcome == "" && rec.Resolution == nil {
-			// The create may still be on its way: a person who asks the
-			// bank now may hear of no payment that lands a moment later.
+		if (rec.Outcome == "" || rec.Outcome == OutcomeUnknown) && rec.Resolution == nil {
+			// The create may still be on its way, or the bank still
+			// working on it (outcome unknown, see Resolve): a person who
+			// asks the bank now may hear of no payment that lands a
+			// moment later.
 			if e := rec.entry(j, e.key); !j.stopped && (flying || j.youngAt(e, now)) {
-				return fmt.Errorf("%w: no outcome yet, journaled %s ago (in-flight time %s)", ErrInFlight,
+				what := "no outcome yet"
+				if rec.Outcome == OutcomeUnknown {
+					what = "the outcome is unknown and the bank may still be working on the create"
+				}
+				return fmt.Errorf("%w: %s, journaled %s ago (in-flight time %s)", ErrInFlight, what,
 					now.Sub(e.Created).Round(time.Millisecond), j.inFlight)
 			}
 		}

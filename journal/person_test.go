@@ -160,7 +160,7 @@ func TestResolveWhileClaimed(t *testing.T) {
 	ctx := t.Context()
 	b := newThingBank(t)
 	c := b.client(t)
-	j, _ := newJournal(t)
+	j, st := newJournal(t)
 	e := inDoubt(t, b, c, j, `{"twice":1}`)
 	posts := b.posts.Load()
 
@@ -189,11 +189,22 @@ func TestResolveWhileClaimed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, after.Claimed(time.Now()), "the claim ended with the resolution")
 
-	// A Resolve whose resend fails ends its claim: the next one may send.
+	// A Resolve whose resend's outcome is unknown keeps its claim while
+	// the bank may still be working on the resend; then it ends, and a
+	// person may settle the entry.
 	e2 := inDoubt(t, b, c, j, `{"fails":1}`)
 	b.drop.Store(1)
 	_, err = j.Resolve(ctx, c, e2)
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	_, err = j.SettleByPerson(ctx, e2.RequestID, "ops-anna", "checked the account")
-	require.NoError(t, err, "no claim left behind")
+	require.ErrorIs(t, err, journal.ErrClaimed, "the resend may still be under way at the bank")
+	kept, err := j.Entry(ctx, e2.RequestID)
+	require.NoError(t, err)
+	for _, c := range []*journal.ClaimedError{kept.Claimed(time.Time{})} {
+		require.NotNil(t, c)
+		journal.MovePast(j, c.Until)
+	}
+	journal.ExpireLeases(t, st, e2.RequestID)
+	_, err = j.SettleByPerson(ctx, e2.RequestID, "ops-anna", "checked the account")
+	require.NoError(t, err, "no claim left behind once the resend is over")
 }

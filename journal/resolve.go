@@ -372,6 +372,7 @@ func (e Entry) options() []client.RequestOption {
 // when it was taken (the caller ends it).
 func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []client.RequestOption) (res Resolution, token string, err error) {
 	var requestID string
+	var sent client.Result // what the resend's journal hook was told
 	mine := rand.Text()
 	journaled := j.hook(e.scope, c.LongestCall(), e.Create, e.RequestID)
 	op := client.Operation{
@@ -383,18 +384,46 @@ func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []
 		ResultID:   e.Create.ResultID,
 		Hook: func(ctx context.Context, call *client.Call) (func(client.Result), error) {
 			requestID = call.RequestID
-			_, until := j.callBound(ctx, c.LongestCall())
-			if err := j.takeClaim(ctx, e.key, mine, call.RequestID, until.Add(claimMargin)); err != nil {
+			// The claim lasts as long as the resend may be under way at
+			// the bank: its bound, and at least the in-flight time, as
+			// Resolve waits for a first create (see claimUntil).
+			if err := j.takeClaim(ctx, e.key, mine, call.RequestID, j.claimUntil(ctx, c.LongestCall())); err != nil {
 				return nil, err
 			}
 			token = mine
-			return journaled(ctx, call)
+			after, err := journaled(ctx, call)
+			if err != nil || after == nil {
+				return after, err
+			}
+			return func(r client.Result) {
+				sent = r
+				after(r)
+			}, nil
 		},
 	}
 	var out json.RawMessage
 	_, err = c.Do(ctx, op, &out, append(e.options(), opts...)...)
 	var ce *client.Error
 	switch {
+	case err != nil && sent.ResultID != "" && sent.StatusCode >= 200 && sent.StatusCode <= 299:
+		// The bank created it and gave its id; another member of the
+		// answer could not be read (the resend's own entry holds it as
+		// created).
+		var answer json.RawMessage
+		if json.Valid(out) {
+			answer = out
+		}
+		return Resolution{Kind: ResolvedCreated, ID: sent.ResultID, ResendRequestID: requestID, Answer: answer}, token, nil
+	case err != nil && sent.StatusCode >= 200 && sent.StatusCode <= 299:
+		// The bank accepted the resend without an id the SDK could read:
+		// it exists, as for a first create answered so. Sending it again
+		// could only make a second one.
+		return Resolution{Kind: ResolvedDuplicate, ResendRequestID: requestID, Reason: answeredReason(sent.StatusCode)}, token, nil
+	case err != nil && token != "" && sent.Sent && errors.Is(err, client.ErrOutcomeUnknown):
+		// The resend may have reached the bank, which may still be
+		// working on it: its claim stays until claimUntil, so that no
+		// Resolve sends the create once more meanwhile.
+		return Resolution{}, "", err
 	case err == nil:
 		var ids map[string]json.RawMessage
 		var id string
@@ -413,6 +442,25 @@ func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []
 			Reason: fmt.Sprintf("the bank refused the resend (%d%s), not as a duplicate: whether the first create arrived is unknown", ce.StatusCode, code)}, token, nil
 	}
 	return Resolution{}, token, err
+}
+
+// claimUntil is the end of the claim of a resend sent now with ctx,
+// bounded by longest: the resend's own bound (Entry.Until of the resend)
+// plus claimMargin, and at least the in-flight time. A resend whose
+// outcome is unknown keeps its claim until then (the bank may still be
+// working on it), as Resolve waits for a first create whose outcome is
+// unknown ([ErrInFlight]).
+func (j *Journal) claimUntil(ctx context.Context, longest time.Duration) time.Time {
+	now, until := j.callBound(ctx, longest)
+	return latestOf(until.Add(claimMargin), now.Add(j.inFlight))
+}
+
+// latestOf returns the later of a and b.
+func latestOf(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // existsRefusal reports whether the bank's refusal of a resend says the

@@ -314,7 +314,12 @@ func TestJournalListAndSettleByPerson(t *testing.T) {
 
 	_, _, code = psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", id)
 	assert.Equal(t, exitUsage, code, "no -reason")
-	out, errOut, code = psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", "-reason", "bank says no payment", "--json", id)
+	// The bank may still be working on the payment: a person who asks it
+	// now may hear of none that it records a moment later.
+	_, errOut, code = psd2(t, "journal", "settle", "-store", dir, "-by", "ops-anna", "-reason", "bank says no payment", id)
+	assert.NotEqual(t, exitOK, code, "settled while the bank may still work on the payment")
+	assert.Contains(t, errOut, "may still be on its way")
+	out, errOut, code = psd2(t, "journal", "settle", "-store", dir, "-writers-stopped", "-by", "ops-anna", "-reason", "bank says no payment", "--json", id)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "settled-by-person")
 	out, errOut, code = psd2(t, "journal", "list", "-store", dir, "--json")
