@@ -175,7 +175,11 @@
 // [ProductCrossBorder], [ProductInstantNorwegianDomestic] or any product
 // by name; [Service.CreatePeriodic] and [Service.CreateBulk] use
 // /v1/periodic-payments and /v1/bulk-payments. Their bodies are validated
-// when they have a Validate(now time.Time) error method. A payment's
+// when they have a Validate(now time.Time) error method; a periodic
+// payment's schedule (startDate not before today in Norway, endDate,
+// frequency, executionRule, dayOfExecution, monthsOfExecution without a
+// month twice) is checked on its encoded body whatever its type
+// ([ValidateSchedule]). A payment's
 // status, details, cancellation and authorisation are under the service
 // it was created under ([PaymentService]: [ServiceSingle],
 // [ServicePeriodic], [ServiceBulk]), which [Initiation.Service] records.

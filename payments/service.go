@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -157,7 +158,10 @@ func (s *Service) Create(ctx context.Context, product Product, body any, opts ..
 // CreatePeriodic creates a periodic (standing order) payment with POST
 // /v1/periodic-payments/{product} (the platform's paths). body holds the
 // payment fields plus the Berlin Group periodic fields (startDate,
-// frequency, ...); it is validated when it has a Validate method.
+// frequency, ...); it is validated when it has a Validate method, and
+// its schedule is checked on the encoded body with [ValidateSchedule]
+// whatever its type (a type embedding [*NorwegianDomestic] included). A
+// bare [*NorwegianDomestic] or [*SEPA] is refused: it has no schedule.
 // Periodic payments cannot go into a signing basket (docs/interface.md section 2.7).
 func (s *Service) CreatePeriodic(ctx context.Context, product Product, body any, opts ...client.RequestOption) (*Initiation, error) {
 	return s.create(ctx, "payments.CreatePeriodic", ServicePeriodic, product, body, opts)
@@ -166,7 +170,9 @@ func (s *Service) CreatePeriodic(ctx context.Context, product Product, body any,
 // CreateBulk creates a bulk payment with POST
 // /v1/bulk-payments/{product} (the platform's paths). body holds the
 // debtorAccount and the list of payments; it is validated when it has a
-// Validate method. Bulk payments cannot go into a signing basket.
+// Validate method. A bare [*NorwegianDomestic] or [*SEPA] is refused:
+// it has no list of payments. Bulk payments cannot go into a signing
+// basket.
 func (s *Service) CreateBulk(ctx context.Context, product Product, body any, opts ...client.RequestOption) (*Initiation, error) {
 	return s.create(ctx, "payments.CreateBulk", ServiceBulk, product, body, opts)
 }
@@ -179,6 +185,100 @@ func (s *Service) CreateBulk(ctx context.Context, product Product, body any, opt
 // bank-issued PSU-ID and no PSU-Context. An sca.Session's RequestOptions
 // send it whenever the session knows the PSU's context.
 var createHeaders = []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID"}
+
+// createChecks are the checks of a create's body (its encoded form and
+// the client's clock): the body's own Validate; under the periodic
+// service the schedule, read from the encoded body whatever its type, so
+// that a type embedding *NorwegianDomestic, whose promoted Validate
+// checks only the payment, is checked in full; a single payment's own
+// type refused under the periodic and bulk services, which it has no
+// members for; and the product's rules ([productRules]).
+func createChecks(ps PaymentService, product Product, body any) []func([]byte, time.Time) error {
+	var checks []func([]byte, time.Time) error
+	if v, ok := body.(validator); ok {
+		checks = append(checks, func(_ []byte, now time.Time) error { return v.Validate(now) })
+	}
+	switch bare := bareSingle(ps, body); {
+	case bare != nil:
+		checks = append(checks, func([]byte, time.Time) error { return bare })
+	case ps == ServicePeriodic:
+		checks = append(checks, ValidateSchedule)
+	}
+	if err := productRules(product, body); err != nil {
+		checks = append(checks, func([]byte, time.Time) error { return err })
+	}
+	return checks
+}
+
+// nokOnlyProducts are the products paid in NOK only (assumption: the
+// instant domestic transfer, straks, runs on the Norwegian real-time
+// clearing, which settles NOK, and the bank emulator refuses another
+// currency; docs/interface.md gives no rule).
+var nokOnlyProducts = []Product{ProductInstantNorwegianDomestic}
+
+// productRules refuses a typed payment the product cannot carry: a
+// [*NorwegianDomestic] in another currency than NOK for a product of
+// [nokOnlyProducts]. It returns nil for any other body.
+func productRules(product Product, body any) error {
+	p, ok := body.(*NorwegianDomestic)
+	if !ok || p == nil || !slices.Contains(nokOnlyProducts, product) {
+		return nil
+	}
+	if cur := p.InstructedAmount.Currency; cur != "" && cur != norwegianCurrency {
+		return &client.ValidationError{Field: "instructedAmount.currency", Reason: "must be NOK for " + string(product)}
+	}
+	return nil
+}
+
+// bareSingle refuses a single payment of this package's types, sent
+// as it is under the periodic or bulk service ps: it has no startDate
+// and frequency, or no list of payments, which the bank requires there.
+// It returns nil for any other body.
+func bareSingle(ps PaymentService, body any) error {
+	switch body.(type) {
+	case *NorwegianDomestic, *SEPA:
+	default:
+		return nil
+	}
+	switch ps {
+	case ServicePeriodic:
+	case ServiceBulk:
+		return &client.ValidationError{Field: "payments", Reason: "required: a bulk payment lists its payments; a single payment's type cannot be sent as one"}
+	default:
+		return nil
+	}
+	const reason = "required: a periodic payment carries startDate and frequency beside the payment (embed the payment in a type of your own with them)"
+	return errors.Join(&client.ValidationError{Field: "startDate", Reason: reason},
+		&client.ValidationError{Field: "frequency", Reason: reason})
+}
+
+// joinFlat joins the errors that are not nil: nil for none, the error
+// itself for one, else one errors.Join with the errors of each joined
+// one in its place, so that every *client.ValidationError is one level
+// down.
+func joinFlat(errs ...error) error {
+	var set []error
+	for _, err := range errs {
+		if err != nil {
+			set = append(set, err)
+		}
+	}
+	if len(set) < 2 {
+		if len(set) == 0 {
+			return nil
+		}
+		return set[0]
+	}
+	var all []error
+	for _, err := range set {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			all = append(all, j.Unwrap()...)
+		} else {
+			all = append(all, err)
+		}
+	}
+	return errors.Join(all...)
+}
 
 // create validates body and sends the create as an operation that is not
 // repeatable: the client never sends it twice.
@@ -204,8 +304,14 @@ func (s *Service) create(ctx context.Context, op string, ps PaymentService, prod
 		Require:    createHeaders,
 	}
 	c := s.client()
-	if v, ok := body.(validator); ok && c != nil {
-		operation.Validate = func(*client.Call) error { return v.Validate(c.Now()) }
+	if checks := createChecks(ps, product, body); c != nil && len(checks) > 0 {
+		operation.Validate = func(call *client.Call) error {
+			errs := make([]error, 0, len(checks))
+			for _, check := range checks {
+				errs = append(errs, check(call.Body, c.Now()))
+			}
+			return joinFlat(errs...)
+		}
 	}
 	if c != nil && s.journal != nil {
 		operation.Hook = s.journal.Hook(c, createOf(ps, product))
