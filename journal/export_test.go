@@ -33,6 +33,9 @@ func Age(j *Journal, e Entry) {
 	}
 	d += time.Second
 	j.now = func() time.Time { return now().Add(d) }
+	// The store's clock has moved on as much: the entry's in-flight lease
+	// has run out.
+	_ = j.st.Delete(context.Background(), flightKey(e.key))
 }
 
 // MovePast moves j's clock on past t, as if that time had passed.

@@ -354,6 +354,7 @@ func (j *Journal) recordOutcome(ctx context.Context, key string, r client.Result
 	now := j.now().UTC()
 	settled, open := false, false
 	var created time.Time
+	var bankDone time.Time // unknown outcome: when the bank is taken to be done
 	err := j.update(ctx, key, func(rec *journalRecord) error {
 		rec.Outcome, rec.OutcomeAt, rec.StatusCode, rec.Codes = o, &now, status, codes
 		if id != "" {
@@ -361,11 +362,23 @@ func (j *Journal) recordOutcome(ctx context.Context, key string, r client.Result
 		}
 		settled, created = rec.settled(), rec.Created
 		open = !settled && rec.Resolves == ""
+		if o == OutcomeUnknown && open {
+			bankDone = rec.entry(j, key).bankDone(j.inFlight)
+		}
 		return nil
 	})
 	if err == nil {
-		// The outcome is known: the create is no longer on its way.
-		_ = j.st.Delete(ctx, flightKey(key))
+		if ttl := bankDone.Sub(now); ttl > 0 {
+			// The outcome is unknown: the bank may still be working on
+			// the create. Its lease now runs until the entry is old
+			// enough (see Resolve), on the store's clock, so that a
+			// replica whose clock runs ahead does not send it again
+			// sooner (see leases).
+			_ = j.st.Put(ctx, flightKey(key), []byte(bankDone.Format(time.RFC3339Nano)), ttl)
+		} else {
+			// The outcome is known: the create is no longer on its way.
+			_ = j.st.Delete(ctx, flightKey(key))
+		}
 	}
 	switch {
 	case err != nil:

@@ -171,6 +171,17 @@ func (j *Journal) mayBeUnderWay(ctx context.Context, e Entry, now time.Time) boo
 	return under || err != nil
 }
 
+// bankDone is when e, whose outcome is unknown, is old enough that the
+// bank is taken to be done with its create: the in-flight time after
+// its intent, or its own bound (Until) when later.
+func (e Entry) bankDone(inFlight time.Duration) time.Time {
+	done := e.Created.Add(inFlight)
+	if e.Until.After(done) {
+		done = e.Until
+	}
+	return done
+}
+
 // youngAt reports whether e is younger, at now on this journal's clock,
 // than the in-flight time or its own bound.
 func (j *Journal) youngAt(e Entry, now time.Time) bool {

@@ -127,7 +127,9 @@ var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 //     gave up on the create (a timeout, a lost connection, a gateway's
 //     504), but the bank may still be working on it, and a resend that
 //     arrived before the first was recorded there could pass its
-//     duplicate check. [WithWritersStopped] resolves it at once.
+//     duplicate check. Its in-flight lease lives on until then, on the
+//     store's clock (a replica whose clock runs ahead waits too).
+//     [WithWritersStopped] resolves it at once.
 //   - When another Resolve is sending the create again at that moment,
 //     it sends nothing and returns a [*ClaimedError] ([ErrClaimed]).
 //   - When the entry has no outcome and was never armed (its intent was
@@ -243,7 +245,7 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 	case entry.Outcome == "" && entry.Resolution == nil && j.mayBeUnderWay(ctx, entry, now):
 		return Resolution{}, fmt.Errorf("%w: no outcome yet, journaled %s ago (in-flight time %s)", ErrInFlight,
 			now.Sub(entry.Created).Round(time.Millisecond), j.inFlight)
-	case entry.Outcome == OutcomeUnknown && entry.Resolution == nil && !j.stopped && j.youngAt(entry, now):
+	case entry.Outcome == OutcomeUnknown && entry.Resolution == nil && j.mayBeUnderWay(ctx, entry, now):
 		// The client gave up on the create, but the bank may still be
 		// working on it: a resend now could reach the bank before the
 		// first is recorded there, and its duplicate check would miss it.

@@ -50,7 +50,21 @@ func initiationOf(t *testing.T, res journal.Resolution) *payments.Initiation {
 // outcome is unknown (Resolve and InDoubt leave them alone until then).
 func later(t *testing.T, b *bank, st store.Store) *journal.Journal {
 	t.Helper()
+	leasesRunOut(t, st)
 	return mustJournal(t, st, journalClock(t, b, testtpp.NewClock(time.Now().Add(time.Hour))))
+}
+
+// leasesRunOut removes the journal's in-flight leases from st, as the
+// store's own clock would once the hour a test's journal clock moves on
+// had passed: a lease keeps an entry in flight on the store's clock,
+// whatever a journal's clock says.
+func leasesRunOut(t *testing.T, st store.Store) {
+	t.Helper()
+	const flight = "journal/flight/" // the journal's in-flight leases
+	for key, err := range st.Keys(t.Context(), flight) {
+		require.NoError(t, err)
+		require.NoError(t, st.Delete(t.Context(), key))
+	}
 }
 
 // agingJournal returns a Journal on st whose clock stands still until
@@ -60,7 +74,10 @@ func later(t *testing.T, b *bank, st store.Store) *journal.Journal {
 func agingJournal(t *testing.T, b *bank, st store.Store) (j *journal.Journal, bankDone func()) {
 	t.Helper()
 	clock := testtpp.NewClock(time.Now())
-	return mustJournal(t, st, journalClock(t, b, clock)), func() { clock.Add(time.Hour) }
+	return mustJournal(t, st, journalClock(t, b, clock)), func() {
+		clock.Add(time.Hour)
+		leasesRunOut(t, st)
+	}
 }
 
 // mustEntry reads the entry of requestID from j.
@@ -503,6 +520,7 @@ func TestJournalOpenMarkers(t *testing.T) {
 	require.ErrorIs(t, err, client.ErrOutcomeUnknown)
 	assert.Equal(t, []string{open + id}, keysUnder(t, st, open))
 	clock.Add(time.Hour) // the bank is done with it
+	leasesRunOut(t, st)
 
 	// A marker left by a process that died before writing its intent.
 	orphan := open + "orphan-request"

@@ -69,8 +69,13 @@ func cleanEnv() []string {
 func inDoubt(t *testing.T, s *emulator.Server, creds *signing.Credentials, st store.Store, opts ...client.Option) string {
 	t.Helper()
 	// The journal dates the create an hour back: the bank is done with it,
-	// so psd2 journal resolve may act on it at once.
-	return inDoubtAt(t, s, creds, st, func() time.Time { return time.Now().Add(-time.Hour) }, opts...)
+	// so psd2 journal resolve may act on it at once. The store's clock
+	// did not move: the in-flight lease it keeps for the create (an entry
+	// whose outcome is unknown is in flight on the store's clock too) is
+	// removed, as an hour would have it.
+	id := inDoubtAt(t, s, creds, st, func() time.Time { return time.Now().Add(-time.Hour) }, opts...)
+	require.NoError(t, st.Delete(t.Context(), "journal/flight/"+id))
+	return id
 }
 
 // inDoubtAt is inDoubt with the journal's clock now.

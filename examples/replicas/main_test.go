@@ -23,7 +23,7 @@ func Example_run() {
 	//    replica A sent a payment; the connection dropped before the answer: outcome unknown
 	//    replica A goes down; replica B looks in the journal
 	//    replica B finds it in doubt; Resolve sends nothing yet: the bank may still be working on it (journal.ErrInFlight)
-	//    an hour later (the demo moves replica B's journal clock on), replica B resolves it
+	//    replica A stays down; replica B's operator, who knows it and that the bank is done with the payment, resolves it (journal.WithWritersStopped)
 	//    entry 1 in doubt (payments.CreateNorwegianDomestic, outcome unknown): resolved as "duplicate"
 	//    the bank refused the same payment as a logical duplicate: the first one exists
 	//    the bank holds 1 payment
