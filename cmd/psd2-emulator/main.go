@@ -15,7 +15,10 @@
 // emulator trusts. The -out directory is made with mode 0700; one that is
 // a symbolic link, belongs to another user or can be written by other
 // users is refused, and the files are written without following a
-// symbolic link (a new file renamed into place). It prints the API base URL and runs until interrupted.
+// symbolic link (a new file renamed into place). While it runs it holds
+// the -out directory (a lock on emulator.lock there): a second emulator
+// started on it is refused before it writes anything. It prints the API
+// base URL and runs until interrupted.
 //
 // With -control it also serves the control API (the emulator's scenario
 // and clock controls as JSON, docs/emulator.md) on a loopback listener of

@@ -118,13 +118,25 @@ func TestEmulatorCtl(t *testing.T) {
 }
 
 // TestEmulatorControlIsLoopbackOnly: -control refuses an address beyond
-// loopback, even with -public.
+// loopback, even with -public, and says so of -control: the refusal read
+// `-control: -addr "0.0.0.0:0" is not a loopback address ... Pass
+// -public to listen on "0.0.0.0:0" anyway`, advice that cannot work,
+// about a flag not given.
 func TestEmulatorControlIsLoopbackOnly(t *testing.T) {
 	t.Parallel()
-	for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0"} {
-		_, errOut, code := psd2(t, "emulator", "-public", "-addr", "127.0.0.1:0", "-control", addr, "-out", filepath.Join(t.TempDir(), "em"))
-		assert.Equal(t, exitUsage, code, addr)
-		assert.Contains(t, errOut, "loopback", addr)
+	for _, public := range []bool{true, false} {
+		for _, addr := range []string{"0.0.0.0:0", ":0", "192.0.2.1:0"} {
+			args := []string{"emulator", "-addr", "127.0.0.1:0", "-control", addr, "-out", filepath.Join(t.TempDir(), "em")}
+			if public {
+				args = append(args, "-public")
+			}
+			_, errOut, code := psd2(t, args...)
+			assert.Equal(t, exitUsage, code, addr)
+			assert.Contains(t, errOut, "loopback", addr)
+			assert.Contains(t, errOut, `-control "`+addr+`" is not a loopback address`, addr)
+			assert.NotContains(t, errOut, "-addr", "the refusal is of -control, not -addr: %s", errOut)
+			assert.NotContains(t, errOut, "Pass -public", "-public does not let the control API listen beyond loopback: %s", errOut)
+		}
 	}
 }
 

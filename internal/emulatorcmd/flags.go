@@ -123,8 +123,8 @@ func (cfg *Config) Check() error {
 		return UsageError{err}
 	}
 	if cfg.Control != "" {
-		if err := CheckAddr(cfg.Control, false); err != nil {
-			return UsageError{fmt.Errorf("-control: %w (the control API is never served beyond loopback; -public does not change that)", err)}
+		if err := checkControlAddr(cfg.Control); err != nil {
+			return UsageError{err}
 		}
 	}
 	for _, t := range []*time.Duration{&cfg.Timeouts.ReadHeader, &cfg.Timeouts.Read, &cfg.Timeouts.Write, &cfg.Timeouts.Idle} {
@@ -148,6 +148,20 @@ func CheckAddr(addr string, public bool) error {
 	}
 	return fmt.Errorf("-addr %q is not a loopback address; the emulator is a test bank that trusts certificates it issues itself, "+
 		"so it listens on 127.0.0.1, ::1 or localhost only. Pass -public to listen on %q anyway", addr, addr)
+}
+
+// checkControlAddr refuses a -control address that is not on the
+// loopback interface. Unlike [CheckAddr] it names -control and offers no
+// -public: the control API is never served beyond loopback.
+func checkControlAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("-control %q: %w", addr, err)
+	}
+	if !isLoopbackHost(host) {
+		return fmt.Errorf("-control %q is not a loopback address; the control API is served on 127.0.0.1, ::1 or localhost only (-public does not change that), e.g. -control 127.0.0.1:0", addr)
+	}
+	return nil
 }
 
 func isLoopbackHost(host string) bool {

@@ -52,7 +52,10 @@ func (r *Running) Close() { r.close() }
 // resolved name is loopback without -public) and serves one bank, or one
 // bank per host name on that listener when hosts are given. It writes
 // ca.pem and, without -trust, tpp-cert.pem and tpp-key.pem (mode 0600),
-// never through a symbolic link. cfg must have passed [Config.Check].
+// never through a symbolic link. It holds the lock of the -out directory
+// (LockFile) until Close: a second Start on a directory a running
+// emulator holds is refused before it writes anything. cfg must have
+// passed [Config.Check].
 func Start(cfg *Config, hosts []string) (*Running, error) {
 	var trusted []*x509.Certificate
 	for _, f := range cfg.Trust {
@@ -65,6 +68,26 @@ func Start(cfg *Config, hosts []string) (*Running, error) {
 	if err := prepareOut(cfg.Out); err != nil {
 		return nil, err
 	}
+	unlock, err := lockOut(cfg.Out)
+	if err != nil {
+		return nil, err
+	}
+	r, err := start(cfg, hosts, trusted)
+	if err != nil {
+		unlock()
+		return nil, err
+	}
+	stop := r.close
+	r.close = func() { stop(); unlock() }
+	return r, nil
+}
+
+// LockFile is the lock of the -out directory, held while an emulator runs
+// on it (on systems with flock; see lockOut).
+const LockFile = "emulator.lock"
+
+// start is Start once the -out directory is prepared and locked.
+func start(cfg *Config, hosts []string, trusted []*x509.Certificate) (*Running, error) {
 	l, err := listen(cfg)
 	if err != nil {
 		return nil, err

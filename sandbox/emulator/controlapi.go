@@ -303,12 +303,9 @@ var controlRoutes = []controlRoute{
 		if err != nil {
 			return nil, err
 		}
-		if err := s.Control().GrantAgreement(cert, string(a.AgreementID), string(a.CustomerNumber)); err != nil && !errors.Is(err, ErrUnknownTPP) {
-			return nil, &controlError{status: http.StatusNotFound, code: "UNKNOWN", msg: err.Error()}
-		} else if err != nil {
-			return nil, err
-		}
-		return struct{}{}, nil
+		err = s.Control().GrantAgreement(cert, string(a.AgreementID), string(a.CustomerNumber))
+		err = named(err, errGrantNoCustomer, "customerNumber", "no customer of the TPP's sandbox has it")
+		return struct{}{}, named(err, errGrantNoAgreement, "agreementId", "no agreement of the TPP's sandbox has it")
 	}},
 	{method: "RemovePaymentPermission", keys: "bban", args: `{"bban":"95312776066"}`, doc: "the account stays listed but cannot pay", run: func(_ context.Context, s *Server, a *controlArgs) (any, error) {
 		if err := s.controlBBAN(string(a.BBAN)); err != nil {

@@ -194,6 +194,13 @@ func (c *call) onlineSCARule(sess *session) error {
 		"The PSU has not authenticated at the bank for 180 days; transactions cannot be read without the PSU. Send the PSU to the scaRedirect link.", href)
 }
 
+// The errors of GrantAgreement for an unknown customer or agreement (the
+// control API names the argument of each).
+var (
+	errGrantNoCustomer  = errors.New("emulator: GrantAgreement: unknown customer number")
+	errGrantNoAgreement = errors.New("emulator: GrantAgreement: unknown agreement")
+)
+
 // GrantAgreement gives the customer with customerNumber access to the
 // corporate agreement agreementID in the sandbox of the TPP of cert, as a
 // company gives an employee access: the PSU may then choose the CORPORATE
@@ -217,9 +224,9 @@ func (c *Controls) GrantAgreement(cert *x509.Certificate, agreementID, customerN
 	cu := st.customerByNumber(customerNumber)
 	switch {
 	case cu == nil:
-		return errors.New("emulator: GrantAgreement: unknown customer number")
+		return errGrantNoCustomer
 	case st.agreementByID(agreementID) == nil:
-		return errors.New("emulator: GrantAgreement: unknown agreement")
+		return errGrantNoAgreement
 	case st.agreementOf(cu, agreementID) == nil:
 		cu.grants = append(cu.grants, agreementID)
 	}
