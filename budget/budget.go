@@ -273,7 +273,9 @@ func (b *Budget) Remaining(ctx context.Context, accountID string, e Endpoint) (A
 	if err != nil {
 		return Allowance{}, fmt.Errorf("budget: store: %w", err)
 	}
-	return b.allowance(b.prune(*l.calls(e), b.now())), nil
+	now := b.now()
+	l.bound(b.aheadLimit(now))
+	return b.allowance(b.prune(*l.calls(e), now)), nil
 }
 
 // Reset forgets every call counted for endpoint e of an account, for

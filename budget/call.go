@@ -83,7 +83,7 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 		key := b.key(accountID, e.card())
 		// A call with a reservation (Budget.Reserve) was counted when the
 		// reservation was written: no write now.
-		at, ok := rsv.take(key, e)
+		at, ok := rsv.take(key, e, b.now())
 		if !ok {
 			if at, err = b.reserve(ctx, op, key, e); err != nil {
 				return nil, err
@@ -118,6 +118,14 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 			// The fill stops counting at the Retry-After: after it, only
 			// the calls made count.
 			held := r.Sent && b.accountRateLimit(r.Err)
+			var heldFrom time.Time
+			if held {
+				// The reservation's unused calls of the endpoint wait as
+				// long: they are counted already, and would otherwise
+				// go out without the ledger's say (take).
+				heldFrom = b.exhaustedAt(r.Err, at)
+				rsv.hold(key, e, heldFrom.Add(b.span()))
+			}
 			b.pauseAfter(ctx, r.Err)
 			if len(unused) == 0 && !spent && !held {
 				return
@@ -127,7 +135,10 @@ func (b *Budget) hook(op string, e Endpoint, accountOf AccountOf) client.Hook {
 				if len(unused) > 0 {
 					_ = b.release(ctx, key, e, unused...)
 				}
-				if spent || held {
+				switch {
+				case held:
+					_ = b.exhaust(ctx, key, e, heldFrom)
+				case spent:
 					_ = b.exhaust(ctx, key, e, b.exhaustedAt(r.Err, at))
 				}
 			})

@@ -62,8 +62,10 @@
 //     bank for the wait and spends nothing; a longer one is the account's
 //     own, and the account's endpoint is held in its ledger in the store
 //     until the Retry-After and the margin, so that no replica on the
-//     store, no process started since and no other caller sends it again
-//     before the bank allows it; after it, only the calls made count.
+//     store, no process started since and no other caller, nor a call
+//     made with a [Reservation]'s calls, sends it again before the bank
+//     allows it; after it, only the calls made count (the reservation's
+//     unused calls are still given back by [Reservation.Release]).
 //
 // # Replicas and clocks
 //
@@ -78,7 +80,11 @@
 // time a call takes to reach the bank (the bank's own clock does not
 // matter: it measures its window alone); a replica whose clock runs
 // further ahead can send a call the bank still counts, which the bank
-// refuses with a 429 the budget then absorbs. One key per account holds
+// refuses with a 429 the budget then absorbs. A call stamped more than
+// a window and the margin ahead of the clock that reads it (a replica's
+// clock far ahead, a garbled value) is read, and written back, as made
+// that far ahead: it holds the account's endpoint for two windows and
+// margins at most, never for ever. One key per account holds
 // the counts of both its endpoints; keys hash the account id ([Key]), and
 // client.Client.Scope keeps TPPs and banks apart. The keys keep the
 // prefix of the budget's first home, package accounts

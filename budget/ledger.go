@@ -60,10 +60,11 @@ func (b *Budget) update(ctx context.Context, key string, fn func(l *ledger) erro
 		if err != nil {
 			return nil, 0, err
 		}
+		now := b.now()
+		l.bound(b.aheadLimit(now))
 		if err := fn(&l); err != nil {
 			return nil, 0, err
 		}
-		now := b.now()
 		var last time.Time
 		var v ledgerJSON
 		for _, c := range []struct {
@@ -171,6 +172,28 @@ func exactMembers(raw []byte) error {
 	}
 	return nil
 }
+
+// bound reads every call time of l later than limit as made at limit.
+// This SDK writes no call time ahead of its clock (exhaustedAt included);
+// a far later one (a garbled value, a replica's clock off by more than a
+// window) would hold the account's endpoint for as long. The callers
+// give a window and the margin ahead of the reader's clock (aheadLimit):
+// an endpoint is then held at most two of them, never for ever, and a
+// replica whose clock lags by less than a window never moves another's
+// call times earlier when it writes the ledger back.
+func (l *ledger) bound(limit time.Time) {
+	for _, calls := range [][]time.Time{l.balances, l.transactions} {
+		for i, t := range calls {
+			if t.After(limit) {
+				calls[i] = limit
+			}
+		}
+	}
+}
+
+// aheadLimit is the latest call time a ledger read at now holds (bound):
+// a window and the margin ahead.
+func (b *Budget) aheadLimit(now time.Time) time.Time { return now.Add(b.span()) }
 
 // times turns Unix nanoseconds into times.
 func times(nanos []int64) []time.Time {

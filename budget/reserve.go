@@ -64,6 +64,9 @@ type Reservation struct {
 	mu   sync.Mutex
 	left [2]int // unused calls: balances, transactions
 	sent int    // requests of the calls made with opt that may have left
+	// heldUntil is, per endpoint, the end of the bank's rate limit of
+	// the account (hold): until then its unused calls serve no call.
+	heldUntil [2]time.Time
 }
 
 // reservationKey is the key of a Reservation among a call's values
@@ -169,15 +172,16 @@ func slot(e Endpoint) int {
 }
 
 // take uses one reserved call of endpoint e of the budget under key, and
-// returns its reservation time; false when r (nil included) has none.
-func (r *Reservation) take(key string, e Endpoint) (time.Time, bool) {
+// returns its reservation time; false when r (nil included) has none, or
+// holds none it may use at now (hold).
+func (r *Reservation) take(key string, e Endpoint, now time.Time) (time.Time, bool) {
 	if r == nil || key != r.key || e.card() != r.card {
 		return time.Time{}, false
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	i := slot(e)
-	if r.left[i] == 0 {
+	if r.left[i] == 0 || now.Before(r.heldUntil[i]) {
 		return time.Time{}, false
 	}
 	r.left[i]--
@@ -193,6 +197,23 @@ func (r *Reservation) spend(key string, e Endpoint) {
 	}
 	r.mu.Lock()
 	r.left[slot(e)] = 0
+	r.mu.Unlock()
+}
+
+// hold keeps r's unused calls of endpoint e of the budget under key from
+// serving a call before until: the bank answered a rate limit of the
+// account's own (a 429 ACCESS_EXCEEDED with a Retry-After longer than the
+// bank's pause), which the ledger holds until then. A call made with r in
+// the meantime takes a call of its own, which the ledger refuses; the
+// unused calls stay r's, and [Reservation.Release] gives them back.
+func (r *Reservation) hold(key string, e Endpoint, until time.Time) {
+	if r == nil || key != r.key || e.card() != r.card {
+		return
+	}
+	r.mu.Lock()
+	if i := slot(e); until.After(r.heldUntil[i]) {
+		r.heldUntil[i] = until
+	}
 	r.mu.Unlock()
 }
 

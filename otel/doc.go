@@ -79,9 +79,10 @@
 // two modules do not import each other); RecordRefreshRound is
 // called where a refresh round ends (a refresh.WithProgress callback,
 // the end of a River job), with the time the round was planned for; a
-// refresh.Result's outcome maps to [RoundDone] (Done), [RoundSnoozed]
-// (BudgetExhausted, Transient) or [RoundFailed] (ReconnectNeeded,
-// Refused).
+// refresh.Round's Class names the result: [RoundDone] (Done),
+// [RoundSnoozed] (BudgetExhausted, and Transient put off until the bank
+// may answer: its open circuit breaker, its pause, its 429 with
+// Retry-After) or [RoundFailed] (the others).
 //
 // # Personal data
 //

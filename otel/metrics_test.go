@@ -116,10 +116,12 @@ var alertable = map[string][]string{
 	psd2otel.MetricBudgetRefused:   {"`psd2 budget -bank <psd2_bank>`"},
 	psd2otel.MetricCertificateDays: {"`psd2 keyid`", "`psd2 probe`"},
 	psd2otel.MetricJournalInDoubt:  {"`psd2 journal list`", "`psd2 journal resolve"},
-	psd2otel.MetricRefreshRounds:   {"`psd2 budget -bank <psd2_bank>`"},
-	psd2otel.MetricQueueJobs:       {"`psd2 health -bank <psd2_bank>`", "River's UI"},
-	psd2otel.MetricQueuePaused:     {"`psd2 health -bank <psd2_bank>`", "`psd2 budget -bank <psd2_bank>`", "River's UI"},
-	psd2otel.MetricGaugeReadable:   {"`psd2 journal list`", "`psd2 health -bank <psd2_bank>`"},
+	// Snoozed rounds wait for a budget, or for a bank whose breaker is
+	// open, which paused the TPP or rate-limits the account.
+	psd2otel.MetricRefreshRounds: {"`psd2 budget -bank <psd2_bank>`", "`psd2 health -bank <psd2_bank>`"},
+	psd2otel.MetricQueueJobs:     {"`psd2 health -bank <psd2_bank>`", "River's UI"},
+	psd2otel.MetricQueuePaused:   {"`psd2 health -bank <psd2_bank>`", "`psd2 budget -bank <psd2_bank>`", "River's UI"},
+	psd2otel.MetricGaugeReadable: {"`psd2 journal list`", "`psd2 health -bank <psd2_bank>`"},
 }
 
 // TestAlertableDescriptions: each alertable metric's description (its

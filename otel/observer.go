@@ -199,8 +199,9 @@ var descriptions = map[string]string{
 		"run `psd2 keyid` on the new certificate and `psd2 probe` to check that the bank accepts it.",
 	MetricJournalInDoubt: "Payment journal entries in doubt: the bank may have made the payment. " +
 		"Run `psd2 journal list`, then `psd2 journal resolve <request id>` for each.",
-	MetricRefreshRounds: "Refresh rounds by result (done, snoozed, failed). Snoozed rounds wait for a budget: " +
-		"run `psd2 budget -bank <psd2_bank>`.",
+	MetricRefreshRounds: "Refresh rounds by result (done, snoozed, failed). Snoozed rounds wait for a budget " +
+		"(run `psd2 budget -bank <psd2_bank>`) or for the bank: its circuit breaker open, its pause or its rate limit " +
+		"(run `psd2 health -bank <psd2_bank>`).",
 	MetricRefreshLateness: "How late each refresh round started after its planned time: high values mean the workers fall behind.",
 	MetricBankBreaker: "The bank's circuit breaker: 0 closed, 1 open (the bank is unavailable; calls fail fast), 2 half-open. " +
 		"Run `psd2 health -bank <psd2_bank>`, and `psd2 health report -bank <psd2_bank> -from ... -to ...` for the record to file.",

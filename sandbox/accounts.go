@@ -70,13 +70,44 @@ type Account struct {
 	// (closingBooked, expected; the amounts strings or JSON numbers).
 	Balances []accounts.Balance `json:"balances,omitempty"`
 	// AccountName, CustomerNumber (the owner's mocked national identity
-	// number) and CreditLine (a JSON number or string, nil when absent)
-	// are members the sandbox adds to its accounts.
+	// number) and CreditLine (a JSON number or string, nil when absent,
+	// not a number, or beyond printing: see [Account.UnmarshalJSON]) are
+	// members the sandbox adds to its accounts.
 	AccountName    string           `json:"accountName,omitempty"`
 	CustomerNumber string           `json:"customerNumber,omitempty"`
 	CreditLine     *decimal.Decimal `json:"creditLine,omitempty"`
 	Links          client.Links     `json:"_links,omitempty"`
 }
+
+// UnmarshalJSON decodes the sandbox's account answer. A creditLine that
+// is not a number (a JSON number or a string holding one), or whose
+// exponent is beyond maxCreditLineExponent, leaves CreditLine nil: the
+// account was created all the same, and such a value would take minutes
+// and gigabytes to write out in full (its JSON, its String).
+func (a *Account) UnmarshalJSON(data []byte) error {
+	type fields Account
+	var v struct {
+		fields
+		CreditLine json.RawMessage `json:"creditLine"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	v.fields.CreditLine = nil
+	var d decimal.Decimal
+	if len(v.CreditLine) > 0 && string(v.CreditLine) != "null" && d.UnmarshalJSON(v.CreditLine) == nil &&
+		d.Exponent() >= -maxCreditLineExponent && d.Exponent() <= maxCreditLineExponent {
+		v.fields.CreditLine = &d
+	}
+	v.fields.Answer = a.Answer
+	*a = Account(v.fields)
+	return nil
+}
+
+// maxCreditLineExponent bounds the exponent of a creditLine kept, as
+// package accounts bounds the one of its accounts: no credit line needs
+// more, and a value within it prints at once.
+const maxCreditLineExponent = 64
 
 // CreateAccount creates a mock account with POST /v1/sandbox/accounts.
 func (s *Service) CreateAccount(ctx context.Context, a *NewAccount, opts ...client.RequestOption) (*Account, error) {
