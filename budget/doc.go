@@ -63,9 +63,12 @@
 //     own, and the account's endpoint is held in its ledger in the store
 //     until the Retry-After and the margin, so that no replica on the
 //     store, no process started since and no other caller, nor a call
-//     made with a [Reservation]'s calls, sends it again before the bank
-//     allows it; after it, only the calls made count (the reservation's
-//     unused calls are still given back by [Reservation.Release]).
+//     made with the calls of the refused call's own [Reservation], sends
+//     it again before the bank allows it; after it, only the calls made
+//     count (the reservation's unused calls are still given back by
+//     [Reservation.Release]). A call made with the calls another
+//     Reservation took before the answer (another replica's) is counted
+//     already and does not read the ledger: it may still go out.
 //
 // # Replicas and clocks
 //

@@ -35,8 +35,10 @@ func TestCreateCancelledWithNotSentCauseStaysInDoubt(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	go func() {
 		<-arrived
-		cancel(sibling) // the bank holds the create: it will act on it
-		release()
+		// The bank holds the create (it will act on it) until the call
+		// has ended: released before, its 201 could win the race with
+		// the cancellation, and the call succeed.
+		cancel(sibling)
 	}()
 	id := uuid.NewString()
 	err := create(ctx, c, j, id, `{"n":"cause"}`)

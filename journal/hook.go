@@ -121,7 +121,7 @@ func (j *Journal) hook(scope string, longest time.Duration, create Create, resol
 		// armedCreates); the failure of either does not stop the call. A
 		// resend has neither: its original has, and its claim holds it.
 		if resolves == "" {
-			if ttl := until.Sub(j.now()); ttl > 0 {
+			if ttl := leaseTTL(created, until, j.now()); ttl > 0 {
 				_ = j.st.Put(ctx, flightKey(key), []byte(until.Format(time.RFC3339Nano)), ttl)
 			}
 			_ = j.putMarker(ctx, key, rec.Created)
@@ -348,6 +348,15 @@ func outcomeOf(r client.Result) (o Outcome, id string, status int, codes []strin
 	return o, "", r.StatusCode, codes
 }
 
+// leaseTTL is the ttl of an in-flight lease, written at now, of an
+// entry created at created that is in flight until end: the time left
+// until end, and never more than end is after created, so that a
+// writer's clock that stepped back since the entry's creation (an NTP
+// step, a reset) does not hold the entry for as long as the step.
+func leaseTTL(created, end, now time.Time) time.Duration {
+	return min(end.Sub(now), end.Sub(created))
+}
+
 // recordOutcome adds r's outcome to the entry under key.
 func (j *Journal) recordOutcome(ctx context.Context, key string, r client.Result) error {
 	o, id, status, codes := outcomeOf(r)
@@ -368,7 +377,7 @@ func (j *Journal) recordOutcome(ctx context.Context, key string, r client.Result
 		return nil
 	})
 	if err == nil {
-		if ttl := bankDone.Sub(now); ttl > 0 {
+		if ttl := leaseTTL(created, bankDone, now); ttl > 0 {
 			// The outcome is unknown: the bank may still be working on
 			// the create. Its lease now runs until the entry is old
 			// enough (see Resolve), on the store's clock, so that a

@@ -91,7 +91,9 @@ func besideKey(key string, prefix func(keyspace) string) string {
 // the one machine's). While its lease exists an entry's create is under
 // way, or its claim holds, whatever the reader's clock says; once the
 // lease is gone (or its write failed) the times in the entry decide, as
-// before.
+// before. A writer's clock that stepped back since the entry's creation
+// lengthens no in-flight lease beyond its end after that creation
+// (leaseTTL).
 
 // flying reports whether the in-flight lease of the entry under key
 // exists: its create may still be on its way. A store error is an
