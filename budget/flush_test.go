@@ -2,6 +2,7 @@ package budget_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/budget"
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -50,10 +52,14 @@ func TestFlushWaitsForSettlingWrites(t *testing.T) {
 	rsv, err := b.Reserve(t.Context(), budget.ReserveRequest{AccountID: acc1, Balances: 1})
 	require.NoError(t, err)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	// The call's deadline leaves the request time to be answered, even
+	// on a loaded machine, and then ends the wait for the gated write.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_, err = svc.Balances(ctx, acc1, psuAbsent(rsv.Option())...)
-	require.Error(t, err, "the bank's 429")
+	var ce *client.Error
+	require.ErrorAs(t, err, &ce, "the bank's 429")
+	require.Equal(t, http.StatusTooManyRequests, ce.StatusCode)
 
 	short, cancelShort := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancelShort()
