@@ -117,6 +117,9 @@ func newJourney(t *testing.T, name string) *journey {
 		// Back reloads a page instead of restoring it from the
 		// back-forward cache, which chromedp's DOM queries do not follow.
 		chromedp.Flag("disable-back-forward-cache", true),
+		// A cold Chromium on a loaded 2-core machine took more than
+		// chromedp's default 20 s to say where it listens.
+		chromedp.WSURLReadTimeout(2*time.Minute),
 	)
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox)
@@ -125,6 +128,8 @@ func newJourney(t *testing.T, name string) *journey {
 	t.Cleanup(cancelAlloc)
 	bctx, cancelBrowser := chromedp.NewContext(actx)
 	t.Cleanup(cancelBrowser)
+	// Chromium starts before the journey's own time limit runs.
+	require.NoError(t, chromedp.Run(bctx), "starting Chromium")
 	ctx, cancel := context.WithTimeout(bctx, 45*time.Second)
 	t.Cleanup(cancel)
 
@@ -137,7 +142,7 @@ func newJourney(t *testing.T, name string) *journey {
 			j.mu.Unlock()
 		}
 	})
-	require.NoError(t, chromedp.Run(ctx, network.Enable(), emulation.SetScriptExecutionDisabled(true)), "starting Chromium")
+	require.NoError(t, chromedp.Run(ctx, network.Enable(), emulation.SetScriptExecutionDisabled(true)), "setting Chromium up")
 	j.start = time.Now()
 	t.Logf("%s: screenshots in %s", name, dir)
 	t.Cleanup(j.finish)
