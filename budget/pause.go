@@ -100,6 +100,10 @@ func storedPause(raw []byte, now time.Time) (int64, bool) {
 	return n, true
 }
 
+// errUnreadablePause is PausedUntil's error for a stored pause that is
+// no time at all.
+var errUnreadablePause = errors.New("budget: the bank's pause in the store is unreadable (a newer version's form?): whether the bank asked the TPP to slow down is unknown")
+
 // pause is the budget's knowledge of the bank's pause.
 type pause struct {
 	// until is the end of the latest pause known, UnixNano on the system
@@ -235,6 +239,10 @@ func (b *Budget) waitPause(ctx context.Context, maxWait time.Duration) error {
 // The error is the store's: the pause known so far is returned with it.
 // A pause in the store that ends more than client.RetryAfterCap and an
 // hour ahead (a replica's clock far ahead, a garbled value) is no pause.
+// A stored value that is no time at all (a newer version's form, a
+// garbled one) is no pause either, and is an error too, with the pause
+// known so far: a tool that reports the pause (psd2 budget) must not
+// read it as none.
 func (b *Budget) PausedUntil(ctx context.Context) (until time.Time, paused bool, err error) {
 	if b == nil {
 		return time.Time{}, false, errNoBudget
@@ -252,6 +260,8 @@ func (b *Budget) PausedUntil(ctx context.Context) (until time.Time, paused bool,
 			if n, ok := storedPause(raw, now); ok {
 				for cur := b.pause.until.Load(); n > cur && !b.pause.until.CompareAndSwap(cur, n); cur = b.pause.until.Load() {
 				}
+			} else if _, perr := strconv.ParseInt(string(raw), 10, 64); perr != nil {
+				err = errUnreadablePause
 			}
 		}
 		if err == nil {

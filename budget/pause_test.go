@@ -260,3 +260,29 @@ func TestPauseFarAheadIsNoPause(t *testing.T) {
 	assert.True(t, paused)
 	assert.WithinRange(t, until, before.Add(30*time.Second), time.Now().Add(30*time.Second))
 }
+
+// A stored pause that is no time at all (a newer version's form, a
+// garbled value) is no pause, as one far ahead is, but PausedUntil says
+// it could not read it: a tool that reports the pause (psd2 budget)
+// must not read it as none.
+func TestPauseUnreadableIsAnError(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	bank := newSlowBank(t, 30)
+	st := store.NewMemoryStore()
+	c := bank.client(t, st)
+	require.NoError(t, st.Put(ctx, "budget/pause/"+c.Scope(), []byte(`{"v":2,"until":"2030-01-01T00:00:00Z"}`), time.Hour))
+	_, paused, err := budget.Of(c).PausedUntil(ctx)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "unreadable")
+	assert.False(t, paused, "no pause is made of it")
+
+	// A bank's own pause replaces it, and reads again.
+	svc, err := accounts.New(c)
+	require.NoError(t, err)
+	_, err = svc.Balances(ctx, acc1, psuPresent()...)
+	require.Error(t, err)
+	_, paused, err = budget.Of(bank.client(t, st)).PausedUntil(ctx)
+	require.NoError(t, err)
+	assert.True(t, paused)
+}

@@ -51,3 +51,38 @@ func TestBudgetDuringTheBanksPause(t *testing.T) {
 		assert.Contains(t, r, "bankPausedUntil")
 	}
 }
+
+// A pause of the bank the store holds in a form psd2 cannot read (a
+// newer version's, a garbled value) is no all-clear: psd2 budget says it
+// could not read it and fails, rather than print "next call allowed:
+// now" as if the bank had not asked the TPP to slow down. On the code
+// before, it exited 0 with every endpoint allowed now.
+func TestBudgetUnreadablePauseIsNoAllClear(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir, st, c := storeClient(t, s, creds, client.WithRetryPolicy(client.RetryPolicy{}))
+	ais, err := accounts.New(c)
+	require.NoError(t, err)
+	sess := testpsu.Consent(t, s, ais, emulator.CustomerKari)
+	list, err := ais.List(ctx, nil, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}))
+	require.NoError(t, err)
+	account := list[0].ResourceID
+	_, err = ais.Balances(ctx, account, sess.RequestOptions(nil)) // one call without the PSU: a ledger
+	require.NoError(t, err)
+	// The bank's pause, as a newer version keeps it.
+	until := time.Now().Add(50 * time.Second).UTC()
+	newer, err := json.Marshal(map[string]any{"v": 2, "until": until.Format(time.RFC3339Nano)})
+	require.NoError(t, err)
+	require.NoError(t, st.Put(ctx, "budget/pause/"+c.Scope(), newer, time.Hour))
+
+	args := []string{"budget", "-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir, "-account", account}
+	for _, extra := range [][]string{nil, {"--json"}} {
+		out, errOut, code := psd2(t, append(args, extra...)...)
+		t.Logf("%v: exit %d\nstdout: %s\nstderr: %s", extra, code, out, errOut)
+		assert.Equal(t, exitRuntime, code, "%v: a pause psd2 cannot read is no all-clear", extra)
+		assert.NotContains(t, out, "next call allowed: now", "%v", extra)
+		assert.NotContains(t, out, `"allowedNow": true`, "%v", extra)
+		assert.Contains(t, errOut, "pause", "%v: the error names what could not be read", extra)
+	}
+}

@@ -70,7 +70,9 @@
 //	          as a conflict (exit status 1 from the resolve that finds it)
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed (not before the end of the bank's pause, when
-//	          it asked the TPP to slow down: a 429 with a Retry-After)
+//	          it asked the TPP to slow down: a 429 with a Retry-After); a
+//	          ledger or a pause the store holds in a form psd2 cannot read
+//	          is an error, never "allowed: now"
 //
 // journal, budget, reconcile and health read the service's store, named
 // by -store (or $PSD2_STORE): the directory of its file store, or the PostgreSQL
@@ -112,7 +114,9 @@
 //	          not applicable or untracked), as a table or --json; -store
 //	          as for journal (below), and a store that cannot be read, or
 //	          holds no reconciliation state, is an error, never an empty
-//	          list
+//	          list; so is a -from before the 120 days the store keeps a
+//	          payment after its creation (those older go at their
+//	          account's next read: a list of then would miss them)
 //	health    a bank's circuit breaker as the replicas on the store see it
 //	          (open since when, next probe) and its unavailability of the
 //	          last 24 hours; "health report -from -to" prints a period's

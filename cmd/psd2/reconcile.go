@@ -82,6 +82,13 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 	if !watching {
 		return errors.New("no reconciliation state in this store: no account was ever watched here (reconcile.Reconciler.Watch); check -store and -schema")
 	}
+	// A period from before the reconciler's retention would read as
+	// fewer payments than were made, or none: a payment goes at its
+	// account's first read after reconcile.Retention.
+	if oldest := retainedFrom(time.Now()); rep.From.Before(oldest) {
+		return usagef("-from %s: the store keeps a payment for %d days after its creation, so the payments created before %s may be gone: a period from before then cannot be listed whole (give a later -from)",
+			rep.From, int(reconcile.Retention/(24*time.Hour)), oldest)
+	}
 	for s, err := range r.Report(ctx, j, rep.From, rep.To) {
 		if err != nil {
 			return err
@@ -100,6 +107,14 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 		rep.Payments = []reconcile.State{}
 	}
 	return e.emit(rep, func(w io.Writer) { printReconcile(w, &rep) })
+}
+
+// retainedFrom is the first bank day whose payments the reconciler
+// still keeps at now: those created before it go at their account's
+// next read (reconcile.Retention after their creation).
+func retainedFrom(now time.Time) date.Date {
+	today := date.Of(now.In(date.Oslo()))
+	return date.Of(today.Time(nil).AddDate(0, 0, -int(reconcile.Retention/(24*time.Hour))))
 }
 
 // dateFlag reads a date flag, def when it is empty.

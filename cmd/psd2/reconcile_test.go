@@ -23,13 +23,41 @@ import (
 // reconcileAccount is the watched account of the command's tests.
 const reconcileAccount txsync.AccountKey = "amerchantaccount1"
 
+// seedDay is the bank day seedReconcile makes its payments on: a Monday
+// a month or more ago, well within the reconciler's retention (a period
+// from before it is refused), that begins four banking days in a row, as
+// 16 March 2026 did: the stalled payment's deadline is the next day, and
+// the account is read the day after.
+func seedDay(t *testing.T) date.Date {
+	t.Helper()
+	d := date.Of(time.Now().In(date.Oslo()).AddDate(0, 0, -30))
+	for range 60 {
+		if d.Time(nil).Weekday() == time.Monday && date.AddBankingDays(d, 3) == dayAfter(d, 3) {
+			return d
+		}
+		d = dayAfter(d, -1)
+	}
+	t.Fatal("no Monday of four banking days in a row in two months")
+	return date.Date{}
+}
+
+// dayAfter is the day n days after d.
+func dayAfter(d date.Date, n int) date.Date { return date.Of(d.Time(nil).AddDate(0, 0, n)) }
+
+// seedPeriod is -from and -to of a period around seedDay's payments.
+func seedPeriod(t *testing.T) []string {
+	d := seedDay(t)
+	return []string{"-from", dayAfter(d, -15).String(), "-to", dayAfter(d, 15).String()}
+}
+
 // seedReconcile watches an account in st and tracks four payments made
-// on 16 March 2026: one settled by its KID, one stalled, one rejected and
+// on seedDay: one settled by its KID, one stalled, one rejected and
 // one to an account nobody watches (not kept).
 func seedReconcile(t *testing.T, st store.Store) {
 	t.Helper()
 	ctx := t.Context()
-	now := time.Date(2026, 3, 16, 9, 0, 0, 0, time.UTC)
+	day := seedDay(t)
+	now := day.Time(nil).Add(9 * time.Hour)
 	r, err := reconcile.New(st, reconcile.WithClock(func() time.Time { return now }))
 	require.NoError(t, err)
 	require.NoError(t, r.Watch(ctx, reconcileAccount, accounts.Account{BBAN: "86011117947"}))
@@ -46,9 +74,9 @@ func seedReconcile(t *testing.T, st store.Store) {
 		_, err := r.Track(ctx, p)
 		require.NoError(t, err)
 	}
-	now = time.Date(2026, 3, 18, 18, 0, 0, 0, time.UTC)
+	now = day.Time(nil).Add(2*24*time.Hour + 18*time.Hour)
 	_, err = r.Apply(ctx, &txsync.Delta{Account: reconcileAccount, Added: []txsync.Entry{{Key: txsync.Key(reconcileAccount + "-1"),
-		Transaction: &accounts.Transaction{Status: accounts.BookingBooked, BookingDate: date.Date{Year: 2026, Month: 3, Day: 16},
+		Transaction: &accounts.Transaction{Status: accounts.BookingBooked, BookingDate: day,
 			TransactionAmount: money.MustParse("250.00", "NOK"), RemittanceInformationUnstructured: "1234567890128"}}}})
 	require.NoError(t, err)
 }
@@ -64,8 +92,9 @@ func TestReconcileCommand(t *testing.T) {
 	st, err := store.NewFileStore(dir)
 	require.NoError(t, err)
 	seedReconcile(t, st)
+	day, period := seedDay(t), seedPeriod(t)
 
-	out, errOut, code := psd2(t, "reconcile", "-store", dir, "-from", "2026-03-01", "-to", "2026-03-31", "--json")
+	out, errOut, code := psd2(t, append([]string{"reconcile", "-store", dir, "--json"}, period...)...)
 	require.Equal(t, exitOK, code, errOut)
 	var rep struct {
 		From     string `json:"from"`
@@ -76,7 +105,7 @@ func TestReconcileCommand(t *testing.T) {
 		Counts map[string]int `json:"counts"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
-	assert.Equal(t, "2026-03-01", rep.From)
+	assert.Equal(t, period[1], rep.From)
 	require.Len(t, rep.Payments, 3, "the payment to an unwatched account is not kept")
 	got := map[string]string{}
 	for _, p := range rep.Payments {
@@ -85,17 +114,17 @@ func TestReconcileCommand(t *testing.T) {
 	assert.Equal(t, map[string]string{"pay-settled": "settled", "pay-stalled": "stalled", "pay-rejected": "not-executed"}, got)
 	assert.Equal(t, "settled", rep.Payments[0].Settlement, "in creation order")
 	assert.Equal(t, "kid", rep.Payments[0].By)
-	assert.Equal(t, "2026-03-16", rep.Payments[0].BookingDate)
+	assert.Equal(t, day.String(), rep.Payments[0].BookingDate)
 	assert.Equal(t, map[string]int{"settled": 1, "stalled": 1, "not-executed": 1}, rep.Counts)
 
-	out, errOut, code = psd2(t, "reconcile", "-store", dir, "-from", "2026-03-01", "-to", "2026-03-31")
+	out, errOut, code = psd2(t, append([]string{"reconcile", "-store", dir}, period...)...)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "CREATED")
-	assert.Regexp(t, `pay-settled +domestic +250\.00 NOK +settled +250\.00 NOK +2026-03-16 +kid`, out)
-	assert.Regexp(t, `pay-stalled +domestic +250\.00 NOK +stalled +by 2026-03-17`, out)
+	assert.Regexp(t, `pay-settled +domestic +250\.00 NOK +settled +250\.00 NOK +`+day.String()+` +kid`, out)
+	assert.Regexp(t, `pay-stalled +domestic +250\.00 NOK +stalled +by `+dayAfter(day, 1).String(), out)
 	assert.Contains(t, out, "3 payment(s): 1 settled, 1 stalled, 1 not-executed")
 
-	out, errOut, code = psd2(t, "reconcile", "-store", dir, "-from", "2026-04-01", "-to", "2026-04-30")
+	out, errOut, code = psd2(t, "reconcile", "-store", dir, "-from", dayAfter(day, 3).String(), "-to", dayAfter(day, 20).String())
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "0 payment(s)")
 }
@@ -136,7 +165,7 @@ func TestReconcileRefusesUnreadableStores(t *testing.T) {
 	require.NoError(t, err)
 	b[len(b)-12] ^= 0x10
 	require.NoError(t, st.Put(context.Background(), key, b, 0))
-	out, errOut, code := psd2(t, "reconcile", "-store", dir, "-from", "2026-03-01", "-to", "2026-03-31")
+	out, errOut, code := psd2(t, append([]string{"reconcile", "-store", dir}, seedPeriod(t)...)...)
 	assert.Equal(t, exitRuntime, code)
 	assert.Contains(t, errOut, "corrupt")
 	assert.NotContains(t, out, "0 payment(s)")
@@ -154,7 +183,7 @@ func TestReconcileCommandPostgres(t *testing.T) {
 	conn := testPostgres(t)
 	st, schema := outboxSchema(t, conn)
 	seedReconcile(t, st)
-	out, errOut, code := psd2(t, "reconcile", "-store", conn, "-schema", schema, "-from", "2026-03-01", "-to", "2026-03-31")
+	out, errOut, code := psd2(t, append([]string{"reconcile", "-store", conn, "-schema", schema}, seedPeriod(t)...)...)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "3 payment(s): 1 settled, 1 stalled, 1 not-executed")
 	_, errOut, code = psd2(t, "reconcile", "-store", conn, "-schema", schema+"_none")
@@ -201,14 +230,14 @@ func TestReconcileTakesTheSettings(t *testing.T) {
 	quoted, err := json.Marshal(dir)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(cfg, []byte(`{"profiles":{"ops":{"store":`+string(quoted)+`}}}`), 0o600))
-	out, errOut, code := psd2In(t, t.TempDir(), []string{"PSD2_CONFIG=" + cfg}, "reconcile", "-profile", "ops", "-from", "2026-03-01", "-to", "2026-03-31")
+	out, errOut, code := psd2In(t, t.TempDir(), []string{"PSD2_CONFIG=" + cfg}, append([]string{"reconcile", "-profile", "ops"}, seedPeriod(t)...)...)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "3 payment(s)")
 
 	conn := testPostgres(t)
 	pst, schema := outboxSchema(t, conn)
 	seedReconcile(t, pst)
-	out, errOut, code = psd2In(t, t.TempDir(), []string{"PSD2_STORE=" + conn, "PSD2_SCHEMA=" + schema}, "reconcile", "-from", "2026-03-01", "-to", "2026-03-31")
+	out, errOut, code = psd2In(t, t.TempDir(), []string{"PSD2_STORE=" + conn, "PSD2_SCHEMA=" + schema}, append([]string{"reconcile"}, seedPeriod(t)...)...)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "3 payment(s): 1 settled, 1 stalled, 1 not-executed")
 }
