@@ -87,6 +87,15 @@
 //
 //	go run ./examples/refreshworkers -accounts 10000 -baseline -baseline-store pgstore -runs 3 -ui '' -no-otel
 //
+// -floor measures River alone after the round: as many jobs that do
+// nothing, on as many worker processes with the same jobs at once and
+// fetch settings (floor.go). It prints River's CPU per job (the workers',
+// the insert's and PostgreSQL's) and, with -baseline, the ceiling of
+// River's ratio on busy cores: the baseline's CPU per account over every
+// process, over the sum of it and River's alone. -worker-gomaxprocs N
+// sets each worker process's GOMAXPROCS, as a container's CPU limit does
+// (Go's default is the machine's cores).
+//
 // -fetch-cooldown, -fetch-poll and -fetch-ahead set the workers' River
 // fetch settings (riverrefresh.Config.FetchCooldown, FetchPollInterval
 // and FetchAhead), to compare River's defaults (100ms, 1s, none: -1)
@@ -190,6 +199,11 @@ type options struct {
 	BaseStore string
 	// Runs is how many times the whole measurement runs (0: once).
 	Runs int
+	// Floor measures River alone after the round (floor.go).
+	Floor bool
+	// WorkerGOMAXPROCS is each worker process's GOMAXPROCS (0: Go's
+	// default, the cores the process may use).
+	WorkerGOMAXPROCS int
 }
 
 // setup is what a worker process needs: the bank, the TPP's credentials,
@@ -244,6 +258,8 @@ func main() {
 	switch {
 	case c.worker != "":
 		err = work(ctx, c.worker, c.name)
+	case c.floorWorker != "":
+		err = floorWork(ctx, c.floorWorker, c.name)
 	case c.baselineFile != "":
 		err = baselineProcess(ctx, os.Stdout, c.baselineFile)
 	case c.bankAccounts != 0:
@@ -265,6 +281,7 @@ type cmdline struct {
 	ui                         string
 	linger                     time.Duration
 	worker, name, baselineFile string
+	floorWorker                string
 	bankAccounts               int
 }
 
@@ -291,6 +308,9 @@ func parseArgs(args []string) (cmdline, error) {
 	fs.StringVar(&o.BaseStore, "baseline-store", baseMemory, "the baseline's store: memory, or pgstore (the workers' kind, with the cursors kept as the workers keep them)")
 	fs.IntVar(&o.Runs, "runs", 1, fmt.Sprintf("how many times to run the whole measurement (1 to %d); over more than one, each figure's median and range", maxRuns))
 	fs.IntVar(&c.bankAccounts, "emulator-process", 0, "run as the bank's process: the emulator with this many accounts seeded, behind its counting front (used by the example itself)")
+	fs.IntVar(&o.WorkerGOMAXPROCS, "worker-gomaxprocs", 0, "each worker process's GOMAXPROCS (0: Go's default, the machine's cores or the container's CPU limit)")
+	fs.BoolVar(&o.Floor, "floor", false, "after the round, measure River alone: as many jobs that do nothing, on the same worker processes and settings (with -baseline, the ceiling of River's ratio)")
+	fs.StringVar(&c.floorWorker, "floor-worker", "", "run as a worker process of -floor with this setup file (used by the example itself)")
 	fs.StringVar(&o.Profile, "cpuprofile", "", "directory where each worker and baseline process writes its CPU profile (worker-1.pprof, baseline-1.pprof, ...)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -496,8 +516,7 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 	schedCPU := refreshbench.ProcessCPU()
 	pgRound := pgPhase()
 	for i := range o.Procs {
-		cmd := exec.CommandContext(ctx, os.Args[0], "-worker", file, "-name", workerName(i))
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+		cmd := workerCmd(ctx, o, "-worker", file, workerName(i))
 		if err := cmd.Start(); err != nil {
 			return nil, err
 		}
@@ -619,6 +638,15 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 		figs.add("River: CPU per account, PostgreSQL", "ms", ms(pgCPU["River"])/per)
 	}
 	sides := []side{{name: "River", jobs: riverJobs}}
+	var floor *floorResult
+	if o.Floor {
+		f, err := runFloor(ctx, pool, su, file, total, o, pg)
+		if err != nil {
+			return nil, err
+		}
+		floor = &f
+	}
+	baseAllPer := 0.0 // the baseline's CPU per account over every process of its phase
 	if o.Baseline {
 		if err := runBaseline("after"); err != nil {
 			return nil, err
@@ -649,8 +677,12 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 				ms(pgCPU["River"])/per, ms(pgCPU["baseline"])/(2*per), ms(riverAll)/per, ms(baseAll)/per, float64(riverAll)/float64(baseAll))
 			figs.add("baseline "+o.BaseStore+": CPU per account, PostgreSQL", "ms", ms(pgCPU["baseline"])/(2*per))
 			figs.add("CPU per account, all processes: River / baseline "+o.BaseStore, "", float64(riverAll)/float64(baseAll))
+			baseAllPer = ms(baseAll) / per
 		}
 		sides = append(sides, side{name: "baseline " + o.BaseStore, jobs: baseJobs})
+	}
+	if floor != nil {
+		printFloor(out, *floor, baseAllPer, o.BaseStore, &figs)
 	}
 	printBreakdown(out, sides, &figs)
 	if linger > 0 && uiAddr != "" {
@@ -661,6 +693,21 @@ func runOnce(ctx context.Context, out io.Writer, conn string, o options) (figure
 		}
 	}
 	return figs, nil
+}
+
+// workerCmd is the command of a worker process: this program again with
+// mode (-worker or -floor-worker) and the setup file, named name, its
+// output on this process's standard error, and its GOMAXPROCS set when
+// o.WorkerGOMAXPROCS is. Go's default is the machine's cores, or a
+// container's CPU limit: a TPP running one worker per container of one
+// core gets 1.
+func workerCmd(ctx context.Context, o options, mode, file, name string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], mode, file, "-name", name)
+	if o.WorkerGOMAXPROCS > 0 {
+		cmd.Env = append(os.Environ(), "GOMAXPROCS="+strconv.Itoa(o.WorkerGOMAXPROCS))
+	}
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	return cmd
 }
 
 // ms is d in milliseconds.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"os/signal"
 	"regexp"
@@ -20,6 +21,15 @@ func TestMain(m *testing.M) {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		if err := work(ctx, os.Args[2], os.Args[4]); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	// ... and as a worker of -floor (os.Args[0] -floor-worker file -name n).
+	if len(os.Args) == 5 && os.Args[1] == "-floor-worker" {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		if err := floorWork(ctx, os.Args[2], os.Args[4]); err != nil {
 			os.Exit(1)
 		}
 		os.Exit(0)
@@ -304,6 +314,45 @@ func TestSpreads(t *testing.T) {
 		"0.60 (0.50-0.70)\n", "2.00 (2.00-2.00) ms [1 of 3 runs]\n"} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("output lacks %q:\n%s", line, out.String())
+		}
+	}
+}
+
+// -floor: after the round, as many jobs that do nothing on the same
+// worker processes (each with GOMAXPROCS 1 here), every one completed,
+// with River's cost per job and, against the baseline, the ceiling of
+// River's ratio.
+func TestRunFloor(t *testing.T) {
+	conn := pgtest.Conn(t)
+	var out strings.Builder
+	err := run(t.Context(), &out, conn, options{Accounts: 60, Workers: 2, Baseline: true, BaseStore: basePgstore, Floor: true,
+		WorkerGOMAXPROCS: 1})
+	if err != nil {
+		t.Fatalf("run: %v\noutput:\n%s", err, out.String())
+	}
+	for _, re := range []string{
+		`accounts 60: refreshed once 60, lost 0, refreshed twice 0`,
+		`River alone \(-floor: 60 jobs that do nothing, the same worker processes, jobs at once and fetch settings\): inserted in \S+, \d+ jobs/s over the jobs' span \(\S+\), all done \S+ after the workers' start\n`,
+		`River alone, CPU per job: worker processes \d+\.\d{3} ms, this process \(the insert\) \d+\.\d{3} ms(, PostgreSQL \d+\.\d{3} ms; every process \d+\.\d{3} ms|; PostgreSQL's not measured \(.+\))\n`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out.String()) {
+			t.Errorf("output lacks %s:\n%s", re, out.String())
+		}
+	}
+	// With the server's CPU read (PostgreSQL on this machine), the
+	// ceiling: the baseline's CPU per account over the sum of it and
+	// River's alone, below 1.
+	if !strings.Contains(out.String(), "PostgreSQL's not measured") {
+		m := regexp.MustCompile(`ceiling of River / baseline pgstore on busy cores: (\d+\.\d\d) ms / \((\d+\.\d\d) \+ (\d+\.\d\d) ms\) = (\d\.\d\d)`).
+			FindStringSubmatch(out.String())
+		if m == nil {
+			t.Fatalf("no ceiling line:\n%s", out.String())
+		}
+		b, _ := strconv.ParseFloat(m[1], 64)
+		f, _ := strconv.ParseFloat(m[3], 64)
+		c, _ := strconv.ParseFloat(m[4], 64)
+		if f <= 0 || c <= 0 || c >= 1 || math.Abs(c-b/(b+f)) > 0.011 {
+			t.Errorf("ceiling %v from %v and %v:\n%s", c, b, f, out.String())
 		}
 	}
 }
