@@ -123,17 +123,19 @@ func countJSON(b []byte, stopValues, stopMembers int) (values, members int) {
 // limits of readBody: nil when the answer has none. The client asks for
 // none (Accept-Encoding: identity), so that the bytes read are the bytes
 // the bank's Digest covers; a bank that compresses anyway gets its gzip
-// undone here, and any other encoding refused. cut says the decoded body
-// was cut at maxErrorBody.
+// undone here, and any other encoding refused. An empty body has nothing
+// to undo, whatever encoding it names (a server that names one on every
+// answer, a 204 included). cut says the decoded body was cut at
+// maxErrorBody.
 func decodeContent(h http.Header, body []byte, status int) (b []byte, cut bool, err error) {
+	if len(body) == 0 {
+		return nil, false, nil
+	}
 	enc := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding")))
 	switch enc {
 	case "", "identity":
 		return nil, false, nil
 	case "gzip", "x-gzip":
-		if len(body) == 0 {
-			return nil, false, nil
-		}
 		zr, err := gzip.NewReader(bytes.NewReader(body))
 		if err != nil {
 			return nil, false, fmt.Errorf("gzip answer: %w", err)

@@ -451,7 +451,8 @@ func (x *exchange) observe(ctx context.Context, res attemptResult, retry bool) {
 			}
 			break
 		}
-		e := newError(s.start.Operation, res.r.status, "", res.r.header, res.r.body)
+		// Read as the call's error reads it: its Content-Encoding undone.
+		e := newError(s.start.Operation, res.r.status, "", res.r.header, plainBody(res.r))
 		a.Codes = safeCodes(e.Messages)
 		a.Outcome = statusOutcome(res.r.status, errors.Is(e, ErrSCARequired))
 	case !res.wrote:

@@ -130,12 +130,13 @@ func (e *NotSentError) Is(target error) bool { return target == ErrNotSent }
 // repeatable proves that the bank did not act on it: a 4xx other than
 // 408 carrying the bank's tppMessages (read, or named in a body cut at
 // the limit). A 408, a bare 4xx (a gateway's), a 3xx and a 5xx leave
-// the outcome unknown.
-func bankRefusal(r *reply, e *Error) bool {
-	if r.status < 400 || r.status >= 500 || r.status == http.StatusRequestTimeout {
+// the outcome unknown. body is the answer's body as e was read from, its
+// Content-Encoding undone (nil when it cannot be).
+func bankRefusal(status int, body []byte, e *Error) bool {
+	if status < 400 || status >= 500 || status == http.StatusRequestTimeout {
 		return false
 	}
-	return len(e.Messages) > 0 || (bytes.Contains(r.body, []byte(`"tppMessages"`)) && !json.Valid(r.body))
+	return len(e.Messages) > 0 || (bytes.Contains(body, []byte(`"tppMessages"`)) && !json.Valid(body))
 }
 
 // ErrUnexpectedStatus matches the error of a call whose 2xx answer has a

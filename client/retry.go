@@ -118,8 +118,10 @@ func retryableStatus(code int) bool {
 // honoured up to the cap) is a passing rate limit and is retried. The
 // body is read as the call's error reads it (newError): its
 // Content-Encoding undone (a bank that gzips although the client asked
-// for none) and its tppMessages in any form the error reads, so that no
-// answer the caller gets as ACCESS_EXCEEDED was retried.
+// for none) and its tppMessages in any form the error reads, and the
+// answer is matched as the error matches ErrAccessExceeded (the code, or
+// a 429 without tppMessages: a gateway's bare 429), so that no answer the
+// caller gets as ACCESS_EXCEEDED was retried.
 func quotaExhausted(r *reply) bool {
 	if r.status != http.StatusTooManyRequests {
 		return false
@@ -128,11 +130,24 @@ func quotaExhausted(r *reply) bool {
 	if _, ok := retryAfter(r.header, time.Time{}, time.Now()); ok {
 		return false
 	}
-	body := r.body
-	if d, _, err := decodeContent(r.header, body, r.status); err == nil && d != nil {
-		body = d
+	return newError("", r.status, "", nil, plainBody(r)).Is(ErrAccessExceeded)
+}
+
+// plainBody is r's body with its Content-Encoding undone, as the call's
+// error reads it (Client.exchange): for the readers of an answer before
+// the call ends (the retry loop, the observer). A body whose encoding
+// cannot be undone says nothing (nil), there as in the call's error: its
+// bytes, read as they came, must not prove a refusal (the clock-skew
+// retry of a payment) nor a spent quota.
+func plainBody(r *reply) []byte {
+	d, _, err := decodeContent(r.header, r.body, r.status)
+	switch {
+	case err != nil:
+		return nil
+	case d != nil:
+		return d
 	}
-	return newError("", r.status, "", nil, body).HasCode(CodeAccessExceeded)
+	return r.body
 }
 
 // reply is an answer with its body read, within the limits of limits.go.
@@ -472,11 +487,8 @@ func (x *exchange) decide(ctx context.Context, res attemptResult) (time.Duration
 		// was done; a bare 400 may be a gateway's after the bank acted
 		// (bankRefusal), and a request that is not repeatable is not
 		// sent again on it.
-		body := res.r.body
-		if d, _, err := decodeContent(res.r.header, body, res.r.status); err == nil && d != nil {
-			body = d
-		}
-		if !bankRefusal(res.r, newError("", res.r.status, "", nil, body)) {
+		body := plainBody(res.r)
+		if !bankRefusal(res.r.status, body, newError("", res.r.status, "", nil, body)) {
 			skew = false
 		}
 	}

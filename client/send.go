@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -118,7 +119,9 @@ type Response struct {
 }
 
 // Do sends op through the pipeline of docs/design.md section 2 and decodes
-// a 2xx JSON answer into out (a pointer; nil discards the body).
+// a 2xx JSON answer into out (a pointer; nil discards the body; a nil
+// pointer is refused before sending, a *NotSentError whose
+// *ValidationError names "out").
 //
 // What a failed call returns:
 //   - a non-2xx answer is a *Error;
@@ -158,6 +161,12 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 	if op.Refuse != nil {
 		return nil, &NotSentError{Operation: op.Name, Err: asValidation(op.Refuse)}
 	}
+	if nilPointer(out) {
+		// Nowhere to put the answer: refused before the bank acts on a
+		// call whose result would be lost (and an empty answer's Meta
+		// would be delivered through the nil pointer).
+		return nil, &NotSentError{Operation: op.Name, Err: &ValidationError{Field: "out", Reason: "nil pointer (pass nil to discard the answer)"}}
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, &NotSentError{Operation: op.Name, Err: err}
 	}
@@ -192,6 +201,16 @@ func (c *Client) Do(ctx context.Context, op Operation, out any, opts ...RequestO
 	return res.resp, res.err
 }
 
+// nilPointer reports whether out is a nil pointer of some type: not the
+// nil interface, which discards the answer, but nowhere to decode it.
+func nilPointer(out any) bool {
+	if out == nil {
+		return false
+	}
+	v := reflect.ValueOf(out)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
 // outcome is what Client.exchange ended with.
 type outcome struct {
 	resp   *Response
@@ -223,23 +242,31 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		}
 		return fail(e)
 	}
-	if r.decodeErr != nil {
+	ok := r.status >= 200 && r.status <= 299
+	switch {
+	case r.decodeErr != nil && ok:
 		err := fmt.Errorf("reading answer: %w", r.decodeErr)
 		if !op.repeatable() {
 			err = unknown(err)
 		}
 		return fail(err)
-	}
-	if r.decoded != nil {
+	case r.decodeErr != nil:
+		// A non-2xx answer is a *Error whatever its body: one whose
+		// Content-Encoding cannot be undone (a proxy's page that says
+		// gzip, a gzip body cut at maxErrorBody) says nothing, as a body
+		// that is not JSON, and its status and headers (Retry-After)
+		// stand.
+		r.body = nil
+	case r.decoded != nil:
 		r.body = r.decoded
 	}
-	if r.status < 200 || r.status > 299 {
+	if !ok {
 		e := newError(op.Name, r.status, p.requestID, r.header, r.body)
 		// Only the bank's own 4xx (with its tppMessages) says it did not
 		// act; a 5xx, a redirect (a 303 "see the created resource"
 		// included), a 408 or a bare 4xx, which a gateway may answer
 		// after the bank acted, says nothing.
-		if !op.repeatable() && !bankRefusal(r, e) {
+		if !op.repeatable() && !bankRefusal(r.status, r.body, e) {
 			return fail(unknown(e))
 		}
 		return fail(e)
