@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -90,16 +89,9 @@ func floorClient(pool *pgxpool.Pool, su setup, work bool) (*river.Client[pgx.Tx]
 // floorWork is a worker process of the floor: it works the floor's jobs
 // until interrupted.
 func floorWork(ctx context.Context, file, name string) error {
-	raw, err := os.ReadFile(file)
+	su, err := workerSetup(file, name)
 	if err != nil {
 		return err
-	}
-	var su setup
-	if err := json.Unmarshal(raw, &su); err != nil {
-		return err
-	}
-	if !validWorkerName(name) {
-		return fmt.Errorf("-name %q: worker-1 to worker-%d", name, maxProcs)
 	}
 	pool, err := schemaPool(ctx, su)
 	if err != nil {

@@ -902,16 +902,9 @@ func printTable(out io.Writer, tallies []*tally) {
 // worker died between the refresh and River's record of it finds the
 // account refreshed in the round and completes without a call.
 func work(ctx context.Context, file, name string) error {
-	raw, err := os.ReadFile(file)
+	su, err := workerSetup(file, name)
 	if err != nil {
 		return err
-	}
-	var su setup
-	if err := json.Unmarshal(raw, &su); err != nil {
-		return err
-	}
-	if !validWorkerName(name) {
-		return fmt.Errorf("-name %q: worker-1 to worker-%d", name, maxProcs)
 	}
 	stopProfile, err := startProfile(su.Profile, name)
 	if err != nil {
@@ -978,17 +971,28 @@ func work(ctx context.Context, file, name string) error {
 	return err
 }
 
+// workerSetup reads a worker process's setup file, and checks its name.
+func workerSetup(file, name string) (setup, error) {
+	var su setup
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return su, err
+	}
+	if err := json.Unmarshal(raw, &su); err != nil {
+		return su, err
+	}
+	if !validWorkerName(name) {
+		return su, fmt.Errorf("-name %q: worker-1 to worker-%d", name, maxProcs)
+	}
+	return su, nil
+}
+
 // engine makes a replica's engine, on a pool, store and accounts.Service
 // of its own; it returns the store and the store the engine uses: with a
 // meter, the store timed on it (timedStore), as the client's requests are
 // (timedTransport).
 func engine(ctx context.Context, su setup, cfg riverrefresh.Config, m *meter) (*riverrefresh.Engine, *pgxpool.Pool, *pgstore.Store, store.Store, error) {
-	pcfg, err := pgxpool.ParseConfig(su.Conn)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	pcfg.ConnConfig.RuntimeParams["search_path"] = su.Schema
-	pool, err := pgxpool.NewWithConfig(ctx, pcfg)
+	pool, err := schemaPool(ctx, su)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
