@@ -51,7 +51,10 @@ var consentHeaders = []string{"TPP-Session-ID"}
 // request is not repeated automatically: each one starts a new SCA. The
 // interface names 201 for it (docs/interface.md section 10 "Paths"):
 // another 2xx status is a [*client.UnexpectedStatusError] inside a
-// [*client.OutcomeUnknownError].
+// [*client.OutcomeUnknownError]. An answer without a scaRedirect the PSU
+// may be sent to (an absolute https URL, plain http only on a loopback
+// host: never javascript:, a relative link or user info) is refused with
+// [ErrNoSCARedirect].
 func (s *Service) StartConsent(ctx context.Context, ro ...client.RequestOption) (*Consent, error) {
 	const op = "accounts.StartConsent"
 	out, _, err := servicecall.Do[Consent](ctx, s.client(), client.Operation{Name: op, Method: http.MethodPost, Path: "/v1/bank-offered-consents",
@@ -59,6 +62,7 @@ func (s *Service) StartConsent(ctx context.Context, ro ...client.RequestOption) 
 	if err != nil {
 		return nil, err
 	}
+	// SCARedirect is "" for a link the PSU must not be sent to too.
 	if out.SCARedirect() == "" {
 		return nil, fmt.Errorf("%s: %w", op, ErrNoSCARedirect)
 	}

@@ -57,7 +57,8 @@ var (
 	ErrTooManyPages = errors.New("accounts: more transactions pages than MaxPages")
 
 	// ErrNoSCARedirect: the bank answered the bank-offered consent request
-	// without a scaRedirect link.
+	// without a scaRedirect link, or with one the PSU must not be sent to
+	// (not an absolute https URL: javascript:, a relative link...).
 	ErrNoSCARedirect = errors.New("accounts: consent answer has no scaRedirect link")
 
 	errNoClient = errors.New("accounts: Service has no client")

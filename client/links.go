@@ -7,6 +7,7 @@ import (
 
 	"github.com/tppkit/psd2/internal/pathseg"
 	"github.com/tppkit/psd2/internal/redact"
+	"github.com/tppkit/psd2/internal/scalink"
 )
 
 // Link is one entry of a response's _links map (docs/interface.md section 2.1): an href and
@@ -52,7 +53,18 @@ func (l Links) Href(name string) string { return l[name].Href }
 
 // SCARedirect returns the absolute URL of the bank's authorisation page to
 // send the PSU to, or "" when the answer carries none (docs/interface.md section 5.8).
-func (l Links) SCARedirect() string { return l.Href(LinkSCARedirect) }
+// An href the PSU's browser must not be sent to is none: only an absolute
+// https URL with a host and without user info counts (plain http only on
+// a loopback host, a bank's sandbox on this machine), never javascript:,
+// data: or a relative link, the rule package sca's links follow too. The
+// href as the bank sent it stays in the map.
+func (l Links) SCARedirect() string {
+	href := l.Href(LinkSCARedirect)
+	if _, ok := scalink.Parse(href); !ok {
+		return ""
+	}
+	return href
+}
 
 // redactHref is an href as the printed forms of [Link] and [Links] show
 // it: [redact.URI] with the path as its template ([pathTemplate]: ids as

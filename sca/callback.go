@@ -40,7 +40,7 @@ var (
 	// ErrPendingExpired: the callback came after the pending SCA expired.
 	ErrPendingExpired = errors.New("sca: pending SCA expired")
 	// ErrNoPending: no pending SCA (nil, or no record for the callback's
-	// state in the store).
+	// state in the store, or one that does not decode).
 	ErrNoPending = errors.New("sca: no pending SCA for this callback")
 	// ErrSCAFailed matches every *CallbackError with errors.Is.
 	ErrSCAFailed = errors.New("sca: SCA failed or was cancelled")

@@ -115,12 +115,17 @@ type Prepared struct {
 	Pending *Pending
 
 	m *Manager
+	// saved is set once Redirect saved Pending: its state was sent to
+	// the bank and may have been used since.
+	saved bool
 }
 
 // Prepare returns the options for a call in the PSU's current session
 // stored under key: PSU-ID, PSU-Corporate-ID, TPP-Session-ID and
 // TPP-Redirect-URI (the bank needs it on every call, docs/interface.md section 5.8). When
-// the PSU has no session yet, it prepares a first SCA under a new
+// the PSU has no session yet, or the stored one cannot be read (an error
+// matching [ErrUndecodableSession] or [ErrInvalidSession] from
+// [Manager.Session]), it prepares a first SCA under a new
 // TPP-Session-ID. present carries the PSU's request data (IP address...)
 // when the PSU is actively present, nil otherwise (docs/interface.md section 5.14).
 //
@@ -128,11 +133,8 @@ type Prepared struct {
 // bank asks for SCA (the hour passed, the consent expired), the pending SCA
 // is saved and the PSU is to be sent to the returned link.
 func (m *Manager) Prepare(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Prepared, error) {
-	sess, err := m.Session(ctx, key)
-	switch {
-	case errors.Is(err, store.ErrNotStored):
-		sess = nil
-	case err != nil:
+	sess, err := m.current(ctx, key)
+	if err != nil {
 		return nil, err
 	}
 	if sess != nil {
@@ -147,17 +149,32 @@ func (m *Manager) Prepare(ctx context.Context, key string, present *client.PSU, 
 // valid until the new SCA completes (docs/interface.md section 3); its PSU-ID and
 // PSU-Corporate-ID are sent on the call.
 func (m *Manager) Begin(ctx context.Context, key string, present *client.PSU, opts ...StartOption) (*Prepared, error) {
-	sess, err := m.Session(ctx, key)
-	switch {
-	case errors.Is(err, store.ErrNotStored):
-		sess = nil
-	case err != nil:
+	sess, err := m.current(ctx, key)
+	if err != nil {
 		return nil, err
 	}
 	if sess != nil {
 		opts = append([]StartOption{switchTo(sess)}, opts...)
 	}
 	return m.start(key, sess, present, opts)
+}
+
+// current returns the session Prepare and Begin start from: the PSU's
+// stored session, or nil when there is none or the stored one cannot be
+// read (ErrUndecodableSession, ErrInvalidSession: garbled, or written by a
+// newer version). The PSU then goes through a first SCA again, whose
+// callback replaces the unreadable session, as [Manager.HandlerFor] does
+// for any session with nothing valid to carry over. A store's error is
+// returned.
+func (m *Manager) current(ctx context.Context, key string) (*Session, error) {
+	sess, err := m.Session(ctx, key)
+	switch {
+	case errors.Is(err, store.ErrNotStored), errors.Is(err, ErrUndecodableSession), errors.Is(err, ErrInvalidSession):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return sess, nil
 }
 
 func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []StartOption) (*Prepared, error) {
@@ -198,6 +215,12 @@ func (m *Manager) start(key string, sess *Session, present *client.PSU, opts []S
 // [PurposePayment], the link of [User] or of GET /v1/agreements
 // [PurposeIdentify]; raw JSON and links are [PurposeUnknown]. The returned
 // Redirect carries the purpose recorded.
+//
+// A Prepared starts one SCA: its state is usable once. Redirect may save
+// the same pending SCA again while it waits for its callback, but once a
+// callback took it (or the store forgot it after it expired), a later
+// answer of a call made with the same Options gets an error matching
+// [ErrReplayed] and nothing is saved: prepare the call again.
 func (c *Prepared) Redirect(ctx context.Context, answer any) (Redirect, bool, error) {
 	if c == nil || c.Pending == nil {
 		return Redirect{}, false, &client.ValidationError{Field: "prepared", Reason: "nil or not made by Manager.Prepare or Manager.Begin"}
@@ -211,6 +234,12 @@ func (c *Prepared) Redirect(ctx context.Context, answer any) (Redirect, bool, er
 		if href == "" {
 			return Redirect{}, false, nil
 		}
+		if c.saved {
+			// The POST would carry a state that may be used up.
+			if err := pendingStored(ctx, c.m.st, c.Pending); err != nil {
+				return Redirect{}, false, err
+			}
+		}
 		var err error
 		if r, err = c.startAuthorisation(ctx, href, purposeOf(answer)); err != nil {
 			return Redirect{}, false, err
@@ -220,9 +249,17 @@ func (c *Prepared) Redirect(ctx context.Context, answer any) (Redirect, bool, er
 		c.Pending.Purpose = r.Purpose
 	}
 	r.Purpose = c.Pending.Purpose
-	if err := savePending(ctx, c.m.st, c.Pending); err != nil {
+	save := savePending
+	if c.saved {
+		// Saved before: its state went to the bank, and a callback may
+		// have taken it since. Saving it again would make that state,
+		// and the callback URL that used it, complete a second SCA.
+		save = resavePending
+	}
+	if err := save(ctx, c.m.st, c.Pending); err != nil {
 		return Redirect{}, false, err
 	}
+	c.saved = true
 	return r, true, nil
 }
 

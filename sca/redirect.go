@@ -6,10 +6,9 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
-	"strings"
 
 	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/loopback"
+	"github.com/tppkit/psd2/internal/scalink"
 )
 
 // Redirect is the bank's scaRedirect link: the authorisation page to send
@@ -140,22 +139,11 @@ func fromRedirect(r Redirect) (Redirect, bool) {
 	return out, ok
 }
 
-// fromHref validates href as a page the PSU's browser may be sent to.
+// fromHref validates href as a page the PSU's browser may be sent to
+// (the SDK's one rule, scalink.Parse).
 func fromHref(href string, verbs []string) (Redirect, bool) {
-	if href == "" || len(href) > MaxCallbackLength || strings.ContainsAny(href, " \t\r\n\x00") {
-		return Redirect{}, false
-	}
-	u, err := url.Parse(href)
-	if err != nil || !u.IsAbs() || u.Hostname() == "" || u.User != nil || u.Opaque != "" {
-		return Redirect{}, false
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "https":
-	case "http":
-		if !loopback.Host(u.Hostname()) {
-			return Redirect{}, false
-		}
-	default:
+	u, ok := scalink.Parse(href)
+	if !ok {
 		return Redirect{}, false
 	}
 	return Redirect{URL: u, Verbs: slices.Clone(verbs)}, true

@@ -203,11 +203,55 @@ func savePending(ctx context.Context, st store.Store, p *Pending) error {
 	return st.Put(ctx, pendingPrefix+p.State, b, pendingTTL(p))
 }
 
+// errPendingUsed is the error of a [Prepared.Redirect] whose pending SCA,
+// saved by an earlier Redirect, is no longer stored: a callback took it
+// (its state is used up) or the store forgot it after it expired.
+var errPendingUsed = fmt.Errorf("sca: the pending SCA of this call was completed or has expired; prepare the call again: %w", ErrReplayed)
+
+// resavePending saves p again, as [savePending] does, only while the
+// store still holds it: a state a callback took is never usable again.
+// It returns an error matching [ErrReplayed] when p is no longer stored.
+func resavePending(ctx context.Context, st store.Store, p *Pending) error {
+	if err := checkStore(ctx, st); err != nil {
+		return err
+	}
+	if p == nil || p.State == "" || len(p.State) > maxParamLen {
+		return ErrNoPending
+	}
+	b, err := p.MarshalBinary()
+	if err != nil {
+		return fmt.Errorf("sca: encoding pending SCA: %w", err)
+	}
+	return st.Update(ctx, pendingPrefix+p.State, func(_ []byte, found bool) ([]byte, time.Duration, error) {
+		if !found {
+			return nil, 0, errPendingUsed
+		}
+		return b, pendingTTL(p), nil
+	})
+}
+
+// pendingStored reports, as [resavePending] does, an error matching
+// [ErrReplayed] when p is no longer stored, without writing it.
+func pendingStored(ctx context.Context, st store.Store, p *Pending) error {
+	if err := checkStore(ctx, st); err != nil {
+		return err
+	}
+	if p == nil || p.State == "" || len(p.State) > maxParamLen {
+		return ErrNoPending
+	}
+	_, err := st.Get(ctx, pendingPrefix+p.State)
+	if errors.Is(err, store.ErrNotStored) {
+		return errPendingUsed
+	}
+	return err
+}
+
 // takePending removes and returns the pending SCA saved under state, so
 // that it can be completed once, also when several replicas share the
 // store ([store.Store.Take] is take-once). It returns an error matching
 // ErrNoPending when there is none (unknown state, already taken: a
-// replay, or forgotten by the store after it expired).
+// replay, or forgotten by the store after it expired), or when the stored
+// one does not decode (it is taken all the same).
 func takePending(ctx context.Context, st store.Store, state string) (*Pending, error) {
 	if err := checkStore(ctx, st); err != nil {
 		return nil, err
@@ -225,7 +269,9 @@ func takePending(ctx context.Context, st store.Store, state string) (*Pending, e
 	}
 	var p Pending
 	if err := p.UnmarshalBinary(b); err != nil {
-		return nil, fmt.Errorf("sca: decoding pending SCA: %w", err)
+		// Taken, and nothing usable was stored: the callback can never
+		// complete, as for an unknown state.
+		return nil, fmt.Errorf("%w: the stored pending SCA does not decode: %w", ErrNoPending, err)
 	}
 	return &p, nil
 }

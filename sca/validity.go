@@ -34,10 +34,13 @@ func WithConsentValidity(d time.Duration) FlowOption {
 // at time at, before the end the session expected
 // ([Session.ConsentExpiresAt]), the consent ended at the latest at: the
 // copy has ConsentUntil = at and learned is true (store it, so no further
-// call is made on the dead consent). Otherwise it returns s unchanged and
-// false: the SDK never extends a consent on a guess.
+// call is made on the dead consent). Otherwise (another error, an at at
+// or after that end, a zero at) it returns s unchanged and false: the SDK
+// never extends a consent on a guess.
 func (s *Session) LearnConsentEnd(err error, at time.Time) (_ *Session, learned bool) {
-	if s == nil || !errors.Is(err, client.ErrConsentExpired) || s.NoConsent {
+	if s == nil || !errors.Is(err, client.ErrConsentExpired) || s.NoConsent || at.IsZero() {
+		// A zero at teaches nothing: as ConsentUntil it would mean SCAAt
+		// plus ConsentValidity, a later end than the one known.
 		return s, false
 	}
 	if end := s.ConsentExpiresAt(); !end.IsZero() && !at.Before(end) {

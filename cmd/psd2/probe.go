@@ -215,7 +215,7 @@ func judgeProbe(resp *client.Response, ans *probeAnswer, err error) (verdict, re
 	if m, ok := has(certificateRefusals); ok {
 		return verdictUndecided, st + ": the bank refused the certificate itself, before reading the keyId: " + clipText(m.Text)
 	}
-	if ce.StatusCode == http.StatusUnauthorized && ce.Links.SCARedirect() != "" {
+	if ce.StatusCode == http.StatusUnauthorized && ce.Links.Href(client.LinkSCARedirect) != "" {
 		return verdictVerified, st + " with a scaRedirect: the bank starts SCA only for a TPP whose signature it checked"
 	}
 	if _, ok := has(acceptedAfterSignature); ok {
