@@ -175,10 +175,15 @@
 // [ProductCrossBorder], [ProductInstantNorwegianDomestic] or any product
 // by name; [Service.CreatePeriodic] and [Service.CreateBulk] use
 // /v1/periodic-payments and /v1/bulk-payments. Their bodies are validated
-// when they have a Validate(now time.Time) error method; a periodic
-// payment's schedule (startDate not before today in Norway, endDate,
-// frequency, executionRule, dayOfExecution, monthsOfExecution without a
-// month twice) is checked on its encoded body whatever its type
+// when they have a Validate(now time.Time) error method, or a pointer to
+// them has one (a type embedding [NorwegianDomestic] by value), and a
+// [NorwegianDomestic] or [SEPA] sent under another product is held to
+// that product's account forms (a bban on both accounts and a
+// creditorAddress for a domestic product, an iban on both for
+// [ProductSEPA]); a periodic payment's schedule (startDate, required and
+// not before today in Norway, endDate, frequency, required,
+// executionRule, dayOfExecution, monthsOfExecution without a month
+// twice) is checked on its encoded body whatever its type
 // ([ValidateSchedule]). A payment's
 // status, details, cancellation and authorisation are under the service
 // it was created under ([PaymentService]: [ServiceSingle],

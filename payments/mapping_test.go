@@ -117,7 +117,7 @@ func TestCreateOtherProductsPaths(t *testing.T) {
 			return s.Create(t.Context(), payments.ProductCrossBorder, map[string]string{"creditorName": "X"}, psuPresent()...)
 		}, "/v1/payments/cross-border-credit-transfers"},
 		{"periodic", func(s *payments.Service, t *testing.T) (*payments.Initiation, error) {
-			return s.CreatePeriodic(t.Context(), payments.ProductNorwegianDomestic, map[string]string{"frequency": "Monthly"}, psuPresent()...)
+			return s.CreatePeriodic(t.Context(), payments.ProductNorwegianDomestic, map[string]string{"startDate": "2025-03-17", "frequency": "Monthly"}, psuPresent()...)
 		}, "/v1/periodic-payments/norwegian-domestic-credit-transfers"},
 		{"bulk", func(s *payments.Service, t *testing.T) (*payments.Initiation, error) {
 			return s.CreateBulk(t.Context(), payments.ProductInstantNorwegianDomestic, map[string]string{"x": "y"}, psuPresent()...)

@@ -30,7 +30,7 @@ func creates() map[string]func(*payments.Service, *testing.T, ...client.RequestO
 			return err
 		},
 		"CreatePeriodic": func(s *payments.Service, t *testing.T, ro ...client.RequestOption) error {
-			_, err := s.CreatePeriodic(t.Context(), payments.ProductNorwegianDomestic, map[string]string{"frequency": "Monthly"}, ro...)
+			_, err := s.CreatePeriodic(t.Context(), payments.ProductNorwegianDomestic, map[string]string{"startDate": "2025-03-17", "frequency": "Monthly"}, ro...)
 			return err
 		},
 		"CreateBulk": func(s *payments.Service, t *testing.T, ro ...client.RequestOption) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"slices"
 	"time"
 
@@ -149,8 +150,14 @@ func (s *Service) CreateSEPA(ctx context.Context, p *SEPA, opts ...client.Reques
 // Create creates a single payment of any product with POST
 // /v1/payments/{product} (cross-border, instant, or a product this SDK has
 // no type for). body is encoded as JSON; when it has a Validate(now
-// time.Time) error method (as [*NorwegianDomestic] and [*SEPA] have), it
-// is validated first.
+// time.Time) error method (as [*NorwegianDomestic] and [*SEPA] have), or
+// is given by value and a pointer to it has one (a type embedding
+// [NorwegianDomestic] by value), it is validated first. A
+// [*NorwegianDomestic] or [*SEPA] is also held to the account forms of
+// product (docs/interface.md sections 2.3a to 2.5): a SEPA payment sent
+// as a domestic one needs the bban of both accounts and a
+// creditorAddress, a domestic payment sent as a SEPA one the iban of
+// both accounts.
 func (s *Service) Create(ctx context.Context, product Product, body any, opts ...client.RequestOption) (*Initiation, error) {
 	return s.create(ctx, "payments.Create", ServiceSingle, product, body, opts)
 }
@@ -160,7 +167,8 @@ func (s *Service) Create(ctx context.Context, product Product, body any, opts ..
 // payment fields plus the Berlin Group periodic fields (startDate,
 // frequency, ...); it is validated when it has a Validate method, and
 // its schedule is checked on the encoded body with [ValidateSchedule]
-// whatever its type (a type embedding [*NorwegianDomestic] included). A
+// whatever its type (a type embedding [*NorwegianDomestic] included),
+// startDate and frequency required (absent or null is refused). A
 // bare [*NorwegianDomestic] or [*SEPA] is refused: it has no schedule.
 // Periodic payments cannot go into a signing basket (docs/interface.md section 2.7).
 func (s *Service) CreatePeriodic(ctx context.Context, product Product, body any, opts ...client.RequestOption) (*Initiation, error) {
@@ -190,24 +198,47 @@ var createHeaders = []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID"}
 // the client's clock): the body's own Validate; under the periodic
 // service the schedule, read from the encoded body whatever its type, so
 // that a type embedding *NorwegianDomestic, whose promoted Validate
-// checks only the payment, is checked in full; a single payment's own
+// checks only the payment, is checked in full, startDate and frequency
+// required ([requiredSchedule]); a single payment's own
 // type refused under the periodic and bulk services, which it has no
 // members for; and the product's rules ([productRules]).
 func createChecks(ps PaymentService, product Product, body any) []func([]byte, time.Time) error {
 	var checks []func([]byte, time.Time) error
-	if v, ok := body.(validator); ok {
+	if v, ok := validatorOf(body); ok {
 		checks = append(checks, func(_ []byte, now time.Time) error { return v.Validate(now) })
 	}
 	switch bare := bareSingle(ps, body); {
 	case bare != nil:
 		checks = append(checks, func([]byte, time.Time) error { return bare })
 	case ps == ServicePeriodic:
-		checks = append(checks, ValidateSchedule)
+		checks = append(checks, requiredSchedule, ValidateSchedule)
 	}
 	if err := productRules(product, body); err != nil {
 		checks = append(checks, func([]byte, time.Time) error { return err })
 	}
 	return checks
+}
+
+// validatorOf returns the Validate method of body: its own, or, for a
+// body given by value (not a pointer) whose pointer has one, that of a
+// pointer to a copy of it. A type embedding [NorwegianDomestic] or
+// [SEPA] by value (a standing order of the caller's, handed to
+// [Service.CreatePeriodic] as it is) has the payment's Validate in its
+// pointer's method set only, as has any type whose Validate has a
+// pointer receiver: the body is validated as the same body given by
+// pointer would be, not sent unchecked.
+func validatorOf(body any) (validator, bool) {
+	if v, ok := body.(validator); ok {
+		return v, true
+	}
+	rv := reflect.ValueOf(body)
+	if !rv.IsValid() || rv.Kind() == reflect.Pointer {
+		return nil, false
+	}
+	ptr := reflect.New(rv.Type())
+	ptr.Elem().Set(rv)
+	v, ok := ptr.Interface().(validator)
+	return v, ok
 }
 
 // nokOnlyProducts are the products paid in NOK only (assumption: the
@@ -216,18 +247,69 @@ func createChecks(ps PaymentService, product Product, body any) []func([]byte, t
 // currency; docs/interface.md gives no rule).
 var nokOnlyProducts = []Product{ProductInstantNorwegianDomestic}
 
-// productRules refuses a typed payment the product cannot carry: a
-// [*NorwegianDomestic] in another currency than NOK for a product of
-// [nokOnlyProducts]. It returns nil for any other body.
+// domesticProducts are the products whose accounts are written as a
+// Norwegian domestic credit transfer's (docs/interface.md sections 2.3a
+// and 2.4): creditorAccount with a bban, a required creditorAddress, and
+// debtorAccount with a bban or a card reference. Assumption for the
+// instant domestic transfer (straks), which docs/interface.md does not
+// describe: its body is an NDCT's, as the bank emulator takes it.
+var domesticProducts = []Product{ProductNorwegianDomestic, ProductInstantNorwegianDomestic}
+
+// productRules refuses a typed payment the product cannot carry, naming
+// each field: a [*NorwegianDomestic] or [*SEPA] in another currency than
+// NOK for a product of [nokOnlyProducts]; a [*SEPA] under a product of
+// [domesticProducts] without the bban of either account or without the
+// creditorAddress that product requires (its own Validate requires
+// neither); a [*NorwegianDomestic] under [ProductSEPA] without the iban
+// of either account (docs/interface.md section 2.3a: the accounts of a
+// SEPA credit transfer are written with an iban). It returns nil for any
+// other body, and for a typed payment that carries what the product
+// needs besides what its type needs.
 func productRules(product Product, body any) error {
-	p, ok := body.(*NorwegianDomestic)
-	if !ok || p == nil || !slices.Contains(nokOnlyProducts, product) {
+	var (
+		amount             string
+		creditor, debtor   AccountReference
+		address            bool
+		isNDCT, isSEPA, ok bool
+	)
+	switch p := body.(type) {
+	case *NorwegianDomestic:
+		if ok = p != nil; ok {
+			isNDCT, amount, creditor, debtor, address = true, p.InstructedAmount.Currency, p.CreditorAccount, p.DebtorAccount, p.CreditorAddress != nil
+		}
+	case *SEPA:
+		if ok = p != nil; ok {
+			isSEPA, amount, creditor, debtor, address = true, p.InstructedAmount.Currency, p.CreditorAccount, p.DebtorAccount, p.CreditorAddress != nil
+		}
+	}
+	if !ok {
 		return nil
 	}
-	if cur := p.InstructedAmount.Currency; cur != "" && cur != norwegianCurrency {
-		return &client.ValidationError{Field: "instructedAmount.currency", Reason: "must be NOK for " + string(product)}
+	var v problems
+	if slices.Contains(nokOnlyProducts, product) && amount != "" && amount != norwegianCurrency {
+		v.add("instructedAmount.currency", "must be NOK for "+string(product))
 	}
-	return nil
+	const reason = "required for "
+	switch {
+	case isSEPA && slices.Contains(domesticProducts, product):
+		if creditor.BBAN == "" {
+			v.add("creditorAccount.bban", reason+string(product)+" (docs/interface.md section 2.3a)")
+		}
+		if !address {
+			v.add("creditorAddress", reason+string(product)+" (docs/interface.md section 2.4)")
+		}
+		if debtor.BBAN == "" {
+			v.add("debtorAccount.bban", reason+string(product)+" (docs/interface.md section 2.3a)")
+		}
+	case isNDCT && product == ProductSEPA:
+		if creditor.IBAN == "" {
+			v.add("creditorAccount.iban", reason+string(product)+" (docs/interface.md section 2.3a)")
+		}
+		if debtor.IBAN == "" {
+			v.add("debtorAccount.iban", reason+string(product)+" (docs/interface.md section 2.3a)")
+		}
+	}
+	return v.err()
 }
 
 // bareSingle refuses a single payment of this package's types, sent
