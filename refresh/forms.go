@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/internal/redact"
 )
 
@@ -68,7 +69,9 @@ func (r Result) form() *redact.Form {
 }
 
 // MarshalJSON writes the result with its job as [Job.MarshalJSON] does,
-// its entries as counts (booked, pending, and the sync's added, changed
+// its balances as their facts (amount, type, dates; the names of the
+// members the SDK does not know, the last committed entry's reference
+// [redacted]), its entries as counts (booked, pending, and the sync's added, changed
 // and removed: an entry names the account, its counterparties and their
 // accounts) and its error as the bank's HTTP status and code (or, for an
 // error that is not the bank's answer, its message), never the bank's
@@ -76,7 +79,7 @@ func (r Result) form() *redact.Form {
 // PSU-ID or session id. The code is one of the interface's codes or "OTHER"
 // (client.SafeCode): a bank's code field can hold any text.
 func (r Result) view() resultView {
-	v := resultView{Job: r.Job, Outcome: r.Outcome.String(), Balances: r.Balances, Booked: len(r.Booked) + len(r.CardBooked),
+	v := resultView{Job: r.Job, Outcome: r.Outcome.String(), Balances: balanceViews(r.Balances), Booked: len(r.Booked) + len(r.CardBooked),
 		Pending: len(r.Pending) + len(r.CardPending), Cursor: r.Cursor,
 		RetryAt: r.RetryAt, Deferred: r.Deferred, Calls: r.Calls}
 	if r.Sync != nil {
@@ -88,4 +91,27 @@ func (r Result) view() resultView {
 		}
 	}
 	return v
+}
+
+// balanceViews are the JSON forms of bs; nil for none.
+func balanceViews(bs []accounts.Balance) []balanceView {
+	if len(bs) == 0 {
+		return nil
+	}
+	out := make([]balanceView, len(bs))
+	for i, b := range bs {
+		v := balanceView{BalanceType: string(b.BalanceType), CreditLimitIncluded: b.CreditLimitIncluded,
+			ReferenceDate: b.ReferenceDate, LastChangeDateTime: b.LastChangeDateTime}
+		if !b.BalanceAmount.IsZero() {
+			v.BalanceAmount = &amountView{Amount: b.BalanceAmount.Text(), Currency: b.BalanceAmount.Currency}
+		}
+		if b.LastCommittedTransaction != "" {
+			v.LastCommittedTransaction = redact.Redacted
+		}
+		for _, m := range b.Extra {
+			v.Extra = append(v.Extra, m.Name)
+		}
+		out[i] = v
+	}
+	return out
 }

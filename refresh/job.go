@@ -310,11 +310,32 @@ type syncView struct {
 	Removed int `json:"removed"`
 }
 
+// balanceView is the JSON form of a balance in a Result: its facts, as
+// the balance's printed form shows them (accounts.Balance.String), not
+// the bank's document, whose members the SDK does not know (Extra) and
+// last committed entry's reference are bank texts: the names of the
+// former, the latter [redacted].
+type balanceView struct {
+	BalanceAmount            *amountView `json:"balanceAmount,omitempty"`
+	BalanceType              string      `json:"balanceType,omitempty"`
+	CreditLimitIncluded      *bool       `json:"creditLimitIncluded,omitempty"`
+	ReferenceDate            date.Date   `json:"referenceDate,omitzero"`
+	LastChangeDateTime       string      `json:"lastChangeDateTime,omitempty"`
+	LastCommittedTransaction string      `json:"lastCommittedTransaction,omitempty"`
+	Extra                    []string    `json:"extra,omitempty"`
+}
+
+// amountView is an amount in a balanceView: its text and currency.
+type amountView struct {
+	Amount   string `json:"amount"`
+	Currency string `json:"currency"`
+}
+
 // resultView is the JSON form of a Result.
 type resultView struct {
-	Job      Job                `json:"job"`
-	Outcome  string             `json:"outcome"`
-	Balances []accounts.Balance `json:"balances,omitempty"`
+	Job      Job           `json:"job"`
+	Outcome  string        `json:"outcome"`
+	Balances []balanceView `json:"balances,omitempty"`
 	// The entries as counts: an entry's document names the account
 	// (its IBAN as debtorAccount), counterparties and their accounts.
 	Booked   int       `json:"booked,omitempty"`

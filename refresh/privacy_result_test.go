@@ -41,3 +41,40 @@ func TestResultJSONHidesAccountIDs(t *testing.T) {
 		}
 	}
 }
+
+// The balances a Result carries go into its JSON form as their facts
+// (amount, type, dates), not as the bank's document: a member of a
+// balance the SDK does not know (a bank's own addition, here the
+// account's IBAN and its holder) and the last committed entry's
+// reference are bank texts, shown as their names or [redacted], as the
+// balance's printed form shows them.
+func TestResultJSONHidesBalanceTexts(t *testing.T) {
+	const own, name, ref = "NO9386011117947", "Kari MARK Nordmann", "ENTRYREF-55"
+	sess := &sca.Session{Key: "k", PSUID: "7a1c2f0e-5b3d-4e8f-9a6b-1c2d3e4f5a6b", TPPSessionID: "sid",
+		Context: client.Private, SCAAt: time.Now(), AccountIDs: []string{"acc-1"}}
+	job := newJob(t, sess, "acc-1", false)
+	var bal accounts.Balance
+	if err := json.Unmarshal([]byte(`{"balanceAmount":{"amount":"100.00","currency":"NOK"},"balanceType":"interimAvailable",
+		"lastCommittedTransaction":"`+ref+`","accountIban":"`+own+`","owner":{"name":"`+name+`"}}`), &bal); err != nil {
+		t.Fatal(err)
+	}
+	res := refresh.Result{Job: job, Outcome: refresh.Done, Calls: 1, Balances: []accounts.Balance{bal}}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	slog.New(slog.NewJSONHandler(&js, nil)).Info("m", "result", res)
+	for form, out := range map[string]string{"json": string(b), "slog json": js.String()} {
+		for _, s := range []string{own, name, ref} {
+			if strings.Contains(out, s) {
+				t.Errorf("%s shows %s: %s", form, s, out)
+			}
+		}
+	}
+	for _, s := range []string{`"amount":"100.00"`, `"currency":"NOK"`, "interimAvailable", "accountIban", "owner"} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("json lacks %s: %s", s, b)
+		}
+	}
+}

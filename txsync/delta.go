@@ -117,6 +117,12 @@ type Removal struct {
 
 // Version is what the sync keeps of an entry: the facts it compares. It
 // is the previous version of a [Change] or a [Removal].
+//
+// Its TransactionID, Amount and Currency are the bank's texts when they
+// are at most 140 bytes (any id, amount and currency a bank sends); a
+// longer one is kept as its start and a digest of the whole
+// ("1234…#<24 hex digits>"), so that the state stays bounded and two
+// long texts still compare as the texts do.
 type Version struct {
 	Status        accounts.BookingStatus
 	TransactionID string

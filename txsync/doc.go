@@ -41,7 +41,13 @@
 //     one removed. A card entry's original amount counts as one of its
 //     amounts: a purchase pending in the merchant's currency and booked
 //     in NOK, with the merchant's amount as its original amount, pairs
-//     too.
+//     too. The comparisons of one read are bounded (20 million, a
+//     million of them reaching the amounts' arithmetic; a real read
+//     makes a few thousand): a read so large that a vanished pending
+//     entry cannot be compared with every new entry within them (a
+//     bank's 100,000 new entries against 2,000 vanished ones) leaves it
+//     and the vanished entries after it unpaired, reported removed, and
+//     their bookings added.
 //
 // What remains is [Delta.Added] (new keys) or [Delta.Removed]
 // ([PendingVanished], [BookedGone]). A paired entry whose facts changed
@@ -113,8 +119,9 @@
 // a read adds it, once. Past the limit an identical read reports nothing
 // but its overflow, and no entry is ever reported twice. One read
 // ([Syncer.Sync], [Syncer.SyncCard]) holds at most [MaxReadEntries]
-// entries: pages past it (a bank whose next links never end) end it in
-// [ErrReadTooLarge], nothing applied.
+// entries, and at most [MaxReadBytes] of them: pages past either (a bank
+// whose next links never end) end it in [ErrReadTooLarge], nothing
+// applied.
 //
 // # State
 //

@@ -3,9 +3,11 @@ package txsync_test
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -81,15 +83,57 @@ func endlessBank(t *testing.T, pages int) (*accounts.Service, client.RequestOpti
 			"transactions": map[string]any{"booked": booked, "pending": []any{}, "_links": links}})
 	}))
 	t.Cleanup(bank.Close)
+	svc, present := bankService(t, bank.URL)
+	return svc, present, &served
+}
+
+// bankService returns an accounts service of the bank at url and the
+// PSU's request options.
+func bankService(t *testing.T, url string) (*accounts.Service, client.RequestOption) {
 	emu := emulator.NewServer()
 	t.Cleanup(emu.Close)
 	creds, err := emu.NewTPP("txsync endless")
 	require.NoError(t, err)
-	c, err := client.New(bank.URL, creds, client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
+	c, err := client.New(url, creds, client.WithDefaults(client.WithRedirectURI("https://tpp.example/callback")))
 	require.NoError(t, err)
 	svc, err := accounts.New(c)
 	require.NoError(t, err)
 	sess := &sca.Session{PSUID: "0b5e8a3c-3a8f-4c1e-9d5a-2b7f6c1d9e40", TPPSessionID: "3f2a1b4c-5d6e-4f70-8a9b-0c1d2e3f4a5b",
 		Context: client.PSUContext("PRIVATE"), SCAAt: time.Now()}
-	return svc, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"}), &served
+	return svc, sess.RequestOptions(&client.PSU{IPAddress: "192.0.2.10"})
+}
+
+// A bank whose pages each hold one entry of 4 MB (the most an answer
+// may be) and whose next links keep coming cannot make Sync hold a
+// thousand of them (MaxReadEntries counts entries, not their bytes; the
+// iterator's MaxPages allows 10,000 pages, 40 GB): past MaxReadBytes of
+// entries the read ends in ErrReadTooLarge, nothing applied, no further
+// page asked for.
+func TestSyncPagesOfHugeEntriesAreBounded(t *testing.T) {
+	t.Parallel()
+	const pages = txsync.MaxReadBytes/(4<<20) + 20 // the bank stops there: beyond the bound
+	huge := strings.Repeat("x", 4<<20-400)
+	var served atomic.Int64
+	bank := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(served.Add(1))
+		next := ""
+		if n < pages {
+			next = fmt.Sprintf(`"next":{"href":"/v1/accounts/acc/transactions?bookingStatus=both&offset=%d"}`, n)
+		}
+		day := time.Now().UTC().Format(time.DateOnly)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"transactions":{"booked":[{"transactionId":"t`+strconv.Itoa(n)+`","bookingDate":"`+day+
+			`","transactionAmount":{"amount":"-1.00","currency":"NOK"},"remittanceInformationUnstructured":"`+huge+
+			`"}],"pending":[],"_links":{`+next+`}}}`)
+	}))
+	t.Cleanup(bank.Close)
+	svc, present := bankService(t, bank.URL)
+	s, err := txsync.New(store.NewMemoryStore())
+	require.NoError(t, err)
+	_, err = s.Link(t.Context(), "user-1", []accounts.Account{{ResourceID: "acc", Currency: "NOK"}}, nil)
+	require.NoError(t, err)
+	d, err := s.Sync(t.Context(), svc, "acc", present)
+	require.ErrorIs(t, err, txsync.ErrReadTooLarge)
+	assert.Nil(t, d, "nothing applied")
+	assert.LessOrEqual(t, served.Load(), int64(txsync.MaxReadBytes/(4<<20)+2), "no page asked for past the bound")
 }

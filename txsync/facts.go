@@ -1,7 +1,9 @@
 package txsync
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"hash"
 	"hash/fnv"
 	"strings"
@@ -95,11 +97,33 @@ func cut(s string) string {
 	return string([]rune(s)[:maxText])
 }
 
+// maxRef is the length, in bytes, of an id, amount text or currency a
+// Version keeps as sent: a longer one (an unreadable amount keeps the
+// bank's text, whatever its length) is kept as ref writes it.
+const maxRef = 140
+
+// ref returns s when it has at most maxRef bytes, else its first bytes
+// (whole characters) and a digest of the whole: the state keeps a
+// bounded text per fact whatever the bank sends, and two different long
+// texts stay different.
+func ref(s string) string {
+	if len(s) <= maxRef {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	head := s[:96]
+	for len(head) > 0 && !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	return head + "…#" + hex.EncodeToString(sum[:12])
+}
+
+// amountOf returns a's text and currency, each bounded (ref), and value.
 func amountOf(a money.Amount) (text, currency string, v decimal.Decimal) {
 	if a.IsZero() {
 		return "", "", decimal.Zero
 	}
-	return a.Text(), a.Currency, a.Value
+	return ref(a.Text()), ref(a.Currency), a.Value
 }
 
 func refText(r *accounts.AccountReference) string {
@@ -113,7 +137,7 @@ func refText(r *accounts.AccountReference) string {
 func transactionItem(t *accounts.Transaction) item {
 	it := item{tx: t}
 	v := &it.v
-	v.Status, v.TransactionID, v.BookingDate, v.ValueDate = t.Status, t.TransactionID, t.BookingDate, t.ValueDate
+	v.Status, v.TransactionID, v.BookingDate, v.ValueDate = t.Status, ref(t.TransactionID), t.BookingDate, t.ValueDate
 	v.Amount, v.Currency, it.value = amountOf(t.TransactionAmount)
 	v.Counterparty = t.CreditorName
 	if it.value.IsPositive() || v.Counterparty == "" {
@@ -148,7 +172,7 @@ func transactionItem(t *accounts.Transaction) item {
 func cardItem(t *accounts.CardTransaction) item {
 	it := item{card: t}
 	v := &it.v
-	v.Status, v.TransactionID, v.BookingDate, v.ValueDate = t.Status, t.CardTransactionID, t.BookingDate, t.ValueDate
+	v.Status, v.TransactionID, v.BookingDate, v.ValueDate = t.Status, ref(t.CardTransactionID), t.BookingDate, t.ValueDate
 	if v.BookingDate.IsZero() {
 		v.BookingDate = t.TransactionDate
 	}

@@ -104,17 +104,58 @@ func checkAccount(a AccountKey) error {
 // lacks are reported in Linked.Gone.
 //
 // Two card accounts of one owner with the same masked PAN and currency
-// are told apart by their order in the list.
+// are told apart by their order in the list. An account listed again
+// under the same resource id is that account, linked once (Linked lists
+// it once); one resource id listed for two different accounts (another
+// IBAN, an account and a card account) is refused with
+// [ErrInvalidOption], nothing linked.
 func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Account, cards []accounts.CardAccount) (*Linked, error) {
 	if owner == "" {
 		return nil, fmt.Errorf("%w: empty owner", ErrInvalidOption)
 	}
+	// The bank's list is checked before anything is written: a resource
+	// id listed twice for one account is that account once (its list sent
+	// again); for two accounts it names neither.
+	type listed struct {
+		ident string
+		card  bool
+	}
+	var accts1 []accounts.Account
+	var cards1 []accounts.CardAccount
+	ids := map[string]listed{}
+	first := func(resourceID, ident string, card bool) (bool, error) {
+		if resourceID == "" {
+			return false, fmt.Errorf("%w: an account without resource id", ErrInvalidOption)
+		}
+		l, dup := ids[resourceID]
+		if dup && l != (listed{ident, card}) {
+			return false, fmt.Errorf("%w: one resource id listed for two accounts", ErrInvalidOption)
+		}
+		ids[resourceID] = listed{ident, card}
+		return !dup, nil
+	}
+	for i := range accts {
+		ok, err := first(accts[i].ResourceID, identity(&accts[i]), false)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			accts1 = append(accts1, accts[i])
+		}
+	}
+	for i := range cards {
+		ok, err := first(cards[i].ResourceID, cardIdentity(&cards[i]), true)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			cards1 = append(cards1, cards[i])
+		}
+	}
+	accts, cards = accts1, cards1
 	out := &Linked{}
 	seen := map[string]int{}
 	link := func(resourceID, ident string, card bool) error {
-		if resourceID == "" {
-			return fmt.Errorf("%w: an account without resource id", ErrInvalidOption)
-		}
 		if n := seen[ident]; n > 0 {
 			ident += "#" + strconv.Itoa(n)
 		}

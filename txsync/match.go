@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/shopspring/decimal"
 
@@ -120,24 +121,65 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 	stateOf := make([]int, len(reads))     // read index -> state entry+1
 	pair := func(si, ri int) { readOf[si], stateOf[ri] = ri+1, si+1 }
 
-	// 1. By transactionId.
-	byID := map[string]int{}
+	// 1. By transactionId: first with the tracked entry of the same id
+	// and facts, then with a tracked entry of the same id. A bank may
+	// list two entries under one id (ids are stable, not promised
+	// unique), in any order: each is the tracked entry of its id and
+	// facts, not the first tracked entry of its id.
+	type idFacts struct {
+		id    string
+		facts bool // fp counts
+		fp    uint64
+	}
+	// byID lists the eligible tracked entries of each id, and of each id
+	// and fingerprint, in order; pendingByID the pending ones only.
+	byID, pendingByID := map[idFacts][]int{}, map[idFacts][]int{}
 	for i := range st.Entries {
-		if id := st.Entries[i].ID; eligible[i] && id != "" {
-			if _, dup := byID[id]; !dup {
-				byID[id] = i
+		e := &st.Entries[i]
+		if !eligible[i] || e.ID == "" {
+			continue
+		}
+		for _, k := range [...]idFacts{{e.ID, true, e.FP}, {id: e.ID}} {
+			byID[k] = append(byID[k], i)
+			if e.Pending {
+				pendingByID[k] = append(pendingByID[k], i)
 			}
 		}
+	}
+	// take returns the first entry of lists[k] not paired yet (-1: none),
+	// dropping the paired ones before it: each list is walked once.
+	take := func(lists map[idFacts][]int, k idFacts) int {
+		l := lists[k]
+		for len(l) > 0 && readOf[l[0]] != 0 {
+			l = l[1:]
+		}
+		lists[k] = l
+		if len(l) == 0 {
+			return -1
+		}
+		return l[0]
 	}
 	viaID := make([]bool, len(reads))
 	// A booked entry older than the window pairs by its id only with a
 	// tracked pending entry: one booked under its old date, with the id
 	// it had while pending (docs/interface.md section 2.9).
-	for ri, it := range reads {
-		if si, ok := byID[it.v.TransactionID]; ok && it.v.TransactionID != "" && readOf[si] == 0 &&
-			(ri < nCurrent || st.Entries[si].Pending) {
-			pair(si, ri)
-			viaID[ri] = true
+	for _, sameFacts := range [...]bool{true, false} {
+		for ri, it := range reads {
+			if stateOf[ri] != 0 || it.v.TransactionID == "" {
+				continue
+			}
+			k := idFacts{id: it.v.TransactionID}
+			if sameFacts {
+				k.facts, k.fp = true, it.fp
+			}
+			lists := byID
+			if ri >= nCurrent {
+				lists = pendingByID
+			}
+			if si := take(lists, k); si >= 0 {
+				pair(si, ri)
+				viaID[ri] = true
+			}
 		}
 	}
 	// 2. By fingerprint, every fact, then the core facts of an entry of
@@ -181,23 +223,43 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 		}
 	}
 	// 3. A vanished pending entry with the new entry most like it, a
-	// booked entry older than the window included.
+	// booked entry older than the window included. Each entry's facts
+	// are worked out once; the comparisons are bounded (looseBudget): a
+	// vanished entry the budget cannot compare with every new entry is
+	// left unpaired (reported vanished, the new entries added).
+	var facts []looseFacts // of reads, made for the first vanished entry
+	budget := looseBudget{pairs: maxLoosePairs, costly: maxLooseCostly}
 	for si := range st.Entries {
 		e := &st.Entries[si]
 		if !cand[si] || readOf[si] != 0 || !e.Pending {
 			continue
 		}
+		if facts == nil {
+			facts = make([]looseFacts, len(reads))
+			for ri, it := range reads {
+				facts[ri] = itemFacts(it)
+			}
+		}
+		ef := storedFacts(e)
 		best, bestScore := -1, 0.0
-		for ri, it := range reads {
+		for ri := range reads {
 			if stateOf[ri] != 0 {
 				continue
 			}
-			if sc, ok := loose(e, it); ok && (best < 0 || sc < bestScore) {
+			if budget.pairs == 0 || budget.costly == 0 {
+				best = -1
+				break
+			}
+			budget.pairs--
+			if sc, ok := loose(&ef, &facts[ri], &budget); ok && (best < 0 || sc < bestScore) {
 				best, bestScore = ri, sc
 			}
 		}
 		if best >= 0 {
 			pair(si, best)
+		}
+		if budget.pairs == 0 || budget.costly == 0 {
+			break
 		}
 	}
 
@@ -445,42 +507,98 @@ func byFacts(st state, reads []*item, cand []bool, readOf, stateOf []int, pair f
 	}
 }
 
-// loose reports whether the new entry it may be the pending entry e,
+// The bounds of one read's loose matching (step 3 of apply): every
+// vanished pending entry is compared with every new entry, so a read of
+// [MaxReadEntries] entries against a state of [DefaultMaxEntries]
+// vanished ones would make 200 million comparisons (minutes, inside the
+// store's atomic update). maxLoosePairs bounds the comparisons,
+// maxLooseCostly those that reach the amounts' arithmetic (a pair alike
+// in all but its amount). Real reads stay far below: a few vanished
+// entries against a page or two of new ones.
+const (
+	maxLoosePairs  = 20_000_000
+	maxLooseCostly = 1_000_000
+)
+
+// looseBudget is what is left of the bounds of one read's loose
+// matching.
+type looseBudget struct{ pairs, costly int }
+
+// looseFacts are the facts loose compares of an entry, worked out once
+// per entry: its status, date (and day number), counterparty and text in
+// the form they are compared in (foldText), and amounts.
+type looseFacts struct {
+	pending     bool
+	date        date.Date
+	day         int64
+	party, text string
+	amounts     []amount
+}
+
+func storedFacts(e *stored) looseFacts {
+	return newLooseFacts(e.Pending, e.date(), e.Party, e.Text, e.amounts())
+}
+
+func itemFacts(it *item) looseFacts {
+	return newLooseFacts(it.v.Status == accounts.BookingPending, it.v.date(), it.v.Counterparty, it.v.Text, it.amounts())
+}
+
+func newLooseFacts(pending bool, d date.Date, party, text string, amounts []amount) looseFacts {
+	f := looseFacts{pending: pending, date: d, party: foldText(party), text: foldText(text), amounts: amounts}
+	if !d.IsZero() {
+		f.day = dayNumber(d)
+	}
+	return f
+}
+
+// dayNumber is the number of days from 1970-01-01 to d.
+func dayNumber(d date.Date) int64 {
+	s := d.Time(time.UTC).Unix()
+	n := s / 86400
+	if s%86400 != 0 && s < 0 {
+		n--
+	}
+	return n
+}
+
+// loose reports whether the new entry n may be the pending entry p,
 // booked or changed, and how far apart they are (lower is closer): an
 // amount in the same currency (commonAmount) and direction, the same
 // counterparty or text (or, with neither, the same amount), a booking
 // date from bookedBefore days before the pending entry's date to
 // bookedAfter days after it, and an amount within maxDrift of the pending
 // one. A pending entry stays that pending entry only with the same date,
-// counterparty and text: its amount alone may change.
-func loose(e *stored, it *item) (float64, bool) {
-	pv, nv, ok := commonAmount(e.amounts(), it.amounts())
+// counterparty and text: its amount alone may change. A comparison that
+// reaches the amounts' arithmetic takes one of b's costly ones.
+func loose(p, n *looseFacts, b *looseBudget) (float64, bool) {
+	pv, nv, ok := commonAmount(p.amounts, n.amounts)
 	if !ok || pv.Sign() != nv.Sign() {
 		return 0, false
 	}
-	sameAmount := pv.Equal(nv)
-	if it.v.Status == accounts.BookingPending {
+	if n.pending {
 		// Still pending: only its amount may have changed (a reservation
 		// adjusted); another pending entry is another purchase.
-		if e.date() != it.v.date() || !sameText(e.Party, it.v.Counterparty) || !sameText(e.Text, it.v.Text) {
+		if p.date != n.date || p.party != n.party || p.text != n.text {
 			return 0, false
 		}
 	}
-	party := e.Party != "" && sameText(e.Party, it.v.Counterparty)
-	text := e.Text != "" && sameText(e.Text, it.v.Text)
-	if !party && !text && !(sameAmount && e.Party == "" && e.Text == "") {
-		return 0, false
-	}
+	party := p.party != "" && p.party == n.party
+	text := p.text != "" && p.text == n.text
 	days := 0.0
-	if pd, nd := e.date(), it.v.date(); !pd.IsZero() && !nd.IsZero() {
-		dd := nd.Time(time.UTC).Sub(pd.Time(time.UTC)).Hours() / 24
+	if !p.date.IsZero() && !n.date.IsZero() {
+		dd := n.day - p.day
 		if dd < -bookedBefore || dd > bookedAfter {
 			return 0, false
 		}
-		if dd < 0 {
-			dd = -dd
-		}
-		days = dd
+		days = float64(max(dd, -dd))
+	}
+	if !party && !text && (p.party != "" || p.text != "") {
+		return 0, false
+	}
+	b.costly--
+	sameAmount := pv.Equal(nv)
+	if !party && !text && !sameAmount {
+		return 0, false
 	}
 	score := days / 100
 	if !sameAmount {
@@ -517,10 +635,20 @@ func commonAmount(pa, na []amount) (p, n decimal.Decimal, ok bool) {
 	return decimal.Zero, decimal.Zero, false
 }
 
-// sameText compares two texts as a person would: case and runs of space
-// aside.
-func sameText(a, b string) bool {
-	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
+// foldText is the form of a text that compares as a person would: case
+// and runs of space aside. Two texts have the same form exactly when
+// strings.EqualFold says their runs of space, made one space each, are
+// equal: each character is replaced by the least of its case folding
+// orbit (unicode.SimpleFold), the orbits EqualFold compares.
+func foldText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return strings.Map(func(r rune) rune {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		return m
+	}, s)
 }
 
 // prune drops from the tracked entries es (es[:listed] listed by this

@@ -53,13 +53,48 @@ const MaxFirstReadDays = 730
 // memory. 100,000 entries is 137 a day over the deepest first read
 // ([MaxFirstReadDays]), and 50 times the entries a state keeps by
 // default ([DefaultMaxEntries]); a Syncer that keeps more
-// ([WithMaxEntries]) reads as many as it keeps. A read past it is
-// [ErrReadTooLarge].
+// ([WithMaxEntries]) reads as many as it keeps. A read past it, or past
+// [MaxReadBytes], is [ErrReadTooLarge].
 const MaxReadEntries = 100_000
+
+// MaxReadBytes bounds the bytes of the entries one [Syncer.Sync] or
+// [Syncer.SyncCard] holds (their texts, as decoded, and their fixed
+// size) before it applies them: [MaxReadEntries] counts entries, and a
+// bank whose pages each hold one entry of the 4 MB an answer may be
+// would otherwise fill the memory within the iterator's
+// accounts.MaxPages (10,000 pages, 40 GB). 256 MiB is more than 2 KB an
+// entry over [MaxReadEntries]; a Syncer that keeps more entries
+// ([WithMaxEntries]) holds 2.5 KB for each. A read past it is
+// [ErrReadTooLarge].
+const MaxReadBytes = 256 << 20
 
 // readLimit is the most entries one read holds: [MaxReadEntries], or the
 // entries the state keeps when [WithMaxEntries] set more.
 func (s *Syncer) readLimit() int { return max(MaxReadEntries, s.t.maxEntries) }
+
+// readBytes is the most bytes the entries of one read hold:
+// [MaxReadBytes], or 2.5 KB an entry the state keeps when
+// [WithMaxEntries] set more.
+func (s *Syncer) readBytes() int { return max(MaxReadBytes, s.t.maxEntries*2560) }
+
+// readBound counts the entries of one read and their bytes ([heldBytes]);
+// add reports the read too large once either passes the Syncer's bound.
+type readBound struct {
+	s              *Syncer
+	entries, bytes int
+}
+
+func (b *readBound) add(entry any) error {
+	b.entries++
+	b.bytes += heldBytes(entry)
+	if n := b.s.readLimit(); b.entries > n {
+		return fmt.Errorf("%w: more than %d", ErrReadTooLarge, n)
+	}
+	if n := b.s.readBytes(); b.bytes > n {
+		return fmt.Errorf("%w: more than %d bytes", ErrReadTooLarge, n)
+	}
+	return nil
+}
 
 // DefaultStateTTL is how long the state of an account no read touches is
 // kept: longer than a consent (90 days), so that a re-consent after it
@@ -78,9 +113,9 @@ var (
 	// ErrInvalidOption: an option of [New] is out of range.
 	ErrInvalidOption = errors.New("txsync: invalid option")
 	// ErrReadTooLarge: the pages of one [Syncer.Sync] or
-	// [Syncer.SyncCard] held more than [MaxReadEntries] entries (a bank
-	// whose next links never end); no further page is read and nothing
-	// is applied.
+	// [Syncer.SyncCard] held more than [MaxReadEntries] entries, or
+	// entries of more than [MaxReadBytes] (a bank whose next links never
+	// end); no further page is read and nothing is applied.
 	ErrReadTooLarge = errors.New("txsync: the read holds too many entries")
 )
 
@@ -397,7 +432,8 @@ func (s *Syncer) state(ctx context.Context, acct AccountKey) (state, error) {
 // applies them ([Syncer.Apply]). The account must have been linked
 // ([Syncer.Link]). When a page cannot be read nothing is applied: the
 // next Sync reads it all again. Pages holding more than [MaxReadEntries]
-// entries end the read in [ErrReadTooLarge], nothing applied.
+// entries, or more than [MaxReadBytes] of them, end the read in
+// [ErrReadTooLarge], nothing applied.
 func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID string, ro ...client.RequestOption) (*Delta, error) {
 	acct, from, err := s.before(ctx, accountID)
 	if err != nil {
@@ -405,17 +441,21 @@ func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID stri
 	}
 	r := Read{From: from}
 	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from}
+	bound := readBound{s: s}
 	for tr, err := range svc.TransactionsIter(ctx, accountID, q, ro...) {
 		if err != nil {
 			return nil, err
 		}
+		if tr.Status != accounts.BookingPending && tr.Status != accounts.BookingBooked {
+			continue
+		}
+		if err := bound.add(tr); err != nil {
+			return nil, err
+		}
 		if tr.Status == accounts.BookingPending {
 			r.Pending = append(r.Pending, *tr)
-		} else if tr.Status == accounts.BookingBooked {
+		} else {
 			r.Booked = append(r.Booked, *tr)
-		}
-		if n := s.readLimit(); len(r.Booked)+len(r.Pending) > n {
-			return nil, fmt.Errorf("%w: more than %d", ErrReadTooLarge, n)
 		}
 	}
 	return s.Apply(ctx, acct, r)
@@ -429,17 +469,18 @@ func (s *Syncer) SyncCard(ctx context.Context, svc *accounts.Service, cardAccoun
 	}
 	r := CardRead{From: from}
 	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from}
+	bound := readBound{s: s}
 	for tr, err := range svc.CardTransactionsIter(ctx, cardAccountID, q, ro...) {
 		if err != nil {
+			return nil, err
+		}
+		if err := bound.add(tr); err != nil {
 			return nil, err
 		}
 		if tr.Status == accounts.BookingPending {
 			r.Pending = append(r.Pending, *tr)
 		} else {
 			r.Booked = append(r.Booked, *tr)
-		}
-		if n := s.readLimit(); len(r.Booked)+len(r.Pending) > n {
-			return nil, fmt.Errorf("%w: more than %d", ErrReadTooLarge, n)
 		}
 	}
 	return s.ApplyCard(ctx, acct, r)
