@@ -38,13 +38,17 @@ type Emitter struct {
 	storeWait time.Duration
 }
 
-// StoreWait bounds each of an Emitter's calls of its store, whatever the
-// caller's context: a slow or hung database ends a check with an error
-// (nothing published) after it, and never holds the caller for ever,
-// even on a context without a deadline (an OnChange subscriber runs on
-// the goroutine of the call that changed the breaker). The mark written
-// after a publication does not end with the caller's context (the
-// publication happened and must be remembered), only with this bound.
+// StoreWait bounds each of an Emitter's calls of its store, and each
+// publication to its Sink (whose context ends after it), whatever the
+// caller's context: a slow or hung database, the store's or the outbox's,
+// ends a check with an error (nothing remembered: the next check
+// publishes again) after it, and never holds the caller for ever, even
+// on a context without a deadline (an OnChange subscriber runs on the
+// goroutine of the call that changed the breaker). A Handler that
+// ignores its context is not stopped: it holds its caller as long as it
+// runs. The mark written after a publication does not end with the
+// caller's context (the publication happened and must be remembered),
+// only with this bound.
 const StoreWait = 10 * time.Second
 
 // Option configures an Emitter in [NewEmitter].
@@ -141,8 +145,13 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 		return false, fmt.Errorf("events: store: %w", err)
 	}
 	// Publish first: a crash before the mark publishes again, which the
-	// outbox drops by ID; the other order could lose the event.
-	if err := e.sink.Publish(ctx, env); err != nil {
+	// outbox drops by ID; the other order could lose the event. The
+	// publication is bounded as the store's calls are: the Sink across
+	// replicas is pgstore's outbox, a database that may hang.
+	sctx, cancel := context.WithTimeout(ctx, e.storeWait)
+	err = e.sink.Publish(sctx, env)
+	cancel()
+	if err != nil {
 		return false, fmt.Errorf("events: publishing %s: %w", env.Kind, err)
 	}
 	pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.storeWait)
@@ -269,10 +278,14 @@ func (e *Emitter) PaymentError(ctx context.Context, ref string, err error) (bool
 }
 
 // PaymentStatus reports a payment's status as last seen (from) and now
-// (to): [PaymentStatusChanged] when they differ.
+// (to): [PaymentStatusChanged] when they differ. A change without the
+// payment's reference ref is refused: its event would name no payment.
 func (e *Emitter) PaymentStatus(ctx context.Context, ref, from, to string) error {
 	if from == to || to == "" {
 		return nil
+	}
+	if ref == "" {
+		return errors.New("events: PaymentStatus needs the payment's reference")
 	}
 	_, err := e.Emit(ctx, PaymentStatusChanged{Payment: ref, From: from, To: to})
 	return err
