@@ -64,7 +64,11 @@
 // (payments.Service.Wait) calls [Emitter.PaymentStatus] with the status
 // it last saw and the new one; start-up calls [Emitter.InDoubt] with the
 // payments journal and [Emitter.Certificate] with the signing and QWAC
-// certificates. Package reconcile, given the Emitter
+// certificates. A bank's breaker changes reach [Emitter.Breaker] through
+// client.Health.OnChange, once each; start-up and a periodic job call
+// [Emitter.Downtimes] with each bank's client, which publishes from the
+// client's downtime records what a failed publication or a crash left
+// out. Package reconcile, given the Emitter
 // (reconcile.WithEmitter), emits the settlement events itself with
 // [Emitter.Emit], each once per payment.
 //

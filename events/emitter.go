@@ -307,6 +307,42 @@ func (e *Emitter) InDoubt(ctx context.Context, j *journal.Journal) (int, error) 
 	return n, nil
 }
 
+// Downtimes publishes, from the downtime records of c's bank on c's store
+// (client.Client.Downtimes) that start from from on, [BankUnavailable]
+// for each outage and [BankAvailable] for each that ended, those not
+// published before (by [Emitter.Breaker] or an earlier Downtimes: one
+// event of each per unavailability). Breaker publishes at the moment the
+// breaker changes, once: a publication that failed then (the sink or the
+// store down, a crash between the change and its event) is published by
+// the next Downtimes. Call it at start-up and periodically (every few
+// minutes; a day back, say), beside the OnChange subscription. It returns
+// how many records it read; an error ends it (the events of the records
+// read before it were published).
+func (e *Emitter) Downtimes(ctx context.Context, c *client.Client, from time.Time) (int, error) {
+	if c == nil {
+		return 0, errors.New("events: Downtimes needs a client")
+	}
+	downs, err := c.Downtimes(ctx, from, e.now())
+	if err != nil {
+		return 0, fmt.Errorf("events: %w", err)
+	}
+	scope := c.Scope()
+	for i, d := range downs {
+		open := d
+		open.End = time.Time{} // the record as it was when the breaker opened
+		if _, err := e.Emit(ctx, BankUnavailable{Scope: scope, Downtime: open}); err != nil {
+			return i, err
+		}
+		if d.End.IsZero() {
+			continue
+		}
+		if _, err := e.Emit(ctx, BankAvailable{Scope: scope, Downtime: d}); err != nil {
+			return i, err
+		}
+	}
+	return len(downs), nil
+}
+
 // Breaker publishes a change of a bank's circuit breaker as
 // [BankUnavailable] (it opened) or [BankAvailable] (it closed); other
 // changes (a probe under way) publish nothing. Subscribe it with
