@@ -37,7 +37,9 @@
 //     at Track, a journal resolution's status with PaymentOf). The first
 //     accepted status starts the payment's window; ACCP does not (on this
 //     platform it also means waiting for funds); RJCT and CANC end the
-//     wait ([NotExecuted]). A payment never seen accepted never stalls.
+//     wait ([NotExecuted]), and withdraw a settlement made before (the
+//     credit was not the payment's money). A payment never seen
+//     accepted never stalls.
 //   - The txsync deltas of the watched accounts: [Reconciler.Apply] (or
 //     [Reconciler.Observe]) with every delta of an account, an empty one
 //     included: the credits added, and those changed from pending to
@@ -61,11 +63,13 @@
 //  5. its remittance text, for the amount less at most [FeeShare] percent
 //     (a fee), in the same currency.
 //
-// No credit is taken for a payment before the payment's creation date, or
-// more than [LateDays] banking days after its window (by KID or
-// end-to-end id). Currency conversion is never guessed: a match by amount
-// needs the same currency, and a match by reference across currencies
-// reports both amounts. Twins (two 49.00 NOK payments on one day with
+// No credit is taken for a payment before the payment's creation date
+// (before its requested execution date when later: the last banking day
+// on or before it, where a bank executes a weekend's or holiday's
+// payment early), or more than [LateDays] banking days after its window
+// (by KID or end-to-end id). Currency conversion is never guessed: a
+// match by amount needs the same currency, and a match by reference
+// across currencies reports both amounts. Twins (two 49.00 NOK payments on one day with
 // the same text) are matched one to one, each credit to the first payment
 // by initiation order ([Payment.Created]) that it fits. A credit that
 // matches nothing is reported in [Round.Unmatched], never forced onto a
@@ -75,8 +79,9 @@
 // before is skipped ([Round.Repeated]): under its key (the same delta
 // again, a re-consent), and, in the first read of an account
 // (txsync.Delta.First: the sync's state started over, every entry under
-// a new key), by its facts: dates, amount, counterparty, texts,
-// references, and its occurrence among identical entries. A booking a
+// a new key), by its facts (as the bank last changed them): dates,
+// amount, counterparty, texts, references, and its occurrence among
+// identical entries. A booking a
 // delta lists twice is taken once.
 //
 // # Withdrawn credits

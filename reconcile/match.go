@@ -103,7 +103,7 @@ func (t tier) evidence() Evidence {
 
 // payView is what matching computes of a payment once per mutation.
 type payView struct {
-	created     int32
+	created     int32 // the first day a credit may be its: see earliest
 	strong, txt int32
 	words       []string
 }
@@ -149,13 +149,34 @@ func (m *mutation) view(views map[int]*payView, s *acctState, i int) *payView {
 		return v
 	}
 	p := &s.pays[i]
-	v := &payView{created: bankDay(time.Unix(p.created, 0))}
+	v := &payView{created: earliest(p)}
 	v.strong, v.txt = m.until(p.deadline)
 	if p.text != "" {
 		v.words = strings.Fields(p.text)
 	}
 	views[i] = v
 	return v
+}
+
+// earliest is the first day a credit of p may be booked: the bank date
+// of its creation or, for a payment with a later requested execution
+// date, the last banking day on or before that date (the day its debtor's
+// account is debited, or the banking day before a weekend or holiday
+// one, where a bank executes it early): money booked earlier is
+// another's.
+func earliest(p *pay) int32 {
+	created := bankDay(time.Unix(p.created, 0))
+	if p.exec <= created {
+		return created
+	}
+	d := p.exec
+	for range 10 { // more than any run of days without banking
+		if date.IsBankingDay(dateOf(d)) {
+			break
+		}
+		d--
+	}
+	return max(created, d)
 }
 
 // revisions are the entries of a delta that the bank took back or
@@ -235,6 +256,24 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 		if p := &s.pays[i]; p.out != outNone {
 			held[p.o.booking] = true
 			held[p.o.ret] = true
+		}
+	}
+	// A changed booking is known by its facts as they are now: a first
+	// read (the sync's state started over) lists it so, under a new key,
+	// and by its old facts it would be a new credit, free to settle
+	// another payment.
+	if len(v.changed) > 0 {
+		facts := make(map[uint64]uint64, len(v.changed))
+		for _, c := range v.changed {
+			if c.ok {
+				facts[c.b.kh] = c.b.fp
+			}
+		}
+		for j := range s.seen {
+			if fp, ok := facts[s.seen[j].kh]; ok && s.seen[j].fp != fp {
+				s.seen[j].fp = fp
+				m.changed = true
+			}
 		}
 	}
 	var again []booking
@@ -371,7 +410,7 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 			}
 		}
 		for ci, b := range credits {
-			if !b.again {
+			if !b.again || !known[b.kh] { // a changed credit not seen before (its delta lost) is seen now
 				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
 			}
 			if !taken[ci] && !b.quiet {

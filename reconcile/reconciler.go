@@ -347,7 +347,7 @@ func (r *Reconciler) Track(ctx context.Context, p Payment) (State, error) {
 			m.changed = true
 			i = s.find(rec.id)
 		}
-		m.status(&s.pays[i], p.Status, p.StatusAt)
+		m.status(s, i, p.Status, p.StatusAt)
 		st = s.pays[i].state(key)
 		return nil
 	}, true)
@@ -398,15 +398,22 @@ func deadline(p *pay, start int32) int32 {
 	return dayOf(p.scheme.Deadline(dateOf(max(start, p.exec))))
 }
 
-// status records a transaction status seen at at: an accepted status
-// (but ACCP, which on this platform also means waiting for funds) starts
-// the window, a rejection or cancellation closes an open payment.
-func (m *mutation) status(p *pay, s payments.TransactionStatus, at time.Time) {
+// status records a transaction status seen at at of st.pays[i]: an
+// accepted status (but ACCP, which on this platform also means waiting
+// for funds) starts the window, a rejection or cancellation closes an
+// open payment. A payment rejected or cancelled after a credit settled
+// it was not executed: that credit was not its money (a twin's, another
+// payer's of the same text and amount), and its settlement is withdrawn.
+func (m *mutation) status(st *acctState, i int, s payments.TransactionStatus, at time.Time) {
+	p := &st.pays[i]
 	if s == "" {
 		return
 	}
 	switch {
 	case s.IsRejected() || s.IsCancelled():
+		if p.out == outSettled || p.out == outOther {
+			m.withdraw(st, i)
+		}
 		if p.open() {
 			p.flags |= flagVoid
 			p.enc = nil
@@ -438,7 +445,7 @@ func (r *Reconciler) Status(ctx context.Context, requestID string, s payments.Tr
 		if i < 0 {
 			return ErrNotTracked
 		}
-		m.status(&st.pays[i], s, time.Time{})
+		m.status(st, i, s, time.Time{})
 		return nil
 	}, true)
 	return err

@@ -39,7 +39,8 @@ type Payment struct {
 	// Remittance is the unstructured remittance information.
 	Remittance string
 	// ExecutionDate is the requested execution date; zero for as soon as
-	// possible.
+	// possible. No credit booked before it (before the last banking day
+	// on or before it) is taken for the payment.
 	ExecutionDate date.Date
 	// Status is the transaction status last seen, if any, and StatusAt
 	// when: Track records it as [Reconciler.Status] would.
@@ -66,7 +67,8 @@ const (
 	Returned
 	// Stalled: accepted, and not booked within its scheme's window.
 	Stalled
-	// NotExecuted: rejected or cancelled: no credit will come.
+	// NotExecuted: rejected or cancelled: no credit will come (a credit
+	// that settled it before was another's: the settlement is withdrawn).
 	NotExecuted
 	// NotApplicable: its creditor account is not watched.
 	NotApplicable
