@@ -36,7 +36,7 @@ func (c *Consent) SCARedirect() string {
 // it starts belongs to and the bank's redirect brings back as
 // tpp-session-id (docs/interface.md sections 3 and 6; section 10
 // "Session model").
-var consentHeaders = []string{"TPP-Session-ID"}
+var consentHeaders = sessionHeaders
 
 // StartConsent asks the bank for a bank-offered consent (POST
 // /v1/bank-offered-consents, no body; docs/interface.md section 1.8). Send the PSU to

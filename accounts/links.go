@@ -2,8 +2,11 @@ package accounts
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -96,8 +99,57 @@ func checkLink(op, href string) error {
 	if strings.ContainsAny(href, " \r\n\t#\\") {
 		return unexpectedLink(op, "malformed href", nil)
 	}
-	if u, err := url.Parse(href); err != nil || u.User != nil || u.Opaque != "" {
+	u, err := url.Parse(href)
+	if err != nil || u.User != nil || u.Opaque != "" {
 		return unexpectedLink(op, "malformed href", nil)
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return unexpectedLink(op, "malformed href", nil)
+	}
+	return checkLinkQuery(q)
+}
+
+// checkLinkQuery holds the query of a transactions link to the rules a
+// [TransactionQuery] follows (docs/interface.md sections 1.7, 2.9 and
+// 4.5): a bookingStatus, when given, is booked, pending, both or all;
+// dateFrom and dateTo are dates YYYY-MM-DD, dateTo not before dateFrom;
+// limit is a whole number from 1, offset one from 0. A parameter the
+// link does not carry is not checked, nor one the SDK does not know, so
+// every link the bank gives is followed. A break is a
+// *client.ValidationError naming the parameter that matches
+// [ErrInvalidQuery]: the bank would answer 400, and a call without the
+// PSU would spend one of the account's 4 calls a day on it.
+func checkLinkQuery(q url.Values) error {
+	for _, v := range q["bookingStatus"] {
+		switch BookingStatus(v) {
+		case BookingBooked, BookingPending, BookingBoth, BookingAll:
+		default:
+			return invalid("bookingStatus", fmt.Sprintf("%q is not booked, pending, both or all", clip(v)))
+		}
+	}
+	var days [2]time.Time
+	for i, name := range []string{"dateFrom", "dateTo"} {
+		for _, v := range q[name] {
+			d, err := time.Parse(time.DateOnly, v)
+			if err != nil {
+				return invalid(name, "not a date YYYY-MM-DD")
+			}
+			days[i] = d
+		}
+	}
+	if !days[0].IsZero() && !days[1].IsZero() && days[1].Before(days[0]) {
+		return invalid("dateTo", "before dateFrom")
+	}
+	for _, p := range []struct {
+		name string
+		min  int
+	}{{"limit", 1}, {"offset", 0}} {
+		for _, v := range q[p.name] {
+			if n, err := strconv.Atoi(v); err != nil || n < p.min {
+				return invalid(p.name, fmt.Sprintf("not a whole number from %d", p.min))
+			}
+		}
 	}
 	return nil
 }

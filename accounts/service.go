@@ -16,7 +16,9 @@ import (
 // Every call goes through the [client.Client] it was made with; PSU and
 // session headers are per-call [client.RequestOption]s such as
 // [client.WithPSU] and [client.WithTPPSessionID], or the client's
-// defaults.
+// defaults. Every call needs a TPP-Session-ID: one without is refused
+// before it is sent with a [*client.ValidationError] naming the header
+// (sessionHeaders).
 //
 // Balances and transactions calls made without the PSU present (no
 // PSU-IP-Address) count against the account's without-PSU budget: the
@@ -73,12 +75,27 @@ func (s *Service) counted(op client.Operation, e budget.Endpoint, accountOf budg
 // empty list, report or page: it says nothing of the account.
 var readStatuses = []int{http.StatusOK}
 
-// read declares op a GET whose answer must be 200 (readStatuses).
+// read declares op a GET whose answer must be 200 (readStatuses) and
+// that carries the PSU's TPP-Session-ID (sessionHeaders).
 func read(op client.Operation) client.Operation {
 	op.Method = http.MethodGet
 	op.Statuses = readStatuses
+	op.Require = sessionHeaders
 	return op
 }
+
+// sessionHeaders are the headers every account information call needs
+// besides TPP-Redirect-URI: TPP-Session-ID. The platform keys the PSU's
+// session by PSU-ID and TPP-Session-ID, which every AIS call sends
+// (docs/interface.md section 10 "Session model"), and any call may start
+// SCA (section 5.8: the first account call answers 401 with a
+// scaRedirect), whose redirect brings back the TPP-Session-ID of the
+// request that started it (section 6). A call without it is refused
+// before it is sent with a [*client.ValidationError] naming the header
+// (the bank answers 400 HTTP_HEADER_REQUIRED, and a read without the PSU
+// would spend one of the account's 4 calls a day on it). PSU-ID is not
+// required: the first call of a PSU has none.
+var sessionHeaders = []string{"TPP-Session-ID"}
 
 // transactionDetailsKeys are the members a transaction details answer may
 // wrap the entry in: "transactionsDetails" (Berlin Group 1.3.x, as the

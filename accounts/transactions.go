@@ -393,8 +393,10 @@ func (s *Service) Transactions(ctx context.Context, accountID string, q *Transac
 // TransactionsAt reads the page at href, a next link kept from an
 // earlier page ([TransactionsPage.Next]). The href must be a transactions
 // link of an account on the bank's base URL; anything else is refused
-// before sending ([ErrUnexpectedLink], [client.ErrForeignHost]). It counts
-// against the budget like [Service.Transactions].
+// before sending ([ErrUnexpectedLink], [client.ErrForeignHost]), and so is
+// a link whose bookingStatus, dateFrom, dateTo, limit or offset breaks
+// the rules of [TransactionQuery] ([ErrInvalidQuery], naming the
+// parameter). It counts against the budget like [Service.Transactions].
 func (s *Service) TransactionsAt(ctx context.Context, href string, ro ...client.RequestOption) (*TransactionsPage, error) {
 	return s.transactionsAt(ctx, "accounts.TransactionsAt", href, "", nil, ro)
 }

@@ -189,13 +189,28 @@ func Default() *Directory {
 }
 
 // Parse reads a directory from JSON: {"banks": [{"id": ..., ...}]}. Every
-// entry must be complete, ids unique, and a bank's sandbox base URL
-// another than its production one. Parse refuses what encoding/json
+// entry must be complete, ids unique, a bank's sandbox base URL another
+// than its production one, and its production base URL no sandbox's (not
+// under /api-sandbox: the two URLs swapped would send production calls
+// to the sandbox and sandbox calls to production). Parse refuses what encoding/json
 // would take silently, so that nothing in the file is ignored: an
 // unknown (or misspelt) field, a member given twice in one object (in
 // any case: "banks" and "Banks" are one member), and anything after the
 // first JSON value.
 func Parse(data []byte) (*Directory, error) {
+	d, err := parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkProduction(d.banks); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// parse is Parse but for checkProduction, which Load applies to the
+// merged directory, after its own checks.
+func parse(data []byte) (*Directory, error) {
 	if err := checkJSON(data); err != nil {
 		return nil, fmt.Errorf("banks: %w", err)
 	}
@@ -281,7 +296,7 @@ func Load(path string) (*Directory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("banks: %w", err)
 	}
-	own, err := Parse(data)
+	own, err := parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
@@ -295,6 +310,9 @@ func Load(path string) (*Directory, error) {
 	// A flag on an id the directory does not hold moves nothing.
 	moved := func(b Bank) bool { _, known := d.Lookup(b.ID); return b.HostMoved && known }
 	if err := checkPlaces(merged.banks, moved); err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, path)
+	}
+	if err := checkProduction(merged.banks); err != nil {
 		return nil, fmt.Errorf("%w (in %s)", err, path)
 	}
 	return merged, nil
@@ -382,6 +400,40 @@ func sameURL(a, b string) bool {
 	}
 	return strings.EqualFold(ua.Scheme, ub.Scheme) && hostOf(a) == hostOf(b) &&
 		strings.TrimRight(ua.Path, "/") == strings.TrimRight(ub.Path, "/") // decoded: /%61pi is /api to the server
+}
+
+// checkProduction refuses a bank whose production base URL names a
+// sandbox (namesSandbox): a production client made from it would send
+// production calls to the sandbox, and an entry with its two URLs
+// swapped the sandbox client's calls, with test data, to production. It
+// runs after checkPlaces, which names the clash of two ids at one place
+// first.
+func checkProduction(bs []Bank) error {
+	for _, b := range bs {
+		if namesSandbox(b.Production) {
+			return fmt.Errorf("banks: bank %s: the production base URL %q names the sandbox (%s): production is https://<host>%s, "+
+				"the sandbox https://<host>%s", b.ID, b.Production, sandboxBase, productionBase, sandboxBase)
+		}
+	}
+	return nil
+}
+
+// The base paths of the platform: production at https://<host>/api, the
+// sandbox at https://<host>/api-sandbox.
+const (
+	productionBase = "/api"
+	sandboxBase    = "/api-sandbox"
+)
+
+// namesSandbox reports whether base URL u lies under a sandbox base
+// path: its first path segment, decoded, is api-sandbox in any case.
+func namesSandbox(u string) bool {
+	p, err := url.Parse(u)
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(p.Path, "/"), "/")
+	return strings.EqualFold("/"+first, sandboxBase)
 }
 
 // ErrUnknownBank matches the error for an id the directory does not hold.

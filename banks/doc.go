@@ -18,8 +18,9 @@
 // ([Directory.Merge]: an entry replaces the one with its id, a new id is
 // added). The file is read strictly ([Parse]): an unknown field, a member
 // given twice in one object (in any case), anything after the first JSON
-// value and a sandbox URL equal to the production URL are refused with an
-// error naming the bank or the member. So are two ids at one base URL
+// value, a sandbox URL equal to the production URL and a production URL
+// under /api-sandbox (a sandbox's, such as the two URLs swapped) are
+// refused with an error naming the bank or the member. So are two ids at one base URL
 // (each id is a scope of its own), unless one of them is a bank of the
 // directory moved there with "hostMoved": true.
 //

@@ -259,8 +259,9 @@ func (s *Service) CreateCardTransactions(ctx context.Context, cardAccountID stri
 	return err
 }
 
-// validate checks a new mock account before it is sent: its owner, an
-// 11-digit BBAN when set, an ISO 4217 currency, numeric amounts and its
+// validate checks a new mock account before it is sent: its owner, a
+// Norwegian BBAN (11 digits, MOD-11) when set, an ISO 4217 currency,
+// amounts in that currency (checkAmount) and its
 // text fields (a name of at most 70 characters; no character the bank
 // cannot process in any of them).
 func (a *NewAccount) validate() error {
@@ -270,21 +271,24 @@ func (a *NewAccount) validate() error {
 	if err := checkOwner(a.CustomerID, a.CustomerNumber); err != nil {
 		return err
 	}
-	if a.BBAN != "" && (len(a.BBAN) != 11 || !digits(a.BBAN)) {
-		return invalid("bban", "must be 11 digits")
+	if a.BBAN != "" {
+		if err := checkBBAN("bban", a.BBAN); err != nil {
+			return err
+		}
 	}
 	return firstErr(
 		checkCurrency("currency", a.Currency, false),
 		checkText("name", a.Name, 0, maxName),
 		checkText("product", a.Product, 0, 0),
 		checkText("cashAccountType", a.CashAccountType, 0, 0),
-		checkNumber("balance", a.Balance, true),
-		checkNumber("creditLine", a.CreditLine, true),
+		checkAmount("balance", a.Balance, a.Currency, true),
+		checkAmount("creditLine", a.CreditLine, a.Currency, true),
 	)
 }
 
 // validate checks a new mock card account before it is sent: its owner,
-// an ISO 4217 currency, numeric amounts and its text fields (a masked PAN
+// an ISO 4217 currency, amounts in that currency (checkAmount) and its
+// text fields (a masked PAN
 // of at most 35 characters, a name of at most 70; no character the bank
 // cannot process in any of them).
 func (a *NewCardAccount) validate() error {
@@ -299,8 +303,8 @@ func (a *NewCardAccount) validate() error {
 		checkCurrency("currency", a.Currency, false),
 		checkText("name", a.Name, 0, maxName),
 		checkText("product", a.Product, 0, 0),
-		checkNumber("creditLimit", a.CreditLimit, true),
-		checkNumber("balance", a.Balance, true),
+		checkAmount("creditLimit", a.CreditLimit, a.Currency, true),
+		checkAmount("balance", a.Balance, a.Currency, true),
 	)
 }
 
@@ -310,8 +314,8 @@ func (a *NewCardAccount) validate() error {
 // character the bank cannot process).
 func (t *Transaction) validate(p string) error {
 	return firstErr(
-		checkNumber(p+"transactionAmount.amount", t.TransactionAmount.Amount, false),
 		checkCurrency(p+"transactionAmount.currency", t.TransactionAmount.Currency, true),
+		checkAmount(p+"transactionAmount.amount", t.TransactionAmount.Amount, t.TransactionAmount.Currency, false),
 		checkStatus(p+"bookingStatus", t.BookingStatus),
 		checkDate(p+"bookingDate", t.BookingDate),
 		checkDate(p+"valueDate", t.ValueDate),
@@ -329,12 +333,14 @@ func (t *Transaction) validate(p string) error {
 // details (140 characters, no character the bank cannot process).
 func (t *CardTransaction) validate(p string) error {
 	errs := []error{
-		checkNumber(p+"transactionAmount.amount", t.TransactionAmount.Amount, false),
+		// The sandbox books a card transaction in the card's currency,
+		// which the SDK does not know: the amount's form only.
+		checkAmount(p+"transactionAmount.amount", t.TransactionAmount.Amount, "", false),
 		checkCurrency(p+"transactionAmount.currency", t.TransactionAmount.Currency, true),
 	}
 	if t.OriginalAmount != nil {
 		errs = append(errs,
-			checkNumber(p+"originalAmount.amount", t.OriginalAmount.Amount, false),
+			checkAmount(p+"originalAmount.amount", t.OriginalAmount.Amount, t.OriginalAmount.Currency, false),
 			checkCurrency(p+"originalAmount.currency", t.OriginalAmount.Currency, true))
 	}
 	return firstErr(append(errs,

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/checkdigit"
 	"github.com/tppkit/psd2/internal/emoji"
 	"github.com/tppkit/psd2/money"
 )
@@ -130,6 +132,46 @@ func checkNumber(field string, n json.Number, optional bool) error {
 		return invalid(field, "not a number")
 	}
 	return nil
+}
+
+// checkAmount checks an amount of mock data: a number (checkNumber)
+// written without an exponent, and, when cur is an ISO 4217 code, one
+// with at most the currency's minor units as fraction digits and at most
+// money.MaxIntegerDigits digits before the point: an Amount's rule
+// (docs/interface.md sections 2.1 and 8), which the sandbox applies to
+// mock amounts too and answers 400 otherwise. cur "" (a transaction
+// booked in the account's currency, which the SDK does not know) checks
+// the form only.
+func checkAmount(field string, n json.Number, cur string, optional bool) error {
+	if err := checkNumber(field, n, optional); err != nil || n == "" {
+		return err
+	}
+	if strings.ContainsAny(string(n), "eE") {
+		return invalid(field, "must be a decimal number without an exponent")
+	}
+	if !money.IsCurrency(cur) {
+		return nil
+	}
+	if _, err := money.Parse(string(n), cur); err != nil {
+		units, _ := money.MinorUnits(cur)
+		return invalid(field, fmt.Sprintf("not an amount in %s: at most %d fraction digits and %d digits before the point",
+			cur, units, money.MaxIntegerDigits))
+	}
+	return nil
+}
+
+// checkBBAN checks the BBAN of a mock account: a Norwegian account
+// number, 11 digits the last of which is the MOD-11 check digit of the
+// others (docs/interface.md section 10 "Check digits"); the sandbox
+// refuses any other.
+func checkBBAN(field, bban string) error {
+	switch checkdigit.NorwegianBBAN(bban) {
+	case nil:
+		return nil
+	case checkdigit.ErrCheckDigit:
+		return invalid(field, "the MOD-11 check digit does not match")
+	}
+	return invalid(field, "must be 11 digits")
 }
 
 // checkStatus checks a bookingStatus: empty, booked or pending.
