@@ -96,3 +96,55 @@ func TestWithClockNil(t *testing.T) {
 	_, err := pgstore.New(pgtest.Pool(t, 1), pgstore.WithClock(nil))
 	assert.Error(t, err)
 }
+
+// A store with a clock keeps a value for at least its ttl on that clock,
+// to the nanosecond as the clock reads: the database holds microseconds,
+// and a clock between two of them (here 700ns past one) must not make a
+// value expire before its ttl has passed (its expiry and the clock were
+// both cut down to the microsecond: the value of a ttl of an hour, read
+// an hour less 500ns later, was gone).
+func TestClockSubMicrosecond(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	schema := pgtest.Schema(t)
+	base := time.Now().Add(24 * time.Hour).Truncate(time.Second)
+	clock := testtpp.NewClock(base.Add(700 * time.Nanosecond))
+	st, err := pgstore.New(pgtest.Pool(t, 4), pgstore.WithSchema(schema), pgstore.WithClock(clock.Now))
+	require.NoError(t, err)
+	require.NoError(t, st.Migrate(ctx))
+	t.Cleanup(st.Close)
+	require.NoError(t, st.Put(ctx, "put", []byte("p"), time.Hour))
+	require.NoError(t, st.Update(ctx, "upd", func([]byte, bool) ([]byte, time.Duration, error) {
+		return []byte("u"), time.Hour, nil
+	}))
+
+	clock.Add(time.Hour - 500*time.Nanosecond) // 200ns past base+1h: 500ns of the ttl left
+	for _, k := range []string{"put", "upd"} {
+		v, err := st.Get(ctx, k)
+		assert.NoError(t, err, "Get(%q) 500ns before its ttl ends", k)
+		assert.NotEmpty(t, v)
+	}
+	var keys []string
+	for k, err := range st.Keys(ctx, "") {
+		require.NoError(t, err)
+		keys = append(keys, k)
+	}
+	assert.Equal(t, []string{"put", "upd"}, keys, "Keys 500ns before the ttl ends")
+	err = st.Update(ctx, "upd", func(_ []byte, found bool) ([]byte, time.Duration, error) {
+		if !found {
+			return nil, 0, errors.New("the value is gone before its ttl ended")
+		}
+		return nil, 0, errUnchanged
+	})
+	assert.ErrorIs(t, err, errUnchanged)
+	n, err := st.Cleanup(ctx)
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing has expired on the clock")
+	v, err := st.Take(ctx, "put")
+	assert.NoError(t, err, "Take 500ns before the ttl ends")
+	assert.Equal(t, "p", string(v))
+
+	clock.Add(2 * time.Microsecond) // past the ttl
+	_, err = st.Get(ctx, "upd")
+	assert.ErrorIs(t, err, store.ErrNotStored, "after the ttl")
+}

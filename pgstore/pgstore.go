@@ -250,8 +250,8 @@ func newQueries(schema string, clocked bool) queries {
 			ON CONFLICT (key) DO UPDATE SET key = kv.key
 			RETURNING ` + bounded + `, ` + live(2),
 		set:    `UPDATE ` + t + ` SET value = $2, expires_at = ` + expires(4) + ` WHERE key = $1`,
-		keys:   `SELECT key FROM ` + t + ` WHERE key > $1 AND starts_with(key, $2) AND ` + keyBound + ` AND ` + live(3) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
-		keysTo: `SELECT key FROM ` + t + ` WHERE key > $1 AND key < $3 AND starts_with(key, $2) AND ` + keyBound + ` AND ` + live(4) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+		keys:   `SELECT key FROM ` + t + ` WHERE key >= $1 AND starts_with(key, $2) AND ` + keyBound + ` AND ` + live(3) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+		keysTo: `SELECT key FROM ` + t + ` WHERE key >= $1 AND key < $3 AND starts_with(key, $2) AND ` + keyBound + ` AND ` + live(4) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
 		cleanup: `DELETE FROM ` + t + ` WHERE key IN (SELECT key FROM ` + t + `
 			WHERE expires_at <= ` + now(1) + ` ORDER BY expires_at LIMIT ` + fmt.Sprint(cleanupBatch) + ` FOR UPDATE SKIP LOCKED)`,
 	}
@@ -259,9 +259,26 @@ func newQueries(schema string, clocked bool) queries {
 
 // at returns args followed by the store's clock's time when it has one
 // (WithClock): the parameter the statements of a clocked store end with.
+// The database holds microseconds: a statement that judges expiry gets
+// the time cut down to the microsecond, and one that writes an expiry
+// (put, set: expiring) the time rounded up to it, so that a value is kept
+// for at least its ttl on the clock (cut down both, an expiry and a later
+// clock 1ns to 1µs short of it fell on the same microsecond).
 func (s *Store) at(args ...any) []any {
 	if s.clock != nil {
-		args = append(args, s.clock())
+		args = append(args, s.clock().Truncate(time.Microsecond))
+	}
+	return args
+}
+
+// expiring is at for a statement that writes an expiry.
+func (s *Store) expiring(args ...any) []any {
+	if s.clock != nil {
+		now := s.clock()
+		if down := now.Truncate(time.Microsecond); down.Before(now) {
+			now = down.Add(time.Microsecond)
+		}
+		args = append(args, now)
 	}
 	return args
 }
@@ -343,7 +360,7 @@ func (s *Store) Put(ctx context.Context, key string, value []byte, ttl time.Dura
 	if value == nil {
 		value = []byte{}
 	}
-	if err := s.exec(ctx, func(b *pgx.Batch) { b.Queue(s.q.put, s.at(key, value, micros(ttl))...) }); err != nil {
+	if err := s.exec(ctx, func(b *pgx.Batch) { b.Queue(s.q.put, s.expiring(key, value, micros(ttl))...) }); err != nil {
 		return wrap(ctx, "put", err)
 	}
 	s.wrote()
@@ -445,7 +462,7 @@ func (s *Store) Update(ctx context.Context, key string, fn func(old []byte, foun
 			if value == nil {
 				b.Queue(s.q.del, key)
 			} else {
-				b.Queue(s.q.set, s.at(key, value, micros(ttl))...)
+				b.Queue(s.q.set, s.expiring(key, value, micros(ttl))...)
 			}
 		})
 	})
@@ -468,19 +485,18 @@ func (s *Store) Keys(ctx context.Context, prefix string) iter.Seq2[string, error
 			yield("", err)
 			return
 		}
-		if !utf8.ValidString(prefix) {
+		head, from, upper, bounded, ok := keyRange(prefix)
+		if !ok {
 			return // no key has it
 		}
-		upper, bounded := prefixEnd(prefix)
-		after := "" // every key is above ""
 		for {
 			var page []string
 			err := s.exec(ctx, func(b *pgx.Batch) {
 				var q *pgx.QueuedQuery
 				if bounded {
-					q = b.Queue(s.q.keysTo, s.at(after, prefix, upper)...)
+					q = b.Queue(s.q.keysTo, s.at(from, head, upper)...)
 				} else {
-					q = b.Queue(s.q.keys, s.at(after, prefix)...)
+					q = b.Queue(s.q.keys, s.at(from, head)...)
 				}
 				q.Query(func(rows pgx.Rows) (err error) {
 					page, err = pgx.CollectRows(rows, pgx.RowTo[string])
@@ -499,9 +515,72 @@ func (s *Store) Keys(ctx context.Context, prefix string) iter.Seq2[string, error
 			if len(page) < keysPage {
 				return
 			}
-			after = page[len(page)-1]
+			// The next key above the last: no key lies between it and
+			// the last one followed by "\x01" (it would go on with a NUL,
+			// which no key holds).
+			from = page[len(page)-1] + "\x01"
 		}
 	}
+}
+
+// keyRange returns what Keys asks the database for the keys that start
+// with prefix, a byte string like the keys (store.Store): the keys from
+// from on that start with head, and are below upper when bounded. It
+// reports false when no key can start with prefix: one holding a NUL
+// (which no key holds, and PostgreSQL's text cannot), or not UTF-8 other
+// than by its last character being cut short. A prefix so cut short
+// ("p/\xc3", the first byte of "p/é") is the prefix of the keys that go
+// on from head, its valid part, with a character whose encoding starts
+// with those bytes: in byte order, which is code point order, the keys
+// from head and the first such character to the end of head and the
+// last one.
+func keyRange(prefix string) (head, from, upper string, bounded, ok bool) {
+	if strings.IndexByte(prefix, 0) >= 0 {
+		return "", "", "", false, false
+	}
+	head = prefix
+	for i := 0; i < len(prefix); {
+		r, size := utf8.DecodeRuneInString(prefix[i:])
+		if r == utf8.RuneError && size == 1 {
+			head = prefix[:i]
+			break
+		}
+		i += size
+	}
+	if head == prefix {
+		upper, bounded = prefixEnd(prefix)
+		return prefix, prefix, upper, bounded, true
+	}
+	tail := prefix[len(head):]
+	if utf8.FullRuneInString(tail) {
+		return "", "", "", false, false // not cut short: not UTF-8
+	}
+	lo, hi := completion(tail, true), completion(tail, false)
+	upper, bounded = prefixEnd(head + string(hi))
+	return head, head + string(lo), upper, bounded, true
+}
+
+// completion returns the smallest (or, when !smallest, the largest)
+// character whose UTF-8 encoding starts with tail, the first bytes of
+// one.
+func completion(tail string, smallest bool) rune {
+	s := tail
+	for !utf8.FullRuneInString(s) {
+		next := s
+		for i := range 0x40 { // the continuation bytes 0x80 to 0xBF
+			c := byte(0x80 + i)
+			if !smallest {
+				c = byte(0xBF - i)
+			}
+			next = s + string([]byte{c})
+			if r, size := utf8.DecodeRuneInString(next); !utf8.FullRuneInString(next) || r != utf8.RuneError || size > 1 {
+				break
+			}
+		}
+		s = next
+	}
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 // prefixEnd returns the smallest string above every string starting with

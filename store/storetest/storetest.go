@@ -443,7 +443,12 @@ func testKeys(t *testing.T, a, b store.Store, p string) {
 		slices.Sort(out) // byte order
 		return out
 	}
-	for _, prefix := range []string{p + "p/", p + "p", p + "p/a", p + "p/_", p + "p/%", p + "q/", p + "r", p} {
+	// Prefixes are byte strings too: "p/\xc3" (the first byte of "é")
+	// is a prefix of "p/é"; a prefix no key can start with (a NUL, a
+	// byte never in UTF-8, a character CheckKey refuses) yields nothing,
+	// and no error.
+	for _, prefix := range []string{p + "p/", p + "p", p + "p/a", p + "p/_", p + "p/%", p + "q/", p + "r", p,
+		p + "p/\xc3", p + "p/\xc3\xa9", p + "p/\xc3\xa8", p + "p/\xe2", p + "p/\x00", p + "p/\xff", p + "p/\n", p + "p/\xc3a"} {
 		if got := keys(t, b, prefix); !slices.Equal(got, want(prefix)) {
 			t.Errorf("Keys(%q) = %q, want %q (ascending bytes; _ and %% are no wildcards)", prefix, got, want(prefix))
 		}
