@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -276,4 +277,29 @@ func TestEmulatorCorruptedAnswers(t *testing.T) {
 	_, err = c.Do(t.Context(), listCustomers, &out)
 	require.NoError(t, err)
 	assert.NotEmpty(t, out)
+}
+
+// TestEmulatorLongRequestIDVerified: a call whose X-Request-ID is
+// anywhere within the 1 to MaxRequestIDLen characters WithRequestID and
+// the emulator both accept gets a signed answer covering that id, so
+// VerifyRequired (docs/interface.md section 5.7: the TPP verifies the
+// bank's signed answers) accepts it. On the code before, the emulator
+// echoed and signed X-Request-ID only up to 100 characters, a limit older
+// than the 200 it accepts: every answer to a call with a longer id lacked
+// it and VerifyRequired refused them all.
+func TestEmulatorLongRequestIDVerified(t *testing.T) {
+	t.Parallel()
+	s := emulator.NewServer(emulator.WithResponseSigning())
+	t.Cleanup(s.Close)
+	creds, err := s.NewTPP("Long Id AS")
+	require.NoError(t, err)
+	c := emulatorClient(t, s, creds, &tamperer{}, WithBankCertificates(s.ResponseCertificate()), WithResponseVerification(VerifyRequired))
+	for _, n := range []int{36, 101, MaxRequestIDLen} {
+		id := strings.Repeat("r", n-4) + strconv.Itoa(1000+n)
+		var out []map[string]any
+		res, err := c.Do(t.Context(), listCustomers, &out, WithRequestID(id))
+		require.NoError(t, err, "X-Request-ID of %d characters", n)
+		assert.Equal(t, id, res.Header.Get("X-Request-ID"))
+		assert.NotEmpty(t, out)
+	}
 }

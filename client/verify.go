@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/tppkit/psd2/signing"
 )
@@ -181,7 +182,10 @@ func (c *Client) verifyResponse(h http.Header, body, decoded []byte, cut bool, r
 		return nil
 	}
 	value := h.Get("Signature")
-	digest := h.Get("Digest")
+	// Digest is a list (RFC 3230): several fields are one value, their
+	// instance digests joined by commas (RFC 7230 section 3.2.2), as a
+	// signature covering it joins them; each is checked.
+	digest := strings.Join(h.Values("Digest"), ", ")
 	verifyDigest := func() error {
 		err := signing.VerifyDigest(digest, body)
 		if err != nil && decoded != nil && signing.VerifyDigest(digest, decoded) == nil {

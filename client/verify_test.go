@@ -153,3 +153,52 @@ func TestSignedResponseWithoutBankCertificate(t *testing.T) {
 	_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/x"}, nil)
 	assert.ErrorIs(t, err, signing.ErrDigestMismatch)
 }
+
+// TestResponseDigestInTwoFields: Digest is a list header (RFC 3230, named
+// by docs/interface.md section 4.2), so an answer's two Digest fields are
+// one Digest of two instance digests, which the bank's signature covers
+// joined ("digest: a, b"); the client checks each SHA-256 or SHA-512
+// digest against the body (section 5.7), as it does for one field. On the
+// code before, only the first field was checked: a wrong digest in the
+// second was accepted, the same two in one field refused.
+func TestResponseDigestInTwoFields(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	bankCert := newCert(t, 2, now.Add(-time.Hour), now.Add(time.Hour))
+	body := []byte(`{"transactionStatus":"ACTC"}`)
+	wrong := signing.Digest([]byte(`{"transactionStatus":"RJCT"}`))
+	for _, tt := range []struct {
+		name    string
+		digests []string
+		cause   error
+	}{
+		{name: "one field, second wrong", digests: []string{signing.Digest(body) + ", " + wrong}, cause: signing.ErrDigestMismatch},
+		{name: "two fields, second wrong", digests: []string{signing.Digest(body), wrong}, cause: signing.ErrDigestMismatch},
+		{name: "two fields, both right", digests: []string{signing.Digest(body), signing.DigestSHA512(body)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				signedAnswer{key: 2, cert: bankCert, tamper: func(h http.Header, b []byte) []byte {
+					h["Digest"] = tt.digests
+					s, err := signing.NewSigner(testKey(2), signing.KeyID(bankCert))
+					require.NoError(t, err)
+					require.NoError(t, s.Sign(&http.Request{Header: h}), "the bank signs both fields")
+					return b
+				}}.write(t, w, r, body)
+			})
+			for _, mode := range []VerifyMode{VerifyIfPresent, VerifyRequired} {
+				c := newTestClient(t, b.URL, WithBankCertificates(bankCert), WithResponseVerification(mode))
+				var out struct{ TransactionStatus string }
+				_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/payments/x/y/status"}, &out)
+				if tt.cause == nil {
+					require.NoError(t, err, mode)
+					assert.Equal(t, "ACTC", out.TransactionStatus)
+					continue
+				}
+				require.ErrorIs(t, err, ErrResponseSignature, mode)
+				require.ErrorIs(t, err, tt.cause, mode)
+			}
+		})
+	}
+}

@@ -50,7 +50,9 @@ var (
 	ErrDigestMismatch    = errors.New("signing: Digest does not match the body")
 	ErrUnsupportedDigest = errors.New("signing: unsupported Digest algorithm")
 	// ErrInvalidHeader means a header to be signed has a value with a line
-	// break, which would forge extra lines of the signing string.
+	// break, which would forge extra lines of the signing string, or is
+	// set under two spellings of its name ("Psu-Id" and "PSU-ID"), which
+	// net/http sends as separate fields in no fixed order.
 	ErrInvalidHeader = errors.New("signing: a header to be signed has an invalid value")
 	// ErrInvalidOption means an option given to NewSigner is invalid (an
 	// empty or malformed header list, an empty keyId or one that is not
@@ -177,7 +179,7 @@ func (s *Signer) Sign(req *http.Request) error {
 	if names == nil {
 		names, canon = nameBuf[:0], canonBuf[:0]
 		for i, c := range defaultCanon {
-			if len(headerValues(req.Header, c)) > 0 {
+			if vs, _ := headerValues(req.Header, c); len(vs) > 0 {
 				names = append(names, defaultNames[i])
 				canon = append(canon, c)
 			}
@@ -354,7 +356,8 @@ func EncodeWord(v string) string {
 // by ", "; leading and trailing spaces of each value are dropped. "(request-target)" is the
 // lower-case method, a space and the request URI (path and query); "host" is
 // the request's Host. A missing header gives [ErrMissingHeader]; a value with
-// a line break gives [ErrInvalidHeader].
+// a line break, or a header set in the map under two spellings of its name,
+// gives [ErrInvalidHeader].
 func SigningString(req *http.Request, names []string) (string, error) {
 	if req == nil {
 		return "", fmt.Errorf("%w: nil request", ErrMissingHeader)
@@ -415,7 +418,10 @@ func appendSigningString(dst []byte, req *http.Request, names, canon []string) (
 			dst = append(dst, h...)
 			continue
 		}
-		vs := headerValues(req.Header, canon[i])
+		vs, twice := headerValues(req.Header, canon[i])
+		if twice {
+			return nil, fmt.Errorf("%w: %s is set under two spellings of its name, which go out as separate fields in no fixed order", ErrInvalidHeader, n)
+		}
 		if len(vs) == 0 {
 			return nil, fmt.Errorf("%w: %s", ErrMissingHeader, n)
 		}
@@ -445,17 +451,30 @@ func validValue(v string) bool {
 // headerValues returns the values of the header whose canonical key is
 // canon: under that key, or, for a header set directly in the map under
 // another spelling ("PSU-ID", "psu-id"), which net/http sends as it is,
-// under the first key equal to canon in any case. HTTP header names are
-// case-insensitive, so both Sign's choice of the default headers and the
-// signing string see such a header.
-func headerValues(h http.Header, canon string) []string {
-	if vs := h[canon]; len(vs) > 0 {
-		return vs
+// under that key. HTTP header names are case-insensitive, so both Sign's
+// choice of the default headers and the signing string see such a
+// header.
+//
+// twice reports that the map holds the header under more than one
+// spelling, each with values: net/http sends each spelling as header
+// fields of its own, so the receiver reads all their values as one
+// header, in an order net/http does not fix (HTTP/1.1 sorts the keys,
+// HTTP/2 writes them in map order). No signing string can promise that
+// value, and appendSigningString refuses it (ErrInvalidHeader).
+func headerValues(h http.Header, canon string) (vs []string, twice bool) {
+	vs = h[canon]
+	keys := 0
+	if len(vs) > 0 {
+		keys = 1
 	}
-	for k, vs := range h {
-		if len(vs) > 0 && strings.EqualFold(k, canon) {
-			return vs
+	for k, v := range h {
+		if len(v) == 0 || len(k) != len(canon) || k == canon || !strings.EqualFold(k, canon) {
+			continue
 		}
+		if keys++; keys > 1 {
+			return vs, true
+		}
+		vs = v
 	}
-	return nil
+	return vs, false
 }

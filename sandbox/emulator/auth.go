@@ -38,7 +38,8 @@ const maxClockSkew = 60 * time.Second
 //     psu-corporate-id, tpp-redirect-uri, and list date, x-request-id,
 //     digest (whenever one is sent) and psu-id, psu-corporate-id, tpp-redirect-uri
 //     when sent (400 FORMAT_ERROR);
-//  6. Date within 60 s of the emulator clock, a sent Digest matching the body (empty or not)
+//  6. Date an RFC 7231 date in GMT (rules.ParseHTTPDate) within 60 s of
+//     the emulator clock, a sent Digest matching the body (empty or not)
 //     with SHA-256 or SHA-512 (400 FORMAT_ERROR);
 //  7. the signature verifies with the certificate's key (400 FORMAT_ERROR);
 //  8. a body is application/json, valid UTF-8 JSON, with no character
@@ -100,16 +101,20 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 	// A Digest that is sent covers the exact bytes sent, the empty body
 	// of a GET or of a POST without a body included: it is checked, and
 	// must be signed, whenever it is present (sections 4.2, 5.5).
-	digested := strings.TrimSpace(r.Header.Get("Digest")) != ""
+	// Digest is a list (RFC 3230): several Digest fields are one value,
+	// their instance digests joined by commas (RFC 7230 section 3.2.2),
+	// as the signing string joins them; each is checked.
+	digest := strings.Join(r.Header.Values("Digest"), ", ")
+	digested := strings.TrimSpace(digest) != ""
 	if len(body) > 0 && !digested && rule.DigestRequired() {
 		return nil, errHeaderRequired("Digest")
 	}
 	if v := rules.CheckSignedHeaders(r.Header, params.Headers, digested); v != nil {
 		return nil, violation(v)
 	}
-	dt, err := http.ParseTime(date)
-	if err != nil {
-		return nil, errFormat("Date", "The Date header must be an RFC 7231 date.")
+	dt, ok := rules.ParseHTTPDate(date)
+	if !ok {
+		return nil, errFormat("Date", "The Date header must be an RFC 7231 date in GMT.")
 	}
 	// The Date header carries whole seconds, so the window is measured
 	// against the bank's whole second: a TPP whose clock is at most 60 s
@@ -119,7 +124,7 @@ func (s *Server) verify(w http.ResponseWriter, r *http.Request, rule rules.BodyR
 	}
 
 	if digested {
-		if err := signing.VerifyDigest(r.Header.Get("Digest"), body); err != nil {
+		if err := signing.VerifyDigest(digest, body); err != nil {
 			return nil, errFormat("Digest", "The Digest does not match the body (SHA-256 or SHA-512 of the exact bytes sent).")
 		}
 	}

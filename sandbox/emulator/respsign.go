@@ -70,7 +70,7 @@ func (s *Server) signedAnswers(next http.Handler) http.Handler {
 			h.Set("Date", s.wireNow().UTC().Format(http.TimeFormat))
 		}
 		h.Set("Digest", signing.Digest(body))
-		if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 100 && h.Get("X-Request-ID") == "" {
+		if id := echoedRequestID(r); id != "" && h.Get("X-Request-ID") == "" {
 			h.Set("X-Request-ID", id)
 		}
 		if err := s.resp.signer.Sign(&http.Request{Header: h}); err != nil {

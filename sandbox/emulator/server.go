@@ -113,6 +113,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tppkit/psd2/sandbox/emulator/internal/rules"
 )
 
 // apiPrefix is the base path of the API on the platform's hosts
@@ -330,9 +332,22 @@ func apiPath(r *http.Request) string {
 func (s *Server) setCommonHeaders(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Date", s.wireNow().UTC().Format(http.TimeFormat))
-	if id := r.Header.Get("X-Request-ID"); id != "" && len(id) <= 100 {
+	if id := echoedRequestID(r); id != "" {
 		h.Set("X-Request-ID", id)
 	}
+}
+
+// echoedRequestID is the request's X-Request-ID as answers echo it (and
+// a signed answer signs it, respsign.go): any id up to the length verify
+// accepts (rules.MaxRequestIDLen), so that a TPP checking that the signed
+// answer names its request finds it whatever the length of its id; ""
+// for none or a longer one.
+func echoedRequestID(r *http.Request) string {
+	id := r.Header.Get("X-Request-ID")
+	if len(id) > rules.MaxRequestIDLen {
+		return ""
+	}
+	return id
 }
 
 // statusRecorder remembers the status for the request log.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The rules of the headers every signed request carries
@@ -131,4 +132,28 @@ func CheckSignedHeaders(h http.Header, signed []string, digested bool) *Violatio
 		}
 	}
 	return nil
+}
+
+// httpDateLayouts are the three forms of an HTTP date (RFC 7231 section
+// 7.1.1.1), each in GMT: IMF-fixdate, which senders write, and the
+// obsolete RFC 850 and asctime forms, which recipients must read. asctime
+// names no zone and is read as GMT.
+var httpDateLayouts = [...]string{
+	http.TimeFormat,                  // Sun, 06 Nov 1994 08:49:37 GMT
+	"Monday, 02-Jan-06 15:04:05 GMT", // Sunday, 06-Nov-94 08:49:37 GMT
+	time.ANSIC,                       // Sun Nov  6 08:49:37 1994
+}
+
+// ParseHTTPDate reads a Date header value (docs/interface.md section 5.3)
+// as an HTTP date in one of its three forms, in GMT; ok is false for
+// anything else. Unlike http.ParseTime it refuses an RFC 850 date in
+// another zone ("CET", "PST", "UTC"), which http.ParseTime reads as if it
+// were GMT, hours away from the time it names.
+func ParseHTTPDate(v string) (t time.Time, ok bool) {
+	for _, layout := range httpDateLayouts {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, true
+		}
+	}
+	return time.Time{}, false
 }
