@@ -113,6 +113,9 @@ func TestCheckAddr(t *testing.T) {
 		{"0.0.0.0:8443", true, true},
 		{"emulator.example:8443", true, true},
 		{"no port", true, false},
+		{"127.0.0.1:99999", false, false},
+		{"0.0.0.0:-1", true, false},
+		{"127.0.0.1:", false, true},
 	} {
 		err := emulatorcmd.CheckAddr(tc.addr, tc.public)
 		if tc.ok {

@@ -15,7 +15,9 @@
 //	sign      sign a request offline as the SDK sends it; print it as raw
 //	          HTTP, which verify reads (psd2 sign ... | psd2 verify -), or
 //	          with -curl a curl command that sends it (-ca adds --cacert
-//	          for a bank with its own CA, such as the emulator)
+//	          for a bank with its own CA, such as the emulator); a -H
+//	          given twice, or of a header sign makes (Signature,
+//	          TPP-Signature-Certificate; Date with -date), is refused
 //	verify    check a captured request (raw HTTP: request line, headers,
 //	          blank line, body; - reads standard input) against
 //	          docs/interface.md section 5 and name each fault with its code:
@@ -50,8 +52,9 @@
 //	          (an example: cmd/psd2/testdata/seed.example.json); a customer
 //	          the sandbox has already (its customer number) is skipped with
 //	          its accounts, so a file seeds once however often it is run.
-//	          The file is a JSON list of at most 32 MiB; a larger one, or
-//	          null, is refused before any request. list ends with the
+//	          The file is a JSON list of at most 32 MiB; a larger one,
+//	          null, or one with a key no entry takes (a misspelt
+//	          "acounts"), is refused before any request. list ends with the
 //	          count ("N customer(s)"); a sandbox with no customer at all
 //	          (perhaps not the one meant) is said so on stderr.
 //	          Refused, before any request, for a base URL the bank

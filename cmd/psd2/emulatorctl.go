@@ -82,12 +82,19 @@ func runEmulatorCtl(ctx context.Context, e *env, args []string) error {
 	}
 	req.Header.Set("Authorization", "Bearer "+*token)
 	req.Header.Set("Content-Type", "application/json")
-	hc := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	hc := &http.Client{Transport: &http.Transport{Proxy: nil},
+		// The control API never redirects: a redirect is another
+		// server's, followed with the token and, on a 303, as a GET of
+		// another URL whose 200 would pass for the control's.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := hc.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode/100 == 3 {
+		return fmt.Errorf("%s: %s, a redirect to %q, not followed: the control API never redirects; is %s the emulator's control API?", name, resp.Status, resp.Header.Get("Location"), *base)
+	}
 	answer, tooLarge, err := readAtMost(resp.Body, maxCtlAnswer)
 	if err != nil {
 		return fmt.Errorf("%s: reading the answer: %w", name, err)
@@ -97,13 +104,14 @@ func runEmulatorCtl(ctx context.Context, e *env, args []string) error {
 	}
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, answer, "", "  ") != nil {
-		pretty.Reset()
-		pretty.Write(answer)
 		if resp.StatusCode/100 == 2 {
 			// Not the control API (another server on that port, a
 			// proxy's page): its 200 is no success of the control.
 			return fmt.Errorf("%s: %s, but the answer is not JSON: is %s the emulator's control API?", name, resp.Status, *base)
 		}
+		// Another server's error page is not copied to the terminal
+		// (its escape sequences would drive it): its first line, clipped.
+		return fmt.Errorf("%s: %s, an answer that is not JSON (%q): is %s the emulator's control API?", name, resp.Status, clipText(string(answer)), *base)
 	}
 	if resp.StatusCode/100 != 2 {
 		fmt.Fprint(e.stderr, pretty.String())

@@ -5,8 +5,11 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tppkit/psd2/signing"
 )
@@ -75,13 +78,13 @@ func runKeyID(_ context.Context, e *env, args []string) error {
 		Serial:    strings.ToUpper(cert.SerialNumber.Text(16)),
 		NotBefore: cert.NotBefore.UTC(), NotAfter: cert.NotAfter.UTC(),
 		ValidNow:   !now.Before(cert.NotBefore) && !now.After(cert.NotAfter),
-		DaysLeft:   int(cert.NotAfter.Sub(now).Hours() / 24),
+		DaysLeft:   daysLeft(cert.NotAfter, now),
 		KeyID:      signing.KeyID(cert),
 		Renderings: renderings(cert),
 	}
 	return e.emit(r, func(w io.Writer) {
-		fmt.Fprintf(w, "keyId:     %s\n", r.KeyID)
-		fmt.Fprintf(w, "subject:   %s\nissuer:    %s\nserial:    %s\n", r.Subject, r.Issuer, r.Serial)
+		fmt.Fprintf(w, "keyId:     %s\n", printable(r.KeyID))
+		fmt.Fprintf(w, "subject:   %s\nissuer:    %s\nserial:    %s\n", printable(r.Subject), printable(r.Issuer), r.Serial)
 		state := "valid now"
 		if !r.ValidNow {
 			state = "NOT valid now"
@@ -89,7 +92,46 @@ func runKeyID(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(w, "validity:  %s to %s (%s, %d days left)\n\nrenderings:\n",
 			r.NotBefore.Format(time.RFC3339), r.NotAfter.Format(time.RFC3339), state, r.DaysLeft)
 		for _, x := range r.Renderings {
-			fmt.Fprintf(w, "  %-14s %s\n  %-14s (%s)\n", x.Name, x.KeyID, "", x.About)
+			fmt.Fprintf(w, "  %-14s %s\n  %-14s (%s)\n", x.Name, printable(x.KeyID), "", x.About)
 		}
 	})
+}
+
+// daysLeft is the whole days from now to end, counted in seconds: a
+// time.Duration (Sub) stops at 292 years, and a certificate may be valid
+// until 9999-12-31 (RFC 5280: no well-defined expiration date).
+func daysLeft(end, now time.Time) int {
+	return int((end.Unix() - now.Unix()) / 86400)
+}
+
+// printable is s for a line of text output: a control character (an
+// escape sequence would drive the terminal, a line break print a line of
+// its own), a bidirectional control (it reorders what follows) or
+// invalid UTF-8 is written as Go escapes it (\x1b, \u202e). A
+// certificate's names may hold any of them; --json has the exact value.
+func printable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unprintable) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unprintable(r):
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// unprintable reports whether r is a control character or a
+// bidirectional control.
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -88,7 +87,7 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(data, &seed); err != nil {
+		if seed, err = decodeSeed(data); err != nil {
 			return fmt.Errorf("%s: %w", fs.Arg(0), err)
 		}
 		if seed == nil {

@@ -12,6 +12,7 @@ import (
 	"maps"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -85,8 +86,8 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
-	if !strings.HasPrefix(*path, "/") {
-		return usagef("-path %q must start with /", *path)
+	if err := checkProbePath(*path); err != nil {
+		return err
 	}
 	creds, err := cf.credentials()
 	if err != nil {
@@ -126,7 +127,7 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 			if r.Status != 0 {
 				status = fmt.Sprint(r.Status)
 			}
-			fmt.Fprintf(w, "%-22s %-9s %3s %-16s %s\n%-22s %s\n", r.Rendering, r.Verdict, status, r.Codes, r.KeyID, "", r.Reason)
+			fmt.Fprintf(w, "%-22s %-9s %3s %-16s %s\n%-22s %s\n", r.Rendering, r.Verdict, status, r.Codes, printable(r.KeyID), "", r.Reason)
 		}
 		if len(rep.Accepted) > 0 {
 			fmt.Fprintf(w, "the bank accepts: %s\n", strings.Join(rep.Accepted, ", "))
@@ -141,6 +142,30 @@ func runProbe(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("undecided: the bank's answers prove no rendering (%s)", firstUndecided(rep.Results))
 	}
 	return failedError{"the bank refused every rendering"}
+}
+
+// checkProbePath refuses a -path the client would not send (each
+// rendering would be "not sent", an undecided probe of nothing): one
+// that does not start with a single "/" (a "//" names another host), or
+// holds a space, a control character, a fragment, a template's braces
+// or a malformed escape. A query is sent.
+func checkProbePath(p string) error {
+	switch {
+	case !strings.HasPrefix(p, "/"):
+		return usagef("-path %q must start with /", p)
+	case strings.HasPrefix(p, "//"):
+		return usagef("-path %q names a host: give a path below the base URL, /v1/...", p)
+	case strings.ContainsFunc(p, func(r rune) bool { return r <= ' ' || r == 0x7f || strings.ContainsRune("#{}", r) }):
+		return usagef("-path %q: a space, control character, '#' or brace is not sent in a path", p)
+	}
+	u, err := url.Parse(p)
+	if err == nil {
+		_, err = url.PathUnescape(u.EscapedPath())
+	}
+	if err != nil {
+		return usagef("-path %q is not a path: %v", p, err)
+	}
+	return nil
 }
 
 // firstUndecided is the reason of the first undecided result.

@@ -196,12 +196,52 @@ func hasPassword(conn string) bool {
 	if kindOf(conn) != storePostgres {
 		return false
 	}
-	if u, err := url.Parse(conn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+	if u, ok := parsedPgURL(conn); ok {
 		_, ok := u.User.Password()
 		q := u.Query()
 		return ok || slices.ContainsFunc(pgPasswordParams, q.Has)
 	}
+	if _, rest, ok := pgURLParts(conn); ok {
+		userinfo, _, hasAt := cutLast(rest, "@")
+		return hasAt && strings.Contains(userinfo, ":") || pgQueryPassword.MatchString(rest)
+	}
 	return pgPassword.MatchString(conn)
+}
+
+// parsedPgURL is conn parsed as a postgres URL, when it parses as one
+// whose "@" (if any) ends its user information: "postgres://u:123/4@h"
+// parses, as host u, port 123 and path /4@h, and is read as a URL that
+// did not parse.
+func parsedPgURL(conn string) (*url.URL, bool) {
+	u, err := url.Parse(conn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return nil, false
+	}
+	if _, rest, _ := pgURLParts(conn); u.User == nil && strings.Contains(rest, "@") {
+		return nil, false
+	}
+	return u, true
+}
+
+// pgQueryPassword matches a password parameter in the query of a
+// connection URL that did not parse.
+var pgQueryPassword = regexp.MustCompile(`(?i)([?&](?:ssl)?password)=[^&#]*`)
+
+// pgURLParts splits a postgres:// or postgresql:// connection string,
+// in any case, at "://".
+func pgURLParts(conn string) (scheme, rest string, ok bool) {
+	scheme, rest, ok = strings.Cut(strings.TrimSpace(conn), "://")
+	l := strings.ToLower(scheme)
+	return scheme, rest, ok && (l == "postgres" || l == "postgresql")
+}
+
+// cutLast is strings.Cut at the last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
 }
 
 // redactConn is a connection string without its password, to print.
@@ -209,7 +249,7 @@ func redactConn(conn string) string {
 	if kindOf(conn) != storePostgres {
 		return conn
 	}
-	if u, err := url.Parse(conn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+	if u, ok := parsedPgURL(conn); ok {
 		if _, ok := u.User.Password(); ok {
 			u.User = url.UserPassword(u.User.Username(), "xxxxx")
 		}
@@ -224,6 +264,15 @@ func redactConn(conn string) string {
 			u.RawQuery = q.Encode()
 		}
 		return u.String()
+	}
+	if scheme, rest, ok := pgURLParts(conn); ok {
+		// A URL that does not parse (a password with a "#", "/" or
+		// "?" it should have escaped): its user information, up to the
+		// last "@", is not printed at all, nor a password parameter.
+		if _, host, hasAt := cutLast(rest, "@"); hasAt {
+			rest = "xxxxx@" + host
+		}
+		return scheme + "://" + pgQueryPassword.ReplaceAllString(rest, "${1}=xxxxx")
 	}
 	return pgPassword.ReplaceAllString(conn, "${1}${2}=xxxxx")
 }
@@ -398,7 +447,9 @@ func runProfile(_ context.Context, e *env, args []string) error {
 		st.Value = redactConn(st.Value)
 		rep.Settings["store"] = st
 	}
-	rep.PasswordSet = os.Getenv(cf.passwordEnv) != ""
+	// Set, even to "": the empty password of a file exported without
+	// one (p12Error names the variable only when it is not set at all).
+	_, rep.PasswordSet = os.LookupEnv(cf.passwordEnv)
 	return e.emit(rep, func(w io.Writer) {
 		exists := "no such file: no profiles"
 		if len(rep.Profiles) > 0 {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -52,6 +55,24 @@ type seedCustomer struct {
 type seedAccount struct {
 	sandbox.NewAccount
 	Transactions []sandbox.Transaction `json:"transactions,omitempty"`
+}
+
+// decodeSeed reads a seed file: a JSON list of seedCustomer, nothing
+// after it. A key no entry takes (a misspelt "acounts") is refused,
+// naming it, as the control API's seed refuses one: dropped, it made a
+// customer without its accounts, or an account without its
+// transactions, and the command succeeded.
+func decodeSeed(data []byte) ([]seedCustomer, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var seed []seedCustomer
+	if err := dec.Decode(&seed); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("invalid character after the list of customers")
+	}
+	return seed, nil
 }
 
 // seedReport is what sandbox seed made: the customers' ids and counts

@@ -125,6 +125,7 @@ func buildSigned(method, target string, body []byte, hdrs []string, date string,
 	if err != nil {
 		return nil, usageError{err}
 	}
+	dateGiven := date != ""
 	if date == "" {
 		date = time.Now().UTC().Format(http.TimeFormat)
 	}
@@ -137,12 +138,26 @@ func buildSigned(method, target string, body []byte, hdrs []string, date string,
 		req.Header.Set("Digest", signing.Digest(body))
 		req.Header.Set("Content-Type", "application/json")
 	}
+	given := map[string]string{} // the name as first given, by its canonical form
 	for _, h := range hdrs {
 		name, value, ok := strings.Cut(h, ":")
 		name = strings.TrimSpace(name)
 		if !ok || !headerName(name) {
 			return nil, usagef("-H %q: want 'Name: value', the name a header name", h)
 		}
+		// A value sign would drop without a word is refused: one
+		// header given twice (the last was taken), one sign makes
+		// itself, a Date given by -date as well.
+		canon := http.CanonicalHeaderKey(name)
+		switch {
+		case given[canon] != "":
+			return nil, usagef("-H %s: %s is given twice: give each header once", name, given[canon])
+		case canon == "Signature" || canon == "Tpp-Signature-Certificate":
+			return nil, usagef("-H %s: sign makes it (from -cert and -key, or -p12)", name)
+		case canon == "Date" && dateGiven:
+			return nil, usagef("-H %s with -date: give the Date once", name)
+		}
+		given[canon] = name
 		if strings.ContainsFunc(value, isControl) {
 			// A line break would print a header of its own.
 			return nil, usagef("-H %s: a control character or line break in the value", name)

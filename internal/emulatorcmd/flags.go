@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
@@ -127,6 +129,11 @@ func (cfg *Config) Check() error {
 			return UsageError{err}
 		}
 	}
+	if len(cfg.Trust) == 0 {
+		if err := checkTPPName(cfg.TPP); err != nil {
+			return UsageError{err}
+		}
+	}
 	for _, t := range []*time.Duration{&cfg.Timeouts.ReadHeader, &cfg.Timeouts.Read, &cfg.Timeouts.Write, &cfg.Timeouts.Idle} {
 		if *t <= 0 {
 			*t = -1 // off (zero would mean the default to the emulator)
@@ -135,12 +142,34 @@ func (cfg *Config) Check() error {
 	return nil
 }
 
+// maxTPPName is the longest -tpp: X.509's upper bound of a commonName
+// (ub-common-name, RFC 5280), which the TPP certificate's subject is.
+const maxTPPName = 64
+
+// checkTPPName refuses a -tpp that makes no TPP certificate a bank
+// could issue: empty, longer than maxTPPName characters, or holding a
+// control character (a line break, an escape sequence).
+func checkTPPName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return errors.New("-tpp: give the TPP certificate's name")
+	case utf8.RuneCountInString(name) > maxTPPName:
+		return fmt.Errorf("-tpp: %d characters, at most %d (a certificate's commonName)", utf8.RuneCountInString(name), maxTPPName)
+	case !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
+		return fmt.Errorf("-tpp %q: a control character, a line break or invalid UTF-8 in the name", name)
+	}
+	return nil
+}
+
 // CheckAddr refuses a listen address that is not on the loopback interface
 // unless public is set. Loopback means a loopback IP literal or the name
 // "localhost"; an empty host (all interfaces) and any other name are not.
 func CheckAddr(addr string, public bool) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
+		return fmt.Errorf("-addr %q: %w", addr, err)
+	}
+	if err := checkPort(port); err != nil {
 		return fmt.Errorf("-addr %q: %w", addr, err)
 	}
 	if public || isLoopbackHost(host) {
@@ -154,12 +183,29 @@ func CheckAddr(addr string, public bool) error {
 // loopback interface. Unlike [CheckAddr] it names -control and offers no
 // -public: the control API is never served beyond loopback.
 func checkControlAddr(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
+		return fmt.Errorf("-control %q: %w", addr, err)
+	}
+	if err := checkPort(port); err != nil {
 		return fmt.Errorf("-control %q: %w", addr, err)
 	}
 	if !isLoopbackHost(host) {
 		return fmt.Errorf("-control %q is not a loopback address; the control API is served on 127.0.0.1, ::1 or localhost only (-public does not change that), e.g. -control 127.0.0.1:0", addr)
+	}
+	return nil
+}
+
+// checkPort refuses a port that is no TCP port: a number past 65535 or
+// negative, or a name that is no service's (an empty port is 0, a free
+// one). The listener refused it only after the -out directory was
+// written, as an error of the system rather than of the command line.
+func checkPort(port string) error {
+	if port == "" {
+		return nil
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("the port %q is not a TCP port (0 to 65535; 0 picks a free one)", port)
 	}
 	return nil
 }

@@ -837,6 +837,12 @@ func (api *controlAPI) guard(next http.Handler) http.Handler {
 // bank returns the bank the request names with ?bank= (its id or host
 // name), or the only one.
 func (api *controlAPI) bank(r *http.Request) (*Server, error) {
+	ids := r.URL.Query()["bank"]
+	if len(ids) > 1 {
+		// Not the first taken and the others dropped without a word,
+		// as a key given twice in the arguments is refused.
+		return nil, argError("bank: given " + strconv.Itoa(len(ids)) + " times in the query; name one bank")
+	}
 	id := r.URL.Query().Get("bank")
 	if id == "" {
 		if len(api.banks) == 1 {

@@ -76,6 +76,16 @@ func (s *Site) callback(w http.ResponseWriter, r *http.Request, sess *sca.Sessio
 		case kindPayment:
 			page.What = "Your payment was not made."
 			if rec, err := s.loadPayment(ctx, key, p.Ref); err == nil {
+				if rec.Approved {
+					// Another SCA of the same payment (a second tab, the
+					// Approve button) was approved: the bank has it, and
+					// this failure changes nothing. Saying "not made"
+					// would invite the PSU to pay again.
+					s.message(w, r, http.StatusOK, messagePage{Heading: "Payment already approved",
+						Text: "You already approved your payment of " + rec.Amount + " to " + rec.Creditor + " at your bank. Cancelling this other approval did not stop it.",
+						More: "See the payment's status on the home page."})
+					return
+				}
 				page.What = "Your payment of " + rec.Amount + " to " + rec.Creditor + " was not made."
 				rec.Declined = cmp.Or(failed.Code, "declined")
 				_ = s.savePayment(ctx, key, rec)

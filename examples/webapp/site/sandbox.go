@@ -1,6 +1,7 @@
 package site
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,8 @@ type SandboxOptions struct {
 	// site serves every other path. "/" and an invalid pattern are
 	// refused.
 	Routes map[string]http.Handler
+
+	readTimeout time.Duration // the server's ReadTimeout; tests shorten it
 }
 
 // Sandbox is the site serving over an in-process bank sandbox (package
@@ -115,8 +118,18 @@ func StartSandbox(opts SandboxOptions) (*Sandbox, error) {
 	if err != nil {
 		return fail(err)
 	}
-	sb := &Sandbox{Bank: bank, URL: base, Site: site, served: make(chan error, 1), stop: make(chan struct{}),
-		srv: &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}}
+	readTimeout := cmp.Or(opts.readTimeout, 30*time.Second)
+	// ReadHeaderTimeout alone leaves a request's body and an idle
+	// keep-alive connection without a deadline: a client that sends the
+	// headers of a POST and never its body holds a connection and a
+	// goroutine for ever. ReadTimeout bounds the whole request (a form
+	// is at most 16 KiB), IdleTimeout the wait for the next one. No
+	// WriteTimeout: a status page waits for the bank up to WaitTimeout,
+	// and the accounts page makes several bank calls, each bounded by the
+	// client's own timeouts; the pages are small.
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: min(10*time.Second, readTimeout),
+		ReadTimeout: readTimeout, IdleTimeout: 2 * readTimeout}
+	sb := &Sandbox{Bank: bank, URL: base, Site: site, served: make(chan error, 1), stop: make(chan struct{}), srv: srv}
 	go func() { sb.served <- sb.srv.Serve(ln) }()
 	sb.wg.Add(1)
 	go func() {
