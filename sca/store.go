@@ -190,17 +190,27 @@ func pendingTTL(p *Pending) time.Duration {
 // finds it when the callback arrives. The store forgets it an hour after
 // it expired, so a PSU who never returns leaves nothing behind.
 func savePending(ctx context.Context, st store.Store, p *Pending) error {
-	if err := checkStore(ctx, st); err != nil {
+	b, err := pendingForm(ctx, st, p)
+	if err != nil {
 		return err
 	}
+	return st.Put(ctx, pendingPrefix+p.State, b, pendingTTL(p))
+}
+
+// pendingForm checks st and p as every write of a pending SCA does, and
+// returns p's storage form.
+func pendingForm(ctx context.Context, st store.Store, p *Pending) ([]byte, error) {
+	if err := checkStore(ctx, st); err != nil {
+		return nil, err
+	}
 	if p == nil || p.State == "" || len(p.State) > maxParamLen {
-		return ErrNoPending
+		return nil, ErrNoPending
 	}
 	b, err := p.MarshalBinary()
 	if err != nil {
-		return fmt.Errorf("sca: encoding pending SCA: %w", err)
+		return nil, fmt.Errorf("sca: encoding pending SCA: %w", err)
 	}
-	return st.Put(ctx, pendingPrefix+p.State, b, pendingTTL(p))
+	return b, nil
 }
 
 // errPendingUsed is the error of a [Prepared.Redirect] whose pending SCA,
@@ -212,15 +222,9 @@ var errPendingUsed = fmt.Errorf("sca: the pending SCA of this call was completed
 // store still holds it: a state a callback took is never usable again.
 // It returns an error matching [ErrReplayed] when p is no longer stored.
 func resavePending(ctx context.Context, st store.Store, p *Pending) error {
-	if err := checkStore(ctx, st); err != nil {
-		return err
-	}
-	if p == nil || p.State == "" || len(p.State) > maxParamLen {
-		return ErrNoPending
-	}
-	b, err := p.MarshalBinary()
+	b, err := pendingForm(ctx, st, p)
 	if err != nil {
-		return fmt.Errorf("sca: encoding pending SCA: %w", err)
+		return err
 	}
 	return st.Update(ctx, pendingPrefix+p.State, func(_ []byte, found bool) ([]byte, time.Duration, error) {
 		if !found {
@@ -233,11 +237,8 @@ func resavePending(ctx context.Context, st store.Store, p *Pending) error {
 // pendingStored reports, as [resavePending] does, an error matching
 // [ErrReplayed] when p is no longer stored, without writing it.
 func pendingStored(ctx context.Context, st store.Store, p *Pending) error {
-	if err := checkStore(ctx, st); err != nil {
+	if _, err := pendingForm(ctx, st, p); err != nil {
 		return err
-	}
-	if p == nil || p.State == "" || len(p.State) > maxParamLen {
-		return ErrNoPending
 	}
 	_, err := st.Get(ctx, pendingPrefix+p.State)
 	if errors.Is(err, store.ErrNotStored) {
