@@ -42,8 +42,12 @@ func WithJournal(j *journal.Journal) Option {
 
 // basketCreate describes a basket creation to the journal: the bank names
 // the basket "basketId", and refuses an identical basket while the first
-// stands with 409 STATUS_INVALID (its payments are already in a basket).
-var basketCreate = journal.Create{ResultID: "basketId", DuplicateStatus: http.StatusConflict, DuplicateCode: "STATUS_INVALID"}
+// stands with 409 STATUS_INVALID (its payments are already in a basket);
+// an answer without basketId names the basket in its links, as
+// [Service.Create] takes it (so a resend of journal.Journal.Resolve
+// answered so created the basket).
+var basketCreate = journal.Create{ResultID: "basketId", DuplicateStatus: http.StatusConflict, DuplicateCode: "STATUS_INVALID",
+	IDFromLinks: true}
 
 // New returns a Service that sends its calls through c. It refuses a nil
 // client and an invalid option.

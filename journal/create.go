@@ -29,6 +29,13 @@ type Create struct {
 	// issue of the platform); Resolve then reports the id with an empty
 	// status instead of an error.
 	NotFoundUntilApproved bool `json:"notFoundUntilApproved,omitempty"`
+	// IDFromLinks says that the bank's 2xx answer need not carry
+	// ResultID: the links of an answer without it name the created
+	// resource under the create's path (client.Operation's
+	// ResultIDFromLinks; package basket gives it). A resend by
+	// [Journal.Resolve] answered so created the resource with that id
+	// (ResolvedCreated), as the service's own create takes it.
+	IDFromLinks bool `json:"idFromLinks,omitempty"`
 }
 
 // logicalDuplicateAllowed reports whether a raw query carries the

@@ -384,6 +384,9 @@ func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []
 		Body:       json.RawMessage(e.Body),
 		Repeatable: false, // the resend is a create: sent once
 		ResultID:   e.Create.ResultID,
+		// An answer whose links name the resource created it, as the
+		// service's own create takes it (Create.IDFromLinks).
+		ResultIDFromLinks: e.Create.IDFromLinks,
 		Hook: func(ctx context.Context, call *client.Call) (func(client.Result), error) {
 			requestID = call.RequestID
 			// The claim lasts as long as the resend may be under way at
@@ -431,6 +434,9 @@ func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []
 		var id string
 		if json.Unmarshal(out, &ids) == nil {
 			_ = json.Unmarshal(ids[e.Create.ResultID], &id)
+		}
+		if id == "" {
+			id = sent.ResultID // from the answer's links (Create.IDFromLinks)
 		}
 		return Resolution{Kind: ResolvedCreated, ID: id, ResendRequestID: requestID, Answer: out}, token, nil
 	case errors.As(err, &ce) && existsRefusal(e, ce):
