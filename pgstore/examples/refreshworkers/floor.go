@@ -28,7 +28,9 @@ import (
 // River doing the baseline's work costs at least the baseline's CPU per
 // account plus this, so its throughput against the baseline is at most
 // B / (B + F), B the baseline's CPU per account over every process of its
-// phase and F River's alone per job over every process of its phase. The
+// phase and F River's alone per job over every process of its phase (a
+// run whose cores stand idle at times, its throughput set by waits rather
+// than CPU, can pass it). The
 // floor's jobs are smaller than refresh jobs (no unique key, a small
 // argument) and are all inserted before the workers start, so F is a
 // lower bound of River's share of a refresh job, and the ceiling an upper
