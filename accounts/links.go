@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/date"
 )
 
 // Collections whose transactions links the Service follows.
@@ -122,16 +122,14 @@ func checkLink(op, href string) error {
 // PSU would spend one of the account's 4 calls a day on it.
 func checkLinkQuery(q url.Values) error {
 	for _, v := range q["bookingStatus"] {
-		switch BookingStatus(v) {
-		case BookingBooked, BookingPending, BookingBoth, BookingAll:
-		default:
-			return invalid("bookingStatus", fmt.Sprintf("%q is not booked, pending, both or all", clip(v)))
+		if err := checkBookingStatus(BookingStatus(v)); err != nil {
+			return err
 		}
 	}
-	var days [2]time.Time
+	var days [2]date.Date
 	for i, name := range []string{"dateFrom", "dateTo"} {
 		for _, v := range q[name] {
-			d, err := time.Parse(time.DateOnly, v)
+			d, err := date.Parse(v)
 			if err != nil {
 				return invalid(name, "not a date YYYY-MM-DD")
 			}

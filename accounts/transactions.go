@@ -63,12 +63,11 @@ func (q *TransactionQuery) values() (url.Values, error) {
 	if q == nil {
 		return v, nil
 	}
-	switch q.BookingStatus {
-	case "":
-	case BookingBooked, BookingPending, BookingBoth, BookingAll:
+	if q.BookingStatus != "" {
+		if err := checkBookingStatus(q.BookingStatus); err != nil {
+			return nil, err
+		}
 		v.Set("bookingStatus", string(q.BookingStatus))
-	default:
-		return nil, invalid("bookingStatus", fmt.Sprintf("%q is not booked, pending, both or all", clip(string(q.BookingStatus))))
 	}
 	for _, d := range []struct {
 		name string
@@ -98,6 +97,17 @@ func (q *TransactionQuery) values() (url.Values, error) {
 		v.Set("offset", strconv.Itoa(q.Offset))
 	}
 	return v, nil
+}
+
+// checkBookingStatus refuses a bookingStatus that is not booked,
+// pending, both or all (docs/interface.md section 2.9), in a
+// [TransactionQuery] or in a link's query (checkLinkQuery).
+func checkBookingStatus(s BookingStatus) error {
+	switch s {
+	case BookingBooked, BookingPending, BookingBoth, BookingAll:
+		return nil
+	}
+	return invalid("bookingStatus", fmt.Sprintf("%q is not booked, pending, both or all", clip(string(s))))
 }
 
 // TransactionsPage is one answer of GET /v1/accounts/{id}/transactions.
