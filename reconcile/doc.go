@@ -38,8 +38,12 @@
 //     accepted status starts the payment's window; ACCP does not (on this
 //     platform it also means waiting for funds); RJCT and CANC end the
 //     wait ([NotExecuted]), and withdraw a settlement made before (the
-//     credit was not the payment's money). A payment never seen
-//     accepted never stalls.
+//     credit was not the payment's money): the first waiting twin (the
+//     same KID, or the same remittance text and amount, its dates
+//     admitting the credit) is settled by it at once. The credit's own
+//     texts are not kept, so another payment it would match waits for
+//     the bank's next change of it. A payment never seen accepted never
+//     stalls.
 //   - The txsync deltas of the watched accounts: [Reconciler.Apply] (or
 //     [Reconciler.Observe]) with every delta of an account, an empty one
 //     included: the credits added, and those changed from pending to

@@ -479,6 +479,48 @@ func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
 	m.round.Settled = append(m.round.Settled, p.state(m.acct))
 }
 
+// rematch settles the first waiting twin of payment p (as it was when
+// credit o settled it, before its rejection or cancellation freed o) by
+// o: a payment of the same KID for a match by KID, of the same remittance
+// text and amount for a match by text, whose dates admit the credit. The
+// credit's own texts are not kept, so only a twin of the same facts is
+// known to match it; another payment it would match waits for the bank's
+// next change of the credit. A match by end-to-end id has no twin.
+func (m *mutation) rematch(s *acctState, p *pay, o *outcome) {
+	if o == nil || p.flags&flagClosed != 0 {
+		return
+	}
+	views := map[int]*payView{}
+	for j := range s.pays {
+		q := &s.pays[j]
+		if q.id == p.id || !q.open() || q.flags&flagClosed != 0 {
+			continue
+		}
+		switch o.by {
+		case ByKID:
+			if p.kid == "" || q.kid != p.kid {
+				continue
+			}
+		case ByRemittance:
+			if p.text == "" || q.text != p.text || q.amt != p.amt {
+				continue
+			}
+		default:
+			continue
+		}
+		v := m.view(views, s, j)
+		last := v.strong
+		if o.by == ByRemittance {
+			last = v.txt
+		}
+		if o.bday < v.created || o.bday > last {
+			continue
+		}
+		m.settle(s, j, o.by, &booking{key: txsync.Key(o.booking), day: o.bday, amt: o.booked})
+		return
+	}
+}
+
 // returnOf returns the index of the settled payment debit b reverses, -1
 // when none: the amount booked, in its currency, booked on or after the
 // credit and within ReturnDays of it, with the payment's KID, end-to-end

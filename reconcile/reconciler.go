@@ -403,7 +403,8 @@ func deadline(p *pay, start int32) int32 {
 // for funds) starts the window, a rejection or cancellation closes an
 // open payment. A payment rejected or cancelled after a credit settled
 // it was not executed: that credit was not its money (a twin's, another
-// payer's of the same text and amount), and its settlement is withdrawn.
+// payer's of the same text and amount), and its settlement is withdrawn;
+// a twin still waiting takes the credit (rematch).
 func (m *mutation) status(st *acctState, i int, s payments.TransactionStatus, at time.Time) {
 	p := &st.pays[i]
 	if s == "" {
@@ -412,7 +413,9 @@ func (m *mutation) status(st *acctState, i int, s payments.TransactionStatus, at
 	switch {
 	case s.IsRejected() || s.IsCancelled():
 		if p.out == outSettled || p.out == outOther {
+			freed, twin := p.o, *p
 			m.withdraw(st, i)
+			m.rematch(st, &twin, freed)
 		}
 		if p.open() {
 			p.flags |= flagVoid
