@@ -25,7 +25,8 @@ const historyDays = txsync.MaxOverlap
 // maxEntries bounds the entries one job reads, whatever the budget (each
 // page is a call of it, 4 a day by default): a bank whose next links
 // never end cannot fill a worker's memory. 64 pages of the 500 entries a
-// page holds at most.
+// page holds at most. A read that reaches it ends the job with
+// ErrReadTooLarge.
 const maxEntries = 64 * 500
 
 // Refresh runs one job now, on the caller's goroutine, and returns its
@@ -107,6 +108,11 @@ func (r *Refresher) Refresh(ctx context.Context, j Job) Result {
 					}
 				}
 			}
+		}
+		if err == nil && cut {
+			// The entries past the cut were never read: a list without
+			// them is no refresh (and the sync would not see them).
+			err = fmt.Errorf("%w: more than %d", ErrReadTooLarge, maxEntries)
 		}
 		res = r.finish(ctx, res, rsv, q, e, cut, err, started)
 	}

@@ -39,9 +39,9 @@ type verdict struct {
 //   - another 429 (a rate limit), the bank's pause (ErrPaused), 5xx, and
 //     every failure without an answer (not sent, timed out, cut off,
 //     unreadable): Transient;
-//   - another 4xx, and a call the client refused to send as it stands
+//   - another 4xx, a call the client refused to send as it stands
 //     (client.ErrValidation: an invalid query or link, a missing
-//     TPP-Redirect-URI): Refused.
+//     TPP-Redirect-URI), and a read cut short (ErrReadTooLarge): Refused.
 func classify(err error) verdict {
 	var be *budget.ExhaustedError
 	if errors.As(err, &be) {
@@ -58,8 +58,8 @@ func classify(err error) verdict {
 	if errors.Is(err, sca.ErrInvalidSession) || errors.Is(err, ErrConsentEnded) {
 		return verdict{outcome: ReconnectNeeded}
 	}
-	if errors.Is(err, ErrInvalidJob) || errors.Is(err, txsync.ErrNotLinked) || errors.Is(err, txsync.ErrCorruptState) ||
-		errors.Is(err, client.ErrValidation) {
+	if errors.Is(err, ErrInvalidJob) || errors.Is(err, ErrReadTooLarge) || errors.Is(err, txsync.ErrNotLinked) ||
+		errors.Is(err, txsync.ErrCorruptState) || errors.Is(err, client.ErrValidation) {
 		return verdict{outcome: Refused}
 	}
 	var ce *client.Error

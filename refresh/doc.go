@@ -58,7 +58,9 @@
 //     client's retries (client.RetryPolicy), or a 429 asking to slow down.
 //   - [Refused]: another refusal of the bank (a 4xx) or an invalid job
 //     (one not made with [NewJob], an unknown Want): refused before
-//     sending, since the bank's refusal could cost a call of the budget.
+//     sending, since the bank's refusal could cost a call of the budget;
+//     or a read whose pages held more entries than one job reads
+//     ([ErrReadTooLarge]), never taken for a whole one.
 //
 // # Spreading the day's calls
 //

@@ -235,7 +235,8 @@ const (
 	// later; [Result.RetryAt] is set when the bank said when.
 	Transient
 	// Refused: the bank refused the call for another reason (a 4xx such
-	// as 404 for an account that is gone), or the job is invalid. Trying
+	// as 404 for an account that is gone), the job is invalid, or its
+	// read held more entries than a job reads ([ErrReadTooLarge]). Trying
 	// again unchanged will not help.
 	Refused
 )
@@ -350,7 +351,8 @@ type resultView struct {
 	Err      string    `json:"error,omitempty"`
 }
 
-// Errors of a [Result] that the package itself decides, before any call.
+// Errors of a [Result] that the package itself decides, before any call
+// (ErrReadTooLarge: after the calls).
 var (
 	// ErrConsentEnded: the session's consent ended
 	// (sca.Session.ConsentExpiresAt is past); the outcome is
@@ -372,4 +374,11 @@ var (
 	// when the pause ends, and nothing more was sent. It is
 	// budget.ErrPaused: the error is a *budget.PausedError.
 	ErrPaused = budget.ErrPaused
+	// ErrReadTooLarge: the transactions' pages held more entries than one
+	// job reads (64 pages of the 500 entries a page holds: a bank whose
+	// next links never end, or an account too large for a round). The
+	// read was cut short and is not applied to the sync ([WithSync]); the
+	// outcome is [Refused], the cursor is kept, and Booked and Pending
+	// hold what was read.
+	ErrReadTooLarge = errors.New("refresh: the transactions read hold more entries than one job reads")
 )

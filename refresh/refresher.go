@@ -175,7 +175,8 @@ func WithLogger(l *slog.Logger) Option {
 // a call. A job's query starts early enough for the sync's overlap
 // window ([txsync.Syncer.ResourceFrom]; never older than the bank gives
 // without the PSU). A read cut short (at the most entries a job reads)
-// is not applied: Result.Sync stays nil, and the next one compares again. A
+// is not applied: the job ends [Refused] with [ErrReadTooLarge],
+// Result.Sync stays nil, and the cursor is kept. A
 // failed write of the sync's state ends the job as the store's error does
 // ([Transient]), the cursor not advanced. Without it Result.Sync is nil.
 func WithSync(s *txsync.Syncer) Option {
