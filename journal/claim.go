@@ -221,8 +221,13 @@ func withTrail(trail []Resolution, r Resolution) []Resolution {
 
 // sameFinding reports whether a and b say the same, whenever made.
 func sameFinding(a, b Resolution) bool {
-	return a.Kind == b.Kind && a.ID == b.ID && a.Status == b.Status && a.Reason == b.Reason &&
-		a.ResendRequestID == b.ResendRequestID
+	return a.Kind == b.Kind && a.ID == b.ID && a.Status == b.Status && sameFunds(a.FundsAvailable, b.FundsAvailable) &&
+		a.Reason == b.Reason && a.ResendRequestID == b.ResendRequestID
+}
+
+// sameFunds reports whether two FundsAvailable say the same.
+func sameFunds(a, b *bool) bool {
+	return a == nil && b == nil || a != nil && b != nil && *a == *b
 }
 
 // record writes res, what the Resolve with token (empty when it sent

@@ -208,10 +208,13 @@ func (r *journalRecord) entry(j *Journal, key string) Entry {
 }
 
 // settled reports whether nothing about the record is in doubt any more,
-// so that it may expire after the retention.
+// so that it may expire after the retention: its outcome is known, or a
+// resolution (Resolve's, a person's) settled it. The entry of a resend
+// without an outcome (its resolver died) stays: it is the evidence of a
+// resend that may have created the resource.
 func (r *journalRecord) settled() bool {
 	e := Entry{Outcome: r.Outcome, Resolution: r.Resolution, Resolves: r.Resolves}
-	return !e.InDoubt() && r.Outcome != ""
+	return !e.InDoubt() && (r.Outcome != "" || r.Resolution != nil)
 }
 
 // inDoubt is the record's [Entry.InDoubt].

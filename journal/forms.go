@@ -16,13 +16,13 @@ import (
 // the bank's answer (its links carry the bank's SCA state), the body, URL,
 // session key or PSU data of a create.
 
-// String describes r: its kind, the id, status and resend's request id
-// when known, the reason and the time. The Answer (whose links carry the
-// bank's SCA state) is not printed: String marks it as set, the log form
-// leaves it out.
+// String describes r: its kind, the id, status (with fundsAvailable when
+// the bank said) and resend's request id when known, the reason and the
+// time. The Answer (whose links carry the bank's SCA state) is not
+// printed: String marks it as set, the log form leaves it out.
 func (r Resolution) form() *redact.Form {
 	f := redact.New("journal.Resolution").Field("kind", string(r.Kind), slog.StringValue(string(r.Kind))).
-		Str("id", r.ID).Str("status", r.Status).Str("resendRequestId", r.ResendRequestID)
+		Str("id", r.ID).Str("status", r.Status).Bool("fundsAvailable", r.FundsAvailable).Str("resendRequestId", r.ResendRequestID)
 	if r.Reason != "" {
 		f.Field("reason", strconv.Quote(r.Reason), slog.StringValue(r.Reason))
 	}

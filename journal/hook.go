@@ -47,9 +47,12 @@ var errRequestIDReused = errors.New("the X-Request-ID is already in the journal 
 // cancellation; should that fail too, the entry stays without an outcome
 // and unarmed, and the SDK never sends it (see [Journal.Resolve]). After
 // the call it records the outcome, retrying the store a few times;
-// should that still fail, the entry stays without an outcome and
-// [Journal.InDoubt] reports it later. A create the bank answered with its id never falls
-// back to "no outcome": see recordCreated.
+// should that still fail for an outcome that is unknown, the entry stays
+// without an outcome and [Journal.InDoubt] reports it later. A known
+// outcome (created with its id, refused, not sent) never falls back to
+// "no outcome" that Resolve would send again: the entry is disarmed and
+// the outcome kept being recorded in the background ([Journal.Flush]
+// waits for it), see recordKnown.
 func (j *Journal) Hook(c *client.Client, create Create) client.Hook {
 	if c == nil || create.ResultID == "" {
 		return func(context.Context, *client.Call) (func(client.Result), error) {
@@ -166,7 +169,7 @@ func (j *Journal) storeWait() time.Duration {
 // context lasts: the caller's deadline bounds the whole call, the bank's
 // answer included, whatever the store does. A recording not over by then
 // goes on without the caller, within its own bounds (outcomeTimeout, then
-// recordCreated's), and Flush waits for it. The entry stays in flight for
+// recordKnown's), and Flush waits for it. The entry stays in flight for
 // as long (Entry.Until counts outcomeTimeout), so that no replica
 // resolves it meanwhile.
 func (j *Journal) settleWithin(ctx context.Context, key string, r client.Result) {
@@ -189,8 +192,8 @@ func (j *Journal) track() func() { return j.writes.Track() }
 
 // settle records the outcome r of the create under key, retrying the
 // store a few times within outcomeTimeout, without the call's
-// cancellation. Should that fail for a create the bank answered with its
-// id, see recordCreated.
+// cancellation. Should that fail for an outcome that is known (created,
+// refused, not sent), see recordKnown.
 func (j *Journal) settle(ctx context.Context, key string, r client.Result) {
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), outcomeTimeout)
 	defer cancel()
@@ -206,42 +209,49 @@ func (j *Journal) settle(ctx context.Context, key string, r client.Result) {
 			break
 		}
 	}
-	if o == OutcomeCreated {
-		j.recordCreated(ctx, key, id)
+	if o != OutcomeUnknown {
+		j.recordKnown(ctx, key, r)
 	}
 }
 
-// ASSUMPTION (recordCreated): a create the bank answered with 201 and its
-// id is known to exist; its entry must never fall back to "no outcome",
-// which Resolve would answer by sending the body again (and the bank
-// accepts that once the first payment was cancelled or rejected). When
-// neither the entry's update nor the one Put of the id under
-// the created prefix ("journal/created/") lands within outcomeTimeout, the hook
+// ASSUMPTION (recordKnown): an entry whose outcome is known must never
+// fall back to "no outcome", which Resolve would answer by sending the
+// body again. A create the bank answered with 201 and its id exists (and
+// the bank accepts a resend once the first payment was cancelled or
+// rejected); a create the client reported as not sent was told to its
+// caller as [client.ErrNotSent], which the SDK never sends later; one the
+// bank refused was told to its caller as refused. When the entry's update
+// (and, for a created id, the one Put of the id under the created prefix
+// "journal/created/") does not land within outcomeTimeout, the hook
 // removes the entry's open marker (an unarmed entry without an outcome
 // is never sent again: Resolve reports NeedsPerson, see armedCreates),
-// and keeps trying both writes in the background, with backoff, for up
+// and keeps trying the writes in the background, with backoff, for up
 // to createdRetryFor or until one lands; [Journal.Flush] waits for them.
 // Reading an entry without an outcome folds in its created id. What
 // remains is the process dying before any of these writes lands, which
-// is the same as dying between the bank's answer and its recording.
+// is the same as dying between the call's end and its recording.
 
-// recordCreated disarms the entry under key and keeps recording the
-// created id in the background (see the ASSUMPTION above).
-func (j *Journal) recordCreated(ctx context.Context, key, id string) {
+// recordKnown disarms the entry under key and keeps recording the known
+// outcome r (for a created id, the id) in the background (see the
+// ASSUMPTION above).
+func (j *Journal) recordKnown(ctx context.Context, key string, r client.Result) {
+	o, id, _, _ := outcomeOf(r)
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	_ = j.st.Delete(dctx, doubtKey(key))
 	cancel()
+	if o == OutcomeCreated {
+		r = client.Result{Sent: true, StatusCode: http.StatusCreated, ResultID: id}
+	}
 	done := j.track()
 	go func() {
 		defer done()
 		bctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), createdRetryFor)
 		defer cancel()
-		r := client.Result{Sent: true, StatusCode: http.StatusCreated, ResultID: id}
 		for wait := 200 * time.Millisecond; ; wait = min(2*wait, 30*time.Second) {
 			if !backoff.Sleep(bctx, wait) {
 				return
 			}
-			if j.recordOutcome(bctx, key, r) == nil || j.putCreated(bctx, key, id) == nil {
+			if j.recordOutcome(bctx, key, r) == nil || o == OutcomeCreated && j.putCreated(bctx, key, id) == nil {
 				return
 			}
 		}

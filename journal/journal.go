@@ -30,8 +30,9 @@ const (
 	// outcomeTimeout bounds the recording of an outcome, which runs
 	// after the call even when the call's context ended.
 	outcomeTimeout = 10 * time.Second
-	// createdRetryFor bounds how long a created id the store refused is
-	// retried in the background (see recordCreated).
+	// createdRetryFor bounds how long a known outcome (a created id, a
+	// refusal, not sent) the store refused is retried in the background
+	// (see recordKnown).
 	createdRetryFor = 24 * time.Hour
 	// settleTimeout bounds the marking of an entry as not sent after its
 	// intent was reported unwritten, which runs even when the call's
@@ -185,10 +186,10 @@ var ErrJournal = errors.New("journal: store")
 
 // Flush waits until every outcome still being recorded after its call
 // returned (the caller's deadline came first, see settleWithin) and every
-// created id whose recording the store refused (see recordCreated) has
-// been recorded, or ctx ends (its error then).
-// Call it before a process exits, so that a resource the bank created is
-// not left without an outcome.
+// known outcome (a created id, a refusal, not sent) whose recording the
+// store refused (see recordKnown) has been recorded, or ctx ends (its
+// error then). Call it before a process exits, so that a resource the
+// bank created is not left without an outcome.
 func (j *Journal) Flush(ctx context.Context) error {
 	if j == nil {
 		return nil

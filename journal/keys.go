@@ -16,7 +16,7 @@ import (
 // a marker per entry that may be in doubt (so that InDoubt reads the few
 // open entries, not months of settled ones), and the created id of an
 // entry that could not be updated (one Put records it, and reading the
-// entry folds it in: see recordCreated).
+// entry folds it in: see recordKnown).
 type keyspace struct{ entries, open, created, flight, claim string }
 
 // ASSUMPTION (keyspaces): the journal writes every new entry under

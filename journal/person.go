@@ -71,11 +71,15 @@ func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason stri
 		if !rec.inDoubt() {
 			return ErrNotInDoubt
 		}
-		if (rec.Outcome == "" || rec.Outcome == OutcomeUnknown) && rec.Resolution == nil {
+		if rec.Outcome == "" || rec.Outcome == OutcomeUnknown {
 			// The create may still be on its way, or the bank still
 			// working on it (outcome unknown, see Resolve): a person who
 			// asks the bank now may hear of no payment that lands a
-			// moment later.
+			// moment later. So too when Resolve left it as NeedsPerson
+			// (the entry is in doubt, so its resolution is none or that
+			// one): Resolve reports NeedsPerson for a create carrying
+			// allowLogicalDuplicate, or recording no Create, without
+			// waiting for the bank.
 			if e := rec.entry(j, e.key); !j.stopped && (flying || j.youngAt(e, now)) {
 				what := "no outcome yet"
 				if rec.Outcome == OutcomeUnknown {

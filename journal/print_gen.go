@@ -10,10 +10,10 @@ import (
 	"github.com/tppkit/psd2/internal/redact"
 )
 
-// String describes r: its kind, the id, status and resend's request id
-// when known, the reason and the time. The Answer (whose links carry the
-// bank's SCA state) is not printed: String marks it as set, the log form
-// leaves it out.
+// String describes r: its kind, the id, status (with fundsAvailable when
+// the bank said) and resend's request id when known, the reason and the
+// time. The Answer (whose links carry the bank's SCA state) is not
+// printed: String marks it as set, the log form leaves it out.
 func (r Resolution) String() string { return r.form().String() }
 
 // GoString is String, for %#v.

@@ -56,6 +56,12 @@ type Resolution struct {
 	// the bank cannot show the resource yet
 	// ([Create.NotFoundUntilApproved]).
 	Status string `json:"status,omitempty"`
+	// FundsAvailable is the status read's fundsAvailable for
+	// ResolvedStatus: false when the bank cannot fund the resource now
+	// (a payment in ACCP for lack of funds, whose batch tries again:
+	// docs/interface.md sections 2.6 and 3), nil when the bank did not
+	// say.
+	FundsAvailable *bool `json:"fundsAvailable,omitempty"`
 	// ResendRequestID is the X-Request-ID of the resend, when one was
 	// sent (ResolvedCreated, ResolvedDuplicate, or NeedsPerson after a
 	// refused resend); its own journal entry has Resolves set.
@@ -106,7 +112,9 @@ var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 //   - When the resource's id is known, it reads the status
 //     (ResolvedStatus).
 //   - When the journal knows nothing was created (refused, not sent), it
-//     sends nothing (ResolvedNotCreated).
+//     sends nothing (ResolvedNotCreated; recorded when the entry was
+//     still in doubt, an earlier Resolve having left it as NeedsPerson
+//     before its outcome was recorded).
 //   - When the entry is already settled by an earlier resolution (for
 //     example ResolvedDuplicate: the resource exists, its id unknown), or
 //     by a person ([Journal.SettleByPerson]), it sends nothing and returns
@@ -118,7 +126,11 @@ var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 //   - When the create carried allowLogicalDuplicate in any spelling (any
 //     case of the name, padded, any value, in its query or body), it
 //     sends nothing and reports NeedsPerson: the bank would not refuse a
-//     resend. So it does for an entry that records no [Create].
+//     resend. So it does for an entry that records no [Create]. Either
+//     only once its create cannot be on its way any more, nor the bank
+//     working on it (below: until then [ErrInFlight]), so that a person
+//     it sends to the bank does not hear of no payment that lands a
+//     moment later.
 //   - When the entry has no outcome and is younger than the in-flight
 //     time (the create may still be running in another replica), it
 //     sends nothing and returns an error matching [ErrInFlight]. So it
@@ -213,7 +225,7 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 	}
 	if entry.folded {
 		// The bank created it: the entry gets the id the hook could
-		// only record apart (recordCreated).
+		// only record apart (recordKnown).
 		_ = j.keepFold(ctx, key, entry.ID)
 	}
 	now := j.now()
@@ -223,7 +235,13 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 	case entry.ID != "":
 		res, err = readStatus(ctx, c, entry, opts)
 	case entry.Outcome == OutcomeRefused || entry.Outcome == OutcomeNotSent:
-		return Resolution{Kind: ResolvedNotCreated, At: now.UTC()}, nil
+		if !entry.InDoubt() {
+			return Resolution{Kind: ResolvedNotCreated, At: now.UTC()}, nil
+		}
+		// Left as needing a person before its outcome was recorded (the
+		// store took it late, see recordKnown): nothing was created, and
+		// the resolution says so, so that the entry leaves the doubt.
+		res = Resolution{Kind: ResolvedNotCreated}
 	case !entry.InDoubt():
 		// Settled: the create's id is unknown here (the case above has
 		// it), so a resolution said the resource exists (or that nothing
@@ -238,10 +256,6 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 		// could not read. A resend could only be refused as a duplicate,
 		// or, should the bank miss that, make a second one.
 		res = Resolution{Kind: ResolvedDuplicate, Reason: answeredReason(entry.StatusCode)}
-	case entry.AllowLogicalDuplicate || bodyAllowsDuplicate(entry.Body):
-		res = Resolution{Kind: NeedsPerson, Reason: "created with allowLogicalDuplicate: a resend would not be refused as a duplicate, so only a person can tell whether the resource exists"}
-	case entry.Create.ResultID == "":
-		res = Resolution{Kind: NeedsPerson, Reason: noCreateReason}
 	case entry.Outcome == "" && entry.Resolution == nil && j.mayBeUnderWay(ctx, entry, now):
 		return Resolution{}, fmt.Errorf("%w: no outcome yet, journaled %s ago (in-flight time %s)", ErrInFlight,
 			now.Sub(entry.Created).Round(time.Millisecond), j.inFlight)
@@ -251,6 +265,10 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 		// first is recorded there, and its duplicate check would miss it.
 		return Resolution{}, fmt.Errorf("%w: the outcome is unknown, journaled %s ago: the bank may still be working on the create (in-flight time %s)",
 			ErrInFlight, now.Sub(entry.Created).Round(time.Millisecond), j.inFlight)
+	case entry.AllowLogicalDuplicate || bodyAllowsDuplicate(entry.Body):
+		res = Resolution{Kind: NeedsPerson, Reason: "created with allowLogicalDuplicate: a resend would not be refused as a duplicate, so only a person can tell whether the resource exists"}
+	case entry.Create.ResultID == "":
+		res = Resolution{Kind: NeedsPerson, Reason: noCreateReason}
 	case entry.claim.live(now):
 		return Resolution{}, &ClaimedError{ResendRequestID: entry.claim.RequestID, Until: entry.claim.Until}
 	default:
@@ -346,6 +364,7 @@ func readStatus(ctx context.Context, c *client.Client, e Entry, opts []client.Re
 	href := apipath.Join(e.target(c), e.ID, "status")
 	var out struct {
 		TransactionStatus string `json:"transactionStatus"`
+		FundsAvailable    *bool  `json:"fundsAvailable"`
 	}
 	op := client.Operation{Name: "journal.Resolve", Method: http.MethodGet, Path: href}
 	_, err := c.Do(ctx, op, &out, append(e.options(), opts...)...)
@@ -355,7 +374,7 @@ func readStatus(ctx context.Context, c *client.Client, e Entry, opts []client.Re
 	case err != nil:
 		return Resolution{}, err
 	}
-	return Resolution{Kind: ResolvedStatus, ID: e.ID, Status: out.TransactionStatus}, nil
+	return Resolution{Kind: ResolvedStatus, ID: e.ID, Status: out.TransactionStatus, FundsAvailable: out.FundsAvailable}, nil
 }
 
 // options are the request options of a resend: the entry's own headers.
