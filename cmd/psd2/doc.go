@@ -70,7 +70,11 @@
 //	          service must bring to the PSU. An entry a resolver is sending
 //	          again (its claim) is shown as such and is not settled; a
 //	          person's settlement that a later resend contradicts is shown
-//	          as a conflict (exit status 1 from the resolve that finds it)
+//	          as a conflict (exit status 1 from the resolve that finds it).
+//	          list reads every entry too, so that one in doubt without its
+//	          open marker (the store failed to write it) is listed; a
+//	          payment the bank cannot fund now (ACCP, fundsAvailable
+//	          false) is said so by resolve, never "on its way"
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed (not before the end of the bank's pause, when
 //	          it asked the TPP to slow down: a 429 with a Retry-After); a
@@ -119,7 +123,9 @@
 //	          holds no reconciliation state, is an error, never an empty
 //	          list; so is a -from before the 120 days the store keeps a
 //	          payment after its creation (those older go at their
-//	          account's next read: a list of then would miss them)
+//	          account's next read: a list of then would miss them);
+//	          -limit lists the earliest, and the counts still cover
+//	          every payment of the period
 //	health    a bank's circuit breaker as the replicas on the store see it
 //	          (open since when, next probe) and its unavailability of the
 //	          last 24 hours; "health report -from -to" prints a period's

@@ -72,7 +72,7 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 	now := time.Now()
 	switch sub {
 	case "list":
-		return listJournal(ctx, e, j, dir, now, *all)
+		return listJournal(ctx, e, j, dir, now, *all, *stopped)
 	case "show":
 		en, err := j.Entry(ctx, fs.Arg(0))
 		if err != nil {
@@ -186,29 +186,44 @@ func findingWords(res journal.Resolution) string {
 
 // listJournal prints the entries in doubt (every entry with all) as a
 // table, and what to do with them.
-func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Directory, now time.Time, all bool) error {
+//
+// Without all, the entries journal.InDoubt yields (those with an open
+// marker) are not all that may be in doubt: an entry whose marker the
+// store failed to write (the create was sent all the same) and whose
+// outcome was never recorded has none, and InDoubt never yields it,
+// though nobody knows whether its payment exists. listJournal therefore
+// reads every entry too (missedInDoubt), so that such an entry is listed
+// rather than a false "0 payment(s) in doubt".
+func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Directory, now time.Time, all, stopped bool) error {
 	seq := j.InDoubt(ctx)
 	if all {
 		seq = j.Entries(ctx)
 	}
 	rows := []entryRow{}
+	listed := map[string]bool{}
 	for en, err := range seq {
 		if err != nil {
 			return fmt.Errorf("reading the journal: %w", err)
 		}
+		listed[en.RequestID] = true
 		rows = append(rows, rowOf(en, dir, now))
 	}
-	if len(rows) == 0 {
-		// Nothing in doubt is a claim about the payment service's
-		// journal: a store without any journal entry may be another
-		// service's, or a mistyped one, and says so.
-		empty, err := journalEmpty(ctx, j, all)
+	empty := all && len(rows) == 0
+	if !all {
+		missed, seen, err := missedInDoubt(ctx, j, listed, now, stopped)
 		if err != nil {
 			return fmt.Errorf("reading the journal: %w", err)
 		}
-		if empty {
-			fmt.Fprintln(e.stderr, noJournalNote)
+		for _, en := range missed {
+			rows = append(rows, rowOf(en, dir, now))
 		}
+		empty = !seen
+	}
+	if empty {
+		// Nothing in doubt is a claim about the payment service's
+		// journal: a store without any journal entry may be another
+		// service's, or a mistyped one, and says so.
+		fmt.Fprintln(e.stderr, noJournalNote)
 	}
 	return e.emit(rows, func(w io.Writer) {
 		if len(rows) > 0 {
@@ -248,19 +263,26 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 const noJournalNote = "note: this store holds no journal entry at all: either no payment was ever created with a journal on it, " +
 	"or -store is not the payment service's store (check it before reading this as nothing in doubt)"
 
-// journalEmpty reports whether j holds no entry at all; all says the
-// entries were listed already (none found).
-func journalEmpty(ctx context.Context, j *journal.Journal, all bool) (bool, error) {
-	if all {
-		return true, nil
-	}
-	for _, err := range j.Entries(ctx) {
+// missedInDoubt reads every entry of j and returns those in doubt that
+// InDoubt did not yield (listed holds the request ids it did) and whose
+// create cannot be running any more: entries without an open marker
+// (see listJournal); stopped is -writers-stopped (nothing is running).
+// seen reports whether j holds an entry at all.
+func missedInDoubt(ctx context.Context, j *journal.Journal, listed map[string]bool, now time.Time, stopped bool) (missed []journal.Entry, seen bool, err error) {
+	for en, err := range j.Entries(ctx) {
 		if err != nil {
-			return false, err
+			return nil, false, err
 		}
-		return false, nil
+		seen = true
+		if listed[en.RequestID] || !en.InDoubt() || en.Resolves != "" {
+			continue
+		}
+		if en.Outcome == "" && !stopped && (now.Before(en.Until) || now.Sub(en.Created) < journal.DefaultInFlight) {
+			continue // its create may still be running: InDoubt yields it later
+		}
+		missed = append(missed, en)
 	}
-	return true, nil
+	return missed, seen, nil
 }
 
 // States of an entry, as psd2 names them.
@@ -315,13 +337,15 @@ type resInfo struct {
 	Kind            journal.ResolutionKind `json:"kind"`
 	ID              string                 `json:"id,omitempty"`
 	Status          string                 `json:"status,omitempty"`
+	FundsAvailable  *bool                  `json:"fundsAvailable,omitempty"`
 	Reason          string                 `json:"reason,omitempty"`
 	ResendRequestID string                 `json:"resendRequestId,omitempty"`
 	At              time.Time              `json:"at"`
 }
 
 func infoOf(r journal.Resolution) resInfo {
-	return resInfo{Kind: r.Kind, ID: r.ID, Status: r.Status, Reason: r.Reason, ResendRequestID: r.ResendRequestID, At: r.At.UTC()}
+	return resInfo{Kind: r.Kind, ID: r.ID, Status: r.Status, FundsAvailable: r.FundsAvailable, Reason: r.Reason,
+		ResendRequestID: r.ResendRequestID, At: r.At.UTC()}
 }
 
 func (r entryRow) amountText() string {
@@ -568,6 +592,9 @@ func resWords(r resInfo) string {
 	if r.Status != "" {
 		s += ", status " + r.Status
 	}
+	if r.FundsAvailable != nil && !*r.FundsAvailable {
+		s += " (funds unavailable)"
+	}
 	if r.ResendRequestID != "" {
 		s += ", resend " + r.ResendRequestID
 	}
@@ -638,8 +665,9 @@ type resolveReport struct {
 	// Kind is how the journal settled the entry (journal.ResolutionKind).
 	Kind journal.ResolutionKind `json:"kind"`
 	// Finding is the payment's state in a word: paid, awaiting-approval,
-	// accepted, rejected, cancelled, not-created, exists-unapprovable,
-	// needs-person, settled-by-person, status-unknown.
+	// accepted, funds-unavailable, rejected, cancelled, not-created,
+	// exists-unapprovable, needs-person, settled-by-person,
+	// status-unknown.
 	Finding string `json:"finding"`
 	// ID is the bank's id of the payment, when known.
 	ID string `json:"id,omitempty"`
@@ -647,6 +675,9 @@ type resolveReport struct {
 	// none (StatusNote says why).
 	Status     string `json:"status,omitempty"`
 	StatusNote string `json:"statusNote,omitempty"`
+	// FundsAvailable is the bank's fundsAvailable with the status, when
+	// it gave one: false for a payment it cannot fund now.
+	FundsAvailable *bool `json:"fundsAvailable,omitempty"`
 	// SCARedirect is the approval link of a payment just created by the
 	// resend; who must bring it to the PSU is in NextStep.
 	SCARedirect     string `json:"scaRedirect,omitempty"`
@@ -667,7 +698,8 @@ type resolveReport struct {
 
 // reportOf says what res means for the payment of row, and what to do.
 func reportOf(row entryRow, res journal.Resolution, conflict error) resolveReport {
-	rep := resolveReport{Entry: row, Kind: res.Kind, ID: res.ID, Status: res.Status, ResendRequestID: res.ResendRequestID, Reason: res.Reason}
+	rep := resolveReport{Entry: row, Kind: res.Kind, ID: res.ID, Status: res.Status, FundsAvailable: res.FundsAvailable,
+		ResendRequestID: res.ResendRequestID, Reason: res.Reason}
 	what := fmt.Sprintf("the %s of %s to %s", row.What, row.amountText(), dash(row.Creditor))
 	settle := "psd2 journal settle -by YOU -reason 'WHAT YOU FOUND' " + row.RequestID
 	switch res.Kind {
@@ -753,6 +785,13 @@ func statusReport(rep *resolveReport, res journal.Resolution, what string) {
 		rep.Meaning = known + ", received (" + res.Status + "): not approved by the PSU yet."
 		rep.TellPSU = "Your payment is waiting for your approval at your bank."
 		rep.NextStep = "If the PSU no longer has the approval link, your service starts a new authorisation (payments.Service.StartAuthorisation) and brings the PSU to its scaRedirect; unapproved, it expires unpaid."
+	case res.FundsAvailable != nil && !*res.FundsAvailable:
+		// ACCP for lack of funds (docs/interface.md sections 2.6 and
+		// 3): approved, but not on its way until the money is there.
+		rep.Finding = "funds-unavailable"
+		rep.Meaning = known + ", approved (" + res.Status + "), but the bank cannot fund it now (fundsAvailable false): it is not paid; the bank's batch tries again."
+		rep.TellPSU = "Your payment is approved, but your account lacks the money for it: it is not paid yet. Add money to the account, or cancel the payment at your bank."
+		rep.NextStep = "Your service follows its status: it is paid once the bank's batch finds the money, or rejected. psd2 journal resolve again shows its status."
 	case s.IsAccepted() || s == payments.StatusPDNG:
 		rep.Finding = "accepted"
 		rep.Meaning = known + ", approved and accepted (" + res.Status + "): it is on its way, not yet executed."

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -26,13 +27,15 @@ const reconcileDays = 30
 const maxReconcileLimit = 100000
 
 // reconcileReport is what psd2 reconcile prints: the period, its
-// payments in creation order with their settlement, the count of each
-// settlement, and whether -limit cut the list.
+// payments in creation order with their settlement (the -limit earliest),
+// the count of each settlement and the total, of every payment of the
+// period whatever -limit listed, and whether -limit cut the list.
 type reconcileReport struct {
 	From     date.Date                    `json:"from"`
 	To       date.Date                    `json:"to"`
 	Payments []reconcile.State            `json:"payments"`
 	Counts   map[reconcile.Settlement]int `json:"counts"`
+	Total    int                          `json:"total"`
 	More     bool                         `json:"more,omitempty"`
 }
 
@@ -42,7 +45,7 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 	sf.register(fs)
 	from := fs.String("from", "", fmt.Sprintf("the first day of the period (bank date); default %d days before -to", reconcileDays-1))
 	to := fs.String("to", "", "the last day of the period (bank date); default today")
-	limit := fs.Int("limit", 1000, fmt.Sprintf("at most this many payments (1 to %d)", maxReconcileLimit))
+	limit := fs.Int("limit", 1000, fmt.Sprintf("list at most this many payments, the earliest (1 to %d); the counts cover every payment of the period", maxReconcileLimit))
 	if err := parse(fs, args, false); err != nil {
 		return err
 	}
@@ -89,24 +92,52 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 		return usagef("-from %s: the store keeps a payment for %d days after its creation, so the payments created before %s may be gone: a period from before then cannot be listed whole (give a later -from)",
 			rep.From, int(reconcile.Retention/(24*time.Hour)), oldest)
 	}
+	// Every payment of the period is counted, whatever -limit lists: a
+	// count of the listed ones alone would read as nothing stalled when a
+	// stalled payment lies past the limit. The list keeps the -limit
+	// earliest (a max-heap of them), in bounded memory.
+	earliest := &stateHeap{}
 	for s, err := range r.Report(ctx, j, rep.From, rep.To) {
 		if err != nil {
 			return err
 		}
-		if len(rep.Payments) == *limit {
-			rep.More = true
-			break
-		}
-		rep.Payments = append(rep.Payments, s)
+		rep.Total++
 		rep.Counts[s.Settlement]++
+		switch {
+		case earliest.Len() < *limit:
+			heap.Push(earliest, s)
+		case byCreation(s, (*earliest)[0]) < 0:
+			(*earliest)[0] = s
+			heap.Fix(earliest, 0)
+		}
 	}
-	slices.SortFunc(rep.Payments, func(a, b reconcile.State) int {
-		return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.Payment, b.Payment))
-	})
+	rep.More = rep.Total > *limit
+	rep.Payments = *earliest
+	slices.SortFunc(rep.Payments, byCreation)
 	if rep.Payments == nil {
 		rep.Payments = []reconcile.State{}
 	}
 	return e.emit(rep, func(w io.Writer) { printReconcile(w, &rep) })
+}
+
+// byCreation orders payments by creation, then by request id.
+func byCreation(a, b reconcile.State) int {
+	return cmp.Or(a.Created.Compare(b.Created), strings.Compare(a.Payment, b.Payment))
+}
+
+// stateHeap is a max-heap of payments by creation (container/heap): its
+// first is the latest of those kept.
+type stateHeap []reconcile.State
+
+func (h stateHeap) Len() int           { return len(h) }
+func (h stateHeap) Less(i, j int) bool { return byCreation(h[i], h[j]) > 0 }
+func (h stateHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *stateHeap) Push(x any)        { *h = append(*h, x.(reconcile.State)) }
+func (h *stateHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // retainedFrom is the first bank day whose payments the reconciler
@@ -160,12 +191,12 @@ func printReconcile(w io.Writer, rep *reconcileReport) {
 			parts = append(parts, fmt.Sprintf("%d %s", n, k))
 		}
 	}
-	fmt.Fprintf(w, "%d payment(s)", len(rep.Payments))
+	fmt.Fprintf(w, "%d payment(s)", rep.Total)
 	if len(parts) > 0 {
 		fmt.Fprintf(w, ": %s", strings.Join(parts, ", "))
 	}
 	if rep.More {
-		fmt.Fprint(w, " (more in the period: raise -limit or narrow -from and -to)")
+		fmt.Fprintf(w, " (the %d earliest listed: raise -limit or narrow -from and -to to list the others)", len(rep.Payments))
 	}
 	fmt.Fprintln(w)
 	if rep.Counts[reconcile.Untracked] > 0 {
