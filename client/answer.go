@@ -20,8 +20,9 @@ var ErrUnusableAnswer = errors.New("client: answer unusable")
 // way, and reads the member resultID from the same bytes without decoding
 // them again. With strict (a call that is not repeatable) the body must
 // be JSON other than null, and, when resultID is set, an object carrying
-// resultID as a non-empty string; unusable says what is wrong. decodeErr
-// is out's decoding error.
+// resultID as a non-empty string, and no member of that name in another
+// case (see topMember); unusable says what is wrong. decodeErr is out's
+// decoding error.
 func readAnswer(body []byte, resultID, under string, strict bool, out any) (id string, unusable, decodeErr error) {
 	body = bytes.TrimSpace(body)
 	if strict {
@@ -52,9 +53,15 @@ func readAnswer(body []byte, resultID, under string, strict bool, out any) (id s
 	if resultID == "" {
 		return "", nil, decodeErr
 	}
-	raw, isObject := topMember(body, resultID)
-	if !isObject {
+	raw, isObject, ambiguous := topMemberFold(body, resultID)
+	switch {
+	case !isObject:
 		return "", fmt.Errorf("%w: not a JSON object", ErrUnusableAnswer), decodeErr
+	case ambiguous:
+		// The result's field holds the last of the members named
+		// resultID in any case (encoding/json): which id the answer
+		// gives is not clear, and the Hook must not get another one.
+		return "", fmt.Errorf("%w: %s named in another case", ErrUnusableAnswer, resultID), decodeErr
 	}
 	if len(raw) == 0 && under != "" {
 		// No member: the id the answer's links give, if any.
@@ -105,11 +112,26 @@ func decodeAnswer(body []byte, valid bool, out any) error {
 // topMember returns the value, as raw JSON, of the last member named name
 // (exactly, as encoding/json's map decoding reads it) at the top level of
 // body, and whether body is a JSON object at all. body is valid JSON; on
-// anything else it returns without panicking.
+// anything else it returns without panicking. A member whose name is name
+// in another case ("PAYMENTID") makes it return ambiguous, and no value:
+// encoding/json decodes such a member into the struct field of name (the
+// last of them winning), so the caller's result may hold another value
+// than the exactly named member's.
 func topMember(body []byte, name string) (raw []byte, isObject bool) {
+	raw, isObject, ambiguous := topMemberFold(body, name)
+	if ambiguous {
+		return nil, isObject
+	}
+	return raw, isObject
+}
+
+// topMemberFold is topMember, saying whether a member named name in
+// another case was there (ambiguous); raw is then the exactly named
+// member's value, if any.
+func topMemberFold(body []byte, name string) (raw []byte, isObject, ambiguous bool) {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
-		return nil, false
+		return nil, false, false
 	}
 	i++
 	for i < len(body) {
@@ -132,24 +154,36 @@ func topMember(body []byte, name string) (raw []byte, isObject bool) {
 		if vEnd <= i {
 			break
 		}
-		if keyIs(key, name) {
+		switch exact, folded := keyIs(key, name); {
+		case exact:
 			raw = body[i:vEnd]
+		case folded:
+			ambiguous = true
 		}
 		i = vEnd
 	}
-	return raw, true
+	return raw, true, ambiguous
 }
 
-// keyIs reports whether the JSON string key is name.
-func keyIs(key []byte, name string) bool {
+// keyIs reports whether the JSON string key is name (exact), or is name
+// in another case as encoding/json matches a struct field's name
+// (folded: bytes.EqualFold).
+func keyIs(key []byte, name string) (exact, folded bool) {
 	if len(key) < 2 || key[0] != '"' {
-		return false
+		return false, false
 	}
-	if plainString(key) {
-		return string(key[1:len(key)-1]) == name
+	k := key[1 : len(key)-1]
+	if !plainString(key) {
+		u := unquote(key)
+		if u == "" {
+			return false, false
+		}
+		k = []byte(u)
 	}
-	k := unquote(key)
-	return k != "" && k == name
+	if string(k) == name {
+		return true, false
+	}
+	return false, bytes.EqualFold(k, []byte(name))
 }
 
 // unquote decodes the JSON string raw, or returns "" when it is not one.

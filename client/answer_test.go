@@ -12,11 +12,19 @@ import (
 )
 
 // referenceID is how the client read a created id before it read answers
-// once: decode the whole body into a map, then the member.
+// once: decode the whole body into a map, then the member; an answer
+// with a member of that name in another case gives none (topMember).
 func referenceID(body []byte, name string) (string, bool) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) != nil {
 		return "", false
+	}
+	for k := range obj {
+		if k != name && strings.EqualFold(k, name) {
+			// encoding/json would decode it into the result's field
+			// of name: the answer is ambiguous.
+			return "", false
+		}
 	}
 	var id string
 	raw, ok := obj[name]
@@ -31,7 +39,7 @@ var answerSeeds = []string{
 	`{"paymentId":"a","paymentId":"b"}`, `{"payment\u0049d":"esc"}`, `{"paymentId":"q\"uote\\"}`,
 	`{"PAYMENTID":"case"}`, `{"paymentId":7}`, `{"paymentId":""}`, `{"paymentId":" "}`, `{"x":"}","paymentId":"after"}`,
 	`{"x":{"paymentId":"nested"}}`, `["paymentId","p"]`, `"paymentId"`, `{}`, `{"a":null,"paymentId":"n","b":true}`,
-	`{"a":-1.5e3,"paymentId":"num"}`,
+	`{"a":-1.5e3,"paymentId":"num"}`, `{"paymentId":"p1","PAYMENTID":"p2"}`, `{"PaymentId":"p2","paymentId":"p1"}`,
 }
 
 // The created id read in one pass over the answer is the one decoding

@@ -55,7 +55,9 @@ type Operation struct {
 	// call that is not repeatable created ("paymentId", "basketId"). Such
 	// a call's 2xx answer must be a JSON object, decodable into the
 	// caller's type and, when ResultID is set, carrying that member as a
-	// non-empty string; otherwise the outcome is unknown.
+	// non-empty string, and no member of that name in another case
+	// ("PAYMENTID", which encoding/json would decode into the caller's
+	// field); otherwise the outcome is unknown.
 	ResultID string
 	// ResultIDFromLinks lets the id come from the answer's links when its
 	// ResultID member is absent: the segment after Path (a path without
@@ -131,8 +133,8 @@ type Response struct {
 //     authorisation) that may have reached the bank without a usable
 //     answer (5xx, 408, a 4xx without the bank's tppMessages, a
 //     dropped connection, a timeout, a body cut short, a 2xx whose body
-//     is empty, not JSON, or lacks op.ResultID or holds "." or ".." as
-//     it) is an
+//     is empty, not JSON, or lacks op.ResultID, names it also in
+//     another case, or holds "." or ".." as it) is an
 //     *OutcomeUnknownError (matches [ErrOutcomeUnknown]);
 //   - a response whose signature does not verify is a
 //     *ResponseSignatureError (inside an *OutcomeUnknownError for a
