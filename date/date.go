@@ -67,12 +67,20 @@ var dateTimeLayouts = []string{
 	"2006-01-02T15:04Z0700",
 }
 
+// localDateTimeLayouts are the forms of a date-time without an offset
+// that [Parse] reads: with seconds (fractional seconds optional) or
+// without.
+var localDateTimeLayouts = []string{
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04",
+}
+
 // Parse reads "YYYY-MM-DD". A date-time is accepted too: one with an
 // offset or Z ("2025-03-12T23:30:00Z") is an instant, whose date is taken
 // in the bank's time zone, Europe/Oslo ([Oslo]; 2025-03-13 here); one
 // without ("2025-03-12T23:30:00") is already the bank's local time, and
-// its date part is kept as written. An offset whose date-time cannot be
-// read is an error.
+// its date part is kept as written. A date-time that cannot be read, with
+// an offset or without ("2025-03-12T25:00:00"), is an error.
 func Parse(s string) (Date, error) {
 	if len(s) > 10 && s[10] == 'T' {
 		if rest := s[11:]; strings.HasSuffix(rest, "Z") || strings.HasSuffix(rest, "z") || strings.ContainsAny(rest, "+-") {
@@ -90,7 +98,12 @@ func Parse(s string) (Date, error) {
 			}
 			return Date{}, fmt.Errorf("invalid date-time %q", clip(s))
 		}
-		s = s[:10]
+		for _, layout := range localDateTimeLayouts {
+			if _, err := time.Parse(layout, s); err == nil {
+				return Parse(s[:10])
+			}
+		}
+		return Date{}, fmt.Errorf("invalid date-time %q", clip(s))
 	}
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
