@@ -21,6 +21,12 @@ var (
 	// holder claimed the account ([ReserveRequest.Claim]).
 	ErrClaimed = errors.New("budget: the account is claimed by another refresh")
 
+	// ErrClaimTooLong is matched by the error of [Budget.Reserve] for a
+	// request whose claim would hold the account for longer than
+	// [MaxClaim]; the error is a [*ClaimTooLongError], and nothing was
+	// written.
+	ErrClaimTooLong = errors.New("budget: the claim is too long")
+
 	// ErrPaused: a reservation, or a call made with one, met the bank's
 	// pause ([Budget.PausedUntil]) for longer than the reservation's
 	// MaxWait; nothing was written or sent. The error is a
@@ -77,6 +83,21 @@ func (e *ClaimedError) Error() string {
 
 // Is makes the error match [ErrClaimed].
 func (e *ClaimedError) Is(target error) bool { return target == ErrClaimed }
+
+// ClaimTooLongError is the refusal of a reservation whose
+// [ReserveRequest.ClaimUntil] is more than Max ([MaxClaim]) after the
+// budget's now. It matches [ErrClaimTooLong].
+type ClaimTooLongError struct {
+	Until time.Time
+	Max   time.Duration
+}
+
+func (e *ClaimTooLongError) Error() string {
+	return fmt.Sprintf("budget.Reserve: the claim until %s is longer than %v", e.Until.UTC().Format(time.RFC3339), e.Max)
+}
+
+// Is makes the error match [ErrClaimTooLong].
+func (e *ClaimTooLongError) Is(target error) bool { return target == ErrClaimTooLong }
 
 // PausedError is the refusal of a reservation, or of a call made with
 // one, during the bank's pause ([Budget.PausedUntil]) when the pause

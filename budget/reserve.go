@@ -26,6 +26,9 @@ type ReserveRequest struct {
 	// the same Claim (the same job tried again after a crash) is not. A
 	// refresher names one refresh of an account per round with it, so
 	// that replicas on one store refresh each account once per round.
+	// ClaimUntil is at most [MaxClaim] after the budget's now: a later
+	// one is refused with a *ClaimTooLongError ([ErrClaimTooLong])
+	// before anything is written.
 	Claim      string
 	ClaimUntil time.Time
 	// MaxWait is how long Reserve, and then each call made with the
@@ -37,6 +40,16 @@ type ReserveRequest struct {
 	// when the pause began in the middle of the refresh.
 	MaxWait time.Duration
 }
+
+// MaxClaim is the longest a reservation may claim an account
+// ([ReserveRequest.ClaimUntil] after the budget's now): a claim holds
+// the account for one refresh round, and a round is at most the spacing
+// between refreshes, a few hours under the interface's limit of 4 calls
+// in 24 hours. A week leaves room for a bank with a longer window
+// ([WithLimit]); a claim for longer, a caller's mistake or a computed
+// value gone wrong, would keep every other holder from the account for
+// as long, and is refused.
+const MaxClaim = 7 * 24 * time.Hour
 
 // Reservation is calls taken ahead from one account's budget by
 // [Budget.Reserve], in one atomic write of the store. Calls made with its
@@ -78,7 +91,8 @@ type reservationKey struct{}
 // takes all of them or none: when an endpoint has fewer calls left than
 // asked, it returns an *ExhaustedError for that endpoint (RetryAt: when
 // every asked endpoint allows its calls again) and writes nothing; when
-// another holder claimed the account, a *ClaimedError. During the bank's
+// another holder claimed the account, a *ClaimedError; for a claim longer
+// than [MaxClaim], a *ClaimTooLongError without a write. During the bank's
 // pause it waits up to req.MaxWait for its end, and otherwise returns a
 // *PausedError without a write.
 func (b *Budget) Reserve(ctx context.Context, req ReserveRequest) (*Reservation, error) {
@@ -94,6 +108,9 @@ func (b *Budget) Reserve(ctx context.Context, req ReserveRequest) (*Reservation,
 	}
 	if req.MaxWait < 0 {
 		return nil, fmt.Errorf("budget.Reserve: negative MaxWait %v", req.MaxWait)
+	}
+	if req.Claim != "" && req.ClaimUntil.Sub(b.now()) > MaxClaim {
+		return nil, &ClaimTooLongError{Until: req.ClaimUntil, Max: MaxClaim}
 	}
 	if err := b.waitPause(ctx, req.MaxWait); err != nil {
 		return nil, err
