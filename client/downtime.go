@@ -203,7 +203,7 @@ func (b *bankHealth) sweepStale(now time.Time) {
 		return // some replica holds the breaker open: its record is under way
 	}
 	if d, ok := b.endAdopted(now); ok {
-		b.h.notify(BreakerChange{Bank: b.bank, Scope: b.scope, From: BreakerOpen, To: BreakerClosed, At: now, Downtime: d})
+		b.h.notify(BreakerChange{Bank: b.bank, Scope: b.scope, From: BreakerOpen, To: BreakerClosed, At: now, Downtime: d}, b.log)
 	}
 }
 

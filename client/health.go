@@ -4,11 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/tppkit/psd2/internal/panicvalue"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -43,12 +46,16 @@ func WithHealth(h *Health) Option {
 // its own).
 func (c *Client) Health() *Health { return c.cfg.health }
 
-// OnChange calls fn, on the goroutine of the call that caused it (or on
-// one of its own, when that call's context ended while the client's
-// store was slow: the call does not wait past its deadline), with every
-// change of a breaker's state: the start of an unavailability (open) and
-// its end (closed), with its downtime record. fn must not block; package events turns changes into "bank unavailable" and "bank
-// available" events.
+// OnChange calls fn with every change of a breaker's state: the start of
+// an unavailability (open) and its end (closed), with its downtime
+// record. fn runs on the goroutine of the call that caused it, or, for a
+// client with a store, on one the client starts for the store's writes
+// (the call waits for it only as long as its context lasts). fn must not
+// block. A panic of fn is recovered and logged at Error through the
+// client's logger ([WithLogger]; slog's default logger without one): it
+// ends neither the process nor the call, and the other subscribers are
+// still told. Package events turns changes into "bank unavailable" and
+// "bank available" events.
 func (h *Health) OnChange(fn func(BreakerChange)) {
 	h.mu.Lock()
 	h.subs = append(h.subs, fn)
@@ -82,7 +89,7 @@ func (h *Health) bank(c *Client) *bankHealth {
 		p = *c.cfg.breaker
 	}
 	b := &bankHealth{h: h, scope: scope, bank: c.Bank(), policy: p, st: c.cfg.store, now: c.cfg.clock, owner: rand.Text(),
-		storeWait: breakerStoreWait}
+		storeWait: breakerStoreWait, log: c.cfg.logger}
 	h.banks[scope] = b
 	return b
 }
@@ -135,8 +142,11 @@ type bankHealth struct {
 	owner string
 	// storeWait is breakerStoreWait.
 	storeWait time.Duration
-	readAt    atomic.Int64 // readShared's last read, UnixNano
-	swept     atomic.Bool  // sweepStale ran
+	// log is the logger of the client that made it (nil: none), where
+	// a subscriber's panic is reported (notify).
+	log    *slog.Logger
+	readAt atomic.Int64 // readShared's last read, UnixNano
+	swept  atomic.Bool  // sweepStale ran
 
 	mu          sync.Mutex
 	state       BreakerState
@@ -244,10 +254,10 @@ func (b *bankHealth) tell(k attemptKind, now time.Time, share *sharedWrite, chan
 			if ch.Downtime, ok = b.endAdopted(ch.At); !ok {
 				continue // no record to end, or its replica ended it
 			}
-			b.h.notify(ch)
+			b.h.notify(ch, b.log)
 			continue
 		}
-		b.h.notify(ch)
+		b.h.notify(ch, b.log)
 		if ch.To == BreakerOpen && ch.From == BreakerClosed || ch.To == BreakerClosed {
 			b.writeRecord(ch)
 		}
@@ -378,13 +388,36 @@ func (b *bankHealth) keep(d Downtime) {
 }
 
 // notify calls the subscribers with ch.
-func (h *Health) notify(ch BreakerChange) {
+//
+// A subscriber that panics is recovered: the panic is logged at Error
+// through log (the client's [WithLogger]; slog's default logger when it
+// has none), with the change's bank and states, the stack and of the
+// panic's value only a runtime error's message or its type (the value is
+// the TPP's code's, and may hold personal data), and the other
+// subscribers are still told. A subscriber runs on a goroutine the client
+// may own, where a panic would end the TPP's whole process.
+func (h *Health) notify(ch BreakerChange, log *slog.Logger) {
 	h.mu.Lock()
 	subs := slices.Clone(h.subs)
 	h.mu.Unlock()
 	for _, fn := range subs {
-		fn(ch)
+		callSubscriber(fn, ch, log)
 	}
+}
+
+// callSubscriber calls fn with ch, recovering a panic of fn (see notify).
+func callSubscriber(fn func(BreakerChange), ch BreakerChange, log *slog.Logger) {
+	defer func() {
+		if v := recover(); v != nil {
+			if log == nil {
+				log = slog.Default()
+			}
+			log.LogAttrs(context.Background(), slog.LevelError, "psd2 breaker subscriber panicked",
+				slog.String("bank", ch.Bank), slog.String("from", ch.From.String()), slog.String("to", ch.To.String()),
+				slog.String("panic", panicvalue.Describe(v)), slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	fn(ch)
 }
 
 // BankHealth is the health of one bank over the last minute, as one

@@ -120,8 +120,10 @@ func WithRootCAs(pool *x509.CertPool) Option {
 
 // WithLogger logs each attempt (method, path template with ids replaced,
 // status, request id, duration, attempt number; the request and response
-// headers at Debug level) and certificate expiry warnings to l. Logging is
-// off by default. Header values are logged in clear only when they are on
+// headers at Debug level) and certificate expiry warnings to l, and the
+// recovered panic of a breaker subscriber ([Health.OnChange]) at Error.
+// Logging is off by default, but for such a panic, which goes to slog's
+// default logger. Header values are logged in clear only when they are on
 // the package's one allow list (logHeaders in redact.go); PSU data,
 // TPP-Session-ID, the signature, the certificate and any unknown header
 // are redacted, TPP-Redirect-URI loses its query, and bodies and queries are

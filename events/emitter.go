@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/panicvalue"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/store"
 )
@@ -129,7 +130,8 @@ func NewEmitter(sink Sink, opts ...Option) (*Emitter, error) {
 }
 
 // Emit publishes ev unless an event with its ID was published before. It
-// reports whether it published.
+// reports whether it published. A Sink that panics is recovered: Emit
+// returns an error wrapping [ErrSinkPanicked] and remembers nothing.
 func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 	env, err := Wrap(ev, e.now())
 	if err != nil {
@@ -149,7 +151,7 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 	// publication is bounded as the store's calls are: the Sink across
 	// replicas is pgstore's outbox, a database that may hang.
 	sctx, cancel := context.WithTimeout(ctx, e.storeWait)
-	err = e.sink.Publish(sctx, env)
+	err = publish(sctx, e.sink, env)
 	cancel()
 	if err != nil {
 		return false, fmt.Errorf("events: publishing %s: %w", env.Kind, err)
@@ -160,6 +162,19 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 		return true, fmt.Errorf("events: store: %w", err)
 	}
 	return true, nil
+}
+
+// publish hands env to sink, a panic of the sink (a TPP's Handler) made
+// an error wrapping [ErrSinkPanicked]: the Emitter's callers include
+// goroutines the SDK starts (a breaker's OnChange subscriber), where a
+// panic would end the whole process.
+func publish(ctx context.Context, sink Sink, env Envelope) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: %s", ErrSinkPanicked, panicvalue.Describe(v))
+		}
+	}()
+	return sink.Publish(ctx, env)
 }
 
 // daysLeft is the whole days from now to end, rounded up. end.Sub

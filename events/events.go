@@ -464,6 +464,13 @@ func decode[T Event](data []byte) Event {
 	return v
 }
 
+// ErrSinkPanicked is the error of a publication whose Sink (a [Handler])
+// panicked: the Emitter recovers the panic, reports it as this error
+// (with a runtime error's message or the panic value's type, never the
+// value: an event's errors hold no personal data), and does not remember
+// the event, so that the next check publishes it again.
+var ErrSinkPanicked = errors.New("events: sink panicked")
+
 // Sink receives the events an Emitter makes.
 type Sink interface {
 	// Publish hands e on. An envelope whose ID was published before may
@@ -473,7 +480,9 @@ type Sink interface {
 
 // Handler delivers events in one process: as a Sink, it is called
 // synchronously with each envelope. [Typed] adapts a function of the
-// typed event.
+// typed event. A Handler that panics is recovered by the Emitter: the
+// publication fails with [ErrSinkPanicked] and is tried again at the
+// next check.
 type Handler func(ctx context.Context, e Envelope) error
 
 // Publish calls h.

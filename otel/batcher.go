@@ -3,6 +3,7 @@ package otel
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -31,8 +32,11 @@ const (
 // at most 512 spans an export, an export at least every 5 s, each export
 // bounded by 30 s, at most 2,048 spans waiting (a span that finds the
 // queue full is dropped, and the drops are reported to the global error
-// handler, otel.Handle, as are failed exports). ForceFlush exports every
-// span ended before it; Shutdown exports them too, then shuts exp down.
+// handler, otel.Handle, as are failed exports). An export that panics is
+// recovered and reported as a failed one (a Shutdown that panics returns
+// the panic as its error): the exporter runs on the batcher's own
+// goroutine. ForceFlush exports every span ended before it; Shutdown
+// exports them too, then shuts exp down.
 // The exporter is never called concurrently, and a batch's slice is
 // reused once its export returned, as the SDK's processor does. The
 // limits are fixed: the OTEL_BSP_* variables are not read.
@@ -140,7 +144,7 @@ func (b *spanBatcher) loop() {
 			b.mu.Unlock()
 			b.export()
 			ctx, cancel := context.WithTimeout(context.Background(), batchExportTimeout)
-			b.shutErr = b.exp.Shutdown(ctx)
+			b.shutErr = recovered("shutdown", func() error { return b.exp.Shutdown(ctx) })
 			cancel()
 			return
 		}
@@ -159,7 +163,8 @@ func (b *spanBatcher) export() {
 	}
 	for i := 0; i < len(spans); i += batchMaxExport {
 		ctx, cancel := context.WithTimeout(context.Background(), batchExportTimeout)
-		err := b.exp.ExportSpans(ctx, spans[i:min(i+batchMaxExport, len(spans))])
+		batch := spans[i:min(i+batchMaxExport, len(spans))]
+		err := recovered("export", func() error { return b.exp.ExportSpans(ctx, batch) })
 		cancel()
 		if err != nil {
 			otel.Handle(fmt.Errorf("psd2 otel span batcher: export: %w", err))
@@ -169,6 +174,31 @@ func (b *spanBatcher) export() {
 	b.mu.Lock()
 	b.spare = spans[:0]
 	b.mu.Unlock()
+}
+
+// recovered runs the exporter's call fn (what names it), a panic of it
+// made its error: the exporter runs on the loop goroutine, the
+// batcher's own, where a panic would end the process. A panicked export
+// is reported as a failed one, with a runtime error's message or the
+// panic value's type (describePanic), never the value.
+func recovered(what string, fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("the exporter panicked in %s: %s", what, describePanic(v))
+		}
+	}()
+	return fn()
+}
+
+// describePanic is what an error may show of the panic value v: a
+// runtime error's message (the runtime's words), else v's type only, as
+// the root module's logs of recovered panics show them: the value is the
+// exporter's, and may hold a span's attributes.
+func describePanic(v any) string {
+	if re, ok := v.(runtime.Error); ok {
+		return re.Error()
+	}
+	return fmt.Sprintf("panic value of type %T", v)
 }
 
 // ForceFlush exports every span ended before it, waiting at most until

@@ -13,6 +13,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/internal/backoff"
+	"github.com/tppkit/psd2/internal/panicvalue"
 	"github.com/tppkit/psd2/txsync"
 )
 
@@ -167,7 +168,12 @@ func (r *Refresher) start(ctx context.Context, j Job, now time.Time) (res Result
 		q = &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: r.from(&j, syncFrom, now)}
 	}
 	if r.spacing > 0 && !j.Force {
-		req.Claim, req.ClaimUntil = j.Claim, now.Add(r.spacing)
+		// The round's claim lasts the spacing, at most budget.MaxClaim
+		// (which the budget refuses to exceed) less budget.ClockMargin,
+		// so that the client's clock moved back meanwhile (a learned
+		// offset) never makes it exceed: a longer spacing is still kept
+		// by the cursor (Deferred).
+		req.Claim, req.ClaimUntil = j.Claim, now.Add(min(r.spacing, budget.MaxClaim-budget.ClockMargin))
 		if req.Claim == "" {
 			req.Claim = rand.Text()
 		}
@@ -306,6 +312,18 @@ func (r *Refresher) from(j *Job, syncFrom date.Date, now time.Time) date.Date {
 	return d
 }
 
+// callDeltaHook calls the WithDeltaHook function fn with d, its panic
+// made an error wrapping ErrHookPanicked: fn runs on a Run worker, a
+// goroutine the Refresher owns, where a panic would end the process.
+func callDeltaHook(ctx context.Context, fn func(context.Context, *txsync.Delta) error, d *txsync.Delta) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: %s", ErrHookPanicked, panicvalue.Describe(v))
+		}
+	}()
+	return fn(ctx, d)
+}
+
 // deliverDelta gives d to the WithDeltaHook function, up to
 // DeltaHookAttempts times (the delta is not read again once txsync has
 // it), a short wait between attempts.
@@ -315,7 +333,7 @@ func (r *Refresher) deliverDelta(ctx context.Context, d *txsync.Delta) error {
 		if attempt > 0 && !backoff.Sleep(ctx, time.Duration(attempt)*100*time.Millisecond) {
 			return fmt.Errorf("refresh: delta hook: %w", err)
 		}
-		if err = r.onDelta(ctx, d); err == nil {
+		if err = callDeltaHook(ctx, r.onDelta, d); err == nil {
 			return nil
 		}
 	}

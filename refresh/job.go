@@ -369,6 +369,14 @@ var (
 	// ([WithSpacing]); the outcome is [BudgetExhausted] with
 	// [Result.Deferred], and nothing was sent.
 	ErrNotDue = errors.New("refresh: the account was refreshed less than the spacing ago")
+	// ErrHookPanicked: the [WithDeltaHook] function panicked (the panic
+	// is recovered; the error's text gives a runtime error's message or
+	// the panic value's type, never the value, which may hold an account
+	// id, as a Result's JSON shows this error's text); the outcome is
+	// [Transient], as for a hook that returned an error, the delta kept
+	// in [Result.Sync]. A job that panicked anywhere else in a Run's
+	// worker ends [Transient] with it too, the panic also logged.
+	ErrHookPanicked = errors.New("refresh: hook panicked")
 	// ErrPaused: the bank asked to slow down (429 with Retry-After) for
 	// longer than [WithMaxWait]; the outcome is [Transient], RetryAt is
 	// when the pause ends, and nothing more was sent. It is

@@ -30,6 +30,7 @@ type Refresher struct {
 	onDelta    func(context.Context, *txsync.Delta) error
 	round      func(context.Context, Round)
 	log        *slog.Logger
+	logSet     bool // WithLogger gave log (logPanic)
 	now        func() time.Time
 }
 
@@ -87,7 +88,9 @@ func WithWorkers(n int) Option {
 // default is [DefaultSpacing]; give the window plus
 // budget.ClockMargin over the limit of a client whose budget was made
 // with budget.WithLimit, or 0 to refresh an account whenever its budget
-// allows. d must not be negative.
+// allows. d must not be negative. Each job claims its account for the
+// spacing (budget.ReserveRequest.Claim), at most budget.MaxClaim (less
+// budget.ClockMargin).
 func WithSpacing(d time.Duration) Option {
 	return func(r *Refresher) error {
 		if d < 0 {
@@ -153,13 +156,14 @@ func WithProgress(fn func(Progress)) Option {
 // codes or "OTHER", client.SafeCode), a pause for a 429 at Warn, and a
 // summary at Info when the run ends. No account id, PSU-ID or session id,
 // and no code a bank made up, is ever logged. Without it the Refresher
-// logs nothing.
+// logs nothing but a recovered panic of a job or of the [WithRounds]
+// function, which goes to slog's default logger.
 func WithLogger(l *slog.Logger) Option {
 	return func(r *Refresher) error {
 		if l == nil {
 			return errors.New("refresh: WithLogger(nil)")
 		}
-		r.log = l
+		r.log, r.logSet = l, true
 		return nil
 	}
 }

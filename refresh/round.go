@@ -66,7 +66,9 @@ func (r Round) Late() time.Duration { return max(r.Started.Sub(r.Planned), 0) }
 // WithRounds calls fn with the [Round] of every job that was due when it
 // ends ([Refresher.Run] and [Refresher.Refresh] alike, so also on a job
 // engine such as the pgstore module's riverrefresh), on the job's
-// goroutine: fn must be safe for concurrent use and quick. A job put
+// goroutine: fn must be safe for concurrent use and quick. A panic of fn
+// is recovered and logged at Error ([WithLogger]; slog's default logger
+// without one); the job's result stands. A job put
 // off because the account was refreshed less than the spacing ago
 // ([Result.Deferred]) is not a round and is not reported. Wire it to
 // the otel module's metrics with
@@ -94,5 +96,10 @@ func (r *Refresher) reportRound(ctx context.Context, j *Job, started time.Time, 
 	if r.spacing > 0 && !j.Force && !j.Cursor.RefreshedAt.IsZero() {
 		planned = j.Cursor.RefreshedAt.Add(r.spacing)
 	}
+	defer func() {
+		if v := recover(); v != nil {
+			r.logPanic(ctx, "refresh: WithRounds function panicked", v)
+		}
+	}()
 	r.round(ctx, Round{Outcome: res.Outcome, Planned: planned, Started: started, putOff: putOff(res)})
 }

@@ -3,11 +3,15 @@ package refresh
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tppkit/psd2/internal/panicvalue"
 )
 
 // Run refreshes the accounts of jobs on the Refresher's workers and
@@ -159,8 +163,32 @@ func (r *Refresher) logResult(ctx context.Context, res *Result) {
 	r.log.LogAttrs(ctx, slog.LevelDebug, "account refreshed", attrs...)
 }
 
+// logPanic logs a recovered panic v at Error, with its stack, to the
+// Refresher's logger, or slog's default logger when [WithLogger] gave
+// none: a recovered panic is never silent. Of v it logs a runtime
+// error's message or v's type only (panicvalue.Describe): v is the
+// TPP's code's, and may hold an account id.
+func (r *Refresher) logPanic(ctx context.Context, msg string, v any) {
+	l := r.log
+	if !r.logSet {
+		l = slog.Default()
+	}
+	l.LogAttrs(ctx, slog.LevelError, msg, slog.String("panic", panicvalue.Describe(v)), slog.String("stack", string(debug.Stack())))
+}
+
 // refreshWithin is Refresh, bounded by the Refresher's job timeout.
-func (r *Refresher) refreshWithin(ctx context.Context, j Job) Result {
+//
+// It runs on a worker, a goroutine Run starts, where a panic would end
+// the process: a panic of the job (the TPP's code it calls, a store's)
+// is recovered, logged at Error, and ends the job [Transient] with an
+// error wrapping ErrHookPanicked.
+func (r *Refresher) refreshWithin(ctx context.Context, j Job) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.logPanic(ctx, "refresh: job panicked", v)
+			res = Result{Job: j, Cursor: j.Cursor, Outcome: Transient, Err: fmt.Errorf("%w: %s", ErrHookPanicked, panicvalue.Describe(v))}
+		}
+	}()
 	if r.jobTimeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, r.jobTimeout)

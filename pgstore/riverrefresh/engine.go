@@ -84,7 +84,8 @@ type Config struct {
 	// refresh.Result as refresh.Refresher.Run yields); keep its Cursor.
 	Handle func(ctx context.Context, bank string, res refresh.Result)
 	// Event, when set, is told of the jobs River cancels or discards and
-	// of the queues it pauses.
+	// of the queues it pauses. A panic of it is recovered and logged at
+	// Error through Logger.
 	Event func(Event)
 	// Logger receives River's own log; nil: nothing is logged.
 	Logger *slog.Logger

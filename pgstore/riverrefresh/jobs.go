@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/panicvalue"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/store"
@@ -465,9 +468,20 @@ func bankCode(err error) (int, string) {
 	return ce.StatusCode, code
 }
 
-// event tells Config.Event.
+// event tells Config.Event. A panic of it is recovered and logged at
+// Error through Config.Logger: event runs on River's workers and on the
+// engine's resume loop, a goroutine of its own, where a panic would end
+// the process.
 func (e *Engine) event(ev Event) {
-	if e.cfg.Event != nil {
-		e.cfg.Event(ev)
+	if e.cfg.Event == nil {
+		return
 	}
+	defer func() {
+		if v := recover(); v != nil && e.cfg.Logger != nil {
+			e.cfg.Logger.LogAttrs(context.Background(), slog.LevelError, "riverrefresh: Config.Event panicked",
+				slog.String("bank", ev.Bank), slog.String("kind", ev.Kind),
+				slog.String("panic", panicvalue.Describe(v)), slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	e.cfg.Event(ev)
 }
