@@ -92,30 +92,34 @@ func runEmulatorCtl(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer resp.Body.Close()
+	// The status line's reason and a Location are the answering server's
+	// text, which may not be the control API's: printed clipped, their
+	// control characters replaced (clipText), never whole.
+	status := clipText(resp.Status)
 	if resp.StatusCode/100 == 3 {
-		return fmt.Errorf("%s: %s, a redirect to %q, not followed: the control API never redirects; is %s the emulator's control API?", name, resp.Status, resp.Header.Get("Location"), *base)
+		return fmt.Errorf("%s: %s, a redirect to %q, not followed: the control API never redirects; is %s the emulator's control API?", name, status, clipText(resp.Header.Get("Location")), *base)
 	}
 	answer, tooLarge, err := readAtMost(resp.Body, maxCtlAnswer)
 	if err != nil {
 		return fmt.Errorf("%s: reading the answer: %w", name, err)
 	}
 	if tooLarge {
-		return fmt.Errorf("%s: %s, but the answer is larger than %d bytes: not printed", name, resp.Status, maxCtlAnswer)
+		return fmt.Errorf("%s: %s, but the answer is larger than %d bytes: not printed", name, status, maxCtlAnswer)
 	}
 	var pretty bytes.Buffer
 	if json.Indent(&pretty, answer, "", "  ") != nil {
 		if resp.StatusCode/100 == 2 {
 			// Not the control API (another server on that port, a
 			// proxy's page): its 200 is no success of the control.
-			return fmt.Errorf("%s: %s, but the answer is not JSON: is %s the emulator's control API?", name, resp.Status, *base)
+			return fmt.Errorf("%s: %s, but the answer is not JSON: is %s the emulator's control API?", name, status, *base)
 		}
 		// Another server's error page is not copied to the terminal
 		// (its escape sequences would drive it): its first line, clipped.
-		return fmt.Errorf("%s: %s, an answer that is not JSON (%q): is %s the emulator's control API?", name, resp.Status, clipText(string(answer)), *base)
+		return fmt.Errorf("%s: %s, an answer that is not JSON (%q): is %s the emulator's control API?", name, status, clipText(string(answer)), *base)
 	}
 	if resp.StatusCode/100 != 2 {
 		fmt.Fprint(e.stderr, pretty.String())
-		return fmt.Errorf("%s: %s", name, resp.Status)
+		return fmt.Errorf("%s: %s", name, status)
 	}
 	_, err = fmt.Fprint(e.stdout, pretty.String())
 	return err

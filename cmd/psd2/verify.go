@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tppkit/psd2/internal/httpdate"
 	"github.com/tppkit/psd2/signing"
 )
 
@@ -31,7 +32,7 @@ const (
 	codeKeyIDSerial      = "KEYID_SERIAL"         // serial not as 5.4 writes it (upper-case hex, no padding)
 	codeKeyIDCert        = "KEYID_CERTIFICATE"    // names another certificate
 	codeDateMissing      = "DATE_MISSING"         // 5.3
-	codeDateFormat       = "DATE_FORMAT"          // not an HTTP date (5.3)
+	codeDateFormat       = "DATE_FORMAT"          // not an IMF-fixdate in GMT (5.3)
 	codeDateSkew         = "DATE_SKEW"            // Date more than the allowed skew off (5.3)
 	codeDigestMissing    = "DIGEST_MISSING"       // the operation needs a Digest (4.2, 4.3; digestRule)
 	codeDigestMismatch   = "DIGEST_MISMATCH"      // the body changed after signing
@@ -63,10 +64,10 @@ type verifyReport struct {
 }
 
 func runVerify(_ context.Context, e *env, args []string) error {
-	fs := e.flags("verify", "[-cert cert.pem] [-now RFC1123-time] [-skew 60s] request.http   (- reads standard input)")
+	fs := e.flags("verify", "[-cert cert.pem] [-now IMF-fixdate] [-skew 60s] request.http   (- reads standard input)")
 	cf := credFlags{own: true}
 	cf.register(fs, false)
-	nowFlag := fs.String("now", "", "judge the Date against this time (RFC 1123, as a Date header; default: now)")
+	nowFlag := fs.String("now", "", "judge the Date against this time (an IMF-fixdate in GMT, as a Date header; default: now)")
 	skew := fs.Duration("skew", 60*time.Second, "allowed difference between Date and -now (docs/interface.md section 5.3)")
 	if err := parse(fs, args, true); err != nil {
 		return err
@@ -76,9 +77,9 @@ func runVerify(_ context.Context, e *env, args []string) error {
 	}
 	now := time.Now()
 	if *nowFlag != "" {
-		t, err := http.ParseTime(*nowFlag)
-		if err != nil {
-			return usagef("-now %q: %v", *nowFlag, err)
+		t, ok := httpdate.Parse(*nowFlag)
+		if !ok {
+			return usagef("-now %q: not an IMF-fixdate in GMT, e.g. %q", clipText(*nowFlag), now.UTC().Format(http.TimeFormat))
 		}
 		now = t
 	}
@@ -193,16 +194,18 @@ func verifyRequest(req *http.Request, body *bodyDigests, cert *x509.Certificate,
 	return rep
 }
 
-// checkDate applies section 5.3.
+// checkDate applies section 5.3: the Date is read strictly, as an
+// IMF-fixdate in GMT (httpdate.Parse), not in the obsolete forms
+// http.ParseTime also reads.
 func checkDate(req *http.Request, now time.Time, skew time.Duration, add func(code, header, format string, a ...any)) {
 	d := req.Header.Get("Date")
 	if d == "" {
 		add(codeDateMissing, "Date", "no Date header; it is required and signed (section 5.3)")
 		return
 	}
-	t, err := http.ParseTime(d)
-	if err != nil {
-		add(codeDateFormat, "Date", "Date %q is not an HTTP date (RFC 1123, GMT), e.g. %q", clipText(d), now.UTC().Format(http.TimeFormat))
+	t, ok := httpdate.Parse(d)
+	if !ok {
+		add(codeDateFormat, "Date", "Date %q is not an IMF-fixdate in GMT (RFC 7231), e.g. %q", clipText(d), now.UTC().Format(http.TimeFormat))
 		return
 	}
 	if off := t.Sub(now); off > skew || off < -skew {

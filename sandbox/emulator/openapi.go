@@ -22,7 +22,7 @@ var openAPIDoc []byte
 // operation.
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Date", s.now().UTC().Format(http.TimeFormat))
+	h.Set("Date", s.wireNow().UTC().Format(http.TimeFormat))
 	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-cache")
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {

@@ -146,7 +146,7 @@ func (c *Controls) Reject(ctx context.Context, scaRedirect string) (*url.URL, er
 // for a corporate customer), with approve and cancel buttons (scapage.go);
 // POST completes the authorisation and redirects (302) to the TPP.
 func (s *Server) serveSCAPage(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Date", s.now().UTC().Format(http.TimeFormat))
+	w.Header().Set("Date", s.wireNow().UTC().Format(http.TimeFormat))
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		state := r.URL.Query().Get("state")

@@ -305,7 +305,20 @@ func (s *Server) routes() http.Handler {
 	}))
 	root.HandleFunc(scaPagePath, s.serveSCAPage)
 	root.HandleFunc(OpenAPIPath, s.serveOpenAPI)
-	return s.logged(s.refusing(root))
+	return s.logged(s.dated(s.refusing(root)))
+}
+
+// dated gives every answer a Date from the server's clock (wireNow),
+// the one rule of every answer's Date: the API's, the SCA page's, the
+// OpenAPI document's and a 404 outside them (net/http would date those
+// by the machine's clock). A handler that sets Date sets it from the
+// same clock (setCommonHeaders); none dates an answer by the bank's
+// clock, which the clock controls move.
+func (s *Server) dated(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", s.wireNow().UTC().Format(http.TimeFormat))
+		next.ServeHTTP(w, r)
+	})
 }
 
 // allowedMethods lists the methods that have an endpoint at r's path.
