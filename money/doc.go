@@ -7,7 +7,8 @@
 //
 // [New] and [Parse] refuse unknown currencies, values
 // with more fraction digits than the currency has (nothing is ever
-// rounded) and values with more than [MaxIntegerDigits] (13) digits before
+// rounded; Parse counts them as written, so "1.000" NOK, a thousands
+// separator or a typing error, is refused, not read as 1.00) and values with more than [MaxIntegerDigits] (13) digits before
 // the decimal point: the contract precision is 18 with scale 5.
 //
 // # JSON

@@ -21,7 +21,8 @@ var (
 	// ErrUnknownCurrency means the currency is not an ISO 4217 alphabetic code.
 	ErrUnknownCurrency = errors.New("money: unknown ISO 4217 currency")
 	// ErrTooManyDigits means the value has more fraction digits than the
-	// currency's ISO 4217 minor units. Amounts are never rounded.
+	// currency's ISO 4217 minor units ([Parse]: the text has, zeros
+	// included). Amounts are never rounded.
 	ErrTooManyDigits = errors.New("money: more fraction digits than the currency's minor units")
 	// ErrInvalidAmount means the amount text is not a decimal number, or
 	// the number is out of the interface's range.
@@ -161,13 +162,25 @@ func MustParse(amount, cur string) Amount {
 
 // Parse reads a decimal amount such as "150.00" or "5" in currency cur. It
 // accepts fewer fraction digits than the currency has ("150" NOK is 150.00
-// NOK) and refuses more.
+// NOK) and refuses more as written, zeros included, with
+// [ErrTooManyDigits]: "1.000" NOK is one thousand kroner with a thousands
+// separator, or a typing error, never 1.00 NOK (the interface's amounts
+// have exactly the currency's minor units, docs/interface.md section
+// 2.1).
 func Parse(amount, cur string) (Amount, error) {
 	v, err := parseDecimal(amount)
 	if err != nil {
 		return Amount{}, err
 	}
-	return New(v, cur)
+	a, err := New(v, cur)
+	if err != nil {
+		return Amount{}, err
+	}
+	units, _ := MinorUnits(cur) // New checked cur
+	if _, frac, ok := strings.Cut(amount, "."); ok && len(frac) > units {
+		return Amount{}, fmt.Errorf("%w: %q %s has more than %d", ErrTooManyDigits, truncate(amount), cur, units)
+	}
+	return a, nil
 }
 
 func parseDecimal(s string) (decimal.Decimal, error) {

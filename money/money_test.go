@@ -118,7 +118,6 @@ func TestParse(t *testing.T) {
 		{amount: "12.345", cur: "IQD", text: "12.345"},
 		{amount: "99.99", cur: "RSD", text: "99.99"},
 		{amount: "15000.50", cur: "IDR", text: "15000.50"},
-		{amount: "1.5000", cur: "NOK", text: "1.50"},
 		{amount: "-3.5", cur: "NOK", text: "-3.50"},
 		{amount: "1234567890123.45", cur: "NOK", text: "1234567890123.45"},
 		{amount: "9999999999999.99", cur: "NOK", text: "9999999999999.99"},
@@ -133,6 +132,16 @@ func TestParse(t *testing.T) {
 		{amount: "1234567890123456.78", cur: "NOK", err: ErrInvalidAmount},
 		{amount: "123456789012345678", cur: "JPY", err: ErrInvalidAmount},
 		{amount: "150.001", cur: "NOK", err: ErrTooManyDigits},
+		// More fraction digits than the currency's minor units are
+		// refused as written, zeros included: "1.000" NOK is one
+		// thousand kroner written with a thousands separator, or a
+		// typing error, never 1.00 NOK.
+		{amount: "1.000", cur: "NOK", err: ErrTooManyDigits},
+		{amount: "1.5000", cur: "NOK", err: ErrTooManyDigits},
+		{amount: "-3.500", cur: "NOK", err: ErrTooManyDigits},
+		{amount: "5.0", cur: "JPY", err: ErrTooManyDigits},
+		{amount: "1.2500", cur: "KWD", err: ErrTooManyDigits},
+		{amount: "0.00010", cur: "CLF", err: ErrTooManyDigits},
 		{amount: "5.5", cur: "JPY", err: ErrTooManyDigits},
 		{amount: "1.2505", cur: "KWD", err: ErrTooManyDigits},
 		{amount: "0.00001", cur: "CLF", err: ErrTooManyDigits},

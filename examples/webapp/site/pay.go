@@ -245,13 +245,10 @@ func (s *Site) paymentOf(form *payFormPage) *payments.NorwegianDomestic {
 	case amount == "":
 		form.add("amount", "Enter the amount.")
 	default:
-		a, err := money.Parse(amount, "NOK")
-		// money.Parse reads "1.000" as 1.00: a fraction of more digits
-		// than øre have is a thousands separator ("1,000", "1.000" for one
+		// money.Parse refuses a fraction of more digits than øre have
+		// ("1.000"): a thousands separator ("1,000", "1.000" for one
 		// thousand kroner) or a typing error, never an amount to pay.
-		if _, frac, ok := strings.Cut(amount, "."); ok && len(frac) > 2 {
-			err = money.ErrTooManyDigits
-		}
+		a, err := money.Parse(amount, "NOK")
 		if err != nil {
 			form.add("amount", "Write the amount in kroner and øre, for example 249.00.")
 		} else {
