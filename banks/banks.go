@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tppkit/psd2/internal/boundedfile"
 	"github.com/tppkit/psd2/sca"
@@ -64,7 +65,8 @@ type Bank struct {
 	// the platform.
 	Notes string `json:"notes,omitempty"`
 	// ConsentDays is how many days a consent lasts at this bank; 0 means
-	// [DefaultConsentValidity].
+	// [DefaultConsentValidity]. At most 366 (sca.MaxConsentValidity, the
+	// longest sca.WithConsentValidity takes).
 	ConsentDays int `json:"consentDays,omitempty"`
 	// Source says where the entry comes from.
 	Source string `json:"source"`
@@ -78,6 +80,11 @@ type Bank struct {
 	// host of a bank the directory holds without it.
 	HostMoved bool `json:"hostMoved,omitempty"`
 }
+
+// maxConsentDays bounds an entry's consentDays: the longest consent the
+// sca package's Flow takes (sca.MaxConsentValidity), so that every
+// entry's ConsentValidity can be passed to sca.WithConsentValidity.
+const maxConsentDays = int(sca.MaxConsentValidity / (24 * time.Hour))
 
 // ConsentValidity is how long a consent granted at SCA lasts at b:
 // ConsentDays, else [DefaultConsentValidity]. Pass it to the sca package
@@ -148,11 +155,18 @@ func (b Bank) check() error {
 		// URL for both would split one bank's budget and journal in two.
 		return fmt.Errorf("bank %s: the sandbox base URL is the production base URL %q", b.ID, b.Production)
 	}
-	if b.ConsentDays < 0 || b.ConsentDays > 3660 {
-		return fmt.Errorf("bank %s: consentDays %d out of range", b.ID, b.ConsentDays)
+	if b.ConsentDays < 0 || b.ConsentDays > maxConsentDays {
+		return fmt.Errorf("bank %s: consentDays %d out of range: 1 to %d, or 0 for the default", b.ID, b.ConsentDays, maxConsentDays)
 	}
 	if strings.TrimSpace(b.Source) == "" {
 		return fmt.Errorf("bank %s: no source", b.ID)
+	}
+	// Name, notes and source are shown as they are (psd2 banks prints
+	// them to a terminal): no control character, which would drive it.
+	for _, f := range []struct{ name, v string }{{"name", b.Name}, {"notes", b.Notes}, {"source", b.Source}} {
+		if strings.ContainsFunc(f.v, unicode.IsControl) {
+			return fmt.Errorf("bank %s: %s holds a control character", b.ID, f.name)
+		}
 	}
 	if !verifiedPattern.MatchString(b.Verified) {
 		return fmt.Errorf("bank %s: verified %q is not YYYY, YYYY-MM or YYYY-MM-DD", b.ID, b.Verified)
@@ -192,7 +206,9 @@ func Default() *Directory {
 // entry must be complete, ids unique, a bank's sandbox base URL another
 // than its production one, and its production base URL no sandbox's (not
 // under /api-sandbox: the two URLs swapped would send production calls
-// to the sandbox and sandbox calls to production). Parse refuses what encoding/json
+// to the sandbox and sandbox calls to production), its consentDays at
+// most 366, and its name, notes and source free of control characters.
+// Parse refuses what encoding/json
 // would take silently, so that nothing in the file is ignored: an
 // unknown (or misspelt) field, a member given twice in one object (in
 // any case: "banks" and "Banks" are one member), and anything after the

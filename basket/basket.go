@@ -9,7 +9,8 @@ import (
 )
 
 // MaxPayments is the most payments one signing basket may hold
-// (docs/interface.md section 2.7 and 8). [Service.Create] refuses more before sending.
+// (docs/interface.md section 2.7 and 8). [Service.Create] refuses more before sending,
+// and a basket answer listing more is refused ([TooManyPaymentsError]).
 const MaxPayments = 10
 
 // Basket is a signing basket as the bank describes it (docs/interface.md section 2.7): the
@@ -48,7 +49,9 @@ type Basket struct {
 // GET answer, docs/interface.md section 10). Unknown fields are ignored.
 // The basketId and every payment id are held to [client.MaxIDLength]
 // bytes, as a payment's id is: later calls put them in a path, so a
-// longer one is refused with a [*client.ValueTooLongError], not cut.
+// longer one is refused with a [*client.ValueTooLongError], not cut. An
+// answer listing more than [MaxPayments] payments is refused with a
+// [*TooManyPaymentsError].
 func (b *Basket) UnmarshalJSON(data []byte) error {
 	type plain Basket
 	var v struct {
@@ -64,6 +67,9 @@ func (b *Basket) UnmarshalJSON(data []byte) error {
 	field, ids := "paymentIds", v.PaymentIDs
 	if ids == nil {
 		field, ids = "payments", v.Payments
+	}
+	if len(ids) > MaxPayments {
+		return &TooManyPaymentsError{Field: field, Count: len(ids), Max: MaxPayments}
 	}
 	for i, id := range ids {
 		if err := client.CheckLength(field+"["+strconv.Itoa(i)+"]", id, client.MaxIDLength); err != nil {

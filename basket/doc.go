@@ -80,7 +80,9 @@
 // Create and StartAuthorisation 201, Get and Status 200, Delete 204.
 // Another 2xx is a [*client.UnexpectedStatusError] (inside a
 // [*client.OutcomeUnknownError] for the two POSTs). The ids of an answer
-// (basketId, the payments' ids) are held to [client.MaxIDLength] bytes. Errors of the bank are [*client.Error]s
+// (basketId, the payments' ids) are held to [client.MaxIDLength] bytes,
+// and an answer listing more than [MaxPayments] payments is refused
+// ([TooManyPaymentsError]). Errors of the bank are [*client.Error]s
 // carrying the tppMessages code, e.g. [client.CodeReferenceMixInvalid].
 //
 // Assumptions where the spec is silent, each in one place: the required

@@ -10,9 +10,11 @@ import (
 
 // Bounds of [WithConsentValidity]: a day, and the 180 days the amended EU
 // rule allows between two SCAs, with room for a bank's own rounding.
+// MaxConsentValidity is the one bound of a consent's validity: package
+// banks holds a bank entry's consentDays to it.
 const (
 	minConsentValidity = 24 * time.Hour
-	maxConsentValidity = 366 * 24 * time.Hour
+	MaxConsentValidity = 366 * 24 * time.Hour
 )
 
 // WithConsentValidity sets how long a consent granted at this bank lasts
@@ -21,7 +23,7 @@ const (
 // bank (banks.Bank.ConsentValidity); between 1 and 366 days.
 func WithConsentValidity(d time.Duration) FlowOption {
 	return func(f *Flow) error {
-		if d < minConsentValidity || d > maxConsentValidity {
+		if d < minConsentValidity || d > MaxConsentValidity {
 			return fmt.Errorf("sca: consent validity %v is not between 1 and 366 days", d)
 		}
 		f.consent = d

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/asn1"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -120,8 +121,27 @@ type Contact struct {
 	// answer the value was decoded from (X-Request-ID, status, attempts).
 	client.Answer
 
-	// Email is the registered address.
+	// Email is the registered address. An answer's address longer than
+	// an e-mail address may be (254 characters, RFC 5321) is refused
+	// with a [*client.ValueTooLongError], not kept.
 	Email string `json:"email"`
+}
+
+// UnmarshalJSON decodes the bank's contact answer, its address held to
+// the 254 characters of an e-mail address (maxEmail, the bound
+// [ValidateEmail] holds the TPP's own to): a longer one is a
+// [*client.ValueTooLongError] quoting nothing of it.
+func (c *Contact) UnmarshalJSON(data []byte) error {
+	type plain Contact
+	var v plain
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	if err := client.CheckLength("email", v.Email, maxEmail); err != nil {
+		return err
+	}
+	*c = Contact(v)
+	return nil
 }
 
 // ErrNotRegistered matches the error of [Service.Contact] when the bank
