@@ -2,6 +2,7 @@ package otel_test
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
 
@@ -127,4 +128,85 @@ func TestLastAttemptEndsWithItsOperation(t *testing.T) {
 	for _, s := range ended[:2] {
 		assert.Equal(t, ended[2].SpanContext().SpanID(), s.Parent().SpanID())
 	}
+}
+
+// TestSpanAttributeMapPast8 holds what cache.go says of the SDK: a span
+// whose attributes were set, at its start or later, has them
+// deduplicated through a map when it ends, made for their count, which
+// costs no allocation for 8 attributes or fewer and 3 past 8, whether
+// their keys repeat or not. Should an SDK release change this, this test
+// fails and the comment on route.opStart is to be brought up to date.
+func TestSpanAttributeMapPast8(t *testing.T) {
+	tracer := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(discard{})).Tracer("map")
+	ctx := context.Background()
+	attrs := func(n int) []attribute.KeyValue {
+		kvs := make([]attribute.KeyValue, n)
+		for i := range kvs {
+			kvs[i] = attribute.Int("k"+strconv.Itoa(i), i)
+		}
+		return kvs
+	}
+	allocs := func(start, end []attribute.KeyValue) float64 {
+		opts := []trace.SpanStartOption{trace.WithAttributes(start...)}
+		return testing.AllocsPerRun(100, func() {
+			_, span := tracer.Start(ctx, "span", opts...)
+			span.SetAttributes(end...)
+			span.End()
+		})
+	}
+	// How many are given at the start, the rest set before the end; -1:
+	// all at the start.
+	for _, split := range []int{0, 2, 4, -1} {
+		var past [2]float64
+		for i, n := range []int{8, 9} {
+			kvs, at := attrs(n), split
+			if at < 0 {
+				at = n
+			}
+			past[i] = allocs(kvs[:at], kvs[at:])
+		}
+		assert.Equal(t, 3.0, past[1]-past[0], "9 attributes against 8, split %d", split)
+	}
+	// Up to 8, the map allocates nothing, whether the keys repeat or not:
+	// 8 attributes, distinct or of one key, cost what 1 does.
+	same := make([]attribute.KeyValue, 8)
+	for i := range same {
+		same[i] = attribute.Int("k", i)
+	}
+	one := allocs(nil, attrs(1))
+	assert.Equal(t, one, allocs(nil, attrs(8)))
+	assert.Equal(t, one, allocs(nil, same))
+}
+
+// TestDeferredBatchesAllocateNothing: kept measurements cost no
+// allocation, their batches included (a recorded batch's slice is the
+// next one's): operations whose measurements fill several batches
+// allocate what as many operations recorded at once do
+// (TestOperationAllocationBudget's floor, per operation, whole).
+func TestDeferredBatchesAllocateNothing(t *testing.T) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(discard{}))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	obs, err := psd2otel.New(psd2otel.WithTracerProvider(tp), psd2otel.WithMeterProvider(mp))
+	require.NoError(t, err)
+	require.True(t, psd2otel.Deferring(obs))
+	start := client.OperationStart{Operation: "accounts.Balances", Method: "GET", Route: "/v1/accounts/{id}/balances",
+		Bank: "bank.example:443", Repeatable: true, Start: time.Now()}
+	ctx := context.Background()
+	op := func() {
+		octx := obs.StartOperation(ctx, start)
+		actx := obs.StartAttempt(octx, client.AttemptStart{OperationStart: start, Attempt: 1, Start: start.Start})
+		obs.ObserveAttempt(actx, client.AttemptEvent{OperationStart: start, Attempt: 1, Start: start.Start,
+			Duration: time.Millisecond, Sent: true, StatusCode: 200, Outcome: client.OutcomeOK})
+		obs.EndOperation(octx, client.OperationEvent{OperationStart: start, Duration: time.Millisecond, Attempts: 1,
+			Sent: true, StatusCode: 200, Outcome: client.OutcomeOK})
+	}
+	const ops = 2 * psd2otel.DeferBatch // 3 measurements each: 6 batches
+	total := testing.AllocsPerRun(3, func() {
+		for range ops {
+			op()
+		}
+	})
+	floor := sdkFloor(t, tp, mp)
+	t.Logf("%.0f allocations for %d operations, %.0f for the SDK alone", total, ops, floor*ops)
+	assert.LessOrEqual(t, total, floor*ops)
 }

@@ -54,14 +54,14 @@ const (
 	instRefused                    // MetricBudgetRefused
 )
 
-// pending is one kept measurement: a float64 histogram's value with its
-// options, or an int64 counter's increment with its.
+// pending is one kept measurement: a float64 histogram's value or an
+// int64 counter's increment, with the options carrying its attribute
+// set (held by its route, made once).
 type pending struct {
 	inst instrument
 	f    float64
 	i    int64
-	rec  []metric.RecordOption
-	add  []metric.AddOption
+	m    *measure
 }
 
 // deferred holds the kept measurements of an Observer.
@@ -72,6 +72,9 @@ type deferred struct {
 
 	mu    sync.Mutex
 	batch []pending
+	// spare is the slice of the last batch recorded, for the next batch,
+	// so that a batch allocates none.
+	spare []pending
 	// timer records the batch deferMaxDelay after its first
 	// measurement; armed says it runs.
 	timer *time.Timer
@@ -126,31 +129,43 @@ func sdkRegistration(reg metric.Registration) bool {
 	return t.PkgPath() == "go.opentelemetry.io/otel/sdk/metric" && t.Name() != "noopRegister"
 }
 
-// measure records p now, with the context of the call it measures
-// (measureCtx), or keeps it for the next batch.
-func (o *Observer) measure(ctx context.Context, p pending) {
+// measure records ps now, with the context of the call they measure
+// (measureCtx), or keeps them for the next batch. ps are the
+// measurements of one call, passed together so that they are kept under
+// one lock. A call that fills the batch records it, then keeps the rest
+// of ps in the next batch, which reuses the recorded batch's slice.
+func (o *Observer) measure(ctx context.Context, ps ...pending) {
 	d := &o.deferred
 	if !d.on {
-		o.recordNow(o.measureCtx(ctx), p)
-		return
-	}
-	d.mu.Lock()
-	if d.batch == nil {
-		d.batch = make([]pending, 0, deferBatch)
-	}
-	d.batch = append(d.batch, p)
-	if len(d.batch) < deferBatch {
-		if !d.armed {
-			d.armed = true
-			d.timer.Reset(deferMaxDelay)
+		ctx = o.measureCtx(ctx)
+		for _, p := range ps {
+			o.recordNow(ctx, p)
 		}
-		d.mu.Unlock()
 		return
 	}
-	full := d.batch
-	d.batch = nil
-	d.mu.Unlock()
-	o.recordAll(full)
+	for len(ps) > 0 {
+		d.mu.Lock()
+		if d.batch == nil {
+			d.batch, d.spare = d.spare, nil
+			if d.batch == nil {
+				d.batch = make([]pending, 0, deferBatch)
+			}
+		}
+		n := min(len(ps), deferBatch-len(d.batch))
+		d.batch, ps = append(d.batch, ps[:n]...), ps[n:]
+		if len(d.batch) < deferBatch {
+			if !d.armed {
+				d.armed = true
+				d.timer.Reset(deferMaxDelay)
+			}
+			d.mu.Unlock()
+			return
+		}
+		full := d.batch
+		d.batch = nil
+		d.mu.Unlock()
+		o.recordAll(full)
+	}
 }
 
 // flush records the kept measurements now.
@@ -172,26 +187,38 @@ func (d *deferred) take(timed bool) []pending {
 	return kept
 }
 
-// recordAll records ps.
+// recordAll records a batch ps, then keeps its slice as the spare for
+// the next batch. The slice is not cleared: its elements point to the
+// attribute sets of routes, which the route cache keeps anyway (a route
+// built past the cache's limit stays alive while an element points to
+// it: 64 at most), and clearing pointers costs write barriers while the
+// garbage collector marks.
 func (o *Observer) recordAll(ps []pending) {
+	if ps == nil {
+		return
+	}
 	ctx := context.Background()
 	for _, p := range ps {
 		o.recordNow(ctx, p)
 	}
+	d := &o.deferred
+	d.mu.Lock()
+	d.spare = ps[:0]
+	d.mu.Unlock()
 }
 
 // recordNow records p with ctx.
 func (o *Observer) recordNow(ctx context.Context, p pending) {
 	switch p.inst {
 	case instDuration:
-		o.duration.Record(ctx, p.f, p.rec...)
+		o.duration.Record(ctx, p.f, p.m.rec...)
 	case instOpDur:
-		o.opDur.Record(ctx, p.f, p.rec...)
+		o.opDur.Record(ctx, p.f, p.m.rec...)
 	case instOutcomes:
-		o.outcomes.Add(ctx, p.i, p.add...)
+		o.outcomes.Add(ctx, p.i, p.m.add...)
 	case instSpent:
-		o.spent.Add(ctx, p.i, p.add...)
+		o.spent.Add(ctx, p.i, p.m.add...)
 	case instRefused:
-		o.refused.Add(ctx, p.i, p.add...)
+		o.refused.Add(ctx, p.i, p.m.add...)
 	}
 }

@@ -462,7 +462,7 @@ func (o *Observer) ObserveAttempt(ctx context.Context, a client.AttemptEvent) {
 		span.End(trace.WithTimestamp(end))
 	}
 	if a.Sent {
-		o.measure(ctx, pending{inst: instDuration, f: a.Duration.Seconds(), rec: r.requests[statusClass(a.StatusCode)].rec})
+		o.measure(ctx, pending{inst: instDuration, f: a.Duration.Seconds(), m: &r.requests[statusClass(a.StatusCode)]})
 	}
 }
 
@@ -508,14 +508,15 @@ func (o *Observer) EndOperation(ctx context.Context, e client.OperationEvent) {
 	span.End()
 
 	set := r.outcome(e.Outcome, errorCode(e))
-	o.measure(ctx, pending{inst: instOutcomes, i: 1, add: set.add})
-	o.measure(ctx, pending{inst: instOpDur, f: e.Duration.Seconds(), rec: set.rec})
+	ps := [3]pending{{inst: instOutcomes, i: 1, m: set}, {inst: instOpDur, f: e.Duration.Seconds(), m: set}}
+	n := 2
 	switch {
 	case e.Outcome == client.OutcomeBudgetRefused:
-		o.measure(ctx, pending{inst: instRefused, i: 1, add: r.budget.add})
+		ps[n], n = pending{inst: instRefused, i: 1, m: &r.budget}, n+1
 	case e.BudgetCalls > 0 && e.Sent:
-		o.measure(ctx, pending{inst: instSpent, i: int64(e.BudgetCalls), add: r.budget.add})
+		ps[n], n = pending{inst: instSpent, i: int64(e.BudgetCalls), m: &r.budget}, n+1
 	}
+	o.measure(ctx, ps[:n]...)
 }
 
 // knownCodes are the interface's tppMessage codes ([client.Codes]).
