@@ -118,8 +118,10 @@ func updateConcurrently(b *testing.B, st *FileStore, g, n int) {
 // each write 100 new keys (a budget's value), then write each of them
 // again. It reports the process's CPU time and the wall time per write
 // of each kind (first-cpu-us, first-wall-us, again-cpu-us,
-// again-wall-us) and the spares removed for want of room in the pool
-// (discarded/op; see takeSpare). A first write fills a spare, syncs it,
+// again-wall-us), the directory syncs per first write (first-dirsyncs:
+// writers waiting together share one, see file_durable.go) and the
+// spares removed for want of room in the pool (discarded/op; see
+// takeSpare). A first write fills a spare, syncs it,
 // renames it and syncs the directory, on top of making the spare; a
 // rewrite writes its file's other slot and syncs it (file_inplace.go).
 //
@@ -135,10 +137,11 @@ func BenchmarkFileStoreNewKeys(b *testing.B) {
 		b.Run(fmt.Sprintf("goroutines=%d", g), func(b *testing.B) {
 			st := newFileStore(b)
 			var cpu, wall [2]time.Duration
+			var dirSyncs int64 // in the first writes
 			round := 0
 			for b.Loop() {
 				for pass := range 2 {
-					c0, t0 := processCPU(), time.Now()
+					c0, t0, s0 := processCPU(), time.Now(), st.dirSync.syncs.Load()
 					var wg sync.WaitGroup
 					for i := range g {
 						wg.Go(func() {
@@ -157,6 +160,9 @@ func BenchmarkFileStoreNewKeys(b *testing.B) {
 					wg.Wait()
 					cpu[pass] += processCPU() - c0
 					wall[pass] += time.Since(t0)
+					if pass == 0 {
+						dirSyncs += st.dirSync.syncs.Load() - s0
+					}
 				}
 				round++
 			}
@@ -165,6 +171,7 @@ func BenchmarkFileStoreNewKeys(b *testing.B) {
 				b.ReportMetric(float64(cpu[pass].Microseconds())/writes, name+"-cpu-us")
 				b.ReportMetric(float64(wall[pass].Microseconds())/writes, name+"-wall-us")
 			}
+			b.ReportMetric(float64(dirSyncs)/writes, "first-dirsyncs")
 			b.ReportMetric(float64(st.spares.discarded.Load())/float64(b.N), "discarded/op")
 		})
 	}
