@@ -82,7 +82,7 @@ func runKeyID(_ context.Context, e *env, args []string) error {
 		KeyID:      signing.KeyID(cert),
 		Renderings: renderings(cert),
 	}
-	return e.emit(r, func(w io.Writer) {
+	err = e.emit(r, func(w io.Writer) {
 		fmt.Fprintf(w, "keyId:     %s\n", printable(r.KeyID))
 		fmt.Fprintf(w, "subject:   %s\nissuer:    %s\nserial:    %s\n", printable(r.Subject), printable(r.Issuer), r.Serial)
 		state := "valid now"
@@ -95,6 +95,16 @@ func runKeyID(_ context.Context, e *env, args []string) error {
 			fmt.Fprintf(w, "  %-14s %s\n  %-14s (%s)\n", x.Name, printable(x.KeyID), "", x.About)
 		}
 	})
+	if err != nil {
+		return err
+	}
+	switch {
+	case now.Before(cert.NotBefore):
+		return failedError{"the certificate is not valid yet: valid from " + r.NotBefore.Format(time.RFC3339)}
+	case now.After(cert.NotAfter):
+		return failedError{"the certificate is not valid now: it expired " + r.NotAfter.Format(time.RFC3339)}
+	}
+	return nil
 }
 
 // daysLeft is the whole days from now to end, counted in seconds: a
