@@ -98,7 +98,10 @@ func (s *Store) Outbox() *Outbox {
 			  AND (o.key IS NULL OR NOT EXISTS (SELECT 1 FROM ` + t + ` e
 			       WHERE e.key = o.key AND e.seq < o.seq AND e.delivered_at IS NULL))
 			ORDER BY o.seq LIMIT $1 FOR UPDATE OF o SKIP LOCKED`,
-		fail: `UPDATE ` + t + ` SET attempts = $2, failed_at = now(),
+		// attempts stays within its column's integer: a row stored with
+		// the largest (by hand, damaged) fails as a dead letter, not as
+		// an error of its whole batch.
+		fail: `UPDATE ` + t + ` SET attempts = least($2::bigint, 2147483647), failed_at = now(),
 			next_attempt_at = now() + make_interval(secs => $3::bigint / 1e6),
 			dead_at = CASE WHEN $4::boolean THEN now() END WHERE seq = $1`,
 		mark:  `UPDATE ` + t + ` SET delivered_at = now() WHERE seq = ANY($1)`,

@@ -74,7 +74,7 @@ func (c outboxConfig) rollbackContext(ctx context.Context) (context.Context, con
 // retryDelay is the pause after the attempt-th failure (attempt >= 1).
 func (c outboxConfig) retryDelay(attempt int) time.Duration {
 	d := c.firstDelay
-	for i := 1; i < attempt && d < c.maxDelay; i++ {
+	for i := 1; i < attempt && d > 0 && d < c.maxDelay; i++ {
 		d *= 2
 	}
 	return min(d, c.maxDelay)

@@ -40,10 +40,13 @@
 //     bank's pause (a 429 with Retry-After, at most client.RetryAfterCap:
 //     the budget's, budget.Budget.PausedUntil, shared by every replica)
 //     pauses the bank's queue until it ends (an Event, and any engine
-//     resumes it within about two seconds of the end) and snoozes the
-//     job; another transient failure is retried with River's backoff,
-//     but no sooner than the bank said (a 5xx's Retry-After, within
-//     client.RetryAfterCap and an hour).
+//     resumes it within about two seconds of the end; an engine started
+//     after every engine stopped during the pause resumes the queue River
+//     kept paused, from the pause's end the engines recorded in the
+//     client's store, key "riverrefresh/paused/" and the bank) and
+//     snoozes the job; another transient failure is retried with
+//     River's backoff, but no sooner than the bank said (a 5xx's
+//     Retry-After, within client.RetryAfterCap and an hour).
 //     The job's refresh.Job is made once, with refresh.NewJob, when the
 //     job runs; the engine's times are on the budget's clock
 //     (budget.Budget.Now).

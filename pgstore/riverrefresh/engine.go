@@ -82,6 +82,10 @@ type Config struct {
 	Prepare func(ctx context.Context, bank string, j *refresh.Job) error
 	// Handle receives every result, on the worker's goroutine (the same
 	// refresh.Result as refresh.Refresher.Run yields); keep its Cursor.
+	// A panic of Prepare or Handle fails the job's attempt (River retries
+	// it) and is logged at Error through Logger; neither the log nor
+	// River's record of the attempt holds the panic's value (it may name
+	// an account), only a runtime error's message or the value's type.
 	Handle func(ctx context.Context, bank string, res refresh.Result)
 	// Event, when set, is told of the jobs River cancels or discards and
 	// of the queues it pauses. A panic of it is recovered and logged at
@@ -338,6 +342,10 @@ type bank struct {
 	// pauses it paused the queue for and resumed it after (see pause.go).
 	queueMu               sync.Mutex
 	pausedFor, resumedFor int64
+	// leftoverDone is set once this engine has looked for a queue left
+	// paused by engines that stopped during a pause (resumeLeftover),
+	// under queueMu.
+	leftoverDone bool
 	// breakerProbe is the latest next-probe time (UnixNano) this engine
 	// read of the bank's open circuit breaker: the end of the breaker's
 	// pause once it has closed (see pause.go).

@@ -114,7 +114,8 @@ func (w *scheduleWorker) Timeout(*river.Job[ScheduleArgs]) time.Duration {
 // engine's (a bank removed from Config.Banks while its job waited; the
 // engines that have it insert its next job). Its error names the bank
 // only when it is a bank name.
-func (w *scheduleWorker) Work(ctx context.Context, job *river.Job[ScheduleArgs]) error {
+func (w *scheduleWorker) Work(ctx context.Context, job *river.Job[ScheduleArgs]) (err error) {
+	defer w.e.recoverJob(ctx, "schedule", job.Args.Bank, &err)
 	a := job.Args
 	if a.undecodable {
 		return river.JobCancel(errors.New("riverrefresh: the schedule job's arguments do not decode"))
@@ -126,7 +127,7 @@ func (w *scheduleWorker) Work(ctx context.Context, job *river.Job[ScheduleArgs])
 		}
 		return river.JobCancel(fmt.Errorf("riverrefresh: schedule: bank %q is not one of the engine's", name))
 	}
-	_, err := w.e.Enqueue(ctx, a.Bank)
+	_, err = w.e.Enqueue(ctx, a.Bank)
 	return err
 }
 
@@ -137,9 +138,12 @@ const insertBatch = 500
 
 // Enqueue enqueues the current round of bank: one job per account and
 // card account that the bank's stored sessions remember, but those whose
-// consent has ended. A job already enqueued for the account in this round
-// (by any engine, in one of River's unique states: all but cancelled and
-// discarded) is not enqueued again. It returns the number of jobs
+// consent has ended. A stored session that does not decode or is not
+// valid (sca.ErrUndecodableSession, sca.ErrInvalidSession) gives no job,
+// and the sessions after it go on; their number is logged at Warn
+// through Config.Logger, without their keys. A job already enqueued for
+// the account in this round (by any engine, in one of River's unique
+// states: all but cancelled and discarded) is not enqueued again. It returns the number of jobs
 // inserted.
 //
 // The jobs are inserted in batches of 500 (River's InsertMany, unique by
@@ -179,7 +183,14 @@ func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 		batch = batch[:0]
 		return nil
 	}
+	unreadable := 0
 	for s, err := range sca.ListSessions(ctx, b.Sessions) {
+		if errors.Is(err, sca.ErrUndecodableSession) || errors.Is(err, sca.ErrInvalidSession) {
+			// No run can read it: the PSU must consent again. The
+			// sessions after it go on.
+			unreadable++
+			continue
+		}
 		if err != nil {
 			return inserted, fmt.Errorf("riverrefresh: sessions: %w", err)
 		}
@@ -203,6 +214,10 @@ func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 				}
 			}
 		}
+	}
+	if unreadable > 0 {
+		e.cfg.Logger.WarnContext(ctx, "riverrefresh: stored sessions that do not decode or are not valid were left out of the round: their PSUs must consent again",
+			slog.String("bank", name), slog.Int("sessions", unreadable))
 	}
 	return inserted, flush()
 }
@@ -291,8 +306,12 @@ func latest(a, b time.Time) time.Time {
 // "discarded" Event), or its session or account is gone, or its stored
 // session does not decode or is not valid (the PSU must consent again: a
 // "cancelled" Event). The refresh.Job is made once, here, with
-// refresh.NewJob.
-func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) error {
+// refresh.NewJob. A panic of the job (Config.Prepare's, Config.Handle's,
+// a store's) fails the attempt, which River retries, with an error that
+// gives none of the panic's value but a runtime error's message
+// (recoverJob).
+func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) (err error) {
+	defer w.e.recoverJob(ctx, "refresh", job.Args.Bank, &err)
 	e, a := w.e, job.Args
 	if a.undecodable {
 		return e.discard(job, "", errors.New("riverrefresh: the job's arguments do not decode"))
@@ -333,6 +352,30 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) error {
 		e.cfg.Handle(ctx, b.name, res)
 	}
 	return e.outcome(ctx, b, job, &res)
+}
+
+// recoverJob, deferred by a worker's Work, turns a panic of the job (of
+// the TPP's code it calls: Config.Prepare, Config.Handle, a store, a
+// hook) into the attempt's error, which River records and retries as it
+// would the panic, and logs it at Error through Config.Logger. Of the
+// panic's value both give a runtime error's message or the value's type
+// only (panicvalue.Describe): left to River, the value itself (%v) went
+// into the job's errors in River's table and into River's log, and the
+// TPP's code may panic with an account id, a PSU's or a session in it.
+// bank is logged only when it is a bank name.
+func (e *Engine) recoverJob(ctx context.Context, kind, bank string, err *error) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if !bankName.MatchString(bank) {
+		bank = ""
+	}
+	if e.cfg.Logger != nil {
+		e.cfg.Logger.LogAttrs(ctx, slog.LevelError, "riverrefresh: a "+kind+" job panicked",
+			slog.String("bank", bank), slog.String("panic", panicvalue.Describe(v)), slog.String("stack", string(debug.Stack())))
+	}
+	*err = fmt.Errorf("riverrefresh: the %s job panicked: %s", kind, panicvalue.Describe(v))
 }
 
 // discard ends a job that can never succeed for good (River's JobCancel:

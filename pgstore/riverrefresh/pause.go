@@ -2,9 +2,14 @@ package riverrefresh
 
 import (
 	"context"
+	"errors"
+	"strconv"
 	"time"
 
+	"github.com/riverqueue/river"
+
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/store"
 )
 
 // The bank's pause is the budget's (budget.Budget.PausedUntil): a 429 with
@@ -34,10 +39,22 @@ import (
 //     again, and the queue paused again if one runs; every look also
 //     pauses the queue for a running pause the engine has not paused for.
 //
+// River keeps a queue paused across restarts (river_queue.paused_at),
+// the budget reports a pause for an hour after its end only: a queue
+// paused when every engine stopped, and still paused when one starts
+// after that hour, would stay paused for ever. So an engine records the
+// end of each pause it pauses the queue for in the client's store
+// (pauseRecord), and an engine that finds no pause running resumes,
+// once after it starts (leftoverDone), a queue River paused before the
+// recorded end (within pauseClockMargin): the engines paused it, and the
+// pause is over.
+//
 // A queue an operator paused (River's UI) is resumed only at the end of a
 // bank's pause that an engine sees end: within the hour the budget
-// reports it. ASSUMPTION (the safe option): an operator who pauses a queue
-// during a bank's pause, or in the hour after one, pauses it again.
+// reports it, or when an engine starts and the queue was paused before
+// the end of the last pause the engines paused it for. ASSUMPTION (the
+// safe option): an operator who pauses a queue during a bank's pause, or
+// in the hour after one, pauses it again.
 
 // The bank's circuit breaker (client.Client.StoredBreaker, shared
 // through the store) pauses the queue too: while it is open, until its
@@ -143,6 +160,7 @@ func (e *Engine) pauseLocked(ctx context.Context, b *bank) {
 	if !paused || until.UnixNano() <= b.pausedFor {
 		return
 	}
+	b.recordPause(ctx, until)
 	if err := e.client.QueuePause(ctx, queueOf(b.name), nil); err != nil {
 		return // the next job or look tries again
 	}
@@ -197,6 +215,9 @@ func (e *Engine) resumeIfDue(ctx context.Context, b *bank) {
 		e.pauseLocked(ctx, b)
 		return
 	}
+	if !b.leftoverDone {
+		b.leftoverDone = e.resumeLeftover(ctx, b)
+	}
 	end := until.UnixNano()
 	if until.IsZero() || end <= b.resumedFor {
 		return
@@ -208,4 +229,86 @@ func (e *Engine) resumeIfDue(ctx context.Context, b *bank) {
 	// A pause recorded since the read above may have paused the queue
 	// (another engine's) before the resume: pause it again.
 	e.pauseLocked(ctx, b)
+}
+
+// pauseRecordKept is how long the client's store keeps the end of the
+// last pause an engine paused a bank's queue for (pauseRecord): longer
+// than any pause (client.RetryAfterCap) and any outage of every engine
+// worth resuming after.
+const pauseRecordKept = 30 * 24 * time.Hour
+
+// pauseClockMargin is the difference allowed between the engines'
+// clocks, on which a pause's end is recorded, and the database's, on
+// which River records when it paused a queue.
+const pauseClockMargin = time.Minute
+
+// pauseRecord is the key, in the store of the bank's client, of the end
+// (UnixNano, system clock) of the latest pause an engine paused the
+// bank's queue for.
+func (b *bank) pauseRecord() string { return "riverrefresh/paused/" + b.name }
+
+// clientStore is the store of the bank's client, nil when there is none.
+func (b *bank) clientStore() store.Store {
+	if b.Service == nil || b.Service.Client() == nil {
+		return nil
+	}
+	return b.Service.Client().Store()
+}
+
+// recordPause records until as the end of the latest pause the bank's
+// queue is paused for, unless a later one is recorded. A failure is left
+// alone: the record matters only when every engine stops during the
+// pause.
+func (b *bank) recordPause(ctx context.Context, until time.Time) {
+	st := b.clientStore()
+	if st == nil {
+		return
+	}
+	_ = st.Update(ctx, b.pauseRecord(), func(old []byte, found bool) ([]byte, time.Duration, error) {
+		if n, err := strconv.ParseInt(string(old), 10, 64); found && err == nil && n >= until.UnixNano() {
+			return old, pauseRecordKept, nil
+		}
+		return []byte(strconv.FormatInt(until.UnixNano(), 10)), pauseRecordKept, nil
+	})
+}
+
+// resumeLeftover resumes the bank's queue when River holds it paused
+// from before the end of the last pause the engines paused it for
+// (pauseRecord), which has ended: no pause runs (resumeIfDue). It
+// reports whether it could tell (false: the store or River failed, the
+// next look tries again).
+func (e *Engine) resumeLeftover(ctx context.Context, b *bank) bool {
+	st := b.clientStore()
+	if st == nil {
+		return true
+	}
+	raw, err := st.Get(ctx, b.pauseRecord())
+	switch {
+	case errors.Is(err, store.ErrNotStored):
+		return true // the engines paused the queue for no pause
+	case err != nil:
+		return false
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return true // not a record of this engine's: nothing known
+	}
+	end := time.Unix(0, n)
+	if time.Now().Before(end) {
+		return false // the pause's own end resumes it
+	}
+	q, err := e.client.QueueGet(ctx, queueOf(b.name))
+	switch {
+	case errors.Is(err, river.ErrNotFound):
+		return true
+	case err != nil:
+		return false
+	case q.PausedAt == nil || q.PausedAt.After(end.Add(pauseClockMargin)):
+		return true // running, or paused after the pause ended: an operator's
+	}
+	if err := e.client.QueueResume(ctx, queueOf(b.name), nil); err != nil {
+		return false
+	}
+	b.resumedFor = max(b.resumedFor, n)
+	return true
 }

@@ -185,7 +185,10 @@ type cleanupWorker struct {
 // Timeout is the engine's CleanupEvery: the next period sweeps again.
 func (w *cleanupWorker) Timeout(*river.Job[CleanupArgs]) time.Duration { return w.e.cfg.CleanupEvery }
 
-func (w *cleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) error {
-	_, err := w.e.Cleanup(ctx)
+// Work sweeps the banks' stores (Engine.Cleanup). A panic of a store's
+// Cleanup fails the attempt as a refresh job's does (recoverJob).
+func (w *cleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) (err error) {
+	defer w.e.recoverJob(ctx, "cleanup", "", &err)
+	_, err = w.e.Cleanup(ctx)
 	return err
 }
