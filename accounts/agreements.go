@@ -27,9 +27,13 @@ type Agreement struct {
 // Agreements lists the corporate agreements of the PSU named by the PSU-ID
 // in ro (GET /v1/agreements). Choose one and send its ID as
 // PSU-Corporate-ID ([client.PSU].CorporateID); a new agreement may start a
-// new consent flow (docs/interface.md section 5.10).
+// new consent flow (docs/interface.md section 5.10). It is the one
+// account information call sent in CORPORATE context without a
+// PSU-Corporate-ID: it is how the TPP finds one.
 func (s *Service) Agreements(ctx context.Context, ro ...client.RequestOption) ([]Agreement, error) {
-	out, _, err := servicecall.Do[agreementList](ctx, s.client(), read(client.Operation{Name: "accounts.Agreements", Path: "/v1/agreements"}), ro)
+	op := read(client.Operation{Name: "accounts.Agreements", Path: "/v1/agreements"})
+	op.Validate = nil
+	out, _, err := servicecall.Do[agreementList](ctx, s.client(), op, ro)
 	if err != nil {
 		return nil, err
 	}

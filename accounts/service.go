@@ -75,12 +75,17 @@ func (s *Service) counted(op client.Operation, e budget.Endpoint, accountOf budg
 // empty list, report or page: it says nothing of the account.
 var readStatuses = []int{http.StatusOK}
 
-// read declares op a GET whose answer must be 200 (readStatuses) and
-// that carries the PSU's TPP-Session-ID (sessionHeaders).
+// read declares op a GET whose answer must be 200 (readStatuses), that
+// carries the PSU's TPP-Session-ID (sessionHeaders), and whose PSU-Context
+// and PSU-Corporate-ID agree (servicecall.CheckCorporateContext: in
+// CORPORATE context the bank answers a read without PSU-Corporate-ID
+// 400, docs/interface.md sections 5.10 and 7). [Service.Agreements], which
+// is how the TPP finds the PSU-Corporate-ID, drops that last check.
 func read(op client.Operation) client.Operation {
 	op.Method = http.MethodGet
 	op.Statuses = readStatuses
 	op.Require = sessionHeaders
+	op.Validate = func(call *client.Call) error { return servicecall.CheckCorporateContext(call.Header) }
 	return op
 }
 

@@ -92,10 +92,12 @@ const basketsPath = "/v1/signing-baskets"
 // client always sends x-accept-fix: amount-as-string.
 //
 // Before sending, Create checks the ids with [ValidatePaymentIDs] (1 to
-// [MaxPayments], none empty, no duplicates); a failure is a
-// [*client.ValidationError] (errors.Is [client.ErrValidation]) and nothing
-// is sent. [client.WithoutValidation] skips this check, not the required
-// headers.
+// [MaxPayments], none empty, no duplicates) and the PSU's context (a
+// PSU-Context of CORPORATE without PSU-Corporate-ID, or of PRIVATE with
+// one, which the bank answers 400; so do the basket's other calls); a
+// failure is a [*client.ValidationError] (errors.Is
+// [client.ErrValidation]) and nothing is sent. [client.WithoutValidation]
+// skips these checks, not the required headers.
 //
 // The request is never sent twice: when its outcome is unknown the error
 // matches [client.ErrOutcomeUnknown]. A payment can be in one basket only:
@@ -132,7 +134,12 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		// docs/interface.md section 4.1 names), as for a payment's
 		// create: the bank created it, and its id is never thrown away.
 		Require:  createHeaders,
-		Validate: func(*client.Call) error { return ValidatePaymentIDs(paymentIDs) },
+		Validate: func(call *client.Call) error {
+			if err := checkCorporateContext(call); err != nil {
+				return err
+			}
+			return ValidatePaymentIDs(paymentIDs)
+		},
 	}
 	c := s.client()
 	if c != nil && s.journal != nil {
@@ -307,7 +314,15 @@ func at(op, method, href string) client.Operation {
 	if href == "" {
 		refuse = &client.ValidationError{Field: "href", Reason: "empty link"}
 	}
-	return client.Operation{Name: op, Method: method, Path: href, Refuse: refuse}
+	return client.Operation{Name: op, Method: method, Path: href, Refuse: refuse, Validate: checkCorporateContext}
+}
+
+// checkCorporateContext refuses a call whose PSU-Context and
+// PSU-Corporate-ID disagree: CORPORATE without PSU-Corporate-ID (a
+// corporate user's request without it gets 400, docs/interface.md
+// sections 5.10 and 7), or PRIVATE with one.
+func checkCorporateContext(call *client.Call) error {
+	return servicecall.CheckCorporateContext(call.Header)
 }
 
 // byID declares the call op on the basket basketID plus suffix
@@ -321,5 +336,5 @@ func byID(op, method, basketID, suffix string) client.Operation {
 		refuse = &client.ValidationError{Field: "basketId", Reason: "longer than " + strconv.Itoa(client.MaxIDLength) + " bytes"}
 	}
 	return client.Operation{Name: op, Method: method, Path: "/v1/signing-baskets/{basketId}" + suffix,
-		Params: map[string]string{"basketId": basketID}, Refuse: refuse}
+		Params: map[string]string{"basketId": basketID}, Refuse: refuse, Validate: checkCorporateContext}
 }

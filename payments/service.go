@@ -126,7 +126,9 @@ type validator interface {
 // (client.WithPSU; an sca.Session's RequestOptions carries them),
 // TPP-Session-ID and TPP-Redirect-URI. PSU-Context (client.WithPSUContext)
 // is optional and sent when given. Without one, the call fails with a
-// *client.ValidationError naming the option and nothing is sent. A call
+// *client.ValidationError naming the option and nothing is sent; so does
+// a PSU-Context of CORPORATE without PSU-Corporate-ID, or of PRIVATE with
+// one (docs/interface.md sections 5.10 and 7: the bank answers 400). A call
 // that may have reached the bank without a clear answer returns
 // [client.ErrOutcomeUnknown] and is never sent again: see the package
 // documentation on reconciliation.
@@ -386,12 +388,14 @@ func (s *Service) create(ctx context.Context, op string, ps PaymentService, prod
 		Require:    createHeaders,
 	}
 	c := s.client()
-	if checks := createChecks(ps, product, body); c != nil && len(checks) > 0 {
+	if c != nil {
+		checks := createChecks(ps, product, body)
 		operation.Validate = func(call *client.Call) error {
-			errs := make([]error, 0, len(checks))
+			errs := make([]error, 0, len(checks)+1)
 			for _, check := range checks {
 				errs = append(errs, check(call.Body, c.Now()))
 			}
+			errs = append(errs, servicecall.CheckCorporateContext(call.Header))
 			return joinFlat(errs...)
 		}
 	}
@@ -433,17 +437,27 @@ func (i *Initiation) Ref() Ref {
 // operation declares the call op on ref's path plus suffix ("/status"):
 // the client checks and escapes the path's parameters (an empty product
 // or id, a dot segment) and refuses a service other than the platform's
-// three.
+// three, and PSU headers the bank refuses together
+// (checkCorporateContext).
 func (ref Ref) operation(op, method, suffix string) client.Operation {
 	return client.Operation{Name: op, Method: method,
-		Path:   pathVersion + "/{payment-service}/{payment-product}/{paymentId}" + suffix,
-		Params: map[string]string{"payment-service": string(ref.Service), "payment-product": string(ref.Product), "paymentId": ref.ID},
-		Refuse: ref.Service.check()}
+		Path:     pathVersion + "/{payment-service}/{payment-product}/{paymentId}" + suffix,
+		Params:   map[string]string{"payment-service": string(ref.Service), "payment-product": string(ref.Product), "paymentId": ref.ID},
+		Refuse:   ref.Service.check(),
+		Validate: checkCorporateContext}
 }
 
-// linkOperation declares the call op on the href of a link.
+// linkOperation declares the call op on the href of a link, checked as
+// [Ref]'s operations are (checkCorporateContext).
 func linkOperation(op, method, href string) client.Operation {
-	return client.Operation{Name: op, Method: method, Path: href, Refuse: checkHref(href)}
+	return client.Operation{Name: op, Method: method, Path: href, Refuse: checkHref(href), Validate: checkCorporateContext}
+}
+
+// checkCorporateContext refuses a call on a payment whose PSU-Context and
+// PSU-Corporate-ID disagree: a corporate user's request without
+// PSU-Corporate-ID gets 400 (docs/interface.md sections 5.10 and 7).
+func checkCorporateContext(call *client.Call) error {
+	return servicecall.CheckCorporateContext(call.Header)
 }
 
 // readPath is the path notYetReadable reads the service and product

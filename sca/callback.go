@@ -52,12 +52,15 @@ var (
 // message alone. It carries the parameters of the redirect; Message is
 // URL-decoded display text. It matches ErrSCAFailed.
 // Its error string, %#v, slog and JSON forms leave out Message and show
-// TPPSessionID as [redacted].
+// TPPSessionID as [redacted]; %#v and JSON show System only when it reads
+// as a system name (ASCII letters, '-', '_' and '.', at most 64 bytes),
+// "OTHER" otherwise, and Code as client.SafeCode does.
 //
 // After a failed SCA the PSU's earlier session, if any, stays valid
 // (docs/interface.md section 3).
 type CallbackError struct {
-	// System is the internal system that produced the error, if given.
+	// System is the internal system that produced the error, if given,
+	// as the redirect wrote it.
 	System string
 	// Status is the HTTP status the bank reports (for example 401).
 	Status int

@@ -99,6 +99,11 @@
 // The agreements of a corporate user are listed by
 // accounts.Service.Agreements (GET /v1/agreements), and [Session.WithCorporate] / [Manager.UseAgreement] set PSU-Corporate-ID.
 // A PISP starts SCA and learns the corporate id with [User] (GET /v1/user).
+// Until a session in CORPORATE context has a PSU-Corporate-ID, the
+// account reads other than Agreements, the payment calls and the
+// payment authorisations made with its [Session.RequestOptions] are
+// refused before they are sent, as the bank would refuse them
+// (docs/interface.md sections 5.10 and 7).
 //
 // # Streamlining
 //

@@ -119,8 +119,36 @@ func (p Pending) view() pendingView {
 // GoString describes the error with Message (free text from the bank,
 // which may name the PSU) and TPPSessionID [redacted], for %#v.
 func (e CallbackError) form() *redact.Form {
-	return redact.NewGo("&sca.CallbackError").Text("System", strconv.Quote(e.System)).Text("Status", strconv.Itoa(e.Status)).
+	return redact.NewGo("&sca.CallbackError").Text("System", strconv.Quote(safeSystem(e.System))).Text("Status", strconv.Itoa(e.Status)).
 		Text("Code", strconv.Quote(client.SafeCode(e.Code))).Text("Message", redactIfSet(e.Message)).Text("TPPSessionID", redactIfSet(e.TPPSessionID))
+}
+
+// maxSystemShown bounds the system name the printed and JSON forms of a
+// CallbackError show.
+const maxSystemShown = 64
+
+// safeSystem returns the system parameter of a failure redirect as the
+// printed and JSON forms of a CallbackError show it: as sent when it
+// reads as the name of a system (ASCII letters, '-', '_' and '.', at most
+// 64 bytes: "sca-frontend"), "OTHER" for anything else. The parameter is
+// query text anyone can write into the callback URL, a national identity
+// number, an IP address or a person's name included, as is the code
+// (client.SafeCode); the field keeps the bank's text.
+func safeSystem(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > maxSystemShown {
+		return "OTHER"
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '-', c == '_', c == '.':
+		default:
+			return "OTHER"
+		}
+	}
+	return s
 }
 
 // callbackErrorView is the JSON form of a CallbackError.
@@ -135,7 +163,7 @@ type callbackErrorView struct {
 // MarshalJSON writes system, status and code, with message and
 // TPP-Session-ID [redacted].
 func (e CallbackError) view() callbackErrorView {
-	return callbackErrorView{e.System, e.Status, client.SafeCode(e.Code), redactIfSet(e.Message), redactIfSet(e.TPPSessionID)}
+	return callbackErrorView{safeSystem(e.System), e.Status, client.SafeCode(e.Code), redactIfSet(e.Message), redactIfSet(e.TPPSessionID)}
 }
 
 // String returns the URL to redirect the PSU to, or "" for the zero

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,4 +74,22 @@ func TestCallbackErrorForms(t *testing.T) {
 	assert.Contains(t, forms["slog text"], `v="sca: SCA failed: 401 SCA_INVALID"`)
 	assert.JSONEq(t, `{"system":"sca","status":401,"code":"SCA_INVALID","message":"[redacted]","tppSessionId":"[redacted]"}`, forms["json"])
 	assert.Equal(t, e.Error(), fmt.Sprint(*e))
+}
+
+// TestCallbackErrorSystemNotFreeText: the system parameter of a failure
+// redirect is query text anyone can write into the callback URL: a
+// national identity number or a name put there does not reach %#v or
+// JSON; an ordinary system name ("sca-frontend") still shows.
+func TestCallbackErrorSystemNotFreeText(t *testing.T) {
+	t.Parallel()
+	for _, system := range []string{"12345678911", "Kari Nordmann", "192.0.2.10", "sca\u00e6x", strings.Repeat("a", 65)} {
+		e := &sca.CallbackError{System: system, Status: 401, Code: "SCA_INVALID"}
+		redacttest.AssertRedacted(t, e, redacttest.WithHex(system))
+		assert.Equal(t, `&sca.CallbackError{System:"OTHER" Status:401 Code:"SCA_INVALID" Message: TPPSessionID:}`, fmt.Sprintf("%#v", e), system)
+	}
+	e := &sca.CallbackError{System: "sca-frontend", Status: 401, Code: "SCA_INVALID"}
+	assert.Contains(t, fmt.Sprintf("%#v", e), `System:"sca-frontend"`)
+	b, err := json.Marshal(e)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"system":"sca-frontend","status":401,"code":"SCA_INVALID"}`, string(b))
 }

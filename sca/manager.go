@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/servicecall"
 	"github.com/tppkit/psd2/internal/storebound"
 	"github.com/tppkit/psd2/store"
 )
@@ -400,8 +401,11 @@ func (c *Prepared) startAuthorisation(ctx context.Context, href string, purpose 
 		return Redirect{}, ErrStartAuthorisation
 	}
 	var body json.RawMessage
+	// A corporate user's request without PSU-Corporate-ID gets 400
+	// (docs/interface.md sections 5.10 and 7): refused before sending.
 	_, err := cl.Do(ctx, client.Operation{Name: "sca.StartAuthorisation", Method: http.MethodPost, Path: href, ResultID: "scaStatus",
-		Statuses: []int{http.StatusCreated}}, &body, c.Options)
+		Statuses: []int{http.StatusCreated},
+		Validate: func(call *client.Call) error { return servicecall.CheckCorporateContext(call.Header) }}, &body, c.Options)
 	if err != nil {
 		return Redirect{}, err
 	}
