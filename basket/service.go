@@ -133,7 +133,7 @@ func (s *Service) Create(ctx context.Context, paymentIDs []string, opts ...clien
 		// Any 2xx naming the basket is taken (201 is the one
 		// docs/interface.md section 4.1 names), as for a payment's
 		// create: the bank created it, and its id is never thrown away.
-		Require:  createHeaders,
+		Require: createHeaders,
 		Validate: func(call *client.Call) error {
 			if err := checkCorporateContext(call); err != nil {
 				return err
