@@ -159,14 +159,15 @@ type Delta struct {
 	// (but those of Overflow).
 	First bool
 	// Overflow counts the new entries of this read that the account's
-	// state had no room for ([WithMaxEntries]): they are neither added
+	// state had no room for ([WithMaxEntries], or the bytes of a store
+	// value, for entries of long texts): they are neither added
 	// nor kept, and a later read adds each of them once a place frees
 	// (a tracked entry leaves the bank's list or the overlap window),
 	// while the bank still lists it in the window. Tracked entries keep
 	// their places while the bank lists them, so an identical read
 	// reports nothing and never an entry twice; each read reports its
 	// overflow again. Above zero, the account holds more entries than
-	// the limit: raise it.
+	// the limit (raise it), or than a store value holds.
 	Overflow int
 	// Anomalies are facts of this read's Added and Changed entries that
 	// the sync does not trust: each comes with the entry it concerns,

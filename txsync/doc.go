@@ -111,8 +111,12 @@
 //
 // # The limit
 //
-// The state keeps at most [WithMaxEntries] entries ([DefaultMaxEntries]).
-// A tracked entry keeps its place while the bank lists it: dropped, it
+// The state keeps at most [WithMaxEntries] entries ([DefaultMaxEntries]),
+// and no more of them than fit in seven eighths of the store's bound on
+// a value (store.MaxValueLen, 1 MiB; the rest is left for the tracked
+// entries' facts to grow): long texts (140 characters of four bytes each
+// for the counterparty and the text) fill it before 2,000 entries. A
+// tracked entry keeps its place while the bank lists it: dropped, it
 // would come back under a new key. A new entry the state has no room for
 // is not reported: [Delta.Overflow] counts it, on every read, until a
 // place frees (a tracked entry leaves the bank's list or the window) and
@@ -149,10 +153,15 @@
 //
 // [Syncer.Link] records a consent's accounts (as listed right after the
 // SCA) for the TPP's own id of the PSU: each gets an [AccountKey], the one
-// it had under an earlier consent when its IBAN (else BBAN) is the same,
-// for a card account its masked PAN and currency. The state and every
+// it had under an earlier consent when its IBAN (else BBAN) is the same
+// (and its currency, for the sub-accounts of one IBAN), for a card
+// account its masked PAN and currency. The state and every
 // entry key carry over to the new resource ids; accounts listed before
-// and not now are reported ([Linked.Gone]). Store keys hold SHA-256
+// and not now are reported ([Linked.Gone]). Reads do not write a Link's
+// records: they are kept from the Link on for the longest a consent may
+// last (366 days) and the state's TTL, so that they outlive the reads of
+// the consent and a re-consent within the TTL finds the account's key.
+// Store keys hold SHA-256
 // digests of the PSU's id, account numbers and resource ids, never the
 // values.
 //

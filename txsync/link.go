@@ -100,7 +100,9 @@ func checkAccount(a AccountKey) error {
 // [AccountKey] it had under an earlier consent of owner when its IBAN
 // (else BBAN) is the same, a card account when its masked PAN and
 // currency are: the sync state, and the TPP's entry keys, carry over
-// to the new resource ids. Accounts the owner had before and this list
+// to the new resource ids. Accounts listed under one IBAN with different
+// currencies (the sub-accounts of a multi-currency account) are told
+// apart by their currency, whatever their order. Accounts the owner had before and this list
 // lacks are reported in Linked.Gone.
 //
 // Two card accounts of one owner with the same masked PAN and currency
@@ -155,21 +157,58 @@ func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Accoun
 	accts, cards = accts1, cards1
 	out := &Linked{}
 	seen := map[string]int{}
-	link := func(resourceID, ident string, card bool) error {
+	// The sub-accounts of a multi-currency account share its IBAN: each
+	// is told by its currency, not by its place in the list, which may
+	// change from one consent to the next.
+	currencies := map[string]map[string]bool{}
+	for i := range accts {
+		id, cur := identity(&accts[i]), strings.ToUpper(accts[i].Currency)
+		if currencies[id] == nil {
+			currencies[id] = map[string]bool{}
+		}
+		currencies[id][cur] = true
+	}
+	legacySeen := map[string]int{}
+	link := func(resourceID, ident, currency string, card bool) error {
+		// legacy is the name versions before currencies told sub-accounts
+		// apart gave the account (its place among those of its IBAN): the
+		// account keeps the key it had under it.
+		legacy := ""
+		if cs := currencies[ident]; !card && len(cs) > 1 {
+			legacy = ident
+			if n := legacySeen[ident]; n > 0 {
+				legacy += "#" + strconv.Itoa(n)
+			}
+			legacySeen[ident]++
+			ident += "/" + strings.ToUpper(currency)
+		}
 		if n := seen[ident]; n > 0 {
 			ident += "#" + strconv.Itoa(n)
 		}
 		seen[ident]++
+		var before AccountKey
+		if legacy != "" {
+			b, err := s.st.Get(ctx, "txsync/id/"+digest(owner, legacy))
+			if err != nil && !errors.Is(err, store.ErrNotStored) {
+				return fmt.Errorf("txsync: %w", err)
+			}
+			if checkAccount(AccountKey(b)) == nil {
+				before = AccountKey(b)
+			}
+		}
 		la := LinkedAccount{ResourceID: resourceID, Card: card}
 		err := s.st.Update(ctx, "txsync/id/"+digest(owner, ident), func(old []byte, found bool) ([]byte, time.Duration, error) {
 			la.Key, la.New = AccountKey(old), !found
 			if !found || checkAccount(la.Key) != nil {
 				la.Key, la.New = newAccountKey(), true
+				if before != "" {
+					la.Key, la.New = before, false
+				}
 			}
-			return []byte(la.Key), s.ttl, nil
+			return []byte(la.Key), s.linkTTL(), nil
 		})
 		if err == nil {
-			err = s.st.Put(ctx, resourceKey(resourceID), []byte(la.Key), s.ttl)
+			err = s.st.Put(ctx, resourceKey(resourceID), []byte(la.Key), s.linkTTL())
 		}
 		if err != nil {
 			return fmt.Errorf("txsync: %w", err)
@@ -178,12 +217,12 @@ func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Accoun
 		return nil
 	}
 	for i := range accts {
-		if err := link(accts[i].ResourceID, identity(&accts[i]), false); err != nil {
+		if err := link(accts[i].ResourceID, identity(&accts[i]), accts[i].Currency, false); err != nil {
 			return nil, err
 		}
 	}
 	for i := range cards {
-		if err := link(cards[i].ResourceID, cardIdentity(&cards[i]), true); err != nil {
+		if err := link(cards[i].ResourceID, cardIdentity(&cards[i]), "", true); err != nil {
 			return nil, err
 		}
 	}
@@ -203,13 +242,24 @@ func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Accoun
 			}
 		}
 		b, err := json.Marshal(now)
-		return b, s.ttl, err
+		return b, s.linkTTL(), err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("txsync: %w", err)
 	}
 	return out, nil
 }
+
+// maxConsent is the longest a consent may last (sca.MaxConsentValidity):
+// the reads that need a Link's records come within it.
+const maxConsent = 366 * 24 * time.Hour
+
+// linkTTL is how long a Link's records are kept: reads do not write
+// them, and the reads of the consent they were written for come within
+// maxConsent of the Link, so that they are kept for the state's TTL
+// after the last of those reads (a re-consent then finds the account's
+// key).
+func (s *Syncer) linkTTL() time.Duration { return s.ttl + maxConsent }
 
 func resourceKey(resourceID string) string { return "txsync/resource/" + digest(resourceID) }
 

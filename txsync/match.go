@@ -309,7 +309,7 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 		}
 	}
 	kept = prune(kept, listed, start, t.maxEntries)
-	admit := admitted(reads[:nCurrent], stateOf, start, t.maxEntries-len(kept))
+	admit := admitted(reads[:nCurrent], stateOf, start, t.maxEntries-len(kept), maxStateBytes-sizeOf(kept))
 
 	// The delta, in the bank's order.
 	for ri, it := range reads {
@@ -357,7 +357,7 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 			d.Removed = append(d.Removed, Removal{Key: keyOf(acct, e.Seq), Previous: e.version(), Reason: r})
 		}
 	}
-	next.Entries = hold(kept, held, t.maxEntries)
+	next.Entries = hold(kept, held, t.maxEntries, maxStateBytes)
 	return d, next
 }
 
@@ -397,12 +397,19 @@ func heldBy(e *stored, start, floor date.Date) bool {
 // hold adds the held entries to kept while the state has room, the
 // newest first: the entries the bank lists in the window have their
 // places before them.
-func hold(kept, held []stored, limit int) []stored {
+func hold(kept, held []stored, limit, bytes int) []stored {
 	if len(held) == 0 || len(kept) >= limit {
 		return kept
 	}
 	slices.SortStableFunc(held, func(a, b stored) int { return compareDates(b.date(), a.date()) })
-	return append(kept, held[:min(len(held), limit-len(kept))]...)
+	bytes -= sizeOf(kept)
+	for _, e := range held[:min(len(held), limit-len(kept))] {
+		if bytes -= e.size(); bytes < 0 {
+			break
+		}
+		kept = append(kept, e)
+	}
+	return kept
 }
 
 // asked reports whether a read from from on (zero: the bank's default)
@@ -432,7 +439,7 @@ func asked(e *stored, from date.Date) bool {
 // window passes first. A new booked entry older than start (the window
 // has passed it within this read) is reported and not kept: it needs no
 // place. The rest are the read's [Delta.Overflow].
-func admitted(reads []*item, stateOf []int, start date.Date, room int) []bool {
+func admitted(reads []*item, stateOf []int, start date.Date, room, bytes int) []bool {
 	admit := make([]bool, len(reads))
 	var wait []int
 	for ri, it := range reads {
@@ -444,7 +451,12 @@ func admitted(reads []*item, stateOf []int, start date.Date, room int) []bool {
 			wait = append(wait, ri)
 		}
 	}
-	if len(wait) <= room {
+	need := 0
+	for _, ri := range wait {
+		e := storedOf(0, reads[ri])
+		need += e.size()
+	}
+	if len(wait) <= room && need <= bytes {
 		for _, ri := range wait {
 			admit[ri] = true
 		}
@@ -460,7 +472,11 @@ func admitted(reads []*item, stateOf []int, start date.Date, room int) []bool {
 		}
 		return compareDates(y.date(), x.date())
 	})
-	for _, ri := range wait[:max(room, 0)] {
+	for _, ri := range wait[:max(min(room, len(wait)), 0)] {
+		e := storedOf(0, reads[ri])
+		if bytes -= e.size(); bytes < 0 {
+			break // no room left in the state's bytes (maxStateBytes)
+		}
 		admit[ri] = true
 	}
 	return admit

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/date"
+	"github.com/tppkit/psd2/store"
 )
 
 // state is what the sync keeps of an account between reads: the newest
@@ -43,6 +44,28 @@ type stored struct {
 	// bank sent them; zero for an account's entry.
 	Txn           date.Date
 	Orig, OrigCur string
+}
+
+// maxStateBytes bounds the encoded state of an account: the store holds
+// at most store.MaxValueLen (1 MiB) under a key, and a state past it
+// could not be written, every read of the account failing. New entries
+// take places only while the state stays within it (an eighth of the
+// store's bound is left for the tracked entries' facts to grow).
+const maxStateBytes = store.MaxValueLen / 8 * 7
+
+// size is about the bytes encodeState writes for the entry: its texts
+// and at most 48 for the rest.
+func (e *stored) size() int {
+	return 48 + len(e.ID) + len(e.Amount) + len(e.Cur) + len(e.Party) + len(e.Text) + len(e.Orig) + len(e.OrigCur)
+}
+
+// sizeOf is the bytes of the entries es.
+func sizeOf(es []stored) int {
+	n := 0
+	for i := range es {
+		n += es[i].size()
+	}
+	return n
 }
 
 // version is the Version the entry was stored with.

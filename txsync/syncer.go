@@ -197,7 +197,9 @@ func WithFirstReadDays(days int) Option {
 
 // WithStateTTL sets how long an account's state and links are kept after
 // the last read that touched them (at least a day; default
-// [DefaultStateTTL]).
+// [DefaultStateTTL]). The records of a [Syncer.Link], which reads do not
+// write, are kept for it and for the longest a consent may last (366
+// days) after the Link, so that they outlive the reads of the consent.
 func WithStateTTL(d time.Duration) Option {
 	return func(s *Syncer) error {
 		if d < 24*time.Hour {
@@ -429,7 +431,11 @@ func (s *Syncer) state(ctx context.Context, acct AccountKey) (state, error) {
 // Sync reads the transactions of the account with resource id
 // accountID from [Syncer.From] on (booked and pending, following the
 // pages' next links: each page is a call of the without-PSU budget) and
-// applies them ([Syncer.Apply]). The account must have been linked
+// applies them ([Syncer.Apply]). A page that lists the pending entries
+// again (the production platform lists all of them on every page), changed
+// since the page before it, adds only the entries it lists more often
+// than the pages before it: an entry listed by both is one entry, not two
+// twins. The account must have been linked
 // ([Syncer.Link]). When a page cannot be read nothing is applied: the
 // next Sync reads it all again. Pages holding more than [MaxReadEntries]
 // entries, or more than [MaxReadBytes] of them, end the read in
@@ -442,6 +448,7 @@ func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID stri
 	r := Read{From: from}
 	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from}
 	bound := readBound{s: s}
+	pend := pendingPages[accounts.Transaction]{ident: func(t *accounts.Transaction) string { return listingOf(transactionItem(t)) }}
 	for tr, err := range svc.TransactionsIter(ctx, accountID, q, ro...) {
 		if err != nil {
 			return nil, err
@@ -453,11 +460,13 @@ func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID stri
 			return nil, err
 		}
 		if tr.Status == accounts.BookingPending {
-			r.Pending = append(r.Pending, *tr)
+			pend.add(tr)
 		} else {
+			pend.end()
 			r.Booked = append(r.Booked, *tr)
 		}
 	}
+	r.Pending = pend.entries()
 	return s.Apply(ctx, acct, r)
 }
 
@@ -470,6 +479,7 @@ func (s *Syncer) SyncCard(ctx context.Context, svc *accounts.Service, cardAccoun
 	r := CardRead{From: from}
 	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from}
 	bound := readBound{s: s}
+	pend := pendingPages[accounts.CardTransaction]{ident: func(t *accounts.CardTransaction) string { return listingOf(cardItem(t)) }}
 	for tr, err := range svc.CardTransactionsIter(ctx, cardAccountID, q, ro...) {
 		if err != nil {
 			return nil, err
@@ -478,11 +488,13 @@ func (s *Syncer) SyncCard(ctx context.Context, svc *accounts.Service, cardAccoun
 			return nil, err
 		}
 		if tr.Status == accounts.BookingPending {
-			r.Pending = append(r.Pending, *tr)
+			pend.add(tr)
 		} else {
+			pend.end()
 			r.Booked = append(r.Booked, *tr)
 		}
 	}
+	r.Pending = pend.entries()
 	return s.ApplyCard(ctx, acct, r)
 }
 
@@ -537,3 +549,88 @@ func (s *Syncer) ApplyCardResource(ctx context.Context, resourceID string, r Car
 	}
 	return s.ApplyCard(ctx, acct, r)
 }
+
+// pendingPages gathers the pending lists of a read's pages. The
+// production platform lists every pending entry on every page
+// (docs/interface.md section 8); the iterator skips a page's list when it
+// is the list already yielded, but yields it again when it changed
+// between two page reads (an entry booked, a new one authorised), so the
+// entries on both come twice. A page's list (a run of pending entries
+// after the page's booked ones) of which more than half was listed
+// before, and which lists again at least half as many entries as the
+// first page's list, is such a listing again: it adds only what it lists
+// more often than the lists before it (a new entry, a new twin). Other
+// lists (a bank that pages its pending entries as it pages the booked
+// ones) are kept whole. Such a bank's page listing mostly twins of
+// entries before it, as many as half the first page's list (a limit
+// splitting a run of twins), is taken for a listing again: its twins are
+// lost to this read. A page listing no booked entry and another pending
+// list than the page before it cannot be told from it: its list is taken
+// as a continuation of that page's.
+type pendingPages[T any] struct {
+	// ident names an entry by its id and every fact (listingOf).
+	ident func(*T) string
+	// kept are the entries gathered, seen how often each ident is among
+	// them; run is the current page's list.
+	kept   []T
+	seen   map[string]int
+	run    []T
+	inList bool
+	// first is the length of the first page's list.
+	first int
+}
+
+// add takes a pending entry of the current page's list.
+func (p *pendingPages[T]) add(t *T) {
+	p.inList = true
+	p.run = append(p.run, *t)
+}
+
+// end ends the current page's list (a booked entry came), merging it in.
+func (p *pendingPages[T]) end() {
+	if !p.inList {
+		return
+	}
+	p.inList = false
+	if p.seen == nil {
+		p.seen = map[string]int{}
+	}
+	ids := make([]string, len(p.run))
+	again := 0
+	inRun := map[string]int{}
+	for i := range p.run {
+		ids[i] = p.ident(&p.run[i])
+		inRun[ids[i]]++
+		if inRun[ids[i]] <= p.seen[ids[i]] {
+			again++
+		}
+	}
+	listedAgain := len(p.kept) > 0 && 2*again > len(p.run) && 2*again >= p.first
+	if len(p.kept) == 0 {
+		p.first = len(p.run)
+	}
+	inRun = map[string]int{}
+	for i := range p.run {
+		inRun[ids[i]]++
+		if !listedAgain || inRun[ids[i]] > p.seen[ids[i]] {
+			p.kept = append(p.kept, p.run[i])
+		}
+	}
+	for id, n := range inRun {
+		if !listedAgain {
+			p.seen[id] += n
+		} else {
+			p.seen[id] = max(p.seen[id], n)
+		}
+	}
+	p.run = p.run[:0]
+}
+
+// entries returns the pending entries of the read.
+func (p *pendingPages[T]) entries() []T {
+	p.end()
+	return p.kept
+}
+
+// listingOf names an entry as a listing: its id and every fact.
+func listingOf(it item) string { return it.v.TransactionID + "\x00" + u64(it.fp) }
