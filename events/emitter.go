@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -37,6 +38,13 @@ type Emitter struct {
 	// storeWait bounds each store call (StoreWait; a test's may be
 	// shorter).
 	storeWait time.Duration
+
+	// mu guards busy: the IDs being published by a call of Emit, each
+	// with a channel closed when that call ends, so that a concurrent
+	// Emit of the same fact waits for it and finds it published rather
+	// than publishing it a second time.
+	mu   sync.Mutex
+	busy map[string]chan struct{}
 }
 
 // StoreWait bounds each of an Emitter's calls of its store, and each
@@ -130,13 +138,20 @@ func NewEmitter(sink Sink, opts ...Option) (*Emitter, error) {
 }
 
 // Emit publishes ev unless an event with its ID was published before. It
-// reports whether it published. A Sink that panics is recovered: Emit
+// reports whether it published. Concurrent calls with the same fact
+// publish it once: a call waits for another publishing the same ID (at
+// most [StoreWait]) and then finds it published. A Sink that panics is recovered: Emit
 // returns an error wrapping [ErrSinkPanicked] and remembers nothing.
 func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 	env, err := Wrap(ev, e.now())
 	if err != nil {
 		return false, err
 	}
+	release, err := e.claim(ctx, env.ID)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	key := "events/emitted/" + env.ID
 	gctx, cancel := context.WithTimeout(ctx, e.storeWait)
 	_, err = e.st.Get(gctx, key)
@@ -162,6 +177,45 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 		return true, fmt.Errorf("events: store: %w", err)
 	}
 	return true, nil
+}
+
+// claim waits until no other call of Emit is publishing the event id
+// and marks it as this call's, returning the function that ends the
+// claim. The wait ends with ctx, or after the Emitter's bound on a store
+// call (a concurrent publication whose Handler ignores its context).
+func (e *Emitter) claim(ctx context.Context, id string) (func(), error) {
+	var timer <-chan time.Time
+	for {
+		e.mu.Lock()
+		ch, ok := e.busy[id]
+		if !ok {
+			if e.busy == nil {
+				e.busy = make(map[string]chan struct{})
+			}
+			ch = make(chan struct{})
+			e.busy[id] = ch
+			e.mu.Unlock()
+			return func() {
+				e.mu.Lock()
+				delete(e.busy, id)
+				e.mu.Unlock()
+				close(ch)
+			}, nil
+		}
+		e.mu.Unlock()
+		if timer == nil {
+			t := time.NewTimer(e.storeWait)
+			defer t.Stop()
+			timer = t.C
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("events: waiting for a concurrent publication: %w", ctx.Err())
+		case <-timer:
+			return nil, errors.New("events: a concurrent publication of the same event did not end")
+		}
+	}
 }
 
 // publish hands env to sink, a panic of the sink (a TPP's Handler) made
@@ -360,7 +414,10 @@ func (e *Emitter) Downtimes(ctx context.Context, c *client.Client, from time.Tim
 
 // Breaker publishes a change of a bank's circuit breaker as
 // [BankUnavailable] (it opened) or [BankAvailable] (it closed); other
-// changes (a probe under way) publish nothing. Subscribe it with
+// changes (a probe under way) publish nothing. A closing publishes the
+// outage's BankUnavailable first when it was not published (its
+// publication failed when the breaker opened), so that the bank's
+// events come in order. Subscribe it with
 // client.Health.OnChange, from a goroutine of its own if the sink is
 // slow:
 //
@@ -371,6 +428,17 @@ func (e *Emitter) Breaker(ctx context.Context, ch client.BreakerChange) error {
 	case ch.To == client.BreakerOpen && ch.From == client.BreakerClosed:
 		ev = BankUnavailable{Scope: ch.Scope, Downtime: ch.Downtime}
 	case ch.To == client.BreakerClosed:
+		// The opening first, so that a Key's last event is never the
+		// unavailability of a bank that answers again: one whose
+		// publication failed when the breaker opened would otherwise
+		// come after this one, from the next Downtimes. Published
+		// before, it is the same ID and publishes nothing.
+		if open := ch.Downtime; !open.Start.IsZero() {
+			open.End = time.Time{}
+			if _, err := e.Emit(ctx, BankUnavailable{Scope: ch.Scope, Downtime: open}); err != nil {
+				return err
+			}
+		}
 		ev = BankAvailable{Scope: ch.Scope, Downtime: ch.Downtime}
 	default:
 		return nil
