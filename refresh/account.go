@@ -77,37 +77,45 @@ func (r *Refresher) Refresh(ctx context.Context, j Job) Result {
 		if err == nil && q != nil {
 			// The pages: the iterator follows the next links (each a call
 			// reserved before it is sent) and gives each pending list once.
+			// A pending list the platform repeats on a later page, changed
+			// between the reads, is gathered once (txsync.PendingPages).
 			if a.card {
 				e = budget.CardTransactions
+				var pend txsync.CardPendingPages
 				for tr, terr := range r.svc.CardTransactionsIter(ctx, a.id, q, a.ro, reserved) {
 					if err = terr; err != nil {
 						break
 					}
 					if tr.Status == accounts.BookingPending {
-						res.CardPending = append(res.CardPending, *tr)
+						pend.Add(tr)
 					} else {
+						pend.EndList()
 						res.CardBooked = append(res.CardBooked, *tr)
 					}
-					if cut = len(res.CardBooked)+len(res.CardPending) >= maxEntries; cut {
+					if cut = len(res.CardBooked)+pend.Len() >= maxEntries; cut {
 						break
 					}
 				}
+				res.CardPending = pend.Entries()
 			} else {
 				e = budget.Transactions
+				var pend txsync.PendingPages
 				for tr, terr := range r.svc.TransactionsIter(ctx, a.id, q, a.ro, reserved) {
 					if err = terr; err != nil {
 						break
 					}
 					switch tr.Status {
 					case accounts.BookingPending:
-						res.Pending = append(res.Pending, *tr)
+						pend.Add(tr)
 					case accounts.BookingBooked:
+						pend.EndList()
 						res.Booked = append(res.Booked, *tr)
 					}
-					if cut = len(res.Booked)+len(res.Pending) >= maxEntries; cut {
+					if cut = len(res.Booked)+pend.Len() >= maxEntries; cut {
 						break
 					}
 				}
+				res.Pending = pend.Entries()
 			}
 		}
 		if err == nil && cut {

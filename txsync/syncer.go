@@ -448,7 +448,7 @@ func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID stri
 	r := Read{From: from}
 	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from}
 	bound := readBound{s: s}
-	pend := pendingPages[accounts.Transaction]{ident: func(t *accounts.Transaction) string { return listingOf(transactionItem(t)) }}
+	var pend PendingPages
 	for tr, err := range svc.TransactionsIter(ctx, accountID, q, ro...) {
 		if err != nil {
 			return nil, err
@@ -460,13 +460,13 @@ func (s *Syncer) Sync(ctx context.Context, svc *accounts.Service, accountID stri
 			return nil, err
 		}
 		if tr.Status == accounts.BookingPending {
-			pend.add(tr)
+			pend.Add(tr)
 		} else {
-			pend.end()
+			pend.EndList()
 			r.Booked = append(r.Booked, *tr)
 		}
 	}
-	r.Pending = pend.entries()
+	r.Pending = pend.Entries()
 	return s.Apply(ctx, acct, r)
 }
 
@@ -479,7 +479,7 @@ func (s *Syncer) SyncCard(ctx context.Context, svc *accounts.Service, cardAccoun
 	r := CardRead{From: from}
 	q := &accounts.TransactionQuery{BookingStatus: accounts.BookingBoth, DateFrom: from}
 	bound := readBound{s: s}
-	pend := pendingPages[accounts.CardTransaction]{ident: func(t *accounts.CardTransaction) string { return listingOf(cardItem(t)) }}
+	var pend CardPendingPages
 	for tr, err := range svc.CardTransactionsIter(ctx, cardAccountID, q, ro...) {
 		if err != nil {
 			return nil, err
@@ -488,13 +488,13 @@ func (s *Syncer) SyncCard(ctx context.Context, svc *accounts.Service, cardAccoun
 			return nil, err
 		}
 		if tr.Status == accounts.BookingPending {
-			pend.add(tr)
+			pend.Add(tr)
 		} else {
-			pend.end()
+			pend.EndList()
 			r.Booked = append(r.Booked, *tr)
 		}
 	}
-	r.Pending = pend.entries()
+	r.Pending = pend.Entries()
 	return s.ApplyCard(ctx, acct, r)
 }
 
@@ -634,3 +634,52 @@ func (p *pendingPages[T]) entries() []T {
 
 // listingOf names an entry as a listing: its id and every fact.
 func listingOf(it item) string { return it.v.TransactionID + "\x00" + u64(it.fp) }
+
+// PendingPages gathers the pending entries of a read's pages as
+// [Syncer.Sync] does (see pendingPages), for a reader that pages through
+// the transactions itself (package refresh): Add every pending entry and
+// call EndList at every booked one, in the order the iterator gives them;
+// Entries returns the read's pending entries, a list the platform repeats
+// on a later page counted once. The zero value is ready for use.
+type PendingPages struct{ p pendingPages[accounts.Transaction] }
+
+// Add takes a pending entry of the current page.
+func (p *PendingPages) Add(t *accounts.Transaction) {
+	if p.p.ident == nil {
+		p.p.ident = func(t *accounts.Transaction) string { return listingOf(transactionItem(t)) }
+	}
+	p.p.add(t)
+}
+
+// EndList ends the current page's pending list (a booked entry came).
+func (p *PendingPages) EndList() { p.p.end() }
+
+// Len is the number of pending entries gathered so far, the current
+// page's included.
+func (p *PendingPages) Len() int { return len(p.p.kept) + len(p.p.run) }
+
+// Entries returns the read's pending entries.
+func (p *PendingPages) Entries() []accounts.Transaction { return p.p.entries() }
+
+// CardPendingPages is [PendingPages] for a card account's entries.
+type CardPendingPages struct {
+	p pendingPages[accounts.CardTransaction]
+}
+
+// Add takes a pending entry of the current page.
+func (p *CardPendingPages) Add(t *accounts.CardTransaction) {
+	if p.p.ident == nil {
+		p.p.ident = func(t *accounts.CardTransaction) string { return listingOf(cardItem(t)) }
+	}
+	p.p.add(t)
+}
+
+// EndList ends the current page's pending list (a booked entry came).
+func (p *CardPendingPages) EndList() { p.p.end() }
+
+// Len is the number of pending entries gathered so far, the current
+// page's included.
+func (p *CardPendingPages) Len() int { return len(p.p.kept) + len(p.p.run) }
+
+// Entries returns the read's pending entries.
+func (p *CardPendingPages) Entries() []accounts.CardTransaction { return p.p.entries() }
