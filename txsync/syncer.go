@@ -641,7 +641,9 @@ func listingOf(it item) string { return it.v.TransactionID + "\x00" + u64(it.fp)
 // call EndList at every booked one, in the order the iterator gives them;
 // Entries returns the read's pending entries, a list the platform repeats
 // on a later page counted once. The zero value is ready for use.
-type PendingPages struct{ p pendingPages[accounts.Transaction] }
+type PendingPages struct {
+	p pendingPages[accounts.Transaction]
+}
 
 // Add takes a pending entry of the current page.
 func (p *PendingPages) Add(t *accounts.Transaction) {
