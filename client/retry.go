@@ -25,7 +25,9 @@ type RetryPolicy struct {
 	MaxRetries int
 	// MinBackoff and MaxBackoff bound the jittered exponential backoff.
 	MinBackoff, MaxBackoff time.Duration
-	// MaxRetryAfter caps how long a Retry-After header is honoured. When
+	// MaxRetryAfter caps how long a Retry-After header is honoured. A
+	// retry waits the longer of the backoff and the bank's Retry-After
+	// (one of 0, or a date past, leaves the backoff). When
 	// the bank asks for a longer wait, the client does not retry and
 	// returns the answer (a *Error whose Header holds Retry-After), so the
 	// caller can schedule the call.
@@ -533,7 +535,11 @@ func (x *exchange) decide(ctx context.Context, res attemptResult) (time.Duration
 			if ra > pol.MaxRetryAfter {
 				return 0, false
 			}
-			wait, x.retryAfter = ra, ra
+			// The bank's wait is the least one: a Retry-After of 0 or
+			// of a date past (its clock behind) leaves the backoff, so
+			// that a storm of such answers is not met with retries
+			// back to back.
+			wait, x.retryAfter = max(wait, ra), ra
 		}
 	default:
 		return 0, false
