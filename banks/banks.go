@@ -71,7 +71,8 @@ type Bank struct {
 	// Source says where the entry comes from.
 	Source string `json:"source"`
 	// Verified is when the entry was last verified: YYYY, YYYY-MM or
-	// YYYY-MM-DD, as precise as its source.
+	// YYYY-MM-DD, as precise as its source, and a date that exists (no
+	// month 13 or 30 February).
 	Verified string `json:"verified"`
 	// HostMoved, in a TPP's own file ([Load]), says that the entry points
 	// a bank of the default directory at a new host on purpose: the same
@@ -171,7 +172,19 @@ func (b Bank) check() error {
 	if !verifiedPattern.MatchString(b.Verified) {
 		return fmt.Errorf("bank %s: verified %q is not YYYY, YYYY-MM or YYYY-MM-DD", b.ID, b.Verified)
 	}
+	if !realDate(b.Verified) {
+		return fmt.Errorf("bank %s: verified %q is not a real date (no such year, month or day)", b.ID, b.Verified)
+	}
 	return nil
+}
+
+// realDate reports whether v, which matches verifiedPattern, names a
+// year, month or day that exists: month 01-12, a day the month has
+// (29 February only in a leap year), year 0001 or later.
+func realDate(v string) bool {
+	layout := map[int]string{4: "2006", 7: "2006-01", 10: "2006-01-02"}[len(v)]
+	t, err := time.Parse(layout, v)
+	return err == nil && t.Year() >= 1
 }
 
 // Directory is a set of banks by id. The zero value is empty; [Default]
