@@ -50,11 +50,16 @@
 //	sandbox   reset, list, or seed mock data from a JSON file: customers,
 //	          each with its accounts, each account with its transactions
 //	          (an example: cmd/psd2/testdata/seed.example.json); a customer
-//	          the sandbox has already (its customer number) is skipped with
-//	          its accounts, so a file seeds once however often it is run.
-//	          The file is a JSON list of at most 32 MiB; a larger one,
-//	          null, or one with a key no entry takes (a misspelt
-//	          "acounts"), is refused before any request. list ends with the
+//	          the sandbox has already (its customer number) is skipped when
+//	          it has as many accounts as its entry (counted; transactions
+//	          not read), so a file seeds once however often it is run; one
+//	          it has without any account (a run that stopped part-way) gets
+//	          its accounts now; one with some but fewer is named, nothing
+//	          made for it, and the command exits non-zero after seeding
+//	          the rest. The file is a JSON list of at most 32 MiB; a larger
+//	          one, null, one with a key no entry takes (a misspelt
+//	          "acounts"), or two entries with one customer number, is
+//	          refused before any request. list ends with the
 //	          count ("N customer(s)"); a sandbox with no customer at all
 //	          (perhaps not the one meant) is said so on stderr.
 //	          Refused, before any request, for a base URL the bank

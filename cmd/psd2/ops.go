@@ -116,7 +116,10 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 		return e.emit(rep, func(w io.Writer) {
 			fmt.Fprintf(w, "created %d customer(s), %d account(s), %d transaction(s)", len(rep.Created), rep.Accounts, rep.Transactions)
 			if len(rep.Skipped) > 0 {
-				fmt.Fprintf(w, "; skipped %d customer(s) the sandbox has already (entries %s of the file), with their accounts", len(rep.Skipped), strings.Trim(fmt.Sprint(rep.Skipped), "[]"))
+				fmt.Fprintf(w, "; skipped %d customer(s) the sandbox has already (entries %s of the file), each with as many accounts as its entry (their transactions not read)", len(rep.Skipped), strings.Trim(fmt.Sprint(rep.Skipped), "[]"))
+			}
+			if len(rep.Completed) > 0 {
+				fmt.Fprintf(w, "; made the accounts of %d customer(s) the sandbox had without any (entries %s of the file)", len(rep.Completed), strings.Trim(fmt.Sprint(rep.Completed), "[]"))
 			}
 			fmt.Fprintln(w)
 		})

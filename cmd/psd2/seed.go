@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tppkit/psd2/internal/boundedfile"
 	"github.com/tppkit/psd2/sandbox"
@@ -80,38 +81,76 @@ func decodeSeed(data []byte) ([]seedCustomer, error) {
 type seedReport struct {
 	Created []string `json:"created"`
 	// Skipped are the entries of the file (0-based) whose customer the
-	// sandbox has already: neither it nor its accounts were made again.
-	Skipped      []int `json:"skipped"`
+	// sandbox has already with as many accounts as the entry gives (or
+	// more): neither it nor its accounts were made again. The accounts
+	// are counted, not compared, and their transactions are not read.
+	Skipped []int `json:"skipped"`
+	// Completed are the entries whose customer the sandbox has already
+	// without any account (an earlier run that stopped after making it):
+	// their accounts, and the accounts' transactions, were made now.
+	Completed    []int `json:"completed"`
 	Accounts     int   `json:"accounts"`
 	Transactions int   `json:"transactions"`
 }
 
 // seedSandbox creates each customer, then its accounts, then each
-// account's transactions, with the sandbox package's mock-data calls. A
-// customer whose customer number the sandbox has already is skipped with
-// its accounts, so that seeding twice makes nothing twice. It stops at
-// the first refusal, naming the entry; what was made before stays (reset
-// clears it).
+// account's transactions, with the sandbox package's mock-data calls.
+// Two entries with one customer number are refused before anything is
+// made. A customer whose customer number the sandbox has already is
+// skipped when it has as many accounts as its entry gives, so that
+// seeding twice makes nothing twice; when it has none (an earlier run
+// stopped after the customer), its accounts are made now; when it has
+// some but fewer, which of them are there cannot be told: nothing is
+// made for it, the other entries are seeded, and the error names each
+// such entry. It stops at the first refusal, naming the entry; what was
+// made before stays (reset clears it).
 func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (seedReport, error) {
-	rep := seedReport{Created: []string{}, Skipped: []int{}}
-	have, err := s.Customers(ctx, nil)
+	rep := seedReport{Created: []string{}, Skipped: []int{}, Completed: []int{}}
+	first := map[string]int{}
+	for i := range seed {
+		n := seed[i].CustomerNumber
+		if n == "" {
+			continue
+		}
+		if j, ok := first[n]; ok {
+			return rep, fmt.Errorf("entries %d and %d of the file have one customer number, %s: give each customer once", j, i, n)
+		}
+		first[n] = i
+	}
+	have, err := s.Customers(ctx, &sandbox.CustomersQuery{WithAccounts: true})
 	if err != nil {
 		return rep, fmt.Errorf("listing the sandbox's customers: %w", err)
 	}
-	exists := map[string]bool{}
+	exists := map[string]sandbox.Customer{}
 	for _, cu := range have {
-		exists[cu.CustomerNumber] = true
+		exists[cu.CustomerNumber] = cu
 	}
+	var unverified []string
 	for i := range seed {
-		if n := seed[i].CustomerNumber; n != "" && exists[n] {
-			rep.Skipped = append(rep.Skipped, i)
-			continue
+		var cu *sandbox.Customer
+		if n := seed[i].CustomerNumber; n != "" {
+			if old, ok := exists[n]; ok {
+				got, want := len(old.Accounts), len(seed[i].Accounts)
+				switch {
+				case got >= want:
+					rep.Skipped = append(rep.Skipped, i)
+					continue
+				case got > 0:
+					unverified = append(unverified, fmt.Sprintf("entry %d (customer %s) has %d of its %d accounts in the sandbox: "+
+						"which are missing cannot be told, none made", i, n, got, want))
+					continue
+				}
+				cu = &old
+				rep.Completed = append(rep.Completed, i)
+			}
 		}
-		cu, err := s.CreateCustomer(ctx, &seed[i].NewCustomer)
-		if err != nil {
-			return rep, fmt.Errorf("customer %d: %w", i, err)
+		if cu == nil {
+			cu, err = s.CreateCustomer(ctx, &seed[i].NewCustomer)
+			if err != nil {
+				return rep, fmt.Errorf("customer %d: %w", i, err)
+			}
+			rep.Created = append(rep.Created, cu.CustomerID)
 		}
-		rep.Created = append(rep.Created, cu.CustomerID)
 		for j := range seed[i].Accounts {
 			a := &seed[i].Accounts[j]
 			if a.CustomerID == "" && a.CustomerNumber == "" {
@@ -130,6 +169,11 @@ func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (
 			}
 			rep.Transactions += len(a.Transactions)
 		}
+	}
+	if len(unverified) > 0 {
+		return rep, fmt.Errorf("seeded the rest (created %d customer(s), %d account(s), %d transaction(s)), but: %s; "+
+			"reset the sandbox (psd2 sandbox reset) and seed again, or delete those customers first",
+			len(rep.Created), rep.Accounts, rep.Transactions, strings.Join(unverified, "; "))
 	}
 	return rep, nil
 }

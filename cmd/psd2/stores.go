@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/store"
 )
@@ -100,8 +102,9 @@ func openStore(ctx context.Context, loc, schema string, wait time.Duration) (sto
 
 // openPgstore opens the pgstore at conn in schema for a command that
 // needs its schema at version need or later, and refuses every other
-// schema (pgstoreVersionError): the one check of a pgstore's version,
-// for every command that opens one.
+// schema (pgstoreVersionError), and a schema whose pgstore tables are
+// missing (pgstoreTablesError): the one check of a pgstore's version and
+// tables, for every command that opens one.
 func openPgstore(ctx context.Context, conn, schema string, wait time.Duration, need int) (*pgstore.Store, error) {
 	st, v, err := openPostgres(ctx, conn, schema, wait)
 	if err != nil {
@@ -111,7 +114,32 @@ func openPgstore(ctx context.Context, conn, schema string, wait time.Duration, n
 		st.Close()
 		return nil, err
 	}
+	if err := pgstoreTablesError(ctx, st, schema, v, wait); err != nil {
+		st.Close()
+		return nil, err
+	}
 	return st, nil
+}
+
+// pgstoreTablesError is nil when the schema holds pgstore's key-value
+// table, which every version of pgstore has; else the error that says
+// the schema is not pgstore's. A schema_migrations another application
+// keeps there (golang-migrate's, say) at version 1 or 2 reads as a
+// pgstore version, and each command would fail later on a missing
+// table. It reads one key, waiting at most wait.
+func pgstoreTablesError(ctx context.Context, st *pgstore.Store, schema string, v int, wait time.Duration) error {
+	gctx, end := waiting(ctx, wait)
+	_, err := st.Get(gctx, "psd2/schema-check")
+	err = end(err)
+	var pe *pgconn.PgError
+	switch {
+	case err == nil, errors.Is(err, store.ErrNotStored):
+		return nil
+	case errors.As(err, &pe) && pe.Code == "42P01":
+		return fmt.Errorf("the schema %q is not pgstore's: its schema_migrations reads as version %d, but pgstore's tables are missing (%s): "+
+			"another application's migrations are kept there, or the schema was damaged; check -store and -schema", schema, v, pe.Message)
+	}
+	return fmt.Errorf("the PostgreSQL of -store: %s", lines(strings.TrimPrefix(err.Error(), "pgstore: ")))
 }
 
 // pgstoreVersionError is nil when a pgstore's schema at version v (as
