@@ -104,8 +104,12 @@ func (s *Store) Outbox() *Outbox {
 		fail: `UPDATE ` + t + ` SET attempts = least($2::bigint, 2147483647), failed_at = now(),
 			next_attempt_at = now() + make_interval(secs => $3::bigint / 1e6),
 			dead_at = CASE WHEN $4::boolean THEN now() END WHERE seq = $1`,
-		mark:  `UPDATE ` + t + ` SET delivered_at = now() WHERE seq = ANY($1)`,
-		prune: `DELETE FROM ` + t + ` WHERE delivered_at < now() - make_interval(secs => $1::bigint / 1e6)`,
+		mark: `UPDATE ` + t + ` SET delivered_at = now() WHERE seq = ANY($1)`,
+		// At most cleanupBatch rows a statement, skipping rows another
+		// replica's prune holds: Prune repeats it until a batch is short.
+		prune: `DELETE FROM ` + t + ` WHERE seq IN (SELECT seq FROM ` + t + `
+			WHERE delivered_at < now() - make_interval(secs => $1::bigint / 1e6)
+			LIMIT ` + fmt.Sprint(cleanupBatch) + ` FOR UPDATE SKIP LOCKED)`,
 		count: `SELECT count(*) FILTER (WHERE ` + pending + `), count(*) FROM ` + t,
 		stats: `SELECT count(*) FILTER (WHERE ` + pending + `),
 			count(*) FILTER (WHERE ` + pending + ` AND attempts > 0),
@@ -493,10 +497,22 @@ func wrapNil(ctx context.Context, op string, err error) error {
 // Prune deletes the events delivered (or discarded) more than olderThan
 // ago: after that, the same event published again is delivered again.
 // Dead letters stay until they are retried and delivered, or discarded.
+// Like [Store.Cleanup] it deletes in batches of 1000, each its own
+// statement, until none is left, and returns how many it deleted (with
+// an error, those deleted before it): a statement_timeout or the end of
+// ctx stops one batch, and what the earlier ones deleted stays deleted.
+// Replicas may prune at the same time: each batch skips the rows another
+// one is deleting.
 func (o *Outbox) Prune(ctx context.Context, olderThan time.Duration) (int64, error) {
-	tag, err := o.s.pool.Exec(ctx, o.q.prune, micros(olderThan))
-	if err != nil {
-		return 0, wrap(ctx, "outbox prune", err)
+	var total int64
+	for {
+		tag, err := o.s.pool.Exec(ctx, o.q.prune, micros(olderThan))
+		if err != nil {
+			return total, wrap(ctx, "outbox prune", err)
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < cleanupBatch {
+			return total, nil
+		}
 	}
-	return tag.RowsAffected(), nil
 }

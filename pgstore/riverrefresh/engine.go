@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -597,6 +598,15 @@ func migrateLockKey(schema string) int64 {
 	return int64(h.Sum64())
 }
 
+// schemaName names the configured schema for an error: quoted, or the
+// search path's when none is configured.
+func (e *Engine) schemaName() string {
+	if e.cfg.Schema == "" {
+		return "of the search path"
+	}
+	return fmt.Sprintf("%q", e.cfg.Schema)
+}
+
 // Client returns the engine's River client (for River's UI, or to list
 // jobs).
 func (e *Engine) Client() *river.Client[pgx.Tx] { return e.client }
@@ -605,8 +615,14 @@ func (e *Engine) Client() *river.Client[pgx.Tx] { return e.client }
 // An engine with Config.Schedule inserts each bank's schedule job before
 // it returns (see scheduleNow), so that the current round is enqueued at
 // once rather than when River's leader starts its periodic jobs.
+// On a schema without River's tables (Engine.Migrate never run there)
+// it returns an error that says so and names Migrate.
 func (e *Engine) Start(ctx context.Context) error {
 	if err := e.client.Start(ctx); err != nil {
+		if pe := (*pgconn.PgError)(nil); errors.As(err, &pe) && pe.Code == "42P01" {
+			return fmt.Errorf("riverrefresh: River's tables are missing in schema %s: run Engine.Migrate before Start: %w",
+				e.schemaName(), err)
+		}
 		return fmt.Errorf("riverrefresh: %w", err)
 	}
 	e.stop, e.done = make(chan struct{}), make(chan struct{})
