@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -68,8 +69,12 @@ const (
 //
 // A Journal is safe for concurrent use.
 type Journal struct {
-	st        store.Store
-	now       func() time.Time
+	st    store.Store
+	clock func() time.Time
+	// ahead is how far a test has moved the clock on (export_test.go's
+	// Age and MovePast), read atomically because outcomes are recorded
+	// in the background; zero otherwise.
+	ahead     atomic.Int64
 	inFlight  time.Duration
 	retention time.Duration
 	stopped   bool // WithWritersStopped
@@ -137,7 +142,7 @@ func WithClient(c *client.Client) Option {
 		if c == nil {
 			return errors.New("journal: WithClient(nil)")
 		}
-		j.now = c.Now
+		j.clock = c.Now
 		return nil
 	}
 }
@@ -151,7 +156,7 @@ func New(st store.Store, opts ...Option) (*Journal, error) {
 	if st == nil {
 		return nil, errors.New("journal: New needs a store")
 	}
-	j := &Journal{st: boundedStore{Store: st, Wait: storeTimeout}, now: time.Now, inFlight: DefaultInFlight,
+	j := &Journal{st: boundedStore{Store: st, Wait: storeTimeout}, clock: time.Now, inFlight: DefaultInFlight,
 		retention: DefaultRetention}
 	for _, o := range opts {
 		if o == nil {
@@ -183,6 +188,11 @@ type boundedStore = storebound.Store
 // could not be recorded (the create was not sent), an entry that cannot
 // be read.
 var ErrJournal = errors.New("journal: store")
+
+// now is the journal's clock: the client's (WithClient) or the system's.
+func (j *Journal) now() time.Time {
+	return j.clock().Add(time.Duration(j.ahead.Load()))
+}
 
 // Flush waits until every outcome still being recorded after its call
 // returned (the caller's deadline came first, see settleWithin) and every
