@@ -194,7 +194,10 @@
 // request it was given: its URL, headers (a PSU-ID given with -H) and
 // body as they are; journal entries are printed in their redacted form.
 // The signature and keyId sign prints are not secrets: they go over the
-// wire in every request.
+// wire in every request. A control character in what a command prints
+// as text (a bank's answer, a store's entry, an error) is written
+// escaped (\x1b), never raw to the terminal; --json has the exact
+// values; sign prints its request as it is.
 //
 // Exit status, the same for every command:
 //

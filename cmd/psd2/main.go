@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // Exit statuses, the same for every command.
@@ -57,6 +58,10 @@ func commands() []command {
 type env struct {
 	stdout, stderr io.Writer
 	json           bool
+	// rawText: the text output is written as it is (psd2 sign, whose
+	// output is the raw HTTP request it was given); otherwise every
+	// control character in it is escaped (printableWriter).
+	rawText bool
 }
 
 // usageError is a command-line mistake (exit status 2).
@@ -101,13 +106,13 @@ func exitCode(err error, prefix string, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s: %s\n", prefix, words(err))
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, printable(words(err)))
 		return exitUsage
 	case errors.As(err, &fe):
-		fmt.Fprintf(stderr, "%s: %s\n", prefix, words(err))
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, printable(words(err)))
 		return exitFailed
 	}
-	fmt.Fprintf(stderr, "%s: %s\n", prefix, words(err))
+	fmt.Fprintf(stderr, "%s: %s\n", prefix, printable(words(err)))
 	return exitRuntime
 }
 
@@ -223,6 +228,51 @@ func (e *env) emit(v any, text func(w io.Writer)) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(v)
 	}
-	text(e.stdout)
-	return nil
+	if e.rawText {
+		text(e.stdout)
+		return nil
+	}
+	pw := &printableWriter{w: e.stdout}
+	text(pw)
+	return pw.err
+}
+
+// printableWriter writes text output with each control character,
+// bidirectional control and invalid byte escaped as printable does,
+// line breaks and tabs kept: the text holds what banks answered and
+// stores keep (a payment's id and status, a customer's name, an event's
+// kind), and an escape sequence among them would drive the operator's
+// terminal (hide or rewrite lines, retitle the window). --json has the
+// exact values. Each Write is taken as whole text (fmt writes a
+// formatted string at once).
+type printableWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (p *printableWriter) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	if _, p.err = io.WriteString(p.w, printableText(string(b))); p.err != nil {
+		return 0, p.err
+	}
+	return len(b), nil
+}
+
+// printableText is printable for text of several lines: its line breaks
+// and tabs are kept.
+func printableText(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unprintable(r) }) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		cells := strings.Split(l, "\t")
+		for j, c := range cells {
+			cells[j] = printable(c)
+		}
+		lines[i] = strings.Join(cells, "\t")
+	}
+	return strings.Join(lines, "\n")
 }

@@ -94,6 +94,9 @@ func runSign(_ context.Context, e *env, args []string) error {
 		dataArg = "@" + abs
 	}
 	out := describe(req, body, cacert, dataArg)
+	// The request as it is, to be sent or read by psd2 verify: its
+	// line ends (CRLF) and body are the request's own.
+	e.rawText = true
 	return e.emit(out, func(w io.Writer) {
 		if *curl {
 			fmt.Fprintln(w, out.Curl)
