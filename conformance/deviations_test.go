@@ -231,7 +231,7 @@ var deviations = []entry{
 		Recorded: []string{"transactions-page1.json", "transactions-page2.json"},
 	},
 	{ // 11.21
-		Where: []string{"getCardAccountList", "readCardAccountDetails"}, What: "response body /{cardAccounts/*,cardAccount}/relatedAccount",
+		Where: []string{"readCardAccountDetails"}, What: "response body /cardAccount/relatedAccount",
 		Why:     "a card account names the reference that identifies it as the debtor of an NDCT",
 		Section: "2.3a",
 	},

@@ -386,8 +386,10 @@ type cardJSON struct {
 	Balances    []balanceJSON `json:"balances"`
 	// RelatedAccount is the reference to pay from the card account with
 	// (NDCT debtorAccount.other.identification, docs/interface.md
-	// section 2.3a).
-	RelatedAccount string `json:"relatedAccount"`
+	// section 2.3a). The card account details carry it; the list does
+	// not, as the platform's list (testdata/platform/card-accounts.json)
+	// has none.
+	RelatedAccount string `json:"relatedAccount,omitempty"`
 	Links          links  `json:"_links"`
 }
 
@@ -427,7 +429,9 @@ func (s *Server) listCards(c *call) error {
 	}
 	out := []cardJSON{}
 	for _, k := range c.data().visibleCards(sess.customer, sess.corporateID) {
-		out = append(out, k.json())
+		j := k.json()
+		j.RelatedAccount = "" // the details' member only (cardJSON)
+		out = append(out, j)
 	}
 	return c.reply(http.StatusOK, struct {
 		CardAccounts []cardJSON `json:"cardAccounts"`
