@@ -115,25 +115,34 @@ func (r Result) form() *redact.Form {
 
 // String describes l with its href redacted (query and fragment
 // [redacted], ids in the path as {id}), so that printing a link leaks no
-// SCA state or account id. Read Href for the link itself.
+// SCA state or account id, and each verb as [redact.Word] shows it (a
+// verb that is not a word of letters, "OTHER"). Read Href and Verbs for
+// the link itself.
 func (l Link) form() *redact.Form {
-	h := redactHref(l.Href)
-	return redact.NewGo("client.Link").Text("Href", h).Text("Verbs", fmt.Sprint(l.Verbs)).
-		Attr(slog.String("href", h)).Attr(slog.Any("verbs", l.Verbs))
+	h, verbs := redactHref(l.Href), redact.Words(l.Verbs)
+	return redact.NewGo("client.Link").Text("Href", h).Text("Verbs", fmt.Sprint(verbs)).
+		Attr(slog.String("href", h)).Attr(slog.Any("verbs", verbs))
 }
 
 // String describes l in name order, each href redacted as in
-// [Link.String]. Read the links with Get, Href or SCARedirect.
+// [Link.String], each name as [redact.Word] shows it (a name of the
+// bank's that is not a word of letters, "OTHER"), the first
+// [redact.MaxItems] of them (the rest counted under "more"). Read the
+// links with Get, Href or SCARedirect.
 func (l Links) form() *redact.Form {
 	f := redact.NewGo("client.Links")
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
+	names := slices.Sorted(func(yield func(string) bool) {
 		for k := range l {
 			if !yield(k) {
 				return
 			}
 		}
-	}) {
-		f.Nested(k, l[k].form())
+	})
+	for _, k := range names[:min(len(names), redact.MaxItems)] {
+		f.Nested(redact.Word(k), l[k].form())
+	}
+	if rest := len(names) - redact.MaxItems; rest > 0 {
+		f.Field("more", strconv.Itoa(rest), slog.IntValue(rest))
 	}
 	return f
 }

@@ -72,8 +72,8 @@ func (l Links) SCARedirect() string {
 // [redacted]. An href that does not parse is redacted whole.
 func redactHref(href string) string { return redact.URI(href, pathTemplate) }
 
-// redactedLinks is l with each href redacted as in [Link.String], for the
-// JSON form of types that hold links but are not the bank's document (an
+// redactedLinks is l with each href, name and verb redacted as in
+// [Link.String] and [Links.String], for the JSON form of types that hold links but are not the bank's document (an
 // [*Error]).
 func (l Links) redactedLinks() Links {
 	if l == nil {
@@ -81,7 +81,7 @@ func (l Links) redactedLinks() Links {
 	}
 	out := make(Links, len(l))
 	for k, v := range l {
-		out[k] = Link{Href: redactHref(v.Href), Verbs: v.Verbs}
+		out[redact.Word(k)] = Link{Href: redactHref(v.Href), Verbs: redact.Words(v.Verbs)}
 	}
 	return out
 }

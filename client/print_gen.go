@@ -51,7 +51,9 @@ func (r Result) MarshalJSON() ([]byte, error) { return json.Marshal(r.view()) }
 
 // String describes l with its href redacted (query and fragment
 // [redacted], ids in the path as {id}), so that printing a link leaks no
-// SCA state or account id. Read Href for the link itself.
+// SCA state or account id, and each verb as [redact.Word] shows it (a
+// verb that is not a word of letters, "OTHER"). Read Href and Verbs for
+// the link itself.
 func (l Link) String() string { return l.form().String() }
 
 // GoString is String, for %#v.
@@ -65,7 +67,10 @@ func (l Link) Format(st fmt.State, verb rune) { redact.Write(st, verb, l.String(
 func (l Link) LogValue() slog.Value { return l.form().LogValue() }
 
 // String describes l in name order, each href redacted as in
-// [Link.String]. Read the links with Get, Href or SCARedirect.
+// [Link.String], each name as [redact.Word] shows it (a name of the
+// bank's that is not a word of letters, "OTHER"), the first
+// [redact.MaxItems] of them (the rest counted under "more"). Read the
+// links with Get, Href or SCARedirect.
 func (l Links) String() string { return l.form().String() }
 
 // GoString is String, for %#v.

@@ -179,11 +179,13 @@ func (r Redirect) shown() string {
 }
 
 // GoString describes the redirect with the link's query and fragment
-// [redacted], for %#v; log/slog prints the same link and the verbs.
+// [redacted] and each verb as [redact.Word] shows it (a bank's verb that
+// is not a word of letters, "OTHER"), for %#v; log/slog prints the same
+// link and verbs.
 func (r Redirect) form() *redact.Form {
-	u := r.redactedURL()
-	return redact.NewGo("sca.Redirect").Text("URL", u).Text("Verbs", fmt.Sprint(r.Verbs)).
-		Attr(slog.String("url", u)).Attr(slog.Any("verbs", r.Verbs))
+	u, verbs := r.redactedURL(), redact.Words(r.Verbs)
+	return redact.NewGo("sca.Redirect").Text("URL", u).Text("Verbs", fmt.Sprint(verbs)).
+		Attr(slog.String("url", u)).Attr(slog.Any("verbs", verbs))
 }
 
 // redirectView is the JSON form of a Redirect.
@@ -192,8 +194,9 @@ type redirectView struct {
 	Verbs []string `json:"verbs,omitempty"`
 }
 
-// MarshalJSON writes {"url": the link without query and fragment, "verbs"}.
-func (r Redirect) view() redirectView { return redirectView{r.redactedURL(), r.Verbs} }
+// MarshalJSON writes {"url": the link without query and fragment, "verbs"},
+// each verb as [redact.Word] shows it.
+func (r Redirect) view() redirectView { return redirectView{r.redactedURL(), redact.Words(r.Verbs)} }
 
 // redactedURL is the redirect's link without its user info, query and
 // fragment ([redact.URI]).

@@ -85,7 +85,9 @@ func (e CallbackError) MarshalJSON() ([]byte, error) { return json.Marshal(e.vie
 func (r Redirect) String() string { return r.shown() }
 
 // GoString describes the redirect with the link's query and fragment
-// [redacted], for %#v; log/slog prints the same link and the verbs.
+// [redacted] and each verb as [redact.Word] shows it (a bank's verb that
+// is not a word of letters, "OTHER"), for %#v; log/slog prints the same
+// link and verbs.
 func (r Redirect) GoString() string { return r.form().String() }
 
 // Format prints GoString for %#v and String under every other verb (%q
@@ -96,5 +98,6 @@ func (r Redirect) Format(st fmt.State, verb rune) { redact.Format(st, verb, r) }
 // LogValue makes log/slog print r as a group of the facts GoString shows.
 func (r Redirect) LogValue() slog.Value { return r.form().LogValue() }
 
-// MarshalJSON writes {"url": the link without query and fragment, "verbs"}.
+// MarshalJSON writes {"url": the link without query and fragment, "verbs"},
+// each verb as [redact.Word] shows it.
 func (r Redirect) MarshalJSON() ([]byte, error) { return json.Marshal(r.view()) }

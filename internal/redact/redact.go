@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Redacted stands in for a value a form does not show. It is the SDK's
@@ -93,13 +94,33 @@ func (f *Form) Attr(a slog.Attr) *Form {
 	return f
 }
 
-// Str shows v under key when it is not empty. Use it only for values
-// that identify no one.
+// Str shows v under key when it is not empty, cut to [MaxShown] bytes
+// ([Cut]). Use it only for values that identify no one.
 func (f *Form) Str(key, v string) *Form {
 	if v == "" {
 		return f
 	}
+	v = Cut(v)
 	return f.add(slog.String(key, v), quote(v))
+}
+
+// MaxShown bounds each value [Form.Str] and [Form.List] show: the codes,
+// statuses and names a form shows in clear are short, but they are the
+// bank's text, which may be of any length within an answer's limits, and
+// a logged value must not carry megabytes of it.
+const MaxShown = 256
+
+// Cut returns v cut to at most [MaxShown] bytes at a character boundary,
+// ending with "…" when cut.
+func Cut(v string) string {
+	if len(v) <= MaxShown {
+		return v
+	}
+	i := MaxShown - len("…")
+	for i > 0 && !utf8.RuneStart(v[i]) {
+		i--
+	}
+	return v[:i] + "…"
 }
 
 // Secret shows [Redacted] under key when v is not empty, and nothing
@@ -146,23 +167,81 @@ func (f *Form) Int(key string, n int) *Form {
 	return f.add(slog.Int(key, n), strconv.Itoa(n))
 }
 
+// MaxItems bounds the elements [Form.List] and [Form.Forms] show of a
+// list: a bank's answer may hold thousands (members the SDK does not
+// know, balances, links), and a logged value must not carry them all.
+// The rest are counted: "… 19968 more".
+const MaxItems = 32
+
+// more is how a list's String and slog forms say that n elements past
+// [MaxItems] are left out.
+func more(n int) string { return "… " + strconv.Itoa(n) + " more" }
+
 // List shows vs under key when there are any: values that identify no
-// one (codes, months, member names).
+// one (codes, months, member names), each cut to [MaxShown] bytes
+// ([Cut]), at most [MaxItems] of them.
 func (f *Form) List(key string, vs []string) *Form {
 	if len(vs) == 0 {
 		return f
 	}
-	q := make([]string, len(vs))
-	for i, v := range vs {
-		q[i] = quote(v)
+	n := min(len(vs), MaxItems)
+	cut := make([]string, n, n+1)
+	q := make([]string, n, n+1)
+	for i, v := range vs[:n] {
+		cut[i] = Cut(v)
+		q[i] = quote(cut[i])
 	}
-	return f.add(slog.Any(key, slices.Clone(vs)), "["+strings.Join(q, " ")+"]")
+	if len(vs) > n {
+		cut = append(cut, more(len(vs)-n))
+		q = append(q, more(len(vs)-n))
+	}
+	return f.add(slog.Any(key, cut), "["+strings.Join(q, " ")+"]")
 }
 
 // Keys shows the sorted keys of m under key (the names of a document's
-// links, never their hrefs).
+// links, never their hrefs), each as [Word] shows it.
 func Keys[M ~map[string]V, V any](f *Form, key string, m M) *Form {
-	return f.List(key, slices.Sorted(maps.Keys(m)))
+	return f.List(key, Words(slices.Sorted(maps.Keys(m))))
+}
+
+// maxWord bounds the length of a [Word].
+const maxWord = 64
+
+// OtherWord stands in, in printed, log/slog and redacted JSON forms, for
+// a name or verb of the bank's that does not read as a word ([Word]).
+const OtherWord = "OTHER"
+
+// Word returns a name or verb of a bank's document that a form shows in
+// clear (a link's name: self, scaRedirect, startAuthorisation; a link's
+// verb: GET, DELETE) as the bank sent it when it reads as such a word,
+// 1 to 64 ASCII letters, and [OtherWord] otherwise: the bank's text may
+// hold anything, a national identity number, an IBAN, a line break that
+// forges a log line or a terminal escape included. "" stays "".
+func Word(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > maxWord {
+		return OtherWord
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return OtherWord
+		}
+	}
+	return s
+}
+
+// Words returns [Word] of each of vs, nil for none.
+func Words(vs []string) []string {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = Word(v)
+	}
+	return out
 }
 
 // Answer adds to f what the bank's answers share: the names of their
@@ -187,27 +266,35 @@ func (f *Form) Nested(key string, n *Form) *Form {
 }
 
 // Forms shows the forms of the elements of a list under key, when there
-// are any: in String as a list, in slog as a group keyed by index.
+// are any, at most [MaxItems] of them: in String as a list, in slog as a
+// group keyed by index (the rest counted under "more").
 func (f *Form) Forms(key string, ns []*Form) *Form {
 	if len(ns) == 0 {
 		return f
 	}
-	texts := make([]string, len(ns))
-	attrs := make([]slog.Attr, len(ns))
-	for i, n := range ns {
+	shown := ns[:min(len(ns), MaxItems)]
+	texts := make([]string, len(shown), len(shown)+1)
+	attrs := make([]slog.Attr, len(shown), len(shown)+1)
+	for i, n := range shown {
 		texts[i] = n.String()
 		attrs[i] = slog.Any(strconv.Itoa(i), n.LogValue())
+	}
+	if rest := len(ns) - len(shown); rest > 0 {
+		texts = append(texts, more(rest))
+		attrs = append(attrs, slog.Int("more", rest))
 	}
 	return f.add(slog.Attr{Key: key, Value: slog.GroupValue(attrs...)}, "["+strings.Join(texts, " ")+"]")
 }
 
-// FormsOf is [Form.Forms] of form(v) for each v of vs.
+// FormsOf is [Form.Forms] of form(v) for each v of vs (the first
+// [MaxItems] of them made, the rest counted).
 func FormsOf[T any](f *Form, key string, vs []T, form func(T) *Form) *Form {
 	if len(vs) == 0 {
 		return f
 	}
+	n := min(len(vs), MaxItems)
 	ns := make([]*Form, len(vs))
-	for i, v := range vs {
+	for i, v := range vs[:n] {
 		ns[i] = form(v)
 	}
 	return f.Forms(key, ns)
