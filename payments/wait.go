@@ -65,7 +65,9 @@ var ErrUnknownStatus = errors.New("payments: the bank answered a payment status 
 //     [client.ErrUnexpectedStatus]; an id or status longer than the SDK
 //     accepts, [client.ErrValueTooLong]) ends the wait with that error;
 //   - when ctx ends first, Wait returns the last status it read (nil if
-//     none) with an error matching ctx.Err().
+//     none) with an error matching ctx.Err(); a ctx without a deadline
+//     gets one [DefaultWaitLimit] away, so that no Wait polls without
+//     end.
 //
 // opts are the options of each status read (the PSU's session headers).
 // A periodic payment is final only once cancelled, rejected or (where the
@@ -75,6 +77,13 @@ func (s *Service) Wait(ctx context.Context, ref Ref, opts ...client.RequestOptio
 	minWait, maxWait := DefaultPollMin, DefaultPollMax
 	if s != nil && s.pollMin != 0 {
 		minWait, maxWait = s.pollMin, s.pollMax
+	}
+	if ctx != nil {
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, waitLimit)
+			defer cancel()
+		}
 	}
 	var last *StatusResponse
 	wait := minWait
@@ -148,3 +157,14 @@ func quoteStatus(s TransactionStatus) string {
 	}
 	return strconv.Quote(string(s))
 }
+
+// DefaultWaitLimit bounds a [Service.Wait] whose ctx has no deadline: it
+// then ends after a day (the bank's batch, which executes authorised
+// payments, runs several times a day) with the last status it read and an
+// error matching context.DeadlineExceeded, rather than polling the bank
+// for as long as the process lives on a payment that never becomes final
+// (one held at ACTC or PDNG, or an NDCT id the bank answers 404 for).
+const DefaultWaitLimit = 24 * time.Hour
+
+// waitLimit is DefaultWaitLimit; tests shorten it.
+var waitLimit = DefaultWaitLimit
