@@ -180,7 +180,10 @@ func (b *Budget) pauseFrom(ctx context.Context, call *client.Call) bool {
 
 // pauseBeforeRetry records the pause asked by the answer a retry follows
 // (the client waits the Retry-After itself), or waits for the end of a
-// pause another call started.
+// pause another call started. A pause that ends after ctx's deadline
+// refuses the retry at once with a *PausedError (the call ends with its
+// last answer), rather than after a wait that could only end in the
+// deadline.
 func (b *Budget) pauseBeforeRetry(ctx context.Context, call *client.Call) error {
 	if b.pauseFrom(ctx, call) {
 		return nil
@@ -189,6 +192,9 @@ func (b *Budget) pauseBeforeRetry(ctx context.Context, call *client.Call) error 
 	until, paused, _ := b.PausedUntil(ctx)
 	if !paused {
 		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && until.After(dl) {
+		return &PausedError{Until: until}
 	}
 	t := time.NewTimer(time.Until(until))
 	defer t.Stop()

@@ -218,7 +218,7 @@ func (s *BreakerState) UnmarshalText(b []byte) error {
 type attemptKind int
 
 const (
-	kindIgnored  attemptKind = iota // local failure, the caller's cancel
+	kindIgnored  attemptKind = iota // local failure, the caller's cancel or short deadline
 	kindAnswered                    // an answer within AnswerWithin (not 5xx)
 	kind5xx                         // a 5xx answer
 	kindTimeout                     // no answer within the time limit, or too slow
@@ -240,9 +240,23 @@ func kindOf(caller context.Context, res attemptResult, took, answerWithin time.D
 		if caller.Err() != nil && took < answerWithin {
 			return kindIgnored // the caller gave up before the bank's time was up
 		}
+		if errors.Is(res.err, ErrAnswerTooLarge) {
+			// The bank answered; only the client's size limits refuse
+			// the answer (limits.go).
+			if took > answerWithin {
+				return kindTimeout
+			}
+			return kindAnswered
+		}
 		var te *timeoutError
 		var ne net.Error
-		if errors.As(res.err, &te) || errors.Is(res.err, context.DeadlineExceeded) || errors.As(res.err, &ne) && ne.Timeout() {
+		if errors.As(res.err, &te) && res.cut && took < answerWithin {
+			// The attempt's time limit was the caller's deadline's share
+			// (attemptLimit), shorter than the client's response timeout:
+			// the caller's short deadline, not the bank's failure.
+			return kindIgnored
+		}
+		if te != nil || errors.Is(res.err, context.DeadlineExceeded) || errors.As(res.err, &ne) && ne.Timeout() {
 			return kindTimeout
 		}
 		return kindNoAnswer

@@ -203,6 +203,10 @@ type attemptResult struct {
 	// (its context ended first): no bank saw it, and its time
 	// (exchange.start) is an earlier attempt's, or none.
 	early bool
+	// cut: the attempt's time limit was cut below the response timeout
+	// by the caller's deadline (attemptLimit); its timeout is then the
+	// caller's, not the bank's (kindOf).
+	cut bool
 }
 
 // status is the HTTP status of the attempt's answer, 0 without one.
@@ -308,6 +312,7 @@ func (c *Client) send(ctx context.Context, p *prepared) (*reply, error) {
 func (x *exchange) run(ctx context.Context) attemptResult {
 	x.attempt++
 	limit := x.attemptLimit(ctx)
+	cut := limit < x.c.cfg.responseTimeout
 	actx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	// What left is known from net/http's trace: a byte written, or the
@@ -320,7 +325,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	// the same (its getConn picks an idle one or the cancelled context
 	// at random, and its write loop does not look at the context) is
 	// closed before anything is written on it (gotConn).
-	a := &attemptState{repeatable: x.p.op.repeatable(), cancel: cancel,
+	a := &attemptState{resendable: x.p.op.repeatable() && x.p.op.BeforeRetry == nil, cancel: cancel,
 		headers: timeoutError{phase: "response headers", d: limit}, body: timeoutError{phase: "response body", d: limit}}
 	defer func() { x.p.sent += int(a.resends.Load()) }() // the transport's own resends, after the attempt's own (send)
 	a.trace = httptrace.ClientTrace{GetConn: a.getConn, GotConn: a.gotConn, WroteHeaderField: a.wroteField, WroteHeaders: a.setWrote, WroteRequest: a.wroteRequest}
@@ -349,7 +354,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 		case &a.headers, errTransportResend:
 			err = fmt.Errorf("%w (%w)", cause, err)
 		}
-		return attemptResult{err: err, wrote: a.wrote.Load() || bodyRead(req) || !a.reached.Load()}
+		return attemptResult{err: err, wrote: a.wrote.Load() || bodyRead(req) || !a.reached.Load(), cut: cut}
 	}
 	defer resp.Body.Close()
 	// The body phase: the same timer, restarted, unless it already ended
@@ -364,7 +369,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 		if cause := context.Cause(actx); cause == &a.body {
 			err = fmt.Errorf("%w (%w)", cause, err)
 		}
-		return attemptResult{r: r, err: fmt.Errorf("reading answer: %w", err), wrote: true}
+		return attemptResult{r: r, err: fmt.Errorf("reading answer: %w", err), wrote: true, cut: cut}
 	}
 	return attemptResult{r: r, wrote: true}
 }
@@ -379,8 +384,15 @@ type attemptState struct {
 	// resends counts the times the transport sent a repeatable request
 	// again on its own after it was written (getConn): each is a request
 	// the bank may have counted (Result.Attempts).
-	resends    atomic.Int32
-	repeatable bool
+	resends atomic.Int32
+	// resendable: the transport may send the request again on its own
+	// (a repeatable request whose operation has no BeforeRetry). A
+	// request that is not repeatable must not be sent twice, and one
+	// with a BeforeRetry (a call the budget counts) is sent again only
+	// with its consent, which the client's own loop asks for: the
+	// transport's resend after a connection lost once the request was
+	// written is a blind retry the bank may count.
+	resendable bool
 	cancel     context.CancelCauseFunc
 	// phase is the time limit the timer ends the attempt with: headers,
 	// then body.
@@ -393,10 +405,12 @@ type attemptState struct {
 }
 
 // getConn stops a transport that asks for a second connection after it
-// wrote the request, when the request is not repeatable.
+// wrote the request, when the request is not resendable: the attempt
+// then ends, and the client's own loop decides on a retry (BeforeRetry
+// included).
 func (a *attemptState) getConn(string) {
 	if a.reached.Swap(true) && a.wrote.Load() {
-		if !a.repeatable {
+		if !a.resendable {
 			a.resend.Store(true)
 			a.cancel(errTransportResend)
 			return
