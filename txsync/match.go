@@ -262,6 +262,9 @@ func apply(acct AccountKey, st state, in []item, from date.Date, t tuning, today
 			break
 		}
 	}
+	if looseSpent != nil {
+		looseSpent(maxLoosePairs-budget.pairs, maxLooseCostly-budget.costly)
+	}
 
 	// The newest booked date: of every booked entry read, none after the
 	// bound; one after it is an anomaly, reported with the entry.
@@ -535,6 +538,11 @@ const (
 	maxLoosePairs  = 20_000_000
 	maxLooseCostly = 1_000_000
 )
+
+// looseSpent, when set (by a test), is told the comparisons each
+// read's loose matching made: pairs compared, and those that reached the
+// amounts' arithmetic.
+var looseSpent func(pairs, costly int)
 
 // looseBudget is what is left of the bounds of one read's loose
 // matching.
