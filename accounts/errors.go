@@ -20,7 +20,8 @@ import (
 //   - [client.ErrConsentExpired]: 401 CONSENT_EXPIRED, the consent ended
 //     (sca.Session.LearnConsentEnd records when).
 //   - [client.ErrConsentUnknown]: 403 CONSENT_UNKNOWN, the PSU revoked the
-//     consent with the bank (docs/interface.md section 1.8).
+//     consent with the bank (docs/interface.md section 1.8;
+//     sca.Session.LearnConsentEnd records it).
 //   - [client.ErrAccessExceeded]: 429 ACCESS_EXCEEDED, the without-PSU
 //     budget of docs/interface.md section 8 is spent at the bank.
 //     [budget.ErrExhausted], the SDK's refusal before sending, matches it

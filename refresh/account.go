@@ -142,7 +142,11 @@ func (r *Refresher) start(ctx context.Context, j Job, now time.Time) (res Result
 		return r.fail(ctx, res, fmt.Errorf("%w: not made with NewJob", ErrInvalidJob), ""), nil, nil
 	case want&^Both != 0:
 		return r.fail(ctx, res, fmt.Errorf("%w: unknown Want %d", ErrInvalidJob, j.Want), ""), nil, nil
-	case !a.consentEnd.IsZero() && !now.Before(a.consentEnd):
+	case a.end().IsZero():
+		// sca.Session.ConsentValid: a session without a consent (its SCA
+		// granted none) or without an SCA time has none to read on.
+		return r.fail(ctx, res, fmt.Errorf("%w: the session has no known consent", ErrConsentEnded), ""), nil, nil
+	case !now.Before(a.end()):
 		return r.fail(ctx, res, ErrConsentEnded, ""), nil, nil
 	}
 	// A cursor later than now (beyond the budget's margin for clock
@@ -242,6 +246,11 @@ func (r *Refresher) fail(ctx context.Context, res Result, err error, e budget.En
 	}
 	res.Outcome, res.Err, res.Cursor = v.outcome, err, res.Job.Cursor
 	now := r.now()
+	if a := res.Job.acct; a != nil && e != "" && v.outcome == ReconnectNeeded {
+		// The bank said the consent has ended: the session's other jobs
+		// spend no call on it.
+		a.learn(err, now)
+	}
 	switch {
 	case v.budget != nil:
 		res.RetryAt = v.budget.RetryAt

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/tppkit/psd2/accounts"
@@ -94,6 +95,38 @@ type holder struct {
 	session    *sca.Session
 	ro         client.RequestOption
 	consentEnd time.Time
+	// learned is the consent's end as a job of the session learned it
+	// from the bank (sca.Session.LearnConsentEnd: 401 CONSENT_EXPIRED,
+	// 403 CONSENT_UNKNOWN), before consentEnd: one consent covers all the
+	// session's accounts, so its other jobs end without a call.
+	learned atomic.Pointer[time.Time]
+}
+
+// end returns the end of the consent of h's session as far as its jobs
+// know: the session's own, or the earlier end a job learned from the
+// bank; zero when neither is known.
+func (h *holder) end() time.Time {
+	if at := h.learned.Load(); at != nil {
+		return *at
+	}
+	return h.consentEnd
+}
+
+// learn records the end of the consent that err, the bank's answer to a
+// call of h's session at now, shows (sca.Session.LearnConsentEnd).
+func (h *holder) learn(err error, now time.Time) {
+	if s, ok := h.session.LearnConsentEnd(err, now); ok {
+		end := s.ConsentExpiresAt()
+		for {
+			old := h.learned.Load()
+			if old != nil && !end.Before(*old) {
+				return
+			}
+			if h.learned.CompareAndSwap(old, &end) {
+				return
+			}
+		}
+	}
 }
 
 // newHolder checks s once for all its jobs.
@@ -355,7 +388,10 @@ type resultView struct {
 // (ErrReadTooLarge: after the calls).
 var (
 	// ErrConsentEnded: the session's consent ended
-	// (sca.Session.ConsentExpiresAt is past); the outcome is
+	// (sca.Session.ConsentExpiresAt is past, or is zero: the session has
+	// no known consent, sca.Session.ConsentValid, or a job of the same
+	// session, from [JobsFrom], met the bank's 401 CONSENT_EXPIRED or 403
+	// CONSENT_UNKNOWN: sca.Session.LearnConsentEnd); the outcome is
 	// [ReconnectNeeded] and nothing was sent.
 	ErrConsentEnded = errors.New("refresh: the session's consent has ended")
 	// ErrInvalidJob: the job was not made with [NewJob] (or

@@ -79,7 +79,13 @@ func Remember(ctx context.Context, svc *accounts.Service, s *sca.Session, presen
 // still give their jobs; with a nil failed they are skipped. A session
 // whose consent has ended still gives its jobs: they end
 // [ReconnectNeeded] without a call, which tells the TPP to ask the PSU
-// for a new consent.
+// for a new consent. Once a job of a session meets the bank's answer
+// that the consent has ended (401 CONSENT_EXPIRED, 403 CONSENT_UNKNOWN),
+// the session's later jobs end so too, without a call
+// ([ErrConsentEnded]); store what the answer teaches with
+// sca.StoreConsentEnd (the job's Session, the Result's Err), so that the
+// next run makes no call either, and a session a re-consent stored
+// meanwhile is kept.
 //
 // An account that several sessions share (a joint account, a company's
 // account seen by two employees) gives a job for each of them, and its

@@ -83,8 +83,10 @@
 //
 // Only the consent flow's SCA grants the AIS consent, for
 // [ConsentValidity] (90 days) or the bank's own figure given with
-// [WithConsentValidity]; a 401 CONSENT_EXPIRED before that end is learned
-// with [Session.LearnConsentEnd]. The SCA of a payment, a basket or GET
+// [WithConsentValidity]; a 401 CONSENT_EXPIRED before that end, or a 403
+// CONSENT_UNKNOWN (the PSU revoked the consent), is learned with
+// [Session.LearnConsentEnd] and stored with [StoreConsentEnd], which keeps
+// a session a re-consent stored meanwhile. The SCA of a payment, a basket or GET
 // /v1/user grants none (docs/interface.md section 5.10). A [Pending]
 // records what its SCA is for ([Purpose]): [Prepared.Redirect] works it out
 // from the answer that carried the link, [WithPurpose] says it explicitly.
