@@ -75,8 +75,12 @@ type Store struct {
 
 	writes   atomic.Int64
 	cleaning atomic.Bool
-	wg       sync.WaitGroup
-	closed   atomic.Bool
+	// mu orders Close against the start of a background cleanup: a
+	// cleanup is started (wg.Add) only under mu while closed is false,
+	// so that none starts once Close has set it and none outlives Close.
+	mu     sync.Mutex
+	wg     sync.WaitGroup
+	closed bool
 }
 
 // Option configures a [Store] in [New] and [Open].
@@ -198,10 +202,13 @@ func Open(ctx context.Context, connString string, opts ...Option) (*Store, error
 	return s, nil
 }
 
-// Close waits for a background cleanup to end and closes the pool when
-// [Open] made it.
+// Close waits for a background cleanup to end (each is bounded to 30
+// seconds) and closes the pool when [Open] made it. No cleanup starts
+// once Close has begun, not even for a write that races it.
 func (s *Store) Close() {
-	s.closed.Store(true)
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
 	s.wg.Wait()
 	if s.ownPool {
 		s.pool.Close()
@@ -607,7 +614,13 @@ func prefixEnd(prefix string) (string, bool) {
 // wrote counts a write and, every cleanupEvery writes, starts a cleanup
 // in the background unless one is running.
 func (s *Store) wrote() {
-	if s.writes.Add(1)%cleanupEvery != 0 || s.closed.Load() || !s.cleaning.CompareAndSwap(false, true) {
+	if s.writes.Add(1)%cleanupEvery != 0 || !s.cleaning.CompareAndSwap(false, true) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		s.cleaning.Store(false)
 		return
 	}
 	s.wg.Add(1)

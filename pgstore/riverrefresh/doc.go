@@ -78,7 +78,8 @@
 //   - Privacy: a job's arguments ([Args]) name the session by its store
 //     key and the account by budget.Key, a hash of its id; the
 //     errors River records name the outcome and the bank's status and
-//     code, one of the interface's codes or "OTHER" (client.SafeCode). No
+//     code, one of the interface's codes or "OTHER" (client.SafeCode),
+//     or, for a failed Config.Prepare, its error's type only. No
 //     account id, IBAN, BBAN, PSU-ID or text of the bank's reaches
 //     River's tables.
 //   - Retention: River's job cleaner, on River's leader, deletes a

@@ -79,7 +79,9 @@ type Config struct {
 	ScheduleEvery time.Duration
 	// Prepare, when set, completes a job before it runs: it sets the
 	// account's Cursor (which the TPP keeps). An error fails the job's
-	// attempt (River retries it).
+	// attempt (River retries it); River's record and log of the attempt
+	// give the error's type (or the context's error it matches), not its
+	// text, which may name an account.
 	Prepare func(ctx context.Context, bank string, j *refresh.Job) error
 	// Handle receives every result, on the worker's goroutine (the same
 	// refresh.Result as refresh.Refresher.Run yields); keep its Cursor.

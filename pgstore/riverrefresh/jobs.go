@@ -344,7 +344,7 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[Args]) (err err
 	}
 	if e.cfg.Prepare != nil {
 		if err := e.cfg.Prepare(ctx, b.name, &j); err != nil {
-			return fmt.Errorf("riverrefresh: prepare: %w", err)
+			return &prepareError{err: err}
 		}
 	}
 	res := b.r.Refresh(ctx, j)
@@ -385,6 +385,29 @@ func (e *Engine) discard(job *river.Job[Args], bank string, reason error) error 
 	e.event(Event{Bank: bank, Kind: "discarded", Outcome: refresh.Refused, JobID: job.ID})
 	return river.JobCancel(reason)
 }
+
+// prepareError is the failure of Config.Prepare as River records it in
+// the job's errors and logs it: its text says Prepare failed and gives
+// the error's type, or the context's error when the error is one (a
+// deadline passed, the job was cancelled), never the error's own text,
+// which is the TPP's and may name the account or the PSU ("cursor of
+// <account id>: ..."). Unwrap gives the error itself, so that a Prepare
+// that returns River's JobSnooze or JobCancel still snoozes or cancels
+// the job.
+type prepareError struct{ err error }
+
+func (e *prepareError) Error() string {
+	what := fmt.Sprintf("an error of type %T", e.err)
+	switch {
+	case errors.Is(e.err, context.DeadlineExceeded):
+		what = context.DeadlineExceeded.Error()
+	case errors.Is(e.err, context.Canceled):
+		what = context.Canceled.Error()
+	}
+	return "riverrefresh: prepare failed: " + what + " (its text is left out: it may name an account or a PSU)"
+}
+
+func (e *prepareError) Unwrap() error { return e.err }
 
 // errGone: a job's session or account is no longer stored.
 var errGone = errors.New("riverrefresh: the session or the account is no longer stored")
