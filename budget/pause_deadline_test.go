@@ -42,13 +42,13 @@ func TestRetryDuringAPauseBeyondTheDeadlineEndsAtOnce(t *testing.T) {
 	_, paused, _ := budgetOf(svc).PausedUntil(t.Context())
 	require.True(t, paused)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
 	_, err = svc.Balances(ctx, acc1, psuAbsent()...)
 	took := time.Since(start)
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, http.StatusTooManyRequests, ce.StatusCode)
-	assert.Less(t, took, time.Second, "no wait for a pause that outlasts the call")
+	assert.Less(t, took, 5*time.Second, "no wait for a pause that outlasts the call (the deadline: 10 s)")
 	assert.EqualValues(t, 2, n.Load())
 }
