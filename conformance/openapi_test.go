@@ -202,6 +202,7 @@ func buildPlatformDoc() ([]byte, error) {
 		return nil, err
 	}
 	p.platformOperations()
+	p.requireHeaders()
 	p.prune()
 	to31(p.doc)
 	p.doc["openapi"] = "3.1.0"
@@ -237,6 +238,71 @@ func buildPlatformDoc() ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// requiredHeaders are the headers the platform refuses a request of the
+// operation without (400), which Berlin Group leaves optional ("might be
+// mandated by ASPSP"): the signature headers of every request
+// (docs/interface.md section 5.2), TPP-Redirect-URI on every call outside
+// the sandbox's mock data (section 5.8), and those sections 4.1 to 4.3
+// list for basket and payment creation. The emulator refuses the same
+// (sandbox/emulator's TestOpenAPIRequiresWhatTheEmulatorRequires holds
+// the description to its rules), so a client generated from the
+// description sends them.
+func requiredHeaders(method, path string) []string {
+	need := []string{"TPP-Signature-Certificate", "Signature"}
+	if !strings.HasPrefix(path, "/v1/sandbox/") {
+		need = append(need, "TPP-Redirect-URI")
+	}
+	if method == "post" && (path == "/v1/signing-baskets" || path == "/v1/{payment-service}/{payment-product}") {
+		need = append(need, "x-accept-fix", "TPP-Session-ID", "PSU-ID", "PSU-IP-Address")
+	}
+	if method == "post" && path == "/v1/{payment-service}/{payment-product}" {
+		need = append(need, "Digest")
+	}
+	return need
+}
+
+// requireHeaders makes the headers of requiredHeaders required
+// parameters of each operation: a parameter component shared with
+// operations that leave it optional is replaced by a required copy,
+// "<component>_required".
+func (p *platformDoc) requireHeaders() {
+	comps := at(p.doc, "components", "parameters")
+	for path, item := range at(p.doc, "paths") {
+		for method, v := range item.(jsonMap) {
+			op, ok := v.(jsonMap)
+			if !ok || method == "parameters" {
+				continue
+			}
+			params, _ := op["parameters"].([]any)
+			for i, raw := range params {
+				param := raw.(jsonMap)
+				name, _ := strings.CutPrefix(fmt.Sprint(param["$ref"]), "#/components/parameters/")
+				resolved, isRef := param, param["$ref"] != nil
+				if isRef {
+					resolved = comps[name].(jsonMap)
+				}
+				if resolved["in"] != "header" || resolved["required"] == true ||
+					!slices.ContainsFunc(requiredHeaders(method, path), func(h string) bool { return strings.EqualFold(h, fmt.Sprint(resolved["name"])) }) {
+					continue
+				}
+				if !isRef { // inline, perhaps shared with another operation: a copy
+					c := deepCopy(param).(jsonMap)
+					c["required"] = true
+					params[i] = c
+					continue
+				}
+				req := strings.TrimSuffix(name, "_optional") + "_required"
+				if _, ok := comps[req]; !ok {
+					c := deepCopy(resolved).(jsonMap)
+					c["required"] = true
+					comps[req] = c
+				}
+				params[i] = refTo("parameters", req)
+			}
+		}
+	}
 }
 
 // op returns the operation with the Berlin Group operationId id.
@@ -867,6 +933,7 @@ func TestPlatformDocFinds(t *testing.T) {
 		h, body := sepaRequest()
 		h.Set("x-accept-fix", "amount-as-string")
 		h.Set("TPP-Session-ID", "s-1")
+		h.Set("PSU-ID", "a2b1c3d4-0000-4000-8000-000000000001") // required on payment creation (section 4.1)
 		ans := answerDoc(t, "payment-sepa-create-201.json")
 		mutate(h, body, ans)
 		req, err := json.Marshal(body)
@@ -948,7 +1015,9 @@ func TestPlatformDocFindsPlatformOperations(t *testing.T) {
 		return getExchange(t, "/v1/sandbox/customers", "withAccounts=true&withAgreements=true", list)
 	}
 	agreements := func(mutate func(doc map[string]any) any) exchange {
-		return getExchange(t, "/v1/agreements", "", mutate(recorded("agreements.json").(map[string]any)))
+		x := getExchange(t, "/v1/agreements", "", mutate(recorded("agreements.json").(map[string]any)))
+		x.reqHeader.Set("TPP-Redirect-URI", "https://tpp.example/callback") // every call outside the sandbox
+		return x
 	}
 	newCustomer := func(mutate func(b map[string]any)) exchange {
 		b := map[string]any{"customerNumber": "15867512345", "customerType": "PRIVATE", "customerName": "Kari Testperson"}
