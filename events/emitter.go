@@ -12,6 +12,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/panicvalue"
 	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -347,9 +348,14 @@ func (e *Emitter) PaymentError(ctx context.Context, ref string, err error) (bool
 }
 
 // PaymentStatus reports a payment's status as last seen (from) and now
-// (to): [PaymentStatusChanged] when they differ. A change without the
-// payment's reference ref is refused: its event would name no payment.
+// (to): [PaymentStatusChanged] when they differ. A status outside the
+// interface's list (payments.TransactionStatus.IsKnown) is the bank's
+// own text: the event says OTHER in its place, so that no
+// bank text reaches a payload, and a change from one such status to
+// another is no change. A change without the payment's reference ref is
+// refused: its event would name no payment.
 func (e *Emitter) PaymentStatus(ctx context.Context, ref, from, to string) error {
+	from, to = safeStatus(from), safeStatus(to)
 	if from == to || to == "" {
 		return nil
 	}
@@ -358,6 +364,18 @@ func (e *Emitter) PaymentStatus(ctx context.Context, ref, from, to string) error
 	}
 	_, err := e.Emit(ctx, PaymentStatusChanged{Payment: ref, From: from, To: to})
 	return err
+}
+
+// safeStatus returns status when it is one of the interface's
+// transaction statuses (payments.TransactionStatus.IsKnown), and "OTHER"
+// for anything else a bank sent in its place, as client.SafeCode does
+// for a tppMessage code: the form of a status an event carries. The
+// empty status stays empty.
+func safeStatus(status string) string {
+	if status == "" || payments.TransactionStatus(status).IsKnown() {
+		return status
+	}
+	return "OTHER"
 }
 
 // InDoubt publishes [PaymentInDoubt] for every entry of j in doubt, for

@@ -109,7 +109,9 @@ type PaymentStatusChanged struct {
 	// Payment is the TPP's reference of the payment (its create's
 	// X-Request-ID, as the payments journal keys it).
 	Payment string `json:"payment"`
-	// From and To are the transaction statuses (RCVD, ACTC, ACSC, RJCT...).
+	// From and To are the transaction statuses (RCVD, ACTC, ACSC, RJCT...);
+	// a status outside the interface's list (payments.TransactionStatus.IsKnown)
+	// is OTHER: it is the bank's own text.
 	From string `json:"from"`
 	To   string `json:"to"`
 }

@@ -3,6 +3,7 @@ package otel
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -36,7 +37,9 @@ const (
 	// ([client.Codes]), "OTHER" for an error answer without one, "none"
 	// when the operation ended without an error answer of the bank.
 	AttrErrorCode = attribute.Key("psd2.error.code")
-	// AttrCodes are the bank's tppMessage codes ([client.Codes]).
+	// AttrCodes are the bank's tppMessage codes ([client.Codes]), each
+	// once, in the order of their first message; a code outside the
+	// list is "OTHER".
 	AttrCodes = attribute.Key("psd2.tpp_message.codes")
 	// AttrStatusClass is "2xx", "4xx", "5xx" (and so on) or "none".
 	AttrStatusClass = attribute.Key("http.response.status_class")
@@ -301,15 +304,21 @@ func orBackground(ctx context.Context) context.Context {
 }
 
 // safeCodes returns codes with each code outside the interface's list
-// replaced by "OTHER" (client.SafeCode); codes itself when all are in it.
+// replaced by "OTHER" (client.SafeCode) and each code after its first
+// left out, so that a span holds at most one entry per code of the list
+// and OTHER, however many messages the bank's answer holds (its error
+// body may hold thousands); codes itself when all are in the list, once.
 func safeCodes(codes []string) []string {
 	for i, c := range codes {
-		if !knownCodes[c] && c != "OTHER" {
-			out := make([]string, len(codes))
+		if !knownCodes[c] && c != "OTHER" || slices.Contains(codes[:i], c) {
+			out := make([]string, i, min(len(codes), len(knownCodes)+1))
 			copy(out, codes[:i])
-			for j := i; j < len(codes); j++ {
-				if out[j] = client.SafeCode(codes[j]); out[j] == "" {
-					out[j] = "OTHER"
+			for _, c := range codes[i:] {
+				if c = client.SafeCode(c); c == "" {
+					c = "OTHER"
+				}
+				if !slices.Contains(out, c) {
+					out = append(out, c)
 				}
 			}
 			return out
