@@ -244,8 +244,10 @@ func buildPlatformDoc() ([]byte, error) {
 // operation without (400), which Berlin Group leaves optional ("might be
 // mandated by ASPSP"): the signature headers of every request
 // (docs/interface.md section 5.2), TPP-Redirect-URI on every call outside
-// the sandbox's mock data (section 5.8), and those sections 4.1 to 4.3
-// list for basket and payment creation. The emulator refuses the same
+// the sandbox's mock data (section 5.8), those sections 4.1 to 4.3
+// list for basket and payment creation, and TPP-Session-ID on the reads
+// of the PSU's session (GET /v1/user, agreements, accounts and card
+// accounts). The emulator refuses the same
 // (sandbox/emulator's TestOpenAPIRequiresWhatTheEmulatorRequires holds
 // the description to its rules), so a client generated from the
 // description sends them.
@@ -259,6 +261,10 @@ func requiredHeaders(method, path string) []string {
 	}
 	if method == "post" && path == "/v1/{payment-service}/{payment-product}" {
 		need = append(need, "Digest")
+	}
+	if method == "get" && (path == "/v1/user" || path == "/v1/agreements" ||
+		strings.HasPrefix(path, "/v1/accounts") || strings.HasPrefix(path, "/v1/card-accounts")) {
+		need = append(need, "TPP-Session-ID") // the PSU's session (section 5.8)
 	}
 	return need
 }
@@ -1017,6 +1023,7 @@ func TestPlatformDocFindsPlatformOperations(t *testing.T) {
 	agreements := func(mutate func(doc map[string]any) any) exchange {
 		x := getExchange(t, "/v1/agreements", "", mutate(recorded("agreements.json").(map[string]any)))
 		x.reqHeader.Set("TPP-Redirect-URI", "https://tpp.example/callback") // every call outside the sandbox
+		x.reqHeader.Set("TPP-Session-ID", "3f2b6f0e-6d1c-4a0e-9a57-3d2f1c0b9e11") // a read of the PSU's session
 		return x
 	}
 	newCustomer := func(mutate func(b map[string]any)) exchange {

@@ -16,7 +16,8 @@ import (
 // header parameter of the operation in the description it serves at
 // /openapi.json: the signature headers of every call, and the headers of
 // the operation's rule (rules.RequirementOf: TPP-Redirect-URI outside
-// /v1/sandbox/, those of basket and payment creation). A client generated
+// /v1/sandbox/, those of basket and payment creation), and TPP-Session-ID
+// of the reads that check the PSU's session (psuSessionRoute). A client generated
 // from a description that calls them optional leaves them out and gets a
 // 400 for each.
 func TestOpenAPIRequiresWhatTheEmulatorRequires(t *testing.T) {
@@ -86,6 +87,9 @@ func TestOpenAPIRequiresWhatTheEmulatorRequires(t *testing.T) {
 		dp, params := operation(method, path)
 		require.NotEmpty(t, dp, "%s: not in docs/openapi.json", pattern)
 		need := append([]string{"TPP-Signature-Certificate", "Signature"}, rules.RequirementOf(pattern).Headers...)
+		if method == "GET" && psuSessionRoute(path) {
+			need = append(need, "TPP-Session-ID") // c.session: the PSU's session
+		}
 		for _, h := range need {
 			required := false
 			for _, p := range params {
@@ -96,4 +100,14 @@ func TestOpenAPIRequiresWhatTheEmulatorRequires(t *testing.T) {
 			assert.True(t, required, "%s (%s %s in docs/openapi.json): the emulator requires header %s, the description does not", pattern, method, dp, h)
 		}
 	}
+}
+
+// psuSessionRoute reports whether the emulator's GET route at path reads
+// the PSU's session (c.session, c.aisSession), which needs
+// TPP-Session-ID: GET /v1/user, the agreements, every account and card
+// account read.
+func psuSessionRoute(path string) bool {
+	return path == "/v1/user" || path == "/v1/agreements" ||
+		path == "/v1/accounts" || strings.HasPrefix(path, "/v1/accounts/") ||
+		path == "/v1/card-accounts" || strings.HasPrefix(path, "/v1/card-accounts/")
 }
