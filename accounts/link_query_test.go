@@ -45,6 +45,11 @@ func TestLinkQueryIsCheckedLikeAQuery(t *testing.T) {
 		{"dateFrom not a date", "bookingStatus=both&dateFrom=2025-13-01", "dateFrom"},
 		{"dateTo not a date", "bookingStatus=both&dateTo=31.03.2025", "dateTo"},
 		{"dateTo before dateFrom", "bookingStatus=booked&dateFrom=2025-03-31&dateTo=2025-01-01", "dateTo"},
+		// A date-time is no date of the query (section 4.5 takes
+		// YYYY-MM-DD); the bank refuses it. Before the fix the SDK read
+		// it as the date it names and sent it.
+		{"dateFrom a date-time", "bookingStatus=both&dateFrom=2025-03-01T00:00:00Z", "dateFrom"},
+		{"dateTo a local date-time", "bookingStatus=both&dateTo=2025-03-31T12:00:00", "dateTo"},
 		{"limit not a number", "bookingStatus=both&limit=ten", "limit"},
 		{"limit zero", "bookingStatus=both&limit=0", "limit"},
 		{"offset negative", "bookingStatus=both&offset=-3", "offset"},

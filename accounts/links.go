@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
@@ -129,11 +130,13 @@ func checkLinkQuery(q url.Values) error {
 	var days [2]date.Date
 	for i, name := range []string{"dateFrom", "dateTo"} {
 		for _, v := range q[name] {
-			d, err := date.Parse(v)
+			// YYYY-MM-DD only, as the bank reads it: date.Parse would
+			// also take a date-time, which the bank refuses.
+			t, err := time.Parse(time.DateOnly, v)
 			if err != nil {
 				return invalid(name, "not a date YYYY-MM-DD")
 			}
-			days[i] = d
+			days[i] = date.Of(t)
 		}
 	}
 	if !days[0].IsZero() && !days[1].IsZero() && days[1].Before(days[0]) {

@@ -94,6 +94,9 @@
 // Plane. ISO 8859-1 is text: "Acme® AS" and © pass. The same character set, generated from the Unicode emoji data,
 // is what the bank emulator refuses. An amount decoded from a bank
 // document that could not be read (money.Amount.Err) is refused.
+// A body of the caller's own, without a Validate method (a cross-border,
+// bulk or periodic payment written as a map), is checked for those
+// characters too, in every string of its encoding.
 // [client.WithoutValidation] skips the checks for a bank that accepts
 // more; the bank still checks.
 //
@@ -180,7 +183,10 @@
 // [NorwegianDomestic] or [SEPA] sent under another product is held to
 // that product's account forms (a bban on both accounts and a
 // creditorAddress for a domestic product, an iban on both for
-// [ProductSEPA]); a periodic payment's schedule (startDate, required and
+// [ProductSEPA], a creditorAddress and an iban or a bban on both for
+// [ProductCrossBorder], where the creditor's bban is foreign, so not held
+// to MOD-11, a card account cannot pay and creditorAgent is not
+// required); a periodic payment's schedule (startDate, required and
 // not before today in Norway, endDate, frequency, required,
 // executionRule, dayOfExecution, monthsOfExecution without a month
 // twice) is checked on its encoded body whatever its type

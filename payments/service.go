@@ -206,7 +206,10 @@ var createHeaders = []string{"PSU-ID", "PSU-IP-Address", "TPP-Session-ID"}
 // members for; and the product's rules ([productRules]).
 func createChecks(ps PaymentService, product Product, body any) []func([]byte, time.Time) error {
 	var checks []func([]byte, time.Time) error
-	if v, ok := validatorOf(body); ok {
+	if p, ok := body.(*NorwegianDomestic); ok && p != nil && product == ProductCrossBorder {
+		// A cross-border creditor's account is foreign (validate).
+		checks = append(checks, func(_ []byte, now time.Time) error { return p.validate(now, true) })
+	} else if v, ok := validatorOf(body); ok {
 		checks = append(checks, func(_ []byte, now time.Time) error { return v.Validate(now) })
 	}
 	switch bare := bareSingle(ps, body); {
@@ -264,7 +267,9 @@ var domesticProducts = []Product{ProductNorwegianDomestic, ProductInstantNorwegi
 // creditorAddress that product requires (its own Validate requires
 // neither); a [*NorwegianDomestic] under [ProductSEPA] without the iban
 // of either account (docs/interface.md section 2.3a: the accounts of a
-// SEPA credit transfer are written with an iban). It returns nil for any
+// SEPA credit transfer are written with an iban); a [*SEPA] under
+// [ProductCrossBorder] without a creditorAddress (a [*NorwegianDomestic]
+// there is held to the cross-border forms by its validate). It returns nil for any
 // other body, and for a typed payment that carries what the product
 // needs besides what its type needs.
 func productRules(product Product, body any) error {
@@ -303,6 +308,10 @@ func productRules(product Product, body any) error {
 		if debtor.BBAN == "" {
 			v.add("debtorAccount.bban", reason+string(product)+" (docs/interface.md section 2.3a)")
 		}
+	case isSEPA && product == ProductCrossBorder && !address:
+		// Only a SEPA credit transfer goes without one (docs/interface.md
+		// section 2.5); the bank emulator requires it of every other product.
+		v.add("creditorAddress", reason+string(product))
 	case isNDCT && product == ProductSEPA:
 		if creditor.IBAN == "" {
 			v.add("creditorAccount.iban", reason+string(product)+" (docs/interface.md section 2.3a)")
@@ -396,7 +405,12 @@ func (s *Service) create(ctx context.Context, op string, ps PaymentService, prod
 				errs = append(errs, check(call.Body, c.Now()))
 			}
 			errs = append(errs, servicecall.CheckCorporateContext(call.Header))
-			return joinFlat(errs...)
+			if err := joinFlat(errs...); err != nil {
+				return err
+			}
+			// Last, so that a field the body's own Validate refused
+			// is not named twice.
+			return refusedCharacters(call.Body, c.Now())
 		}
 	}
 	if c != nil && s.journal != nil {
