@@ -143,7 +143,7 @@ func (p *problems) text(prefix, name, s string, max int) {
 // refusedCharacters refuses an encoded request body holding, in any
 // string value or member name, a character the bank's downstream systems
 // cannot process (docs/interface.md sections 1.6 and 7; [emoji.Refused]):
-// the check of [problems.text] for a body of the caller's own, which has
+// the check of problems.text for a body of the caller's own, which has
 // no Validate method that knows its fields (a cross-border, bulk or
 // periodic payment written as a map). It names the first such string as
 // the bank does, members in sorted order, and returns nil for a body

@@ -8,9 +8,10 @@
 // The core module carries no database driver, so the shared database
 // here is a store.FileStore in a temporary directory (two FileStores on
 // one directory are two clients, as two processes would be). With
-// PostgreSQL, the same program is in the pgstore module:
+// PostgreSQL, the same program is among pgstore's example programs (a
+// module of their own):
 //
-//	cd pgstore && PSD2_TEST_POSTGRES='host=/run/postgresql dbname=tpp' go run ./examples/replicas
+//	cd pgstore/examples && PSD2_TEST_POSTGRES='host=/run/postgresql dbname=tpp' go run ./replicas
 package main
 
 import (
@@ -29,7 +30,7 @@ func main() {
 	if os.Getenv("PSD2_TEST_POSTGRES") == "" {
 		fmt.Println("PSD2_TEST_POSTGRES is unset: the shared database is a file store in a temporary directory")
 	} else {
-		fmt.Println("PSD2_TEST_POSTGRES is set, but this module has no PostgreSQL driver: the shared database is a file store in a temporary directory (cd pgstore && go run ./examples/replicas uses PostgreSQL)")
+		fmt.Println("PSD2_TEST_POSTGRES is set, but this module has no PostgreSQL driver: the shared database is a file store in a temporary directory (cd pgstore/examples && go run ./replicas uses PostgreSQL)")
 	}
 	demo.Main("replicas", run)
 }

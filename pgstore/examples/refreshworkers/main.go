@@ -21,9 +21,10 @@
 // at half the round.
 //
 // It reads the server from PSD2_TEST_POSTGRES (a pgx connection string),
-// works in a schema of its own and drops it at the end:
+// works in a schema of its own and drops it at the end. From
+// pgstore/examples (a module of its own):
 //
-//	PSD2_TEST_POSTGRES='host=/tmp/pg user=me dbname=postgres' go run ./examples/refreshworkers -accounts 2000
+//	PSD2_TEST_POSTGRES='host=/tmp/pg user=me dbname=postgres' go run ./refreshworkers -accounts 2000
 //
 // Two more modes measure the engine in the same run:
 //
@@ -65,7 +66,7 @@
 // runs. On 2 shared cores (PostgreSQL and every process on them, load 3
 // to 9 from other work), 3 runs over 2,000 accounts each:
 //
-//	go run ./examples/refreshworkers -accounts 2000 -baseline -runs 3 -ui '' -no-otel
+//	go run ./refreshworkers -accounts 2000 -baseline -runs 3 -ui '' -no-otel
 //
 // River refreshed 0.40 (0.35-0.43) of the memory baseline's accounts/s
 // and, with -baseline-store pgstore, 0.75 (0.60-0.78) of the pgstore
@@ -85,7 +86,7 @@
 // pgstore baseline over the jobs' span, in 9 runs paired with runs of
 // the earlier defaults (5 ms, 4 ahead: 0.83, 0.73-0.89), load 0.5 to 6:
 //
-//	go run ./examples/refreshworkers -accounts 10000 -baseline -baseline-store pgstore -runs 3 -ui '' -no-otel
+//	go run ./refreshworkers -accounts 10000 -baseline -baseline-store pgstore -runs 3 -ui '' -no-otel
 //
 // -floor measures River alone after the round: as many jobs that do
 // nothing, on as many worker processes with the same jobs at once and
@@ -112,7 +113,7 @@
 // the engines' start, over the accounts), which stays flat from 1,000 to
 // 100,000 accounts:
 //
-//	go run ./examples/refreshworkers -accounts 100000 -procs 4 -ui '' -no-otel
+//	go run ./refreshworkers -accounts 100000 -procs 4 -ui '' -no-otel
 package main
 
 import (
