@@ -188,8 +188,8 @@
 // to MOD-11, a card account cannot pay and creditorAgent is not
 // required); a periodic payment's schedule (startDate, required and
 // not before today in Norway, endDate, frequency, required,
-// executionRule, dayOfExecution, monthsOfExecution without a month
-// twice) is checked on its encoded body whatever its type
+// executionRule, dayOfExecution, and under frequency MonthlyVariable
+// monthsOfExecution without a month twice) is checked on its encoded body whatever its type
 // ([ValidateSchedule]). A payment's
 // status, details, cancellation and authorisation are under the service
 // it was created under ([PaymentService]: [ServiceSingle],

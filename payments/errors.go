@@ -143,7 +143,9 @@ func logicalDuplicate(err error) error {
 // transactionStatus nor a link. The bank received the cancellation, but
 // its answer says neither that the payment was cancelled nor that it was
 // not: read the payment's status ([Service.Status]; CANC is cancelled)
-// before telling anyone either. The error is a
+// before telling anyone either. So is an error answer to an attempt the
+// client sent again after one that may have reached the bank and
+// cancelled the payment (see [Service.Cancel]). The error is a
 // [*CancellationUnconfirmedError].
 var ErrCancellationUnconfirmed = errors.New("payments: the bank's answer to the cancellation is not one the interface names")
 
@@ -161,14 +163,23 @@ type CancellationUnconfirmedError struct {
 	// "" when the status itself is not one the interface names.
 	Reason string
 	// Err is the client's [*client.UnexpectedStatusError] when the status
-	// is not one the interface names, else nil.
+	// is not one the interface names, the bank's error answer (a
+	// [*client.Error]) to a retried attempt, else nil.
 	Err error
+
+	// retried: the answer came to an attempt sent again after one that
+	// may have cancelled the payment.
+	retried bool
 }
 
 // Error returns one line: the answer, that it is not one the interface
 // names, and what to do.
 func (e *CancellationUnconfirmedError) Error() string {
 	answer := strconv.Itoa(e.StatusCode)
+	if e.retried {
+		return e.Operation + ": the bank answered " + answer + " to a retry of the cancellation after an earlier attempt that may have cancelled the payment (X-Request-ID " + e.RequestID +
+			"): whether the payment was cancelled is unknown; read the payment's status to learn it"
+	}
 	if e.Reason != "" {
 		answer += " " + e.Reason
 	}

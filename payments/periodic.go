@@ -35,10 +35,14 @@ var executionRules = []string{"following", "preceding"}
 //   - frequency: Daily, Weekly, EveryTwoWeeks, Monthly, EveryTwoMonths,
 //     Quarterly, SemiAnnual, Annual or MonthlyVariable, in that case;
 //   - executionRule: following or preceding;
-//   - dayOfExecution: a day of the month, "1" to "31", as a string;
-//   - monthsOfExecution: months "1" to "12", as strings, none twice
+//   - dayOfExecution: a day of the month, 1 to 31, as a string of
+//     digits ([scheduleNumber]);
+//   - monthsOfExecution: a JSON array of strings; with frequency
+//     MonthlyVariable, the only one whose months the bank reads, it is
+//     required and holds months 1 to 12 ([scheduleNumber]), none twice
 //     (docs/interface.md section 7: a MonthlyVariable order with a month
-//     twice is rejected), and required with frequency MonthlyVariable.
+//     twice is rejected). Under another frequency its values are left
+//     to the bank.
 //
 // It returns nil, or every broken rule as a [*client.ValidationError]
 // naming the member (joined with errors.Join). A body that is no JSON
@@ -90,7 +94,7 @@ func ValidateSchedule(body []byte, now time.Time) error {
 	if rule, ok := str("executionRule"); ok && !slices.Contains(executionRules, rule) {
 		v.add("executionRule", "must be following or preceding")
 	}
-	if d, ok := str("dayOfExecution"); ok && !inRange(d, 1, 31) {
+	if d, ok := str("dayOfExecution"); ok && !scheduleNumber(d, 1, 31) {
 		v.add("dayOfExecution", "not a day of the month, 1 to 31")
 	}
 	months, hasMonths := m["monthsOfExecution"]
@@ -100,11 +104,19 @@ func ValidateSchedule(body []byte, now time.Time) error {
 		if err := json.Unmarshal(months, &list); err != nil {
 			v.add("monthsOfExecution", "must be a JSON array of months")
 		} else {
+			variable := frequency == frequencyMonthlyVariable
 			seen := map[int]int{}
 			for i, raw := range list {
 				field := "monthsOfExecution[" + strconv.Itoa(i) + "]"
 				var s string
-				if err := json.Unmarshal(raw, &s); err != nil || !inRange(s, 1, 12) {
+				if err := json.Unmarshal(raw, &s); err != nil {
+					v.add(field, "must be a JSON string")
+					continue
+				}
+				if !variable {
+					continue // the bank reads no months under another frequency
+				}
+				if !scheduleNumber(s, 1, 12) {
 					v.add(field, "not a month, \"1\" to \"12\"")
 					continue
 				}
@@ -147,12 +159,21 @@ func requiredSchedule(body []byte, _ time.Time) error {
 	return v.err()
 }
 
-// inRange reports whether s is written in ASCII digits only (at most
-// two) and its value is within lo and hi.
-func inRange(s string, lo, hi int) bool {
-	if len(s) > 2 || !checkdigit.AllDigits(s) {
+// scheduleNumber reports whether s, a periodic payment's dayOfExecution
+// (lo 1, hi 31) or one of its monthsOfExecution (1 to 12), is a number
+// the bank takes: ASCII digits only, whose value is within lo and hi.
+// This is the one place of the SDK's choice on how a day or a month is
+// written. docs/interface.md says nothing of it (Berlin Group writes
+// them without leading zeroes), and a payment is refused before sending
+// only for what the bank surely refuses: a value that is no day or no
+// month ("0", "32", "last", "+1"). A leading zero ("01", "001") names
+// the same day or month and is sent, as the bank emulator takes it
+// (sandbox/emulator/internal/paymentrules, periodic); under
+// MonthlyVariable "001" and "1" are the same month, so a repeat.
+func scheduleNumber(s string, lo, hi int) bool {
+	if s == "" || !checkdigit.AllDigits(s) {
 		return false
 	}
-	n, _ := strconv.Atoi(s)
-	return n >= lo && n <= hi
+	n, err := strconv.Atoi(s)
+	return err == nil && n >= lo && n <= hi
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -625,6 +626,15 @@ func (s *Service) details(ctx context.Context, op client.Operation, path string,
 // error matching [ErrCancellationUnconfirmed]: the bank answered, but
 // whether the payment was cancelled is unknown until its status is read
 // ([Service.Status]).
+//
+// The client sends a DELETE again after an attempt that failed on the way
+// (a dropped connection, a timeout, 429, 502, 503, 504). The payment's
+// state is idempotent, the answer is not: when an earlier attempt may
+// have reached the bank, it may have cancelled the payment, and the
+// bank then refuses the next attempt (405 CANCELLATION_INVALID: the
+// payment is CANC). Any error answer after such an attempt is an error
+// matching [ErrCancellationUnconfirmed] (the bank's [*client.Error]
+// inside), not a refusal: read the payment's status.
 func (s *Service) Cancel(ctx context.Context, ref Ref, opts ...client.RequestOption) (*Cancellation, error) {
 	return s.cancel(ctx, ref.operation("payments.Cancel", http.MethodDelete, ""), opts)
 }
@@ -644,11 +654,23 @@ var cancelStatuses = []int{http.StatusNoContent, http.StatusAccepted}
 // 202's body must say what happens next.
 func (s *Service) cancel(ctx context.Context, op client.Operation, opts []client.RequestOption) (*Cancellation, error) {
 	op.Statuses = cancelStatuses
+	// retried: an attempt that may have reached the bank, and so may
+	// have cancelled the payment, was followed by another (the client
+	// asks BeforeRetry only then).
+	var retried atomic.Bool
+	op.BeforeRetry = func(context.Context, *client.Call) error {
+		retried.Store(true)
+		return nil
+	}
 	out, resp, err := servicecall.Do[cancelAnswer](ctx, s.client(), op, opts)
 	if err != nil {
 		var us *client.UnexpectedStatusError
 		if errors.As(err, &us) {
 			return nil, &CancellationUnconfirmedError{Operation: us.Operation, RequestID: us.RequestID, StatusCode: us.StatusCode, Err: us}
+		}
+		var ce *client.Error
+		if retried.Load() && errors.As(err, &ce) {
+			return nil, &CancellationUnconfirmedError{Operation: ce.Operation, RequestID: ce.RequestID, StatusCode: ce.StatusCode, Err: err, retried: true}
 		}
 		if resp != nil && resp.StatusCode == http.StatusAccepted {
 			// The client's decoding refused the body: it is not JSON.

@@ -18,6 +18,9 @@ var periodicFrequencies = map[string]bool{
 // periodic checks the fields of a periodic payment (Berlin Group 1.3):
 // startDate, frequency, optional endDate, executionRule, dayOfExecution and,
 // for MonthlyVariable, monthsOfExecution without duplicates (docs/interface.md section 7).
+// Months are read only under MonthlyVariable; a day or a month is digits
+// whose value is in range, leading zeroes allowed ("001" is 1), the choice
+// the SDK keeps in one place (payments.scheduleNumber).
 func (c paymentCheck) periodic(b *Body) *rules.Violation {
 	if b.StartDate == nil {
 		return rules.Format("startDate", "startDate is required.")

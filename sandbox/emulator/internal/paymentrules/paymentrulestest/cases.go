@@ -209,6 +209,13 @@ var Cases = []Case{
 	{Name: "periodic valid", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic},
 	{Name: "periodic monthly variable", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
 		Edit: []func(Body){Set("frequency", "MonthlyVariable"), Set("monthsOfExecution", []string{"1", "6", "12"}), Set("dayOfExecution", "31")}},
+	// Months are read only under MonthlyVariable, and a day or a month
+	// with leading zeroes is the same day or month (payments.scheduleNumber
+	// in the SDK holds the same choice).
+	{Name: "periodic monthly months repeated", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
+		Edit: []func(Body){Set("monthsOfExecution", []string{"1", "1"})}},
+	{Name: "periodic day and month with leading zeroes", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
+		Edit: []func(Body){Set("frequency", "MonthlyVariable"), Set("monthsOfExecution", []string{"001", "12"}), Set("dayOfExecution", "001")}},
 	{Name: "bulk valid", Service: rules.ServiceBulk, Product: rules.ProductNDCT, Base: ValidBulk},
 
 	// Whole body.
@@ -390,6 +397,8 @@ var Cases = []Case{
 		Edit: []func(Body){Set("frequency", "MonthlyVariable"), Set("monthsOfExecution", []string{"1", "6", "1"})}, Want: bad("monthsOfExecution[2]")},
 	{Name: "periodic day 32", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
 		Edit: []func(Body){Set("dayOfExecution", "32")}, Want: bad("dayOfExecution")},
+	{Name: "periodic month 001 and 1", Service: rules.ServicePeriodic, Product: rules.ProductNDCT, Base: ValidPeriodic,
+		Edit: []func(Body){Set("frequency", "MonthlyVariable"), Set("monthsOfExecution", []string{"001", "1"})}, Want: bad("monthsOfExecution[1]")},
 	{Name: "bulk without payments", Service: rules.ServiceBulk, Product: rules.ProductNDCT, Base: ValidBulk,
 		Edit: []func(Body){Set("payments", []any{})}, Want: bad("payments")},
 	{Name: "bulk bad entry", Service: rules.ServiceBulk, Product: rules.ProductNDCT, Base: ValidBulk,
