@@ -83,13 +83,16 @@ func endpoints(card bool) (balances, transactions Endpoint) {
 // (client.WithStore): every client on one shared store counts the same
 // calls. A Budget is safe for concurrent use.
 type Budget struct {
-	c      *client.Client
-	st     store.Store
-	scope  string // client.Client.Scope
-	now    func() time.Time
-	limit  int
-	window time.Duration
-	pause  pause
+	c     *client.Client
+	st    store.Store
+	scope string // client.Client.Scope
+	now   func() time.Time
+	// pauseNow is the system clock, on which the bank's pause is kept
+	// (time.Now; a test's may be another replica's).
+	pauseNow func() time.Time
+	limit    int
+	window   time.Duration
+	pause    pause
 	// storeWait bounds each store call (SettleWait; a test's may be
 	// shorter).
 	storeWait time.Duration
@@ -165,7 +168,7 @@ func Of(c *client.Client) *Budget {
 // newBudget is a budget of c with the default limit, on c's store, scope
 // and clock.
 func newBudget(c *client.Client) *Budget {
-	return &Budget{c: c, st: c.Store(), scope: c.Scope(), now: c.Now, limit: DefaultLimit, window: DefaultWindow,
+	return &Budget{c: c, st: c.Store(), scope: c.Scope(), now: c.Now, pauseNow: time.Now, limit: DefaultLimit, window: DefaultWindow,
 		storeWait: SettleWait}
 }
 

@@ -114,7 +114,13 @@
 // from the moment it arrives ([Budget.PausedUntil]): the pause is a field
 // of the budget, seen at once by every service of the client, and kept
 // in the client's store, so that every client on a shared store sees it
-// within a second. A retry of a call without the PSU waits for the pause
+// within a second. The store keeps the pause's end on its writer's clock
+// and its wait: a replica holds it for the wait on its own clock from
+// when it reads it, and at most until the end and [ClockMargin], so that
+// a clock that differs from the writer's by up to the margin neither
+// calls the bank during the pause nor holds it longer than its own length
+// again (a 1 s pause costs a replica at most 1 s more, not the margin).
+// A retry of a call without the PSU waits for the pause
 // to end; package refresh waits before each call, and a job engine pauses
 // its queue until the pause ends.
 package budget

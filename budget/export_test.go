@@ -11,3 +11,7 @@ func Decode(raw []byte) error {
 	_, err := decode(raw, true)
 	return err
 }
+
+// SetPauseClock sets the system clock b keeps the bank's pause on, for a
+// test of replicas whose clocks differ.
+func SetPauseClock(b *Budget, now func() time.Time) { b.pauseNow = now }

@@ -88,3 +88,33 @@ func TestLedgerCallTimeFarAheadParksNoAccount(t *testing.T) {
 	require.NoError(t, err, "allowed again once two windows and margins have passed")
 	assert.Equal(t, int64(1), bank.calls.Load())
 }
+
+// TestLedgerCallTimeFarAheadUnwrittenParksNoAccount: a ledger whose
+// every call of an endpoint is far ahead, and which no write of the
+// other endpoint pins, holds the endpoint no longer than two windows and
+// margins either. On the code before, each refusal read the far times
+// as a window and the margin ahead of its own clock and wrote nothing
+// (a refusal costs no write), so the bound slid with the clock and the
+// account stayed parked until the value expired (here, for a century).
+func TestLedgerCallTimeFarAheadUnwrittenParksNoAccount(t *testing.T) {
+	t.Parallel()
+	var clock atomic.Int64
+	start := time.Now()
+	clock.Store(start.UnixNano())
+	bank := newExceededBank(t, "")
+	st := store.NewMemoryStore()
+	svc := bank.replica(t, st, &clock, 0)
+	ctx := t.Context()
+	far := start.AddDate(100, 0, 0).UnixNano()
+	key := "accounts/budget/" + svc.Client().Scope() + "/" + budget.Key(acc1, false)
+	raw := fmt.Sprintf(`{"b":[%d,%d,%d,%d]}`, far, far, far, far)
+	require.NoError(t, st.Put(ctx, key, []byte(raw), 100*365*24*time.Hour))
+
+	_, err := svc.Balances(ctx, acc1, psuAbsent()...)
+	require.ErrorIs(t, err, budget.ErrExhausted, "the far calls count")
+	bound := start.Add(2 * (budget.DefaultWindow + budget.ClockMargin))
+	clock.Store(bound.UnixNano())
+	_, err = svc.Balances(ctx, acc1, psuAbsent()...)
+	require.NoError(t, err, "allowed again once two windows and margins have passed")
+	assert.Equal(t, int64(1), bank.calls.Load())
+}

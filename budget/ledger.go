@@ -61,8 +61,12 @@ func (b *Budget) update(ctx context.Context, key string, fn func(l *ledger) erro
 			return nil, 0, err
 		}
 		now := b.now()
-		l.bound(b.aheadLimit(now))
-		if err := fn(&l); err != nil {
+		// A far call time is written back bounded even by a refusal
+		// (errUnchanged): read again later, it would otherwise be
+		// bounded ahead of each reader's clock anew, and hold the
+		// endpoint for as long as the value lives.
+		bounded := l.bound(b.aheadLimit(now))
+		if err := fn(&l); err != nil && !(bounded && errors.Is(err, errUnchanged)) {
 			return nil, 0, err
 		}
 		var last time.Time
@@ -178,17 +182,21 @@ func exactMembers(raw []byte) error {
 // a far later one (a garbled value, a replica's clock off by more than a
 // window) would hold the account's endpoint for as long. The callers
 // give a window and the margin ahead of the reader's clock (aheadLimit):
-// an endpoint is then held at most two of them, never for ever, and a
-// replica whose clock lags by less than a window never moves another's
-// call times earlier when it writes the ledger back.
-func (l *ledger) bound(limit time.Time) {
+// an endpoint is then held at most two of them, never for ever, once the
+// bounded times are written back (update writes them even on a
+// refusal), and a replica whose clock lags by less than a window never
+// moves another's call times earlier when it writes the ledger back. It
+// reports whether it bounded any.
+func (l *ledger) bound(limit time.Time) bool {
+	bounded := false
 	for _, calls := range [][]time.Time{l.balances, l.transactions} {
 		for i, t := range calls {
 			if t.After(limit) {
-				calls[i] = limit
+				calls[i], bounded = limit, true
 			}
 		}
 	}
+	return bounded
 }
 
 // aheadLimit is the latest call time a ledger read at now holds (bound):

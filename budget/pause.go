@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -85,19 +87,71 @@ const pauseReadEvery = time.Second
 // resumes the work it paused.
 const pauseKept = time.Hour
 
-// storedPause reads the end of a pause as the store holds it: the
-// UnixNano a budget wrote, when it is no further ahead of now than the
-// longest pause a bank can ask (client.RetryAfterCap) and an hour for the
-// clock of the replica that wrote it. A later one was written by no
-// replica with a sane clock, or is garbled: it is no pause, so that it
-// can neither stop the bank's calls until then nor be carried forward
-// by each later pause.
-func storedPause(raw []byte, now time.Time) (int64, bool) {
-	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil || n > now.Add(client.RetryAfterCap+time.Hour).UnixNano() {
-		return 0, false
+// pauseValue is the bank's pause as the store holds it, in the form
+// "end/wait": end, UnixNano on the clock of the replica that wrote it,
+// and wait, the longest (in nanoseconds) it may still run from the
+// moment it was written, on any clock. A value of the earlier form, the
+// end alone (an earlier version's write), has no wait (0): it is read as
+// that version read it, until its end.
+type pauseValue struct{ end, wait int64 }
+
+// encode is v's stored form.
+func (v pauseValue) encode() []byte {
+	out := strconv.AppendInt(nil, v.end, 10)
+	if v.wait > 0 {
+		out = strconv.AppendInt(append(out, '/'), v.wait, 10)
 	}
-	return n, true
+	return out
+}
+
+// parsePause reads a stored pause; an error when it is no pause of this
+// form or the earlier one (a newer version's form, a garbled value).
+func parsePause(raw []byte) (pauseValue, error) {
+	endS, waitS, hasWait := strings.Cut(string(raw), "/")
+	end, err := strconv.ParseInt(endS, 10, 64)
+	if err != nil {
+		return pauseValue{}, err
+	}
+	v := pauseValue{end: end}
+	if hasWait {
+		if v.wait, err = strconv.ParseInt(waitS, 10, 64); err != nil || v.wait <= 0 {
+			return pauseValue{}, errUnreadablePause
+		}
+	}
+	return v, nil
+}
+
+// sane reports whether v can be a pause a replica wrote: it ends no
+// further ahead of now than the longest pause a bank can ask
+// (client.RetryAfterCap) and an hour for the clock of the replica that
+// wrote it, and its wait is no longer than that longest pause. Another
+// was written by no replica with a sane clock, or is garbled: it is no
+// pause, so that it can neither stop the bank's calls until then nor be
+// carried forward by each later pause.
+func (v pauseValue) sane(now time.Time) bool {
+	return v.end <= now.Add(client.RetryAfterCap+time.Hour).UnixNano() && v.wait <= int64(client.RetryAfterCap)
+}
+
+// pauseEndSeen is the budget's one rule for the clocks of the bank's
+// pause: the end, on this replica's clock, of the stored pause v that it
+// reads at now for the first time. The pause's end was written on the
+// writer's clock, which may run behind this one's by up to [ClockMargin]
+// (the ledger's rule for every call counted): read as it is, a 30 s pause
+// written by such a replica would be over at once here, and the bank
+// called during it. So the pause holds until its end and ClockMargin, but
+// never longer than its wait from now: it was written before now, so the
+// bank's pause ends within its wait of now whatever the clocks. A replica
+// that learns of a pause at once thus holds it for its wait on its own
+// clock (its writer's clock does not matter), and one that learns of it
+// later holds it at most its wait longer than the bank asked, never
+// longer than the margin: a 1 s pause costs every replica at most 1 s
+// more, not the margin. A value of the earlier form (no wait) holds
+// until its end, as that version read it.
+func pauseEndSeen(v pauseValue, now time.Time) int64 {
+	if v.wait == 0 {
+		return v.end
+	}
+	return min(v.end+int64(ClockMargin), now.UnixNano()+v.wait)
 }
 
 // errUnreadablePause is PausedUntil's error for a stored pause that is
@@ -109,39 +163,81 @@ type pause struct {
 	// until is the end of the latest pause known, UnixNano on the system
 	// clock; 0: none.
 	until atomic.Int64
+	// wrote is the latest end this budget wrote itself (UnixNano, system
+	// clock): a pause that ends no later is in the store already.
+	wrote atomic.Int64
 	// readAt is when the store was last read (UnixNano, system clock).
 	readAt atomic.Int64
+
+	mu sync.Mutex
+	// seen is the stored pause last read or written: a stored value is
+	// taken into until once, when it is first met (pauseEndSeen).
+	seen pauseValue
+}
+
+// raise extends until to n, when n is later.
+func (p *pause) raise(n int64) {
+	for cur := p.until.Load(); n > cur && !p.until.CompareAndSwap(cur, n); cur = p.until.Load() {
+	}
+}
+
+// see takes the stored pause v, read at now, into until the first time
+// it is met.
+func (p *pause) see(v pauseValue, now time.Time) {
+	p.mu.Lock()
+	first := v != p.seen
+	p.seen = v
+	p.mu.Unlock()
+	if first {
+		p.raise(pauseEndSeen(v, now))
+	}
 }
 
 // pauseKey is the store key of the end of the bank's pause.
 func (b *Budget) pauseKey() string { return "budget/pause/" + b.scope }
 
 // pauseBank extends the bank's pause to d from now, on the system clock:
-// at once for this budget, and in the store for the others. The store's
-// write is best effort: a failed one leaves the pause to this process.
+// at once for this budget, and in the store for the others, with its
+// wait (pauseValue, pauseEndSeen), so that a replica whose clock differs
+// from this one's holds it as long. The store's write is best effort: a
+// failed one leaves the pause to this process.
 func (b *Budget) pauseBank(ctx context.Context, d time.Duration) {
 	if d <= 0 {
 		return
 	}
-	now := time.Now()
+	now := b.pauseNow()
 	until := now.Add(d).UnixNano()
+	b.pause.raise(until)
 	for {
-		cur := b.pause.until.Load()
+		cur := b.pause.wrote.Load()
 		if cur >= until {
-			return // a pause as long is known, and was written
+			return // a pause as long was written
 		}
-		if b.pause.until.CompareAndSwap(cur, until) {
+		if b.pause.wrote.CompareAndSwap(cur, until) {
 			break
 		}
 	}
 	b.settleWithin(ctx, func(ctx context.Context) {
-		_ = b.st.Update(ctx, b.pauseKey(), func(old []byte, found bool) ([]byte, time.Duration, error) {
-			end := until
-			if n, ok := storedPause(old, now); found && ok && n > end {
-				end = n
+		var wrote pauseValue
+		var other int64 // the end of another's longer pause, on this clock
+		err := b.st.Update(ctx, b.pauseKey(), func(old []byte, found bool) ([]byte, time.Duration, error) {
+			v := pauseValue{end: until, wait: int64(d)}
+			other = 0
+			if o, err := parsePause(old); found && err == nil && o.sane(now) {
+				// The other's pause as this replica holds it, from now: a
+				// reader, which meets the value after now, holds it as long.
+				other = pauseEndSeen(o, now)
+				v.end, v.wait = max(v.end, o.end), max(v.wait, other-now.UnixNano())
 			}
-			return strconv.AppendInt(nil, end, 10), time.Unix(0, end).Sub(now) + pauseKept, nil
+			wrote = v
+			return v.encode(), time.Unix(0, v.end).Sub(now) + pauseKept, nil
 		})
+		if err == nil {
+			b.pause.raise(other)
+			b.pause.mu.Lock()
+			b.pause.seen = wrote
+			b.pause.mu.Unlock()
+		}
 	})
 }
 
@@ -196,7 +292,7 @@ func (b *Budget) pauseBeforeRetry(ctx context.Context, call *client.Call) error 
 	if dl, ok := ctx.Deadline(); ok && until.After(dl) {
 		return &PausedError{Until: until}
 	}
-	t := time.NewTimer(time.Until(until))
+	t := time.NewTimer(until.Sub(b.pauseNow()))
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -215,7 +311,7 @@ func (b *Budget) waitPause(ctx context.Context, maxWait time.Duration) error {
 	if !paused {
 		return nil
 	}
-	wait := time.Until(until)
+	wait := until.Sub(b.pauseNow())
 	if dl, ok := ctx.Deadline(); wait > maxWait || ok && until.After(dl) {
 		// Longer than the call may wait, or past its deadline (the
 		// client's call timeout included): refused at once, not after a
@@ -233,7 +329,12 @@ func (b *Budget) waitPause(ctx context.Context, maxWait time.Duration) error {
 }
 
 // PausedUntil reports the end of the bank's latest pause, on the system
-// clock, and whether it is still running. The bank pauses the TPP with a
+// clock, and whether it is still running. A pause another replica wrote
+// is held on this one's clock for its wait from when this budget first
+// read it, and at most until its end on the writer's clock and
+// [ClockMargin] (pauseEndSeen): a replica whose clock differs from the
+// writer's by up to the margin holds it until the bank's end, and at
+// most the pause's own length longer. The bank pauses the TPP with a
 // 429 that [Budget.RateLimit] reads as a rate limit; the pause starts when the answer arrives, even when the
 // client then retries the call itself, and holds for every service of
 // the client at once and, through the client's store, for every client
@@ -253,7 +354,7 @@ func (b *Budget) PausedUntil(ctx context.Context) (until time.Time, paused bool,
 	if b == nil {
 		return time.Time{}, false, errNoBudget
 	}
-	now := time.Now()
+	now := b.pauseNow()
 	if now.UnixNano()-b.pause.readAt.Load() >= int64(pauseReadEvery) {
 		gctx, cancel := b.storeContext(ctx)
 		raw, gerr := b.st.Get(gctx, b.pauseKey())
@@ -263,11 +364,11 @@ func (b *Budget) PausedUntil(ctx context.Context) (until time.Time, paused bool,
 		case gerr != nil:
 			err = fmt.Errorf("budget: store: %w", gerr)
 		default:
-			if n, ok := storedPause(raw, now); ok {
-				for cur := b.pause.until.Load(); n > cur && !b.pause.until.CompareAndSwap(cur, n); cur = b.pause.until.Load() {
-				}
-			} else if _, perr := strconv.ParseInt(string(raw), 10, 64); perr != nil {
+			switch v, perr := parsePause(raw); {
+			case perr != nil:
 				err = errUnreadablePause
+			case v.sane(now):
+				b.pause.see(v, now)
 			}
 		}
 		if err == nil {
