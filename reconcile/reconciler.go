@@ -15,7 +15,6 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/events"
 	"github.com/tppkit/psd2/internal/storebound"
-	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/store"
 	"github.com/tppkit/psd2/txsync"
@@ -784,7 +783,7 @@ func eventsOf(st State, ann uint8) (out []announcement, moot uint8) {
 		if st.Settlement == Returned {
 			out = append(out, announcement{events.PaymentReturned{Payment: st.Payment, Booking: string(st.Reversal),
 				Settled: string(st.Booking), BookingDate: st.ReversalDate,
-				Amount: money.Amount{Value: st.Booked.Value.Neg(), Currency: st.Booked.Currency}}, annReturned})
+				Amount: bankAmount(st.Booked.Value.Neg(), st.Booked.Currency)}, annReturned})
 		} else {
 			moot |= annReturned
 		}

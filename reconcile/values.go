@@ -1,6 +1,7 @@
 package reconcile
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
 	"time"
@@ -86,7 +87,28 @@ func (a amt) money() money.Amount {
 	if m, ok := money.MinorUnits(a.cur); ok && m > int(a.scale) {
 		v = decimal.NewFromBigInt(new(big.Int).Mul(big.NewInt(a.units), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(m)-int64(a.scale)), nil)), -int32(m))
 	}
-	return money.Amount{Value: v, Currency: a.cur}
+	return bankAmount(v, a.cur)
+}
+
+// bankAmount returns the Amount of v in cur. A bank's amount that
+// money.Amount.Validate refuses (more fraction digits than the currency
+// has, a code outside ISO 4217) is made as decoded from the bank, so
+// that it encodes as sent: built in code, it would fail to encode, and
+// the events and states carrying it with it.
+func bankAmount(v decimal.Decimal, cur string) money.Amount {
+	a := money.Amount{Value: v, Currency: cur}
+	if a.Validate() == nil {
+		return a
+	}
+	b, err := json.Marshal(struct {
+		Amount   string `json:"amount"`
+		Currency string `json:"currency"`
+	}{v.String(), cur})
+	var d money.Amount
+	if err != nil || json.Unmarshal(b, &d) != nil || d.Err() != nil {
+		return a
+	}
+	return d
 }
 
 // neg returns -a.

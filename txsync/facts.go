@@ -61,12 +61,17 @@ func (it *item) amounts() []amount {
 // transaction: the caller may reuse the read's slices.
 func (it *item) entry(key Key) Entry {
 	e := Entry{Key: key, Occurrence: it.occ}
+	// The copy carries the status the sync counted (an entry built in
+	// code has none), so that a consumer tells a pending entry from a
+	// booked one.
 	if it.tx != nil {
 		t := *it.tx
+		t.Status = it.v.Status
 		e.Transaction = &t
 	}
 	if it.card != nil {
 		c := *it.card
+		c.Status = it.v.Status
 		e.Card = &c
 	}
 	return e

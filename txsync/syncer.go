@@ -249,7 +249,9 @@ const storeWait = 10 * time.Second
 // list, every page's (pending entries repeated on every page by the known
 // issue of docs/interface.md section 8 given once, as refresh and
 // accounts.Service.TransactionsIter give them). Information entries are
-// ignored.
+// ignored. An entry without a Status (built in code) is booked in
+// Booked and pending in Pending; the Delta's copy of an entry carries
+// the status the sync counted.
 type Read struct {
 	From            date.Date
 	Booked, Pending []accounts.Transaction
@@ -295,7 +297,13 @@ func (s *Syncer) Apply(ctx context.Context, acct AccountKey, r Read) (*Delta, er
 		in = append(in, transactionItem(&r.Booked[i]))
 	}
 	for i := range r.Pending {
-		in = append(in, transactionItem(&r.Pending[i]))
+		t := &r.Pending[i]
+		if t.Status == "" { // built in code: pending by its list
+			c := *t
+			c.Status = accounts.BookingPending
+			t = &c
+		}
+		in = append(in, transactionItem(t))
 	}
 	return s.apply(ctx, acct, in, r.From)
 }
@@ -307,7 +315,13 @@ func (s *Syncer) ApplyCard(ctx context.Context, acct AccountKey, r CardRead) (*D
 		in = append(in, cardItem(&r.Booked[i]))
 	}
 	for i := range r.Pending {
-		in = append(in, cardItem(&r.Pending[i]))
+		t := &r.Pending[i]
+		if t.Status == "" { // built in code: pending by its list
+			c := *t
+			c.Status = accounts.BookingPending
+			t = &c
+		}
+		in = append(in, cardItem(t))
 	}
 	return s.apply(ctx, acct, in, r.From)
 }
@@ -317,7 +331,8 @@ func (s *Syncer) apply(ctx context.Context, acct AccountKey, in []item, from dat
 		return nil, err
 	}
 	// Entries keep their status from the page; one without (built in
-	// code) counts as booked.
+	// code) counts as booked in the booked list, pending in the pending
+	// list (Apply set it).
 	for i := range in {
 		if in[i].v.Status != accounts.BookingPending {
 			in[i].v.Status = accounts.BookingBooked
