@@ -1022,7 +1022,7 @@ func TestPlatformDocFindsPlatformOperations(t *testing.T) {
 	}
 	agreements := func(mutate func(doc map[string]any) any) exchange {
 		x := getExchange(t, "/v1/agreements", "", mutate(recorded("agreements.json").(map[string]any)))
-		x.reqHeader.Set("TPP-Redirect-URI", "https://tpp.example/callback") // every call outside the sandbox
+		x.reqHeader.Set("TPP-Redirect-URI", "https://tpp.example/callback")       // every call outside the sandbox
 		x.reqHeader.Set("TPP-Session-ID", "3f2b6f0e-6d1c-4a0e-9a57-3d2f1c0b9e11") // a read of the PSU's session
 		return x
 	}
