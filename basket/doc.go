@@ -72,7 +72,10 @@
 // unknown the error matches [client.ErrOutcomeUnknown]. StartAuthorisation
 // moves no money but each one that reaches the bank is a new
 // authorisation, so it is sent once too. Get, Status and Delete are
-// retried by the client on transient failures.
+// retried by the client on transient failures. A Delete whose earlier
+// attempt may have deleted the basket can have its retry refused (404):
+// any error answer to such a retry matches [ErrDeleteUnconfirmed], and
+// the basket's status says whether it is gone.
 //
 // # Answers
 //

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/servicecall"
@@ -193,11 +194,17 @@ func (s *Service) Status(ctx context.Context, basketID string, opts ...client.Re
 // error such as 405 CANCELLATION_INVALID. Another 2xx than 204 (a 200,
 // a 202) is a [*client.UnexpectedStatusError]: the bank did not say the
 // basket is gone; read it ([Service.Get]) to learn whether it is.
+//
+// The client sends a DELETE again after an attempt that failed on the
+// way (a dropped connection, a timeout, 429, 502, 503, 504). The
+// basket's state is idempotent, the answer is not: when an earlier
+// attempt may have reached the bank, it may have deleted the basket, and
+// the bank then refuses the next attempt (404: no such basket). Any error
+// answer after such an attempt is an error matching
+// [ErrDeleteUnconfirmed] (the bank's [*client.Error] inside), not a
+// refusal: read the basket's status.
 func (s *Service) Delete(ctx context.Context, basketID string, opts ...client.RequestOption) error {
-	op := byID("basket.Delete", http.MethodDelete, basketID, "")
-	op.Statuses = deleteStatuses
-	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
-	return err
+	return s.delete(ctx, byID("basket.Delete", http.MethodDelete, basketID, ""), opts)
 }
 
 // StartAuthorisation starts a new SCA for the basket (POST
@@ -282,9 +289,28 @@ var deleteStatuses = []int{http.StatusNoContent}
 // DeleteAt deletes a basket by the href of its self link, with the
 // answers of [Service.Delete].
 func (s *Service) DeleteAt(ctx context.Context, href string, opts ...client.RequestOption) error {
-	op := at("basket.DeleteAt", http.MethodDelete, href)
+	return s.delete(ctx, at("basket.DeleteAt", http.MethodDelete, href), opts)
+}
+
+// delete sends a basket's deletion op (Delete, DeleteAt). The bank's
+// error answer to an attempt sent again after one that may have reached
+// the bank, and so may have deleted the basket, is an error matching
+// ErrDeleteUnconfirmed, not a refusal.
+func (s *Service) delete(ctx context.Context, op client.Operation, opts []client.RequestOption) error {
 	op.Statuses = deleteStatuses
+	// retried: an attempt that may have reached the bank, and so may have
+	// deleted the basket, was followed by another (the client asks
+	// BeforeRetry only then).
+	var retried atomic.Bool
+	op.BeforeRetry = func(context.Context, *client.Call) error {
+		retried.Store(true)
+		return nil
+	}
 	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
+	var ce *client.Error
+	if err != nil && retried.Load() && errors.As(err, &ce) {
+		return &deleteUnconfirmedError{ce: ce, err: err}
+	}
 	return err
 }
 

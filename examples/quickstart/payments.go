@@ -110,6 +110,8 @@ func describe(st *payments.StatusResponse) string {
 	switch {
 	case st.TransactionStatus.IsRejected():
 		d += ", rejected"
+	case st.TransactionStatus.IsCancelled():
+		d += ", cancelled"
 	case st.FundsUnavailable():
 		d += ", accepted but waiting for funds"
 	case st.TransactionStatus.IsFinal():
@@ -146,11 +148,21 @@ func (w *walk) domestic(ctx context.Context, pis *payments.Service) error {
 		if errors.Is(batch, errSkipped) {
 			return describe(st) + "; the bank's batch runs on its own schedule", errSkipped
 		}
-		if !st.TransactionStatus.IsFinal() || st.TransactionStatus.IsRejected() {
-			return "", fmt.Errorf("after the batch the payment is %s", describe(st))
+		if err := checkExecuted(st); err != nil {
+			return "", err
 		}
 		return "batch ran; " + describe(st), nil
 	})
+}
+
+// checkExecuted refuses a payment the batch did not execute: only an
+// executed one (ACSC, ACCC) paid. A rejected (RJCT) or cancelled (CANC)
+// payment is final too, but paid nothing; a pending one is not done.
+func checkExecuted(st *payments.StatusResponse) error {
+	if !st.TransactionStatus.IsExecuted() {
+		return fmt.Errorf("after the batch the payment is %s, not executed", describe(st))
+	}
+	return nil
 }
 
 func (w *walk) sepa(ctx context.Context, pis *payments.Service) error {
