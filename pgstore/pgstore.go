@@ -42,6 +42,9 @@ const (
 //     instead of failing. A transaction that fails with a serialization
 //     failure or a deadlock runs again, at most 10 times in all, after a
 //     short random pause; then the method returns a [ContentionError].
+//     A transaction whose first statements never reached the server (an
+//     idle connection that died in a restart or a failover of the
+//     database) runs again at once on another connection.
 //   - Get, Put, Delete and Keys are single statements; a row whose
 //     expires_at has passed is invisible to all of them.
 //   - Take is one DELETE ... RETURNING: of several replicas taking one

@@ -118,6 +118,10 @@ type tx struct {
 	conn  *pgxpool.Conn
 	begun bool // BEGIN was sent
 	ended bool // COMMIT was sent
+	// unsent: the first send (the one with BEGIN) failed before any of
+	// it reached the server (pgconn.SafeToRetry): nothing of the
+	// transaction ran (see retryUnsent).
+	unsent bool
 }
 
 // send sends the statements queue adds to a batch, in one round trip:
@@ -126,7 +130,8 @@ type tx struct {
 // directly must come after a send.
 func (t *tx) send(ctx context.Context, last bool, queue func(b *pgx.Batch)) error {
 	b := &pgx.Batch{}
-	if !t.begun {
+	first := !t.begun
+	if first {
 		b.Queue(beginSQL)
 		t.begun = true
 	}
@@ -137,7 +142,11 @@ func (t *tx) send(ctx context.Context, last bool, queue func(b *pgx.Batch)) erro
 		b.Queue("COMMIT")
 		t.ended = true
 	}
-	return t.conn.SendBatch(ctx, b).Close()
+	err := t.conn.SendBatch(ctx, b).Close()
+	if err != nil && first && pgconn.SafeToRetry(err) {
+		t.unsent = true
+	}
+	return err
 }
 
 // inTx runs body in a READ COMMITTED transaction (see beginSQL) on a
@@ -145,28 +154,74 @@ func (t *tx) send(ctx context.Context, last bool, queue func(b *pgx.Batch)) erro
 // having sent COMMIT, and rolling it back when body fails. A transaction
 // that failed with a serialization failure or a deadlock runs again, on
 // a connection acquired anew, up to maxAttempts times (see retry): body
-// must be ready to run more than once. Every statement of the store goes
-// through here.
+// must be ready to run more than once. A transaction whose first send
+// never reached the server (a dead connection: see retryUnsent) runs
+// again at once, on another connection. Every statement of the store
+// goes through here.
 func (s *Store) inTx(ctx context.Context, body func(t *tx) error) error {
 	return retry(ctx, func() error {
-		conn, err := s.pool.Acquire(ctx)
-		if err != nil {
+		return retryUnsent(ctx, s.maxUnsent, func() (bool, error) { return s.attemptTx(ctx, body) })
+	})
+}
+
+// attemptTx is one attempt of inTx, on a connection acquired for it. It
+// reports whether the attempt failed unsent: at its first send, before
+// anything reached the server (tx.unsent).
+func (s *Store) attemptTx(ctx context.Context, body func(t *tx) error) (unsent bool, err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return false, err
+	}
+	// A connection left inside a transaction (a failed ROLLBACK) is
+	// closed by the pool on release, never reused; so is a dead one.
+	defer conn.Release()
+	t := &tx{conn: conn}
+	err = body(t)
+	if err == nil && !t.ended {
+		err = t.send(ctx, true, nil)
+	}
+	if err != nil && conn.Conn().PgConn().TxStatus() != 'I' {
+		// The row stays as it was, a placeholder disappears.
+		_, _ = conn.Exec(ctx, "ROLLBACK")
+	}
+	return err != nil && t.unsent, err
+}
+
+// maxUnsent is the number of attempts retryUnsent makes: one more than
+// the pool's connections, so that the last one is on a connection the
+// pool opened anew, however many of its idle ones were dead (each dead
+// one fails once and is closed; pgxpool's Acquire bounds its own retries
+// the same way).
+func (s *Store) maxUnsent() int {
+	return int(s.pool.Stat().MaxConns()) + 1
+}
+
+// retryUnsent runs attempt again, at once, while it fails unsent (it
+// reports true with an error for which pgconn.SafeToRetry holds) and ctx
+// has not ended, at most attempts() attempts in all, and returns the last
+// attempt's error as it is.
+//
+// This is what follows a restart or a failover of the database: every
+// idle connection of the pool is dead, and the first statement written
+// on each fails ("write failed: broken pipe", "conn closed"), one
+// needless error per connection. Running the transaction again is safe
+// because nothing of it was sent: pgx reports SafeToRetry only for an
+// error that occurred before any byte of the statement was written to
+// the server, and an attempt reports unsent only when that happened at
+// its first send, the one carrying BEGIN, so no statement of the
+// transaction ran, none can have been committed, and body did nothing
+// after it (Update's fn runs only after the first send succeeded). An
+// error after which a statement may have reached the server (sent and
+// unanswered, a timeout, a server's error) is never retried here, nor
+// is a failure at a later send. ctx is checked before each retry: an
+// ended ctx (whose own error pgx also calls safe to retry) ends it.
+func retryUnsent(ctx context.Context, attempts func() int, attempt func() (unsent bool, err error)) error {
+	for n := 1; ; n++ {
+		unsent, err := attempt()
+		if err == nil || !unsent || !pgconn.SafeToRetry(err) || ctx.Err() != nil || n >= attempts() {
 			return err
 		}
-		// A connection left inside a transaction (a failed ROLLBACK) is
-		// closed by the pool on release, never reused.
-		defer conn.Release()
-		t := &tx{conn: conn}
-		err = body(t)
-		if err == nil && !t.ended {
-			err = t.send(ctx, true, nil)
-		}
-		if err != nil && conn.Conn().PgConn().TxStatus() != 'I' {
-			// The row stays as it was, a placeholder disappears.
-			_, _ = conn.Exec(ctx, "ROLLBACK")
-		}
-		return err
-	})
+	}
 }
 
 // exec runs the statements queue adds in a transaction of their own:

@@ -89,3 +89,57 @@ func TestBackoff(t *testing.T) {
 		assert.Greater(t, len(seen), 1, "retry %d: jittered", n)
 	}
 }
+
+// unsentErr is an error pgconn.SafeToRetry reports safe to retry, as
+// pgx's "write failed" of a dead connection.
+type unsentErr struct{}
+
+func (unsentErr) Error() string     { return "write failed: broken pipe" }
+func (unsentErr) SafeToRetry() bool { return true }
+
+// retryUnsent runs an attempt again only when it failed unsent with an
+// error safe to retry, at most the bound's attempts in all, and not once
+// ctx has ended.
+func TestRetryUnsent(t *testing.T) {
+	t.Parallel()
+	three := func() int { return 3 }
+	// failing returns an attempt that fails with errs in turn (unsent as
+	// told), then succeeds, and counts its calls.
+	failing := func(calls *int, unsent bool, errs ...error) func() (bool, error) {
+		return func() (bool, error) {
+			*calls++
+			if *calls <= len(errs) {
+				return unsent, errs[*calls-1]
+			}
+			return false, nil
+		}
+	}
+	safe := unsentErr{}
+	require.True(t, pgconn.SafeToRetry(safe))
+
+	var n int
+	require.NoError(t, retryUnsent(t.Context(), three, failing(&n, true, safe, safe)))
+	assert.Equal(t, 3, n, "two dead connections, then a live one")
+
+	n = 0
+	err := retryUnsent(t.Context(), three, failing(&n, true, safe, safe, safe, safe))
+	assert.Equal(t, 3, n, "bounded")
+	assert.Equal(t, safe, err)
+
+	n = 0
+	err = retryUnsent(t.Context(), three, failing(&n, false, safe))
+	assert.Equal(t, 1, n, "a failure at a later send is not retried")
+	assert.Equal(t, safe, err)
+
+	other := &pgconn.PgError{Code: "57P01", Message: "terminating connection due to administrator command"}
+	n = 0
+	err = retryUnsent(t.Context(), three, failing(&n, true, other))
+	assert.Equal(t, 1, n, "an error that may have followed a send is not retried")
+	assert.Same(t, other, err)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	n = 0
+	err = retryUnsent(ctx, three, func() (bool, error) { n++; cancel(); return true, safe })
+	assert.Equal(t, 1, n, "no attempt after ctx ended")
+	assert.Equal(t, safe, err)
+}
