@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"sync/atomic"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/servicecall"
@@ -299,16 +298,11 @@ func (s *Service) DeleteAt(ctx context.Context, href string, opts ...client.Requ
 func (s *Service) delete(ctx context.Context, op client.Operation, opts []client.RequestOption) error {
 	op.Statuses = deleteStatuses
 	// retried: an attempt that may have reached the bank, and so may have
-	// deleted the basket, was followed by another (the client asks
-	// BeforeRetry only then).
-	var retried atomic.Bool
-	op.BeforeRetry = func(context.Context, *client.Call) error {
-		retried.Store(true)
-		return nil
-	}
+	// deleted the basket, was followed by another.
+	retried := servicecall.TrackRetry(&op)
 	_, _, err := servicecall.Do[struct{}](ctx, s.client(), op, opts)
 	var ce *client.Error
-	if err != nil && retried.Load() && errors.As(err, &ce) {
+	if err != nil && retried() && errors.As(err, &ce) {
 		return &deleteUnconfirmedError{ce: ce, err: err}
 	}
 	return err

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -655,13 +654,8 @@ var cancelStatuses = []int{http.StatusNoContent, http.StatusAccepted}
 func (s *Service) cancel(ctx context.Context, op client.Operation, opts []client.RequestOption) (*Cancellation, error) {
 	op.Statuses = cancelStatuses
 	// retried: an attempt that may have reached the bank, and so may
-	// have cancelled the payment, was followed by another (the client
-	// asks BeforeRetry only then).
-	var retried atomic.Bool
-	op.BeforeRetry = func(context.Context, *client.Call) error {
-		retried.Store(true)
-		return nil
-	}
+	// have cancelled the payment, was followed by another.
+	retried := servicecall.TrackRetry(&op)
 	out, resp, err := servicecall.Do[cancelAnswer](ctx, s.client(), op, opts)
 	if err != nil {
 		var us *client.UnexpectedStatusError
@@ -669,7 +663,7 @@ func (s *Service) cancel(ctx context.Context, op client.Operation, opts []client
 			return nil, &CancellationUnconfirmedError{Operation: us.Operation, RequestID: us.RequestID, StatusCode: us.StatusCode, Err: us}
 		}
 		var ce *client.Error
-		if retried.Load() && errors.As(err, &ce) {
+		if retried() && errors.As(err, &ce) {
 			return nil, &CancellationUnconfirmedError{Operation: ce.Operation, RequestID: ce.RequestID, StatusCode: ce.StatusCode, Err: err, retried: true}
 		}
 		if resp != nil && resp.StatusCode == http.StatusAccepted {

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"sync/atomic"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -53,4 +54,20 @@ func clipPSUMessage(out any) {
 	if f.IsValid() && f.Kind() == reflect.String && f.CanSet() {
 		f.SetString(client.ClipText(f.String()))
 	}
+}
+
+// TrackRetry gives op a BeforeRetry that records that the client sends
+// op again after an attempt that may have reached the bank (the client
+// asks BeforeRetry only then), and returns the check of it. An
+// idempotent call (a DELETE) uses it to tell the bank's refusal of a
+// retry, which may follow a first attempt that did what was asked, from
+// a refusal of the call itself. It also stops the transport's own
+// resend of op, so that the client's loop decides every retry.
+func TrackRetry(op *client.Operation) (retried func() bool) {
+	var r atomic.Bool
+	op.BeforeRetry = func(context.Context, *client.Call) error {
+		r.Store(true)
+		return nil
+	}
+	return r.Load
 }
