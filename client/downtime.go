@@ -27,6 +27,15 @@ type Downtime struct {
 	// saw it end).
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end,omitzero"`
+	// LastFailure is when the last failed request recorded was sent
+	// (failed probes included): the bank was seen down up to then. On
+	// low traffic the probe that ends a downtime goes with the next
+	// call, which may come hours after the bank came back, so End is
+	// when the bank was first seen up again, and the time from
+	// LastFailure to End is time no request may have looked at
+	// ([Availability.Seen] leaves it out). Zero in a record of an
+	// earlier version: its last evidence stands in ([Downtime.SeenUntil]).
+	LastFailure time.Time `json:"lastFailure,omitzero"`
 	// Failures counts the failed requests recorded: those that opened
 	// the breaker and the failed probes, every one of them, also beyond
 	// the evidence kept.
@@ -330,6 +339,20 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 	return out, nil
 }
 
+// SeenUntil is when d's bank was last seen down: [Downtime.LastFailure],
+// or for a record without one (an earlier version's) its latest
+// evidence, or its start.
+func (d Downtime) SeenUntil() time.Time {
+	if !d.LastFailure.IsZero() {
+		return latest(d.LastFailure, d.Start)
+	}
+	seen := d.Start
+	for _, e := range d.Evidence {
+		seen = latest(seen, e.At)
+	}
+	return seen
+}
+
 // Availability is a bank's unavailability over a period in the EBA's
 // terms.
 type Availability struct {
@@ -341,6 +364,12 @@ type Availability struct {
 	Count       int           `json:"count"`
 	Unavailable time.Duration `json:"unavailable"`
 	Longest     time.Duration `json:"longest"`
+	// Seen is the part of Unavailable that failed requests prove: each
+	// record from its start to its last failure ([Downtime.SeenUntil]).
+	// The rest is time from a record's last failure to its end, during
+	// which no request may have gone (the breaker lets the next call
+	// probe the bank; on low traffic that call comes late).
+	Seen time.Duration `json:"seen"`
 	// Uptime is the share of the period the bank was available, in
 	// percent.
 	Uptime float64 `json:"uptimePercent"`
@@ -357,27 +386,23 @@ func Report(bank string, downs []Downtime, from, to, now time.Time) Availability
 	if a.Downtimes == nil {
 		a.Downtimes = []Downtime{}
 	}
-	type span struct{ s, e time.Time }
-	spans := make([]span, 0, len(downs))
+	whole := make([]span, 0, len(downs))
+	seen := make([]span, 0, len(downs))
 	for _, d := range downs {
 		end := d.End
 		if end.IsZero() {
 			end = earliest(to, now)
 		}
-		s, e := latest(d.Start, from), earliest(end, to)
-		if e.After(s) {
-			spans = append(spans, span{s, e})
-		}
+		whole = appendSpan(whole, d.Start, end, from, to)
+		seen = appendSpan(seen, d.Start, earliest(d.SeenUntil(), end), from, to)
 	}
-	slices.SortFunc(spans, func(x, y span) int { return x.s.Compare(y.s) })
-	for i := 0; i < len(spans); {
-		cur := spans[i]
-		for i++; i < len(spans) && !spans[i].s.After(cur.e); i++ {
-			cur.e = latest(cur.e, spans[i].e)
-		}
+	for _, cur := range mergeSpans(whole) {
 		a.Count++
 		a.Unavailable += cur.e.Sub(cur.s)
 		a.Longest = max(a.Longest, cur.e.Sub(cur.s))
+	}
+	for _, cur := range mergeSpans(seen) {
+		a.Seen += cur.e.Sub(cur.s)
 	}
 	if span := to.Sub(from); span > 0 {
 		a.Uptime = 100 * float64(span-a.Unavailable) / float64(span)
@@ -385,18 +410,47 @@ func Report(bank string, downs []Downtime, from, to, now time.Time) Availability
 	return a
 }
 
+// span is a time of unavailability within a report's period.
+type span struct{ s, e time.Time }
+
+// appendSpan appends [s, e) cut to [from, to) to spans, when any of it
+// is left.
+func appendSpan(spans []span, s, e, from, to time.Time) []span {
+	s, e = latest(s, from), earliest(e, to)
+	if e.After(s) {
+		spans = append(spans, span{s, e})
+	}
+	return spans
+}
+
+// mergeSpans sorts spans and merges those that overlap or touch: the
+// replicas on one store each record the outage they all met.
+func mergeSpans(spans []span) []span {
+	slices.SortFunc(spans, func(x, y span) int { return x.s.Compare(y.s) })
+	var out []span
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		for i++; i < len(spans) && !spans[i].s.After(cur.e); i++ {
+			cur.e = latest(cur.e, spans[i].e)
+		}
+		out = append(out, cur)
+	}
+	return out
+}
+
 // String prints a as a table.
 func (a Availability) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "bank %s, %s to %s\n", a.Bank, a.From.UTC().Format(time.RFC3339), a.To.UTC().Format(time.RFC3339))
-	fmt.Fprintf(&sb, "unavailable: %d time(s), %.1f minutes, longest %s, uptime %.3f%%\n",
-		a.Count, a.Unavailable.Minutes(), a.Longest.Round(time.Second), a.Uptime)
+	fmt.Fprintf(&sb, "unavailable: %d time(s), %.1f minutes (%.1f seen failing), longest %s, uptime %.3f%%\n",
+		a.Count, a.Unavailable.Minutes(), a.Seen.Minutes(), a.Longest.Round(time.Second), a.Uptime)
 	for _, d := range a.Downtimes {
 		end := "ongoing"
 		if !d.End.IsZero() {
 			end = d.End.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(&sb, "  %s to %s, %d failed request(s)\n", d.Start.UTC().Format(time.RFC3339), end, d.Failures)
+		fmt.Fprintf(&sb, "  %s to %s, %d failed request(s), the last at %s\n", d.Start.UTC().Format(time.RFC3339), end, d.Failures,
+			d.SeenUntil().UTC().Format(time.RFC3339))
 		for _, e := range d.Evidence {
 			fmt.Fprintf(&sb, "    %s  %-36s  %-26s  %s\n", e.At.UTC().Format(time.RFC3339Nano), e.RequestID, e.Result, e.Operation)
 		}

@@ -313,6 +313,7 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time, probe uint
 		if b.current != nil {
 			// Every failure counts; the evidence stops at its bound.
 			b.current.Failures++
+			b.current.LastFailure = latest(b.current.LastFailure, ev.At)
 			if len(b.current.Evidence) < maxEvidence {
 				b.current.Evidence = append(b.current.Evidence, ev)
 			}
@@ -342,7 +343,7 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time, probe uint
 	if len(b.streak) > 0 {
 		start = b.streak[0].At
 	}
-	d := Downtime{Bank: b.bank, Start: start, Failures: b.consecutive, Evidence: slices.Clone(b.streak)}
+	d := Downtime{Bank: b.bank, Start: start, LastFailure: latest(start, ev.At), Failures: b.consecutive, Evidence: slices.Clone(b.streak)}
 	b.current = &d
 	b.opened = true
 	return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: BreakerClosed, To: BreakerOpen, At: now, Downtime: d}}, b.shareLocked(true)

@@ -131,8 +131,8 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(w, "bank %s: UNAVAILABLE since %s (circuit breaker open; next probe at %s)\n",
 				h.Bank, h.Since.Format(time.RFC3339), h.ProbeAt.Format(time.RFC3339))
 		}
-		fmt.Fprintf(w, "last 24 h: unavailable %d time(s), %.1f minutes, longest %s, uptime %.3f%%\n",
-			a.Count, a.Unavailable.Minutes(), a.Longest.Round(time.Second), a.Uptime)
+		fmt.Fprintf(w, "last 24 h: unavailable %d time(s), %.1f minutes (%.1f seen failing), longest %s, uptime %.3f%%\n",
+			a.Count, a.Unavailable.Minutes(), a.Seen.Minutes(), a.Longest.Round(time.Second), a.Uptime)
 		fmt.Fprintln(w, "the evidence to file: psd2 health report -from ... -to ...")
 	})
 	if err == nil && h.UnendedSince != nil {
