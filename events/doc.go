@@ -30,7 +30,10 @@
 // Every event has a stable [Envelope.ID], derived from what it says (the
 // kind, the reference, the threshold, the new status): the same fact
 // emitted twice, by two replicas or after a restart, has the same ID, so
-// that the Emitter (with a shared store) and the outbox deliver it once.
+// that the Emitter (with a shared store) and the outbox deliver it once:
+// replicas emitting one fact at the same moment take turns through a
+// claim in the shared store, so a [Handler] on each of them sees it once
+// between them.
 // A consumer whose effect is outside the database (an e-mail) should
 // still use the ID as its idempotency key: a consumer killed after the
 // effect but before its commit gets the event again.

@@ -1,7 +1,9 @@
 package events
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -141,7 +143,11 @@ func NewEmitter(sink Sink, opts ...Option) (*Emitter, error) {
 // Emit publishes ev unless an event with its ID was published before. It
 // reports whether it published. Concurrent calls with the same fact
 // publish it once: a call waits for another publishing the same ID (at
-// most [StoreWait]) and then finds it published. A Sink that panics is recovered: Emit
+// most [StoreWait]) and then finds it published. So do replicas on one
+// store ([WithStore]): the one that publishes holds a claim in the store
+// meanwhile (one more store write per publication), and the others wait
+// for its mark, or publish themselves when its publication failed or it
+// died (the claim then ends with its TTL, twice StoreWait and a second). A Sink that panics is recovered: Emit
 // returns an error wrapping [ErrSinkPanicked] and remembers nothing.
 func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 	env, err := Wrap(ev, e.now())
@@ -154,13 +160,18 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 	}
 	defer release()
 	key := "events/emitted/" + env.ID
-	gctx, cancel := context.WithTimeout(ctx, e.storeWait)
-	_, err = e.st.Get(gctx, key)
-	cancel()
-	if err == nil {
-		return false, nil
-	} else if !errors.Is(err, store.ErrNotStored) {
-		return false, fmt.Errorf("events: store: %w", err)
+	if published, err := e.emitted(ctx, key); err != nil || published {
+		return false, err
+	}
+	published, unclaim, err := e.claimShared(ctx, env.ID, key)
+	if err != nil || published {
+		return false, err
+	}
+	defer unclaim()
+	// Another replica may have published it and ended its claim between
+	// the look above and this claim.
+	if published, err := e.emitted(ctx, key); err != nil || published {
+		return false, err
 	}
 	// Publish first: a crash before the mark publishes again, which the
 	// outbox drops by ID; the other order could lose the event. The
@@ -178,6 +189,86 @@ func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 		return true, fmt.Errorf("events: store: %w", err)
 	}
 	return true, nil
+}
+
+// emitted reports whether the mark key of a published event is in the
+// store.
+func (e *Emitter) emitted(ctx context.Context, key string) (bool, error) {
+	gctx, cancel := context.WithTimeout(ctx, e.storeWait)
+	_, err := e.st.Get(gctx, key)
+	cancel()
+	if err == nil {
+		return true, nil
+	} else if !errors.Is(err, store.ErrNotStored) {
+		return false, fmt.Errorf("events: store: %w", err)
+	}
+	return false, nil
+}
+
+// errClaimHeld: another replica holds the claim of publishing an event.
+var errClaimHeld = errors.New("events: another replica is publishing the event")
+
+// claimPoll is how often an Emit waiting for another replica's
+// publication of the same event looks for its mark.
+const claimPoll = 25 * time.Millisecond
+
+// claimShared takes, in the Emitter's store, the claim of publishing the
+// event id, shared by every replica on that store (claim serves the
+// calls of one process): two replicas emitting one fact at the same
+// moment would each find it unpublished and each publish it, which a
+// Handler sink on each of them sees twice. The claim lives as long as a
+// publication and its mark may take (the store's TTL ends it when its
+// holder died). While another replica holds it, claimShared waits for
+// that replica's mark (mark: published is true) or for the claim to end
+// unmarked (a failed publication), then takes it; it gives up with an
+// error when ctx ends or after the claim's life and a store wait. It
+// returns the function that ends the claim.
+func (e *Emitter) claimShared(ctx context.Context, id, mark string) (published bool, release func(), err error) {
+	key := "events/publishing/" + id
+	life := 2*e.storeWait + time.Second
+	token := make([]byte, 16)
+	_, _ = rand.Read(token) // crypto/rand's Read never fails
+	giveUp := time.NewTimer(life + e.storeWait)
+	defer giveUp.Stop()
+	for {
+		uctx, cancel := context.WithTimeout(ctx, e.storeWait)
+		err := e.st.Update(uctx, key, func(_ []byte, found bool) ([]byte, time.Duration, error) {
+			if found {
+				return nil, 0, errClaimHeld
+			}
+			return token, life, nil
+		})
+		cancel()
+		if err == nil {
+			return false, func() { e.unclaim(ctx, key, token) }, nil
+		}
+		if !errors.Is(err, errClaimHeld) {
+			return false, nil, fmt.Errorf("events: store: %w", err)
+		}
+		select {
+		case <-time.After(claimPoll):
+		case <-ctx.Done():
+			return false, nil, fmt.Errorf("events: waiting for another replica's publication: %w", ctx.Err())
+		case <-giveUp.C:
+			return false, nil, errors.New("events: another replica's publication of the same event did not end")
+		}
+		if published, err := e.emitted(ctx, mark); err != nil || published {
+			return published, nil, err
+		}
+	}
+}
+
+// unclaim ends the claim under key when it is still token's (best
+// effort: its TTL ends it otherwise).
+func (e *Emitter) unclaim(ctx context.Context, key string, token []byte) {
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.storeWait)
+	defer cancel()
+	_ = e.st.Update(uctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		if !found || !bytes.Equal(old, token) {
+			return nil, 0, errClaimHeld
+		}
+		return nil, 0, nil
+	})
 }
 
 // claim waits until no other call of Emit is publishing the event id
