@@ -166,8 +166,12 @@ var ErrCorrupt = errors.New("store: file store entry is not readable")
 // share stays the same however many values the directory holds; a pass
 // over the directory starts at most every 1024 such writes; an Update
 // written in place adds no file and does not count), and when
-// [FileStore.Sweep] is called. Keys reads every file's header: it costs one small read per
-// stored value.
+// [FileStore.Sweep] is called. Keys reads the directory, and the header of
+// each file under its prefix and of each file it never read: a file's
+// name is its key's hash, so the store knows the key under a name once
+// read (at most a million of them), and a listing of 10 sessions among
+// 20,000 budget keys reads 10 files, not 20,010 (43 ms against 620 to
+// 750 ms, BenchmarkFileStoreKeysPrefix).
 //
 // The store never follows a symbolic link: not for its directory, not for
 // the files in it (O_NOFOLLOW). A file of the directory that is a symbolic
@@ -211,6 +215,10 @@ type FileStore struct {
 	// inPlace: Update writes a value that fits in place (see
 	// file_inplace.go); off in benchmarks only.
 	inPlace bool
+	// names knows the key of value files read before (see keyNames).
+	names keyNames
+	// opened counts the value files opened to be read (tests).
+	opened atomic.Int64
 }
 
 // NewFileStore opens (creating it with mode 0700 if needed) the directory
@@ -739,8 +747,9 @@ func (s *FileStore) Take(ctx context.Context, key string) ([]byte, error) {
 }
 
 // Keys implements [Store]. It reads the directory and the header of every
-// value file when the iteration starts; a file it cannot read ends the
-// sequence with its error.
+// value file under prefix (or never read by this store) when the
+// iteration starts; a file it cannot read ends the sequence with its
+// error.
 func (s *FileStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		if err := ctx.Err(); err != nil {
@@ -763,6 +772,9 @@ func (s *FileStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, e
 				yield("", err)
 				return
 			}
+			if key, ok := s.names.key(e.Name()); ok && !strings.HasPrefix(key, prefix) {
+				continue // another prefix's: only its expiry is unknown
+			}
 			_, h, err := s.readEntry(ctx, e.Name(), shard, "", false)
 			if errors.Is(err, ErrNotStored) {
 				continue // deleted meanwhile
@@ -771,6 +783,7 @@ func (s *FileStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, e
 				yield("", err)
 				return
 			}
+			s.names.learn(e.Name(), h.key)
 			if strings.HasPrefix(h.key, prefix) && !h.expired(now) {
 				keys = append(keys, h.key)
 			}

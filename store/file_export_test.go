@@ -5,3 +5,6 @@ package store
 // file, syncs it, renames it and syncs the directory (as Put does outside
 // Linux); no file is reused and no Update is written in place.
 func WritePerFile(st *FileStore) { st.shareSyncs, st.reuse, st.inPlace = false, false, false }
+
+// Opened counts the value files st opened to read them.
+func Opened(st *FileStore) int64 { return st.opened.Load() }

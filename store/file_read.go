@@ -49,6 +49,7 @@ func (s *FileStore) openValue(path string, flag int) (*os.File, fs.FileInfo, err
 // not change while the flock is held. When the file is locked by a
 // writer or has left path, it returns errReused.
 func (s *FileStore) readOnce(path, key string, withValue, locked bool) ([]byte, fileHeader, error) {
+	s.opened.Add(1)
 	f, fi, err := s.openValue(path, os.O_RDONLY)
 	if err != nil {
 		return nil, fileHeader{}, err

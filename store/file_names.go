@@ -1,0 +1,65 @@
+package store
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+)
+
+// maxKnownNames bounds the value files whose key a FileStore keeps in
+// memory (keyNames): about 100 bytes each, so at most about 100 MiB for
+// a store of a million keys; past it the files of new keys are read by
+// each Keys call, as before the cache.
+const maxKnownNames = 1 << 20
+
+// keyNames knows the key of each value file read before. A value file's
+// name is the SHA-256 of its key, so the key under a name never changes:
+// whatever another process writes or removes, a file of that name holds
+// that key or is gone. [FileStore.Keys] then reads only the files of keys
+// under its prefix (for their expiry) and those it never read, rather
+// than every file of the store: listing a few sessions among 100,000
+// budget keys read 100,000 files on every call. A key is learned only
+// when its hash is the name (a file whose header names another key,
+// damaged or placed by hand, is read every time, as before).
+type keyNames struct {
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]string
+}
+
+// key returns the key of the value file name, false when not known.
+func (k *keyNames) key(name string) (string, bool) {
+	sum, ok := nameSum(name)
+	if !ok {
+		return "", false
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	key, ok := k.m[sum]
+	return key, ok
+}
+
+// learn records that the value file name holds key, when key's hash is
+// name and the bound leaves room.
+func (k *keyNames) learn(name, key string) {
+	sum, ok := nameSum(name)
+	if !ok || sha256.Sum256([]byte(key)) != sum {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.m == nil {
+		k.m = make(map[[sha256.Size]byte]string)
+	}
+	if _, known := k.m[sum]; !known && len(k.m) < maxKnownNames {
+		k.m[sum] = key
+	}
+}
+
+// nameSum decodes the hash in a value file's name.
+func nameSum(name string) (sum [sha256.Size]byte, ok bool) {
+	if len(name) < 2*sha256.Size {
+		return sum, false
+	}
+	_, err := hex.Decode(sum[:], []byte(name[:2*sha256.Size]))
+	return sum, err == nil
+}
