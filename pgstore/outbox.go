@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/tppkit/psd2/events"
 	"github.com/tppkit/psd2/internal/backoff"
@@ -43,6 +44,14 @@ import (
 // stored out of the outbox's bounds (by an earlier release or by hand:
 // see [ErrStoredEventRefused]) is never given to a handler, nor its data
 // read: it becomes a dead letter at its first attempt.
+//
+// Restarts: a statement of the outbox that never reached the server (an
+// idle connection of the pool that died in a restart or a failover of
+// the database) runs again at once on another connection, as the
+// store's transactions do: Consume's BEGIN, each read of Stats,
+// DeadLetters, List and Pending, each batch of Prune. Nothing that may
+// have reached the server runs again: a consumer's connection lost
+// after its BEGIN fails its batch, which is pending again.
 //
 // Order: the events of one subject ([events.Envelope.Key]: one consent
 // reference, one payment, one certificate role) are delivered in the
@@ -335,7 +344,10 @@ func (o *Outbox) consume(ctx context.Context, n int, h OutboxHandler) (int, []*H
 		return 0, nil, errors.New("pgstore: outbox: Consume needs n > 0 and a handler")
 	}
 	n = min(n, MaxConsumeBatch)
-	tx, err := o.s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	// A BEGIN on a dead connection (after a restart) is sent again on
+	// another (Store.begin); nothing after it is: the claim below may
+	// have reached the server.
+	tx, err := o.s.begin(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return 0, nil, wrap(ctx, "outbox consume", err)
 	}
@@ -482,7 +494,9 @@ func (o *Outbox) Run(ctx context.Context, n int, poll time.Duration, h OutboxHan
 // Pending returns the number of pending events (neither delivered nor
 // dead letters; [OutboxStats.Pending]) and of all events in the outbox.
 func (o *Outbox) Pending(ctx context.Context) (pending, total int64, err error) {
-	err = o.s.pool.QueryRow(ctx, o.q.count).Scan(&pending, &total)
+	err = o.s.statement(ctx, func() error {
+		return o.s.pool.QueryRow(ctx, o.q.count).Scan(&pending, &total)
+	})
 	return pending, total, wrapNil(ctx, "outbox pending", err)
 }
 
@@ -506,7 +520,12 @@ func wrapNil(ctx context.Context, op string, err error) error {
 func (o *Outbox) Prune(ctx context.Context, olderThan time.Duration) (int64, error) {
 	var total int64
 	for {
-		tag, err := o.s.pool.Exec(ctx, o.q.prune, micros(olderThan))
+		var tag pgconn.CommandTag
+		err := o.s.statement(ctx, func() error {
+			var err error
+			tag, err = o.s.pool.Exec(ctx, o.q.prune, micros(olderThan))
+			return err
+		})
 		if err != nil {
 			return total, wrap(ctx, "outbox prune", err)
 		}

@@ -51,7 +51,13 @@ type OutboxStats struct {
 // outbox at two moments, and may disagree; [Outbox.List] reads both at
 // one.
 func (o *Outbox) Stats(ctx context.Context) (OutboxStats, error) {
-	return o.stats(ctx, o.s.pool)
+	var s OutboxStats
+	err := o.s.statement(ctx, func() error {
+		var err error
+		s, err = o.stats(ctx, o.s.pool)
+		return err
+	})
+	return s, err
 }
 
 // querier runs a statement on a pool or in a transaction.
@@ -108,7 +114,13 @@ func (o *Outbox) DeadLetters(ctx context.Context, limit int) ([]DeadLetter, erro
 	if err := checkDeadLimit("DeadLetters", limit); err != nil {
 		return nil, err
 	}
-	return o.deadLetters(ctx, o.s.pool, limit)
+	var dead []DeadLetter
+	err := o.s.statement(ctx, func() error {
+		var err error
+		dead, err = o.deadLetters(ctx, o.s.pool, limit)
+		return err
+	})
+	return dead, err
 }
 
 // checkDeadLimit refuses a limit of dead letters out of 1 to
@@ -141,7 +153,7 @@ func (o *Outbox) List(ctx context.Context, limit int) (OutboxStats, []DeadLetter
 	// serialize on a primary; on a hot standby a conflict with recovery
 	// (40001) runs it again (retry).
 	err := retry(ctx, func() error {
-		tx, err := o.s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		tx, err := o.s.begin(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 		if err != nil {
 			return wrap(ctx, "outbox list", err)
 		}

@@ -2,14 +2,15 @@ package pgstore_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/events"
 	"github.com/tppkit/psd2/pgstore"
 	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 	"github.com/tppkit/psd2/store"
@@ -24,57 +25,12 @@ import (
 func TestRestartIdleConnections(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	conn := pgtest.Conn(t)
 	schema := pgtest.Schema(t)
-	const conns = 4
-
-	cfg, err := pgxpool.ParseConfig(conn)
-	require.NoError(t, err)
-	cfg.MaxConns = conns
-	// The application name finds the pool's backends; no ping on
-	// acquire (pgxpool pings a connection idle for over a second) keeps
-	// the dead connections for the store to meet, as on a busy pool.
-	cfg.ConnConfig.RuntimeParams["application_name"] = schema
-	cfg.ShouldPing = func(context.Context, pgxpool.ShouldPingParams) bool { return false }
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	require.NoError(t, err)
-	t.Cleanup(pool.Close)
+	pool, restart := pgtest.RestartPool(t, 4)
 	st, err := pgstore.New(pool, pgstore.WithSchema(schema))
 	require.NoError(t, err)
 	t.Cleanup(st.Close)
 	require.NoError(t, st.Migrate(ctx))
-
-	admin, err := pgx.Connect(ctx, conn)
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = admin.Close(context.Background()) })
-
-	// restart fills the pool with conns new idle connections and kills
-	// their backends, as a restart of the server does.
-	restart := func(t *testing.T) {
-		t.Helper()
-		pool.Reset() // whatever a method before left
-		held := make([]*pgxpool.Conn, conns)
-		for i := range held {
-			held[i], err = pool.Acquire(ctx)
-			require.NoError(t, err)
-		}
-		for _, c := range held {
-			c.Release()
-		}
-		require.Equal(t, int32(conns), pool.Stat().IdleConns())
-		var killed int
-		require.NoError(t, admin.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = $1`, schema).Scan(&killed))
-		require.Equal(t, conns, killed)
-		require.Eventually(t, func() bool {
-			var left int
-			require.NoError(t, admin.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, schema).Scan(&left))
-			return left == 0
-		}, 10*time.Second, 10*time.Millisecond, "the backends exit")
-		// A backend leaves pg_stat_activity just before its process
-		// exits and its socket closes; a write before that would reach
-		// it (and read its FATAL message) instead of failing unsent.
-		time.Sleep(time.Second) // a loaded machine: room to spare
-	}
 
 	// seed writes and reads on a pool of its own, which no restart
 	// touches, so that each method below is checked alone.
@@ -140,4 +96,140 @@ func TestRestartIdleConnections(t *testing.T) {
 
 	restart(t)
 	assert.NoError(t, st.Migrate(ctx), "migrate")
+}
+
+// The outbox's own statements, run on the pool outside the store's
+// transactions (the consumer's BEGIN, the reads of Stats, DeadLetters,
+// List and Pending, each batch of Prune), meet the dead connections of a
+// restart as the store's do: each runs again on another connection, so
+// no method fails. Every idle connection of the pool (four) is killed
+// before each method; the events each one needs are set up on a pool of
+// their own, which no restart touches.
+func TestRestartOutbox(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	schema := pgtest.Schema(t)
+	pool, restart := pgtest.RestartPool(t, 4)
+	// One failure makes a dead letter.
+	opts := []pgstore.Option{pgstore.WithSchema(schema), pgstore.WithOutboxMaxAttempts(1)}
+	st, err := pgstore.New(pool, opts...)
+	require.NoError(t, err)
+	t.Cleanup(st.Close)
+	require.NoError(t, st.Migrate(ctx))
+	ob := st.Outbox()
+	seed, err := pgstore.New(pgtest.Pool(t, 1), opts...)
+	require.NoError(t, err)
+	t.Cleanup(seed.Close)
+	sob := seed.Outbox()
+
+	deliver := func(context.Context, pgx.Tx, events.Envelope) error { return nil }
+	// kill makes e, the one event of the test that fails, a dead letter
+	// (unless it is one already), through the seed's consumer, which
+	// delivers any other event pending.
+	kill := func(t *testing.T, e events.Envelope) {
+		t.Helper()
+		if s, err := sob.Stats(ctx); err == nil && s.Dead == 1 {
+			return
+		}
+		_, err := sob.Consume(ctx, 10, func(_ context.Context, _ pgx.Tx, got events.Envelope) error {
+			if got.ID == e.ID {
+				return errors.New("handler failed")
+			}
+			return nil
+		})
+		var he *pgstore.HandlerError
+		require.ErrorAs(t, err, &he)
+		require.Equal(t, e.ID, he.ID)
+		require.True(t, he.Dead)
+	}
+	stats := func(t *testing.T) pgstore.OutboxStats {
+		t.Helper()
+		s, err := sob.Stats(ctx)
+		require.NoError(t, err)
+		s.OldestPending = time.Time{}
+		return s
+	}
+
+	e0, e1, e2 := outboxEvent(t, 0), outboxEvent(t, 1), outboxEvent(t, 2)
+	restart(t)
+	assert.NoError(t, ob.Publish(ctx, e0), "publish")
+	assert.Equal(t, pgstore.OutboxStats{Pending: 1}, stats(t), "publish")
+
+	restart(t)
+	n, err := ob.Consume(ctx, 10, deliver)
+	assert.NoError(t, err, "consume")
+	assert.Equal(t, 1, n, "consume")
+
+	require.NoError(t, sob.Publish(ctx, e1))
+	kill(t, e1)
+	restart(t)
+	s, err := ob.Stats(ctx)
+	assert.NoError(t, err, "stats")
+	s.OldestPending = time.Time{}
+	assert.Equal(t, pgstore.OutboxStats{Dead: 1, Delivered: 1}, s, "stats")
+
+	restart(t)
+	dead, err := ob.DeadLetters(ctx, 10)
+	assert.NoError(t, err, "dead letters")
+	if assert.Len(t, dead, 1, "dead letters") {
+		assert.Equal(t, e1.ID, dead[0].ID, "dead letters")
+	}
+
+	restart(t)
+	s, dead, err = ob.List(ctx, 10)
+	assert.NoError(t, err, "list")
+	assert.Equal(t, int64(1), s.Dead, "list")
+	assert.Len(t, dead, 1, "list")
+
+	restart(t)
+	pending, total, err := ob.Pending(ctx)
+	assert.NoError(t, err, "pending")
+	assert.Equal(t, [2]int64{0, 2}, [2]int64{pending, total}, "pending")
+
+	restart(t)
+	assert.NoError(t, ob.Retry(ctx, e1.ID), "retry")
+	assert.Equal(t, pgstore.OutboxStats{Pending: 1, Delivered: 1}, stats(t), "retry")
+
+	kill(t, e1)
+	restart(t)
+	n64, err := ob.RetryAll(ctx)
+	assert.NoError(t, err, "retry all")
+	assert.Equal(t, int64(1), n64, "retry all")
+
+	kill(t, e1)
+	restart(t)
+	assert.NoError(t, ob.Discard(ctx, e1.ID), "discard")
+	assert.Equal(t, pgstore.OutboxStats{Delivered: 2}, stats(t), "discard")
+
+	restart(t)
+	n64, err = ob.Prune(ctx, 0)
+	assert.NoError(t, err, "prune")
+	assert.Equal(t, int64(2), n64, "prune")
+
+	// Run delivers e2, then waits for more until it is stopped: it ends
+	// with its context's error, not the database's.
+	require.NoError(t, sob.Publish(ctx, e2))
+	restart(t)
+	run, stop := context.WithCancel(ctx)
+	defer stop()
+	handled := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- ob.Run(run, 10, 10*time.Millisecond, func(context.Context, pgx.Tx, events.Envelope) error {
+			select {
+			case handled <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+	}()
+	select {
+	case err := <-done:
+		assert.Fail(t, "run", "ended before delivering: %v", err)
+	case <-handled:
+		require.Eventually(t, func() bool { return stats(t).Pending == 0 }, 10*time.Second, 10*time.Millisecond, "run delivers")
+		stop()
+		assert.ErrorIs(t, <-done, context.Canceled, "run")
+	}
+	assert.Equal(t, pgstore.OutboxStats{Delivered: 1}, stats(t), "run")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/tppkit/psd2/internal/backoff"
+	"github.com/tppkit/psd2/pgstore/internal/pgretry"
 )
 
 // beginSQL opens every transaction of the store, single statements
@@ -120,7 +121,7 @@ type tx struct {
 	ended bool // COMMIT was sent
 	// unsent: the first send (the one with BEGIN) failed before any of
 	// it reached the server (pgconn.SafeToRetry): nothing of the
-	// transaction ran (see retryUnsent).
+	// transaction ran (see pgretry.Unsent).
 	unsent bool
 }
 
@@ -155,13 +156,40 @@ func (t *tx) send(ctx context.Context, last bool, queue func(b *pgx.Batch)) erro
 // that failed with a serialization failure or a deadlock runs again, on
 // a connection acquired anew, up to maxAttempts times (see retry): body
 // must be ready to run more than once. A transaction whose first send
-// never reached the server (a dead connection: see retryUnsent) runs
-// again at once, on another connection. Every statement of the store
-// goes through here.
+// never reached the server (a dead connection after a restart or a
+// failover: see pgretry.Unsent) runs again at once, on another
+// connection, at most the pool's size plus one times. Every statement of
+// the store goes through here; the outbox's consumer and its reads,
+// which run on the pool directly, go through s.statement and s.begin,
+// under the same rule.
 func (s *Store) inTx(ctx context.Context, body func(t *tx) error) error {
 	return retry(ctx, func() error {
-		return retryUnsent(ctx, s.maxUnsent, func() (bool, error) { return s.attemptTx(ctx, body) })
+		return pgretry.Unsent(ctx, pgretry.Attempts(s.pool), func() (bool, error) { return s.attemptTx(ctx, body) })
 	})
+}
+
+// statement runs stmt, one statement on the pool outside the store's
+// transactions (a read of the outbox, a batch of its prune), again at
+// once on another connection while it fails before reaching the server
+// (pgretry.Statement: a dead connection after a restart or a failover).
+func (s *Store) statement(ctx context.Context, stmt func() error) error {
+	return pgretry.Statement(ctx, s.pool, stmt)
+}
+
+// begin begins a transaction of opts on a connection of the pool, for
+// the outbox's transactions that a pgx.Tx runs (Consume's, List's): a
+// BEGIN that failed before reaching the server (a dead connection) is
+// sent again at once on another connection, as s.statement does. Only
+// the BEGIN is: a failure of the transaction's later statements is the
+// caller's.
+func (s *Store) begin(ctx context.Context, opts pgx.TxOptions) (pgx.Tx, error) {
+	var t pgx.Tx
+	err := s.statement(ctx, func() error {
+		var err error
+		t, err = s.pool.BeginTx(ctx, opts)
+		return err
+	})
+	return t, err
 }
 
 // attemptTx is one attempt of inTx, on a connection acquired for it. It
@@ -185,43 +213,6 @@ func (s *Store) attemptTx(ctx context.Context, body func(t *tx) error) (unsent b
 		_, _ = conn.Exec(ctx, "ROLLBACK")
 	}
 	return err != nil && t.unsent, err
-}
-
-// maxUnsent is the number of attempts retryUnsent makes: one more than
-// the pool's connections, so that the last one is on a connection the
-// pool opened anew, however many of its idle ones were dead (each dead
-// one fails once and is closed; pgxpool's Acquire bounds its own retries
-// the same way).
-func (s *Store) maxUnsent() int {
-	return int(s.pool.Stat().MaxConns()) + 1
-}
-
-// retryUnsent runs attempt again, at once, while it fails unsent (it
-// reports true with an error for which pgconn.SafeToRetry holds) and ctx
-// has not ended, at most attempts() attempts in all, and returns the last
-// attempt's error as it is.
-//
-// This is what follows a restart or a failover of the database: every
-// idle connection of the pool is dead, and the first statement written
-// on each fails ("write failed: broken pipe", "conn closed"), one
-// needless error per connection. Running the transaction again is safe
-// because nothing of it was sent: pgx reports SafeToRetry only for an
-// error that occurred before any byte of the statement was written to
-// the server, and an attempt reports unsent only when that happened at
-// its first send, the one carrying BEGIN, so no statement of the
-// transaction ran, none can have been committed, and body did nothing
-// after it (Update's fn runs only after the first send succeeded). An
-// error after which a statement may have reached the server (sent and
-// unanswered, a timeout, a server's error) is never retried here, nor
-// is a failure at a later send. ctx is checked before each retry: an
-// ended ctx (whose own error pgx also calls safe to retry) ends it.
-func retryUnsent(ctx context.Context, attempts func() int, attempt func() (unsent bool, err error)) error {
-	for n := 1; ; n++ {
-		unsent, err := attempt()
-		if err == nil || !unsent || !pgconn.SafeToRetry(err) || ctx.Err() != nil || n >= attempts() {
-			return err
-		}
-	}
 }
 
 // exec runs the statements queue adds in a transaction of their own:

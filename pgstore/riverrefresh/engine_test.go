@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -105,7 +106,13 @@ func (w *world) engine(t *testing.T, cfg riverrefresh.Config, opts ...client.Opt
 // the replica's own store).
 func (w *world) engineOn(t *testing.T, cfg riverrefresh.Config, sessions store.Store, opts ...client.Option) *riverrefresh.Engine {
 	t.Helper()
-	pool := newPool(t)
+	return w.engineOnPool(t, cfg, newPool(t), sessions, opts...)
+}
+
+// engineOnPool is engineOn with pool as the pool of River's tables and
+// of the replica's own store.
+func (w *world) engineOnPool(t *testing.T, cfg riverrefresh.Config, pool *pgxpool.Pool, sessions store.Store, opts ...client.Option) *riverrefresh.Engine {
+	t.Helper()
 	st := newStore(t, pool, w.schema, w.storeOpts...)
 	c, err := client.New(w.srv.URL, w.creds, append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.bank}),
 		client.WithClock(w.clock.Now), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)),

@@ -17,6 +17,7 @@ import (
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/panicvalue"
+	"github.com/tppkit/psd2/pgstore/internal/pgretry"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/store"
@@ -253,16 +254,22 @@ func (e *Engine) enqueued(ctx context.Context, bank string, round int64) (map[jo
 	if err != nil {
 		return nil, err
 	}
-	rows, err := e.cfg.Pool.Query(ctx, "SELECT coalesce(args->>'session', ''), coalesce(args->>'account', ''), coalesce(args->'card' = 'true'::jsonb, false) FROM "+
-		table.Sanitize()+" WHERE kind = $1 AND args @> $2::jsonb AND state::text = ANY($3)", Args{}.Kind(), string(match), states)
-	if err != nil {
-		return nil, err
-	}
-	have := map[jobKey]struct{}{}
-	var k jobKey
-	_, err = pgx.ForEachRow(rows, []any{&k.session, &k.account, &k.card}, func() error {
-		have[k] = struct{}{}
-		return nil
+	// A query that met a dead connection (after a restart or a failover)
+	// runs again at once on another (pgretry.Statement).
+	var have map[jobKey]struct{}
+	err = pgretry.Statement(ctx, e.cfg.Pool, func() error {
+		rows, err := e.cfg.Pool.Query(ctx, "SELECT coalesce(args->>'session', ''), coalesce(args->>'account', ''), coalesce(args->'card' = 'true'::jsonb, false) FROM "+
+			table.Sanitize()+" WHERE kind = $1 AND args @> $2::jsonb AND state::text = ANY($3)", Args{}.Kind(), string(match), states)
+		if err != nil {
+			return err
+		}
+		have = map[jobKey]struct{}{}
+		var k jobKey
+		_, err = pgx.ForEachRow(rows, []any{&k.session, &k.account, &k.card}, func() error {
+			have[k] = struct{}{}
+			return nil
+		})
+		return err
 	})
 	return have, err
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/tppkit/psd2/pgstore/internal/pgretry"
 )
 
 // QueueStats is the state of one bank's queue: how many of its jobs are
@@ -40,12 +42,14 @@ var QueueStates = []string{"available", "running", "scheduled", "retryable", "di
 
 // QueueStats counts each bank queue's jobs by state, and reads whether
 // it is paused, in two statements, for every bank of the engine (sorted
-// by name). The otel module exports them as the gauges
-// psd2.refresh.queue.jobs (by psd2.bank and psd2.refresh.job_state) and
-// psd2.refresh.queue.paused, read at each collection through its
-// Gauges.Queues callback; this module does not import OpenTelemetry, so
-// the TPP's program turns each QueueStats into an otel.QueueState (the
-// comment of otel.QueueState has the few lines;
+// by name); a statement that never reached the server (an idle
+// connection of the pool that died in a restart or a failover) runs
+// again at once on another connection. The otel module exports them as
+// the gauges psd2.refresh.queue.jobs (by psd2.bank and
+// psd2.refresh.job_state) and psd2.refresh.queue.paused, read at each
+// collection through its Gauges.Queues callback; this module does not
+// import OpenTelemetry, so the TPP's program turns each QueueStats into
+// an otel.QueueState (the comment of otel.QueueState has the few lines;
 // pgstore/examples/refreshworkers does it in queues.go).
 func (e *Engine) QueueStats(ctx context.Context) ([]QueueStats, error) {
 	names := make([]string, 0, len(e.banks))
@@ -62,47 +66,56 @@ func (e *Engine) QueueStats(ctx context.Context) ([]QueueStats, error) {
 		byQueue[queues[i]] = &out[i]
 	}
 	jobs, queueTable := e.table("river_job"), e.table("river_queue")
-	rows, err := e.cfg.Pool.Query(ctx, "SELECT queue, state::text, count(*) FROM "+jobs+
-		" WHERE queue = ANY($1) AND state::text = ANY($2) GROUP BY queue, state", queues, QueueStates)
-	if err != nil {
-		return nil, fmt.Errorf("riverrefresh: queue stats: %w", err)
-	}
-	var queue, state string
-	var n int64
-	_, err = pgx.ForEachRow(rows, []any{&queue, &state, &n}, func() error {
-		s := byQueue[queue]
-		if s == nil {
+	// Each read that met a dead connection (after a restart or a
+	// failover) runs again at once on another (pgretry.Statement).
+	err := pgretry.Statement(ctx, e.cfg.Pool, func() error {
+		rows, err := e.cfg.Pool.Query(ctx, "SELECT queue, state::text, count(*) FROM "+jobs+
+			" WHERE queue = ANY($1) AND state::text = ANY($2) GROUP BY queue, state", queues, QueueStates)
+		if err != nil {
+			return err
+		}
+		var queue, state string
+		var n int64
+		_, err = pgx.ForEachRow(rows, []any{&queue, &state, &n}, func() error {
+			s := byQueue[queue]
+			if s == nil {
+				return nil
+			}
+			switch state {
+			case "available":
+				s.Available = n
+			case "running":
+				s.Running = n
+			case "scheduled":
+				s.Scheduled = n
+			case "retryable":
+				s.Retryable = n
+			case "discarded":
+				s.Discarded = n
+			case "cancelled":
+				s.Cancelled = n
+			}
 			return nil
-		}
-		switch state {
-		case "available":
-			s.Available = n
-		case "running":
-			s.Running = n
-		case "scheduled":
-			s.Scheduled = n
-		case "retryable":
-			s.Retryable = n
-		case "discarded":
-			s.Discarded = n
-		case "cancelled":
-			s.Cancelled = n
-		}
-		return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("riverrefresh: queue stats: %w", err)
 	}
-	rows, err = e.cfg.Pool.Query(ctx, "SELECT name, paused_at FROM "+queueTable+" WHERE name = ANY($1) AND paused_at IS NOT NULL", queues)
-	if err != nil {
-		return nil, fmt.Errorf("riverrefresh: queue stats: %w", err)
-	}
-	var paused time.Time
-	_, err = pgx.ForEachRow(rows, []any{&queue, &paused}, func() error {
-		if s := byQueue[queue]; s != nil {
-			s.PausedAt = paused.UTC()
+	err = pgretry.Statement(ctx, e.cfg.Pool, func() error {
+		rows, err := e.cfg.Pool.Query(ctx, "SELECT name, paused_at FROM "+queueTable+" WHERE name = ANY($1) AND paused_at IS NOT NULL", queues)
+		if err != nil {
+			return err
 		}
-		return nil
+		var queue string
+		var paused time.Time
+		_, err = pgx.ForEachRow(rows, []any{&queue, &paused}, func() error {
+			if s := byQueue[queue]; s != nil {
+				s.PausedAt = paused.UTC()
+			}
+			return nil
+		})
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("riverrefresh: queue stats: %w", err)
