@@ -258,6 +258,11 @@ var deviations = []entry{
 		Section:  "1.4, 1.5, 2.8, 4.4, 4.5, 10",
 		Recorded: []string{"sandbox-customers.json"},
 	},
+	{ // 11.26
+		Where: []string{consentOp, deprecatedConsentOp}, What: "request header psu-ip-address", Reason: "required parameter missing",
+		Why:     "PSU-IP-Address is sent while the PSU is present and left out when the TPP acts alone; the interface requires it on basket and payment creation only, and a consent starts without it",
+		Section: "4.1 to 4.3, 5.14",
+	},
 }
 
 // concat joins operation lists.

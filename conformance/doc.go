@@ -71,6 +71,7 @@
 //	11.23 GET /v1/agreements: the PSU's corporate agreements
 //	11.24 GET /v1/user: the SCA of a PISP
 //	11.25 the sandbox's mock-data operations under /v1/sandbox
+//	11.26 PSU-IP-Address optional on the consents: sent while the PSU is present
 //
 // Each deviation names the platform's recorded answer documents
 // (testdata/platform) that show it, the evidence that the platform and

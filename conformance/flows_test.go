@@ -146,15 +146,22 @@ func accountFlow(e *env) {
 	require.ErrorIs(t, err, client.ErrSCARequired, "first call without consent")
 	// The deprecated POST /v1/consents, which the SDK does not call: the
 	// platform ignores its body (this one is Berlin Group's) and answers
-	// as the bank-offered consent does.
+	// as the bank-offered consent does. Sent without PSU-IP-Address, which
+	// neither consent requires (11.26).
 	var dep struct {
 		Links client.Links `json:"_links"`
 	}
 	_, err = e.c.Do(ctx, client.Operation{Name: "conformance.DeprecatedConsent", Method: http.MethodPost, Path: "/v1/consents", Repeatable: true,
 		Body: json.RawMessage(`{"access":{"allPsd2":"allAccounts"},"recurringIndicator":true,"validUntil":"2099-12-31","frequencyPerDay":4,"combinedServiceIndicator":false}`)},
-		&dep, e.present(""))
+		&dep, e.absent(""))
 	require.NoError(t, err)
 	assert.NotEmpty(t, dep.Links.SCARedirect(), "the deprecated consent answers an SCA redirect")
+	// A bank-offered consent without PSU-IP-Address (docs/interface.md
+	// section 5.14: a TPP that starts it from its back end, the PSU's
+	// address unknown) is started as well (11.26).
+	bare, err := ais.StartConsent(ctx, e.absent(""))
+	require.NoError(t, err)
+	assert.NotEmpty(t, bare.SCARedirect())
 	psu := consent(e, ais, emulator.CustomerKari)
 	opts := e.present(psu)
 

@@ -19,7 +19,9 @@ import (
 
 // The platform's OpenAPI description, docs/openapi.json, is generated here
 // from the Berlin Group 1.3.9 file and the deviations table: nothing in it
-// is written by hand but the few operations Berlin Group does not define.
+// is written by hand but the few operations Berlin Group does not define
+// and the Date header (dateParam), a standard HTTP header the Berlin Group
+// file leaves out, which every request must carry.
 // TestOpenAPIDocument fails while the checked-in file differs from what
 // buildPlatformDoc makes; regenerate it with
 //
@@ -202,6 +204,7 @@ func buildPlatformDoc() ([]byte, error) {
 		return nil, err
 	}
 	p.platformOperations()
+	p.addDate()
 	p.requireHeaders()
 	p.prune()
 	to31(p.doc)
@@ -242,31 +245,90 @@ func buildPlatformDoc() ([]byte, error) {
 
 // requiredHeaders are the headers the platform refuses a request of the
 // operation without (400), which Berlin Group leaves optional ("might be
-// mandated by ASPSP"): the signature headers of every request
-// (docs/interface.md section 5.2), TPP-Redirect-URI on every call outside
-// the sandbox's mock data (section 5.8), those sections 4.1 to 4.3
-// list for basket and payment creation, and TPP-Session-ID on the reads
-// of the PSU's session (GET /v1/user, agreements, accounts and card
-// accounts). The emulator refuses the same
-// (sandbox/emulator's TestOpenAPIRequiresWhatTheEmulatorRequires holds
-// the description to its rules), so a client generated from the
-// description sends them.
-func requiredHeaders(method, path string) []string {
-	need := []string{"TPP-Signature-Certificate", "Signature"}
+// mandated by ASPSP") or does not define: Date and the signature headers
+// of every request (docs/interface.md sections 5.2, 5.3), TPP-Redirect-URI
+// on every call outside the sandbox's mock data (section 5.8), those
+// sections 4.1 to 4.3 list for basket and payment creation, Digest with
+// every body an operation requires but the basket's (section 4.1 lists
+// none: bodyRequired says whether the operation requires one), and
+// TPP-Session-ID where an SCA starts, or may: the consents, the start of
+// an authorisation, and the reads of the PSU's session (GET /v1/user,
+// agreements, accounts and card accounts; sections 3, 6, 10 "Session
+// model"). The emulator refuses the same (sandbox/emulator's
+// TestOpenAPIRequiresWhatTheEmulatorRequires holds the description to its
+// rules, and TestOpenAPIRequiredHeadersAsServed to its answers), so a
+// client generated from the description sends them. PSU-IP-Address is
+// required where sections 4.1 to 4.3 say so and nowhere else: it is sent
+// while the PSU is present (section 5.14; 11.26 on the consents).
+func requiredHeaders(method, path string, bodyRequired bool) []string {
+	need := []string{"Date", "TPP-Signature-Certificate", "Signature"}
 	if !strings.HasPrefix(path, "/v1/sandbox/") {
 		need = append(need, "TPP-Redirect-URI")
 	}
 	if method == "post" && (path == "/v1/signing-baskets" || path == "/v1/{payment-service}/{payment-product}") {
 		need = append(need, "x-accept-fix", "TPP-Session-ID", "PSU-ID", "PSU-IP-Address")
 	}
-	if method == "post" && path == "/v1/{payment-service}/{payment-product}" {
+	if bodyRequired && !(method == "post" && path == "/v1/signing-baskets") {
 		need = append(need, "Digest")
+	}
+	if method == "post" && (path == "/v1/bank-offered-consents" || path == "/v1/consents" || strings.HasSuffix(path, "/authorisations")) {
+		need = append(need, "TPP-Session-ID") // an SCA starts: its session
 	}
 	if method == "get" && (path == "/v1/user" || path == "/v1/agreements" ||
 		strings.HasPrefix(path, "/v1/accounts") || strings.HasPrefix(path, "/v1/card-accounts")) {
 		need = append(need, "TPP-Session-ID") // the PSU's session (section 5.8)
 	}
 	return need
+}
+
+// bodyRequired reports whether the operation requires a request body.
+func (p *platformDoc) bodyRequired(op jsonMap) bool {
+	rb, ok := op["requestBody"].(jsonMap)
+	if !ok {
+		return false
+	}
+	if name, ok := strings.CutPrefix(fmt.Sprint(rb["$ref"]), "#/components/requestBodies/"); ok {
+		rb, _ = at(p.doc, "components", "requestBodies")[name].(jsonMap)
+	}
+	return rb["required"] == true
+}
+
+// dateParam is the Date request header, which the Berlin Group file does
+// not declare (it omits the standard HTTP headers) but the platform
+// requires on every request, signed, within 60 seconds of its clock
+// (docs/interface.md sections 5.3, 5.5, 8): declared, a client generated
+// from the description sends it. Its form is the one HTTP senders write,
+// IMF-fixdate in GMT (RFC 9110 section 5.6.7), also pattern.
+var dateParam = jsonMap{
+	"name": "Date", "in": "header", "required": true,
+	"description": "When the request was made, as an HTTP date in IMF-fixdate form, in GMT (RFC 9110 section 5.6.7), " +
+		"e.g. Tue, 03 Mar 2026 09:00:00 GMT. Required on every request and covered by the Signature (its headers list date); " +
+		"a request without it is refused with 400 HTTP_HEADER_REQUIRED, one more than 60 seconds off the bank's clock " +
+		"with 400 FORMAT_ERROR (docs/interface.md sections 5.3, 5.5, 8).",
+	"schema": jsonMap{"type": "string",
+		"pattern": `^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$`},
+	"example": "Tue, 03 Mar 2026 09:00:00 GMT",
+}
+
+// addDate declares the Date header (dateParam) on every operation, after
+// its X-Request-ID.
+func (p *platformDoc) addDate() {
+	at(p.doc, "components", "parameters")["Date"] = dateParam
+	ref := "#/components/parameters/Date"
+	for _, item := range at(p.doc, "paths") {
+		for method, v := range item.(jsonMap) {
+			op, ok := v.(jsonMap)
+			if !ok || method == "parameters" {
+				continue
+			}
+			params, _ := op["parameters"].([]any)
+			if slices.ContainsFunc(params, func(v any) bool { return v.(jsonMap)["$ref"] == ref }) {
+				continue
+			}
+			i := slices.IndexFunc(params, func(v any) bool { return v.(jsonMap)["$ref"] == "#/components/parameters/X-Request-ID" })
+			op["parameters"] = slices.Insert(params, i+1, any(refTo("parameters", "Date")))
+		}
+	}
 }
 
 // requireHeaders makes the headers of requiredHeaders required
@@ -290,7 +352,7 @@ func (p *platformDoc) requireHeaders() {
 					resolved = comps[name].(jsonMap)
 				}
 				if resolved["in"] != "header" || resolved["required"] == true ||
-					!slices.ContainsFunc(requiredHeaders(method, path), func(h string) bool { return strings.EqualFold(h, fmt.Sprint(resolved["name"])) }) {
+					!slices.ContainsFunc(requiredHeaders(method, path, p.bodyRequired(op)), func(h string) bool { return strings.EqualFold(h, fmt.Sprint(resolved["name"])) }) {
 					continue
 				}
 				if !isRef { // inline, perhaps shared with another operation: a copy
@@ -498,6 +560,19 @@ func (p *platformDoc) deviate(src jsonMap) error {
 
 	// 11.22 no authorisationId when an authorisation starts.
 	p.optional("startScaprocessResponse", 22, "authorisationId")
+
+	// 11.26 PSU-IP-Address on the consents only while the PSU is present:
+	// Berlin Group's own conditional header of account information in
+	// place of its mandatory one.
+	for _, id := range []string{"createBankOfferedConsent", "createConsent"} {
+		op := p.op(id)
+		for i, v := range op["parameters"].([]any) {
+			if v.(jsonMap)["$ref"] == "#/components/parameters/PSU-IP-Address_mandatory" {
+				op["parameters"].([]any)[i] = refTo("parameters", "PSU-IP-Address_conditionalForAis")
+			}
+		}
+		mark(op, 26)
+	}
 	return nil
 }
 
@@ -1088,6 +1163,7 @@ func getExchange(t *testing.T, path, query string, answer any) exchange {
 	t.Helper()
 	h := http.Header{}
 	h.Set("X-Request-ID", "2f6e0c39-3d1c-4a63-8e1b-5f8a2f7f2d10")
+	h.Set("Date", "Tue, 03 Mar 2026 09:00:00 GMT")
 	h.Set("Signature", `keyId="SN=1,CA=CN=Test",algorithm="rsa-sha256",headers="date x-request-id",signature="c2ln"`)
 	h.Set("TPP-Signature-Certificate", "TUlJQw==")
 	h.Set("x-accept-fix", "amount-as-string")

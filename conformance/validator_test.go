@@ -31,6 +31,7 @@ func answerDoc(t *testing.T, file string) map[string]any {
 func sepaRequest() (http.Header, map[string]any) {
 	h := http.Header{}
 	h.Set("X-Request-ID", "2f6e0c39-3d1c-4a63-8e1b-5f8a2f7f2d10")
+	h.Set("Date", "Tue, 03 Mar 2026 09:00:00 GMT")
 	h.Set("Content-Type", "application/json")
 	h.Set("Digest", "SHA-256=abc=")
 	h.Set("Signature", `keyId="SN=1,CA=CN=Test",algorithm="rsa-sha256",headers="date x-request-id",signature="c2ln"`)

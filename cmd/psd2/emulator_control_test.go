@@ -141,10 +141,12 @@ func TestEmulatorControlIsLoopbackOnly(t *testing.T) {
 }
 
 // TestEmulatorProfiles: -profile sets a bank's profile, for every bank
-// or, with an id, for one of -banks.
+// or, with an id, for one of -banks; the bank directory the command
+// writes (banks.json) says each bank's consent days, and says them again
+// after ctl set-profile changed them.
 func TestEmulatorProfiles(t *testing.T) {
 	t.Parallel()
-	_, out := startEmulator(t, "-control", "127.0.0.1:0", "-banks", "alpha,beta",
+	info, out := startEmulator(t, "-control", "127.0.0.1:0", "-banks", "alpha,beta",
 		"-profile", "keyid=any", "-profile", "beta:consent=180,create=start-authorisation")
 	profile := func(id string) string {
 		stdout, errOut, code := psd2(t, "emulator", "ctl", "-out", out, "-bank", id, "profile")
@@ -155,8 +157,28 @@ func TestEmulatorProfiles(t *testing.T) {
 	}
 	assert.Equal(t, "consent=90,create=sca-redirect,keyid=any,caps=per-tpp", profile("alpha"))
 	assert.Equal(t, "consent=180,create=start-authorisation,keyid=any,caps=per-tpp", profile("beta"))
+	consentDays := func() map[string]int {
+		data, err := os.ReadFile(info.BanksFile)
+		require.NoError(t, err)
+		var dir struct {
+			Banks []struct {
+				ID          string `json:"id"`
+				ConsentDays int    `json:"consentDays"`
+			} `json:"banks"`
+		}
+		require.NoError(t, json.Unmarshal(data, &dir))
+		days := map[string]int{}
+		for _, b := range dir.Banks {
+			days[b.ID] = b.ConsentDays
+		}
+		return days
+	}
+	assert.Equal(t, map[string]int{"alpha": 0, "beta": 180}, consentDays(), "0: the default, 90")
+	_, errOut, code := psd2(t, "emulator", "ctl", "-out", out, "-bank", "alpha", "set-profile", "profile=consent=180")
+	require.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, map[string]int{"alpha": 180, "beta": 180}, consentDays(), "banks.json after set-profile")
 
-	_, errOut, code := psd2(t, "emulator", "-banks", "alpha", "-profile", "gamma:consent=180", "-out", filepath.Join(t.TempDir(), "em"))
+	_, errOut, code = psd2(t, "emulator", "-banks", "alpha", "-profile", "gamma:consent=180", "-out", filepath.Join(t.TempDir(), "em"))
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errOut, "gamma")
 	_, errOut, code = psd2(t, "emulator", "-profile", "consent=365", "-out", filepath.Join(t.TempDir(), "em"))

@@ -146,10 +146,13 @@ func start(cfg *Config, hosts []string, trusted []*x509.Certificate) (*Running, 
 	}
 	if directory != nil {
 		r.BanksFile = filepath.Join(cfg.Out, BanksFile)
-		if err := writeFile(r.BanksFile, append(directory(), '\n'), 0o644); err != nil {
+		dir := &directoryFile{path: r.BanksFile, describe: directory}
+		if err := dir.write(); err != nil {
 			r.Close()
 			return nil, err
 		}
+		inner := control
+		control = func(token string) http.Handler { return dir.rewriteAfter(inner(token)) }
 	}
 	if cfg.Control != "" {
 		info, stop, err := startControl(cfg, control)

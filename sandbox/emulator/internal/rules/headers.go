@@ -10,17 +10,27 @@ import (
 )
 
 // Required headers: the one place that says which headers each operation
-// needs beyond those every signed request carries (X-Request-ID,
-// TPP-Signature-Certificate, Signature, Date, and Digest with a body;
-// the emulator's verify). The emulator checks them after those and before
-// the operation runs, in the order listed, and answers 400
-// HTTP_HEADER_REQUIRED naming the first missing one in path, as the SDK's
-// client names the option that sets it:
+// needs beyond those every signed request carries ([SignedRequestHeaders],
+// and Digest with a body; the emulator's verify). The emulator checks them
+// after those and before the operation runs, in the order listed, and
+// answers 400 HTTP_HEADER_REQUIRED naming the first missing one in path,
+// as the SDK's client names the option that sets it:
 //
 //   - every call outside /v1/sandbox/ needs TPP-Redirect-URI, since any
 //     call may be answered with a scaRedirect (docs/interface.md section
 //     5.8); the mock-data operations need only the shared headers
 //     (section 4.4);
+//   - the operations that start an SCA whatever the PSU's state (the
+//     consents, POST /v1/bank-offered-consents and the deprecated POST
+//     /v1/consents, and the start of a payment's or a basket's
+//     authorisation) and those that read the PSU's session, which may
+//     answer with a scaRedirect (GET /v1/user, /v1/agreements, every
+//     account and card account read) need TPP-Redirect-URI and
+//     TPP-Session-ID: the SCA belongs to the session, and the redirect
+//     after it brings the session id back as tpp-session-id (sections 3,
+//     6; section 10 "Session model"). PSU-IP-Address is not required
+//     there: it is sent when the PSU is present (section 5.14), and the
+//     interface lists it as required only on basket and payment creation;
 //   - creating a signing basket needs TPP-Redirect-URI, x-accept-fix
 //     carrying amount-as-string, TPP-Session-ID, PSU-ID and PSU-IP-Address
 //     (section 4.1);
@@ -71,9 +81,20 @@ const (
 // DigestRequired reports whether a body of this operation needs a Digest.
 func (b BodyRule) DigestRequired() bool { return b == BodyJSON }
 
+// SignedRequestHeaders are the headers every request must carry, which
+// the emulator's verify refuses a request without (400
+// HTTP_HEADER_REQUIRED naming the first missing one), in the order it
+// checks them (docs/interface.md sections 4, 5.2, 5.3). A request with a
+// body needs a Digest as well where [BodyRule.DigestRequired] says so.
+var SignedRequestHeaders = []string{"X-Request-ID", "TPP-Signature-Certificate", "Signature", "Date"}
+
 var (
 	// anyCall are the headers of every call outside /v1/sandbox/.
 	anyCall = Requirement{Headers: []string{"TPP-Redirect-URI"}}
+	// sessionCall are those of an operation that starts an SCA, or may
+	// (the reads of the PSU's session): the SCA's redirect URI and the
+	// session it belongs to.
+	sessionCall = Requirement{Headers: []string{"TPP-Redirect-URI", "TPP-Session-ID"}}
 	// basketCreation are those of creating a signing basket (section 4.1).
 	basketCreation = Requirement{
 		Headers:   []string{"TPP-Redirect-URI", "x-accept-fix", "TPP-Session-ID", "PSU-ID", "PSU-IP-Address"},
@@ -85,8 +106,9 @@ var (
 		Headers:   append(append([]string(nil), basketCreation.Headers...), "Digest"),
 		AcceptFix: "amount-as-string",
 	}
-	// deprecatedConsent is POST /v1/consents: its body is ignored (section 4.5).
-	deprecatedConsent = Requirement{Headers: anyCall.Headers, Body: BodyIgnored}
+	// deprecatedConsent is POST /v1/consents: its body is ignored (section
+	// 4.5); it starts an SCA as the bank-offered consent does.
+	deprecatedConsent = Requirement{Headers: sessionCall.Headers, Body: BodyIgnored}
 )
 
 // RequirementOf returns what the operation registered as pattern (a
@@ -111,8 +133,37 @@ func requirementOf(pattern string) Requirement {
 		return deprecatedConsent
 	case method == http.MethodPost && isPaymentCreation(path):
 		return paymentCreation
+	case method == http.MethodPost && (path == "/v1/bank-offered-consents" || isAuthorisationStart(path)),
+		method == http.MethodGet && isSessionRead(path):
+		return sessionCall
 	}
 	return anyCall
+}
+
+// isAuthorisationStart reports whether path is the pattern of starting
+// a payment's authorisation (/v1/{service}/{product}/{id}/authorisations)
+// or a signing basket's.
+func isAuthorisationStart(path string) bool {
+	if path == "/v1/signing-baskets/{id}/authorisations" {
+		return true
+	}
+	for _, svc := range PaymentServices {
+		if path == "/v1/"+svc+"/{product}/{id}/authorisations" {
+			return true
+		}
+	}
+	return false
+}
+
+// isSessionRead reports whether path is that of a GET that reads the
+// PSU's session: GET /v1/user, /v1/agreements, and every account and
+// card account read.
+func isSessionRead(path string) bool {
+	switch path {
+	case "/v1/user", "/v1/agreements", "/v1/accounts", "/v1/card-accounts":
+		return true
+	}
+	return strings.HasPrefix(path, "/v1/accounts/") || strings.HasPrefix(path, "/v1/card-accounts/")
 }
 
 // Check returns the first violation of q in h: a missing header of

@@ -11,21 +11,31 @@ import (
 func TestRequirementOf(t *testing.T) {
 	t.Parallel()
 	basket := []string{"TPP-Redirect-URI", "x-accept-fix", "TPP-Session-ID", "PSU-ID", "PSU-IP-Address"}
+	session := []string{"TPP-Redirect-URI", "TPP-Session-ID"} // an SCA may start
 	tests := []struct {
 		pattern   string
 		headers   []string
 		acceptFix string
 		body      BodyRule
 	}{
-		{"GET /v1/accounts", []string{"TPP-Redirect-URI"}, "", BodyJSON},
-		{"POST /v1/bank-offered-consents", []string{"TPP-Redirect-URI"}, "", BodyJSON},
-		{"POST /v1/consents", []string{"TPP-Redirect-URI"}, "", BodyIgnored},
+		{"GET /v1/accounts", session, "", BodyJSON},
+		{"GET /v1/accounts/{id}/transactions/{transactionId}", session, "", BodyJSON},
+		{"GET /v1/card-accounts", session, "", BodyJSON},
+		{"GET /v1/card-accounts/{id}/balances", session, "", BodyJSON},
+		{"GET /v1/user", session, "", BodyJSON},
+		{"GET /v1/agreements", session, "", BodyJSON},
+		{"POST /v1/bank-offered-consents", session, "", BodyJSON},
+		{"POST /v1/consents", session, "", BodyIgnored},
+		{"POST /v1/signing-baskets/{id}/authorisations", session, "", BodyJSON},
+		{"POST /v1/periodic-payments/{product}/{id}/authorisations", session, "", BodyJSON},
+		{"GET /v1/tpps/{tppId}/contact-information", []string{"TPP-Redirect-URI"}, "", BodyJSON},
 		{"POST /v1/signing-baskets", basket, "amount-as-string", BodyDigestOptional},
 		{"GET /v1/signing-baskets/{id}", []string{"TPP-Redirect-URI"}, "", BodyJSON},
 		{"POST /v1/payments/{product}", append(basket, "Digest"), "amount-as-string", BodyJSON},
 		{"POST /v1/periodic-payments/{product}", append(basket, "Digest"), "amount-as-string", BodyJSON},
 		{"POST /v1/bulk-payments/{product}", append(basket, "Digest"), "amount-as-string", BodyJSON},
-		{"POST /v1/payments/{product}/{id}/authorisations", []string{"TPP-Redirect-URI"}, "", BodyJSON},
+		{"POST /v1/payments/{product}/{id}/authorisations", session, "", BodyJSON},
+		{"GET /v1/payments/{product}/{id}/status", []string{"TPP-Redirect-URI"}, "", BodyJSON},
 		{"GET /v1/payments/{product}", []string{"TPP-Redirect-URI"}, "", BodyJSON},
 		{"POST /v1/other-payments/{product}", []string{"TPP-Redirect-URI"}, "", BodyJSON},
 		{"POST /v1/sandbox/customers", nil, "", BodyJSON},
