@@ -26,5 +26,5 @@ func TestRun(t *testing.T) {
 	assert.LessOrEqual(t, end, 5, "the end within 5 s of the outage's")
 	assert.Contains(t, text, "round 2: 0 accounts not refreshed", "every account refreshed once the bank is back")
 	assert.Contains(t, text, "unavailable: 1 time(s)")
-	assert.Regexp(t, `(?m)^  \S+ to \S+, \d+ failed request\(s\)$`, text)
+	assert.Regexp(t, `(?m)^  \S+ to \S+, \d+ failed request\(s\), the last at \S+$`, text)
 }
