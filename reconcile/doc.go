@@ -47,9 +47,11 @@
 //   - The txsync deltas of the watched accounts: [Reconciler.Apply] (or
 //     [Reconciler.Observe]) with every delta of an account, an empty one
 //     included: the credits added, and those changed from pending to
-//     booked, are matched; a pending credit waits until it is booked.
-//     Its removed and changed entries withdraw the settlements they made
-//     (see Withdrawn credits below).
+//     booked, are matched; a pending credit waits until it is booked,
+//     and one txsync flags booked in the future until its date (see
+//     Credits booked in the future below). Its removed and changed
+//     entries withdraw the settlements they made (see Withdrawn credits
+//     below).
 //     [Reconciler.Watch] declares an account watched, under the key
 //     txsync's Link gave it: a re-consent keeps the key, and every state.
 //
@@ -113,6 +115,27 @@
 // and withdrawn under it. A withdrawn reversal does not undo a return
 // (see When it cannot tell).
 //
+// # Credits booked in the future
+//
+// txsync flags a booked entry dated more than txsync.FutureDays (1) after
+// the bank's date with a txsync.FutureBooked anomaly (Delta.Anomalies),
+// once, in the delta that adds or changes it: a bank's clock or data
+// error. Such a credit is not taken as the money having arrived while its
+// date is ahead. It is matched as any credit, and one that matches a
+// payment is held for it: the payment still waits (Awaiting, or Stalled
+// after its window, as for a late credit), the credit in
+// [State.HeldBooking] and the call's [Round.Held], no event. The first
+// read of the account from the day before its date on (its date no more
+// than FutureDays ahead: the day txsync would no longer flag it) settles
+// the payment with it, as any credit, late if dated after the window; the
+// reconciler keeps it, as txsync reports it once. A held credit the bank
+// withdraws (no longer listed, or pending again) is let go without a
+// withdrawal (it settled nothing); one it changes (a corrected date) is
+// matched again as it now is, held again only if flagged again and still
+// ahead. A flagged credit applied when its date is no longer ahead
+// settles at once; one that matches nothing is reported unmatched. The
+// rule is in one place (holds, in match.go).
+//
 // # What the bank echoes
 //
 // The interface does not say how a credit carries the payment's
@@ -120,12 +143,22 @@
 // unstructured text. A KID is looked for in the structured remittance
 // members (a string or an object, alone or in an array), in an
 // additionalInformationProprietaryN that is the KID, and in the text:
-// alone, or as a word of at least 5 digits. The end-to-end id is the
-// entry's endToEndId. Texts are compared as words of ASCII letters and
+// alone, or as a word of at least 5 digits. Each of them may write it in
+// groups of digits, as a bank prints it for the eye ("1234 5678 903" for
+// 12345678903, "12 345 678 903"): its digits are the KID when the groups
+// are separated by single spaces (ASCII, no-break, figure, thin or narrow
+// no-break), nothing else, all of one length of 2 to 5 digits but the
+// last or the first (no longer), the run in a text whole and standing
+// apart (touching no letter, digit or '-'), and the digits end in a
+// valid MOD-10 or MOD-11 check digit. So "faktura 1234 5678903" or
+// "faktura 1234 kid 5678903" never read as 12345678903, and a KID so
+// found settles a payment only when its digits are the payment's exactly
+// (none more, none less). The end-to-end id is the entry's endToEndId. Texts are compared as words of ASCII letters and
 // digits, since the bank may truncate or re-encode them
 // (docs/interface.md section 2.4): the payment's words among the credit's
 // (a bank that adds a word), or the credit's a cut of the payment's, at
-// least 25 characters long. The choice is in one place (evidence.go).
+// least 25 characters long. The choice is in one place (evidence.go; a
+// KID in kidOf).
 //
 // # Windows
 //
@@ -180,9 +213,11 @@
 // booking, and a body; each has a CRC-64, and a state that fails one is
 // [ErrCorruptState] ([Reconciler.Forget] starts the account over). A
 // state is written in the form of the earlier release (version 1) until
-// a credit of its account is withdrawn, and both forms are read: a
-// replica of the earlier release reads the state until then, and refuses
-// it after ([ErrCorruptState], not another state). An
+// a credit of its account is withdrawn or held (booked in the future),
+// and both forms are read: a replica of the earlier release reads the
+// state until then, and refuses it after ([ErrCorruptState], not another
+// state; a replica that knows withdrawals but not held credits refuses a
+// state holding one, never reads it as settled). An
 // account holds up to about 8,000 payments within the retention
 // ([ErrFull]: the state's bound is 900 KiB, below the store's 1 MiB).
 //
@@ -217,4 +252,8 @@
 //     payment is [Withdrawn], but its references were let go, and no
 //     later credit settles it.
 //   - A reversal the bank withdraws: the payment stays [Returned].
+//   - A credit booked in the future holds its payment until its date:
+//     another credit of the payment booked meanwhile is reported
+//     unmatched. Only credits are held: a reversal flagged so returns its
+//     payment as it is read.
 package reconcile

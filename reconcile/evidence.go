@@ -5,9 +5,11 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/internal/checkdigit"
 	"github.com/tppkit/psd2/txsync"
 )
 
@@ -28,7 +30,10 @@ import (
 //   - in the unstructured text or its array, alone ("1234567890128", as
 //     the SDK's emulator echoes it) or among words ("KID 1234567890128"),
 //     as a word of at least minTextKID digits (a shorter number in a
-//     text is a price, a date, an invoice line, more often than a KID).
+//     text is a price, a date, an invoice line, more often than a KID);
+//   - in any of these places written in groups of digits, as a bank
+//     prints it for the eye ("1234 5678 903" for 12345678903): see
+//     kidOf, the one place a reference is read as a KID.
 //
 // The end-to-end id comes back in endToEndId; "NOTPROVIDED" (ISO 20022's
 // placeholder) is none. The remittance text comes back in
@@ -59,6 +64,7 @@ type booking struct {
 	order  int
 	again  bool // seen before: a changed credit matched again
 	quiet  bool // matched again after it settled nothing: not reported unmatched again
+	future bool // txsync reported it booked in the future (see holds)
 }
 
 // bookingOf returns the booking of a booked entry of an account; false
@@ -97,33 +103,187 @@ func textOf(t *accounts.Transaction) string {
 // echoedKIDs returns the KIDs an entry may carry (see above), each once.
 func echoedKIDs(t *accounts.Transaction) []string {
 	var out []string
-	add := func(s string) {
-		s = strings.TrimSpace(s)
-		if isKID(s) && len(out) < maxKIDs && !contains(out, s) {
-			out = append(out, s)
+	add := func(s string, least int) {
+		if k, ok := kidOf(s); ok && len(strings.TrimRight(k, "-")) >= least && len(out) < maxKIDs && !contains(out, k) {
+			out = append(out, k)
 		}
 	}
 	for _, r := range structuredReferences(t.RemittanceInformationStructured, false) {
-		add(r)
+		add(r, 0)
 	}
 	for _, r := range structuredReferences(t.RemittanceInformationStructuredArray, true) {
-		add(r)
+		add(r, 0)
 	}
 	for _, p := range t.AdditionalInformationProprietary {
-		add(p.Value)
+		add(p.Value, 0)
 	}
 	texts := append([]string{t.RemittanceInformationUnstructured}, t.RemittanceInformationUnstructuredArray...)
 	for _, text := range texts {
-		if isKID(strings.TrimSpace(text)) {
-			add(text)
+		if _, ok := kidOf(text); ok {
+			add(text, 0)
 			continue
 		}
 		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !isDigit(r) && r != '-' }) {
-			f = strings.TrimLeft(f, "-")
-			if len(strings.TrimRight(f, "-")) >= minTextKID {
-				add(f)
+			add(strings.TrimLeft(f, "-"), minTextKID)
+		}
+		for _, g := range digitGroups(text) {
+			add(g, minTextKID)
+		}
+	}
+	return out
+}
+
+// kidOf returns the KID a reference holds, the one place the package
+// reads one (for a credit's references, and for the payment's own KID):
+// s without the white space around it, when that has a KID's form
+// (isKID, its check digit not verified); else, when s is the KID written
+// in groups of digits, as a bank prints it for the eye ("1234 5678 903",
+// "12 345 678 903"), the groups' digits joined, so that the KID is the
+// payment's only when the digits are its own, in its order, neither one
+// more nor one less. The groups must be a grouping, not numbers that
+// happen to stand side by side ("faktura 1234 5678903"):
+//
+//   - each separated from the next by exactly one grouping space (an
+//     ASCII space, or a no-break, figure, thin or narrow no-break space),
+//     nothing else: no tab, line break, double space, punctuation or
+//     word;
+//   - at least two groups, all of one length n of 2 to 5 digits but the
+//     last (grouped from the start: "1234 5678 903"), or but the first
+//     (grouped from the end, as thousands are: "12 345 678 903"), which
+//     has 1 to n; the last group may end with '-' (a MOD-11 check value
+//     of 10), counted as one of its characters;
+//   - the digits joined end in a valid MOD-10 or MOD-11 check digit
+//     (checkdigit.KID): digits joined by chance fail it about four times
+//     in five, before they are compared at all.
+//
+// A KID so found still settles a payment only when it is the payment's
+// KID exactly (contains in matches).
+func kidOf(s string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if isKID(s) {
+		return s, true
+	}
+	if len(s) > 4*maxKIDLen || strings.ContainsFunc(s, func(r rune) bool { return !isDigit(r) && r != '-' && !isGroupSpace(r) }) {
+		return "", false // more than any KID in groups, or a word
+	}
+	var groups []string
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, isGroupSpace)
+		if i < 0 {
+			groups = append(groups, s)
+			break
+		}
+		groups = append(groups, s[:i])
+		_, n := utf8.DecodeRuneInString(s[i:])
+		s = s[i+n:]
+		if s == "" {
+			return "", false
+		}
+	}
+	if !grouped(groups) {
+		return "", false
+	}
+	k := strings.Join(groups, "")
+	if !isKID(k) || checkdigit.KID(k) != nil {
+		return "", false
+	}
+	return k, true
+}
+
+// maxKIDLen is the longest KID (docs/interface.md section 10).
+const maxKIDLen = 25
+
+// grouped reports whether groups is a KID written in groups (see kidOf):
+// two or more, of digits (the last may end with '-'), all of one length
+// of 2 to 5 but the last or but the first, which is no longer.
+func grouped(groups []string) bool {
+	if len(groups) < 2 {
+		return false
+	}
+	for i, g := range groups {
+		if i == len(groups)-1 {
+			g = strings.TrimSuffix(g, "-")
+		}
+		if g == "" || !checkdigit.AllDigits(g) {
+			return false
+		}
+	}
+	even := func(inner []string, odd string) bool {
+		n := len(inner[0])
+		if n < 2 || n > 5 || len(odd) < 1 || len(odd) > n {
+			return false
+		}
+		for _, g := range inner {
+			if len(g) != n {
+				return false
 			}
 		}
+		return true
+	}
+	last := len(groups) - 1
+	return even(groups[:last], groups[last]) || even(groups[1:], groups[0])
+}
+
+// isGroupSpace reports whether r is a space a bank may group a number's
+// digits with: the ASCII space, the no-break space, the figure space, the
+// thin space and the narrow no-break space.
+func isGroupSpace(r rune) bool {
+	switch r {
+	case ' ', '\u00a0', '\u2007', '\u2009', '\u202f':
+		return true
+	}
+	return false
+}
+
+// digitGroups returns the runs of a text that may be a number written in
+// groups (see kidOf): two or more groups of digits, each separated from
+// the next by one grouping space, the last perhaps ending with '-'; each
+// run whole (never a part of one), standing apart: neither it nor its
+// last '-' touches a letter, a digit or '-' (nor '.' or ',' between
+// digits: "1 234.50" is an amount). At most maxKIDs runs.
+func digitGroups(text string) []string {
+	var out []string
+	// apart reports whether r, next to a run (beyond it: the rune after
+	// r), lets the run stand apart.
+	apart := func(r, beyond rune) bool {
+		switch {
+		case r == '-', unicode.IsLetter(r), unicode.IsDigit(r):
+			return false
+		case r == '.' || r == ',':
+			return !isDigit(beyond)
+		}
+		return true
+	}
+	i := 0
+	for i < len(text) && len(out) < maxKIDs {
+		if !isDigit(rune(text[i])) {
+			i++
+			continue
+		}
+		start, end, groups := i, i, 0
+		for {
+			for end < len(text) && isDigit(rune(text[end])) {
+				end++
+			}
+			groups++
+			r, n := utf8.DecodeRuneInString(text[end:])
+			if n == 0 || !isGroupSpace(r) || end+n >= len(text) || !isDigit(rune(text[end+n])) {
+				break
+			}
+			end += n
+		}
+		if end < len(text) && text[end] == '-' {
+			end++
+		}
+		i = end
+		before, n := utf8.DecodeLastRuneInString(text[:start])
+		beforeThat, _ := utf8.DecodeLastRuneInString(text[:start-n])
+		after, n := utf8.DecodeRuneInString(text[end:])
+		afterThat, _ := utf8.DecodeRuneInString(text[end+n:])
+		if groups < 2 || (start > 0 && !apart(before, beforeThat)) || (end < len(text) && !apart(after, afterThat)) {
+			continue
+		}
+		out = append(out, text[start:end])
 	}
 	return out
 }

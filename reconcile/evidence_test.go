@@ -71,6 +71,15 @@ func TestEchoedKIDs(t *testing.T) {
 		{"proprietary", accounts.Transaction{AdditionalInformationProprietary: []accounts.ProprietaryInformation{{Suffix: "1", Value: "99887"}}}, []string{"99887"}},
 		{"array text", accounts.Transaction{RemittanceInformationUnstructuredArray: []string{"Betaling", "KID 5566778899"}}, []string{"5566778899"}},
 		{"garbage", accounts.Transaction{RemittanceInformationStructuredArray: json.RawMessage(`{`)}, nil},
+		{"structured in groups", accounts.Transaction{RemittanceInformationStructured: json.RawMessage(`"1234 5678 903"`)}, []string{"12345678903"}},
+		{"structured array in groups", accounts.Transaction{RemittanceInformationStructuredArray: json.RawMessage(`["1234 5678 903"]`)}, []string{"12345678903"}},
+		{"proprietary in groups", accounts.Transaction{AdditionalInformationProprietary: []accounts.ProprietaryInformation{{Suffix: "1", Value: "1234 5678 903"}}}, []string{"12345678903"}},
+		{"text in groups", accounts.Transaction{RemittanceInformationUnstructured: "KID 1234 5678 903 faktura 12"}, []string{"12345678903"}},
+		{"array text in groups", accounts.Transaction{RemittanceInformationUnstructuredArray: []string{"Betaling", "KID 1234\u00a05678\u00a0903"}}, []string{"12345678903"}},
+		{"groups with a MOD-11 dash", accounts.Transaction{RemittanceInformationUnstructured: "KID 1000 0000 003-"}, []string{"10000000003-"}},
+		{"groups with a wrong check digit", accounts.Transaction{RemittanceInformationUnstructured: "KID 1234 5678 904"}, nil},
+		{"two numbers are no groups", accounts.Transaction{RemittanceInformationUnstructured: "faktura 1234 5678903"}, []string{"5678903"}},
+		{"a word between", accounts.Transaction{RemittanceInformationUnstructured: "faktura 1234 kid 5678903"}, []string{"5678903"}},
 	} {
 		assert.Equal(t, tc.want, echoedKIDs(&tc.tx), tc.name)
 	}

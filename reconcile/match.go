@@ -213,6 +213,18 @@ func (s *acctState) settledBy() map[string]int {
 	return out
 }
 
+// heldBy returns the index of each payment by the credit held for it
+// (outHeld).
+func (s *acctState) heldBy() map[string]int {
+	out := map[string]int{}
+	for i := range s.pays {
+		if p := &s.pays[i]; p.out == outHeld {
+			out[p.o.booking] = i
+		}
+	}
+	return out
+}
+
 // revise withdraws the settlements whose credit the bank took back or
 // changed so that it no longer settles its payment, and returns the
 // changed credits to match again: those and the changed credits that
@@ -222,10 +234,15 @@ func (s *acctState) settledBy() map[string]int {
 // same key, is matched anew.
 func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []booking {
 	by := s.settledBy()
+	heldBy := s.heldBy()
 	withdraw := func(key txsync.Key) {
 		if i, ok := by[string(key)]; ok {
 			delete(by, string(key))
 			m.withdraw(s, i)
+		}
+		if i, ok := heldBy[string(key)]; ok { // it settled nothing: let go, no withdrawal
+			delete(heldBy, string(key))
+			m.letGo(s, i)
 		}
 	}
 	seenKeys := make(map[uint64]bool, len(s.seen))
@@ -278,6 +295,17 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 	}
 	var again []booking
 	for _, c := range v.changed {
+		if i, ok := heldBy[string(c.b.key)]; ok {
+			// A held credit changed (its date corrected, perhaps): let
+			// go, and matched again as it is now, held again if txsync
+			// flags it again.
+			delete(heldBy, string(c.b.key))
+			m.letGo(s, i)
+			if c.ok {
+				again = append(again, c.b)
+			}
+			continue
+		}
 		i, ok := by[string(c.b.key)]
 		if !ok {
 			// A credit that settled nothing (reported unmatched when it
@@ -463,20 +491,91 @@ func (m *mutation) rekey(s *acctState, j int, b *booking) {
 	}
 }
 
-// settle records that booking b settles s.pays[i].
+// settle records that booking b settles s.pays[i], or, for a credit
+// txsync reported booked in the future and still dated ahead (holds),
+// that it is held for it.
 func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
 	p := &s.pays[i]
-	p.out, p.o = outSettled, &outcome{by: by, booking: string(b.key), bday: b.day, booked: b.amt}
-	if b.amt != p.amt {
+	p.o = &outcome{by: by, booking: string(b.key), bday: b.day, booked: b.amt}
+	p.enc = nil
+	m.changed = true
+	if m.holds(b) {
+		p.out = outHeld
+		m.round.Held = append(m.round.Held, p.state(m.acct))
+		return
+	}
+	m.settled(s, i)
+}
+
+// settled records that the credit in s.pays[i].o settles the payment.
+func (m *mutation) settled(s *acctState, i int) {
+	p := &s.pays[i]
+	p.out = outSettled
+	if p.o.booked != p.amt {
 		p.out = outOther
 	}
 	p.flags &^= flagLate // a credit withdrawn before may have been late
-	if b.day > p.deadline {
+	if p.o.bday > p.deadline {
 		p.flags |= flagLate
 	}
 	p.enc = nil
+	m.changed = true
 	m.announceOf(s, p, annSettled)
 	m.round.Settled = append(m.round.Settled, p.state(m.acct))
+}
+
+// Credits booked in the future, the one place the package decides
+// them.
+//
+// txsync reports a booked entry dated more than txsync.FutureDays after
+// the bank's date with a txsync.FutureBooked anomaly, in the delta that
+// adds or changes it, and not again. Such a booking is dubious (the
+// bank's clock, or its data, is wrong): it is not taken as the money
+// having arrived while its date is ahead. A credit of a delta so flagged
+// (booking.future) is matched as any other, and one that matches a
+// payment is held for it (outHeld) while its date is more than
+// txsync.FutureDays after the reconciler's bank date (ahead): the payment
+// still waits (Awaiting, Stalled after its window, or Withdrawn), and
+// no other credit takes it; the credit is in State.HeldBooking and the
+// call's Round.Held, and no event goes out. The first read of the
+// account from the day its date is no longer ahead (the day txsync
+// would no longer flag it) settles the payment with it (release), as
+// any credit: late if its date is after the window. A held credit the
+// bank withdraws (no longer listed, or pending again) is let go, without
+// a withdrawal (it settled nothing), and one it changes is let go and
+// matched again as it now is: held again only if txsync flags it again
+// and it is still ahead. A flagged credit no longer ahead when its delta
+// is applied (the delta given again days later) settles at once. A
+// flagged credit that matches no payment is reported unmatched at once,
+// as any. A debit is not held: a reversal returns a payment as it is
+// booked (see returnOf).
+
+// futureDays is txsync.FutureDays as a number of days.
+const futureDays = int32(txsync.FutureDays)
+
+// ahead reports whether day is still in the future for a booking: more
+// than txsync.FutureDays after today, as txsync bounds it.
+func (m *mutation) ahead(day int32) bool { return day > m.today+futureDays }
+
+// holds reports whether credit b is held rather than settling a payment:
+// txsync flagged it booked in the future, and its date is still ahead.
+func (m *mutation) holds(b *booking) bool { return b.future && m.ahead(b.day) }
+
+// release settles the payments whose held credit is no longer ahead.
+func (m *mutation) release(s *acctState) {
+	for i := range s.pays {
+		if p := &s.pays[i]; p.out == outHeld && !m.ahead(p.o.bday) {
+			m.settled(s, i)
+		}
+	}
+}
+
+// letGo drops the credit held for s.pays[i]: the payment waits for a
+// credit again, as it did before (no withdrawal: nothing had settled it).
+func (m *mutation) letGo(s *acctState, i int) {
+	p := &s.pays[i]
+	p.out, p.o, p.enc = outNone, nil, nil
+	m.changed = true
 }
 
 // rematch settles the first waiting twin of payment p (as it was when
@@ -485,8 +584,10 @@ func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
 // text and amount for a match by text, whose dates admit the credit. The
 // credit's own texts are not kept, so only a twin of the same facts is
 // known to match it; another payment it would match waits for the bank's
-// next change of the credit. A match by end-to-end id has no twin.
-func (m *mutation) rematch(s *acctState, p *pay, o *outcome) {
+// next change of the credit. A match by end-to-end id has no twin. A
+// credit that was held (future: txsync flagged it booked in the future)
+// is held for the twin while it is still ahead.
+func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) {
 	if o == nil || p.flags&flagClosed != 0 {
 		return
 	}
@@ -516,7 +617,7 @@ func (m *mutation) rematch(s *acctState, p *pay, o *outcome) {
 		if o.bday < v.created || o.bday > last {
 			continue
 		}
-		m.settle(s, j, o.by, &booking{key: txsync.Key(o.booking), day: o.bday, amt: o.booked})
+		m.settle(s, j, o.by, &booking{key: txsync.Key(o.booking), day: o.bday, amt: o.booked, future: future})
 		return
 	}
 }
@@ -553,7 +654,7 @@ func (m *mutation) returnOf(s *acctState, b *booking) int {
 func (m *mutation) stalls(s *acctState) {
 	for i := range s.pays {
 		p := &s.pays[i]
-		if p.open() && p.accepted != 0 && p.flags&flagStalled == 0 && m.today > p.deadline {
+		if p.waiting() && p.accepted != 0 && p.flags&flagStalled == 0 && m.today > p.deadline {
 			p.flags |= flagStalled
 			p.enc = nil
 			m.announceOf(s, p, annStalled)
@@ -655,7 +756,7 @@ func (m *mutation) expire(s *acctState) {
 func fit(s *acctState) ([]byte, bool) {
 	b := encodeState(s)
 	for len(b) > maxStateBytes {
-		i := slices.IndexFunc(s.pays, func(p pay) bool { return !p.open() && s.announced(p.id) < 0 })
+		i := slices.IndexFunc(s.pays, func(p pay) bool { return !p.waiting() && s.announced(p.id) < 0 })
 		switch {
 		case i >= 0:
 			s.pays = slices.Delete(s.pays, i, i+1)
@@ -690,9 +791,12 @@ func (p *pay) state(acct txsync.AccountKey) State {
 	default:
 		st.Settlement = Awaiting
 	}
-	if p.out != outNone {
+	switch p.out {
+	case outSettled, outOther, outReturned:
 		st.By, st.Booking, st.BookingDate, st.Booked = p.o.by, txsync.Key(p.o.booking), dateOf(p.o.bday), p.o.booked.money()
 		st.Late = p.flags&flagLate != 0
+	case outHeld:
+		st.HeldBooking, st.HeldBookingDate = txsync.Key(p.o.booking), dateOf(p.o.bday)
 	}
 	if p.out == outReturned {
 		st.Reversal, st.ReversalDate = txsync.Key(p.o.ret), dateOf(p.o.rday)

@@ -331,7 +331,11 @@ func (r *Reconciler) Track(ctx context.Context, p Payment) (State, error) {
 		return State{Payment: p.RequestID, Settlement: NotApplicable, Scheme: sch, Created: p.Created.UTC(), Instructed: p.Amount}, nil
 	}
 	a, _ := amtOf(p.Amount)
-	rec := pay{id: p.RequestID, created: p.Created.Unix(), scheme: sch, amt: a, kid: strings.TrimSpace(p.KID),
+	kid, ok := kidOf(p.KID) // as a credit's KIDs are read: "1234 5678 903" is 12345678903
+	if !ok {
+		kid = strings.TrimSpace(p.KID)
+	}
+	rec := pay{id: p.RequestID, created: p.Created.Unix(), scheme: sch, amt: a, kid: kid,
 		e2e: strings.TrimSpace(p.EndToEndID), text: strings.Join(words(p.Remittance), " "), exec: dayOf(p.ExecutionDate)}
 	if strings.EqualFold(rec.e2e, notProvided) {
 		rec.e2e = ""
@@ -411,10 +415,15 @@ func (m *mutation) status(st *acctState, i int, s payments.TransactionStatus, at
 	}
 	switch {
 	case s.IsRejected() || s.IsCancelled():
-		if p.out == outSettled || p.out == outOther {
+		switch p.out {
+		case outSettled, outOther:
 			freed, twin := p.o, *p
 			m.withdraw(st, i)
-			m.rematch(st, &twin, freed)
+			m.rematch(st, &twin, freed, false)
+		case outHeld: // it settled nothing: let go, and held for a twin
+			freed, twin := p.o, *p
+			m.letGo(st, i)
+			m.rematch(st, &twin, freed, true)
 		}
 		if p.open() {
 			p.flags |= flagVoid
@@ -529,8 +538,19 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 	var bs []booking
 	var rev revisions
 	n := 0
+	// The entries txsync reported booked in the future (see holds).
+	var future map[txsync.Key]bool
+	for _, a := range d.Anomalies {
+		if a.Kind == txsync.FutureBooked {
+			if future == nil {
+				future = map[txsync.Key]bool{}
+			}
+			future[a.Key] = true
+		}
+	}
 	for _, e := range d.Added {
 		if b, ok := bookingOf(e, n); ok {
+			b.future = future[e.Key]
 			bs = append(bs, b)
 		}
 		n++
@@ -539,6 +559,7 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 		switch {
 		case c.What&txsync.Booked != 0:
 			if b, ok := bookingOf(c.Entry, n); ok {
+				b.future = future[c.Key]
 				bs = append(bs, b)
 			}
 		case c.What&txsync.Unbooked != 0:
@@ -548,6 +569,7 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 			if !ok {
 				b = booking{key: c.Key}
 			}
+			b.future = future[c.Key]
 			rev.changed = append(rev.changed, revised{b: b, ok: ok})
 		}
 		n++
@@ -606,6 +628,7 @@ func (r *Reconciler) Observe(ctx context.Context, d *txsync.Delta) error {
 // run is the whole of an Apply's change of s.
 func (m *mutation) run(s *acctState, bs []booking, first bool, rev *revisions) {
 	m.apply(s, bs, first, rev)
+	m.release(s)
 	m.stalls(s)
 	m.expire(s)
 	m.claim(s)

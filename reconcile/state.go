@@ -37,16 +37,21 @@ import (
 // (empty once the payment is closed), uvarint execution date, accepted
 // date and deadline, a flags byte, the outcome byte and, with one, the
 // evidence byte, the booking key, its day and the amount booked, and for
-// a return the reversal's key and day; then, in version 2 and for a
+// a return the reversal's key and day (a payment with a credit held, see
+// outHeld, has the outcome byte outHeld and the held credit's evidence,
+// key, day and amount, in version 2 only); then, in version 2 and for a
 // payment flagged withdrawn only, the withdrawals' uvarint count and the
 // last withdrawn credit's key, day and amount. A string is a uvarint
 // length and its bytes; an amount a zigzag varint of units, a scale byte
 // and the currency; a day a uvarint day number (days since 1970-01-01, 0
 // for none).
 //
-// Version 1 is version 2 without a withdrawn payment: a state is written
-// as version 1 while none of its payments was withdrawn, so that a
-// replica of an earlier release reads it, and both are read.
+// Version 1 is version 2 without a withdrawn payment nor a held credit:
+// a state is written as version 1 while none of its payments was
+// withdrawn or holds a credit, so that a replica of an earlier release
+// reads it, and both are read. (A replica of the release that brought
+// version 2 but not outHeld refuses a state with a held credit, as
+// corrupt: it never reads the held credit as a settlement.)
 const (
 	stateVersion    = 2
 	stateVersionOne = 1
@@ -67,6 +72,10 @@ const (
 	outSettled
 	outOther // settled with another amount
 	outReturned
+	// outHeld: a credit that matches the payment is held, not settling
+	// it, because txsync reported it booked in the future (see holds in
+	// match.go); the payment still waits. Version 2.
+	outHeld
 )
 
 // Announcements (events still to emit).
@@ -136,8 +145,13 @@ type withdrawal struct {
 	booked  amt
 }
 
-// open reports whether p still waits for its credit.
+// open reports whether p still waits for its credit, and takes one.
 func (p *pay) open() bool { return p.out == outNone && p.flags&flagVoid == 0 }
+
+// waiting reports whether p's money is not known to have arrived, and
+// will be: open, or holding a credit dated ahead (outHeld). A waiting
+// payment stalls after its window, and is never let go to make room.
+func (p *pay) waiting() bool { return p.open() || p.out == outHeld }
 
 // seen is a booking matching has seen: the hash of its key and its
 // fingerprint, and its day (for expiry).
@@ -214,10 +228,10 @@ func appendAmt(b []byte, a amt) []byte {
 func appendDay(b []byte, d int32) []byte { return binary.AppendUvarint(b, uint64(max(d, 0))) }
 
 // version is the version s is written in: 1 while no payment of it
-// was withdrawn (see above).
+// was withdrawn or holds a credit (see above).
 func (s *acctState) version() byte {
 	for i := range s.pays {
-		if s.pays[i].flags&flagWithdrawn != 0 {
+		if s.pays[i].flags&flagWithdrawn != 0 || s.pays[i].out == outHeld {
 			return stateVersion
 		}
 	}
@@ -298,7 +312,8 @@ func encodeHeader(s *acctState, v byte, body []byte, extra int) []byte {
 }
 
 // nextDue is the first day a read without a new booking can change s:
-// an open accepted payment's window over, a settled payment's return
+// an open accepted payment's window over, a held credit no longer dated
+// ahead (it settles its payment), a settled payment's return
 // horizon passed, a payment or booking seen past Retention. A day too
 // early costs one full read of the state; one too late would miss a
 // stall, so each is on the early side.
@@ -306,8 +321,11 @@ func (s *acctState) nextDue() int32 {
 	due := int32(math.MaxInt32)
 	for i := range s.pays {
 		p := &s.pays[i]
-		if p.open() && p.accepted != 0 && p.flags&flagStalled == 0 {
+		if p.waiting() && p.accepted != 0 && p.flags&flagStalled == 0 {
 			due = min(due, p.deadline+1)
+		}
+		if p.out == outHeld { // the first day its credit is no longer ahead (ahead)
+			due = min(due, p.o.bday-futureDays)
 		}
 		if p.flags&flagClosed == 0 && p.out != outNone {
 			due = min(due, p.o.bday+int32(ReturnDays)+1)
@@ -499,7 +517,7 @@ func decodeState(b []byte) (*acctState, error) {
 		p.kid, p.e2e, p.text = d.string(), d.string(), d.string()
 		p.exec, p.accepted, p.deadline = d.day(), d.day(), d.day()
 		p.flags, p.out = d.byte(), d.byte()
-		if p.out > outReturned || (d.err == nil && !p.scheme.valid()) {
+		if p.out > outHeld || (p.out == outHeld && h.version == stateVersionOne) || (d.err == nil && !p.scheme.valid()) {
 			d.fail()
 		}
 		if p.out != outNone {

@@ -191,6 +191,15 @@ type State struct {
 	WithdrawnBooking     txsync.Key   `json:"withdrawnBooking,omitempty"`
 	WithdrawnBookingDate date.Date    `json:"withdrawnBookingDate,omitzero"`
 	WithdrawnAmount      money.Amount `json:"withdrawnAmount,omitzero"`
+	// HeldBooking and HeldBookingDate are the key and booking date of
+	// the credit held for a payment still waiting (Awaiting, Stalled or
+	// Withdrawn): one that matches it but that txsync reported booked in
+	// the future (txsync.FutureBooked). It settles the payment at the
+	// first read from the day before its date on (its date no more than
+	// txsync.FutureDays ahead), unless the bank withdraws or changes it
+	// before (see [Round.Held]).
+	HeldBooking     txsync.Key `json:"heldBooking,omitempty"`
+	HeldBookingDate date.Date  `json:"heldBookingDate,omitzero"`
 }
 
 // Credit is a credit booked on a watched account that matched no
@@ -203,8 +212,8 @@ type Credit struct {
 }
 
 // Round is what one call learned about a watched account: the payments
-// it settled, returned or found stalled, and the credits no payment
-// matched.
+// it settled, returned, found stalled or held a credit for, and the
+// credits no payment matched.
 type Round struct {
 	// Account is the account's key.
 	Account txsync.AccountKey `json:"account"`
@@ -219,6 +228,15 @@ type Round struct {
 	Returned  []State `json:"returned,omitempty"`
 	Stalled   []State `json:"stalled,omitempty"`
 	Withdrawn []State `json:"withdrawn,omitempty"`
+	// Held are the payments for which this call holds a credit that
+	// matches them but that txsync reported booked in the future
+	// (txsync.FutureBooked: a bank's clock or data error): it does not
+	// settle them yet. Each still waits (Awaiting, or Stalled after its
+	// window), the credit in [State.HeldBooking]; a later call settles
+	// it, in Settled, once the credit's date is no more than
+	// txsync.FutureDays ahead, and lets the credit go if the bank
+	// withdraws or changes it first (a changed credit is matched again).
+	Held []State `json:"held,omitempty"`
 	// Unmatched are the new credits no payment matched.
 	Unmatched []Credit `json:"unmatched,omitempty"`
 	// Repeated counts the bookings of the delta matching had seen
@@ -229,5 +247,5 @@ type Round struct {
 
 // Empty reports whether the call learned nothing.
 func (r *Round) Empty() bool {
-	return r == nil || len(r.Settled)+len(r.Returned)+len(r.Stalled)+len(r.Withdrawn)+len(r.Unmatched) == 0
+	return r == nil || len(r.Settled)+len(r.Returned)+len(r.Stalled)+len(r.Withdrawn)+len(r.Held)+len(r.Unmatched) == 0
 }

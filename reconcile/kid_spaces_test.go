@@ -1,0 +1,107 @@
+package reconcile_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/reconcile"
+)
+
+// spacedKID is a KID with a valid MOD-11 check digit, as a payment sends
+// it; 123456789034 (a longer one, also valid) and 1234567890 (a shorter
+// one) are other KIDs.
+const spacedKID = "12345678903"
+
+// TestKIDEchoedWithSpaces: a bank that echoes the payment's KID in groups
+// of digits ("1234 5678 903"), in the structured reference or in the
+// text, alone or among words, with spaces or no-break spaces, settles
+// the payment by its KID.
+func TestKIDEchoedWithSpaces(t *testing.T) {
+	t.Parallel()
+	for name, c := range map[string]struct{ structured, text string }{
+		"structured":           {structured: `"1234 5678 903"`},
+		"structured object":    {structured: `{"reference":"1234 5678 903"}`},
+		"text alone":           {text: "1234 5678 903"},
+		"text among words":     {text: "Giro KID: 1234 5678 903 takk"},
+		"no-break spaces":      {text: "KID 1234\u00a05678\u00a0903"},
+		"narrow no-break":      {text: "KID 1234\u202f5678\u202f903"},
+		"grouped from the end": {text: "KID 12 345 678 903"},
+		"groups of five":       {text: "KID 12345 67890 3"},
+		"at a sentence's end":  {text: "Betaling med KID 1234 5678 903."},
+		"before a comma":       {text: "KID 1234 5678 903, takk"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, "2026-03-16")
+			f.pay("p1", nok("1250.00"), spacedKID, "")
+			e := credit("c1", "2026-03-16", nok("1250.00"), c.text)
+			if c.structured != "" {
+				e.Transaction.RemittanceInformationStructured = json.RawMessage(c.structured)
+			}
+			r := f.apply(e)
+			require.Len(t, r.Settled, 1, "the KID in groups is the payment's KID")
+			assert.Equal(t, reconcile.ByKID, r.Settled[0].By)
+			assert.Empty(t, r.Unmatched)
+		})
+	}
+}
+
+// TestKIDSpacesMakeNoOtherKID: removing the grouping spaces never makes
+// another KID the payment's: the digits must be the payment's exactly,
+// the groups a grouping (not two numbers side by side, nor two numbers
+// with a word between), and the check digit valid.
+func TestKIDSpacesMakeNoOtherKID(t *testing.T) {
+	t.Parallel()
+	for name, text := range map[string]string{
+		"a digit short":              "KID 1234 5678 90",
+		"a digit more":               "KID 1234 5678 9034", // 123456789034, a valid KID of its own
+		"two numbers and a word":     "faktura 1234 kid 5678903",
+		"two numbers side by side":   "faktura 1234 5678903",
+		"an invoice then the groups": "faktura 1 1234 5678 903",
+		"groups of one":              "1 2 3 4 5 6 7 8 9 0 3",
+		"double spaces":              "KID 1234  5678  903",
+		"a tab":                      "KID 1234\t5678\t903",
+		"glued to a word":            "Ref1234 5678 903",
+		"uneven groups":              "KID 123 45 678 903",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, "2026-03-16")
+			f.pay("p1", nok("1250.00"), spacedKID, "")
+			r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), text))
+			assert.Empty(t, r.Settled, "%q does not carry KID %s", text, spacedKID)
+			assert.Len(t, r.Unmatched, 1)
+		})
+	}
+	t.Run("structured, a digit more", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, "2026-03-16")
+		f.pay("p1", nok("1250.00"), spacedKID, "")
+		c := credit("c1", "2026-03-16", nok("1250.00"), "")
+		c.Transaction.RemittanceInformationStructured = json.RawMessage(`"1234 5678 9034"`)
+		assert.Empty(t, f.apply(c).Settled)
+	})
+	t.Run("the longer KID in groups settles its own payment", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, "2026-03-16")
+		f.pay("p1", nok("1250.00"), spacedKID, "")
+		f.pay("p2", nok("1250.00"), "123456789034", "")
+		r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), "KID 1234 5678 9034"))
+		require.Len(t, r.Settled, 1)
+		assert.Equal(t, "p2", r.Settled[0].Payment)
+	})
+}
+
+// TestPaymentKIDInGroups: a payment tracked with its KID in groups is
+// matched by the KID's digits, as a credit's KID is read.
+func TestPaymentKIDInGroups(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("1250.00"), "1234 5678 903", "")
+	r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), "KID "+spacedKID))
+	require.Len(t, r.Settled, 1)
+	assert.Equal(t, reconcile.ByKID, r.Settled[0].By)
+}
