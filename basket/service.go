@@ -221,9 +221,17 @@ func (s *Service) StartAuthorisation(ctx context.Context, basketID string, opts 
 	op := byID("basket.StartAuthorisation", http.MethodPost, basketID, "/authorisations")
 	op.ResultID = "scaStatus"
 	op.Statuses = authorisationStatuses
+	op.Require = authorisationHeaders
 	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
 	return out, err
 }
+
+// authorisationHeaders are the headers starting a basket's
+// authorisation needs beyond TPP-Redirect-URI: the SCA belongs to the
+// PSU's session (see payments' StartAuthorisation), so the bank refuses a
+// start without TPP-Session-ID; the client refuses it first, with a
+// *client.ValidationError, and sends nothing.
+var authorisationHeaders = []string{"TPP-Session-ID"}
 
 // GetAt reads a basket by the href of an earlier answer's self link, with
 // the answers of [Service.Get].
@@ -314,6 +322,7 @@ func (s *Service) StartAuthorisationAt(ctx context.Context, href string, opts ..
 	op := at("basket.StartAuthorisationAt", http.MethodPost, href)
 	op.ResultID = "scaStatus"
 	op.Statuses = authorisationStatuses
+	op.Require = authorisationHeaders
 	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
 	return out, err
 }

@@ -706,6 +706,7 @@ func (s *Service) StartAuthorisation(ctx context.Context, ref Ref, opts ...clien
 	op := ref.operation("payments.StartAuthorisation", http.MethodPost, "/"+segAuthorisations)
 	op.ResultID = "scaStatus"
 	op.Statuses = authorisationStatuses
+	op.Require = authorisationHeaders
 	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
 	return out, err
 }
@@ -716,9 +717,18 @@ func (s *Service) StartAuthorisationAt(ctx context.Context, href string, opts ..
 	op := linkOperation("payments.StartAuthorisationAt", http.MethodPost, href)
 	op.ResultID = "scaStatus"
 	op.Statuses = authorisationStatuses
+	op.Require = authorisationHeaders
 	out, _, err := servicecall.Do[Authorisation](ctx, s.client(), op, opts)
 	return out, err
 }
+
+// authorisationHeaders are the headers starting a payment's
+// authorisation needs beyond TPP-Redirect-URI: the SCA it starts belongs
+// to the PSU's session, and the bank's redirect after it brings the
+// session id back as tpp-session-id, so the bank refuses a start without
+// TPP-Session-ID (400 HTTP_HEADER_REQUIRED); the client refuses it first,
+// with a *client.ValidationError, and sends nothing.
+var authorisationHeaders = []string{"TPP-Session-ID"}
 
 // checkHref refuses an empty href or one that is not a URL; the client
 // checks the host.

@@ -404,7 +404,7 @@ func (c *Prepared) startAuthorisation(ctx context.Context, href string, purpose 
 	// A corporate user's request without PSU-Corporate-ID gets 400
 	// (docs/interface.md sections 5.10 and 7): refused before sending.
 	_, err := cl.Do(ctx, client.Operation{Name: "sca.StartAuthorisation", Method: http.MethodPost, Path: href, ResultID: "scaStatus",
-		Statuses: []int{http.StatusCreated},
+		Statuses: []int{http.StatusCreated}, Require: []string{"TPP-Session-ID"}, // the SCA's session (payments' StartAuthorisation)
 		Validate: func(call *client.Call) error { return servicecall.CheckCorporateContext(call.Header) }}, &body, c.Options)
 	if err != nil {
 		return Redirect{}, err
