@@ -14,6 +14,7 @@ import (
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/reconcile"
+	"github.com/tppkit/psd2/txsync"
 )
 
 // reconcileUsage is the usage line of psd2 reconcile.
@@ -167,12 +168,17 @@ func printReconcile(w io.Writer, rep *reconcileReport) {
 		fmt.Fprintf(w, "%-16s  %-36s  %-12s  %14s  %-20s  %14s  %-10s  %s\n",
 			"CREATED", "PAYMENT", "SCHEME", "INSTRUCTED", "STATE", "BOOKED", "ON", "BY")
 	}
+	held := 0
 	for _, s := range rep.Payments {
 		state := s.Settlement.String()
 		if s.Late {
 			state += " (late)"
 		} else if s.WasStalled && s.Settlement != reconcile.Stalled {
 			state += " (stalled)"
+		}
+		if s.HeldBooking != "" {
+			state += " (held)"
+			held++
 		}
 		booked, on := "", ""
 		if s.Booking != "" {
@@ -199,6 +205,10 @@ func printReconcile(w io.Writer, rep *reconcileReport) {
 		fmt.Fprintf(w, " (the %d earliest listed: raise -limit or narrow -from and -to to list the others)", len(rep.Payments))
 	}
 	fmt.Fprintln(w)
+	if held > 0 {
+		fmt.Fprintf(w, "%d listed payment(s) marked (held) have a matching credit the bank dated more than %d day(s) ahead (txsync.FutureBooked): not taken as arrived, it settles the payment at the first read from the day before its date on, unless the bank withdraws or changes it first.\n",
+			held, txsync.FutureDays)
+	}
 	if rep.Counts[reconcile.Untracked] > 0 {
 		fmt.Fprintln(w, "Untracked payments go to a watched account but were never tracked: the service's Reconciler.TrackJournal tracks them.")
 	}
