@@ -23,6 +23,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/budget"
+	"github.com/tppkit/psd2/pgstore/internal/pgretry"
 	"github.com/tppkit/psd2/refresh"
 	"github.com/tppkit/psd2/store"
 )
@@ -541,7 +542,17 @@ func (e *Engine) Migrate(ctx context.Context) error {
 	if err := e.checkRiverVersion(ctx, conn, latest); err != nil {
 		return err
 	}
-	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+	// River's migrator runs its statements on the pool: after a restart
+	// of the database the first of them meets a dead idle connection and
+	// fails unsent. It runs again as a whole (pgretry.Idempotent): a run
+	// that never reached the server changed nothing, and one that did (a
+	// migration version is a transaction of its own) leaves the next run
+	// only what is left, under the lock held above.
+	err = pgretry.Idempotent(ctx, e.cfg.Pool, func() error {
+		_, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("riverrefresh: migrate: %w", err)
 	}
 	return nil

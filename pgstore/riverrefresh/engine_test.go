@@ -113,7 +113,14 @@ func (w *world) engineOn(t *testing.T, cfg riverrefresh.Config, sessions store.S
 // of the replica's own store.
 func (w *world) engineOnPool(t *testing.T, cfg riverrefresh.Config, pool *pgxpool.Pool, sessions store.Store, opts ...client.Option) *riverrefresh.Engine {
 	t.Helper()
-	st := newStore(t, pool, w.schema, w.storeOpts...)
+	return w.engineOnPools(t, cfg, pool, pool, sessions, opts...)
+}
+
+// engineOnPools is engineOnPool with River's tables on pool and the
+// replica's own store on storePool.
+func (w *world) engineOnPools(t *testing.T, cfg riverrefresh.Config, pool, storePool *pgxpool.Pool, sessions store.Store, opts ...client.Option) *riverrefresh.Engine {
+	t.Helper()
+	st := newStore(t, storePool, w.schema, w.storeOpts...)
 	c, err := client.New(w.srv.URL, w.creds, append([]client.Option{client.WithHTTPClient(&http.Client{Transport: w.bank}),
 		client.WithClock(w.clock.Now), client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)),
 		client.WithStore(st)}, opts...)...)

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/pgstore/internal/pgretry"
 	"github.com/tppkit/psd2/store"
 )
 
@@ -161,7 +163,7 @@ func (e *Engine) pauseLocked(ctx context.Context, b *bank) {
 		return
 	}
 	b.recordPause(ctx, until)
-	if err := e.client.QueuePause(ctx, queueOf(b.name), nil); err != nil {
+	if err := e.queuePause(ctx, b); err != nil {
 		return // the next job or look tries again
 	}
 	b.pausedFor = until.UnixNano()
@@ -222,7 +224,7 @@ func (e *Engine) resumeIfDue(ctx context.Context, b *bank) {
 	if until.IsZero() || end <= b.resumedFor {
 		return
 	}
-	if err := e.client.QueueResume(ctx, queueOf(b.name), nil); err != nil {
+	if err := e.queueResume(ctx, b); err != nil {
 		return // the next look tries again
 	}
 	b.resumedFor = end
@@ -297,7 +299,11 @@ func (e *Engine) resumeLeftover(ctx context.Context, b *bank) bool {
 	if time.Now().Before(end) {
 		return false // the pause's own end resumes it
 	}
-	q, err := e.client.QueueGet(ctx, queueOf(b.name))
+	var q *rivertype.Queue
+	err = pgretry.Idempotent(ctx, e.cfg.Pool, func() (err error) {
+		q, err = e.client.QueueGet(ctx, queueOf(b.name))
+		return err
+	})
 	switch {
 	case errors.Is(err, river.ErrNotFound):
 		return true
@@ -306,9 +312,23 @@ func (e *Engine) resumeLeftover(ctx context.Context, b *bank) bool {
 	case q.PausedAt == nil || q.PausedAt.After(end.Add(pauseClockMargin)):
 		return true // running, or paused after the pause ended: an operator's
 	}
-	if err := e.client.QueueResume(ctx, queueOf(b.name), nil); err != nil {
+	if err := e.queueResume(ctx, b); err != nil {
 		return false
 	}
 	b.resumedFor = max(b.resumedFor, n)
 	return true
+}
+
+// queuePause and queueResume pause and resume b's queue in River, again
+// at once when a statement of it never reached the server (a dead idle
+// connection after the database restarted): a pause or a resume run
+// twice leaves the queue as one does (pgretry.Idempotent). Without it a
+// restart delayed a bank's pause by a look of the resume loop.
+func (e *Engine) queuePause(ctx context.Context, b *bank) error {
+	return pgretry.Idempotent(ctx, e.cfg.Pool, func() error { return e.client.QueuePause(ctx, queueOf(b.name), nil) })
+}
+
+// queueResume: see queuePause.
+func (e *Engine) queueResume(ctx context.Context, b *bank) error {
+	return pgretry.Idempotent(ctx, e.cfg.Pool, func() error { return e.client.QueueResume(ctx, queueOf(b.name), nil) })
 }

@@ -1,6 +1,9 @@
 package riverrefresh_test
 
 import (
+	"context"
+	"time"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,7 +20,10 @@ import (
 // counts and pauses) run again on another connection, as the pgstore
 // Store's statements do, so neither method fails: every idle connection
 // of the pool (four) is killed before each, which then meets four dead
-// connections before a live one. The sessions are read from a store on
+// connections before a live one. Migrate, which every replica calls at
+// start, runs again as a whole when its first statement on the pool never
+// reached the server (River's migrator is idempotent, and the replicas'
+// lock is held on a connection of its own). The sessions are read from a store on
 // a pool of its own, which no restart touches.
 func TestRestartIdleConnections(t *testing.T) {
 	w := newWorld(t, 3)
@@ -41,4 +47,45 @@ func TestRestartIdleConnections(t *testing.T) {
 	restart(t)
 	_, err = e.Cleanup(ctx)
 	assert.NoError(t, err, "cleanup")
+
+	// A replica started after the restart migrates (nothing to do) on
+	// the same pool: River's migrator reads its versions there.
+	restart(t)
+	assert.NoError(t, e.Migrate(ctx), "migrate")
+}
+
+// After a restart of the database a bank's pause still pauses its queue
+// at once: River's pause of the queue runs again on another connection
+// when its statement met a dead one (pausing twice leaves the queue as
+// pausing once does). Before, the pause failed on the first dead
+// connection and waited for the next look of the resume loop, while the
+// bank's jobs went on.
+func TestRestartPausesTheQueue(t *testing.T) {
+	w := newWorld(t, 1)
+	ctx := t.Context()
+	// An engine on a pool no restart touches makes the bank's queue in
+	// River and reads it.
+	other := w.engine(t, riverrefresh.Config{Work: true})
+	require.NoError(t, other.Migrate(ctx))
+	require.NoError(t, other.Client().Start(ctx))
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = other.Client().Stop(stop)
+	})
+	require.Eventually(t, func() bool {
+		_, err := other.Client().QueueGet(ctx, "psd2_refresh_testbank")
+		return err == nil
+	}, time.Minute, 20*time.Millisecond, "River made the bank's queue")
+
+	pool, restart := pgtest.RestartPool(t, 4)
+	// The replica's own store (where the pause is recorded) is on a pool
+	// of its own: its statements do not meet River's dead connections
+	// first.
+	e := w.engineOnPools(t, riverrefresh.Config{Work: true}, pool, newPool(t), w.store)
+	until := time.Now().Add(time.Hour)
+	e.SetPauseSource("testbank", func(context.Context) (time.Time, bool) { return until, true })
+	restart(t)
+	e.ObservePause(ctx, "testbank")
+	assert.True(t, queuePaused(t, other), "the queue is paused at the pause's first sight")
 }

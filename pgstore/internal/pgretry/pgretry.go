@@ -8,7 +8,9 @@
 // by the store's transactions (pgstore's inTx), by every statement of
 // the module run on a pool directly (the outbox's consumer and its
 // reads, riverrefresh's own reads of River's tables: [Statement]), and
-// by nothing that may have reached the server. It is internal to the
+// by nothing that may have reached the server, but for the operations of
+// River that are harmless to run twice as a whole ([Idempotent]: its
+// migrator, a queue's pause, resume and read). It is internal to the
 // module.
 package pgretry
 
@@ -65,8 +67,20 @@ func Attempts(pool *pgxpool.Pool) func() int {
 // on a connection or in a transaction stmt did not acquire, may follow
 // one that ran.
 func Statement(ctx context.Context, pool *pgxpool.Pool, stmt func() error) error {
+	return Idempotent(ctx, pool, stmt) // a statement that failed unsent never ran
+}
+
+// Idempotent runs op, an operation of several statements on pool that is
+// harmless to run again as a whole after any part of it ran (River's
+// migrator, which applies only the versions not yet applied; a queue's
+// pause or resume, which leaves the queue as one run would; a read),
+// again while it fails with an error pgx calls safe to retry: a statement
+// of it that never reached the server, at its first send or a later one.
+// Nothing that is not so is run through it. At most Attempts(pool)
+// attempts; ctx ends it as it ends Unsent.
+func Idempotent(ctx context.Context, pool *pgxpool.Pool, op func() error) error {
 	return Unsent(ctx, Attempts(pool), func() (bool, error) {
-		err := stmt()
+		err := op()
 		return true, err
 	})
 }
