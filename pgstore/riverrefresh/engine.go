@@ -663,7 +663,11 @@ func (e *Engine) scheduleNow(ctx context.Context) {
 	for _, name := range slices.Sorted(maps.Keys(e.banks)) {
 		params = append(params, river.InsertManyParams{Args: ScheduleArgs{Bank: name}, InsertOpts: scheduleInsertOpts()})
 	}
-	if _, err := e.client.InsertMany(ctx, params); err != nil {
+	err := pgretry.Idempotent(ctx, e.cfg.Pool, func() error { // unique: inserted once however often
+		_, err := e.client.InsertMany(ctx, params)
+		return err
+	})
+	if err != nil {
 		e.cfg.Logger.WarnContext(ctx, "riverrefresh: the schedule jobs were not inserted at start; River's periodic job will insert them",
 			slog.String("error", err.Error()))
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/tppkit/psd2/budget"
 	"github.com/tppkit/psd2/client"
@@ -172,7 +173,15 @@ func (e *Engine) Enqueue(ctx context.Context, name string) (int, error) {
 		if len(batch) == 0 {
 			return nil
 		}
-		res, err := e.client.InsertMany(ctx, batch)
+		// A batch whose statements never all reached the server (a dead
+		// idle connection after a restart) is inserted again at once:
+		// the jobs are unique by their arguments, so a batch inserted
+		// twice inserts each job once (pgretry.Idempotent).
+		var res []*rivertype.JobInsertResult
+		err := pgretry.Idempotent(ctx, e.cfg.Pool, func() (err error) {
+			res, err = e.client.InsertMany(ctx, batch)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("riverrefresh: enqueue: %w", err)
 		}

@@ -2,15 +2,17 @@ package riverrefresh_test
 
 import (
 	"context"
-	"time"
-
+	"iter"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/pgstore/internal/pgtest"
 	"github.com/tppkit/psd2/pgstore/riverrefresh"
+	"github.com/tppkit/psd2/store"
 )
 
 // After a restart or a failover of the database, the idle connections
@@ -88,4 +90,37 @@ func TestRestartPausesTheQueue(t *testing.T) {
 	restart(t)
 	e.ObservePause(ctx, "testbank")
 	assert.True(t, queuePaused(t, other), "the queue is paused at the pause's first sight")
+}
+
+// keysHook is a store that runs before once, at the first Keys.
+type keysHook struct {
+	store.Store
+	once   sync.Once
+	before func()
+}
+
+func (k *keysHook) Keys(ctx context.Context, prefix string) iter.Seq2[string, error] {
+	k.once.Do(k.before)
+	return k.Store.Keys(ctx, prefix)
+}
+
+// The database restarts while Enqueue lists the sessions, after its read
+// of the round's jobs: River's insert of the jobs meets the dead
+// connections. It runs again at once on another connection (the jobs are
+// unique by their arguments, so an insert run twice inserts each once),
+// and Enqueue inserts every job. Before, it failed and the round waited
+// for the next schedule.
+func TestRestartDuringEnqueue(t *testing.T) {
+	w := newWorld(t, 3)
+	ctx := t.Context()
+	pool, restart := pgtest.RestartPool(t, 4)
+	sessions := &keysHook{Store: w.store, before: func() { restart(t) }}
+	e := w.engineOnPools(t, riverrefresh.Config{}, pool, newPool(t), sessions)
+	require.NoError(t, e.Migrate(ctx))
+	n, err := e.Enqueue(ctx, "testbank")
+	require.NoError(t, err, "enqueue")
+	assert.Equal(t, len(w.ids), n)
+	var jobs int
+	require.NoError(t, e.Pool().QueryRow(ctx, "SELECT count(*) FROM "+w.schema+".river_job WHERE kind = 'psd2_refresh'").Scan(&jobs))
+	assert.Equal(t, len(w.ids), jobs, "each job once")
 }
