@@ -10,7 +10,8 @@
 // reads, riverrefresh's own reads of River's tables: [Statement]), and
 // by nothing that may have reached the server, but for the operations of
 // River that are harmless to run twice as a whole ([Idempotent]: its
-// migrator, a queue's pause, resume and read). It is internal to the
+// migrator, a queue's pause, resume and read, the insert of jobs unique
+// by their arguments). It is internal to the
 // module.
 package pgretry
 
