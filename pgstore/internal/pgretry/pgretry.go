@@ -11,8 +11,7 @@
 // by nothing that may have reached the server, but for the operations of
 // River that are harmless to run twice as a whole ([Idempotent]: its
 // migrator, a queue's pause, resume and read, the insert of jobs unique
-// by their arguments). It is internal to the
-// module.
+// by their arguments). It is internal to the module.
 package pgretry
 
 import (
@@ -74,7 +73,8 @@ func Statement(ctx context.Context, pool *pgxpool.Pool, stmt func() error) error
 // Idempotent runs op, an operation of several statements on pool that is
 // harmless to run again as a whole after any part of it ran (River's
 // migrator, which applies only the versions not yet applied; a queue's
-// pause or resume, which leaves the queue as one run would; a read),
+// pause or resume, which leaves the queue as one run would; an insert of
+// jobs unique by their arguments, which inserts each once; a read),
 // again while it fails with an error pgx calls safe to retry: a statement
 // of it that never reached the server, at its first send or a later one.
 // Nothing that is not so is run through it. At most Attempts(pool)
