@@ -145,9 +145,12 @@ func NewEmitter(sink Sink, opts ...Option) (*Emitter, error) {
 // publish it once: a call waits for another publishing the same ID (at
 // most [StoreWait]) and then finds it published. So do replicas on one
 // store ([WithStore]): the one that publishes holds a claim in the store
-// meanwhile (one more store write per publication), and the others wait
-// for its mark, or publish themselves when its publication failed or it
-// died (the claim then ends with its TTL, twice StoreWait and a second). A Sink that panics is recovered: Emit
+// meanwhile (one more store write per publication, and one more every
+// third of the claim's life while a publication lasts), and the others
+// wait for its mark, or publish themselves when its publication failed
+// or it died (the claim then ends with its TTL, twice StoreWait and a
+// second); a replica that waited the claim's life and a StoreWait more
+// gives up with an error. A Sink that panics is recovered: Emit
 // returns an error wrapping [ErrSinkPanicked] and remembers nothing.
 func (e *Emitter) Emit(ctx context.Context, ev Event) (bool, error) {
 	env, err := Wrap(ev, e.now())
@@ -216,9 +219,10 @@ const claimPoll = 25 * time.Millisecond
 // event id, shared by every replica on that store (claim serves the
 // calls of one process): two replicas emitting one fact at the same
 // moment would each find it unpublished and each publish it, which a
-// Handler sink on each of them sees twice. The claim lives as long as a
-// publication and its mark may take (the store's TTL ends it when its
-// holder died). While another replica holds it, claimShared waits for
+// Handler sink on each of them sees twice. The claim lives twice a store
+// wait and a second, and its holder renews it while it publishes
+// (holdClaim), so that the store's TTL ends it only when its holder
+// died. While another replica holds it, claimShared waits for
 // that replica's mark (mark: published is true) or for the claim to end
 // unmarked (a failed publication), then takes it; it gives up with an
 // error when ctx ends or after the claim's life and a store wait. It
@@ -240,7 +244,11 @@ func (e *Emitter) claimShared(ctx context.Context, id, mark string) (published b
 		})
 		cancel()
 		if err == nil {
-			return false, func() { e.unclaim(ctx, key, token) }, nil
+			stop := e.holdClaim(ctx, key, token, life)
+			return false, func() {
+				stop()
+				e.unclaim(ctx, key, token)
+			}, nil
 		}
 		if !errors.Is(err, errClaimHeld) {
 			return false, nil, fmt.Errorf("events: store: %w", err)
@@ -255,6 +263,51 @@ func (e *Emitter) claimShared(ctx context.Context, id, mark string) (published b
 		if published, err := e.emitted(ctx, mark); err != nil || published {
 			return published, nil, err
 		}
+	}
+}
+
+// holdClaim renews the claim under key, token's, for another life every
+// third of its life, until the function it returns is called (which
+// returns once the renewals have stopped). A publication may outlast the
+// claim's life: a Handler that ignores its context is not stopped, and
+// the look for the mark, the publication and the mark each take up to a
+// store wait, three of them against a life of two and a second. A claim
+// that ended under a publication still under way let a waiting replica
+// take it, find no mark and publish the event a second time. A holder
+// that died renews nothing, so its claim still ends with its TTL; a
+// renewal that finds the claim gone or another replica's stops.
+func (e *Emitter) holdClaim(ctx context.Context, key string, token []byte, life time.Duration) func() {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	rctx := context.WithoutCancel(ctx)
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(life / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			uctx, cancel := context.WithTimeout(rctx, e.storeWait)
+			err := e.st.Update(uctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+				if !found || !bytes.Equal(old, token) {
+					return nil, 0, errClaimHeld
+				}
+				return token, life, nil
+			})
+			cancel()
+			if errors.Is(err, errClaimHeld) {
+				return // lost: renewing it would take another's
+			}
+			// Another error (the store down) is tried again at the next
+			// tick: the claim lives on until then.
+		}
+	}()
+	return func() {
+		close(done)
+		<-stopped
 	}
 }
 

@@ -3,6 +3,7 @@ package events_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -121,5 +122,66 @@ func TestReplicaPublishesWhenTheOtherFails(t *testing.T) {
 	}
 	if ok := <-second; !ok || published.Load() != 1 {
 		t.Fatalf("the other replica published %v (%d times), want once", ok, published.Load())
+	}
+}
+
+// A publication that outlasts the claim's life (a Handler that ignores
+// its context, or a slow store) keeps its claim: another replica emitting
+// the same fact meanwhile waits for the mark and publishes nothing.
+// Before, the claim ended with its TTL under the publication still under
+// way, and the other replica took it, found no mark and published the
+// fact a second time.
+func TestSlowPublicationKeepsItsClaim(t *testing.T) {
+	st := store.NewMemoryStore()
+	var calls atomic.Int32
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	releaseA := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(releaseA)
+	handler := func(ctx context.Context, e events.Envelope) error {
+		if calls.Add(1) == 1 {
+			close(entered)
+			<-release // ignores ctx, as a Handler may
+		}
+		return nil
+	}
+	a, err := events.NewEmitter(events.Handler(handler), events.WithStore(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := events.NewEmitter(events.Handler(handler), events.WithStore(st))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Replica a's claim lives 2×50 ms and a second; replica b waits for
+	// it up to 2×1 s, a second and 1 s, well past that.
+	events.SetStoreWait(a, 50*time.Millisecond)
+	events.SetStoreWait(b, time.Second)
+	ev := events.PaymentStatusChanged{Payment: "ref-3", From: "RCVD", To: "ACSC"}
+	first := make(chan error, 1)
+	go func() { _, err := a.Emit(context.Background(), ev); first <- err }()
+	<-entered
+	second := make(chan error, 1)
+	var secondPublished atomic.Bool
+	go func() {
+		ok, err := b.Emit(context.Background(), ev)
+		secondPublished.Store(ok)
+		second <- err
+	}()
+	// Replica a publishes past its claim's life (1.1 s).
+	time.Sleep(1500 * time.Millisecond)
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("while replica a still publishes, the fact reached the Handlers %d times, want 1", n)
+	}
+	releaseA()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); n != 1 || secondPublished.Load() {
+		t.Fatalf("the fact reached the Handlers %d times (second replica published: %v), want once", n, secondPublished.Load())
 	}
 }
