@@ -762,20 +762,32 @@ func (s *FileStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, e
 			return
 		}
 		now := s.clock()
-		var keys []string
+		type valueFile struct {
+			name  string
+			shard int
+		}
+		var files []valueFile
+		var sums [][sha256.Size]byte
 		for _, e := range entries {
 			shard, ok := shardOfName(e.Name())
 			if !ok {
 				continue
 			}
+			sum, _ := nameSum(e.Name())
+			files = append(files, valueFile{e.Name(), shard})
+			sums = append(sums, sum)
+		}
+		known := s.names.listed(sums)
+		var keys []string
+		for i, f := range files {
 			if err := ctx.Err(); err != nil {
 				yield("", err)
 				return
 			}
-			if key, ok := s.names.key(e.Name()); ok && !strings.HasPrefix(key, prefix) {
+			if known[i] != "" && !strings.HasPrefix(known[i], prefix) {
 				continue // another prefix's: only its expiry is unknown
 			}
-			_, h, err := s.readEntry(ctx, e.Name(), shard, "", false)
+			_, h, err := s.readEntry(ctx, f.name, f.shard, "", false)
 			if errors.Is(err, ErrNotStored) {
 				continue // deleted meanwhile
 			}
@@ -783,7 +795,7 @@ func (s *FileStore) Keys(ctx context.Context, prefix string) iter.Seq2[string, e
 				yield("", err)
 				return
 			}
-			s.names.learn(e.Name(), h.key)
+			s.names.learn(f.name, h.key)
 			if strings.HasPrefix(h.key, prefix) && !h.expired(now) {
 				keys = append(keys, h.key)
 			}

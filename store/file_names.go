@@ -9,7 +9,8 @@ import (
 // maxKnownNames bounds the value files whose key a FileStore keeps in
 // memory (keyNames): about 100 bytes each, so at most about 100 MiB for
 // a store of a million keys; past it the files of new keys are read by
-// each Keys call, as before the cache.
+// each Keys call, as before the cache. Names of files gone from the
+// directory are forgotten at the next listing (keyNames.listed).
 const maxKnownNames = 1 << 20
 
 // keyNames knows the key of each value file read before. A value file's
@@ -24,18 +25,41 @@ const maxKnownNames = 1 << 20
 type keyNames struct {
 	mu sync.Mutex
 	m  map[[sha256.Size]byte]string
+	// limit, when above 0 (tests only), replaces maxKnownNames.
+	limit int
 }
 
-// key returns the key of the value file name, false when not known.
-func (k *keyNames) key(name string) (string, bool) {
-	sum, ok := nameSum(name)
-	if !ok {
-		return "", false
-	}
+// listed returns the key of each value file of a listing of the
+// directory, by the hashes in their names (sums), "" for a file whose key
+// is not known, and forgets the names of files not listed: keys come and
+// go (a session per login), and the names of keys deleted, taken or
+// expired would otherwise fill the cache for good, after which it would
+// learn no new name. A name learned by a concurrent listing of a file
+// written after this one is forgotten too; the next listing reads its
+// file again.
+func (k *keyNames) listed(sums [][sha256.Size]byte) []string {
+	keys := make([]string, len(sums))
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	key, ok := k.m[sum]
-	return key, ok
+	hits := 0
+	for i, sum := range sums {
+		if key, ok := k.m[sum]; ok {
+			keys[i] = key
+			hits++
+		}
+	}
+	if hits < len(k.m) {
+		names := make(map[[sha256.Size]byte]struct{}, len(sums))
+		for _, sum := range sums {
+			names[sum] = struct{}{}
+		}
+		for sum := range k.m {
+			if _, ok := names[sum]; !ok {
+				delete(k.m, sum)
+			}
+		}
+	}
+	return keys
 }
 
 // learn records that the value file name holds key, when key's hash is
@@ -50,7 +74,11 @@ func (k *keyNames) learn(name, key string) {
 	if k.m == nil {
 		k.m = make(map[[sha256.Size]byte]string)
 	}
-	if _, known := k.m[sum]; !known && len(k.m) < maxKnownNames {
+	limit := maxKnownNames
+	if k.limit > 0 {
+		limit = k.limit
+	}
+	if _, known := k.m[sum]; !known && len(k.m) < limit {
 		k.m[sum] = key
 	}
 }

@@ -95,3 +95,40 @@ func BenchmarkFileStoreKeysPrefix(b *testing.B) {
 		}
 	})
 }
+
+// The store forgets the names of files gone from its directory: keys
+// come and go (a session per login), and a cache that kept the names of
+// deleted keys filled up with them for good, after which it learned no
+// new name and every listing read every file again, as before the cache.
+func TestFileStoreKeysForgetsGoneNames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	store.LimitKnownNames(st, 100)
+	ctx := t.Context()
+	list := func(prefix string) []string {
+		var keys []string
+		for k, err := range st.Keys(ctx, prefix) {
+			require.NoError(t, err)
+			keys = append(keys, k)
+		}
+		return keys
+	}
+	for i := range 100 {
+		require.NoError(t, st.Put(ctx, fmt.Sprintf("sca/old-%03d", i), []byte("s"), time.Hour))
+	}
+	assert.Len(t, list("sca/"), 100)
+	assert.Equal(t, 100, store.KnownNames(st), "the cache is full")
+	for i := range 100 {
+		require.NoError(t, st.Delete(ctx, fmt.Sprintf("sca/old-%03d", i)))
+	}
+	for i := range 50 {
+		require.NoError(t, st.Put(ctx, fmt.Sprintf("budget/account-%03d", i), []byte("x"), time.Hour))
+	}
+	require.NoError(t, st.Put(ctx, "sca/new-0", []byte("s"), time.Hour))
+	assert.Equal(t, []string{"sca/new-0"}, list("sca/"))
+	before := store.Opened(st)
+	assert.Equal(t, []string{"sca/new-0"}, list("sca/"))
+	assert.EqualValues(t, 1, store.Opened(st)-before, "the second listing reads the session's file only")
+	assert.Equal(t, 51, store.KnownNames(st), "the names of the deleted keys are forgotten")
+}
