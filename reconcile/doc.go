@@ -133,8 +133,14 @@
 // withdrawal (it settled nothing); one it changes (a corrected date) is
 // matched again as it now is, held again only if flagged again and still
 // ahead. A flagged credit applied when its date is no longer ahead
-// settles at once; one that matches nothing is reported unmatched. The
-// rule is in one place (holds, in match.go).
+// settles at once; one that matches nothing is reported unmatched. A
+// credit not flagged that matches a payment holding a credit settles it
+// at once, as if nothing were held (it proves the money arrived): the
+// held credit is let go, without a withdrawal, and is as any credit that
+// matches no waiting payment: held for the payment's first waiting twin,
+// else reported in that call's [Round.Unmatched], once. A credit freed by
+// its payment's rejection takes a twin holding a credit the same way. The
+// rule is in one place (holds, takes and displace, in match.go).
 //
 // # What the bank echoes
 //
@@ -252,8 +258,8 @@
 //     payment is [Withdrawn], but its references were let go, and no
 //     later credit settles it.
 //   - A reversal the bank withdraws: the payment stays [Returned].
-//   - A credit booked in the future holds its payment until its date:
-//     another credit of the payment booked meanwhile is reported
-//     unmatched. Only credits are held: a reversal flagged so returns its
-//     payment as it is read.
+//   - A held credit (booked in the future) that a credit freed by a
+//     rejection takes the payment from, matching no other twin, is let go
+//     unreported: [Reconciler.Status] reports no round. Only credits are
+//     held: a reversal flagged so returns its payment as it is read.
 package reconcile

@@ -418,22 +418,31 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 	slices.SortStableFunc(debits, byDay)
 
 	if len(credits) > 0 {
-		taken := make([]bool, len(credits))
+		// taken: the credits that settle a payment or are held for one;
+		// freed: those of them a credit not held then took the payment
+		// from (displace), matching no other.
+		taken, freed := make([]bool, len(credits)), make([]bool, len(credits))
 		for t := range tiers {
 			for ci, b := range credits {
 				if taken[ci] {
 					continue
 				}
 				for i := range s.pays {
-					p := &s.pays[i]
-					if !p.open() || p.flags&flagClosed != 0 {
+					if !m.takes(&s.pays[i], b) || !m.matches(t, s, i, views, b) {
 						continue
 					}
-					if m.matches(t, s, i, views, b) {
-						m.settle(s, i, t.evidence(), b)
-						taken[ci] = true
-						break
+					if s.pays[i].out == outHeld {
+						if o := m.displace(s, i); o != nil {
+							if j := slices.IndexFunc(credits, func(c *booking) bool { return string(c.key) == o.booking }); j >= 0 {
+								freed[j] = true // this delta's: reported below, unless quiet
+							} else {
+								m.unmatched(o)
+							}
+						}
 					}
+					m.settle(s, i, t.evidence(), b)
+					taken[ci] = true
+					break
 				}
 			}
 		}
@@ -441,7 +450,7 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 			if !b.again || !known[b.kh] { // a changed credit not seen before (its delta lost) is seen now
 				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
 			}
-			if !taken[ci] && !b.quiet {
+			if (!taken[ci] || freed[ci]) && !b.quiet {
 				m.round.Unmatched = append(m.round.Unmatched, Credit{Key: b.key, BookingDate: dateOf(b.day), Amount: b.entry.TransactionAmount})
 			}
 		}
@@ -547,7 +556,10 @@ func (m *mutation) settled(s *acctState, i int) {
 // and it is still ahead. A flagged credit no longer ahead when its delta
 // is applied (the delta given again days later) settles at once. A
 // flagged credit that matches no payment is reported unmatched at once,
-// as any. A debit is not held: a reversal returns a payment as it is
+// as any. A credit not held that matches a payment holding a credit
+// still ahead settles it (takes): it proves the money arrived; the held
+// credit is let go (displace) and held for a twin, or reported
+// unmatched. A debit is not held: a reversal returns a payment as it is
 // booked (see returnOf).
 
 // futureDays is txsync.FutureDays as a number of days.
@@ -578,6 +590,42 @@ func (m *mutation) letGo(s *acctState, i int) {
 	m.changed = true
 }
 
+// takes reports whether credit b may settle payment p, or be held for
+// it: p waits for a credit (open), or holds a credit still dated ahead
+// and b is not held itself. A credit the bank books while a dubious one
+// is held proves the money arrived: the held credit does not keep it
+// from its payment (see displace).
+func (m *mutation) takes(p *pay, b *booking) bool {
+	if p.flags&flagClosed != 0 {
+		return false
+	}
+	return p.open() || (p.out == outHeld && m.ahead(p.o.bday) && !m.holds(b))
+}
+
+// displace lets go the credit held for s.pays[i], which a credit not
+// held is about to settle (takes), and returns it when it matches no
+// other payment, for the caller to report unmatched: it is held for the
+// payment's first waiting twin, as a freed credit is (rematch), or else
+// it is as any credit that matches no waiting payment. It settled
+// nothing, so there is no withdrawal, and the payment is no longer
+// reported held by this call.
+func (m *mutation) displace(s *acctState, i int) *outcome {
+	p := &s.pays[i]
+	freed, twin := p.o, *p
+	m.letGo(s, i)
+	m.round.Held = slices.DeleteFunc(m.round.Held, func(st State) bool { return st.Payment == p.id })
+	if m.rematch(s, &twin, freed, true) {
+		return nil
+	}
+	return freed
+}
+
+// unmatched reports credit o, known by its outcome, as matching no
+// payment.
+func (m *mutation) unmatched(o *outcome) {
+	m.round.Unmatched = append(m.round.Unmatched, Credit{Key: txsync.Key(o.booking), BookingDate: dateOf(o.bday), Amount: o.booked.money()})
+}
+
 // rematch settles the first waiting twin of payment p (as it was when
 // credit o settled it, before its rejection or cancellation freed o) by
 // o: a payment of the same KID for a match by KID, of the same remittance
@@ -586,15 +634,19 @@ func (m *mutation) letGo(s *acctState, i int) {
 // known to match it; another payment it would match waits for the bank's
 // next change of the credit. A match by end-to-end id has no twin. A
 // credit that was held (future: txsync flagged it booked in the future)
-// is held for the twin while it is still ahead.
-func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) {
+// is held for the twin while it is still ahead; one that was not takes a
+// twin holding a credit still ahead too (takes), that credit let go
+// (displace) and, matching no other payment, reported unmatched. It
+// reports whether a twin took the credit.
+func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) bool {
 	if o == nil || p.flags&flagClosed != 0 {
-		return
+		return false
 	}
+	b := &booking{key: txsync.Key(o.booking), day: o.bday, amt: o.booked, future: future}
 	views := map[int]*payView{}
 	for j := range s.pays {
 		q := &s.pays[j]
-		if q.id == p.id || !q.open() || q.flags&flagClosed != 0 {
+		if q.id == p.id || !m.takes(q, b) {
 			continue
 		}
 		switch o.by {
@@ -617,9 +669,15 @@ func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) {
 		if o.bday < v.created || o.bday > last {
 			continue
 		}
-		m.settle(s, j, o.by, &booking{key: txsync.Key(o.booking), day: o.bday, amt: o.booked, future: future})
-		return
+		if q.out == outHeld {
+			if held := m.displace(s, j); held != nil {
+				m.unmatched(held)
+			}
+		}
+		m.settle(s, j, o.by, b)
+		return true
 	}
+	return false
 }
 
 // returnOf returns the index of the settled payment debit b reverses, -1

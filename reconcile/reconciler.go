@@ -415,21 +415,24 @@ func (m *mutation) status(st *acctState, i int, s payments.TransactionStatus, at
 	}
 	switch {
 	case s.IsRejected() || s.IsCancelled():
+		var freed *outcome
+		twin, future := *p, false
 		switch p.out {
 		case outSettled, outOther:
-			freed, twin := p.o, *p
+			freed = p.o
 			m.withdraw(st, i)
-			m.rematch(st, &twin, freed, false)
 		case outHeld: // it settled nothing: let go, and held for a twin
-			freed, twin := p.o, *p
+			freed, future = p.o, true
 			m.letGo(st, i)
-			m.rematch(st, &twin, freed, true)
 		}
 		if p.open() {
 			p.flags |= flagVoid
 			p.enc = nil
 			m.changed = true
 		}
+		// Void first: a credit the twin held, let go for the freed one
+		// (displace), goes to another twin, never to this payment.
+		m.rematch(st, &twin, freed, future)
 	case s.IsAccepted() && s != payments.StatusACCP && p.accepted == 0:
 		day := m.today
 		if !at.IsZero() {
