@@ -139,8 +139,17 @@
 // held credit is let go, without a withdrawal, and is as any credit that
 // matches no waiting payment: held for the payment's first waiting twin,
 // else reported in that call's [Round.Unmatched], once. A credit freed by
-// its payment's rejection takes a twin holding a credit the same way. The
-// rule is in one place (holds, takes and displace, in match.go).
+// its payment's rejection takes a twin holding a credit the same way.
+// A reversal of a settled payment that txsync flags is held the same way
+// while its date is ahead: the payment stays settled, the reversal in
+// [State.HeldReversal] and [Round.Held], no event, and the first read
+// from the day before its date on returns it. A return is final and
+// tells the merchant the money went back (who may ship nothing, or ask
+// the payer again): a dubious debit is not taken as one. A held reversal
+// the bank withdraws is let go, one it changes is matched again, one
+// not flagged returns the payment at once (the held one let go), and a
+// withdrawn settlement takes its held reversal with it. The rule is in
+// one place (holds, takes, displace and returnOf, in match.go).
 //
 // # What the bank echoes
 //
@@ -219,11 +228,13 @@
 // booking, and a body; each has a CRC-64, and a state that fails one is
 // [ErrCorruptState] ([Reconciler.Forget] starts the account over). A
 // state is written in the form of the earlier release (version 1) until
-// a credit of its account is withdrawn or held (booked in the future),
-// and both forms are read: a replica of the earlier release reads the
-// state until then, and refuses it after ([ErrCorruptState], not another
-// state; a replica that knows withdrawals but not held credits refuses a
-// state holding one, never reads it as settled). An
+// a credit of its account is withdrawn, or a credit or reversal held
+// (booked in the future), and both forms are read: a replica of the
+// earlier release reads the state until then, and refuses it after
+// ([ErrCorruptState], not another state; a replica that knows
+// withdrawals but not held credits refuses a state holding one, never
+// reads it as settled, and one that knows held credits but not held
+// reversals refuses a state holding a reversal). An
 // account holds up to about 8,000 payments within the retention
 // ([ErrFull]: the state's bound is 900 KiB, below the store's 1 MiB).
 //
@@ -260,6 +271,5 @@
 //   - A reversal the bank withdraws: the payment stays [Returned].
 //   - A held credit (booked in the future) that a credit freed by a
 //     rejection takes the payment from, matching no other twin, is let go
-//     unreported: [Reconciler.Status] reports no round. Only credits are
-//     held: a reversal flagged so returns its payment as it is read.
+//     unreported: [Reconciler.Status] reports no round.
 package reconcile

@@ -65,6 +65,9 @@ type booking struct {
 	again  bool // seen before: a changed credit matched again
 	quiet  bool // matched again after it settled nothing: not reported unmatched again
 	future bool // txsync reported it booked in the future (see holds)
+	// reversal: a debit that was a held reversal, changed: matched again
+	// as it is now (no other debit is)
+	reversal bool
 }
 
 // bookingOf returns the booking of a booked entry of an account; false

@@ -202,12 +202,24 @@ type revised struct {
 func (v *revisions) empty() bool { return len(v.gone)+len(v.unbooked)+len(v.changed) == 0 }
 
 // settledBy returns the index of each payment by the credit that
-// settled it (Settled or SettledOtherAmount).
+// settled it (Settled or SettledOtherAmount, a reversal held or not).
 func (s *acctState) settledBy() map[string]int {
 	out := map[string]int{}
 	for i := range s.pays {
-		if p := &s.pays[i]; p.out == outSettled || p.out == outOther {
+		if p := &s.pays[i]; p.paid() {
 			out[p.o.booking] = i
+		}
+	}
+	return out
+}
+
+// returnHeldBy returns the index of each payment by the reversal held
+// for it (outReturnHeld).
+func (s *acctState) returnHeldBy() map[string]int {
+	out := map[string]int{}
+	for i := range s.pays {
+		if p := &s.pays[i]; p.out == outReturnHeld {
+			out[p.o.ret] = i
 		}
 	}
 	return out
@@ -235,9 +247,15 @@ func (s *acctState) heldBy() map[string]int {
 func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []booking {
 	by := s.settledBy()
 	heldBy := s.heldBy()
+	retBy := s.returnHeldBy()
 	withdraw := func(key txsync.Key) {
+		if i, ok := retBy[string(key)]; ok { // it returned nothing: let go
+			delete(retBy, string(key))
+			m.letGoReturn(s, i)
+		}
 		if i, ok := by[string(key)]; ok {
 			delete(by, string(key))
+			delete(retBy, s.pays[i].o.ret) // the settlement withdrawn, its held reversal goes with it
 			m.withdraw(s, i)
 		}
 		if i, ok := heldBy[string(key)]; ok { // it settled nothing: let go, no withdrawal
@@ -295,6 +313,18 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 	}
 	var again []booking
 	for _, c := range v.changed {
+		if i, ok := retBy[string(c.b.key)]; ok {
+			// A held reversal changed: let go, and matched again as it
+			// is now (a debit matched again only so), held again if
+			// txsync flags it again.
+			delete(retBy, string(c.b.key))
+			m.letGoReturn(s, i)
+			if c.ok {
+				c.b.reversal = true
+				again = append(again, c.b)
+			}
+			continue
+		}
 		if i, ok := heldBy[string(c.b.key)]; ok {
 			// A held credit changed (its date corrected, perhaps): let
 			// go, and matched again as it is now, held again if txsync
@@ -408,9 +438,17 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 		}
 	}
 	for i := range again { // seen already: matched again as they are now
-		if b := &again[i]; b.entry.TransactionAmount.Value.IsPositive() && b.day >= s.since && b.day >= horizon && !taking[b.kh] {
+		b := &again[i]
+		if b.day < s.since || b.day < horizon || taking[b.kh] {
+			continue
+		}
+		switch {
+		case b.entry.TransactionAmount.Value.IsPositive():
 			b.again, taking[b.kh] = true, true
 			credits = append(credits, b)
+		case b.reversal: // a held reversal changed
+			b.again, taking[b.kh] = true, true
+			debits = append(debits, b)
 		}
 	}
 	byDay := func(a, b *booking) int { return cmp.Or(cmp.Compare(a.day, b.day), cmp.Compare(a.order, b.order)) }
@@ -461,16 +499,32 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 			p := &s.pays[i]
 			o := *p.o // outcomes are shared with the reconciler's cache: copied, never changed
 			o.ret, o.rday = string(b.key), b.day
-			p.out, p.o = outReturned, &o
-			p.flags |= flagClosed
-			p.kid, p.e2e, p.text = "", "", ""
-			p.enc = nil
-			m.announceOf(s, p, annReturned)
-			m.round.Returned = append(m.round.Returned, p.state(m.acct))
-			s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
+			p.o, p.enc = &o, nil
+			if m.holds(b) {
+				p.out = outReturnHeld
+				m.round.Held = append(m.round.Held, p.state(m.acct))
+			} else {
+				m.returned(s, i)
+			}
+			if !b.again || !known[b.kh] {
+				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
+			}
 			m.changed = true
 		}
 	}
+}
+
+// returned records that the reversal in s.pays[i].o returns the
+// payment.
+func (m *mutation) returned(s *acctState, i int) {
+	p := &s.pays[i]
+	p.out = outReturned
+	p.flags |= flagClosed
+	p.kid, p.e2e, p.text = "", "", ""
+	p.enc = nil
+	m.changed = true
+	m.announceOf(s, p, annReturned)
+	m.round.Returned = append(m.round.Returned, p.state(m.acct))
 }
 
 // rekey records that s.seen[j], seen under another key, is booking b
@@ -493,7 +547,7 @@ func (m *mutation) rekey(s *acctState, j int, b *booking) {
 		case hashString(p.o.booking) == old:
 			o := *p.o // shared with the reconciler's cache: copied, never changed
 			o.booking, p.o, p.enc = string(b.key), &o, nil
-		case p.out == outReturned && hashString(p.o.ret) == old:
+		case (p.out == outReturned || p.out == outReturnHeld) && hashString(p.o.ret) == old:
 			o := *p.o
 			o.ret, p.o, p.enc = string(b.key), &o, nil
 		}
@@ -519,10 +573,7 @@ func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
 // settled records that the credit in s.pays[i].o settles the payment.
 func (m *mutation) settled(s *acctState, i int) {
 	p := &s.pays[i]
-	p.out = outSettled
-	if p.o.booked != p.amt {
-		p.out = outOther
-	}
+	p.out = p.paidOut()
 	p.flags &^= flagLate // a credit withdrawn before may have been late
 	if p.o.bday > p.deadline {
 		p.flags |= flagLate
@@ -559,8 +610,15 @@ func (m *mutation) settled(s *acctState, i int) {
 // as any. A credit not held that matches a payment holding a credit
 // still ahead settles it (takes): it proves the money arrived; the held
 // credit is let go (displace) and held for a twin, or reported
-// unmatched. A debit is not held: a reversal returns a payment as it is
-// booked (see returnOf).
+// unmatched. A reversal (a debit that returns a settled payment,
+// returnOf) so flagged is held the same way while ahead (outReturnHeld):
+// a return is final, and a merchant told the money went back may ship
+// nothing or ask the payer again, so a dubious debit is not taken as
+// one. The payment stays settled, the reversal in State.HeldReversal
+// and Round.Held; release returns it once its date is no longer ahead; a
+// withdrawn or changed held reversal is let go (letGoReturn; a changed
+// one matched again), a reversal not held returns the payment at once,
+// and the settlement withdrawn takes its held reversal with it.
 
 // futureDays is txsync.FutureDays as a number of days.
 const futureDays = int32(txsync.FutureDays)
@@ -573,13 +631,27 @@ func (m *mutation) ahead(day int32) bool { return day > m.today+futureDays }
 // txsync flagged it booked in the future, and its date is still ahead.
 func (m *mutation) holds(b *booking) bool { return b.future && m.ahead(b.day) }
 
-// release settles the payments whose held credit is no longer ahead.
+// release settles the payments whose held credit is no longer ahead,
+// and returns those whose held reversal is no longer ahead.
 func (m *mutation) release(s *acctState) {
 	for i := range s.pays {
-		if p := &s.pays[i]; p.out == outHeld && !m.ahead(p.o.bday) {
+		switch p := &s.pays[i]; {
+		case p.out == outHeld && !m.ahead(p.o.bday):
 			m.settled(s, i)
+		case p.out == outReturnHeld && !m.ahead(p.o.rday):
+			m.returned(s, i)
 		}
 	}
+}
+
+// letGoReturn drops the reversal held for s.pays[i]: the payment stays
+// settled, as it was (it returned nothing).
+func (m *mutation) letGoReturn(s *acctState, i int) {
+	p := &s.pays[i]
+	o := *p.o // shared with the reconciler's cache: copied, never changed
+	o.ret, o.rday = "", 0
+	p.out, p.o, p.enc = p.paidOut(), &o, nil
+	m.changed = true
 }
 
 // letGo drops the credit held for s.pays[i]: the payment waits for a
@@ -683,7 +755,9 @@ func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) bool {
 // returnOf returns the index of the settled payment debit b reverses, -1
 // when none: the amount booked, in its currency, booked on or after the
 // credit and within ReturnDays of it, with the payment's KID, end-to-end
-// id or text. The payment settled first goes first.
+// id or text. The payment settled first goes first. A payment holding a
+// reversal still ahead is returned by a debit not held itself (its held
+// reversal let go), as a held credit gives way to a credit (takes).
 func (m *mutation) returnOf(s *acctState, b *booking) int {
 	if !b.amtOK {
 		return -1
@@ -691,7 +765,10 @@ func (m *mutation) returnOf(s *acctState, b *booking) int {
 	best := -1
 	for i := range s.pays {
 		p := &s.pays[i]
-		if (p.out != outSettled && p.out != outOther) || p.flags&flagClosed != 0 || p.o.booked.cur == "" {
+		if !p.paid() || p.flags&flagClosed != 0 || p.o.booked.cur == "" {
+			continue
+		}
+		if p.out == outReturnHeld && (m.holds(b) || !m.ahead(p.o.rday)) {
 			continue
 		}
 		if b.amt != p.o.booked.neg() || b.day < p.o.bday || b.day > p.o.bday+int32(ReturnDays) {
@@ -814,7 +891,9 @@ func (m *mutation) expire(s *acctState) {
 func fit(s *acctState) ([]byte, bool) {
 	b := encodeState(s)
 	for len(b) > maxStateBytes {
-		i := slices.IndexFunc(s.pays, func(p pay) bool { return !p.waiting() && s.announced(p.id) < 0 })
+		i := slices.IndexFunc(s.pays, func(p pay) bool {
+			return !p.waiting() && p.out != outReturnHeld && s.announced(p.id) < 0
+		})
 		switch {
 		case i >= 0:
 			s.pays = slices.Delete(s.pays, i, i+1)
@@ -833,10 +912,14 @@ func (p *pay) state(acct txsync.AccountKey) State {
 	st := State{Payment: p.id, Account: acct, Scheme: p.scheme, Created: time.Unix(p.created, 0).UTC(),
 		Instructed: p.amt.money(), Accepted: dateOf(p.accepted), Deadline: dateOf(p.deadline),
 		WasStalled: p.flags&flagStalled != 0}
+	out := p.out
+	if out == outReturnHeld {
+		out = p.paidOut()
+	}
 	switch {
-	case p.out == outSettled:
+	case out == outSettled:
 		st.Settlement = Settled
-	case p.out == outOther:
+	case out == outOther:
 		st.Settlement = SettledOtherAmount
 	case p.out == outReturned:
 		st.Settlement = Returned
@@ -850,14 +933,17 @@ func (p *pay) state(acct txsync.AccountKey) State {
 		st.Settlement = Awaiting
 	}
 	switch p.out {
-	case outSettled, outOther, outReturned:
+	case outSettled, outOther, outReturned, outReturnHeld:
 		st.By, st.Booking, st.BookingDate, st.Booked = p.o.by, txsync.Key(p.o.booking), dateOf(p.o.bday), p.o.booked.money()
 		st.Late = p.flags&flagLate != 0
 	case outHeld:
 		st.HeldBooking, st.HeldBookingDate = txsync.Key(p.o.booking), dateOf(p.o.bday)
 	}
-	if p.out == outReturned {
+	switch p.out {
+	case outReturned:
 		st.Reversal, st.ReversalDate = txsync.Key(p.o.ret), dateOf(p.o.rday)
+	case outReturnHeld:
+		st.HeldReversal, st.HeldReversalDate = txsync.Key(p.o.ret), dateOf(p.o.rday)
 	}
 	if p.flags&flagWithdrawn != 0 {
 		st.Withdrawals, st.WithdrawnBooking = int(p.wd.n), txsync.Key(p.wd.booking)

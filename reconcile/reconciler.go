@@ -418,7 +418,7 @@ func (m *mutation) status(st *acctState, i int, s payments.TransactionStatus, at
 		var freed *outcome
 		twin, future := *p, false
 		switch p.out {
-		case outSettled, outOther:
+		case outSettled, outOther, outReturnHeld:
 			freed = p.o
 			m.withdraw(st, i)
 		case outHeld: // it settled nothing: let go, and held for a twin

@@ -39,19 +39,24 @@ import (
 // evidence byte, the booking key, its day and the amount booked, and for
 // a return the reversal's key and day (a payment with a credit held, see
 // outHeld, has the outcome byte outHeld and the held credit's evidence,
-// key, day and amount, in version 2 only); then, in version 2 and for a
+// key, day and amount, and a settled payment with a reversal held, see
+// outReturnHeld, the outcome byte outReturnHeld and, as a return, the
+// held reversal's key and day, both in version 2 only); then, in version 2 and for a
 // payment flagged withdrawn only, the withdrawals' uvarint count and the
 // last withdrawn credit's key, day and amount. A string is a uvarint
 // length and its bytes; an amount a zigzag varint of units, a scale byte
 // and the currency; a day a uvarint day number (days since 1970-01-01, 0
 // for none).
 //
-// Version 1 is version 2 without a withdrawn payment nor a held credit:
-// a state is written as version 1 while none of its payments was
-// withdrawn or holds a credit, so that a replica of an earlier release
-// reads it, and both are read. (A replica of the release that brought
-// version 2 but not outHeld refuses a state with a held credit, as
-// corrupt: it never reads the held credit as a settlement.)
+// Version 1 is version 2 without a withdrawn payment nor a held credit
+// or reversal: a state is written as version 1 while none of its
+// payments was withdrawn or holds a credit or a reversal, so that a
+// replica of an earlier release reads it, and both are read. (A replica
+// of the release that brought version 2 but not outHeld refuses a state
+// with a held credit, as corrupt: it never reads the held credit as a
+// settlement; one that knows outHeld but not outReturnHeld refuses a
+// state with a held reversal, never reads the payment as returned or
+// unsettled.)
 const (
 	stateVersion    = 2
 	stateVersionOne = 1
@@ -76,6 +81,12 @@ const (
 	// it, because txsync reported it booked in the future (see holds in
 	// match.go); the payment still waits. Version 2.
 	outHeld
+	// outReturnHeld: the payment is settled (Settled, or
+	// SettledOtherAmount for another amount booked: see paidOut) and a
+	// reversal that returns it is held, not returning it, because txsync
+	// reported it booked in the future (see holds); the reversal's key
+	// and day are the outcome's ret and rday. Version 2.
+	outReturnHeld
 )
 
 // Announcements (events still to emit).
@@ -152,6 +163,20 @@ func (p *pay) open() bool { return p.out == outNone && p.flags&flagVoid == 0 }
 // will be: open, or holding a credit dated ahead (outHeld). A waiting
 // payment stalls after its window, and is never let go to make room.
 func (p *pay) waiting() bool { return p.open() || p.out == outHeld }
+
+// paid reports whether a credit settled p and it was not returned:
+// Settled or SettledOtherAmount, a reversal held (outReturnHeld)
+// included.
+func (p *pay) paid() bool { return p.out == outSettled || p.out == outOther || p.out == outReturnHeld }
+
+// paidOut is the outcome of p settled by the credit in p.o: outSettled,
+// or outOther for another amount booked.
+func (p *pay) paidOut() uint8 {
+	if p.o.booked != p.amt {
+		return outOther
+	}
+	return outSettled
+}
 
 // seen is a booking matching has seen: the hash of its key and its
 // fingerprint, and its day (for expiry).
@@ -231,7 +256,7 @@ func appendDay(b []byte, d int32) []byte { return binary.AppendUvarint(b, uint64
 // was withdrawn or holds a credit (see above).
 func (s *acctState) version() byte {
 	for i := range s.pays {
-		if s.pays[i].flags&flagWithdrawn != 0 || s.pays[i].out == outHeld {
+		if p := &s.pays[i]; p.flags&flagWithdrawn != 0 || p.out == outHeld || p.out == outReturnHeld {
 			return stateVersion
 		}
 	}
@@ -268,7 +293,7 @@ func encodeState(s *acctState) []byte {
 			b = appendString(b, p.o.booking)
 			b = appendDay(b, p.o.bday)
 			b = appendAmt(b, p.o.booked)
-			if p.out == outReturned {
+			if p.out == outReturned || p.out == outReturnHeld {
 				b = appendString(b, p.o.ret)
 				b = appendDay(b, p.o.rday)
 			}
@@ -312,8 +337,8 @@ func encodeHeader(s *acctState, v byte, body []byte, extra int) []byte {
 }
 
 // nextDue is the first day a read without a new booking can change s:
-// an open accepted payment's window over, a held credit no longer dated
-// ahead (it settles its payment), a settled payment's return
+// an open accepted payment's window over, a held credit or reversal no
+// longer dated ahead (it settles or returns its payment), a settled payment's return
 // horizon passed, a payment or booking seen past Retention. A day too
 // early costs one full read of the state; one too late would miss a
 // stall, so each is on the early side.
@@ -326,6 +351,9 @@ func (s *acctState) nextDue() int32 {
 		}
 		if p.out == outHeld { // the first day its credit is no longer ahead (ahead)
 			due = min(due, p.o.bday-futureDays)
+		}
+		if p.out == outReturnHeld { // the same for its reversal
+			due = min(due, p.o.rday-futureDays)
 		}
 		if p.flags&flagClosed == 0 && p.out != outNone {
 			due = min(due, p.o.bday+int32(ReturnDays)+1)
@@ -517,7 +545,7 @@ func decodeState(b []byte) (*acctState, error) {
 		p.kid, p.e2e, p.text = d.string(), d.string(), d.string()
 		p.exec, p.accepted, p.deadline = d.day(), d.day(), d.day()
 		p.flags, p.out = d.byte(), d.byte()
-		if p.out > outHeld || (p.out == outHeld && h.version == stateVersionOne) || (d.err == nil && !p.scheme.valid()) {
+		if p.out > outReturnHeld || (p.out >= outHeld && h.version == stateVersionOne) || (d.err == nil && !p.scheme.valid()) {
 			d.fail()
 		}
 		if p.out != outNone {
@@ -526,7 +554,7 @@ func decodeState(b []byte) (*acctState, error) {
 			p.o.booking = d.string()
 			p.o.bday = d.day()
 			p.o.booked = d.amt()
-			if p.out == outReturned {
+			if p.out == outReturned || p.out == outReturnHeld {
 				p.o.ret, p.o.rday = d.string(), d.day()
 			}
 		}

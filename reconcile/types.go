@@ -200,6 +200,15 @@ type State struct {
 	// before (see [Round.Held]).
 	HeldBooking     txsync.Key `json:"heldBooking,omitempty"`
 	HeldBookingDate date.Date  `json:"heldBookingDate,omitzero"`
+	// HeldReversal and HeldReversalDate are the key and booking date of
+	// the reversal held for a settled payment (Settled or
+	// SettledOtherAmount): a debit that returns it but that txsync
+	// reported booked in the future. It returns the payment at the first
+	// read from the day before its date on, unless the bank withdraws or
+	// changes it before, or another reversal returns the payment first
+	// (see [Round.Held]).
+	HeldReversal     txsync.Key `json:"heldReversal,omitempty"`
+	HeldReversalDate date.Date  `json:"heldReversalDate,omitzero"`
 }
 
 // Credit is a credit booked on a watched account that matched no
@@ -236,6 +245,9 @@ type Round struct {
 	// it, in Settled, once the credit's date is no more than
 	// txsync.FutureDays ahead, and lets the credit go if the bank
 	// withdraws or changes it first (a changed credit is matched again).
+	// The same goes for a reversal of a settled payment so reported: the
+	// payment stays settled, the reversal in [State.HeldReversal], and a
+	// later call returns it, in Returned.
 	Held []State `json:"held,omitempty"`
 	// Unmatched are the new credits no payment matched.
 	Unmatched []Credit `json:"unmatched,omitempty"`
