@@ -168,7 +168,7 @@ func printReconcile(w io.Writer, rep *reconcileReport) {
 		fmt.Fprintf(w, "%-16s  %-36s  %-12s  %14s  %-20s  %14s  %-10s  %s\n",
 			"CREATED", "PAYMENT", "SCHEME", "INSTRUCTED", "STATE", "BOOKED", "ON", "BY")
 	}
-	held := 0
+	held, heldReturn := 0, 0
 	for _, s := range rep.Payments {
 		state := s.Settlement.String()
 		if s.Late {
@@ -179,6 +179,10 @@ func printReconcile(w io.Writer, rep *reconcileReport) {
 		if s.HeldBooking != "" {
 			state += " (held)"
 			held++
+		}
+		if s.HeldReversal != "" {
+			state += " (return held)"
+			heldReturn++
 		}
 		booked, on := "", ""
 		if s.Booking != "" {
@@ -206,8 +210,12 @@ func printReconcile(w io.Writer, rep *reconcileReport) {
 	}
 	fmt.Fprintln(w)
 	if held > 0 {
-		fmt.Fprintf(w, "%d listed payment(s) marked (held) have a matching credit the bank dated more than %d day(s) ahead (txsync.FutureBooked): not taken as arrived, it settles the payment at the first read from the day before its date on, unless the bank withdraws or changes it first.\n",
+		fmt.Fprintf(w, "%d listed payment(s) marked (held) have a matching credit the bank dated more than %d day(s) ahead (txsync.FutureBooked): not taken as arrived, it settles the payment at the first read from the day before its date on, unless the bank withdraws or changes it, or books another credit of the payment, first.\n",
 			held, txsync.FutureDays)
+	}
+	if heldReturn > 0 {
+		fmt.Fprintf(w, "%d listed payment(s) marked (return held) have a reversal the bank dated more than %d day(s) ahead (txsync.FutureBooked): not taken as the money going back, it returns the payment at the first read from the day before its date on, unless the bank withdraws or changes it, or books another reversal of the payment, first.\n",
+			heldReturn, txsync.FutureDays)
 	}
 	if rep.Counts[reconcile.Untracked] > 0 {
 		fmt.Fprintln(w, "Untracked payments go to a watched account but were never tracked: the service's Reconciler.TrackJournal tracks them.")
