@@ -168,7 +168,8 @@
 // valid MOD-10 or MOD-11 check digit. So "faktura 1234 5678903" or
 // "faktura 1234 kid 5678903" never read as 12345678903, and a KID so
 // found settles a payment only when its digits are the payment's exactly
-// (none more, none less). The end-to-end id is the entry's endToEndId. Texts are compared as words of ASCII letters and
+// (none more, none less): its groups are not words of their own ("12345
+// 67890 3" is 12345678903, never 12345 nor 67890). The end-to-end id is the entry's endToEndId. Texts are compared as words of ASCII letters and
 // digits, since the bank may truncate or re-encode them
 // (docs/interface.md section 2.4): the payment's words among the credit's
 // (a bank that adds a word), or the credit's a cut of the payment's, at

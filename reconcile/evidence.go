@@ -33,7 +33,9 @@ import (
 //     text is a price, a date, an invoice line, more often than a KID);
 //   - in any of these places written in groups of digits, as a bank
 //     prints it for the eye ("1234 5678 903" for 12345678903): see
-//     kidOf, the one place a reference is read as a KID.
+//     kidOf, the one place a reference is read as a KID. A run of a text
+//     so read is one number: its groups are not words of their own
+//     ("12345 67890 3" is never 12345 nor 67890).
 //
 // The end-to-end id comes back in endToEndId; "NOTPROVIDED" (ISO 20022's
 // placeholder) is none. The remittance text comes back in
@@ -126,11 +128,18 @@ func echoedKIDs(t *accounts.Transaction) []string {
 			add(text, 0)
 			continue
 		}
-		for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !isDigit(r) && r != '-' }) {
-			add(strings.TrimLeft(f, "-"), minTextKID)
-		}
+		// A run of groups read as a KID is one number: its groups are
+		// not KIDs of their own ("12345 67890 3" is 12345678903, never
+		// 12345 nor 67890: a digit string less).
+		rest := text
 		for _, g := range digitGroups(text) {
-			add(g, minTextKID)
+			if _, ok := kidOf(g); ok {
+				add(g, minTextKID)
+				rest = strings.ReplaceAll(rest, g, " ")
+			}
+		}
+		for _, f := range strings.FieldsFunc(rest, func(r rune) bool { return !isDigit(r) && r != '-' }) {
+			add(strings.TrimLeft(f, "-"), minTextKID)
 		}
 	}
 	return out

@@ -105,3 +105,38 @@ func TestPaymentKIDInGroups(t *testing.T) {
 	require.Len(t, r.Settled, 1)
 	assert.Equal(t, reconcile.ByKID, r.Settled[0].By)
 }
+
+// TestKIDGroupsAreOneKID: a KID echoed in groups is one number: a group
+// of it long enough to pass for a KID in a text (5 digits) is not read as
+// a KID of its own, so a payment whose KID is that group's digits (a
+// digit string less than the echoed KID) is not settled by it. Before,
+// every word of 5 digits was a KID, the groups of "12345 67890 3"
+// included, and the payment tracked first took the credit.
+func TestKIDGroupsAreOneKID(t *testing.T) {
+	t.Parallel()
+	for _, piece := range []string{"12345", "67890"} {
+		t.Run(piece, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, "2026-03-16")
+			f.pay("p0", nok("1250.00"), piece, "")
+			f.pay("p1", nok("1250.00"), spacedKID, "")
+			r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), "KID 12345 67890 3"))
+			assert.Equal(t, []string{"p1=" + string(acct) + "-c1"}, keys(r.Settled))
+		})
+	}
+	t.Run("alone, a group is no KID", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, "2026-03-16")
+		f.pay("p0", nok("1250.00"), "67890", "")
+		r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), "KID 12345 67890 3"))
+		assert.Empty(t, r.Settled)
+		assert.Len(t, r.Unmatched, 1)
+	})
+	t.Run("a number beside the groups is still one", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, "2026-03-16")
+		f.pay("p0", nok("1250.00"), "67890", "")
+		r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), "faktura 12345 67890123, kid 67890"))
+		assert.Len(t, r.Settled, 1, "67890 stands alone at the end")
+	})
+}
