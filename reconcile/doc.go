@@ -164,8 +164,10 @@
 // are separated by single spaces (ASCII, no-break, figure, thin or narrow
 // no-break), nothing else, all of one length of 2 to 5 digits but the
 // last or the first (no longer), the run in a text whole and standing
-// apart (touching no letter, digit or '-'), and the digits end in a
-// valid MOD-10 or MOD-11 check digit. So "faktura 1234 5678903" or
+// apart (touching no letter, digit or '-', nor a mark such as '.', ':'
+// or '/' with a digit beyond: "16:12 345 678 903" is a time and a
+// number), and the digits end in a valid MOD-10 or MOD-11 check digit.
+// So "faktura 1234 5678903" or
 // "faktura 1234 kid 5678903" never read as 12345678903, and a KID so
 // found settles a payment only when its digits are the payment's exactly
 // (none more, none less): its groups are not words of their own ("12345

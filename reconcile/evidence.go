@@ -251,8 +251,9 @@ func isGroupSpace(r rune) bool {
 // groups (see kidOf): two or more groups of digits, each separated from
 // the next by one grouping space, the last perhaps ending with '-'; each
 // run whole (never a part of one), standing apart: neither it nor its
-// last '-' touches a letter, a digit or '-' (nor '.' or ',' between
-// digits: "1 234.50" is an amount). At most maxKIDs runs.
+// last '-' touches a letter, a digit or '-', nor a mark other than a
+// space with a digit beyond it ("1 234.50" is an amount, "16:12 345" a
+// time, "2026/1234 5678" an order number). At most maxKIDs runs.
 func digitGroups(text string) []string {
 	var out []string
 	// apart reports whether r, next to a run (beyond it: the rune after
@@ -261,10 +262,13 @@ func digitGroups(text string) []string {
 		switch {
 		case r == '-', unicode.IsLetter(r), unicode.IsDigit(r):
 			return false
-		case r == '.' || r == ',':
-			return !isDigit(beyond)
+		case unicode.IsSpace(r):
+			return true
 		}
-		return true
+		// A mark between digits makes one number of them: an amount
+		// ("1 234.50"), a time ("16:12 345"), a date, an order number
+		// ("2026/1234 5678").
+		return !isDigit(beyond)
 	}
 	i := 0
 	for i < len(text) && len(out) < maxKIDs {

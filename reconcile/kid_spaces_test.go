@@ -66,6 +66,9 @@ func TestKIDSpacesMakeNoOtherKID(t *testing.T) {
 		"a tab":                      "KID 1234\t5678\t903",
 		"glued to a word":            "Ref1234 5678 903",
 		"uneven groups":              "KID 123 45 678 903",
+		"a time's minutes":           "kl 16:12 345 678 903",
+		"a number after a slash":     "ordre 2026/1234 5678 903",
+		"a date's year":              "16-03.2026 1234 5678 903",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
