@@ -129,3 +129,47 @@ func TestFutureBookedCreditTakenByAFreedCredit(t *testing.T) {
 	assert.Empty(t, f.apply().Settled)
 	assert.Equal(t, 2, settledEvents(f.col), "p1's, then p2's")
 }
+
+// TestFutureBookedCreditDueWhenAnotherArrives: on the day before its
+// date a held credit is as any credit: it settles its payment in that
+// read, and a credit of the payment booked in the same read matches no
+// waiting payment (unmatched); the payment settles once.
+func TestFutureBookedCreditDueWhenAnotherArrives(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("1250.00"), futureKID, "")
+	r, err := f.r.Apply(t.Context(), future(credit("c1", "2026-03-19", nok("1250.00"), "KID "+futureKID)))
+	require.NoError(t, err)
+	require.Len(t, r.Held, 1)
+
+	f.at("2026-03-18")
+	r = f.apply(credit("c2", "2026-03-18", nok("1250.00"), "KID "+futureKID))
+	assert.Equal(t, []string{"p1=" + string(acct) + "-c1"}, keys(r.Settled))
+	require.Len(t, r.Unmatched, 1)
+	assert.Equal(t, txsync.Key(string(acct)+"-c2"), r.Unmatched[0].Key)
+	assert.Equal(t, 1, settledEvents(f.col))
+}
+
+// TestFutureBookedCreditStalledThenGenuine: a payment stalled while it
+// holds a credit dated ahead settles, late, by a credit booked after its
+// window; the held credit is reported unmatched.
+func TestFutureBookedCreditStalledThenGenuine(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("1250.00"), futureKID, "")
+	_, err := f.r.Apply(t.Context(), future(credit("c1", "2026-03-27", nok("1250.00"), "KID "+futureKID)))
+	require.NoError(t, err)
+	f.at("2026-03-18")
+	require.Len(t, f.apply().Stalled, 1)
+
+	f.at("2026-03-19")
+	r := f.apply(credit("c2", "2026-03-19", nok("1250.00"), "KID "+futureKID))
+	require.Len(t, r.Settled, 1)
+	assert.True(t, r.Settled[0].Late)
+	assert.True(t, r.Settled[0].WasStalled)
+	require.Len(t, r.Unmatched, 1)
+	assert.Equal(t, txsync.Key(string(acct)+"-c1"), r.Unmatched[0].Key)
+	f.at("2026-03-26")
+	assert.True(t, f.apply().Empty())
+	assert.Equal(t, 1, settledEvents(f.col))
+}
