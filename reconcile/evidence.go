@@ -130,15 +130,26 @@ func echoedKIDs(t *accounts.Transaction) []string {
 		}
 		// A run of groups read as a KID is one number: its groups are
 		// not KIDs of their own ("12345 67890 3" is 12345678903, never
-		// 12345 nor 67890: a digit string less).
-		rest := text
-		for _, g := range digitGroups(text) {
+		// 12345 nor 67890: a digit string less). Its place in the text
+		// is blanked, never more: the words around it stay as they are.
+		rest := []byte(nil)
+		for _, sp := range digitGroupSpans(text) {
+			g := text[sp[0]:sp[1]]
 			if _, ok := kidOf(g); ok {
 				add(g, minTextKID)
-				rest = strings.ReplaceAll(rest, g, " ")
+				if rest == nil {
+					rest = []byte(text)
+				}
+				for j := sp[0]; j < sp[1]; j++ {
+					rest[j] = ' '
+				}
 			}
 		}
-		for _, f := range strings.FieldsFunc(rest, func(r rune) bool { return !isDigit(r) && r != '-' }) {
+		words := text
+		if rest != nil {
+			words = string(rest)
+		}
+		for _, f := range strings.FieldsFunc(words, func(r rune) bool { return !isDigit(r) && r != '-' }) {
 			add(strings.TrimLeft(f, "-"), minTextKID)
 		}
 	}
@@ -255,7 +266,18 @@ func isGroupSpace(r rune) bool {
 // space with a digit beyond it ("1 234.50" is an amount, "16:12 345" a
 // time, "2026/1234 5678" an order number). At most maxKIDs runs.
 func digitGroups(text string) []string {
-	var out []string
+	spans := digitGroupSpans(text)
+	out := make([]string, len(spans))
+	for i, sp := range spans {
+		out[i] = text[sp[0]:sp[1]]
+	}
+	return out
+}
+
+// digitGroupSpans returns where the runs of digitGroups are in text: the
+// byte offsets of each one's start and end.
+func digitGroupSpans(text string) [][2]int {
+	var out [][2]int
 	// apart reports whether r, next to a run (beyond it: the rune after
 	// r), lets the run stand apart.
 	apart := func(r, beyond rune) bool {
@@ -299,7 +321,7 @@ func digitGroups(text string) []string {
 		if groups < 2 || (start > 0 && !apart(before, beforeThat)) || (end < len(text) && !apart(after, afterThat)) {
 			continue
 		}
-		out = append(out, text[start:end])
+		out = append(out, [2]int{start, end})
 	}
 	return out
 }

@@ -3,6 +3,8 @@ package reconcile
 import (
 	"strings"
 	"testing"
+
+	"github.com/tppkit/psd2/accounts"
 )
 
 // FuzzKIDOf: a reference read as a KID is the reference itself, or its
@@ -30,4 +32,23 @@ func FuzzKIDOf(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestKIDGroupsBlankOnlyTheirPlace: a run read as a KID in groups is
+// taken out of the text where it stands, not wherever its characters
+// recur: a longer word that holds them ("9999912 3449999" holds "12
+// 344") is not cut into a shorter KID (99999).
+func TestKIDGroupsBlankOnlyTheirPlace(t *testing.T) {
+	if k, ok := kidOf("12 344"); !ok || k != "12344" {
+		t.Fatalf("kidOf(%q) = %q, %v", "12 344", k, ok)
+	}
+	kids := echoedKIDs(&accounts.Transaction{RemittanceInformationUnstructured: "KID 12 344, ref 9999912 3449999"})
+	for _, k := range kids {
+		if k != "12344" && k != "9999912" && k != "3449999" {
+			t.Fatalf("KID %q read from a piece of a word: %q", k, kids)
+		}
+	}
+	if !contains(kids, "12344") {
+		t.Fatalf("the KID in groups not read: %q", kids)
+	}
 }
