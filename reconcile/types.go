@@ -197,7 +197,9 @@ type State struct {
 	// the future (txsync.FutureBooked). It settles the payment at the
 	// first read from the day before its date on (its date no more than
 	// txsync.FutureDays ahead), unless the bank withdraws or changes it
-	// before (see [Round.Held]).
+	// before, or books a credit that settles the payment first (the held
+	// credit then goes to a waiting twin, or is reported unmatched; see
+	// [Round.Held]).
 	HeldBooking     txsync.Key `json:"heldBooking,omitempty"`
 	HeldBookingDate date.Date  `json:"heldBookingDate,omitzero"`
 	// HeldReversal and HeldReversalDate are the key and booking date of
@@ -244,7 +246,9 @@ type Round struct {
 	// window), the credit in [State.HeldBooking]; a later call settles
 	// it, in Settled, once the credit's date is no more than
 	// txsync.FutureDays ahead, and lets the credit go if the bank
-	// withdraws or changes it first (a changed credit is matched again).
+	// withdraws or changes it first (a changed credit is matched again),
+	// or if a credit not so reported settles the payment first (the held
+	// one then held for a waiting twin, else in Unmatched).
 	// The same goes for a reversal of a settled payment so reported: the
 	// payment stays settled, the reversal in [State.HeldReversal], and a
 	// later call returns it, in Returned.
