@@ -668,7 +668,7 @@ func (m *mutation) letGo(s *acctState, i int) {
 // is held proves the money arrived: the held credit does not keep it
 // from its payment (see displace).
 func (m *mutation) takes(p *pay, b *booking) bool {
-	if p.flags&flagClosed != 0 {
+	if p.flags&(flagClosed|flagVoid) != 0 {
 		return false
 	}
 	return p.open() || (p.out == outHeld && m.ahead(p.o.bday) && !m.holds(b))
