@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/txsync"
 )
 
 func sampleState() *acctState {
@@ -67,6 +69,7 @@ func FuzzDecodeState(f *testing.F) {
 	}
 	f.Add(body(sampleState()))
 	f.Add(body(withdrawnState()))
+	f.Add(body(heldState()))
 	f.Add(body(&acctState{}))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -91,6 +94,41 @@ func withdrawnState() *acctState {
 		wd: &withdrawal{n: 2, booking: "akey0000000000000-9", bday: 20532, booked: amt{units: 5, cur: "NOK"}}})
 	s.due = s.nextDue()
 	return s
+}
+
+// heldState is sampleState with a payment holding a credit booked in the
+// future and a settled one holding a reversal so booked.
+func heldState() *acctState {
+	s := sampleState()
+	s.pays = append(s.pays,
+		pay{id: "r-5", created: 1773650003, scheme: Domestic, amt: amt{units: 7, cur: "NOK"}, kid: "12344", deadline: 20533,
+			flags: flagStalled, out: outHeld, o: &outcome{by: ByKID, booking: "akey0000000000000-10", bday: 20540, booked: amt{units: 7, cur: "NOK"}}},
+		pay{id: "r-6", created: 1773650004, scheme: Domestic, amt: amt{units: 8, cur: "NOK"}, kid: "55667788", deadline: 20533,
+			out: outReturnHeld, o: &outcome{by: ByKID, booking: "akey0000000000000-11", bday: 20533, booked: amt{units: 9, cur: "NOK"},
+				ret: "akey0000000000000-12", rday: 20536}})
+	s.due = s.nextDue()
+	return s
+}
+
+// TestHeldStateRoundTrip: a payment holding a credit, and one holding a
+// reversal, read back the same, in the second form only; the settled one
+// reads as settled with another amount, its reversal held.
+func TestHeldStateRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := heldState()
+	b := encodeState(s)
+	require.Equal(t, byte(stateVersion), b[0])
+	back, err := decodeState(b)
+	require.NoError(t, err)
+	assert.Equal(t, s, back)
+	st := back.pays[4].state("a")
+	assert.Equal(t, SettledOtherAmount, st.Settlement)
+	assert.Equal(t, txsync.Key("akey0000000000000-12"), st.HeldReversal)
+	assert.Empty(t, st.Reversal)
+	held := &acctState{pays: back.pays[3:]}
+	assert.Equal(t, int32(20536)-futureDays, held.nextDue(), "the day before the held reversal's")
+	held.pays[1].o = &outcome{by: ByKID, booking: "k", bday: 20533, booked: amt{units: 9, cur: "NOK"}, ret: "r", rday: 20545}
+	assert.Equal(t, int32(20540)-futureDays, held.nextDue(), "the day before the held credit's")
 }
 
 // TestStateVersions: a state of the earlier release (version 1, in
