@@ -147,7 +147,8 @@
 // tells the merchant the money went back (who may ship nothing, or ask
 // the payer again): a dubious debit is not taken as one. A held reversal
 // the bank withdraws is let go, one it changes is matched again, one
-// not flagged returns the payment at once (the held one let go), and a
+// not flagged returns the payment at once (the held one let go; of
+// twins, one holding no reversal first), and a
 // withdrawn settlement takes its held reversal with it. The rule is in
 // one place (holds, takes, displace and returnOf, in match.go).
 //

@@ -143,3 +143,32 @@ func TestFutureBookedReversalStateReadBack(t *testing.T) {
 	f.at("2026-03-26")
 	assert.Empty(t, f.apply().Returned)
 }
+
+// TestFutureBookedReversalTwins: of twins settled (one KID), the first
+// holding a reversal dated ahead, a reversal not flagged returns the
+// other at once: the held one stays, and returns the first on its date.
+// Each is returned once.
+func TestFutureBookedReversalTwins(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("1250.00"), futureKID, "")
+	f.pay("p2", nok("1250.00"), futureKID, "")
+	require.Len(t, f.apply(credit("c1", "2026-03-16", nok("1250.00"), "KID "+futureKID),
+		credit("c2", "2026-03-16", nok("1250.00"), "KID "+futureKID)).Settled, 2)
+	r, err := f.r.Apply(t.Context(), future(credit("d1", "2026-03-26", nok("-1250.00"), "KID "+futureKID)))
+	require.NoError(t, err)
+	require.Len(t, r.Held, 1)
+	assert.Equal(t, "p1", r.Held[0].Payment)
+
+	f.at("2026-03-17")
+	r = f.apply(credit("d2", "2026-03-17", nok("-1250.00"), "KID "+futureKID))
+	require.Len(t, r.Returned, 1)
+	assert.Equal(t, "p2", r.Returned[0].Payment)
+	assert.Equal(t, txsync.Key(string(acct)+"-d1"), f.state("p1").HeldReversal)
+
+	f.at("2026-03-25")
+	r = f.apply()
+	require.Len(t, r.Returned, 1)
+	assert.Equal(t, "p1", r.Returned[0].Payment)
+	assert.Equal(t, 2, returnedEvents(f.col))
+}

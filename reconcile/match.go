@@ -757,12 +757,14 @@ func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) bool {
 // credit and within ReturnDays of it, with the payment's KID, end-to-end
 // id or text. The payment settled first goes first. A payment holding a
 // reversal still ahead is returned by a debit not held itself (its held
-// reversal let go), as a held credit gives way to a credit (takes).
+// reversal let go), as a held credit gives way to a credit (takes), but
+// only when no payment that holds none is: of twins, the one holding a
+// reversal keeps it, and the other is returned.
 func (m *mutation) returnOf(s *acctState, b *booking) int {
 	if !b.amtOK {
 		return -1
 	}
-	best := -1
+	best, bestHolding := -1, -1
 	for i := range s.pays {
 		p := &s.pays[i]
 		if !p.paid() || p.flags&flagClosed != 0 || p.o.booked.cur == "" {
@@ -776,9 +778,19 @@ func (m *mutation) returnOf(s *acctState, b *booking) int {
 		}
 		ref := (p.kid != "" && contains(b.kids, p.kid)) || (p.e2e != "" && b.e2e == p.e2e) ||
 			(p.text != "" && textMatches(strings.Fields(p.text), b.words))
-		if ref && (best < 0 || p.o.bday < s.pays[best].o.bday) {
-			best = i
+		if !ref {
+			continue
 		}
+		at := &best
+		if p.out == outReturnHeld {
+			at = &bestHolding
+		}
+		if *at < 0 || p.o.bday < s.pays[*at].o.bday {
+			*at = i
+		}
+	}
+	if best < 0 {
+		return bestHolding
 	}
 	return best
 }
