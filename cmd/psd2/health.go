@@ -96,6 +96,9 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if err := summable(downs); err != nil {
+			return err
+		}
 		// The future has no record: the report ends now (or at the
 		// latest record, written by a replica whose clock is ahead).
 		if last := lastRecorded(downs, now); to.After(last) {
@@ -187,7 +190,26 @@ func availability(ctx context.Context, c *client.Client, from, to, now time.Time
 	if err != nil {
 		return client.Availability{}, err
 	}
+	if err := summable(downs); err != nil {
+		return client.Availability{}, err
+	}
 	return client.Report(c.Bank(), downs, from, to, now), nil
+}
+
+// summable fails on a record of downs (from client.Downtimes) that
+// ends before it starts: the wall clock of the process that wrote it
+// stepped back between the failure and the answer, or the store changed
+// it. client.Report sums such a record to nothing, and the report would
+// read as no unavailability (100% uptime) beside a record of an outage
+// whose length nobody knows.
+func summable(downs []client.Downtime) error {
+	for _, d := range downs {
+		if !d.End.IsZero() && d.End.Before(d.Start) {
+			return fmt.Errorf("the downtime record that starts at %s ends before it starts (at %s): how long the bank was unavailable then is unknown, so no figure of the period is given "+
+				"(the clock of the process that wrote it may have stepped back)", d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
 }
 
 // lastRecorded is the latest time downs record, or now when later.

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/store"
+)
+
+// A downtime record that ends before it starts (the wall clock of the
+// process that wrote it stepped back between the failure and the
+// answer, or the store changed it) says the bank was down, but not for
+// how long: psd2 health and health report must not read it as no
+// unavailability. On the code before, the record was listed and summed
+// to nothing: "unavailable: 0 time(s) ... uptime 100.000%", exit 0.
+func TestHealthRecordEndingBeforeItStartsIsNoAllClear(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st))
+	require.NoError(t, err)
+	start := time.Now().Add(-2 * time.Hour).UTC()
+	d := client.Downtime{Bank: c.Bank(), Start: start, End: start.Add(-time.Minute), LastFailure: start, Failures: 5,
+		Evidence: []client.Evidence{{RequestID: "r1", At: start, Status: 503, Result: "503 Service Unavailable", Operation: "accounts.List"}}}
+	raw, err := json.Marshal(d)
+	require.NoError(t, err)
+	require.NoError(t, st.Put(ctx, "client/downtime/"+c.Scope()+"/"+fmt.Sprintf("%020d", start.UnixNano()), raw, client.DowntimeKept))
+
+	args := []string{"-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir}
+	from := time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)
+	for _, cmd := range [][]string{{"health"}, {"health", "report", "-from", from}, {"health", "--json"}, {"health", "report", "--json", "-from", from}} {
+		out, errOut, code := psd2(t, append(cmd, args...)...)
+		t.Logf("%v: exit %d\nstdout: %s\nstderr: %s", cmd, code, out, errOut)
+		assert.Equal(t, exitRuntime, code, "%v: a record psd2 cannot sum is no all-clear", cmd)
+		assert.NotContains(t, out, "100.000%", cmd)
+		assert.NotContains(t, out, "0 time(s)", cmd)
+		assert.NotContains(t, out, `"uptimePercent"`, cmd)
+		assert.Contains(t, errOut, "ends before it starts", cmd)
+		assert.Contains(t, errOut, start.Format(time.RFC3339), "%v: names the record", cmd)
+	}
+}
