@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -53,6 +55,8 @@ type CustomersQuery struct {
 
 // Customers lists the sandbox customers with GET /v1/sandbox/customers
 // (docs/interface.md section 4.4). A nil q lists them without accounts and agreements.
+// An answer without a list (an empty body, or null) is an error, never
+// read as no customers ([ErrNoList]).
 func (s *Service) Customers(ctx context.Context, q *CustomersQuery, opts ...client.RequestOption) ([]Customer, error) {
 	var query url.Values
 	if q != nil {
@@ -66,8 +70,17 @@ func (s *Service) Customers(ctx context.Context, q *CustomersQuery, opts ...clie
 	if err != nil {
 		return nil, err
 	}
+	if *out == nil {
+		// [] decodes to an empty list; no body, or null, leaves none.
+		return nil, fmt.Errorf("%w of customers (an empty body or null)", ErrNoList)
+	}
 	return *out, nil
 }
+
+// ErrNoList matches the error of [Service.Customers] for a 2xx answer
+// that holds no list (an empty body, or null): it says nothing of the
+// sandbox's customers, and an empty list would read as none.
+var ErrNoList = errors.New("sandbox: the answer holds no list")
 
 // NewCustomer is the body of POST /v1/sandbox/customers. docs/interface.md section 4.5
 // does not show it; ASSUMPTION: it carries the writable fields of the
