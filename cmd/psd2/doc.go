@@ -141,7 +141,9 @@
 //	          downtime record or budget ledger) is an error, never "available";
 //	          so is an unavailability whose record was never ended while no
 //	          client holds the breaker open (UNKNOWN, exit status 3: the
-//	          processes that saw it stopped before the bank answered again)
+//	          processes that saw it stopped before the bank answered again;
+//	          health report prints the period, counting it to its end, and
+//	          exits 3 too), and a record that ends before it starts
 //	profile   the settings a command takes, and where each comes from
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and

@@ -28,6 +28,15 @@ type healthStatus struct {
 	UnendedSince *time.Time `json:"unendedSince,omitempty"`
 }
 
+// healthReport is what psd2 health report prints: the period's
+// availability and, as in healthStatus, the start of an unavailability
+// never recorded as ended while no client holds the breaker open (exit
+// status 3).
+type healthReport struct {
+	client.Availability
+	UnendedSince *time.Time `json:"unendedSince,omitempty"`
+}
+
 // runHealth prints a bank's health from the SDK's store: psd2 health
 // (the breaker and the last day), psd2 health report -from -to (the
 // unavailability of a period in the EBA's terms, with the evidence).
@@ -105,8 +114,31 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "note: -to %s is in the future: the report ends at %s\n", to.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339))
 			to = last
 		}
-		a := client.Report(c.Bank(), downs, from, to, now)
-		return e.emit(a, func(w io.Writer) { fmt.Fprint(w, a.String()) })
+		rep := healthReport{Availability: client.Report(c.Bank(), downs, from, to, now)}
+		// A record never ended is an outage still running only while a
+		// client on the store holds the breaker open; else no one knows
+		// when it ended (see healthStatus.UnendedSince).
+		if start, ok := unended(downs); ok {
+			state, _, _, err := c.StoredBreaker(ctx)
+			if err != nil {
+				return err
+			}
+			if state == client.BreakerClosed {
+				rep.UnendedSince = &start
+			}
+		}
+		err = e.emit(rep, func(w io.Writer) {
+			fmt.Fprint(w, rep.String())
+			if rep.UnendedSince != nil {
+				fmt.Fprintf(w, "the unavailability since %s was never seen to end: it is counted to the end of the report, but whether the bank is back is unknown (no client on the store holds its breaker open)\n",
+					rep.UnendedSince.Format(time.RFC3339))
+			}
+		})
+		if err == nil && rep.UnendedSince != nil {
+			err = fmt.Errorf("the unavailability of bank %s since %s was never recorded as ended, and no client on the store holds its breaker open: "+
+				"the report counts it to its end, though when it ended is unknown (the processes that saw it may have stopped before the bank answered again)", rep.Bank, rep.UnendedSince.Format(time.RFC3339))
+		}
+		return err
 	}
 	state, since, probe, err := c.StoredBreaker(ctx)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -56,4 +57,49 @@ func TestHealthUnendedOutageIsNoAllClear(t *testing.T) {
 	var h map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &h), out)
 	assert.Contains(t, h, "unendedSince", "the JSON names the outage that never ended")
+}
+
+// psd2 health report on the same store: the record never ended, and no
+// client holds the breaker open, so the report's "ongoing" is not known
+// to be so, nor the unavailability it counts to the period's end. The
+// report is printed (it is the evidence), but it exits 3 as psd2 health
+// does and says so, and the JSON names the record. On the code before
+// it exited 0 with the record listed as "ongoing".
+func TestHealthReportUnendedOutageIsNoFact(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir, st, c := storeClient(t, s, creds, client.WithRetryPolicy(client.RetryPolicy{}))
+	s.Control().InjectFault(emulator.Fault{Kind: emulator.FaultStatus, Status: 503, PathPrefix: "/v1/", Count: 5})
+	for range 5 {
+		_, _ = c.Do(ctx, client.Operation{Method: "GET", Path: "/v1/accounts"}, nil)
+	}
+	require.Equal(t, client.BreakerOpen, c.BankHealth().State)
+	args := []string{"health", "report", "-from", time.Now().Add(-time.Hour).UTC().Format(time.RFC3339),
+		"-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir}
+
+	// While a client holds the breaker open, the outage is ongoing.
+	out, errOut, code := psd2(t, args...)
+	require.Equal(t, exitOK, code, "%s%s", out, errOut)
+	assert.Contains(t, out, "ongoing")
+
+	// The process dies; its breaker's value expires in the store.
+	require.NoError(t, st.Delete(ctx, "client/breaker/"+c.Scope()))
+	state, _, _, err := c.StoredBreaker(ctx)
+	require.NoError(t, err)
+	require.Equal(t, client.BreakerClosed, state)
+
+	out, errOut, code = psd2(t, args...)
+	t.Logf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	assert.Equal(t, exitRuntime, code, "an outage never seen to end is not known to be ongoing")
+	assert.Contains(t, out, "unavailable: 1 time(s)", "the report is still printed")
+	assert.Contains(t, out, "never seen to end")
+	assert.Contains(t, errOut, "never recorded as ended")
+
+	out, _, code = psd2(t, append([]string{"health", "report", "--json"}, args[2:]...)...)
+	assert.Equal(t, exitRuntime, code)
+	var rep map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+	assert.Contains(t, rep, "unendedSince", "the JSON names the outage that never ended")
+	assert.Contains(t, rep, "uptimePercent", "the report's own fields stay where they were")
 }
