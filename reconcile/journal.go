@@ -273,10 +273,12 @@ func inPeriod(st State, from, to date.Date) bool {
 
 // Watching reports whether the store holds the state of any watched
 // account: a store that holds none was never given to a Reconciler's
-// Watch (or is not the TPP's store). A store error is returned, never
-// false.
+// Watch, its accounts were forgotten ([Reconciler.Forget]), or it is not
+// the TPP's store. The watches and the payments' index a forgotten
+// account leaves do not count: they hold no payment's state. A store
+// error is returned, never false.
 func (r *Reconciler) Watching(ctx context.Context) (bool, error) {
-	for _, err := range r.st.Keys(ctx, prefix) {
+	for _, err := range r.st.Keys(ctx, accountPrefix) {
 		if err != nil {
 			return false, r.storeErr(err)
 		}

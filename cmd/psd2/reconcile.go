@@ -84,7 +84,7 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !watching {
-		return errors.New("no reconciliation state in this store: no account was ever watched here (reconcile.Reconciler.Watch); check -store and -schema")
+		return errors.New("no reconciliation state in this store: no account is watched here (never given to reconcile.Reconciler.Watch, or forgotten since with Reconciler.Forget); check -store and -schema")
 	}
 	// A period from before the reconciler's retention would read as
 	// fewer payments than were made, or none: a payment goes at its
