@@ -130,7 +130,7 @@
 //	          payment after its creation (those older go at their
 //	          account's next read: a list of then would miss them);
 //	          -limit lists the earliest, and the counts still cover
-//	          every payment of the period
+//	          every payment of the period, held credits and reversals too
 //	health    a bank's circuit breaker as the replicas on the store see it
 //	          (open since when, next probe) and its unavailability of the
 //	          last 24 hours; "health report -from -to" prints a period's

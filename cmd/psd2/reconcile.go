@@ -31,13 +31,19 @@ const maxReconcileLimit = 100000
 // payments in creation order with their settlement (the -limit earliest),
 // the count of each settlement and the total, of every payment of the
 // period whatever -limit listed, and whether -limit cut the list.
+// HeldCredits and HeldReversals count, of every payment of the period
+// too, those holding a credit or a reversal the bank dated ahead (a
+// reversal held leaves its payment settled, though its money may be
+// going back): a payment past -limit is no plainer than a listed one.
 type reconcileReport struct {
-	From     date.Date                    `json:"from"`
-	To       date.Date                    `json:"to"`
-	Payments []reconcile.State            `json:"payments"`
-	Counts   map[reconcile.Settlement]int `json:"counts"`
-	Total    int                          `json:"total"`
-	More     bool                         `json:"more,omitempty"`
+	From          date.Date                    `json:"from"`
+	To            date.Date                    `json:"to"`
+	Payments      []reconcile.State            `json:"payments"`
+	Counts        map[reconcile.Settlement]int `json:"counts"`
+	Total         int                          `json:"total"`
+	HeldCredits   int                          `json:"heldCredits"`
+	HeldReversals int                          `json:"heldReversals"`
+	More          bool                         `json:"more,omitempty"`
 }
 
 func runReconcile(ctx context.Context, e *env, args []string) error {
@@ -104,6 +110,12 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 		}
 		rep.Total++
 		rep.Counts[s.Settlement]++
+		if s.HeldBooking != "" {
+			rep.HeldCredits++
+		}
+		if s.HeldReversal != "" {
+			rep.HeldReversals++
+		}
 		switch {
 		case earliest.Len() < *limit:
 			heap.Push(earliest, s)
@@ -216,6 +228,13 @@ func printReconcile(w io.Writer, rep *reconcileReport) {
 	if heldReturn > 0 {
 		fmt.Fprintf(w, "%d listed payment(s) marked (return held) have a reversal the bank dated more than %d day(s) ahead (txsync.FutureBooked): not taken as the money going back, it returns the payment at the first read from the day before its date on, unless the bank withdraws or changes it, or books another reversal of the payment, first.\n",
 			heldReturn, txsync.FutureDays)
+	}
+	// The held of the payments -limit left out, counted all the same.
+	if n := rep.HeldCredits - held; n > 0 {
+		fmt.Fprintf(w, "%d payment(s) past -limit, not listed, have a credit held: a matching credit the bank dated ahead, not taken as arrived (raise -limit to list them).\n", n)
+	}
+	if n := rep.HeldReversals - heldReturn; n > 0 {
+		fmt.Fprintf(w, "%d payment(s) past -limit, not listed, have a reversal held: counted as settled, though the bank booked their money going back, dated ahead (raise -limit to list them).\n", n)
 	}
 	if rep.Counts[reconcile.Untracked] > 0 {
 		fmt.Fprintln(w, "Untracked payments go to a watched account but were never tracked: the service's Reconciler.TrackJournal tracks them.")
