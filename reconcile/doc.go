@@ -238,7 +238,11 @@
 // ([ErrCorruptState], not another state; a replica that knows
 // withdrawals but not held credits refuses a state holding one, never
 // reads it as settled, and one that knows held credits but not held
-// reversals refuses a state holding a reversal). An
+// reversals refuses a state holding a reversal). From this release on,
+// every change of the form takes a new version byte, and a state of a
+// later form than a replica reads, its envelope sound, is
+// [ErrNewerState], not ErrCorruptState: the replica is upgraded, and the
+// state is never forgotten for it. An
 // account holds up to about 8,000 payments within the retention
 // ([ErrFull]: the state's bound is 900 KiB, below the store's 1 MiB).
 //

@@ -294,7 +294,7 @@ func (r *Reconciler) Forget(ctx context.Context, key txsync.AccountKey) error {
 }
 
 func (r *Reconciler) storeErr(err error) error {
-	if errors.Is(err, ErrCorruptState) || errors.Is(err, ErrFull) || errors.Is(err, ErrInvalid) || errors.Is(err, ErrNotTracked) {
+	if errors.Is(err, ErrCorruptState) || errors.Is(err, ErrNewerState) || errors.Is(err, ErrFull) || errors.Is(err, ErrInvalid) || errors.Is(err, ErrNotTracked) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrStore, err)

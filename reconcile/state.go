@@ -104,6 +104,19 @@ const (
 // starts the account over.
 var ErrCorruptState = errors.New("reconcile: corrupt state")
 
+// ErrNewerState matches the error of every call that meets a stored
+// state of a form later than this release reads, whose envelope and
+// header checksum are sound: a replica of a later release of the package
+// wrote it (during a rolling upgrade, say). The state is sound; this
+// replica neither reads nor changes it, and must not Forget it: the
+// replica is upgraded. It does not match ErrCorruptState.
+//
+// Every release that changes the state's form gives it a new version
+// byte, and keeps the envelope (the version byte, the header's uvarint
+// length, the header and its CRC-64), so that an earlier release tells a
+// later state from a corrupt one.
+var ErrNewerState = errors.New("reconcile: state written by a later release")
+
 // ErrFull matches the error of [Reconciler.Track] when the watched
 // account's state has no room for another payment (maxStateBytes: about
 // 8,000 payments at 110 bytes each), once the oldest closed payments and
@@ -490,7 +503,7 @@ type header struct {
 
 // decodeHeader reads and checks the header of an encoded state.
 func decodeHeader(b []byte) (header, error) {
-	if len(b) < 1 || (b[0] != stateVersion && b[0] != stateVersionOne) {
+	if len(b) < 1 || b[0] < stateVersionOne {
 		return header{}, fmt.Errorf("%w: unknown version", ErrCorruptState)
 	}
 	n, k := binary.Uvarint(b[1:])
@@ -500,6 +513,11 @@ func decodeHeader(b []byte) (header, error) {
 	end := 1 + k + int(n)
 	if crc64.Checksum(b[:end], crcTable) != binary.BigEndian.Uint64(b[end:end+8]) {
 		return header{}, fmt.Errorf("%w: checksum", ErrCorruptState)
+	}
+	if b[0] > stateVersion {
+		// The envelope holds, its checksum too: a release that knows a
+		// later form wrote it (see ErrNewerState).
+		return header{}, fmt.Errorf("%w (form %d; this release reads forms %d to %d)", ErrNewerState, b[0], stateVersionOne, stateVersion)
 	}
 	d := newDecoder(b[1+k : end])
 	h := header{version: b[0], since: d.day(), due: d.day(), body: b[end+8:]}

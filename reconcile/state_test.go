@@ -178,3 +178,33 @@ func TestWithdrawnStateCorruption(t *testing.T) {
 		}
 	}
 }
+
+// A state of a later form than this release reads, whose envelope and
+// header checksum hold, is ErrNewerState: a later release wrote it, and
+// the operator must upgrade the replica, not Forget the state (which
+// ErrCorruptState advises). Before, it was ErrCorruptState ("unknown
+// version"). A later version byte whose checksum fails is corrupt still.
+func TestNewerStateIsNotCorrupt(t *testing.T) {
+	t.Parallel()
+	b := encodeState(withdrawnState())
+	h, err := decodeHeader(b)
+	require.NoError(t, err)
+	for _, v := range []byte{stateVersion + 1, 0xff} {
+		later := encodeHeader(&acctState{since: h.since, due: h.due, anns: h.anns}, v, h.body, 0)
+		_, err = decodeState(later)
+		require.ErrorIs(t, err, ErrNewerState, "form %d", v)
+		assert.NotErrorIs(t, err, ErrCorruptState, "form %d", v)
+
+		bad := append([]byte(nil), later...)
+		bad[len(bad)-1] ^= 1 // the body's checksum: the header alone is read
+		_, err = decodeHeader(bad)
+		assert.ErrorIs(t, err, ErrNewerState, "form %d: the header decides", v)
+	}
+	flipped := append([]byte(nil), b...)
+	flipped[0] = stateVersion + 1 // the header's checksum no longer holds
+	_, err = decodeState(flipped)
+	assert.ErrorIs(t, err, ErrCorruptState)
+	assert.NotErrorIs(t, err, ErrNewerState)
+	_, err = decodeState(append([]byte{0}, b[1:]...))
+	assert.ErrorIs(t, err, ErrCorruptState, "form 0")
+}

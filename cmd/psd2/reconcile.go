@@ -87,7 +87,7 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 	// be read or is not the TPP's.
 	watching, err := r.Watching(ctx)
 	if err != nil {
-		return err
+		return stateErr(err)
 	}
 	if !watching {
 		return errors.New("no reconciliation state in this store: no account is watched here (never given to reconcile.Reconciler.Watch, or forgotten since with Reconciler.Forget); check -store and -schema")
@@ -106,7 +106,7 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 	earliest := &stateHeap{}
 	for s, err := range r.Report(ctx, j, rep.From, rep.To) {
 		if err != nil {
-			return err
+			return stateErr(err)
 		}
 		rep.Total++
 		rep.Counts[s.Settlement]++
@@ -131,6 +131,16 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 		rep.Payments = []reconcile.State{}
 	}
 	return e.emit(rep, func(w io.Writer) { printReconcile(w, &rep) })
+}
+
+// stateErr says what to do about a state the reconciler could not read:
+// one a later release wrote is sound, and the operator upgrades psd2
+// rather than forget it as corrupt (which loses its payments' tracking).
+func stateErr(err error) error {
+	if errors.Is(err, reconcile.ErrNewerState) {
+		return fmt.Errorf("%w: a later release of the SDK wrote this reconciliation state; it is sound: upgrade psd2 to read it, and do not Forget it", err)
+	}
+	return err
 }
 
 // byCreation orders payments by creation, then by request id.
