@@ -59,7 +59,7 @@ func classify(err error) verdict {
 		return verdict{outcome: ReconnectNeeded}
 	}
 	if errors.Is(err, ErrInvalidJob) || errors.Is(err, ErrReadTooLarge) || errors.Is(err, txsync.ErrNotLinked) ||
-		errors.Is(err, txsync.ErrCorruptState) || errors.Is(err, client.ErrValidation) {
+		errors.Is(err, txsync.ErrCorruptState) || errors.Is(err, txsync.ErrNewerState) || errors.Is(err, client.ErrValidation) {
 		return verdict{outcome: Refused}
 	}
 	var ce *client.Error

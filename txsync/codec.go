@@ -216,6 +216,11 @@ func decodeState(b []byte, found bool) (state, error) {
 		}
 		body = b[1:]
 	default:
+		if b[0] > stateVersion && checksummed(b) {
+			// A later release's form, the envelope sound (see
+			// ErrNewerState).
+			return state{}, fmt.Errorf("%w (form %d; this release reads forms %d and %d)", ErrNewerState, b[0], legacyVersion, stateVersion)
+		}
 		return state{}, fmt.Errorf("%w: version %d", ErrCorruptState, b[0])
 	}
 	s, err := decodeBody(body, b[0])

@@ -1,8 +1,10 @@
 package txsync
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"hash/crc64"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -117,4 +119,25 @@ func TestUnstorableDateNotWritten(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, d, got.Entries[2].Txn)
 	}
+}
+
+// A state of a later form than this release reads, its checksum sound, is
+// ErrNewerState: a later release wrote it, and the replica is upgraded,
+// not the state forgotten (ErrCorruptState's remedy). Before, it was
+// ErrCorruptState ("version 3"). A later version byte whose checksum
+// fails is corrupt still.
+func TestNewerStateIsNotCorrupt(t *testing.T) {
+	b, err := encodeState(sampleState())
+	require.NoError(t, err)
+	for _, v := range []byte{stateVersion + 1, 0xff} {
+		later := append([]byte{v}, b[1:len(b)-8]...)
+		later = binary.BigEndian.AppendUint64(later, crc64.Checksum(later, crcTable))
+		_, err := decodeState(later, true)
+		require.ErrorIs(t, err, ErrNewerState, "form %d", v)
+		assert.NotErrorIs(t, err, ErrCorruptState, "form %d", v)
+	}
+	flipped := append([]byte{stateVersion + 1}, b[1:]...) // the checksum no longer holds
+	_, err = decodeState(flipped, true)
+	assert.ErrorIs(t, err, ErrCorruptState)
+	assert.NotErrorIs(t, err, ErrNewerState)
 }

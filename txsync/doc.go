@@ -147,7 +147,10 @@
 // a value written by something else) is [ErrCorruptState], never read as
 // another state; [Syncer.Forget] starts the account over. States written
 // before the checksum (version 1) are still read, and written back with
-// it by the next read.
+// it by the next read. A state of a later form, its checksum sound, is
+// [ErrNewerState]: a later release wrote it, so the replica is upgraded
+// and the state not forgotten (a refresh ends Refused for it, as for a
+// corrupt one).
 //
 // # Accounts across consents
 //

@@ -110,6 +110,15 @@ var (
 	// or cannot be decoded (the store damaged it, or something else
 	// wrote it); nothing is applied. [Syncer.Forget] starts it over.
 	ErrCorruptState = errors.New("txsync: corrupt state")
+	// ErrNewerState: the stored state of an account is of a later form
+	// than this release reads, its checksum sound: a replica of a later
+	// release wrote it (during a rolling upgrade, say). Nothing is
+	// applied, and the state is left as it is: upgrade the replica, and
+	// do not Forget the state. It does not match ErrCorruptState. Every
+	// release that changes the state's form gives it a new version byte
+	// and keeps its envelope (the version byte first, the CRC-64 of all
+	// before it last), so that an earlier release tells the two apart.
+	ErrNewerState = errors.New("txsync: state written by a later release")
 	// ErrInvalidOption: an option of [New] is out of range.
 	ErrInvalidOption = errors.New("txsync: invalid option")
 	// ErrReadTooLarge: the pages of one [Syncer.Sync] or
