@@ -3,6 +3,7 @@ package refresh
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -121,6 +122,10 @@ func TestClassify(t *testing.T) {
 		{"missing header", &client.NotSentError{Err: &client.ValidationError{Field: "TPP-Redirect-URI"}}, Refused, false},
 		{"consent ended", ErrConsentEnded, ReconnectNeeded, false},
 		{"paused", &client.NotSentError{Err: &budget.PausedError{Until: time.Unix(9, 0)}}, Transient, false},
+		{"corrupt sync state", fmt.Errorf("wrapped: %w", txsync.ErrCorruptState), Refused, false},
+		// A later release's sync state (a rolling upgrade): this replica
+		// cannot read it; retried at once it would fail again.
+		{"later sync state", fmt.Errorf("wrapped: %w", txsync.ErrNewerState), Refused, false},
 	}
 	for _, tt := range tests {
 		v := classify(tt.err)
