@@ -127,13 +127,20 @@ func countJSON(b []byte, stopValues, stopMembers int) (values, members int) {
 // to undo, whatever encoding it names (a server that names one on every
 // answer, a 204 included). cut says the decoded body was cut at
 // maxErrorBody.
+//
+// Content-Encoding is a list (RFC 9110 section 8.4): every field line of
+// it counts, in order, as one comma-separated value would. Reading the
+// first line alone would take a body sent as "identity" then "br" for
+// plain bytes, and such bytes must not prove a bank's refusal (the
+// clock-skew retry of a payment, plainBody), nor a gzip body under
+// "identity" then "gzip" pass for JSON that is not there.
 func decodeContent(h http.Header, body []byte, status int) (b []byte, cut bool, err error) {
 	if len(body) == 0 {
 		return nil, false, nil
 	}
-	enc := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding")))
+	enc := contentCoding(h.Values("Content-Encoding"))
 	switch enc {
-	case "", "identity":
+	case "":
 		return nil, false, nil
 	case "gzip", "x-gzip":
 		zr, err := gzip.NewReader(bytes.NewReader(body))
@@ -146,5 +153,31 @@ func decodeContent(h http.Header, body []byte, status int) (b []byte, cut bool, 
 		}
 		return b, cut, nil
 	}
-	return nil, false, fmt.Errorf("answer in content encoding %q, which the client did not ask for", enc)
+	// Quoted at most MaxIDLength bytes long: the header is the bank's,
+	// and a caller's transport may read megabytes of it.
+	return nil, false, fmt.Errorf("answer in content encoding %q, which the client did not ask for", clipBytes(enc))
+}
+
+// contentCoding is the coding the Content-Encoding field lines vs name,
+// in lower case: "" for none, or the codings joined by ", " when they
+// are more than one. "identity" (no coding) and empty elements are
+// dropped, so that "identity" beside gzip still means gzip; two codings,
+// gzip twice included, are more than the client undoes.
+func contentCoding(vs []string) string {
+	var codings []string
+	for _, v := range vs {
+		for _, c := range strings.Split(v, ",") {
+			c = strings.ToLower(strings.TrimSpace(c))
+			if c != "" && c != "identity" {
+				codings = append(codings, c)
+			}
+		}
+	}
+	if len(codings) > 1 {
+		return strings.Join(codings, ", ")
+	}
+	if len(codings) == 1 {
+		return codings[0]
+	}
+	return ""
 }

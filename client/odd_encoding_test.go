@@ -146,3 +146,60 @@ func TestSkewRetryNotOnUndecodableAnswer(t *testing.T) {
 		})
 	}
 }
+
+// TestContentEncodingOverSeveralLines: Content-Encoding is a list, and
+// every field line of it counts (RFC 9110 section 8.4). A payment's 400
+// with the bank's tppMessages and a Date minutes off, sent as
+// "identity" then "br", is a body the client cannot undo, which proves
+// no refusal: the payment is not sent again (the clock-skew retry) and
+// its outcome is unknown. A created payment's 201 sent as "identity"
+// then "gzip" is gzip, and is read. On the code before, only the first
+// line was read: the 400's bytes counted as a refusal and the payment
+// went to the bank twice, and the 201's gzip failed as "not JSON",
+// outcome unknown.
+func TestContentEncodingOverSeveralLines(t *testing.T) {
+	t.Parallel()
+	pay := Operation{Method: http.MethodPost, Path: "/v1/payments/norwegian-domestic-credit-transfers", Body: map[string]any{"a": 1}, ResultID: "paymentId"}
+	t.Run("identity then br on a refusal", func(t *testing.T) {
+		t.Parallel()
+		b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			w.Header()["Content-Encoding"] = []string{"identity", "br"}
+			w.Header().Set("Date", time.Now().Add(5*time.Minute).UTC().Format(http.TimeFormat))
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write([]byte(`{"tppMessages":[{"category":"ERROR","code":"TIMESTAMP_INVALID"}]}`))
+		})
+		c := newTestClient(t, b.URL)
+		_, err := c.Do(t.Context(), pay, nil)
+		assert.ErrorIs(t, err, ErrOutcomeUnknown)
+		assert.EqualValues(t, 1, b.count.Load(), "the payment was sent again")
+	})
+	t.Run("identity then gzip on a creation", func(t *testing.T) {
+		t.Parallel()
+		body := gzipped(t, []byte(`{"paymentId":"p1","transactionStatus":"RCVD"}`))
+		b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			w.Header()["Content-Encoding"] = []string{"identity", "gzip"}
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write(body)
+		})
+		c := newTestClient(t, b.URL)
+		var out struct {
+			PaymentID string `json:"paymentId"`
+		}
+		_, err := c.Do(t.Context(), pay, &out)
+		require.NoError(t, err)
+		assert.Equal(t, "p1", out.PaymentID)
+	})
+	t.Run("gzip twice is refused", func(t *testing.T) {
+		t.Parallel()
+		body := gzipped(t, gzipped(t, []byte(`{"paymentId":"p1"}`)))
+		b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			w.Header()["Content-Encoding"] = []string{"gzip", "gzip"}
+			w.WriteHeader(http.StatusCreated)
+			_, _ = w.Write(body)
+		})
+		c := newTestClient(t, b.URL)
+		_, err := c.Do(t.Context(), pay, nil)
+		assert.ErrorIs(t, err, ErrOutcomeUnknown)
+		assert.ErrorContains(t, err, `content encoding "gzip, gzip"`)
+	})
+}
