@@ -74,8 +74,24 @@ const RetryAfterCap = 24 * time.Hour
 // server (the bank's Date, when known) or else now: a date in the past
 // is a wait of 0, one beyond the cap is the cap. An empty, negative or
 // otherwise unreadable value is no Retry-After (false).
-func retryAfter(h http.Header, server time.Time, now time.Time) (time.Duration, bool) {
-	v := strings.TrimSpace(h.Get("Retry-After"))
+//
+// Retry-After is one value, but an answer may carry it on several field
+// lines (a gateway adding its own to the bank's): the longest readable
+// wait among them is the answer's, whatever their order. Reading the
+// first line alone made "0" then "86400" a retry at once, and an
+// Error.RetryAfter of 0 to every caller that schedules by it.
+func retryAfter(h http.Header, server time.Time, now time.Time) (wait time.Duration, ok bool) {
+	for _, v := range h.Values("Retry-After") {
+		if d, readable := retryAfterValue(v, server, now); readable {
+			wait, ok = max(wait, d), true
+		}
+	}
+	return wait, ok
+}
+
+// retryAfterValue reads one Retry-After field line, as retryAfter says.
+func retryAfterValue(v string, server time.Time, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false
 	}

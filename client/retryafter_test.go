@@ -139,3 +139,31 @@ func FuzzRetryAfter(f *testing.F) {
 		checkWait(t, value, now, d)
 	})
 }
+
+// TestRetryAfterOverSeveralLines: an answer carrying Retry-After on
+// several field lines (a gateway adding its own to the bank's) asks for
+// the longest readable wait among them, in whatever order they come: a
+// 503 with "0" and "86400" is not retried (beyond MaxRetryAfter) and its
+// error says 24 hours. On the code before, the first line alone was
+// read: "0" first made the call retry at once, three times, and the
+// error's RetryAfter 0, while "86400" first did neither.
+func TestRetryAfterOverSeveralLines(t *testing.T) {
+	t.Parallel()
+	d, ok := retryAfter(http.Header{"Retry-After": {"soon", "5"}}, time.Time{}, time.Now())
+	assert.True(t, ok, "an unreadable line beside a readable one")
+	assert.Equal(t, 5*time.Second, d)
+	for _, lines := range [][]string{{"0", "86400"}, {"86400", "0"}, {"-1", "86400"}} {
+		b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			w.Header()["Retry-After"] = lines
+			w.WriteHeader(http.StatusServiceUnavailable)
+		})
+		c := newTestClient(t, b.URL)
+		_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts"}, nil)
+		var e *Error
+		require.ErrorAs(t, err, &e)
+		assert.EqualValues(t, 1, b.count.Load(), "%q: retried within a day's wait", lines)
+		ra, ok := e.RetryAfter(time.Now())
+		assert.True(t, ok)
+		assert.Equal(t, 24*time.Hour, ra, "%q", lines)
+	}
+}
