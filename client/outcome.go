@@ -131,12 +131,18 @@ func (e *NotSentError) Is(target error) bool { return target == ErrNotSent }
 // 408 carrying the bank's tppMessages (read, or named in a body cut at
 // the limit). A 408, a bare 4xx (a gateway's), a 3xx and a 5xx leave
 // the outcome unknown. body is the answer's body as e was read from, its
-// Content-Encoding undone (nil when it cannot be).
-func bankRefusal(status int, body []byte, e *Error) bool {
+// Content-Encoding undone (nil when it cannot be); cut says the client
+// cut it at maxErrorBody.
+//
+// Only a body the client cut may name tppMessages without being JSON: a
+// whole body that is not JSON (the bank's document followed by other
+// bytes, or one that stops short) is no answer the bank's API gives, and
+// proves nothing, whatever it names.
+func bankRefusal(status int, body []byte, cut bool, e *Error) bool {
 	if status < 400 || status >= 500 || status == http.StatusRequestTimeout {
 		return false
 	}
-	return len(e.Messages) > 0 || (bytes.Contains(body, []byte(`"tppMessages"`)) && !json.Valid(body))
+	return len(e.Messages) > 0 || (cut && bytes.Contains(body, []byte(`"tppMessages"`)) && !json.Valid(body))
 }
 
 // ErrUnexpectedStatus matches the error of a call whose 2xx answer has a

@@ -158,14 +158,21 @@ func quotaExhausted(r *reply) bool {
 // bytes, read as they came, must not prove a refusal (the clock-skew
 // retry of a payment) nor a spent quota.
 func plainBody(r *reply) []byte {
-	d, _, err := decodeContent(r.header, r.body, r.status)
+	b, _ := plainBodyCut(r)
+	return b
+}
+
+// plainBodyCut is plainBody, saying whether the body was cut at
+// maxErrorBody, as it came or once decoded (bankRefusal).
+func plainBodyCut(r *reply) ([]byte, bool) {
+	d, cut, err := decodeContent(r.header, r.body, r.status)
 	switch {
 	case err != nil:
-		return nil
+		return nil, false
 	case d != nil:
-		return d
+		return d, cut
 	}
-	return r.body
+	return r.body, r.cut
 }
 
 // reply is an answer with its body read, within the limits of limits.go.
@@ -180,10 +187,12 @@ type reply struct {
 
 	// What Client.checkReply found, worked out once per answer: the
 	// retry loop may need the verdict before Client.exchange does.
-	checked   bool
-	decoded   []byte // body with its Content-Encoding undone; nil: none
-	decodeErr error
-	verifyErr error
+	checked bool
+	decoded []byte // body with its Content-Encoding undone; nil: none
+	// decodedCut: decoded was cut at maxErrorBody.
+	decodedCut bool
+	decodeErr  error
+	verifyErr  error
 }
 
 // exchange is the state of one call across its attempts. The loop in
@@ -519,8 +528,8 @@ func (x *exchange) decide(ctx context.Context, res attemptResult) (time.Duration
 		// was done; a bare 400 may be a gateway's after the bank acted
 		// (bankRefusal), and a request that is not repeatable is not
 		// sent again on it.
-		body := plainBody(res.r)
-		if !bankRefusal(res.r.status, body, newError("", res.r.status, "", nil, body)) {
+		body, cut := plainBodyCut(res.r)
+		if !bankRefusal(res.r.status, body, cut, newError("", res.r.status, "", nil, body)) {
 			skew = false
 		}
 	}

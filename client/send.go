@@ -245,6 +245,7 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		return fail(e)
 	}
 	ok := r.status >= 200 && r.status <= 299
+	cut := r.cut // the body read, cut at maxErrorBody (bankRefusal)
 	switch {
 	case r.decodeErr != nil && ok:
 		err := fmt.Errorf("reading answer: %w", r.decodeErr)
@@ -260,7 +261,7 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		// stand.
 		r.body = nil
 	case r.decoded != nil:
-		r.body = r.decoded
+		r.body, cut = r.decoded, r.decodedCut
 	}
 	if !ok {
 		e := newError(op.Name, r.status, p.requestID, r.header, r.body)
@@ -268,7 +269,7 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 		// act; a 5xx, a redirect (a 303 "see the created resource"
 		// included), a 408 or a bare 4xx, which a gateway may answer
 		// after the bank acted, says nothing.
-		if !op.repeatable() && !bankRefusal(r.status, r.body, e) {
+		if !op.repeatable() && !bankRefusal(r.status, r.body, cut, e) {
 			return fail(unknown(e))
 		}
 		return fail(e)

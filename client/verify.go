@@ -154,9 +154,8 @@ func (c *Client) checksSignatures() bool {
 func (c *Client) checkReply(r *reply, requestID string) error {
 	if !r.checked {
 		r.checked = true
-		var cut bool
-		r.decoded, cut, r.decodeErr = decodeContent(r.header, r.body, r.status)
-		r.verifyErr = c.verifyResponse(r.header, r.body, r.decoded, r.cut || cut, requestID)
+		r.decoded, r.decodedCut, r.decodeErr = decodeContent(r.header, r.body, r.status)
+		r.verifyErr = c.verifyResponse(r.header, r.body, r.decoded, r.cut || r.decodedCut, requestID)
 	}
 	return r.verifyErr
 }
