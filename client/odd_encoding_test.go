@@ -1,8 +1,10 @@
 package client
 
 import (
+	"errors"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -202,4 +204,40 @@ func TestContentEncodingOverSeveralLines(t *testing.T) {
 		assert.ErrorIs(t, err, ErrOutcomeUnknown)
 		assert.ErrorContains(t, err, `content encoding "gzip, gzip"`)
 	})
+}
+
+// TestUndecodableAnswerNamesOperation: a repeatable call whose 2xx answer
+// cannot be read fails naming its operation, whether the answer is past
+// the limits as it came or only once its gzip is undone, or its
+// encoding cannot be undone. On the code before, the gzip and encoding
+// failures read "reading answer: gzip answer: ..." without the
+// operation, unlike the same answer uncompressed.
+func TestUndecodableAnswerNamesOperation(t *testing.T) {
+	t.Parallel()
+	huge := []byte(`{"x":"` + strings.Repeat("a", maxBody) + `"}`)
+	for name, tt := range map[string]struct {
+		encoding string
+		body     []byte
+		too      bool // ErrAnswerTooLarge
+	}{
+		"plain, too large": {"", huge, true},
+		"gzip, too large":  {"gzip", gzipped(t, huge), true},
+		"br":               {"br", []byte("\x8b\x01\x80{}\x03"), false},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if tt.encoding != "" {
+					w.Header().Set("Content-Encoding", tt.encoding)
+				}
+				_, _ = w.Write(tt.body)
+			})
+			c := newTestClient(t, b.URL)
+			_, err := c.Do(t.Context(), Operation{Name: "accounts.Balances", Method: http.MethodGet, Path: "/v1/accounts/x/balances"}, nil)
+			require.Error(t, err)
+			assert.True(t, strings.HasPrefix(err.Error(), "accounts.Balances: "), "%v", err)
+			assert.Equal(t, tt.too, errors.Is(err, ErrAnswerTooLarge), "%v", err)
+			assert.EqualValues(t, 1, b.count.Load(), "not retried")
+		})
+	}
 }

@@ -250,9 +250,12 @@ func (c *Client) exchange(ctx context.Context, op *Operation, p *prepared, out a
 	case r.decodeErr != nil && ok:
 		err := fmt.Errorf("reading answer: %w", r.decodeErr)
 		if !op.repeatable() {
-			err = unknown(err)
+			return fail(unknown(err))
 		}
-		return fail(err)
+		// Named as every other failure of a repeatable call is
+		// (exchange.finish, a decoding error below): a gzip answer past
+		// the limits is the same ErrAnswerTooLarge as a plain one.
+		return fail(fmt.Errorf("%s: %w", op.Name, err))
 	case r.decodeErr != nil:
 		// A non-2xx answer is a *Error whatever its body: one whose
 		// Content-Encoding cannot be undone (a proxy's page that says
