@@ -23,7 +23,7 @@ func TestVerifyRequiredRefusesReplays(t *testing.T) {
 	tests := []struct {
 		name    string
 		date    time.Time // zero: no Date header
-		reqID   string    // "" = the request's; "-" = none
+		reqID   string    // "" = the request's; "-" = none; "+" and an id: the request's, then that id
 		headers []string
 		strict  error // VerifyRequired's cause; nil: accepted
 		lenient error // VerifyIfPresent's cause; nil: accepted
@@ -39,6 +39,10 @@ func TestVerifyRequiredRefusesReplays(t *testing.T) {
 		{name: "16 min old", date: now.Add(-16 * time.Minute), headers: []string{"date", "digest", "x-request-id"}, strict: errStaleDate},
 		{name: "16 min ahead", date: now.Add(16 * time.Minute), headers: []string{"date", "digest", "x-request-id"}, strict: errStaleDate},
 		{name: "another request's answer", date: now, reqID: otherID, headers: []string{"date", "digest", "x-request-id"}, strict: errRequestIDChanged, lenient: errRequestIDChanged},
+		// Two X-Request-ID lines, the request's first: the signed value
+		// is both joined, not the request's. On the code before, the
+		// first line alone was compared and the answer accepted.
+		{name: "the request's id, then another", date: now, reqID: "+" + otherID, headers: []string{"date", "digest", "x-request-id"}, strict: errRequestIDChanged, lenient: errRequestIDChanged},
 	}
 	for _, tt := range tests {
 		for _, mode := range []VerifyMode{VerifyRequired, VerifyIfPresent} {
@@ -54,6 +58,8 @@ func TestVerifyRequiredRefusesReplays(t *testing.T) {
 					case "":
 						h.Set("X-Request-ID", r.Header.Get("X-Request-ID"))
 					case "-":
+					case "+" + otherID:
+						h["X-Request-Id"] = []string{r.Header.Get("X-Request-ID"), otherID}
 					default:
 						h.Set("X-Request-ID", tt.reqID)
 					}

@@ -229,7 +229,11 @@ func (c *Client) verifyResponse(h http.Header, body, decoded []byte, cut bool, r
 			return err
 		}
 	}
-	if slices.Contains(p.Headers, "x-request-id") && h.Get("X-Request-ID") != requestID {
+	// The signature covers every X-Request-ID field line, joined (the
+	// signing string): the signed value is the request's only when it is
+	// the one line there. The first line alone being the request's is
+	// not enough: "ours" then "another" is the bank signing another id.
+	if vs := h.Values("X-Request-Id"); slices.Contains(p.Headers, "x-request-id") && (len(vs) != 1 || vs[0] != requestID) {
 		return errRequestIDChanged
 	}
 	if mode == VerifyRequired {
