@@ -27,8 +27,9 @@ type Meta struct {
 	// attempt of the call, the id to give the bank's support.
 	RequestID string
 	// EchoedRequestID is the X-Request-ID header of the bank's answer,
-	// normally RequestID again; "" when the answer had none, or one that
-	// is not a token of at most 128 printable ASCII characters.
+	// normally RequestID again; "" when the answer had none, more than
+	// one, or one that is not a token of at most 128 printable ASCII
+	// characters.
 	EchoedRequestID string
 	// StatusCode is the HTTP status of the answer (200, 201, 202, 204).
 	StatusCode int
@@ -38,8 +39,8 @@ type Meta struct {
 	// Date is the bank's Date header, zero when absent or unreadable.
 	Date time.Time
 	// SCAApproach is the ASPSP-SCA-Approach header (REDIRECT on the
-	// platform), "" when absent or not a token of at most 128 letters
-	// and underscores.
+	// platform), "" when absent, given more than once, or not a token of
+	// at most 128 letters and underscores.
 	SCAApproach string
 	// RetryAfter is the wait the answer's Retry-After header asks for,
 	// read as [Error.RetryAfter] reads it (at most [RetryAfterCap]); 0
@@ -91,8 +92,8 @@ func (a *Answer) answer() *Answer { return a }
 // with X-Request-ID requestID, read at now.
 func newMeta(op string, requestID string, r *reply, now time.Time) Meta {
 	m := Meta{Operation: op, RequestID: requestID, StatusCode: r.status, Attempts: r.attempts,
-		EchoedRequestID: keepToken(r.header.Get("X-Request-ID"), isRequestIDByte),
-		SCAApproach:     keepToken(r.header.Get("ASPSP-SCA-Approach"), isApproachByte)}
+		EchoedRequestID: keepToken(onlyValue(r.header, "X-Request-Id"), isRequestIDByte),
+		SCAApproach:     keepToken(onlyValue(r.header, "Aspsp-Sca-Approach"), isApproachByte)}
 	if d := r.header.Get("Date"); d != "" {
 		if t, err := http.ParseTime(d); err == nil {
 			m.Date = t
@@ -100,6 +101,18 @@ func newMeta(op string, requestID string, r *reply, now time.Time) Meta {
 	}
 	m.RetryAfter, _ = retryAfter(r.header, m.Date, now)
 	return m
+}
+
+// onlyValue returns the value of the header under the canonical key
+// when the answer has exactly one field line of it, and "" otherwise:
+// of two X-Request-ID lines, the first alone would show an echo of the
+// request the bank did not give (the signature check reads both,
+// verifyResponse).
+func onlyValue(h http.Header, key string) string {
+	if vs := h[key]; len(vs) == 1 {
+		return vs[0]
+	}
+	return ""
 }
 
 // keepToken returns v when it is 1 to maxKeptToken bytes, each of which

@@ -126,6 +126,8 @@ func TestMetaBoundsWhatItKeeps(t *testing.T) {
 		{"echo with a control", http.Header{"X-Request-Id": {"a\x01"}}, Meta{}},
 		{"echo not ASCII", http.Header{"X-Request-Id": {"ø"}}, Meta{}},
 		{"echo too long", http.Header{"X-Request-Id": {strings.Repeat("a", maxKeptToken+1)}}, Meta{}},
+		{"echo on two lines", http.Header{"X-Request-Id": {"bank-1", "bank-2"}}, Meta{}},
+		{"approach on two lines", http.Header{"Aspsp-Sca-Approach": {"REDIRECT", "DECOUPLED"}}, Meta{}},
 		{"echo at the bound", http.Header{"X-Request-Id": {strings.Repeat("a", maxKeptToken)}}, Meta{EchoedRequestID: strings.Repeat("a", maxKeptToken)}},
 		{"approach", http.Header{"Aspsp-Sca-Approach": {"DECOUPLED"}}, Meta{SCAApproach: "DECOUPLED"}},
 		{"approach not a token", http.Header{"Aspsp-Sca-Approach": {"REDIRECT; x=1"}}, Meta{}},
