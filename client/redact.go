@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -284,7 +285,8 @@ func isVersion(s string) bool {
 }
 
 // redactURLError hides the URL of a *url.Error in err, which net/http
-// writes in full (query and ids included) into its message. When err is a
+// writes in full (query and ids included) into its message, and the
+// bytes of a malformed answer its cause quotes ([redactBankBytes]). When err is a
 // *url.Error it returns a copy whose URL is the templated path
 // ([pathTemplate]): `Get "/v1/accounts/{id}/balances": dial tcp ...`. When
 // err wraps one, it returns an error with the same message but that URL
@@ -303,7 +305,7 @@ func redactURLError(err error) error {
 	if !errors.As(err, &ue) || ue == nil {
 		return err
 	}
-	red := &url.Error{Op: ue.Op, URL: redactedURL(ue.URL), Err: ue.Err}
+	red := &url.Error{Op: ue.Op, URL: redactedURL(ue.URL), Err: redactBankBytes(ue.Err)}
 	if e, ok := err.(*url.Error); ok && e == ue {
 		return red
 	}
@@ -349,3 +351,72 @@ func (e *urlRedactedError) As(target any) bool {
 	}
 	return false
 }
+
+// bankBytesMarkers are the phrases with which net/http and net/textproto
+// begin an error about an answer that is not valid HTTP, each followed
+// by the offending bytes of the answer, quoted: a status line, a header
+// line, a Content-Length, a transfer coding, a trailer key.
+var bankBytesMarkers = [...]string{
+	"malformed ", "bad Content-Length", "invalid empty Content-Length",
+	"multiple Content-Length", "unsupported transfer encoding", "bad trailer key",
+	"invalid Trailer key", "short response", "invalid response code", "unexpected multi-line response",
+}
+
+// redactBankBytes returns err with the bytes of the answer its message
+// quotes after one of bankBytesMarkers replaced by [redacted]: a server
+// that answers with something other than HTTP (one echoing the request
+// back, its PSU-ID and account path among it) would otherwise put them
+// into the call's error and the log, which show nothing of the bank's
+// own text (see [Error.Error]). The phrase stays, so the error still
+// says what was wrong. errors.Is and errors.As reach err's chain; an
+// error without such a phrase is returned unchanged.
+func redactBankBytes(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	at := -1
+	for _, m := range bankBytesMarkers {
+		if i := strings.Index(msg, m); i >= 0 && (at < 0 || i < at) {
+			at = i
+		}
+	}
+	if at < 0 {
+		return err
+	}
+	red := msg[:at] + redactQuoted(msg[at:])
+	if red == msg {
+		return err
+	}
+	return &bankBytesError{msg: red, err: err}
+}
+
+// redactQuoted replaces each Go-quoted string of s ("..." as %q writes
+// it) with a quoted [redacted]; an unterminated one ends s.
+func redactQuoted(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '"')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(`"` + redactedValue + `"`)
+		q, err := strconv.QuotedPrefix(s[i:])
+		if err != nil {
+			return b.String()
+		}
+		s = s[i+len(q):]
+	}
+}
+
+// bankBytesError is an error whose message had the answer's bytes
+// redacted (redactBankBytes).
+type bankBytesError struct {
+	msg string
+	err error // the original chain, for errors.Is and errors.As
+}
+
+func (e *bankBytesError) Error() string { return e.msg }
+func (e *bankBytesError) Unwrap() error { return e.err }

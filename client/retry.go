@@ -391,6 +391,7 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 	r := &reply{status: resp.StatusCode, header: resp.Header}
 	r.body, r.cut, err = readBody(resp.Body, resp.StatusCode)
 	if err != nil {
+		err = redactBankBytes(err) // a malformed chunk trailer's line
 		if cause := context.Cause(actx); cause == &a.body {
 			err = fmt.Errorf("%w (%w)", cause, err)
 		}
