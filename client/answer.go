@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -14,6 +16,15 @@ import (
 // the member that identifies the created resource. It always comes inside
 // an [ErrOutcomeUnknown].
 var ErrUnusableAnswer = errors.New("client: answer unusable")
+
+// ErrAmbiguousAnswer matches a 2xx answer decoded into a struct whose
+// JSON object names a member at its top level in two cases
+// ("transactionStatus" and "TransactionStatus"): encoding/json matches
+// names whatever their case, the last one winning, so the result would
+// hold the value of a member the interface does not name in place of
+// the one it does. Which one the bank meant is not known. For a request
+// that is not repeatable it comes inside an [ErrOutcomeUnknown].
+var ErrAmbiguousAnswer = errors.New("client: the answer names a member in two cases")
 
 // readAnswer reads a 2xx body once: it decodes it into out (when out is
 // not nil and the body not empty), which checks that it is JSON on the
@@ -42,6 +53,12 @@ func readAnswer(body []byte, resultID, under string, strict bool, out any) (id s
 			}
 		} else {
 			valid = true
+			if intoStruct(out) && foldedTwice(body) {
+				if strict {
+					return "", fmt.Errorf("%w: %w", ErrUnusableAnswer, ErrAmbiguousAnswer), nil
+				}
+				return "", nil, ErrAmbiguousAnswer
+			}
 		}
 	}
 	if !strict {
@@ -274,4 +291,107 @@ func idFromLinks(body []byte, path string) string {
 		links[name] = Link{Href: l.Href}
 	}
 	return links.IDUnder(path)
+}
+
+// intoStruct reports whether out, a pointer, decodes a JSON object as a
+// struct does, by names matched whatever their case: a map keeps every
+// spelling apart, so it is never ambiguous.
+func intoStruct(out any) bool {
+	t := reflect.TypeOf(out)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return false
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t.Kind() == reflect.Struct
+}
+
+// foldedTwice reports whether the JSON object body (valid JSON) names a
+// member at its top level in two spellings that encoding/json matches
+// alike (bytes.EqualFold): readAnswer's ErrAmbiguousAnswer. The same name
+// twice, exactly, is not ambiguous in this sense: encoding/json and
+// topMember both take the last. A few members are compared pairwise; more
+// by their folded names (the form encoding/json folds names to), so that
+// an answer of many members costs one pass.
+func foldedTwice(body []byte) bool {
+	const pairwise = 16
+	var small [pairwise][]byte
+	keys := small[:0]
+	var folded map[string][]byte
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return false
+	}
+	for i++; i < len(body); {
+		i = skipSpace(body, i)
+		if i >= len(body) || body[i] == '}' {
+			break
+		}
+		if body[i] == ',' {
+			i++
+			continue
+		}
+		kEnd := endOfValue(body, i)
+		key := body[i:kEnd]
+		if i = skipSpace(body, kEnd); i >= len(body) || body[i] != ':' {
+			break
+		}
+		i = skipSpace(body, i+1)
+		vEnd := endOfValue(body, i)
+		if vEnd <= i {
+			break
+		}
+		i = vEnd
+		if len(key) < 2 || key[0] != '"' {
+			continue
+		}
+		name := key[1 : len(key)-1]
+		if !plainString(key) {
+			name = []byte(unquote(key))
+		}
+		if folded == nil {
+			for _, k := range keys {
+				if !bytes.Equal(k, name) && bytes.EqualFold(k, name) {
+					return true
+				}
+			}
+			if len(keys) < pairwise {
+				keys = append(keys, name)
+				continue
+			}
+			folded = make(map[string][]byte, 2*pairwise)
+			for _, k := range keys {
+				folded[string(foldName(k))] = k
+			}
+		}
+		f := string(foldName(name))
+		if k, ok := folded[f]; ok && !bytes.Equal(k, name) {
+			return true
+		}
+		folded[f] = name
+	}
+	return false
+}
+
+// foldName is name folded as encoding/json folds the names it matches
+// (its appendFoldedName): ASCII letters in upper case, every other rune
+// as unicode.ToUpper(unicode.ToLower(r)), so that two names fold alike
+// exactly when bytes.EqualFold holds.
+func foldName(name []byte) []byte {
+	out := make([]byte, 0, len(name))
+	for i := 0; i < len(name); {
+		if c := name[i]; c < utf8.RuneSelf {
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(name[i:])
+		out = utf8.AppendRune(out, unicode.ToUpper(unicode.ToLower(r)))
+		i += n
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -69,4 +70,68 @@ func TestCreateAnswerIDInAnotherCase(t *testing.T) {
 	}
 	require.NoError(t, json.Unmarshal([]byte(`{"paymentId":"p1","PAYMENTID":"p2"}`), &s))
 	assert.Equal(t, "p2", s.PaymentID)
+}
+
+// TestAnswerMemberInTwoCases: a 2xx answer decoded into a struct whose
+// top level names a member in two cases is ambiguous: encoding/json
+// fills the field from the last of them, so {"transactionStatus":"RJCT",
+// "TransactionStatus":"ACSC"} read as a payment accepted what the
+// interface's member says was rejected. A read fails with
+// ErrAmbiguousAnswer, a create's outcome is unknown; the same name twice
+// exactly, a map, and a member in another case below the top level are
+// left to encoding/json. On the code before, both calls succeeded with
+// ACSC.
+func TestAnswerMemberInTwoCases(t *testing.T) {
+	t.Parallel()
+	many := ""
+	for i := range 40 {
+		many += fmt.Sprintf(`"m%d":%d,`, i, i)
+	}
+	for _, tc := range []struct {
+		name, body string
+		ambiguous  bool
+	}{
+		{"two cases", `{"transactionStatus":"RJCT","TransactionStatus":"ACSC"}`, true},
+		{"upper case first", `{"TRANSACTIONSTATUS":"ACSC","transactionStatus":"RJCT"}`, true},
+		{"escaped spelling", `{"transactionStatus":"RJCT","Transaction\u0053tatus":"ACSC"}`, true},
+		{"Kelvin sign", `{"kind":"a","\u212aind":"b","transactionStatus":"RJCT"}`, true},
+		{"among many members", `{` + many + `"transactionStatus":"RJCT",` + many + `"TransactionStatus":"ACSC"}`, true},
+		{"the same name twice", `{"transactionStatus":"RJCT","transactionStatus":"ACSC"}`, false},
+		{"below the top level", `{"transactionStatus":"ACSC","x":{"a":1,"A":2}}`, false},
+		{"many members, one spelling each", `{` + many + `"transactionStatus":"ACSC"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				w.Header().Set("Content-Type", "application/json")
+				if r.Method == http.MethodPost {
+					w.WriteHeader(http.StatusCreated)
+					w.Write([]byte(`{"paymentId":"p1",` + tc.body[1:]))
+					return
+				}
+				w.Write([]byte(tc.body))
+			})
+			c := newTestClient(t, b.URL)
+			var st struct {
+				TransactionStatus string `json:"transactionStatus"`
+			}
+			_, err := c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/payments/x/p1/status"}, &st)
+			var created struct {
+				PaymentID         string `json:"paymentId"`
+				TransactionStatus string `json:"transactionStatus"`
+			}
+			_, cerr := c.Do(t.Context(), Operation{Method: http.MethodPost, Path: "/v1/payments/x", Body: map[string]int{"n": 1}, ResultID: "paymentId"}, &created)
+			var asMap map[string]any
+			_, merr := c.Do(t.Context(), Operation{Method: http.MethodGet, Path: "/v1/payments/x/p1/status"}, &asMap)
+			require.NoError(t, merr, "a map keeps every spelling apart")
+			if !tc.ambiguous {
+				require.NoError(t, err)
+				require.NoError(t, cerr)
+				return
+			}
+			assert.ErrorIs(t, err, ErrAmbiguousAnswer)
+			assert.ErrorIs(t, cerr, ErrAmbiguousAnswer)
+			assert.ErrorIs(t, cerr, ErrOutcomeUnknown)
+		})
+	}
 }

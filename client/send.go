@@ -136,6 +136,9 @@ type Response struct {
 //     is empty, not JSON, or lacks op.ResultID, names it also in
 //     another case, or holds "." or ".." as it) is an
 //     *OutcomeUnknownError (matches [ErrOutcomeUnknown]);
+//   - a 2xx answer decoded into a struct whose top level names a member
+//     in two cases fails with [ErrAmbiguousAnswer] (inside an
+//     *OutcomeUnknownError for a request that is not repeatable);
 //   - a response whose signature does not verify is a
 //     *ResponseSignatureError (inside an *OutcomeUnknownError for a
 //     request that is not repeatable), and its body is not decoded.
