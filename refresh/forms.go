@@ -71,7 +71,8 @@ func (r Result) form() *redact.Form {
 // MarshalJSON writes the result with its job as [Job.MarshalJSON] does,
 // its balances as their facts (amount, type, dates; the names of the
 // members the SDK does not know, the last committed entry's reference
-// [redacted]), its entries as counts (booked, pending, and the sync's added, changed
+// [redacted]; a type, currency or change time that does not read as one
+// as OTHER, an unreadable amount's text [redacted]), its entries as counts (booked, pending, and the sync's added, changed
 // and removed: an entry names the account, its counterparties and their
 // accounts) and its error as the bank's HTTP status and code (or, for an
 // error that is not the bank's answer, its message), never the bank's
@@ -100,16 +101,33 @@ func balanceViews(bs []accounts.Balance) []balanceView {
 	}
 	out := make([]balanceView, len(bs))
 	for i, b := range bs {
-		v := balanceView{BalanceType: string(b.BalanceType), CreditLimitIncluded: b.CreditLimitIncluded,
-			ReferenceDate: b.ReferenceDate, LastChangeDateTime: b.LastChangeDateTime}
-		if !b.BalanceAmount.IsZero() {
-			v.BalanceAmount = &amountView{Amount: b.BalanceAmount.Text(), Currency: b.BalanceAmount.Currency}
+		// The type, currency and change time are the bank's texts: each
+		// is shown when it reads as what the interface puts there (a
+		// word, a code, a date-time), else as OTHER, so that a name, an
+		// account number or a megabyte sent in one never reaches the log.
+		v := balanceView{BalanceType: redact.Word(string(b.BalanceType)), CreditLimitIncluded: b.CreditLimitIncluded,
+			ReferenceDate: b.ReferenceDate, LastChangeDateTime: redact.DateTime(b.LastChangeDateTime)}
+		if a := b.BalanceAmount; !a.IsZero() {
+			// An unreadable amount's text is whatever the bank put in the
+			// amount member; a readable one's is a decimal number.
+			text := redact.Redacted
+			if a.Err() == nil {
+				text = a.Text()
+			}
+			v.BalanceAmount = &amountView{Amount: text, Currency: redact.Currency(a.Currency)}
 		}
 		if b.LastCommittedTransaction != "" {
 			v.LastCommittedTransaction = redact.Redacted
 		}
-		for _, m := range b.Extra {
-			v.Extra = append(v.Extra, m.Name)
+		// The members' names as the balance's printed form lists them:
+		// each cut to redact.MaxShown bytes, at most redact.MaxItems of
+		// them, the rest counted.
+		for j, m := range b.Extra {
+			if j == redact.MaxItems {
+				v.Extra = append(v.Extra, "… "+strconv.Itoa(len(b.Extra)-j)+" more")
+				break
+			}
+			v.Extra = append(v.Extra, redact.Cut(m.Name))
 		}
 		out[i] = v
 	}

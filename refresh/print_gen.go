@@ -45,7 +45,8 @@ func (r Result) LogValue() slog.Value { return r.form().LogValue() }
 // MarshalJSON writes the result with its job as [Job.MarshalJSON] does,
 // its balances as their facts (amount, type, dates; the names of the
 // members the SDK does not know, the last committed entry's reference
-// [redacted]), its entries as counts (booked, pending, and the sync's added, changed
+// [redacted]; a type, currency or change time that does not read as one
+// as OTHER, an unreadable amount's text [redacted]), its entries as counts (booked, pending, and the sync's added, changed
 // and removed: an entry names the account, its counterparties and their
 // accounts) and its error as the bank's HTTP status and code (or, for an
 // error that is not the bank's answer, its message), never the bank's

@@ -78,3 +78,49 @@ func TestResultJSONHidesBalanceTexts(t *testing.T) {
 		}
 	}
 }
+
+// A balance's type, currency, amount and change time are shown in a
+// Result's JSON form only when they read as what the interface puts
+// there: a bank that sends a holder's name or an IBAN in one of them, or
+// a megabyte of text, must not have it written into the TPP's logs.
+// Before, each was written as sent, whole.
+func TestResultJSONShowsBalanceFactsOnlyAsFacts(t *testing.T) {
+	const own, name = "NO9386011117947", "Kari MARK Nordmann"
+	sess := &sca.Session{Key: "k", PSUID: "7a1c2f0e-5b3d-4e8f-9a6b-1c2d3e4f5a6b", TPPSessionID: "sid",
+		Context: client.Private, SCAAt: time.Now(), AccountIDs: []string{"acc-1"}}
+	job := newJob(t, sess, "acc-1", false)
+	long := strings.Repeat("x", 1<<20)
+	docs := []string{
+		`{"balanceAmount":{"amount":"` + name + `","currency":"NOK"},"balanceType":"` + own + `","lastChangeDateTime":"` + name + `"}`,
+		`{"balanceAmount":{"amount":"1.00","currency":"` + name + `"},"balanceType":"` + name + `","lastChangeDateTime":"` + own + `"}`,
+		`{"balanceAmount":{"amount":"` + long + `","currency":"` + long + `"},"balanceType":"` + long + `","lastChangeDateTime":"` + long + `"}`,
+		`{"balanceAmount":{"amount":"1.00","currency":"NOK"},"balanceType":"expected","lastChangeDateTime":"2017-10-25T15:30:35.035Z","` + long + `":1}`,
+	}
+	var bals []accounts.Balance
+	for _, d := range docs {
+		var bal accounts.Balance
+		if err := json.Unmarshal([]byte(d), &bal); err != nil {
+			t.Fatal(err)
+		}
+		bals = append(bals, bal)
+	}
+	res := refresh.Result{Job: job, Outcome: refresh.Done, Calls: 1, Balances: bals}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{own, name, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"} {
+		if strings.Contains(string(b), s) {
+			t.Errorf("json shows %.20s…", s)
+		}
+	}
+	if len(b) > 8<<10 {
+		t.Errorf("json of 4 balances takes %d bytes", len(b))
+	}
+	// What reads as the interface's facts is still shown.
+	for _, s := range []string{`"amount":"1.00"`, `"currency":"NOK"`, `"balanceType":"expected"`, `"lastChangeDateTime":"2017-10-25T15:30:35.035Z"`} {
+		if !strings.Contains(string(b), s) {
+			t.Errorf("json lacks %s: %.500s", s, b)
+		}
+	}
+}

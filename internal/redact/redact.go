@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -231,6 +232,41 @@ func Word(s string) string {
 	}
 	return s
 }
+
+// Currency returns a currency of a bank's document that a form shows in
+// clear as the bank sent it when it reads as an ISO 4217 code, three
+// ASCII letters, and [OtherWord] otherwise: a currency member is the
+// bank's text, and a name or an account number in it must not reach a
+// log. "" stays "".
+func Currency(s string) string {
+	if s == "" || len(s) == 3 && Word(s) == s {
+		return s
+	}
+	return OtherWord
+}
+
+// DateTime returns a date-time of a bank's document (a balance's
+// lastChangeDateTime) that a form shows in clear as the bank sent it when
+// it reads as an ISO 8601 date-time, with an offset or without, and
+// [OtherWord] otherwise: the member is the bank's text, which may hold a
+// name, an account number or a megabyte. "" stays "".
+func DateTime(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) <= maxDateTime {
+		for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999"} {
+			if _, err := time.Parse(layout, s); err == nil {
+				return s
+			}
+		}
+	}
+	return OtherWord
+}
+
+// maxDateTime bounds the length of a [DateTime]: an RFC 3339 date-time
+// with nanoseconds and an offset takes 35 bytes.
+const maxDateTime = 35
 
 // Words returns [Word] of each of vs, nil for none.
 func Words(vs []string) []string {
