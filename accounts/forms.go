@@ -15,7 +15,12 @@ import (
 // BBAN, PAN and masked PAN, MSISDN, relatedAccount), names of holders
 // and counterparties, the customer number (a national identity number),
 // remittance and other free text of the bank, addresses and the values
-// of Extra members show as redacted when set.
+// of Extra members show as redacted when set. An enumeration (a balance
+// or cash account type, a status, a usage), a currency or a change time
+// is shown only when it reads as one (a word, an ISO 4217 code, a
+// date-time), else as OTHER, and an unreadable amount's text as
+// redacted: each is the bank's text, which may hold a name or an
+// account number.
 //
 // Each type declares its form once, in its form method, whose doc comment
 // is its String's; String, GoString, Format and LogValue are generated
@@ -50,10 +55,10 @@ func (e Extra) form() *redact.Form { return redact.New("accounts.Extra").List("n
 // String describes a without its ids and names (see the package's forms above).
 func (a Account) form() *redact.Form {
 	f := redact.New("accounts.Account").Secret("resourceId", a.ResourceID).Secret("bban", a.BBAN).
-		Secret("iban", a.IBAN).Secret("msisdn", a.MSISDN).Str("currency", a.Currency).
+		Secret("iban", a.IBAN).Secret("msisdn", a.MSISDN).Str("currency", redact.Currency(a.Currency)).
 		Secret("name", a.Name).Secret("displayName", a.DisplayName).Str("product", a.Product).
-		Str("cashAccountType", string(a.CashAccountType)).Str("status", a.Status).Str("bic", a.BIC).
-		Secret("linkedAccounts", a.LinkedAccounts).Str("usage", a.Usage).Secret("details", a.Details)
+		Str("cashAccountType", redact.Word(string(a.CashAccountType))).Str("status", redact.Word(a.Status)).Str("bic", a.BIC).
+		Secret("linkedAccounts", a.LinkedAccounts).Str("usage", redact.Word(a.Usage)).Secret("details", a.Details)
 	redact.FormsOf(f, "balances", a.Balances, Balance.form)
 	redact.Keys(f, "links", a.Links)
 	f.Secret("ownerName", a.OwnerName).Secret("accountName", a.AccountName).
@@ -68,16 +73,16 @@ func (a Account) form() *redact.Form {
 func (r AccountReference) form() *redact.Form {
 	return redact.New("accounts.AccountReference").Secret("iban", r.IBAN).Secret("bban", r.BBAN).
 		Secret("pan", r.PAN).Secret("maskedPan", r.MaskedPAN).Secret("msisdn", r.MSISDN).
-		Str("currency", r.Currency).Secret("otherAccountIdentification", r.OtherAccountIdentification).
+		Str("currency", redact.Currency(r.Currency)).Secret("otherAccountIdentification", r.OtherAccountIdentification).
 		List("extra", r.Extra.names())
 }
 
 // String describes b: amount, type and dates; the last committed entry's
 // reference and the Extra members' values redacted.
 func (b Balance) form() *redact.Form {
-	return redact.New("accounts.Balance").Value("balanceAmount", b.BalanceAmount).
-		Str("balanceType", string(b.BalanceType)).Bool("creditLimitIncluded", b.CreditLimitIncluded).
-		Value("referenceDate", b.ReferenceDate).Str("lastChangeDateTime", b.LastChangeDateTime).
+	return redact.New("accounts.Balance").Amount("balanceAmount", b.BalanceAmount).
+		Str("balanceType", redact.Word(string(b.BalanceType))).Bool("creditLimitIncluded", b.CreditLimitIncluded).
+		Value("referenceDate", b.ReferenceDate).Str("lastChangeDateTime", redact.DateTime(b.LastChangeDateTime)).
 		Secret("lastCommittedTransaction", b.LastCommittedTransaction).List("extra", b.Extra.names())
 }
 
@@ -93,12 +98,12 @@ func (r BalanceReport) form() *redact.Form {
 // String describes a without its ids, masked PAN and names.
 func (a CardAccount) form() *redact.Form {
 	f := redact.New("accounts.CardAccount").Secret("resourceId", a.ResourceID).
-		Secret("maskedPan", a.MaskedPAN).Str("currency", a.Currency).Secret("ownerName", a.OwnerName).
+		Secret("maskedPan", a.MaskedPAN).Str("currency", redact.Currency(a.Currency)).Secret("ownerName", a.OwnerName).
 		Secret("displayName", a.DisplayName).Bool("debitAccounting", a.DebitAccounting).
 		Secret("details", a.Details).Secret("name", a.Name).Str("product", a.Product).
-		Str("status", a.Status).Str("usage", a.Usage)
+		Str("status", redact.Word(a.Status)).Str("usage", redact.Word(a.Usage))
 	if a.CreditLimit != nil {
-		f.Value("creditLimit", a.CreditLimit)
+		f.Amount("creditLimit", *a.CreditLimit)
 	}
 	redact.FormsOf(f, "balances", a.Balances, Balance.form)
 	f.SecretIf("relatedAccount", len(a.RelatedAccount) > 0)
@@ -114,13 +119,13 @@ func (t CardTransaction) form() *redact.Form {
 		Value("transactionDate", t.TransactionDate).
 		Str("acceptorTransactionDateTime", t.AcceptorTransactionDateTime).
 		Value("bookingDate", t.BookingDate).Value("valueDate", t.ValueDate).
-		Value("transactionAmount", t.TransactionAmount)
+		Amount("transactionAmount", t.TransactionAmount)
 	redact.FormsOf(f, "currencyExchange", t.CurrencyExchange, ExchangeRate.form)
 	if t.OriginalAmount != nil {
-		f.Value("originalAmount", t.OriginalAmount)
+		f.Amount("originalAmount", *t.OriginalAmount)
 	}
 	if t.MarkupFee != nil {
-		f.Value("markupFee", t.MarkupFee)
+		f.Amount("markupFee", *t.MarkupFee)
 	}
 	return f.Str("markupFeePercentage", t.MarkupFeePercentage).Secret("cardAcceptorId", t.CardAcceptorID).
 		Nested("cardAcceptorAddress", redact.Ptr(t.CardAcceptorAddress, Address.form)).
@@ -165,7 +170,7 @@ func (t Transaction) form() *redact.Form {
 		Int("batchNumberOfTransactions", t.BatchNumberOfTransactions).Secret("mandateId", t.MandateID).
 		Secret("checkId", t.CheckID).Secret("creditorId", t.CreditorID).
 		Value("bookingDate", t.BookingDate).Value("valueDate", t.ValueDate).
-		Value("transactionAmount", t.TransactionAmount)
+		Amount("transactionAmount", t.TransactionAmount)
 	redact.FormsOf(f, "currencyExchange", t.CurrencyExchange, ExchangeRate.form)
 	party(f, "creditor", t.CreditorName, t.CreditorAccount, t.CreditorAgent, t.UltimateCreditor)
 	party(f, "debtor", t.DebtorName, t.DebtorAccount, t.DebtorAgent, t.UltimateDebtor)
@@ -185,9 +190,9 @@ func (t Transaction) form() *redact.Form {
 // String describes r: currencies, rate and date; the contract's id
 // redacted.
 func (r ExchangeRate) form() *redact.Form {
-	return redact.New("accounts.ExchangeRate").Str("sourceCurrency", r.SourceCurrency).
-		Str("exchangeRate", r.ExchangeRate).Str("unitCurrency", r.UnitCurrency).
-		Str("targetCurrency", r.TargetCurrency).Value("quotationDate", r.QuotationDate).
+	return redact.New("accounts.ExchangeRate").Str("sourceCurrency", redact.Currency(r.SourceCurrency)).
+		Str("exchangeRate", r.ExchangeRate).Str("unitCurrency", redact.Currency(r.UnitCurrency)).
+		Str("targetCurrency", redact.Currency(r.TargetCurrency)).Value("quotationDate", r.QuotationDate).
 		Secret("contractIdentification", r.ContractIdentification).List("extra", r.Extra.names())
 }
 
@@ -195,7 +200,7 @@ func (r ExchangeRate) form() *redact.Form {
 func (d EntryDetail) form() *redact.Form {
 	f := redact.New("accounts.EntryDetail").Secret("endToEndId", d.EndToEndID).
 		Secret("mandateId", d.MandateID).Secret("checkId", d.CheckID).Secret("creditorId", d.CreditorID).
-		Value("transactionAmount", d.TransactionAmount)
+		Amount("transactionAmount", d.TransactionAmount)
 	redact.FormsOf(f, "currencyExchange", d.CurrencyExchange, ExchangeRate.form)
 	party(f, "creditor", d.CreditorName, d.CreditorAccount, d.CreditorAgent, d.UltimateCreditor)
 	party(f, "debtor", d.DebtorName, d.DebtorAccount, d.DebtorAgent, d.UltimateDebtor)
@@ -216,7 +221,7 @@ func (s StandingOrderDetails) form() *redact.Form {
 		Str("frequency", s.Frequency).Value("endDate", s.EndDate).Str("executionRule", s.ExecutionRule).
 		Bool("withinAMonthFlag", s.WithinAMonthFlag).List("monthsOfExecution", s.MonthsOfExecution).
 		Int("multiplicator", s.Multiplicator).Str("dayOfExecution", s.DayOfExecution)
-	return f.Value("limitAmount", s.LimitAmount).List("extra", s.Extra.names())
+	return f.Amount("limitAmount", s.LimitAmount).List("extra", s.Extra.names())
 }
 
 // String describes p by its suffix; the value (a reference of the bank's,

@@ -30,6 +30,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tppkit/psd2/money"
 )
 
 // Redacted stands in for a value a form does not show. It is the SDK's
@@ -150,6 +152,25 @@ func (f *Form) Value(key string, v interface {
 		return f
 	}
 	return f.Str(key, v.String())
+}
+
+// Amount shows a bank's amount a under key unless it is zero: its value
+// and currency ("-49.00 NOK") when it could be read, its currency as
+// [Currency] shows it. An unreadable amount ([money.Amount.Err]) shows
+// as [Redacted] and its currency: its text is whatever the bank put in
+// the amount member, a name or an account number included.
+func (f *Form) Amount(key string, a money.Amount) *Form {
+	if a.IsZero() {
+		return f
+	}
+	text := Redacted
+	if a.Err() == nil {
+		text = a.Text()
+	}
+	if cur := Currency(a.Currency); cur != "" {
+		text += " " + cur
+	}
+	return f.Str(key, text)
 }
 
 // Bool shows *b under key when b is not nil.
