@@ -12,16 +12,39 @@ import (
 // The printed and log/slog forms of the package's types show keys,
 // statuses, dates, amounts and counts; transaction ids, counterparties
 // and texts only as [redacted] (they identify people and their
-// payments), as the accounts package prints a Transaction. Their String,
-// GoString, Format (every fmt verb) and LogValue are generated from the
-// form methods below into print_gen.go.
+// payments), as the accounts package prints a Transaction; an amount or
+// a currency that does not read as one shows as [redacted] or OTHER, as
+// there. Their String, GoString, Format (every fmt verb) and LogValue are
+// generated from the form methods below into print_gen.go.
 
 // String shows the version with its id, counterparty and text redacted.
 func (v Version) form() *redact.Form {
 	return redact.New("txsync.Version").Str("status", string(v.Status)).Secret("transactionId", v.TransactionID).
 		Value("bookingDate", v.BookingDate).Value("valueDate", v.ValueDate).
-		Str("amount", v.Amount).Str("currency", v.Currency).
+		Str("amount", amountText(v.Amount)).Str("currency", redact.Currency(v.Currency)).
 		Secret("counterparty", v.Counterparty).Secret("text", v.Text)
+}
+
+// amountText is a version's amount as its forms show it: the text when
+// it reads as a decimal number, as every readable amount's does, and
+// [redact.Redacted] otherwise. The text of an unreadable amount is
+// whatever the bank put in the amount member, a name or an account
+// number included.
+func amountText(s string) string {
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+		case c == '.', i == 0 && (c == '-' || c == '+'):
+		default:
+			return redact.Redacted
+		}
+	}
+	if s != "" && digits == 0 {
+		return redact.Redacted
+	}
+	return s
 }
 
 // String shows the entry's key, status, date and amount.
@@ -29,11 +52,11 @@ func (e Entry) form() *redact.Form {
 	f := redact.New("txsync.Entry").Str("key", string(e.Key)).Int("occurrence", e.Occurrence)
 	if e.Transaction != nil {
 		f.Str("status", string(e.Transaction.Status)).Value("bookingDate", e.Transaction.BookingDate).
-			Value("amount", e.Transaction.TransactionAmount)
+			Amount("amount", e.Transaction.TransactionAmount)
 	}
 	if e.Card != nil {
 		f.Str("status", string(e.Card.Status)).Value("transactionDate", e.Card.TransactionDate).
-			Value("amount", e.Card.TransactionAmount)
+			Amount("amount", e.Card.TransactionAmount)
 	}
 	return f
 }
