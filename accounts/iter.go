@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"hash/maphash"
 	"iter"
+	"net/url"
+	"strings"
 
 	"github.com/tppkit/psd2/client"
 )
@@ -19,8 +21,9 @@ import (
 // ends the loop. Next links are followed only when they are transactions
 // links of the same account on the bank's base URL (a link to another
 // host gives [client.ErrForeignHost], another path [ErrUnexpectedLink]);
-// a next link already followed ends the loop quietly, as nothing new can
-// be read from it, and a next link past [MaxPages] pages ends it with
+// a next link already followed (or the page's self link), however spelt
+// (absolute or relative, its parameters in another order), ends the loop
+// quietly, as nothing new can be read from it, and a next link past [MaxPages] pages ends it with
 // [ErrTooManyPages]. A yielded *Transaction points into the current page:
 // keep a copy (*tr), not the pointer, so that earlier pages can be freed.
 //
@@ -43,7 +46,7 @@ func (s *Service) TransactionsIter(ctx context.Context, accountID string, q *Tra
 		p, err := s.transactionsAt(ctx, "accounts.TransactionsIter", href, accountID, nil, ro)
 		return transactionsView(p), err
 	}
-	return follow(first, next)
+	return follow(first, next, s.pageKey())
 }
 
 // CardTransactionsIter is [Service.TransactionsIter] for a card account's
@@ -57,7 +60,7 @@ func (s *Service) CardTransactionsIter(ctx context.Context, cardAccountID string
 		p, err := s.cardTransactionsAt(ctx, "accounts.CardTransactionsIter", href, cardAccountID, nil, ro)
 		return cardTransactionsView(p), err
 	}
-	return follow(first, next)
+	return follow(first, next, s.pageKey())
 }
 
 // pageView is what the iterator needs of a page.
@@ -91,16 +94,52 @@ func cardTransactionsView(p *CardTransactionsPage) pageView[CardTransaction] {
 // [ErrTooManyPages], unsent.
 const MaxPages = 10_000
 
+// pageKey returns the function that gives the page a self or next link
+// names, as the loop check of follow compares links: its escaped path
+// under the base URL's path (a relative href is placed under it, as the
+// client places it) and its query with the parameters in sorted order.
+// The bank may spell one page in several ways (absolute or relative, its
+// parameters in another order), and a link back to a page already read,
+// compared as written, would be read again: its entries yielded twice and,
+// without the PSU, one of the account's 4 calls a day spent. A link that
+// does not parse, or names another host, is its own key.
+func (s *Service) pageKey() func(string) string {
+	basePath, baseHost := "", ""
+	if b, err := url.Parse(s.c.BaseURL()); err == nil {
+		basePath, baseHost = strings.TrimRight(b.EscapedPath(), "/"), b.Host
+	}
+	return func(href string) string {
+		u, err := url.Parse(href)
+		if err != nil || u.Host != "" && !strings.EqualFold(u.Host, baseHost) {
+			// Unread, or on another host, which the client refuses
+			// with its own error: never taken for a page read.
+			return href
+		}
+		q, err := url.ParseQuery(u.RawQuery)
+		if err != nil {
+			return href
+		}
+		p := u.EscapedPath()
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		if basePath != "" && !strings.HasPrefix(p, basePath+"/") {
+			p = basePath + p
+		}
+		return p + "?" + q.Encode()
+	}
+}
+
 // follow yields the entries of the first page and of the pages its next
 // links lead to, at most MaxPages. It keeps one page and a 64-bit hash of
-// every link seen.
-func follow[T any](first func() (pageView[T], error), next func(string) (pageView[T], error)) iter.Seq2[*T, error] {
+// every link seen, compared as key gives them.
+func follow[T any](first func() (pageView[T], error), next func(string) (pageView[T], error), key func(string) string) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		seed := maphash.MakeSeed()
 		seen := map[uint64]struct{}{}
 		mark := func(href string) {
 			if href != "" {
-				seen[maphash.String(seed, href)] = struct{}{}
+				seen[maphash.String(seed, key(href))] = struct{}{}
 			}
 		}
 		var lastPending [sha256.Size]byte
@@ -129,7 +168,7 @@ func follow[T any](first func() (pageView[T], error), next func(string) (pageVie
 			if href == "" {
 				return
 			}
-			if _, dup := seen[maphash.String(seed, href)]; dup {
+			if _, dup := seen[maphash.String(seed, key(href))]; dup {
 				return
 			}
 			if pages++; pages >= MaxPages {

@@ -156,6 +156,29 @@ func TestTransactionsIterFollowing(t *testing.T) {
 			wantCalls: 1,
 		},
 		{
+			// The same page spelt otherwise (absolute, its query in
+			// another order) is the page already read: before, it was read
+			// again, its entries yielded twice and a call of the
+			// account's 4 a day without the PSU spent on it.
+			name: "a next link back to a page seen, spelt otherwise, stops the loop",
+			pages: map[string]iterPage{
+				"":  {booked: []string{"a"}, self: link(0), next: link(2)},
+				"0": {booked: []string{"a"}, self: link(0), next: link(2)},
+				"2": {booked: []string{"b"}, self: link(2), next: baseURL + "/v1/accounts/" + acc1 + "/transactions?offset=0&limit=2&bookingStatus=both"},
+			},
+			want:      []string{"booked:a", "booked:b"},
+			wantCalls: 2,
+		},
+		{
+			name: "a next link to self, spelt otherwise, stops the loop",
+			pages: map[string]iterPage{
+				"":  {booked: []string{"a"}, self: link(0), next: "/v1/accounts/" + acc1 + "/transactions?limit=2&offset=0&bookingStatus=both"},
+				"0": {booked: []string{"a"}, self: link(0), next: link(0)},
+			},
+			want:      []string{"booked:a"},
+			wantCalls: 1,
+		},
+		{
 			name: "a next link to another host is not followed",
 			pages: map[string]iterPage{
 				"": {booked: []string{"a"}, self: link(0), next: "https://evil.example/api" + link(2)},
