@@ -57,6 +57,17 @@ var (
 	// was not followed.
 	ErrTooManyPages = errors.New("accounts: more transactions pages than MaxPages")
 
+	// ErrUnreadableList: an iteration over transactions pages
+	// ([Service.TransactionsIter], [Service.CardTransactionsIter]) read
+	// a page whose booked, pending or information list, or whose
+	// transactions object, is not what the interface sends (a text, an
+	// object where a list belongs). The page decodes, the value kept in
+	// its ReportExtra or Extra, but its entries are unknown: yielded as
+	// none, they would read as an account without them, and a sync would
+	// report every entry it tracks removed. The error names the member,
+	// never its value.
+	ErrUnreadableList = errors.New("accounts: a transactions page's list of entries is unreadable")
+
 	// ErrNoSCARedirect: the bank answered the bank-offered consent request
 	// without a scaRedirect link, or with one the PSU must not be sent to
 	// (not an absolute https URL: javascript:, a relative link...).

@@ -3,6 +3,7 @@ package accounts
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"hash/maphash"
 	"iter"
 	"net/url"
@@ -23,8 +24,11 @@ import (
 // host gives [client.ErrForeignHost], another path [ErrUnexpectedLink]);
 // a next link already followed (or the page's self link), however spelt
 // (absolute or relative, its parameters in another order), ends the loop
-// quietly, as nothing new can be read from it, and a next link past [MaxPages] pages ends it with
-// [ErrTooManyPages]. A yielded *Transaction points into the current page:
+// quietly, as nothing new can be read from it, and a next link past
+// [MaxPages] pages ends it with [ErrTooManyPages]. A page whose list of
+// entries (or whose transactions object) is not what the interface sends
+// ends it with [ErrUnreadableList] before any of its entries: yielded as
+// none, they would read as an account without them. A yielded *Transaction points into the current page:
 // keep a copy (*tr), not the pointer, so that earlier pages can be freed.
 //
 // Known issue (docs/interface.md section 8): with BookingBoth (the default) or
@@ -68,6 +72,9 @@ type pageView[T any] struct {
 	booked, pending []T
 	pendingSum      [sha256.Size]byte
 	self, next      string
+	// unreadable names the member holding the page's entries that is
+	// not what the interface sends ("" when every one is readable).
+	unreadable string
 }
 
 func transactionsView(p *TransactionsPage) pageView[Transaction] {
@@ -75,7 +82,8 @@ func transactionsView(p *TransactionsPage) pageView[Transaction] {
 		return pageView[Transaction]{}
 	}
 	return pageView[Transaction]{booked: p.Booked, pending: p.Pending, pendingSum: p.pendingSum,
-		self: p.Links.Href(client.LinkSelf), next: p.Next()}
+		self: p.Links.Href(client.LinkSelf), next: p.Next(),
+		unreadable: unreadableList(p.Extra, p.ReportExtra, "transactions", "booked", "pending", "information")}
 }
 
 func cardTransactionsView(p *CardTransactionsPage) pageView[CardTransaction] {
@@ -83,7 +91,28 @@ func cardTransactionsView(p *CardTransactionsPage) pageView[CardTransaction] {
 		return pageView[CardTransaction]{}
 	}
 	return pageView[CardTransaction]{booked: p.Booked, pending: p.Pending, pendingSum: p.pendingSum,
-		self: p.Links.Href(client.LinkSelf), next: p.Next()}
+		self: p.Links.Href(client.LinkSelf), next: p.Next(),
+		unreadable: unreadableList(p.Extra, p.ReportExtra, "cardTransactions", "booked", "pending")}
+}
+
+// unreadableList returns the name of the member of a page that holds its
+// entries but could not be read as the interface sends it, "" when there
+// is none: the report object (named report) among the page's extra
+// members, or one of its lists among the report's. Decoding keeps such a
+// member in Extra or ReportExtra and leaves the field empty, so that one
+// odd member never fails a whole answer; but an iteration that yielded
+// the page's entries as none would tell its reader that the account has
+// none (txsync would report every entry it tracks removed).
+func unreadableList(extra, reportExtra Extra, report string, lists ...string) string {
+	if _, ok := extra.Get(report); ok {
+		return report
+	}
+	for _, name := range lists {
+		if _, ok := reportExtra.Get(name); ok {
+			return report + "." + name
+		}
+	}
+	return ""
 }
 
 // MaxPages bounds the pages one iteration ([Service.TransactionsIter],
@@ -146,6 +175,11 @@ func follow[T any](first func() (pageView[T], error), next func(string) (pageVie
 		pages := 0 // pages read before page
 		page, err := first()
 		for {
+			if err == nil && page.unreadable != "" {
+				// Before any of the page's entries: a reader keeps none
+				// of a page it cannot read whole.
+				err = fmt.Errorf("%w: %s", ErrUnreadableList, page.unreadable)
+			}
 			if err != nil {
 				yield(nil, err)
 				return
