@@ -50,7 +50,7 @@ func (s *Service) TransactionsIter(ctx context.Context, accountID string, q *Tra
 		p, err := s.transactionsAt(ctx, "accounts.TransactionsIter", href, accountID, nil, ro)
 		return transactionsView(p), err
 	}
-	return follow(first, next, s.pageKey())
+	return follow(first, next, s.pageKey(), firstHref(accountsCollection, accountID, q))
 }
 
 // CardTransactionsIter is [Service.TransactionsIter] for a card account's
@@ -64,7 +64,7 @@ func (s *Service) CardTransactionsIter(ctx context.Context, cardAccountID string
 		p, err := s.cardTransactionsAt(ctx, "accounts.CardTransactionsIter", href, cardAccountID, nil, ro)
 		return cardTransactionsView(p), err
 	}
-	return follow(first, next, s.pageKey())
+	return follow(first, next, s.pageKey(), firstHref(cardAccountsCollection, cardAccountID, q))
 }
 
 // pageView is what the iterator needs of a page.
@@ -124,7 +124,7 @@ func unreadableList(extra, reportExtra Extra, report string, lists ...string) st
 const MaxPages = 10_000
 
 // pageKey returns the function that gives the page a self or next link
-// names, as the loop check of follow compares links: its escaped path
+// names, as the loop check of follow compares links: its path, unescaped,
 // under the base URL's path (a relative href is placed under it, as the
 // client places it) and its query with the parameters in sorted order.
 // The bank may spell one page in several ways (absolute or relative, its
@@ -135,7 +135,7 @@ const MaxPages = 10_000
 func (s *Service) pageKey() func(string) string {
 	basePath, baseHost := "", ""
 	if b, err := url.Parse(s.c.BaseURL()); err == nil {
-		basePath, baseHost = strings.TrimRight(b.EscapedPath(), "/"), b.Host
+		basePath, baseHost = strings.TrimRight(b.Path, "/"), b.Host
 	}
 	return func(href string) string {
 		u, err := url.Parse(href)
@@ -148,7 +148,7 @@ func (s *Service) pageKey() func(string) string {
 		if err != nil {
 			return href
 		}
-		p := u.EscapedPath()
+		p := u.Path
 		if !strings.HasPrefix(p, "/") {
 			p = "/" + p
 		}
@@ -159,10 +159,24 @@ func (s *Service) pageKey() func(string) string {
 	}
 }
 
+// firstHref is the href of the first page's call of the account id of
+// collection with query q, as a link of the bank would name it, or ""
+// when q is refused (the call is not sent). A page need not carry a self
+// link, and a next link back to the first page is a loop too.
+func firstHref(collection, id string, q *TransactionQuery) string {
+	v, err := q.values()
+	if err != nil {
+		return ""
+	}
+	u := url.URL{Path: collection + id + transactionsSuffix, RawQuery: v.Encode()}
+	return u.String()
+}
+
 // follow yields the entries of the first page and of the pages its next
 // links lead to, at most MaxPages. It keeps one page and a 64-bit hash of
-// every link seen, compared as key gives them.
-func follow[T any](first func() (pageView[T], error), next func(string) (pageView[T], error), key func(string) string) iter.Seq2[*T, error] {
+// every link seen (the first page's, firstHref, included), compared as
+// key gives them.
+func follow[T any](first func() (pageView[T], error), next func(string) (pageView[T], error), key func(string) string, firstHref string) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		seed := maphash.MakeSeed()
 		seen := map[uint64]struct{}{}
@@ -173,6 +187,7 @@ func follow[T any](first func() (pageView[T], error), next func(string) (pageVie
 		}
 		var lastPending [sha256.Size]byte
 		pages := 0 // pages read before page
+		mark(firstHref)
 		page, err := first()
 		for {
 			if err == nil && page.unreadable != "" {

@@ -26,7 +26,7 @@ func TestFollowStopsAtMaxPages(t *testing.T) {
 	}
 	entries := 0
 	var last error
-	for tr, err := range follow(first, next, func(h string) string { return h }) {
+	for tr, err := range follow(first, next, func(h string) string { return h }, "") {
 		if err != nil {
 			last = err
 			continue

@@ -179,6 +179,16 @@ func TestTransactionsIterFollowing(t *testing.T) {
 			wantCalls: 1,
 		},
 		{
+			// A page need not carry a self link: a next link back to the
+			// first page's call, before, had it read again.
+			name: "a next link back to the first call, without a self link, stops the loop",
+			pages: map[string]iterPage{
+				"": {booked: []string{"a"}, next: "/v1/accounts/" + acc1 + "/transactions?limit=2&bookingStatus=both"},
+			},
+			want:      []string{"booked:a"},
+			wantCalls: 1,
+		},
+		{
 			name: "a next link to another host is not followed",
 			pages: map[string]iterPage{
 				"": {booked: []string{"a"}, self: link(0), next: "https://evil.example/api" + link(2)},
