@@ -90,3 +90,21 @@ func TestLinkQueryIsCheckedLikeAQuery(t *testing.T) {
 	require.NoError(t, err)
 	assert.NotNil(t, page)
 }
+
+// A next link whose bookingStatus is not one of the interface's values is
+// refused before sending, and the refusal does not quote the value: it is
+// the bank's text, which may hold an account number or a name, and an
+// error is logged. Before, the first 40 bytes of it were in the error.
+func TestLinkQueryRefusalQuotesNoBankText(t *testing.T) {
+	svc := newMockService(t)
+	const iban = "NO8495312776066"
+	servePages(t, map[string]iterPage{
+		"": {booked: []string{"a"}, self: link(0), next: "/v1/accounts/" + acc1 + "/transactions?bookingStatus=" + iban + "&offset=2"},
+	})
+	got, errs := collect(svc.TransactionsIter(t.Context(), acc1, &accounts.TransactionQuery{Limit: 2}, psuPresent()...))
+	assert.Equal(t, []string{"booked:a"}, texts(got))
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], accounts.ErrInvalidQuery)
+	assert.NotContains(t, errs[0].Error(), iban)
+	assert.Equal(t, 1, calls(), "the link is not sent")
+}

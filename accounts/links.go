@@ -123,8 +123,11 @@ func checkLink(op, href string) error {
 // PSU would spend one of the account's 4 calls a day on it.
 func checkLinkQuery(q url.Values) error {
 	for _, v := range q["bookingStatus"] {
-		if err := checkBookingStatus(BookingStatus(v)); err != nil {
-			return err
+		if checkBookingStatus(BookingStatus(v)) != nil {
+			// Without the value, unlike a TransactionQuery's refusal:
+			// a link's value is the bank's text, which may hold an
+			// account number or a name, and the error may be logged.
+			return invalid("bookingStatus", "not booked, pending, both or all")
 		}
 	}
 	var days [2]date.Date
