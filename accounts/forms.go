@@ -16,11 +16,11 @@ import (
 // and counterparties, the customer number (a national identity number),
 // remittance and other free text of the bank, addresses and the values
 // of Extra members show as redacted when set. An enumeration (a balance
-// or cash account type, a status, a usage), a currency or a change time
-// is shown only when it reads as one (a word, an ISO 4217 code, a
-// date-time), else as OTHER, and an unreadable amount's text as
-// redacted: each is the bank's text, which may hold a name or an
-// account number.
+// or cash account type, a status, a usage), a currency, a date-time, a
+// rate or a percentage is shown only when it reads as one (a word, an
+// ISO 4217 code, a date-time, a decimal number), else as OTHER, and an
+// unreadable amount's text as redacted: each is the bank's text, which
+// may hold a name or an account number.
 //
 // Each type declares its form once, in its form method, whose doc comment
 // is its String's; String, GoString, Format and LogValue are generated
@@ -117,7 +117,7 @@ func (t CardTransaction) form() *redact.Form {
 	f := redact.New("accounts.CardTransaction").Str("status", string(t.Status)).
 		Secret("cardTransactionId", t.CardTransactionID).Secret("terminalId", t.TerminalID).
 		Value("transactionDate", t.TransactionDate).
-		Str("acceptorTransactionDateTime", t.AcceptorTransactionDateTime).
+		Str("acceptorTransactionDateTime", redact.DateTime(t.AcceptorTransactionDateTime)).
 		Value("bookingDate", t.BookingDate).Value("valueDate", t.ValueDate).
 		Amount("transactionAmount", t.TransactionAmount)
 	redact.FormsOf(f, "currencyExchange", t.CurrencyExchange, ExchangeRate.form)
@@ -127,7 +127,7 @@ func (t CardTransaction) form() *redact.Form {
 	if t.MarkupFee != nil {
 		f.Amount("markupFee", *t.MarkupFee)
 	}
-	return f.Str("markupFeePercentage", t.MarkupFeePercentage).Secret("cardAcceptorId", t.CardAcceptorID).
+	return f.Str("markupFeePercentage", redact.Decimal(t.MarkupFeePercentage)).Secret("cardAcceptorId", t.CardAcceptorID).
 		Nested("cardAcceptorAddress", redact.Ptr(t.CardAcceptorAddress, Address.form)).
 		Secret("cardAcceptorPhone", t.CardAcceptorPhone).Str("merchantCategoryCode", t.MerchantCategoryCode).
 		Secret("maskedPan", t.MaskedPAN).Secret("transactionDetails", t.TransactionDetails).
@@ -191,7 +191,7 @@ func (t Transaction) form() *redact.Form {
 // redacted.
 func (r ExchangeRate) form() *redact.Form {
 	return redact.New("accounts.ExchangeRate").Str("sourceCurrency", redact.Currency(r.SourceCurrency)).
-		Str("exchangeRate", r.ExchangeRate).Str("unitCurrency", redact.Currency(r.UnitCurrency)).
+		Str("exchangeRate", redact.Decimal(r.ExchangeRate)).Str("unitCurrency", redact.Currency(r.UnitCurrency)).
 		Str("targetCurrency", redact.Currency(r.TargetCurrency)).Value("quotationDate", r.QuotationDate).
 		Secret("contractIdentification", r.ContractIdentification).List("extra", r.Extra.names())
 }

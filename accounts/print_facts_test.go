@@ -32,11 +32,14 @@ func TestPrintedFormsShowFactsOnlyAsFacts(t *testing.T) {
 	var ct accounts.CardTransaction
 	require.NoError(t, json.Unmarshal([]byte(`{"cardTransactionId":"c1","transactionAmount":{"amount":"`+name+`","currency":"NOK"},`+
 		`"originalAmount":{"amount":"1.00","currency":"`+iban+`"}}`), &ct))
+	var ct2 accounts.CardTransaction
+	require.NoError(t, json.Unmarshal([]byte(`{"cardTransactionId":"c2","acceptorTransactionDateTime":"`+name+
+		`","markupFeePercentage":"`+iban+`","currencyExchange":[{"exchangeRate":"`+name+`","sourceCurrency":"`+iban+`"}]}`), &ct2))
 	var ca accounts.CardAccount
 	require.NoError(t, json.Unmarshal([]byte(`{"resourceId":"c1","currency":"`+iban+`","status":"`+name+`","usage":"`+name+
 		`","creditLimit":{"amount":"`+iban+`","currency":"NOK"}}`), &ca))
 
-	for _, v := range []any{a, tr, ct, ca, a.Balances[0]} {
+	for _, v := range []any{a, tr, ct, ct2, ca, a.Balances[0]} {
 		var js, text bytes.Buffer
 		slog.New(slog.NewJSONHandler(&js, nil)).Info("m", "v", v)
 		slog.New(slog.NewTextHandler(&text, nil)).Info("m", "v", v)
@@ -51,6 +54,13 @@ func TestPrintedFormsShowFactsOnlyAsFacts(t *testing.T) {
 	}
 
 	// What reads as the interface's values is still shown.
+	var okc accounts.CardTransaction
+	require.NoError(t, json.Unmarshal([]byte(`{"cardTransactionId":"c3","acceptorTransactionDateTime":"2025-03-12T14:03:00+01:00",`+
+		`"markupFeePercentage":"1.75","currencyExchange":[{"exchangeRate":"11.4512","sourceCurrency":"EUR"}]}`), &okc))
+	for _, s := range []string{"acceptorTransactionDateTime=2025-03-12T14:03:00+01:00", "markupFeePercentage=1.75",
+		"exchangeRate=11.4512", "sourceCurrency=EUR"} {
+		require.Contains(t, fmt.Sprint(okc), s)
+	}
 	var ok accounts.Account
 	require.NoError(t, json.Unmarshal([]byte(`{"resourceId":"a1","currency":"NOK","cashAccountType":"CACC","status":"enabled",`+
 		`"usage":"PRIV","balances":[{"balanceType":"interimAvailable","lastChangeDateTime":"2017-10-25T15:30:35.035Z",`+

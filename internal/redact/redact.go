@@ -289,6 +289,36 @@ func DateTime(s string) string {
 // with nanoseconds and an offset takes 35 bytes.
 const maxDateTime = 35
 
+// Decimal returns a decimal number of a bank's document that a form
+// shows in clear (an exchange rate, a fee's percentage) as the bank sent
+// it when it reads as one, an optional sign, digits and at most one
+// decimal point, of at most [MaxShown] bytes, and [OtherWord] otherwise:
+// the member is the bank's text, which may hold a name. "" stays "".
+func Decimal(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > MaxShown {
+		return OtherWord
+	}
+	digits, points := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			digits++
+		case c == '.':
+			points++
+		case i == 0 && (c == '-' || c == '+'):
+		default:
+			return OtherWord
+		}
+	}
+	if digits == 0 || points > 1 {
+		return OtherWord
+	}
+	return s
+}
+
 // Words returns [Word] of each of vs, nil for none.
 func Words(vs []string) []string {
 	if len(vs) == 0 {
