@@ -431,8 +431,14 @@ func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []
 			}, nil
 		},
 	}
-	var out json.RawMessage
-	_, err = c.Do(ctx, op, &out, append(e.options(), opts...)...)
+	// The answer is decoded as a struct, as the service's own create
+	// decodes it, so that the client refuses it alike: one naming a
+	// member in two cases (client.ErrAmbiguousAnswer) is no answer to hand
+	// out, its links perhaps not the bank's, and the create's outcome is
+	// unknown with its 2xx status (the resource exists, handled below).
+	var answer rawAnswer
+	_, err = c.Do(ctx, op, &answer, append(e.options(), opts...)...)
+	out := answer.raw
 	var ce *client.Error
 	switch {
 	case err != nil && sent.ResultID != "" && sent.StatusCode >= 200 && sent.StatusCode <= 299:
@@ -475,6 +481,18 @@ func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []
 			Reason: fmt.Sprintf("the bank refused the resend (%d%s), not as a duplicate: whether the first create arrived is unknown", ce.StatusCode, code)}, token, nil
 	}
 	return Resolution{}, token, err
+}
+
+// rawAnswer keeps a resend's answer as it came. It is a struct, so that
+// the client checks the answer's top-level members as it does for any
+// create decoded into the service's type (client.ErrAmbiguousAnswer); a
+// json.RawMessage would take an ambiguous answer as it is.
+type rawAnswer struct{ raw json.RawMessage }
+
+// UnmarshalJSON keeps b.
+func (a *rawAnswer) UnmarshalJSON(b []byte) error {
+	a.raw = append(json.RawMessage(nil), b...)
+	return nil
 }
 
 // claimUntil is the end of the claim of a resend sent now with ctx,
