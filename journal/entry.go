@@ -1,9 +1,13 @@
 package journal
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"reflect"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -146,6 +150,52 @@ type journalRecord struct {
 	// Intent is a random token of the call that wrote the intent, so
 	// that the call recognises its own entry (see settleNotSent).
 	Intent string `json:"intent,omitempty"`
+}
+
+// recordMembers are the names of the members of journalRecord.
+var recordMembers = func() []string {
+	t := reflect.TypeFor[journalRecord]()
+	names := make([]string, 0, t.NumField())
+	for f := range t.Fields() {
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		names = append(names, name)
+	}
+	return slices.Clip(names)
+}()
+
+// marshalKeeping returns the stored form of rec, rewritten from the
+// stored form old, with the members of old that journalRecord does not
+// name kept as they were. A later release adds optional members to
+// stored form 1 without a new version; a rewrite by this version (an
+// outcome, a claim, a resolution, a settlement) must not drop what that
+// release recorded. A member encoding/json matches to one of
+// journalRecord's, whatever its case, was read into rec and is not kept.
+func marshalKeeping(rec *journalRecord, old []byte) ([]byte, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, err
+	}
+	var was map[string]json.RawMessage
+	if json.Unmarshal(old, &was) != nil {
+		return b, nil
+	}
+	later := maps.Collect(func(yield func(string, json.RawMessage) bool) {
+		for name, v := range was {
+			known := slices.ContainsFunc(recordMembers, func(m string) bool { return strings.EqualFold(m, name) })
+			if !known && !yield(name, v) {
+				return
+			}
+		}
+	})
+	if len(later) == 0 {
+		return b, nil
+	}
+	var now map[string]json.RawMessage
+	if err := json.Unmarshal(b, &now); err != nil {
+		return nil, err
+	}
+	maps.Copy(now, later)
+	return json.Marshal(now)
 }
 
 // recordVersion is the newest stored form of an entry this version

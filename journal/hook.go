@@ -300,7 +300,7 @@ func (j *Journal) settleNotSent(ctx context.Context, key, intent string) error {
 				return nil, 0, errNothingToSettle
 			}
 			rec.Outcome, rec.OutcomeAt = OutcomeNotSent, &now
-			b, err := json.Marshal(&rec)
+			b, err := marshalKeeping(&rec, old)
 			if err != nil {
 				return nil, 0, err
 			}
@@ -428,7 +428,7 @@ func (j *Journal) update(ctx context.Context, key string, fn func(*journalRecord
 		if err := fn(&rec); err != nil {
 			return nil, 0, err
 		}
-		b, err := json.Marshal(&rec)
+		b, err := marshalKeeping(&rec, old)
 		if err != nil {
 			return nil, 0, err
 		}
