@@ -194,7 +194,10 @@ func (j *Journal) dropLease(ctx context.Context, key, token string) {
 
 // dropClaim ends the claim of token on the entry under key, if it still
 // holds it, without the call's cancellation. Best effort: the claim ends
-// at its Until anyway.
+// at its Until anyway. The ended claim stays in the entry (its Until
+// zero) until a resolution is recorded or another claim replaces it: it
+// names the resend, whose own entry may know what the resend created
+// when its resolution was not recorded (see earlierResend).
 func (j *Journal) dropClaim(ctx context.Context, key, token string) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
@@ -202,7 +205,7 @@ func (j *Journal) dropClaim(ctx context.Context, key, token string) {
 		if rec.Claim == nil || rec.Claim.Token != token {
 			return errNotOurClaim
 		}
-		rec.Claim = nil
+		rec.Claim = &claim{Token: token, RequestID: rec.Claim.RequestID}
 		return nil
 	})
 	j.dropLease(ctx, key, token)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/apipath"
+	"github.com/tppkit/psd2/store"
 )
 
 // ResolutionKind says how [Journal.Resolve] settled a journal entry.
@@ -145,6 +146,13 @@ var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 //     [WithWritersStopped] resolves it at once.
 //   - When another Resolve is sending the create again at that moment,
 //     it sends nothing and returns a [*ClaimedError] ([ErrClaimed]).
+//   - When an earlier Resolve sent the create again and its resolution
+//     was never recorded (an error matching [ErrNotRecorded], or a
+//     resolver that died), it reads that resend's own entry first: when
+//     the resend created the resource, it reads the status of the id it
+//     got (ResolvedStatus, with the resend's X-Request-ID) and sends
+//     nothing; when the bank accepted it without a readable id, the
+//     resource exists (ResolvedDuplicate).
 //   - When the entry has no outcome and was never armed (its intent was
 //     reported unwritten, so its caller got [client.ErrNotSent], and
 //     marking it not sent failed too; or the store failed right after
@@ -279,6 +287,16 @@ func (j *Journal) resolve(ctx context.Context, c *client.Client, key string, opt
 			}
 			return Resolution{}, ce
 		}
+		if entry.claim != nil {
+			// An earlier Resolve claimed the entry and sent the create
+			// again, and its resolution was never recorded (the store
+			// failed, ErrNotRecorded, or the resolver died): what its
+			// resend created is in the resend's own entry.
+			var known bool
+			if res, known, err = j.earlierResend(ctx, c, entry, opts); err != nil || known {
+				break
+			}
+		}
 		if entry.Outcome == "" {
 			armed, aerr := j.armed(ctx, key)
 			if aerr != nil {
@@ -381,6 +399,43 @@ func readStatus(ctx context.Context, c *client.Client, e Entry, opts []client.Re
 		return Resolution{}, errors.New("journal: the bank's answer to the status read holds no transactionStatus: the resource's status is unknown")
 	}
 	return Resolution{Kind: ResolvedStatus, ID: e.ID, Status: out.TransactionStatus, FundsAvailable: out.FundsAvailable}, nil
+}
+
+// earlierResend reads the entry of the resend that e's ended claim names
+// (an earlier Resolve's whose resolution was not recorded): when the
+// resend created the resource, with its id, it reads that resource's
+// status (ResolvedStatus, with the resend's X-Request-ID); when the bank
+// accepted it without an id the SDK could read, the resource exists
+// (ResolvedDuplicate). known is false when the resend's entry says
+// neither (absent, not sent, refused, outcome unknown): the bank is done
+// with it once its claim is over, and the create may be sent again, the
+// bank refusing it as a duplicate should the resend have arrived.
+func (j *Journal) earlierResend(ctx context.Context, c *client.Client, e Entry, opts []client.RequestOption) (res Resolution, known bool, err error) {
+	key, err := entryKey(current, e.claim.RequestID)
+	if err != nil {
+		return Resolution{}, false, nil
+	}
+	r, err := j.read(ctx, key)
+	switch {
+	case errors.Is(err, store.ErrNotStored):
+		return Resolution{}, false, nil
+	case err != nil:
+		return Resolution{}, false, err
+	case r.Resolves != e.RequestID:
+		return Resolution{}, false, nil
+	case r.ID != "":
+		created := e
+		created.ID = r.ID
+		res, err := readStatus(ctx, c, created, opts)
+		if err != nil {
+			return Resolution{}, true, err
+		}
+		res.ResendRequestID = r.RequestID
+		return res, true, nil
+	case r.Outcome == OutcomeUnknown && r.StatusCode >= 200 && r.StatusCode <= 299:
+		return Resolution{Kind: ResolvedDuplicate, ResendRequestID: r.RequestID, Reason: answeredReason(r.StatusCode)}, true, nil
+	}
+	return Resolution{}, false, nil
 }
 
 // options are the request options of a resend: the entry's own headers.
