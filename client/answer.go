@@ -146,12 +146,29 @@ func topMember(body []byte, name string) (raw []byte, isObject bool) {
 // another case was there (ambiguous); raw is then the exactly named
 // member's value, if any.
 func topMemberFold(body []byte, name string) (raw []byte, isObject, ambiguous bool) {
+	isObject = topMembers(body, func(key, value []byte) bool {
+		switch exact, folded := keyIs(key, name); {
+		case exact:
+			raw = value
+		case folded:
+			ambiguous = true
+		}
+		return true
+	})
+	return raw, isObject, ambiguous
+}
+
+// topMembers calls member with the key (a JSON string, quotes included)
+// and the value of each member at the top level of body, in order, while
+// it returns true, and reports whether body is a JSON object at all.
+// body is valid JSON; on anything else it stops without panicking. The
+// one walk of an answer's members (topMemberFold, foldedTwice).
+func topMembers(body []byte, member func(key, value []byte) bool) bool {
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
-		return nil, false, false
+		return false
 	}
-	i++
-	for i < len(body) {
+	for i++; i < len(body); {
 		i = skipSpace(body, i)
 		if i >= len(body) || body[i] == '}' {
 			break
@@ -162,8 +179,7 @@ func topMemberFold(body []byte, name string) (raw []byte, isObject, ambiguous bo
 		}
 		kEnd := endOfValue(body, i)
 		key := body[i:kEnd]
-		i = skipSpace(body, kEnd)
-		if i >= len(body) || body[i] != ':' {
+		if i = skipSpace(body, kEnd); i >= len(body) || body[i] != ':' {
 			break
 		}
 		i = skipSpace(body, i+1)
@@ -171,15 +187,12 @@ func topMemberFold(body []byte, name string) (raw []byte, isObject, ambiguous bo
 		if vEnd <= i {
 			break
 		}
-		switch exact, folded := keyIs(key, name); {
-		case exact:
-			raw = body[i:vEnd]
-		case folded:
-			ambiguous = true
+		if !member(key, body[i:vEnd]) {
+			break
 		}
 		i = vEnd
 	}
-	return raw, true, ambiguous
+	return true
 }
 
 // keyIs reports whether the JSON string key is name (exact), or is name
@@ -319,32 +332,10 @@ func foldedTwice(body []byte) bool {
 	var small [pairwise][]byte
 	keys := small[:0]
 	var folded map[string][]byte
-	i := skipSpace(body, 0)
-	if i >= len(body) || body[i] != '{' {
-		return false
-	}
-	for i++; i < len(body); {
-		i = skipSpace(body, i)
-		if i >= len(body) || body[i] == '}' {
-			break
-		}
-		if body[i] == ',' {
-			i++
-			continue
-		}
-		kEnd := endOfValue(body, i)
-		key := body[i:kEnd]
-		if i = skipSpace(body, kEnd); i >= len(body) || body[i] != ':' {
-			break
-		}
-		i = skipSpace(body, i+1)
-		vEnd := endOfValue(body, i)
-		if vEnd <= i {
-			break
-		}
-		i = vEnd
+	twice := false
+	topMembers(body, func(key, _ []byte) bool {
 		if len(key) < 2 || key[0] != '"' {
-			continue
+			return true
 		}
 		name := key[1 : len(key)-1]
 		if !plainString(key) {
@@ -353,12 +344,13 @@ func foldedTwice(body []byte) bool {
 		if folded == nil {
 			for _, k := range keys {
 				if !bytes.Equal(k, name) && bytes.EqualFold(k, name) {
-					return true
+					twice = true
+					return false
 				}
 			}
 			if len(keys) < pairwise {
 				keys = append(keys, name)
-				continue
+				return true
 			}
 			folded = make(map[string][]byte, 2*pairwise)
 			for _, k := range keys {
@@ -367,11 +359,13 @@ func foldedTwice(body []byte) bool {
 		}
 		f := string(foldName(name))
 		if k, ok := folded[f]; ok && !bytes.Equal(k, name) {
-			return true
+			twice = true
+			return false
 		}
 		folded[f] = name
-	}
-	return false
+		return true
+	})
+	return twice
 }
 
 // foldName is name folded as encoding/json folds the names it matches
