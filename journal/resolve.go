@@ -112,7 +112,7 @@ var ErrInFlight = errors.New("journal: journal entry may still be in flight")
 //
 //   - When the resource's id is known, it reads the status
 //     (ResolvedStatus); an answer without a transactionStatus is an
-//     error, nothing recorded.
+//     error matching client.ErrUnusableAnswer, nothing recorded.
 //   - When the journal knows nothing was created (refused, not sent), it
 //     sends nothing (ResolvedNotCreated; recorded when the entry was
 //     still in doubt, an earlier Resolve having left it as NeedsPerson
@@ -396,7 +396,7 @@ func readStatus(ctx context.Context, c *client.Client, e Entry, opts []client.Re
 		// An empty Status says the bank cannot show the resource before
 		// the PSU approved it (the 404 above): an answer without a
 		// status says nothing of it, and is no resolution.
-		return Resolution{}, errors.New("journal: the bank's answer to the status read holds no transactionStatus: the resource's status is unknown")
+		return Resolution{}, fmt.Errorf("journal: %w: the status read holds no transactionStatus: the resource's status is unknown", client.ErrUnusableAnswer)
 	}
 	return Resolution{Kind: ResolvedStatus, ID: e.ID, Status: out.TransactionStatus, FundsAvailable: out.FundsAvailable}, nil
 }
