@@ -35,6 +35,11 @@ type Customer struct {
 
 // Agreement is a sandbox agreement of a customer (docs/interface.md section 2.8):
 // engagements are ids of engaged accounts; Links has self and engagements.
+//
+// ID names the mock-data resource (/v1/sandbox/agreements/{id}); the
+// platform's listing writes it in its enc!! form, like an account id. It
+// is not the PSU-Corporate-ID of the agreement: that is a UUID, which GET
+// /v1/agreements and the SCA callback (psu-corporate-id) give.
 type Agreement struct {
 	// Answer gives, by its Meta method, the response metadata of the
 	// answer the value was decoded from (X-Request-ID, status, attempts).

@@ -91,6 +91,9 @@ func (bk *bank) finishSCA(state string, in scaInput) (*url.URL, error) {
 	case cust.corporate() || in.context == contextCorporate:
 		res.Context = contextCorporate
 		ag := in.agreementID
+		if a := data.mockAgreement(ag); a != nil {
+			ag = a.id // the sandbox listing's id of the agreement
+		}
 		if ag == "" && len(cust.agreements) > 0 {
 			ag = cust.agreements[0]
 		}

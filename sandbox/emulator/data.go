@@ -35,33 +35,35 @@ const (
 // POST /v1/sandbox/initialize) is the only walk over them, since its
 // answer holds them all.
 type store struct {
-	customers  []*customer // in creation order; nil where one was removed (see compact)
-	removed    int         // nil entries in customers
-	byID       map[string]*customer
-	byNumber   map[string]*customer
-	accounts   map[string]*account
-	byBBAN     map[string]*account
-	byIBAN     map[string]*account
-	bankCodes  map[string]int // first 4 digits of the 11-digit BBANs -> accounts
-	cards      map[string]*cardAccount
-	cardRefs   map[string]*cardAccount // by relatedAccount
-	agreements map[string]*agreement
-	txCount    int    // transactions of all accounts and card accounts
-	seq        int    // for transaction ids
-	ns         string // the bank's prefix of derived ids (dataSpec)
+	customers      []*customer // in creation order; nil where one was removed (see compact)
+	removed        int         // nil entries in customers
+	byID           map[string]*customer
+	byNumber       map[string]*customer
+	accounts       map[string]*account
+	byBBAN         map[string]*account
+	byIBAN         map[string]*account
+	bankCodes      map[string]int // first 4 digits of the 11-digit BBANs -> accounts
+	cards          map[string]*cardAccount
+	cardRefs       map[string]*cardAccount // by relatedAccount
+	agreements     map[string]*agreement   // by id (the UUID)
+	mockAgreements map[string]*agreement   // by mockID
+	txCount        int                     // transactions of all accounts and card accounts
+	seq            int                     // for transaction ids
+	ns             string                  // the bank's prefix of derived ids (dataSpec)
 }
 
 func newStore() *store {
 	return &store{
-		byID:       map[string]*customer{},
-		byNumber:   map[string]*customer{},
-		accounts:   map[string]*account{},
-		byBBAN:     map[string]*account{},
-		byIBAN:     map[string]*account{},
-		bankCodes:  map[string]int{},
-		cards:      map[string]*cardAccount{},
-		cardRefs:   map[string]*cardAccount{},
-		agreements: map[string]*agreement{},
+		byID:           map[string]*customer{},
+		byNumber:       map[string]*customer{},
+		accounts:       map[string]*account{},
+		byBBAN:         map[string]*account{},
+		byIBAN:         map[string]*account{},
+		bankCodes:      map[string]int{},
+		cards:          map[string]*cardAccount{},
+		cardRefs:       map[string]*cardAccount{},
+		agreements:     map[string]*agreement{},
+		mockAgreements: map[string]*agreement{},
 	}
 }
 
@@ -123,7 +125,11 @@ func (st *store) indexCard(k *cardAccount) {
 // addAgreement adds ag to its owner c.
 func (st *store) addAgreement(c *customer, ag *agreement) {
 	ag.owner = c.id
+	if ag.mockID == "" {
+		ag.mockID = encID("agreement/"+ag.id, 32)
+	}
 	st.agreements[ag.id] = ag
+	st.mockAgreements[ag.mockID] = ag
 	c.agreements = append(c.agreements, ag.id)
 }
 
@@ -154,6 +160,9 @@ func (st *store) removeCustomer(c *customer) {
 		}
 	}
 	for _, id := range c.agreements {
+		if ag := st.agreements[id]; ag != nil {
+			delete(st.mockAgreements, ag.mockID)
+		}
 		delete(st.agreements, id)
 	}
 	delete(st.byID, c.id)
@@ -279,7 +288,12 @@ type cardTransaction struct {
 }
 
 type agreement struct {
-	id       string // a UUID, usable as PSU-Corporate-ID
+	id string // a UUID, usable as PSU-Corporate-ID
+	// mockID is the id of the mock-data resource: the id of the sandbox
+	// customer listing and of /v1/sandbox/agreements/{id}. The platform's
+	// listing writes it in its enc!! form (32 bytes), as it does account
+	// ids, not as the UUID the PSU-Corporate-ID is.
+	mockID   string
 	name     string
 	owner    string   // customer id
 	accounts []string // engaged account ids, in the order engaged
@@ -322,6 +336,26 @@ func (st *store) agreementByID(id string) *agreement {
 		return nil
 	}
 	return st.agreements[id]
+}
+
+// mockAgreement finds an agreement by the id of its mock-data resource
+// (agreement.mockID).
+func (st *store) mockAgreement(id string) *agreement {
+	if st == nil {
+		return nil
+	}
+	return st.mockAgreements[id]
+}
+
+// agreementByEitherID finds an agreement by its id or by its mock-data
+// resource's id, for the controls, whose callers may hold either (the
+// sandbox listing gives the one, GET /v1/agreements and the SCA callback
+// the other).
+func (st *store) agreementByEitherID(id string) *agreement {
+	if ag := st.agreementByID(id); ag != nil {
+		return ag
+	}
+	return st.mockAgreement(id)
 }
 
 func (st *store) accountByID(id string) *account { return st.accounts[id] }

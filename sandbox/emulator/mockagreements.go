@@ -29,7 +29,7 @@ func (s *Server) registerAgreementRoutes(mux *http.ServeMux) {
 
 // pathAgreement finds the agreement of the path in the caller's sandbox.
 func (c *call) pathAgreement() (*agreement, error) {
-	if ag := c.data().agreementByID(c.pathValue("id")); ag != nil {
+	if ag := c.data().mockAgreement(c.pathValue("id")); ag != nil {
 		return ag, nil
 	}
 	return nil, errNotFound("The agreement is unknown.").at("agreementId")
@@ -94,4 +94,5 @@ func (st *store) removeAgreement(ag *agreement) {
 		cu.agreements = slices.DeleteFunc(cu.agreements, func(id string) bool { return id == ag.id })
 	}
 	delete(st.agreements, ag.id)
+	delete(st.mockAgreements, ag.mockID)
 }

@@ -62,7 +62,12 @@ func TestMockDataTextsBounded(t *testing.T) {
 	roles := func() int {
 		s.mu.RLock()
 		defer s.mu.RUnlock()
-		return len(s.soleStore().agreements[ag.ID].roles)
+		for _, a := range s.soleStore().agreements {
+			if a.name == ag.Name {
+				return len(a.roles)
+			}
+		}
+		return -1
 	}
 	before, rolesBefore := counts(s), roles()
 	for _, tc := range []struct{ name, path, body, field string }{

@@ -48,9 +48,9 @@ type agreementJSON struct {
 }
 
 func (ag *agreement) json() agreementJSON {
-	p := "/v1/sandbox/agreements/" + ag.id
+	p := "/v1/sandbox/agreements/" + ag.mockID
 	return agreementJSON{
-		ID: ag.id, Name: ag.name, Engagements: slices.Clone(ag.accounts),
+		ID: ag.mockID, Name: ag.name, Engagements: slices.Clone(ag.accounts),
 		Links: links{
 			"self":        {Href: p, Verbs: []string{"GET", "DELETE"}},
 			"engagements": {Href: p + "/engagements", Verbs: []string{"GET", "POST"}},
@@ -469,7 +469,9 @@ func (m *mockCardTransaction) spec(p string) (*cardTxSpec, error) {
 // createAgreement: body {"owner","name","engagements":[{"customer",
 // "account":{"iban"},"roles":["VIEW","REGISTER"]}]} (the platform's shape); owner
 // and customer are a customerId or customerNumber. 201 with the agreement;
-// its id is a UUID usable as PSU-Corporate-ID.
+// its id is the mock-data resource's (agreement.mockID), in the
+// platform's enc!! form; the PSU-Corporate-ID of the agreement is a UUID
+// that GET /v1/agreements and the SCA callback give.
 func (s *Server) createAgreement(c *call) error {
 	var in struct {
 		Owner       string       `json:"owner"`

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -432,4 +433,46 @@ func TestAgreementLinksAnswer(t *testing.T) {
 			assert.NotEqual(t, ag.ID, a.ID, "gone from its customer")
 		}
 	}
+}
+
+// TestMockAgreementIDs: the sandbox listing names a mock agreement by
+// the mock-data resource's id, in the platform's enc!! form (as its
+// listing does), not by the UUID that is its PSU-Corporate-ID; an SCA
+// approved with the listing's id (the controls take either) gives the
+// UUID as psu-corporate-id, and GET /v1/agreements lists that UUID.
+func TestMockAgreementIDs(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	c := newTPPClient(t, s, "Agreement ids TPP")
+	var ag agreementJSON
+	for _, cu := range listCustomers(t, c) {
+		if cu.CustomerNumber == CustomerFjordlys {
+			require.NotEmpty(t, cu.Agreements)
+			ag = cu.Agreements[0]
+		}
+	}
+	require.True(t, strings.HasPrefix(ag.ID, "enc!!"), ag.ID)
+	assert.Equal(t, "/v1/sandbox/agreements/"+ag.ID, ag.Links["self"].Href)
+
+	sid := uuid.NewString()
+	cb := c.consent(sid, func(href string) (*url.URL, error) {
+		return s.Control().AuthorizeCorporate(t.Context(), href, CustomerFjordlys, ag.ID)
+	})
+	corp := cb.Query().Get("psu-corporate-id")
+	require.NoError(t, uuid.Validate(corp), cb.String())
+	r := c.get("/v1/agreements", psuHeaders(cb.Query().Get("psu-id"), sid)...)
+	require.Equal(t, http.StatusOK, r.status, string(r.body))
+	var list struct {
+		Agreements []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"agreements"`
+	}
+	require.NoError(t, json.Unmarshal(r.body, &list))
+	require.NotEmpty(t, list.Agreements)
+	assert.Equal(t, corp, list.Agreements[0].ID)
+	assert.Equal(t, ag.Name, list.Agreements[0].Name)
+
+	// The UUID is no mock-data id.
+	assert.Equal(t, http.StatusNotFound, c.get("/v1/sandbox/agreements/"+corp).status)
 }

@@ -1,6 +1,7 @@
 package emulator
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -299,4 +301,65 @@ func assertAsRecorded(t *testing.T, doc string, body []byte, beyondLinks ...stri
 	got := slices.DeleteFunc(linkSet(t, body), func(l string) bool { return slices.Contains(beyondLinks, l) })
 	assert.Equal(t, linkSet(t, want), got, "links of %s\n%s", doc, body)
 	assert.Equal(t, enumValues(t, want), enumValues(t, body), "values of %s\n%s", doc, body)
+	assert.Equal(t, idForms(t, want), idForms(t, body), "id forms of %s\n%s", doc, body)
+}
+
+// idMembers are the members that hold a resource id or a list of them.
+var idMembers = map[string]bool{
+	"id": true, "resourceId": true, "customerId": true, "paymentId": true, "basketId": true,
+	"transactionId": true, "cardTransactionId": true, "relatedAccount": true,
+	"accounts": true, "cardAccounts": true, "engagements": true, "payments": true,
+}
+
+// idForms lists the form of every id an answer carries as "where:form":
+// enc!! ids by their byte count and padding ("enc32=", "enc48"), UUIDs
+// ("uuid"), digit strings by their length ("digits16"), sorted. linkSet
+// writes every id of an href as {id}; this compares the ids themselves,
+// so that an id of another form than the platform's shows.
+func idForms(t testing.TB, body []byte) []string {
+	t.Helper()
+	var v any
+	require.NoError(t, json.Unmarshal(body, &v), string(body))
+	form := func(v any) string {
+		s, ok := v.(string)
+		switch {
+		case !ok:
+			return fmt.Sprintf("%T", v)
+		case strings.HasPrefix(s, "enc!!"):
+			b := strings.TrimPrefix(s, "enc!!")
+			n, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(b, "="))
+			if err != nil {
+				return "enc?"
+			}
+			if strings.HasSuffix(b, "=") {
+				return fmt.Sprintf("enc%d=", len(n))
+			}
+			return fmt.Sprintf("enc%d", len(n))
+		case uuid.Validate(s) == nil && len(s) == 36:
+			return "uuid"
+		case s != "" && strings.Trim(s, "0123456789") == "":
+			return fmt.Sprintf("digits%d", len(s))
+		}
+		return "other"
+	}
+	set := map[string]bool{}
+	var walk func(prefix string, v any, isID bool)
+	walk = func(prefix string, v any, isID bool) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(strings.TrimPrefix(prefix+"."+k, "."), e, idMembers[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(prefix+"[]", e, isID)
+			}
+		default:
+			if isID {
+				set[prefix+":"+form(x)] = true
+			}
+		}
+	}
+	walk("", v, false)
+	return slices.Sorted(maps.Keys(set))
 }

@@ -222,13 +222,14 @@ func (c *Controls) GrantAgreement(cert *x509.Certificate, agreementID, customerN
 	}
 	st := s.ensureStoreLocked(tppIdentity(cert), s.now())
 	cu := st.customerByNumber(customerNumber)
+	ag := st.agreementByEitherID(agreementID)
 	switch {
 	case cu == nil:
 		return errGrantNoCustomer
-	case st.agreementByID(agreementID) == nil:
+	case ag == nil:
 		return errGrantNoAgreement
-	case st.agreementOf(cu, agreementID) == nil:
-		cu.grants = append(cu.grants, agreementID)
+	case st.agreementOf(cu, ag.id) == nil:
+		cu.grants = append(cu.grants, ag.id)
 	}
 	return nil
 }
