@@ -112,8 +112,9 @@ func (c *Controls) Authorize(ctx context.Context, scaRedirect, customerNumber st
 }
 
 // AuthorizeCorporate is [Controls.Authorize] for a corporate customer
-// choosing the agreement agreementID (the id GET /v1/agreements lists;
-// empty means the first one).
+// choosing the agreement agreementID (the id GET /v1/agreements lists, or
+// the mock-data id the sandbox customer listing gives; empty means the
+// first one). The callback's psu-corporate-id is the former.
 func (c *Controls) AuthorizeCorporate(ctx context.Context, scaRedirect, customerNumber, agreementID string) (*url.URL, error) {
 	s := c.s
 	if err := ctx.Err(); err != nil {

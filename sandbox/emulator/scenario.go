@@ -202,7 +202,8 @@ var (
 )
 
 // GrantAgreement gives the customer with customerNumber access to the
-// corporate agreement agreementID in the sandbox of the TPP of cert, as a
+// corporate agreement agreementID (its PSU-Corporate-ID or the mock-data
+// id of the sandbox customer listing) in the sandbox of the TPP of cert, as a
 // company gives an employee access: the PSU may then choose the CORPORATE
 // context with that agreement during SCA ([Controls.AuthorizeInContext], or
 // "For a company" on the page), and in that context sees and pays from
