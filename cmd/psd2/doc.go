@@ -79,7 +79,11 @@
 //	          list reads every entry too, so that one in doubt without its
 //	          open marker (the store failed to write it) is listed; a
 //	          payment the bank cannot fund now (ACCP, fundsAvailable
-//	          false) is said so by resolve, never "on its way"
+//	          false) is said so by resolve, never "on its way"; a status
+//	          answer without a transactionStatus, or with one psd2 does
+//	          not know (not of the interface's list: perhaps a payment
+//	          on hold), leaves its status unknown: resolve says so and
+//	          exits 3
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed (not before the end of the bank's pause, when
 //	          it asked the TPP to slow down: a 429 with a Retry-After); a
@@ -210,5 +214,7 @@
 //	   to settle (journal)
 //	2  a command-line mistake
 //	3  any other error: a file, the network, the bank, the store; for
-//	   probe, answers that decide no rendering (undecided)
+//	   probe, answers that decide no rendering (undecided); for journal
+//	   resolve, a payment whose status stays unknown (the status read
+//	   failed, or answered no status psd2 knows)
 package main

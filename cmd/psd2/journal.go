@@ -149,9 +149,18 @@ func resolveEntry(ctx context.Context, e *env, j *journal.Journal, c *client.Cli
 	case res.Kind == journal.NeedsPerson:
 		// Not settled: whether the payment exists is unknown.
 		return failedError{"the payment is still in doubt: psd2 cannot tell whether it exists; a person settles it (Next, above)"}
+	case rep.Finding == findingStatusUnknown:
+		// The bank's answer is unusable, as one without a
+		// transactionStatus (exit status 3): the payment exists, its
+		// status does not say what became of it.
+		return fmt.Errorf("the payment's status is unknown: the bank answered transactionStatus %q, which psd2 does not know (Next, above)", rep.Status)
 	}
 	return nil
 }
+
+// findingStatusUnknown is the finding of a payment whose status the
+// bank gave in a code psd2 does not know.
+const findingStatusUnknown = "status-unknown"
 
 // notRecordedReport adds to rep that the journal does not hold what was
 // found (err, an error matching journal.ErrNotRecorded), and makes
@@ -665,9 +674,10 @@ type resolveReport struct {
 	// Kind is how the journal settled the entry (journal.ResolutionKind).
 	Kind journal.ResolutionKind `json:"kind"`
 	// Finding is the payment's state in a word: paid, awaiting-approval,
-	// accepted, funds-unavailable, rejected, cancelled, not-created,
-	// exists-unapprovable, needs-person, settled-by-person,
-	// status-unknown.
+	// accepted, partially-accepted, funds-unavailable, rejected,
+	// cancelled, not-created, exists-unapprovable, needs-person,
+	// settled-by-person, status-unknown (a transactionStatus psd2 does
+	// not know; resolve exits 3).
 	Finding string `json:"finding"`
 	// ID is the bank's id of the payment, when known.
 	ID string `json:"id,omitempty"`
@@ -792,16 +802,25 @@ func statusReport(rep *resolveReport, res journal.Resolution, what string) {
 		rep.Meaning = known + ", approved (" + res.Status + "), but the bank cannot fund it now (fundsAvailable false): it is not paid; the bank's batch tries again."
 		rep.TellPSU = "Your payment is approved, but your account lacks the money for it: it is not paid yet. Add money to the account, or cancel the payment at your bank."
 		rep.NextStep = "Your service follows its status: it is paid once the bank's batch finds the money, or rejected. psd2 journal resolve again shows its status."
+	case s == payments.StatusPART:
+		rep.Finding = "partially-accepted"
+		rep.Meaning = known + ", partially accepted (PART): some of its payments were accepted, others not."
+		rep.TellPSU = "Some of your payments were not accepted: check each of them at your bank."
+		rep.NextStep = "Your service reads the status of each payment of it; the PSU may pay again those the bank did not accept."
 	case s.IsAccepted() || s == payments.StatusPDNG:
 		rep.Finding = "accepted"
 		rep.Meaning = known + ", approved and accepted (" + res.Status + "): it is on its way, not yet executed."
 		rep.TellPSU = "Your payment is approved and on its way."
 		rep.NextStep = "Nothing to do; your service follows its status until it is executed."
 	default:
-		rep.Finding = "status-unknown"
-		rep.Meaning = known + ", with a status psd2 does not know (" + res.Status + ")."
-		rep.TellPSU = "We are checking your payment's status."
-		rep.NextStep = "Ask the bank what status " + res.Status + " means for this payment."
+		// Not a status of the interface's list (a new one, one of
+		// another case, or the unnamed status of a payment on hold or
+		// stopped): whether it is paid, on its way or stopped is
+		// unknown, and resolve exits non-zero (statusUnknownError).
+		rep.Finding = findingStatusUnknown
+		rep.Meaning = known + ", but its status is unknown: the bank answered a transactionStatus psd2 does not know (" + res.Status + "), so whether it is paid, on its way or stopped is not known."
+		rep.TellPSU = "We are checking your payment's status: do not pay again yet."
+		rep.NextStep = "Ask the bank (its support, with the payment id) what status " + res.Status + " means for this payment; psd2 journal resolve again reads the status anew."
 	}
 }
 
