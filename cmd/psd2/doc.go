@@ -79,7 +79,9 @@
 //	          list reads every entry too, so that one in doubt without its
 //	          open marker (the store failed to write it) is listed; a
 //	          payment the bank cannot fund now (ACCP, fundsAvailable
-//	          false) is said so by resolve, never "on its way"; a status
+//	          false) is said so by resolve, never "on its way", and a
+//	          payment its resend created with the status the bank
+//	          answered (one rejected at once as rejected); a status
 //	          answer without a transactionStatus, or with one psd2 does
 //	          not know (not of the interface's list: perhaps a payment
 //	          on hold), leaves its status unknown: resolve says so and

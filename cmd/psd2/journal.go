@@ -681,8 +681,9 @@ type resolveReport struct {
 	Finding string `json:"finding"`
 	// ID is the bank's id of the payment, when known.
 	ID string `json:"id,omitempty"`
-	// Status is the transactionStatus the bank gave; absent when it gave
-	// none (StatusNote says why).
+	// Status is the transactionStatus the bank gave: the status read's,
+	// or for a payment the resend created (ResolvedCreated) its create
+	// answer's; absent when it gave none (StatusNote says why).
 	Status     string `json:"status,omitempty"`
 	StatusNote string `json:"statusNote,omitempty"`
 	// FundsAvailable is the bank's fundsAvailable with the status, when
@@ -715,6 +716,17 @@ func reportOf(row entryRow, res journal.Resolution, conflict error) resolveRepor
 	switch res.Kind {
 	case journal.ResolvedCreated:
 		rep.SCARedirect = scaRedirectOf(res.Answer)
+		rep.Status = statusOfAnswer(res.Answer)
+		if s := payments.TransactionStatus(rep.Status); rep.Status != "" && s != payments.StatusRCVD && s != payments.StatusPATC {
+			// The bank gave the created payment another status at once
+			// (rejected it, say): that is what it is, never "waiting
+			// for approval"; one psd2 does not know leaves it unknown.
+			created := res
+			created.Status = rep.Status
+			statusReport(&rep, created, what)
+			rep.Meaning = "The first request never reached the bank, so psd2 sent it again and the bank created it now. " + rep.Meaning
+			break
+		}
 		rep.Finding = "awaiting-approval"
 		rep.Meaning = fmt.Sprintf("The first request never reached the bank, so psd2 sent it again and the bank created it now, id %s: %s exists once, not paid yet; it waits for the PSU's approval (SCA).", dash(res.ID), what)
 		rep.TellPSU = fmt.Sprintf("Your %s is waiting for your approval at your bank.", row.What)
@@ -822,6 +834,18 @@ func statusReport(rep *resolveReport, res journal.Resolution, what string) {
 		rep.TellPSU = "We are checking your payment's status: do not pay again yet."
 		rep.NextStep = "Ask the bank (its support, with the payment id) what status " + res.Status + " means for this payment; psd2 journal resolve again reads the status anew."
 	}
+}
+
+// statusOfAnswer is the transactionStatus of a create's answer, "" when
+// it has none (or is no JSON object).
+func statusOfAnswer(answer json.RawMessage) string {
+	var doc struct {
+		TransactionStatus string `json:"transactionStatus"`
+	}
+	if json.Unmarshal(answer, &doc) != nil {
+		return ""
+	}
+	return doc.TransactionStatus
 }
 
 // scaRedirectOf is the scaRedirect link of a create's answer.

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/testkit/testtpp"
+	"github.com/tppkit/psd2/journal"
+	"github.com/tppkit/psd2/store"
+)
+
+// A resend that the bank creates answers the payment's transactionStatus
+// (docs/interface.md section 2.6: required, any status): psd2 journal
+// resolve says what it is, never "waiting for your approval" over a
+// payment the bank rejected at once, and a status psd2 does not know
+// leaves it unknown (exit 3), as a status read does. On the code before
+// it said "it waits for the PSU's approval (SCA)" and exited 0 whatever
+// the status was.
+func TestJournalResolveCreatedSaysTheAnsweredStatus(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ status, finding string }{
+		{"RCVD", "awaiting-approval"},
+		{"RJCT", "rejected"},
+		{"XXXX", "status-unknown"},
+	} {
+		t.Run(c.status, func(t *testing.T) {
+			t.Parallel()
+			ctx := t.Context()
+			_, creds, certFile, keyFile, _ := tppFiles(t)
+			const product = "/v1/payments/norwegian-domestic-credit-transfers"
+			var posts atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				if r.Method != http.MethodPost || r.URL.Path != "/api"+product {
+					http.NotFound(w, r)
+					return
+				}
+				if posts.Add(1) == 1 {
+					// The first create's answer is lost: its outcome is unknown.
+					conn, _, err := w.(http.Hijacker).Hijack()
+					if err == nil {
+						conn.Close()
+					}
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusCreated)
+				fmt.Fprintf(w, `{"paymentId":"p-2","transactionStatus":%q,"_links":{"scaRedirect":{"href":"https://bank.example/sca/p-2"}}}`, c.status)
+			}))
+			t.Cleanup(srv.Close)
+			dir := filepath.Join(t.TempDir(), "store")
+			st, err := store.NewFileStore(dir)
+			require.NoError(t, err)
+			cl, err := client.New(srv.URL+"/api", creds, client.WithStore(st), client.WithRetryPolicy(client.RetryPolicy{}),
+				client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
+			require.NoError(t, err)
+			j, err := journal.New(st, journal.WithClient(cl))
+			require.NoError(t, err)
+			spec := journal.Create{ResultID: "paymentId", DuplicateStatus: http.StatusBadRequest, DuplicateCode: "PAYMENT_FAILED"}
+			id := uuid.NewString()
+			_, err = cl.Do(ctx, client.Operation{Name: "payments.CreateNorwegianDomestic", Method: http.MethodPost, Path: product,
+				Body: json.RawMessage(`{"instructedAmount":{"amount":"10.00","currency":"NOK"}}`), ResultID: spec.ResultID, Hook: j.Hook(cl, spec)},
+				nil, client.WithRequestID(id))
+			require.Error(t, err)
+			require.NoError(t, j.Flush(ctx))
+
+			args := []string{"journal", "resolve", "--json", "-writers-stopped", "-store", dir, "-url", srv.URL + "/api", "-cert", certFile, "-key", keyFile, id}
+			out, errOut, code := psd2(t, args...)
+			t.Logf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+			var rep resolveReport
+			require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
+			require.Equal(t, journal.ResolvedCreated, rep.Kind)
+			assert.Equal(t, "p-2", rep.ID)
+			assert.Equal(t, c.status, rep.Status)
+			assert.Equal(t, c.finding, rep.Finding)
+			assert.Equal(t, "https://bank.example/sca/p-2", rep.SCARedirect, "the approval link is printed whatever the status")
+			if c.status == "RCVD" {
+				assert.Equal(t, exitOK, code)
+				return
+			}
+			assert.NotContains(t, rep.Meaning, "waits for the PSU's approval")
+			assert.NotContains(t, rep.TellPSU, "waiting for your approval")
+			if c.finding == "status-unknown" {
+				assert.Equal(t, exitRuntime, code)
+				assert.Contains(t, errOut, "status is unknown")
+			} else {
+				assert.Equal(t, exitOK, code)
+			}
+		})
+	}
+}
