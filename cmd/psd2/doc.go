@@ -138,7 +138,8 @@
 //	          -limit lists the earliest, and the counts still cover
 //	          every payment of the period, held credits and reversals too
 //	health    a bank's circuit breaker as the replicas on the store see it
-//	          (open since when, next probe) and its unavailability of the
+//	          (open since when, next probe: exit status 1 while it is
+//	          open, the bank unavailable) and its unavailability of the
 //	          last 24 hours; "health report -from -to" prints a period's
 //	          downtime records in the EBA's terms (unavailable minutes,
 //	          count, longest, uptime) with each record's evidence (the
@@ -211,9 +212,11 @@
 //
 //	0  done; verify: nothing wrong; probe: at least one rendering verified
 //	1  the check ran and found a fault (verify), the bank refused every
-//	   rendering (probe), or a resolve found a person's settlement that
-//	   the resend contradicts, or left the payment in doubt for a person
-//	   to settle (journal)
+//	   rendering (probe), the certificate is not valid now (keyid), the
+//	   bank is unavailable, its circuit breaker open (health; health
+//	   report prints a period and exits 0), or a resolve found a
+//	   person's settlement that the resend contradicts, or left the
+//	   payment in doubt for a person to settle (journal)
 //	2  a command-line mistake
 //	3  any other error: a file, the network, the bank, the store; for
 //	   probe, answers that decide no rendering (undecided); for journal

@@ -170,9 +170,16 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 			a.Count, a.Unavailable.Minutes(), a.Seen.Minutes(), a.Longest.Round(time.Second), a.Uptime)
 		fmt.Fprintln(w, "the evidence to file: psd2 health report -from ... -to ...")
 	})
-	if err == nil && h.UnendedSince != nil {
+	switch {
+	case err != nil:
+	case h.UnendedSince != nil:
 		err = fmt.Errorf("whether bank %s is available again is unknown: its unavailability since %s was never recorded as ended, and no client on the store holds its breaker open "+
 			"(the processes that saw it may have stopped before the bank answered again)", h.Bank, h.UnendedSince.Format(time.RFC3339))
+	case h.Since != nil:
+		// Read whole and found down: a finding (exit status 1), as
+		// keyid's certificate not valid now, never "done".
+		err = failedError{fmt.Sprintf("bank %s is unavailable: its circuit breaker is open since %s (next probe at %s)",
+			h.Bank, h.Since.Format(time.RFC3339), h.ProbeAt.Format(time.RFC3339))}
 	}
 	return err
 }

@@ -42,7 +42,7 @@ func TestHealthAndReport(t *testing.T) {
 
 	args := []string{"-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir}
 	out, errOut, code := psd2(t, append([]string{"health", "--json"}, args...)...)
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitFailed, code, errOut) // unavailable: a finding
 	var h healthStatus
 	require.NoError(t, json.Unmarshal([]byte(out), &h))
 	assert.Equal(t, client.BreakerOpen, h.Breaker)
@@ -109,7 +109,7 @@ func TestHealthStoreOfNothingOfTheBank(t *testing.T) {
 
 	// The bank it does hold: read as before.
 	out, errOut, code := psd2(t, "health", "-url", otherURL, "-cert", certFile, "-key", keyFile, "-store", dir)
-	require.Equal(t, exitOK, code, errOut)
+	require.Equal(t, exitFailed, code, errOut) // read, and found unavailable
 	assert.Contains(t, out, "UNAVAILABLE")
 }
 

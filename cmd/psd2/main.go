@@ -18,7 +18,7 @@ import (
 // Exit statuses, the same for every command.
 const (
 	exitOK      = 0 // done; for verify and probe: nothing wrong
-	exitFailed  = 1 // the check ran and found a fault (verify), the bank refused every rendering (probe), a settlement contradicted or a payment left in doubt (journal resolve)
+	exitFailed  = 1 // the check ran and found a fault (verify), the bank refused every rendering (probe), the certificate not valid now (keyid), the bank unavailable (health), a settlement contradicted or a payment left in doubt (journal resolve)
 	exitUsage   = 2 // a command-line mistake
 	exitRuntime = 3 // anything else: a file, the network, the bank, the store
 )
