@@ -134,7 +134,8 @@
 //	          holds no reconciliation state, is an error, never an empty
 //	          list; so is a -from before the 120 days the store keeps a
 //	          payment after its creation (those older go at their
-//	          account's next read: a list of then would miss them);
+//	          account's next read: a list of then would miss them), and
+//	          a -from in the future (a command-line mistake, exit 2);
 //	          -limit lists the earliest, and the counts still cover
 //	          every payment of the period, held credits and reversals too
 //	health    a bank's circuit breaker as the replicas on the store see it

@@ -70,6 +70,11 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 	if rep.To.Before(rep.From) {
 		return usagef("-from %s is after -to %s", rep.From, rep.To)
 	}
+	// A period not begun has no payment yet: "0 payment(s)" would be a
+	// claim nothing can back (health report refuses such a -from too).
+	if today := date.Of(time.Now().In(date.Oslo())); today.Before(rep.From) {
+		return usagef("-from %s is in the future (today is %s): no payment of that period is made yet", rep.From, today)
+	}
 	st, done, err := sf.open(ctx)
 	if err != nil {
 		return err
