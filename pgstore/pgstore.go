@@ -63,7 +63,10 @@ const (
 //     Get, Take and Update refuse a value above [store.MaxValueLen] with
 //     an error matching [store.ErrValueTooLarge] without reading it
 //     (Take deletes it all the same; Update leaves it and does not call
-//     fn), and Keys leaves out a key above [store.MaxKeyLen].
+//     fn), and Keys ends with an error matching [store.ErrInvalidKey]
+//     at a key above [store.MaxKeyLen] under its prefix, without
+//     reading the key: it cannot be given, and a listing without it
+//     would read as whole.
 //
 // Run [Store.Migrate] once at start-up (every replica may). A Store is
 // safe for concurrent use.
@@ -243,10 +246,11 @@ func newQueries(schema string, clocked bool) queries {
 	}
 	// bounded reads a value only within store.MaxValueLen, and its
 	// length: a longer value (written by other means) never crosses the
-	// wire (checkRead). keyBound leaves out of Keys a key longer than
-	// store.MaxKeyLen, which no other method takes.
+	// wire (checkRead). keyBound reads in Keys a key only within
+	// store.MaxKeyLen, which no other method takes, and its length: a
+	// longer one ends Keys with an error (overlongKey).
 	bounded := fmt.Sprintf(`CASE WHEN octet_length(value) <= %d THEN value END, octet_length(value)`, store.MaxValueLen)
-	keyBound := fmt.Sprintf(`octet_length(key) <= %d`, store.MaxKeyLen)
+	keyBound := fmt.Sprintf(`CASE WHEN octet_length(key) <= %d THEN key END, octet_length(key)`, store.MaxKeyLen)
 	return queries{
 		get: `SELECT ` + bounded + ` FROM ` + t + ` WHERE key = $1 AND ` + live(2),
 		put: `INSERT INTO ` + t + ` (key, value, expires_at) VALUES ($1, $2, ` + expires(4) + `)
@@ -260,8 +264,8 @@ func newQueries(schema string, clocked bool) queries {
 			ON CONFLICT (key) DO UPDATE SET key = kv.key
 			RETURNING ` + bounded + `, ` + live(2),
 		set:    `UPDATE ` + t + ` SET value = $2, expires_at = ` + expires(4) + ` WHERE key = $1`,
-		keys:   `SELECT key FROM ` + t + ` WHERE key >= $1 AND starts_with(key, $2) AND ` + keyBound + ` AND ` + live(3) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
-		keysTo: `SELECT key FROM ` + t + ` WHERE key >= $1 AND key < $3 AND starts_with(key, $2) AND ` + keyBound + ` AND ` + live(4) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+		keys:   `SELECT ` + keyBound + ` FROM ` + t + ` WHERE key >= $1 AND starts_with(key, $2) AND ` + live(3) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
+		keysTo: `SELECT ` + keyBound + ` FROM ` + t + ` WHERE key >= $1 AND key < $3 AND starts_with(key, $2) AND ` + live(4) + ` ORDER BY key LIMIT ` + fmt.Sprint(keysPage),
 		cleanup: `DELETE FROM ` + t + ` WHERE key IN (SELECT key FROM ` + t + `
 			WHERE expires_at <= ` + now(1) + ` ORDER BY expires_at LIMIT ` + fmt.Sprint(cleanupBatch) + ` FOR UPDATE SKIP LOCKED)`,
 	}
@@ -500,7 +504,7 @@ func (s *Store) Keys(ctx context.Context, prefix string) iter.Seq2[string, error
 			return // no key has it
 		}
 		for {
-			var page []string
+			var page []keyRow
 			err := s.exec(ctx, func(b *pgx.Batch) {
 				var q *pgx.QueuedQuery
 				if bounded {
@@ -509,7 +513,10 @@ func (s *Store) Keys(ctx context.Context, prefix string) iter.Seq2[string, error
 					q = b.Queue(s.q.keys, s.at(from, head)...)
 				}
 				q.Query(func(rows pgx.Rows) (err error) {
-					page, err = pgx.CollectRows(rows, pgx.RowTo[string])
+					page, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (k keyRow, err error) {
+						err = r.Scan(&k.key, &k.n)
+						return k, err
+					})
 					return err
 				})
 			})
@@ -518,7 +525,11 @@ func (s *Store) Keys(ctx context.Context, prefix string) iter.Seq2[string, error
 				return
 			}
 			for _, k := range page {
-				if !yield(k, nil) {
+				if k.key == nil {
+					yield("", overlongKey(prefix, k.n))
+					return
+				}
+				if !yield(*k.key, nil) {
 					return
 				}
 			}
@@ -528,9 +539,25 @@ func (s *Store) Keys(ctx context.Context, prefix string) iter.Seq2[string, error
 			// The next key above the last: no key lies between it and
 			// the last one followed by "\x01" (it would go on with a NUL,
 			// which no key holds).
-			from = page[len(page)-1] + "\x01"
+			from = *page[len(page)-1].key + "\x01"
 		}
 	}
+}
+
+// keyRow is a row of Keys: the key, nil when it is above
+// store.MaxKeyLen (not read), and its length.
+type keyRow struct {
+	key *string
+	n   int64
+}
+
+// overlongKey is the error of Keys at a key of n bytes under prefix,
+// above store.MaxKeyLen: a row no method of a Store could write
+// (another application's, or a hand-made one), which Keys cannot give,
+// and a listing without it would read as whole.
+func overlongKey(prefix string, n int64) error {
+	return fmt.Errorf("pgstore: keys: %w: a key under the prefix %q has %d bytes, more than the %d a key may have (written by other means): it is not read",
+		store.ErrInvalidKey, prefix, n, store.MaxKeyLen)
 }
 
 // keyRange returns what Keys asks the database for the keys that start
