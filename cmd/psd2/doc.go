@@ -118,7 +118,10 @@
 //	          (psd2 banks sor, or -bank sor)
 //	outbox    list the dead letters of pgstore's event outbox (events the
 //	          handler refused on every attempt) with the outbox's counts,
-//	          both read at one moment (one snapshot: they agree);
+//	          both read at one moment (one snapshot: they agree); at
+//	          most -limit dead letters (100) are listed, and when it cut
+//	          the list the text says how many are shown and --json has
+//	          "more": true;
 //	          retry them, or discard one no handler will ever take
 //	          (-store a PostgreSQL connection string, or $PSD2_STORE); an
 //	          outbox that holds no event at all (none pending, dead or

@@ -19,10 +19,12 @@ const outboxUsage = "(list | retry ID... | retry -all | discard ID) -store POSTG
 // in the connection string need not be on the command line.
 const envStore = "PSD2_STORE"
 
-// outboxReport is what psd2 outbox list prints.
+// outboxReport is what psd2 outbox list prints. More is set when
+// -limit cut the list: Stats.Dead counts them all.
 type outboxReport struct {
 	Stats       pgstore.OutboxStats  `json:"stats"`
 	DeadLetters []pgstore.DeadLetter `json:"deadLetters"`
+	More        bool                 `json:"more,omitempty"`
 }
 
 // outboxResult is what retry and discard print.
@@ -155,7 +157,7 @@ const noEventNote = "note: this outbox holds no event at all (none pending, dead
 // letters, read at one moment (Outbox.List): the counts and the letters
 // listed agree.
 func listDeadLetters(e *env, stats pgstore.OutboxStats, dead []pgstore.DeadLetter) error {
-	rep := outboxReport{Stats: stats, DeadLetters: dead}
+	rep := outboxReport{Stats: stats, DeadLetters: dead, More: int64(len(dead)) < stats.Dead}
 	if stats.Pending == 0 && stats.Dead == 0 && stats.Delivered == 0 && len(dead) == 0 {
 		fmt.Fprintln(e.stderr, noEventNote)
 	}
@@ -170,14 +172,18 @@ func listDeadLetters(e *env, stats pgstore.OutboxStats, dead []pgstore.DeadLette
 			}
 		}
 		fmt.Fprintf(w, "%d dead letter(s)", stats.Dead)
-		if int64(len(dead)) < stats.Dead {
+		if rep.More {
 			fmt.Fprintf(w, " (%d shown: raise -limit)", len(dead))
 		}
 		var holds int64
 		for _, d := range dead {
 			holds += d.Holds
 		}
-		if holds > 0 {
+		switch {
+		case holds > 0 && rep.More:
+			// Those not shown may hold more.
+			fmt.Fprintf(w, ", the shown ones holding %d later event(s) of their subjects", holds)
+		case holds > 0:
 			fmt.Fprintf(w, ", holding %d later event(s) of their subjects", holds)
 		}
 		fmt.Fprintf(w, "; %d pending, %d of them retrying; %d delivered\n", stats.Pending, stats.Retrying, stats.Delivered)

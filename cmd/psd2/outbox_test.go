@@ -125,7 +125,7 @@ func TestOutboxCommand(t *testing.T) {
 	require.Zero(t, code, stderr)
 	assert.Contains(t, out, a1.ID)
 	assert.NotContains(t, out, b1.ID)
-	assert.Contains(t, out, "2 dead letter(s) (1 shown: raise -limit), holding 1 later event(s) of their subjects; 1 pending")
+	assert.Contains(t, out, "2 dead letter(s) (1 shown: raise -limit), the shown ones holding 1 later event(s) of their subjects; 1 pending")
 	assert.Contains(t, out, "psd2 outbox retry")
 	assert.NotContains(t, out+stderr, conn, "the connection string is never printed")
 
