@@ -81,11 +81,11 @@
 //	          payment the bank cannot fund now (ACCP, fundsAvailable
 //	          false) is said so by resolve, never "on its way", and a
 //	          payment its resend created with the status the bank
-//	          answered (one rejected at once as rejected); a status
-//	          answer without a transactionStatus, or with one psd2 does
-//	          not know (not of the interface's list: perhaps a payment
-//	          on hold), leaves its status unknown: resolve says so and
-//	          exits 3
+//	          answered (one rejected at once as rejected); an answer
+//	          (of the status read, or of the resend) without a
+//	          transactionStatus, or with one psd2 does not know (not of
+//	          the interface's list: perhaps a payment on hold), leaves
+//	          its status unknown: resolve says so and exits 3
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed (not before the end of the bank's pause, when
 //	          it asked the TPP to slow down: a 429 with a Retry-After); a

@@ -150,9 +150,12 @@ func resolveEntry(ctx context.Context, e *env, j *journal.Journal, c *client.Cli
 		// Not settled: whether the payment exists is unknown.
 		return failedError{"the payment is still in doubt: psd2 cannot tell whether it exists; a person settles it (Next, above)"}
 	case rep.Finding == findingStatusUnknown:
-		// The bank's answer is unusable, as one without a
+		// The bank's answer is unusable, as a status read without a
 		// transactionStatus (exit status 3): the payment exists, its
 		// status does not say what became of it.
+		if rep.Status == "" {
+			return errors.New("the payment's status is unknown: the bank's answer gave no transactionStatus (Next, above)")
+		}
 		return fmt.Errorf("the payment's status is unknown: the bank answered transactionStatus %q, which psd2 does not know (Next, above)", rep.Status)
 	}
 	return nil
@@ -677,7 +680,8 @@ type resolveReport struct {
 	// accepted, partially-accepted, funds-unavailable, rejected,
 	// cancelled, not-created, exists-unapprovable, needs-person,
 	// settled-by-person, status-unknown (a transactionStatus psd2 does
-	// not know; resolve exits 3).
+	// not know, or none in the answer to a resend that created the
+	// payment; resolve exits 3).
 	Finding string `json:"finding"`
 	// ID is the bank's id of the payment, when known.
 	ID string `json:"id,omitempty"`
@@ -717,7 +721,18 @@ func reportOf(row entryRow, res journal.Resolution, conflict error) resolveRepor
 	case journal.ResolvedCreated:
 		rep.SCARedirect = scaRedirectOf(res.Answer)
 		rep.Status = statusOfAnswer(res.Answer)
-		if s := payments.TransactionStatus(rep.Status); rep.Status != "" && s != payments.StatusRCVD && s != payments.StatusPATC {
+		if rep.Status == "" {
+			// The answer's transactionStatus is required: without it
+			// (or without an answer psd2 could read) whether the bank
+			// took the payment for approval is not known.
+			rep.Finding = findingStatusUnknown
+			rep.StatusNote = "the bank's answer to the resend gave no transactionStatus"
+			rep.Meaning = fmt.Sprintf("The first request never reached the bank, so psd2 sent it again and the bank created it now, id %s, but its status is unknown: the answer gave no transactionStatus, so whether %s is awaiting the PSU's approval, or was rejected at once, is not known.", dash(res.ID), what)
+			rep.TellPSU = "We are checking your payment's status: do not pay again yet."
+			rep.NextStep = "psd2 journal resolve again reads its status (the journal has its id now). If it is received (RCVD), your service brings the PSU to its scaRedirect (below, if the bank gave one; else it starts an authorisation, payments.Service.StartAuthorisation); unapproved, it expires unpaid."
+			break
+		}
+		if s := payments.TransactionStatus(rep.Status); s != payments.StatusRCVD && s != payments.StatusPATC {
 			// The bank gave the created payment another status at once
 			// (rejected it, say): that is what it is, never "waiting
 			// for approval"; one psd2 does not know leaves it unknown.

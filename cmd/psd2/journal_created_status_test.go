@@ -26,13 +26,15 @@ import (
 // payment the bank rejected at once, and a status psd2 does not know
 // leaves it unknown (exit 3), as a status read does. On the code before
 // it said "it waits for the PSU's approval (SCA)" and exited 0 whatever
-// the status was.
+// the status was, or without one. The approval link is printed in every
+// case.
 func TestJournalResolveCreatedSaysTheAnsweredStatus(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ status, finding string }{
 		{"RCVD", "awaiting-approval"},
 		{"RJCT", "rejected"},
 		{"XXXX", "status-unknown"},
+		{"", "status-unknown"}, // no transactionStatus: required in the answer
 	} {
 		t.Run(c.status, func(t *testing.T) {
 			t.Parallel()
@@ -56,7 +58,11 @@ func TestJournalResolveCreatedSaysTheAnsweredStatus(t *testing.T) {
 				}
 				w.Header().Set("Content-Type", "application/json")
 				w.WriteHeader(http.StatusCreated)
-				fmt.Fprintf(w, `{"paymentId":"p-2","transactionStatus":%q,"_links":{"scaRedirect":{"href":"https://bank.example/sca/p-2"}}}`, c.status)
+				status := ""
+				if c.status != "" {
+					status = fmt.Sprintf(`"transactionStatus":%q,`, c.status)
+				}
+				fmt.Fprintf(w, `{"paymentId":"p-2",%s"_links":{"scaRedirect":{"href":"https://bank.example/sca/p-2"}}}`, status)
 			}))
 			t.Cleanup(srv.Close)
 			dir := filepath.Join(t.TempDir(), "store")
