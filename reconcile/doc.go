@@ -159,15 +159,20 @@
 // unstructured text. A KID is looked for in the structured remittance
 // members (a string or an object, alone or in an array), in an
 // additionalInformationProprietaryN that is the KID, and in the text:
-// alone, or as a word of at least 5 digits. Each of them may write it in
+// alone, or as a word of at least 5 digits standing apart (as a run of
+// groups, below): "ordre 2026/12345678903", "INV-12345678903" or
+// "12345678903,00" carry no KID, "KID:12345678903" does. Each of them may write it in
 // groups of digits, as a bank prints it for the eye ("1234 5678 903" for
 // 12345678903, "12 345 678 903"): its digits are the KID when the groups
 // are separated by single spaces (ASCII, no-break, figure, thin or narrow
 // no-break), nothing else, all of one length of 2 to 5 digits but the
 // last or the first (no longer), the run in a text whole and standing
-// apart (touching no letter, digit or '-', nor a mark such as '.', ':'
-// or '/' with a digit beyond: "16:12 345 678 903" is a time and a
-// number), and the digits end in a valid MOD-10 or MOD-11 check digit.
+// apart (touching on each side the text's end, white space, or a mark
+// that ends a word in prose, such as '.', ',', ':', a quote or a bracket,
+// with no digit beyond; never a letter, a digit, '-', '/', '_' or another
+// symbol: "16:12 345 678 903" is a time and a number, "2026/1234 5678
+// 903" an order number), and the digits end in a valid MOD-10 or MOD-11
+// check digit; a run glued to a token reads as no KID, nor do its groups.
 // So "faktura 1234 5678903" or
 // "faktura 1234 kid 5678903" never read as 12345678903, and a KID so
 // found settles a payment only when its digits are the payment's exactly

@@ -30,7 +30,9 @@ import (
 //   - in the unstructured text or its array, alone ("1234567890128", as
 //     the SDK's emulator echoes it) or among words ("KID 1234567890128"),
 //     as a word of at least minTextKID digits (a shorter number in a
-//     text is a price, a date, an invoice line, more often than a KID);
+//     text is a price, a date, an invoice line, more often than a KID)
+//     standing apart (standsApart: "2026/12345678903" is an order number,
+//     not KID 12345678903);
 //   - in any of these places written in groups of digits, as a bank
 //     prints it for the eye ("1234 5678 903" for 12345678903): see
 //     kidOf, the one place a reference is read as a KID. A run of a text
@@ -130,13 +132,18 @@ func echoedKIDs(t *accounts.Transaction) []string {
 		}
 		// A run of groups read as a KID is one number: its groups are
 		// not KIDs of their own ("12345 67890 3" is 12345678903, never
-		// 12345 nor 67890: a digit string less). Its place in the text
-		// is blanked, never more: the words around it stay as they are.
+		// 12345 nor 67890: a digit string less), and it is the KID only
+		// standing apart; glued to a token ("12345 67890 3/2026"), it is
+		// a piece of the token, and its groups still no KIDs. Its place
+		// in the text is blanked, never more: the words around it stay
+		// as they are.
 		rest := []byte(nil)
 		for _, sp := range digitGroupSpans(text) {
 			g := text[sp[0]:sp[1]]
 			if _, ok := kidOf(g); ok {
-				add(g, minTextKID)
+				if standsApart(text, sp[0], sp[1]) {
+					add(g, minTextKID)
+				}
 				if rest == nil {
 					rest = []byte(text)
 				}
@@ -149,8 +156,8 @@ func echoedKIDs(t *accounts.Transaction) []string {
 		if rest != nil {
 			words = string(rest)
 		}
-		for _, f := range strings.FieldsFunc(words, func(r rune) bool { return !isDigit(r) && r != '-' }) {
-			add(strings.TrimLeft(f, "-"), minTextKID)
+		for _, sp := range digitWordSpans(words) {
+			add(words[sp[0]:sp[1]], minTextKID)
 		}
 	}
 	return out
@@ -261,39 +268,26 @@ func isGroupSpace(r rune) bool {
 // digitGroups returns the runs of a text that may be a number written in
 // groups (see kidOf): two or more groups of digits, each separated from
 // the next by one grouping space, the last perhaps ending with '-'; each
-// run whole (never a part of one), standing apart: neither it nor its
-// last '-' touches a letter, a digit or '-', nor a mark other than a
-// space with a digit beyond it ("1 234.50" is an amount, "16:12 345" a
-// time, "2026/1234 5678" an order number). At most maxKIDs runs.
+// run whole (never a part of one), standing apart (standsApart: "1
+// 234.50" is an amount, "16:12 345" a time, "2026/1234 5678" an order
+// number). At most maxKIDs runs.
 func digitGroups(text string) []string {
-	spans := digitGroupSpans(text)
-	out := make([]string, len(spans))
-	for i, sp := range spans {
-		out[i] = text[sp[0]:sp[1]]
+	var out []string
+	for _, sp := range digitGroupSpans(text) {
+		if len(out) < maxKIDs && standsApart(text, sp[0], sp[1]) {
+			out = append(out, text[sp[0]:sp[1]])
+		}
 	}
 	return out
 }
 
-// digitGroupSpans returns where the runs of digitGroups are in text: the
+// digitGroupSpans returns where the runs of a text that may be a number
+// written in groups are, standing apart or not (see digitGroups): the
 // byte offsets of each one's start and end.
 func digitGroupSpans(text string) [][2]int {
 	var out [][2]int
-	// apart reports whether r, next to a run (beyond it: the rune after
-	// r), lets the run stand apart.
-	apart := func(r, beyond rune) bool {
-		switch {
-		case r == '-', unicode.IsLetter(r), unicode.IsDigit(r):
-			return false
-		case unicode.IsSpace(r):
-			return true
-		}
-		// A mark between digits makes one number of them: an amount
-		// ("1 234.50"), a time ("16:12 345"), a date, an order number
-		// ("2026/1234 5678").
-		return !isDigit(beyond)
-	}
 	i := 0
-	for i < len(text) && len(out) < maxKIDs {
+	for i < len(text) {
 		if !isDigit(rune(text[i])) {
 			i++
 			continue
@@ -314,16 +308,80 @@ func digitGroupSpans(text string) [][2]int {
 			end++
 		}
 		i = end
-		before, n := utf8.DecodeLastRuneInString(text[:start])
-		beforeThat, _ := utf8.DecodeLastRuneInString(text[:start-n])
-		after, n := utf8.DecodeRuneInString(text[end:])
-		afterThat, _ := utf8.DecodeRuneInString(text[end+n:])
-		if groups < 2 || (start > 0 && !apart(before, beforeThat)) || (end < len(text) && !apart(after, afterThat)) {
-			continue
+		if groups >= 2 {
+			out = append(out, [2]int{start, end})
 		}
-		out = append(out, [2]int{start, end})
 	}
 	return out
+}
+
+// digitWordSpans returns where the words of digits of a text are that may
+// be a KID (see kidOf): each a whole run of digits, perhaps ending with
+// '-' (a MOD-11 check value of 10), standing apart (standsApart), as the
+// byte offsets of its start and end. A run that is a piece of a longer
+// token is none: an order number ("2026/12345678903"), an invoice's
+// ("INV-12345678903", "faktura12345678903"), an amount ("12345678903.50",
+// "12345,00"), a date or a time.
+func digitWordSpans(text string) [][2]int {
+	var out [][2]int
+	i := 0
+	for i < len(text) {
+		if !isDigit(rune(text[i])) {
+			i++
+			continue
+		}
+		start, end := i, i
+		for end < len(text) && isDigit(rune(text[end])) {
+			end++
+		}
+		if end < len(text) && text[end] == '-' {
+			end++
+		}
+		i = end
+		if standsApart(text, start, end) {
+			out = append(out, [2]int{start, end})
+		}
+	}
+	return out
+}
+
+// standsApart reports whether text[start:end], a run of digits (in groups
+// or not, perhaps ending with '-'), stands apart in text as a number of
+// its own rather than a piece of a longer token: each side is the text's
+// end, white space, or a mark that ends a word in prose ('.', ',', ':',
+// ';', '!', '?', '=', '#', a quote or a bracket) with no digit beyond it.
+// A letter, a digit, '-', '/', '_' or any other mark or symbol next to it
+// joins it to a token ("2026/12345678903" is an order number,
+// "INV-12345678903" an invoice's, "16:12 345" a time, "1 234.50" an
+// amount): the safe reading is no KID, since a payment left waiting is
+// reported, a credit taken for the wrong payment is not.
+func standsApart(text string, start, end int) bool {
+	apart := func(r, beyond rune) bool {
+		switch {
+		case unicode.IsSpace(r):
+			return true
+		case strings.ContainsRune(".,:;!?=#\"'()[]{}<>", r), unicode.In(r, unicode.Ps, unicode.Pe, unicode.Pi, unicode.Pf):
+			// A mark between digits makes one number of them: an
+			// amount ("1 234.50"), a time ("16:12 345"), a date.
+			return !isDigit(beyond)
+		}
+		return false
+	}
+	if start > 0 {
+		before, n := utf8.DecodeLastRuneInString(text[:start])
+		beyond, _ := utf8.DecodeLastRuneInString(text[:start-n])
+		if !apart(before, beyond) {
+			return false
+		}
+	}
+	if end < len(text) {
+		after, n := utf8.DecodeRuneInString(text[end:])
+		beyond, _ := utf8.DecodeRuneInString(text[end+n:])
+		if !apart(after, beyond) {
+			return false
+		}
+	}
+	return true
 }
 
 // maxStructured bounds the structured references read from one member.

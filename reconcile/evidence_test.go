@@ -80,6 +80,8 @@ func TestEchoedKIDs(t *testing.T) {
 		{"groups with a wrong check digit", accounts.Transaction{RemittanceInformationUnstructured: "KID 1234 5678 904"}, nil},
 		{"two numbers are no groups", accounts.Transaction{RemittanceInformationUnstructured: "faktura 1234 5678903"}, []string{"5678903"}},
 		{"a word between", accounts.Transaction{RemittanceInformationUnstructured: "faktura 1234 kid 5678903"}, []string{"5678903"}},
+		{"a piece of an order number", accounts.Transaction{RemittanceInformationUnstructured: "ordre 2026/12345678903, kid 5678903"}, []string{"5678903"}},
+		{"a piece of an invoice number", accounts.Transaction{RemittanceInformationUnstructured: "INV-12345678903 A12345678903"}, nil},
 	} {
 		assert.Equal(t, tc.want, echoedKIDs(&tc.tx), tc.name)
 	}

@@ -68,6 +68,8 @@ func TestKIDSpacesMakeNoOtherKID(t *testing.T) {
 		"uneven groups":              "KID 123 45 678 903",
 		"a time's minutes":           "kl 16:12 345 678 903",
 		"a number after a slash":     "ordre 2026/1234 5678 903",
+		"a code's after a slash":     "ordre INV/1234 5678 903",
+		"an invoice's after a dash":  "faktura INV-1234 5678 903",
 		"a date's year":              "16-03.2026 1234 5678 903",
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -135,6 +137,15 @@ func TestKIDGroupsAreOneKID(t *testing.T) {
 		assert.Empty(t, r.Settled)
 		assert.Len(t, r.Unmatched, 1)
 	})
+	t.Run("glued to a token, the groups are still no KIDs", func(t *testing.T) {
+		t.Parallel()
+		f := newFixture(t, "2026-03-16")
+		f.pay("p0", nok("1250.00"), "12345", "")
+		f.pay("p1", nok("1250.00"), spacedKID, "")
+		r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), "ordre 12345 67890 3/2026"))
+		assert.Empty(t, r.Settled, "12345 67890 3/2026 is one token")
+		assert.Len(t, r.Unmatched, 1)
+	})
 	t.Run("a number beside the groups is still one", func(t *testing.T) {
 		t.Parallel()
 		f := newFixture(t, "2026-03-16")
@@ -142,4 +153,57 @@ func TestKIDGroupsAreOneKID(t *testing.T) {
 		r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), "faktura 12345 67890123, kid 67890"))
 		assert.Len(t, r.Settled, 1, "67890 stands alone at the end")
 	})
+}
+
+// TestKIDGluedToAToken: a KID's digits that are a piece of a longer token
+// (an order number after a slash, an invoice's number after a dash or
+// letters, an amount, a date) are not read as the KID: the payment is
+// left waiting, the credit reported unmatched. Before, any run of digits
+// of a text was a KID, so "ordre 2026/12345678903" settled the payment
+// whose KID is 12345678903.
+func TestKIDGluedToAToken(t *testing.T) {
+	t.Parallel()
+	for name, text := range map[string]string{
+		"after a slash":             "ordre 2026/12345678903",
+		"after a slash and a word":  "ordre INV/12345678903",
+		"before a slash":            "ordre 12345678903/2026",
+		"after a dash":              "faktura INV-12345678903",
+		"after a dash at the start": "-12345678903 faktura",
+		"after letters":             "faktura12345678903",
+		"before letters":            "12345678903kr",
+		"an amount":                 "sum 12345678903.50",
+		"an amount with a comma":    "sum 12345678903,00",
+		"a time before":             "kl 16:12345678903",
+		"after an underscore":       "ref_12345678903",
+		"in an address":             "12345678903@bank.no",
+		"after an en dash":          "faktura 2026\u201312345678903",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, "2026-03-16")
+			f.pay("p1", nok("1250.00"), spacedKID, "")
+			r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), text))
+			assert.Empty(t, r.Settled, "%q does not carry KID %s", text, spacedKID)
+			assert.Len(t, r.Unmatched, 1)
+		})
+	}
+	for name, text := range map[string]string{
+		"after a colon":           "KID:12345678903",
+		"after a colon and space": "KID: 12345678903",
+		"at a sentence's end":     "Betaling KID 12345678903.",
+		"in brackets":             "Faktura (12345678903)",
+		"in quotes":               "KID \u00ab12345678903\u00bb",
+		"after a number sign":     "KID #12345678903, takk",
+		"after an equals sign":    "kid=12345678903",
+		"on a line of its own":    "Faktura 2026/17\n12345678903",
+	} {
+		t.Run("still read "+name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, "2026-03-16")
+			f.pay("p1", nok("1250.00"), spacedKID, "")
+			r := f.apply(credit("c1", "2026-03-16", nok("1250.00"), text))
+			require.Len(t, r.Settled, 1, "%q carries KID %s", text, spacedKID)
+			assert.Equal(t, reconcile.ByKID, r.Settled[0].By)
+		})
+	}
 }
