@@ -139,7 +139,10 @@
 // held credit is let go, without a withdrawal, and is as any credit that
 // matches no waiting payment: held for the payment's first waiting twin,
 // else reported in that call's [Round.Unmatched], once. A credit freed by
-// its payment's rejection takes a twin holding a credit the same way.
+// its payment's rejection takes a twin holding a credit the same way;
+// [Reconciler.Status] returns no Round, so a held credit it lets go that
+// no other twin takes is kept (key, date and amount) for the next
+// [Reconciler.Apply] to report in its Round.Unmatched, first, once.
 // A reversal of a settled payment that txsync flags is held the same way
 // while its date is ahead: the payment stays settled, the reversal in
 // [State.HeldReversal] and [Round.Held], no event, and the first read
@@ -243,7 +246,10 @@
 // ([ErrCorruptState], not another state; a replica that knows
 // withdrawals but not held credits refuses a state holding one, never
 // reads it as settled, and one that knows held credits but not held
-// reversals refuses a state holding a reversal). From this release on,
+// reversals refuses a state holding a reversal). A state that keeps a
+// credit for the next Apply to report unmatched (see Credits booked in
+// the future) is written in version 3 until it is reported, and refused
+// meanwhile by a replica that reads version 2 ([ErrNewerState]). From this release on,
 // every change of the form takes a new version byte, and a state of a
 // later form than a replica reads, its envelope sound, is
 // [ErrNewerState], not ErrCorruptState: the replica is upgraded, and the
@@ -282,7 +288,4 @@
 //     payment is [Withdrawn], but its references were let go, and no
 //     later credit settles it.
 //   - A reversal the bank withdraws: the payment stays [Returned].
-//   - A held credit (booked in the future) that a credit freed by a
-//     rejection takes the payment from, matching no other twin, is let go
-//     unreported: [Reconciler.Status] reports no round.
 package reconcile

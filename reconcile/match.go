@@ -54,7 +54,10 @@ type mutation struct {
 	now      int64
 	emitting bool
 	changed  bool
-	round    Round
+	// reports: the call reports its Round (Apply); a credit another
+	// call finds unmatched is kept for the next Apply (see unmatched).
+	reports bool
+	round   Round
 	// announce are the indexes (in the state's anns) of the
 	// announcements this call claimed to make; mine the ids of the
 	// payments whose facts it decided.
@@ -474,7 +477,7 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 							if j := slices.IndexFunc(credits, func(c *booking) bool { return string(c.key) == o.booking }); j >= 0 {
 								freed[j] = true // this delta's: reported below, unless quiet
 							} else {
-								m.unmatched(o)
+								m.unmatched(s, o)
 							}
 						}
 					}
@@ -693,9 +696,29 @@ func (m *mutation) displace(s *acctState, i int) *outcome {
 }
 
 // unmatched reports credit o, known by its outcome, as matching no
-// payment.
-func (m *mutation) unmatched(o *outcome) {
+// payment: in the call's Round.Unmatched, or, for a call that reports no
+// Round (Status, Track), kept in s for the next Apply to report (see
+// report), so that no credit is let go unreported.
+func (m *mutation) unmatched(s *acctState, o *outcome) {
+	if !m.reports {
+		s.unreported = append(s.unreported, unreported{booking: o.booking, bday: o.bday, booked: o.booked})
+		m.changed = true
+		return
+	}
 	m.round.Unmatched = append(m.round.Unmatched, Credit{Key: txsync.Key(o.booking), BookingDate: dateOf(o.bday), Amount: o.booked.money()})
+}
+
+// report moves the credits kept to report (see unmatched) to the call's
+// Round.Unmatched, first.
+func (m *mutation) report(s *acctState) {
+	if len(s.unreported) == 0 {
+		return
+	}
+	for _, u := range s.unreported {
+		m.round.Unmatched = append(m.round.Unmatched, Credit{Key: txsync.Key(u.booking), BookingDate: dateOf(u.bday), Amount: u.booked.money()})
+	}
+	s.unreported = nil
+	m.changed = true
 }
 
 // rematch settles the first waiting twin of payment p (as it was when
@@ -743,7 +766,7 @@ func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) bool {
 		}
 		if q.out == outHeld {
 			if held := m.displace(s, j); held != nil {
-				m.unmatched(held)
+				m.unmatched(s, held)
 			}
 		}
 		m.settle(s, j, o.by, b)

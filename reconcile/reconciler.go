@@ -97,7 +97,8 @@ func (r *Reconciler) load(key txsync.AccountKey, b []byte) (*acctState, error) {
 	c := r.cache[key]
 	r.mu.Unlock()
 	if c != nil && bytes.Equal(c.body, h.body) {
-		return &acctState{since: h.since, due: h.due, anns: h.anns, pays: slices.Clone(c.s.pays), seen: slices.Clone(c.s.seen)}, nil
+		return &acctState{since: h.since, due: h.due, anns: h.anns, pays: slices.Clone(c.s.pays), seen: slices.Clone(c.s.seen),
+			unreported: slices.Clone(c.s.unreported)}, nil
 	}
 	return decodeState(b)
 }
@@ -630,6 +631,8 @@ func (r *Reconciler) Observe(ctx context.Context, d *txsync.Delta) error {
 
 // run is the whole of an Apply's change of s.
 func (m *mutation) run(s *acctState, bs []booking, first bool, rev *revisions) {
+	m.reports = true
+	m.report(s)
 	m.apply(s, bs, first, rev)
 	m.release(s)
 	m.stalls(s)

@@ -29,7 +29,9 @@ import (
 //     request id, the events' byte and varint when last claimed;
 //   - the CRC of the version, length and header;
 //   - the body: the count of payments and each, the count of the bookings
-//     seen and each (two 8-byte hashes and a uvarint day);
+//     seen and each (two 8-byte hashes and a uvarint day), and in version
+//     3 only the count of the credits to report (see unreported) and each
+//     (its key, day and amount);
 //   - the body's CRC.
 //
 // A payment: its request id, varint created (Unix seconds), the scheme
@@ -57,8 +59,15 @@ import (
 // settlement; one that knows outHeld but not outReturnHeld refuses a
 // state with a held reversal, never reads the payment as returned or
 // unsettled.)
+//
+// Version 3 is version 2 with credits to report (unreported): a state is
+// written as version 3 only while it keeps one, so that a replica of a
+// release that knows version 2 but not these refuses it (ErrNewerState)
+// while it does, never drops the report, and reads it again once an Apply
+// made it.
 const (
-	stateVersion    = 2
+	stateVersion    = 3
+	stateVersionTwo = 2
 	stateVersionOne = 1
 )
 
@@ -212,6 +221,17 @@ type acctState struct {
 	anns  []ann
 	pays  []pay // in initiation order (created, then id)
 	seen  []seen
+	// unreported are the credits a call without a Round (Status, Track)
+	// let go matching no payment, for the next Apply to report in its
+	// Round.Unmatched (see mutation.unmatched). Version 3.
+	unreported []unreported
+}
+
+// unreported is a credit to report unmatched: its key, day and amount.
+type unreported struct {
+	booking string
+	bday    int32
+	booked  amt
 }
 
 // announced returns the index of id's announcements, -1 if none.
@@ -266,11 +286,15 @@ func appendAmt(b []byte, a amt) []byte {
 func appendDay(b []byte, d int32) []byte { return binary.AppendUvarint(b, uint64(max(d, 0))) }
 
 // version is the version s is written in: 1 while no payment of it
-// was withdrawn or holds a credit (see above).
+// was withdrawn or holds a credit, 3 while it keeps a credit to report
+// (see above).
 func (s *acctState) version() byte {
+	if len(s.unreported) > 0 {
+		return stateVersion
+	}
 	for i := range s.pays {
 		if p := &s.pays[i]; p.flags&flagWithdrawn != 0 || p.out == outHeld || p.out == outReturnHeld {
-			return stateVersion
+			return stateVersionTwo
 		}
 	}
 	return stateVersionOne
@@ -279,7 +303,8 @@ func (s *acctState) version() byte {
 // encodeState encodes s, its due day computed anew, in one allocation.
 func encodeState(s *acctState) []byte {
 	s.due = s.nextDue()
-	b := encodeHeader(s, s.version(), nil, 24+len(s.pays)*64+len(s.seen)*20)
+	v := s.version()
+	b := encodeHeader(s, v, nil, 24+len(s.pays)*64+len(s.seen)*20)
 	start := len(b)
 	b = binary.AppendUvarint(b, uint64(len(s.pays)))
 	for i := range s.pays {
@@ -325,6 +350,14 @@ func encodeState(s *acctState) []byte {
 		b = binary.BigEndian.AppendUint64(b, e.fp)
 		b = appendDay(b, e.day)
 	}
+	if v >= stateVersion {
+		b = binary.AppendUvarint(b, uint64(len(s.unreported)))
+		for _, u := range s.unreported {
+			b = appendString(b, u.booking)
+			b = appendDay(b, u.bday)
+			b = appendAmt(b, u.booked)
+		}
+	}
 	return binary.BigEndian.AppendUint64(b, crc64.Checksum(b[start:], crcTable))
 }
 
@@ -356,6 +389,9 @@ func encodeHeader(s *acctState, v byte, body []byte, extra int) []byte {
 // early costs one full read of the state; one too late would miss a
 // stall, so each is on the early side.
 func (s *acctState) nextDue() int32 {
+	if len(s.unreported) > 0 { // the next Apply reports them
+		return 0
+	}
 	due := int32(math.MaxInt32)
 	for i := range s.pays {
 		p := &s.pays[i]
@@ -598,6 +634,16 @@ func decodeState(b []byte) (*acctState, error) {
 			break
 		}
 		s.seen = append(s.seen, e)
+	}
+	if h.version >= stateVersion {
+		m := d.count(5)
+		for range m {
+			u := unreported{booking: d.string(), bday: d.day(), booked: d.amt()}
+			if d.err != nil {
+				break
+			}
+			s.unreported = append(s.unreported, u)
+		}
 	}
 	if d.err == nil && len(d.rest()) != 0 {
 		d.fail()

@@ -70,18 +70,20 @@ func FuzzDecodeState(f *testing.F) {
 	f.Add(body(sampleState()))
 	f.Add(body(withdrawnState()))
 	f.Add(body(heldState()))
+	f.Add(body(unreportedState()))
 	f.Add(body(&acctState{}))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		b = binary.BigEndian.AppendUint64(append([]byte(nil), b...), crc64.Checksum(b, crcTable))
-		b = encodeHeader(&acctState{anns: []ann{{id: "x", bits: 1}}}, stateVersion, b, 0)
-		s, err := decodeState(b)
-		if err != nil {
-			return
+		for _, v := range []byte{stateVersionTwo, stateVersion} {
+			s, err := decodeState(encodeHeader(&acctState{anns: []ann{{id: "x", bits: 1}}}, v, b, 0))
+			if err != nil {
+				continue
+			}
+			again, err := decodeState(encodeState(s))
+			require.NoError(t, err)
+			assert.Equal(t, s, again)
 		}
-		again, err := decodeState(encodeState(s))
-		require.NoError(t, err)
-		assert.Equal(t, s, again)
 	})
 }
 
@@ -110,6 +112,41 @@ func heldState() *acctState {
 	return s
 }
 
+// unreportedState is heldState keeping two credits to report unmatched.
+func unreportedState() *acctState {
+	s := heldState()
+	s.unreported = []unreported{{booking: "akey0000000000000-13", bday: 20540, booked: amt{units: 7, cur: "NOK"}},
+		{booking: "akey0000000000000-14", bday: 20541, booked: amt{units: 125, scale: 1, cur: "EUR"}}}
+	s.due = s.nextDue()
+	return s
+}
+
+// TestUnreportedStateRoundTrip: credits kept to report read back the
+// same, in the third form only, and make the next read a full one (due
+// 0); any bit flipped is corrupt.
+func TestUnreportedStateRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := unreportedState()
+	b := encodeState(s)
+	require.Equal(t, byte(stateVersion), b[0])
+	assert.Equal(t, int32(0), s.due)
+	back, err := decodeState(b)
+	require.NoError(t, err)
+	assert.Equal(t, s, back)
+	for i := range b {
+		for bit := range 8 {
+			c := append([]byte(nil), b...)
+			c[i] ^= 1 << bit
+			_, err := decodeState(c)
+			require.ErrorIs(t, err, ErrCorruptState, "byte %d bit %d", i, bit)
+		}
+	}
+	h, err := decodeHeader(b)
+	require.NoError(t, err)
+	_, err = decodeState(encodeHeader(&acctState{since: h.since, due: h.due, anns: h.anns}, stateVersionTwo, h.body, 0))
+	assert.ErrorIs(t, err, ErrCorruptState, "version 2 with credits to report")
+}
+
 // TestHeldStateRoundTrip: a payment holding a credit, and one holding a
 // reversal, read back the same, in the second form only; the settled one
 // reads as settled with another amount, its reversal held.
@@ -117,7 +154,7 @@ func TestHeldStateRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := heldState()
 	b := encodeState(s)
-	require.Equal(t, byte(stateVersion), b[0])
+	require.Equal(t, byte(stateVersionTwo), b[0])
 	back, err := decodeState(b)
 	require.NoError(t, err)
 	assert.Equal(t, s, back)
@@ -152,7 +189,7 @@ func TestStateVersions(t *testing.T) {
 
 	w := withdrawnState()
 	b := encodeState(w)
-	assert.Equal(t, byte(stateVersion), b[0])
+	assert.Equal(t, byte(stateVersionTwo), b[0])
 	back, err := decodeState(b)
 	require.NoError(t, err)
 	assert.Equal(t, w, back)

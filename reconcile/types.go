@@ -253,7 +253,10 @@ type Round struct {
 	// payment stays settled, the reversal in [State.HeldReversal], and a
 	// later call returns it, in Returned.
 	Held []State `json:"held,omitempty"`
-	// Unmatched are the new credits no payment matched.
+	// Unmatched are the new credits no payment matched, after (first)
+	// the held credits a call that returns no Round ([Reconciler.Status],
+	// Track) let go matching no payment, reported by the next Apply,
+	// once.
 	Unmatched []Credit `json:"unmatched,omitempty"`
 	// Repeated counts the bookings of the delta matching had seen
 	// before (the same credit under a new key, after the sync's state

@@ -1,0 +1,78 @@
+package reconcile_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/payments"
+	"github.com/tppkit/psd2/reconcile"
+	"github.com/tppkit/psd2/txsync"
+)
+
+// TestDisplacedHeldCreditIsReported: a credit freed by its payment's
+// rejection settles a twin holding a credit booked in the future; the
+// held credit, let go and matching no other payment, is reported
+// unmatched by the next Apply (Status has no Round), once. Before, it
+// was let go without any report: no round, no event, no state.
+func TestDisplacedHeldCreditIsReported(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("1250.00"), futureKID, "")
+	f.pay("p2", nok("1250.00"), futureKID, "")
+	c := credit("c", "2026-03-16", nok("1250.00"), "KID "+futureKID)
+	require.Equal(t, []string{"p1=" + string(c.Key)}, keys(f.apply(c).Settled))
+	ahead := credit("ahead", "2026-03-19", nok("1250.00"), "KID "+futureKID)
+	r, err := f.r.Apply(t.Context(), future(ahead))
+	require.NoError(t, err)
+	require.Len(t, r.Held, 1)
+	require.Equal(t, "p2", r.Held[0].Payment)
+	require.Equal(t, ahead.Key, r.Held[0].HeldBooking)
+
+	require.NoError(t, f.r.Status(t.Context(), "p1", payments.StatusRJCT))
+	st := f.state("p2")
+	assert.Equal(t, reconcile.Settled, st.Settlement, "the freed credit proves p2's money arrived")
+	assert.Equal(t, c.Key, st.Booking)
+	assert.Empty(t, st.HeldBooking)
+
+	r = f.apply() // the next read of the account, nothing new in it
+	require.Len(t, r.Unmatched, 1, "the held credit let go is reported")
+	assert.Equal(t, reconcile.Credit{Key: ahead.Key, BookingDate: day("2026-03-19"), Amount: nok("1250.00")}, r.Unmatched[0])
+	assert.Empty(t, f.apply().Unmatched, "once")
+
+	f.at("2026-03-18")
+	r = f.apply()
+	assert.Empty(t, r.Unmatched)
+	assert.Empty(t, r.Settled)
+}
+
+// TestUnreportedCreditStateReadBack: a state keeping a credit to report
+// is written in the third form (an earlier release refuses it as a later
+// state, never drops the credit), read by another replica, and its
+// report made by the first Apply of either.
+func TestUnreportedCreditStateReadBack(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("1250.00"), futureKID, "")
+	f.pay("p2", nok("1250.00"), futureKID, "")
+	f.apply(credit("c", "2026-03-16", nok("1250.00"), "KID "+futureKID))
+	_, err := f.r.Apply(t.Context(), future(credit("ahead", "2026-03-19", nok("1250.00"), "KID "+futureKID)))
+	require.NoError(t, err)
+	require.NoError(t, f.r.Status(t.Context(), "p1", payments.StatusRJCT))
+	b, err := f.st.Get(t.Context(), "reconcile/account/"+string(acct))
+	require.NoError(t, err)
+	assert.Equal(t, byte(3), b[0], "the third form")
+	again, err := reconcile.Reencode(b)
+	require.NoError(t, err)
+	assert.Equal(t, b, again)
+
+	other := f.reconciler()
+	r, err := other.Apply(t.Context(), &txsync.Delta{Account: acct})
+	require.NoError(t, err)
+	assert.Len(t, r.Unmatched, 1)
+	b, err = f.st.Get(t.Context(), "reconcile/account/"+string(acct))
+	require.NoError(t, err)
+	assert.Equal(t, byte(2), b[0], "reported: the third form no longer needed (p1's settlement was withdrawn)")
+	assert.Empty(t, f.apply().Unmatched)
+}
