@@ -76,3 +76,24 @@ func TestUnreportedCreditStateReadBack(t *testing.T) {
 	assert.Equal(t, byte(2), b[0], "reported: the third form no longer needed (p1's settlement was withdrawn)")
 	assert.Empty(t, f.apply().Unmatched)
 }
+
+// TestRejectedPaymentsHeldCreditIsReported: a payment rejected while a
+// credit booked in the future is held for it, with no twin to take the
+// credit, lets it go: the next Apply reports it unmatched, once. Before,
+// it was let go without any report.
+func TestRejectedPaymentsHeldCreditIsReported(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("1250.00"), futureKID, "")
+	ahead := credit("ahead", "2026-03-19", nok("1250.00"), "KID "+futureKID)
+	r, err := f.r.Apply(t.Context(), future(ahead))
+	require.NoError(t, err)
+	require.Len(t, r.Held, 1)
+
+	require.NoError(t, f.r.Status(t.Context(), "p1", payments.StatusRJCT))
+	assert.Equal(t, reconcile.NotExecuted, f.state("p1").Settlement)
+	r = f.apply()
+	assert.Equal(t, []reconcile.Credit{{Key: ahead.Key, BookingDate: day("2026-03-19"), Amount: nok("1250.00")}}, r.Unmatched)
+	assert.Empty(t, f.apply().Unmatched, "once")
+	assert.Empty(t, f.col.events(), "it settled nothing")
+}

@@ -140,8 +140,8 @@
 // matches no waiting payment: held for the payment's first waiting twin,
 // else reported in that call's [Round.Unmatched], once. A credit freed by
 // its payment's rejection takes a twin holding a credit the same way;
-// [Reconciler.Status] returns no Round, so a held credit it lets go that
-// no other twin takes is kept (key, date and amount) for the next
+// [Reconciler.Status] returns no Round, so a held credit it lets go (of
+// the rejected payment, or of the twin) that no other twin takes is kept (key, date and amount) for the next
 // [Reconciler.Apply] to report in its Round.Unmatched, first, once.
 // A reversal of a settled payment that txsync flags is held the same way
 // while its date is ahead: the payment stays settled, the reversal in
