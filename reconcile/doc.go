@@ -152,7 +152,9 @@
 // the bank withdraws is let go, one it changes is matched again, one
 // not flagged returns the payment at once (the held one let go; of
 // twins, one holding no reversal first), and a
-// withdrawn settlement takes its held reversal with it. The rule is in
+// withdrawn settlement takes its held reversal with it; a credit freed by
+// its payment's rejection takes its held reversal to the twin it
+// settles (held, or returning it once due). The rule is in
 // one place (holds, takes, displace and returnOf, in match.go).
 //
 // # What the bank echoes

@@ -731,8 +731,10 @@ func (m *mutation) report(s *acctState) {
 // credit that was held (future: txsync flagged it booked in the future)
 // is held for the twin while it is still ahead; one that was not takes a
 // twin holding a credit still ahead too (takes), that credit let go
-// (displace) and, matching no other payment, reported unmatched. It
-// reports whether a twin took the credit.
+// (displace) and, matching no other payment, reported unmatched. A
+// reversal held of the credit (o.ret) goes with it to the twin: held, or
+// returning the twin once it is due. It reports whether a twin took the
+// credit.
 func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) bool {
 	if o == nil || p.flags&flagClosed != 0 {
 		return false
@@ -770,6 +772,19 @@ func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) bool {
 			}
 		}
 		m.settle(s, j, o.by, b)
+		if q.paid() && o.ret != "" {
+			// A reversal held of the credit goes with it: the twin
+			// holds it, or is returned by it once it is due.
+			r := *q.o
+			r.ret, r.rday = o.ret, o.rday
+			q.o, q.enc = &r, nil
+			if m.ahead(o.rday) {
+				q.out = outReturnHeld
+				m.round.Held = append(m.round.Held, q.state(m.acct))
+			} else {
+				m.returned(s, j)
+			}
+		}
 		return true
 	}
 	return false
