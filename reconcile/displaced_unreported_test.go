@@ -97,3 +97,37 @@ func TestRejectedPaymentsHeldCreditIsReported(t *testing.T) {
 	assert.Empty(t, f.apply().Unmatched, "once")
 	assert.Empty(t, f.col.events(), "it settled nothing")
 }
+
+// TestUnreportedCreditTakenIsNotReported: a held credit let go by a
+// rejection, kept to report, that the bank changes before the next read
+// so that it now settles a payment, is settled, not also reported
+// unmatched; one the bank withdraws before the next read is let go, as a
+// withdrawn held credit is.
+func TestUnreportedCreditTakenIsNotReported(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("1250.00"), futureKID, "")
+	ahead := credit("ahead", "2026-03-19", nok("1250.00"), "KID "+futureKID)
+	_, err := f.r.Apply(t.Context(), future(ahead))
+	require.NoError(t, err)
+	require.NoError(t, f.r.Status(t.Context(), "p1", payments.StatusRJCT))
+	f.pay("p2", nok("1250.00"), futureKID, "")
+
+	fixed := credit("ahead", "2026-03-16", nok("1250.00"), "KID "+futureKID)
+	r, err := f.r.Apply(t.Context(), &txsync.Delta{Account: acct, Changed: []txsync.Change{{Entry: fixed, What: txsync.Dates}}})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"p2=" + string(ahead.Key)}, keys(r.Settled))
+	assert.Empty(t, r.Unmatched, "settled, not unmatched")
+
+	t.Run("withdrawn", func(t *testing.T) {
+		f := newFixture(t, "2026-03-16")
+		f.pay("p1", nok("1250.00"), futureKID, "")
+		_, err := f.r.Apply(t.Context(), future(ahead))
+		require.NoError(t, err)
+		require.NoError(t, f.r.Status(t.Context(), "p1", payments.StatusRJCT))
+		r, err := f.r.Apply(t.Context(), &txsync.Delta{Account: acct, Removed: []txsync.Removal{{Key: ahead.Key, Reason: txsync.BookedGone}}})
+		require.NoError(t, err)
+		assert.Empty(t, r.Unmatched, "the bank no longer lists it")
+		assert.Empty(t, f.apply().Unmatched)
+	})
+}

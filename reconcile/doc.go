@@ -142,7 +142,9 @@
 // its payment's rejection takes a twin holding a credit the same way;
 // [Reconciler.Status] returns no Round, so a held credit it lets go (of
 // the rejected payment, or of the twin) that no other twin takes is kept (key, date and amount) for the next
-// [Reconciler.Apply] to report in its Round.Unmatched, first, once.
+// [Reconciler.Apply] to report in its Round.Unmatched, first, once (not
+// when that Apply's delta withdraws it, or changes it so that it settles
+// or is held for a payment).
 // A reversal of a settled payment that txsync flags is held the same way
 // while its date is ahead: the payment stays settled, the reversal in
 // [State.HeldReversal] and [Round.Held], no event, and the first read

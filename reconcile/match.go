@@ -709,14 +709,34 @@ func (m *mutation) unmatched(s *acctState, o *outcome) {
 }
 
 // report moves the credits kept to report (see unmatched) to the call's
-// Round.Unmatched, first.
-func (m *mutation) report(s *acctState) {
+// Round.Unmatched, first, once the call's delta is matched (rev its
+// revisions): but those a payment now holds or was settled by (the bank
+// changed the credit, and it was matched again), and those the bank no
+// longer lists or lists as pending again (let go, as a withdrawn held
+// credit is; one booked again is matched anew).
+func (m *mutation) report(s *acctState, rev *revisions) {
 	if len(s.unreported) == 0 {
 		return
 	}
-	for _, u := range s.unreported {
-		m.round.Unmatched = append(m.round.Unmatched, Credit{Key: txsync.Key(u.booking), BookingDate: dateOf(u.bday), Amount: u.booked.money()})
+	skip := map[string]bool{}
+	for _, k := range rev.gone {
+		skip[string(k)] = true
 	}
+	for _, k := range rev.unbooked {
+		skip[string(k)] = true
+	}
+	for i := range s.pays {
+		if p := &s.pays[i]; p.out != outNone {
+			skip[p.o.booking] = true
+		}
+	}
+	var out []Credit
+	for _, u := range s.unreported {
+		if !skip[u.booking] {
+			out = append(out, Credit{Key: txsync.Key(u.booking), BookingDate: dateOf(u.bday), Amount: u.booked.money()})
+		}
+	}
+	m.round.Unmatched = append(out, m.round.Unmatched...)
 	s.unreported = nil
 	m.changed = true
 }

@@ -637,9 +637,9 @@ func (r *Reconciler) Observe(ctx context.Context, d *txsync.Delta) error {
 // run is the whole of an Apply's change of s.
 func (m *mutation) run(s *acctState, bs []booking, first bool, rev *revisions) {
 	m.reports = true
-	m.report(s)
 	m.apply(s, bs, first, rev)
 	m.release(s)
+	m.report(s, rev)
 	m.stalls(s)
 	m.expire(s)
 	m.claim(s)

@@ -256,7 +256,8 @@ type Round struct {
 	// Unmatched are the new credits no payment matched, after (first)
 	// the held credits a call that returns no Round ([Reconciler.Status],
 	// Track) let go matching no payment, reported by the next Apply,
-	// once.
+	// once (not when its delta withdraws such a credit, or changes it so
+	// that a payment takes it).
 	Unmatched []Credit `json:"unmatched,omitempty"`
 	// Repeated counts the bookings of the delta matching had seen
 	// before (the same credit under a new key, after the sync's state
