@@ -127,8 +127,10 @@
 // [State.HeldBooking] and the call's [Round.Held], no event. The first
 // read of the account from the day before its date on (its date no more
 // than FutureDays ahead: the day txsync would no longer flag it) settles
-// the payment with it, as any credit, late if dated after the window; the
-// reconciler keeps it, as txsync reports it once. A held credit the bank
+// the payment with it, as any credit, late if dated after the window,
+// before that read's debits are matched (a reversal of it in the same
+// read returns the payment); the reconciler keeps it, as txsync reports
+// it once. A held credit the bank
 // withdraws (no longer listed, or pending again) is let go without a
 // withdrawal (it settled nothing); one it changes (a corrected date) is
 // matched again as it now is, held again only if flagged again and still

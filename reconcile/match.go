@@ -497,6 +497,12 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 		}
 		m.changed = true
 	}
+	if len(debits) > 0 {
+		// A held credit no longer ahead settles its payment in this
+		// read: before the debits, so that a reversal of it in the
+		// same delta returns the payment, never finding it unsettled.
+		m.release(s)
+	}
 	for _, b := range debits {
 		if i := m.returnOf(s, b); i >= 0 {
 			p := &s.pays[i]
