@@ -131,3 +131,22 @@ func TestUnreportedCreditTakenIsNotReported(t *testing.T) {
 		assert.Empty(t, f.apply().Unmatched)
 	})
 }
+
+// TestUnreportedCreditKnownInAFirstRead: a credit kept to report that the
+// next read, a first read (the sync's state started over), lists under a
+// new key is reported under that key, the one the TPP's sync now knows.
+func TestUnreportedCreditKnownInAFirstRead(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("1250.00"), futureKID, "")
+	ahead := credit("ahead", "2026-03-19", nok("1250.00"), "KID "+futureKID)
+	_, err := f.r.Apply(t.Context(), future(ahead))
+	require.NoError(t, err)
+	require.NoError(t, f.r.Status(t.Context(), "p1", payments.StatusRJCT))
+
+	d := firstReadOf(ahead)
+	r, err := f.r.Apply(t.Context(), d)
+	require.NoError(t, err)
+	assert.Equal(t, 1, r.Repeated)
+	assert.Equal(t, []reconcile.Credit{{Key: d.Added[0].Key, BookingDate: day("2026-03-19"), Amount: nok("1250.00")}}, r.Unmatched)
+}

@@ -539,7 +539,8 @@ func (m *mutation) returned(s *acctState, i int) {
 // rekey records that s.seen[j], seen under another key, is booking b
 // read again under its new key (a first read: the sync's state started
 // over): the payment it settled or returned is known under the new key,
-// so that the bank's withdrawal of it, under that key, is recognised.
+// so that the bank's withdrawal of it, under that key, is recognised, and
+// a credit kept to report (unreported) is reported under it.
 func (m *mutation) rekey(s *acctState, j int, b *booking) {
 	old := s.seen[j].kh
 	if old == b.kh {
@@ -547,6 +548,11 @@ func (m *mutation) rekey(s *acctState, j int, b *booking) {
 	}
 	s.seen[j].kh = b.kh
 	m.changed = true
+	for i := range s.unreported {
+		if u := &s.unreported[i]; hashString(u.booking) == old {
+			u.booking = string(b.key)
+		}
+	}
 	for i := range s.pays {
 		p := &s.pays[i]
 		if p.out == outNone {
