@@ -134,7 +134,10 @@
 // withdraws (no longer listed, or pending again) is let go without a
 // withdrawal (it settled nothing); one it changes (a corrected date) is
 // matched again as it now is, held again only if flagged again and still
-// ahead. A flagged credit applied when its date is no longer ahead
+// ahead; one it reverses while it is held (a debit of its amount, with
+// the payment's reference, booked on or after it) is let go, reported in
+// that call's [Round.Unmatched], and settles nothing (the payment waits).
+// A flagged credit applied when its date is no longer ahead
 // settles at once; one that matches nothing is reported unmatched. A
 // credit not flagged that matches a payment holding a credit settles it
 // at once, as if nothing were held (it proves the money arrived): the

@@ -519,6 +519,18 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
 			}
 			m.changed = true
+		} else if i := m.reversedHold(s, b); i >= 0 {
+			// A reversal of a credit still held: the credit is let go
+			// (it settled nothing: no withdrawal) and reported
+			// unmatched, never taken by a twin; the payment waits.
+			p := &s.pays[i]
+			o := p.o
+			m.letGo(s, i)
+			m.round.Held = slices.DeleteFunc(m.round.Held, func(st State) bool { return st.Payment == p.id })
+			m.unmatched(s, o)
+			if !b.again || !known[b.kh] {
+				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
+			}
 		}
 	}
 }
@@ -822,6 +834,38 @@ func (m *mutation) rematch(s *acctState, p *pay, o *outcome, future bool) bool {
 	return false
 }
 
+// reverses reports whether debit b reverses the credit in p.o: the amount
+// booked, in its currency, booked on or after the credit and within
+// ReturnDays of it, with the payment's KID, end-to-end id or text.
+func reverses(p *pay, b *booking) bool {
+	if b.amt != p.o.booked.neg() || b.day < p.o.bday || b.day > p.o.bday+int32(ReturnDays) {
+		return false
+	}
+	return (p.kid != "" && contains(b.kids, p.kid)) || (p.e2e != "" && b.e2e == p.e2e) ||
+		(p.text != "" && textMatches(strings.Fields(p.text), b.words))
+}
+
+// reversedHold returns the index of the payment holding a credit (still
+// ahead: see release) that debit b reverses, -1 when none: the money does
+// not stay, so the credit must not settle the payment on its date. The
+// payment first held goes first.
+func (m *mutation) reversedHold(s *acctState, b *booking) int {
+	if !b.amtOK {
+		return -1
+	}
+	best := -1
+	for i := range s.pays {
+		p := &s.pays[i]
+		if p.out != outHeld || p.o.booked.cur == "" || !reverses(p, b) {
+			continue
+		}
+		if best < 0 || p.o.bday < s.pays[best].o.bday {
+			best = i
+		}
+	}
+	return best
+}
+
 // returnOf returns the index of the settled payment debit b reverses, -1
 // when none: the amount booked, in its currency, booked on or after the
 // credit and within ReturnDays of it, with the payment's KID, end-to-end
@@ -843,12 +887,7 @@ func (m *mutation) returnOf(s *acctState, b *booking) int {
 		if p.out == outReturnHeld && (m.holds(b) || !m.ahead(p.o.rday)) {
 			continue
 		}
-		if b.amt != p.o.booked.neg() || b.day < p.o.bday || b.day > p.o.bday+int32(ReturnDays) {
-			continue
-		}
-		ref := (p.kid != "" && contains(b.kids, p.kid)) || (p.e2e != "" && b.e2e == p.e2e) ||
-			(p.text != "" && textMatches(strings.Fields(p.text), b.words))
-		if !ref {
+		if !reverses(p, b) {
 			continue
 		}
 		at := &best

@@ -248,7 +248,8 @@ type Round struct {
 	// txsync.FutureDays ahead, and lets the credit go if the bank
 	// withdraws or changes it first (a changed credit is matched again),
 	// or if a credit not so reported settles the payment first (the held
-	// one then held for a waiting twin, else in Unmatched).
+	// one then held for a waiting twin, else in Unmatched), or if a
+	// reversal of it is read first (the held one then in Unmatched).
 	// The same goes for a reversal of a settled payment so reported: the
 	// payment stays settled, the reversal in [State.HeldReversal], and a
 	// later call returns it, in Returned.
