@@ -42,8 +42,10 @@
 //     same KID, or the same remittance text and amount, its dates
 //     admitting the credit) is settled by it at once. The credit's own
 //     texts are not kept, so another payment it would match waits for
-//     the bank's next change of it. A payment never seen accepted never
-//     stalls.
+//     the bank's next change of it; a credit no twin takes matches no
+//     payment, and the next Apply reports it unmatched (Status returns
+//     no Round; see Credits booked in the future). A payment never seen
+//     accepted never stalls.
 //   - The txsync deltas of the watched accounts: [Reconciler.Apply] (or
 //     [Reconciler.Observe]) with every delta of an account, an empty one
 //     included: the credits added, and those changed from pending to
@@ -145,8 +147,9 @@
 // matches no waiting payment: held for the payment's first waiting twin,
 // else reported in that call's [Round.Unmatched], once. A credit freed by
 // its payment's rejection takes a twin holding a credit the same way;
-// [Reconciler.Status] returns no Round, so a held credit it lets go (of
-// the rejected payment, or of the twin) that no other twin takes is kept (key, date and amount) for the next
+// [Reconciler.Status] returns no Round, so a credit it lets go (held for
+// the rejected payment or for the twin, or freed by the rejection) that
+// no other twin takes is kept (key, date and amount) for the next
 // [Reconciler.Apply] to report in its Round.Unmatched, first, once (not
 // when that Apply's delta withdraws it, or changes it so that it settles
 // or is held for a payment).

@@ -433,10 +433,9 @@ func (m *mutation) status(st *acctState, i int, s payments.TransactionStatus, at
 		}
 		// Void first: a credit the twin held, let go for the freed one
 		// (displace), goes to another twin, never to this payment. A
-		// held credit no twin takes settled nothing and was announced
-		// nowhere: it is reported unmatched (a settled one was, by the
-		// withdrawal).
-		if !m.rematch(st, &twin, freed, future) && future {
+		// credit no twin takes matches no payment: it is reported
+		// unmatched.
+		if freed != nil && !m.rematch(st, &twin, freed, future) {
 			m.unmatched(st, freed)
 		}
 	case s.IsAccepted() && s != payments.StatusACCP && p.accepted == 0:

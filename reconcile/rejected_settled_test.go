@@ -42,3 +42,23 @@ func TestRejectedAfterSettlingIsNotSettled(t *testing.T) {
 	f.apply()
 	assert.Equal(t, reconcile.NotExecuted, f.state("p1").Settlement)
 }
+
+// TestRejectedAfterSettlingReportsTheCredit: the credit that settled a
+// payment the bank then rejects, taken by no twin, is a credit no payment
+// matches: the next Apply reports it unmatched (Status returns no Round),
+// once, as a credit read matching nothing is. Before, it was reported
+// nowhere (without an Emitter not even by the withdrawal's event).
+func TestRejectedAfterSettlingReportsTheCredit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "2026-03-16")
+	f.pay("p1", nok("49.00"), "", "Kaffe mars")
+	c := credit("c", "2026-03-16", nok("49.00"), "Kaffe mars")
+	require.Len(t, f.apply(c).Settled, 1)
+
+	require.NoError(t, f.r.Status(t.Context(), "p1", payments.StatusRJCT))
+	r := f.apply()
+	assert.Equal(t, []reconcile.Credit{{Key: c.Key, BookingDate: day("2026-03-16"), Amount: nok("49.00")}}, r.Unmatched)
+	assert.Empty(t, f.apply().Unmatched, "once")
+	require.NoError(t, f.r.Status(t.Context(), "p1", payments.StatusRJCT))
+	assert.Empty(t, f.apply().Unmatched, "the same status again reports nothing again")
+}

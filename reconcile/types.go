@@ -255,7 +255,7 @@ type Round struct {
 	// later call returns it, in Returned.
 	Held []State `json:"held,omitempty"`
 	// Unmatched are the new credits no payment matched, after (first)
-	// the held credits a call that returns no Round ([Reconciler.Status],
+	// the credits a call that returns no Round ([Reconciler.Status],
 	// Track) let go matching no payment, reported by the next Apply,
 	// once (not when its delta withdraws such a credit, or changes it so
 	// that a payment takes it).
