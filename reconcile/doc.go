@@ -162,10 +162,13 @@
 // the bank withdraws is let go, one it changes is matched again, one
 // not flagged returns the payment at once (the held one let go; of
 // twins, one holding no reversal first), and a
-// withdrawn settlement takes its held reversal with it; a credit freed by
-// its payment's rejection takes its held reversal to the twin it
-// settles (held, or returning it once due). The rule is in
-// one place (holds, takes, displace and returnOf, in match.go).
+// withdrawn settlement takes its held reversal with it (back, when the
+// credit, changed, settles a payment again in that call and the reversal
+// still reverses it: the same amount, dated on or after it); a credit
+// freed by its payment's rejection takes its held reversal to the twin it
+// settles (held, or returning it once due). The rule is in one place
+// (holds, takes, displace, returnOf, reversedHold and rehold, in
+// match.go).
 //
 // # What the bank echoes
 //

@@ -64,6 +64,10 @@ type mutation struct {
 	announce []int
 	mine     map[string]bool
 	bounds   map[int32][2]int32
+	// reversals are the held reversals of the credits whose settlement
+	// this call withdrew (revise), by the credit's key: one that settles
+	// a payment again in this call takes its reversal back (rehold).
+	reversals map[string]outcome
 }
 
 // until returns the last day a credit may settle a payment whose window
@@ -258,6 +262,12 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 		}
 		if i, ok := by[string(key)]; ok {
 			delete(by, string(key))
+			if p := &s.pays[i]; p.out == outReturnHeld { // kept, should the credit settle again (rehold)
+				if m.reversals == nil {
+					m.reversals = map[string]outcome{}
+				}
+				m.reversals[p.o.booking] = *p.o
+			}
 			delete(retBy, s.pays[i].o.ret) // the settlement withdrawn, its held reversal goes with it
 			m.withdraw(s, i)
 		}
@@ -497,6 +507,7 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 		}
 		m.changed = true
 	}
+	m.rehold(s)
 	if len(debits) > 0 {
 		// A held credit no longer ahead settles its payment in this
 		// read: before the debits, so that a reversal of it in the
@@ -531,6 +542,38 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 			if !b.again || !known[b.kh] {
 				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
 			}
+		}
+	}
+}
+
+// rehold gives a credit whose settlement this call withdrew (the bank
+// changed it), and that settles a payment again as it now is, its held
+// reversal back (m.reversals) while the reversal still reverses it: the
+// same amount booked, dated on or after the credit and within ReturnDays
+// of it. The payment holds it again, or is returned by it once it is due.
+func (m *mutation) rehold(s *acctState) {
+	if len(m.reversals) == 0 {
+		return
+	}
+	for i := range s.pays {
+		p := &s.pays[i]
+		if p.out != outSettled && p.out != outOther {
+			continue
+		}
+		o, ok := m.reversals[p.o.booking]
+		if !ok || p.o.booked != o.booked || o.rday < p.o.bday || o.rday > p.o.bday+int32(ReturnDays) {
+			continue
+		}
+		delete(m.reversals, p.o.booking)
+		r := *p.o // shared with the reconciler's cache: copied, never changed
+		r.ret, r.rday = o.ret, o.rday
+		p.o, p.enc = &r, nil
+		m.changed = true
+		if m.ahead(o.rday) {
+			p.out = outReturnHeld
+			m.round.Held = append(m.round.Held, p.state(m.acct))
+		} else {
+			m.returned(s, i)
 		}
 	}
 }
