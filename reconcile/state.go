@@ -43,7 +43,7 @@ import (
 // outHeld, has the outcome byte outHeld and the held credit's evidence,
 // key, day and amount, and a settled payment with a reversal held, see
 // outReturnHeld, the outcome byte outReturnHeld and, as a return, the
-// held reversal's key and day, both in version 2 only); then, in version 2 and for a
+// held reversal's key and day, both in version 2 or later only); then, from version 2 and for a
 // payment flagged withdrawn only, the withdrawals' uvarint count and the
 // last withdrawn credit's key, day and amount. A string is a uvarint
 // length and its bytes; an amount a zigzag varint of units, a scale byte
