@@ -301,38 +301,35 @@ func stateKey(a AccountKey) string { return "txsync/state/" + string(a) }
 // stored state that fails its checksum gives [ErrCorruptState] and
 // nothing is applied.
 func (s *Syncer) Apply(ctx context.Context, acct AccountKey, r Read) (*Delta, error) {
-	in := make([]item, 0, len(r.Booked)+len(r.Pending))
-	for i := range r.Booked {
-		in = append(in, transactionItem(&r.Booked[i]))
-	}
-	for i := range r.Pending {
-		t := &r.Pending[i]
-		if t.Status == "" { // built in code: pending by its list
-			c := *t
-			c.Status = accounts.BookingPending
-			t = &c
-		}
-		in = append(in, transactionItem(t))
-	}
+	in := readItems(r.Booked, r.Pending, func(t *accounts.Transaction) *accounts.BookingStatus { return &t.Status }, transactionItem)
 	return s.apply(ctx, acct, in, r.From)
 }
 
 // ApplyCard is [Syncer.Apply] for a card account.
 func (s *Syncer) ApplyCard(ctx context.Context, acct AccountKey, r CardRead) (*Delta, error) {
-	in := make([]item, 0, len(r.Booked)+len(r.Pending))
-	for i := range r.Booked {
-		in = append(in, cardItem(&r.Booked[i]))
+	in := readItems(r.Booked, r.Pending, func(t *accounts.CardTransaction) *accounts.BookingStatus { return &t.Status }, cardItem)
+	return s.apply(ctx, acct, in, r.From)
+}
+
+// readItems is the items of a read's two lists, in order: an entry of
+// the pending list without a status (built in code) is pending by its
+// list, and is given that status on a copy (the caller's read is never
+// written).
+func readItems[T any](booked, pending []T, status func(*T) *accounts.BookingStatus, of func(*T) item) []item {
+	in := make([]item, 0, len(booked)+len(pending))
+	for i := range booked {
+		in = append(in, of(&booked[i]))
 	}
-	for i := range r.Pending {
-		t := &r.Pending[i]
-		if t.Status == "" { // built in code: pending by its list
+	for i := range pending {
+		t := &pending[i]
+		if *status(t) == "" {
 			c := *t
-			c.Status = accounts.BookingPending
+			*status(&c) = accounts.BookingPending
 			t = &c
 		}
-		in = append(in, cardItem(t))
+		in = append(in, of(t))
 	}
-	return s.apply(ctx, acct, in, r.From)
+	return in
 }
 
 func (s *Syncer) apply(ctx context.Context, acct AccountKey, in []item, from date.Date) (*Delta, error) {
