@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+
+	"github.com/tppkit/psd2/internal/heldanswer"
 )
 
 // directoryFile is the bank directory of several banks in the -out
@@ -49,51 +51,19 @@ func (d *directoryFile) write() error {
 // control's own answer withheld: the control ran, the file is stale.
 func (d *directoryFile) rewriteAfter(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		held := &heldAnswer{header: http.Header{}}
+		held := heldanswer.New()
 		next.ServeHTTP(held, r)
 		if err := d.write(); err != nil {
 			b, _ := json.Marshal(map[string]string{"code": "BANKS_FILE",
-				"error": fmt.Sprintf("the control answered %d, but %s could not be rewritten: %v", held.statusCode(), BanksFile, err)})
+				"error": fmt.Sprintf("the control answered %d, but %s could not be rewritten: %v", held.Status(), BanksFile, err)})
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Cache-Control", "no-store")
 			w.WriteHeader(http.StatusInternalServerError)
 			_, _ = w.Write(append(b, '\n'))
 			return
 		}
-		for k, v := range held.header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(held.statusCode())
-		_, _ = w.Write(held.body.Bytes())
+		held.CopyHeader(w.Header())
+		w.WriteHeader(held.Status())
+		_, _ = w.Write(held.Body())
 	})
-}
-
-// heldAnswer is an answer kept until the directory is written. The
-// control API writes each answer whole from memory (a JSON document it
-// marshalled first), so holding it costs no more than that.
-type heldAnswer struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (a *heldAnswer) Header() http.Header { return a.header }
-
-func (a *heldAnswer) WriteHeader(status int) {
-	if a.status == 0 {
-		a.status = status
-	}
-}
-
-func (a *heldAnswer) Write(b []byte) (int, error) {
-	a.WriteHeader(http.StatusOK)
-	return a.body.Write(b)
-}
-
-// statusCode is the answer's status: 200 when none was written.
-func (a *heldAnswer) statusCode() int {
-	if a.status == 0 {
-		return http.StatusOK
-	}
-	return a.status
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/tppkit/psd2/internal/heldanswer"
 	"github.com/tppkit/psd2/signing"
 )
 
@@ -59,13 +60,11 @@ func (s *Server) newRespSigning() (*respSigning, error) {
 // signedAnswers buffers each answer of next and sends it signed.
 func (s *Server) signedAnswers(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		buf := &bufferedAnswer{header: http.Header{}}
+		buf := heldanswer.New()
 		next.ServeHTTP(buf, r)
 		h := w.Header()
-		for k, v := range buf.header {
-			h[k] = v
-		}
-		body := buf.body.Bytes()
+		buf.CopyHeader(h)
+		body := buf.Body()
 		if h.Get("Date") == "" {
 			h.Set("Date", s.wireNow().UTC().Format(http.TimeFormat))
 		}
@@ -82,35 +81,9 @@ func (s *Server) signedAnswers(next http.Handler) http.Handler {
 		case FaultCorruptDigest:
 			body = corruptBody(body)
 		}
-		status := buf.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		w.WriteHeader(status)
+		w.WriteHeader(buf.Status())
 		_, _ = w.Write(body)
 	})
-}
-
-// bufferedAnswer is an http.ResponseWriter that keeps the answer.
-type bufferedAnswer struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferedAnswer) Header() http.Header { return b.header }
-
-func (b *bufferedAnswer) WriteHeader(code int) {
-	if b.status == 0 {
-		b.status = code
-	}
-}
-
-func (b *bufferedAnswer) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.body.Write(p)
 }
 
 // corruptSignature alters one base64 character of the signature part of a
