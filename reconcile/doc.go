@@ -249,7 +249,10 @@
 // about 105 with its booking's key, and each booking seen 20 (TestMonth:
 // about 125 bytes a payment for a month of a merchant's account). A
 // payment stays [Retention] (120 days) after its creation, longer than
-// the journal keeps it, so that TrackJournal never tracks it twice.
+// the journal keeps it, so that TrackJournal never tracks it twice; one
+// holding a credit or a reversal booked in the future stays until a read
+// settles or returns it with the held item (an account not read for
+// Retention included: Status and Track never drop it).
 // The state has a header (the next day a read can change anything, and
 // the announcements), read alone by the usual round that brings no
 // booking, and a body; each has a CRC-64, and a state that fails one is

@@ -33,7 +33,11 @@ const (
 	// creation, whatever became of it: longer than the journal's
 	// retention (journal.DefaultRetention, 90 days), so that
 	// [Reconciler.TrackJournal] never tracks a payment a second time.
-	// Track refuses a payment created longer ago.
+	// Track refuses a payment created longer ago. A payment holding a
+	// credit or a reversal booked in the future ([State.HeldBooking],
+	// [State.HeldReversal]) is kept longer, until a read settles or
+	// returns it with the held item (or the bank withdraws or changes
+	// it): the held item is never dropped with its payment.
 	Retention = 120 * 24 * time.Hour
 	// announceLease is how long a call that decided an outcome has to
 	// emit its event before another call takes the announcement over (a
@@ -1012,9 +1016,20 @@ func claimable(a *ann, now int64) bool {
 }
 
 // expire drops what the state need not keep: payments past Retention
-// (with no announcement due), the matching facts of payments closed
-// (returned, not executed, or settled more than ReturnDays ago), and the
-// bookings seen past Retention.
+// (with no announcement due, and holding no credit nor reversal: see
+// below), the matching facts of payments closed (returned, not executed,
+// or settled more than ReturnDays ago), and the bookings seen past
+// Retention.
+//
+// A payment holding a credit or a reversal (outHeld, outReturnHeld) is
+// kept past Retention until the hold ends: the first read from the day
+// before the held item's date settles or returns the payment with it
+// (release), or the bank withdraws or changes it. Dropped with the
+// payment, the held item would be reported nowhere; and a call without
+// a read (Status, Track) runs expire without release, so that an account
+// not read for Retention would lose it. The hold is bounded: a held
+// credit is dated within LateDays banking days of the window, a held
+// reversal within ReturnDays of its credit.
 func (m *mutation) expire(s *acctState) {
 	horizon := m.today - retentionDays
 	// A payment created before this instant was created before the
@@ -1023,7 +1038,7 @@ func (m *mutation) expire(s *acctState) {
 	kept := s.pays[:0]
 	for i := range s.pays {
 		p := s.pays[i]
-		if p.created < before && s.announced(p.id) < 0 {
+		if p.created < before && s.announced(p.id) < 0 && p.out != outHeld && p.out != outReturnHeld {
 			m.changed = true
 			continue
 		}

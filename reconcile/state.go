@@ -410,8 +410,12 @@ func (s *acctState) nextDue() int32 {
 		if p.flags&flagClosed == 0 && (p.out == outReturned || p.flags&flagVoid != 0) {
 			due = 0
 		}
-		// The bank date of created is at least its UTC date.
-		due = min(due, int32(p.created/86400)+retentionDays)
+		// The bank date of created is at least its UTC date. A payment
+		// holding a credit or a reversal outlives Retention until the
+		// hold ends (see expire): its due day is the held item's.
+		if p.out != outHeld && p.out != outReturnHeld {
+			due = min(due, int32(p.created/86400)+retentionDays)
+		}
 	}
 	for _, e := range s.seen {
 		due = min(due, e.day+retentionDays)
