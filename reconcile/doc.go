@@ -138,7 +138,8 @@
 // matched again as it now is, held again only if flagged again and still
 // ahead; one it reverses while it is held (a debit of its amount, with
 // the payment's reference, booked on or after it) is let go, reported in
-// that call's [Round.Unmatched], and settles nothing (the payment waits).
+// that call's [Round.Unmatched] (the reversal in
+// [Round.UnmatchedReversals]), and settles nothing (the payment waits).
 // A flagged credit applied when its date is no longer ahead
 // settles at once; one that matches nothing is reported unmatched. A
 // credit not flagged that matches a payment holding a credit settles it
@@ -164,9 +165,16 @@
 // twins, one holding no reversal first), and a
 // withdrawn settlement takes its held reversal with it (back, when the
 // credit, changed, settles a payment again in that call and the reversal
-// still reverses it: the same amount, dated on or after it); a credit
+// still reverses it: the same amount, dated on or after it; the credit
+// held again instead, flagged again, is let go as a held credit reversed,
+// reported unmatched with the reversal); a credit
 // freed by its payment's rejection takes its held reversal to the twin it
-// settles (held, or returning it once due). The rule is in one place
+// settles (held, or returning it once due). A held reversal let go with a
+// credit that settles no payment (the credit withdrawn, changed to
+// another amount or matching nothing, or freed with no twin to take it)
+// is never dropped: it is reported in [Round.UnmatchedReversals] (by the
+// next Apply, first, when Status let it go), once, so that the TPP does
+// not take the credit for money it holds. The rule is in one place
 // (holds, takes, displace, returnOf, reversedHold and rehold, in
 // match.go).
 //
@@ -267,7 +275,9 @@
 // reversals refuses a state holding a reversal). A state that keeps a
 // credit for the next Apply to report unmatched (see Credits booked in
 // the future) is written in version 3 until it is reported, and refused
-// meanwhile by a replica that reads version 2 ([ErrNewerState]). From this release on,
+// meanwhile by a replica that reads version 2 ([ErrNewerState]); one
+// that keeps a reversal so (see Round.UnmatchedReversals), in version 4,
+// refused by a replica that reads version 3. From this release on,
 // every change of the form takes a new version byte, and a state of a
 // later form than a replica reads, its envelope sound, is
 // [ErrNewerState], not ErrCorruptState: the replica is upgraded, and the

@@ -417,6 +417,7 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 		again = m.revise(s, rev, views)
 	}
 	if len(bs)+len(again) == 0 {
+		m.rehold(s) // the held reversals of credits withdrawn: reported
 		return
 	}
 	known := make(map[uint64]bool, len(s.seen))
@@ -539,10 +540,11 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 			// (it settled nothing: no withdrawal) and reported
 			// unmatched, never taken by a twin; the payment waits.
 			p := &s.pays[i]
-			o := p.o
+			o := *p.o // shared with the reconciler's cache: copied, never changed
+			o.ret, o.rday = string(b.key), b.day
 			m.letGo(s, i)
 			m.round.Held = slices.DeleteFunc(m.round.Held, func(st State) bool { return st.Payment == p.id })
-			m.unmatched(s, o)
+			m.unmatched(s, &o) // and the reversal with it
 			if !b.again || !known[b.kh] {
 				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
 			}
@@ -555,13 +557,19 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 // reversal back (m.reversals) while the reversal still reverses it: the
 // same amount booked, dated on or after the credit and within ReturnDays
 // of it. The payment holds it again, or is returned by it once it is due.
+// A credit held again instead (flagged booked in the future again) with
+// a reversal that still reverses it is as a held credit a reversal is
+// read for (reversedHold): let go, and reported unmatched with its
+// reversal. A reversal whose credit settles no payment again (withdrawn,
+// matching nothing, or of another amount now) is reported
+// (unmatchedReversal): never dropped.
 func (m *mutation) rehold(s *acctState) {
 	if len(m.reversals) == 0 {
 		return
 	}
 	for i := range s.pays {
 		p := &s.pays[i]
-		if p.out != outSettled && p.out != outOther {
+		if p.out != outSettled && p.out != outOther && p.out != outHeld {
 			continue
 		}
 		o, ok := m.reversals[p.o.booking]
@@ -569,6 +577,14 @@ func (m *mutation) rehold(s *acctState) {
 			continue
 		}
 		delete(m.reversals, p.o.booking)
+		if p.out == outHeld {
+			c := *p.o // shared with the reconciler's cache: copied, never changed
+			c.ret, c.rday = o.ret, o.rday
+			m.letGo(s, i)
+			m.round.Held = slices.DeleteFunc(m.round.Held, func(st State) bool { return st.Payment == p.id })
+			m.unmatched(s, &c)
+			continue
+		}
 		r := *p.o // shared with the reconciler's cache: copied, never changed
 		r.ret, r.rday = o.ret, o.rday
 		p.o, p.enc = &r, nil
@@ -580,6 +596,16 @@ func (m *mutation) rehold(s *acctState) {
 			m.returned(s, i)
 		}
 	}
+	// The others: their credit settles no payment again.
+	left := make([]outcome, 0, len(m.reversals))
+	for _, o := range m.reversals {
+		left = append(left, o)
+	}
+	slices.SortFunc(left, func(a, b outcome) int { return cmp.Or(cmp.Compare(a.rday, b.rday), strings.Compare(a.ret, b.ret)) })
+	for _, o := range left {
+		m.unmatchedReversal(s, o.ret, o.rday, o.booked.neg())
+	}
+	clear(m.reversals)
 }
 
 // returned records that the reversal in s.pays[i].o returns the
@@ -692,7 +718,9 @@ func (m *mutation) settled(s *acctState, i int) {
 // and Round.Held; release returns it once its date is no longer ahead; a
 // withdrawn or changed held reversal is let go (letGoReturn; a changed
 // one matched again), a reversal not held returns the payment at once,
-// and the settlement withdrawn takes its held reversal with it.
+// and the settlement withdrawn takes its held reversal with it: back when
+// the credit settles a payment again (rehold), else reported
+// (unmatchedReversal), as is a reversal of a held credit (reversedHold).
 
 // futureDays is txsync.FutureDays as a number of days.
 const futureDays = int32(txsync.FutureDays)
@@ -770,13 +798,32 @@ func (m *mutation) displace(s *acctState, i int) *outcome {
 // payment: in the call's Round.Unmatched, or, for a call that reports no
 // Round (Status, Track), kept in s for the next Apply to report (see
 // report), so that no credit is let go unreported.
+// A reversal held of the credit (o.ret) is let go with it, and reported
+// with it (unmatchedReversal).
 func (m *mutation) unmatched(s *acctState, o *outcome) {
 	if !m.reports {
 		s.unreported = append(s.unreported, unreported{booking: o.booking, bday: o.bday, booked: o.booked})
 		m.changed = true
+	} else {
+		m.round.Unmatched = append(m.round.Unmatched, Credit{Key: txsync.Key(o.booking), BookingDate: dateOf(o.bday), Amount: o.booked.money()})
+	}
+	if o.ret != "" {
+		m.unmatchedReversal(s, o.ret, o.rday, o.booked.neg())
+	}
+}
+
+// unmatchedReversal reports the reversal of key, day and amount a (the
+// credit's, negated) as let go with a credit that settles no payment: in
+// the call's Round.UnmatchedReversals, or, for a call that reports no
+// Round, kept in s for the next Apply to report (see report), so that no
+// reversal is let go unreported.
+func (m *mutation) unmatchedReversal(s *acctState, key string, day int32, a amt) {
+	if !m.reports {
+		s.unreported = append(s.unreported, unreported{booking: key, bday: day, booked: a})
+		m.changed = true
 		return
 	}
-	m.round.Unmatched = append(m.round.Unmatched, Credit{Key: txsync.Key(o.booking), BookingDate: dateOf(o.bday), Amount: o.booked.money()})
+	m.round.UnmatchedReversals = append(m.round.UnmatchedReversals, Credit{Key: txsync.Key(key), BookingDate: dateOf(day), Amount: a.money()})
 }
 
 // report moves the credits kept to report (see unmatched) to the call's
@@ -799,15 +846,27 @@ func (m *mutation) report(s *acctState, rev *revisions) {
 	for i := range s.pays {
 		if p := &s.pays[i]; p.out != outNone {
 			skip[p.o.booking] = true
+			if p.o.ret != "" {
+				skip[p.o.ret] = true
+			}
 		}
 	}
-	var out []Credit
+	var out, revs []Credit
 	for _, u := range s.unreported {
-		if !skip[u.booking] {
-			out = append(out, Credit{Key: txsync.Key(u.booking), BookingDate: dateOf(u.bday), Amount: u.booked.money()})
+		if skip[u.booking] {
+			continue
+		}
+		c := Credit{Key: txsync.Key(u.booking), BookingDate: dateOf(u.bday), Amount: u.booked.money()}
+		if u.reversal() {
+			revs = append(revs, c)
+		} else {
+			out = append(out, c)
 		}
 	}
 	m.round.Unmatched = append(out, m.round.Unmatched...)
+	if len(revs) > 0 {
+		m.round.UnmatchedReversals = append(revs, m.round.UnmatchedReversals...)
+	}
 	s.unreported = nil
 	m.changed = true
 }

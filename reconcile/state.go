@@ -30,8 +30,9 @@ import (
 //   - the CRC of the version, length and header;
 //   - the body: the count of payments and each, the count of the bookings
 //     seen and each (two 8-byte hashes and a uvarint day), and in version
-//     3 only the count of the credits to report (see unreported) and each
-//     (its key, day and amount);
+//     3 or later only the count of the credits to report (see unreported)
+//     and each (its key, day and amount: negative for a reversal, version
+//     4 only);
 //   - the body's CRC.
 //
 // A payment: its request id, varint created (Unix seconds), the scheme
@@ -65,10 +66,17 @@ import (
 // release that knows version 2 but not these refuses it (ErrNewerState)
 // while it does, never drops the report, and reads it again once an Apply
 // made it.
+//
+// Version 4 is version 3 with a reversal among the credits to report (an
+// unreported of a negative amount: see mutation.unmatchedReversal): a
+// state is written as version 4 only while it keeps one, so that a
+// replica that knows version 3 but not these refuses it (ErrNewerState)
+// instead of reporting the reversal as an unmatched credit.
 const (
-	stateVersion    = 3
-	stateVersionTwo = 2
-	stateVersionOne = 1
+	stateVersion      = 4
+	stateVersionThree = 3
+	stateVersionTwo   = 2
+	stateVersionOne   = 1
 )
 
 // Payment flags.
@@ -227,12 +235,17 @@ type acctState struct {
 	unreported []unreported
 }
 
-// unreported is a credit to report unmatched: its key, day and amount.
+// unreported is a credit to report unmatched, or a reversal let go with
+// such a credit (a negative amount: Round.UnmatchedReversals; version
+// 4): its key, day and amount.
 type unreported struct {
 	booking string
 	bday    int32
 	booked  amt
 }
+
+// reversal reports whether u is a reversal (a debit) to report.
+func (u *unreported) reversal() bool { return u.booked.units < 0 }
 
 // announced returns the index of id's announcements, -1 if none.
 func (s *acctState) announced(id string) int {
@@ -286,11 +299,16 @@ func appendAmt(b []byte, a amt) []byte {
 func appendDay(b []byte, d int32) []byte { return binary.AppendUvarint(b, uint64(max(d, 0))) }
 
 // version is the version s is written in: 1 while no payment of it
-// was withdrawn or holds a credit, 3 while it keeps a credit to report
-// (see above).
+// was withdrawn or holds a credit, 3 while it keeps a credit to report,
+// 4 while one of these is a reversal (see above).
 func (s *acctState) version() byte {
+	for i := range s.unreported {
+		if s.unreported[i].reversal() {
+			return stateVersion
+		}
+	}
 	if len(s.unreported) > 0 {
-		return stateVersion
+		return stateVersionThree
 	}
 	for i := range s.pays {
 		if p := &s.pays[i]; p.flags&flagWithdrawn != 0 || p.out == outHeld || p.out == outReturnHeld {
@@ -350,7 +368,7 @@ func encodeState(s *acctState) []byte {
 		b = binary.BigEndian.AppendUint64(b, e.fp)
 		b = appendDay(b, e.day)
 	}
-	if v >= stateVersion {
+	if v >= stateVersionThree {
 		b = binary.AppendUvarint(b, uint64(len(s.unreported)))
 		for _, u := range s.unreported {
 			b = appendString(b, u.booking)
@@ -639,10 +657,13 @@ func decodeState(b []byte) (*acctState, error) {
 		}
 		s.seen = append(s.seen, e)
 	}
-	if h.version >= stateVersion {
+	if h.version >= stateVersionThree {
 		m := d.count(5)
 		for range m {
 			u := unreported{booking: d.string(), bday: d.day(), booked: d.amt()}
+			if d.err == nil && u.reversal() && h.version < stateVersion {
+				d.fail() // a reversal to report is version 4
+			}
 			if d.err != nil {
 				break
 			}

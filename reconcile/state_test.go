@@ -71,11 +71,12 @@ func FuzzDecodeState(f *testing.F) {
 	f.Add(body(withdrawnState()))
 	f.Add(body(heldState()))
 	f.Add(body(unreportedState()))
+	f.Add(body(unreportedReversalState()))
 	f.Add(body(&acctState{}))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		b = binary.BigEndian.AppendUint64(append([]byte(nil), b...), crc64.Checksum(b, crcTable))
-		for _, v := range []byte{stateVersionTwo, stateVersion} {
+		for _, v := range []byte{stateVersionTwo, stateVersionThree, stateVersion} {
 			s, err := decodeState(encodeHeader(&acctState{anns: []ann{{id: "x", bits: 1}}}, v, b, 0))
 			if err != nil {
 				continue
@@ -128,7 +129,7 @@ func TestUnreportedStateRoundTrip(t *testing.T) {
 	t.Parallel()
 	s := unreportedState()
 	b := encodeState(s)
-	require.Equal(t, byte(stateVersion), b[0])
+	require.Equal(t, byte(stateVersionThree), b[0])
 	assert.Equal(t, int32(0), s.due)
 	back, err := decodeState(b)
 	require.NoError(t, err)
@@ -145,6 +146,34 @@ func TestUnreportedStateRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	_, err = decodeState(encodeHeader(&acctState{since: h.since, due: h.due, anns: h.anns}, stateVersionTwo, h.body, 0))
 	assert.ErrorIs(t, err, ErrCorruptState, "version 2 with credits to report")
+}
+
+// unreportedReversalState is unreportedState keeping a reversal to
+// report too (a negative amount).
+func unreportedReversalState() *acctState {
+	s := unreportedState()
+	s.unreported = append(s.unreported, unreported{booking: "akey0000000000000-15", bday: 20545, booked: amt{units: -7, cur: "NOK"}})
+	s.due = s.nextDue()
+	return s
+}
+
+// TestUnreportedReversalStateRoundTrip: a reversal kept to report reads
+// back the same, in the fourth form only: the third refuses it (a
+// release that reads version 3 would report it as an unmatched credit).
+func TestUnreportedReversalStateRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := unreportedReversalState()
+	b := encodeState(s)
+	require.Equal(t, byte(stateVersion), b[0])
+	back, err := decodeState(b)
+	require.NoError(t, err)
+	assert.Equal(t, s, back)
+	h, err := decodeHeader(b)
+	require.NoError(t, err)
+	_, err = decodeState(encodeHeader(&acctState{since: h.since, due: h.due, anns: h.anns}, stateVersionThree, h.body, 0))
+	assert.ErrorIs(t, err, ErrCorruptState, "version 3 with a reversal to report")
+	s.unreported = s.unreported[:2]
+	assert.Equal(t, byte(stateVersionThree), encodeState(s)[0], "version 4 only while it keeps a reversal")
 }
 
 // TestHeldStateRoundTrip: a payment holding a credit, and one holding a

@@ -260,6 +260,19 @@ type Round struct {
 	// once (not when its delta withdraws such a credit, or changes it so
 	// that a payment takes it).
 	Unmatched []Credit `json:"unmatched,omitempty"`
+	// UnmatchedReversals are the reversals (debits of a credit's amount,
+	// with its payment's reference, Amount negative) let go with their
+	// credit, that credit settling no payment: a reversal held (booked
+	// in the future) for a settled payment whose credit the bank
+	// withdrew, or changed so that it no longer settles a payment with
+	// the reversal still reversing it (held again, another amount), or
+	// whose payment was rejected or cancelled with no twin to take the
+	// credit; and a reversal of a credit held for a payment. The credit
+	// is in Unmatched, or in a payment's Withdrawn: the reversal says its
+	// money went back. Each is reported once; one that a call without a
+	// Round ([Reconciler.Status], Track) let go, by the next Apply,
+	// first, as Unmatched's.
+	UnmatchedReversals []Credit `json:"unmatchedReversals,omitempty"`
 	// Repeated counts the bookings of the delta matching had seen
 	// before (the same credit under a new key, after the sync's state
 	// was lost or the account linked anew): each is skipped.
@@ -268,5 +281,5 @@ type Round struct {
 
 // Empty reports whether the call learned nothing.
 func (r *Round) Empty() bool {
-	return r == nil || len(r.Settled)+len(r.Returned)+len(r.Stalled)+len(r.Withdrawn)+len(r.Held)+len(r.Unmatched) == 0
+	return r == nil || len(r.Settled)+len(r.Returned)+len(r.Stalled)+len(r.Withdrawn)+len(r.Held)+len(r.Unmatched)+len(r.UnmatchedReversals) == 0
 }
