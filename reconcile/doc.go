@@ -81,7 +81,15 @@
 // the same text) are matched one to one, each credit to the first payment
 // by initiation order ([Payment.Created]) that it fits. A credit that
 // matches nothing is reported in [Round.Unmatched], never forced onto a
-// payment.
+// payment. A booked entry that cannot be read (an amount unreadable,
+// absent or zero, or no booking nor value date) matches nothing and is
+// reported in [Round.Unreadable], credit or debit alike (an unreadable
+// amount has no sign), once, with what is known: its key, its date if
+// any, its amount as the bank sent it. It may be a payment's credit
+// (the payment waits, and stalls after its window) or a reversal; the
+// TPP looks it up in its ledger. So is a credit or a reversal the bank
+// changes so that it can no longer be read, its settlement withdrawn or
+// its hold let go.
 //
 // Each payment and each booking is matched at most once. A booking seen
 // before is skipped ([Round.Repeated]): under its key (the same delta
@@ -316,4 +324,7 @@
 //     payment is [Withdrawn], but its references were let go, and no
 //     later credit settles it.
 //   - A reversal the bank withdraws: the payment stays [Returned].
+//   - A booked entry whose amount or date cannot be read (or whose
+//     amount is zero): reported in [Round.Unreadable], matched with no
+//     payment.
 package reconcile

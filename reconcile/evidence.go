@@ -72,21 +72,23 @@ type booking struct {
 	// reversal: a debit that was a held reversal, changed: matched again
 	// as it is now (no other debit is)
 	reversal bool
+	// unreadable: an entry bookingOf refuses (see unreadableOf): only
+	// reported, in Round.Unreadable
+	unreadable bool
 }
 
 // bookingOf returns the booking of a booked entry of an account; false
-// for a pending entry, a card entry, or one without a date or amount.
+// for a pending entry, a card entry, or one that cannot be read: without
+// a date, or an amount that is unreadable, absent or zero (see
+// unreadableOf, which reports those).
 func bookingOf(e txsync.Entry, order int) (booking, bool) {
 	t := e.Transaction
-	if t == nil || t.Status == accounts.BookingPending || t.TransactionAmount.Err() != nil || t.TransactionAmount.IsZero() {
+	if t == nil || t.Status == accounts.BookingPending || !readable(t) {
 		return booking{}, false
 	}
 	d := t.BookingDate
 	if d.IsZero() {
 		d = t.ValueDate
-	}
-	if d.IsZero() {
-		return booking{}, false
 	}
 	b := booking{key: e.Key, kh: hashString(string(e.Key)), day: dayOf(d), entry: t, order: order}
 	b.amt, b.amtOK = amtOf(t.TransactionAmount)
@@ -97,6 +99,40 @@ func bookingOf(e txsync.Entry, order int) (booking, bool) {
 	}
 	b.words = words(textOf(t))
 	return b, true
+}
+
+// readable reports whether a booked entry can be matched: it has a
+// booking or value date, and an amount that is readable and not zero (an
+// amount of zero neither credits nor debits; an unreadable one has no
+// sign).
+func readable(t *accounts.Transaction) bool {
+	a := t.TransactionAmount
+	return a.Err() == nil && !a.IsZero() && !a.Value.IsZero() && (!t.BookingDate.IsZero() || !t.ValueDate.IsZero())
+}
+
+// unreadableOf returns a booked entry that bookingOf refuses as
+// unreadable (no date, or an amount unreadable, absent or zero) as a
+// booking to report (Round.Unreadable): its key, fingerprint, date (0 when
+// none) and entry; false for any other entry. No payment is matched with
+// it, but it must not vanish: it may be a payment's credit, or the
+// reversal of one.
+func unreadableOf(e txsync.Entry, order int) (booking, bool) {
+	t := e.Transaction
+	if t == nil || t.Status == accounts.BookingPending || readable(t) {
+		return booking{}, false
+	}
+	d := t.BookingDate
+	if d.IsZero() {
+		d = t.ValueDate
+	}
+	return booking{key: e.Key, kh: hashString(string(e.Key)), fp: fingerprint(t, e.Occurrence), day: dayOf(d), entry: t,
+		order: order, unreadable: true}, true
+}
+
+// unreadableCredit is the report of an unreadable booking b: its key,
+// date (zero when none) and amount as the bank sent it.
+func unreadableCredit(b *booking) Credit {
+	return Credit{Key: b.key, BookingDate: dateOf(b.day), Amount: b.entry.TransactionAmount}
 }
 
 // textOf is the remittance text of an entry.

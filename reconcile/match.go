@@ -329,6 +329,14 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 		}
 	}
 	var again []booking
+	// lost reports a changed entry that can no longer be read, which let
+	// go what a payment held of it (Round.Unreadable): it matches
+	// nothing, and must not vanish.
+	lost := func(c *revised) {
+		if !c.ok && c.b.unreadable {
+			m.round.Unreadable = append(m.round.Unreadable, unreadableCredit(&c.b))
+		}
+	}
 	for _, c := range v.changed {
 		if i, ok := retBy[string(c.b.key)]; ok {
 			// A held reversal changed: let go, and matched again as it
@@ -340,6 +348,7 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 				c.b.reversal = true
 				again = append(again, c.b)
 			}
+			lost(&c)
 			continue
 		}
 		if i, ok := heldBy[string(c.b.key)]; ok {
@@ -351,6 +360,7 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 			if c.ok {
 				again = append(again, c.b)
 			}
+			lost(&c)
 			continue
 		}
 		i, ok := by[string(c.b.key)]
@@ -372,6 +382,7 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 		if c.ok {
 			again = append(again, c.b)
 		}
+		lost(&c)
 	}
 	return again
 }
@@ -410,13 +421,13 @@ func (m *mutation) withdraw(s *acctState, i int) {
 // whose facts were seen. Elsewhere the facts do not count: an identical
 // twin booked late, once its sibling left the sync's window, is a new
 // credit under its own key.
-func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions) {
+func (m *mutation) apply(s *acctState, bs, odd []booking, first bool, rev *revisions) {
 	views := map[int]*payView{}
 	var again []booking
 	if rev != nil && !rev.empty() {
 		again = m.revise(s, rev, views)
 	}
-	if len(bs)+len(again) == 0 {
+	if len(bs)+len(odd)+len(again) == 0 {
 		m.rehold(s) // the held reversals of credits withdrawn: reported
 		return
 	}
@@ -433,7 +444,30 @@ func (m *mutation) apply(s *acctState, bs []booking, first bool, rev *revisions)
 	}
 	var credits, debits []*booking
 	horizon := m.today - retentionDays
-	taking := make(map[uint64]bool, len(bs))
+	taking := make(map[uint64]bool, len(bs)+len(odd))
+	// The entries that cannot be read match nothing, and are reported
+	// (Round.Unreadable), once: seen as any booking (under its key, and
+	// in a first read by its facts). One without a date is kept seen from
+	// today.
+	for i := range odd {
+		b := &odd[i]
+		if known[b.kh] || taking[b.kh] {
+			m.round.Repeated++
+			continue
+		}
+		if j, ok := byFact[b.fp]; ok {
+			m.rekey(s, j, b)
+			m.round.Repeated++
+			continue
+		}
+		if b.day != 0 && (b.day < s.since || b.day < horizon) {
+			continue // before the account was watched: no payment of it
+		}
+		taking[b.kh] = true
+		s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: cmp.Or(b.day, m.today)})
+		m.round.Unreadable = append(m.round.Unreadable, unreadableCredit(b))
+		m.changed = true
+	}
 	for i := range bs {
 		b := &bs[i]
 		if known[b.kh] || taking[b.kh] {

@@ -543,7 +543,7 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 	if err := checkAccount(d.Account); err != nil {
 		return nil, err
 	}
-	var bs []booking
+	var bs, odd []booking // odd: the entries that cannot be read (unreadableOf)
 	var rev revisions
 	n := 0
 	// The entries txsync reported booked in the future (see holds).
@@ -560,6 +560,8 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 		if b, ok := bookingOf(e, n); ok {
 			b.future = future[e.Key]
 			bs = append(bs, b)
+		} else if b, ok := unreadableOf(e, n); ok {
+			odd = append(odd, b)
 		}
 		n++
 	}
@@ -569,13 +571,18 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 			if b, ok := bookingOf(c.Entry, n); ok {
 				b.future = future[c.Key]
 				bs = append(bs, b)
+			} else if b, ok := unreadableOf(c.Entry, n); ok {
+				odd = append(odd, b)
 			}
 		case c.What&txsync.Unbooked != 0:
 			rev.unbooked = append(rev.unbooked, c.Key)
 		case c.What&(txsync.Amount|txsync.Dates|txsync.Text) != 0:
 			b, ok := bookingOf(c.Entry, n)
 			if !ok {
-				b = booking{key: c.Key}
+				if b, ok = unreadableOf(c.Entry, n); !ok {
+					b = booking{key: c.Key}
+				}
+				ok = false
 			}
 			b.future = future[c.Key]
 			rev.changed = append(rev.changed, revised{b: b, ok: ok})
@@ -587,7 +594,7 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 			rev.gone = append(rev.gone, rm.Key)
 		}
 	}
-	if len(bs) == 0 && rev.empty() {
+	if len(bs)+len(odd) == 0 && rev.empty() {
 		// A first look, at the state's header alone: most reads of an
 		// account bring no booking, end no window and find no event
 		// left to emit.
@@ -609,7 +616,7 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 	}
 	var round Round
 	committed, err := r.commit(ctx, d.Account, func(m *mutation, s *acctState) error {
-		m.run(s, bs, d.First, &rev)
+		m.run(s, bs, odd, d.First, &rev)
 		round = m.round
 		return nil
 	}, false)
@@ -634,9 +641,9 @@ func (r *Reconciler) Observe(ctx context.Context, d *txsync.Delta) error {
 }
 
 // run is the whole of an Apply's change of s.
-func (m *mutation) run(s *acctState, bs []booking, first bool, rev *revisions) {
+func (m *mutation) run(s *acctState, bs, odd []booking, first bool, rev *revisions) {
 	m.reports = true
-	m.apply(s, bs, first, rev)
+	m.apply(s, bs, odd, first, rev)
 	m.release(s)
 	m.report(s, rev)
 	m.stalls(s)

@@ -215,11 +215,15 @@ type State struct {
 
 // Credit is a credit booked on a watched account that matched no
 // payment: it is reported, never forced onto one. Look it up in the
-// TPP's ledger by its key.
+// TPP's ledger by its key. In [Round.UnmatchedReversals] it is a
+// reversal (Amount negative); in [Round.Unreadable] an entry that cannot
+// be read: BookingDate zero when the entry has no date, Amount as the
+// bank sent it (unreadable, Amount.Err not nil; zero; or absent, the zero
+// Amount, left out of the JSON).
 type Credit struct {
 	Key         txsync.Key   `json:"key"`
 	BookingDate date.Date    `json:"bookingDate"`
-	Amount      money.Amount `json:"amount"`
+	Amount      money.Amount `json:"amount,omitzero"`
 }
 
 // Round is what one call learned about a watched account: the payments
@@ -273,6 +277,18 @@ type Round struct {
 	// Round ([Reconciler.Status], Track) let go, by the next Apply,
 	// first, as Unmatched's.
 	UnmatchedReversals []Credit `json:"unmatchedReversals,omitempty"`
+	// Unreadable are the booked entries of the delta that cannot be
+	// read, so that no payment is matched with them: an amount that is
+	// unreadable (Amount.Err not nil), absent or zero, or no booking nor
+	// value date. An unreadable amount has no sign, and a zero one
+	// neither credits nor debits: each may be a payment's credit or a
+	// reversal, and is reported here, credit or debit alike, once (a
+	// delta given again does not report it again), never dropped: look
+	// it up in the TPP's ledger by its key. A payment it would have
+	// settled waits (and stalls after its window). So is a credit or a
+	// reversal the bank changes so that it can no longer be read, when
+	// the change withdraws its settlement or lets its hold go.
+	Unreadable []Credit `json:"unreadable,omitempty"`
 	// Repeated counts the bookings of the delta matching had seen
 	// before (the same credit under a new key, after the sync's state
 	// was lost or the account linked anew): each is skipped.
@@ -281,5 +297,5 @@ type Round struct {
 
 // Empty reports whether the call learned nothing.
 func (r *Round) Empty() bool {
-	return r == nil || len(r.Settled)+len(r.Returned)+len(r.Stalled)+len(r.Withdrawn)+len(r.Held)+len(r.Unmatched)+len(r.UnmatchedReversals) == 0
+	return r == nil || len(r.Settled)+len(r.Returned)+len(r.Stalled)+len(r.Withdrawn)+len(r.Held)+len(r.Unmatched)+len(r.UnmatchedReversals)+len(r.Unreadable) == 0
 }

@@ -106,6 +106,12 @@ func printDay(out io.Writer, d settlescript.Day) {
 	for _, c := range r.Unmatched {
 		fmt.Fprintf(out, "  unmatched  %s booked %s\n", c.Amount, c.BookingDate)
 	}
+	for _, c := range r.UnmatchedReversals {
+		fmt.Fprintf(out, "  reversal   %s booked %s, of an unmatched credit\n", c.Amount, c.BookingDate)
+	}
+	for _, c := range r.Unreadable {
+		fmt.Fprintf(out, "  unreadable %s booked %s (key %s)\n", c.Amount, c.BookingDate, c.Key)
+	}
 }
 
 // short is a payment's reference as the example prints it: its number
