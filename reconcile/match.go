@@ -72,6 +72,10 @@ type mutation struct {
 	// this call withdrew (revise), by the credit's key: one that settles
 	// a payment again in this call takes its reversal back (rehold).
 	reversals map[string]outcome
+	// dropped are the keys of the entries this call's delta no longer
+	// lists as booked (gone, or pending again): a reversal among them
+	// is not reported when its credit settles no payment (rehold).
+	dropped map[string]bool
 }
 
 // until returns the last day a credit may settle a payment whose window
@@ -278,6 +282,14 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 		if i, ok := heldBy[string(key)]; ok { // it settled nothing: let go, no withdrawal
 			delete(heldBy, string(key))
 			m.letGo(s, i)
+		}
+	}
+	for _, ks := range [][]txsync.Key{v.gone, v.unbooked} {
+		for _, k := range ks {
+			if m.dropped == nil {
+				m.dropped = map[string]bool{}
+			}
+			m.dropped[string(k)] = true
 		}
 	}
 	seenKeys := make(map[uint64]bool, len(s.seen))
@@ -630,10 +642,13 @@ func (m *mutation) rehold(s *acctState) {
 			m.returned(s, i)
 		}
 	}
-	// The others: their credit settles no payment again.
+	// The others: their credit settles no payment again. A reversal the
+	// bank no longer lists as booked is let go, as a held one withdrawn.
 	left := make([]outcome, 0, len(m.reversals))
 	for _, o := range m.reversals {
-		left = append(left, o)
+		if !m.dropped[o.ret] {
+			left = append(left, o)
+		}
 	}
 	slices.SortFunc(left, func(a, b outcome) int { return cmp.Or(cmp.Compare(a.rday, b.rday), strings.Compare(a.ret, b.ret)) })
 	for _, o := range left {

@@ -116,3 +116,17 @@ func TestReversalOfHeldCreditReported(t *testing.T) {
 	require.Len(t, r.Unmatched, 1)
 	assert.Equal(t, []reconcile.Credit{{Key: d1.Key, BookingDate: day("2026-03-20"), Amount: nok("-1250.00")}}, r.UnmatchedReversals)
 }
+
+// TestWithdrawnCreditAndItsReversal: the bank no longer lists the credit
+// nor the reversal held of it: both are let go, the reversal not
+// reported (the bank withdrew it, as a held reversal withdrawn).
+func TestWithdrawnCreditAndItsReversal(t *testing.T) {
+	t.Parallel()
+	f, d1 := heldReversalOfC1(t)
+	d := removed(credit("c1", "2026-03-16", nok("1250.00"), "KID "+futureKID))
+	d.Removed = append(d.Removed, removed(d1).Removed...)
+	r, err := f.r.Apply(t.Context(), d)
+	require.NoError(t, err)
+	require.Len(t, r.Withdrawn, 1)
+	assert.Empty(t, r.UnmatchedReversals)
+}

@@ -273,7 +273,8 @@ type Round struct {
 	// whose payment was rejected or cancelled with no twin to take the
 	// credit; and a reversal of a credit held for a payment. The credit
 	// is in Unmatched, or in a payment's Withdrawn: the reversal says its
-	// money went back. Each is reported once; one that a call without a
+	// money went back (a reversal the bank no longer lists as booked is
+	// let go unreported, as a held one withdrawn). Each is reported once; one that a call without a
 	// Round ([Reconciler.Status], Track) let go, by the next Apply,
 	// first, as Unmatched's.
 	UnmatchedReversals []Credit `json:"unmatchedReversals,omitempty"`
