@@ -274,9 +274,9 @@ type Round struct {
 	// credit; and a reversal of a credit held for a payment. The credit
 	// is in Unmatched, or in a payment's Withdrawn: the reversal says its
 	// money went back (a reversal the bank no longer lists as booked is
-	// let go unreported, as a held one withdrawn). Each is reported once; one that a call without a
-	// Round ([Reconciler.Status], Track) let go, by the next Apply,
-	// first, as Unmatched's.
+	// let go unreported, as a held one withdrawn). Each is reported
+	// once; one that a call without a Round ([Reconciler.Status], Track)
+	// let go, by the next Apply, first, as Unmatched's.
 	UnmatchedReversals []Credit `json:"unmatchedReversals,omitempty"`
 	// Unreadable are the booked entries of the delta that cannot be
 	// read, so that no payment is matched with them: an amount that is
