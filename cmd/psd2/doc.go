@@ -85,7 +85,10 @@
 //	          (of the status read, or of the resend) without a
 //	          transactionStatus, or with one psd2 does not know (not of
 //	          the interface's list: perhaps a payment on hold), leaves
-//	          its status unknown: resolve says so and exits 3
+//	          its status unknown: resolve says so and exits 3; an
+//	          entry whose recorded body psd2 cannot read has its amount
+//	          shown as "body unreadable" (--json bodyUnreadable, why),
+//	          never "-", and list and show then say so and exit 3
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed (not before the end of the bank's pause, when
 //	          it asked the TPP to slow down: a 429 with a Retry-After); a

@@ -79,7 +79,13 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 			return entryError(err, fs.Arg(0))
 		}
 		row := rowOf(en, dir, now)
-		return e.emit(row, func(w io.Writer) { printEntry(w, row) })
+		if err := e.emit(row, func(w io.Writer) { printEntry(w, row) }); err != nil {
+			return err
+		}
+		if row.BodyUnreadable != "" {
+			return errors.New(unreadableWords(1))
+		}
+		return nil
 	case "settle":
 		en, err := j.SettleByPerson(ctx, fs.Arg(0), *by, *reason)
 		if err != nil {
@@ -237,13 +243,19 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 		// service's, or a mistyped one, and says so.
 		fmt.Fprintln(e.stderr, noJournalNote)
 	}
-	return e.emit(rows, func(w io.Writer) {
+	unreadable := 0
+	for _, r := range rows {
+		if r.BodyUnreadable != "" {
+			unreadable++
+		}
+	}
+	err := e.emit(rows, func(w io.Writer) {
 		if len(rows) > 0 {
 			fmt.Fprintf(w, "%-36s  %-14s  %6s  %-18s  %15s  %-9s  %s\n", "REQUEST ID", "BANK", "AGE", "OPERATION", "AMOUNT", "CREDITOR", "STATE")
 		}
 		doubt, person, claimed := 0, 0, 0
 		for _, r := range rows {
-			fmt.Fprintf(w, "%-36s  %-14s  %6s  %-18s  %15s  %-9s  %s\n", r.RequestID, r.Bank, r.Age, r.What, r.amountText(), dash(r.Creditor), r.StateText)
+			fmt.Fprintf(w, "%-36s  %-14s  %6s  %-18s  %15s  %-9s  %s\n", r.RequestID, r.Bank, r.Age, r.What, r.amountText(), r.creditorText(), r.StateText)
 			if r.InDoubt {
 				doubt++
 			}
@@ -259,6 +271,9 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 		} else {
 			fmt.Fprintf(w, "%d payment(s) in doubt\n", len(rows))
 		}
+		if unreadable > 0 {
+			fmt.Fprintf(w, "UNREADABLE: %d of them with a recorded body psd2 could not read: their amount and creditor are unknown, not absent (psd2 journal show REQUEST-ID says why).\n", unreadable)
+		}
 		if doubt-person-claimed > 0 {
 			fmt.Fprintln(w, "Next: psd2 journal resolve REQUEST-ID, with the bank (-bank or -url) and the certificate the service uses: it finds out whether the bank has the payment, and says what to tell the PSU.")
 		}
@@ -269,6 +284,20 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 			fmt.Fprintln(w, "An entry being resent is being resolved right now: leave it; psd2 journal show REQUEST-ID after the time it names.")
 		}
 	})
+	if err != nil {
+		return err
+	}
+	if unreadable > 0 {
+		return errors.New(unreadableWords(unreadable))
+	}
+	return nil
+}
+
+// unreadableWords is the error of a listing (or show) with n entries
+// whose body psd2 could not read (exit status 3: it cannot tell what
+// they are).
+func unreadableWords(n int) string {
+	return fmt.Sprintf("the recorded body of %d journal entr%s could not be read: amount and creditor unknown (above)", n, map[bool]string{true: "y", false: "ies"}[n == 1])
 }
 
 // noJournalNote is said when a store holds no journal entry at all.
@@ -336,6 +365,10 @@ type entryRow struct {
 	Resolution  *resInfo   `json:"resolution,omitempty"`
 	Trail       []resInfo  `json:"trail,omitempty"`
 	Resolves    string     `json:"resolves,omitempty"`
+	// BodyUnreadable is set when psd2 could not read the create's
+	// recorded body: its amount, currency and creditor are then
+	// unknown, not absent.
+	BodyUnreadable string `json:"bodyUnreadable,omitempty"`
 }
 
 // claimInfo is a live claim on an entry: a resend on its way.
@@ -362,12 +395,36 @@ func infoOf(r journal.Resolution) resInfo {
 
 func (r entryRow) amountText() string {
 	switch {
+	case r.BodyUnreadable != "":
+		return unreadableAmount
 	case r.Amount != "":
 		return r.Amount + " " + r.Currency
 	case r.Payments > 0:
 		return fmt.Sprintf("%d payments", r.Payments)
 	}
 	return "-"
+}
+
+// unreadableAmount is the amount of an entry whose body psd2 could not
+// read: unknown, never "-".
+const unreadableAmount = "body unreadable"
+
+// creditorText is the creditor's masked account, "-" when the create
+// names none, "?" when its body could not be read.
+func (r entryRow) creditorText() string {
+	if r.BodyUnreadable != "" {
+		return "?"
+	}
+	return dash(r.Creditor)
+}
+
+// whatText is what the entry's create made, for a sentence: "the
+// domestic payment of 12.50 NOK to ****8903".
+func (r entryRow) whatText() string {
+	if r.BodyUnreadable != "" {
+		return fmt.Sprintf("the %s of an amount to a creditor psd2 could not read (its recorded body is unreadable)", r.What)
+	}
+	return fmt.Sprintf("the %s of %s to %s", r.What, r.amountText(), dash(r.Creditor))
 }
 
 func dash(s string) string {
@@ -385,7 +442,9 @@ func rowOf(en journal.Entry, dir *banks.Directory, now time.Time) entryRow {
 		Outcome: string(en.Outcome), ID: en.ID, Resolves: en.Resolves,
 	}
 	r.Bank, r.Environment = bankOf(en.URL, dir)
-	describeBody(&r, en.Body)
+	if err := describeBody(&r, en.Body); err != nil {
+		r.BodyUnreadable = err.Error()
+	}
 	if c := en.Claimed(now); c != nil {
 		r.Claim = &claimInfo{ResendRequestID: c.ResendRequestID, Until: c.Until.UTC()}
 	}
@@ -508,8 +567,9 @@ func operationWords(op string) string {
 }
 
 // describeBody reads the amount, currency and masked creditor account
-// of a create's body; a bulk's or a basket's count of payments.
-func describeBody(r *entryRow, body []byte) {
+// of a create's body; a bulk's or a basket's count of payments. A body
+// it cannot decode is an error, in words without the body's content.
+func describeBody(r *entryRow, body []byte) error {
 	type account struct {
 		IBAN, BBAN, PAN, MaskedPAN, MSISDN string
 	}
@@ -527,8 +587,12 @@ func describeBody(r *entryRow, body []byte) {
 	}
 	d := json.NewDecoder(strings.NewReader(string(body)))
 	d.UseNumber()
-	if d.Decode(&doc) != nil {
-		return
+	if err := d.Decode(&doc); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return fmt.Errorf("its member %s is not of the form of a create's", te.Field)
+		}
+		return errors.New("it is not the JSON object of a create")
 	}
 	switch {
 	case doc.InstructedAmount != nil:
@@ -541,6 +605,7 @@ func describeBody(r *entryRow, body []byte) {
 	case len(doc.PaymentIDs) > 0:
 		r.Payments = len(doc.PaymentIDs)
 	}
+	return nil
 }
 
 // mask shows the last four characters of an account number.
@@ -572,7 +637,10 @@ func printEntry(w io.Writer, r entryRow) {
 	fmt.Fprintf(w, "request id  %s\n", r.RequestID)
 	fmt.Fprintf(w, "bank        %s %s\n", r.Bank, r.Environment)
 	fmt.Fprintf(w, "made        %s (%s ago)\n", r.Created.Format(time.RFC3339), r.Age)
-	fmt.Fprintf(w, "what        %s of %s to %s (%s)\n", r.What, r.amountText(), dash(r.Creditor), r.Operation)
+	fmt.Fprintf(w, "what        %s of %s to %s (%s)\n", r.What, r.amountText(), r.creditorText(), r.Operation)
+	if r.BodyUnreadable != "" {
+		fmt.Fprintf(w, "body        UNREADABLE: psd2 could not read the create's recorded body (%s): its amount and creditor are unknown\n", r.BodyUnreadable)
+	}
 	fmt.Fprintf(w, "state       %s\n", r.StateText)
 	if r.ID != "" {
 		fmt.Fprintf(w, "bank's id   %s\n", r.ID)
@@ -715,7 +783,7 @@ type resolveReport struct {
 func reportOf(row entryRow, res journal.Resolution, conflict error) resolveReport {
 	rep := resolveReport{Entry: row, Kind: res.Kind, ID: res.ID, Status: res.Status, FundsAvailable: res.FundsAvailable,
 		ResendRequestID: res.ResendRequestID, Reason: res.Reason}
-	what := fmt.Sprintf("the %s of %s to %s", row.What, row.amountText(), dash(row.Creditor))
+	what := row.whatText()
 	settle := "psd2 journal settle -by YOU -reason 'WHAT YOU FOUND' " + row.RequestID
 	switch res.Kind {
 	case journal.ResolvedCreated:
@@ -882,7 +950,7 @@ func scaRedirectOf(answer json.RawMessage) string {
 // the payment is, what to tell the PSU, and the next step.
 func printResolution(w io.Writer, rep resolveReport) {
 	r := rep.Entry
-	fmt.Fprintf(w, "%s: %s of %s to %s at %s, made %s ago\n", r.RequestID, r.What, r.amountText(), dash(r.Creditor), r.Bank, r.Age)
+	fmt.Fprintf(w, "%s: %s at %s, made %s ago\n", r.RequestID, strings.TrimPrefix(r.whatText(), "the "), r.Bank, r.Age)
 	fmt.Fprintln(w, rep.Meaning)
 	if rep.Conflict != "" {
 		fmt.Fprintf(w, "CONFLICT: %s.\n", rep.Conflict)
