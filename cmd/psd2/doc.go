@@ -46,7 +46,13 @@
 //	          -control ADDR serves the scenario and clock controls as
 //	          JSON on a loopback listener of its own, behind a token it
 //	          prints; "psd2 emulator ctl <control> name=value..." calls
-//	          one (docs/emulator.md lists them)
+//	          one (docs/emulator.md lists them). A failure while it
+//	          serves (a banks.json it could not rewrite after a control,
+//	          a listener that failed) is said on stderr and ends it with
+//	          exit status 3: at once when a server stopped, else when it
+//	          is interrupted. ctl with neither -control nor a control.json
+//	          is a command-line mistake; a control.json it cannot read
+//	          (or without a URL and token) exits 3
 //	sandbox   reset, list, or seed mock data from a JSON file: customers,
 //	          each with its accounts, each account with its transactions
 //	          (an example: cmd/psd2/testdata/seed.example.json); a customer

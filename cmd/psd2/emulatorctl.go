@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tppkit/psd2/internal/emulatorcmd"
@@ -43,13 +44,23 @@ func runEmulatorCtl(ctx context.Context, e *env, args []string) error {
 		return usagef("name a control (psd2 emulator ctl controls lists them)")
 	}
 	if *base == "" || *token == "" {
-		data, err := readBounded(filepath.Join(*out, emulatorcmd.ControlFile), maxConfig)
-		if err != nil {
+		file := filepath.Join(*out, emulatorcmd.ControlFile)
+		data, err := readBounded(file, maxConfig)
+		switch {
+		case errors.Is(err, os.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+			// Nothing names a control API: a command-line mistake.
 			return usagef("no control API given (-control and -token) and %v; start the emulator with -control 127.0.0.1:0", err)
+		case err != nil:
+			// There is a control.json, but psd2 could not read it: not
+			// the operator's mistake, and not a missing file.
+			return fmt.Errorf("no control API given (-control and -token), and %s could not be read: %w", file, err)
 		}
 		var info emulatorcmd.ControlInfo
 		if err := json.Unmarshal(data, &info); err != nil {
-			return fmt.Errorf("%s: %w", emulatorcmd.ControlFile, err)
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		if (*base == "" && info.URL == "") || (*token == "" && info.Token == "") {
+			return fmt.Errorf("%s names no control API URL or no token: it is not what psd2 emulator -control writes", file)
 		}
 		if *base == "" {
 			*base = info.URL

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -25,8 +26,10 @@ const ControlFile = "control.json"
 
 // startControl serves h(token) on the -control address (loopback, checked
 // again after the listen) with a new random token, and writes
-// control.json. It returns the info and a function that stops it.
-func startControl(cfg *Config, h func(token string) http.Handler) (ControlInfo, func(), error) {
+// control.json. It returns the info and a function that stops it. A
+// server that stops by itself (its listener failed) is reported to
+// fails.
+func startControl(cfg *Config, h func(token string) http.Handler, fails *failures) (ControlInfo, func(), error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return ControlInfo{}, nil, err
@@ -46,7 +49,11 @@ func startControl(cfg *Config, h func(token string) http.Handler) (ControlInfo, 
 		ReadTimeout:       time.Minute,
 		IdleTimeout:       2 * time.Minute,
 	}
-	go func() { _ = srv.Serve(l) }()
+	go func() {
+		if err := srv.Serve(l); !errors.Is(err, http.ErrServerClosed) {
+			fails.report(fmt.Errorf("%w: the control API on %s: %w", ErrStopped, l.Addr(), err))
+		}
+	}()
 	info := ControlInfo{URL: "http://" + l.Addr().String(), Token: token}
 	data, err := json.MarshalIndent(info, "", "  ")
 	if err == nil {

@@ -20,6 +20,7 @@ import (
 type directoryFile struct {
 	path     string
 	describe func() []byte // the directory now: MultiBank.DirectoryJSON
+	fails    *failures     // where a rewrite that failed is reported too
 
 	mu   sync.Mutex
 	last []byte // what the file holds
@@ -54,6 +55,7 @@ func (d *directoryFile) rewriteAfter(next http.Handler) http.Handler {
 		held := heldanswer.New()
 		next.ServeHTTP(held, r)
 		if err := d.write(); err != nil {
+			d.fails.report(fmt.Errorf("after a control (%s %s), %s could not be rewritten: it is stale: %w", r.Method, r.URL.Path, BanksFile, err))
 			b, _ := json.Marshal(map[string]string{"code": "BANKS_FILE",
 				"error": fmt.Sprintf("the control answered %d, but %s could not be rewritten: %v", held.Status(), BanksFile, err)})
 			w.Header().Set("Content-Type", "application/json")

@@ -42,10 +42,20 @@ type Running struct {
 	HostURLs map[string]string
 
 	close func()
+	fails *failures
 }
 
 // Close stops the server.
 func (r *Running) Close() { r.close() }
+
+// Failures yields each error of the servers after Start, as it happens:
+// a listener that failed (matching [ErrStopped]: that server no longer
+// serves; with several banks, the shared listener's), the control API's
+// server that stopped (ErrStopped too), a banks.json the control API
+// could not rewrite after a control (the control's caller got a 500
+// saying so; the emulator still serves). Whoever runs the emulator
+// reports them and must not end as if all went well after one.
+func (r *Running) Failures() <-chan error { return r.fails.ch }
 
 // Start reads the -trust files, makes the -out directory safe before
 // anything listens (see prepareOut), listens on cfg.Addr (checking a
@@ -92,12 +102,14 @@ func start(cfg *Config, hosts []string, trusted []*x509.Certificate) (*Running, 
 	if err != nil {
 		return nil, err
 	}
+	fails := newFailures()
+	l = watchedListener{Listener: l, what: "the banks' listener", f: fails}
 	opts := []emulator.Option{emulator.WithListener(l),
 		emulator.WithTrustedCertificates(trusted...), emulator.WithTimeouts(cfg.Timeouts), emulator.WithLimits(cfg.Limits)}
 	if cfg.KnownIssues != nil {
 		opts = append(opts, emulator.WithKnownIssues(*cfg.KnownIssues))
 	}
-	r := &Running{URLs: map[string]string{}, Trusted: len(trusted)}
+	r := &Running{URLs: map[string]string{}, Trusted: len(trusted), fails: fails}
 	var ca *x509.Certificate
 	var newTPP func(string) (*signing.Credentials, error)
 	var control func(token string) http.Handler
@@ -146,7 +158,7 @@ func start(cfg *Config, hosts []string, trusted []*x509.Certificate) (*Running, 
 	}
 	if directory != nil {
 		r.BanksFile = filepath.Join(cfg.Out, BanksFile)
-		dir := &directoryFile{path: r.BanksFile, describe: directory}
+		dir := &directoryFile{path: r.BanksFile, describe: directory, fails: fails}
 		if err := dir.write(); err != nil {
 			r.Close()
 			return nil, err
@@ -155,7 +167,7 @@ func start(cfg *Config, hosts []string, trusted []*x509.Certificate) (*Running, 
 		control = func(token string) http.Handler { return dir.rewriteAfter(inner(token)) }
 	}
 	if cfg.Control != "" {
-		info, stop, err := startControl(cfg, control)
+		info, stop, err := startControl(cfg, control, fails)
 		if err != nil {
 			r.Close()
 			return nil, err

@@ -1,0 +1,54 @@
+package emulatorcmd
+
+import (
+	"errors"
+	"fmt"
+	"net"
+)
+
+// ErrStopped matches a failure after which a server of the emulator no
+// longer serves (its listener failed): the emulator is of no use until
+// it is started again.
+var ErrStopped = errors.New("a server of the emulator stopped")
+
+// failures collects the errors of the servers after Start: a listener
+// that failed, a banks.json not rewritten after a control. Whoever runs
+// the emulator reads them (Running.Failures) so that none passes
+// unseen, and the command never ends as if all went well after one.
+type failures struct{ ch chan error }
+
+func newFailures() *failures { return &failures{ch: make(chan error, 64)} }
+
+// report queues err without ever blocking a server: with 64 failures
+// unread already, whoever runs the emulator is not reading them, and
+// one more adds nothing.
+func (f *failures) report(err error) {
+	if f == nil || err == nil {
+		return
+	}
+	select {
+	case f.ch <- err:
+	default:
+	}
+}
+
+// watchedListener is a server's listener whose failure is reported: an
+// Accept error that is neither temporary (http.Server retries those) nor
+// the listener's closing ends the server's Serve, which nobody else sees.
+type watchedListener struct {
+	net.Listener
+	what string
+	f    *failures
+}
+
+func (l watchedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil && !errors.Is(err, net.ErrClosed) {
+		var ne net.Error
+		//lint:ignore SA1019 http.Server.Serve retries the errors Temporary reports, and returns on the others
+		if !errors.As(err, &ne) || !ne.Temporary() {
+			l.f.report(fmt.Errorf("%w: %s on %s: %w", ErrStopped, l.what, l.Listener.Addr(), err))
+		}
+	}
+	return c, err
+}
