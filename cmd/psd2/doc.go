@@ -62,7 +62,10 @@
 //	          it has without any account (a run that stopped part-way) gets
 //	          its accounts now; one with some but fewer is named, nothing
 //	          made for it, and the command exits non-zero after seeding
-//	          the rest. The file is a JSON list of at most 32 MiB; a larger
+//	          the rest. A seed that stops part-way (a request refused)
+//	          exits non-zero and says what it made before (the customers,
+//	          their entries of the file and ids; --json created,
+//	          createdEntries, stopped) and where it stopped. The file is a JSON list of at most 32 MiB; a larger
 //	          one, null, one with a key no entry takes (a misspelt
 //	          "acounts"), or two entries with one customer number, is
 //	          refused before any request. list ends with the

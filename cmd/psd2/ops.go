@@ -110,19 +110,15 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 		return e.emit(map[string]bool{"reset": true}, func(w io.Writer) { fmt.Fprintln(w, "sandbox reset to its default data") })
 	case "seed":
 		rep, err := seedSandbox(ctx, s, seed)
-		if err != nil {
-			return err
+		if err != nil && rep.Stopped == nil && len(rep.Unverified) == 0 {
+			return err // refused before anything was made
 		}
-		return e.emit(rep, func(w io.Writer) {
-			fmt.Fprintf(w, "created %d customer(s), %d account(s), %d transaction(s)", len(rep.Created), rep.Accounts, rep.Transactions)
-			if len(rep.Skipped) > 0 {
-				fmt.Fprintf(w, "; skipped %d customer(s) the sandbox has already (entries %s of the file), each with as many accounts as its entry (their transactions not read)", len(rep.Skipped), strings.Trim(fmt.Sprint(rep.Skipped), "[]"))
-			}
-			if len(rep.Completed) > 0 {
-				fmt.Fprintf(w, "; made the accounts of %d customer(s) the sandbox had without any (entries %s of the file)", len(rep.Completed), strings.Trim(fmt.Sprint(rep.Completed), "[]"))
-			}
-			fmt.Fprintln(w)
-		})
+		// A seed that stopped part-way says what it made before, as
+		// one that finished does: a customer it made is in the sandbox.
+		if eerr := e.emit(rep, func(w io.Writer) { printSeed(w, rep) }); eerr != nil {
+			return eerr
+		}
+		return err
 	}
 	list, err := s.Customers(ctx, &sandbox.CustomersQuery{WithAccounts: true})
 	if err != nil {

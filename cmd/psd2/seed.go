@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/tppkit/psd2/internal/boundedfile"
@@ -79,7 +80,10 @@ func decodeSeed(data []byte) ([]seedCustomer, error) {
 // seedReport is what sandbox seed made: the customers' ids and counts
 // (the accounts' ids are not printed).
 type seedReport struct {
-	Created []string `json:"created"`
+	// Created are the ids of the customers made, CreatedEntries their
+	// entries in the file (0-based), in the same order.
+	Created        []string `json:"created"`
+	CreatedEntries []int    `json:"createdEntries"`
 	// Skipped are the entries of the file (0-based) whose customer the
 	// sandbox has already with as many accounts as the entry gives (or
 	// more): neither it nor its accounts were made again. The accounts
@@ -91,6 +95,27 @@ type seedReport struct {
 	Completed    []int `json:"completed"`
 	Accounts     int   `json:"accounts"`
 	Transactions int   `json:"transactions"`
+	// Unverified are the entries whose customer the sandbox has with
+	// some but fewer accounts than the entry gives: nothing was made
+	// for them (the command exits non-zero).
+	Unverified []int `json:"unverified,omitempty"`
+	// Stopped is set when the seed stopped part-way: what was made
+	// before (above) stays in the sandbox.
+	Stopped *seedStop `json:"stopped,omitempty"`
+}
+
+// seedStop is where a seed stopped, and why.
+type seedStop struct {
+	// Entry is the entry of the file whose request failed; Account the
+	// account of it, when the failure was one of its accounts or their
+	// transactions.
+	Entry   int  `json:"entry"`
+	Account *int `json:"account,omitempty"`
+	// CustomerMade reports that the entry's customer exists (made now,
+	// or there before) without all its accounts: a re-run names it and
+	// makes nothing for it; reset the sandbox and seed again.
+	CustomerMade bool   `json:"customerMade"`
+	Error        string `json:"error"`
 }
 
 // seedSandbox creates each customer, then its accounts, then each
@@ -103,9 +128,10 @@ type seedReport struct {
 // some but fewer, which of them are there cannot be told: nothing is
 // made for it, the other entries are seeded, and the error names each
 // such entry. It stops at the first refusal, naming the entry; what was
-// made before stays (reset clears it).
+// made before stays (reset clears it), and the report returned with the
+// error says what that is (rep.Stopped says where it stopped).
 func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (seedReport, error) {
-	rep := seedReport{Created: []string{}, Skipped: []int{}, Completed: []int{}}
+	rep := seedReport{Created: []string{}, CreatedEntries: []int{}, Skipped: []int{}, Completed: []int{}}
 	first := map[string]int{}
 	for i := range seed {
 		n := seed[i].CustomerNumber
@@ -136,6 +162,7 @@ func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (
 					rep.Skipped = append(rep.Skipped, i)
 					continue
 				case got > 0:
+					rep.Unverified = append(rep.Unverified, i)
 					unverified = append(unverified, fmt.Sprintf("entry %d (customer %s) has %d of its %d accounts in the sandbox: "+
 						"which are missing cannot be told, none made", i, n, got, want))
 					continue
@@ -147,9 +174,11 @@ func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (
 		if cu == nil {
 			cu, err = s.CreateCustomer(ctx, &seed[i].NewCustomer)
 			if err != nil {
+				rep.Stopped = &seedStop{Entry: i, Error: err.Error()}
 				return rep, fmt.Errorf("customer %d: %w", i, err)
 			}
 			rep.Created = append(rep.Created, cu.CustomerID)
+			rep.CreatedEntries = append(rep.CreatedEntries, i)
 		}
 		for j := range seed[i].Accounts {
 			a := &seed[i].Accounts[j]
@@ -158,6 +187,7 @@ func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (
 			}
 			acc, err := s.CreateAccount(ctx, &a.NewAccount)
 			if err != nil {
+				rep.Stopped = &seedStop{Entry: i, Account: &j, CustomerMade: true, Error: err.Error()}
 				return rep, fmt.Errorf("customer %d, account %d: %w", i, j, err)
 			}
 			rep.Accounts++
@@ -165,6 +195,7 @@ func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (
 				continue
 			}
 			if err := s.CreateTransactions(ctx, acc.ResourceID, a.Transactions); err != nil {
+				rep.Stopped = &seedStop{Entry: i, Account: &j, CustomerMade: true, Error: err.Error()}
 				return rep, fmt.Errorf("customer %d, account %d, transactions: %w", i, j, err)
 			}
 			rep.Transactions += len(a.Transactions)
@@ -176,4 +207,47 @@ func seedSandbox(ctx context.Context, s *sandbox.Service, seed []seedCustomer) (
 			len(rep.Created), rep.Accounts, rep.Transactions, strings.Join(unverified, "; "))
 	}
 	return rep, nil
+}
+
+// printSeed prints what sandbox seed made; for a seed that stopped
+// part-way, which customers it made before, and where it stopped.
+func printSeed(w io.Writer, rep seedReport) {
+	if rep.Stopped != nil {
+		where := fmt.Sprintf("entry %d", rep.Stopped.Entry)
+		if rep.Stopped.Account != nil {
+			where += fmt.Sprintf(", account %d", *rep.Stopped.Account)
+		}
+		fmt.Fprintf(w, "STOPPED PART-WAY at %s of the file (%s); made before it stopped, and still in the sandbox: ", where, rep.Stopped.Error)
+	}
+	fmt.Fprintf(w, "created %d customer(s)", len(rep.Created))
+	if len(rep.Created) > 0 {
+		fmt.Fprintf(w, " (entries %s of the file; customer ids %s)", entryList(rep.CreatedEntries), strings.Join(rep.Created, ", "))
+	}
+	fmt.Fprintf(w, ", %d account(s), %d transaction(s)", rep.Accounts, rep.Transactions)
+	if len(rep.Skipped) > 0 {
+		fmt.Fprintf(w, "; skipped %d customer(s) the sandbox has already (entries %s of the file), each with as many accounts as its entry (their transactions not read)", len(rep.Skipped), entryList(rep.Skipped))
+	}
+	if len(rep.Completed) > 0 {
+		fmt.Fprintf(w, "; made the accounts of %d customer(s) the sandbox had without any (entries %s of the file)", len(rep.Completed), entryList(rep.Completed))
+	}
+	if len(rep.Unverified) > 0 {
+		fmt.Fprintf(w, "; made nothing for %d customer(s) the sandbox has with fewer accounts than their entries (entries %s of the file)", len(rep.Unverified), entryList(rep.Unverified))
+	}
+	fmt.Fprintln(w)
+	switch {
+	case rep.Stopped == nil:
+	case rep.Stopped.CustomerMade:
+		fmt.Fprintf(w, "Entry %d's customer is in the sandbox without all its accounts: a re-run names it and makes nothing for it; psd2 sandbox reset, then seed again. The entries after it were not seeded.\n", rep.Stopped.Entry)
+	default:
+		fmt.Fprintf(w, "Entry %d's customer was not made (unless its request reached the sandbox without an answer: psd2 sandbox list shows it); it and the entries after it were not seeded: a re-run seeds them.\n", rep.Stopped.Entry)
+	}
+}
+
+// entryList is a list of entries of the file: "0, 2, 5".
+func entryList(entries []int) string {
+	s := make([]string, len(entries))
+	for i, n := range entries {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
 }
