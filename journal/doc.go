@@ -68,4 +68,13 @@
 // are still found ([Journal.Entry]), listed ([Journal.Entries],
 // [Journal.InDoubt]), settled and resolved where they are, and leave
 // with their retention.
+//
+// # Lost entries
+//
+// An open marker whose entry is missing (deleted, or lost with the
+// store's data, while its create was not settled) is the only trace of a
+// payment that may exist. The journal never removes it of its own:
+// [Journal.Lost] yields it, [Journal.Entry] answers [ErrLost] for it, and
+// [Journal.SettleByPerson] records a person's settlement of it (an entry
+// with Lost set) and then removes it.
 package journal

@@ -79,6 +79,10 @@ type Entry struct {
 	// Resolves is set on the entry of a resend made by
 	// [Journal.Resolve]: the X-Request-ID of the entry it resolves.
 	Resolves string
+	// Lost is set on the record of a person's settlement of a lost entry
+	// (see [Lost]): only RequestID, Created (when its marker was
+	// written), Resolution and Trail are known; the create is not.
+	Lost bool
 
 	// Until is when its create and the recording of its outcome are
 	// over at the latest: the intent's time, plus the call's bound (the
@@ -147,6 +151,8 @@ type journalRecord struct {
 	Resolves              string            `json:"resolves,omitempty"`
 	// Until is Entry.Until.
 	Until *time.Time `json:"until,omitempty"`
+	// Lost is Entry.Lost.
+	Lost bool `json:"lost,omitempty"`
 	// Intent is a random token of the call that wrote the intent, so
 	// that the call recognises its own entry (see settleNotSent).
 	Intent string `json:"intent,omitempty"`
@@ -239,7 +245,7 @@ func (r *journalRecord) entry(j *Journal, key string) Entry {
 		RequestID: r.RequestID, Operation: r.Operation, URL: r.URL,
 		Body: r.Body, SessionKey: r.Header["Tpp-Session-Id"], AllowLogicalDuplicate: r.AllowLogicalDuplicate,
 		Created: r.Created, Outcome: r.Outcome, ID: r.ID, StatusCode: r.StatusCode,
-		Codes: r.Codes, Resolution: r.Resolution, Trail: r.Trail, Resolves: r.Resolves,
+		Codes: r.Codes, Resolution: r.Resolution, Trail: r.Trail, Resolves: r.Resolves, Lost: r.Lost,
 		key: key, path: r.Path, scope: r.Scope, header: http.Header{}, claim: r.Claim, j: j,
 	}
 	if r.Create != nil {

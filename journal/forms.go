@@ -38,8 +38,9 @@ func (r Resolution) form() *redact.Form {
 
 // String describes the entry without its body, session key or PSU data:
 // its request id, operation, outcome ("none" before the answer), the
-// resolution's kind and the length of its trail. The log form has the
-// fields of the JSON form.
+// resolution's kind, the length of its trail, and lost=true on the
+// settlement of a lost entry. The log form has the fields of the JSON
+// form.
 func (e Entry) form() *redact.Form {
 	outcome := string(e.Outcome)
 	if outcome == "" {
@@ -72,6 +73,9 @@ func (e Entry) form() *redact.Form {
 	if e.Resolves != "" {
 		f.Attr(slog.String("resolves", e.Resolves))
 	}
+	if e.Lost {
+		f.Text("lost", "true").Attr(slog.Bool("lost", true))
+	}
 	return f.Attr(slog.Bool("inDoubt", e.InDoubt()))
 }
 
@@ -88,6 +92,7 @@ type entryView struct {
 	Resolution            *Resolution  `json:"resolution,omitempty"`
 	Trail                 []Resolution `json:"trail,omitempty"`
 	Resolves              string       `json:"resolves,omitempty"`
+	Lost                  bool         `json:"lost,omitempty"`
 	InDoubt               bool         `json:"inDoubt"`
 }
 
@@ -95,7 +100,7 @@ type entryView struct {
 // data, for dashboards and logs.
 func (e Entry) view() entryView {
 	return entryView{e.RequestID, e.Operation, e.AllowLogicalDuplicate, e.Created, e.Outcome,
-		e.ID, e.StatusCode, safeCodes(e.Codes), e.Resolution, e.Trail, e.Resolves, e.InDoubt()}
+		e.ID, e.StatusCode, safeCodes(e.Codes), e.Resolution, e.Trail, e.Resolves, e.Lost, e.InDoubt()}
 }
 
 // safeCodes is codes as they may be printed, logged or exported: each one

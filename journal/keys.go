@@ -135,17 +135,6 @@ func (j *Journal) armed(ctx context.Context, key string) (bool, error) {
 	return false, fmt.Errorf("%w: %w", ErrJournal, err)
 }
 
-// markerStale reports whether the open marker was written longer than
-// the in-flight time ago.
-func (j *Journal) markerStale(ctx context.Context, marker string, now time.Time) bool {
-	b, err := j.st.Get(ctx, marker)
-	if err != nil {
-		return false
-	}
-	at, err := time.Parse(time.RFC3339Nano, string(b))
-	return err != nil || j.stopped || now.Sub(at) >= j.inFlight
-}
-
 // keepFold writes the created id folded in from the created record into
 // the entry under key, and then removes that record.
 func (j *Journal) keepFold(ctx context.Context, key, id string) error {

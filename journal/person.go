@@ -40,6 +40,10 @@ var ErrNotInDoubt = errors.New("journal: entry not in doubt")
 // be running, or whose outcome is unknown while the bank may still be
 // working on it (see [ErrInFlight]), is refused with an error matching
 // ErrInFlight, unless the Journal was made [WithWritersStopped].
+//
+// A lost entry (see [Lost]: only its open marker is left) is settled
+// too: the settlement is recorded as an entry of its own with Lost set,
+// kept for the retention, and the marker removed.
 func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason string) (Entry, error) {
 	const op = "journal.SettleByPerson"
 	for _, f := range []struct{ name, v string }{{"by", by}, {"reason", reason}} {
@@ -48,6 +52,23 @@ func (j *Journal) SettleByPerson(ctx context.Context, requestID, by, reason stri
 		}
 	}
 	e, err := j.Entry(ctx, requestID)
+	if errors.Is(err, ErrLost) {
+		// Only its open marker is left: the settlement is recorded as
+		// an entry of its own, and the marker removed.
+		marker, l, lost, lerr := j.lostMarker(ctx, requestID)
+		switch {
+		case lerr != nil:
+			return Entry{}, fmt.Errorf("%s: %w", op, lerr)
+		case !lost:
+			return Entry{}, fmt.Errorf("%s: %w", op, err)
+		}
+		settled := "settled by " + strings.TrimSpace(by) + ": " + strings.TrimSpace(reason) + " (its entry was lost: only its open marker was left)"
+		e, err := j.settleLost(ctx, marker, l, settled)
+		if err != nil {
+			return Entry{}, fmt.Errorf("%s: %w", op, err)
+		}
+		return e, nil
+	}
 	if err != nil {
 		return Entry{}, fmt.Errorf("%s: %w", op, err)
 	}

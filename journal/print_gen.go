@@ -28,8 +28,9 @@ func (r Resolution) LogValue() slog.Value { return r.form().LogValue() }
 
 // String describes the entry without its body, session key or PSU data:
 // its request id, operation, outcome ("none" before the answer), the
-// resolution's kind and the length of its trail. The log form has the
-// fields of the JSON form.
+// resolution's kind, the length of its trail, and lost=true on the
+// settlement of a lost entry. The log form has the fields of the JSON
+// form.
 func (e Entry) String() string { return e.form().String() }
 
 // GoString is String, for %#v.

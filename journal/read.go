@@ -14,7 +14,9 @@ import (
 
 // Entry returns the entry of the create sent with X-Request-ID
 // requestID, written by this version or an earlier one (see the package
-// doc); an error matching [store.ErrNotStored] when there is none.
+// doc); an error matching [store.ErrNotStored] when there is none, which
+// also matches [ErrLost] when its open marker is there without it (see
+// [Lost]).
 func (j *Journal) Entry(ctx context.Context, requestID string) (Entry, error) {
 	var err error
 	for _, ks := range keyspaces {
@@ -26,6 +28,11 @@ func (j *Journal) Entry(ctx context.Context, requestID string) (Entry, error) {
 		if e, err = j.read(ctx, key); !errors.Is(err, store.ErrNotStored) {
 			return e, err
 		}
+	}
+	if _, _, lost, lerr := j.lostMarker(ctx, requestID); lerr != nil {
+		return Entry{}, lerr
+	} else if lost {
+		return Entry{}, lostError{requestID}
 	}
 	return Entry{}, err
 }
@@ -94,7 +101,9 @@ func (j *Journal) Entries(ctx context.Context) iter.Seq2[Entry, error] {
 // only the open entries (each gets a marker in the store once its intent
 // is recorded, before it is sent, until it is settled), not the settled
 // ones, of this version and of earlier ones; an entry whose create was
-// reported as [client.ErrNotSent] is never yielded. An error ends the
+// reported as [client.ErrNotSent] is never yielded. An open marker
+// whose entry is missing is not yielded (there is nothing to resolve)
+// and never removed: [Journal.Lost] yields it. An error ends the
 // sequence.
 func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
@@ -112,12 +121,10 @@ func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[Entry, error] {
 				e, err := j.read(ctx, ks.entries+strings.TrimPrefix(marker, ks.open))
 				switch {
 				case errors.Is(err, store.ErrNotStored):
-					// A marker without its entry (deleted, or left by a
-					// version that wrote the marker before the intent),
-					// once it is older than any create in flight.
-					if j.markerStale(ctx, marker, now) {
-						_ = j.st.Delete(ctx, marker)
-					}
+					// A marker without its entry: nothing to resolve,
+					// and never removed here, since the payment it
+					// stands for may exist (see Lost): Journal.Lost
+					// yields it, and a person settles it.
 					continue
 				case err != nil:
 					yield(Entry{}, err)
