@@ -97,7 +97,14 @@
 //	          its status unknown: resolve says so and exits 3; an
 //	          entry whose recorded body psd2 cannot read has its amount
 //	          shown as "body unreadable" (--json bodyUnreadable, why),
-//	          never "-", and list and show then say so and exit 3
+//	          never "-", and list and show then say so and exit 3.
+//	          A payment in doubt whose entry is lost, only its open
+//	          marker left (the entry deleted, or lost with the store's
+//	          data), is listed as ENTRY LOST (--json lost, state
+//	          entry-lost) and list exits 3: the payment may exist, and
+//	          the journal never removes that marker of its own; show
+//	          and resolve say it is lost, and settle records a person's
+//	          settlement of it
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed (not before the end of the bank's pause, when
 //	          it asked the TPP to slow down: a 429 with a Retry-After); a

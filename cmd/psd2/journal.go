@@ -226,6 +226,16 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 		listed[en.RequestID] = true
 		rows = append(rows, rowOf(en, dir, now))
 	}
+	// A marker whose entry is missing: the payment may exist, and the
+	// journal knows nothing else of it (journal.Lost).
+	lost := 0
+	for l, err := range j.Lost(ctx) {
+		if err != nil {
+			return fmt.Errorf("reading the journal: %w", err)
+		}
+		rows = append(rows, lostRow(l, now))
+		lost++
+	}
 	empty := all && len(rows) == 0
 	if !all {
 		missed, seen, err := missedInDoubt(ctx, j, listed, now, stopped)
@@ -235,7 +245,7 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 		for _, en := range missed {
 			rows = append(rows, rowOf(en, dir, now))
 		}
-		empty = !seen
+		empty = !seen && lost == 0
 	}
 	if empty {
 		// Nothing in doubt is a claim about the payment service's
@@ -271,10 +281,13 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 		} else {
 			fmt.Fprintf(w, "%d payment(s) in doubt\n", len(rows))
 		}
+		if lost > 0 {
+			fmt.Fprintf(w, "LOST: %d of them with only their open marker left (the entry was deleted or lost): whether the payment exists is unknown. Ask the bank (its support, with the request id) or the PSU, then psd2 journal settle -by WHO -reason WHAT-YOU-FOUND REQUEST-ID.\n", lost)
+		}
 		if unreadable > 0 {
 			fmt.Fprintf(w, "UNREADABLE: %d of them with a recorded body psd2 could not read: their amount and creditor are unknown, not absent (psd2 journal show REQUEST-ID says why).\n", unreadable)
 		}
-		if doubt-person-claimed > 0 {
+		if doubt-person-claimed-lost > 0 {
 			fmt.Fprintln(w, "Next: psd2 journal resolve REQUEST-ID, with the bank (-bank or -url) and the certificate the service uses: it finds out whether the bank has the payment, and says what to tell the PSU.")
 		}
 		if person > 0 {
@@ -287,8 +300,15 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 	if err != nil {
 		return err
 	}
+	var errs []string
+	if lost > 0 {
+		errs = append(errs, fmt.Sprintf("%d payment(s) in doubt whose journal entry is lost, only its open marker left (above)", lost))
+	}
 	if unreadable > 0 {
-		return errors.New(unreadableWords(unreadable))
+		errs = append(errs, unreadableWords(unreadable))
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "; "))
 	}
 	return nil
 }
@@ -369,6 +389,10 @@ type entryRow struct {
 	// recorded body: its amount, currency and creditor are then
 	// unknown, not absent.
 	BodyUnreadable string `json:"bodyUnreadable,omitempty"`
+	// Lost is set for a payment in doubt whose entry is missing, only
+	// its open marker left (journal.Lost), and for a person's
+	// settlement of one: its create, amount and creditor are unknown.
+	Lost bool `json:"lost,omitempty"`
 }
 
 // claimInfo is a live claim on an entry: a resend on its way.
@@ -395,6 +419,8 @@ func infoOf(r journal.Resolution) resInfo {
 
 func (r entryRow) amountText() string {
 	switch {
+	case r.Lost:
+		return lostAmount
 	case r.BodyUnreadable != "":
 		return unreadableAmount
 	case r.Amount != "":
@@ -409,10 +435,13 @@ func (r entryRow) amountText() string {
 // read: unknown, never "-".
 const unreadableAmount = "body unreadable"
 
+// lostAmount is the amount of a lost entry (journal.Lost): unknown.
+const lostAmount = "entry lost"
+
 // creditorText is the creditor's masked account, "-" when the create
 // names none, "?" when its body could not be read.
 func (r entryRow) creditorText() string {
-	if r.BodyUnreadable != "" {
+	if r.BodyUnreadable != "" || r.Lost {
 		return "?"
 	}
 	return dash(r.Creditor)
@@ -421,6 +450,9 @@ func (r entryRow) creditorText() string {
 // whatText is what the entry's create made, for a sentence: "the
 // domestic payment of 12.50 NOK to ****8903".
 func (r entryRow) whatText() string {
+	if r.Lost {
+		return "the payment (its journal entry is lost: what it was, and to whom, is unknown)"
+	}
 	if r.BodyUnreadable != "" {
 		return fmt.Sprintf("the %s of an amount to a creditor psd2 could not read (its recorded body is unreadable)", r.What)
 	}
@@ -434,6 +466,19 @@ func dash(s string) string {
 	return s
 }
 
+// stateLost is the state of a payment in doubt whose entry is lost.
+const stateLost = "entry-lost"
+
+// lostRow describes a lost entry (journal.Lost) for the operator at now.
+func lostRow(l journal.Lost, now time.Time) entryRow {
+	r := entryRow{RequestID: l.RequestID, Bank: "?", Created: l.Marked.UTC(), Age: "?", What: "payment", InDoubt: true, Lost: true,
+		State: stateLost, StateText: "ENTRY LOST: only its open marker is left; the payment may exist"}
+	if !l.Marked.IsZero() {
+		r.Age = age(now.Sub(l.Marked))
+	}
+	return r
+}
+
 // rowOf describes en for the operator at now.
 func rowOf(en journal.Entry, dir *banks.Directory, now time.Time) entryRow {
 	r := entryRow{
@@ -442,7 +487,10 @@ func rowOf(en journal.Entry, dir *banks.Directory, now time.Time) entryRow {
 		Outcome: string(en.Outcome), ID: en.ID, Resolves: en.Resolves,
 	}
 	r.Bank, r.Environment = bankOf(en.URL, dir)
-	if err := describeBody(&r, en.Body); err != nil {
+	if en.Lost {
+		// A person's settlement of a lost entry: no create recorded.
+		r.Lost, r.What = true, "payment"
+	} else if err := describeBody(&r, en.Body); err != nil {
 		r.BodyUnreadable = err.Error()
 	}
 	if c := en.Claimed(now); c != nil {
@@ -721,6 +769,8 @@ func settleError(err error, requestID string) error {
 func entryError(err error, requestID string) error {
 	var ce *journal.ClaimedError
 	switch {
+	case errors.Is(err, journal.ErrLost):
+		return fmt.Errorf("the journal entry of %s is lost: only its open marker is left, so the payment may exist and what it was is unknown; ask the bank (its support, with the request id) or the PSU whether it exists, then record what you found: psd2 journal settle -by WHO -reason WHAT-YOU-FOUND %s", requestID, requestID)
 	case errors.Is(err, store.ErrNotStored):
 		return fmt.Errorf("no journal entry with request id %s in this store (psd2 journal list -all shows them)", requestID)
 	case errors.As(err, &ce):
