@@ -523,7 +523,9 @@ func safeStatus(status string) string {
 }
 
 // InDoubt publishes [PaymentInDoubt] for every entry of j in doubt, for
-// example at start-up after a crash. It returns how many it found.
+// example at start-up after a crash, and for every payment in doubt
+// whose entry is lost, only its open marker left (journal.Journal.Lost:
+// its Operation is unknown, ""). It returns how many it found.
 func (e *Emitter) InDoubt(ctx context.Context, j *journal.Journal) (int, error) {
 	n := 0
 	for entry, err := range j.InDoubt(ctx) {
@@ -532,6 +534,15 @@ func (e *Emitter) InDoubt(ctx context.Context, j *journal.Journal) (int, error) 
 		}
 		n++
 		if _, err := e.Emit(ctx, PaymentInDoubt{Payment: entry.RequestID, Operation: entry.Operation}); err != nil {
+			return n, err
+		}
+	}
+	for lost, err := range j.Lost(ctx) {
+		if err != nil {
+			return n, err
+		}
+		n++
+		if _, err := e.Emit(ctx, PaymentInDoubt{Payment: lost.RequestID}); err != nil {
 			return n, err
 		}
 	}

@@ -131,7 +131,8 @@ type PaymentOutcomeUnknown struct {
 type PaymentInDoubt struct {
 	// Payment is the create's X-Request-ID (JournalEntry.RequestID).
 	Payment string `json:"payment"`
-	// Operation is the SDK call of the create.
+	// Operation is the SDK call of the create; "" when its journal
+	// entry is lost, only its open marker left (journal.Lost).
 	Operation string `json:"operation"`
 }
 

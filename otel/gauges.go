@@ -312,12 +312,20 @@ func ClientCertificates(c *client.Client) func(context.Context) (map[string]*x50
 	}
 }
 
-// JournalInDoubt counts the entries in doubt of j, for [Gauges.InDoubt].
-// It reads the whole journal at each collection.
+// JournalInDoubt counts the payments in doubt of j, for [Gauges.InDoubt]:
+// the entries journal.Journal.InDoubt yields, and those whose entry is
+// lost, only their open marker left (journal.Journal.Lost), whose payment
+// may exist as well. It reads the whole journal at each collection.
 func JournalInDoubt(j *journal.Journal) func(context.Context) (int64, error) {
 	return func(ctx context.Context) (int64, error) {
 		var n int64
 		for _, err := range j.InDoubt(ctx) {
+			if err != nil {
+				return n, err
+			}
+			n++
+		}
+		for _, err := range j.Lost(ctx) {
 			if err != nil {
 				return n, err
 			}
