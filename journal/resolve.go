@@ -55,10 +55,14 @@ type Resolution struct {
 	ID string `json:"paymentId,omitempty"`
 	// Status is the transactionStatus read for ResolvedStatus; "" when
 	// the bank cannot show the resource yet
-	// ([Create.NotFoundUntilApproved]).
+	// ([Create.NotFoundUntilApproved]). For ResolvedCreated it is the
+	// transactionStatus of the resend's answer: the status the bank gave
+	// the resource it created, at At (a later status read may find
+	// another); "" when the answer gave none (or could not be read).
 	Status string `json:"status,omitempty"`
 	// FundsAvailable is the status read's fundsAvailable for
-	// ResolvedStatus: false when the bank cannot fund the resource now
+	// ResolvedStatus (for ResolvedCreated, the resend's answer's): false
+	// when the bank cannot fund the resource now
 	// (a payment in ACCP for lack of funds, whose batch tries again:
 	// docs/interface.md sections 2.6 and 3), nil when the bank did not
 	// say.
@@ -504,7 +508,8 @@ func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []
 		if json.Valid(out) {
 			answer = out
 		}
-		return Resolution{Kind: ResolvedCreated, ID: sent.ResultID, ResendRequestID: requestID, Answer: answer}, token, nil
+		status, funds := createdStatus(answer)
+		return Resolution{Kind: ResolvedCreated, ID: sent.ResultID, Status: status, FundsAvailable: funds, ResendRequestID: requestID, Answer: answer}, token, nil
 	case err != nil && sent.StatusCode >= 200 && sent.StatusCode <= 299:
 		// The bank accepted the resend without an id the SDK could read:
 		// it exists, as for a first create answered so. Sending it again
@@ -524,7 +529,8 @@ func (j *Journal) resend(ctx context.Context, c *client.Client, e Entry, opts []
 		if id == "" {
 			id = sent.ResultID // from the answer's links (Create.IDFromLinks)
 		}
-		return Resolution{Kind: ResolvedCreated, ID: id, ResendRequestID: requestID, Answer: out}, token, nil
+		status, funds := createdStatus(out)
+		return Resolution{Kind: ResolvedCreated, ID: id, Status: status, FundsAvailable: funds, ResendRequestID: requestID, Answer: out}, token, nil
 	case errors.As(err, &ce) && existsRefusal(e, ce):
 		return Resolution{Kind: ResolvedDuplicate, ResendRequestID: requestID}, token, nil
 	case errors.As(err, &ce) && ce.StatusCode >= 400 && ce.StatusCode < 500 && !errors.Is(err, client.ErrOutcomeUnknown):
@@ -574,4 +580,18 @@ func latestOf(a, b time.Time) time.Time {
 func existsRefusal(e Entry, ce *client.Error) bool {
 	return e.Create.DuplicateStatus != 0 && ce.StatusCode == e.Create.DuplicateStatus &&
 		e.Create.DuplicateCode != "" && ce.HasCode(e.Create.DuplicateCode) && !errors.Is(ce, client.ErrOutcomeUnknown)
+}
+
+// createdStatus is the transactionStatus and fundsAvailable of the
+// answer to a resend that created the resource; "" and nil when it has
+// none (or is no JSON object).
+func createdStatus(answer json.RawMessage) (string, *bool) {
+	var out struct {
+		TransactionStatus string `json:"transactionStatus"`
+		FundsAvailable    *bool  `json:"fundsAvailable"`
+	}
+	if json.Unmarshal(answer, &out) != nil {
+		return "", nil
+	}
+	return out.TransactionStatus, out.FundsAvailable
 }
