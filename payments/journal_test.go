@@ -495,8 +495,9 @@ func keysUnder(t *testing.T, st store.Store, prefix string) []string {
 // InDoubt reads only open entries: each create leaves a marker in the
 // store until its entry is settled (an outcome that is not unknown, or a
 // resolution), so months of settled payments cost InDoubt nothing. A
-// marker whose intent was never written is removed once it is older than
-// the in-flight time.
+// marker without its entry is never removed of the journal's own (its
+// payment may exist): journal.Lost yields it once it is older than the
+// in-flight time, and a person's settlement removes it.
 func TestJournalOpenMarkers(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -529,8 +530,18 @@ func TestJournalOpenMarkers(t *testing.T) {
 	require.Len(t, doubt, 1)
 	assert.Contains(t, keysUnder(t, st, open), orphan, "young: its intent may still come")
 	clock.Add(journal.DefaultInFlight)
-	inDoubt(t, j)
-	assert.NotContains(t, keysUnder(t, st, open), orphan, "old and without intent: removed")
+	require.Len(t, inDoubt(t, j), 1, "nothing to resolve for it")
+	assert.Contains(t, keysUnder(t, st, open), orphan, "old and without its entry: kept, its payment may exist (journal.Lost)")
+	var lost []journal.Lost
+	for l, err := range j.Lost(ctx) {
+		require.NoError(t, err)
+		lost = append(lost, l)
+	}
+	require.Len(t, lost, 1)
+	assert.Equal(t, "orphan-request", lost[0].RequestID)
+	_, err = j.SettleByPerson(ctx, "orphan-request", "ops-anna", "no such payment at the bank")
+	require.NoError(t, err)
+	assert.NotContains(t, keysUnder(t, st, open), orphan, "settled by a person: removed")
 
 	res, err := resolve(ctx, b.c, doubt[0], b.pisp()...)
 	require.NoError(t, err)
