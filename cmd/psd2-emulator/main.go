@@ -43,7 +43,8 @@
 //     gets 507 Insufficient Storage with code SYSTEM_ERROR.
 //
 // Exit status: 0 after an interrupt or for -h; 2 for a command-line error;
-// 1 for any other error.
+// 1 for any other error, a failure while it served too (a listener that
+// failed: it then ends at once).
 package main
 
 import (
@@ -122,6 +123,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	<-ctx.Done()
-	return nil
+	// A failure while it serves is said as it comes, and ends it with
+	// exit status 1: at once when a server stopped, else at the
+	// interrupt.
+	return r.Wait(ctx, func(err error) { fmt.Fprintln(stderr, "psd2-emulator: error:", err) })
 }

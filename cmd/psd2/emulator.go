@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -97,29 +96,10 @@ func runEmulator(ctx context.Context, e *env, args []string) error {
 	}); err != nil {
 		return err
 	}
-	return awaitEmulator(ctx, e.stderr, r.Failures())
-}
-
-// awaitEmulator serves until ctx ends (an interrupt), saying on stderr
-// each failure of a server (failures) as it comes. A failure after which
-// a server no longer serves (emulatorcmd.ErrStopped) ends the command at
-// once; any failure makes it end with an error (exit status 3), never 0
-// as if all went well.
-func awaitEmulator(ctx context.Context, stderr io.Writer, failures <-chan error) error {
-	n := 0
-	for {
-		select {
-		case <-ctx.Done():
-			if n > 0 {
-				return fmt.Errorf("the emulator failed %d time(s) while it served (above)", n)
-			}
-			return nil
-		case err := <-failures:
-			n++
-			if errors.Is(err, emulatorcmd.ErrStopped) {
-				return fmt.Errorf("the emulator stopped serving: %w", err)
-			}
-			fmt.Fprintf(stderr, "psd2 emulator: error: %s\n", printable(words(err)))
-		}
-	}
+	// Each failure while it serves is said as it comes; any makes the
+	// command end non-zero (exit status 3), at once when a server
+	// stopped.
+	return r.Wait(ctx, func(err error) {
+		fmt.Fprintf(e.stderr, "psd2 emulator: error: %s\n", printable(words(err)))
+	})
 }

@@ -1,6 +1,7 @@
 package emulatorcmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -51,4 +52,32 @@ func (l watchedListener) Accept() (net.Conn, error) {
 		}
 	}
 	return c, err
+}
+
+// Wait serves until ctx ends (an interrupt), handing report each
+// failure of a server (Failures) as it comes. A failure after which a
+// server no longer serves (ErrStopped) ends it at once with that error;
+// after any other it ends, when ctx does, with an error that counts
+// them: never nil, as if all went well.
+func (r *Running) Wait(ctx context.Context, report func(error)) error {
+	return wait(ctx, r.fails.ch, report)
+}
+
+func wait(ctx context.Context, failures <-chan error, report func(error)) error {
+	n := 0
+	for {
+		select {
+		case <-ctx.Done():
+			if n > 0 {
+				return fmt.Errorf("the emulator failed %d time(s) while it served (above)", n)
+			}
+			return nil
+		case err := <-failures:
+			n++
+			if errors.Is(err, ErrStopped) {
+				return fmt.Errorf("the emulator stopped serving: %w", err)
+			}
+			report(err)
+		}
+	}
 }
