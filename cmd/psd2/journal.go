@@ -492,6 +492,10 @@ func rowOf(en journal.Entry, dir *banks.Directory, now time.Time) entryRow {
 		r.Lost, r.What = true, "payment"
 	} else if err := describeBody(&r, en.Body); err != nil {
 		r.BodyUnreadable = err.Error()
+	} else if strings.HasPrefix(en.Operation, "payments.") && r.Amount == "" && r.Payments == 0 {
+		// A payment's create always gives its amount (a bulk's, its
+		// payments): one that names none is not read as "-".
+		r.BodyUnreadable = "it names no instructedAmount (nor payments) where a payment's create gives one"
 	}
 	if c := en.Claimed(now); c != nil {
 		r.Claim = &claimInfo{ResendRequestID: c.ResendRequestID, Until: c.Until.UTC()}

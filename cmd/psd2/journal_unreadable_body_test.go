@@ -55,3 +55,24 @@ func TestJournalListSaysABodyIsUnreadable(t *testing.T) {
 	assert.Contains(t, out, "UNREADABLE")
 	assert.Contains(t, out, unreadableAmount)
 }
+
+// TestJournalListSaysABodyWithoutAmountIsUnreadable: a payment's create
+// whose recorded body decodes but names no amount ({}, null) is shown
+// as unreadable too, never with "-" as its amount.
+func TestJournalListSaysABodyWithoutAmountIsUnreadable(t *testing.T) {
+	t.Parallel()
+	s, creds, _, _, _ := tppFiles(t)
+	for _, body := range []string{"{}", "null"} {
+		dir := filepath.Join(t.TempDir(), "store")
+		st, err := store.NewFileStore(dir)
+		require.NoError(t, err)
+		id := inDoubt(t, s, creds, st)
+		editEntry(t, st, id, func(rec map[string]any) { rec["body"] = []byte(body) })
+		out, errOut, code := psd2In(t, t.TempDir(), nil, "journal", "list", "--json", "-store", dir)
+		assert.Equal(t, exitRuntime, code, "%s: %s%s", body, out, errOut)
+		var rows []entryRow
+		require.NoError(t, json.Unmarshal([]byte(out), &rows), out)
+		require.Len(t, rows, 1)
+		assert.NotEmpty(t, rows[0].BodyUnreadable, body)
+	}
+}
