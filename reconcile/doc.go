@@ -195,7 +195,8 @@
 // additionalInformationProprietaryN that is the KID, and in the text:
 // alone, or as a word of at least 5 digits standing apart (as a run of
 // groups, below): "ordre 2026/12345678903", "INV-12345678903" or
-// "12345678903,00" carry no KID, "KID:12345678903" does. Each of them may write it in
+// "12345678903,00" carry no KID, "KID:12345678903" does, and so does
+// "KID12345678903" (the word KID, standing apart, glued to the run). Each of them may write it in
 // groups of digits, as a bank prints it for the eye ("1234 5678 903" for
 // 12345678903, "12 345 678 903"): its digits are the KID when the groups
 // are separated by single spaces (ASCII, no-break, figure, thin or narrow

@@ -406,7 +406,7 @@ func standsApart(text string, start, end int) bool {
 	if start > 0 {
 		before, n := utf8.DecodeLastRuneInString(text[:start])
 		beyond, _ := utf8.DecodeLastRuneInString(text[:start-n])
-		if !apart(before, beyond) {
+		if !apart(before, beyond) && !afterKIDLabel(text[:start], apart) {
 			return false
 		}
 	}
@@ -418,6 +418,25 @@ func standsApart(text string, start, end int) bool {
 		}
 	}
 	return true
+}
+
+// afterKIDLabel reports whether head, the text before a run of digits,
+// ends with the word "KID" (any case) glued to the run, the word itself
+// standing apart on its left as apart says: "KID12345678903" names its
+// KID as plainly as "KID 12345678903" does. No other word glued to a run
+// lets it stand apart ("faktura12345678903", "SKID12345678903").
+func afterKIDLabel(head string, apart func(r, beyond rune) bool) bool {
+	const label = "kid"
+	if len(head) < len(label) || !strings.EqualFold(head[len(head)-len(label):], label) {
+		return false
+	}
+	rest := head[:len(head)-len(label)]
+	if rest == "" {
+		return true
+	}
+	before, n := utf8.DecodeLastRuneInString(rest)
+	beyond, _ := utf8.DecodeLastRuneInString(rest[:len(rest)-n])
+	return apart(before, beyond)
 }
 
 // maxStructured bounds the structured references read from one member.

@@ -164,19 +164,21 @@ func TestKIDGroupsAreOneKID(t *testing.T) {
 func TestKIDGluedToAToken(t *testing.T) {
 	t.Parallel()
 	for name, text := range map[string]string{
-		"after a slash":             "ordre 2026/12345678903",
-		"after a slash and a word":  "ordre INV/12345678903",
-		"before a slash":            "ordre 12345678903/2026",
-		"after a dash":              "faktura INV-12345678903",
-		"after a dash at the start": "-12345678903 faktura",
-		"after letters":             "faktura12345678903",
-		"before letters":            "12345678903kr",
-		"an amount":                 "sum 12345678903.50",
-		"an amount with a comma":    "sum 12345678903,00",
-		"a time before":             "kl 16:12345678903",
-		"after an underscore":       "ref_12345678903",
-		"in an address":             "12345678903@bank.no",
-		"after an en dash":          "faktura 2026\u201312345678903",
+		"after a slash":              "ordre 2026/12345678903",
+		"after a slash and a word":   "ordre INV/12345678903",
+		"before a slash":             "ordre 12345678903/2026",
+		"after a dash":               "faktura INV-12345678903",
+		"after a dash at the start":  "-12345678903 faktura",
+		"after letters":              "faktura12345678903",
+		"before letters":             "12345678903kr",
+		"an amount":                  "sum 12345678903.50",
+		"an amount with a comma":     "sum 12345678903,00",
+		"a time before":              "kl 16:12345678903",
+		"after an underscore":        "ref_12345678903",
+		"in an address":              "12345678903@bank.no",
+		"after an en dash":           "faktura 2026\u201312345678903",
+		"after a word ending in kid": "SKID12345678903",
+		"after the label glued":      "ordre/KID12345678903",
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -196,6 +198,8 @@ func TestKIDGluedToAToken(t *testing.T) {
 		"after a number sign":     "KID #12345678903, takk",
 		"after an equals sign":    "kid=12345678903",
 		"on a line of its own":    "Faktura 2026/17\n12345678903",
+		"after the label KID":     "KID12345678903",
+		"after the label kid":     "Betaling kid12345678903 takk",
 	} {
 		t.Run("still read "+name, func(t *testing.T) {
 			t.Parallel()
