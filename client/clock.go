@@ -23,10 +23,53 @@ const (
 	// clockTolerance is how close two observations must be to agree: the
 	// Date header has one-second resolution, plus network latency.
 	clockTolerance = 5 * time.Second
+	// maxDateLength bounds a Date field line the client reads: the
+	// longest form http.ParseTime reads (RFC 850, with a weekday such as
+	// "Wednesday") is 33 bytes.
+	maxDateLength = 40
 )
 
-// observeClock reads a response's Date header (error answers included) and
-// returns the bank's time and whether the header was usable. When trusted
+// answerDate is the one reading of the Date header of a bank's answer:
+// every reader of the bank's time goes through it (the learned clock and
+// the clock-skew retry, observeClock; the freshness of a signed answer,
+// checkFresh; [Meta.Date]; the date a Retry-After date is measured
+// against, [Error.RetryAfter] and the retry loop). Date is one value, but
+// an answer may carry it on several field lines (a gateway adding its
+// own to the bank's). Several lines are the bank's time only when each
+// is readable and all say the same instant; lines that disagree, or an
+// unreadable one beside readable ones, give no Date at all (false),
+// whatever their order: which one is the bank's is not known, and a line
+// read as the bank's that is not could make a payment's refusal look
+// like a clock-skew refusal, teach the client a wrong clock, or pass a
+// stale signed answer as fresh. A line is read by http.ParseTime (the
+// three forms RFC 9110 makes a recipient accept), within maxDateLength
+// bytes, and only in GMT: an obsolete form naming another zone ("CET"),
+// which http.ParseTime would read as if it were GMT, is unreadable.
+func answerDate(h http.Header) (time.Time, bool) {
+	var date time.Time
+	read := false
+	for _, v := range h.Values("Date") {
+		if len(v) > maxDateLength {
+			return time.Time{}, false
+		}
+		t, err := http.ParseTime(v)
+		if err != nil {
+			return time.Time{}, false
+		}
+		if zone, offset := t.Zone(); offset != 0 || zone != "GMT" && zone != "UTC" {
+			return time.Time{}, false
+		}
+		if read && !t.Equal(date) {
+			return time.Time{}, false
+		}
+		date, read = t, true
+	}
+	return date, read
+}
+
+// observeClock reads a response's Date header (error answers included),
+// as answerDate reads it, and returns the bank's time and whether the
+// header was usable. When trusted
 // (under VerifyRequired: the answer verified) it keeps re-learning the offset between the bank's clock and the local one:
 //   - an offset beyond maxClockOffset is ignored;
 //   - one within clockTolerance of the current offset is adopted at once
@@ -39,12 +82,8 @@ const (
 // (retryForClockSkew) uses the candidate for its one new attempt, whose
 // answer then confirms it.
 func (c *Client) observeClock(h http.Header, trusted bool) (server time.Time, ok bool) {
-	v := h.Get("Date")
-	if v == "" {
-		return time.Time{}, false
-	}
-	server, err := http.ParseTime(v)
-	if err != nil {
+	server, ok = answerDate(h)
+	if !ok {
 		return time.Time{}, false
 	}
 	d := server.Sub(c.cfg.clock())

@@ -300,7 +300,8 @@ func (e *Error) HasCode(code string) bool {
 
 // RetryAfter returns the wait the answer's Retry-After header asks for,
 // given in seconds or as an HTTP date (measured against the answer's Date
-// header, else against now): at least 0 and at most [RetryAfterCap],
+// header as the client reads it, else against now: Date lines that
+// disagree are none): at least 0 and at most [RetryAfterCap],
 // whatever the bank sent, the longest readable one when the answer
 // carries it on several field lines; false without a readable one. It
 // is the SDK's one reading of Retry-After: the client's retries, the
@@ -309,7 +310,7 @@ func (e *Error) RetryAfter(now time.Time) (time.Duration, bool) {
 	if e == nil {
 		return 0, false
 	}
-	server, _ := http.ParseTime(e.Header.Get("Date"))
+	server, _ := answerDate(e.Header)
 	return retryAfter(e.Header, server, now)
 }
 

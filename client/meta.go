@@ -36,7 +36,8 @@ type Meta struct {
 	// Attempts is the number of attempts the call took, 1 unless the
 	// client retried it (docs/design.md section 2).
 	Attempts int
-	// Date is the bank's Date header, zero when absent or unreadable.
+	// Date is the bank's Date header, zero when absent, unreadable, or
+	// given on several field lines that do not all say the same instant.
 	Date time.Time
 	// SCAApproach is the ASPSP-SCA-Approach header (REDIRECT on the
 	// platform), "" when absent, given more than once, or not a token of
@@ -94,11 +95,7 @@ func newMeta(op string, requestID string, r *reply, now time.Time) Meta {
 	m := Meta{Operation: op, RequestID: requestID, StatusCode: r.status, Attempts: r.attempts,
 		EchoedRequestID: keepToken(onlyValue(r.header, "X-Request-Id"), isRequestIDByte),
 		SCAApproach:     keepToken(onlyValue(r.header, "Aspsp-Sca-Approach"), isApproachByte)}
-	if d := r.header.Get("Date"); d != "" {
-		if t, err := http.ParseTime(d); err == nil {
-			m.Date = t
-		}
-	}
+	m.Date, _ = answerDate(r.header)
 	m.RetryAfter, _ = retryAfter(r.header, m.Date, now)
 	return m
 }

@@ -267,8 +267,8 @@ func (c *Client) checkFresh(h http.Header, signed []string) error {
 	if !slices.Contains(signed, "date") {
 		return errDateNotSigned
 	}
-	date, err := http.ParseTime(h.Get("Date"))
-	if err != nil {
+	date, ok := answerDate(h)
+	if !ok {
 		return errStaleDate
 	}
 	// Sub saturates: no abs, which would overflow at the minimum.
