@@ -382,13 +382,25 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 		return attemptResult{err: err, wrote: a.wrote.Load() || bodyRead(req) || !a.reached.Load(), cut: cut}
 	}
 	defer resp.Body.Close()
+	r := &reply{status: resp.StatusCode, header: resp.Header}
+	if resp.StatusCode < 200 {
+		// A 1xx that ends the exchange (101 Switching Protocols, which
+		// net/http returns, though the request asked for no upgrade) has
+		// no content (RFC 9110 section 15.2): its "body" is the
+		// connection handed over, whose read no deadline would end. It
+		// is not read; the deferred Close closes the connection.
+		return attemptResult{r: r, wrote: true}
+	}
 	// The body phase: the same timer, restarted, unless it already ended
 	// the headers phase (then the body read fails on the context).
 	if timer.Stop() {
 		a.phase.Store(&a.body)
 		timer.Reset(limit)
 	}
-	r := &reply{status: resp.StatusCode, header: resp.Header}
+	// The read ends with the attempt's time limit whatever the body: one
+	// whose Read does not watch the request's context (a caller's
+	// transport's) is closed by the timer (expire), which ends the read.
+	a.respBody.Store(&resp.Body)
 	r.body, r.cut, err = readBody(resp.Body, resp.StatusCode)
 	if err != nil {
 		err = redactBankBytes(err) // a malformed chunk trailer's line
@@ -428,6 +440,10 @@ type attemptState struct {
 	// ownFieldHook: trace.WroteHeaderField is the attempt's alone (the
 	// caller's context carries no trace that wants it too).
 	ownFieldHook bool
+	// respBody is the body being read in the body phase, which expire
+	// closes: a body whose Read does not watch the request's context
+	// would otherwise outlast the time limit.
+	respBody atomic.Pointer[io.ReadCloser]
 }
 
 // getConn stops a transport that asks for a second connection after it
@@ -480,8 +496,16 @@ func (a *attemptState) wroteField(string, []string) {
 	}
 }
 
-// expire ends the attempt with the time limit of its phase.
-func (a *attemptState) expire() { a.cancel(a.phase.Load()) }
+// expire ends the attempt with the time limit of its phase, and closes
+// the body being read, if any (respBody): net/http's bodies end their
+// read on the cancelled context, a caller's transport's may not. (A
+// second Close, the attempt's own, is harmless.)
+func (a *attemptState) expire() {
+	a.cancel(a.phase.Load())
+	if b := a.respBody.Load(); b != nil {
+		_ = (*b).Close()
+	}
+}
 
 // attemptLimit is the time limit of the next attempt: the response
 // timeout, or for a repeatable call with retries left at most half of the
