@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tppkit/psd2/internal/pathseg"
 )
 
 // ErrUnusableAnswer matches a 2xx answer to a call that is not repeatable
@@ -107,6 +109,18 @@ func readAnswer(body []byte, resultID, under string, strict bool, out any) (id s
 		// A dot segment cannot name the resource in a path: nothing
 		// could read or cancel it.
 		return "", fmt.Errorf("%w: %s is a dot segment", ErrUnusableAnswer, resultID), decodeErr
+	}
+	// Nor can an id the path rule refuses (pathseg.Problem: a control
+	// character, spaces around it, not UTF-8), and one that holds
+	// U+FFFD is not the bank's: encoding/json puts it in place of bytes
+	// that are not UTF-8 (a body in ISO-8859-1, whatever its
+	// Content-Type says) and of a lone surrogate escape. Handed over as
+	// the created resource's, it would be another id than the bank's.
+	if p := pathseg.Problem(id); p != "" {
+		return "", fmt.Errorf("%w: %s %s", ErrUnusableAnswer, resultID, p), decodeErr
+	}
+	if strings.ContainsRune(id, utf8.RuneError) {
+		return "", fmt.Errorf("%w: %s is not UTF-8", ErrUnusableAnswer, resultID), decodeErr
 	}
 	return id, nil, decodeErr
 }

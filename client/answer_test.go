@@ -6,14 +6,17 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/tppkit/psd2/internal/pathseg"
 )
 
 // referenceID is how the client read a created id before it read answers
 // once: decode the whole body into a map, then the member; an answer
-// with a member of that name in another case gives none (topMember).
+// with a member of that name in another case gives none (topMember), and
+// so does an id that cannot be a path segment.
 func referenceID(body []byte, name string) (string, bool) {
 	var obj map[string]json.RawMessage
 	if json.Unmarshal(body, &obj) != nil {
@@ -29,6 +32,11 @@ func referenceID(body []byte, name string) (string, bool) {
 	var id string
 	raw, ok := obj[name]
 	if !ok || json.Unmarshal(raw, &id) != nil || strings.TrimSpace(id) == "" {
+		return "", false
+	}
+	// An id that cannot be a path segment, or that decoding made of
+	// bytes that are not UTF-8 (U+FFFD), is none either.
+	if len(id) > MaxIDLength || pathseg.Problem(id) != "" || strings.ContainsRune(id, utf8.RuneError) {
 		return "", false
 	}
 	return id, true

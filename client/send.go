@@ -55,9 +55,11 @@ type Operation struct {
 	// call that is not repeatable created ("paymentId", "basketId"). Such
 	// a call's 2xx answer must be a JSON object, decodable into the
 	// caller's type and, when ResultID is set, carrying that member as a
-	// non-empty string, and no member of that name in another case
-	// ("PAYMENTID", which encoding/json would decode into the caller's
-	// field); otherwise the outcome is unknown.
+	// non-empty string that can be a path segment (not "." or "..", no
+	// control character, no spaces around it, UTF-8: a body in another
+	// charset gives another id than the bank's), and no member of that
+	// name in another case ("PAYMENTID", which encoding/json would
+	// decode into the caller's field); otherwise the outcome is unknown.
 	ResultID string
 	// ResultIDFromLinks lets the id come from the answer's links when its
 	// ResultID member is absent: the segment after Path (a path without
@@ -134,7 +136,9 @@ type Response struct {
 //     answer (5xx, 408, a 4xx without the bank's tppMessages, a
 //     dropped connection, a timeout, a body cut short, a 2xx whose body
 //     is empty, not JSON, or lacks op.ResultID, names it also in
-//     another case, or holds "." or ".." as it) is an
+//     another case, or holds as it what cannot be a path segment: "."
+//     or "..", a control character, spaces around it, bytes that are
+//     not UTF-8) is an
 //     *OutcomeUnknownError (matches [ErrOutcomeUnknown]);
 //   - a 2xx answer decoded into a struct whose top level names a member
 //     in two cases fails with [ErrAmbiguousAnswer] (inside an
