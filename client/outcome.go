@@ -129,7 +129,8 @@ func (e *NotSentError) Is(target error) bool { return target == ErrNotSent }
 // bankRefusal reports whether a non-2xx answer to a request that is not
 // repeatable proves that the bank did not act on it: a 4xx other than
 // 408 carrying the bank's tppMessages (read, or named in a body cut at
-// the limit). A 408, a bare 4xx (a gateway's), a 3xx and a 5xx leave
+// the limit), under that name exactly, with no member of that name in
+// another case beside it. A 408, a bare 4xx (a gateway's), a 3xx and a 5xx leave
 // the outcome unknown. body is the answer's body as e was read from, its
 // Content-Encoding undone (nil when it cannot be); cut says the client
 // cut it at maxErrorBody.
@@ -142,7 +143,16 @@ func bankRefusal(status int, body []byte, cut bool, e *Error) bool {
 	if status < 400 || status >= 500 || status == http.StatusRequestTimeout {
 		return false
 	}
-	return len(e.Messages) > 0 || (cut && bytes.Contains(body, []byte(`"tppMessages"`)) && !json.Valid(body))
+	if len(e.Messages) > 0 {
+		// Read from the member under the interface's name, and no
+		// other: encoding/json (newError) reads a member whatever its
+		// case, the last of them winning, so the messages may come
+		// from a "TPPMessages" that is not the bank's refusal, or that
+		// replaced the bank's member.
+		raw, _, ambiguous := topMemberFold(body, "tppMessages")
+		return len(raw) > 0 && !ambiguous
+	}
+	return cut && bytes.Contains(body, []byte(`"tppMessages"`)) && !json.Valid(body)
 }
 
 // ErrUnexpectedStatus matches the error of a call whose 2xx answer has a

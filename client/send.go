@@ -133,7 +133,8 @@ type Response struct {
 //     (matches [ErrNotSent]);
 //   - a request that is not repeatable (a payment POST, a start of
 //     authorisation) that may have reached the bank without a usable
-//     answer (5xx, 408, a 4xx without the bank's tppMessages, a
+//     answer (5xx, 408, a 4xx without the bank's tppMessages under
+//     that name exactly, and no other spelling of it beside them, a
 //     dropped connection, a timeout, a body cut short, a 2xx whose body
 //     is empty, not JSON, or lacks op.ResultID, names it also in
 //     another case, or holds as it what cannot be a path segment: "."
