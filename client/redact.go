@@ -79,17 +79,21 @@ var logHeaders = map[string]headerShown{
 }
 
 // headerLogValue is what the logger shows of header name (any case) with
-// values vs.
+// values vs: at most [redact.MaxShown] bytes of them ([redact.Cut]), all
+// field lines together. A header shown in clear is, in an answer, the
+// bank's text, as long as the answer's header limit lets it be (an
+// X-Request-ID of 60 KiB, a thousand Vary lines): each log line and each
+// printed form would carry it whole.
 func headerLogValue(name string, vs []string) string {
 	switch logHeaders[http.CanonicalHeaderKey(name)] {
 	case showClear:
-		return strings.Join(vs, ", ")
+		return redact.Cut(strings.Join(vs, ", "))
 	case showURIWithoutQuery:
 		out := make([]string, len(vs))
 		for i, v := range vs {
 			out[i] = redactURI(v)
 		}
-		return strings.Join(out, ", ")
+		return redact.Cut(strings.Join(out, ", "))
 	}
 	return redactedValue
 }
