@@ -27,7 +27,8 @@ const (
 	//   - a Signature header, when bank certificates are configured
 	//     ([WithBankCertificates]), must verify with one of them, cover the
 	//     Digest when there is a body, and cover the request's own
-	//     X-Request-ID if it covers one;
+	//     X-Request-ID if it covers one; one on several field lines is
+	//     malformed (signing.ErrMalformed), whatever its first line says;
 	//   - a Signature header without configured bank certificates cannot be
 	//     checked: the response is accepted and a warning is logged once.
 	// An unsigned response is accepted. It is lenient on purpose, for
@@ -180,7 +181,19 @@ func (c *Client) verifyResponse(h http.Header, body, decoded []byte, cut bool, r
 	if mode == VerifyOff {
 		return nil
 	}
-	value := h.Get("Signature")
+	// Signature is one value whose parts are joined by commas: it cannot
+	// be split over field lines, so several are malformed (checked below,
+	// where the bank's certificates can check one), whatever the first
+	// says; the first alone read made an empty line before the bank's
+	// signature an unsigned answer, and another line after it unread.
+	sigs := h.Values("Signature")
+	value := ""
+	if len(sigs) > 0 {
+		value = sigs[0]
+	}
+	if len(sigs) > 1 && len(c.cfg.bankCerts) > 0 {
+		return fmt.Errorf("%w: Signature on %d field lines", signing.ErrMalformed, len(sigs))
+	}
 	// Digest is a list (RFC 3230): several fields are one value, their
 	// instance digests joined by commas (RFC 7230 section 3.2.2), as a
 	// signature covering it joins them; each is checked.
