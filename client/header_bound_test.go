@@ -53,3 +53,37 @@ func TestLoggedHeaderValueBounded(t *testing.T) {
 	}
 	assert.Equal(t, long, e.Header.Get("X-Request-ID"), "the header itself is kept")
 }
+
+// TestLoggedHeaderNamesBounded: the names of an answer's headers are the
+// bank's too, as many as the answer's header limit lets it send (the
+// SDK's transport takes 64 KiB of them; a caller's http.Client 10 MiB by
+// default): the log line of the attempt and the printed, JSON and slog
+// forms of the call's error show at most maxShownHeaders of them, in
+// name order, and say how many more there were. On the code before,
+// every name went into each, a thousand here.
+func TestLoggedHeaderNamesBounded(t *testing.T) {
+	t.Parallel()
+	b := newBank(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		for i := range 1000 {
+			w.Header().Set(fmt.Sprintf("X-Bank-%04d", i), "v")
+		}
+		w.WriteHeader(http.StatusBadRequest)
+	})
+	var logs logBuffer
+	c := newTestClient(t, b.URL, WithRetryPolicy(RetryPolicy{}), WithLogger(debugLogger(&logs)))
+	_, err := c.Do(t.Context(), Operation{Method: "GET", Path: "/v1/accounts"}, nil)
+	var e *Error
+	require.ErrorAs(t, err, &e, "%v", err)
+	js, jerr := json.Marshal(e)
+	require.NoError(t, jerr)
+	var sl strings.Builder
+	slog.New(slog.NewJSONHandler(&sl, nil)).Info("x", "err", e)
+	for name, form := range map[string]string{"log": logs.String(), "%#v": fmt.Sprintf("%#v", e), "JSON": string(js), "slog": sl.String()} {
+		assert.LessOrEqual(t, strings.Count(form, "X-Bank-"), maxShownHeaders, name)
+		assert.NotContains(t, form, "X-Bank-0999", name)
+		if name != "slog" { // the slog form of an *Error shows no headers
+			assert.Contains(t, form, "more headers", name)
+		}
+	}
+	assert.Equal(t, "v", e.Header.Get("X-Bank-0999"), "the headers themselves are kept")
+}

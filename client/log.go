@@ -5,22 +5,53 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 )
 
 // headerAttr renders h as a log group in a stable order, each value as
-// [headerLogValue] shows it (the redaction list is logHeaders).
+// [headerLogValue] shows it (the redaction list is logHeaders): the first
+// maxShownHeaders names, and how many more there are (shownHeaderNames).
 func headerAttr(key string, h http.Header) slog.Attr {
-	names := make([]string, 0, len(h))
+	names, more := shownHeaderNames(h)
+	attrs := make([]any, 0, len(names)+1)
+	for _, k := range names {
+		attrs = append(attrs, slog.String(k, headerLogValue(k, h[k])))
+	}
+	if more > 0 {
+		attrs = append(attrs, slog.String(moreHeadersKey, moreHeaders(more)))
+	}
+	return slog.Group(key, attrs...)
+}
+
+// maxShownHeaders bounds the headers a log record or a printed form
+// shows: an answer's header names are the bank's, as many as its header
+// limit lets it send (thousands within the SDK transport's 64 KiB, far
+// more through a caller's http.Client). A request of the SDK carries
+// about thirty at most.
+const maxShownHeaders = 64
+
+// moreHeadersKey is the key under which a log record or a printed form
+// says how many headers past maxShownHeaders it leaves out: not a header
+// name (a field name cannot hold "…").
+const moreHeadersKey = "…"
+
+// moreHeaders says that n headers are left out.
+func moreHeaders(n int) string { return strconv.Itoa(n) + " more headers" }
+
+// shownHeaderNames returns the names of h a log record or a printed
+// form shows, sorted, at most maxShownHeaders of them, and how many are
+// left out.
+func shownHeaderNames(h http.Header) (names []string, more int) {
+	names = make([]string, 0, len(h))
 	for k := range h {
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	attrs := make([]any, 0, len(names))
-	for _, k := range names {
-		attrs = append(attrs, slog.String(k, headerLogValue(k, h[k])))
+	if len(names) > maxShownHeaders {
+		return names[:maxShownHeaders], len(names) - maxShownHeaders
 	}
-	return slog.Group(key, attrs...)
+	return names, 0
 }
 
 // logAttempt logs one attempt: method, path as a template without ids or

@@ -100,15 +100,20 @@ func headerLogValue(name string, vs []string) string {
 
 // redactedHeader returns h as the logger shows it: each header's values
 // joined and rendered by [headerLogValue] (the redaction list is
-// logHeaders). It backs the printed, JSON and slog forms of the package's
+// logHeaders), the first maxShownHeaders names (shownHeaderNames) and,
+// under moreHeadersKey, how many more there are. It backs the printed, JSON and slog forms of the package's
 // types that hold headers.
 func redactedHeader(h http.Header) map[string]string {
 	if h == nil {
 		return nil
 	}
-	out := make(map[string]string, len(h))
-	for k, vs := range h {
-		out[k] = headerLogValue(k, vs)
+	names, more := shownHeaderNames(h)
+	out := make(map[string]string, len(names)+1)
+	for _, k := range names {
+		out[k] = headerLogValue(k, h[k])
+	}
+	if more > 0 {
+		out[moreHeadersKey] = moreHeaders(more)
 	}
 	return out
 }
