@@ -257,8 +257,14 @@ var errNoRecordToEnd = errors.New("client: no downtime record under way")
 
 // Downtimes returns the client's bank's downtime records that overlap
 // [from, to), oldest first, from the client's store: with a shared store
-// (pgstore) those of every replica, durable. A record whose end was never
-// written ends at the next record's start, or runs on. A record the store
+// (pgstore) those of every replica, durable. A record that began before
+// from and ended within the period, or runs on, is one of them (a report
+// cuts it to the period, [Report]). A record whose end was never
+// written ends at the next record's start, or runs on. A record that
+// ends before it starts ([Downtime.Backwards]) is given as stored, and
+// is one of the period's when it starts before to and the next record
+// starts after from (or there is none): its end is not to be trusted,
+// so it is taken, for the period, as a record never ended. A record the store
 // holds but could not give, or gave unreadable, is an error: a report
 // without it would show the bank available. So is a period that begins
 // before the time up to which records were dropped to keep the bank's
@@ -272,8 +278,19 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 	// prev is the last record read, whose end may be the next one's
 	// start: it is kept or left once the next one is read.
 	var prev *Downtime
-	keep := func(d Downtime) error {
-		if !d.Start.Before(to) || !d.End.IsZero() && !d.End.After(from) {
+	// keep keeps d when it overlaps the period; next is the start of
+	// the record after it (zero: none). A record that ends before it
+	// starts has an end nobody can trust (the clock of a process that
+	// wrote it stepped back, or was behind another's): it is kept as a
+	// record never ended is, up to the next record's start or running
+	// on, so that an outage that may have reached into the period is
+	// never left out; its times are given as stored ([Downtime.Backwards]).
+	keep := func(d Downtime, next time.Time) error {
+		end := d.End
+		if d.Backwards() {
+			end = next
+		}
+		if !d.Start.Before(to) || !end.IsZero() && !end.After(from) {
 			return nil
 		}
 		if len(out) == MaxDowntimes {
@@ -303,7 +320,7 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 			if prev.End.IsZero() {
 				prev.End = d.Start
 			}
-			if err := keep(*prev); err != nil {
+			if err := keep(*prev, d.Start); err != nil {
 				return nil, err
 			}
 		}
@@ -316,7 +333,7 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 		}
 	}
 	if prev != nil {
-		if err := keep(*prev); err != nil {
+		if err := keep(*prev, time.Time{}); err != nil {
 			return nil, err
 		}
 	}
@@ -353,6 +370,14 @@ func (d Downtime) SeenUntil() time.Time {
 	return seen
 }
 
+// Backwards reports whether d ends before it starts: the wall clock of
+// the process that wrote it stepped back between the failure and the
+// answer, or the store changed it. Such a record says the bank was
+// unavailable from Start, but not for how long: [Client.Downtimes] gives
+// it as stored, and [Report] counts it in [Availability.Backwards],
+// never as no unavailability.
+func (d Downtime) Backwards() bool { return !d.End.IsZero() && d.End.Before(d.Start) }
+
 // Availability is a bank's unavailability over a period in the EBA's
 // terms.
 type Availability struct {
@@ -370,6 +395,12 @@ type Availability struct {
 	// which no request may have gone (the breaker lets the next call
 	// probe the bank; on low traffic that call comes late).
 	Seen time.Duration `json:"seen"`
+	// Backwards counts the records of the period that end before they
+	// start ([Downtime.Backwards]): the bank was unavailable then for a
+	// time nobody knows. While it is not 0, Count, Unavailable, Longest
+	// and Seen leave those records out and are lower bounds, and Uptime
+	// an upper bound: no figure of the period.
+	Backwards int `json:"backwards,omitempty"`
 	// Uptime is the share of the period the bank was available, in
 	// percent.
 	Uptime float64 `json:"uptimePercent"`
@@ -378,9 +409,11 @@ type Availability struct {
 }
 
 // Report sums downs (from [Client.Downtimes]) over [from, to): a record
-// still open ends at to (or now, when earlier). Records that overlap (the
-// replicas on one store each record the outage they all met) are one
-// unavailability, counted once.
+// still open ends at to (or now, when earlier); a record that began
+// before from counts from from. Records that overlap (the replicas on
+// one store each record the outage they all met) are one
+// unavailability, counted once. A record that ends before it starts is
+// counted in Backwards, not in the figures (see [Availability]).
 func Report(bank string, downs []Downtime, from, to, now time.Time) Availability {
 	a := Availability{Bank: bank, From: from, To: to, Downtimes: downs}
 	if a.Downtimes == nil {
@@ -389,12 +422,17 @@ func Report(bank string, downs []Downtime, from, to, now time.Time) Availability
 	whole := make([]span, 0, len(downs))
 	seen := make([]span, 0, len(downs))
 	for _, d := range downs {
+		if d.Backwards() {
+			a.Backwards++
+			continue
+		}
 		end := d.End
 		if end.IsZero() {
 			end = earliest(to, now)
 		}
 		whole = appendSpan(whole, d.Start, end, from, to)
-		seen = appendSpan(seen, d.Start, earliest(d.SeenUntil(), end), from, to)
+		until := earliest(d.SeenUntil(), end)
+		seen = appendSpan(seen, d.Start, until, from, to)
 	}
 	for _, cur := range mergeSpans(whole) {
 		a.Count++
@@ -442,20 +480,41 @@ func mergeSpans(spans []span) []span {
 func (a Availability) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "bank %s, %s to %s\n", a.Bank, a.From.UTC().Format(time.RFC3339), a.To.UTC().Format(time.RFC3339))
-	fmt.Fprintf(&sb, "unavailable: %d time(s), %.1f minutes (%.1f seen failing), longest %s, uptime %.3f%%\n",
-		a.Count, a.Unavailable.Minutes(), a.Seen.Minutes(), a.Longest.Round(time.Second), a.Uptime)
+	sb.WriteString(a.Figures())
+	sb.WriteString("\n")
+	if a.Backwards > 0 {
+		fmt.Fprintf(&sb, "%d record(s) end before they start (the clock of a process that wrote them stepped back): the bank was unavailable then for a time nobody knows, "+
+			"which the figures leave out\n", a.Backwards)
+	}
 	for _, d := range a.Downtimes {
 		end := "ongoing"
 		if !d.End.IsZero() {
 			end = d.End.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(&sb, "  %s to %s, %d failed request(s), the last at %s\n", d.Start.UTC().Format(time.RFC3339), end, d.Failures,
-			d.SeenUntil().UTC().Format(time.RFC3339))
+		if d.Backwards() {
+			end += " (BEFORE ITS START: its length is unknown)"
+		}
+		last := "the last at "
+		fmt.Fprintf(&sb, "  %s to %s, %d failed request(s), %s%s\n", d.Start.UTC().Format(time.RFC3339), end, d.Failures,
+			last, d.SeenUntil().UTC().Format(time.RFC3339))
 		for _, e := range d.Evidence {
 			fmt.Fprintf(&sb, "    %s  %-36s  %-26s  %s\n", e.At.UTC().Format(time.RFC3339Nano), e.RequestID, e.Result, e.Operation)
 		}
 	}
 	return sb.String()
+}
+
+// Figures prints a's figures on one line: "unavailable: N time(s), M
+// minutes (S seen failing), longest L, uptime U%", each a lower bound
+// (the uptime an upper one) said "at least" ("at most") when a record
+// of the period has a length nobody knows ([Availability.Backwards]).
+func (a Availability) Figures() string {
+	least, most := "", ""
+	if a.Backwards > 0 {
+		least, most = "at least ", "at most "
+	}
+	return fmt.Sprintf("unavailable: %s%d time(s), %s%.1f minutes (%s%.1f seen failing), longest %s%s, uptime %s%.3f%%",
+		least, a.Count, least, a.Unavailable.Minutes(), least, a.Seen.Minutes(), least, a.Longest.Round(time.Second), most, a.Uptime)
 }
 
 func earliest(a, b time.Time) time.Time {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/budget"
@@ -166,8 +167,7 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(w, "bank %s: UNAVAILABLE since %s (circuit breaker open; next probe at %s)\n",
 				h.Bank, h.Since.Format(time.RFC3339), h.ProbeAt.Format(time.RFC3339))
 		}
-		fmt.Fprintf(w, "last 24 h: unavailable %d time(s), %.1f minutes (%.1f seen failing), longest %s, uptime %.3f%%\n",
-			a.Count, a.Unavailable.Minutes(), a.Seen.Minutes(), a.Longest.Round(time.Second), a.Uptime)
+		fmt.Fprintf(w, "last 24 h: unavailable %s\n", strings.TrimPrefix(a.Figures(), "unavailable: "))
 		fmt.Fprintln(w, "the evidence to file: psd2 health report -from ... -to ...")
 	})
 	switch {
@@ -236,14 +236,18 @@ func availability(ctx context.Context, c *client.Client, from, to, now time.Time
 }
 
 // summable fails on a record of downs (from client.Downtimes) that
-// ends before it starts: the wall clock of the process that wrote it
-// stepped back between the failure and the answer, or the store changed
-// it. client.Report sums such a record to nothing, and the report would
-// read as no unavailability (100% uptime) beside a record of an outage
-// whose length nobody knows.
+// ends before it starts (client.Downtime.Backwards): the wall clock of
+// the process that wrote it stepped back between the failure and the
+// answer, or the store changed it. client.Report leaves such a record
+// out of its figures (client.Availability.Backwards), which are then
+// lower bounds, no figures of the period to file: the report would
+// read as less unavailability (up to none, 100% uptime) beside a record
+// of an outage whose length nobody knows. client.Downtimes gives it to
+// every period it may reach into: up to the next record's start, or
+// with none after it, every later one.
 func summable(downs []client.Downtime) error {
 	for _, d := range downs {
-		if !d.End.IsZero() && d.End.Before(d.Start) {
+		if d.Backwards() {
 			return fmt.Errorf("the downtime record that starts at %s ends before it starts (at %s): how long the bank was unavailable then is unknown, so no figure of the period is given "+
 				"(the clock of the process that wrote it may have stepped back)", d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
 		}

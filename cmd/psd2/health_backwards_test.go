@@ -49,3 +49,37 @@ func TestHealthRecordEndingBeforeItStartsIsNoAllClear(t *testing.T) {
 		assert.Contains(t, errOut, start.Format(time.RFC3339), "%v: names the record", cmd)
 	}
 }
+
+// A record that ends before it starts, both before -from (the process
+// that wrote its end had a clock behind), may have run into the
+// period: psd2 health report gives no figure of the period without it.
+// On the code before, client.Downtimes left it out, and the report read
+// "unavailable: 0 time(s) ... uptime 100.000%", exit 0.
+func TestHealthReportBackwardsRecordBeforeFromIsNoAllClear(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st))
+	require.NoError(t, err)
+	from := time.Now().Add(-24 * time.Hour).UTC().Truncate(time.Second)
+	start := from.Add(-time.Minute)
+	d := client.Downtime{Bank: c.Bank(), Start: start, End: start.Add(-time.Minute), LastFailure: start, Failures: 5,
+		Evidence: []client.Evidence{{RequestID: "r1", At: start, Status: 503, Result: "503 Service Unavailable", Operation: "accounts.List"}}}
+	raw, err := json.Marshal(d)
+	require.NoError(t, err)
+	require.NoError(t, st.Put(ctx, "client/downtime/"+c.Scope()+"/"+fmt.Sprintf("%020d", start.UnixNano()), raw, client.DowntimeKept))
+
+	args := []string{"-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir}
+	for _, cmd := range [][]string{{"health", "report", "-from", from.Format(time.RFC3339)}, {"health", "report", "--json", "-from", from.Format(time.RFC3339)}} {
+		out, errOut, code := psd2(t, append(cmd, args...)...)
+		t.Logf("%v: exit %d\nstdout: %s\nstderr: %s", cmd, code, out, errOut)
+		assert.Equal(t, exitRuntime, code, "%v: a record psd2 cannot sum is no all-clear", cmd)
+		assert.NotContains(t, out, "100.000%", cmd)
+		assert.NotContains(t, out, `"uptimePercent"`, cmd)
+		assert.Contains(t, errOut, "ends before it starts", cmd)
+		assert.Contains(t, errOut, start.Format(time.RFC3339), "%v: names the record", cmd)
+	}
+}
