@@ -34,7 +34,9 @@ type Downtime struct {
 	// when the bank was first seen up again, and the time from
 	// LastFailure to End is time no request may have looked at
 	// ([Availability.Seen] leaves it out). Zero in a record of an
-	// earlier version: its last evidence stands in ([Downtime.SeenUntil]).
+	// earlier version: its last evidence stands in ([Downtime.SeenUntil]),
+	// a lower bound when it kept the evidence of only some of its
+	// failures ([Downtime.SeenAtLeast]).
 	LastFailure time.Time `json:"lastFailure,omitzero"`
 	// Failures counts the failed requests recorded: those that opened
 	// the breaker and the failed probes, every one of them, also beyond
@@ -356,18 +358,26 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 	return out, nil
 }
 
-// SeenUntil is when d's bank was last seen down: [Downtime.LastFailure],
-// or for a record without one (an earlier version's) its latest
-// evidence, or its start.
+// SeenUntil is when d's bank was last seen down: the latest of
+// [Downtime.LastFailure], its evidence and its start, the most the
+// record proves. A record of an earlier version has no LastFailure: when
+// it holds more failures than evidence (at most 32 are kept), its later
+// failures are not in it, and SeenUntil is only a lower bound
+// ([Downtime.SeenAtLeast]).
 func (d Downtime) SeenUntil() time.Time {
-	if !d.LastFailure.IsZero() {
-		return latest(d.LastFailure, d.Start)
-	}
-	seen := d.Start
+	seen := latest(d.LastFailure, d.Start)
 	for _, e := range d.Evidence {
 		seen = latest(seen, e.At)
 	}
 	return seen
+}
+
+// SeenAtLeast reports whether [Downtime.SeenUntil] is a lower bound of
+// when the bank was last seen down: a record without LastFailure (an
+// earlier version's) whose Failures are more than its Evidence, the
+// evidence of the last ones not kept.
+func (d Downtime) SeenAtLeast() bool {
+	return d.LastFailure.IsZero() && d.Failures > len(d.Evidence)
 }
 
 // Backwards reports whether d ends before it starts: the wall clock of
@@ -395,6 +405,10 @@ type Availability struct {
 	// which no request may have gone (the breaker lets the next call
 	// probe the bank; on low traffic that call comes late).
 	Seen time.Duration `json:"seen"`
+	// SeenAtLeast says Seen is a lower bound: a record of the period
+	// (an earlier version's) kept the evidence of only some of its
+	// failures and not the time of its last ([Downtime.SeenAtLeast]).
+	SeenAtLeast bool `json:"seenAtLeast,omitempty"`
 	// Backwards counts the records of the period that end before they
 	// start ([Downtime.Backwards]): the bank was unavailable then for a
 	// time nobody knows. While it is not 0, Count, Unavailable, Longest
@@ -433,6 +447,11 @@ func Report(bank string, downs []Downtime, from, to, now time.Time) Availability
 		whole = appendSpan(whole, d.Start, end, from, to)
 		until := earliest(d.SeenUntil(), end)
 		seen = appendSpan(seen, d.Start, until, from, to)
+		// The failures a lower bound leaves out fall between it and
+		// the end: they tell on Seen when that is within the period.
+		if d.SeenAtLeast() && until.Before(end) && until.Before(to) && end.After(from) {
+			a.SeenAtLeast = true
+		}
 	}
 	for _, cur := range mergeSpans(whole) {
 		a.Count++
@@ -486,6 +505,9 @@ func (a Availability) String() string {
 		fmt.Fprintf(&sb, "%d record(s) end before they start (the clock of a process that wrote them stepped back): the bank was unavailable then for a time nobody knows, "+
 			"which the figures leave out\n", a.Backwards)
 	}
+	if a.SeenAtLeast {
+		sb.WriteString("a record of an earlier version kept the evidence of only some of its failures, not the time of its last: the time seen failing is a lower bound\n")
+	}
 	for _, d := range a.Downtimes {
 		end := "ongoing"
 		if !d.End.IsZero() {
@@ -495,6 +517,9 @@ func (a Availability) String() string {
 			end += " (BEFORE ITS START: its length is unknown)"
 		}
 		last := "the last at "
+		if d.SeenAtLeast() {
+			last = fmt.Sprintf("evidence of %d kept, the last at or after ", len(d.Evidence))
+		}
 		fmt.Fprintf(&sb, "  %s to %s, %d failed request(s), %s%s\n", d.Start.UTC().Format(time.RFC3339), end, d.Failures,
 			last, d.SeenUntil().UTC().Format(time.RFC3339))
 		for _, e := range d.Evidence {
@@ -507,14 +532,18 @@ func (a Availability) String() string {
 // Figures prints a's figures on one line: "unavailable: N time(s), M
 // minutes (S seen failing), longest L, uptime U%", each a lower bound
 // (the uptime an upper one) said "at least" ("at most") when a record
-// of the period has a length nobody knows ([Availability.Backwards]).
+// of the period has a length nobody knows ([Availability.Backwards]), the
+// time seen failing when it is one ([Availability.SeenAtLeast]).
 func (a Availability) Figures() string {
-	least, most := "", ""
+	least, most, seenLeast := "", "", ""
 	if a.Backwards > 0 {
-		least, most = "at least ", "at most "
+		least, most, seenLeast = "at least ", "at most ", "at least "
+	}
+	if a.SeenAtLeast {
+		seenLeast = "at least "
 	}
 	return fmt.Sprintf("unavailable: %s%d time(s), %s%.1f minutes (%s%.1f seen failing), longest %s%s, uptime %s%.3f%%",
-		least, a.Count, least, a.Unavailable.Minutes(), least, a.Seen.Minutes(), least, a.Longest.Round(time.Second), most, a.Uptime)
+		least, a.Count, least, a.Unavailable.Minutes(), seenLeast, a.Seen.Minutes(), least, a.Longest.Round(time.Second), most, a.Uptime)
 }
 
 func earliest(a, b time.Time) time.Time {
