@@ -213,7 +213,7 @@ func (b *bankHealth) sweepStale(now time.Time) {
 		}
 		return // some replica holds the breaker open: its record is under way
 	}
-	if d, ok := b.endAdopted(now); ok {
+	if d, ok := b.endAdopted(now, Downtime{}); ok {
 		b.h.notify(BreakerChange{Bank: b.bank, Scope: b.scope, From: BreakerOpen, To: BreakerClosed, At: now, Downtime: d}, b.log)
 	}
 }
@@ -222,10 +222,14 @@ func (b *bankHealth) sweepStale(now time.Time) {
 // store, written by the replica whose open breaker this one adopted
 // (readShared) and then closed, or by a process that crashed during the
 // outage (sweepStale): a record never ended reads as an outage running
-// on. It returns the record, or false when there is none to end (no
-// store, none written, or its replica ended it already). Best effort,
-// like writeRecord.
-func (b *bankHealth) endAdopted(end time.Time) (Downtime, bool) {
+// on. seen holds the failed requests this process saw meanwhile (their
+// number in Failures, the last's time in LastFailure; zero for a sweep):
+// they are added to the record, whose LastFailure else says the bank was
+// last seen down when the replica that wrote it last saw it. It returns
+// the record, or false when there is none to end (no store, none
+// written, or its replica ended it already). Best effort, like
+// writeRecord.
+func (b *bankHealth) endAdopted(end time.Time, seen Downtime) (Downtime, bool) {
 	if b.st == nil {
 		return Downtime{}, false
 	}
@@ -248,6 +252,9 @@ func (b *bankHealth) endAdopted(end time.Time) (Downtime, bool) {
 			return nil, 0, errNoRecordToEnd
 		}
 		d.End = end
+		if d.Failures += seen.Failures; seen.LastFailure.After(d.Start) && !seen.LastFailure.After(end) {
+			d.LastFailure = latest(d.LastFailure, seen.LastFailure)
+		}
 		raw, err := json.Marshal(d)
 		return raw, DowntimeKept, err
 	})

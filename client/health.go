@@ -176,6 +176,14 @@ type bankHealth struct {
 	latN         int
 	current      *Downtime
 	downs        []Downtime
+	// adoptedFailures counts the failed requests (probes) of this
+	// process while its breaker is open from another replica's state
+	// (readShared: no record of its own, current nil), and adoptedLast
+	// is when the last was sent: the close ends that replica's record
+	// with them (endAdopted), which else would say the bank was last
+	// seen down when that replica last saw it.
+	adoptedFailures int
+	adoptedLast     time.Time
 
 	// opened says this process opened the breaker itself once: a record
 	// a crashed process left is then not the last (sweepStale).
@@ -251,7 +259,7 @@ func (b *bankHealth) tell(k attemptKind, now time.Time, share *sharedWrite, chan
 	for _, ch := range changes {
 		if ch.To == BreakerClosed && ch.Downtime.Start.IsZero() {
 			var ok bool
-			if ch.Downtime, ok = b.endAdopted(ch.At); !ok {
+			if ch.Downtime, ok = b.endAdopted(ch.At, ch.Downtime); !ok {
 				continue // no record to end, or its replica ended it
 			}
 			b.h.notify(ch, b.log)
@@ -292,8 +300,12 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time, probe uint
 		if b.current == nil {
 			// Opened from another replica's state (readShared): its
 			// record is in the store, and that replica may be gone;
-			// record ends it (endAdopted), the Downtime zero until then.
-			return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: from, To: BreakerClosed, At: now}}, share
+			// record ends it (endAdopted), the Downtime's Start zero
+			// until then, its LastFailure and Failures this process's
+			// failures meanwhile, which endAdopted adds to the record.
+			seen := Downtime{LastFailure: b.adoptedLast, Failures: b.adoptedFailures}
+			b.adoptedFailures, b.adoptedLast = 0, time.Time{}
+			return []BreakerChange{{Bank: b.bank, Scope: b.scope, From: from, To: BreakerClosed, At: now, Downtime: seen}}, share
 		}
 		d := *b.current
 		d.End = now
@@ -317,6 +329,9 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time, probe uint
 			if len(b.current.Evidence) < maxEvidence {
 				b.current.Evidence = append(b.current.Evidence, ev)
 			}
+		} else {
+			b.adoptedFailures++
+			b.adoptedLast = latest(b.adoptedLast, ev.At)
 		}
 		if from == BreakerHalfOpen && probe != b.probeSeq {
 			// A call admitted before the breaker opened failed while
@@ -338,6 +353,7 @@ func (b *bankHealth) judge(k attemptKind, ev Evidence, now time.Time, probe uint
 		return nil, nil
 	}
 	b.openedAt, b.probeAt, b.failedProbes = now, now.Add(p.ProbeAfter), 0
+	b.adoptedFailures, b.adoptedLast = 0, time.Time{}
 	b.setState(BreakerOpen, now)
 	start := now
 	if len(b.streak) > 0 {
