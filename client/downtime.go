@@ -27,6 +27,13 @@ type Downtime struct {
 	// saw it end).
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end,omitzero"`
+	// EndAssumed says End was never written: the processes that saw
+	// the outage stopped before they saw it end, and no answer ended the
+	// record since. [Client.Downtimes] gives the next record's start as
+	// its End (the outage is counted to then), which may be later than
+	// the bank came back: a figure that counts it may be more than the
+	// outage was ([Availability.EndsAssumed]). Never stored.
+	EndAssumed bool `json:"endAssumed,omitempty"`
 	// LastFailure is when the last failed request recorded was sent
 	// (failed probes included): the bank was seen down up to then. On
 	// low traffic the probe that ends a downtime goes with the next
@@ -269,7 +276,8 @@ var errNoRecordToEnd = errors.New("client: no downtime record under way")
 // (pgstore) those of every replica, durable. A record that began before
 // from and ended within the period, or runs on, is one of them (a report
 // cuts it to the period, [Report]). A record whose end was never
-// written ends at the next record's start, or runs on. A record that
+// written ends at the next record's start ([Downtime.EndAssumed]), or
+// runs on. A record that
 // ends before it starts ([Downtime.Backwards]) is given as stored, and
 // is one of the period's when it starts before to and the next record
 // starts after from (or there is none): its end is not to be trusted,
@@ -327,7 +335,7 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 		}
 		if prev != nil {
 			if prev.End.IsZero() {
-				prev.End = d.Start
+				prev.End, prev.EndAssumed = d.Start, true
 			}
 			if err := keep(*prev, d.Start); err != nil {
 				return nil, err
@@ -422,6 +430,12 @@ type Availability struct {
 	// and Seen leave those records out and are lower bounds, and Uptime
 	// an upper bound: no figure of the period.
 	Backwards int `json:"backwards,omitempty"`
+	// EndsAssumed counts the records of the period whose end was never
+	// written ([Downtime.EndAssumed]): each is counted to the next
+	// record's start, when the bank may have been back long before.
+	// While it is not 0, Unavailable, Longest and Count may be more
+	// than the outages were, and Uptime less: no figure of the period.
+	EndsAssumed int `json:"endsAssumed,omitempty"`
 	// Uptime is the share of the period the bank was available, in
 	// percent.
 	Uptime float64 `json:"uptimePercent"`
@@ -446,6 +460,9 @@ func Report(bank string, downs []Downtime, from, to, now time.Time) Availability
 		if d.Backwards() {
 			a.Backwards++
 			continue
+		}
+		if d.EndAssumed && d.End.After(from) && d.Start.Before(to) {
+			a.EndsAssumed++
 		}
 		end := d.End
 		if end.IsZero() {
@@ -512,6 +529,10 @@ func (a Availability) String() string {
 		fmt.Fprintf(&sb, "%d record(s) end before they start (the clock of a process that wrote them stepped back): the bank was unavailable then for a time nobody knows, "+
 			"which the figures leave out\n", a.Backwards)
 	}
+	if a.EndsAssumed > 0 {
+		fmt.Fprintf(&sb, "%d record(s) were never seen to end (the processes that saw them stopped first): each is counted to the next record's start, "+
+			"though the bank may have been back before: the unavailable time may be less\n", a.EndsAssumed)
+	}
 	if a.SeenAtLeast {
 		sb.WriteString("a record of an earlier version kept the evidence of only some of its failures, not the time of its last: the time seen failing is a lower bound\n")
 	}
@@ -522,6 +543,9 @@ func (a Availability) String() string {
 		}
 		if d.Backwards() {
 			end += " (BEFORE ITS START: its length is unknown)"
+		}
+		if d.EndAssumed {
+			end += " (never seen to end: the next record's start)"
 		}
 		last := "the last at "
 		if d.SeenAtLeast() {
@@ -537,20 +561,30 @@ func (a Availability) String() string {
 }
 
 // Figures prints a's figures on one line: "unavailable: N time(s), M
-// minutes (S seen failing), longest L, uptime U%", each a lower bound
-// (the uptime an upper one) said "at least" ("at most") when a record
-// of the period has a length nobody knows ([Availability.Backwards]), the
-// time seen failing when it is one ([Availability.SeenAtLeast]).
+// minutes (S seen failing), longest L, uptime U%". The time and the
+// longest are said "at least" (the uptime "at most") when a record of
+// the period has a length nobody knows ([Availability.Backwards]), "at
+// most" (the uptime "at least") when a record's end was never written
+// ([Availability.EndsAssumed]), "(no bound)" when both are so, the
+// count "at least" in each case; the time seen failing "at least" when
+// it is a lower bound ([Availability.SeenAtLeast]).
 func (a Availability) Figures() string {
-	least, most, seenLeast := "", "", ""
-	if a.Backwards > 0 {
-		least, most, seenLeast = "at least ", "at most ", "at least "
+	count, least, most, seenLeast := "", "", "", ""
+	switch {
+	case a.Backwards > 0 && a.EndsAssumed > 0:
+		count, least, most, seenLeast = "at least ", "(no bound) ", "(no bound) ", "at least "
+	case a.Backwards > 0:
+		count, least, most, seenLeast = "at least ", "at least ", "at most ", "at least "
+	case a.EndsAssumed > 0:
+		// An assumed end may join outages into one: the count is a
+		// lower bound, the time an upper one.
+		count, least, most = "at least ", "at most ", "at least "
 	}
 	if a.SeenAtLeast {
 		seenLeast = "at least "
 	}
 	return fmt.Sprintf("unavailable: %s%d time(s), %s%.1f minutes (%s%.1f seen failing), longest %s%s, uptime %s%.3f%%",
-		least, a.Count, least, a.Unavailable.Minutes(), seenLeast, a.Seen.Minutes(), least, a.Longest.Round(time.Second), most, a.Uptime)
+		count, a.Count, least, a.Unavailable.Minutes(), seenLeast, a.Seen.Minutes(), least, a.Longest.Round(time.Second), most, a.Uptime)
 }
 
 func earliest(a, b time.Time) time.Time {

@@ -32,7 +32,8 @@ type healthStatus struct {
 // healthReport is what psd2 health report prints: the period's
 // availability and, as in healthStatus, the start of an unavailability
 // never recorded as ended while no client holds the breaker open (exit
-// status 3).
+// status 3). An earlier record never recorded as ended, counted to the
+// next record's start (client.Availability.EndsAssumed), exits 3 too.
 type healthReport struct {
 	client.Availability
 	UnendedSince *time.Time `json:"unendedSince,omitempty"`
@@ -135,6 +136,10 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 					rep.UnendedSince.Format(time.RFC3339))
 			}
 		})
+		if err == nil && rep.UnendedSince == nil && rep.EndsAssumed > 0 {
+			err = fmt.Errorf("%d downtime record(s) of bank %s in the period were never recorded as ended: the report counts each to the next record's start, "+
+				"though the bank may have been back long before (the processes that saw the outage stopped before it answered again), so its unavailable time may be less", rep.EndsAssumed, rep.Bank)
+		}
 		if err == nil && rep.UnendedSince != nil {
 			err = fmt.Errorf("the unavailability of bank %s since %s was never recorded as ended, and no client on the store holds its breaker open: "+
 				"the report counts it to its end, though when it ended is unknown (the processes that saw it may have stopped before the bank answered again)", rep.Bank, rep.UnendedSince.Format(time.RFC3339))
