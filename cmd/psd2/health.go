@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -108,6 +109,9 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		if err := summable(downs); err != nil {
+			return err
+		}
+		if err := noneAhead(ctx, c, downs, now); err != nil {
 			return err
 		}
 		// The future has no record: the report ends now (or at the
@@ -214,7 +218,9 @@ func recognised(ctx context.Context, c *client.Client, now time.Time) error {
 	if err != nil || state != client.BreakerClosed {
 		return err
 	}
-	downs, err := c.Downtimes(ctx, now.Add(-client.DowntimeKept), now.Add(time.Hour))
+	// To the end of time: a record a clock far ahead wrote is of the bank
+	// too (noneAhead refuses it).
+	downs, err := c.Downtimes(ctx, now.Add(-client.DowntimeKept), endOfTime)
 	if errors.Is(err, client.ErrDowntimesDropped) {
 		return nil // records of the bank went to keep them bounded: it holds more
 	}
@@ -240,6 +246,9 @@ func availability(ctx context.Context, c *client.Client, from, to, now time.Time
 	if err := summable(downs); err != nil {
 		return client.Availability{}, err
 	}
+	if err := noneAhead(ctx, c, downs, now); err != nil {
+		return client.Availability{}, err
+	}
 	return client.Report(c.Bank(), downs, from, to, now), nil
 }
 
@@ -258,6 +267,40 @@ func summable(downs []client.Downtime) error {
 		if d.Backwards() {
 			return fmt.Errorf("the downtime record that starts at %s ends before it starts (at %s): how long the bank was unavailable then is unknown, so no figure of the period is given "+
 				"(the clock of the process that wrote it may have stepped back)", d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// endOfTime ends a reading of every downtime record from a time on.
+var endOfTime = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// aheadTolerance is how far after now a downtime record's times may lie
+// and still be read as a replica's clock a little ahead (the report then
+// ends at them, lastRecorded).
+const aheadTolerance = time.Hour
+
+// noneAhead fails on a downtime record of the bank that starts or ends
+// more than aheadTolerance after now: the clock of the process that
+// wrote it was far ahead (or the store changed it), so when that outage
+// was is unknown. Among downs (client.Downtimes of the period), one that
+// ends then would be counted to the period's end; one that starts then
+// is in no period up to now, and would be left out of every report
+// without a word. The records after now are read from the store.
+func noneAhead(ctx context.Context, c *client.Client, downs []client.Downtime, now time.Time) error {
+	limit := now.Add(aheadTolerance)
+	later, err := c.Downtimes(ctx, limit, endOfTime)
+	if err != nil {
+		return err
+	}
+	for _, d := range append(slices.Clone(downs), later...) {
+		if d.Start.After(limit) || d.End.After(limit) && !d.EndAssumed {
+			end := "never ended"
+			if !d.End.IsZero() {
+				end = "ends at " + d.End.UTC().Format(time.RFC3339)
+			}
+			return fmt.Errorf("the downtime record that starts at %s (%s) lies after now, %s: the clock of the process that wrote it was ahead, so when that outage was is unknown, "+
+				"and no figure is given", d.Start.UTC().Format(time.RFC3339), end, now.UTC().Format(time.RFC3339))
 		}
 	}
 	return nil
