@@ -45,6 +45,12 @@ type Downtime struct {
 	// a lower bound when it kept the evidence of only some of its
 	// failures ([Downtime.SeenAtLeast]).
 	LastFailure time.Time `json:"lastFailure,omitzero"`
+	// EndedElsewhere says a process other than the one that opened the
+	// breaker ended the record (a replica that adopted its open breaker,
+	// or the first answer after a crash): the failures the opener saw
+	// after it wrote the record are not in it, so LastFailure and
+	// Failures are lower bounds ([Downtime.SeenAtLeast]).
+	EndedElsewhere bool `json:"endedElsewhere,omitempty"`
 	// Failures counts the failed requests recorded: those that opened
 	// the breaker and the failed probes, every one of them, also beyond
 	// the evidence kept.
@@ -258,7 +264,7 @@ func (b *bankHealth) endAdopted(end time.Time, seen Downtime) (Downtime, bool) {
 		if !found || json.Unmarshal(old, &d) != nil || !d.End.IsZero() || d.Start.After(end) {
 			return nil, 0, errNoRecordToEnd
 		}
-		d.End = end
+		d.End, d.EndedElsewhere = end, true
 		if d.Failures += seen.Failures; seen.LastFailure.After(d.Start) && !seen.LastFailure.After(end) {
 			d.LastFailure = latest(d.LastFailure, seen.LastFailure)
 		}
@@ -390,9 +396,10 @@ func (d Downtime) SeenUntil() time.Time {
 // SeenAtLeast reports whether [Downtime.SeenUntil] is a lower bound of
 // when the bank was last seen down: a record without LastFailure (an
 // earlier version's) whose Failures are more than its Evidence, the
-// evidence of the last ones not kept.
+// evidence of the last ones not kept, or one ended by another process
+// than the one that opened it ([Downtime.EndedElsewhere]).
 func (d Downtime) SeenAtLeast() bool {
-	return d.LastFailure.IsZero() && d.Failures > len(d.Evidence)
+	return d.LastFailure.IsZero() && d.Failures > len(d.Evidence) || d.EndedElsewhere
 }
 
 // Backwards reports whether d ends before it starts: the wall clock of
@@ -422,7 +429,8 @@ type Availability struct {
 	Seen time.Duration `json:"seen"`
 	// SeenAtLeast says Seen is a lower bound: a record of the period
 	// (an earlier version's) kept the evidence of only some of its
-	// failures and not the time of its last ([Downtime.SeenAtLeast]).
+	// failures and not the time of its last, or was ended by another
+	// process than the one that opened it ([Downtime.SeenAtLeast]).
 	SeenAtLeast bool `json:"seenAtLeast,omitempty"`
 	// Backwards counts the records of the period that end before they
 	// start ([Downtime.Backwards]): the bank was unavailable then for a
@@ -534,7 +542,8 @@ func (a Availability) String() string {
 			"though the bank may have been back before: the unavailable time may be less\n", a.EndsAssumed)
 	}
 	if a.SeenAtLeast {
-		sb.WriteString("a record of an earlier version kept the evidence of only some of its failures, not the time of its last: the time seen failing is a lower bound\n")
+		sb.WriteString("a record kept the evidence of only some of its failures (an earlier version's), or was ended by another process than the one that opened it: " +
+			"the time seen failing is a lower bound\n")
 	}
 	for _, d := range a.Downtimes {
 		end := "ongoing"
@@ -548,7 +557,10 @@ func (a Availability) String() string {
 			end += " (never seen to end: the next record's start)"
 		}
 		last := "the last at "
-		if d.SeenAtLeast() {
+		switch {
+		case d.EndedElsewhere:
+			last = "ended by another process, the last at or after "
+		case d.SeenAtLeast():
 			last = fmt.Sprintf("evidence of %d kept, the last at or after ", len(d.Evidence))
 		}
 		fmt.Fprintf(&sb, "  %s to %s, %d failed request(s), %s%s\n", d.Start.UTC().Format(time.RFC3339), end, d.Failures,

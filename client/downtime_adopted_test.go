@@ -46,3 +46,30 @@ func TestAdoptedBreakerRecordsItsFailedProbes(t *testing.T) {
 	a := Report(replica.Bank(), downs, start, end, end)
 	assert.Equal(t, failed.Sub(start), a.Seen)
 }
+
+// The opener's failures after it wrote the record are not in a record
+// another process ended: its time seen failing is a lower bound, and the
+// report says so. On the code before, it was given as the figure.
+func TestRecordEndedElsewhereSeenIsALowerBound(t *testing.T) {
+	t.Parallel()
+	b, up, clk, st, _, start := outageOfAReplica(t)
+	get := Operation{Method: http.MethodGet, Path: "/v1/x"}
+	replica := newTestClient(t, b.URL, clk.opt(), WithStore(st), WithRetryPolicy(RetryPolicy{}))
+	_, err := replica.Do(t.Context(), get, nil)
+	require.ErrorIs(t, err, ErrBankUnavailable, "the replica adopts the open breaker")
+	up.Store(true)
+	clk.add(DefaultBreakerPolicy().ProbeMax)
+	_, err = replica.Do(t.Context(), get, nil)
+	require.NoError(t, err)
+	end := clk.now()
+
+	downs, err := replica.Downtimes(t.Context(), start.Add(-time.Hour), end.Add(time.Hour))
+	require.NoError(t, err)
+	require.Len(t, downs, 1)
+	assert.True(t, downs[0].EndedElsewhere)
+	assert.True(t, downs[0].SeenAtLeast())
+	a := Report(replica.Bank(), downs, start, end, end)
+	assert.True(t, a.SeenAtLeast)
+	assert.Contains(t, a.String(), "at least")
+	assert.Contains(t, a.String(), "ended by another process")
+}

@@ -178,7 +178,8 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(w, "last 24 h: unavailable %s\n", strings.TrimPrefix(a.Figures(), "unavailable: "))
 		if a.SeenAtLeast {
-			fmt.Fprintln(w, "a record of an earlier version kept the evidence of only some of its failures, not the time of its last: the time seen failing is a lower bound")
+			fmt.Fprintln(w, "a record kept the evidence of only some of its failures (an earlier version's), or was ended by another process than the one that opened it: "+
+				"the time seen failing is a lower bound")
 		}
 		fmt.Fprintln(w, "the evidence to file: psd2 health report -from ... -to ...")
 	})
