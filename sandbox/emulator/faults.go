@@ -182,6 +182,11 @@ func (s *Server) serveFault(w http.ResponseWriter, r *http.Request, f *Fault, ne
 		}
 		select {
 		case <-r.Context().Done():
+			// A hung bank never answers: the request's end (the client
+			// gone, or the server closing) writes nothing, where a
+			// handler that returned would make net/http send a 200
+			// without a body, which a client still waiting reads.
+			drop(w)
 			return
 		case <-timeout:
 			next.ServeHTTP(w, r)

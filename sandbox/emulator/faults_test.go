@@ -209,3 +209,40 @@ func ExampleControls_InjectFault() {
 	fmt.Println(resp.StatusCode, resp.Header.Get("Retry-After"), len(s.Control().Payments()))
 	// Output: 429 2 0
 }
+
+// TestFaultHangWritesNothingAtItsEnd: when the request a hung bank holds
+// ends (its context done: the client gone, the server closing), the bank
+// writes nothing and aborts the answer. A handler that returned would
+// have net/http send a 200 without a body, which a client still waiting
+// for the answer read as the bank's.
+func TestFaultHangWritesNothingAtItsEnd(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, "/v1/payments/"+rules.ProductSEPA, http.NoBody)
+	require.NoError(t, err)
+	w := &discardRecorder{h: http.Header{}}
+	next := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("a hung request was served") })
+	assert.PanicsWithValue(t, http.ErrAbortHandler, func() {
+		s.serveFault(w, r, &Fault{Kind: FaultHang}, next)
+	})
+	assert.Zero(t, w.status, "no status written")
+}
+
+// discardRecorder records the status written, and cannot be hijacked.
+type discardRecorder struct {
+	h      http.Header
+	status int
+}
+
+func (d *discardRecorder) Header() http.Header { return d.h }
+func (d *discardRecorder) Write(b []byte) (int, error) {
+	d.WriteHeader(http.StatusOK)
+	return len(b), nil
+}
+func (d *discardRecorder) WriteHeader(code int) {
+	if d.status == 0 {
+		d.status = code
+	}
+}

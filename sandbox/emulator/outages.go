@@ -366,7 +366,10 @@ func (s *Server) serveOutage(w http.ResponseWriter, r *http.Request, d *disrupti
 			first, _ := s.out.current(now)
 			return first != nil && first.kind == OutageHang
 		}) {
-			return // the client gave up
+			// The client gave up, or the server closes: a hung bank
+			// writes nothing (see serveFault's FaultHang).
+			drop(w)
+			return
 		}
 		next.ServeHTTP(w, r)
 	case d.slow != nil:
@@ -376,6 +379,7 @@ func (s *Server) serveOutage(w http.ResponseWriter, r *http.Request, d *disrupti
 		defer t.Stop()
 		select {
 		case <-r.Context().Done():
+			drop(w) // as a hung bank: nothing written
 			return
 		case <-t.C:
 		}
