@@ -48,7 +48,9 @@ type Downtime struct {
 	// EndedElsewhere says a process other than the one that opened the
 	// breaker ended the record (a replica that adopted its open breaker,
 	// or the first answer after a crash): the failures the opener saw
-	// after it wrote the record are not in it, so LastFailure and
+	// after it wrote the record are in it only when the opener, still
+	// running, closed its own breaker later (its close is merged into
+	// the record, the end kept), not when it crashed: LastFailure and
 	// Failures are lower bounds ([Downtime.SeenAtLeast]).
 	EndedElsewhere bool `json:"endedElsewhere,omitempty"`
 	// Failures counts the failed requests recorded: those that opened
@@ -103,22 +105,92 @@ func downtimePrefix(scope string) string { return "client/downtime/" + scope + "
 
 // writeRecord writes the downtime record of a change to the client's
 // store (best effort): at the start, so that a record survives a crash,
-// and at the end.
+// and at the end. The record is merged into the one stored under its key
+// (mergeDowntime), never written over it: a replica that adopted this
+// process's open breaker may have ended it meanwhile and added its
+// failures (endAdopted), and the close of this process's own breaker
+// keeps that end and those failures.
 func (b *bankHealth) writeRecord(ch BreakerChange) {
 	if b.st == nil {
 		return
 	}
-	raw, err := json.Marshal(ch.Downtime)
+	d := ch.Downtime
+	key := downtimePrefix(b.scope) + fmt.Sprintf("%020d", d.Start.UnixNano())
+	b.mu.Lock()
+	written := 0 // the failures this process wrote under key before
+	if b.recordKey == key {
+		written = b.recordFailures
+	}
+	b.mu.Unlock()
+	ctx, cancel := b.storeContext(context.Background())
+	err := b.st.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		m := d
+		var stored Downtime
+		if found && json.Unmarshal(old, &stored) == nil && !stored.Start.IsZero() {
+			m = mergeDowntime(stored, d, written)
+		}
+		raw, err := json.Marshal(m)
+		return raw, DowntimeKept, err
+	})
+	cancel()
 	if err != nil {
 		return
 	}
-	key := downtimePrefix(b.scope) + fmt.Sprintf("%020d", ch.Downtime.Start.UnixNano())
-	ctx, cancel := b.storeContext(context.Background())
-	err = b.st.Put(ctx, key, raw, DowntimeKept)
-	cancel()
-	if err == nil && ch.To == BreakerOpen {
+	b.mu.Lock()
+	b.recordKey, b.recordFailures = key, d.Failures
+	b.mu.Unlock()
+	if ch.To == BreakerOpen {
 		b.dropOldest() // a new record: the bank's may pass MaxDowntimes
 	}
+}
+
+// mergeDowntime merges d, this process's account of a downtime, into
+// stored, the record under its key, of which written failures are this
+// process's own earlier write (0: none): the earliest start, the first
+// end that proves the bank back (one not before the start, else any),
+// the latest last failure, the failures of both without counting those
+// written twice, the evidence of both (by request, the first
+// maxEvidence), and EndedElsewhere when stored says so.
+func mergeDowntime(stored, d Downtime, written int) Downtime {
+	m := d
+	if !stored.Start.IsZero() && stored.Start.Before(m.Start) {
+		m.Start = stored.Start
+	}
+	m.End = firstEnd(m.Start, stored.End, d.End)
+	m.LastFailure = latest(stored.LastFailure, d.LastFailure)
+	m.Failures = d.Failures + max(0, stored.Failures-written)
+	m.EndedElsewhere = stored.EndedElsewhere || d.EndedElsewhere
+	m.Evidence = slices.Clone(d.Evidence)
+	for _, e := range stored.Evidence {
+		if !slices.ContainsFunc(m.Evidence, func(x Evidence) bool { return x.RequestID == e.RequestID && x.At.Equal(e.At) }) {
+			m.Evidence = append(m.Evidence, e)
+		}
+	}
+	slices.SortStableFunc(m.Evidence, func(x, y Evidence) int { return x.At.Compare(y.At) })
+	if len(m.Evidence) > maxEvidence {
+		m.Evidence = m.Evidence[:maxEvidence]
+	}
+	return m
+}
+
+// firstEnd returns the earliest of the ends a and b (zero: none) that is
+// not before start, else the earliest of them: the first answer that
+// proved the bank back.
+func firstEnd(start, a, b time.Time) time.Time {
+	ok := func(t time.Time) bool { return !t.IsZero() && !t.Before(start) }
+	switch {
+	case ok(a) && ok(b):
+		return earliest(a, b)
+	case ok(a):
+		return a
+	case ok(b):
+		return b
+	case a.IsZero():
+		return b
+	case b.IsZero():
+		return a
+	}
+	return earliest(a, b)
 }
 
 // dropBatch bounds the records one dropOldest removes: a store written
@@ -240,8 +312,8 @@ func (b *bankHealth) sweepStale(now time.Time) {
 // they are added to the record, whose LastFailure else says the bank was
 // last seen down when the replica that wrote it last saw it. It returns
 // the record, or false when there is none to end (no store, none
-// written, or its replica ended it already). Best effort, like
-// writeRecord.
+// written, or its replica ended it already: seen's failures are then
+// added to it, its end kept). Best effort, like writeRecord.
 func (b *bankHealth) endAdopted(end time.Time, seen Downtime) (Downtime, bool) {
 	if b.st == nil {
 		return Downtime{}, false
@@ -259,19 +331,28 @@ func (b *bankHealth) endAdopted(end time.Time, seen Downtime) (Downtime, bool) {
 		return Downtime{}, false
 	}
 	var d Downtime
+	var ended bool
 	err := b.st.Update(ctx, last, func(old []byte, found bool) ([]byte, time.Duration, error) {
-		d = Downtime{} // fn may run again
-		if !found || json.Unmarshal(old, &d) != nil || !d.End.IsZero() || d.Start.After(end) {
+		d, ended = Downtime{}, false // fn may run again
+		if !found || json.Unmarshal(old, &d) != nil || d.Start.IsZero() || d.Start.After(end) {
 			return nil, 0, errNoRecordToEnd
 		}
-		d.End, d.EndedElsewhere = end, true
+		if ended = !d.End.IsZero(); ended {
+			// Its replica, or another, ended it first: that end stays,
+			// and this process's failures are added all the same.
+			if seen.Failures == 0 {
+				return nil, 0, errNoRecordToEnd
+			}
+		} else {
+			d.End, d.EndedElsewhere = end, true
+		}
 		if d.Failures += seen.Failures; seen.LastFailure.After(d.Start) && !seen.LastFailure.After(end) {
 			d.LastFailure = latest(d.LastFailure, seen.LastFailure)
 		}
 		raw, err := json.Marshal(d)
 		return raw, DowntimeKept, err
 	})
-	return d, err == nil
+	return d, err == nil && !ended
 }
 
 // errNoRecordToEnd: endAdopted found no record under way.

@@ -185,6 +185,13 @@ type bankHealth struct {
 	adoptedFailures int
 	adoptedLast     time.Time
 
+	// recordKey is the key of the downtime record this process last
+	// wrote and recordFailures the failures it wrote there (writeRecord):
+	// the close merges its count into the record without counting them
+	// twice.
+	recordKey      string
+	recordFailures int
+
 	// opened says this process opened the breaker itself once: a record
 	// a crashed process left is then not the last (sweepStale).
 	opened bool
