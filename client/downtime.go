@@ -88,6 +88,8 @@ const DowntimeKept = 400 * 24 * time.Hour
 // the oldest go, and the time up to which records went is kept:
 // [Client.Downtimes] refuses a period from before it
 // ([ErrDowntimesDropped]) rather than report it with outages left out.
+// A record that cannot be decoded never goes (its end is unknown): the
+// next ones go instead.
 // 10,000 records are 25 a day over DowntimeKept, more than a bank that
 // keeps its dedicated interface up makes; each holds at most 32 pieces
 // of evidence, so that reading the records of any period is bounded.
@@ -209,8 +211,12 @@ func droppedKey(scope string) string { return "client/downtime-dropped/" + scope
 // up to which the records it removes covered (their ends, or for a
 // record never ended the next record's start, where Downtimes ends it):
 // a record never goes without that, so no reader takes a period with
-// records gone for one without outages. Each pass over the keys streams
-// them: a count, then the oldest.
+// records gone for one without outages. A record it cannot decode is
+// never removed (its end, and so the time it covered, is unknown): the
+// next readable ones go instead, and [Client.Downtimes] keeps failing on
+// it, naming it, until it is removed by hand or expires; the bank's
+// records may then pass MaxDowntimes by their number. Each pass over the
+// keys streams them: a count, then the oldest.
 func (b *bankHealth) dropOldest() {
 	prefix := downtimePrefix(b.scope)
 	ctx, cancel := b.storeContext(context.Background())
@@ -246,8 +252,14 @@ func (b *bankHealth) dropOldest() {
 		if err != nil && !errors.Is(err, store.ErrNotStored) {
 			return // its end unknown: nothing goes
 		}
-		var d Downtime
-		if err == nil && json.Unmarshal(raw, &d) == nil {
+		if err == nil {
+			var d Downtime
+			if json.Unmarshal(raw, &d) != nil || d.Start.IsZero() {
+				// Its end unknown, the time its outage covered too: it
+				// is kept, and Downtimes names it as an error, rather
+				// than go without a trace.
+				continue
+			}
 			until = latest(until, d.End)
 		}
 		drop = append(drop, key)
