@@ -378,16 +378,20 @@ var errNoRecordToEnd = errors.New("client: no downtime record under way")
 // written ends at the next record's start ([Downtime.EndAssumed]), or
 // runs on. A record that
 // ends before it starts ([Downtime.Backwards]) is given as stored, and
-// is one of the period's when it starts before to and the next record
-// starts after from (or there is none): its end is not to be trusted,
-// so it is taken, for the period, as a record never ended. A record the store
+// is one of the period's when it starts, or ends, before to and the next
+// record starts after from (or there is none): neither time is to be
+// trusted (the clock that wrote its start may have been ahead of the one
+// that wrote its end), so it is taken, for the period, as a record never
+// ended that began by its end. A record the store
 // holds but could not give, or gave unreadable, is an error: a report
 // without it would show the bank available. So is a period that begins
 // before the time up to which records were dropped to keep the bank's
 // within [MaxDowntimes] ([ErrDowntimesDropped]), and one that holds more
 // than MaxDowntimes records (a store written before the bound): the
-// records are streamed from the store, those of the period alone kept,
-// and no record that starts after the period is read.
+// records are streamed from the store, those of the period alone kept.
+// The records that start after the period are read too (at most
+// MaxDowntimes, kept only when they end before they start and within
+// the period): a report of an early period reads every later record.
 func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime, error) {
 	prefix := downtimePrefix(c.Scope())
 	var out []Downtime
@@ -396,17 +400,21 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 	var prev *Downtime
 	// keep keeps d when it overlaps the period; next is the start of
 	// the record after it (zero: none). A record that ends before it
-	// starts has an end nobody can trust (the clock of a process that
+	// starts has times nobody can trust (the clock of a process that
 	// wrote it stepped back, or was behind another's): it is kept as a
-	// record never ended is, up to the next record's start or running
-	// on, so that an outage that may have reached into the period is
-	// never left out; its times are given as stored ([Downtime.Backwards]).
+	// record never ended that began by its end is, up to the next
+	// record's start or running on, so that an outage that may have
+	// reached into the period is never left out; its times are given as
+	// stored ([Downtime.Backwards]).
 	keep := func(d Downtime, next time.Time) error {
-		end := d.End
+		start, end := d.Start, d.End
 		if d.Backwards() {
-			end = next
+			// Either time may be the wrong one: the outage may have
+			// begun by its end (the clock that wrote its start was
+			// ahead) and run on to the next record's start.
+			start, end = d.End, next
 		}
-		if !d.Start.Before(to) || !end.IsZero() && !end.After(from) {
+		if !start.Before(to) || !end.IsZero() && !end.After(from) {
 			return nil
 		}
 		if len(out) == MaxDowntimes {
@@ -440,13 +448,12 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 				return nil, err
 			}
 		}
+		// The keys are in the order of the records' starts, but no
+		// record after the period is left unread: one that ends before
+		// it starts may end within the period (the clock that wrote
+		// its start ahead of the one that wrote its end), and be the
+		// period's.
 		prev = &d
-		if !d.Start.Before(to) {
-			// The keys are in the order of the records' starts: none
-			// after this one overlaps the period, nor ends this one.
-			prev = nil
-			break
-		}
 	}
 	if prev != nil {
 		if err := keep(*prev, time.Time{}); err != nil {

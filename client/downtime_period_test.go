@@ -86,3 +86,37 @@ func TestDowntimesBackwardsRecordIsNeverLeftOut(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, downs)
 }
+
+// A record that starts after the period but ends before it starts, its
+// end within the period (the clock that wrote its start was ahead of the
+// one that wrote its end), may be an outage of the period: Downtimes
+// gives it, as it gives one that starts within it, and reads on past the
+// first record that starts after the period to find it. On the code
+// before, Downtimes stopped at that first record and left it out.
+func TestDowntimesBackwardsRecordAfterThePeriodEndingInIt(t *testing.T) {
+	t.Parallel()
+	from := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	to := from.Add(24 * time.Hour)
+	mem := store.NewMemoryStore()
+	c := newTestClient(t, "https://bank.example", WithStore(mem))
+	putDowntime(t, mem, c.Scope(), Downtime{Bank: c.Bank(), Start: from.Add(time.Hour), End: from.Add(2 * time.Hour), LastFailure: from.Add(time.Hour), Failures: 5})
+	putDowntime(t, mem, c.Scope(), Downtime{Bank: c.Bank(), Start: to.Add(time.Hour), End: to.Add(2 * time.Hour), LastFailure: to.Add(time.Hour), Failures: 5})
+	back := Downtime{Bank: c.Bank(), Start: to.Add(3 * time.Hour), End: to.Add(-30 * time.Minute), LastFailure: to.Add(3 * time.Hour), Failures: 5}
+	putDowntime(t, mem, c.Scope(), back)
+	putDowntime(t, mem, c.Scope(), Downtime{Bank: c.Bank(), Start: to.Add(5 * time.Hour), End: to.Add(6 * time.Hour), LastFailure: to.Add(5 * time.Hour), Failures: 5})
+
+	downs, err := c.Downtimes(t.Context(), from, to)
+	require.NoError(t, err)
+	require.Len(t, downs, 2, "the period's record and the backwards one that ends in it")
+	assert.True(t, downs[1].Start.Equal(back.Start))
+	assert.True(t, downs[1].Backwards())
+	a := Report(c.Bank(), downs, from, to, to)
+	assert.Equal(t, 1, a.Backwards)
+	assert.Contains(t, a.String(), "uptime at most")
+
+	// A backwards record whose end is after the period is not the
+	// period's.
+	downs, err = c.Downtimes(t.Context(), from, to.Add(-time.Hour))
+	require.NoError(t, err)
+	assert.Len(t, downs, 1)
+}
