@@ -154,7 +154,7 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	a, err := availability(ctx, c, now.Add(-24*time.Hour), now, now)
+	a, older, err := lastDay(ctx, c, now)
 	if err != nil {
 		return err
 	}
@@ -177,6 +177,11 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 				h.Bank, h.Since.Format(time.RFC3339), h.ProbeAt.Format(time.RFC3339))
 		}
 		fmt.Fprintf(w, "last 24 h: unavailable %s\n", strings.TrimPrefix(a.Figures(), "unavailable: "))
+		for _, d := range older {
+			fmt.Fprintf(w, "the downtime record that starts at %s ends before it starts (at %s), both before the last 24 h: it may have run into them "+
+				"for a time nobody knows, so the figures of the last 24 h are bounds (psd2 health report gives no figure of a period it may reach into)\n",
+				d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
+		}
 		if a.SeenAtLeast {
 			fmt.Fprintln(w, "a record kept the evidence of only some of its failures (an earlier version's), or was ended by another process than the one that opened it: "+
 				"the time seen failing is a lower bound")
@@ -237,20 +242,38 @@ func recognised(ctx context.Context, c *client.Client, now time.Time) error {
 		"if the service calls this bank, check -bank or -url, the certificate and -store", c.Bank(), int(client.DowntimeKept/(24*time.Hour)), budgetWindow(b))
 }
 
-// availability reads the bank's downtime records of [from, to) and sums
-// them.
-func availability(ctx context.Context, c *client.Client, from, to, now time.Time) (client.Availability, error) {
-	downs, err := c.Downtimes(ctx, from, to)
+// lastDay reads the bank's downtime records of the last 24 h before now
+// and sums them, for psd2 health, which tells the bank's state now. A
+// record that ends before it starts (client.Downtime.Backwards) with
+// either time within the last day is refused, as psd2 health report
+// refuses it: the last day's figures are unknown. One whose times both
+// lie before the last day is in it only because no record followed it
+// (client.Downtimes takes it as running on): it says nothing of the
+// bank's state now (it was ended, the bank answered since), and refusing
+// it would fail every psd2 health until another outage. It is returned,
+// to be named, and the figures, which client.Report gives as bounds
+// while it is among them, are printed.
+func lastDay(ctx context.Context, c *client.Client, now time.Time) (client.Availability, []client.Downtime, error) {
+	from := now.Add(-24 * time.Hour)
+	downs, err := c.Downtimes(ctx, from, now)
 	if err != nil {
-		return client.Availability{}, err
+		return client.Availability{}, nil, err
 	}
-	if err := summable(downs); err != nil {
-		return client.Availability{}, err
+	var recent, older []client.Downtime
+	for _, d := range downs {
+		if d.Backwards() && d.Start.Before(from) && d.End.Before(from) {
+			older = append(older, d)
+			continue
+		}
+		recent = append(recent, d)
+	}
+	if err := summable(recent); err != nil {
+		return client.Availability{}, nil, err
 	}
 	if err := noneAhead(ctx, c, downs, now); err != nil {
-		return client.Availability{}, err
+		return client.Availability{}, nil, err
 	}
-	return client.Report(c.Bank(), downs, from, to, now), nil
+	return client.Report(c.Bank(), downs, from, now, now), older, nil
 }
 
 // summable fails on a record of downs (from client.Downtimes) that

@@ -83,3 +83,47 @@ func TestHealthReportBackwardsRecordBeforeFromIsNoAllClear(t *testing.T) {
 		assert.Contains(t, errOut, start.Format(time.RFC3339), "%v: names the record", cmd)
 	}
 }
+
+// A record that ends before it starts, both times days ago, the latest
+// record, is taken by client.Downtimes as running on, in every later
+// period: psd2 health, which tells the bank's state now, prints the
+// state and the last day's figures as bounds, naming the record, and
+// exits by the state; psd2 health report of a period it may reach into
+// still gives no figure. On the code before, every psd2 health exited 3
+// until another record was written.
+func TestHealthOldBackwardsRecordDoesNotBlockTheState(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, creds, certFile, keyFile, _ := tppFiles(t)
+	dir := filepath.Join(t.TempDir(), "store")
+	st, err := store.NewFileStore(dir)
+	require.NoError(t, err)
+	c, err := client.New(s.URL, creds, client.WithHTTPClient(s.Client()), client.WithStore(st))
+	require.NoError(t, err)
+	start := time.Now().Add(-72 * time.Hour).UTC().Truncate(time.Second)
+	d := client.Downtime{Bank: c.Bank(), Start: start, End: start.Add(-time.Minute), LastFailure: start, Failures: 5,
+		Evidence: []client.Evidence{{RequestID: "r1", At: start, Status: 503, Result: "503 Service Unavailable", Operation: "accounts.List"}}}
+	raw, err := json.Marshal(d)
+	require.NoError(t, err)
+	require.NoError(t, st.Put(ctx, "client/downtime/"+c.Scope()+"/"+fmt.Sprintf("%020d", start.UnixNano()), raw, client.DowntimeKept))
+
+	args := []string{"-url", s.URL, "-cert", certFile, "-key", keyFile, "-store", dir}
+	out, errOut, code := psd2(t, append([]string{"health"}, args...)...)
+	t.Logf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	assert.Equal(t, 0, code, "the breaker is closed: the bank is available")
+	assert.Contains(t, out, "available (circuit breaker closed)")
+	assert.Contains(t, out, "ends before it starts")
+	assert.Contains(t, out, start.Format(time.RFC3339), "names the record")
+	assert.Contains(t, out, "uptime at most", "the figures are bounds, never the last day's")
+
+	out, errOut, code = psd2(t, append([]string{"health", "--json"}, args...)...)
+	t.Logf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, `"backwards": 1`)
+
+	from := time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)
+	out, errOut, code = psd2(t, append([]string{"health", "report", "-from", from}, args...)...)
+	t.Logf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	assert.Equal(t, exitRuntime, code, "a period it may reach into gets no figure")
+	assert.Contains(t, errOut, "ends before it starts")
+}
