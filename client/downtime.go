@@ -504,10 +504,12 @@ func (d Downtime) SeenAtLeast() bool {
 
 // Backwards reports whether d ends before it starts: the wall clock of
 // the process that wrote it stepped back between the failure and the
-// answer, or the store changed it. Such a record says the bank was
-// unavailable from Start, but not for how long: [Client.Downtimes] gives
-// it as stored, and [Report] counts it in [Availability.Backwards],
-// never as no unavailability.
+// answer, or the clock that wrote its start was ahead of the one that
+// wrote its end, or the store changed it. Such a record says the bank
+// was unavailable from Start, or by End, but not for how long:
+// [Client.Downtimes] gives it as stored to every period it may reach
+// into, and [Report] counts it in [Availability.Backwards], never as no
+// unavailability.
 func (d Downtime) Backwards() bool { return !d.End.IsZero() && d.End.Before(d.Start) }
 
 // Availability is a bank's unavailability over a period in the EBA's
