@@ -350,10 +350,14 @@ func (b *bankHealth) endAdopted(end time.Time, seen Downtime) (Downtime, bool) {
 			return nil, 0, errNoRecordToEnd
 		}
 		if ended = !d.End.IsZero(); ended {
-			// Its replica, or another, ended it first: that end stays,
-			// and this process's failures are added all the same.
+			// Its replica, or another, ended it first: the first end
+			// that proves the bank back stays (mergeDowntime), and this
+			// process's failures are added all the same.
 			if seen.Failures == 0 {
 				return nil, 0, errNoRecordToEnd
+			}
+			if first := firstEnd(d.Start, d.End, end); !first.Equal(d.End) {
+				d.End, d.EndedElsewhere = first, true
 			}
 		} else {
 			d.End, d.EndedElsewhere = end, true

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/tppkit/psd2/store"
 )
 
 // The replica that opened the breaker, still running, closes its own
@@ -113,4 +115,28 @@ func TestAdopterCloseAfterOpenerKeepsItsFailures(t *testing.T) {
 	assert.True(t, d.End.Equal(end), "the opener's end: %s, want %s", d.End, end)
 	assert.True(t, d.LastFailure.Equal(replicaFailed), "last seen down at the replica's failed probe: %s, want %s", d.LastFailure, replicaFailed)
 	assert.Equal(t, 6, d.Failures, "the opener's five and the replica's probe")
+}
+
+// A replica that closes the breaker it adopted after the record was
+// ended, its clock saying it saw the bank back first, leaves the first
+// end that proves the bank back in the record (its own, said to be
+// ended elsewhere) and adds its failures; it tells no subscriber, the
+// record being ended already.
+func TestEndAdoptedAfterEndKeepsTheFirstEnd(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	mem := store.NewMemoryStore()
+	c := newTestClient(t, "https://bank.example", WithStore(mem))
+	putDowntime(t, mem, c.Scope(), Downtime{Bank: c.Bank(), Start: start, End: start.Add(time.Hour), LastFailure: start, Failures: 5})
+
+	_, ok := c.bankHealth().endAdopted(start.Add(30*time.Minute), Downtime{Failures: 2, LastFailure: start.Add(20 * time.Minute)})
+	assert.False(t, ok, "ended already: no change to tell")
+	downs, err := c.Downtimes(t.Context(), start, start.Add(2*time.Hour))
+	require.NoError(t, err)
+	require.Len(t, downs, 1)
+	d := downs[0]
+	assert.True(t, d.End.Equal(start.Add(30*time.Minute)), "the first end: %s", d.End)
+	assert.True(t, d.EndedElsewhere)
+	assert.Equal(t, 7, d.Failures)
+	assert.True(t, d.LastFailure.Equal(start.Add(20*time.Minute)))
 }
