@@ -12,6 +12,8 @@ import (
 	"net/textproto"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // DefaultHeaders returns the headers signed by default, in this order, each
@@ -420,14 +422,14 @@ func appendSigningString(dst []byte, req *http.Request, names, canon []string) (
 		}
 		vs, twice := headerValues(req.Header, canon[i])
 		if twice {
-			return nil, fmt.Errorf("%w: %s is set under two spellings of its name, which go out as separate fields in no fixed order", ErrInvalidHeader, n)
+			return nil, fmt.Errorf("%w: %s is set under two spellings of its name, which go out as separate fields in no fixed order", ErrInvalidHeader, redact.Cut(n))
 		}
 		if len(vs) == 0 {
-			return nil, fmt.Errorf("%w: %s", ErrMissingHeader, n)
+			return nil, fmt.Errorf("%w: %s", ErrMissingHeader, redact.Cut(n))
 		}
 		for j, v := range vs {
 			if !validValue(v) {
-				return nil, fmt.Errorf("%w: %s", ErrInvalidHeader, n)
+				return nil, fmt.Errorf("%w: %s", ErrInvalidHeader, redact.Cut(n))
 			}
 			if j > 0 {
 				dst = append(dst, ", "...)

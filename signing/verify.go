@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tppkit/psd2/internal/redact"
 )
 
 // errSyntax is the error of a value that is not key="value" parameters.
@@ -48,7 +50,9 @@ const maxSignatureLen = 16 << 10
 // value), and its text says which part is wrong: no keyId or signature, a
 // signature that is not base64, a bad encoded word, an unterminated or
 // unquoted value, a parameter given twice, a bad headers list. The
-// algorithm is checked by [SignatureParams.Verify].
+// algorithm is checked by [SignatureParams.Verify]. The value is the
+// peer's text: a name or charset an error quotes from it is cut to 256
+// bytes, so that an error never carries the value whole.
 func ParseSignature(value string) (*SignatureParams, error) {
 	value = strings.TrimSpace(value)
 	if value == "" {
@@ -76,11 +80,11 @@ func ParseSignature(value string) (*SignatureParams, error) {
 		}
 		v = strings.TrimLeft(v[eq+1:], " \t")
 		if len(v) == 0 || v[0] != '"' {
-			return nil, fmt.Errorf("%w: %s is not quoted", ErrMalformed, key)
+			return nil, fmt.Errorf("%w: %s is not quoted", ErrMalformed, redact.Cut(key))
 		}
 		val, n, ok := unquoteParam(v)
 		if !ok {
-			return nil, fmt.Errorf("%w: unterminated quoted value of %s", ErrMalformed, key)
+			return nil, fmt.Errorf("%w: unterminated quoted value of %s", ErrMalformed, redact.Cut(key))
 		}
 		v = strings.TrimLeft(v[n:], " \t")
 
@@ -115,14 +119,14 @@ func ParseSignature(value string) (*SignatureParams, error) {
 			seenOther[key] = true
 		}
 		if dup {
-			return nil, fmt.Errorf("%w: parameter %s given twice", ErrMalformed, key)
+			return nil, fmt.Errorf("%w: parameter %s given twice", ErrMalformed, redact.Cut(key))
 		}
 
 		if v == "" {
 			break
 		}
 		if v[0] != ',' {
-			return nil, fmt.Errorf("%w: expected a comma after %s", ErrMalformed, key)
+			return nil, fmt.Errorf("%w: expected a comma after %s", ErrMalformed, redact.Cut(key))
 		}
 		v = v[1:]
 		if strings.TrimLeft(v, " \t") == "" {
@@ -158,7 +162,7 @@ func parseHeaderList(val string) ([]string, error) {
 	}
 	for _, h := range hs {
 		if h != requestTarget && !isToken(h) {
-			return nil, fmt.Errorf("%w: %q in the headers list is not a header name", ErrMalformed, h)
+			return nil, fmt.Errorf("%w: %q in the headers list is not a header name", ErrMalformed, redact.Cut(h))
 		}
 	}
 	return hs, nil
@@ -187,7 +191,7 @@ func charsetReader(charset string, r io.Reader) (io.Reader, error) {
 		}
 		return strings.NewReader(latin1(b)), nil
 	}
-	return nil, fmt.Errorf("unsupported charset %q (want utf-8 or iso-8859-1)", charset)
+	return nil, fmt.Errorf("unsupported charset %q (want utf-8 or iso-8859-1)", redact.Cut(charset))
 }
 
 // DecodeWord returns a Signature header value as [ParseSignature] reads
@@ -207,7 +211,7 @@ func decodeWord(v string) (string, error) {
 	}
 	out, err := wordDecoder.Decode(v)
 	if err != nil {
-		return "", fmt.Errorf("%w: bad RFC 2047 encoded word: %s", ErrMalformed, strings.TrimPrefix(err.Error(), "mime: "))
+		return "", fmt.Errorf("%w: bad RFC 2047 encoded word: %s", ErrMalformed, redact.Cut(strings.TrimPrefix(err.Error(), "mime: ")))
 	}
 	if !utf8.ValidString(out) {
 		return "", fmt.Errorf("%w: bad RFC 2047 encoded word: text is not valid UTF-8", ErrMalformed)
@@ -276,7 +280,7 @@ func (p *SignatureParams) Verify(req *http.Request, pub crypto.PublicKey) error 
 		// 16 KiB list of one name over a large header costs gigabytes.
 		// The interface's signing string has one line per header.
 		if slices.Contains(p.Headers[:i], n) {
-			return fmt.Errorf("%w: %q listed twice in the headers list", ErrMalformed, n)
+			return fmt.Errorf("%w: %q listed twice in the headers list", ErrMalformed, redact.Cut(n))
 		}
 		canon[i] = http.CanonicalHeaderKey(n)
 	}
