@@ -42,7 +42,9 @@ type OutcomeUnknownError struct {
 	// RequestID is the X-Request-ID of the request whose outcome is unknown.
 	RequestID string
 	// StatusCode is the HTTP status of an answer that left the outcome
-	// unknown (5xx, 408, a bare 4xx, an unusable 2xx), else 0.
+	// unknown (5xx, 408, a bare 4xx, an unusable 2xx), else 0: 0 too for
+	// an answer whose code is outside 100–599, which is no HTTP status;
+	// Err is then a [*StatusOutOfRangeError], which keeps the code.
 	StatusCode int
 	// Err is the underlying transport error or *Error.
 	Err error
@@ -188,3 +190,29 @@ func (e *UnexpectedStatusError) Error() string {
 
 // Is matches [ErrUnexpectedStatus].
 func (e *UnexpectedStatusError) Is(target error) bool { return target == ErrUnexpectedStatus }
+
+// ErrStatusOutOfRange matches the error of an answer whose status code is
+// outside 100–599: see [StatusOutOfRangeError].
+var ErrStatusOutOfRange = errors.New("client: the answer's status code is outside 100-599")
+
+// StatusOutOfRangeError is an answer whose status line has a code outside
+// 100–599 (000 or 999 from a broken proxy, any int from a caller's
+// transport): no HTTP status (RFC 9110 section 15), so it says neither
+// that the bank acted nor that it did not, and nothing of the answer is
+// read. The call fails as when the connection is lost after the request
+// was sent: a request that is not repeatable (a create) is not sent again
+// and ends in an [*OutcomeUnknownError] holding this error (its
+// StatusCode 0); a repeatable one is retried as after a lost connection
+// (a call the budget counts is not: its BeforeRetry sees no status) and
+// ends with this error. It matches [ErrStatusOutOfRange].
+type StatusOutOfRangeError struct {
+	// StatusCode is the code the answer's status line carried.
+	StatusCode int
+}
+
+func (e *StatusOutOfRangeError) Error() string {
+	return fmt.Sprintf("the answer's status code %03d is outside 100-599, not an HTTP status: nothing of the answer was read", e.StatusCode)
+}
+
+// Is matches [ErrStatusOutOfRange].
+func (e *StatusOutOfRangeError) Is(target error) bool { return target == ErrStatusOutOfRange }

@@ -382,6 +382,13 @@ func (x *exchange) run(ctx context.Context) attemptResult {
 		return attemptResult{err: err, wrote: a.wrote.Load() || bodyRead(req) || !a.reached.Load(), cut: cut}
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode < 100 || resp.StatusCode > 599 {
+		// No HTTP status (000, 999): the answer says nothing of what the
+		// bank did and is not read; the request may have reached it.
+		// Its code goes only into the error, never into a status field,
+		// where 0 would read as no answer and 999 as a 5xx.
+		return attemptResult{err: &StatusOutOfRangeError{StatusCode: resp.StatusCode}, wrote: true}
+	}
 	r := &reply{status: resp.StatusCode, header: resp.Header}
 	if resp.StatusCode < 200 {
 		// A 1xx that ends the exchange (101 Switching Protocols, which
