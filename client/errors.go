@@ -103,11 +103,13 @@ type TPPMessage struct {
 
 // Error is a non-2xx answer of the bank.
 //
-// Messages, Links and PSUMessage are read from the body member by member:
-// a member, link or field of an unexpected type is left out and the rest
-// kept, so a 401 whose psuMessage is an object, or one of whose links has
-// "verbs":"GET", still carries its scaRedirect and its codes; a single
-// tppMessages object is read as a list of one.
+// Messages, Links and PSUMessage are read from the body member by member,
+// each under the interface's name exactly: a member named in another
+// case, or also in another case, is not read. A member, link or field of
+// an unexpected type is left out and the rest kept, so a 401 whose
+// psuMessage is an object, or one of whose links has "verbs":"GET",
+// still carries its scaRedirect and its codes; a single tppMessages
+// object is read as a list of one.
 type Error struct {
 	// Operation names the SDK call, e.g. "payments.CreateNorwegianDomestic".
 	Operation string
@@ -119,39 +121,69 @@ type Error struct {
 	Messages []TPPMessage
 	// Links are the _links of the body (scaRedirect among them).
 	Links Links
-	// PSUMessage is the psuMessage of the body, when present.
+	// PSUMessage is the psuMessage of the body, when present, cut to
+	// [MaxTextLength] characters.
 	PSUMessage string
 	// Header holds the response headers (Retry-After, ...).
 	Header http.Header
 }
 
-// errorBody is the top level of an error body, each member kept raw and
-// decoded on its own (decodeMessages, decodeLinks, decodeString), so that
-// a member of an unexpected type loses only itself: a 401 whose
-// tppMessages or psuMessage is an object, or one of whose links has
-// "verbs":"GET", still carries its scaRedirect and its codes.
-type errorBody struct {
-	TPPMessages json.RawMessage `json:"tppMessages"`
-	Links       json.RawMessage `json:"_links"`
-	PSUMessage  json.RawMessage `json:"psuMessage"`
+// errorMembers returns the values, as raw JSON, of the top-level members
+// tppMessages, _links and psuMessage of body, a valid JSON value, read
+// under those names exactly, as the interface spells them. A member of
+// another case ("PSUMessage") is not read, and a member named also in
+// another case is not read at all: encoding/json would read any case,
+// the last of them winning, so that a member added after the bank's (by
+// a gateway, or in the bank's text) could replace its messages, its
+// scaRedirect or the text shown to the PSU. The refusal decision reads
+// tppMessages the same way (bankRefusal).
+func errorMembers(body []byte) (msgs, links, psu []byte) {
+	var ambiguous [3]bool
+	topMembers(body, func(key, value []byte) bool {
+		for i, name := range [3]string{"tppMessages", "_links", "psuMessage"} {
+			exact, folded := keyIs(key, name)
+			switch {
+			case exact && i == 0:
+				msgs = value
+			case exact && i == 1:
+				links = value
+			case exact:
+				psu = value
+			case folded:
+				ambiguous[i] = true
+			}
+		}
+		return true
+	})
+	if ambiguous[0] {
+		msgs = nil
+	}
+	if ambiguous[1] {
+		links = nil
+	}
+	if ambiguous[2] {
+		psu = nil
+	}
+	return msgs, links, psu
 }
 
 // newError builds an *Error from a non-2xx response body (already bounded
 // by maxErrorBody). A body that is not a JSON object leaves Messages,
 // Links and PSUMessage empty. Otherwise each of tppMessages, _links (link
-// by link) and psuMessage is decoded on its own and keeps what is
-// readable: a member, link or field of an unexpected type is left out
-// without losing the others. A single tppMessages object is read as a
-// list of one.
+// by link) and psuMessage, read under its name exactly (errorMembers), is
+// decoded on its own and keeps what is readable: a member, link or field
+// of an unexpected type is left out without losing the others. A single
+// tppMessages object is read as a list of one. The psuMessage is cut to
+// [MaxTextLength] characters.
 func newError(op string, status int, requestID string, header http.Header, body []byte) *Error {
 	e := &Error{Operation: op, StatusCode: status, RequestID: requestID, Header: header}
-	var b errorBody
-	if len(body) == 0 || json.Unmarshal(body, &b) != nil {
+	if len(body) == 0 || !json.Valid(body) {
 		return e
 	}
-	e.Messages = decodeMessages(b.TPPMessages)
-	e.Links = decodeLinks(b.Links)
-	e.PSUMessage = ClipText(decodeString(b.PSUMessage))
+	msgs, links, psu := errorMembers(body)
+	e.Messages = decodeMessages(msgs)
+	e.Links = decodeLinks(links)
+	e.PSUMessage = ClipText(decodeString(psu))
 	return e
 }
 

@@ -146,13 +146,11 @@ func bankRefusal(status int, body []byte, cut bool, e *Error) bool {
 		return false
 	}
 	if len(e.Messages) > 0 {
-		// Read from the member under the interface's name, and no
-		// other: encoding/json (newError) reads a member whatever its
-		// case, the last of them winning, so the messages may come
-		// from a "TPPMessages" that is not the bank's refusal, or that
+		// newError read them under the interface's name only, with no
+		// other spelling beside it (errorMembers): encoding/json would
+		// take a "TPPMessages" that is not the bank's refusal, or that
 		// replaced the bank's member.
-		raw, _, ambiguous := topMemberFold(body, "tppMessages")
-		return len(raw) > 0 && !ambiguous
+		return true
 	}
 	return cut && bytes.Contains(body, []byte(`"tppMessages"`)) && !json.Valid(body)
 }
