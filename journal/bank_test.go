@@ -40,6 +40,17 @@ type thingBank struct {
 	arrived chan string   // X-Request-ID of a held POST
 	release chan struct{} // closed to let the held POST go on
 	seen    map[string]bool
+	// status, when set, is the transactionStatus of every answer (a
+	// JSON string's contents), RCVD and ACTC otherwise.
+	status atomic.Pointer[string]
+}
+
+// txStatus is the transactionStatus the bank answers, def unless set.
+func (b *thingBank) txStatus(def string) string {
+	if s := b.status.Load(); s != nil {
+		return *s
+	}
+	return def
 }
 
 func newThingBank(t *testing.T) *thingBank {
@@ -81,9 +92,9 @@ func (b *thingBank) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.WriteHeader(http.StatusCreated)
-		fmt.Fprintf(w, `{"thingId":"t-%d","transactionStatus":"RCVD"}`, n)
+		fmt.Fprintf(w, `{"thingId":"t-%d","transactionStatus":"%s"}`, n, b.txStatus("RCVD"))
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/status"):
-		_, _ = io.WriteString(w, `{"transactionStatus":"ACTC"}`)
+		fmt.Fprintf(w, `{"transactionStatus":"%s"}`, b.txStatus("ACTC"))
 	default:
 		http.NotFound(w, r)
 	}

@@ -59,6 +59,8 @@ type Resolution struct {
 	// transactionStatus of the resend's answer: the status the bank gave
 	// the resource it created, at At (a later status read may find
 	// another); "" when the answer gave none (or could not be read).
+	// A status is recorded as the bank sent it when it is 1 to 4 ASCII
+	// letters, the interface's form, and as [UnreadableStatus] otherwise.
 	Status string `json:"status,omitempty"`
 	// FundsAvailable is the status read's fundsAvailable for
 	// ResolvedStatus (for ResolvedCreated, the resend's answer's): false
@@ -402,7 +404,51 @@ func readStatus(ctx context.Context, c *client.Client, e Entry, opts []client.Re
 		// status says nothing of it, and is no resolution.
 		return Resolution{}, fmt.Errorf("journal: %w: the status read holds no transactionStatus: the resource's status is unknown", client.ErrUnusableAnswer)
 	}
-	return Resolution{Kind: ResolvedStatus, ID: e.ID, Status: out.TransactionStatus, FundsAvailable: out.FundsAvailable}, nil
+	return Resolution{Kind: ResolvedStatus, ID: e.ID, Status: recordedStatus(out.TransactionStatus), FundsAvailable: out.FundsAvailable}, nil
+}
+
+// UnreadableStatus is the [Resolution.Status] recorded for a
+// transactionStatus the bank answered that is no status code of the
+// interface's form (1 to 4 ASCII letters: RCVD, ACSC): longer, or with
+// other characters. The bank's text is not recorded (it may be of any
+// length, and hold a line break, a terminal escape or a person's data);
+// that the bank answered a status is.
+const UnreadableStatus = "UNREADABLE"
+
+// maxStatusLength bounds a transactionStatus recorded as the bank sent
+// it: the interface's codes are four letters (ISO 20022).
+const maxStatusLength = 4
+
+// recordedStatus is the transactionStatus s as a Resolution records it:
+// s when it is empty or 1 to maxStatusLength ASCII letters, else
+// UnreadableStatus.
+func recordedStatus(s string) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > maxStatusLength {
+		return UnreadableStatus
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
+			return UnreadableStatus
+		}
+	}
+	return s
+}
+
+// UnmarshalJSON reads a recorded Resolution, its Status bounded as
+// recordedStatus records it: an entry an earlier release stored with
+// the bank's text whole is read, printed and exported bounded.
+func (r *Resolution) UnmarshalJSON(b []byte) error {
+	type plain Resolution
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	p.Status = recordedStatus(p.Status)
+	*r = Resolution(p)
+	return nil
 }
 
 // earlierResend reads the entry of the resend that e's ended claim names
@@ -593,5 +639,5 @@ func createdStatus(answer json.RawMessage) (string, *bool) {
 	if json.Unmarshal(answer, &out) != nil {
 		return "", nil
 	}
-	return out.TransactionStatus, out.FundsAvailable
+	return recordedStatus(out.TransactionStatus), out.FundsAvailable
 }
