@@ -842,7 +842,10 @@ func reportOf(row entryRow, res journal.Resolution, conflict error) resolveRepor
 	switch res.Kind {
 	case journal.ResolvedCreated:
 		rep.SCARedirect = scaRedirectOf(res.Answer)
-		rep.Status = statusOfAnswer(res.Answer)
+		// The answer's transactionStatus as the journal records it
+		// (res.Status): bounded, journal.UnreadableStatus when it is
+		// no status code; the answer's own member is the bank's text.
+		rep.Status = res.Status
 		if rep.Status == "" {
 			// The answer's transactionStatus is required: without it
 			// (or without an answer psd2 could read) whether the bank
@@ -924,6 +927,11 @@ func statusReport(rep *resolveReport, res journal.Resolution, what string) {
 		rep.Meaning = known + ": not approved by the PSU yet (the bank shows the status of an approved payment only)."
 		rep.TellPSU = "Your payment is waiting for your approval at your bank."
 		rep.NextStep = "If the PSU no longer has the approval link, your service starts a new authorisation (payments.Service.StartAuthorisation) and brings the PSU to its scaRedirect; unapproved, it expires unpaid. psd2 journal resolve again shows its status once approved."
+	case res.Status == journal.UnreadableStatus:
+		rep.Finding = findingStatusUnknown
+		rep.Meaning = known + ", but its status is unknown: the bank answered a transactionStatus that is no status code (longer than four letters, or with other characters; not recorded), so whether it is paid, on its way or stopped is not known."
+		rep.TellPSU = "We are checking your payment's status: do not pay again yet."
+		rep.NextStep = "Ask the bank (its support, with the payment id) what status it gives this payment; psd2 journal resolve again reads the status anew."
 	case s.IsExecuted():
 		rep.Finding = "paid"
 		rep.Meaning = known + ", executed (" + res.Status + "): the money has left the account."
@@ -971,18 +979,6 @@ func statusReport(rep *resolveReport, res journal.Resolution, what string) {
 		rep.TellPSU = "We are checking your payment's status: do not pay again yet."
 		rep.NextStep = "Ask the bank (its support, with the payment id) what status " + res.Status + " means for this payment; psd2 journal resolve again reads the status anew."
 	}
-}
-
-// statusOfAnswer is the transactionStatus of a create's answer, "" when
-// it has none (or is no JSON object).
-func statusOfAnswer(answer json.RawMessage) string {
-	var doc struct {
-		TransactionStatus string `json:"transactionStatus"`
-	}
-	if json.Unmarshal(answer, &doc) != nil {
-		return ""
-	}
-	return doc.TransactionStatus
 }
 
 // scaRedirectOf is the scaRedirect link of a create's answer.

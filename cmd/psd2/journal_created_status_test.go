@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -30,13 +31,16 @@ import (
 // case.
 func TestJournalResolveCreatedSaysTheAnsweredStatus(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct{ status, finding string }{
-		{"RCVD", "awaiting-approval"},
-		{"RJCT", "rejected"},
-		{"XXXX", "status-unknown"},
-		{"", "status-unknown"}, // no transactionStatus: required in the answer
+	for _, c := range []struct{ name, status, finding, want string }{
+		{"RCVD", "RCVD", "awaiting-approval", "RCVD"},
+		{"RJCT", "RJCT", "rejected", "RJCT"},
+		{"XXXX", "XXXX", "status-unknown", "XXXX"},
+		{"", "", "status-unknown", ""}, // no transactionStatus: required in the answer
+		// No status code: recorded and shown as unreadable, never the
+		// bank's text (it was printed whole, a line break included).
+		{"long", strings.Repeat("ACSC", 500) + "\nforged", "status-unknown", journal.UnreadableStatus},
 	} {
-		t.Run(c.status, func(t *testing.T) {
+		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := t.Context()
 			_, creds, certFile, keyFile, _ := tppFiles(t)
@@ -88,7 +92,9 @@ func TestJournalResolveCreatedSaysTheAnsweredStatus(t *testing.T) {
 			require.NoError(t, json.Unmarshal([]byte(out), &rep), out)
 			require.Equal(t, journal.ResolvedCreated, rep.Kind)
 			assert.Equal(t, "p-2", rep.ID)
-			assert.Equal(t, c.status, rep.Status)
+			assert.Equal(t, c.want, rep.Status)
+			assert.NotContains(t, out+errOut, "ACSCACSC")
+			assert.NotContains(t, out+errOut, "forged")
 			assert.Equal(t, c.finding, rep.Finding)
 			assert.Equal(t, "https://bank.example/sca/p-2", rep.SCARedirect, "the approval link is printed whatever the status")
 			if c.status == "RCVD" {
