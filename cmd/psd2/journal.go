@@ -75,6 +75,13 @@ func runJournal(ctx context.Context, e *env, args []string) error {
 		return listJournal(ctx, e, j, dir, now, *all, *stopped)
 	case "show":
 		en, err := j.Entry(ctx, fs.Arg(0))
+		if err != nil && errors.Is(err, journal.ErrLost) && e.json {
+			// --json says it on stdout too, as list does: a document
+			// with Lost and the state entry-lost, not nothing.
+			if err := e.emit(lostRowOf(ctx, j, fs.Arg(0), now), nil); err != nil {
+				return err
+			}
+		}
 		if err != nil {
 			return entryError(err, fs.Arg(0))
 		}
@@ -477,6 +484,18 @@ func lostRow(l journal.Lost, now time.Time) entryRow {
 		r.Age = age(now.Sub(l.Marked))
 	}
 	return r
+}
+
+// lostRowOf describes the lost entry of requestID (journal.Lost) for
+// the operator at now; when its marker is no longer listed (settled
+// meanwhile), a row of its request id alone, still lost.
+func lostRowOf(ctx context.Context, j *journal.Journal, requestID string, now time.Time) entryRow {
+	for l, err := range j.Lost(ctx) {
+		if err == nil && l.RequestID == requestID {
+			return lostRow(l, now)
+		}
+	}
+	return lostRow(journal.Lost{RequestID: requestID}, now)
 }
 
 // rowOf describes en for the operator at now.

@@ -55,11 +55,21 @@ func TestJournalListReportsALostEntry(t *testing.T) {
 	assert.Equal(t, exitRuntime, code, errOut)
 	assert.Contains(t, errOut, "lost")
 	assert.NotContains(t, errOut, "no journal entry")
+	// --json prints a document saying it is lost (it printed nothing).
+	out, errOut, code := psd2In(t, t.TempDir(), nil, append([]string{"journal", "show", "--json", id}, storeArgs...)...)
+	assert.Equal(t, exitRuntime, code, errOut)
+	assert.Contains(t, errOut, "lost")
+	var row entryRow
+	require.NoError(t, json.Unmarshal([]byte(out), &row), out)
+	assert.Equal(t, id, row.RequestID)
+	assert.True(t, row.Lost)
+	assert.True(t, row.InDoubt)
+	assert.Equal(t, stateLost, row.State)
 	_, errOut, code = psd2In(t, t.TempDir(), nil, append([]string{"journal", "resolve", id, "-url", s.URL, "-ca", caFile, "-cert", certFile, "-key", keyFile}, storeArgs...)...)
 	assert.Equal(t, exitRuntime, code, errOut)
 	assert.Contains(t, errOut, "lost")
 
-	out, errOut, code := psd2In(t, t.TempDir(), nil, append([]string{"journal", "settle", "-by", "ops-anna", "-reason", "the bank has no such payment", id}, storeArgs...)...)
+	out, errOut, code = psd2In(t, t.TempDir(), nil, append([]string{"journal", "settle", "-by", "ops-anna", "-reason", "the bank has no such payment", id}, storeArgs...)...)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "ops-anna")
 	out, errOut, code = psd2In(t, t.TempDir(), nil, append([]string{"journal", "list"}, storeArgs...)...)
