@@ -6,19 +6,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testkit/testtpp"
 	"github.com/tppkit/psd2/journal"
-	"github.com/tppkit/psd2/store"
 )
 
 // A resend that the bank creates answers the payment's transactionStatus
@@ -42,7 +37,6 @@ func TestJournalResolveCreatedSaysTheAnsweredStatus(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			ctx := t.Context()
 			_, creds, certFile, keyFile, _ := tppFiles(t)
 			const product = "/v1/payments/norwegian-domestic-credit-transfers"
 			var posts atomic.Int32
@@ -69,21 +63,8 @@ func TestJournalResolveCreatedSaysTheAnsweredStatus(t *testing.T) {
 				fmt.Fprintf(w, `{"paymentId":"p-2",%s"_links":{"scaRedirect":{"href":"https://bank.example/sca/p-2"}}}`, status)
 			}))
 			t.Cleanup(srv.Close)
-			dir := filepath.Join(t.TempDir(), "store")
-			st, err := store.NewFileStore(dir)
-			require.NoError(t, err)
-			cl, err := client.New(srv.URL+"/api", creds, client.WithStore(st), client.WithRetryPolicy(client.RetryPolicy{}),
-				client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-			require.NoError(t, err)
-			j, err := journal.New(st, journal.WithClient(cl))
-			require.NoError(t, err)
-			spec := journal.Create{ResultID: "paymentId", DuplicateStatus: http.StatusBadRequest, DuplicateCode: "PAYMENT_FAILED"}
-			id := uuid.NewString()
-			_, err = cl.Do(ctx, client.Operation{Name: "payments.CreateNorwegianDomestic", Method: http.MethodPost, Path: product,
-				Body: json.RawMessage(`{"instructedAmount":{"amount":"10.00","currency":"NOK"}}`), ResultID: spec.ResultID, Hook: j.Hook(cl, spec)},
-				nil, client.WithRequestID(id))
+			dir, id, _, err := createJournaled(t, srv.URL, creds)
 			require.Error(t, err)
-			require.NoError(t, j.Flush(ctx))
 
 			args := []string{"journal", "resolve", "--json", "-writers-stopped", "-store", dir, "-url", srv.URL + "/api", "-cert", certFile, "-key", keyFile, id}
 			out, errOut, code := psd2(t, args...)

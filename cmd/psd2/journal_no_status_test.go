@@ -1,23 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testkit/testtpp"
-	"github.com/tppkit/psd2/journal"
-	"github.com/tppkit/psd2/store"
 )
 
 // A bank that answers a payment's status read 200 with no
@@ -50,21 +42,8 @@ func TestJournalResolveOfAnAnswerWithoutStatus(t *testing.T) {
 				}
 			}))
 			t.Cleanup(srv.Close)
-			dir := filepath.Join(t.TempDir(), "store")
-			st, err := store.NewFileStore(dir)
+			dir, id, j, err := createJournaled(t, srv.URL, creds)
 			require.NoError(t, err)
-			c, err := client.New(srv.URL+"/api", creds, client.WithStore(st), client.WithRetryPolicy(client.RetryPolicy{}),
-				client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-			require.NoError(t, err)
-			j, err := journal.New(st, journal.WithClient(c))
-			require.NoError(t, err)
-			spec := journal.Create{ResultID: "paymentId", DuplicateStatus: http.StatusBadRequest, DuplicateCode: "PAYMENT_FAILED"}
-			id := uuid.NewString()
-			_, err = c.Do(ctx, client.Operation{Name: "payments.CreateNorwegianDomestic", Method: http.MethodPost, Path: product,
-				Body: json.RawMessage(`{"instructedAmount":{"amount":"10.00","currency":"NOK"}}`), ResultID: spec.ResultID, Hook: j.Hook(c, spec)},
-				nil, client.WithRequestID(id))
-			require.NoError(t, err)
-			require.NoError(t, j.Flush(ctx))
 
 			args := []string{"journal", "resolve", "-store", dir, "-url", srv.URL + "/api", "-cert", certFile, "-key", keyFile, id}
 			out, errOut, code := psd2(t, args...)

@@ -6,18 +6,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/uuid"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/tppkit/psd2/client"
-	"github.com/tppkit/psd2/internal/testkit/testtpp"
-	"github.com/tppkit/psd2/journal"
-	"github.com/tppkit/psd2/store"
 )
 
 // A payment whose status read answers a transactionStatus psd2 does not
@@ -33,7 +26,6 @@ func TestJournalResolveOfAnUnknownStatusIsNoAllClear(t *testing.T) {
 	for _, status := range []string{"XXXX", "acsc", "PART"} {
 		t.Run(status, func(t *testing.T) {
 			t.Parallel()
-			ctx := t.Context()
 			_, creds, certFile, keyFile, _ := tppFiles(t)
 			const product = "/v1/payments/norwegian-domestic-credit-transfers"
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -50,21 +42,8 @@ func TestJournalResolveOfAnUnknownStatusIsNoAllClear(t *testing.T) {
 				}
 			}))
 			t.Cleanup(srv.Close)
-			dir := filepath.Join(t.TempDir(), "store")
-			st, err := store.NewFileStore(dir)
+			dir, id, _, err := createJournaled(t, srv.URL, creds)
 			require.NoError(t, err)
-			c, err := client.New(srv.URL+"/api", creds, client.WithStore(st), client.WithRetryPolicy(client.RetryPolicy{}),
-				client.WithDefaults(client.WithRedirectURI(testtpp.RedirectURI)))
-			require.NoError(t, err)
-			j, err := journal.New(st, journal.WithClient(c))
-			require.NoError(t, err)
-			spec := journal.Create{ResultID: "paymentId", DuplicateStatus: http.StatusBadRequest, DuplicateCode: "PAYMENT_FAILED"}
-			id := uuid.NewString()
-			_, err = c.Do(ctx, client.Operation{Name: "payments.CreateNorwegianDomestic", Method: http.MethodPost, Path: product,
-				Body: json.RawMessage(`{"instructedAmount":{"amount":"10.00","currency":"NOK"}}`), ResultID: spec.ResultID, Hook: j.Hook(c, spec)},
-				nil, client.WithRequestID(id))
-			require.NoError(t, err)
-			require.NoError(t, j.Flush(ctx))
 
 			args := []string{"journal", "resolve", "-store", dir, "-url", srv.URL + "/api", "-cert", certFile, "-key", keyFile, id}
 			out, errOut, code := psd2(t, args...)
