@@ -180,8 +180,9 @@ func (s *Signer) Sign(req *http.Request) error {
 	names, canon := s.headers, s.canon
 	if names == nil {
 		names, canon = nameBuf[:0], canonBuf[:0]
+		scan := !canonicalKeys(req.Header)
 		for i, c := range defaultCanon {
-			if vs, _ := headerValues(req.Header, c); len(vs) > 0 {
+			if vs, _ := headerValues(req.Header, c, scan); len(vs) > 0 {
 				names = append(names, defaultNames[i])
 				canon = append(canon, c)
 			}
@@ -378,6 +379,7 @@ func SigningString(req *http.Request, names []string) (string, error) {
 // appendSigningString appends the signing string to dst. canon[i] is the
 // canonical MIME key of names[i].
 func appendSigningString(dst []byte, req *http.Request, names, canon []string) ([]byte, error) {
+	scan := !canonicalKeys(req.Header)
 	for i, n := range names {
 		if i > 0 {
 			dst = append(dst, '\n')
@@ -420,7 +422,7 @@ func appendSigningString(dst []byte, req *http.Request, names, canon []string) (
 			dst = append(dst, h...)
 			continue
 		}
-		vs, twice := headerValues(req.Header, canon[i])
+		vs, twice := headerValues(req.Header, canon[i], scan)
 		if twice {
 			return nil, fmt.Errorf("%w: %s is set under two spellings of its name, which go out as separate fields in no fixed order", ErrInvalidHeader, redact.Cut(n))
 		}
@@ -463,8 +465,14 @@ func validValue(v string) bool {
 // header, in an order net/http does not fix (HTTP/1.1 sorts the keys,
 // HTTP/2 writes them in map order). No signing string can promise that
 // value, and appendSigningString refuses it (ErrInvalidHeader).
-func headerValues(h http.Header, canon string) (vs []string, twice bool) {
+//
+// Only a map with a key not in canonical form (canonicalKeys) can hold
+// another spelling: without scan, the values are those under canon.
+func headerValues(h http.Header, canon string, scan bool) (vs []string, twice bool) {
 	vs = h[canon]
+	if !scan {
+		return vs, false
+	}
 	keys := 0
 	if len(vs) > 0 {
 		keys = 1
@@ -479,4 +487,20 @@ func headerValues(h http.Header, canon string) (vs []string, twice bool) {
 		vs = v
 	}
 	return vs, false
+}
+
+// canonicalKeys reports whether every key of h is in the canonical form
+// net/http's Header.Set gives it (textproto.CanonicalMIMEHeaderKey): then
+// no header is in h under a second spelling, and headerValues need not
+// scan the map for one. Every spelling of a header name in ASCII letters,
+// digits and hyphens has one canonical form; a key with any other byte is
+// not canonicalised and so is taken as it is, and is no spelling of a
+// header name of the signing string, which are all of those bytes.
+func canonicalKeys(h http.Header) bool {
+	for k := range h {
+		if textproto.CanonicalMIMEHeaderKey(k) != k {
+			return false
+		}
+	}
+	return true
 }
