@@ -85,6 +85,7 @@ func NewMultiBank(hosts []string, opts ...Option) (*MultiBank, error) {
 			return nil, fmt.Errorf("emulator: NewMultiBank: hosts %q and %q share the bank id %q (the first label)", m.hosts[other], h, id)
 		}
 		s := newServer(append([]Option{withDefaults(bankDefaults(h, codes))}, opts...)...)
+		s.host = h
 		if m.ca == nil {
 			m.ca = s.ca
 		}

@@ -87,6 +87,21 @@ func WithListener(l net.Listener) Option {
 	}
 }
 
+// WithStopReport makes the server call report when it stops serving
+// other than by [Server.Close] or [MultiBank.Close]: its listener failed
+// (an error of Accept that net/http does not retry) or was closed by
+// someone else, after which the server no longer accepts a connection
+// and its port refuses them. host is the bank's host name (a bank of
+// [NewMultiBank]; "" for [NewServer]) and err the listener's error.
+// It is called at most once per listener, from the server's goroutine.
+// With NewMultiBank it watches each bank's own listener; the shared one
+// (given by [WithListener]) is the caller's to watch. A program that
+// serves the emulator (psd2 emulator -banks) uses it so that a bank that
+// stopped is not silently gone while the others go on.
+func WithStopReport(report func(host string, err error)) Option {
+	return func(s *Server) { s.onStop = report }
+}
+
 // WithTimeouts sets how long the server waits for slow and idle clients
 // (see [Timeouts]; zero fields keep [DefaultTimeouts]). The standalone
 // command exposes them as flags.

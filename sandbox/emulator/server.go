@@ -145,6 +145,9 @@ type Server struct {
 	listener net.Listener
 	timeouts Timeouts // WithTimeouts; zero fields take DefaultTimeouts
 
+	host   string                       // the bank's host name in a MultiBank; "" for NewServer
+	onStop func(host string, err error) // WithStopReport
+
 	clientOnce sync.Once
 	client     *http.Client
 
@@ -186,6 +189,11 @@ func (s *Server) serve(l net.Listener, cert tls.Certificate) {
 	}
 	s.out.gate = newGate(s.ts.Listener) // outages shut it (outages.go)
 	s.ts.Listener = s.out.gate
+	if s.onStop != nil {
+		// Outside the gate: an outage's shutting of the socket is no
+		// stop, and the gate passes on only the errors that end Serve.
+		s.ts.Listener = &stopWatch{Listener: s.out.gate, host: s.host, report: s.onStop}
+	}
 	s.out.closing = s.ts.CloseClientConnections
 	s.timeouts.configure(s.ts.Config, s.log)
 	s.ts.TLS = &tls.Config{
@@ -391,4 +399,34 @@ func (s *Server) logged(next http.Handler) http.Handler {
 		s.log.LogAttrs(r.Context(), slog.LevelInfo, "emulator request",
 			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status))
 	})
+}
+
+// stopWatch is a server's listener whose end other than by Close is
+// reported (WithStopReport): an Accept error that http.Server does not
+// retry (a net.Error that is Temporary) ends its Serve, which
+// httptest.Server does not tell.
+type stopWatch struct {
+	net.Listener
+	host    string
+	report  func(host string, err error)
+	closing atomic.Bool
+	once    sync.Once
+}
+
+func (w *stopWatch) Accept() (net.Conn, error) {
+	c, err := w.Listener.Accept()
+	if err != nil && !w.closing.Load() {
+		//lint:ignore SA1019 http.Server.Serve retries the errors Temporary reports, and returns on the others
+		if ne, ok := err.(net.Error); !ok || !ne.Temporary() {
+			w.once.Do(func() { w.report(w.host, err) })
+		}
+	}
+	return c, err
+}
+
+// Close closes the listener: the Accept error that follows is the
+// server's closing, not reported.
+func (w *stopWatch) Close() error {
+	w.closing.Store(true)
+	return w.Listener.Close()
 }
