@@ -44,7 +44,8 @@
 //
 // Exit status: 0 after an interrupt or for -h; 2 for a command-line error;
 // 1 for any other error, a failure while it served too (a listener that
-// failed: it then ends at once).
+// failed: it then ends at once, without printing the URL when that was
+// before it was ready).
 package main
 
 import (
@@ -110,6 +111,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer r.Close()
+	if err := r.Stopped(); err != nil { // not announced as ready
+		return fmt.Errorf("the emulator stopped serving before it was ready: %w", err)
+	}
 	fmt.Fprintf(stdout, "psd2 emulator listening\n  URL:      %s\n  CA:       %s\n", r.URLs["emulator"], r.CA)
 	if r.Trusted > 0 {
 		fmt.Fprintf(stdout, "  trusting: %d TPP certificate(s)\n", r.Trusted)

@@ -69,6 +69,11 @@ func runEmulator(ctx context.Context, e *env, args []string) error {
 			info.HostURLs[strings.TrimSuffix(h, ".localhost")] = u
 		}
 	}
+	// A bank whose server stopped already is not announced as ready:
+	// nothing is printed, and the command ends with exit status 3.
+	if err := r.Stopped(); err != nil {
+		return fmt.Errorf("the emulator stopped serving before it was ready: %w", err)
+	}
 	if err := e.emit(info, func(w io.Writer) {
 		fmt.Fprintf(w, "psd2 emulator listening on %s\n", info.Addr)
 		names := make([]string, 0, len(info.URLs))
@@ -98,7 +103,8 @@ func runEmulator(ctx context.Context, e *env, args []string) error {
 	}
 	// Each failure while it serves is said as it comes; any makes the
 	// command end non-zero (exit status 3), at once when a server
-	// stopped.
+	// stopped (a bank's listener, the shared one, the control API's):
+	// the deferred Close then shuts the others down.
 	return r.Wait(ctx, func(err error) {
 		fmt.Fprintf(e.stderr, "psd2 emulator: error: %s\n", printable(words(err)))
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 )
 
 // ErrStopped matches a failure after which a server of the emulator no
@@ -16,9 +17,19 @@ var ErrStopped = errors.New("a server of the emulator stopped")
 // that failed, a banks.json not rewritten after a control. Whoever runs
 // the emulator reads them (Running.Failures) so that none passes
 // unseen, and the command never ends as if all went well after one.
-type failures struct{ ch chan error }
+type failures struct {
+	ch      chan error
+	mu      sync.Mutex
+	stopped error // the first ErrStopped reported
+}
 
 func newFailures() *failures { return &failures{ch: make(chan error, 64)} }
+
+func (f *failures) firstStop() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.stopped
+}
 
 // report queues err without ever blocking a server: with 64 failures
 // unread already, whoever runs the emulator is not reading them, and
@@ -26,6 +37,13 @@ func newFailures() *failures { return &failures{ch: make(chan error, 64)} }
 func (f *failures) report(err error) {
 	if f == nil || err == nil {
 		return
+	}
+	if errors.Is(err, ErrStopped) {
+		f.mu.Lock()
+		if f.stopped == nil {
+			f.stopped = err
+		}
+		f.mu.Unlock()
 	}
 	select {
 	case f.ch <- err:

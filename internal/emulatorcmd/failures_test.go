@@ -3,6 +3,7 @@ package emulatorcmd
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -76,4 +77,18 @@ func TestWaitNeverEndsCleanAfterAFailure(t *testing.T) {
 	ctx, cancel2 := context.WithCancel(context.Background())
 	cancel2()
 	assert.NoError(t, wait(ctx, ch, func(error) {}))
+}
+
+// Stopped is the first failure after which a server no longer serves,
+// which a command checks before it says it is ready; another failure
+// (a banks.json not rewritten) is none.
+func TestRunningStopped(t *testing.T) {
+	r := &Running{fails: newFailures()}
+	assert.NoError(t, r.Stopped())
+	r.fails.report(errors.New("banks.json could not be rewritten"))
+	assert.NoError(t, r.Stopped())
+	first := fmt.Errorf("%w: bank alpha's listener (alpha.localhost): accept: gone", ErrStopped)
+	r.fails.report(first)
+	r.fails.report(fmt.Errorf("%w: the banks' listener: gone", ErrStopped))
+	assert.Equal(t, first, r.Stopped())
 }

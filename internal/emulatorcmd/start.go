@@ -48,6 +48,11 @@ type Running struct {
 // Close stops the server.
 func (r *Running) Close() { r.close() }
 
+// Stopped is the first failure after which a server no longer serves
+// (matching [ErrStopped]) reported since Start, or nil: a command checks
+// it before it says the emulator is ready, and Wait ends with it.
+func (r *Running) Stopped() error { return r.fails.firstStop() }
+
 // Failures yields each error of the servers after Start, as it happens:
 // a listener that failed (matching [ErrStopped]: that server no longer
 // serves; with several banks, the shared listener's), the control API's
@@ -131,7 +136,12 @@ func start(cfg *Config, hosts []string, trusted []*x509.Certificate) (*Running, 
 		r.close, ca, newTPP, control = s.Close, s.CACertificate(), s.NewTPP, s.ControlHandler
 		r.URLs["emulator"], r.Addr = s.URL, l.Addr().String()
 	} else {
-		m, err := emulator.NewMultiBank(hosts, opts...)
+		// Each bank's own listener is watched as the shared one is: a
+		// bank whose server stopped ends the command (ErrStopped).
+		stopped := emulator.WithStopReport(func(host string, err error) {
+			fails.report(fmt.Errorf("%w: bank %s's listener (%s): %w", ErrStopped, bankID(host), host, err))
+		})
+		m, err := emulator.NewMultiBank(hosts, append(opts, stopped)...)
 		if err != nil {
 			_ = l.Close()
 			return nil, UsageError{err}
