@@ -50,7 +50,12 @@
 //	          serves (a banks.json it could not rewrite after a control,
 //	          a listener that failed) is said on stderr and ends it with
 //	          exit status 3: at once when a server stopped, else when it
-//	          is interrupted. ctl with neither -control nor a control.json
+//	          is interrupted. Every listener is watched: a bank's own, the
+//	          shared one, the control API's; one whose server ends other
+//	          than by the command's shutdown is said in one line naming
+//	          it (the bank) and the error, and the others are shut down
+//	          before it exits 3. One that stopped before the addresses
+//	          are printed makes it print none (no ready signal). ctl with neither -control nor a control.json
 //	          is a command-line mistake; a control.json it cannot read
 //	          (or without a URL and token) exits 3
 //	sandbox   reset, list, or seed mock data from a JSON file: customers,
