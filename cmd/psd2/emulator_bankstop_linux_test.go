@@ -129,3 +129,47 @@ func shutListener(t *testing.T, port int) {
 	}
 	t.Fatalf("no listening socket on port %d in this process", port)
 }
+
+// TestEmulatorListenerFailureAfterOutage: one bank (no -banks) whose
+// listener an outage shut and opened again (a new socket) is still
+// watched: its failure ends psd2 emulator with exit status 3 and a line
+// naming the bank's listener. Only the first socket was watched, and
+// the command went on, the bank's port refusing.
+func TestEmulatorListenerFailureAfterOutage(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "em")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"emulator", "-out", out, "--json", "-control", "127.0.0.1:0"}, pw, &errOut)
+		_ = pw.Close()
+		done <- code
+	}()
+	var info emulatorInfo
+	require.NoError(t, json.NewDecoder(pr).Decode(&info))
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+
+	for _, ctl := range [][]string{{"outage", "kind=refused", "for=1h"}, {"end-outages"}} {
+		var ctlOut, ctlErr bytes.Buffer
+		require.Equal(t, exitOK, run(t.Context(), append([]string{"emulator", "ctl", "-out", out}, ctl...), &ctlOut, &ctlErr), "%s: %s", ctl, ctlErr.String())
+	}
+	shutListener(t, bankPort(t, info.URLs["emulator"]))
+
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(30 * time.Second):
+		cancel()
+		code = <-done
+		t.Fatalf("psd2 emulator went on serving after the bank's listener failed (exit %d when interrupted); stderr: %q", code, errOut.String())
+	}
+	assert.Equal(t, exitRuntime, code)
+	msg := errOut.String()
+	t.Logf("stderr: %s", msg)
+	assert.Equal(t, 1, strings.Count(msg, "\n"), "one line: %q", msg)
+	assert.Contains(t, msg, "the bank's listener: ")
+	assert.Contains(t, msg, "invalid argument", "the listener's error")
+}

@@ -55,7 +55,8 @@ func (r *Running) Stopped() error { return r.fails.firstStop() }
 
 // Failures yields each error of the servers after Start, as it happens:
 // a listener that failed (matching [ErrStopped]: that server no longer
-// serves; with several banks, the shared listener's), the control API's
+// serves; the bank's, also after an outage opened it again, or with
+// several banks each bank's own and the shared one), the control API's
 // server that stopped (ErrStopped too), a banks.json the control API
 // could not rewrite after a control (the control's caller got a 500
 // saying so; the emulator still serves). Whoever runs the emulator
@@ -108,7 +109,13 @@ func start(cfg *Config, hosts []string, trusted []*x509.Certificate) (*Running, 
 		return nil, err
 	}
 	fails := newFailures()
-	l = watchedListener{Listener: l, what: "the banks' listener", f: fails}
+	if len(hosts) > 0 {
+		// The shared listener, served as it is. One bank's is watched
+		// by the server (WithStopReport below), outside its outage
+		// gate: an outage that shuts the socket listens again on a new
+		// one, which a wrapper of the first would not see.
+		l = watchedListener{Listener: l, what: "the banks' listener", f: fails}
+	}
 	opts := []emulator.Option{emulator.WithListener(l),
 		emulator.WithTrustedCertificates(trusted...), emulator.WithTimeouts(cfg.Timeouts), emulator.WithLimits(cfg.Limits)}
 	if cfg.KnownIssues != nil {
@@ -132,7 +139,10 @@ func start(cfg *Config, hosts []string, trusted []*x509.Certificate) (*Running, 
 			_ = l.Close()
 			return nil, UsageError{err}
 		}
-		s := emulator.NewServer(append(opts, emulator.WithProfile(p))...)
+		stopped := emulator.WithStopReport(func(_ string, err error) {
+			fails.report(fmt.Errorf("%w: the bank's listener: %w", ErrStopped, err))
+		})
+		s := emulator.NewServer(append(opts, emulator.WithProfile(p), stopped)...)
 		r.close, ca, newTPP, control = s.Close, s.CACertificate(), s.NewTPP, s.ControlHandler
 		r.URLs["emulator"], r.Addr = s.URL, l.Addr().String()
 	} else {
