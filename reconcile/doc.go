@@ -182,7 +182,12 @@
 // another amount or matching nothing, or freed with no twin to take it)
 // is never dropped: it is reported in [Round.UnmatchedReversals] (by the
 // next Apply, first, when Status let it go), once, so that the TPP does
-// not take the credit for money it holds. The rule is in one place
+// not take the credit for money it holds. A held reversal the bank
+// changes so that it reverses no payment (another amount, a date out of
+// [ReturnDays], a text without the payment's reference) is let go, the
+// payment left settled, and reported in that call's
+// [Round.UnmatchedReversals] as it now is, once: it was reported held,
+// and returns nothing. The rule is in one place
 // (holds, takes, displace, returnOf, reversedHold and rehold, in
 // match.go).
 //

@@ -353,7 +353,8 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 		if i, ok := retBy[string(c.b.key)]; ok {
 			// A held reversal changed: let go, and matched again as it
 			// is now (a debit matched again only so), held again if
-			// txsync flags it again.
+			// txsync flags it again, reported if it reverses no payment
+			// now (apply).
 			delete(retBy, string(c.b.key))
 			m.letGoReturn(s, i)
 			if c.ok {
@@ -503,7 +504,15 @@ func (m *mutation) apply(s *acctState, bs, odd []booking, first bool, rev *revis
 	}
 	for i := range again { // seen already: matched again as they are now
 		b := &again[i]
-		if b.day < s.since || b.day < horizon || taking[b.kh] {
+		if taking[b.kh] {
+			continue
+		}
+		if b.day < s.since || b.day < horizon {
+			if b.reversal && !b.entry.TransactionAmount.Value.IsPositive() {
+				// A held reversal changed to a date no payment of the
+				// account can have: it reverses nothing (see below).
+				m.unmatchedReversal(s, string(b.key), b.day, b.amt)
+			}
 			continue
 		}
 		switch {
@@ -594,6 +603,15 @@ func (m *mutation) apply(s *acctState, bs, odd []booking, first bool, rev *revis
 			if !b.again || !known[b.kh] {
 				s.seen = append(s.seen, seen{kh: b.kh, fp: b.fp, day: b.day})
 			}
+		} else if b.reversal {
+			// A held reversal the bank changed so that it reverses no
+			// payment now (another amount, a date out of ReturnDays, a
+			// text without the payment's reference): let go (revise),
+			// it returns nothing, but the call that held it reported it
+			// (Round.Held), and a plain debit is reported nowhere. It is
+			// reported as it now is, once: a delta given again finds it
+			// held by no payment, a debit as any.
+			m.unmatchedReversal(s, string(b.key), b.day, b.amt)
 		}
 	}
 }
@@ -766,7 +784,8 @@ func (m *mutation) settled(s *acctState, i int) {
 // one. The payment stays settled, the reversal in State.HeldReversal
 // and Round.Held; release returns it once its date is no longer ahead; a
 // withdrawn or changed held reversal is let go (letGoReturn; a changed
-// one matched again), a reversal not held returns the payment at once,
+// one matched again, and reported (unmatchedReversal) when it reverses
+// no payment now), a reversal not held returns the payment at once,
 // and the settlement withdrawn takes its held reversal with it: back when
 // the credit settles a payment again (rehold), else reported
 // (unmatchedReversal), as is a reversal of a held credit (reversedHold).

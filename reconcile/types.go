@@ -274,7 +274,12 @@ type Round struct {
 	// credit; and a reversal of a credit held for a payment. The credit
 	// is in Unmatched, or in a payment's Withdrawn: the reversal says its
 	// money went back (a reversal the bank no longer lists as booked is
-	// let go unreported, as a held one withdrawn). Each is reported
+	// let go unreported, as a held one withdrawn). A reversal held for a
+	// settled payment that the bank changes so that it reverses no
+	// payment (another amount, a date out of [ReturnDays], a text without
+	// the payment's reference) is here too, as it now is (its Amount as
+	// the bank now books it), the payment left settled: it was reported
+	// in Held, and returns nothing. Each is reported
 	// once; one that a call without a Round ([Reconciler.Status], Track)
 	// let go, by the next Apply, first, as Unmatched's.
 	UnmatchedReversals []Credit `json:"unmatchedReversals,omitempty"`
