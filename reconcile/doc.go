@@ -89,7 +89,9 @@
 // (the payment waits, and stalls after its window) or a reversal; the
 // TPP looks it up in its ledger. So is a credit or a reversal the bank
 // changes so that it can no longer be read, its settlement withdrawn or
-// its hold let go.
+// its hold let go, and a credit reported unmatched (or unreadable) before
+// that the bank changes so, once: what was reported of it is no longer
+// what the bank shows.
 //
 // Each payment and each booking is matched at most once. A booking seen
 // before is skipped ([Round.Repeated]): under its key (the same delta
@@ -161,7 +163,8 @@
 // no other twin takes is kept (key, date and amount) for the next
 // [Reconciler.Apply] to report in its Round.Unmatched, first, once (not
 // when that Apply's delta withdraws it, or changes it so that it settles
-// or is held for a payment).
+// or is held for a payment, or so that it can no longer be read: then in
+// its Round.Unreadable, as it now is).
 // A reversal of a settled payment that txsync flags is held the same way
 // while its date is ahead: the payment stays settled, the reversal in
 // [State.HeldReversal] and [Round.Held], no event, and the first read

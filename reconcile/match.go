@@ -325,11 +325,15 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 	// A changed booking is known by its facts as they are now: a first
 	// read (the sync's state started over) lists it so, under a new key,
 	// and by its old facts it would be a new credit, free to settle
-	// another payment.
+	// another payment. So is one changed so that it can no longer be
+	// read (a first read reports it once, not again). news are the
+	// bookings seen whose facts this call changed: a delta given again
+	// changes none.
+	var news map[uint64]bool
 	if len(v.changed) > 0 {
 		facts := make(map[uint64]uint64, len(v.changed))
 		for _, c := range v.changed {
-			if c.ok {
+			if c.ok || c.b.unreadable {
 				facts[c.b.kh] = c.b.fp
 			}
 		}
@@ -337,6 +341,10 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 			if fp, ok := facts[s.seen[j].kh]; ok && s.seen[j].fp != fp {
 				s.seen[j].fp = fp
 				m.changed = true
+				if news == nil {
+					news = map[uint64]bool{}
+				}
+				news[s.seen[j].kh] = true
 			}
 		}
 	}
@@ -385,6 +393,15 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 			if c.ok && !held[string(c.b.key)] {
 				c.b.quiet = true
 				again = append(again, c.b)
+			}
+			// One changed so that it can no longer be read matches
+			// nothing: what was reported of it (unmatched, or
+			// unreadable as it was) is no longer what the bank shows,
+			// and it is reported as it now is (Round.Unreadable), once:
+			// seen before, its facts changed by this call (news). A
+			// debit that returned nothing was never seen.
+			if !c.ok && c.b.unreadable && news[c.b.kh] && !held[string(c.b.key)] {
+				lost(&c)
 			}
 			continue
 		}
@@ -897,9 +914,11 @@ func (m *mutation) unmatchedReversal(s *acctState, key string, day int32, a amt)
 // report moves the credits kept to report (see unmatched) to the call's
 // Round.Unmatched, first, once the call's delta is matched (rev its
 // revisions): but those a payment now holds or was settled by (the bank
-// changed the credit, and it was matched again), and those the bank no
+// changed the credit, and it was matched again), those the bank no
 // longer lists or lists as pending again (let go, as a withdrawn held
-// credit is; one booked again is matched anew).
+// credit is; one booked again is matched anew), and those it changed so
+// that they can no longer be read (revise reported them in
+// Round.Unreadable as they now are).
 func (m *mutation) report(s *acctState, rev *revisions) {
 	if len(s.unreported) == 0 {
 		return
@@ -918,6 +937,9 @@ func (m *mutation) report(s *acctState, rev *revisions) {
 				skip[p.o.ret] = true
 			}
 		}
+	}
+	for _, c := range m.round.Unreadable { // changed so, reported as it now is
+		skip[string(c.Key)] = true
 	}
 	var out, revs []Credit
 	for _, u := range s.unreported {

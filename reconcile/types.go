@@ -262,7 +262,8 @@ type Round struct {
 	// the credits a call that returns no Round ([Reconciler.Status],
 	// Track) let go matching no payment, reported by the next Apply,
 	// once (not when its delta withdraws such a credit, or changes it so
-	// that a payment takes it).
+	// that a payment takes it, or so that it can no longer be read: then
+	// in Unreadable).
 	Unmatched []Credit `json:"unmatched,omitempty"`
 	// UnmatchedReversals are the reversals (debits of a credit's amount,
 	// with its payment's reference, Amount negative) let go with their
@@ -293,7 +294,11 @@ type Round struct {
 	// it up in the TPP's ledger by its key. A payment it would have
 	// settled waits (and stalls after its window). So is a credit or a
 	// reversal the bank changes so that it can no longer be read, when
-	// the change withdraws its settlement or lets its hold go.
+	// the change withdraws its settlement or lets its hold go, and a
+	// credit reported before (in Unmatched, or here as it was) that the
+	// bank changes so: what was reported is no longer what the bank
+	// shows (once: a delta given again does not report it again; one
+	// kept for this call's Unmatched is reported here instead).
 	Unreadable []Credit `json:"unreadable,omitempty"`
 	// Repeated counts the bookings of the delta matching had seen
 	// before (the same credit under a new key, after the sync's state
