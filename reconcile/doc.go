@@ -277,7 +277,11 @@
 // the journal keeps it, so that TrackJournal never tracks it twice; one
 // holding a credit or a reversal booked in the future stays until a read
 // settles or returns it with the held item (an account not read for
-// Retention included: Status and Track never drop it).
+// Retention included: Status and Track never drop it); one settled or
+// returned stays as long as its credit is kept seen, Retention after the
+// credit's date, so that the bank's change of the credit meanwhile
+// withdraws the settlement (reported), never matches the credit again as
+// one that settled nothing.
 // The state has a header (the next day a read can change anything, and
 // the announcements), read alone by the usual round that brings no
 // booking, and a body; each has a CRC-64, and a state that fails one is

@@ -37,7 +37,9 @@ const (
 	// credit or a reversal booked in the future ([State.HeldBooking],
 	// [State.HeldReversal]) is kept longer, until a read settles or
 	// returns it with the held item (or the bank withdraws or changes
-	// it): the held item is never dropped with its payment.
+	// it): the held item is never dropped with its payment. A payment
+	// settled or returned is kept Retention after its credit's date
+	// when that is later (the credit is kept seen so long).
 	Retention = 120 * 24 * time.Hour
 	// announceLease is how long a call that decided an outcome has to
 	// emit its event before another call takes the announcement over (a
@@ -1179,6 +1181,14 @@ func claimable(a *ann, now int64) bool {
 // not read for Retention would lose it. The hold is bounded: a held
 // credit is dated within LateDays banking days of the window, a held
 // reversal within ReturnDays of its credit.
+//
+// A payment with a credit (settled, or returned) is kept, too, as long as
+// that credit is seen (booked), Retention after its date, which may be
+// days after the payment's creation: a change of the credit the bank
+// makes meanwhile finds the payment it settled, and withdraws the
+// settlement (revise). Dropped before, the payment would leave the
+// credit to be matched again as one that settled nothing, quietly: the
+// settlement reported, and its change reported nowhere.
 func (m *mutation) expire(s *acctState) {
 	horizon := m.today - retentionDays
 	// A payment created before this instant was created before the
@@ -1187,7 +1197,7 @@ func (m *mutation) expire(s *acctState) {
 	kept := s.pays[:0]
 	for i := range s.pays {
 		p := s.pays[i]
-		if p.created < before && s.announced(p.id) < 0 && p.out != outHeld && p.out != outReturnHeld {
+		if p.created < before && s.announced(p.id) < 0 && p.out != outHeld && p.out != outReturnHeld && !p.booked(horizon) {
 			m.changed = true
 			continue
 		}

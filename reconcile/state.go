@@ -199,6 +199,11 @@ func (p *pay) waiting() bool { return p.open() || p.out == outHeld }
 // included.
 func (p *pay) paid() bool { return p.out == outSettled || p.out == outOther || p.out == outReturnHeld }
 
+// booked reports whether p holds a credit (settled or returned by it, or
+// holding it) booked on or after day: seen still, until Retention after
+// its date (see expire).
+func (p *pay) booked(day int32) bool { return p.out != outNone && p.o.bday >= day }
+
 // paidOut is the outcome of p settled by the credit in p.o: outSettled,
 // or outOther for another amount booked.
 func (p *pay) paidOut() uint8 {
@@ -430,9 +435,15 @@ func (s *acctState) nextDue() int32 {
 		}
 		// The bank date of created is at least its UTC date. A payment
 		// holding a credit or a reversal outlives Retention until the
-		// hold ends (see expire): its due day is the held item's.
+		// hold ends (see expire): its due day is the held item's. One
+		// with a credit stays as long as the credit is seen: Retention
+		// after the later of the two.
 		if p.out != outHeld && p.out != outReturnHeld {
-			due = min(due, int32(p.created/86400)+retentionDays)
+			last := int32(p.created / 86400)
+			if p.out != outNone {
+				last = max(last, p.o.bday)
+			}
+			due = min(due, last+retentionDays)
 		}
 	}
 	for _, e := range s.seen {
