@@ -61,6 +61,27 @@ func TestHeldReversalChangedToReverseNothingReported(t *testing.T) {
 	}
 }
 
+// TestHeldReversalChangedToACreditReported: a held reversal the bank
+// changes into a credit is matched as one, and reported unmatched when
+// it matches nothing, also dated before the account was watched (where a
+// credit read anew is no payment's, and not reported): it was reported
+// held, and must not vanish.
+func TestHeldReversalChangedToACreditReported(t *testing.T) {
+	t.Parallel()
+	for _, d := range []string{"2026-03-26", "2026-03-02"} {
+		t.Run(d, func(t *testing.T) {
+			t.Parallel()
+			f, _ := heldReversalOfC1(t)
+			changed := credit("d1", d, nok("1250.00"), "Tilbakeføring")
+			r, err := f.r.Apply(t.Context(), &txsync.Delta{Account: acct, Changed: []txsync.Change{{Entry: changed, What: txsync.Amount | txsync.Dates}}})
+			require.NoError(t, err)
+			assert.Equal(t, []reconcile.Credit{{Key: changed.Key, BookingDate: day(d), Amount: nok("1250.00")}}, r.Unmatched)
+			assert.Empty(t, r.UnmatchedReversals)
+			assert.Equal(t, reconcile.Settled, f.state("p1").Settlement)
+		})
+	}
+}
+
 // TestHeldReversalChangedStillReversingReturns: a held reversal the bank
 // changes (its date, no longer ahead) that still reverses the payment's
 // credit returns the payment, and is not reported as reversing nothing.

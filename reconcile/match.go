@@ -527,9 +527,14 @@ func (m *mutation) apply(s *acctState, bs, odd []booking, first bool, rev *revis
 			continue
 		}
 		if b.day < s.since || b.day < horizon {
-			if b.reversal && !b.entry.TransactionAmount.Value.IsPositive() {
-				// A held reversal changed to a date no payment of the
-				// account can have: it reverses nothing (see below).
+			// A held reversal changed to a date no payment of the
+			// account can have: it reverses nothing (see below), and
+			// was reported held. A credit now, it is reported as one
+			// that matched nothing.
+			switch {
+			case b.reversal && b.entry.TransactionAmount.Value.IsPositive():
+				m.round.Unmatched = append(m.round.Unmatched, Credit{Key: b.key, BookingDate: dateOf(b.day), Amount: b.entry.TransactionAmount})
+			case b.reversal:
 				m.unmatchedReversal(s, string(b.key), b.day, b.amt)
 			}
 			continue
