@@ -44,11 +44,12 @@ type healthReport struct {
 // (the breaker and the last day), psd2 health report -from -to (the
 // unavailability of a period in the EBA's terms, with the evidence).
 func runHealth(ctx context.Context, e *env, args []string) error {
-	usage := "[report -from TIME -to TIME] -store DIR (-bank ID | -url BASE) (-cert ... | -p12 ...)"
-	report := len(args) > 0 && args[0] == "report"
-	if report {
-		args = args[1:]
+	usage := "[report -from TIME -to TIME | records | forget ID] -store DIR (-bank ID | -url BASE) (-cert ... | -p12 ...)"
+	sub := ""
+	if len(args) > 0 && (args[0] == "report" || args[0] == "records" || args[0] == "forget") {
+		sub, args = args[0], args[1:]
 	}
+	report := sub == "report"
 	fs := e.flags("health", usage)
 	var cf credFlags
 	var bf bankFlags
@@ -58,11 +59,14 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	sf.register(fs)
 	fromS := fs.String("from", "", "report: start of the period (RFC 3339, or a date 2006-01-02: its start in Oslo)")
 	toS := fs.String("to", "", "report: end of the period (RFC 3339, or a date: the day included, to its end in Oslo; default now)")
-	if err := parse(fs, args, false); err != nil {
+	if err := parse(fs, args, sub == "forget"); err != nil {
 		return err
 	}
 	if !report && (*fromS != "" || *toS != "") {
 		return usagef("-from and -to belong to psd2 health report")
+	}
+	if sub == "forget" && fs.NArg() != 1 {
+		return usagef("forget takes one record ID (psd2 health records lists them)")
 	}
 	st, done, err := sf.open(ctx)
 	if err != nil {
@@ -72,6 +76,11 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	c, err := newClient(&bf, &cf, client.WithStore(st))
 	if err != nil {
 		return err
+	}
+	if sub == "records" || sub == "forget" {
+		// Not recognised: it reads the records, and fails on the
+		// unreadable one these are there to name and remove.
+		return runHealthRecords(ctx, e, c, sub == "forget", fs.Arg(0))
 	}
 	now := time.Now()
 	if err := recognised(ctx, c, now); err != nil {
@@ -290,7 +299,7 @@ func summable(downs []client.Downtime) error {
 	for _, d := range downs {
 		if d.Backwards() {
 			return fmt.Errorf("the downtime record that starts at %s ends before it starts (at %s): how long the bank was unavailable then is unknown, so no figure of the period is given "+
-				"(the clock of the process that wrote it may have stepped back)", d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
+				"(the clock of the process that wrote it may have stepped back; psd2 health records lists the records with their IDs, and once what is known of that outage is filed, psd2 health forget ID removes it)", d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
 		}
 	}
 	return nil

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tppkit/psd2/client"
+)
+
+// recordRow is one downtime record as psd2 health records prints it.
+type recordRow struct {
+	// ID names the record for psd2 health forget.
+	ID    string     `json:"id"`
+	Start *time.Time `json:"start,omitempty"`
+	End   *time.Time `json:"end,omitempty"`
+	// Failures counts the record's failed requests.
+	Failures int `json:"failures"`
+	// Flags: backwards (ends before it starts), end-assumed (never
+	// ended, the next record's start taken as its end), ongoing (never
+	// ended, the latest), ended-elsewhere, unreadable.
+	Flags []string `json:"flags"`
+	// Record is the record as stored, with its evidence (absent when
+	// unreadable).
+	Record *client.Downtime `json:"record,omitempty"`
+}
+
+// recordsList is what psd2 health records prints.
+type recordsList struct {
+	Bank    string      `json:"bank"`
+	Records []recordRow `json:"records"`
+	// Blocking counts the records that keep reports of the periods they
+	// may reach into from figures: those that end before they start or
+	// are unreadable (psd2 health forget removes one).
+	Blocking int `json:"blocking"`
+}
+
+// forgetResult is what psd2 health forget prints: the record removed.
+type forgetResult struct {
+	Bank      string    `json:"bank"`
+	Forgotten recordRow `json:"forgotten"`
+}
+
+// rowOfRecord is r as a row.
+func rowOfRecord(r client.DowntimeRecord, last bool) recordRow {
+	row := recordRow{ID: r.ID, Flags: []string{}}
+	if r.Unreadable {
+		row.Flags = append(row.Flags, "unreadable")
+		return row
+	}
+	d := r.Downtime
+	start := d.Start.UTC()
+	row.Start, row.Failures, row.Record = &start, d.Failures, &d
+	if !d.End.IsZero() {
+		end := d.End.UTC()
+		row.End = &end
+	}
+	switch {
+	case d.Backwards():
+		row.Flags = append(row.Flags, "backwards")
+	case d.EndAssumed:
+		row.Flags = append(row.Flags, "end-assumed")
+	case d.End.IsZero() && last:
+		row.Flags = append(row.Flags, "ongoing")
+	}
+	if d.EndedElsewhere {
+		row.Flags = append(row.Flags, "ended-elsewhere")
+	}
+	return row
+}
+
+// runHealthRecords is psd2 health records (list every downtime record
+// of the bank with its ID) and psd2 health forget ID (remove the one
+// named, when it keeps reports from figures).
+func runHealthRecords(ctx context.Context, e *env, c *client.Client, forgetting bool, forget string) error {
+	if forgetting {
+		r, err := c.ForgetDowntime(ctx, forget)
+		switch {
+		case errors.Is(err, client.ErrNoDowntimeRecord):
+			return fmt.Errorf("no downtime record of bank %s with ID %s in this store (psd2 health records lists them): nothing was changed", c.Bank(), forget)
+		case errors.Is(err, client.ErrDowntimeRecordSummable):
+			return fmt.Errorf("the downtime record %s of bank %s is readable and does not end before it starts: reports count it, and forgetting it would take its outage out of them, so it is kept "+
+				"(psd2 health forget removes only a record that ends before it starts or is unreadable)", forget, c.Bank())
+		case err != nil:
+			return fmt.Errorf("forgetting the downtime record %s: %w (nothing was changed)", forget, err)
+		}
+		res := forgetResult{Bank: c.Bank(), Forgotten: rowOfRecord(r, false)}
+		return e.emit(res, func(w io.Writer) {
+			fmt.Fprintf(w, "forgot the downtime record %s of bank %s: %s\n", r.ID, c.Bank(), describeRow(res.Forgotten))
+			fmt.Fprintln(w, "the outage it told of is in no report now: keep this (--json has the record with its evidence) with what you know of that outage; every other record is as it was")
+		})
+	}
+	recs, err := c.DowntimeRecords(ctx)
+	if err != nil {
+		return err
+	}
+	list := recordsList{Bank: c.Bank(), Records: make([]recordRow, 0, len(recs))}
+	unreadable := 0
+	for i, r := range recs {
+		list.Records = append(list.Records, rowOfRecord(r, i == len(recs)-1))
+		if r.Blocking() {
+			list.Blocking++
+		}
+		if r.Unreadable {
+			unreadable++
+		}
+	}
+	if len(recs) == 0 {
+		fmt.Fprintf(e.stderr, "note: this store holds no downtime record of bank %s for this TPP: either the bank was never seen unavailable in the last %d days, "+
+			"or -store, -bank or -url, or the certificate are not the service's (check them before reading this as no outage)\n", c.Bank(), int(client.DowntimeKept/(24*time.Hour)))
+	}
+	err = e.emit(list, func(w io.Writer) {
+		if len(list.Records) > 0 {
+			fmt.Fprintf(w, "%-20s  %-20s  %-20s  %8s  %s\n", "ID", "START", "END", "FAILURES", "FLAGS")
+		}
+		for _, row := range list.Records {
+			start, end := "?", "-"
+			if row.Start != nil {
+				start = row.Start.Format(time.RFC3339)
+			}
+			if row.End != nil {
+				end = row.End.Format(time.RFC3339)
+			}
+			if len(row.Flags) > 0 && row.Flags[0] == "unreadable" {
+				end = "?"
+			}
+			flags := ""
+			for i, f := range row.Flags {
+				if i > 0 {
+					flags += ","
+				}
+				flags += f
+			}
+			fmt.Fprintf(w, "%-20s  %-20s  %-20s  %8d  %s\n", row.ID, start, end, row.Failures, flags)
+		}
+		fmt.Fprintf(w, "%d downtime record(s) of bank %s", len(list.Records), list.Bank)
+		if list.Blocking > 0 {
+			fmt.Fprintf(w, "; %d end before they start or are unreadable: psd2 health report gives no figure of a period they may reach into. "+
+				"Once you have filed what you know of such an outage: psd2 health forget ID", list.Blocking)
+		}
+		fmt.Fprintln(w)
+	})
+	if err == nil && unreadable > 0 {
+		err = fmt.Errorf("%d downtime record(s) of bank %s are unreadable: when their outages were, and how long, is unknown (psd2 health forget ID removes one)", unreadable, c.Bank())
+	}
+	return err
+}
+
+// describeRow says a row's times and what its flags mean, in one line.
+func describeRow(row recordRow) string {
+	if row.Record == nil {
+		return "unreadable (when its outage was, and how long, is unknown)"
+	}
+	end := "never ended"
+	if row.End != nil {
+		end = row.End.Format(time.RFC3339)
+	}
+	s := fmt.Sprintf("%s to %s, %d failed request(s)", row.Start.Format(time.RFC3339), end, row.Failures)
+	if row.Record.Backwards() {
+		s += " (it ended before it started: its length unknown)"
+	}
+	return s
+}
