@@ -178,7 +178,16 @@
 //	          client holds the breaker open (UNKNOWN, exit status 3: the
 //	          processes that saw it stopped before the bank answered again;
 //	          health report prints the period, counting it to its end, and
-//	          exits 3 too), and a record that ends before it starts
+//	          exits 3 too), and a record that ends before it starts;
+//	          "health records" lists every downtime record of the bank
+//	          with its ID, times, failures and flags (backwards,
+//	          end-assumed, ongoing, ended-elsewhere, unreadable: exit
+//	          status 3), and "health forget ID" removes the one named
+//	          when it ends before it starts or is unreadable (the latest
+//	          such record keeps every later report from figures), in one
+//	          atomic update of that record, and prints what it removed;
+//	          an ID of no record, or of a record reports count, is
+//	          refused (exit status 3), nothing changed
 //	profile   the settings a command takes, and where each comes from
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and

@@ -47,7 +47,7 @@ func commands() []command {
 		{"journal", "list payments in doubt; resolve them", runJournal},
 		{"budget", "an account's counted calls without the PSU and the next allowed time", runBudget},
 		{"banks", "list the bank directory", runBanks},
-		{"health", "a bank's circuit breaker and unavailability; report prints a period's record", runHealth},
+		{"health", "a bank's circuit breaker and unavailability; report prints a period's record; records lists every record with its ID, forget ID removes one", runHealth},
 		{"outbox", "list the event outbox's dead letters; retry or discard them", runOutbox},
 		{"reconcile", "a period's payments and whether their money arrived", runReconcile},
 		{"profile", "the settings a command takes (flags, PSD2_* variables, the config file's profile)", runProfile},
