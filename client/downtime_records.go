@@ -1,6 +1,7 @@
 package client
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -91,48 +92,156 @@ func decodeDowntime(raw []byte) (Downtime, bool) {
 	return d, false
 }
 
+// ForgottenDowntime is the trace [Client.ForgetDowntime] keeps of a
+// record it removed, for [DowntimeKept]: who removed it, when and why,
+// and the record as it was, so that a report of a period its outage may
+// have reached into says it is not in the figures
+// ([Client.ForgottenDowntimes]).
+type ForgottenDowntime struct {
+	DowntimeRecord
+	// By is who removed it (an operator's id), Reason why, At when.
+	By     string    `json:"by"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// Reaches reports whether the outage f's record told of may have
+// reached into [from, to): it may have begun by the earlier of its times
+// (for an unreadable record, any time) and run on until it was forgotten.
+func (f ForgottenDowntime) Reaches(from, to time.Time) bool {
+	if !f.At.After(from) {
+		return false
+	}
+	if f.Unreadable {
+		return true
+	}
+	begun := f.Downtime.Start
+	if !f.Downtime.End.IsZero() {
+		begun = earliest(begun, f.Downtime.End)
+	}
+	return begun.Before(to)
+}
+
+// maxForgetText bounds ForgetDowntime's by and reason.
+const maxForgetText = 512
+
+// forgottenPrefix is the store prefix of the traces of a bank's
+// forgotten downtime records: the record's ID, then the time it was
+// forgotten in 20 decimal digits.
+func forgottenPrefix(scope string) string { return "client/downtime-forgotten/" + scope + "/" }
+
 // ForgetDowntime removes the client's bank's downtime record id (from
-// [Client.DowntimeRecords]) from the store, and returns it as it was
-// removed: for an operator whose reports a record keeps from having
-// figures ([DowntimeRecord.Blocking]: one that ends before it starts,
-// which [Client.Downtimes] gives to every period it may reach into, the
-// latest for good, or one that cannot be decoded). It removes that
-// record only, and only such a record: a readable one that ends after it
-// starts, or never ended, is refused ([ErrDowntimeRecordSummable]), as
-// removing it would take its outage out of every report; an id that
-// names no record of the bank is refused ([ErrNoDowntimeRecord]). The
-// record is read and removed in one [store.Store.Update], atomic against
-// the replicas that write records meanwhile: a replica's account merged
-// into it before is judged with it (and refused when it ended the record
-// after its start), one merged after is written as a record again, and
-// every other record is left as it is.
+// [Client.DowntimeRecords]) from the store, by, an operator, for
+// reason: for a record that keeps reports from figures
+// ([DowntimeRecord.Blocking]: one that ends before it starts, which
+// [Client.Downtimes] gives to every period it may reach into, the latest
+// for good, or one that cannot be decoded), once what is known of its
+// outage is filed. It removes that record only, and only such a record:
+// a readable one that ends after it starts, or never ended, is refused
+// ([ErrDowntimeRecordSummable]), as removing it would take its outage
+// out of every report; an id that names no record of the bank is
+// refused ([ErrNoDowntimeRecord]); by and reason must be given. A
+// refusal changes nothing.
 //
-// The outage the removed record told of is then in no report: a report
-// that gave no figure of a period for it gives them without it. The
-// caller keeps what it returns (the operator's file of the complaint).
-func (c *Client) ForgetDowntime(ctx context.Context, id string) (DowntimeRecord, error) {
+// Before the record goes, a trace of it is kept ([ForgottenDowntime],
+// for [DowntimeKept]): a report of a period its outage may have reached
+// into gives figures without it, and says so. The record is then
+// removed in one [store.Store.Update], only when it is still as it was
+// read: replicas that write records meanwhile lose nothing (a record
+// another writes is left as it is, one merged into this record first has
+// the forget refused and the trace removed, one merged after it is
+// written as a record again). It returns the trace.
+func (c *Client) ForgetDowntime(ctx context.Context, id, by, reason string) (ForgottenDowntime, error) {
+	for _, f := range []struct{ name, v string }{{"by", by}, {"reason", reason}} {
+		if strings.TrimSpace(f.v) == "" || len(f.v) > maxForgetText {
+			return ForgottenDowntime{}, fmt.Errorf("client: forgetting a downtime record: %s must have 1 to %d bytes", f.name, maxForgetText)
+		}
+	}
 	if id == "" || strings.Contains(id, "/") {
-		return DowntimeRecord{}, fmt.Errorf("%w: %q is no record ID", ErrNoDowntimeRecord, id)
+		return ForgottenDowntime{}, fmt.Errorf("%w: %q is no record ID", ErrNoDowntimeRecord, id)
 	}
 	key := downtimePrefix(c.Scope()) + id
 	if err := store.CheckKey(key); err != nil {
-		return DowntimeRecord{}, fmt.Errorf("%w: %q is no record ID", ErrNoDowntimeRecord, id)
+		return ForgottenDowntime{}, fmt.Errorf("%w: %q is no record ID", ErrNoDowntimeRecord, id)
 	}
-	var got DowntimeRecord
-	err := c.cfg.store.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
-		if !found {
-			return nil, 0, fmt.Errorf("%w: %s", ErrNoDowntimeRecord, id)
+	raw, err := c.cfg.store.Get(ctx, key)
+	if errors.Is(err, store.ErrNotStored) {
+		return ForgottenDowntime{}, fmt.Errorf("%w: %s", ErrNoDowntimeRecord, id)
+	}
+	if err != nil {
+		return ForgottenDowntime{}, fmt.Errorf("client: forgetting a downtime record: %w", err)
+	}
+	f := ForgottenDowntime{DowntimeRecord: DowntimeRecord{ID: id}, By: strings.TrimSpace(by), Reason: strings.TrimSpace(reason), At: c.cfg.clock().UTC()}
+	f.Downtime, f.Unreadable = decodeDowntime(raw)
+	if !f.Blocking() {
+		return ForgottenDowntime{}, summableError(id, f.Downtime)
+	}
+	trace, err := json.Marshal(f)
+	if err != nil {
+		return ForgottenDowntime{}, fmt.Errorf("client: forgetting a downtime record: %w", err)
+	}
+	traceKey := forgottenPrefix(c.Scope()) + id + "/" + fmt.Sprintf("%020d", f.At.UnixNano())
+	if err := c.cfg.store.Put(ctx, traceKey, trace, DowntimeKept); err != nil {
+		return ForgottenDowntime{}, fmt.Errorf("client: forgetting a downtime record: keeping its trace: %w", err)
+	}
+	err = c.cfg.store.Update(ctx, key, func(old []byte, found bool) ([]byte, time.Duration, error) {
+		switch {
+		case !found:
+			return nil, 0, fmt.Errorf("%w: %s (it went meanwhile)", ErrNoDowntimeRecord, id)
+		case !bytes.Equal(old, raw):
+			// A replica merged its account into it: judged anew.
+			d, unreadable := decodeDowntime(old)
+			if !unreadable && !d.Backwards() {
+				return nil, 0, summableError(id, d)
+			}
+			return nil, 0, fmt.Errorf("%w: %s", ErrDowntimeRecordChanged, id)
 		}
-		r := DowntimeRecord{ID: id}
-		r.Downtime, r.Unreadable = decodeDowntime(old)
-		if !r.Blocking() {
-			return nil, 0, fmt.Errorf("%w: %s (from %s) is counted by reports; it is kept", ErrDowntimeRecordSummable, id, r.Downtime.Start.UTC().Format(time.RFC3339Nano))
-		}
-		got = r
 		return nil, 0, nil // a nil value deletes the key
 	})
 	if err != nil {
-		return DowntimeRecord{}, err
+		// Best effort: a trace left of a record kept says only that a
+		// report may lack an outage it has.
+		_ = c.cfg.store.Delete(context.WithoutCancel(ctx), traceKey)
+		return ForgottenDowntime{}, err
 	}
-	return got, nil
+	return f, nil
+}
+
+// ErrDowntimeRecordChanged is matched (errors.Is) by the error of
+// [Client.ForgetDowntime] when a replica wrote into the record between
+// its reading and its removal: nothing was changed; look at it again.
+var ErrDowntimeRecordChanged = errors.New("client: the downtime record changed meanwhile")
+
+// summableError is ForgetDowntime's refusal of a record reports count.
+func summableError(id string, d Downtime) error {
+	return fmt.Errorf("%w: %s (from %s) is counted by reports; it is kept", ErrDowntimeRecordSummable, id, d.Start.UTC().Format(time.RFC3339Nano))
+}
+
+// ForgottenDowntimes returns the traces of the client's bank's downtime
+// records that [Client.ForgetDowntime] removed in the last
+// [DowntimeKept], in the order of the records' IDs: a report of a period
+// one of them may have reached into ([ForgottenDowntime.Reaches]) gives
+// figures without its outage. A trace the store holds but could not
+// give, or gave unreadable, is an error.
+func (c *Client) ForgottenDowntimes(ctx context.Context) ([]ForgottenDowntime, error) {
+	prefix := forgottenPrefix(c.Scope())
+	var out []ForgottenDowntime
+	for key, err := range c.cfg.store.Keys(ctx, prefix) {
+		if err != nil {
+			return nil, fmt.Errorf("client: reading forgotten downtime records: %w", err)
+		}
+		raw, err := c.cfg.store.Get(ctx, key)
+		if errors.Is(err, store.ErrNotStored) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("client: reading forgotten downtime records: %w", err)
+		}
+		var f ForgottenDowntime
+		if json.Unmarshal(raw, &f) != nil || f.At.IsZero() {
+			return nil, fmt.Errorf("client: reading forgotten downtime records: the trace %s is unreadable", strings.TrimPrefix(key, prefix))
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func TestDowntimeRecordsAndForgetBackwards(t *testing.T) {
 	require.Len(t, downs, 1, "the latest backwards record runs on into every later period")
 	require.True(t, downs[0].Backwards())
 
-	got, err := c.ForgetDowntime(t.Context(), backID)
+	got, err := c.ForgetDowntime(t.Context(), backID, "ops-1", "filed with the bank")
 	require.NoError(t, err)
 	assert.Equal(t, backID, got.ID)
 	assert.True(t, got.Downtime.Start.Equal(back.Start), "returns the record as it was removed")
@@ -74,6 +75,20 @@ func TestDowntimeRecordsAndForgetBackwards(t *testing.T) {
 	assert.Equal(t, goodID, recs[0].ID)
 	assert.Equal(t, unendedID, recs[1].ID)
 	assert.True(t, recs[1].Downtime.End.IsZero(), "the unended record, the latest now, runs on")
+
+	forgotten, err := c.ForgottenDowntimes(t.Context())
+	require.NoError(t, err)
+	require.Len(t, forgotten, 1, "a trace of the record is kept")
+	f := forgotten[0]
+	assert.Equal(t, backID, f.ID)
+	assert.Equal(t, "ops-1", f.By)
+	assert.Equal(t, "filed with the bank", f.Reason)
+	assert.True(t, f.Downtime.Start.Equal(back.Start))
+	assert.Len(t, f.Downtime.Evidence, 1)
+	assert.True(t, f.Reaches(now.Add(-24*time.Hour), now), "it ran on into the last day until forgotten")
+	assert.True(t, f.Reaches(now.Add(-49*time.Hour), now.Add(-48*time.Hour)), "it may have begun by its end")
+	assert.False(t, f.Reaches(now.Add(-72*time.Hour), now.Add(-49*time.Hour)), "before its times")
+	assert.False(t, f.Reaches(f.At, f.At.Add(time.Hour)), "after it was forgotten")
 }
 
 // ForgetDowntime refuses a record reports count (ended after its start,
@@ -89,20 +104,35 @@ func TestForgetDowntimeRefusesSummableAndUnknown(t *testing.T) {
 	require.NoError(t, err)
 
 	for _, id := range []string{goodID, openID} {
-		_, err := c.ForgetDowntime(t.Context(), id)
+		_, err := c.ForgetDowntime(t.Context(), id, "ops-1", "filed")
 		require.ErrorIs(t, err, ErrDowntimeRecordSummable, id)
 	}
 	other := newTestClient(t, "https://other-bank.example", WithStore(mem))
 	for _, id := range []string{"00000000000000000001", "", "../x", "a/b", fmt.Sprintf("%020d", now.UnixNano())} {
-		_, err := c.ForgetDowntime(t.Context(), id)
+		_, err := c.ForgetDowntime(t.Context(), id, "ops-1", "filed")
 		require.ErrorIs(t, err, ErrNoDowntimeRecord, "%q", id)
 	}
-	_, err = other.ForgetDowntime(t.Context(), goodID)
+	_, err = other.ForgetDowntime(t.Context(), goodID, "ops-1", "filed")
 	require.ErrorIs(t, err, ErrNoDowntimeRecord, "another bank's client names none of this bank's records")
 
 	after, err := c.DowntimeRecords(t.Context())
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "nothing changed")
+
+	backID := putRecord(t, mem, c.Scope(), backwardsAt(c.Bank(), now.Add(-30*time.Minute)))
+	before, err = c.DowntimeRecords(t.Context())
+	require.NoError(t, err)
+	for _, w := range [][2]string{{"", "filed"}, {"ops-1", " "}, {"ops-1", strings.Repeat("x", 513)}} {
+		_, err := c.ForgetDowntime(t.Context(), backID, w[0], w[1])
+		require.Error(t, err, "who and why must be given: %q", w)
+	}
+
+	after, err = c.DowntimeRecords(t.Context())
+	require.NoError(t, err)
+	assert.Equal(t, before, after, "nothing changed")
+	forgotten, err := c.ForgottenDowntimes(t.Context())
+	require.NoError(t, err)
+	assert.Empty(t, forgotten, "a refusal leaves no trace")
 }
 
 // An unreadable record, which Downtimes fails on, is listed (Unreadable)
@@ -123,7 +153,7 @@ func TestForgetUnreadableDowntime(t *testing.T) {
 	assert.True(t, recs[0].Unreadable)
 	assert.True(t, recs[0].Blocking())
 
-	got, err := c.ForgetDowntime(t.Context(), id)
+	got, err := c.ForgetDowntime(t.Context(), id, "ops-1", "filed")
 	require.NoError(t, err)
 	assert.True(t, got.Unreadable)
 	_, err = c.Downtimes(t.Context(), now.Add(-24*time.Hour), now)
@@ -162,7 +192,7 @@ func TestForgetDowntimeKeepsWhatReplicasWrite(t *testing.T) {
 		c := newTestClient(t, "https://bank.example", WithStore(racingStore{Store: mem, during: func() {
 			replica.bankHealth().writeRecord(BreakerChange{To: BreakerOpen, Downtime: fresh})
 		}}))
-		_, err := c.ForgetDowntime(t.Context(), backID)
+		_, err := c.ForgetDowntime(t.Context(), backID, "ops-1", "filed with the bank")
 		require.NoError(t, err)
 		recs, err := c.DowntimeRecords(t.Context())
 		require.NoError(t, err)
@@ -187,7 +217,7 @@ func TestForgetDowntimeKeepsWhatReplicasWrite(t *testing.T) {
 		c := newTestClient(t, "https://bank.example", WithStore(racingStore{Store: mem, during: func() {
 			replica.bankHealth().writeRecord(BreakerChange{To: BreakerClosed, Downtime: closed})
 		}}))
-		_, err = c.ForgetDowntime(t.Context(), backID)
+		_, err = c.ForgetDowntime(t.Context(), backID, "ops-1", "filed with the bank")
 		require.ErrorIs(t, err, ErrDowntimeRecordSummable, "the merged record ends after its start: reports count it")
 		recs, err := c.DowntimeRecords(t.Context())
 		require.NoError(t, err)
@@ -195,12 +225,34 @@ func TestForgetDowntimeKeepsWhatReplicasWrite(t *testing.T) {
 		assert.False(t, recs[0].Downtime.Backwards())
 	})
 
+	t.Run("a failure merged into it before", func(t *testing.T) {
+		mem := store.NewMemoryStore()
+		replica := newTestClient(t, "https://bank.example", WithStore(mem))
+		back := backwardsAt(replica.Bank(), now.Add(-2*time.Hour))
+		backID := putRecord(t, mem, replica.Scope(), back)
+		more := back
+		more.Failures = 1
+		more.Evidence = []Evidence{{RequestID: "r2", At: back.Start, Result: "timeout", Operation: "accounts.List"}}
+		c := newTestClient(t, "https://bank.example", WithStore(racingStore{Store: mem, during: func() {
+			replica.bankHealth().writeRecord(BreakerChange{To: BreakerClosed, Downtime: more})
+		}}))
+		_, err := c.ForgetDowntime(t.Context(), backID, "ops-1", "filed")
+		require.ErrorIs(t, err, ErrDowntimeRecordChanged, "still backwards, but not the record read: nothing changed")
+		recs, err := c.DowntimeRecords(t.Context())
+		require.NoError(t, err)
+		require.Len(t, recs, 1, "kept")
+		assert.Equal(t, 6, recs[0].Downtime.Failures, "with the replica's failure")
+		forgotten, err := c.ForgottenDowntimes(t.Context())
+		require.NoError(t, err)
+		assert.Empty(t, forgotten, "the trace went with the refusal")
+	})
+
 	t.Run("an account merged after", func(t *testing.T) {
 		mem := store.NewMemoryStore()
 		c := newTestClient(t, "https://bank.example", WithStore(mem))
 		back := backwardsAt(c.Bank(), now.Add(-2*time.Hour))
 		backID := putRecord(t, mem, c.Scope(), back)
-		_, err := c.ForgetDowntime(t.Context(), backID)
+		_, err := c.ForgetDowntime(t.Context(), backID, "ops-1", "filed with the bank")
 		require.NoError(t, err)
 		replica := newTestClient(t, "https://bank.example", WithStore(mem))
 		late := Downtime{Bank: c.Bank(), Start: back.Start, End: back.Start.Add(time.Minute), Failures: 1}

@@ -28,6 +28,10 @@ type healthStatus struct {
 	// bank answered again. Whether the bank is back is unknown (exit
 	// status 3), never "available".
 	UnendedSince *time.Time `json:"unendedSince,omitempty"`
+	// Forgotten lists the downtime records psd2 health forget removed
+	// whose outage may have reached into the last day: its figures leave
+	// them out.
+	Forgotten []client.ForgottenDowntime `json:"forgotten,omitempty"`
 }
 
 // healthReport is what psd2 health report prints: the period's
@@ -35,9 +39,13 @@ type healthStatus struct {
 // never recorded as ended while no client holds the breaker open (exit
 // status 3). An earlier record never recorded as ended, counted to the
 // next record's start (client.Availability.EndsAssumed), exits 3 too.
+//
+// Forgotten lists the downtime records psd2 health forget removed whose
+// outage may have reached into the period: the figures leave them out.
 type healthReport struct {
 	client.Availability
-	UnendedSince *time.Time `json:"unendedSince,omitempty"`
+	UnendedSince *time.Time                 `json:"unendedSince,omitempty"`
+	Forgotten    []client.ForgottenDowntime `json:"forgotten,omitempty"`
 }
 
 // runHealth prints a bank's health from the SDK's store: psd2 health
@@ -59,6 +67,8 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	sf.register(fs)
 	fromS := fs.String("from", "", "report: start of the period (RFC 3339, or a date 2006-01-02: its start in Oslo)")
 	toS := fs.String("to", "", "report: end of the period (RFC 3339, or a date: the day included, to its end in Oslo; default now)")
+	by := fs.String("by", "", "forget: who forgets the record (an operator id)")
+	reason := fs.String("reason", "", "forget: why, in one line (what was filed of its outage)")
 	if err := parse(fs, args, sub == "forget"); err != nil {
 		return err
 	}
@@ -67,6 +77,12 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	}
 	if sub == "forget" && fs.NArg() != 1 {
 		return usagef("forget takes one record ID (psd2 health records lists them)")
+	}
+	if sub == "forget" && (*by == "" || *reason == "") {
+		return usagef("forget needs -by and -reason")
+	}
+	if sub != "forget" && (*by != "" || *reason != "") {
+		return usagef("-by and -reason belong to psd2 health forget")
 	}
 	st, done, err := sf.open(ctx)
 	if err != nil {
@@ -80,7 +96,7 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	if sub == "records" || sub == "forget" {
 		// Not recognised: it reads the records, and fails on the
 		// unreadable one these are there to name and remove.
-		return runHealthRecords(ctx, e, c, sub == "forget", fs.Arg(0))
+		return runHealthRecords(ctx, e, c, sub == "forget", fs.Arg(0), *by, *reason)
 	}
 	now := time.Now()
 	if err := recognised(ctx, c, now); err != nil {
@@ -130,6 +146,9 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 			to = last
 		}
 		rep := healthReport{Availability: client.Report(c.Bank(), downs, from, to, now)}
+		if rep.Forgotten, err = forgottenIn(ctx, c, from, to); err != nil {
+			return err
+		}
 		// A record never ended is an outage still running only while a
 		// client on the store holds the breaker open; else no one knows
 		// when it ended (see healthStatus.UnendedSince).
@@ -144,6 +163,7 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 		}
 		err = e.emit(rep, func(w io.Writer) {
 			fmt.Fprint(w, rep.String())
+			printForgotten(w, rep.Forgotten)
 			if rep.UnendedSince != nil {
 				fmt.Fprintf(w, "the unavailability since %s was never seen to end: it is counted to the end of the report, but whether the bank is back is unknown (no client on the store holds its breaker open)\n",
 					rep.UnendedSince.Format(time.RFC3339))
@@ -168,6 +188,9 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	h := healthStatus{Bank: c.Bank(), Breaker: state, LastDay: a}
+	if h.Forgotten, err = forgottenIn(ctx, c, a.From, a.To); err != nil {
+		return err
+	}
 	if state != client.BreakerClosed {
 		s, p := since.UTC(), probe.UTC()
 		h.Since, h.ProbeAt = &s, &p
@@ -191,6 +214,7 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 				"for a time nobody knows, so the figures of the last 24 h are bounds (psd2 health report gives no figure of a period it may reach into)\n",
 				d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
 		}
+		printForgotten(w, h.Forgotten)
 		if a.SeenAtLeast {
 			fmt.Fprintln(w, "a record kept the evidence of only some of its failures (an earlier version's), or was ended by another process than the one that opened it: "+
 				"the time seen failing is a lower bound")
@@ -209,6 +233,31 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 			h.Bank, h.Since.Format(time.RFC3339), h.ProbeAt.Format(time.RFC3339))}
 	}
 	return err
+}
+
+// forgottenIn returns the downtime records psd2 health forget removed
+// whose outage may have reached into [from, to).
+func forgottenIn(ctx context.Context, c *client.Client, from, to time.Time) ([]client.ForgottenDowntime, error) {
+	all, err := c.ForgottenDowntimes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var in []client.ForgottenDowntime
+	for _, f := range all {
+		if f.Reaches(from, to) {
+			in = append(in, f)
+		}
+	}
+	return in, nil
+}
+
+// printForgotten says of each record forgotten that its outage is not
+// in the figures.
+func printForgotten(w io.Writer, forgotten []client.ForgottenDowntime) {
+	for _, f := range forgotten {
+		fmt.Fprintf(w, "the downtime record %s (%s) was forgotten at %s by %s (%q): its outage may have reached into the period, and is not in the figures\n",
+			f.ID, describeRecord(f.DowntimeRecord), f.At.UTC().Format(time.RFC3339), f.By, f.Reason)
+	}
 }
 
 // unended is the start of the downtime record of downs (from
@@ -299,7 +348,7 @@ func summable(downs []client.Downtime) error {
 	for _, d := range downs {
 		if d.Backwards() {
 			return fmt.Errorf("the downtime record that starts at %s ends before it starts (at %s): how long the bank was unavailable then is unknown, so no figure of the period is given "+
-				"(the clock of the process that wrote it may have stepped back; psd2 health records lists the records with their IDs, and once what is known of that outage is filed, psd2 health forget ID removes it)", d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
+				"(the clock of the process that wrote it may have stepped back; psd2 health records lists the records with their IDs, and once what is known of that outage is filed, psd2 health forget ID -by WHO -reason WHY removes it)", d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
 		}
 	}
 	return nil

@@ -41,6 +41,9 @@ type recordsList struct {
 type forgetResult struct {
 	Bank      string    `json:"bank"`
 	Forgotten recordRow `json:"forgotten"`
+	By        string    `json:"by"`
+	Reason    string    `json:"reason"`
+	At        time.Time `json:"at"`
 }
 
 // rowOfRecord is r as a row.
@@ -74,22 +77,25 @@ func rowOfRecord(r client.DowntimeRecord, last bool) recordRow {
 // runHealthRecords is psd2 health records (list every downtime record
 // of the bank with its ID) and psd2 health forget ID (remove the one
 // named, when it keeps reports from figures).
-func runHealthRecords(ctx context.Context, e *env, c *client.Client, forgetting bool, forget string) error {
+func runHealthRecords(ctx context.Context, e *env, c *client.Client, forgetting bool, forget, by, reason string) error {
 	if forgetting {
-		r, err := c.ForgetDowntime(ctx, forget)
+		f, err := c.ForgetDowntime(ctx, forget, by, reason)
 		switch {
 		case errors.Is(err, client.ErrNoDowntimeRecord):
 			return fmt.Errorf("no downtime record of bank %s with ID %s in this store (psd2 health records lists them): nothing was changed", c.Bank(), forget)
 		case errors.Is(err, client.ErrDowntimeRecordSummable):
 			return fmt.Errorf("the downtime record %s of bank %s is readable and does not end before it starts: reports count it, and forgetting it would take its outage out of them, so it is kept "+
 				"(psd2 health forget removes only a record that ends before it starts or is unreadable)", forget, c.Bank())
+		case errors.Is(err, client.ErrDowntimeRecordChanged):
+			return fmt.Errorf("the downtime record %s of bank %s changed while it was being forgotten (a replica wrote into it): nothing was changed; look at it again (psd2 health records)", forget, c.Bank())
 		case err != nil:
-			return fmt.Errorf("forgetting the downtime record %s: %w (nothing was changed)", forget, err)
+			return fmt.Errorf("forgetting the downtime record %s: %w (the record was not removed)", forget, err)
 		}
-		res := forgetResult{Bank: c.Bank(), Forgotten: rowOfRecord(r, false)}
+		res := forgetResult{Bank: c.Bank(), Forgotten: rowOfRecord(f.DowntimeRecord, false), By: f.By, Reason: f.Reason, At: f.At}
 		return e.emit(res, func(w io.Writer) {
-			fmt.Fprintf(w, "forgot the downtime record %s of bank %s: %s\n", r.ID, c.Bank(), describeRow(res.Forgotten))
-			fmt.Fprintln(w, "the outage it told of is in no report now: keep this (--json has the record with its evidence) with what you know of that outage; every other record is as it was")
+			fmt.Fprintf(w, "forgot the downtime record %s of bank %s: %s\n", f.ID, c.Bank(), describeRecord(f.DowntimeRecord))
+			fmt.Fprintf(w, "by %s: %s; every other record is as it was. Its outage is in no figure now: psd2 health report of a period it may have reached into says so, "+
+				"for %d days (--json has the record with its evidence)\n", f.By, f.Reason, int(client.DowntimeKept/(24*time.Hour)))
 		})
 	}
 	recs, err := c.DowntimeRecords(ctx)
@@ -138,28 +144,30 @@ func runHealthRecords(ctx context.Context, e *env, c *client.Client, forgetting 
 		fmt.Fprintf(w, "%d downtime record(s) of bank %s", len(list.Records), list.Bank)
 		if list.Blocking > 0 {
 			fmt.Fprintf(w, "; %d end before they start or are unreadable: psd2 health report gives no figure of a period they may reach into. "+
-				"Once you have filed what you know of such an outage: psd2 health forget ID", list.Blocking)
+				"Once you have filed what you know of such an outage: psd2 health forget ID -by WHO -reason WHY", list.Blocking)
 		}
 		fmt.Fprintln(w)
 	})
 	if err == nil && unreadable > 0 {
-		err = fmt.Errorf("%d downtime record(s) of bank %s are unreadable: when their outages were, and how long, is unknown (psd2 health forget ID removes one)", unreadable, c.Bank())
+		err = fmt.Errorf("%d downtime record(s) of bank %s are unreadable: when their outages were, and how long, is unknown (psd2 health forget ID -by WHO -reason WHY removes one)", unreadable, c.Bank())
 	}
 	return err
 }
 
-// describeRow says a row's times and what its flags mean, in one line.
-func describeRow(row recordRow) string {
-	if row.Record == nil {
-		return "unreadable (when its outage was, and how long, is unknown)"
+// describeRecord says a record's times, and that it ended before it
+// started or is unreadable, in one line.
+func describeRecord(r client.DowntimeRecord) string {
+	if r.Unreadable {
+		return "unreadable: when its outage was, and how long, is unknown"
 	}
+	d := r.Downtime
 	end := "never ended"
-	if row.End != nil {
-		end = row.End.Format(time.RFC3339)
+	if !d.End.IsZero() {
+		end = d.End.UTC().Format(time.RFC3339)
 	}
-	s := fmt.Sprintf("%s to %s, %d failed request(s)", row.Start.Format(time.RFC3339), end, row.Failures)
-	if row.Record.Backwards() {
-		s += " (it ended before it started: its length unknown)"
+	s := fmt.Sprintf("%s to %s, %d failed request(s)", d.Start.UTC().Format(time.RFC3339), end, d.Failures)
+	if d.Backwards() {
+		s += ", it ended before it started: its length unknown"
 	}
 	return s
 }

@@ -90,12 +90,13 @@ func TestHealthForgetBackwardsRecordEndsTheRefusal(t *testing.T) {
 	assert.Equal(t, []string{"backwards"}, l.Records[1].Flags)
 	assert.Equal(t, 1, l.Blocking)
 
-	out, errOut, code = psd2(t, append([]string{"health", "forget", backID}, args...)...)
+	out, errOut, code = psd2(t, append([]string{"health", "forget", backID, "-by", "ops-1", "-reason", "filed with the bank"}, args...)...)
 	t.Logf("forget: exit %d\n%s%s", code, out, errOut)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "forgot the downtime record "+backID)
 	assert.Contains(t, out, "ended before it started")
-	assert.Contains(t, out, "in no report now")
+	assert.Contains(t, out, "by ops-1: filed with the bank")
+	assert.Contains(t, out, "in no figure now")
 
 	l = records(t, args)
 	require.Len(t, l.Records, 1, "only the record named went")
@@ -106,8 +107,22 @@ func TestHealthForgetBackwardsRecordEndsTheRefusal(t *testing.T) {
 	t.Logf("report: exit %d\n%s%s", code, out, errOut)
 	require.Equal(t, exitOK, code, errOut)
 	assert.Contains(t, out, "unavailable: 0 time(s)")
+	assert.Contains(t, out, "the downtime record "+backID, "the report says a forgotten record may have reached into it")
+	assert.Contains(t, out, "is not in the figures")
+	assert.Contains(t, out, `by ops-1 ("filed with the bank")`)
+	out, errOut, code = psd2(t, append([]string{"health", "report", "--json", "-from", from}, args...)...)
+	require.Equal(t, exitOK, code, errOut)
+	var rep healthReport
+	require.NoError(t, json.Unmarshal([]byte(out), &rep))
+	require.Len(t, rep.Forgotten, 1)
+	assert.Equal(t, backID, rep.Forgotten[0].ID)
+	out, errOut, code = psd2(t, append([]string{"health"}, args...)...)
+	t.Logf("health: exit %d\n%s%s", code, out, errOut)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "available (circuit breaker closed)")
+	assert.Contains(t, out, "the downtime record "+backID, "psd2 health says it of the last day too")
 
-	out, errOut, code = psd2(t, append([]string{"health", "forget", backID}, args...)...)
+	out, errOut, code = psd2(t, append([]string{"health", "forget", backID, "-by", "ops-1", "-reason", "filed with the bank"}, args...)...)
 	assert.Equal(t, exitRuntime, code, "forgotten already: %s", out)
 	assert.Contains(t, errOut, "no downtime record")
 }
@@ -137,14 +152,17 @@ func TestHealthForgetRefusesAndChangesNothing(t *testing.T) {
 		{nil, exitUsage, "one record ID"},
 		{[]string{backID, goodID}, exitUsage, "one record ID"},
 	} {
-		out, errOut, code := psd2(t, append(append([]string{"health", "forget"}, tt.ids...), args...)...)
+		out, errOut, code := psd2(t, append(append([]string{"health", "forget", "-by", "ops-1", "-reason", "filed"}, tt.ids...), args...)...)
 		assert.Equal(t, tt.code, code, "%v: %s", tt.ids, out)
 		assert.Contains(t, errOut, tt.says, "%v", tt.ids)
 		assert.NotContains(t, out, "forgot", "%v", tt.ids)
 		assert.Equal(t, before, records(t, args), "%v: nothing changed", tt.ids)
 	}
-	_, errOut, code := psd2(t, append([]string{"health", "records", "-from", "2026-01-01"}, args...)...)
-	assert.Equal(t, exitUsage, code, errOut)
+	for _, cmd := range [][]string{{"records", "-from", "2026-01-01"}, {"forget", backID}, {"forget", backID, "-by", "ops-1"}, {"records", "-by", "ops-1"}} {
+		_, errOut, code := psd2(t, append(append([]string{"health"}, cmd...), args...)...)
+		assert.Equal(t, exitUsage, code, "%v: %s", cmd, errOut)
+		assert.Equal(t, before, records(t, args), "%v: nothing changed", cmd)
+	}
 }
 
 // A record another replica writes between the listing and the forget is
@@ -159,7 +177,7 @@ func TestHealthForgetKeepsARecordWrittenMeanwhile(t *testing.T) {
 	require.Len(t, records(t, args).Records, 1)
 	newID := putRecord(t, st, c, client.Downtime{Bank: c.Bank(), Start: now.Add(-time.Minute), Failures: 2})
 
-	_, errOut, code := psd2(t, append([]string{"health", "forget", "--json", backID}, args...)...)
+	_, errOut, code := psd2(t, append([]string{"health", "forget", "--json", backID, "-by", "ops-1", "-reason", "filed"}, args...)...)
 	require.Equal(t, exitOK, code, errOut)
 	l := records(t, args)
 	require.Len(t, l.Records, 1)
@@ -190,7 +208,7 @@ func TestHealthRecordsUnreadableAndNone(t *testing.T) {
 	assert.Contains(t, out, "unreadable")
 	assert.Contains(t, errOut, "unreadable")
 
-	out, errOut, code = psd2(t, append([]string{"health", "forget", id, "--json"}, args...)...)
+	out, errOut, code = psd2(t, append([]string{"health", "forget", id, "--json", "-by", "ops-1", "-reason", "filed"}, args...)...)
 	require.Equal(t, exitOK, code, errOut)
 	var res forgetResult
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
