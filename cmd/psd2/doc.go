@@ -182,12 +182,16 @@
 //	          "health records" lists every downtime record of the bank
 //	          with its ID, times, failures and flags (backwards,
 //	          end-assumed, ongoing, ended-elsewhere, unreadable: exit
-//	          status 3), and "health forget ID" removes the one named
-//	          when it ends before it starts or is unreadable (the latest
-//	          such record keeps every later report from figures), in one
-//	          atomic update of that record, and prints what it removed;
-//	          an ID of no record, or of a record reports count, is
-//	          refused (exit status 3), nothing changed
+//	          status 3), and "health forget ID -by WHO -reason WHY"
+//	          removes the one named when it ends before it starts or is
+//	          unreadable (the latest such record keeps every later report
+//	          from figures), in one atomic update of that record, only
+//	          while it is as read, and prints what it removed; a trace
+//	          of it is kept, and health and health report name it beside
+//	          the figures of a period its outage may have reached into;
+//	          an ID of no record, of a record reports count, or of one a
+//	          replica wrote into meanwhile is refused (exit status 3),
+//	          nothing changed
 //	profile   the settings a command takes, and where each comes from
 //
 // A bank is named by -bank <id> (with -env sandbox or production, and
