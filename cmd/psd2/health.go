@@ -273,7 +273,8 @@ func unended(downs []client.Downtime) (time.Time, bool) {
 }
 
 // recognised fails unless the store holds something of c's bank for this
-// TPP: an open breaker, a downtime record kept, or a budget ledger. A
+// TPP: an open breaker, a downtime record kept (or the trace of one psd2
+// health forget removed), or a budget ledger. A
 // store that holds none (a wrong -store, -bank or -url, another TPP's
 // certificate) would read as a bank available all along: it is refused,
 // never reported as 100% uptime.
@@ -289,6 +290,11 @@ func recognised(ctx context.Context, c *client.Client, now time.Time) error {
 		return nil // records of the bank went to keep them bounded: it holds more
 	}
 	if err != nil || len(downs) > 0 {
+		return err
+	}
+	// A record psd2 health forget removed leaves a trace of the bank.
+	forgotten, err := c.ForgottenDowntimes(ctx)
+	if err != nil || len(forgotten) > 0 {
 		return err
 	}
 	b := budget.Of(c)

@@ -235,3 +235,25 @@ func TestHealthRecordsUnreadableAndNone(t *testing.T) {
 	assert.NotContains(t, out, "downtime record(s)")
 	assert.NotContains(t, errOut, "holds no downtime record")
 }
+
+// The bank's only record ends before it starts: once it is forgotten,
+// the store still holds the trace of it, and psd2 health report gives
+// the period's figures naming it, rather than refuse the store as
+// holding nothing of the bank.
+func TestHealthForgetTheOnlyRecord(t *testing.T) {
+	t.Parallel()
+	c, st, _, args := recordsSetup(t)
+	start := time.Now().Add(-5 * time.Hour).UTC().Truncate(time.Second)
+	backID := putRecord(t, st, c, client.Downtime{Bank: c.Bank(), Start: start, End: start.Add(-time.Minute), Failures: 3})
+	report := append([]string{"health", "report", "-from", start.Add(-time.Hour).Format(time.RFC3339)}, args...)
+	_, errOut, code := psd2(t, report...)
+	require.Equal(t, exitRuntime, code, errOut)
+
+	_, errOut, code = psd2(t, append([]string{"health", "forget", backID, "-by", "ops-1", "-reason", "filed"}, args...)...)
+	require.Equal(t, exitOK, code, errOut)
+	out, errOut, code := psd2(t, report...)
+	t.Logf("report: exit %d\n%s%s", code, out, errOut)
+	require.Equal(t, exitOK, code, errOut)
+	assert.Contains(t, out, "the downtime record "+backID)
+	assert.NotContains(t, errOut, "holds nothing")
+}
