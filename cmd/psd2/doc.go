@@ -173,7 +173,8 @@
 //	          count, longest, uptime) with each record's evidence (the
 //	          failed requests' X-Request-IDs, statuses and times); a store
 //	          that holds nothing of the bank for this TPP (no open breaker,
-//	          downtime record or budget ledger) is an error, never "available";
+//	          downtime record, trace of a forgotten one, or budget ledger)
+//	          is an error, never "available";
 //	          so is an unavailability whose record was never ended while no
 //	          client holds the breaker open (UNKNOWN, exit status 3: the
 //	          processes that saw it stopped before the bank answered again;
