@@ -47,9 +47,12 @@ type Basket struct {
 // UnmarshalJSON decodes a basket answer, taking the payment ids from
 // paymentIds or, when that is absent, from payments (the field name of the
 // GET answer, docs/interface.md section 10). Unknown fields are ignored.
-// The basketId and every payment id are held to [client.MaxIDLength]
-// bytes, as a payment's id is: later calls put them in a path, so a
-// longer one is refused with a [*client.ValueTooLongError], not cut. An
+// The basketId and every payment id are checked with [client.CheckID]:
+// later calls put them in a path, so one longer than
+// [client.MaxIDLength] bytes is refused with a
+// [*client.ValueTooLongError], not cut, and one no path could carry (an
+// empty payment id, a control character, bytes that are not UTF-8,
+// spaces around it) with a [*client.MalformedValueError]. An
 // answer listing more than [MaxPayments] payments is refused with a
 // [*TooManyPaymentsError].
 func (b *Basket) UnmarshalJSON(data []byte) error {
@@ -61,8 +64,10 @@ func (b *Basket) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	if err := client.CheckLength("basketId", v.BasketID, client.MaxIDLength); err != nil {
-		return err
+	if v.BasketID != "" {
+		if err := client.CheckID("basketId", v.BasketID); err != nil {
+			return err
+		}
 	}
 	field, ids := "paymentIds", v.PaymentIDs
 	if ids == nil {
@@ -72,7 +77,7 @@ func (b *Basket) UnmarshalJSON(data []byte) error {
 		return &TooManyPaymentsError{Field: field, Count: len(ids), Max: MaxPayments}
 	}
 	for i, id := range ids {
-		if err := client.CheckLength(field+"["+strconv.Itoa(i)+"]", id, client.MaxIDLength); err != nil {
+		if err := client.CheckID(field+"["+strconv.Itoa(i)+"]", id); err != nil {
 			return err
 		}
 	}

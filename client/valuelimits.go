@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
+
+	"github.com/tppkit/psd2/internal/pathseg"
 )
 
 // Bounds on the strings of a bank's answer that the SDK keeps or shows,
@@ -60,6 +63,53 @@ func (e *ValueTooLongError) Is(target error) bool { return target == ErrValueToo
 func CheckLength(field, s string, max int) error {
 	if len(s) > max {
 		return &ValueTooLongError{Field: field, Length: len(s), Max: max}
+	}
+	return nil
+}
+
+// ErrMalformedValue matches a [*MalformedValueError].
+var ErrMalformedValue = errors.New("client: a value of the bank's answer has a form the SDK does not accept")
+
+// MalformedValueError is an id of a bank's answer that cannot name a
+// resource in a later call: empty, a dot segment, holding a control
+// character (a line break, a terminal escape), not UTF-8, blank or with
+// spaces around it: the rule the client holds a path's ids to, and the
+// created resource's id of a create's answer. Kept, it would be handed
+// on as the bank's id, printed and stored, and refused only by the call
+// that put it in a path. It quotes nothing of the value. It matches
+// [ErrMalformedValue]; in the answer of a request that is not repeatable
+// it comes inside an [*OutcomeUnknownError].
+type MalformedValueError struct {
+	// Field names the member, e.g. "basketId" or "payments[2]".
+	Field string
+	// Problem says what is wrong, e.g. "contains a control character".
+	Problem string
+}
+
+func (e *MalformedValueError) Error() string {
+	return "client: the bank's " + e.Field + " " + e.Problem
+}
+
+// Is matches [ErrMalformedValue].
+func (e *MalformedValueError) Is(target error) bool { return target == ErrMalformedValue }
+
+// CheckID returns nil when id, a value of the bank's answer named field,
+// can name a resource in a later call's path: at most [MaxIDLength]
+// bytes (else a [*ValueTooLongError]) and of the form every id of the
+// interface has (else a [*MalformedValueError]): not empty, not a dot
+// segment, no control character, UTF-8 without U+FFFD (which
+// encoding/json puts in place of bytes that are not UTF-8, so that such
+// an id is not the bank's), no spaces around it. A member the answer may
+// leave out is checked only when present.
+func CheckID(field, id string) error {
+	if err := CheckLength(field, id, MaxIDLength); err != nil {
+		return err
+	}
+	if p := pathseg.Problem(id); p != "" {
+		return &MalformedValueError{Field: field, Problem: p}
+	}
+	if strings.ContainsRune(id, utf8.RuneError) {
+		return &MalformedValueError{Field: field, Problem: "is not UTF-8"}
 	}
 	return nil
 }
