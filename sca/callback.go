@@ -67,7 +67,9 @@ type CallbackError struct {
 	// Code is the error code, e.g. SCA_INVALID.
 	Code string
 	// Message is the detail text, URL-decoded, with each control character
-	// (line breaks included) made a space and invalid UTF-8 made U+FFFD.
+	// (line breaks included) made a space and invalid UTF-8 made U+FFFD,
+	// cut to client.MaxTextLength characters (client.ClipText), as the
+	// bank's other text for the PSU is.
 	// It is free text from the bank: escape it before showing it in HTML.
 	Message string
 	// TPPSessionID is the TPP-Session-ID of the pending SCA.
@@ -174,6 +176,23 @@ func displayText(s string) string {
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
 
+// httpStatus reads the status parameter of a failure redirect, an HTTP
+// status (docs/interface.md section 6): three ASCII digits from 100 to
+// 599, the range the client takes a status code in. strconv.Atoi alone
+// took "+401", "0401" and 999 as the bank's HTTP status.
+func httpStatus(s string) (int, bool) {
+	if len(s) != 3 {
+		return 0, false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 100 && n <= 599
+}
+
 func parseCallback(p *Pending, callbackURL string, now time.Time) (*Session, error) {
 	if p == nil {
 		return nil, ErrNoPending
@@ -217,7 +236,7 @@ func parseCallback(p *Pending, callbackURL string, now time.Time) (*Session, err
 	if err != nil {
 		return nil, err
 	}
-	message = displayText(message)
+	message = client.ClipText(displayText(message))
 
 	// Any failure parameter makes the callback a failure (docs/interface.md
 	// section 6), the message alone included; an empty one does so when
@@ -232,8 +251,8 @@ func parseCallback(p *Pending, callbackURL string, now time.Time) (*Session, err
 		}
 		ce := &CallbackError{System: system, Code: code, Message: message, TPPSessionID: p.TPPSessionID}
 		if status != "" {
-			n, convErr := strconv.Atoi(status)
-			if convErr != nil || n < 100 || n > 999 {
+			n, ok := httpStatus(status)
+			if !ok {
 				return nil, fmt.Errorf("%w: parameter status is not an HTTP status", ErrMalformedCallback)
 			}
 			ce.Status = n
