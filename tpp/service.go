@@ -6,11 +6,12 @@ import (
 	"encoding/asn1"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/pathseg"
 	"github.com/tppkit/psd2/internal/servicecall"
 )
 
@@ -27,11 +28,17 @@ type Option func(*Service) error
 
 // WithTPPID sets the tppId of the path instead of [DefaultTPPID] of the
 // client's certificate, for a bank that identifies TPPs in another form.
-// It must not be empty or have surrounding spaces.
+// It must be 1 to 128 bytes of UTF-8 without a control character or
+// surrounding spaces, and not a dot segment: an id that no path can
+// carry. [New] refuses another with a [*client.ValidationError] (field
+// "tppId"), as every call would be refused, which quotes nothing of it.
 func WithTPPID(id string) Option {
 	return func(s *Service) error {
-		if id == "" || strings.TrimSpace(id) != id || len(id) > maxTPPID {
-			return fmt.Errorf("tpp: WithTPPID: %q is not a tppId", id)
+		if len(id) > maxTPPID {
+			return &client.ValidationError{Field: "tppId", Reason: "WithTPPID: longer than " + strconv.Itoa(maxTPPID) + " bytes"}
+		}
+		if p := pathseg.Problem(id); p != "" {
+			return &client.ValidationError{Field: "tppId", Reason: "WithTPPID: " + p}
 		}
 		s.id = id
 		return nil
