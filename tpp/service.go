@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/pathseg"
@@ -137,7 +139,12 @@ type Contact struct {
 // UnmarshalJSON decodes the bank's contact answer, its address held to
 // the 254 characters of an e-mail address (maxEmail, the bound
 // [ValidateEmail] holds the TPP's own to): a longer one is a
-// [*client.ValueTooLongError] quoting nothing of it.
+// [*client.ValueTooLongError] quoting nothing of it. An address holding
+// a control character (a line break, a terminal escape) or bytes that
+// are not UTF-8 (U+FFFD in their place) is no address any mail system
+// takes, nor one to show or store: it is a [*client.MalformedValueError]
+// quoting nothing of it. The address is not held to ValidateEmail's
+// stricter form: a bank may keep an address the SDK would not send.
 func (c *Contact) UnmarshalJSON(data []byte) error {
 	type plain Contact
 	var v plain
@@ -146,6 +153,9 @@ func (c *Contact) UnmarshalJSON(data []byte) error {
 	}
 	if err := client.CheckLength("email", v.Email, maxEmail); err != nil {
 		return err
+	}
+	if strings.ContainsFunc(v.Email, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) {
+		return &client.MalformedValueError{Field: "email", Problem: "contains a control character or bytes that are not UTF-8"}
 	}
 	*c = Contact(v)
 	return nil
