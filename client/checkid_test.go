@@ -28,3 +28,20 @@ func TestCheckID(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckPrintable: CheckPrintable takes printable text of any script
+// and refuses, quoting nothing of it, one holding a control character
+// (C0, DEL, C1) or U+FFFD (in place of bytes that are not UTF-8).
+func TestCheckPrintable(t *testing.T) {
+	for _, s := range []string{"", "ACSC", "acsc", "a b", "støtte@bank.no"} {
+		assert.NoError(t, client.CheckPrintable("transactionStatus", s), s)
+	}
+	for _, s := range []string{"AB\nCD", "AB\x1b[2J", "AB\x00", "AB\x7f", "AB\u0085", "AB\u009b", "AB\xff", "AB\uFFFD"} {
+		err := client.CheckPrintable("transactionStatus", s)
+		var me *client.MalformedValueError
+		if assert.ErrorAs(t, err, &me, "%q", s) {
+			assert.Equal(t, "transactionStatus", me.Field)
+			assert.NotContains(t, err.Error(), "AB")
+		}
+	}
+}

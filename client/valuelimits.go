@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tppkit/psd2/internal/pathseg"
@@ -129,6 +130,20 @@ func CheckID(field, id string) error {
 	}
 	if strings.ContainsRune(id, utf8.RuneError) {
 		return &MalformedValueError{Field: field, Problem: "is not UTF-8"}
+	}
+	return nil
+}
+
+// CheckPrintable returns a [*MalformedValueError] naming field when s, a
+// value of the bank's answer that is kept, compared or shown (a status
+// code, an address), holds a control character (C0, DEL or C1: a line
+// break, a terminal escape, NUL) or U+FFFD, which encoding/json puts in
+// place of bytes that are not UTF-8; else nil. No code or address of the
+// interface holds one, and such a value would reach a log line or a
+// terminal as the bank's text.
+func CheckPrintable(field, s string) error {
+	if strings.ContainsFunc(s, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) {
+		return &MalformedValueError{Field: field, Problem: "contains a control character or bytes that are not UTF-8"}
 	}
 	return nil
 }

@@ -70,13 +70,22 @@ const (
 
 // UnmarshalJSON decodes a transactionStatus and refuses one longer than
 // [client.MaxIDLength] bytes with a [*client.ValueTooLongError]: a status
-// drives what the SDK and its caller do next, so it is never cut.
+// drives what the SDK and its caller do next, so it is never cut. One
+// holding a control character (a line break, a terminal escape) or bytes
+// that are not UTF-8 is no status code and is refused with a
+// [*client.MalformedValueError] ([client.CheckPrintable]), rather than
+// handed on as an unknown status whose text reaches the caller's logs.
+// Any other text is taken: an unknown status is the caller's to judge
+// ([TransactionStatus.IsKnown]).
 func (s *TransactionStatus) UnmarshalJSON(b []byte) error {
 	var v string
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
 	if err := client.CheckLength("transactionStatus", v, client.MaxIDLength); err != nil {
+		return err
+	}
+	if err := client.CheckPrintable("transactionStatus", v); err != nil {
 		return err
 	}
 	*s = TransactionStatus(v)

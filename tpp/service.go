@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/pathseg"
@@ -154,8 +152,8 @@ func (c *Contact) UnmarshalJSON(data []byte) error {
 	if err := client.CheckLength("email", v.Email, maxEmail); err != nil {
 		return err
 	}
-	if strings.ContainsFunc(v.Email, func(r rune) bool { return unicode.IsControl(r) || r == utf8.RuneError }) {
-		return &client.MalformedValueError{Field: "email", Problem: "contains a control character or bytes that are not UTF-8"}
+	if err := client.CheckPrintable("email", v.Email); err != nil {
+		return err
 	}
 	*c = Contact(v)
 	return nil
