@@ -246,7 +246,7 @@ func decodeMessages(raw json.RawMessage) []TPPMessage {
 // dropped (so is one whose href is longer than [MaxHrefLength]), an href
 // that is not a string is left empty, and verbs keeps the
 // strings of a list (verbs of another form are left out, so the link
-// allows nothing: [Link.Allows]).
+// allows nothing: [Link.Allows]), held as clipVerbs holds them.
 func decodeLinks(raw json.RawMessage) Links {
 	var m map[string]json.RawMessage
 	if !isObject(raw) || json.Unmarshal(raw, &m) != nil {
@@ -272,6 +272,7 @@ func decodeLinks(raw json.RawMessage) Links {
 					link.Verbs = append(link.Verbs, s)
 				}
 			}
+			link.Verbs = clipVerbs(link.Verbs)
 		}
 		if out == nil {
 			out = Links{}

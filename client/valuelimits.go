@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -167,7 +168,8 @@ func ClipText(s string) string {
 }
 
 // UnmarshalJSON decodes a link and refuses an href longer than
-// [MaxHrefLength] with a [*ValueTooLongError].
+// [MaxHrefLength] with a [*ValueTooLongError]. Its verbs are held as
+// [clipVerbs] holds them.
 func (l *Link) UnmarshalJSON(b []byte) error {
 	type plain Link
 	var p plain
@@ -177,8 +179,42 @@ func (l *Link) UnmarshalJSON(b []byte) error {
 	if err := CheckLength("link href", p.Href, MaxHrefLength); err != nil {
 		return err
 	}
+	p.Verbs = clipVerbs(p.Verbs)
 	*l = Link(p)
 	return nil
+}
+
+// Bounds of a link's verbs: the interface's are GET, POST, PUT and
+// DELETE, and no HTTP method is near 16 bytes long.
+const (
+	maxVerbs      = 16
+	maxVerbLength = 16
+)
+
+// clipVerbs returns the verbs of a link the SDK keeps: those of at most
+// maxVerbLength bytes, at most maxVerbs of them (the first), verbs
+// itself when that is all of them. A longer verb names no method
+// [Link.Allows] is asked about, so leaving it out changes nothing; a
+// list of more is no link of the interface's. Neither is refused, as a
+// link's href beyond its bound is: the verbs only say what is allowed
+// now, and the answer, its scaRedirect among its links, stays usable.
+// Kept whole, a body within its bound (4 MiB for a 2xx answer) could
+// give one link a million verbs, or one verb of megabytes, copied on
+// with the link (sca.Redirect).
+func clipVerbs(verbs []string) []string {
+	if len(verbs) <= maxVerbs && !slices.ContainsFunc(verbs, func(v string) bool { return len(v) > maxVerbLength }) {
+		return verbs
+	}
+	out := make([]string, 0, min(len(verbs), maxVerbs))
+	for _, v := range verbs {
+		if len(out) == maxVerbs {
+			break
+		}
+		if len(v) <= maxVerbLength {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // UnmarshalJSON decodes a tppMessage and cuts its text to
