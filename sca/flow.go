@@ -247,7 +247,9 @@ func WithContext(ctx client.PSUContext) StartOption {
 	}
 }
 
-// Start begins an SCA for the PSU whose session will be stored under key.
+// Start begins an SCA for the PSU whose session will be stored under key,
+// a key [SaveSession] takes (else an error matching [store.ErrInvalidKey],
+// and no SCA is started).
 // It returns the Pending to keep and the request option to send on the call
 // that will answer with a scaRedirect (a bank-offered consent, an account
 // call, a payment, GET /v1/user): TPP-Session-ID (a new UUID unless
@@ -262,8 +264,11 @@ func (f *Flow) Start(key string, opts ...StartOption) (*Pending, client.RequestO
 	if err := f.ready(); err != nil {
 		return nil, nil, err
 	}
-	if key == "" || len(key) > maxKeyLen {
-		return nil, nil, fmt.Errorf("sca: session key must have 1 to %d bytes", maxKeyLen)
+	// The key the session will be stored under is checked now, as
+	// SaveSession will check it: an SCA whose session no store takes
+	// would send the PSU through the bank's pages for nothing.
+	if err := checkSessionKey(key); err != nil {
+		return nil, nil, fmt.Errorf("sca: session key: %w", err)
 	}
 	var cfg startConfig
 	for _, o := range opts {
