@@ -36,10 +36,13 @@ func redactIfSet(s string) string {
 // user's e-mail address.
 //
 // It has a value receiver so that a Session value prints redacted too.
+// The context shows as [redact.Word] shows a word: PRIVATE and CORPORATE
+// as they are, the text of a session not yet validated (decoded from a
+// TPP's own storage, tampered with) as OTHER.
 func (s Session) form() *redact.Form {
 	f := redact.New("sca.Session").Field("psuId", redact.Redacted, slog.StringValue(redact.Redacted)).
 		SecretIf("psuCorporateId", s.PSUCorporateID != "").
-		Field("context", string(s.Context), slog.StringValue(string(s.Context))).
+		Field("context", redact.Word(string(s.Context)), slog.StringValue(redact.Word(string(s.Context)))).
 		Field("scaAt", s.SCAAt.UTC().Format(time.RFC3339), slog.TimeValue(s.SCAAt.UTC())).
 		Field("accounts", strconv.Itoa(len(s.AccountIDs)), slog.IntValue(len(s.AccountIDs))).
 		Field("cardAccounts", strconv.Itoa(len(s.CardAccountIDs)), slog.IntValue(len(s.CardAccountIDs)))
@@ -72,7 +75,7 @@ func (s Session) view() sessionView {
 		PSUID:          redactIfSet(s.PSUID),
 		PSUCorporateID: redactIfSet(s.PSUCorporateID),
 		TPPSessionID:   redactIfSet(s.TPPSessionID),
-		Context:        s.Context,
+		Context:        client.PSUContext(redact.Word(string(s.Context))),
 		SCAAt:          s.SCAAt,
 		Accounts:       len(s.AccountIDs),
 		CardAccounts:   len(s.CardAccountIDs),

@@ -17,6 +17,9 @@ import (
 // user's e-mail address.
 //
 // It has a value receiver so that a Session value prints redacted too.
+// The context shows as [redact.Word] shows a word: PRIVATE and CORPORATE
+// as they are, the text of a session not yet validated (decoded from a
+// TPP's own storage, tampered with) as OTHER.
 func (s Session) String() string { return s.form().String() }
 
 // GoString is String, for %#v.
