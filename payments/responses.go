@@ -153,6 +153,28 @@ type Authorisation struct {
 	PSUMessage string `json:"psuMessage,omitempty"`
 }
 
+// UnmarshalJSON decodes a start-authorisation answer, its
+// authorisationId, when present, checked with [client.CheckID]: an id
+// longer than [client.MaxIDLength] bytes is refused with a
+// [*client.ValueTooLongError], one no path could carry (a control
+// character, bytes that are not UTF-8, spaces around it) with a
+// [*client.MalformedValueError], neither quoting it. It names a
+// sub-resource a later call would put in a path, as a payment's id does.
+func (a *Authorisation) UnmarshalJSON(b []byte) error {
+	type plain Authorisation
+	var v plain
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	if v.AuthorisationID != "" {
+		if err := client.CheckID("authorisationId", v.AuthorisationID); err != nil {
+			return err
+		}
+	}
+	*a = Authorisation(v)
+	return nil
+}
+
 // scaStatuses are the scaStatus values docs/interface.md section 10
 // "Status values" lists.
 var scaStatuses = []string{"received", "psuIdentified", "psuAuthenticated", "scaMethodSelected",
