@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/internal/pathseg"
 )
 
 // createHeaders are the headers docs/interface.md section 4.1 requires on
@@ -21,8 +23,9 @@ var errNoClient = errors.New("basket: Service has no client")
 
 // ValidatePaymentIDs checks ids the way [Service.Create] does before
 // sending (docs/interface.md section 2.7 and 8): 1 to [MaxPayments] ids,
-// none empty, blank, with spaces around it or longer than
-// [client.MaxIDLength] bytes, no id twice. It returns nil
+// none empty, blank, with spaces around it, longer than
+// [client.MaxIDLength] bytes, with a control character or not UTF-8 (no
+// payment's id is: [client.CheckID]), no id twice. It returns nil
 // or [*client.ValidationError]s with Field "paymentIds" (joined with errors.Join when several rules are broken),
 // all matching [client.ErrValidation]. The messages name positions, never
 // the ids.
@@ -55,6 +58,17 @@ func ValidatePaymentIDs(ids []string) error {
 		if len(id) > client.MaxIDLength {
 			errs = append(errs, &client.ValidationError{Field: "paymentIds",
 				Reason: fmt.Sprintf("entry %d is longer than %d bytes", i, client.MaxIDLength)})
+			continue
+		}
+		// Nor has any a control character, or bytes that are not UTF-8
+		// (the ids are the bank's, which the SDK refuses so in its
+		// answers): encoding/json would send U+FFFD in their place, the
+		// id of no payment, and the bank would refuse the basket.
+		if p := pathseg.Problem(id); p != "" || strings.ContainsRune(id, utf8.RuneError) {
+			if p == "" {
+				p = "is not UTF-8"
+			}
+			errs = append(errs, &client.ValidationError{Field: "paymentIds", Reason: fmt.Sprintf("entry %d %s", i, p)})
 			continue
 		}
 		if j, dup := first[id]; dup {
