@@ -1,6 +1,6 @@
 package sca
 
-import "errors"
+import "github.com/tppkit/psd2/client"
 
 // AuthMethod is a value of X-PSU-AuthMethod-Preferred: the SCA method the
 // bank jumps to when the PSU has it (docs/interface.md section 5.11).
@@ -27,13 +27,13 @@ const (
 	AuthMethodBankID AuthMethod = "BANKID"
 )
 
-// validate refuses a method the interface does not list: the client
-// would refuse it too (client.WithAuthMethodPreferred), and so does the
-// bank.
+// validate refuses a method the interface does not list with a
+// *client.ValidationError: the client would refuse it too
+// (client.WithAuthMethodPreferred), and so does the bank.
 func (m AuthMethod) validate() error {
 	switch m {
 	case AuthMethodApp, AuthMethodHA2, AuthMethodBankIDMobile, AuthMethodBankID:
 		return nil
 	}
-	return errors.New("sca: X-PSU-AuthMethod-Preferred must be one of the methods of docs/interface.md section 5.11")
+	return &client.ValidationError{Field: "X-PSU-AuthMethod-Preferred", Reason: "not one of the methods of docs/interface.md section 5.11"}
 }

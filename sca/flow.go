@@ -203,11 +203,15 @@ func switchTo(s *Session) StartOption {
 
 // WithPSUIdentity sends X-PSU-IDENTITY, the PSU's national identity
 // number, to preselect the PSU at SCA (docs/interface.md section 5.11). The number is
-// personal data: it is sent once and never stored in the Pending.
+// personal data: it is sent once and never stored in the Pending. One
+// that is empty, longer than 64 bytes or holds a control character is
+// refused by [Flow.Start] with a [*client.ValidationError] that does
+// not quote it.
 func WithPSUIdentity(nationalID string) StartOption {
 	return func(c *startConfig) error {
 		if nationalID == "" || len(nationalID) > 64 || !headerSafe(nationalID) {
-			return errors.New("sca: invalid X-PSU-IDENTITY")
+			// The number is not quoted: it is personal data.
+			return &client.ValidationError{Field: "X-PSU-IDENTITY", Reason: "empty, longer than 64 bytes or with a control character"}
 		}
 		c.identity = nationalID
 		return nil
@@ -236,11 +240,13 @@ func WithRedirectPreferred(preferred bool) StartOption {
 }
 
 // WithContext sends PSU-Context (required for single-SCA payment
-// initiation, docs/interface.md section 4.2).
+// initiation, docs/interface.md section 4.2). Another context than
+// PRIVATE or CORPORATE is refused by [Flow.Start] with a
+// [*client.ValidationError].
 func WithContext(ctx client.PSUContext) StartOption {
 	return func(c *startConfig) error {
 		if !ctx.Valid() {
-			return errors.New("sca: context must be PRIVATE or CORPORATE")
+			return &client.ValidationError{Field: "PSU-Context", Reason: "must be PRIVATE or CORPORATE"}
 		}
 		c.context = ctx
 		return nil
