@@ -18,7 +18,7 @@ func TestCheckID(t *testing.T) {
 		assert.NoError(t, client.CheckID("paymentId", id), id)
 	}
 	assert.ErrorIs(t, client.CheckID("paymentId", strings.Repeat("A", client.MaxIDLength+1)), client.ErrValueTooLong)
-	for _, id := range []string{"", " ", ".", "..", "AB\nCD", "AB\x1bCD", "AB\x7fCD", " ABCD", "ABCD\t", "AB\xffCD", "AB\uFFFDCD"} {
+	for _, id := range []string{"", " ", ".", "..", "AB\nCD", "AB\x1bCD", "AB\x7fCD", " ABCD", "ABCD\t", "AB\xffCD", "AB\uFFFDCD", "AB\u0085CD", "AB\u009b2J"} {
 		err := client.CheckID("paymentId", id)
 		var me *client.MalformedValueError
 		if assert.ErrorAs(t, err, &me, "%q", id) {

@@ -118,7 +118,7 @@ func (e *MalformedValueError) Is(target error) bool { return target == ErrMalfor
 // can name a resource in a later call's path: at most [MaxIDLength]
 // bytes (else a [*ValueTooLongError]) and of the form every id of the
 // interface has (else a [*MalformedValueError]): not empty, not a dot
-// segment, no control character, UTF-8 without U+FFFD (which
+// segment, no control character (C0, DEL or C1), UTF-8 without U+FFFD (which
 // encoding/json puts in place of bytes that are not UTF-8, so that such
 // an id is not the bank's), no spaces around it. A member the answer may
 // leave out is checked only when present.
@@ -131,6 +131,11 @@ func CheckID(field, id string) error {
 	}
 	if strings.ContainsRune(id, utf8.RuneError) {
 		return &MalformedValueError{Field: field, Problem: "is not UTF-8"}
+	}
+	// The C1 controls (U+0080 to U+009F, CSI among them), which the
+	// path rule leaves to escaping, are no character of an id either.
+	if strings.ContainsFunc(id, unicode.IsControl) {
+		return &MalformedValueError{Field: field, Problem: "contains a control character"}
 	}
 	return nil
 }
