@@ -50,3 +50,26 @@ func TestWithAccountsLongListing(t *testing.T) {
 	assert.Equal(t, []string{"enc!!a="}, got.AccountIDs)
 	assert.Equal(t, []string{"enc!!a="}, got.CardAccountIDs)
 }
+
+// TestWithAccountsRefusesUnusableIDs: an id of the bank's listing that
+// no later call could put in a path (spaces around it, bytes that are
+// not UTF-8, a dot segment, a C1 control character) is refused by
+// WithAccounts (ErrInvalidSession, naming no id), as one with a C0
+// control character was: it was stored, and every background refresh
+// of it refused before sending.
+func TestWithAccountsRefusesUnusableIDs(t *testing.T) {
+	t.Parallel()
+	s := consentSession(time.Now())
+	for _, bad := range []string{" enc!!a=", "enc!!a= ", "enc!!\xffa", "enc!!\uFFFDa", "..", "enc!!\u0085a"} {
+		_, err := s.WithAccounts([]string{"enc!!ok=", bad}, nil)
+		assert.ErrorIs(t, err, sca.ErrInvalidSession, "%q", bad)
+		if err != nil {
+			assert.NotContains(t, err.Error(), "enc!!")
+		}
+		_, err = s.WithAccounts(nil, []string{bad})
+		assert.ErrorIs(t, err, sca.ErrInvalidSession, "%q", bad)
+	}
+	got, err := s.WithAccounts([]string{"enc!!a b="}, nil)
+	require.NoError(t, err, "a space inside is taken")
+	assert.Equal(t, []string{"enc!!a b="}, got.AccountIDs)
+}

@@ -144,13 +144,31 @@ func (s *Session) WithAccounts(accountIDs, cardAccountIDs []string) (*Session, e
 	if c.CardAccountIDs, err = uniqueIDs(cardAccountIDs); err != nil {
 		return nil, err
 	}
-	if err := checkAccountIDs(c.AccountIDs); err != nil {
-		return nil, err
-	}
-	if err := checkAccountIDs(c.CardAccountIDs); err != nil {
-		return nil, err
+	for _, ids := range [2][]string{c.AccountIDs, c.CardAccountIDs} {
+		if err := checkAccountIDs(ids); err != nil {
+			return nil, err
+		}
+		if err := checkListedIDs(ids); err != nil {
+			return nil, err
+		}
 	}
 	return &c, nil
+}
+
+// checkListedIDs refuses, as [Session.WithAccounts] takes the ids of a
+// bank's listing to store, one that no later call could put in a path
+// (client.CheckID: spaces around it, bytes that are not UTF-8, a dot
+// segment, a C1 control character): every refresh of it would be
+// refused before sending. The error names no id. A stored session is
+// not held to it ([Session.Validate] keeps its older rule), so that one
+// stored before is still read.
+func checkListedIDs(ids []string) error {
+	for _, id := range ids {
+		if client.CheckID("accountId", id) != nil {
+			return fmt.Errorf("%w: an account id is not one a call can name", ErrInvalidSession)
+		}
+	}
+	return nil
 }
 
 // uniqueIDs returns a copy of ids without repeats, in their first order;
