@@ -117,8 +117,7 @@ type Error struct {
 	StatusCode int
 	// RequestID is the X-Request-ID of the request.
 	RequestID string
-	// Messages are the tppMessages of the body, the first [MaxMessages]
-	// of them.
+	// Messages are the tppMessages of the body.
 	Messages []TPPMessage
 	// Links are the _links of the body (scaRedirect among them).
 	Links Links
@@ -204,8 +203,7 @@ func decodeString(raw json.RawMessage) string {
 }
 
 // decodeMessages reads tppMessages: a list whose objects become messages
-// (other entries are dropped), or one object read as a list of one, at
-// most [MaxMessages] of them (the first). Each
+// (other entries are dropped), or one object read as a list of one. Each
 // field of a message that is not a string is left empty; the text is cut
 // to [MaxTextLength] characters, the other fields to [MaxIDLength] bytes.
 func decodeMessages(raw json.RawMessage) []TPPMessage {
@@ -220,9 +218,6 @@ func decodeMessages(raw json.RawMessage) []TPPMessage {
 	}
 	var out []TPPMessage
 	for _, m := range list {
-		if len(out) == MaxMessages {
-			break
-		}
 		var f struct {
 			Category json.RawMessage `json:"category"`
 			Code     json.RawMessage `json:"code"`

@@ -30,30 +30,11 @@ import (
 //     the PSU's browser (scaRedirect). In a 2xx answer a longer one is
 //     refused with a [*ValueTooLongError]; in an error answer the link is
 //     left out, as a malformed one is.
-//   - MaxMessages: the tppMessages of one answer an [*Error] and the
-//     services' results keep. They are shown, as their texts are, so the
-//     first MaxMessages are kept and the rest dropped ([ClipMessages]),
-//     not refused: a body within its bound (4 MiB for a 2xx answer) can
-//     list a million empty messages, some hundred times its size in
-//     memory, where the interface's answers carry a few.
 const (
 	MaxTextLength = 512
 	MaxIDLength   = 256
 	MaxHrefLength = 4096
-	MaxMessages   = 32
 )
-
-// ClipMessages returns the first [MaxMessages] of msgs: msgs itself when
-// there are no more, else a copy, so that the rest (and the array that
-// held them) is not kept.
-func ClipMessages(msgs []TPPMessage) []TPPMessage {
-	if len(msgs) <= MaxMessages {
-		return msgs
-	}
-	out := make([]TPPMessage, MaxMessages)
-	copy(out, msgs)
-	return out
-}
 
 // ErrValueTooLong matches a [*ValueTooLongError].
 var ErrValueTooLong = errors.New("client: a value of the bank's answer is longer than the SDK accepts")

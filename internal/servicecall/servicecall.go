@@ -37,21 +37,15 @@ func Do[T any](ctx context.Context, c *client.Client, op client.Operation, opts 
 	if err != nil {
 		return nil, resp, err
 	}
-	clipShown(out)
+	clipPSUMessage(out)
 	return out, resp, nil
 }
 
-// messagesType is the type of the tppMessages of an answer.
-var messagesType = reflect.TypeFor[[]client.TPPMessage]()
-
-// clipShown bounds what *out keeps of the bank's text that is only
-// shown: a top-level string field PSUMessage (the answers of payments
-// and baskets carry one) is cut to [client.MaxTextLength] characters
-// ([client.ClipText]), and a top-level field Messages of type
-// []client.TPPMessage, the answer's tppMessages, to its first
-// [client.MaxMessages] ([client.ClipMessages]), as an error answer's
-// are. Both are cut rather than refused.
-func clipShown(out any) {
+// clipPSUMessage cuts a top-level string field PSUMessage of *out (the
+// answers of payments and baskets carry one) to [client.MaxTextLength]
+// characters ([client.ClipText]): the bank's text for the PSU is only
+// shown, so a longer one is cut rather than refused.
+func clipPSUMessage(out any) {
 	v := reflect.ValueOf(out)
 	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
 		return
@@ -59,10 +53,6 @@ func clipShown(out any) {
 	f := v.Elem().FieldByName("PSUMessage")
 	if f.IsValid() && f.Kind() == reflect.String && f.CanSet() {
 		f.SetString(client.ClipText(f.String()))
-	}
-	m := v.Elem().FieldByName("Messages")
-	if m.IsValid() && m.Type() == messagesType && m.CanSet() && m.Len() > client.MaxMessages {
-		m.Set(reflect.ValueOf(client.ClipMessages(m.Interface().([]client.TPPMessage))))
 	}
 }
 
