@@ -11,12 +11,13 @@ import (
 	"github.com/tppkit/psd2/sca"
 )
 
-// TestWithAccountsLongListing gives WithAccounts a listing of far more
-// distinct ids than a Session keeps, as a bank's account listing of a
-// few MiB can hold: it is refused (ErrInvalidSession) at once. Dropping
-// the repeats compared each id with every one kept before it, time
-// growing with the square of the count: this listing took minutes of
-// CPU before the bound on the count refused it.
+// TestWithAccountsLongListing gives WithAccounts a list of far more
+// distinct ids than a Session keeps: it is refused (ErrInvalidSession)
+// at once. Dropping the repeats compared each id with every one kept
+// before it, time growing with the square of the count: this list took
+// minutes of CPU before the bound on the count refused it (a bank's
+// listing, at most 20,000 accounts within the client's limits on an
+// answer, half a second).
 func TestWithAccountsLongListing(t *testing.T) {
 	t.Parallel()
 	s := consentSession(time.Now())
