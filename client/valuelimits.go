@@ -184,9 +184,10 @@ const (
 // list of more is no link of the interface's. Neither is refused, as a
 // link's href beyond its bound is: the verbs only say what is allowed
 // now, and the answer, its scaRedirect among its links, stays usable.
-// Kept whole, a body within its bound (4 MiB for a 2xx answer) could
-// give one link a million verbs, or one verb of megabytes, copied on
-// with the link (sca.Redirect).
+// Kept whole, a body within the client's limits (4 MiB, 100,000
+// members and elements for a 2xx answer) could give one link a verb of
+// megabytes, the only string of a link without a bound of its own, or
+// 100,000 verbs, copied on with the link (sca.Redirect).
 func clipVerbs(verbs []string) []string {
 	if len(verbs) <= maxVerbs && !slices.ContainsFunc(verbs, func(v string) bool { return len(v) > maxVerbLength }) {
 		return verbs

@@ -12,8 +12,8 @@ import (
 // TestLinkVerbsBounded: a link keeps at most 16 verbs of at most 16
 // bytes each, in a 2xx answer (Link.UnmarshalJSON) and in an error
 // answer (decodeLinks) alike; the link and its href stay. Before, every
-// verb was kept whole: a million of them, or one of megabytes, within
-// the bound on a body.
+// verb was kept whole: one of megabytes within the bound on a body, or
+// as many as the client's bound on members (100,000) allows.
 func TestLinkVerbsBounded(t *testing.T) {
 	t.Parallel()
 	many := `["GET",` + strings.Repeat(`"",`, 100000) + `"DELETE"]`
