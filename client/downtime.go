@@ -427,17 +427,8 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 		out = append(out, d)
 		return nil
 	}
-	for key, err := range c.cfg.store.Keys(ctx, prefix) {
-		if err != nil {
-			return nil, fmt.Errorf("client: reading downtimes: %w", err)
-		}
-		raw, err := c.cfg.store.Get(ctx, key)
-		if errors.Is(err, store.ErrNotStored) {
-			continue // expired or removed since
-		}
-		if err != nil {
-			return nil, fmt.Errorf("client: reading downtimes: %w", err)
-		}
+	var readErr error
+	for key, raw := range storedUnder(ctx, c.cfg.store, prefix, &readErr) {
 		var d Downtime
 		if json.Unmarshal(raw, &d) != nil || d.Start.IsZero() {
 			// A record left out would show the bank available when it
@@ -458,6 +449,9 @@ func (c *Client) Downtimes(ctx context.Context, from, to time.Time) ([]Downtime,
 		// its start ahead of the one that wrote its end), and be the
 		// period's.
 		prev = &d
+	}
+	if readErr != nil {
+		return nil, fmt.Errorf("client: reading downtimes: %w", readErr)
 	}
 	if prev != nil {
 		if err := keep(*prev, time.Time{}); err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 
@@ -56,20 +57,10 @@ var ErrDowntimeRecordSummable = errors.New("client: the downtime record is reada
 // figures. A record the store holds but could not give is an error,
 // never left out. At most [MaxDowntimes] records are kept per bank, but
 // a store written before the bound may hold more: they are all read.
-func (c *Client) DowntimeRecords(ctx context.Context) ([]DowntimeRecord, error) {
+func (c *Client) DowntimeRecords(ctx context.Context) (_ []DowntimeRecord, err error) {
 	prefix := downtimePrefix(c.Scope())
 	var out []DowntimeRecord
-	for key, err := range c.cfg.store.Keys(ctx, prefix) {
-		if err != nil {
-			return nil, fmt.Errorf("client: reading downtime records: %w", err)
-		}
-		raw, err := c.cfg.store.Get(ctx, key)
-		if errors.Is(err, store.ErrNotStored) {
-			continue // expired or removed since
-		}
-		if err != nil {
-			return nil, fmt.Errorf("client: reading downtime records: %w", err)
-		}
+	for key, raw := range storedUnder(ctx, c.cfg.store, prefix, &err) {
 		r := DowntimeRecord{ID: strings.TrimPrefix(key, prefix)}
 		r.Downtime, r.Unreadable = decodeDowntime(raw)
 		// A record never ended that a later one follows ends at its
@@ -78,6 +69,9 @@ func (c *Client) DowntimeRecords(ctx context.Context) ([]DowntimeRecord, error) 
 			out[n-1].Downtime.End, out[n-1].Downtime.EndAssumed = r.Downtime.Start, true
 		}
 		out = append(out, r)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("client: reading downtime records: %w", err)
 	}
 	return out, nil
 }
@@ -223,25 +217,45 @@ func summableError(id string, d Downtime) error {
 // one of them may have reached into ([ForgottenDowntime.Reaches]) gives
 // figures without its outage. A trace the store holds but could not
 // give, or gave unreadable, is an error.
-func (c *Client) ForgottenDowntimes(ctx context.Context) ([]ForgottenDowntime, error) {
+func (c *Client) ForgottenDowntimes(ctx context.Context) (_ []ForgottenDowntime, err error) {
 	prefix := forgottenPrefix(c.Scope())
 	var out []ForgottenDowntime
-	for key, err := range c.cfg.store.Keys(ctx, prefix) {
-		if err != nil {
-			return nil, fmt.Errorf("client: reading forgotten downtime records: %w", err)
-		}
-		raw, err := c.cfg.store.Get(ctx, key)
-		if errors.Is(err, store.ErrNotStored) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("client: reading forgotten downtime records: %w", err)
-		}
+	for key, raw := range storedUnder(ctx, c.cfg.store, prefix, &err) {
 		var f ForgottenDowntime
 		if json.Unmarshal(raw, &f) != nil || f.At.IsZero() {
 			return nil, fmt.Errorf("client: reading forgotten downtime records: the trace %s is unreadable", strings.TrimPrefix(key, prefix))
 		}
 		out = append(out, f)
 	}
+	if err != nil {
+		return nil, fmt.Errorf("client: reading forgotten downtime records: %w", err)
+	}
 	return out, nil
+}
+
+// storedUnder yields each key of st under prefix, in the store's order,
+// with its value; a key removed or expired between the listing and its
+// read is passed over. An error of either ends the sequence and is set
+// in *errp (which stays nil otherwise): a value the store holds but
+// could not give is never left out quietly.
+func storedUnder(ctx context.Context, st store.Store, prefix string, errp *error) iter.Seq2[string, []byte] {
+	return func(yield func(string, []byte) bool) {
+		for key, err := range st.Keys(ctx, prefix) {
+			if err != nil {
+				*errp = err
+				return
+			}
+			raw, err := st.Get(ctx, key)
+			if errors.Is(err, store.ErrNotStored) {
+				continue // expired or removed since
+			}
+			if err != nil {
+				*errp = err
+				return
+			}
+			if !yield(key, raw) {
+				return
+			}
+		}
+	}
 }

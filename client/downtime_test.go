@@ -59,6 +59,12 @@ func TestDowntimesUnreadIsAnError(t *testing.T) {
 	failing := newTestClient(t, "https://bank.example", WithStore(failingGets{Store: mem, prefix: downtimePrefix(c.Scope())}))
 	_, err = failing.Downtimes(t.Context(), start.Add(-time.Hour), start.Add(2*time.Hour))
 	require.ErrorIs(t, err, errStoreDown, "a store that fails is no record")
+	_, err = failing.DowntimeRecords(t.Context())
+	require.ErrorIs(t, err, errStoreDown, "a listing the store failed is no empty listing")
+	require.NoError(t, mem.Put(t.Context(), forgottenPrefix(c.Scope())+"x", []byte(`{}`), time.Hour))
+	_, err = newTestClient(t, "https://bank.example", WithStore(failingGets{Store: mem, prefix: forgottenPrefix(c.Scope())})).ForgottenDowntimes(t.Context())
+	require.ErrorIs(t, err, errStoreDown)
+	require.NoError(t, mem.Delete(t.Context(), forgottenPrefix(c.Scope())+"x"))
 
 	require.NoError(t, mem.Put(t.Context(), downtimePrefix(c.Scope())+fmt.Sprintf("%020d", start.Add(3*time.Hour).UnixNano()), []byte("{garbled"), time.Hour))
 	_, err = c.Downtimes(t.Context(), start.Add(-time.Hour), start.Add(5*time.Hour))
