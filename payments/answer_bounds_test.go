@@ -136,6 +136,27 @@ func TestAnswerStringsBounded(t *testing.T) {
 		assert.ErrorIs(t, err, client.ErrValueTooLong, name)
 	}
 
+	// A paymentId no path could carry is refused as the bank's id, in a
+	// status read and a details read alike, quoting nothing of it.
+	for name, id := range map[string]string{
+		"line break":    `p1\nFORGED`,
+		"escape":        `p1\u001b[2J`,
+		"C1 control":    `p1\u009b2J`,
+		"not UTF-8":     `p1\ufffd`,
+		"dot segment":   `..`,
+		"spaces around": ` p1`,
+	} {
+		httpmock.Reset()
+		statusAnswer(http.MethodGet, statusPath, http.StatusOK, `{"paymentId":"`+id+`","transactionStatus":"ACTC"}`)
+		_, err := svc.Status(ctx, sepaRef, psuPresent()...)
+		require.ErrorIs(t, err, client.ErrMalformedValue, name)
+		assert.NotContains(t, err.Error(), "FORGED", name)
+		httpmock.Reset()
+		statusAnswer(http.MethodGet, "/v1/payments/sepa-credit-transfers/p1", http.StatusOK, `{"paymentId":"`+id+`","transactionStatus":"ACTC"}`)
+		_, err = svc.Get(ctx, sepaRef, psuPresent()...)
+		require.ErrorIs(t, err, client.ErrMalformedValue, name)
+	}
+
 	// A create whose paymentId is over-long: the outcome is unknown (the
 	// journal keeps it in doubt), nothing is taken as the id.
 	httpmock.Reset()

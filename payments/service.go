@@ -528,16 +528,33 @@ func (ref Ref) statusOperation() client.Operation {
 }
 
 // readStatus checks what a status read returned: an error becomes the
-// read's error (notYetReadable), an over-long paymentId a
-// *client.ValueTooLongError.
+// read's error (notYetReadable), a paymentId no path could carry an
+// error (answeredID).
 func readStatus(op client.Operation, out *StatusResponse, err error) (*StatusResponse, error) {
 	if err != nil {
 		return nil, notYetReadable(readPath(op), err)
 	}
-	if err := client.CheckLength("paymentId", out.PaymentID, client.MaxIDLength); err != nil {
-		return nil, fmt.Errorf("%s: %w", op.Name, err)
+	if err := answeredID(op, out.PaymentID); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// answeredID checks the paymentId a read's answer names, when it names
+// one, with client.CheckID: an over-long one is a
+// *client.ValueTooLongError, one that no path could carry (a control
+// character, a terminal escape, bytes that are not UTF-8, spaces around
+// it, a dot segment) a *client.MalformedValueError quoting nothing of it.
+// Kept, it would be handed to the caller as the bank's id, printed and
+// stored.
+func answeredID(op client.Operation, id string) error {
+	if id == "" {
+		return nil
+	}
+	if err := client.CheckID("paymentId", id); err != nil {
+		return fmt.Errorf("%s: %w", op.Name, err)
+	}
+	return nil
 }
 
 // complete refuses a status answer without a transactionStatus with an
@@ -564,8 +581,8 @@ func (s *Service) StatusAt(ctx context.Context, href string, opts ...client.Requ
 	if err != nil {
 		return nil, notYetReadable(href, err)
 	}
-	if err := client.CheckLength("paymentId", out.PaymentID, client.MaxIDLength); err != nil {
-		return nil, fmt.Errorf("%s: %w", op.Name, err)
+	if err := answeredID(op, out.PaymentID); err != nil {
+		return nil, err
 	}
 	return complete(out, nil)
 }
@@ -601,8 +618,8 @@ func (s *Service) details(ctx context.Context, op client.Operation, path string,
 		m := out.Meta()
 		return nil, &IncompleteAnswerError{Operation: m.Operation, RequestID: m.RequestID, StatusCode: m.StatusCode, Missing: "paymentId"}
 	}
-	if err := client.CheckLength("paymentId", out.PaymentID, client.MaxIDLength); err != nil {
-		return nil, fmt.Errorf("%s: %w", op.Name, err)
+	if err := answeredID(op, out.PaymentID); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
