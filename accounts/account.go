@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
+	"strconv"
 
 	"github.com/shopspring/decimal"
 	"github.com/tppkit/psd2/client"
@@ -190,7 +192,11 @@ type ListOptions struct {
 
 // List returns the accounts the PSU consented to (GET /v1/accounts). The
 // platform lists accounts only within the hour after SCA; the first call without a session answers 401 with a
-// scaRedirect ([client.ErrSCARequired]).
+// scaRedirect ([client.ErrSCARequired]). An answer holding a resourceId
+// that no later call's path could carry is refused with a
+// [*client.MalformedValueError] (over-long: a [*client.ValueTooLongError])
+// naming its place in the list and quoting nothing of it; Get,
+// CardAccounts and CardAccount refuse one so too.
 func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.RequestOption) ([]Account, error) {
 	var q url.Values
 	if opts != nil && opts.WithBalance {
@@ -202,6 +208,11 @@ func (s *Service) List(ctx context.Context, opts *ListOptions, ro ...client.Requ
 	if err != nil {
 		return nil, err
 	}
+	for i := range out.Accounts {
+		if err := checkResourceID("accounts.List", "accounts", i, out.Accounts[i].ResourceID); err != nil {
+			return nil, err
+		}
+	}
 	return out.Accounts, nil
 }
 
@@ -212,8 +223,45 @@ func (s *Service) Get(ctx context.Context, accountID string, ro ...client.Reques
 	if err != nil {
 		return nil, err
 	}
+	if err := checkResourceID("accounts.Get", "", -1, out.v.ResourceID); err != nil {
+		return nil, err
+	}
 	out.v.Answer = out.Answer
 	return &out.v, nil
+}
+
+// checkResourceID checks the resourceId of an account or card account of
+// the bank's answer with client.CheckID, when the answer names one: the
+// id of the i-th element of the list named list, or of the one resource
+// the answer is when i is negative. It is the id every later call puts
+// in its path (balances, transactions, the next links), the one
+// txsync.Link keeps a key under and refresh.Remember stores in the
+// session. An over-long one is a *client.ValueTooLongError, one that no
+// path could carry (a control character, a terminal escape, bytes that
+// are not UTF-8, spaces around it, a dot segment) a
+// *client.MalformedValueError; neither quotes the id. Such an id was
+// handed to the caller as the bank's: printed or stored by the TPP, and
+// refused only by the call that put it in a path, or, in a listing, by
+// sca.Session.WithAccounts after the listing was paid for. The whole
+// answer is refused, as a basket answer with such a payment id is: the
+// SDK cannot tell which account the bank meant, nor whether the other
+// ids of that answer are the bank's.
+//
+// An answer without a resourceId is left as it was (the interface
+// requires one; refresh.Remember passes over such an account and
+// txsync.Link refuses it).
+func checkResourceID(op, list string, i int, id string) error {
+	if id == "" {
+		return nil
+	}
+	field := "resourceId"
+	if i >= 0 {
+		field = list + "[" + strconv.Itoa(i) + "].resourceId"
+	}
+	if err := client.CheckID(field, id); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
 }
 
 // wrapped decodes a single resource either wrapped in an object under key

@@ -257,6 +257,11 @@ func (s *Service) CardAccounts(ctx context.Context, ro ...client.RequestOption) 
 	if out.CardAccounts == nil {
 		out.CardAccounts = []CardAccount{}
 	}
+	for i := range out.CardAccounts {
+		if err := checkResourceID("accounts.CardAccounts", "cardAccounts", i, out.CardAccounts[i].ResourceID); err != nil {
+			return nil, err
+		}
+	}
 	return out.CardAccounts, nil
 }
 
@@ -267,6 +272,9 @@ func (s *Service) CardAccount(ctx context.Context, cardAccountID string, ro ...c
 	out, _, err := servicecall.Do[wrapped[CardAccount, cardAccountKey]](ctx, s.client(), read(client.Operation{Name: op,
 		Path: "/v1/card-accounts/{cardAccountId}", Params: map[string]string{"cardAccountId": cardAccountID}}), cardOptions(ro))
 	if err != nil {
+		return nil, err
+	}
+	if err := checkResourceID(op, "", -1, out.v.ResourceID); err != nil {
 		return nil, err
 	}
 	out.v.Answer = out.Answer
