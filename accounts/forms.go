@@ -20,7 +20,12 @@ import (
 // rate or a percentage is shown only when it reads as one (a word, an
 // ISO 4217 code, a date-time, a decimal number), else as OTHER, and an
 // unreadable amount's text as redacted: each is the bank's text, which
-// may hold a name or an account number.
+// may hold a name or an account number. So is a code (a BIC, a purpose
+// or bank transaction code, a merchant category code, a country, a
+// standing order's rule) and a product's name: shown as redact.Code and
+// redact.Label show them, else as OTHER, so that an account or identity
+// number, a card number or a forged log line put in one by a bank or a
+// gateway does not reach the TPP's logs.
 //
 // Each type declares its form once, in its form method, whose doc comment
 // is its String's; String, GoString, Format and LogValue are generated
@@ -56,8 +61,8 @@ func (e Extra) form() *redact.Form { return redact.New("accounts.Extra").List("n
 func (a Account) form() *redact.Form {
 	f := redact.New("accounts.Account").Secret("resourceId", a.ResourceID).Secret("bban", a.BBAN).
 		Secret("iban", a.IBAN).Secret("msisdn", a.MSISDN).Str("currency", redact.Currency(a.Currency)).
-		Secret("name", a.Name).Secret("displayName", a.DisplayName).Str("product", a.Product).
-		Str("cashAccountType", redact.Word(string(a.CashAccountType))).Str("status", redact.Word(a.Status)).Str("bic", a.BIC).
+		Secret("name", a.Name).Secret("displayName", a.DisplayName).Str("product", redact.Label(a.Product)).
+		Str("cashAccountType", redact.Word(string(a.CashAccountType))).Str("status", redact.Word(a.Status)).Str("bic", redact.Code(a.BIC)).
 		Secret("linkedAccounts", a.LinkedAccounts).Str("usage", redact.Word(a.Usage)).Secret("details", a.Details)
 	redact.FormsOf(f, "balances", a.Balances, Balance.form)
 	redact.Keys(f, "links", a.Links)
@@ -100,7 +105,7 @@ func (a CardAccount) form() *redact.Form {
 	f := redact.New("accounts.CardAccount").Secret("resourceId", a.ResourceID).
 		Secret("maskedPan", a.MaskedPAN).Str("currency", redact.Currency(a.Currency)).Secret("ownerName", a.OwnerName).
 		Secret("displayName", a.DisplayName).Bool("debitAccounting", a.DebitAccounting).
-		Secret("details", a.Details).Secret("name", a.Name).Str("product", a.Product).
+		Secret("details", a.Details).Secret("name", a.Name).Str("product", redact.Label(a.Product)).
 		Str("status", redact.Word(a.Status)).Str("usage", redact.Word(a.Usage))
 	if a.CreditLimit != nil {
 		f.Amount("creditLimit", *a.CreditLimit)
@@ -129,9 +134,9 @@ func (t CardTransaction) form() *redact.Form {
 	}
 	return f.Str("markupFeePercentage", redact.Decimal(t.MarkupFeePercentage)).Secret("cardAcceptorId", t.CardAcceptorID).
 		Nested("cardAcceptorAddress", redact.Ptr(t.CardAcceptorAddress, Address.form)).
-		Secret("cardAcceptorPhone", t.CardAcceptorPhone).Str("merchantCategoryCode", t.MerchantCategoryCode).
+		Secret("cardAcceptorPhone", t.CardAcceptorPhone).Str("merchantCategoryCode", redact.Code(t.MerchantCategoryCode)).
 		Secret("maskedPan", t.MaskedPAN).Secret("transactionDetails", t.TransactionDetails).
-		Bool("invoiced", t.Invoiced).Str("proprietaryBankTransactionCode", t.ProprietaryBankTransactionCode).
+		Bool("invoiced", t.Invoiced).Str("proprietaryBankTransactionCode", redact.Code(t.ProprietaryBankTransactionCode)).
 		List("extra", t.Extra.names())
 }
 
@@ -139,7 +144,7 @@ func (t CardTransaction) form() *redact.Form {
 func (a Address) form() *redact.Form {
 	return redact.New("accounts.Address").Secret("streetName", a.StreetName).
 		Secret("buildingNumber", a.BuildingNumber).Secret("townName", a.TownName).
-		Secret("postCode", a.PostCode).Str("country", a.Country).List("extra", a.Extra.names())
+		Secret("postCode", a.PostCode).Str("country", redact.Code(a.Country)).List("extra", a.Extra.names())
 }
 
 // party shows one side of an entry: the name, account, agent (a BIC,
@@ -149,7 +154,7 @@ func party(f *redact.Form, side, name string, account *AccountReference, agent, 
 	if side == "debtor" {
 		ultimateKey = "ultimateDebtor"
 	}
-	f.Secret(side+"Name", name).Nested(side+"Account", redact.Ptr(account, AccountReference.form)).Str(side+"Agent", agent).
+	f.Secret(side+"Name", name).Nested(side+"Account", redact.Ptr(account, AccountReference.form)).Str(side+"Agent", redact.Code(agent)).
 		Secret(ultimateKey, ultimate)
 }
 
@@ -179,8 +184,8 @@ func (t Transaction) form() *redact.Form {
 	redact.FormsOf(f, "entryDetails", t.EntryDetails, EntryDetail.form)
 	f.Secret("additionalInformation", t.AdditionalInformation).
 		Nested("additionalInformationStructured", redact.Ptr(t.AdditionalInformationStructured, AdditionalInformationStructured.form)).
-		Str("purposeCode", t.PurposeCode).Str("bankTransactionCode", t.BankTransactionCode).
-		Str("proprietaryBankTransactionCode", t.ProprietaryBankTransactionCode).
+		Str("purposeCode", redact.Code(t.PurposeCode)).Str("bankTransactionCode", redact.Code(t.BankTransactionCode)).
+		Str("proprietaryBankTransactionCode", redact.Code(t.ProprietaryBankTransactionCode)).
 		Nested("balanceAfterTransaction", redact.Ptr(t.BalanceAfterTransaction, Balance.form))
 	redact.FormsOf(f, "additionalInformationProprietary", t.AdditionalInformationProprietary, ProprietaryInformation.form)
 	redact.Keys(f, "links", t.Links)
@@ -206,7 +211,7 @@ func (d EntryDetail) form() *redact.Form {
 	party(f, "debtor", d.DebtorName, d.DebtorAccount, d.DebtorAgent, d.UltimateDebtor)
 	remittance(f, d.RemittanceInformationUnstructured, d.RemittanceInformationUnstructuredArray,
 		d.RemittanceInformationStructured, d.RemittanceInformationStructuredArray)
-	return f.Str("purposeCode", d.PurposeCode).List("extra", d.Extra.names())
+	return f.Str("purposeCode", redact.Code(d.PurposeCode)).List("extra", d.Extra.names())
 }
 
 // String describes a's standing order.
@@ -218,16 +223,16 @@ func (a AdditionalInformationStructured) form() *redact.Form {
 // String describes s: dates, frequency, rule and limit.
 func (s StandingOrderDetails) form() *redact.Form {
 	f := redact.New("accounts.StandingOrderDetails").Value("startDate", s.StartDate).
-		Str("frequency", s.Frequency).Value("endDate", s.EndDate).Str("executionRule", s.ExecutionRule).
+		Str("frequency", redact.Code(s.Frequency)).Value("endDate", s.EndDate).Str("executionRule", redact.Code(s.ExecutionRule)).
 		Bool("withinAMonthFlag", s.WithinAMonthFlag).List("monthsOfExecution", s.MonthsOfExecution).
-		Int("multiplicator", s.Multiplicator).Str("dayOfExecution", s.DayOfExecution)
+		Int("multiplicator", s.Multiplicator).Str("dayOfExecution", redact.Code(s.DayOfExecution))
 	return f.Amount("limitAmount", s.LimitAmount).List("extra", s.Extra.names())
 }
 
 // String describes p by its suffix; the value (a reference of the bank's,
 // free text) redacted.
 func (p ProprietaryInformation) form() *redact.Form {
-	return redact.New("accounts.ProprietaryInformation").Str("suffix", p.Suffix).Secret("value", p.Value)
+	return redact.New("accounts.ProprietaryInformation").Str("suffix", redact.Code(p.Suffix)).Secret("value", p.Value)
 }
 
 // String describes p: its entry counts, link names and balances, the

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tppkit/psd2/money"
@@ -283,6 +284,69 @@ func DateTime(s string) string {
 		}
 	}
 	return OtherWord
+}
+
+// Code returns a code of a bank's document that a form shows in clear (a
+// BIC, a purpose code, a bank transaction code, a merchant category
+// code, a country, a standing order's frequency) as the bank sent it
+// when it reads as a code, and [OtherWord] otherwise. A code reads as
+// one when it has 1 to 35 bytes (ISO 20022's Max35Text) of letters,
+// ASCII digits, '_', '-', '.' and '/', with at most [maxCodeDigits]
+// digits. The member is the bank's text: a gateway may put anything in
+// it, and what identifies someone is mostly a long run of digits (an
+// account number, an IBAN, a national identity number, a card number, a
+// telephone number) or a name with spaces; a line break that forges a log
+// line and a terminal escape are no character of a code either. A name
+// written as one word reads as a code: the rule cannot tell it from one.
+// "" stays "".
+func Code(s string) string { return shape(s, maxCode, false) }
+
+// Label returns a bank's name of a thing, not of a person, that a form
+// shows in clear (an account's product, "Kredittkort Gull") as [Code]
+// shows a code, spaces allowed between its words, of at most 70 bytes
+// (ISO 20022's Max70Text), and [OtherWord] otherwise. A holder's name
+// reads as a label: the rule keeps account and identity numbers, line
+// breaks and megabytes out of the log, not names.
+func Label(s string) string { return shape(s, maxLabel, true) }
+
+// Bounds of [Code] and [Label]: at most 6 digits keeps a postcode, a
+// day of the month and the platform's proprietary codes (R_203), and
+// leaves out the 8 digits of a Norwegian telephone number, the 11 of an
+// account number or a national identity number and the more of an IBAN
+// or a card number.
+const (
+	maxCode       = 35
+	maxLabel      = 70
+	maxCodeDigits = 6
+)
+
+// shape returns s when it reads as a code (a label when spaces are
+// allowed: single spaces between words), else [OtherWord].
+func shape(s string, max int, spaces bool) string {
+	if s == "" {
+		return ""
+	}
+	if len(s) > max || !utf8.ValidString(s) {
+		return OtherWord
+	}
+	digits := 0
+	for i, r := range s {
+		switch {
+		case '0' <= r && r <= '9':
+			if digits++; digits > maxCodeDigits {
+				return OtherWord
+			}
+		case r == '_', r == '-', r == '.', r == '/':
+		case r == ' ':
+			if !spaces || i == 0 || i == len(s)-1 || s[i-1] == ' ' {
+				return OtherWord
+			}
+		case unicode.IsLetter(r):
+		default:
+			return OtherWord
+		}
+	}
+	return s
 }
 
 // maxDateTime bounds the length of a [DateTime]: an RFC 3339 date-time

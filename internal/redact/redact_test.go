@@ -99,3 +99,23 @@ func TestURI(t *testing.T) {
 		assert.Equal(t, tt.want, redact.URI(tt.in, tt.path), tt.in)
 	}
 }
+
+// TestCodeAndLabel: a code or a product's name shows as sent when it
+// reads as one, else as OTHER: more than 6 digits (an account number, a
+// national identity number, an IBAN, a card number), a control
+// character, a name with spaces in a code, a megabyte.
+func TestCodeAndLabel(t *testing.T) {
+	for _, s := range []string{"", "R_203", "PMNT-RCDT-ESCT", "TSTBNO22", "DNBANOKKXXX", "5411", "NO", "31", "following", "Høyrente"} {
+		assert.Equal(t, s, redact.Code(s), s)
+	}
+	for _, s := range []string{"NO9386011117947", "01017012345", "12345678", "Kari Nordmann", "R_1\nFORGED", "a\u009b2J",
+		"x\x1b[2J", string(make([]byte, 36)), "a b", "\xff"} {
+		assert.Equal(t, redact.OtherWord, redact.Code(s), "%q", s)
+	}
+	for _, s := range []string{"", "Kredittkort Gull", "BRUKSKONTO", "Sparekonto Ung 18-34"} {
+		assert.Equal(t, s, redact.Label(s), s)
+	}
+	for _, s := range []string{"Konto 12345678903", " lead", "trail ", "two  spaces", "a\tb", "x\ny"} {
+		assert.Equal(t, redact.OtherWord, redact.Label(s), "%q", s)
+	}
+}
