@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -110,7 +109,8 @@ func checkAccount(a AccountKey) error {
 // under the same resource id is that account, linked once (Linked lists
 // it once); one resource id listed for two different accounts (another
 // IBAN, an account and a card account) is refused with
-// [ErrInvalidOption], nothing linked.
+// [ErrInvalidOption], nothing linked, and so is a list of more than
+// [MaxLinkAccounts] accounts or card accounts.
 func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Account, cards []accounts.CardAccount) (*Linked, error) {
 	if owner == "" {
 		return nil, fmt.Errorf("%w: empty owner", ErrInvalidOption)
@@ -153,6 +153,9 @@ func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Accoun
 		if ok {
 			cards1 = append(cards1, cards[i])
 		}
+	}
+	if len(accts1) > MaxLinkAccounts || len(cards1) > MaxLinkAccounts {
+		return nil, fmt.Errorf("%w: more than %d accounts or card accounts", ErrInvalidOption, MaxLinkAccounts)
 	}
 	accts, cards = accts1, cards1
 	out := &Linked{}
@@ -227,8 +230,10 @@ func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Accoun
 		}
 	}
 	now := make([]AccountKey, len(out.Accounts))
+	linked := make(map[AccountKey]struct{}, len(out.Accounts))
 	for i, a := range out.Accounts {
 		now[i] = a.Key
+		linked[a.Key] = struct{}{}
 	}
 	err := s.st.Update(ctx, "txsync/owner/"+digest(owner), func(old []byte, found bool) ([]byte, time.Duration, error) {
 		var before []AccountKey
@@ -237,7 +242,7 @@ func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Accoun
 		}
 		out.Gone = nil
 		for _, k := range before {
-			if !slices.Contains(now, k) {
+			if _, ok := linked[k]; !ok {
 				out.Gone = append(out.Gone, k)
 			}
 		}
@@ -249,6 +254,18 @@ func (s *Syncer) Link(ctx context.Context, owner string, accts []accounts.Accoun
 	}
 	return out, nil
 }
+
+// MaxLinkAccounts bounds the accounts, and separately the card
+// accounts, one [Syncer.Link] takes, once repeats of a resource id are
+// dropped: the bound a session keeps of a consent's accounts
+// (sca.MaxAccounts), far above any PSU's count. A bank's listing may hold
+// some 20,000 accounts within the client's limits on an answer, and Link
+// writes two records for each (an id record and the resource's), one
+// store call each: 40,000 writes, half a second on a memory store and
+// far longer on a database, for a list no session can remember. A
+// longer list is refused with [ErrInvalidOption] before anything is
+// written.
+const MaxLinkAccounts = 1000
 
 // maxConsent is the longest a consent may last (sca.MaxConsentValidity):
 // the reads that need a Link's records come within it.
