@@ -224,7 +224,7 @@ func (a AdditionalInformationStructured) form() *redact.Form {
 func (s StandingOrderDetails) form() *redact.Form {
 	f := redact.New("accounts.StandingOrderDetails").Value("startDate", s.StartDate).
 		Str("frequency", redact.Code(s.Frequency)).Value("endDate", s.EndDate).Str("executionRule", redact.Code(s.ExecutionRule)).
-		Bool("withinAMonthFlag", s.WithinAMonthFlag).List("monthsOfExecution", s.MonthsOfExecution).
+		Bool("withinAMonthFlag", s.WithinAMonthFlag).List("monthsOfExecution", redact.Codes(s.MonthsOfExecution)).
 		Int("multiplicator", s.Multiplicator).Str("dayOfExecution", redact.Code(s.DayOfExecution))
 	return f.Amount("limitAmount", s.LimitAmount).List("extra", s.Extra.names())
 }

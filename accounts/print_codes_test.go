@@ -17,7 +17,7 @@ import (
 // TestPrintedFormsShowCodesOnlyAsCodes: the codes a printed or slog form
 // shows in clear (a product, a BIC and an agent's BIC, a purpose code,
 // the bank transaction codes, a merchant category code, a country, a
-// standing order's frequency, execution rule and day, the suffix of a
+// standing order's frequency, execution rule, day and months, the suffix of a
 // proprietary information) are the bank's text, as an enumeration is. A
 // bank or a gateway that puts an account number, an IBAN, a national
 // identity number or a card number in one, or a line break that forges a
@@ -36,7 +36,7 @@ func TestPrintedFormsShowCodesOnlyAsCodes(t *testing.T) {
 			`","purposeCode":"`+v+`","bankTransactionCode":"`+v+`","proprietaryBankTransactionCode":"`+v+
 			`","additionalInformationProprietary":[{"suffix":"`+v+`","value":"x"}],"entryDetails":[{"purposeCode":"`+v+`"}],`+
 			`"additionalInformationStructured":{"standingOrderDetails":{"frequency":"`+v+`","executionRule":"`+v+
-			`","dayOfExecution":"`+v+`"}}}`), &tr))
+			`","dayOfExecution":"`+v+`","monthsOfExecution":["1","`+v+`"]}}}`), &tr))
 		var ct accounts.CardTransaction
 		require.NoError(t, json.Unmarshal([]byte(`{"cardTransactionId":"c1","merchantCategoryCode":"`+v+
 			`","proprietaryBankTransactionCode":"`+v+`","cardAcceptorAddress":{"country":"`+v+`"}}`), &ct))
@@ -67,13 +67,13 @@ func TestPrintedFormsShowCodesOnlyAsCodes(t *testing.T) {
 	var tr accounts.Transaction
 	require.NoError(t, json.Unmarshal([]byte(`{"transactionId":"t1","creditorAgent":"DNBANOKKXXX","purposeCode":"SALA",`+
 		`"bankTransactionCode":"PMNT-RCDT-ESCT","proprietaryBankTransactionCode":"R_203",`+
-		`"additionalInformationStructured":{"standingOrderDetails":{"frequency":"Monthly","executionRule":"following","dayOfExecution":"31"}}}`), &tr))
+		`"additionalInformationStructured":{"standingOrderDetails":{"frequency":"Monthly","executionRule":"following","dayOfExecution":"31","monthsOfExecution":["1","7"]}}}`), &tr))
 	var ct accounts.CardTransaction
 	require.NoError(t, json.Unmarshal([]byte(`{"cardTransactionId":"c1","merchantCategoryCode":"5411","cardAcceptorAddress":{"country":"NO"}}`), &ct))
 	out := fmt.Sprint(a) + fmt.Sprint(tr) + fmt.Sprint(ct)
 	for _, s := range []string{`product="Kredittkort Gull"`, "bic=TSTBNO22", "creditorAgent=DNBANOKKXXX", "purposeCode=SALA",
 		"bankTransactionCode=PMNT-RCDT-ESCT", "proprietaryBankTransactionCode=R_203", "frequency=Monthly",
-		"executionRule=following", "dayOfExecution=31", "merchantCategoryCode=5411", "country=NO"} {
+		"executionRule=following", "dayOfExecution=31", "monthsOfExecution=[1 7]", "merchantCategoryCode=5411", "country=NO"} {
 		assert.Contains(t, out, s)
 	}
 }

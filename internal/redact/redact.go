@@ -395,6 +395,19 @@ func Words(vs []string) []string {
 	return out
 }
 
+// Codes returns vs, each as [Code] shows it (a standing order's months
+// of execution); nil for none.
+func Codes(vs []string) []string {
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = Code(v)
+	}
+	return out
+}
+
 // Answer adds to f what the bank's answers share: the names of their
 // links (never the hrefs: a scaRedirect carries the bank's SCA state),
 // the codes of their tppMessages (code reads one) and the psuMessage,
