@@ -23,7 +23,11 @@ import (
 // against the without-PSU budget either way. A bank that offers no card
 // accounts (accounts.ErrCardAccountsNotSupported) gives a session without
 // card account ids. Deleted accounts are left out. An error of the bank
-// is returned as is: client.ErrSCARequired when the hour has passed.
+// is returned as is: client.ErrSCARequired when the hour has passed. A
+// listing holding a resourceId no later call could name is refused by
+// the accounts service (client.ErrMalformedValue, client.ErrValueTooLong)
+// and nothing is remembered; one of more than sca.MaxAccounts accounts is
+// refused by sca.Session.WithAccounts.
 func Remember(ctx context.Context, svc *accounts.Service, s *sca.Session, present *client.PSU) (*sca.Session, error) {
 	if svc == nil {
 		return nil, errors.New("refresh: Remember needs an accounts.Service")
