@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/tppkit/psd2/client"
@@ -117,10 +118,21 @@ func join(prefix, field string) string {
 }
 
 // text checks an optional text field: at most max characters, valid
-// UTF-8, and no character the bank's downstream systems cannot process
-// (docs/interface.md sections 1.6 and 7): an emoji or other
-// Extended_Pictographic character above ISO 8859-1, or anything outside
-// the Basic Multilingual Plane ([emoji.Refused]).
+// UTF-8, no control character, and no character the bank's downstream
+// systems cannot process (docs/interface.md sections 1.6 and 7): an
+// emoji or other Extended_Pictographic character above ISO 8859-1, or
+// anything outside the Basic Multilingual Plane ([emoji.Refused]).
+//
+// A control character (C0 such as a line break, a tab, NUL or the ESC
+// of a terminal sequence, DEL, or C1 such as CSI) has no place in a
+// name, an address, an account number or a payment's text: none of the
+// interface's fields is a text of lines, and a bank that takes it shows
+// it to the PSU on its SCA page, prints it on a statement or hands it to
+// a clearing system that cuts the text there. It was sent as written
+// (only emoji were refused), so a creditor name read from a form or a
+// file with a stray line break became the name of a payment. The reason
+// names the character's code point, never the text around it, which may
+// be a person's name or account.
 func (p *problems) text(prefix, name, s string, max int) {
 	if s == "" {
 		return
@@ -128,6 +140,11 @@ func (p *problems) text(prefix, name, s string, max int) {
 	field := func() string { return join(prefix, name) }
 	if !utf8.ValidString(s) {
 		p.add(field(), "not valid UTF-8")
+		return
+	}
+	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		p.add(field(), fmt.Sprintf("holds %U, a control character", r))
 		return
 	}
 	if i := emoji.Index(s); i >= 0 {

@@ -1,0 +1,69 @@
+package payments_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/tppkit/psd2/payments"
+)
+
+// TestValidateRefusesControlCharacters: a control character (a line
+// break, a tab, NUL, the ESC of a terminal sequence, DEL, the C1 CSI) in
+// any text of a payment is refused before sending, naming the field and
+// the character's code point and quoting nothing of the text. They were
+// sent as written: only emoji were refused, so a creditor name with a
+// stray line break became the name of a payment.
+func TestValidateRefusesControlCharacters(t *testing.T) {
+	t.Parallel()
+	const secret = "Ola Nordmann"
+	for _, tc := range []struct {
+		name  string
+		edit  func(p *payments.NorwegianDomestic)
+		field string
+	}{
+		{"creditorName with a line break", func(p *payments.NorwegianDomestic) { p.CreditorName = secret + "\nforged" }, "creditorName"},
+		{"creditorName with NUL", func(p *payments.NorwegianDomestic) { p.CreditorName = secret + "\x00" }, "creditorName"},
+		{"ultimateDebtor with a tab", func(p *payments.NorwegianDomestic) { p.UltimateDebtor = secret + "\t" }, "ultimateDebtor"},
+		{"remittance with ESC", func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = secret + "\x1b[31m" }, "remittanceInformationUnstructured"},
+		{"street with C1 CSI", func(p *payments.NorwegianDomestic) { p.CreditorAddress.Street = secret + "\u009b" }, "creditorAddress.street"},
+		{"city with DEL", func(p *payments.NorwegianDomestic) { p.CreditorAddress.City = secret + "\x7f" }, "creditorAddress.city"},
+		{"creditor bban with a line break", func(p *payments.NorwegianDomestic) { p.CreditorAccount.BBAN = "1234\n5678" }, "creditorAccount.bban"},
+		{"card identification with a line break", func(p *payments.NorwegianDomestic) {
+			p.DebtorAccount = payments.AccountReference{Currency: "NOK",
+				Other: &payments.OtherAccount{Identification: "12\n34", SchemeNameProprietary: payments.SchemeCreditCardAccount}}
+		}, "debtorAccount.other.identification"},
+		{"structured reference with a CR", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "INV\r42"}}
+		}, "remittanceInformationStructuredArray[0].reference"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := validNDCT()
+			tc.edit(p)
+			err := p.Validate(testNow)
+			assert.Equal(t, []string{tc.field}, fields(t, err))
+			if err != nil {
+				assert.NotContains(t, err.Error(), secret, "the text is not quoted")
+				assert.Contains(t, err.Error(), "control character")
+			}
+		})
+	}
+
+	t.Run("SEPA", func(t *testing.T) {
+		t.Parallel()
+		p := validSEPA()
+		p.EndToEndIdentification = "E2E\n1"
+		p.CreditorName = secret + "\x1b]"
+		assert.Equal(t, []string{"endToEndIdentification", "creditorName"}, fields(t, p.Validate(testNow)))
+	})
+
+	t.Run("valid: printable Latin-1 and Norwegian letters", func(t *testing.T) {
+		t.Parallel()
+		p := validNDCT()
+		p.CreditorName = "Åse Ødegård-Æsøy « » ½"
+		p.RemittanceInformationUnstructured = "Faktura nr. 42 – påske"
+		assert.NoError(t, p.Validate(testNow))
+	})
+}
