@@ -212,10 +212,28 @@ func findRefused(v any, path string) (string, rune, bool) {
 	return "", 0, false
 }
 
-// required checks a required text field.
+// required checks a required text field: a text of spaces only is as
+// absent as the empty one (see nonEmpty).
 func (p *problems) required(prefix, name, s string, max int) {
 	if s == "" {
 		p.add(join(prefix, name), "required")
+		return
+	}
+	p.nonEmpty(prefix, name, s, max)
+}
+
+// nonEmpty checks an optional text field that docs/interface.md sections
+// 2.4 and 8 hold to at least one character when it is sent
+// (remittanceInformationUnstructured, a structured reference's members),
+// and each required one: a text of nothing but spaces (a space, a
+// no-break space, an em space: unicode.IsSpace) is refused as blank. It
+// was sent: a creditorName of three spaces, a reference of one, which
+// the bank either refuses after the PSU's authorisation was asked for or
+// takes as a payment to nobody named, with no reference a creditor can
+// match.
+func (p *problems) nonEmpty(prefix, name, s string, max int) {
+	if s != "" && strings.TrimSpace(s) == "" {
+		p.add(join(prefix, name), "blank: holds only spaces")
 		return
 	}
 	p.text(prefix, name, s, max)
@@ -311,8 +329,8 @@ func (p *problems) address(field string, a *Address, required bool) {
 func (p *problems) reference(field string, r StructuredReference) {
 	kid := strings.EqualFold(r.ReferenceType, ReferenceTypeKID)
 	p.required(field, "reference", r.Reference, MaxReferenceLength)
-	p.text(field, "referenceType", r.ReferenceType, MaxReferenceLength)
-	p.text(field, "referenceIssuer", r.ReferenceIssuer, MaxReferenceLength)
+	p.nonEmpty(field, "referenceType", r.ReferenceType, MaxReferenceLength)
+	p.nonEmpty(field, "referenceIssuer", r.ReferenceIssuer, MaxReferenceLength)
 	if kid && r.Reference != "" {
 		if err := checkdigit.KID(r.Reference); err != nil {
 			p.add(field+".reference", "not a valid KID: "+err.Error())
@@ -438,7 +456,7 @@ func (p *NorwegianDomestic) validate(now time.Time, crossBorder bool) error {
 	v.currency("debtorAccount", "currency", da.Currency)
 
 	v.text("", "ultimateDebtor", p.UltimateDebtor, MaxNameLength)
-	v.text("", "remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
+	v.nonEmpty("", "remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
 	// Only the structured array and the unstructured text exclude each
 	// other (docs/interface.md section 2.4); the single structured
 	// reference goes with either.
@@ -491,7 +509,7 @@ func (p *SEPA) Validate(now time.Time) error {
 		v.currency(a.field, "currency", a.ref.Currency)
 	}
 	v.address("creditorAddress", p.CreditorAddress, false)
-	v.text("", "remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
+	v.nonEmpty("", "remittanceInformationUnstructured", p.RemittanceInformationUnstructured, MaxUnstructuredLength)
 	v.executionDate("requestedExecutionDate", p.RequestedExecutionDate, now)
 	return v.err()
 }
