@@ -1,10 +1,13 @@
 package payments_test
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/payments"
 )
 
@@ -66,4 +69,49 @@ func TestValidateRefusesControlCharacters(t *testing.T) {
 		p.RemittanceInformationUnstructured = "Faktura nr. 42 – påske"
 		assert.NoError(t, p.Validate(testNow))
 	})
+}
+
+// A body of the caller's own (a map: a cross-border, bulk or periodic
+// payment the SDK has no type for) holding a control character in any
+// string is refused before sending, as a typed payment's text is,
+// naming the member and the code point. It was checked for emoji only,
+// and sent.
+func TestCreateRefusesAControlCharacterInABodyOfItsOwn(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		body  func() map[string]any
+		field string // "" means sent
+	}{
+		{"plain text", func() map[string]any {
+			return anyBodyWith(t, kariBruk, "remittanceInformationUnstructured", "Hyttetur påske")
+		}, ""},
+		{"line break in remittance", func() map[string]any {
+			return anyBodyWith(t, kariBruk, "remittanceInformationUnstructured", "Hyttetur\npåske")
+		}, "remittanceInformationUnstructured"},
+		{"ESC in an address", func() map[string]any {
+			return anyBodyWith(t, kariBruk, "creditorAddress", map[string]any{"street": "Gate 1\x1b[2J", "country": "NO"})
+		}, "creditorAddress.street"},
+		{"DEL in creditorName, ASCII otherwise", func() map[string]any {
+			return anyBodyWith(t, kariBruk, "creditorName", "Ola\x7f")
+		}, "creditorName"},
+		{"C1 before an emoji", func() map[string]any {
+			return anyBodyWith(t, kariBruk, "creditorName", "Ola\u009b \U0001F355")
+		}, "creditorName"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := newMockService(t)
+			got := respond(t, http.MethodPost, "/v1/payments/cross-border-credit-transfers", http.StatusCreated, "payment-ndct-create-201.json")
+			_, err := svc.Create(t.Context(), payments.ProductCrossBorder, tc.body(), psuPresent()...)
+			if tc.field == "" {
+				require.NoError(t, err)
+				require.NotNil(t, got.req, "sent")
+				return
+			}
+			require.ErrorIs(t, err, client.ErrValidation)
+			require.ErrorIs(t, err, client.ErrNotSent)
+			assert.Nil(t, got.req, "nothing sent")
+			assert.Equal(t, []string{tc.field}, fields(t, err))
+			assert.Contains(t, err.Error(), "control character")
+		})
+	}
 }

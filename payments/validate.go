@@ -159,15 +159,18 @@ func (p *problems) text(prefix, name, s string, max int) {
 
 // refusedCharacters refuses an encoded request body holding, in any
 // string value or member name, a character the bank's downstream systems
-// cannot process (docs/interface.md sections 1.6 and 7; [emoji.Refused]):
-// the check of problems.text for a body of the caller's own, which has
-// no Validate method that knows its fields (a cross-border, bulk or
-// periodic payment written as a map). It names the first such string as
-// the bank does, members in sorted order, and returns nil for a body
-// that is no JSON.
+// cannot process (docs/interface.md sections 1.6 and 7; [emoji.Refused])
+// or a control character: the checks of problems.text for a body of the
+// caller's own, which has no Validate method that knows its fields (a
+// cross-border, bulk or periodic payment written as a map). It names the
+// first such string as the bank does, members in sorted order, and
+// returns nil for a body that is no JSON.
 func refusedCharacters(body []byte, _ time.Time) error {
-	if !bytes.Contains(body, []byte(`\u`)) && !slices.ContainsFunc(body, func(b byte) bool { return b >= utf8.RuneSelf }) {
-		return nil // ASCII: no refused character can be written
+	if !bytes.Contains(body, []byte(`\`)) && !slices.ContainsFunc(body, func(b byte) bool { return b >= utf8.RuneSelf || b == 0x7f }) {
+		// ASCII without an escape or a DEL: no refused character can be
+		// written (JSON writes a C0 control character as an escape, \n
+		// or \u001b, and refuses one written raw; DEL it may write raw).
+		return nil
 	}
 	var v any
 	if json.Unmarshal(body, &v) != nil {
@@ -180,16 +183,23 @@ func refusedCharacters(body []byte, _ time.Time) error {
 	if path == "" {
 		path = "body"
 	}
+	if unicode.IsControl(r) {
+		return &client.ValidationError{Field: path, Reason: fmt.Sprintf("holds %U, a control character", r)}
+	}
 	return &client.ValidationError{Field: path, Reason: fmt.Sprintf("holds %U, a character the bank cannot process (an emoji or pictograph, or outside the Basic Multilingual Plane)", r)}
 }
 
 // findRefused returns the path of the first string in v (a decoded JSON
-// value) holding a character [emoji.Refused] reports, and that
-// character.
+// value) holding a character [emoji.Refused] reports or a control
+// character, and the first such character of it.
 func findRefused(v any, path string) (string, rune, bool) {
 	switch t := v.(type) {
 	case string:
-		if i := emoji.Index(t); i >= 0 {
+		i := emoji.Index(t)
+		if c := strings.IndexFunc(t, unicode.IsControl); c >= 0 && (i < 0 || c < i) {
+			i = c
+		}
+		if i >= 0 {
 			r, _ := utf8.DecodeRuneInString(t[i:])
 			return path, r, true
 		}
