@@ -92,11 +92,17 @@
 // emoji or other pictograph of the Unicode Extended_Pictographic set
 // (U+2705, U+2615, U+2764, ...) and nothing outside the Basic Multilingual
 // Plane. ISO 8859-1 is text: "Acme® AS" and © pass. The same character set, generated from the Unicode emoji data,
-// is what the bank emulator refuses. An amount decoded from a bank
+// is what the bank emulator refuses. No text holds a control character
+// (a line break, a tab, NUL, the ESC of a terminal sequence, DEL, a C1
+// control): no field of a payment is a text of lines. A required text
+// (creditorName, a structured reference), the unstructured remittance
+// text and a structured reference's type and issuer are not spaces only.
+// An amount decoded from a bank
 // document that could not be read (money.Amount.Err) is refused.
 // A body of the caller's own, without a Validate method (a cross-border,
 // bulk or periodic payment written as a map), is checked for those
-// characters too, in every string of its encoding.
+// characters and control characters too, in every string of its
+// encoding.
 // [client.WithoutValidation] skips the checks for a bank that accepts
 // more; the bank still checks.
 //

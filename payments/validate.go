@@ -382,7 +382,10 @@ func (p *problems) executionDate(field string, d date.Date, now time.Time) {
 // format of creditorAgent, which is required for a creditor account in
 // another currency than NOK; requestedExecutionDate not before today in
 // Norway ([BankToday]); no emoji, pictograph or character outside the
-// Basic Multilingual Plane in any text (sections 1.6 and 7).
+// Basic Multilingual Plane in any text (sections 1.6 and 7), and no
+// control character (a line break, a tab, NUL, ESC, DEL, C1); no
+// required text, unstructured remittance or structured reference member
+// of spaces only.
 func (p *NorwegianDomestic) Validate(now time.Time) error {
 	return p.validate(now, false)
 }
@@ -491,8 +494,9 @@ func (p *NorwegianDomestic) validate(now time.Time, crossBorder bool) error {
 // fields, lengths, currencies and amount, IBANs of both accounts
 // (registry length, mod-97, and MOD-11 inside a Norwegian IBAN), the
 // optional address, requestedExecutionDate not before today in Norway,
-// and no emoji, pictograph or character outside the Basic Multilingual
-// Plane in any text.
+// no emoji, pictograph or character outside the Basic Multilingual
+// Plane and no control character in any text, and no creditorName or
+// remittance text of spaces only.
 func (p *SEPA) Validate(now time.Time) error {
 	if p == nil {
 		return &client.ValidationError{Field: "body", Reason: "no payment given"}

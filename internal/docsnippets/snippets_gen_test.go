@@ -29,7 +29,7 @@ var docSnippets = []struct {
 	{"budget/doc.go:15", docSnippet02},
 	{"journal/doc.go:24", docSnippet03},
 	{"payments/doc.go:6", docSnippet04},
-	{"payments/doc.go:200", docSnippet05},
+	{"payments/doc.go:206", docSnippet05},
 	{"sandbox/emulator/doc.go:21", docSnippet06},
 	{"tpp/doc.go:8", docSnippet07},
 }
@@ -217,7 +217,7 @@ func docSnippet04(t *testing.T, ctx context.Context, g *docGivens) error {
 	return nil
 }
 
-// docSnippet05 is the snippet of payments/doc.go:200.
+// docSnippet05 is the snippet of payments/doc.go:206.
 func docSnippet05(t *testing.T, ctx context.Context, g *docGivens) error {
 	opts := g.opts
 	_ = opts
@@ -229,19 +229,19 @@ func docSnippet05(t *testing.T, ctx context.Context, g *docGivens) error {
 		init, err := svc.CreatePeriodic(ctx, payments.ProductNorwegianDomestic, standingOrder, opts...)
 		_ = init
 		if err != nil {
-			return fmt.Errorf("payments/doc.go:200: %w", err)
+			return fmt.Errorf("payments/doc.go:206: %w", err)
 		}
 		ref := init.Ref()
 		_ = ref
 		st, err := svc.Status(ctx, ref, opts...)
 		_ = st
 		if err != nil {
-			return fmt.Errorf("payments/doc.go:203: %w", err)
+			return fmt.Errorf("payments/doc.go:209: %w", err)
 		}
 		c, err := svc.Cancel(ctx, ref, opts...)
 		_ = c
 		if err != nil {
-			return fmt.Errorf("payments/doc.go:204: %w", err)
+			return fmt.Errorf("payments/doc.go:210: %w", err)
 		}
 	}
 	return nil
