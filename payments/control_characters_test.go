@@ -115,3 +115,53 @@ func TestCreateRefusesAControlCharacterInABodyOfItsOwn(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateRefusesBidiControls: a bidirectional embedding, override
+// or isolate (U+202A to U+202E, U+2066 to U+2069) in a payment's text is
+// refused before sending, in a typed payment and in a body of the
+// caller's own: invisible, it reorders the text as shown, so that the
+// creditor name the PSU reads on the bank's SCA page is not the one
+// sent. They were sent as written. The direction marks U+200E and U+200F
+// are taken.
+func TestValidateRefusesBidiControls(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		edit  func(p *payments.NorwegianDomestic)
+		field string // "" means valid
+	}{
+		{"RLO in creditorName", func(p *payments.NorwegianDomestic) { p.CreditorName = "Ola \u202eNAMSDRON" }, "creditorName"},
+		{"LRE in ultimateDebtor", func(p *payments.NorwegianDomestic) { p.UltimateDebtor = "\u202aKari" }, "ultimateDebtor"},
+		{"PDI in remittance", func(p *payments.NorwegianDomestic) { p.RemittanceInformationUnstructured = "Faktura \u2069 42" }, "remittanceInformationUnstructured"},
+		{"RLI in a reference", func(p *payments.NorwegianDomestic) {
+			p.RemittanceInformationUnstructured = ""
+			p.RemittanceInformationStructuredArray = []payments.StructuredReference{{Reference: "\u2067INV42"}}
+		}, "remittanceInformationStructuredArray[0].reference"},
+		{"valid: the marks LRM and RLM", func(p *payments.NorwegianDomestic) { p.CreditorName = "Ola\u200e Nordmann\u200f" }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := validNDCT()
+			tc.edit(p)
+			err := p.Validate(testNow)
+			if tc.field == "" {
+				assert.NoError(t, err)
+				return
+			}
+			assert.Equal(t, []string{tc.field}, fields(t, err))
+			if err != nil {
+				assert.Contains(t, err.Error(), "bidirectional control character")
+			}
+		})
+	}
+
+	t.Run("a body of the caller's own", func(t *testing.T) {
+		svc := newMockService(t)
+		got := respond(t, http.MethodPost, "/v1/payments/cross-border-credit-transfers", http.StatusCreated, "payment-ndct-create-201.json")
+		_, err := svc.Create(t.Context(), payments.ProductCrossBorder, anyBodyWith(t, kariBruk, "creditorName", "Ola \u202eNAMSDRON"), psuPresent()...)
+		require.ErrorIs(t, err, client.ErrValidation)
+		require.ErrorIs(t, err, client.ErrNotSent)
+		assert.Nil(t, got.req, "nothing sent")
+		assert.Equal(t, []string{"creditorName"}, fields(t, err))
+	})
+}

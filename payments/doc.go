@@ -93,8 +93,8 @@
 // (U+2705, U+2615, U+2764, ...) and nothing outside the Basic Multilingual
 // Plane. ISO 8859-1 is text: "Acme® AS" and © pass. The same character set, generated from the Unicode emoji data,
 // is what the bank emulator refuses. No text holds a control character
-// (a line break, a tab, NUL, the ESC of a terminal sequence, DEL, a C1
-// control): no field of a payment is a text of lines. A required text
+// (a line break, a tab, NUL, ESC, DEL, a C1 control) or a bidirectional
+// override or isolate (U+202A-U+202E, U+2066-U+2069). A required text
 // (creditorName, a structured reference), the unstructured remittance
 // text and a structured reference's type and issuer are not spaces only.
 // An amount decoded from a bank

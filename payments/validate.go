@@ -132,7 +132,8 @@ func join(prefix, field string) string {
 // (only emoji were refused), so a creditor name read from a form or a
 // file with a stray line break became the name of a payment. The reason
 // names the character's code point, never the text around it, which may
-// be a person's name or account.
+// be a person's name or account. So are the bidirectional controls that
+// reorder the text as shown (isControl).
 func (p *problems) text(prefix, name, s string, max int) {
 	if s == "" {
 		return
@@ -142,9 +143,9 @@ func (p *problems) text(prefix, name, s string, max int) {
 		p.add(field(), "not valid UTF-8")
 		return
 	}
-	if i := strings.IndexFunc(s, unicode.IsControl); i >= 0 {
+	if i := strings.IndexFunc(s, isControl); i >= 0 {
 		r, _ := utf8.DecodeRuneInString(s[i:])
-		p.add(field(), fmt.Sprintf("holds %U, a control character", r))
+		p.add(field(), controlReason(r))
 		return
 	}
 	if i := emoji.Index(s); i >= 0 {
@@ -155,6 +156,30 @@ func (p *problems) text(prefix, name, s string, max int) {
 	if n := utf8.RuneCountInString(s); max > 0 && n > max {
 		p.add(field(), "longer than "+strconv.Itoa(max)+" characters")
 	}
+}
+
+// isControl reports whether r is a character no text of a payment may
+// hold: a control character (C0, DEL, C1: unicode.IsControl), or one of
+// the bidirectional embeddings, overrides and isolates (U+202A to
+// U+202E, U+2066 to U+2069). Those are invisible and reorder the
+// characters after them wherever the text is shown by the Unicode
+// bidirectional algorithm: a creditorName holding U+202E reads reversed,
+// on a page where the PSU reads whom the payment goes to before
+// approving it as on a statement, so that the name read is not the name
+// sent. The marks U+200E and U+200F,
+// which only set the direction of the characters around them, are not
+// refused.
+func isControl(r rune) bool {
+	return unicode.IsControl(r) || r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
+}
+
+// controlReason is the reason of a refusal for r, an isControl
+// character: its code point, never the text around it.
+func controlReason(r rune) string {
+	if unicode.IsControl(r) {
+		return fmt.Sprintf("holds %U, a control character", r)
+	}
+	return fmt.Sprintf("holds %U, a bidirectional control character (it reorders the text as shown)", r)
 }
 
 // refusedCharacters refuses an encoded request body holding, in any
@@ -183,8 +208,8 @@ func refusedCharacters(body []byte, _ time.Time) error {
 	if path == "" {
 		path = "body"
 	}
-	if unicode.IsControl(r) {
-		return &client.ValidationError{Field: path, Reason: fmt.Sprintf("holds %U, a control character", r)}
+	if isControl(r) {
+		return &client.ValidationError{Field: path, Reason: controlReason(r)}
 	}
 	return &client.ValidationError{Field: path, Reason: fmt.Sprintf("holds %U, a character the bank cannot process (an emoji or pictograph, or outside the Basic Multilingual Plane)", r)}
 }
@@ -196,7 +221,7 @@ func findRefused(v any, path string) (string, rune, bool) {
 	switch t := v.(type) {
 	case string:
 		i := emoji.Index(t)
-		if c := strings.IndexFunc(t, unicode.IsControl); c >= 0 && (i < 0 || c < i) {
+		if c := strings.IndexFunc(t, isControl); c >= 0 && (i < 0 || c < i) {
 			i = c
 		}
 		if i >= 0 {
