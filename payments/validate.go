@@ -126,14 +126,14 @@ func join(prefix, field string) string {
 // A control character (C0 such as a line break, a tab, NUL or the ESC
 // of a terminal sequence, DEL, or C1 such as CSI) has no place in a
 // name, an address, an account number or a payment's text: none of the
-// interface's fields is a text of lines, and a bank that takes it shows
-// it to the PSU on its SCA page, prints it on a statement or hands it to
-// a clearing system that cuts the text there. It was sent as written
-// (only emoji were refused), so a creditor name read from a form or a
-// file with a stray line break became the name of a payment. The reason
-// names the character's code point, never the text around it, which may
-// be a person's name or account. So are the bidirectional controls that
-// reorder the text as shown (isControl).
+// interface's fields is a text of lines, and whatever a bank that takes
+// it does with it (shows it to the PSU, prints it on a statement, hands
+// it to a clearing system) is not what the caller wrote. It was sent as
+// written (only emoji were refused), so a creditor name read from a form
+// or a file with a stray line break was sent as the name of a payment.
+// The reason names the character's code point, never the text around
+// it, which may be a person's name or account. So are the bidirectional
+// controls that reorder the text as shown (isControl).
 func (p *problems) text(prefix, name, s string, max int) {
 	if s == "" {
 		return
