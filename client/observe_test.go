@@ -428,6 +428,9 @@ const observerAllocBudget = 1
 // observer (one that does nothing) to observerAllocBudget allocations
 // per payment create (stub key, stubTransport).
 func TestObserverAllocationBudget(t *testing.T) {
+	if measuredApart(t) {
+		return
+	}
 	benchSetup(t)
 	creds := &signing.Credentials{Certificate: benchCreds.Certificate, Key: fastKey{benchKey}}
 	create := func(opts ...Option) func() {
