@@ -2,6 +2,7 @@ package events
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/x509"
@@ -525,10 +526,22 @@ func safeStatus(status string) string {
 // InDoubt publishes [PaymentInDoubt] for every entry of j in doubt, for
 // example at start-up after a crash, and for every payment in doubt
 // whose entry is lost, only its open marker left (journal.Journal.Lost:
-// its Operation is unknown, ""). It returns how many it found.
+// its Operation is unknown, ""). An entry the journal cannot read
+// (journal.ErrEntryUnreadable) is published too, its Operation unknown,
+// and the others after it are; InDoubt then returns the first such
+// error with the count. It returns how many it found.
 func (e *Emitter) InDoubt(ctx context.Context, j *journal.Journal) (int, error) {
 	n := 0
+	var unread error
 	for entry, err := range j.InDoubt(ctx) {
+		if ue, ok := errors.AsType[*journal.UnreadableEntryError](err); ok {
+			n++
+			unread = cmp.Or(unread, err)
+			if _, err := e.Emit(ctx, PaymentInDoubt{Payment: ue.RequestID}); err != nil {
+				return n, err
+			}
+			continue
+		}
 		if err != nil {
 			return n, err
 		}
@@ -546,7 +559,7 @@ func (e *Emitter) InDoubt(ctx context.Context, j *journal.Journal) (int, error) 
 			return n, err
 		}
 	}
-	return n, nil
+	return n, unread
 }
 
 // Downtimes publishes, from the downtime records of c's bank on c's store

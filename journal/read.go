@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/url"
 	"strings"
 	"time"
 
@@ -48,10 +49,10 @@ func (j *Journal) read(ctx context.Context, key string) (Entry, error) {
 	}
 	var rec journalRecord
 	if err := json.Unmarshal(b, &rec); err != nil {
-		return Entry{}, fmt.Errorf("%w: entry unreadable: %w", ErrJournal, err)
+		return Entry{}, unreadableEntry(key, err)
 	}
 	if err := rec.check(); err != nil {
-		return Entry{}, fmt.Errorf("%w: entry %s unreadable: %w", ErrJournal, key, err)
+		return Entry{}, unreadableEntry(key, err)
 	}
 	folded, err := j.foldCreated(ctx, key, &rec)
 	if err != nil {
@@ -62,10 +63,59 @@ func (j *Journal) read(ctx context.Context, key string) (Entry, error) {
 	return e, nil
 }
 
+// ErrEntryUnreadable is matched by the error of an entry the journal's
+// store holds but the journal cannot read: not JSON, cut short, missing
+// what every entry has, or written by a newer version (an
+// [*UnreadableEntryError]). It also matches [ErrJournal].
+var ErrEntryUnreadable = errors.New("journal: entry unreadable")
+
+// UnreadableEntryError is the error of an entry the journal cannot read.
+// [Journal.Entries] and [Journal.InDoubt] yield it in the entry's place
+// and go on with the next entries: a consumer that stops at an error sees
+// no more than before, and one that goes on sees every entry it can
+// read, so that one damaged entry does not hide the payments in doubt
+// after it. It matches [ErrEntryUnreadable] and [ErrJournal].
+type UnreadableEntryError struct {
+	// RequestID is the entry's request id (X-Request-ID of its create),
+	// as its key names it: what psd2 journal show takes.
+	RequestID string
+	// Err says what is wrong with it.
+	Err error
+}
+
+func (e *UnreadableEntryError) Error() string {
+	return "journal: store: entry " + e.RequestID + " unreadable: " + e.Err.Error()
+}
+
+// Is matches [ErrEntryUnreadable] and [ErrJournal].
+func (e *UnreadableEntryError) Is(target error) bool {
+	return target == ErrEntryUnreadable || target == ErrJournal
+}
+
+// Unwrap returns Err.
+func (e *UnreadableEntryError) Unwrap() error { return e.Err }
+
+// unreadableEntry is the *UnreadableEntryError of the entry under key.
+func unreadableEntry(key string, err error) error {
+	id := key
+	for _, ks := range keyspaces {
+		if rest, ok := strings.CutPrefix(key, ks.entries); ok {
+			id = rest
+			if u, uerr := url.PathUnescape(rest); uerr == nil {
+				id = u
+			}
+			break
+		}
+	}
+	return &UnreadableEntryError{RequestID: id, Err: err}
+}
+
 // Entries yields every entry of the journal: those written by this
 // version in the order of their keys (the escaped request ids), then
 // those an earlier version left under its prefix (see the package doc).
-// An error ends the sequence.
+// An entry it cannot read is yielded as an [*UnreadableEntryError]
+// ([ErrEntryUnreadable]) and the sequence goes on; any other error (the
+// store's) ends it.
 func (j *Journal) Entries(ctx context.Context) iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
 		if j == nil || j.st == nil {
@@ -82,7 +132,7 @@ func (j *Journal) Entries(ctx context.Context) iter.Seq2[Entry, error] {
 				if errors.Is(err, store.ErrNotStored) {
 					continue // expired or deleted meanwhile
 				}
-				if !yield(e, err) || err != nil {
+				if !yield(e, err) || err != nil && !errors.Is(err, ErrEntryUnreadable) {
 					return
 				}
 			}
@@ -103,8 +153,10 @@ func (j *Journal) Entries(ctx context.Context) iter.Seq2[Entry, error] {
 // ones, of this version and of earlier ones; an entry whose create was
 // reported as [client.ErrNotSent] is never yielded. An open marker
 // whose entry is missing is not yielded (there is nothing to resolve)
-// and never removed: [Journal.Lost] yields it. An error ends the
-// sequence.
+// and never removed: [Journal.Lost] yields it. An entry it cannot read
+// is yielded as an [*UnreadableEntryError] ([ErrEntryUnreadable]), in
+// doubt as far as anyone can tell, and the sequence goes on; any other
+// error ends it.
 func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
 		if j == nil || j.st == nil {
@@ -125,6 +177,11 @@ func (j *Journal) InDoubt(ctx context.Context) iter.Seq2[Entry, error] {
 					// and never removed here, since the payment it
 					// stands for may exist (see Lost): Journal.Lost
 					// yields it, and a person settles it.
+					continue
+				case errors.Is(err, ErrEntryUnreadable):
+					if !yield(Entry{}, err) {
+						return
+					}
 					continue
 				case err != nil:
 					yield(Entry{}, err)

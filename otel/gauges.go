@@ -1,6 +1,7 @@
 package otel
 
 import (
+	"cmp"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -242,7 +243,10 @@ func (o *Observer) RegisterGauges(g Gauges) (metric.Registration, error) {
 		if g.InDoubt != nil {
 			n, err := g.InDoubt(ctx)
 			read("journal_in_doubt", err)
-			if err == nil {
+			// With an entry the journal cannot read, n counts it and
+			// every other: a count the operator can act on, beside the
+			// failed read.
+			if err == nil || errors.Is(err, journal.ErrEntryUnreadable) {
 				obs.ObserveInt64(inDoubt, n)
 			}
 		}
@@ -316,10 +320,21 @@ func ClientCertificates(c *client.Client) func(context.Context) (map[string]*x50
 // the entries journal.Journal.InDoubt yields, and those whose entry is
 // lost, only their open marker left (journal.Journal.Lost), whose payment
 // may exist as well. It reads the whole journal at each collection.
+//
+// An entry the journal cannot read (journal.ErrEntryUnreadable) counts
+// as one in doubt, and the entries after it are counted too; the count
+// is then returned with the first such error, which the gauge records
+// as a failed read while it still observes the count.
 func JournalInDoubt(j *journal.Journal) func(context.Context) (int64, error) {
 	return func(ctx context.Context) (int64, error) {
 		var n int64
+		var unread error
 		for _, err := range j.InDoubt(ctx) {
+			if errors.Is(err, journal.ErrEntryUnreadable) {
+				n++
+				unread = cmp.Or(unread, err)
+				continue
+			}
 			if err != nil {
 				return n, err
 			}
@@ -331,7 +346,7 @@ func JournalInDoubt(j *journal.Journal) func(context.Context) (int64, error) {
 			}
 			n++
 		}
-		return n, nil
+		return n, unread
 	}
 }
 

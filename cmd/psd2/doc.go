@@ -109,7 +109,10 @@
 //	          entry-lost) and list exits 3: the payment may exist, and
 //	          the journal never removes that marker of its own; show
 //	          and resolve say it is lost, and settle records a person's
-//	          settlement of it
+//	          settlement of it. An entry that cannot be read at all
+//	          (damaged, or a newer version's) is listed as ENTRY
+//	          UNREADABLE (state entry-unreadable, in doubt), the entries
+//	          after it too, and list exits 3
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed (not before the end of the bank's pause, when
 //	          it asked the TPP to slow down: a 429 with a Retry-After); a

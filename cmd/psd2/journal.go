@@ -226,7 +226,22 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 	}
 	rows := []entryRow{}
 	listed := map[string]bool{}
+	// An entry the journal cannot read (journal.UnreadableEntryError) is
+	// listed as such, in doubt, and the listing goes on: one damaged
+	// entry does not hide the payments in doubt after it.
+	damaged := 0
+	addDamaged := func(ue *journal.UnreadableEntryError) {
+		if !listed[ue.RequestID] {
+			listed[ue.RequestID] = true
+			rows = append(rows, unreadableEntryRow(ue))
+			damaged++
+		}
+	}
 	for en, err := range seq {
+		if ue, ok := errors.AsType[*journal.UnreadableEntryError](err); ok {
+			addDamaged(ue)
+			continue
+		}
 		if err != nil {
 			return fmt.Errorf("reading the journal: %w", err)
 		}
@@ -245,14 +260,17 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 	}
 	empty := all && len(rows) == 0
 	if !all {
-		missed, seen, err := missedInDoubt(ctx, j, listed, now, stopped)
+		missed, unread, seen, err := missedInDoubt(ctx, j, listed, now, stopped)
 		if err != nil {
 			return fmt.Errorf("reading the journal: %w", err)
 		}
 		for _, en := range missed {
 			rows = append(rows, rowOf(en, dir, now))
 		}
-		empty = !seen && lost == 0
+		for _, ue := range unread {
+			addDamaged(ue)
+		}
+		empty = !seen && lost == 0 && damaged == 0
 	}
 	if empty {
 		// Nothing in doubt is a claim about the payment service's
@@ -294,6 +312,9 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 		if unreadable > 0 {
 			fmt.Fprintf(w, "UNREADABLE: %d of them with a recorded body psd2 could not read: their amount and creditor are unknown, not absent (psd2 journal show REQUEST-ID says why).\n", unreadable)
 		}
+		if damaged > 0 {
+			fmt.Fprintf(w, "ENTRY UNREADABLE: %d of them whose journal entry psd2 could not read at all (damaged, or written by a newer version): whether their payment exists is unknown. Read it with the version that wrote it, or ask the bank (its support, with the request id) or the PSU, then psd2 journal settle.\n", damaged)
+		}
 		if doubt-person-claimed-lost > 0 {
 			fmt.Fprintln(w, "Next: psd2 journal resolve REQUEST-ID, with the bank (-bank or -url) and the certificate the service uses: it finds out whether the bank has the payment, and says what to tell the PSU.")
 		}
@@ -313,6 +334,10 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 	}
 	if unreadable > 0 {
 		errs = append(errs, unreadableWords(unreadable))
+	}
+	if damaged > 0 {
+		errs = append(errs, fmt.Sprintf("%d journal entr%s could not be read at all: whether %s payment exists is unknown (above)",
+			damaged, map[bool]string{true: "y", false: "ies"}[damaged == 1], map[bool]string{true: "its", false: "their"}[damaged == 1]))
 	}
 	if len(errs) > 0 {
 		return errors.New(strings.Join(errs, "; "))
@@ -336,10 +361,15 @@ const noJournalNote = "note: this store holds no journal entry at all: either no
 // create cannot be running any more: entries without an open marker
 // (see listJournal); stopped is -writers-stopped (nothing is running).
 // seen reports whether j holds an entry at all.
-func missedInDoubt(ctx context.Context, j *journal.Journal, listed map[string]bool, now time.Time, stopped bool) (missed []journal.Entry, seen bool, err error) {
+func missedInDoubt(ctx context.Context, j *journal.Journal, listed map[string]bool, now time.Time, stopped bool) (missed []journal.Entry, unread []*journal.UnreadableEntryError, seen bool, err error) {
 	for en, err := range j.Entries(ctx) {
+		if ue, ok := errors.AsType[*journal.UnreadableEntryError](err); ok {
+			seen = true
+			unread = append(unread, ue)
+			continue
+		}
 		if err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 		seen = true
 		if listed[en.RequestID] || !en.InDoubt() || en.Resolves != "" {
@@ -350,7 +380,7 @@ func missedInDoubt(ctx context.Context, j *journal.Journal, listed map[string]bo
 		}
 		missed = append(missed, en)
 	}
-	return missed, seen, nil
+	return missed, unread, seen, nil
 }
 
 // States of an entry, as psd2 names them.
@@ -475,6 +505,17 @@ func dash(s string) string {
 
 // stateLost is the state of a payment in doubt whose entry is lost.
 const stateLost = "entry-lost"
+
+// stateUnreadable is the state of an entry the journal cannot read
+// (journal.UnreadableEntryError): in doubt, since nothing of it is known.
+const stateUnreadable = "entry-unreadable"
+
+// unreadableEntryRow describes an entry the journal cannot read: its
+// request id alone, in doubt.
+func unreadableEntryRow(ue *journal.UnreadableEntryError) entryRow {
+	return entryRow{RequestID: ue.RequestID, Bank: "?", Age: "?", What: "payment", InDoubt: true,
+		State: stateUnreadable, StateText: "ENTRY UNREADABLE: psd2 cannot read it; the payment may exist"}
+}
 
 // lostRow describes a lost entry (journal.Lost) for the operator at now.
 func lostRow(l journal.Lost, now time.Time) entryRow {
