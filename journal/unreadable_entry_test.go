@@ -2,6 +2,7 @@ package journal_test
 
 import (
 	"errors"
+	"iter"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,33 +31,17 @@ func TestUnreadableEntryDoesNotHideTheRest(t *testing.T) {
 	}
 	require.NoError(t, st.Put(ctx, "journal/entry/"+damaged, []byte(`{"intent":`), 0))
 
-	for name, seq := range map[string]func() (yielded []string, unreadable []string){
-		"InDoubt": func() (y, u []string) {
-			for e, err := range j.InDoubt(ctx) {
-				var ue *journal.UnreadableEntryError
-				if errors.As(err, &ue) {
-					u = append(u, ue.RequestID)
-					continue
-				}
-				require.NoError(t, err)
-				y = append(y, e.RequestID)
+	for name, seq := range map[string]iter.Seq2[journal.Entry, error]{"InDoubt": j.InDoubt(ctx), "Entries": j.Entries(ctx)} {
+		var yielded, unreadable []string
+		for e, err := range seq {
+			var ue *journal.UnreadableEntryError
+			if errors.As(err, &ue) {
+				unreadable = append(unreadable, ue.RequestID)
+				continue
 			}
-			return y, u
-		},
-		"Entries": func() (y, u []string) {
-			for e, err := range j.Entries(ctx) {
-				var ue *journal.UnreadableEntryError
-				if errors.As(err, &ue) {
-					u = append(u, ue.RequestID)
-					continue
-				}
-				require.NoError(t, err)
-				y = append(y, e.RequestID)
-			}
-			return y, u
-		},
-	} {
-		yielded, unreadable := seq()
+			require.NoError(t, err)
+			yielded = append(yielded, e.RequestID)
+		}
 		assert.Equal(t, []string{damaged}, unreadable, name)
 		assert.Len(t, yielded, len(ids)-1, name)
 		assert.NotContains(t, yielded, damaged, name)

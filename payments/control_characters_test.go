@@ -107,10 +107,7 @@ func TestCreateRefusesAControlCharacterInABodyOfItsOwn(t *testing.T) {
 				require.NotNil(t, got.req, "sent")
 				return
 			}
-			require.ErrorIs(t, err, client.ErrValidation)
-			require.ErrorIs(t, err, client.ErrNotSent)
-			assert.Nil(t, got.req, "nothing sent")
-			assert.Equal(t, []string{tc.field}, fields(t, err))
+			requireRefusedUnsent(t, got, err, tc.field)
 			assert.Contains(t, err.Error(), "control character")
 		})
 	}
@@ -159,9 +156,17 @@ func TestValidateRefusesBidiControls(t *testing.T) {
 		svc := newMockService(t)
 		got := respond(t, http.MethodPost, "/v1/payments/cross-border-credit-transfers", http.StatusCreated, "payment-ndct-create-201.json")
 		_, err := svc.Create(t.Context(), payments.ProductCrossBorder, anyBodyWith(t, kariBruk, "creditorName", "Ola \u202eNAMSDRON"), psuPresent()...)
-		require.ErrorIs(t, err, client.ErrValidation)
-		require.ErrorIs(t, err, client.ErrNotSent)
-		assert.Nil(t, got.req, "nothing sent")
-		assert.Equal(t, []string{"creditorName"}, fields(t, err))
+		requireRefusedUnsent(t, got, err, "creditorName")
 	})
+}
+
+// requireRefusedUnsent asserts that err, a create's error, is a
+// validation error naming field alone, and that nothing reached the bank
+// (got, the create's mock answer).
+func requireRefusedUnsent(t *testing.T, got *captured, err error, field string) {
+	t.Helper()
+	require.ErrorIs(t, err, client.ErrValidation)
+	require.ErrorIs(t, err, client.ErrNotSent)
+	assert.Nil(t, got.req, "nothing sent")
+	assert.Equal(t, []string{field}, fields(t, err))
 }

@@ -48,33 +48,13 @@ func TestEmulatorBankListenerFailureEndsIt(t *testing.T) {
 // testListenerFailure runs psd2 emulator -banks alpha,beta in-process,
 // makes the listener at port(info) fail, and checks it ends so.
 func testListenerFailure(t *testing.T, said string, port func(emulatorInfo) string) {
-	out := filepath.Join(t.TempDir(), "em")
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var errOut bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		code := run(ctx, []string{"emulator", "-out", out, "--json", "-banks", "alpha,beta"}, pw, &errOut)
-		_ = pw.Close()
-		done <- code
-	}()
-	var info emulatorInfo
-	require.NoError(t, json.NewDecoder(pr).Decode(&info))
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	em := runEmulatorInProcess(t, "-banks", "alpha,beta")
+	info := em.info
 
 	shutListener(t, bankPort(t, port(info)))
 
-	var code int
-	select {
-	case code = <-done:
-	case <-time.After(30 * time.Second):
-		cancel()
-		code = <-done
-		t.Fatalf("psd2 emulator went on serving after %s failed (exit %d when interrupted); stderr: %q", said, code, errOut.String())
-	}
-	assert.Equal(t, exitRuntime, code)
-	msg := errOut.String()
+	assert.Equal(t, exitRuntime, em.end(t, said))
+	msg := em.errOut.String()
 	t.Logf("stderr: %s", msg)
 	assert.Equal(t, 1, strings.Count(msg, "\n"), "one line: %q", msg)
 	assert.True(t, strings.HasPrefix(msg, "psd2 emulator: "), msg)
@@ -88,6 +68,52 @@ func testListenerFailure(t *testing.T, said string, port func(emulatorInfo) stri
 			c.Close()
 		}
 		assert.Error(t, err, "%s is shut down with the command", u)
+	}
+}
+
+// runningEmulator is psd2 emulator --json run in-process by
+// runEmulatorInProcess.
+type runningEmulator struct {
+	out    string       // its -out directory
+	info   emulatorInfo // the document it printed
+	errOut *bytes.Buffer
+	done   chan int // its exit status
+	cancel context.CancelFunc
+}
+
+// runEmulatorInProcess runs psd2 emulator --json with args in-process and
+// returns once it printed its addresses; it is interrupted when the test
+// ends.
+func runEmulatorInProcess(t *testing.T, args ...string) *runningEmulator {
+	t.Helper()
+	em := &runningEmulator{out: filepath.Join(t.TempDir(), "em"), errOut: new(bytes.Buffer), done: make(chan int, 1)}
+	ctx, cancel := context.WithCancel(t.Context())
+	em.cancel = cancel
+	t.Cleanup(cancel)
+	pr, pw := io.Pipe()
+	go func() {
+		code := run(ctx, append([]string{"emulator", "-out", em.out, "--json"}, args...), pw, em.errOut)
+		_ = pw.Close()
+		em.done <- code
+	}()
+	require.NoError(t, json.NewDecoder(pr).Decode(&em.info))
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	return em
+}
+
+// end waits up to 30 seconds for em to end by itself after what failed
+// (said) and returns its exit status; one still serving then is
+// interrupted and fails the test.
+func (em *runningEmulator) end(t *testing.T, said string) int {
+	t.Helper()
+	select {
+	case code := <-em.done:
+		return code
+	case <-time.After(30 * time.Second):
+		em.cancel()
+		code := <-em.done
+		t.Fatalf("psd2 emulator went on serving after %s failed (exit %d when interrupted); stderr: %q", said, code, em.errOut.String())
+		return code
 	}
 }
 
@@ -137,20 +163,8 @@ func shutListener(t *testing.T, port int) {
 // the command went on, the bank's port refusing.
 func TestEmulatorListenerFailureAfterOutage(t *testing.T) {
 	t.Parallel()
-	out := filepath.Join(t.TempDir(), "em")
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	pr, pw := io.Pipe()
-	var errOut bytes.Buffer
-	done := make(chan int, 1)
-	go func() {
-		code := run(ctx, []string{"emulator", "-out", out, "--json", "-control", "127.0.0.1:0"}, pw, &errOut)
-		_ = pw.Close()
-		done <- code
-	}()
-	var info emulatorInfo
-	require.NoError(t, json.NewDecoder(pr).Decode(&info))
-	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	em := runEmulatorInProcess(t, "-control", "127.0.0.1:0")
+	out, info := em.out, em.info
 
 	for _, ctl := range [][]string{{"outage", "kind=refused", "for=1h"}, {"end-outages"}} {
 		var ctlOut, ctlErr bytes.Buffer
@@ -158,16 +172,8 @@ func TestEmulatorListenerFailureAfterOutage(t *testing.T) {
 	}
 	shutListener(t, bankPort(t, info.URLs["emulator"]))
 
-	var code int
-	select {
-	case code = <-done:
-	case <-time.After(30 * time.Second):
-		cancel()
-		code = <-done
-		t.Fatalf("psd2 emulator went on serving after the bank's listener failed (exit %d when interrupted); stderr: %q", code, errOut.String())
-	}
-	assert.Equal(t, exitRuntime, code)
-	msg := errOut.String()
+	assert.Equal(t, exitRuntime, em.end(t, "the bank's listener"))
+	msg := em.errOut.String()
 	t.Logf("stderr: %s", msg)
 	assert.Equal(t, 1, strings.Count(msg, "\n"), "one line: %q", msg)
 	assert.Contains(t, msg, "the bank's listener: ")

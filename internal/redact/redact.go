@@ -384,26 +384,20 @@ func Decimal(s string) string {
 }
 
 // Words returns [Word] of each of vs, nil for none.
-func Words(vs []string) []string {
-	if len(vs) == 0 {
-		return nil
-	}
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = Word(v)
-	}
-	return out
-}
+func Words(vs []string) []string { return each(vs, Word) }
 
 // Codes returns vs, each as [Code] shows it (a standing order's months
 // of execution); nil for none.
-func Codes(vs []string) []string {
+func Codes(vs []string) []string { return each(vs, Code) }
+
+// each returns show of each of vs, nil for none.
+func each(vs []string, show func(string) string) []string {
 	if len(vs) == 0 {
 		return nil
 	}
 	out := make([]string, len(vs))
 	for i, v := range vs {
-		out[i] = Code(v)
+		out[i] = show(v)
 	}
 	return out
 }
