@@ -2,6 +2,9 @@ package otel_test
 
 import (
 	"context"
+	"math"
+	"runtime"
+	"runtime/debug"
 	"strconv"
 	"testing"
 	"time"
@@ -201,11 +204,19 @@ func TestDeferredBatchesAllocateNothing(t *testing.T) {
 			Sent: true, StatusCode: 200, Outcome: client.OutcomeOK})
 	}
 	const ops = 2 * psd2otel.DeferBatch // 3 measurements each: 6 batches
-	total := testing.AllocsPerRun(3, func() {
-		for range ops {
-			op()
-		}
-	})
+	// The least of 5 measurements, with no collection during them: a
+	// collection empties every sync.Pool, and the race detector drops
+	// pooled items at random; each adds to a measurement now and then.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	runtime.GC()
+	total := math.Inf(1)
+	for range 5 {
+		total = min(total, testing.AllocsPerRun(3, func() {
+			for range ops {
+				op()
+			}
+		}))
+	}
 	floor := sdkFloor(t, tp, mp)
 	t.Logf("%.0f allocations for %d operations, %.0f for the SDK alone", total, ops, floor*ops)
 	assert.LessOrEqual(t, total, floor*ops)
