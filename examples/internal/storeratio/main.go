@@ -30,7 +30,11 @@
 // run's store directory (fscost.go), then the ratio of the first rounds
 // and of the later rounds as the median and the range over the runs.
 // -cpuprofile writes this process's CPU profile (the emulator's work is
-// not in it unless -inprocess).
+// not in it unless -inprocess), its samples labelled by side and round:
+//
+//	go tool pprof -top -tagfocus side=file -tagignore 'round=first|warm' storeratio prof
+//
+// gives the file side's later rounds alone.
 package main
 
 import (
@@ -387,7 +391,7 @@ func run(ctx context.Context, out io.Writer, o options) (err error) {
 			if s.r, err = refresh.New(svc, opts...); err != nil {
 				return err
 			}
-			if err := refreshAll(ctx, s.r, s.warm); err != nil {
+			if err := labelled(ctx, s.name, -1, func(ctx context.Context) error { return refreshAll(ctx, s.r, s.warm) }); err != nil {
 				return fmt.Errorf("%s warm-up: %w", s.name, err)
 			}
 		}
@@ -411,7 +415,7 @@ func run(ctx context.Context, out io.Writer, o options) (err error) {
 				for _, s := range order {
 					c0, _ := cpuclock.Process()
 					t0 := time.Now()
-					if err := refreshAll(ctx, s.r, s.jobs[k:min(k+o.Chunk, o.Accounts)]); err != nil {
+					if err := labelled(ctx, s.name, round, func(ctx context.Context) error { return refreshAll(ctx, s.r, s.jobs[k:min(k+o.Chunk, o.Accounts)]) }); err != nil {
 						return fmt.Errorf("%s round %d: %w", s.name, round+1, err)
 					}
 					s.dur += time.Since(t0)
@@ -526,4 +530,19 @@ func credsPEM(c *signing.Credentials) (cert, key []byte, err error) {
 		cert = append(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ch.Raw})...)
 	}
 	return cert, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+}
+
+// labelled runs fn with the profiler labels side=name and round=first,
+// later or warm (round 0, above 0, below 0), so that a CPU profile
+// (-cpuprofile) tells them apart (pprof -tagfocus side=file,round=later).
+func labelled(ctx context.Context, name string, round int, fn func(context.Context) error) (err error) {
+	r := "later"
+	switch {
+	case round < 0:
+		r = "warm"
+	case round == 0:
+		r = "first"
+	}
+	pprof.Do(ctx, pprof.Labels("side", name, "round", r), func(ctx context.Context) { err = fn(ctx) })
+	return err
 }
