@@ -178,8 +178,9 @@
 // credit, changed, settles a payment again in that call and the reversal
 // still reverses it: the same amount, dated on or after it; the credit
 // held again instead, flagged again, is let go as a held credit reversed,
-// reported unmatched with the reversal); a credit
-// freed by its payment's rejection takes its held reversal to the twin it
+// reported unmatched with the reversal; a reversal the bank changes in
+// the same delta is matched again as it now is, as any held reversal
+// changed); a credit freed by its payment's rejection takes its held reversal to the twin it
 // settles (held, or returning it once due). A held reversal let go with a
 // credit that settles no payment (the credit withdrawn, changed to
 // another amount or matching nothing, or freed with no twin to take it)

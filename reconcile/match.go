@@ -360,6 +360,17 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 		}
 	}
 	for _, c := range v.changed {
+		if m.unkeep(string(c.b.key)) {
+			// A held reversal whose credit this call withdrew, changed
+			// too: not kept with its old facts (rehold), but matched
+			// again as it now is, as a held reversal changed is below.
+			if c.ok {
+				c.b.reversal = true
+				again = append(again, c.b)
+			}
+			lost(&c)
+			continue
+		}
 		if i, ok := retBy[string(c.b.key)]; ok {
 			// A held reversal changed: let go, and matched again as it
 			// is now (a debit matched again only so), held again if
@@ -417,6 +428,18 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 		lost(&c)
 	}
 	return again
+}
+
+// unkeep drops the held reversal of key from those kept with their
+// withdrawn credit (m.reversals), and reports whether it was there.
+func (m *mutation) unkeep(key string) bool {
+	for k, o := range m.reversals {
+		if o.ret == key {
+			delete(m.reversals, k)
+			return true
+		}
+	}
+	return false
 }
 
 // stillMatches reports whether booking b settles s.pays[i] under any
