@@ -282,7 +282,9 @@
 // returned stays as long as its credit is kept seen, Retention after the
 // credit's date, so that the bank's change of the credit meanwhile
 // withdraws the settlement (reported), never matches the credit again as
-// one that settled nothing.
+// one that settled nothing. The key that finds a payment's account lives
+// as long as the state keeps the payment: Status and Payment find every
+// payment a Round or an event may name.
 // The state has a header (the next day a read can change anything, and
 // the announcements), read alone by the usual round that brings no
 // booking, and a body; each has a CRC-64, and a state that fails one is

@@ -78,6 +78,10 @@ type mutation struct {
 	// lists as booked (gone, or pending again): a reversal among them
 	// is not reported when its credit settles no payment (rehold).
 	dropped map[string]bool
+	// retained are the ids of the payments whose stay in the state this
+	// call made longer (a credit settles or is held for them): the key
+	// that finds their account is kept as long (see lookupTTL).
+	retained []string
 }
 
 // until returns the last day a credit may settle a payment whose window
@@ -778,6 +782,7 @@ func (m *mutation) settle(s *acctState, i int, by Evidence, b *booking) {
 	m.changed = true
 	if m.holds(b) {
 		p.out = outHeld
+		m.retained = append(m.retained, p.id)
 		m.round.Held = append(m.round.Held, p.state(m.acct))
 		return
 	}
@@ -794,6 +799,7 @@ func (m *mutation) settled(s *acctState, i int) {
 	}
 	p.enc = nil
 	m.changed = true
+	m.retained = append(m.retained, p.id) // kept as long as its credit is seen
 	m.announceOf(s, p, annSettled)
 	m.round.Settled = append(m.round.Settled, p.state(m.acct))
 }
@@ -1249,6 +1255,48 @@ func (m *mutation) expire(s *acctState) {
 		}
 	}
 	s.seen = seenKept
+}
+
+// lookupTTL is how long from now the key that finds the account of p
+// (under "payment/") must live: as long as the state keeps p (see
+// expire), a day more for replicas whose clocks differ. That is Retention
+// after the bank date of its creation, or of its credit's date when later
+// (the credit is kept seen so long); for a payment holding a credit or a
+// reversal (kept until a read ends the hold) or kept past its retention
+// for an announcement due, as long as the state itself (StateTTL, which
+// every call that keeps it refreshes: see refreshLookups).
+func lookupTTL(p *pay, now time.Time) time.Duration {
+	if p.out == outHeld || p.out == outReturnHeld {
+		return StateTTL
+	}
+	last := bankDay(time.Unix(p.created, 0))
+	if p.out != outNone {
+		last = max(last, p.o.bday)
+	}
+	// expire drops p from the bank day after last+retentionDays on.
+	ttl := dateOf(last + retentionDays + 2).Time(date.Oslo()).Sub(now)
+	if ttl <= 0 {
+		return StateTTL
+	}
+	return ttl
+}
+
+// outlives reports whether s keeps p past what its retention alone
+// gives it (lookupTTL): holding a credit or a reversal, or past its
+// retention with an announcement due. The key that finds its account is
+// refreshed by every call that keeps it.
+func (s *acctState) outlives(p *pay, today int32) bool {
+	if p.out == outHeld || p.out == outReturnHeld {
+		return true
+	}
+	if s.announced(p.id) < 0 {
+		return false
+	}
+	last := bankDay(time.Unix(p.created, 0))
+	if p.out != outNone {
+		last = max(last, p.o.bday)
+	}
+	return today > last+retentionDays
 }
 
 // fit drops, when the encoded state is above maxStateBytes, the oldest

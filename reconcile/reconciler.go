@@ -45,8 +45,8 @@ var (
 	// that is not one.
 	ErrInvalid = errors.New("reconcile: invalid input")
 	// ErrNotTracked matches the error of [Reconciler.Status] and
-	// [Reconciler.Payment] for a payment never tracked (or kept longer
-	// than Retention ago).
+	// [Reconciler.Payment] for a payment never tracked, or no longer
+	// kept (see [Retention]).
 	ErrNotTracked = errors.New("reconcile: payment not tracked")
 	// ErrStore matches the errors of the store.
 	ErrStore = errors.New("reconcile: store")
@@ -342,6 +342,7 @@ func (r *Reconciler) Track(ctx context.Context, p Payment) (State, error) {
 		rec.e2e = ""
 	}
 	var st State
+	var ttl time.Duration // the lookup key's (lookupTTL)
 	committed, err := r.commit(ctx, key, func(m *mutation, s *acctState) error {
 		i := s.find(rec.id)
 		if i < 0 {
@@ -353,6 +354,7 @@ func (r *Reconciler) Track(ctx context.Context, p Payment) (State, error) {
 		}
 		m.status(s, i, p.Status, p.StatusAt)
 		st = s.pays[i].state(key)
+		ttl = lookupTTL(&s.pays[i], time.Unix(m.now, 0))
 		return nil
 	}, true)
 	if errors.Is(err, ErrNotTracked) { // watched, but its state is gone (Forget)
@@ -361,7 +363,7 @@ func (r *Reconciler) Track(ctx context.Context, p Payment) (State, error) {
 	if !committed {
 		return State{}, err
 	}
-	if perr := r.st.Put(ctx, paymentPrefix+digest(p.RequestID), []byte(key), Retention); perr != nil {
+	if perr := r.st.Put(ctx, paymentPrefix+digest(p.RequestID), []byte(key), ttl); perr != nil {
 		return st, errors.Join(err, r.storeErr(perr))
 	}
 	return st, err
@@ -708,7 +710,40 @@ func (r *Reconciler) commit(ctx context.Context, key txsync.AccountKey, fn func(
 	if final != nil {
 		r.remember(key, finalBytes, final)
 	}
-	return true, r.announce(ctx, key, due)
+	var lerr error
+	if final != nil {
+		lerr = r.refreshLookups(ctx, key, m, final)
+	}
+	return true, errors.Join(lerr, r.announce(ctx, key, due))
+}
+
+// refreshLookups keeps the key that finds the account of a payment
+// (under "payment/") as long as the state s, just stored, keeps the
+// payment (lookupTTL): for the payments whose stay the call m made
+// longer, and for those s keeps past their retention (outlives), whose
+// stay each call keeping them makes longer. Track writes the key of the
+// payment it tracks.
+func (r *Reconciler) refreshLookups(ctx context.Context, key txsync.AccountKey, m *mutation, s *acctState) error {
+	now := time.Unix(m.now, 0)
+	var errs error
+	put := func(p *pay) {
+		if err := r.st.Put(ctx, paymentPrefix+digest(p.id), []byte(key), lookupTTL(p, now)); err != nil {
+			errs = errors.Join(errs, r.storeErr(err))
+		}
+	}
+	done := map[string]bool{}
+	for _, id := range m.retained {
+		if i := s.find(id); i >= 0 && !done[id] {
+			done[id] = true
+			put(&s.pays[i])
+		}
+	}
+	for i := range s.pays {
+		if p := &s.pays[i]; !done[p.id] && s.outlives(p, m.today) {
+			put(p)
+		}
+	}
+	return errs
 }
 
 // pending is a payment's state and the announcements due for it.
