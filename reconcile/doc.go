@@ -117,7 +117,8 @@
 // and emits events.PaymentSettlementWithdrawn, once per withdrawal. A
 // later credit settles it again (a changed credit is matched again at
 // once, as it is now; so is a changed credit that settled nothing, not
-// reported unmatched again): Settled, with another events.PaymentSettled whose
+// reported unmatched again, but for one reported unreadable before: a
+// credit of no payment now, it is reported unmatched, once): Settled, with another events.PaymentSettled whose
 // Withdrawals counts the withdrawals before it (and so has an ID of its
 // own). A credit the bank no longer lists stays seen: a delta given again
 // after the removal's does not bring it back; txsync gives it a new key

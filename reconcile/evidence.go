@@ -10,6 +10,7 @@ import (
 
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/internal/checkdigit"
+	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/txsync"
 )
 
@@ -108,6 +109,30 @@ func bookingOf(e txsync.Entry, order int) (booking, bool) {
 func readable(t *accounts.Transaction) bool {
 	a := t.TransactionAmount
 	return a.Err() == nil && !a.IsZero() && !a.Value.IsZero() && (!t.BookingDate.IsZero() || !t.ValueDate.IsZero())
+}
+
+// unreadableVersion reports whether v, the previous version of a
+// changed entry as txsync kept it, was a booked entry that cannot be
+// read (see readable): no booking nor value date, or an amount absent,
+// unreadable or zero. It was reported so (Round.Unreadable), never as a
+// credit. The zero Version (none given) is not.
+func unreadableVersion(v txsync.Version) bool {
+	if v.Status != accounts.BookingBooked {
+		return false
+	}
+	if (v.BookingDate.IsZero() && v.ValueDate.IsZero()) || v.Amount == "" {
+		return true
+	}
+	// The amount's text as the bank wrote it, read as a money object is.
+	b, err := json.Marshal(struct {
+		Amount   string `json:"amount"`
+		Currency string `json:"currency"`
+	}{v.Amount, v.Currency})
+	var a money.Amount
+	if err != nil || a.UnmarshalJSON(b) != nil {
+		return true
+	}
+	return a.Err() != nil || a.Value.IsZero()
 }
 
 // unreadableOf returns a booked entry that bookingOf refuses as

@@ -218,6 +218,9 @@ type revisions struct {
 type revised struct {
 	b  booking
 	ok bool // b is a booking (its amount and date readable)
+	// previous is the entry as txsync last saw it (the zero Version
+	// when not given): see unreadableVersion.
+	previous txsync.Version
 }
 
 func (v *revisions) empty() bool { return len(v.gone)+len(v.unbooked)+len(v.changed) == 0 }
@@ -406,9 +409,12 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 			// A credit that settled nothing (reported unmatched when it
 			// was read) is matched again as it is now: the bank may have
 			// corrected the amount, date or text that kept it from its
-			// payment. It is not reported unmatched a second time.
+			// payment. It is not reported unmatched a second time. One
+			// that could not be read before (reported in
+			// Round.Unreadable, never as a credit) is, when it matches
+			// nothing now: once, its facts changed by this call (news).
 			if c.ok && !held[string(c.b.key)] {
-				c.b.quiet = true
+				c.b.quiet = !news[c.b.kh] || !unreadableVersion(c.previous)
 				again = append(again, c.b)
 			}
 			// One changed so that it can no longer be read matches

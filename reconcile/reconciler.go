@@ -587,7 +587,7 @@ func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error)
 				ok = false
 			}
 			b.future = future[c.Key]
-			rev.changed = append(rev.changed, revised{b: b, ok: ok})
+			rev.changed = append(rev.changed, revised{b: b, ok: ok, previous: c.Previous})
 		}
 		n++
 	}

@@ -263,7 +263,9 @@ type Round struct {
 	// Track) let go matching no payment, reported by the next Apply,
 	// once (not when its delta withdraws such a credit, or changes it so
 	// that a payment takes it, or so that it can no longer be read: then
-	// in Unreadable).
+	// in Unreadable). An entry reported in Unreadable that the bank
+	// changes into a credit that can be read and matches no payment is
+	// here too, as it now is, once.
 	Unmatched []Credit `json:"unmatched,omitempty"`
 	// UnmatchedReversals are the reversals (debits of a credit's amount,
 	// with its payment's reference, Amount negative) let go with their
