@@ -133,7 +133,7 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if err := summable(downs); err != nil {
+		if err := summable(ctx, c, downs); err != nil {
 			return err
 		}
 		if err := noneAhead(ctx, c, downs, now); err != nil {
@@ -331,7 +331,7 @@ func lastDay(ctx context.Context, c *client.Client, now time.Time) (client.Avail
 		}
 		recent = append(recent, d)
 	}
-	if err := summable(recent); err != nil {
+	if err := summable(ctx, c, recent); err != nil {
 		return client.Availability{}, nil, err
 	}
 	if err := noneAhead(ctx, c, downs, now); err != nil {
@@ -349,15 +349,66 @@ func lastDay(ctx context.Context, c *client.Client, now time.Time) (client.Avail
 // read as less unavailability (up to none, 100% uptime) beside a record
 // of an outage whose length nobody knows. client.Downtimes gives it to
 // every period it may reach into: up to the next record's start, or
-// with none after it, every later one.
-func summable(downs []client.Downtime) error {
+// with none after it, every later one. The refusal
+// (*backwardsRecordError) names the record by its ID, which psd2 health
+// forget takes.
+func summable(ctx context.Context, c *client.Client, downs []client.Downtime) error {
 	for _, d := range downs {
 		if d.Backwards() {
-			return fmt.Errorf("the downtime record that starts at %s ends before it starts (at %s): how long the bank was unavailable then is unknown, so no figure of the period is given "+
-				"(the clock of the process that wrote it may have stepped back; psd2 health records lists the records with their IDs, and once what is known of that outage is filed, psd2 health forget ID -by WHO -reason WHY removes it)", d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
+			ids, err := recordIDs(ctx, c, d)
+			return &backwardsRecordError{IDs: ids, IDErr: err, Start: d.Start.UTC(), End: d.End.UTC()}
 		}
 	}
 	return nil
+}
+
+// backwardsRecordError is the refusal of a period a downtime record that
+// ends before it starts may reach into (summable).
+type backwardsRecordError struct {
+	// IDs are the store IDs of the record (one, unless the store holds
+	// identical records under several); IDErr says why they could not be
+	// read (then IDs is empty).
+	IDs   []string
+	IDErr error
+	// Start and End are the record's times (End before Start).
+	Start, End time.Time
+}
+
+func (e *backwardsRecordError) Error() string {
+	name, forget := "that starts at "+e.Start.Format(time.RFC3339), "psd2 health forget ID -by WHO -reason WHY"
+	switch {
+	case len(e.IDs) > 0:
+		name = e.IDs[0] + " (from " + e.Start.Format(time.RFC3339)
+		if len(e.IDs) > 1 {
+			name += "; identical records: " + strings.Join(e.IDs[1:], ", ")
+		}
+		name += ")"
+		forget = "psd2 health forget " + e.IDs[0] + " -by WHO -reason WHY"
+	case e.IDErr != nil:
+		name += fmt.Sprintf(" (its ID could not be read: %v)", e.IDErr)
+	default:
+		name += " (its ID could not be found: the record changed or went meanwhile)"
+	}
+	return fmt.Sprintf("the downtime record %s ends before it starts (at %s): how long the bank was unavailable then is unknown, so no figure of the period is given "+
+		"(the clock of the process that wrote it may have stepped back; psd2 health records lists the records with their IDs, and once what is known of that outage is filed, %s removes it)",
+		name, e.End.Format(time.RFC3339), forget)
+}
+
+// recordIDs returns the IDs (client.DowntimeRecord.ID) of the bank's
+// downtime records that are d (from client.Downtimes, which gives no
+// IDs): the record whose times and failures are d's.
+func recordIDs(ctx context.Context, c *client.Client, d client.Downtime) ([]string, error) {
+	recs, err := c.DowntimeRecords(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, r := range recs {
+		if !r.Unreadable && r.Downtime.Start.Equal(d.Start) && r.Downtime.End.Equal(d.End) && r.Downtime.Failures == d.Failures {
+			ids = append(ids, r.ID)
+		}
+	}
+	return ids, nil
 }
 
 // endOfTime ends a reading of every downtime record from a time on.

@@ -72,7 +72,7 @@ func TestHealthForgetBackwardsRecordEndsTheRefusal(t *testing.T) {
 	report := append([]string{"health", "report", "-from", from}, args...)
 	_, errOut, code := psd2(t, report...)
 	require.Equal(t, exitRuntime, code, "the latest backwards record may reach into the period")
-	assert.Contains(t, errOut, "psd2 health forget ID", "the refusal says the way out")
+	assert.Contains(t, errOut, "psd2 health forget "+backID+" -by WHO -reason WHY", "the refusal says the way out, with the record's ID")
 
 	out, errOut, code := psd2(t, append([]string{"health", "records"}, args...)...)
 	t.Logf("records: exit %d\n%s%s", code, out, errOut)
