@@ -50,7 +50,8 @@ type Downtime struct {
 	// or the first answer after a crash): the failures the opener saw
 	// after it wrote the record are in it only when the opener, still
 	// running, closed its own breaker later (its close is merged into
-	// the record, the end kept), not when it crashed: LastFailure and
+	// the record, the end kept unless the opener saw the bank down after
+	// it: then the opener's end), not when it crashed: LastFailure and
 	// Failures are lower bounds ([Downtime.SeenAtLeast]).
 	EndedElsewhere bool `json:"endedElsewhere,omitempty"`
 	// Failures counts the failed requests recorded: those that opened
@@ -148,17 +149,18 @@ func (b *bankHealth) writeRecord(ch BreakerChange) {
 
 // mergeDowntime merges d, this process's account of a downtime, into
 // stored, the record under its key, of which written failures are this
-// process's own earlier write (0: none): the earliest start, the first
-// end that proves the bank back (one not before the start, else any),
-// the latest last failure, the failures of both without counting those
-// written twice, the evidence of both (by request, the first
-// maxEvidence), and EndedElsewhere when stored says so.
+// process's own earlier write (0: none): the earliest start, the end
+// mergedEnd gives (the first that proves the bank back after every
+// failure the merge holds: never one before a failure, as when the bank
+// came back, one replica ended the record, and another then saw it down
+// again), the latest last failure, the failures of both without
+// counting those written twice, the evidence of both (by request, the
+// first maxEvidence), and EndedElsewhere when stored says so.
 func mergeDowntime(stored, d Downtime, written int) Downtime {
 	m := d
 	if !stored.Start.IsZero() && stored.Start.Before(m.Start) {
 		m.Start = stored.Start
 	}
-	m.End = firstEnd(m.Start, stored.End, d.End)
 	m.LastFailure = latest(stored.LastFailure, d.LastFailure)
 	m.Failures = d.Failures + max(0, stored.Failures-written)
 	m.EndedElsewhere = stored.EndedElsewhere || d.EndedElsewhere
@@ -172,7 +174,40 @@ func mergeDowntime(stored, d Downtime, written int) Downtime {
 	if len(m.Evidence) > maxEvidence {
 		m.Evidence = m.Evidence[:maxEvidence]
 	}
+	m.End = mergedEnd(m.Start, latest(m.SeenUntil(), latest(stored.SeenUntil(), d.SeenUntil())), stored.End, d.End)
 	return m
+}
+
+// mergedEnd returns the end of a record merged from two accounts whose
+// ends are a and b (zero: an account of an outage under way) and whose
+// failures reach seen ([Downtime.SeenUntil]: never before start):
+//   - the earliest of a and b not before seen: the first answer that
+//     proved the bank back after its last failure (an earlier end was
+//     the bank's coming back before it went down again);
+//   - else, when one of them is zero: zero, the record ongoing again (an
+//     account of an outage under way holds, or follows, failures after
+//     every end recorded);
+//   - else, when one of them is not before start: seen, the last
+//     failure (each end before a failure the other account holds: the
+//     replicas' clocks disagree, and the bank was seen down until then);
+//   - else (no end, or ends before the start only): firstEnd's.
+func mergedEnd(start, seen, a, b time.Time) time.Time {
+	seen = latest(seen, start)
+	after := func(t time.Time) bool { return !t.IsZero() && !t.Before(seen) }
+	valid := func(t time.Time) bool { return !t.IsZero() && !t.Before(start) }
+	switch {
+	case after(a) && after(b):
+		return earliest(a, b)
+	case after(a):
+		return a
+	case after(b):
+		return b
+	case !valid(a) && !valid(b):
+		return firstEnd(start, a, b)
+	case a.IsZero() || b.IsZero():
+		return time.Time{}
+	}
+	return seen
 }
 
 // firstEnd returns the earliest of the ends a and b (zero: none) that is
@@ -325,7 +360,8 @@ func (b *bankHealth) sweepStale(now time.Time) {
 // last seen down when the replica that wrote it last saw it. It returns
 // the record, or false when there is none to end (no store, none
 // written, or its replica ended it already: seen's failures are then
-// added to it, its end kept). Best effort, like writeRecord.
+// added to it, its end kept unless one of them is after it, when end
+// replaces it: the bank was down again). Best effort, like writeRecord.
 func (b *bankHealth) endAdopted(end time.Time, seen Downtime) (Downtime, bool) {
 	if b.st == nil {
 		return Downtime{}, false
@@ -349,21 +385,24 @@ func (b *bankHealth) endAdopted(end time.Time, seen Downtime) (Downtime, bool) {
 		if !found || json.Unmarshal(old, &d) != nil || d.Start.IsZero() || d.Start.After(end) {
 			return nil, 0, errNoRecordToEnd
 		}
-		if ended = !d.End.IsZero(); ended {
-			// Its replica, or another, ended it first: the first end
-			// that proves the bank back stays (mergeDowntime), and this
-			// process's failures are added all the same.
-			if seen.Failures == 0 {
-				return nil, 0, errNoRecordToEnd
-			}
-			if first := firstEnd(d.Start, d.End, end); !first.Equal(d.End) {
-				d.End, d.EndedElsewhere = first, true
-			}
-		} else {
-			d.End, d.EndedElsewhere = end, true
+		if ended = !d.End.IsZero(); ended && seen.Failures == 0 {
+			return nil, 0, errNoRecordToEnd
 		}
 		if d.Failures += seen.Failures; seen.LastFailure.After(d.Start) && !seen.LastFailure.After(end) {
 			d.LastFailure = latest(d.LastFailure, seen.LastFailure)
+		}
+		if ended {
+			// Its replica, or another, ended it first: the first end
+			// that proves the bank back after every failure the record
+			// now holds stays (mergedEnd, as mergeDowntime merges), and
+			// this process's failures are added all the same. This
+			// process's end replaces it when this process saw the bank
+			// down after it (up, then down again).
+			if e := mergedEnd(d.Start, d.SeenUntil(), d.End, end); !e.Equal(d.End) {
+				d.End, d.EndedElsewhere = e, true
+			}
+		} else {
+			d.End, d.EndedElsewhere = end, true
 		}
 		raw, err := json.Marshal(d)
 		return raw, DowntimeKept, err

@@ -57,7 +57,10 @@ func TestOpenerCloseKeepsAdopterEndAndFailures(t *testing.T) {
 
 // Merging keeps the failures of both accounts, counting those this
 // process wrote before once, and the first end that proves the bank
-// back.
+// back after the last failure: mine saw the bank fail at 90 minutes,
+// after the stored end (the bank came back, then went down again), so
+// the record ends at my end (it kept the stored end, before a failure it
+// holds, before TestMergeDowntimeNeverEndsBeforeAFailure).
 func TestMergeDowntime(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
@@ -67,7 +70,7 @@ func TestMergeDowntime(t *testing.T) {
 	mine := Downtime{Start: t0, End: t0.Add(2 * time.Hour), LastFailure: t0.Add(90 * time.Minute), Failures: 9,
 		Evidence: []Evidence{ev("a", t0), ev("b", t0.Add(time.Second)), ev("c", t0.Add(90*time.Minute))}}
 	m := mergeDowntime(stored, mine, 5)
-	assert.True(t, m.End.Equal(t0.Add(time.Hour)))
+	assert.True(t, m.End.Equal(t0.Add(2*time.Hour)), "the end after the last failure: %s", m.End)
 	assert.True(t, m.LastFailure.Equal(t0.Add(90*time.Minute)))
 	assert.Equal(t, 11, m.Failures, "mine 9, and the other's 2 beyond the 5 I wrote")
 	assert.True(t, m.EndedElsewhere)
