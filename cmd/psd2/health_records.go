@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/tppkit/psd2/client"
@@ -20,7 +22,8 @@ type recordRow struct {
 	Failures int `json:"failures"`
 	// Flags: backwards (ends before it starts), end-assumed (never
 	// ended, the next record's start taken as its end), ongoing (never
-	// ended, the latest), ended-elsewhere, unreadable.
+	// ended, the latest), ended-elsewhere, unreadable; forgotten (first:
+	// removed by psd2 health forget, listed apart, recordsList.Forgotten).
 	Flags []string `json:"flags"`
 	// Record is the record as stored, with its evidence (absent when
 	// unreadable).
@@ -35,6 +38,32 @@ type recordsList struct {
 	// may reach into from figures: those that end before they start or
 	// are unreadable (psd2 health forget removes one).
 	Blocking int `json:"blocking"`
+	// Forgotten lists, apart from Records, the records psd2 health
+	// forget removed in the last client.DowntimeKept (the traces it
+	// kept), in the order of their IDs: none is a live outage, and no
+	// report counts one. Each has the flag forgotten first.
+	Forgotten []forgottenRow `json:"forgotten"`
+	// ForgottenUnread says why the forgotten records could not be read
+	// (Forgotten is then empty, and psd2 exits 3): the live records are
+	// listed all the same, since they are what psd2 health forget takes.
+	ForgottenUnread string `json:"forgottenUnread,omitempty"`
+}
+
+// forgottenRow is a record psd2 health forget removed, as psd2 health
+// records lists it: the record as it was when it was forgotten, and who
+// forgot it, why and when.
+type forgottenRow struct {
+	recordRow
+	By     string    `json:"by"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// rowOfForgotten is f as a row, flagged forgotten.
+func rowOfForgotten(f client.ForgottenDowntime) forgottenRow {
+	row := forgottenRow{recordRow: rowOfRecord(f.DowntimeRecord, false), By: f.By, Reason: f.Reason, At: f.At.UTC()}
+	row.Flags = append([]string{"forgotten"}, row.Flags...)
+	return row
 }
 
 // forgetResult is what psd2 health forget prints: the record removed.
@@ -102,7 +131,16 @@ func runHealthRecords(ctx context.Context, e *env, c *client.Client, forgetting 
 	if err != nil {
 		return err
 	}
-	list := recordsList{Bank: c.Bank(), Records: make([]recordRow, 0, len(recs))}
+	// A trace psd2 cannot read is an error, never a listing without it
+	// that says nothing; the live records are listed all the same.
+	forgotten, forgottenErr := c.ForgottenDowntimes(ctx)
+	list := recordsList{Bank: c.Bank(), Records: make([]recordRow, 0, len(recs)), Forgotten: make([]forgottenRow, 0, len(forgotten))}
+	if forgottenErr != nil {
+		list.ForgottenUnread = forgottenErr.Error()
+	}
+	for _, f := range forgotten {
+		list.Forgotten = append(list.Forgotten, rowOfForgotten(f))
+	}
 	unreadable := 0
 	for i, r := range recs {
 		list.Records = append(list.Records, rowOfRecord(r, i == len(recs)-1))
@@ -113,7 +151,7 @@ func runHealthRecords(ctx context.Context, e *env, c *client.Client, forgetting 
 			unreadable++
 		}
 	}
-	if len(recs) == 0 {
+	if len(recs) == 0 && len(forgotten) == 0 && forgottenErr == nil {
 		fmt.Fprintf(e.stderr, "note: this store holds no downtime record of bank %s for this TPP: either the bank was never seen unavailable in the last %d days, "+
 			"or -store, -bank or -url, or the certificate are not the service's (check them before reading this as no outage)\n", c.Bank(), int(client.DowntimeKept/(24*time.Hour)))
 	}
@@ -122,24 +160,7 @@ func runHealthRecords(ctx context.Context, e *env, c *client.Client, forgetting 
 			fmt.Fprintf(w, "%-20s  %-20s  %-20s  %8s  %s\n", "ID", "START", "END", "FAILURES", "FLAGS")
 		}
 		for _, row := range list.Records {
-			start, end := "?", "-"
-			if row.Start != nil {
-				start = row.Start.Format(time.RFC3339)
-			}
-			if row.End != nil {
-				end = row.End.Format(time.RFC3339)
-			}
-			if len(row.Flags) > 0 && row.Flags[0] == "unreadable" {
-				end = "?"
-			}
-			flags := ""
-			for i, f := range row.Flags {
-				if i > 0 {
-					flags += ","
-				}
-				flags += f
-			}
-			fmt.Fprintf(w, "%-20s  %-20s  %-20s  %8d  %s\n", row.ID, start, end, row.Failures, flags)
+			fmt.Fprintln(w, recordLine(row))
 		}
 		fmt.Fprintf(w, "%d downtime record(s) of bank %s", len(list.Records), list.Bank)
 		if list.Blocking > 0 {
@@ -147,11 +168,43 @@ func runHealthRecords(ctx context.Context, e *env, c *client.Client, forgetting 
 				"Once you have filed what you know of such an outage: psd2 health forget ID -by WHO -reason WHY", list.Blocking)
 		}
 		fmt.Fprintln(w)
+		if list.ForgottenUnread != "" {
+			fmt.Fprintf(w, "\nFORGOTTEN: the records psd2 health forget removed could not be read: %s\n", list.ForgottenUnread)
+		}
+		if len(list.Forgotten) == 0 {
+			return
+		}
+		fmt.Fprintf(w, "\nFORGOTTEN: %d record(s) psd2 health forget removed, not live: no longer among the records above, and in no report's figures "+
+			"(a report of a period one may have reached into names it); their traces are kept %d days\n",
+			len(list.Forgotten), int(client.DowntimeKept/(24*time.Hour)))
+		fmt.Fprintf(w, "%-20s  %-20s  %-20s  %8s  %s\n", "ID", "START", "END", "FAILURES", "FLAGS")
+		for _, row := range list.Forgotten {
+			fmt.Fprintln(w, recordLine(row.recordRow))
+			fmt.Fprintf(w, "%-20s  forgotten at %s by %s: %q\n", "", row.At.Format(time.RFC3339), row.By, row.Reason)
+		}
 	})
+	if err == nil && forgottenErr != nil {
+		err = fmt.Errorf("the downtime records psd2 health forget removed of bank %s could not be read, so none is listed (the live records are): %w", c.Bank(), forgottenErr)
+	}
 	if err == nil && unreadable > 0 {
 		err = fmt.Errorf("%d downtime record(s) of bank %s are unreadable: when their outages were, and how long, is unknown (psd2 health forget ID -by WHO -reason WHY removes one)", unreadable, c.Bank())
 	}
 	return err
+}
+
+// recordLine is row as a line of psd2 health records' table.
+func recordLine(row recordRow) string {
+	start, end := "?", "-"
+	if row.Start != nil {
+		start = row.Start.Format(time.RFC3339)
+	}
+	if row.End != nil {
+		end = row.End.Format(time.RFC3339)
+	}
+	if slices.Contains(row.Flags, "unreadable") {
+		end = "?"
+	}
+	return fmt.Sprintf("%-20s  %-20s  %-20s  %8d  %s", row.ID, start, end, row.Failures, strings.Join(row.Flags, ","))
 }
 
 // describeRecord says a record's times, and that it ended before it
