@@ -106,7 +106,10 @@ func TestHealthRecordsUnreadableTrace(t *testing.T) {
 
 	out, errOut, code = psd2(t, append([]string{"health", "records", "--json"}, args...)...)
 	assert.Equal(t, exitRuntime, code)
-	var l recordsList
+	var l struct {
+		Records         []recordRow `json:"records"`
+		ForgottenUnread string      `json:"forgottenUnread"`
+	}
 	require.NoError(t, json.Unmarshal([]byte(out), &l))
 	require.Len(t, l.Records, 1)
 	assert.NotEmpty(t, l.ForgottenUnread)
