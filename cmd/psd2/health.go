@@ -197,6 +197,12 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 	} else if start, ok := unended(a.Downtimes); ok {
 		h.UnendedSince = &start
 	}
+	// Each record named by its ID, the one psd2 health forget takes.
+	olderNames := make([]string, len(older))
+	for i, d := range older {
+		ids, err := recordIDs(ctx, c, d)
+		olderNames[i] = recordName(ids, err, d.Start)
+	}
 	err = e.emit(h, func(w io.Writer) {
 		switch {
 		case h.UnendedSince != nil:
@@ -209,10 +215,10 @@ func runHealth(ctx context.Context, e *env, args []string) error {
 				h.Bank, h.Since.Format(time.RFC3339), h.ProbeAt.Format(time.RFC3339))
 		}
 		fmt.Fprintf(w, "last 24 h: unavailable %s\n", strings.TrimPrefix(a.Figures(), "unavailable: "))
-		for _, d := range older {
-			fmt.Fprintf(w, "the downtime record that starts at %s ends before it starts (at %s), both before the last 24 h: it may have run into them "+
+		for i, d := range older {
+			fmt.Fprintf(w, "the downtime record %s ends before it starts (at %s), both before the last 24 h: it may have run into them "+
 				"for a time nobody knows, so the figures of the last 24 h are bounds (psd2 health report gives no figure of a period it may reach into)\n",
-				d.Start.UTC().Format(time.RFC3339), d.End.UTC().Format(time.RFC3339))
+				olderNames[i], d.End.UTC().Format(time.RFC3339))
 		}
 		printForgotten(w, h.Forgotten)
 		if a.SeenAtLeast {
@@ -375,23 +381,30 @@ type backwardsRecordError struct {
 }
 
 func (e *backwardsRecordError) Error() string {
-	name, forget := "that starts at "+e.Start.Format(time.RFC3339), "psd2 health forget ID -by WHO -reason WHY"
-	switch {
-	case len(e.IDs) > 0:
-		name = e.IDs[0] + " (from " + e.Start.Format(time.RFC3339)
-		if len(e.IDs) > 1 {
-			name += "; identical records: " + strings.Join(e.IDs[1:], ", ")
-		}
-		name += ")"
+	name, forget := recordName(e.IDs, e.IDErr, e.Start), "psd2 health forget ID -by WHO -reason WHY"
+	if len(e.IDs) > 0 {
 		forget = "psd2 health forget " + e.IDs[0] + " -by WHO -reason WHY"
-	case e.IDErr != nil:
-		name += fmt.Sprintf(" (its ID could not be read: %v)", e.IDErr)
-	default:
-		name += " (its ID could not be found: the record changed or went meanwhile)"
 	}
 	return fmt.Sprintf("the downtime record %s ends before it starts (at %s): how long the bank was unavailable then is unknown, so no figure of the period is given "+
 		"(the clock of the process that wrote it may have stepped back; psd2 health records lists the records with their IDs, and once what is known of that outage is filed, %s removes it)",
 		name, e.End.Format(time.RFC3339), forget)
+}
+
+// recordName names a downtime record that starts at start by its ids
+// (from recordIDs, with its error idErr), with its start; by its start
+// alone, saying why, when no ID was found.
+func recordName(ids []string, idErr error, start time.Time) string {
+	switch {
+	case len(ids) > 0:
+		name := ids[0] + " (from " + start.UTC().Format(time.RFC3339)
+		if len(ids) > 1 {
+			name += "; identical records: " + strings.Join(ids[1:], ", ")
+		}
+		return name + ")"
+	case idErr != nil:
+		return fmt.Sprintf("that starts at %s (its ID could not be read: %v)", start.UTC().Format(time.RFC3339), idErr)
+	}
+	return "that starts at " + start.UTC().Format(time.RFC3339) + " (its ID could not be found: the record changed or went meanwhile)"
 }
 
 // recordIDs returns the IDs (client.DowntimeRecord.ID) of the bank's

@@ -38,3 +38,22 @@ func TestHealthBackwardsRefusalNamesTheRecordID(t *testing.T) {
 		assert.Contains(t, errOut, "psd2 health forget "+id, "%v: the command to copy", cmd)
 	}
 }
+
+// psd2 health names a record that ends before it starts, both times
+// before the last 24 h (which it does not refuse), by its ID too. On the
+// code before, it named only the record's start.
+func TestHealthOldBackwardsRecordNamedByID(t *testing.T) {
+	t.Parallel()
+	c, st, _, args := recordsSetup(t)
+	start := time.Now().Add(-72 * time.Hour).UTC().Truncate(time.Second)
+	d := client.Downtime{Bank: c.Bank(), Start: start, End: start.Add(-time.Minute), LastFailure: start, Failures: 3}
+	raw, err := json.Marshal(d)
+	require.NoError(t, err)
+	id := fmt.Sprintf("%020d", start.Add(time.Second).UnixNano())
+	require.NoError(t, st.Put(t.Context(), "client/downtime/"+c.Scope()+"/"+id, raw, client.DowntimeKept))
+
+	out, errOut, code := psd2(t, append([]string{"health"}, args...)...)
+	t.Logf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "the downtime record "+id+" (from "+start.Format(time.RFC3339)+") ends before it starts")
+}
