@@ -174,37 +174,43 @@ func mergeDowntime(stored, d Downtime, written int) Downtime {
 	if len(m.Evidence) > maxEvidence {
 		m.Evidence = m.Evidence[:maxEvidence]
 	}
-	m.End = mergedEnd(m.Start, latest(m.SeenUntil(), latest(stored.SeenUntil(), d.SeenUntil())), stored.End, d.End)
+	m.End = mergedEnd(m.Start, latest(m.SeenUntil(), latest(stored.SeenUntil(), d.SeenUntil())), stored, d)
 	return m
 }
 
-// mergedEnd returns the end of a record merged from two accounts whose
-// ends are a and b (zero: an account of an outage under way) and whose
-// failures reach seen ([Downtime.SeenUntil]: never before start):
-//   - the earliest of a and b not before seen: the first answer that
+// mergedEnd returns the end of a record merged from two accounts of a
+// downtime, a and b (each its Downtime: End zero for an outage under way
+// as its process saw it), whose failures together reach seen
+// ([Downtime.SeenUntil] of the merge):
+//   - the earliest of their ends not before seen: the first answer that
 //     proved the bank back after its last failure (an earlier end was
 //     the bank's coming back before it went down again);
-//   - else, when one of them is zero: zero, the record ongoing again (an
-//     account of an outage under way holds, or follows, failures after
-//     every end recorded);
-//   - else, when one of them is not before start: seen, the last
-//     failure (each end before a failure the other account holds: the
-//     replicas' clocks disagree, and the bank was seen down until then);
-//   - else (no end, or ends before the start only): firstEnd's.
-func mergedEnd(start, seen, a, b time.Time) time.Time {
+//   - else, when one account is under way and its own failures are after
+//     the other's end: zero, the record ongoing again (the bank came
+//     back, and a process saw it down again and has not seen it back);
+//   - else, when an end is not before start: seen, the last failure (an
+//     account's end before a failure the merge holds that no account
+//     under way explains: a clock that stepped back, or the replicas'
+//     clocks disagreeing; the bank was seen down until then);
+//   - else (no end, or ends before the start only): firstEnd's, so that
+//     a record that ends before it starts stays one ([Downtime.Backwards]).
+func mergedEnd(start, seen time.Time, a, b Downtime) time.Time {
 	seen = latest(seen, start)
 	after := func(t time.Time) bool { return !t.IsZero() && !t.Before(seen) }
 	valid := func(t time.Time) bool { return !t.IsZero() && !t.Before(start) }
+	downAgain := func(open, ended Downtime) bool {
+		return open.End.IsZero() && valid(ended.End) && open.SeenUntil().After(ended.End)
+	}
 	switch {
-	case after(a) && after(b):
-		return earliest(a, b)
-	case after(a):
-		return a
-	case after(b):
-		return b
-	case !valid(a) && !valid(b):
-		return firstEnd(start, a, b)
-	case a.IsZero() || b.IsZero():
+	case after(a.End) && after(b.End):
+		return earliest(a.End, b.End)
+	case after(a.End):
+		return a.End
+	case after(b.End):
+		return b.End
+	case !valid(a.End) && !valid(b.End):
+		return firstEnd(start, a.End, b.End)
+	case downAgain(a, b) || downAgain(b, a):
 		return time.Time{}
 	}
 	return seen
@@ -398,7 +404,7 @@ func (b *bankHealth) endAdopted(end time.Time, seen Downtime) (Downtime, bool) {
 			// this process's failures are added all the same. This
 			// process's end replaces it when this process saw the bank
 			// down after it (up, then down again).
-			if e := mergedEnd(d.Start, d.SeenUntil(), d.End, end); !e.Equal(d.End) {
+			if e := mergedEnd(d.Start, d.SeenUntil(), d, Downtime{End: end, LastFailure: seen.LastFailure}); !e.Equal(d.End) {
 				d.End, d.EndedElsewhere = e, true
 			}
 		} else {

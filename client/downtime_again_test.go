@@ -106,9 +106,18 @@ func TestMergeDowntimeNeverEndsBeforeAFailure(t *testing.T) {
 	m := mergeDowntime(stored, skewed, 0)
 	assert.True(t, m.End.Equal(t0.Add(90*time.Minute)), "every end before the last failure: the last failure, %s", m.End)
 
+	// The process's own clock stepped back between its last failure and
+	// its answer: its end is before its last failure, and no account
+	// under way saw the bank down after it. The record ends at the last
+	// failure, not ongoing (it would read as an outage running on).
+	opened := Downtime{Start: t0, LastFailure: t0.Add(time.Minute), Failures: 5}
+	stepped := Downtime{Start: t0, End: t0.Add(10 * time.Minute), LastFailure: t0.Add(12 * time.Minute), Failures: 6}
+	m = mergeDowntime(opened, stepped, 5)
+	assert.True(t, m.End.Equal(t0.Add(12*time.Minute)), "its last failure: %s", m.End)
+
 	within := Downtime{Start: t0, End: t0.Add(2 * time.Hour), LastFailure: t0.Add(40 * time.Minute), Failures: 2}
 	assert.True(t, mergeDowntime(stored, within, 0).End.Equal(stored.End), "failures before the first end: the first end")
-	for _, x := range []Downtime{mergeDowntime(stored, later, 5), mergeDowntime(stored, skewed, 0), mergeDowntime(stored, within, 0)} {
+	for _, x := range []Downtime{mergeDowntime(stored, later, 5), mergeDowntime(stored, skewed, 0), mergeDowntime(stored, within, 0), mergeDowntime(opened, stepped, 5)} {
 		assert.False(t, x.End.Before(x.SeenUntil()))
 	}
 }
