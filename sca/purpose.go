@@ -74,11 +74,16 @@ func (p Purpose) valid() bool {
 // tell (raw JSON). With [Flow.Start] and [Flow.ParseCallback] alone, pass
 // it for a payment's or GET /v1/user's SCA: an SCA of unknown purpose is
 // taken for the consent flow there ([Purpose.GrantsConsent]). It wins
-// over what Prepared.Redirect works out.
+// over what Prepared.Redirect works out. A purpose other than
+// [PurposeConsent], [PurposePayment] or [PurposeIdentify] is refused by
+// [Flow.Start] with a [*client.ValidationError] of Field "purpose" that
+// does not quote the value.
 func WithPurpose(p Purpose) StartOption {
 	return func(c *startConfig) error {
 		if !p.valid() {
-			return errors.New("sca: unknown SCA purpose")
+			// The value is not quoted: it came from the caller and may
+			// hold anything.
+			return &client.ValidationError{Field: "purpose", Reason: "not consent, payment or identify (sca.WithPurpose)"}
 		}
 		c.purpose = p
 		return nil

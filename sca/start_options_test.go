@@ -39,3 +39,29 @@ func TestStartOptionsRefusedTyped(t *testing.T) {
 		assert.NotContains(t, err.Error(), "01018012345")
 	}
 }
+
+// TestWithPurposeRefusedTyped: a purpose WithPurpose does not know (a
+// value of another version, PurposeUnknown) makes Flow.Start fail with a
+// *client.ValidationError naming the option's field, as the other start
+// options do, without quoting the value it was given. It was a plain
+// error that errors.Is(err, client.ErrValidation) did not match.
+func TestWithPurposeRefusedTyped(t *testing.T) {
+	t.Parallel()
+	f, err := sca.NewFlow("https://tpp.example/psd2/callback")
+	require.NoError(t, err)
+	for _, p := range []sca.Purpose{"basket", sca.PurposeUnknown, "consent\n01018012345", sca.Purpose(strings.Repeat("x", 1<<16))} {
+		pend, _, err := f.Start("user-42", sca.WithPurpose(p))
+		assert.Nil(t, pend)
+		require.ErrorIs(t, err, client.ErrValidation)
+		var ve *client.ValidationError
+		require.ErrorAs(t, err, &ve)
+		assert.Equal(t, "purpose", ve.Field)
+		assert.NotContains(t, err.Error(), "01018012345")
+		assert.NotContains(t, err.Error(), "basket")
+		assert.Less(t, len(err.Error()), 200)
+	}
+	for _, p := range []sca.Purpose{sca.PurposeConsent, sca.PurposePayment, sca.PurposeIdentify} {
+		_, _, err := f.Start("user-42", sca.WithPurpose(p))
+		require.NoError(t, err, p)
+	}
+}
