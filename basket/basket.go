@@ -10,6 +10,7 @@ import (
 
 // MaxPayments is the most payments one signing basket may hold
 // (docs/interface.md section 2.7 and 8). [Service.Create] refuses more before sending,
+// and so does [Service.PaymentStatuses] (one call per payment),
 // and a basket answer listing more is refused ([TooManyPaymentsError]).
 const MaxPayments = 10
 
