@@ -170,7 +170,8 @@ func remittance(f *redact.Form, unstructured string, array []string, structured,
 // names and accounts and the remittance information redacted.
 func (t Transaction) form() *redact.Form {
 	f := redact.New("accounts.Transaction").Str("status", string(t.Status)).
-		Secret("transactionId", t.TransactionID).Secret("entryReference", t.EntryReference).
+		Secret("transactionId", t.TransactionID).Str("transactionIdErr", errText(t.TransactionIDErr)).
+		Secret("entryReference", t.EntryReference).
 		Secret("endToEndId", t.EndToEndID).Bool("batchIndicator", t.BatchIndicator).
 		Int("batchNumberOfTransactions", t.BatchNumberOfTransactions).Secret("mandateId", t.MandateID).
 		Secret("checkId", t.CheckID).Secret("creditorId", t.CreditorID).
@@ -273,4 +274,13 @@ func (a Agreement) form() *redact.Form {
 	f := redact.New("accounts.Agreement").Secret("id", a.ID).Secret("name", a.Name).
 		Int("engagements", len(a.Engagements))
 	return redact.Keys(f, "links", a.Links)
+}
+
+// errText is err's message, "" for nil: for errors that quote nothing of
+// the bank's values (client.CheckID's).
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }

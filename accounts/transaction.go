@@ -35,9 +35,28 @@ type Transaction struct {
 	// list of its page. It is not a field of the bank's document.
 	Status BookingStatus `json:"-"`
 
+	// TransactionID is the bank's id of the entry: what
+	// [Service.TransactionDetails] takes, and what txsync recognises a
+	// booked entry by. An id the bank sent with a control character (C0,
+	// DEL or C1: a line break, a terminal escape), with bytes that are
+	// not UTF-8 (which encoding/json reads as U+FFFD, so that two
+	// different ids of the bank would read as one) or blank or with
+	// spaces around it is no identity: decoding leaves TransactionID
+	// empty, keeps the bank's value in Extra (as "transactionId") and
+	// says why in TransactionIDErr. The entry and the rest of its page
+	// are read as usual (refusing the page would stop every later read
+	// of the account at that entry), and txsync matches the entry by its
+	// other facts, as an entry without an id. A long id is kept (txsync
+	// keeps a digest of it); TransactionDetails refuses one no path can
+	// carry before sending.
 	TransactionID  string `json:"transactionId,omitempty"`
 	EntryReference string `json:"entryReference,omitempty"`
-	EndToEndID     string `json:"endToEndId,omitempty"`
+	// TransactionIDErr is nil, or why the transactionId the bank sent
+	// was set aside (see TransactionID): a [*client.MalformedValueError]
+	// (matching [client.ErrMalformedValue]) that quotes nothing of the
+	// id.
+	TransactionIDErr error  `json:"-"`
+	EndToEndID       string `json:"endToEndId,omitempty"`
 	// BatchIndicator is true for an entry that stands for a batch of
 	// transactions (see EntryDetails); nil when the bank does not say.
 	BatchIndicator *bool `json:"batchIndicator,omitempty"`
@@ -255,6 +274,19 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 	f.RemittanceInformationStructuredArray = normalRaw(f.RemittanceInformationStructuredArray)
 	f.AdditionalInformationProprietary = prop
 	f.Extra = extra
+	f.TransactionIDErr = nil
+	if f.TransactionID != "" {
+		if err := checkEntryID("transactionId", f.TransactionID); err != nil {
+			// Set aside, not refused: refusing the page would stop every
+			// later read of the account at this entry.
+			v, merr := json.Marshal(f.TransactionID)
+			if merr != nil {
+				return merr
+			}
+			f.Extra = append(f.Extra, Member{Name: "transactionId", Value: v})
+			f.TransactionID, f.TransactionIDErr = "", err
+		}
+	}
 	*t = Transaction(f)
 	return nil
 }
@@ -402,4 +434,18 @@ func compareSuffix(a, b ProprietaryInformation) int {
 		return 1
 	}
 	return strings.Compare(a.Suffix, b.Suffix)
+}
+
+// checkEntryID returns a [*client.MalformedValueError] naming field when
+// id, an entry's id the bank sent, cannot identify the entry: it holds a
+// control character or U+FFFD ([client.CheckPrintable]), or is blank or
+// has spaces around it. Else nil.
+func checkEntryID(field, id string) error {
+	if err := client.CheckPrintable(field, id); err != nil {
+		return err
+	}
+	if strings.TrimSpace(id) != id || id == "" {
+		return &client.MalformedValueError{Field: field, Problem: "is blank or has spaces around it"}
+	}
+	return nil
 }
