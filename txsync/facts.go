@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/tppkit/psd2/accounts"
+	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/date"
 	"github.com/tppkit/psd2/money"
 )
@@ -123,6 +124,23 @@ func ref(s string) string {
 	return head + "…#" + hex.EncodeToString(sum[:12])
 }
 
+// entryID is the id the sync recognises an entry by: the bank's
+// transactionId (cardTransactionId) bounded by ref, or "" for one with a
+// control character or U+FFFD (which encoding/json puts in place of
+// bytes that are not UTF-8, so that two different ids of the bank read
+// as one; client.CheckPrintable), or blank or with spaces around it.
+// Such an id is no identity: the entry is matched by its facts, as an
+// entry without an id, and is not refused, which would stop every later
+// read of the account. Package accounts sets such a transactionId aside
+// when it decodes a page (accounts.Transaction.TransactionIDErr); this
+// holds for entries a caller builds itself, and for card entries.
+func entryID(id string) string {
+	if id == "" || client.CheckPrintable("transactionId", id) != nil || strings.TrimSpace(id) != id {
+		return ""
+	}
+	return ref(id)
+}
+
 // amountOf returns a's text and currency, each bounded (ref), and value.
 func amountOf(a money.Amount) (text, currency string, v decimal.Decimal) {
 	if a.IsZero() {
@@ -142,7 +160,7 @@ func refText(r *accounts.AccountReference) string {
 func transactionItem(t *accounts.Transaction) item {
 	it := item{tx: t}
 	v := &it.v
-	v.Status, v.TransactionID, v.BookingDate, v.ValueDate = t.Status, ref(t.TransactionID), t.BookingDate, t.ValueDate
+	v.Status, v.TransactionID, v.BookingDate, v.ValueDate = t.Status, entryID(t.TransactionID), t.BookingDate, t.ValueDate
 	v.Amount, v.Currency, it.value = amountOf(t.TransactionAmount)
 	v.Counterparty = t.CreditorName
 	if it.value.IsPositive() || v.Counterparty == "" {
@@ -177,7 +195,7 @@ func transactionItem(t *accounts.Transaction) item {
 func cardItem(t *accounts.CardTransaction) item {
 	it := item{card: t}
 	v := &it.v
-	v.Status, v.TransactionID, v.BookingDate, v.ValueDate = t.Status, ref(t.CardTransactionID), t.BookingDate, t.ValueDate
+	v.Status, v.TransactionID, v.BookingDate, v.ValueDate = t.Status, entryID(t.CardTransactionID), t.BookingDate, t.ValueDate
 	if v.BookingDate.IsZero() {
 		v.BookingDate = t.TransactionDate
 	}
