@@ -85,8 +85,10 @@ func readAnswer(body []byte, resultID, under string, strict bool, out any) (id s
 	if len(raw) == 0 && under != "" {
 		// No member: the id the answer's links give, if any.
 		if id = idFromLinks(body, under); id != "" {
-			if len(id) > MaxIDLength {
-				return "", fmt.Errorf("%w: %w", ErrUnusableAnswer, &ValueTooLongError{Field: resultID, Length: len(id), Max: MaxIDLength}), decodeErr
+			// Bounded as the member is: IDUnder refuses what no path
+			// can carry, not a C1 control or U+FFFD.
+			if err := answerIDProblem(resultID, id); err != nil {
+				return "", err, decodeErr
 			}
 			return id, nil, decodeErr
 		}
@@ -102,13 +104,24 @@ func readAnswer(body []byte, resultID, under string, strict bool, out any) (id s
 	if strings.TrimSpace(id) == "" {
 		return "", fmt.Errorf("%w: no %s", ErrUnusableAnswer, resultID), decodeErr
 	}
+	if err := answerIDProblem(resultID, id); err != nil {
+		return "", err, decodeErr
+	}
+	return id, nil, decodeErr
+}
+
+// answerIDProblem returns why id, the id a create's answer gives of the
+// created resource (its member resultID, or its links), cannot be handed
+// over as the resource's, as an error matching [ErrUnusableAnswer] that
+// quotes nothing of it, or nil: the rule of [CheckID].
+func answerIDProblem(resultID, id string) error {
 	if len(id) > MaxIDLength {
-		return "", fmt.Errorf("%w: %w", ErrUnusableAnswer, &ValueTooLongError{Field: resultID, Length: len(id), Max: MaxIDLength}), decodeErr
+		return fmt.Errorf("%w: %w", ErrUnusableAnswer, &ValueTooLongError{Field: resultID, Length: len(id), Max: MaxIDLength})
 	}
 	if id == "." || id == ".." {
 		// A dot segment cannot name the resource in a path: nothing
 		// could read or cancel it.
-		return "", fmt.Errorf("%w: %s is a dot segment", ErrUnusableAnswer, resultID), decodeErr
+		return fmt.Errorf("%w: %s is a dot segment", ErrUnusableAnswer, resultID)
 	}
 	// Nor can an id the path rule refuses (pathseg.Problem: a control
 	// character, spaces around it, not UTF-8), and one that holds
@@ -117,12 +130,18 @@ func readAnswer(body []byte, resultID, under string, strict bool, out any) (id s
 	// Content-Type says) and of a lone surrogate escape. Handed over as
 	// the created resource's, it would be another id than the bank's.
 	if p := pathseg.Problem(id); p != "" {
-		return "", fmt.Errorf("%w: %s %s", ErrUnusableAnswer, resultID, p), decodeErr
+		return fmt.Errorf("%w: %s %s", ErrUnusableAnswer, resultID, p)
 	}
 	if strings.ContainsRune(id, utf8.RuneError) {
-		return "", fmt.Errorf("%w: %s is not UTF-8", ErrUnusableAnswer, resultID), decodeErr
+		return fmt.Errorf("%w: %s is not UTF-8", ErrUnusableAnswer, resultID)
 	}
-	return id, nil, decodeErr
+	// The C1 controls (U+0080 to U+009F, CSI among them), which the path
+	// rule leaves to escaping, are no character of an id either: such an
+	// id would reach a journal, a log line or a terminal as the bank's.
+	if strings.ContainsFunc(id, unicode.IsControl) {
+		return fmt.Errorf("%w: %s contains a control character", ErrUnusableAnswer, resultID)
+	}
+	return nil
 }
 
 // decodeAnswer decodes the JSON body into out. A body already known to
