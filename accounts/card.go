@@ -99,8 +99,17 @@ type CardTransaction struct {
 	// list of its page. It is not a field of the bank's document.
 	Status BookingStatus `json:"-"`
 
+	// CardTransactionID is the bank's id of the entry. One with a
+	// control character, bytes that are not UTF-8 or spaces around it is
+	// set aside as a [Transaction.TransactionID] is: decoding leaves
+	// CardTransactionID empty, keeps the bank's value in Extra (as
+	// "cardTransactionId") and says why in CardTransactionIDErr.
 	CardTransactionID string `json:"cardTransactionId,omitempty"`
-	TerminalID        string `json:"terminalId,omitempty"`
+	// CardTransactionIDErr is nil, or why the cardTransactionId the bank
+	// sent was set aside: a [*client.MalformedValueError] that quotes
+	// nothing of it.
+	CardTransactionIDErr error  `json:"-"`
+	TerminalID           string `json:"terminalId,omitempty"`
 	// TransactionDate is the purchase date; BookingDate is zero for
 	// pending entries.
 	TransactionDate date.Date `json:"transactionDate,omitzero"`
@@ -208,6 +217,17 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error {
 	f.OriginalAmount = (*money.Amount)(w.OriginalAmount)
 	f.MarkupFee = (*money.Amount)(w.MarkupFee)
 	f.Extra = extra
+	f.CardTransactionIDErr = nil
+	if f.CardTransactionID != "" {
+		if err := checkEntryID("cardTransactionId", f.CardTransactionID); err != nil {
+			v, merr := json.Marshal(f.CardTransactionID)
+			if merr != nil {
+				return merr
+			}
+			f.Extra = append(f.Extra, Member{Name: "cardTransactionId", Value: v})
+			f.CardTransactionID, f.CardTransactionIDErr = "", err
+		}
+	}
 	*t = CardTransaction(f)
 	return nil
 }

@@ -120,7 +120,8 @@ func (a CardAccount) form() *redact.Form {
 // PAN, the merchant's details and address redacted.
 func (t CardTransaction) form() *redact.Form {
 	f := redact.New("accounts.CardTransaction").Str("status", string(t.Status)).
-		Secret("cardTransactionId", t.CardTransactionID).Secret("terminalId", t.TerminalID).
+		Secret("cardTransactionId", t.CardTransactionID).Str("cardTransactionIdErr", errText(t.CardTransactionIDErr)).
+		Secret("terminalId", t.TerminalID).
 		Value("transactionDate", t.TransactionDate).
 		Str("acceptorTransactionDateTime", redact.DateTime(t.AcceptorTransactionDateTime)).
 		Value("bookingDate", t.BookingDate).Value("valueDate", t.ValueDate).

@@ -78,3 +78,40 @@ func TestMalformedTransactionIDSetAside(t *testing.T) {
 		assert.NoError(t, tr.TransactionIDErr)
 	}
 }
+
+// TestMalformedCardTransactionIDSetAside: a card entry's
+// cardTransactionId is set aside as an account entry's transactionId is
+// (TestMalformedTransactionIDSetAside): CardTransactionID empty,
+// CardTransactionIDErr matching client.ErrMalformedValue and quoting
+// nothing, the bank's value in Extra, the page read as before. It was
+// handed to the caller as the entry's id.
+func TestMalformedCardTransactionIDSetAside(t *testing.T) {
+	for name, id := range map[string]string{
+		"escape":        `c1\u001b[2JFORGED`,
+		"C1 control":    `c1\u009b2JFORGED`,
+		"not UTF-8":     `c1` + "\xff" + `FORGED`,
+		"spaces around": `c1FORGED `,
+	} {
+		doc := `{"cardTransactions":{"booked":[{"cardTransactionId":"ok-1"},{"cardTransactionId":"` + id + `","terminalId":"T"}]}}`
+		var page accounts.CardTransactionsPage
+		require.NoError(t, json.Unmarshal([]byte(doc), &page), name)
+		require.Len(t, page.Booked, 2, name)
+		assert.Equal(t, "ok-1", page.Booked[0].CardTransactionID, name)
+		assert.NoError(t, page.Booked[0].CardTransactionIDErr, name)
+		tr := page.Booked[1]
+		assert.Empty(t, tr.CardTransactionID, name)
+		require.ErrorIs(t, tr.CardTransactionIDErr, client.ErrMalformedValue, name)
+		assert.NotContains(t, tr.CardTransactionIDErr.Error(), "FORGED", name)
+		_, kept := tr.Extra.Get("cardTransactionId")
+		assert.True(t, kept, name)
+		assert.Equal(t, "T", tr.TerminalID, name)
+		assert.NotContains(t, fmt.Sprintf("%v %+v", tr, tr), "FORGED", name)
+
+		enc, err := json.Marshal(page)
+		require.NoError(t, err, name)
+		var back accounts.CardTransactionsPage
+		require.NoError(t, json.Unmarshal(enc, &back), name)
+		assert.Empty(t, back.Booked[1].CardTransactionID, name)
+		assert.Error(t, back.Booked[1].CardTransactionIDErr, name)
+	}
+}
