@@ -91,7 +91,11 @@
 // changes so that it can no longer be read, its settlement withdrawn or
 // its hold let go, and a credit reported unmatched (or unreadable) before
 // that the bank changes so, once: what was reported of it is no longer
-// what the bank shows.
+// what the bank shows. One reported unreadable that the bank changes into
+// a debit that can be read is matched as a debit read for the first time,
+// once: a reversal returns its payment (held while booked in the future),
+// or lets the held credit it reverses go, reported with it in
+// [Round.UnmatchedReversals].
 //
 // Each payment and each booking is matched at most once. A booking seen
 // before is skipped ([Round.Repeated]): under its key (the same delta

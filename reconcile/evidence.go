@@ -71,8 +71,14 @@ type booking struct {
 	quiet  bool // matched again after it settled nothing: not reported unmatched again
 	future bool // txsync reported it booked in the future (see holds)
 	// reversal: a debit that was a held reversal, changed: matched again
-	// as it is now (no other debit is)
+	// as it is now (no other debit is, but a fresh one)
 	reversal bool
+	// fresh: an entry reported unreadable before (Round.Unreadable,
+	// never as a credit nor a debit) that the bank changed so that it
+	// can be read: a debit so is matched as a debit read for the first
+	// time (a credit so is reported unmatched when it matches nothing:
+	// see quiet)
+	fresh bool
 	// unreadable: an entry bookingOf refuses (see unreadableOf): only
 	// reported, in Round.Unreadable
 	unreadable bool

@@ -413,8 +413,14 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 			// that could not be read before (reported in
 			// Round.Unreadable, never as a credit) is, when it matches
 			// nothing now: once, its facts changed by this call (news).
+			// A debit that could not be read before is matched as a
+			// debit read for the first time (a reversal returns its
+			// payment, is held, or is reported with the held credit it
+			// reverses), once too; another debit changed is not
+			// matched again.
 			if c.ok && !held[string(c.b.key)] {
-				c.b.quiet = !news[c.b.kh] || !unreadableVersion(c.previous)
+				c.b.fresh = news[c.b.kh] && unreadableVersion(c.previous)
+				c.b.quiet = !c.b.fresh
 				again = append(again, c.b)
 			}
 			// One changed so that it can no longer be read matches
@@ -570,13 +576,13 @@ func (m *mutation) apply(s *acctState, bs, odd []booking, first bool, rev *revis
 			case b.reversal:
 				m.unmatchedReversal(s, string(b.key), b.day, b.amt)
 			}
-			continue
+			continue // a debit read for the first time so matches nothing
 		}
 		switch {
 		case b.entry.TransactionAmount.Value.IsPositive():
 			b.again, taking[b.kh] = true, true
 			credits = append(credits, b)
-		case b.reversal: // a held reversal changed
+		case b.reversal, b.fresh: // a held reversal changed; a debit unreadable before
 			b.again, taking[b.kh] = true, true
 			debits = append(debits, b)
 		}

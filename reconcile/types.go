@@ -265,7 +265,10 @@ type Round struct {
 	// that a payment takes it, or so that it can no longer be read: then
 	// in Unreadable). An entry reported in Unreadable that the bank
 	// changes into a credit that can be read and matches no payment is
-	// here too, as it now is, once.
+	// here too, as it now is, once (one it changes into a debit that can
+	// be read is matched as a debit read for the first time: a reversal
+	// returns its payment, or is held, or is in UnmatchedReversals with
+	// the held credit it reverses, here).
 	Unmatched []Credit `json:"unmatched,omitempty"`
 	// UnmatchedReversals are the reversals (debits of a credit's amount,
 	// with its payment's reference, Amount negative) let go with their
