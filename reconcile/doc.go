@@ -311,8 +311,16 @@
 // later form than a replica reads, its envelope sound, is
 // [ErrNewerState], not ErrCorruptState: the replica is upgraded, and the
 // state is never forgotten for it. An
-// account holds up to about 8,000 payments within the retention
-// ([ErrFull]: the state's bound is 900 KiB, below the store's 1 MiB).
+// account holds up to about 8,000 payments within the retention (the
+// state's bound is 900 KiB, below the store's 1 MiB). A state at its
+// bound lets go, to make room, the oldest payments not executed that
+// hold no credit, then the oldest bookings seen that no payment holds (a
+// delta given again with such a credit matches it anew, reported as any:
+// settled or unmatched); never a waiting payment, one with an event
+// still to emit, nor one holding a credit while the credit is seen. A
+// call whose change does not fit then fails with [ErrFull], storing
+// nothing (Track, Apply and Status alike): it says so, rather than forget
+// a settlement whose credit the bank may still change.
 //
 // # Where it runs
 //

@@ -1311,26 +1311,71 @@ func (s *acctState) outlives(p *pay, today int32) bool {
 	return today > last+retentionDays
 }
 
-// fit drops, when the encoded state is above maxStateBytes, the oldest
-// closed payments and then the oldest bookings seen, and reports whether
-// it fits then.
+// fit encodes s and, when that is above maxStateBytes, lets go what
+// matching no longer relies on until it fits: the oldest payments not
+// executed (rejected or cancelled) that hold no credit and have no
+// announcement due, then the oldest bookings seen that no payment holds
+// (settled, returned or held by it, or its last withdrawn credit) and
+// that are not kept to report (unreported). It never lets go a waiting
+// payment, one with an announcement due, or one holding a credit: that
+// credit is still seen (see expire), and a change the bank makes of it
+// must find the payment it settled (revise), never be matched again
+// quietly as a credit that settled nothing. It reports whether the state
+// fits; when it does not, the call fails with ErrFull and nothing of it
+// is stored.
 func fit(s *acctState) ([]byte, bool) {
 	b := encodeState(s)
+	var held map[uint64]bool
 	for len(b) > maxStateBytes {
 		i := slices.IndexFunc(s.pays, func(p pay) bool {
-			return !p.waiting() && p.out != outReturnHeld && s.announced(p.id) < 0
+			return p.out == outNone && !p.waiting() && s.announced(p.id) < 0
 		})
-		switch {
-		case i >= 0:
+		if i >= 0 {
 			s.pays = slices.Delete(s.pays, i, i+1)
-		case len(s.seen) > 0:
-			s.seen = s.seen[min(len(s.seen), 64):]
-		default:
+			b = encodeState(s)
+			continue
+		}
+		if held == nil {
+			held = s.heldKeys()
+		}
+		n, dropped := len(s.seen), 0
+		s.seen = slices.DeleteFunc(s.seen, func(e seen) bool {
+			if dropped < 64 && !held[e.kh] {
+				dropped++
+				return true
+			}
+			return false
+		})
+		if len(s.seen) == n {
 			return b, false
 		}
 		b = encodeState(s)
 	}
 	return b, true
+}
+
+// heldKeys returns the hashes of the keys of the bookings the payments
+// of s hold (the credit that settled, returned or is held for a payment,
+// its reversal, held or not, and its last withdrawn credit) and of those
+// kept to report: the bookings seen that fit never lets go.
+func (s *acctState) heldKeys() map[uint64]bool {
+	out := map[uint64]bool{}
+	for i := range s.pays {
+		p := &s.pays[i]
+		if p.out != outNone {
+			out[hashString(p.o.booking)] = true
+			if p.o.ret != "" {
+				out[hashString(p.o.ret)] = true
+			}
+		}
+		if p.wd != nil {
+			out[hashString(p.wd.booking)] = true
+		}
+	}
+	for _, u := range s.unreported {
+		out[hashString(u.booking)] = true
+	}
+	return out
 }
 
 // state is the State of p on account acct.

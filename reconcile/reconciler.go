@@ -314,7 +314,7 @@ func (r *Reconciler) storeErr(err error) error {
 // A payment created more than [Retention] ago, or without its request id,
 // creation time, amount, creditor account or scheme, is refused
 // ([ErrInvalid]); one the account has no room for is refused with
-// [ErrFull].
+// [ErrFull] (nothing is kept).
 func (r *Reconciler) Track(ctx context.Context, p Payment) (State, error) {
 	sch, err := checkPayment(&p)
 	if err != nil {
@@ -537,7 +537,10 @@ func (r *Reconciler) read(ctx context.Context, key txsync.AccountKey) (*acctStat
 // credits of d.Removed, of its changes to pending, and of its changed
 // amounts, dates or texts withdraw the settlements they made ([Withdrawn],
 // in Round.Withdrawn). A delta of an account that is not watched gives a
-// Round with Watched false, at the cost of one store read.
+// Round with Watched false, at the cost of one store read. A delta whose
+// outcome the account's state has no room for fails with [ErrFull],
+// nothing of it applied: the state never forgets a payment whose credit
+// is still seen to make room.
 func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%w: nil delta", ErrInvalid)
