@@ -41,22 +41,13 @@ const (
 // whatever their order: which one is the bank's is not known, and a line
 // read as the bank's that is not could make a payment's refusal look
 // like a clock-skew refusal, teach the client a wrong clock, or pass a
-// stale signed answer as fresh. A line is read by http.ParseTime (the
-// three forms RFC 9110 makes a recipient accept), within maxDateLength
-// bytes, and only in GMT: an obsolete form naming another zone ("CET"),
-// which http.ParseTime would read as if it were GMT, is unreadable.
+// stale signed answer as fresh. A line is read by httpDate.
 func answerDate(h http.Header) (time.Time, bool) {
 	var date time.Time
 	read := false
 	for _, v := range h.Values("Date") {
-		if len(v) > maxDateLength {
-			return time.Time{}, false
-		}
-		t, err := http.ParseTime(v)
-		if err != nil {
-			return time.Time{}, false
-		}
-		if zone, offset := t.Zone(); offset != 0 || zone != "GMT" && zone != "UTC" {
+		t, ok := httpDate(v)
+		if !ok {
 			return time.Time{}, false
 		}
 		if read && !t.Equal(date) {
@@ -65,6 +56,28 @@ func answerDate(h http.Header) (time.Time, bool) {
 		date, read = t, true
 	}
 	return date, read
+}
+
+// httpDate is the SDK's one reading of an HTTP date a bank sends (Date,
+// and Retry-After in its date form): http.ParseTime (the three forms RFC
+// 9110 makes a recipient accept), within maxDateLength bytes, and only in
+// GMT. The obsolete RFC 850 form naming another zone ("CET", "EST") is
+// unreadable (false): http.ParseTime reads it as if it were GMT where
+// the local time zone does not know the abbreviation, and with its
+// offset where it does, so the same answer would mean another instant on
+// another machine.
+func httpDate(v string) (time.Time, bool) {
+	if len(v) > maxDateLength {
+		return time.Time{}, false
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return time.Time{}, false
+	}
+	if zone, offset := t.Zone(); offset != 0 || zone != "GMT" && zone != "UTC" {
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // observeClock reads a response's Date header (error answers included),

@@ -332,9 +332,10 @@ func (e *Error) HasCode(code string) bool {
 }
 
 // RetryAfter returns the wait the answer's Retry-After header asks for,
-// given in seconds or as an HTTP date (measured against the answer's Date
-// header as the client reads it, else against now: Date lines that
-// disagree are none): at least 0 and at most [RetryAfterCap],
+// given in seconds or as an HTTP date (in GMT, as the Date header must
+// be: a date naming another zone is unreadable; measured against the
+// answer's Date header as the client reads it, else against now: Date
+// lines that disagree are none): at least 0 and at most [RetryAfterCap],
 // whatever the bank sent, the longest readable one when the answer
 // carries it on several field lines; false without a readable one. It
 // is the SDK's one reading of Retry-After: the client's retries, the

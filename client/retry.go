@@ -70,7 +70,8 @@ const RetryAfterCap = 24 * time.Hour
 // ([Error.RetryAfter] and the client's retries use it): the wait it asks
 // for, between 0 and [RetryAfterCap], and whether there was a readable
 // one. The header is delta-seconds (a non-negative integer: beyond int64
-// it is the cap, not an absent header) or an HTTP date, measured against
+// it is the cap, not an absent header) or an HTTP date (read as the Date
+// header is, httpDate: in GMT only), measured against
 // server (the bank's Date, when known) or else now: a date in the past
 // is a wait of 0, one beyond the cap is the cap. An empty, negative or
 // otherwise unreadable value is no Retry-After (false).
@@ -108,8 +109,8 @@ func retryAfterValue(v string, server time.Time, now time.Time) (time.Duration, 
 		}
 		return time.Duration(s) * time.Second, true
 	}
-	t, err := http.ParseTime(v)
-	if err != nil {
+	t, ok := httpDate(v)
+	if !ok {
 		return 0, false
 	}
 	if server.IsZero() {
