@@ -2,7 +2,9 @@
 // GET /v1/user identifies the PSU with an SCA, the payment is created
 // with the PSU-ID that SCA returned, the PSU approves it in a second SCA,
 // the callback finds its payment through the TPP-Session-ID, and
-// payments.Service.Wait follows it to a final status. It runs against the
+// payments.Service.Wait follows it to a final status. Every create goes
+// through a journal (payments.WithJournal), so that a create whose outcome
+// is unknown is resolved, never sent blindly again. It runs against the
 // embedded emulator.
 package main
 
@@ -17,6 +19,7 @@ import (
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/examples/internal/demo"
 	"github.com/tppkit/psd2/internal/browser"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox"
@@ -92,7 +95,14 @@ func run(ctx context.Context, out io.Writer) error {
 	// 2. The payment, created in a new SCA session: its TPP-Session-ID
 	// will come back on the callback, so the TPP records which payment it
 	// authorises.
-	pis, err := payments.New(c, payments.WithPolling(20*time.Millisecond, 100*time.Millisecond))
+	// The journal records each create in the store before it is sent
+	// and its outcome after it, so that one whose outcome is unknown (a
+	// crash, a connection cut mid-answer) is found and resolved later.
+	jr, err := journal.New(st, journal.WithClient(c))
+	if err != nil {
+		return err
+	}
+	pis, err := payments.New(c, payments.WithJournal(jr), payments.WithPolling(20*time.Millisecond, 100*time.Millisecond))
 	if err != nil {
 		return err
 	}
@@ -109,7 +119,9 @@ func run(ctx context.Context, out io.Writer) error {
 		RemittanceInformationUnstructured: "Order 2026-118",
 	}, call.Options)
 	if errors.Is(err, client.ErrOutcomeUnknown) {
-		return fmt.Errorf("outcome unknown, reconcile first (never resend blindly): %w", err)
+		// The journal holds it in doubt: jr.Resolve (or psd2 journal
+		// resolve) finds out whether the bank has it; never send it again.
+		return fmt.Errorf("outcome unknown, resolve it from the journal (never resend blindly): %w", err)
 	}
 	if err != nil {
 		return err
@@ -160,6 +172,25 @@ func run(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "final status: %s (executed: %t)\n", final.TransactionStatus, final.TransactionStatus.IsExecuted())
+
+	// 5. What a TPP checks after a crash or at start: the creates whose
+	// outcome is unknown. An entry it cannot read is an error, not "none".
+	created, inDoubt := 0, 0
+	for e, err := range jr.Entries(ctx) {
+		if err != nil {
+			return err
+		}
+		if e.Outcome == journal.OutcomeCreated {
+			created++
+		}
+	}
+	for _, err := range jr.InDoubt(ctx) {
+		if err != nil {
+			return err
+		}
+		inDoubt++
+	}
+	fmt.Fprintf(out, "journal: %d create(s) recorded as created, %d in doubt\n", created, inDoubt)
 	return nil
 }
 

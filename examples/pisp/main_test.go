@@ -10,4 +10,5 @@ func Example_run() {
 	// payment created: RCVD, the PSU approves it at the bank
 	// callback matched to its payment by TPP-Session-ID
 	// final status: ACSC (executed: true)
+	// journal: 1 create(s) recorded as created, 0 in doubt
 }
