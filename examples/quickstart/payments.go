@@ -9,6 +9,7 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sca"
@@ -19,7 +20,7 @@ import (
 // They move money between the PSU's own two accounts (found with
 // accounts.List), so nothing leaves the sandbox customer.
 func (w *walk) payments(ctx context.Context) error {
-	pis, err := payments.New(w.c)
+	pis, err := payments.New(w.c, payments.WithJournal(w.journal))
 	if err != nil {
 		return err
 	}
@@ -202,7 +203,7 @@ func (w *walk) basket(ctx context.Context, pis *payments.Service) error {
 	}); err != nil {
 		return err
 	}
-	baskets, err := basket.New(w.c)
+	baskets, err := basket.New(w.c, basket.WithJournal(w.journal))
 	if err != nil {
 		return err
 	}
@@ -267,7 +268,7 @@ func (w *walk) basket(ctx context.Context, pis *payments.Service) error {
 // SDK refuses before sending (*client.ValidationError), and the bank's
 // refusal (*client.Error with the tppMessages).
 func (w *walk) typedErrors(ctx context.Context) error {
-	pis, err := payments.New(w.c)
+	pis, err := payments.New(w.c, payments.WithJournal(w.journal))
 	if err != nil {
 		return err
 	}
@@ -323,4 +324,33 @@ func typo(bban string) string {
 	}
 	last := bban[len(bban)-1]
 	return bban[:len(bban)-1] + string('0'+(last-'0'+1)%10)
+}
+
+// journaled reads the journal after the walk-through: every create it
+// recorded, by outcome, and the creates in doubt, which a TPP resolves
+// (journal.Journal.Resolve, or psd2 journal resolve) before anything
+// else. An entry it cannot read fails the step: it is not "none".
+func (w *walk) journaled(ctx context.Context) error {
+	return w.r.step("journal", func() (string, error) {
+		by := map[journal.Outcome]int{}
+		for e, err := range w.journal.Entries(ctx) {
+			if err != nil {
+				return "", err
+			}
+			by[e.Outcome]++
+		}
+		inDoubt := 0
+		for _, err := range w.journal.InDoubt(ctx) {
+			if err != nil {
+				return "", err
+			}
+			inDoubt++
+		}
+		if inDoubt > 0 {
+			return "", fmt.Errorf("%d create(s) in doubt: resolve them before anything else", inDoubt)
+		}
+		return fmt.Sprintf("%d create(s) recorded: %d created, %d refused by the bank; none in doubt",
+			by[journal.OutcomeCreated]+by[journal.OutcomeRefused]+by[journal.OutcomeNotSent]+by[journal.OutcomeUnknown],
+			by[journal.OutcomeCreated], by[journal.OutcomeRefused]), nil
+	})
 }

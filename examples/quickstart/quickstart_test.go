@@ -52,6 +52,10 @@ func TestRunEmulator(t *testing.T) {
 	assert.Contains(t, byName["validation error"].Detail, "*client.ValidationError creditorAccount.bban")
 	assert.Equal(t, 400, byName["bank error"].Status)
 	assert.Contains(t, byName["bank error"].Detail, "PAYMENT_FAILED")
+	// The NDCT and SEPA payments, the basket's two and the basket itself
+	// were journaled as created, the duplicate as refused; the invalid
+	// payment was refused before the journal.
+	assert.Contains(t, byName["journal"].Detail, "6 create(s) recorded: 5 created, 1 refused by the bank; none in doubt")
 
 	text := out.String()
 	assert.Equal(t, len(res.Steps)+1, strings.Count(text, "\n"), "one line per step and a summary")

@@ -12,6 +12,7 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/internal/browser"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/sandbox"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/store"
@@ -41,6 +42,7 @@ type walk struct {
 	c        *client.Client
 	sessions *sca.Manager
 	ais      *accounts.Service
+	journal  *journal.Journal // every payment and basket create, before it is sent
 
 	reset     bool               // reset the sandbox first
 	run       string             // this run's id, in every payment's remittance (see newRunID)
@@ -89,6 +91,13 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 		_ = r.step("SCA flow", func() (string, error) { return "", err })
 		return &r.res, r.summary()
 	}
+	// The journal records each create before it is sent and its outcome
+	// after, so that a create whose outcome is unknown is resolved, never
+	// sent blindly again (a TPP keeps it in a durable, shared store).
+	if w.journal, err = journal.New(store.NewMemoryStore(), journal.WithClient(c)); err != nil {
+		_ = r.step("journal", func() (string, error) { return "", err })
+		return &r.res, r.summary()
+	}
 
 	for _, part := range []func(context.Context) error{
 		w.sandbox,
@@ -97,6 +106,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (*result, error) {
 		w.payments,
 		w.corporateAccounts,
 		w.typedErrors,
+		w.journaled,
 	} {
 		if err := part(ctx); err != nil {
 			break

@@ -28,4 +28,5 @@ var wantSteps = []string{
 	"corporate accounts",
 	"validation error",
 	"bank error",
+	"journal",
 }
