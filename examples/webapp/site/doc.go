@@ -24,7 +24,11 @@
 // status with payments.Service.Wait, waiting server-side up to
 // Config.WaitTimeout and reloading itself with <meta http-equiv=refresh>
 // while the bank is not done. "Add to basket" keeps payments for one
-// approval of a signing basket (package basket).
+// approval of a signing basket (package basket). Every payment and
+// basket create is journaled in the site's store before it is sent
+// (payments.WithJournal, basket.WithJournal): one whose outcome is
+// unknown gets a page that says so and stays in doubt in the journal
+// until psd2 journal resolve settles it; it is never sent again blindly.
 //
 // Corporate: a PSU acting for a company chooses the agreement
 // (PSU-Corporate-ID, sca.Manager.UseAgreement) on the Company page; the

@@ -273,8 +273,9 @@ func (s *Site) createFailed(w http.ResponseWriter, r *http.Request, key string, 
 	var bankErr *client.Error
 	switch {
 	case errors.Is(err, client.ErrOutcomeUnknown):
-		// Never send it again blindly: the bank may have it.
-		s.log.Error("webapp: payment outcome unknown", "err", err)
+		// Never send it again blindly: the bank may have it. The journal
+		// holds it in doubt until psd2 journal resolve settles it.
+		s.log.Error("webapp: payment outcome unknown, in doubt in the journal", "err", err)
 		s.message(w, r, http.StatusBadGateway, messagePage{Heading: "We do not know whether the bank has the payment", Problem: true,
 			Text: "The connection to your bank broke while the payment was being sent.",
 			More: "Check your account at the bank before you try again, so that you do not pay twice."})

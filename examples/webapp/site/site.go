@@ -14,6 +14,7 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sca"
 	"github.com/tppkit/psd2/store"
@@ -108,14 +109,22 @@ func New(cfg Config) (*Site, error) {
 	if s.ais, err = accounts.New(cfg.Client); err != nil {
 		return nil, err
 	}
-	var popts []payments.Option
+	// Every payment and basket create is journaled in the sessions'
+	// store before it is sent: one whose outcome is unknown stays in
+	// doubt there until psd2 journal resolve (journal.Journal.Resolve)
+	// finds out whether the bank has it; it is never sent blindly again.
+	jr, err := journal.New(s.st, journal.WithClient(cfg.Client))
+	if err != nil {
+		return nil, err
+	}
+	popts := []payments.Option{payments.WithJournal(jr)}
 	if cfg.PollMin > 0 || cfg.PollMax > 0 {
 		popts = append(popts, payments.WithPolling(cfg.PollMin, cfg.PollMax))
 	}
 	if s.pis, err = payments.New(cfg.Client, popts...); err != nil {
 		return nil, err
 	}
-	if s.baskets, err = basket.New(cfg.Client); err != nil {
+	if s.baskets, err = basket.New(cfg.Client, basket.WithJournal(jr)); err != nil {
 		return nil, err
 	}
 	if s.pages, err = parsePages(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/tppkit/psd2/client"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/sandbox/emulator"
 )
 
@@ -312,4 +313,27 @@ func TestFieldOf(t *testing.T) {
 	require.Len(t, got, 2)
 	assert.Equal(t, "creditorAccount.bban", got[1].Field)
 	assert.Equal(t, "Required.", sentence("required"))
+}
+
+// TestPaymentJournaled: the site's payment create goes through a journal
+// in its store, recorded as created once the bank answered, so that one
+// whose outcome is unknown would stay in doubt there, never be sent
+// blindly again. The site had no journal: its store held no entry.
+func TestPaymentJournaled(t *testing.T) {
+	t.Parallel()
+	p := newPSU(t)
+	form := p.identify()
+	p.bankLink(p.do(http.MethodPost, "/pay", payForm(tokenOf(t, form))))
+	jr, err := journal.New(p.sb.Site.st)
+	require.NoError(t, err)
+	var outcomes []journal.Outcome
+	for e, err := range jr.Entries(t.Context()) {
+		require.NoError(t, err)
+		outcomes = append(outcomes, e.Outcome)
+	}
+	assert.Equal(t, []journal.Outcome{journal.OutcomeCreated}, outcomes)
+	for _, err := range jr.InDoubt(t.Context()) {
+		require.NoError(t, err)
+		t.Error("a create in doubt")
+	}
 }
