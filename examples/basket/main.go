@@ -20,10 +20,12 @@ import (
 	"github.com/tppkit/psd2/basket"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/examples/internal/demo"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
 )
 
 // main runs the example against the sandbox and prints each step.
@@ -58,7 +60,15 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// 1. Create the payments. Each answer carries its own scaRedirect; the
 	// TPP keeps the ids and lets the PSU sign them together instead.
-	pis, err := payments.New(c)
+	// Every create is journaled before it is sent (here in memory; a
+	// TPP keeps its journal in its durable, shared store), so that one
+	// whose outcome is unknown is resolved from the journal
+	// (journal.Journal.Resolve, psd2 journal resolve), never sent again.
+	jr, err := journal.New(store.NewMemoryStore(), journal.WithClient(c))
+	if err != nil {
+		return err
+	}
+	pis, err := payments.New(c, payments.WithJournal(jr))
 	if err != nil {
 		return err
 	}
@@ -92,7 +102,7 @@ func run(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	baskets, err := basket.New(c)
+	baskets, err := basket.New(c, basket.WithJournal(jr))
 	if err != nil {
 		return err
 	}

@@ -19,10 +19,12 @@ import (
 	"github.com/tppkit/psd2/accounts"
 	"github.com/tppkit/psd2/client"
 	"github.com/tppkit/psd2/examples/internal/demo"
+	"github.com/tppkit/psd2/journal"
 	"github.com/tppkit/psd2/money"
 	"github.com/tppkit/psd2/payments"
 	"github.com/tppkit/psd2/sandbox/emulator"
 	"github.com/tppkit/psd2/sca"
+	"github.com/tppkit/psd2/store"
 )
 
 // main runs the example against the sandbox and prints each step.
@@ -67,7 +69,15 @@ func run(ctx context.Context, out io.Writer) error {
 
 	// 1. Create the payment. It is validated before it is signed: amounts
 	// with the currency's minor units, MOD-11 account numbers, lengths.
-	pis, err := payments.New(c)
+	// Every create is journaled before it is sent (here in memory; a
+	// TPP keeps its journal in its durable, shared store), so that one
+	// whose outcome is unknown is resolved from the journal
+	// (journal.Journal.Resolve, psd2 journal resolve), never sent again.
+	jr, err := journal.New(store.NewMemoryStore(), journal.WithClient(c))
+	if err != nil {
+		return err
+	}
+	pis, err := payments.New(c, payments.WithJournal(jr))
 	if err != nil {
 		return err
 	}
@@ -89,7 +99,8 @@ func run(ctx context.Context, out io.Writer) error {
 		return fmt.Errorf("fix %s: %s (nothing was sent)", invalid.Field, invalid.Reason)
 	case errors.Is(err, client.ErrOutcomeUnknown):
 		// Never send it again blindly: the bank may hold the payment.
-		return fmt.Errorf("outcome unknown, reconcile first: %w", err)
+		// The journal holds it in doubt until it is resolved.
+		return fmt.Errorf("outcome unknown, resolve it from the journal: %w", err)
 	case err != nil:
 		return err
 	}
