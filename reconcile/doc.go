@@ -316,11 +316,12 @@
 // bound lets go, to make room, the oldest payments not executed that
 // hold no credit, then the oldest bookings seen that no payment holds (a
 // delta given again with such a credit matches it anew, reported as any:
-// settled or unmatched); never a waiting payment, one with an event
-// still to emit, nor one holding a credit while the credit is seen. A
-// call whose change does not fit then fails with [ErrFull], storing
-// nothing (Track, Apply and Status alike): it says so, rather than forget
-// a settlement whose credit the bank may still change.
+// settled or unmatched), and last the oldest closed payments holding a
+// credit, each with that credit's booking, so that a later change of the
+// credit is read as a credit read for the first time and reported,
+// never matched again quietly; never a waiting payment or one with an
+// event still to emit. A call whose change does not fit then fails with
+// [ErrFull], storing nothing (Track, Apply and Status alike).
 //
 // # Where it runs
 //

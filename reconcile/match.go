@@ -419,7 +419,9 @@ func (m *mutation) revise(s *acctState, v *revisions, views map[int]*payView) []
 			// reverses), once too; another debit changed is not
 			// matched again.
 			if c.ok && !held[string(c.b.key)] {
-				c.b.fresh = news[c.b.kh] && unreadableVersion(c.previous)
+				// A booking not seen at all (fit let it go with the
+				// payment it settled, letGo) is read for the first time.
+				c.b.fresh = news[c.b.kh] && unreadableVersion(c.previous) || !seenKeys[c.b.kh]
 				c.b.quiet = !c.b.fresh
 				again = append(again, c.b)
 			}
@@ -1316,13 +1318,15 @@ func (s *acctState) outlives(p *pay, today int32) bool {
 // executed (rejected or cancelled) that hold no credit and have no
 // announcement due, then the oldest bookings seen that no payment holds
 // (settled, returned or held by it, or its last withdrawn credit) and
-// that are not kept to report (unreported). It never lets go a waiting
-// payment, one with an announcement due, or one holding a credit: that
-// credit is still seen (see expire), and a change the bank makes of it
-// must find the payment it settled (revise), never be matched again
-// quietly as a credit that settled nothing. It reports whether the state
-// fits; when it does not, the call fails with ErrFull and nothing of it
-// is stored.
+// that are not kept to report (unreported), and last the oldest closed
+// payments holding a credit, each with the bookings seen it holds
+// (letGo): a change the bank later makes of such a credit then finds no
+// trace of it and is matched anew, reported as a credit read for the
+// first time, never matched again quietly as a credit that settled
+// nothing (which keeping its booking seen without its payment did). It
+// never lets go a waiting payment or one with an announcement due. It
+// reports whether the state fits; when it does not, the call fails with
+// ErrFull and nothing of it is stored.
 func fit(s *acctState) ([]byte, bool) {
 	b := encodeState(s)
 	var held map[uint64]bool
@@ -1347,11 +1351,42 @@ func fit(s *acctState) ([]byte, bool) {
 			return false
 		})
 		if len(s.seen) == n {
-			return b, false
+			// Last: the oldest closed payment holding a credit, with
+			// every booking it holds, so that a later change the bank
+			// makes of that credit finds no trace of it and is matched
+			// anew, reported as any credit read for the first time
+			// (unmatched, or settling another payment), never quietly.
+			j := slices.IndexFunc(s.pays, func(p pay) bool {
+				return p.out != outNone && p.out != outReturnHeld && !p.waiting() && s.announced(p.id) < 0
+			})
+			if j < 0 {
+				return b, false
+			}
+			s.letGo(j)
+			held = nil
 		}
 		b = encodeState(s)
 	}
 	return b, true
+}
+
+// letGo removes the payment at i from s with the bookings seen it holds
+// (its credit, its reversal, its last withdrawn credit): fit's last
+// resort.
+func (s *acctState) letGo(i int) {
+	p := &s.pays[i]
+	gone := map[uint64]bool{}
+	if p.o != nil {
+		gone[hashString(p.o.booking)] = true
+		if p.o.ret != "" {
+			gone[hashString(p.o.ret)] = true
+		}
+	}
+	if p.wd != nil {
+		gone[hashString(p.wd.booking)] = true
+	}
+	s.seen = slices.DeleteFunc(s.seen, func(e seen) bool { return gone[e.kh] })
+	s.pays = slices.Delete(s.pays, i, i+1)
 }
 
 // heldKeys returns the hashes of the keys of the bookings the payments

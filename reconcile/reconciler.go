@@ -538,9 +538,8 @@ func (r *Reconciler) read(ctx context.Context, key txsync.AccountKey) (*acctStat
 // amounts, dates or texts withdraw the settlements they made ([Withdrawn],
 // in Round.Withdrawn). A delta of an account that is not watched gives a
 // Round with Watched false, at the cost of one store read. A delta whose
-// outcome the account's state has no room for fails with [ErrFull],
-// nothing of it applied: the state never forgets a payment whose credit
-// is still seen to make room.
+// outcome the account's state has no room for, once fit let go what it
+// may (see [ErrFull]), fails with [ErrFull], nothing of it applied.
 func (r *Reconciler) Apply(ctx context.Context, d *txsync.Delta) (*Round, error) {
 	if d == nil {
 		return nil, fmt.Errorf("%w: nil delta", ErrInvalid)

@@ -137,17 +137,18 @@ var ErrNewerState = errors.New("reconcile: state written by a later release")
 // ErrFull matches the error of a call ([Reconciler.Track],
 // [Reconciler.Apply], [Reconciler.Status]) whose change of the watched
 // account's state leaves it above its bound (maxStateBytes: about 8,000
-// payments at 110 bytes each) once what matching no longer relies on was
-// let go to make room: the oldest payments not executed that hold no
-// credit, then the oldest bookings seen that no payment holds. Nothing of
-// the call is stored: the payment is not tracked, the delta not applied
-// (give it again: txsync reports a booking once), the status not
-// recorded. The state never lets go a payment waiting for its credit,
-// one with an event still to emit, nor one holding a credit, which is
-// kept as long as the credit is seen (see [Retention]): a change the bank
-// makes of it must withdraw the settlement reported, never pass
-// unreported. Room comes back as payments expire; [Reconciler.Forget]
-// starts the account over.
+// payments at 110 bytes each) once what it may let go was let go to make
+// room: the oldest payments not executed that hold no credit, then the
+// oldest bookings seen that no payment holds, then the oldest closed
+// payments holding a credit, each with that credit's booking (a later
+// change of the credit, or the credit given again, is then read as a
+// credit read for the first time and reported, never matched again
+// quietly). So it is waiting payments and those with an event still to
+// emit, which are never let go, that fill it. Nothing of the call is
+// stored: the payment is not tracked, the delta not applied (give it
+// again: txsync reports a booking once), the status not recorded. Room
+// comes back as payments expire; [Reconciler.Forget] starts the account
+// over.
 var ErrFull = errors.New("reconcile: the account's state is full")
 
 // maxStateBytes bounds an account's state, below store.MaxValueLen.
