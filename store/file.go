@@ -123,7 +123,7 @@ func (e *UnsafeStoreError) Is(target error) bool { return target == ErrUnsafeSto
 
 // ErrCorrupt is matched by the error of a [FileStore] method that found a
 // value file it cannot read: not in the store's format, cut short, or
-// holding another key than its name says.
+// holding another key than its name says. The error names the file.
 var ErrCorrupt = errors.New("store: file store entry is not readable")
 
 // FileStore is a [Store] keeping one file per key in a directory (mode

@@ -85,23 +85,31 @@ func (s *FileStore) readFile(f *os.File, fi fs.FileInfo, path, key string, withV
 	}
 	h, value, err := decodeFile(b)
 	if err != nil {
-		return nil, fileHeader{}, err
+		return nil, fileHeader{}, corruptAt(path, err)
 	}
 	if key != "" && h.key != key {
-		return nil, fileHeader{}, fmt.Errorf("%w: holds another key", ErrCorrupt)
+		return nil, fileHeader{}, corruptAt(path, fmt.Errorf("%w: holds another key", ErrCorrupt))
 	}
 	if key == "" {
 		if name, _ := s.name(h.key); name != filepath.Base(path) {
-			return nil, fileHeader{}, fmt.Errorf("%w: holds another key", ErrCorrupt)
+			return nil, fileHeader{}, corruptAt(path, fmt.Errorf("%w: holds another key", ErrCorrupt))
 		}
 	}
 	if !withValue {
 		return nil, h, nil
 	}
 	if len(value) > MaxValueLen {
-		return nil, fileHeader{}, fmt.Errorf("%w: value above %d bytes", ErrCorrupt, MaxValueLen)
+		return nil, fileHeader{}, corruptAt(path, fmt.Errorf("%w: value above %d bytes", ErrCorrupt, MaxValueLen))
 	}
 	return value, h, nil
+}
+
+// corruptAt names the value file path in err, an [ErrCorrupt] of it:
+// its name is a hash of its key, and a reader of many (Keys, a tool
+// listing the journal) stops at it, so without its path an operator
+// could not tell which of the directory's files to look at.
+func corruptAt(path string, err error) error {
+	return fmt.Errorf("%w (the file %s)", err, path)
 }
 
 // stillAt reports whether fi, of an open file, is the file under path.
