@@ -21,8 +21,9 @@ var ErrNoFileStore = errors.New("store: no file store here")
 // "nothing to do". dir must be a directory a FileStore has written to
 // (it holds the lock files every write leaves) and hold nothing else
 // than the files a FileStore writes; otherwise the error matches
-// [ErrNoFileStore]. The rules of NewFileStore apply too (an
-// [*UnsafeStoreError]).
+// [ErrNoFileStore], whatever the directory's mode and owner. The rules
+// of NewFileStore apply to a directory that holds a file store (an
+// [*UnsafeStoreError]), and to a symbolic link.
 func OpenFileStore(dir string) (*FileStore, error) {
 	if dir == "" {
 		return nil, fmt.Errorf("%w: no directory given", ErrNoFileStore)
@@ -36,12 +37,18 @@ func OpenFileStore(dir string) (*FileStore, error) {
 		return nil, fmt.Errorf("%w: %s does not exist", ErrNoFileStore, dir)
 	case err != nil:
 		return nil, fmt.Errorf("store: opening file store: %w", err)
-	case fi.Mode()&fs.ModeSymlink == 0 && !fi.IsDir():
+	case fi.Mode()&fs.ModeSymlink != 0:
+		// Refused (a symbolic link), before anything is read through it.
+		if err := checkDir(dir, os.Geteuid()); err != nil {
+			return nil, err
+		}
+	case !fi.IsDir():
 		return nil, fmt.Errorf("%w: %s is not a directory", ErrNoFileStore, dir)
 	}
-	if err := checkDir(dir, os.Geteuid()); err != nil {
-		return nil, err
-	}
+	// What the directory holds first, its mode and owner after: a
+	// directory that holds no file store (mkdir's 0755, /tmp, another
+	// user's home) is named as such, not as unsafe, which would send the
+	// operator to chmod a directory that is not the store.
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("store: opening file store: %w", err)
@@ -60,6 +67,9 @@ func OpenFileStore(dir string) (*FileStore, error) {
 	}
 	if !written {
 		return nil, fmt.Errorf("%w: %s is empty (no file store ever wrote to it)", ErrNoFileStore, dir)
+	}
+	if err := checkDir(dir, os.Geteuid()); err != nil {
+		return nil, err
 	}
 	return openFileStore(dir, os.Geteuid())
 }

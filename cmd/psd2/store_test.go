@@ -184,9 +184,21 @@ func TestWrongStoresNeverAllClear(t *testing.T) {
 	foreign := filepath.Join(base, "home")
 	require.NoError(t, os.Mkdir(foreign, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(foreign, ".bashrc"), []byte("x"), 0o600))
+	// A service's file store whose mode was opened up.
 	open := filepath.Join(base, "open")
-	require.NoError(t, os.Mkdir(open, 0o700))
+	opened, err := store.NewFileStore(open)
+	require.NoError(t, err)
+	require.NoError(t, opened.Put(t.Context(), "journal/other", []byte("x"), 0))
 	require.NoError(t, os.Chmod(open, 0o755))
+	// What mkdir makes (0755), and another application's directory
+	// open to others: no store, and named so, not "open to others".
+	made := filepath.Join(base, "made")
+	require.NoError(t, os.Mkdir(made, 0o700))
+	require.NoError(t, os.Chmod(made, 0o755))
+	shared := filepath.Join(base, "shared")
+	require.NoError(t, os.Mkdir(shared, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(shared, "app.log"), []byte("x"), 0o600))
+	require.NoError(t, os.Chmod(shared, 0o777|os.ModeSticky))
 	file := filepath.Join(base, "file")
 	require.NoError(t, os.WriteFile(file, []byte("x"), 0o600))
 
@@ -198,7 +210,9 @@ func TestWrongStoresNeverAllClear(t *testing.T) {
 		{"mistyped absolute path", filepath.Join(base, "stroe"), "", "does not exist"},
 		{"empty directory", empty, "", "is empty"},
 		{"a home directory", foreign, "", `holds ".bashrc"`},
-		{"a directory open to others", open, "", "open to group or others"},
+		{"a file store open to others", open, "", "open to group or others"},
+		{"an empty directory of mode 0755", made, "", "is empty"},
+		{"another application's directory open to others", shared, "", `holds "app.log"`},
 		{"a file", file, "", "not a directory"},
 		{"postgres URL, no server", "postgres://psd2@127.0.0.1:1/nowhere?connect_timeout=5", "", "PostgreSQL of -store"},
 		{"key=value, no server", "host=127.0.0.1 port=1 user=psd2 dbname=nowhere connect_timeout=5", "", "PostgreSQL of -store"},
@@ -247,7 +261,7 @@ func TestWrongStoresNeverAllClear(t *testing.T) {
 			assert.Empty(t, left, "%s, %s: nothing created in the working directory", c.name, name)
 		}
 	}
-	_, err := os.Stat(filepath.Join(base, "stroe"))
+	_, err = os.Stat(filepath.Join(base, "stroe"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the mistyped path was not created")
 	t.Logf("wrong stores: %d cases x %d commands = %d runs, %d false all-clears", len(cases), len(commands), runs, falseAllClear)
 	assert.Zero(t, falseAllClear)
