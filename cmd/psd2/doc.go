@@ -186,8 +186,10 @@
 //	          "health records" lists every downtime record of the bank
 //	          with its ID, times, failures and flags (backwards,
 //	          end-assumed, ongoing, ended-elsewhere, unreadable: exit
-//	          status 3), and "health forget ID -by WHO -reason WHY"
-//	          removes the one named when it ends before it starts or is
+//	          status 3; with no record, a store that holds nothing of
+//	          the bank is an error, as for health), and "health forget
+//	          ID -by WHO -reason WHY" removes the one named when it ends
+//	          before it starts or is
 //	          unreadable (the latest such record keeps every later report
 //	          from figures), in one atomic update of that record, only
 //	          while it is as read, and prints what it removed; a trace

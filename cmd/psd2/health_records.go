@@ -152,6 +152,12 @@ func runHealthRecords(ctx context.Context, e *env, c *client.Client, forgetting 
 		}
 	}
 	if len(recs) == 0 && len(forgotten) == 0 && forgottenErr == nil {
+		// No record, and nothing else of the bank either (a wrong
+		// -store, -bank or -url, another TPP's certificate): refused as
+		// psd2 health refuses it, never "0 downtime record(s)".
+		if err := recognised(ctx, c, time.Now()); err != nil {
+			return err
+		}
 		fmt.Fprintf(e.stderr, "note: this store holds no downtime record of bank %s for this TPP: either the bank was never seen unavailable in the last %d days, "+
 			"or -store, -bank or -url, or the certificate are not the service's (check them before reading this as no outage)\n", c.Bank(), int(client.DowntimeKept/(24*time.Hour)))
 	}

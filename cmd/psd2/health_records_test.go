@@ -187,17 +187,18 @@ func TestHealthForgetKeepsARecordWrittenMeanwhile(t *testing.T) {
 
 // An unreadable record, which psd2 health and health report refuse, is
 // listed by its ID as unreadable (exit 3: its times are unknown) and can
-// be forgotten; a store that holds none of the bank's records says so
-// on stderr, and one psd2 cannot read is an error, never "0 records".
+// be forgotten; a store that holds nothing of the bank (another bank's
+// record only) is an error, as is one psd2 cannot read, never "0
+// records".
 func TestHealthRecordsUnreadableAndNone(t *testing.T) {
 	t.Parallel()
 	c, st, dir, args := recordsSetup(t)
 	require.NoError(t, st.Put(t.Context(), "client/downtime/another-scope/00000000000000000001", []byte(`{}`), client.DowntimeKept))
 
 	out, errOut, code := psd2(t, append([]string{"health", "records"}, args...)...)
-	require.Equal(t, exitOK, code, errOut)
-	assert.Contains(t, out, "0 downtime record(s)")
-	assert.Contains(t, errOut, "holds no downtime record of bank")
+	require.Equal(t, exitRuntime, code, errOut)
+	assert.NotContains(t, out, "0 downtime record(s)")
+	assert.Contains(t, errOut, "holds nothing of bank")
 
 	id := fmt.Sprintf("%020d", time.Now().Add(-time.Hour).UnixNano())
 	require.NoError(t, st.Put(t.Context(), "client/downtime/"+c.Scope()+"/"+id, []byte(`{"start":`), client.DowntimeKept))
