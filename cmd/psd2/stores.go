@@ -93,7 +93,7 @@ func openStore(ctx context.Context, loc, schema string, wait time.Duration) (sto
 	fst, err := store.OpenFileStore(loc)
 	switch {
 	case errors.Is(err, store.ErrNoFileStore):
-		return nil, nil, fmt.Errorf("no store at -store %s: %s", strings.TrimPrefix(err.Error(), store.ErrNoFileStore.Error()+": "), storesOfSDK)
+		return nil, nil, fmt.Errorf("-store holds no store of the SDK: %s (%s)", strings.TrimPrefix(err.Error(), store.ErrNoFileStore.Error()+": "), storesOfSDK)
 	case err != nil:
 		return nil, nil, err
 	}
