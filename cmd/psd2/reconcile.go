@@ -141,7 +141,16 @@ func runReconcile(ctx context.Context, e *env, args []string) error {
 // stateErr says what to do about a state the reconciler could not read:
 // one a later release wrote is sound, and the operator upgrades psd2
 // rather than forget it as corrupt (which loses its payments' tracking).
+//
+// A journal entry it could not read (journal.UnreadableEntryError) ends
+// the report, whose payments would read as complete without it: said
+// as the journal's entry, named, and why no report is given.
 func stateErr(err error) error {
+	var ue *journal.UnreadableEntryError
+	if errors.As(err, &ue) {
+		return fmt.Errorf("the journal entry %s could not be read (%v; damaged, or written by a newer version): whether its payment was made in the period is unknown, "+
+			"so no report is given (psd2 journal list lists it as ENTRY UNREADABLE)", ue.RequestID, ue.Err)
+	}
 	if errors.Is(err, reconcile.ErrNewerState) {
 		return fmt.Errorf("%w: a later release of the SDK wrote this reconciliation state; it is sound: upgrade psd2 to read it, and do not Forget it", err)
 	}
