@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -105,7 +107,7 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 	switch sub {
 	case "reset":
 		if err := s.Initialize(ctx); err != nil {
-			return err
+			return sandboxAnswerErr(err)
 		}
 		return e.emit(map[string]bool{"reset": true}, func(w io.Writer) { fmt.Fprintln(w, "sandbox reset to its default data") })
 	case "seed":
@@ -122,7 +124,7 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 	}
 	list, err := s.Customers(ctx, &sandbox.CustomersQuery{WithAccounts: true})
 	if err != nil {
-		return err
+		return sandboxAnswerErr(err)
 	}
 	if len(list) == 0 {
 		// An empty list is a claim about this TPP's sandbox at this
@@ -136,6 +138,19 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintf(w, "%d customer(s)\n", len(list))
 	})
+}
+
+// sandboxAnswerErr says of an answer that is not JSON, or JSON of
+// another shape (a web page, another server on that host, a wrong
+// path), that it is not the sandbox's, and what to check: the decoder's
+// words alone ("invalid character '<'") do not say it.
+func sandboxAnswerErr(err error) error {
+	var syntax *json.SyntaxError
+	var shape *json.UnmarshalTypeError
+	if errors.As(err, &syntax) || errors.As(err, &shape) {
+		return fmt.Errorf("not the sandbox's answer, a web page or another server's (check -url or -bank): %w", err)
+	}
+	return err
 }
 
 // noCustomerNote is said when a sandbox lists no customer at all.
