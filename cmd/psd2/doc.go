@@ -112,7 +112,10 @@
 //	          settlement of it. An entry that cannot be read at all
 //	          (damaged, or a newer version's) is listed as ENTRY
 //	          UNREADABLE (state entry-unreadable, in doubt), the entries
-//	          after it too, and list exits 3
+//	          after it too, and list exits 3; show, resolve and settle of
+//	          it say psd2 can neither resolve nor settle it (the release
+//	          that wrote it, or the bank or the PSU, can say whether its
+//	          payment exists)
 //	budget    an account's counted calls without the PSU, and when the next
 //	          one is allowed (not before the end of the bank's pause, when
 //	          it asked the TPP to slow down: a 429 with a Retry-After); a

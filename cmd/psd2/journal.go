@@ -313,9 +313,9 @@ func listJournal(ctx context.Context, e *env, j *journal.Journal, dir *banks.Dir
 			fmt.Fprintf(w, "UNREADABLE: %d of them with a recorded body psd2 could not read: their amount and creditor are unknown, not absent (psd2 journal show REQUEST-ID says why).\n", unreadable)
 		}
 		if damaged > 0 {
-			fmt.Fprintf(w, "ENTRY UNREADABLE: %d of them whose journal entry psd2 could not read at all (damaged, or written by a newer version): whether their payment exists is unknown. Read it with the version that wrote it, or ask the bank (its support, with the request id) or the PSU, then psd2 journal settle.\n", damaged)
+			fmt.Fprintf(w, "ENTRY UNREADABLE: %d of them whose journal entry psd2 could not read at all (damaged, or written by a newer version): whether their payment exists is unknown, and psd2 can neither resolve nor settle them. Read each with the release of the service that wrote it (a newer one's), or ask the bank (its support, with the request id) or the PSU whether the payment exists and keep what you found; the entry stays listed until it is read or removed from the store.\n", damaged)
 		}
-		if doubt-person-claimed-lost > 0 {
+		if doubt-person-claimed-lost-damaged > 0 {
 			fmt.Fprintln(w, "Next: psd2 journal resolve REQUEST-ID, with the bank (-bank or -url) and the certificate the service uses: it finds out whether the bank has the payment, and says what to tell the PSU.")
 		}
 		if person > 0 {
@@ -832,9 +832,13 @@ func settleError(err error, requestID string) error {
 // entry of requestID.
 func entryError(err error, requestID string) error {
 	var ce *journal.ClaimedError
+	var ue *journal.UnreadableEntryError
 	switch {
 	case errors.Is(err, journal.ErrLost):
 		return fmt.Errorf("the journal entry of %s is lost: only its open marker is left, so the payment may exist and what it was is unknown; ask the bank (its support, with the request id) or the PSU whether it exists, then record what you found: psd2 journal settle -by WHO -reason WHAT-YOU-FOUND %s", requestID, requestID)
+	case errors.As(err, &ue):
+		return fmt.Errorf("the journal entry of %s could not be read (%v): it is damaged, or written by a newer version, and psd2 can neither resolve nor settle it; "+
+			"read it with the release of the service that wrote it, or ask the bank (its support, with the request id) or the PSU whether the payment exists", requestID, ue.Err)
 	case errors.Is(err, store.ErrNotStored):
 		return fmt.Errorf("no journal entry with request id %s in this store (psd2 journal list -all shows them)", requestID)
 	case errors.As(err, &ce):
