@@ -217,16 +217,8 @@ func (t *CardTransaction) UnmarshalJSON(data []byte) error {
 	f.OriginalAmount = (*money.Amount)(w.OriginalAmount)
 	f.MarkupFee = (*money.Amount)(w.MarkupFee)
 	f.Extra = extra
-	f.CardTransactionIDErr = nil
-	if f.CardTransactionID != "" {
-		if err := checkEntryID("cardTransactionId", f.CardTransactionID); err != nil {
-			v, merr := json.Marshal(f.CardTransactionID)
-			if merr != nil {
-				return merr
-			}
-			f.Extra = append(f.Extra, Member{Name: "cardTransactionId", Value: v})
-			f.CardTransactionID, f.CardTransactionIDErr = "", err
-		}
+	if f.CardTransactionIDErr, err = setAside("cardTransactionId", &f.CardTransactionID, &f.Extra); err != nil {
+		return err
 	}
 	*t = CardTransaction(f)
 	return nil

@@ -274,18 +274,8 @@ func (t *Transaction) UnmarshalJSON(data []byte) error {
 	f.RemittanceInformationStructuredArray = normalRaw(f.RemittanceInformationStructuredArray)
 	f.AdditionalInformationProprietary = prop
 	f.Extra = extra
-	f.TransactionIDErr = nil
-	if f.TransactionID != "" {
-		if err := checkEntryID("transactionId", f.TransactionID); err != nil {
-			// Set aside, not refused: refusing the page would stop every
-			// later read of the account at this entry.
-			v, merr := json.Marshal(f.TransactionID)
-			if merr != nil {
-				return merr
-			}
-			f.Extra = append(f.Extra, Member{Name: "transactionId", Value: v})
-			f.TransactionID, f.TransactionIDErr = "", err
-		}
+	if f.TransactionIDErr, err = setAside("transactionId", &f.TransactionID, &f.Extra); err != nil {
+		return err
 	}
 	*t = Transaction(f)
 	return nil
@@ -434,6 +424,28 @@ func compareSuffix(a, b ProprietaryInformation) int {
 		return 1
 	}
 	return strings.Compare(a.Suffix, b.Suffix)
+}
+
+// setAside checks *id, the entry's id the bank sent as member name, with
+// checkEntryID. One that cannot identify the entry is set aside, not
+// refused (refusing the page would stop every later read of the account
+// at this entry): *id is emptied, the bank's value kept in *extra under
+// name, and why is returned as bad. err is an encoding error only.
+func setAside(name string, id *string, extra *Extra) (bad, err error) {
+	if *id == "" {
+		return nil, nil
+	}
+	bad = checkEntryID(name, *id)
+	if bad == nil {
+		return nil, nil
+	}
+	v, err := json.Marshal(*id)
+	if err != nil {
+		return nil, err
+	}
+	*extra = append(*extra, Member{Name: name, Value: v})
+	*id = ""
+	return bad, nil
 }
 
 // checkEntryID returns a [*client.MalformedValueError] naming field when

@@ -1374,17 +1374,8 @@ func fit(s *acctState) ([]byte, bool) {
 // (its credit, its reversal, its last withdrawn credit): fit's last
 // resort.
 func (s *acctState) letGo(i int) {
-	p := &s.pays[i]
 	gone := map[uint64]bool{}
-	if p.o != nil {
-		gone[hashString(p.o.booking)] = true
-		if p.o.ret != "" {
-			gone[hashString(p.o.ret)] = true
-		}
-	}
-	if p.wd != nil {
-		gone[hashString(p.wd.booking)] = true
-	}
+	s.pays[i].holds(gone)
 	s.seen = slices.DeleteFunc(s.seen, func(e seen) bool { return gone[e.kh] })
 	s.pays = slices.Delete(s.pays, i, i+1)
 }
@@ -1396,21 +1387,27 @@ func (s *acctState) letGo(i int) {
 func (s *acctState) heldKeys() map[uint64]bool {
 	out := map[uint64]bool{}
 	for i := range s.pays {
-		p := &s.pays[i]
-		if p.out != outNone {
-			out[hashString(p.o.booking)] = true
-			if p.o.ret != "" {
-				out[hashString(p.o.ret)] = true
-			}
-		}
-		if p.wd != nil {
-			out[hashString(p.wd.booking)] = true
-		}
+		s.pays[i].holds(out)
 	}
 	for _, u := range s.unreported {
 		out[hashString(u.booking)] = true
 	}
 	return out
+}
+
+// holds adds to keys the hashes of the keys of the bookings p holds: the
+// credit that settled, returned or is held for it, its reversal, held or
+// not, and its last withdrawn credit.
+func (p *pay) holds(keys map[uint64]bool) {
+	if p.out != outNone {
+		keys[hashString(p.o.booking)] = true
+		if p.o.ret != "" {
+			keys[hashString(p.o.ret)] = true
+		}
+	}
+	if p.wd != nil {
+		keys[hashString(p.wd.booking)] = true
+	}
 }
 
 // state is the State of p on account acct.
