@@ -3,8 +3,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -38,17 +36,7 @@ func asAnotherUser(t *testing.T) (run func(*testing.T, ...string) (string, strin
 		cmd := exec.CommandContext(t.Context(), exe, args...)
 		cmd.Env = append(cleanEnv(), "HOME="+base)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
-		var out, errb bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else {
-			require.NoError(t, err)
-		}
-		return out.String(), errb.String(), code
+		return runCmd(t, cmd)
 	}
 	handOver = func(dir string) {
 		require.NoError(t, filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {

@@ -60,6 +60,13 @@ func psd2(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	cmd := exec.CommandContext(t.Context(), bin, args...)
 	cmd.Env = cleanEnv()
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd, a psd2 command, and returns stdout, stderr and the
+// exit status.
+func runCmd(t *testing.T, cmd *exec.Cmd) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
